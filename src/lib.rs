@@ -1,0 +1,18 @@
+//! pincer: run one AI-agent turn against a session kept on disk.
+//!
+//! The binary (`main.rs`) parses the command line and hands it to [`commands::dispatch`]; everything
+//! else lives here so that the integration tests reach the same code the binary runs.
+//!
+//! Only `output/` writes to stdout or stderr; the crate-wide lints below make the compiler enforce it.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod conversation;
+pub mod docs;
+pub mod error;
+pub mod fs;
+pub mod output;
+pub mod session;
+pub mod settings;
