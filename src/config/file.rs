@@ -1,0 +1,931 @@
+//! The `config.toml` schema (SPEC §11) and the `-c KEY=VALUE` overrides applied on top of it.
+//!
+//! The schema records what the user wrote: every scalar is an `Option` so that "not set" stays
+//! distinguishable from "set to the default", and `settings.rs` fills in the defaults (documented
+//! on each field here). Every struct denies unknown fields, so a typo is an error that names the
+//! key, its table and its line instead of a setting that silently does nothing.
+//!
+//! Overrides are applied to the parsed TOML table before it is deserialized into the schema, so
+//! `-c` reaches every key the file can hold and an override of an unknown key is rejected the
+//! same way a typo in the file is.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use toml::de::{DeTable, DeValue};
+
+use super::{ConfigError, ConfigOrigin};
+
+/// The whole `config.toml`. A missing file is the same as an empty one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// Default model reference (`provider/model` or an alias). Default: none, in which case the
+    /// first provider with credentials is used (Anthropic, OpenAI, Google), then an installed
+    /// `claude` or `codex` (SPEC §11).
+    pub model: Option<String>,
+    /// Models tried in order when the primary fails with a failover-class error (SPEC §9.3).
+    /// Default: empty.
+    #[serde(default)]
+    pub fallbacks: Vec<String>,
+    /// Default reasoning level. Default: none (each provider's own default).
+    pub thinking: Option<ThinkingLevel>,
+    /// Extra model aliases, `name = "provider/model"`. They take precedence over the catalog's
+    /// built-in aliases (`sonnet`, `opus`, `haiku`, …).
+    #[serde(default)]
+    pub aliases: BTreeMap<String, String>,
+    /// Per-provider settings, keyed by provider name (`anthropic`, `openai`, `openai-chat`,
+    /// `google`, `ollama`, or any custom name, which then needs `api` and `base_url`).
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
+    /// The CLI backends (SPEC §4.2).
+    #[serde(default)]
+    pub backends: BackendsConfig,
+    /// Automatic compaction (SPEC §7).
+    #[serde(default)]
+    pub compaction: CompactionConfig,
+    /// Tool policy and sandbox default (SPEC §10).
+    #[serde(default)]
+    pub tools: ToolsConfig,
+    /// Time limits.
+    #[serde(default)]
+    pub timeouts: TimeoutsConfig,
+    /// Workspace context files (SPEC §6.2).
+    #[serde(default)]
+    pub workspace: WorkspaceConfig,
+    /// Standard input handling (SPEC §2).
+    #[serde(default)]
+    pub stdin: StdinConfig,
+}
+
+/// The wire protocol a provider speaks (SPEC §4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum ApiKind {
+    /// Anthropic Messages API.
+    #[serde(rename = "anthropic")]
+    Anthropic,
+    /// OpenAI Responses API.
+    #[serde(rename = "openai")]
+    OpenAi,
+    /// OpenAI Chat Completions, for OpenAI-compatible servers (ollama, vllm, openrouter, …).
+    #[serde(rename = "openai-chat")]
+    OpenAiChat,
+    /// Gemini `streamGenerateContent`.
+    #[serde(rename = "google")]
+    Google,
+}
+
+impl ApiKind {
+    /// The name used in `config.toml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Anthropic => "anthropic",
+            Self::OpenAi => "openai",
+            Self::OpenAiChat => "openai-chat",
+            Self::Google => "google",
+        }
+    }
+}
+
+/// `[providers.NAME]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    /// Wire protocol. Default: implied by the built-in provider names (`ollama` speaks
+    /// `openai-chat`); required for custom providers.
+    pub api: Option<ApiKind>,
+    /// Base URL. Default: the provider's public endpoint; the `*_BASE_URL` / `OLLAMA_HOST`
+    /// environment variables override the file, `-c` overrides both.
+    pub base_url: Option<String>,
+    /// Environment variable holding the key when no auth profile is set. Default: the provider's
+    /// usual variable (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, `GEMINI_API_KEY`/`GOOGLE_API_KEY`).
+    pub api_key_env: Option<String>,
+    /// Extra HTTP headers sent with every request. Default: none.
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Models added to or corrected in the built-in catalog, keyed by model id.
+    #[serde(default)]
+    pub models: BTreeMap<String, ModelConfig>,
+}
+
+/// `[providers.NAME.models.ID]`: any field left out comes from the catalog entry, if there is
+/// one; prices are USD per million tokens.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Context window in tokens. Default without a catalog entry: 128,000.
+    pub context_window: Option<u64>,
+    /// Maximum output tokens per call. Default without a catalog entry: 8,192.
+    pub max_output: Option<u64>,
+    /// USD per million uncached input tokens. Default without a catalog entry: 0.
+    pub input_price: Option<f64>,
+    /// USD per million output tokens (reasoning included). Default without a catalog entry: 0.
+    pub output_price: Option<f64>,
+    /// USD per million cache-read tokens. Default without a catalog entry: 0.
+    pub cache_read_price: Option<f64>,
+    /// USD per million cache-write tokens. Default without a catalog entry: 0.
+    pub cache_write_price: Option<f64>,
+    /// Whether the model accepts a reasoning/thinking level. Default without a catalog entry: false.
+    pub reasoning: Option<bool>,
+}
+
+/// `[backends]`: only the two CLI backends exist.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackendsConfig {
+    /// `[backends.claude-cli]`.
+    #[serde(rename = "claude-cli", default)]
+    pub claude_cli: BackendConfig,
+    /// `[backends.codex-cli]`.
+    #[serde(rename = "codex-cli", default)]
+    pub codex_cli: BackendConfig,
+}
+
+/// `[backends.claude-cli]` / `[backends.codex-cli]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackendConfig {
+    /// Executable name on `PATH` or a path. Default: `claude` / `codex`.
+    pub command: Option<String>,
+    /// Arguments added to every invocation. Default: none.
+    #[serde(default)]
+    pub extra_args: Vec<String>,
+    /// Variables removed from the child's environment. Default: the provider API-key variables,
+    /// so the CLI uses its own login (SPEC §4.2.6). `[]` removes nothing.
+    pub clear_env: Option<Vec<String>>,
+    /// Variables added to the child's environment. Default: none.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+}
+
+/// `[compaction]` (SPEC §7).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionConfig {
+    /// Compact automatically when the context nears the window. Default: true.
+    pub enabled: Option<bool>,
+    /// Compact when `context > window - reserve_tokens`. Default: 20,000.
+    pub reserve_tokens: Option<u64>,
+    /// Recent history kept verbatim by a compaction. Default: 20,000.
+    pub keep_recent_tokens: Option<u64>,
+}
+
+/// Named tool sets (SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ToolProfile {
+    /// The smallest useful set.
+    Minimal,
+    /// File tools and `exec`.
+    Coding,
+    /// Every built-in tool.
+    Full,
+}
+
+impl ToolProfile {
+    /// The name used in `config.toml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Minimal => "minimal",
+            Self::Coding => "coding",
+            Self::Full => "full",
+        }
+    }
+}
+
+/// Sandbox modes (SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SandboxMode {
+    /// No writes; `exec` only under OS read-only enforcement.
+    ReadOnly,
+    /// Writes confined to the workspace and the temp dir.
+    WorkspaceWrite,
+    /// No confinement.
+    DangerFullAccess,
+}
+
+impl SandboxMode {
+    /// The name used in `config.toml` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnly => "read-only",
+            Self::WorkspaceWrite => "workspace-write",
+            Self::DangerFullAccess => "danger-full-access",
+        }
+    }
+}
+
+/// Reasoning levels (SPEC §1.2 `--thinking`), mapped per provider elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkingLevel {
+    /// No reasoning.
+    Off,
+    /// The least reasoning the provider supports.
+    Minimal,
+    /// Low.
+    Low,
+    /// Medium.
+    Medium,
+    /// High.
+    High,
+    /// The most the provider offers.
+    Xhigh,
+}
+
+impl ThinkingLevel {
+    /// The name used in `config.toml` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::Xhigh => "xhigh",
+        }
+    }
+}
+
+/// `[tools]` (SPEC §10).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// Base tool set. Default: `coding`.
+    pub profile: Option<ToolProfile>,
+    /// Patterns added to the profile (`exec(git *)`, `group:fs`). Default: none.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Patterns removed; deny wins over allow. Default: none.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Default sandbox. Default: `workspace-write`.
+    pub sandbox: Option<SandboxMode>,
+}
+
+/// `[timeouts]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeoutsConfig {
+    /// Upper bound on one model request, first byte to last. Default: 600 seconds.
+    pub request_secs: Option<u64>,
+    /// Longest silence tolerated from a provider stream or CLI child. Default: 300 seconds.
+    pub idle_secs: Option<u64>,
+    /// How long to wait for the first byte on stdin (SPEC §2). Default: unset, meaning 0.5 s
+    /// when a prompt argument is given and 5 s when stdin is the prompt; `0` waits without limit.
+    pub stdin_secs: Option<f64>,
+}
+
+/// `[workspace]` (SPEC §6.2).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkspaceConfig {
+    /// Context files read from the workspace root, in order. Default: `AGENTS.md` (else
+    /// `CLAUDE.md`), `SOUL.md`, `TOOLS.md`, `IDENTITY.md`, `USER.md`, `MEMORY.md`.
+    pub files: Option<Vec<String>>,
+    /// Cap per file, in characters (head and tail kept). Default: 20,000.
+    pub max_file_chars: Option<usize>,
+    /// Texts appended to the system prompt on every turn. Default: none.
+    #[serde(default)]
+    pub append_system_prompt: Vec<String>,
+}
+
+/// `[stdin]` (SPEC §2).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StdinConfig {
+    /// Largest accepted stdin, in bytes. Default: 10 MiB.
+    pub max_bytes: Option<u64>,
+}
+
+impl ConfigFile {
+    /// Parses and validates a config file's text. Errors name `path` and the line of the problem.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|error| file_error(&error, text, path))
+    }
+
+    /// Deserializes `base` (the table of the file at `path`) with `overrides` applied in order.
+    /// Each override is validated as it is applied, so an error names the `-c` argument that
+    /// caused it.
+    pub fn with_overrides(
+        base: toml::Table,
+        overrides: &[String],
+        path: &Path,
+    ) -> Result<Self, ConfigError> {
+        let mut document = base;
+        let mut config = None;
+        for spec in overrides {
+            let key_path = apply_override(&mut document, spec)?;
+            let validated = document
+                .clone()
+                .try_into::<Self>()
+                .map_err(|error| override_error(&error, spec, &key_path))?;
+            config = Some(validated);
+        }
+        match config {
+            Some(config) => Ok(config),
+            // No overrides: the errors are the file's, but a table has no line numbers; callers
+            // wanting those validate the text with `parse` first.
+            None => document
+                .try_into::<Self>()
+                .map_err(|error| ConfigError::InvalidValue {
+                    key: None,
+                    origin: ConfigOrigin::File {
+                        path: path.to_path_buf(),
+                        line: None,
+                    },
+                    message: first_line(error.message()),
+                }),
+        }
+    }
+}
+
+/// Parses a config file's text into a plain TOML table (syntax only, no schema).
+pub fn parse_document(text: &str, path: &Path) -> Result<toml::Table, ConfigError> {
+    text.parse::<toml::Table>()
+        .map_err(|error| ConfigError::Syntax {
+            origin: ConfigOrigin::File {
+                path: path.to_path_buf(),
+                line: error.span().map(|span| line_of(text, span.start)),
+            },
+            message: first_line(error.message()),
+        })
+}
+
+/// Applies one `-c KEY=VALUE` to `document` and returns the key path it set.
+///
+/// The key is a dotted path (`providers.anthropic.base_url`); segments may be quoted
+/// (`backends."claude-cli".command`). The value is parsed as a TOML value (`42`, `true`,
+/// `["a", "b"]`, `"text"`); when it does not parse it is taken as a plain string, so
+/// `-c model=openai/gpt-5` works without shell-escaped quotes. Missing tables are created.
+pub fn apply_override(document: &mut toml::Table, spec: &str) -> Result<Vec<String>, ConfigError> {
+    let syntax_error = |reason: &str| ConfigError::OverrideSyntax {
+        spec: spec.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let (key_path, value_text) = split_override(spec).map_err(|reason| syntax_error(&reason))?;
+    let value_text = value_text.trim();
+    let value = value_text
+        .parse::<toml::Value>()
+        .unwrap_or_else(|_| toml::Value::String(value_text.to_owned()));
+
+    let Some((last, parents)) = key_path.split_last() else {
+        return Err(syntax_error("the key is empty"));
+    };
+    let mut table = document;
+    let mut walked = Vec::new();
+    for segment in parents {
+        walked.push(segment.as_str());
+        let entry = table
+            .entry(segment.clone())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        table = match entry {
+            toml::Value::Table(inner) => inner,
+            _ => {
+                return Err(syntax_error(&format!(
+                    "'{}' is a value, not a table",
+                    walked.join(".")
+                )));
+            }
+        };
+    }
+    table.insert(last.clone(), value);
+    Ok(key_path)
+}
+
+/// Splits `KEY=VALUE` at the first `=` outside a quoted key segment and parses the key path.
+fn split_override(spec: &str) -> Result<(Vec<String>, &str), String> {
+    let mut segments = Vec::new();
+    let mut current = String::new();
+    // Whether the current segment has content (a quoted empty string counts as content).
+    let mut has_segment = false;
+    let mut chars = spec.char_indices();
+    while let Some((index, character)) = chars.next() {
+        match character {
+            '=' => {
+                if !has_segment {
+                    return Err(if segments.is_empty() {
+                        "the key before '=' is empty".to_owned()
+                    } else {
+                        "the key ends with '.'".to_owned()
+                    });
+                }
+                segments.push(current);
+                return Ok((segments, &spec[index + 1..]));
+            }
+            '.' => {
+                if !has_segment {
+                    return Err("the key has an empty segment".to_owned());
+                }
+                segments.push(std::mem::take(&mut current));
+                has_segment = false;
+            }
+            '"' | '\'' if current.trim().is_empty() => {
+                let quote = character;
+                current.clear();
+                let mut closed = false;
+                while let Some((_, inner)) = chars.next() {
+                    if inner == quote {
+                        closed = true;
+                        break;
+                    }
+                    if inner == '\\' && quote == '"' {
+                        if let Some((_, escaped)) = chars.next() {
+                            current.push(escaped);
+                        }
+                        continue;
+                    }
+                    current.push(inner);
+                }
+                if !closed {
+                    return Err(format!("unterminated {quote} in the key"));
+                }
+                has_segment = true;
+                // Only whitespace may follow a closing quote before '.' or '='.
+                for (_, after) in chars.clone() {
+                    match after {
+                        '.' | '=' => break,
+                        ' ' | '\t' => {
+                            chars.next();
+                        }
+                        _ => return Err("unexpected text after a quoted key segment".to_owned()),
+                    }
+                }
+            }
+            ' ' | '\t' => {}
+            _ if character.is_ascii_alphanumeric() || character == '_' || character == '-' => {
+                current.push(character);
+                has_segment = true;
+            }
+            _ => {
+                return Err(format!(
+                    "missing '=' or invalid character {character:?} in the key (quote the segment)"
+                ));
+            }
+        }
+    }
+    Err("missing '=' between the key and the value".to_owned())
+}
+
+/// Turns a schema error on the file's text into an error naming the key, its table and its line.
+fn file_error(error: &toml::de::Error, text: &str, path: &Path) -> ConfigError {
+    let line = error.span().map(|span| line_of(text, span.start));
+    let origin = ConfigOrigin::File {
+        path: path.to_path_buf(),
+        line,
+    };
+    let message = error.message();
+    // Where in the document the error points, as a key path, when the parser gave a span.
+    let located = error.span().and_then(|span| {
+        DeTable::parse(text)
+            .ok()
+            .and_then(|document| locate(document.get_ref(), span.start, &mut Vec::new()))
+    });
+
+    if let Some(key) = unknown_field_name(message) {
+        let table = match &located {
+            Some(path) if path.last().map(String::as_str) == Some(key.as_str()) => {
+                path[..path.len() - 1].join(".")
+            }
+            _ => String::new(),
+        };
+        return ConfigError::UnknownKey {
+            key,
+            table,
+            origin,
+            expected: expected_fields(message),
+        };
+    }
+    if error.span().is_some() && located.is_none() && line.is_some() && is_syntax_message(message) {
+        return ConfigError::Syntax {
+            origin,
+            message: first_line(message),
+        };
+    }
+    ConfigError::InvalidValue {
+        key: located.map(|path| path.join(".")),
+        origin,
+        message: first_line(message),
+    }
+}
+
+/// Syntax errors come from the parser, schema errors from serde; serde's messages start with a
+/// small set of phrases, so everything else is treated as syntax.
+fn is_syntax_message(message: &str) -> bool {
+    const SCHEMA_PREFIXES: [&str; 6] = [
+        "invalid type",
+        "invalid value",
+        "unknown variant",
+        "missing field",
+        "invalid length",
+        "duplicate field",
+    ];
+    !SCHEMA_PREFIXES
+        .iter()
+        .any(|prefix| message.starts_with(prefix))
+}
+
+/// Turns a schema error after a `-c` override into an error naming the argument.
+fn override_error(error: &toml::de::Error, spec: &str, key_path: &[String]) -> ConfigError {
+    let origin = ConfigOrigin::Override {
+        spec: spec.to_owned(),
+    };
+    let message = error.message();
+    if let Some(key) = unknown_field_name(message) {
+        let table = match key_path.split_last() {
+            Some((last, parents)) if *last == key => parents.join("."),
+            _ => key_path.join("."),
+        };
+        return ConfigError::UnknownKey {
+            key,
+            table,
+            origin,
+            expected: expected_fields(message),
+        };
+    }
+    ConfigError::InvalidValue {
+        key: Some(key_path.join(".")),
+        origin,
+        message: first_line(message),
+    }
+}
+
+/// Finds the key path whose key or value covers byte `offset` of the document.
+fn locate(table: &DeTable<'_>, offset: usize, prefix: &mut Vec<String>) -> Option<Vec<String>> {
+    for (key, value) in table.iter() {
+        prefix.push(key.get_ref().to_string());
+        if key.span().contains(&offset) {
+            return Some(prefix.clone());
+        }
+        // Header tables (`[tools]`) may not have a span covering their body, so descend into every
+        // table rather than only the one whose span contains the offset.
+        let nested = match value.get_ref() {
+            DeValue::Table(inner) => locate(inner, offset, prefix),
+            DeValue::Array(items) => items.iter().find_map(|item| match item.get_ref() {
+                DeValue::Table(inner) => locate(inner, offset, prefix),
+                _ => None,
+            }),
+            _ => None,
+        };
+        if nested.is_some() {
+            return nested;
+        }
+        if value.span().contains(&offset) {
+            return Some(prefix.clone());
+        }
+        prefix.pop();
+    }
+    None
+}
+
+/// The field named by serde's "unknown field `x`, expected …" message.
+fn unknown_field_name(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let end = rest.find('`')?;
+    Some(rest[..end].to_owned())
+}
+
+/// The valid field names listed in serde's "unknown field" message.
+fn expected_fields(message: &str) -> Vec<String> {
+    let Some(index) = message.find("expected ") else {
+        return Vec::new();
+    };
+    let list = &message[index + "expected ".len()..];
+    let list = list.strip_prefix("one of ").unwrap_or(list);
+    list.split(", ")
+        .filter_map(|item| {
+            let item = item.trim().trim_start_matches("or ");
+            let name = item.strip_prefix('`')?.strip_suffix('`')?;
+            Some(name.to_owned())
+        })
+        .collect()
+}
+
+/// 1-based line number of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&byte| byte == b'\n')
+        .count()
+        + 1
+}
+
+fn first_line(message: &str) -> String {
+    message.lines().next().unwrap_or_default().trim().to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<ConfigFile, ConfigError> {
+        ConfigFile::parse(text, Path::new("/home/user/.config/pincer/config.toml"))
+    }
+
+    fn overridden(text: &str, overrides: &[&str]) -> Result<ConfigFile, ConfigError> {
+        let path = Path::new("config.toml");
+        let table = parse_document(text, path)?;
+        let overrides: Vec<String> = overrides.iter().map(|spec| (*spec).to_owned()).collect();
+        ConfigFile::with_overrides(table, &overrides, path)
+    }
+
+    #[test]
+    fn an_empty_file_is_all_defaults() {
+        assert_eq!(parse("").unwrap(), ConfigFile::default());
+    }
+
+    #[test]
+    fn every_documented_key_parses() {
+        let text = r#"
+model = "anthropic/claude-sonnet-4-5"
+fallbacks = ["openai/gpt-5"]
+thinking = "high"
+
+[aliases]
+fast = "anthropic/claude-haiku-4-5"
+
+[providers.ollama]
+api = "openai-chat"
+base_url = "http://127.0.0.1:11434/v1"
+api_key_env = "MY_KEY_VAR"
+headers = { "x-team" = "ops" }
+
+[providers.ollama.models.qwen3]
+context_window = 32768
+max_output = 8192
+input_price = 0.0
+output_price = 0
+cache_read_price = 0.0
+cache_write_price = 0.0
+reasoning = true
+
+[backends.claude-cli]
+command = "/opt/claude"
+extra_args = ["--debug"]
+clear_env = ["ANTHROPIC_API_KEY"]
+env = { FOO = "bar" }
+
+[backends.codex-cli]
+command = "codex"
+
+[compaction]
+enabled = false
+reserve_tokens = 10000
+keep_recent_tokens = 5000
+
+[tools]
+profile = "full"
+allow = ["exec(git *)"]
+deny = ["write"]
+sandbox = "read-only"
+
+[timeouts]
+request_secs = 120
+idle_secs = 60
+stdin_secs = 0.25
+
+[workspace]
+files = ["AGENTS.md"]
+max_file_chars = 1000
+append_system_prompt = ["Be brief."]
+
+[stdin]
+max_bytes = 1024
+"#;
+        let config = parse(text).unwrap();
+        assert_eq!(config.thinking, Some(ThinkingLevel::High));
+        let ollama = &config.providers["ollama"];
+        assert_eq!(ollama.api, Some(ApiKind::OpenAiChat));
+        assert_eq!(ollama.headers["x-team"], "ops");
+        assert_eq!(ollama.models["qwen3"].context_window, Some(32768));
+        assert_eq!(ollama.models["qwen3"].output_price, Some(0.0));
+        assert_eq!(
+            config.backends.claude_cli.command.as_deref(),
+            Some("/opt/claude")
+        );
+        assert_eq!(config.tools.sandbox, Some(SandboxMode::ReadOnly));
+        assert_eq!(config.tools.profile, Some(ToolProfile::Full));
+        assert_eq!(config.timeouts.stdin_secs, Some(0.25));
+        assert_eq!(config.stdin.max_bytes, Some(1024));
+    }
+
+    #[test]
+    fn an_unknown_top_level_key_is_named_with_its_line() {
+        let error = parse("# settings\nmodel = \"x/y\"\nmodle = \"a/b\"\n").unwrap_err();
+        match &error {
+            ConfigError::UnknownKey {
+                key,
+                table,
+                origin,
+                expected,
+            } => {
+                assert_eq!(key, "modle");
+                assert_eq!(table, "");
+                assert!(matches!(origin, ConfigOrigin::File { line: Some(3), .. }));
+                assert!(expected.contains(&"model".to_owned()));
+            }
+            other => panic!("expected UnknownKey, got {other:?}"),
+        }
+        assert_eq!(
+            error.to_string(),
+            "unknown key 'modle' in '/home/user/.config/pincer/config.toml' (line 3)"
+        );
+        assert!(error.hint().unwrap().contains("model"));
+    }
+
+    #[test]
+    fn an_unknown_nested_key_is_named_with_its_table_and_line() {
+        let text = "model = \"a/b\"\n\n[providers.anthropic]\nbase_url = \"http://x\"\nbase_ur = \"http://y\"\n";
+        let error = parse(text).unwrap_err();
+        match &error {
+            ConfigError::UnknownKey {
+                key, table, origin, ..
+            } => {
+                assert_eq!(key, "base_ur");
+                assert_eq!(table, "providers.anthropic");
+                assert!(matches!(origin, ConfigOrigin::File { line: Some(5), .. }));
+            }
+            other => panic!("expected UnknownKey, got {other:?}"),
+        }
+        assert!(
+            error
+                .to_string()
+                .contains("unknown key 'base_ur' in table [providers.anthropic]")
+        );
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_backend_table_is_named() {
+        let error = parse("[backends.claude-cli]\ncomand = \"claude\"\n").unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, table, .. }
+                if key == "comand" && table == "backends.claude-cli"),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn a_value_of_the_wrong_type_names_the_key_and_line() {
+        let error = parse("[tools]\nsandbox = \"wide-open\"\n").unwrap_err();
+        match &error {
+            ConfigError::InvalidValue { key, origin, .. } => {
+                assert_eq!(key.as_deref(), Some("tools.sandbox"));
+                assert!(matches!(origin, ConfigOrigin::File { line: Some(2), .. }));
+            }
+            other => panic!("expected InvalidValue, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn broken_toml_is_a_syntax_error_with_a_line() {
+        let text = "model = \"a/b\"\nfallbacks = [\n";
+        let error = parse_document(text, Path::new("config.toml")).unwrap_err();
+        assert!(
+            matches!(
+                &error,
+                ConfigError::Syntax {
+                    origin: ConfigOrigin::File { line: Some(_), .. },
+                    ..
+                }
+            ),
+            "{error:?}"
+        );
+        assert!(parse(text).is_err());
+    }
+
+    #[test]
+    fn an_override_sets_a_nested_key() {
+        let config = overridden(
+            "[providers.anthropic]\napi_key_env = \"K\"\n",
+            &["providers.anthropic.base_url=\"http://127.0.0.1:9\""],
+        )
+        .unwrap();
+        let anthropic = &config.providers["anthropic"];
+        assert_eq!(anthropic.base_url.as_deref(), Some("http://127.0.0.1:9"));
+        assert_eq!(anthropic.api_key_env.as_deref(), Some("K"));
+    }
+
+    #[test]
+    fn an_override_value_without_quotes_is_a_string() {
+        let config = overridden("model = \"a/b\"", &["model=openai/gpt-5"]).unwrap();
+        assert_eq!(config.model.as_deref(), Some("openai/gpt-5"));
+        let config = overridden("", &["providers.x.base_url=http://h:1/v1"]).unwrap();
+        assert_eq!(
+            config.providers["x"].base_url.as_deref(),
+            Some("http://h:1/v1")
+        );
+    }
+
+    #[test]
+    fn override_values_are_parsed_as_toml_arrays_integers_and_booleans() {
+        let config = overridden(
+            "",
+            &[
+                "fallbacks=[\"openai/gpt-5\", \"google/gemini-2.5-pro\"]",
+                "compaction.reserve_tokens=5000",
+                "compaction.enabled=false",
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            config.fallbacks,
+            vec![
+                "openai/gpt-5".to_owned(),
+                "google/gemini-2.5-pro".to_owned()
+            ]
+        );
+        assert_eq!(config.compaction.reserve_tokens, Some(5000));
+        assert_eq!(config.compaction.enabled, Some(false));
+    }
+
+    #[test]
+    fn an_override_key_may_have_quoted_segments() {
+        let config =
+            overridden("", &["backends.\"claude-cli\".command = /opt/bin/claude"]).unwrap();
+        assert_eq!(
+            config.backends.claude_cli.command.as_deref(),
+            Some("/opt/bin/claude")
+        );
+    }
+
+    #[test]
+    fn a_later_override_wins_over_an_earlier_one_and_the_file() {
+        let config = overridden("model = \"a/b\"", &["model=c/d", "model=e/f"]).unwrap();
+        assert_eq!(config.model.as_deref(), Some("e/f"));
+    }
+
+    #[test]
+    fn an_override_of_an_unknown_key_is_rejected_by_name() {
+        let error = overridden("", &["tools.sandbx=read-only"]).unwrap_err();
+        match &error {
+            ConfigError::UnknownKey {
+                key, table, origin, ..
+            } => {
+                assert_eq!(key, "sandbx");
+                assert_eq!(table, "tools");
+                assert!(
+                    matches!(origin, ConfigOrigin::Override { spec } if spec == "tools.sandbx=read-only")
+                );
+            }
+            other => panic!("expected UnknownKey, got {other:?}"),
+        }
+        assert_eq!(
+            error.to_string(),
+            "unknown key 'sandbx' in table [tools] in -c 'tools.sandbx=read-only'"
+        );
+        let error = overridden("", &["modle=x/y"]).unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, table, .. } if key == "modle" && table.is_empty())
+        );
+    }
+
+    #[test]
+    fn an_override_with_a_bad_value_names_the_key() {
+        let error = overridden("", &["compaction.enabled=maybe"]).unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::InvalidValue { key: Some(key), .. } if key == "compaction.enabled"),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn an_override_without_an_equals_sign_is_rejected_with_a_hint() {
+        let mut document = toml::Table::new();
+        let error = apply_override(&mut document, "model").unwrap_err();
+        assert!(matches!(&error, ConfigError::OverrideSyntax { .. }));
+        assert!(error.to_string().contains("missing '='"), "{error}");
+        assert!(error.hint().unwrap().contains("KEY=VALUE"));
+    }
+
+    #[test]
+    fn malformed_override_keys_are_rejected() {
+        let mut document = toml::Table::new();
+        for spec in ["=x", "a..b=1", "a.=1", "\"open=1", "a b c"] {
+            assert!(
+                matches!(
+                    apply_override(&mut document, spec),
+                    Err(ConfigError::OverrideSyntax { .. })
+                ),
+                "{spec} should be rejected"
+            );
+        }
+    }
+
+    #[test]
+    fn an_override_through_a_scalar_is_rejected() {
+        let mut document = toml::Table::new();
+        apply_override(&mut document, "model=a/b").unwrap();
+        let error = apply_override(&mut document, "model.inner=1").unwrap_err();
+        assert!(error.to_string().contains("'model' is a value"), "{error}");
+    }
+
+    #[test]
+    fn line_numbers_count_from_one() {
+        assert_eq!(line_of("abc", 0), 1);
+        assert_eq!(line_of("a\nb\nc", 4), 3);
+        assert_eq!(line_of("a\n", 99), 2);
+    }
+}
