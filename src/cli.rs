@@ -1,1 +1,1019 @@
-//! placeholder
+//! The command line, as clap derive definitions (SPEC §1 and the stdin flags of §2).
+//!
+//! Definitions only: no I/O and no decisions beyond what clap itself checks. Closed sets are
+//! `ValueEnum`s, conflicts are declared here rather than checked by hand, and every flag carries a
+//! one-line `///` help. Only `commands/` consumes these types. `man/` and `completions/` are
+//! generated from this file by `docs.rs`; a test fails when they are stale.
+//!
+//! One exception to "definitions only": [`Cli::try_parse_args`], the entry point `main` must use
+//! instead of clap's `try_parse`. clap keeps a global flag's values from only the deepest command
+//! level that has any (clap-rs/clap#1204, #5335), so `pincer -c a=1 run -c b=2` would silently lose
+//! `a=1`; `try_parse_args` repairs that and rejects conflicts split across levels.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::error::ErrorKind;
+use clap::parser::ValueSource;
+use clap::{
+    ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum, ValueHint,
+};
+
+const ROOT_EXAMPLES: &str = "\
+Examples:
+  git diff | pincer run \"write the commit message\"
+  pincer run --json --sandbox workspace-write \"fix the failing test\"
+  pincer resume --create nightly --heartbeat        # cron: create once, then continue
+  pincer resume --last \"now add tests\"
+  pincer sessions list --all
+  pincer status --json
+
+Exit codes: 0 ok, 1 run failed, 2 usage/input/config, 3 auth, 4 provider unavailable,
+5 guardrail, 6 context overflow, 75 session busy, 124 timeout, 130/143 interrupted.";
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  git diff | pincer run \"write the commit message\"
+  pincer run --json --sandbox workspace-write \"fix the failing test\"
+  pincer run --name triage -m sonnet \"summarize open TODOs\"
+  pincer run --output-format stream-json --include-partial-messages \"explain src/main.rs\"
+  echo \"list the crates we depend on\" | pincer run -
+  pincer run --json-schema @schema.json \"extract the version numbers\"
+  pincer run --dry-run --prompt-mode minimal \"hello\"";
+
+const RESUME_EXAMPLES: &str = "\
+Examples:
+  pincer resume --create nightly --heartbeat        # cron idiom: create on first run
+  pincer resume nightly \"what changed since yesterday?\"
+  pincer resume --last \"now add tests\"              # latest session in this directory
+  pincer resume --last --all \"continue\"             # latest session anywhere
+  pincer resume 01a2b3c --fork \"try another approach\"
+  npm test 2>&1 | pincer resume ci-fix \"the tests still fail, see output\"";
+
+const COMPACT_EXAMPLES: &str = "\
+Examples:
+  pincer compact --last
+  pincer compact nightly --instructions \"keep the open decisions\" --dry-run
+  pincer compact nightly --keep-recent-tokens 8000 --json";
+
+const SESSIONS_EXAMPLES: &str = "\
+Examples:
+  pincer sessions                                   # list sessions of this directory
+  pincer sessions list --all --limit 20 --json
+  pincer sessions show nightly --tree
+  pincer sessions export nightly --format markdown -o nightly.md
+  pincer sessions prune --older-than 30d --dry-run
+  pincer sessions rm $(pincer sessions list --name 'tmp-*' --json | jq -r '.[].id')";
+
+const STATUS_EXAMPLES: &str = "\
+Examples:
+  pincer status                                     # defaults, credentials, backends
+  pincer status --last
+  pincer status nightly --json | jq .context.percent";
+
+const AUTH_EXAMPLES: &str = "\
+Examples:
+  printf %s \"$ANTHROPIC_API_KEY\" | pincer auth add anthropic --name work
+  pincer auth add openai --from-env OPENAI_API_KEY
+  pincer auth add anthropic --command \"pass show anthropic\"
+  pincer auth order anthropic work personal
+  pincer auth test anthropic --json";
+
+/// Run one AI-agent turn against a session kept on disk, for scripts, cron and CI.
+#[derive(Debug, Parser)]
+#[command(
+    name = "pincer",
+    version,
+    max_term_width = 100,
+    after_help = ROOT_EXAMPLES
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags accepted before or after any subcommand (SPEC §1.1).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Global options")]
+pub struct GlobalArgs {
+    /// Use DIR as the workspace instead of the current directory.
+    #[arg(short = 'C', long, global = true, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub cd: Option<PathBuf>,
+
+    /// Keep config, credentials and sessions in DIR instead of the XDG directories.
+    #[arg(
+        long,
+        global = true,
+        env = "PINCER_HOME",
+        hide_env_values = true,
+        value_name = "DIR",
+        value_hint = ValueHint::DirPath
+    )]
+    pub home: Option<PathBuf>,
+
+    /// Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable.
+    #[arg(
+        short = 'c',
+        long,
+        global = true,
+        value_name = "KEY=VALUE",
+        value_parser = parse_config_override
+    )]
+    pub config: Vec<String>,
+
+    /// Choose what stdout carries: final text, one result object, or JSONL events.
+    #[arg(long, global = true, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
+
+    /// Print one JSON result object; same as --output-format json.
+    #[arg(long, global = true, conflicts_with = "output_format")]
+    pub json: bool,
+
+    /// Print less on stderr (stdout is unaffected).
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+
+    /// Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv).
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    pub verbose: u8,
+
+    /// Style stderr output; NO_COLOR in the environment also turns colors off.
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ColorChoice::Auto,
+        value_name = "WHEN"
+    )]
+    pub color: ColorChoice,
+
+    /// Wait up to SECS for a busy session's lock instead of exiting 75 at once.
+    #[arg(long, global = true, value_name = "SECS", value_parser = parse_seconds)]
+    pub wait: Option<f64>,
+}
+
+impl Cli {
+    /// Parses `args` (program name first) like clap's `try_parse_from`, and also keeps global flags
+    /// given on several command levels: every `-c/--config` value in order, `-v` counts added up.
+    /// `--json` with `--output-format`, or `-q` with `-v`, is an `ArgumentConflict` on any levels.
+    /// Errors are clap's own, so `error.exit()` prints them and exits 2 (0 for --help/--version).
+    pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString>,
+    {
+        let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+        let mut command = Self::command();
+        let matches = command.try_get_matches_from_mut(args.clone())?;
+        let mut cli =
+            Self::from_arg_matches(&matches).map_err(|error| error.format(&mut command))?;
+
+        let mut levels = Vec::new();
+        if collect_global_levels(&command, args, &mut levels) && levels.len() > 1 {
+            cli.global.config = levels
+                .iter()
+                .flat_map(|level| level.config.clone())
+                .collect();
+            cli.global.verbose = levels
+                .iter()
+                .fold(0, |sum, level| sum.saturating_add(level.verbose));
+        }
+
+        if cli.global.json && cli.global.output_format.is_some() {
+            return Err(conflict("--json", "--output-format <FORMAT>"));
+        }
+        if cli.global.quiet && cli.global.verbose > 0 {
+            return Err(conflict("--quiet", "--verbose..."));
+        }
+        // `sessions` takes list flags itself (no subcommand means list) but not with a
+        // subcommand; clap's `args_conflicts_with_subcommands` would also refuse global flags
+        // there (`sessions --json list`), so this one conflict is checked here.
+        if let Some(("sessions", sessions)) = matches.subcommand()
+            && let Some(subcommand) = sessions.subcommand_name()
+            && let Some(flag) = ["all", "cwd", "limit", "name"]
+                .into_iter()
+                .find(|id| sessions.value_source(id) == Some(ValueSource::CommandLine))
+        {
+            return Err(Self::command().error(
+                ErrorKind::ArgumentConflict,
+                format!(
+                    "the subcommand '{subcommand}' cannot be used with '--{flag}'; \
+                     give list flags after 'list'"
+                ),
+            ));
+        }
+        Ok(cli)
+    }
+}
+
+/// clap's own conflict error, for conflicts it cannot see across command levels.
+fn conflict(first: &str, second: &str) -> clap::Error {
+    Cli::command().error(
+        ErrorKind::ArgumentConflict,
+        format!("the argument '{first}' cannot be used with '{second}'"),
+    )
+}
+
+/// Pushes the global flags given on each command level of `args`, outermost first, by parsing
+/// each level on its own: a level with subcommands parses its own flags and takes what follows
+/// as an opaque external subcommand. `command` must be built (globals propagated).
+/// Returns false when some level does not parse alone; the caller then keeps clap's result.
+fn collect_global_levels(
+    command: &clap::Command,
+    args: Vec<OsString>,
+    levels: &mut Vec<GlobalArgs>,
+) -> bool {
+    if !command.has_subcommands() {
+        let Ok(matches) = command.clone().try_get_matches_from(args) else {
+            return false;
+        };
+        let Ok(global) = GlobalArgs::from_arg_matches(&matches) else {
+            return false;
+        };
+        levels.push(global);
+        return true;
+    }
+
+    let level = clap::Command::new("pincer-level")
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .allow_external_subcommands(true)
+        .external_subcommand_value_parser(clap::value_parser!(OsString))
+        .args(
+            command
+                .get_arguments()
+                .filter(|argument| !is_help_or_version(argument))
+                .cloned(),
+        );
+    let Ok(matches) = level.try_get_matches_from(args) else {
+        return false;
+    };
+    let Ok(global) = GlobalArgs::from_arg_matches(&matches) else {
+        return false;
+    };
+    levels.push(global);
+
+    let Some((name, rest)) = matches.subcommand() else {
+        return true;
+    };
+    let Some(subcommand) = command.find_subcommand(name) else {
+        return false;
+    };
+    let mut sub_args = vec![OsString::from(name)];
+    sub_args.extend(rest.get_many::<OsString>("").into_iter().flatten().cloned());
+    collect_global_levels(subcommand, sub_args, levels)
+}
+
+fn is_help_or_version(argument: &clap::Arg) -> bool {
+    matches!(
+        argument.get_action(),
+        ArgAction::Help | ArgAction::HelpShort | ArgAction::HelpLong | ArgAction::Version
+    )
+}
+
+impl GlobalArgs {
+    /// The output format in effect: `--json` means json, else `--output-format`, else text.
+    pub fn effective_output_format(&self) -> OutputFormat {
+        if self.json {
+            OutputFormat::Json
+        } else {
+            self.output_format.unwrap_or(OutputFormat::Text)
+        }
+    }
+}
+
+/// What stdout carries (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// The final answer as plain text.
+    Text,
+    /// One result object at the end, also on errors.
+    Json,
+    /// One JSON event per line as the run progresses, the result object last.
+    StreamJson,
+}
+
+/// When to style stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Color when stderr is a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always color.
+    Always,
+    /// Never color.
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start a new session and run one turn.
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(RunArgs),
+
+    /// Continue a session (by id, prefix, name, file or --last) and run one turn.
+    #[command(after_help = RESUME_EXAMPLES)]
+    Resume(ResumeArgs),
+
+    /// Summarize the older part of a session now to free context.
+    #[command(after_help = COMPACT_EXAMPLES)]
+    Compact(CompactArgs),
+
+    /// List, inspect, export, fork, rename, remove and repair sessions (default: list).
+    #[command(after_help = SESSIONS_EXAMPLES)]
+    Sessions(SessionsArgs),
+
+    /// Show one session's state, or defaults, credentials and backends without one.
+    #[command(after_help = STATUS_EXAMPLES)]
+    Status(StatusArgs),
+
+    /// Manage credential profiles (default: list); secrets are never printed.
+    #[command(after_help = AUTH_EXAMPLES)]
+    Auth(AuthArgs),
+
+    /// Print a shell completion script to stdout.
+    Completions(CompletionsArgs),
+
+    /// Regenerate man/ and completions/ from this command-line definition.
+    #[command(hide = true)]
+    GenerateDocs(GenerateDocsArgs),
+}
+
+/// Flags of one turn, shared by `run` and `resume` (SPEC §1.2, §2).
+#[derive(Debug, Clone, Args)]
+pub struct TurnArgs {
+    /// Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias.
+    #[arg(short, long, value_name = "REF")]
+    pub model: Option<String>,
+
+    /// Models to try in order when the primary one fails over; repeatable or comma-separated.
+    #[arg(long, value_name = "REF", value_delimiter = ',')]
+    pub fallback_model: Vec<String>,
+
+    /// Reasoning level, mapped to each provider's setting.
+    #[arg(long, visible_alias = "effort", value_enum, value_name = "LEVEL")]
+    pub thinking: Option<ThinkingLevel>,
+
+    /// Replace the whole built system prompt with TEXT.
+    #[arg(
+        long,
+        value_name = "TEXT",
+        conflicts_with = "system_prompt_file",
+        help_heading = "System prompt"
+    )]
+    pub system_prompt: Option<String>,
+
+    /// Replace the whole built system prompt with the contents of FILE.
+    #[arg(
+        long,
+        value_name = "FILE",
+        value_hint = ValueHint::FilePath,
+        help_heading = "System prompt"
+    )]
+    pub system_prompt_file: Option<PathBuf>,
+
+    /// Append TEXT to the system prompt for this turn; repeatable.
+    #[arg(long, value_name = "TEXT", help_heading = "System prompt")]
+    pub append_system_prompt: Vec<String>,
+
+    /// Append the contents of FILE to the system prompt for this turn; repeatable.
+    #[arg(
+        long,
+        value_name = "FILE",
+        value_hint = ValueHint::FilePath,
+        help_heading = "System prompt"
+    )]
+    pub append_system_prompt_file: Vec<PathBuf>,
+
+    /// How much of the built system prompt to send.
+    #[arg(long, value_enum, value_name = "MODE", help_heading = "System prompt")]
+    pub prompt_mode: Option<PromptMode>,
+
+    /// Leave out workspace files such as AGENTS.md and MEMORY.md.
+    #[arg(long, help_heading = "System prompt")]
+    pub no_context_files: bool,
+
+    /// Offer exactly these tools, comma-separated ("" offers none).
+    #[arg(long, value_name = "LIST", help_heading = "Tools and permissions")]
+    pub tools: Option<String>,
+
+    /// Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable.
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        value_delimiter = ',',
+        alias = "allowedTools",
+        help_heading = "Tools and permissions"
+    )]
+    pub allowed_tools: Vec<String>,
+
+    /// Deny tool calls matching PATTERN (deny wins over allow); repeatable.
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        value_delimiter = ',',
+        alias = "disallowedTools",
+        help_heading = "Tools and permissions"
+    )]
+    pub disallowed_tools: Vec<String>,
+
+    /// What tools may touch on disk (default from config, else workspace-write).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "MODE",
+        conflicts_with_all = ["dangerously_skip_permissions", "permission_mode"],
+        help_heading = "Tools and permissions"
+    )]
+    pub sandbox: Option<SandboxMode>,
+
+    /// Same as --sandbox danger-full-access: no confinement at all.
+    #[arg(
+        long,
+        conflicts_with = "permission_mode",
+        help_heading = "Tools and permissions"
+    )]
+    pub dangerously_skip_permissions: bool,
+
+    /// Claude-style permission mode, mapped to a sandbox mode.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "MODE",
+        help_heading = "Tools and permissions"
+    )]
+    pub permission_mode: Option<PermissionMode>,
+
+    /// Stop after N model round-trips (exit 5).
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..),
+        help_heading = "Limits"
+    )]
+    pub max_turns: Option<u32>,
+
+    /// Stop once this run has spent more than X US dollars (exit 5).
+    #[arg(long, value_name = "X", value_parser = parse_amount, help_heading = "Limits")]
+    pub max_budget_usd: Option<f64>,
+
+    /// Give up after SECS of wall-clock time for the whole run (exit 124).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, help_heading = "Limits")]
+    pub timeout: Option<f64>,
+
+    /// Give up when the provider or child process stays silent for SECS.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, help_heading = "Limits")]
+    pub idle_timeout: Option<f64>,
+
+    /// Attach an image file to the prompt; repeatable.
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub image: Vec<PathBuf>,
+
+    /// Keep nothing on disk: no session file, no index entry.
+    #[arg(long, visible_alias = "ephemeral", help_heading = "Session and output")]
+    pub no_session_persistence: bool,
+
+    /// With stream-json, also emit token deltas as stream_event lines.
+    #[arg(long, help_heading = "Session and output")]
+    pub include_partial_messages: bool,
+
+    /// Also write the final answer to FILE.
+    #[arg(
+        short,
+        long,
+        value_name = "FILE",
+        value_hint = ValueHint::FilePath,
+        help_heading = "Session and output"
+    )]
+    pub output_last_message: Option<PathBuf>,
+
+    /// Also write stream-json events to FILE, whatever stdout's format.
+    #[arg(
+        long,
+        value_name = "FILE",
+        value_hint = ValueHint::FilePath,
+        help_heading = "Session and output"
+    )]
+    pub events_file: Option<PathBuf>,
+
+    /// Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well.
+    #[arg(long, help_heading = "Session and output")]
+    pub heartbeat: bool,
+
+    /// Constrain the answer to a JSON Schema, given inline or as @FILE.
+    #[arg(
+        long,
+        value_name = "SCHEMA|@FILE",
+        conflicts_with = "output_schema",
+        help_heading = "Session and output"
+    )]
+    pub json_schema: Option<String>,
+
+    /// Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE).
+    #[arg(
+        long,
+        value_name = "FILE",
+        value_hint = ValueHint::FilePath,
+        help_heading = "Session and output"
+    )]
+    pub output_schema: Option<PathBuf>,
+
+    /// Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Use only the credential profile ID.
+    #[arg(long, value_name = "ID")]
+    pub auth_profile: Option<String>,
+
+    /// Never read stdin, even when it is a pipe.
+    #[arg(long, conflicts_with_all = ["stdin_timeout", "lossy_stdin"], help_heading = "Input")]
+    pub no_stdin: bool,
+
+    /// Wait at most SECS for stdin's first byte (default 0.5 with a prompt, 5 without; 0 = no limit).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, help_heading = "Input")]
+    pub stdin_timeout: Option<f64>,
+
+    /// Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2.
+    #[arg(long, help_heading = "Input")]
+    pub lossy_stdin: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// The prompt; `-` or leaving it out reads the prompt from stdin.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    /// Give the new session this id instead of a generated one.
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
+
+    /// Give the new session a unique NAME, for `pincer resume NAME`.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    #[command(flatten)]
+    pub turn: TurnArgs,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ResumeArgs {
+    /// Session id, unique id prefix, name or file; with --last, this is the prompt instead.
+    #[arg(value_name = "SESSION", required_unless_present = "last")]
+    pub session: Option<String>,
+
+    /// The prompt; `-` or leaving it out reads the prompt from stdin.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    /// Continue the most recently updated session of this workspace; the only argument is then
+    /// the prompt.
+    #[arg(long, visible_alias = "continue", conflicts_with = "prompt")]
+    pub last: bool,
+
+    /// With --last, consider sessions of every directory.
+    #[arg(long, requires = "last")]
+    pub all: bool,
+
+    /// Continue in a new session file holding a copy of the current branch.
+    #[arg(long, conflicts_with = "create")]
+    pub fork: bool,
+
+    /// Create the session named SESSION when none has that name yet.
+    #[arg(long, requires = "session", conflicts_with_all = ["last", "name"])]
+    pub create: bool,
+
+    /// Rename the session to NAME.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    #[command(flatten)]
+    pub turn: TurnArgs,
+}
+
+impl ResumeArgs {
+    /// The session reference and prompt as the user meant them: with `--last` there is no session
+    /// argument, so the single positional value clap put in `session` is the prompt.
+    pub fn session_and_prompt(&self) -> (Option<&str>, Option<&str>) {
+        if self.last {
+            (None, self.session.as_deref().or(self.prompt.as_deref()))
+        } else {
+            (self.session.as_deref(), self.prompt.as_deref())
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompactArgs {
+    /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION", required_unless_present = "last")]
+    pub session: Option<String>,
+
+    /// Compact the most recently updated session of this workspace.
+    #[arg(long, visible_alias = "continue", conflicts_with = "session")]
+    pub last: bool,
+
+    /// With --last, consider sessions of every directory.
+    #[arg(long, requires = "last")]
+    pub all: bool,
+
+    /// Tell the summarizer what to focus on.
+    #[arg(long, value_name = "TEXT")]
+    pub instructions: Option<String>,
+
+    /// Keep at least N tokens of the newest messages verbatim.
+    #[arg(long, value_name = "N")]
+    pub keep_recent_tokens: Option<u64>,
+
+    /// Model that writes the summary (default: the session's model).
+    #[arg(short, long, value_name = "REF")]
+    pub model: Option<String>,
+
+    /// Show the cut point and token estimates; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    pub command: Option<SessionsCommand>,
+
+    /// Flags of the default `list`; only without a subcommand (checked in `try_parse_args`).
+    #[command(flatten)]
+    pub list: SessionsListArgs,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum SessionsCommand {
+    /// List sessions, newest first (the default).
+    List(SessionsListArgs),
+
+    /// Print a session's transcript.
+    Show(SessionsShowArgs),
+
+    /// Write a session out as markdown, JSON or the raw JSONL.
+    Export(SessionsExportArgs),
+
+    /// Copy a session (up to an entry) into a new session.
+    Fork(SessionsForkArgs),
+
+    /// Give a session a new unique name.
+    Rename(SessionsRenameArgs),
+
+    /// Delete sessions.
+    Rm(SessionsRmArgs),
+
+    /// Delete sessions not updated for a while.
+    Prune(SessionsPruneArgs),
+
+    /// Print the path of a session's file.
+    Path(SessionsPathArgs),
+
+    /// Fix a corrupt session file, moving unreadable lines to a side file.
+    Repair(SessionsRepairArgs),
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Args)]
+pub struct SessionsListArgs {
+    /// Include sessions of every directory, not only this workspace.
+    #[arg(long, conflicts_with = "cwd")]
+    pub all: bool,
+
+    /// List the sessions of DIR instead of this workspace.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub cwd: Option<PathBuf>,
+
+    /// Show at most N sessions.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+
+    /// Only sessions whose name matches GLOB, e.g. 'ci-*'.
+    #[arg(long, value_name = "GLOB")]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsShowArgs {
+    /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// Show every branch of the session tree, not only the current one.
+    #[arg(long)]
+    pub tree: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsExportArgs {
+    /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// Export format.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Markdown, value_name = "FORMAT")]
+    pub format: ExportFormat,
+
+    /// Write to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub output: Option<PathBuf>,
+}
+
+/// Formats of `sessions export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// A readable transcript.
+    Markdown,
+    /// One JSON document with the header and all entries.
+    Json,
+    /// The session file's own lines.
+    Jsonl,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsForkArgs {
+    /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// Fork at entry ID instead of the current leaf.
+    #[arg(long, value_name = "ENTRY")]
+    pub at: Option<String>,
+
+    /// Name the new session.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsRenameArgs {
+    /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// The new unique name.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsRmArgs {
+    /// Sessions to delete: ids, unique id prefixes, names or files.
+    #[arg(value_name = "SESSION", required = true, num_args = 1..)]
+    pub sessions: Vec<String>,
+
+    /// Delete even when a run holds the session's lock.
+    #[arg(short, long)]
+    pub force: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsPruneArgs {
+    /// Delete sessions not updated for DURATION, e.g. 30d, 12h, 90m.
+    #[arg(long, value_name = "DURATION", required = true)]
+    pub older_than: String,
+
+    /// List what would be deleted; delete nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Prune sessions of every directory, not only this workspace.
+    #[arg(long, conflicts_with = "cwd")]
+    pub all: bool,
+
+    /// Prune the sessions of DIR instead of this workspace.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub cwd: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsPathArgs {
+    /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsRepairArgs {
+    /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+
+    /// Report what would be fixed; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct StatusArgs {
+    /// Session id, unique id prefix, name or file (leave out for the general status).
+    #[arg(value_name = "SESSION")]
+    pub session: Option<String>,
+
+    /// Show the most recently updated session of this workspace.
+    #[arg(long, visible_alias = "continue", conflicts_with = "session")]
+    pub last: bool,
+
+    /// With --last, consider sessions of every directory.
+    #[arg(long, requires = "last")]
+    pub all: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuthArgs {
+    #[command(subcommand)]
+    pub command: Option<AuthCommand>,
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum AuthCommand {
+    /// List credential profiles (the default).
+    List,
+
+    /// Store a credential; the secret is read from stdin or a hidden prompt, never from argv.
+    Add(AuthAddArgs),
+
+    /// Delete a credential profile.
+    Remove(AuthRemoveArgs),
+
+    /// Show or set the order in which a provider's profiles are tried.
+    Order(AuthOrderArgs),
+
+    /// Show each profile's type, source, last use, cooldown and failure counts.
+    Status,
+
+    /// Clear cooldowns and failure counts, of one profile or all.
+    Reset(AuthResetArgs),
+
+    /// Send one minimal request and print the classified outcome.
+    Test(AuthTestArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuthAddArgs {
+    /// Provider the credential is for, e.g. anthropic, openai, google.
+    #[arg(value_name = "PROVIDER")]
+    pub provider: String,
+
+    /// Profile name (default: derived from the provider).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// Kind of credential.
+    #[arg(long = "type", value_enum, default_value_t = CredentialType::ApiKey, value_name = "TYPE")]
+    pub type_: CredentialType,
+
+    /// Store a reference to environment variable VAR instead of a secret.
+    #[arg(long, value_name = "VAR", conflicts_with = "command")]
+    pub from_env: Option<String>,
+
+    /// Store a command whose stdout is the secret, run when the secret is needed.
+    #[arg(long, value_name = "CMD", value_hint = ValueHint::CommandString)]
+    pub command: Option<String>,
+}
+
+/// Kinds of stored credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CredentialType {
+    /// A provider API key.
+    #[value(name = "api_key")]
+    ApiKey,
+    /// A bearer or OAuth token.
+    Token,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuthRemoveArgs {
+    /// Profile id to delete.
+    #[arg(value_name = "ID")]
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuthOrderArgs {
+    /// Provider whose order to show or set.
+    #[arg(value_name = "PROVIDER")]
+    pub provider: String,
+
+    /// Profile ids in the order to try them; leave out to show the current order.
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuthResetArgs {
+    /// Profile id to reset (default: every profile).
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct AuthTestArgs {
+    /// Profile id or provider to test (default: every provider with credentials).
+    #[arg(value_name = "ID|PROVIDER")]
+    pub target: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// Shell to print the completion script for.
+    #[arg(value_enum, value_name = "SHELL")]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct GenerateDocsArgs {
+    /// Directory that receives man/ and completions/ (default: the current directory).
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub out: Option<PathBuf>,
+}
+
+/// Reasoning levels (`--thinking`), mapped per provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ThinkingLevel {
+    /// No reasoning.
+    Off,
+    /// The least reasoning the model supports.
+    Minimal,
+    /// Little reasoning.
+    Low,
+    /// Moderate reasoning.
+    Medium,
+    /// Much reasoning.
+    High,
+    /// The most reasoning the model supports.
+    Xhigh,
+}
+
+/// Sizes of the built system prompt (`--prompt-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PromptMode {
+    /// Every section and the workspace files.
+    Full,
+    /// Tools, safety rules and runtime facts only.
+    Minimal,
+    /// Only text the user supplies.
+    None,
+}
+
+/// Sandbox modes (`--sandbox`, SPEC §10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SandboxMode {
+    /// No writes; exec only under OS read-only enforcement.
+    ReadOnly,
+    /// Writes confined to the workspace and the temp directory.
+    WorkspaceWrite,
+    /// No confinement.
+    DangerFullAccess,
+}
+
+/// Claude-style permission modes (`--permission-mode`), mapped to sandbox modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PermissionMode {
+    /// Read-only: plan without changing anything.
+    #[value(name = "plan")]
+    Plan,
+    /// Edits allowed inside the workspace.
+    #[value(name = "acceptEdits")]
+    AcceptEdits,
+    /// No confinement, like --dangerously-skip-permissions.
+    #[value(name = "bypassPermissions")]
+    BypassPermissions,
+    /// Deny what is not explicitly allowed.
+    #[value(name = "dontAsk")]
+    DontAsk,
+    /// The configured default sandbox.
+    #[value(name = "default")]
+    Default,
+}
+
+/// Parses a number of seconds: finite and not negative.
+fn parse_seconds(value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(seconds),
+        _ => Err(format!(
+            "expected a number of seconds such as 30 or 0.5, got `{value}`"
+        )),
+    }
+}
+
+/// Parses an amount of money: finite and not negative.
+fn parse_amount(value: &str) -> Result<f64, String> {
+    match value.trim().parse::<f64>() {
+        Ok(amount) if amount.is_finite() && amount >= 0.0 => Ok(amount),
+        _ => Err(format!("expected an amount such as 0.50, got `{value}`")),
+    }
+}
+
+/// Checks the `KEY=VALUE` shape of a `-c` override; the value is parsed as TOML later.
+fn parse_config_override(value: &str) -> Result<String, String> {
+    match value.split_once('=') {
+        Some((key, _)) if !key.trim().is_empty() => Ok(value.to_owned()),
+        _ => Err(format!(
+            "expected KEY=VALUE, e.g. model=\"openai/gpt-5\", got `{value}`"
+        )),
+    }
+}

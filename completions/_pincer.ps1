@@ -1,0 +1,806 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'pincer'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'pincer' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Start a new session and run one turn')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Continue a session (by id, prefix, name, file or --last) and run one turn')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Summarize the older part of a session now to free context')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List, inspect, export, fork, rename, remove and repair sessions (default: list)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one session''s state, or defaults, credentials and backends without one')
+            [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Manage credential profiles (default: list); secrets are never printed')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
+            [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Regenerate man/ and completions/ from this command-line definition')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pincer;run' {
+            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'Give the new session this id instead of a generated one')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias')
+            [CompletionResult]::new('--fallback-model', '--fallback-model', [CompletionResultType]::ParameterName, 'Models to try in order when the primary one fails over; repeatable or comma-separated')
+            [CompletionResult]::new('--thinking', '--thinking', [CompletionResultType]::ParameterName, 'Reasoning level, mapped to each provider''s setting')
+            [CompletionResult]::new('--effort', '--effort', [CompletionResultType]::ParameterName, 'Reasoning level, mapped to each provider''s setting')
+            [CompletionResult]::new('--system-prompt', '--system-prompt', [CompletionResultType]::ParameterName, 'Replace the whole built system prompt with TEXT')
+            [CompletionResult]::new('--system-prompt-file', '--system-prompt-file', [CompletionResultType]::ParameterName, 'Replace the whole built system prompt with the contents of FILE')
+            [CompletionResult]::new('--append-system-prompt', '--append-system-prompt', [CompletionResultType]::ParameterName, 'Append TEXT to the system prompt for this turn; repeatable')
+            [CompletionResult]::new('--append-system-prompt-file', '--append-system-prompt-file', [CompletionResultType]::ParameterName, 'Append the contents of FILE to the system prompt for this turn; repeatable')
+            [CompletionResult]::new('--prompt-mode', '--prompt-mode', [CompletionResultType]::ParameterName, 'How much of the built system prompt to send')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Offer exactly these tools, comma-separated ("" offers none)')
+            [CompletionResult]::new('--allowed-tools', '--allowed-tools', [CompletionResultType]::ParameterName, 'Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable')
+            [CompletionResult]::new('--disallowed-tools', '--disallowed-tools', [CompletionResultType]::ParameterName, 'Deny tool calls matching PATTERN (deny wins over allow); repeatable')
+            [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'What tools may touch on disk (default from config, else workspace-write)')
+            [CompletionResult]::new('--permission-mode', '--permission-mode', [CompletionResultType]::ParameterName, 'Claude-style permission mode, mapped to a sandbox mode')
+            [CompletionResult]::new('--max-turns', '--max-turns', [CompletionResultType]::ParameterName, 'Stop after N model round-trips (exit 5)')
+            [CompletionResult]::new('--max-budget-usd', '--max-budget-usd', [CompletionResultType]::ParameterName, 'Stop once this run has spent more than X US dollars (exit 5)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after SECS of wall-clock time for the whole run (exit 124)')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Give up when the provider or child process stays silent for SECS')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Attach an image file to the prompt; repeatable')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Attach an image file to the prompt; repeatable')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Also write the final answer to FILE')
+            [CompletionResult]::new('--output-last-message', '--output-last-message', [CompletionResultType]::ParameterName, 'Also write the final answer to FILE')
+            [CompletionResult]::new('--events-file', '--events-file', [CompletionResultType]::ParameterName, 'Also write stream-json events to FILE, whatever stdout''s format')
+            [CompletionResult]::new('--json-schema', '--json-schema', [CompletionResultType]::ParameterName, 'Constrain the answer to a JSON Schema, given inline or as @FILE')
+            [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)')
+            [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Use only the credential profile ID')
+            [CompletionResult]::new('--stdin-timeout', '--stdin-timeout', [CompletionResultType]::ParameterName, 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--no-context-files', '--no-context-files', [CompletionResultType]::ParameterName, 'Leave out workspace files such as AGENTS.md and MEMORY.md')
+            [CompletionResult]::new('--dangerously-skip-permissions', '--dangerously-skip-permissions', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
+            [CompletionResult]::new('--no-session-persistence', '--no-session-persistence', [CompletionResultType]::ParameterName, 'Keep nothing on disk: no session file, no index entry')
+            [CompletionResult]::new('--ephemeral', '--ephemeral', [CompletionResultType]::ParameterName, 'Keep nothing on disk: no session file, no index entry')
+            [CompletionResult]::new('--include-partial-messages', '--include-partial-messages', [CompletionResultType]::ParameterName, 'With stream-json, also emit token deltas as stream_event lines')
+            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it')
+            [CompletionResult]::new('--no-stdin', '--no-stdin', [CompletionResultType]::ParameterName, 'Never read stdin, even when it is a pipe')
+            [CompletionResult]::new('--lossy-stdin', '--lossy-stdin', [CompletionResultType]::ParameterName, 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;resume' {
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Rename the session to NAME')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias')
+            [CompletionResult]::new('--fallback-model', '--fallback-model', [CompletionResultType]::ParameterName, 'Models to try in order when the primary one fails over; repeatable or comma-separated')
+            [CompletionResult]::new('--thinking', '--thinking', [CompletionResultType]::ParameterName, 'Reasoning level, mapped to each provider''s setting')
+            [CompletionResult]::new('--effort', '--effort', [CompletionResultType]::ParameterName, 'Reasoning level, mapped to each provider''s setting')
+            [CompletionResult]::new('--system-prompt', '--system-prompt', [CompletionResultType]::ParameterName, 'Replace the whole built system prompt with TEXT')
+            [CompletionResult]::new('--system-prompt-file', '--system-prompt-file', [CompletionResultType]::ParameterName, 'Replace the whole built system prompt with the contents of FILE')
+            [CompletionResult]::new('--append-system-prompt', '--append-system-prompt', [CompletionResultType]::ParameterName, 'Append TEXT to the system prompt for this turn; repeatable')
+            [CompletionResult]::new('--append-system-prompt-file', '--append-system-prompt-file', [CompletionResultType]::ParameterName, 'Append the contents of FILE to the system prompt for this turn; repeatable')
+            [CompletionResult]::new('--prompt-mode', '--prompt-mode', [CompletionResultType]::ParameterName, 'How much of the built system prompt to send')
+            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Offer exactly these tools, comma-separated ("" offers none)')
+            [CompletionResult]::new('--allowed-tools', '--allowed-tools', [CompletionResultType]::ParameterName, 'Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable')
+            [CompletionResult]::new('--disallowed-tools', '--disallowed-tools', [CompletionResultType]::ParameterName, 'Deny tool calls matching PATTERN (deny wins over allow); repeatable')
+            [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'What tools may touch on disk (default from config, else workspace-write)')
+            [CompletionResult]::new('--permission-mode', '--permission-mode', [CompletionResultType]::ParameterName, 'Claude-style permission mode, mapped to a sandbox mode')
+            [CompletionResult]::new('--max-turns', '--max-turns', [CompletionResultType]::ParameterName, 'Stop after N model round-trips (exit 5)')
+            [CompletionResult]::new('--max-budget-usd', '--max-budget-usd', [CompletionResultType]::ParameterName, 'Stop once this run has spent more than X US dollars (exit 5)')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up after SECS of wall-clock time for the whole run (exit 124)')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Give up when the provider or child process stays silent for SECS')
+            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Attach an image file to the prompt; repeatable')
+            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Attach an image file to the prompt; repeatable')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Also write the final answer to FILE')
+            [CompletionResult]::new('--output-last-message', '--output-last-message', [CompletionResultType]::ParameterName, 'Also write the final answer to FILE')
+            [CompletionResult]::new('--events-file', '--events-file', [CompletionResultType]::ParameterName, 'Also write stream-json events to FILE, whatever stdout''s format')
+            [CompletionResult]::new('--json-schema', '--json-schema', [CompletionResultType]::ParameterName, 'Constrain the answer to a JSON Schema, given inline or as @FILE')
+            [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)')
+            [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Use only the credential profile ID')
+            [CompletionResult]::new('--stdin-timeout', '--stdin-timeout', [CompletionResultType]::ParameterName, 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Continue the most recently updated session of this workspace; the only argument is then the prompt')
+            [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Continue the most recently updated session of this workspace; the only argument is then the prompt')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --last, consider sessions of every directory')
+            [CompletionResult]::new('--fork', '--fork', [CompletionResultType]::ParameterName, 'Continue in a new session file holding a copy of the current branch')
+            [CompletionResult]::new('--create', '--create', [CompletionResultType]::ParameterName, 'Create the session named SESSION when none has that name yet')
+            [CompletionResult]::new('--no-context-files', '--no-context-files', [CompletionResultType]::ParameterName, 'Leave out workspace files such as AGENTS.md and MEMORY.md')
+            [CompletionResult]::new('--dangerously-skip-permissions', '--dangerously-skip-permissions', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
+            [CompletionResult]::new('--no-session-persistence', '--no-session-persistence', [CompletionResultType]::ParameterName, 'Keep nothing on disk: no session file, no index entry')
+            [CompletionResult]::new('--ephemeral', '--ephemeral', [CompletionResultType]::ParameterName, 'Keep nothing on disk: no session file, no index entry')
+            [CompletionResult]::new('--include-partial-messages', '--include-partial-messages', [CompletionResultType]::ParameterName, 'With stream-json, also emit token deltas as stream_event lines')
+            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it')
+            [CompletionResult]::new('--no-stdin', '--no-stdin', [CompletionResultType]::ParameterName, 'Never read stdin, even when it is a pipe')
+            [CompletionResult]::new('--lossy-stdin', '--lossy-stdin', [CompletionResultType]::ParameterName, 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;compact' {
+            [CompletionResult]::new('--instructions', '--instructions', [CompletionResultType]::ParameterName, 'Tell the summarizer what to focus on')
+            [CompletionResult]::new('--keep-recent-tokens', '--keep-recent-tokens', [CompletionResultType]::ParameterName, 'Keep at least N tokens of the newest messages verbatim')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model that writes the summary (default: the session''s model)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model that writes the summary (default: the session''s model)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Compact the most recently updated session of this workspace')
+            [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Compact the most recently updated session of this workspace')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --last, consider sessions of every directory')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show the cut point and token estimates; change nothing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions' {
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'List the sessions of DIR instead of this workspace')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Only sessions whose name matches GLOB, e.g. ''ci-*''')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Include sessions of every directory, not only this workspace')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL')
+            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Copy a session (up to an entry) into a new session')
+            [CompletionResult]::new('rename', 'rename', [CompletionResultType]::ParameterValue, 'Give a session a new unique name')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pincer;sessions;list' {
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'List the sessions of DIR instead of this workspace')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'Show at most N sessions')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Only sessions whose name matches GLOB, e.g. ''ci-*''')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Include sessions of every directory, not only this workspace')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;show' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--tree', '--tree', [CompletionResultType]::ParameterName, 'Show every branch of the session tree, not only the current one')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;export' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Export format')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write to FILE instead of stdout')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;fork' {
+            [CompletionResult]::new('--at', '--at', [CompletionResultType]::ParameterName, 'Fork at entry ID instead of the current leaf')
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Name the new session')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;rename' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;rm' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Delete even when a run holds the session''s lock')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Delete even when a run holds the session''s lock')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;prune' {
+            [CompletionResult]::new('--older-than', '--older-than', [CompletionResultType]::ParameterName, 'Delete sessions not updated for DURATION, e.g. 30d, 12h, 90m')
+            [CompletionResult]::new('--cwd', '--cwd', [CompletionResultType]::ParameterName, 'Prune the sessions of DIR instead of this workspace')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would be deleted; delete nothing')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Prune sessions of every directory, not only this workspace')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;path' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;repair' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Report what would be fixed; change nothing')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL')
+            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Copy a session (up to an entry) into a new session')
+            [CompletionResult]::new('rename', 'rename', [CompletionResultType]::ParameterValue, 'Give a session a new unique name')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pincer;sessions;help;list' {
+            break
+        }
+        'pincer;sessions;help;show' {
+            break
+        }
+        'pincer;sessions;help;export' {
+            break
+        }
+        'pincer;sessions;help;fork' {
+            break
+        }
+        'pincer;sessions;help;rename' {
+            break
+        }
+        'pincer;sessions;help;rm' {
+            break
+        }
+        'pincer;sessions;help;prune' {
+            break
+        }
+        'pincer;sessions;help;path' {
+            break
+        }
+        'pincer;sessions;help;repair' {
+            break
+        }
+        'pincer;sessions;help;help' {
+            break
+        }
+        'pincer;status' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Show the most recently updated session of this workspace')
+            [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Show the most recently updated session of this workspace')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --last, consider sessions of every directory')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;auth' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List credential profiles (the default)')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Delete a credential profile')
+            [CompletionResult]::new('order', 'order', [CompletionResultType]::ParameterValue, 'Show or set the order in which a provider''s profiles are tried')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show each profile''s type, source, last use, cooldown and failure counts')
+            [CompletionResult]::new('reset', 'reset', [CompletionResultType]::ParameterValue, 'Clear cooldowns and failure counts, of one profile or all')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send one minimal request and print the classified outcome')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pincer;auth;list' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;auth;add' {
+            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Profile name (default: derived from the provider)')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Kind of credential')
+            [CompletionResult]::new('--from-env', '--from-env', [CompletionResultType]::ParameterName, 'Store a reference to environment variable VAR instead of a secret')
+            [CompletionResult]::new('--command', '--command', [CompletionResultType]::ParameterName, 'Store a command whose stdout is the secret, run when the secret is needed')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;auth;remove' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;auth;order' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;auth;status' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;auth;reset' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;auth;test' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;auth;help' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List credential profiles (the default)')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Delete a credential profile')
+            [CompletionResult]::new('order', 'order', [CompletionResultType]::ParameterValue, 'Show or set the order in which a provider''s profiles are tried')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show each profile''s type, source, last use, cooldown and failure counts')
+            [CompletionResult]::new('reset', 'reset', [CompletionResultType]::ParameterValue, 'Clear cooldowns and failure counts, of one profile or all')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send one minimal request and print the classified outcome')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pincer;auth;help;list' {
+            break
+        }
+        'pincer;auth;help;add' {
+            break
+        }
+        'pincer;auth;help;remove' {
+            break
+        }
+        'pincer;auth;help;order' {
+            break
+        }
+        'pincer;auth;help;status' {
+            break
+        }
+        'pincer;auth;help;reset' {
+            break
+        }
+        'pincer;auth;help;test' {
+            break
+        }
+        'pincer;auth;help;help' {
+            break
+        }
+        'pincer;completions' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;generate-docs' {
+            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Directory that receives man/ and completions/ (default: the current directory)')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print less on stderr (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;help' {
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Start a new session and run one turn')
+            [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Continue a session (by id, prefix, name, file or --last) and run one turn')
+            [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Summarize the older part of a session now to free context')
+            [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List, inspect, export, fork, rename, remove and repair sessions (default: list)')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one session''s state, or defaults, credentials and backends without one')
+            [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Manage credential profiles (default: list); secrets are never printed')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
+            [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Regenerate man/ and completions/ from this command-line definition')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'pincer;help;run' {
+            break
+        }
+        'pincer;help;resume' {
+            break
+        }
+        'pincer;help;compact' {
+            break
+        }
+        'pincer;help;sessions' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default)')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL')
+            [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Copy a session (up to an entry) into a new session')
+            [CompletionResult]::new('rename', 'rename', [CompletionResultType]::ParameterValue, 'Give a session a new unique name')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
+            [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
+            break
+        }
+        'pincer;help;sessions;list' {
+            break
+        }
+        'pincer;help;sessions;show' {
+            break
+        }
+        'pincer;help;sessions;export' {
+            break
+        }
+        'pincer;help;sessions;fork' {
+            break
+        }
+        'pincer;help;sessions;rename' {
+            break
+        }
+        'pincer;help;sessions;rm' {
+            break
+        }
+        'pincer;help;sessions;prune' {
+            break
+        }
+        'pincer;help;sessions;path' {
+            break
+        }
+        'pincer;help;sessions;repair' {
+            break
+        }
+        'pincer;help;status' {
+            break
+        }
+        'pincer;help;auth' {
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List credential profiles (the default)')
+            [CompletionResult]::new('add', 'add', [CompletionResultType]::ParameterValue, 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv')
+            [CompletionResult]::new('remove', 'remove', [CompletionResultType]::ParameterValue, 'Delete a credential profile')
+            [CompletionResult]::new('order', 'order', [CompletionResultType]::ParameterValue, 'Show or set the order in which a provider''s profiles are tried')
+            [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show each profile''s type, source, last use, cooldown and failure counts')
+            [CompletionResult]::new('reset', 'reset', [CompletionResultType]::ParameterValue, 'Clear cooldowns and failure counts, of one profile or all')
+            [CompletionResult]::new('test', 'test', [CompletionResultType]::ParameterValue, 'Send one minimal request and print the classified outcome')
+            break
+        }
+        'pincer;help;auth;list' {
+            break
+        }
+        'pincer;help;auth;add' {
+            break
+        }
+        'pincer;help;auth;remove' {
+            break
+        }
+        'pincer;help;auth;order' {
+            break
+        }
+        'pincer;help;auth;status' {
+            break
+        }
+        'pincer;help;auth;reset' {
+            break
+        }
+        'pincer;help;auth;test' {
+            break
+        }
+        'pincer;help;completions' {
+            break
+        }
+        'pincer;help;generate-docs' {
+            break
+        }
+        'pincer;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

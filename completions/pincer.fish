@@ -1,0 +1,579 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_pincer_global_optspecs
+    string join \n C/cd= home= c/config= output-format= json q/quiet v/verbose color= wait= h/help V/version
+end
+
+function __fish_pincer_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_pincer_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_pincer_using_subcommand
+    set -l cmd (__fish_pincer_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c pincer -n "__fish_pincer_needs_command" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_needs_command" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_needs_command" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_needs_command" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_needs_command" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_needs_command" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_needs_command" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_needs_command" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_needs_command" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_needs_command" -s V -l version -d 'Print version'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "run" -d 'Start a new session and run one turn'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "resume" -d 'Continue a session (by id, prefix, name, file or --last) and run one turn'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "compact" -d 'Summarize the older part of a session now to free context'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "sessions" -d 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "status" -d 'Show one session\'s state, or defaults, credentials and backends without one'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "auth" -d 'Manage credential profiles (default: list); secrets are never printed'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "generate-docs" -d 'Regenerate man/ and completions/ from this command-line definition'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l session-id -d 'Give the new session this id instead of a generated one' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l name -d 'Give the new session a unique NAME, for `pincer resume NAME`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s m -l model -d 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l fallback-model -d 'Models to try in order when the primary one fails over; repeatable or comma-separated' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l thinking -l effort -d 'Reasoning level, mapped to each provider\'s setting' -r -f -a "off\t'No reasoning'
+minimal\t'The least reasoning the model supports'
+low\t'Little reasoning'
+medium\t'Moderate reasoning'
+high\t'Much reasoning'
+xhigh\t'The most reasoning the model supports'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l system-prompt -d 'Replace the whole built system prompt with TEXT' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l system-prompt-file -d 'Replace the whole built system prompt with the contents of FILE' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l append-system-prompt -d 'Append TEXT to the system prompt for this turn; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l append-system-prompt-file -d 'Append the contents of FILE to the system prompt for this turn; repeatable' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l prompt-mode -d 'How much of the built system prompt to send' -r -f -a "full\t'Every section and the workspace files'
+minimal\t'Tools, safety rules and runtime facts only'
+none\t'Only text the user supplies'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
+workspace-write\t'Writes confined to the workspace and the temp directory'
+danger-full-access\t'No confinement'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l permission-mode -d 'Claude-style permission mode, mapped to a sandbox mode' -r -f -a "plan\t'Read-only: plan without changing anything'
+acceptEdits\t'Edits allowed inside the workspace'
+bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
+dontAsk\t'Deny what is not explicitly allowed'
+default\t'The configured default sandbox'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l timeout -d 'Give up after SECS of wall-clock time for the whole run (exit 124)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l idle-timeout -d 'Give up when the provider or child process stays silent for SECS' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l events-file -d 'Also write stream-json events to FILE, whatever stdout\'s format' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l json-schema -d 'Constrain the answer to a JSON Schema, given inline or as @FILE' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-schema -d 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l auth-profile -d 'Use only the credential profile ID' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l dangerously-skip-permissions -d 'Same as --sandbox danger-full-access: no confinement at all'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l include-partial-messages -d 'With stream-json, also emit token deltas as stream_event lines'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l dry-run -d 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-stdin -d 'Never read stdin, even when it is a pipe'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l name -d 'Rename the session to NAME' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s m -l model -d 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fallback-model -d 'Models to try in order when the primary one fails over; repeatable or comma-separated' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l thinking -l effort -d 'Reasoning level, mapped to each provider\'s setting' -r -f -a "off\t'No reasoning'
+minimal\t'The least reasoning the model supports'
+low\t'Little reasoning'
+medium\t'Moderate reasoning'
+high\t'Much reasoning'
+xhigh\t'The most reasoning the model supports'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l system-prompt -d 'Replace the whole built system prompt with TEXT' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l system-prompt-file -d 'Replace the whole built system prompt with the contents of FILE' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l append-system-prompt -d 'Append TEXT to the system prompt for this turn; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l append-system-prompt-file -d 'Append the contents of FILE to the system prompt for this turn; repeatable' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l prompt-mode -d 'How much of the built system prompt to send' -r -f -a "full\t'Every section and the workspace files'
+minimal\t'Tools, safety rules and runtime facts only'
+none\t'Only text the user supplies'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
+workspace-write\t'Writes confined to the workspace and the temp directory'
+danger-full-access\t'No confinement'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l permission-mode -d 'Claude-style permission mode, mapped to a sandbox mode' -r -f -a "plan\t'Read-only: plan without changing anything'
+acceptEdits\t'Edits allowed inside the workspace'
+bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
+dontAsk\t'Deny what is not explicitly allowed'
+default\t'The configured default sandbox'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l timeout -d 'Give up after SECS of wall-clock time for the whole run (exit 124)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l idle-timeout -d 'Give up when the provider or child process stays silent for SECS' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l events-file -d 'Also write stream-json events to FILE, whatever stdout\'s format' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json-schema -d 'Constrain the answer to a JSON Schema, given inline or as @FILE' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-schema -d 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l auth-profile -d 'Use only the credential profile ID' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l last -l continue -d 'Continue the most recently updated session of this workspace; the only argument is then the prompt'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l all -d 'With --last, consider sessions of every directory'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -d 'Continue in a new session file holding a copy of the current branch'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Create the session named SESSION when none has that name yet'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -d 'Same as --sandbox danger-full-access: no confinement at all'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l include-partial-messages -d 'With stream-json, also emit token deltas as stream_event lines'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dry-run -d 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-stdin -d 'Never read stdin, even when it is a pipe'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l instructions -d 'Tell the summarizer what to focus on' -r
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l keep-recent-tokens -d 'Keep at least N tokens of the newest messages verbatim' -r
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s m -l model -d 'Model that writes the summary (default: the session\'s model)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l last -l continue -d 'Compact the most recently updated session of this workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l all -d 'With --last, consider sessions of every directory'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l dry-run -d 'Show the cut point and token estimates; change nothing'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l cwd -d 'List the sessions of DIR instead of this workspace' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l limit -d 'Show at most N sessions' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l name -d 'Only sessions whose name matches GLOB, e.g. \'ci-*\'' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l all -d 'Include sessions of every directory, not only this workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "list" -d 'List sessions, newest first (the default)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "show" -d 'Print a session\'s transcript'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "fork" -d 'Copy a session (up to an entry) into a new session'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "rename" -d 'Give a session a new unique name'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "rm" -d 'Delete sessions'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "prune" -d 'Delete sessions not updated for a while'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "path" -d 'Print the path of a session\'s file'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "repair" -d 'Fix a corrupt session file, moving unreadable lines to a side file'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l cwd -d 'List the sessions of DIR instead of this workspace' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l limit -d 'Show at most N sessions' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l name -d 'Only sessions whose name matches GLOB, e.g. \'ci-*\'' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l all -d 'Include sessions of every directory, not only this workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l tree -d 'Show every branch of the session tree, not only the current one'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l format -d 'Export format' -r -f -a "markdown\t'A readable transcript'
+json\t'One JSON document with the header and all entries'
+jsonl\t'The session file\'s own lines'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s o -l output -d 'Write to FILE instead of stdout' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l at -d 'Fork at entry ID instead of the current leaf' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l name -d 'Name the new session' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s f -l force -d 'Delete even when a run holds the session\'s lock'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l older-than -d 'Delete sessions not updated for DURATION, e.g. 30d, 12h, 90m' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l cwd -d 'Prune the sessions of DIR instead of this workspace' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l dry-run -d 'List what would be deleted; delete nothing'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l all -d 'Prune sessions of every directory, not only this workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l dry-run -d 'Report what would be fixed; change nothing'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, newest first (the default)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a session\'s transcript'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "fork" -d 'Copy a session (up to an entry) into a new session'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "rename" -d 'Give a session a new unique name'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Delete sessions'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Delete sessions not updated for a while'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the path of a session\'s file'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "repair" -d 'Fix a corrupt session file, moving unreadable lines to a side file'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand status" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l last -l continue -d 'Show the most recently updated session of this workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l all -d 'With --last, consider sessions of every directory'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "list" -d 'List credential profiles (the default)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "add" -d 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "remove" -d 'Delete a credential profile'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "order" -d 'Show or set the order in which a provider\'s profiles are tried'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "status" -d 'Show each profile\'s type, source, last use, cooldown and failure counts'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "reset" -d 'Clear cooldowns and failure counts, of one profile or all'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "test" -d 'Send one minimal request and print the classified outcome'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l name -d 'Profile name (default: derived from the provider)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l type -d 'Kind of credential' -r -f -a "api_key\t'A provider API key'
+token\t'A bearer or OAuth token'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l from-env -d 'Store a reference to environment variable VAR instead of a secret' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l command -d 'Store a command whose stdout is the secret, run when the secret is needed' -r -f -a "(__fish_complete_command)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "list" -d 'List credential profiles (the default)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "add" -d 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "remove" -d 'Delete a credential profile'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "order" -d 'Show or set the order in which a provider\'s profiles are tried'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "status" -d 'Show each profile\'s type, source, last use, cooldown and failure counts'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "reset" -d 'Clear cooldowns and failure counts, of one profile or all'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "test" -d 'Send one minimal request and print the classified outcome'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l out -d 'Directory that receives man/ and completions/ (default: the current directory)' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "run" -d 'Start a new session and run one turn'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "resume" -d 'Continue a session (by id, prefix, name, file or --last) and run one turn'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "compact" -d 'Summarize the older part of a session now to free context'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "sessions" -d 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "status" -d 'Show one session\'s state, or defaults, credentials and backends without one'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "auth" -d 'Manage credential profiles (default: list); secrets are never printed'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "generate-docs" -d 'Regenerate man/ and completions/ from this command-line definition'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'List sessions, newest first (the default)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "show" -d 'Print a session\'s transcript'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "fork" -d 'Copy a session (up to an entry) into a new session'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "rename" -d 'Give a session a new unique name'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "rm" -d 'Delete sessions'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "prune" -d 'Delete sessions not updated for a while'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "path" -d 'Print the path of a session\'s file'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "repair" -d 'Fix a corrupt session file, moving unreadable lines to a side file'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "list" -d 'List credential profiles (the default)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "add" -d 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "remove" -d 'Delete a credential profile'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "order" -d 'Show or set the order in which a provider\'s profiles are tried'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "status" -d 'Show each profile\'s type, source, last use, cooldown and failure counts'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "reset" -d 'Clear cooldowns and failure counts, of one profile or all'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "test" -d 'Send one minimal request and print the classified outcome'

@@ -1,0 +1,752 @@
+//! The command-line surface: clap's own consistency checks, parsing of the flags scripts rely on,
+//! declared conflicts, and freshness of the committed `man/` and `completions/`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
+use pincer::cli::{
+    AuthCommand, Cli, ColorChoice, Command, CredentialType, ExportFormat, OutputFormat,
+    PermissionMode, PromptMode, SandboxMode, SessionsCommand, ThinkingLevel,
+};
+
+const REGENERATE_HINT: &str =
+    "run `cargo run -- generate-docs` to regenerate man/ and completions/";
+
+fn parse(arguments: &[&str]) -> Cli {
+    let mut argv = vec!["pincer"];
+    argv.extend_from_slice(arguments);
+    match Cli::try_parse_args(&argv) {
+        Ok(cli) => cli,
+        Err(error) => panic!("{argv:?} should parse, got:\n{error}"),
+    }
+}
+
+fn parse_error(arguments: &[&str]) -> ErrorKind {
+    let mut argv = vec!["pincer"];
+    argv.extend_from_slice(arguments);
+    match Cli::try_parse_args(&argv) {
+        Ok(cli) => panic!("{argv:?} should be rejected, parsed as {cli:?}"),
+        Err(error) => error.kind(),
+    }
+}
+
+#[test]
+fn clap_definition_passes_debug_assert() {
+    Cli::command().debug_assert();
+}
+
+#[test]
+fn committed_man_pages_and_completions_are_fresh() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rendered = pincer::docs::render_all();
+    let mut stale = Vec::new();
+    for (relative, contents) in &rendered {
+        match std::fs::read(root.join(relative)) {
+            Ok(committed) if committed == *contents => {}
+            Ok(_) => stale.push(format!("{} differs", relative.display())),
+            Err(error) => stale.push(format!("{} unreadable: {error}", relative.display())),
+        }
+    }
+    let expected: BTreeSet<PathBuf> = rendered.iter().map(|(path, _)| path.clone()).collect();
+    for directory in ["man", "completions"] {
+        let Ok(entries) = std::fs::read_dir(root.join(directory)) else {
+            continue;
+        };
+        for entry in entries {
+            let name = entry.unwrap().file_name();
+            let relative = Path::new(directory).join(&name);
+            if !expected.contains(&relative) {
+                stale.push(format!("{} is no longer generated", relative.display()));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "{REGENERATE_HINT}:\n  {}",
+        stale.join("\n  ")
+    );
+}
+
+#[test]
+fn render_all_is_deterministic_and_covers_every_visible_subcommand() {
+    let first = pincer::docs::render_all();
+    assert_eq!(first, pincer::docs::render_all());
+    let paths: BTreeSet<String> = first
+        .iter()
+        .map(|(path, _)| path.to_string_lossy().replace('\\', "/"))
+        .collect();
+    for page in [
+        "man/pincer.1",
+        "man/pincer-run.1",
+        "man/pincer-resume.1",
+        "man/pincer-compact.1",
+        "man/pincer-sessions.1",
+        "man/pincer-sessions-list.1",
+        "man/pincer-sessions-prune.1",
+        "man/pincer-status.1",
+        "man/pincer-auth.1",
+        "man/pincer-auth-add.1",
+        "man/pincer-completions.1",
+        "completions/pincer.bash",
+        "completions/_pincer",
+        "completions/pincer.fish",
+        "completions/pincer.elv",
+        "completions/_pincer.ps1",
+    ] {
+        assert!(paths.contains(page), "{page} missing from {paths:?}");
+    }
+    assert!(
+        !paths
+            .iter()
+            .any(|path| path.contains("generate-docs") || path.contains("help"))
+    );
+}
+
+#[test]
+fn generate_docs_is_hidden_from_help() {
+    let help = Cli::command().render_help().to_string();
+    assert!(!help.contains("generate-docs"), "{help}");
+    assert!(help.contains("completions"), "{help}");
+    let parsed = parse(&["generate-docs", "--out", "/tmp/docs"]);
+    let Command::GenerateDocs(arguments) = parsed.command else {
+        panic!("expected generate-docs, got {parsed:?}");
+    };
+    assert_eq!(arguments.out, Some(PathBuf::from("/tmp/docs")));
+}
+
+#[test]
+fn help_shows_pipe_cron_and_ci_examples() {
+    let mut command = Cli::command();
+    let root_help = command.render_help().to_string();
+    for example in [
+        "git diff | pincer run \"write the commit message\"",
+        "pincer resume --create nightly --heartbeat",
+        "pincer run --json --sandbox workspace-write \"fix the failing test\"",
+    ] {
+        assert!(
+            root_help.contains(example),
+            "missing {example:?} in:\n{root_help}"
+        );
+    }
+    for name in ["run", "resume", "compact", "sessions", "status", "auth"] {
+        let subcommand = command.find_subcommand_mut(name).unwrap();
+        let help = subcommand.render_help().to_string();
+        assert!(
+            help.contains("Examples:"),
+            "`pincer {name} --help` has no examples:\n{help}"
+        );
+    }
+}
+
+#[test]
+fn global_flags_parse_before_and_after_the_subcommand() {
+    let before = parse(&[
+        "-C",
+        "/work",
+        "--home",
+        "/h",
+        "-c",
+        "model=\"a/b\"",
+        "--json",
+        "-q",
+        "--color",
+        "never",
+        "--wait",
+        "2.5",
+        "status",
+    ]);
+    let after = parse(&[
+        "status",
+        "-C",
+        "/work",
+        "--home",
+        "/h",
+        "-c",
+        "model=\"a/b\"",
+        "--json",
+        "-q",
+        "--color",
+        "never",
+        "--wait",
+        "2.5",
+    ]);
+    for cli in [before, after] {
+        assert_eq!(cli.global.cd, Some(PathBuf::from("/work")));
+        assert_eq!(cli.global.home, Some(PathBuf::from("/h")));
+        assert_eq!(cli.global.config, vec!["model=\"a/b\"".to_owned()]);
+        assert!(cli.global.json && cli.global.quiet);
+        assert_eq!(cli.global.color, ColorChoice::Never);
+        assert_eq!(cli.global.wait, Some(2.5));
+        assert_eq!(cli.global.effective_output_format(), OutputFormat::Json);
+        assert!(matches!(cli.command, Command::Status(_)));
+    }
+}
+
+#[test]
+fn global_defaults_are_text_auto_color_and_no_wait() {
+    let cli = parse(&["run", "hi"]);
+    assert_eq!(cli.global.effective_output_format(), OutputFormat::Text);
+    assert_eq!(cli.global.color, ColorChoice::Auto);
+    assert_eq!(cli.global.verbose, 0);
+    assert_eq!(cli.global.wait, None);
+    assert!(cli.global.config.is_empty());
+}
+
+#[test]
+fn output_format_and_verbosity_count_parse() {
+    let cli = parse(&["-v", "run", "--output-format", "stream-json", "-vv", "hi"]);
+    assert_eq!(cli.global.output_format, Some(OutputFormat::StreamJson));
+    assert_eq!(
+        cli.global.effective_output_format(),
+        OutputFormat::StreamJson
+    );
+    assert_eq!(cli.global.verbose, 3);
+}
+
+#[test]
+fn config_overrides_are_repeatable_and_need_key_equals_value() {
+    let cli = parse(&["-c", "a=1", "--config=b=2", "run", "p", "-c", "c=3"]);
+    assert_eq!(cli.global.config, ["a=1", "b=2", "c=3"]);
+    let cli = parse(&[
+        "-c", "a=1", "sessions", "-c", "b=2", "list", "-c", "c=3", "--all",
+    ]);
+    assert_eq!(cli.global.config, ["a=1", "b=2", "c=3"]);
+    let cli = parse(&["-c", "a=1", "sessions", "--all", "-c", "b=2"]);
+    assert_eq!(cli.global.config, ["a=1", "b=2"]);
+    assert_eq!(
+        parse_error(&["-c", "model", "run", "p"]),
+        ErrorKind::ValueValidation
+    );
+}
+
+#[test]
+fn run_parses_every_turn_flag_into_its_field() {
+    let cli = parse(&[
+        "run",
+        "--session-id",
+        "0198c0de-0000-7000-8000-000000000000",
+        "--name",
+        "nightly",
+        "-m",
+        "anthropic/claude-sonnet-4-5",
+        "--fallback-model",
+        "openai/gpt-5,google/gemini-2.5-pro",
+        "--fallback-model",
+        "ollama/qwen3",
+        "--effort",
+        "xhigh",
+        "--system-prompt",
+        "be terse",
+        "--append-system-prompt",
+        "one",
+        "--append-system-prompt",
+        "two",
+        "--append-system-prompt-file",
+        "extra.md",
+        "--prompt-mode",
+        "minimal",
+        "--no-context-files",
+        "--tools",
+        "",
+        "--allowed-tools",
+        "exec(git *)",
+        "--allowed-tools",
+        "group:fs",
+        "--disallowed-tools",
+        "write",
+        "--permission-mode",
+        "acceptEdits",
+        "--max-turns",
+        "8",
+        "--max-budget-usd",
+        "0.25",
+        "--timeout",
+        "600",
+        "--idle-timeout",
+        "30",
+        "-i",
+        "a.png",
+        "--image",
+        "b.png",
+        "--ephemeral",
+        "--include-partial-messages",
+        "-o",
+        "last.txt",
+        "--events-file",
+        "events.jsonl",
+        "--heartbeat",
+        "--json-schema",
+        "@schema.json",
+        "--dry-run",
+        "--auth-profile",
+        "anthropic:work",
+        "--stdin-timeout",
+        "0",
+        "--lossy-stdin",
+        "write the commit message",
+    ]);
+    let Command::Run(run) = cli.command else {
+        panic!("expected run, got {cli:?}")
+    };
+    assert_eq!(run.prompt.as_deref(), Some("write the commit message"));
+    assert_eq!(
+        run.session_id.as_deref(),
+        Some("0198c0de-0000-7000-8000-000000000000")
+    );
+    assert_eq!(run.name.as_deref(), Some("nightly"));
+    let turn = run.turn;
+    assert_eq!(turn.model.as_deref(), Some("anthropic/claude-sonnet-4-5"));
+    assert_eq!(
+        turn.fallback_model,
+        ["openai/gpt-5", "google/gemini-2.5-pro", "ollama/qwen3"]
+    );
+    assert_eq!(turn.thinking, Some(ThinkingLevel::Xhigh));
+    assert_eq!(turn.system_prompt.as_deref(), Some("be terse"));
+    assert_eq!(turn.append_system_prompt, ["one", "two"]);
+    assert_eq!(turn.append_system_prompt_file, [PathBuf::from("extra.md")]);
+    assert_eq!(turn.prompt_mode, Some(PromptMode::Minimal));
+    assert!(turn.no_context_files);
+    assert_eq!(turn.tools.as_deref(), Some(""));
+    assert_eq!(turn.allowed_tools, ["exec(git *)", "group:fs"]);
+    assert_eq!(turn.disallowed_tools, ["write"]);
+    assert_eq!(turn.permission_mode, Some(PermissionMode::AcceptEdits));
+    assert_eq!(turn.max_turns, Some(8));
+    assert_eq!(turn.max_budget_usd, Some(0.25));
+    assert_eq!(turn.timeout, Some(600.0));
+    assert_eq!(turn.idle_timeout, Some(30.0));
+    assert_eq!(turn.image, [PathBuf::from("a.png"), PathBuf::from("b.png")]);
+    assert!(turn.no_session_persistence);
+    assert!(turn.include_partial_messages);
+    assert_eq!(turn.output_last_message, Some(PathBuf::from("last.txt")));
+    assert_eq!(turn.events_file, Some(PathBuf::from("events.jsonl")));
+    assert!(turn.heartbeat && turn.dry_run && turn.lossy_stdin && !turn.no_stdin);
+    assert_eq!(turn.json_schema.as_deref(), Some("@schema.json"));
+    assert_eq!(turn.auth_profile.as_deref(), Some("anthropic:work"));
+    assert_eq!(turn.stdin_timeout, Some(0.0));
+}
+
+#[test]
+fn thinking_and_ephemeral_accept_their_long_names_too() {
+    let cli = parse(&["run", "--thinking", "off", "--no-session-persistence", "hi"]);
+    let Command::Run(run) = cli.command else {
+        panic!("expected run")
+    };
+    assert_eq!(run.turn.thinking, Some(ThinkingLevel::Off));
+    assert!(run.turn.no_session_persistence);
+}
+
+#[test]
+fn run_prompt_may_be_absent_or_a_dash() {
+    let Command::Run(run) = parse(&["run"]).command else {
+        panic!("expected run")
+    };
+    assert_eq!(run.prompt, None);
+    let Command::Run(run) = parse(&["run", "-"]).command else {
+        panic!("expected run")
+    };
+    assert_eq!(run.prompt.as_deref(), Some("-"));
+}
+
+#[test]
+fn sandbox_and_permission_values_use_the_spec_spelling() {
+    let Command::Run(run) = parse(&["run", "--sandbox", "danger-full-access", "p"]).command else {
+        panic!("expected run")
+    };
+    assert_eq!(run.turn.sandbox, Some(SandboxMode::DangerFullAccess));
+    for (value, mode) in [
+        ("plan", PermissionMode::Plan),
+        ("acceptEdits", PermissionMode::AcceptEdits),
+        ("bypassPermissions", PermissionMode::BypassPermissions),
+        ("dontAsk", PermissionMode::DontAsk),
+        ("default", PermissionMode::Default),
+    ] {
+        let Command::Run(run) = parse(&["run", "--permission-mode", value, "p"]).command else {
+            panic!("expected run")
+        };
+        assert_eq!(run.turn.permission_mode, Some(mode));
+    }
+    assert_eq!(
+        parse_error(&["run", "--sandbox", "full", "p"]),
+        ErrorKind::InvalidValue
+    );
+    assert_eq!(
+        parse_error(&["run", "--timeout=-1", "p"]),
+        ErrorKind::ValueValidation
+    );
+    assert_eq!(
+        parse_error(&["run", "--idle-timeout", "soon", "p"]),
+        ErrorKind::ValueValidation
+    );
+    assert_eq!(
+        parse_error(&["run", "--max-turns", "0", "p"]),
+        ErrorKind::ValueValidation
+    );
+}
+
+#[test]
+fn resume_accepts_every_run_flag() {
+    let cli = parse(&[
+        "resume",
+        "nightly",
+        "continue",
+        "--append-system-prompt",
+        "again",
+        "--sandbox",
+        "read-only",
+        "--output-schema",
+        "schema.json",
+        "--no-stdin",
+        "--fork",
+        "--name",
+        "nightly-2",
+    ]);
+    let Command::Resume(resume) = cli.command else {
+        panic!("expected resume")
+    };
+    assert_eq!(
+        resume.session_and_prompt(),
+        (Some("nightly"), Some("continue"))
+    );
+    assert_eq!(resume.turn.append_system_prompt, ["again"]);
+    assert_eq!(resume.turn.sandbox, Some(SandboxMode::ReadOnly));
+    assert_eq!(
+        resume.turn.output_schema,
+        Some(PathBuf::from("schema.json"))
+    );
+    assert!(resume.turn.no_stdin && resume.fork && !resume.last && !resume.create);
+    assert_eq!(resume.name.as_deref(), Some("nightly-2"));
+}
+
+#[test]
+fn resume_last_takes_the_only_positional_as_the_prompt() {
+    for flag in ["--last", "--continue"] {
+        let cli = parse(&["resume", flag, "--all", "now add tests"]);
+        let Command::Resume(resume) = cli.command else {
+            panic!("expected resume")
+        };
+        assert!(resume.last && resume.all);
+        assert_eq!(resume.session_and_prompt(), (None, Some("now add tests")));
+    }
+    let Command::Resume(resume) = parse(&["resume", "--last"]).command else {
+        panic!()
+    };
+    assert_eq!(resume.session_and_prompt(), (None, None));
+}
+
+#[test]
+fn resume_short_c_is_the_global_config_not_continue() {
+    // `-c` is `--config` everywhere (codex convention), so claude's `-c` continue is long-only.
+    assert_eq!(
+        parse_error(&["resume", "-c", "now"]),
+        ErrorKind::ValueValidation
+    );
+    let cli = parse(&["resume", "-c", "model=\"x/y\"", "nightly", "go"]);
+    assert_eq!(cli.global.config, ["model=\"x/y\""]);
+}
+
+#[test]
+fn resume_create_is_the_cron_idiom() {
+    let cli = parse(&["resume", "--create", "nightly", "--heartbeat"]);
+    let Command::Resume(resume) = cli.command else {
+        panic!("expected resume")
+    };
+    assert!(resume.create && resume.turn.heartbeat);
+    assert_eq!(resume.session_and_prompt(), (Some("nightly"), None));
+    assert_eq!(
+        parse_error(&["resume", "--create"]),
+        ErrorKind::MissingRequiredArgument
+    );
+    assert_eq!(parse_error(&["resume"]), ErrorKind::MissingRequiredArgument);
+}
+
+#[test]
+fn declared_conflicts_are_rejected_by_clap() {
+    let conflicting: &[&[&str]] = &[
+        &[
+            "run",
+            "--system-prompt",
+            "a",
+            "--system-prompt-file",
+            "b",
+            "p",
+        ],
+        &["--json", "--output-format", "text", "run", "p"],
+        &["run", "p", "--output-format", "json", "--json"],
+        &["-q", "-v", "run", "p"],
+        &["-q", "run", "-v", "p"],
+        &["run", "-v", "p", "--quiet"],
+        &["--json", "sessions", "list", "--output-format", "text"],
+        &["run", "--no-stdin", "--stdin-timeout", "1", "p"],
+        &["run", "--no-stdin", "--lossy-stdin", "p"],
+        &[
+            "run",
+            "--dangerously-skip-permissions",
+            "--sandbox",
+            "read-only",
+            "p",
+        ],
+        &[
+            "run",
+            "--sandbox",
+            "read-only",
+            "--permission-mode",
+            "plan",
+            "p",
+        ],
+        &[
+            "run",
+            "--json-schema",
+            "{}",
+            "--output-schema",
+            "s.json",
+            "p",
+        ],
+        &["resume", "--last", "nightly", "prompt"],
+        &["resume", "--create", "--last", "nightly"],
+        &["resume", "--create", "--fork", "nightly"],
+        &["compact", "--last", "nightly"],
+        &["status", "--last", "nightly"],
+        &["sessions", "list", "--all", "--cwd", "/x"],
+        &["sessions", "--all", "show", "nightly"],
+        &["sessions", "--limit", "3", "list"],
+        &[
+            "sessions",
+            "prune",
+            "--older-than",
+            "7d",
+            "--all",
+            "--cwd",
+            "/x",
+        ],
+        &[
+            "auth",
+            "add",
+            "openai",
+            "--from-env",
+            "OPENAI_API_KEY",
+            "--command",
+            "pass openai",
+        ],
+    ];
+    for arguments in conflicting {
+        assert_eq!(
+            parse_error(arguments),
+            ErrorKind::ArgumentConflict,
+            "{arguments:?}"
+        );
+    }
+}
+
+#[test]
+fn compact_needs_a_session_or_last() {
+    assert_eq!(
+        parse_error(&["compact"]),
+        ErrorKind::MissingRequiredArgument
+    );
+    let cli = parse(&[
+        "compact",
+        "--continue",
+        "--instructions",
+        "keep decisions",
+        "--keep-recent-tokens",
+        "8000",
+        "-m",
+        "haiku",
+        "--dry-run",
+    ]);
+    let Command::Compact(compact) = cli.command else {
+        panic!("expected compact")
+    };
+    assert!(compact.last && compact.dry_run && compact.session.is_none());
+    assert_eq!(compact.instructions.as_deref(), Some("keep decisions"));
+    assert_eq!(compact.keep_recent_tokens, Some(8000));
+    assert_eq!(compact.model.as_deref(), Some("haiku"));
+}
+
+#[test]
+fn sessions_without_a_subcommand_lists() {
+    let cli = parse(&[
+        "sessions", "--all", "--limit", "5", "--name", "ci-*", "--json",
+    ]);
+    let Command::Sessions(sessions) = cli.command else {
+        panic!("expected sessions")
+    };
+    assert!(sessions.command.is_none());
+    assert!(sessions.list.all);
+    assert_eq!(sessions.list.limit, Some(5));
+    assert_eq!(sessions.list.name.as_deref(), Some("ci-*"));
+    assert!(cli.global.json);
+
+    let cli = parse(&["sessions", "--json", "list", "--cwd", "/repo"]);
+    assert!(cli.global.json);
+    let Command::Sessions(sessions) = cli.command else {
+        panic!("expected sessions")
+    };
+    let Some(SessionsCommand::List(list)) = sessions.command else {
+        panic!("expected list")
+    };
+    assert_eq!(list.cwd, Some(PathBuf::from("/repo")));
+}
+
+#[test]
+fn sessions_subcommands_parse_their_arguments() {
+    let sessions = |arguments: &[&str]| {
+        let mut argv = vec!["sessions"];
+        argv.extend_from_slice(arguments);
+        match parse(&argv).command {
+            Command::Sessions(sessions) => sessions.command.unwrap(),
+            other => panic!("expected sessions, got {other:?}"),
+        }
+    };
+    let SessionsCommand::Show(show) = sessions(&["show", "nightly", "--tree"]) else {
+        panic!()
+    };
+    assert!(show.tree && show.session == "nightly");
+    let SessionsCommand::Export(export) =
+        sessions(&["export", "n", "--format", "jsonl", "-o", "f"])
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (export.format, export.output),
+        (ExportFormat::Jsonl, Some(PathBuf::from("f")))
+    );
+    let SessionsCommand::Export(export) = sessions(&["export", "n"]) else {
+        panic!()
+    };
+    assert_eq!(export.format, ExportFormat::Markdown);
+    let SessionsCommand::Fork(fork) = sessions(&["fork", "n", "--at", "a1b2c3d4", "--name", "m"])
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (fork.at.as_deref(), fork.name.as_deref()),
+        (Some("a1b2c3d4"), Some("m"))
+    );
+    let SessionsCommand::Rename(rename) = sessions(&["rename", "old", "new"]) else {
+        panic!()
+    };
+    assert_eq!(
+        (rename.session.as_str(), rename.name.as_str()),
+        ("old", "new")
+    );
+    let SessionsCommand::Rm(rm) = sessions(&["rm", "a", "b", "--force"]) else {
+        panic!()
+    };
+    assert_eq!(rm.sessions, ["a", "b"]);
+    assert!(rm.force);
+    let SessionsCommand::Prune(prune) = sessions(&["prune", "--older-than", "30d", "--dry-run"])
+    else {
+        panic!()
+    };
+    assert_eq!(prune.older_than, "30d");
+    assert!(prune.dry_run && !prune.all);
+    let SessionsCommand::Path(path) = sessions(&["path", "n"]) else {
+        panic!()
+    };
+    assert_eq!(path.session, "n");
+    let SessionsCommand::Repair(repair) = sessions(&["repair", "n", "--dry-run"]) else {
+        panic!()
+    };
+    assert!(repair.dry_run);
+    assert_eq!(
+        parse_error(&["sessions", "rm"]),
+        ErrorKind::MissingRequiredArgument
+    );
+    assert_eq!(
+        parse_error(&["sessions", "prune"]),
+        ErrorKind::MissingRequiredArgument
+    );
+}
+
+#[test]
+fn auth_without_a_subcommand_lists_and_add_never_takes_a_secret_argument() {
+    let Command::Auth(auth) = parse(&["auth", "--json"]).command else {
+        panic!("expected auth")
+    };
+    assert!(auth.command.is_none());
+
+    let cli = parse(&[
+        "auth",
+        "add",
+        "anthropic",
+        "--name",
+        "work",
+        "--type",
+        "token",
+    ]);
+    let Command::Auth(auth) = cli.command else {
+        panic!("expected auth")
+    };
+    let Some(AuthCommand::Add(add)) = auth.command else {
+        panic!("expected add")
+    };
+    assert_eq!(add.provider, "anthropic");
+    assert_eq!(add.name.as_deref(), Some("work"));
+    assert_eq!(add.type_, CredentialType::Token);
+    assert_eq!((add.from_env, add.command), (None, None));
+
+    let Command::Auth(auth) = parse(&["auth", "add", "openai"]).command else {
+        panic!()
+    };
+    let Some(AuthCommand::Add(add)) = auth.command else {
+        panic!("expected add")
+    };
+    assert_eq!(add.type_, CredentialType::ApiKey);
+    assert_eq!(
+        parse_error(&["auth", "add", "openai", "sk-secret"]),
+        ErrorKind::UnknownArgument
+    );
+
+    let Command::Auth(auth) = parse(&["auth", "order", "anthropic", "work", "home"]).command else {
+        panic!()
+    };
+    let Some(AuthCommand::Order(order)) = auth.command else {
+        panic!("expected order")
+    };
+    assert_eq!(order.provider, "anthropic");
+    assert_eq!(order.ids, ["work", "home"]);
+}
+
+#[test]
+fn completions_takes_a_shell() {
+    let Command::Completions(completions) = parse(&["completions", "zsh"]).command else {
+        panic!("expected completions")
+    };
+    assert_eq!(completions.shell, clap_complete::Shell::Zsh);
+    assert_eq!(
+        parse_error(&["completions", "tcsh"]),
+        ErrorKind::InvalidValue
+    );
+}
+
+#[test]
+fn clap_alone_keeps_only_the_deepest_levels_globals_which_try_parse_args_repairs() {
+    // Guards the workaround for clap-rs/clap#1204: if clap starts merging levels itself, the
+    // level-by-level reparse in `Cli::try_parse_args` can go.
+    let argv = ["pincer", "-c", "a=1", "-v", "run", "-c", "b=2", "-v", "p"];
+    let clap_alone = Cli::try_parse_from(argv).unwrap();
+    assert_eq!(
+        (
+            clap_alone.global.config.as_slice(),
+            clap_alone.global.verbose
+        ),
+        (&["b=2".to_owned()][..], 1)
+    );
+    let repaired = Cli::try_parse_args(argv).unwrap();
+    assert_eq!(repaired.global.config, ["a=1", "b=2"]);
+    assert_eq!(repaired.global.verbose, 2);
+}
+
+#[test]
+fn help_and_version_are_clap_display_errors() {
+    assert_eq!(parse_error(&["--help"]), ErrorKind::DisplayHelp);
+    assert_eq!(parse_error(&["run", "--help"]), ErrorKind::DisplayHelp);
+    assert_eq!(parse_error(&["--version"]), ErrorKind::DisplayVersion);
+    assert_eq!(
+        parse_error(&[]),
+        ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    );
+}
