@@ -568,102 +568,9 @@ pub fn parse_line(line: &str) -> Result<Line, RecordError> {
 /// Parses one line into raw JSON, for [`super::migrate::migrate`] and other untyped work. Floats
 /// are exact, so writing the value back with [`to_line`] reproduces the line.
 pub fn parse_value(line: &str) -> Result<Value, RecordError> {
-    let mut value: Value = serde_json::from_str(line).map_err(RecordError::Syntax)?;
-    exact_floats(line, &mut value);
-    Ok(value)
-}
-
-/// serde_json, unless built with its `float_roundtrip` feature, may read a 17-digit float a few
-/// units in the last place off (`0.014499000000000001` came back as `0.014499`), which would
-/// change pi's costs on every rewrite. This re-reads each float from its literal with the exact
-/// std parser. Literals and numbers are matched in document order; the pass changes nothing
-/// unless the counts agree, and only moves a float by a few ulps, so a file with duplicate keys
-/// (where the orders could disagree) cannot get an unrelated number. With `float_roundtrip`
-/// enabled in Cargo.toml this is a no-op and can go.
-fn exact_floats(text: &str, value: &mut Value) {
-    let literals = number_literals(text);
-    if literals.len() != count_numbers(value) {
-        return;
-    }
-    let mut literals = literals.into_iter();
-    restore_floats(value, &mut literals);
-}
-
-/// The number literals of a JSON text, in order (everything outside strings that starts like a
-/// number; the text is already known to be valid JSON).
-fn number_literals(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
-    let mut literals = Vec::new();
-    let mut index = 0;
-    while index < bytes.len() {
-        match bytes[index] {
-            b'"' => {
-                index += 1;
-                while index < bytes.len() {
-                    match bytes[index] {
-                        b'\\' => index += 2,
-                        b'"' => {
-                            index += 1;
-                            break;
-                        }
-                        _ => index += 1,
-                    }
-                }
-            }
-            b'-' | b'0'..=b'9' => {
-                let start = index;
-                while index < bytes.len()
-                    && matches!(bytes[index], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
-                {
-                    index += 1;
-                }
-                literals.push(&text[start..index]);
-            }
-            _ => index += 1,
-        }
-    }
-    literals
-}
-
-fn count_numbers(value: &Value) -> usize {
-    match value {
-        Value::Number(_) => 1,
-        Value::Array(items) => items.iter().map(count_numbers).sum(),
-        Value::Object(map) => map.values().map(count_numbers).sum(),
-        _ => 0,
-    }
-}
-
-/// How far serde_json's fast float parser was seen to land from the exact double (2 ulps on
-/// random JavaScript output), with a wide margin.
-const MAX_PARSE_ERROR_ULPS: u64 = 64;
-
-fn restore_floats<'a>(value: &mut Value, literals: &mut impl Iterator<Item = &'a str>) {
-    match value {
-        Value::Number(number) => {
-            let Some(literal) = literals.next() else {
-                return;
-            };
-            let Some(approximate) = number.as_f64().filter(|_| number.is_f64()) else {
-                return;
-            };
-            if let Ok(exact) = literal.parse::<f64>()
-                && exact != approximate
-                && exact.is_sign_positive() == approximate.is_sign_positive()
-                && exact.to_bits().abs_diff(approximate.to_bits()) <= MAX_PARSE_ERROR_ULPS
-                && let Some(exact) = serde_json::Number::from_f64(exact)
-            {
-                *number = exact;
-            }
-        }
-        Value::Array(items) => items
-            .iter_mut()
-            .for_each(|item| restore_floats(item, literals)),
-        Value::Object(map) => map
-            .values_mut()
-            .for_each(|item| restore_floats(item, literals)),
-        _ => {}
-    }
+    // serde_json's `float_roundtrip` feature (on in Cargo.toml) reads every float exactly, so
+    // pi's 17-digit costs such as `0.014499000000000001` survive a rewrite unchanged.
+    serde_json::from_str(line).map_err(RecordError::Syntax)
 }
 
 /// Serializes a record as one complete line: JSON, then `'\n'`. Numbers are written as
@@ -1496,15 +1403,6 @@ mod tests {
         assert_eq!(value["total"].as_f64(), Some(0.014_499_000_000_000_001));
         assert_eq!(value["list"][0].as_f64(), Some(0.1 + 0.2));
         assert_eq!(to_line(&value).unwrap(), format!("{line}\n"));
-        assert_eq!(
-            number_literals(line),
-            [
-                "0.014499000000000001",
-                "0.30000000000000004",
-                "-2.5e-7",
-                "7"
-            ]
-        );
     }
 
     #[test]
