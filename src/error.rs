@@ -1,1 +1,158 @@
-//! placeholder
+//! Error classes and the exit codes of SPEC §3.5, mapped in one place.
+//!
+//! Modules below `commands/` return typed errors; `commands/` wraps them in [`CliError`], which
+//! carries the exit code, a one-line message and an optional hint. `main` prints it once.
+
+use std::fmt;
+use std::process::ExitCode;
+
+/// The documented exit codes (SPEC §3.5). Scripts rely on these numbers: never renumber.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// 0: success.
+    Success,
+    /// 1: the run failed (model or tool error).
+    RunFailed,
+    /// 2: usage, input or config error.
+    Usage,
+    /// 3: no usable credentials, or all rejected.
+    Auth,
+    /// 4: provider unavailable after retries.
+    Unavailable,
+    /// 5: `--max-turns` or `--max-budget-usd` stopped the run.
+    Guardrail,
+    /// 6: context overflow that compaction could not resolve.
+    ContextOverflow,
+    /// 75: another run holds the session's lock (`EX_TEMPFAIL`).
+    Busy,
+    /// 124: `--timeout` reached.
+    Timeout,
+    /// 130: interrupted by SIGINT.
+    Interrupted,
+    /// 143: terminated by SIGTERM.
+    Terminated,
+}
+
+impl Exit {
+    /// The numeric process exit code.
+    pub fn code(self) -> u8 {
+        match self {
+            Exit::Success => 0,
+            Exit::RunFailed => 1,
+            Exit::Usage => 2,
+            Exit::Auth => 3,
+            Exit::Unavailable => 4,
+            Exit::Guardrail => 5,
+            Exit::ContextOverflow => 6,
+            Exit::Busy => 75,
+            Exit::Timeout => 124,
+            Exit::Interrupted => 130,
+            Exit::Terminated => 143,
+        }
+    }
+
+    /// The `error.kind` string used in JSON results for this class.
+    pub fn kind(self) -> &'static str {
+        match self {
+            Exit::Success => "none",
+            Exit::RunFailed => "run_failed",
+            Exit::Usage => "usage",
+            Exit::Auth => "auth",
+            Exit::Unavailable => "unavailable",
+            Exit::Guardrail => "guardrail",
+            Exit::ContextOverflow => "context_overflow",
+            Exit::Busy => "session_busy",
+            Exit::Timeout => "timeout",
+            Exit::Interrupted => "interrupted",
+            Exit::Terminated => "terminated",
+        }
+    }
+}
+
+impl From<Exit> for ExitCode {
+    fn from(exit: Exit) -> ExitCode {
+        ExitCode::from(exit.code())
+    }
+}
+
+/// An error on its way to the user: what happened, what to do, and the exit code.
+#[derive(Debug, Clone)]
+pub struct CliError {
+    /// The exit class.
+    pub exit: Exit,
+    /// One line, without the `error: ` prefix.
+    pub message: String,
+    /// What the user can do about it, without the `hint: ` prefix.
+    pub hint: Option<String>,
+}
+
+impl CliError {
+    /// A new error of class `exit`.
+    pub fn new(exit: Exit, message: impl Into<String>) -> CliError {
+        CliError {
+            exit,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    /// A usage/input/config error (exit 2).
+    pub fn usage(message: impl Into<String>) -> CliError {
+        CliError::new(Exit::Usage, message)
+    }
+
+    /// Attach a hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> CliError {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// A flag or command whose behaviour belongs to a later piece of work: exit 2, never ignored.
+    pub fn not_available(what: &str) -> CliError {
+        CliError::usage(format!("{what} is not available yet"))
+            .with_hint("this build of pincer does not implement it; nothing was changed")
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+/// Result alias for command code.
+pub type CliResult<T> = Result<T, CliError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_match_the_spec_table() {
+        let table = [
+            (Exit::Success, 0),
+            (Exit::RunFailed, 1),
+            (Exit::Usage, 2),
+            (Exit::Auth, 3),
+            (Exit::Unavailable, 4),
+            (Exit::Guardrail, 5),
+            (Exit::ContextOverflow, 6),
+            (Exit::Busy, 75),
+            (Exit::Timeout, 124),
+            (Exit::Interrupted, 130),
+            (Exit::Terminated, 143),
+        ];
+        for (exit, code) in table {
+            assert_eq!(exit.code(), code, "{exit:?}");
+        }
+    }
+
+    #[test]
+    fn not_available_is_a_usage_error_that_says_so() {
+        let error = CliError::not_available("--fork");
+        assert_eq!(error.exit, Exit::Usage);
+        assert_eq!(error.to_string(), "--fork is not available yet");
+    }
+}

@@ -1,1 +1,197 @@
-//! placeholder
+//! Everything that reaches stdout or stderr goes through this module.
+//!
+//! - [`Stdout`] carries data only, and treats a closed pipe as a quiet end rather than an error
+//!   (`pincer sessions list | head -1` must not print a panic or fail).
+//! - [`Diagnostics`] writes `error:`, `warning:`, `hint:` and progress lines to stderr, styled only
+//!   when stderr is a terminal (or `--color always`) and `NO_COLOR` is unset.
+//! - [`events`] holds the event interface and the text, json and stream-json sinks of a turn.
+//!
+//! This is the only module allowed to print (see the crate-level lints).
+#![expect(
+    clippy::print_stderr,
+    reason = "output/ is the one place allowed to write to the terminal"
+)]
+
+pub mod events;
+pub mod progress;
+pub mod result;
+
+use std::io::{self, IsTerminal, Write};
+
+use crate::error::CliError;
+
+/// How stdout is formatted (SPEC §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Human text.
+    Text,
+    /// One JSON object at the end.
+    Json,
+    /// JSON lines as events happen.
+    StreamJson,
+}
+
+impl Format {
+    /// Whether stdout carries JSON.
+    pub fn is_json(self) -> bool {
+        !matches!(self, Format::Text)
+    }
+}
+
+/// Whether stderr is styled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColorMode {
+    /// Style when stderr is a terminal and `NO_COLOR` is unset.
+    Auto,
+    /// Always style.
+    Always,
+    /// Never style.
+    Never,
+}
+
+/// stdout as a data channel: buffered per call, flushed per call, quiet on a broken pipe.
+#[derive(Debug, Default)]
+pub struct Stdout {
+    broken: bool,
+}
+
+impl Stdout {
+    /// A new handle.
+    pub fn new() -> Stdout {
+        Stdout::default()
+    }
+
+    /// Write `text` and flush. A closed pipe marks the handle broken and is not an error;
+    /// any other write error is returned.
+    pub fn write(&mut self, text: &str) -> io::Result<()> {
+        if self.broken {
+            return Ok(());
+        }
+        let mut handle = io::stdout().lock();
+        let outcome = handle
+            .write_all(text.as_bytes())
+            .and_then(|()| handle.flush());
+        match outcome {
+            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => {
+                self.broken = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+
+    /// Write `text` followed by a newline.
+    pub fn line(&mut self, text: &str) -> io::Result<()> {
+        let mut owned = String::with_capacity(text.len() + 1);
+        owned.push_str(text);
+        owned.push('\n');
+        self.write(&owned)
+    }
+
+    /// Write a value as one line of JSON.
+    pub fn json_line<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
+        let text = serde_json::to_string(value).map_err(io::Error::other)?;
+        self.line(&text)
+    }
+
+    /// Write a value as pretty JSON (for `--json` output of maintenance commands).
+    pub fn json_pretty<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
+        let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+        self.line(&text)
+    }
+
+    /// Whether the reader went away.
+    pub fn is_broken(&self) -> bool {
+        self.broken
+    }
+}
+
+/// stderr for people: errors, warnings, hints and, with `-v`, details.
+#[derive(Debug, Clone)]
+pub struct Diagnostics {
+    color: bool,
+    quiet: bool,
+    verbose: u8,
+    terminal: bool,
+}
+
+impl Diagnostics {
+    /// Decide styling from the mode, `NO_COLOR` (passed in) and whether stderr is a terminal.
+    pub fn new(mode: ColorMode, no_color_env: bool, quiet: bool, verbose: u8) -> Diagnostics {
+        let terminal = io::stderr().is_terminal();
+        let color = match mode {
+            ColorMode::Always => true,
+            ColorMode::Never => false,
+            ColorMode::Auto => terminal && !no_color_env,
+        };
+        Diagnostics {
+            color,
+            quiet,
+            verbose,
+            terminal,
+        }
+    }
+
+    /// Plain diagnostics for tests and early failures: no color, not quiet.
+    pub fn plain() -> Diagnostics {
+        Diagnostics {
+            color: false,
+            quiet: false,
+            verbose: 0,
+            terminal: false,
+        }
+    }
+
+    /// Whether stderr is a terminal (progress and the session line show only there).
+    pub fn is_terminal(&self) -> bool {
+        self.terminal
+    }
+
+    /// Whether `-q` is on.
+    pub fn is_quiet(&self) -> bool {
+        self.quiet
+    }
+
+    /// The `-v` count.
+    pub fn verbosity(&self) -> u8 {
+        self.verbose
+    }
+
+    fn styled(&self, label: &str, ansi: &str) -> String {
+        if self.color {
+            format!("\x1b[{ansi}m{label}:\x1b[0m")
+        } else {
+            format!("{label}:")
+        }
+    }
+
+    /// `error: …` and `hint: …`. Always shown, even with `-q`.
+    pub fn error(&self, error: &CliError) {
+        let mut text = format!("{} {}\n", self.styled("error", "1;31"), error.message);
+        if let Some(hint) = &error.hint {
+            text.push_str(&format!("{} {hint}\n", self.styled("hint", "1;36")));
+        }
+        let _ = io::stderr().write_all(text.as_bytes());
+    }
+
+    /// `warning: …`, hidden by `-q`.
+    pub fn warn(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("{} {message}", self.styled("warning", "1;33"));
+        }
+    }
+
+    /// An informational line, hidden by `-q`.
+    pub fn info(&self, message: &str) {
+        if !self.quiet {
+            eprintln!("{message}");
+        }
+    }
+
+    /// A detail shown only with `-v`.
+    pub fn detail(&self, message: &str) {
+        if self.verbose > 0 && !self.quiet {
+            eprintln!("{message}");
+        }
+    }
+}
