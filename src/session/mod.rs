@@ -1,9 +1,11 @@
-//! Session files in pi's JSONL format (version 3), shared with pi and OpenClaw (SPEC §5).
+//! Sessions on disk in pi's JSONL format (version 3): record types, migration of older versions,
+//! context rebuild, the writer and tolerant reader, summaries and the index.
 //!
-//! `record` holds the serde types of every line and the line codec, `migrate` brings v1 and v2
-//! files up to v3 on the raw JSON before typing, and `context` rebuilds what the model sees from
-//! the root→leaf path. All three are pure: reading, locking and appending files happen elsewhere.
+//! Only `store` writes session files; only `index` writes `index.json`.
 
 pub mod context;
+pub mod index;
 pub mod migrate;
 pub mod record;
+pub mod store;
+pub mod summary;

@@ -1,0 +1,314 @@
+//! `<sessions>/index.json`: a cache of every session's summary, so that `list`, lookups by name
+//! or prefix and `status` do not read every file (SPEC §5.2).
+//!
+//! The index is only a cache. The session files are the truth: an entry is trusted only while the
+//! file's size and modification time match what was recorded; a missing, stale or unreadable index
+//! is rebuilt from the files. It is rewritten atomically under its own lock
+//! (`index.json.lock`); when another process holds that lock for long, this process computes the
+//! same answer in memory and leaves the file alone.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::record::{Line, parse_line};
+use super::store::{self, SessionError};
+use super::summary::{SessionSummary, summarize};
+use crate::fs::{self as pfs, FileLock};
+
+/// File name of the index inside the sessions directory.
+pub const INDEX_FILE: &str = "index.json";
+/// Bumped when the cached summary changes shape; an index of another version is rebuilt.
+pub const INDEX_VERSION: u32 = 1;
+/// How long to wait for another process that is updating the index.
+const INDEX_LOCK_WAIT: Duration = Duration::from_secs(5);
+
+/// One session file as the index knows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IndexEntry {
+    /// File name inside the sessions directory.
+    pub file: String,
+    /// Size in bytes when summarized.
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch when summarized.
+    pub mtime_ns: u64,
+    /// Why the file could not be fully read (corrupt line, unknown version, …), if so.
+    pub problem: Option<String>,
+    /// Whether the file ends in a torn line that the next append will repair.
+    #[serde(default)]
+    pub torn_tail: bool,
+    /// The summary.
+    #[serde(flatten)]
+    pub summary: SessionSummary,
+}
+
+/// The whole index.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Index {
+    /// Format version of this cache.
+    pub version: u32,
+    /// Entries keyed by file name.
+    pub sessions: BTreeMap<String, IndexEntry>,
+}
+
+/// What a refresh found and did, for the caller to report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefreshReport {
+    /// Why the index was rebuilt from scratch, when it was.
+    pub rebuilt: Option<String>,
+    /// How many files were read again because they changed.
+    pub rescanned: usize,
+    /// Whether the index file was rewritten.
+    pub written: bool,
+}
+
+/// The result of looking a session up.
+#[derive(Debug)]
+pub enum Lookup<'a> {
+    /// Exactly one session matches.
+    One(&'a IndexEntry),
+    /// Nothing matches.
+    NotFound,
+    /// Several sessions match a prefix or a name.
+    Ambiguous(Vec<&'a IndexEntry>),
+}
+
+impl Index {
+    /// Entries sorted newest first (by last activity, then creation, then file name), so that
+    /// `--last` and listings are deterministic.
+    pub fn newest_first(&self) -> Vec<&IndexEntry> {
+        let mut entries: Vec<&IndexEntry> = self.sessions.values().collect();
+        entries.sort_by(|left, right| {
+            right
+                .summary
+                .updated
+                .cmp(&left.summary.updated)
+                .then_with(|| right.summary.created.cmp(&left.summary.created))
+                .then_with(|| right.file.cmp(&left.file))
+        });
+        entries
+    }
+
+    /// Find a session by full id, name, or unique id prefix (in that order of precedence).
+    pub fn find(&self, query: &str) -> Lookup<'_> {
+        let valid = || {
+            self.sessions
+                .values()
+                .filter(|entry| !entry.summary.id.is_empty())
+        };
+        let by_id: Vec<&IndexEntry> = valid().filter(|entry| entry.summary.id == query).collect();
+        if !by_id.is_empty() {
+            return one_or_many(by_id);
+        }
+        let by_name: Vec<&IndexEntry> = valid()
+            .filter(|entry| entry.summary.name.as_deref() == Some(query))
+            .collect();
+        if !by_name.is_empty() {
+            return one_or_many(by_name);
+        }
+        if query.is_empty() {
+            return Lookup::NotFound;
+        }
+        let query_lower = query.to_ascii_lowercase();
+        let by_prefix: Vec<&IndexEntry> = valid()
+            .filter(|entry| {
+                entry
+                    .summary
+                    .id
+                    .to_ascii_lowercase()
+                    .starts_with(&query_lower)
+            })
+            .collect();
+        one_or_many(by_prefix)
+    }
+
+    /// The most recently active session whose workspace is `cwd` (any workspace with `all`).
+    pub fn last(&self, cwd: &Path, all: bool) -> Option<&IndexEntry> {
+        let cwd = cwd.to_string_lossy();
+        self.newest_first()
+            .into_iter()
+            .filter(|entry| entry.problem.is_none() || !entry.summary.id.is_empty())
+            .find(|entry| all || entry.summary.cwd == cwd)
+    }
+
+    /// The entry of a given file name.
+    pub fn by_file(&self, file: &str) -> Option<&IndexEntry> {
+        self.sessions.get(file)
+    }
+}
+
+fn one_or_many(mut entries: Vec<&IndexEntry>) -> Lookup<'_> {
+    match entries.len() {
+        0 => Lookup::NotFound,
+        1 => Lookup::One(entries.remove(0)),
+        _ => {
+            entries.sort_by(|left, right| left.file.cmp(&right.file));
+            Lookup::Ambiguous(entries)
+        }
+    }
+}
+
+fn file_stamp(metadata: &std::fs::Metadata) -> (u64, u64) {
+    let mtime = metadata
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |duration| {
+            u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+        });
+    (metadata.len(), mtime)
+}
+
+/// Summarize one session file for the index, tolerating damage: a corrupt file still gets an
+/// entry (with its header, when readable) and a `problem`.
+pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
+    let metadata = std::fs::metadata(path).map_err(|source| SessionError::Io {
+        action: "cannot stat",
+        path: path.to_owned(),
+        source,
+    })?;
+    let (size, mtime_ns) = file_stamp(&metadata);
+    let file = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut entry = IndexEntry {
+        file,
+        size,
+        mtime_ns,
+        problem: None,
+        torn_tail: false,
+        summary: SessionSummary::default(),
+    };
+    match store::load(path) {
+        Ok(loaded) => {
+            entry.torn_tail = loaded.torn.is_some();
+            entry.summary = summarize(&loaded.header, &loaded.entries);
+        }
+        Err(error) => {
+            entry.problem = Some(error.to_string());
+            if let Some(header) = read_header(path) {
+                entry.summary = summarize(&header, &[]);
+            }
+        }
+    }
+    Ok(entry)
+}
+
+/// The header of a session file, read from its first line only.
+pub fn read_header(path: &Path) -> Option<super::record::SessionHeader> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(file).read_line(&mut line).ok()?;
+    match parse_line(line.trim_end()) {
+        Ok(Line::Header(header)) => Some(header),
+        _ => None,
+    }
+}
+
+/// Bring the index of `dir` up to date with the files and return it.
+pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
+    let mut report = RefreshReport::default();
+    let index_path = dir.join(INDEX_FILE);
+    if !dir.exists() {
+        return Ok((
+            Index {
+                version: INDEX_VERSION,
+                sessions: BTreeMap::new(),
+            },
+            report,
+        ));
+    }
+    // Hold the index lock while reading and rewriting, so two updaters never lose each other's
+    // work; if it stays busy, compute in memory and do not write.
+    let lock = FileLock::acquire(&pfs::lock_path(&index_path), Some(INDEX_LOCK_WAIT)).ok();
+    let mut index = match std::fs::read(&index_path) {
+        Ok(bytes) => match serde_json::from_slice::<Index>(&bytes) {
+            Ok(index) if index.version == INDEX_VERSION => index,
+            Ok(index) => {
+                report.rebuilt = Some(format!(
+                    "index version {} is not {INDEX_VERSION}",
+                    index.version
+                ));
+                Index::default()
+            }
+            Err(error) => {
+                report.rebuilt = Some(format!("the index is unreadable ({error})"));
+                Index::default()
+            }
+        },
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            report.rebuilt = Some("there is no index yet".to_owned());
+            Index::default()
+        }
+        Err(error) => {
+            report.rebuilt = Some(format!("the index cannot be read ({error})"));
+            Index::default()
+        }
+    };
+    index.version = INDEX_VERSION;
+    let files = session_files(dir)?;
+    let mut changed = report.rebuilt.is_some();
+    let before = index.sessions.len();
+    index
+        .sessions
+        .retain(|name, _| files.iter().any(|(file, _)| file == name));
+    changed |= index.sessions.len() != before;
+    for (name, path) in &files {
+        let Ok(metadata) = std::fs::metadata(path) else {
+            continue;
+        };
+        let (size, mtime_ns) = file_stamp(&metadata);
+        let fresh = index
+            .sessions
+            .get(name)
+            .is_some_and(|entry| entry.size == size && entry.mtime_ns == mtime_ns);
+        if fresh {
+            continue;
+        }
+        match summarize_file(path) {
+            Ok(entry) => {
+                index.sessions.insert(name.clone(), entry);
+                report.rescanned += 1;
+                changed = true;
+            }
+            // Vanished between listing and reading: simply not there.
+            Err(_) => {
+                changed |= index.sessions.remove(name).is_some();
+            }
+        }
+    }
+    if changed && lock.is_some() {
+        let bytes = serde_json::to_vec(&index)
+            .map_err(|error| SessionError::Serialize(error.to_string()))?;
+        pfs::write_atomic(&index_path, &bytes).map_err(|source| SessionError::Io {
+            action: "cannot write the session index",
+            path: index_path.clone(),
+            source,
+        })?;
+        report.written = true;
+    }
+    drop(lock);
+    Ok((index, report))
+}
+
+/// The `*.jsonl` files of the sessions directory, by name.
+pub fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError> {
+    let reader = std::fs::read_dir(dir).map_err(|source| SessionError::Io {
+        action: "cannot list",
+        path: dir.to_owned(),
+        source,
+    })?;
+    let mut files = Vec::new();
+    for entry in reader.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".jsonl") && !name.starts_with('.') {
+            files.push((name, entry.path()));
+        }
+    }
+    files.sort();
+    Ok(files)
+}

@@ -1,0 +1,711 @@
+//! Session files on disk: creation, tolerant loading, locking, appending (SPEC §5.2–5.5).
+//!
+//! Invariants this module keeps:
+//! - a session file always starts with its header: new files are created whole by rename;
+//! - every entry is one complete line written with one `write` call; the file is `fdatasync`ed
+//!   after each completed message and at the end of a run, not per token;
+//! - a torn final line (a crash mid-append) is moved to `<file>.torn-<timestamp>` before the next
+//!   append, never silently dropped; a bad line in the middle is corruption and loading refuses
+//!   it with its line number until `sessions repair` moves it aside;
+//! - only the holder of `<file>.lock` appends; a file that vanished mid-run is not recreated.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::record::{self, Entry, Line, SessionHeader};
+use crate::fs::{self as pfs, FileLock, LockError};
+
+/// The newest session format version this build reads and writes.
+pub const CURRENT_VERSION: u32 = 3;
+
+/// What can go wrong with a session file.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    /// Another run holds the session's lock (exit 75).
+    #[error("session '{}' is busy: {}", .path.display(), holder_text(*.holder))]
+    Busy {
+        /// The session file.
+        path: PathBuf,
+        /// The pid of the holder, when known.
+        holder: Option<u32>,
+    },
+    /// A line in the middle of the file is not a valid entry (exit 2).
+    #[error("session file '{}' is corrupt at line {line}: {reason}", .path.display())]
+    Corrupt {
+        /// The session file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The file has no session header.
+    #[error("'{}' is not a pincer/pi session file: {reason}", .path.display())]
+    NotASession {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The header's version is newer than this build understands.
+    #[error("session file '{}' has format version {version}; this pincer reads versions 1 to {CURRENT_VERSION}", .path.display())]
+    UnknownVersion {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        version: u64,
+    },
+    /// The file disappeared while a run was appending to it.
+    #[error("session file '{}' vanished while it was being written; not recreating it", .path.display())]
+    Vanished {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An I/O error, with the path involved.
+    #[error("{action} '{}': {source}", .path.display())]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+    /// An entry could not be serialized.
+    #[error("cannot serialize a session entry: {0}")]
+    Serialize(String),
+}
+
+fn holder_text(holder: Option<u32>) -> String {
+    match holder {
+        Some(pid) => format!("another run (process {pid}) holds its lock"),
+        None => "another run holds its lock".to_owned(),
+    }
+}
+
+impl SessionError {
+    fn io(action: &'static str, path: &Path, source: io::Error) -> SessionError {
+        SessionError::Io {
+            action,
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
+/// A final line that was cut short, found at load time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    /// Byte offset where the torn line starts.
+    pub offset: u64,
+    /// The bytes of the torn line (without any newline).
+    pub bytes: Vec<u8>,
+    /// Whether the bytes are a complete, valid entry missing only its newline.
+    pub complete: bool,
+}
+
+/// A session file read into memory.
+#[derive(Debug, Clone)]
+pub struct LoadedSession {
+    /// The file.
+    pub path: PathBuf,
+    /// Its header (migrated to v3 in memory when older).
+    pub header: SessionHeader,
+    /// Its entries in file order (migrated in memory when older).
+    pub entries: Vec<Entry>,
+    /// The version found on disk.
+    pub disk_version: u32,
+    /// A torn final line, if any (not part of `entries` unless `complete`).
+    pub torn: Option<TornTail>,
+}
+
+impl LoadedSession {
+    /// The id of the current leaf: the last entry in file order.
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.entries.last().map(Entry::id)
+    }
+
+    /// Whether the file needs rewriting before pincer may append to it.
+    pub fn needs_migration(&self) -> bool {
+        self.disk_version < CURRENT_VERSION
+    }
+}
+
+/// A line that could not be parsed, with its position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BadLine {
+    /// 1-based line number.
+    pub line: usize,
+    /// Byte offset of the line's start.
+    pub offset: u64,
+    /// Byte length including its newline, if it had one.
+    pub length: u64,
+    /// Why it was rejected.
+    pub reason: String,
+}
+
+/// The raw result of scanning a file: what parsed, what did not.
+#[derive(Debug)]
+struct Scan {
+    header: Value,
+    header_line: String,
+    lines: Vec<(usize, String)>,
+    bad: Vec<BadLine>,
+    torn: Option<TornTail>,
+}
+
+fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
+    let mut header: Option<(Value, String)> = None;
+    let mut lines = Vec::new();
+    let mut bad = Vec::new();
+    let mut torn = None;
+    let mut offset = 0usize;
+    let mut number = 0usize;
+    while offset < bytes.len() {
+        number += 1;
+        let rest = &bytes[offset..];
+        let (raw, length, terminated) = match rest.iter().position(|byte| *byte == b'\n') {
+            Some(end) => (&rest[..end], end + 1, true),
+            None => (rest, rest.len(), false),
+        };
+        let start = offset;
+        offset += length;
+        let text = String::from_utf8_lossy(raw);
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let parsed: Result<Value, String> = if std::str::from_utf8(raw).is_err() {
+            Err("invalid UTF-8".to_owned())
+        } else {
+            serde_json::from_str::<Value>(trimmed).map_err(|error| error.to_string())
+        };
+        if !terminated {
+            // The last bytes of the file, without a newline: a write cut short by a crash.
+            torn = Some(TornTail {
+                offset: start as u64,
+                bytes: raw.to_vec(),
+                complete: parsed.as_ref().is_ok_and(Value::is_object),
+            });
+            if let (Ok(value), true) = (&parsed, header.is_some())
+                && value.is_object()
+            {
+                lines.push((number, trimmed.to_owned()));
+            }
+            break;
+        }
+        match parsed {
+            Ok(value) if header.is_none() => {
+                if value.get("type").and_then(Value::as_str) != Some("session")
+                    || !value.get("id").is_some_and(Value::is_string)
+                {
+                    return Err(SessionError::NotASession {
+                        path: path.to_owned(),
+                        reason: format!("line {number} is not a session header"),
+                    });
+                }
+                header = Some((value, trimmed.to_owned()));
+            }
+            Ok(value) if value.is_object() => lines.push((number, trimmed.to_owned())),
+            Ok(_) => bad.push(BadLine {
+                line: number,
+                offset: start as u64,
+                length: length as u64,
+                reason: "not a JSON object".to_owned(),
+            }),
+            Err(reason) => {
+                if header.is_none() {
+                    return Err(SessionError::NotASession {
+                        path: path.to_owned(),
+                        reason: format!("line {number} is not JSON ({reason})"),
+                    });
+                }
+                bad.push(BadLine {
+                    line: number,
+                    offset: start as u64,
+                    length: length as u64,
+                    reason,
+                });
+            }
+        }
+    }
+    let Some((header, header_line)) = header else {
+        return Err(SessionError::NotASession {
+            path: path.to_owned(),
+            reason: "the file is empty".to_owned(),
+        });
+    };
+    // A malformed line with nothing valid after it is a torn tail too (a crash can leave a
+    // newline-terminated fragment when a later write landed first); anything earlier is corruption.
+    let bad_is_last = bad
+        .last()
+        .is_some_and(|last_bad| lines.last().is_none_or(|(line, _)| *line < last_bad.line));
+    if torn.is_none()
+        && bad_is_last
+        && let Some(last_bad) = bad.pop()
+    {
+        let start = last_bad.offset as usize;
+        let end = start + last_bad.length as usize;
+        let mut fragment = bytes[start..end.min(bytes.len())].to_vec();
+        if fragment.last() == Some(&b'\n') {
+            fragment.pop();
+        }
+        torn = Some(TornTail {
+            offset: last_bad.offset,
+            bytes: fragment,
+            complete: false,
+        });
+    }
+    Ok(Scan {
+        header,
+        header_line,
+        lines,
+        bad,
+        torn,
+    })
+}
+
+fn header_version(header: &Value) -> u64 {
+    header.get("version").and_then(Value::as_u64).unwrap_or(1)
+}
+
+/// Read and parse a session file. Mid-file corruption is an error; a torn tail is reported in
+/// [`LoadedSession::torn`] (not repaired: that needs the lock, see [`repair_torn_tail`]).
+pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
+    let bytes = fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
+    let scan = scan_bytes(path, &bytes)?;
+    if let Some(bad) = scan.bad.first() {
+        return Err(SessionError::Corrupt {
+            path: path.to_owned(),
+            line: bad.line,
+            reason: bad.reason.clone(),
+        });
+    }
+    typed(path, scan)
+}
+
+fn typed(path: &Path, scan: Scan) -> Result<LoadedSession, SessionError> {
+    let version = header_version(&scan.header);
+    if version > u64::from(CURRENT_VERSION) {
+        return Err(SessionError::UnknownVersion {
+            path: path.to_owned(),
+            version,
+        });
+    }
+    let corrupt = |line: usize, reason: String| SessionError::Corrupt {
+        path: path.to_owned(),
+        line,
+        reason,
+    };
+    let (header_text, lines): (String, Vec<(usize, String)>) =
+        if version < u64::from(CURRENT_VERSION) {
+            let mut header = scan.header.clone();
+            let mut values = Vec::with_capacity(scan.lines.len());
+            for (number, text) in &scan.lines {
+                values.push(
+                    serde_json::from_str::<Value>(text)
+                        .map_err(|error| corrupt(*number, error.to_string()))?,
+                );
+            }
+            super::migrate::migrate(&mut header, &mut values);
+            let header_text = serde_json::to_string(&header)
+                .map_err(|error| SessionError::Serialize(error.to_string()))?;
+            let mut lines = Vec::with_capacity(values.len());
+            for ((number, _), value) in scan.lines.iter().zip(values) {
+                let text = serde_json::to_string(&value)
+                    .map_err(|error| SessionError::Serialize(error.to_string()))?;
+                lines.push((*number, text));
+            }
+            (header_text, lines)
+        } else {
+            (scan.header_line, scan.lines)
+        };
+    let header = match record::parse_line(&header_text) {
+        Ok(Line::Header(header)) => header,
+        Ok(Line::Entry(_)) => {
+            return Err(SessionError::NotASession {
+                path: path.to_owned(),
+                reason: "the first line is not a session header".to_owned(),
+            });
+        }
+        Err(error) => return Err(corrupt(1, error.to_string())),
+    };
+    let mut entries = Vec::with_capacity(lines.len());
+    for (number, text) in lines {
+        match record::parse_line(&text) {
+            Ok(Line::Entry(entry)) => entries.push(entry),
+            Ok(Line::Header(_)) => {
+                return Err(corrupt(number, "a second session header".to_owned()));
+            }
+            Err(error) => return Err(corrupt(number, error.to_string())),
+        }
+    }
+    Ok(LoadedSession {
+        path: path.to_owned(),
+        header,
+        entries,
+        disk_version: u32::try_from(version).unwrap_or(CURRENT_VERSION),
+        torn: scan.torn,
+    })
+}
+
+/// The side file a repair moves bytes into: `<file>.<what>-<timestamp>`.
+fn side_path(path: &Path, what: &str) -> PathBuf {
+    let stamp = record::now_iso().replace([':', '.'], "-");
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".{what}-{stamp}"));
+    let mut candidate = PathBuf::from(&name);
+    let mut counter = 1;
+    while candidate.exists() {
+        let mut numbered = name.clone();
+        numbered.push(format!("-{counter}"));
+        candidate = PathBuf::from(numbered);
+        counter += 1;
+    }
+    candidate
+}
+
+/// What a torn-tail repair did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TornRepair {
+    /// The final line was a complete entry missing its newline: the newline was added.
+    Completed,
+    /// The fragment was moved to this side file and cut from the session.
+    MovedTo(PathBuf),
+}
+
+/// Repair a torn final line. Call with the session lock held.
+pub fn repair_torn_tail(path: &Path, torn: &TornTail) -> Result<TornRepair, SessionError> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|error| SessionError::io("cannot open", path, error))?;
+    if torn.complete {
+        let mut file = file;
+        use std::io::Seek;
+        file.seek(io::SeekFrom::End(0))
+            .and_then(|_| file.write_all(b"\n"))
+            .and_then(|()| file.sync_data())
+            .map_err(|error| SessionError::io("cannot repair", path, error))?;
+        return Ok(TornRepair::Completed);
+    }
+    let side = side_path(path, "torn");
+    let mut saved = torn.bytes.clone();
+    saved.push(b'\n');
+    pfs::create_new_atomic(&side, &saved)
+        .map_err(|error| SessionError::io("cannot save the torn line to", &side, error))?;
+    file.set_len(torn.offset)
+        .and_then(|()| file.sync_data())
+        .map_err(|error| SessionError::io("cannot truncate", path, error))?;
+    Ok(TornRepair::MovedTo(side))
+}
+
+/// What `sessions repair` did to a file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RepairReport {
+    /// Lines moved out, by 1-based line number.
+    pub dropped_lines: Vec<usize>,
+    /// Where the dropped bytes went.
+    pub side_file: Option<PathBuf>,
+    /// Whether a torn tail was completed or moved.
+    pub torn: Option<TornRepair>,
+    /// Whether an old-format file was rewritten as v3.
+    pub migrated_from: Option<u32>,
+}
+
+impl RepairReport {
+    /// Whether nothing needed fixing.
+    pub fn is_clean(&self) -> bool {
+        self.dropped_lines.is_empty() && self.torn.is_none() && self.migrated_from.is_none()
+    }
+}
+
+/// Fix what can be fixed: move corrupt lines (and a torn tail) into a side file and rewrite the
+/// session without them; migrate old versions. Nothing is deleted: every removed byte is kept in
+/// the side file. Call with the session lock held. With `dry_run`, only report.
+pub fn repair(path: &Path, dry_run: bool) -> Result<RepairReport, SessionError> {
+    let bytes = fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
+    let scan = scan_bytes(path, &bytes)?;
+    let mut report = RepairReport::default();
+    let version = header_version(&scan.header);
+    if scan.bad.is_empty() {
+        if let Some(torn) = &scan.torn {
+            report.torn = Some(if dry_run {
+                if torn.complete {
+                    TornRepair::Completed
+                } else {
+                    TornRepair::MovedTo(side_path(path, "torn"))
+                }
+            } else {
+                repair_torn_tail(path, torn)?
+            });
+        }
+        if version < u64::from(CURRENT_VERSION) {
+            report.migrated_from = Some(u32::try_from(version).unwrap_or(1));
+            if !dry_run {
+                let loaded = load(path)?;
+                rewrite(&loaded, "pre-migration")?;
+            }
+        }
+        return Ok(report);
+    }
+    // Rebuild the file without the bad lines (and without a torn fragment).
+    let mut kept = Vec::with_capacity(bytes.len());
+    let mut dropped = Vec::new();
+    let mut offset = 0usize;
+    for bad in &scan.bad {
+        let start = bad.offset as usize;
+        kept.extend_from_slice(&bytes[offset..start]);
+        let end = start + bad.length as usize;
+        dropped.extend_from_slice(&bytes[start..end]);
+        if !bytes[start..end].ends_with(b"\n") {
+            dropped.push(b'\n');
+        }
+        report.dropped_lines.push(bad.line);
+        offset = end;
+    }
+    let tail_end = scan
+        .torn
+        .as_ref()
+        .filter(|torn| !torn.complete)
+        .map_or(bytes.len(), |torn| torn.offset as usize);
+    if offset < tail_end {
+        kept.extend_from_slice(&bytes[offset..tail_end]);
+    }
+    if let Some(torn) = scan.torn.as_ref().filter(|torn| !torn.complete) {
+        dropped.extend_from_slice(&torn.bytes);
+        dropped.push(b'\n');
+    }
+    if !kept.ends_with(b"\n") {
+        kept.push(b'\n');
+    }
+    let side = side_path(path, "corrupt");
+    report.side_file = Some(side.clone());
+    if dry_run {
+        return Ok(report);
+    }
+    pfs::create_new_atomic(&side, &dropped)
+        .map_err(|error| SessionError::io("cannot write the side file", &side, error))?;
+    pfs::write_atomic(path, &kept)
+        .map_err(|error| SessionError::io("cannot rewrite", path, error))?;
+    if version < u64::from(CURRENT_VERSION) {
+        report.migrated_from = Some(u32::try_from(version).unwrap_or(1));
+        let loaded = load(path)?;
+        rewrite(&loaded, "pre-migration")?;
+    }
+    Ok(report)
+}
+
+/// Rewrite a loaded session in the current format, keeping the previous bytes in a side file.
+fn rewrite(loaded: &LoadedSession, what: &str) -> Result<PathBuf, SessionError> {
+    let path = &loaded.path;
+    let side = side_path(path, what);
+    let original =
+        fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
+    pfs::create_new_atomic(&side, &original)
+        .map_err(|error| SessionError::io("cannot back up", &side, error))?;
+    let mut header = loaded.header.clone();
+    header.version = Some(CURRENT_VERSION);
+    let mut text = serialize_line(&Line::Header(header))?;
+    for entry in &loaded.entries {
+        text.push_str(&serialize_line(&Line::Entry(entry.clone()))?);
+    }
+    pfs::write_atomic(path, text.as_bytes())
+        .map_err(|error| SessionError::io("cannot rewrite", path, error))?;
+    Ok(side)
+}
+
+fn serialize_line(line: &Line) -> Result<String, SessionError> {
+    match line {
+        Line::Header(header) => record::to_line(header),
+        Line::Entry(entry) => record::to_line(entry),
+    }
+    .map_err(|error| SessionError::Serialize(error.to_string()))
+}
+
+/// File name for a new session: `<ISO timestamp with : and . replaced by ->_<uuid>.jsonl`.
+pub fn file_name(timestamp_iso: &str, id: &str) -> String {
+    format!("{}_{id}.jsonl", timestamp_iso.replace([':', '.'], "-"))
+}
+
+/// Create a new session file holding `header` and `entries`, atomically (never headerless).
+pub fn create(
+    dir: &Path,
+    header: &SessionHeader,
+    entries: &[Entry],
+) -> Result<PathBuf, SessionError> {
+    pfs::create_dir_all(dir, false)
+        .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
+    let path = dir.join(file_name(&header.timestamp, &header.id));
+    let mut text = serialize_line(&Line::Header(header.clone()))?;
+    for entry in entries {
+        text.push_str(&serialize_line(&Line::Entry(entry.clone()))?);
+    }
+    pfs::create_new_atomic(&path, text.as_bytes())
+        .map_err(|error| SessionError::io("cannot create", &path, error))?;
+    Ok(path)
+}
+
+/// The exclusive right to append to one session, held until dropped.
+#[derive(Debug)]
+pub struct SessionLock {
+    _lock: FileLock,
+    path: PathBuf,
+}
+
+impl SessionLock {
+    /// Lock the session at `path`: fail at once when busy, or wait up to `wait`.
+    pub fn acquire(path: &Path, wait: Option<Duration>) -> Result<SessionLock, SessionError> {
+        let lock_file = pfs::lock_path(path);
+        match FileLock::acquire(&lock_file, wait) {
+            Ok(lock) => Ok(SessionLock {
+                _lock: lock,
+                path: path.to_owned(),
+            }),
+            Err(LockError::Busy { holder }) => Err(SessionError::Busy {
+                path: path.to_owned(),
+                holder,
+            }),
+            Err(LockError::Io { path, source }) => Err(SessionError::Io {
+                action: "cannot lock",
+                path,
+                source,
+            }),
+        }
+    }
+
+    /// Whether some run holds the lock of the session at `path` now.
+    pub fn is_held(path: &Path) -> bool {
+        FileLock::is_held(&pfs::lock_path(path))
+    }
+
+    /// The session file this lock guards.
+    pub fn session_path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Load a session for appending: lock it, repair a torn tail (with a warning for the caller),
+/// migrate an old format (keeping the old bytes aside), and open it for appends.
+pub fn open_for_append(
+    path: &Path,
+    wait: Option<Duration>,
+) -> Result<(SessionWriter, LoadedSession, Option<TornRepair>), SessionError> {
+    let lock = SessionLock::acquire(path, wait)?;
+    let mut loaded = load(path)?;
+    let mut torn_repair = None;
+    if let Some(torn) = loaded.torn.take() {
+        torn_repair = Some(repair_torn_tail(path, &torn)?);
+    }
+    if loaded.needs_migration() {
+        rewrite(&loaded, "pre-migration")?;
+        loaded.disk_version = CURRENT_VERSION;
+        loaded.header.version = Some(CURRENT_VERSION);
+    }
+    let writer = SessionWriter::open(lock, &loaded)?;
+    Ok((writer, loaded, torn_repair))
+}
+
+/// Appends entries to a locked session file.
+#[derive(Debug)]
+pub struct SessionWriter {
+    lock: SessionLock,
+    file: File,
+    identity: (u64, u64),
+    ids: HashSet<String>,
+    leaf: Option<String>,
+}
+
+impl SessionWriter {
+    /// Open `loaded.path` for appending under `lock`.
+    pub fn open(lock: SessionLock, loaded: &LoadedSession) -> Result<SessionWriter, SessionError> {
+        let path = &loaded.path;
+        let file = OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|error| SessionError::io("cannot open for appending", path, error))?;
+        let metadata = file
+            .metadata()
+            .map_err(|error| SessionError::io("cannot stat", path, error))?;
+        Ok(SessionWriter {
+            lock,
+            file,
+            identity: (metadata.dev(), metadata.ino()),
+            ids: loaded
+                .entries
+                .iter()
+                .map(|entry| entry.id().to_owned())
+                .collect(),
+            leaf: loaded.leaf_id().map(str::to_owned),
+        })
+    }
+
+    /// The session file.
+    pub fn path(&self) -> &Path {
+        self.lock.session_path()
+    }
+
+    /// The current leaf (parent of the next entry).
+    pub fn leaf(&self) -> Option<&str> {
+        self.leaf.as_deref()
+    }
+
+    /// A fresh entry id, unique within this file.
+    pub fn next_id(&self) -> String {
+        record::new_entry_id(&|candidate: &str| self.ids.contains(candidate))
+    }
+
+    /// Append one entry as one write of one complete line; the entry becomes the leaf.
+    pub fn append(&mut self, entry: &Entry) -> Result<(), SessionError> {
+        let path = self.lock.session_path().to_owned();
+        // The file must still be the one we opened: never write into a vanished or replaced file.
+        match std::fs::metadata(&path) {
+            Ok(metadata) if (metadata.dev(), metadata.ino()) == self.identity => {}
+            _ => return Err(SessionError::Vanished { path }),
+        }
+        let line = serialize_line(&Line::Entry(entry.clone()))?;
+        self.file
+            .write_all(line.as_bytes())
+            .map_err(|error| SessionError::io("cannot append to", &path, error))?;
+        self.ids.insert(entry.id().to_owned());
+        self.leaf = Some(entry.id().to_owned());
+        Ok(())
+    }
+
+    /// `fdatasync` the file: call after each completed message and at the end of a run.
+    pub fn sync(&self) -> Result<(), SessionError> {
+        self.file
+            .sync_data()
+            .map_err(|error| SessionError::io("cannot sync", self.lock.session_path(), error))
+    }
+}
+
+/// Build an entry from JSON fields, filling `id`, `parentId` and `timestamp` for `writer`.
+pub fn new_entry(writer: &SessionWriter, kind: &str, fields: Value) -> Result<Entry, SessionError> {
+    let mut object = serde_json::Map::new();
+    object.insert("type".to_owned(), Value::String(kind.to_owned()));
+    object.insert("id".to_owned(), Value::String(writer.next_id()));
+    object.insert(
+        "parentId".to_owned(),
+        writer
+            .leaf()
+            .map_or(Value::Null, |leaf| Value::String(leaf.to_owned())),
+    );
+    object.insert("timestamp".to_owned(), Value::String(record::now_iso()));
+    if let Value::Object(fields) = fields {
+        object.extend(fields);
+    }
+    let text = Value::Object(object).to_string();
+    match record::parse_line(&text) {
+        Ok(Line::Entry(entry)) => Ok(entry),
+        Ok(Line::Header(_)) => Err(SessionError::Serialize("built a header".to_owned())),
+        Err(error) => Err(SessionError::Serialize(error.to_string())),
+    }
+}

@@ -1,0 +1,243 @@
+//! What `sessions list`, `status` and lookups need to know about a session, derived from its
+//! entries in one pass. Pure: no I/O here.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::context;
+use super::record::{AgentMessage, Entry, SessionHeader, StopReason};
+use crate::conversation::TokenUsage;
+
+/// Usage of one model within a session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ModelTotals {
+    /// Summed usage of every call.
+    pub usage: TokenUsage,
+    /// Cost as recorded in the messages by whoever wrote them (pi records it; used when the
+    /// catalog does not know the model).
+    pub recorded_cost_usd: f64,
+    /// Number of model calls.
+    pub calls: u64,
+}
+
+/// A session's facts, as cached in the index.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    /// Session id (header).
+    pub id: String,
+    /// Name from the latest `session_info` entry.
+    pub name: Option<String>,
+    /// Workspace directory (header).
+    pub cwd: String,
+    /// Creation time (header, ISO).
+    pub created: String,
+    /// Time of the last entry (ISO), or the creation time.
+    pub updated: String,
+    /// Provider of the current model.
+    pub provider: Option<String>,
+    /// Current model id.
+    pub model: Option<String>,
+    /// Current thinking level.
+    pub thinking_level: Option<String>,
+    /// User prompts in the file.
+    pub turns: u64,
+    /// Message entries in the file.
+    pub messages: u64,
+    /// Entries in the file (header excluded).
+    pub entries: u64,
+    /// Usage of the last successful model call.
+    pub last_usage: Option<TokenUsage>,
+    /// Model of the last successful call, as `provider/model`.
+    pub last_model: Option<String>,
+    /// Context tokens now: the last successful call's, or an estimate after a later compaction.
+    pub context_tokens: Option<u64>,
+    /// Whether `context_tokens` is an estimate (chars / 4) rather than reported usage.
+    pub context_estimated: bool,
+    /// Usage per `provider/model`.
+    pub usage_by_model: BTreeMap<String, ModelTotals>,
+    /// Compaction entries in the file.
+    pub compactions: u64,
+    /// Whether the last assistant message was aborted or failed.
+    pub last_run_aborted: bool,
+    /// The error message of that last failed message.
+    pub last_error: Option<String>,
+    /// CLI-backend session ids by backend (from `pincer.<backend>` custom entries).
+    pub backend_sessions: BTreeMap<String, String>,
+    /// The parent session file, for forks.
+    pub parent_session: Option<String>,
+}
+
+impl SessionSummary {
+    /// Cumulative usage over every model.
+    pub fn cumulative_usage(&self) -> TokenUsage {
+        let mut total = TokenUsage::default();
+        for totals in self.usage_by_model.values() {
+            total.add(&totals.usage);
+        }
+        total
+    }
+
+    /// The current `provider/model`, when known.
+    pub fn model_ref(&self) -> Option<String> {
+        match (&self.provider, &self.model) {
+            (Some(provider), Some(model)) => Some(format!("{provider}/{model}")),
+            (None, Some(model)) => Some(model.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// Prefix of `custom` entry types pincer owns.
+pub const PINCER_CUSTOM_PREFIX: &str = "pincer.";
+
+/// Summarize a session from its header and entries.
+pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
+    let mut summary = SessionSummary {
+        id: header.id.clone(),
+        cwd: header.cwd.clone(),
+        created: header.timestamp.clone(),
+        updated: header.timestamp.clone(),
+        parent_session: header.parent_session.clone(),
+        entries: entries.len() as u64,
+        ..SessionSummary::default()
+    };
+    // Index (in file order) of the last successful call and of the last compaction.
+    let mut last_success_at: Option<usize> = None;
+    let mut last_compaction_at: Option<usize> = None;
+    for (position, entry) in entries.iter().enumerate() {
+        if entry.timestamp() > summary.updated.as_str() {
+            summary.updated = entry.timestamp().to_owned();
+        }
+        match entry {
+            Entry::SessionInfo(info) => {
+                summary.name = info
+                    .name
+                    .as_deref()
+                    .map(str::trim)
+                    .filter(|name| !name.is_empty())
+                    .map(str::to_owned);
+            }
+            Entry::ModelChange(change) => {
+                summary.provider = Some(change.provider.clone());
+                summary.model = Some(change.model_id.clone());
+            }
+            Entry::ThinkingLevelChange(change) => {
+                summary.thinking_level = Some(change.thinking_level.clone());
+            }
+            Entry::Compaction(_) => {
+                summary.compactions += 1;
+                last_compaction_at = Some(position);
+            }
+            Entry::Custom(custom) => {
+                if let Some(backend) = custom.custom_type.strip_prefix(PINCER_CUSTOM_PREFIX)
+                    && let Some(id) = custom
+                        .data
+                        .as_ref()
+                        .and_then(|data| data.get("sessionId"))
+                        .and_then(serde_json::Value::as_str)
+                {
+                    summary
+                        .backend_sessions
+                        .insert(backend.to_owned(), id.to_owned());
+                }
+            }
+            Entry::Message(message_entry) => {
+                summary.messages += 1;
+                match &message_entry.message {
+                    AgentMessage::User(_) => summary.turns += 1,
+                    AgentMessage::Assistant(assistant) => {
+                        summary.provider = Some(assistant.provider.clone());
+                        summary.model = Some(assistant.model.clone());
+                        let usage = TokenUsage {
+                            input: assistant.usage.input,
+                            output: assistant.usage.output,
+                            cache_read: assistant.usage.cache_read,
+                            cache_write: assistant.usage.cache_write,
+                            reasoning: 0,
+                        };
+                        let key = format!("{}/{}", assistant.provider, assistant.model);
+                        let totals = summary.usage_by_model.entry(key.clone()).or_default();
+                        totals.usage.add(&usage);
+                        totals.recorded_cost_usd += assistant.usage.cost.total;
+                        totals.calls += 1;
+                        let failed = matches!(
+                            assistant.stop_reason,
+                            StopReason::Aborted | StopReason::Error
+                        );
+                        summary.last_run_aborted = failed;
+                        summary.last_error = if failed {
+                            assistant.error_message.clone()
+                        } else {
+                            None
+                        };
+                        if !failed && usage.context_tokens() > 0 {
+                            summary.last_usage = Some(usage);
+                            summary.last_model = Some(key);
+                            last_success_at = Some(position);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    summary.context_tokens = summary.last_usage.map(|usage| usage.context_tokens());
+    let compacted_since = match (last_compaction_at, last_success_at) {
+        (Some(compaction), Some(success)) => compaction > success,
+        (Some(_), None) => true,
+        _ => false,
+    };
+    if compacted_since {
+        // The last reported usage predates the compaction: estimate what the model will see now.
+        let rebuilt = context::build_context(entries, None);
+        summary.context_tokens = Some(estimate_tokens(&rebuilt.messages));
+        summary.context_estimated = true;
+    }
+    summary
+}
+
+/// pi's chars/4 estimate (rounded up per message) of what the messages cost in context.
+pub fn estimate_tokens(messages: &[AgentMessage]) -> u64 {
+    messages
+        .iter()
+        .map(|message| {
+            serde_json::to_value(message)
+                .ok()
+                .map_or(0, |value| estimate_characters(&value).div_ceil(4) as u64)
+        })
+        .sum()
+}
+
+/// Characters pi counts for one message: text, thinking, tool-call names and arguments, and a
+/// fixed 4,800 characters (1,200 tokens) per image.
+fn estimate_characters(message: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    let length = |text: &str| text.encode_utf16().count();
+    if let Some(summary) = message.get("summary").and_then(Value::as_str) {
+        return length(summary);
+    }
+    match message.get("content") {
+        Some(Value::String(text)) => length(text),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .map(|block| match block.get("type").and_then(Value::as_str) {
+                Some("text") => block.get("text").and_then(Value::as_str).map_or(0, length),
+                Some("thinking") => block
+                    .get("thinking")
+                    .and_then(Value::as_str)
+                    .map_or(0, length),
+                Some("toolCall") => {
+                    block.get("name").and_then(Value::as_str).map_or(0, length)
+                        + block
+                            .get("arguments")
+                            .map_or(0, |arguments| length(&arguments.to_string()))
+                }
+                Some("image") => 4_800,
+                _ => 0,
+            })
+            .sum(),
+        _ => 0,
+    }
+}
