@@ -1,5 +1,8 @@
-//! The one integration test binary; each module under `suite/` covers one area.
+//! The one integration test binary: every suite runs the real `pincer` binary in its own
+//! temporary `PINCER_HOME`.
 
-mod suite {
-    pub mod cli_surface;
-}
+// Test helpers outside `#[test]` functions panic on purpose: a failed setup is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod suite;

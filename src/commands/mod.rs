@@ -1,7 +1,191 @@
-//! One file per subcommand.
-use std::process::ExitCode;
+//! One file per subcommand. This is the only layer that sees clap types: it resolves settings,
+//! wires the parts together, and turns every failure into a [`CliError`] with an exit code.
 
-/// Parse arguments, run, and map the outcome to an exit code.
+pub mod generate;
+pub mod sessions;
+pub mod status;
+pub mod turn;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use crate::cli::{Cli, ColorChoice, Command, GlobalArgs, OutputFormat};
+use crate::config::ConfigError;
+use crate::error::{CliError, CliResult, Exit};
+use crate::output::{ColorMode, Diagnostics, Format};
+use crate::session::store::SessionError;
+use crate::settings::Settings;
+
+/// What every command needs: settings, stderr, the output format, the workspace.
+#[derive(Debug)]
+pub struct Context {
+    /// Resolved settings.
+    pub settings: Settings,
+    /// stderr.
+    pub diagnostics: Diagnostics,
+    /// stdout format.
+    pub format: Format,
+    /// The workspace directory (`-C`, else the current directory), absolute.
+    pub workspace: PathBuf,
+    /// How long to wait for a busy session (`--wait`).
+    pub wait: Option<Duration>,
+    /// When the process started.
+    pub started: Instant,
+}
+
+impl Context {
+    /// The sessions directory.
+    pub fn sessions_dir(&self) -> &Path {
+        &self.settings.paths.sessions_dir
+    }
+}
+
+/// Parse arguments, run, and map the outcome to an exit code. The one exit point.
 pub fn main_entry() -> ExitCode {
-    ExitCode::SUCCESS
+    let started = Instant::now();
+    // try_parse_args keeps global flags given at several levels (`-c a=1 run -c b=2`).
+    let cli = match Cli::try_parse_args(std::env::args_os()) {
+        Ok(cli) => cli,
+        Err(error) => {
+            // clap prints help/version to stdout and usage errors to stderr, with exit 0 or 2.
+            let code = error.exit_code();
+            let _ = error.print();
+            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+        }
+    };
+    let diagnostics = Diagnostics::new(
+        color_mode(cli.global.color),
+        std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty()),
+        cli.global.quiet,
+        cli.global.verbose,
+    );
+    let format = output_format(&cli.global);
+    match run(cli, &diagnostics, format, started) {
+        Ok(exit) => exit.into(),
+        Err(error) => {
+            diagnostics.error(&error);
+            error.exit.into()
+        }
+    }
+}
+
+fn color_mode(choice: ColorChoice) -> ColorMode {
+    match choice {
+        ColorChoice::Auto => ColorMode::Auto,
+        ColorChoice::Always => ColorMode::Always,
+        ColorChoice::Never => ColorMode::Never,
+    }
+}
+
+fn output_format(global: &GlobalArgs) -> Format {
+    match global.effective_output_format() {
+        OutputFormat::Text => Format::Text,
+        OutputFormat::Json => Format::Json,
+        OutputFormat::StreamJson => Format::StreamJson,
+    }
+}
+
+fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) -> CliResult<Exit> {
+    // Commands that need no configuration run before it is read, so they work with a broken one.
+    match &cli.command {
+        Command::Completions(args) => return generate::completions(args),
+        Command::GenerateDocs(args) => return generate::docs(args),
+        _ => {}
+    }
+    let context = build_context(&cli.global, diagnostics.clone(), format, started);
+    match cli.command {
+        Command::Run(args) => turn::run(format, started, &context, &args),
+        Command::Resume(args) => turn::resume(format, started, &context, &args),
+        Command::Compact(args) => turn::compact(&context?, &args),
+        Command::Sessions(args) => sessions::dispatch(&context?, args),
+        Command::Status(args) => status::status(&context?, &args),
+        Command::Auth(_) => Err(CliError::not_available("pincer auth")
+            .with_hint("credentials come from the provider environment variables for now; `pincer status` shows which are set")),
+        Command::Completions(_) | Command::GenerateDocs(_) => Ok(Exit::Success),
+    }
+}
+
+fn build_context(
+    global: &GlobalArgs,
+    diagnostics: Diagnostics,
+    format: Format,
+    started: Instant,
+) -> CliResult<Context> {
+    let workspace = resolve_workspace(global.cd.as_deref())?;
+    let environment = |name: &str| std::env::var(name).ok();
+    let settings = Settings::load(global.home.as_deref(), &global.config, &environment)
+        .map_err(config_error)?;
+    let wait = match global.wait {
+        Some(seconds) if !(seconds.is_finite() && seconds >= 0.0) => {
+            return Err(CliError::usage(format!(
+                "--wait takes a number of seconds, not '{seconds}'"
+            )));
+        }
+        Some(seconds) => Some(Duration::from_secs_f64(seconds)),
+        None => None,
+    };
+    Ok(Context {
+        settings,
+        diagnostics,
+        format,
+        workspace,
+        wait,
+        started,
+    })
+}
+
+fn resolve_workspace(cd: Option<&Path>) -> CliResult<PathBuf> {
+    let directory = match cd {
+        Some(directory) => directory.to_owned(),
+        None => std::env::current_dir().map_err(|error| {
+            CliError::usage(format!("cannot read the current directory: {error}"))
+        })?,
+    };
+    std::fs::canonicalize(&directory).map_err(|error| {
+        CliError::usage(format!(
+            "workspace '{}' is not usable: {error}",
+            directory.display()
+        ))
+        .with_hint("pass an existing directory to -C/--cd")
+    })
+}
+
+/// A configuration error: exit 2 with the config module's hint.
+pub fn config_error(error: ConfigError) -> CliError {
+    let hint = error.hint();
+    let mut cli_error = CliError::usage(error.to_string());
+    cli_error.hint = hint;
+    cli_error
+}
+
+/// A session error with its exit code and a hint that says what to do.
+pub fn session_error(error: SessionError) -> CliError {
+    let message = error.to_string();
+    match &error {
+        SessionError::Busy { holder, .. } => {
+            let whom = match holder {
+                Some(pid) => format!("wait for process {pid} to finish"),
+                None => "wait for the other run to finish".to_owned(),
+            };
+            CliError::new(Exit::Busy, message)
+                .with_hint(format!("{whom}, or pass --wait SECS to wait for the lock"))
+        }
+        SessionError::Corrupt { path, .. } => CliError::usage(message).with_hint(format!(
+            "run `pincer sessions repair {}` to move the bad lines into a side file",
+            path.display()
+        )),
+        SessionError::UnknownVersion { .. } => {
+            CliError::usage(message).with_hint("upgrade pincer to read this session")
+        }
+        SessionError::NotASession { .. } => CliError::usage(message),
+        SessionError::Vanished { .. } | SessionError::Io { .. } | SessionError::Serialize(_) => {
+            CliError::new(Exit::RunFailed, message)
+        }
+    }
+}
+
+/// Write to stdout, mapping an I/O failure (other than a closed pipe) to exit 1.
+pub fn stdout_error(error: std::io::Error) -> CliError {
+    CliError::new(Exit::RunFailed, format!("cannot write to stdout: {error}"))
 }

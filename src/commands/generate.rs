@@ -1,0 +1,26 @@
+//! `pincer completions SHELL` and the hidden `pincer generate-docs`, both from the clap definition.
+
+use super::stdout_error;
+use crate::cli::{CompletionsArgs, GenerateDocsArgs};
+use crate::error::{CliError, CliResult, Exit};
+use crate::output::Stdout;
+
+/// Print a completion script for one shell.
+pub fn completions(args: &CompletionsArgs) -> CliResult<Exit> {
+    let buffer = crate::docs::render_completion(args.shell);
+    let text = String::from_utf8_lossy(&buffer);
+    Stdout::new().write(&text).map_err(stdout_error)?;
+    Ok(Exit::Success)
+}
+
+/// Regenerate `man/` and `completions/` under `--out` (default: the current directory).
+pub fn docs(args: &GenerateDocsArgs) -> CliResult<Exit> {
+    let root = args.out.clone().unwrap_or_else(|| ".".into());
+    crate::docs::write_all(&root).map_err(|error| {
+        CliError::new(
+            Exit::RunFailed,
+            format!("cannot write docs under '{}': {error}", root.display()),
+        )
+    })?;
+    Ok(Exit::Success)
+}

@@ -1,0 +1,1231 @@
+//! `pincer sessions …`: list, show, export, fork, rename, rm, prune, path, repair (SPEC §1.5).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+use super::{Context, session_error, stdout_error};
+use crate::cli::{
+    ExportFormat, SessionsArgs, SessionsCommand, SessionsExportArgs, SessionsForkArgs,
+    SessionsListArgs, SessionsPathArgs, SessionsPruneArgs, SessionsRenameArgs, SessionsRepairArgs,
+    SessionsRmArgs, SessionsShowArgs,
+};
+use crate::conversation::ContextOccupancy;
+use crate::error::{CliError, CliResult, Exit};
+use crate::output::Stdout;
+use crate::output::progress::Spinner;
+use crate::session::index::{self, Index, IndexEntry, Lookup};
+use crate::session::record::{self, AgentMessage, Entry, SessionHeader};
+use crate::session::store::{self, SessionLock, TornRepair};
+
+/// Run a `sessions` subcommand (none = `list`).
+pub fn dispatch(context: &Context, args: SessionsArgs) -> CliResult<Exit> {
+    match args.command {
+        None => list(context, &args.list),
+        Some(SessionsCommand::List(list_args)) => list(context, &list_args),
+        Some(SessionsCommand::Show(show_args)) => show(context, &show_args),
+        Some(SessionsCommand::Export(export_args)) => export(context, &export_args),
+        Some(SessionsCommand::Fork(fork_args)) => fork(context, &fork_args),
+        Some(SessionsCommand::Rename(rename_args)) => rename(context, &rename_args),
+        Some(SessionsCommand::Rm(rm_args)) => remove(context, &rm_args),
+        Some(SessionsCommand::Prune(prune_args)) => prune(context, &prune_args),
+        Some(SessionsCommand::Path(path_args)) => path(context, &path_args),
+        Some(SessionsCommand::Repair(repair_args)) => repair(context, &repair_args),
+    }
+}
+
+/// Refresh and return the index, telling the user when it had to be rebuilt from a bad file.
+pub fn load_index(context: &Context) -> CliResult<Index> {
+    let spinner = Spinner::start(&context.diagnostics, "reading sessions…");
+    let (index, report) = index::refresh(context.sessions_dir()).map_err(session_error)?;
+    drop(spinner);
+    if let Some(reason) = &report.rebuilt
+        && !reason.starts_with("there is no index")
+    {
+        context
+            .diagnostics
+            .warn(&format!("rebuilt the session index: {reason}"));
+    }
+    Ok(index)
+}
+
+/// Resolve a session argument (id, unique id prefix, name, or file path) to its file.
+pub fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathBuf> {
+    let as_path = Path::new(query);
+    if query.contains('/') || query.ends_with(".jsonl") {
+        if as_path.is_file() {
+            return Ok(as_path.to_owned());
+        }
+        if query.contains('/') {
+            return Err(CliError::usage(format!("no session file at '{query}'")));
+        }
+    }
+    match index.find(query) {
+        Lookup::One(entry) => Ok(context.sessions_dir().join(&entry.file)),
+        Lookup::NotFound => Err(CliError::usage(format!("no session matches '{query}'"))
+            .with_hint("`pincer sessions list --all` shows every session with its id and name")),
+        Lookup::Ambiguous(candidates) => {
+            let mut message = format!("'{query}' matches {} sessions:", candidates.len());
+            for candidate in &candidates {
+                let _ = write!(
+                    message,
+                    "\n  {}  {}  {}",
+                    candidate.summary.id,
+                    candidate.summary.name.as_deref().unwrap_or("-"),
+                    candidate.summary.cwd
+                );
+            }
+            Err(CliError::usage(message)
+                .with_hint("give more characters of the id, or the full id"))
+        }
+    }
+}
+
+/// Resolve `SESSION` or `--last` (with `--all`) to a session file.
+pub fn resolve_selector(
+    context: &Context,
+    index: &Index,
+    session: Option<&str>,
+    last: bool,
+    all: bool,
+) -> CliResult<PathBuf> {
+    match session {
+        Some(query) => resolve(context, index, query),
+        None if last => match index.last(&context.workspace, all) {
+            Some(entry) => Ok(context.sessions_dir().join(&entry.file)),
+            None => Err(CliError::usage(format!(
+                "no session has been run in '{}'",
+                context.workspace.display()
+            ))
+            .with_hint("pass --all to pick the most recent session of any directory")),
+        },
+        None => Err(CliError::usage("no session given").with_hint("name one, or pass --last")),
+    }
+}
+
+fn load_session(path: &Path) -> CliResult<store::LoadedSession> {
+    store::load(path).map_err(session_error)
+}
+
+fn output(text: &str) -> CliResult<()> {
+    Stdout::new().write(text).map_err(stdout_error)
+}
+
+fn output_json(value: &impl serde::Serialize) -> CliResult<()> {
+    Stdout::new().json_pretty(value).map_err(stdout_error)
+}
+
+// ---------------------------------------------------------------------------------------- list
+
+fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let cwd_filter = match (&args.cwd, args.all) {
+        (_, true) => None,
+        (Some(directory), false) => Some(
+            std::fs::canonicalize(directory)
+                .unwrap_or_else(|_| directory.clone())
+                .to_string_lossy()
+                .into_owned(),
+        ),
+        (None, false) => Some(context.workspace.to_string_lossy().into_owned()),
+    };
+    let name_filter = match &args.name {
+        Some(pattern) => Some(
+            globset::Glob::new(pattern)
+                .map_err(|error| CliError::usage(format!("--name: {error}")))?
+                .compile_matcher(),
+        ),
+        None => None,
+    };
+    let mut rows: Vec<&IndexEntry> = index
+        .newest_first()
+        .into_iter()
+        .filter(|entry| {
+            cwd_filter
+                .as_deref()
+                .is_none_or(|cwd| entry.summary.cwd == cwd)
+        })
+        .filter(|entry| {
+            name_filter.as_ref().is_none_or(|matcher| {
+                entry
+                    .summary
+                    .name
+                    .as_deref()
+                    .is_some_and(|name| matcher.is_match(name))
+            })
+        })
+        .collect();
+    if let Some(limit) = args.limit {
+        rows.truncate(limit);
+    }
+    let now = OffsetDateTime::now_utc();
+    if context.format.is_json() {
+        let items: Vec<Value> = rows
+            .iter()
+            .map(|entry| list_item_json(context, entry))
+            .collect();
+        output_json(&items)?;
+        return Ok(Exit::Success);
+    }
+    if rows.is_empty() {
+        let scope = match &cwd_filter {
+            Some(cwd) => format!("no sessions in '{cwd}' (pass --all to list every directory)"),
+            None => "no sessions".to_owned(),
+        };
+        context.diagnostics.info(&scope);
+        return Ok(Exit::Success);
+    }
+    let mut table = vec![[
+        "ID".to_owned(),
+        "NAME".to_owned(),
+        "AGE".to_owned(),
+        "MODEL".to_owned(),
+        "CONTEXT".to_owned(),
+        "TURNS".to_owned(),
+        "CWD".to_owned(),
+    ]];
+    for entry in &rows {
+        let summary = &entry.summary;
+        let context_cell = occupancy(context, entry).map_or("-".to_owned(), |o| o.short());
+        table.push([
+            short_id(&summary.id),
+            summary.name.clone().unwrap_or_else(|| "-".to_owned()),
+            age(&summary.updated, now),
+            summary.model_ref().unwrap_or_else(|| "-".to_owned()),
+            if entry.problem.is_some() {
+                "damaged".to_owned()
+            } else {
+                context_cell
+            },
+            summary.turns.to_string(),
+            summary.cwd.clone(),
+        ]);
+    }
+    output(&render_table(&table))?;
+    Ok(Exit::Success)
+}
+
+fn short_id(id: &str) -> String {
+    id.chars().take(8).collect()
+}
+
+fn render_table(rows: &[[String; 7]]) -> String {
+    let mut widths = [0usize; 7];
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    let mut text = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (column, cell) in row.iter().enumerate() {
+            if column + 1 == row.len() {
+                line.push_str(cell);
+            } else {
+                let _ = write!(line, "{cell:<width$}  ", width = widths[column]);
+            }
+        }
+        text.push_str(line.trim_end());
+        text.push('\n');
+    }
+    text
+}
+
+/// Context occupancy of a session, with the window from the catalog or config.
+pub fn occupancy(context: &Context, entry: &IndexEntry) -> Option<ContextOccupancy> {
+    let tokens = entry.summary.context_tokens?;
+    let window = context_window(context, &entry.summary);
+    let usage = crate::conversation::TokenUsage {
+        input: tokens,
+        ..Default::default()
+    };
+    Some(ContextOccupancy::of(&usage, window))
+}
+
+/// The context window of the session's current model, when known.
+pub fn context_window(
+    context: &Context,
+    summary: &crate::session::summary::SessionSummary,
+) -> Option<u64> {
+    let provider = summary.provider.as_deref()?;
+    let model = summary.model.as_deref()?;
+    context
+        .settings
+        .model_info(provider, model)
+        .map(|info| info.context_window)
+}
+
+/// Cost of a session's usage: catalog prices where the model is known, else what was recorded.
+pub fn session_cost(context: &Context, entry: &IndexEntry) -> f64 {
+    entry
+        .summary
+        .usage_by_model
+        .iter()
+        .map(|(key, totals)| {
+            let (provider, model) = key.split_once('/').unwrap_or(("", key.as_str()));
+            match context.settings.model_info(provider, model) {
+                Some(info) => {
+                    info.cost(
+                        totals.usage.input,
+                        totals.usage.output,
+                        totals.usage.cache_read,
+                        totals.usage.cache_write,
+                    )
+                    .total
+                }
+                None => totals.recorded_cost_usd,
+            }
+        })
+        .sum()
+}
+
+fn list_item_json(context: &Context, entry: &IndexEntry) -> Value {
+    let summary = &entry.summary;
+    let occupancy = occupancy(context, entry);
+    let usage = summary.cumulative_usage();
+    json!({
+        "id": summary.id,
+        "name": summary.name,
+        "file": context.sessions_dir().join(&entry.file),
+        "cwd": summary.cwd,
+        "created": summary.created,
+        "updated": summary.updated,
+        "model": summary.model_ref(),
+        "turns": summary.turns,
+        "messages": summary.messages,
+        "context": occupancy.map(|o| json!({
+            "tokens": o.tokens,
+            "window": o.window,
+            "percent": o.percent,
+            "estimated": summary.context_estimated,
+        })),
+        "usage": {
+            "input_tokens": usage.input,
+            "output_tokens": usage.output,
+            "cache_read_input_tokens": usage.cache_read,
+            "cache_creation_input_tokens": usage.cache_write,
+        },
+        "total_cost_usd": session_cost(context, entry),
+        "compactions": summary.compactions,
+        "last_run_aborted": summary.last_run_aborted,
+        "problem": entry.problem,
+    })
+}
+
+/// Parse an ISO timestamp.
+pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
+    OffsetDateTime::parse(text, &Rfc3339).ok()
+}
+
+/// `3m`, `5h`, `2d` since `timestamp`.
+pub fn age(timestamp: &str, now: OffsetDateTime) -> String {
+    let Some(then) = parse_time(timestamp) else {
+        return "-".to_owned();
+    };
+    let seconds = (now - then).whole_seconds().max(0);
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3_600 => format!("{}m", seconds / 60),
+        3_600..86_400 => format!("{}h", seconds / 3_600),
+        _ => format!("{}d", seconds / 86_400),
+    }
+}
+
+// ---------------------------------------------------------------------------------------- show
+
+fn show(context: &Context, args: &SessionsShowArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let path = resolve(context, &index, &args.session)?;
+    let loaded = load_session(&path)?;
+    let leaf = loaded.leaf_id().map(str::to_owned);
+    if context.format.is_json() {
+        let value = if args.tree {
+            json!({
+                "id": loaded.header.id,
+                "file": path,
+                "leaf": leaf,
+                "tree": tree_json(&loaded.entries),
+            })
+        } else {
+            let branch = crate::session::context::branch_path(&loaded.entries, leaf.as_deref());
+            json!({
+                "id": loaded.header.id,
+                "file": path,
+                "header": loaded.header,
+                "entries": branch,
+            })
+        };
+        output_json(&value)?;
+        return Ok(Exit::Success);
+    }
+    let text = if args.tree {
+        render_tree(&loaded.entries, leaf.as_deref())
+    } else {
+        let branch = crate::session::context::branch_path(&loaded.entries, leaf.as_deref());
+        render_transcript(&branch, context.diagnostics.verbosity() > 0)
+    };
+    output(&text)?;
+    Ok(Exit::Success)
+}
+
+fn message_text(message: &AgentMessage) -> String {
+    let value = serde_json::to_value(message).unwrap_or(Value::Null);
+    content_text(value.get("content"))
+}
+
+fn content_text(content: Option<&Value>) -> String {
+    match content {
+        Some(Value::String(text)) => text.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|block| match block.get("type").and_then(Value::as_str) {
+                Some("text") => block.get("text").and_then(Value::as_str).map(str::to_owned),
+                Some("image") => Some("[image]".to_owned()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn one_line(text: &str, limit: usize) -> String {
+    let flat: String = text
+        .chars()
+        .map(|character| {
+            if character.is_control() {
+                ' '
+            } else {
+                character
+            }
+        })
+        .collect();
+    let flat = flat.trim();
+    if flat.chars().count() > limit {
+        let cut: String = flat.chars().take(limit).collect();
+        format!("{cut}…")
+    } else {
+        flat.to_owned()
+    }
+}
+
+fn render_transcript(branch: &[&Entry], verbose: bool) -> String {
+    let mut text = String::new();
+    for entry in branch {
+        match entry {
+            Entry::Message(message_entry) => match &message_entry.message {
+                AgentMessage::User(_) => {
+                    let _ = writeln!(text, "user: {}\n", message_text(&message_entry.message));
+                }
+                AgentMessage::Assistant(assistant) => {
+                    let value = serde_json::to_value(assistant).unwrap_or(Value::Null);
+                    let blocks = value
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .cloned()
+                        .unwrap_or_default();
+                    let mut body = String::new();
+                    for block in &blocks {
+                        match block.get("type").and_then(Value::as_str) {
+                            Some("text") => {
+                                let _ = writeln!(
+                                    body,
+                                    "{}",
+                                    block.get("text").and_then(Value::as_str).unwrap_or("")
+                                );
+                            }
+                            Some("thinking") if verbose => {
+                                let _ = writeln!(
+                                    body,
+                                    "  [thinking] {}",
+                                    one_line(
+                                        block.get("thinking").and_then(Value::as_str).unwrap_or(""),
+                                        200
+                                    )
+                                );
+                            }
+                            Some("toolCall") => {
+                                let _ = writeln!(
+                                    body,
+                                    "  → {} {}",
+                                    block.get("name").and_then(Value::as_str).unwrap_or("?"),
+                                    one_line(
+                                        &block
+                                            .get("arguments")
+                                            .map(Value::to_string)
+                                            .unwrap_or_default(),
+                                        200
+                                    )
+                                );
+                            }
+                            _ => {}
+                        }
+                    }
+                    let status = match assistant.stop_reason {
+                        record::StopReason::Aborted => " [aborted]",
+                        record::StopReason::Error => " [error]",
+                        _ => "",
+                    };
+                    let _ = writeln!(
+                        text,
+                        "assistant ({}/{}){status}: {}",
+                        assistant.provider,
+                        assistant.model,
+                        body.trim_end()
+                    );
+                    if let Some(error) = &assistant.error_message {
+                        let _ = writeln!(text, "  error: {}", one_line(error, 300));
+                    }
+                    text.push('\n');
+                }
+                AgentMessage::ToolResult(_) => {
+                    let value = serde_json::to_value(&message_entry.message).unwrap_or(Value::Null);
+                    let name = value.get("toolName").and_then(Value::as_str).unwrap_or("?");
+                    let failed = value.get("isError").and_then(Value::as_bool) == Some(true);
+                    let _ = writeln!(
+                        text,
+                        "  ← {name}{}: {}\n",
+                        if failed { " (error)" } else { "" },
+                        one_line(&content_text(value.get("content")), 200)
+                    );
+                }
+                AgentMessage::Other(value) => {
+                    let role = value.get("role").and_then(Value::as_str).unwrap_or("?");
+                    let _ = writeln!(
+                        text,
+                        "{role}: {}\n",
+                        one_line(&content_text(value.get("content")), 300)
+                    );
+                }
+            },
+            Entry::Compaction(compaction) => {
+                let _ = writeln!(
+                    text,
+                    "── compacted: {} tokens summarized ──\n{}\n",
+                    compaction.tokens_before, compaction.summary
+                );
+            }
+            Entry::BranchSummary(_) | Entry::CustomMessage(_) => {
+                let value = serde_json::to_value(entry).unwrap_or(Value::Null);
+                let body = value
+                    .get("summary")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| content_text(value.get("content")));
+                let _ = writeln!(text, "[{}] {}\n", entry.kind(), body);
+            }
+            Entry::ModelChange(change) if verbose => {
+                let _ = writeln!(text, "[model: {}/{}]\n", change.provider, change.model_id);
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+fn entry_label(entry: &Entry) -> String {
+    match entry {
+        Entry::Message(message_entry) => {
+            let role = match &message_entry.message {
+                AgentMessage::User(_) => "user",
+                AgentMessage::Assistant(_) => "assistant",
+                AgentMessage::ToolResult(_) => "toolResult",
+                AgentMessage::Other(value) => value
+                    .get("role")
+                    .and_then(Value::as_str)
+                    .unwrap_or("message"),
+            };
+            let mut text = message_text(&message_entry.message);
+            if text.is_empty()
+                && let AgentMessage::Assistant(assistant) = &message_entry.message
+            {
+                let value = serde_json::to_value(assistant).unwrap_or(Value::Null);
+                text = value
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .map(|blocks| {
+                        blocks
+                            .iter()
+                            .filter_map(|block| block.get("name").and_then(Value::as_str))
+                            .map(|name| format!("→ {name}"))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    })
+                    .unwrap_or_default();
+            }
+            format!("{role}: {}", one_line(&text, 60))
+        }
+        Entry::Compaction(compaction) => {
+            format!("compaction ({} tokens before)", compaction.tokens_before)
+        }
+        Entry::ModelChange(change) => {
+            format!("model_change {}/{}", change.provider, change.model_id)
+        }
+        Entry::SessionInfo(info) => format!(
+            "session_info {}",
+            info.name.as_deref().unwrap_or("(cleared)")
+        ),
+        other => other.kind().to_owned(),
+    }
+}
+
+/// Children of each entry in file order, and the roots (no parent, or a parent that is missing).
+fn children_map(entries: &[Entry]) -> (Vec<usize>, BTreeMap<usize, Vec<usize>>) {
+    let position: std::collections::HashMap<&str, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| (entry.id(), index))
+        .collect();
+    let mut roots = Vec::new();
+    let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (index, entry) in entries.iter().enumerate() {
+        match entry.parent_id().and_then(|parent| position.get(parent)) {
+            Some(parent) if *parent != index => children.entry(*parent).or_default().push(index),
+            _ => roots.push(index),
+        }
+    }
+    (roots, children)
+}
+
+fn render_tree(entries: &[Entry], leaf: Option<&str>) -> String {
+    let on_branch: std::collections::HashSet<&str> =
+        crate::session::context::branch_path(entries, leaf)
+            .iter()
+            .map(|entry| entry.id())
+            .collect();
+    let (roots, children) = children_map(entries);
+    let mut text = String::new();
+    let mut seen = vec![false; entries.len()];
+    // Depth grows only where the tree forks, so a long linear session stays flat.
+    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|root| (*root, 0)).collect();
+    while let Some((index, depth)) = stack.pop() {
+        if std::mem::replace(&mut seen[index], true) {
+            continue;
+        }
+        let entry = &entries[index];
+        let marker = if Some(entry.id()) == leaf {
+            "@"
+        } else if on_branch.contains(entry.id()) {
+            "*"
+        } else {
+            " "
+        };
+        let _ = writeln!(
+            text,
+            "{}{marker} {} {}",
+            "  ".repeat(depth),
+            entry.id(),
+            entry_label(entry)
+        );
+        let kids = children.get(&index).cloned().unwrap_or_default();
+        let child_depth = if kids.len() > 1 { depth + 1 } else { depth };
+        for kid in kids.iter().rev() {
+            stack.push((*kid, child_depth));
+        }
+    }
+    text
+}
+
+fn tree_json(entries: &[Entry]) -> Value {
+    let (roots, children) = children_map(entries);
+    let nodes: Vec<Value> = entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| {
+            json!({
+                "id": entry.id(),
+                "parentId": entry.parent_id(),
+                "type": entry.kind(),
+                "label": entry_label(entry),
+                "children": children
+                    .get(&index)
+                    .map(|kids| kids.iter().map(|kid| entries[*kid].id()).collect::<Vec<_>>())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect();
+    json!({
+        "roots": roots.iter().map(|root| entries[*root].id()).collect::<Vec<_>>(),
+        "nodes": nodes,
+    })
+}
+
+// -------------------------------------------------------------------------------------- export
+
+fn export(context: &Context, args: &SessionsExportArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let path = resolve(context, &index, &args.session)?;
+    let loaded = load_session(&path)?;
+    let bytes: Vec<u8> = match args.format {
+        ExportFormat::Jsonl => {
+            let mut text = record::to_line(&loaded.header)
+                .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+            for entry in &loaded.entries {
+                text.push_str(
+                    &record::to_line(entry)
+                        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
+                );
+            }
+            text.into_bytes()
+        }
+        ExportFormat::Json => {
+            let mut text = serde_json::to_string_pretty(&json!({
+                "header": loaded.header,
+                "entries": loaded.entries,
+            }))
+            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+            text.push('\n');
+            text.into_bytes()
+        }
+        ExportFormat::Markdown => render_markdown(&loaded).into_bytes(),
+    };
+    match &args.output {
+        Some(file) => {
+            crate::fs::write_atomic(file, &bytes).map_err(|error| {
+                CliError::new(
+                    Exit::RunFailed,
+                    format!("cannot write '{}': {error}", file.display()),
+                )
+            })?;
+        }
+        None => output(&String::from_utf8_lossy(&bytes))?,
+    }
+    Ok(Exit::Success)
+}
+
+fn render_markdown(loaded: &store::LoadedSession) -> String {
+    let mut text = format!("# Session {}\n\n", loaded.header.id);
+    let _ = writeln!(text, "- workspace: `{}`", loaded.header.cwd);
+    let _ = writeln!(text, "- created: {}\n", loaded.header.timestamp);
+    let branch = crate::session::context::branch_path(&loaded.entries, loaded.leaf_id());
+    for entry in branch {
+        match entry {
+            Entry::Message(message_entry) => match &message_entry.message {
+                AgentMessage::User(_) => {
+                    let _ = writeln!(
+                        text,
+                        "## User\n\n{}\n",
+                        message_text(&message_entry.message)
+                    );
+                }
+                AgentMessage::Assistant(assistant) => {
+                    let value = serde_json::to_value(assistant).unwrap_or(Value::Null);
+                    let _ = writeln!(
+                        text,
+                        "## Assistant ({}/{})\n",
+                        assistant.provider, assistant.model
+                    );
+                    for block in value
+                        .get("content")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                    {
+                        match block.get("type").and_then(Value::as_str) {
+                            Some("text") => {
+                                let _ = writeln!(
+                                    text,
+                                    "{}\n",
+                                    block.get("text").and_then(Value::as_str).unwrap_or("")
+                                );
+                            }
+                            Some("thinking") => {
+                                let thinking =
+                                    block.get("thinking").and_then(Value::as_str).unwrap_or("");
+                                let quoted: Vec<String> =
+                                    thinking.lines().map(|line| format!("> {line}")).collect();
+                                let _ = writeln!(text, "{}\n", quoted.join("\n"));
+                            }
+                            Some("toolCall") => {
+                                let arguments = block
+                                    .get("arguments")
+                                    .and_then(|arguments| {
+                                        serde_json::to_string_pretty(arguments).ok()
+                                    })
+                                    .unwrap_or_default();
+                                let _ = writeln!(
+                                    text,
+                                    "**Tool call** `{}`\n\n```json\n{arguments}\n```\n",
+                                    block.get("name").and_then(Value::as_str).unwrap_or("?")
+                                );
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                AgentMessage::ToolResult(_) => {
+                    let value = serde_json::to_value(&message_entry.message).unwrap_or(Value::Null);
+                    let failed = value.get("isError").and_then(Value::as_bool) == Some(true);
+                    let _ = writeln!(
+                        text,
+                        "**Tool result** `{}`{}\n\n```\n{}\n```\n",
+                        value.get("toolName").and_then(Value::as_str).unwrap_or("?"),
+                        if failed { " (error)" } else { "" },
+                        content_text(value.get("content"))
+                    );
+                }
+                AgentMessage::Other(value) => {
+                    let _ = writeln!(
+                        text,
+                        "## {}\n\n{}\n",
+                        value
+                            .get("role")
+                            .and_then(Value::as_str)
+                            .unwrap_or("message"),
+                        content_text(value.get("content"))
+                    );
+                }
+            },
+            Entry::Compaction(compaction) => {
+                let _ = writeln!(text, "## Compaction summary\n\n{}\n", compaction.summary);
+            }
+            _ => {}
+        }
+    }
+    text
+}
+
+// ---------------------------------------------------------------------------------------- fork
+
+fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let path = resolve(context, &index, &args.session)?;
+    if let Some(name) = &args.name {
+        ensure_name_free(&index, name, None)?;
+    }
+    let loaded = load_session(&path)?;
+    let at = match &args.at {
+        Some(entry_id) => {
+            let found = loaded
+                .entries
+                .iter()
+                .find(|entry| entry.id() == entry_id || entry.id().starts_with(entry_id.as_str()));
+            match found {
+                Some(entry) => Some(entry.id().to_owned()),
+                None => {
+                    return Err(CliError::usage(format!(
+                        "session {} has no entry '{entry_id}'",
+                        loaded.header.id
+                    ))
+                    .with_hint("`pincer sessions show SESSION --tree` lists the entry ids"));
+                }
+            }
+        }
+        None => loaded.leaf_id().map(str::to_owned),
+    };
+    let mut entries: Vec<Entry> =
+        crate::session::context::branch_path(&loaded.entries, at.as_deref())
+            .into_iter()
+            .cloned()
+            .collect();
+    let carries_name = entries
+        .iter()
+        .any(|entry| matches!(entry, Entry::SessionInfo(_)));
+    let id = uuid::Uuid::now_v7().to_string();
+    let header = SessionHeader {
+        version: Some(store::CURRENT_VERSION),
+        id: id.clone(),
+        timestamp: record::now_iso(),
+        cwd: loaded.header.cwd.clone(),
+        parent_session: Some(path.to_string_lossy().into_owned()),
+        extra: serde_json::Map::new(),
+    };
+    // A copied name would make two sessions answer to it: set the new name, or clear the old one.
+    if args.name.is_some() || carries_name {
+        let taken: std::collections::HashSet<String> =
+            entries.iter().map(|entry| entry.id().to_owned()).collect();
+        let mut fields = serde_json::Map::new();
+        fields.insert("type".into(), json!("session_info"));
+        fields.insert(
+            "id".into(),
+            json!(record::new_entry_id(
+                &|candidate: &str| taken.contains(candidate)
+            )),
+        );
+        fields.insert("parentId".into(), json!(entries.last().map(Entry::id)));
+        fields.insert("timestamp".into(), json!(record::now_iso()));
+        if let Some(name) = &args.name {
+            fields.insert("name".into(), json!(name));
+        }
+        match record::parse_line(&Value::Object(fields).to_string()) {
+            Ok(record::Line::Entry(entry)) => entries.push(entry),
+            _ => {
+                return Err(CliError::new(
+                    Exit::RunFailed,
+                    "cannot build the name entry",
+                ));
+            }
+        }
+    }
+    let new_path =
+        store::create(context.sessions_dir(), &header, &entries).map_err(session_error)?;
+    let _ = index::refresh(context.sessions_dir());
+    if context.format.is_json() {
+        output_json(
+            &json!({"id": id, "file": new_path, "forked_from": loaded.header.id, "at": at, "name": args.name}),
+        )?;
+    } else {
+        output(&format!("{id}\n"))?;
+        context
+            .diagnostics
+            .detail(&format!("forked into {}", new_path.display()));
+    }
+    Ok(Exit::Success)
+}
+
+fn ensure_name_free(index: &Index, name: &str, except_id: Option<&str>) -> CliResult<()> {
+    if name.trim().is_empty() {
+        return Err(CliError::usage("a session name cannot be empty"));
+    }
+    if let Some(other) = index.sessions.values().find(|entry| {
+        entry.summary.name.as_deref() == Some(name) && Some(entry.summary.id.as_str()) != except_id
+    }) {
+        return Err(CliError::usage(format!(
+            "the name '{name}' is taken by session {}",
+            other.summary.id
+        ))
+        .with_hint("names are unique; pick another or rename that session first"));
+    }
+    Ok(())
+}
+
+// -------------------------------------------------------------------------------------- rename
+
+fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let path = resolve(context, &index, &args.session)?;
+    let (mut writer, loaded, torn) =
+        store::open_for_append(&path, context.wait).map_err(session_error)?;
+    ensure_name_free(&index, &args.name, Some(&loaded.header.id))?;
+    report_torn(context, &path, torn.as_ref());
+    let entry = store::new_entry(&writer, "session_info", json!({"name": args.name}))
+        .map_err(session_error)?;
+    writer.append(&entry).map_err(session_error)?;
+    writer.sync().map_err(session_error)?;
+    drop(writer);
+    let _ = index::refresh(context.sessions_dir());
+    if context.format.is_json() {
+        output_json(&json!({"id": loaded.header.id, "name": args.name, "file": path}))?;
+    } else {
+        context.diagnostics.info(&format!(
+            "renamed {} to '{}'",
+            short_id(&loaded.header.id),
+            args.name
+        ));
+    }
+    Ok(Exit::Success)
+}
+
+/// Tell the user that a torn final line was repaired, and where its bytes went.
+pub fn report_torn(context: &Context, path: &Path, torn: Option<&TornRepair>) {
+    match torn {
+        Some(TornRepair::MovedTo(side)) => context.diagnostics.warn(&format!(
+            "'{}' ended in a torn line (an interrupted write); moved it to '{}'",
+            path.display(),
+            side.display()
+        )),
+        Some(TornRepair::Completed) => context.diagnostics.warn(&format!(
+            "'{}' ended without a newline; completed the last line",
+            path.display()
+        )),
+        None => {}
+    }
+}
+
+// ------------------------------------------------------------------------------------------ rm
+
+/// Side files a repair or migration left next to a session.
+fn side_files(path: &Path) -> Vec<PathBuf> {
+    let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+        return Vec::new();
+    };
+    let name = name.to_string_lossy();
+    let prefixes =
+        [".torn-", ".corrupt-", ".pre-migration-"].map(|suffix| format!("{name}{suffix}"));
+    std::fs::read_dir(dir)
+        .map(|reader| {
+            reader
+                .flatten()
+                .filter(|entry| {
+                    let file = entry.file_name().to_string_lossy().into_owned();
+                    prefixes
+                        .iter()
+                        .any(|prefix| file.starts_with(prefix.as_str()))
+                })
+                .map(|entry| entry.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn delete_session(context: &Context, path: &Path, with_side_files: bool) -> CliResult<()> {
+    let lock = SessionLock::acquire(path, context.wait).map_err(session_error)?;
+    std::fs::remove_file(path).map_err(|error| {
+        CliError::new(
+            Exit::RunFailed,
+            format!("cannot remove '{}': {error}", path.display()),
+        )
+    })?;
+    if with_side_files {
+        for side in side_files(path) {
+            let _ = std::fs::remove_file(side);
+        }
+    }
+    let _ = std::fs::remove_file(crate::fs::lock_path(path));
+    drop(lock);
+    Ok(())
+}
+
+fn remove(context: &Context, args: &SessionsRmArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let mut targets = Vec::new();
+    for query in &args.sessions {
+        match resolve(context, &index, query) {
+            Ok(path) => targets.push(path),
+            Err(error) if args.force && error.message.starts_with("no session") => {
+                context
+                    .diagnostics
+                    .detail(&format!("skipping '{query}': {}", error.message));
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    targets.dedup();
+    let mut removed = Vec::new();
+    let mut first_error: Option<CliError> = None;
+    for path in &targets {
+        match delete_session(context, path, args.force) {
+            Ok(()) => removed.push(path.clone()),
+            Err(error) => {
+                context.diagnostics.error(&error);
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    let _ = index::refresh(context.sessions_dir());
+    if context.format.is_json() {
+        output_json(&json!({"removed": removed}))?;
+    } else {
+        for path in &removed {
+            context
+                .diagnostics
+                .info(&format!("removed {}", path.display()));
+        }
+    }
+    match first_error {
+        Some(error) => Ok(error.exit),
+        None => Ok(Exit::Success),
+    }
+}
+
+// --------------------------------------------------------------------------------------- prune
+
+/// Parse `30d`, `12h`, `90m`, `45s`, `2w` and sums like `1d12h`.
+pub fn parse_duration(text: &str) -> Option<time::Duration> {
+    let mut total = time::Duration::ZERO;
+    let mut digits = String::new();
+    let mut any = false;
+    for character in text.trim().chars() {
+        if character.is_ascii_digit() {
+            digits.push(character);
+            continue;
+        }
+        let amount: i64 = digits.parse().ok()?;
+        digits.clear();
+        total += match character {
+            's' => time::Duration::seconds(amount),
+            'm' => time::Duration::minutes(amount),
+            'h' => time::Duration::hours(amount),
+            'd' => time::Duration::days(amount),
+            'w' => time::Duration::weeks(amount),
+            _ => return None,
+        };
+        any = true;
+    }
+    if !digits.is_empty() || !any {
+        return None;
+    }
+    Some(total)
+}
+
+fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
+    let age_limit = parse_duration(&args.older_than).ok_or_else(|| {
+        CliError::usage(format!(
+            "--older-than '{}' is not a duration",
+            args.older_than
+        ))
+        .with_hint("use a number with a unit: 30d, 12h, 90m, 2w, or sums like 1d12h")
+    })?;
+    let index = load_index(context)?;
+    let cutoff = OffsetDateTime::now_utc() - age_limit;
+    let cwd_filter = args.cwd.as_ref().map(|directory| {
+        std::fs::canonicalize(directory)
+            .unwrap_or_else(|_| directory.clone())
+            .to_string_lossy()
+            .into_owned()
+    });
+    let mut candidates: Vec<&IndexEntry> = index
+        .newest_first()
+        .into_iter()
+        .filter(|entry| {
+            cwd_filter
+                .as_deref()
+                .is_none_or(|cwd| entry.summary.cwd == cwd)
+        })
+        .filter(|entry| parse_time(&entry.summary.updated).is_some_and(|updated| updated < cutoff))
+        .collect();
+    candidates.reverse();
+    let mut removed = Vec::new();
+    let mut skipped = Vec::new();
+    for entry in candidates {
+        let path = context.sessions_dir().join(&entry.file);
+        if args.dry_run {
+            removed.push(path);
+            continue;
+        }
+        match delete_session(context, &path, false) {
+            Ok(()) => removed.push(path),
+            Err(error) => {
+                context
+                    .diagnostics
+                    .warn(&format!("kept {}: {}", path.display(), error.message));
+                skipped.push(path);
+            }
+        }
+    }
+    if !args.dry_run {
+        let _ = index::refresh(context.sessions_dir());
+    }
+    if context.format.is_json() {
+        output_json(&json!({
+            "dry_run": args.dry_run,
+            (if args.dry_run { "would_remove" } else { "removed" }): removed,
+            "skipped": skipped,
+        }))?;
+    } else {
+        let verb = if args.dry_run {
+            "would remove"
+        } else {
+            "removed"
+        };
+        let mut text = String::new();
+        for path in &removed {
+            let _ = writeln!(text, "{verb} {}", path.display());
+        }
+        output(&text)?;
+        context.diagnostics.info(&format!(
+            "{verb} {} session(s), kept {} busy",
+            removed.len(),
+            skipped.len()
+        ));
+    }
+    Ok(Exit::Success)
+}
+
+// ---------------------------------------------------------------------------------- path, repair
+
+fn path(context: &Context, args: &SessionsPathArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let path = resolve(context, &index, &args.session)?;
+    if context.format.is_json() {
+        output_json(&json!({"file": path}))?;
+    } else {
+        output(&format!("{}\n", path.display()))?;
+    }
+    Ok(Exit::Success)
+}
+
+fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let path = resolve(context, &index, &args.session)?;
+    let lock = SessionLock::acquire(&path, context.wait).map_err(session_error)?;
+    let report = store::repair(&path, args.dry_run).map_err(session_error)?;
+    drop(lock);
+    if !args.dry_run {
+        let _ = index::refresh(context.sessions_dir());
+    }
+    if context.format.is_json() {
+        output_json(&json!({
+            "file": path,
+            "dry_run": args.dry_run,
+            "clean": report.is_clean(),
+            "dropped_lines": report.dropped_lines,
+            "side_file": report.side_file,
+            "torn_tail": report.torn.as_ref().map(|torn| match torn {
+                TornRepair::Completed => json!("completed"),
+                TornRepair::MovedTo(side) => json!({"moved_to": side}),
+            }),
+            "migrated_from": report.migrated_from,
+        }))?;
+        return Ok(Exit::Success);
+    }
+    let would = if args.dry_run { "would " } else { "" };
+    let mut text = String::new();
+    if report.is_clean() {
+        text.push_str("nothing to repair\n");
+    }
+    if !report.dropped_lines.is_empty() {
+        let lines: Vec<String> = report.dropped_lines.iter().map(usize::to_string).collect();
+        let _ = writeln!(
+            text,
+            "{would}move corrupt line(s) {} to {}",
+            lines.join(", "),
+            report
+                .side_file
+                .as_ref()
+                .map_or_else(String::new, |side| side.display().to_string())
+        );
+    }
+    match &report.torn {
+        Some(TornRepair::Completed) => {
+            let _ = writeln!(text, "{would}complete the final line (it lacked a newline)");
+        }
+        Some(TornRepair::MovedTo(side)) => {
+            let _ = writeln!(
+                text,
+                "{would}move the torn final line to {}",
+                side.display()
+            );
+        }
+        None => {}
+    }
+    if let Some(version) = report.migrated_from {
+        let _ = writeln!(
+            text,
+            "{would}migrate the file from version {version} to {}",
+            store::CURRENT_VERSION
+        );
+    }
+    output(&text)?;
+    Ok(Exit::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_accept_units_and_sums() {
+        assert_eq!(parse_duration("30d"), Some(time::Duration::days(30)));
+        assert_eq!(parse_duration("1d12h"), Some(time::Duration::hours(36)));
+        assert_eq!(parse_duration("90m"), Some(time::Duration::minutes(90)));
+        assert_eq!(parse_duration("2w"), Some(time::Duration::weeks(2)));
+        assert_eq!(parse_duration("30"), None);
+        assert_eq!(parse_duration("d"), None);
+        assert_eq!(parse_duration("3y"), None);
+    }
+
+    #[test]
+    fn ages_read_in_the_largest_whole_unit() {
+        let now = parse_time("2026-11-30T12:00:00.000Z").unwrap();
+        assert_eq!(age("2026-11-30T11:59:30.000Z", now), "30s");
+        assert_eq!(age("2026-11-30T11:00:00.000Z", now), "1h");
+        assert_eq!(age("2026-11-27T12:00:00.000Z", now), "3d");
+        assert_eq!(age("garbage", now), "-");
+    }
+}

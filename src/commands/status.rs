@@ -1,0 +1,379 @@
+//! `pincer status [SESSION|--last]`: one session's state, or the installation's (SPEC §1.6).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::sessions::{context_window, load_index, occupancy, resolve_selector, session_cost};
+use super::{Context, stdout_error};
+use crate::cli::StatusArgs;
+use crate::conversation::compact_count;
+use crate::error::{CliResult, Exit};
+use crate::output::Stdout;
+use crate::session::index::{Index, IndexEntry};
+use crate::session::store::SessionLock;
+use crate::settings::credential_env_vars;
+
+/// Providers whose credentials `status` reports, in the default-selection order of SPEC §11.
+const PROVIDERS: [&str; 4] = ["anthropic", "openai", "google", "ollama"];
+
+/// Run `status`.
+pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let value = if args.session.is_some() || args.last {
+        let path = resolve_selector(
+            context,
+            &index,
+            args.session.as_deref(),
+            args.last,
+            args.all,
+        )?;
+        let entry = match path
+            .file_name()
+            .and_then(|name| index.by_file(&name.to_string_lossy()))
+        {
+            Some(entry) if path.parent() == Some(context.sessions_dir()) => entry.clone(),
+            _ => crate::session::index::summarize_file(&path).map_err(super::session_error)?,
+        };
+        session_status(context, &path, &entry)
+    } else {
+        installation_status(context, &index)
+    };
+    let mut stdout = Stdout::new();
+    if context.format.is_json() {
+        stdout.json_pretty(&value).map_err(stdout_error)?;
+    } else {
+        stdout.write(&render(&value)).map_err(stdout_error)?;
+    }
+    Ok(Exit::Success)
+}
+
+fn backend_of(provider: Option<&str>) -> &'static str {
+    match provider {
+        Some("claude-cli") => "claude-cli",
+        Some("codex-cli") => "codex-cli",
+        _ => "api",
+    }
+}
+
+fn session_status(context: &Context, path: &Path, entry: &IndexEntry) -> Value {
+    let summary = &entry.summary;
+    let occupancy = occupancy(context, entry);
+    let cumulative = summary.cumulative_usage();
+    let usage_json = |usage: &crate::conversation::TokenUsage| {
+        json!({
+            "input_tokens": usage.input,
+            "cache_creation_input_tokens": usage.cache_write,
+            "cache_read_input_tokens": usage.cache_read,
+            "output_tokens": usage.output,
+        })
+    };
+    json!({
+        "session_id": summary.id,
+        "session_name": summary.name,
+        "file": path,
+        "cwd": summary.cwd,
+        "backend": backend_of(summary.provider.as_deref()),
+        "provider": summary.provider,
+        "model": summary.model,
+        "backend_session_ids": summary.backend_sessions,
+        "thinking_level": summary.thinking_level,
+        "turns": summary.turns,
+        "messages": summary.messages,
+        "compactions": summary.compactions,
+        "context": {
+            "tokens": occupancy.map(|o| o.tokens),
+            "window": context_window(context, summary),
+            "percent": occupancy.and_then(|o| o.percent),
+            "estimated": summary.context_estimated,
+        },
+        "last_call_usage": summary.last_usage.as_ref().map(usage_json),
+        "usage": usage_json(&cumulative),
+        "total_cost_usd": session_cost(context, entry),
+        "created": summary.created,
+        "last_activity": summary.updated,
+        "last_run_aborted": summary.last_run_aborted,
+        "last_error": summary.last_error,
+        "locked": SessionLock::is_held(path),
+        "problem": entry.problem,
+        "torn_tail": entry.torn_tail,
+    })
+}
+
+/// Where an executable named `name` is on `PATH`.
+fn find_on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|directory| directory.join(name))
+        .find(|candidate| {
+            use std::os::unix::fs::PermissionsExt;
+            candidate.metadata().is_ok_and(|metadata| {
+                metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+            })
+        })
+}
+
+/// Whether a CLI's own login file exists (the file, never its content).
+fn cli_logged_in(files: &[PathBuf]) -> bool {
+    files.iter().any(|file| file.is_file())
+}
+
+fn installation_status(context: &Context, index: &Index) -> Value {
+    let settings = &context.settings;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let credentials: Vec<Value> = PROVIDERS
+        .iter()
+        .map(|provider| {
+            let set: Vec<&str> = credential_env_vars(provider)
+                .iter()
+                .copied()
+                .filter(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()))
+                .collect();
+            json!({
+                "provider": provider,
+                "usable": !set.is_empty() || credential_env_vars(provider).is_empty(),
+                "source": set.first().map(|name| format!("env:{name}")),
+                "env_vars_set": set,
+                "base_url": settings.base_url(provider),
+            })
+        })
+        .collect();
+    let claude_home = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|home| home.join(".claude")));
+    let codex_home = std::env::var_os("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|home| home.join(".codex")));
+    let cli = |name: &str, login_files: Vec<PathBuf>| {
+        let found = find_on_path(name);
+        json!({
+            "installed": found.is_some(),
+            "path": found,
+            "logged_in": found.is_some() && cli_logged_in(&login_files),
+        })
+    };
+    let paths = &settings.paths;
+    json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "model": settings.model,
+        "fallbacks": settings.fallbacks,
+        "workspace": context.workspace,
+        "paths": {
+            "config_file": paths.config_file,
+            "auth_file": paths.auth_file,
+            "sessions_dir": paths.sessions_dir,
+        },
+        "credentials": credentials,
+        "auth_profiles": Value::Null,
+        "auth_profiles_note": "auth profiles are not available yet; credentials come from environment variables",
+        "cli_backends": {
+            "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
+            "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),
+        },
+        "sessions": index.sessions.len(),
+        "sessions_here": index.sessions.values().filter(|entry| entry.summary.cwd == context.workspace.to_string_lossy()).count(),
+    })
+}
+
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::Null => "-".to_owned(),
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Render a status object as aligned `key: value` lines.
+fn render(value: &Value) -> String {
+    let mut text = String::new();
+    if value.get("session_id").is_some() {
+        let line = |text: &mut String, key: &str, shown: String| {
+            let _ = writeln!(text, "{key:<16}{shown}");
+        };
+        line(&mut text, "session:", text_of(&value["session_id"]));
+        line(&mut text, "name:", text_of(&value["session_name"]));
+        line(&mut text, "file:", text_of(&value["file"]));
+        line(&mut text, "cwd:", text_of(&value["cwd"]));
+        line(
+            &mut text,
+            "model:",
+            format!(
+                "{} ({})",
+                match (value["provider"].as_str(), value["model"].as_str()) {
+                    (Some(provider), Some(model)) => format!("{provider}/{model}"),
+                    _ => "-".to_owned(),
+                },
+                text_of(&value["backend"])
+            ),
+        );
+        if let Some(ids) = value["backend_session_ids"].as_object()
+            && !ids.is_empty()
+        {
+            let shown: Vec<String> = ids
+                .iter()
+                .map(|(backend, id)| format!("{backend}={}", text_of(id)))
+                .collect();
+            line(&mut text, "cli session:", shown.join(", "));
+        }
+        line(&mut text, "thinking:", text_of(&value["thinking_level"]));
+        line(&mut text, "turns:", text_of(&value["turns"]));
+        line(&mut text, "compactions:", text_of(&value["compactions"]));
+        let context = &value["context"];
+        let context_line = match (
+            context["tokens"].as_u64(),
+            context["window"].as_u64(),
+            context["percent"].as_f64(),
+        ) {
+            (Some(tokens), Some(window), Some(percent)) => format!(
+                "{} / {} tokens ({percent:.1}%){}",
+                group(tokens),
+                group(window),
+                if context["estimated"] == true {
+                    ", estimated"
+                } else {
+                    ""
+                }
+            ),
+            (Some(tokens), _, _) => format!("{} tokens (window unknown)", group(tokens)),
+            _ => "-".to_owned(),
+        };
+        line(&mut text, "context:", context_line);
+        let usage_line = |usage: &Value| {
+            if usage.is_null() {
+                return "-".to_owned();
+            }
+            format!(
+                "input {}, cache write {}, cache read {}, output {}",
+                compact_count(usage["input_tokens"].as_u64().unwrap_or(0)),
+                compact_count(usage["cache_creation_input_tokens"].as_u64().unwrap_or(0)),
+                compact_count(usage["cache_read_input_tokens"].as_u64().unwrap_or(0)),
+                compact_count(usage["output_tokens"].as_u64().unwrap_or(0)),
+            )
+        };
+        line(
+            &mut text,
+            "last call:",
+            usage_line(&value["last_call_usage"]),
+        );
+        line(&mut text, "total usage:", usage_line(&value["usage"]));
+        line(
+            &mut text,
+            "total cost:",
+            format!("${:.4}", value["total_cost_usd"].as_f64().unwrap_or(0.0)),
+        );
+        line(
+            &mut text,
+            "last activity:",
+            text_of(&value["last_activity"]),
+        );
+        line(
+            &mut text,
+            "last run:",
+            if value["last_run_aborted"] == true {
+                format!("aborted ({})", text_of(&value["last_error"]))
+            } else {
+                "completed".to_owned()
+            },
+        );
+        line(
+            &mut text,
+            "locked:",
+            if value["locked"] == true {
+                "yes, a run holds it now".to_owned()
+            } else {
+                "no".to_owned()
+            },
+        );
+        if !value["problem"].is_null() {
+            line(&mut text, "problem:", text_of(&value["problem"]));
+        }
+        return text;
+    }
+    let line = |text: &mut String, key: &str, shown: String| {
+        let _ = writeln!(text, "{key:<16}{shown}");
+    };
+    line(&mut text, "pincer:", text_of(&value["version"]));
+    line(
+        &mut text,
+        "model:",
+        match value["model"].as_str() {
+            Some(model) => model.to_owned(),
+            None => "(not configured: the first provider with credentials is used)".to_owned(),
+        },
+    );
+    line(&mut text, "workspace:", text_of(&value["workspace"]));
+    line(
+        &mut text,
+        "config:",
+        text_of(&value["paths"]["config_file"]),
+    );
+    line(
+        &mut text,
+        "sessions dir:",
+        text_of(&value["paths"]["sessions_dir"]),
+    );
+    line(
+        &mut text,
+        "sessions:",
+        format!(
+            "{} ({} in this workspace)",
+            text_of(&value["sessions"]),
+            text_of(&value["sessions_here"])
+        ),
+    );
+    text.push_str("credentials:\n");
+    for credential in value["credentials"].as_array().into_iter().flatten() {
+        let shown = match credential["source"].as_str() {
+            Some(source) => source.to_owned(),
+            None if credential["usable"] == true => "none needed".to_owned(),
+            None => "none".to_owned(),
+        };
+        let _ = writeln!(text, "  {:<14}{shown}", text_of(&credential["provider"]));
+    }
+    text.push_str("cli backends:\n");
+    for name in ["claude", "codex"] {
+        let backend = &value["cli_backends"][name];
+        let shown = if backend["installed"] == true {
+            format!(
+                "{} ({})",
+                text_of(&backend["path"]),
+                if backend["logged_in"] == true {
+                    "logged in"
+                } else {
+                    "not logged in"
+                }
+            )
+        } else {
+            "not installed".to_owned()
+        };
+        let _ = writeln!(text, "  {name:<14}{shown}");
+    }
+    text
+}
+
+/// `85601` → `85,601`.
+fn group(number: u64) -> String {
+    let digits = number.to_string();
+    let mut grouped = String::new();
+    for (position, digit) in digits.chars().enumerate() {
+        if position > 0 && (digits.len() - position).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    grouped
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_grouped_by_thousands() {
+        assert_eq!(group(85_601), "85,601");
+        assert_eq!(group(200_000), "200,000");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1_000_000), "1,000,000");
+    }
+}

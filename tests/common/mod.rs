@@ -1,0 +1,222 @@
+//! Shared test harness: a hermetic pincer home per test, pi-format session writers, and a way to
+//! run the real binary with a clean environment.
+
+#![allow(
+    dead_code,
+    reason = "each suite file uses a different part of the harness"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+
+/// A temporary `PINCER_HOME` and workspace for one test.
+pub struct Home {
+    pub root: tempfile::TempDir,
+    pub home: PathBuf,
+    pub workspace: PathBuf,
+}
+
+impl Home {
+    pub fn new() -> Home {
+        let root = tempfile::tempdir().unwrap();
+        let home = root.path().join("home");
+        let workspace = root.path().join("work");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::create_dir_all(&workspace).unwrap();
+        // Canonical paths: sessions record canonical workspace paths.
+        let workspace = std::fs::canonicalize(&workspace).unwrap();
+        let home = std::fs::canonicalize(&home).unwrap();
+        Home {
+            root,
+            home,
+            workspace,
+        }
+    }
+
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.home.join("sessions")
+    }
+
+    /// A `pincer` command with this home, run from the workspace, with no provider keys and no
+    /// stdin.
+    pub fn cmd(&self) -> assert_cmd::Command {
+        let mut command = assert_cmd::Command::cargo_bin("pincer").unwrap();
+        command
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", self.root.path())
+            .env("PINCER_HOME", &self.home)
+            .env("NO_COLOR", "1")
+            .current_dir(&self.workspace)
+            .write_stdin("");
+        command
+    }
+
+    /// Run pincer with `args` and return the output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    /// Write a session file into the store (name as pincer would name it) and return its path.
+    pub fn write_session(&self, session: &SessionBuilder) -> PathBuf {
+        let dir = self.sessions_dir();
+        std::fs::create_dir_all(&dir).unwrap();
+        let stamp = session.created.replace([':', '.'], "-");
+        let path = dir.join(format!("{stamp}_{}.jsonl", session.id));
+        std::fs::write(&path, session.to_jsonl()).unwrap();
+        path
+    }
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+pub fn code(output: &Output) -> i32 {
+    output.status.code().unwrap_or(-1)
+}
+
+/// Builds realistic pi v3 session files line by line.
+#[derive(Clone)]
+pub struct SessionBuilder {
+    pub id: String,
+    pub cwd: String,
+    pub created: String,
+    pub lines: Vec<Value>,
+    counter: u32,
+    clock: i64,
+}
+
+impl SessionBuilder {
+    pub fn new(id: &str, cwd: &Path) -> SessionBuilder {
+        SessionBuilder {
+            id: id.to_owned(),
+            cwd: cwd.to_string_lossy().into_owned(),
+            created: "2026-11-30T10:00:00.000Z".to_owned(),
+            lines: Vec::new(),
+            counter: 0,
+            clock: 0,
+        }
+    }
+
+    pub fn created(mut self, timestamp: &str) -> SessionBuilder {
+        self.created = timestamp.to_owned();
+        self
+    }
+
+    fn next_id(&mut self) -> String {
+        self.counter += 1;
+        format!("{:08x}", 0xa000_0000u32 + self.counter)
+    }
+
+    fn last_id(&self) -> Value {
+        self.lines
+            .last()
+            .map_or(Value::Null, |line| line["id"].clone())
+    }
+
+    fn timestamp(&mut self) -> (String, i64) {
+        self.clock += 1;
+        let base = time::OffsetDateTime::parse(
+            &self.created,
+            &time::format_description::well_known::Rfc3339,
+        )
+        .unwrap();
+        let at = base + time::Duration::seconds(self.clock);
+        let iso = format!(
+            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.000Z",
+            at.year(),
+            u8::from(at.month()),
+            at.day(),
+            at.hour(),
+            at.minute(),
+            at.second()
+        );
+        (iso, at.unix_timestamp() * 1000)
+    }
+
+    /// Append an entry of `kind` with `fields`, child of `parent` (default: the last entry).
+    pub fn entry_under(&mut self, parent: Option<&str>, kind: &str, fields: Value) -> String {
+        let id = self.next_id();
+        let (iso, _) = self.timestamp();
+        let parent = match parent {
+            Some(parent) => json!(parent),
+            None => self.last_id(),
+        };
+        let mut line = json!({"type": kind, "id": id, "parentId": parent, "timestamp": iso});
+        for (key, value) in fields.as_object().unwrap() {
+            line[key] = value.clone();
+        }
+        self.lines.push(line);
+        id
+    }
+
+    pub fn entry(&mut self, kind: &str, fields: Value) -> String {
+        self.entry_under(None, kind, fields)
+    }
+
+    pub fn user(&mut self, text: &str) -> String {
+        let (_, ms) = self.timestamp();
+        self.entry(
+            "message",
+            json!({"message": {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": ms}}),
+        )
+    }
+
+    /// An assistant message with pi's usage shape.
+    pub fn assistant(&mut self, text: &str, usage: [u64; 4]) -> String {
+        self.assistant_with("anthropic", "claude-sonnet-4-5", text, usage, "stop")
+    }
+
+    pub fn assistant_with(
+        &mut self,
+        provider: &str,
+        model: &str,
+        text: &str,
+        [input, output, cache_read, cache_write]: [u64; 4],
+        stop_reason: &str,
+    ) -> String {
+        let (_, ms) = self.timestamp();
+        self.entry(
+            "message",
+            json!({"message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "api": "anthropic-messages",
+                "provider": provider,
+                "model": model,
+                "usage": {
+                    "input": input, "output": output, "cacheRead": cache_read, "cacheWrite": cache_write,
+                    "totalTokens": input + output + cache_read + cache_write,
+                    "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}
+                },
+                "stopReason": stop_reason,
+                "timestamp": ms
+            }}),
+        )
+    }
+
+    pub fn name(&mut self, name: &str) -> String {
+        self.entry("session_info", json!({"name": name}))
+    }
+
+    pub fn header(&self) -> Value {
+        json!({"type": "session", "version": 3, "id": self.id, "timestamp": self.created, "cwd": self.cwd})
+    }
+
+    pub fn to_jsonl(&self) -> String {
+        let mut text = serde_json::to_string(&self.header()).unwrap();
+        text.push('\n');
+        for line in &self.lines {
+            text.push_str(&serde_json::to_string(line).unwrap());
+            text.push('\n');
+        }
+        text
+    }
+}

@@ -1,0 +1,3 @@
+mod cli_surface;
+mod sessions;
+mod status;

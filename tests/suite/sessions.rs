@@ -1,0 +1,577 @@
+//! `pincer sessions …` and session-file handling, end to end through the binary.
+
+use std::fs::File;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::{Home, SessionBuilder, code, stderr, stdout};
+
+const ID_A: &str = "019ad3c1-0000-7000-8000-00000000000a";
+const ID_B: &str = "019ad3c1-0000-7000-8000-00000000000b";
+const ID_C: &str = "7f3e9a10-1111-4222-8333-444455556666";
+
+fn simple(home: &Home, id: &str, name: Option<&str>) -> std::path::PathBuf {
+    let mut session = SessionBuilder::new(id, &home.workspace);
+    session.entry(
+        "model_change",
+        json!({"provider": "anthropic", "modelId": "claude-sonnet-4-5"}),
+    );
+    session.user("hello there");
+    session.assistant("general kenobi", [1, 100, 85_000, 500]);
+    if let Some(name) = name {
+        session.name(name);
+    }
+    home.write_session(&session)
+}
+
+fn list_json(home: &Home, args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["sessions", "list", "--json"];
+    all.extend_from_slice(args);
+    let output = home.run(&all);
+    assert_eq!(code(&output), 0, "stderr: {}", stderr(&output));
+    serde_json::from_str::<Vec<Value>>(&stdout(&output)).unwrap()
+}
+
+#[test]
+fn list_shows_sessions_of_this_workspace_and_all_with_all() {
+    let home = Home::new();
+    simple(&home, ID_A, Some("alpha"));
+    let elsewhere = home.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let mut other = SessionBuilder::new(ID_C, &std::fs::canonicalize(&elsewhere).unwrap());
+    other.user("hi");
+    home.write_session(&other);
+
+    let here = list_json(&home, &[]);
+    assert_eq!(here.len(), 1);
+    assert_eq!(here[0]["id"], ID_A);
+    assert_eq!(here[0]["name"], "alpha");
+    assert_eq!(here[0]["turns"], 1);
+    assert_eq!(here[0]["context"]["tokens"], 85_601);
+    assert_eq!(here[0]["model"], "anthropic/claude-sonnet-4-5");
+
+    let all = list_json(&home, &["--all"]);
+    let ids: Vec<&str> = all
+        .iter()
+        .map(|item| item["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    assert!(ids.contains(&ID_C));
+
+    let text = stdout(&home.run(&["sessions"]));
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("ID"), "{text}");
+    assert!(lines[1].starts_with("019ad3c1  alpha"), "{text}");
+    assert!(lines[1].contains("85.6k/200k 43%"), "{text}");
+}
+
+#[test]
+fn list_filters_by_name_glob_and_limit() {
+    let home = Home::new();
+    simple(&home, ID_A, Some("nightly-build"));
+    simple(&home, ID_B, Some("adhoc"));
+    let named = list_json(&home, &["--name", "nightly*"]);
+    assert_eq!(named.len(), 1);
+    assert_eq!(named[0]["name"], "nightly-build");
+    assert_eq!(list_json(&home, &["--limit", "1"]).len(), 1);
+}
+
+#[test]
+fn lookup_by_full_id_prefix_name_and_path_resolves_the_same_file() {
+    let home = Home::new();
+    let path = simple(&home, ID_C, Some("nightly"));
+    let expected = format!("{}\n", path.display());
+    for query in [ID_C, "7f3e", "nightly", path.to_str().unwrap()] {
+        let output = home.run(&["sessions", "path", query]);
+        assert_eq!(code(&output), 0, "{query}: {}", stderr(&output));
+        assert_eq!(stdout(&output), expected, "{query}");
+    }
+}
+
+#[test]
+fn an_ambiguous_prefix_exits_2_and_lists_the_candidates() {
+    let home = Home::new();
+    simple(&home, ID_A, None);
+    simple(&home, ID_B, None);
+    let output = home.run(&["sessions", "path", "019ad3c1"]);
+    assert_eq!(code(&output), 2);
+    let error = stderr(&output);
+    assert!(error.contains("'019ad3c1' matches 2 sessions"), "{error}");
+    assert!(error.contains(ID_A) && error.contains(ID_B), "{error}");
+    assert!(stdout(&output).is_empty());
+}
+
+#[test]
+fn an_unknown_session_exits_2_with_a_hint() {
+    let home = Home::new();
+    simple(&home, ID_A, None);
+    let output = home.run(&["sessions", "show", "nope"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("error: no session matches 'nope'"));
+    assert!(stderr(&output).contains("hint: "));
+}
+
+#[test]
+fn lookup_by_name_works_from_another_directory() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, Some("nightly"));
+    let elsewhere = home.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let output = home
+        .cmd()
+        .current_dir(&elsewhere)
+        .args(["sessions", "path", "nightly"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output).trim(), path.to_str().unwrap());
+}
+
+#[test]
+fn status_last_picks_the_newest_session_of_the_workspace() {
+    let home = Home::new();
+    let mut older = SessionBuilder::new(ID_A, &home.workspace).created("2026-11-01T00:00:00.000Z");
+    older.user("old");
+    home.write_session(&older);
+    let mut newer = SessionBuilder::new(ID_B, &home.workspace).created("2026-11-02T00:00:00.000Z");
+    newer.user("new");
+    home.write_session(&newer);
+    let output = home.run(&["status", "--last", "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(value["session_id"], ID_B);
+}
+
+#[test]
+fn show_prints_the_current_branch_and_tree_shows_both_branches() {
+    let home = Home::new();
+    let mut session = SessionBuilder::new(ID_A, &home.workspace);
+    let root = session.user("question");
+    session.assistant("first answer", [10, 5, 0, 0]);
+    session.entry_under(
+        Some(&root),
+        "message",
+        json!({"message": {"role": "user", "content": "take two", "timestamp": 1}}),
+    );
+    session.assistant("second answer", [10, 5, 0, 0]);
+    home.write_session(&session);
+
+    let transcript = stdout(&home.run(&["sessions", "show", ID_A]));
+    assert!(transcript.contains("user: question"), "{transcript}");
+    assert!(transcript.contains("second answer"), "{transcript}");
+    assert!(!transcript.contains("first answer"), "{transcript}");
+
+    let tree = stdout(&home.run(&["sessions", "show", ID_A, "--tree"]));
+    assert!(
+        tree.contains("first answer") && tree.contains("second answer"),
+        "{tree}"
+    );
+    let leaf_line = tree
+        .lines()
+        .find(|line| line.contains("second answer"))
+        .unwrap();
+    assert!(leaf_line.trim_start().starts_with('@'), "{tree}");
+}
+
+#[test]
+fn export_jsonl_reproduces_the_file_and_markdown_reads_well() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, None);
+    let jsonl = home.run(&["sessions", "export", ID_A, "--format", "jsonl"]);
+    assert_eq!(code(&jsonl), 0, "{}", stderr(&jsonl));
+    assert_eq!(stdout(&jsonl), std::fs::read_to_string(&path).unwrap());
+
+    let markdown = stdout(&home.run(&["sessions", "export", ID_A, "--format", "markdown"]));
+    assert!(
+        markdown.starts_with(&format!("# Session {ID_A}")),
+        "{markdown}"
+    );
+    assert!(markdown.contains("## User\n\nhello there"), "{markdown}");
+    assert!(markdown.contains("general kenobi"), "{markdown}");
+
+    let json = stdout(&home.run(&["sessions", "export", ID_A, "--format", "json"]));
+    let value: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["header"]["id"], ID_A);
+    assert_eq!(value["entries"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn fork_at_an_entry_copies_the_path_into_a_new_session() {
+    let home = Home::new();
+    let mut session = SessionBuilder::new(ID_A, &home.workspace);
+    session.user("one");
+    let first_answer = session.assistant("answer one", [1, 1, 0, 0]);
+    session.user("two");
+    session.assistant("answer two", [1, 1, 0, 0]);
+    let path = home.write_session(&session);
+    let before = std::fs::read(&path).unwrap();
+
+    let output = home.run(&["sessions", "fork", ID_A, "--at", &first_answer, "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let new_file = std::path::PathBuf::from(value["file"].as_str().unwrap());
+    let text = std::fs::read_to_string(&new_file).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "session");
+    assert_eq!(lines[0]["parentSession"], path.to_str().unwrap());
+    assert_eq!(lines.len(), 3, "{text}");
+    assert_eq!(lines[2]["id"], first_answer.as_str());
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        before,
+        "the source must not change"
+    );
+}
+
+#[test]
+fn rename_appends_a_session_info_entry_and_names_are_unique() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, None);
+    simple(&home, ID_B, Some("taken"));
+    let output = home.run(&["sessions", "rename", ID_A, "nightly"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "session_info");
+    assert_eq!(last["name"], "nightly");
+    assert_eq!(last["parentId"], "a0000003");
+    assert_eq!(last["id"].as_str().unwrap().len(), 8);
+
+    let clash = home.run(&["sessions", "rename", ID_A, "taken"]);
+    assert_eq!(code(&clash), 2);
+    assert!(
+        stderr(&clash).contains("the name 'taken' is taken"),
+        "{}",
+        stderr(&clash)
+    );
+}
+
+#[test]
+fn a_torn_final_line_is_moved_to_a_side_file_before_the_next_append() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, None);
+    let intact = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        format!("{intact}{{\"type\":\"message\",\"id\":\"dead"),
+    )
+    .unwrap();
+
+    // Reading works and reports the tear without touching the file.
+    let status = home.run(&["status", ID_A, "--json"]);
+    assert_eq!(code(&status), 0, "{}", stderr(&status));
+    let value: Value = serde_json::from_str(&stdout(&status)).unwrap();
+    assert_eq!(value["torn_tail"], true);
+
+    let output = home.run(&["sessions", "rename", ID_A, "after-crash"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(stderr(&output).contains("torn line"), "{}", stderr(&output));
+    let repaired = std::fs::read_to_string(&path).unwrap();
+    assert!(repaired.starts_with(&intact));
+    assert_eq!(repaired.lines().count(), intact.lines().count() + 1);
+    let side: Vec<_> = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".torn-"))
+        .collect();
+    assert_eq!(side.len(), 1, "{side:?}");
+    let saved = std::fs::read_to_string(home.sessions_dir().join(&side[0])).unwrap();
+    assert_eq!(saved, "{\"type\":\"message\",\"id\":\"dead\n");
+}
+
+#[test]
+fn mid_file_garbage_is_refused_with_its_line_number_until_repaired() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, None);
+    let mut lines: Vec<String> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines.insert(2, "this is not json".to_owned());
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let damaged = std::fs::read(&path).unwrap();
+
+    let output = home.run(&["sessions", "show", ID_A]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("corrupt at line 3"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        stderr(&output).contains("pincer sessions repair"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        damaged,
+        "reading must not change the file"
+    );
+
+    let dry = home.run(&["sessions", "repair", ID_A, "--dry-run"]);
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    assert!(
+        stdout(&dry).contains("would move corrupt line(s) 3"),
+        "{}",
+        stdout(&dry)
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), damaged);
+
+    let repair = home.run(&["sessions", "repair", ID_A]);
+    assert_eq!(code(&repair), 0, "{}", stderr(&repair));
+    let repaired = std::fs::read_to_string(&path).unwrap();
+    assert!(!repaired.contains("this is not json"));
+    assert_eq!(repaired.lines().count(), 4);
+    let side: Vec<_> = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().contains(".corrupt-"))
+        .collect();
+    assert_eq!(
+        std::fs::read_to_string(&side[0]).unwrap(),
+        "this is not json\n"
+    );
+    assert_eq!(code(&home.run(&["sessions", "show", ID_A])), 0);
+}
+
+#[test]
+fn a_corrupt_index_is_rebuilt_with_a_warning() {
+    let home = Home::new();
+    simple(&home, ID_A, Some("alpha"));
+    assert_eq!(list_json(&home, &[]).len(), 1);
+    std::fs::write(home.sessions_dir().join("index.json"), "{ not json").unwrap();
+    let output = home.run(&["sessions", "list", "--json"]);
+    assert_eq!(code(&output), 0);
+    assert!(
+        stderr(&output).contains("warning: rebuilt the session index"),
+        "{}",
+        stderr(&output)
+    );
+    let items: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(items[0]["name"], "alpha");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(home.sessions_dir().join("index.json")).unwrap())
+            .unwrap();
+    assert_eq!(index["version"], 1);
+}
+
+#[test]
+fn a_stale_index_entry_is_refreshed_when_the_file_changes() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, None);
+    assert_eq!(list_json(&home, &[])[0]["name"], Value::Null);
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str(
+        "{\"type\":\"session_info\",\"id\":\"bbbbbbbb\",\"parentId\":\"a0000003\",\"timestamp\":\"2026-11-30T11:00:00.000Z\",\"name\":\"later\"}\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    assert_eq!(list_json(&home, &[])[0]["name"], "later");
+}
+
+fn hold_lock(path: &std::path::Path) -> File {
+    let mut lock_path = path.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let file = File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(lock_path)
+        .unwrap();
+    file.lock().unwrap();
+    file
+}
+
+#[test]
+fn a_locked_session_makes_a_second_process_exit_75_at_once() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, None);
+    let before = std::fs::read(&path).unwrap();
+    let lock = hold_lock(&path);
+    let started = std::time::Instant::now();
+    let output = home.run(&["sessions", "rename", ID_A, "busy"]);
+    assert_eq!(code(&output), 75, "{}", stderr(&output));
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(stderr(&output).contains("is busy"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("--wait"), "{}", stderr(&output));
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    drop(lock);
+}
+
+#[test]
+fn with_wait_a_second_process_proceeds_after_the_lock_is_released() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, None);
+    let lock = hold_lock(&path);
+    let releaser = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(400));
+        drop(lock);
+    });
+    let output = home.run(&["--wait", "10", "sessions", "rename", ID_A, "patient"]);
+    releaser.join().unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("\"name\":\"patient\"")
+    );
+}
+
+#[test]
+fn rm_removes_a_session_but_refuses_a_locked_one() {
+    let home = Home::new();
+    let free = simple(&home, ID_A, None);
+    let busy = simple(&home, ID_B, None);
+    let lock = hold_lock(&busy);
+    let output = home.run(&["sessions", "rm", ID_B]);
+    assert_eq!(code(&output), 75, "{}", stderr(&output));
+    assert!(busy.exists());
+    drop(lock);
+    let output = home.run(&["sessions", "rm", ID_A]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(!free.exists());
+    assert!(busy.exists());
+}
+
+#[test]
+fn prune_dry_run_changes_nothing_and_prune_removes_old_sessions() {
+    let home = Home::new();
+    let mut old = SessionBuilder::new(ID_A, &home.workspace).created("2020-01-01T00:00:00.000Z");
+    old.user("ancient");
+    let old_path = home.write_session(&old);
+    let fresh_path = simple(&home, ID_B, None);
+    let mut fresh = std::fs::read_to_string(&fresh_path).unwrap();
+    let now = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    fresh.push_str(&format!(
+        "{{\"type\":\"label\",\"id\":\"cccccccc\",\"parentId\":\"a0000003\",\"timestamp\":\"{now}\",\"targetId\":\"a0000003\",\"label\":\"x\"}}\n"
+    ));
+    std::fs::write(&fresh_path, fresh).unwrap();
+    // Build the index first so the dry run is compared against a settled directory.
+    list_json(&home, &["--all"]);
+    let snapshot = |home: &Home| {
+        let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(home.sessions_dir())
+            .unwrap()
+            .map(|entry| {
+                let entry = entry.unwrap();
+                (
+                    entry.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(entry.path()).unwrap(),
+                )
+            })
+            .collect();
+        files.sort();
+        files
+    };
+    let before = snapshot(&home);
+    let dry = home.run(&["sessions", "prune", "--older-than", "30d", "--dry-run"]);
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    assert!(stdout(&dry).contains("would remove"), "{}", stdout(&dry));
+    assert!(stdout(&dry).contains(ID_A));
+    assert!(!stdout(&dry).contains(ID_B));
+    assert_eq!(snapshot(&home), before);
+
+    let real = home.run(&["sessions", "prune", "--older-than", "30d"]);
+    assert_eq!(code(&real), 0, "{}", stderr(&real));
+    assert!(!old_path.exists());
+    assert!(fresh_path.exists());
+
+    let bad = home.run(&["sessions", "prune", "--older-than", "soon"]);
+    assert_eq!(code(&bad), 2);
+    assert!(stderr(&bad).contains("is not a duration"));
+}
+
+#[test]
+fn a_v1_session_is_read_and_migrated_on_the_first_append_keeping_the_old_bytes() {
+    let home = Home::new();
+    std::fs::create_dir_all(home.sessions_dir()).unwrap();
+    let path = home
+        .sessions_dir()
+        .join("2025-01-01T00-00-00-000Z_v1.jsonl");
+    let cwd = home.workspace.to_str().unwrap();
+    let original = format!(
+        "{{\"type\":\"session\",\"id\":\"v1-session\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"{cwd}\"}}\n\
+         {{\"type\":\"message\",\"timestamp\":\"2025-01-01T00:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"old times\",\"timestamp\":1}}}}\n"
+    );
+    std::fs::write(&path, &original).unwrap();
+    let show = home.run(&["sessions", "show", "v1-session"]);
+    assert_eq!(code(&show), 0, "{}", stderr(&show));
+    assert!(stdout(&show).contains("user: old times"));
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        original,
+        "reading must not rewrite"
+    );
+
+    let rename = home.run(&["sessions", "rename", "v1-session", "vintage"]);
+    assert_eq!(code(&rename), 0, "{}", stderr(&rename));
+    let migrated: Vec<Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(migrated[0]["version"], 3);
+    assert_eq!(migrated[1]["parentId"], Value::Null);
+    let message_id = migrated[1]["id"].as_str().unwrap();
+    assert_eq!(migrated[2]["parentId"], message_id);
+    assert_eq!(migrated[2]["name"], "vintage");
+    let backup: Vec<_> = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().contains(".pre-migration-"))
+        .collect();
+    assert_eq!(std::fs::read_to_string(&backup[0]).unwrap(), original);
+}
+
+#[test]
+fn a_file_of_an_unknown_future_version_is_refused_and_left_alone() {
+    let home = Home::new();
+    std::fs::create_dir_all(home.sessions_dir()).unwrap();
+    let path = home
+        .sessions_dir()
+        .join("2025-01-01T00-00-00-000Z_future.jsonl");
+    let text = "{\"type\":\"session\",\"version\":9,\"id\":\"future\",\"timestamp\":\"2025-01-01T00:00:00.000Z\",\"cwd\":\"/\"}\n";
+    std::fs::write(&path, text).unwrap();
+    let output = home.run(&["sessions", "show", "future"]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("format version 9"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}
+
+#[test]
+fn a_closed_stdout_pipe_ends_quietly() {
+    let home = Home::new();
+    for index in 0..40 {
+        simple(
+            &home,
+            &format!("019ad3c1-0000-7000-8000-0000000001{index:02}"),
+            None,
+        );
+    }
+    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pincer"));
+    command
+        .env_clear()
+        .env("PINCER_HOME", &home.home)
+        .current_dir(&home.workspace)
+        .args(["sessions", "list"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = command.spawn().unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}

@@ -1,0 +1,239 @@
+//! `pincer status`, config handling, and the commands that are not available yet.
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::{Home, SessionBuilder, code, stderr, stdout};
+
+const ID: &str = "019ad3c1-0000-7000-8000-0000000000aa";
+
+#[test]
+fn status_reports_context_occupancy_from_the_last_successful_call_per_the_seeds_example() {
+    let home = Home::new();
+    let mut session = SessionBuilder::new(ID, &home.workspace);
+    session.entry(
+        "model_change",
+        json!({"provider": "anthropic", "modelId": "claude-sonnet-4-5"}),
+    );
+    session.user("first");
+    session.assistant("big context", [1, 100, 85_000, 500]);
+    session.user("second");
+    // A failed call afterwards must not replace the snapshot.
+    session.assistant_with("anthropic", "claude-sonnet-4-5", "", [0, 0, 0, 0], "error");
+    home.write_session(&session);
+
+    let output = home.run(&["status", ID, "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(value["context"]["tokens"], 85_601);
+    assert_eq!(value["context"]["window"], 200_000);
+    assert_eq!(value["context"]["percent"], 42.8);
+    assert_eq!(value["turns"], 2);
+    assert_eq!(value["last_run_aborted"], true);
+    assert_eq!(value["locked"], false);
+    assert_eq!(value["usage"]["cache_read_input_tokens"], 85_000);
+    assert_eq!(value["last_call_usage"]["cache_creation_input_tokens"], 500);
+    // Catalog prices for claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read, $3.75 cache write.
+    let expected_cost = (1.0 * 3.0 + 100.0 * 15.0 + 85_000.0 * 0.30 + 500.0 * 3.75) / 1e6;
+    let cost = value["total_cost_usd"].as_f64().unwrap();
+    assert!(
+        (cost - expected_cost).abs() < 1e-9,
+        "{cost} vs {expected_cost}"
+    );
+
+    let text = stdout(&home.run(&["status", ID]));
+    assert!(text.contains("85,601 / 200,000 tokens (42.8%)"), "{text}");
+    assert!(text.contains("anthropic/claude-sonnet-4-5 (api)"), "{text}");
+}
+
+#[test]
+fn status_counts_cumulative_usage_over_every_call() {
+    let home = Home::new();
+    let mut session = SessionBuilder::new(ID, &home.workspace);
+    session.user("a");
+    session.assistant("x", [10, 20, 30, 40]);
+    session.user("b");
+    session.assistant("y", [1, 2, 3, 4]);
+    home.write_session(&session);
+    let value: Value = serde_json::from_str(&stdout(&home.run(&["status", ID, "--json"]))).unwrap();
+    assert_eq!(value["usage"]["input_tokens"], 11);
+    assert_eq!(value["usage"]["output_tokens"], 22);
+    assert_eq!(value["usage"]["cache_read_input_tokens"], 33);
+    assert_eq!(value["usage"]["cache_creation_input_tokens"], 44);
+    assert_eq!(
+        value["context"]["tokens"], 10,
+        "a snapshot of the last call, not a sum"
+    );
+}
+
+#[test]
+fn status_after_a_compaction_estimates_the_context_instead_of_reusing_stale_usage() {
+    let home = Home::new();
+    let mut session = SessionBuilder::new(ID, &home.workspace);
+    session.user("a");
+    let kept = session.assistant("x", [10, 20, 90_000, 40]);
+    session.entry(
+        "compaction",
+        json!({"summary": "s".repeat(400), "firstKeptEntryId": kept, "tokensBefore": 90_070}),
+    );
+    home.write_session(&session);
+    let value: Value = serde_json::from_str(&stdout(&home.run(&["status", ID, "--json"]))).unwrap();
+    assert_eq!(value["compactions"], 1);
+    assert_eq!(value["context"]["estimated"], true);
+    let tokens = value["context"]["tokens"].as_u64().unwrap();
+    assert!(tokens < 1_000, "estimated {tokens}");
+}
+
+#[test]
+fn status_without_a_session_names_credential_variables_but_never_their_values() {
+    let home = Home::new();
+    let secret = "sk-ant-test-SECRET-0123456789";
+    let output = home
+        .cmd()
+        .env("ANTHROPIC_API_KEY", secret)
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(!text.contains("SECRET"), "{text}");
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let anthropic = value["credentials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["provider"] == "anthropic")
+        .unwrap()
+        .clone();
+    assert_eq!(anthropic["source"], "env:ANTHROPIC_API_KEY");
+    assert_eq!(anthropic["usable"], true);
+    let openai = value["credentials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|item| item["provider"] == "openai")
+        .unwrap()
+        .clone();
+    assert_eq!(openai["usable"], false);
+    assert_eq!(value["sessions"], 0);
+    assert_eq!(
+        value["paths"]["sessions_dir"],
+        home.home.join("sessions").to_str().unwrap()
+    );
+}
+
+#[test]
+fn status_shows_whether_a_run_holds_the_lock() {
+    let home = Home::new();
+    let mut session = SessionBuilder::new(ID, &home.workspace);
+    session.user("a");
+    let path = home.write_session(&session);
+    let mut lock_path = path.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let lock = std::fs::File::create(&lock_path).unwrap();
+    lock.lock().unwrap();
+    let value: Value = serde_json::from_str(&stdout(&home.run(&["status", ID, "--json"]))).unwrap();
+    assert_eq!(value["locked"], true);
+    drop(lock);
+    let value: Value = serde_json::from_str(&stdout(&home.run(&["status", ID, "--json"]))).unwrap();
+    assert_eq!(value["locked"], false);
+}
+
+#[test]
+fn an_unknown_config_key_is_an_error_naming_it() {
+    let home = Home::new();
+    std::fs::write(
+        home.home.join("config.toml"),
+        "model = \"anthropic/claude-sonnet-4-5\"\nmodle = 1\n",
+    )
+    .unwrap();
+    let output = home.run(&["status"]);
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("modle"), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
+}
+
+#[test]
+fn a_config_override_sets_the_default_model_and_an_unknown_override_is_rejected() {
+    let home = Home::new();
+    let output = home.run(&["-c", "model=openai/gpt-5", "status", "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(value["model"], "openai/gpt-5");
+    let output = home.run(&["status", "-c", "no_such_key=1"]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("no_such_key"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn run_is_not_available_yet_and_says_so_with_exit_2() {
+    let home = Home::new();
+    let output = home.run(&["run", "hello"]);
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("is not available yet"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(stdout(&output).is_empty());
+}
+
+#[test]
+fn run_in_json_mode_still_prints_one_result_object_on_failure() {
+    let home = Home::new();
+    let output = home.run(&["run", "--json", "hello"]);
+    assert_eq!(code(&output), 2);
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(value["type"], "result");
+    assert_eq!(value["is_error"], true);
+    assert_eq!(value["subtype"], "error_during_execution");
+    assert_eq!(value["error"]["kind"], "usage");
+
+    let stream = home.run(&[
+        "resume",
+        "--output-format",
+        "stream-json",
+        "--last",
+        "again",
+    ]);
+    assert_eq!(code(&stream), 2);
+    let printed = stdout(&stream);
+    let lines: Vec<&str> = printed.lines().collect();
+    assert_eq!(lines.len(), 1);
+    let last: Value = serde_json::from_str(lines[0]).unwrap();
+    assert_eq!(last["type"], "result");
+}
+
+#[test]
+fn a_bad_config_file_still_yields_a_json_result_for_run() {
+    let home = Home::new();
+    std::fs::write(home.home.join("config.toml"), "this is = = not toml").unwrap();
+    let output = home.run(&["run", "--json", "hello"]);
+    assert_eq!(code(&output), 2);
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(value["is_error"], true);
+    assert!(
+        value["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("config.toml")
+    );
+}
+
+#[test]
+fn auth_and_compact_are_not_available_yet() {
+    let home = Home::new();
+    for args in [&["auth", "list"][..], &["compact", "--last"][..]] {
+        let output = home.run(args);
+        assert_eq!(code(&output), 2, "{args:?}");
+        assert!(
+            stderr(&output).contains("not available yet"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
