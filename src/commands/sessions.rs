@@ -60,6 +60,10 @@ pub fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathB
         if as_path.is_file() {
             return Ok(as_path.to_owned());
         }
+        let in_store = context.sessions_dir().join(query);
+        if !query.contains('/') && in_store.is_file() {
+            return Ok(in_store);
+        }
         if query.contains('/') {
             return Err(CliError::usage(format!("no session file at '{query}'")));
         }
@@ -558,6 +562,13 @@ fn entry_label(entry: &Entry) -> String {
                     })
                     .unwrap_or_default();
             }
+            if let AgentMessage::Assistant(assistant) = &message_entry.message {
+                match assistant.stop_reason {
+                    record::StopReason::Aborted => text.insert_str(0, "[aborted] "),
+                    record::StopReason::Error => text.insert_str(0, "[error] "),
+                    _ => {}
+                }
+            }
             format!("{role}: {}", one_line(&text, 60))
         }
         Entry::Compaction(compaction) => {
@@ -601,31 +612,48 @@ fn render_tree(entries: &[Entry], leaf: Option<&str>) -> String {
     let (roots, children) = children_map(entries);
     let mut text = String::new();
     let mut seen = vec![false; entries.len()];
-    // Depth grows only where the tree forks, so a long linear session stays flat.
-    let mut stack: Vec<(usize, usize)> = roots.iter().rev().map(|root| (*root, 0)).collect();
-    while let Some((index, depth)) = stack.pop() {
+    // (entry, prefix of its own line, prefix of its descendants' lines). The prefix grows only
+    // where the tree forks, so a long linear session stays flat.
+    let mut stack: Vec<(usize, String, String)> = roots
+        .iter()
+        .rev()
+        .map(|root| (*root, String::new(), String::new()))
+        .collect();
+    while let Some((index, line_prefix, child_prefix)) = stack.pop() {
         if std::mem::replace(&mut seen[index], true) {
             continue;
         }
         let entry = &entries[index];
         let marker = if Some(entry.id()) == leaf {
-            "@"
+            '@'
         } else if on_branch.contains(entry.id()) {
-            "*"
+            '*'
         } else {
-            " "
+            ' '
         };
         let _ = writeln!(
             text,
-            "{}{marker} {} {}",
-            "  ".repeat(depth),
+            "{line_prefix}{marker} {} {}",
             entry.id(),
             entry_label(entry)
         );
         let kids = children.get(&index).cloned().unwrap_or_default();
-        let child_depth = if kids.len() > 1 { depth + 1 } else { depth };
-        for kid in kids.iter().rev() {
-            stack.push((*kid, child_depth));
+        if kids.len() == 1 {
+            stack.push((kids[0], child_prefix.clone(), child_prefix));
+            continue;
+        }
+        for (position, kid) in kids.iter().enumerate().rev() {
+            let last = position + 1 == kids.len();
+            let (branch, continuation) = if last {
+                ("└─", "  ")
+            } else {
+                ("├─", "│ ")
+            };
+            stack.push((
+                *kid,
+                format!("{child_prefix}{branch}"),
+                format!("{child_prefix}{continuation}"),
+            ));
         }
     }
     text

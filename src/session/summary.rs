@@ -92,6 +92,10 @@ impl SessionSummary {
 pub const PINCER_CUSTOM_PREFIX: &str = "pincer.";
 
 /// Summarize a session from its header and entries.
+///
+/// Spend is summed over the whole file (every branch cost money); everything that describes the
+/// conversation as it stands — model, thinking level, turns, context, whether the last run
+/// failed — comes from the current branch (root → last entry), as a resume would see it.
 pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
     let mut summary = SessionSummary {
         id: header.id.clone(),
@@ -102,10 +106,7 @@ pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
         entries: entries.len() as u64,
         ..SessionSummary::default()
     };
-    // Index (in file order) of the last successful call and of the last compaction.
-    let mut last_success_at: Option<usize> = None;
-    let mut last_compaction_at: Option<usize> = None;
-    for (position, entry) in entries.iter().enumerate() {
+    for entry in entries {
         if entry.timestamp() > summary.updated.as_str() {
             summary.updated = entry.timestamp().to_owned();
         }
@@ -118,17 +119,7 @@ pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
                     .filter(|name| !name.is_empty())
                     .map(str::to_owned);
             }
-            Entry::ModelChange(change) => {
-                summary.provider = Some(change.provider.clone());
-                summary.model = Some(change.model_id.clone());
-            }
-            Entry::ThinkingLevelChange(change) => {
-                summary.thinking_level = Some(change.thinking_level.clone());
-            }
-            Entry::Compaction(_) => {
-                summary.compactions += 1;
-                last_compaction_at = Some(position);
-            }
+            Entry::Compaction(_) => summary.compactions += 1,
             Entry::Custom(custom) => {
                 if let Some(backend) = custom.custom_type.strip_prefix(PINCER_CUSTOM_PREFIX)
                     && let Some(id) = custom
@@ -144,42 +135,57 @@ pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
             }
             Entry::Message(message_entry) => {
                 summary.messages += 1;
-                match &message_entry.message {
-                    AgentMessage::User(_) => summary.turns += 1,
-                    AgentMessage::Assistant(assistant) => {
-                        summary.provider = Some(assistant.provider.clone());
-                        summary.model = Some(assistant.model.clone());
-                        let usage = TokenUsage {
-                            input: assistant.usage.input,
-                            output: assistant.usage.output,
-                            cache_read: assistant.usage.cache_read,
-                            cache_write: assistant.usage.cache_write,
-                            reasoning: 0,
-                        };
-                        let key = format!("{}/{}", assistant.provider, assistant.model);
-                        let totals = summary.usage_by_model.entry(key.clone()).or_default();
-                        totals.usage.add(&usage);
-                        totals.recorded_cost_usd += assistant.usage.cost.total;
-                        totals.calls += 1;
-                        let failed = matches!(
-                            assistant.stop_reason,
-                            StopReason::Aborted | StopReason::Error
-                        );
-                        summary.last_run_aborted = failed;
-                        summary.last_error = if failed {
-                            assistant.error_message.clone()
-                        } else {
-                            None
-                        };
-                        if !failed && usage.context_tokens() > 0 {
-                            summary.last_usage = Some(usage);
-                            summary.last_model = Some(key);
-                            last_success_at = Some(position);
-                        }
-                    }
-                    _ => {}
+                if let AgentMessage::Assistant(assistant) = &message_entry.message {
+                    let key = format!("{}/{}", assistant.provider, assistant.model);
+                    let totals = summary.usage_by_model.entry(key).or_default();
+                    totals.usage.add(&usage_of(assistant));
+                    totals.recorded_cost_usd += assistant.usage.cost.total;
+                    totals.calls += 1;
                 }
             }
+            _ => {}
+        }
+    }
+
+    let branch = context::branch_path(entries, None);
+    // Positions on the branch of the last successful call and of the last compaction.
+    let mut last_success_at: Option<usize> = None;
+    let mut last_compaction_at: Option<usize> = None;
+    for (position, entry) in branch.iter().enumerate() {
+        match entry {
+            Entry::ModelChange(change) => {
+                summary.provider = Some(change.provider.clone());
+                summary.model = Some(change.model_id.clone());
+            }
+            Entry::ThinkingLevelChange(change) => {
+                summary.thinking_level = Some(change.thinking_level.clone());
+            }
+            Entry::Compaction(_) => last_compaction_at = Some(position),
+            Entry::Message(message_entry) => match &message_entry.message {
+                AgentMessage::User(_) => summary.turns += 1,
+                AgentMessage::Assistant(assistant) => {
+                    summary.provider = Some(assistant.provider.clone());
+                    summary.model = Some(assistant.model.clone());
+                    let usage = usage_of(assistant);
+                    let failed = matches!(
+                        assistant.stop_reason,
+                        StopReason::Aborted | StopReason::Error
+                    );
+                    summary.last_run_aborted = failed;
+                    summary.last_error = if failed {
+                        assistant.error_message.clone()
+                    } else {
+                        None
+                    };
+                    if !failed && usage.context_tokens() > 0 {
+                        summary.last_usage = Some(usage);
+                        summary.last_model =
+                            Some(format!("{}/{}", assistant.provider, assistant.model));
+                        last_success_at = Some(position);
+                    }
+                }
+                _ => {}
+            },
             _ => {}
         }
     }
@@ -196,6 +202,16 @@ pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
         summary.context_estimated = true;
     }
     summary
+}
+
+fn usage_of(assistant: &super::record::AssistantMessage) -> TokenUsage {
+    TokenUsage {
+        input: assistant.usage.input,
+        output: assistant.usage.output,
+        cache_read: assistant.usage.cache_read,
+        cache_write: assistant.usage.cache_write,
+        reasoning: 0,
+    }
 }
 
 /// pi's chars/4 estimate (rounded up per message) of what the messages cost in context.

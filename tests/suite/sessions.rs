@@ -83,7 +83,8 @@ fn lookup_by_full_id_prefix_name_and_path_resolves_the_same_file() {
     let home = Home::new();
     let path = simple(&home, ID_C, Some("nightly"));
     let expected = format!("{}\n", path.display());
-    for query in [ID_C, "7f3e", "nightly", path.to_str().unwrap()] {
+    let file_name = path.file_name().unwrap().to_str().unwrap().to_owned();
+    for query in [ID_C, "7f3e", "nightly", path.to_str().unwrap(), &file_name] {
         let output = home.run(&["sessions", "path", query]);
         assert_eq!(code(&output), 0, "{query}: {}", stderr(&output));
         assert_eq!(stdout(&output), expected, "{query}");

@@ -237,3 +237,29 @@ fn auth_and_compact_are_not_available_yet() {
         );
     }
 }
+
+#[test]
+fn status_describes_the_current_branch_but_counts_spend_on_every_branch() {
+    let home = Home::new();
+    let mut session = SessionBuilder::new(ID, &home.workspace);
+    let root = session.user("question");
+    // An abandoned branch with a big, expensive call on another model.
+    session.entry(
+        "model_change",
+        json!({"provider": "openai", "modelId": "gpt-5"}),
+    );
+    session.assistant_with("openai", "gpt-5", "abandoned", [50_000, 10, 0, 0], "stop");
+    // The current branch (it ends the file): forked from the first question.
+    session.entry_under(
+        Some(&root),
+        "message",
+        json!({"message": {"role": "user", "content": "retry", "timestamp": 1}}),
+    );
+    session.assistant("kept", [100, 20, 0, 0]);
+    home.write_session(&session);
+    let value: Value = serde_json::from_str(&stdout(&home.run(&["status", ID, "--json"]))).unwrap();
+    assert_eq!(value["provider"], "anthropic");
+    assert_eq!(value["context"]["tokens"], 120);
+    assert_eq!(value["turns"], 2);
+    assert_eq!(value["usage"]["input_tokens"], 50_100);
+}
