@@ -127,16 +127,7 @@ fn output_json(value: &impl serde::Serialize) -> CliResult<()> {
 
 fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
     let index = load_index(context)?;
-    let cwd_filter = match (&args.cwd, args.all) {
-        (_, true) => None,
-        (Some(directory), false) => Some(
-            std::fs::canonicalize(directory)
-                .unwrap_or_else(|_| directory.clone())
-                .to_string_lossy()
-                .into_owned(),
-        ),
-        (None, false) => Some(context.workspace.to_string_lossy().into_owned()),
-    };
+    let cwd_filter = scope_filter(context, args.cwd.as_deref(), args.all);
     let name_filter = match &args.name {
         Some(pattern) => Some(
             globset::Glob::new(pattern)
@@ -211,6 +202,20 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
     }
     output(&render_table(&table))?;
     Ok(Exit::Success)
+}
+
+/// Which workspace a listing or prune covers: `--all` none, `--cwd DIR` that one, else this one.
+fn scope_filter(context: &Context, cwd: Option<&Path>, all: bool) -> Option<String> {
+    if all {
+        return None;
+    }
+    let directory = match cwd {
+        Some(directory) => {
+            std::fs::canonicalize(directory).unwrap_or_else(|_| directory.to_owned())
+        }
+        None => context.workspace.clone(),
+    };
+    Some(directory.to_string_lossy().into_owned())
 }
 
 fn short_id(id: &str) -> String {
@@ -1091,12 +1096,7 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
     })?;
     let index = load_index(context)?;
     let cutoff = OffsetDateTime::now_utc() - age_limit;
-    let cwd_filter = args.cwd.as_ref().map(|directory| {
-        std::fs::canonicalize(directory)
-            .unwrap_or_else(|_| directory.clone())
-            .to_string_lossy()
-            .into_owned()
-    });
+    let cwd_filter = scope_filter(context, args.cwd.as_deref(), args.all);
     let mut candidates: Vec<&IndexEntry> = index
         .newest_first()
         .into_iter()

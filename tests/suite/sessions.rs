@@ -480,9 +480,22 @@ fn prune_dry_run_changes_nothing_and_prune_removes_old_sessions() {
     assert!(!stdout(&dry).contains(ID_B));
     assert_eq!(snapshot(&home), before);
 
+    // Another directory's old session is out of scope without --all.
+    let elsewhere = home.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let mut foreign = SessionBuilder::new(ID_C, &std::fs::canonicalize(&elsewhere).unwrap())
+        .created("2020-01-01T00:00:00.000Z");
+    foreign.user("far away");
+    let foreign_path = home.write_session(&foreign);
+
     let real = home.run(&["sessions", "prune", "--older-than", "30d"]);
     assert_eq!(code(&real), 0, "{}", stderr(&real));
     assert!(!old_path.exists());
+    assert!(fresh_path.exists());
+    assert!(foreign_path.exists());
+    let everywhere = home.run(&["sessions", "prune", "--older-than", "30d", "--all"]);
+    assert_eq!(code(&everywhere), 0, "{}", stderr(&everywhere));
+    assert!(!foreign_path.exists());
     assert!(fresh_path.exists());
 
     let bad = home.run(&["sessions", "prune", "--older-than", "soon"]);
