@@ -14,5 +14,7 @@ pub mod docs;
 pub mod error;
 pub mod fs;
 pub mod output;
+pub mod provider;
 pub mod session;
 pub mod settings;
+pub mod tools;

@@ -6,6 +6,8 @@
     reason = "each suite file uses a different part of the harness"
 )]
 
+pub mod mock;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

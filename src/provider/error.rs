@@ -1,0 +1,135 @@
+//! Provider failures, keeping the evidence (status, body, request id) for classification,
+//! retries and the `result.error` object.
+
+use std::time::Duration;
+
+/// What an error response said, in a protocol-neutral shape.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErrorDetails {
+    /// The provider's error type (`rate_limit_error`, `invalid_request_error`, `RESOURCE_EXHAUSTED`).
+    pub error_type: Option<String>,
+    /// The provider's error code (`context_length_exceeded`, `insufficient_quota`, …).
+    pub code: Option<String>,
+    /// The human message.
+    pub message: String,
+    /// A retry delay the body itself asks for (Gemini `RetryInfo.retryDelay`).
+    pub retry_delay: Option<Duration>,
+}
+
+/// An error response, with everything needed to classify and retry it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpFailure {
+    /// Provider name.
+    pub provider: String,
+    /// HTTP status.
+    pub status: u16,
+    /// What the body said.
+    pub details: ErrorDetails,
+    /// The raw body (truncated to 64 KiB).
+    pub body: String,
+    /// The request id header, when sent.
+    pub request_id: Option<String>,
+    /// `retry-after-ms` / `retry-after` as a duration, when sent.
+    pub retry_after: Option<Duration>,
+    /// `x-should-retry`, when sent.
+    pub should_retry: Option<bool>,
+}
+
+/// A failed model call.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// The server answered with an error status.
+    #[error("{} returned HTTP {}: {}", .0.provider, .0.status, .0.details.message)]
+    Http(Box<HttpFailure>),
+    /// An error event arrived in the middle of a 200 stream.
+    #[error("{provider} stream error: {}", .details.message)]
+    Stream {
+        /// Provider name.
+        provider: String,
+        /// What the event said.
+        details: Box<ErrorDetails>,
+        /// The raw event payload.
+        raw: String,
+    },
+    /// The connection could not be made or broke.
+    #[error("{provider}: connection failed: {message}")]
+    Transport {
+        /// Provider name.
+        provider: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// Nothing arrived for longer than the idle timeout.
+    #[error("{provider}: no data for {} s (idle timeout)", .after.as_secs_f64())]
+    IdleTimeout {
+        /// Provider name.
+        provider: String,
+        /// The timeout.
+        after: Duration,
+    },
+    /// The stream ended before its terminal event.
+    #[error("{provider}: the stream ended before the response was complete")]
+    UnexpectedEof {
+        /// Provider name.
+        provider: String,
+    },
+    /// An event could not be understood.
+    #[error("{provider}: cannot parse a stream event: {message}")]
+    Decode {
+        /// Provider name.
+        provider: String,
+        /// The parse error.
+        message: String,
+        /// The payload (truncated).
+        raw: String,
+    },
+}
+
+impl ProviderError {
+    /// A decode error for `raw` (kept to 2 KiB).
+    pub fn decode(provider: &str, message: impl Into<String>, raw: &str) -> ProviderError {
+        ProviderError::Decode {
+            provider: provider.to_owned(),
+            message: message.into(),
+            raw: truncate(raw, 2048),
+        }
+    }
+
+    /// A mid-stream error event.
+    pub fn stream(provider: &str, details: ErrorDetails, raw: &str) -> ProviderError {
+        ProviderError::Stream {
+            provider: provider.to_owned(),
+            details: Box::new(details),
+            raw: truncate(raw, 2048),
+        }
+    }
+
+    /// The HTTP status, when there was one.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ProviderError::Http(failure) => Some(failure.status),
+            _ => None,
+        }
+    }
+
+    /// The error details, when the provider sent some.
+    pub fn details(&self) -> Option<&ErrorDetails> {
+        match self {
+            ProviderError::Http(failure) => Some(&failure.details),
+            ProviderError::Stream { details, .. } => Some(details),
+            _ => None,
+        }
+    }
+}
+
+/// Cut `text` to at most `limit` bytes at a character boundary.
+pub fn truncate(text: &str, limit: usize) -> String {
+    if text.len() <= limit {
+        return text.to_owned();
+    }
+    let mut end = limit;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_owned()
+}

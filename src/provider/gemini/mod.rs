@@ -1,0 +1,5 @@
+//! The gemini protocol: wire types, request building, stream parsing.
+
+pub mod request;
+pub mod stream;
+pub mod wire;

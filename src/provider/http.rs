@@ -1,0 +1,1 @@
+//! HTTP transport (to be written).

@@ -1,0 +1,232 @@
+//! Model providers: one request builder and one stream parser per wire protocol, behind one
+//! provider-neutral vocabulary.
+//!
+//! Each protocol module (`anthropic`, `openai`, `openai_chat`, `gemini`) has:
+//! - `wire.rs`: serde types of the real API (requests, stream events, error bodies);
+//! - `request.rs`: a pure `build_request(&ModelRequest) -> HttpRequest`;
+//! - `stream.rs`: a `Parser` implementing [`StreamParser`], mapping wire events to
+//!   [`StreamEvent`]s, and `parse_error_body`, mapping an error response to [`ErrorDetails`].
+//!
+//! [`http`] sends a request and drives a parser over the SSE body with an idle timeout;
+//! [`Accumulator`] folds neutral events into the assistant message stored in the session.
+//! Providers receive a key; they never look up credentials themselves.
+
+pub mod accumulate;
+pub mod anthropic;
+pub mod error;
+pub mod gemini;
+pub mod http;
+pub mod openai;
+pub mod openai_chat;
+pub mod sse;
+
+pub use accumulate::Accumulator;
+pub use error::{ErrorDetails, ProviderError};
+
+use serde_json::Value;
+
+pub use crate::config::file::{ApiKind, ThinkingLevel};
+use crate::conversation::TokenUsage;
+use crate::session::record::{AgentMessage, StopReason};
+use sse::SseEvent;
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of its arguments (an object schema).
+    pub parameters: Value,
+}
+
+/// What the agent asks of a model, independent of the protocol.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequest {
+    /// The model id as the provider spells it (`claude-sonnet-4-5`, `gpt-5`, …).
+    pub model: String,
+    /// The system prompt (empty: none).
+    pub system_prompt: String,
+    /// The conversation: user, assistant and tool-result messages, oldest first.
+    pub messages: Vec<AgentMessage>,
+    /// Tools offered.
+    pub tools: Vec<ToolDefinition>,
+    /// Reasoning level.
+    pub thinking: ThinkingLevel,
+    /// Upper bound on generated tokens.
+    pub max_output_tokens: u64,
+    /// Whether the model is a reasoning model (catalog), which changes some parameters.
+    pub reasoning_model: bool,
+}
+
+/// How a protocol carries the credential.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthStyle {
+    /// `x-api-key: KEY` (Anthropic).
+    XApiKey,
+    /// `Authorization: Bearer KEY` (OpenAI and compatible servers).
+    Bearer,
+    /// `x-goog-api-key: KEY` (Gemini; never in the URL).
+    GoogApiKey,
+}
+
+/// A request ready to send, built without I/O. The credential is added by [`http`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpRequest {
+    /// Path and query appended to the provider's base URL (`/v1/messages`,
+    /// `/models/gemini-2.5-pro:streamGenerateContent?alt=sse`, …).
+    pub path: String,
+    /// Extra headers (never secrets): `anthropic-version`, `accept`, …
+    pub headers: Vec<(String, String)>,
+    /// The JSON body.
+    pub body: Value,
+}
+
+/// The provider-neutral stream vocabulary. `block` numbers content blocks in the order they
+/// appear in the final message; a parser assigns them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// The response started (ids for logs and errors).
+    Start {
+        /// The provider's response or message id.
+        response_id: Option<String>,
+        /// The model that answers, as the provider reports it.
+        model: Option<String>,
+    },
+    /// Visible text.
+    TextDelta {
+        /// Content block number.
+        block: usize,
+        /// The new text.
+        text: String,
+    },
+    /// A signature attached to a text block (Gemini `thoughtSignature` on text parts).
+    TextSignature {
+        /// Content block number.
+        block: usize,
+        /// The opaque signature, echoed back unchanged.
+        signature: String,
+    },
+    /// Reasoning text.
+    ThinkingDelta {
+        /// Content block number.
+        block: usize,
+        /// The new reasoning text.
+        text: String,
+    },
+    /// The signature of a thinking block (Anthropic `signature_delta`; OpenAI's encrypted
+    /// reasoning item as JSON), echoed back unchanged on later requests. Replaces any earlier one.
+    ThinkingSignature {
+        /// Content block number.
+        block: usize,
+        /// The opaque signature.
+        signature: String,
+    },
+    /// Reasoning the provider returns only encrypted (Anthropic `redacted_thinking`).
+    RedactedThinking {
+        /// Content block number.
+        block: usize,
+        /// The opaque payload.
+        data: String,
+    },
+    /// A tool call begins.
+    ToolCallStart {
+        /// Content block number.
+        block: usize,
+        /// The call id that the result must quote.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// A fragment of the tool call's JSON arguments (concatenated in order).
+    ToolCallArguments {
+        /// Content block number.
+        block: usize,
+        /// The fragment.
+        fragment: String,
+    },
+    /// A whole tool call at once (Gemini), with parsed arguments.
+    ToolCall {
+        /// Content block number.
+        block: usize,
+        /// The call id (generated when the provider gives none).
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments.
+        arguments: Value,
+        /// Gemini `thoughtSignature` on the call part.
+        thought_signature: Option<String>,
+    },
+    /// Usage so far: a complete snapshot that replaces the previous one (already normalized
+    /// per SPEC §8: `input` excludes cached tokens).
+    Usage(TokenUsage),
+    /// The model finished.
+    Finish {
+        /// Normalized stop reason.
+        reason: StopReason,
+        /// The provider's own word (`end_turn`, `tool_calls`, `STOP`, …).
+        provider_reason: String,
+    },
+}
+
+/// A protocol's stream parser: wire events in, neutral events out.
+pub trait StreamParser {
+    /// Handle one SSE event. A mid-stream error event is returned as `Err`.
+    fn on_event(&mut self, event: &SseEvent) -> Result<Vec<StreamEvent>, ProviderError>;
+
+    /// Whether the protocol's terminal event has been seen, so that EOF is a normal end
+    /// (Anthropic `message_stop`, Responses `response.completed`, Chat `[DONE]`, a Gemini chunk
+    /// with `finishReason`).
+    fn is_finished(&self) -> bool;
+}
+
+/// Everything protocol-specific the HTTP layer needs.
+pub struct Protocol {
+    /// How the key is sent.
+    pub auth: AuthStyle,
+    /// The request.
+    pub request: HttpRequest,
+    /// A fresh parser for the response stream.
+    pub parser: Box<dyn StreamParser + Send>,
+    /// Maps an error response body to details.
+    pub parse_error_body: fn(u16, &str) -> ErrorDetails,
+    /// The `api` string stored in assistant messages (pi's names: `anthropic-messages`,
+    /// `openai-responses`, `openai-completions`, `google-generative-ai`).
+    pub api_name: &'static str,
+}
+
+/// Build the protocol pieces for `api`.
+pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
+    match api {
+        ApiKind::Anthropic => Protocol {
+            auth: AuthStyle::XApiKey,
+            request: anthropic::request::build_request(request),
+            parser: Box::new(anthropic::stream::Parser::new()),
+            parse_error_body: anthropic::stream::parse_error_body,
+            api_name: "anthropic-messages",
+        },
+        ApiKind::OpenAi => Protocol {
+            auth: AuthStyle::Bearer,
+            request: openai::request::build_request(request),
+            parser: Box::new(openai::stream::Parser::new()),
+            parse_error_body: openai::stream::parse_error_body,
+            api_name: "openai-responses",
+        },
+        ApiKind::OpenAiChat => Protocol {
+            auth: AuthStyle::Bearer,
+            request: openai_chat::request::build_request(request),
+            parser: Box::new(openai_chat::stream::Parser::new()),
+            parse_error_body: openai_chat::stream::parse_error_body,
+            api_name: "openai-completions",
+        },
+        ApiKind::Google => Protocol {
+            auth: AuthStyle::GoogApiKey,
+            request: gemini::request::build_request(request),
+            parser: Box::new(gemini::stream::Parser::new()),
+            parse_error_body: gemini::stream::parse_error_body,
+            api_name: "google-generative-ai",
+        },
+    }
+}

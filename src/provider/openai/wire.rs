@@ -1,0 +1,1 @@
+//! Wire types (to be written).
