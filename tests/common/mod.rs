@@ -7,6 +7,7 @@
 )]
 
 pub mod mock;
+pub mod wire;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

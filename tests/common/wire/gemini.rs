@@ -1,0 +1,1 @@
+//! gemini responses (to be written).

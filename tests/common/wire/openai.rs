@@ -1,0 +1,1 @@
+//! openai responses (to be written).

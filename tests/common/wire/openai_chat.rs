@@ -1,0 +1,1 @@
+//! openai_chat responses (to be written).
