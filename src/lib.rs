@@ -6,6 +6,7 @@
 //! Only `output/` writes to stdout or stderr; the crate-wide lints below make the compiler enforce it.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod agent;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -13,6 +14,7 @@ pub mod conversation;
 pub mod docs;
 pub mod error;
 pub mod fs;
+pub mod input;
 pub mod output;
 pub mod provider;
 pub mod session;

@@ -832,12 +832,47 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
         ensure_name_free(&index, name, None)?;
     }
     let loaded = load_session(&path)?;
-    let at = match &args.at {
+    let forked = fork_loaded(context, &loaded, args.at.as_deref(), args.name.as_deref())?;
+    let (id, new_path, at) = (forked.id, forked.path, forked.at);
+    let _ = index::refresh(context.sessions_dir());
+    if context.format.is_json() {
+        output_json(
+            &json!({"id": id, "file": new_path, "forked_from": loaded.header.id, "at": at, "name": args.name}),
+        )?;
+    } else {
+        output(&format!("{id}\n"))?;
+        context
+            .diagnostics
+            .detail(&format!("forked into {}", new_path.display()));
+    }
+    Ok(Exit::Success)
+}
+
+/// A new session made from a branch of another.
+pub struct Forked {
+    /// The new session's id.
+    pub id: String,
+    /// Its file.
+    pub path: PathBuf,
+    /// The entry it was forked at.
+    pub at: Option<String>,
+}
+
+/// Copy the root→`at` path (default: the leaf) of `loaded` into a new session file whose header
+/// names the source as `parentSession`. A name on the copied path is replaced by `name` or
+/// cleared, so two sessions never answer to one name.
+pub fn fork_loaded(
+    context: &Context,
+    loaded: &store::LoadedSession,
+    at: Option<&str>,
+    name: Option<&str>,
+) -> CliResult<Forked> {
+    let at = match at {
         Some(entry_id) => {
             let found = loaded
                 .entries
                 .iter()
-                .find(|entry| entry.id() == entry_id || entry.id().starts_with(entry_id.as_str()));
+                .find(|entry| entry.id() == entry_id || entry.id().starts_with(entry_id));
             match found {
                 Some(entry) => Some(entry.id().to_owned()),
                 None => {
@@ -865,11 +900,10 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
         id: id.clone(),
         timestamp: record::now_iso(),
         cwd: loaded.header.cwd.clone(),
-        parent_session: Some(path.to_string_lossy().into_owned()),
+        parent_session: Some(loaded.path.to_string_lossy().into_owned()),
         extra: serde_json::Map::new(),
     };
-    // A copied name would make two sessions answer to it: set the new name, or clear the old one.
-    if args.name.is_some() || carries_name {
+    if name.is_some() || carries_name {
         let taken: std::collections::HashSet<String> =
             entries.iter().map(|entry| entry.id().to_owned()).collect();
         let mut fields = serde_json::Map::new();
@@ -882,7 +916,7 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
         );
         fields.insert("parentId".into(), json!(entries.last().map(Entry::id)));
         fields.insert("timestamp".into(), json!(record::now_iso()));
-        if let Some(name) = &args.name {
+        if let Some(name) = name {
             fields.insert("name".into(), json!(name));
         }
         match record::parse_line(&Value::Object(fields).to_string()) {
@@ -895,23 +929,12 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
             }
         }
     }
-    let new_path =
-        store::create(context.sessions_dir(), &header, &entries).map_err(session_error)?;
-    let _ = index::refresh(context.sessions_dir());
-    if context.format.is_json() {
-        output_json(
-            &json!({"id": id, "file": new_path, "forked_from": loaded.header.id, "at": at, "name": args.name}),
-        )?;
-    } else {
-        output(&format!("{id}\n"))?;
-        context
-            .diagnostics
-            .detail(&format!("forked into {}", new_path.display()));
-    }
-    Ok(Exit::Success)
+    let path = store::create(context.sessions_dir(), &header, &entries).map_err(session_error)?;
+    Ok(Forked { id, path, at })
 }
 
-fn ensure_name_free(index: &Index, name: &str, except_id: Option<&str>) -> CliResult<()> {
+/// Refuse a name that another session already has.
+pub fn ensure_name_free(index: &Index, name: &str, except_id: Option<&str>) -> CliResult<()> {
     if name.trim().is_empty() {
         return Err(CliError::usage("a session name cannot be empty"));
     }

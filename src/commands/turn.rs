@@ -1,15 +1,37 @@
-//! `run`, `resume` and `compact`: the agent turn. The turn engine is not in this build yet; these
-//! commands parse every flag, then end with a clear "not available yet" (exit 2) and, in JSON
-//! modes, the `result` object every run promises (SPEC §3.2).
+//! `run` and `resume`: resolve the model, credentials and session, read the prompt, run the
+//! agent turn, and print the result in the selected mode. `compact` lives here too for now.
+//!
+//! Every run that parsed its arguments ends with one `result` object in the JSON modes, also when
+//! it fails before any model call (SPEC §3.2).
 
-use std::time::Instant;
+use std::collections::BTreeMap;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
-use super::{Context, stdout_error};
-use crate::cli::{CompactArgs, ResumeArgs, RunArgs};
+use serde_json::json;
+
+use super::sessions::{ensure_name_free, fork_loaded, load_index, report_torn, resolve_selector};
+use super::{Context, config_error, session_error};
+use crate::agent::prompt::{self, PromptInputs};
+use crate::agent::transcript::Transcript;
+use crate::agent::turn::{self, CancelReason, Cancellation, Ending, TurnReport, TurnSettings};
+use crate::cli::{CompactArgs, ResumeArgs, RunArgs, TurnArgs};
 use crate::error::{CliError, CliResult, Exit};
+use crate::input::{self, InputError, StdinOptions};
 use crate::output::Format;
-use crate::output::events::sink_for;
-use crate::output::result::{ResultSubtype, RunResult};
+use crate::output::events::{Event, EventSink, EventsFileSink, sink_for};
+use crate::output::result::{
+    ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, RunResult,
+};
+use crate::provider::http::Endpoint;
+use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
+use crate::session::index;
+use crate::session::record::{
+    self, AgentMessage, ContentBlock, ImageContent, MessageContent, SessionHeader, UserMessage,
+};
+use crate::session::store::{self, LoadedSession};
+use crate::settings::ModelRef;
 
 /// `pincer run`.
 pub fn run(
@@ -18,11 +40,8 @@ pub fn run(
     context: &CliResult<Context>,
     args: &RunArgs,
 ) -> CliResult<Exit> {
-    let error = match context {
-        Ok(_) => CliError::not_available("running a turn (`pincer run`)"),
-        Err(error) => error.clone(),
-    };
-    fail(format, args.turn.include_partial_messages, started, error)
+    let plan = TurnPlan::Run(args);
+    drive(format, started, context, &args.turn, &plan)
 }
 
 /// `pincer resume`.
@@ -32,11 +51,8 @@ pub fn resume(
     context: &CliResult<Context>,
     args: &ResumeArgs,
 ) -> CliResult<Exit> {
-    let error = match context {
-        Ok(_) => CliError::not_available("resuming a session with a new turn (`pincer resume`)"),
-        Err(error) => error.clone(),
-    };
-    fail(format, args.turn.include_partial_messages, started, error)
+    let plan = TurnPlan::Resume(args);
+    drive(format, started, context, &args.turn, &plan)
 }
 
 /// `pincer compact`.
@@ -44,24 +60,851 @@ pub fn compact(_context: &Context, _args: &CompactArgs) -> CliResult<Exit> {
     Err(CliError::not_available("compaction (`pincer compact`)"))
 }
 
-/// End a turn that failed before any model call: in JSON modes the result object comes first,
-/// because every run that parsed its arguments ends with one (SPEC §3.2).
-fn fail(
+enum TurnPlan<'a> {
+    Run(&'a RunArgs),
+    Resume(&'a ResumeArgs),
+}
+
+/// What the command knows about the run so far, for the result object of a failure.
+#[derive(Debug, Default, Clone)]
+struct Known {
+    session_id: Option<String>,
+    session_name: Option<String>,
+    model: Option<String>,
+    provider: Option<String>,
+}
+
+fn drive(
     format: Format,
-    include_partial: bool,
     started: Instant,
+    context: &CliResult<Context>,
+    turn_args: &TurnArgs,
+    plan: &TurnPlan<'_>,
+) -> CliResult<Exit> {
+    let mut sink = sink_for(format, turn_args.include_partial_messages);
+    if let Some(path) = &turn_args.events_file {
+        match std::fs::File::create(path) {
+            Ok(file) => {
+                sink = Box::new(EventsFileSink::new(sink, file, turn_args.include_partial_messages));
+            }
+            Err(error) => {
+                let error = CliError::usage(format!(
+                    "cannot create the events file '{}': {error}",
+                    path.display()
+                ));
+                return fail(&mut *sink, format, started, &Known::default(), error);
+            }
+        }
+    }
+    let mut known = Known::default();
+    let context = match context {
+        Ok(context) => context,
+        Err(error) => return fail(&mut *sink, format, started, &known, error.clone()),
+    };
+    match execute(context, turn_args, plan, &mut *sink, &mut known) {
+        Ok(Execution::DryRun) => Ok(Exit::Success),
+        Ok(Execution::Turn { result, exit, error }) => {
+            if let Err(write_error) = sink.finish(&result) {
+                context.diagnostics.warn(&format!("cannot write the result: {write_error}"));
+            }
+            if let Some(path) = &turn_args.output_last_message
+                && !result.is_error
+                && let Err(write_error) = crate::fs::write_atomic(path, result.result.as_bytes())
+            {
+                return Err(CliError::new(
+                    Exit::RunFailed,
+                    format!("cannot write '{}': {write_error}", path.display()),
+                ));
+            }
+            match error {
+                Some(error) => Err(error),
+                None => Ok(exit),
+            }
+        }
+        Err(error) => fail(&mut *sink, format, started, &known, error),
+    }
+}
+
+fn fail(
+    sink: &mut dyn EventSink,
+    format: Format,
+    started: Instant,
+    known: &Known,
     error: CliError,
 ) -> CliResult<Exit> {
     if format.is_json() {
-        let result = RunResult::early_error(
+        let mut result = RunResult::early_error(
             ResultSubtype::ErrorDuringExecution,
             error.exit.kind(),
             &error.message,
-            u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            millis(started.elapsed()),
         );
-        sink_for(format, include_partial)
-            .finish(&result)
-            .map_err(stdout_error)?;
+        result.session_id.clone_from(&known.session_id);
+        result.session_name.clone_from(&known.session_name);
+        result.model.clone_from(&known.model);
+        result.provider.clone_from(&known.provider);
+        result.backend = Some("api".to_owned());
+        let _ = sink.finish(&result);
     }
     Err(error)
+}
+
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
+}
+
+enum Execution {
+    DryRun,
+    Turn {
+        result: Box<RunResult>,
+        exit: Exit,
+        error: Option<CliError>,
+    },
+}
+
+/// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
+fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
+    let checks: [(bool, &str); 12] = [
+        (!args.fallback_model.is_empty(), "--fallback-model"),
+        (args.prompt_mode.is_some(), "--prompt-mode"),
+        (args.no_context_files, "--no-context-files"),
+        (args.tools.is_some(), "--tools"),
+        (!args.allowed_tools.is_empty(), "--allowed-tools"),
+        (!args.disallowed_tools.is_empty(), "--disallowed-tools"),
+        (args.sandbox.is_some(), "--sandbox"),
+        (args.dangerously_skip_permissions, "--dangerously-skip-permissions"),
+        (args.permission_mode.is_some(), "--permission-mode"),
+        (args.heartbeat, "--heartbeat"),
+        (args.json_schema.is_some() || args.output_schema.is_some(), "--json-schema"),
+        (args.auth_profile.is_some(), "--auth-profile"),
+    ];
+    for (given, flag) in checks {
+        if given {
+            return Err(CliError::not_available(flag));
+        }
+    }
+    Ok(())
+}
+
+fn thinking_level(level: crate::cli::ThinkingLevel) -> ThinkingLevel {
+    use crate::cli::ThinkingLevel as Flag;
+    match level {
+        Flag::Off => ThinkingLevel::Off,
+        Flag::Minimal => ThinkingLevel::Minimal,
+        Flag::Low => ThinkingLevel::Low,
+        Flag::Medium => ThinkingLevel::Medium,
+        Flag::High => ThinkingLevel::High,
+        Flag::Xhigh => ThinkingLevel::Xhigh,
+    }
+}
+
+fn parse_thinking(text: &str) -> Option<ThinkingLevel> {
+    match text {
+        "off" => Some(ThinkingLevel::Off),
+        "minimal" => Some(ThinkingLevel::Minimal),
+        "low" => Some(ThinkingLevel::Low),
+        "medium" => Some(ThinkingLevel::Medium),
+        "high" => Some(ThinkingLevel::High),
+        "xhigh" => Some(ThinkingLevel::Xhigh),
+        _ => None,
+    }
+}
+
+fn input_error(error: InputError) -> CliError {
+    let hint = match &error {
+        InputError::NoPrompt(_) | InputError::Missing => {
+            "give the prompt as an argument, or pipe it in: echo \"…\" | pincer run -"
+        }
+        InputError::TooLarge(_) => "raise `stdin.max_bytes` in config.toml, or send less",
+        InputError::InvalidUtf8(_) => "convert the input to UTF-8, or pass --lossy-stdin",
+        InputError::Empty => "say what the agent should do",
+        InputError::Read(_) => "check what is connected to stdin, or pass --no-stdin",
+    };
+    CliError::usage(error.to_string()).with_hint(hint)
+}
+
+fn seconds(value: Option<f64>) -> Option<Duration> {
+    value.map(|seconds| Duration::from_secs_f64(seconds.max(0.0)))
+}
+
+/// The first provider with credentials in the environment (SPEC §11 defaults).
+fn default_model(context: &Context) -> CliResult<String> {
+    let candidates = [
+        ("anthropic", "anthropic/claude-sonnet-4-5"),
+        ("openai", "openai/gpt-5"),
+        ("google", "google/gemini-2.5-pro"),
+    ];
+    for (provider, model) in candidates {
+        if find_key(context, provider).is_some() {
+            return Ok(model.to_owned());
+        }
+    }
+    Err(CliError::new(Exit::Auth, "no model configured and no provider credentials found")
+        .with_hint("set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass -m provider/model (e.g. -m ollama/qwen3)"))
+}
+
+/// The value of the first of the provider's key variables that is set (never printed).
+fn find_key(context: &Context, provider: &str) -> Option<String> {
+    context
+        .settings
+        .key_env_vars(provider)
+        .iter()
+        .find_map(|name| std::env::var(name).ok().filter(|value| !value.is_empty()))
+}
+
+fn read_images(paths: &[PathBuf]) -> CliResult<Vec<ContentBlock>> {
+    use base64::Engine as _;
+    let mut blocks = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(path).map_err(|error| {
+            CliError::usage(format!("cannot read image '{}': {error}", path.display()))
+        })?;
+        let mime = if bytes.starts_with(b"\x89PNG") {
+            "image/png"
+        } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+            "image/jpeg"
+        } else if bytes.starts_with(b"GIF8") {
+            "image/gif"
+        } else if bytes.len() > 12 && &bytes[0..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+            "image/webp"
+        } else {
+            return Err(CliError::usage(format!(
+                "'{}' is not a PNG, JPEG, GIF or WebP image",
+                path.display()
+            )));
+        };
+        blocks.push(ContentBlock::Image(ImageContent {
+            data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+            mime_type: mime.to_owned(),
+            extra: serde_json::Map::new(),
+        }));
+    }
+    Ok(blocks)
+}
+
+fn read_text_file(path: &Path, what: &str) -> CliResult<String> {
+    std::fs::read_to_string(path).map_err(|error| {
+        CliError::usage(format!("cannot read {what} '{}': {error}", path.display()))
+    })
+}
+
+/// The session a turn writes to, set up per the command.
+struct SessionSetup {
+    transcript: Transcript,
+    context: Vec<AgentMessage>,
+    session_id: Option<String>,
+    session_name: Option<String>,
+    /// Model and thinking level recorded in the session (resume).
+    recorded_model: Option<String>,
+    recorded_thinking: Option<ThinkingLevel>,
+    path: Option<PathBuf>,
+}
+
+fn new_header(context: &Context, id: String) -> SessionHeader {
+    SessionHeader {
+        version: Some(store::CURRENT_VERSION),
+        id,
+        timestamp: record::now_iso(),
+        cwd: context.workspace.to_string_lossy().into_owned(),
+        parent_session: None,
+        extra: serde_json::Map::new(),
+    }
+}
+
+fn create_session(
+    context: &Context,
+    id: String,
+    name: Option<&str>,
+    ephemeral: bool,
+) -> CliResult<SessionSetup> {
+    if ephemeral {
+        return Ok(SessionSetup {
+            transcript: Transcript::Ephemeral,
+            context: Vec::new(),
+            session_id: Some(id),
+            session_name: name.map(str::to_owned),
+            recorded_model: None,
+            recorded_thinking: None,
+            path: None,
+        });
+    }
+    let header = new_header(context, id.clone());
+    let path = store::create(context.sessions_dir(), &header, &[]).map_err(session_error)?;
+    let (writer, loaded, _) = store::open_for_append(&path, context.wait).map_err(session_error)?;
+    let mut transcript = Transcript::Persisted(writer);
+    if let Some(name) = name {
+        transcript
+            .append("session_info", json!({"name": name}))
+            .map_err(session_error)?;
+    }
+    Ok(SessionSetup {
+        transcript,
+        context: Vec::new(),
+        session_id: Some(loaded.header.id),
+        session_name: name.map(str::to_owned),
+        recorded_model: None,
+        recorded_thinking: None,
+        path: Some(path),
+    })
+}
+
+fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<SessionSetup> {
+    let (transcript, loaded): (Transcript, LoadedSession) = if ephemeral {
+        (Transcript::Ephemeral, store::load(path).map_err(session_error)?)
+    } else {
+        let (writer, loaded, torn) =
+            store::open_for_append(path, context.wait).map_err(session_error)?;
+        report_torn(context, path, torn.as_ref());
+        (Transcript::Persisted(writer), loaded)
+    };
+    let summary = crate::session::summary::summarize(&loaded.header, &loaded.entries);
+    let rebuilt = crate::session::context::build_context(&loaded.entries, None);
+    Ok(SessionSetup {
+        transcript,
+        context: rebuilt.messages,
+        session_id: Some(loaded.header.id.clone()),
+        session_name: summary.name.clone(),
+        recorded_model: summary.model_ref(),
+        recorded_thinking: summary.thinking_level.as_deref().and_then(parse_thinking),
+        path: Some(path.to_owned()),
+    })
+}
+
+fn setup_session(
+    context: &Context,
+    plan: &TurnPlan<'_>,
+    ephemeral: bool,
+) -> CliResult<SessionSetup> {
+    match plan {
+        TurnPlan::Run(args) => {
+            let id = match &args.session_id {
+                Some(id) => uuid::Uuid::parse_str(id)
+                    .map_err(|_| CliError::usage(format!("--session-id '{id}' is not a UUID")))?
+                    .to_string(),
+                None => uuid::Uuid::now_v7().to_string(),
+            };
+            let index = load_index(context)?;
+            if index.find(&id).is_one() {
+                return Err(CliError::usage(format!("a session with id {id} already exists"))
+                    .with_hint("resume it with `pincer resume ID`, or leave out --session-id"));
+            }
+            if let Some(name) = &args.name {
+                ensure_name_free(&index, name, None)?;
+            }
+            create_session(context, id, args.name.as_deref(), ephemeral)
+        }
+        TurnPlan::Resume(args) => {
+            let (session, _) = args.session_and_prompt();
+            let index = load_index(context)?;
+            if args.create {
+                let name = session.unwrap_or_default();
+                if !index.find(name).is_one() {
+                    ensure_name_free(&index, name, None)?;
+                    return create_session(context, uuid::Uuid::now_v7().to_string(), Some(name), ephemeral);
+                }
+            }
+            let path = resolve_selector(context, &index, session, args.last, args.all)?;
+            let path = if args.fork {
+                let loaded = store::load(&path).map_err(session_error)?;
+                if let Some(name) = &args.name {
+                    ensure_name_free(&index, name, None)?;
+                }
+                fork_loaded(context, &loaded, None, args.name.as_deref())?.path
+            } else {
+                path
+            };
+            let mut setup = open_session(context, &path, ephemeral)?;
+            if let Some(name) = &args.name
+                && !args.fork
+                && setup.session_name.as_deref() != Some(name.as_str())
+            {
+                ensure_name_free(&index, name, setup.session_id.as_deref())?;
+                setup
+                    .transcript
+                    .append("session_info", json!({"name": name}))
+                    .map_err(session_error)?;
+                setup.session_name = Some(name.clone());
+            }
+            if args.fork {
+                setup.session_name = args.name.clone();
+            }
+            Ok(setup)
+        }
+    }
+}
+
+/// Resolve the model reference into provider, wire id, protocol and endpoint.
+struct ResolvedModel {
+    reference: ModelRef,
+    api: ApiKind,
+    base_url: String,
+    headers: Vec<(String, String)>,
+}
+
+fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel> {
+    let reference = context
+        .settings
+        .resolve_model_ref(reference)
+        .map_err(config_error)?;
+    if matches!(reference.provider.as_str(), "claude-cli" | "codex-cli") {
+        return Err(CliError::not_available(&format!(
+            "the {} backend",
+            reference.provider
+        )));
+    }
+    let api = context.settings.provider_api(&reference.provider).ok_or_else(|| {
+        CliError::usage(format!("unknown provider '{}'", reference.provider)).with_hint(
+            "use anthropic, openai, openai-chat, google or ollama, or add [providers.NAME] with `api` and `base_url` to config.toml",
+        )
+    })?;
+    let base_url = context.settings.base_url(&reference.provider).ok_or_else(|| {
+        CliError::usage(format!("provider '{}' has no base_url", reference.provider))
+            .with_hint("set providers.NAME.base_url in config.toml or with -c")
+    })?;
+    let headers = context
+        .settings
+        .provider_headers(&reference.provider)
+        .into_iter()
+        .collect();
+    Ok(ResolvedModel {
+        reference,
+        api,
+        base_url,
+        headers,
+    })
+}
+
+fn execute(
+    context: &Context,
+    args: &TurnArgs,
+    plan: &TurnPlan<'_>,
+    sink: &mut dyn EventSink,
+    known: &mut Known,
+) -> CliResult<Execution> {
+    refuse_unavailable(args)?;
+    if let Some(timeout) = args.timeout
+        && timeout <= 0.0
+    {
+        return Err(CliError::usage("--timeout must be more than 0 seconds"));
+    }
+    let prompt_argument = match plan {
+        TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
+        TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
+    };
+    let prompt = input::read_prompt(
+        prompt_argument,
+        StdinOptions {
+            never: args.no_stdin,
+            timeout: seconds(args.stdin_timeout.or(context.settings.timeouts.stdin_secs)),
+            max_bytes: context.settings.stdin_max_bytes,
+            lossy: args.lossy_stdin,
+        },
+    )
+    .map_err(input_error)?;
+    if prompt.lossy {
+        context
+            .diagnostics
+            .warn("stdin was not valid UTF-8; invalid bytes were replaced (--lossy-stdin)");
+    }
+    let images = read_images(&args.image)?;
+    let mut system_replace = args.system_prompt.clone();
+    if let Some(path) = &args.system_prompt_file {
+        system_replace = Some(read_text_file(path, "--system-prompt-file")?);
+    }
+    let mut appends = context.settings.workspace.append_system_prompt.clone();
+    appends.extend(args.append_system_prompt.iter().cloned());
+    for path in &args.append_system_prompt_file {
+        appends.push(read_text_file(path, "--append-system-prompt-file")?);
+    }
+
+    // A dry run resolves everything and prints the request, touching nothing.
+    let dry_session = if args.dry_run {
+        Some(dry_run_context(context, plan)?)
+    } else {
+        None
+    };
+    let mut setup = match dry_session {
+        Some(setup) => setup,
+        None => setup_session(context, plan, args.no_session_persistence)?,
+    };
+    known.session_id.clone_from(&setup.session_id);
+    known.session_name.clone_from(&setup.session_name);
+
+    let reference = match (&args.model, &setup.recorded_model, &context.settings.model) {
+        (Some(model), _, _) => model.clone(),
+        (None, Some(recorded), _) => recorded.clone(),
+        (None, None, Some(configured)) => configured.clone(),
+        (None, None, None) => default_model(context)?,
+    };
+    let resolved = resolve_model(context, &reference)?;
+    let model_ref = resolved.reference.to_string();
+    known.model = Some(resolved.reference.model.clone());
+    known.provider = Some(resolved.reference.provider.clone());
+    let api_key = find_key(context, &resolved.reference.provider);
+    let needs_key = !context.settings.key_env_vars(&resolved.reference.provider).is_empty()
+        && !matches!(resolved.reference.provider.as_str(), "ollama");
+    if api_key.is_none() && needs_key && !args.dry_run {
+        let variables = context.settings.key_env_vars(&resolved.reference.provider).join(" or ");
+        return Err(CliError::new(
+            Exit::Auth,
+            format!("no credentials for provider '{}'", resolved.reference.provider),
+        )
+        .with_hint(format!("set {variables}")));
+    }
+    let thinking = args
+        .thinking
+        .map(thinking_level)
+        .or(setup.recorded_thinking)
+        .or(context.settings.thinking)
+        .unwrap_or(ThinkingLevel::Off);
+    let model_info = context
+        .settings
+        .model_info(&resolved.reference.provider, &resolved.reference.model);
+    let max_output_tokens = model_info
+        .as_ref()
+        .map_or(8_192, |info| info.max_output.clamp(1, 32_000));
+    let tool_names: Vec<&str> = crate::tools::ALL_TOOLS
+        .iter()
+        .copied()
+        .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
+        .collect();
+    let tools = crate::tools::definitions(&tool_names);
+    // The date and the UTC offset, not the time of day: the system prompt leads every request,
+    // and a prompt that changed every minute would defeat prompt caching for cron turns.
+    let now = time::OffsetDateTime::now_local()
+        .unwrap_or_else(|_| time::OffsetDateTime::now_utc())
+        .format(time::macros::format_description!(
+            "[year]-[month]-[day] ([weekday]), UTC[offset_hour sign:mandatory]:[offset_minute]"
+        ))
+        .unwrap_or_default();
+    let system_prompt = prompt::build(&PromptInputs {
+        workspace: &context.workspace,
+        model: &model_ref,
+        tools: &tools,
+        replace: system_replace.as_deref(),
+        append: &appends,
+        now: &now,
+    });
+
+    let mut content = vec![crate::agent::turn::text_block(&prompt.text)];
+    content.extend(images);
+    let user = AgentMessage::User(UserMessage {
+        content: MessageContent::Blocks(content),
+        timestamp: turn::now_millis(),
+        extra: serde_json::Map::new(),
+    });
+
+    if args.dry_run {
+        let mut messages = setup.context.clone();
+        messages.push(user);
+        let request = ModelRequest {
+            model: resolved.reference.model.clone(),
+            system_prompt: system_prompt.clone(),
+            messages: turn::request_messages(&messages),
+            tools: tools.clone(),
+            thinking,
+            max_output_tokens,
+            reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
+        };
+        let protocol = provider::protocol(resolved.api, &request);
+        let endpoint = Endpoint {
+            provider: resolved.reference.provider.clone(),
+            base_url: resolved.base_url.clone(),
+            api_key: None,
+            headers: resolved.headers.clone(),
+        };
+        let report = json!({
+            "type": "dry_run",
+            "session_id": setup.session_id,
+            "model": resolved.reference.model,
+            "provider": resolved.reference.provider,
+            "api": protocol.api_name,
+            "url": provider::http::url(&endpoint, &protocol),
+            "credentials": if api_key.is_some() { "found" } else if needs_key { "missing" } else { "not needed" },
+            "system_prompt": system_prompt,
+            "tools": tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
+            "thinking": thinking.as_str(),
+            "body": protocol.request.body,
+        });
+        let mut stdout = crate::output::Stdout::new();
+        stdout.json_pretty(&report).map_err(super::stdout_error)?;
+        return Ok(Execution::DryRun);
+    }
+
+    // Record model and thinking changes so the session says what the next turn will use.
+    if setup.recorded_model.as_deref() != Some(model_ref.as_str()) {
+        setup
+            .transcript
+            .append(
+                "model_change",
+                json!({"provider": resolved.reference.provider, "modelId": resolved.reference.model}),
+            )
+            .map_err(session_error)?;
+    }
+    if setup.recorded_thinking != Some(thinking) {
+        setup
+            .transcript
+            .append("thinking_level_change", json!({"thinkingLevel": thinking.as_str()}))
+            .map_err(session_error)?;
+    }
+    setup.transcript.append_message(&user).map_err(session_error)?;
+    let mut messages = std::mem::take(&mut setup.context);
+    messages.push(user);
+
+    let _ = sink.emit(&Event::Init(json!({
+        "type": "system",
+        "subtype": "init",
+        "cwd": context.workspace,
+        "session_id": setup.session_id,
+        "tools": tool_names,
+        "model": resolved.reference.model,
+        "provider": resolved.reference.provider,
+        "backend": "api",
+        "permissionMode": "default",
+        "apiKeySource": if api_key.is_some() { "environment" } else { "none" },
+        "pincer_version": env!("CARGO_PKG_VERSION"),
+    })));
+    if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
+        && let Some(id) = &setup.session_id
+    {
+        context.diagnostics.info(&format!("session: {id}"));
+    }
+
+    let settings = TurnSettings {
+        api: resolved.api,
+        endpoint: Endpoint {
+            provider: resolved.reference.provider.clone(),
+            base_url: resolved.base_url.clone(),
+            api_key,
+            headers: resolved.headers.clone(),
+        },
+        provider: resolved.reference.provider.clone(),
+        model: resolved.reference.model.clone(),
+        system_prompt,
+        tools,
+        thinking,
+        max_output_tokens,
+        model_info: model_info.clone(),
+        max_turns: args.max_turns,
+        max_budget_usd: args.max_budget_usd,
+        idle_timeout: seconds(args.idle_timeout)
+            .unwrap_or(Duration::from_secs(context.settings.timeouts.idle_secs)),
+        include_partial: args.include_partial_messages,
+        session_id: setup.session_id.clone(),
+        workspace: context.workspace.clone(),
+    };
+    let report = run_on_runtime(&settings, &mut messages, &mut setup.transcript, sink, seconds(args.timeout))?;
+    // Release the session lock before refreshing the index.
+    setup.transcript = Transcript::Ephemeral;
+    if setup.path.is_some() {
+        let _ = index::refresh(context.sessions_dir());
+    }
+    Ok(finish(context, &settings, &setup, &report, model_info.as_ref().map(|info| info.context_window)))
+}
+
+/// The session a dry run describes, loaded read-only (nothing is created or locked).
+fn dry_run_context(context: &Context, plan: &TurnPlan<'_>) -> CliResult<SessionSetup> {
+    let empty = |id: Option<String>| SessionSetup {
+        transcript: Transcript::Ephemeral,
+        context: Vec::new(),
+        session_id: id,
+        session_name: None,
+        recorded_model: None,
+        recorded_thinking: None,
+        path: None,
+    };
+    match plan {
+        TurnPlan::Run(args) => Ok(empty(args.session_id.clone())),
+        TurnPlan::Resume(args) => {
+            let (session, _) = args.session_and_prompt();
+            let index = load_index(context)?;
+            if args.create && !index.find(session.unwrap_or_default()).is_one() {
+                return Ok(empty(None));
+            }
+            let path = resolve_selector(context, &index, session, args.last, args.all)?;
+            open_session(context, &path, true)
+        }
+    }
+}
+
+fn run_on_runtime(
+    settings: &TurnSettings,
+    messages: &mut Vec<AgentMessage>,
+    transcript: &mut Transcript,
+    sink: &mut dyn EventSink,
+    timeout: Option<Duration>,
+) -> CliResult<TurnReport> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| CliError::new(Exit::RunFailed, format!("cannot start the runtime: {error}")))?;
+    let client = provider::http::client()
+        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+    runtime.block_on(async {
+        let cancellation = Cancellation::new();
+        let watcher = cancellation.clone();
+        let signals = tokio::spawn(async move {
+            use tokio::signal::unix::{SignalKind, signal};
+            let (Ok(mut interrupt), Ok(mut terminate)) =
+                (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
+            else {
+                return;
+            };
+            let reason = match timeout {
+                Some(limit) => tokio::select! {
+                    _ = interrupt.recv() => CancelReason::Interrupt,
+                    _ = terminate.recv() => CancelReason::Terminate,
+                    () = tokio::time::sleep(limit) => CancelReason::Timeout,
+                },
+                None => tokio::select! {
+                    _ = interrupt.recv() => CancelReason::Interrupt,
+                    _ = terminate.recv() => CancelReason::Terminate,
+                },
+            };
+            watcher.cancel(reason);
+        });
+        let report = turn::run(settings, &client, messages, transcript, sink, &cancellation).await;
+        signals.abort();
+        Ok(report)
+    })
+}
+
+/// Why a run failed, for the result object and stderr.
+struct Failure {
+    kind: String,
+    message: String,
+    status: Option<u16>,
+    retryable: bool,
+}
+
+fn finish(
+    context: &Context,
+    settings: &TurnSettings,
+    setup: &SessionSetup,
+    report: &TurnReport,
+    window: Option<u64>,
+) -> Execution {
+    let (subtype, exit, error, terminal): (ResultSubtype, Exit, Option<Failure>, &str) =
+        match &report.ending {
+            Ending::Completed => (ResultSubtype::Success, Exit::Success, None, "completed"),
+            Ending::MaxTurns => (
+                ResultSubtype::ErrorMaxTurns,
+                Exit::Guardrail,
+                Some(Failure { kind: "max_turns".into(), message: format!("stopped after --max-turns {} model calls", report.model_calls), status: None, retryable: false }),
+                "max_turns",
+            ),
+            Ending::MaxBudget => (
+                ResultSubtype::ErrorMaxBudgetUsd,
+                Exit::Guardrail,
+                Some(Failure { kind: "max_budget_usd".into(), message: format!("stopped at ${:.4}, the --max-budget-usd limit", report.cost_usd), status: None, retryable: false }),
+                "max_budget_usd",
+            ),
+            Ending::Failed { error, kind } => (
+                ResultSubtype::ErrorDuringExecution,
+                kind.exit(),
+                Some(Failure { kind: kind.as_str().into(), message: error.to_string(), status: error.status(), retryable: kind.retryable() }),
+                "error",
+            ),
+            Ending::Cancelled(CancelReason::Timeout) => (
+                ResultSubtype::ErrorTimeout,
+                Exit::Timeout,
+                Some(Failure { kind: "timeout".into(), message: "the run's --timeout was reached".into(), status: None, retryable: true }),
+                "timeout",
+            ),
+            Ending::Cancelled(CancelReason::Interrupt) => (
+                ResultSubtype::ErrorInterrupted,
+                Exit::Interrupted,
+                Some(Failure { kind: "interrupted".into(), message: "interrupted by SIGINT".into(), status: None, retryable: false }),
+                "interrupted",
+            ),
+            Ending::Cancelled(CancelReason::Terminate) => (
+                ResultSubtype::ErrorInterrupted,
+                Exit::Terminated,
+                Some(Failure { kind: "interrupted".into(), message: "terminated by SIGTERM".into(), status: None, retryable: false }),
+                "interrupted",
+            ),
+            Ending::Persistence(failure) => (
+                ResultSubtype::ErrorDuringExecution,
+                Exit::RunFailed,
+                Some(Failure { kind: "persistence".into(), message: failure.to_string(), status: None, retryable: false }),
+                "error",
+            ),
+        };
+    let occupancy = report.last_usage.map(|usage| {
+        crate::conversation::ContextOccupancy::of(&usage, window)
+    });
+    let mut model_usage = BTreeMap::new();
+    for (model, totals) in &report.model_usage {
+        model_usage.insert(
+            model.clone(),
+            ModelUsage {
+                input_tokens: totals.usage.input,
+                output_tokens: totals.usage.output,
+                cache_read_input_tokens: totals.usage.cache_read,
+                cache_creation_input_tokens: totals.usage.cache_write,
+                cost_usd: totals.cost_usd,
+                context_window: window,
+            },
+        );
+    }
+    let result = RunResult {
+        kind: "result".to_owned(),
+        subtype,
+        is_error: exit != Exit::Success,
+        result: report.final_text.clone(),
+        session_id: setup.session_id.clone(),
+        session_name: setup.session_name.clone(),
+        num_turns: report.model_calls,
+        duration_ms: millis(context.started.elapsed()),
+        duration_api_ms: millis(report.api_duration),
+        total_cost_usd: report.cost_usd,
+        usage: ResultUsage {
+            input_tokens: report.usage.input,
+            cache_creation_input_tokens: report.usage.cache_write,
+            cache_read_input_tokens: report.usage.cache_read,
+            output_tokens: report.usage.output,
+            reasoning_tokens: report.usage.reasoning,
+        },
+        model_usage,
+        context: occupancy.map_or(
+            ResultContext { tokens: 0, window, percent: None },
+            |occupancy| ResultContext {
+                tokens: occupancy.tokens,
+                window: occupancy.window,
+                percent: occupancy.percent,
+            },
+        ),
+        stop_reason: report.provider_stop_reason.clone(),
+        terminal_reason: terminal.to_owned(),
+        errors: error.iter().map(|failure| failure.message.clone()).collect(),
+        error: error.as_ref().map(|failure| ResultError {
+            kind: failure.kind.clone(),
+            message: failure.message.clone(),
+            provider: Some(settings.provider.clone()),
+            status: failure.status,
+            retryable: failure.retryable,
+        }),
+        permission_denials: Vec::new(),
+        structured_output: None,
+        model: Some(settings.model.clone()),
+        provider: Some(settings.provider.clone()),
+        backend: Some("api".to_owned()),
+        compactions: 0,
+        heartbeat_ok: None,
+    };
+    let cli_error = error.map(|failure| {
+        let error = CliError::new(exit, failure.message);
+        match exit {
+            Exit::Auth => error.with_hint("check the provider's API key"),
+            Exit::Unavailable => error.with_hint("the provider is unavailable; try again later"),
+            Exit::Guardrail => error.with_hint("raise the limit, or resume the session to continue"),
+            _ => error,
+        }
+    });
+    let _ = std::io::stderr().flush();
+    Execution::Turn {
+        result: Box::new(result),
+        exit,
+        error: cli_error,
+    }
 }

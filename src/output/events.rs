@@ -110,17 +110,52 @@ pub struct StreamJsonSink {
 }
 
 /// The stream-json line for an event, or `None` when the event is not shown in that mode.
+/// Producers build the complete line objects (with `session_id` and ids); text deltas are
+/// carried by `stream_event` partials instead.
 pub fn stream_json_line(event: &Event, include_partial: bool) -> Option<Value> {
     match event {
-        Event::Init(value) | Event::System(value) => Some(value.clone()),
-        Event::Assistant(message) => {
-            Some(serde_json::json!({"type": "assistant", "message": message}))
+        Event::Init(value) | Event::System(value) | Event::Assistant(value) | Event::User(value) => {
+            Some(value.clone())
         }
-        Event::User(message) => Some(serde_json::json!({"type": "user", "message": message})),
-        Event::Partial(delta) if include_partial => {
-            Some(serde_json::json!({"type": "stream_event", "event": delta}))
-        }
+        Event::Partial(value) if include_partial => Some(value.clone()),
         Event::Partial(_) | Event::TextDelta(_) => None,
+    }
+}
+
+/// Writes the stream-json lines to an events file as well, whatever stdout's mode is.
+pub struct EventsFileSink {
+    inner: Box<dyn EventSink>,
+    file: std::fs::File,
+    include_partial: bool,
+}
+
+impl EventsFileSink {
+    /// Wrap `inner`, copying events to `file`.
+    pub fn new(inner: Box<dyn EventSink>, file: std::fs::File, include_partial: bool) -> EventsFileSink {
+        EventsFileSink {
+            inner,
+            file,
+            include_partial,
+        }
+    }
+
+    fn write_line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
+        use std::io::Write;
+        self.file.write_all(to_json_line(value)?.as_bytes())
+    }
+}
+
+impl EventSink for EventsFileSink {
+    fn emit(&mut self, event: &Event) -> io::Result<()> {
+        if let Some(line) = stream_json_line(event, self.include_partial) {
+            self.write_line(&line)?;
+        }
+        self.inner.emit(event)
+    }
+
+    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+        self.write_line(result)?;
+        self.inner.finish(result)
     }
 }
 
@@ -149,24 +184,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partial_events_show_only_when_asked() {
-        let delta = Event::Partial(serde_json::json!({"type": "text_delta", "text": "hi"}));
-        assert_eq!(stream_json_line(&delta, false), None);
+    fn partial_events_show_only_when_asked_and_text_deltas_never() {
+        let partial = Event::Partial(serde_json::json!({"type": "stream_event", "event": {"type": "text_delta"}}));
+        assert_eq!(stream_json_line(&partial, false), None);
         assert_eq!(
-            stream_json_line(&delta, true),
-            Some(
-                serde_json::json!({"type": "stream_event", "event": {"type": "text_delta", "text": "hi"}})
-            )
-        );
-    }
-
-    #[test]
-    fn assistant_messages_are_wrapped_like_claude() {
-        let message = serde_json::json!({"role": "assistant", "content": []});
-        assert_eq!(
-            stream_json_line(&Event::Assistant(message.clone()), false),
-            Some(serde_json::json!({"type": "assistant", "message": message}))
+            stream_json_line(&partial, true),
+            Some(serde_json::json!({"type": "stream_event", "event": {"type": "text_delta"}}))
         );
         assert_eq!(stream_json_line(&Event::TextDelta("x".into()), true), None);
+        let line = serde_json::json!({"type": "assistant", "message": {}});
+        assert_eq!(stream_json_line(&Event::Assistant(line.clone()), false), Some(line));
     }
 }

@@ -13,6 +13,7 @@
 
 pub mod accumulate;
 pub mod anthropic;
+pub mod classify;
 pub mod error;
 pub mod gemini;
 pub mod http;

@@ -75,6 +75,13 @@ pub enum Lookup<'a> {
     Ambiguous(Vec<&'a IndexEntry>),
 }
 
+impl Lookup<'_> {
+    /// Whether exactly one session matched.
+    pub fn is_one(&self) -> bool {
+        matches!(self, Lookup::One(_))
+    }
+}
+
 impl Index {
     /// Entries sorted newest first (by last activity, then creation, then file name), so that
     /// `--last` and listings are deterministic.

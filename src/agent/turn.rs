@@ -1,0 +1,588 @@
+//! The agent loop: stream the assistant message, run its tool calls, append the results, repeat
+//! until the model stops calling tools or a guardrail, the timeout or a signal stops it.
+//!
+//! Invariants: every completed message (assistant or tool result) is persisted and synced before
+//! the next request; an interrupted message is persisted as `aborted` with its partial text, a
+//! failed one as `error` with the message; the request never carries an invalid transcript
+//! (unanswered tool calls get synthetic error results).
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::render;
+use super::transcript::Transcript;
+use crate::config::ModelInfo;
+use crate::conversation::TokenUsage;
+use crate::output::events::{Event, EventSink};
+use crate::provider::classify::{FailureKind, classify};
+use crate::provider::http::{self, CallOutcome, Endpoint};
+use crate::provider::{
+    self, Accumulator, ApiKind, ModelRequest, ProviderError, StreamEvent, ThinkingLevel,
+    ToolDefinition,
+};
+use crate::session::record::{
+    AgentMessage, AssistantContent, ContentBlock, StopReason, TextContent, ToolResultMessage,
+};
+use crate::session::store::SessionError;
+use crate::tools::{self, ToolContext};
+
+/// Why the run was cancelled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CancelReason {
+    /// SIGINT.
+    Interrupt,
+    /// SIGTERM.
+    Terminate,
+    /// `--timeout` reached.
+    Timeout,
+}
+
+/// A cancellation token plus the reason it fired, set once by whoever cancels first.
+#[derive(Debug, Clone, Default)]
+pub struct Cancellation {
+    /// The token every await watches.
+    pub token: CancellationToken,
+    reason: Arc<OnceLock<CancelReason>>,
+}
+
+impl Cancellation {
+    /// A fresh, uncancelled state.
+    pub fn new() -> Cancellation {
+        Cancellation::default()
+    }
+
+    /// Cancel for `reason` (the first reason wins).
+    pub fn cancel(&self, reason: CancelReason) {
+        let _ = self.reason.set(reason);
+        self.token.cancel();
+    }
+
+    /// Why it was cancelled, if it was.
+    pub fn reason(&self) -> Option<CancelReason> {
+        self.reason.get().copied()
+    }
+}
+
+/// Everything fixed for one turn.
+#[derive(Debug, Clone)]
+pub struct TurnSettings {
+    /// Wire protocol.
+    pub api: ApiKind,
+    /// Where requests go.
+    pub endpoint: Endpoint,
+    /// Provider name (`anthropic`, `ollama`, …).
+    pub provider: String,
+    /// Model id as the provider spells it.
+    pub model: String,
+    /// The system prompt, sent on every request.
+    pub system_prompt: String,
+    /// Tools offered.
+    pub tools: Vec<ToolDefinition>,
+    /// Reasoning level.
+    pub thinking: ThinkingLevel,
+    /// Output token limit per call.
+    pub max_output_tokens: u64,
+    /// Catalog facts (prices, window), when known.
+    pub model_info: Option<ModelInfo>,
+    /// `--max-turns`: model round-trips allowed.
+    pub max_turns: Option<u32>,
+    /// `--max-budget-usd`.
+    pub max_budget_usd: Option<f64>,
+    /// Longest silence from the provider.
+    pub idle_timeout: Duration,
+    /// Emit `stream_event` deltas.
+    pub include_partial: bool,
+    /// The session id for event lines.
+    pub session_id: Option<String>,
+    /// Workspace for tools.
+    pub workspace: PathBuf,
+}
+
+/// How the turn ended.
+#[derive(Debug)]
+pub enum Ending {
+    /// The model answered without calling more tools.
+    Completed,
+    /// `--max-turns` reached while the model still wanted to continue.
+    MaxTurns,
+    /// `--max-budget-usd` reached while the model still wanted to continue.
+    MaxBudget,
+    /// A model call failed.
+    Failed {
+        /// The error.
+        error: ProviderError,
+        /// Its class.
+        kind: FailureKind,
+    },
+    /// A signal or the timeout stopped the run.
+    Cancelled(CancelReason),
+    /// The session could not be written: the run stops rather than continue unrecorded.
+    Persistence(SessionError),
+}
+
+/// Per-model totals for the result's `modelUsage`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelTotals {
+    /// Summed usage.
+    pub usage: TokenUsage,
+    /// Summed cost.
+    pub cost_usd: f64,
+}
+
+/// What happened in the turn.
+#[derive(Debug)]
+pub struct TurnReport {
+    /// How it ended.
+    pub ending: Ending,
+    /// The last assistant message's text.
+    pub final_text: String,
+    /// The provider's stop word of the last call.
+    pub provider_stop_reason: Option<String>,
+    /// Model calls made.
+    pub model_calls: u32,
+    /// Usage summed over this run.
+    pub usage: TokenUsage,
+    /// Cost of this run.
+    pub cost_usd: f64,
+    /// Per model id.
+    pub model_usage: BTreeMap<String, ModelTotals>,
+    /// Usage of the last successful call (the context snapshot).
+    pub last_usage: Option<TokenUsage>,
+    /// Time spent in model calls.
+    pub api_duration: Duration,
+}
+
+/// The messages as they go to the model: failed and aborted assistant messages are left out (pi
+/// does the same), every tool call gets a result (a synthetic error result for a missing one),
+/// and tool results without a call are dropped.
+pub fn request_messages(messages: &[AgentMessage]) -> Vec<AgentMessage> {
+    let kept: Vec<&AgentMessage> = messages
+        .iter()
+        .filter(|message| match message {
+            AgentMessage::Assistant(assistant) => {
+                !matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted)
+            }
+            _ => true,
+        })
+        .collect();
+    let mut output: Vec<AgentMessage> = Vec::with_capacity(kept.len());
+    let mut index = 0;
+    while index < kept.len() {
+        let message = kept[index];
+        index += 1;
+        match message {
+            AgentMessage::ToolResult(_) => {
+                // Results are consumed right after their assistant message; one here is orphaned.
+                continue;
+            }
+            AgentMessage::Assistant(assistant) => {
+                output.push(message.clone());
+                let calls: Vec<(String, String)> = assistant
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        AssistantContent::ToolCall(call) => Some((call.id.clone(), call.name.clone())),
+                        _ => None,
+                    })
+                    .collect();
+                let mut answered = HashSet::new();
+                while index < kept.len() {
+                    let AgentMessage::ToolResult(result) = kept[index] else {
+                        break;
+                    };
+                    index += 1;
+                    if calls.iter().any(|(id, _)| *id == result.tool_call_id)
+                        && answered.insert(result.tool_call_id.clone())
+                    {
+                        output.push(kept[index - 1].clone());
+                    }
+                }
+                for (id, name) in calls {
+                    if !answered.contains(&id) {
+                        output.push(AgentMessage::ToolResult(ToolResultMessage {
+                            tool_call_id: id,
+                            tool_name: name,
+                            content: vec![text_block(
+                                "missing tool result in session history; inserted as an error so the transcript stays valid",
+                            )],
+                            details: None,
+                            is_error: true,
+                            timestamp: 0,
+                            extra: Map::new(),
+                        }));
+                    }
+                }
+            }
+            _ => output.push(message.clone()),
+        }
+    }
+    output
+}
+
+/// A text content block.
+pub fn text_block(text: &str) -> ContentBlock {
+    ContentBlock::Text(TextContent {
+        text: text.to_owned(),
+        text_signature: None,
+        extra: Map::new(),
+    })
+}
+
+/// Milliseconds since the epoch (pi's message timestamps).
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |duration| i64::try_from(duration.as_millis()).unwrap_or(i64::MAX))
+}
+
+fn usage_cost(info: Option<&ModelInfo>, usage: &TokenUsage) -> crate::session::record::Cost {
+    let Some(info) = info else {
+        return crate::session::record::Cost::default();
+    };
+    let cost = info.cost(usage.input, usage.output, usage.cache_read, usage.cache_write);
+    crate::session::record::Cost {
+        input: cost.input,
+        output: cost.output,
+        cache_read: cost.cache_read,
+        cache_write: cost.cache_write,
+        total: cost.total,
+    }
+}
+
+struct Progress {
+    text_printed: bool,
+    separator_pending: bool,
+}
+
+/// Run the loop. `messages` holds the context including the new user message (already
+/// persisted by the caller); completed messages are appended to it and to `transcript`.
+pub async fn run(
+    settings: &TurnSettings,
+    client: &reqwest::Client,
+    messages: &mut Vec<AgentMessage>,
+    transcript: &mut Transcript,
+    sink: &mut dyn EventSink,
+    cancellation: &Cancellation,
+) -> TurnReport {
+    let mut report = TurnReport {
+        ending: Ending::Completed,
+        final_text: String::new(),
+        provider_stop_reason: None,
+        model_calls: 0,
+        usage: TokenUsage::default(),
+        cost_usd: 0.0,
+        model_usage: BTreeMap::new(),
+        last_usage: None,
+        api_duration: Duration::ZERO,
+    };
+    let api_name = provider::protocol(settings.api, &empty_request(settings)).api_name;
+    let tool_context = ToolContext {
+        workspace: settings.workspace.clone(),
+        cancel: cancellation.token.clone(),
+    };
+    let mut progress = Progress {
+        text_printed: false,
+        separator_pending: false,
+    };
+    loop {
+        if let Some(reason) = cancellation.reason() {
+            report.ending = Ending::Cancelled(reason);
+            return report;
+        }
+        let request = ModelRequest {
+            model: settings.model.clone(),
+            system_prompt: settings.system_prompt.clone(),
+            messages: request_messages(messages),
+            tools: settings.tools.clone(),
+            thinking: settings.thinking,
+            max_output_tokens: settings.max_output_tokens,
+            reasoning_model: settings.model_info.as_ref().is_some_and(|info| info.reasoning),
+        };
+        let protocol = provider::protocol(settings.api, &request);
+        let started = Instant::now();
+        report.model_calls += 1;
+        let include_partial = settings.include_partial;
+        let session_id = settings.session_id.clone();
+        let outcome = {
+            let mut on_event = |event: &StreamEvent| {
+                if let StreamEvent::TextDelta { text, .. } = event
+                    && !text.is_empty()
+                {
+                    if progress.separator_pending {
+                        progress.separator_pending = false;
+                        let _ = sink.emit(&Event::TextDelta("\n\n".to_owned()));
+                    }
+                    progress.text_printed = true;
+                    let _ = sink.emit(&Event::TextDelta(text.clone()));
+                }
+                if include_partial {
+                    let _ = sink.emit(&Event::Partial(serde_json::json!({
+                        "type": "stream_event",
+                        "event": render::neutral_event(event),
+                        "session_id": session_id,
+                        "parent_tool_use_id": null,
+                    })));
+                }
+            };
+            http::call(
+                client,
+                &settings.endpoint,
+                protocol,
+                settings.idle_timeout,
+                &cancellation.token,
+                &mut on_event,
+            )
+            .await
+        };
+        report.api_duration += started.elapsed();
+        let (accumulator, failure) = match outcome {
+            CallOutcome::Complete(accumulator) => (accumulator, None),
+            CallOutcome::Failed { error, partial } => (partial, Some(Err(error))),
+            CallOutcome::Cancelled { partial } => (partial, Some(Ok(()))),
+        };
+        let stop_override = match &failure {
+            None => None,
+            Some(Ok(())) => Some(StopReason::Aborted),
+            Some(Err(_)) => Some(StopReason::Error),
+        };
+        let mut message = accumulator.message(
+            api_name,
+            &settings.provider,
+            &settings.model,
+            now_millis(),
+            stop_override,
+        );
+        message.usage.cost = usage_cost(settings.model_info.as_ref(), &accumulator.usage());
+        if let Some(Err(error)) = &failure {
+            message.error_message = Some(error.to_string());
+        }
+        if let Some(Ok(())) = &failure {
+            message.error_message = Some(
+                match cancellation.reason() {
+                    Some(CancelReason::Timeout) => "the run's --timeout was reached",
+                    Some(CancelReason::Terminate) => "terminated by SIGTERM",
+                    _ => "interrupted by SIGINT",
+                }
+                .to_owned(),
+            );
+        }
+        account(&mut report, settings, &accumulator, failure.is_none());
+        report.provider_stop_reason = accumulator.provider_stop_reason().map(str::to_owned);
+        let stored = AgentMessage::Assistant(message.clone());
+        // A failed call that produced nothing is recorded too, so `status` can say why.
+        let entry_id = match transcript.append_message(&stored) {
+            Ok(id) => id,
+            Err(error) => {
+                report.ending = Ending::Persistence(error);
+                return report;
+            }
+        };
+        messages.push(stored);
+        match failure {
+            Some(Ok(())) => {
+                report.final_text = accumulator.text();
+                report.ending = Ending::Cancelled(cancellation.reason().unwrap_or(CancelReason::Interrupt));
+                return report;
+            }
+            Some(Err(error)) => {
+                let kind = classify(&error);
+                report.ending = Ending::Failed { error, kind };
+                return report;
+            }
+            None => {}
+        }
+        let message_id = accumulator
+            .response_id()
+            .map_or_else(|| format!("msg_{}", entry_id.as_deref().unwrap_or("ephemeral")), str::to_owned);
+        let _ = sink.emit(&Event::Assistant(render::assistant_line(
+            &message,
+            &message_id,
+            accumulator.provider_stop_reason(),
+            settings.session_id.as_deref(),
+            entry_id.as_deref(),
+        )));
+        report.final_text = accumulator.text();
+        if progress.text_printed {
+            progress.separator_pending = true;
+        }
+        let calls: Vec<(String, String, Value)> = message
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                AssistantContent::ToolCall(call) => {
+                    Some((call.id.clone(), call.name.clone(), call.arguments.clone()))
+                }
+                _ => None,
+            })
+            .collect();
+        if calls.is_empty() {
+            report.ending = Ending::Completed;
+            return report;
+        }
+        for (id, name, arguments) in calls {
+            let output = if cancellation.token.is_cancelled() {
+                tools::ToolOutput {
+                    content: vec![text_block("not run: the turn was interrupted")],
+                    is_error: true,
+                    details: None,
+                }
+            } else {
+                tools::execute(&name, &arguments, &tool_context).await
+            };
+            let result = ToolResultMessage {
+                tool_call_id: id,
+                tool_name: name,
+                content: output.content,
+                details: output.details,
+                is_error: output.is_error,
+                timestamp: now_millis(),
+                extra: Map::new(),
+            };
+            let stored = AgentMessage::ToolResult(result.clone());
+            let entry_id = match transcript.append_message(&stored) {
+                Ok(id) => id,
+                Err(error) => {
+                    report.ending = Ending::Persistence(error);
+                    return report;
+                }
+            };
+            messages.push(stored);
+            let _ = sink.emit(&Event::User(render::tool_result_line(
+                &result,
+                settings.session_id.as_deref(),
+                entry_id.as_deref(),
+            )));
+        }
+        if let Some(reason) = cancellation.reason() {
+            report.ending = Ending::Cancelled(reason);
+            return report;
+        }
+        if settings.max_turns.is_some_and(|limit| report.model_calls >= limit) {
+            report.ending = Ending::MaxTurns;
+            return report;
+        }
+        if settings.max_budget_usd.is_some_and(|budget| report.cost_usd >= budget) {
+            report.ending = Ending::MaxBudget;
+            return report;
+        }
+    }
+}
+
+fn empty_request(settings: &TurnSettings) -> ModelRequest {
+    ModelRequest {
+        model: settings.model.clone(),
+        system_prompt: String::new(),
+        messages: Vec::new(),
+        tools: Vec::new(),
+        thinking: ThinkingLevel::Off,
+        max_output_tokens: 1,
+        reasoning_model: false,
+    }
+}
+
+fn account(report: &mut TurnReport, settings: &TurnSettings, accumulator: &Accumulator, success: bool) {
+    let usage = accumulator.usage();
+    report.usage.add(&usage);
+    let cost = usage_cost(settings.model_info.as_ref(), &usage).total;
+    report.cost_usd += cost;
+    let totals = report.model_usage.entry(settings.model.clone()).or_default();
+    totals.usage.add(&usage);
+    totals.cost_usd += cost;
+    if success && usage.context_tokens() > 0 {
+        report.last_usage = Some(usage);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::record::{AssistantMessage, ToolCall, Usage, UserMessage, MessageContent};
+
+    fn user(text: &str) -> AgentMessage {
+        AgentMessage::User(UserMessage {
+            content: MessageContent::Text(text.to_owned()),
+            timestamp: 0,
+            extra: Map::new(),
+        })
+    }
+
+    fn assistant(calls: &[&str], stop: StopReason) -> AgentMessage {
+        AgentMessage::Assistant(AssistantMessage {
+            content: calls
+                .iter()
+                .map(|id| {
+                    AssistantContent::ToolCall(ToolCall {
+                        id: (*id).to_owned(),
+                        name: "read".to_owned(),
+                        arguments: serde_json::json!({}),
+                        thought_signature: None,
+                        extra: Map::new(),
+                    })
+                })
+                .collect(),
+            api: "a".into(),
+            provider: "p".into(),
+            model: "m".into(),
+            usage: Usage::default(),
+            stop_reason: stop,
+            timestamp: 0,
+            extra: Map::new(),
+            error_message: None,
+        })
+    }
+
+    fn result(id: &str) -> AgentMessage {
+        AgentMessage::ToolResult(ToolResultMessage {
+            tool_call_id: id.to_owned(),
+            tool_name: "read".into(),
+            content: vec![text_block("ok")],
+            details: None,
+            is_error: false,
+            timestamp: 0,
+            extra: Map::new(),
+        })
+    }
+
+    fn shape(messages: &[AgentMessage]) -> Vec<String> {
+        messages
+            .iter()
+            .map(|message| match message {
+                AgentMessage::User(_) => "user".to_owned(),
+                AgentMessage::Assistant(_) => "assistant".to_owned(),
+                AgentMessage::ToolResult(result) => format!(
+                    "result:{}{}",
+                    result.tool_call_id,
+                    if result.is_error { "!" } else { "" }
+                ),
+                AgentMessage::Other(_) => "other".to_owned(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_missing_tool_result_is_synthesized_as_an_error() {
+        let messages = vec![user("q"), assistant(&["a", "b"], StopReason::ToolUse), result("a"), user("next")];
+        assert_eq!(
+            shape(&request_messages(&messages)),
+            ["user", "assistant", "result:a", "result:b!", "user"]
+        );
+    }
+
+    #[test]
+    fn failed_and_aborted_messages_and_orphan_results_are_left_out() {
+        let messages = vec![
+            user("q"),
+            assistant(&[], StopReason::Error),
+            result("zz"),
+            user("again"),
+            assistant(&["c"], StopReason::Aborted),
+            result("c"),
+        ];
+        assert_eq!(shape(&request_messages(&messages)), ["user", "user"]);
+    }
+}
