@@ -1,13 +1,34 @@
 //! The built-in tools of the embedded path (SPEC §10): read, write, edit, exec, ls, find, grep,
-//! apply_patch. (Interface fixed; implementations to be written.)
+//! apply_patch.
+//!
+//! Each tool lives in its own file with a `definition()` (name, description for the model, JSON
+//! Schema) and a `run()` that returns `Result<ToolOutput, ToolError>`. [`execute`] is the single
+//! entry point: it checks the arguments are an object, dispatches by name and turns every error
+//! into an error result the model can read, so a tool call never fails the turn. Path arguments
+//! resolve in one place, [`paths`], so confinement can be added there later.
+
+mod apply_patch;
+mod arguments;
+mod edit;
+mod exec;
+mod find;
+mod grep;
+mod ls;
+pub mod paths;
+mod read;
+mod truncate;
+mod walk;
+mod write;
 
 use std::path::PathBuf;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::provider::ToolDefinition;
-use crate::session::record::ContentBlock;
+use crate::session::record::{ContentBlock, TextContent};
+
+pub use arguments::Arguments;
 
 /// Names of every built-in tool, in the order they are offered.
 pub const ALL_TOOLS: [&str; 8] = [
@@ -41,29 +62,297 @@ pub struct ToolOutput {
     pub details: Option<Value>,
 }
 
+impl ToolOutput {
+    /// A successful result holding one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![text_block(text)],
+            is_error: false,
+            details: None,
+        }
+    }
+
+    /// A failed result holding one text block.
+    pub fn error(text: impl Into<String>) -> Self {
+        ToolOutput {
+            content: vec![text_block(text)],
+            is_error: true,
+            details: None,
+        }
+    }
+
+    /// The same result with `details` set.
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The text blocks joined with newlines (images left out); what tests and logs look at.
+    pub fn text_content(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// A plain text content block.
+pub(crate) fn text_block(text: impl Into<String>) -> ContentBlock {
+    ContentBlock::Text(TextContent {
+        text: text.into(),
+        text_signature: None,
+        extra: Map::new(),
+    })
+}
+
+/// Why a tool call failed. Every variant becomes an error result whose text is the `Display`
+/// form; none of them stops the turn.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    /// A required argument is absent (after trying its Claude-style alias).
+    #[error("Missing required argument '{name}'")]
+    MissingArgument { name: String },
+    /// An argument has the wrong JSON type or an unusable value.
+    #[error("Invalid argument '{name}': expected {expected}")]
+    InvalidArgument { name: String, expected: String },
+    /// The arguments are not a JSON object.
+    #[error("Tool arguments must be a JSON object, got {found}")]
+    ArgumentsNotObject { found: String },
+    /// A path that must exist does not.
+    #[error("File not found: {path}")]
+    FileNotFound { path: String },
+    /// A path that must exist (directory or file) does not.
+    #[error("Path not found: {path}")]
+    PathNotFound { path: String },
+    /// A file operation failed.
+    #[error("Could not {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: String,
+        source: std::io::Error,
+    },
+    /// The tool refused the request for a reason it explains (wrong kind of file, offset past
+    /// the end, invalid pattern, …).
+    #[error("{0}")]
+    Rejected(String),
+    /// `edit` could not apply its replacements.
+    #[error(transparent)]
+    Edit(#[from] edit::EditError),
+    /// `apply_patch` could not parse or apply its patch.
+    #[error(transparent)]
+    Patch(#[from] apply_patch::PatchError),
+}
+
+impl ToolError {
+    /// An I/O failure on `path`, phrased as "Could not {action} {path}".
+    pub(crate) fn io(action: &'static str, path: &str, source: std::io::Error) -> Self {
+        ToolError::Io {
+            action,
+            path: path.to_owned(),
+            source,
+        }
+    }
+}
+
 /// The definitions (name, description, JSON Schema) of the named tools, in `names` order;
 /// unknown names are skipped.
 pub fn definitions(names: &[&str]) -> Vec<ToolDefinition> {
-    names
-        .iter()
-        .map(|name| ToolDefinition {
-            name: (*name).to_owned(),
-            description: String::new(),
-            parameters: serde_json::json!({"type": "object", "properties": {}}),
-        })
-        .collect()
+    names.iter().filter_map(|name| definition(name)).collect()
+}
+
+fn definition(name: &str) -> Option<ToolDefinition> {
+    Some(match name {
+        "read" => read::definition(),
+        "write" => write::definition(),
+        "edit" => edit::definition(),
+        "exec" => exec::definition(),
+        "ls" => ls::definition(),
+        "find" => find::definition(),
+        "grep" => grep::definition(),
+        "apply_patch" => apply_patch::definition(),
+        _ => return None,
+    })
+}
+
+/// Build a definition from its parts; every schema is a closed object.
+fn make_definition(
+    name: &str,
+    description: &str,
+    properties: Value,
+    required: &[&str],
+) -> ToolDefinition {
+    ToolDefinition {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        parameters: serde_json::json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": false,
+        }),
+    }
 }
 
 /// Run one tool call. Never panics and never returns `Err`: failures are error results that the
 /// model can read and act on.
-pub async fn execute(name: &str, _arguments: &Value, _context: &ToolContext) -> ToolOutput {
-    ToolOutput {
-        content: vec![ContentBlock::Text(crate::session::record::TextContent {
-            text: format!("tool '{name}' is not implemented"),
-            text_signature: None,
-            extra: serde_json::Map::new(),
-        })],
-        is_error: true,
-        details: None,
+pub async fn execute(name: &str, arguments: &Value, context: &ToolContext) -> ToolOutput {
+    if !ALL_TOOLS.contains(&name) {
+        return ToolOutput::error(format!("Unknown tool: {name}"));
+    }
+    let result = match Arguments::new(arguments) {
+        Ok(arguments) => dispatch(name, &arguments, context).await,
+        Err(error) => Err(error),
+    };
+    result.unwrap_or_else(|error| ToolOutput::error(error.to_string()))
+}
+
+async fn dispatch(
+    name: &str,
+    arguments: &Arguments<'_>,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    match name {
+        "read" => read::run(arguments, context),
+        "write" => write::run(arguments, context),
+        "edit" => edit::run(arguments, context),
+        "exec" => exec::run(arguments, context).await,
+        "ls" => ls::run(arguments, context),
+        "find" => find::run(arguments, context),
+        "grep" => grep::run(arguments, context),
+        "apply_patch" => apply_patch::run(arguments, context),
+        _ => Ok(ToolOutput::error(format!("Unknown tool: {name}"))),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! A temporary workspace and a one-line way to call a tool in it.
+
+    use super::*;
+
+    pub struct Workspace {
+        /// Held for its `Drop`, which deletes the directory.
+        _directory: tempfile::TempDir,
+        pub context: ToolContext,
+    }
+
+    impl Workspace {
+        pub fn new() -> Self {
+            let directory = tempfile::tempdir().unwrap();
+            let workspace = directory.path().canonicalize().unwrap();
+            Workspace {
+                _directory: directory,
+                context: ToolContext {
+                    workspace,
+                    cancel: CancellationToken::new(),
+                },
+            }
+        }
+
+        pub fn path(&self, relative: &str) -> PathBuf {
+            self.context.workspace.join(relative)
+        }
+
+        pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) {
+            let path = self.path(relative);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).unwrap();
+            }
+            std::fs::write(path, contents).unwrap();
+        }
+
+        pub fn read(&self, relative: &str) -> String {
+            std::fs::read_to_string(self.path(relative)).unwrap()
+        }
+
+        pub async fn call(&self, tool: &str, arguments: Value) -> ToolOutput {
+            execute(tool, &arguments, &self.context).await
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::test_support::Workspace;
+    use super::*;
+
+    #[tokio::test]
+    async fn an_unknown_tool_name_is_an_error_result_naming_it() {
+        let workspace = Workspace::new();
+        let output = workspace.call("teleport", json!({})).await;
+        assert!(output.is_error);
+        assert_eq!(output.text_content(), "Unknown tool: teleport");
+    }
+
+    #[tokio::test]
+    async fn arguments_that_are_not_an_object_are_an_error_result() {
+        let workspace = Workspace::new();
+        let output = workspace.call("read", json!(["a.txt"])).await;
+        assert!(output.is_error);
+        assert_eq!(
+            output.text_content(),
+            "Tool arguments must be a JSON object, got an array"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_missing_required_argument_is_named_in_the_error() {
+        let workspace = Workspace::new();
+        let output = workspace.call("write", json!({"path": "a.txt"})).await;
+        assert!(output.is_error);
+        assert_eq!(output.text_content(), "Missing required argument 'content'");
+    }
+
+    #[tokio::test]
+    async fn a_wrongly_typed_argument_is_named_in_the_error() {
+        let workspace = Workspace::new();
+        let output = workspace.call("read", json!({"path": 7})).await;
+        assert!(output.is_error);
+        assert_eq!(
+            output.text_content(),
+            "Invalid argument 'path': expected a string"
+        );
+    }
+
+    #[tokio::test]
+    async fn unknown_extra_argument_keys_are_ignored() {
+        let workspace = Workspace::new();
+        workspace.write("a.txt", "hello\n");
+        let output = workspace
+            .call("read", json!({"path": "a.txt", "verbose": true}))
+            .await;
+        assert!(!output.is_error);
+        assert_eq!(output.text_content(), "hello\n");
+    }
+
+    #[test]
+    fn definitions_follow_the_requested_order_and_skip_unknown_names() {
+        let definitions = definitions(&["grep", "nope", "read"]);
+        let names: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["grep", "read"]);
+    }
+
+    #[test]
+    fn every_definition_is_an_object_schema_whose_required_keys_are_properties() {
+        for definition in definitions(&ALL_TOOLS) {
+            let schema = &definition.parameters;
+            assert_eq!(schema["type"], "object", "{}", definition.name);
+            assert!(!definition.description.is_empty(), "{}", definition.name);
+            let properties = schema["properties"].as_object().unwrap();
+            for required in schema["required"].as_array().unwrap() {
+                assert!(
+                    properties.contains_key(required.as_str().unwrap()),
+                    "{} requires {required}",
+                    definition.name
+                );
+            }
+        }
+        assert_eq!(definitions(&ALL_TOOLS).len(), 8);
     }
 }

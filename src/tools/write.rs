@@ -1,0 +1,89 @@
+//! `write`: create or overwrite a file with the given text, creating missing parent directories.
+//!
+//! The file is written in place (not replaced through a temporary), so an existing file keeps its
+//! permissions and hard links.
+
+use serde_json::json;
+
+use super::arguments::Arguments;
+use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
+
+pub fn definition() -> ToolDefinition {
+    make_definition(
+        "write",
+        "Write a file in the workspace, replacing it if it exists and creating missing parent \
+         directories. Use edit to change part of an existing file instead.",
+        json!({
+            "path": {"type": "string", "description": "File to write, relative to the workspace or absolute."},
+            "content": {"type": "string", "description": "The complete new content of the file."}
+        }),
+        &["path", "content"],
+    )
+}
+
+pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+    let raw_path = arguments.required_string(&["path", "file_path"])?;
+    let content = arguments.required_string(&["content"])?;
+    let path = paths::resolve(&context.workspace, raw_path);
+    if path.is_dir() {
+        return Err(ToolError::Rejected(format!(
+            "{raw_path} is a directory; give a file path to write."
+        )));
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|error| ToolError::io("create the parent directories of", raw_path, error))?;
+    }
+    std::fs::write(&path, content).map_err(|error| ToolError::io("write", raw_path, error))?;
+    Ok(ToolOutput::text(format!(
+        "Successfully wrote {} bytes to {raw_path}",
+        content.len()
+    ))
+    .with_details(json!({"bytes": content.len()})))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::test_support::Workspace;
+
+    #[tokio::test]
+    async fn writing_creates_parent_directories_and_reports_the_byte_count() {
+        let workspace = Workspace::new();
+        let output = workspace
+            .call("write", json!({"path": "a/b/c.txt", "content": "héllo\n"}))
+            .await;
+        assert!(!output.is_error);
+        assert_eq!(
+            output.text_content(),
+            "Successfully wrote 7 bytes to a/b/c.txt"
+        );
+        assert_eq!(workspace.read("a/b/c.txt"), "héllo\n");
+    }
+
+    #[tokio::test]
+    async fn writing_overwrites_an_existing_file_entirely() {
+        let workspace = Workspace::new();
+        workspace.write("f.txt", "old and long content\n");
+        let output = workspace
+            .call("write", json!({"file_path": "f.txt", "content": "new"}))
+            .await;
+        assert!(!output.is_error);
+        assert_eq!(workspace.read("f.txt"), "new");
+    }
+
+    #[tokio::test]
+    async fn writing_to_a_directory_is_an_error() {
+        let workspace = Workspace::new();
+        workspace.write("dir/x", "");
+        let output = workspace
+            .call("write", json!({"path": "dir", "content": "x"}))
+            .await;
+        assert!(output.is_error);
+        assert_eq!(
+            output.text_content(),
+            "dir is a directory; give a file path to write."
+        );
+    }
+}
