@@ -517,20 +517,10 @@ fn execute(
         appends.push(read_text_file(path, "--append-system-prompt-file")?);
     }
 
-    // A dry run resolves everything and prints the request, touching nothing.
-    let dry_session = if args.dry_run {
-        Some(dry_run_context(context, plan)?)
-    } else {
-        None
-    };
-    let mut setup = match dry_session {
-        Some(setup) => setup,
-        None => setup_session(context, plan, args.no_session_persistence)?,
-    };
-    known.session_id.clone_from(&setup.session_id);
-    known.session_name.clone_from(&setup.session_name);
-
-    let reference = match (&args.model, &setup.recorded_model, &context.settings.model) {
+    // Resolve model and credentials before anything is created, so a run that cannot start
+    // leaves no session behind.
+    let (recorded_model, recorded_thinking) = peek_recorded(context, plan)?;
+    let reference = match (&args.model, &recorded_model, &context.settings.model) {
         (Some(model), _, _) => model.clone(),
         (None, Some(recorded), _) => recorded.clone(),
         (None, None, Some(configured)) => configured.clone(),
@@ -551,10 +541,19 @@ fn execute(
         )
         .with_hint(format!("set {variables}")));
     }
+
+    // A dry run resolves everything and prints the request, touching nothing.
+    let mut setup = if args.dry_run {
+        dry_run_context(context, plan)?
+    } else {
+        setup_session(context, plan, args.no_session_persistence)?
+    };
+    known.session_id.clone_from(&setup.session_id);
+    known.session_name.clone_from(&setup.session_name);
     let thinking = args
         .thinking
         .map(thinking_level)
-        .or(setup.recorded_thinking)
+        .or(recorded_thinking)
         .or(context.settings.thinking)
         .unwrap_or(ThinkingLevel::Off);
     let model_info = context
@@ -700,6 +699,33 @@ fn execute(
         let _ = index::refresh(context.sessions_dir());
     }
     Ok(finish(context, &settings, &setup, &report, model_info.as_ref().map(|info| info.context_window)))
+}
+
+/// The model and thinking level a resumed session recorded, read without locking anything.
+fn peek_recorded(
+    context: &Context,
+    plan: &TurnPlan<'_>,
+) -> CliResult<(Option<String>, Option<ThinkingLevel>)> {
+    let TurnPlan::Resume(args) = plan else {
+        return Ok((None, None));
+    };
+    let (session, _) = args.session_and_prompt();
+    let index = load_index(context)?;
+    if args.create && !index.find(session.unwrap_or_default()).is_one() {
+        return Ok((None, None));
+    }
+    let path = resolve_selector(context, &index, session, args.last, args.all)?;
+    let summary = match path.file_name().and_then(|name| index.by_file(&name.to_string_lossy())) {
+        Some(entry) if entry.problem.is_none() => entry.summary.clone(),
+        _ => {
+            let loaded = store::load(&path).map_err(session_error)?;
+            crate::session::summary::summarize(&loaded.header, &loaded.entries)
+        }
+    };
+    Ok((
+        summary.model_ref(),
+        summary.thinking_level.as_deref().and_then(parse_thinking),
+    ))
 }
 
 /// The session a dry run describes, loaded read-only (nothing is created or locked).

@@ -1,3 +1,4 @@
 mod cli_surface;
+mod run_input;
 mod sessions;
 mod status;

@@ -170,45 +170,6 @@ fn a_config_override_sets_the_default_model_and_an_unknown_override_is_rejected(
 }
 
 #[test]
-fn run_is_not_available_yet_and_says_so_with_exit_2() {
-    let home = Home::new();
-    let output = home.run(&["run", "hello"]);
-    assert_eq!(code(&output), 2);
-    assert!(
-        stderr(&output).contains("is not available yet"),
-        "{}",
-        stderr(&output)
-    );
-    assert!(stdout(&output).is_empty());
-}
-
-#[test]
-fn run_in_json_mode_still_prints_one_result_object_on_failure() {
-    let home = Home::new();
-    let output = home.run(&["run", "--json", "hello"]);
-    assert_eq!(code(&output), 2);
-    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(value["type"], "result");
-    assert_eq!(value["is_error"], true);
-    assert_eq!(value["subtype"], "error_during_execution");
-    assert_eq!(value["error"]["kind"], "usage");
-
-    let stream = home.run(&[
-        "resume",
-        "--output-format",
-        "stream-json",
-        "--last",
-        "again",
-    ]);
-    assert_eq!(code(&stream), 2);
-    let printed = stdout(&stream);
-    let lines: Vec<&str> = printed.lines().collect();
-    assert_eq!(lines.len(), 1);
-    let last: Value = serde_json::from_str(lines[0]).unwrap();
-    assert_eq!(last["type"], "result");
-}
-
-#[test]
 fn a_bad_config_file_still_yields_a_json_result_for_run() {
     let home = Home::new();
     std::fs::write(home.home.join("config.toml"), "this is = = not toml").unwrap();

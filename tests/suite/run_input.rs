@@ -1,0 +1,210 @@
+//! The input contract of SPEC §2 and the checks `run` makes before any model call.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use crate::common::{Home, code, stderr, stdout};
+
+fn pincer(home: &Home) -> Command {
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PINCER_HOME", &home.home)
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-key")
+        .current_dir(&home.workspace);
+    command
+}
+
+fn dry_run_messages(output: &std::process::Output) -> Value {
+    assert_eq!(code(output), 0, "{}", stderr(output));
+    let report: Value = serde_json::from_str(&stdout(output)).unwrap();
+    report["body"]["messages"].clone()
+}
+
+#[test]
+fn an_inherited_pipe_that_never_writes_does_not_hold_up_a_prompt_argument() {
+    let home = Home::new();
+    let mut child = pincer(&home)
+        .args(["run", "--dry-run", "hello"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Keep the write end open and silent, as a CI step's inherited pipe is.
+    let _stdin = child.stdin.take();
+    let started = Instant::now();
+    let output = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    let messages = dry_run_messages(&output);
+    assert_eq!(messages[0]["content"][0]["text"], "hello");
+}
+
+#[test]
+fn dev_null_with_a_prompt_proceeds_and_without_one_exits_2() {
+    let home = Home::new();
+    let output = pincer(&home)
+        .args(["run", "--dry-run", "hello"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(dry_run_messages(&output)[0]["content"][0]["text"], "hello");
+    let output = pincer(&home).args(["run"]).stdin(Stdio::null()).output().unwrap();
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("error: the prompt is empty"), "{}", stderr(&output));
+}
+
+#[test]
+fn piped_context_is_appended_to_the_prompt_in_a_stdin_block() {
+    let home = Home::new();
+    let output = home
+        .cmd()
+        .env("ANTHROPIC_API_KEY", "k")
+        .args(["run", "--dry-run", "write the commit message"])
+        .write_stdin("diff --git a/x b/x\n+hello\n")
+        .output()
+        .unwrap();
+    let messages = dry_run_messages(&output);
+    assert_eq!(
+        messages[0]["content"][0]["text"],
+        "write the commit message\n\n<stdin>\ndiff --git a/x b/x\n+hello\n</stdin>"
+    );
+}
+
+#[test]
+fn a_dash_reads_the_whole_prompt_from_stdin() {
+    let home = Home::new();
+    let output = home
+        .cmd()
+        .env("ANTHROPIC_API_KEY", "k")
+        .args(["run", "--dry-run", "-"])
+        .write_stdin("summarize this repository")
+        .output()
+        .unwrap();
+    assert_eq!(dry_run_messages(&output)[0]["content"][0]["text"], "summarize this repository");
+}
+
+#[test]
+fn stdin_that_never_sends_a_prompt_times_out_with_exit_2() {
+    let home = Home::new();
+    let mut child = pincer(&home)
+        .args(["run", "--stdin-timeout", "0.3"])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _stdin = child.stdin.take();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("no prompt arrived on stdin within 0.3 s"), "{}", stderr(&output));
+}
+
+#[test]
+fn oversized_and_invalid_utf8_stdin_are_refused_with_exit_2() {
+    let home = Home::new();
+    let output = home
+        .cmd()
+        .env("ANTHROPIC_API_KEY", "k")
+        .args(["-c", "stdin.max_bytes=16", "run", "--dry-run", "-"])
+        .write_stdin("x".repeat(17))
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(stderr(&output).contains("larger than 16 bytes"), "{}", stderr(&output));
+
+    let mut child = pincer(&home)
+        .args(["run", "--dry-run", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"caf\xff\xfe").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("not valid UTF-8"), "{}", stderr(&output));
+
+    let mut child = pincer(&home)
+        .args(["run", "--dry-run", "--lossy-stdin", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(b"caf\xff").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(dry_run_messages(&output)[0]["content"][0]["text"], "caf\u{fffd}");
+    assert!(stderr(&output).contains("warning:"), "{}", stderr(&output));
+}
+
+#[test]
+fn without_credentials_run_exits_3_and_json_mode_still_prints_a_result() {
+    let home = Home::new();
+    let output = home.run(&["run", "-m", "anthropic/claude-sonnet-4-5", "--json", "hi"]);
+    assert_eq!(code(&output), 3, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["is_error"], true);
+    assert_eq!(result["error"]["kind"], "auth");
+    assert!(stderr(&output).contains("ANTHROPIC_API_KEY"), "{}", stderr(&output));
+    assert!(!home.sessions_dir().exists() || std::fs::read_dir(home.sessions_dir()).unwrap().count() <= 1);
+}
+
+#[test]
+fn a_dry_run_shows_the_request_and_changes_nothing() {
+    let home = Home::new();
+    let output = home
+        .cmd()
+        .env("OPENAI_API_KEY", "sk-test")
+        .args([
+            "run",
+            "--dry-run",
+            "-m",
+            "openai/gpt-5",
+            "--append-system-prompt",
+            "Answer in French.",
+            "hello",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["provider"], "openai");
+    assert_eq!(report["model"], "gpt-5");
+    assert_eq!(report["credentials"], "found");
+    assert!(report["system_prompt"].as_str().unwrap().ends_with("Answer in French."));
+    assert!(report["tools"].as_array().unwrap().iter().any(|tool| tool == "apply_patch"));
+    assert!(!stdout(&output).contains("sk-test"));
+    assert!(!home.sessions_dir().exists());
+}
+
+#[test]
+fn flags_of_later_work_are_refused_not_ignored() {
+    let home = Home::new();
+    for flag in [&["--heartbeat"][..], &["--sandbox", "read-only"], &["--fallback-model", "openai/gpt-5"]] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(flag);
+        args.push("hi");
+        let output = home.cmd().env("ANTHROPIC_API_KEY", "k").args(&args).output().unwrap();
+        assert_eq!(code(&output), 2, "{flag:?}");
+        assert!(stderr(&output).contains("is not available yet"), "{flag:?}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn a_session_id_that_is_not_a_uuid_is_a_usage_error() {
+    let home = Home::new();
+    let output = home
+        .cmd()
+        .env("ANTHROPIC_API_KEY", "k")
+        .args(["run", "--session-id", "nope", "hi"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 2);
+    assert!(stderr(&output).contains("is not a UUID"), "{}", stderr(&output));
+}
