@@ -130,11 +130,8 @@ impl Turns {
             return;
         }
         match self.contents.last_mut() {
-            Some(last) if last.role == Some(role) => last.parts.extend(parts),
-            _ => self.contents.push(Content {
-                role: Some(role),
-                parts,
-            }),
+            Some(last) if last.role == role => last.parts.extend(parts),
+            _ => self.contents.push(Content { role, parts }),
         }
     }
 
@@ -196,12 +193,12 @@ fn build_contents(request: &ModelRequest) -> Vec<Content> {
     let mut contents = turns.contents;
     if contents
         .first()
-        .is_some_and(|first| first.role == Some(Role::Model))
+        .is_some_and(|first| first.role == Role::Model)
     {
         contents.insert(
             0,
             Content {
-                role: Some(Role::User),
+                role: Role::User,
                 parts: vec![text_part(CONTINUATION_TEXT.to_owned())],
             },
         );

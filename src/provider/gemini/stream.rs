@@ -338,7 +338,7 @@ mod tests {
     use crate::provider::sse::SseDecoder;
     use crate::session::record::AssistantMessage;
     use pretty_assertions::assert_eq;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     const TEXT: &[u8] = include_bytes!("../../../tests/fixtures/gemini/text.sse");
     const FUNCTION_CALL: &[u8] =
@@ -425,8 +425,6 @@ mod tests {
             ..SseEvent::default()
         }
     }
-
-    use serde_json::Value;
 
     fn usage(input: u64, output: u64, cache_read: u64, reasoning: u64) -> StreamEvent {
         StreamEvent::Usage(TokenUsage {
@@ -695,6 +693,25 @@ mod tests {
                 response_id: None,
                 model: None
             }
+        );
+    }
+
+    #[test]
+    fn unexpected_roles_and_partial_inline_data_do_not_break_a_chunk() {
+        let events = Parser::new()
+            .on_event(&event(
+                json!({"candidates": [{"content": {"role": "function", "parts": [
+                    {"inlineData": {"mimeType": "image/png"}},
+                    {"text": "ok"}
+                ]}}]}),
+            ))
+            .unwrap();
+        assert_eq!(
+            events[1..].to_vec(),
+            vec![StreamEvent::TextDelta {
+                block: 0,
+                text: "ok".into()
+            }]
         );
     }
 

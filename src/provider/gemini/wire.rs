@@ -30,18 +30,16 @@ pub struct GenerateContentRequest {
 }
 
 /// A turn of the conversation (`Content`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Content {
     /// `user` or `model`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<Role>,
+    pub role: Role,
     /// The turn's parts.
-    #[serde(default)]
     pub parts: Vec<Part>,
 }
 
 /// Who speaks a turn. Function responses are `user` turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// The person, and tool results.
@@ -84,8 +82,8 @@ pub struct Part {
 }
 
 /// `inlineData`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Blob {
     /// `image/png`, …
     pub mime_type: String,
@@ -208,7 +206,7 @@ pub struct GenerateContentResponse {
 pub struct Candidate {
     /// New parts (deltas for text); absent in a bare safety stop.
     #[serde(default)]
-    pub content: Option<Content>,
+    pub content: Option<CandidateContent>,
     /// `STOP`, `MAX_TOKENS`, `SAFETY`, … on the last chunk.
     #[serde(default)]
     pub finish_reason: Option<String>,
@@ -218,6 +216,14 @@ pub struct Candidate {
     /// The candidate's index (absent means 0).
     #[serde(default)]
     pub index: Option<u32>,
+}
+
+/// A candidate's `content` (its `role` is always `model` and is not needed).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct CandidateContent {
+    /// The parts of this chunk.
+    #[serde(default)]
+    pub parts: Vec<Part>,
 }
 
 /// `promptFeedback`.
