@@ -182,11 +182,20 @@ impl MockServer {
     /// Start a server that answers the n-th request with the n-th reply (and with a 500 JSON
     /// error once the script is used up).
     pub fn start(replies: Vec<Reply>) -> MockServer {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        MockServer::start_with(Box::new(replies.into_iter()), "127.0.0.1:0")
+    }
+
+    /// Start a server that answers every request with `reply` (benchmarks).
+    pub fn start_repeating(reply: Reply, address: &str) -> MockServer {
+        MockServer::start_with(Box::new(std::iter::repeat(reply)), address)
+    }
+
+    fn start_with(replies: Box<dyn Iterator<Item = Reply> + Send>, address: &str) -> MockServer {
+        let listener = TcpListener::bind(address).unwrap();
         let address = listener.local_addr().unwrap();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let stop = Arc::new(AtomicBool::new(false));
-        let script = Arc::new(Mutex::new(replies.into_iter()));
+        let script = Arc::new(Mutex::new(replies));
         {
             let requests = Arc::clone(&requests);
             let stop = Arc::clone(&stop);
@@ -280,7 +289,7 @@ fn reason(status: u16) -> &'static str {
 fn serve(
     mut stream: TcpStream,
     requests: &Mutex<Vec<Recorded>>,
-    script: &Mutex<std::vec::IntoIter<Reply>>,
+    script: &Mutex<Box<dyn Iterator<Item = Reply> + Send>>,
 ) {
     let _ = stream.set_nodelay(true);
     let Some(request) = read_request(&stream) else {

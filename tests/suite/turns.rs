@@ -1,0 +1,385 @@
+//! End-to-end agent turns against the mock server, the same scenarios for each of the four wire
+//! protocols: the real binary, real HTTP, byte-exact provider streams.
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::mock::{MockServer, Piece, Recorded, Reply, split_events};
+use crate::common::{Home, code, stderr, stdout};
+
+/// How one protocol is driven and checked.
+pub struct Case {
+    /// `-m` value.
+    pub model: &'static str,
+    /// Environment: the key and the base URL pointing at the mock.
+    pub env: fn(&str) -> Vec<(&'static str, String)>,
+    /// The header that must carry the key, and its expected value.
+    pub key_header: (&'static str, &'static str),
+    /// A text answer streamed in `chunks`, with the normalized usage pincer must store:
+    /// `[input, output, cache_read, cache_write]`.
+    pub text: fn(&[&str]) -> (Vec<u8>, [u64; 4]),
+    /// A text answer whose prompt was mostly served from the cache, with normalized usage.
+    pub cached_text: fn(&str) -> (Vec<u8>, [u64; 4]),
+    /// One tool call (`call id`, tool, arguments).
+    pub tool_call: fn(&str, &str, &Value) -> Vec<u8>,
+    /// Reasoning then text.
+    pub thinking: fn(&str, &str) -> Vec<u8>,
+    /// An HTTP error reply and the exit code and `error.kind` it must produce.
+    pub http_error: fn() -> (Reply, i32, &'static str),
+    /// The text of the tool result for `call id` in a request body, if present.
+    pub tool_result: fn(&Value, &str) -> Option<String>,
+    /// The call id the stored tool call gets for the id given to `tool_call` (Gemini generates
+    /// its own).
+    pub stored_call_id: fn(&str) -> String,
+}
+
+pub const KEY: &str = "test-key-PINCER-SECRET-7f3e";
+
+fn pincer(home: &Home, case: &Case, server: &MockServer) -> Command {
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.root.path())
+        .env("PINCER_HOME", &home.home)
+        .current_dir(&home.workspace)
+        .stdin(Stdio::null());
+    for (name, value) in (case.env)(&server.url()) {
+        command.env(name, value);
+    }
+    command
+}
+
+fn run(home: &Home, case: &Case, server: &MockServer, args: &[&str]) -> Output {
+    let mut all = vec!["run", "-m", case.model];
+    all.extend_from_slice(args);
+    pincer(home, case, server).args(&all).output().unwrap()
+}
+
+fn session_lines(home: &Home) -> Vec<Value> {
+    let mut files: Vec<_> = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "jsonl"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = std::fs::read_to_string(files.remove(0)).unwrap();
+    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+}
+
+fn messages(lines: &[Value]) -> Vec<Value> {
+    lines
+        .iter()
+        .filter(|line| line["type"] == "message")
+        .map(|line| line["message"].clone())
+        .collect()
+}
+
+fn assert_no_secret(request: &Recorded) {
+    assert!(!request.path.contains(KEY), "key in URL: {}", request.path);
+    assert!(!String::from_utf8_lossy(&request.body).contains(KEY));
+}
+
+pub fn a_text_turn_streams_the_answer_and_stores_exact_usage(case: &Case) {
+    let home = Home::new();
+    let (stream, usage) = (case.text)(&["Hello", ", wor", "ld!"]);
+    let server = MockServer::start(vec![Reply::sse(&stream)]);
+    let output = run(&home, case, &server, &["say hello"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Hello, world!\n");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    let (header, value) = case.key_header;
+    assert_eq!(requests[0].header(header), Some(value), "{:?}", requests[0].headers);
+    assert_no_secret(&requests[0]);
+    let body = requests[0].json();
+    assert!(body.to_string().contains("say hello"));
+    assert!(body.to_string().contains("You are pincer"), "the system prompt is sent");
+
+    let lines = session_lines(&home);
+    assert_eq!(lines[0]["type"], "session");
+    let stored = messages(&lines);
+    assert_eq!(stored.len(), 2);
+    assert_eq!(stored[0]["role"], "user");
+    assert_eq!(stored[1]["role"], "assistant");
+    assert_eq!(stored[1]["content"], json!([{"type": "text", "text": "Hello, world!"}]));
+    assert_eq!(stored[1]["stopReason"], "stop");
+    let [input, output_tokens, cache_read, cache_write] = usage;
+    assert_eq!(stored[1]["usage"]["input"], input);
+    assert_eq!(stored[1]["usage"]["output"], output_tokens);
+    assert_eq!(stored[1]["usage"]["cacheRead"], cache_read);
+    assert_eq!(stored[1]["usage"]["cacheWrite"], cache_write);
+    assert!(stored[1]["usage"]["cost"]["total"].as_f64().unwrap() > 0.0);
+}
+
+pub fn the_json_result_reports_usage_context_and_cost(case: &Case) {
+    let home = Home::new();
+    let (stream, usage) = (case.cached_text)("cached answer");
+    let server = MockServer::start(vec![Reply::sse(&stream)]);
+    let output = run(&home, case, &server, &["--json", "hi"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let [input, output_tokens, cache_read, cache_write] = usage;
+    assert_eq!(result["type"], "result");
+    assert_eq!(result["subtype"], "success");
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["result"], "cached answer");
+    assert_eq!(result["num_turns"], 1);
+    assert_eq!(result["usage"]["input_tokens"], input);
+    assert_eq!(result["usage"]["output_tokens"], output_tokens);
+    assert_eq!(result["usage"]["cache_read_input_tokens"], cache_read);
+    assert_eq!(result["usage"]["cache_creation_input_tokens"], cache_write);
+    assert_eq!(
+        result["context"]["tokens"],
+        input + output_tokens + cache_read + cache_write
+    );
+    assert!(result["context"]["window"].as_u64().unwrap() > 0);
+    let stored = messages(&session_lines(&home));
+    let recorded_cost = stored[1]["usage"]["cost"]["total"].as_f64().unwrap();
+    assert!((result["total_cost_usd"].as_f64().unwrap() - recorded_cost).abs() < 1e-12);
+    assert!(recorded_cost > 0.0);
+    assert_eq!(result["session_id"], lines_session_id(&home));
+}
+
+fn lines_session_id(home: &Home) -> Value {
+    session_lines(home)[0]["id"].clone()
+}
+
+pub fn a_tool_turn_reads_a_real_file_and_sends_the_result_back(case: &Case) {
+    let home = Home::new();
+    std::fs::write(home.workspace.join("notes.txt"), "the secret is 42\n").unwrap();
+    let call = (case.tool_call)("call_read_1", "read", &json!({"path": "notes.txt"}));
+    let (answer, _) = (case.text)(&["The secret is 42."]);
+    let server = MockServer::start(vec![Reply::sse(&call), Reply::sse(&answer)]);
+    let output = run(&home, case, &server, &["--output-format", "stream-json", "what is the secret?"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let stored_id = (case.stored_call_id)("call_read_1");
+    let sent = (case.tool_result)(&requests[1].json(), &stored_id)
+        .unwrap_or_else(|| panic!("no tool result for {stored_id} in {}", requests[1].json()));
+    assert!(sent.contains("the secret is 42"), "{sent}");
+
+    let events: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let kinds: Vec<String> = events
+        .iter()
+        .map(|event| {
+            format!(
+                "{}{}",
+                event["type"].as_str().unwrap(),
+                event["subtype"].as_str().map(|subtype| format!("/{subtype}")).unwrap_or_default()
+            )
+        })
+        .collect();
+    assert_eq!(kinds, ["system/init", "assistant", "user", "assistant", "result"]);
+    assert_eq!(events[1]["message"]["content"][0]["type"], "tool_use");
+    assert_eq!(events[1]["message"]["content"][0]["name"], "read");
+    assert_eq!(events[2]["message"]["content"][0]["tool_use_id"], stored_id.as_str());
+    assert_eq!(events[3]["message"]["content"][0]["text"], "The secret is 42.");
+    assert_eq!(events[4]["result"], "The secret is 42.");
+    assert_eq!(events[4]["num_turns"], 2);
+    let session_id = events[0]["session_id"].clone();
+    assert!(events.iter().all(|event| event["session_id"] == session_id));
+
+    let stored = messages(&session_lines(&home));
+    let roles: Vec<&str> = stored.iter().map(|message| message["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    assert_eq!(stored[1]["stopReason"], "toolUse");
+    assert_eq!(stored[2]["toolName"], "read");
+    assert_eq!(stored[2]["isError"], false);
+}
+
+pub fn thinking_is_stored_but_not_printed(case: &Case) {
+    let home = Home::new();
+    let stream = (case.thinking)("Let me consider the question.", "Forty-two.");
+    let server = MockServer::start(vec![Reply::sse(&stream)]);
+    let output = run(&home, case, &server, &["--thinking", "low", "think"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Forty-two.\n");
+    let stored = messages(&session_lines(&home));
+    let content = stored[1]["content"].as_array().unwrap();
+    let thinking = content.iter().find(|block| block["type"] == "thinking").unwrap();
+    assert!(thinking["thinking"].as_str().unwrap().contains("consider"), "{thinking}");
+    let lines = session_lines(&home);
+    assert!(lines.iter().any(|line| line["type"] == "thinking_level_change" && line["thinkingLevel"] == "low"));
+}
+
+pub fn an_http_error_maps_to_its_exit_code_and_result_error(case: &Case) {
+    let home = Home::new();
+    let (reply, expected_code, kind) = (case.http_error)();
+    let server = MockServer::start(vec![reply]);
+    let output = run(&home, case, &server, &["--json", "hi"]);
+    assert_eq!(code(&output), expected_code, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["is_error"], true);
+    assert_eq!(result["error"]["kind"], kind);
+    assert!(result["error"]["status"].as_u64().is_some());
+    assert!(stderr(&output).starts_with("error: "), "{}", stderr(&output));
+    let stored = messages(&session_lines(&home));
+    assert_eq!(stored.last().unwrap()["stopReason"], "error");
+    assert!(!stderr(&output).contains(KEY) && !stdout(&output).contains(KEY));
+}
+
+pub fn a_resume_sends_the_earlier_turn(case: &Case) {
+    let home = Home::new();
+    let (first, _) = (case.text)(&["First answer."]);
+    let (second, _) = (case.text)(&["Second answer."]);
+    let server = MockServer::start(vec![Reply::sse(&first), Reply::sse(&second)]);
+    let output = run(&home, case, &server, &["--name", "daily", "first question"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    // From another directory, by name.
+    let elsewhere = home.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let output = pincer(&home, case, &server)
+        .current_dir(&elsewhere)
+        .args(["resume", "daily", "second question"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Second answer.\n");
+    let requests = server.requests();
+    let body = requests[1].json().to_string();
+    for text in ["first question", "First answer.", "second question"] {
+        assert!(body.contains(text), "{text} missing from {body}");
+    }
+    assert!(body.find("first question") < body.find("second question"));
+    let roles: Vec<String> = messages(&session_lines(&home))
+        .iter()
+        .map(|message| message["role"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant"]);
+}
+
+pub fn an_idle_stream_times_out_with_exit_4(case: &Case) {
+    let home = Home::new();
+    let (stream, _) = (case.text)(&["partial ", "answer"]);
+    let mut pieces: Vec<Piece> = split_events(&stream).into_iter().take(1).map(Piece::Data).collect();
+    pieces.push(Piece::Stall(Duration::from_secs(10)));
+    let server = MockServer::start(vec![Reply::sse_pieces(pieces)]);
+    let started = Instant::now();
+    let output = run(&home, case, &server, &["--idle-timeout", "0.5", "--json", "hi"]);
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(code(&output), 4, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["error"]["kind"], "timeout");
+    let stored = messages(&session_lines(&home));
+    assert_eq!(stored.last().unwrap()["stopReason"], "error");
+}
+
+pub fn sigterm_mid_stream_records_an_aborted_message(case: &Case) {
+    let home = Home::new();
+    let (stream, _) = (case.text)(&["one ", "two ", "three ", "four"]);
+    let reply = Reply::sse(&stream).paced(Duration::from_millis(400));
+    let server = MockServer::start(vec![reply]);
+    let mut child = pincer(&home, case, &server)
+        .args(["run", "-m", case.model, "count"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1_000));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 143, "{}", stderr(&output));
+    let stored = messages(&session_lines(&home));
+    let last = stored.last().unwrap();
+    assert_eq!(last["role"], "assistant");
+    assert_eq!(last["stopReason"], "aborted");
+    assert!(last["content"][0]["text"].as_str().unwrap().starts_with("one "), "{last}");
+    // The session still loads.
+    let status = pincer(&home, case, &server).args(["status", "--last", "--json"]).output().unwrap();
+    assert_eq!(code(&status), 0, "{}", stderr(&status));
+    let value: Value = serde_json::from_str(&stdout(&status)).unwrap();
+    assert_eq!(value["last_run_aborted"], true);
+}
+
+macro_rules! turn_tests {
+    ($module:ident, $case:expr) => {
+        mod $module {
+            use super::*;
+            #[test]
+            fn a_text_turn_streams_the_answer_and_stores_exact_usage() {
+                super::a_text_turn_streams_the_answer_and_stores_exact_usage(&$case);
+            }
+            #[test]
+            fn the_json_result_reports_usage_context_and_cost() {
+                super::the_json_result_reports_usage_context_and_cost(&$case);
+            }
+            #[test]
+            fn a_tool_turn_reads_a_real_file_and_sends_the_result_back() {
+                super::a_tool_turn_reads_a_real_file_and_sends_the_result_back(&$case);
+            }
+            #[test]
+            fn thinking_is_stored_but_not_printed() {
+                super::thinking_is_stored_but_not_printed(&$case);
+            }
+            #[test]
+            fn an_http_error_maps_to_its_exit_code_and_result_error() {
+                super::an_http_error_maps_to_its_exit_code_and_result_error(&$case);
+            }
+            #[test]
+            fn a_resume_sends_the_earlier_turn() {
+                super::a_resume_sends_the_earlier_turn(&$case);
+            }
+            #[test]
+            fn an_idle_stream_times_out_with_exit_4() {
+                super::an_idle_stream_times_out_with_exit_4(&$case);
+            }
+            #[test]
+            fn sigterm_mid_stream_records_an_aborted_message() {
+                super::sigterm_mid_stream_records_an_aborted_message(&$case);
+            }
+        }
+    };
+}
+
+// ------------------------------------------------------------------------------------- gemini
+
+mod gemini_case {
+    use super::*;
+    use crate::common::wire::gemini as wire;
+
+    pub fn case() -> Case {
+        Case {
+            model: "google/gemini-2.5-flash",
+            env: |url| vec![("GEMINI_API_KEY", KEY.to_owned()), ("GEMINI_BASE_URL", format!("{url}/v1beta"))],
+            key_header: ("x-goog-api-key", KEY),
+            text: |chunks| {
+                let usage = wire::Usage4::new(120, 0, 9, 0);
+                (wire::text_stream(chunks, usage), usage.normalized())
+            },
+            cached_text: |text| {
+                let usage = wire::Usage4::new(17_713, 17_379, 68, 821);
+                (wire::text_stream(&[text], usage), usage.normalized())
+            },
+            tool_call: |_, name, arguments| {
+                wire::function_call_stream(&[(name, arguments.clone())], "sig-abc", wire::Usage4::new(50, 0, 5, 0))
+            },
+            thinking: |thought, text| wire::thinking_stream(thought, text, wire::Usage4::new(30, 0, 4, 20)),
+            http_error: || {
+                (Reply::json(429, &wire::quota_error_body("34.4s")), 4, "rate_limit")
+            },
+            tool_result: |body, _| {
+                body["contents"].as_array()?.iter().rev().find_map(|content| {
+                    content["parts"].as_array()?.iter().find_map(|part| {
+                        let response = &part["functionResponse"];
+                        (response["name"] == "read").then(|| response["response"].to_string())
+                    })
+                })
+            },
+            stored_call_id: |_| format!("call_{}_0", wire::RESPONSE_ID),
+        }
+    }
+}
+
+turn_tests!(gemini, gemini_case::case());
