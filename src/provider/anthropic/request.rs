@@ -1,12 +1,884 @@
-//! Request building (to be written).
+//! Builds the `POST /v1/messages` request from a [`ModelRequest`]. Pure.
+//!
+//! The session holds pi's messages; the Messages API is stricter than the session format, so the
+//! transcript is repaired on the way out (SPEC §4.1, reference §1.2) rather than sent invalid:
+//! - consecutive turns of one role are merged (a tool result is user content, so a run of tool
+//!   results and a following prompt become one user turn, results first);
+//! - every `tool_use` gets a `tool_result` in the very next user turn: a missing one is
+//!   synthesized as an error result, and a result whose call is not in the turn just before is
+//!   dropped (as is a second result for the same call);
+//! - the conversation starts with a user turn;
+//! - Anthropic's refusal test string is redacted from outgoing text, so a transcript that quotes
+//!   it cannot make every later request refuse.
+//!
+//! Replayed reasoning: a thinking block is sent back unchanged with its signature only when an
+//! Anthropic Messages response produced it (`api == "anthropic-messages"`); reasoning without a
+//! signature (another provider's, or an aborted stream's) is dropped, because its text is not
+//! something the assistant said and the API rejects unsigned thinking blocks.
+//!
+//! Prompt caching: breakpoints on the system prompt, the last tool, and the last block of the last
+//! two user turns (4, the API's maximum). The newest breakpoint writes the cache for the next
+//! call; the one before it reads what the previous call wrote, so repeated cron turns on one
+//! session hit the cache.
 
-use crate::provider::{HttpRequest, ModelRequest};
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::wire::{
+    CacheControl, ContentBlockParam, ImageSource, MessageParam, MessagesRequest, Role, SystemBlock,
+    ThinkingParam, ToolParam, ToolResultBlock,
+};
+use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
+use crate::session::record::{
+    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, ImageContent, MessageContent,
+    ToolResultMessage,
+};
+
+/// The API version pincer speaks (docs: "Versions").
+pub const API_VERSION: &str = "2023-06-01";
+
+/// The `api` name of messages produced by this protocol; only their signatures are replayed.
+const API_NAME: &str = "anthropic-messages";
+
+/// Anthropic's documented test string that makes the model refuse (docs: "Handling stop
+/// reasons", `refusal`). Sent back in a transcript, it would make every later call refuse.
+pub const REFUSAL_TEST_STRING: &str = "ANTHROPIC_MAGIC_STRING_TRIGGER_REFUSAL_1FAEFB6177B4672DEE07F9D3AFC62588CCD2631EDCF22E8CCC1FB35B501C9C86";
+
+/// The text of a synthesized result for a tool call the session never answered.
+pub const MISSING_RESULT_TEXT: &str =
+    "missing tool result in session history; inserted as an error so the transcript stays valid";
+
+/// The user turn put before a history that begins with the assistant (after a compaction that
+/// cut the first prompt, say): the API requires the first turn to be the user's.
+pub const HISTORY_START_TEXT: &str = "(earlier conversation omitted)";
+
+/// Longest tool call id the API accepts (`^[a-zA-Z0-9_-]+$`, at most 64 characters in practice).
+const TOOL_ID_LIMIT: usize = 64;
 
 /// Build the HTTP request for `request`.
 pub fn build_request(request: &ModelRequest) -> HttpRequest {
+    let budget = thinking_budget(request.thinking);
+    let system = (!request.system_prompt.is_empty()).then(|| {
+        vec![SystemBlock::Text {
+            text: redact(&request.system_prompt),
+            cache_control: Some(CacheControl::Ephemeral),
+        }]
+    });
+    let mut tools: Vec<ToolParam> = request
+        .tools
+        .iter()
+        .map(|tool| ToolParam {
+            name: tool.name.clone(),
+            description: tool.description.clone(),
+            input_schema: tool.parameters.clone(),
+            cache_control: None,
+        })
+        .collect();
+    if let Some(last) = tools.last_mut() {
+        last.cache_control = Some(CacheControl::Ephemeral);
+    }
+    let mut messages = conversation(&request.messages);
+    mark_cache_breakpoints(&mut messages);
+    let body = MessagesRequest {
+        model: request.model.clone(),
+        // Thinking tokens count against max_tokens, and the budget must stay below it: the
+        // budget comes on top of the visible output the caller asked for.
+        max_tokens: request.max_output_tokens + budget.unwrap_or(0),
+        stream: true,
+        system,
+        messages,
+        tools,
+        thinking: budget.map(|budget_tokens| ThinkingParam::Enabled { budget_tokens }),
+    };
     HttpRequest {
-        path: String::new(),
-        headers: Vec::new(),
-        body: serde_json::json!({"model": request.model}),
+        path: "/v1/messages".to_owned(),
+        headers: vec![
+            ("anthropic-version".to_owned(), API_VERSION.to_owned()),
+            ("accept".to_owned(), "text/event-stream".to_owned()),
+        ],
+        // Cannot fail: every map in the body has string keys.
+        body: serde_json::to_value(&body).unwrap_or_default(),
+    }
+}
+
+/// `budget_tokens` for a reasoning level; `None` sends no `thinking` field (the API's default is
+/// no thinking). 1024 is the API's minimum budget.
+pub fn thinking_budget(level: ThinkingLevel) -> Option<u64> {
+    match level {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal => Some(1024),
+        ThinkingLevel::Low => Some(2048),
+        ThinkingLevel::Medium => Some(8192),
+        ThinkingLevel::High => Some(16384),
+        ThinkingLevel::Xhigh => Some(32000),
+    }
+}
+
+/// The session's messages as a valid Messages API conversation.
+fn conversation(messages: &[AgentMessage]) -> Vec<MessageParam> {
+    let turns = merge_roles(messages.iter().filter_map(turn_of));
+    let mut turns = merge_roles(pair_tool_results(turns).into_iter());
+    if turns
+        .first()
+        .is_some_and(|turn| turn.role == Role::Assistant)
+    {
+        turns.insert(
+            0,
+            MessageParam {
+                role: Role::User,
+                content: vec![text_block(HISTORY_START_TEXT.to_owned())],
+            },
+        );
+    }
+    turns
+}
+
+/// One session message as one API turn; `None` when nothing of it can be sent.
+fn turn_of(message: &AgentMessage) -> Option<MessageParam> {
+    let (role, content) = match message {
+        AgentMessage::User(user) => (Role::User, user_blocks(&user.content)),
+        AgentMessage::Assistant(assistant) => (Role::Assistant, assistant_blocks(assistant)),
+        AgentMessage::ToolResult(result) => (Role::User, vec![tool_result_block(result)]),
+        // The session context turns pi's other roles into user messages before this point.
+        AgentMessage::Other(_) => return None,
+    };
+    (!content.is_empty()).then_some(MessageParam { role, content })
+}
+
+fn user_blocks(content: &MessageContent) -> Vec<ContentBlockParam> {
+    match content {
+        MessageContent::Text(text) => non_blank(text).map(text_block).into_iter().collect(),
+        MessageContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(text) => non_blank(&text.text).map(text_block),
+                ContentBlock::Image(image) => Some(ContentBlockParam::Image {
+                    source: image_source(image),
+                    cache_control: None,
+                }),
+                ContentBlock::Unknown(_) => None,
+            })
+            .collect(),
+    }
+}
+
+fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam> {
+    let replay_signatures = message.api == API_NAME;
+    message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            AssistantContent::Text(text) => non_blank(&text.text).map(text_block),
+            AssistantContent::Thinking(thinking) => {
+                let signature = thinking
+                    .thinking_signature
+                    .as_ref()
+                    .filter(|signature| replay_signatures && !signature.is_empty())?;
+                Some(if thinking.redacted == Some(true) {
+                    ContentBlockParam::RedactedThinking {
+                        data: signature.clone(),
+                    }
+                } else {
+                    ContentBlockParam::Thinking {
+                        thinking: thinking.thinking.clone(),
+                        signature: signature.clone(),
+                    }
+                })
+            }
+            AssistantContent::ToolCall(call) => Some(ContentBlockParam::ToolUse {
+                id: tool_id(&call.id),
+                name: call.name.clone(),
+                input: match &call.arguments {
+                    Value::Object(_) => call.arguments.clone(),
+                    _ => Value::Object(Map::new()),
+                },
+                cache_control: None,
+            }),
+            AssistantContent::Unknown(_) => None,
+        })
+        .collect()
+}
+
+fn tool_result_block(result: &ToolResultMessage) -> ContentBlockParam {
+    let content = result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => {
+                non_blank(&text.text).map(|text| ToolResultBlock::Text { text })
+            }
+            ContentBlock::Image(image) => Some(ToolResultBlock::Image {
+                source: image_source(image),
+            }),
+            ContentBlock::Unknown(_) => None,
+        })
+        .collect();
+    ContentBlockParam::ToolResult {
+        tool_use_id: tool_id(&result.tool_call_id),
+        content,
+        is_error: result.is_error,
+        cache_control: None,
+    }
+}
+
+/// Text worth sending (the API rejects empty and whitespace-only text blocks), redacted.
+fn non_blank(text: &str) -> Option<String> {
+    (!text.trim().is_empty()).then(|| redact(text))
+}
+
+fn text_block(text: String) -> ContentBlockParam {
+    ContentBlockParam::Text {
+        text,
+        cache_control: None,
+    }
+}
+
+fn image_source(image: &ImageContent) -> ImageSource {
+    ImageSource::Base64 {
+        media_type: image.mime_type.clone(),
+        data: image.data.clone(),
+    }
+}
+
+fn redact(text: &str) -> String {
+    text.replace(REFUSAL_TEST_STRING, "[redacted]")
+}
+
+/// A call id the API accepts. Other providers' ids (`call_…|fc_…`) may hold other characters;
+/// the same mapping is applied to calls and results, so pairs stay pairs.
+fn tool_id(id: &str) -> String {
+    let cleaned: String = id
+        .chars()
+        .map(|character| {
+            if character.is_ascii_alphanumeric() || character == '_' || character == '-' {
+                character
+            } else {
+                '_'
+            }
+        })
+        .take(TOOL_ID_LIMIT)
+        .collect();
+    if cleaned.is_empty() {
+        "toolu_unnamed".to_owned()
+    } else {
+        cleaned
+    }
+}
+
+/// Merge consecutive turns of one role; in a user turn, tool results go first.
+fn merge_roles(turns: impl Iterator<Item = MessageParam>) -> Vec<MessageParam> {
+    let mut merged: Vec<MessageParam> = Vec::new();
+    for turn in turns {
+        if turn.content.is_empty() {
+            continue;
+        }
+        match merged.last_mut() {
+            Some(last) if last.role == turn.role => last.content.extend(turn.content),
+            _ => merged.push(turn),
+        }
+    }
+    for turn in &mut merged {
+        if turn.role == Role::User {
+            // A stable sort: results keep their order, and so does the rest.
+            turn.content
+                .sort_by_key(|block| !matches!(block, ContentBlockParam::ToolResult { .. }));
+        }
+    }
+    merged
+}
+
+/// Make each user turn answer exactly the tool calls of the assistant turn before it. Expects
+/// roles to alternate; may leave empty user turns (all of whose results were orphans).
+fn pair_tool_results(turns: Vec<MessageParam>) -> Vec<MessageParam> {
+    let mut paired = Vec::with_capacity(turns.len() + 1);
+    let mut unanswered: Vec<String> = Vec::new();
+    for turn in turns {
+        match turn.role {
+            Role::Assistant => {
+                if !unanswered.is_empty() {
+                    paired.push(answer(&unanswered, Vec::new()));
+                }
+                unanswered = turn
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        ContentBlockParam::ToolUse { id, .. } => Some(id.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                paired.push(turn);
+            }
+            Role::User => paired.push(answer(&std::mem::take(&mut unanswered), turn.content)),
+        }
+    }
+    if !unanswered.is_empty() {
+        paired.push(answer(&unanswered, Vec::new()));
+    }
+    paired
+}
+
+/// A user turn holding one result per id of `calls` (in call order, synthesized where missing),
+/// then the non-result blocks of `content`.
+fn answer(calls: &[String], content: Vec<ContentBlockParam>) -> MessageParam {
+    let (mut results, others): (Vec<_>, Vec<_>) = content
+        .into_iter()
+        .partition(|block| matches!(block, ContentBlockParam::ToolResult { .. }));
+    let mut answered = HashSet::new();
+    let mut blocks = Vec::with_capacity(calls.len() + others.len());
+    for call in calls {
+        if !answered.insert(call.as_str()) {
+            continue;
+        }
+        let found = results.iter().position(|block| {
+            matches!(block, ContentBlockParam::ToolResult { tool_use_id, .. } if tool_use_id == call)
+        });
+        blocks.push(match found {
+            Some(position) => results.swap_remove(position),
+            None => ContentBlockParam::ToolResult {
+                tool_use_id: call.clone(),
+                content: vec![ToolResultBlock::Text {
+                    text: MISSING_RESULT_TEXT.to_owned(),
+                }],
+                is_error: true,
+                cache_control: None,
+            },
+        });
+    }
+    blocks.extend(others);
+    MessageParam {
+        role: Role::User,
+        content: blocks,
+    }
+}
+
+/// Put a breakpoint on the last block of each of the last two user turns.
+fn mark_cache_breakpoints(turns: &mut [MessageParam]) {
+    let user_turns = turns
+        .iter_mut()
+        .rev()
+        .filter(|turn| turn.role == Role::User)
+        .take(2);
+    for turn in user_turns {
+        if let Some(slot) = turn
+            .content
+            .last_mut()
+            .and_then(ContentBlockParam::cache_control_mut)
+        {
+            *slot = Some(CacheControl::Ephemeral);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+    use crate::provider::ToolDefinition;
+    use crate::session::record::{
+        StopReason, TextContent, ThinkingContent, ToolCall, Usage, UserMessage,
+    };
+
+    fn request(messages: Vec<AgentMessage>) -> ModelRequest {
+        ModelRequest {
+            model: "claude-sonnet-4-5".into(),
+            system_prompt: String::new(),
+            messages,
+            tools: Vec::new(),
+            thinking: ThinkingLevel::Off,
+            max_output_tokens: 8192,
+            reasoning_model: true,
+        }
+    }
+
+    fn user(text: &str) -> AgentMessage {
+        AgentMessage::User(UserMessage {
+            content: MessageContent::Text(text.into()),
+            timestamp: 0,
+            extra: Map::new(),
+        })
+    }
+
+    fn user_blocks(blocks: Vec<ContentBlock>) -> AgentMessage {
+        AgentMessage::User(UserMessage {
+            content: MessageContent::Blocks(blocks),
+            timestamp: 0,
+            extra: Map::new(),
+        })
+    }
+
+    fn text(text: &str) -> TextContent {
+        TextContent {
+            text: text.into(),
+            text_signature: None,
+            extra: Map::new(),
+        }
+    }
+
+    fn image(data: &str) -> ImageContent {
+        ImageContent {
+            data: data.into(),
+            mime_type: "image/png".into(),
+            extra: Map::new(),
+        }
+    }
+
+    fn assistant_from(api: &str, content: Vec<AssistantContent>) -> AgentMessage {
+        AgentMessage::Assistant(AssistantMessage {
+            content,
+            api: api.into(),
+            provider: "anthropic".into(),
+            model: "claude-sonnet-4-5".into(),
+            usage: Usage::default(),
+            stop_reason: StopReason::ToolUse,
+            timestamp: 0,
+            extra: Map::new(),
+            error_message: None,
+        })
+    }
+
+    fn assistant(content: Vec<AssistantContent>) -> AgentMessage {
+        assistant_from(API_NAME, content)
+    }
+
+    fn said(words: &str) -> AssistantContent {
+        AssistantContent::Text(text(words))
+    }
+
+    fn thought(thinking: &str, signature: Option<&str>) -> AssistantContent {
+        AssistantContent::Thinking(ThinkingContent {
+            thinking: thinking.into(),
+            thinking_signature: signature.map(str::to_owned),
+            redacted: None,
+            extra: Map::new(),
+        })
+    }
+
+    fn call(id: &str, name: &str, arguments: Value) -> AssistantContent {
+        AssistantContent::ToolCall(ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            thought_signature: None,
+            extra: Map::new(),
+        })
+    }
+
+    fn result(id: &str, blocks: Vec<ContentBlock>, is_error: bool) -> AgentMessage {
+        AgentMessage::ToolResult(ToolResultMessage {
+            tool_call_id: id.into(),
+            tool_name: "read".into(),
+            content: blocks,
+            details: None,
+            is_error,
+            timestamp: 0,
+            extra: Map::new(),
+        })
+    }
+
+    fn ok(id: &str, output: &str) -> AgentMessage {
+        result(id, vec![ContentBlock::Text(text(output))], false)
+    }
+
+    fn messages_of(request: &ModelRequest) -> Value {
+        build_request(request).body["messages"].clone()
+    }
+
+    const EPHEMERAL: &str = "ephemeral";
+
+    #[test]
+    fn a_plain_turn_has_the_exact_body_path_and_headers() {
+        let mut plain = request(vec![user("What is 2+2?")]);
+        plain.system_prompt = "You are terse.".into();
+        let built = build_request(&plain);
+        assert_eq!(built.path, "/v1/messages");
+        assert_eq!(
+            built.headers,
+            vec![
+                ("anthropic-version".to_owned(), "2023-06-01".to_owned()),
+                ("accept".to_owned(), "text/event-stream".to_owned()),
+            ]
+        );
+        assert_eq!(
+            built.body,
+            json!({
+                "model": "claude-sonnet-4-5",
+                "max_tokens": 8192,
+                "stream": true,
+                "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": EPHEMERAL}}],
+                "messages": [
+                    {"role": "user", "content": [
+                        {"type": "text", "text": "What is 2+2?", "cache_control": {"type": EPHEMERAL}}
+                    ]}
+                ]
+            })
+        );
+        // Field order as the SDKs send it (serde_json keeps insertion order here).
+        let keys: Vec<&str> = built
+            .body
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            ["model", "max_tokens", "stream", "system", "messages"]
+        );
+    }
+
+    #[test]
+    fn an_empty_system_prompt_sends_no_system_field() {
+        let built = build_request(&request(vec![user("hi")]));
+        assert_eq!(built.body.get("system"), None);
+        assert_eq!(built.body.get("tools"), None);
+        assert_eq!(built.body.get("thinking"), None);
+    }
+
+    #[test]
+    fn a_tool_loop_with_thinking_echoes_the_signed_thinking_and_pairs_the_result() {
+        let mut looped = request(vec![
+            user("Read a.txt"),
+            assistant(vec![
+                thought("The user wants the file.", Some("EoQDCm0IBhgCKkBsig==")),
+                said("Reading it."),
+                call(
+                    "toolu_01825dXWLSoJwCst1qTsiWdb",
+                    "read",
+                    json!({"path": "a.txt"}),
+                ),
+            ]),
+            ok("toolu_01825dXWLSoJwCst1qTsiWdb", "hello"),
+        ]);
+        looped.thinking = ThinkingLevel::Low;
+        looped.tools = vec![ToolDefinition {
+            name: "read".into(),
+            description: "Read a file".into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+        }];
+        assert_eq!(
+            build_request(&looped).body,
+            json!({
+                "model": "claude-sonnet-4-5",
+                "max_tokens": 8192 + 2048,
+                "stream": true,
+                "messages": [
+                    {"role": "user", "content": [
+                        {"type": "text", "text": "Read a.txt", "cache_control": {"type": EPHEMERAL}}
+                    ]},
+                    {"role": "assistant", "content": [
+                        {"type": "thinking", "thinking": "The user wants the file.", "signature": "EoQDCm0IBhgCKkBsig=="},
+                        {"type": "text", "text": "Reading it."},
+                        {"type": "tool_use", "id": "toolu_01825dXWLSoJwCst1qTsiWdb", "name": "read", "input": {"path": "a.txt"}}
+                    ]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "toolu_01825dXWLSoJwCst1qTsiWdb",
+                         "content": [{"type": "text", "text": "hello"}],
+                         "cache_control": {"type": EPHEMERAL}}
+                    ]}
+                ],
+                "tools": [{
+                    "name": "read",
+                    "description": "Read a file",
+                    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+                    "cache_control": {"type": EPHEMERAL}
+                }],
+                "thinking": {"type": "enabled", "budget_tokens": 2048}
+            })
+        );
+    }
+
+    #[test]
+    fn redacted_thinking_is_replayed_as_data_and_unsigned_or_foreign_thinking_is_dropped() {
+        let redacted = AssistantContent::Thinking(ThinkingContent {
+            thinking: String::new(),
+            thinking_signature: Some("EmwKAhgBEgy3va3pzix/LafPsn4a".into()),
+            redacted: Some(true),
+            extra: Map::new(),
+        });
+        let messages = messages_of(&request(vec![
+            user("one"),
+            assistant(vec![
+                redacted,
+                thought("unsigned, from an aborted stream", None),
+                said("A"),
+            ]),
+            user("two"),
+            assistant_from(
+                "openai-responses",
+                vec![
+                    thought("summary", Some("{\"encrypted_content\":\"gAAA\"}")),
+                    said("B"),
+                ],
+            ),
+            user("three"),
+        ]));
+        assert_eq!(
+            messages[1]["content"],
+            json!([
+                {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4a"},
+                {"type": "text", "text": "A"}
+            ])
+        );
+        assert_eq!(
+            messages[3]["content"],
+            json!([{"type": "text", "text": "B"}])
+        );
+    }
+
+    #[test]
+    fn images_in_prompts_and_tool_results_are_base64_sources() {
+        let messages = messages_of(&request(vec![
+            user_blocks(vec![
+                ContentBlock::Text(text("What is this?")),
+                ContentBlock::Image(image("iVBORw0KGgo=")),
+            ]),
+            assistant(vec![call("toolu_01A", "screenshot", json!({}))]),
+            result(
+                "toolu_01A",
+                vec![
+                    ContentBlock::Text(text("captured")),
+                    ContentBlock::Image(image("R0lGODlh")),
+                ],
+                false,
+            ),
+        ]));
+        assert_eq!(
+            messages,
+            json!([
+                {"role": "user", "content": [
+                    {"type": "text", "text": "What is this?"},
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+                     "cache_control": {"type": EPHEMERAL}}
+                ]},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "toolu_01A", "name": "screenshot", "input": {}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_01A", "content": [
+                        {"type": "text", "text": "captured"},
+                        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "R0lGODlh"}}
+                    ], "cache_control": {"type": EPHEMERAL}}
+                ]}
+            ])
+        );
+    }
+
+    #[test]
+    fn consecutive_results_and_a_following_prompt_merge_into_one_user_turn_results_first() {
+        let messages = messages_of(&request(vec![
+            user("list both"),
+            assistant(vec![
+                call("toolu_01A", "ls", json!({"path": "a"})),
+                call("toolu_01B", "ls", json!("not an object")),
+            ]),
+            ok("toolu_01B", "b.txt"),
+            result("toolu_01A", vec![ContentBlock::Text(text("denied"))], true),
+            user("and now?"),
+        ]));
+        assert_eq!(
+            messages,
+            json!([
+                {"role": "user", "content": [
+                    {"type": "text", "text": "list both", "cache_control": {"type": EPHEMERAL}}
+                ]},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "toolu_01A", "name": "ls", "input": {"path": "a"}},
+                    {"type": "tool_use", "id": "toolu_01B", "name": "ls", "input": {}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_01A", "content": [{"type": "text", "text": "denied"}], "is_error": true},
+                    {"type": "tool_result", "tool_use_id": "toolu_01B", "content": [{"type": "text", "text": "b.txt"}]},
+                    {"type": "text", "text": "and now?", "cache_control": {"type": EPHEMERAL}}
+                ]}
+            ])
+        );
+    }
+
+    #[test]
+    fn an_unanswered_call_gets_a_synthesized_error_result_and_an_orphan_result_is_dropped() {
+        let messages = messages_of(&request(vec![
+            user("go"),
+            assistant(vec![call("toolu_01A", "exec", json!({"command": "make"}))]),
+            // The turn was interrupted before the result was written; the user came back.
+            user("what happened?"),
+            assistant(vec![said("Nothing ran.")]),
+            ok("toolu_01Stray", "from nowhere"),
+            user("ok"),
+        ]));
+        assert_eq!(
+            messages,
+            json!([
+                {"role": "user", "content": [{"type": "text", "text": "go"}]},
+                {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": "toolu_01A", "name": "exec", "input": {"command": "make"}}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_01A", "content": [{"type": "text", "text": MISSING_RESULT_TEXT}], "is_error": true},
+                    {"type": "text", "text": "what happened?", "cache_control": {"type": EPHEMERAL}}
+                ]},
+                {"role": "assistant", "content": [{"type": "text", "text": "Nothing ran."}]},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "ok", "cache_control": {"type": EPHEMERAL}}
+                ]}
+            ])
+        );
+    }
+
+    #[test]
+    fn a_history_ending_in_an_unanswered_call_gets_a_final_user_turn_with_the_error_result() {
+        let messages = messages_of(&request(vec![
+            user("go"),
+            assistant(vec![call("toolu_01A", "exec", json!({}))]),
+        ]));
+        assert_eq!(
+            messages[2],
+            json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_01A",
+                 "content": [{"type": "text", "text": MISSING_RESULT_TEXT}], "is_error": true,
+                 "cache_control": {"type": EPHEMERAL}}
+            ]})
+        );
+    }
+
+    #[test]
+    fn a_history_that_starts_with_the_assistant_gets_a_user_turn_first_and_same_roles_merge() {
+        let messages = messages_of(&request(vec![
+            assistant(vec![said("Earlier answer.")]),
+            assistant(vec![said("More.")]),
+            user("a"),
+            user("b"),
+        ]));
+        assert_eq!(
+            messages,
+            json!([
+                {"role": "user", "content": [
+                    {"type": "text", "text": HISTORY_START_TEXT, "cache_control": {"type": EPHEMERAL}}
+                ]},
+                {"role": "assistant", "content": [
+                    {"type": "text", "text": "Earlier answer."},
+                    {"type": "text", "text": "More."}
+                ]},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "a"},
+                    {"type": "text", "text": "b", "cache_control": {"type": EPHEMERAL}}
+                ]}
+            ])
+        );
+    }
+
+    #[test]
+    fn cache_breakpoints_go_on_system_last_tool_and_the_last_two_user_turns_only() {
+        let mut long = request(vec![
+            user("first"),
+            assistant(vec![said("1")]),
+            user("second"),
+            assistant(vec![said("2")]),
+            user("third"),
+        ]);
+        long.system_prompt = "sys".into();
+        long.tools = ["read", "write"]
+            .iter()
+            .map(|name| ToolDefinition {
+                name: (*name).into(),
+                description: String::new(),
+                parameters: json!({"type": "object"}),
+            })
+            .collect();
+        let body = build_request(&long).body;
+        let rendered = body.to_string();
+        assert_eq!(rendered.matches("cache_control").count(), 4);
+        assert_eq!(
+            body["system"][0]["cache_control"],
+            json!({"type": EPHEMERAL})
+        );
+        assert_eq!(body["tools"][0].get("cache_control"), None);
+        assert_eq!(
+            body["tools"][1]["cache_control"],
+            json!({"type": EPHEMERAL})
+        );
+        assert_eq!(body["messages"][0]["content"][0].get("cache_control"), None);
+        assert_eq!(
+            body["messages"][2]["content"][0]["cache_control"],
+            json!({"type": EPHEMERAL})
+        );
+        assert_eq!(
+            body["messages"][4]["content"][0]["cache_control"],
+            json!({"type": EPHEMERAL})
+        );
+    }
+
+    #[test]
+    fn each_thinking_level_has_its_budget_and_max_tokens_grows_by_it() {
+        let cases = [
+            (ThinkingLevel::Minimal, 1024),
+            (ThinkingLevel::Low, 2048),
+            (ThinkingLevel::Medium, 8192),
+            (ThinkingLevel::High, 16384),
+            (ThinkingLevel::Xhigh, 32000),
+        ];
+        for (level, budget) in cases {
+            let mut thinking = request(vec![user("think")]);
+            thinking.thinking = level;
+            thinking.max_output_tokens = 4096;
+            let body = build_request(&thinking).body;
+            assert_eq!(
+                body["thinking"],
+                json!({"type": "enabled", "budget_tokens": budget})
+            );
+            assert_eq!(body["max_tokens"], json!(4096 + budget), "{level:?}");
+        }
+        let off = build_request(&request(vec![user("no")])).body;
+        assert_eq!(off["max_tokens"], json!(8192));
+    }
+
+    #[test]
+    fn the_refusal_test_string_is_redacted_from_every_outgoing_text() {
+        let quoted = format!("the log says {REFUSAL_TEST_STRING}!");
+        let mut poisoned = request(vec![
+            user(&quoted),
+            assistant(vec![said(&quoted), call("toolu_01A", "read", json!({}))]),
+            ok("toolu_01A", &quoted),
+        ]);
+        poisoned.system_prompt = quoted.clone();
+        let body = build_request(&poisoned).body;
+        let rendered = body.to_string();
+        assert!(!rendered.contains(REFUSAL_TEST_STRING));
+        assert_eq!(rendered.matches("the log says [redacted]!").count(), 4);
+    }
+
+    #[test]
+    fn foreign_call_ids_are_made_valid_the_same_way_on_call_and_result() {
+        let messages = messages_of(&request(vec![
+            user("go"),
+            assistant_from(
+                "openai-responses",
+                vec![call("call_9|fc_1.2", "ls", json!({}))],
+            ),
+            ok("call_9|fc_1.2", "x"),
+        ]));
+        assert_eq!(messages[1]["content"][0]["id"], "call_9_fc_1_2");
+        assert_eq!(messages[2]["content"][0]["tool_use_id"], "call_9_fc_1_2");
+        assert_eq!(messages[2]["content"][0].get("is_error"), None);
+    }
+
+    #[test]
+    fn blank_text_and_empty_assistant_messages_are_not_sent() {
+        let messages = messages_of(&request(vec![
+            user("hi"),
+            assistant(vec![said("  "), thought("", None)]),
+            user("again"),
+        ]));
+        assert_eq!(
+            messages,
+            json!([
+                {"role": "user", "content": [
+                    {"type": "text", "text": "hi"},
+                    {"type": "text", "text": "again", "cache_control": {"type": EPHEMERAL}}
+                ]}
+            ])
+        );
     }
 }

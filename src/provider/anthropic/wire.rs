@@ -1,1 +1,325 @@
-//! Wire types (to be written).
+//! Serde types of the Anthropic Messages API, as far as pincer sends or reads them.
+//!
+//! Sources: the API reference (docs.claude.com/en/api/messages, `/en/api/messages-streaming`,
+//! `/en/api/errors`) and the recordings summarised in `shared/reference/provider-wire-formats.md`
+//! §1 (`simonw/llm-anthropic` and `pydantic/pydantic-ai` cassettes). Request types serialize in
+//! the field order the official SDKs use; stream types accept any extra field, and every closed
+//! set (`type` tags) has a catch-all so a new event, block or delta kind is ignored, never an
+//! error.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------------
+// Request (POST /v1/messages)
+
+/// The request body (reference §1.2).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MessagesRequest {
+    pub model: String,
+    pub max_tokens: u64,
+    pub stream: bool,
+    /// The system prompt as text blocks, so that it can carry a cache breakpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<Vec<SystemBlock>>,
+    pub messages: Vec<MessageParam>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolParam>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<ThinkingParam>,
+}
+
+/// `{"type":"ephemeral"}`: a prompt-cache breakpoint (docs: "Prompt caching").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CacheControl {
+    Ephemeral,
+}
+
+/// One block of the `system` array.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum SystemBlock {
+    Text {
+        text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+}
+
+/// Who speaks a turn. The API has no system or tool role: tool results are user content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+/// One turn of `messages`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MessageParam {
+    pub role: Role,
+    pub content: Vec<ContentBlockParam>,
+}
+
+/// A content block sent to the API.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlockParam {
+    Text {
+        text: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    Image {
+        source: ImageSource,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    /// Reasoning with its signature, replayed byte for byte.
+    Thinking { thinking: String, signature: String },
+    /// Encrypted reasoning, replayed byte for byte.
+    RedactedThinking { data: String },
+    ToolUse {
+        id: String,
+        name: String,
+        input: Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+    ToolResult {
+        tool_use_id: String,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        content: Vec<ToolResultBlock>,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cache_control: Option<CacheControl>,
+    },
+}
+
+impl ContentBlockParam {
+    /// The block's `cache_control` slot, when the API allows one there (thinking blocks cannot
+    /// carry a breakpoint).
+    pub fn cache_control_mut(&mut self) -> Option<&mut Option<CacheControl>> {
+        match self {
+            ContentBlockParam::Text { cache_control, .. }
+            | ContentBlockParam::Image { cache_control, .. }
+            | ContentBlockParam::ToolUse { cache_control, .. }
+            | ContentBlockParam::ToolResult { cache_control, .. } => Some(cache_control),
+            ContentBlockParam::Thinking { .. } | ContentBlockParam::RedactedThinking { .. } => None,
+        }
+    }
+}
+
+/// The content of a `tool_result`: text and images only.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ToolResultBlock {
+    Text { text: String },
+    Image { source: ImageSource },
+}
+
+/// `{"type":"base64","media_type":"image/png","data":"…"}`
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ImageSource {
+    Base64 { media_type: String, data: String },
+}
+
+/// One entry of `tools`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolParam {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_control: Option<CacheControl>,
+}
+
+/// `{"type":"enabled","budget_tokens":N}` (extended thinking; `budget_tokens < max_tokens`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ThinkingParam {
+    Enabled { budget_tokens: u64 },
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stream events (docs: "Streaming Messages"; reference §1.3)
+
+/// One `data:` payload of the event stream, chosen by its `type` (which equals the `event:`
+/// line).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamEvent {
+    MessageStart {
+        message: MessageStart,
+    },
+    ContentBlockStart {
+        index: usize,
+        content_block: ContentBlockStart,
+    },
+    ContentBlockDelta {
+        index: usize,
+        delta: ContentBlockDelta,
+    },
+    ContentBlockStop {
+        index: usize,
+    },
+    MessageDelta {
+        delta: MessageDelta,
+        #[serde(default)]
+        usage: Option<WireUsage>,
+    },
+    MessageStop,
+    /// Keep-alive, `{"type": "ping"}`.
+    Ping,
+    /// A failure after the 200 status line (`overloaded_error` most often).
+    Error {
+        error: ErrorObject,
+    },
+    /// An event type this client does not know ("we may add new event types").
+    #[serde(other)]
+    Unknown,
+}
+
+/// The `message` of `message_start`: an empty message with the initial usage.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MessageStart {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub usage: Option<WireUsage>,
+}
+
+/// The block announced by `content_block_start`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlockStart {
+    Text {
+        #[serde(default)]
+        text: String,
+    },
+    Thinking {
+        #[serde(default)]
+        thinking: String,
+        #[serde(default)]
+        signature: String,
+    },
+    RedactedThinking {
+        data: String,
+    },
+    /// A client tool call; `input` is `{}` here and arrives as `input_json_delta` pieces.
+    ToolUse {
+        id: String,
+        name: String,
+    },
+    /// Server tools (`server_tool_use`, `web_search_tool_result`), `compaction`, and newer kinds.
+    #[serde(other)]
+    Unknown,
+}
+
+/// The payload of `content_block_delta`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlockDelta {
+    TextDelta {
+        text: String,
+    },
+    /// A piece of the tool input's JSON text, cut anywhere (even inside a token).
+    InputJsonDelta {
+        partial_json: String,
+    },
+    ThinkingDelta {
+        thinking: String,
+    },
+    /// The thinking block's signature, sent once just before its `content_block_stop`.
+    SignatureDelta {
+        signature: String,
+    },
+    /// `citations_delta`, `compaction_delta`, and newer kinds.
+    #[serde(other)]
+    Unknown,
+}
+
+/// The `delta` of `message_delta`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MessageDelta {
+    #[serde(default)]
+    pub stop_reason: Option<String>,
+}
+
+/// A usage object, from `message_start.message.usage` (initial) or `message_delta.usage`
+/// (cumulative). Absent fields leave the previous values alone (reference §1.4).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct WireUsage {
+    /// Uncached prompt tokens (after the last cache breakpoint).
+    #[serde(default)]
+    pub input_tokens: Option<u64>,
+    #[serde(default)]
+    pub cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    pub cache_read_input_tokens: Option<u64>,
+    /// Generated tokens, thinking included.
+    #[serde(default)]
+    pub output_tokens: Option<u64>,
+    /// `{"thinking_tokens": N}` in 2026 responses.
+    #[serde(default)]
+    pub output_tokens_details: Option<OutputTokensDetails>,
+    /// Per-iteration usage when the server ran several model calls (compaction, advisors); the
+    /// top-level fields then describe only the last one (reference §1.4 pitfall).
+    #[serde(default)]
+    pub iterations: Option<Vec<IterationUsage>>,
+}
+
+/// `output_tokens_details`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct OutputTokensDetails {
+    #[serde(default)]
+    pub thinking_tokens: Option<u64>,
+}
+
+/// One entry of `usage.iterations`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct IterationUsage {
+    #[serde(default)]
+    pub input_tokens: u64,
+    #[serde(default)]
+    pub cache_creation_input_tokens: u64,
+    #[serde(default)]
+    pub cache_read_input_tokens: u64,
+    #[serde(default)]
+    pub output_tokens: u64,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors (docs: "Errors")
+
+/// `{"type":"error","error":{…},"request_id":"req_…"}`: the body of an error response.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ErrorEnvelope {
+    pub error: ErrorObject,
+    #[serde(default)]
+    pub request_id: Option<String>,
+}
+
+/// `{"type":"overloaded_error","message":"Overloaded"}`, in error bodies and `error` events.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ErrorObject {
+    #[serde(rename = "type")]
+    pub error_type: String,
+    #[serde(default)]
+    pub message: String,
+    /// Spend-limit 429s carry `{"error_code":"enforced_spend_limit_reached"}`.
+    #[serde(default)]
+    pub details: Option<ErrorObjectDetails>,
+}
+
+/// `error.details`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ErrorObjectDetails {
+    #[serde(default)]
+    pub error_code: Option<String>,
+}
