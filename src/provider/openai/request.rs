@@ -1,12 +1,376 @@
-//! Request building (to be written).
+//! Builds a Responses API request (`POST /responses`, reference §3.1) from a [`ModelRequest`].
+//!
+//! Pure. The conversation is sent in full every time (`store: false`), so reasoning survives
+//! across turns only by echoing the encrypted reasoning items the model returned: pincer stores
+//! each one as a thinking block whose signature is the item's JSON text (see `stream.rs`), and
+//! sends it back here unchanged. Thinking blocks of other origins carry nothing the API can use and
+//! are dropped.
+//!
+//! A few helpers are shared with the Chat Completions builder, which maps the same session
+//! content.
 
-use crate::provider::{HttpRequest, ModelRequest};
+use serde_json::{Map, Value};
+
+use super::wire::{
+    FunctionTool, InputContent, InputItem, OutputTextContent, ReasoningOptions, ResponsesRequest,
+    TypedInputItem, UserInput,
+};
+use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
+use crate::session::record::{
+    AgentMessage, AssistantContent, ContentBlock, ImageContent, MessageContent, ToolCall,
+    ToolResultMessage,
+};
 
 /// Build the HTTP request for `request`.
 pub fn build_request(request: &ModelRequest) -> HttpRequest {
+    let reasoning = reasoning_effort(request).map(|effort| ReasoningOptions {
+        effort,
+        summary: "auto",
+    });
+    let include = if reasoning.is_some() {
+        vec!["reasoning.encrypted_content".to_owned()]
+    } else {
+        Vec::new()
+    };
+    let body = ResponsesRequest {
+        model: request.model.clone(),
+        stream: true,
+        store: false,
+        include,
+        reasoning,
+        instructions: (!request.system_prompt.is_empty()).then(|| request.system_prompt.clone()),
+        max_output_tokens: (request.max_output_tokens > 0).then_some(request.max_output_tokens),
+        input: request.messages.iter().flat_map(input_items).collect(),
+        tools: request
+            .tools
+            .iter()
+            .map(|tool| FunctionTool {
+                name: tool.name.clone(),
+                description: tool.description.clone(),
+                parameters: tool.parameters.clone(),
+                strict: false,
+            })
+            .collect(),
+    };
     HttpRequest {
-        path: String::new(),
-        headers: Vec::new(),
-        body: serde_json::json!({"model": request.model}),
+        path: "/responses".to_owned(),
+        headers: vec![("accept".to_owned(), "text/event-stream".to_owned())],
+        // Serializing plain structs of strings and JSON values cannot fail.
+        body: serde_json::to_value(&body).unwrap_or(Value::Null),
+    }
+}
+
+/// The reasoning effort to ask for: none for a model that does not reason (such models reject
+/// the parameter) or when thinking is off. The Responses API has no level above `high` for most
+/// models, so `xhigh` asks for `high`.
+pub(crate) fn reasoning_effort(request: &ModelRequest) -> Option<&'static str> {
+    if !request.reasoning_model {
+        return None;
+    }
+    match request.thinking {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal => Some("minimal"),
+        ThinkingLevel::Low => Some("low"),
+        ThinkingLevel::Medium => Some("medium"),
+        ThinkingLevel::High | ThinkingLevel::Xhigh => Some("high"),
+    }
+}
+
+fn input_items(message: &AgentMessage) -> Vec<InputItem> {
+    match message {
+        AgentMessage::User(user) => {
+            let content = user_content(&user.content);
+            if content.is_empty() {
+                return Vec::new();
+            }
+            vec![InputItem::User(UserInput {
+                role: "user",
+                content,
+            })]
+        }
+        AgentMessage::Assistant(assistant) => assistant
+            .content
+            .iter()
+            .filter_map(assistant_item)
+            .collect(),
+        AgentMessage::ToolResult(result) => {
+            vec![InputItem::Typed(TypedInputItem::FunctionCallOutput {
+                call_id: call_id(&result.tool_call_id),
+                output: tool_result_text(result, "the Responses API"),
+            })]
+        }
+        // pi's coding-agent roles are turned into user messages before a request is built.
+        AgentMessage::Other(_) => Vec::new(),
+    }
+}
+
+fn user_content(content: &MessageContent) -> Vec<InputContent> {
+    match content {
+        MessageContent::Text(text) => vec![InputContent::Text { text: text.clone() }],
+        MessageContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(text) => Some(InputContent::Text {
+                    text: text.text.clone(),
+                }),
+                ContentBlock::Image(image) => Some(InputContent::Image {
+                    image_url: data_url(image),
+                    detail: "auto",
+                }),
+                ContentBlock::Unknown(_) => None,
+            })
+            .collect(),
+    }
+}
+
+fn assistant_item(block: &AssistantContent) -> Option<InputItem> {
+    match block {
+        AssistantContent::Text(text) if !text.text.is_empty() => {
+            Some(InputItem::Typed(TypedInputItem::AssistantMessage {
+                role: "assistant",
+                content: vec![OutputTextContent {
+                    text: text.text.clone(),
+                }],
+            }))
+        }
+        AssistantContent::Thinking(thinking) => thinking
+            .thinking_signature
+            .as_deref()
+            .and_then(echoable_reasoning_item)
+            .map(|item| InputItem::Echoed(Value::Object(item))),
+        AssistantContent::ToolCall(call) => Some(InputItem::Typed(TypedInputItem::FunctionCall {
+            call_id: call_id(&call.id),
+            name: call.name.clone(),
+            arguments: arguments_text(call),
+        })),
+        AssistantContent::Text(_) | AssistantContent::Unknown(_) => None,
+    }
+}
+
+/// The reasoning item stored in a thinking signature, when it is one that can be sent back:
+/// a JSON object of type `reasoning` with encrypted content. With `store: false` the API keeps
+/// nothing, so an item without `encrypted_content` would be looked up by id and rejected.
+fn echoable_reasoning_item(signature: &str) -> Option<Map<String, Value>> {
+    let item: Map<String, Value> = serde_json::from_str(signature).ok()?;
+    let is_reasoning = item.get("type").and_then(Value::as_str) == Some("reasoning");
+    let has_content = item
+        .get("encrypted_content")
+        .and_then(Value::as_str)
+        .is_some_and(|content| !content.is_empty());
+    (is_reasoning && has_content).then_some(item)
+}
+
+/// The call id to send. pi stores Responses tool calls as `call_id|item_id`; only the part before
+/// `|` is the call id, and using it on both sides keeps calls and outputs paired.
+pub(crate) fn call_id(stored: &str) -> String {
+    stored.split('|').next().unwrap_or(stored).to_owned()
+}
+
+/// A tool call's arguments as JSON text. Arguments that were not valid JSON when they arrived are
+/// stored as a string and sent back as that same text.
+pub(crate) fn arguments_text(call: &ToolCall) -> String {
+    match &call.arguments {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A tool result as text. Tool outputs here are text only, so images are left out with a note
+/// that says so (in place of each image).
+pub(crate) fn tool_result_text(result: &ToolResultMessage, api: &str) -> String {
+    let parts: Vec<String> = result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.clone()),
+            ContentBlock::Image(image) => Some(format!(
+                "[image ({}) omitted: {api} accepts only text in tool results]",
+                image.mime_type
+            )),
+            ContentBlock::Unknown(_) => None,
+        })
+        .collect();
+    parts.join("\n")
+}
+
+/// `data:<mime>;base64,<data>`.
+pub(crate) fn data_url(image: &ImageContent) -> String {
+    format!("data:{};base64,{}", image.mime_type, image.data)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::provider::ToolDefinition;
+
+    fn message(value: Value) -> AgentMessage {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn request(messages: Vec<AgentMessage>) -> ModelRequest {
+        ModelRequest {
+            model: "gpt-5".into(),
+            system_prompt: "You are terse.".into(),
+            messages,
+            tools: vec![ToolDefinition {
+                name: "read".into(),
+                description: "Read a file.".into(),
+                parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            }],
+            thinking: ThinkingLevel::Low,
+            max_output_tokens: 32000,
+            reasoning_model: true,
+        }
+    }
+
+    const REASONING_ITEM: &str = r#"{"id":"rs_0a1","type":"reasoning","encrypted_content":"gAAAAB-enc","summary":[{"type":"summary_text","text":"Plan"}]}"#;
+
+    fn conversation() -> Vec<AgentMessage> {
+        vec![
+            message(json!({"role": "user", "timestamp": 1, "content": [
+                {"type": "text", "text": "What is in this picture?"},
+                {"type": "image", "data": "iVBORw0", "mimeType": "image/png"}
+            ]})),
+            message(
+                json!({"role": "assistant", "timestamp": 2, "api": "openai-responses",
+                "provider": "openai", "model": "gpt-5", "stopReason": "toolUse",
+                "content": [
+                    {"type": "thinking", "thinking": "Plan", "thinkingSignature": REASONING_ITEM},
+                    {"type": "thinking", "thinking": "from Claude", "thinkingSignature": "EqQBCkYIBRgC"},
+                    {"type": "text", "text": "Let me look."},
+                    {"type": "toolCall", "id": "call_Ab1|fc_0b2", "name": "read",
+                     "arguments": {"path": "a.txt"}}
+                ]}),
+            ),
+            message(
+                json!({"role": "toolResult", "timestamp": 3, "toolCallId": "call_Ab1|fc_0b2",
+                "toolName": "read", "isError": false, "content": [
+                    {"type": "text", "text": "hello"},
+                    {"type": "image", "data": "R0lG", "mimeType": "image/gif"}
+                ]}),
+            ),
+            message(json!({"role": "user", "timestamp": 4, "content": "Thanks"})),
+        ]
+    }
+
+    #[test]
+    fn a_full_conversation_becomes_the_recorded_request_shape() {
+        let built = build_request(&request(conversation()));
+        assert_eq!(built.path, "/responses");
+        assert_eq!(
+            built.headers,
+            vec![("accept".to_owned(), "text/event-stream".to_owned())]
+        );
+        assert_eq!(
+            built.body,
+            json!({
+                "model": "gpt-5",
+                "stream": true,
+                "store": false,
+                "include": ["reasoning.encrypted_content"],
+                "reasoning": {"effort": "low", "summary": "auto"},
+                "instructions": "You are terse.",
+                "max_output_tokens": 32000,
+                "input": [
+                    {"role": "user", "content": [
+                        {"type": "input_text", "text": "What is in this picture?"},
+                        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0", "detail": "auto"}
+                    ]},
+                    {"id": "rs_0a1", "type": "reasoning", "encrypted_content": "gAAAAB-enc",
+                     "summary": [{"type": "summary_text", "text": "Plan"}]},
+                    {"type": "message", "role": "assistant",
+                     "content": [{"type": "output_text", "text": "Let me look."}]},
+                    {"type": "function_call", "call_id": "call_Ab1", "name": "read",
+                     "arguments": "{\"path\":\"a.txt\"}"},
+                    {"type": "function_call_output", "call_id": "call_Ab1",
+                     "output": "hello\n[image (image/gif) omitted: the Responses API accepts only text in tool results]"},
+                    {"role": "user", "content": [{"type": "input_text", "text": "Thanks"}]}
+                ],
+                "tools": [{"type": "function", "name": "read", "description": "Read a file.",
+                    "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
+                    "strict": false}]
+            })
+        );
+    }
+
+    #[test]
+    fn the_echoed_reasoning_item_keeps_its_exact_text_and_key_order() {
+        let built = build_request(&request(conversation()));
+        assert_eq!(built.body["input"][1].to_string(), REASONING_ITEM);
+    }
+
+    #[test]
+    fn thinking_off_or_a_non_reasoning_model_sends_no_reasoning_parameters() {
+        let mut off = request(Vec::new());
+        off.thinking = ThinkingLevel::Off;
+        let mut plain_model = request(Vec::new());
+        plain_model.reasoning_model = false;
+        plain_model.thinking = ThinkingLevel::High;
+        for built in [build_request(&off), build_request(&plain_model)] {
+            let body = built.body.as_object().unwrap();
+            assert!(!body.contains_key("reasoning"));
+            assert!(!body.contains_key("include"));
+            assert_eq!(body["input"], json!([]));
+        }
+    }
+
+    #[test]
+    fn xhigh_asks_for_high_and_an_empty_system_prompt_and_no_tools_are_left_out() {
+        let mut bare = request(Vec::new());
+        bare.thinking = ThinkingLevel::Xhigh;
+        bare.system_prompt.clear();
+        bare.tools.clear();
+        let body = build_request(&bare).body;
+        assert_eq!(
+            body["reasoning"],
+            json!({"effort": "high", "summary": "auto"})
+        );
+        let keys: Vec<&str> = body
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "model",
+                "stream",
+                "store",
+                "include",
+                "reasoning",
+                "max_output_tokens",
+                "input"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_reasoning_item_without_encrypted_content_is_not_echoed() {
+        let assistant = message(
+            json!({"role": "assistant", "timestamp": 2, "api": "openai-responses",
+            "provider": "openai", "model": "gpt-5", "stopReason": "stop",
+            "content": [
+                {"type": "thinking", "thinking": "", "thinkingSignature": r#"{"id":"rs_1","type":"reasoning","summary":[]}"#},
+                {"type": "text", "text": "Done."}
+            ]}),
+        );
+        let body = build_request(&request(vec![assistant])).body;
+        assert_eq!(
+            body["input"],
+            json!([{"type": "message", "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Done."}]}])
+        );
+    }
+
+    #[test]
+    fn arguments_kept_as_text_are_sent_back_as_that_text() {
+        let call: ToolCall = serde_json::from_value(
+            json!({"id": "call_1", "name": "edit", "arguments": "{\"path\": \"a"}),
+        )
+        .unwrap();
+        assert_eq!(arguments_text(&call), "{\"path\": \"a");
     }
 }
