@@ -144,7 +144,9 @@ pub fn read_prompt(argument: Option<&str>, options: StdinOptions) -> Result<Prom
             }
             let wait = limit(DEFAULT_PROMPT_WAIT);
             if !stdin_ready(wait)? {
-                return Err(InputError::NoPrompt(wait.map_or(0.0, |wait| wait.as_secs_f64())));
+                return Err(InputError::NoPrompt(
+                    wait.map_or(0.0, |wait| wait.as_secs_f64()),
+                ));
             }
             let (text, lossy) = read_all(options.max_bytes, options.lossy)?;
             if text.trim().is_empty() {

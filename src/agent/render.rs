@@ -5,9 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::provider::StreamEvent;
-use crate::session::record::{
-    AssistantContent, AssistantMessage, ContentBlock, ToolResultMessage,
-};
+use crate::session::record::{AssistantContent, AssistantMessage, ContentBlock, ToolResultMessage};
 
 /// The `assistant` line for a completed message.
 pub fn assistant_line(
@@ -105,7 +103,9 @@ pub fn neutral_event(event: &StreamEvent) -> Value {
         StreamEvent::TextDelta { block, text } => {
             json!({"type": "text_delta", "index": block, "text": text})
         }
-        StreamEvent::TextSignature { block, .. } => json!({"type": "text_signature", "index": block}),
+        StreamEvent::TextSignature { block, .. } => {
+            json!({"type": "text_signature", "index": block})
+        }
         StreamEvent::ThinkingDelta { block, text } => {
             json!({"type": "thinking_delta", "index": block, "thinking": text})
         }
@@ -121,7 +121,13 @@ pub fn neutral_event(event: &StreamEvent) -> Value {
         StreamEvent::ToolCallArguments { block, fragment } => {
             json!({"type": "input_json_delta", "index": block, "partial_json": fragment})
         }
-        StreamEvent::ToolCall { block, id, name, arguments, .. } => {
+        StreamEvent::ToolCall {
+            block,
+            id,
+            name,
+            arguments,
+            ..
+        } => {
             json!({"type": "tool_use", "index": block, "id": id, "name": name, "input": arguments})
         }
         StreamEvent::Usage(usage) => json!({
@@ -132,7 +138,9 @@ pub fn neutral_event(event: &StreamEvent) -> Value {
             "output_tokens": usage.output,
             "reasoning_tokens": usage.reasoning,
         }),
-        StreamEvent::Finish { provider_reason, .. } => {
+        StreamEvent::Finish {
+            provider_reason, ..
+        } => {
             json!({"type": "message_stop", "stop_reason": provider_reason})
         }
     }

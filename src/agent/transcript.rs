@@ -16,7 +16,10 @@ pub enum Transcript {
 
 impl Transcript {
     /// Append one completed message and sync the file. Returns the entry id, when persisted.
-    pub fn append_message(&mut self, message: &AgentMessage) -> Result<Option<String>, SessionError> {
+    pub fn append_message(
+        &mut self,
+        message: &AgentMessage,
+    ) -> Result<Option<String>, SessionError> {
         let value = serde_json::to_value(message)
             .map_err(|error| SessionError::Serialize(error.to_string()))?;
         self.append("message", json!({ "message": value }))

@@ -164,9 +164,10 @@ pub fn request_messages(messages: &[AgentMessage]) -> Vec<AgentMessage> {
     let kept: Vec<&AgentMessage> = messages
         .iter()
         .filter(|message| match message {
-            AgentMessage::Assistant(assistant) => {
-                !matches!(assistant.stop_reason, StopReason::Error | StopReason::Aborted)
-            }
+            AgentMessage::Assistant(assistant) => !matches!(
+                assistant.stop_reason,
+                StopReason::Error | StopReason::Aborted
+            ),
             _ => true,
         })
         .collect();
@@ -186,7 +187,9 @@ pub fn request_messages(messages: &[AgentMessage]) -> Vec<AgentMessage> {
                     .content
                     .iter()
                     .filter_map(|block| match block {
-                        AssistantContent::ToolCall(call) => Some((call.id.clone(), call.name.clone())),
+                        AssistantContent::ToolCall(call) => {
+                            Some((call.id.clone(), call.name.clone()))
+                        }
                         _ => None,
                     })
                     .collect();
@@ -237,14 +240,21 @@ pub fn text_block(text: &str) -> ContentBlock {
 pub fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |duration| i64::try_from(duration.as_millis()).unwrap_or(i64::MAX))
+        .map_or(0, |duration| {
+            i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+        })
 }
 
 fn usage_cost(info: Option<&ModelInfo>, usage: &TokenUsage) -> crate::session::record::Cost {
     let Some(info) = info else {
         return crate::session::record::Cost::default();
     };
-    let cost = info.cost(usage.input, usage.output, usage.cache_read, usage.cache_write);
+    let cost = info.cost(
+        usage.input,
+        usage.output,
+        usage.cache_read,
+        usage.cache_write,
+    );
     crate::session::record::Cost {
         input: cost.input,
         output: cost.output,
@@ -301,7 +311,10 @@ pub async fn run(
             tools: settings.tools.clone(),
             thinking: settings.thinking,
             max_output_tokens: settings.max_output_tokens,
-            reasoning_model: settings.model_info.as_ref().is_some_and(|info| info.reasoning),
+            reasoning_model: settings
+                .model_info
+                .as_ref()
+                .is_some_and(|info| info.reasoning),
         };
         let protocol = provider::protocol(settings.api, &request);
         let started = Instant::now();
@@ -386,7 +399,8 @@ pub async fn run(
         match failure {
             Some(Ok(())) => {
                 report.final_text = accumulator.text();
-                report.ending = Ending::Cancelled(cancellation.reason().unwrap_or(CancelReason::Interrupt));
+                report.ending =
+                    Ending::Cancelled(cancellation.reason().unwrap_or(CancelReason::Interrupt));
                 return report;
             }
             Some(Err(error)) => {
@@ -396,9 +410,10 @@ pub async fn run(
             }
             None => {}
         }
-        let message_id = accumulator
-            .response_id()
-            .map_or_else(|| format!("msg_{}", entry_id.as_deref().unwrap_or("ephemeral")), str::to_owned);
+        let message_id = accumulator.response_id().map_or_else(
+            || format!("msg_{}", entry_id.as_deref().unwrap_or("ephemeral")),
+            str::to_owned,
+        );
         let _ = sink.emit(&Event::Assistant(render::assistant_line(
             &message,
             &message_id,
@@ -462,11 +477,17 @@ pub async fn run(
             report.ending = Ending::Cancelled(reason);
             return report;
         }
-        if settings.max_turns.is_some_and(|limit| report.model_calls >= limit) {
+        if settings
+            .max_turns
+            .is_some_and(|limit| report.model_calls >= limit)
+        {
             report.ending = Ending::MaxTurns;
             return report;
         }
-        if settings.max_budget_usd.is_some_and(|budget| report.cost_usd >= budget) {
+        if settings
+            .max_budget_usd
+            .is_some_and(|budget| report.cost_usd >= budget)
+        {
             report.ending = Ending::MaxBudget;
             return report;
         }
@@ -485,12 +506,20 @@ fn empty_request(settings: &TurnSettings) -> ModelRequest {
     }
 }
 
-fn account(report: &mut TurnReport, settings: &TurnSettings, accumulator: &Accumulator, success: bool) {
+fn account(
+    report: &mut TurnReport,
+    settings: &TurnSettings,
+    accumulator: &Accumulator,
+    success: bool,
+) {
     let usage = accumulator.usage();
     report.usage.add(&usage);
     let cost = usage_cost(settings.model_info.as_ref(), &usage).total;
     report.cost_usd += cost;
-    let totals = report.model_usage.entry(settings.model.clone()).or_default();
+    let totals = report
+        .model_usage
+        .entry(settings.model.clone())
+        .or_default();
     totals.usage.add(&usage);
     totals.cost_usd += cost;
     if success && usage.context_tokens() > 0 {
@@ -501,7 +530,7 @@ fn account(report: &mut TurnReport, settings: &TurnSettings, accumulator: &Accum
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{AssistantMessage, ToolCall, Usage, UserMessage, MessageContent};
+    use crate::session::record::{AssistantMessage, MessageContent, ToolCall, Usage, UserMessage};
 
     fn user(text: &str) -> AgentMessage {
         AgentMessage::User(UserMessage {
@@ -566,7 +595,12 @@ mod tests {
 
     #[test]
     fn a_missing_tool_result_is_synthesized_as_an_error() {
-        let messages = vec![user("q"), assistant(&["a", "b"], StopReason::ToolUse), result("a"), user("next")];
+        let messages = vec![
+            user("q"),
+            assistant(&["a", "b"], StopReason::ToolUse),
+            result("a"),
+            user("next"),
+        ];
         assert_eq!(
             shape(&request_messages(&messages)),
             ["user", "assistant", "result:a", "result:b!", "user"]

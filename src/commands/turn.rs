@@ -85,7 +85,11 @@ fn drive(
     if let Some(path) = &turn_args.events_file {
         match std::fs::File::create(path) {
             Ok(file) => {
-                sink = Box::new(EventsFileSink::new(sink, file, turn_args.include_partial_messages));
+                sink = Box::new(EventsFileSink::new(
+                    sink,
+                    file,
+                    turn_args.include_partial_messages,
+                ));
             }
             Err(error) => {
                 let error = CliError::usage(format!(
@@ -103,9 +107,15 @@ fn drive(
     };
     match execute(context, turn_args, plan, &mut *sink, &mut known) {
         Ok(Execution::DryRun) => Ok(Exit::Success),
-        Ok(Execution::Turn { result, exit, error }) => {
+        Ok(Execution::Turn {
+            result,
+            exit,
+            error,
+        }) => {
             if let Err(write_error) = sink.finish(&result) {
-                context.diagnostics.warn(&format!("cannot write the result: {write_error}"));
+                context
+                    .diagnostics
+                    .warn(&format!("cannot write the result: {write_error}"));
             }
             if let Some(path) = &turn_args.output_last_message
                 && !result.is_error
@@ -172,10 +182,16 @@ fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
         (!args.allowed_tools.is_empty(), "--allowed-tools"),
         (!args.disallowed_tools.is_empty(), "--disallowed-tools"),
         (args.sandbox.is_some(), "--sandbox"),
-        (args.dangerously_skip_permissions, "--dangerously-skip-permissions"),
+        (
+            args.dangerously_skip_permissions,
+            "--dangerously-skip-permissions",
+        ),
         (args.permission_mode.is_some(), "--permission-mode"),
         (args.heartbeat, "--heartbeat"),
-        (args.json_schema.is_some() || args.output_schema.is_some(), "--json-schema"),
+        (
+            args.json_schema.is_some() || args.output_schema.is_some(),
+            "--json-schema",
+        ),
         (args.auth_profile.is_some(), "--auth-profile"),
     ];
     for (given, flag) in checks {
@@ -350,7 +366,10 @@ fn create_session(
 
 fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<SessionSetup> {
     let (transcript, loaded): (Transcript, LoadedSession) = if ephemeral {
-        (Transcript::Ephemeral, store::load(path).map_err(session_error)?)
+        (
+            Transcript::Ephemeral,
+            store::load(path).map_err(session_error)?,
+        )
     } else {
         let (writer, loaded, torn) =
             store::open_for_append(path, context.wait).map_err(session_error)?;
@@ -385,8 +404,10 @@ fn setup_session(
             };
             let index = load_index(context)?;
             if index.find(&id).is_one() {
-                return Err(CliError::usage(format!("a session with id {id} already exists"))
-                    .with_hint("resume it with `pincer resume ID`, or leave out --session-id"));
+                return Err(
+                    CliError::usage(format!("a session with id {id} already exists"))
+                        .with_hint("resume it with `pincer resume ID`, or leave out --session-id"),
+                );
             }
             if let Some(name) = &args.name {
                 ensure_name_free(&index, name, None)?;
@@ -400,7 +421,12 @@ fn setup_session(
                 let name = session.unwrap_or_default();
                 if !index.find(name).is_one() {
                     ensure_name_free(&index, name, None)?;
-                    return create_session(context, uuid::Uuid::now_v7().to_string(), Some(name), ephemeral);
+                    return create_session(
+                        context,
+                        uuid::Uuid::now_v7().to_string(),
+                        Some(name),
+                        ephemeral,
+                    );
                 }
             }
             let path = resolve_selector(context, &index, session, args.last, args.all)?;
@@ -457,10 +483,13 @@ fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel>
             "use anthropic, openai, openai-chat, google or ollama, or add [providers.NAME] with `api` and `base_url` to config.toml",
         )
     })?;
-    let base_url = context.settings.base_url(&reference.provider).ok_or_else(|| {
-        CliError::usage(format!("provider '{}' has no base_url", reference.provider))
-            .with_hint("set providers.NAME.base_url in config.toml or with -c")
-    })?;
+    let base_url = context
+        .settings
+        .base_url(&reference.provider)
+        .ok_or_else(|| {
+            CliError::usage(format!("provider '{}' has no base_url", reference.provider))
+                .with_hint("set providers.NAME.base_url in config.toml or with -c")
+        })?;
     let headers = context
         .settings
         .provider_headers(&reference.provider)
@@ -531,13 +560,22 @@ fn execute(
     known.model = Some(resolved.reference.model.clone());
     known.provider = Some(resolved.reference.provider.clone());
     let api_key = find_key(context, &resolved.reference.provider);
-    let needs_key = !context.settings.key_env_vars(&resolved.reference.provider).is_empty()
+    let needs_key = !context
+        .settings
+        .key_env_vars(&resolved.reference.provider)
+        .is_empty()
         && !matches!(resolved.reference.provider.as_str(), "ollama");
     if api_key.is_none() && needs_key && !args.dry_run {
-        let variables = context.settings.key_env_vars(&resolved.reference.provider).join(" or ");
+        let variables = context
+            .settings
+            .key_env_vars(&resolved.reference.provider)
+            .join(" or ");
         return Err(CliError::new(
             Exit::Auth,
-            format!("no credentials for provider '{}'", resolved.reference.provider),
+            format!(
+                "no credentials for provider '{}'",
+                resolved.reference.provider
+            ),
         )
         .with_hint(format!("set {variables}")));
     }
@@ -643,10 +681,16 @@ fn execute(
     if setup.recorded_thinking != Some(thinking) {
         setup
             .transcript
-            .append("thinking_level_change", json!({"thinkingLevel": thinking.as_str()}))
+            .append(
+                "thinking_level_change",
+                json!({"thinkingLevel": thinking.as_str()}),
+            )
             .map_err(session_error)?;
     }
-    setup.transcript.append_message(&user).map_err(session_error)?;
+    setup
+        .transcript
+        .append_message(&user)
+        .map_err(session_error)?;
     let mut messages = std::mem::take(&mut setup.context);
     messages.push(user);
 
@@ -692,13 +736,25 @@ fn execute(
         session_id: setup.session_id.clone(),
         workspace: context.workspace.clone(),
     };
-    let report = run_on_runtime(&settings, &mut messages, &mut setup.transcript, sink, seconds(args.timeout))?;
+    let report = run_on_runtime(
+        &settings,
+        &mut messages,
+        &mut setup.transcript,
+        sink,
+        seconds(args.timeout),
+    )?;
     // Release the session lock before refreshing the index.
     setup.transcript = Transcript::Ephemeral;
     if setup.path.is_some() {
         let _ = index::refresh(context.sessions_dir());
     }
-    Ok(finish(context, &settings, &setup, &report, model_info.as_ref().map(|info| info.context_window)))
+    Ok(finish(
+        context,
+        &settings,
+        &setup,
+        &report,
+        model_info.as_ref().map(|info| info.context_window),
+    ))
 }
 
 /// The model and thinking level a resumed session recorded, read without locking anything.
@@ -715,7 +771,10 @@ fn peek_recorded(
         return Ok((None, None));
     }
     let path = resolve_selector(context, &index, session, args.last, args.all)?;
-    let summary = match path.file_name().and_then(|name| index.by_file(&name.to_string_lossy())) {
+    let summary = match path
+        .file_name()
+        .and_then(|name| index.by_file(&name.to_string_lossy()))
+    {
         Some(entry) if entry.problem.is_none() => entry.summary.clone(),
         _ => {
             let loaded = store::load(&path).map_err(session_error)?;
@@ -763,7 +822,12 @@ fn run_on_runtime(
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| CliError::new(Exit::RunFailed, format!("cannot start the runtime: {error}")))?;
+        .map_err(|error| {
+            CliError::new(
+                Exit::RunFailed,
+                format!("cannot start the runtime: {error}"),
+            )
+        })?;
     let client = provider::http::client()
         .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
     runtime.block_on(async {
@@ -771,9 +835,10 @@ fn run_on_runtime(
         let watcher = cancellation.clone();
         let signals = tokio::spawn(async move {
             use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut interrupt), Ok(mut terminate)) =
-                (signal(SignalKind::interrupt()), signal(SignalKind::terminate()))
-            else {
+            let (Ok(mut interrupt), Ok(mut terminate)) = (
+                signal(SignalKind::interrupt()),
+                signal(SignalKind::terminate()),
+            ) else {
                 return;
             };
             let reason = match timeout {
@@ -816,49 +881,90 @@ fn finish(
             Ending::MaxTurns => (
                 ResultSubtype::ErrorMaxTurns,
                 Exit::Guardrail,
-                Some(Failure { kind: "max_turns".into(), message: format!("stopped after --max-turns {} model calls", report.model_calls), status: None, retryable: false }),
+                Some(Failure {
+                    kind: "max_turns".into(),
+                    message: format!(
+                        "stopped after --max-turns {} model calls",
+                        report.model_calls
+                    ),
+                    status: None,
+                    retryable: false,
+                }),
                 "max_turns",
             ),
             Ending::MaxBudget => (
                 ResultSubtype::ErrorMaxBudgetUsd,
                 Exit::Guardrail,
-                Some(Failure { kind: "max_budget_usd".into(), message: format!("stopped at ${:.4}, the --max-budget-usd limit", report.cost_usd), status: None, retryable: false }),
+                Some(Failure {
+                    kind: "max_budget_usd".into(),
+                    message: format!(
+                        "stopped at ${:.4}, the --max-budget-usd limit",
+                        report.cost_usd
+                    ),
+                    status: None,
+                    retryable: false,
+                }),
                 "max_budget_usd",
             ),
             Ending::Failed { error, kind } => (
                 ResultSubtype::ErrorDuringExecution,
                 kind.exit(),
-                Some(Failure { kind: kind.as_str().into(), message: error.to_string(), status: error.status(), retryable: kind.retryable() }),
+                Some(Failure {
+                    kind: kind.as_str().into(),
+                    message: error.to_string(),
+                    status: error.status(),
+                    retryable: kind.retryable(),
+                }),
                 "error",
             ),
             Ending::Cancelled(CancelReason::Timeout) => (
                 ResultSubtype::ErrorTimeout,
                 Exit::Timeout,
-                Some(Failure { kind: "timeout".into(), message: "the run's --timeout was reached".into(), status: None, retryable: true }),
+                Some(Failure {
+                    kind: "timeout".into(),
+                    message: "the run's --timeout was reached".into(),
+                    status: None,
+                    retryable: true,
+                }),
                 "timeout",
             ),
             Ending::Cancelled(CancelReason::Interrupt) => (
                 ResultSubtype::ErrorInterrupted,
                 Exit::Interrupted,
-                Some(Failure { kind: "interrupted".into(), message: "interrupted by SIGINT".into(), status: None, retryable: false }),
+                Some(Failure {
+                    kind: "interrupted".into(),
+                    message: "interrupted by SIGINT".into(),
+                    status: None,
+                    retryable: false,
+                }),
                 "interrupted",
             ),
             Ending::Cancelled(CancelReason::Terminate) => (
                 ResultSubtype::ErrorInterrupted,
                 Exit::Terminated,
-                Some(Failure { kind: "interrupted".into(), message: "terminated by SIGTERM".into(), status: None, retryable: false }),
+                Some(Failure {
+                    kind: "interrupted".into(),
+                    message: "terminated by SIGTERM".into(),
+                    status: None,
+                    retryable: false,
+                }),
                 "interrupted",
             ),
             Ending::Persistence(failure) => (
                 ResultSubtype::ErrorDuringExecution,
                 Exit::RunFailed,
-                Some(Failure { kind: "persistence".into(), message: failure.to_string(), status: None, retryable: false }),
+                Some(Failure {
+                    kind: "persistence".into(),
+                    message: failure.to_string(),
+                    status: None,
+                    retryable: false,
+                }),
                 "error",
             ),
         };
-    let occupancy = report.last_usage.map(|usage| {
-        crate::conversation::ContextOccupancy::of(&usage, window)
-    });
+    let occupancy = report
+        .last_usage
+        .map(|usage| crate::conversation::ContextOccupancy::of(&usage, window));
     let mut model_usage = BTreeMap::new();
     for (model, totals) in &report.model_usage {
         model_usage.insert(
@@ -893,7 +999,11 @@ fn finish(
         },
         model_usage,
         context: occupancy.map_or(
-            ResultContext { tokens: 0, window, percent: None },
+            ResultContext {
+                tokens: 0,
+                window,
+                percent: None,
+            },
             |occupancy| ResultContext {
                 tokens: occupancy.tokens,
                 window: occupancy.window,
@@ -902,7 +1012,10 @@ fn finish(
         ),
         stop_reason: report.provider_stop_reason.clone(),
         terminal_reason: terminal.to_owned(),
-        errors: error.iter().map(|failure| failure.message.clone()).collect(),
+        errors: error
+            .iter()
+            .map(|failure| failure.message.clone())
+            .collect(),
         error: error.as_ref().map(|failure| ResultError {
             kind: failure.kind.clone(),
             message: failure.message.clone(),
@@ -923,7 +1036,9 @@ fn finish(
         match exit {
             Exit::Auth => error.with_hint("check the provider's API key"),
             Exit::Unavailable => error.with_hint("the provider is unavailable; try again later"),
-            Exit::Guardrail => error.with_hint("raise the limit, or resume the session to continue"),
+            Exit::Guardrail => {
+                error.with_hint("raise the limit, or resume the session to continue")
+            }
             _ => error,
         }
     });

@@ -226,7 +226,8 @@ impl Catalog {
 fn catalog_provider(provider: &str) -> &str {
     match provider {
         "claude-cli" => "anthropic",
-        "codex-cli" => "openai",
+        // OpenAI's own Chat Completions endpoint bills the same models at the same prices.
+        "codex-cli" | "openai-chat" => "openai",
         other => other,
     }
 }

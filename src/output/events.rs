@@ -114,9 +114,10 @@ pub struct StreamJsonSink {
 /// carried by `stream_event` partials instead.
 pub fn stream_json_line(event: &Event, include_partial: bool) -> Option<Value> {
     match event {
-        Event::Init(value) | Event::System(value) | Event::Assistant(value) | Event::User(value) => {
-            Some(value.clone())
-        }
+        Event::Init(value)
+        | Event::System(value)
+        | Event::Assistant(value)
+        | Event::User(value) => Some(value.clone()),
         Event::Partial(value) if include_partial => Some(value.clone()),
         Event::Partial(_) | Event::TextDelta(_) => None,
     }
@@ -131,7 +132,11 @@ pub struct EventsFileSink {
 
 impl EventsFileSink {
     /// Wrap `inner`, copying events to `file`.
-    pub fn new(inner: Box<dyn EventSink>, file: std::fs::File, include_partial: bool) -> EventsFileSink {
+    pub fn new(
+        inner: Box<dyn EventSink>,
+        file: std::fs::File,
+        include_partial: bool,
+    ) -> EventsFileSink {
         EventsFileSink {
             inner,
             file,
@@ -185,7 +190,9 @@ mod tests {
 
     #[test]
     fn partial_events_show_only_when_asked_and_text_deltas_never() {
-        let partial = Event::Partial(serde_json::json!({"type": "stream_event", "event": {"type": "text_delta"}}));
+        let partial = Event::Partial(
+            serde_json::json!({"type": "stream_event", "event": {"type": "text_delta"}}),
+        );
         assert_eq!(stream_json_line(&partial, false), None);
         assert_eq!(
             stream_json_line(&partial, true),
@@ -193,6 +200,9 @@ mod tests {
         );
         assert_eq!(stream_json_line(&Event::TextDelta("x".into()), true), None);
         let line = serde_json::json!({"type": "assistant", "message": {}});
-        assert_eq!(stream_json_line(&Event::Assistant(line.clone()), false), Some(line));
+        assert_eq!(
+            stream_json_line(&Event::Assistant(line.clone()), false),
+            Some(line)
+        );
     }
 }

@@ -90,7 +90,9 @@ const OVERFLOW_PATTERNS: [&str; 12] = [
 /// Whether a message reads like a context-window overflow (the reference's pattern list).
 pub fn is_overflow_message(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
-    OVERFLOW_PATTERNS.iter().any(|pattern| lower.contains(pattern))
+    OVERFLOW_PATTERNS
+        .iter()
+        .any(|pattern| lower.contains(pattern))
         || (lower.contains("input token count") && lower.contains("exceeds the maximum"))
         || (lower.contains("too large for model with") && lower.contains("maximum context length"))
 }
@@ -125,9 +127,16 @@ pub fn classify_parts(
     message: &str,
 ) -> FailureKind {
     let signals = [error_type.unwrap_or(""), code.unwrap_or("")];
-    let has = |name: &str| signals.iter().any(|signal| signal.eq_ignore_ascii_case(name));
+    let has = |name: &str| {
+        signals
+            .iter()
+            .any(|signal| signal.eq_ignore_ascii_case(name))
+    };
     let lower = message.to_ascii_lowercase();
-    if has("context_length_exceeded") || has("exceed_context_size_error") || is_overflow_message(message) {
+    if has("context_length_exceeded")
+        || has("exceed_context_size_error")
+        || is_overflow_message(message)
+    {
         return FailureKind::ContextOverflow;
     }
     if has("insufficient_quota")
@@ -167,7 +176,11 @@ pub fn classify_parts(
     {
         return FailureKind::ModelNotFound;
     }
-    if matches!(status, Some(500..=599)) || has("api_error") || has("server_error") || has("internal") {
+    if matches!(status, Some(500..=599))
+        || has("api_error")
+        || has("server_error")
+        || has("internal")
+    {
         return FailureKind::Overloaded;
     }
     if has("invalid_request_error") || has("invalid_argument") || status == Some(400) {
@@ -182,23 +195,105 @@ mod tests {
 
     #[test]
     fn real_error_bodies_of_each_protocol_are_classified() {
-        type Row<'a> = (Option<u16>, Option<&'a str>, Option<&'a str>, &'a str, FailureKind);
+        type Row<'a> = (
+            Option<u16>,
+            Option<&'a str>,
+            Option<&'a str>,
+            &'a str,
+            FailureKind,
+        );
         let table: [Row<'_>; 12] = [
-            (Some(400), Some("invalid_request_error"), None, "prompt is too long: 219898 tokens > 200000 maximum", FailureKind::ContextOverflow),
-            (Some(400), Some("invalid_request_error"), Some("context_length_exceeded"), "Your input exceeds the context window of this model.", FailureKind::ContextOverflow),
-            (Some(400), Some("INVALID_ARGUMENT"), None, "The input token count (132478) exceeds the maximum number of tokens allowed (131072).", FailureKind::ContextOverflow),
-            (Some(400), Some("exceed_context_size_error"), None, "request (2009 tokens) exceeds the available context size (512 tokens), try increasing it", FailureKind::ContextOverflow),
-            (Some(401), Some("authentication_error"), None, "invalid x-api-key", FailureKind::Auth),
-            (Some(400), Some("INVALID_ARGUMENT"), Some("API_KEY_INVALID"), "API key not valid. Please pass a valid API key.", FailureKind::Auth),
-            (Some(429), Some("insufficient_quota"), Some("insufficient_quota"), "You exceeded your current quota, please check your plan and billing details.", FailureKind::Billing),
-            (Some(429), Some("rate_limit_error"), None, "This request would exceed your organization's rate limit", FailureKind::RateLimit),
-            (Some(529), Some("overloaded_error"), None, "Overloaded", FailureKind::Overloaded),
-            (None, Some("overloaded_error"), None, "Overloaded", FailureKind::Overloaded),
-            (Some(404), Some("not_found_error"), None, "model: claude-does-not-exist", FailureKind::ModelNotFound),
-            (Some(400), Some("invalid_request_error"), None, "temperature: range: 0..1", FailureKind::Format),
+            (
+                Some(400),
+                Some("invalid_request_error"),
+                None,
+                "prompt is too long: 219898 tokens > 200000 maximum",
+                FailureKind::ContextOverflow,
+            ),
+            (
+                Some(400),
+                Some("invalid_request_error"),
+                Some("context_length_exceeded"),
+                "Your input exceeds the context window of this model.",
+                FailureKind::ContextOverflow,
+            ),
+            (
+                Some(400),
+                Some("INVALID_ARGUMENT"),
+                None,
+                "The input token count (132478) exceeds the maximum number of tokens allowed (131072).",
+                FailureKind::ContextOverflow,
+            ),
+            (
+                Some(400),
+                Some("exceed_context_size_error"),
+                None,
+                "request (2009 tokens) exceeds the available context size (512 tokens), try increasing it",
+                FailureKind::ContextOverflow,
+            ),
+            (
+                Some(401),
+                Some("authentication_error"),
+                None,
+                "invalid x-api-key",
+                FailureKind::Auth,
+            ),
+            (
+                Some(400),
+                Some("INVALID_ARGUMENT"),
+                Some("API_KEY_INVALID"),
+                "API key not valid. Please pass a valid API key.",
+                FailureKind::Auth,
+            ),
+            (
+                Some(429),
+                Some("insufficient_quota"),
+                Some("insufficient_quota"),
+                "You exceeded your current quota, please check your plan and billing details.",
+                FailureKind::Billing,
+            ),
+            (
+                Some(429),
+                Some("rate_limit_error"),
+                None,
+                "This request would exceed your organization's rate limit",
+                FailureKind::RateLimit,
+            ),
+            (
+                Some(529),
+                Some("overloaded_error"),
+                None,
+                "Overloaded",
+                FailureKind::Overloaded,
+            ),
+            (
+                None,
+                Some("overloaded_error"),
+                None,
+                "Overloaded",
+                FailureKind::Overloaded,
+            ),
+            (
+                Some(404),
+                Some("not_found_error"),
+                None,
+                "model: claude-does-not-exist",
+                FailureKind::ModelNotFound,
+            ),
+            (
+                Some(400),
+                Some("invalid_request_error"),
+                None,
+                "temperature: range: 0..1",
+                FailureKind::Format,
+            ),
         ];
         for (status, error_type, code, message, expected) in table {
-            assert_eq!(classify_parts(status, error_type, code, message), expected, "{message}");
+            assert_eq!(
+                classify_parts(status, error_type, code, message),
+                expected,
+                "{message}"
+            );
         }
     }
 

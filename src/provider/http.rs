@@ -112,7 +112,9 @@ pub fn url(endpoint: &Endpoint, protocol: &Protocol) -> String {
 /// A retry delay from `retry-after-ms` or `retry-after` (seconds).
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let text = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-    if let Some(milliseconds) = text("retry-after-ms").and_then(|value| value.trim().parse::<f64>().ok()) {
+    if let Some(milliseconds) =
+        text("retry-after-ms").and_then(|value| value.trim().parse::<f64>().ok())
+    {
         return Some(Duration::from_secs_f64(milliseconds.max(0.0) / 1000.0));
     }
     text("retry-after")

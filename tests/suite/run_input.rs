@@ -40,7 +40,11 @@ fn an_inherited_pipe_that_never_writes_does_not_hold_up_a_prompt_argument() {
     let _stdin = child.stdin.take();
     let started = Instant::now();
     let output = child.wait_with_output().unwrap();
-    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
     let messages = dry_run_messages(&output);
     assert_eq!(messages[0]["content"][0]["text"], "hello");
 }
@@ -54,9 +58,17 @@ fn dev_null_with_a_prompt_proceeds_and_without_one_exits_2() {
         .output()
         .unwrap();
     assert_eq!(dry_run_messages(&output)[0]["content"][0]["text"], "hello");
-    let output = pincer(&home).args(["run"]).stdin(Stdio::null()).output().unwrap();
+    let output = pincer(&home)
+        .args(["run"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
     assert_eq!(code(&output), 2);
-    assert!(stderr(&output).contains("error: the prompt is empty"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("error: the prompt is empty"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -86,7 +98,10 @@ fn a_dash_reads_the_whole_prompt_from_stdin() {
         .write_stdin("summarize this repository")
         .output()
         .unwrap();
-    assert_eq!(dry_run_messages(&output)[0]["content"][0]["text"], "summarize this repository");
+    assert_eq!(
+        dry_run_messages(&output)[0]["content"][0]["text"],
+        "summarize this repository"
+    );
 }
 
 #[test]
@@ -102,7 +117,11 @@ fn stdin_that_never_sends_a_prompt_times_out_with_exit_2() {
     let _stdin = child.stdin.take();
     let output = child.wait_with_output().unwrap();
     assert_eq!(code(&output), 2);
-    assert!(stderr(&output).contains("no prompt arrived on stdin within 0.3 s"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("no prompt arrived on stdin within 0.3 s"),
+        "{}",
+        stderr(&output)
+    );
 }
 
 #[test]
@@ -116,7 +135,11 @@ fn oversized_and_invalid_utf8_stdin_are_refused_with_exit_2() {
         .output()
         .unwrap();
     assert_eq!(code(&output), 2, "{}", stderr(&output));
-    assert!(stderr(&output).contains("larger than 16 bytes"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("larger than 16 bytes"),
+        "{}",
+        stderr(&output)
+    );
 
     let mut child = pincer(&home)
         .args(["run", "--dry-run", "-"])
@@ -125,10 +148,19 @@ fn oversized_and_invalid_utf8_stdin_are_refused_with_exit_2() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(b"caf\xff\xfe").unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"caf\xff\xfe")
+        .unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(code(&output), 2);
-    assert!(stderr(&output).contains("not valid UTF-8"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("not valid UTF-8"),
+        "{}",
+        stderr(&output)
+    );
 
     let mut child = pincer(&home)
         .args(["run", "--dry-run", "--lossy-stdin", "-"])
@@ -139,7 +171,10 @@ fn oversized_and_invalid_utf8_stdin_are_refused_with_exit_2() {
         .unwrap();
     child.stdin.take().unwrap().write_all(b"caf\xff").unwrap();
     let output = child.wait_with_output().unwrap();
-    assert_eq!(dry_run_messages(&output)[0]["content"][0]["text"], "caf\u{fffd}");
+    assert_eq!(
+        dry_run_messages(&output)[0]["content"][0]["text"],
+        "caf\u{fffd}"
+    );
     assert!(stderr(&output).contains("warning:"), "{}", stderr(&output));
 }
 
@@ -151,8 +186,15 @@ fn without_credentials_run_exits_3_and_json_mode_still_prints_a_result() {
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["is_error"], true);
     assert_eq!(result["error"]["kind"], "auth");
-    assert!(stderr(&output).contains("ANTHROPIC_API_KEY"), "{}", stderr(&output));
-    assert!(!home.sessions_dir().exists() || std::fs::read_dir(home.sessions_dir()).unwrap().count() <= 1);
+    assert!(
+        stderr(&output).contains("ANTHROPIC_API_KEY"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        !home.sessions_dir().exists()
+            || std::fs::read_dir(home.sessions_dir()).unwrap().count() <= 1
+    );
 }
 
 #[test]
@@ -177,8 +219,19 @@ fn a_dry_run_shows_the_request_and_changes_nothing() {
     assert_eq!(report["provider"], "openai");
     assert_eq!(report["model"], "gpt-5");
     assert_eq!(report["credentials"], "found");
-    assert!(report["system_prompt"].as_str().unwrap().ends_with("Answer in French."));
-    assert!(report["tools"].as_array().unwrap().iter().any(|tool| tool == "apply_patch"));
+    assert!(
+        report["system_prompt"]
+            .as_str()
+            .unwrap()
+            .ends_with("Answer in French.")
+    );
+    assert!(
+        report["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|tool| tool == "apply_patch")
+    );
     assert!(!stdout(&output).contains("sk-test"));
     assert!(!home.sessions_dir().exists());
 }
@@ -186,13 +239,26 @@ fn a_dry_run_shows_the_request_and_changes_nothing() {
 #[test]
 fn flags_of_later_work_are_refused_not_ignored() {
     let home = Home::new();
-    for flag in [&["--heartbeat"][..], &["--sandbox", "read-only"], &["--fallback-model", "openai/gpt-5"]] {
+    for flag in [
+        &["--heartbeat"][..],
+        &["--sandbox", "read-only"],
+        &["--fallback-model", "openai/gpt-5"],
+    ] {
         let mut args = vec!["run"];
         args.extend_from_slice(flag);
         args.push("hi");
-        let output = home.cmd().env("ANTHROPIC_API_KEY", "k").args(&args).output().unwrap();
+        let output = home
+            .cmd()
+            .env("ANTHROPIC_API_KEY", "k")
+            .args(&args)
+            .output()
+            .unwrap();
         assert_eq!(code(&output), 2, "{flag:?}");
-        assert!(stderr(&output).contains("is not available yet"), "{flag:?}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains("is not available yet"),
+            "{flag:?}: {}",
+            stderr(&output)
+        );
     }
 }
 
@@ -206,5 +272,9 @@ fn a_session_id_that_is_not_a_uuid_is_a_usage_error() {
         .output()
         .unwrap();
     assert_eq!(code(&output), 2);
-    assert!(stderr(&output).contains("is not a UUID"), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("is not a UUID"),
+        "{}",
+        stderr(&output)
+    );
 }

@@ -10,6 +10,10 @@ use serde_json::{Value, json};
 use crate::common::mock::{MockServer, Piece, Recorded, Reply, split_events};
 use crate::common::{Home, code, stderr, stdout};
 
+/// A stream and the normalized usage `[input, output, cache_read, cache_write]` pincer must
+/// store for it.
+pub type Scripted = (Vec<u8>, [u64; 4]);
+
 /// How one protocol is driven and checked.
 pub struct Case {
     /// `-m` value.
@@ -20,9 +24,9 @@ pub struct Case {
     pub key_header: (&'static str, &'static str),
     /// A text answer streamed in `chunks`, with the normalized usage pincer must store:
     /// `[input, output, cache_read, cache_write]`.
-    pub text: fn(&[&str]) -> (Vec<u8>, [u64; 4]),
+    pub text: fn(&[&str]) -> Scripted,
     /// A text answer whose prompt was mostly served from the cache, with normalized usage.
-    pub cached_text: fn(&str) -> (Vec<u8>, [u64; 4]),
+    pub cached_text: fn(&str) -> Scripted,
     /// One tool call (`call id`, tool, arguments).
     pub tool_call: fn(&str, &str, &Value) -> Vec<u8>,
     /// Reasoning then text.
@@ -63,11 +67,16 @@ fn session_lines(home: &Home) -> Vec<Value> {
     let mut files: Vec<_> = std::fs::read_dir(home.sessions_dir())
         .unwrap()
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "jsonl"))
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
         .collect();
     assert_eq!(files.len(), 1, "{files:?}");
     let text = std::fs::read_to_string(files.remove(0)).unwrap();
-    text.lines().map(|line| serde_json::from_str(line).unwrap()).collect()
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
 }
 
 fn messages(lines: &[Value]) -> Vec<Value> {
@@ -93,11 +102,19 @@ pub fn a_text_turn_streams_the_answer_and_stores_exact_usage(case: &Case) {
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     let (header, value) = case.key_header;
-    assert_eq!(requests[0].header(header), Some(value), "{:?}", requests[0].headers);
+    assert_eq!(
+        requests[0].header(header),
+        Some(value),
+        "{:?}",
+        requests[0].headers
+    );
     assert_no_secret(&requests[0]);
     let body = requests[0].json();
     assert!(body.to_string().contains("say hello"));
-    assert!(body.to_string().contains("You are pincer"), "the system prompt is sent");
+    assert!(
+        body.to_string().contains("You are pincer"),
+        "the system prompt is sent"
+    );
 
     let lines = session_lines(&home);
     assert_eq!(lines[0]["type"], "session");
@@ -105,7 +122,10 @@ pub fn a_text_turn_streams_the_answer_and_stores_exact_usage(case: &Case) {
     assert_eq!(stored.len(), 2);
     assert_eq!(stored[0]["role"], "user");
     assert_eq!(stored[1]["role"], "assistant");
-    assert_eq!(stored[1]["content"], json!([{"type": "text", "text": "Hello, world!"}]));
+    assert_eq!(
+        stored[1]["content"],
+        json!([{"type": "text", "text": "Hello, world!"}])
+    );
     assert_eq!(stored[1]["stopReason"], "stop");
     let [input, output_tokens, cache_read, cache_write] = usage;
     assert_eq!(stored[1]["usage"]["input"], input);
@@ -154,7 +174,12 @@ pub fn a_tool_turn_reads_a_real_file_and_sends_the_result_back(case: &Case) {
     let call = (case.tool_call)("call_read_1", "read", &json!({"path": "notes.txt"}));
     let (answer, _) = (case.text)(&["The secret is 42."]);
     let server = MockServer::start(vec![Reply::sse(&call), Reply::sse(&answer)]);
-    let output = run(&home, case, &server, &["--output-format", "stream-json", "what is the secret?"]);
+    let output = run(
+        &home,
+        case,
+        &server,
+        &["--output-format", "stream-json", "what is the secret?"],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
@@ -173,22 +198,49 @@ pub fn a_tool_turn_reads_a_real_file_and_sends_the_result_back(case: &Case) {
             format!(
                 "{}{}",
                 event["type"].as_str().unwrap(),
-                event["subtype"].as_str().map(|subtype| format!("/{subtype}")).unwrap_or_default()
+                event["subtype"]
+                    .as_str()
+                    .map(|subtype| format!("/{subtype}"))
+                    .unwrap_or_default()
             )
         })
         .collect();
-    assert_eq!(kinds, ["system/init", "assistant", "user", "assistant", "result"]);
-    assert_eq!(events[1]["message"]["content"][0]["type"], "tool_use");
-    assert_eq!(events[1]["message"]["content"][0]["name"], "read");
-    assert_eq!(events[2]["message"]["content"][0]["tool_use_id"], stored_id.as_str());
-    assert_eq!(events[3]["message"]["content"][0]["text"], "The secret is 42.");
+    assert_eq!(
+        kinds,
+        [
+            "system/init",
+            "assistant",
+            "user",
+            "assistant",
+            "result/success"
+        ]
+    );
+    let tool_use = events[1]["message"]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|block| block["type"] == "tool_use")
+        .unwrap();
+    assert_eq!(tool_use["name"], "read");
+    assert_eq!(tool_use["input"], json!({"path": "notes.txt"}));
+    assert_eq!(
+        events[2]["message"]["content"][0]["tool_use_id"],
+        stored_id.as_str()
+    );
+    assert_eq!(
+        events[3]["message"]["content"][0]["text"],
+        "The secret is 42."
+    );
     assert_eq!(events[4]["result"], "The secret is 42.");
     assert_eq!(events[4]["num_turns"], 2);
     let session_id = events[0]["session_id"].clone();
     assert!(events.iter().all(|event| event["session_id"] == session_id));
 
     let stored = messages(&session_lines(&home));
-    let roles: Vec<&str> = stored.iter().map(|message| message["role"].as_str().unwrap()).collect();
+    let roles: Vec<&str> = stored
+        .iter()
+        .map(|message| message["role"].as_str().unwrap())
+        .collect();
     assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
     assert_eq!(stored[1]["stopReason"], "toolUse");
     assert_eq!(stored[2]["toolName"], "read");
@@ -204,10 +256,20 @@ pub fn thinking_is_stored_but_not_printed(case: &Case) {
     assert_eq!(stdout(&output), "Forty-two.\n");
     let stored = messages(&session_lines(&home));
     let content = stored[1]["content"].as_array().unwrap();
-    let thinking = content.iter().find(|block| block["type"] == "thinking").unwrap();
-    assert!(thinking["thinking"].as_str().unwrap().contains("consider"), "{thinking}");
+    let thinking = content
+        .iter()
+        .find(|block| block["type"] == "thinking")
+        .unwrap();
+    assert!(
+        thinking["thinking"].as_str().unwrap().contains("consider"),
+        "{thinking}"
+    );
     let lines = session_lines(&home);
-    assert!(lines.iter().any(|line| line["type"] == "thinking_level_change" && line["thinkingLevel"] == "low"));
+    assert!(
+        lines
+            .iter()
+            .any(|line| line["type"] == "thinking_level_change" && line["thinkingLevel"] == "low")
+    );
 }
 
 pub fn an_http_error_maps_to_its_exit_code_and_result_error(case: &Case) {
@@ -220,7 +282,11 @@ pub fn an_http_error_maps_to_its_exit_code_and_result_error(case: &Case) {
     assert_eq!(result["is_error"], true);
     assert_eq!(result["error"]["kind"], kind);
     assert!(result["error"]["status"].as_u64().is_some());
-    assert!(stderr(&output).starts_with("error: "), "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with("error: "),
+        "{}",
+        stderr(&output)
+    );
     let stored = messages(&session_lines(&home));
     assert_eq!(stored.last().unwrap()["stopReason"], "error");
     assert!(!stderr(&output).contains(KEY) && !stdout(&output).contains(KEY));
@@ -259,12 +325,25 @@ pub fn a_resume_sends_the_earlier_turn(case: &Case) {
 pub fn an_idle_stream_times_out_with_exit_4(case: &Case) {
     let home = Home::new();
     let (stream, _) = (case.text)(&["partial ", "answer"]);
-    let mut pieces: Vec<Piece> = split_events(&stream).into_iter().take(1).map(Piece::Data).collect();
+    let mut pieces: Vec<Piece> = split_events(&stream)
+        .into_iter()
+        .take(1)
+        .map(Piece::Data)
+        .collect();
     pieces.push(Piece::Stall(Duration::from_secs(10)));
     let server = MockServer::start(vec![Reply::sse_pieces(pieces)]);
     let started = Instant::now();
-    let output = run(&home, case, &server, &["--idle-timeout", "0.5", "--json", "hi"]);
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    let output = run(
+        &home,
+        case,
+        &server,
+        &["--idle-timeout", "0.5", "--json", "hi"],
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["error"]["kind"], "timeout");
@@ -275,9 +354,21 @@ pub fn an_idle_stream_times_out_with_exit_4(case: &Case) {
 pub fn sigterm_mid_stream_records_an_aborted_message(case: &Case) {
     let home = Home::new();
     let (stream, _) = (case.text)(&["one ", "two ", "three ", "four"]);
-    let reply = Reply::sse(&stream).paced(Duration::from_millis(400));
-    let server = MockServer::start(vec![reply]);
-    let mut child = pincer(&home, case, &server)
+    // Everything up to the first text arrives at once; then the model "thinks" for a long time.
+    let events = split_events(&stream);
+    let first_text = events
+        .iter()
+        .position(|event| String::from_utf8_lossy(event).contains("one "))
+        .unwrap();
+    let mut pieces: Vec<Piece> = events[..=first_text]
+        .iter()
+        .cloned()
+        .map(Piece::Data)
+        .collect();
+    pieces.push(Piece::Delay(Duration::from_secs(30)));
+    pieces.extend(events[first_text + 1..].iter().cloned().map(Piece::Data));
+    let server = MockServer::start(vec![Reply::sse_pieces(pieces)]);
+    let child = pincer(&home, case, &server)
         .args(["run", "-m", case.model, "count"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -295,9 +386,18 @@ pub fn sigterm_mid_stream_records_an_aborted_message(case: &Case) {
     let last = stored.last().unwrap();
     assert_eq!(last["role"], "assistant");
     assert_eq!(last["stopReason"], "aborted");
-    assert!(last["content"][0]["text"].as_str().unwrap().starts_with("one "), "{last}");
+    assert!(
+        last["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("one "),
+        "{last}"
+    );
     // The session still loads.
-    let status = pincer(&home, case, &server).args(["status", "--last", "--json"]).output().unwrap();
+    let status = pincer(&home, case, &server)
+        .args(["status", "--last", "--json"])
+        .output()
+        .unwrap();
     assert_eq!(code(&status), 0, "{}", stderr(&status));
     let value: Value = serde_json::from_str(&stdout(&status)).unwrap();
     assert_eq!(value["last_run_aborted"], true);
@@ -352,7 +452,12 @@ mod gemini_case {
     pub fn case() -> Case {
         Case {
             model: "google/gemini-2.5-flash",
-            env: |url| vec![("GEMINI_API_KEY", KEY.to_owned()), ("GEMINI_BASE_URL", format!("{url}/v1beta"))],
+            env: |url| {
+                vec![
+                    ("GEMINI_API_KEY", KEY.to_owned()),
+                    ("GEMINI_BASE_URL", format!("{url}/v1beta")),
+                ]
+            },
             key_header: ("x-goog-api-key", KEY),
             text: |chunks| {
                 let usage = wire::Usage4::new(120, 0, 9, 0);
@@ -363,19 +468,34 @@ mod gemini_case {
                 (wire::text_stream(&[text], usage), usage.normalized())
             },
             tool_call: |_, name, arguments| {
-                wire::function_call_stream(&[(name, arguments.clone())], "sig-abc", wire::Usage4::new(50, 0, 5, 0))
+                wire::function_call_stream(
+                    &[(name, arguments.clone())],
+                    "sig-abc",
+                    wire::Usage4::new(50, 0, 5, 0),
+                )
             },
-            thinking: |thought, text| wire::thinking_stream(thought, text, wire::Usage4::new(30, 0, 4, 20)),
+            thinking: |thought, text| {
+                wire::thinking_stream(thought, text, wire::Usage4::new(30, 0, 4, 20))
+            },
             http_error: || {
-                (Reply::json(429, &wire::quota_error_body("34.4s")), 4, "rate_limit")
+                // Quota exhaustion is billing, not a transient rate limit (exit 4 either way).
+                (
+                    Reply::json(429, &wire::quota_error_body("34.4s")),
+                    4,
+                    "billing",
+                )
             },
             tool_result: |body, _| {
-                body["contents"].as_array()?.iter().rev().find_map(|content| {
-                    content["parts"].as_array()?.iter().find_map(|part| {
-                        let response = &part["functionResponse"];
-                        (response["name"] == "read").then(|| response["response"].to_string())
+                body["contents"]
+                    .as_array()?
+                    .iter()
+                    .rev()
+                    .find_map(|content| {
+                        content["parts"].as_array()?.iter().find_map(|part| {
+                            let response = &part["functionResponse"];
+                            (response["name"] == "read").then(|| response["response"].to_string())
+                        })
                     })
-                })
             },
             stored_call_id: |_| format!("call_{}_0", wire::RESPONSE_ID),
         }
@@ -383,3 +503,197 @@ mod gemini_case {
 }
 
 turn_tests!(gemini, gemini_case::case());
+
+// ---------------------------------------------------------------------------------- anthropic
+
+mod anthropic_case {
+    use super::*;
+    use crate::common::wire::anthropic as wire;
+
+    fn usage(input: u64, output: u64, cache_read: u64, cache_write: u64) -> wire::Usage4 {
+        wire::Usage4 {
+            input,
+            output,
+            cache_read,
+            cache_write,
+        }
+    }
+
+    pub fn case() -> Case {
+        Case {
+            model: "anthropic/claude-sonnet-4-5",
+            env: |url| {
+                vec![
+                    ("ANTHROPIC_API_KEY", KEY.to_owned()),
+                    ("ANTHROPIC_BASE_URL", url.to_owned()),
+                ]
+            },
+            key_header: ("x-api-key", KEY),
+            text: |chunks| {
+                (
+                    wire::text_stream(chunks, usage(25, 12, 0, 0)),
+                    [25, 12, 0, 0],
+                )
+            },
+            cached_text: |text| {
+                (
+                    wire::text_stream(&[text], usage(3, 20, 4_565, 500)),
+                    [3, 20, 4_565, 500],
+                )
+            },
+            tool_call: |id, name, arguments| {
+                wire::tool_use_stream(
+                    Some("Let me read it."),
+                    &[(id, name, &arguments.to_string())],
+                    usage(40, 30, 0, 0),
+                )
+            },
+            thinking: |thought, text| {
+                wire::thinking_stream(thought, "EqQBCkYIBxgCKkDsig", text, usage(30, 50, 0, 0))
+            },
+            http_error: || {
+                (
+                    Reply::json(
+                        401,
+                        &wire::error_body("authentication_error", "invalid x-api-key"),
+                    ),
+                    3,
+                    "auth",
+                )
+            },
+            tool_result: |body, id| {
+                body["messages"].as_array()?.iter().find_map(|message| {
+                    message["content"].as_array()?.iter().find_map(|block| {
+                        (block["type"] == "tool_result" && block["tool_use_id"] == id)
+                            .then(|| block["content"].to_string())
+                    })
+                })
+            },
+            stored_call_id: str::to_owned,
+        }
+    }
+}
+
+turn_tests!(anthropic, anthropic_case::case());
+
+// ----------------------------------------------------------------------------- openai (Responses)
+
+mod openai_case {
+    use super::*;
+    use crate::common::wire::openai as wire;
+
+    fn usage(input_total: u64, cached: u64, output: u64, reasoning: u64) -> wire::Usage4 {
+        wire::Usage4 {
+            input_total,
+            cached,
+            output,
+            reasoning,
+        }
+    }
+
+    pub fn case() -> Case {
+        Case {
+            model: "openai/gpt-5",
+            env: |url| {
+                vec![
+                    ("OPENAI_API_KEY", KEY.to_owned()),
+                    ("OPENAI_BASE_URL", format!("{url}/v1")),
+                ]
+            },
+            key_header: ("authorization", "Bearer test-key-PINCER-SECRET-7f3e"),
+            text: |chunks| {
+                (
+                    wire::text_stream(chunks, usage(30, 0, 11, 0)),
+                    [30, 11, 0, 0],
+                )
+            },
+            cached_text: |text| {
+                (
+                    wire::text_stream(&[text], usage(4_597, 4_480, 210, 64)),
+                    [117, 210, 4_480, 0],
+                )
+            },
+            tool_call: |id, name, arguments| {
+                wire::tool_call_stream(
+                    None,
+                    &[(id, name, &arguments.to_string())],
+                    usage(50, 0, 20, 0),
+                )
+            },
+            thinking: |thought, text| {
+                wire::reasoning_stream(&[thought], text, usage(40, 0, 90, 64))
+            },
+            http_error: || (Reply::json(429, &wire::error_body(429)), 4, "rate_limit"),
+            tool_result: |body, id| {
+                body["input"].as_array()?.iter().find_map(|item| {
+                    (item["type"] == "function_call_output" && item["call_id"] == id)
+                        .then(|| item["output"].to_string())
+                })
+            },
+            stored_call_id: str::to_owned,
+        }
+    }
+}
+
+turn_tests!(openai, openai_case::case());
+
+// ----------------------------------------------------------------------- openai-chat (Completions)
+
+mod openai_chat_case {
+    use super::*;
+    use crate::common::wire::openai_chat as wire;
+
+    fn usage(input_total: u64, cached: u64, output: u64, reasoning: u64) -> wire::Usage4 {
+        wire::Usage4 {
+            input_total,
+            cached,
+            output,
+            reasoning,
+        }
+    }
+
+    pub fn case() -> Case {
+        Case {
+            model: "openai-chat/gpt-4o-mini",
+            env: |url| {
+                vec![
+                    ("OPENAI_API_KEY", KEY.to_owned()),
+                    ("OPENAI_BASE_URL", format!("{url}/v1")),
+                ]
+            },
+            key_header: ("authorization", "Bearer test-key-PINCER-SECRET-7f3e"),
+            text: |chunks| {
+                (
+                    wire::text_stream(chunks, usage(54, 0, 20, 0)),
+                    [54, 20, 0, 0],
+                )
+            },
+            cached_text: |text| {
+                (
+                    wire::text_stream(&[text], usage(4_597, 4_480, 210, 0)),
+                    [117, 210, 4_480, 0],
+                )
+            },
+            tool_call: |id, name, arguments| {
+                wire::tool_call_stream(
+                    None,
+                    &[(id, name, &arguments.to_string())],
+                    usage(60, 0, 18, 0),
+                )
+            },
+            thinking: |thought, text| {
+                wire::reasoning_stream(&[thought], &[text], usage(40, 0, 90, 0))
+            },
+            http_error: || (Reply::json(503, &wire::error_body(503)), 4, "overloaded"),
+            tool_result: |body, id| {
+                body["messages"].as_array()?.iter().find_map(|message| {
+                    (message["role"] == "tool" && message["tool_call_id"] == id)
+                        .then(|| message["content"].to_string())
+                })
+            },
+            stored_call_id: str::to_owned,
+        }
+    }
+}
+
+turn_tests!(openai_chat, openai_chat_case::case());
