@@ -29,6 +29,7 @@ pub enum ResultSubtype {
 
 /// Token usage in claude's field names, cumulative over this run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ResultUsage {
     /// Uncached prompt tokens.
     pub input_tokens: u64,
@@ -44,7 +45,7 @@ pub struct ResultUsage {
 
 /// Per-model usage (claude's `modelUsage` values).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelUsage {
     /// Uncached prompt tokens.
     pub input_tokens: u64,
@@ -63,6 +64,7 @@ pub struct ModelUsage {
 
 /// Context occupancy after the run (SPEC §8).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ResultContext {
     /// Tokens in context after the last successful call.
     pub tokens: u64,
@@ -74,6 +76,7 @@ pub struct ResultContext {
 
 /// The error of a failed run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ResultError {
     /// The class: `usage`, `auth`, `rate_limit`, `context_overflow`, `timeout`, …
     pub kind: String,
@@ -91,6 +94,7 @@ pub struct ResultError {
 
 /// The terminal record of a run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunResult {
     /// Always `"result"`.
     #[serde(rename = "type")]

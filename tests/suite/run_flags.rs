@@ -1,0 +1,491 @@
+//! `run`/`resume` flags and guardrails end to end (Anthropic wire format), and the public JSON
+//! schemas re-parsed strictly.
+
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::mock::{MockServer, Piece, Reply, split_events};
+use crate::common::wire::anthropic::{self as wire, Usage4};
+use crate::common::{Home, code, stderr, stdout};
+
+const KEY: &str = "sk-ant-test-0000";
+
+fn usage() -> Usage4 {
+    Usage4 {
+        input: 100,
+        output: 10,
+        cache_read: 1_000,
+        cache_write: 200,
+    }
+}
+
+fn text(answer: &str) -> Reply {
+    Reply::sse(&wire::text_stream(&[answer], usage()))
+}
+
+fn tool(id: &str, name: &str, arguments: Value) -> Reply {
+    Reply::sse(&wire::tool_use_stream(
+        None,
+        &[(id, name, &arguments.to_string())],
+        usage(),
+    ))
+}
+
+fn pincer(home: &Home, server: &MockServer) -> Command {
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PINCER_HOME", &home.home)
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .current_dir(&home.workspace)
+        .stdin(Stdio::null());
+    command
+}
+
+fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
+    pincer(home, server).args(args).output().unwrap()
+}
+
+fn result_of(output: &Output) -> pincer::output::result::RunResult {
+    let text = stdout(output);
+    let last = text.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|error| panic!("{error}: {last}"))
+}
+
+fn session_files(home: &Home) -> Vec<std::path::PathBuf> {
+    let Ok(reader) = std::fs::read_dir(home.sessions_dir()) else {
+        return Vec::new();
+    };
+    let mut files: Vec<_> = reader
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_json_result_parses_strictly_and_matches_the_stored_session() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("done")]);
+    let output = run(&home, &server, &["run", "--json", "--name", "strict", "go"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result = result_of(&output);
+    assert_eq!(result.kind, "result");
+    assert_eq!(result.result, "done");
+    assert_eq!(result.session_name.as_deref(), Some("strict"));
+    assert_eq!(result.backend.as_deref(), Some("api"));
+    assert_eq!(result.usage.cache_read_input_tokens, 1_000);
+    assert_eq!(result.usage.cache_creation_input_tokens, 200);
+    assert_eq!(result.context.tokens, 1_310);
+    assert_eq!(result.context.window, Some(200_000));
+    // claude-sonnet-4-5: $3 in, $15 out, $0.30 cache read, $3.75 cache write per million.
+    let expected = (100.0 * 3.0 + 10.0 * 15.0 + 1_000.0 * 0.30 + 200.0 * 3.75) / 1e6;
+    assert!(
+        (result.total_cost_usd - expected).abs() < 1e-12,
+        "{}",
+        result.total_cost_usd
+    );
+    let model_usage = &result.model_usage["claude-sonnet-4-5"];
+    assert_eq!(model_usage.cache_read_input_tokens, 1_000);
+    assert_eq!(result.stop_reason.as_deref(), Some("end_turn"));
+    let files = session_files(&home);
+    assert_eq!(files.len(), 1);
+    assert!(
+        files[0]
+            .to_string_lossy()
+            .contains(result.session_id.as_deref().unwrap())
+    );
+}
+
+#[test]
+fn stream_json_lines_parse_and_partial_messages_carry_deltas() {
+    let home = Home::new();
+    let server = MockServer::start(vec![Reply::sse(&wire::text_stream(
+        &["Hel", "lo"],
+        usage(),
+    ))]);
+    let output = run(
+        &home,
+        &server,
+        &[
+            "run",
+            "--output-format",
+            "stream-json",
+            "--include-partial-messages",
+            "go",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let lines: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "system");
+    assert_eq!(lines[0]["subtype"], "init");
+    assert_eq!(lines[0]["backend"], "api");
+    let deltas: String = lines
+        .iter()
+        .filter(|line| line["type"] == "stream_event" && line["event"]["type"] == "text_delta")
+        .map(|line| line["event"]["text"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(deltas, "Hello");
+    let assistant = lines
+        .iter()
+        .find(|line| line["type"] == "assistant")
+        .unwrap();
+    assert_eq!(
+        assistant["message"]["content"],
+        json!([{"type": "text", "text": "Hello"}])
+    );
+    assert_eq!(
+        assistant["message"]["usage"]["cache_read_input_tokens"],
+        1_000
+    );
+    assert_eq!(lines.last().unwrap()["type"], "result");
+    result_of(&output);
+}
+
+#[test]
+fn output_last_message_and_events_file_are_written_while_stdout_keeps_text() {
+    let home = Home::new();
+    let server = MockServer::start(vec![tool("toolu_1", "ls", json!({})), text("final words")]);
+    let last = home.root.path().join("last.txt");
+    let events = home.root.path().join("events.jsonl");
+    let output = run(
+        &home,
+        &server,
+        &[
+            "run",
+            "-o",
+            last.to_str().unwrap(),
+            "--events-file",
+            events.to_str().unwrap(),
+            "list",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "final words\n");
+    assert_eq!(std::fs::read_to_string(&last).unwrap(), "final words");
+    let lines: Vec<Value> = std::fs::read_to_string(&events)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let kinds: Vec<&str> = lines
+        .iter()
+        .map(|line| line["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["system", "assistant", "user", "assistant", "result"]
+    );
+}
+
+#[test]
+fn a_preassigned_session_id_is_used_and_cannot_be_reused() {
+    let home = Home::new();
+    let id = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
+    let server = MockServer::start(vec![text("one"), text("two")]);
+    let output = run(&home, &server, &["run", "--session-id", id, "--json", "go"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(result_of(&output).session_id.as_deref(), Some(id));
+    let again = run(&home, &server, &["run", "--session-id", id, "go"]);
+    assert_eq!(code(&again), 2);
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn resume_create_makes_the_named_session_once_then_continues_it() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("first"), text("second")]);
+    let first = run(
+        &home,
+        &server,
+        &["resume", "--create", "nightly", "--json", "check"],
+    );
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let second = run(
+        &home,
+        &server,
+        &["resume", "--create", "nightly", "--json", "check again"],
+    );
+    assert_eq!(code(&second), 0, "{}", stderr(&second));
+    assert_eq!(result_of(&first).session_id, result_of(&second).session_id);
+    assert_eq!(session_files(&home).len(), 1);
+    let body = server.requests()[1].json().to_string();
+    assert!(body.contains("first") && body.contains("check again"));
+}
+
+#[test]
+fn resume_fork_continues_in_a_copy_and_leaves_the_original_alone() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("original"), text("forked")]);
+    let output = run(&home, &server, &["run", "--name", "base", "start"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let original = session_files(&home).remove(0);
+    let before = std::fs::read(&original).unwrap();
+    let output = run(
+        &home,
+        &server,
+        &["resume", "base", "--fork", "--json", "branch off"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(std::fs::read(&original).unwrap(), before);
+    let files = session_files(&home);
+    assert_eq!(files.len(), 2);
+    let forked = files.into_iter().find(|file| *file != original).unwrap();
+    let text = std::fs::read_to_string(forked).unwrap();
+    assert!(text.contains("original") && text.contains("branch off"));
+    let header: Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["parentSession"], original.to_str().unwrap());
+}
+
+#[test]
+fn no_session_persistence_writes_nothing() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("ephemeral answer")]);
+    let output = run(&home, &server, &["run", "--no-session-persistence", "go"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "ephemeral answer\n");
+    assert!(session_files(&home).is_empty());
+}
+
+#[test]
+fn an_image_is_attached_to_the_prompt() {
+    let home = Home::new();
+    let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89";
+    let image = home.workspace.join("pixel.png");
+    std::fs::write(&image, png).unwrap();
+    let server = MockServer::start(vec![text("a pixel")]);
+    let output = run(
+        &home,
+        &server,
+        &["run", "-i", image.to_str().unwrap(), "describe"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let body = server.requests()[0].json();
+    let content = body["messages"][0]["content"].as_array().unwrap();
+    let block = content
+        .iter()
+        .find(|block| block["type"] == "image")
+        .unwrap();
+    assert_eq!(block["source"]["media_type"], "image/png");
+    use base64::Engine as _;
+    assert_eq!(
+        block["source"]["data"],
+        base64::engine::general_purpose::STANDARD.encode(png)
+    );
+}
+
+#[test]
+fn max_turns_stops_a_tool_loop_with_exit_5() {
+    let home = Home::new();
+    let server = MockServer::start(vec![tool("toolu_1", "ls", json!({})), text("never sent")]);
+    let output = run(&home, &server, &["run", "--max-turns", "1", "--json", "go"]);
+    assert_eq!(code(&output), 5, "{}", stderr(&output));
+    let result = result_of(&output);
+    assert_eq!(
+        result.subtype,
+        pincer::output::result::ResultSubtype::ErrorMaxTurns
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
+fn max_budget_stops_a_tool_loop_with_exit_5() {
+    let home = Home::new();
+    let server = MockServer::start(vec![tool("toolu_1", "ls", json!({})), text("never sent")]);
+    let output = run(
+        &home,
+        &server,
+        &["run", "--max-budget-usd", "0.000001", "--json", "go"],
+    );
+    assert_eq!(code(&output), 5, "{}", stderr(&output));
+    assert_eq!(
+        result_of(&output).subtype,
+        pincer::output::result::ResultSubtype::ErrorMaxBudgetUsd
+    );
+}
+
+fn stalled_after_first_text() -> Reply {
+    let events = split_events(&wire::text_stream(&["partial", " more"], usage()));
+    let first = events
+        .iter()
+        .position(|event| String::from_utf8_lossy(event).contains("partial"))
+        .unwrap();
+    let mut pieces: Vec<Piece> = events[..=first].iter().cloned().map(Piece::Data).collect();
+    pieces.push(Piece::Stall(Duration::from_secs(30)));
+    Reply::sse_pieces(pieces)
+}
+
+#[test]
+fn the_wall_clock_timeout_ends_the_run_with_124_and_records_it() {
+    let home = Home::new();
+    let server = MockServer::start(vec![stalled_after_first_text()]);
+    let started = Instant::now();
+    let output = run(&home, &server, &["run", "--timeout", "1", "--json", "go"]);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(code(&output), 124, "{}", stderr(&output));
+    let result = result_of(&output);
+    assert_eq!(
+        result.subtype,
+        pincer::output::result::ResultSubtype::ErrorTimeout
+    );
+    let text = std::fs::read_to_string(&session_files(&home)[0]).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["message"]["stopReason"], "aborted");
+    assert_eq!(last["message"]["content"][0]["text"], "partial");
+}
+
+#[test]
+fn sigint_ends_the_run_with_130() {
+    let home = Home::new();
+    let server = MockServer::start(vec![stalled_after_first_text()]);
+    let child = pincer(&home, &server)
+        .args(["run", "go"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 130, "{}", stderr(&output));
+    // Text mode printed what had streamed.
+    assert!(
+        stdout(&output).starts_with("partial"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn status_sums_usage_and_cost_over_the_session_runs() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("one"), text("two")]);
+    assert_eq!(
+        code(&run(&home, &server, &["run", "--name", "sum", "a"])),
+        0
+    );
+    assert_eq!(code(&run(&home, &server, &["resume", "sum", "b"])), 0);
+    let output = run(&home, &server, &["status", "sum", "--json"]);
+    let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(status["usage"]["input_tokens"], 200);
+    assert_eq!(status["usage"]["cache_read_input_tokens"], 2_000);
+    assert_eq!(status["usage"]["cache_creation_input_tokens"], 400);
+    assert_eq!(status["context"]["tokens"], 1_310, "a snapshot, not a sum");
+    let expected = 2.0 * (100.0 * 3.0 + 10.0 * 15.0 + 1_000.0 * 0.30 + 200.0 * 3.75) / 1e6;
+    assert!((status["total_cost_usd"].as_f64().unwrap() - expected).abs() < 1e-12);
+    assert_eq!(status["turns"], 2);
+}
+
+#[test]
+fn a_busy_session_makes_resume_exit_75() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("one")]);
+    assert_eq!(
+        code(&run(&home, &server, &["run", "--name", "busy", "a"])),
+        0
+    );
+    let file = session_files(&home).remove(0);
+    let mut lock_path = file.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let lock = std::fs::File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(lock_path)
+        .unwrap();
+    lock.lock().unwrap();
+    let output = run(&home, &server, &["resume", "busy", "--json", "b"]);
+    assert_eq!(code(&output), 75, "{}", stderr(&output));
+    assert_eq!(result_of(&output).error.unwrap().kind, "session_busy");
+    drop(lock);
+}
+
+/// Compare `actual` with `tests/snapshots/NAME`; `PINCER_UPDATE_SNAPSHOTS=1` rewrites it.
+fn assert_snapshot(name: &str, actual: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/snapshots")
+        .join(name);
+    if std::env::var_os("PINCER_UPDATE_SNAPSHOTS").is_some() {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|_| {
+        panic!(
+            "missing snapshot {}; run with PINCER_UPDATE_SNAPSHOTS=1",
+            path.display()
+        )
+    });
+    assert_eq!(
+        actual, expected,
+        "snapshot {name} changed; rerun with PINCER_UPDATE_SNAPSHOTS=1 if intended"
+    );
+}
+
+/// Replace what differs between runs (ids, times, paths) with stable placeholders.
+fn normalize(mut value: Value, home: &Home) -> Value {
+    fn walk(value: &mut Value, workspace: &str) {
+        match value {
+            Value::Object(map) => {
+                for (key, item) in map.iter_mut() {
+                    match key.as_str() {
+                        "session_id" | "uuid" if item.is_string() => *item = json!("<id>"),
+                        "duration_ms" | "duration_api_ms" => *item = json!(0),
+                        "pincer_version" => *item = json!("<version>"),
+                        _ => walk(item, workspace),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|item| walk(item, workspace)),
+            Value::String(text) if text.contains(workspace) => {
+                *text = text.replace(workspace, "<workspace>");
+            }
+            _ => {}
+        }
+    }
+    walk(&mut value, &home.workspace.to_string_lossy());
+    value
+}
+
+#[test]
+fn the_stream_json_of_a_tool_turn_matches_its_snapshot() {
+    let home = Home::new();
+    std::fs::write(home.workspace.join("a.txt"), "alpha\n").unwrap();
+    let server = MockServer::start(vec![
+        tool("toolu_01A", "read", json!({"path": "a.txt"})),
+        text("It says alpha."),
+    ]);
+    let output = run(
+        &home,
+        &server,
+        &["run", "--output-format", "stream-json", "read a.txt"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let normalized: Vec<String> = stdout(&output)
+        .lines()
+        .map(|line| normalize(serde_json::from_str(line).unwrap(), &home).to_string())
+        .collect();
+    assert_snapshot(
+        "stream_json_tool_turn.jsonl",
+        &(normalized.join("\n") + "\n"),
+    );
+}
