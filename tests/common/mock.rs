@@ -185,9 +185,9 @@ impl MockServer {
         MockServer::start_with(Box::new(replies.into_iter()), "127.0.0.1:0")
     }
 
-    /// Start a server that answers every request with `reply` (benchmarks).
-    pub fn start_repeating(reply: Reply, address: &str) -> MockServer {
-        MockServer::start_with(Box::new(std::iter::repeat(reply)), address)
+    /// Start a server that answers requests with `replies` in a cycle, forever (benchmarks).
+    pub fn start_cycle(replies: Vec<Reply>, address: &str) -> MockServer {
+        MockServer::start_with(Box::new(replies.into_iter().cycle()), address)
     }
 
     fn start_with(replies: Box<dyn Iterator<Item = Reply> + Send>, address: &str) -> MockServer {
