@@ -5,8 +5,16 @@
 //! Usage: `mock_provider SCENARIO` where SCENARIO is `anthropic-text`, `chat-text` or
 //! `anthropic-tool` (a read of `bench.txt`, then an answer). Prints the base URL on stdout.
 
-#![expect(clippy::print_stdout, reason = "the URL on stdout is this program's interface")]
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, reason = "shared test helpers")]
+#![expect(
+    clippy::print_stdout,
+    reason = "the URL on stdout is this program's interface"
+)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "shared test helpers"
+)]
 
 #[path = "../tests/common/mock.rs"]
 mod mock;
@@ -20,7 +28,9 @@ mod openai_chat;
 use std::io::Write;
 
 fn main() {
-    let scenario = std::env::args().nth(1).unwrap_or_else(|| "anthropic-text".to_owned());
+    let scenario = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "anthropic-text".to_owned());
     let anthropic_usage = anthropic::Usage4 {
         input: 1_200,
         output: 40,
@@ -33,7 +43,10 @@ fn main() {
         "and nothing needs attention.",
     ];
     let replies = match scenario.as_str() {
-        "anthropic-text" => vec![mock::Reply::sse(&anthropic::text_stream(&answer, anthropic_usage))],
+        "anthropic-text" => vec![mock::Reply::sse(&anthropic::text_stream(
+            &answer,
+            anthropic_usage,
+        ))],
         "chat-text" => vec![mock::Reply::sse(&openai_chat::text_stream(
             &answer,
             openai_chat::Usage4 {

@@ -26,7 +26,7 @@ use crate::output::result::{
 };
 use crate::provider::http::Endpoint;
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
-use crate::session::index;
+use crate::session::index::{self, Index};
 use crate::session::record::{
     self, AgentMessage, ContentBlock, ImageContent, MessageContent, SessionHeader, UserMessage,
 };
@@ -391,6 +391,7 @@ fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<Se
 
 fn setup_session(
     context: &Context,
+    index: &Index,
     plan: &TurnPlan<'_>,
     ephemeral: bool,
 ) -> CliResult<SessionSetup> {
@@ -402,7 +403,6 @@ fn setup_session(
                     .to_string(),
                 None => uuid::Uuid::now_v7().to_string(),
             };
-            let index = load_index(context)?;
             if index.find(&id).is_one() {
                 return Err(
                     CliError::usage(format!("a session with id {id} already exists"))
@@ -410,17 +410,16 @@ fn setup_session(
                 );
             }
             if let Some(name) = &args.name {
-                ensure_name_free(&index, name, None)?;
+                ensure_name_free(index, name, None)?;
             }
             create_session(context, id, args.name.as_deref(), ephemeral)
         }
         TurnPlan::Resume(args) => {
             let (session, _) = args.session_and_prompt();
-            let index = load_index(context)?;
             if args.create {
                 let name = session.unwrap_or_default();
                 if !index.find(name).is_one() {
-                    ensure_name_free(&index, name, None)?;
+                    ensure_name_free(index, name, None)?;
                     return create_session(
                         context,
                         uuid::Uuid::now_v7().to_string(),
@@ -429,11 +428,11 @@ fn setup_session(
                     );
                 }
             }
-            let path = resolve_selector(context, &index, session, args.last, args.all)?;
+            let path = resolve_selector(context, index, session, args.last, args.all)?;
             let path = if args.fork {
                 let loaded = store::load(&path).map_err(session_error)?;
                 if let Some(name) = &args.name {
-                    ensure_name_free(&index, name, None)?;
+                    ensure_name_free(index, name, None)?;
                 }
                 fork_loaded(context, &loaded, None, args.name.as_deref())?.path
             } else {
@@ -444,7 +443,7 @@ fn setup_session(
                 && !args.fork
                 && setup.session_name.as_deref() != Some(name.as_str())
             {
-                ensure_name_free(&index, name, setup.session_id.as_deref())?;
+                ensure_name_free(index, name, setup.session_id.as_deref())?;
                 setup
                     .transcript
                     .append("session_info", json!({"name": name}))
@@ -548,7 +547,8 @@ fn execute(
 
     // Resolve model and credentials before anything is created, so a run that cannot start
     // leaves no session behind.
-    let (recorded_model, recorded_thinking) = peek_recorded(context, plan)?;
+    let index = load_index(context)?;
+    let (recorded_model, recorded_thinking) = peek_recorded(context, &index, plan)?;
     let reference = match (&args.model, &recorded_model, &context.settings.model) {
         (Some(model), _, _) => model.clone(),
         (None, Some(recorded), _) => recorded.clone(),
@@ -582,9 +582,9 @@ fn execute(
 
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
-        dry_run_context(context, plan)?
+        dry_run_context(context, &index, plan)?
     } else {
-        setup_session(context, plan, args.no_session_persistence)?
+        setup_session(context, &index, plan, args.no_session_persistence)?
     };
     known.session_id.clone_from(&setup.session_id);
     known.session_name.clone_from(&setup.session_name);
@@ -760,17 +760,17 @@ fn execute(
 /// The model and thinking level a resumed session recorded, read without locking anything.
 fn peek_recorded(
     context: &Context,
+    index: &Index,
     plan: &TurnPlan<'_>,
 ) -> CliResult<(Option<String>, Option<ThinkingLevel>)> {
     let TurnPlan::Resume(args) = plan else {
         return Ok((None, None));
     };
     let (session, _) = args.session_and_prompt();
-    let index = load_index(context)?;
     if args.create && !index.find(session.unwrap_or_default()).is_one() {
         return Ok((None, None));
     }
-    let path = resolve_selector(context, &index, session, args.last, args.all)?;
+    let path = resolve_selector(context, index, session, args.last, args.all)?;
     let summary = match path
         .file_name()
         .and_then(|name| index.by_file(&name.to_string_lossy()))
@@ -788,7 +788,11 @@ fn peek_recorded(
 }
 
 /// The session a dry run describes, loaded read-only (nothing is created or locked).
-fn dry_run_context(context: &Context, plan: &TurnPlan<'_>) -> CliResult<SessionSetup> {
+fn dry_run_context(
+    context: &Context,
+    index: &Index,
+    plan: &TurnPlan<'_>,
+) -> CliResult<SessionSetup> {
     let empty = |id: Option<String>| SessionSetup {
         transcript: Transcript::Ephemeral,
         context: Vec::new(),
@@ -802,11 +806,10 @@ fn dry_run_context(context: &Context, plan: &TurnPlan<'_>) -> CliResult<SessionS
         TurnPlan::Run(args) => Ok(empty(args.session_id.clone())),
         TurnPlan::Resume(args) => {
             let (session, _) = args.session_and_prompt();
-            let index = load_index(context)?;
             if args.create && !index.find(session.unwrap_or_default()).is_one() {
                 return Ok(empty(None));
             }
-            let path = resolve_selector(context, &index, session, args.last, args.all)?;
+            let path = resolve_selector(context, index, session, args.last, args.all)?;
             open_session(context, &path, true)
         }
     }

@@ -489,3 +489,78 @@ fn the_stream_json_of_a_tool_turn_matches_its_snapshot() {
         &(normalized.join("\n") + "\n"),
     );
 }
+
+#[test]
+fn a_truncated_stream_is_an_error_not_a_short_answer() {
+    let home = Home::new();
+    let events = split_events(&wire::text_stream(&["half an ", "answer"], usage()));
+    let first = events
+        .iter()
+        .position(|event| String::from_utf8_lossy(event).contains("half an"))
+        .unwrap();
+    let mut pieces: Vec<Piece> = events[..=first].iter().cloned().map(Piece::Data).collect();
+    pieces.push(Piece::Close);
+    let server = MockServer::start(vec![Reply::sse_pieces(pieces)]);
+    let output = run(&home, &server, &["run", "--json", "go"]);
+    assert_eq!(code(&output), 4, "{}", stderr(&output));
+    let result = result_of(&output);
+    assert!(result.is_error);
+    assert_eq!(result.error.unwrap().kind, "timeout");
+    let text = std::fs::read_to_string(&session_files(&home)[0]).unwrap();
+    let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["message"]["stopReason"], "error");
+    assert_eq!(last["message"]["content"][0]["text"], "half an ");
+}
+
+#[test]
+fn a_mid_stream_error_event_is_classified_and_recorded() {
+    let home = Home::new();
+    let stream = wire::error_event_stream("Working on", "overloaded_error", "Overloaded");
+    let server = MockServer::start(vec![Reply::sse(&stream)]);
+    let output = run(&home, &server, &["run", "--json", "go"]);
+    assert_eq!(code(&output), 4, "{}", stderr(&output));
+    let error = result_of(&output).error.unwrap();
+    assert_eq!(error.kind, "overloaded");
+    assert!(error.retryable);
+    assert!(error.message.contains("Overloaded"), "{}", error.message);
+}
+
+#[test]
+fn a_thinking_signature_is_sent_back_unchanged_on_resume() {
+    let home = Home::new();
+    let signature = "EqQBCkYIBxgCKkDsigPINCERunchanged==";
+    let server = MockServer::start(vec![
+        Reply::sse(&wire::thinking_stream(
+            "Weighing it.",
+            signature,
+            "Yes.",
+            usage(),
+        )),
+        text("Still yes."),
+    ]);
+    let output = run(
+        &home,
+        &server,
+        &["run", "--thinking", "low", "--name", "thinker", "sure?"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = run(&home, &server, &["resume", "thinker", "really?"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let body = server.requests()[1].json();
+    let assistant = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|message| message["role"] == "assistant")
+        .unwrap();
+    let thinking = assistant["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|block| block["type"] == "thinking")
+        .unwrap();
+    assert_eq!(thinking["signature"], signature);
+    assert_eq!(thinking["thinking"], "Weighing it.");
+    // The level persisted in the session applies to the resumed turn.
+    assert_eq!(body["thinking"]["type"], "enabled");
+}
