@@ -42,32 +42,6 @@ impl TokenUsage {
     }
 }
 
-/// Cost in US dollars split by token kind.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct CostUsd {
-    /// Uncached input.
-    pub input: f64,
-    /// Output.
-    pub output: f64,
-    /// Cache reads.
-    pub cache_read: f64,
-    /// Cache writes.
-    pub cache_write: f64,
-    /// The sum of the four.
-    pub total: f64,
-}
-
-impl CostUsd {
-    /// Add another cost.
-    pub fn add(&mut self, other: &CostUsd) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.total += other.total;
-    }
-}
-
 /// How full the context window is (SPEC §8).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ContextOccupancy {

@@ -20,6 +20,8 @@ pub mod http;
 pub mod openai;
 pub mod openai_chat;
 pub mod sse;
+#[cfg(test)]
+pub mod test_support;
 
 pub use accumulate::Accumulator;
 pub use error::{ErrorDetails, ProviderError};

@@ -302,7 +302,6 @@ mod tests {
 
     use super::*;
     use crate::provider::Accumulator;
-    use crate::provider::sse::SseDecoder;
 
     const TEXT: &[u8] = include_bytes!("../../../tests/fixtures/anthropic/text.sse");
     const TOOL_USE: &[u8] =
@@ -322,38 +321,14 @@ mod tests {
         finished: bool,
     }
 
-    fn parse_in_chunks(stream: &[u8], size: usize) -> Outcome {
-        let mut decoder = SseDecoder::new();
-        let mut parser = Parser::new();
-        let mut events = Vec::new();
-        for chunk in stream.chunks(size) {
-            for sse in decoder.feed(chunk) {
-                match parser.on_event(&sse) {
-                    Ok(more) => events.extend(more),
-                    Err(error) => {
-                        return Outcome {
-                            events,
-                            error: Some(error.to_string()),
-                            finished: parser.is_finished(),
-                        };
-                    }
-                }
-            }
-        }
-        Outcome {
-            events,
-            error: None,
-            finished: parser.is_finished(),
-        }
-    }
-
     /// Parse `stream` whole and in chunks of 1, 3 and 7 bytes; all must agree.
     fn parse_fixture(stream: &[u8]) -> Outcome {
-        let whole = parse_in_chunks(stream, stream.len());
-        for size in [1, 3, 7] {
-            assert_eq!(parse_in_chunks(stream, size), whole, "chunk size {size}");
+        let outcome = crate::provider::test_support::parse_all_ways(Parser::new, stream);
+        Outcome {
+            events: outcome.events,
+            error: outcome.error.map(|error| error.to_string()),
+            finished: outcome.finished,
         }
-        whole
     }
 
     fn message_of(events: &[StreamEvent]) -> serde_json::Value {

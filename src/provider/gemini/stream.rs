@@ -335,7 +335,6 @@ pub fn parse_error_body(status: u16, body: &str) -> ErrorDetails {
 mod tests {
     use super::*;
     use crate::provider::Accumulator;
-    use crate::provider::sse::SseDecoder;
     use crate::session::record::AssistantMessage;
     use pretty_assertions::assert_eq;
     use serde_json::{Value, json};
@@ -351,15 +350,15 @@ mod tests {
     const OVERLOADED: &[u8] =
         include_bytes!("../../../tests/fixtures/gemini/overloaded_mid_stream.sse");
 
-    /// What a whole stream produced.
-    #[derive(Debug)]
-    struct Outcome {
-        events: Vec<StreamEvent>,
-        error: Option<ProviderError>,
-        finished: bool,
+    use crate::provider::test_support::{Outcome, parse_all_ways};
+
+    /// The Gemini tests' views of an outcome.
+    trait OutcomeExt {
+        fn message(&self) -> AssistantMessage;
+        fn error_details(&self) -> ErrorDetails;
     }
 
-    impl Outcome {
+    impl OutcomeExt for Outcome {
         fn message(&self) -> AssistantMessage {
             let mut accumulator = Accumulator::new();
             for event in &self.events {
@@ -377,46 +376,9 @@ mod tests {
         }
     }
 
-    fn parse_in_chunks(stream: &[u8], size: usize) -> Outcome {
-        let mut decoder = SseDecoder::new();
-        let mut parser = Parser::new();
-        let mut events = Vec::new();
-        for chunk in stream.chunks(size) {
-            for event in decoder.feed(chunk) {
-                match parser.on_event(&event) {
-                    Ok(more) => events.extend(more),
-                    Err(error) => {
-                        return Outcome {
-                            events,
-                            error: Some(error),
-                            finished: parser.is_finished(),
-                        };
-                    }
-                }
-            }
-        }
-        assert!(!decoder.has_partial(), "the fixture ends mid-event");
-        Outcome {
-            events,
-            error: None,
-            finished: parser.is_finished(),
-        }
-    }
-
     /// Parse whole, and check that chunk sizes 1, 3 and 7 give the very same result.
     fn parse(stream: &[u8]) -> Outcome {
-        let whole = parse_in_chunks(stream, stream.len());
-        for size in [1, 3, 7] {
-            let split = parse_in_chunks(stream, size);
-            assert_eq!(split.events, whole.events, "chunk size {size}");
-            assert_eq!(split.finished, whole.finished, "chunk size {size}");
-            assert_eq!(
-                split.error.as_ref().map(ToString::to_string),
-                whole.error.as_ref().map(ToString::to_string),
-                "chunk size {size}"
-            );
-        }
-        whole
+        parse_all_ways(Parser::new, stream)
     }
 
     fn event(data: Value) -> SseEvent {

@@ -296,7 +296,6 @@ mod tests {
     use super::wire_streams::{self, Usage4};
     use super::*;
     use crate::provider::Accumulator;
-    use crate::provider::sse::SseDecoder;
     use crate::session::record::AssistantMessage;
 
     const TEXT: &[u8] = include_bytes!("../../../tests/fixtures/openai_chat/text.sse");
@@ -309,52 +308,10 @@ mod tests {
     const USAGE_CACHED: &[u8] =
         include_bytes!("../../../tests/fixtures/openai_chat/usage_cached.sse");
 
-    #[derive(Debug)]
-    struct Outcome {
-        events: Vec<StreamEvent>,
-        error: Option<ProviderError>,
-        finished: bool,
-    }
+    use crate::provider::test_support::{Outcome, parse_all_ways};
 
-    fn parse_in_pieces(bytes: &[u8], size: usize) -> Outcome {
-        let mut decoder = SseDecoder::new();
-        let mut parser = Parser::new();
-        let mut events = Vec::new();
-        for piece in bytes.chunks(size) {
-            for sse in decoder.feed(piece) {
-                match parser.on_event(&sse) {
-                    Ok(more) => events.extend(more),
-                    Err(error) => {
-                        return Outcome {
-                            events,
-                            error: Some(error),
-                            finished: parser.is_finished(),
-                        };
-                    }
-                }
-            }
-        }
-        Outcome {
-            events,
-            error: None,
-            finished: parser.is_finished(),
-        }
-    }
-
-    /// Parses in chunks of 1, 3, 7 bytes and whole, checks that all four agree, returns one.
     fn parse(bytes: &[u8]) -> Outcome {
-        let whole = parse_in_pieces(bytes, bytes.len().max(1));
-        for size in [1, 3, 7] {
-            let pieces = parse_in_pieces(bytes, size);
-            assert_eq!(pieces.events, whole.events, "chunk size {size}");
-            assert_eq!(
-                pieces.error.as_ref().map(ToString::to_string),
-                whole.error.as_ref().map(ToString::to_string),
-                "chunk size {size}"
-            );
-            assert_eq!(pieces.finished, whole.finished, "chunk size {size}");
-        }
-        whole
+        parse_all_ways(Parser::new, bytes)
     }
 
     fn message(events: &[StreamEvent]) -> AssistantMessage {
