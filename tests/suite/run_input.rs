@@ -278,3 +278,41 @@ fn a_session_id_that_is_not_a_uuid_is_a_usage_error() {
         stderr(&output)
     );
 }
+
+#[test]
+fn an_alias_and_the_credential_default_pick_the_model() {
+    let home = Home::new();
+    let output = home
+        .cmd()
+        .env("ANTHROPIC_API_KEY", "k")
+        .args(["run", "--dry-run", "-m", "sonnet", "hi"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["provider"], "anthropic");
+    assert_eq!(report["model"], "claude-sonnet-4-5");
+
+    // No -m and no configured model: the first provider with a key (here only OpenAI's).
+    let output = home
+        .cmd()
+        .env("OPENAI_API_KEY", "k")
+        .args(["run", "--dry-run", "hi"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["provider"], "openai");
+    assert_eq!(report["api"], "openai-responses");
+    assert!(report["url"].as_str().unwrap().ends_with("/v1/responses"));
+
+    // The configured default wins over the environment.
+    let output = home
+        .cmd()
+        .env("OPENAI_API_KEY", "k")
+        .args(["-c", "model=google/gemini-2.5-pro", "run", "--dry-run", "hi"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["provider"], "google");
+    assert_eq!(report["credentials"], "missing");
+    assert!(!report["url"].as_str().unwrap().contains("key="));
+}
