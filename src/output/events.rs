@@ -41,10 +41,14 @@ pub trait EventSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()>;
 }
 
-/// Build the sink for a format.
-pub fn sink_for(format: Format, include_partial: bool) -> Box<dyn EventSink> {
+/// Build the sink for a format. With `hold_text` (heartbeat runs), text mode prints nothing
+/// until the end, so that a `HEARTBEAT_OK` reply can stay silent.
+pub fn sink_for(format: Format, include_partial: bool, hold_text: bool) -> Box<dyn EventSink> {
     match format {
-        Format::Text => Box::new(TextSink::default()),
+        Format::Text => Box::new(TextSink {
+            hold: hold_text,
+            ..TextSink::default()
+        }),
         Format::Json => Box::new(JsonSink::default()),
         Format::StreamJson => Box::new(StreamJsonSink {
             stdout: Stdout::new(),
@@ -59,12 +63,15 @@ pub struct TextSink {
     stdout: Stdout,
     wrote_text: bool,
     ends_with_newline: bool,
+    /// Print only at the end (heartbeat runs).
+    hold: bool,
 }
 
 impl EventSink for TextSink {
     fn emit(&mut self, event: &Event) -> io::Result<()> {
         if let Event::TextDelta(text) = event
             && !text.is_empty()
+            && !self.hold
         {
             self.wrote_text = true;
             self.ends_with_newline = text.ends_with('\n');
@@ -74,6 +81,9 @@ impl EventSink for TextSink {
     }
 
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+        if result.heartbeat_ok == Some(true) {
+            return Ok(());
+        }
         if !self.wrote_text && !result.is_error && !result.result.is_empty() {
             self.wrote_text = true;
             self.ends_with_newline = result.result.ends_with('\n');
