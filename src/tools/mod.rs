@@ -15,6 +15,7 @@ mod find;
 mod grep;
 mod ls;
 pub mod paths;
+pub mod policy;
 mod read;
 mod truncate;
 mod walk;

@@ -1,0 +1,1803 @@
+//! The tool policy (SPEC §10): which tools a run offers the model, and which calls it may make.
+//!
+//! Pure: built once from the profile, `--tools`, and the allow and deny rules (config plus
+//! `--allowed-tools` / `--disallowed-tools`), then asked about every call. Nothing here touches
+//! the file system or prompts anyone; headless runs never ask, they refuse and say why.
+//!
+//! How the pieces combine, in order (each step can only remove, as OpenClaw's chained filters do):
+//! 1. The base set is `--tools` when given (`""` = no tools), else the profile's (default `coding`).
+//! 2. A non-empty allow list restricts: a tool stays only if some allow rule names it. Claude
+//!    Code's `--allowedTools` pre-approves calls that would otherwise prompt; with no prompts, the
+//!    closest meaning is "only these". An allow list therefore never adds a tool the base set lacks.
+//! 3. A deny rule without a pattern removes its tools. Deny always wins.
+//!
+//! Calls of offered tools are then checked against the rules with patterns: a deny rule whose
+//! pattern matches refuses the call; when the tool's allow rules all carry patterns, the call must
+//! match one of them. Patterns are `NAME(PATTERN)`: for `exec` the command (`git *`, or Claude's
+//! prefix form `git:*`), for the file tools the path argument as a glob relative to the workspace.
+//!
+//! Patterns on `exec` are a guard, not a boundary: the command line is split into its simple
+//! commands (`;`, `&&`, `|`, `$( )`, back quotes, subshells) and each must be allowed, but a shell
+//! can always be talked into running something else (`sh -c`, aliases, scripts it writes). The
+//! sandbox is what confines the process; path patterns are lexical and do not resolve symlinks,
+//! which the workspace confinement in [`super::paths`] does.
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+use globset::{GlobBuilder, GlobMatcher};
+use serde_json::{Value, json};
+
+use super::{ALL_TOOLS, Arguments, apply_patch};
+
+/// The tools that read the file system without changing it.
+const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "find", "grep"];
+/// `group:fs`: every tool that takes a path.
+const FILE_TOOLS: &[&str] = &["read", "write", "edit", "ls", "find", "grep", "apply_patch"];
+/// `group:runtime`.
+const RUNTIME_TOOLS: &[&str] = &["exec"];
+
+/// Claude Code tools that pincer has no counterpart for; named in the error hint so a copied
+/// `--allowedTools` list fails with a clear reason instead of a generic one.
+const CLAUDE_TOOLS_WITHOUT_EQUIVALENT: &[&str] = &[
+    "WebFetch",
+    "WebSearch",
+    "NotebookEdit",
+    "NotebookRead",
+    "Task",
+    "TodoWrite",
+    "BashOutput",
+    "KillShell",
+];
+
+/// A named base tool set (`[tools] profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Profile {
+    /// Looking only: read, ls, find, grep.
+    Minimal,
+    /// The file tools and `exec`: all eight built-in tools. The default.
+    Coding,
+    /// Every built-in tool. Today the same as `coding`; tools added later that are not about
+    /// coding (web fetch, say) will join this profile only.
+    Full,
+}
+
+impl Profile {
+    /// The profile's name as written in config and shown by `status`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Minimal => "minimal",
+            Profile::Coding => "coding",
+            Profile::Full => "full",
+        }
+    }
+
+    /// The tools of the profile, in [`ALL_TOOLS`] order.
+    pub fn tools(self) -> &'static [&'static str] {
+        match self {
+            Profile::Minimal => READ_ONLY_TOOLS,
+            Profile::Coding | Profile::Full => &ALL_TOOLS,
+        }
+    }
+}
+
+impl FromStr for Profile {
+    type Err = PolicyError;
+
+    fn from_str(text: &str) -> Result<Profile, PolicyError> {
+        match text.trim() {
+            "minimal" => Ok(Profile::Minimal),
+            "coding" => Ok(Profile::Coding),
+            "full" => Ok(Profile::Full),
+            other => Err(PolicyError::UnknownProfile {
+                profile: other.to_owned(),
+            }),
+        }
+    }
+}
+
+/// Where a rule came from, for error messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleList {
+    /// `--tools`.
+    Tools,
+    /// `[tools] allow` or `--allowed-tools`.
+    Allow,
+    /// `[tools] deny` or `--disallowed-tools`.
+    Deny,
+}
+
+impl fmt::Display for RuleList {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            RuleList::Tools => "--tools entry",
+            RuleList::Allow => "allow rule",
+            RuleList::Deny => "deny rule",
+        })
+    }
+}
+
+/// A policy that cannot be built. Every variant is a usage error (exit 2) naming the rule.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    /// `[tools] profile` is not one of the three names.
+    #[error("unknown tool profile `{profile}`")]
+    UnknownProfile { profile: String },
+    /// A rule names no tool, group or alias that pincer knows.
+    #[error("unknown tool `{name}` in the {list} `{rule}`")]
+    UnknownTool {
+        list: RuleList,
+        rule: String,
+        name: String,
+    },
+    /// A rule is not `NAME` or `NAME(PATTERN)`, or has a pattern where none may be.
+    #[error("the {list} `{rule}` {problem}")]
+    Malformed {
+        list: RuleList,
+        rule: String,
+        problem: &'static str,
+    },
+    /// A path pattern is not a valid glob.
+    #[error("the {list} `{rule}` has an invalid pattern: {source}")]
+    InvalidPattern {
+        list: RuleList,
+        rule: String,
+        #[source]
+        source: globset::Error,
+    },
+}
+
+impl PolicyError {
+    /// What the user can do about it (shown after `hint: `).
+    pub fn hint(&self) -> String {
+        match self {
+            PolicyError::UnknownProfile { .. } => {
+                "valid profiles: minimal, coding, full".to_owned()
+            }
+            PolicyError::UnknownTool { name, .. }
+                if CLAUDE_TOOLS_WITHOUT_EQUIVALENT.contains(&name.as_str()) =>
+            {
+                format!("pincer has no equivalent of Claude Code's {name}; {VALID_NAMES}")
+            }
+            PolicyError::UnknownTool { .. } => VALID_NAMES.to_owned(),
+            PolicyError::Malformed {
+                list: RuleList::Tools,
+                ..
+            } => "--tools takes tool and group names only; put patterns in --allowed-tools or \
+                  --disallowed-tools"
+                .to_owned(),
+            PolicyError::Malformed { .. } | PolicyError::InvalidPattern { .. } => {
+                "write a rule as NAME or NAME(PATTERN), e.g. `exec(git *)`, `Bash(git:*)`, \
+                 `read(./src/**)`; separate rules with commas or spaces"
+                    .to_owned()
+            }
+        }
+    }
+}
+
+const VALID_NAMES: &str = "valid names: read, write, edit, exec, ls, find, grep, apply_patch, \
+     group:fs, group:runtime, group:read, * (Claude Code's Bash, Read, Write, Edit, MultiEdit, \
+     Glob, Grep and LS also work)";
+
+/// The inputs of a policy, as settings resolved them.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PolicySpec<'a> {
+    /// `[tools] profile`; `None` means `coding`.
+    pub profile: Option<&'a str>,
+    /// `--tools`: the exact base set, names and groups without patterns; `""` means no tools.
+    /// When given, the profile is ignored. `default` inside it stands for the profile's set.
+    pub exact: Option<&'a str>,
+    /// Allow rules: `[tools] allow` followed by `--allowed-tools`. Each string may hold several
+    /// rules separated by commas or spaces.
+    pub allow: &'a [String],
+    /// Deny rules: `[tools] deny` followed by `--disallowed-tools`.
+    pub deny: &'a [String],
+}
+
+/// The verdict on one tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    /// Run it.
+    Allow,
+    /// Do not run it; send `reason` to the model as the tool's error result.
+    Deny {
+        /// The rule that refused the call, as the user wrote it (or `--tools …`/`profile=…`
+        /// when the base set lacks the tool).
+        rule: String,
+        /// A sentence for the model: what was refused, by which rule, and what to do instead.
+        reason: String,
+    },
+}
+
+impl Decision {
+    /// Whether the call may run.
+    pub fn is_allowed(&self) -> bool {
+        matches!(self, Decision::Allow)
+    }
+}
+
+/// The resolved policy of one run.
+#[derive(Debug, Clone)]
+pub struct ToolPolicy {
+    profile: Profile,
+    /// `--tools` as given, when given.
+    exact: Option<String>,
+    base: Vec<&'static str>,
+    allow: Vec<Rule>,
+    deny: Vec<Rule>,
+    offered: Vec<&'static str>,
+    /// The workspace as a normalized absolute path, so absolute path arguments can be compared
+    /// with relative patterns.
+    workspace: Option<String>,
+}
+
+impl Default for ToolPolicy {
+    /// The `coding` profile with no rules: every tool, every call.
+    fn default() -> ToolPolicy {
+        ToolPolicy {
+            profile: Profile::Coding,
+            exact: None,
+            base: ALL_TOOLS.to_vec(),
+            allow: Vec::new(),
+            deny: Vec::new(),
+            offered: ALL_TOOLS.to_vec(),
+            workspace: None,
+        }
+    }
+}
+
+impl ToolPolicy {
+    /// Resolve the spec; any unknown name or malformed rule is an error naming it.
+    pub fn new(spec: &PolicySpec<'_>) -> Result<ToolPolicy, PolicyError> {
+        let profile = match spec.profile {
+            Some(name) => name.parse()?,
+            None => Profile::Coding,
+        };
+        let base = match spec.exact {
+            Some(exact) => exact_set(exact, profile)?,
+            None => profile.tools().to_vec(),
+        };
+        let allow = parse_rules(spec.allow, RuleList::Allow)?;
+        let deny = parse_rules(spec.deny, RuleList::Deny)?;
+        let mut policy = ToolPolicy {
+            profile,
+            exact: spec.exact.map(str::to_owned),
+            base,
+            allow,
+            deny,
+            offered: Vec::new(),
+            workspace: None,
+        };
+        policy.offered = ALL_TOOLS
+            .iter()
+            .copied()
+            .filter(|tool| policy.removal(tool).is_none())
+            .collect();
+        Ok(policy)
+    }
+
+    /// The same policy, comparing path arguments with patterns relative to `workspace` (the
+    /// absolute workspace directory). Without it, absolute path arguments match only absolute
+    /// patterns.
+    #[must_use]
+    pub fn with_workspace(mut self, workspace: &Path) -> ToolPolicy {
+        self.workspace = Some(normalize_absolute(&workspace.to_string_lossy()));
+        self
+    }
+
+    /// The tools to offer the model, in [`ALL_TOOLS`] order.
+    pub fn offered(&self) -> Vec<&'static str> {
+        self.offered.clone()
+    }
+
+    /// Whether the call may run. Tools that are not offered are refused too, in case a model
+    /// calls one anyway.
+    pub fn check(&self, tool: &str, arguments: &Value) -> Decision {
+        if !ALL_TOOLS.contains(&tool) {
+            return Decision::Deny {
+                rule: tool.to_owned(),
+                reason: format!(
+                    "There is no tool named {tool} in this run. Use one of the available tools: {}.",
+                    self.offered_list()
+                ),
+            };
+        }
+        if let Some((rule, why)) = self.removal(tool) {
+            return Decision::Deny {
+                rule,
+                reason: format!(
+                    "The {tool} tool is not available in this run ({why}). Use one of the \
+                     available tools instead: {}.",
+                    self.offered_list()
+                ),
+            };
+        }
+        let subjects = Subjects::of(tool, arguments, self.workspace.as_deref());
+
+        for rule in self.deny.iter().filter(|rule| rule.names(tool)) {
+            let Some(pattern) = &rule.pattern else {
+                continue;
+            };
+            if let Some(what) = subjects.first_denied_by(pattern) {
+                return Decision::Deny {
+                    rule: rule.text.clone(),
+                    reason: format!(
+                        "The {tool} call was refused: {what} matches the deny rule `{}`. Try a \
+                         different approach that this rule does not cover.",
+                        rule.text
+                    ),
+                };
+            }
+        }
+
+        let allow_rules: Vec<&Rule> = self.allow.iter().filter(|rule| rule.names(tool)).collect();
+        if self.allow.is_empty() || allow_rules.iter().any(|rule| rule.pattern.is_none()) {
+            return Decision::Allow;
+        }
+        let patterns: Vec<&Pattern> = allow_rules
+            .iter()
+            .filter_map(|rule| rule.pattern.as_ref())
+            .collect();
+        match subjects.first_not_allowed(&patterns) {
+            None => Decision::Allow,
+            Some(what) => {
+                let rules = allow_rules
+                    .iter()
+                    .map(|rule| format!("`{}`", rule.text))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                Decision::Deny {
+                    rule: allow_rules
+                        .iter()
+                        .map(|rule| rule.text.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    reason: format!(
+                        "The {tool} call was refused: {what}; the allow rules for {tool} are \
+                         {rules}. Try a different approach that stays within them."
+                    ),
+                }
+            }
+        }
+    }
+
+    /// The policy as `status` and `--dry-run` show it.
+    pub fn describe(&self) -> Value {
+        let texts = |rules: &[Rule]| -> Vec<String> {
+            rules.iter().map(|rule| rule.text.clone()).collect()
+        };
+        json!({
+            "profile": self.profile.name(),
+            "tools": self.exact,
+            "offered": self.offered,
+            "allow": texts(&self.allow),
+            "deny": texts(&self.deny),
+        })
+    }
+
+    /// Why `tool` is not offered, as (rule, explanation), or `None` when it is.
+    fn removal(&self, tool: &str) -> Option<(String, String)> {
+        if let Some(rule) = self
+            .deny
+            .iter()
+            .find(|rule| rule.pattern.is_none() && rule.names(tool))
+        {
+            return Some((
+                rule.text.clone(),
+                format!("removed by the deny rule `{}`", rule.text),
+            ));
+        }
+        if !self.base.contains(&tool) {
+            return Some(match &self.exact {
+                Some(exact) => (
+                    format!("--tools {exact:?}"),
+                    format!("--tools {exact:?} does not include it"),
+                ),
+                None => (
+                    format!("profile={}", self.profile.name()),
+                    format!("the {} profile does not include it", self.profile.name()),
+                ),
+            });
+        }
+        if !self.allow.is_empty() && !self.allow.iter().any(|rule| rule.names(tool)) {
+            let rules = self
+                .allow
+                .iter()
+                .map(|rule| rule.text.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            let why = format!("no allow rule names it; the allow rules are {rules}");
+            return Some((rules, why));
+        }
+        None
+    }
+
+    fn offered_list(&self) -> String {
+        if self.offered.is_empty() {
+            "none".to_owned()
+        } else {
+            self.offered.join(", ")
+        }
+    }
+}
+
+/// One allow or deny rule.
+#[derive(Debug, Clone)]
+struct Rule {
+    /// As the user wrote it, for messages.
+    text: String,
+    /// The tools it names (a group names several).
+    tools: &'static [&'static str],
+    /// `None`: every call of those tools.
+    pattern: Option<Pattern>,
+}
+
+impl Rule {
+    fn names(&self, tool: &str) -> bool {
+        self.tools.contains(&tool)
+    }
+}
+
+/// What a rule's parentheses restrict.
+#[derive(Debug, Clone)]
+enum Pattern {
+    /// `exec`: the command line.
+    Command(CommandPattern),
+    /// The file tools: the path argument.
+    Path(PathPattern),
+}
+
+/// A pattern for `exec` commands, compared with whitespace runs collapsed to one space.
+#[derive(Debug, Clone)]
+enum CommandPattern {
+    /// Claude Code's `git:*`: the command is `git` or starts with the word `git`.
+    Prefix(String),
+    /// `*` matches any text, spaces and slashes included; without `*` the command must be equal.
+    /// A trailing ` *` also matches the bare command (`git *` matches `git`).
+    Wildcard(String),
+}
+
+impl CommandPattern {
+    fn new(raw: &str) -> CommandPattern {
+        let pattern = collapse_whitespace(raw);
+        match pattern.strip_suffix(":*") {
+            Some(prefix) if !prefix.trim().is_empty() => {
+                CommandPattern::Prefix(prefix.trim().to_owned())
+            }
+            _ => CommandPattern::Wildcard(pattern),
+        }
+    }
+
+    fn matches(&self, command: &str) -> bool {
+        match self {
+            CommandPattern::Prefix(prefix) => {
+                command == prefix
+                    || command
+                        .strip_prefix(prefix.as_str())
+                        .is_some_and(|rest| rest.starts_with(' '))
+            }
+            CommandPattern::Wildcard(pattern) => {
+                wildcard_match(pattern, command)
+                    || pattern
+                        .strip_suffix(" *")
+                        .is_some_and(|bare| bare == command)
+            }
+        }
+    }
+}
+
+/// A glob over a path argument.
+#[derive(Debug, Clone)]
+struct PathPattern {
+    /// Compared with the absolute path rather than the workspace-relative one.
+    absolute: bool,
+    glob: GlobMatcher,
+    /// For `dir/**`: `dir` itself, so `grep(src/**)` allows searching `src`.
+    directory: Option<GlobMatcher>,
+}
+
+impl PathPattern {
+    fn new(raw: &str) -> Result<PathPattern, globset::Error> {
+        let raw = raw.trim();
+        // Claude Code writes absolute patterns as `//abs/path`; a single slash works too.
+        let (absolute, text) = if let Some(rest) = raw.strip_prefix("//") {
+            (true, format!("/{rest}"))
+        } else if raw.starts_with('/') {
+            (true, raw.to_owned())
+        } else {
+            let mut text = raw;
+            while let Some(rest) = text.strip_prefix("./") {
+                text = rest;
+            }
+            let text = if text.is_empty() { "." } else { text };
+            (false, text.to_owned())
+        };
+        let directory = match text.strip_suffix("/**") {
+            Some("") => Some(compile_glob("/")?),
+            Some(base) => Some(compile_glob(base)?),
+            None => None,
+        };
+        Ok(PathPattern {
+            absolute,
+            glob: compile_glob(&text)?,
+            directory,
+        })
+    }
+
+    fn matches(&self, subject: &PathSubject) -> bool {
+        let candidate = if self.absolute {
+            subject.absolute.as_deref()
+        } else {
+            subject.relative.as_deref()
+        };
+        candidate.is_some_and(|path| {
+            self.glob.is_match(path)
+                || self
+                    .directory
+                    .as_ref()
+                    .is_some_and(|directory| directory.is_match(path))
+        })
+    }
+}
+
+/// `*` stays within one path component, `**` crosses them, as in `.gitignore`.
+fn compile_glob(text: &str) -> Result<GlobMatcher, globset::Error> {
+    Ok(GlobBuilder::new(text)
+        .literal_separator(true)
+        .build()?
+        .compile_matcher())
+}
+
+/// A path argument in the forms patterns compare with.
+#[derive(Debug, Clone)]
+struct PathSubject {
+    /// As the model sent it, for messages.
+    shown: String,
+    /// Relative to the workspace, normalized (`.` for the workspace itself); `None` when the
+    /// path leaves the workspace or the workspace is unknown for an absolute path.
+    relative: Option<String>,
+    /// Absolute and normalized; `None` for a relative path when the workspace is unknown.
+    absolute: Option<String>,
+}
+
+impl PathSubject {
+    fn new(raw: &str, workspace: Option<&str>) -> PathSubject {
+        let absolute = if raw.starts_with('/') {
+            Some(normalize_absolute(raw))
+        } else {
+            workspace.map(|workspace| normalize_absolute(&format!("{workspace}/{raw}")))
+        };
+        let relative = match (workspace, &absolute) {
+            (Some(workspace), Some(absolute)) => relative_to(workspace, absolute),
+            _ if raw.starts_with('/') => None,
+            _ => normalize_relative(raw),
+        };
+        PathSubject {
+            shown: raw.to_owned(),
+            relative,
+            absolute,
+        }
+    }
+}
+
+/// What the patterns of one call are compared with.
+#[derive(Debug, Clone)]
+enum Subjects {
+    /// `exec`.
+    Commands {
+        /// Each simple command of the command line, as written: all must be allowed.
+        strict: Vec<String>,
+        /// Those plus variants without leading assignments and wrappers (`sudo`, `env`, `then`,
+        /// …) and the whole line: any of them matching a deny pattern refuses the call.
+        broad: Vec<String>,
+        /// The call sets environment variables through its `env` argument.
+        sets_environment: bool,
+    },
+    /// The file tools: every path the call touches (a patch may touch several).
+    Paths(Vec<PathSubject>),
+    /// The argument patterns look at is absent or not a string; the tool will refuse the call
+    /// itself, but a pattern cannot approve it.
+    Missing(&'static str),
+}
+
+impl Subjects {
+    fn of(tool: &str, arguments: &Value, workspace: Option<&str>) -> Subjects {
+        let Ok(arguments) = Arguments::new(arguments) else {
+            return Subjects::Missing("arguments object");
+        };
+        let path = |names: &[&str], default: Option<&str>, missing: &'static str| match arguments
+            .get(names)
+            .map(Value::as_str)
+        {
+            Some(Some(raw)) => Subjects::Paths(vec![PathSubject::new(raw, workspace)]),
+            None => match default {
+                Some(raw) => Subjects::Paths(vec![PathSubject::new(raw, workspace)]),
+                None => Subjects::Missing(missing),
+            },
+            Some(None) => Subjects::Missing(missing),
+        };
+        // The argument names mirror what each tool accepts, aliases included, so a pattern
+        // cannot be sidestepped by using the other name.
+        match tool {
+            "exec" => match arguments.get(&["command", "cmd"]).and_then(Value::as_str) {
+                Some(command) => {
+                    let mut strict = command_segments(command);
+                    if strict.is_empty() {
+                        strict.push(String::new());
+                    }
+                    let mut broad = strict.clone();
+                    for segment in &strict {
+                        broad.extend(without_wrappers(segment));
+                    }
+                    broad.push(collapse_whitespace(command));
+                    let sets_environment = match arguments.get(&["env"]) {
+                        Some(Value::Object(variables)) => !variables.is_empty(),
+                        Some(_) => true,
+                        None => false,
+                    };
+                    Subjects::Commands {
+                        strict,
+                        broad,
+                        sets_environment,
+                    }
+                }
+                None => Subjects::Missing("command"),
+            },
+            "read" | "write" | "edit" => path(&["path", "file_path"], None, "path"),
+            "ls" => path(&["path", "dir_path"], Some("."), "path"),
+            "find" | "grep" => path(&["path"], Some("."), "path"),
+            "apply_patch" => match arguments.get(&["input", "patch"]).and_then(Value::as_str) {
+                // A patch that does not parse writes nothing: the tool reports the parse error,
+                // which helps the model more than a refusal would.
+                Some(input) => Subjects::Paths(
+                    apply_patch::parse(input)
+                        .map(|patch| patch_paths(&patch))
+                        .unwrap_or_default()
+                        .iter()
+                        .map(|raw| PathSubject::new(raw, workspace))
+                        .collect(),
+                ),
+                None => Subjects::Missing("input"),
+            },
+            _ => Subjects::Missing("arguments object"),
+        }
+    }
+
+    /// A description of the first subject a deny pattern matches.
+    fn first_denied_by(&self, pattern: &Pattern) -> Option<String> {
+        match (self, pattern) {
+            (Subjects::Commands { broad, .. }, Pattern::Command(pattern)) => broad
+                .iter()
+                .find(|command| pattern.matches(command))
+                .map(|command| format!("the command `{command}`")),
+            (Subjects::Paths(paths), Pattern::Path(pattern)) => paths
+                .iter()
+                .find(|path| pattern.matches(path))
+                .map(|path| format!("the path `{}`", path.shown)),
+            _ => None,
+        }
+    }
+
+    /// A description of the first subject no allow pattern matches, or `None` when all match.
+    fn first_not_allowed(&self, patterns: &[&Pattern]) -> Option<String> {
+        let command_allowed = |command: &str| {
+            patterns.iter().any(|pattern| match pattern {
+                Pattern::Command(pattern) => pattern.matches(command),
+                Pattern::Path(_) => false,
+            })
+        };
+        let path_allowed = |path: &PathSubject| {
+            patterns.iter().any(|pattern| match pattern {
+                Pattern::Path(pattern) => pattern.matches(path),
+                Pattern::Command(_) => false,
+            })
+        };
+        match self {
+            Subjects::Commands {
+                sets_environment: true,
+                ..
+            } => Some(
+                "setting environment variables through `env` is not allowed when only some \
+                 commands may run, because variables can change what a command does; run the \
+                 command without `env`"
+                    .to_owned(),
+            ),
+            Subjects::Commands { strict, .. } => strict
+                .iter()
+                .find(|command| !command_allowed(command))
+                .map(|command| format!("the command `{command}` is not allowed")),
+            Subjects::Paths(paths) => paths
+                .iter()
+                .find(|path| !path_allowed(path))
+                .map(|path| format!("the path `{}` is not allowed", path.shown)),
+            Subjects::Missing(argument) => Some(format!(
+                "it has no `{argument}` argument to check against the allow rules"
+            )),
+        }
+    }
+}
+
+/// Every path a patch adds, deletes, updates or moves to.
+fn patch_paths(patch: &apply_patch::Patch) -> Vec<String> {
+    let mut paths = Vec::new();
+    for operation in &patch.operations {
+        match operation {
+            apply_patch::Operation::Add { path, .. } | apply_patch::Operation::Delete { path } => {
+                paths.push(path.clone());
+            }
+            apply_patch::Operation::Update { path, move_to, .. } => {
+                paths.push(path.clone());
+                paths.extend(move_to.clone());
+            }
+        }
+    }
+    paths
+}
+
+/// The tools a name stands for: a built-in name, a group, `*`, or an alias (Claude Code's
+/// capitalised names, OpenClaw's `bash` and `apply-patch`).
+fn tools_named(name: &str) -> Option<&'static [&'static str]> {
+    Some(match name {
+        "*" => &ALL_TOOLS,
+        "group:fs" => FILE_TOOLS,
+        "group:runtime" => RUNTIME_TOOLS,
+        // Not in SPEC §10, accepted because "only look" is the most common restriction.
+        "group:read" => READ_ONLY_TOOLS,
+        "read" | "Read" => &["read"],
+        "write" | "Write" => &["write"],
+        "edit" | "Edit" | "MultiEdit" => &["edit"],
+        "exec" | "Bash" | "bash" => &["exec"],
+        "ls" | "LS" => &["ls"],
+        "find" | "Glob" => &["find"],
+        "grep" | "Grep" => &["grep"],
+        "apply_patch" | "apply-patch" => &["apply_patch"],
+        _ => return None,
+    })
+}
+
+/// `--tools`: a union of names and groups, in [`ALL_TOOLS`] order.
+fn exact_set(text: &str, profile: Profile) -> Result<Vec<&'static str>, PolicyError> {
+    let mut named: Vec<&'static str> = Vec::new();
+    for entry in split_rules(text, RuleList::Tools)? {
+        if entry == "default" {
+            // Claude Code's `--tools default`.
+            named.extend(profile.tools());
+            continue;
+        }
+        let rule = parse_rule(&entry, RuleList::Tools)?;
+        named.extend(rule.tools);
+    }
+    Ok(ALL_TOOLS
+        .iter()
+        .copied()
+        .filter(|tool| named.contains(tool))
+        .collect())
+}
+
+fn parse_rules(lists: &[String], list: RuleList) -> Result<Vec<Rule>, PolicyError> {
+    let mut rules = Vec::new();
+    for text in lists {
+        for entry in split_rules(text, list)? {
+            rules.push(parse_rule(&entry, list)?);
+        }
+    }
+    Ok(rules)
+}
+
+/// Split a list on commas and whitespace outside parentheses: `"exec(git *),read"` is two
+/// rules, the space inside the parentheses belongs to the pattern.
+fn split_rules(text: &str, list: RuleList) -> Result<Vec<String>, PolicyError> {
+    let mut rules = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0_usize;
+    for character in text.chars() {
+        match character {
+            '(' => {
+                depth += 1;
+                current.push(character);
+            }
+            ')' => {
+                current.push(character);
+                depth = depth.checked_sub(1).ok_or_else(|| PolicyError::Malformed {
+                    list,
+                    rule: current.clone(),
+                    problem: "has a `)` without a matching `(`",
+                })?;
+            }
+            ',' if depth == 0 => rules.extend(finish(&mut current)),
+            _ if depth == 0 && character.is_whitespace() => rules.extend(finish(&mut current)),
+            _ => current.push(character),
+        }
+    }
+    if depth > 0 {
+        return Err(PolicyError::Malformed {
+            list,
+            rule: current,
+            problem: "has a `(` without a closing `)`",
+        });
+    }
+    rules.extend(finish(&mut current));
+    Ok(rules)
+}
+
+fn finish(current: &mut String) -> Option<String> {
+    let rule = std::mem::take(current);
+    (!rule.is_empty()).then_some(rule)
+}
+
+/// One `NAME` or `NAME(PATTERN)`, parentheses already known to balance.
+fn parse_rule(text: &str, list: RuleList) -> Result<Rule, PolicyError> {
+    let malformed = |problem| PolicyError::Malformed {
+        list,
+        rule: text.to_owned(),
+        problem,
+    };
+    let (name, pattern) = match text.find('(') {
+        None => (text, None),
+        Some(open) => {
+            if closing_parenthesis(text, open) != Some(text.len() - 1) {
+                return Err(malformed("has text after its closing `)`"));
+            }
+            (&text[..open], Some(text[open + 1..text.len() - 1].trim()))
+        }
+    };
+    if name.is_empty() {
+        return Err(malformed("has no tool name before `(`"));
+    }
+    let tools = tools_named(name).ok_or_else(|| PolicyError::UnknownTool {
+        list,
+        rule: text.to_owned(),
+        name: name.to_owned(),
+    })?;
+    let pattern = match pattern {
+        None => None,
+        Some(_) if list == RuleList::Tools => {
+            return Err(malformed("has a pattern, but --tools only names tools"));
+        }
+        Some("") => {
+            return Err(malformed(
+                "has an empty pattern; write the name alone to cover every call",
+            ));
+        }
+        Some(_) if name == "*" => {
+            return Err(malformed(
+                "puts a pattern on `*`; name the tool the pattern is for",
+            ));
+        }
+        Some(pattern) if tools == RUNTIME_TOOLS => {
+            Some(Pattern::Command(CommandPattern::new(pattern)))
+        }
+        Some(pattern) => Some(Pattern::Path(PathPattern::new(pattern).map_err(
+            |source| PolicyError::InvalidPattern {
+                list,
+                rule: text.to_owned(),
+                source,
+            },
+        )?)),
+    };
+    Ok(Rule {
+        text: text.to_owned(),
+        tools,
+        pattern,
+    })
+}
+
+/// The byte index of the `)` that closes the `(` at `open`.
+fn closing_parenthesis(text: &str, open: usize) -> Option<usize> {
+    let mut depth = 0_usize;
+    for (index, character) in text.char_indices().skip_while(|(index, _)| *index < open) {
+        match character {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(index);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `*` matches any run of characters; everything else is literal.
+fn wildcard_match(pattern: &str, text: &str) -> bool {
+    let mut pieces = pattern.split('*');
+    let first = pieces.next().unwrap_or_default();
+    let Some(mut rest) = text.strip_prefix(first) else {
+        return false;
+    };
+    let pieces: Vec<&str> = pieces.collect();
+    let Some((last, middle)) = pieces.split_last() else {
+        return rest.is_empty();
+    };
+    // Placing each middle piece as early as possible leaves the most room for the rest.
+    for piece in middle {
+        match rest.find(piece) {
+            Some(index) => rest = &rest[index + piece.len()..],
+            None => return false,
+        }
+    }
+    rest.ends_with(last)
+}
+
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Where the shell parser is while splitting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShellContext {
+    DoubleQuotes,
+    /// `$( … )` or `( … )`.
+    Parentheses,
+}
+
+/// The simple commands of a command line, whitespace collapsed. Splits at `;`, newlines, `|`,
+/// `&` (not in redirections like `2>&1`), parentheses, `$(` and back quotes, outside single
+/// quotes; a command substitution inside double quotes is split out too, because it runs.
+/// When unsure it splits more, which makes allow rules stricter and deny rules broader.
+fn command_segments(command: &str) -> Vec<String> {
+    let mut segments = Vec::new();
+    let mut current = String::new();
+    let mut contexts: Vec<ShellContext> = Vec::new();
+    let mut characters = command.chars().peekable();
+    let mut previous = None;
+    let mut split = |current: &mut String| {
+        let segment = collapse_whitespace(current);
+        current.clear();
+        if !segment.is_empty() {
+            segments.push(segment);
+        }
+    };
+    while let Some(character) = characters.next() {
+        let quoted = contexts.last() == Some(&ShellContext::DoubleQuotes);
+        match character {
+            '\\' => {
+                current.push(character);
+                current.extend(characters.next());
+            }
+            '\'' if !quoted => {
+                current.push(character);
+                for inner in characters.by_ref() {
+                    current.push(inner);
+                    if inner == '\'' {
+                        break;
+                    }
+                }
+            }
+            '"' => {
+                if quoted {
+                    contexts.pop();
+                } else {
+                    contexts.push(ShellContext::DoubleQuotes);
+                }
+                current.push(character);
+            }
+            '`' => split(&mut current),
+            '$' if characters.peek() == Some(&'(') => {
+                characters.next();
+                contexts.push(ShellContext::Parentheses);
+                split(&mut current);
+            }
+            '(' if !quoted => {
+                contexts.push(ShellContext::Parentheses);
+                split(&mut current);
+            }
+            ')' if !quoted => {
+                if contexts.last() == Some(&ShellContext::Parentheses) {
+                    contexts.pop();
+                }
+                split(&mut current);
+            }
+            ';' | '\n' | '|' if !quoted => split(&mut current),
+            '&' if !quoted => {
+                let redirection =
+                    matches!(previous, Some('>' | '<')) || characters.peek() == Some(&'>');
+                if redirection {
+                    current.push(character);
+                } else {
+                    split(&mut current);
+                }
+            }
+            _ => current.push(character),
+        }
+        previous = Some(character);
+    }
+    split(&mut current);
+    segments
+}
+
+/// Words that run the words after them as a command; stripped for deny matching so
+/// `sudo rm -rf /` and `then rm -rf /` meet `exec(rm *)`.
+const COMMAND_WRAPPERS: &[&str] = &[
+    "!", "{", "if", "then", "else", "elif", "do", "while", "until", "time", "exec", "command",
+    "builtin", "nohup", "env", "sudo", "nice", "xargs",
+];
+
+/// `segment` with its leading assignments (`A=1`) and wrappers removed one word at a time,
+/// each step a variant; options right after a wrapper (`env -i`) go with it.
+fn without_wrappers(segment: &str) -> Vec<String> {
+    let words: Vec<&str> = segment.split(' ').collect();
+    let mut variants = Vec::new();
+    let mut index = 0;
+    let mut after_wrapper = false;
+    while index < words.len() {
+        let word = words[index];
+        let strip = is_assignment(word)
+            || COMMAND_WRAPPERS.contains(&word)
+            || (after_wrapper && word.starts_with('-'));
+        if !strip {
+            break;
+        }
+        after_wrapper = after_wrapper || COMMAND_WRAPPERS.contains(&word);
+        index += 1;
+        if index < words.len() {
+            variants.push(words[index..].join(" "));
+        }
+    }
+    variants
+}
+
+fn is_assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        let mut characters = name.chars();
+        characters
+            .next()
+            .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+            && characters.all(|character| character.is_ascii_alphanumeric() || character == '_')
+    })
+}
+
+/// `/a/./b/../c` → `/a/c`; `..` at the root stays at the root.
+fn normalize_absolute(path: &str) -> String {
+    let mut components: Vec<&str> = Vec::new();
+    for component in path.split('/') {
+        match component {
+            "" | "." => {}
+            ".." => {
+                components.pop();
+            }
+            other => components.push(other),
+        }
+    }
+    format!("/{}", components.join("/"))
+}
+
+/// `./src/../lib/a.rs` → `lib/a.rs`; the empty path is `.`; `None` when `..` leaves the root.
+fn normalize_relative(path: &str) -> Option<String> {
+    let mut components: Vec<&str> = Vec::new();
+    for component in path.split('/') {
+        match component {
+            "" | "." => {}
+            ".." => {
+                components.pop()?;
+            }
+            other => components.push(other),
+        }
+    }
+    Some(if components.is_empty() {
+        ".".to_owned()
+    } else {
+        components.join("/")
+    })
+}
+
+/// `absolute` relative to `root` (both normalized), or `None` when it lies outside.
+fn relative_to(root: &str, absolute: &str) -> Option<String> {
+    if root == absolute {
+        return Some(".".to_owned());
+    }
+    let rest = if root == "/" {
+        absolute.strip_prefix('/')
+    } else {
+        absolute.strip_prefix(root)?.strip_prefix('/')
+    }?;
+    Some(rest.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    fn strings(items: &[&str]) -> Vec<String> {
+        items.iter().map(|item| (*item).to_owned()).collect()
+    }
+
+    fn build(
+        profile: Option<&str>,
+        exact: Option<&str>,
+        allow: &[&str],
+        deny: &[&str],
+    ) -> Result<ToolPolicy, PolicyError> {
+        let allow = strings(allow);
+        let deny = strings(deny);
+        ToolPolicy::new(&PolicySpec {
+            profile,
+            exact,
+            allow: &allow,
+            deny: &deny,
+        })
+    }
+
+    fn policy(allow: &[&str], deny: &[&str]) -> ToolPolicy {
+        build(None, None, allow, deny).unwrap()
+    }
+
+    fn command(text: &str) -> Value {
+        json!({ "command": text })
+    }
+
+    fn path(text: &str) -> Value {
+        json!({ "path": text })
+    }
+
+    fn refusing_rule(decision: Decision) -> Option<String> {
+        match decision {
+            Decision::Allow => None,
+            Decision::Deny { rule, .. } => Some(rule),
+        }
+    }
+
+    #[test]
+    fn profiles_offer_their_tools_and_coding_is_the_default() {
+        let all = ALL_TOOLS.to_vec();
+        let cases: [(Option<&str>, Vec<&str>); 4] = [
+            (None, all.clone()),
+            (Some("minimal"), vec!["read", "ls", "find", "grep"]),
+            (Some("coding"), all.clone()),
+            (Some("full"), all),
+        ];
+        for (profile, expected) in cases {
+            let policy = build(profile, None, &[], &[]).unwrap();
+            assert_eq!(policy.offered(), expected, "profile {profile:?}");
+        }
+        assert_eq!(ToolPolicy::default().offered(), ALL_TOOLS.to_vec());
+    }
+
+    #[test]
+    fn tools_lists_accept_names_groups_claude_names_and_separators() {
+        let cases: [(&str, &[&str]); 13] = [
+            ("", &[]),
+            ("   ", &[]),
+            (
+                "group:fs",
+                &["read", "write", "edit", "ls", "find", "grep", "apply_patch"],
+            ),
+            ("group:runtime", &["exec"]),
+            ("group:read", &["read", "ls", "find", "grep"]),
+            ("Bash,Read", &["read", "exec"]),
+            ("Write Edit", &["write", "edit"]),
+            ("MultiEdit", &["edit"]),
+            ("Glob, Grep, LS", &["ls", "find", "grep"]),
+            ("bash apply-patch", &["exec", "apply_patch"]),
+            ("grep,read,read", &["read", "grep"]),
+            ("*", &ALL_TOOLS),
+            ("exec group:read", &["read", "exec", "ls", "find", "grep"]),
+        ];
+        for (exact, expected) in cases {
+            let policy = build(None, Some(exact), &[], &[]).unwrap();
+            assert_eq!(policy.offered(), expected.to_vec(), "--tools {exact:?}");
+        }
+    }
+
+    #[test]
+    fn tools_default_stands_for_the_profile_set() {
+        let policy = build(Some("minimal"), Some("default,exec"), &[], &[]).unwrap();
+        assert_eq!(policy.offered(), ["read", "exec", "ls", "find", "grep"]);
+    }
+
+    #[test]
+    fn an_empty_tools_list_offers_nothing_and_refuses_every_call() {
+        let policy = build(Some("full"), Some(""), &[], &[]).unwrap();
+        assert!(policy.offered().is_empty());
+        assert_eq!(
+            policy.check("read", &path("a.txt")),
+            Decision::Deny {
+                rule: "--tools \"\"".to_owned(),
+                reason: "The read tool is not available in this run (--tools \"\" does not \
+                         include it). Use one of the available tools instead: none."
+                    .to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn the_tools_list_replaces_the_profile() {
+        let policy = build(Some("minimal"), Some("exec"), &[], &[]).unwrap();
+        assert_eq!(policy.offered(), ["exec"]);
+        assert!(policy.check("exec", &command("make")).is_allowed());
+        assert_eq!(
+            refusing_rule(policy.check("read", &path("a"))),
+            Some("--tools \"exec\"".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_tool_outside_the_profile_is_refused_naming_the_profile() {
+        let policy = build(Some("minimal"), None, &[], &[]).unwrap();
+        assert_eq!(
+            policy.check("write", &json!({"path": "a", "content": "x"})),
+            Decision::Deny {
+                rule: "profile=minimal".to_owned(),
+                reason: "The write tool is not available in this run (the minimal profile does \
+                         not include it). Use one of the available tools instead: read, ls, \
+                         find, grep."
+                    .to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn an_allow_list_restricts_the_offered_tools_and_never_adds_to_the_base() {
+        let cases: [(Option<&str>, &[&str], &[&str]); 4] = [
+            (None, &["exec(git *)", "read"], &["read", "exec"]),
+            (
+                None,
+                &["Bash(git:*)", "group:read"],
+                &["read", "exec", "ls", "find", "grep"],
+            ),
+            // The profile is the ceiling: allowing exec does not bring it into `minimal`.
+            (Some("minimal"), &["exec", "read"], &["read"]),
+            (None, &[""], &ALL_TOOLS),
+        ];
+        for (profile, allow, expected) in cases {
+            let policy = build(profile, None, allow, &[]).unwrap();
+            assert_eq!(policy.offered(), expected.to_vec(), "allow {allow:?}");
+        }
+    }
+
+    #[test]
+    fn a_tool_no_allow_rule_names_is_refused_listing_the_allow_rules() {
+        let policy = policy(&["exec(git *)", "read"], &[]);
+        assert_eq!(
+            refusing_rule(policy.check("write", &json!({"path": "a", "content": ""}))),
+            Some("exec(git *), read".to_owned())
+        );
+    }
+
+    #[test]
+    fn exec_allow_patterns_match_each_simple_command() {
+        let cases: [(&[&str], &str, bool); 24] = [
+            (&["exec(git *)"], "git status", true),
+            (&["exec(git *)"], "rm -rf /", false),
+            (&["exec(git *)"], "git", true),
+            (&["exec(git *)"], "gitk", false),
+            (&["exec(git *)"], "git    log   --oneline", true),
+            (&["exec(git *)"], "  git status  ", true),
+            (&["exec(git *)"], "git status && rm -rf /", false),
+            (&["exec(git *)"], "git status; rm -rf /", false),
+            (&["exec(git *)"], "git status\nrm -rf /", false),
+            (&["exec(git *)"], "git log | sh", false),
+            (&["exec(git *)"], "git log & rm -rf /", false),
+            (&["exec(git *)"], "git log $(rm -rf /)", false),
+            (&["exec(git *)"], "git log \"$(rm -rf /)\"", false),
+            (&["exec(git *)"], "git log `rm -rf /`", false),
+            (&["exec(git *)"], "(rm -rf /)", false),
+            (&["exec(git *)"], "FOO=1 git status", false),
+            (&["exec(git *)"], "git log 2>&1", true),
+            (&["exec(git *)"], "git log &> out.txt", true),
+            (&["exec(git *)"], "git commit -m 'fix; rm -rf /'", true),
+            (&["exec(git *)", "exec(grep *)"], "git log | grep fix", true),
+            (&["Bash(git:*)"], "git log --oneline", true),
+            (&["Bash(git:*)"], "gitk", false),
+            (&["Bash(npm run test:*)"], "npm run test -- --watch", true),
+            (&["Bash(npm run test:*)"], "npm run build", false),
+        ];
+        for (allow, text, expected) in cases {
+            let policy = policy(allow, &[]);
+            assert_eq!(
+                policy.check("exec", &command(text)).is_allowed(),
+                expected,
+                "allow {allow:?}, command {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_exec_refusal_names_the_command_and_the_allow_rules() {
+        let policy = policy(&["exec(git *)"], &[]);
+        assert_eq!(
+            policy.check("exec", &command("git status && rm -rf /")),
+            Decision::Deny {
+                rule: "exec(git *)".to_owned(),
+                reason: "The exec call was refused: the command `rm -rf /` is not allowed; the \
+                         allow rules for exec are `exec(git *)`. Try a different approach that \
+                         stays within them."
+                    .to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn exec_patterns_read_the_cmd_alias_and_refuse_a_missing_command() {
+        let policy = policy(&["exec(git *)"], &[]);
+        assert!(
+            policy
+                .check("exec", &json!({"cmd": "git diff"}))
+                .is_allowed()
+        );
+        assert!(!policy.check("exec", &json!({"cmd": "rm x"})).is_allowed());
+        assert!(!policy.check("exec", &json!({})).is_allowed());
+        assert!(!policy.check("exec", &json!("git status")).is_allowed());
+        // Without patterns there is nothing to check: the tool reports the missing argument.
+        assert!(ToolPolicy::default().check("exec", &json!({})).is_allowed());
+    }
+
+    #[test]
+    fn environment_variables_are_refused_when_only_some_commands_may_run() {
+        let restricted = policy(&["exec(git *)"], &[]);
+        let with_environment = json!({"command": "git log", "env": {"GIT_PAGER": "rm -rf ~"}});
+        let Decision::Deny { reason, .. } = restricted.check("exec", &with_environment) else {
+            panic!("expected a refusal");
+        };
+        assert!(reason.contains("through `env` is not allowed"), "{reason}");
+        let empty_environment = json!({"command": "git log", "env": {}});
+        assert!(restricted.check("exec", &empty_environment).is_allowed());
+        let unrestricted = policy(&["exec"], &[]);
+        assert!(unrestricted.check("exec", &with_environment).is_allowed());
+    }
+
+    #[test]
+    fn a_deny_rule_without_a_pattern_removes_the_tool() {
+        let policy = policy(&[], &["exec", "Write"]);
+        assert_eq!(
+            policy.offered(),
+            ["read", "edit", "ls", "find", "grep", "apply_patch"]
+        );
+        assert_eq!(
+            policy.check("exec", &command("ls")),
+            Decision::Deny {
+                rule: "exec".to_owned(),
+                reason: "The exec tool is not available in this run (removed by the deny rule \
+                         `exec`). Use one of the available tools instead: read, edit, ls, find, \
+                         grep, apply_patch."
+                    .to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn exec_deny_patterns_see_through_chains_wrappers_and_assignments() {
+        let cases: [(&str, bool); 11] = [
+            ("rm -rf /", false),
+            ("rm", false),
+            ("ls && rm -rf build", false),
+            ("sudo rm -rf /", false),
+            ("FOO=1 rm x", false),
+            ("env -i rm x", false),
+            ("if true; then rm x; fi", false),
+            ("echo $(rm x)", false),
+            ("git rm --cached x", true),
+            ("echo 'rm x'", true),
+            ("ls -la", true),
+        ];
+        let policy = policy(&[], &["exec(rm *)"]);
+        assert_eq!(policy.offered(), ALL_TOOLS.to_vec());
+        for (text, expected) in cases {
+            assert_eq!(
+                policy.check("exec", &command(text)).is_allowed(),
+                expected,
+                "command {text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn deny_wins_over_allow() {
+        let whole = policy(&["exec", "read"], &["Bash"]);
+        assert_eq!(whole.offered(), ["read"]);
+        assert_eq!(
+            refusing_rule(whole.check("exec", &command("ls"))),
+            Some("Bash".to_owned())
+        );
+
+        let narrow = policy(&["exec(git *)"], &["exec(git push*)"]);
+        assert!(narrow.check("exec", &command("git status")).is_allowed());
+        assert_eq!(
+            narrow.check("exec", &command("git push --force origin")),
+            Decision::Deny {
+                rule: "exec(git push*)".to_owned(),
+                reason: "The exec call was refused: the command `git push --force origin` \
+                         matches the deny rule `exec(git push*)`. Try a different approach that \
+                         this rule does not cover."
+                    .to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn path_allow_patterns_match_the_path_relative_to_the_workspace() {
+        let cases: [(&str, &str, &str, bool); 17] = [
+            ("read(./src/**)", "read", "src/main.rs", true),
+            ("read(./src/**)", "read", "./src/a/b/c.rs", true),
+            ("read(./src/**)", "read", "src//lib.rs", true),
+            ("read(./src/**)", "read", "secrets.txt", false),
+            ("read(./src/**)", "read", "src/../secrets.txt", false),
+            ("read(./src/**)", "read", "../outside/src/a.rs", false),
+            ("read(./src/**)", "read", "/ws/src/main.rs", true),
+            ("read(./src/**)", "read", "/elsewhere/src/main.rs", false),
+            ("read(src/*.rs)", "read", "src/a.rs", true),
+            ("read(src/*.rs)", "read", "src/a/b.rs", false),
+            ("Read(//etc/**)", "read", "/etc/hosts", true),
+            ("read(/etc/hosts)", "read", "etc/hosts", false),
+            ("group:read(src/**)", "grep", "src", true),
+            ("group:read(src/**)", "grep", ".", false),
+            ("group:read(src/**)", "ls", "src/tools", true),
+            ("group:fs(docs/**)", "write", "docs/a.md", true),
+            ("read(**)", "read", "any/where.txt", true),
+        ];
+        for (rule, tool, raw, expected) in cases {
+            let policy = policy(&[rule], &[]).with_workspace(Path::new("/ws"));
+            assert_eq!(
+                policy.check(tool, &path(raw)).is_allowed(),
+                expected,
+                "rule {rule}, {tool} {raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_workspace_absolute_paths_match_only_absolute_patterns() {
+        let policy = policy(&["read(src/**)", "read(/etc/*)"], &[]);
+        assert!(policy.check("read", &path("src/a.rs")).is_allowed());
+        assert!(!policy.check("read", &path("/ws/src/a.rs")).is_allowed());
+        assert!(policy.check("read", &path("/etc/hosts")).is_allowed());
+    }
+
+    #[test]
+    fn path_patterns_read_each_tools_argument_names_and_defaults() {
+        let policy = policy(&["group:fs(src/**)"], &[]).with_workspace(Path::new("/ws"));
+        let cases: [(&str, Value, bool); 9] = [
+            (
+                "edit",
+                json!({"file_path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+                true,
+            ),
+            (
+                "edit",
+                json!({"file_path": "b.rs", "old_string": "a", "new_string": "b"}),
+                false,
+            ),
+            (
+                "write",
+                json!({"file_path": "/ws/src/new.rs", "content": ""}),
+                true,
+            ),
+            ("ls", json!({"dir_path": "src"}), true),
+            ("ls", json!({}), false),
+            ("find", json!({"pattern": "*.rs"}), false),
+            ("find", json!({"pattern": "*.rs", "path": "src"}), true),
+            ("grep", json!({"pattern": "x", "path": "src/tools"}), true),
+            ("read", json!({"path": 7}), false),
+        ];
+        for (tool, arguments, expected) in cases {
+            assert_eq!(
+                policy.check(tool, &arguments).is_allowed(),
+                expected,
+                "{tool} {arguments}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_path_deny_pattern_refuses_matching_paths_only() {
+        let policy = policy(&[], &["group:fs(.env)", "write(./secrets/**)"])
+            .with_workspace(Path::new("/ws"));
+        assert_eq!(policy.offered(), ALL_TOOLS.to_vec());
+        let cases: [(&str, &str, bool); 6] = [
+            ("read", ".env", false),
+            ("read", "/ws/.env", false),
+            ("read", "sub/../.env", false),
+            ("read", "src/.env", true),
+            ("write", "secrets/key", false),
+            ("read", "secrets/key", true),
+        ];
+        for (tool, raw, expected) in cases {
+            let arguments = json!({"path": raw, "content": ""});
+            assert_eq!(
+                policy.check(tool, &arguments).is_allowed(),
+                expected,
+                "{tool} {raw}"
+            );
+        }
+        assert_eq!(
+            policy.check("read", &path("./.env")),
+            Decision::Deny {
+                rule: "group:fs(.env)".to_owned(),
+                reason: "The read call was refused: the path `./.env` matches the deny rule \
+                         `group:fs(.env)`. Try a different approach that this rule does not \
+                         cover."
+                    .to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn apply_patch_is_checked_against_every_path_in_the_patch() {
+        let patch =
+            |body: &str| json!({"input": format!("*** Begin Patch\n{body}*** End Patch\n")});
+        let allowed = policy(&["apply_patch(src/**)"], &[]);
+        let inside =
+            patch("*** Add File: src/new.rs\n+fn main() {}\n*** Delete File: src/old.rs\n");
+        assert!(allowed.check("apply_patch", &inside).is_allowed());
+        let moved_out = patch("*** Update File: src/a.rs\n*** Move to: secrets/a.rs\n@@\n-a\n+b\n");
+        assert_eq!(
+            refusing_rule(allowed.check("apply_patch", &moved_out)),
+            Some("apply_patch(src/**)".to_owned())
+        );
+        // A patch that does not parse writes nothing; the tool itself explains why.
+        assert!(
+            allowed
+                .check("apply_patch", &json!({"input": "not a patch"}))
+                .is_allowed()
+        );
+        assert!(!allowed.check("apply_patch", &json!({})).is_allowed());
+
+        let denied = policy(&[], &["group:fs(secrets/**)"]);
+        let deletion = patch("*** Delete File: src/a.rs\n*** Delete File: secrets/b\n");
+        let Decision::Deny { reason, .. } = denied.check("apply_patch", &deletion) else {
+            panic!("expected a refusal");
+        };
+        assert!(reason.contains("the path `secrets/b`"), "{reason}");
+    }
+
+    #[test]
+    fn rule_lists_split_on_commas_and_spaces_outside_parentheses() {
+        let cases: [(&str, &[&str]); 6] = [
+            ("exec(git *),read", &["exec(git *)", "read"]),
+            ("exec(git *) read", &["exec(git *)", "read"]),
+            ("exec(echo a,b), grep", &["exec(echo a,b)", "grep"]),
+            ("exec(echo (a b))", &["exec(echo (a b))"]),
+            (" , ,read,,", &["read"]),
+            (
+                "Bash(npm run test:*)\tRead(./src/**)",
+                &["Bash(npm run test:*)", "Read(./src/**)"],
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(
+                split_rules(text, RuleList::Allow).unwrap(),
+                strings(expected),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_comma_inside_a_pattern_belongs_to_the_pattern() {
+        let policy = policy(&["exec(echo a,b),read(notes,v2.txt)"], &[]);
+        assert_eq!(policy.offered(), ["read", "exec"]);
+        assert!(policy.check("exec", &command("echo a,b")).is_allowed());
+        assert!(!policy.check("exec", &command("echo a")).is_allowed());
+        assert!(policy.check("read", &path("notes,v2.txt")).is_allowed());
+        assert!(!policy.check("read", &path("notes")).is_allowed());
+    }
+
+    #[test]
+    fn bad_rules_and_names_are_rejected_naming_the_rule() {
+        // (allow list, deny list, the start of the message)
+        let cases: [(&[&str], &[&str], &str); 11] = [
+            (&["Foo"], &[], "unknown tool `Foo` in the allow rule `Foo`"),
+            (
+                &[],
+                &["exec,Teleport(x)"],
+                "unknown tool `Teleport` in the deny rule `Teleport(x)`",
+            ),
+            (
+                &["BASH"],
+                &[],
+                "unknown tool `BASH` in the allow rule `BASH`",
+            ),
+            (
+                &["group:web"],
+                &[],
+                "unknown tool `group:web` in the allow rule `group:web`",
+            ),
+            (
+                &["exec(git *"],
+                &[],
+                "the allow rule `exec(git *` has a `(` without a closing `)`",
+            ),
+            (
+                &["exec)"],
+                &[],
+                "the allow rule `exec)` has a `)` without a matching `(`",
+            ),
+            (
+                &["exec()"],
+                &[],
+                "the allow rule `exec()` has an empty pattern",
+            ),
+            (
+                &["*(x)"],
+                &[],
+                "the allow rule `*(x)` puts a pattern on `*`",
+            ),
+            (
+                &["exec(a)b"],
+                &[],
+                "the allow rule `exec(a)b` has text after its closing `)`",
+            ),
+            (
+                &["(git *)"],
+                &[],
+                "the allow rule `(git *)` has no tool name before `(`",
+            ),
+            (
+                &[],
+                &["read([)"],
+                "the deny rule `read([)` has an invalid pattern",
+            ),
+        ];
+        for (allow, deny, expected) in cases {
+            let message = build(None, None, allow, deny).unwrap_err().to_string();
+            assert!(
+                message.starts_with(expected),
+                "got {message}, expected {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_profiles_and_tools_entries_are_rejected_naming_them() {
+        let cases: [(Option<&str>, Option<&str>, &str); 3] = [
+            (
+                None,
+                Some("read,Shell"),
+                "unknown tool `Shell` in the --tools entry `Shell`",
+            ),
+            (Some("huge"), None, "unknown tool profile `huge`"),
+            (
+                None,
+                Some("exec(git *)"),
+                "the --tools entry `exec(git *)` has a pattern, but --tools only names tools",
+            ),
+        ];
+        for (profile, exact, expected) in cases {
+            let message = build(profile, exact, &[], &[]).unwrap_err().to_string();
+            assert_eq!(message, expected);
+        }
+    }
+
+    #[test]
+    fn error_hints_list_the_valid_names() {
+        let unknown = build(None, None, &["Foo"], &[]).unwrap_err();
+        assert!(
+            unknown.hint().starts_with("valid names: read, write"),
+            "{}",
+            unknown.hint()
+        );
+        let claude = build(None, None, &["WebFetch"], &[]).unwrap_err();
+        assert!(
+            claude
+                .hint()
+                .starts_with("pincer has no equivalent of Claude Code's WebFetch; valid names:"),
+            "{}",
+            claude.hint()
+        );
+        let profile = build(Some("max"), None, &[], &[]).unwrap_err();
+        assert_eq!(profile.hint(), "valid profiles: minimal, coding, full");
+        let pattern = build(None, Some("read(x)"), &[], &[]).unwrap_err();
+        assert!(
+            pattern.hint().contains("--allowed-tools"),
+            "{}",
+            pattern.hint()
+        );
+    }
+
+    #[test]
+    fn an_unknown_tool_call_is_refused_listing_the_offered_tools() {
+        let policy = build(Some("minimal"), None, &[], &[]).unwrap();
+        assert_eq!(
+            policy.check("teleport", &json!({})),
+            Decision::Deny {
+                rule: "teleport".to_owned(),
+                reason: "There is no tool named teleport in this run. Use one of the available \
+                         tools: read, ls, find, grep."
+                    .to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn describe_shows_profile_tools_offered_and_rules() {
+        let policy = build(
+            Some("full"),
+            None,
+            &["exec(git *),read", "group:read"],
+            &["exec(git push*)"],
+        )
+        .unwrap();
+        assert_eq!(
+            policy.describe(),
+            json!({
+                "profile": "full",
+                "tools": null,
+                "offered": ["read", "exec", "ls", "find", "grep"],
+                "allow": ["exec(git *)", "read", "group:read"],
+                "deny": ["exec(git push*)"],
+            })
+        );
+        let exact = build(None, Some("read"), &[], &[]).unwrap();
+        assert_eq!(exact.describe()["tools"], "read");
+        assert_eq!(exact.describe()["offered"], json!(["read"]));
+    }
+
+    #[test]
+    fn command_lines_split_into_simple_commands() {
+        let cases: [(&str, &[&str]); 12] = [
+            ("git status", &["git status"]),
+            ("a && b || c; d | e & f", &["a", "b", "c", "d", "e", "f"]),
+            ("a\nb", &["a", "b"]),
+            ("echo 'x; y' \"z | w\"", &["echo 'x; y' \"z | w\""]),
+            ("echo \"$(rm x) ok\"", &["echo \"", "rm x", "ok\""]),
+            ("echo `id`", &["echo", "id"]),
+            ("(cd x && make)", &["cd x", "make"]),
+            ("cat <(ls)", &["cat <", "ls"]),
+            ("make 2>&1 >&2 &> log", &["make 2>&1 >&2 &> log"]),
+            ("echo a\\;b", &["echo a\\;b"]),
+            ("   ", &[]),
+            ("a;;b", &["a", "b"]),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(command_segments(text), strings(expected), "{text:?}");
+        }
+    }
+
+    #[test]
+    fn wildcards_match_any_text_and_literals_match_exactly() {
+        let cases: [(&str, &str, bool); 10] = [
+            ("git *", "git status", true),
+            ("git *", "git", false),
+            ("git *", "gitk x", false),
+            ("*", "", true),
+            ("*", "anything at all /", true),
+            ("make", "make", true),
+            ("make", "make all", false),
+            ("a*b*c", "a-b-b-c", true),
+            ("a*b*c", "a-c-b", false),
+            ("*ab*ab", "abab", true),
+        ];
+        for (pattern, text, expected) in cases {
+            assert_eq!(
+                wildcard_match(pattern, text),
+                expected,
+                "{pattern} vs {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn wrappers_and_assignments_are_peeled_one_word_at_a_time() {
+        assert_eq!(
+            without_wrappers("FOO=1 sudo -E rm x"),
+            strings(&["sudo -E rm x", "-E rm x", "rm x"])
+        );
+        assert_eq!(without_wrappers("git rm x"), Vec::<String>::new());
+        assert_eq!(without_wrappers("x=1"), Vec::<String>::new());
+        assert!(!is_assignment("=1"));
+        assert!(!is_assignment("1A=1"));
+        assert!(is_assignment("_A1="));
+    }
+
+    #[test]
+    fn paths_normalize_lexically() {
+        assert_eq!(normalize_absolute("/a/./b/../c/"), "/a/c");
+        assert_eq!(normalize_absolute("/../x"), "/x");
+        assert_eq!(
+            normalize_relative("./src/../lib/a.rs").as_deref(),
+            Some("lib/a.rs")
+        );
+        assert_eq!(normalize_relative(".").as_deref(), Some("."));
+        assert_eq!(normalize_relative("a/../../b"), None);
+        assert_eq!(relative_to("/ws", "/ws").as_deref(), Some("."));
+        assert_eq!(relative_to("/ws", "/ws/a/b").as_deref(), Some("a/b"));
+        assert_eq!(relative_to("/ws", "/wsx/a"), None);
+        assert_eq!(relative_to("/", "/a").as_deref(), Some("a"));
+    }
+}
