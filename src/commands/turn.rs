@@ -81,7 +81,11 @@ fn drive(
     turn_args: &TurnArgs,
     plan: &TurnPlan<'_>,
 ) -> CliResult<Exit> {
-    let mut sink = sink_for(format, turn_args.include_partial_messages, turn_args.heartbeat);
+    let mut sink = sink_for(
+        format,
+        turn_args.include_partial_messages,
+        turn_args.heartbeat,
+    );
     if let Some(path) = &turn_args.events_file {
         match std::fs::File::create(path) {
             Ok(file) => {
