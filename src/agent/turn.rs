@@ -29,6 +29,7 @@ use crate::session::record::{
     AgentMessage, AssistantContent, ContentBlock, StopReason, TextContent, ToolResultMessage,
 };
 use crate::session::store::SessionError;
+use crate::tools::policy::{Decision, ToolPolicy};
 use crate::tools::{self, ToolContext};
 
 /// Why the run was cancelled.
@@ -101,6 +102,8 @@ pub struct TurnSettings {
     pub session_id: Option<String>,
     /// Workspace for tools.
     pub workspace: PathBuf,
+    /// Which tools are offered and which calls are allowed.
+    pub policy: ToolPolicy,
 }
 
 /// How the turn ended.
@@ -155,6 +158,8 @@ pub struct TurnReport {
     pub last_usage: Option<TokenUsage>,
     /// Time spent in model calls.
     pub api_duration: Duration,
+    /// Tool calls the policy refused (`{tool_name, tool_use_id, tool_input}`, as claude reports).
+    pub permission_denials: Vec<Value>,
 }
 
 /// The messages as they go to the model: failed and aborted assistant messages are left out (pi
@@ -289,6 +294,7 @@ pub async fn run(
         model_usage: BTreeMap::new(),
         last_usage: None,
         api_duration: Duration::ZERO,
+        permission_denials: Vec::new(),
     };
     let api_name = provider::protocol(settings.api, &empty_request(settings)).api_name;
     let tool_context = ToolContext {
@@ -440,9 +446,21 @@ pub async fn run(
             return report;
         }
         for (id, name, arguments) in calls {
+            let decision = settings.policy.check(&name, &arguments);
             let output = if cancellation.token.is_cancelled() {
                 tools::ToolOutput {
                     content: vec![text_block("not run: the turn was interrupted")],
+                    is_error: true,
+                    details: None,
+                }
+            } else if let Decision::Deny { reason, .. } = decision {
+                report.permission_denials.push(serde_json::json!({
+                    "tool_name": name,
+                    "tool_use_id": id,
+                    "tool_input": arguments,
+                }));
+                tools::ToolOutput {
+                    content: vec![text_block(&format!("Permission denied: {reason}"))],
                     is_error: true,
                     details: None,
                 }

@@ -32,6 +32,7 @@ use crate::session::record::{
 };
 use crate::session::store::{self, LoadedSession};
 use crate::settings::ModelRef;
+use crate::tools::policy::{PolicySpec, ToolPolicy};
 
 /// `pincer run`.
 pub fn run(
@@ -178,13 +179,10 @@ enum Execution {
 
 /// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
 fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
-    let checks: [(bool, &str); 12] = [
+    let checks: [(bool, &str); 9] = [
         (!args.fallback_model.is_empty(), "--fallback-model"),
         (args.prompt_mode.is_some(), "--prompt-mode"),
         (args.no_context_files, "--no-context-files"),
-        (args.tools.is_some(), "--tools"),
-        (!args.allowed_tools.is_empty(), "--allowed-tools"),
-        (!args.disallowed_tools.is_empty(), "--disallowed-tools"),
         (args.sandbox.is_some(), "--sandbox"),
         (
             args.dangerously_skip_permissions,
@@ -306,6 +304,26 @@ fn read_text_file(path: &Path, what: &str) -> CliResult<String> {
     std::fs::read_to_string(path).map_err(|error| {
         CliError::usage(format!("cannot read {what} '{}': {error}", path.display()))
     })
+}
+
+/// The tool policy from config and flags: config allow/deny rules first, then the flags'.
+fn tool_policy(context: &Context, args: &TurnArgs) -> CliResult<ToolPolicy> {
+    let tools = &context.settings.tools;
+    let mut allow = tools.allow.clone();
+    allow.extend(args.allowed_tools.iter().cloned());
+    let mut deny = tools.deny.clone();
+    deny.extend(args.disallowed_tools.iter().cloned());
+    let spec = PolicySpec {
+        profile: Some(tools.profile.as_str()),
+        exact: args.tools.as_deref(),
+        allow: &allow,
+        deny: &deny,
+    };
+    let policy = ToolPolicy::new(&spec).map_err(|error| {
+        let hint = error.hint();
+        CliError::usage(error.to_string()).with_hint(hint)
+    })?;
+    Ok(policy.with_workspace(&context.workspace))
 }
 
 /// The session a turn writes to, set up per the command.
@@ -604,9 +622,11 @@ fn execute(
     let max_output_tokens = model_info
         .as_ref()
         .map_or(8_192, |info| info.max_output.clamp(1, 32_000));
-    let tool_names: Vec<&str> = crate::tools::ALL_TOOLS
-        .iter()
-        .copied()
+    let policy = tool_policy(context, args)?;
+    // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
+    let tool_names: Vec<&str> = policy
+        .offered()
+        .into_iter()
         .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
         .collect();
     let tools = crate::tools::definitions(&tool_names);
@@ -664,6 +684,7 @@ fn execute(
             "credentials": if api_key.is_some() { "found" } else if needs_key { "missing" } else { "not needed" },
             "system_prompt": system_prompt,
             "tools": tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
+            "tool_policy": policy.describe(),
             "thinking": thinking.as_str(),
             "body": protocol.request.body,
         });
@@ -739,6 +760,7 @@ fn execute(
         include_partial: args.include_partial_messages,
         session_id: setup.session_id.clone(),
         workspace: context.workspace.clone(),
+        policy,
     };
     let report = run_on_runtime(
         &settings,
@@ -1030,7 +1052,7 @@ fn finish(
             status: failure.status,
             retryable: failure.retryable,
         }),
-        permission_denials: Vec::new(),
+        permission_denials: report.permission_denials.clone(),
         structured_output: None,
         model: Some(settings.model.clone()),
         provider: Some(settings.provider.clone()),

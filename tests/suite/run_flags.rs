@@ -564,3 +564,115 @@ fn a_thinking_signature_is_sent_back_unchanged_on_resume() {
     // The level persisted in the session applies to the resumed turn.
     assert_eq!(body["thinking"]["type"], "enabled");
 }
+
+fn offered_tools(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|tool| tool["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn the_tools_flag_and_deny_rules_decide_what_the_model_is_offered() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("a"), text("b"), text("c")]);
+    assert_eq!(
+        code(&run(&home, &server, &["run", "--tools", "read,ls", "go"])),
+        0
+    );
+    assert_eq!(
+        code(&run(
+            &home,
+            &server,
+            &[
+                "run",
+                "--disallowed-tools",
+                "exec",
+                "--allowed-tools",
+                "group:fs",
+                "go"
+            ]
+        )),
+        0
+    );
+    assert_eq!(
+        code(&run(
+            &home,
+            &server,
+            &["-c", "tools.profile=\"minimal\"", "run", "go"]
+        )),
+        0
+    );
+    let requests = server.requests();
+    assert_eq!(offered_tools(&requests[0].json()), ["read", "ls"]);
+    assert_eq!(
+        offered_tools(&requests[1].json()),
+        ["read", "write", "edit", "ls", "find", "grep"]
+    );
+    assert_eq!(
+        offered_tools(&requests[2].json()),
+        ["read", "ls", "find", "grep"]
+    );
+}
+
+#[test]
+fn a_denied_call_returns_an_error_result_and_is_listed_in_permission_denials() {
+    let home = Home::new();
+    std::fs::write(home.workspace.join("keep.txt"), "precious").unwrap();
+    let server = MockServer::start(vec![
+        tool("toolu_rm", "exec", json!({"command": "rm keep.txt"})),
+        text("I was not allowed to remove it."),
+    ]);
+    let output = run(
+        &home,
+        &server,
+        &[
+            "run",
+            "--allowed-tools",
+            "exec(git *),read",
+            "--json",
+            "clean up",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(home.workspace.join("keep.txt").exists());
+    let result = result_of(&output);
+    assert_eq!(
+        result.permission_denials,
+        vec![
+            json!({"tool_name": "exec", "tool_use_id": "toolu_rm", "tool_input": {"command": "rm keep.txt"}})
+        ]
+    );
+    let second = server.requests()[1].json();
+    let sent = second["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+        .find(|block| block["type"] == "tool_result")
+        .unwrap();
+    assert_eq!(sent["is_error"], true);
+    assert!(
+        sent["content"].to_string().contains("Permission denied"),
+        "{sent}"
+    );
+}
+
+#[test]
+fn an_unknown_tool_rule_is_a_usage_error() {
+    let home = Home::new();
+    let server = MockServer::start(vec![]);
+    let output = run(
+        &home,
+        &server,
+        &["run", "--allowed-tools", "Teleport", "go"],
+    );
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(stderr(&output).contains("Teleport"), "{}", stderr(&output));
+    assert!(server.requests().is_empty());
+}
