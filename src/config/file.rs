@@ -255,7 +255,8 @@ impl ThinkingLevel {
 pub struct ToolsConfig {
     /// Base tool set. Default: `coding`.
     pub profile: Option<ToolProfile>,
-    /// Patterns added to the profile (`exec(git *)`, `group:fs`). Default: none.
+    /// Allow rules (`exec(git *)`, `group:fs`): they narrow the profile to the tools and arguments
+    /// they name, like `--allowed-tools`. Default: none.
     #[serde(default)]
     pub allow: Vec<String>,
     /// Patterns removed; deny wins over allow. Default: none.
