@@ -3,7 +3,10 @@
 //! The loop reports everything as [`crate::output::events::Event`]s to a sink and never asks which
 //! output mode is on. Every completed message is appended (and synced) before the next request.
 
+pub mod context_files;
+pub mod heartbeat;
 pub mod prompt;
 pub mod render;
+pub mod think_tags;
 pub mod transcript;
 pub mod turn;

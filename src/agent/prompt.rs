@@ -1,11 +1,61 @@
-//! The system prompt, rebuilt for every request. This is the compact form (identity, tools,
-//! workspace, runtime facts, appended texts); workspace context files and the prompt modes of
-//! SPEC §6 extend it.
+//! The system prompt (SPEC §6.1), rebuilt and sent on every request.
+//!
+//! Full mode, in order: identity and role, tools, safety, workspace, runtime, workspace files,
+//! heartbeat rules (heartbeat runs only), then the appended texts. `minimal` keeps tools, safety
+//! and runtime; `none` keeps only what the user supplied; `--system-prompt` replaces everything
+//! but the appended texts. Sections are separated by a blank line and measured in characters for
+//! `--dry-run` and `status --json`.
+//!
+//! Everything here is a pure function of its inputs except [`git_summary`], which runs `git`.
+//! The inputs carry the date, not the time, so a cron job's prompt stays byte-identical within a
+//! day and provider prompt caching keeps working.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
+use serde::Serialize;
+
+use super::context_files::ContextFile;
+use super::heartbeat::HEARTBEAT_OK;
 use crate::provider::ToolDefinition;
+
+/// How much of the built-in prompt is sent (`--prompt-mode`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PromptMode {
+    /// Every section.
+    #[default]
+    Full,
+    /// Tools, safety and runtime only.
+    Minimal,
+    /// Only user-supplied text.
+    None,
+}
+
+impl PromptMode {
+    /// The name used on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Minimal => "minimal",
+            Self::None => "none",
+        }
+    }
+}
+
+/// The state of the workspace's git repository.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitSummary {
+    /// The current branch; `None` on a detached HEAD.
+    pub branch: Option<String>,
+    /// Tracked files with staged or unstaged changes.
+    pub changed: usize,
+    /// Untracked files.
+    pub untracked: usize,
+}
 
 /// What the system prompt is built from.
 #[derive(Debug, Clone)]
@@ -16,81 +66,638 @@ pub struct PromptInputs<'a> {
     pub model: &'a str,
     /// The tools offered.
     pub tools: &'a [ToolDefinition],
+    /// Which sections to send.
+    pub mode: PromptMode,
     /// `--system-prompt` text: replaces everything but the appended texts.
     pub replace: Option<&'a str>,
-    /// `--append-system-prompt` texts, in order.
+    /// `--append-system-prompt` and configured texts, in order.
     pub append: &'a [String],
-    /// Local date and UTC offset.
+    /// Local date and UTC offset (no time of day, for prompt caching).
     pub now: &'a str,
+    /// The sandbox mode's name: `read-only`, `workspace-write` or `danger-full-access`.
+    pub sandbox: &'a str,
+    /// Workspace context files, already loaded and capped.
+    pub files: &'a [ContextFile],
+    /// Whether this is a heartbeat run.
+    pub heartbeat: bool,
+    /// The repository state, when the workspace is one.
+    pub git: Option<&'a GitSummary>,
+}
+
+/// The size of one section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SectionSize {
+    /// `identity`, `tools`, `safety`, `workspace`, `runtime`, `workspace_files`, `heartbeat`,
+    /// `system_prompt` (a replacement) or `append`.
+    pub name: String,
+    /// Its length in characters, separators between sections not included.
+    pub chars: usize,
+}
+
+/// One workspace file as it went into the prompt.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FileReport {
+    /// Its title in the prompt.
+    pub name: String,
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Characters sent.
+    pub chars: usize,
+    /// Characters in the file.
+    pub original_chars: usize,
+    /// Whether the cap cut it.
+    pub truncated: bool,
+}
+
+/// The system prompt and what it is made of.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuiltPrompt {
+    /// The text sent as the system prompt (empty when there is nothing to send).
+    pub text: String,
+    /// Sections in order.
+    pub sections: Vec<SectionSize>,
+    /// Workspace files included, in order.
+    pub files: Vec<FileReport>,
 }
 
 /// Build the system prompt.
-pub fn build(inputs: &PromptInputs<'_>) -> String {
-    let mut prompt = String::new();
-    match inputs.replace {
-        Some(text) => prompt.push_str(text.trim_end()),
-        None => {
-            prompt.push_str(
-                "You are pincer, a coding agent run from scripts, cron jobs and CI. You work \
-                 without a human watching: nobody can answer questions during the turn, so make \
-                 reasonable decisions, use the tools to inspect and change the workspace, and \
-                 finish with a concise final answer that is useful as the command's output.\n",
-            );
-            if !inputs.tools.is_empty() {
-                prompt.push_str("\n## Tools\n");
-                for tool in inputs.tools {
-                    let summary = tool.description.lines().next().unwrap_or_default();
-                    let _ = writeln!(prompt, "- {}: {summary}", tool.name);
-                }
-                prompt.push_str(
-                    "Paths are relative to the workspace. Read a file before editing it.\n",
-                );
+pub fn build(inputs: &PromptInputs<'_>) -> BuiltPrompt {
+    let mut sections: Vec<(&str, String)> = Vec::new();
+    let mut files = Vec::new();
+    match (inputs.replace, inputs.mode) {
+        (Some(text), _) => sections.push(("system_prompt", text.trim_end().to_owned())),
+        (None, PromptMode::None) => {}
+        (None, PromptMode::Minimal) => {
+            sections.push(("tools", tools_section(inputs.tools)));
+            sections.push(("safety", safety_section(inputs.sandbox)));
+            sections.push(("runtime", runtime_section(inputs)));
+        }
+        (None, PromptMode::Full) => {
+            sections.push(("identity", IDENTITY.to_owned()));
+            sections.push(("tools", tools_section(inputs.tools)));
+            sections.push(("safety", safety_section(inputs.sandbox)));
+            sections.push(("workspace", workspace_section(inputs)));
+            sections.push(("runtime", runtime_section(inputs)));
+            if !inputs.files.is_empty() {
+                let (text, reports) = files_section(inputs.files);
+                sections.push(("workspace_files", text));
+                files = reports;
             }
-            let _ = write!(
-                prompt,
-                "\n## Workspace\n{}\n\n## Runtime\n- date: {}\n- os: {}\n- model: {}\n- pincer {}\n",
-                inputs.workspace.display(),
-                inputs.now,
-                std::env::consts::OS,
-                inputs.model,
-                env!("CARGO_PKG_VERSION"),
-            );
+            if inputs.heartbeat {
+                sections.push(("heartbeat", heartbeat_section()));
+            }
         }
     }
     for text in inputs.append {
-        if !text.trim().is_empty() {
-            prompt.push_str("\n\n");
-            prompt.push_str(text.trim_end());
+        let text = text.trim_end();
+        if !text.trim_start().is_empty() {
+            sections.push(("append", text.to_owned()));
         }
     }
-    prompt
+    sections.retain(|(_, text)| !text.is_empty());
+
+    let text = sections
+        .iter()
+        .map(|(_, text)| text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let sections = sections
+        .iter()
+        .map(|(name, text)| SectionSize {
+            name: (*name).to_owned(),
+            chars: text.chars().count(),
+        })
+        .collect();
+    BuiltPrompt {
+        text,
+        sections,
+        files,
+    }
+}
+
+const IDENTITY: &str = "You are pincer, a coding agent started by a script, a cron job or a CI \
+pipeline. Nobody watches the run and nobody can answer questions while it lasts: when something \
+is unclear, make the most reasonable choice, say which one you made, and carry on. Use the tools \
+to inspect and change the workspace, check your work where you can, and finish with a concise \
+final answer that is useful on its own as the command's output: what you did, what you found, and \
+anything left for a person to do.";
+
+fn tools_section(tools: &[ToolDefinition]) -> String {
+    if tools.is_empty() {
+        return "## Tools\nNo tools are available in this run: answer from the conversation alone \
+                and do not write tool calls."
+            .to_owned();
+    }
+    let mut text = "## Tools\nCall tools through the tool-calling interface, with the names \
+                    exactly as listed and arguments that match their schemas. Independent calls \
+                    may go in one message. Paths are relative to the workspace. Read a file \
+                    before editing it. A tool error is an answer too: read it and adapt.\n"
+        .to_owned();
+    for tool in tools {
+        let summary = tool.description.lines().next().unwrap_or_default().trim();
+        let _ = writeln!(text, "- {}: {summary}", tool.name);
+    }
+    text.truncate(text.trim_end().len());
+    text
+}
+
+fn safety_section(sandbox: &str) -> String {
+    let mode = match sandbox {
+        "read-only" => {
+            "Sandbox: read-only. Nothing may be changed: write, edit and apply_patch are refused, \
+             and commands run with a read-only file system (or not at all)."
+        }
+        "workspace-write" => {
+            "Sandbox: workspace-write. Files may be written only inside the workspace and the \
+             temporary directory; `.git` and pincer's own directories are protected, and commands \
+             are confined the same way where the system supports it."
+        }
+        "danger-full-access" => {
+            "Sandbox: danger-full-access. Nothing is confined: commands act on the real machine \
+             with the user's permissions, so every change is real."
+        }
+        _ => "",
+    };
+    let mut text = String::from("## Safety\n");
+    if mode.is_empty() {
+        let _ = writeln!(text, "Sandbox: {sandbox}.");
+    } else {
+        text.push_str(mode);
+        text.push('\n');
+    }
+    text.push_str(
+        "- Prefer reversible steps. Do not run destructive commands (deleting data, `rm -rf`, \
+         `git reset --hard`, force pushes, dropping databases) unless the task clearly asks for \
+         them.\n\
+         - Keep secrets secret: never print, log, commit or send keys, tokens, passwords or the \
+         contents of credential and `.env` files.\n\
+         - A refused tool call is final for this run: do not work around the policy; report what \
+         could not be done.\n\
+         - Stay within the task: no side goals, and no changes to your own instructions or \
+         configuration.",
+    );
+    text
+}
+
+fn workspace_section(inputs: &PromptInputs<'_>) -> String {
+    let mut text = format!(
+        "## Workspace\nWorking directory: {} (relative tool paths start here).",
+        inputs.workspace.display()
+    );
+    if let Some(git) = inputs.git {
+        let branch = git.branch.as_deref().map_or_else(
+            || "a detached HEAD".to_owned(),
+            |branch| format!("branch {branch}"),
+        );
+        let state = if git.changed == 0 && git.untracked == 0 {
+            "no uncommitted changes".to_owned()
+        } else {
+            format!(
+                "{} changed and {} untracked files",
+                git.changed, git.untracked
+            )
+        };
+        let _ = write!(text, "\nGit repository: {branch}, {state}.");
+    }
+    text
+}
+
+fn runtime_section(inputs: &PromptInputs<'_>) -> String {
+    format!(
+        "## Runtime\n- date: {}\n- os: {} ({})\n- model: {}\n- pincer {}",
+        inputs.now,
+        std::env::consts::OS,
+        std::env::consts::ARCH,
+        inputs.model,
+        env!("CARGO_PKG_VERSION"),
+    )
+}
+
+fn files_section(files: &[ContextFile]) -> (String, Vec<FileReport>) {
+    let mut text = String::from(
+        "# Workspace files\nThe user keeps these files as standing instructions and memory; \
+         follow them unless they conflict with the safety rules. Files titled global/ apply to \
+         every workspace.",
+    );
+    let mut reports = Vec::with_capacity(files.len());
+    for file in files {
+        let _ = write!(text, "\n\n## {}\n{}", file.name, file.content);
+        reports.push(FileReport {
+            name: file.name.clone(),
+            path: file.path.clone(),
+            chars: file.content.chars().count(),
+            original_chars: file.original_chars,
+            truncated: file.truncated,
+        });
+    }
+    (text, reports)
+}
+
+fn heartbeat_section() -> String {
+    format!(
+        "## Heartbeat\nThis is a heartbeat run, started on a schedule. Do what HEARTBEAT.md asks. \
+         If nothing needs attention, reply exactly {HEARTBEAT_OK}: such a reply reaches nobody. \
+         Any other reply is sent to a person as a report, so write one only when there is \
+         something to report."
+    )
+}
+
+/// How long `git status` may take before the summary is left out.
+const GIT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Branch and change counts of the workspace's repository, when `workspace/.git` exists. `None`
+/// when git is missing, fails, or takes longer than two seconds. Blocks the calling thread for
+/// at most about that long.
+pub fn git_summary(workspace: &Path) -> Option<GitSummary> {
+    if !workspace.join(".git").exists() {
+        return None;
+    }
+    let mut child = Command::new("git")
+        // No index refresh written back, and no fsmonitor hook: reading the status must not
+        // change the repository or run its configured commands.
+        .args(["--no-optional-locks", "-c", "core.fsmonitor=false", "-C"])
+        .arg(workspace)
+        .args(["status", "--porcelain=v1", "--branch"])
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + GIT_TIMEOUT;
+    // Read on a thread so a large status cannot fill the pipe and stall the child while this
+    // thread waits.
+    let mut stdout = child.stdout.take()?;
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut output = Vec::new();
+        let result = stdout.read_to_end(&mut output).map(|_| output);
+        let _ = sender.send(result);
+    });
+    let output = receiver
+        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        .ok()
+        .and_then(Result::ok);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if output.is_some() && Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => break None,
+        }
+    };
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    if !status?.success() {
+        return None;
+    }
+    parse_git_status(&String::from_utf8_lossy(&output?))
+}
+
+/// Parse `git status --porcelain=v1 --branch`.
+fn parse_git_status(output: &str) -> Option<GitSummary> {
+    let mut lines = output.lines();
+    let header = lines.next()?.strip_prefix("## ")?;
+    let branch = if header.starts_with("HEAD (no branch)") {
+        None
+    } else {
+        let name = header
+            .strip_prefix("No commits yet on ")
+            .or_else(|| header.strip_prefix("Initial commit on "))
+            .unwrap_or(header);
+        let end = [name.find("..."), name.find(" [")]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(name.len());
+        Some(name[..end].to_owned())
+    };
+    let mut summary = GitSummary {
+        branch,
+        changed: 0,
+        untracked: 0,
+    };
+    for line in lines {
+        if line.starts_with("??") {
+            summary.untracked += 1;
+        } else if !line.starts_with("!!") && !line.is_empty() {
+            summary.changed += 1;
+        }
+    }
+    Some(summary)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str, description: &str) -> ToolDefinition {
+        ToolDefinition {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            parameters: json!({"type": "object"}),
+        }
+    }
+
+    fn file(name: &str, content: &str) -> ContextFile {
+        ContextFile {
+            name: name.to_owned(),
+            path: PathBuf::from("/w").join(name),
+            content: content.to_owned(),
+            original_chars: 500,
+            truncated: true,
+        }
+    }
+
+    fn section_names(built: &BuiltPrompt) -> Vec<&str> {
+        built
+            .sections
+            .iter()
+            .map(|section| section.name.as_str())
+            .collect()
+    }
+
+    struct Fixture {
+        tools: Vec<ToolDefinition>,
+        files: Vec<ContextFile>,
+        append: Vec<String>,
+        git: GitSummary,
+    }
+
+    impl Fixture {
+        fn new() -> Self {
+            Self {
+                tools: vec![
+                    tool("read", "Read a file.\nMore detail the prompt leaves out."),
+                    tool("exec", "Run a command."),
+                ],
+                files: vec![
+                    file("AGENTS.md", "Run cargo test before committing."),
+                    file("global/USER.md", "The user is Ada."),
+                ],
+                append: vec!["Always answer in French.".to_owned(), "  \n".to_owned()],
+                git: GitSummary {
+                    branch: Some("main".to_owned()),
+                    changed: 2,
+                    untracked: 1,
+                },
+            }
+        }
+
+        fn inputs(&self) -> PromptInputs<'_> {
+            PromptInputs {
+                workspace: Path::new("/w"),
+                model: "anthropic/claude-sonnet-4-5",
+                tools: &self.tools,
+                mode: PromptMode::Full,
+                replace: None,
+                append: &self.append,
+                now: "2026-11-30 (Monday), UTC+01:00",
+                sandbox: "workspace-write",
+                files: &self.files,
+                heartbeat: false,
+                git: Some(&self.git),
+            }
+        }
+    }
 
     #[test]
-    fn appended_texts_follow_the_built_prompt_and_a_replacement_keeps_them() {
-        let append = vec!["Always answer in French.".to_owned()];
-        let inputs = PromptInputs {
-            workspace: Path::new("/w"),
-            model: "anthropic/claude-sonnet-4-5",
-            tools: &[],
-            replace: None,
-            append: &append,
-            now: "2026-11-30T12:00:00+00:00",
-        };
-        let built = build(&inputs);
-        assert!(built.starts_with("You are pincer"));
-        assert!(built.contains("/w"));
-        assert!(built.contains("2026-11-30T12:00:00+00:00"));
-        assert!(built.ends_with("\n\nAlways answer in French."));
+    fn full_mode_has_every_section_in_order_with_appends_last() {
+        let fixture = Fixture::new();
+        let built = build(&fixture.inputs());
+        assert_eq!(
+            section_names(&built),
+            vec![
+                "identity",
+                "tools",
+                "safety",
+                "workspace",
+                "runtime",
+                "workspace_files",
+                "append"
+            ]
+        );
+        let text = &built.text;
+        assert!(text.starts_with("You are pincer"));
+        assert!(text.contains("\n- read: Read a file.\n- exec: Run a command.\n\n## Safety"));
+        assert!(!text.contains("More detail"));
+        assert!(text.contains("Sandbox: workspace-write."));
+        assert!(text.contains("Working directory: /w "));
+        assert!(text.contains("Git repository: branch main, 2 changed and 1 untracked files."));
+        assert!(text.contains("- date: 2026-11-30 (Monday), UTC+01:00\n"));
+        assert!(text.contains("- model: anthropic/claude-sonnet-4-5\n"));
+        assert!(text.contains(&format!("- pincer {}", env!("CARGO_PKG_VERSION"))));
+        assert!(text.contains(
+            "\n\n## AGENTS.md\nRun cargo test before committing.\n\n## global/USER.md\nThe user is Ada.\n\nAlways answer in French."
+        ));
+        assert!(text.ends_with("\n\nAlways answer in French."));
+        assert!(!text.contains("## Heartbeat"));
+    }
 
-        let replaced = build(&PromptInputs {
-            replace: Some("Be terse."),
-            ..inputs
+    #[test]
+    fn section_sizes_are_characters_and_add_up_to_the_text() {
+        let fixture = Fixture::new();
+        let built = build(&fixture.inputs());
+        let separators = 2 * (built.sections.len() - 1);
+        let sum: usize = built.sections.iter().map(|section| section.chars).sum();
+        assert_eq!(sum + separators, built.text.chars().count());
+        let append = built.sections.last().unwrap();
+        assert_eq!(append.chars, "Always answer in French.".len());
+    }
+
+    #[test]
+    fn files_are_reported_with_their_sizes() {
+        let fixture = Fixture::new();
+        let built = build(&fixture.inputs());
+        assert_eq!(
+            built.files,
+            vec![
+                FileReport {
+                    name: "AGENTS.md".to_owned(),
+                    path: PathBuf::from("/w/AGENTS.md"),
+                    chars: 33,
+                    original_chars: 500,
+                    truncated: true,
+                },
+                FileReport {
+                    name: "global/USER.md".to_owned(),
+                    path: PathBuf::from("/w/global/USER.md"),
+                    chars: 16,
+                    original_chars: 500,
+                    truncated: true,
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn heartbeat_runs_add_the_heartbeat_rules_after_the_files() {
+        let fixture = Fixture::new();
+        let built = build(&PromptInputs {
+            heartbeat: true,
+            ..fixture.inputs()
         });
-        assert_eq!(replaced, "Be terse.\n\nAlways answer in French.");
+        assert_eq!(
+            section_names(&built)[5..],
+            ["workspace_files", "heartbeat", "append"]
+        );
+        assert!(built.text.contains("reply exactly HEARTBEAT_OK"));
+    }
+
+    #[test]
+    fn minimal_mode_keeps_tools_safety_and_runtime() {
+        let fixture = Fixture::new();
+        let built = build(&PromptInputs {
+            mode: PromptMode::Minimal,
+            heartbeat: true,
+            ..fixture.inputs()
+        });
+        assert_eq!(
+            section_names(&built),
+            vec!["tools", "safety", "runtime", "append"]
+        );
+        assert!(built.text.starts_with("## Tools\n"));
+        assert!(built.files.is_empty());
+    }
+
+    #[test]
+    fn none_mode_sends_only_user_text() {
+        let fixture = Fixture::new();
+        let built = build(&PromptInputs {
+            mode: PromptMode::None,
+            ..fixture.inputs()
+        });
+        assert_eq!(built.text, "Always answer in French.");
+        let empty = build(&PromptInputs {
+            mode: PromptMode::None,
+            append: &[],
+            ..fixture.inputs()
+        });
+        assert_eq!(empty.text, "");
+        assert!(empty.sections.is_empty());
+    }
+
+    #[test]
+    fn a_replacement_keeps_only_the_appended_texts_in_every_mode() {
+        let fixture = Fixture::new();
+        for mode in [PromptMode::Full, PromptMode::Minimal, PromptMode::None] {
+            let built = build(&PromptInputs {
+                mode,
+                replace: Some("Be terse.\n"),
+                ..fixture.inputs()
+            });
+            assert_eq!(built.text, "Be terse.\n\nAlways answer in French.");
+            assert_eq!(section_names(&built), vec!["system_prompt", "append"]);
+            assert!(built.files.is_empty());
+        }
+    }
+
+    #[test]
+    fn the_safety_section_explains_each_sandbox_mode() {
+        assert!(safety_section("read-only").contains("write, edit and apply_patch are refused"));
+        assert!(safety_section("danger-full-access").contains("Nothing is confined"));
+        assert!(safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- Prefer"));
+        for mode in ["read-only", "workspace-write", "danger-full-access"] {
+            assert!(safety_section(mode).contains("secrets"));
+        }
+    }
+
+    #[test]
+    fn without_tools_or_a_repository_the_prompt_says_so_plainly() {
+        let fixture = Fixture::new();
+        let built = build(&PromptInputs {
+            tools: &[],
+            git: None,
+            files: &[],
+            ..fixture.inputs()
+        });
+        assert!(built.text.contains("## Tools\nNo tools are available"));
+        assert!(!built.text.contains("Git repository"));
+        assert!(!section_names(&built).contains(&"workspace_files"));
+        let detached = GitSummary {
+            branch: None,
+            changed: 0,
+            untracked: 0,
+        };
+        let built = build(&PromptInputs {
+            git: Some(&detached),
+            ..fixture.inputs()
+        });
+        assert!(
+            built
+                .text
+                .contains("Git repository: a detached HEAD, no uncommitted changes.")
+        );
+    }
+
+    #[test]
+    fn the_prompt_is_identical_for_identical_inputs() {
+        let fixture = Fixture::new();
+        assert_eq!(build(&fixture.inputs()), build(&fixture.inputs()));
+    }
+
+    #[test]
+    fn porcelain_status_is_counted_and_the_branch_read() {
+        let output = "## main...origin/main [ahead 1]\n M src/lib.rs\nA  new.rs\nR  a -> b\n?? scratch.txt\n?? tmp/\n";
+        assert_eq!(
+            parse_git_status(output),
+            Some(GitSummary {
+                branch: Some("main".to_owned()),
+                changed: 3,
+                untracked: 2,
+            })
+        );
+        assert_eq!(
+            parse_git_status("## HEAD (no branch)\n"),
+            Some(GitSummary {
+                branch: None,
+                changed: 0,
+                untracked: 0
+            })
+        );
+        assert_eq!(
+            parse_git_status("## No commits yet on trunk\n?? a\n")
+                .and_then(|summary| summary.branch),
+            Some("trunk".to_owned())
+        );
+        assert_eq!(
+            parse_git_status("## feature [gone]\n").and_then(|summary| summary.branch),
+            Some("feature".to_owned())
+        );
+        assert_eq!(parse_git_status(""), None);
+        assert_eq!(parse_git_status("garbage\n"), None);
+    }
+
+    #[test]
+    fn git_summary_is_none_outside_a_repository() {
+        let workspace = tempfile::tempdir().unwrap();
+        assert_eq!(git_summary(workspace.path()), None);
+    }
+
+    #[test]
+    fn git_summary_reads_a_real_repository() {
+        let workspace = tempfile::tempdir().unwrap();
+        let initialized = Command::new("git")
+            .args(["init", "--quiet", "--initial-branch=trunk"])
+            .arg(workspace.path())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !initialized {
+            // No git on this machine: the function's None path is covered above.
+            return;
+        }
+        std::fs::write(workspace.path().join("notes.txt"), "x").unwrap();
+        assert_eq!(
+            git_summary(workspace.path()),
+            Some(GitSummary {
+                branch: Some("trunk".to_owned()),
+                changed: 0,
+                untracked: 1,
+            })
+        );
     }
 }

@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::sessions::{ensure_name_free, fork_loaded, load_index, report_torn, resolve_selector};
 use super::{Context, config_error, session_error};
-use crate::agent::prompt::{self, PromptInputs};
+use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::transcript::Transcript;
 use crate::agent::turn::{self, CancelReason, Cancellation, Ending, TurnReport, TurnSettings};
 use crate::cli::{CompactArgs, ResumeArgs, RunArgs, TurnArgs};
@@ -642,10 +642,16 @@ fn execute(
         workspace: &context.workspace,
         model: &model_ref,
         tools: &tools,
+        mode: PromptMode::Full,
         replace: system_replace.as_deref(),
         append: &appends,
         now: &now,
-    });
+        sandbox: "workspace-write",
+        files: &[],
+        heartbeat: false,
+        git: None,
+    })
+    .text;
 
     let mut content = vec![crate::agent::turn::text_block(&prompt.text)];
     content.extend(images);
