@@ -7,6 +7,5 @@ pub mod context_files;
 pub mod heartbeat;
 pub mod prompt;
 pub mod render;
-pub mod think_tags;
 pub mod transcript;
 pub mod turn;

@@ -13,6 +13,8 @@ use serde_json::json;
 
 use super::sessions::{ensure_name_free, fork_loaded, load_index, report_torn, resolve_selector};
 use super::{Context, config_error, session_error};
+use crate::agent::context_files;
+use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::transcript::Transcript;
 use crate::agent::turn::{self, CancelReason, Cancellation, Ending, TurnReport, TurnSettings};
@@ -179,17 +181,14 @@ enum Execution {
 
 /// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
 fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
-    let checks: [(bool, &str); 9] = [
+    let checks: [(bool, &str); 6] = [
         (!args.fallback_model.is_empty(), "--fallback-model"),
-        (args.prompt_mode.is_some(), "--prompt-mode"),
-        (args.no_context_files, "--no-context-files"),
         (args.sandbox.is_some(), "--sandbox"),
         (
             args.dangerously_skip_permissions,
             "--dangerously-skip-permissions",
         ),
         (args.permission_mode.is_some(), "--permission-mode"),
-        (args.heartbeat, "--heartbeat"),
         (
             args.json_schema.is_some() || args.output_schema.is_some(),
             "--json-schema",
@@ -541,6 +540,11 @@ fn execute(
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
     };
+    // A heartbeat run without a prompt uses the heartbeat prompt (the cron idiom).
+    let prompt_argument = match prompt_argument {
+        None if args.heartbeat => Some(heartbeat::default_prompt()),
+        other => other,
+    };
     let prompt = input::read_prompt(
         prompt_argument,
         StdinOptions {
@@ -638,20 +642,49 @@ fn execute(
             "[year]-[month]-[day] ([weekday]), UTC[offset_hour sign:mandatory]:[offset_minute]"
         ))
         .unwrap_or_default();
-    let system_prompt = prompt::build(&PromptInputs {
+    let prompt_mode = args.prompt_mode.map_or(PromptMode::Full, |mode| match mode {
+        crate::cli::PromptMode::Full => PromptMode::Full,
+        crate::cli::PromptMode::Minimal => PromptMode::Minimal,
+        crate::cli::PromptMode::None => PromptMode::None,
+    });
+    let files = if args.no_context_files || prompt_mode != PromptMode::Full {
+        Vec::new()
+    } else {
+        let loaded = context_files::load(
+            &context.workspace,
+            &context.settings.paths.workspace_dir,
+            &context.settings.workspace.files,
+            args.heartbeat,
+            context.settings.workspace.max_file_chars,
+        );
+        for skipped in &loaded.skipped {
+            context.diagnostics.warn(&format!(
+                "skipped workspace file '{}': {}",
+                skipped.path.display(),
+                skipped.reason
+            ));
+        }
+        loaded.files
+    };
+    let git = if prompt_mode == PromptMode::Full {
+        prompt::git_summary(&context.workspace)
+    } else {
+        None
+    };
+    let built_prompt = prompt::build(&PromptInputs {
         workspace: &context.workspace,
         model: &model_ref,
         tools: &tools,
-        mode: PromptMode::Full,
+        mode: prompt_mode,
         replace: system_replace.as_deref(),
         append: &appends,
         now: &now,
         sandbox: "workspace-write",
-        files: &[],
-        heartbeat: false,
-        git: None,
-    })
-    .text;
+        files: &files,
+        heartbeat: args.heartbeat,
+        git: git.as_ref(),
+    });
+    let system_prompt = built_prompt.text.clone();
 
     let mut content = vec![crate::agent::turn::text_block(&prompt.text)];
     content.extend(images);
@@ -689,6 +722,8 @@ fn execute(
             "url": provider::http::url(&endpoint, &protocol),
             "credentials": if api_key.is_some() { "found" } else if needs_key { "missing" } else { "not needed" },
             "system_prompt": system_prompt,
+            "system_prompt_sections": built_prompt.sections,
+            "workspace_files": built_prompt.files,
             "tools": tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
             "tool_policy": policy.describe(),
             "thinking": thinking.as_str(),
@@ -786,6 +821,7 @@ fn execute(
         &setup,
         &report,
         model_info.as_ref().map(|info| info.context_window),
+        args.heartbeat,
     ))
 }
 
@@ -909,6 +945,7 @@ fn finish(
     setup: &SessionSetup,
     report: &TurnReport,
     window: Option<u64>,
+    heartbeat: bool,
 ) -> Execution {
     let (subtype, exit, error, terminal): (ResultSubtype, Exit, Option<Failure>, &str) =
         match &report.ending {
@@ -1064,7 +1101,9 @@ fn finish(
         provider: Some(settings.provider.clone()),
         backend: Some("api".to_owned()),
         compactions: 0,
-        heartbeat_ok: None,
+        heartbeat_ok: heartbeat.then(|| {
+            exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)
+        }),
     };
     let cli_error = error.map(|failure| {
         let error = CliError::new(exit, failure.message);

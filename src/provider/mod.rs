@@ -20,6 +20,7 @@ pub mod http;
 pub mod openai;
 pub mod openai_chat;
 pub mod sse;
+pub mod think_tags;
 #[cfg(test)]
 pub mod test_support;
 

@@ -17,6 +17,8 @@
 //!
 //! Not handled: tags inside code spans or fences are treated as tags (the seed skips them).
 
+use super::StreamEvent;
+
 /// One piece of filtered output.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Segment {
@@ -453,6 +455,119 @@ mod tests {
         assert_eq!(
             whole(INPUTS[7]),
             vec![thinking("spaced"), text("out <finale> <fin")]
+        );
+    }
+}
+
+/// Applies [`ThinkTagFilter`] to a protocol's neutral events: text blocks become thinking and
+/// text. Block `b` of the wire becomes `2b + 1`, and the reasoning pulled out of it `2b`, so the
+/// reasoning sorts just before the text it came from.
+#[derive(Debug, Default)]
+pub struct InlineTagSplitter {
+    filters: std::collections::BTreeMap<usize, ThinkTagFilter>,
+}
+
+impl InlineTagSplitter {
+    /// A splitter with no blocks seen.
+    pub fn new() -> InlineTagSplitter {
+        InlineTagSplitter::default()
+    }
+
+    fn segments(block: usize, segments: Vec<Segment>, out: &mut Vec<StreamEvent>) {
+        for segment in segments {
+            match segment {
+                Segment::Text(text) if !text.is_empty() => out.push(StreamEvent::TextDelta {
+                    block: 2 * block + 1,
+                    text,
+                }),
+                Segment::Thinking(text) if !text.is_empty() => {
+                    out.push(StreamEvent::ThinkingDelta {
+                        block: 2 * block,
+                        text,
+                    });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Transform one event (a finish flushes what the filters still hold).
+    pub fn apply(&mut self, event: StreamEvent) -> Vec<StreamEvent> {
+        let mut out = Vec::new();
+        match event {
+            StreamEvent::TextDelta { block, text } => {
+                let segments = self.filters.entry(block).or_default().feed(&text);
+                Self::segments(block, segments, &mut out);
+            }
+            StreamEvent::Finish { .. } => {
+                for (block, filter) in &mut self.filters {
+                    let segments = filter.finish();
+                    Self::segments(*block, segments, &mut out);
+                }
+                out.push(event);
+            }
+            StreamEvent::TextSignature { block, signature } => out.push(StreamEvent::TextSignature {
+                block: 2 * block + 1,
+                signature,
+            }),
+            StreamEvent::ThinkingDelta { block, text } => {
+                out.push(StreamEvent::ThinkingDelta { block: 2 * block + 1, text });
+            }
+            StreamEvent::ThinkingSignature { block, signature } => {
+                out.push(StreamEvent::ThinkingSignature { block: 2 * block + 1, signature });
+            }
+            StreamEvent::RedactedThinking { block, data } => {
+                out.push(StreamEvent::RedactedThinking { block: 2 * block + 1, data });
+            }
+            StreamEvent::ToolCallStart { block, id, name } => {
+                out.push(StreamEvent::ToolCallStart { block: 2 * block + 1, id, name });
+            }
+            StreamEvent::ToolCallArguments { block, fragment } => {
+                out.push(StreamEvent::ToolCallArguments { block: 2 * block + 1, fragment });
+            }
+            StreamEvent::ToolCall { block, id, name, arguments, thought_signature } => {
+                out.push(StreamEvent::ToolCall {
+                    block: 2 * block + 1,
+                    id,
+                    name,
+                    arguments,
+                    thought_signature,
+                });
+            }
+            other @ (StreamEvent::Start { .. } | StreamEvent::Usage(_)) => out.push(other),
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod splitter_tests {
+    use super::*;
+    use crate::provider::Accumulator;
+    use crate::session::record::StopReason;
+
+    #[test]
+    fn inline_reasoning_split_across_deltas_becomes_a_thinking_block_before_the_text() {
+        let mut splitter = InlineTagSplitter::new();
+        let mut accumulator = Accumulator::new();
+        let deltas = ["<thi", "nk>Let me", " check.</th", "ink>The answer", " is 4."];
+        let mut events: Vec<StreamEvent> = deltas
+            .iter()
+            .map(|text| StreamEvent::TextDelta { block: 0, text: (*text).to_owned() })
+            .collect();
+        events.push(StreamEvent::Finish { reason: StopReason::Stop, provider_reason: "stop".into() });
+        for event in events {
+            for out in splitter.apply(event) {
+                accumulator.apply(&out);
+            }
+        }
+        let message = accumulator.message("openai-completions", "ollama", "qwen3", 0, None);
+        assert_eq!(
+            serde_json::to_value(&message.content).unwrap(),
+            serde_json::json!([
+                {"type": "thinking", "thinking": "Let me check."},
+                {"type": "text", "text": "The answer is 4."}
+            ])
         );
     }
 }
