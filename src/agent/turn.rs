@@ -17,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 use super::render;
 use super::transcript::Transcript;
 use crate::config::ModelInfo;
+use crate::config::file::SandboxMode;
 use crate::conversation::TokenUsage;
 use crate::output::events::{Event, EventSink};
 use crate::provider::classify::{FailureKind, classify};
@@ -29,7 +30,7 @@ use crate::session::record::{
     AgentMessage, AssistantContent, ContentBlock, StopReason, TextContent, ToolResultMessage,
 };
 use crate::session::store::SessionError;
-use crate::tools::{self, ToolContext};
+use crate::tools::{self, Sandbox, ToolContext};
 
 /// Why the run was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -294,6 +295,8 @@ pub async fn run(
     let tool_context = ToolContext {
         workspace: settings.workspace.clone(),
         cancel: cancellation.token.clone(),
+        // Placeholder until the sandbox mode and pincer's protected dirs are wired from settings.
+        sandbox: Sandbox::new(SandboxMode::WorkspaceWrite, &settings.workspace, vec![]),
     };
     let mut progress = Progress {
         text_printed: false,
