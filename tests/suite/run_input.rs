@@ -308,13 +308,7 @@ fn an_alias_and_the_credential_default_pick_the_model() {
     let output = home
         .cmd()
         .env("OPENAI_API_KEY", "k")
-        .args([
-            "-c",
-            "model=google/gemini-2.5-pro",
-            "run",
-            "--dry-run",
-            "hi",
-        ])
+        .args(["-c", "model=google/gemini-2.5-pro", "run", "--dry-run", "hi"])
         .output()
         .unwrap();
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
