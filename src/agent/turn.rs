@@ -30,7 +30,7 @@ use crate::session::record::{
 };
 use crate::session::store::SessionError;
 use crate::tools::policy::{Decision, ToolPolicy};
-use crate::tools::{self, ToolContext};
+use crate::tools::{self, Sandbox, ToolContext};
 
 /// Why the run was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,6 +104,8 @@ pub struct TurnSettings {
     pub workspace: PathBuf,
     /// Which tools are offered and which calls are allowed.
     pub policy: ToolPolicy,
+    /// Where file tools may reach and what `exec` may write.
+    pub sandbox: Sandbox,
 }
 
 /// How the turn ended.
@@ -300,6 +302,7 @@ pub async fn run(
     let tool_context = ToolContext {
         workspace: settings.workspace.clone(),
         cancel: cancellation.token.clone(),
+        sandbox: settings.sandbox.clone(),
     };
     let mut progress = Progress {
         text_printed: false,

@@ -19,6 +19,7 @@ use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::transcript::Transcript;
 use crate::agent::turn::{self, CancelReason, Cancellation, Ending, TurnReport, TurnSettings};
 use crate::cli::{CompactArgs, ResumeArgs, RunArgs, TurnArgs};
+use crate::config::file::SandboxMode;
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{self, InputError, StdinOptions};
 use crate::output::Format;
@@ -34,6 +35,7 @@ use crate::session::record::{
 };
 use crate::session::store::{self, LoadedSession};
 use crate::settings::ModelRef;
+use crate::tools::Sandbox;
 use crate::tools::policy::{PolicySpec, ToolPolicy};
 
 /// `pincer run`.
@@ -181,14 +183,8 @@ enum Execution {
 
 /// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
 fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
-    let checks: [(bool, &str); 6] = [
+    let checks: [(bool, &str); 3] = [
         (!args.fallback_model.is_empty(), "--fallback-model"),
-        (args.sandbox.is_some(), "--sandbox"),
-        (
-            args.dangerously_skip_permissions,
-            "--dangerously-skip-permissions",
-        ),
-        (args.permission_mode.is_some(), "--permission-mode"),
         (
             args.json_schema.is_some() || args.output_schema.is_some(),
             "--json-schema",
@@ -323,6 +319,41 @@ fn tool_policy(context: &Context, args: &TurnArgs) -> CliResult<ToolPolicy> {
         CliError::usage(error.to_string()).with_hint(hint)
     })?;
     Ok(policy.with_workspace(&context.workspace))
+}
+
+/// The sandbox mode: `--sandbox`, the claude-style flags mapped onto it, else config.
+fn sandbox_mode(context: &Context, args: &TurnArgs) -> SandboxMode {
+    use crate::cli::{PermissionMode, SandboxMode as Flag};
+    if args.dangerously_skip_permissions {
+        return SandboxMode::DangerFullAccess;
+    }
+    if let Some(mode) = args.sandbox {
+        return match mode {
+            Flag::ReadOnly => SandboxMode::ReadOnly,
+            Flag::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+            Flag::DangerFullAccess => SandboxMode::DangerFullAccess,
+        };
+    }
+    match args.permission_mode {
+        // plan: look, do not touch.
+        Some(PermissionMode::Plan) => SandboxMode::ReadOnly,
+        Some(PermissionMode::BypassPermissions) => SandboxMode::DangerFullAccess,
+        // acceptEdits, dontAsk, default: nothing prompts in a headless run; edits stay in the
+        // workspace.
+        Some(PermissionMode::AcceptEdits | PermissionMode::DontAsk | PermissionMode::Default) => {
+            SandboxMode::WorkspaceWrite
+        }
+        None => context.settings.tools.sandbox,
+    }
+}
+
+/// pincer's own directories, which the tools must not write.
+fn protected_dirs(context: &Context) -> Vec<PathBuf> {
+    let paths = &context.settings.paths;
+    [&paths.config_dir, &paths.data_dir, &paths.state_dir]
+        .into_iter()
+        .filter_map(|path| std::fs::canonicalize(path).ok())
+        .collect()
 }
 
 /// The session a turn writes to, set up per the command.
@@ -627,6 +658,8 @@ fn execute(
         .as_ref()
         .map_or(8_192, |info| info.max_output.clamp(1, 32_000));
     let policy = tool_policy(context, args)?;
+    let sandbox_mode = sandbox_mode(context, args);
+    let sandbox = Sandbox::new(sandbox_mode, &context.workspace, protected_dirs(context));
     // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
     let tool_names: Vec<&str> = policy
         .offered()
@@ -642,11 +675,13 @@ fn execute(
             "[year]-[month]-[day] ([weekday]), UTC[offset_hour sign:mandatory]:[offset_minute]"
         ))
         .unwrap_or_default();
-    let prompt_mode = args.prompt_mode.map_or(PromptMode::Full, |mode| match mode {
-        crate::cli::PromptMode::Full => PromptMode::Full,
-        crate::cli::PromptMode::Minimal => PromptMode::Minimal,
-        crate::cli::PromptMode::None => PromptMode::None,
-    });
+    let prompt_mode = args
+        .prompt_mode
+        .map_or(PromptMode::Full, |mode| match mode {
+            crate::cli::PromptMode::Full => PromptMode::Full,
+            crate::cli::PromptMode::Minimal => PromptMode::Minimal,
+            crate::cli::PromptMode::None => PromptMode::None,
+        });
     let files = if args.no_context_files || prompt_mode != PromptMode::Full {
         Vec::new()
     } else {
@@ -679,7 +714,7 @@ fn execute(
         replace: system_replace.as_deref(),
         append: &appends,
         now: &now,
-        sandbox: "workspace-write",
+        sandbox: sandbox_mode.as_str(),
         files: &files,
         heartbeat: args.heartbeat,
         git: git.as_ref(),
@@ -726,6 +761,10 @@ fn execute(
             "workspace_files": built_prompt.files,
             "tools": tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
             "tool_policy": policy.describe(),
+            "sandbox": {
+                "mode": sandbox_mode.as_str(),
+                "exec_enforcement": crate::tools::landlock_support().describe(),
+            },
             "thinking": thinking.as_str(),
             "body": protocol.request.body,
         });
@@ -802,6 +841,7 @@ fn execute(
         session_id: setup.session_id.clone(),
         workspace: context.workspace.clone(),
         policy,
+        sandbox,
     };
     let report = run_on_runtime(
         &settings,

@@ -20,9 +20,9 @@ pub mod http;
 pub mod openai;
 pub mod openai_chat;
 pub mod sse;
-pub mod think_tags;
 #[cfg(test)]
 pub mod test_support;
+pub mod think_tags;
 
 pub use accumulate::Accumulator;
 pub use error::{ErrorDetails, ProviderError};

@@ -506,26 +506,50 @@ impl InlineTagSplitter {
                 }
                 out.push(event);
             }
-            StreamEvent::TextSignature { block, signature } => out.push(StreamEvent::TextSignature {
-                block: 2 * block + 1,
-                signature,
-            }),
+            StreamEvent::TextSignature { block, signature } => {
+                out.push(StreamEvent::TextSignature {
+                    block: 2 * block + 1,
+                    signature,
+                })
+            }
             StreamEvent::ThinkingDelta { block, text } => {
-                out.push(StreamEvent::ThinkingDelta { block: 2 * block + 1, text });
+                out.push(StreamEvent::ThinkingDelta {
+                    block: 2 * block + 1,
+                    text,
+                });
             }
             StreamEvent::ThinkingSignature { block, signature } => {
-                out.push(StreamEvent::ThinkingSignature { block: 2 * block + 1, signature });
+                out.push(StreamEvent::ThinkingSignature {
+                    block: 2 * block + 1,
+                    signature,
+                });
             }
             StreamEvent::RedactedThinking { block, data } => {
-                out.push(StreamEvent::RedactedThinking { block: 2 * block + 1, data });
+                out.push(StreamEvent::RedactedThinking {
+                    block: 2 * block + 1,
+                    data,
+                });
             }
             StreamEvent::ToolCallStart { block, id, name } => {
-                out.push(StreamEvent::ToolCallStart { block: 2 * block + 1, id, name });
+                out.push(StreamEvent::ToolCallStart {
+                    block: 2 * block + 1,
+                    id,
+                    name,
+                });
             }
             StreamEvent::ToolCallArguments { block, fragment } => {
-                out.push(StreamEvent::ToolCallArguments { block: 2 * block + 1, fragment });
+                out.push(StreamEvent::ToolCallArguments {
+                    block: 2 * block + 1,
+                    fragment,
+                });
             }
-            StreamEvent::ToolCall { block, id, name, arguments, thought_signature } => {
+            StreamEvent::ToolCall {
+                block,
+                id,
+                name,
+                arguments,
+                thought_signature,
+            } => {
                 out.push(StreamEvent::ToolCall {
                     block: 2 * block + 1,
                     id,
@@ -550,12 +574,24 @@ mod splitter_tests {
     fn inline_reasoning_split_across_deltas_becomes_a_thinking_block_before_the_text() {
         let mut splitter = InlineTagSplitter::new();
         let mut accumulator = Accumulator::new();
-        let deltas = ["<thi", "nk>Let me", " check.</th", "ink>The answer", " is 4."];
+        let deltas = [
+            "<thi",
+            "nk>Let me",
+            " check.</th",
+            "ink>The answer",
+            " is 4.",
+        ];
         let mut events: Vec<StreamEvent> = deltas
             .iter()
-            .map(|text| StreamEvent::TextDelta { block: 0, text: (*text).to_owned() })
+            .map(|text| StreamEvent::TextDelta {
+                block: 0,
+                text: (*text).to_owned(),
+            })
             .collect();
-        events.push(StreamEvent::Finish { reason: StopReason::Stop, provider_reason: "stop".into() });
+        events.push(StreamEvent::Finish {
+            reason: StopReason::Stop,
+            provider_reason: "stop".into(),
+        });
         for event in events {
             for out in splitter.apply(event) {
                 accumulator.apply(&out);

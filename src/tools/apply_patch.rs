@@ -18,12 +18,14 @@
 //! when all of them apply is anything written. A failure names the file and the hunk.
 
 use std::collections::HashMap;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
 
 use super::arguments::Arguments;
 use super::edit::{fold_char, unified_diff};
+use super::paths::Access;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 const BEGIN: &str = "*** Begin Patch";
@@ -427,8 +429,8 @@ struct Change {
 pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
     let input = arguments.required_string(&["input", "patch"])?;
     let patch = parse(input)?;
-    let changes = plan(&patch, &context.workspace)?;
-    write_changes(&changes)?;
+    let changes = plan(&patch, context)?;
+    write_changes(&changes, context)?;
 
     let mut summary = String::from("Success. Updated the following files:");
     let mut diff = String::new();
@@ -448,7 +450,9 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
 
 /// Work out every file's new content, reading files as they stand after the earlier operations
 /// of the same patch. Nothing is written here.
-fn plan(patch: &Patch, workspace: &Path) -> Result<Vec<Change>, PatchError> {
+/// Every path is checked for writing here, so a patch touching anything the sandbox forbids is
+/// refused before its first change lands.
+fn plan(patch: &Patch, context: &ToolContext) -> Result<Vec<Change>, ToolError> {
     // Files as the patch has left them so far: None = deleted.
     let mut state: HashMap<PathBuf, Option<String>> = HashMap::new();
     let current = |state: &HashMap<PathBuf, Option<String>>,
@@ -462,8 +466,11 @@ fn plan(patch: &Patch, workspace: &Path) -> Result<Vec<Change>, PatchError> {
                 path: shown.to_owned(),
             });
         }
-        match std::fs::read(path) {
-            Ok(bytes) => String::from_utf8(bytes).map_err(|_| PatchError::Io {
+        let mut bytes = Vec::new();
+        let read =
+            paths::open_read(context, path).and_then(|mut file| file.read_to_end(&mut bytes));
+        match read {
+            Ok(_) => String::from_utf8(bytes).map_err(|_| PatchError::Io {
                 action,
                 path: shown.to_owned(),
                 source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
@@ -486,7 +493,7 @@ fn plan(patch: &Patch, workspace: &Path) -> Result<Vec<Change>, PatchError> {
     for operation in &patch.operations {
         match operation {
             Operation::Add { path, content } => {
-                let resolved = paths::resolve(workspace, path);
+                let resolved = paths::check(context, path, Access::Write)?;
                 let old_content = current(&state, &resolved, path, "add").unwrap_or_default();
                 state.insert(resolved.clone(), Some(content.clone()));
                 changes.push(Change {
@@ -499,7 +506,7 @@ fn plan(patch: &Patch, workspace: &Path) -> Result<Vec<Change>, PatchError> {
                 });
             }
             Operation::Delete { path } => {
-                let resolved = paths::resolve(workspace, path);
+                let resolved = paths::check(context, path, Access::Write)?;
                 let old_content = current(&state, &resolved, path, "delete")?;
                 state.insert(resolved.clone(), None);
                 changes.push(Change {
@@ -516,11 +523,14 @@ fn plan(patch: &Patch, workspace: &Path) -> Result<Vec<Change>, PatchError> {
                 move_to,
                 hunks,
             } => {
-                let resolved = paths::resolve(workspace, path);
+                let resolved = paths::check(context, path, Access::Write)?;
                 let old_content = current(&state, &resolved, path, "update")?;
                 let new_content = apply_hunks(&old_content, hunks, path)?;
                 let (destination, shown_path) = match move_to {
-                    Some(target) => (paths::resolve(workspace, target), target.clone()),
+                    Some(target) => (
+                        paths::check(context, target, Access::Write)?,
+                        target.clone(),
+                    ),
                     None => (resolved.clone(), path.clone()),
                 };
                 if destination != resolved {
@@ -541,7 +551,7 @@ fn plan(patch: &Patch, workspace: &Path) -> Result<Vec<Change>, PatchError> {
     Ok(changes)
 }
 
-fn write_changes(changes: &[Change]) -> Result<(), PatchError> {
+fn write_changes(changes: &[Change], context: &ToolContext) -> Result<(), PatchError> {
     let io = |action: &'static str, path: &str| {
         let path = path.to_owned();
         move |source| PatchError::Io {
@@ -552,18 +562,13 @@ fn write_changes(changes: &[Change]) -> Result<(), PatchError> {
     };
     for change in changes {
         match &change.new_content {
-            None => {
-                std::fs::remove_file(&change.source).map_err(io("delete", &change.shown_path))?
-            }
+            None => paths::remove_file(context, &change.source)
+                .map_err(io("delete", &change.shown_path))?,
             Some(content) => {
-                if let Some(parent) = change.destination.parent() {
-                    std::fs::create_dir_all(parent)
-                        .map_err(io("create the directory of", &change.shown_path))?;
-                }
-                std::fs::write(&change.destination, content)
+                paths::replace_file(context, &change.destination, content.as_bytes())
                     .map_err(io("write", &change.shown_path))?;
                 if change.destination != change.source {
-                    std::fs::remove_file(&change.source)
+                    paths::remove_file(context, &change.source)
                         .map_err(io("remove the moved file", &change.shown_path))?;
                 }
             }

@@ -13,11 +13,13 @@
 //! result carries a unified diff of the change.
 
 use std::borrow::Cow;
+use std::io::Read as _;
 
 use serde_json::{Value, json};
 use similar::TextDiff;
 
 use super::arguments::{self, Arguments};
+use super::paths::Access;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 const BYTE_ORDER_MARK: &str = "\u{feff}";
@@ -89,13 +91,15 @@ pub enum EditError {
 pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
     let raw_path = arguments.required_string(&["path", "file_path"])?;
     let replacements = replacements(arguments)?;
-    let path = paths::resolve(&context.workspace, raw_path);
+    let path = paths::check(context, raw_path, Access::Write)?;
     if path.is_dir() {
         return Err(ToolError::Rejected(format!(
             "{raw_path} is a directory, not a file."
         )));
     }
-    let original = match std::fs::read(&path) {
+    let mut bytes = Vec::new();
+    let read = paths::open_read(context, &path).and_then(|mut file| file.read_to_end(&mut bytes));
+    let original = match read.map(|_| bytes) {
         Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
             ToolError::Rejected(format!(
                 "{raw_path} is not UTF-8 text and cannot be edited."
@@ -109,7 +113,8 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
         Err(error) => return Err(ToolError::io("read", raw_path, error)),
     };
     let updated = apply_edits(&original, &replacements, raw_path)?;
-    std::fs::write(&path, &updated).map_err(|error| ToolError::io("write", raw_path, error))?;
+    paths::replace_file(context, &path, updated.as_bytes())
+        .map_err(|error| ToolError::io("write", raw_path, error))?;
 
     let (diff, first_changed_line) = unified_diff(&original, &updated, raw_path);
     let summary = if replacements.len() == 1 {

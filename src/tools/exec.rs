@@ -9,21 +9,39 @@
 //! A timeout or a cancellation kills the whole process group (SIGKILL), grandchildren included.
 //! When the shell exits but a background process it started still holds the pipe, the output is
 //! collected for a short grace period and the background process is left running.
+//!
+//! Sandbox (SPEC §10): in `workspace-write` and `read-only` the shell runs under a Linux Landlock
+//! domain that allows reading everywhere but writing only beneath the sandbox's roots (none in
+//! `read-only`) and a few devices a shell needs (`/dev/null`, `/dev/tty`, …). Landlock restricts
+//! the calling thread and everything it starts afterwards, and `unsafe` (`pre_exec`) is not
+//! allowed here, so each command is started from a short-lived thread of its own that first
+//! restricts itself, then spawns the shell and waits for it; the rest of pincer stays
+//! unrestricted. Where the kernel has no Landlock, `workspace-write` runs commands unconfined
+//! (what [`landlock_support`] reports) and `read-only` refuses them. Landlock rules only add
+//! rights, so `.git` inside the workspace stays writable for commands (`git commit` needs it).
 
 use std::io::Read as _;
-use std::os::unix::process::ExitStatusExt as _;
-use std::path::Path;
+use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
+use std::sync::OnceLock;
 use std::time::Duration;
+
+use landlock::{
+    ABI, Access as _, AccessFs, LandlockStatus, Ruleset, RulesetAttr as _, RulesetCreatedAttr as _,
+    RulesetStatus, path_beneath_rules,
+};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::arguments::{self, Arguments};
+use super::paths::Access;
+use super::sandbox::{Sandbox, SandboxMode};
 use super::truncate::TailBuffer;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
@@ -33,6 +51,117 @@ pub const MAX_OUTPUT_CHARS: usize = 200_000;
 pub const DEFAULT_TIMEOUT_SECONDS: f64 = 120.0;
 /// How long output is still collected after the shell exits while something else holds the pipe.
 const PIPE_GRACE: Duration = Duration::from_millis(250);
+/// The Landlock ABI whose file-system rights are requested; older kernels enforce a subset
+/// ("partially enforced").
+const LANDLOCK_ABI: ABI = ABI::V5;
+/// Device files a shell writes to in every confined mode.
+const WRITABLE_DEVICES: [&str; 8] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+];
+/// Shared memory (POSIX semaphores, Python multiprocessing); writable in `workspace-write` only.
+const SHARED_MEMORY: &str = "/dev/shm";
+
+/// Whether this system can confine `exec` with Landlock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LandlockSupport {
+    /// Every requested restriction is enforced.
+    FullyEnforced,
+    /// The kernel supports an older Landlock ABI: writes are confined, some newer rights (such as
+    /// truncation or device ioctls) are not.
+    PartiallyEnforced,
+    /// No confinement is possible; the reason says why.
+    NotSupported(String),
+}
+
+impl LandlockSupport {
+    /// Whether commands actually run confined.
+    pub fn is_enforced(&self) -> bool {
+        !matches!(self, LandlockSupport::NotSupported(_))
+    }
+
+    /// One line for `status`.
+    pub fn describe(&self) -> String {
+        match self {
+            LandlockSupport::FullyEnforced => "Landlock enforced".to_owned(),
+            LandlockSupport::PartiallyEnforced => {
+                "Landlock partially enforced (older kernel ABI)".to_owned()
+            }
+            LandlockSupport::NotSupported(reason) => format!("Landlock not available: {reason}"),
+        }
+    }
+}
+
+/// Probe once (in a throwaway thread that restricts itself and ends) and remember the answer.
+pub fn landlock_support() -> LandlockSupport {
+    static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
+    SUPPORT
+        .get_or_init(|| {
+            let roots = vec![std::env::temp_dir()];
+            std::thread::spawn(move || restrict_current_thread(&roots))
+                .join()
+                .unwrap_or_else(|_| {
+                    LandlockSupport::NotSupported("the Landlock probe panicked".to_owned())
+                })
+        })
+        .clone()
+}
+
+/// Restrict the calling thread (and what it starts from now on) to writing beneath `writable`.
+fn restrict_current_thread(writable: &[PathBuf]) -> LandlockSupport {
+    let result = Ruleset::default()
+        .handle_access(AccessFs::from_all(LANDLOCK_ABI))
+        .and_then(|ruleset| ruleset.create())
+        .and_then(|ruleset| {
+            ruleset.add_rules(path_beneath_rules(["/"], AccessFs::from_read(LANDLOCK_ABI)))
+        })
+        .and_then(|ruleset| {
+            ruleset.add_rules(path_beneath_rules(
+                writable,
+                AccessFs::from_all(LANDLOCK_ABI),
+            ))
+        })
+        .and_then(|ruleset| ruleset.restrict_self());
+    match result {
+        Ok(status) => match status.ruleset {
+            RulesetStatus::FullyEnforced => LandlockSupport::FullyEnforced,
+            RulesetStatus::PartiallyEnforced => LandlockSupport::PartiallyEnforced,
+            RulesetStatus::NotEnforced => LandlockSupport::NotSupported(match status.landlock {
+                LandlockStatus::NotEnabled => {
+                    "Landlock is built into the kernel but not enabled (see the lsm= boot option)"
+                        .to_owned()
+                }
+                LandlockStatus::NotImplemented => {
+                    "the kernel does not implement Landlock".to_owned()
+                }
+                LandlockStatus::Available { .. } => {
+                    "the kernel refused the Landlock ruleset".to_owned()
+                }
+            }),
+        },
+        Err(error) => LandlockSupport::NotSupported(error.to_string()),
+    }
+}
+
+/// The paths a confined command may write beneath, or None for no confinement.
+fn writable_paths(sandbox: &Sandbox) -> Option<Vec<PathBuf>> {
+    let mut writable: Vec<PathBuf> = WRITABLE_DEVICES.iter().map(PathBuf::from).collect();
+    match sandbox.mode {
+        SandboxMode::DangerFullAccess => return None,
+        SandboxMode::ReadOnly => {}
+        SandboxMode::WorkspaceWrite => {
+            writable.push(PathBuf::from(SHARED_MEMORY));
+            writable.extend(sandbox.writable_roots.iter().cloned());
+        }
+    }
+    Some(writable)
+}
 
 pub fn definition() -> ToolDefinition {
     make_definition(
@@ -58,6 +187,10 @@ struct Invocation {
     directory: std::path::PathBuf,
     timeout: Duration,
     environment: Vec<(String, String)>,
+    /// Landlock-writable paths; None runs the command unconfined.
+    writable: Option<Vec<PathBuf>>,
+    /// Whether a command that cannot be confined must not run (`read-only`).
+    require_confinement: bool,
 }
 
 /// How the command ended.
@@ -73,10 +206,17 @@ pub async fn run(
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let command = arguments.required_string(&["command", "cmd"])?;
+    let require_confinement = context.sandbox.mode == SandboxMode::ReadOnly;
+    if require_confinement && let LandlockSupport::NotSupported(reason) = landlock_support() {
+        return Err(ToolError::Rejected(format!(
+            "exec is disabled: the sandbox is read-only and commands can only run under Landlock, \
+             which is not available here ({reason})."
+        )));
+    }
     let directory = match arguments.optional_string(&["workdir", "cwd"])? {
         None => context.workspace.clone(),
         Some(raw) => {
-            let directory = paths::resolve(&context.workspace, raw);
+            let directory = paths::check(context, raw, Access::Read)?;
             if !directory.is_dir() {
                 return Err(ToolError::Rejected(format!(
                     "Working directory not found: {raw}"
@@ -95,6 +235,8 @@ pub async fn run(
         timeout: Duration::try_from_secs_f64(timeout_seconds)
             .map_err(|_| arguments::invalid(&["timeout"], "a positive number of seconds"))?,
         environment,
+        writable: writable_paths(&context.sandbox),
+        require_confinement,
     };
     let (ending, tail) = run_command(&invocation, &context.cancel).await?;
     Ok(render(ending, tail, timeout_seconds))
@@ -158,37 +300,9 @@ async fn run_command(
     let writer_for_stderr = writer
         .try_clone()
         .map_err(|error| ToolError::io("create a pipe for", "exec", error))?;
-    let mut command = tokio::process::Command::new("sh");
-    command
-        .arg("-c")
-        .arg(&invocation.command)
-        .current_dir(&invocation.directory)
-        .envs(
-            invocation
-                .environment
-                .iter()
-                .map(|(name, value)| (name, value)),
-        )
-        .stdin(Stdio::null())
-        .stdout(Stdio::from(writer))
-        .stderr(Stdio::from(writer_for_stderr))
-        .process_group(0)
-        .kill_on_drop(true);
-    let spawned = command.spawn();
-    // The command keeps our copies of the pipe's write end; drop them so EOF can arrive.
-    drop(command);
-    let mut child = spawned.map_err(|error| {
-        ToolError::io(
-            "start",
-            &format!("sh in {}", display(&invocation.directory)),
-            error,
-        )
-    })?;
+    let (started, mut finished) = spawn_confined(invocation, writer, writer_for_stderr).await?;
     let mut killer = GroupKiller {
-        group: child
-            .id()
-            .and_then(|id| i32::try_from(id).ok())
-            .map(Pid::from_raw),
+        group: Some(started),
     };
 
     let mut chunks = spawn_reader(reader);
@@ -210,8 +324,9 @@ async fn run_command(
                 Some(bytes) => tail.push(&bytes),
                 None => pipe_open = false,
             },
-            result = child.wait(), if status.is_none() => {
+            result = &mut finished, if status.is_none() => {
                 let exit_status = result
+                    .unwrap_or_else(|_| Err(std::io::Error::other("the waiting thread ended")))
                     .map_err(|error| ToolError::io("wait for", "the command", error))?;
                 status = Some(exit_status);
                 grace.as_mut().reset(Instant::now() + PIPE_GRACE);
@@ -229,8 +344,8 @@ async fn run_command(
     match ending {
         Ending::TimedOut | Ending::Cancelled => {
             killer.kill();
-            // Reap the shell; the group is gone, so this returns at once.
-            let _ = child.wait().await;
+            // The waiting thread reaps the shell; the group is gone, so that happens at once.
+            let _ = finished.await;
             // Whatever was written before the kill and is still in the pipe.
             while let Ok(bytes) = chunks.try_recv() {
                 tail.push(&bytes);
@@ -242,6 +357,79 @@ async fn run_command(
         }
     }
     Ok((ending, tail.finish()))
+}
+
+/// Start the shell from a dedicated thread that first applies the Landlock ruleset (when there is
+/// one) to itself, so only the command inherits it; the thread then waits for the shell and
+/// reports its exit status. Returns the shell's process group and the exit-status receiver.
+async fn spawn_confined(
+    invocation: &Invocation,
+    stdout: std::io::PipeWriter,
+    stderr: std::io::PipeWriter,
+) -> Result<(Pid, oneshot::Receiver<std::io::Result<ExitStatus>>), ToolError> {
+    let (started_sender, started) = oneshot::channel::<Result<Pid, ToolError>>();
+    let (finished_sender, finished) = oneshot::channel();
+    let invocation = invocation.clone();
+    std::thread::spawn(move || {
+        if let Some(writable) = &invocation.writable {
+            let support = restrict_current_thread(writable);
+            if invocation.require_confinement && !support.is_enforced() {
+                let _ = started_sender.send(Err(ToolError::Rejected(format!(
+                    "exec is disabled: the sandbox is read-only and the command could not be \
+                     confined ({}).",
+                    support.describe()
+                ))));
+                return;
+            }
+        }
+        let mut command = std::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg(&invocation.command)
+            .current_dir(&invocation.directory)
+            .envs(
+                invocation
+                    .environment
+                    .iter()
+                    .map(|(name, value)| (name, value)),
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(stdout))
+            .stderr(Stdio::from(stderr))
+            .process_group(0);
+        let spawned = command.spawn();
+        // The command keeps our copies of the pipe's write end; drop them so EOF can arrive.
+        drop(command);
+        let mut child = match spawned {
+            Ok(child) => child,
+            Err(error) => {
+                let _ = started_sender.send(Err(ToolError::io(
+                    "start",
+                    &format!("sh in {}", display(&invocation.directory)),
+                    error,
+                )));
+                return;
+            }
+        };
+        let group = i32::try_from(child.id()).map(Pid::from_raw);
+        let Ok(group) = group else {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = started_sender.send(Err(ToolError::Rejected(
+                "the command's process id is out of range".to_owned(),
+            )));
+            return;
+        };
+        if started_sender.send(Ok(group)).is_err() {
+            // The call was abandoned before it learnt the group: do not leave the command behind.
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+        let _ = finished_sender.send(child.wait());
+    });
+    let group = started
+        .await
+        .map_err(|_| ToolError::Rejected("the command could not be started".to_owned()))??;
+    Ok((group, finished))
 }
 
 fn exited(status: ExitStatus) -> Ending {
@@ -523,6 +711,35 @@ mod tests {
         assert!(started.elapsed().as_secs_f64() < 2.0);
         assert!(!output.is_error);
         assert_eq!(output.text_content(), "done\n");
+    }
+
+    #[test]
+    fn landlock_write_access_follows_the_sandbox_mode() {
+        use super::super::sandbox::{Sandbox, SandboxMode};
+        let mut sandbox = Sandbox {
+            mode: SandboxMode::ReadOnly,
+            writable_roots: vec!["/w".into(), "/tmp".into()],
+            protected: vec![],
+        };
+        let devices: Vec<std::path::PathBuf> =
+            super::WRITABLE_DEVICES.iter().map(Into::into).collect();
+        assert_eq!(super::writable_paths(&sandbox), Some(devices.clone()));
+        sandbox.mode = SandboxMode::WorkspaceWrite;
+        let mut expected = devices;
+        expected.extend(["/dev/shm".into(), "/w".into(), "/tmp".into()]);
+        assert_eq!(super::writable_paths(&sandbox), Some(expected));
+        sandbox.mode = SandboxMode::DangerFullAccess;
+        assert_eq!(super::writable_paths(&sandbox), None);
+    }
+
+    #[test]
+    fn landlock_support_is_described_for_status() {
+        assert_eq!(
+            super::LandlockSupport::NotSupported("no kernel support".to_owned()).describe(),
+            "Landlock not available: no kernel support"
+        );
+        assert!(super::LandlockSupport::PartiallyEnforced.is_enforced());
+        assert_eq!(super::landlock_support(), super::landlock_support());
     }
 
     #[tokio::test]

@@ -10,6 +10,7 @@ use ignore::WalkState;
 use serde_json::json;
 
 use super::arguments::Arguments;
+use super::paths::Access;
 use super::walk::{self, PathFilter};
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
@@ -43,7 +44,7 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
     .unwrap_or(usize::MAX)
     .max(1);
     let filter = PathFilter::new(pattern, "pattern")?;
-    let root = paths::resolve(&context.workspace, raw_path);
+    let root = paths::check(context, raw_path, Access::Read)?;
     if !root.exists() {
         return Err(ToolError::PathNotFound {
             path: raw_path.to_owned(),

@@ -17,6 +17,7 @@ use ignore::WalkState;
 use serde_json::json;
 
 use super::arguments::Arguments;
+use super::paths::Access;
 use super::truncate::cut_line;
 use super::walk::{self, PathFilter};
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
@@ -88,7 +89,7 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
         .build(pattern)
         .map_err(|error| ToolError::Rejected(format!("Invalid regex pattern: {error}")))?;
     let filter = glob.map(|glob| PathFilter::new(glob, "glob")).transpose()?;
-    let root = paths::resolve(&context.workspace, raw_path);
+    let root = paths::check(context, raw_path, Access::Read)?;
     if !root.exists() {
         return Err(ToolError::PathNotFound {
             path: raw_path.to_owned(),

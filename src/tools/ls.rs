@@ -7,6 +7,7 @@
 use serde_json::json;
 
 use super::arguments::Arguments;
+use super::paths::Access;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 /// Entries listed when the call does not say.
@@ -33,7 +34,7 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
         .optional_count(&["limit"])?
         .unwrap_or(DEFAULT_LIMIT)
         .max(1);
-    let directory = paths::resolve(&context.workspace, raw_path);
+    let directory = paths::check(context, raw_path, Access::Read)?;
     if !directory.exists() {
         return Err(ToolError::PathNotFound {
             path: raw_path.to_owned(),

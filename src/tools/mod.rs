@@ -5,7 +5,8 @@
 //! Schema) and a `run()` that returns `Result<ToolOutput, ToolError>`. [`execute`] is the single
 //! entry point: it checks the arguments are an object, dispatches by name and turns every error
 //! into an error result the model can read, so a tool call never fails the turn. Path arguments
-//! resolve in one place, [`paths`], so confinement can be added there later.
+//! resolve and are confined in one place, [`paths`], under the call's [`Sandbox`]; `exec` adds
+//! Landlock on Linux.
 
 mod apply_patch;
 mod arguments;
@@ -17,6 +18,9 @@ mod ls;
 pub mod paths;
 pub mod policy;
 mod read;
+mod sandbox;
+#[cfg(test)]
+mod sandbox_tests;
 mod truncate;
 mod walk;
 mod write;
@@ -30,6 +34,8 @@ use crate::provider::ToolDefinition;
 use crate::session::record::{ContentBlock, TextContent};
 
 pub use arguments::Arguments;
+pub use exec::{LandlockSupport, landlock_support};
+pub use sandbox::Sandbox;
 
 /// Names of every built-in tool, in the order they are offered.
 pub const ALL_TOOLS: [&str; 8] = [
@@ -43,6 +49,9 @@ pub const ALL_TOOLS: [&str; 8] = [
     "apply_patch",
 ];
 
+/// The tools that only exist to change files; refused outright in `read-only`.
+const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
+
 /// What a tool call runs against.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -50,6 +59,8 @@ pub struct ToolContext {
     pub workspace: PathBuf,
     /// Cancelled on SIGINT/SIGTERM/timeout: long tools (exec) stop and report it.
     pub cancel: CancellationToken,
+    /// What the tools may touch: confinement mode, roots and protected directories.
+    pub sandbox: Sandbox,
 }
 
 /// A tool's result, as sent back to the model and stored in the session.
@@ -204,6 +215,14 @@ pub async fn execute(name: &str, arguments: &Value, context: &ToolContext) -> To
     if !ALL_TOOLS.contains(&name) {
         return ToolOutput::error(format!("Unknown tool: {name}"));
     }
+    if context.sandbox.mode == crate::config::file::SandboxMode::ReadOnly
+        && WRITING_TOOLS.contains(&name)
+    {
+        return ToolOutput::error(format!(
+            "The {name} tool is disabled: the sandbox is read-only, so no file may be created, \
+             changed or deleted."
+        ));
+    }
     let result = match Arguments::new(arguments) {
         Ok(arguments) => dispatch(name, &arguments, context).await,
         Err(error) => Err(error),
@@ -234,6 +253,7 @@ pub(crate) mod test_support {
     //! A temporary workspace and a one-line way to call a tool in it.
 
     use super::*;
+    use crate::config::file::SandboxMode;
 
     pub struct Workspace {
         /// Held for its `Drop`, which deletes the directory.
@@ -242,14 +262,26 @@ pub(crate) mod test_support {
     }
 
     impl Workspace {
+        /// A `workspace-write` workspace whose only root is itself (not the temp dir, which
+        /// holds it), so that other temporary directories count as outside.
         pub fn new() -> Self {
+            Self::with_mode(SandboxMode::WorkspaceWrite)
+        }
+
+        pub fn with_mode(mode: SandboxMode) -> Self {
             let directory = tempfile::tempdir().unwrap();
             let workspace = directory.path().canonicalize().unwrap();
+            let sandbox = Sandbox {
+                mode,
+                writable_roots: vec![workspace.clone()],
+                protected: vec![workspace.join(".git")],
+            };
             Workspace {
                 _directory: directory,
                 context: ToolContext {
                     workspace,
                     cancel: CancellationToken::new(),
+                    sandbox,
                 },
             }
         }

@@ -1,18 +1,341 @@
-//! Where a tool's path argument points.
+//! Where a tool's path argument points, and the confinement that keeps the file tools inside the
+//! sandbox's roots (SPEC §10).
 //!
-//! Every tool resolves its path arguments through [`resolve`], so workspace confinement (SPEC §10:
-//! symlinks, `..`, absolute paths) can be enforced here alone later. Today: relative paths join
-//! the workspace, absolute paths are taken as they are, and `~` is an ordinary character.
+//! Two steps. [`check`] turns the argument into a canonical path (every symlink resolved, `..`
+//! applied to real directories) and refuses it when it lies outside the roots — compared by path
+//! components, so `ws2` is not inside `ws` — or, for writes, when it is protected or its final
+//! component is a symbolic link. Then [`open_read`], [`replace_file`] and [`remove_file`] act on
+//! that canonical path by walking it from its root one directory at a time with `O_NOFOLLOW`, so
+//! a directory swapped for a symlink after the check makes the call fail instead of escaping.
+//! Writes go to a temporary file in the (already opened) parent directory and are renamed over
+//! the target: a link planted at the target is replaced, never followed.
+//!
+//! Residual risk, stated plainly: `ls`, `find` and `grep` list and read by path after the check,
+//! so a directory swapped during the call can make them show entries outside the roots. That is
+//! read-only disclosure (and `exec` may read the whole file system anyway); no write can escape.
+//! The roots themselves are trusted: whoever can replace the workspace directory or one of its
+//! ancestors already owns it. In `danger-full-access` none of this applies: paths are used as
+//! given, as before confinement existed.
 
-use std::path::{Path, PathBuf};
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
+use std::io::{self, Write as _};
+use std::os::fd::OwnedFd;
+use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// The file system path that the argument `raw` names, relative to `workspace`.
+use nix::errno::Errno;
+use nix::fcntl::{AtFlags, OFlag, openat, renameat};
+use nix::sys::stat::{Mode, SFlag, fchmod, fstatat, mkdirat};
+use nix::unistd::{UnlinkatFlags, unlinkat};
+
+use super::sandbox::{Sandbox, SandboxMode};
+use super::{ToolContext, ToolError};
+
+/// What a tool is about to do with a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read a file or list a directory.
+    Read,
+    /// Create, replace or delete a file.
+    Write,
+}
+
+/// The file system path that the argument `raw` names, relative to `workspace`, without any
+/// checks: relative paths join the workspace, absolute ones stay, `~` is an ordinary character.
 pub fn resolve(workspace: &Path, raw: &str) -> PathBuf {
     let path = Path::new(raw);
     if path.is_absolute() {
         path.to_path_buf()
     } else {
         workspace.join(path)
+    }
+}
+
+/// The path the argument `raw` names, checked against the sandbox for `access`. Confined modes
+/// return a canonical path; `danger-full-access` returns [`resolve`]'s answer.
+pub fn check(context: &ToolContext, raw: &str, access: Access) -> Result<PathBuf, ToolError> {
+    let sandbox = &context.sandbox;
+    let lexical = resolve(&context.workspace, raw);
+    if !sandbox.is_confined() {
+        return Ok(lexical);
+    }
+    if access == Access::Write && sandbox.mode == SandboxMode::ReadOnly {
+        return Err(ToolError::Rejected(format!(
+            "Cannot write '{raw}': the sandbox is read-only, so no file may be created, changed \
+             or deleted."
+        )));
+    }
+    let target = match access {
+        // Reads follow links (to wherever they lead, which is then checked).
+        Access::Read => canonical_target(&lexical),
+        // Writes resolve the directory but not the final component, which must not be a link.
+        Access::Write => {
+            let (Some(parent), Some(name)) = (lexical.parent(), lexical.file_name()) else {
+                return Err(ToolError::Rejected(format!(
+                    "Path '{raw}' does not name a file."
+                )));
+            };
+            canonical_target(parent).join(name)
+        }
+    };
+    if root_of(sandbox, &target).is_none() {
+        return Err(ToolError::Rejected(format!(
+            "Path '{raw}' is outside the workspace ({}); allowed roots: {}",
+            target.display(),
+            sandbox.roots_display()
+        )));
+    }
+    let is_link =
+        std::fs::symlink_metadata(&target).is_ok_and(|metadata| metadata.file_type().is_symlink());
+    match access {
+        Access::Read if is_link => Err(ToolError::Rejected(format!(
+            "Path '{raw}' is a symbolic link whose target does not exist or cannot be resolved."
+        ))),
+        Access::Read => Ok(target),
+        Access::Write => {
+            if let Some(protected) = protected_by(sandbox, &target) {
+                return Err(ToolError::Rejected(format!(
+                    "Path '{raw}' is inside {}, which is read-only in the {} sandbox.",
+                    protected.display(),
+                    sandbox.mode.as_str()
+                )));
+            }
+            if is_link {
+                return Err(ToolError::Rejected(format!(
+                    "Path '{raw}' is a symbolic link; files are not written through links. \
+                     Write to the file it points to instead."
+                )));
+            }
+            Ok(target)
+        }
+    }
+}
+
+/// `path` (absolute) with every symbolic link resolved as far as it exists; the components
+/// after the deepest existing ancestor are appended as written (`.` dropped, `..` applied).
+pub fn canonical_target(path: &Path) -> PathBuf {
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        return canonical;
+    }
+    let components: Vec<Component<'_>> = path.components().collect();
+    for split in (0..components.len()).rev() {
+        let prefix: PathBuf = components[..split].iter().collect();
+        if prefix.as_os_str().is_empty() {
+            continue;
+        }
+        if let Ok(mut canonical) = std::fs::canonicalize(&prefix) {
+            for component in &components[split..] {
+                match component {
+                    Component::Normal(name) => canonical.push(name),
+                    Component::ParentDir => {
+                        canonical.pop();
+                    }
+                    Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+                }
+            }
+            return canonical;
+        }
+    }
+    path.to_path_buf()
+}
+
+/// The deepest root containing `path` (by components).
+fn root_of<'a>(sandbox: &'a Sandbox, path: &Path) -> Option<&'a Path> {
+    sandbox
+        .writable_roots
+        .iter()
+        .filter(|root| path.starts_with(root))
+        .max_by_key(|root| root.components().count())
+        .map(PathBuf::as_path)
+}
+
+fn protected_by<'a>(sandbox: &'a Sandbox, path: &Path) -> Option<&'a Path> {
+    sandbox
+        .protected
+        .iter()
+        .find(|protected| path.starts_with(protected))
+        .map(PathBuf::as_path)
+}
+
+/// Open the file at `path` (from [`check`] with [`Access::Read`]) for reading.
+pub fn open_read(context: &ToolContext, path: &Path) -> io::Result<File> {
+    if !context.sandbox.is_confined() {
+        return File::open(path);
+    }
+    let flags = OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_CLOEXEC;
+    let root = root_of(&context.sandbox, path).ok_or_else(outside_roots)?;
+    if path == root {
+        return Ok(File::from(nix::fcntl::open(root, flags, Mode::empty())?));
+    }
+    let (parent, name) = split(path)?;
+    let directory = open_directory(&context.sandbox, parent, false)?;
+    let file =
+        openat(&directory, name, flags | OFlag::O_NOFOLLOW, Mode::empty()).map_err(link_error)?;
+    Ok(File::from(file))
+}
+
+/// Replace the file at `path` (from [`check`] with [`Access::Write`]) with `contents`, creating
+/// missing parent directories. Confined: a temporary file in the same directory renamed over
+/// the target, keeping an existing file's permission bits.
+pub fn replace_file(context: &ToolContext, path: &Path, contents: &[u8]) -> io::Result<()> {
+    let sandbox = &context.sandbox;
+    if !sandbox.is_confined() {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        return std::fs::write(path, contents);
+    }
+    refuse_unwritable(sandbox, path)?;
+    let (parent, name) = split(path)?;
+    let directory = open_directory(sandbox, parent, true)?;
+    let permissions = match fstatat(&directory, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(status) => {
+            let kind = SFlag::from_bits_truncate(status.st_mode & SFlag::S_IFMT.bits());
+            if kind == SFlag::S_IFLNK {
+                return Err(io::Error::new(
+                    io::ErrorKind::PermissionDenied,
+                    "the target is a symbolic link; files are not written through links",
+                ));
+            }
+            if kind == SFlag::S_IFDIR {
+                return Err(io::Error::from(io::ErrorKind::IsADirectory));
+            }
+            Some(Mode::from_bits_truncate(status.st_mode & 0o7777))
+        }
+        Err(Errno::ENOENT) => None,
+        Err(error) => return Err(error.into()),
+    };
+    let temporary = temporary_name(name);
+    let file = openat(
+        &directory,
+        temporary.as_os_str(),
+        OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC,
+        Mode::from_bits_truncate(0o666),
+    )?;
+    let mut file = File::from(file);
+    let written = file
+        .write_all(contents)
+        .and_then(|()| match permissions {
+            Some(mode) => fchmod(&file, mode).map_err(io::Error::from),
+            None => Ok(()),
+        })
+        .and_then(|()| {
+            renameat(&directory, temporary.as_os_str(), &directory, name).map_err(io::Error::from)
+        });
+    if written.is_err() {
+        // Best effort: the temporary is ours and useless now.
+        let _ = unlinkat(
+            &directory,
+            temporary.as_os_str(),
+            UnlinkatFlags::NoRemoveDir,
+        );
+    }
+    written
+}
+
+/// Delete the file at `path` (from [`check`] with [`Access::Write`]). A symbolic link is removed
+/// itself; its target is untouched.
+pub fn remove_file(context: &ToolContext, path: &Path) -> io::Result<()> {
+    let sandbox = &context.sandbox;
+    if !sandbox.is_confined() {
+        return std::fs::remove_file(path);
+    }
+    refuse_unwritable(sandbox, path)?;
+    let (parent, name) = split(path)?;
+    let directory = open_directory(sandbox, parent, false)?;
+    unlinkat(&directory, name, UnlinkatFlags::NoRemoveDir).map_err(io::Error::from)
+}
+
+/// Second line of defence for callers that pass a path [`check`] did not produce.
+fn refuse_unwritable(sandbox: &Sandbox, path: &Path) -> io::Result<()> {
+    if sandbox.mode == SandboxMode::ReadOnly || protected_by(sandbox, path).is_some() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the sandbox does not allow writing here",
+        ));
+    }
+    Ok(())
+}
+
+/// Open the canonical directory `directory` by walking down from its root without following
+/// links, creating missing directories when `create` is set.
+fn open_directory(sandbox: &Sandbox, directory: &Path, create: bool) -> io::Result<OwnedFd> {
+    let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
+    let root = root_of(sandbox, directory).ok_or_else(outside_roots)?;
+    let relative = directory.strip_prefix(root).map_err(|_| outside_roots())?;
+    // The root is canonical and trusted; everything below it is opened one name at a time.
+    let mut current = nix::fcntl::open(root, flags, Mode::empty())?;
+    for component in relative.components() {
+        let Component::Normal(name) = component else {
+            return Err(outside_roots());
+        };
+        let step_flags = flags | OFlag::O_NOFOLLOW;
+        current = match openat(&current, name, step_flags, Mode::empty()) {
+            Err(Errno::ENOENT) if create => {
+                match mkdirat(&current, name, Mode::from_bits_truncate(0o777)) {
+                    Ok(()) | Err(Errno::EEXIST) => {}
+                    Err(error) => return Err(error.into()),
+                }
+                openat(&current, name, step_flags, Mode::empty()).map_err(link_error)?
+            }
+            // With O_DIRECTORY a link is reported as "not a directory"; say what it really is.
+            Err(Errno::ENOTDIR) if is_link_at(&current, name) => {
+                return Err(link_error(Errno::ELOOP));
+            }
+            other => other.map_err(link_error)?,
+        };
+    }
+    Ok(current)
+}
+
+fn is_link_at(directory: &OwnedFd, name: &OsStr) -> bool {
+    fstatat(directory, name, AtFlags::AT_SYMLINK_NOFOLLOW).is_ok_and(|status| {
+        SFlag::from_bits_truncate(status.st_mode & SFlag::S_IFMT.bits()) == SFlag::S_IFLNK
+    })
+}
+
+/// The parent directory and file name of a canonical path.
+fn split(path: &Path) -> io::Result<(&Path, &OsStr)> {
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => Ok((parent, name)),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "the path does not name a file",
+        )),
+    }
+}
+
+/// A fresh hidden name next to `name` for the write-then-rename.
+fn temporary_name(name: &OsStr) -> OsString {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut temporary = OsString::from(".");
+    temporary.push(name);
+    temporary.push(format!(
+        ".pincer-{}-{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    temporary
+}
+
+fn outside_roots() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        "the path is outside the sandbox roots",
+    )
+}
+
+/// `O_NOFOLLOW` met a link: something changed the path after it was checked.
+fn link_error(error: Errno) -> io::Error {
+    if error == Errno::ELOOP {
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "a path component is a symbolic link (dangling, or swapped in while the call ran); \
+             links are not followed here",
+        )
+    } else {
+        error.into()
     }
 }
 
@@ -57,5 +380,27 @@ mod tests {
             relative_display(Path::new("/w"), Path::new("/w/src/lib.rs")),
             "src/lib.rs"
         );
+    }
+
+    #[test]
+    fn a_missing_tail_is_appended_to_the_canonical_existing_ancestor() {
+        let directory = tempfile::tempdir().unwrap();
+        let base = directory.path().canonicalize().unwrap();
+        std::fs::create_dir(base.join("real")).unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("alias")).unwrap();
+        assert_eq!(
+            canonical_target(&base.join("alias/new/./x/../file.txt")),
+            base.join("real/new/file.txt")
+        );
+        assert_eq!(canonical_target(&base.join("alias")), base.join("real"));
+    }
+
+    #[test]
+    fn the_temporary_name_is_hidden_and_next_to_the_target() {
+        let name = temporary_name(OsStr::new("notes.md"));
+        let text = name.to_string_lossy();
+        assert!(text.starts_with(".notes.md.pincer-"), "{text}");
+        assert!(text.ends_with(".tmp"), "{text}");
+        assert_ne!(temporary_name(OsStr::new("notes.md")), name);
     }
 }

@@ -5,10 +5,13 @@
 //! number them either). Images are recognised by their magic bytes, not by the extension; other
 //! binary files (a NUL byte near the start) are refused.
 
+use std::io::Read as _;
+
 use base64::Engine as _;
 use serde_json::{Map, json};
 
 use super::arguments::Arguments;
+use super::paths::Access;
 use super::truncate::prefix_within_bytes;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 use crate::session::record::{ContentBlock, ImageContent};
@@ -39,9 +42,10 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
     let raw_path = arguments.required_string(&["path", "file_path"])?;
     let offset = arguments.optional_count(&["offset"])?;
     let limit = arguments.optional_count(&["limit"])?;
-    let path = paths::resolve(&context.workspace, raw_path);
-
-    let metadata = match std::fs::metadata(&path) {
+    let path = paths::check(context, raw_path, Access::Read)?;
+    let opened = paths::open_read(context, &path)
+        .and_then(|file| file.metadata().map(|metadata| (file, metadata)));
+    let (mut file, metadata) = match opened {
         Ok(metadata) => metadata,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(ToolError::FileNotFound {
@@ -55,7 +59,9 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
             "{raw_path} is a directory, not a file. Use ls to list its entries."
         )));
     }
-    let bytes = std::fs::read(&path).map_err(|error| ToolError::io("read", raw_path, error))?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|error| ToolError::io("read", raw_path, error))?;
 
     if let Some(mime_type) = image_mime_type(&bytes) {
         return Ok(image_output(&bytes, mime_type));

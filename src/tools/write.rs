@@ -1,11 +1,13 @@
 //! `write`: create or overwrite a file with the given text, creating missing parent directories.
 //!
-//! The file is written in place (not replaced through a temporary), so an existing file keeps its
-//! permissions and hard links.
+//! In a confined sandbox the file is replaced atomically (a temporary in the same directory,
+//! renamed over it) and keeps its permission bits; hard links to the old file keep the old
+//! content. In `danger-full-access` it is written in place.
 
 use serde_json::json;
 
 use super::arguments::Arguments;
+use super::paths::Access;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 pub fn definition() -> ToolDefinition {
@@ -24,17 +26,14 @@ pub fn definition() -> ToolDefinition {
 pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
     let raw_path = arguments.required_string(&["path", "file_path"])?;
     let content = arguments.required_string(&["content"])?;
-    let path = paths::resolve(&context.workspace, raw_path);
+    let path = paths::check(context, raw_path, Access::Write)?;
     if path.is_dir() {
         return Err(ToolError::Rejected(format!(
             "{raw_path} is a directory; give a file path to write."
         )));
     }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .map_err(|error| ToolError::io("create the parent directories of", raw_path, error))?;
-    }
-    std::fs::write(&path, content).map_err(|error| ToolError::io("write", raw_path, error))?;
+    paths::replace_file(context, &path, content.as_bytes())
+        .map_err(|error| ToolError::io("write", raw_path, error))?;
     Ok(ToolOutput::text(format!(
         "Successfully wrote {} bytes to {raw_path}",
         content.len()

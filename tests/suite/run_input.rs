@@ -240,9 +240,9 @@ fn a_dry_run_shows_the_request_and_changes_nothing() {
 fn flags_of_later_work_are_refused_not_ignored() {
     let home = Home::new();
     for flag in [
-        &["--heartbeat"][..],
-        &["--sandbox", "read-only"],
-        &["--fallback-model", "openai/gpt-5"],
+        &["--fallback-model", "openai/gpt-5"][..],
+        &["--json-schema", "{}"],
+        &["--auth-profile", "work"],
     ] {
         let mut args = vec!["run"];
         args.extend_from_slice(flag);
