@@ -154,6 +154,29 @@ fn installation_status(context: &Context, index: &Index) -> Value {
         })
     };
     let paths = &settings.paths;
+    let files = crate::agent::context_files::load(
+        &context.workspace,
+        &paths.workspace_dir,
+        &settings.workspace.files,
+        false,
+        settings.workspace.max_file_chars,
+    )
+    .files;
+    let tool_names: Vec<&str> = crate::tools::ALL_TOOLS.to_vec();
+    let tools = crate::tools::definitions(&tool_names);
+    let built = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
+        workspace: &context.workspace,
+        model: settings.model.as_deref().unwrap_or("-"),
+        tools: &tools,
+        mode: crate::agent::prompt::PromptMode::Full,
+        replace: None,
+        append: &settings.workspace.append_system_prompt,
+        now: "",
+        sandbox: settings.tools.sandbox.as_str(),
+        files: &files,
+        heartbeat: false,
+        git: None,
+    });
     json!({
         "version": env!("CARGO_PKG_VERSION"),
         "model": settings.model,
@@ -170,6 +193,16 @@ fn installation_status(context: &Context, index: &Index) -> Value {
         "cli_backends": {
             "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
             "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),
+        },
+        "sandbox": {
+            "mode": settings.tools.sandbox.as_str(),
+            "exec_enforcement": crate::tools::landlock_support().describe(),
+            "exec_enforced": crate::tools::landlock_support().is_enforced(),
+        },
+        "system_prompt": {
+            "chars": built.text.chars().count(),
+            "sections": built.sections,
+            "workspace_files": built.files,
         },
         "sessions": index.sessions.len(),
         "sessions_here": index.sessions.values().filter(|entry| entry.summary.cwd == context.workspace.to_string_lossy()).count(),
@@ -312,6 +345,36 @@ fn render(value: &Value) -> String {
         &mut text,
         "sessions dir:",
         text_of(&value["paths"]["sessions_dir"]),
+    );
+    line(
+        &mut text,
+        "sandbox:",
+        format!(
+            "{} (exec: {})",
+            text_of(&value["sandbox"]["mode"]),
+            text_of(&value["sandbox"]["exec_enforcement"])
+        ),
+    );
+    let files: Vec<String> = value["system_prompt"]["workspace_files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|file| {
+            format!(
+                "{} ({} chars)",
+                text_of(&file["name"]),
+                text_of(&file["chars"])
+            )
+        })
+        .collect();
+    line(
+        &mut text,
+        "context files:",
+        if files.is_empty() {
+            "none".to_owned()
+        } else {
+            files.join(", ")
+        },
     );
     line(
         &mut text,

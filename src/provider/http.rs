@@ -194,6 +194,9 @@ pub async fn call(
     }
     let mut response = response;
     let mut decoder = SseDecoder::new();
+    let mut splitter = protocol
+        .inline_think_tags
+        .then(super::think_tags::InlineTagSplitter::new);
     loop {
         let chunk = tokio::select! {
             () = cancel.cancelled() => return CallOutcome::Cancelled { partial: accumulator },
@@ -234,9 +237,15 @@ pub async fn call(
         for event in decoder.feed(&bytes) {
             match protocol.parser.on_event(&event) {
                 Ok(events) => {
-                    for neutral in &events {
-                        accumulator.apply(neutral);
-                        on_event(neutral);
+                    for event in events {
+                        let neutral = match &mut splitter {
+                            Some(splitter) => splitter.apply(event),
+                            None => vec![event],
+                        };
+                        for neutral in &neutral {
+                            accumulator.apply(neutral);
+                            on_event(neutral);
+                        }
                     }
                 }
                 Err(error) => {

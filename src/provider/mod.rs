@@ -199,6 +199,9 @@ pub struct Protocol {
     /// The `api` string stored in assistant messages (pi's names: `anthropic-messages`,
     /// `openai-responses`, `openai-completions`, `google-generative-ai`).
     pub api_name: &'static str,
+    /// Whether the text may carry inline `<think>`/`<final>` tags to split out (local models
+    /// behind OpenAI-compatible servers).
+    pub inline_think_tags: bool,
 }
 
 /// Build the protocol pieces for `api`.
@@ -210,6 +213,7 @@ pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
             parser: Box::new(anthropic::stream::Parser::new()),
             parse_error_body: anthropic::stream::parse_error_body,
             api_name: "anthropic-messages",
+            inline_think_tags: false,
         },
         ApiKind::OpenAi => Protocol {
             auth: AuthStyle::Bearer,
@@ -217,6 +221,7 @@ pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
             parser: Box::new(openai::stream::Parser::new()),
             parse_error_body: openai::stream::parse_error_body,
             api_name: "openai-responses",
+            inline_think_tags: false,
         },
         ApiKind::OpenAiChat => Protocol {
             auth: AuthStyle::Bearer,
@@ -224,6 +229,7 @@ pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
             parser: Box::new(openai_chat::stream::Parser::new()),
             parse_error_body: openai_chat::stream::parse_error_body,
             api_name: "openai-completions",
+            inline_think_tags: true,
         },
         ApiKind::Google => Protocol {
             auth: AuthStyle::GoogApiKey,
@@ -231,6 +237,7 @@ pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
             parser: Box::new(gemini::stream::Parser::new()),
             parse_error_body: gemini::stream::parse_error_body,
             api_name: "google-generative-ai",
+            inline_think_tags: false,
         },
     }
 }

@@ -4,3 +4,4 @@ mod run_input;
 mod sessions;
 mod status;
 mod turns;
+mod workspace;
