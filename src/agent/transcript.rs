@@ -1,44 +1,102 @@
 //! Where a turn's messages go: a locked session file, or nowhere (`--no-session-persistence`).
+//! Either way the entries are also kept in memory, so that compaction can plan its cut over the
+//! branch as it stands.
 
-use serde_json::json;
+use std::collections::HashSet;
 
-use crate::session::record::{AgentMessage, Entry};
-use crate::session::store::{self, SessionError, SessionWriter};
+use serde_json::{Map, Value, json};
+
+use crate::session::record::{self, AgentMessage, Entry, Line};
+use crate::session::store::{SessionError, SessionWriter};
 
 /// The record of a turn.
 #[derive(Debug)]
-pub enum Transcript {
-    /// Appends to a session file (holding its lock).
-    Persisted(SessionWriter),
-    /// Keeps nothing on disk.
-    Ephemeral,
+pub struct Transcript {
+    writer: Option<SessionWriter>,
+    entries: Vec<Entry>,
+    ids: HashSet<String>,
 }
 
 impl Transcript {
-    /// Append one completed message and sync the file. Returns the entry id, when persisted.
-    pub fn append_message(
-        &mut self,
-        message: &AgentMessage,
-    ) -> Result<Option<String>, SessionError> {
-        let value = serde_json::to_value(message)
-            .map_err(|error| SessionError::Serialize(error.to_string()))?;
-        self.append("message", json!({ "message": value }))
+    /// Append to a locked session file whose current entries are `entries`.
+    pub fn persisted(writer: SessionWriter, entries: Vec<Entry>) -> Transcript {
+        Transcript::with(Some(writer), entries)
     }
 
-    /// Append an entry of another kind (`model_change`, `thinking_level_change`, …).
-    pub fn append(
-        &mut self,
-        kind: &str,
-        fields: serde_json::Value,
-    ) -> Result<Option<String>, SessionError> {
-        match self {
-            Transcript::Ephemeral => Ok(None),
-            Transcript::Persisted(writer) => {
-                let entry: Entry = store::new_entry(writer, kind, fields)?;
-                writer.append(&entry)?;
-                writer.sync()?;
-                Ok(Some(entry.id().to_owned()))
-            }
+    /// Keep nothing on disk; `entries` is the context the turn starts from.
+    pub fn ephemeral(entries: Vec<Entry>) -> Transcript {
+        Transcript::with(None, entries)
+    }
+
+    fn with(writer: Option<SessionWriter>, entries: Vec<Entry>) -> Transcript {
+        let ids = entries.iter().map(|entry| entry.id().to_owned()).collect();
+        Transcript {
+            writer,
+            entries,
+            ids,
+        }
+    }
+
+    /// Whether entries reach a file.
+    pub fn is_persisted(&self) -> bool {
+        self.writer.is_some()
+    }
+
+    /// The entries so far, in file order (the last one is the leaf).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Release the file and its lock; later appends only reach memory.
+    pub fn close(&mut self) {
+        self.writer = None;
+    }
+
+    /// Append one completed message and `fdatasync` the file (which also makes any entries
+    /// appended before it durable). Returns the entry id.
+    pub fn append_message(&mut self, message: &AgentMessage) -> Result<String, SessionError> {
+        let value = serde_json::to_value(message)
+            .map_err(|error| SessionError::Serialize(error.to_string()))?;
+        let id = self.append("message", json!({ "message": value }))?;
+        self.sync()?;
+        Ok(id)
+    }
+
+    /// Append an entry of another kind (`model_change`, `compaction`, …) without a sync of its
+    /// own: the next message's sync covers it (SPEC §5.3 syncs per message).
+    pub fn append(&mut self, kind: &str, fields: Value) -> Result<String, SessionError> {
+        let id = record::new_entry_id(&|candidate: &str| self.ids.contains(candidate));
+        let mut object = Map::new();
+        object.insert("type".to_owned(), Value::String(kind.to_owned()));
+        object.insert("id".to_owned(), Value::String(id.clone()));
+        object.insert(
+            "parentId".to_owned(),
+            self.entries
+                .last()
+                .map_or(Value::Null, |leaf| Value::String(leaf.id().to_owned())),
+        );
+        object.insert("timestamp".to_owned(), Value::String(record::now_iso()));
+        if let Value::Object(fields) = fields {
+            object.extend(fields);
+        }
+        let entry = match record::parse_line(&Value::Object(object).to_string()) {
+            Ok(Line::Entry(entry)) => entry,
+            Ok(Line::Header(_)) => return Err(SessionError::Serialize("built a header".into())),
+            Err(error) => return Err(SessionError::Serialize(error.to_string())),
+        };
+        if let Some(writer) = &mut self.writer {
+            writer.append(&entry)?;
+        }
+        self.ids.insert(id.clone());
+        self.entries.push(entry);
+        Ok(id)
+    }
+
+    /// `fdatasync` the file (nothing to do when ephemeral).
+    pub fn sync(&self) -> Result<(), SessionError> {
+        match &self.writer {
+            Some(writer) => writer.sync(),
+            None => Ok(()),
         }
     }
 }

@@ -420,7 +420,7 @@ pub async fn run(
             None => {}
         }
         let message_id = accumulator.response_id().map_or_else(
-            || format!("msg_{}", entry_id.as_deref().unwrap_or("ephemeral")),
+            || format!("msg_{entry_id}"),
             str::to_owned,
         );
         let _ = sink.emit(&Event::Assistant(render::assistant_line(
@@ -428,7 +428,7 @@ pub async fn run(
             &message_id,
             accumulator.provider_stop_reason(),
             settings.session_id.as_deref(),
-            entry_id.as_deref(),
+            Some(entry_id.as_str()),
         )));
         report.final_text = accumulator.text();
         if progress.text_printed {
@@ -491,7 +491,7 @@ pub async fn run(
             let _ = sink.emit(&Event::User(render::tool_result_line(
                 &result,
                 settings.session_id.as_deref(),
-                entry_id.as_deref(),
+                Some(entry_id.as_str()),
             )));
         }
         if let Some(reason) = cancellation.reason() {

@@ -387,7 +387,7 @@ fn create_session(
 ) -> CliResult<SessionSetup> {
     if ephemeral {
         return Ok(SessionSetup {
-            transcript: Transcript::Ephemeral,
+            transcript: Transcript::ephemeral(Vec::new()),
             context: Vec::new(),
             session_id: Some(id),
             session_name: name.map(str::to_owned),
@@ -399,7 +399,7 @@ fn create_session(
     let header = new_header(context, id.clone());
     let path = store::create(context.sessions_dir(), &header, &[]).map_err(session_error)?;
     let (writer, loaded, _) = store::open_for_append(&path, context.wait).map_err(session_error)?;
-    let mut transcript = Transcript::Persisted(writer);
+    let mut transcript = Transcript::persisted(writer, loaded.entries);
     if let Some(name) = name {
         transcript
             .append("session_info", json!({"name": name}))
@@ -418,15 +418,13 @@ fn create_session(
 
 fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<SessionSetup> {
     let (transcript, loaded): (Transcript, LoadedSession) = if ephemeral {
-        (
-            Transcript::Ephemeral,
-            store::load(path).map_err(session_error)?,
-        )
+        let loaded = store::load(path).map_err(session_error)?;
+        (Transcript::ephemeral(loaded.entries.clone()), loaded)
     } else {
         let (writer, loaded, torn) =
             store::open_for_append(path, context.wait).map_err(session_error)?;
         report_torn(context, path, torn.as_ref());
-        (Transcript::Persisted(writer), loaded)
+        (Transcript::persisted(writer, loaded.entries.clone()), loaded)
     };
     let summary = crate::session::summary::summarize(&loaded.header, &loaded.entries);
     let rebuilt = crate::session::context::build_context(&loaded.entries, None);
@@ -851,7 +849,7 @@ fn execute(
         seconds(args.timeout),
     )?;
     // Release the session lock before refreshing the index.
-    setup.transcript = Transcript::Ephemeral;
+    setup.transcript.close();
     if setup.path.is_some() {
         let _ = index::refresh(context.sessions_dir());
     }
@@ -902,7 +900,7 @@ fn dry_run_context(
     plan: &TurnPlan<'_>,
 ) -> CliResult<SessionSetup> {
     let empty = |id: Option<String>| SessionSetup {
-        transcript: Transcript::Ephemeral,
+        transcript: Transcript::ephemeral(Vec::new()),
         context: Vec::new(),
         session_id: id,
         session_name: None,
