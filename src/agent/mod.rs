@@ -5,6 +5,7 @@
 
 pub mod context_files;
 pub mod heartbeat;
+pub mod compact;
 pub mod prompt;
 pub mod render;
 pub mod transcript;

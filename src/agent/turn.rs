@@ -14,9 +14,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
+use super::compact::{self, SummaryModel};
+use super::compaction;
 use super::render;
 use super::transcript::Transcript;
 use crate::config::ModelInfo;
+use crate::settings::CompactionSettings;
 use crate::conversation::TokenUsage;
 use crate::output::events::{Event, EventSink};
 use crate::provider::classify::{FailureKind, classify};
@@ -106,6 +109,10 @@ pub struct TurnSettings {
     pub policy: ToolPolicy,
     /// Where file tools may reach and what `exec` may write.
     pub sandbox: Sandbox,
+    /// Automatic compaction.
+    pub compaction: CompactionSettings,
+    /// The model's context window, when known (compaction needs it).
+    pub context_window: Option<u64>,
 }
 
 /// How the turn ended.
@@ -162,6 +169,11 @@ pub struct TurnReport {
     pub api_duration: Duration,
     /// Tool calls the policy refused (`{tool_name, tool_use_id, tool_input}`, as claude reports).
     pub permission_denials: Vec<Value>,
+    /// Compactions in this run.
+    pub compactions: u32,
+    /// Estimated context after a compaction that followed the last call (the last call's usage
+    /// no longer describes the context then).
+    pub context_estimate: Option<u64>,
 }
 
 /// The messages as they go to the model: failed and aborted assistant messages are left out (pi
@@ -297,7 +309,10 @@ pub async fn run(
         last_usage: None,
         api_duration: Duration::ZERO,
         permission_denials: Vec::new(),
+        compactions: 0,
+        context_estimate: None,
     };
+    let mut overflow_retried = false;
     let api_name = provider::protocol(settings.api, &empty_request(settings)).api_name;
     let tool_context = ToolContext {
         workspace: settings.workspace.clone(),
@@ -414,6 +429,18 @@ pub async fn run(
             }
             Some(Err(error)) => {
                 let kind = classify(&error);
+                if kind == FailureKind::ContextOverflow && !overflow_retried {
+                    // Compact once and retry; a second overflow ends the run (exit 6).
+                    overflow_retried = true;
+                    match compact_now(settings, client, messages, transcript, sink, cancellation, &mut report, "overflow").await {
+                        Ok(true) => continue,
+                        Ok(false) => {}
+                        Err(failure) => {
+                            report.ending = Ending::Persistence(failure);
+                            return report;
+                        }
+                    }
+                }
                 report.ending = Ending::Failed { error, kind };
                 return report;
             }
@@ -444,7 +471,21 @@ pub async fn run(
                 _ => None,
             })
             .collect();
+        let over_threshold = settings.compaction.enabled
+            && settings.context_window.is_some_and(|window| {
+                compaction::should_compact(
+                    accumulator.usage().context_tokens(),
+                    window,
+                    settings.compaction.reserve_tokens,
+                )
+            });
         if calls.is_empty() {
+            if over_threshold
+                && let Err(failure) = compact_now(settings, client, messages, transcript, sink, cancellation, &mut report, "auto").await
+            {
+                report.ending = Ending::Persistence(failure);
+                return report;
+            }
             report.ending = Ending::Completed;
             return report;
         }
@@ -515,6 +556,62 @@ pub async fn run(
     }
 }
 
+/// Compact the transcript now and rebuild `messages` from it. `Ok(false)`: nothing to compact.
+#[expect(clippy::too_many_arguments, reason = "the loop's state, passed through")]
+async fn compact_now(
+    settings: &TurnSettings,
+    client: &reqwest::Client,
+    messages: &mut Vec<AgentMessage>,
+    transcript: &mut Transcript,
+    sink: &mut dyn EventSink,
+    cancellation: &Cancellation,
+    report: &mut TurnReport,
+    trigger: &str,
+) -> Result<bool, SessionError> {
+    let summary_model = SummaryModel {
+        api: settings.api,
+        endpoint: &settings.endpoint,
+        model: &settings.model,
+        max_output_tokens: settings.max_output_tokens.min(16_384),
+        idle_timeout: settings.idle_timeout,
+    };
+    let started = Instant::now();
+    let outcome = compact::run(
+        client,
+        &summary_model,
+        transcript,
+        settings.compaction.keep_recent_tokens,
+        None,
+        &cancellation.token,
+        messages,
+        None,
+    )
+    .await?;
+    report.api_duration += started.elapsed();
+    let Some(compacted) = outcome else {
+        return Ok(false);
+    };
+    report.compactions += 1;
+    report.usage.add(&compacted.usage);
+    let cost = usage_cost(settings.model_info.as_ref(), &compacted.usage).total;
+    report.cost_usd += cost;
+    let totals = report.model_usage.entry(settings.model.clone()).or_default();
+    totals.usage.add(&compacted.usage);
+    totals.cost_usd += cost;
+    report.context_estimate = Some(compacted.tokens_after);
+    let _ = sink.emit(&Event::System(serde_json::json!({
+        "type": "system",
+        "subtype": "compact_boundary",
+        "session_id": settings.session_id,
+        "compact_metadata": {
+            "trigger": trigger,
+            "pre_tokens": compacted.tokens_before,
+            "post_tokens": compacted.tokens_after,
+        },
+    })));
+    Ok(true)
+}
+
 fn empty_request(settings: &TurnSettings) -> ModelRequest {
     ModelRequest {
         model: settings.model.clone(),
@@ -545,6 +642,7 @@ fn account(
     totals.cost_usd += cost;
     if success && usage.context_tokens() > 0 {
         report.last_usage = Some(usage);
+        report.context_estimate = None;
     }
 }
 

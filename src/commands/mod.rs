@@ -1,6 +1,7 @@
 //! One file per subcommand. This is the only layer that sees clap types: it resolves settings,
 //! wires the parts together, and turns every failure into a [`CliError`] with an exit code.
 
+pub mod compact;
 pub mod generate;
 pub mod sessions;
 pub mod status;
@@ -97,7 +98,7 @@ fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) ->
     match cli.command {
         Command::Run(args) => turn::run(format, started, &context, &args),
         Command::Resume(args) => turn::resume(format, started, &context, &args),
-        Command::Compact(args) => turn::compact(&context?, &args),
+        Command::Compact(args) => compact::compact(&context?, &args),
         Command::Sessions(args) => sessions::dispatch(&context?, args),
         Command::Status(args) => status::status(&context?, &args),
         Command::Auth(_) => Err(CliError::not_available("pincer auth")

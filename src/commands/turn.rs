@@ -18,7 +18,7 @@ use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::transcript::Transcript;
 use crate::agent::turn::{self, CancelReason, Cancellation, Ending, TurnReport, TurnSettings};
-use crate::cli::{CompactArgs, ResumeArgs, RunArgs, TurnArgs};
+use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{self, InputError, StdinOptions};
@@ -58,11 +58,6 @@ pub fn resume(
 ) -> CliResult<Exit> {
     let plan = TurnPlan::Resume(args);
     drive(format, started, context, &args.turn, &plan)
-}
-
-/// `pincer compact`.
-pub fn compact(_context: &Context, _args: &CompactArgs) -> CliResult<Exit> {
-    Err(CliError::not_available("compaction (`pincer compact`)"))
 }
 
 enum TurnPlan<'a> {
@@ -241,7 +236,7 @@ fn seconds(value: Option<f64>) -> Option<Duration> {
 }
 
 /// The first provider with credentials in the environment (SPEC §11 defaults).
-fn default_model(context: &Context) -> CliResult<String> {
+pub(super) fn default_model(context: &Context) -> CliResult<String> {
     let candidates = [
         ("anthropic", "anthropic/claude-sonnet-4-5"),
         ("openai", "openai/gpt-5"),
@@ -257,7 +252,7 @@ fn default_model(context: &Context) -> CliResult<String> {
 }
 
 /// The value of the first of the provider's key variables that is set (never printed).
-fn find_key(context: &Context, provider: &str) -> Option<String> {
+pub(super) fn find_key(context: &Context, provider: &str) -> Option<String> {
     context
         .settings
         .key_env_vars(provider)
@@ -509,14 +504,14 @@ fn setup_session(
 }
 
 /// Resolve the model reference into provider, wire id, protocol and endpoint.
-struct ResolvedModel {
-    reference: ModelRef,
-    api: ApiKind,
-    base_url: String,
-    headers: Vec<(String, String)>,
+pub(super) struct ResolvedModel {
+    pub(super) reference: ModelRef,
+    pub(super) api: ApiKind,
+    pub(super) base_url: String,
+    pub(super) headers: Vec<(String, String)>,
 }
 
-fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel> {
+pub(super) fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel> {
     let reference = context
         .settings
         .resolve_model_ref(reference)
@@ -840,6 +835,8 @@ fn execute(
         workspace: context.workspace.clone(),
         policy,
         sandbox,
+        compaction: context.settings.compaction.clone(),
+        context_window: model_info.as_ref().map(|info| info.context_window),
     };
     let report = run_on_runtime(
         &settings,
@@ -1072,9 +1069,18 @@ fn finish(
                 "error",
             ),
         };
-    let occupancy = report
-        .last_usage
-        .map(|usage| crate::conversation::ContextOccupancy::of(&usage, window));
+    let occupancy = match report.context_estimate {
+        Some(tokens) => Some(crate::conversation::ContextOccupancy::of(
+            &crate::conversation::TokenUsage {
+                input: tokens,
+                ..Default::default()
+            },
+            window,
+        )),
+        None => report
+            .last_usage
+            .map(|usage| crate::conversation::ContextOccupancy::of(&usage, window)),
+    };
     let mut model_usage = BTreeMap::new();
     for (model, totals) in &report.model_usage {
         model_usage.insert(
@@ -1138,7 +1144,7 @@ fn finish(
         model: Some(settings.model.clone()),
         provider: Some(settings.provider.clone()),
         backend: Some("api".to_owned()),
-        compactions: 0,
+        compactions: report.compactions,
         heartbeat_ok: heartbeat.then(|| {
             exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)
         }),

@@ -1,0 +1,181 @@
+//! `pincer compact [SESSION|--last]`: compact a session now (SPEC §1.4, §7).
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::sessions::{load_index, report_torn, resolve_selector};
+use super::turn::{default_model, find_key, resolve_model};
+use super::{Context, session_error, stdout_error};
+use crate::agent::compact::{self, SummaryModel};
+use crate::agent::compaction;
+use crate::agent::transcript::Transcript;
+use crate::cli::CompactArgs;
+use crate::error::{CliError, CliResult, Exit};
+use crate::output::Stdout;
+use crate::provider::http::Endpoint;
+use crate::session::store;
+use crate::session::summary::summarize;
+
+/// Run `compact`.
+pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
+    let index = load_index(context)?;
+    let path = resolve_selector(context, &index, args.session.as_deref(), args.last, args.all)?;
+    let keep = args
+        .keep_recent_tokens
+        .unwrap_or(context.settings.compaction.keep_recent_tokens);
+    let mut stdout = Stdout::new();
+    if args.dry_run {
+        let loaded = store::load(&path).map_err(session_error)?;
+        let plan = compaction::cut::plan(&loaded.entries, None, keep);
+        let value = match &plan {
+            Some(plan) => json!({
+                "type": "compact_plan",
+                "session_id": loaded.header.id,
+                "would_compact": true,
+                "first_kept_entry_id": plan.first_kept_entry_id,
+                "tokens_before": plan.tokens_before,
+                "kept_tokens_estimate": plan.kept_tokens,
+                "messages_to_summarize": plan.to_summarize.len(),
+                "turn_prefix_messages": plan.turn_prefix.len(),
+                "updates_previous_summary": plan.previous_summary.is_some(),
+            }),
+            None => json!({
+                "type": "compact_plan",
+                "session_id": loaded.header.id,
+                "would_compact": false,
+            }),
+        };
+        if context.format.is_json() {
+            stdout.json_pretty(&value).map_err(stdout_error)?;
+        } else {
+            let text = match &plan {
+                Some(plan) => format!(
+                    "would compact {}: {} tokens now; keep from entry {} (~{} tokens); summarize {} message(s){}\n",
+                    loaded.header.id,
+                    plan.tokens_before,
+                    plan.first_kept_entry_id,
+                    plan.kept_tokens,
+                    plan.to_summarize.len(),
+                    if plan.turn_prefix.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" and a split turn of {}", plan.turn_prefix.len())
+                    }
+                ),
+                None => format!("nothing to compact in {}\n", loaded.header.id),
+            };
+            stdout.write(&text).map_err(stdout_error)?;
+        }
+        return Ok(Exit::Success);
+    }
+
+    let (writer, loaded, torn) =
+        store::open_for_append(&path, context.wait).map_err(session_error)?;
+    report_torn(context, &path, torn.as_ref());
+    let summary = summarize(&loaded.header, &loaded.entries);
+    let reference = match (&args.model, summary.model_ref(), &context.settings.model) {
+        (Some(model), _, _) => model.clone(),
+        (None, Some(recorded), _) => recorded,
+        (None, None, Some(configured)) => configured.clone(),
+        (None, None, None) => default_model(context)?,
+    };
+    let resolved = resolve_model(context, &reference)?;
+    let api_key = find_key(context, &resolved.reference.provider);
+    if api_key.is_none()
+        && !context
+            .settings
+            .key_env_vars(&resolved.reference.provider)
+            .is_empty()
+        && resolved.reference.provider != "ollama"
+    {
+        return Err(CliError::new(
+            Exit::Auth,
+            format!("no credentials for provider '{}'", resolved.reference.provider),
+        )
+        .with_hint(format!(
+            "set {}",
+            context
+                .settings
+                .key_env_vars(&resolved.reference.provider)
+                .join(" or ")
+        )));
+    }
+    let endpoint = Endpoint {
+        provider: resolved.reference.provider.clone(),
+        base_url: resolved.base_url.clone(),
+        api_key,
+        headers: resolved.headers.clone(),
+    };
+    let max_output = context
+        .settings
+        .model_info(&resolved.reference.provider, &resolved.reference.model)
+        .map_or(8_192, |info| info.max_output.clamp(1, 16_384));
+    let summary_model = SummaryModel {
+        api: resolved.api,
+        endpoint: &endpoint,
+        model: &resolved.reference.model,
+        max_output_tokens: max_output,
+        idle_timeout: Duration::from_secs(context.settings.timeouts.idle_secs),
+    };
+    let mut transcript = Transcript::persisted(writer, loaded.entries);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| CliError::new(Exit::RunFailed, format!("cannot start the runtime: {error}")))?;
+    let client = crate::provider::http::client()
+        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let mut messages = Vec::new();
+    let outcome = runtime
+        .block_on(compact::run(
+            &client,
+            &summary_model,
+            &mut transcript,
+            keep,
+            args.instructions.as_deref(),
+            &cancel,
+            &mut messages,
+            None,
+        ))
+        .map_err(session_error)?;
+    transcript.close();
+    let _ = crate::session::index::refresh(context.sessions_dir());
+    let Some(compacted) = outcome else {
+        if context.format.is_json() {
+            stdout
+                .json_pretty(&json!({"type": "compact", "session_id": loaded.header.id, "compacted": false}))
+                .map_err(stdout_error)?;
+        } else {
+            context.diagnostics.info("nothing to compact");
+        }
+        return Ok(Exit::Success);
+    };
+    if !compacted.summarized_by_model {
+        context
+            .diagnostics
+            .warn("the summary call failed; the history was cut with a fallback summary of file and failure lists");
+    }
+    if context.format.is_json() {
+        stdout
+            .json_pretty(&json!({
+                "type": "compact",
+                "session_id": loaded.header.id,
+                "compacted": true,
+                "tokens_before": compacted.tokens_before,
+                "tokens_after": compacted.tokens_after,
+                "first_kept_entry_id": compacted.first_kept_entry_id,
+                "summarized_by_model": compacted.summarized_by_model,
+                "summary": compacted.summary,
+            }))
+            .map_err(stdout_error)?;
+    } else {
+        stdout
+            .write(&format!(
+                "compacted {}: {} → {} tokens\n\n{}\n",
+                loaded.header.id, compacted.tokens_before, compacted.tokens_after, compacted.summary
+            ))
+            .map_err(stdout_error)?;
+    }
+    Ok(Exit::Success)
+}
