@@ -4,16 +4,16 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use super::compaction::{self, CutPlan};
+use super::compaction::{self, cut::CutPlan};
 use super::transcript::Transcript;
 use crate::conversation::TokenUsage;
 use crate::provider::http::{self, CallOutcome, Endpoint};
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
 use crate::session::context::build_context;
-use crate::session::record::{AgentMessage, Entry};
+use crate::session::record::AgentMessage;
 use crate::session::store::SessionError;
 use crate::session::summary::estimate_tokens;
 
@@ -54,17 +54,12 @@ pub fn plan(transcript: &Transcript, keep_recent_tokens: u64) -> Option<CutPlan>
     compaction::cut::plan(transcript.entries(), None, keep_recent_tokens)
 }
 
-fn previous_details(entries: &[Entry]) -> Option<Value> {
-    let branch = crate::session::context::branch_path(entries, None);
-    branch.iter().rev().find_map(|entry| match entry {
-        Entry::Compaction(compaction) => compaction.details.clone(),
-        _ => None,
-    })
-}
-
 /// Compact the transcript's branch: one summary call, then a `compaction` entry. Returns `None`
 /// when there is nothing to compact. The history is cut even when the summary call fails.
-#[expect(clippy::too_many_arguments, reason = "one call site per trigger; a struct adds nothing")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site per trigger; a struct adds nothing"
+)]
 pub async fn run(
     client: &reqwest::Client,
     summary_model: &SummaryModel<'_>,
@@ -112,11 +107,9 @@ pub async fn run(
     };
     let mut summarized: Vec<AgentMessage> = plan.to_summarize.clone();
     summarized.extend(plan.turn_prefix.iter().cloned());
-    let previous = previous_details(transcript.entries());
-    let files = compaction::summary::file_operations(&summarized, previous.as_ref());
+    let files = compaction::summary::file_operations(&summarized, plan.previous_details.as_ref());
     let failures = compaction::summary::tool_failures(&summarized);
-    let summary =
-        compaction::summary::finish_summary(model_summary.as_deref(), &files, &failures);
+    let summary = compaction::summary::finish_summary(model_summary.as_deref(), &files, &failures);
     transcript.append(
         "compaction",
         json!({

@@ -19,7 +19,6 @@ use super::compaction;
 use super::render;
 use super::transcript::Transcript;
 use crate::config::ModelInfo;
-use crate::settings::CompactionSettings;
 use crate::conversation::TokenUsage;
 use crate::output::events::{Event, EventSink};
 use crate::provider::classify::{FailureKind, classify};
@@ -32,6 +31,7 @@ use crate::session::record::{
     AgentMessage, AssistantContent, ContentBlock, StopReason, TextContent, ToolResultMessage,
 };
 use crate::session::store::SessionError;
+use crate::settings::CompactionSettings;
 use crate::tools::policy::{Decision, ToolPolicy};
 use crate::tools::{self, Sandbox, ToolContext};
 
@@ -432,7 +432,18 @@ pub async fn run(
                 if kind == FailureKind::ContextOverflow && !overflow_retried {
                     // Compact once and retry; a second overflow ends the run (exit 6).
                     overflow_retried = true;
-                    match compact_now(settings, client, messages, transcript, sink, cancellation, &mut report, "overflow").await {
+                    match compact_now(
+                        settings,
+                        client,
+                        messages,
+                        transcript,
+                        sink,
+                        cancellation,
+                        &mut report,
+                        "overflow",
+                    )
+                    .await
+                    {
                         Ok(true) => continue,
                         Ok(false) => {}
                         Err(failure) => {
@@ -446,10 +457,9 @@ pub async fn run(
             }
             None => {}
         }
-        let message_id = accumulator.response_id().map_or_else(
-            || format!("msg_{entry_id}"),
-            str::to_owned,
-        );
+        let message_id = accumulator
+            .response_id()
+            .map_or_else(|| format!("msg_{entry_id}"), str::to_owned);
         let _ = sink.emit(&Event::Assistant(render::assistant_line(
             &message,
             &message_id,
@@ -481,7 +491,17 @@ pub async fn run(
             });
         if calls.is_empty() {
             if over_threshold
-                && let Err(failure) = compact_now(settings, client, messages, transcript, sink, cancellation, &mut report, "auto").await
+                && let Err(failure) = compact_now(
+                    settings,
+                    client,
+                    messages,
+                    transcript,
+                    sink,
+                    cancellation,
+                    &mut report,
+                    "auto",
+                )
+                .await
             {
                 report.ending = Ending::Persistence(failure);
                 return report;
@@ -557,7 +577,10 @@ pub async fn run(
 }
 
 /// Compact the transcript now and rebuild `messages` from it. `Ok(false)`: nothing to compact.
-#[expect(clippy::too_many_arguments, reason = "the loop's state, passed through")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the loop's state, passed through"
+)]
 async fn compact_now(
     settings: &TurnSettings,
     client: &reqwest::Client,
@@ -595,7 +618,10 @@ async fn compact_now(
     report.usage.add(&compacted.usage);
     let cost = usage_cost(settings.model_info.as_ref(), &compacted.usage).total;
     report.cost_usd += cost;
-    let totals = report.model_usage.entry(settings.model.clone()).or_default();
+    let totals = report
+        .model_usage
+        .entry(settings.model.clone())
+        .or_default();
     totals.usage.add(&compacted.usage);
     totals.cost_usd += cost;
     report.context_estimate = Some(compacted.tokens_after);

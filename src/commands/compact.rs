@@ -20,7 +20,13 @@ use crate::session::summary::summarize;
 /// Run `compact`.
 pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     let index = load_index(context)?;
-    let path = resolve_selector(context, &index, args.session.as_deref(), args.last, args.all)?;
+    let path = resolve_selector(
+        context,
+        &index,
+        args.session.as_deref(),
+        args.last,
+        args.all,
+    )?;
     let keep = args
         .keep_recent_tokens
         .unwrap_or(context.settings.compaction.keep_recent_tokens);
@@ -91,7 +97,10 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     {
         return Err(CliError::new(
             Exit::Auth,
-            format!("no credentials for provider '{}'", resolved.reference.provider),
+            format!(
+                "no credentials for provider '{}'",
+                resolved.reference.provider
+            ),
         )
         .with_hint(format!(
             "set {}",
@@ -122,7 +131,12 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| CliError::new(Exit::RunFailed, format!("cannot start the runtime: {error}")))?;
+        .map_err(|error| {
+            CliError::new(
+                Exit::RunFailed,
+                format!("cannot start the runtime: {error}"),
+            )
+        })?;
     let client = crate::provider::http::client()
         .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
     let cancel = tokio_util::sync::CancellationToken::new();
@@ -144,7 +158,9 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     let Some(compacted) = outcome else {
         if context.format.is_json() {
             stdout
-                .json_pretty(&json!({"type": "compact", "session_id": loaded.header.id, "compacted": false}))
+                .json_pretty(
+                    &json!({"type": "compact", "session_id": loaded.header.id, "compacted": false}),
+                )
                 .map_err(stdout_error)?;
         } else {
             context.diagnostics.info("nothing to compact");
@@ -173,7 +189,10 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         stdout
             .write(&format!(
                 "compacted {}: {} → {} tokens\n\n{}\n",
-                loaded.header.id, compacted.tokens_before, compacted.tokens_after, compacted.summary
+                loaded.header.id,
+                compacted.tokens_before,
+                compacted.tokens_after,
+                compacted.summary
             ))
             .map_err(stdout_error)?;
     }

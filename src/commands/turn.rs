@@ -419,7 +419,10 @@ fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<Se
         let (writer, loaded, torn) =
             store::open_for_append(path, context.wait).map_err(session_error)?;
         report_torn(context, path, torn.as_ref());
-        (Transcript::persisted(writer, loaded.entries.clone()), loaded)
+        (
+            Transcript::persisted(writer, loaded.entries.clone()),
+            loaded,
+        )
     };
     let summary = crate::session::summary::summarize(&loaded.header, &loaded.entries);
     let rebuilt = crate::session::context::build_context(&loaded.entries, None);

@@ -1,4 +1,5 @@
 mod cli_surface;
+mod compaction;
 mod run_flags;
 mod run_input;
 mod sessions;

@@ -680,21 +680,37 @@ fn an_unknown_tool_rule_is_a_usage_error() {
 #[test]
 fn a_pi_written_session_with_a_compaction_resumes_with_the_summary_and_kept_messages() {
     let home = Home::new();
-    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/sessions/pi-v3-branched.jsonl");
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/sessions/pi-v3-branched.jsonl");
     let copy = home.root.path().join("pi-session.jsonl");
     std::fs::copy(&fixture, &copy).unwrap();
     let before = std::fs::read_to_string(&copy).unwrap();
     let server = MockServer::start(vec![text("continuing")]);
-    let output = run(&home, &server, &["resume", copy.to_str().unwrap(), "-m", "anthropic/claude-sonnet-4-5", "go on"]);
+    let output = run(
+        &home,
+        &server,
+        &[
+            "resume",
+            copy.to_str().unwrap(),
+            "-m",
+            "anthropic/claude-sonnet-4-5",
+            "go on",
+        ],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let body = server.requests()[0].json();
     let first_user = body["messages"][0]["content"].to_string();
     assert!(
-        first_user.contains("The conversation history before this point was compacted into the following summary"),
+        first_user.contains(
+            "The conversation history before this point was compacted into the following summary"
+        ),
         "{first_user}"
     );
     let sent = body.to_string();
-    assert!(sent.contains("Which files did you touch?"), "kept/after-compaction messages are sent");
+    assert!(
+        sent.contains("Which files did you touch?"),
+        "kept/after-compaction messages are sent"
+    );
     assert!(sent.contains("go on"));
     // Appended, never rewritten: the old bytes are a prefix of the new file.
     let after = std::fs::read_to_string(&copy).unwrap();

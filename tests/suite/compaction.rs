@@ -1,0 +1,388 @@
+//! Compaction end to end: on the threshold, on each provider's overflow error, on demand.
+
+use std::process::{Command, Output, Stdio};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::wire::{anthropic, gemini, openai, openai_chat};
+use crate::common::{Home, code, stderr, stdout};
+
+const SUMMARY: &str = "## Goal\nShip the parser.\n## Next Steps\nWrite tests.";
+
+fn anthropic_text(answer: &str, input: u64) -> Reply {
+    Reply::sse(&anthropic::text_stream(
+        &[answer],
+        anthropic::Usage4 {
+            input,
+            output: 20,
+            cache_read: 0,
+            cache_write: 0,
+        },
+    ))
+}
+
+fn pincer(home: &Home, server: &MockServer) -> Command {
+    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
+    command
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PINCER_HOME", &home.home)
+        .env("ANTHROPIC_API_KEY", "k")
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .env("OPENAI_API_KEY", "k")
+        .env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
+        .env("GEMINI_API_KEY", "k")
+        .env("GEMINI_BASE_URL", format!("{}/v1beta", server.url()))
+        .current_dir(&home.workspace)
+        .stdin(Stdio::null());
+    command
+}
+
+/// Small windows and budgets so that short conversations compact.
+const TIGHT: [&str; 4] = [
+    "-c",
+    "compaction.keep_recent_tokens=5",
+    "-c",
+    "compaction.reserve_tokens=500",
+];
+
+fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
+    let mut all: Vec<&str> = TIGHT.to_vec();
+    all.extend_from_slice(args);
+    pincer(home, server).args(&all).output().unwrap()
+}
+
+fn session_lines(home: &Home) -> Vec<Value> {
+    let file = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .unwrap();
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn seed_session(home: &Home, server_replies: Vec<Reply>, model: &str) -> MockServer {
+    let server = MockServer::start(server_replies);
+    let output = run(
+        home,
+        &server,
+        &[
+            "run",
+            "-m",
+            model,
+            "--name",
+            "long",
+            "first question about the parser",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    server
+}
+
+#[test]
+fn crossing_the_threshold_compacts_with_a_summary_call_and_the_next_turn_carries_it() {
+    let home = Home::new();
+    // A 3,000-token window: the second answer reports 2,900 tokens of context.
+    let server = seed_session(
+        &home,
+        vec![
+            anthropic_text("First answer.", 100),
+            anthropic_text("Second answer.", 2_880),
+            anthropic_text(SUMMARY, 50),
+            anthropic_text("Third answer.", 200),
+        ],
+        "anthropic/claude-sonnet-4-5",
+    );
+    let window = [
+        "-c",
+        "providers.anthropic.models.claude-sonnet-4-5.context_window=3000",
+    ];
+    let mut args = window.to_vec();
+    args.extend([
+        "resume",
+        "long",
+        "--output-format",
+        "stream-json",
+        "second question",
+    ]);
+    let output = run(&home, &server, &args);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let events: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let boundary = events
+        .iter()
+        .find(|event| event["subtype"] == "compact_boundary")
+        .unwrap();
+    assert_eq!(boundary["compact_metadata"]["trigger"], "auto");
+    assert_eq!(boundary["compact_metadata"]["pre_tokens"], 2_900);
+    let result = events.last().unwrap();
+    assert_eq!(result["compactions"], 1);
+    assert_eq!(result["result"], "Second answer.");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let summary_request = requests[2].json().to_string();
+    for section in [
+        "Goal",
+        "Constraints & Preferences",
+        "Next Steps",
+        "Critical Context",
+    ] {
+        assert!(summary_request.contains(section), "{section} missing");
+    }
+    assert!(summary_request.contains("first question about the parser"));
+    assert!(
+        requests[2].json()["tools"].is_null()
+            || requests[2].json()["tools"] == serde_json::json!([])
+    );
+
+    let lines = session_lines(&home);
+    let compaction = lines
+        .iter()
+        .find(|line| line["type"] == "compaction")
+        .unwrap();
+    assert!(
+        compaction["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("## Goal\nShip the parser.")
+    );
+    assert_eq!(compaction["tokensBefore"], 2_900);
+    assert!(compaction["firstKeptEntryId"].as_str().is_some());
+
+    // The next turn sends the summary plus what was kept.
+    let mut args = window.to_vec();
+    args.extend(["resume", "long", "third question"]);
+    let output = run(&home, &server, &args);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let next = server.requests()[3].json();
+    let first = next["messages"][0]["content"].to_string();
+    assert!(
+        first.contains("compacted into the following summary"),
+        "{first}"
+    );
+    assert!(first.contains("Ship the parser."));
+    assert!(
+        !next.to_string().contains("first question about the parser"),
+        "summarized away"
+    );
+    let status: Value =
+        serde_json::from_str(&stdout(&run(&home, &server, &["status", "long", "--json"]))).unwrap();
+    assert_eq!(status["compactions"], 1);
+}
+
+struct Overflow {
+    model: &'static str,
+    overflow: fn() -> Reply,
+    text: fn(&str) -> Reply,
+}
+
+fn overflow_cases() -> Vec<(&'static str, Overflow)> {
+    vec![
+        (
+            "anthropic",
+            Overflow {
+                model: "anthropic/claude-sonnet-4-5",
+                overflow: || {
+                    Reply::json(
+                        400,
+                        &anthropic::error_body(
+                            "invalid_request_error",
+                            "prompt is too long: 219898 tokens > 200000 maximum",
+                        ),
+                    )
+                },
+                text: |answer| anthropic_text(answer, 100),
+            },
+        ),
+        (
+            "openai",
+            Overflow {
+                model: "openai/gpt-5",
+                overflow: || Reply::json(400, &openai::error_body(400)),
+                text: |answer| {
+                    Reply::sse(&openai::text_stream(
+                        &[answer],
+                        openai::Usage4 {
+                            input_total: 100,
+                            cached: 0,
+                            output: 20,
+                            reasoning: 0,
+                        },
+                    ))
+                },
+            },
+        ),
+        (
+            "gemini",
+            Overflow {
+                model: "google/gemini-2.5-flash",
+                overflow: || {
+                    Reply::json(
+                        400,
+                        &gemini::error_body(
+                            400,
+                            "INVALID_ARGUMENT",
+                            "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).",
+                        ),
+                    )
+                },
+                text: |answer| {
+                    Reply::sse(&gemini::text_stream(
+                        &[answer],
+                        gemini::Usage4::new(100, 0, 20, 0),
+                    ))
+                },
+            },
+        ),
+        (
+            "llama.cpp",
+            Overflow {
+                model: "openai-chat/gpt-4o-mini",
+                overflow: || Reply::json(400, &openai_chat::llamacpp_context_error_body()),
+                text: |answer| {
+                    Reply::sse(&openai_chat::text_stream(
+                        &[answer],
+                        openai_chat::Usage4 {
+                            input_total: 100,
+                            cached: 0,
+                            output: 20,
+                            reasoning: 0,
+                        },
+                    ))
+                },
+            },
+        ),
+    ]
+}
+
+#[test]
+fn each_providers_overflow_error_leads_to_one_compaction_and_one_retry() {
+    for (name, case) in overflow_cases() {
+        let home = Home::new();
+        let server = seed_session(
+            &home,
+            vec![
+                (case.text)("First answer."),
+                (case.overflow)(),
+                (case.text)(SUMMARY),
+                (case.text)("Recovered."),
+            ],
+            case.model,
+        );
+        let output = run(&home, &server, &["resume", "long", "--json", "and now?"]);
+        assert_eq!(code(&output), 0, "{name}: {}", stderr(&output));
+        let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(result["result"], "Recovered.", "{name}");
+        assert_eq!(result["compactions"], 1, "{name}");
+        assert_eq!(server.requests().len(), 4, "{name}");
+        let retried = server.requests()[3].json().to_string();
+        assert!(
+            retried.contains("Ship the parser."),
+            "{name}: the retry carries the summary"
+        );
+    }
+}
+
+#[test]
+fn a_second_overflow_exits_6_and_leaves_a_loadable_session() {
+    let home = Home::new();
+    let overflow = || {
+        Reply::json(
+            400,
+            &anthropic::error_body(
+                "invalid_request_error",
+                "prompt is too long: 219898 tokens > 200000 maximum",
+            ),
+        )
+    };
+    let server = seed_session(
+        &home,
+        vec![
+            anthropic_text("First answer.", 100),
+            overflow(),
+            anthropic_text(SUMMARY, 50),
+            overflow(),
+        ],
+        "anthropic/claude-sonnet-4-5",
+    );
+    let output = run(&home, &server, &["resume", "long", "--json", "again"]);
+    assert_eq!(code(&output), 6, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["error"]["kind"], "context_overflow");
+    assert_eq!(server.requests().len(), 4);
+    let status = run(&home, &server, &["status", "long", "--json"]);
+    assert_eq!(code(&status), 0, "{}", stderr(&status));
+    assert_eq!(code(&run(&home, &server, &["sessions", "show", "long"])), 0);
+}
+
+#[test]
+fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
+    let home = Home::new();
+    let server = seed_session(
+        &home,
+        vec![
+            anthropic_text("First answer.", 100),
+            anthropic_text("Second.", 120),
+            anthropic_text(SUMMARY, 40),
+        ],
+        "anthropic/claude-sonnet-4-5",
+    );
+    assert_eq!(code(&run(&home, &server, &["resume", "long", "more"])), 0);
+    let file = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .unwrap();
+    let before = std::fs::read(&file).unwrap();
+    let dry = run(&home, &server, &["compact", "long", "--dry-run", "--json"]);
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    let plan: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    assert_eq!(plan["would_compact"], true);
+    assert!(plan["tokens_before"].as_u64().unwrap() > 0);
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(server.requests().len(), 2);
+
+    let output = run(
+        &home,
+        &server,
+        &[
+            "compact",
+            "long",
+            "--instructions",
+            "focus on the parser",
+            "--json",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["compacted"], true);
+    assert!(report["tokens_after"].as_u64().unwrap() < 2_000);
+    assert!(
+        server.requests()[2]
+            .json()
+            .to_string()
+            .contains("focus on the parser")
+    );
+    let after = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        after.as_bytes().starts_with(&before),
+        "appended, never rewritten"
+    );
+    let last: Value = serde_json::from_str(after.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "compaction");
+}
