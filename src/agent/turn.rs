@@ -35,6 +35,9 @@ use crate::settings::CompactionSettings;
 use crate::tools::policy::{Decision, ToolPolicy};
 use crate::tools::{self, Sandbox, ToolContext};
 
+/// Assistant turns at the end of the conversation whose tool results pruning never touches.
+const PROTECTED_RECENT_TURNS: usize = 3;
+
 /// Why the run was cancelled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CancelReason {
@@ -328,10 +331,21 @@ pub async fn run(
             report.ending = Ending::Cancelled(reason);
             return report;
         }
+        let mut outgoing = request_messages(messages);
+        if let Some(window) = settings.context_window {
+            // Old oversized tool results are trimmed or cleared in the request only (SPEC §7).
+            let context_tokens = compaction::cut::estimate_context_tokens(messages);
+            compaction::prune::prune(
+                &mut outgoing,
+                context_tokens,
+                window,
+                PROTECTED_RECENT_TURNS,
+            );
+        }
         let request = ModelRequest {
             model: settings.model.clone(),
             system_prompt: settings.system_prompt.clone(),
-            messages: request_messages(messages),
+            messages: outgoing,
             tools: settings.tools.clone(),
             thinking: settings.thinking,
             max_output_tokens: settings.max_output_tokens,

@@ -386,3 +386,67 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
     let last: Value = serde_json::from_str(after.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "compaction");
 }
+
+#[test]
+fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session() {
+    use crate::common::SessionBuilder;
+    use serde_json::json;
+    let home = Home::new();
+    let mut session = SessionBuilder::new("019ad3c1-0000-7000-8000-00000000beef", &home.workspace);
+    session.entry(
+        "model_change",
+        json!({"provider": "anthropic", "modelId": "claude-sonnet-4-5"}),
+    );
+    session.user("read the log");
+    session.entry("message", json!({"message": {
+        "role": "assistant",
+        "content": [{"type": "toolCall", "id": "toolu_log", "name": "read", "arguments": {"path": "big.log"}}],
+        "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+        "usage": {"input": 100, "output": 10, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 110,
+                  "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": "toolUse", "timestamp": 1
+    }}));
+    let huge = format!("HEAD-MARKER{}TAIL-MARKER", "x".repeat(12_000));
+    session.entry(
+        "message",
+        json!({"message": {
+            "role": "toolResult", "toolCallId": "toolu_log", "toolName": "read",
+            "content": [{"type": "text", "text": huge}], "isError": false, "timestamp": 2
+        }}),
+    );
+    for turn in 0..4 {
+        session.user(&format!("question {turn}"));
+        session.assistant(&format!("answer {turn}"), [7_000, 50, 0, 0]);
+    }
+    let path = home.write_session(&session);
+    let before = std::fs::read(&path).unwrap();
+    let server = MockServer::start(vec![anthropic_text("fine", 100)]);
+    let output = pincer(&home, &server)
+        .args([
+            "-c",
+            "providers.anthropic.models.claude-sonnet-4-5.context_window=20000",
+            "-c",
+            "compaction.enabled=false",
+            "resume",
+            "019ad3c1",
+            "next",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let sent = server.requests()[0].json().to_string();
+    assert!(
+        sent.contains("HEAD-MARKER") && sent.contains("TAIL-MARKER"),
+        "head and tail kept"
+    );
+    assert!(
+        !sent.contains(&"x".repeat(4_000)),
+        "the middle is cut from the request"
+    );
+    let after = std::fs::read(&path).unwrap();
+    assert!(
+        after.starts_with(&before),
+        "the session keeps the full result"
+    );
+    assert!(String::from_utf8_lossy(&after).contains(&huge));
+}
