@@ -7,6 +7,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod agent;
+pub mod auth;
 pub mod cli;
 pub mod commands;
 pub mod config;

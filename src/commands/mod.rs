@@ -1,6 +1,7 @@
 //! One file per subcommand. This is the only layer that sees clap types: it resolves settings,
 //! wires the parts together, and turns every failure into a [`CliError`] with an exit code.
 
+pub mod auth;
 pub mod compact;
 pub mod generate;
 pub mod sessions;
@@ -101,8 +102,7 @@ fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) ->
         Command::Compact(args) => compact::compact(&context?, &args),
         Command::Sessions(args) => sessions::dispatch(&context?, args),
         Command::Status(args) => status::status(&context?, &args),
-        Command::Auth(_) => Err(CliError::not_available("pincer auth")
-            .with_hint("credentials come from the provider environment variables for now; `pincer status` shows which are set")),
+        Command::Auth(args) => auth::dispatch(&context?, args),
         Command::Completions(_) | Command::GenerateDocs(_) => Ok(Exit::Success),
     }
 }

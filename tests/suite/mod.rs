@@ -1,3 +1,4 @@
+mod auth;
 mod cli_surface;
 mod compaction;
 mod run_flags;

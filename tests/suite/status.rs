@@ -186,9 +186,9 @@ fn a_bad_config_file_still_yields_a_json_result_for_run() {
 }
 
 #[test]
-fn auth_is_not_available_yet() {
+fn auth_test_is_not_available_yet() {
     let home = Home::new();
-    let output = home.run(&["auth", "list"]);
+    let output = home.run(&["auth", "test"]);
     assert_eq!(code(&output), 2);
     assert!(
         stderr(&output).contains("not available yet"),
