@@ -19,6 +19,7 @@ pub mod gemini;
 pub mod http;
 pub mod openai;
 pub mod openai_chat;
+pub mod retry;
 pub mod sse;
 #[cfg(test)]
 pub mod test_support;
