@@ -22,7 +22,8 @@ use crate::config::ModelInfo;
 use crate::conversation::TokenUsage;
 use crate::output::events::{Event, EventSink};
 use crate::provider::classify::{FailureKind, classify};
-use crate::provider::http::{self, CallOutcome, Endpoint};
+use crate::provider::http::{CallOutcome, Endpoint};
+use crate::provider::retry::{self, RetryNotice, RetryPolicy};
 use crate::provider::{
     self, Accumulator, ApiKind, ModelRequest, ProviderError, StreamEvent, ThinkingLevel,
     ToolDefinition,
@@ -116,6 +117,8 @@ pub struct TurnSettings {
     pub compaction: CompactionSettings,
     /// The model's context window, when known (compaction needs it).
     pub context_window: Option<u64>,
+    /// Retries of failed calls before any output (SPEC §9.3).
+    pub retry: RetryPolicy,
 }
 
 /// How the turn ended.
@@ -354,13 +357,16 @@ pub async fn run(
                 .as_ref()
                 .is_some_and(|info| info.reasoning),
         };
-        let protocol = provider::protocol(settings.api, &request);
+        let build = || provider::protocol(settings.api, &request);
         let started = Instant::now();
         report.model_calls += 1;
         let include_partial = settings.include_partial;
         let session_id = settings.session_id.clone();
         let outcome = {
+            // Both callbacks write events; they never run at the same time.
+            let shared_sink = std::cell::RefCell::new(&mut *sink);
             let mut on_event = |event: &StreamEvent| {
+                let mut sink = shared_sink.borrow_mut();
                 if let StreamEvent::TextDelta { text, .. } = event
                     && !text.is_empty()
                 {
@@ -380,15 +386,28 @@ pub async fn run(
                     })));
                 }
             };
-            http::call(
+            let mut on_retry = |notice: RetryNotice| {
+                let _ = shared_sink.borrow_mut().emit(&Event::System(serde_json::json!({
+                    "type": "system",
+                    "subtype": "api_retry",
+                    "attempt": notice.attempt,
+                    "delay_ms": u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+                    "error": notice.error,
+                    "session_id": session_id,
+                })));
+            };
+            let (outcome, _retries) = retry::call_with_retries(
                 client,
                 &settings.endpoint,
-                protocol,
+                &build,
                 settings.idle_timeout,
                 &cancellation.token,
                 &mut on_event,
+                &mut on_retry,
+                &settings.retry,
             )
-            .await
+            .await;
+            outcome
         };
         report.api_duration += started.elapsed();
         let (accumulator, failure) = match outcome {

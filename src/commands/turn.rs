@@ -840,6 +840,7 @@ fn execute(
         sandbox,
         compaction: context.settings.compaction.clone(),
         context_window: model_info.as_ref().map(|info| info.context_window),
+        retry: crate::provider::retry::RetryPolicy::default(),
     };
     let report = run_on_runtime(
         &settings,
