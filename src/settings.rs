@@ -149,6 +149,17 @@ pub struct CompactionSettings {
     pub keep_recent_tokens: u64,
 }
 
+/// `[retry]`, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetrySettings {
+    /// Default: 3.
+    pub max_retries: u32,
+    /// Default: 500 ms.
+    pub base_delay_ms: u64,
+    /// Default: 8,000 ms.
+    pub max_delay_ms: u64,
+}
+
 /// `[tools]`, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSettings {
@@ -233,6 +244,8 @@ pub struct Settings {
     pub thinking: Option<ThinkingLevel>,
     /// Automatic compaction.
     pub compaction: CompactionSettings,
+    /// Retries of failed model calls.
+    pub retry: RetrySettings,
     /// Tool policy and sandbox.
     pub tools: ToolSettings,
     /// Time limits.
@@ -321,6 +334,11 @@ impl Settings {
                     .compaction
                     .keep_recent_tokens
                     .unwrap_or(DEFAULT_KEEP_RECENT_TOKENS),
+            },
+            retry: RetrySettings {
+                max_retries: config.retry.max_retries.unwrap_or(3),
+                base_delay_ms: config.retry.base_delay_ms.unwrap_or(500),
+                max_delay_ms: config.retry.max_delay_ms.unwrap_or(8_000),
             },
             tools: ToolSettings {
                 profile: config.tools.profile.unwrap_or(ToolProfile::Coding),

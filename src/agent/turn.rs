@@ -387,14 +387,16 @@ pub async fn run(
                 }
             };
             let mut on_retry = |notice: RetryNotice| {
-                let _ = shared_sink.borrow_mut().emit(&Event::System(serde_json::json!({
-                    "type": "system",
-                    "subtype": "api_retry",
-                    "attempt": notice.attempt,
-                    "delay_ms": u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
-                    "error": notice.error,
-                    "session_id": session_id,
-                })));
+                let _ = shared_sink
+                    .borrow_mut()
+                    .emit(&Event::System(serde_json::json!({
+                        "type": "system",
+                        "subtype": "api_retry",
+                        "attempt": notice.attempt,
+                        "delay_ms": u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+                        "error": notice.error,
+                        "session_id": session_id,
+                    })));
             };
             let (outcome, _retries) = retry::call_with_retries(
                 client,

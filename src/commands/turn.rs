@@ -840,7 +840,12 @@ fn execute(
         sandbox,
         compaction: context.settings.compaction.clone(),
         context_window: model_info.as_ref().map(|info| info.context_window),
-        retry: crate::provider::retry::RetryPolicy::default(),
+        retry: crate::provider::retry::RetryPolicy {
+            max_retries: context.settings.retry.max_retries,
+            base: Duration::from_millis(context.settings.retry.base_delay_ms),
+            cap: Duration::from_millis(context.settings.retry.max_delay_ms),
+            ..crate::provider::retry::RetryPolicy::default()
+        },
     };
     let report = run_on_runtime(
         &settings,

@@ -45,6 +45,9 @@ pub struct ConfigFile {
     /// Automatic compaction (SPEC §7).
     #[serde(default)]
     pub compaction: CompactionConfig,
+    /// Retries of failed model calls (SPEC §9.3).
+    #[serde(default)]
+    pub retry: RetryConfig,
     /// Tool policy and sandbox default (SPEC §10).
     #[serde(default)]
     pub tools: ToolsConfig,
@@ -169,6 +172,18 @@ pub struct CompactionConfig {
     pub reserve_tokens: Option<u64>,
     /// Recent history kept verbatim by a compaction. Default: 20,000.
     pub keep_recent_tokens: Option<u64>,
+}
+
+/// `[retry]`: retries of failed model calls before any output (SPEC §9.3).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryConfig {
+    /// Retries after the first attempt. Default: 3.
+    pub max_retries: Option<u32>,
+    /// First backoff delay in milliseconds, doubled per retry. Default: 500.
+    pub base_delay_ms: Option<u64>,
+    /// Longest backoff delay in milliseconds. Default: 8,000.
+    pub max_delay_ms: Option<u64>,
 }
 
 /// Named tool sets (SPEC §10).

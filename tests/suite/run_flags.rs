@@ -501,7 +501,11 @@ fn a_truncated_stream_is_an_error_not_a_short_answer() {
     let mut pieces: Vec<Piece> = events[..=first].iter().cloned().map(Piece::Data).collect();
     pieces.push(Piece::Close);
     let server = MockServer::start(vec![Reply::sse_pieces(pieces)]);
-    let output = run(&home, &server, &["run", "--json", "go"]);
+    let output = run(
+        &home,
+        &server,
+        &["-c", "retry.max_retries=0", "run", "--json", "go"],
+    );
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result = result_of(&output);
     assert!(result.is_error);
@@ -715,4 +719,57 @@ fn a_pi_written_session_with_a_compaction_resumes_with_the_summary_and_kept_mess
     // Appended, never rewritten: the old bytes are a prefix of the new file.
     let after = std::fs::read_to_string(&copy).unwrap();
     assert!(after.starts_with(&before));
+}
+
+#[test]
+fn overloaded_twice_then_success_is_retried_with_api_retry_events_and_printed_once() {
+    let home = Home::new();
+    let overloaded = || Reply::json(529, &wire::error_body("overloaded_error", "Overloaded"));
+    let server = MockServer::start(vec![overloaded(), overloaded(), text("made it")]);
+    let output = run(
+        &home,
+        &server,
+        &[
+            "-c",
+            "retry.base_delay_ms=10",
+            "run",
+            "--output-format",
+            "stream-json",
+            "go",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let lines: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let retries: Vec<&Value> = lines
+        .iter()
+        .filter(|line| line["subtype"] == "api_retry")
+        .collect();
+    assert_eq!(retries.len(), 2);
+    assert_eq!(retries[0]["attempt"], 1);
+    assert!(retries[0]["error"].as_str().unwrap().contains("Overloaded"));
+    assert_eq!(server.requests().len(), 3);
+    assert_eq!(lines.last().unwrap()["result"], "made it");
+    let plain = MockServer::start(vec![overloaded(), text("once")]);
+    let output = run(
+        &home,
+        &plain,
+        &["-c", "retry.base_delay_ms=10", "run", "go"],
+    );
+    assert_eq!(stdout(&output), "once\n");
+}
+
+#[test]
+fn a_long_retry_after_is_not_slept_on() {
+    let home = Home::new();
+    let limited = Reply::json(429, &wire::error_body("rate_limit_error", "rate limited"))
+        .header("retry-after", "600");
+    let server = MockServer::start(vec![limited]);
+    let started = Instant::now();
+    let output = run(&home, &server, &["run", "--json", "go"]);
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(code(&output), 4, "{}", stderr(&output));
+    assert_eq!(server.requests().len(), 1);
 }

@@ -276,7 +276,19 @@ pub fn an_http_error_maps_to_its_exit_code_and_result_error(case: &Case) {
     let home = Home::new();
     let (reply, expected_code, kind) = (case.http_error)();
     let server = MockServer::start(vec![reply]);
-    let output = run(&home, case, &server, &["--json", "hi"]);
+    // Retries are tested on their own; here the first answer must decide.
+    let output = pincer(&home, case, &server)
+        .args([
+            "-c",
+            "retry.max_retries=0",
+            "run",
+            "-m",
+            case.model,
+            "--json",
+            "hi",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(code(&output), expected_code, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["is_error"], true);
@@ -337,7 +349,14 @@ pub fn an_idle_stream_times_out_with_exit_4(case: &Case) {
         &home,
         case,
         &server,
-        &["--idle-timeout", "0.5", "--json", "hi"],
+        &[
+            "--idle-timeout",
+            "0.5",
+            "--json",
+            "-c",
+            "retry.max_retries=0",
+            "hi",
+        ],
     );
     assert!(
         started.elapsed() < Duration::from_secs(5),
@@ -346,7 +365,7 @@ pub fn an_idle_stream_times_out_with_exit_4(case: &Case) {
     );
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(result["error"]["kind"], "timeout");
+    assert_eq!(result["error"]["kind"], "timeout", "{result}");
     let stored = messages(&session_lines(&home));
     assert_eq!(stored.last().unwrap()["stopReason"], "error");
 }
