@@ -477,3 +477,192 @@ pub fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError>
     files.sort();
     Ok(files)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::{Value, json};
+    use std::io::Write as _;
+
+    const FILE: &str = "2026-01-01T00-00-00-000Z_s1.jsonl";
+
+    fn entry(kind: &str, id: &str, parent: Option<&str>, fields: Value) -> String {
+        let mut object = json!({"type": kind, "id": id, "parentId": parent,
+            "timestamp": format!("2026-01-02T00:00:{:02}.000Z", id.len() * 3 % 60)});
+        if let (Some(object), Value::Object(fields)) = (object.as_object_mut(), fields) {
+            object.extend(fields);
+        }
+        object.to_string() + "\n"
+    }
+
+    fn user(id: &str, parent: Option<&str>) -> String {
+        entry(
+            "message",
+            id,
+            parent,
+            json!({"message": {"role": "user", "content": format!("prompt {id}"), "timestamp": 1}}),
+        )
+    }
+
+    fn assistant(id: &str, parent: &str, input: u64, stop: &str) -> String {
+        entry(
+            "message",
+            id,
+            Some(parent),
+            json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}],
+                "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                "usage": {"input": input, "output": 40, "cacheRead": 7, "cacheWrite": 0, "totalTokens": input + 47,
+                    "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.25}},
+                "stopReason": stop, "errorMessage": if stop == "error" { Some("boom") } else { None },
+                "timestamp": 2}}),
+        )
+    }
+
+    fn setup(lines: &[String]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+        std::fs::write(&path, format!("{header}\n{}", lines.concat())).unwrap();
+        (dir, path)
+    }
+
+    fn append(path: &Path, lines: &[String]) {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        file.write_all(lines.concat().as_bytes()).unwrap();
+    }
+
+    /// Refresh, and check that the merged entry equals a full summary of the file.
+    fn refresh_and_compare(dir: &Path, path: &Path) -> IndexEntry {
+        let (index, report) = refresh(dir).unwrap();
+        assert_eq!(report.rescanned, 1);
+        let merged = index.by_file(FILE).unwrap().clone();
+        assert_eq!(merged, summarize_file(path).unwrap());
+        merged
+    }
+
+    #[test]
+    fn appended_entries_merge_into_the_cached_summary_as_a_full_summary_says() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        let first = refresh_and_compare(dir.path(), &path);
+        assert_eq!(first.leaf.as_deref(), Some("a1"));
+
+        append(
+            &path,
+            &[user("u2", Some("a1")), assistant("a2", "u2", 2000, "stop")],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.turns, 2);
+        assert_eq!(merged.summary.context_tokens, Some(2047));
+
+        // A compaction after the last call: the context is estimated from the rebuilt context.
+        append(
+            &path,
+            &[entry(
+                "compaction",
+                "c1",
+                Some("a2"),
+                json!({"summary": "all so far", "firstKeptEntryId": "u2", "tokensBefore": 2047}),
+            )],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.summary.context_estimated);
+
+        // Still after the compaction (a prompt, then a failed call): estimated again.
+        append(
+            &path,
+            &[user("u3", Some("c1")), assistant("a3", "u3", 0, "error")],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.summary.context_estimated);
+        assert!(merged.summary.last_run_aborted);
+        assert_eq!(merged.summary.last_error.as_deref(), Some("boom"));
+
+        // Settings, a name, a backend session id, then a successful call.
+        append(
+            &path,
+            &[
+                entry(
+                    "model_change",
+                    "m1",
+                    Some("a3"),
+                    json!({"provider": "openai", "modelId": "gpt-5"}),
+                ),
+                entry(
+                    "thinking_level_change",
+                    "t1",
+                    Some("m1"),
+                    json!({"thinkingLevel": "low"}),
+                ),
+                entry("session_info", "n1", Some("t1"), json!({"name": "renamed"})),
+                entry(
+                    "custom",
+                    "k1",
+                    Some("n1"),
+                    json!({"customType": "pincer.claude-cli", "data": {"sessionId": "cli-1"}}),
+                ),
+                user("u4", Some("k1")),
+                assistant("a4", "u4", 3000, "stop"),
+            ],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.name.as_deref(), Some("renamed"));
+        assert_eq!(merged.summary.thinking_level.as_deref(), Some("low"));
+        assert!(!merged.summary.context_estimated);
+        assert_eq!(merged.summary.entries, 13);
+        assert_eq!(merged.leaf.as_deref(), Some("a4"));
+    }
+
+    #[test]
+    fn only_the_appended_bytes_are_read_again() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        refresh(dir.path()).unwrap();
+        // Change an old usage in place, same length: a full summary would see 9000.
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\"input\":1000", "\"input\":9000")).unwrap();
+        append(
+            &path,
+            &[user("u2", Some("a1")), assistant("a2", "u2", 10, "stop")],
+        );
+        let (index, _) = refresh(dir.path()).unwrap();
+        let merged = index.by_file(FILE).unwrap();
+        assert_eq!(merged.summary.cumulative_usage().input, 1010);
+        assert_eq!(
+            summarize_file(&path)
+                .unwrap()
+                .summary
+                .cumulative_usage()
+                .input,
+            9010
+        );
+    }
+
+    #[test]
+    fn a_branch_from_an_older_entry_or_a_torn_tail_is_summarized_in_full() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        refresh(dir.path()).unwrap();
+        append(&path, &[user("b1", Some("u1"))]);
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.turns, 2, "u1 and b1 on the new branch");
+        assert_eq!(merged.summary.last_usage, None, "a1 is off the branch");
+
+        append(&path, &["{\"type\":\"mess".to_owned()]);
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.torn_tail);
+        assert_eq!(merged.leaf, None);
+    }
+
+    #[test]
+    fn the_cached_entry_is_given_only_while_it_describes_the_file() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        let cached = cached_entry(dir.path(), &path).unwrap();
+        assert_eq!(cached.summary.turns, 1);
+        assert!(cached_entry(Path::new("/elsewhere"), &path).is_none());
+        append(&path, &[user("u2", Some("u1"))]);
+        assert!(
+            cached_entry(dir.path(), &path).is_none(),
+            "stale after an append"
+        );
+    }
+}

@@ -313,3 +313,66 @@ fn estimate_characters(message: &serde_json::Value) -> usize {
         _ => 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::record::{Line, parse_line};
+    use pretty_assertions::assert_eq;
+
+    fn entries(lines: &[&str]) -> Vec<Entry> {
+        lines
+            .iter()
+            .map(|text| match parse_line(text).unwrap() {
+                Line::Entry(entry) => entry,
+                Line::Header(_) => panic!("no header here"),
+            })
+            .collect()
+    }
+
+    fn header() -> SessionHeader {
+        match parse_line(r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#).unwrap() {
+            Line::Header(header) => header,
+            Line::Entry(_) => panic!("a header"),
+        }
+    }
+
+    const LINES: [&str; 4] = [
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":5,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":6,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}},"stopReason":"stop","timestamp":2}}"#,
+        r#"{"type":"thinking_level_change","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","thinkingLevel":"high"}"#,
+        r#"{"type":"message","id":"u2","parentId":"t1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"more","timestamp":3}}"#,
+    ];
+
+    #[test]
+    fn extending_a_summary_by_linear_appends_equals_summarizing_everything() {
+        let all = entries(&LINES);
+        let before = summarize(&header(), &all[..2]);
+        let extension = extend(&before, Some("a1"), &all[2..]).unwrap();
+        assert!(!extension.estimate_context);
+        assert_eq!(extension.summary, summarize(&header(), &all));
+        assert_eq!(extension.summary.turns, 2);
+        assert_eq!(extension.summary.thinking_level.as_deref(), Some("high"));
+    }
+
+    #[test]
+    fn appends_that_do_not_continue_the_old_leaf_are_not_extended() {
+        let all = entries(&LINES);
+        let before = summarize(&header(), &all[..2]);
+        assert_eq!(
+            extend(&before, Some("u1"), &all[2..]),
+            None,
+            "t1 continues a1, not u1"
+        );
+        assert_eq!(
+            extend(&before, Some("a1"), &all[3..]),
+            None,
+            "u2 does not continue a1"
+        );
+        assert_eq!(
+            extend(&before, Some("a1"), &[all[2].clone(), all[2].clone()]),
+            None,
+            "a repeated id"
+        );
+    }
+}

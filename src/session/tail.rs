@@ -614,3 +614,598 @@ pub fn entry_id_before(path: &Path, end: u64) -> Result<Option<String>, SessionE
     }
     Ok(None)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::compaction::cut;
+    use crate::session::context::build_context;
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+    use std::path::PathBuf;
+
+    // ----- session lines as pi and pincer write them -----
+
+    const HEADER: &str = r#"{"type":"session","version":3,"id":"0197a1b2-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work"}"#;
+
+    fn stamp(n: usize) -> String {
+        format!(
+            "2026-01-01T{:02}:{:02}:{:02}.000Z",
+            n / 3600 % 24,
+            n / 60 % 60,
+            n % 60
+        )
+    }
+
+    fn line(kind: &str, id: &str, parent: Option<&str>, fields: Value) -> String {
+        let mut object =
+            json!({"type": kind, "id": id, "parentId": parent, "timestamp": stamp(id.len())});
+        if let (Some(object), Value::Object(fields)) = (object.as_object_mut(), fields) {
+            object.extend(fields);
+        }
+        object.to_string()
+    }
+
+    fn user(id: &str, parent: Option<&str>, text: &str) -> String {
+        line(
+            "message",
+            id,
+            parent,
+            json!({"message": {"role": "user", "content": text, "timestamp": 1}}),
+        )
+    }
+
+    fn assistant(id: &str, parent: Option<&str>, text: &str, model: &str) -> String {
+        line(
+            "message",
+            id,
+            parent,
+            json!({"message": {
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "api": "anthropic-messages", "provider": "anthropic", "model": model,
+                "usage": {"input": 900, "output": 40, "cacheRead": 0, "cacheWrite": 0,
+                          "totalTokens": 940, "cost": {"input": 0.0, "output": 0.0,
+                          "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.001}},
+                "stopReason": "stop", "timestamp": 2
+            }}),
+        )
+    }
+
+    fn compaction(id: &str, parent: &str, first_kept: &str) -> String {
+        line(
+            "compaction",
+            id,
+            Some(parent),
+            json!({"summary": format!("summary at {id}"), "firstKeptEntryId": first_kept, "tokensBefore": 5000}),
+        )
+    }
+
+    fn thinking(id: &str, parent: Option<&str>, level: &str) -> String {
+        line(
+            "thinking_level_change",
+            id,
+            parent,
+            json!({"thinkingLevel": level}),
+        )
+    }
+
+    fn model_change(id: &str, parent: Option<&str>, model: &str) -> String {
+        line(
+            "model_change",
+            id,
+            parent,
+            json!({"provider": "anthropic", "modelId": model}),
+        )
+    }
+
+    fn named(id: &str, parent: Option<&str>, name: &str) -> String {
+        line("session_info", id, parent, json!({"name": name}))
+    }
+
+    fn write(dir: &tempfile::TempDir, lines: &[String], ending: &str) -> PathBuf {
+        let path = dir.path().join("s.jsonl");
+        let mut text = format!("{HEADER}\n");
+        text.push_str(&lines.join("\n"));
+        text.push_str(ending);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// A linear conversation of `turns` user/assistant pairs with ids `u{n}`/`a{n}`, after a
+    /// thinking level and a model; returns the lines and the last id.
+    fn conversation(turns: usize, text: &str) -> (Vec<String>, String) {
+        let mut lines = vec![
+            thinking("t0", None, "high"),
+            model_change("m0", Some("t0"), "claude-sonnet-4-5"),
+            named("n0", Some("m0"), "first name"),
+        ];
+        let mut parent = "n0".to_owned();
+        for turn in 0..turns {
+            let (u, a) = (format!("u{turn}"), format!("a{turn}"));
+            lines.push(user(&u, Some(&parent), &format!("{text} question {turn}")));
+            lines.push(assistant(
+                &a,
+                Some(&u),
+                &format!("{text} answer {turn}"),
+                "claude-sonnet-4-5",
+            ));
+            parent = a;
+        }
+        (lines, parent)
+    }
+
+    /// The tail load agrees with the full load: same messages, same facts (the context's model
+    /// and thinking level are those facts), same compaction plans.
+    fn assert_equivalent(path: &Path) -> TailSession {
+        let full = store::load(path).unwrap();
+        let tail = load(path).unwrap();
+        let (from_tail, from_file) = (
+            build_context(&tail.session.entries, None),
+            build_context(&full.entries, None),
+        );
+        assert_eq!(from_tail.messages, from_file.messages);
+        assert_eq!(from_tail.compaction_id, from_file.compaction_id);
+        assert_eq!(
+            complete_facts(&tail, || None).unwrap(),
+            facts_of(&full.entries)
+        );
+        for keep in [0, 50, 400, 20_000] {
+            assert_eq!(
+                cut::plan(&tail.session.entries, None, keep),
+                cut::plan(&full.entries, None, keep),
+                "plans with keep_recent_tokens = {keep}"
+            );
+        }
+        assert_eq!(tail.session.torn, full.torn);
+        assert_eq!(tail.session.header, full.header);
+        tail
+    }
+
+    fn ids(tail: &TailSession) -> Vec<&str> {
+        tail.session.entries.iter().map(Entry::id).collect()
+    }
+
+    // ----- the backward reader -----
+
+    #[test]
+    fn lines_come_back_last_first_across_chunk_boundaries_inside_lines_and_characters() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines");
+        // Lines longer than a chunk, of three- and four-byte characters, so chunk boundaries
+        // fall inside lines and inside characters.
+        let long = "✓🙂é".repeat(9_000);
+        let lines = [
+            "head".to_owned(),
+            long.clone(),
+            "x".to_owned(),
+            String::new(),
+            long.clone() + "end",
+        ];
+        std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+        let file = File::open(&path).unwrap();
+        let end = file.metadata().unwrap().len();
+        let mut reader = BackwardLines::new(&file, 5, end);
+        let mut seen = Vec::new();
+        while let Some(line) = reader.next_line().unwrap() {
+            assert!(line.terminated);
+            seen.push((line.offset, String::from_utf8(line.bytes).unwrap()));
+        }
+        let long_len = long.len() as u64;
+        assert_eq!(
+            seen,
+            vec![
+                (5 + long_len + 1 + 2 + 1, long.clone() + "end"),
+                (5 + long_len + 1 + 2, String::new()),
+                (5 + long_len + 1, "x".to_owned()),
+                (5, long),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unterminated_last_line_is_returned_as_such() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lines");
+        std::fs::write(&path, "a\nbc\ndef").unwrap();
+        let file = File::open(&path).unwrap();
+        let mut reader = BackwardLines::new(&file, 0, 8);
+        let first = reader.next_line().unwrap().unwrap();
+        assert_eq!(
+            (first.offset, first.bytes, first.terminated),
+            (5, b"def".to_vec(), false)
+        );
+        let second = reader.next_line().unwrap().unwrap();
+        assert_eq!(
+            (second.offset, second.bytes, second.terminated),
+            (2, b"bc".to_vec(), true)
+        );
+        let third = reader.next_line().unwrap().unwrap();
+        assert_eq!((third.offset, third.bytes), (0, b"a".to_vec()));
+        assert!(reader.next_line().unwrap().is_none());
+    }
+
+    // ----- where the walk stops -----
+
+    #[test]
+    fn a_compaction_near_the_end_stops_the_read_at_its_first_kept_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(300, "some text");
+        lines.push(compaction("c1", &last, "u297"));
+        lines.push(user("u-after", Some("c1"), "and now?"));
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        assert_eq!(
+            ids(&tail),
+            [
+                "u297", "a297", "u298", "a298", "u299", "a299", "c1", "u-after"
+            ]
+        );
+        assert!(!tail.whole);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept_at = text.find(r#""id":"u297""#).unwrap();
+        assert_eq!(
+            tail.start as usize,
+            text[..kept_at].rfind('\n').unwrap() + 1
+        );
+        // The thinking level and name lie before the cut: the walk goes on for them.
+        assert_eq!(
+            complete_facts(&tail, || None).unwrap(),
+            SessionFacts {
+                name: Some("first name".into()),
+                model: Some(("anthropic".into(), "claude-sonnet-4-5".into())),
+                thinking_level: Some("high".into()),
+            }
+        );
+    }
+
+    #[test]
+    fn facts_come_from_a_fresh_index_summary_when_the_tail_leaves_them_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(5, "t");
+        lines.push(compaction("c1", &last, "u4"));
+        let path = write(&dir, &lines, "\n");
+        let tail = load(&path).unwrap();
+        let cached = SessionSummary {
+            name: Some("from the index".into()),
+            provider: Some("openai".into()),
+            model: Some("gpt-5".into()),
+            thinking_level: Some("low".into()),
+            ..SessionSummary::default()
+        };
+        let facts = complete_facts(&tail, || Some(cached)).unwrap();
+        assert_eq!(facts.model_ref().as_deref(), Some("openai/gpt-5"));
+        assert_eq!(facts.name.as_deref(), Some("from the index"));
+        assert_eq!(facts.thinking_level.as_deref(), Some("low"));
+    }
+
+    #[test]
+    fn facts_decided_inside_the_tail_need_no_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(5, "t");
+        lines.push(compaction("c1", &last, "u4"));
+        lines.push(thinking("t1", Some("c1"), "low"));
+        lines.push(named("n1", Some("t1"), "  "));
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        let facts = complete_facts(&tail, || panic!("the index is not needed")).unwrap();
+        assert_eq!(facts.thinking_level.as_deref(), Some("low"));
+        assert_eq!(facts.name, None, "a blank name clears it");
+        assert_eq!(
+            facts.model_ref().as_deref(),
+            Some("anthropic/claude-sonnet-4-5")
+        );
+    }
+
+    #[test]
+    fn without_a_compaction_the_whole_branch_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lines, _) = conversation(40, "t");
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        assert_eq!(tail.session.entries.len(), 83);
+        assert_eq!(ids(&tail)[0], "t0");
+    }
+
+    #[test]
+    fn a_branch_whose_ancestors_are_far_back_is_followed_to_its_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, _) = conversation(200, "main line");
+        // A branch from an early turn, written at the end.
+        lines.push(user("b1", Some("a3"), "a different question"));
+        lines.push(assistant(
+            "b2",
+            Some("b1"),
+            "a different answer",
+            "claude-opus-4-1",
+        ));
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        let context = build_context(&tail.session.entries, None);
+        assert_eq!(context.messages.len(), 10, "u0..a3 and b1, b2");
+        assert_eq!(
+            complete_facts(&tail, || None)
+                .unwrap()
+                .model_ref()
+                .as_deref(),
+            Some("anthropic/claude-opus-4-1")
+        );
+    }
+
+    #[test]
+    fn a_compaction_on_a_branch_keeps_entries_from_before_the_branch_point() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, _) = conversation(200, "main line");
+        lines.push(user("b1", Some("a150"), "branch"));
+        lines.push(compaction("c1", "b1", "u149"));
+        lines.push(user("b2", Some("c1"), "after"));
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        assert_eq!(ids(&tail)[0], "u149");
+        assert!(!tail.whole);
+    }
+
+    #[test]
+    fn a_compaction_whose_first_kept_entry_is_missing_keeps_nothing_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(30, "t");
+        lines.push(compaction("c1", &last, "gone"));
+        lines.push(user("u-after", Some("c1"), "next"));
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        let context = build_context(&tail.session.entries, None);
+        assert_eq!(
+            context.messages.len(),
+            2,
+            "the summary and the prompt after it"
+        );
+
+        // An empty firstKeptEntryId is known to match nothing: the read stops at the compaction.
+        let (mut lines, last) = conversation(30, "t");
+        lines.push(compaction("c1", &last, ""));
+        lines.push(user("u-after", Some("c1"), "next"));
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        assert_eq!(ids(&tail), ["c1", "u-after"]);
+    }
+
+    #[test]
+    fn the_latest_compaction_wins_even_when_it_keeps_entries_before_an_older_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(50, "t");
+        lines.push(compaction("c1", &last, "u48"));
+        lines.push(user("x1", Some("c1"), "more"));
+        lines.push(compaction("c2", "x1", "u45"));
+        lines.push(user("x2", Some("c2"), "even more"));
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        assert_eq!(ids(&tail)[0], "u45");
+    }
+
+    #[test]
+    fn a_parent_written_after_its_child_is_left_to_the_full_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let lines = vec![
+            user("u1", Some("u2"), "odd"),
+            user("u2", None, "root"),
+            user("u3", Some("u1"), "leaf"),
+        ];
+        let path = write(&dir, &lines, "\n");
+        let tail = assert_equivalent(&path);
+        assert!(tail.whole);
+        assert_eq!(tail.start, 0, "loaded by the full reader");
+    }
+
+    // ----- damage -----
+
+    #[test]
+    fn a_torn_tail_is_reported_as_the_full_reader_reports_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(20, "t");
+        lines.push(compaction("c1", &last, "u19"));
+        let cut_short = user("u-torn", Some("c1"), "half");
+        lines.push(cut_short[..30].to_owned());
+        let path = write(&dir, &lines, "");
+        let tail = assert_equivalent(&path);
+        let torn = tail.session.torn.clone().unwrap();
+        assert!(!torn.complete);
+        assert_eq!(torn.bytes, cut_short.as_bytes()[..30].to_vec());
+        assert_eq!(ids(&tail), ["u19", "a19", "c1"]);
+
+        // A whole entry without its newline still counts.
+        let (mut lines, last) = conversation(20, "t");
+        lines.push(compaction("c1", &last, "u19"));
+        lines.push(user("u-last", Some("c1"), "complete"));
+        let path = write(&dir, &lines, "");
+        let tail = assert_equivalent(&path);
+        assert!(tail.session.torn.as_ref().unwrap().complete);
+        assert_eq!(tail.session.entries.last().unwrap().id(), "u-last");
+
+        // A malformed last line with a newline is torn too.
+        let (mut lines, last) = conversation(20, "t");
+        lines.push(compaction("c1", &last, "u19"));
+        lines.push("{\"type\":\"mess".to_owned());
+        let path = write(&dir, &lines, "\n\n");
+        let tail = assert_equivalent(&path);
+        assert_eq!(
+            tail.session.torn.unwrap().bytes,
+            b"{\"type\":\"mess".to_vec()
+        );
+    }
+
+    #[test]
+    fn a_torn_tail_is_repaired_before_appending() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(20, "t");
+        lines.push(compaction("c1", &last, "u19"));
+        lines.push("{\"type\":\"mess".to_owned());
+        let path = write(&dir, &lines, "");
+        let (mut writer, tail, repair) = store::open_tail_for_append(&path, None).unwrap();
+        assert!(matches!(repair, Some(store::TornRepair::MovedTo(_))));
+        assert_eq!(writer.leaf(), Some("c1"));
+        assert_eq!(ids(&tail), ["u19", "a19", "c1"]);
+        let entry =
+            store::new_entry(&writer, "session_info", json!({"name": "after repair"})).unwrap();
+        writer.append(&entry).unwrap();
+        let reloaded = store::load(&path).unwrap();
+        assert!(reloaded.torn.is_none());
+        assert_eq!(reloaded.entries.last().unwrap().parent_id(), Some("c1"));
+    }
+
+    #[test]
+    fn a_corrupt_line_in_the_part_read_is_refused_with_its_line_number() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(20, "t");
+        lines.push(compaction("c1", &last, "u18"));
+        lines.push(user("u-after", Some("c1"), "next"));
+        // Line 1 is the header; u19 is on line 2 + 3 + 2 * 19.
+        let at = lines
+            .iter()
+            .position(|text| text.contains(r#""id":"u19""#))
+            .unwrap();
+        lines[at] = "{not json".to_owned();
+        let path = write(&dir, &lines, "\n");
+        match load(&path) {
+            Err(SessionError::Corrupt { line, .. }) => assert_eq!(line, at + 2),
+            other => panic!("expected corruption, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_corrupt_line_before_the_part_read_is_not_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut lines, last) = conversation(20, "t");
+        lines.push(compaction("c1", &last, "u18"));
+        lines[10] = "{not json".to_owned();
+        let path = write(&dir, &lines, "\n");
+        assert!(matches!(
+            store::load(&path),
+            Err(SessionError::Corrupt { .. })
+        ));
+        let tail = load(&path).unwrap();
+        assert_eq!(ids(&tail), ["u18", "a18", "u19", "a19", "c1"]);
+    }
+
+    #[test]
+    fn old_format_versions_go_through_the_full_reader() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.jsonl");
+        let text = [
+            r#"{"type":"session","version":2,"id":"s2","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#.to_owned(),
+            user("u1", None, "hi"),
+        ]
+        .join("\n")
+            + "\n";
+        std::fs::write(&path, text).unwrap();
+        let tail = load(&path).unwrap();
+        assert_eq!(tail.session.disk_version, 2);
+        assert!(tail.session.needs_migration());
+        assert_eq!(ids(&tail), ["u1"]);
+    }
+
+    // ----- generated sessions -----
+
+    /// xorshift64*, so generated sessions are the same on every run.
+    struct Random(u64);
+
+    impl Random {
+        fn below(&mut self, bound: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % bound
+        }
+    }
+
+    /// A session with turns, tool calls, model and thinking changes, names, compactions and the
+    /// odd branch from an older entry.
+    fn generated(seed: u64, count: usize) -> Vec<String> {
+        let mut random = Random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let mut lines = Vec::new();
+        let mut ids: Vec<String> = Vec::new();
+        let mut leaf: Option<String> = None;
+        for n in 0..count {
+            let id = format!("{:08x}", n * 7919 + 17);
+            let parent = match leaf.clone() {
+                Some(_) if random.below(40) == 0 => Some(ids[random.below(ids.len())].clone()),
+                other => other,
+            };
+            let parent = parent.as_deref();
+            let text = "word ".repeat(1 + random.below(60)) + "é✓";
+            let line = match random.below(20) {
+                0 => thinking(&id, parent, ["off", "low", "high"][random.below(3)]),
+                1 => model_change(
+                    &id,
+                    parent,
+                    ["claude-sonnet-4-5", "claude-haiku-4-5"][random.below(2)],
+                ),
+                2 => named(&id, parent, &format!("name {n}")),
+                3 if ids.len() > 4 => {
+                    let keep = if random.below(4) == 0 {
+                        String::new()
+                    } else {
+                        ids[ids.len() - 1 - random.below(4)].clone()
+                    };
+                    compaction(&id, parent.unwrap_or(""), &keep)
+                }
+                4 => line(
+                    "message",
+                    &id,
+                    parent,
+                    json!({"message": {"role": "toolResult", "toolCallId": "call_1", "toolName": "read",
+                        "content": [{"type": "text", "text": text}], "isError": false, "timestamp": 3}}),
+                ),
+                5..=11 => user(&id, parent, &text),
+                _ => assistant(
+                    &id,
+                    parent,
+                    &text,
+                    ["claude-sonnet-4-5", "claude-opus-4-1"][random.below(2)],
+                ),
+            };
+            lines.push(line);
+            ids.push(id.clone());
+            leaf = Some(id);
+        }
+        lines
+    }
+
+    #[test]
+    fn generated_sessions_rebuild_the_same_context_from_the_tail_as_from_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut partial = 0;
+        for seed in 0..60 {
+            let lines = generated(seed, 20 + seed as usize * 7);
+            let path = write(&dir, &lines, "\n");
+            let tail = assert_equivalent(&path);
+            partial += usize::from(!tail.whole);
+        }
+        assert!(
+            partial > 20,
+            "most generated sessions end after a compaction ({partial})"
+        );
+    }
+
+    #[test]
+    fn entries_between_reads_only_whole_appended_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let (lines, _) = conversation(3, "t");
+        let path = write(&dir, &lines, "\n");
+        let old = std::fs::metadata(&path).unwrap().len();
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(&(user("u9", Some("a2"), "more") + "\n"));
+        std::fs::write(&path, &text).unwrap();
+        let new = text.len() as u64;
+        let appended = entries_between(&path, old, new).unwrap().unwrap();
+        assert_eq!(appended.iter().map(Entry::id).collect::<Vec<_>>(), ["u9"]);
+        assert_eq!(entry_id_before(&path, old).unwrap().as_deref(), Some("a2"));
+        assert!(
+            entries_between(&path, old + 1, new).unwrap().is_none(),
+            "not at a line start"
+        );
+        assert!(
+            entries_between(&path, old, new - 1).unwrap().is_none(),
+            "a torn last line"
+        );
+    }
+}
