@@ -1174,15 +1174,15 @@ mod tests {
     fn generated_sessions_rebuild_the_same_context_from_the_tail_as_from_the_whole_file() {
         let dir = tempfile::tempdir().unwrap();
         let mut partial = 0;
-        for seed in 0..60 {
-            let lines = generated(seed, 20 + seed as usize * 7);
+        for seed in 0..40 {
+            let lines = generated(seed, 20 + seed as usize * 6);
             let path = write(&dir, &lines, "\n");
             let tail = assert_equivalent(&path);
             partial += usize::from(!tail.whole);
         }
         assert!(
-            partial > 20,
-            "most generated sessions end after a compaction ({partial})"
+            partial > 12,
+            "many generated sessions are read only in part ({partial})"
         );
     }
 
