@@ -680,7 +680,9 @@ impl SessionWriter {
         self.leaf.as_deref()
     }
 
-    /// A fresh entry id, unique within this file.
+    /// A fresh entry id, unique among the entries the writer was opened with: the whole file's
+    /// after [`open_for_append`], the entries read after [`open_tail_for_append`] (see
+    /// [`super::tail`] for why that is enough).
     pub fn next_id(&self) -> String {
         record::new_entry_id(&|candidate: &str| self.ids.contains(candidate))
     }

@@ -29,12 +29,14 @@
 //! them from the index when its entry is fresh, and otherwise walks on towards the start of the
 //! file, fully parsing only the few lines that can decide them.
 //!
-//! Entry ids: a writer avoids the ids of the entries read, not of the whole file. A new 8-hex id
-//! equal to an unread one (probability n / 2^32 for n unread entries, about 2e-5 per entry in a
-//! 100 MB file) cannot change any context: every parent link from the first kept entry to the
-//! leaf points at an entry that was read, and the rebuilt context starts there. A full reader
-//! resolving the old id to the new entry only cuts the branch short *before* the first kept
-//! entry, which no context or compaction looks at.
+//! Entry ids: a writer avoids the ids of the entries read, not of the whole file; scanning the
+//! rest for ids would cost the full read this module exists to avoid. A new 8-hex id equals an
+//! unread one with probability n / 2^32 for n unread entries (about 2e-5 per new entry in a
+//! 100 MB file). Even then the branch the new entry extends keeps its context: every parent link
+//! from the first kept entry to the leaf names an entry that was read, so a full reader (where
+//! later entries win a repeated id) still walks from the leaf through the first kept entry. What
+//! can change is older history: the path a full reader shows before the first kept entry, or a
+//! branch a user later forks off before the new entry.
 
 use std::collections::HashSet;
 use std::fs::File;
