@@ -33,7 +33,8 @@ use crate::session::index::{self, Index};
 use crate::session::record::{
     self, AgentMessage, ContentBlock, ImageContent, MessageContent, SessionHeader, UserMessage,
 };
-use crate::session::store::{self, LoadedSession};
+use crate::session::store;
+use crate::session::tail;
 use crate::settings::ModelRef;
 use crate::tools::Sandbox;
 use crate::tools::policy::{PolicySpec, ToolPolicy};
@@ -411,28 +412,36 @@ fn create_session(
     })
 }
 
+/// Open an existing session for a turn. Only the end of the file is read: the entries from the
+/// latest compaction's first kept one on (the whole branch when there is none), which rebuild the
+/// context; name, model and thinking level recorded further back come from the index.
 fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<SessionSetup> {
-    let (transcript, loaded): (Transcript, LoadedSession) = if ephemeral {
-        let loaded = store::load(path).map_err(session_error)?;
-        (Transcript::ephemeral(loaded.entries.clone()), loaded)
+    let (writer, tail) = if ephemeral {
+        (None, tail::load(path).map_err(session_error)?)
     } else {
-        let (writer, loaded, torn) =
-            store::open_for_append(path, context.wait).map_err(session_error)?;
+        let (writer, tail, torn) =
+            store::open_tail_for_append(path, context.wait).map_err(session_error)?;
         report_torn(context, path, torn.as_ref());
-        (
-            Transcript::persisted(writer, loaded.entries.clone()),
-            loaded,
-        )
+        (Some(writer), tail)
     };
-    let summary = crate::session::summary::summarize(&loaded.header, &loaded.entries);
-    let rebuilt = crate::session::context::build_context(&loaded.entries, None);
+    let facts = tail::complete_facts(&tail, || {
+        index::cached_entry(context.sessions_dir(), path).map(|entry| entry.summary)
+    })
+    .map_err(session_error)?;
+    let rebuilt = crate::session::context::build_context(&tail.session.entries, None);
+    let session_id = Some(tail.session.header.id.clone());
+    let entries = tail.session.entries;
+    let transcript = match writer {
+        Some(writer) => Transcript::persisted(writer, entries),
+        None => Transcript::ephemeral(entries),
+    };
     Ok(SessionSetup {
         transcript,
         context: rebuilt.messages,
-        session_id: Some(loaded.header.id.clone()),
-        session_name: summary.name.clone(),
-        recorded_model: summary.model_ref(),
-        recorded_thinking: summary.thinking_level.as_deref().and_then(parse_thinking),
+        session_id,
+        session_name: facts.name.clone(),
+        recorded_model: facts.model_ref(),
+        recorded_thinking: facts.thinking_level.as_deref().and_then(parse_thinking),
         path: Some(path.to_owned()),
     })
 }
@@ -869,7 +878,9 @@ fn execute(
     ))
 }
 
-/// The model and thinking level a resumed session recorded, read without locking anything.
+/// The model and thinking level a resumed session recorded, read without locking anything: from
+/// the index, else from the end of the file. A file the index found damaged is loaded in full, so
+/// that the resume refuses it with the full reader's error.
 fn peek_recorded(
     context: &Context,
     index: &Index,
@@ -883,19 +894,23 @@ fn peek_recorded(
         return Ok((None, None));
     }
     let path = resolve_selector(context, index, session, args.last, args.all)?;
-    let summary = match path
+    let facts = match path
         .file_name()
         .and_then(|name| index.by_file(&name.to_string_lossy()))
     {
-        Some(entry) if entry.problem.is_none() => entry.summary.clone(),
-        _ => {
+        Some(entry) if entry.problem.is_none() => tail::SessionFacts::from_summary(&entry.summary),
+        Some(_) => {
             let loaded = store::load(&path).map_err(session_error)?;
-            crate::session::summary::summarize(&loaded.header, &loaded.entries)
+            tail::facts_of(&loaded.entries)
+        }
+        None => {
+            let tail = tail::load(&path).map_err(session_error)?;
+            tail::complete_facts(&tail, || None).map_err(session_error)?
         }
     };
     Ok((
-        summary.model_ref(),
-        summary.thinking_level.as_deref().and_then(parse_thinking),
+        facts.model_ref(),
+        facts.thinking_level.as_deref().and_then(parse_thinking),
     ))
 }
 

@@ -11,11 +11,13 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, UNIX_EPOCH};
 
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use super::record::{Line, parse_line};
 use super::store::{self, SessionError};
-use super::summary::{SessionSummary, summarize};
+use super::summary::{self, SessionSummary, summarize};
+use super::{context, tail};
 use crate::fs::{self as pfs, FileLock};
 
 /// File name of the index inside the sessions directory.
@@ -39,6 +41,10 @@ pub struct IndexEntry {
     /// Whether the file ends in a torn line that the next append will repair.
     #[serde(default)]
     pub torn_tail: bool,
+    /// The id of the file's last entry when summarized, so that entries appended later can be
+    /// summarized on their own (see [`refresh`]). Absent for empty, damaged or old-format files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf: Option<String>,
     /// The summary.
     #[serde(flatten)]
     pub summary: SessionSummary,
@@ -187,11 +193,15 @@ pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
         mtime_ns,
         problem: None,
         torn_tail: false,
+        leaf: None,
         summary: SessionSummary::default(),
     };
     match store::load(path) {
         Ok(loaded) => {
             entry.torn_tail = loaded.torn.is_some();
+            if !loaded.needs_migration() && loaded.torn.is_none() {
+                entry.leaf = loaded.leaf_id().map(str::to_owned);
+            }
             entry.summary = summarize(&loaded.header, &loaded.entries);
         }
         Err(error) => {
@@ -202,6 +212,150 @@ pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
         }
     }
     Ok(entry)
+}
+
+/// The entry of a file that only grew since `known` was taken, from the appended entries alone;
+/// `None` when that is not safe (see [`summary::extend`]) and the file must be read in full.
+///
+/// A file "only grew" when it is longer, its header is the same session's, the old size still
+/// ends with a newline right after the old leaf entry, and the appended bytes are whole entries
+/// that continue the old leaf. This is a cheap check, not proof that no older byte changed:
+/// like the size-and-mtime rule, it trusts that session files are only ever appended to.
+fn extend_entry(path: &Path, known: &IndexEntry, size: u64, mtime_ns: u64) -> Option<IndexEntry> {
+    if known.problem.is_some() || known.torn_tail || size <= known.size {
+        return None;
+    }
+    // An old index entry without a leaf, or a file with entries but no recorded leaf.
+    if known.leaf.is_none() && known.summary.entries > 0 {
+        return None;
+    }
+    let header = read_header(path)?;
+    let summary = &known.summary;
+    if header.version != Some(store::CURRENT_VERSION)
+        || header.id != summary.id
+        || header.timestamp != summary.created
+        || header.cwd != summary.cwd
+        || header.parent_session != summary.parent_session
+    {
+        return None;
+    }
+    if let Some(leaf) = &known.leaf
+        && tail::entry_id_before(path, known.size).ok()?.as_ref() != Some(leaf)
+    {
+        return None;
+    }
+    let appended = tail::entries_between(path, known.size, size).ok()??;
+    let extension = summary::extend(summary, known.leaf.as_deref(), &appended)?;
+    let mut summary = extension.summary;
+    if extension.estimate_context {
+        // A compaction after the last reported usage: estimate the rebuilt context, which the
+        // tail reader rebuilds without reading the whole file.
+        let tail = tail::load(path).ok()?;
+        let rebuilt = context::build_context(&tail.session.entries, None);
+        summary.context_tokens = Some(summary::estimate_tokens(&rebuilt.messages));
+        summary.context_estimated = true;
+    }
+    Some(IndexEntry {
+        file: known.file.clone(),
+        size,
+        mtime_ns,
+        problem: None,
+        torn_tail: false,
+        leaf: appended
+            .last()
+            .map(|entry| entry.id().to_owned())
+            .or_else(|| known.leaf.clone()),
+        summary,
+    })
+}
+
+/// The index's entry for the session file at `path`, read from `index.json` in `dir` without
+/// refreshing anything, and only when it still describes the file (same size and mtime).
+/// Other sessions' entries are skipped unparsed, so this stays cheap for big indexes.
+pub fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
+    let parent = path.parent()?;
+    let same_dir =
+        parent == dir || std::fs::canonicalize(parent).ok()? == std::fs::canonicalize(dir).ok()?;
+    if !same_dir {
+        return None;
+    }
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let bytes = std::fs::read(dir.join(INDEX_FILE)).ok()?;
+    let mut deserializer = serde_json::Deserializer::from_slice(&bytes);
+    let entry = OneSession { name: &name }
+        .deserialize(&mut deserializer)
+        .ok()??;
+    let (size, mtime_ns) = file_stamp(&std::fs::metadata(path).ok()?);
+    (entry.size == size && entry.mtime_ns == mtime_ns && entry.problem.is_none()).then_some(entry)
+}
+
+/// Deserializes an [`Index`] into the one entry named `name`, skipping the others.
+struct OneSession<'a> {
+    name: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for OneSession<'_> {
+    type Value = Option<IndexEntry>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for OneSession<'_> {
+    type Value = Option<IndexEntry>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a session index")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut version = None;
+        let mut found = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "version" => version = Some(map.next_value::<u32>()?),
+                "sessions" => found = map.next_value_seed(SessionsMap { name: self.name })?,
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(found.filter(|_| version == Some(INDEX_VERSION)))
+    }
+}
+
+/// The `sessions` object of the index, from which only `name` is kept.
+struct SessionsMap<'a> {
+    name: &'a str,
+}
+
+impl<'de> DeserializeSeed<'de> for SessionsMap<'_> {
+    type Value = Option<IndexEntry>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for SessionsMap<'_> {
+    type Value = Option<IndexEntry>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("sessions by file name")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == self.name {
+                found = Some(map.next_value::<IndexEntry>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
 }
 
 /// The header of a session file, read from its first line only.
@@ -276,7 +430,11 @@ pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
         if fresh {
             continue;
         }
-        match summarize_file(path) {
+        let extended = index
+            .sessions
+            .get(name)
+            .and_then(|known| extend_entry(path, known, size, mtime_ns));
+        match extended.map_or_else(|| summarize_file(path), Ok) {
             Ok(entry) => {
                 index.sessions.insert(name.clone(), entry);
                 report.rescanned += 1;
@@ -318,4 +476,193 @@ pub fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError>
     }
     files.sort();
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::{Value, json};
+    use std::io::Write as _;
+
+    const FILE: &str = "2026-01-01T00-00-00-000Z_s1.jsonl";
+
+    fn entry(kind: &str, id: &str, parent: Option<&str>, fields: Value) -> String {
+        let mut object = json!({"type": kind, "id": id, "parentId": parent,
+            "timestamp": format!("2026-01-02T00:00:{:02}.000Z", id.len() * 3 % 60)});
+        if let (Some(object), Value::Object(fields)) = (object.as_object_mut(), fields) {
+            object.extend(fields);
+        }
+        object.to_string() + "\n"
+    }
+
+    fn user(id: &str, parent: Option<&str>) -> String {
+        entry(
+            "message",
+            id,
+            parent,
+            json!({"message": {"role": "user", "content": format!("prompt {id}"), "timestamp": 1}}),
+        )
+    }
+
+    fn assistant(id: &str, parent: &str, input: u64, stop: &str) -> String {
+        entry(
+            "message",
+            id,
+            Some(parent),
+            json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}],
+                "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                "usage": {"input": input, "output": 40, "cacheRead": 7, "cacheWrite": 0, "totalTokens": input + 47,
+                    "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.25}},
+                "stopReason": stop, "errorMessage": if stop == "error" { Some("boom") } else { None },
+                "timestamp": 2}}),
+        )
+    }
+
+    fn setup(lines: &[String]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+        std::fs::write(&path, format!("{header}\n{}", lines.concat())).unwrap();
+        (dir, path)
+    }
+
+    fn append(path: &Path, lines: &[String]) {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        file.write_all(lines.concat().as_bytes()).unwrap();
+    }
+
+    /// Refresh, and check that the merged entry equals a full summary of the file.
+    fn refresh_and_compare(dir: &Path, path: &Path) -> IndexEntry {
+        let (index, report) = refresh(dir).unwrap();
+        assert_eq!(report.rescanned, 1);
+        let merged = index.by_file(FILE).unwrap().clone();
+        assert_eq!(merged, summarize_file(path).unwrap());
+        merged
+    }
+
+    #[test]
+    fn appended_entries_merge_into_the_cached_summary_as_a_full_summary_says() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        let first = refresh_and_compare(dir.path(), &path);
+        assert_eq!(first.leaf.as_deref(), Some("a1"));
+
+        append(
+            &path,
+            &[user("u2", Some("a1")), assistant("a2", "u2", 2000, "stop")],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.turns, 2);
+        assert_eq!(merged.summary.context_tokens, Some(2047));
+
+        // A compaction after the last call: the context is estimated from the rebuilt context.
+        append(
+            &path,
+            &[entry(
+                "compaction",
+                "c1",
+                Some("a2"),
+                json!({"summary": "all so far", "firstKeptEntryId": "u2", "tokensBefore": 2047}),
+            )],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.summary.context_estimated);
+
+        // Still after the compaction (a prompt, then a failed call): estimated again.
+        append(
+            &path,
+            &[user("u3", Some("c1")), assistant("a3", "u3", 0, "error")],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.summary.context_estimated);
+        assert!(merged.summary.last_run_aborted);
+        assert_eq!(merged.summary.last_error.as_deref(), Some("boom"));
+
+        // Settings, a name, a backend session id, then a successful call.
+        append(
+            &path,
+            &[
+                entry(
+                    "model_change",
+                    "m1",
+                    Some("a3"),
+                    json!({"provider": "openai", "modelId": "gpt-5"}),
+                ),
+                entry(
+                    "thinking_level_change",
+                    "t1",
+                    Some("m1"),
+                    json!({"thinkingLevel": "low"}),
+                ),
+                entry("session_info", "n1", Some("t1"), json!({"name": "renamed"})),
+                entry(
+                    "custom",
+                    "k1",
+                    Some("n1"),
+                    json!({"customType": "pincer.claude-cli", "data": {"sessionId": "cli-1"}}),
+                ),
+                user("u4", Some("k1")),
+                assistant("a4", "u4", 3000, "stop"),
+            ],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.name.as_deref(), Some("renamed"));
+        assert_eq!(merged.summary.thinking_level.as_deref(), Some("low"));
+        assert!(!merged.summary.context_estimated);
+        assert_eq!(merged.summary.entries, 13);
+        assert_eq!(merged.leaf.as_deref(), Some("a4"));
+    }
+
+    #[test]
+    fn only_the_appended_bytes_are_read_again() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        refresh(dir.path()).unwrap();
+        // Change an old usage in place, same length: a full summary would see 9000.
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\"input\":1000", "\"input\":9000")).unwrap();
+        append(
+            &path,
+            &[user("u2", Some("a1")), assistant("a2", "u2", 10, "stop")],
+        );
+        let (index, _) = refresh(dir.path()).unwrap();
+        let merged = index.by_file(FILE).unwrap();
+        assert_eq!(merged.summary.cumulative_usage().input, 1010);
+        assert_eq!(
+            summarize_file(&path)
+                .unwrap()
+                .summary
+                .cumulative_usage()
+                .input,
+            9010
+        );
+    }
+
+    #[test]
+    fn a_branch_from_an_older_entry_or_a_torn_tail_is_summarized_in_full() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        refresh(dir.path()).unwrap();
+        append(&path, &[user("b1", Some("u1"))]);
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.turns, 2, "u1 and b1 on the new branch");
+        assert_eq!(merged.summary.last_usage, None, "a1 is off the branch");
+
+        append(&path, &["{\"type\":\"mess".to_owned()]);
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.torn_tail);
+        assert_eq!(merged.leaf, None);
+    }
+
+    #[test]
+    fn the_cached_entry_is_given_only_while_it_describes_the_file() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        let cached = cached_entry(dir.path(), &path).unwrap();
+        assert_eq!(cached.summary.turns, 1);
+        assert!(cached_entry(Path::new("/elsewhere"), &path).is_none());
+        append(&path, &[user("u2", Some("u1"))]);
+        assert!(
+            cached_entry(dir.path(), &path).is_none(),
+            "stale after an append"
+        );
+    }
 }

@@ -9,3 +9,4 @@ pub mod migrate;
 pub mod record;
 pub mod store;
 pub mod summary;
+pub mod tail;

@@ -19,6 +19,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::record::{self, Entry, Line, SessionHeader};
+use super::tail::TailSession;
 use crate::fs::{self as pfs, FileLock, LockError};
 
 /// The newest session format version this build reads and writes.
@@ -613,6 +614,28 @@ pub fn open_for_append(
     Ok((writer, loaded, torn_repair))
 }
 
+/// Like [`open_for_append`], but reads only the end of the file a resume needs (see
+/// [`super::tail`]): lock, read the tail, repair a torn tail, migrate an old format (which reads
+/// the whole file; such files are rare and small). The writer knows the ids of the entries read.
+pub fn open_tail_for_append(
+    path: &Path,
+    wait: Option<Duration>,
+) -> Result<(SessionWriter, TailSession, Option<TornRepair>), SessionError> {
+    let lock = SessionLock::acquire(path, wait)?;
+    let mut tail = super::tail::load(path)?;
+    let mut torn_repair = None;
+    if let Some(torn) = tail.session.torn.take() {
+        torn_repair = Some(repair_torn_tail(path, &torn)?);
+    }
+    if tail.session.needs_migration() {
+        rewrite(&tail.session, "pre-migration")?;
+        tail.session.disk_version = CURRENT_VERSION;
+        tail.session.header.version = Some(CURRENT_VERSION);
+    }
+    let writer = SessionWriter::open(lock, &tail.session)?;
+    Ok((writer, tail, torn_repair))
+}
+
 /// Appends entries to a locked session file.
 #[derive(Debug)]
 pub struct SessionWriter {
@@ -657,7 +680,9 @@ impl SessionWriter {
         self.leaf.as_deref()
     }
 
-    /// A fresh entry id, unique within this file.
+    /// A fresh entry id, unique among the entries the writer was opened with: the whole file's
+    /// after [`open_for_append`], the entries read after [`open_tail_for_append`] (see
+    /// [`super::tail`] for why that is enough).
     pub fn next_id(&self) -> String {
         record::new_entry_id(&|candidate: &str| self.ids.contains(candidate))
     }

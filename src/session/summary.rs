@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::context;
-use super::record::{AgentMessage, Entry, SessionHeader, StopReason};
+use super::record::{AgentMessage, Entry, SessionHeader, SessionInfoEntry, StopReason};
 use crate::conversation::TokenUsage;
 
 /// Usage of one model within a session.
@@ -103,105 +103,161 @@ pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
         created: header.timestamp.clone(),
         updated: header.timestamp.clone(),
         parent_session: header.parent_session.clone(),
-        entries: entries.len() as u64,
         ..SessionSummary::default()
     };
     for entry in entries {
-        if entry.timestamp() > summary.updated.as_str() {
-            summary.updated = entry.timestamp().to_owned();
-        }
-        match entry {
-            Entry::SessionInfo(info) => {
-                summary.name = info
-                    .name
-                    .as_deref()
-                    .map(str::trim)
-                    .filter(|name| !name.is_empty())
-                    .map(str::to_owned);
-            }
-            Entry::Compaction(_) => summary.compactions += 1,
-            Entry::Custom(custom) => {
-                if let Some(backend) = custom.custom_type.strip_prefix(PINCER_CUSTOM_PREFIX)
-                    && let Some(id) = custom
-                        .data
-                        .as_ref()
-                        .and_then(|data| data.get("sessionId"))
-                        .and_then(serde_json::Value::as_str)
-                {
-                    summary
-                        .backend_sessions
-                        .insert(backend.to_owned(), id.to_owned());
-                }
-            }
-            Entry::Message(message_entry) => {
-                summary.messages += 1;
-                if let AgentMessage::Assistant(assistant) = &message_entry.message {
-                    let key = format!("{}/{}", assistant.provider, assistant.model);
-                    let totals = summary.usage_by_model.entry(key).or_default();
-                    totals.usage.add(&usage_of(assistant));
-                    totals.recorded_cost_usd += assistant.usage.cost.total;
-                    totals.calls += 1;
-                }
-            }
-            _ => {}
-        }
+        add_file_entry(&mut summary, entry);
     }
-
-    let branch = context::branch_path(entries, None);
-    // Positions on the branch of the last successful call and of the last compaction.
-    let mut last_success_at: Option<usize> = None;
-    let mut last_compaction_at: Option<usize> = None;
-    for (position, entry) in branch.iter().enumerate() {
-        match entry {
-            Entry::ModelChange(change) => {
-                summary.provider = Some(change.provider.clone());
-                summary.model = Some(change.model_id.clone());
-            }
-            Entry::ThinkingLevelChange(change) => {
-                summary.thinking_level = Some(change.thinking_level.clone());
-            }
-            Entry::Compaction(_) => last_compaction_at = Some(position),
-            Entry::Message(message_entry) => match &message_entry.message {
-                AgentMessage::User(_) => summary.turns += 1,
-                AgentMessage::Assistant(assistant) => {
-                    summary.provider = Some(assistant.provider.clone());
-                    summary.model = Some(assistant.model.clone());
-                    let usage = usage_of(assistant);
-                    let failed = matches!(
-                        assistant.stop_reason,
-                        StopReason::Aborted | StopReason::Error
-                    );
-                    summary.last_run_aborted = failed;
-                    summary.last_error = if failed {
-                        assistant.error_message.clone()
-                    } else {
-                        None
-                    };
-                    if !failed && usage.context_tokens() > 0 {
-                        summary.last_usage = Some(usage);
-                        summary.last_model =
-                            Some(format!("{}/{}", assistant.provider, assistant.model));
-                        last_success_at = Some(position);
-                    }
-                }
-                _ => {}
-            },
-            _ => {}
-        }
+    // Whether a compaction came after the last successful call on the branch.
+    let mut compacted = false;
+    for entry in context::branch_path(entries, None) {
+        add_branch_entry(&mut summary, &mut compacted, entry);
     }
     summary.context_tokens = summary.last_usage.map(|usage| usage.context_tokens());
-    let compacted_since = match (last_compaction_at, last_success_at) {
-        (Some(compaction), Some(success)) => compaction > success,
-        (Some(_), None) => true,
-        _ => false,
-    };
-    if compacted_since {
+    if compacted {
         // The last reported usage predates the compaction: estimate what the model will see now.
         let rebuilt = context::build_context(entries, None);
         summary.context_tokens = Some(estimate_tokens(&rebuilt.messages));
         summary.context_estimated = true;
     }
     summary
+}
+
+/// A summary carried forward over entries appended after it, see [`extend`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extension {
+    /// The summary of the longer file. Its `context_tokens` is the last reported usage; when
+    /// `estimate_context` is set the caller replaces it with an estimate of the rebuilt context.
+    pub summary: SessionSummary,
+    /// Whether a compaction follows the last successful call, so that the context must be
+    /// rebuilt and estimated (as [`summarize`] does).
+    pub estimate_context: bool,
+}
+
+/// Carry `previous` (the summary of a file whose last entry was `previous_leaf`) forward over
+/// `appended`, the entries written after it, without looking at the older entries again.
+///
+/// Only a linear extension qualifies: each appended entry's parent must be the entry before it,
+/// the first one's the old leaf, so the branch is the old branch plus `appended`. Anything else
+/// (a branch from an older entry, a repeated id) returns `None`: summarize the whole file.
+pub fn extend(
+    previous: &SessionSummary,
+    previous_leaf: Option<&str>,
+    appended: &[Entry],
+) -> Option<Extension> {
+    let mut expected_parent = previous_leaf;
+    let mut fresh: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    for entry in appended {
+        let parent = entry.parent_id().filter(|parent| !parent.is_empty());
+        if parent != expected_parent
+            || entry.id().is_empty()
+            || Some(entry.id()) == previous_leaf
+            || !fresh.insert(entry.id())
+        {
+            return None;
+        }
+        expected_parent = Some(entry.id());
+    }
+    let mut summary = previous.clone();
+    for entry in appended {
+        add_file_entry(&mut summary, entry);
+    }
+    let mut compacted = previous.context_estimated;
+    for entry in appended {
+        add_branch_entry(&mut summary, &mut compacted, entry);
+    }
+    summary.context_tokens = summary.last_usage.map(|usage| usage.context_tokens());
+    summary.context_estimated = false;
+    Some(Extension {
+        summary,
+        estimate_context: compacted,
+    })
+}
+
+/// The facts every entry of the file contributes to, whatever its branch.
+fn add_file_entry(summary: &mut SessionSummary, entry: &Entry) {
+    summary.entries += 1;
+    if entry.timestamp() > summary.updated.as_str() {
+        summary.updated = entry.timestamp().to_owned();
+    }
+    match entry {
+        Entry::SessionInfo(info) => summary.name = session_name(info),
+        Entry::Compaction(_) => summary.compactions += 1,
+        Entry::Custom(custom) => {
+            if let Some(backend) = custom.custom_type.strip_prefix(PINCER_CUSTOM_PREFIX)
+                && let Some(id) = custom
+                    .data
+                    .as_ref()
+                    .and_then(|data| data.get("sessionId"))
+                    .and_then(serde_json::Value::as_str)
+            {
+                summary
+                    .backend_sessions
+                    .insert(backend.to_owned(), id.to_owned());
+            }
+        }
+        Entry::Message(message_entry) => {
+            summary.messages += 1;
+            if let AgentMessage::Assistant(assistant) = &message_entry.message {
+                let key = format!("{}/{}", assistant.provider, assistant.model);
+                let totals = summary.usage_by_model.entry(key).or_default();
+                totals.usage.add(&usage_of(assistant));
+                totals.recorded_cost_usd += assistant.usage.cost.total;
+                totals.calls += 1;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The name a `session_info` entry sets: trimmed, and cleared when empty.
+pub fn session_name(info: &SessionInfoEntry) -> Option<String> {
+    info.name
+        .as_deref()
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(str::to_owned)
+}
+
+/// The facts the branch's entries decide, taken in root → leaf order. `compacted` tells whether
+/// a compaction came after the last successful call so far.
+fn add_branch_entry(summary: &mut SessionSummary, compacted: &mut bool, entry: &Entry) {
+    match entry {
+        Entry::ModelChange(change) => {
+            summary.provider = Some(change.provider.clone());
+            summary.model = Some(change.model_id.clone());
+        }
+        Entry::ThinkingLevelChange(change) => {
+            summary.thinking_level = Some(change.thinking_level.clone());
+        }
+        Entry::Compaction(_) => *compacted = true,
+        Entry::Message(message_entry) => match &message_entry.message {
+            AgentMessage::User(_) => summary.turns += 1,
+            AgentMessage::Assistant(assistant) => {
+                summary.provider = Some(assistant.provider.clone());
+                summary.model = Some(assistant.model.clone());
+                let usage = usage_of(assistant);
+                let failed = matches!(
+                    assistant.stop_reason,
+                    StopReason::Aborted | StopReason::Error
+                );
+                summary.last_run_aborted = failed;
+                summary.last_error = if failed {
+                    assistant.error_message.clone()
+                } else {
+                    None
+                };
+                if !failed && usage.context_tokens() > 0 {
+                    summary.last_usage = Some(usage);
+                    summary.last_model =
+                        Some(format!("{}/{}", assistant.provider, assistant.model));
+                    *compacted = false;
+                }
+            }
+            _ => {}
+        },
+        _ => {}
+    }
 }
 
 fn usage_of(assistant: &super::record::AssistantMessage) -> TokenUsage {
@@ -255,5 +311,68 @@ fn estimate_characters(message: &serde_json::Value) -> usize {
             })
             .sum(),
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::record::{Line, parse_line};
+    use pretty_assertions::assert_eq;
+
+    fn entries(lines: &[&str]) -> Vec<Entry> {
+        lines
+            .iter()
+            .map(|text| match parse_line(text).unwrap() {
+                Line::Entry(entry) => entry,
+                Line::Header(_) => panic!("no header here"),
+            })
+            .collect()
+    }
+
+    fn header() -> SessionHeader {
+        match parse_line(r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#).unwrap() {
+            Line::Header(header) => header,
+            Line::Entry(_) => panic!("a header"),
+        }
+    }
+
+    const LINES: [&str; 4] = [
+        r#"{"type":"message","id":"u1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"hi","timestamp":1}}"#,
+        r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":5,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":6,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0.5}},"stopReason":"stop","timestamp":2}}"#,
+        r#"{"type":"thinking_level_change","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","thinkingLevel":"high"}"#,
+        r#"{"type":"message","id":"u2","parentId":"t1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"more","timestamp":3}}"#,
+    ];
+
+    #[test]
+    fn extending_a_summary_by_linear_appends_equals_summarizing_everything() {
+        let all = entries(&LINES);
+        let before = summarize(&header(), &all[..2]);
+        let extension = extend(&before, Some("a1"), &all[2..]).unwrap();
+        assert!(!extension.estimate_context);
+        assert_eq!(extension.summary, summarize(&header(), &all));
+        assert_eq!(extension.summary.turns, 2);
+        assert_eq!(extension.summary.thinking_level.as_deref(), Some("high"));
+    }
+
+    #[test]
+    fn appends_that_do_not_continue_the_old_leaf_are_not_extended() {
+        let all = entries(&LINES);
+        let before = summarize(&header(), &all[..2]);
+        assert_eq!(
+            extend(&before, Some("u1"), &all[2..]),
+            None,
+            "t1 continues a1, not u1"
+        );
+        assert_eq!(
+            extend(&before, Some("a1"), &all[3..]),
+            None,
+            "u2 does not continue a1"
+        );
+        assert_eq!(
+            extend(&before, Some("a1"), &[all[2].clone(), all[2].clone()]),
+            None,
+            "a repeated id"
+        );
     }
 }
