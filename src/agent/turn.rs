@@ -119,6 +119,64 @@ pub struct TurnSettings {
     pub context_window: Option<u64>,
     /// Retries of failed calls before any output (SPEC §9.3).
     pub retry: RetryPolicy,
+    /// Further credentials to rotate to when the current one is rejected, rate-limited or out
+    /// of credit, in order (the endpoint carries the first).
+    pub spare_credentials: Vec<Credential>,
+    /// The credential in use: its profile id (None for an environment variable) and source.
+    pub credential: Credential,
+    /// The profile store, to record successes, failures and cooldowns.
+    pub auth_file: Option<std::path::PathBuf>,
+}
+
+/// A credential the turn may use.
+#[derive(Clone)]
+pub struct Credential {
+    /// The profile id, or None for an environment variable.
+    pub profile_id: Option<String>,
+    /// `profile:ID` or `env:VAR`.
+    pub source: String,
+    /// The key (never printed).
+    pub key: Option<String>,
+}
+
+impl std::fmt::Debug for Credential {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Credential")
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Record a credential's outcome in the profile store (cooldowns persist across processes).
+fn record_outcome(
+    auth_file: Option<&std::path::Path>,
+    credential: &Credential,
+    provider: &str,
+    failure: Option<&str>,
+) {
+    let (Some(path), Some(profile_id)) = (auth_file, credential.profile_id.as_deref()) else {
+        return;
+    };
+    let now = u64::try_from(now_millis()).unwrap_or(0);
+    let _ = crate::auth::AuthFile::new(path).update(|store| {
+        let stats = store
+            .usage_stats
+            .get(profile_id)
+            .cloned()
+            .unwrap_or_default();
+        let updated = match failure {
+            Some(kind) => crate::auth::cooldown::record_failure(&stats, kind, now),
+            None => {
+                store
+                    .last_good
+                    .insert(provider.to_owned(), profile_id.to_owned());
+                crate::auth::cooldown::record_success(&stats, now)
+            }
+        };
+        store.usage_stats.insert(profile_id.to_owned(), updated);
+        Ok(())
+    });
 }
 
 /// How the turn ended.
@@ -319,6 +377,10 @@ pub async fn run(
         context_estimate: None,
     };
     let mut overflow_retried = false;
+    let mut endpoint = settings.endpoint.clone();
+    let mut credential = settings.credential.clone();
+    let mut spares = settings.spare_credentials.iter();
+    let mut success_recorded = false;
     let api_name = provider::protocol(settings.api, &empty_request(settings)).api_name;
     let tool_context = ToolContext {
         workspace: settings.workspace.clone(),
@@ -400,7 +462,7 @@ pub async fn run(
             };
             let (outcome, _retries) = retry::call_with_retries(
                 client,
-                &settings.endpoint,
+                &endpoint,
                 &build,
                 settings.idle_timeout,
                 &cancellation.token,
@@ -464,6 +526,32 @@ pub async fn run(
             }
             Some(Err(error)) => {
                 let kind = classify(&error);
+                if matches!(
+                    kind,
+                    FailureKind::Auth | FailureKind::Billing | FailureKind::RateLimit
+                ) {
+                    record_outcome(
+                        settings.auth_file.as_deref(),
+                        &credential,
+                        &settings.provider,
+                        Some(kind.as_str()),
+                    );
+                    if let Some(next) = spares.next() {
+                        let _ = sink.emit(&Event::System(serde_json::json!({
+                            "type": "system",
+                            "subtype": "auth_rotation",
+                            "provider": settings.provider,
+                            "from_profile": credential.source,
+                            "to_profile": next.source,
+                            "reason": kind.as_str(),
+                            "session_id": settings.session_id,
+                        })));
+                        credential = next.clone();
+                        endpoint.api_key.clone_from(&next.key);
+                        success_recorded = false;
+                        continue;
+                    }
+                }
                 if kind == FailureKind::ContextOverflow && !overflow_retried {
                     // Compact once and retry; a second overflow ends the run (exit 6).
                     overflow_retried = true;
@@ -491,6 +579,16 @@ pub async fn run(
                 return report;
             }
             None => {}
+        }
+        if !success_recorded {
+            // Once per credential and run: the store is shared by every cron job.
+            success_recorded = true;
+            record_outcome(
+                settings.auth_file.as_deref(),
+                &credential,
+                &settings.provider,
+                None,
+            );
         }
         let message_id = accumulator
             .response_id()

@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::sessions::{load_index, report_torn, resolve_selector};
-use super::turn::{default_model, find_key, resolve_model};
+use super::turn::{credentials, default_model, resolve_model};
 use super::{Context, session_error, stdout_error};
 use crate::agent::compact::{self, SummaryModel};
 use crate::agent::compaction;
@@ -87,7 +87,9 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         (None, None, None) => default_model(context)?,
     };
     let resolved = resolve_model(context, &reference)?;
-    let api_key = find_key(context, &resolved.reference.provider);
+    let api_key = credentials(context, &resolved.reference.provider, None)?
+        .into_iter()
+        .find_map(|credential| credential.key);
     if api_key.is_none()
         && !context
             .settings

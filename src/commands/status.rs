@@ -119,6 +119,32 @@ fn cli_logged_in(files: &[PathBuf]) -> bool {
     files.iter().any(|file| file.is_file())
 }
 
+/// Every stored profile with its state; never a secret (a fingerprint at most).
+fn auth_profiles(context: &Context) -> Value {
+    let file = crate::auth::AuthFile::new(&context.settings.paths.auth_file);
+    let Ok(store) = file.load() else {
+        return json!({"error": format!("cannot read '{}'", context.settings.paths.auth_file.display())});
+    };
+    let profiles: Vec<Value> = store
+        .profiles
+        .iter()
+        .map(|(id, profile)| {
+            let stats = store.usage_stats.get(id).cloned().unwrap_or_default();
+            json!({
+                "id": id,
+                "provider": profile.provider,
+                "source": profile.source_text(),
+                "last_used": stats.last_used,
+                "cooldown_until": stats.cooldown_until,
+                "disabled_until": stats.disabled_until,
+                "disabled_reason": stats.disabled_reason,
+                "failure_counts": stats.failure_counts,
+            })
+        })
+        .collect();
+    Value::Array(profiles)
+}
+
 fn installation_status(context: &Context, index: &Index) -> Value {
     let settings = &context.settings;
     let home = std::env::var_os("HOME").map(PathBuf::from);
@@ -188,8 +214,7 @@ fn installation_status(context: &Context, index: &Index) -> Value {
             "sessions_dir": paths.sessions_dir,
         },
         "credentials": credentials,
-        "auth_profiles": Value::Null,
-        "auth_profiles_note": "auth profiles are not available yet; credentials come from environment variables",
+        "auth_profiles": auth_profiles(context),
         "cli_backends": {
             "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
             "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),

@@ -17,7 +17,9 @@ use crate::agent::context_files;
 use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::transcript::Transcript;
-use crate::agent::turn::{self, CancelReason, Cancellation, Ending, TurnReport, TurnSettings};
+use crate::agent::turn::{
+    self, CancelReason, Cancellation, Credential, Ending, TurnReport, TurnSettings,
+};
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
 use crate::error::{CliError, CliResult, Exit};
@@ -179,13 +181,12 @@ enum Execution {
 
 /// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
 fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
-    let checks: [(bool, &str); 3] = [
+    let checks: [(bool, &str); 2] = [
         (!args.fallback_model.is_empty(), "--fallback-model"),
         (
             args.json_schema.is_some() || args.output_schema.is_some(),
             "--json-schema",
         ),
-        (args.auth_profile.is_some(), "--auth-profile"),
     ];
     for (given, flag) in checks {
         if given {
@@ -244,21 +245,12 @@ pub(super) fn default_model(context: &Context) -> CliResult<String> {
         ("google", "google/gemini-2.5-pro"),
     ];
     for (provider, model) in candidates {
-        if find_key(context, provider).is_some() {
+        if !credentials(context, provider, None)?.is_empty() {
             return Ok(model.to_owned());
         }
     }
     Err(CliError::new(Exit::Auth, "no model configured and no provider credentials found")
         .with_hint("set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass -m provider/model (e.g. -m ollama/qwen3)"))
-}
-
-/// The value of the first of the provider's key variables that is set (never printed).
-pub(super) fn find_key(context: &Context, provider: &str) -> Option<String> {
-    context
-        .settings
-        .key_env_vars(provider)
-        .iter()
-        .find_map(|name| std::env::var(name).ok().filter(|value| !value.is_empty()))
 }
 
 fn read_images(paths: &[PathBuf]) -> CliResult<Vec<ContentBlock>> {
@@ -350,6 +342,45 @@ fn protected_dirs(context: &Context) -> Vec<PathBuf> {
         .into_iter()
         .filter_map(|path| std::fs::canonicalize(path).ok())
         .collect()
+}
+
+/// The credentials for `provider`, in the order they are tried: `--auth-profile` alone, else the
+/// provider's profiles (round-robin, cooling ones last), then its environment variable.
+pub(super) fn credentials(
+    context: &Context,
+    provider: &str,
+    pinned: Option<&str>,
+) -> CliResult<Vec<Credential>> {
+    let file = crate::auth::AuthFile::new(&context.settings.paths.auth_file);
+    let store = file.load().map_err(super::auth::auth_error)?;
+    if let Some(warning) = file.permission_warning() {
+        context.diagnostics.warn(&warning);
+    }
+    let environment = |name: &str| std::env::var(name).ok();
+    let now = u64::try_from(turn::now_millis()).unwrap_or(0);
+    let resolution = crate::auth::resolve(
+        &store,
+        provider,
+        pinned,
+        &environment,
+        &context.settings.key_env_vars(provider),
+        now,
+    );
+    for skipped in &resolution.skipped {
+        context.diagnostics.detail(&format!(
+            "skipped credential {}: {}",
+            skipped.source, skipped.reason
+        ));
+    }
+    Ok(resolution
+        .candidates
+        .into_iter()
+        .map(|candidate| Credential {
+            profile_id: candidate.profile_id,
+            source: candidate.source,
+            key: Some(candidate.secret.expose().to_owned()),
+        })
+        .collect())
 }
 
 /// The session a turn writes to, set up per the command.
@@ -621,12 +652,31 @@ fn execute(
     let model_ref = resolved.reference.to_string();
     known.model = Some(resolved.reference.model.clone());
     known.provider = Some(resolved.reference.provider.clone());
-    let api_key = find_key(context, &resolved.reference.provider);
+    let credentials = credentials(
+        context,
+        &resolved.reference.provider,
+        args.auth_profile.as_deref(),
+    )?;
+    let api_key = credentials
+        .first()
+        .and_then(|credential| credential.key.clone());
     let needs_key = !context
         .settings
         .key_env_vars(&resolved.reference.provider)
         .is_empty()
         && !matches!(resolved.reference.provider.as_str(), "ollama");
+    if let Some(pinned) = &args.auth_profile
+        && credentials.is_empty()
+    {
+        return Err(CliError::new(
+            Exit::Auth,
+            format!(
+                "auth profile '{pinned}' is not usable for provider '{}'",
+                resolved.reference.provider
+            ),
+        )
+        .with_hint("`pincer auth status` lists the profiles and their state"));
+    }
     if api_key.is_none() && needs_key && !args.dry_run {
         let variables = context
             .settings
@@ -849,6 +899,13 @@ fn execute(
         sandbox,
         compaction: context.settings.compaction.clone(),
         context_window: model_info.as_ref().map(|info| info.context_window),
+        credential: credentials.first().cloned().unwrap_or(Credential {
+            profile_id: None,
+            source: "none".to_owned(),
+            key: None,
+        }),
+        spare_credentials: credentials.iter().skip(1).cloned().collect(),
+        auth_file: Some(context.settings.paths.auth_file.clone()),
         retry: crate::provider::retry::RetryPolicy {
             max_retries: context.settings.retry.max_retries,
             base: Duration::from_millis(context.settings.retry.base_delay_ms),

@@ -412,3 +412,28 @@ fn ten_parallel_adds_all_land_in_one_valid_store() {
         .collect();
     assert!(stray.is_empty(), "{stray:?}");
 }
+
+#[test]
+fn status_lists_profiles_with_their_state_but_never_their_secrets() {
+    let home = crate::common::Home::new();
+    let key = "sk-ant-status-canary-98765";
+    let output = home
+        .cmd()
+        .args(["auth", "add", "anthropic"])
+        .write_stdin(key)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let output = home.cmd().args(["status", "--json"]).output().unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(!text.contains(key), "{text}");
+    let status: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(status["auth_profiles"][0]["id"], "anthropic:default");
+    assert_eq!(status["auth_profiles"][0]["provider"], "anthropic");
+    assert!(
+        status["auth_profiles"][0]["source"]
+            .as_str()
+            .unwrap()
+            .contains('…')
+    );
+}

@@ -773,3 +773,96 @@ fn a_long_retry_after_is_not_slept_on() {
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     assert_eq!(server.requests().len(), 1);
 }
+
+fn add_profile(home: &Home, name: &str, key: &str) {
+    let output = home
+        .cmd()
+        .args(["auth", "add", "anthropic", "--name", name])
+        .write_stdin(key)
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+}
+
+#[test]
+fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
+    let home = Home::new();
+    let (key_a, key_b) = ("sk-ant-profile-AAAA-0001", "sk-ant-profile-BBBB-0002");
+    add_profile(&home, "a", key_a);
+    add_profile(&home, "b", key_b);
+    let server = MockServer::start(vec![
+        Reply::json(
+            401,
+            &wire::error_body("authentication_error", "invalid x-api-key"),
+        ),
+        text("answered with the second key"),
+    ]);
+    let output = pincer(&home, &server)
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(["run", "--output-format", "stream-json", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let lines: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let rotation = lines
+        .iter()
+        .find(|line| line["subtype"] == "auth_rotation")
+        .unwrap();
+    assert_eq!(rotation["reason"], "auth");
+    let requests = server.requests();
+    let first = requests[0].header("x-api-key").unwrap().to_owned();
+    let second = requests[1].header("x-api-key").unwrap().to_owned();
+    assert_ne!(first, second);
+    assert!([key_a, key_b].contains(&first.as_str()) && [key_a, key_b].contains(&second.as_str()));
+    for text in [stdout(&output), stderr(&output)] {
+        assert!(
+            !text.contains(key_a) && !text.contains(key_b),
+            "a key leaked: {text}"
+        );
+    }
+    let failed_profile = if first == key_a {
+        "anthropic:a"
+    } else {
+        "anthropic:b"
+    };
+    let store: Value =
+        serde_json::from_slice(&std::fs::read(home.home.join("auth-profiles.json")).unwrap())
+            .unwrap();
+    let stats = &store["usageStats"][failed_profile];
+    assert!(stats["cooldownUntil"].as_u64().unwrap() > 0, "{store}");
+    assert_eq!(stats["failureCounts"]["auth"], 1);
+
+    // The next run starts with the healthy profile: the cooling one goes last.
+    let server = MockServer::start(vec![text("fine")]);
+    let output = pincer(&home, &server)
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(["run", "go"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        server.requests()[0].header("x-api-key"),
+        Some(second.as_str())
+    );
+
+    // --auth-profile pins one profile.
+    let server = MockServer::start(vec![text("pinned")]);
+    let pinned = if failed_profile == "anthropic:a" {
+        "a"
+    } else {
+        "b"
+    };
+    let output = pincer(&home, &server)
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(["run", "--auth-profile", pinned, "go"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        server.requests()[0].header("x-api-key"),
+        Some(first.as_str())
+    );
+}

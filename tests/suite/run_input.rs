@@ -242,7 +242,6 @@ fn flags_of_later_work_are_refused_not_ignored() {
     for flag in [
         &["--fallback-model", "openai/gpt-5"][..],
         &["--json-schema", "{}"],
-        &["--auth-profile", "work"],
     ] {
         let mut args = vec!["run"];
         args.extend_from_slice(flag);
