@@ -557,7 +557,7 @@ pub async fn run(
                     overflow_retried = true;
                     match compact_now(
                         settings,
-                        client,
+                        (client, &endpoint),
                         messages,
                         transcript,
                         sink,
@@ -626,7 +626,7 @@ pub async fn run(
             if over_threshold
                 && let Err(failure) = compact_now(
                     settings,
-                    client,
+                    (client, &endpoint),
                     messages,
                     transcript,
                     sink,
@@ -692,6 +692,23 @@ pub async fn run(
             report.ending = Ending::Cancelled(reason);
             return report;
         }
+        // Over the threshold with the tool results appended: compact before the next request.
+        if over_threshold
+            && let Err(failure) = compact_now(
+                settings,
+                (client, &endpoint),
+                messages,
+                transcript,
+                sink,
+                cancellation,
+                &mut report,
+                "auto",
+            )
+            .await
+        {
+            report.ending = Ending::Persistence(failure);
+            return report;
+        }
         if settings
             .max_turns
             .is_some_and(|limit| report.model_calls >= limit)
@@ -716,7 +733,7 @@ pub async fn run(
 )]
 async fn compact_now(
     settings: &TurnSettings,
-    client: &reqwest::Client,
+    (client, endpoint): (&reqwest::Client, &Endpoint),
     messages: &mut Vec<AgentMessage>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
@@ -726,7 +743,8 @@ async fn compact_now(
 ) -> Result<bool, SessionError> {
     let summary_model = SummaryModel {
         api: settings.api,
-        endpoint: &settings.endpoint,
+        // The credential in use now (it may have rotated during the turn).
+        endpoint,
         model: &settings.model,
         max_output_tokens: settings.max_output_tokens.min(16_384),
         idle_timeout: settings.idle_timeout,

@@ -450,3 +450,62 @@ fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session
     );
     assert!(String::from_utf8_lossy(&after).contains(&huge));
 }
+
+#[test]
+fn a_tool_loop_that_crosses_the_threshold_compacts_before_its_next_request() {
+    let home = Home::new();
+    std::fs::write(home.workspace.join("notes.txt"), "alpha\n").unwrap();
+    let server = seed_session(
+        &home,
+        vec![
+            anthropic_text("First answer.", 100),
+            Reply::sse(&anthropic::tool_use_stream(
+                None,
+                &[("toolu_big", "read", "{\"path\":\"notes.txt\"}")],
+                anthropic::Usage4 {
+                    input: 2_880,
+                    output: 20,
+                    cache_read: 0,
+                    cache_write: 0,
+                },
+            )),
+            anthropic_text(SUMMARY, 50),
+            anthropic_text("Done after compaction.", 300),
+        ],
+        "anthropic/claude-sonnet-4-5",
+    );
+    let output = run(
+        &home,
+        &server,
+        &[
+            "-c",
+            "providers.anthropic.models.claude-sonnet-4-5.context_window=3000",
+            "resume",
+            "long",
+            "--json",
+            "read the notes",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["result"], "Done after compaction.");
+    assert_eq!(result["compactions"], 1);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(
+        requests[2].json().to_string().contains("Goal"),
+        "the third request is the summary call"
+    );
+    let last = requests[3].json();
+    assert!(
+        last["messages"][0]["content"]
+            .to_string()
+            .contains("Ship the parser.")
+    );
+    let sent = last.to_string();
+    assert!(
+        sent.contains("toolu_big"),
+        "the tool call and its result stay together after the cut"
+    );
+    assert!(sent.contains("alpha"));
+}
