@@ -4,9 +4,9 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::session::record::{self, AgentMessage, Entry, Line};
+use crate::session::record::{self, AgentMessage, Entry};
 use crate::session::store::{SessionError, SessionWriter};
 
 /// The record of a turn.
@@ -66,24 +66,9 @@ impl Transcript {
     /// own: the next message's sync covers it (SPEC §5.3 syncs per message).
     pub fn append(&mut self, kind: &str, fields: Value) -> Result<String, SessionError> {
         let id = record::new_entry_id(&|candidate: &str| self.ids.contains(candidate));
-        let mut object = Map::new();
-        object.insert("type".to_owned(), Value::String(kind.to_owned()));
-        object.insert("id".to_owned(), Value::String(id.clone()));
-        object.insert(
-            "parentId".to_owned(),
-            self.entries
-                .last()
-                .map_or(Value::Null, |leaf| Value::String(leaf.id().to_owned())),
-        );
-        object.insert("timestamp".to_owned(), Value::String(record::now_iso()));
-        if let Value::Object(fields) = fields {
-            object.extend(fields);
-        }
-        let entry = match record::parse_line(&Value::Object(object).to_string()) {
-            Ok(Line::Entry(entry)) => entry,
-            Ok(Line::Header(_)) => return Err(SessionError::Serialize("built a header".into())),
-            Err(error) => return Err(SessionError::Serialize(error.to_string())),
-        };
+        let parent = self.entries.last().map(|leaf| leaf.id().to_owned());
+        let entry = record::build_entry(kind, &id, parent.as_deref(), fields)
+            .map_err(|error| SessionError::Serialize(error.to_string()))?;
         if let Some(writer) = &mut self.writer {
             writer.append(&entry)?;
         }

@@ -906,28 +906,14 @@ pub fn fork_loaded(
     if name.is_some() || carries_name {
         let taken: std::collections::HashSet<String> =
             entries.iter().map(|entry| entry.id().to_owned()).collect();
-        let mut fields = serde_json::Map::new();
-        fields.insert("type".into(), json!("session_info"));
-        fields.insert(
-            "id".into(),
-            json!(record::new_entry_id(
-                &|candidate: &str| taken.contains(candidate)
-            )),
-        );
-        fields.insert("parentId".into(), json!(entries.last().map(Entry::id)));
-        fields.insert("timestamp".into(), json!(record::now_iso()));
-        if let Some(name) = name {
-            fields.insert("name".into(), json!(name));
-        }
-        match record::parse_line(&Value::Object(fields).to_string()) {
-            Ok(record::Line::Entry(entry)) => entries.push(entry),
-            _ => {
-                return Err(CliError::new(
-                    Exit::RunFailed,
-                    "cannot build the name entry",
-                ));
-            }
-        }
+        let id = record::new_entry_id(&|candidate: &str| taken.contains(candidate));
+        let fields = match name {
+            Some(name) => json!({ "name": name }),
+            None => json!({}),
+        };
+        let entry = record::build_entry("session_info", &id, entries.last().map(Entry::id), fields)
+            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+        entries.push(entry);
     }
     let path = store::create(context.sessions_dir(), &header, &entries).map_err(session_error)?;
     Ok(Forked { id, path, at })

@@ -1035,6 +1035,28 @@ pub fn new_entry_id(taken: &impl Fn(&str) -> bool) -> String {
     Uuid::new_v4().to_string()
 }
 
+/// A new entry of `kind` stamped now: `{type, id, parentId, timestamp}` in pi's order, then
+/// `fields` (an object). The one place entries are made from scratch.
+pub fn build_entry(
+    kind: &str,
+    id: &str,
+    parent_id: Option<&str>,
+    fields: Value,
+) -> Result<Entry, RecordError> {
+    let mut object = Map::new();
+    object.insert("type".to_owned(), Value::String(kind.to_owned()));
+    object.insert("id".to_owned(), Value::String(id.to_owned()));
+    object.insert(
+        "parentId".to_owned(),
+        parent_id.map_or(Value::Null, |parent| Value::String(parent.to_owned())),
+    );
+    object.insert("timestamp".to_owned(), Value::String(now_iso()));
+    if let Value::Object(fields) = fields {
+        object.extend(fields);
+    }
+    Entry::from_value(Value::Object(object))
+}
+
 /// The current UTC time as JavaScript's `Date.prototype.toISOString` writes it:
 /// `2026-11-30T13:41:23.123Z`, the form of every entry and header timestamp.
 pub fn now_iso() -> String {

@@ -714,23 +714,6 @@ impl SessionWriter {
 
 /// Build an entry from JSON fields, filling `id`, `parentId` and `timestamp` for `writer`.
 pub fn new_entry(writer: &SessionWriter, kind: &str, fields: Value) -> Result<Entry, SessionError> {
-    let mut object = serde_json::Map::new();
-    object.insert("type".to_owned(), Value::String(kind.to_owned()));
-    object.insert("id".to_owned(), Value::String(writer.next_id()));
-    object.insert(
-        "parentId".to_owned(),
-        writer
-            .leaf()
-            .map_or(Value::Null, |leaf| Value::String(leaf.to_owned())),
-    );
-    object.insert("timestamp".to_owned(), Value::String(record::now_iso()));
-    if let Value::Object(fields) = fields {
-        object.extend(fields);
-    }
-    let text = Value::Object(object).to_string();
-    match record::parse_line(&text) {
-        Ok(Line::Entry(entry)) => Ok(entry),
-        Ok(Line::Header(_)) => Err(SessionError::Serialize("built a header".to_owned())),
-        Err(error) => Err(SessionError::Serialize(error.to_string())),
-    }
+    record::build_entry(kind, &writer.next_id(), writer.leaf(), fields)
+        .map_err(|error| SessionError::Serialize(error.to_string()))
 }
