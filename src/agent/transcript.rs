@@ -37,11 +37,6 @@ impl Transcript {
         }
     }
 
-    /// Whether entries reach a file.
-    pub fn is_persisted(&self) -> bool {
-        self.writer.is_some()
-    }
-
     /// The entries so far, in file order (the last one is the leaf).
     pub fn entries(&self) -> &[Entry] {
         &self.entries

@@ -99,11 +99,6 @@ impl Stdout {
         let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
         self.line(&text)
     }
-
-    /// Whether the reader went away.
-    pub fn is_broken(&self) -> bool {
-        self.broken
-    }
 }
 
 /// stderr for people: errors, warnings, hints and, with `-v`, details.
@@ -129,16 +124,6 @@ impl Diagnostics {
             quiet,
             verbose,
             terminal,
-        }
-    }
-
-    /// Plain diagnostics for tests and early failures: no color, not quiet.
-    pub fn plain() -> Diagnostics {
-        Diagnostics {
-            color: false,
-            quiet: false,
-            verbose: 0,
-            terminal: false,
         }
     }
 
