@@ -156,7 +156,7 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         ))
         .map_err(session_error)?;
     transcript.close();
-    let _ = crate::session::index::refresh(context.sessions_dir());
+    let _ = crate::session::index::update_one(context.sessions_dir(), &path);
     let Some(compacted) = outcome else {
         if context.format.is_json() {
             stdout

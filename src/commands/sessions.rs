@@ -834,7 +834,7 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
     let loaded = load_session(&path)?;
     let forked = fork_loaded(context, &loaded, args.at.as_deref(), args.name.as_deref())?;
     let (id, new_path, at) = (forked.id, forked.path, forked.at);
-    let _ = index::refresh(context.sessions_dir());
+    let _ = index::update_one(context.sessions_dir(), &new_path);
     if context.format.is_json() {
         output_json(
             &json!({"id": id, "file": new_path, "forked_from": loaded.header.id, "at": at, "name": args.name}),
@@ -950,7 +950,7 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
     writer.append(&entry).map_err(session_error)?;
     writer.sync().map_err(session_error)?;
     drop(writer);
-    let _ = index::refresh(context.sessions_dir());
+    let _ = index::update_one(context.sessions_dir(), &path);
     if context.format.is_json() {
         output_json(&json!({"id": loaded.header.id, "name": args.name, "file": path}))?;
     } else {
@@ -1049,7 +1049,9 @@ fn remove(context: &Context, args: &SessionsRmArgs) -> CliResult<Exit> {
             }
         }
     }
-    let _ = index::refresh(context.sessions_dir());
+    for path in &removed {
+        let _ = index::update_one(context.sessions_dir(), path);
+    }
     if context.format.is_json() {
         output_json(&json!({"removed": removed}))?;
     } else {
@@ -1184,7 +1186,7 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
     let report = store::repair(&path, args.dry_run).map_err(session_error)?;
     drop(lock);
     if !args.dry_run {
-        let _ = index::refresh(context.sessions_dir());
+        let _ = index::update_one(context.sessions_dir(), &path);
     }
     if context.format.is_json() {
         output_json(&json!({

@@ -922,8 +922,8 @@ fn execute(
     )?;
     // Release the session lock before refreshing the index.
     setup.transcript.close();
-    if setup.path.is_some() {
-        let _ = index::refresh(context.sessions_dir());
+    if let Some(path) = &setup.path {
+        let _ = index::update_one(context.sessions_dir(), path);
     }
     Ok(finish(
         context,

@@ -386,7 +386,32 @@ pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
     // Hold the index lock while reading and rewriting, so two updaters never lose each other's
     // work; if it stays busy, compute in memory and do not write.
     let lock = FileLock::acquire(&pfs::lock_path(&index_path), Some(INDEX_LOCK_WAIT)).ok();
-    let mut index = match std::fs::read(&index_path) {
+    let mut index = read_index(&index_path, &mut report);
+    index.version = INDEX_VERSION;
+    let files = session_files(dir)?;
+    let mut changed = report.rebuilt.is_some();
+    let before = index.sessions.len();
+    index
+        .sessions
+        .retain(|name, _| files.iter().any(|(file, _)| file == name));
+    changed |= index.sessions.len() != before;
+    for (name, path) in &files {
+        if update_entry(&mut index, name, path) {
+            report.rescanned += 1;
+            changed = true;
+        }
+    }
+    if changed && lock.is_some() {
+        write_index(&index_path, &index)?;
+        report.written = true;
+    }
+    drop(lock);
+    Ok((index, report))
+}
+
+/// The index file as it is, or an empty one with the reason it had to be rebuilt.
+fn read_index(index_path: &Path, report: &mut RefreshReport) -> Index {
+    match std::fs::read(index_path) {
         Ok(bytes) => match serde_json::from_slice::<Index>(&bytes) {
             Ok(index) if index.version == INDEX_VERSION => index,
             Ok(index) => {
@@ -409,55 +434,69 @@ pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
             report.rebuilt = Some(format!("the index cannot be read ({error})"));
             Index::default()
         }
-    };
-    index.version = INDEX_VERSION;
-    let files = session_files(dir)?;
-    let mut changed = report.rebuilt.is_some();
-    let before = index.sessions.len();
-    index
-        .sessions
-        .retain(|name, _| files.iter().any(|(file, _)| file == name));
-    changed |= index.sessions.len() != before;
-    for (name, path) in &files {
-        let Ok(metadata) = std::fs::metadata(path) else {
-            continue;
-        };
-        let (size, mtime_ns) = file_stamp(&metadata);
-        let fresh = index
-            .sessions
-            .get(name)
-            .is_some_and(|entry| entry.size == size && entry.mtime_ns == mtime_ns);
-        if fresh {
-            continue;
-        }
-        let extended = index
-            .sessions
-            .get(name)
-            .and_then(|known| extend_entry(path, known, size, mtime_ns));
-        match extended.map_or_else(|| summarize_file(path), Ok) {
-            Ok(entry) => {
-                index.sessions.insert(name.clone(), entry);
-                report.rescanned += 1;
-                changed = true;
-            }
-            // Vanished between listing and reading: simply not there.
-            Err(_) => {
-                changed |= index.sessions.remove(name).is_some();
-            }
-        }
     }
-    if changed && lock.is_some() {
-        let bytes = serde_json::to_vec(&index)
-            .map_err(|error| SessionError::Serialize(error.to_string()))?;
-        pfs::write_atomic(&index_path, &bytes).map_err(|source| SessionError::Io {
-            action: "cannot write the session index",
-            path: index_path.clone(),
-            source,
-        })?;
-        report.written = true;
+}
+
+fn write_index(index_path: &Path, index: &Index) -> Result<(), SessionError> {
+    let bytes =
+        serde_json::to_vec(index).map_err(|error| SessionError::Serialize(error.to_string()))?;
+    pfs::write_atomic(index_path, &bytes).map_err(|source| SessionError::Io {
+        action: "cannot write the session index",
+        path: index_path.to_owned(),
+        source,
+    })
+}
+
+/// Bring one file's entry up to date (extending it from the appended bytes when it only grew);
+/// a file that is gone loses its entry. Returns whether the entry changed.
+fn update_entry(index: &mut Index, name: &str, path: &Path) -> bool {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return index.sessions.remove(name).is_some();
+    };
+    let (size, mtime_ns) = file_stamp(&metadata);
+    let known = index.sessions.get(name);
+    if known.is_some_and(|entry| entry.size == size && entry.mtime_ns == mtime_ns) {
+        return false;
+    }
+    let extended = known.and_then(|known| extend_entry(path, known, size, mtime_ns));
+    match extended.map_or_else(|| summarize_file(path), Ok) {
+        Ok(entry) => {
+            index.sessions.insert(name.to_owned(), entry);
+            true
+        }
+        // Vanished between the stat and the read: simply not there.
+        Err(_) => index.sessions.remove(name).is_some(),
+    }
+}
+
+/// Update the index for one session file a command just wrote, created or removed, without
+/// looking at the others (a run must not stat every session on its way out). Falls back to a
+/// full [`refresh`] when the index is missing or unreadable.
+pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
+    let index_path = dir.join(INDEX_FILE);
+    let Some(name) = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+    else {
+        return Ok(());
+    };
+    if path.parent() != Some(dir) {
+        return Ok(());
+    }
+    let Ok(lock) = FileLock::acquire(&pfs::lock_path(&index_path), Some(INDEX_LOCK_WAIT)) else {
+        return Ok(());
+    };
+    let mut report = RefreshReport::default();
+    let mut index = read_index(&index_path, &mut report);
+    if report.rebuilt.is_some() {
+        drop(lock);
+        return refresh(dir).map(|_| ());
+    }
+    if update_entry(&mut index, &name, path) {
+        write_index(&index_path, &index)?;
     }
     drop(lock);
-    Ok((index, report))
+    Ok(())
 }
 
 /// The `*.jsonl` files of the sessions directory, by name.
@@ -664,5 +703,37 @@ mod tests {
             cached_entry(dir.path(), &path).is_none(),
             "stale after an append"
         );
+    }
+
+    #[test]
+    fn update_one_touches_only_the_named_file_and_drops_a_removed_one() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        // Another session appears behind the index's back: update_one must not look at it.
+        let other = dir.path().join("2026-01-01T00-00-00-000Z_s2.jsonl");
+        std::fs::copy(&path, &other).unwrap();
+        append(&path, &[assistant("a1", "u1", 10, "stop")]);
+        update_one(dir.path(), &path).unwrap();
+        let read = |dir: &Path| -> Index {
+            serde_json::from_slice(&std::fs::read(dir.join(INDEX_FILE)).unwrap()).unwrap()
+        };
+        let index = read(dir.path());
+        assert_eq!(index.sessions.len(), 1);
+        assert_eq!(
+            index.by_file(FILE).unwrap(),
+            &summarize_file(&path).unwrap()
+        );
+        std::fs::remove_file(&path).unwrap();
+        update_one(dir.path(), &path).unwrap();
+        assert!(read(dir.path()).sessions.is_empty());
+    }
+
+    #[test]
+    fn update_one_without_an_index_builds_the_whole_index() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        update_one(dir.path(), &path).unwrap();
+        let index: Index =
+            serde_json::from_slice(&std::fs::read(dir.path().join(INDEX_FILE)).unwrap()).unwrap();
+        assert_eq!(index.sessions.len(), 1);
     }
 }
