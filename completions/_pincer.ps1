@@ -607,6 +607,8 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;auth;test' {
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model to send the test request to (default: the configured model when its provider matches, else the provider''s smallest catalog model)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model to send the test request to (default: the configured model when its provider matches, else the provider''s smallest catalog model)')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
             [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
             [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')

@@ -815,12 +815,20 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__test)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-m -C -c -q -v -h --model --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --cd)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

@@ -571,6 +571,8 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'pincer;auth;test'= {
+            cand -m 'Model to send the test request to (default: the configured model when its provider matches, else the provider''s smallest catalog model)'
+            cand --model 'Model to send the test request to (default: the configured model when its provider matches, else the provider''s smallest catalog model)'
             cand -C 'Use DIR as the workspace instead of the current directory'
             cand --cd 'Use DIR as the workspace instead of the current directory'
             cand --home 'Keep config, credentials and sessions in DIR instead of the XDG directories'

@@ -501,6 +501,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s m -l model -d 'Model to send the test request to (default: the configured model when its provider matches, else the provider\'s smallest catalog model)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r

@@ -915,6 +915,11 @@ pub struct AuthTestArgs {
     /// Profile id or provider to test (default: every provider with credentials).
     #[arg(value_name = "ID|PROVIDER")]
     pub target: Option<String>,
+
+    /// Model to send the test request to (default: the configured model when its provider
+    /// matches, else the provider's smallest catalog model).
+    #[arg(short = 'm', long, value_name = "REF")]
+    pub model: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]

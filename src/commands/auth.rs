@@ -38,9 +38,7 @@ pub fn dispatch(context: &Context, args: AuthArgs) -> CliResult<Exit> {
         AuthCommand::Order(args) => order(context, &file, &args),
         AuthCommand::Status => status(context, &file),
         AuthCommand::Reset(args) => reset(context, &file, &args),
-        AuthCommand::Test(_) => Err(CliError::not_available("pincer auth test").with_hint(
-            "`pincer auth status` shows each profile's recorded failures and cooldowns",
-        )),
+        AuthCommand::Test(args) => super::auth_test::run(context, &file, &args),
     }
 }
 

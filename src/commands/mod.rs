@@ -2,6 +2,7 @@
 //! wires the parts together, and turns every failure into a [`CliError`] with an exit code.
 
 pub mod auth;
+pub mod auth_test;
 pub mod compact;
 pub mod generate;
 pub mod sessions;

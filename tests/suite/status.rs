@@ -186,15 +186,16 @@ fn a_bad_config_file_still_yields_a_json_result_for_run() {
 }
 
 #[test]
-fn auth_test_is_not_available_yet() {
+fn auth_test_without_any_credential_exits_3_with_a_hint() {
     let home = Home::new();
     let output = home.run(&["auth", "test"]);
-    assert_eq!(code(&output), 2);
+    assert_eq!(code(&output), 3);
     assert!(
-        stderr(&output).contains("not available yet"),
+        stderr(&output).contains("no credentials to test"),
         "{}",
         stderr(&output)
     );
+    assert!(stderr(&output).contains("pincer auth add"));
 }
 
 #[test]

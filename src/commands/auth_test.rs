@@ -1,0 +1,302 @@
+//! `pincer auth test`: send one minimal request with each credential and print the classified
+//! outcome (SPEC §1.7), so a key can be checked before a cron job depends on it.
+//!
+//! The request is the smallest a provider accepts: no tools, no reasoning, a short reply. It is
+//! sent once, without retries or rotation, so the outcome describes that one credential; the
+//! profile store is read, never changed (cooldowns belong to real runs; `auth reset` clears them).
+
+use std::fmt::Write as _;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::turn::{ResolvedModel, resolve_model};
+use super::{Context, stdout_error};
+use crate::auth::store::same_provider;
+use crate::auth::{AuthFile, Store};
+use crate::cli::AuthTestArgs;
+use crate::error::{CliError, CliResult, Exit};
+use crate::output::Stdout;
+use crate::provider::classify::{FailureKind, classify};
+use crate::provider::http::{CallOutcome, Endpoint};
+use crate::provider::{self, ModelRequest, ThinkingLevel};
+use crate::session::record::{AgentMessage, MessageContent, UserMessage};
+
+/// Providers tried when no target is named and no profile mentions them.
+const KEYED_PROVIDERS: [&str; 3] = ["anthropic", "openai", "google"];
+
+/// The model a provider is tested with when none is given: its cheapest catalog model.
+fn test_model(provider: &str) -> Option<&'static str> {
+    match provider {
+        "anthropic" => Some("claude-haiku-4-5"),
+        "openai" | "openai-chat" => Some("gpt-5-mini"),
+        "google" => Some("gemini-2.5-flash"),
+        _ => None,
+    }
+}
+
+/// One credential to test.
+struct Target {
+    provider: String,
+    /// `Some(id)` to test that profile alone.
+    pinned: Option<String>,
+}
+
+/// Run `pincer auth test`.
+pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult<Exit> {
+    let store = file.load().map_err(super::auth::auth_error)?;
+    let targets = targets(context, &store, args.target.as_deref());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| {
+            CliError::new(
+                Exit::RunFailed,
+                format!("cannot start the runtime: {error}"),
+            )
+        })?;
+    let client = provider::http::client()
+        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+    let mut results = Vec::new();
+    for target in &targets {
+        let model = model_for(context, &target.provider, args.model.as_deref())?;
+        let credentials =
+            super::turn::credentials(context, &target.provider, target.pinned.as_deref())?;
+        if credentials.is_empty() {
+            results.push(json!({
+                "provider": target.provider,
+                "source": target.pinned.as_ref().map(|id| format!("profile:{id}")),
+                "ok": false,
+                "kind": "auth",
+                "message": "no usable credential (see `pincer auth status`)",
+            }));
+        }
+        for credential in credentials {
+            let outcome = runtime.block_on(probe(context, &client, &model, credential.key.clone()));
+            let mut result = json!({
+                "provider": target.provider,
+                "source": credential.source,
+                "model": model.reference.to_string(),
+                "cooling": credential.cooling,
+            });
+            if let (Some(object), Value::Object(more)) = (result.as_object_mut(), outcome) {
+                object.extend(more);
+            }
+            results.push(result);
+        }
+    }
+    if results.is_empty() {
+        return Err(CliError::new(Exit::Auth, "no credentials to test").with_hint(
+            "add one with `pincer auth add PROVIDER` or set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY",
+        ));
+    }
+    let exit = results
+        .iter()
+        .find(|result| result["ok"] != true)
+        .map_or(Exit::Success, |failed| kind_of(&failed["kind"]).exit());
+    let mut stdout = Stdout::new();
+    if context.format.is_json() {
+        stdout
+            .json_pretty(&json!({"results": results}))
+            .map_err(stdout_error)?;
+    } else {
+        stdout.write(&render(&results)).map_err(stdout_error)?;
+    }
+    Ok(exit)
+}
+
+/// What to test: the named profile, the named provider's credentials, or every provider that
+/// has a profile or an environment key.
+fn targets(context: &Context, store: &Store, target: Option<&str>) -> Vec<Target> {
+    if let Some(target) = target {
+        if let Some(profile) = store.profiles.get(target) {
+            return vec![Target {
+                provider: profile.provider.clone(),
+                pinned: Some(target.to_owned()),
+            }];
+        }
+        return vec![Target {
+            provider: target.to_owned(),
+            pinned: None,
+        }];
+    }
+    let mut providers: Vec<String> = Vec::new();
+    for profile in store.profiles.values() {
+        if !providers
+            .iter()
+            .any(|known| same_provider(known, &profile.provider))
+        {
+            providers.push(profile.provider.clone());
+        }
+    }
+    for provider in KEYED_PROVIDERS {
+        let has_env = context
+            .settings
+            .key_env_vars(provider)
+            .iter()
+            .any(|name| std::env::var(name).is_ok_and(|value| !value.trim().is_empty()));
+        if has_env && !providers.iter().any(|known| same_provider(known, provider)) {
+            providers.push(provider.to_owned());
+        }
+    }
+    providers.sort();
+    providers
+        .into_iter()
+        .map(|provider| Target {
+            provider,
+            pinned: None,
+        })
+        .collect()
+}
+
+fn model_for(context: &Context, provider: &str, given: Option<&str>) -> CliResult<ResolvedModel> {
+    if let Some(given) = given {
+        return resolve_model(context, given);
+    }
+    if let Some(configured) = &context.settings.model
+        && let Ok(reference) = context.settings.resolve_model_ref(configured)
+        && reference.provider == provider
+    {
+        return resolve_model(context, configured);
+    }
+    match test_model(provider) {
+        Some(model) => resolve_model(context, &format!("{provider}/{model}")),
+        None => Err(
+            CliError::usage(format!("no default test model for provider '{provider}'"))
+                .with_hint("pass -m PROVIDER/MODEL"),
+        ),
+    }
+}
+
+/// Send the minimal request with `key`; the outcome as JSON fields.
+async fn probe(
+    context: &Context,
+    client: &reqwest::Client,
+    model: &ResolvedModel,
+    key: Option<String>,
+) -> Value {
+    let request = ModelRequest {
+        model: model.reference.model.clone(),
+        system_prompt: String::new(),
+        messages: vec![AgentMessage::User(UserMessage {
+            content: MessageContent::Text("Reply with the word OK.".to_owned()),
+            timestamp: 0,
+            extra: serde_json::Map::new(),
+        })],
+        tools: Vec::new(),
+        thinking: ThinkingLevel::Off,
+        max_output_tokens: 32,
+        reasoning_model: context
+            .settings
+            .model_info(&model.reference.provider, &model.reference.model)
+            .is_some_and(|info| info.reasoning),
+    };
+    let endpoint = Endpoint {
+        provider: model.reference.provider.clone(),
+        base_url: model.base_url.clone(),
+        api_key: key,
+        headers: model.headers.clone(),
+    };
+    let started = Instant::now();
+    let outcome = provider::http::call(
+        client,
+        &endpoint,
+        provider::protocol(model.api, &request),
+        Duration::from_secs(context.settings.timeouts.idle_secs.min(60)),
+        &tokio_util::sync::CancellationToken::new(),
+        &mut |_| {},
+    )
+    .await;
+    let latency = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    match outcome {
+        CallOutcome::Complete(_) => json!({"ok": true, "latency_ms": latency}),
+        CallOutcome::Failed { error, .. } => {
+            let kind = classify(&error);
+            json!({
+                "ok": false,
+                "kind": kind.as_str(),
+                "status": error.status(),
+                "message": error.to_string(),
+                "latency_ms": latency,
+            })
+        }
+        CallOutcome::Cancelled { .. } => {
+            json!({"ok": false, "kind": "unknown", "message": "cancelled"})
+        }
+    }
+}
+
+fn kind_of(value: &Value) -> FailureKind {
+    [
+        FailureKind::Auth,
+        FailureKind::Billing,
+        FailureKind::RateLimit,
+        FailureKind::Overloaded,
+        FailureKind::Timeout,
+        FailureKind::ContextOverflow,
+        FailureKind::Format,
+        FailureKind::ModelNotFound,
+        FailureKind::SessionExpired,
+    ]
+    .into_iter()
+    .find(|kind| value.as_str() == Some(kind.as_str()))
+    .unwrap_or(FailureKind::Unknown)
+}
+
+/// One line per credential: `SOURCE  ok|KIND  MODEL  LATENCY  [message]`.
+fn render(results: &[Value]) -> String {
+    let text = |value: &Value| value.as_str().unwrap_or("-").to_owned();
+    let mut out = String::new();
+    for result in results {
+        let verdict = if result["ok"] == true {
+            "ok".to_owned()
+        } else {
+            text(&result["kind"])
+        };
+        let latency = result["latency_ms"]
+            .as_u64()
+            .map_or_else(|| "-".to_owned(), |ms| format!("{ms} ms"));
+        let _ = write!(
+            out,
+            "{:<28} {:<12} {:<36} {:>8}",
+            text(&result["source"]),
+            verdict,
+            text(&result["model"]),
+            latency
+        );
+        if result["ok"] != true {
+            let _ = write!(out, "  {}", text(&result["message"]));
+        } else if result["cooling"] == true {
+            out.push_str("  (works; still in its cooldown: `pincer auth reset` clears it)");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_result_is_rendered_with_its_class_and_message() {
+        let results = [
+            json!({"source": "profile:anthropic:a", "ok": true, "model": "anthropic/claude-haiku-4-5", "latency_ms": 12}),
+            json!({"source": "env:OPENAI_API_KEY", "ok": false, "kind": "auth", "model": "openai/gpt-5-mini", "latency_ms": 3, "message": "openai returned HTTP 401: bad key"}),
+        ];
+        let text = render(&results);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].starts_with("profile:anthropic:a"));
+        assert!(lines[0].contains(" ok "));
+        assert!(lines[0].contains("12 ms"));
+        assert!(lines[1].contains(" auth "));
+        assert!(lines[1].ends_with("openai returned HTTP 401: bad key"));
+    }
+
+    #[test]
+    fn the_class_name_maps_back_to_its_exit_code() {
+        assert_eq!(kind_of(&json!("auth")).exit(), Exit::Auth);
+        assert_eq!(kind_of(&json!("rate_limit")).exit(), Exit::Unavailable);
+        assert_eq!(kind_of(&json!("nonsense")), FailureKind::Unknown);
+    }
+}
