@@ -137,6 +137,8 @@ pub struct Credential {
     pub source: String,
     /// The key (never printed).
     pub key: Option<String>,
+    /// Whether the profile is in a cooldown or disabled now (it is tried last).
+    pub cooling: bool,
 }
 
 impl std::fmt::Debug for Credential {
@@ -238,6 +240,26 @@ pub struct TurnReport {
     /// Estimated context after a compaction that followed the last call (the last call's usage
     /// no longer describes the context then).
     pub context_estimate: Option<u64>,
+}
+
+impl TurnReport {
+    /// A report of nothing done yet, ending as `ending`.
+    pub fn empty(ending: Ending) -> TurnReport {
+        TurnReport {
+            ending,
+            final_text: String::new(),
+            provider_stop_reason: None,
+            model_calls: 0,
+            usage: TokenUsage::default(),
+            cost_usd: 0.0,
+            model_usage: BTreeMap::new(),
+            last_usage: None,
+            api_duration: Duration::ZERO,
+            permission_denials: Vec::new(),
+            compactions: 0,
+            context_estimate: None,
+        }
+    }
 }
 
 /// The messages as they go to the model: failed and aborted assistant messages are left out (pi
@@ -350,6 +372,103 @@ fn usage_cost(info: Option<&ModelInfo>, usage: &TokenUsage) -> crate::session::r
 struct Progress {
     text_printed: bool,
     separator_pending: bool,
+    /// Text the current call has shown so far.
+    call_text: String,
+    /// After a broken stream: the text the retried call is expected to repeat.
+    replay: Replay,
+}
+
+/// What a retried call does with text the broken call already showed (SPEC §9.3): a retry that
+/// repeats it shows only what follows, so nothing is printed twice; a retry that goes its own way
+/// is shown in full after a notice.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+struct Replay {
+    /// Text already shown that the retried call should repeat; empty when no replay is active.
+    shown: String,
+    /// How many bytes of `shown` the retried call has repeated so far.
+    matched: usize,
+}
+
+/// The fate of one text delta of a retried call.
+#[derive(Debug, PartialEq, Eq)]
+enum ReplayStep {
+    /// Show this text (all of the delta, or the part after the repeated text).
+    Show(String),
+    /// The delta repeats text already shown: show nothing.
+    Hide,
+    /// The retried call differs from what was shown: this is its whole text so far.
+    Diverged(String),
+}
+
+impl Replay {
+    fn start(shown: String) -> Replay {
+        Replay { shown, matched: 0 }
+    }
+
+    fn active(&self) -> bool {
+        !self.shown.is_empty()
+    }
+
+    fn pass(&mut self, delta: &str) -> ReplayStep {
+        if !self.active() {
+            return ReplayStep::Show(delta.to_owned());
+        }
+        let rest = &self.shown[self.matched..];
+        let common: usize = rest
+            .chars()
+            .zip(delta.chars())
+            .take_while(|(left, right)| left == right)
+            .map(|(left, _)| left.len_utf8())
+            .sum();
+        if common == delta.len() {
+            self.matched += common;
+            if self.matched == self.shown.len() {
+                *self = Replay::default();
+            }
+            return ReplayStep::Hide;
+        }
+        if common == rest.len() {
+            *self = Replay::default();
+            return ReplayStep::Show(delta[common..].to_owned());
+        }
+        let mut whole = self.shown[..self.matched].to_owned();
+        whole.push_str(delta);
+        *self = Replay::default();
+        ReplayStep::Diverged(whole)
+    }
+
+    /// At the end of the retried call: the text it repeated, when it stopped short of what was
+    /// shown (a shorter answer is a different answer too).
+    fn finish(&mut self) -> Option<String> {
+        let active = self.active();
+        let repeated = self.shown[..self.matched].to_owned();
+        *self = Replay::default();
+        active.then_some(repeated)
+    }
+}
+
+/// The next lower reasoning level, for a provider that rejected the current one.
+pub fn lower_thinking(level: ThinkingLevel) -> Option<ThinkingLevel> {
+    match level {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal => Some(ThinkingLevel::Off),
+        ThinkingLevel::Low => Some(ThinkingLevel::Minimal),
+        ThinkingLevel::Medium => Some(ThinkingLevel::Low),
+        ThinkingLevel::High => Some(ThinkingLevel::Medium),
+        ThinkingLevel::Xhigh => Some(ThinkingLevel::High),
+    }
+}
+
+/// Whether a failure says the reasoning setting was refused (a 400 naming thinking, reasoning
+/// effort or the thinking budget), as opposed to any other malformed request.
+pub fn rejects_thinking(error: &ProviderError, kind: FailureKind) -> bool {
+    if kind != FailureKind::Format {
+        return false;
+    }
+    let message = error.to_string().to_lowercase();
+    ["thinking", "reasoning", "budget_tokens", "effort"]
+        .iter()
+        .any(|word| message.contains(word))
 }
 
 /// Run the loop. `messages` holds the context including the new user message (already
@@ -362,20 +481,7 @@ pub async fn run(
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
 ) -> TurnReport {
-    let mut report = TurnReport {
-        ending: Ending::Completed,
-        final_text: String::new(),
-        provider_stop_reason: None,
-        model_calls: 0,
-        usage: TokenUsage::default(),
-        cost_usd: 0.0,
-        model_usage: BTreeMap::new(),
-        last_usage: None,
-        api_duration: Duration::ZERO,
-        permission_denials: Vec::new(),
-        compactions: 0,
-        context_estimate: None,
-    };
+    let mut report = TurnReport::empty(Ending::Completed);
     let mut overflow_retried = false;
     let mut endpoint = settings.endpoint.clone();
     let mut credential = settings.credential.clone();
@@ -390,7 +496,13 @@ pub async fn run(
     let mut progress = Progress {
         text_printed: false,
         separator_pending: false,
+        call_text: String::new(),
+        replay: Replay::default(),
     };
+    let mut thinking = settings.thinking;
+    let mut tools_ran = false;
+    let mut stream_retries = 0;
+    let mut jitter = retry::Jitter::from_clock();
     loop {
         if let Some(reason) = cancellation.reason() {
             report.ending = Ending::Cancelled(reason);
@@ -412,7 +524,7 @@ pub async fn run(
             system_prompt: settings.system_prompt.clone(),
             messages: outgoing,
             tools: settings.tools.clone(),
-            thinking: settings.thinking,
+            thinking,
             max_output_tokens: settings.max_output_tokens,
             reasoning_model: settings
                 .model_info
@@ -424,6 +536,7 @@ pub async fn run(
         report.model_calls += 1;
         let include_partial = settings.include_partial;
         let session_id = settings.session_id.clone();
+        progress.call_text.clear();
         let outcome = {
             // Both callbacks write events; they never run at the same time.
             let shared_sink = std::cell::RefCell::new(&mut *sink);
@@ -432,12 +545,28 @@ pub async fn run(
                 if let StreamEvent::TextDelta { text, .. } = event
                     && !text.is_empty()
                 {
-                    if progress.separator_pending {
-                        progress.separator_pending = false;
-                        let _ = sink.emit(&Event::TextDelta("\n\n".to_owned()));
+                    let shown = match progress.replay.pass(text) {
+                        ReplayStep::Show(shown) => shown,
+                        ReplayStep::Hide => String::new(),
+                        ReplayStep::Diverged(whole) => {
+                            let _ = sink.emit(&Event::Notice(
+                                "the retried answer differs from the text printed before the \
+                                 stream broke off; the retried answer follows in full"
+                                    .to_owned(),
+                            ));
+                            progress.separator_pending = true;
+                            whole
+                        }
+                    };
+                    progress.call_text.push_str(text);
+                    if !shown.is_empty() {
+                        if progress.separator_pending {
+                            progress.separator_pending = false;
+                            let _ = sink.emit(&Event::TextDelta("\n\n".to_owned()));
+                        }
+                        progress.text_printed = true;
+                        let _ = sink.emit(&Event::TextDelta(shown));
                     }
-                    progress.text_printed = true;
-                    let _ = sink.emit(&Event::TextDelta(text.clone()));
                 }
                 if include_partial {
                     let _ = sink.emit(&Event::Partial(serde_json::json!({
@@ -474,6 +603,17 @@ pub async fn run(
             outcome
         };
         report.api_duration += started.elapsed();
+        if let Some(repeated) = progress.replay.finish()
+            && matches!(outcome, CallOutcome::Complete(_))
+        {
+            // The retried answer stopped short of the text already printed: print it whole.
+            let _ = sink.emit(&Event::Notice(
+                "the retried answer differs from the text printed before the stream broke off; \
+                 the retried answer follows in full"
+                    .to_owned(),
+            ));
+            let _ = sink.emit(&Event::TextDelta(format!("\n\n{repeated}")));
+        }
         let (accumulator, failure) = match outcome {
             CallOutcome::Complete(accumulator) => (accumulator, None),
             CallOutcome::Failed { error, partial } => (partial, Some(Err(error))),
@@ -526,6 +666,66 @@ pub async fn run(
             }
             Some(Err(error)) => {
                 let kind = classify(&error);
+                if rejects_thinking(&error, kind)
+                    && let Some(lower) = lower_thinking(thinking)
+                {
+                    // A model or endpoint without that reasoning level: step down and resend.
+                    let _ = sink.emit(&Event::System(serde_json::json!({
+                        "type": "system",
+                        "subtype": "api_retry",
+                        "attempt": 1,
+                        "delay_ms": 0,
+                        "error": error.to_string(),
+                        "thinking_level": lower.as_str(),
+                        "session_id": settings.session_id,
+                    })));
+                    if let Err(failure) = transcript.append(
+                        "thinking_level_change",
+                        serde_json::json!({"thinkingLevel": lower.as_str()}),
+                    ) {
+                        report.ending = Ending::Persistence(failure);
+                        return report;
+                    }
+                    thinking = lower;
+                    continue;
+                }
+                if !progress.call_text.is_empty() && !tools_ran {
+                    // The stream broke after text was shown and no tool has run in this turn:
+                    // the whole call can be made again; the text shown is not shown twice.
+                    if let retry::RetryDecision::RetryAfter(delay) = retry::decide(
+                        &settings.retry,
+                        stream_retries,
+                        &error,
+                        false,
+                        jitter.next_fraction(),
+                    ) {
+                        stream_retries += 1;
+                        let _ = sink.emit(&Event::System(serde_json::json!({
+                            "type": "system",
+                            "subtype": "api_retry",
+                            "attempt": stream_retries,
+                            "delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                            "error": error.to_string(),
+                            "discarded_partial": true,
+                            "session_id": settings.session_id,
+                        })));
+                        let _ = sink.emit(&Event::Notice(format!(
+                            "the stream broke off ({error}); retrying the call, the text above \
+                             is continued, not repeated"
+                        )));
+                        tokio::select! {
+                            () = cancellation.token.cancelled() => {
+                                report.ending = Ending::Cancelled(
+                                    cancellation.reason().unwrap_or(CancelReason::Interrupt),
+                                );
+                                return report;
+                            }
+                            () = tokio::time::sleep(delay) => {}
+                        }
+                        progress.replay = Replay::start(std::mem::take(&mut progress.call_text));
+                        continue;
+                    }
+                }
                 if matches!(
                     kind,
                     FailureKind::Auth | FailureKind::Billing | FailureKind::RateLimit
@@ -549,6 +749,10 @@ pub async fn run(
                         credential = next.clone();
                         endpoint.api_key.clone_from(&next.key);
                         success_recorded = false;
+                        if !progress.call_text.is_empty() {
+                            progress.replay =
+                                Replay::start(std::mem::take(&mut progress.call_text));
+                        }
                         continue;
                     }
                 }
@@ -643,6 +847,7 @@ pub async fn run(
             return report;
         }
         for (id, name, arguments) in calls {
+            tools_ran = true;
             let decision = settings.policy.check(&name, &arguments);
             let output = if cancellation.token.is_cancelled() {
                 tools::ToolOutput {
@@ -914,5 +1119,78 @@ mod tests {
             result("c"),
         ];
         assert_eq!(shape(&request_messages(&messages)), ["user", "user"]);
+    }
+
+    #[test]
+    fn a_retry_that_repeats_the_shown_text_shows_only_what_follows() {
+        let mut replay = Replay::start("Hello wor".to_owned());
+        assert_eq!(replay.pass("Hel"), ReplayStep::Hide);
+        assert_eq!(replay.pass("lo w"), ReplayStep::Hide);
+        assert_eq!(replay.pass("orld."), ReplayStep::Show("ld.".to_owned()));
+        assert!(!replay.active());
+        assert_eq!(replay.pass(" More"), ReplayStep::Show(" More".to_owned()));
+        assert_eq!(replay.finish(), None);
+    }
+
+    #[test]
+    fn a_retry_that_ends_exactly_at_the_shown_text_shows_nothing_more() {
+        let mut replay = Replay::start("Grüße".to_owned());
+        assert_eq!(replay.pass("Grü"), ReplayStep::Hide);
+        assert_eq!(replay.pass("ße"), ReplayStep::Hide);
+        assert_eq!(replay.finish(), None);
+    }
+
+    #[test]
+    fn a_retry_that_goes_its_own_way_returns_its_whole_text() {
+        let mut replay = Replay::start("First try".to_owned());
+        assert_eq!(replay.pass("Fir"), ReplayStep::Hide);
+        assert_eq!(
+            replay.pass("m answer"),
+            ReplayStep::Diverged("Firm answer".to_owned())
+        );
+        assert_eq!(replay.pass("!"), ReplayStep::Show("!".to_owned()));
+    }
+
+    #[test]
+    fn a_retry_shorter_than_the_shown_text_is_reported_at_the_end() {
+        let mut replay = Replay::start("Hello world".to_owned());
+        assert_eq!(replay.pass("Hello"), ReplayStep::Hide);
+        assert_eq!(replay.finish(), Some("Hello".to_owned()));
+        assert_eq!(Replay::default().finish(), None);
+    }
+
+    #[test]
+    fn thinking_steps_down_one_level_at_a_time_to_off() {
+        let mut level = ThinkingLevel::Xhigh;
+        let mut seen = vec![level.as_str()];
+        while let Some(lower) = lower_thinking(level) {
+            level = lower;
+            seen.push(level.as_str());
+        }
+        assert_eq!(seen, ["xhigh", "high", "medium", "low", "minimal", "off"]);
+    }
+
+    #[test]
+    fn only_a_format_error_about_reasoning_counts_as_a_rejected_thinking_level() {
+        let error = |message: &str| ProviderError::Transport {
+            provider: "anthropic".into(),
+            message: message.into(),
+        };
+        assert!(rejects_thinking(
+            &error("thinking is not supported by this model"),
+            FailureKind::Format
+        ));
+        assert!(rejects_thinking(
+            &error("Unsupported value: 'reasoning_effort' does not support 'minimal'"),
+            FailureKind::Format
+        ));
+        assert!(!rejects_thinking(
+            &error("messages: roles must alternate"),
+            FailureKind::Format
+        ));
+        assert!(!rejects_thinking(
+            &error("thinking overloaded"),
+            FailureKind::Overloaded
+        ));
     }
 }

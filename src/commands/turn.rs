@@ -29,6 +29,7 @@ use crate::output::events::{Event, EventSink, EventsFileSink, sink_for};
 use crate::output::result::{
     ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, RunResult,
 };
+use crate::provider::classify::FailureKind;
 use crate::provider::http::Endpoint;
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
 use crate::session::index::{self, Index};
@@ -181,13 +182,10 @@ enum Execution {
 
 /// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
 fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
-    let checks: [(bool, &str); 2] = [
-        (!args.fallback_model.is_empty(), "--fallback-model"),
-        (
-            args.json_schema.is_some() || args.output_schema.is_some(),
-            "--json-schema",
-        ),
-    ];
+    let checks: [(bool, &str); 1] = [(
+        args.json_schema.is_some() || args.output_schema.is_some(),
+        "--json-schema",
+    )];
     for (given, flag) in checks {
         if given {
             return Err(CliError::not_available(flag));
@@ -346,7 +344,7 @@ fn protected_dirs(context: &Context) -> Vec<PathBuf> {
 
 /// The credentials for `provider`, in the order they are tried: `--auth-profile` alone, else the
 /// provider's profiles (round-robin, cooling ones last), then its environment variable.
-pub(super) fn credentials(
+pub(crate) fn credentials(
     context: &Context,
     provider: &str,
     pinned: Option<&str>,
@@ -379,6 +377,7 @@ pub(super) fn credentials(
             profile_id: candidate.profile_id,
             source: candidate.source,
             key: Some(candidate.secret.expose().to_owned()),
+            cooling: candidate.cooling_until.is_some(),
         })
         .collect())
 }
@@ -547,14 +546,14 @@ fn setup_session(
 }
 
 /// Resolve the model reference into provider, wire id, protocol and endpoint.
-pub(super) struct ResolvedModel {
+pub(crate) struct ResolvedModel {
     pub(super) reference: ModelRef,
     pub(super) api: ApiKind,
     pub(super) base_url: String,
     pub(super) headers: Vec<(String, String)>,
 }
 
-pub(super) fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel> {
+pub(crate) fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel> {
     let reference = context
         .settings
         .resolve_model_ref(reference)
@@ -638,8 +637,8 @@ fn execute(
         appends.push(read_text_file(path, "--append-system-prompt-file")?);
     }
 
-    // Resolve model and credentials before anything is created, so a run that cannot start
-    // leaves no session behind.
+    // Resolve every model of the chain and its credentials before anything is created, so a run
+    // that cannot start leaves no session behind.
     let index = load_index(context)?;
     let (recorded_model, recorded_thinking) = peek_recorded(context, &index, plan)?;
     let reference = match (&args.model, &recorded_model, &context.settings.model) {
@@ -648,45 +647,33 @@ fn execute(
         (None, None, Some(configured)) => configured.clone(),
         (None, None, None) => default_model(context)?,
     };
-    let resolved = resolve_model(context, &reference)?;
-    let model_ref = resolved.reference.to_string();
-    known.model = Some(resolved.reference.model.clone());
-    known.provider = Some(resolved.reference.provider.clone());
-    let credentials = credentials(
-        context,
-        &resolved.reference.provider,
-        args.auth_profile.as_deref(),
-    )?;
-    let api_key = credentials
-        .first()
-        .and_then(|credential| credential.key.clone());
-    let needs_key = !context
-        .settings
-        .key_env_vars(&resolved.reference.provider)
-        .is_empty()
-        && !matches!(resolved.reference.provider.as_str(), "ollama");
+    let chain = model_chain(context, args, &reference)?;
+    let primary = &chain[0];
+    let model_ref = primary.model_ref.clone();
+    known.model = Some(primary.resolved.reference.model.clone());
+    known.provider = Some(primary.resolved.reference.provider.clone());
     if let Some(pinned) = &args.auth_profile
-        && credentials.is_empty()
+        && primary.credentials.is_empty()
     {
         return Err(CliError::new(
             Exit::Auth,
             format!(
                 "auth profile '{pinned}' is not usable for provider '{}'",
-                resolved.reference.provider
+                primary.resolved.reference.provider
             ),
         )
         .with_hint("`pincer auth status` lists the profiles and their state"));
     }
-    if api_key.is_none() && needs_key && !args.dry_run {
+    if !args.dry_run && chain.iter().all(Candidate::missing_key) {
         let variables = context
             .settings
-            .key_env_vars(&resolved.reference.provider)
+            .key_env_vars(&primary.resolved.reference.provider)
             .join(" or ");
         return Err(CliError::new(
             Exit::Auth,
             format!(
                 "no credentials for provider '{}'",
-                resolved.reference.provider
+                primary.resolved.reference.provider
             ),
         )
         .with_hint(format!("set {variables}")));
@@ -706,22 +693,8 @@ fn execute(
         .or(recorded_thinking)
         .or(context.settings.thinking)
         .unwrap_or(ThinkingLevel::Off);
-    let model_info = context
-        .settings
-        .model_info(&resolved.reference.provider, &resolved.reference.model);
-    let max_output_tokens = model_info
-        .as_ref()
-        .map_or(8_192, |info| info.max_output.clamp(1, 32_000));
     let policy = tool_policy(context, args)?;
     let sandbox_mode = sandbox_mode(context, args);
-    let sandbox = Sandbox::new(sandbox_mode, &context.workspace, protected_dirs(context));
-    // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
-    let tool_names: Vec<&str> = policy
-        .offered()
-        .into_iter()
-        .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
-        .collect();
-    let tools = crate::tools::definitions(&tool_names);
     // The date and the UTC offset, not the time of day: the system prompt leads every request,
     // and a prompt that changed every minute would defeat prompt caching for cron turns.
     let now = time::OffsetDateTime::now_local()
@@ -761,20 +734,20 @@ fn execute(
     } else {
         None
     };
-    let built_prompt = prompt::build(&PromptInputs {
-        workspace: &context.workspace,
-        model: &model_ref,
-        tools: &tools,
-        mode: prompt_mode,
-        replace: system_replace.as_deref(),
-        append: &appends,
-        now: &now,
-        sandbox: sandbox_mode.as_str(),
-        files: &files,
-        heartbeat: args.heartbeat,
-        git: git.as_ref(),
-    });
-    let system_prompt = built_prompt.text.clone();
+    let shared = Shared {
+        policy,
+        sandbox_mode,
+        sandbox: Sandbox::new(sandbox_mode, &context.workspace, protected_dirs(context)),
+        now,
+        prompt_mode,
+        files,
+        git,
+        system_replace,
+        appends,
+        thinking,
+        session_id: setup.session_id.clone(),
+    };
+    let first = attempt_settings(context, args, &shared, primary);
 
     let mut content = vec![crate::agent::turn::text_block(&prompt.text)];
     content.extend(images);
@@ -787,35 +760,38 @@ fn execute(
     if args.dry_run {
         let mut messages = setup.context.clone();
         messages.push(user);
+        let settings = &first.settings;
         let request = ModelRequest {
-            model: resolved.reference.model.clone(),
-            system_prompt: system_prompt.clone(),
+            model: settings.model.clone(),
+            system_prompt: settings.system_prompt.clone(),
             messages: turn::request_messages(&messages),
-            tools: tools.clone(),
+            tools: settings.tools.clone(),
             thinking,
-            max_output_tokens,
-            reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
+            max_output_tokens: settings.max_output_tokens,
+            reasoning_model: settings
+                .model_info
+                .as_ref()
+                .is_some_and(|info| info.reasoning),
         };
-        let protocol = provider::protocol(resolved.api, &request);
+        let protocol = provider::protocol(settings.api, &request);
         let endpoint = Endpoint {
-            provider: resolved.reference.provider.clone(),
-            base_url: resolved.base_url.clone(),
             api_key: None,
-            headers: resolved.headers.clone(),
+            ..settings.endpoint.clone()
         };
         let report = json!({
             "type": "dry_run",
             "session_id": setup.session_id,
-            "model": resolved.reference.model,
-            "provider": resolved.reference.provider,
+            "model": settings.model,
+            "provider": settings.provider,
             "api": protocol.api_name,
             "url": provider::http::url(&endpoint, &protocol),
-            "credentials": if api_key.is_some() { "found" } else if needs_key { "missing" } else { "not needed" },
-            "system_prompt": system_prompt,
-            "system_prompt_sections": built_prompt.sections,
-            "workspace_files": built_prompt.files,
-            "tools": tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
-            "tool_policy": policy.describe(),
+            "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
+            "fallbacks": chain[1..].iter().map(|candidate| candidate.model_ref.clone()).collect::<Vec<_>>(),
+            "system_prompt": settings.system_prompt,
+            "system_prompt_sections": first.prompt.sections,
+            "workspace_files": first.prompt.files,
+            "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
+            "tool_policy": shared.policy.describe(),
             "sandbox": {
                 "mode": sandbox_mode.as_str(),
                 "exec_enforcement": crate::tools::landlock_support().describe(),
@@ -830,13 +806,7 @@ fn execute(
 
     // Record model and thinking changes so the session says what the next turn will use.
     if setup.recorded_model.as_deref() != Some(model_ref.as_str()) {
-        setup
-            .transcript
-            .append(
-                "model_change",
-                json!({"provider": resolved.reference.provider, "modelId": resolved.reference.model}),
-            )
-            .map_err(session_error)?;
+        append_model_change(&mut setup.transcript, primary)?;
     }
     if setup.recorded_thinking != Some(thinking) {
         setup
@@ -859,12 +829,12 @@ fn execute(
         "subtype": "init",
         "cwd": context.workspace,
         "session_id": setup.session_id,
-        "tools": tool_names,
-        "model": resolved.reference.model,
-        "provider": resolved.reference.provider,
+        "tools": first.settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
+        "model": first.settings.model,
+        "provider": first.settings.provider,
         "backend": "api",
         "permissionMode": "default",
-        "apiKeySource": if api_key.is_some() { "environment" } else { "none" },
+        "apiKeySource": if first.settings.endpoint.api_key.is_some() { "environment" } else { "none" },
         "pincer_version": env!("CARGO_PKG_VERSION"),
     })));
     if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
@@ -873,38 +843,210 @@ fn execute(
         context.diagnostics.info(&format!("session: {id}"));
     }
 
+    let outcome = run_on_runtime(
+        context,
+        args,
+        &shared,
+        &chain,
+        &mut messages,
+        &mut setup.transcript,
+        sink,
+    )?;
+    // A fallback answers this turn only: the session stays on the model it was run with.
+    let answered_by_fallback = outcome.last_model != model_ref
+        && messages
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                AgentMessage::Assistant(assistant) => Some(assistant),
+                _ => None,
+            })
+            .is_some_and(|assistant| {
+                format!("{}/{}", assistant.provider, assistant.model) != model_ref
+            });
+    if answered_by_fallback {
+        append_model_change(&mut setup.transcript, primary)?;
+    }
+    // Release the session lock before refreshing the index.
+    setup.transcript.close();
+    if let Some(path) = &setup.path {
+        let _ = index::update_one(context.sessions_dir(), path);
+    }
+    Ok(finish(context, &setup, &outcome, args.heartbeat))
+}
+
+fn append_model_change(transcript: &mut Transcript, candidate: &Candidate) -> CliResult<()> {
+    transcript
+        .append(
+            "model_change",
+            json!({
+                "provider": candidate.resolved.reference.provider,
+                "modelId": candidate.resolved.reference.model,
+            }),
+        )
+        .map(|_| ())
+        .map_err(session_error)
+}
+
+/// One model of the failover chain, resolved, with the credentials it would use.
+struct Candidate {
+    resolved: ResolvedModel,
+    /// `provider/model`.
+    model_ref: String,
+    credentials: Vec<Credential>,
+    /// Whether the provider takes a key at all (local servers do not).
+    needs_key: bool,
+}
+
+impl Candidate {
+    fn missing_key(&self) -> bool {
+        self.needs_key && self.credentials.is_empty()
+    }
+
+    /// Every credential is in a cooldown (an environment variable never is).
+    fn all_cooling(&self) -> bool {
+        !self.credentials.is_empty() && self.credentials.iter().all(|credential| credential.cooling)
+    }
+}
+
+/// The primary model and its fallbacks (`--fallback-model`, else config `fallbacks`), each
+/// resolved once, duplicates dropped. A reference that does not resolve is a usage error before
+/// anything runs, rather than a surprise when the primary fails at 3 a.m.
+fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<Vec<Candidate>> {
+    let fallbacks = if args.fallback_model.is_empty() {
+        &context.settings.fallbacks
+    } else {
+        &args.fallback_model
+    };
+    let mut chain: Vec<Candidate> = Vec::new();
+    for reference in std::iter::once(primary).chain(fallbacks.iter().map(String::as_str)) {
+        let reference = reference.trim();
+        if reference.is_empty() {
+            continue;
+        }
+        let resolved = resolve_model(context, reference)?;
+        let model_ref = resolved.reference.to_string();
+        if chain
+            .iter()
+            .any(|candidate| candidate.model_ref == model_ref)
+        {
+            continue;
+        }
+        let provider = resolved.reference.provider.clone();
+        // A pinned profile belongs to the primary's provider; fallbacks resolve their own.
+        let pinned = match chain.first() {
+            None => args.auth_profile.as_deref(),
+            Some(first) if first.resolved.reference.provider == provider => {
+                args.auth_profile.as_deref()
+            }
+            Some(_) => None,
+        };
+        let credentials = credentials(context, &provider, pinned)?;
+        let needs_key = !context.settings.key_env_vars(&provider).is_empty()
+            && !matches!(provider.as_str(), "ollama");
+        chain.push(Candidate {
+            resolved,
+            model_ref,
+            credentials,
+            needs_key,
+        });
+    }
+    Ok(chain)
+}
+
+/// What every attempt of the chain shares.
+struct Shared {
+    policy: ToolPolicy,
+    sandbox_mode: SandboxMode,
+    sandbox: Sandbox,
+    now: String,
+    prompt_mode: PromptMode,
+    files: Vec<context_files::ContextFile>,
+    git: Option<prompt::GitSummary>,
+    system_replace: Option<String>,
+    appends: Vec<String>,
+    thinking: ThinkingLevel,
+    session_id: Option<String>,
+}
+
+/// One attempt's settings, with the system prompt built for its model.
+struct Attempt {
+    settings: TurnSettings,
+    prompt: prompt::BuiltPrompt,
+}
+
+fn attempt_settings(
+    context: &Context,
+    args: &TurnArgs,
+    shared: &Shared,
+    candidate: &Candidate,
+) -> Attempt {
+    let resolved = &candidate.resolved;
+    let model_info = context
+        .settings
+        .model_info(&resolved.reference.provider, &resolved.reference.model);
+    let max_output_tokens = model_info
+        .as_ref()
+        .map_or(8_192, |info| info.max_output.clamp(1, 32_000));
+    // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
+    let tool_names: Vec<&str> = shared
+        .policy
+        .offered()
+        .into_iter()
+        .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
+        .collect();
+    let tools = crate::tools::definitions(&tool_names);
+    let built = prompt::build(&PromptInputs {
+        workspace: &context.workspace,
+        model: &candidate.model_ref,
+        tools: &tools,
+        mode: shared.prompt_mode,
+        replace: shared.system_replace.as_deref(),
+        append: &shared.appends,
+        now: &shared.now,
+        sandbox: shared.sandbox_mode.as_str(),
+        files: &shared.files,
+        heartbeat: args.heartbeat,
+        git: shared.git.as_ref(),
+    });
+    let credential = candidate
+        .credentials
+        .first()
+        .cloned()
+        .unwrap_or(Credential {
+            profile_id: None,
+            source: "none".to_owned(),
+            key: None,
+            cooling: false,
+        });
     let settings = TurnSettings {
         api: resolved.api,
         endpoint: Endpoint {
             provider: resolved.reference.provider.clone(),
             base_url: resolved.base_url.clone(),
-            api_key,
+            api_key: credential.key.clone(),
             headers: resolved.headers.clone(),
         },
         provider: resolved.reference.provider.clone(),
         model: resolved.reference.model.clone(),
-        system_prompt,
+        system_prompt: built.text.clone(),
         tools,
-        thinking,
+        thinking: shared.thinking,
         max_output_tokens,
-        model_info: model_info.clone(),
+        context_window: model_info.as_ref().map(|info| info.context_window),
+        model_info,
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
         idle_timeout: seconds(args.idle_timeout)
             .unwrap_or(Duration::from_secs(context.settings.timeouts.idle_secs)),
         include_partial: args.include_partial_messages,
-        session_id: setup.session_id.clone(),
+        session_id: shared.session_id.clone(),
         workspace: context.workspace.clone(),
-        policy,
-        sandbox,
+        policy: shared.policy.clone(),
+        sandbox: shared.sandbox.clone(),
         compaction: context.settings.compaction.clone(),
-        context_window: model_info.as_ref().map(|info| info.context_window),
-        credential: credentials.first().cloned().unwrap_or(Credential {
-            profile_id: None,
-            source: "none".to_owned(),
-            key: None,
-        }),
-        spare_credentials: credentials.iter().skip(1).cloned().collect(),
+        credential,
+        spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
         auth_file: Some(context.settings.paths.auth_file.clone()),
         retry: crate::provider::retry::RetryPolicy {
             max_retries: context.settings.retry.max_retries,
@@ -913,26 +1055,161 @@ fn execute(
             ..crate::provider::retry::RetryPolicy::default()
         },
     };
-    let report = run_on_runtime(
-        &settings,
-        &mut messages,
-        &mut setup.transcript,
-        sink,
-        seconds(args.timeout),
-    )?;
-    // Release the session lock before refreshing the index.
-    setup.transcript.close();
-    if let Some(path) = &setup.path {
-        let _ = index::update_one(context.sessions_dir(), path);
+    Attempt {
+        settings,
+        prompt: built,
     }
-    Ok(finish(
-        context,
-        &settings,
-        &setup,
-        &report,
-        model_info.as_ref().map(|info| info.context_window),
-        args.heartbeat,
-    ))
+}
+
+/// The turn across the failover chain.
+struct ChainOutcome {
+    /// The attempts' reports added up; ending, text and context are the last attempt's.
+    report: TurnReport,
+    /// `provider/model`, provider and model id of the last attempt.
+    last_model: String,
+    provider: String,
+    model: String,
+    /// The last attempt's context window.
+    window: Option<u64>,
+    /// One line per failed attempt: `provider/model: message (kind)`.
+    errors: Vec<String>,
+    /// More than one model was tried and every one failed over: the chain ran out.
+    exhausted: bool,
+}
+
+/// Add one attempt's report to the run's.
+fn absorb(total: &mut Option<TurnReport>, part: TurnReport) {
+    let Some(total) = total else {
+        *total = Some(part);
+        return;
+    };
+    total.model_calls += part.model_calls;
+    total.usage.add(&part.usage);
+    total.cost_usd += part.cost_usd;
+    for (model, totals) in part.model_usage {
+        let entry = total.model_usage.entry(model).or_default();
+        entry.usage.add(&totals.usage);
+        entry.cost_usd += totals.cost_usd;
+    }
+    total.api_duration += part.api_duration;
+    total.permission_denials.extend(part.permission_denials);
+    total.compactions += part.compactions;
+    total.ending = part.ending;
+    total.final_text = part.final_text;
+    total.provider_stop_reason = part.provider_stop_reason;
+    if part.last_usage.is_some() {
+        total.last_usage = part.last_usage;
+    }
+    total.context_estimate = part.context_estimate;
+}
+
+#[expect(clippy::too_many_arguments, reason = "the run's state, passed through")]
+async fn run_chain(
+    context: &Context,
+    args: &TurnArgs,
+    shared: &Shared,
+    chain: &[Candidate],
+    client: &reqwest::Client,
+    messages: &mut Vec<AgentMessage>,
+    transcript: &mut Transcript,
+    sink: &mut dyn EventSink,
+    cancellation: &Cancellation,
+) -> ChainOutcome {
+    let mut total: Option<TurnReport> = None;
+    let mut errors = Vec::new();
+    let mut failed_over = 0;
+    let mut last = &chain[0];
+    for (position, candidate) in chain.iter().enumerate() {
+        let next = chain.get(position + 1);
+        last = candidate;
+        let skip = if candidate.missing_key() {
+            Some((
+                FailureKind::Auth,
+                format!(
+                    "no credentials for provider '{}'",
+                    candidate.resolved.reference.provider
+                ),
+            ))
+        } else if next.is_some() && candidate.all_cooling() {
+            Some((
+                FailureKind::RateLimit,
+                format!(
+                    "provider '{}' is in cooldown (all profiles unavailable)",
+                    candidate.resolved.reference.provider
+                ),
+            ))
+        } else {
+            None
+        };
+        let attempt = attempt_settings(context, args, shared, candidate);
+        let (kind, message) = match skip {
+            Some(skipped) => skipped,
+            None => {
+                let report = turn::run(
+                    &attempt.settings,
+                    client,
+                    messages,
+                    transcript,
+                    sink,
+                    cancellation,
+                )
+                .await;
+                let failure = match &report.ending {
+                    Ending::Failed { error, kind } if kind.fails_over() => {
+                        Some((*kind, error.to_string()))
+                    }
+                    _ => None,
+                };
+                absorb(&mut total, report);
+                match failure {
+                    Some(failure) => failure,
+                    None => break,
+                }
+            }
+        };
+        errors.push(format!(
+            "{}: {message} ({})",
+            candidate.model_ref,
+            kind.as_str()
+        ));
+        failed_over += 1;
+        let Some(next) = next else { break };
+        let _ = sink.emit(&Event::System(json!({
+            "type": "system",
+            "subtype": "model_fallback",
+            "from": candidate.model_ref,
+            "to": next.model_ref,
+            "reason": kind.as_str(),
+            "error": message,
+            "session_id": shared.session_id,
+        })));
+        // On stderr in every mode: a cron log should show why another model answered.
+        context.diagnostics.warn(&format!(
+            "{} failed ({}); trying {}",
+            candidate.model_ref,
+            kind.as_str(),
+            next.model_ref
+        ));
+    }
+    let attempt = attempt_settings(context, args, shared, last);
+    let report = total.unwrap_or_else(|| {
+        TurnReport::empty(Ending::Failed {
+            error: crate::provider::ProviderError::Transport {
+                provider: attempt.settings.provider.clone(),
+                message: errors.last().cloned().unwrap_or_default(),
+            },
+            kind: FailureKind::Auth,
+        })
+    });
+    ChainOutcome {
+        report,
+        last_model: last.model_ref.clone(),
+        provider: attempt.settings.provider.clone(),
+        model: attempt.settings.model.clone(),
+        window: attempt.settings.context_window,
+        exhausted: chain.len() > 1 && failed_over == chain.len(),
+        errors,
+    }
 }
 
 /// The model and thinking level a resumed session recorded, read without locking anything: from
@@ -1000,12 +1277,15 @@ fn dry_run_context(
 }
 
 fn run_on_runtime(
-    settings: &TurnSettings,
+    context: &Context,
+    args: &TurnArgs,
+    shared: &Shared,
+    chain: &[Candidate],
     messages: &mut Vec<AgentMessage>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
-    timeout: Option<Duration>,
-) -> CliResult<TurnReport> {
+) -> CliResult<ChainOutcome> {
+    let timeout = seconds(args.timeout);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -1041,9 +1321,20 @@ fn run_on_runtime(
             };
             watcher.cancel(reason);
         });
-        let report = turn::run(settings, &client, messages, transcript, sink, &cancellation).await;
+        let outcome = run_chain(
+            context,
+            args,
+            shared,
+            chain,
+            &client,
+            messages,
+            transcript,
+            sink,
+            &cancellation,
+        )
+        .await;
         signals.abort();
-        Ok(report)
+        Ok(outcome)
     })
 }
 
@@ -1057,12 +1348,12 @@ struct Failure {
 
 fn finish(
     context: &Context,
-    settings: &TurnSettings,
     setup: &SessionSetup,
-    report: &TurnReport,
-    window: Option<u64>,
+    outcome: &ChainOutcome,
     heartbeat: bool,
 ) -> Execution {
+    let report = &outcome.report;
+    let window = outcome.window;
     let (subtype, exit, error, terminal): (ResultSubtype, Exit, Option<Failure>, &str) =
         match &report.ending {
             Ending::Completed => (ResultSubtype::Success, Exit::Success, None, "completed"),
@@ -1093,6 +1384,21 @@ fn finish(
                     retryable: false,
                 }),
                 "max_budget_usd",
+            ),
+            Ending::Failed { error, kind } if outcome.exhausted => (
+                ResultSubtype::ErrorDuringExecution,
+                // Every model of the chain failed over: the service as a whole is unavailable.
+                Exit::Unavailable,
+                Some(Failure {
+                    kind: kind.as_str().into(),
+                    message: format!(
+                        "all {} models failed; the last: {error}",
+                        outcome.errors.len()
+                    ),
+                    status: error.status(),
+                    retryable: true,
+                }),
+                "error",
             ),
             Ending::Failed { error, kind } => (
                 ResultSubtype::ErrorDuringExecution,
@@ -1209,21 +1515,28 @@ fn finish(
         ),
         stop_reason: report.provider_stop_reason.clone(),
         terminal_reason: terminal.to_owned(),
-        errors: error
-            .iter()
-            .map(|failure| failure.message.clone())
-            .collect(),
+        // Every failed attempt of the chain, then the failure that ended the run when it is
+        // not one of them.
+        errors: {
+            let mut errors = outcome.errors.clone();
+            if let Some(failure) = &error
+                && (errors.is_empty() || !matches!(report.ending, Ending::Failed { .. }))
+            {
+                errors.push(failure.message.clone());
+            }
+            errors
+        },
         error: error.as_ref().map(|failure| ResultError {
             kind: failure.kind.clone(),
             message: failure.message.clone(),
-            provider: Some(settings.provider.clone()),
+            provider: Some(outcome.provider.clone()),
             status: failure.status,
             retryable: failure.retryable,
         }),
         permission_denials: report.permission_denials.clone(),
         structured_output: None,
-        model: Some(settings.model.clone()),
-        provider: Some(settings.provider.clone()),
+        model: Some(outcome.model.clone()),
+        provider: Some(outcome.provider.clone()),
         backend: Some("api".to_owned()),
         compactions: report.compactions,
         heartbeat_ok: heartbeat.then(|| {

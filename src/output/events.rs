@@ -31,6 +31,9 @@ pub enum Event {
     System(Value),
     /// A raw provider-neutral delta (`--include-partial-messages`).
     Partial(Value),
+    /// A sentence for the person reading text mode, written to stderr (the JSON modes carry
+    /// the same fact in a `system` event).
+    Notice(String),
 }
 
 /// Where events go.
@@ -69,6 +72,12 @@ pub struct TextSink {
 
 impl EventSink for TextSink {
     fn emit(&mut self, event: &Event) -> io::Result<()> {
+        if let Event::Notice(text) = event {
+            use std::io::Write as _;
+            // stderr is unbuffered and a failed write there has nowhere to be reported.
+            let _ = writeln!(io::stderr(), "pincer: {text}");
+            return Ok(());
+        }
         if let Event::TextDelta(text) = event
             && !text.is_empty()
             && !self.hold
@@ -129,7 +138,7 @@ pub fn stream_json_line(event: &Event, include_partial: bool) -> Option<Value> {
         | Event::Assistant(value)
         | Event::User(value) => Some(value.clone()),
         Event::Partial(value) if include_partial => Some(value.clone()),
-        Event::Partial(_) | Event::TextDelta(_) => None,
+        Event::Partial(_) | Event::TextDelta(_) | Event::Notice(_) => None,
     }
 }
 

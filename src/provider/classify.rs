@@ -63,6 +63,22 @@ impl FailureKind {
         }
     }
 
+    /// Whether the next model of the failover chain should get the turn (SPEC §9.3): the
+    /// credential, the account or the provider failed, not the request itself. A malformed
+    /// request or an overflowing context would fail the same way elsewhere.
+    pub fn fails_over(self) -> bool {
+        matches!(
+            self,
+            FailureKind::Auth
+                | FailureKind::Billing
+                | FailureKind::RateLimit
+                | FailureKind::Overloaded
+                | FailureKind::Timeout
+                | FailureKind::ModelNotFound
+                | FailureKind::SessionExpired
+        )
+    }
+
     /// Whether trying again later may help.
     pub fn retryable(self) -> bool {
         matches!(

@@ -521,7 +521,11 @@ fn a_mid_stream_error_event_is_classified_and_recorded() {
     let home = Home::new();
     let stream = wire::error_event_stream("Working on", "overloaded_error", "Overloaded");
     let server = MockServer::start(vec![Reply::sse(&stream)]);
-    let output = run(&home, &server, &["run", "--json", "go"]);
+    let output = run(
+        &home,
+        &server,
+        &["-c", "retry.max_retries=0", "run", "--json", "go"],
+    );
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let error = result_of(&output).error.unwrap();
     assert_eq!(error.kind, "overloaded");
