@@ -1185,7 +1185,7 @@ async fn run_chain(
         })));
         // On stderr in every mode: a cron log should show why another model answered.
         context.diagnostics.warn(&format!(
-            "{} failed ({}); trying {}",
+            "{} failed ({}: {message}); trying {}",
             candidate.model_ref,
             kind.as_str(),
             next.model_ref

@@ -645,3 +645,72 @@ fn auth_test_sends_one_small_request_per_credential_and_classifies_each() {
             .all(|entry| entry.get("errorCount").is_none_or(|count| count == 0))
     }));
 }
+
+#[test]
+fn a_cron_job_with_two_keys_and_a_fallback_survives_a_rate_limit_and_a_revoked_key() {
+    let home = Home::new();
+    add_profile(&home, "anthropic", "one", "sk-ant-cron-ONE-000001");
+    add_profile(&home, "anthropic", "two", "sk-ant-cron-TWO-000002");
+    std::fs::write(
+        home.home.join("config.toml"),
+        "fallbacks = [\"openai/gpt-5\"]\n[retry]\nmax_retries = 0\n",
+    )
+    .unwrap();
+    let anthropic = MockServer::start(vec![
+        Reply::json(429, &wire::error_body("rate_limit_error", "rate limited"))
+            .header("retry-after", "120"),
+        Reply::json(
+            401,
+            &wire::error_body("authentication_error", "invalid x-api-key"),
+        ),
+    ]);
+    let openai_server = MockServer::start(vec![openai_text("night one"), openai_text("night two")]);
+    let cron = |anthropic: &MockServer| {
+        pincer(&home, anthropic, Some(&openai_server))
+            .env_remove("ANTHROPIC_API_KEY")
+            .args(["resume", "--create", "nightly", "--json", "report"])
+            .output()
+            .unwrap()
+    };
+    let output = cron(&anthropic);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(result["result"], "night one");
+    assert_eq!(anthropic.requests().len(), 2);
+
+    // Every state change is visible in `pincer status`.
+    let status = pincer(&home, &anthropic, None)
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_str(&stdout(&status)).unwrap();
+    let profiles = status["auth_profiles"].as_array().unwrap();
+    let mut reasons: Vec<String> = profiles
+        .iter()
+        .map(|profile| {
+            assert!(profile["cooldown_until"].as_u64().is_some(), "{profile}");
+            profile["failure_counts"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect();
+    reasons.sort();
+    assert_eq!(reasons, ["auth", "rate_limit"]);
+
+    // The next night both keys still cool: Anthropic is skipped without a request.
+    let quiet = MockServer::start(vec![text(&["must not be asked"])]);
+    let output = cron(&quiet);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(quiet.requests().is_empty());
+    let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(result["result"], "night two");
+    assert!(
+        stderr(&output).contains("in cooldown"),
+        "{}",
+        stderr(&output)
+    );
+}
