@@ -1141,7 +1141,18 @@ async fn run_chain(
         } else {
             None
         };
-        let attempt = attempt_settings(context, args, shared, candidate);
+        let mut attempt = attempt_settings(context, args, shared, candidate);
+        // The guardrails bound the whole run, not each model of the chain.
+        if let Some(spent) = &total {
+            attempt.settings.max_turns = attempt
+                .settings
+                .max_turns
+                .map(|limit| limit.saturating_sub(spent.model_calls).max(1));
+            attempt.settings.max_budget_usd = attempt
+                .settings
+                .max_budget_usd
+                .map(|budget| (budget - spent.cost_usd).max(0.0));
+        }
         let (kind, message) = match skip {
             Some(skipped) => skipped,
             None => {
