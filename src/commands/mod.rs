@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod compact;
+mod delegate;
 pub mod generate;
 pub mod sessions;
 pub mod status;

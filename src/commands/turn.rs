@@ -75,6 +75,8 @@ struct Known {
     session_name: Option<String>,
     model: Option<String>,
     provider: Option<String>,
+    /// `claude-cli` / `codex-cli` for a delegated turn (None: the API).
+    backend: Option<&'static str>,
 }
 
 fn drive(
@@ -160,7 +162,7 @@ fn fail(
         result.session_name.clone_from(&known.session_name);
         result.model.clone_from(&known.model);
         result.provider.clone_from(&known.provider);
-        result.backend = Some("api".to_owned());
+        result.backend = Some(known.backend.unwrap_or("api").to_owned());
         let _ = sink.finish(&result);
     }
     Err(error)
@@ -552,6 +554,9 @@ pub(super) struct ResolvedModel {
     pub(super) api: ApiKind,
     pub(super) base_url: String,
     pub(super) headers: Vec<(String, String)>,
+    /// The CLI backend a `claude-cli/…` or `codex-cli/…` turn is delegated to (then `api`,
+    /// `base_url` and `headers` are unused).
+    pub(super) cli: Option<crate::backend::CliBackend>,
 }
 
 pub(super) fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel> {
@@ -559,11 +564,14 @@ pub(super) fn resolve_model(context: &Context, reference: &str) -> CliResult<Res
         .settings
         .resolve_model_ref(reference)
         .map_err(config_error)?;
-    if matches!(reference.provider.as_str(), "claude-cli" | "codex-cli") {
-        return Err(CliError::not_available(&format!(
-            "the {} backend",
-            reference.provider
-        )));
+    if let Some(backend) = crate::backend::CliBackend::from_provider(&reference.provider) {
+        return Ok(ResolvedModel {
+            reference,
+            api: ApiKind::Anthropic,
+            base_url: String::new(),
+            headers: Vec::new(),
+            cli: Some(backend),
+        });
     }
     let api = context.settings.provider_api(&reference.provider).ok_or_else(|| {
         CliError::usage(format!("unknown provider '{}'", reference.provider)).with_hint(
@@ -587,6 +595,7 @@ pub(super) fn resolve_model(context: &Context, reference: &str) -> CliResult<Res
         api,
         base_url,
         headers,
+        cli: None,
     })
 }
 
@@ -652,11 +661,16 @@ fn execute(
     let model_ref = resolved.reference.to_string();
     known.model = Some(resolved.reference.model.clone());
     known.provider = Some(resolved.reference.provider.clone());
-    let credentials = credentials(
-        context,
-        &resolved.reference.provider,
-        args.auth_profile.as_deref(),
-    )?;
+    known.backend = resolved.cli.map(crate::backend::CliBackend::name);
+    // A CLI backend uses its own login: no API credentials.
+    let credentials = match resolved.cli {
+        Some(_) => Vec::new(),
+        None => credentials(
+            context,
+            &resolved.reference.provider,
+            args.auth_profile.as_deref(),
+        )?,
+    };
     let api_key = credentials
         .first()
         .and_then(|credential| credential.key.clone());
@@ -721,7 +735,12 @@ fn execute(
         .into_iter()
         .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
         .collect();
-    let tools = crate::tools::definitions(&tool_names);
+    let tools = match resolved.cli {
+        // The prompt describes the child's own tools, as the policy maps onto them.
+        Some(backend) => crate::backend::prompt_tools(backend, &policy, sandbox_mode),
+        None => crate::tools::definitions(&tool_names),
+    };
+    let tool_names: Vec<String> = tools.iter().map(|tool| tool.name.clone()).collect();
     // The date and the UTC offset, not the time of day: the system prompt leads every request,
     // and a prompt that changed every minute would defeat prompt caching for cron turns.
     let now = time::OffsetDateTime::now_local()
@@ -784,6 +803,42 @@ fn execute(
         extra: serde_json::Map::new(),
     });
 
+    let delegation = resolved
+        .cli
+        .map(|backend| super::delegate::Delegation {
+            backend,
+            model: &resolved.reference.model,
+            system_prompt: &system_prompt,
+            policy: &policy,
+            sandbox: sandbox_mode,
+            thinking: args
+                .thinking
+                .map(thinking_level)
+                .or(recorded_thinking)
+                .or(context.settings.thinking),
+            session_id: setup.session_id.as_deref(),
+        });
+    if args.dry_run
+        && let Some(delegation) = &delegation
+    {
+        let report = json!({
+            "type": "dry_run",
+            "session_id": setup.session_id,
+            "model": resolved.reference.model,
+            "provider": resolved.reference.provider,
+            "backend": delegation.backend.name(),
+            "system_prompt": system_prompt,
+            "system_prompt_sections": built_prompt.sections,
+            "workspace_files": built_prompt.files,
+            "tools": tool_names,
+            "tool_policy": policy.describe(),
+            "sandbox": {"mode": sandbox_mode.as_str()},
+            "child": super::delegate::dry_run(context, args, delegation, &prompt.text)?,
+        });
+        let mut stdout = crate::output::Stdout::new();
+        stdout.json_pretty(&report).map_err(super::stdout_error)?;
+        return Ok(Execution::DryRun);
+    }
     if args.dry_run {
         let mut messages = setup.context.clone();
         messages.push(user);
@@ -862,7 +917,7 @@ fn execute(
         "tools": tool_names,
         "model": resolved.reference.model,
         "provider": resolved.reference.provider,
-        "backend": "api",
+        "backend": known.backend.unwrap_or("api"),
         "permissionMode": "default",
         "apiKeySource": if api_key.is_some() { "environment" } else { "none" },
         "pincer_version": env!("CARGO_PKG_VERSION"),
@@ -883,7 +938,7 @@ fn execute(
         },
         provider: resolved.reference.provider.clone(),
         model: resolved.reference.model.clone(),
-        system_prompt,
+        system_prompt: system_prompt.clone(),
         tools,
         thinking,
         max_output_tokens,
@@ -895,7 +950,7 @@ fn execute(
         include_partial: args.include_partial_messages,
         session_id: setup.session_id.clone(),
         workspace: context.workspace.clone(),
-        policy,
+        policy: policy.clone(),
         sandbox,
         compaction: context.settings.compaction.clone(),
         context_window: model_info.as_ref().map(|info| info.context_window),
@@ -913,13 +968,23 @@ fn execute(
             ..crate::provider::retry::RetryPolicy::default()
         },
     };
-    let report = run_on_runtime(
-        &settings,
-        &mut messages,
-        &mut setup.transcript,
-        sink,
-        seconds(args.timeout),
-    )?;
+    let report = match &delegation {
+        Some(delegation) => super::delegate::run_delegated(
+            context,
+            args,
+            delegation,
+            &messages,
+            &mut setup.transcript,
+            sink,
+        )?,
+        None => run_on_runtime(
+            &settings,
+            &mut messages,
+            &mut setup.transcript,
+            sink,
+            seconds(args.timeout),
+        )?,
+    };
     // Release the session lock before refreshing the index.
     setup.transcript.close();
     if let Some(path) = &setup.path {
@@ -932,6 +997,7 @@ fn execute(
         &report,
         model_info.as_ref().map(|info| info.context_window),
         args.heartbeat,
+        known.backend.unwrap_or("api"),
     ))
 }
 
@@ -1062,6 +1128,7 @@ fn finish(
     report: &TurnReport,
     window: Option<u64>,
     heartbeat: bool,
+    backend: &str,
 ) -> Execution {
     let (subtype, exit, error, terminal): (ResultSubtype, Exit, Option<Failure>, &str) =
         match &report.ending {
@@ -1224,7 +1291,7 @@ fn finish(
         structured_output: None,
         model: Some(settings.model.clone()),
         provider: Some(settings.provider.clone()),
-        backend: Some("api".to_owned()),
+        backend: Some(backend.to_owned()),
         compactions: report.compactions,
         heartbeat_ok: heartbeat.then(|| {
             exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)
