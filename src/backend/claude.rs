@@ -10,7 +10,9 @@ use serde_json::{Map, Value};
 
 use crate::conversation::TokenUsage;
 use crate::provider::StreamEvent;
-use crate::session::record::{AssistantContent, StopReason, TextContent, ThinkingContent, ToolCall};
+use crate::session::record::{
+    AssistantContent, StopReason, TextContent, ThinkingContent, ToolCall,
+};
 use crate::session::store::SessionError;
 
 use super::record::Recorder;
@@ -200,7 +202,10 @@ impl ClaudeStream {
                     }),
                     "input_json_delta" => recorder.partial(&StreamEvent::ToolCallArguments {
                         block,
-                        fragment: delta["partial_json"].as_str().unwrap_or_default().to_owned(),
+                        fragment: delta["partial_json"]
+                            .as_str()
+                            .unwrap_or_default()
+                            .to_owned(),
                     }),
                     _ => {}
                 }
@@ -239,7 +244,11 @@ impl ClaudeStream {
     }
 
     /// A whole-block `assistant` event.
-    fn assistant(&mut self, message: &Value, recorder: &mut Recorder<'_>) -> Result<(), SessionError> {
+    fn assistant(
+        &mut self,
+        message: &Value,
+        recorder: &mut Recorder<'_>,
+    ) -> Result<(), SessionError> {
         let id = message["id"].as_str().unwrap_or_default().to_owned();
         recorder.begin(&id)?;
         if !self.usage_from_stream.contains(&id) {

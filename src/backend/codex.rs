@@ -252,7 +252,11 @@ impl CodexStream {
         Ok(())
     }
 
-    fn start_call(&mut self, item: &Value, recorder: &mut Recorder<'_>) -> Result<(), SessionError> {
+    fn start_call(
+        &mut self,
+        item: &Value,
+        recorder: &mut Recorder<'_>,
+    ) -> Result<(), SessionError> {
         let call = call_of(item);
         self.started.push(call.id.clone());
         recorder.push(AssistantContent::ToolCall(call));

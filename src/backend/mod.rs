@@ -394,8 +394,10 @@ pub fn claude_tools(policy: &ToolPolicy, sandbox: SandboxMode) -> ClaudeTools {
     let offered_pincer = policy.offered();
     let writes = ["write", "edit", "apply_patch", "exec"];
     let mut tools = ClaudeTools::default();
-    let allow_patterns: Vec<(String, String)> =
-        rules("allow").iter().filter_map(|rule| pattern_rule(rule)).collect();
+    let allow_patterns: Vec<(String, String)> = rules("allow")
+        .iter()
+        .filter_map(|rule| pattern_rule(rule))
+        .collect();
     for (pincer, claude) in CLAUDE_TOOLS {
         if !offered_pincer.contains(&pincer)
             || (sandbox == SandboxMode::ReadOnly && writes.contains(&pincer))
@@ -576,7 +578,12 @@ fn message_kind(lower: &str) -> Option<FailureKind> {
     if has(&["timed out", "timeout", "connection reset", "network error"]) {
         return Some(FailureKind::Timeout);
     }
-    if has(&["model not found", "does not exist", "unknown model", "invalid model"]) {
+    if has(&[
+        "model not found",
+        "does not exist",
+        "unknown model",
+        "invalid model",
+    ]) {
         return Some(FailureKind::ModelNotFound);
     }
     None
@@ -641,7 +648,10 @@ pub fn reseeded_prompt(history: &[AgentMessage], prompt: &str) -> String {
                             lines.push(format!("Assistant: {}", text.text.trim()));
                         }
                         AssistantContent::ToolCall(call) => {
-                            lines.push(format!("Assistant called {}({})", call.name, call.arguments));
+                            lines.push(format!(
+                                "Assistant called {}({})",
+                                call.name, call.arguments
+                            ));
                         }
                         _ => {}
                     }
@@ -692,7 +702,11 @@ mod tests {
         );
         assert_eq!(kind, FailureKind::SessionExpired);
         assert_eq!(error.status(), None);
-        let (_, kind) = child_failure(CliBackend::Claude, "Invalid API key · Please run /login", None);
+        let (_, kind) = child_failure(
+            CliBackend::Claude,
+            "Invalid API key · Please run /login",
+            None,
+        );
         assert_eq!(kind, FailureKind::Auth);
         let (_, kind) = child_failure(CliBackend::Claude, "Prompt is too long", None);
         assert_eq!(kind, FailureKind::ContextOverflow);
@@ -702,7 +716,10 @@ mod tests {
     fn pincer_aliases_become_names_the_child_takes() {
         assert_eq!(CliBackend::Claude.child_model("sonnet"), "sonnet");
         assert_eq!(CliBackend::Claude.child_model("opus"), "opus");
-        assert_eq!(CliBackend::Claude.child_model("opus-4.1"), "claude-opus-4-1");
+        assert_eq!(
+            CliBackend::Claude.child_model("opus-4.1"),
+            "claude-opus-4-1"
+        );
         assert_eq!(
             CliBackend::Claude.child_model("claude-sonnet-4-5-20250929"),
             "claude-sonnet-4-5-20250929"

@@ -125,7 +125,11 @@ impl<'a> Recorder<'a> {
 
     /// Start (or continue) the assistant message `id`; a different id completes the one before.
     pub fn begin(&mut self, id: &str) -> Result<(), SessionError> {
-        if self.pending.as_ref().is_some_and(|pending| pending.id != id) {
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|pending| pending.id != id)
+        {
             self.flush(None)?;
         }
         if self.pending.is_none() {
@@ -146,7 +150,9 @@ impl<'a> Recorder<'a> {
 
     /// Whether the message being assembled already showed its text as deltas.
     pub fn streamed(&self) -> bool {
-        self.pending.as_ref().is_some_and(|pending| pending.streamed)
+        self.pending
+            .as_ref()
+            .is_some_and(|pending| pending.streamed)
     }
 
     /// Add a content block to the message being assembled.
@@ -200,7 +206,12 @@ impl<'a> Recorder<'a> {
         };
         let usage = pending.usage;
         let cost = self.model_info.as_ref().map_or(Cost::default(), |info| {
-            let cost = info.cost(usage.input, usage.output, usage.cache_read, usage.cache_write);
+            let cost = info.cost(
+                usage.input,
+                usage.output,
+                usage.cache_read,
+                usage.cache_write,
+            );
             Cost {
                 input: cost.input,
                 output: cost.output,
@@ -240,7 +251,11 @@ impl<'a> Recorder<'a> {
             .append_message(&AgentMessage::Assistant(message.clone()))?;
         self.report.usage.add(&usage);
         self.report.cost_usd += cost.total;
-        let totals = self.report.model_usage.entry(self.model.clone()).or_default();
+        let totals = self
+            .report
+            .model_usage
+            .entry(self.model.clone())
+            .or_default();
         totals.usage.add(&usage);
         totals.cost_usd += cost.total;
         if failure.is_some() {

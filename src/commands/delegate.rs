@@ -251,7 +251,9 @@ pub(super) fn run_delegated(
         .idle_timeout
         .map(|seconds| Duration::from_secs_f64(seconds.max(0.0)))
         .unwrap_or(Duration::from_secs(context.settings.timeouts.idle_secs));
-    let model_info = context.settings.model_info(backend.name(), delegation.model);
+    let model_info = context
+        .settings
+        .model_info(backend.name(), delegation.model);
     let mut recorder = Recorder::new(
         transcript,
         sink,
@@ -334,7 +336,14 @@ pub(super) fn run_delegated(
                 backend.name()
             ))
         })?;
-        let verdict = judge(backend, &end, &dialect, &noise, resume.is_some(), write_error);
+        let verdict = judge(
+            backend,
+            &end,
+            &dialect,
+            &noise,
+            resume.is_some(),
+            write_error,
+        );
         match verdict {
             Verdict::Stale(message) if !reseeded => {
                 reseeded = true;
@@ -425,9 +434,7 @@ fn judge(
             Some(result) if !result.is_error && result.subtype == "success" && code == Some(0) => {
                 Verdict::Done(Ending::Completed)
             }
-            Some(result) if result.subtype == "error_max_turns" => {
-                Verdict::Done(Ending::MaxTurns)
-            }
+            Some(result) if result.subtype == "error_max_turns" => Verdict::Done(Ending::MaxTurns),
             Some(result) if result.subtype == "error_max_budget_usd" => {
                 Verdict::Done(Ending::MaxBudget)
             }
@@ -499,7 +506,8 @@ fn conclude(
     {
         ending = Ending::Persistence(error);
     }
-    let mut report = std::mem::replace(&mut recorder.report, crate::backend::record::empty_report());
+    let mut report =
+        std::mem::replace(&mut recorder.report, crate::backend::record::empty_report());
     if let Dialect::Claude(stream) = dialect
         && let Some(result) = &stream.result
     {
@@ -509,7 +517,9 @@ fn conclude(
         if let Some(turns) = result.num_turns {
             report.model_calls = report.model_calls.max(turns);
         }
-        report.permission_denials.clone_from(&result.permission_denials);
+        report
+            .permission_denials
+            .clone_from(&result.permission_denials);
         report.api_duration = result
             .duration_api_ms
             .map_or_else(|| started.elapsed(), Duration::from_millis);

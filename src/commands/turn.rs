@@ -803,21 +803,19 @@ fn execute(
         extra: serde_json::Map::new(),
     });
 
-    let delegation = resolved
-        .cli
-        .map(|backend| super::delegate::Delegation {
-            backend,
-            model: &resolved.reference.model,
-            system_prompt: &system_prompt,
-            policy: &policy,
-            sandbox: sandbox_mode,
-            thinking: args
-                .thinking
-                .map(thinking_level)
-                .or(recorded_thinking)
-                .or(context.settings.thinking),
-            session_id: setup.session_id.as_deref(),
-        });
+    let delegation = resolved.cli.map(|backend| super::delegate::Delegation {
+        backend,
+        model: &resolved.reference.model,
+        system_prompt: &system_prompt,
+        policy: &policy,
+        sandbox: sandbox_mode,
+        thinking: args
+            .thinking
+            .map(thinking_level)
+            .or(recorded_thinking)
+            .or(context.settings.thinking),
+        session_id: setup.session_id.as_deref(),
+    });
     if args.dry_run
         && let Some(delegation) = &delegation
     {

@@ -52,10 +52,7 @@ impl Bench {
 
     /// pincer with the fakes replaying `scenario` (one fixture per child call).
     fn cmd(&self, backend: &str, scenario: &[&str]) -> assert_cmd::Command {
-        let files: Vec<String> = scenario
-            .iter()
-            .map(|name| fixture(backend, name))
-            .collect();
+        let files: Vec<String> = scenario.iter().map(|name| fixture(backend, name)).collect();
         let mut command = self.home.cmd();
         command
             .env("FAKE_RECORD", &self.record)
@@ -189,8 +186,18 @@ fn claude_gets_the_system_prompt_with_workspace_context_and_appends_on_fresh_and
         assert!(prompt.contains("WORKSPACE-RULE-17"), "{prompt}");
         assert!(prompt.contains("You are pincer"), "{prompt}");
     }
-    assert!(fresh["system_prompt"].as_str().unwrap().contains("FIRST-APPEND"));
-    assert!(resumed["system_prompt"].as_str().unwrap().contains("SECOND-APPEND"));
+    assert!(
+        fresh["system_prompt"]
+            .as_str()
+            .unwrap()
+            .contains("FIRST-APPEND")
+    );
+    assert!(
+        resumed["system_prompt"]
+            .as_str()
+            .unwrap()
+            .contains("SECOND-APPEND")
+    );
     assert!(after(&argv(&fresh), "--session-id").is_some());
     assert_eq!(after(&argv(&fresh), "--resume"), None);
     // The resumed turn continues the child session the first one recorded.
@@ -203,7 +210,11 @@ fn claude_gets_the_system_prompt_with_workspace_context_and_appends_on_fresh_and
 #[test]
 fn codex_gets_the_system_prompt_as_an_instructions_file_on_exec_and_exec_resume() {
     let bench = Bench::new();
-    std::fs::write(bench.home.workspace.join("AGENTS.md"), "CODEX-WORKSPACE-RULE\n").unwrap();
+    std::fs::write(
+        bench.home.workspace.join("AGENTS.md"),
+        "CODEX-WORKSPACE-RULE\n",
+    )
+    .unwrap();
     let first = bench.run(
         "codex-cli",
         &["tool-turn.jsonl"],
@@ -214,7 +225,14 @@ fn codex_gets_the_system_prompt_as_an_instructions_file_on_exec_and_exec_resume(
     let second = bench.run(
         "codex-cli",
         &["second-turn.jsonl"],
-        &["--json", "resume", &session, "--append-system-prompt", "LATER", "count"],
+        &[
+            "--json",
+            "resume",
+            &session,
+            "--append-system-prompt",
+            "LATER",
+            "count",
+        ],
     );
     assert_eq!(code(&second), 0, "{}", stderr(&second));
     let (fresh, resumed) = (argv(&bench.call(0)), argv(&bench.call(1)));
@@ -233,7 +251,12 @@ fn codex_gets_the_system_prompt_as_an_instructions_file_on_exec_and_exec_resume(
                 .contains("CODEX-WORKSPACE-RULE")
         );
     }
-    assert!(bench.call(1)["system_prompt"].as_str().unwrap().contains("LATER"));
+    assert!(
+        bench.call(1)["system_prompt"]
+            .as_str()
+            .unwrap()
+            .contains("LATER")
+    );
     // `exec resume -- THREAD PROMPT`: the thread id the first turn reported.
     let dash = resumed.iter().position(|arg| arg == "--").unwrap();
     assert_eq!(resumed[dash + 1], "0199a213-81c0-7800-8aa1-bbab2a035a53");
@@ -259,9 +282,20 @@ fn the_tool_policy_and_sandbox_map_onto_claudes_own_flags() {
     );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let args = argv(&bench.call(0));
-    assert!(args.contains(&"--tools=Read,Write,Edit,MultiEdit,NotebookEdit,Bash,LS,Glob,Grep".to_owned()), "{args:?}");
-    assert!(args.contains(&"--disallowedTools=Bash(rm *)".to_owned()), "{args:?}");
-    assert_eq!(after(&args, "--permission-mode").as_deref(), Some("acceptEdits"));
+    assert!(
+        args.contains(
+            &"--tools=Read,Write,Edit,MultiEdit,NotebookEdit,Bash,LS,Glob,Grep".to_owned()
+        ),
+        "{args:?}"
+    );
+    assert!(
+        args.contains(&"--disallowedTools=Bash(rm *)".to_owned()),
+        "{args:?}"
+    );
+    assert_eq!(
+        after(&args, "--permission-mode").as_deref(),
+        Some("acceptEdits")
+    );
     let prompt = bench.call(0)["system_prompt"].as_str().unwrap().to_owned();
     assert!(!prompt.contains("No tools are available"), "{prompt}");
     assert!(!prompt.to_lowercase().contains("tools are disabled"));
@@ -270,18 +304,42 @@ fn the_tool_policy_and_sandbox_map_onto_claudes_own_flags() {
     let read_only = bench.run(
         "claude-cli",
         &["text-turn.jsonl"],
-        &["run", "-m", "claude-cli/sonnet", "--sandbox", "read-only", "hi"],
+        &[
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "--sandbox",
+            "read-only",
+            "hi",
+        ],
     );
     assert_eq!(code(&read_only), 0, "{}", stderr(&read_only));
     let args = argv(&bench.call(1));
-    assert!(args.contains(&"--tools=Read,LS,Glob,Grep".to_owned()), "{args:?}");
-    assert_eq!(after(&args, "--permission-mode").as_deref(), Some("default"));
-    assert!(!bench.call(1)["system_prompt"].as_str().unwrap().contains("- Bash:"));
+    assert!(
+        args.contains(&"--tools=Read,LS,Glob,Grep".to_owned()),
+        "{args:?}"
+    );
+    assert_eq!(
+        after(&args, "--permission-mode").as_deref(),
+        Some("default")
+    );
+    assert!(
+        !bench.call(1)["system_prompt"]
+            .as_str()
+            .unwrap()
+            .contains("- Bash:")
+    );
 
     let full = bench.run(
         "claude-cli",
         &["text-turn.jsonl"],
-        &["run", "-m", "claude-cli/sonnet", "--dangerously-skip-permissions", "hi"],
+        &[
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "--dangerously-skip-permissions",
+            "hi",
+        ],
     );
     assert_eq!(code(&full), 0, "{}", stderr(&full));
     assert_eq!(
@@ -296,18 +354,35 @@ fn codex_gets_the_sandbox_mode_as_a_config_override_also_on_resume() {
     let first = bench.run(
         "codex-cli",
         &["tool-turn.jsonl"],
-        &["--json", "run", "-m", "codex-cli/gpt-5-codex", "--sandbox", "read-only", "look"],
+        &[
+            "--json",
+            "run",
+            "-m",
+            "codex-cli/gpt-5-codex",
+            "--sandbox",
+            "read-only",
+            "look",
+        ],
     );
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     let second = bench.run(
         "codex-cli",
         &["second-turn.jsonl"],
-        &["resume", &session_id_of(&first), "--sandbox", "read-only", "again"],
+        &[
+            "resume",
+            &session_id_of(&first),
+            "--sandbox",
+            "read-only",
+            "again",
+        ],
     );
     assert_eq!(code(&second), 0, "{}", stderr(&second));
     for index in 0..2 {
         let args = argv(&bench.call(index));
-        assert_eq!(after(&args, "-c").as_deref(), Some("sandbox_mode=\"read-only\""));
+        assert_eq!(
+            after(&args, "-c").as_deref(),
+            Some("sandbox_mode=\"read-only\"")
+        );
         assert!(args.contains(&"approval_policy=\"never\"".to_owned()));
         // `exec resume` rejects `--sandbox`.
         assert!(!args.contains(&"--sandbox".to_owned()));
@@ -322,15 +397,37 @@ fn a_claude_tool_turn_renders_as_pincer_stream_json_with_the_api_paths_shapes() 
     let output = bench.run(
         "claude-cli",
         &["tool-turn.jsonl"],
-        &["--output-format", "stream-json", "run", "-m", "claude-cli/sonnet", "read notes"],
+        &[
+            "--output-format",
+            "stream-json",
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "read notes",
+        ],
     );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let lines = json_lines(&stdout(&output));
     let kinds: Vec<String> = lines
         .iter()
-        .map(|line| format!("{}/{}", line["type"].as_str().unwrap(), line["subtype"].as_str().unwrap_or("")))
+        .map(|line| {
+            format!(
+                "{}/{}",
+                line["type"].as_str().unwrap(),
+                line["subtype"].as_str().unwrap_or("")
+            )
+        })
         .collect();
-    assert_eq!(kinds, ["system/init", "assistant/", "user/", "assistant/", "result/success"]);
+    assert_eq!(
+        kinds,
+        [
+            "system/init",
+            "assistant/",
+            "user/",
+            "assistant/",
+            "result/success"
+        ]
+    );
     assert_eq!(lines[0]["backend"], "claude-cli");
     assert_eq!(lines[0]["provider"], "claude-cli");
     let session = lines[0]["session_id"].clone();
@@ -344,7 +441,12 @@ fn a_claude_tool_turn_renders_as_pincer_stream_json_with_the_api_paths_shapes() 
     let result = &lines[2]["message"]["content"][0];
     assert_eq!(result["type"], "tool_result");
     assert_eq!(result["tool_use_id"], call["id"]);
-    assert!(result["content"][0]["text"].as_str().unwrap().contains("The token is MAGIC"));
+    assert!(
+        result["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("The token is MAGIC")
+    );
     assert_eq!(
         lines[3]["message"]["content"][0]["text"],
         "I read the file. The token is MAGICe5bc4faa22dd. word0 word1 word2 word3 word4 word5"
@@ -407,7 +509,10 @@ fn text_streams_to_stdout_while_the_child_is_still_running() {
     // before the child can finish.
     loop {
         let mut line = String::new();
-        assert!(reader.read_line(&mut line).unwrap() > 0, "stdout ended early: {seen:?}");
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "stdout ended early: {seen:?}"
+        );
         let value: Value = serde_json::from_str(&line).unwrap();
         seen.push(value.clone());
         if value["type"] == "stream_event" && value["event"]["type"] == "text_delta" {
@@ -441,7 +546,15 @@ fn the_timeout_kills_the_child_and_the_grandchild_it_started() {
     let output = bench.run(
         "claude-cli",
         &["hang.jsonl"],
-        &["--json", "run", "-m", "claude-cli/sonnet", "--timeout", "1", "hang"],
+        &[
+            "--json",
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "--timeout",
+            "1",
+            "hang",
+        ],
     );
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(code(&output), 124, "{}", stderr(&output));
@@ -467,7 +580,15 @@ fn the_idle_watchdog_kills_a_silent_child_and_exits_with_the_unavailable_code() 
     let output = bench.run(
         "claude-cli",
         &["hang.jsonl"],
-        &["--json", "run", "-m", "claude-cli/sonnet", "--idle-timeout", "1", "hang"],
+        &[
+            "--json",
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "--idle-timeout",
+            "1",
+            "hang",
+        ],
     );
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
@@ -527,7 +648,10 @@ fn codex_usage_is_normalized_and_its_cumulative_thread_totals_become_per_turn_de
     assert_eq!(code(&second), 0, "{}", stderr(&second));
     let result: Value = serde_json::from_str(stdout(&second).trim()).unwrap();
     // Cumulative 50,000 / 48,000 / 300 after 24,763 / 24,448 / 122.
-    assert_eq!(result["usage"]["input_tokens"], (50_000 - 24_763) - (48_000 - 24_448));
+    assert_eq!(
+        result["usage"]["input_tokens"],
+        (50_000 - 24_763) - (48_000 - 24_448)
+    );
     assert_eq!(result["usage"]["cache_read_input_tokens"], 48_000 - 24_448);
     assert_eq!(result["usage"]["output_tokens"], 300 - 122);
     assert_eq!(result["usage"]["reasoning_tokens"], 40);
@@ -537,7 +661,10 @@ fn codex_usage_is_normalized_and_its_cumulative_thread_totals_become_per_turn_de
         .filter(|line| line["type"] == "custom" && line["customType"] == "pincer.codex-cli")
         .collect();
     assert_eq!(customs.len(), 2);
-    assert_eq!(customs[1]["data"]["cumulativeUsage"]["input_tokens"], 50_000);
+    assert_eq!(
+        customs[1]["data"]["cumulativeUsage"]["input_tokens"],
+        50_000
+    );
 }
 
 // 5. Compaction inside the child.
@@ -548,7 +675,14 @@ fn a_child_compaction_is_recorded_in_the_session_and_shown_in_status_and_stream_
     let output = bench.run(
         "claude-cli",
         &["compaction.jsonl"],
-        &["--output-format", "stream-json", "run", "-m", "claude-cli/sonnet", "go"],
+        &[
+            "--output-format",
+            "stream-json",
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "go",
+        ],
     );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let lines = json_lines(&stdout(&output));
@@ -560,7 +694,10 @@ fn a_child_compaction_is_recorded_in_the_session_and_shown_in_status_and_stream_
     assert_eq!(boundary["compact_metadata"]["pre_tokens"], 167_342);
     assert_eq!(lines.last().unwrap()["compactions"], 1);
     let session = bench.session_lines();
-    let compaction = session.iter().find(|line| line["type"] == "compaction").unwrap();
+    let compaction = session
+        .iter()
+        .find(|line| line["type"] == "compaction")
+        .unwrap();
     assert_eq!(compaction["tokensBefore"], 167_342);
     assert_eq!(compaction["details"]["backend"], "claude-cli");
     // Nothing of pincer's transcript is cut: the first kept entry is the first entry.
@@ -621,7 +758,11 @@ fn the_model_flag_is_sent_on_resume_and_pincer_aliases_are_mapped() {
     );
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     let session = session_id_of(&first);
-    let second = bench.run("claude-cli", &["second-turn.jsonl"], &["resume", &session, "again"]);
+    let second = bench.run(
+        "claude-cli",
+        &["second-turn.jsonl"],
+        &["resume", &session, "again"],
+    );
     assert_eq!(code(&second), 0, "{}", stderr(&second));
     let third = bench.run(
         "claude-cli",
@@ -629,17 +770,37 @@ fn the_model_flag_is_sent_on_resume_and_pincer_aliases_are_mapped() {
         &["resume", &session, "-m", "claude-cli/haiku", "once more"],
     );
     assert_eq!(code(&third), 0, "{}", stderr(&third));
-    assert_eq!(after(&argv(&bench.call(0)), "--model").as_deref(), Some("claude-opus-4-1"));
-    assert_eq!(after(&argv(&bench.call(1)), "--model").as_deref(), Some("claude-opus-4-1"));
+    assert_eq!(
+        after(&argv(&bench.call(0)), "--model").as_deref(),
+        Some("claude-opus-4-1")
+    );
+    assert_eq!(
+        after(&argv(&bench.call(1)), "--model").as_deref(),
+        Some("claude-opus-4-1")
+    );
     assert!(after(&argv(&bench.call(1)), "--resume").is_some());
-    assert_eq!(after(&argv(&bench.call(2)), "--model").as_deref(), Some("haiku"));
+    assert_eq!(
+        after(&argv(&bench.call(2)), "--model").as_deref(),
+        Some("haiku")
+    );
 
     let codex = Bench::new();
-    let first = codex.run("codex-cli", &["tool-turn.jsonl"], &["--json", "run", "-m", "codex-cli/gpt-5-codex", "a"]);
+    let first = codex.run(
+        "codex-cli",
+        &["tool-turn.jsonl"],
+        &["--json", "run", "-m", "codex-cli/gpt-5-codex", "a"],
+    );
     assert_eq!(code(&first), 0, "{}", stderr(&first));
-    let second = codex.run("codex-cli", &["second-turn.jsonl"], &["resume", &session_id_of(&first), "b"]);
+    let second = codex.run(
+        "codex-cli",
+        &["second-turn.jsonl"],
+        &["resume", &session_id_of(&first), "b"],
+    );
     assert_eq!(code(&second), 0, "{}", stderr(&second));
-    assert_eq!(after(&argv(&codex.call(1)), "-m").as_deref(), Some("gpt-5-codex"));
+    assert_eq!(
+        after(&argv(&codex.call(1)), "-m").as_deref(),
+        Some("gpt-5-codex")
+    );
 }
 
 // 8. A stale child session.
@@ -650,7 +811,13 @@ fn a_stale_claude_session_starts_one_fresh_session_seeded_with_the_transcript() 
     let first = bench.run(
         "claude-cli",
         &["text-turn.jsonl"],
-        &["--json", "run", "-m", "claude-cli/sonnet", "remember PLUM-42"],
+        &[
+            "--json",
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "remember PLUM-42",
+        ],
     );
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     let session = session_id_of(&first);
@@ -664,7 +831,10 @@ fn a_stale_claude_session_starts_one_fresh_session_seeded_with_the_transcript() 
     assert!(stderr(&second).contains("is gone"), "{}", stderr(&second));
     assert_eq!(bench.calls(), 3);
     let stale = argv(&bench.call(1));
-    assert_eq!(after(&stale, "--resume").as_deref(), Some(old_child.as_str()));
+    assert_eq!(
+        after(&stale, "--resume").as_deref(),
+        Some(old_child.as_str())
+    );
     let fresh_call = bench.call(2);
     let fresh = argv(&fresh_call);
     assert_eq!(after(&fresh, "--resume"), None);
@@ -675,7 +845,12 @@ fn a_stale_claude_session_starts_one_fresh_session_seeded_with_the_transcript() 
     assert!(prompt.contains("User: remember PLUM-42"));
     assert!(prompt.contains("Assistant: Hello from claude."));
     assert!(prompt.ends_with("what did I ask?"));
-    assert!(fresh_call["system_prompt"].as_str().unwrap().contains("You are pincer"));
+    assert!(
+        fresh_call["system_prompt"]
+            .as_str()
+            .unwrap()
+            .contains("You are pincer")
+    );
     let result: Value = serde_json::from_str(stdout(&second).trim()).unwrap();
     assert_eq!(result["result"], "Second answer.");
     // The next turn resumes the new child session.
@@ -687,7 +862,11 @@ fn a_stale_claude_session_starts_one_fresh_session_seeded_with_the_transcript() 
 #[test]
 fn a_stale_codex_thread_starts_one_fresh_thread_seeded_with_the_transcript() {
     let bench = Bench::new();
-    let first = bench.run("codex-cli", &["tool-turn.jsonl"], &["--json", "run", "-m", "codex-cli/gpt-5-codex", "list"]);
+    let first = bench.run(
+        "codex-cli",
+        &["tool-turn.jsonl"],
+        &["--json", "run", "-m", "codex-cli/gpt-5-codex", "list"],
+    );
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     let second = bench.run(
         "codex-cli",
@@ -699,14 +878,24 @@ fn a_stale_codex_thread_starts_one_fresh_thread_seeded_with_the_transcript() {
     let fresh = argv(&bench.call(2));
     assert_eq!(&fresh[..2], ["exec", "--json"]);
     let prompt = fresh.last().unwrap();
-    assert!(prompt.contains("Assistant: Yes, there is a README.md"), "{prompt}");
-    assert!(prompt.contains("Assistant called command_execution"), "{prompt}");
+    assert!(
+        prompt.contains("Assistant: Yes, there is a README.md"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("Assistant called command_execution"),
+        "{prompt}"
+    );
 }
 
 #[test]
 fn a_session_that_stays_stale_fails_with_session_expired_after_one_fresh_attempt() {
     let bench = Bench::new();
-    let first = bench.run("claude-cli", &["text-turn.jsonl"], &["--json", "run", "-m", "claude-cli/sonnet", "a"]);
+    let first = bench.run(
+        "claude-cli",
+        &["text-turn.jsonl"],
+        &["--json", "run", "-m", "claude-cli/sonnet", "a"],
+    );
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     let second = bench.run(
         "claude-cli",
@@ -739,10 +928,19 @@ fn an_is_error_result_with_exit_zero_is_a_rate_limit_error_not_an_answer() {
     let last = messages(&bench.session_lines()).pop().unwrap();
     assert_eq!(last["role"], "assistant");
     assert_eq!(last["stopReason"], "error");
-    assert!(last["errorMessage"].as_str().unwrap().contains("rate_limit_error"));
+    assert!(
+        last["errorMessage"]
+            .as_str()
+            .unwrap()
+            .contains("rate_limit_error")
+    );
 
     let text_mode = Bench::new();
-    let text = text_mode.run("claude-cli", &["rate-limit-result.jsonl"], &["run", "-m", "claude-cli/sonnet", "hi"]);
+    let text = text_mode.run(
+        "claude-cli",
+        &["rate-limit-result.jsonl"],
+        &["run", "-m", "claude-cli/sonnet", "hi"],
+    );
     assert_eq!(code(&text), 4);
     assert_eq!(stdout(&text), "");
     assert!(stderr(&text).contains("429"), "{}", stderr(&text));
@@ -759,10 +957,19 @@ fn a_non_zero_exit_with_a_rate_limit_message_exits_4() {
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
     assert_eq!(result["error"]["kind"], "rate_limit");
-    assert!(result["error"]["message"].as_str().unwrap().contains("usage limit reached"));
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("usage limit reached")
+    );
 
     let codex = Bench::new();
-    let output = codex.run("codex-cli", &["rate-limit.jsonl"], &["--json", "run", "-m", "codex-cli/gpt-5-codex", "hi"]);
+    let output = codex.run(
+        "codex-cli",
+        &["rate-limit.jsonl"],
+        &["--json", "run", "-m", "codex-cli/gpt-5-codex", "hi"],
+    );
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
     assert_eq!(result["error"]["kind"], "rate_limit");
@@ -775,14 +982,22 @@ fn a_non_zero_exit_with_a_rate_limit_message_exits_4() {
 fn a_long_prompt_goes_through_stdin_and_a_short_one_after_the_option_terminator() {
     let bench = Bench::new();
     let long = format!("summarize: {}", "lorem ipsum ".repeat(1_000));
-    let output = bench.run("claude-cli", &["text-turn.jsonl"], &["run", "-m", "claude-cli/sonnet", &long]);
+    let output = bench.run(
+        "claude-cli",
+        &["text-turn.jsonl"],
+        &["run", "-m", "claude-cli/sonnet", &long],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let call = bench.call(0);
     assert_eq!(call["stdin"], long.as_str());
     assert!(!argv(&call).iter().any(|arg| arg.contains("lorem")));
     assert!(!argv(&call).contains(&"--".to_owned()));
 
-    let output = bench.run("claude-cli", &["text-turn.jsonl"], &["run", "-m", "claude-cli/sonnet", "--", "-- short"]);
+    let output = bench.run(
+        "claude-cli",
+        &["text-turn.jsonl"],
+        &["run", "-m", "claude-cli/sonnet", "--", "-- short"],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let call = bench.call(1);
     assert_eq!(call["stdin"], "");
@@ -790,7 +1005,11 @@ fn a_long_prompt_goes_through_stdin_and_a_short_one_after_the_option_terminator(
     assert_eq!(&args[args.len() - 2..], ["--", "-- short"]);
 
     let codex = Bench::new();
-    let output = codex.run("codex-cli", &["tool-turn.jsonl"], &["run", "-m", "codex-cli/gpt-5-codex", &long]);
+    let output = codex.run(
+        "codex-cli",
+        &["tool-turn.jsonl"],
+        &["run", "-m", "codex-cli/gpt-5-codex", &long],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(codex.call(0)["stdin"], long.as_str());
     assert_eq!(argv(&codex.call(0)).last().unwrap(), "-");
@@ -801,7 +1020,11 @@ fn a_long_prompt_goes_through_stdin_and_a_short_one_after_the_option_terminator(
 #[test]
 fn the_session_file_records_the_delegated_turn_and_the_child_session_id() {
     let bench = Bench::new();
-    let output = bench.run("claude-cli", &["tool-turn.jsonl"], &["--json", "run", "-m", "claude-cli/sonnet", "read notes"]);
+    let output = bench.run(
+        "claude-cli",
+        &["tool-turn.jsonl"],
+        &["--json", "run", "-m", "claude-cli/sonnet", "read notes"],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let session = session_id_of(&output);
     let lines = bench.session_lines();
@@ -820,18 +1043,22 @@ fn the_session_file_records_the_delegated_turn_and_the_child_session_id() {
     assert_eq!(all[2]["isError"], false);
     assert_eq!(all[3]["usage"]["input"], 19572);
     assert_eq!(all[3]["usage"]["output"], 21);
-    let custom = lines
-        .iter()
-        .find(|line| line["type"] == "custom")
-        .unwrap();
+    let custom = lines.iter().find(|line| line["type"] == "custom").unwrap();
     assert_eq!(custom["customType"], "pincer.claude-cli");
     let child = after(&argv(&bench.call(0)), "--session-id").unwrap();
     assert_eq!(custom["data"]["sessionId"], child);
-    assert_eq!(custom["data"]["cwd"], bench.home.workspace.to_string_lossy().as_ref());
+    assert_eq!(
+        custom["data"]["cwd"],
+        bench.home.workspace.to_string_lossy().as_ref()
+    );
 
     let show = bench.home.run(&["sessions", "show", &session]);
     assert_eq!(code(&show), 0, "{}", stderr(&show));
-    assert!(stdout(&show).contains("I read the file. The token is MAGIC"), "{}", stdout(&show));
+    assert!(
+        stdout(&show).contains("I read the file. The token is MAGIC"),
+        "{}",
+        stdout(&show)
+    );
     let status = bench.home.run(&["status", &session, "--json"]);
     let status: Value = serde_json::from_str(&stdout(&status)).unwrap();
     assert_eq!(status["backend"], "claude-cli");
@@ -848,7 +1075,18 @@ fn images_go_to_each_child_with_its_own_mechanism() {
     let bench = Bench::new();
     let image = bench.home.workspace.join("pic.png");
     std::fs::write(&image, b"\x89PNG\r\n\x1a\n0000").unwrap();
-    let output = bench.run("claude-cli", &["text-turn.jsonl"], &["run", "-m", "claude-cli/sonnet", "-i", "pic.png", "describe"]);
+    let output = bench.run(
+        "claude-cli",
+        &["text-turn.jsonl"],
+        &[
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "-i",
+            "pic.png",
+            "describe",
+        ],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(
         argv(&bench.call(0)).last().unwrap(),
@@ -857,10 +1095,24 @@ fn images_go_to_each_child_with_its_own_mechanism() {
     let codex = Bench::new();
     let image = codex.home.workspace.join("pic.png");
     std::fs::write(&image, b"\x89PNG\r\n\x1a\n0000").unwrap();
-    let output = codex.run("codex-cli", &["tool-turn.jsonl"], &["run", "-m", "codex-cli/gpt-5-codex", "-i", "pic.png", "describe"]);
+    let output = codex.run(
+        "codex-cli",
+        &["tool-turn.jsonl"],
+        &[
+            "run",
+            "-m",
+            "codex-cli/gpt-5-codex",
+            "-i",
+            "pic.png",
+            "describe",
+        ],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let args = argv(&codex.call(0));
-    assert_eq!(after(&args, "--image"), Some(image.to_string_lossy().into_owned()));
+    assert_eq!(
+        after(&args, "--image"),
+        Some(image.to_string_lossy().into_owned())
+    );
     assert_eq!(args.last().unwrap(), "describe");
 }
 
@@ -869,15 +1121,30 @@ fn images_go_to_each_child_with_its_own_mechanism() {
 #[test]
 fn the_binary_and_extra_args_come_from_config_and_dash_c() {
     let bench = Bench::with_config("extra_args = [\"--fake-extra\", \"1\"]");
-    let output = bench.run("claude-cli", &["text-turn.jsonl"], &["run", "-m", "claude-cli/sonnet", "hi"]);
+    let output = bench.run(
+        "claude-cli",
+        &["text-turn.jsonl"],
+        &["run", "-m", "claude-cli/sonnet", "hi"],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "Hello from claude.\n");
-    assert_eq!(after(&argv(&bench.call(0)), "--fake-extra").as_deref(), Some("1"));
+    assert_eq!(
+        after(&argv(&bench.call(0)), "--fake-extra").as_deref(),
+        Some("1")
+    );
 
     let missing = bench.run(
         "claude-cli",
         &["text-turn.jsonl"],
-        &["-c", "backends.claude-cli.command=/nonexistent/claude", "--json", "run", "-m", "claude-cli/sonnet", "hi"],
+        &[
+            "-c",
+            "backends.claude-cli.command=/nonexistent/claude",
+            "--json",
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "hi",
+        ],
     );
     assert_eq!(code(&missing), 2, "{}", stderr(&missing));
     assert!(stderr(&missing).contains("/nonexistent/claude"));
@@ -902,4 +1169,48 @@ fn dry_run_shows_the_child_argv_and_environment_names_without_running_it() {
     let names = report["child"]["env_names"].to_string();
     assert!(!names.contains("ANTHROPIC_API_KEY"));
     assert!(!stdout(&output).contains("SECRET"));
+}
+
+#[test]
+fn sigterm_kills_the_child_group_and_records_the_turn_as_aborted() {
+    let bench = Bench::new();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("pincer"))
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", bench.home.root.path())
+        .env("PINCER_HOME", &bench.home.home)
+        .env("FAKE_RECORD", &bench.record)
+        .env("FAKE_SCENARIO", fixture("claude-cli", "hang.jsonl"))
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .current_dir(&bench.home.workspace)
+        .args(["--json", "run", "-m", "claude-cli/sonnet", "hang"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid_file = bench.record.join("grandchild.pid");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !pid_file.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let grandchild = std::fs::read_to_string(&pid_file).unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(143), "{}", stderr(&output));
+    let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(result["subtype"], "error_interrupted");
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        process_gone(&grandchild),
+        "grandchild {grandchild} survived SIGTERM"
+    );
+    let last = messages(&bench.session_lines()).pop().unwrap();
+    assert_eq!(last["stopReason"], "aborted");
+    assert_eq!(last["errorMessage"], "terminated by SIGTERM");
 }
