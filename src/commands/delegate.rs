@@ -104,7 +104,6 @@ pub(super) fn dry_run(
     let images = image_paths(args)?;
     let file = std::env::temp_dir().join("pincer-cli-XXXXXX/system-prompt.md");
     let request = request_for(
-        context,
         args,
         delegation,
         settings,
@@ -148,12 +147,7 @@ fn image_paths(args: &TurnArgs) -> CliResult<Vec<PathBuf>> {
         .collect()
 }
 
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one request, assembled from the command's pieces"
-)]
 fn request_for<'a>(
-    context: &Context,
     args: &TurnArgs,
     delegation: &'a Delegation<'a>,
     settings: &'a crate::settings::BackendSettings,
@@ -162,7 +156,6 @@ fn request_for<'a>(
     fresh_session_id: &'a str,
     system_prompt_file: &'a std::path::Path,
 ) -> Request<'a> {
-    let _ = context;
     Request {
         backend: delegation.backend,
         settings,
@@ -181,7 +174,7 @@ fn request_for<'a>(
     }
 }
 
-/// One child run's outcome, as the translators saw it.
+/// The translator of the running child's output, and what it has seen so far.
 enum Dialect {
     Claude(ClaudeStream),
     Codex(CodexStream),
@@ -273,7 +266,6 @@ pub(super) fn run_delegated(
             prompt.clone()
         };
         let request = request_for(
-            context,
             args,
             delegation,
             settings,
