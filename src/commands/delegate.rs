@@ -300,18 +300,19 @@ pub(super) fn run_delegated(
         let mut write_error: Option<SessionError> = None;
         let mut noise: Vec<String> = Vec::new();
         let end = child::run(&spawn, idle, remaining, &mut |line| {
-            let Ok(value) = serde_json::from_str::<Value>(line) else {
-                if !line.trim().is_empty() && noise.len() < 20 {
-                    noise.push(line.to_owned());
-                }
-                return ControlFlow::Continue(());
-            };
             let handled = match &mut dialect {
-                Dialect::Claude(stream) => stream.line(&value, &mut recorder),
-                Dialect::Codex(stream) => stream.line(&value, &mut recorder),
+                Dialect::Claude(stream) => stream.line(line, &mut recorder),
+                Dialect::Codex(stream) => stream.line(line, &mut recorder),
             };
             match handled {
-                Ok(()) => ControlFlow::Continue(()),
+                Ok(true) => ControlFlow::Continue(()),
+                Ok(false) => {
+                    // Not an event: log chatter, kept for an error message.
+                    if !line.trim().is_empty() && noise.len() < 20 {
+                        noise.push(line.to_owned());
+                    }
+                    ControlFlow::Continue(())
+                }
                 Err(error) => {
                     write_error = Some(error);
                     ControlFlow::Break(())
