@@ -33,11 +33,6 @@ pub struct RawUsage {
 }
 
 impl RawUsage {
-    /// Read from a `usage` object (missing counts are 0).
-    pub fn from_json(value: &Value) -> RawUsage {
-        RawUsage::deserialize(value).unwrap_or_default()
-    }
-
     /// As stored in the `pincer.codex-cli` entry.
     pub fn to_json(self) -> Value {
         json!({

@@ -46,12 +46,18 @@ pub(super) struct Delegation<'a> {
     pub(super) session_id: Option<&'a str>,
 }
 
-/// The child session a previous turn recorded.
-#[derive(Debug, Clone, Default)]
+/// The child session a previous turn recorded: the `data` of the `pincer.<backend>` entry.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 struct Recorded {
+    #[serde(default)]
     session_id: Option<String>,
+    /// The workspace the child session belongs to.
+    #[serde(default)]
     cwd: Option<String>,
-    usage: Option<RawUsage>,
+    /// codex: the thread's cumulative usage after that turn.
+    #[serde(default)]
+    cumulative_usage: Option<RawUsage>,
 }
 
 fn recorded(transcript: &Transcript, backend: CliBackend) -> Recorded {
@@ -64,14 +70,7 @@ fn recorded(transcript: &Transcript, backend: CliBackend) -> Recorded {
             Entry::Custom(custom) if custom.custom_type == kind => custom.data.clone(),
             _ => None,
         })
-        .map(|data| Recorded {
-            session_id: data["sessionId"].as_str().map(str::to_owned),
-            cwd: data["cwd"].as_str().map(str::to_owned),
-            usage: data
-                .get("cumulativeUsage")
-                .filter(|usage| usage.is_object())
-                .map(RawUsage::from_json),
-        })
+        .and_then(|data| serde_json::from_value(data).ok())
         .unwrap_or_default()
 }
 
@@ -292,7 +291,7 @@ pub(super) fn run_delegated(
                 stream.previous = previous
                     .session_id
                     .clone()
-                    .zip(previous.usage)
+                    .zip(previous.cumulative_usage)
                     .filter(|_| resume.is_some());
                 Dialect::Codex(stream)
             }
