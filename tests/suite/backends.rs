@@ -1214,3 +1214,38 @@ fn sigterm_kills_the_child_group_and_records_the_turn_as_aborted() {
     assert_eq!(last["stopReason"], "aborted");
     assert_eq!(last["errorMessage"], "terminated by SIGTERM");
 }
+
+#[test]
+fn resuming_from_another_directory_starts_a_fresh_child_session_seeded_with_the_transcript() {
+    let bench = Bench::new();
+    let first = bench.run(
+        "claude-cli",
+        &["text-turn.jsonl"],
+        &["--json", "run", "-m", "claude-cli/sonnet", "remember FIG-7"],
+    );
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let elsewhere = bench.home.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let second = bench.run(
+        "claude-cli",
+        &["second-turn.jsonl"],
+        &[
+            "-C",
+            elsewhere.to_str().unwrap(),
+            "--json",
+            "resume",
+            &session_id_of(&first),
+            "and?",
+        ],
+    );
+    assert_eq!(code(&second), 0, "{}", stderr(&second));
+    // claude keys its sessions by directory: no doomed --resume, one fresh seeded session.
+    assert_eq!(bench.calls(), 2);
+    let args = argv(&bench.call(1));
+    assert_eq!(after(&args, "--resume"), None);
+    assert!(args.last().unwrap().contains("User: remember FIG-7"));
+    assert_eq!(
+        bench.call(1)["cwd"].as_str().unwrap(),
+        std::fs::canonicalize(&elsewhere).unwrap().to_str().unwrap()
+    );
+}
