@@ -8,6 +8,7 @@
 
 pub mod agent;
 pub mod auth;
+pub mod backend;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -87,6 +87,13 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         (None, None, None) => default_model(context)?,
     };
     let resolved = resolve_model(context, &reference)?;
+    if resolved.cli.is_some() {
+        // The summary is one API call; a CLI backend compacts its own session by itself.
+        return Err(CliError::not_available(&format!(
+            "compacting with the {} backend (pass -m with an API model)",
+            resolved.reference.provider
+        )));
+    }
     let api_key = credentials(context, &resolved.reference.provider, None)?
         .into_iter()
         .find_map(|credential| credential.key);

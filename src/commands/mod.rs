@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod auth_test;
 pub mod compact;
+mod delegate;
 pub mod generate;
 pub mod sessions;
 pub mod status;

@@ -76,6 +76,8 @@ struct Known {
     session_name: Option<String>,
     model: Option<String>,
     provider: Option<String>,
+    /// `claude-cli` / `codex-cli` for a delegated turn (None: the API).
+    backend: Option<&'static str>,
 }
 
 fn drive(
@@ -161,7 +163,7 @@ fn fail(
         result.session_name.clone_from(&known.session_name);
         result.model.clone_from(&known.model);
         result.provider.clone_from(&known.provider);
-        result.backend = Some("api".to_owned());
+        result.backend = Some(known.backend.unwrap_or("api").to_owned());
         let _ = sink.finish(&result);
     }
     Err(error)
@@ -551,6 +553,9 @@ pub(crate) struct ResolvedModel {
     pub(super) api: ApiKind,
     pub(super) base_url: String,
     pub(super) headers: Vec<(String, String)>,
+    /// The CLI backend a `claude-cli/…` or `codex-cli/…` turn is delegated to (then `api`,
+    /// `base_url` and `headers` are unused).
+    pub(super) cli: Option<crate::backend::CliBackend>,
 }
 
 pub(crate) fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel> {
@@ -558,11 +563,14 @@ pub(crate) fn resolve_model(context: &Context, reference: &str) -> CliResult<Res
         .settings
         .resolve_model_ref(reference)
         .map_err(config_error)?;
-    if matches!(reference.provider.as_str(), "claude-cli" | "codex-cli") {
-        return Err(CliError::not_available(&format!(
-            "the {} backend",
-            reference.provider
-        )));
+    if let Some(backend) = crate::backend::CliBackend::from_provider(&reference.provider) {
+        return Ok(ResolvedModel {
+            reference,
+            api: ApiKind::Anthropic,
+            base_url: String::new(),
+            headers: Vec::new(),
+            cli: Some(backend),
+        });
     }
     let api = context.settings.provider_api(&reference.provider).ok_or_else(|| {
         CliError::usage(format!("unknown provider '{}'", reference.provider)).with_hint(
@@ -586,6 +594,7 @@ pub(crate) fn resolve_model(context: &Context, reference: &str) -> CliResult<Res
         api,
         base_url,
         headers,
+        cli: None,
     })
 }
 
@@ -652,6 +661,7 @@ fn execute(
     let model_ref = primary.model_ref.clone();
     known.model = Some(primary.resolved.reference.model.clone());
     known.provider = Some(primary.resolved.reference.provider.clone());
+    known.backend = primary.resolved.cli.map(crate::backend::CliBackend::name);
     if let Some(pinned) = &args.auth_profile
         && primary.credentials.is_empty()
     {
@@ -745,6 +755,11 @@ fn execute(
         system_replace,
         appends,
         thinking,
+        thinking_asked: args
+            .thinking
+            .map(thinking_level)
+            .or(recorded_thinking)
+            .or(context.settings.thinking),
         session_id: setup.session_id.clone(),
     };
     let first = attempt_settings(context, args, &shared, primary);
@@ -757,6 +772,29 @@ fn execute(
         extra: serde_json::Map::new(),
     });
 
+    if args.dry_run
+        && let Some(backend) = primary.resolved.cli
+    {
+        let delegation = delegation_for(&shared, primary, &first.settings.system_prompt, backend);
+        let report = json!({
+            "type": "dry_run",
+            "session_id": setup.session_id,
+            "model": first.settings.model,
+            "provider": first.settings.provider,
+            "backend": backend.name(),
+            "fallbacks": chain[1..].iter().map(|candidate| candidate.model_ref.clone()).collect::<Vec<_>>(),
+            "system_prompt": first.settings.system_prompt,
+            "system_prompt_sections": first.prompt.sections,
+            "workspace_files": first.prompt.files,
+            "tools": first.settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
+            "tool_policy": shared.policy.describe(),
+            "sandbox": {"mode": sandbox_mode.as_str()},
+            "child": super::delegate::dry_run(context, args, &delegation, &prompt.text)?,
+        });
+        let mut stdout = crate::output::Stdout::new();
+        stdout.json_pretty(&report).map_err(super::stdout_error)?;
+        return Ok(Execution::DryRun);
+    }
     if args.dry_run {
         let mut messages = setup.context.clone();
         messages.push(user);
@@ -832,7 +870,7 @@ fn execute(
         "tools": first.settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
         "model": first.settings.model,
         "provider": first.settings.provider,
-        "backend": "api",
+        "backend": known.backend.unwrap_or("api"),
         "permissionMode": "default",
         "apiKeySource": if first.settings.endpoint.api_key.is_some() { "environment" } else { "none" },
         "pincer_version": env!("CARGO_PKG_VERSION"),
@@ -941,9 +979,16 @@ fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<V
             }
             Some(_) => None,
         };
-        let credentials = credentials(context, &provider, pinned)?;
-        let needs_key = !context.settings.key_env_vars(&provider).is_empty()
-            && !matches!(provider.as_str(), "ollama");
+        // A CLI backend uses the CLI's own login: no API credentials.
+        let (credentials, needs_key) = if resolved.cli.is_some() {
+            (Vec::new(), false)
+        } else {
+            (
+                credentials(context, &provider, pinned)?,
+                !context.settings.key_env_vars(&provider).is_empty()
+                    && !matches!(provider.as_str(), "ollama"),
+            )
+        };
         chain.push(Candidate {
             resolved,
             model_ref,
@@ -966,6 +1011,9 @@ struct Shared {
     system_replace: Option<String>,
     appends: Vec<String>,
     thinking: ThinkingLevel,
+    /// The level asked for by flag, session or config, if any (a CLI child keeps its own
+    /// default otherwise).
+    thinking_asked: Option<ThinkingLevel>,
     session_id: Option<String>,
 }
 
@@ -995,7 +1043,11 @@ fn attempt_settings(
         .into_iter()
         .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
         .collect();
-    let tools = crate::tools::definitions(&tool_names);
+    let tools = match resolved.cli {
+        // The prompt describes the child's own tools, as the policy maps onto them.
+        Some(backend) => crate::backend::prompt_tools(backend, &shared.policy, shared.sandbox_mode),
+        None => crate::tools::definitions(&tool_names),
+    };
     let built = prompt::build(&PromptInputs {
         workspace: &context.workspace,
         model: &candidate.model_ref,
@@ -1065,6 +1117,8 @@ fn attempt_settings(
 struct ChainOutcome {
     /// The attempts' reports added up; ending, text and context are the last attempt's.
     report: TurnReport,
+    /// `api`, `claude-cli` or `codex-cli`: what ran the last attempt.
+    backend: &'static str,
     /// `provider/model`, provider and model id of the last attempt.
     last_model: String,
     provider: String,
@@ -1114,7 +1168,7 @@ async fn run_chain(
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
-) -> ChainOutcome {
+) -> CliResult<ChainOutcome> {
     let mut total: Option<TurnReport> = None;
     let mut errors = Vec::new();
     let mut failed_over = 0;
@@ -1156,15 +1210,46 @@ async fn run_chain(
         let (kind, message) = match skip {
             Some(skipped) => skipped,
             None => {
-                let report = turn::run(
-                    &attempt.settings,
-                    client,
-                    messages,
-                    transcript,
-                    sink,
-                    cancellation,
-                )
-                .await;
+                let report = match candidate.resolved.cli {
+                    Some(backend) => {
+                        let delegation = delegation_for(
+                            shared,
+                            candidate,
+                            &attempt.settings.system_prompt,
+                            backend,
+                        );
+                        let before = transcript.entries().len();
+                        let report = super::delegate::run_delegated(
+                            context,
+                            args,
+                            &delegation,
+                            messages,
+                            transcript,
+                            sink,
+                            cancellation,
+                        )
+                        .await?;
+                        // The delegate appended to the session only: bring the context along
+                        // for a fallback that comes after it.
+                        for entry in &transcript.entries()[before..] {
+                            if let crate::session::record::Entry::Message(entry) = entry {
+                                messages.push(entry.message.clone());
+                            }
+                        }
+                        report
+                    }
+                    None => {
+                        turn::run(
+                            &attempt.settings,
+                            client,
+                            messages,
+                            transcript,
+                            sink,
+                            cancellation,
+                        )
+                        .await
+                    }
+                };
                 let failure = match &report.ending {
                     Ending::Failed { error, kind } if kind.fails_over() => {
                         Some((*kind, error.to_string()))
@@ -1212,14 +1297,36 @@ async fn run_chain(
             kind: FailureKind::Auth,
         })
     });
-    ChainOutcome {
+    Ok(ChainOutcome {
         report,
+        backend: last
+            .resolved
+            .cli
+            .map_or("api", crate::backend::CliBackend::name),
         last_model: last.model_ref.clone(),
         provider: attempt.settings.provider.clone(),
         model: attempt.settings.model.clone(),
         window: attempt.settings.context_window,
         exhausted: chain.len() > 1 && failed_over == chain.len(),
         errors,
+    })
+}
+
+/// What a CLI attempt hands to the delegate.
+fn delegation_for<'a>(
+    shared: &'a Shared,
+    candidate: &'a Candidate,
+    system_prompt: &'a str,
+    backend: crate::backend::CliBackend,
+) -> super::delegate::Delegation<'a> {
+    super::delegate::Delegation {
+        backend,
+        model: &candidate.resolved.reference.model,
+        system_prompt,
+        policy: &shared.policy,
+        sandbox: shared.sandbox_mode,
+        thinking: shared.thinking_asked,
+        session_id: shared.session_id.as_deref(),
     }
 }
 
@@ -1345,7 +1452,7 @@ fn run_on_runtime(
         )
         .await;
         signals.abort();
-        Ok(outcome)
+        outcome
     })
 }
 
@@ -1548,7 +1655,7 @@ fn finish(
         structured_output: None,
         model: Some(outcome.model.clone()),
         provider: Some(outcome.provider.clone()),
-        backend: Some("api".to_owned()),
+        backend: Some(outcome.backend.to_owned()),
         compactions: report.compactions,
         heartbeat_ok: heartbeat.then(|| {
             exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)

@@ -1,4 +1,5 @@
 mod auth;
+mod backends;
 mod cli_surface;
 mod compaction;
 mod failover;

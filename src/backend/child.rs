@@ -1,0 +1,211 @@
+//! Running a CLI child under supervision.
+//!
+//! The child gets a process group of its own, an environment built from scratch, stdin from a
+//! pipe (the prompt) or /dev/null, and its stdout read line by line; every line goes to the
+//! caller as it arrives. The idle watchdog (no stdout line for `idle`), the wall-clock
+//! `--timeout`, SIGINT and SIGTERM kill the whole group with SIGKILL, so nothing the child
+//! started outlives the run. After a normal exit the group is killed too: a grandchild still
+//! holding the pipe open must neither hang pincer nor stay behind.
+
+use std::ffi::OsString;
+use std::ops::ControlFlow;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+
+use crate::agent::turn::{CancelReason, Cancellation};
+
+/// stderr bytes kept (the tail) for error messages.
+const STDERR_KEEP: usize = 64 * 1024;
+/// How long stdout is still read after the child exited while something else holds the pipe.
+const EXIT_GRACE: Duration = Duration::from_millis(300);
+
+/// How the child run ended.
+#[derive(Debug)]
+pub enum ChildEnd {
+    /// It exited (or was killed by something else); `code` is `None` for a signal death.
+    Exited {
+        /// Exit code.
+        code: Option<i32>,
+        /// The tail of its stderr.
+        stderr: String,
+    },
+    /// No output for longer than the idle limit; the group was killed.
+    Idle {
+        /// The limit.
+        after: Duration,
+        /// The tail of its stderr.
+        stderr: String,
+    },
+    /// The timeout or a signal; the group was killed.
+    Cancelled(CancelReason),
+    /// The line handler asked to stop (a session write failed); the group was killed.
+    Stopped,
+}
+
+/// What to start.
+pub struct Spawn<'a> {
+    /// Executable (a name on `PATH` or a path).
+    pub program: &'a str,
+    /// Arguments.
+    pub args: &'a [String],
+    /// The complete environment.
+    pub env: &'a [(OsString, OsString)],
+    /// Working directory.
+    pub cwd: &'a Path,
+    /// Bytes for stdin, or `None` for /dev/null.
+    pub stdin: Option<&'a [u8]>,
+}
+
+/// Run the child; `on_line` sees each stdout line (without its newline) as it arrives. The run's
+/// cancellation (`--timeout`, SIGINT, SIGTERM, watched by the caller) kills the group.
+pub async fn run(
+    spawn: &Spawn<'_>,
+    idle: Duration,
+    cancel: &Cancellation,
+    on_line: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> std::io::Result<ChildEnd> {
+    supervise(spawn, idle, cancel, on_line).await
+}
+
+/// The stderr collected, waiting briefly for a grandchild that still holds the pipe.
+async fn stderr_text(task: Option<tokio::task::JoinHandle<String>>) -> String {
+    match task {
+        Some(task) => tokio::time::timeout(EXIT_GRACE, task)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default(),
+        None => String::new(),
+    }
+}
+
+fn kill_group(group: Option<u32>) {
+    if let Some(group) = group.and_then(|id| i32::try_from(id).ok()) {
+        let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+    }
+}
+
+async fn supervise(
+    spawn: &Spawn<'_>,
+    idle: Duration,
+    cancel: &Cancellation,
+    on_line: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> std::io::Result<ChildEnd> {
+    let mut command = tokio::process::Command::new(spawn.program);
+    command
+        .args(spawn.args)
+        .env_clear()
+        .envs(spawn.env.iter().map(|(name, value)| (name, value)))
+        .current_dir(spawn.cwd)
+        .process_group(0)
+        .stdin(if spawn.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn()?;
+    let group = child.id();
+    if let (Some(bytes), Some(mut pipe)) = (spawn.stdin, child.stdin.take()) {
+        let bytes = bytes.to_vec();
+        // A child that exits without reading its stdin must not fail the run (EPIPE).
+        tokio::spawn(async move {
+            let _ = pipe.write_all(&bytes).await;
+            let _ = pipe.shutdown().await;
+        });
+    }
+    let stderr_task = child.stderr.take().map(|mut pipe| {
+        tokio::spawn(async move {
+            let mut kept: Vec<u8> = Vec::new();
+            let mut buffer = [0_u8; 8192];
+            while let Ok(read) = pipe.read(&mut buffer).await {
+                if read == 0 {
+                    break;
+                }
+                kept.extend_from_slice(&buffer[..read]);
+                if kept.len() > STDERR_KEEP * 2 {
+                    kept.drain(..kept.len() - STDERR_KEEP);
+                }
+            }
+            String::from_utf8_lossy(&kept).into_owned()
+        })
+    });
+    let Some(stdout) = child.stdout.take() else {
+        kill_group(group);
+        return Ok(ChildEnd::Stopped);
+    };
+    let mut reader = BufReader::new(stdout);
+    let mut line: Vec<u8> = Vec::new();
+    let mut exit_code: Option<Option<i32>> = None;
+    let mut grace_until: Option<tokio::time::Instant> = None;
+    let mut stdout_open = true;
+    loop {
+        let idle_until = tokio::time::Instant::now() + idle;
+        let stop_at = grace_until.unwrap_or(idle_until);
+        tokio::select! {
+            read = reader.read_until(b'\n', &mut line), if stdout_open => {
+                match read {
+                    Ok(0) | Err(_) => {
+                        stdout_open = false;
+                        if !line.is_empty() {
+                            let text = String::from_utf8_lossy(&line).into_owned();
+                            line.clear();
+                            if on_line(text.trim_end()).is_break() {
+                                kill_group(group);
+                                return Ok(ChildEnd::Stopped);
+                            }
+                        }
+                        if exit_code.is_some() {
+                            break;
+                        }
+                    }
+                    Ok(_) => {
+                        let text = String::from_utf8_lossy(&line).into_owned();
+                        line.clear();
+                        if on_line(text.trim_end()).is_break() {
+                            kill_group(group);
+                            return Ok(ChildEnd::Stopped);
+                        }
+                    }
+                }
+            }
+            status = child.wait(), if exit_code.is_none() => {
+                exit_code = Some(status.ok().and_then(|status| status.code()));
+                if !stdout_open {
+                    break;
+                }
+                grace_until = Some(tokio::time::Instant::now() + EXIT_GRACE);
+            }
+            () = tokio::time::sleep_until(stop_at) => {
+                if grace_until.is_some_and(|grace| tokio::time::Instant::now() >= grace) {
+                    break;
+                }
+                kill_group(group);
+                let _ = child.wait().await;
+                let stderr = stderr_text(stderr_task).await;
+                return Ok(ChildEnd::Idle { after: idle, stderr });
+            }
+            () = cancel.token.cancelled() => {
+                kill_group(group);
+                let _ = child.wait().await;
+                return Ok(ChildEnd::Cancelled(
+                    cancel.reason().unwrap_or(CancelReason::Interrupt),
+                ));
+            }
+        }
+    }
+    // Whatever the child left running goes with it.
+    kill_group(group);
+    let stderr = stderr_text(stderr_task).await;
+    Ok(ChildEnd::Exited {
+        code: exit_code.flatten(),
+        stderr,
+    })
+}

@@ -1,0 +1,729 @@
+//! The CLI backends (SPEC §4.2): a turn delegated to the `claude` or `codex` binary.
+//!
+//! This module knows the two children: how to call them ([`Invocation`]: argv, environment,
+//! stdin, for fresh and resumed turns), how to read them (`claude` stream-json and `codex exec
+//! --json` events, translated into pincer's own events and session entries as they arrive), how
+//! to supervise them ([`child`]: own process group, idle watchdog, `--timeout` and signals kill
+//! the group) and how to read their failures (classified like provider errors, §9.2).
+//! `commands/delegate.rs` wires it to a turn.
+
+pub mod child;
+pub mod claude;
+pub mod codex;
+pub mod record;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::config::file::SandboxMode;
+use crate::provider::classify::{FailureKind, classify_parts};
+use crate::provider::error::ErrorDetails;
+use crate::provider::{ProviderError, ThinkingLevel, ToolDefinition};
+use crate::session::record::{AgentMessage, AssistantContent, ContentBlock, MessageContent};
+use crate::settings::BackendSettings;
+use crate::tools::policy::ToolPolicy;
+
+/// Prompts longer than this (bytes) go to the child's stdin rather than its argv: far below the
+/// kernel's 128 KiB limit for one argument, and it keeps long pasted input out of `ps`.
+pub const PROMPT_ARG_LIMIT: usize = 8 * 1024;
+
+/// Characters of pincer's transcript carried into a fresh child session after a stale one.
+const SEED_SUMMARY_CHARS: usize = 24_000;
+
+/// Which CLI a turn is delegated to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CliBackend {
+    /// Claude Code (`claude -p`).
+    Claude,
+    /// OpenAI Codex (`codex exec`).
+    Codex,
+}
+
+impl CliBackend {
+    /// The backend for a provider name (`claude-cli`, `codex-cli`).
+    pub fn from_provider(provider: &str) -> Option<CliBackend> {
+        match provider {
+            "claude-cli" => Some(CliBackend::Claude),
+            "codex-cli" => Some(CliBackend::Codex),
+            _ => None,
+        }
+    }
+
+    /// The provider / backend name (`claude-cli`, `codex-cli`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CliBackend::Claude => "claude-cli",
+            CliBackend::Codex => "codex-cli",
+        }
+    }
+
+    /// The `customType` of the entry recording the child's session id.
+    pub fn custom_type(self) -> String {
+        format!(
+            "{}{}",
+            crate::session::summary::PINCER_CUSTOM_PREFIX,
+            self.name()
+        )
+    }
+
+    /// The model name the child's `--model` / `-m` takes for pincer's model id.
+    ///
+    /// claude understands its own aliases (`opus`, `sonnet`, `haiku`, `opusplan`, `default`) and
+    /// full ids; pincer's versioned aliases (`sonnet-4.5`, `opus-4.1`, …) become the catalog's
+    /// full id. codex takes OpenAI ids; pincer's catalog aliases become the id they name.
+    pub fn child_model(self, model: &str) -> String {
+        let model = model.trim();
+        match self {
+            CliBackend::Claude => {
+                if matches!(
+                    model,
+                    "opus" | "sonnet" | "haiku" | "opusplan" | "default" | "best"
+                ) || model.starts_with("claude-")
+                {
+                    return model.to_owned();
+                }
+                match crate::config::catalog().resolve_alias(model) {
+                    Some(("anthropic", id)) => id.to_owned(),
+                    _ => model.to_owned(),
+                }
+            }
+            CliBackend::Codex => match crate::config::catalog().resolve_alias(model) {
+                Some(("openai", id)) => id.to_owned(),
+                _ => model.to_owned(),
+            },
+        }
+    }
+}
+
+/// What a delegated turn asks of the child.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    /// Which CLI.
+    pub backend: CliBackend,
+    /// Its settings (`[backends.NAME]`).
+    pub settings: &'a BackendSettings,
+    /// pincer's model id (the part after `claude-cli/`).
+    pub model: &'a str,
+    /// The full system prompt, workspace context and appended texts included.
+    pub system_prompt: &'a str,
+    /// The user's prompt (stdin block included).
+    pub prompt: &'a str,
+    /// Images attached with `--image`, as absolute paths.
+    pub images: &'a [PathBuf],
+    /// The tool policy.
+    pub policy: &'a ToolPolicy,
+    /// The sandbox mode.
+    pub sandbox: SandboxMode,
+    /// The reasoning level, when one was asked for.
+    pub thinking: Option<ThinkingLevel>,
+    /// `--max-turns`, passed to claude (codex has no such flag).
+    pub max_turns: Option<u32>,
+    /// `--max-budget-usd`, passed to claude.
+    pub max_budget_usd: Option<f64>,
+    /// The child session to resume, when there is one.
+    pub resume: Option<&'a str>,
+    /// The id a fresh claude session gets (`--session-id`), so it is known before any output.
+    pub fresh_session_id: &'a str,
+    /// Where the system prompt file is written.
+    pub system_prompt_file: &'a Path,
+}
+
+/// How to start the child.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Invocation {
+    /// The executable.
+    pub program: String,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Bytes for its stdin (the prompt when it is long); `None` = stdin is /dev/null.
+    pub stdin: Option<Vec<u8>>,
+}
+
+/// The child's environment, built explicitly: pincer's own minus `clear_env`, plus `env`.
+/// Nothing is inherited implicitly, so a removed key cannot come back (SPEC §4.2.6).
+pub fn child_environment(
+    settings: &BackendSettings,
+    parent: impl Iterator<Item = (OsString, OsString)>,
+) -> Vec<(OsString, OsString)> {
+    let mut environment: Vec<(OsString, OsString)> = parent
+        .filter(|(name, _)| {
+            !settings
+                .clear_env
+                .iter()
+                .any(|cleared| name.as_os_str() == cleared.as_str())
+        })
+        .filter(|(name, _)| {
+            !settings
+                .env
+                .keys()
+                .any(|added| name.as_os_str() == added.as_str())
+        })
+        .collect();
+    for (name, value) in &settings.env {
+        environment.push((name.into(), value.into()));
+    }
+    environment
+}
+
+/// The argv, and stdin, of one child run.
+pub fn invocation(request: &Request<'_>) -> Invocation {
+    let (prompt, via_stdin) = prompt_text(request);
+    let mut args = match request.backend {
+        CliBackend::Claude => claude_args(request),
+        CliBackend::Codex => codex_args(request),
+    };
+    args.extend(request.settings.extra_args.iter().cloned());
+    // `--` ends the options: a prompt starting with `-` stays a prompt, and variadic options
+    // (claude's `--allowedTools`, codex's `--image`) cannot swallow it.
+    match request.backend {
+        CliBackend::Claude => {
+            if !via_stdin {
+                args.push("--".to_owned());
+                args.push(prompt.clone());
+            }
+        }
+        CliBackend::Codex => {
+            args.push("--".to_owned());
+            if let Some(thread) = request.resume {
+                args.push(thread.to_owned());
+            }
+            args.push(if via_stdin {
+                "-".to_owned()
+            } else {
+                prompt.clone()
+            });
+        }
+    }
+    Invocation {
+        program: request.settings.command.clone(),
+        args,
+        stdin: via_stdin.then(|| prompt.into_bytes()),
+    }
+}
+
+/// The prompt the child gets (claude references images as `@path` in it), and whether it goes
+/// through stdin.
+fn prompt_text(request: &Request<'_>) -> (String, bool) {
+    let mut prompt = request.prompt.to_owned();
+    if request.backend == CliBackend::Claude && !request.images.is_empty() {
+        prompt.push_str("\n\n");
+        for image in request.images {
+            prompt.push('@');
+            prompt.push_str(&image.to_string_lossy());
+            prompt.push('\n');
+        }
+        prompt.truncate(prompt.trim_end().len());
+    }
+    let via_stdin = prompt.len() > PROMPT_ARG_LIMIT;
+    (prompt, via_stdin)
+}
+
+fn claude_args(request: &Request<'_>) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "-p",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        // Always: text mode streams token by token, and per-call usage comes from
+        // `message_delta`. pincer shows the raw deltas only with --include-partial-messages.
+        "--include-partial-messages",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect();
+    args.push("--model".to_owned());
+    args.push(request.backend.child_model(request.model));
+    if let Some(effort) = request.thinking.and_then(claude_effort) {
+        args.push("--effort".to_owned());
+        args.push(effort.to_owned());
+    }
+    // The file variant: the prompt (workspace files included) can be large, and argv is
+    // visible to every user of the machine.
+    args.push("--append-system-prompt-file".to_owned());
+    args.push(request.system_prompt_file.to_string_lossy().into_owned());
+    match request.resume {
+        Some(id) => {
+            args.push("--resume".to_owned());
+            args.push(id.to_owned());
+        }
+        None => {
+            args.push("--session-id".to_owned());
+            args.push(request.fresh_session_id.to_owned());
+        }
+    }
+    let tools = claude_tools(request.policy, request.sandbox);
+    args.push(format!("--tools={}", tools.offered.join(",")));
+    if !tools.allowed.is_empty() {
+        args.push(format!("--allowedTools={}", tools.allowed.join(",")));
+    }
+    if !tools.disallowed.is_empty() {
+        args.push(format!("--disallowedTools={}", tools.disallowed.join(",")));
+    }
+    args.push("--permission-mode".to_owned());
+    args.push(claude_permission_mode(request.sandbox).to_owned());
+    if let Some(turns) = request.max_turns {
+        args.push("--max-turns".to_owned());
+        args.push(turns.to_string());
+    }
+    if let Some(budget) = request.max_budget_usd {
+        args.push("--max-budget-usd".to_owned());
+        args.push(budget.to_string());
+    }
+    args
+}
+
+fn codex_args(request: &Request<'_>) -> Vec<String> {
+    let mut args: Vec<String> = vec!["exec".to_owned()];
+    if request.resume.is_some() {
+        args.push("resume".to_owned());
+    }
+    args.extend(
+        ["--json", "--skip-git-repo-check"]
+            .iter()
+            .map(|arg| (*arg).to_owned()),
+    );
+    args.push("-m".to_owned());
+    args.push(request.backend.child_model(request.model));
+    // `exec resume` refuses `--sandbox`; the config override is accepted by both.
+    match request.sandbox {
+        SandboxMode::DangerFullAccess => {
+            args.push("--dangerously-bypass-approvals-and-sandbox".to_owned());
+        }
+        mode => {
+            args.push("-c".to_owned());
+            args.push(format!("sandbox_mode=\"{}\"", mode.as_str()));
+            args.push("-c".to_owned());
+            args.push("approval_policy=\"never\"".to_owned());
+        }
+    }
+    args.push("-c".to_owned());
+    args.push(format!(
+        "model_instructions_file={}",
+        toml_string(&request.system_prompt_file.to_string_lossy())
+    ));
+    if let Some(effort) = request.thinking.and_then(codex_effort) {
+        args.push("-c".to_owned());
+        args.push(format!("model_reasoning_effort=\"{effort}\""));
+    }
+    for image in request.images {
+        args.push("--image".to_owned());
+        args.push(image.to_string_lossy().into_owned());
+    }
+    args
+}
+
+/// A TOML basic string (for `-c key=value`, which codex parses as TOML).
+fn toml_string(text: &str) -> String {
+    Value::String(text.to_owned()).to_string()
+}
+
+fn claude_effort(level: ThinkingLevel) -> Option<&'static str> {
+    match level {
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal | ThinkingLevel::Low => Some("low"),
+        ThinkingLevel::Medium => Some("medium"),
+        ThinkingLevel::High => Some("high"),
+        ThinkingLevel::Xhigh => Some("xhigh"),
+    }
+}
+
+fn codex_effort(level: ThinkingLevel) -> Option<&'static str> {
+    match level {
+        // Off means "as the model comes": codex's own default.
+        ThinkingLevel::Off => None,
+        ThinkingLevel::Minimal => Some("minimal"),
+        ThinkingLevel::Low => Some("low"),
+        ThinkingLevel::Medium => Some("medium"),
+        ThinkingLevel::High => Some("high"),
+        ThinkingLevel::Xhigh => Some("xhigh"),
+    }
+}
+
+/// claude's permission mode for pincer's sandbox mode. Headless claude refuses whatever would
+/// need a prompt, so the allowed tools are also listed in `--allowedTools`.
+fn claude_permission_mode(sandbox: SandboxMode) -> &'static str {
+    match sandbox {
+        SandboxMode::ReadOnly => "default",
+        SandboxMode::WorkspaceWrite => "acceptEdits",
+        SandboxMode::DangerFullAccess => "bypassPermissions",
+    }
+}
+
+/// pincer's tools and claude's equivalents.
+const CLAUDE_TOOLS: [(&str, &[&str]); 8] = [
+    ("read", &["Read"]),
+    ("write", &["Write"]),
+    ("edit", &["Edit", "MultiEdit", "NotebookEdit"]),
+    ("apply_patch", &[]),
+    ("exec", &["Bash"]),
+    ("ls", &["LS"]),
+    ("find", &["Glob"]),
+    ("grep", &["Grep"]),
+];
+
+/// claude's `--tools`, `--allowedTools` and `--disallowedTools` for a policy.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClaudeTools {
+    /// The tool set the child offers its model.
+    pub offered: Vec<String>,
+    /// Auto-approved tools and argument patterns.
+    pub allowed: Vec<String>,
+    /// Refused argument patterns.
+    pub disallowed: Vec<String>,
+}
+
+/// Map the policy onto claude's tools: pincer's offered tools become their claude equivalents
+/// (read-only drops the writing ones and `Bash`, which claude cannot confine), and argument
+/// rules (`exec(git *)`) become claude patterns (`Bash(git *)`).
+pub fn claude_tools(policy: &ToolPolicy, sandbox: SandboxMode) -> ClaudeTools {
+    let described = policy.describe();
+    let rules = |key: &str| -> Vec<String> {
+        described[key]
+            .as_array()
+            .map(|rules| {
+                rules
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let offered_pincer = policy.offered();
+    let writes = ["write", "edit", "apply_patch", "exec"];
+    let mut tools = ClaudeTools::default();
+    let allow_patterns: Vec<(String, String)> = rules("allow")
+        .iter()
+        .filter_map(|rule| pattern_rule(rule))
+        .collect();
+    for (pincer, claude) in CLAUDE_TOOLS {
+        if !offered_pincer.contains(&pincer)
+            || (sandbox == SandboxMode::ReadOnly && writes.contains(&pincer))
+        {
+            continue;
+        }
+        let restricted: Vec<&(String, String)> = allow_patterns
+            .iter()
+            .filter(|(tool, _)| tool == pincer)
+            .collect();
+        for name in claude {
+            tools.offered.push((*name).to_owned());
+            if restricted.is_empty() {
+                tools.allowed.push((*name).to_owned());
+            } else {
+                for (_, pattern) in &restricted {
+                    tools.allowed.push(format!("{name}({pattern})"));
+                }
+            }
+        }
+    }
+    for rule in rules("deny") {
+        if let Some((tool, pattern)) = pattern_rule(&rule)
+            && let Some((_, claude)) = CLAUDE_TOOLS.iter().find(|(name, _)| *name == tool)
+        {
+            for name in *claude {
+                tools.disallowed.push(format!("{name}({pattern})"));
+            }
+        }
+    }
+    tools
+}
+
+/// `exec(git *)` → (`exec`, `git *`).
+fn pattern_rule(rule: &str) -> Option<(String, String)> {
+    let (tool, rest) = rule.split_once('(')?;
+    let pattern = rest.strip_suffix(')')?;
+    Some((tool.trim().to_owned(), pattern.to_owned()))
+}
+
+/// The tools the child offers, for the system prompt's tools section (so it describes what the
+/// model really has, never "tools are disabled").
+pub fn prompt_tools(
+    backend: CliBackend,
+    policy: &ToolPolicy,
+    sandbox: SandboxMode,
+) -> Vec<ToolDefinition> {
+    let describe = |name: &str, description: &str| ToolDefinition {
+        name: name.to_owned(),
+        description: description.to_owned(),
+        parameters: serde_json::json!({"type": "object"}),
+    };
+    match backend {
+        CliBackend::Claude => claude_tools(policy, sandbox)
+            .offered
+            .iter()
+            .map(|name| {
+                let description = match name.as_str() {
+                    "Read" => "read a file",
+                    "Write" => "create or overwrite a file",
+                    "Edit" | "MultiEdit" => "replace exact text in a file",
+                    "NotebookEdit" => "edit a Jupyter notebook cell",
+                    "Bash" => "run a shell command",
+                    "LS" => "list a directory",
+                    "Glob" => "find files by glob pattern",
+                    "Grep" => "search file contents with a regular expression",
+                    _ => "a Claude Code tool",
+                };
+                describe(name, description)
+            })
+            .collect(),
+        CliBackend::Codex => {
+            let mut tools = vec![describe(
+                "shell",
+                "run a shell command (codex's sandbox applies)",
+            )];
+            if sandbox != SandboxMode::ReadOnly {
+                tools.push(describe("apply_patch", "edit files with a patch"));
+            }
+            tools.push(describe("update_plan", "keep a step-by-step plan"));
+            tools
+        }
+    }
+}
+
+/// Whether a child's error output says its session is gone (claude: `No conversation found
+/// with session ID: …`; codex: no rollout / thread for the id).
+pub fn is_stale_session(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    [
+        "no conversation found",
+        "conversation not found",
+        "session not found",
+        "no rollout found",
+        "thread not found",
+        "no saved session",
+        "no session found",
+    ]
+    .iter()
+    .any(|pattern| lower.contains(pattern))
+}
+
+/// Classify a child's error text (SPEC §9.2), and build the error the turn reports.
+pub fn child_failure(
+    backend: CliBackend,
+    text: &str,
+    status: Option<u16>,
+) -> (ProviderError, FailureKind) {
+    let message = text.trim();
+    let message = if message.is_empty() {
+        "the CLI failed without saying why"
+    } else {
+        message
+    };
+    let status = status.or_else(|| api_error_status(message));
+    let error_type = embedded_error_type(message);
+    let lower = message.to_ascii_lowercase();
+    let kind = if is_stale_session(message) {
+        FailureKind::SessionExpired
+    } else {
+        match classify_parts(status, error_type.as_deref(), None, message) {
+            FailureKind::Unknown | FailureKind::Format if status.is_none() => {
+                message_kind(&lower).unwrap_or(FailureKind::Unknown)
+            }
+            kind => kind,
+        }
+    };
+    let details = ErrorDetails {
+        error_type,
+        code: None,
+        message: crate::provider::error::truncate(message, 2048),
+        retry_delay: None,
+    };
+    let error = match status {
+        Some(status) => ProviderError::Http(Box::new(crate::provider::error::HttpFailure {
+            provider: backend.name().to_owned(),
+            status,
+            details,
+            body: crate::provider::error::truncate(message, 4096),
+            request_id: None,
+            retry_after: None,
+            should_retry: None,
+        })),
+        None => ProviderError::stream(backend.name(), details, message),
+    };
+    (error, kind)
+}
+
+/// Message patterns the CLIs print for failures that carry no status.
+fn message_kind(lower: &str) -> Option<FailureKind> {
+    let has = |patterns: &[&str]| patterns.iter().any(|pattern| lower.contains(pattern));
+    if has(&[
+        "rate limit",
+        "rate_limit",
+        "too many requests",
+        "usage limit",
+        "hit your limit",
+    ]) {
+        return Some(FailureKind::RateLimit);
+    }
+    if has(&["overloaded", "service unavailable"]) {
+        return Some(FailureKind::Overloaded);
+    }
+    if has(&[
+        "invalid api key",
+        "please run /login",
+        "not logged in",
+        "login required",
+        "authentication",
+        "unauthorized",
+        "oauth token",
+    ]) {
+        return Some(FailureKind::Auth);
+    }
+    if has(&["quota", "credit balance", "billing"]) {
+        return Some(FailureKind::Billing);
+    }
+    if has(&["timed out", "timeout", "connection reset", "network error"]) {
+        return Some(FailureKind::Timeout);
+    }
+    if has(&[
+        "model not found",
+        "does not exist",
+        "unknown model",
+        "invalid model",
+    ]) {
+        return Some(FailureKind::ModelNotFound);
+    }
+    None
+}
+
+/// The HTTP status in claude's `API Error: 429 {…}` or codex's `last status: 429`.
+fn api_error_status(text: &str) -> Option<u16> {
+    for marker in ["API Error: ", "last status: ", "status: ", "status code "] {
+        if let Some(index) = text.find(marker) {
+            let digits: String = text[index + marker.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            if let Ok(status) = digits.parse::<u16>()
+                && (400..600).contains(&status)
+            {
+                return Some(status);
+            }
+        }
+    }
+    None
+}
+
+/// The provider error type quoted inside a child's message (`"type":"rate_limit_error"`).
+fn embedded_error_type(text: &str) -> Option<String> {
+    let start = text.find('{')?;
+    let end = text.rfind('}')?;
+    let value: Value = serde_json::from_str(text.get(start..=end)?).ok()?;
+    value
+        .pointer("/error/type")
+        .or_else(|| value.get("type").filter(|kind| *kind != "error"))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// The prompt of a fresh child session replacing a stale one: pincer's transcript, summarized
+/// (the newest part kept when long), then the user's prompt.
+pub fn reseeded_prompt(history: &[AgentMessage], prompt: &str) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for message in history {
+        match message {
+            AgentMessage::User(user) => {
+                let text = match &user.content {
+                    MessageContent::Text(text) => text.clone(),
+                    MessageContent::Blocks(blocks) => blocks
+                        .iter()
+                        .filter_map(|block| match block {
+                            ContentBlock::Text(text) => Some(text.text.as_str()),
+                            _ => None,
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                };
+                if !text.trim().is_empty() {
+                    lines.push(format!("User: {}", text.trim()));
+                }
+            }
+            AgentMessage::Assistant(assistant) => {
+                for block in &assistant.content {
+                    match block {
+                        AssistantContent::Text(text) if !text.text.trim().is_empty() => {
+                            lines.push(format!("Assistant: {}", text.text.trim()));
+                        }
+                        AssistantContent::ToolCall(call) => {
+                            lines.push(format!(
+                                "Assistant called {}({})",
+                                call.name, call.arguments
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut summary = lines.join("\n");
+    if summary.chars().count() > SEED_SUMMARY_CHARS {
+        let skip = summary.chars().count() - SEED_SUMMARY_CHARS;
+        summary = format!(
+            "[… {skip} earlier characters left out …]\n{}",
+            summary.chars().skip(skip).collect::<String>()
+        );
+    }
+    if summary.is_empty() {
+        return prompt.to_owned();
+    }
+    format!(
+        "<previous_conversation>\nThis conversation continues an earlier one whose CLI session \
+         is no longer available. The transcript so far:\n{summary}\n</previous_conversation>\n\n{prompt}"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_limit_and_stale_session_texts_are_classified() {
+        let (_, kind) = child_failure(
+            CliBackend::Claude,
+            r#"API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}"#,
+            None,
+        );
+        assert_eq!(kind, FailureKind::RateLimit);
+        let (_, kind) = child_failure(
+            CliBackend::Codex,
+            "exceeded retry limit, last status: 429 Too Many Requests",
+            None,
+        );
+        assert_eq!(kind, FailureKind::RateLimit);
+        let (error, kind) = child_failure(
+            CliBackend::Claude,
+            "No conversation found with session ID: 6c1d2e8a-0000-4000-8000-000000000000",
+            None,
+        );
+        assert_eq!(kind, FailureKind::SessionExpired);
+        assert_eq!(error.status(), None);
+        let (_, kind) = child_failure(
+            CliBackend::Claude,
+            "Invalid API key · Please run /login",
+            None,
+        );
+        assert_eq!(kind, FailureKind::Auth);
+        let (_, kind) = child_failure(CliBackend::Claude, "Prompt is too long", None);
+        assert_eq!(kind, FailureKind::ContextOverflow);
+    }
+
+    #[test]
+    fn pincer_aliases_become_names_the_child_takes() {
+        assert_eq!(CliBackend::Claude.child_model("sonnet"), "sonnet");
+        assert_eq!(CliBackend::Claude.child_model("opus"), "opus");
+        assert_eq!(
+            CliBackend::Claude.child_model("opus-4.1"),
+            "claude-opus-4-1"
+        );
+        assert_eq!(
+            CliBackend::Claude.child_model("claude-sonnet-4-5-20250929"),
+            "claude-sonnet-4-5-20250929"
+        );
+        assert_eq!(CliBackend::Codex.child_model("gpt-5-codex"), "gpt-5-codex");
+    }
+}

@@ -1,0 +1,394 @@
+//! The recorder a child's translated events go through: each one is written to pincer's
+//! session (messages in pi's format, tool results as the child reported them, compactions) and
+//! emitted to the output sink in the same shapes the API path uses, as it arrives.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::agent::render;
+use crate::agent::transcript::Transcript;
+use crate::agent::turn::{Ending, TurnReport, now_millis};
+use crate::config::ModelInfo;
+use crate::conversation::TokenUsage;
+use crate::output::events::{Event, EventSink};
+use crate::provider::StreamEvent;
+use crate::session::record::{
+    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, Cost, StopReason, TextContent,
+    ToolResultMessage, Usage,
+};
+use crate::session::store::SessionError;
+
+use super::CliBackend;
+
+/// An assistant message being assembled from the child's events.
+#[derive(Debug, Default)]
+struct Pending {
+    id: String,
+    content: Vec<AssistantContent>,
+    usage: TokenUsage,
+    stop_reason: Option<String>,
+    /// Text already shown as deltas (so the whole message does not print it again).
+    streamed: bool,
+}
+
+/// Writes and emits what the child does.
+pub struct Recorder<'a> {
+    transcript: &'a mut Transcript,
+    sink: &'a mut dyn EventSink,
+    backend: CliBackend,
+    model: String,
+    model_info: Option<ModelInfo>,
+    session_id: Option<String>,
+    pending: Option<Pending>,
+    tool_names: HashMap<String, String>,
+    text_printed: bool,
+    separator_pending: bool,
+    /// What the turn did so far.
+    pub report: TurnReport,
+}
+
+/// An empty report, as a turn starts.
+pub fn empty_report() -> TurnReport {
+    TurnReport {
+        ending: Ending::Completed,
+        final_text: String::new(),
+        provider_stop_reason: None,
+        model_calls: 0,
+        usage: TokenUsage::default(),
+        cost_usd: 0.0,
+        model_usage: BTreeMap::new(),
+        last_usage: None,
+        api_duration: Duration::ZERO,
+        permission_denials: Vec::new(),
+        compactions: 0,
+        context_estimate: None,
+    }
+}
+
+impl<'a> Recorder<'a> {
+    /// A recorder for one turn of `backend` running pincer's `model`.
+    pub fn new(
+        transcript: &'a mut Transcript,
+        sink: &'a mut dyn EventSink,
+        backend: CliBackend,
+        model: &str,
+        model_info: Option<ModelInfo>,
+        session_id: Option<String>,
+    ) -> Recorder<'a> {
+        Recorder {
+            transcript,
+            sink,
+            backend,
+            model: model.to_owned(),
+            model_info,
+            session_id,
+            pending: None,
+            tool_names: HashMap::new(),
+            text_printed: false,
+            separator_pending: false,
+            report: empty_report(),
+        }
+    }
+
+    /// The transcript (to read entries or append custom ones).
+    pub fn transcript(&mut self) -> &mut Transcript {
+        self.transcript
+    }
+
+    /// Show text as it streams (text mode prints it; the other modes ignore it).
+    pub fn text_delta(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if self.separator_pending {
+            self.separator_pending = false;
+            let _ = self.sink.emit(&Event::TextDelta("\n\n".to_owned()));
+        }
+        self.text_printed = true;
+        if let Some(pending) = &mut self.pending {
+            pending.streamed = true;
+        }
+        let _ = self.sink.emit(&Event::TextDelta(text.to_owned()));
+    }
+
+    /// A raw delta for `--include-partial-messages`, in the API path's neutral shape.
+    pub fn partial(&mut self, event: &StreamEvent) {
+        let _ = self.sink.emit(&Event::Partial(json!({
+            "type": "stream_event",
+            "event": render::neutral_event(event),
+            "session_id": self.session_id,
+            "parent_tool_use_id": null,
+        })));
+    }
+
+    /// Start (or continue) the assistant message `id`; a different id completes the one before.
+    pub fn begin(&mut self, id: &str) -> Result<(), SessionError> {
+        if self
+            .pending
+            .as_ref()
+            .is_some_and(|pending| pending.id != id)
+        {
+            self.flush(None)?;
+        }
+        if self.pending.is_none() {
+            self.pending = Some(Pending {
+                id: id.to_owned(),
+                ..Pending::default()
+            });
+        }
+        Ok(())
+    }
+
+    fn pending(&mut self) -> &mut Pending {
+        self.pending.get_or_insert_with(|| Pending {
+            id: format!("msg_{}", uuid::Uuid::new_v4().simple()),
+            ..Pending::default()
+        })
+    }
+
+    /// Whether the message being assembled already showed its text as deltas.
+    pub fn streamed(&self) -> bool {
+        self.pending
+            .as_ref()
+            .is_some_and(|pending| pending.streamed)
+    }
+
+    /// Add a content block to the message being assembled.
+    pub fn push(&mut self, block: AssistantContent) {
+        if let AssistantContent::ToolCall(call) = &block {
+            self.tool_names.insert(call.id.clone(), call.name.clone());
+        }
+        let pending = self.pending();
+        // claude repeats a block when it splits one message over several events.
+        if !pending.content.contains(&block) {
+            pending.content.push(block);
+        }
+    }
+
+    /// Set the usage of the message being assembled (a complete snapshot).
+    pub fn set_usage(&mut self, usage: TokenUsage) {
+        self.pending().usage = usage;
+    }
+
+    /// The usage of the message being assembled.
+    pub fn usage(&self) -> Option<TokenUsage> {
+        self.pending.as_ref().map(|pending| pending.usage)
+    }
+
+    /// Set the provider's stop word of the message being assembled.
+    pub fn set_stop(&mut self, reason: &str) {
+        self.pending().stop_reason = Some(reason.to_owned());
+    }
+
+    /// Whether a message is being assembled.
+    pub fn has_pending(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Complete the message being assembled: persist it, emit its `assistant` line, count its
+    /// usage. `failure` records it as aborted or failed instead (with the reason), without the
+    /// `assistant` line.
+    pub fn flush(&mut self, failure: Option<(StopReason, String)>) -> Result<(), SessionError> {
+        let Some(pending) = self.pending.take() else {
+            return Ok(());
+        };
+        let has_calls = pending
+            .content
+            .iter()
+            .any(|block| matches!(block, AssistantContent::ToolCall(_)));
+        let stop_reason = match &failure {
+            Some((stop, _)) => *stop,
+            None if has_calls => StopReason::ToolUse,
+            None if pending.stop_reason.as_deref() == Some("max_tokens") => StopReason::Length,
+            None => StopReason::Stop,
+        };
+        let usage = pending.usage;
+        let cost = self.model_info.as_ref().map_or(Cost::default(), |info| {
+            let cost = info.cost(
+                usage.input,
+                usage.output,
+                usage.cache_read,
+                usage.cache_write,
+            );
+            Cost {
+                input: cost.input,
+                output: cost.output,
+                cache_read: cost.cache_read,
+                cache_write: cost.cache_write,
+                total: cost.total,
+            }
+        });
+        let message = AssistantMessage {
+            content: pending.content,
+            api: self.backend.name().to_owned(),
+            provider: self.backend.name().to_owned(),
+            model: self.model.clone(),
+            usage: Usage {
+                input: usage.input,
+                output: usage.output,
+                cache_read: usage.cache_read,
+                cache_write: usage.cache_write,
+                total_tokens: usage.context_tokens(),
+                cost: cost.clone(),
+            },
+            stop_reason,
+            timestamp: now_millis(),
+            extra: Map::new(),
+            error_message: failure.as_ref().map(|(_, reason)| reason.clone()),
+        };
+        let text: String = message
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                AssistantContent::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect();
+        let entry_id = self
+            .transcript
+            .append_message(&AgentMessage::Assistant(message.clone()))?;
+        self.report.usage.add(&usage);
+        self.report.cost_usd += cost.total;
+        let totals = self
+            .report
+            .model_usage
+            .entry(self.model.clone())
+            .or_default();
+        totals.usage.add(&usage);
+        totals.cost_usd += cost.total;
+        if failure.is_some() {
+            if !text.is_empty() {
+                self.report.final_text = text;
+            }
+            return Ok(());
+        }
+        self.report.model_calls += 1;
+        if usage.context_tokens() > 0 {
+            self.report.last_usage = Some(usage);
+            self.report.context_estimate = None;
+        }
+        self.report
+            .provider_stop_reason
+            .clone_from(&pending.stop_reason);
+        if !pending.streamed && !text.is_empty() {
+            self.text_delta(&text);
+        }
+        if self.text_printed {
+            self.separator_pending = true;
+        }
+        self.report.final_text = text;
+        let _ = self.sink.emit(&Event::Assistant(render::assistant_line(
+            &message,
+            &pending.id,
+            pending.stop_reason.as_deref(),
+            self.session_id.as_deref(),
+            Some(entry_id.as_str()),
+        )));
+        Ok(())
+    }
+
+    /// Record a tool result the child reported (completing the call's message first).
+    pub fn tool_result(
+        &mut self,
+        call_id: &str,
+        text: &str,
+        is_error: bool,
+        details: Option<Value>,
+    ) -> Result<(), SessionError> {
+        self.flush(None)?;
+        let result = ToolResultMessage {
+            tool_call_id: call_id.to_owned(),
+            tool_name: self
+                .tool_names
+                .get(call_id)
+                .cloned()
+                .unwrap_or_else(|| "unknown".to_owned()),
+            content: vec![ContentBlock::Text(TextContent {
+                text: text.to_owned(),
+                text_signature: None,
+                extra: Map::new(),
+            })],
+            details,
+            is_error,
+            timestamp: now_millis(),
+            extra: Map::new(),
+        };
+        let entry_id = self
+            .transcript
+            .append_message(&AgentMessage::ToolResult(result.clone()))?;
+        let _ = self.sink.emit(&Event::User(render::tool_result_line(
+            &result,
+            self.session_id.as_deref(),
+            Some(entry_id.as_str()),
+        )));
+        Ok(())
+    }
+
+    /// The child compacted its own session: record a compaction entry that keeps pincer's whole
+    /// transcript (the child's summary stays with the child; pincer re-sends its context every
+    /// turn anyway) and emit `compact_boundary`.
+    pub fn compaction(
+        &mut self,
+        trigger: &str,
+        pre_tokens: Option<u64>,
+        post_tokens: Option<u64>,
+    ) -> Result<(), SessionError> {
+        self.flush(None)?;
+        let first_kept = self
+            .transcript
+            .entries()
+            .first()
+            .map(|entry| entry.id().to_owned())
+            .unwrap_or_default();
+        let summary = format!(
+            "{} compacted its own session ({trigger}{}). pincer's transcript before this point \
+             is kept in full.",
+            self.backend.name(),
+            pre_tokens.map_or_else(String::new, |tokens| format!(", {tokens} tokens before")),
+        );
+        self.transcript.append(
+            "compaction",
+            json!({
+                "summary": summary,
+                "firstKeptEntryId": first_kept,
+                "tokensBefore": pre_tokens.unwrap_or(0),
+                "details": {
+                    "backend": self.backend.name(),
+                    "trigger": trigger,
+                    "postTokens": post_tokens,
+                },
+            }),
+        )?;
+        self.transcript.sync()?;
+        self.report.compactions += 1;
+        let _ = self.sink.emit(&Event::System(json!({
+            "type": "system",
+            "subtype": "compact_boundary",
+            "compact_metadata": {
+                "trigger": trigger,
+                "pre_tokens": pre_tokens,
+                "post_tokens": post_tokens,
+            },
+            "backend": self.backend.name(),
+            "session_id": self.session_id,
+        })));
+        Ok(())
+    }
+
+    /// Record the child's session id (and anything else the next turn needs) in a `custom`
+    /// entry `pincer.<backend>`.
+    pub fn child_session(&mut self, data: Value) -> Result<(), SessionError> {
+        let kind = self.backend.custom_type();
+        self.transcript
+            .append("custom", json!({"customType": kind, "data": data}))?;
+        self.transcript.sync()
+    }
+
+    /// Emit a `system` line as is (with pincer's session id).
+    pub fn system(&mut self, mut line: Value) {
+        line["session_id"] = json!(self.session_id);
+        let _ = self.sink.emit(&Event::System(line));
+    }
+}
