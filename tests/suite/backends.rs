@@ -1348,3 +1348,33 @@ fn an_overloaded_api_model_falls_back_to_the_claude_cli_and_a_limited_cli_to_the
     let sent = api.requests()[0].json();
     assert!(sent["messages"].to_string().contains("hi"), "{sent}");
 }
+
+#[test]
+fn no_provider_key_reaches_a_cli_childs_argv_or_environment() {
+    let secret = "sk-ant-never-in-argv-5f0c3b";
+    for (backend, model, fixture) in [
+        ("claude-cli", "claude-cli/sonnet", "text-turn.jsonl"),
+        ("codex-cli", "codex-cli/gpt-5-codex", "tool-turn.jsonl"),
+    ] {
+        let bench = Bench::new();
+        let output = bench
+            .cmd(backend, &[fixture])
+            .env("ANTHROPIC_API_KEY", secret)
+            .env("OPENAI_API_KEY", secret)
+            .env("GEMINI_API_KEY", secret)
+            .args(["run", "-m", model, "--json", "hi"])
+            .output()
+            .unwrap();
+        assert_eq!(code(&output), 0, "{backend}: {}", stderr(&output));
+        let call = bench.call(0);
+        assert!(
+            !call["argv"].to_string().contains(secret),
+            "{backend}: {call}"
+        );
+        assert!(
+            !call["env"].to_string().contains(secret),
+            "{backend}: {call}"
+        );
+        assert!(!stdout(&output).contains(secret) && !stderr(&output).contains(secret));
+    }
+}
