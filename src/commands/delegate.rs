@@ -209,6 +209,26 @@ pub(super) async fn run_delegated(
 ) -> CliResult<TurnReport> {
     let backend = delegation.backend;
     let settings = backend_settings(context, backend)?;
+    if backend == CliBackend::Codex {
+        // Said out loud rather than dropped: codex exec has no switch for these.
+        let unenforced: Vec<&str> = [
+            (
+                !args.allowed_tools.is_empty() || !args.disallowed_tools.is_empty(),
+                "--allowed-tools/--disallowed-tools rules",
+            ),
+            (args.max_turns.is_some(), "--max-turns"),
+            (args.max_budget_usd.is_some(), "--max-budget-usd"),
+        ]
+        .into_iter()
+        .filter_map(|(given, flag)| given.then_some(flag))
+        .collect();
+        if !unenforced.is_empty() {
+            context.diagnostics.warn(&format!(
+                "codex exec cannot enforce {}; only the sandbox mode limits what it does",
+                unenforced.join(", ")
+            ));
+        }
+    }
     let started = Instant::now();
     let images = image_paths(args)?;
     let prompt = prompt_of(messages);

@@ -1378,3 +1378,39 @@ fn no_provider_key_reaches_a_cli_childs_argv_or_environment() {
         assert!(!stdout(&output).contains(secret) && !stderr(&output).contains(secret));
     }
 }
+
+#[test]
+fn codex_warns_about_rules_and_limits_it_cannot_enforce() {
+    let bench = Bench::new();
+    let output = bench.run(
+        "codex-cli",
+        &["tool-turn.jsonl"],
+        &[
+            "run",
+            "-m",
+            "codex-cli/gpt-5-codex",
+            "--disallowed-tools",
+            "exec(rm *)",
+            "--max-turns",
+            "3",
+            "hi",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "codex exec cannot enforce --allowed-tools/--disallowed-tools rules, --max-turns"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    // claude has flags for both: no such warning.
+    let claude = Bench::new();
+    let output = claude.run(
+        "claude-cli",
+        &["text-turn.jsonl"],
+        &["run", "-m", "claude-cli/sonnet", "--max-turns", "3", "hi"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(!stderr(&output).contains("cannot enforce"));
+}
