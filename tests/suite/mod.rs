@@ -1,6 +1,7 @@
 mod auth;
 mod cli_surface;
 mod compaction;
+mod reliability;
 mod run_flags;
 mod run_input;
 mod sessions;
