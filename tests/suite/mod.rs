@@ -2,6 +2,7 @@ mod auth;
 mod cli_surface;
 mod compaction;
 mod reliability;
+mod reliability_crash;
 mod run_flags;
 mod run_input;
 mod sessions;
