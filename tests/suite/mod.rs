@@ -3,6 +3,7 @@ mod cli_surface;
 mod compaction;
 mod reliability;
 mod reliability_crash;
+mod reliability_faults;
 mod run_flags;
 mod run_input;
 mod sessions;
