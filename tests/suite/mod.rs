@@ -4,6 +4,7 @@ mod compaction;
 mod reliability;
 mod reliability_crash;
 mod reliability_faults;
+mod reliability_input;
 mod run_flags;
 mod run_input;
 mod sessions;
