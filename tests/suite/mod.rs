@@ -5,6 +5,7 @@ mod reliability;
 mod reliability_crash;
 mod reliability_faults;
 mod reliability_input;
+mod reliability_secrets;
 mod run_flags;
 mod run_input;
 mod sessions;
