@@ -19,6 +19,7 @@ pub mod fs;
 pub mod input;
 pub mod output;
 pub mod provider;
+pub mod redact;
 pub mod session;
 pub mod settings;
 pub mod tools;

@@ -493,6 +493,13 @@ pub async fn run(
         cancel: cancellation.token.clone(),
         sandbox: settings.sandbox.clone(),
     };
+    // Tool output may echo a key (`env`, a `.env` file): scrub it before it is stored or sent.
+    let redactor = crate::redact::Redactor::with_environment(
+        std::iter::once(&settings.credential)
+            .chain(&settings.spare_credentials)
+            .filter_map(|credential| credential.key.as_deref()),
+        crate::settings::process_env,
+    );
     let mut progress = Progress {
         text_printed: false,
         separator_pending: false,
@@ -869,6 +876,7 @@ pub async fn run(
             } else {
                 tools::execute(&name, &arguments, &tool_context).await
             };
+            let output = redactor.tool_output(output);
             let result = ToolResultMessage {
                 tool_call_id: id,
                 tool_name: name,

@@ -259,6 +259,7 @@ fn read_images(paths: &[PathBuf]) -> CliResult<Vec<ContentBlock>> {
     for path in paths {
         let bytes = std::fs::read(path).map_err(|error| {
             CliError::usage(format!("cannot read image '{}': {error}", path.display()))
+                .with_hint("-i takes the path of a PNG, JPEG, GIF or WebP file")
         })?;
         let mime = if bytes.starts_with(b"\x89PNG") {
             "image/png"
@@ -286,6 +287,7 @@ fn read_images(paths: &[PathBuf]) -> CliResult<Vec<ContentBlock>> {
 fn read_text_file(path: &Path, what: &str) -> CliResult<String> {
     std::fs::read_to_string(path).map_err(|error| {
         CliError::usage(format!("cannot read {what} '{}': {error}", path.display()))
+            .with_hint(format!("check the path given to {what}"))
     })
 }
 
@@ -488,7 +490,10 @@ fn setup_session(
         TurnPlan::Run(args) => {
             let id = match &args.session_id {
                 Some(id) => uuid::Uuid::parse_str(id)
-                    .map_err(|_| CliError::usage(format!("--session-id '{id}' is not a UUID")))?
+                    .map_err(|_| {
+                        CliError::usage(format!("--session-id '{id}' is not a UUID"))
+                            .with_hint("give a UUID such as 0199a000-0000-7000-8000-000000000001")
+                    })?
                     .to_string(),
                 None => uuid::Uuid::now_v7().to_string(),
             };
@@ -609,7 +614,8 @@ fn execute(
     if let Some(timeout) = args.timeout
         && timeout <= 0.0
     {
-        return Err(CliError::usage("--timeout must be more than 0 seconds"));
+        return Err(CliError::usage("--timeout must be more than 0 seconds")
+            .with_hint("give a number of seconds such as 600 or 0.5"));
     }
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
@@ -689,6 +695,9 @@ fn execute(
         .with_hint(format!("set {variables}")));
     }
 
+    // A bad tool rule is a usage error: check it before a session file is created.
+    let policy = tool_policy(context, args)?;
+
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
         dry_run_context(context, &index, plan)?
@@ -703,7 +712,6 @@ fn execute(
         .or(recorded_thinking)
         .or(context.settings.thinking)
         .unwrap_or(ThinkingLevel::Off);
-    let policy = tool_policy(context, args)?;
     let sandbox_mode = sandbox_mode(context, args);
     // The date and the UTC offset, not the time of day: the system prompt leads every request,
     // and a prompt that changed every minute would defeat prompt caching for cron turns.

@@ -606,13 +606,15 @@ impl serde_json::ser::Formatter for JavaScriptFormatter {
         writer: &mut W,
         fragment: &str,
     ) -> io::Result<()> {
-        // JSON allows U+2028/U+2029 raw, but JavaScript line readers and some editors treat them
-        // as line breaks; escaping keeps every record on exactly one line (SPEC §5.3).
+        // JSON allows U+2028/U+2029 and NEL (U+0085) raw, but JavaScript line readers, Python's
+        // `str.splitlines` and some editors treat them as line breaks; escaping keeps every record
+        // on exactly one line for all of them (SPEC §5.3).
         let mut written = 0;
         for (index, character) in fragment.char_indices() {
             let escape = match character {
                 '\u{2028}' => "\\u2028",
                 '\u{2029}' => "\\u2029",
+                '\u{0085}' => "\\u0085",
                 _ => continue,
             };
             writer.write_all(&fragment.as_bytes()[written..index])?;
@@ -1365,7 +1367,7 @@ mod tests {
 
     #[test]
     fn line_separators_and_carriage_returns_stay_inside_one_line() {
-        let text = "a\u{2028}b\u{2029}c\r\nd\re";
+        let text = "a\u{2028}b\u{2029}c\r\nd\re\u{85}f";
         let entry = Entry::Message(MessageEntry {
             id: "0badcafe".into(),
             parent_id: Some("feedf00d".into()),
@@ -1380,8 +1382,8 @@ mod tests {
         let line = to_line(&entry).unwrap();
         assert_eq!(line.matches('\n').count(), 1);
         assert!(line.ends_with('\n'));
-        assert!(!line.contains(['\r', '\u{2028}', '\u{2029}']));
-        assert!(line.contains(r"a\u2028b\u2029c\r\nd\re"));
+        assert!(!line.contains(['\r', '\u{2028}', '\u{2029}', '\u{85}']));
+        assert!(line.contains(r"a\u2028b\u2029c\r\nd\re\u0085f"));
         assert_eq!(
             parse_line(line.trim_end_matches('\n')).unwrap(),
             Line::Entry(entry)

@@ -8,7 +8,7 @@
 //! resolve and are confined in one place, [`paths`], under the call's [`Sandbox`]; `exec` adds
 //! Landlock on Linux.
 
-mod apply_patch;
+pub mod apply_patch;
 mod arguments;
 mod edit;
 mod exec;

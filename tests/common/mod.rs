@@ -6,7 +6,9 @@
     reason = "each suite file uses a different part of the harness"
 )]
 
+pub mod integrity;
 pub mod mock;
+pub mod protocols;
 pub mod wire;
 
 use std::path::{Path, PathBuf};

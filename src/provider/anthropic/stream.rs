@@ -321,7 +321,7 @@ mod tests {
         finished: bool,
     }
 
-    /// Parse `stream` whole and in chunks of 1, 3 and 7 bytes; all must agree.
+    /// Parse `stream` whole and in every chunking `parse_all_ways` tries; all must agree.
     fn parse_fixture(stream: &[u8]) -> Outcome {
         let outcome = crate::provider::test_support::parse_all_ways(Parser::new, stream);
         Outcome {

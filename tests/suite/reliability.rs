@@ -1,0 +1,472 @@
+//! Reliability guarantees under concurrency and storage faults (SPEC §12.2): many processes on
+//! one session, a full disk, a session file deleted under a run, a transcript left unbalanced,
+//! line separators inside messages. Each test checks the files on disk byte by byte with
+//! `common::integrity` as well as what the processes and the mock saw.
+
+use std::process::{Child, Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::integrity::{assert_linear, check_session, session_files};
+use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols::{self, Protocol};
+use crate::common::{Home, SessionBuilder, code, stderr, stdout};
+
+const KEY: &str = "sk-ant-reliability-0000-1111";
+
+fn anthropic() -> Protocol {
+    protocols::anthropic()
+}
+
+fn pincer(home: &Home, server: &MockServer) -> Command {
+    protocols::command(home, &anthropic(), &server.url(), KEY)
+}
+
+/// Create one session with a first turn and return its id.
+fn first_turn(home: &Home, server: &MockServer) -> String {
+    let output = protocols::output(
+        pincer(home, server),
+        &[
+            "run",
+            "-m",
+            "anthropic/claude-sonnet-4-5",
+            "--json",
+            "first",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    result["session_id"].as_str().unwrap().to_owned()
+}
+
+fn text_of(message: &Value) -> String {
+    message["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|block| block["text"].as_str())
+                .collect::<String>()
+        })
+        .unwrap_or_default()
+}
+
+fn user_texts(entries: &[Value]) -> Vec<String> {
+    entries
+        .iter()
+        .filter(|entry| entry["type"] == "message" && entry["message"]["role"] == "user")
+        .map(|entry| text_of(&entry["message"]))
+        .collect()
+}
+
+// ----------------------------------------------------------------------------------- concurrency
+
+#[test]
+fn thirty_two_parallel_resumes_with_wait_all_land_as_one_linear_chain() {
+    let home = Home::new();
+    let answer = (anthropic().text)(&["ok"]);
+    let server = MockServer::start_cycle(vec![Reply::sse(&answer)], "127.0.0.1:0");
+    let id = first_turn(&home, &server);
+    let children: Vec<(usize, Child)> = (0..32)
+        .map(|index| {
+            let child = pincer(&home, &server)
+                .args(["resume", &id, "--wait", "60", &format!("marker-{index:02}")])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            (index, child)
+        })
+        .collect();
+    for (index, child) in children {
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(code(&output), 0, "run {index}: {}", stderr(&output));
+        assert_eq!(stdout(&output), "ok\n", "run {index}");
+    }
+    let files = session_files(&home.sessions_dir());
+    assert_eq!(files.len(), 1, "{files:?}");
+    let checked = check_session(&files[0], false);
+    assert!(!checked.torn_tail);
+    let messages: Vec<&Value> = checked
+        .entries
+        .iter()
+        .filter(|entry| entry["type"] == "message")
+        .collect();
+    // The first turn plus 32: a user prompt and an assistant answer each.
+    assert_eq!(messages.len(), 2 * 33);
+    assert_linear(&checked.entries);
+    let users = user_texts(&checked.entries);
+    for index in 0..32 {
+        let marker = format!("marker-{index:02}");
+        assert_eq!(
+            users.iter().filter(|text| text.contains(&marker)).count(),
+            1,
+            "{marker} in {users:?}"
+        );
+    }
+    // Each turn is a user prompt immediately followed by its answer: no interleaving.
+    for pair in messages.chunks(2) {
+        assert_eq!(pair[0]["message"]["role"], "user");
+        assert_eq!(pair[1]["message"]["role"], "assistant");
+    }
+    assert_eq!(server.requests().len(), 33);
+}
+
+#[test]
+fn without_wait_the_losers_exit_75_within_a_second_and_the_file_stays_linear() {
+    let home = Home::new();
+    let slow = (anthropic().text)(&["slow ", "answer"]);
+    // Every answer takes about 1.5 s, so the winner holds the lock while the others start.
+    let server = MockServer::start_cycle(
+        vec![Reply::sse(&slow).paced(Duration::from_millis(250))],
+        "127.0.0.1:0",
+    );
+    let id = first_turn(&home, &server);
+    // One thread per process, so each exit time is measured as it happens.
+    let runs: Vec<thread::JoinHandle<(Duration, Output)>> = (0..32)
+        .map(|index| {
+            let command = pincer(&home, &server);
+            let id = id.clone();
+            thread::spawn(move || {
+                let mut command = command;
+                let started = Instant::now();
+                let output = command
+                    .args(["resume", &id, &format!("racer-{index:02}")])
+                    .output()
+                    .unwrap();
+                (started.elapsed(), output)
+            })
+        })
+        .collect();
+    let mut winners = 0;
+    let mut losers = 0;
+    for run in runs {
+        let (elapsed, output) = run.join().unwrap();
+        match output.status.code() {
+            Some(0) => winners += 1,
+            Some(75) => {
+                losers += 1;
+                assert!(elapsed < Duration::from_secs(1), "a loser took {elapsed:?}");
+                let err = stderr(&output);
+                assert!(err.contains("busy") || err.contains("lock"), "{err}");
+                assert!(err.contains("--wait"), "the hint names --wait: {err}");
+            }
+            other => panic!("unexpected exit {other:?}: {}", stderr(&output)),
+        }
+    }
+    assert!(winners >= 1, "someone must win");
+    assert_eq!(winners + losers, 32);
+    let files = session_files(&home.sessions_dir());
+    assert_eq!(files.len(), 1);
+    let checked = check_session(&files[0], false);
+    assert_linear(&checked.entries);
+    assert_eq!(user_texts(&checked.entries).len(), 1 + winners);
+}
+
+#[test]
+fn thirty_two_parallel_runs_in_one_directory_never_share_a_session() {
+    let home = Home::new();
+    let answer = (anthropic().text)(&["fine"]);
+    let server = MockServer::start_cycle(vec![Reply::sse(&answer)], "127.0.0.1:0");
+    let children: Vec<Child> = (0..32)
+        .map(|index| {
+            pincer(&home, &server)
+                .args([
+                    "run",
+                    "-m",
+                    "anthropic/claude-sonnet-4-5",
+                    "--json",
+                    &format!("solo-{index:02}"),
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut ids = std::collections::BTreeSet::new();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        ids.insert(result["session_id"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(ids.len(), 32);
+    let files = session_files(&home.sessions_dir());
+    assert_eq!(files.len(), 32);
+    for file in &files {
+        let checked = check_session(file, false);
+        let users = user_texts(&checked.entries);
+        assert_eq!(users.len(), 1, "{file:?}: {users:?}");
+        assert!(users[0].starts_with("solo-"), "{users:?}");
+    }
+    // `--last` resolves the same session however often it is asked, and with the index gone.
+    let last = |home: &Home| -> String {
+        let output = protocols::output(pincer(home, &server), &["status", "--last", "--json"]);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        value["session_id"].as_str().unwrap().to_owned()
+    };
+    let first = last(&home);
+    assert!(ids.contains(&first));
+    for _ in 0..3 {
+        assert_eq!(last(&home), first);
+    }
+    std::fs::remove_file(home.sessions_dir().join("index.json")).unwrap();
+    assert_eq!(last(&home), first);
+}
+
+#[test]
+fn last_breaks_ties_between_identical_timestamps_by_file_name() {
+    let home = Home::new();
+    // Three sessions whose every timestamp is equal: only the names differ.
+    let ids = [
+        "0199a000-0000-7000-8000-00000000000a",
+        "0199a000-0000-7000-8000-00000000000c",
+        "0199a000-0000-7000-8000-00000000000b",
+    ];
+    for id in ids {
+        let mut session = SessionBuilder::new(id, &home.workspace);
+        session.user("same");
+        home.write_session(&session);
+    }
+    let server = MockServer::start(Vec::new());
+    for _ in 0..2 {
+        let output = protocols::output(pincer(&home, &server), &["status", "--last", "--json"]);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(value["session_id"], ids[1]);
+        std::fs::remove_file(home.sessions_dir().join("index.json")).unwrap();
+    }
+}
+
+// --------------------------------------------------------------------------------- storage faults
+
+/// Run pincer under `ulimit -f BLOCKS` (512-byte blocks in dash and bash alike when given with
+/// `-f`): writes past the limit fail with EFBIG (SIGXFSZ is ignored by the shell's child).
+fn with_file_size_limit(command: &Command, blocks: u64, args: &[&str]) -> Output {
+    let program = command.get_program().to_owned();
+    let mut shell = Command::new("sh");
+    shell.env_clear();
+    for (name, value) in command.get_envs() {
+        if let Some(value) = value {
+            shell.env(name, value);
+        }
+    }
+    if let Some(dir) = command.get_current_dir() {
+        shell.current_dir(dir);
+    }
+    let mut script = format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$0\"");
+    for index in 0..command.get_args().count() + args.len() {
+        script.push_str(&format!(" \"${}\"", index + 1));
+    }
+    shell
+        .arg("-c")
+        .arg(script)
+        .arg(program)
+        .args(command.get_args())
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_full_disk_ends_the_run_with_a_persistence_error_and_no_further_request() {
+    let home = Home::new();
+    let protocol = anthropic();
+    // The model calls a tool; the result is too big for the file limit, so persisting it fails.
+    std::fs::write(home.workspace.join("big.txt"), "x".repeat(40_000)).unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_01",
+            "read",
+            &json!({"path": "big.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["never"])),
+    ]);
+    let command = pincer(&home, &server);
+    // 16 blocks = 8 KiB: room for the header and the first messages, not for the tool result.
+    let output = with_file_size_limit(
+        &command,
+        16,
+        &["run", "-m", protocol.model, "--json", "read big.txt"],
+    );
+    assert_ne!(code(&output), 0, "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("cannot append to"), "{err}");
+    assert!(err.contains("File too large"), "{err}");
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "no request after the failed write"
+    );
+    let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(result["is_error"], true, "{result}");
+    let files = session_files(&home.sessions_dir());
+    assert_eq!(files.len(), 1);
+    // What was written before the failure is whole lines only (a torn tail at most), and the
+    // prompt made it.
+    let checked = check_session(&files[0], true);
+    assert_eq!(user_texts(&checked.entries), ["read big.txt"]);
+}
+
+#[test]
+fn a_session_file_deleted_mid_run_fails_the_run_and_no_headerless_file_appears() {
+    let home = Home::new();
+    let protocol = anthropic();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["first"])),
+        Reply::sse(&(protocol.text)(&["one ", "two ", "three ", "four"]))
+            .paced(Duration::from_millis(300)),
+    ]);
+    let id = first_turn(&home, &server);
+    let file = session_files(&home.sessions_dir()).remove(0);
+    let child = pincer(&home, &server)
+        .args(["resume", &id, "second"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the request is in flight, i.e. the prompt has been appended.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.requests().len() < 2 {
+        assert!(
+            Instant::now() < deadline,
+            "the resume never called the model"
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+    std::fs::remove_file(&file).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_ne!(code(&output), 0, "{}", stderr(&output));
+    assert!(stderr(&output).contains("session"), "{}", stderr(&output));
+    // Nothing recreated the file without its header.
+    for path in session_files(&home.sessions_dir()) {
+        check_session(&path, false);
+    }
+    assert!(!file.exists(), "a headerless file was recreated");
+}
+
+#[test]
+fn more_tool_calls_than_results_is_repaired_before_anything_is_sent() {
+    let home = Home::new();
+    let mut session = SessionBuilder::new("0199a111-0000-7000-8000-000000000001", &home.workspace);
+    session.user("list two things");
+    // Two calls, one result: the run was killed between the tools.
+    session.entry(
+        "message",
+        json!({"message": {
+            "role": "assistant",
+            "content": [
+                {"type": "toolCall", "id": "toolu_A", "name": "ls", "arguments": {"path": "."}},
+                {"type": "toolCall", "id": "toolu_B", "name": "ls", "arguments": {"path": ".."}}
+            ],
+            "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+            "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                      "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+            "stopReason": "toolUse", "timestamp": 1
+        }}),
+    );
+    session.entry(
+        "message",
+        json!({"message": {"role": "toolResult", "toolCallId": "toolu_A", "toolName": "ls",
+            "content": [{"type": "text", "text": "a.txt"}], "isError": false, "timestamp": 2}}),
+    );
+    let path = home.write_session(&session);
+    let protocol = anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["done"]))]);
+    let output = protocols::output(
+        pincer(&home, &server),
+        &["resume", &session.id, "-m", protocol.model, "go on"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let body = server.requests()[0].json();
+    // Every tool_use in the request has exactly one tool_result, in the very next message.
+    let messages = body["messages"].as_array().unwrap();
+    let mut checked = 0;
+    for (index, message) in messages.iter().enumerate() {
+        let uses: Vec<&str> = message["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|block| block["type"] == "tool_use")
+            .map(|block| block["id"].as_str().unwrap())
+            .collect();
+        if uses.is_empty() {
+            continue;
+        }
+        let next = &messages[index + 1];
+        assert_eq!(next["role"], "user");
+        let results: Vec<&Value> = next["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|block| block["type"] == "tool_result")
+            .collect();
+        let ids: Vec<&str> = results
+            .iter()
+            .map(|block| block["tool_use_id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, uses, "{body}");
+        let synthetic = results
+            .iter()
+            .find(|block| block["tool_use_id"] == "toolu_B")
+            .unwrap();
+        assert_eq!(synthetic["is_error"], true, "{synthetic}");
+        checked += 1;
+    }
+    assert_eq!(checked, 1, "{body}");
+    check_session(&path, false);
+}
+
+#[test]
+fn line_and_paragraph_separators_and_carriage_returns_keep_one_record_per_line() {
+    let home = Home::new();
+    let protocol = anthropic();
+    let tricky = "a\u{2028}b\u{2029}c\rd\r\ne\u{85}f\u{b}g";
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&[tricky]))]);
+    let output = protocols::output(
+        pincer(&home, &server),
+        &["run", "-m", protocol.model, &format!("prompt {tricky}")],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let file = session_files(&home.sessions_dir()).remove(0);
+    let bytes = std::fs::read(&file).unwrap();
+    // The raw bytes hold no separator a line-oriented reader could split on besides '\n'.
+    assert!(!bytes.contains(&b'\r'), "a raw CR in the file");
+    let text = String::from_utf8(bytes).unwrap();
+    assert!(!text.contains(['\u{2028}', '\u{2029}', '\u{85}']), "{text}");
+    let checked = check_session(&file, false);
+    let messages: Vec<&Value> = checked
+        .entries
+        .iter()
+        .filter(|entry| entry["type"] == "message")
+        .collect();
+    assert_eq!(messages.len(), 2);
+    assert_eq!(text_of(&messages[0]["message"]), format!("prompt {tricky}"));
+    assert_eq!(text_of(&messages[1]["message"]), tricky);
+    // A reader that splits like Node's readline or Python's `str.splitlines` sees the same
+    // records as pincer: one per '\n'.
+    let splitters = [
+        '\n', '\r', '\u{b}', '\u{c}', '\u{1c}', '\u{1d}', '\u{1e}', '\u{85}',
+    ];
+    let pieces: Vec<&str> = text
+        .split(|c: char| splitters.contains(&c) || c == '\u{2028}' || c == '\u{2029}')
+        .filter(|line| !line.is_empty())
+        .collect();
+    assert_eq!(pieces.len(), 1 + checked.entries.len());
+    for line in pieces {
+        serde_json::from_str::<Value>(line).unwrap();
+    }
+    // And the session resumes with the text intact.
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["ok"]))]);
+    let output = protocols::output(pincer(&home, &server), &["resume", "--last", "again"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let sent = server.requests()[0].json().to_string();
+    let expected = json!(format!("prompt {tricky}")).to_string();
+    assert!(sent.contains(expected.trim_matches('"')), "{sent}");
+}

@@ -1,0 +1,400 @@
+//! Provider faults, table-driven across the four wire protocols (SPEC §9.2, §9.3, §12.2): HTTP
+//! errors with and without retry headers, errors and resets in the middle of a stream, stalls,
+//! truncated and malformed streams, HTML error pages and empty bodies.
+//!
+//! A retryable fault is retried before any output, and also after text has streamed as long as no
+//! tool has run in the turn (SPEC §9.3; the text already printed is not printed again). A fault
+//! that retrying cannot fix (a malformed event, `x-should-retry: false`) ends the run with the
+//! partial answer recorded as an error message.
+//!
+//! Every fault is run twice. Alone, with retries off: the run must end with the documented exit
+//! code, a `result` object whose `error.kind` classifies the fault, and a sound session. Followed
+//! by a good answer, with retries on: a retryable fault must be retried once and the answer
+//! printed exactly once; any other fault must not be retried.
+
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use serde_json::Value;
+
+use crate::common::integrity::{check_session, session_files};
+use crate::common::mock::{MockServer, Piece, Reply, split_events};
+use crate::common::protocols::{self, Protocol};
+use crate::common::{Home, code, stderr, stdout};
+
+const KEY: &str = "sk-fault-test-0000-3333-4444";
+
+/// What a fault must lead to.
+struct Expect {
+    exit: i32,
+    kind: &'static str,
+    retried: bool,
+}
+
+const fn expect(exit: i32, kind: &'static str, retried: bool) -> Expect {
+    Expect {
+        exit,
+        kind,
+        retried,
+    }
+}
+
+/// One fault: a name, the reply that carries it, and what it must lead to.
+struct Fault {
+    name: &'static str,
+    reply: fn(&Protocol) -> Reply,
+    expect: fn(&Protocol) -> Expect,
+}
+
+fn http_error(protocol: &Protocol, status: u16) -> Reply {
+    Reply::json(status, &(protocol.error_body)(status))
+}
+
+/// The events of a short text answer.
+fn events(protocol: &Protocol) -> Vec<Vec<u8>> {
+    split_events(&(protocol.text)(&["partial ", "answer"]))
+}
+
+/// The index of the first event that carries answer text.
+fn first_text_event(events: &[Vec<u8>]) -> usize {
+    events
+        .iter()
+        .position(|event| String::from_utf8_lossy(event).contains("partial"))
+        .unwrap()
+}
+
+/// The events up to and including the first text, then `tail`.
+fn after_first_text(protocol: &Protocol, tail: Vec<Piece>) -> Reply {
+    let events = events(protocol);
+    let first = first_text_event(&events);
+    let mut pieces: Vec<Piece> = events[..=first].iter().cloned().map(Piece::Data).collect();
+    pieces.extend(tail);
+    Reply::sse_pieces(pieces)
+}
+
+fn faults() -> Vec<Fault> {
+    vec![
+        Fault {
+            name: "429 without retry headers",
+            reply: |p| http_error(p, 429),
+            expect: |_| expect(4, "rate_limit", true),
+        },
+        Fault {
+            name: "429 with retry-after 0",
+            reply: |p| http_error(p, 429).header("retry-after", "0"),
+            expect: |_| expect(4, "rate_limit", true),
+        },
+        Fault {
+            name: "429 with retry-after-ms 20",
+            reply: |p| http_error(p, 429).header("retry-after-ms", "20"),
+            expect: |_| expect(4, "rate_limit", true),
+        },
+        Fault {
+            name: "529 overloaded",
+            reply: |p| http_error(p, 529),
+            expect: |_| expect(4, "overloaded", true),
+        },
+        Fault {
+            name: "500 internal error",
+            reply: |p| http_error(p, 500),
+            expect: |_| expect(4, "overloaded", true),
+        },
+        Fault {
+            name: "503 with retry-after-ms",
+            reply: |p| http_error(p, 503).header("retry-after-ms", "15"),
+            expect: |_| expect(4, "overloaded", true),
+        },
+        Fault {
+            name: "503 with x-should-retry false",
+            reply: |p| http_error(p, 503).header("x-should-retry", "false"),
+            expect: |_| expect(4, "overloaded", false),
+        },
+        Fault {
+            name: "a mid-stream error event",
+            reply: |p| Reply::sse(&(p.mid_stream_error)("partial ")),
+            // Retried whether it comes before the first text (OpenAI Responses) or after it.
+            expect: |_| expect(4, "overloaded", true),
+        },
+        Fault {
+            name: "a connection reset in an event after text",
+            reply: |p| {
+                let events = events(p);
+                let first = first_text_event(&events);
+                let next = &events[first + 1];
+                after_first_text(
+                    p,
+                    vec![Piece::Data(next[..next.len() / 2].to_vec()), Piece::Close],
+                )
+            },
+            expect: |_| expect(4, "timeout", true),
+        },
+        Fault {
+            name: "a stall past the idle timeout after text",
+            reply: |p| after_first_text(p, vec![Piece::Stall(Duration::from_secs(5))]),
+            expect: |_| expect(4, "timeout", true),
+        },
+        Fault {
+            name: "a stream that ends after text, before its last event",
+            reply: |p| after_first_text(p, Vec::new()),
+            expect: |_| expect(4, "timeout", true),
+        },
+        Fault {
+            name: "a connection reset in the first event",
+            reply: |p| {
+                let first = events(p).remove(0);
+                Reply::sse_pieces(vec![
+                    Piece::Data(first[..first.len() / 2].to_vec()),
+                    Piece::Close,
+                ])
+            },
+            expect: |_| expect(4, "timeout", true),
+        },
+        Fault {
+            name: "a stall past the idle timeout before any event",
+            reply: |_| Reply::sse_pieces(vec![Piece::Stall(Duration::from_secs(5))]),
+            expect: |_| expect(4, "timeout", true),
+        },
+        Fault {
+            name: "a stream that ends before any text",
+            reply: |p| {
+                let events = events(p);
+                let first = first_text_event(&events);
+                Reply::sse_pieces(events[..first].iter().cloned().map(Piece::Data).collect())
+            },
+            expect: |_| expect(4, "timeout", true),
+        },
+        Fault {
+            name: "malformed JSON in an event",
+            reply: |p| {
+                let events = events(p);
+                let first = first_text_event(&events);
+                let event = String::from_utf8(events[first].clone()).unwrap();
+                let data = event.find("data: ").unwrap() + "data: ".len();
+                let broken = format!("{}{{\"broken\": [1, 2\n\n", &event[..data]);
+                let mut pieces: Vec<Piece> =
+                    events[..first].iter().cloned().map(Piece::Data).collect();
+                pieces.push(Piece::Data(broken.into_bytes()));
+                pieces.extend(events[first + 1..].iter().cloned().map(Piece::Data));
+                Reply::sse_pieces(pieces)
+            },
+            expect: |_| expect(1, "unknown", false),
+        },
+        Fault {
+            name: "an HTML error page from a proxy",
+            reply: |_| {
+                Reply::raw(
+                    502,
+                    "text/html",
+                    b"<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>",
+                )
+            },
+            expect: |_| expect(4, "overloaded", true),
+        },
+        Fault {
+            name: "an empty 200 body",
+            reply: |_| Reply::sse_pieces(Vec::new()),
+            expect: |_| expect(4, "timeout", true),
+        },
+    ]
+}
+
+fn command(home: &Home, protocol: &Protocol, server: &MockServer) -> std::process::Command {
+    protocols::command(home, protocol, &server.url(), KEY)
+}
+
+/// Every session file is sound and `sessions show` loads it.
+fn assert_sessions_intact(home: &Home, protocol: &Protocol, server: &MockServer, context: &str) {
+    let files = session_files(&home.sessions_dir());
+    assert_eq!(files.len(), 1, "{context}");
+    for file in files {
+        check_session(&file, false);
+        let output = protocols::output(
+            command(home, protocol, server),
+            &["sessions", "show", file.to_str().unwrap()],
+        );
+        assert_eq!(code(&output), 0, "{context}: {}", stderr(&output));
+    }
+}
+
+fn run_args(protocol: &Protocol, retries: u32) -> Vec<String> {
+    [
+        "-c",
+        &format!("retry.max_retries={retries}"),
+        "run",
+        "-m",
+        protocol.model,
+        "--json",
+        "--idle-timeout",
+        "0.4",
+        "hello",
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+fn run(
+    home: &Home,
+    protocol: &Protocol,
+    server: &MockServer,
+    retries: u32,
+) -> (i32, Value, String) {
+    let args = run_args(protocol, retries);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = protocols::output(command(home, protocol, server), &args);
+    let text = stdout(&output);
+    let result: Value = serde_json::from_str(text.trim()).unwrap_or_else(|error| {
+        panic!(
+            "{}: stdout is not one result object ({error}): {text:?}\nstderr: {}",
+            protocol.name,
+            stderr(&output)
+        )
+    });
+    (code(&output), result, stderr(&output))
+}
+
+fn check_fault(protocol: &Protocol, fault: &Fault) -> Vec<String> {
+    let context = format!("{} / {}", protocol.name, fault.name);
+    let expect = (fault.expect)(protocol);
+    let mut failures = Vec::new();
+    let mut check = |ok: bool, message: String| {
+        if !ok {
+            failures.push(format!("{context}: {message}"));
+        }
+    };
+
+    // Alone, retries off: a classified error.
+    let home = Home::new();
+    let server = MockServer::start(vec![(fault.reply)(protocol)]);
+    let (exit, result, err) = run(&home, protocol, &server, 0);
+    check(
+        exit == expect.exit,
+        format!("exit {exit}, expected {}: {err}", expect.exit),
+    );
+    check(
+        result["error"]["kind"] == expect.kind,
+        format!(
+            "error.kind {}, expected {}",
+            result["error"]["kind"], expect.kind
+        ),
+    );
+    check(result["is_error"] == true, format!("is_error: {result}"));
+    check(result["type"] == "result", format!("type: {result}"));
+    check(
+        err.lines()
+            .filter(|line| line.starts_with("error:"))
+            .count()
+            == 1,
+        format!("one error line on stderr: {err}"),
+    );
+    check(
+        server.requests().len() == 1,
+        format!("{} requests", server.requests().len()),
+    );
+    assert_sessions_intact(&home, protocol, &server, &context);
+
+    // Followed by a good answer, retries on.
+    let home = Home::new();
+    let good = (protocol.text)(&["recovered"]);
+    let server = MockServer::start(vec![(fault.reply)(protocol), Reply::sse(&good)]);
+    let started = Instant::now();
+    let (exit, result, err) = run(&home, protocol, &server, 2);
+    let requests = server.requests().len();
+    if expect.retried {
+        check(exit == 0, format!("exit {exit} after a retry: {err}"));
+        check(result["result"] == "recovered", format!("result: {result}"));
+        check(requests == 2, format!("{requests} requests"));
+    } else {
+        check(
+            exit == expect.exit,
+            format!("exit {exit} without retry: {err}"),
+        );
+        check(
+            requests == 1,
+            format!("{requests} requests: must not retry"),
+        );
+    }
+    check(
+        started.elapsed() < Duration::from_secs(4),
+        format!("took {:?}", started.elapsed()),
+    );
+    assert_sessions_intact(&home, protocol, &server, &context);
+    failures
+}
+
+fn check_protocol(protocol: Protocol) {
+    let failures: Vec<String> = faults()
+        .iter()
+        .flat_map(|fault| check_fault(&protocol, fault))
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn anthropic_faults_end_in_a_retry_or_a_classified_error_with_an_intact_session() {
+    check_protocol(protocols::anthropic());
+}
+
+#[test]
+fn openai_responses_faults_end_in_a_retry_or_a_classified_error_with_an_intact_session() {
+    check_protocol(protocols::openai());
+}
+
+#[test]
+fn openai_chat_faults_end_in_a_retry_or_a_classified_error_with_an_intact_session() {
+    check_protocol(protocols::openai_chat());
+}
+
+#[test]
+fn gemini_faults_end_in_a_retry_or_a_classified_error_with_an_intact_session() {
+    check_protocol(protocols::gemini());
+}
+
+#[test]
+fn a_server_asking_for_a_wait_over_a_minute_is_not_waited_for() {
+    for protocol in protocols::all() {
+        let home = Home::new();
+        let server = MockServer::start(vec![
+            http_error(&protocol, 429).header("retry-after", "3600"),
+            Reply::sse(&(protocol.text)(&["late"])),
+        ]);
+        let started = Instant::now();
+        let (exit, result, err) = run(&home, &protocol, &server, 3);
+        assert!(
+            started.elapsed() < Duration::from_secs(3),
+            "{}",
+            protocol.name
+        );
+        assert_eq!(exit, 4, "{}: {err}", protocol.name);
+        assert_eq!(result["error"]["kind"], "rate_limit", "{}", protocol.name);
+        assert_eq!(server.requests().len(), 1, "{}", protocol.name);
+    }
+}
+
+#[test]
+fn stream_json_ends_with_a_result_line_after_a_provider_fault() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![Reply::json(529, &(protocol.error_body)(529))]);
+    let output = protocols::output(
+        command(&home, &protocol, &server),
+        &[
+            "-c",
+            "retry.max_retries=0",
+            "run",
+            "-m",
+            protocol.model,
+            "--output-format",
+            "stream-json",
+            "hi",
+        ],
+    );
+    assert_eq!(code(&output), 4, "{}", stderr(&output));
+    let lines: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let last = lines.last().unwrap();
+    assert_eq!(last["type"], "result");
+    assert_eq!(last["is_error"], true);
+    assert_eq!(last["error"]["kind"], "overloaded");
+}

@@ -1,0 +1,242 @@
+//! Secrets stay secret (SPEC §12.2): with one distinctive key in the environment and another in
+//! an auth profile, every command in every output mode — successes, failures, `--dry-run`,
+//! verbose — is run, and neither key may appear on stdout or stderr, in a session file, the
+//! index, an events file or an `-o` file, in the argv of the `exec` tool's child, or in tool output
+//! that is stored or sent back to the model (it is replaced by `[REDACTED]`).
+
+use std::path::Path;
+use std::process::Output;
+
+use serde_json::json;
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::wire::anthropic as wire;
+use crate::common::{Home, code, stderr, stdout};
+
+const ENV_KEY: &str = "sk-ant-ENVLEAK-9f8e7d6c5b4a3210";
+const PROFILE_KEY: &str = "sk-ant-PROFILELEAK-0a1b2c3d4e5f";
+const MODEL: &str = "anthropic/claude-sonnet-4-5";
+
+fn usage() -> wire::Usage4 {
+    wire::Usage4 {
+        input: 40,
+        output: 10,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
+fn pincer(home: &Home, server: &MockServer, args: &[&str], stdin: &[u8]) -> Output {
+    home.cmd()
+        .env("ANTHROPIC_API_KEY", ENV_KEY)
+        .env("ANTHROPIC_BASE_URL", server.url())
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .output()
+        .unwrap()
+}
+
+fn assert_clean(label: &str, text: &str) {
+    for key in [ENV_KEY, PROFILE_KEY] {
+        assert!(!text.contains(key), "{label} leaks {key}:\n{text}");
+    }
+    // A prefix long enough to be recognisable is a leak too.
+    assert!(!text.contains(&ENV_KEY[..20]), "{label}: {text}");
+    assert!(!text.contains(&PROFILE_KEY[..20]), "{label}: {text}");
+}
+
+fn assert_output_clean(label: &str, output: &Output) {
+    assert_clean(&format!("{label} stdout"), &stdout(output));
+    assert_clean(&format!("{label} stderr"), &stderr(output));
+}
+
+/// Every file under `root` except the auth store (which holds the profile key by design) and the
+/// test's own `.env` fixture.
+fn assert_files_clean(root: &Path) {
+    let mut stack = vec![root.to_path_buf()];
+    let mut scanned = 0;
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path
+                .file_name()
+                .is_some_and(|name| name == "auth-profiles.json" || name == ".env")
+            {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            assert_clean(
+                &path.display().to_string(),
+                &String::from_utf8_lossy(&bytes),
+            );
+            scanned += 1;
+        }
+    }
+    assert!(scanned > 5, "only {scanned} files scanned");
+}
+
+/// A turn that reads a `.env` file holding the key and runs a command that prints its own argv,
+/// its parent's argv and the key variable, then answers.
+fn tool_turn() -> Vec<Reply> {
+    let command = "printf 'self:'; tr '\\0' ' ' < /proc/$$/cmdline; printf '\\nparent:'; \
+                   tr '\\0' ' ' < /proc/$PPID/cmdline; printf '\\nenv:%s\\n' \"$ANTHROPIC_API_KEY\"";
+    vec![
+        Reply::sse(&wire::tool_use_stream(
+            Some("Checking."),
+            &[
+                ("toolu_read", "read", &json!({"path": ".env"}).to_string()),
+                (
+                    "toolu_exec",
+                    "exec",
+                    &json!({"command": command}).to_string(),
+                ),
+            ],
+            usage(),
+        )),
+        Reply::sse(&wire::text_stream(&["All ", "checked."], usage())),
+    ]
+}
+
+const MODES: [&[&str]; 3] = [&[], &["--json"], &["--output-format", "stream-json"]];
+
+#[test]
+fn keys_never_leak_through_any_command_output_mode_or_file() {
+    let home = Home::new();
+    std::fs::write(
+        home.workspace.join(".env"),
+        format!("ANTHROPIC_API_KEY={ENV_KEY}\nWORK_KEY={PROFILE_KEY}\n"),
+    )
+    .unwrap();
+    let idle = MockServer::start(Vec::new());
+    let output = pincer(
+        &home,
+        &idle,
+        &["auth", "add", "anthropic", "--name", "work"],
+        PROFILE_KEY.as_bytes(),
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_output_clean("auth add", &output);
+    let events = home.root.path().join("events");
+    std::fs::create_dir_all(&events).unwrap();
+
+    for (index, mode) in MODES.iter().enumerate() {
+        let events_file = events.join(format!("run-{index}.jsonl"));
+        let answer_file = events.join(format!("answer-{index}.txt"));
+        let mut args: Vec<&str> = mode.to_vec();
+        let events_arg = events_file.to_str().unwrap();
+        let answer_arg = answer_file.to_str().unwrap();
+        args.extend([
+            "-vv",
+            "run",
+            "-m",
+            MODEL,
+            "--events-file",
+            events_arg,
+            "-o",
+            answer_arg,
+            "check the environment",
+        ]);
+        let server = MockServer::start(tool_turn());
+        let output = pincer(&home, &server, &args, b"");
+        assert_eq!(code(&output), 0, "mode {mode:?}: {}", stderr(&output));
+        assert_output_clean(&format!("run {mode:?}"), &output);
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        // The profile key is the one sent, in a header only.
+        assert_eq!(requests[0].header("x-api-key"), Some(PROFILE_KEY));
+        for request in &requests {
+            assert_clean("request path", &request.path);
+            assert_clean("request body", &String::from_utf8_lossy(&request.body));
+        }
+        // The tool results reached the model redacted, and the exec child's argv (and its
+        // parent's, pincer's own) was captured and holds no key.
+        let sent = String::from_utf8_lossy(&requests[1].body).into_owned();
+        assert!(sent.contains("ANTHROPIC_API_KEY=[REDACTED]"), "{sent}");
+        assert!(sent.contains("WORK_KEY=[REDACTED]"), "{sent}");
+        assert!(sent.contains("self:"), "{sent}");
+        assert!(sent.contains("parent:"), "{sent}");
+        assert!(sent.contains("pincer"), "the parent argv was read: {sent}");
+
+        // Failures: a rejected key (the profile goes into cooldown, the env key is tried), an
+        // unreachable server, and the dry run that prints the whole request.
+        let rejected = MockServer::start(vec![
+            Reply::json(
+                401,
+                &wire::error_body("authentication_error", "invalid x-api-key"),
+            ),
+            Reply::json(
+                401,
+                &wire::error_body("authentication_error", "invalid x-api-key"),
+            ),
+        ]);
+        let mut failing: Vec<&str> = mode.to_vec();
+        failing.extend([
+            "-v",
+            "run",
+            "-m",
+            MODEL,
+            "--events-file",
+            events_arg,
+            "fail",
+        ]);
+        let output = pincer(&home, &rejected, &failing, b"");
+        assert_eq!(code(&output), 3, "{}", stderr(&output));
+        assert_output_clean(&format!("401 {mode:?}"), &output);
+        let mut dry: Vec<&str> = mode.to_vec();
+        dry.extend(["run", "-m", MODEL, "--dry-run", "what would be sent"]);
+        let output = pincer(&home, &idle, &dry, b"");
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert_output_clean(&format!("dry run {mode:?}"), &output);
+        // The environment key is the fallback when profiles are unusable: still never printed.
+        let mut resume: Vec<&str> = mode.to_vec();
+        resume.extend(["resume", "--last", "--dry-run", "again"]);
+        let output = pincer(&home, &idle, &resume, b"");
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert_output_clean(&format!("resume dry run {mode:?}"), &output);
+    }
+
+    // Every other command, in both of its output shapes.
+    let server = MockServer::start_cycle(
+        vec![Reply::sse(&wire::text_stream(
+            &["## Goal\nsummary"],
+            usage(),
+        ))],
+        "127.0.0.1:0",
+    );
+    let commands: [&[&str]; 13] = [
+        &["status"],
+        &["status", "--last"],
+        &["sessions"],
+        &["sessions", "show", "--last"],
+        &["sessions", "show", "--last", "--tree"],
+        &["sessions", "export", "--last", "--format", "jsonl"],
+        &["sessions", "export", "--last", "--format", "markdown"],
+        &["auth"],
+        &["auth", "status"],
+        &["compact", "--last", "--keep-recent-tokens", "1"],
+        &["resume", "--last", "one more"],
+        &["resume", "--last", "--auth-profile", "nosuch", "x"],
+        &["sessions", "repair", "--last", "--dry-run"],
+    ];
+    for command in commands {
+        for json in [false, true] {
+            let mut args: Vec<&str> = Vec::new();
+            if json {
+                args.push("--json");
+            }
+            args.extend_from_slice(command);
+            let output = pincer(&home, &server, &args, b"");
+            assert_output_clean(&format!("{args:?}"), &output);
+        }
+    }
+    // The session files, index, events files and answer files.
+    assert_files_clean(home.root.path());
+    // And the store itself keeps the key only as the profile's secret, never twice.
+    let store = std::fs::read_to_string(home.home.join("auth-profiles.json")).unwrap();
+    assert_eq!(store.matches(PROFILE_KEY).count(), 1);
+    assert!(!store.contains(ENV_KEY));
+}
