@@ -1,9 +1,18 @@
-//! A standalone mock provider for benchmarks: serves scripted Anthropic and OpenAI-compatible
-//! streams on loopback, in a cycle, until killed. It reuses the test suite's mock server and
-//! wire builders, so the bytes are the ones the tests check.
+//! A standalone mock provider for benchmarks: serves scripted Anthropic and OpenAI streams on
+//! loopback, in a cycle, until killed. It reuses the test suite's mock server and wire builders,
+//! so the bytes are the ones the tests check.
 //!
-//! Usage: `mock_provider SCENARIO` where SCENARIO is `anthropic-text`, `chat-text` or
-//! `anthropic-tool` (a read of `bench.txt`, then an answer). Prints the base URL on stdout.
+//! Usage: `mock_provider SCENARIO [--deltas N] [--pace-us N] [--times FILE]`, printing the base
+//! URL on stdout. Scenarios:
+//! - `anthropic-text`, `chat-text`, `responses-text`: one short answer (Anthropic Messages,
+//!   OpenAI Chat Completions, OpenAI Responses);
+//! - `anthropic-tool`: a `read` of `bench.txt`, then an answer;
+//! - `anthropic-grep`, `anthropic-find`: one call of the `grep` tool (pattern [`GREP_PATTERN`])
+//!   or the `find` tool (pattern [`FIND_PATTERN`]) on the workspace, then an answer;
+//! - `anthropic-stream`: an answer of `--deltas` text deltas (`<0000>`, `<0001>`, …), one chunk
+//!   each, `--pace-us` microseconds apart. Just before writing each delta it notes the wall clock
+//!   (nanoseconds since the epoch); when the stream is done it appends `INDEX NANOS` lines to the
+//!   `--times` file, so that a reader of the client's stdout can compute each delta's delay.
 
 #![expect(
     clippy::print_stdout,
@@ -22,33 +31,84 @@ mod mock;
 #[path = "../tests/common/wire/anthropic.rs"]
 mod anthropic;
 
+#[path = "../tests/common/wire/openai.rs"]
+mod openai;
+
 #[path = "../tests/common/wire/openai_chat.rs"]
 mod openai_chat;
 
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The regular expression the `anthropic-grep` scenario asks the `grep` tool for.
+const GREP_PATTERN: &str = "NEEDLE_[0-9]+";
+/// The glob the `anthropic-find` scenario asks the `find` tool for.
+const FIND_PATTERN: &str = "*_42.rs";
+
+const ANSWER: [&str; 3] = [
+    "The build is green. ",
+    "All 42 tests passed, ",
+    "and nothing needs attention.",
+];
+
+const ANTHROPIC_USAGE: anthropic::Usage4 = anthropic::Usage4 {
+    input: 1_200,
+    output: 40,
+    cache_read: 0,
+    cache_write: 0,
+};
+
+struct Options {
+    scenario: String,
+    deltas: usize,
+    pace: Duration,
+    times: Option<PathBuf>,
+}
+
+fn options() -> Options {
+    let mut options = Options {
+        scenario: "anthropic-text".to_owned(),
+        deltas: 200,
+        pace: Duration::from_micros(2_000),
+        times: None,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--deltas" => options.deltas = args.next().and_then(|n| n.parse().ok()).unwrap_or(200),
+            "--pace-us" => {
+                options.pace =
+                    Duration::from_micros(args.next().and_then(|n| n.parse().ok()).unwrap_or(0));
+            }
+            "--times" => options.times = args.next().map(PathBuf::from),
+            _ => options.scenario = arg,
+        }
+    }
+    options
+}
+
+fn tool_turn(name: &str, arguments: &str) -> Vec<mock::Reply> {
+    vec![
+        mock::Reply::sse(&anthropic::tool_use_stream(
+            None,
+            &[("toolu_01Bench", name, arguments)],
+            ANTHROPIC_USAGE,
+        )),
+        mock::Reply::sse(&anthropic::text_stream(&ANSWER, ANTHROPIC_USAGE)),
+    ]
+}
 
 fn main() {
-    let scenario = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "anthropic-text".to_owned());
-    let anthropic_usage = anthropic::Usage4 {
-        input: 1_200,
-        output: 40,
-        cache_read: 0,
-        cache_write: 0,
-    };
-    let answer = [
-        "The build is green. ",
-        "All 42 tests passed, ",
-        "and nothing needs attention.",
-    ];
-    let replies = match scenario.as_str() {
+    let options = options();
+    let replies = match options.scenario.as_str() {
         "anthropic-text" => vec![mock::Reply::sse(&anthropic::text_stream(
-            &answer,
-            anthropic_usage,
+            &ANSWER,
+            ANTHROPIC_USAGE,
         ))],
         "chat-text" => vec![mock::Reply::sse(&openai_chat::text_stream(
-            &answer,
+            &ANSWER,
             openai_chat::Usage4 {
                 input_total: 1_200,
                 cached: 0,
@@ -56,14 +116,28 @@ fn main() {
                 reasoning: 0,
             },
         ))],
-        "anthropic-tool" => vec![
-            mock::Reply::sse(&anthropic::tool_use_stream(
-                None,
-                &[("toolu_01Bench", "read", "{\"path\":\"bench.txt\"}")],
-                anthropic_usage,
-            )),
-            mock::Reply::sse(&anthropic::text_stream(&answer, anthropic_usage)),
-        ],
+        "responses-text" => vec![mock::Reply::sse(&openai::text_stream(
+            &ANSWER,
+            openai::Usage4 {
+                input_total: 1_200,
+                cached: 0,
+                output: 40,
+                reasoning: 0,
+            },
+        ))],
+        "anthropic-tool" => tool_turn("read", "{\"path\":\"bench.txt\"}"),
+        "anthropic-grep" => tool_turn(
+            "grep",
+            &serde_json::json!({"pattern": GREP_PATTERN}).to_string(),
+        ),
+        "anthropic-find" => tool_turn(
+            "find",
+            &serde_json::json!({"pattern": FIND_PATTERN}).to_string(),
+        ),
+        "anthropic-stream" => {
+            serve_timed_stream(&options);
+            return;
+        }
         other => {
             let _ = writeln!(std::io::stderr(), "unknown scenario '{other}'");
             std::process::exit(2);
@@ -75,4 +149,96 @@ fn main() {
     loop {
         std::thread::park();
     }
+}
+
+/// The `anthropic-stream` scenario: its own accept loop, since the shared mock does not say when
+/// each piece left. One connection at a time is enough for a benchmark that runs one client.
+fn serve_timed_stream(options: &Options) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("http://{}", listener.local_addr().unwrap());
+    let _ = std::io::stdout().flush();
+    let texts: Vec<String> = (0..options.deltas).map(|i| format!("<{i:04}>")).collect();
+    let chunks: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let events = mock::split_events(&anthropic::text_stream(&chunks, ANTHROPIC_USAGE));
+    for stream in listener.incoming().flatten() {
+        if read_request(&stream).is_none() {
+            continue;
+        }
+        let times = send_paced(stream, &events, options.pace);
+        if let Some(path) = &options.times {
+            let mut lines = String::new();
+            for (index, nanos) in times.iter().enumerate() {
+                lines.push_str(&format!("{index} {nanos}\n"));
+            }
+            let appended = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)
+                .and_then(|mut file| file.write_all(lines.as_bytes()));
+            if let Err(error) = appended {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "cannot write {}: {error}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// Reads one request's head and body; only its arrival matters here.
+fn read_request(stream: &TcpStream) -> Option<()> {
+    let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut length = 0;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().ok()?;
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()
+}
+
+/// Writes the events as chunks, pausing before each text delta, and returns the wall-clock
+/// nanoseconds at which each delta was handed to the socket.
+fn send_paced(mut stream: TcpStream, events: &[Vec<u8>], pace: Duration) -> Vec<u128> {
+    let _ = stream.set_nodelay(true);
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n\
+                cache-control: no-cache\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n";
+    let mut times = Vec::new();
+    if stream.write_all(head.as_bytes()).is_err() {
+        return times;
+    }
+    for event in events {
+        let is_delta = event
+            .windows(b"text_delta".len())
+            .any(|window| window == b"text_delta");
+        if is_delta {
+            std::thread::sleep(pace);
+        }
+        let mut chunk = format!("{:x}\r\n", event.len()).into_bytes();
+        chunk.extend_from_slice(event);
+        chunk.extend_from_slice(b"\r\n");
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos());
+        if stream.write_all(&chunk).is_err() {
+            return times;
+        }
+        if is_delta {
+            times.push(now);
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n");
+    times
 }
