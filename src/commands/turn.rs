@@ -654,7 +654,14 @@ fn execute(
 
     // Resolve every model of the chain and its credentials before anything is created, so a run
     // that cannot start leaves no session behind.
-    let index = load_index(context)?;
+    // A plain `run` makes a fresh UUIDv7 session and looks nothing up: in a home with thousands
+    // of sessions, refreshing the index would cost more than the turn.
+    let index = match plan {
+        TurnPlan::Run(run_args) if run_args.session_id.is_none() && run_args.name.is_none() => {
+            Index::default()
+        }
+        _ => load_index(context)?,
+    };
     let (recorded_model, recorded_thinking) = peek_recorded(context, &index, plan)?;
     let reference = match (&args.model, &recorded_model, &context.settings.model) {
         (Some(model), _, _) => model.clone(),
