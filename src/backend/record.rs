@@ -45,6 +45,8 @@ pub struct Recorder<'a> {
     tool_names: HashMap<String, String>,
     text_printed: bool,
     separator_pending: bool,
+    /// Secrets to scrub from tool results (the provider keys of pincer's environment).
+    redactor: crate::redact::Redactor,
     /// What the turn did so far.
     pub report: TurnReport,
 }
@@ -88,6 +90,10 @@ impl<'a> Recorder<'a> {
             tool_names: HashMap::new(),
             text_printed: false,
             separator_pending: false,
+            redactor: crate::redact::Redactor::with_environment(
+                std::iter::empty(),
+                crate::settings::process_env,
+            ),
             report: empty_report(),
         }
     }
@@ -298,6 +304,13 @@ impl<'a> Recorder<'a> {
         details: Option<Value>,
     ) -> Result<(), SessionError> {
         self.flush(None)?;
+        // The child's tool may have printed a key (a `.env` file, `env`): scrubbed as on the API
+        // path before it is stored or shown.
+        let text = &self.redactor.text(text);
+        let mut details = details;
+        if let Some(details) = &mut details {
+            self.redactor.value(details);
+        }
         let result = ToolResultMessage {
             tool_call_id: call_id.to_owned(),
             tool_name: self

@@ -1414,3 +1414,42 @@ fn codex_warns_about_rules_and_limits_it_cannot_enforce() {
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(!stderr(&output).contains("cannot enforce"));
 }
+
+#[test]
+fn a_key_in_a_child_tool_result_is_redacted_before_it_is_stored() {
+    let bench = Bench::new();
+    // The recorded Read result contains this token; pretend it is the user's API key.
+    let key = "MAGIC156a5429a2ab";
+    let output = bench
+        .cmd("claude-cli", &["tool-turn-no-partials.jsonl"])
+        .env("ANTHROPIC_API_KEY", key)
+        .args([
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "--output-format",
+            "stream-json",
+            "read notes",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results: Vec<Value> = messages(&bench.session_lines())
+        .into_iter()
+        .filter(|message| message["role"] == "toolResult")
+        .collect();
+    assert_eq!(results.len(), 1);
+    let stored = results[0].to_string();
+    assert!(!stored.contains(key), "{stored}");
+    assert!(stored.contains("[REDACTED]"), "{stored}");
+    let user_events: Vec<Value> = json_lines(&stdout(&output))
+        .into_iter()
+        .filter(|line| line["type"] == "user")
+        .collect();
+    assert!(!user_events.is_empty());
+    assert!(
+        user_events
+            .iter()
+            .all(|line| !line.to_string().contains(key))
+    );
+}
