@@ -619,6 +619,21 @@ fn embedded_error_type(text: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The text of a user message (its text blocks joined by newlines; images left out).
+pub fn user_text(content: &MessageContent) -> String {
+    match content {
+        MessageContent::Text(text) => text.clone(),
+        MessageContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
 /// The prompt of a fresh child session replacing a stale one: pincer's transcript, summarized
 /// (the newest part kept when long), then the user's prompt.
 pub fn reseeded_prompt(history: &[AgentMessage], prompt: &str) -> String {
@@ -626,17 +641,7 @@ pub fn reseeded_prompt(history: &[AgentMessage], prompt: &str) -> String {
     for message in history {
         match message {
             AgentMessage::User(user) => {
-                let text = match &user.content {
-                    MessageContent::Text(text) => text.clone(),
-                    MessageContent::Blocks(blocks) => blocks
-                        .iter()
-                        .filter_map(|block| match block {
-                            ContentBlock::Text(text) => Some(text.text.as_str()),
-                            _ => None,
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n"),
-                };
+                let text = user_text(&user.content);
                 if !text.trim().is_empty() {
                     lines.push(format!("User: {}", text.trim()));
                 }

@@ -2,8 +2,7 @@
 //! session (messages in pi's format, tool results as the child reported them, compactions) and
 //! emitted to the output sink in the same shapes the API path uses, as it arrives.
 
-use std::collections::{BTreeMap, HashMap};
-use std::time::Duration;
+use std::collections::HashMap;
 
 use serde_json::{Map, Value, json};
 
@@ -53,20 +52,7 @@ pub struct Recorder<'a> {
 
 /// An empty report, as a turn starts.
 pub fn empty_report() -> TurnReport {
-    TurnReport {
-        ending: Ending::Completed,
-        final_text: String::new(),
-        provider_stop_reason: None,
-        model_calls: 0,
-        usage: TokenUsage::default(),
-        cost_usd: 0.0,
-        model_usage: BTreeMap::new(),
-        last_usage: None,
-        api_duration: Duration::ZERO,
-        permission_denials: Vec::new(),
-        compactions: 0,
-        context_estimate: None,
-    }
+    TurnReport::empty(Ending::Completed)
 }
 
 impl<'a> Recorder<'a> {

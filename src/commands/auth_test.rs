@@ -46,17 +46,7 @@ struct Target {
 pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult<Exit> {
     let store = file.load().map_err(super::auth::auth_error)?;
     let targets = targets(context, &store, args.target.as_deref());
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| {
-            CliError::new(
-                Exit::RunFailed,
-                format!("cannot start the runtime: {error}"),
-            )
-        })?;
-    let client = provider::http::client()
-        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+    let (runtime, client) = super::runtime_and_client()?;
     let mut results = Vec::new();
     for target in &targets {
         let model = model_for(context, &target.provider, args.model.as_deref())?;

@@ -137,17 +137,7 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         idle_timeout: Duration::from_secs(context.settings.timeouts.idle_secs),
     };
     let mut transcript = Transcript::persisted(writer, loaded.entries);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| {
-            CliError::new(
-                Exit::RunFailed,
-                format!("cannot start the runtime: {error}"),
-            )
-        })?;
-    let client = crate::provider::http::client()
-        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+    let (runtime, client) = super::runtime_and_client()?;
     let cancel = tokio_util::sync::CancellationToken::new();
     let mut messages = Vec::new();
     let outcome = runtime

@@ -24,7 +24,7 @@ use crate::error::{CliError, CliResult, Exit};
 use crate::output::events::EventSink;
 use crate::provider::classify::FailureKind;
 use crate::provider::{ProviderError, ThinkingLevel};
-use crate::session::record::{AgentMessage, ContentBlock, Entry, MessageContent, StopReason};
+use crate::session::record::{AgentMessage, Entry, StopReason};
 use crate::session::store::SessionError;
 use crate::tools::policy::ToolPolicy;
 
@@ -77,17 +77,7 @@ fn recorded(transcript: &Transcript, backend: CliBackend) -> Recorded {
 /// The text of the new user message (the last one).
 fn prompt_of(messages: &[AgentMessage]) -> String {
     match messages.last() {
-        Some(AgentMessage::User(user)) => match &user.content {
-            MessageContent::Text(text) => text.clone(),
-            MessageContent::Blocks(blocks) => blocks
-                .iter()
-                .filter_map(|block| match block {
-                    ContentBlock::Text(text) => Some(text.text.as_str()),
-                    _ => None,
-                })
-                .collect::<Vec<_>>()
-                .join("\n"),
-        },
+        Some(AgentMessage::User(user)) => backend::user_text(&user.content),
         _ => String::new(),
     }
 }

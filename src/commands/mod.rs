@@ -192,3 +192,19 @@ pub fn session_error(error: SessionError) -> CliError {
 pub fn stdout_error(error: std::io::Error) -> CliError {
     CliError::new(Exit::RunFailed, format!("cannot write to stdout: {error}"))
 }
+
+/// The single-threaded runtime and the HTTP client a command that calls a model runs on.
+pub(crate) fn runtime_and_client() -> CliResult<(tokio::runtime::Runtime, reqwest::Client)> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| {
+            CliError::new(
+                Exit::RunFailed,
+                format!("cannot start the runtime: {error}"),
+            )
+        })?;
+    let client = crate::provider::http::client()
+        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+    Ok((runtime, client))
+}

@@ -1419,17 +1419,7 @@ fn run_on_runtime(
     sink: &mut dyn EventSink,
 ) -> CliResult<ChainOutcome> {
     let timeout = seconds(args.timeout);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|error| {
-            CliError::new(
-                Exit::RunFailed,
-                format!("cannot start the runtime: {error}"),
-            )
-        })?;
-    let client = provider::http::client()
-        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+    let (runtime, client) = super::runtime_and_client()?;
     runtime.block_on(async {
         let cancellation = Cancellation::new();
         let watcher = cancellation.clone();
