@@ -6,6 +6,14 @@
 //! is rebuilt from the files. It is rewritten atomically under its own lock
 //! (`index.json.lock`); when another process holds that lock for long, this process computes the
 //! same answer in memory and leaves the file alone.
+//!
+//! A command that wrote one session does not rewrite the whole index (10 MB for 10,000
+//! sessions): [`update_one`] appends that file's new entry, or its removal, as one line to a
+//! journal beside it (`.index.journal`, under the same lock). Every reader applies the journal's
+//! lines over `index.json` in order; a full rewrite of `index.json` folds them in and removes the
+//! journal, which also happens once it grows past [`JOURNAL_MAX_LINES`] or
+//! [`JOURNAL_MAX_BYTES`]. `index.json` keeps its format: an older pincer ignores the journal and
+//! its size-and-mtime check summarizes again what the journal knew.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +35,15 @@ pub const INDEX_FILE: &str = "index.json";
 pub const INDEX_VERSION: u32 = 1;
 /// How long to wait for another process that is updating the index.
 const INDEX_LOCK_WAIT: Duration = Duration::from_secs(5);
+/// File name of the journal of single-session updates inside the sessions directory. It starts
+/// with a dot, like the store's temporary files, so that a listing of the directory (and a check
+/// for stray files) still shows only sessions, `index.json` and locks.
+pub const JOURNAL_FILE: &str = ".index.journal";
+/// A journal with more lines than this is folded into `index.json`: every reader parses all of
+/// it, so it must stay small next to the index.
+pub const JOURNAL_MAX_LINES: usize = 1_000;
+/// A journal bigger than this is folded into `index.json` (an entry is about 1 KB).
+pub const JOURNAL_MAX_BYTES: usize = 1 << 20;
 
 /// One session file as the index knows it.
 ///
@@ -416,9 +433,9 @@ fn extend_entry(path: &Path, known: &IndexEntry, size: u64, mtime_ns: u64) -> Op
     })
 }
 
-/// The index's entry for the session file at `path`, read from `index.json` in `dir` without
-/// refreshing anything, and only when it still describes the file (same size and mtime).
-/// Other sessions' entries are skipped unparsed, so this stays cheap for big indexes.
+/// The index's entry for the session file at `path`, read from the journal and `index.json` in
+/// `dir` without refreshing anything, and only when it still describes the file (same size and
+/// mtime). Other sessions' entries are not parsed, so this stays cheap for big indexes.
 pub fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
     let parent = path.parent()?;
     let same_dir =
@@ -427,13 +444,17 @@ pub fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
         return None;
     }
     let name = path.file_name()?.to_string_lossy().into_owned();
-    let text = std::fs::read_to_string(dir.join(INDEX_FILE)).ok()?;
-    let mut deserializer = serde_json::Deserializer::from_str(&text);
-    let entry = OneSession { name: &name }
-        .deserialize(&mut deserializer)
-        .ok()??;
+    let entry = lookup(dir, &name, &Journal::read(dir))?;
     let (size, mtime_ns) = file_stamp(&std::fs::metadata(path).ok()?);
     (entry.size == size && entry.mtime_ns == mtime_ns && entry.problem.is_none()).then_some(entry)
+}
+
+/// The entry of `name` as the journal (its newest line about it) or else `index.json` says.
+fn lookup(dir: &Path, name: &str, journal: &Journal) -> Option<IndexEntry> {
+    match journal.lookup(name) {
+        Some(found) => found,
+        None => stored_entry(&std::fs::read_to_string(dir.join(INDEX_FILE)).ok()?, name),
+    }
 }
 
 /// Deserializes an [`Index`] into the one entry named `name`, skipping the others.
@@ -505,6 +526,193 @@ impl<'de> Visitor<'de> for SessionsMap<'_> {
     }
 }
 
+/// One line of the journal: the entry of `file` as a command left it, or its removal (no
+/// `entry`). `file` comes first so that a reader looking for one file can skip the other lines
+/// without parsing them; `version` is the index's, and lines of another version are ignored.
+#[derive(Debug, Serialize, Deserialize)]
+struct JournalLine {
+    file: String,
+    version: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    entry: Option<IndexEntry>,
+}
+
+impl JournalLine {
+    /// A line as read, when it is whole, of this index version and consistent.
+    fn parse(line: &str) -> Option<JournalLine> {
+        serde_json::from_str::<JournalLine>(line)
+            .ok()
+            .filter(|parsed| {
+                parsed.version == INDEX_VERSION
+                    && parsed
+                        .entry
+                        .as_ref()
+                        .is_none_or(|entry| entry.file == parsed.file)
+            })
+    }
+}
+
+/// The journal's text as read under the lock (or without it, by a reader).
+struct Journal {
+    text: String,
+    /// The length of `text` up to the end of its last whole line: a crash in the middle of an
+    /// append leaves a torn last line, which is not applied.
+    whole: usize,
+}
+
+impl Journal {
+    /// Read the journal of `dir`; a missing or unreadable one is empty.
+    fn read(dir: &Path) -> Journal {
+        let bytes = std::fs::read(dir.join(JOURNAL_FILE)).unwrap_or_default();
+        // Only a torn line can hold broken UTF-8 (each append writes whole lines).
+        let text = String::from_utf8(bytes)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
+        let whole = text.rfind('\n').map_or(0, |position| position + 1);
+        Journal { text, whole }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// Whether the last line is torn, so that the next append must start a new line.
+    fn torn(&self) -> bool {
+        self.whole < self.text.len()
+    }
+
+    /// The whole lines, oldest first.
+    fn lines(&self) -> impl DoubleEndedIterator<Item = &str> {
+        self.text[..self.whole]
+            .split('\n')
+            .filter(|line| !line.is_empty())
+    }
+
+    /// Whether the journal should be folded into `index.json` (counting torn and bad lines too).
+    fn too_long(&self) -> bool {
+        self.text.len() > JOURNAL_MAX_BYTES
+            || self.text.bytes().filter(|byte| *byte == b'\n').count() > JOURNAL_MAX_LINES
+    }
+
+    /// Apply every line over `index`, in order.
+    fn apply(&self, index: &mut Index) {
+        for line in self.lines().filter_map(JournalLine::parse) {
+            match line.entry {
+                Some(entry) => {
+                    index.sessions.insert(line.file, entry);
+                }
+                None => {
+                    index.sessions.remove(&line.file);
+                }
+            }
+        }
+    }
+
+    /// What the newest line about `name` says: `Some(Some(entry))`, `Some(None)` for a removal,
+    /// `None` when no line names it. Only lines that start with the file's name are parsed.
+    fn lookup(&self, name: &str) -> Option<Option<IndexEntry>> {
+        let prefix = format!("{{\"file\":{},", serde_json::to_string(name).ok()?);
+        self.lines()
+            .rev()
+            .filter(|line| line.starts_with(&prefix))
+            .find_map(JournalLine::parse)
+            .map(|line| line.entry)
+    }
+
+    /// Append one line in a single write to the end of the file (`O_APPEND`), so that a crash
+    /// leaves at most a torn last line. No fsync: this is a cache whose every entry is checked
+    /// against its file's size and mtime before use, so a line lost to a power cut only means
+    /// that file is summarized again.
+    fn append(&self, dir: &Path, line: &JournalLine) -> Result<(), SessionError> {
+        use std::io::Write as _;
+        let path = dir.join(JOURNAL_FILE);
+        let mut bytes = Vec::with_capacity(1024);
+        if self.torn() {
+            // End the torn line, so that it stays one bad line instead of spoiling this one.
+            bytes.push(b'\n');
+        }
+        serde_json::to_writer(&mut bytes, line)
+            .map_err(|error| SessionError::Serialize(error.to_string()))?;
+        bytes.push(b'\n');
+        let io_error = |source| SessionError::Io {
+            action: "cannot append to the session index journal",
+            path: path.clone(),
+            source,
+        };
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_error)?;
+        file.write_all(&bytes).map_err(io_error)
+    }
+}
+
+/// Remove the journal after its lines went into a rewritten `index.json`.
+fn remove_journal(dir: &Path) -> Result<(), SessionError> {
+    let path = dir.join(JOURNAL_FILE);
+    match std::fs::remove_file(&path) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(source) => Err(SessionError::Io {
+            action: "cannot remove the session index journal",
+            path,
+            source,
+        }),
+    }
+}
+
+/// The first bytes of an `index.json` of this version as pincer writes it.
+fn index_head() -> String {
+    format!("{{\"version\":{INDEX_VERSION},\"sessions\":{{")
+}
+
+/// The entry named `name` in the text of `index.json`, parsing only that entry when the index
+/// is laid out as pincer writes it (compact, version first): the key `"<name>":` is searched
+/// for, which is much cheaper than tokenizing 10 MB. Anything unexpected (another layout, a
+/// match that is not the entry) falls back to walking the whole index.
+fn stored_entry(text: &str, name: &str) -> Option<IndexEntry> {
+    if let Some(found) = find_stored_entry(text, name) {
+        return found;
+    }
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    OneSession { name }.deserialize(&mut deserializer).ok()?
+}
+
+/// `Some(found)` when the search was conclusive, `None` when the index must be walked.
+fn find_stored_entry(text: &str, name: &str) -> Option<Option<IndexEntry>> {
+    if !text.starts_with(&index_head()) {
+        return None;
+    }
+    let key = format!("{}:", serde_json::to_string(name).ok()?);
+    let mut matched = false;
+    for (position, _) in text.match_indices(&key) {
+        matched = true;
+        // A key follows the opening brace or a comma; a quote inside a string is escaped.
+        if !matches!(text.as_bytes().get(position - 1), Some(b'{' | b',')) {
+            continue;
+        }
+        let mut deserializer = serde_json::Deserializer::from_str(&text[position + key.len()..]);
+        if let Ok(entry) = IndexEntry::deserialize(&mut deserializer)
+            && entry.file == name
+        {
+            return Some(Some(entry));
+        }
+    }
+    // Not even the key's text is there: the index has no such entry.
+    (!matched).then_some(None)
+}
+
+/// Whether `index.json` exists and starts as this version's index does (not a full check: a
+/// damaged index is found and rebuilt by the next [`refresh`]).
+fn index_looks_current(index_path: &Path) -> bool {
+    use std::io::Read as _;
+    let head = index_head();
+    let mut start = vec![0; head.len()];
+    std::fs::File::open(index_path)
+        .and_then(|mut file| file.read_exact(&mut start))
+        .is_ok_and(|()| start == head.as_bytes())
+}
+
 /// The header of a session file, read from its first line only.
 pub fn read_header(path: &Path) -> Option<super::record::SessionHeader> {
     use std::io::BufRead;
@@ -534,6 +742,8 @@ pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
     // work; if it stays busy, compute in memory and do not write.
     let lock = FileLock::acquire(&pfs::lock_path(&index_path), Some(INDEX_LOCK_WAIT)).ok();
     let mut index = read_index(&index_path, &mut report);
+    let journal = Journal::read(dir);
+    journal.apply(&mut index);
     index.version = INDEX_VERSION;
     let files = session_files(dir)?;
     let mut changed = report.rebuilt.is_some();
@@ -552,15 +762,22 @@ pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
             changed = true;
         }
     }
-    if changed && lock.is_some() {
+    // A long journal is folded in even when nothing changed, so that readers stay fast.
+    if (changed || journal.too_long()) && lock.is_some() {
         write_index(&index_path, &index)?;
+        // Its lines are in `index.json` now. Every append holds the lock we hold, so none
+        // was made since the journal was read.
+        if !journal.is_empty() {
+            remove_journal(dir)?;
+        }
         report.written = true;
     }
     drop(lock);
     Ok((index, report))
 }
 
-/// The index file as it is, or an empty one with the reason it had to be rebuilt.
+/// The index file as it is (without the journal), or an empty one with the reason it had to be
+/// rebuilt.
 fn read_index(index_path: &Path, report: &mut RefreshReport) -> Index {
     // Checking the UTF-8 of the whole file once is cheaper than serde_json checking each
     // string of a slice.
@@ -686,8 +903,10 @@ fn check_files(index: &Index, files: &[(String, PathBuf)]) -> Vec<(usize, Freshn
 }
 
 /// Update the index for one session file a command just wrote, created or removed, without
-/// looking at the others (a run must not stat every session on its way out). Falls back to a
-/// full [`refresh`] when the index is missing or unreadable.
+/// looking at the others (a run must not stat every session on its way out): one line is
+/// appended to the journal, and `index.json` is only read as far as finding the file's old
+/// entry takes. Falls back to a full [`refresh`] when the index is missing or not of this
+/// version, and folds the journal in when it grew too long.
 pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
     let index_path = dir.join(INDEX_FILE);
     let Some(name) = path
@@ -702,17 +921,32 @@ pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
     let Ok(lock) = FileLock::acquire(&pfs::lock_path(&index_path), Some(INDEX_LOCK_WAIT)) else {
         return Ok(());
     };
-    let mut report = RefreshReport::default();
-    let mut index = read_index(&index_path, &mut report);
-    if report.rebuilt.is_some() {
+    if !index_looks_current(&index_path) {
         drop(lock);
         return refresh(dir).map(|_| ());
     }
-    let freshness = check_file(index.sessions.get(&name), path);
-    if apply(&mut index, &name, freshness) {
-        write_index(&index_path, &index)?;
+    let journal = Journal::read(dir);
+    let known = lookup(dir, &name, &journal);
+    let line = match check_file(known.as_ref(), path) {
+        Freshness::Unchanged => None,
+        Freshness::Updated(entry) => Some(Some(*entry)),
+        Freshness::Gone => known.is_some().then_some(None),
+    };
+    if let Some(entry) = line {
+        journal.append(
+            dir,
+            &JournalLine {
+                file: name,
+                version: INDEX_VERSION,
+                entry,
+            },
+        )?;
     }
     drop(lock);
+    if journal.too_long() {
+        // Once in a thousand updates: a refresh folds the journal into `index.json`.
+        return refresh(dir).map(|_| ());
+    }
     Ok(())
 }
 
@@ -931,9 +1165,7 @@ mod tests {
         std::fs::copy(&path, &other).unwrap();
         append(&path, &[assistant("a1", "u1", 10, "stop")]);
         update_one(dir.path(), &path).unwrap();
-        let read = |dir: &Path| -> Index {
-            serde_json::from_slice(&std::fs::read(dir.join(INDEX_FILE)).unwrap()).unwrap()
-        };
+        let read = read_with_journal;
         let index = read(dir.path());
         assert_eq!(index.sessions.len(), 1);
         assert_eq!(
@@ -1027,6 +1259,241 @@ mod tests {
         assert_eq!(index.sessions.len(), 299);
         assert_eq!(index.by_file(&name(7)).unwrap().summary.turns, 2);
         assert!(index.by_file(&name(8)).is_none());
+    }
+
+    /// `index.json` with the journal applied, as every reader sees it.
+    fn read_with_journal(dir: &Path) -> Index {
+        let mut report = RefreshReport::default();
+        let mut index = read_index(&dir.join(INDEX_FILE), &mut report);
+        assert_eq!(report.rebuilt, None);
+        Journal::read(dir).apply(&mut index);
+        index
+    }
+
+    fn journal_text(dir: &Path) -> String {
+        std::fs::read_to_string(dir.join(JOURNAL_FILE)).unwrap()
+    }
+
+    fn stored_bytes_and_mtime(dir: &Path) -> (Vec<u8>, std::time::SystemTime) {
+        let path = dir.join(INDEX_FILE);
+        (
+            std::fs::read(&path).unwrap(),
+            std::fs::metadata(&path).unwrap().modified().unwrap(),
+        )
+    }
+
+    #[test]
+    fn update_one_appends_one_journal_line_and_leaves_index_json_as_it_was() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        let before = stored_bytes_and_mtime(dir.path());
+        append(&path, &[assistant("a1", "u1", 10, "stop")]);
+        update_one(dir.path(), &path).unwrap();
+        assert_eq!(stored_bytes_and_mtime(dir.path()), before);
+        let journal = journal_text(dir.path());
+        assert_eq!(journal.lines().count(), 1);
+        assert!(journal.ends_with('\n'));
+        assert!(
+            journal.starts_with(&format!("{{\"file\":\"{FILE}\",\"version\":1,\"entry\":{{")),
+            "{journal}"
+        );
+        // The journal's entry is the file's: a refresh finds nothing to do and writes nothing.
+        let (index, report) = refresh(dir.path()).unwrap();
+        assert_eq!(report.rescanned, 0);
+        assert!(!report.written);
+        assert_eq!(
+            index.by_file(FILE).unwrap(),
+            &summarize_file(&path).unwrap()
+        );
+        assert_eq!(index.by_file(FILE).unwrap().summary.turns, 1);
+        assert_eq!(stored_bytes_and_mtime(dir.path()), before);
+    }
+
+    #[test]
+    fn readers_see_the_newest_journal_entry_over_index_json() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        append(&path, &[assistant("a1", "u1", 10, "stop")]);
+        update_one(dir.path(), &path).unwrap();
+        append(&path, &[user("u2", Some("a1"))]);
+        update_one(dir.path(), &path).unwrap();
+        assert_eq!(journal_text(dir.path()).lines().count(), 2);
+        let stored: Index =
+            serde_json::from_slice(&std::fs::read(dir.path().join(INDEX_FILE)).unwrap()).unwrap();
+        assert_eq!(stored.by_file(FILE).unwrap().summary.entries, 1);
+        let cached = cached_entry(dir.path(), &path).unwrap();
+        assert_eq!(cached.summary.entries, 3);
+        assert_eq!(cached.leaf.as_deref(), Some("u2"));
+        assert_eq!(cached, summarize_file(&path).unwrap());
+        assert_eq!(read_with_journal(dir.path()).by_file(FILE), Some(&cached));
+    }
+
+    #[test]
+    fn a_torn_last_journal_line_is_ignored_and_the_next_append_starts_a_line_of_its_own() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        append(&path, &[assistant("a1", "u1", 10, "stop")]);
+        update_one(dir.path(), &path).unwrap();
+        let mut journal = std::fs::OpenOptions::new()
+            .append(true)
+            .open(dir.path().join(JOURNAL_FILE))
+            .unwrap();
+        write!(
+            journal,
+            "{{\"file\":\"{FILE}\",\"version\":1,\"entry\":{{\"fi"
+        )
+        .unwrap();
+        drop(journal);
+        let cached = cached_entry(dir.path(), &path).unwrap();
+        assert_eq!(cached.leaf.as_deref(), Some("a1"));
+        assert_eq!(read_with_journal(dir.path()).by_file(FILE), Some(&cached));
+
+        append(&path, &[user("u2", Some("a1"))]);
+        update_one(dir.path(), &path).unwrap();
+        let text = journal_text(dir.path());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(
+            lines[1].ends_with("{\"fi"),
+            "the torn line is on its own: {}",
+            lines[1]
+        );
+        assert!(JournalLine::parse(lines[1]).is_none());
+        let newest = cached_entry(dir.path(), &path).unwrap();
+        assert_eq!(newest.leaf.as_deref(), Some("u2"));
+        assert_eq!(newest, summarize_file(&path).unwrap());
+    }
+
+    #[test]
+    fn a_refresh_that_rewrites_index_json_folds_the_journal_in_and_removes_it() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        append(&path, &[assistant("a1", "u1", 10, "stop")]);
+        update_one(dir.path(), &path).unwrap();
+        assert!(dir.path().join(JOURNAL_FILE).exists());
+        // A new session makes the next refresh rewrite index.json.
+        let other = "2026-01-01T00-00-00-000Z_s2.jsonl";
+        std::fs::copy(&path, dir.path().join(other)).unwrap();
+        let (_, report) = refresh(dir.path()).unwrap();
+        assert!(report.written);
+        assert_eq!(report.rescanned, 1, "only the new file is read");
+        assert!(!dir.path().join(JOURNAL_FILE).exists());
+        let stored: Index =
+            serde_json::from_slice(&std::fs::read(dir.path().join(INDEX_FILE)).unwrap()).unwrap();
+        assert_eq!(stored.sessions.len(), 2);
+        assert_eq!(
+            stored.by_file(FILE).unwrap(),
+            &summarize_file(&path).unwrap()
+        );
+        assert_eq!(stored.by_file(FILE).unwrap().leaf.as_deref(), Some("a1"));
+    }
+
+    #[test]
+    fn a_removal_line_hides_the_entry_that_index_json_still_holds() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        update_one(dir.path(), &path).unwrap();
+        assert_eq!(
+            journal_text(dir.path()),
+            format!("{{\"file\":\"{FILE}\",\"version\":1}}\n")
+        );
+        let text = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+        assert_eq!(stored_entry(&text, FILE).unwrap().summary.id, "s1");
+        assert_eq!(lookup(dir.path(), FILE, &Journal::read(dir.path())), None);
+        assert!(read_with_journal(dir.path()).sessions.is_empty());
+        // A second removal of a file the index no longer knows adds nothing.
+        update_one(dir.path(), &path).unwrap();
+        assert_eq!(journal_text(dir.path()).lines().count(), 1);
+    }
+
+    #[test]
+    fn update_one_calls_from_parallel_threads_all_land_in_the_journal() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        let names: Vec<String> = (0..8)
+            .map(|number| format!("2026-01-01T00-00-00-000Z_t{number}.jsonl"))
+            .collect();
+        for name in &names {
+            std::fs::copy(&path, dir.path().join(name)).unwrap();
+        }
+        refresh(dir.path()).unwrap();
+        std::thread::scope(|scope| {
+            for name in &names {
+                let session = dir.path().join(name);
+                let dir = dir.path();
+                scope.spawn(move || {
+                    append(&session, &[assistant("a1", "u1", 10, "stop")]);
+                    update_one(dir, &session).unwrap();
+                });
+            }
+        });
+        let text = journal_text(dir.path());
+        let mut landed: Vec<String> = text
+            .lines()
+            .map(|line| JournalLine::parse(line).unwrap().file)
+            .collect();
+        landed.sort();
+        assert_eq!(landed, names);
+        let (index, report) = refresh(dir.path()).unwrap();
+        assert_eq!(report.rescanned, 0, "every update is in the journal");
+        for name in &names {
+            assert_eq!(index.by_file(name).unwrap().leaf.as_deref(), Some("a1"));
+        }
+    }
+
+    #[test]
+    fn a_journal_past_its_bound_is_folded_into_index_json_by_the_next_update() {
+        let (dir, path) = setup(&[user("u1", None)]);
+        refresh(dir.path()).unwrap();
+        let stale = JournalLine {
+            file: FILE.to_owned(),
+            version: INDEX_VERSION,
+            entry: Some(summarize_file(&path).unwrap()),
+        };
+        let line = serde_json::to_string(&stale).unwrap() + "\n";
+        std::fs::write(
+            dir.path().join(JOURNAL_FILE),
+            line.repeat(JOURNAL_MAX_LINES + 1),
+        )
+        .unwrap();
+        append(&path, &[assistant("a1", "u1", 10, "stop")]);
+        update_one(dir.path(), &path).unwrap();
+        assert!(!dir.path().join(JOURNAL_FILE).exists());
+        let stored: Index =
+            serde_json::from_slice(&std::fs::read(dir.path().join(INDEX_FILE)).unwrap()).unwrap();
+        assert_eq!(
+            stored.by_file(FILE).unwrap(),
+            &summarize_file(&path).unwrap()
+        );
+    }
+
+    #[test]
+    fn one_entry_is_found_in_index_json_by_its_key_and_other_layouts_are_walked() {
+        let dir = tempfile::tempdir().unwrap();
+        for number in 0..3 {
+            let header = format!(
+                r#"{{"type":"session","version":3,"id":"s{number}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}}"#
+            );
+            std::fs::write(
+                dir.path()
+                    .join(format!("2026-01-01T00-00-00-000Z_s{number}.jsonl")),
+                format!("{header}\n"),
+            )
+            .unwrap();
+        }
+        refresh(dir.path()).unwrap();
+        let compact = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+        let name = "2026-01-01T00-00-00-000Z_s1.jsonl";
+        let found = find_stored_entry(&compact, name).unwrap().unwrap();
+        assert_eq!(found.summary.id, "s1");
+        assert_eq!(find_stored_entry(&compact, "absent.jsonl").unwrap(), None);
+        let index: Index = serde_json::from_str(&compact).unwrap();
+        let pretty = serde_json::to_string_pretty(&index).unwrap();
+        assert!(
+            find_stored_entry(&pretty, name).is_none(),
+            "not pincer's layout"
+        );
+        assert_eq!(stored_entry(&pretty, name), Some(found));
     }
 
     #[test]
