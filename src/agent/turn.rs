@@ -447,6 +447,33 @@ impl Replay {
     }
 }
 
+/// Said on stderr when a retried call does not repeat the text the broken call printed.
+const DIVERGED_NOTICE: &str = "the retried answer differs from the text printed before the \
+     stream broke off; the retried answer follows in full";
+
+/// The stream-json `api_retry` event, with one field saying what kind of retry it is when it is
+/// not a plain resend.
+fn retry_event(
+    attempt: u32,
+    delay: Duration,
+    error: &str,
+    session_id: Option<&str>,
+    extra: Option<(&str, Value)>,
+) -> Event {
+    let mut line = serde_json::json!({
+        "type": "system",
+        "subtype": "api_retry",
+        "attempt": attempt,
+        "delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+        "error": error,
+        "session_id": session_id,
+    });
+    if let (Some((key, value)), Some(object)) = (extra, line.as_object_mut()) {
+        object.insert(key.to_owned(), value);
+    }
+    Event::System(line)
+}
+
 /// The next lower reasoning level, for a provider that rejected the current one.
 pub fn lower_thinking(level: ThinkingLevel) -> Option<ThinkingLevel> {
     match level {
@@ -556,11 +583,7 @@ pub async fn run(
                         ReplayStep::Show(shown) => shown,
                         ReplayStep::Hide => String::new(),
                         ReplayStep::Diverged(whole) => {
-                            let _ = sink.emit(&Event::Notice(
-                                "the retried answer differs from the text printed before the \
-                                 stream broke off; the retried answer follows in full"
-                                    .to_owned(),
-                            ));
+                            let _ = sink.emit(&Event::Notice(DIVERGED_NOTICE.to_owned()));
                             progress.separator_pending = true;
                             whole
                         }
@@ -585,16 +608,13 @@ pub async fn run(
                 }
             };
             let mut on_retry = |notice: RetryNotice| {
-                let _ = shared_sink
-                    .borrow_mut()
-                    .emit(&Event::System(serde_json::json!({
-                        "type": "system",
-                        "subtype": "api_retry",
-                        "attempt": notice.attempt,
-                        "delay_ms": u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
-                        "error": notice.error,
-                        "session_id": session_id,
-                    })));
+                let _ = shared_sink.borrow_mut().emit(&retry_event(
+                    notice.attempt,
+                    notice.delay,
+                    &notice.error,
+                    session_id.as_deref(),
+                    None,
+                ));
             };
             let (outcome, _retries) = retry::call_with_retries(
                 client,
@@ -614,11 +634,7 @@ pub async fn run(
             && matches!(outcome, CallOutcome::Complete(_))
         {
             // The retried answer stopped short of the text already printed: print it whole.
-            let _ = sink.emit(&Event::Notice(
-                "the retried answer differs from the text printed before the stream broke off; \
-                 the retried answer follows in full"
-                    .to_owned(),
-            ));
+            let _ = sink.emit(&Event::Notice(DIVERGED_NOTICE.to_owned()));
             let _ = sink.emit(&Event::TextDelta(format!("\n\n{repeated}")));
         }
         let (accumulator, failure) = match outcome {
@@ -677,15 +693,13 @@ pub async fn run(
                     && let Some(lower) = lower_thinking(thinking)
                 {
                     // A model or endpoint without that reasoning level: step down and resend.
-                    let _ = sink.emit(&Event::System(serde_json::json!({
-                        "type": "system",
-                        "subtype": "api_retry",
-                        "attempt": 1,
-                        "delay_ms": 0,
-                        "error": error.to_string(),
-                        "thinking_level": lower.as_str(),
-                        "session_id": settings.session_id,
-                    })));
+                    let _ = sink.emit(&retry_event(
+                        1,
+                        Duration::ZERO,
+                        &error.to_string(),
+                        settings.session_id.as_deref(),
+                        Some(("thinking_level", lower.as_str().into())),
+                    ));
                     if let Err(failure) = transcript.append(
                         "thinking_level_change",
                         serde_json::json!({"thinkingLevel": lower.as_str()}),
@@ -707,15 +721,13 @@ pub async fn run(
                         jitter.next_fraction(),
                     ) {
                         stream_retries += 1;
-                        let _ = sink.emit(&Event::System(serde_json::json!({
-                            "type": "system",
-                            "subtype": "api_retry",
-                            "attempt": stream_retries,
-                            "delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                            "error": error.to_string(),
-                            "discarded_partial": true,
-                            "session_id": settings.session_id,
-                        })));
+                        let _ = sink.emit(&retry_event(
+                            stream_retries,
+                            delay,
+                            &error.to_string(),
+                            settings.session_id.as_deref(),
+                            Some(("discarded_partial", Value::Bool(true))),
+                        ));
                         let _ = sink.emit(&Event::Notice(format!(
                             "the stream broke off ({error}); retrying the call, the text above \
                              is continued, not repeated"
