@@ -9,7 +9,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::sessions::{ensure_name_free, fork_loaded, load_index, report_torn, resolve_selector};
 use super::{Context, config_error, session_error};
@@ -787,71 +787,62 @@ fn execute(
         extra: serde_json::Map::new(),
     });
 
-    if args.dry_run
-        && let Some(backend) = primary.resolved.cli
-    {
-        let delegation = delegation_for(&shared, primary, &first.settings.system_prompt, backend);
-        let report = json!({
-            "type": "dry_run",
-            "session_id": setup.session_id,
-            "model": first.settings.model,
-            "provider": first.settings.provider,
-            "backend": backend.name(),
-            "fallbacks": chain[1..].iter().map(|candidate| candidate.model_ref.clone()).collect::<Vec<_>>(),
-            "system_prompt": first.settings.system_prompt,
-            "system_prompt_sections": first.prompt.sections,
-            "workspace_files": first.prompt.files,
-            "tools": first.settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
-            "tool_policy": shared.policy.describe(),
-            "sandbox": {"mode": sandbox_mode.as_str()},
-            "child": super::delegate::dry_run(context, args, &delegation, &prompt.text)?,
-        });
-        let mut stdout = crate::output::Stdout::new();
-        stdout.json_pretty(&report).map_err(super::stdout_error)?;
-        return Ok(Execution::DryRun);
-    }
+    // A dry run describes the primary model's request (or child invocation), touching nothing.
     if args.dry_run {
-        let mut messages = setup.context.clone();
-        messages.push(user);
         let settings = &first.settings;
-        let request = ModelRequest {
-            model: settings.model.clone(),
-            system_prompt: settings.system_prompt.clone(),
-            messages: turn::request_messages(&messages),
-            tools: settings.tools.clone(),
-            thinking,
-            max_output_tokens: settings.max_output_tokens,
-            reasoning_model: settings
-                .model_info
-                .as_ref()
-                .is_some_and(|info| info.reasoning),
-        };
-        let protocol = provider::protocol(settings.api, &request);
-        let endpoint = Endpoint {
-            api_key: None,
-            ..settings.endpoint.clone()
-        };
-        let report = json!({
+        let mut report = json!({
             "type": "dry_run",
             "session_id": setup.session_id,
             "model": settings.model,
             "provider": settings.provider,
-            "api": protocol.api_name,
-            "url": provider::http::url(&endpoint, &protocol),
-            "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
+            "backend": known.backend.unwrap_or("api"),
             "fallbacks": chain[1..].iter().map(|candidate| candidate.model_ref.clone()).collect::<Vec<_>>(),
             "system_prompt": settings.system_prompt,
             "system_prompt_sections": first.prompt.sections,
             "workspace_files": first.prompt.files,
             "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
             "tool_policy": shared.policy.describe(),
-            "sandbox": {
-                "mode": sandbox_mode.as_str(),
-                "exec_enforcement": crate::tools::landlock_support().describe(),
-            },
-            "thinking": thinking.as_str(),
-            "body": protocol.request.body,
+            "sandbox": {"mode": sandbox_mode.as_str()},
         });
+        let specific = match primary.resolved.cli {
+            Some(backend) => {
+                let delegation = delegation_for(&shared, primary, &settings.system_prompt, backend);
+                json!({"child": super::delegate::dry_run(context, args, &delegation, &prompt.text)?})
+            }
+            None => {
+                let mut messages = setup.context.clone();
+                messages.push(user);
+                let request = ModelRequest {
+                    model: settings.model.clone(),
+                    system_prompt: settings.system_prompt.clone(),
+                    messages: turn::request_messages(&messages),
+                    tools: settings.tools.clone(),
+                    thinking,
+                    max_output_tokens: settings.max_output_tokens,
+                    reasoning_model: settings
+                        .model_info
+                        .as_ref()
+                        .is_some_and(|info| info.reasoning),
+                };
+                let protocol = provider::protocol(settings.api, &request);
+                let endpoint = Endpoint {
+                    api_key: None,
+                    ..settings.endpoint.clone()
+                };
+                report["sandbox"]["exec_enforcement"] =
+                    json!(crate::tools::landlock_support().describe());
+                json!({
+                    "api": protocol.api_name,
+                    "url": provider::http::url(&endpoint, &protocol),
+                    "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
+                    "thinking": thinking.as_str(),
+                    "body": protocol.request.body,
+                })
+            }
+        };
+        if let (Some(report), Value::Object(specific)) = (report.as_object_mut(), specific) {
+            report.extend(specific);
+        }
         let mut stdout = crate::output::Stdout::new();
         stdout.json_pretty(&report).map_err(super::stdout_error)?;
         return Ok(Execution::DryRun);
@@ -900,24 +891,13 @@ fn execute(
         context,
         args,
         &shared,
-        &chain,
+        (&chain, first),
         &mut messages,
         &mut setup.transcript,
         sink,
     )?;
     // A fallback answers this turn only: the session stays on the model it was run with.
-    let answered_by_fallback = outcome.last_model != model_ref
-        && messages
-            .iter()
-            .rev()
-            .find_map(|message| match message {
-                AgentMessage::Assistant(assistant) => Some(assistant),
-                _ => None,
-            })
-            .is_some_and(|assistant| {
-                format!("{}/{}", assistant.provider, assistant.model) != model_ref
-            });
-    if answered_by_fallback {
+    if outcome.last_model != model_ref {
         append_model_change(&mut setup.transcript, primary)?;
     }
     // Release the session lock before refreshing the index.
@@ -1177,13 +1157,15 @@ async fn run_chain(
     context: &Context,
     args: &TurnArgs,
     shared: &Shared,
-    chain: &[Candidate],
+    (chain, first): (&[Candidate], Attempt),
     client: &reqwest::Client,
     messages: &mut Vec<AgentMessage>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
 ) -> CliResult<ChainOutcome> {
+    // The primary's settings were built for the init event and the dry run already.
+    let mut first = Some(first);
     let mut total: Option<TurnReport> = None;
     let mut errors = Vec::new();
     let mut failed_over = 0;
@@ -1210,21 +1192,24 @@ async fn run_chain(
         } else {
             None
         };
-        let mut attempt = attempt_settings(context, args, shared, candidate);
-        // The guardrails bound the whole run, not each model of the chain.
-        if let Some(spent) = &total {
-            attempt.settings.max_turns = attempt
-                .settings
-                .max_turns
-                .map(|limit| limit.saturating_sub(spent.model_calls).max(1));
-            attempt.settings.max_budget_usd = attempt
-                .settings
-                .max_budget_usd
-                .map(|budget| (budget - spent.cost_usd).max(0.0));
-        }
         let (kind, message) = match skip {
             Some(skipped) => skipped,
             None => {
+                let mut attempt = match first.take() {
+                    Some(first) if position == 0 => first,
+                    _ => attempt_settings(context, args, shared, candidate),
+                };
+                // The guardrails bound the whole run, not each model of the chain.
+                if let Some(spent) = &total {
+                    attempt.settings.max_turns = attempt
+                        .settings
+                        .max_turns
+                        .map(|limit| limit.saturating_sub(spent.model_calls).max(1));
+                    attempt.settings.max_budget_usd = attempt
+                        .settings
+                        .max_budget_usd
+                        .map(|budget| (budget - spent.cost_usd).max(0.0));
+                }
                 let report = match candidate.resolved.cli {
                     Some(backend) => {
                         let delegation = delegation_for(
@@ -1302,11 +1287,11 @@ async fn run_chain(
             next.model_ref
         ));
     }
-    let attempt = attempt_settings(context, args, shared, last);
+    let reference = &last.resolved.reference;
     let report = total.unwrap_or_else(|| {
         TurnReport::empty(Ending::Failed {
             error: crate::provider::ProviderError::Transport {
-                provider: attempt.settings.provider.clone(),
+                provider: reference.provider.clone(),
                 message: errors.last().cloned().unwrap_or_default(),
             },
             kind: FailureKind::Auth,
@@ -1319,9 +1304,12 @@ async fn run_chain(
             .cli
             .map_or("api", crate::backend::CliBackend::name),
         last_model: last.model_ref.clone(),
-        provider: attempt.settings.provider.clone(),
-        model: attempt.settings.model.clone(),
-        window: attempt.settings.context_window,
+        provider: reference.provider.clone(),
+        model: reference.model.clone(),
+        window: context
+            .settings
+            .model_info(&reference.provider, &reference.model)
+            .map(|info| info.context_window),
         exhausted: chain.len() > 1 && failed_over == chain.len(),
         errors,
     })
@@ -1413,7 +1401,7 @@ fn run_on_runtime(
     context: &Context,
     args: &TurnArgs,
     shared: &Shared,
-    chain: &[Candidate],
+    chain: (&[Candidate], Attempt),
     messages: &mut Vec<AgentMessage>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
