@@ -48,11 +48,14 @@ pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult
     let targets = targets(context, &store, args.target.as_deref());
     let (runtime, client) = super::runtime_and_client()?;
     let mut results = Vec::new();
+    // The class of the first failure decides the exit code.
+    let mut first_failure: Option<FailureKind> = None;
     for target in &targets {
         let model = model_for(context, &target.provider, args.model.as_deref())?;
         let credentials =
             super::turn::credentials(context, &target.provider, target.pinned.as_deref())?;
         if credentials.is_empty() {
+            first_failure.get_or_insert(FailureKind::Auth);
             results.push(json!({
                 "provider": target.provider,
                 "source": target.pinned.as_ref().map(|id| format!("profile:{id}")),
@@ -62,7 +65,11 @@ pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult
             }));
         }
         for credential in credentials {
-            let outcome = runtime.block_on(probe(context, &client, &model, credential.key.clone()));
+            let (outcome, failure) =
+                runtime.block_on(probe(context, &client, &model, credential.key.clone()));
+            if let Some(kind) = failure {
+                first_failure.get_or_insert(kind);
+            }
             let mut result = json!({
                 "provider": target.provider,
                 "source": credential.source,
@@ -80,10 +87,7 @@ pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult
             "add one with `pincer auth add PROVIDER` or set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY",
         ));
     }
-    let exit = results
-        .iter()
-        .find(|result| result["ok"] != true)
-        .map_or(Exit::Success, |failed| kind_of(&failed["kind"]).exit());
+    let exit = exit_for(first_failure);
     let mut stdout = Stdout::new();
     if context.format.is_json() {
         stdout
@@ -158,13 +162,18 @@ fn model_for(context: &Context, provider: &str, given: Option<&str>) -> CliResul
     }
 }
 
-/// Send the minimal request with `key`; the outcome as JSON fields.
+/// The command's exit code: success, or the class of the first failure.
+fn exit_for(first_failure: Option<FailureKind>) -> Exit {
+    first_failure.map_or(Exit::Success, FailureKind::exit)
+}
+
+/// Send the minimal request with `key`; the outcome as JSON fields, and its class on failure.
 async fn probe(
     context: &Context,
     client: &reqwest::Client,
     model: &ResolvedModel,
     key: Option<String>,
-) -> Value {
+) -> (Value, Option<FailureKind>) {
     let request = ModelRequest {
         model: model.reference.model.clone(),
         system_prompt: String::new(),
@@ -199,38 +208,23 @@ async fn probe(
     .await;
     let latency = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     match outcome {
-        CallOutcome::Complete(_) => json!({"ok": true, "latency_ms": latency}),
+        CallOutcome::Complete(_) => (json!({"ok": true, "latency_ms": latency}), None),
         CallOutcome::Failed { error, .. } => {
             let kind = classify(&error);
-            json!({
+            let fields = json!({
                 "ok": false,
                 "kind": kind.as_str(),
                 "status": error.status(),
                 "message": error.to_string(),
                 "latency_ms": latency,
-            })
+            });
+            (fields, Some(kind))
         }
-        CallOutcome::Cancelled { .. } => {
-            json!({"ok": false, "kind": "unknown", "message": "cancelled"})
-        }
+        CallOutcome::Cancelled { .. } => (
+            json!({"ok": false, "kind": "unknown", "message": "cancelled"}),
+            Some(FailureKind::Unknown),
+        ),
     }
-}
-
-fn kind_of(value: &Value) -> FailureKind {
-    [
-        FailureKind::Auth,
-        FailureKind::Billing,
-        FailureKind::RateLimit,
-        FailureKind::Overloaded,
-        FailureKind::Timeout,
-        FailureKind::ContextOverflow,
-        FailureKind::Format,
-        FailureKind::ModelNotFound,
-        FailureKind::SessionExpired,
-    ]
-    .into_iter()
-    .find(|kind| value.as_str() == Some(kind.as_str()))
-    .unwrap_or(FailureKind::Unknown)
 }
 
 /// One line per credential: `SOURCE  ok|KIND  MODEL  LATENCY  [message]`.
@@ -284,9 +278,9 @@ mod tests {
     }
 
     #[test]
-    fn the_class_name_maps_back_to_its_exit_code() {
-        assert_eq!(kind_of(&json!("auth")).exit(), Exit::Auth);
-        assert_eq!(kind_of(&json!("rate_limit")).exit(), Exit::Unavailable);
-        assert_eq!(kind_of(&json!("nonsense")), FailureKind::Unknown);
+    fn the_first_failures_class_decides_the_exit_code() {
+        assert_eq!(exit_for(Some(FailureKind::Auth)), Exit::Auth);
+        assert_eq!(exit_for(Some(FailureKind::RateLimit)), Exit::Unavailable);
+        assert_eq!(exit_for(None), Exit::Success);
     }
 }
