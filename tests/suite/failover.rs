@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::wire::openai;
+use crate::common::wire::{gemini, openai};
 use crate::common::{Home, code, stderr, stdout};
 
 const ANTHROPIC_KEY: &str = "sk-ant-failover-KEY-7f3a9c";
@@ -283,6 +283,78 @@ fn insufficient_quota_disables_the_profile_for_hours_and_the_next_key_answers() 
     // `status` shows it.
     let status = home.cmd().args(["auth", "status"]).output().unwrap();
     assert!(stdout(&status).contains("billing"), "{}", stdout(&status));
+}
+
+/// Gemini's 429 for a per-minute quota says "You exceeded your current quota" (billing words)
+/// with a `retry-after` header and no `RetryInfo`: a rate limit, retried after the requested
+/// wait, never the 5-hour billing disable of the profile.
+fn gemini_quota(header: &str, wait: &str) -> Reply {
+    Reply::json(
+        429,
+        &gemini::error_body(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "You exceeded your current quota, please check your plan and billing details.",
+        ),
+    )
+    .header(header, wait)
+}
+
+fn gemini_run(home: &Home, server: &MockServer) -> Output {
+    let anthropic = MockServer::start(vec![]);
+    pincer(home, &anthropic, None)
+        .env("GEMINI_BASE_URL", format!("{}/v1beta", server.url()))
+        .args(["run", "-m", "google/gemini-2.5-flash", "go"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_gemini_quota_429_with_retry_after_is_retried_and_never_disables_the_profile() {
+    let home = Home::new();
+    add_profile(&home, "google", "main", "AIzaSy-quota-KEY-0001");
+    let server = MockServer::start(vec![
+        gemini_quota("retry-after", "1"),
+        Reply::sse(&gemini::text_stream(
+            &["after the wait"],
+            gemini::Usage4::new(40, 0, 4, 0),
+        )),
+    ]);
+    let started = Instant::now();
+    let output = gemini_run(&home, &server);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "after the wait\n");
+    assert_eq!(server.requests().len(), 2, "retried with the same key");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "the retry-after wait was honoured"
+    );
+    let stats = &store(&home)["usageStats"]["google:main"];
+    assert!(stats.get("disabledUntil").is_none(), "{stats}");
+    assert!(stats.get("disabledReason").is_none(), "{stats}");
+}
+
+#[test]
+fn a_gemini_quota_429_that_outlasts_the_retries_cools_the_profile_down_not_for_hours() {
+    let home = Home::new();
+    add_profile(&home, "google", "main", "AIzaSy-quota-KEY-0002");
+    // A short wait keeps the test fast; the header is the same signal.
+    let server = MockServer::start(
+        (0..4)
+            .map(|_| gemini_quota("retry-after-ms", "20"))
+            .collect(),
+    );
+    let output = gemini_run(&home, &server);
+    assert_eq!(code(&output), 4, "{}", stderr(&output));
+    assert_eq!(
+        server.requests().len(),
+        4,
+        "the first call and three retries"
+    );
+    let stats = &store(&home)["usageStats"]["google:main"];
+    assert!(stats.get("disabledUntil").is_none(), "{stats}");
+    assert_eq!(stats["failureCounts"], json!({"rate_limit": 1}), "{stats}");
+    assert!(stats["cooldownUntil"].as_u64().is_some(), "{stats}");
 }
 
 #[test]

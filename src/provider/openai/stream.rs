@@ -439,6 +439,7 @@ fn details_from(error: ErrorObject) -> ErrorDetails {
         error_type: error.error_type,
         code: error.code,
         message: error.message,
+        quota_id: None,
     }
 }
 
