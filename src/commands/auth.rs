@@ -63,7 +63,7 @@ pub fn auth_error(error: AuthError) -> CliError {
     }
 }
 
-fn now_ms() -> u64 {
+pub(super) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| {
@@ -89,7 +89,7 @@ fn iso(ms: u64) -> String {
     }
 }
 
-fn iso_option(ms: Option<u64>) -> Value {
+pub(super) fn iso_option(ms: Option<u64>) -> Value {
     ms.filter(|ms| *ms > 0)
         .map_or(Value::Null, |ms| json!(iso(ms)))
 }

@@ -123,6 +123,97 @@ fn status_without_a_session_names_credential_variables_but_never_their_values() 
 }
 
 #[test]
+fn status_without_a_session_reports_stored_profiles_and_their_cooldowns_in_both_views() {
+    let home = Home::new();
+    for (provider, name, key) in [
+        ("anthropic", "work", "sk-ant-work-SECRET-1111"),
+        ("anthropic", "spare", "sk-ant-spare-SECRET-2222"),
+        ("google", "main", "AIzaSy-main-SECRET-3333"),
+    ] {
+        let output = home
+            .cmd()
+            .args(["auth", "add", provider, "--name", name])
+            .write_stdin(key)
+            .output()
+            .unwrap();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+    }
+    // As earlier runs would have left them: one key cooling, one disabled for billing.
+    let path = home.home.join("auth-profiles.json");
+    let mut store: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let until = 4_102_444_800_000_u64; // 2100-01-01T00:00:00Z
+    store["usageStats"] = json!({
+        "anthropic:spare": {"cooldownUntil": until, "errorCount": 2, "failureCounts": {"rate_limit": 2}},
+        "google:main": {"disabledUntil": until, "disabledReason": "billing", "errorCount": 1,
+                        "failureCounts": {"billing": 1}}
+    });
+    std::fs::write(&path, serde_json::to_vec_pretty(&store).unwrap()).unwrap();
+
+    let output = home.run(&["status", "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(!text.contains("SECRET"), "{text}");
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let provider = |name: &str| {
+        value["credentials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|item| item["provider"] == name)
+            .unwrap()
+            .clone()
+    };
+    let anthropic = provider("anthropic");
+    assert_eq!(anthropic["usable"], true, "{anthropic}");
+    assert_eq!(anthropic["source"], "profile:anthropic:work");
+    assert_eq!(
+        anthropic["sources"][1],
+        json!({"source": "profile:anthropic:spare", "secret": anthropic["sources"][1]["secret"],
+               "state": "cooldown", "until": "2100-01-01T00:00:00.000Z", "reason": "rate_limit"})
+    );
+    let google = provider("google");
+    assert_eq!(google["usable"], false, "{google}");
+    assert_eq!(google["source"], Value::Null);
+    assert_eq!(google["sources"][0]["state"], "disabled");
+    assert_eq!(google["sources"][0]["reason"], "billing");
+    let profiles = value["auth_profiles"].as_array().unwrap();
+    let spare = profiles
+        .iter()
+        .find(|profile| profile["id"] == "anthropic:spare")
+        .unwrap();
+    assert_eq!(spare["state"], "cooldown");
+    assert_eq!(spare["until"], "2100-01-01T00:00:00.000Z");
+
+    let output = home.run(&["status"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(!text.contains("SECRET"), "{text}");
+    let line_of = |start: &str| {
+        text.lines()
+            .find(|line| line.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no line for {start}: {text}"))
+            .to_owned()
+    };
+    let anthropic = line_of("anthropic ");
+    assert!(
+        anthropic.contains("profile:anthropic:work (") && anthropic.contains("1 in cooldown"),
+        "{anthropic}"
+    );
+    assert!(line_of("google ").contains("none usable now"), "{text}");
+    assert!(line_of("openai ").ends_with(" none"), "{text}");
+    assert!(line_of("ollama ").ends_with("none needed"), "{text}");
+    assert!(
+        line_of("anthropic:spare")
+            .ends_with("cooldown until 2100-01-01T00:00:00.000Z (rate_limit)"),
+        "{text}"
+    );
+    assert!(
+        line_of("google:main").ends_with("disabled until 2100-01-01T00:00:00.000Z (billing)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn status_shows_whether_a_run_holds_the_lock() {
     let home = Home::new();
     let mut session = SessionBuilder::new(ID, &home.workspace);
