@@ -39,7 +39,7 @@ pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
         };
         session_status(context, &path, &entry)
     } else {
-        installation_status(context, &index)
+        installation_status(context, &index)?
     };
     let mut stdout = Stdout::new();
     if context.format.is_json() {
@@ -141,11 +141,19 @@ fn source_json(report: &SourceReport) -> Value {
 
 /// Per provider: the credentials a run would try, in order, and whether one is usable now; plus
 /// every stored profile with its cooldown. Key commands are not run.
-fn credentials(context: &Context, now: u64) -> (Vec<Value>, Value) {
+fn credentials(context: &Context, now: u64) -> CliResult<(Vec<Value>, Value)> {
     let settings = &context.settings;
     let file = crate::auth::AuthFile::new(&settings.paths.auth_file);
     let (store, store_error) = match file.load() {
         Ok(store) => (store, None),
+        // A store pincer may not read is the user's to fix (exit 2); a damaged one is reported.
+        Err(crate::auth::AuthError::Io { path, source }) => {
+            let message = format!("cannot read auth store '{}': {source}", path.display());
+            if let Some(error) = super::access_error(&message, &path, &source) {
+                return Err(error);
+            }
+            (crate::auth::Store::default(), Some(message))
+        }
         Err(error) => (crate::auth::Store::default(), Some(error.to_string())),
     };
     let environment = |name: &str| std::env::var(name).ok();
@@ -212,13 +220,13 @@ fn credentials(context: &Context, now: u64) -> (Vec<Value>, Value) {
                 .collect(),
         ),
     };
-    (credentials, profiles)
+    Ok((credentials, profiles))
 }
 
-fn installation_status(context: &Context, index: &Index) -> Value {
+fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
     let settings = &context.settings;
     let home = std::env::var_os("HOME").map(PathBuf::from);
-    let (credentials, auth_profiles) = credentials(context, now_ms());
+    let (credentials, auth_profiles) = credentials(context, now_ms())?;
     let claude_home = std::env::var_os("CLAUDE_CONFIG_DIR")
         .map(PathBuf::from)
         .or_else(|| home.as_ref().map(|home| home.join(".claude")));
@@ -257,7 +265,7 @@ fn installation_status(context: &Context, index: &Index) -> Value {
         heartbeat: false,
         git: None,
     });
-    json!({
+    Ok(json!({
         "version": env!("CARGO_PKG_VERSION"),
         "model": settings.model,
         "fallbacks": settings.fallbacks,
@@ -285,7 +293,7 @@ fn installation_status(context: &Context, index: &Index) -> Value {
         },
         "sessions": index.sessions.len(),
         "sessions_here": index.sessions.values().filter(|entry| entry.summary.cwd == context.workspace.to_string_lossy()).count(),
-    })
+    }))
 }
 
 fn text_of(value: &Value) -> String {

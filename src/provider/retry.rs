@@ -848,6 +848,7 @@ mod tests {
             messages: Vec::new(),
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
+            thinking_budget: None,
             max_output_tokens: 1024,
             reasoning_model: false,
         };

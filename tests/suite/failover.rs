@@ -90,16 +90,6 @@ fn store(home: &Home) -> Value {
     serde_json::from_slice(&std::fs::read(home.home.join("auth-profiles.json")).unwrap()).unwrap()
 }
 
-fn add_profile(home: &Home, provider: &str, name: &str, key: &str) {
-    let output = home
-        .cmd()
-        .args(["auth", "add", provider, "--name", name])
-        .write_stdin(key)
-        .output()
-        .unwrap();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-}
-
 #[test]
 fn a_stream_broken_after_text_is_retried_and_the_text_is_printed_once() {
     let home = Home::new();
@@ -242,8 +232,8 @@ fn x_should_retry_false_on_a_500_makes_one_request() {
 fn insufficient_quota_disables_the_profile_for_hours_and_the_next_key_answers() {
     let home = Home::new();
     let (key_a, key_b) = ("sk-proj-quota-AAAA-01", "sk-proj-quota-BBBB-02");
-    add_profile(&home, "openai", "a", key_a);
-    add_profile(&home, "openai", "b", key_b);
+    home.add_profile("openai", "a", key_a);
+    home.add_profile("openai", "b", key_b);
     let anthropic = MockServer::start(vec![]);
     let server = MockServer::start(vec![
         Reply::json(429, &openai::insufficient_quota_body()),
@@ -312,7 +302,7 @@ fn gemini_run(home: &Home, server: &MockServer) -> Output {
 #[test]
 fn a_gemini_quota_429_with_retry_after_is_retried_and_never_disables_the_profile() {
     let home = Home::new();
-    add_profile(&home, "google", "main", "AIzaSy-quota-KEY-0001");
+    home.add_profile("google", "main", "AIzaSy-quota-KEY-0001");
     let server = MockServer::start(vec![
         gemini_quota("retry-after", "1"),
         Reply::sse(&gemini::text_stream(
@@ -337,7 +327,7 @@ fn a_gemini_quota_429_with_retry_after_is_retried_and_never_disables_the_profile
 #[test]
 fn a_gemini_quota_429_that_outlasts_the_retries_cools_the_profile_down_not_for_hours() {
     let home = Home::new();
-    add_profile(&home, "google", "main", "AIzaSy-quota-KEY-0002");
+    home.add_profile("google", "main", "AIzaSy-quota-KEY-0002");
     // A short wait keeps the test fast; the header is the same signal.
     let server = MockServer::start(
         (0..4)
@@ -472,7 +462,7 @@ fn config_fallbacks_are_used_and_all_failing_exits_4_listing_every_attempt() {
 #[test]
 fn a_provider_whose_profiles_all_cool_is_skipped_for_the_fallback() {
     let home = Home::new();
-    add_profile(&home, "anthropic", "only", "sk-ant-cooling-0001");
+    home.add_profile("anthropic", "only", "sk-ant-cooling-0001");
     // Mark the only profile as cooling for an hour, as an earlier run would have.
     let path = home.home.join("auth-profiles.json");
     let mut value = store(&home);
@@ -549,7 +539,7 @@ fn a_rejected_thinking_level_is_retried_one_level_lower_until_accepted() {
 #[test]
 fn twenty_parallel_runs_sharing_a_failing_key_lose_no_failure_count() {
     let home = Home::new();
-    add_profile(&home, "anthropic", "shared", "sk-ant-shared-0001");
+    home.add_profile("anthropic", "shared", "sk-ant-shared-0001");
     let server = MockServer::start_cycle(
         vec![Reply::json(
             429,
@@ -593,7 +583,7 @@ fn twenty_parallel_runs_sharing_a_failing_key_lose_no_failure_count() {
 fn the_keys_never_appear_in_output_sessions_the_index_or_a_dry_run() {
     let home = Home::new();
     let profile_key = "sk-ant-profile-SECRET-9e41b7";
-    add_profile(&home, "anthropic", "main", profile_key);
+    home.add_profile("anthropic", "main", profile_key);
     let server = MockServer::start(vec![
         Reply::json(
             401,
@@ -666,8 +656,8 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 fn auth_test_sends_one_small_request_per_credential_and_classifies_each() {
     let home = Home::new();
     let (good, bad) = ("sk-ant-authtest-GOOD-01", "sk-ant-authtest-BAD-002");
-    add_profile(&home, "anthropic", "good", good);
-    add_profile(&home, "anthropic", "bad", bad);
+    home.add_profile("anthropic", "good", good);
+    home.add_profile("anthropic", "bad", bad);
     let server = MockServer::start_cycle(
         vec![Reply::json(
             401,
@@ -721,8 +711,8 @@ fn auth_test_sends_one_small_request_per_credential_and_classifies_each() {
 #[test]
 fn a_cron_job_with_two_keys_and_a_fallback_survives_a_rate_limit_and_a_revoked_key() {
     let home = Home::new();
-    add_profile(&home, "anthropic", "one", "sk-ant-cron-ONE-000001");
-    add_profile(&home, "anthropic", "two", "sk-ant-cron-TWO-000002");
+    home.add_profile("anthropic", "one", "sk-ant-cron-ONE-000001");
+    home.add_profile("anthropic", "two", "sk-ant-cron-TWO-000002");
     std::fs::write(
         home.home.join("config.toml"),
         "fallbacks = [\"openai/gpt-5\"]\n[retry]\nmax_retries = 0\n",

@@ -130,13 +130,7 @@ fn status_without_a_session_reports_stored_profiles_and_their_cooldowns_in_both_
         ("anthropic", "spare", "sk-ant-spare-SECRET-2222"),
         ("google", "main", "AIzaSy-main-SECRET-3333"),
     ] {
-        let output = home
-            .cmd()
-            .args(["auth", "add", provider, "--name", name])
-            .write_stdin(key)
-            .output()
-            .unwrap();
-        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        home.add_profile(provider, name, key);
     }
     // As earlier runs would have left them: one key cooling, one disabled for billing.
     let path = home.home.join("auth-profiles.json");
@@ -313,4 +307,122 @@ fn status_describes_the_current_branch_but_counts_spend_on_every_branch() {
     assert_eq!(value["context"]["tokens"], 120);
     assert_eq!(value["turns"], 2);
     assert_eq!(value["usage"]["input_tokens"], 50_100);
+}
+
+/// Runs pincer where permissions bite: as `nobody` through `setpriv` when the tests run as root
+/// (root reads and writes through any mode), as the current user otherwise. `None` when neither
+/// can be arranged.
+fn unprivileged(home: &Home, args: &[&str]) -> Option<std::process::Output> {
+    let pincer = assert_cmd::cargo::cargo_bin("pincer");
+    // Files this process creates belong to its effective user.
+    let as_root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&home.home).unwrap()) == 0;
+    let mut command = if as_root {
+        let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+            .into_iter()
+            .find(|path| std::path::Path::new(path).exists())?;
+        let mut command = home.command_for(setpriv);
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        command.arg(&pincer);
+        command
+    } else {
+        home.command_for(&pincer)
+    };
+    command
+        .env("ANTHROPIC_API_KEY", "sk-ant-permission-0000")
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .stdin(std::process::Stdio::null())
+        .args(args);
+    Some(command.output().unwrap())
+}
+
+fn set_mode(path: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn permission_problems_on_the_home_are_usage_errors_with_a_hint_in_every_command() {
+    let home = Home::new();
+    // Let the unprivileged user reach the workspace and the home at all.
+    set_mode(home.root.path(), 0o755);
+    set_mode(&home.workspace, 0o777);
+    let expect_access_error = |args: &[&str], path: &std::path::Path| -> bool {
+        let Some(output) = unprivileged(&home, args) else {
+            return false;
+        };
+        let message = stderr(&output);
+        assert_eq!(code(&output), 2, "{args:?}: {message}");
+        assert!(message.starts_with("error: "), "{args:?}: {message}");
+        assert!(
+            message.contains(&format!(
+                "hint: check the owner and permissions of '{}'",
+                path.display()
+            )),
+            "{args:?}: {message}"
+        );
+        true
+    };
+
+    // A home pincer may read but not write: nothing can be created in it.
+    set_mode(&home.home, 0o555);
+    if !expect_access_error(&["run", "hello"], &home.sessions_dir()) {
+        eprintln!("skipped: running as root without setpriv, so permissions cannot bite");
+        return;
+    }
+    expect_access_error(
+        &["resume", "--create", "nightly", "hello"],
+        &home.sessions_dir(),
+    );
+    let lock = home.home.join("auth-profiles.json.lock");
+    let Some(output) = unprivileged(&home, &["auth", "add", "anthropic", "--from-env", "KEY"])
+    else {
+        return;
+    };
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            "check the owner and permissions of '{}'",
+            lock.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+    // In --json mode the result object says so too.
+    let output = unprivileged(&home, &["run", "--json", "hello"]).unwrap();
+    assert_eq!(code(&output), 2);
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["is_error"], true);
+
+    // A sessions directory pincer may not read.
+    set_mode(&home.home, 0o755);
+    std::fs::create_dir(home.sessions_dir()).unwrap();
+    set_mode(&home.sessions_dir(), 0o000);
+    for args in [
+        &["sessions", "list"][..],
+        &["status"][..],
+        &["status", "--json"][..],
+        &["resume", "--last", "hello"][..],
+        &["compact", "--last"][..],
+        &["sessions", "rm", "nightly"][..],
+    ] {
+        expect_access_error(args, &home.sessions_dir());
+    }
+    set_mode(&home.sessions_dir(), 0o755);
+
+    // An unreadable config file and auth store.
+    let config = home.home.join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    set_mode(&config, 0o000);
+    expect_access_error(&["status"], &config);
+    set_mode(&config, 0o644);
+    let store = home.home.join("auth-profiles.json");
+    std::fs::write(&store, "{\"version\": 1, \"profiles\": {}}").unwrap();
+    set_mode(&store, 0o000);
+    for args in [
+        &["auth", "list"][..],
+        &["status"][..],
+        &["run", "hello"][..],
+    ] {
+        expect_access_error(args, &store);
+    }
 }

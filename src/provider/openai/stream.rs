@@ -610,6 +610,7 @@ mod tests {
             messages: vec![AgentMessage::Assistant(assistant)],
             tools: Vec::new(),
             thinking: crate::provider::ThinkingLevel::Medium,
+            thinking_budget: None,
             max_output_tokens: 0,
             reasoning_model: true,
         };
