@@ -233,7 +233,7 @@ _pincer() {
 
     case "${cmd}" in
         pincer)
-            opts="-C -c -q -v -h -V --cd --home --config --output-format --json --quiet --verbose --color --wait --help --version run resume compact sessions status auth completions generate-docs help"
+            opts="-C -c -q -v -d -h -V --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help --version run resume compact sessions status auth completions generate-docs help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -272,6 +272,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -288,7 +296,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help list add remove order status reset test help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help list add remove order status reset test help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -327,6 +335,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -343,7 +359,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__add)
-            opts="-C -c -q -v -h --name --type --from-env --command --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --name --type --from-env --command --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -396,6 +412,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -540,7 +564,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__list)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -577,6 +601,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -595,7 +627,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__order)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -632,6 +664,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -650,7 +690,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__remove)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -687,6 +727,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -705,7 +753,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__reset)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -742,6 +790,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -760,7 +816,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__status)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -799,6 +855,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -815,7 +879,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__test)
-            opts="-m -C -c -q -v -h --model --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-m -C -c -q -v -d -h --model --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -862,6 +926,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -878,7 +950,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__compact)
-            opts="-m -C -c -q -v -h --continue --last --all --instructions --keep-recent-tokens --model --dry-run --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-m -C -c -q -v -d -h --continue --last --all --instructions --keep-recent-tokens --model --dry-run --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -933,6 +1005,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -949,7 +1029,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__completions)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help bash elvish fish powershell zsh"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -988,6 +1068,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1004,7 +1092,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__generate__subcmd__docs)
-            opts="-C -c -q -v -h --out --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --out --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1048,6 +1136,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1430,13 +1526,21 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__resume)
-            opts="-m -i -o -C -c -q -v -h --continue --last --all --fork --create --name --model --fallback-model --effort --thinking --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --tools --allowed-tools --disallowed-tools --sandbox --dangerously-skip-permissions --permission-mode --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --json-schema --output-schema --dry-run --auth-profile --no-stdin --stdin-timeout --lossy-stdin --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --tools --allowed-tools --disallowed-tools --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --json-schema --output-schema --dry-run --auth-profile --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session-id)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1458,6 +1562,10 @@ _pincer() {
                     ;;
                 --effort)
                     COMPREPLY=($(compgen -W "off minimal low medium high xhigh" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-thinking-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --system-prompt)
@@ -1518,8 +1626,12 @@ _pincer() {
                     COMPREPLY=($(compgen -W "read-only workspace-write danger-full-access" -- "${cur}"))
                     return 0
                     ;;
+                -s)
+                    COMPREPLY=($(compgen -W "read-only workspace-write danger-full-access" -- "${cur}"))
+                    return 0
+                    ;;
                 --permission-mode)
-                    COMPREPLY=($(compgen -W "plan acceptEdits bypassPermissions dontAsk default" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "plan acceptEdits bypassPermissions dontAsk auto default" -- "${cur}"))
                     return 0
                     ;;
                 --max-turns)
@@ -1671,6 +1783,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1689,7 +1809,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__run)
-            opts="-m -i -o -C -c -q -v -h --session-id --name --model --fallback-model --effort --thinking --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --tools --allowed-tools --disallowed-tools --sandbox --dangerously-skip-permissions --permission-mode --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --json-schema --output-schema --dry-run --auth-profile --no-stdin --stdin-timeout --lossy-stdin --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --tools --allowed-tools --disallowed-tools --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --json-schema --output-schema --dry-run --auth-profile --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1700,6 +1820,18 @@ _pincer() {
                     return 0
                     ;;
                 --name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --resume)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -r)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1721,6 +1853,10 @@ _pincer() {
                     ;;
                 --effort)
                     COMPREPLY=($(compgen -W "off minimal low medium high xhigh" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-thinking-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --system-prompt)
@@ -1781,8 +1917,12 @@ _pincer() {
                     COMPREPLY=($(compgen -W "read-only workspace-write danger-full-access" -- "${cur}"))
                     return 0
                     ;;
+                -s)
+                    COMPREPLY=($(compgen -W "read-only workspace-write danger-full-access" -- "${cur}"))
+                    return 0
+                    ;;
                 --permission-mode)
-                    COMPREPLY=($(compgen -W "plan acceptEdits bypassPermissions dontAsk default" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "plan acceptEdits bypassPermissions dontAsk auto default" -- "${cur}"))
                     return 0
                     ;;
                 --max-turns)
@@ -1936,6 +2076,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -1952,7 +2100,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions)
-            opts="-C -c -q -v -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --color --wait --help list show export fork rename rm prune path repair help"
+            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help list show export fork rename rm prune path repair help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2006,6 +2154,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2022,7 +2178,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__export)
-            opts="-o -C -c -q -v -h --format --output --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-o -C -c -q -v -d -h --format --output --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2095,6 +2251,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2111,7 +2275,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__fork)
-            opts="-C -c -q -v -h --at --name --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --at --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2156,6 +2320,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2328,7 +2500,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__list)
-            opts="-C -c -q -v -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2382,6 +2554,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2398,7 +2578,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__path)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2437,6 +2617,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2453,7 +2641,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__prune)
-            opts="-C -c -q -v -h --older-than --dry-run --all --cwd --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --older-than --dry-run --all --cwd --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2503,6 +2691,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2519,7 +2715,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__rename)
-            opts="-C -c -q -v -h --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2556,6 +2752,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2574,7 +2778,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__repair)
-            opts="-C -c -q -v -h --dry-run --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --dry-run --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2611,6 +2815,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2629,7 +2841,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__rm)
-            opts="-f -C -c -q -v -h --force --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-f -C -c -q -v -d -h --force --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2666,6 +2878,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -2684,7 +2904,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__show)
-            opts="-C -c -q -v -h --tree --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --tree --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2723,6 +2943,14 @@ _pincer() {
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
                     return 0
                     ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --color)
                     COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
@@ -2739,7 +2967,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__status)
-            opts="-C -c -q -v -h --continue --last --all --cd --home --config --output-format --json --quiet --verbose --color --wait --help"
+            opts="-C -c -q -v -d -h --continue --last --all --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2776,6 +3004,14 @@ _pincer() {
                     ;;
                 --output-format)
                     COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pincer_global_optspecs
-    string join \n C/cd= home= c/config= output-format= json q/quiet v/verbose color= wait= h/help V/version
+    string join \n C/cd= home= c/config= output-format= json q/quiet v/verbose d/debug= color= wait= h/help V/version
 end
 
 function __fish_pincer_needs_command
@@ -30,6 +30,7 @@ complete -c pincer -n "__fish_pincer_needs_command" -s c -l config -d 'Override 
 complete -c pincer -n "__fish_pincer_needs_command" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_needs_command" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_needs_command" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -48,16 +49,18 @@ complete -c pincer -n "__fish_pincer_needs_command" -f -a "auth" -d 'Manage cred
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "generate-docs" -d 'Regenerate man/ and completions/ from this command-line definition'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l session-id -d 'Give the new session this id instead of a generated one' -r
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l name -d 'Give the new session a unique NAME, for `pincer resume NAME`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l session-id -d 'Give the new session this id instead of a generated one (with -r/--continue, the forked session\'s; needs --fork-session)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s n -l name -d 'Give the new session a unique NAME, for `pincer resume NAME`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s r -l resume -d 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude\'s -r/--resume)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s m -l model -d 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l fallback-model -d 'Models to try in order when the primary one fails over; repeatable or comma-separated' -r
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l thinking -l effort -d 'Reasoning level, mapped to each provider\'s setting' -r -f -a "off\t'No reasoning'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l thinking -l effort -d 'Reasoning level, mapped to each provider\'s setting (claude\'s `--effort max` is xhigh)' -r -f -a "off\t'No reasoning'
 minimal\t'The least reasoning the model supports'
 low\t'Little reasoning'
 medium\t'Moderate reasoning'
 high\t'Much reasoning'
 xhigh\t'The most reasoning the model supports'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-thinking-tokens -d 'Thinking budget in tokens (claude\'s spelling): sent as is to Anthropic (at least 1024) and Gemini (within the model\'s range), as the nearest --thinking level elsewhere; 0 is off' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l system-prompt -d 'Replace the whole built system prompt with TEXT' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l system-prompt-file -d 'Replace the whole built system prompt with the contents of FILE' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l append-system-prompt -d 'Append TEXT to the system prompt for this turn; repeatable' -r
@@ -68,13 +71,14 @@ none\t'Only text the user supplies'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the temp directory'
 danger-full-access\t'No confinement'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l permission-mode -d 'Claude-style permission mode, mapped to a sandbox mode' -r -f -a "plan\t'Read-only: plan without changing anything'
 acceptEdits\t'Edits allowed inside the workspace'
 bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
 dontAsk\t'Deny what is not explicitly allowed'
+auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing asks headless)'
 default\t'The configured default sandbox'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
@@ -93,31 +97,39 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -s c -l config -d 'Ov
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l continue -d 'Continue the newest session of this workspace, like `pincer resume --last` (claude\'s --continue; long only: -c is --config)'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l fork-session -d 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l dangerously-skip-permissions -d 'Same as --sandbox danger-full-access: no confinement at all'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l include-partial-messages -d 'With stream-json, also emit token deltas as stream_event lines'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l dry-run -d 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l skip-git-repo-check -d 'Accepted for codex compatibility and ignored: pincer never requires a git repository'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l strict-config -d 'Accepted for codex compatibility and ignored: unknown config keys are always an error'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-stdin -d 'Never read stdin, even when it is a pipe'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l name -d 'Rename the session to NAME' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s n -l name -d 'Rename the session to NAME' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l session-id -d 'With --fork or --create: the id (a UUID) of the session made' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s m -l model -d 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fallback-model -d 'Models to try in order when the primary one fails over; repeatable or comma-separated' -r
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l thinking -l effort -d 'Reasoning level, mapped to each provider\'s setting' -r -f -a "off\t'No reasoning'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l thinking -l effort -d 'Reasoning level, mapped to each provider\'s setting (claude\'s `--effort max` is xhigh)' -r -f -a "off\t'No reasoning'
 minimal\t'The least reasoning the model supports'
 low\t'Little reasoning'
 medium\t'Moderate reasoning'
 high\t'Much reasoning'
 xhigh\t'The most reasoning the model supports'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-thinking-tokens -d 'Thinking budget in tokens (claude\'s spelling): sent as is to Anthropic (at least 1024) and Gemini (within the model\'s range), as the nearest --thinking level elsewhere; 0 is off' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l system-prompt -d 'Replace the whole built system prompt with TEXT' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l system-prompt-file -d 'Replace the whole built system prompt with the contents of FILE' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l append-system-prompt -d 'Append TEXT to the system prompt for this turn; repeatable' -r
@@ -128,13 +140,14 @@ none\t'Only text the user supplies'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the temp directory'
 danger-full-access\t'No confinement'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l permission-mode -d 'Claude-style permission mode, mapped to a sandbox mode' -r -f -a "plan\t'Read-only: plan without changing anything'
 acceptEdits\t'Edits allowed inside the workspace'
 bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
 dontAsk\t'Deny what is not explicitly allowed'
+auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing asks headless)'
 default\t'The configured default sandbox'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
@@ -153,20 +166,24 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -s c -l config -d 
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l last -l continue -d 'Continue the most recently updated session of this workspace; the only argument is then the prompt'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l all -d 'With --last, consider sessions of every directory'
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -d 'Continue in a new session file holding a copy of the current branch'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -l fork-session -d 'Continue in a new session file holding a copy of the current branch'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Create the session named SESSION when none has that name yet'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -d 'Same as --sandbox danger-full-access: no confinement at all'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l include-partial-messages -d 'With stream-json, also emit token deltas as stream_event lines'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dry-run -d 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l skip-git-repo-check -d 'Accepted for codex compatibility and ignored: pincer never requires a git repository'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l strict-config -d 'Accepted for codex compatibility and ignored: unknown config keys are always an error'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-stdin -d 'Never read stdin, even when it is a pipe'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json -d 'Print one JSON result object; same as --output-format json'
@@ -182,6 +199,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand compact" -s c -l config -d
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -202,6 +220,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_s
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -230,6 +249,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -245,6 +265,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -264,6 +285,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -280,6 +302,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -294,6 +317,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -308,6 +332,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -325,6 +350,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -341,6 +367,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -355,6 +382,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -380,6 +408,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand status" -s c -l config -d 
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand status" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -396,6 +425,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -418,6 +448,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -437,6 +468,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -451,6 +483,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -465,6 +498,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -479,6 +513,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -493,6 +528,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -508,6 +544,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -530,6 +567,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand completions" -s c -l confi
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
@@ -545,6 +583,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s c -l con
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"

@@ -16,7 +16,8 @@ use std::path::PathBuf;
 use clap::error::ErrorKind;
 use clap::parser::ValueSource;
 use clap::{
-    ArgAction, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum, ValueHint,
+    ArgAction, ArgGroup, Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum,
+    ValueHint,
 };
 
 const ROOT_EXAMPLES: &str = "\
@@ -39,7 +40,9 @@ Examples:
   pincer run --output-format stream-json --include-partial-messages \"explain src/main.rs\"
   echo \"list the crates we depend on\" | pincer run -
   pincer run --json-schema @schema.json \"extract the version numbers\"
-  pincer run --dry-run --prompt-mode minimal \"hello\"";
+  pincer run --dry-run --prompt-mode minimal \"hello\"
+  pincer run -r nightly \"and now?\"                  # claude -p --resume: same as resume nightly
+  pincer run -s read-only --skip-git-repo-check \"explain\"   # codex exec spellings";
 
 const RESUME_EXAMPLES: &str = "\
 Examples:
@@ -48,6 +51,7 @@ Examples:
   pincer resume --last \"now add tests\"              # latest session in this directory
   pincer resume --last --all \"continue\"             # latest session anywhere
   pincer resume 01a2b3c --fork \"try another approach\"
+  pincer resume 01a2b3c --fork --session-id 0199a000-0000-7000-8000-000000000001 \"…\"
   npm test 2>&1 | pincer resume ci-fix \"the tests still fail, see output\"";
 
 const COMPACT_EXAMPLES: &str = "\
@@ -78,6 +82,103 @@ Examples:
   pincer auth add anthropic --command \"pass show anthropic\"
   pincer auth order anthropic work personal
   pincer auth test anthropic --json";
+
+const SESSIONS_LIST_EXAMPLES: &str = "\
+Examples:
+  pincer sessions list                              # this directory's sessions, newest first
+  pincer sessions list --all --limit 20
+  pincer sessions list --name 'ci-*' --json | jq -r '.[].id'";
+
+const SESSIONS_SHOW_EXAMPLES: &str = "\
+Examples:
+  pincer sessions show nightly
+  pincer sessions show 01a2b3c4 --tree              # every branch, not only the current one
+  pincer sessions show nightly --json | jq '.entries | length'";
+
+const SESSIONS_EXPORT_EXAMPLES: &str = "\
+Examples:
+  pincer sessions export nightly -o nightly.md
+  pincer sessions export nightly --format json | jq .header
+  pincer sessions export nightly --format jsonl > backup.jsonl";
+
+const SESSIONS_FORK_EXAMPLES: &str = "\
+Examples:
+  pincer sessions fork nightly --name nightly-experiment
+  pincer sessions fork 01a2b3c4 --at a0000003       # from an earlier entry (see show --tree)";
+
+const SESSIONS_RENAME_EXAMPLES: &str = "\
+Examples:
+  pincer sessions rename 01a2b3c4 triage
+  pincer sessions rename triage triage-2025";
+
+const SESSIONS_RM_EXAMPLES: &str = "\
+Examples:
+  pincer sessions rm scratch
+  pincer sessions rm 01a2b3c4 01a2b3d5 --force      # even while a run holds the lock";
+
+const SESSIONS_PRUNE_EXAMPLES: &str = "\
+Examples:
+  pincer sessions prune --older-than 30d --dry-run
+  pincer sessions prune --older-than 12h --all --json";
+
+const SESSIONS_PATH_EXAMPLES: &str = "\
+Examples:
+  pincer sessions path nightly
+  tail -n 3 \"$(pincer sessions path nightly)\"";
+
+const SESSIONS_REPAIR_EXAMPLES: &str = "\
+Examples:
+  pincer sessions repair nightly --dry-run          # what would move to the side file
+  pincer sessions repair nightly";
+
+const AUTH_LIST_EXAMPLES: &str = "\
+Examples:
+  pincer auth list
+  pincer auth list --json | jq -r '.profiles[].id'";
+
+const AUTH_ADD_EXAMPLES: &str = "\
+Examples:
+  printf %s \"$ANTHROPIC_API_KEY\" | pincer auth add anthropic --name work
+  pincer auth add openai --name ci < ~/.secrets/openai-ci
+  pincer auth add google --from-env GEMINI_KEY_2    # store a reference, not the key
+  pincer auth add anthropic --command \"pass show anthropic\"
+  pincer auth add anthropic --type token --name oauth < token.txt
+The secret is read from stdin, or asked for without echo on a terminal; never from argv.";
+
+const AUTH_REMOVE_EXAMPLES: &str = "\
+Examples:
+  pincer auth remove anthropic:spare";
+
+const AUTH_ORDER_EXAMPLES: &str = "\
+Examples:
+  pincer auth order anthropic                       # show the order
+  pincer auth order anthropic work spare            # try work, then spare";
+
+const AUTH_STATUS_EXAMPLES: &str = "\
+Examples:
+  pincer auth status
+  pincer auth status --json | jq '.profiles[] | select(.available | not)'";
+
+const AUTH_RESET_EXAMPLES: &str = "\
+Examples:
+  pincer auth reset                                 # every profile
+  pincer auth reset anthropic:work";
+
+const AUTH_TEST_EXAMPLES: &str = "\
+Examples:
+  pincer auth test                                  # every provider with credentials
+  pincer auth test anthropic:work
+  pincer auth test openai -m openai/gpt-5-mini --json";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  pincer completions bash > ~/.local/share/bash-completion/completions/pincer
+  pincer completions zsh > \"${fpath[1]}/_pincer\"
+  pincer completions fish > ~/.config/fish/completions/pincer.fish";
+
+const GENERATE_DOCS_EXAMPLES: &str = "\
+Examples:
+  cargo run -q -- generate-docs                     # refresh man/ and completions/";
 
 /// Run one AI-agent turn against a session kept on disk, for scripts, cron and CI.
 #[derive(Debug, Parser)]
@@ -140,6 +241,19 @@ pub struct GlobalArgs {
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub verbose: u8,
 
+    /// Same as -vv (claude's spelling); a category filter given with = is accepted and ignored.
+    #[arg(
+        short = 'd',
+        long,
+        global = true,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "",
+        value_name = "FILTER",
+        conflicts_with = "quiet"
+    )]
+    pub debug: Option<String>,
+
     /// Style stderr output; NO_COLOR in the environment also turns colors off.
     #[arg(
         long,
@@ -158,21 +272,42 @@ pub struct GlobalArgs {
 impl Cli {
     /// Parses `args` (program name first) like clap's `try_parse_from`, and also keeps global flags
     /// given on several command levels: every `-c/--config` value in order, `-v` counts added up.
-    /// `--json` with `--output-format`, or `-q` with `-v`, is an `ArgumentConflict` on any levels.
-    /// Errors are clap's own, so `error.exit()` prints them and exits 2 (0 for --help/--version).
+    /// `--json` with `--output-format`, or `-q` with `-v`/`--debug`, is an `ArgumentConflict` on
+    /// any levels. Errors are clap's own, so `error.exit()` prints them and exits 2 (0 for
+    /// --help/--version), styled per `--color` and `NO_COLOR` like the rest of stderr, and never
+    /// suggesting a hidden subcommand. An empty `PINCER_HOME` counts as unset.
     pub fn try_parse_args<I, T>(args: I) -> Result<Self, clap::Error>
     where
         I: IntoIterator<Item = T>,
         T: Into<OsString>,
     {
+        Self::try_parse_args_with(args, &|name| std::env::var_os(name))
+    }
+
+    /// [`Cli::try_parse_args`] with the environment passed in (tests).
+    pub fn try_parse_args_with<I, T>(
+        args: I,
+        env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString>,
+    {
         let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-        let mut command = Self::command();
+        let mut command = Self::command().color(clap_color(&args, env));
+        if env("PINCER_HOME").is_some_and(|home| home.is_empty()) {
+            command = command.mut_arg("home", |home| home.env(None));
+        }
+        let parsed = Self::parse_levels(&mut command, args);
+        parsed.map_err(|error| without_hidden_suggestions(&command, error))
+    }
+
+    fn parse_levels(command: &mut clap::Command, args: Vec<OsString>) -> Result<Self, clap::Error> {
         let matches = command.try_get_matches_from_mut(args.clone())?;
-        let mut cli =
-            Self::from_arg_matches(&matches).map_err(|error| error.format(&mut command))?;
+        let mut cli = Self::from_arg_matches(&matches).map_err(|error| error.format(command))?;
 
         let mut levels = Vec::new();
-        if collect_global_levels(&command, args, &mut levels) && levels.len() > 1 {
+        if collect_global_levels(command, args, &mut levels) && levels.len() > 1 {
             cli.global.config = levels
                 .iter()
                 .flat_map(|level| level.config.clone())
@@ -180,13 +315,17 @@ impl Cli {
             cli.global.verbose = levels
                 .iter()
                 .fold(0, |sum, level| sum.saturating_add(level.verbose));
+            cli.global.debug = levels.iter().find_map(|level| level.debug.clone());
         }
 
         if cli.global.json && cli.global.output_format.is_some() {
-            return Err(conflict("--json", "--output-format <FORMAT>"));
+            return Err(conflict(command, "--json", "--output-format <FORMAT>"));
         }
         if cli.global.quiet && cli.global.verbose > 0 {
-            return Err(conflict("--quiet", "--verbose..."));
+            return Err(conflict(command, "--quiet", "--verbose..."));
+        }
+        if cli.global.quiet && cli.global.debug.is_some() {
+            return Err(conflict(command, "--quiet", "--debug"));
         }
         // `sessions` takes list flags itself (no subcommand means list) but not with a
         // subcommand; clap's `args_conflicts_with_subcommands` would also refuse global flags
@@ -197,7 +336,7 @@ impl Cli {
                 .into_iter()
                 .find(|id| sessions.value_source(id) == Some(ValueSource::CommandLine))
         {
-            return Err(Self::command().error(
+            return Err(command.error(
                 ErrorKind::ArgumentConflict,
                 format!(
                     "the subcommand '{subcommand}' cannot be used with '--{flag}'; \
@@ -210,11 +349,71 @@ impl Cli {
 }
 
 /// clap's own conflict error, for conflicts it cannot see across command levels.
-fn conflict(first: &str, second: &str) -> clap::Error {
-    Cli::command().error(
+fn conflict(command: &mut clap::Command, first: &str, second: &str) -> clap::Error {
+    command.error(
         ErrorKind::ArgumentConflict,
         format!("the argument '{first}' cannot be used with '{second}'"),
     )
+}
+
+/// How clap styles its own errors and help: the last `--color WHEN` on the command line (clap
+/// has not parsed it yet), else `NO_COLOR` turns it off, else clap's terminal detection.
+fn clap_color(args: &[OsString], env: &dyn Fn(&str) -> Option<OsString>) -> clap::ColorChoice {
+    let mut chosen = None;
+    let mut words = args.iter().skip(1).map(|arg| arg.to_string_lossy());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        let value = match word.strip_prefix("--color") {
+            Some("") => words.next().map(|value| value.into_owned()),
+            Some(rest) => rest.strip_prefix('=').map(str::to_owned),
+            None => None,
+        };
+        if let Some(value) = value {
+            chosen = Some(value);
+        }
+    }
+    match chosen.as_deref() {
+        Some("always") => clap::ColorChoice::Always,
+        Some("never") => clap::ColorChoice::Never,
+        _ if env("NO_COLOR").is_some_and(|value| !value.is_empty()) => clap::ColorChoice::Never,
+        _ => clap::ColorChoice::Auto,
+    }
+}
+
+/// clap suggests hidden subcommands too ("a similar subcommand exists: 'generate-docs'"); this
+/// drops them from an error's suggestions.
+fn without_hidden_suggestions(command: &clap::Command, mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let hidden: Vec<&str> = command
+        .get_subcommands()
+        .filter(|subcommand| subcommand.is_hide_set())
+        .map(clap::Command::get_name)
+        .collect();
+    if let Some(ContextValue::Strings(names)) = error.get(ContextKind::SuggestedSubcommand) {
+        let visible: Vec<String> = names
+            .iter()
+            .filter(|name| !hidden.contains(&name.as_str()))
+            .cloned()
+            .collect();
+        if visible.is_empty() {
+            error.remove(ContextKind::SuggestedSubcommand);
+            // An empty list of other tips would still leave its blank line.
+            if matches!(
+                error.get(ContextKind::Suggested),
+                Some(ContextValue::StyledStrs(tips)) if tips.is_empty()
+            ) {
+                error.remove(ContextKind::Suggested);
+            }
+        } else {
+            error.insert(
+                ContextKind::SuggestedSubcommand,
+                ContextValue::Strings(visible),
+            );
+        }
+    }
+    error
 }
 
 /// Pushes the global flags given on each command level of `args`, outermost first, by parsing
@@ -275,6 +474,15 @@ fn is_help_or_version(argument: &clap::Arg) -> bool {
 }
 
 impl GlobalArgs {
+    /// How much goes to stderr: the `-v` count, at least 2 with `--debug`.
+    pub fn verbosity(&self) -> u8 {
+        if self.debug.is_some() {
+            self.verbose.max(2)
+        } else {
+            self.verbose
+        }
+    }
+
     /// The output format in effect: `--json` means json, else `--output-format`, else text.
     pub fn effective_output_format(&self) -> OutputFormat {
         if self.json {
@@ -334,10 +542,11 @@ pub enum Command {
     Auth(AuthArgs),
 
     /// Print a shell completion script to stdout.
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
 
     /// Regenerate man/ and completions/ from this command-line definition.
-    #[command(hide = true)]
+    #[command(hide = true, after_help = GENERATE_DOCS_EXAMPLES)]
     GenerateDocs(GenerateDocsArgs),
 }
 
@@ -352,9 +561,14 @@ pub struct TurnArgs {
     #[arg(long, value_name = "REF", value_delimiter = ',')]
     pub fallback_model: Vec<String>,
 
-    /// Reasoning level, mapped to each provider's setting.
+    /// Reasoning level, mapped to each provider's setting (claude's `--effort max` is xhigh).
     #[arg(long, visible_alias = "effort", value_enum, value_name = "LEVEL")]
     pub thinking: Option<ThinkingLevel>,
+
+    /// Thinking budget in tokens (claude's spelling): sent as is to Anthropic (at least 1024) and
+    /// Gemini (within the model's range), as the nearest --thinking level elsewhere; 0 is off.
+    #[arg(long, value_name = "N", conflicts_with = "thinking")]
+    pub max_thinking_tokens: Option<u64>,
 
     /// Replace the whole built system prompt with TEXT.
     #[arg(
@@ -421,10 +635,11 @@ pub struct TurnArgs {
 
     /// What tools may touch on disk (default from config, else workspace-write).
     #[arg(
+        short = 's',
         long,
         value_enum,
         value_name = "MODE",
-        conflicts_with_all = ["dangerously_skip_permissions", "permission_mode"],
+        conflicts_with_all = ["dangerously_skip_permissions", "permission_mode", "full_auto"],
         help_heading = "Tools and permissions"
     )]
     pub sandbox: Option<SandboxMode>,
@@ -432,10 +647,19 @@ pub struct TurnArgs {
     /// Same as --sandbox danger-full-access: no confinement at all.
     #[arg(
         long,
-        conflicts_with = "permission_mode",
+        visible_alias = "dangerously-bypass-approvals-and-sandbox",
+        conflicts_with_all = ["permission_mode", "full_auto"],
         help_heading = "Tools and permissions"
     )]
     pub dangerously_skip_permissions: bool,
+
+    /// Same as --sandbox workspace-write (codex's spelling): edits in the workspace, never asks.
+    #[arg(
+        long,
+        conflicts_with = "permission_mode",
+        help_heading = "Tools and permissions"
+    )]
+    pub full_auto: bool,
 
     /// Claude-style permission mode, mapped to a sandbox mode.
     #[arg(
@@ -528,6 +752,14 @@ pub struct TurnArgs {
     #[arg(long, value_name = "ID")]
     pub auth_profile: Option<String>,
 
+    /// Accepted for codex compatibility and ignored: pincer never requires a git repository.
+    #[arg(long, help_heading = "Compatibility")]
+    pub skip_git_repo_check: bool,
+
+    /// Accepted for codex compatibility and ignored: unknown config keys are always an error.
+    #[arg(long, help_heading = "Compatibility")]
+    pub strict_config: bool,
+
     /// Never read stdin, even when it is a pipe.
     #[arg(long, conflicts_with_all = ["stdin_timeout", "lossy_stdin"], help_heading = "Input")]
     pub no_stdin: bool,
@@ -542,18 +774,47 @@ pub struct TurnArgs {
 }
 
 #[derive(Debug, Clone, Args)]
+#[command(group(ArgGroup::new("continued").args(["resume", "continue_last"])))]
 pub struct RunArgs {
     /// The prompt; `-` or leaving it out reads the prompt from stdin.
     #[arg(value_name = "PROMPT")]
     pub prompt: Option<String>,
 
-    /// Give the new session this id instead of a generated one.
+    /// Give the new session this id instead of a generated one (with -r/--continue, the forked
+    /// session's; needs --fork-session).
     #[arg(long, value_name = "UUID")]
     pub session_id: Option<String>,
 
     /// Give the new session a unique NAME, for `pincer resume NAME`.
-    #[arg(long, value_name = "NAME")]
+    #[arg(short = 'n', long, value_name = "NAME")]
     pub name: Option<String>,
+
+    /// Continue SESSION instead of starting one, like `pincer resume SESSION` (claude's
+    /// -r/--resume).
+    #[arg(
+        short = 'r',
+        long,
+        value_name = "SESSION",
+        help_heading = "Continuing (claude -p spellings)"
+    )]
+    pub resume: Option<String>,
+
+    /// Continue the newest session of this workspace, like `pincer resume --last` (claude's
+    /// --continue; long only: -c is --config).
+    #[arg(
+        long = "continue",
+        id = "continue_last",
+        help_heading = "Continuing (claude -p spellings)"
+    )]
+    pub continue_last: bool,
+
+    /// With -r or --continue: continue in a new session holding a copy, like `resume --fork`.
+    #[arg(
+        long,
+        requires = "continued",
+        help_heading = "Continuing (claude -p spellings)"
+    )]
+    pub fork_session: bool,
 
     #[command(flatten)]
     pub turn: TurnArgs,
@@ -579,7 +840,7 @@ pub struct ResumeArgs {
     pub all: bool,
 
     /// Continue in a new session file holding a copy of the current branch.
-    #[arg(long, conflicts_with = "create")]
+    #[arg(long, visible_alias = "fork-session", conflicts_with = "create")]
     pub fork: bool,
 
     /// Create the session named SESSION when none has that name yet.
@@ -587,11 +848,36 @@ pub struct ResumeArgs {
     pub create: bool,
 
     /// Rename the session to NAME.
-    #[arg(long, value_name = "NAME")]
+    #[arg(short = 'n', long, value_name = "NAME")]
     pub name: Option<String>,
+
+    /// With --fork or --create: the id (a UUID) of the session made.
+    #[arg(long, value_name = "UUID")]
+    pub session_id: Option<String>,
 
     #[command(flatten)]
     pub turn: TurnArgs,
+}
+
+impl RunArgs {
+    /// The `resume` this run means when it continues a session (`-r SESSION` or `--continue`,
+    /// claude's spellings), else `None`.
+    pub fn as_resume(&self) -> Option<ResumeArgs> {
+        if self.resume.is_none() && !self.continue_last {
+            return None;
+        }
+        Some(ResumeArgs {
+            session: self.resume.clone(),
+            prompt: self.prompt.clone(),
+            last: self.continue_last,
+            all: false,
+            fork: self.fork_session,
+            create: false,
+            name: self.name.clone(),
+            session_id: self.session_id.clone(),
+            turn: self.turn.clone(),
+        })
+    }
 }
 
 impl ResumeArgs {
@@ -650,30 +936,39 @@ pub struct SessionsArgs {
 #[derive(Debug, Clone, Subcommand)]
 pub enum SessionsCommand {
     /// List sessions, newest first (the default).
+    #[command(after_help = SESSIONS_LIST_EXAMPLES)]
     List(SessionsListArgs),
 
     /// Print a session's transcript.
+    #[command(after_help = SESSIONS_SHOW_EXAMPLES)]
     Show(SessionsShowArgs),
 
     /// Write a session out as markdown, JSON or the raw JSONL.
+    #[command(after_help = SESSIONS_EXPORT_EXAMPLES)]
     Export(SessionsExportArgs),
 
     /// Copy a session (up to an entry) into a new session.
+    #[command(after_help = SESSIONS_FORK_EXAMPLES)]
     Fork(SessionsForkArgs),
 
     /// Give a session a new unique name.
+    #[command(after_help = SESSIONS_RENAME_EXAMPLES)]
     Rename(SessionsRenameArgs),
 
     /// Delete sessions.
+    #[command(after_help = SESSIONS_RM_EXAMPLES)]
     Rm(SessionsRmArgs),
 
     /// Delete sessions not updated for a while.
+    #[command(after_help = SESSIONS_PRUNE_EXAMPLES)]
     Prune(SessionsPruneArgs),
 
     /// Print the path of a session's file.
+    #[command(after_help = SESSIONS_PATH_EXAMPLES)]
     Path(SessionsPathArgs),
 
     /// Fix a corrupt session file, moving unreadable lines to a side file.
+    #[command(after_help = SESSIONS_REPAIR_EXAMPLES)]
     Repair(SessionsRepairArgs),
 }
 
@@ -831,24 +1126,31 @@ pub struct AuthArgs {
 #[derive(Debug, Clone, Subcommand)]
 pub enum AuthCommand {
     /// List credential profiles (the default).
+    #[command(after_help = AUTH_LIST_EXAMPLES)]
     List,
 
     /// Store a credential; the secret is read from stdin or a hidden prompt, never from argv.
+    #[command(after_help = AUTH_ADD_EXAMPLES)]
     Add(AuthAddArgs),
 
     /// Delete a credential profile.
+    #[command(after_help = AUTH_REMOVE_EXAMPLES)]
     Remove(AuthRemoveArgs),
 
     /// Show or set the order in which a provider's profiles are tried.
+    #[command(after_help = AUTH_ORDER_EXAMPLES)]
     Order(AuthOrderArgs),
 
     /// Show each profile's type, source, last use, cooldown and failure counts.
+    #[command(after_help = AUTH_STATUS_EXAMPLES)]
     Status,
 
     /// Clear cooldowns and failure counts, of one profile or all.
+    #[command(after_help = AUTH_RESET_EXAMPLES)]
     Reset(AuthResetArgs),
 
     /// Send one minimal request and print the classified outcome.
+    #[command(after_help = AUTH_TEST_EXAMPLES)]
     Test(AuthTestArgs),
 }
 
@@ -950,6 +1252,7 @@ pub enum ThinkingLevel {
     /// Much reasoning.
     High,
     /// The most reasoning the model supports.
+    #[value(alias = "max")]
     Xhigh,
 }
 
@@ -990,6 +1293,9 @@ pub enum PermissionMode {
     /// Deny what is not explicitly allowed.
     #[value(name = "dontAsk")]
     DontAsk,
+    /// Work in the workspace without asking (claude's classifier mode; nothing asks headless).
+    #[value(name = "auto")]
+    Auto,
     /// The configured default sandbox.
     #[value(name = "default")]
     Default,

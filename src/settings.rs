@@ -605,12 +605,10 @@ fn resolve_base_urls(
             .and_then(env)
             .map(|value| value.trim().to_owned())
             .filter(|value| !value.is_empty())
-            .map(|value| {
-                if name == "ollama" {
-                    ollama_base_url(&value)
-                } else {
-                    value
-                }
+            .map(|value| match name {
+                "ollama" => ollama_base_url(&value),
+                "google" => gemini_base_url(&value),
+                _ => value,
             });
         let url = from_override
             .or(from_env)
@@ -621,6 +619,39 @@ fn resolve_base_urls(
         }
     }
     urls
+}
+
+/// `GEMINI_BASE_URL` as Google's SDKs read it: a server root (`https://proxy.example`,
+/// `http://127.0.0.1:8080/gemini`) gets the API version `/v1beta` appended; a URL whose last path
+/// segment already is a version (`/v1`, `/v1beta`, `/v1alpha`) is kept as it is.
+fn gemini_base_url(url: &str) -> String {
+    let url = url.trim_end_matches('/');
+    let path = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let last_segment = path
+        .split_once('/')
+        .map_or("", |(_, path)| path.rsplit('/').next().unwrap_or_default());
+    if is_api_version(last_segment) {
+        url.to_owned()
+    } else {
+        format!("{url}/v1beta")
+    }
+}
+
+/// `v1`, `v1beta`, `v1alpha`, `v2beta3`: `v`, digits, then optionally `alpha`/`beta` and digits.
+fn is_api_version(segment: &str) -> bool {
+    let Some(rest) = segment.strip_prefix('v') else {
+        return false;
+    };
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 {
+        return false;
+    }
+    let rest = &rest[digits..];
+    let rest = rest
+        .strip_prefix("alpha")
+        .or_else(|| rest.strip_prefix("beta"))
+        .unwrap_or(rest);
+    rest.chars().all(|c| c.is_ascii_digit())
 }
 
 /// `OLLAMA_HOST` is a host and port (`127.0.0.1:11434`, `0.0.0.0`, `http://box:11434`), as the
@@ -793,11 +824,56 @@ mod tests {
         let settings = settings_with_env("", &[], &env).unwrap();
         assert_eq!(
             settings.base_url("google").as_deref(),
-            Some("http://gemini.test")
+            Some("http://gemini.test/v1beta")
         );
         assert_eq!(
             settings.base_url("ollama").as_deref(),
             Some("http://10.0.0.2:11434/v1")
+        );
+    }
+
+    #[test]
+    fn gemini_base_url_gets_the_api_version_like_googles_sdk_unless_it_has_one() {
+        for (given, expected) in [
+            ("http://127.0.0.1:8080", "http://127.0.0.1:8080/v1beta"),
+            ("http://127.0.0.1:8080/", "http://127.0.0.1:8080/v1beta"),
+            (
+                "https://proxy.example/gemini",
+                "https://proxy.example/gemini/v1beta",
+            ),
+            (
+                "https://proxy.example/v1beta",
+                "https://proxy.example/v1beta",
+            ),
+            (
+                "https://proxy.example/v1beta/",
+                "https://proxy.example/v1beta",
+            ),
+            (
+                "https://proxy.example/google/v1",
+                "https://proxy.example/google/v1",
+            ),
+            (
+                "https://proxy.example/v1alpha",
+                "https://proxy.example/v1alpha",
+            ),
+            ("https://v1.example", "https://v1.example/v1beta"),
+            (
+                "https://proxy.example/vendor",
+                "https://proxy.example/vendor/v1beta",
+            ),
+        ] {
+            assert_eq!(gemini_base_url(given), expected, "{given}");
+        }
+        // The config file's base_url is taken as written, as for every provider.
+        let settings = settings(
+            "[providers.google]\nbase_url = \"http://configured\"\n",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            settings.base_url("google").as_deref(),
+            Some("http://configured")
         );
     }
 

@@ -80,6 +80,7 @@ pub async fn run(
         messages: request.messages,
         tools: Vec::new(),
         thinking: ThinkingLevel::Off,
+        thinking_budget: None,
         max_output_tokens: summary_model.max_output_tokens,
         reasoning_model: false,
     };

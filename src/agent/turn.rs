@@ -93,6 +93,9 @@ pub struct TurnSettings {
     pub tools: Vec<ToolDefinition>,
     /// Reasoning level.
     pub thinking: ThinkingLevel,
+    /// `--max-thinking-tokens`: the exact budget, while the turn runs at `thinking` (a step down
+    /// after a rejected level drops it).
+    pub thinking_budget: Option<u64>,
     /// Output token limit per call.
     pub max_output_tokens: u64,
     /// Catalog facts (prices, window), when known.
@@ -559,6 +562,9 @@ pub async fn run(
             messages: outgoing,
             tools: settings.tools.clone(),
             thinking,
+            thinking_budget: settings
+                .thinking_budget
+                .filter(|_| thinking == settings.thinking),
             max_output_tokens: settings.max_output_tokens,
             reasoning_model: settings
                 .model_info
@@ -1021,6 +1027,7 @@ fn empty_request(settings: &TurnSettings) -> ModelRequest {
         messages: Vec::new(),
         tools: Vec::new(),
         thinking: ThinkingLevel::Off,
+        thinking_budget: None,
         max_output_tokens: 1,
         reasoning_model: false,
     }

@@ -195,17 +195,25 @@ fn add_profile(
     }
 }
 
+/// Why a profile cannot be used whatever its secret says: an unsupported type, an expired token.
+fn unusable_profile(profile: &Profile, now_ms: u64) -> Option<String> {
+    if let ProfileType::Other(kind) = &profile.kind {
+        return Some(format!("profiles of type '{kind}' are not supported"));
+    }
+    if profile.expires.is_some_and(|expires| now_ms >= expires) {
+        return Some("the token has expired".to_owned());
+    }
+    None
+}
+
 /// The profile's secret, fetching a reference if needed; the error is a readable reason.
 pub fn profile_secret(
     profile: &Profile,
     env: &dyn Fn(&str) -> Option<String>,
     now_ms: u64,
 ) -> Result<Secret, String> {
-    if let ProfileType::Other(kind) = &profile.kind {
-        return Err(format!("profiles of type '{kind}' are not supported"));
-    }
-    if profile.expires.is_some_and(|expires| now_ms >= expires) {
-        return Err("the token has expired".to_owned());
+    if let Some(reason) = unusable_profile(profile, now_ms) {
+        return Err(reason);
     }
     let secret = match (profile.stored_secret(), profile.reference()) {
         (Some(secret), _) => secret.clone(),
@@ -222,6 +230,132 @@ pub fn profile_secret(
         return Err("the secret is empty".to_owned());
     }
     Ok(secret)
+}
+
+/// Whether a credential can be tried now, as `status` reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceState {
+    /// It would be tried now. A `--command` reference counts as ready: it is not run to find out.
+    Ready,
+    /// In cooldown after auth or rate-limit failures, until `until` (ms since the epoch).
+    CoolingDown {
+        /// When it may be tried again.
+        until: u64,
+        /// The failure kinds counted in the current window (`rate_limit`, `auth`), by name.
+        reason: String,
+    },
+    /// Disabled after billing failures, until `until`.
+    Disabled {
+        /// When it may be tried again.
+        until: u64,
+        /// The recorded reason (`billing`).
+        reason: String,
+    },
+    /// It cannot be used at all: an unset variable, an expired token, an empty secret.
+    Unusable(String),
+}
+
+/// One credential of a provider, described without its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceReport {
+    /// `profile:ID` or `env:VAR`.
+    pub source: String,
+    /// The profile id; `None` for an environment variable.
+    pub profile_id: Option<String>,
+    /// Where a profile's secret is: a stored key's fingerprint (`sk-…a1b2`), `env:VAR` or
+    /// `command:CMD`; `None` for an environment variable.
+    pub secret: Option<String>,
+    /// Whether it can be tried now.
+    pub state: SourceState,
+}
+
+/// Every credential of `provider` in the order a run tries them (the profile order of
+/// [`profile_order`], then the first of `env_vars` that is set), each with its state at
+/// `now_ms`. Nothing is fetched: no key command runs, no value is read beyond "set or not".
+pub fn describe_sources(
+    store: &Store,
+    provider: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+    env_vars: &[String],
+    now_ms: u64,
+) -> Vec<SourceReport> {
+    let mut reports: Vec<SourceReport> = profile_order(store, provider, now_ms)
+        .into_iter()
+        .filter_map(|id| {
+            let profile = store.profiles.get(&id)?;
+            let stats = store.usage_stats.get(&id);
+            let state = match profile_problem(profile, env, now_ms) {
+                Some(reason) => SourceState::Unusable(reason),
+                None => stats.map_or(SourceState::Ready, |stats| cooling_state(stats, now_ms)),
+            };
+            Some(SourceReport {
+                source: format!("profile:{id}"),
+                profile_id: Some(id),
+                secret: Some(profile.source_text()),
+                state,
+            })
+        })
+        .collect();
+    let set = env_vars
+        .iter()
+        .find(|name| env(name).is_some_and(|value| !value.trim().is_empty()));
+    if let Some(name) = set {
+        reports.push(SourceReport {
+            source: format!("env:{name}"),
+            profile_id: None,
+            secret: None,
+            state: SourceState::Ready,
+        });
+    }
+    reports
+}
+
+/// What would make [`profile_secret`] fail, found without running a key command.
+fn profile_problem(
+    profile: &Profile,
+    env: &dyn Fn(&str) -> Option<String>,
+    now_ms: u64,
+) -> Option<String> {
+    if let Some(reason) = unusable_profile(profile, now_ms) {
+        return Some(reason);
+    }
+    match (profile.stored_secret(), profile.reference()) {
+        (Some(secret), _) if secret.is_blank() => Some("the secret is empty".to_owned()),
+        (Some(_), _) | (None, Some(SecretRef::Command { .. })) => None,
+        (None, Some(SecretRef::Env { name })) => env(name)
+            .filter(|value| !value.trim().is_empty())
+            .is_none()
+            .then(|| format!("environment variable {name} is not set")),
+        (None, None) => Some("the profile holds no key, token or reference".to_owned()),
+    }
+}
+
+/// The cooldown or disable in force at `now_ms`, from a profile's stats.
+fn cooling_state(stats: &super::store::UsageStats, now_ms: u64) -> SourceState {
+    match stats.disabled_until.filter(|until| *until > now_ms) {
+        Some(until) if stats.cooldown_until.is_none_or(|cooling| cooling <= until) => {
+            SourceState::Disabled {
+                until,
+                reason: stats
+                    .disabled_reason
+                    .clone()
+                    .unwrap_or_else(|| super::cooldown::BILLING.to_owned()),
+            }
+        }
+        _ => match stats.cooldown_until.filter(|until| *until > now_ms) {
+            Some(until) => SourceState::CoolingDown {
+                until,
+                reason: stats
+                    .failure_counts
+                    .iter()
+                    .filter(|(kind, count)| **count > 0 && kind.as_str() != "billing")
+                    .map(|(kind, _)| kind.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            },
+            None => SourceState::Ready,
+        },
+    }
 }
 
 /// Run `command` with `sh -c` in its own process group and return its trimmed stdout; killed
@@ -580,5 +714,91 @@ mod tests {
             Err("the key command did not finish within 0.2 s".to_owned())
         );
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn status_describes_each_source_in_try_order_without_running_commands() {
+        let mut store = three_openai_profiles();
+        store.profiles.insert(
+            "openai:cmd".into(),
+            Profile::with_reference(
+                ProfileType::ApiKey,
+                "openai",
+                SecretRef::Command {
+                    command: "exit 7".into(),
+                },
+            ),
+        );
+        store.profiles.insert(
+            "openai:envref".into(),
+            Profile::with_reference(
+                ProfileType::ApiKey,
+                "openai",
+                SecretRef::Env {
+                    name: "NOT_SET_ANYWHERE".into(),
+                },
+            ),
+        );
+        used(&mut store, "openai:a", 100);
+        let billing = record_failure(&UsageStats::default(), "billing", NOW);
+        store.usage_stats.insert("openai:b".into(), billing.clone());
+        let limited = record_failure(&UsageStats::default(), "rate_limit", NOW);
+        store.usage_stats.insert("openai:c".into(), limited.clone());
+        let env = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-env".to_owned());
+        let reports = describe_sources(
+            &store,
+            "openai",
+            &env,
+            &["OPENAI_API_KEY".to_owned()],
+            NOW + 1,
+        );
+        let states: Vec<(&str, &SourceState)> = reports
+            .iter()
+            .map(|report| (report.source.as_str(), &report.state))
+            .collect();
+        assert_eq!(
+            states,
+            [
+                ("profile:openai:cmd", &SourceState::Ready),
+                (
+                    "profile:openai:envref",
+                    &SourceState::Unusable(
+                        "environment variable NOT_SET_ANYWHERE is not set".into()
+                    )
+                ),
+                ("profile:openai:a", &SourceState::Ready),
+                (
+                    "profile:openai:c",
+                    &SourceState::CoolingDown {
+                        until: limited.cooldown_until.unwrap(),
+                        reason: "rate_limit".into()
+                    }
+                ),
+                (
+                    "profile:openai:b",
+                    &SourceState::Disabled {
+                        until: billing.disabled_until.unwrap(),
+                        reason: "billing".into()
+                    }
+                ),
+                ("env:OPENAI_API_KEY", &SourceState::Ready),
+            ]
+        );
+        // A stored key shows its fingerprint; a reference shows where it points; never a value.
+        assert_eq!(reports[0].secret.as_deref(), Some("command:exit 7"));
+        assert_eq!(reports[5].secret, None);
+        assert!(reports.iter().all(|report| {
+            !format!("{report:?}").contains("sk-openai:a")
+                && !format!("{report:?}").contains("sk-env")
+        }));
+        // Once the windows have passed, both are ready again.
+        let later = describe_sources(&store, "openai", &no_env, &[], NOW + 25 * 3_600_000);
+        assert!(
+            later
+                .iter()
+                .filter(|report| report.profile_id.as_deref() != Some("openai:envref"))
+                .all(|report| report.state == SourceState::Ready),
+            "{later:?}"
+        );
     }
 }

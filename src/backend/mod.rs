@@ -529,7 +529,7 @@ pub fn child_failure(
         error_type,
         code: None,
         message: crate::provider::error::truncate(message, 2048),
-        retry_delay: None,
+        ..ErrorDetails::default()
     };
     let error = match status {
         Some(status) => ProviderError::Http(Box::new(crate::provider::error::HttpFailure {

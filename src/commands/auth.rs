@@ -57,13 +57,19 @@ pub fn auth_error(error: AuthError) -> CliError {
             CliError::usage(message).with_hint("`pincer auth list` shows the profile ids")
         }
         AuthError::Invalid(_) => CliError::usage(message),
+        AuthError::Locked {
+            source: lock @ crate::fs::LockError::Io { path, source },
+            ..
+        } => super::access_error(&lock.to_string(), path, source)
+            .unwrap_or_else(|| CliError::new(Exit::RunFailed, lock.to_string())),
         AuthError::Locked { .. } => CliError::new(Exit::Busy, message)
             .with_hint("another pincer is changing the auth store; try again"),
-        AuthError::Io { .. } => CliError::new(Exit::RunFailed, message),
+        AuthError::Io { path, source } => super::access_error(&message, path, source)
+            .unwrap_or_else(|| CliError::new(Exit::RunFailed, message)),
     }
 }
 
-fn now_ms() -> u64 {
+pub(super) fn now_ms() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| {
@@ -89,7 +95,7 @@ fn iso(ms: u64) -> String {
     }
 }
 
-fn iso_option(ms: Option<u64>) -> Value {
+pub(super) fn iso_option(ms: Option<u64>) -> Value {
     ms.filter(|ms| *ms > 0)
         .map_or(Value::Null, |ms| json!(iso(ms)))
 }

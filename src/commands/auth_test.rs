@@ -184,6 +184,7 @@ async fn probe(
         })],
         tools: Vec::new(),
         thinking: ThinkingLevel::Off,
+        thinking_budget: None,
         max_output_tokens: 32,
         reasoning_model: context
             .settings

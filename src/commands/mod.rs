@@ -62,7 +62,7 @@ pub fn main_entry() -> ExitCode {
         color_mode(cli.global.color),
         std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty()),
         cli.global.quiet,
-        cli.global.verbose,
+        cli.global.verbosity(),
     );
     let format = output_format(&cli.global);
     match run(cli, &diagnostics, format, started) {
@@ -182,10 +182,24 @@ pub fn session_error(error: SessionError) -> CliError {
             CliError::usage(message).with_hint("upgrade pincer to read this session")
         }
         SessionError::NotASession { .. } => CliError::usage(message),
-        SessionError::Vanished { .. } | SessionError::Io { .. } | SessionError::Serialize(_) => {
+        SessionError::Io { path, source, .. } => access_error(&message, path, source)
+            .unwrap_or_else(|| CliError::new(Exit::RunFailed, message)),
+        SessionError::Vanished { .. } | SessionError::Serialize(_) => {
             CliError::new(Exit::RunFailed, message)
         }
     }
+}
+
+/// A permission problem on pincer's own files (an unreadable or unwritable home, sessions
+/// directory or auth store, a read-only file system) is the user's to fix, like a bad config:
+/// exit 2 with a hint naming the path. `None` for every other I/O error.
+pub fn access_error(message: &str, path: &Path, source: &std::io::Error) -> Option<CliError> {
+    use std::io::ErrorKind;
+    matches!(
+        source.kind(),
+        ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem
+    )
+    .then(|| CliError::usage(message).with_hint(crate::config::access_hint(path)))
 }
 
 /// Write to stdout, mapping an I/O failure (other than a closed pipe) to exit 1.
@@ -207,4 +221,38 @@ pub(crate) fn runtime_and_client() -> CliResult<(tokio::runtime::Runtime, reqwes
     let client = crate::provider::http::client()
         .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
     Ok((runtime, client))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn io_failure(kind: std::io::ErrorKind) -> SessionError {
+        SessionError::Io {
+            action: "cannot create",
+            path: PathBuf::from("/srv/pincer/sessions"),
+            source: std::io::Error::from(kind),
+        }
+    }
+
+    #[test]
+    fn permission_errors_on_the_home_are_usage_errors_with_a_hint_other_io_errors_are_not() {
+        for kind in [
+            std::io::ErrorKind::PermissionDenied,
+            std::io::ErrorKind::ReadOnlyFilesystem,
+        ] {
+            let error = session_error(io_failure(kind));
+            assert_eq!(error.exit.code(), 2, "{kind:?}");
+            assert!(
+                error
+                    .hint
+                    .as_deref()
+                    .is_some_and(|hint| hint.contains("'/srv/pincer/sessions'")),
+                "{error:?}"
+            );
+        }
+        let error = session_error(io_failure(std::io::ErrorKind::StorageFull));
+        assert_eq!(error.exit.code(), 1);
+        assert_eq!(error.hint, None);
+    }
 }

@@ -832,7 +832,13 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
         ensure_name_free(&index, name, None)?;
     }
     let loaded = load_session(&path)?;
-    let forked = fork_loaded(context, &loaded, args.at.as_deref(), args.name.as_deref())?;
+    let forked = fork_loaded(
+        context,
+        &loaded,
+        args.at.as_deref(),
+        args.name.as_deref(),
+        None,
+    )?;
     let (id, new_path, at) = (forked.id, forked.path, forked.at);
     let _ = index::update_one(context.sessions_dir(), &new_path);
     if context.format.is_json() {
@@ -866,6 +872,7 @@ pub fn fork_loaded(
     loaded: &store::LoadedSession,
     at: Option<&str>,
     name: Option<&str>,
+    id: Option<String>,
 ) -> CliResult<Forked> {
     let at = match at {
         Some(entry_id) => {
@@ -894,7 +901,7 @@ pub fn fork_loaded(
     let carries_name = entries
         .iter()
         .any(|entry| matches!(entry, Entry::SessionInfo(_)));
-    let id = uuid::Uuid::now_v7().to_string();
+    let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
     let header = SessionHeader {
         version: Some(store::CURRENT_VERSION),
         id: id.clone(),

@@ -5,15 +5,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::auth::{iso_option, now_ms};
 use super::sessions::{context_window, load_index, occupancy, resolve_selector, session_cost};
 use super::{Context, stdout_error};
+use crate::auth::resolve::{SourceReport, SourceState, describe_sources};
 use crate::cli::StatusArgs;
 use crate::conversation::compact_count;
 use crate::error::{CliResult, Exit};
 use crate::output::Stdout;
 use crate::session::index::{Index, IndexEntry};
 use crate::session::store::SessionLock;
-use crate::settings::credential_env_vars;
 
 /// Providers whose credentials `status` reports, in the default-selection order of SPEC §11.
 const PROVIDERS: [&str; 4] = ["anthropic", "openai", "google", "ollama"];
@@ -38,7 +39,7 @@ pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
         };
         session_status(context, &path, &entry)
     } else {
-        installation_status(context, &index)
+        installation_status(context, &index)?
     };
     let mut stdout = Stdout::new();
     if context.format.is_json() {
@@ -119,52 +120,113 @@ fn cli_logged_in(files: &[PathBuf]) -> bool {
     files.iter().any(|file| file.is_file())
 }
 
-/// Every stored profile with its state; never a secret (a fingerprint at most).
-fn auth_profiles(context: &Context) -> Value {
-    let file = crate::auth::AuthFile::new(&context.settings.paths.auth_file);
-    let Ok(store) = file.load() else {
-        return json!({"error": format!("cannot read '{}'", context.settings.paths.auth_file.display())});
+/// One credential source as `status` shows it: never a value, a fingerprint at most.
+fn source_json(report: &SourceReport) -> Value {
+    let (state, until, reason) = match &report.state {
+        SourceState::Ready => ("ready", None, None),
+        SourceState::CoolingDown { until, reason } => {
+            ("cooldown", Some(*until), Some(reason.clone()))
+        }
+        SourceState::Disabled { until, reason } => ("disabled", Some(*until), Some(reason.clone())),
+        SourceState::Unusable(reason) => ("unusable", None, Some(reason.clone())),
     };
-    let profiles: Vec<Value> = store
-        .profiles
-        .iter()
-        .map(|(id, profile)| {
-            let stats = store.usage_stats.get(id).cloned().unwrap_or_default();
-            json!({
-                "id": id,
-                "provider": profile.provider,
-                "source": profile.source_text(),
-                "last_used": stats.last_used,
-                "cooldown_until": stats.cooldown_until,
-                "disabled_until": stats.disabled_until,
-                "disabled_reason": stats.disabled_reason,
-                "failure_counts": stats.failure_counts,
-            })
-        })
-        .collect();
-    Value::Array(profiles)
+    json!({
+        "source": report.source,
+        "secret": report.secret,
+        "state": state,
+        "until": iso_option(until),
+        "reason": reason,
+    })
 }
 
-fn installation_status(context: &Context, index: &Index) -> Value {
+/// Per provider: the credentials a run would try, in order, and whether one is usable now; plus
+/// every stored profile with its cooldown. Key commands are not run.
+fn credentials(context: &Context, now: u64) -> CliResult<(Vec<Value>, Value)> {
     let settings = &context.settings;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let credentials: Vec<Value> = PROVIDERS
+    let file = crate::auth::AuthFile::new(&settings.paths.auth_file);
+    let (store, store_error) = match file.load() {
+        Ok(store) => (store, None),
+        // A store pincer may not read is the user's to fix (exit 2); a damaged one is reported.
+        Err(crate::auth::AuthError::Io { path, source }) => {
+            let message = format!("cannot read auth store '{}': {source}", path.display());
+            if let Some(error) = super::access_error(&message, &path, &source) {
+                return Err(error);
+            }
+            (crate::auth::Store::default(), Some(message))
+        }
+        Err(error) => (crate::auth::Store::default(), Some(error.to_string())),
+    };
+    let environment = |name: &str| std::env::var(name).ok();
+    let mut providers: Vec<String> = PROVIDERS.iter().map(|name| (*name).to_owned()).collect();
+    for name in settings.config.providers.keys() {
+        if !providers.contains(name) && settings.provider_api(name).is_some() {
+            providers.push(name.clone());
+        }
+    }
+    let credentials = providers
         .iter()
         .map(|provider| {
-            let set: Vec<&str> = credential_env_vars(provider)
+            let env_vars = settings.key_env_vars(provider);
+            let reports = describe_sources(&store, provider, &environment, &env_vars, now);
+            let ready: Vec<&str> = reports
                 .iter()
-                .copied()
-                .filter(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()))
+                .filter(|report| report.state == SourceState::Ready)
+                .map(|report| report.source.as_str())
+                .collect();
+            let set: Vec<&String> = env_vars
+                .iter()
+                .filter(|name| environment(name).is_some_and(|value| !value.is_empty()))
                 .collect();
             json!({
                 "provider": provider,
-                "usable": !set.is_empty() || credential_env_vars(provider).is_empty(),
-                "source": set.first().map(|name| format!("env:{name}")),
+                "usable": !ready.is_empty() || env_vars.is_empty(),
+                "source": ready.first(),
+                "sources": reports.iter().map(source_json).collect::<Vec<_>>(),
                 "env_vars_set": set,
                 "base_url": settings.base_url(provider),
             })
         })
         .collect();
+    let profiles = match store_error {
+        Some(error) => json!({"error": error}),
+        None => Value::Array(
+            store
+                .profiles
+                .iter()
+                .map(|(id, profile)| {
+                    let stats = store.usage_stats.get(id).cloned().unwrap_or_default();
+                    let report =
+                        describe_sources(&store, &profile.provider, &environment, &[], now)
+                            .into_iter()
+                            .find(|report| report.profile_id.as_deref() == Some(id.as_str()));
+                    let mut value = json!({
+                        "id": id,
+                        "provider": profile.provider,
+                        "source": profile.source_text(),
+                        "last_used": stats.last_used,
+                        "cooldown_until": stats.cooldown_until,
+                        "disabled_until": stats.disabled_until,
+                        "disabled_reason": stats.disabled_reason,
+                        "failure_counts": stats.failure_counts,
+                    });
+                    if let Some(report) = report {
+                        let shown = source_json(&report);
+                        for key in ["state", "until", "reason"] {
+                            value[key] = shown[key].clone();
+                        }
+                    }
+                    value
+                })
+                .collect(),
+        ),
+    };
+    Ok((credentials, profiles))
+}
+
+fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
+    let settings = &context.settings;
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let (credentials, auth_profiles) = credentials(context, now_ms())?;
     let claude_home = std::env::var_os("CLAUDE_CONFIG_DIR")
         .map(PathBuf::from)
         .or_else(|| home.as_ref().map(|home| home.join(".claude")));
@@ -203,7 +265,7 @@ fn installation_status(context: &Context, index: &Index) -> Value {
         heartbeat: false,
         git: None,
     });
-    json!({
+    Ok(json!({
         "version": env!("CARGO_PKG_VERSION"),
         "model": settings.model,
         "fallbacks": settings.fallbacks,
@@ -214,7 +276,7 @@ fn installation_status(context: &Context, index: &Index) -> Value {
             "sessions_dir": paths.sessions_dir,
         },
         "credentials": credentials,
-        "auth_profiles": auth_profiles(context),
+        "auth_profiles": auth_profiles,
         "cli_backends": {
             "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
             "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),
@@ -231,7 +293,7 @@ fn installation_status(context: &Context, index: &Index) -> Value {
         },
         "sessions": index.sessions.len(),
         "sessions_here": index.sessions.values().filter(|entry| entry.summary.cwd == context.workspace.to_string_lossy()).count(),
-    })
+    }))
 }
 
 fn text_of(value: &Value) -> String {
@@ -412,12 +474,34 @@ fn render(value: &Value) -> String {
     );
     text.push_str("credentials:\n");
     for credential in value["credentials"].as_array().into_iter().flatten() {
-        let shown = match credential["source"].as_str() {
-            Some(source) => source.to_owned(),
-            None if credential["usable"] == true => "none needed".to_owned(),
-            None => "none".to_owned(),
-        };
-        let _ = writeln!(text, "  {:<14}{shown}", text_of(&credential["provider"]));
+        let _ = writeln!(
+            text,
+            "  {:<15} {}",
+            text_of(&credential["provider"]),
+            credential_line(credential)
+        );
+    }
+    let waiting: Vec<&Value> = value["auth_profiles"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|profile| matches!(profile["state"].as_str(), Some("cooldown" | "disabled")))
+        .collect();
+    if waiting.is_empty() {
+        line(&mut text, "cooldowns:", "none".to_owned());
+    } else {
+        text.push_str("cooldowns:\n");
+        for profile in waiting {
+            let _ = writeln!(
+                text,
+                "  {:<15} {}",
+                text_of(&profile["id"]),
+                waiting_text(profile)
+            );
+        }
+    }
+    if let Some(error) = value["auth_profiles"]["error"].as_str() {
+        line(&mut text, "auth store:", error.to_owned());
     }
     text.push_str("cli backends:\n");
     for name in ["claude", "codex"] {
@@ -435,9 +519,59 @@ fn render(value: &Value) -> String {
         } else {
             "not installed".to_owned()
         };
-        let _ = writeln!(text, "  {name:<14}{shown}");
+        let _ = writeln!(text, "  {name:<15} {shown}");
     }
     text
+}
+
+/// One provider's credentials: the usable sources in the order a run tries them, and how many
+/// wait out a cooldown (listed under `cooldowns:`); `none` when nothing is usable.
+fn credential_line(credential: &Value) -> String {
+    let sources: Vec<&Value> = credential["sources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .collect();
+    let ready: Vec<String> = sources
+        .iter()
+        .filter(|source| source["state"] == "ready")
+        .map(|source| match source["secret"].as_str() {
+            Some(secret) => format!("{} ({secret})", text_of(&source["source"])),
+            None => text_of(&source["source"]),
+        })
+        .collect();
+    let waiting = sources
+        .iter()
+        .filter(|source| matches!(source["state"].as_str(), Some("cooldown" | "disabled")))
+        .count();
+    let mut line = if !ready.is_empty() {
+        ready.join(", then ")
+    } else if credential["usable"] == true {
+        "none needed".to_owned()
+    } else if waiting > 0 {
+        "none usable now".to_owned()
+    } else {
+        "none".to_owned()
+    };
+    if waiting > 0 {
+        let _ = write!(line, "; {waiting} in cooldown");
+    }
+    line
+}
+
+/// `cooldown until 2026-12-01T10:05:00.000Z (rate_limit)`, for a profile or a source.
+fn waiting_text(source: &Value) -> String {
+    let state = match source["state"].as_str() {
+        Some("disabled") => "disabled",
+        _ => "cooldown",
+    };
+    match source["reason"]
+        .as_str()
+        .filter(|reason| !reason.is_empty())
+    {
+        Some(reason) => format!("{state} until {} ({reason})", text_of(&source["until"])),
+        None => format!("{state} until {}", text_of(&source["until"])),
+    }
 }
 
 /// `85601` → `85,601`.

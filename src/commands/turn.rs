@@ -42,13 +42,16 @@ use crate::settings::ModelRef;
 use crate::tools::Sandbox;
 use crate::tools::policy::{PolicySpec, ToolPolicy};
 
-/// `pincer run`.
+/// `pincer run`; `run -r SESSION` / `run --continue` (claude's spellings) are `resume`.
 pub fn run(
     format: Format,
     started: Instant,
     context: &CliResult<Context>,
     args: &RunArgs,
 ) -> CliResult<Exit> {
+    if let Some(resume_args) = args.as_resume() {
+        return resume(format, started, context, &resume_args);
+    }
     let plan = TurnPlan::Run(args);
     drive(format, started, context, &args.turn, &plan)
 }
@@ -317,6 +320,10 @@ fn sandbox_mode(context: &Context, args: &TurnArgs) -> SandboxMode {
     if args.dangerously_skip_permissions {
         return SandboxMode::DangerFullAccess;
     }
+    // codex's --full-auto: edits in the workspace, no approvals (a headless run never asks).
+    if args.full_auto {
+        return SandboxMode::WorkspaceWrite;
+    }
     if let Some(mode) = args.sandbox {
         return match mode {
             Flag::ReadOnly => SandboxMode::ReadOnly,
@@ -328,11 +335,14 @@ fn sandbox_mode(context: &Context, args: &TurnArgs) -> SandboxMode {
         // plan: look, do not touch.
         Some(PermissionMode::Plan) => SandboxMode::ReadOnly,
         Some(PermissionMode::BypassPermissions) => SandboxMode::DangerFullAccess,
-        // acceptEdits, dontAsk, default: nothing prompts in a headless run; edits stay in the
-        // workspace.
-        Some(PermissionMode::AcceptEdits | PermissionMode::DontAsk | PermissionMode::Default) => {
-            SandboxMode::WorkspaceWrite
-        }
+        // acceptEdits, dontAsk, auto, default: nothing prompts in a headless run; edits stay in
+        // the workspace.
+        Some(
+            PermissionMode::AcceptEdits
+            | PermissionMode::DontAsk
+            | PermissionMode::Auto
+            | PermissionMode::Default,
+        ) => SandboxMode::WorkspaceWrite,
         None => context.settings.tools.sandbox,
     }
 }
@@ -488,21 +498,7 @@ fn setup_session(
 ) -> CliResult<SessionSetup> {
     match plan {
         TurnPlan::Run(args) => {
-            let id = match &args.session_id {
-                Some(id) => uuid::Uuid::parse_str(id)
-                    .map_err(|_| {
-                        CliError::usage(format!("--session-id '{id}' is not a UUID"))
-                            .with_hint("give a UUID such as 0199a000-0000-7000-8000-000000000001")
-                    })?
-                    .to_string(),
-                None => uuid::Uuid::now_v7().to_string(),
-            };
-            if index.find(&id).is_one() {
-                return Err(
-                    CliError::usage(format!("a session with id {id} already exists"))
-                        .with_hint("resume it with `pincer resume ID`, or leave out --session-id"),
-                );
-            }
+            let id = new_session_id(index, args.session_id.as_deref())?;
             if let Some(name) = &args.name {
                 ensure_name_free(index, name, None)?;
             }
@@ -512,14 +508,22 @@ fn setup_session(
             let (session, _) = args.session_and_prompt();
             if args.create {
                 let name = session.unwrap_or_default();
-                if !index.find(name).is_one() {
-                    ensure_name_free(index, name, None)?;
-                    return create_session(
-                        context,
-                        uuid::Uuid::now_v7().to_string(),
-                        Some(name),
-                        ephemeral,
-                    );
+                let existing = match index.find(name) {
+                    crate::session::index::Lookup::One(existing) => existing,
+                    _ => {
+                        ensure_name_free(index, name, None)?;
+                        let id = new_session_id(index, args.session_id.as_deref())?;
+                        return create_session(context, id, Some(name), ephemeral);
+                    }
+                };
+                if let Some(wanted) = &args.session_id
+                    && !existing.summary.id.eq_ignore_ascii_case(wanted)
+                {
+                    return Err(CliError::usage(format!(
+                        "session '{name}' already exists with id {}, not {wanted}",
+                        existing.summary.id
+                    ))
+                    .with_hint("--session-id names the session --create makes; leave it out to continue this one"));
                 }
             }
             let path = resolve_selector(context, index, session, args.last, args.all)?;
@@ -528,7 +532,8 @@ fn setup_session(
                 if let Some(name) = &args.name {
                     ensure_name_free(index, name, None)?;
                 }
-                fork_loaded(context, &loaded, None, args.name.as_deref())?.path
+                let id = new_session_id(index, args.session_id.as_deref())?;
+                fork_loaded(context, &loaded, None, args.name.as_deref(), Some(id))?.path
             } else {
                 path
             };
@@ -550,6 +555,76 @@ fn setup_session(
             Ok(setup)
         }
     }
+}
+
+/// OpenAI and Gemini requests carry reasoning settings only for models the catalog (or config)
+/// marks as reasoning models, since the others reject them: say so when a flag asked for
+/// thinking that will not be sent.
+fn warn_unapplied_thinking(
+    context: &Context,
+    args: &TurnArgs,
+    candidate: &Candidate,
+    thinking: ThinkingLevel,
+) {
+    let flag = match (args.thinking, args.max_thinking_tokens) {
+        (Some(_), _) => format!("--thinking {}", thinking.as_str()),
+        (None, Some(tokens)) => format!("--max-thinking-tokens {tokens}"),
+        (None, None) => return,
+    };
+    let resolved = &candidate.resolved;
+    if thinking == ThinkingLevel::Off
+        || resolved.cli.is_some()
+        || resolved.api == ApiKind::Anthropic
+    {
+        return;
+    }
+    let reference = &resolved.reference;
+    let reasons = context
+        .settings
+        .model_info(&reference.provider, &reference.model)
+        .is_some_and(|info| info.reasoning);
+    if !reasons {
+        context.diagnostics.warn(&format!(
+            "{flag} is not sent: no catalog entry says {reference} reasons; if it does, set \
+             reasoning = true under [providers.{}.models.\"{}\"] in config.toml",
+            reference.provider, reference.model
+        ));
+    }
+}
+
+/// The id of a session about to be made: `--session-id` checked (a UUID no session has), else
+/// a fresh UUIDv7.
+fn new_session_id(index: &Index, requested: Option<&str>) -> CliResult<String> {
+    let Some(requested) = requested else {
+        return Ok(uuid::Uuid::now_v7().to_string());
+    };
+    let id = uuid::Uuid::parse_str(requested)
+        .map_err(|_| {
+            CliError::usage(format!("--session-id '{requested}' is not a UUID"))
+                .with_hint("give a UUID such as 0199a000-0000-7000-8000-000000000001")
+        })?
+        .to_string();
+    if index.find(&id).is_one() {
+        return Err(
+            CliError::usage(format!("a session with id {id} already exists"))
+                .with_hint("resume it with `pincer resume ID`, or leave out --session-id"),
+        );
+    }
+    Ok(id)
+}
+
+/// `resume --session-id` names the session the turn makes, so it needs --fork or --create.
+fn check_resume_session_id(args: &ResumeArgs) -> CliResult<()> {
+    if args.session_id.is_some() && !args.fork && !args.create {
+        return Err(CliError::usage(
+            "--session-id names a new session; `resume` makes one only with --fork or --create",
+        )
+        .with_hint(
+            "add --fork (or --fork-session) to continue in a copy with that id, or --create NAME; \
+             to continue a session by id, give the id as SESSION",
+        ));
+    }
+    Ok(())
 }
 
 /// Resolve the model reference into provider, wire id, protocol and endpoint.
@@ -611,6 +686,9 @@ fn execute(
     known: &mut Known,
 ) -> CliResult<Execution> {
     refuse_unavailable(args)?;
+    if let TurnPlan::Resume(resume_args) = plan {
+        check_resume_session_id(resume_args)?;
+    }
     if let Some(timeout) = args.timeout
         && timeout <= 0.0
     {
@@ -713,12 +791,19 @@ fn execute(
     };
     known.session_id.clone_from(&setup.session_id);
     known.session_name.clone_from(&setup.session_name);
+    // claude's --max-thinking-tokens: the exact budget where the protocol takes one, the nearest
+    // level everywhere else (and in the session).
+    let budget_level = args
+        .max_thinking_tokens
+        .map(provider::anthropic::request::level_for_budget);
     let thinking = args
         .thinking
         .map(thinking_level)
+        .or(budget_level)
         .or(recorded_thinking)
         .or(context.settings.thinking)
         .unwrap_or(ThinkingLevel::Off);
+    warn_unapplied_thinking(context, args, primary, thinking);
     let sandbox_mode = sandbox_mode(context, args);
     // The date and the UTC offset, not the time of day: the system prompt leads every request,
     // and a prompt that changed every minute would defeat prompt caching for cron turns.
@@ -773,8 +858,10 @@ fn execute(
         thinking_asked: args
             .thinking
             .map(thinking_level)
+            .or(budget_level)
             .or(recorded_thinking)
             .or(context.settings.thinking),
+        thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
         session_id: setup.session_id.clone(),
     };
     let first = attempt_settings(context, args, &shared, primary);
@@ -818,6 +905,7 @@ fn execute(
                     messages: turn::request_messages(&messages),
                     tools: settings.tools.clone(),
                     thinking,
+                    thinking_budget: settings.thinking_budget,
                     max_output_tokens: settings.max_output_tokens,
                     reasoning_model: settings
                         .model_info
@@ -1009,6 +1097,8 @@ struct Shared {
     /// The level asked for by flag, session or config, if any (a CLI child keeps its own
     /// default otherwise).
     thinking_asked: Option<ThinkingLevel>,
+    /// `--max-thinking-tokens`, when given and not 0.
+    thinking_budget: Option<u64>,
     session_id: Option<String>,
 }
 
@@ -1079,6 +1169,7 @@ fn attempt_settings(
         system_prompt: built.text.clone(),
         tools,
         thinking: shared.thinking,
+        thinking_budget: shared.thinking_budget,
         max_output_tokens,
         context_window: model_info.as_ref().map(|info| info.context_window),
         model_info,

@@ -145,14 +145,20 @@ fn key_suffix(key: &Option<String>) -> String {
     }
 }
 
+/// The hint for a file or directory of pincer's home that cannot be read or written.
+pub fn access_hint(path: &std::path::Path) -> String {
+    format!(
+        "check the owner and permissions of '{}' (pincer must read and write it), or point \
+         --home / PINCER_HOME elsewhere",
+        path.display()
+    )
+}
+
 impl ConfigError {
     /// A second line telling the user what to do, when there is something useful to say.
     pub fn hint(&self) -> Option<String> {
         match self {
-            Self::Read { path, .. } => Some(format!(
-                "check the permissions of '{}', or point --home / PINCER_HOME elsewhere",
-                path.display()
-            )),
+            Self::Read { path, .. } => Some(access_hint(path)),
             Self::Syntax { .. } => Some(
                 "fix the TOML syntax; strings need quotes, e.g. model = \"anthropic/claude-sonnet-4-5\""
                     .to_owned(),

@@ -2,7 +2,9 @@
 //! status, provider error type and code, message) to a class that decides retries and the exit
 //! code. Structured signals win over message patterns.
 
-use super::ProviderError;
+use std::time::Duration;
+
+use super::{ErrorDetails, ProviderError};
 use crate::error::Exit;
 
 /// Why a model call failed.
@@ -113,6 +115,48 @@ pub fn is_overflow_message(message: &str) -> bool {
         || (lower.contains("too large for model with") && lower.contains("maximum context length"))
 }
 
+/// Whether a Gemini `quotaId` names a per-day quota (`…PerDay…`): it resets once a day, so no
+/// retry within minutes can lift it.
+pub fn is_daily_quota(quota_id: &str) -> bool {
+    quota_id.to_ascii_lowercase().contains("perday")
+}
+
+/// Whether a Gemini `quotaId` names a per-minute quota (`…PerMinute…`), which clears by itself.
+fn is_minute_quota(quota_id: &str) -> bool {
+    quota_id.to_ascii_lowercase().contains("perminute")
+}
+
+/// Everything a failure says about itself that classification reads.
+#[derive(Debug, Clone, Copy, Default)]
+struct Evidence<'a> {
+    /// The HTTP status; `None` for mid-stream errors and CLI children.
+    status: Option<u16>,
+    error_type: Option<&'a str>,
+    code: Option<&'a str>,
+    message: &'a str,
+    /// The exceeded quota (Gemini `QuotaFailure`).
+    quota_id: Option<&'a str>,
+    /// The server said when to come back: a non-zero `retry-after(-ms)` header or a body delay
+    /// (Gemini `RetryInfo.retryDelay`, OpenAI "try again in 644ms").
+    says_when: bool,
+}
+
+impl<'a> Evidence<'a> {
+    fn of(status: Option<u16>, details: &'a ErrorDetails, header: Option<Duration>) -> Self {
+        Evidence {
+            status,
+            error_type: details.error_type.as_deref(),
+            code: details.code.as_deref(),
+            message: &details.message,
+            quota_id: details.quota_id.as_deref(),
+            says_when: header
+                .into_iter()
+                .chain(details.retry_delay)
+                .any(|wait| !wait.is_zero()),
+        }
+    }
+}
+
 /// Classify a failed call.
 pub fn classify(error: &ProviderError) -> FailureKind {
     match error {
@@ -120,28 +164,56 @@ pub fn classify(error: &ProviderError) -> FailureKind {
         | ProviderError::UnexpectedEof { .. }
         | ProviderError::Transport { .. } => FailureKind::Timeout,
         ProviderError::Decode { .. } => FailureKind::Unknown,
-        ProviderError::Http(failure) => classify_parts(
+        ProviderError::Http(failure) => classify_evidence(&Evidence::of(
             Some(failure.status),
-            failure.details.error_type.as_deref(),
-            failure.details.code.as_deref(),
-            &failure.details.message,
-        ),
-        ProviderError::Stream { details, .. } => classify_parts(
-            None,
-            details.error_type.as_deref(),
-            details.code.as_deref(),
-            &details.message,
-        ),
+            &failure.details,
+            failure.retry_after,
+        )),
+        ProviderError::Stream { details, .. } => {
+            classify_evidence(&Evidence::of(None, details, None))
+        }
     }
 }
 
-/// Classify from the raw parts; `status` is `None` for mid-stream errors.
+/// Classify from the raw parts; `status` is `None` for mid-stream errors. Without the retry
+/// hints and quota ids of a full [`ProviderError`], quota wording reads as billing.
 pub fn classify_parts(
     status: Option<u16>,
     error_type: Option<&str>,
     code: Option<&str>,
     message: &str,
 ) -> FailureKind {
+    classify_evidence(&Evidence {
+        status,
+        error_type,
+        code,
+        message,
+        ..Evidence::default()
+    })
+}
+
+/// The decision table. Structured signals (type, code, quota id) win over wording; on a 429 the
+/// line between `billing` (disables the profile for hours) and `rate_limit` (a short cooldown,
+/// retried) is drawn by what lifts it:
+///
+/// - `insufficient_quota`, `billing_error`, Anthropic's `enforced_spend_limit_reached`, a 402, or
+///   "credit balance is too low": money is missing, nothing clears by waiting — billing.
+/// - a per-day Gemini quota: clears at the next daily reset, hours away — billing.
+/// - `rate_limit_error` / `rate_limit_exceeded`: a rate limit whatever the wording.
+/// - "exceeded your current quota" (Gemini's wording for every quota, OpenAI's for billing):
+///   a rate limit when the server says when to come back or names a per-minute quota, else
+///   billing.
+/// - any other `RESOURCE_EXHAUSTED` or 429: a rate limit (Gemini's `MODEL_CAPACITY_EXHAUSTED`:
+///   overloaded, the model is busy for everyone).
+fn classify_evidence(evidence: &Evidence<'_>) -> FailureKind {
+    let Evidence {
+        status,
+        error_type,
+        code,
+        message,
+        quota_id,
+        says_when,
+    } = *evidence;
     let signals = [error_type.unwrap_or(""), code.unwrap_or("")];
     let has = |name: &str| {
         signals
@@ -157,8 +229,8 @@ pub fn classify_parts(
     }
     if has("insufficient_quota")
         || has("billing_error")
+        || has("enforced_spend_limit_reached")
         || lower.contains("credit balance is too low")
-        || lower.contains("exceeded your current quota")
         || status == Some(402)
     {
         return FailureKind::Billing;
@@ -173,11 +245,24 @@ pub fn classify_parts(
     {
         return FailureKind::Auth;
     }
-    if has("rate_limit_error")
-        || has("rate_limit_exceeded")
-        || has("resource_exhausted")
-        || status == Some(429)
-    {
+    if quota_id.is_some_and(is_daily_quota) {
+        return FailureKind::Billing;
+    }
+    // The model's capacity, not the key's quota: another key does not help, a retry may.
+    if has("model_capacity_exhausted") {
+        return FailureKind::Overloaded;
+    }
+    if has("rate_limit_error") || has("rate_limit_exceeded") {
+        return FailureKind::RateLimit;
+    }
+    if lower.contains("exceeded your current quota") {
+        return if says_when || quota_id.is_some_and(is_minute_quota) {
+            FailureKind::RateLimit
+        } else {
+            FailureKind::Billing
+        };
+    }
+    if has("resource_exhausted") || status == Some(429) {
         return FailureKind::RateLimit;
     }
     if has("overloaded_error") || has("unavailable") || matches!(status, Some(503 | 529)) {
@@ -311,6 +396,264 @@ mod tests {
                 "{message}"
             );
         }
+    }
+
+    /// One HTTP failure as `http::call` builds it: the provider's own body parser, the
+    /// `retry-after` header already read.
+    fn http(
+        parse: fn(u16, &str) -> ErrorDetails,
+        status: u16,
+        body: &str,
+        retry_after: Option<Duration>,
+    ) -> ProviderError {
+        ProviderError::Http(Box::new(crate::provider::error::HttpFailure {
+            provider: "test".to_owned(),
+            status,
+            details: parse(status, body),
+            body: body.to_owned(),
+            request_id: None,
+            retry_after,
+            should_retry: None,
+        }))
+    }
+
+    /// The 429 paths of every protocol (SPEC §9.2): which quota and rate-limit errors disable a
+    /// profile for hours (billing) and which are retried and cool it down for minutes.
+    #[test]
+    fn every_providers_429_is_billing_only_when_waiting_cannot_lift_it() {
+        use crate::provider::{anthropic, gemini, openai, openai_chat};
+        let secs = |count| Some(Duration::from_secs(count));
+        let gemini_quota = |quota_id: &str, retry_delay: Option<&str>| {
+            let mut details = vec![serde_json::json!({
+                "@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+                                "quotaId": quota_id}]
+            })];
+            if let Some(delay) = retry_delay {
+                details.push(serde_json::json!({
+                    "@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": delay
+                }));
+            }
+            serde_json::json!({"error": {
+                "code": 429,
+                "message": "You exceeded your current quota, please check your plan and billing details.",
+                "status": "RESOURCE_EXHAUSTED",
+                "details": details
+            }})
+            .to_string()
+        };
+        const GEMINI_BARE_QUOTA: &str = r#"{"error": {"code": 429, "message": "You exceeded your current quota, please check your plan and billing details.", "status": "RESOURCE_EXHAUSTED"}}"#;
+        let table: Vec<(&str, ProviderError, FailureKind)> = vec![
+            // Gemini: the same wording for every quota; the details and headers decide.
+            (
+                "gemini per-minute quota with RetryInfo",
+                http(
+                    gemini::stream::parse_error_body,
+                    429,
+                    &gemini_quota(
+                        "GenerateRequestsPerMinutePerProjectPerModel-FreeTier",
+                        Some("34.4s"),
+                    ),
+                    None,
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "gemini quota wording with a retry-after header only",
+                http(
+                    gemini::stream::parse_error_body,
+                    429,
+                    GEMINI_BARE_QUOTA,
+                    secs(2),
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "gemini per-minute quota without any delay",
+                http(
+                    gemini::stream::parse_error_body,
+                    429,
+                    &gemini_quota("GenerateContentInputTokensPerModelPerMinute-FreeTier", None),
+                    None,
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "gemini per-day quota, even with a RetryInfo delay",
+                http(
+                    gemini::stream::parse_error_body,
+                    429,
+                    &gemini_quota(
+                        "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+                        Some("41s"),
+                    ),
+                    None,
+                ),
+                FailureKind::Billing,
+            ),
+            (
+                "gemini quota wording with no delay and no quota id",
+                http(
+                    gemini::stream::parse_error_body,
+                    429,
+                    GEMINI_BARE_QUOTA,
+                    None,
+                ),
+                FailureKind::Billing,
+            ),
+            (
+                "gemini generic RESOURCE_EXHAUSTED",
+                http(
+                    gemini::stream::parse_error_body,
+                    429,
+                    r#"{"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).", "status": "RESOURCE_EXHAUSTED"}}"#,
+                    None,
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "gemini model capacity exhausted",
+                http(
+                    gemini::stream::parse_error_body,
+                    429,
+                    r#"{"error": {"code": 429, "message": "No capacity available for model gemini-3-flash-preview on the server", "status": "RESOURCE_EXHAUSTED", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "MODEL_CAPACITY_EXHAUSTED", "domain": "cloudcode-pa.googleapis.com"}]}}"#,
+                    None,
+                ),
+                FailureKind::Overloaded,
+            ),
+            // OpenAI Responses: the code decides, whatever the headers say.
+            (
+                "openai insufficient_quota, even with a retry-after header",
+                http(
+                    openai::stream::parse_error_body,
+                    429,
+                    r#"{"error": {"message": "You exceeded your current quota, please check your plan and billing details.", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}"#,
+                    secs(20),
+                ),
+                FailureKind::Billing,
+            ),
+            (
+                "openai requests-per-day rate limit",
+                http(
+                    openai::stream::parse_error_body,
+                    429,
+                    r#"{"error": {"message": "Rate limit reached for gpt-4o-mini in organization org-abc on requests per day (RPD): Limit 10000, Used 10000, Requested 1. Please try again in 8.64s.", "type": "requests", "param": null, "code": "rate_limit_exceeded"}}"#,
+                    None,
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "openai rate limit mid-stream (response.failed)",
+                ProviderError::stream(
+                    "openai",
+                    openai::stream::parse_error_body(
+                        200,
+                        r#"{"error": {"code": "rate_limit_exceeded", "message": "Rate limit reached for gpt-5. Please try again in 1.5s."}}"#,
+                    ),
+                    "",
+                ),
+                FailureKind::RateLimit,
+            ),
+            // Chat Completions servers.
+            (
+                "chat server: quota wording under a rate-limit code",
+                http(
+                    openai_chat::stream::parse_error_body,
+                    429,
+                    r#"{"error": {"message": "You exceeded your current quota for this minute.", "type": "rate_limit_exceeded", "code": "rate_limit_exceeded"}}"#,
+                    None,
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "groq tokens-per-day limit",
+                http(
+                    openai_chat::stream::parse_error_body,
+                    429,
+                    r#"{"error": {"message": "Rate limit reached for model `llama-3.3-70b-versatile` in organization `org_01` service tier `on_demand` on tokens per day (TPD): Limit 100000, Used 99793, Requested 1126. Please try again in 13m14.4s.", "type": "tokens", "code": "rate_limit_exceeded"}}"#,
+                    None,
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "openrouter 429 with a numeric code",
+                http(
+                    openai_chat::stream::parse_error_body,
+                    429,
+                    r#"{"error": {"message": "Rate limit exceeded: free-models-per-min.", "code": 429}}"#,
+                    None,
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "deepseek 402 insufficient balance",
+                http(
+                    openai_chat::stream::parse_error_body,
+                    402,
+                    r#"{"error": {"message": "Insufficient Balance", "type": "unknown_error", "param": null, "code": "invalid_request_error"}}"#,
+                    None,
+                ),
+                FailureKind::Billing,
+            ),
+            // Anthropic.
+            (
+                "anthropic rate_limit_error with retry-after",
+                http(
+                    anthropic::stream::parse_error_body,
+                    429,
+                    r#"{"type": "error", "error": {"type": "rate_limit_error", "message": "This request would exceed your organization's rate limit of 50,000 input tokens per minute."}, "request_id": "req_01"}"#,
+                    secs(12),
+                ),
+                FailureKind::RateLimit,
+            ),
+            (
+                "anthropic spend limit reached (a 429 no wait lifts)",
+                http(
+                    anthropic::stream::parse_error_body,
+                    429,
+                    r#"{"type": "error", "error": {"type": "rate_limit_error", "message": "Spend limit reached", "details": {"error_code": "enforced_spend_limit_reached"}}, "request_id": null}"#,
+                    None,
+                ),
+                FailureKind::Billing,
+            ),
+            (
+                "anthropic credit balance too low (a 400)",
+                http(
+                    anthropic::stream::parse_error_body,
+                    400,
+                    r#"{"type": "error", "error": {"type": "invalid_request_error", "message": "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits."}, "request_id": "req_02"}"#,
+                    None,
+                ),
+                FailureKind::Billing,
+            ),
+        ];
+        for (case, error, expected) in table {
+            assert_eq!(classify(&error), expected, "{case}");
+        }
+    }
+
+    #[test]
+    fn a_per_day_quota_wins_over_a_per_minute_one_in_the_same_error() {
+        let body = serde_json::json!({"error": {
+            "code": 429,
+            "message": "You exceeded your current quota, please check your plan and billing details.",
+            "status": "RESOURCE_EXHAUSTED",
+            "details": [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
+                {"quotaId": "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"},
+                {"quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier"}
+            ]}]
+        }});
+        let details = crate::provider::gemini::stream::parse_error_body(429, &body.to_string());
+        assert_eq!(
+            details.quota_id.as_deref(),
+            Some("GenerateRequestsPerDayPerProjectPerModel-FreeTier")
+        );
+        assert!(is_daily_quota(
+            "GenerateRequestsPerDayPerProjectPerModel-FreeTier"
+        ));
+        assert!(!is_daily_quota(
+            "GenerateRequestsPerMinutePerProjectPerModel-FreeTier"
+        ));
     }
 
     #[test]

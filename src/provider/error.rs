@@ -14,6 +14,9 @@ pub struct ErrorDetails {
     pub message: String,
     /// A retry delay the body itself asks for (Gemini `RetryInfo.retryDelay`).
     pub retry_delay: Option<Duration>,
+    /// The exceeded quota (Gemini `QuotaFailure` `quotaId`, such as
+    /// `GenerateRequestsPerDayPerProjectPerModel-FreeTier`); a per-day one when several are.
+    pub quota_id: Option<String>,
 }
 
 /// An error response, with everything needed to classify and retry it.

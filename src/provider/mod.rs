@@ -59,6 +59,10 @@ pub struct ModelRequest {
     pub tools: Vec<ToolDefinition>,
     /// Reasoning level.
     pub thinking: ThinkingLevel,
+    /// An exact thinking budget in tokens (`--max-thinking-tokens`), used by the protocols that
+    /// take one (Anthropic `budget_tokens`, Gemini `thinkingBudget`) instead of the level's; the
+    /// others go by `thinking`, which the caller sets to the nearest level.
+    pub thinking_budget: Option<u64>,
     /// Upper bound on generated tokens.
     pub max_output_tokens: u64,
     /// Whether the model is a reasoning model (catalog), which changes some parameters.

@@ -91,7 +91,7 @@ pub fn decide(
     if output_started {
         return RetryDecision::GiveUp;
     }
-    let kind = effective_kind(error);
+    let kind = classify(error);
     match kind {
         // The same request with the same key fails the same way; another key may not.
         FailureKind::Auth | FailureKind::Billing => {
@@ -134,24 +134,6 @@ pub fn decide(
         return stop;
     }
     RetryDecision::RetryAfter(requested.unwrap_or_else(|| backoff(policy, attempt, jitter)))
-}
-
-/// The failure class as the retry policy sees it: [`classify`] with two corrections that only
-/// matter for retrying.
-fn effective_kind(error: &ProviderError) -> FailureKind {
-    let details = error.details();
-    // Anthropic's spend-limit 429 reads as a rate limit, but no wait lifts it.
-    if details.and_then(|details| details.code.as_deref()) == Some("enforced_spend_limit_reached") {
-        return FailureKind::Billing;
-    }
-    let kind = classify(error);
-    // Gemini's per-minute free-tier quota says "You exceeded your current quota" (billing
-    // wording) yet carries a `RetryInfo` delay: it is a rate limit that clears by itself. Real
-    // billing errors (OpenAI `insufficient_quota`) never say when to come back.
-    if kind == FailureKind::Billing && details.and_then(|details| details.retry_delay).is_some() {
-        return FailureKind::RateLimit;
-    }
-    kind
 }
 
 /// The wait the server asked for: the `retry-after-ms` / `retry-after` headers (already merged
@@ -571,6 +553,36 @@ mod tests {
                 retry(millis(34_400)),
             ),
             (
+                "Gemini quota wording with only a retry-after header",
+                http_failure(
+                    429,
+                    gemini::stream::parse_error_body(
+                        429,
+                        r#"{"error": {"code": 429, "message": "You exceeded your current quota, please check your plan and billing details.", "status": "RESOURCE_EXHAUSTED"}}"#,
+                    ),
+                    Some(Duration::from_secs(2)),
+                    None,
+                ),
+                0,
+                false,
+                retry(Duration::from_secs(2)),
+            ),
+            (
+                "Gemini per-day quota: another key, not a wait",
+                http_failure(
+                    429,
+                    gemini::stream::parse_error_body(
+                        429,
+                        &GEMINI_QUOTA.replace("PerMinute", "PerDay"),
+                    ),
+                    None,
+                    None,
+                ),
+                0,
+                false,
+                rotate(None),
+            ),
+            (
                 "OpenAI 429 saying try again in 644ms",
                 http_failure(
                     429,
@@ -836,6 +848,7 @@ mod tests {
             messages: Vec::new(),
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
+            thinking_budget: None,
             max_output_tokens: 1024,
             reasoning_model: false,
         };

@@ -47,16 +47,35 @@ impl Home {
     /// A `pincer` command with this home, run from the workspace, with no provider keys and no
     /// stdin.
     pub fn cmd(&self) -> assert_cmd::Command {
-        let mut command = assert_cmd::Command::cargo_bin("pincer").unwrap();
+        let mut command =
+            assert_cmd::Command::from_std(self.command_for(assert_cmd::cargo::cargo_bin("pincer")));
+        command.write_stdin("");
+        command
+    }
+
+    /// `program` with the environment of [`Home::cmd`] (only `PATH`, `HOME`, `PINCER_HOME` and
+    /// `NO_COLOR`), run from the workspace: for wrappers such as `setpriv … pincer`.
+    pub fn command_for(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
+        let mut command = std::process::Command::new(program);
         command
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .env("HOME", self.root.path())
             .env("PINCER_HOME", &self.home)
             .env("NO_COLOR", "1")
-            .current_dir(&self.workspace)
-            .write_stdin("");
+            .current_dir(&self.workspace);
         command
+    }
+
+    /// Store a credential profile with `pincer auth add`, the secret piped in.
+    pub fn add_profile(&self, provider: &str, name: &str, key: &str) {
+        let output = self
+            .cmd()
+            .args(["auth", "add", provider, "--name", name])
+            .write_stdin(key)
+            .output()
+            .unwrap();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
     }
 
     /// Run pincer with `args` and return the output.

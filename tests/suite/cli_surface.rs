@@ -750,3 +750,297 @@ fn help_and_version_are_clap_display_errors() {
         ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     );
 }
+
+/// Every command a user can run, as the path of names below `pincer`.
+fn leaf_commands(command: &clap::Command, path: &mut Vec<String>, leaves: &mut Vec<Vec<String>>) {
+    for subcommand in command.get_subcommands() {
+        if subcommand.is_hide_set() || subcommand.get_name() == "help" {
+            continue;
+        }
+        path.push(subcommand.get_name().to_owned());
+        if subcommand.has_subcommands() {
+            leaf_commands(subcommand, path, leaves);
+        } else {
+            leaves.push(path.clone());
+        }
+        path.pop();
+    }
+}
+
+#[test]
+fn every_leaf_subcommand_help_has_examples() {
+    let mut leaves = Vec::new();
+    leaf_commands(&Cli::command(), &mut Vec::new(), &mut leaves);
+    assert!(leaves.len() >= 20, "{leaves:?}");
+    for leaf in &leaves {
+        let mut argv: Vec<&str> = vec!["pincer"];
+        argv.extend(leaf.iter().map(String::as_str));
+        argv.push("--help");
+        let help = match Cli::try_parse_args(&argv) {
+            Err(error) if error.kind() == ErrorKind::DisplayHelp => error.to_string(),
+            other => panic!("{argv:?}: expected help, got {other:?}"),
+        };
+        let examples = help
+            .split_once("Examples:\n")
+            .map(|(_, examples)| examples)
+            .unwrap_or_else(|| panic!("`{}` has no examples:\n{help}", argv.join(" ")));
+        assert!(
+            examples.contains(&format!("pincer {}", leaf.join(" "))),
+            "the examples of `{}` do not show it:\n{help}",
+            argv.join(" ")
+        );
+    }
+    let add = Cli::try_parse_args(["pincer", "auth", "add", "--help"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        add.contains("| pincer auth add anthropic") && add.contains("< ~/.secrets/"),
+        "`auth add --help` shows piping the secret in:\n{add}"
+    );
+}
+
+#[test]
+fn the_hidden_generate_docs_is_never_suggested_in_usage_errors() {
+    for typo in ["gen", "generate", "generate-doc"] {
+        let error = Cli::try_parse_args(["pincer", typo]).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::InvalidSubcommand);
+        let text = error.to_string();
+        assert!(!text.contains("generate-docs"), "{text}");
+        assert!(!text.contains("\n\n\n"), "no empty tip block:\n{text}");
+    }
+    // Visible subcommands are still suggested.
+    let text = Cli::try_parse_args(["pincer", "sesions"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        text.contains("a similar subcommand exists: 'sessions'"),
+        "{text}"
+    );
+    // And the hidden command still runs when named.
+    assert!(matches!(
+        parse(&["generate-docs"]).command,
+        Command::GenerateDocs(_)
+    ));
+}
+
+/// pincer's stderr for `args`, with clap's own terminal detection forced on
+/// (`CLICOLOR_FORCE=1`, which clap honours in `auto`): only an explicit choice can turn it off.
+fn forced_color_stderr(args: &[&str], no_color: bool) -> String {
+    let home = crate::common::Home::new();
+    let mut command = home.cmd();
+    command.env_remove("NO_COLOR").env("CLICOLOR_FORCE", "1");
+    if no_color {
+        command.env("NO_COLOR", "1");
+    }
+    let output = command.args(args).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{args:?}");
+    String::from_utf8(output.stderr).unwrap()
+}
+
+#[test]
+fn color_never_and_no_color_also_apply_to_clap_usage_errors() {
+    const ESCAPE: char = '\u{1b}';
+    // The control: with color forced, clap styles its error.
+    assert!(forced_color_stderr(&["run", "--bogus"], false).contains(ESCAPE));
+    for (args, no_color) in [
+        (&["--color", "never", "run", "--bogus"][..], false),
+        (&["run", "--bogus", "--color=never"][..], false),
+        (&["sesions", "--color", "never"][..], false),
+        (&["run", "--bogus"][..], true),
+        (
+            &[
+                "--json",
+                "--output-format",
+                "json",
+                "status",
+                "--color",
+                "never",
+            ][..],
+            false,
+        ),
+    ] {
+        let stderr = forced_color_stderr(args, no_color);
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr:?}");
+        assert!(
+            !stderr.contains(ESCAPE),
+            "{args:?} NO_COLOR={no_color}: {stderr:?}"
+        );
+    }
+    // An explicit --color always wins over NO_COLOR, as for pincer's own messages.
+    assert!(forced_color_stderr(&["--color", "always", "run", "--bogus"], true).contains(ESCAPE));
+}
+
+#[test]
+fn an_empty_pincer_home_is_treated_as_unset() {
+    let env = |name: &str| (name == "PINCER_HOME").then(std::ffi::OsString::new);
+    let cli = Cli::try_parse_args_with(["pincer", "status"], &env).unwrap();
+    assert_eq!(cli.global.home, None);
+    // An explicit empty --home is still a usage error.
+    assert_eq!(
+        Cli::try_parse_args_with(["pincer", "--home", "", "status"], &env)
+            .unwrap_err()
+            .kind(),
+        ErrorKind::InvalidValue
+    );
+    // End to end: the XDG directories under $HOME are used.
+    let home = crate::common::Home::new();
+    let output = home
+        .cmd()
+        .env("PINCER_HOME", "")
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{:?}", output);
+    let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let config = value["paths"]["config_file"].as_str().unwrap();
+    assert!(
+        config.starts_with(home.root.path().to_str().unwrap())
+            && config.ends_with("pincer/config.toml"),
+        "{config}"
+    );
+}
+
+#[test]
+fn peer_spellings_of_codex_exec_parse_to_the_same_settings() {
+    let cli = parse(&[
+        "run",
+        "-s",
+        "read-only",
+        "--skip-git-repo-check",
+        "--strict-config",
+        "go",
+    ]);
+    let Command::Run(run) = cli.command else {
+        panic!("expected run")
+    };
+    assert_eq!(run.turn.sandbox, Some(SandboxMode::ReadOnly));
+    assert!(run.turn.skip_git_repo_check && run.turn.strict_config);
+    assert_eq!(run.prompt.as_deref(), Some("go"));
+    let Command::Run(run) = parse(&["run", "--full-auto", "go"]).command else {
+        panic!()
+    };
+    assert!(run.turn.full_auto);
+    let Command::Resume(resume) = parse(&[
+        "resume",
+        "nightly",
+        "--dangerously-bypass-approvals-and-sandbox",
+    ])
+    .command
+    else {
+        panic!()
+    };
+    assert!(resume.turn.dangerously_skip_permissions);
+    // --full-auto picks a sandbox: it cannot be combined with another one.
+    for conflicting in [
+        &["run", "--full-auto", "-s", "read-only", "x"][..],
+        &["run", "--full-auto", "--dangerously-skip-permissions", "x"][..],
+        &["run", "--full-auto", "--permission-mode", "plan", "x"][..],
+    ] {
+        assert_eq!(
+            parse_error(conflicting),
+            ErrorKind::ArgumentConflict,
+            "{conflicting:?}"
+        );
+    }
+    // -C is still --cd and -c still --config next to the new short flags.
+    let cli = parse(&[
+        "run",
+        "-C",
+        "/tmp",
+        "-c",
+        "model=\"x/y\"",
+        "-s",
+        "workspace-write",
+        "go",
+    ]);
+    assert_eq!(cli.global.cd, Some(PathBuf::from("/tmp")));
+    assert_eq!(cli.global.config, ["model=\"x/y\""]);
+}
+
+#[test]
+fn peer_spellings_of_claude_p_parse_to_the_same_settings() {
+    let Command::Run(run) =
+        parse(&["run", "-r", "nightly", "--fork-session", "-n", "copy", "go"]).command
+    else {
+        panic!("expected run")
+    };
+    let resume = run.as_resume().unwrap();
+    assert_eq!(resume.session_and_prompt(), (Some("nightly"), Some("go")));
+    assert!(resume.fork && !resume.last);
+    assert_eq!(resume.name.as_deref(), Some("copy"));
+    let Command::Run(run) = parse(&["run", "--continue", "go on"]).command else {
+        panic!()
+    };
+    let resume = run.as_resume().unwrap();
+    assert!(resume.last);
+    assert_eq!(resume.session_and_prompt(), (None, Some("go on")));
+    let Command::Run(run) = parse(&["run", "plain"]).command else {
+        panic!()
+    };
+    assert!(run.as_resume().is_none());
+    assert_eq!(
+        parse_error(&["run", "--fork-session", "x"]),
+        ErrorKind::MissingRequiredArgument
+    );
+    assert_eq!(
+        parse_error(&["run", "-r", "a", "--continue", "x"]),
+        ErrorKind::ArgumentConflict
+    );
+
+    let Command::Resume(resume) = parse(&["resume", "nightly", "--fork-session"]).command else {
+        panic!()
+    };
+    assert!(resume.fork);
+    let Command::Run(run) = parse(&[
+        "run",
+        "--max-thinking-tokens",
+        "5000",
+        "--permission-mode",
+        "auto",
+        "x",
+    ])
+    .command
+    else {
+        panic!()
+    };
+    assert_eq!(run.turn.max_thinking_tokens, Some(5000));
+    assert_eq!(run.turn.permission_mode, Some(PermissionMode::Auto));
+    assert_eq!(
+        parse_error(&[
+            "run",
+            "--max-thinking-tokens",
+            "5000",
+            "--thinking",
+            "low",
+            "x"
+        ]),
+        ErrorKind::ArgumentConflict
+    );
+    let Command::Run(run) = parse(&["run", "--effort", "max", "x"]).command else {
+        panic!()
+    };
+    assert_eq!(run.turn.thinking, Some(ThinkingLevel::Xhigh));
+
+    // --debug is -vv, before or after the subcommand; a filter needs `=` so it never eats the
+    // prompt.
+    for argv in [
+        &["--debug", "run", "x"][..],
+        &["run", "-d", "x"][..],
+        &["run", "--debug=api,hooks", "x"][..],
+    ] {
+        let cli = parse(argv);
+        assert_eq!(cli.global.verbosity(), 2, "{argv:?}");
+        let Command::Run(run) = cli.command else {
+            panic!()
+        };
+        assert_eq!(run.prompt.as_deref(), Some("x"), "{argv:?}");
+    }
+    assert_eq!(
+        parse(&["-vvv", "run", "--debug", "x"]).global.verbosity(),
+        3
+    );
+    assert_eq!(
+        parse_error(&["-q", "run", "--debug", "x"]),
+        ErrorKind::ArgumentConflict
+    );
+}

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::wire::openai;
+use crate::common::wire::{gemini, openai};
 use crate::common::{Home, code, stderr, stdout};
 
 const ANTHROPIC_KEY: &str = "sk-ant-failover-KEY-7f3a9c";
@@ -88,16 +88,6 @@ fn session_text(home: &Home) -> String {
 
 fn store(home: &Home) -> Value {
     serde_json::from_slice(&std::fs::read(home.home.join("auth-profiles.json")).unwrap()).unwrap()
-}
-
-fn add_profile(home: &Home, provider: &str, name: &str, key: &str) {
-    let output = home
-        .cmd()
-        .args(["auth", "add", provider, "--name", name])
-        .write_stdin(key)
-        .output()
-        .unwrap();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
 }
 
 #[test]
@@ -242,8 +232,8 @@ fn x_should_retry_false_on_a_500_makes_one_request() {
 fn insufficient_quota_disables_the_profile_for_hours_and_the_next_key_answers() {
     let home = Home::new();
     let (key_a, key_b) = ("sk-proj-quota-AAAA-01", "sk-proj-quota-BBBB-02");
-    add_profile(&home, "openai", "a", key_a);
-    add_profile(&home, "openai", "b", key_b);
+    home.add_profile("openai", "a", key_a);
+    home.add_profile("openai", "b", key_b);
     let anthropic = MockServer::start(vec![]);
     let server = MockServer::start(vec![
         Reply::json(429, &openai::insufficient_quota_body()),
@@ -283,6 +273,78 @@ fn insufficient_quota_disables_the_profile_for_hours_and_the_next_key_answers() 
     // `status` shows it.
     let status = home.cmd().args(["auth", "status"]).output().unwrap();
     assert!(stdout(&status).contains("billing"), "{}", stdout(&status));
+}
+
+/// Gemini's 429 for a per-minute quota says "You exceeded your current quota" (billing words)
+/// with a `retry-after` header and no `RetryInfo`: a rate limit, retried after the requested
+/// wait, never the 5-hour billing disable of the profile.
+fn gemini_quota(header: &str, wait: &str) -> Reply {
+    Reply::json(
+        429,
+        &gemini::error_body(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "You exceeded your current quota, please check your plan and billing details.",
+        ),
+    )
+    .header(header, wait)
+}
+
+fn gemini_run(home: &Home, server: &MockServer) -> Output {
+    let anthropic = MockServer::start(vec![]);
+    pincer(home, &anthropic, None)
+        .env("GEMINI_BASE_URL", format!("{}/v1beta", server.url()))
+        .args(["run", "-m", "google/gemini-2.5-flash", "go"])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_gemini_quota_429_with_retry_after_is_retried_and_never_disables_the_profile() {
+    let home = Home::new();
+    home.add_profile("google", "main", "AIzaSy-quota-KEY-0001");
+    let server = MockServer::start(vec![
+        gemini_quota("retry-after", "1"),
+        Reply::sse(&gemini::text_stream(
+            &["after the wait"],
+            gemini::Usage4::new(40, 0, 4, 0),
+        )),
+    ]);
+    let started = Instant::now();
+    let output = gemini_run(&home, &server);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "after the wait\n");
+    assert_eq!(server.requests().len(), 2, "retried with the same key");
+    assert!(
+        started.elapsed() >= Duration::from_millis(900),
+        "the retry-after wait was honoured"
+    );
+    let stats = &store(&home)["usageStats"]["google:main"];
+    assert!(stats.get("disabledUntil").is_none(), "{stats}");
+    assert!(stats.get("disabledReason").is_none(), "{stats}");
+}
+
+#[test]
+fn a_gemini_quota_429_that_outlasts_the_retries_cools_the_profile_down_not_for_hours() {
+    let home = Home::new();
+    home.add_profile("google", "main", "AIzaSy-quota-KEY-0002");
+    // A short wait keeps the test fast; the header is the same signal.
+    let server = MockServer::start(
+        (0..4)
+            .map(|_| gemini_quota("retry-after-ms", "20"))
+            .collect(),
+    );
+    let output = gemini_run(&home, &server);
+    assert_eq!(code(&output), 4, "{}", stderr(&output));
+    assert_eq!(
+        server.requests().len(),
+        4,
+        "the first call and three retries"
+    );
+    let stats = &store(&home)["usageStats"]["google:main"];
+    assert!(stats.get("disabledUntil").is_none(), "{stats}");
+    assert_eq!(stats["failureCounts"], json!({"rate_limit": 1}), "{stats}");
+    assert!(stats["cooldownUntil"].as_u64().is_some(), "{stats}");
 }
 
 #[test]
@@ -400,7 +462,7 @@ fn config_fallbacks_are_used_and_all_failing_exits_4_listing_every_attempt() {
 #[test]
 fn a_provider_whose_profiles_all_cool_is_skipped_for_the_fallback() {
     let home = Home::new();
-    add_profile(&home, "anthropic", "only", "sk-ant-cooling-0001");
+    home.add_profile("anthropic", "only", "sk-ant-cooling-0001");
     // Mark the only profile as cooling for an hour, as an earlier run would have.
     let path = home.home.join("auth-profiles.json");
     let mut value = store(&home);
@@ -477,7 +539,7 @@ fn a_rejected_thinking_level_is_retried_one_level_lower_until_accepted() {
 #[test]
 fn twenty_parallel_runs_sharing_a_failing_key_lose_no_failure_count() {
     let home = Home::new();
-    add_profile(&home, "anthropic", "shared", "sk-ant-shared-0001");
+    home.add_profile("anthropic", "shared", "sk-ant-shared-0001");
     let server = MockServer::start_cycle(
         vec![Reply::json(
             429,
@@ -521,7 +583,7 @@ fn twenty_parallel_runs_sharing_a_failing_key_lose_no_failure_count() {
 fn the_keys_never_appear_in_output_sessions_the_index_or_a_dry_run() {
     let home = Home::new();
     let profile_key = "sk-ant-profile-SECRET-9e41b7";
-    add_profile(&home, "anthropic", "main", profile_key);
+    home.add_profile("anthropic", "main", profile_key);
     let server = MockServer::start(vec![
         Reply::json(
             401,
@@ -594,8 +656,8 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 fn auth_test_sends_one_small_request_per_credential_and_classifies_each() {
     let home = Home::new();
     let (good, bad) = ("sk-ant-authtest-GOOD-01", "sk-ant-authtest-BAD-002");
-    add_profile(&home, "anthropic", "good", good);
-    add_profile(&home, "anthropic", "bad", bad);
+    home.add_profile("anthropic", "good", good);
+    home.add_profile("anthropic", "bad", bad);
     let server = MockServer::start_cycle(
         vec![Reply::json(
             401,
@@ -649,8 +711,8 @@ fn auth_test_sends_one_small_request_per_credential_and_classifies_each() {
 #[test]
 fn a_cron_job_with_two_keys_and_a_fallback_survives_a_rate_limit_and_a_revoked_key() {
     let home = Home::new();
-    add_profile(&home, "anthropic", "one", "sk-ant-cron-ONE-000001");
-    add_profile(&home, "anthropic", "two", "sk-ant-cron-TWO-000002");
+    home.add_profile("anthropic", "one", "sk-ant-cron-ONE-000001");
+    home.add_profile("anthropic", "two", "sk-ant-cron-TWO-000002");
     std::fs::write(
         home.home.join("config.toml"),
         "fallbacks = [\"openai/gpt-5\"]\n[retry]\nmax_retries = 0\n",

@@ -870,3 +870,363 @@ fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
         Some(first.as_str())
     );
 }
+
+// ---- peer spellings (claude -p, codex exec) and run details ----
+
+fn session_lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+#[test]
+fn run_resume_continues_that_session_like_claude_p_resume() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("first answer"), text("second answer")]);
+    let output = run(
+        &home,
+        &server,
+        &["run", "--name", "triage", "first question"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = run(
+        &home,
+        &server,
+        &["run", "-r", "triage", "--json", "second question"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let files = session_files(&home);
+    assert_eq!(files.len(), 1, "no new session");
+    let body = server.requests()[1].json().to_string();
+    assert!(
+        body.contains("first question")
+            && body.contains("first answer")
+            && body.contains("second question"),
+        "{body}"
+    );
+    let header = &session_lines(&files[0])[0];
+    assert_eq!(
+        result_of(&output).session_id.as_deref(),
+        header["id"].as_str()
+    );
+}
+
+#[test]
+fn run_resume_with_fork_session_continues_in_a_copy_with_the_given_id() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("base answer"), text("forked answer")]);
+    let output = run(&home, &server, &["run", "--name", "base", "start"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let original = session_files(&home).remove(0);
+    let before = std::fs::read(&original).unwrap();
+    let id = "0199a000-0000-7000-8000-00000000f0f0";
+    let output = run(
+        &home,
+        &server,
+        &[
+            "run",
+            "--resume",
+            "base",
+            "--fork-session",
+            "--session-id",
+            id,
+            "--json",
+            "branch",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(result_of(&output).session_id.as_deref(), Some(id));
+    assert_eq!(std::fs::read(&original).unwrap(), before);
+    let forked = session_files(&home)
+        .into_iter()
+        .find(|file| file.to_string_lossy().contains(id))
+        .expect("a session file with the new id");
+    let text = std::fs::read_to_string(forked).unwrap();
+    assert!(
+        text.contains("base answer") && text.contains("branch"),
+        "{text}"
+    );
+}
+
+#[test]
+fn resume_session_id_names_the_new_session_and_needs_fork_or_create() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("made"), text("forked")]);
+    let id = "0199a000-0000-7000-8000-0000000000c1";
+    // Refused without --fork/--create, before anything is read or sent.
+    for args in [
+        &["resume", "nightly", "--session-id", id, "go"][..],
+        &["run", "-r", "nightly", "--session-id", id, "go"][..],
+    ] {
+        let output = run(&home, &server, args);
+        assert_eq!(code(&output), 2, "{args:?}");
+        let message = stderr(&output);
+        assert!(
+            message.contains("--session-id names a new session"),
+            "{message}"
+        );
+        assert!(
+            message.contains("hint: add --fork (or --fork-session)"),
+            "{message}"
+        );
+    }
+    assert!(server.requests().is_empty());
+    // --create makes the session with that id; the next run continues it.
+    let output = run(
+        &home,
+        &server,
+        &[
+            "resume",
+            "--create",
+            "nightly",
+            "--session-id",
+            id,
+            "--json",
+            "go",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(result_of(&output).session_id.as_deref(), Some(id));
+    // Another id for the existing session is a mistake, not a silent rename.
+    let other = "0199a000-0000-7000-8000-0000000000c2";
+    let output = run(
+        &home,
+        &server,
+        &["resume", "--create", "nightly", "--session-id", other, "go"],
+    );
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains(&format!("already exists with id {id}")),
+        "{}",
+        stderr(&output)
+    );
+    // --fork with an id already taken is refused.
+    let output = run(
+        &home,
+        &server,
+        &["resume", "nightly", "--fork", "--session-id", id, "go"],
+    );
+    assert_eq!(code(&output), 2);
+    assert!(
+        stderr(&output).contains("already exists"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+fn dry_run(home: &Home, server: &MockServer, args: &[&str]) -> Value {
+    let mut argv = vec!["run", "--dry-run"];
+    argv.extend_from_slice(args);
+    let output = run(home, server, &argv);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+#[test]
+fn full_auto_is_workspace_write_and_the_codex_no_ops_are_accepted() {
+    let home = Home::new();
+    let server = MockServer::start(vec![]);
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[tools]\nsandbox = \"read-only\"\n",
+    )
+    .unwrap();
+    assert_eq!(
+        dry_run(&home, &server, &["x"])["sandbox"]["mode"],
+        "read-only"
+    );
+    let report = dry_run(
+        &home,
+        &server,
+        &[
+            "--full-auto",
+            "--skip-git-repo-check",
+            "--strict-config",
+            "x",
+        ],
+    );
+    assert_eq!(report["sandbox"]["mode"], "workspace-write");
+    assert_eq!(
+        dry_run(&home, &server, &["-s", "danger-full-access", "x"])["sandbox"]["mode"],
+        "danger-full-access"
+    );
+    assert_eq!(
+        dry_run(
+            &home,
+            &server,
+            &["--dangerously-bypass-approvals-and-sandbox", "x"]
+        )["sandbox"]["mode"],
+        "danger-full-access"
+    );
+    assert_eq!(
+        dry_run(&home, &server, &["--permission-mode", "auto", "x"])["sandbox"]["mode"],
+        "workspace-write"
+    );
+    // The workspace is no git repository, and nothing asks for one.
+    assert!(!home.workspace.join(".git").exists());
+}
+
+#[test]
+fn max_thinking_tokens_is_the_anthropic_budget_and_the_nearest_level_in_the_session() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("thought"), text("thought less")]);
+    let output = run(
+        &home,
+        &server,
+        &["run", "--max-thinking-tokens", "5000", "--name", "t", "go"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let body = server.requests()[0].json();
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 5000})
+    );
+    // The budget comes on top of the visible output (claude-sonnet-4-5: 32,000 at most).
+    assert_eq!(body["max_tokens"], json!(32_000 + 5000));
+    let lines = session_lines(&session_files(&home)[0]);
+    assert!(
+        lines.iter().any(
+            |line| line["type"] == "thinking_level_change" && line["thinkingLevel"] == "medium"
+        ),
+        "5000 is nearest to medium's 8192 by ratio: {lines:?}"
+    );
+    // Below the API's minimum the budget is raised to 1024; 0 turns thinking off.
+    let output = run(
+        &home,
+        &server,
+        &["resume", "t", "--max-thinking-tokens", "300", "again"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        server.requests()[1].json()["thinking"]["budget_tokens"],
+        1024
+    );
+    let report = dry_run(&home, &server, &["--max-thinking-tokens", "0", "x"]);
+    assert_eq!(report["thinking"], "off");
+    assert!(report["body"].get("thinking").is_none(), "{report}");
+}
+
+#[test]
+fn max_thinking_tokens_is_gemini_thinking_budget_and_the_nearest_openai_effort() {
+    use crate::common::wire::{gemini, openai};
+    let home = Home::new();
+    let google = MockServer::start(vec![Reply::sse(&gemini::text_stream(
+        &["ok"],
+        gemini::Usage4::new(10, 0, 2, 5),
+    ))]);
+    let output = pincer(&home, &google)
+        .env("GEMINI_API_KEY", "AIza-test-0000")
+        .env("GEMINI_BASE_URL", google.url())
+        .args([
+            "run",
+            "-m",
+            "google/gemini-2.5-flash",
+            "--max-thinking-tokens",
+            "3000",
+            "go",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let request = &google.requests()[0];
+    assert_eq!(
+        request.json()["generationConfig"]["thinkingConfig"],
+        json!({"includeThoughts": true, "thinkingBudget": 3000})
+    );
+    // GEMINI_BASE_URL without a version path gets /v1beta, as Google's SDK appends it.
+    assert!(
+        request
+            .path
+            .starts_with("/v1beta/models/gemini-2.5-flash:streamGenerateContent"),
+        "{}",
+        request.path
+    );
+
+    let server = MockServer::start(vec![Reply::sse(&openai::text_stream(
+        &["ok"],
+        openai::Usage4 {
+            input_total: 10,
+            cached: 0,
+            output: 2,
+            reasoning: 1,
+        },
+    ))]);
+    let output = pincer(&home, &server)
+        .env("OPENAI_API_KEY", "sk-proj-test-0000")
+        .env("OPENAI_BASE_URL", server.url())
+        .args([
+            "run",
+            "-m",
+            "openai/gpt-5",
+            "--max-thinking-tokens",
+            "20000",
+            "go",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(server.requests()[0].json()["reasoning"]["effort"], "high");
+}
+
+#[test]
+fn thinking_that_cannot_be_sent_to_an_unknown_model_is_warned_about() {
+    use crate::common::wire::openai;
+    let home = Home::new();
+    let reply = || {
+        Reply::sse(&openai::text_stream(
+            &["ok"],
+            openai::Usage4 {
+                input_total: 10,
+                cached: 0,
+                output: 2,
+                reasoning: 0,
+            },
+        ))
+    };
+    let server = MockServer::start(vec![reply(), reply(), reply()]);
+    let run_openai = |args: &[&str]| {
+        pincer(&home, &server)
+            .env("OPENAI_API_KEY", "sk-proj-test-0000")
+            .env("OPENAI_BASE_URL", server.url())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let output = run_openai(&[
+        "run",
+        "-m",
+        "openai/my-finetune",
+        "--thinking",
+        "high",
+        "go",
+    ]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let warning = stderr(&output);
+    assert!(
+        warning.contains(
+            "--thinking high is not sent: no catalog entry says openai/my-finetune reasons"
+        ),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("[providers.openai.models.\"my-finetune\"]"),
+        "{warning}"
+    );
+    assert!(server.requests()[0].json().get("reasoning").is_none());
+    // A model known to reason gets its effort and no warning; no flag, no warning.
+    for args in [
+        &["run", "-m", "openai/gpt-5", "--thinking", "high", "go"][..],
+        &["run", "-m", "openai/my-finetune", "go"][..],
+    ] {
+        let output = run_openai(args);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert!(
+            !stderr(&output).contains("is not sent"),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}

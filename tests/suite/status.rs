@@ -123,6 +123,91 @@ fn status_without_a_session_names_credential_variables_but_never_their_values() 
 }
 
 #[test]
+fn status_without_a_session_reports_stored_profiles_and_their_cooldowns_in_both_views() {
+    let home = Home::new();
+    for (provider, name, key) in [
+        ("anthropic", "work", "sk-ant-work-SECRET-1111"),
+        ("anthropic", "spare", "sk-ant-spare-SECRET-2222"),
+        ("google", "main", "AIzaSy-main-SECRET-3333"),
+    ] {
+        home.add_profile(provider, name, key);
+    }
+    // As earlier runs would have left them: one key cooling, one disabled for billing.
+    let path = home.home.join("auth-profiles.json");
+    let mut store: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let until = 4_102_444_800_000_u64; // 2100-01-01T00:00:00Z
+    store["usageStats"] = json!({
+        "anthropic:spare": {"cooldownUntil": until, "errorCount": 2, "failureCounts": {"rate_limit": 2}},
+        "google:main": {"disabledUntil": until, "disabledReason": "billing", "errorCount": 1,
+                        "failureCounts": {"billing": 1}}
+    });
+    std::fs::write(&path, serde_json::to_vec_pretty(&store).unwrap()).unwrap();
+
+    let output = home.run(&["status", "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(!text.contains("SECRET"), "{text}");
+    let value: Value = serde_json::from_str(&text).unwrap();
+    let provider = |name: &str| {
+        value["credentials"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|item| item["provider"] == name)
+            .unwrap()
+            .clone()
+    };
+    let anthropic = provider("anthropic");
+    assert_eq!(anthropic["usable"], true, "{anthropic}");
+    assert_eq!(anthropic["source"], "profile:anthropic:work");
+    assert_eq!(
+        anthropic["sources"][1],
+        json!({"source": "profile:anthropic:spare", "secret": anthropic["sources"][1]["secret"],
+               "state": "cooldown", "until": "2100-01-01T00:00:00.000Z", "reason": "rate_limit"})
+    );
+    let google = provider("google");
+    assert_eq!(google["usable"], false, "{google}");
+    assert_eq!(google["source"], Value::Null);
+    assert_eq!(google["sources"][0]["state"], "disabled");
+    assert_eq!(google["sources"][0]["reason"], "billing");
+    let profiles = value["auth_profiles"].as_array().unwrap();
+    let spare = profiles
+        .iter()
+        .find(|profile| profile["id"] == "anthropic:spare")
+        .unwrap();
+    assert_eq!(spare["state"], "cooldown");
+    assert_eq!(spare["until"], "2100-01-01T00:00:00.000Z");
+
+    let output = home.run(&["status"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(!text.contains("SECRET"), "{text}");
+    let line_of = |start: &str| {
+        text.lines()
+            .find(|line| line.trim_start().starts_with(start))
+            .unwrap_or_else(|| panic!("no line for {start}: {text}"))
+            .to_owned()
+    };
+    let anthropic = line_of("anthropic ");
+    assert!(
+        anthropic.contains("profile:anthropic:work (") && anthropic.contains("1 in cooldown"),
+        "{anthropic}"
+    );
+    assert!(line_of("google ").contains("none usable now"), "{text}");
+    assert!(line_of("openai ").ends_with(" none"), "{text}");
+    assert!(line_of("ollama ").ends_with("none needed"), "{text}");
+    assert!(
+        line_of("anthropic:spare")
+            .ends_with("cooldown until 2100-01-01T00:00:00.000Z (rate_limit)"),
+        "{text}"
+    );
+    assert!(
+        line_of("google:main").ends_with("disabled until 2100-01-01T00:00:00.000Z (billing)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn status_shows_whether_a_run_holds_the_lock() {
     let home = Home::new();
     let mut session = SessionBuilder::new(ID, &home.workspace);
@@ -222,4 +307,122 @@ fn status_describes_the_current_branch_but_counts_spend_on_every_branch() {
     assert_eq!(value["context"]["tokens"], 120);
     assert_eq!(value["turns"], 2);
     assert_eq!(value["usage"]["input_tokens"], 50_100);
+}
+
+/// Runs pincer where permissions bite: as `nobody` through `setpriv` when the tests run as root
+/// (root reads and writes through any mode), as the current user otherwise. `None` when neither
+/// can be arranged.
+fn unprivileged(home: &Home, args: &[&str]) -> Option<std::process::Output> {
+    let pincer = assert_cmd::cargo::cargo_bin("pincer");
+    // Files this process creates belong to its effective user.
+    let as_root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&home.home).unwrap()) == 0;
+    let mut command = if as_root {
+        let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+            .into_iter()
+            .find(|path| std::path::Path::new(path).exists())?;
+        let mut command = home.command_for(setpriv);
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
+        command.arg(&pincer);
+        command
+    } else {
+        home.command_for(&pincer)
+    };
+    command
+        .env("ANTHROPIC_API_KEY", "sk-ant-permission-0000")
+        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+        .stdin(std::process::Stdio::null())
+        .args(args);
+    Some(command.output().unwrap())
+}
+
+fn set_mode(path: &std::path::Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+#[test]
+fn permission_problems_on_the_home_are_usage_errors_with_a_hint_in_every_command() {
+    let home = Home::new();
+    // Let the unprivileged user reach the workspace and the home at all.
+    set_mode(home.root.path(), 0o755);
+    set_mode(&home.workspace, 0o777);
+    let expect_access_error = |args: &[&str], path: &std::path::Path| -> bool {
+        let Some(output) = unprivileged(&home, args) else {
+            return false;
+        };
+        let message = stderr(&output);
+        assert_eq!(code(&output), 2, "{args:?}: {message}");
+        assert!(message.starts_with("error: "), "{args:?}: {message}");
+        assert!(
+            message.contains(&format!(
+                "hint: check the owner and permissions of '{}'",
+                path.display()
+            )),
+            "{args:?}: {message}"
+        );
+        true
+    };
+
+    // A home pincer may read but not write: nothing can be created in it.
+    set_mode(&home.home, 0o555);
+    if !expect_access_error(&["run", "hello"], &home.sessions_dir()) {
+        eprintln!("skipped: running as root without setpriv, so permissions cannot bite");
+        return;
+    }
+    expect_access_error(
+        &["resume", "--create", "nightly", "hello"],
+        &home.sessions_dir(),
+    );
+    let lock = home.home.join("auth-profiles.json.lock");
+    let Some(output) = unprivileged(&home, &["auth", "add", "anthropic", "--from-env", "KEY"])
+    else {
+        return;
+    };
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!(
+            "check the owner and permissions of '{}'",
+            lock.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+    // In --json mode the result object says so too.
+    let output = unprivileged(&home, &["run", "--json", "hello"]).unwrap();
+    assert_eq!(code(&output), 2);
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["is_error"], true);
+
+    // A sessions directory pincer may not read.
+    set_mode(&home.home, 0o755);
+    std::fs::create_dir(home.sessions_dir()).unwrap();
+    set_mode(&home.sessions_dir(), 0o000);
+    for args in [
+        &["sessions", "list"][..],
+        &["status"][..],
+        &["status", "--json"][..],
+        &["resume", "--last", "hello"][..],
+        &["compact", "--last"][..],
+        &["sessions", "rm", "nightly"][..],
+    ] {
+        expect_access_error(args, &home.sessions_dir());
+    }
+    set_mode(&home.sessions_dir(), 0o755);
+
+    // An unreadable config file and auth store.
+    let config = home.home.join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    set_mode(&config, 0o000);
+    expect_access_error(&["status"], &config);
+    set_mode(&config, 0o644);
+    let store = home.home.join("auth-profiles.json");
+    std::fs::write(&store, "{\"version\": 1, \"profiles\": {}}").unwrap();
+    set_mode(&store, 0o000);
+    for args in [
+        &["auth", "list"][..],
+        &["status"][..],
+        &["run", "hello"][..],
+    ] {
+        expect_access_error(args, &store);
+    }
 }

@@ -497,11 +497,12 @@ mod gemini_case {
                 wire::thinking_stream(thought, text, wire::Usage4::new(30, 0, 4, 20))
             },
             http_error: || {
-                // Quota exhaustion is billing, not a transient rate limit (exit 4 either way).
+                // A per-minute quota that says when to come back is a rate limit, not billing
+                // (exit 4 either way; billing would disable the profile for hours).
                 (
                     Reply::json(429, &wire::quota_error_body("34.4s")),
                     4,
-                    "billing",
+                    "rate_limit",
                 )
             },
             tool_result: |body, _| {

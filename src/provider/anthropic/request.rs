@@ -58,7 +58,11 @@ const TOOL_ID_LIMIT: usize = 64;
 
 /// Build the HTTP request for `request`.
 pub fn build_request(request: &ModelRequest) -> HttpRequest {
-    let budget = thinking_budget(request.thinking);
+    // An exact budget (`--max-thinking-tokens`) replaces the level's, kept at the API's minimum.
+    let budget = match request.thinking_budget {
+        Some(tokens) if request.thinking != ThinkingLevel::Off => Some(tokens.max(MIN_BUDGET)),
+        _ => thinking_budget(request.thinking),
+    };
     let system = (!request.system_prompt.is_empty()).then(|| {
         vec![SystemBlock::Text {
             text: redact(&request.system_prompt),
@@ -102,17 +106,38 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
     }
 }
 
+/// The smallest `budget_tokens` the API accepts.
+const MIN_BUDGET: u64 = 1024;
+
+/// The reasoning levels that think, with their `budget_tokens`.
+const LEVEL_BUDGETS: [(ThinkingLevel, u64); 5] = [
+    (ThinkingLevel::Minimal, MIN_BUDGET),
+    (ThinkingLevel::Low, 2048),
+    (ThinkingLevel::Medium, 8192),
+    (ThinkingLevel::High, 16384),
+    (ThinkingLevel::Xhigh, 32000),
+];
+
 /// `budget_tokens` for a reasoning level; `None` sends no `thinking` field (the API's default is
-/// no thinking). 1024 is the API's minimum budget.
+/// no thinking).
 pub fn thinking_budget(level: ThinkingLevel) -> Option<u64> {
-    match level {
-        ThinkingLevel::Off => None,
-        ThinkingLevel::Minimal => Some(1024),
-        ThinkingLevel::Low => Some(2048),
-        ThinkingLevel::Medium => Some(8192),
-        ThinkingLevel::High => Some(16384),
-        ThinkingLevel::Xhigh => Some(32000),
+    LEVEL_BUDGETS
+        .iter()
+        .find(|(candidate, _)| *candidate == level)
+        .map(|(_, budget)| *budget)
+}
+
+/// The level whose budget is nearest to `tokens` (by ratio: 3000 is nearer 2048 than 8192), for
+/// providers that take a level rather than a budget; 0 is off.
+pub fn level_for_budget(tokens: u64) -> ThinkingLevel {
+    if tokens == 0 {
+        return ThinkingLevel::Off;
     }
+    let distance = |budget: u64| (tokens as f64 / budget as f64).ln().abs();
+    LEVEL_BUDGETS
+        .iter()
+        .min_by(|(_, left), (_, right)| distance(*left).total_cmp(&distance(*right)))
+        .map_or(ThinkingLevel::Xhigh, |(level, _)| *level)
 }
 
 /// The session's messages as a valid Messages API conversation.
@@ -388,6 +413,7 @@ mod tests {
             messages,
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
+            thinking_budget: None,
             max_output_tokens: 8192,
             reasoning_model: true,
         }

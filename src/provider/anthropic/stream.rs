@@ -272,7 +272,7 @@ fn details_of(error: ErrorObject) -> ErrorDetails {
         error_type: Some(error.error_type),
         code: error.details.and_then(|details| details.error_code),
         message: error.message,
-        retry_delay: None,
+        ..ErrorDetails::default()
     }
 }
 
@@ -482,6 +482,7 @@ mod tests {
                 code: None,
                 message: "Overloaded".into(),
                 retry_delay: None,
+                quota_id: None,
             })
         );
     }
@@ -621,6 +622,7 @@ mod tests {
                 code: None,
                 message: "Overloaded".into(),
                 retry_delay: None,
+                quota_id: None,
             }
         );
         let spend = parse_error_body(

@@ -79,6 +79,20 @@ fn thinking_config(request: &ModelRequest) -> Option<ThinkingConfig> {
         ThinkingLevel::High => 16384,
         ThinkingLevel::Xhigh => 24576,
     };
+    // An exact budget (`--max-thinking-tokens`) replaces the level's, within the model's range.
+    let budget = match request.thinking_budget {
+        Some(tokens) => {
+            let (least, most) = if request.model.contains("pro") {
+                (128, 32_768)
+            } else if request.model.contains("flash-lite") {
+                (512, 24_576)
+            } else {
+                (1, 24_576)
+            };
+            tokens.clamp(least, most)
+        }
+        None => budget,
+    };
     Some(ThinkingConfig {
         include_thoughts: Some(true),
         thinking_budget: budget,
@@ -706,6 +720,7 @@ mod tests {
             messages,
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
+            thinking_budget: None,
             max_output_tokens: 8192,
             reasoning_model: true,
         }

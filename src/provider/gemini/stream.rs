@@ -281,6 +281,7 @@ fn sanitize_id(id: &str) -> String {
 fn error_details(error: GoogleError) -> ErrorDetails {
     let mut code = None;
     let mut retry_delay = None;
+    let mut quota_id: Option<String> = None;
     for detail in &error.details {
         match detail {
             ErrorDetail::ErrorInfo {
@@ -290,6 +291,15 @@ fn error_details(error: GoogleError) -> ErrorDetails {
             ErrorDetail::RetryInfo {
                 retry_delay: Some(delay),
             } => retry_delay = parse_duration(delay),
+            ErrorDetail::QuotaFailure { violations } => {
+                // A per-day quota decides the class (it does not clear within minutes), so it
+                // wins over a per-minute one violated at the same time.
+                for id in violations.iter().filter_map(|v| v.quota_id.as_ref()) {
+                    if quota_id.is_none() || crate::provider::classify::is_daily_quota(id) {
+                        quota_id = Some(id.clone());
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -298,6 +308,7 @@ fn error_details(error: GoogleError) -> ErrorDetails {
         code,
         message: error.message,
         retry_delay,
+        quota_id,
     }
 }
 
@@ -562,6 +573,7 @@ mod tests {
                 code: None,
                 message: "The model is overloaded. Please try again later.".to_owned(),
                 retry_delay: None,
+                quota_id: None,
             }
         );
     }
@@ -745,6 +757,7 @@ mod tests {
                 code: None,
                 message: "You exceeded your current quota, please check your plan.".to_owned(),
                 retry_delay: Some(Duration::from_millis(34_400)),
+                quota_id: Some("GenerateRequestsPerMinutePerProjectPerModel-FreeTier".to_owned()),
             }
         );
     }

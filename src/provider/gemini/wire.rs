@@ -305,6 +305,18 @@ pub struct GoogleError {
     pub details: Vec<ErrorDetail>,
 }
 
+/// One violated quota of a `google.rpc.QuotaFailure`
+/// (<https://ai.google.dev/gemini-api/docs/rate-limits>).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct QuotaViolation {
+    /// Which quota: `GenerateRequestsPerMinutePerProjectPerModel-FreeTier`,
+    /// `GenerateRequestsPerDayPerProjectPerModel-FreeTier`, …
+    pub quota_id: Option<String>,
+    /// The metric counted (`generativelanguage.googleapis.com/generate_content_free_tier_requests`).
+    pub quota_metric: Option<String>,
+}
+
 /// An entry of `details`, chosen by `@type`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "@type")]
@@ -331,7 +343,7 @@ pub enum ErrorDetail {
     QuotaFailure {
         /// The violated quotas.
         #[serde(default)]
-        violations: Vec<Value>,
+        violations: Vec<QuotaViolation>,
     },
     /// `Help`, `LocalizedMessage`, `BadRequest` and anything newer.
     #[serde(other)]

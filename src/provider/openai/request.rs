@@ -220,6 +220,7 @@ mod tests {
                 parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
             }],
             thinking: ThinkingLevel::Low,
+            thinking_budget: None,
             max_output_tokens: 32000,
             reasoning_model: true,
         }

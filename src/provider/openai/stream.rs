@@ -439,6 +439,7 @@ fn details_from(error: ErrorObject) -> ErrorDetails {
         error_type: error.error_type,
         code: error.code,
         message: error.message,
+        quota_id: None,
     }
 }
 
@@ -609,6 +610,7 @@ mod tests {
             messages: vec![AgentMessage::Assistant(assistant)],
             tools: Vec::new(),
             thinking: crate::provider::ThinkingLevel::Medium,
+            thinking_budget: None,
             max_output_tokens: 0,
             reasoning_model: true,
         };

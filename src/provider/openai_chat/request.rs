@@ -149,6 +149,7 @@ mod tests {
                 parameters: json!({"type": "object", "properties": {"a": {"type": "integer"}}}),
             }],
             thinking: ThinkingLevel::Medium,
+            thinking_budget: None,
             max_output_tokens: 4096,
             reasoning_model: false,
         }
