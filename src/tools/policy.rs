@@ -29,7 +29,8 @@ use std::str::FromStr;
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Value, json};
 
-use super::{ALL_TOOLS, Arguments, apply_patch};
+use super::sandbox::SandboxMode;
+use super::{ALL_TOOLS, Arguments, WRITING_TOOLS, apply_patch};
 
 /// The tools that read the file system without changing it.
 const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "find", "grep"];
@@ -230,6 +231,8 @@ pub struct ToolPolicy {
     /// The workspace as a normalized absolute path, so absolute path arguments can be compared
     /// with relative patterns.
     workspace: Option<String>,
+    /// The sandbox is `read-only`: the tools that only write files are not offered.
+    read_only: bool,
 }
 
 impl Default for ToolPolicy {
@@ -243,6 +246,7 @@ impl Default for ToolPolicy {
             deny: Vec::new(),
             offered: ALL_TOOLS.to_vec(),
             workspace: None,
+            read_only: false,
         }
     }
 }
@@ -268,13 +272,28 @@ impl ToolPolicy {
             deny,
             offered: Vec::new(),
             workspace: None,
+            read_only: false,
         };
-        policy.offered = ALL_TOOLS
+        policy.offered = policy.still_offered();
+        Ok(policy)
+    }
+
+    /// The same policy under the sandbox `mode`: `read-only` (also `--permission-mode plan`)
+    /// offers none of the tools that only write files, so the model is never shown a tool that
+    /// cannot succeed, and a call of one anyway is refused by the policy.
+    #[must_use]
+    pub fn with_sandbox(mut self, mode: SandboxMode) -> ToolPolicy {
+        self.read_only = mode == SandboxMode::ReadOnly;
+        self.offered = self.still_offered();
+        self
+    }
+
+    fn still_offered(&self) -> Vec<&'static str> {
+        ALL_TOOLS
             .iter()
             .copied()
-            .filter(|tool| policy.removal(tool).is_none())
-            .collect();
-        Ok(policy)
+            .filter(|tool| self.removal(tool).is_none())
+            .collect()
     }
 
     /// The same policy, comparing path arguments with patterns relative to `workspace` (the
@@ -388,6 +407,13 @@ impl ToolPolicy {
                 format!("removed by the deny rule `{}`", rule.text),
             ));
         }
+        if self.read_only && WRITING_TOOLS.contains(&tool) {
+            return Some((
+                "sandbox=read-only".to_owned(),
+                "the read-only sandbox allows no file to be created, changed or deleted".to_owned(),
+            ));
+        }
+
         if !self.base.contains(&tool) {
             return Some(match &self.exact {
                 Some(exact) => (
@@ -1340,6 +1366,33 @@ mod tests {
         assert!(restricted.check("exec", &empty_environment).is_allowed());
         let unrestricted = policy(&["exec"], &[]);
         assert!(unrestricted.check("exec", &with_environment).is_allowed());
+    }
+
+    #[test]
+    fn a_read_only_sandbox_offers_no_writing_tool_and_refuses_a_call_of_one() {
+        let read_only = ToolPolicy::default().with_sandbox(SandboxMode::ReadOnly);
+        assert_eq!(read_only.offered(), ["read", "exec", "ls", "find", "grep"]);
+        assert_eq!(read_only.describe()["offered"], json!(read_only.offered()));
+        assert_eq!(
+            read_only.check("write", &json!({"path": "a", "content": ""})),
+            Decision::Deny {
+                rule: "sandbox=read-only".to_owned(),
+                reason: "The write tool is not available in this run (the read-only sandbox \
+                         allows no file to be created, changed or deleted). Use one of the \
+                         available tools instead: read, exec, ls, find, grep."
+                    .to_owned(),
+            }
+        );
+        for mode in [SandboxMode::WorkspaceWrite, SandboxMode::DangerFullAccess] {
+            let writable = policy(&["group:fs"], &[]).with_sandbox(mode);
+            assert_eq!(
+                writable.offered(),
+                ["read", "write", "edit", "ls", "find", "grep", "apply_patch"]
+            );
+        }
+        // Leaving read-only again restores the tools.
+        let back = read_only.with_sandbox(SandboxMode::WorkspaceWrite);
+        assert_eq!(back.offered(), ALL_TOOLS.to_vec());
     }
 
     #[test]
