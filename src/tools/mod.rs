@@ -10,6 +10,7 @@
 
 pub mod apply_patch;
 mod arguments;
+mod command_line;
 mod edit;
 mod exec;
 mod find;

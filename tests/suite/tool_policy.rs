@@ -1,6 +1,7 @@
-//! What the model is offered and what it may do, end to end against the mock provider: read-only
-//! runs that offer no writing tool on every protocol, and every refusal (policy, sandbox mode,
-//! confinement, protected path) listed in `permission_denials` (SPEC §10).
+//! What the model is offered and what it may do, end to end against the mock provider: `exec`
+//! allow rules read with a shell grammar, read-only runs that offer no writing tool on every
+//! protocol, and every refusal (policy, sandbox mode, confinement, protected path) listed in
+//! `permission_denials` (SPEC §10).
 
 use std::process::Output;
 
@@ -108,6 +109,70 @@ fn tool_results(body: &Value) -> Vec<String> {
     let mut results = Vec::new();
     walk(&body["messages"], &mut results);
     results
+}
+
+#[test]
+fn an_exec_allow_rule_never_runs_a_command_line_that_is_not_plain_commands() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    // Each line would create `pwned` (or write a file) if the shell ran it.
+    let attacks = [
+        "git log \"$(touch pwned)\"",
+        "git status\ntouch pwned",
+        "git status; touch pwned",
+        "bash -c 'touch pwned'",
+        "eval touch pwned",
+        "git log > pwned",
+        "git log `touch pwned`",
+        "env GIT_DIR=x touch pwned",
+        "git status & touch pwned",
+        "git log <<EOF\n$(touch pwned)\nEOF",
+    ];
+    let mut calls: Vec<(String, &str, Value)> = attacks
+        .iter()
+        .enumerate()
+        .map(|(index, line)| (format!("toolu_{index}"), "exec", json!({"command": line})))
+        .collect();
+    // A plain command the rules allow still runs, `;` inside quotes included.
+    calls.push((
+        "toolu_ok".to_owned(),
+        "exec",
+        json!({"command": "touch 'ran; fine'"}),
+    ));
+    let server = MockServer::start(scripted(&protocol, &calls, "I stayed within the rules."));
+    let output = run_turn(
+        &home,
+        &protocol,
+        &server,
+        &[
+            "--allowed-tools",
+            "exec(git *),exec(touch 'ran; fine')",
+            "--json",
+        ],
+    );
+    assert!(!home.workspace.join("pwned").exists());
+    assert!(home.workspace.join("ran; fine").exists());
+    let result = result_of(&output);
+    assert_eq!(
+        result["permission_denials"],
+        denials(&calls[..attacks.len()])
+    );
+    let last = server.requests().last().unwrap().json();
+    let results = tool_results(&last);
+    assert_eq!(results.len(), attacks.len() + 1);
+    for (line, sent) in attacks.iter().zip(&results) {
+        assert!(sent.contains("Permission denied"), "{line:?}: {sent}");
+    }
+    assert!(
+        results[0].contains("a command substitution"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        !results[attacks.len()].contains("Permission denied"),
+        "{}",
+        results[attacks.len()]
+    );
 }
 
 #[test]
