@@ -69,7 +69,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l prompt-mode -d 'Ho
 minimal\t'Tools, safety rules and runtime facts only'
 none\t'Only text the user supplies'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the temp directory'
@@ -138,7 +138,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l prompt-mode -d 
 minimal\t'Tools, safety rules and runtime facts only'
 none\t'Only text the user supplies'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the temp directory'

@@ -613,7 +613,8 @@ pub struct TurnArgs {
     #[arg(long, value_name = "LIST", help_heading = "Tools and permissions")]
     pub tools: Option<String>,
 
-    /// Allow tool calls matching PATTERN, e.g. "exec(git *)" or group:fs; repeatable.
+    /// Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only);
+    /// repeatable.
     #[arg(
         long,
         value_name = "PATTERN",

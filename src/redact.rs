@@ -170,6 +170,7 @@ mod tests {
             ],
             is_error: false,
             details: Some(json!({"stdout": [KEY], KEY: 1})),
+            refusal: None,
         };
         let output = redactor.tool_output(output);
         let ContentBlock::Text(text) = &output.content[0] else {

@@ -204,7 +204,7 @@ fn tools_section(tools: &[ToolDefinition]) -> String {
 fn safety_section(sandbox: &str) -> String {
     let mode = match sandbox {
         "read-only" => {
-            "Sandbox: read-only. Nothing may be changed: write, edit and apply_patch are refused, \
+            "Sandbox: read-only. Nothing may be changed: no tool that writes files is offered, \
              and commands run with a read-only file system (or not at all)."
         }
         "workspace-write" => {
@@ -598,7 +598,7 @@ mod tests {
 
     #[test]
     fn the_safety_section_explains_each_sandbox_mode() {
-        assert!(safety_section("read-only").contains("write, edit and apply_patch are refused"));
+        assert!(safety_section("read-only").contains("no tool that writes files is offered"));
         assert!(safety_section("danger-full-access").contains("Nothing is confined"));
         assert!(safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- Prefer"));
         for mode in ["read-only", "workspace-write", "danger-full-access"] {

@@ -875,25 +875,23 @@ pub async fn run(
             tools_ran = true;
             let decision = settings.policy.check(&name, &arguments);
             let output = if cancellation.token.is_cancelled() {
-                tools::ToolOutput {
-                    content: vec![text_block("not run: the turn was interrupted")],
-                    is_error: true,
-                    details: None,
-                }
+                tools::ToolOutput::error("not run: the turn was interrupted")
             } else if let Decision::Deny { reason, .. } = decision {
+                tools::ToolOutput::refused(
+                    tools::Refusal::Policy,
+                    format!("Permission denied: {reason}"),
+                )
+            } else {
+                tools::execute(&name, &arguments, &tool_context).await
+            };
+            // Every refusal, by the policy or by the sandbox inside the tool, is listed.
+            if output.refusal.is_some() {
                 report.permission_denials.push(serde_json::json!({
                     "tool_name": name,
                     "tool_use_id": id,
                     "tool_input": arguments,
                 }));
-                tools::ToolOutput {
-                    content: vec![text_block(&format!("Permission denied: {reason}"))],
-                    is_error: true,
-                    details: None,
-                }
-            } else {
-                tools::execute(&name, &arguments, &tool_context).await
-            };
+            }
             let output = redactor.tool_output(output);
             let result = ToolResultMessage {
                 tool_call_id: id,

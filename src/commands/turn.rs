@@ -311,7 +311,9 @@ fn tool_policy(context: &Context, args: &TurnArgs) -> CliResult<ToolPolicy> {
         let hint = error.hint();
         CliError::usage(error.to_string()).with_hint(hint)
     })?;
-    Ok(policy.with_workspace(&context.workspace))
+    Ok(policy
+        .with_workspace(&context.workspace)
+        .with_sandbox(sandbox_mode(context, args)))
 }
 
 /// The sandbox mode: `--sandbox`, the claude-style flags mapped onto it, else config.

@@ -43,7 +43,7 @@ use super::arguments::{self, Arguments};
 use super::paths::Access;
 use super::sandbox::{Sandbox, SandboxMode};
 use super::truncate::TailBuffer;
-use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
+use super::{Refusal, ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 /// Characters of output kept (the tail).
 pub const MAX_OUTPUT_CHARS: usize = 200_000;
@@ -208,10 +208,13 @@ pub async fn run(
     let command = arguments.required_string(&["command", "cmd"])?;
     let require_confinement = context.sandbox.mode == SandboxMode::ReadOnly;
     if require_confinement && let LandlockSupport::NotSupported(reason) = landlock_support() {
-        return Err(ToolError::Rejected(format!(
-            "exec is disabled: the sandbox is read-only and commands can only run under Landlock, \
-             which is not available here ({reason})."
-        )));
+        return Err(ToolError::refused(
+            Refusal::SandboxMode,
+            format!(
+                "exec is disabled: the sandbox is read-only and commands can only run under \
+                 Landlock, which is not available here ({reason})."
+            ),
+        ));
     }
     let directory = match arguments.optional_string(&["workdir", "cwd"])? {
         None => context.workspace.clone(),
@@ -374,11 +377,14 @@ async fn spawn_confined(
         if let Some(writable) = &invocation.writable {
             let support = restrict_current_thread(writable);
             if invocation.require_confinement && !support.is_enforced() {
-                let _ = started_sender.send(Err(ToolError::Rejected(format!(
-                    "exec is disabled: the sandbox is read-only and the command could not be \
-                     confined ({}).",
-                    support.describe()
-                ))));
+                let _ = started_sender.send(Err(ToolError::refused(
+                    Refusal::SandboxMode,
+                    format!(
+                        "exec is disabled: the sandbox is read-only and the command could not be \
+                         confined ({}).",
+                        support.describe()
+                    ),
+                )));
                 return;
             }
         }
@@ -514,6 +520,7 @@ fn render(ending: Ending, tail: super::truncate::Tail, timeout_seconds: f64) -> 
     ToolOutput {
         content: vec![super::text_block(text)],
         is_error,
+        refusal: None,
         details: Some(json!({
             "exit_code": exit_code,
             "timed_out": ending == Ending::TimedOut,

@@ -10,6 +10,7 @@
 
 pub mod apply_patch;
 mod arguments;
+mod command_line;
 mod edit;
 mod exec;
 mod find;
@@ -50,7 +51,7 @@ pub const ALL_TOOLS: [&str; 8] = [
 ];
 
 /// The tools that only exist to change files; refused outright in `read-only`.
-const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
+pub(crate) const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
 
 /// What a tool call runs against.
 #[derive(Debug, Clone)]
@@ -72,6 +73,22 @@ pub struct ToolOutput {
     pub is_error: bool,
     /// Structured details for the session file (diffs, exit codes, truncation), not sent.
     pub details: Option<Value>,
+    /// Set when the call was refused rather than failed: the turn lists it in the result's
+    /// `permission_denials` (SPEC §10 "every refusal … is listed").
+    pub refusal: Option<Refusal>,
+}
+
+/// What refused a tool call before it could act.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// A rule of the tool policy: the profile, `--tools`, an allow or a deny rule.
+    Policy,
+    /// The sandbox mode: a write in `read-only`, or `exec` there without Landlock.
+    SandboxMode,
+    /// A path outside the sandbox's roots (symbolic links resolved), or a write through a link.
+    Confinement,
+    /// A write inside a protected directory (`.git`, pincer's own directories).
+    ProtectedPath,
 }
 
 impl ToolOutput {
@@ -81,6 +98,7 @@ impl ToolOutput {
             content: vec![text_block(text)],
             is_error: false,
             details: None,
+            refusal: None,
         }
     }
 
@@ -90,6 +108,15 @@ impl ToolOutput {
             content: vec![text_block(text)],
             is_error: true,
             details: None,
+            refusal: None,
+        }
+    }
+
+    /// A refusal holding one text block: an error result the turn also lists as a denial.
+    pub fn refused(refusal: Refusal, text: impl Into<String>) -> Self {
+        ToolOutput {
+            refusal: Some(refusal),
+            ..ToolOutput::error(text)
         }
     }
 
@@ -151,6 +178,10 @@ pub enum ToolError {
     /// the end, invalid pattern, …).
     #[error("{0}")]
     Rejected(String),
+    /// The sandbox refused the call (mode, confinement, protected path): an error result that
+    /// is also listed in `permission_denials`.
+    #[error("{message}")]
+    Refused { refusal: Refusal, message: String },
     /// `edit` could not apply its replacements.
     #[error(transparent)]
     Edit(#[from] edit::EditError),
@@ -166,6 +197,14 @@ impl ToolError {
             action,
             path: path.to_owned(),
             source,
+        }
+    }
+
+    /// A refusal by the sandbox, explained by `message`.
+    pub(crate) fn refused(refusal: Refusal, message: impl Into<String>) -> Self {
+        ToolError::Refused {
+            refusal,
+            message: message.into(),
         }
     }
 }
@@ -218,16 +257,22 @@ pub async fn execute(name: &str, arguments: &Value, context: &ToolContext) -> To
     if context.sandbox.mode == crate::config::file::SandboxMode::ReadOnly
         && WRITING_TOOLS.contains(&name)
     {
-        return ToolOutput::error(format!(
-            "The {name} tool is disabled: the sandbox is read-only, so no file may be created, \
-             changed or deleted."
-        ));
+        return ToolOutput::refused(
+            Refusal::SandboxMode,
+            format!(
+                "The {name} tool is disabled: the sandbox is read-only, so no file may be \
+                 created, changed or deleted."
+            ),
+        );
     }
     let result = match Arguments::new(arguments) {
         Ok(arguments) => dispatch(name, &arguments, context).await,
         Err(error) => Err(error),
     };
-    result.unwrap_or_else(|error| ToolOutput::error(error.to_string()))
+    result.unwrap_or_else(|error| match error {
+        ToolError::Refused { refusal, message } => ToolOutput::refused(refusal, message),
+        other => ToolOutput::error(other.to_string()),
+    })
 }
 
 async fn dispatch(
@@ -362,6 +407,61 @@ mod tests {
             .await;
         assert!(!output.is_error);
         assert_eq!(output.text_content(), "hello\n");
+    }
+
+    #[tokio::test]
+    async fn refusals_by_the_sandbox_are_typed_and_other_failures_are_not() {
+        let workspace = Workspace::new();
+        workspace.write(".git/config", "[core]\n");
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.txt"), "s").unwrap();
+        std::os::unix::fs::symlink(outside.path(), workspace.path("escape")).unwrap();
+        let outside_file = outside.path().join("secret.txt");
+        let cases: [(&str, Value, Option<Refusal>); 8] = [
+            (
+                "read",
+                json!({"path": outside_file.to_str().unwrap()}),
+                Some(Refusal::Confinement),
+            ),
+            (
+                "read",
+                json!({"path": "escape/secret.txt"}),
+                Some(Refusal::Confinement),
+            ),
+            (
+                "write",
+                json!({"path": ".git/config", "content": "x"}),
+                Some(Refusal::ProtectedPath),
+            ),
+            (
+                "apply_patch",
+                json!({"input": "*** Begin Patch\n*** Add File: .git/hooks/x\n+x\n*** End Patch\n"}),
+                Some(Refusal::ProtectedPath),
+            ),
+            (
+                "exec",
+                json!({"command": "true", "workdir": outside.path().to_str().unwrap()}),
+                Some(Refusal::Confinement),
+            ),
+            ("read", json!({"path": "missing.txt"}), None),
+            ("read", json!({}), None),
+            ("ls", json!({"path": "."}), None),
+        ];
+        for (tool, arguments, expected) in cases {
+            let output = workspace.call(tool, arguments.clone()).await;
+            assert_eq!(output.refusal, expected, "{tool} {arguments}");
+            if expected.is_some() {
+                assert!(output.is_error, "{tool} {arguments}");
+            }
+        }
+        assert_eq!(workspace.read(".git/config"), "[core]\n");
+
+        let read_only = Workspace::with_mode(crate::config::file::SandboxMode::ReadOnly);
+        let output = read_only
+            .call("write", json!({"path": "a.txt", "content": "x"}))
+            .await;
+        assert_eq!(output.refusal, Some(Refusal::SandboxMode));
+        assert!(!read_only.path("a.txt").exists());
     }
 
     #[test]

@@ -30,7 +30,7 @@ use nix::sys::stat::{Mode, SFlag, fchmod, fstatat, mkdirat};
 use nix::unistd::{UnlinkatFlags, unlinkat};
 
 use super::sandbox::{Sandbox, SandboxMode};
-use super::{ToolContext, ToolError};
+use super::{Refusal, ToolContext, ToolError};
 
 /// What a tool is about to do with a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,10 +61,13 @@ pub fn check(context: &ToolContext, raw: &str, access: Access) -> Result<PathBuf
         return Ok(lexical);
     }
     if access == Access::Write && sandbox.mode == SandboxMode::ReadOnly {
-        return Err(ToolError::Rejected(format!(
-            "Cannot write '{raw}': the sandbox is read-only, so no file may be created, changed \
-             or deleted."
-        )));
+        return Err(ToolError::refused(
+            Refusal::SandboxMode,
+            format!(
+                "Cannot write '{raw}': the sandbox is read-only, so no file may be created, \
+                 changed or deleted."
+            ),
+        ));
     }
     let target = match access {
         // Reads follow links (to wherever they lead, which is then checked).
@@ -80,11 +83,14 @@ pub fn check(context: &ToolContext, raw: &str, access: Access) -> Result<PathBuf
         }
     };
     if root_of(sandbox, &target).is_none() {
-        return Err(ToolError::Rejected(format!(
-            "Path '{raw}' is outside the workspace ({}); allowed roots: {}",
-            target.display(),
-            sandbox.roots_display()
-        )));
+        return Err(ToolError::refused(
+            Refusal::Confinement,
+            format!(
+                "Path '{raw}' is outside the workspace ({}); allowed roots: {}",
+                target.display(),
+                sandbox.roots_display()
+            ),
+        ));
     }
     let is_link =
         std::fs::symlink_metadata(&target).is_ok_and(|metadata| metadata.file_type().is_symlink());
@@ -95,17 +101,23 @@ pub fn check(context: &ToolContext, raw: &str, access: Access) -> Result<PathBuf
         Access::Read => Ok(target),
         Access::Write => {
             if let Some(protected) = protected_by(sandbox, &target) {
-                return Err(ToolError::Rejected(format!(
-                    "Path '{raw}' is inside {}, which is read-only in the {} sandbox.",
-                    protected.display(),
-                    sandbox.mode.as_str()
-                )));
+                return Err(ToolError::refused(
+                    Refusal::ProtectedPath,
+                    format!(
+                        "Path '{raw}' is inside {}, which is read-only in the {} sandbox.",
+                        protected.display(),
+                        sandbox.mode.as_str()
+                    ),
+                ));
             }
             if is_link {
-                return Err(ToolError::Rejected(format!(
-                    "Path '{raw}' is a symbolic link; files are not written through links. \
-                     Write to the file it points to instead."
-                )));
+                return Err(ToolError::refused(
+                    Refusal::Confinement,
+                    format!(
+                        "Path '{raw}' is a symbolic link; files are not written through links. \
+                         Write to the file it points to instead."
+                    ),
+                ));
             }
             Ok(target)
         }

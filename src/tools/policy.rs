@@ -16,11 +16,14 @@
 //! match one of them. Patterns are `NAME(PATTERN)`: for `exec` the command (`git *`, or Claude's
 //! prefix form `git:*`), for the file tools the path argument as a glob relative to the workspace.
 //!
-//! Patterns on `exec` are a guard, not a boundary: the command line is split into its simple
-//! commands (`;`, `&&`, `|`, `$( )`, back quotes, subshells) and each must be allowed, but a shell
-//! can always be talked into running something else (`sh -c`, aliases, scripts it writes). The
-//! sandbox is what confines the process; path patterns are lexical and do not resolve symlinks,
-//! which the workspace confinement in [`super::paths`] does.
+//! `exec` patterns read the command line with a shell grammar ([`super::command_line`]): an allow
+//! pattern matches only a line of plain commands joined by `;`, `&&`, `||`, `|` or newlines, each
+//! of which it (or another allow pattern) matches; a deny pattern is compared with every command
+//! found anywhere in the line, and refuses an unclear line whose text it could match. They are
+//! still a guard, not a boundary: an allowed program can be talked into running something else
+//! (`git -c core.pager=…`, scripts it writes), so `exec(bash *)` or `exec(*)` allow everything.
+//! The sandbox is what confines the process; path patterns are lexical and do not resolve
+//! symlinks, which the workspace confinement in [`super::paths`] does.
 
 use std::fmt;
 use std::path::Path;
@@ -29,7 +32,9 @@ use std::str::FromStr;
 use globset::{GlobBuilder, GlobMatcher};
 use serde_json::{Value, json};
 
-use super::{ALL_TOOLS, Arguments, apply_patch};
+use super::command_line::{self, DenyCandidates, NotPlain, SimpleCommand, collapse_whitespace};
+use super::sandbox::SandboxMode;
+use super::{ALL_TOOLS, Arguments, WRITING_TOOLS, apply_patch};
 
 /// The tools that read the file system without changing it.
 const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "find", "grep"];
@@ -230,6 +235,8 @@ pub struct ToolPolicy {
     /// The workspace as a normalized absolute path, so absolute path arguments can be compared
     /// with relative patterns.
     workspace: Option<String>,
+    /// The sandbox is `read-only`: the tools that only write files are not offered.
+    read_only: bool,
 }
 
 impl Default for ToolPolicy {
@@ -243,6 +250,7 @@ impl Default for ToolPolicy {
             deny: Vec::new(),
             offered: ALL_TOOLS.to_vec(),
             workspace: None,
+            read_only: false,
         }
     }
 }
@@ -268,13 +276,28 @@ impl ToolPolicy {
             deny,
             offered: Vec::new(),
             workspace: None,
+            read_only: false,
         };
-        policy.offered = ALL_TOOLS
+        policy.offered = policy.still_offered();
+        Ok(policy)
+    }
+
+    /// The same policy under the sandbox `mode`: `read-only` (also `--permission-mode plan`)
+    /// offers none of the tools that only write files, so the model is never shown a tool that
+    /// cannot succeed, and a call of one anyway is refused by the policy.
+    #[must_use]
+    pub fn with_sandbox(mut self, mode: SandboxMode) -> ToolPolicy {
+        self.read_only = mode == SandboxMode::ReadOnly;
+        self.offered = self.still_offered();
+        self
+    }
+
+    fn still_offered(&self) -> Vec<&'static str> {
+        ALL_TOOLS
             .iter()
             .copied()
-            .filter(|tool| policy.removal(tool).is_none())
-            .collect();
-        Ok(policy)
+            .filter(|tool| self.removal(tool).is_none())
+            .collect()
     }
 
     /// The same policy, comparing path arguments with patterns relative to `workspace` (the
@@ -312,6 +335,15 @@ impl ToolPolicy {
                     self.offered_list()
                 ),
             };
+        }
+        let patterned = |rules: &[Rule]| {
+            rules
+                .iter()
+                .any(|rule| rule.names(tool) && rule.pattern.is_some())
+        };
+        // Reading a command line or a patch costs a parse: only when a pattern will look at it.
+        if !patterned(&self.deny) && !patterned(&self.allow) {
+            return Decision::Allow;
         }
         let subjects = Subjects::of(tool, arguments, self.workspace.as_deref());
 
@@ -386,6 +418,12 @@ impl ToolPolicy {
             return Some((
                 rule.text.clone(),
                 format!("removed by the deny rule `{}`", rule.text),
+            ));
+        }
+        if self.read_only && WRITING_TOOLS.contains(&tool) {
+            return Some((
+                "sandbox=read-only".to_owned(),
+                "the read-only sandbox allows no file to be created, changed or deleted".to_owned(),
             ));
         }
         if !self.base.contains(&tool) {
@@ -586,11 +624,12 @@ impl PathSubject {
 enum Subjects {
     /// `exec`.
     Commands {
-        /// Each simple command of the command line, as written: all must be allowed.
-        strict: Vec<String>,
-        /// Those plus variants without leading assignments and wrappers (`sudo`, `env`, `then`,
-        /// …) and the whole line: any of them matching a deny pattern refuses the call.
-        broad: Vec<String>,
+        /// The plain commands of the command line, all of which must be allowed; or why the line
+        /// is not plain commands, which no allow pattern matches.
+        strict: Result<Vec<SimpleCommand>, NotPlain>,
+        /// Every command found anywhere in the line, with its variants: any of them matching a
+        /// deny pattern refuses the call.
+        broad: DenyCandidates,
         /// The call sets environment variables through its `env` argument.
         sets_environment: bool,
     },
@@ -622,23 +661,14 @@ impl Subjects {
         match tool {
             "exec" => match arguments.get(&["command", "cmd"]).and_then(Value::as_str) {
                 Some(command) => {
-                    let mut strict = command_segments(command);
-                    if strict.is_empty() {
-                        strict.push(String::new());
-                    }
-                    let mut broad = strict.clone();
-                    for segment in &strict {
-                        broad.extend(without_wrappers(segment));
-                    }
-                    broad.push(collapse_whitespace(command));
                     let sets_environment = match arguments.get(&["env"]) {
                         Some(Value::Object(variables)) => !variables.is_empty(),
                         Some(_) => true,
                         None => false,
                     };
                     Subjects::Commands {
-                        strict,
-                        broad,
+                        strict: command_line::plain_commands(command),
+                        broad: command_line::deny_candidates(command),
                         sets_environment,
                     }
                 }
@@ -667,7 +697,14 @@ impl Subjects {
     /// A description of the first subject a deny pattern matches.
     fn first_denied_by(&self, pattern: &Pattern) -> Option<String> {
         match (self, pattern) {
+            (Subjects::Commands { broad, .. }, Pattern::Command(_)) if broad.opaque.is_some() => {
+                broad
+                    .opaque
+                    .as_ref()
+                    .map(|why| format!("the command line (which {why})"))
+            }
             (Subjects::Commands { broad, .. }, Pattern::Command(pattern)) => broad
+                .texts
                 .iter()
                 .find(|command| pattern.matches(command))
                 .map(|command| format!("the command `{command}`")),
@@ -703,10 +740,29 @@ impl Subjects {
                  command without `env`"
                     .to_owned(),
             ),
-            Subjects::Commands { strict, .. } => strict
+            Subjects::Commands {
+                strict: Err(not_plain),
+                ..
+            } => Some(format!(
+                "the command line has {not_plain}, and allow rules only match plain commands \
+                 joined by `;`, `&&`, `||` or `|`"
+            )),
+            // An empty line runs nothing; only a pattern that matches the empty text allows it.
+            Subjects::Commands {
+                strict: Ok(commands),
+                ..
+            } if commands.is_empty() => {
+                (!command_allowed("")).then(|| "the empty command is not allowed".to_owned())
+            }
+            Subjects::Commands {
+                strict: Ok(commands),
+                ..
+            } => commands
                 .iter()
-                .find(|command| !command_allowed(command))
-                .map(|command| format!("the command `{command}` is not allowed")),
+                .find(|command| {
+                    !command_allowed(&command.matched_text()) && !command_allowed(&command.text)
+                })
+                .map(|command| format!("the command `{}` is not allowed", command.text)),
             Subjects::Paths(paths) => paths
                 .iter()
                 .find(|path| !path_allowed(path))
@@ -922,134 +978,6 @@ fn wildcard_match(pattern: &str, text: &str) -> bool {
     rest.ends_with(last)
 }
 
-fn collapse_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Where the shell parser is while splitting.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum ShellContext {
-    DoubleQuotes,
-    /// `$( … )` or `( … )`.
-    Parentheses,
-}
-
-/// The simple commands of a command line, whitespace collapsed. Splits at `;`, newlines, `|`,
-/// `&` (not in redirections like `2>&1`), parentheses, `$(` and back quotes, outside single
-/// quotes; a command substitution inside double quotes is split out too, because it runs.
-/// When unsure it splits more, which makes allow rules stricter and deny rules broader.
-fn command_segments(command: &str) -> Vec<String> {
-    let mut segments = Vec::new();
-    let mut current = String::new();
-    let mut contexts: Vec<ShellContext> = Vec::new();
-    let mut characters = command.chars().peekable();
-    let mut previous = None;
-    let mut split = |current: &mut String| {
-        let segment = collapse_whitespace(current);
-        current.clear();
-        if !segment.is_empty() {
-            segments.push(segment);
-        }
-    };
-    while let Some(character) = characters.next() {
-        let quoted = contexts.last() == Some(&ShellContext::DoubleQuotes);
-        match character {
-            '\\' => {
-                current.push(character);
-                current.extend(characters.next());
-            }
-            '\'' if !quoted => {
-                current.push(character);
-                for inner in characters.by_ref() {
-                    current.push(inner);
-                    if inner == '\'' {
-                        break;
-                    }
-                }
-            }
-            '"' => {
-                if quoted {
-                    contexts.pop();
-                } else {
-                    contexts.push(ShellContext::DoubleQuotes);
-                }
-                current.push(character);
-            }
-            '`' => split(&mut current),
-            '$' if characters.peek() == Some(&'(') => {
-                characters.next();
-                contexts.push(ShellContext::Parentheses);
-                split(&mut current);
-            }
-            '(' if !quoted => {
-                contexts.push(ShellContext::Parentheses);
-                split(&mut current);
-            }
-            ')' if !quoted => {
-                if contexts.last() == Some(&ShellContext::Parentheses) {
-                    contexts.pop();
-                }
-                split(&mut current);
-            }
-            ';' | '\n' | '|' if !quoted => split(&mut current),
-            '&' if !quoted => {
-                let redirection =
-                    matches!(previous, Some('>' | '<')) || characters.peek() == Some(&'>');
-                if redirection {
-                    current.push(character);
-                } else {
-                    split(&mut current);
-                }
-            }
-            _ => current.push(character),
-        }
-        previous = Some(character);
-    }
-    split(&mut current);
-    segments
-}
-
-/// Words that run the words after them as a command; stripped for deny matching so
-/// `sudo rm -rf /` and `then rm -rf /` meet `exec(rm *)`.
-const COMMAND_WRAPPERS: &[&str] = &[
-    "!", "{", "if", "then", "else", "elif", "do", "while", "until", "time", "exec", "command",
-    "builtin", "nohup", "env", "sudo", "nice", "xargs",
-];
-
-/// `segment` with its leading assignments (`A=1`) and wrappers removed one word at a time,
-/// each step a variant; options right after a wrapper (`env -i`) go with it.
-fn without_wrappers(segment: &str) -> Vec<String> {
-    let words: Vec<&str> = segment.split(' ').collect();
-    let mut variants = Vec::new();
-    let mut index = 0;
-    let mut after_wrapper = false;
-    while index < words.len() {
-        let word = words[index];
-        let strip = is_assignment(word)
-            || COMMAND_WRAPPERS.contains(&word)
-            || (after_wrapper && word.starts_with('-'));
-        if !strip {
-            break;
-        }
-        after_wrapper = after_wrapper || COMMAND_WRAPPERS.contains(&word);
-        index += 1;
-        if index < words.len() {
-            variants.push(words[index..].join(" "));
-        }
-    }
-    variants
-}
-
-fn is_assignment(word: &str) -> bool {
-    word.split_once('=').is_some_and(|(name, _)| {
-        let mut characters = name.chars();
-        characters
-            .next()
-            .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
-            && characters.all(|character| character.is_ascii_alphanumeric() || character == '_')
-    })
-}
-
 /// `/a/./b/../c` → `/a/c`; `..` at the root stays at the root.
 fn normalize_absolute(path: &str) -> String {
     let mut components: Vec<&str> = Vec::new();
@@ -1134,6 +1062,18 @@ mod tests {
 
     fn path(text: &str) -> Value {
         json!({ "path": text })
+    }
+
+    /// Check `(allow rules, command line, allowed)` cases against a policy of those rules.
+    fn assert_exec_allowed(cases: &[(&[&str], &str, bool)]) {
+        for (allow, text, expected) in cases {
+            let policy = policy(allow, &[]);
+            assert_eq!(
+                policy.check("exec", &command(text)).is_allowed(),
+                *expected,
+                "allow {allow:?}, command {text:?}"
+            );
+        }
     }
 
     fn refusing_rule(decision: Decision) -> Option<String> {
@@ -1280,7 +1220,8 @@ mod tests {
             (&["exec(git *)"], "(rm -rf /)", false),
             (&["exec(git *)"], "FOO=1 git status", false),
             (&["exec(git *)"], "git log 2>&1", true),
-            (&["exec(git *)"], "git log &> out.txt", true),
+            // In dash `&>` is `&` then `>`: a background job and a file created.
+            (&["exec(git *)"], "git log &> out.txt", false),
             (&["exec(git *)"], "git commit -m 'fix; rm -rf /'", true),
             (&["exec(git *)", "exec(grep *)"], "git log | grep fix", true),
             (&["Bash(git:*)"], "git log --oneline", true),
@@ -1288,14 +1229,7 @@ mod tests {
             (&["Bash(npm run test:*)"], "npm run test -- --watch", true),
             (&["Bash(npm run test:*)"], "npm run build", false),
         ];
-        for (allow, text, expected) in cases {
-            let policy = policy(allow, &[]);
-            assert_eq!(
-                policy.check("exec", &command(text)).is_allowed(),
-                expected,
-                "allow {allow:?}, command {text:?}"
-            );
-        }
+        assert_exec_allowed(&cases);
     }
 
     #[test]
@@ -1343,6 +1277,33 @@ mod tests {
     }
 
     #[test]
+    fn a_read_only_sandbox_offers_no_writing_tool_and_refuses_a_call_of_one() {
+        let read_only = ToolPolicy::default().with_sandbox(SandboxMode::ReadOnly);
+        assert_eq!(read_only.offered(), ["read", "exec", "ls", "find", "grep"]);
+        assert_eq!(read_only.describe()["offered"], json!(read_only.offered()));
+        assert_eq!(
+            read_only.check("write", &json!({"path": "a", "content": ""})),
+            Decision::Deny {
+                rule: "sandbox=read-only".to_owned(),
+                reason: "The write tool is not available in this run (the read-only sandbox \
+                         allows no file to be created, changed or deleted). Use one of the \
+                         available tools instead: read, exec, ls, find, grep."
+                    .to_owned(),
+            }
+        );
+        for mode in [SandboxMode::WorkspaceWrite, SandboxMode::DangerFullAccess] {
+            let writable = policy(&["group:fs"], &[]).with_sandbox(mode);
+            assert_eq!(
+                writable.offered(),
+                ["read", "write", "edit", "ls", "find", "grep", "apply_patch"]
+            );
+        }
+        // Leaving read-only again restores the tools.
+        let back = read_only.with_sandbox(SandboxMode::WorkspaceWrite);
+        assert_eq!(back.offered(), ALL_TOOLS.to_vec());
+    }
+
+    #[test]
     fn a_deny_rule_without_a_pattern_removes_the_tool() {
         let policy = policy(&[], &["exec", "Write"]);
         assert_eq!(
@@ -1356,6 +1317,129 @@ mod tests {
                 reason: "The exec tool is not available in this run (removed by the deny rule \
                          `exec`). Use one of the available tools instead: read, edit, ls, find, \
                          grep, apply_patch."
+                    .to_owned(),
+            }
+        );
+    }
+
+    #[test]
+    fn exec_allow_patterns_never_match_what_is_not_plain_commands() {
+        // (allow rules, command line, allowed)
+        let cases: [(&[&str], &str, bool); 39] = [
+            (&["exec(git *)"], "git log \"$(rm -rf ~)\"", false),
+            (&["exec(git *)"], "git log '$(rm -rf ~)'", true),
+            (&["exec(git *)"], "git log \"`rm -rf ~`\"", false),
+            (&["exec(git *)"], "git log $HOME", false),
+            (&["exec(git *)"], "eval git status", false),
+            (&["exec(git *)"], "git apply <<EOF\n+rm\nEOF", false),
+            (&["exec(git *)"], "git log > notes.txt", false),
+            (&["exec(git *)"], "git log >> notes.txt", false),
+            (&["exec(git *)"], "git log 2>&1", true),
+            (&["exec(git *)"], "git log >/dev/null 2>&1", true),
+            (&["exec(git *)"], "bash -c 'git status'", false),
+            (&["exec(git *)"], "sh -c \"git status; rm -rf x\"", false),
+            (&["exec(bash *)"], "bash -c 'rm -rf x'", true),
+            (&["exec(git *)"], "git status\nrm -rf x", false),
+            (&["exec(git *)"], "git status\n\ngit log\n", true),
+            (&["exec(git *)"], "git status #\nrm -rf x", false),
+            (&["exec(git *)"], "git status # rm -rf x", false),
+            (&["exec(git *)"], "git commit -m \"a; b\"", true),
+            (&["exec(git *)"], "git commit -m 'a && rm -rf x'", true),
+            (&["exec(git *)"], "env FOO=x rm x", false),
+            (&["exec(git *)"], "env GIT_DIR=x git status", false),
+            (&["exec(git *)"], "A=b git status", false),
+            (&["exec(git *)"], "exec git status", false),
+            (&["exec(git *)"], "(git status)", false),
+            (&["exec(git *)"], "{ git status; }", false),
+            (&["exec(git *)"], "g() { rm x; }; git status", false),
+            (&["exec(git *)"], "git status &", false),
+            (&["exec(git *)"], "git status )", false),
+            (&["exec(git *)"], "gi\\\nt status", false),
+            (&["exec(git *)"], "git log \\\n  --oneline", true),
+            (&["exec(git *)"], "\"git\" 'status'", true),
+            (&["Bash(git:*)"], "git status && rm x", false),
+            (&["Bash(git:*)"], "git diff \"$(cat x)\"", false),
+            (
+                &["Bash(git:*)", "Bash(grep:*)"],
+                "git log | grep -c fix",
+                true,
+            ),
+            // `exec(*)` still wants plain commands; the bare name allows every line.
+            (&["exec(*)"], "echo $HOME", false),
+            // Patterns see the words without quotes, and the command as written.
+            (&["exec(git commit -m *)"], "git commit -m 'a b'", true),
+            (&["exec(touch 'a b')"], "touch 'a b'", true),
+            (&["exec(touch 'a b')"], "touch a b", false),
+            (&["exec"], "echo $HOME", true),
+        ];
+        assert_exec_allowed(&cases);
+    }
+
+    #[test]
+    fn a_refusal_of_a_line_that_is_not_plain_says_what_is_in_it() {
+        let policy = policy(&["exec(git *)"], &[]);
+        assert_eq!(
+            policy.check("exec", &command("git log \"$(rm -rf ~)\"")),
+            Decision::Deny {
+                rule: "exec(git *)".to_owned(),
+                reason: "The exec call was refused: the command line has a command substitution \
+                         (`$(rm -rf ~)`), and allow rules only match plain commands joined by \
+                         `;`, `&&`, `||` or `|`; the allow rules for exec are `exec(git *)`. Try \
+                         a different approach that stays within them."
+                    .to_owned(),
+            }
+        );
+        let Decision::Deny { reason, .. } = policy.check("exec", &command("")) else {
+            panic!("an empty line matches only a pattern for the empty text");
+        };
+        assert!(
+            reason.contains("the empty command is not allowed"),
+            "{reason}"
+        );
+        assert!(
+            self::policy(&["exec(*)"], &[])
+                .check("exec", &command(""))
+                .is_allowed()
+        );
+    }
+
+    #[test]
+    fn exec_deny_patterns_find_commands_anywhere_and_refuse_what_they_cannot_read() {
+        let cases: [(&str, bool); 18] = [
+            ("git log \"$(rm -rf ~)\"", false),
+            ("bash -c 'rm x'", false),
+            ("sh -c \"cd /tmp && rm -r x\"", false),
+            ("sh <<EOF\nrm x\nEOF", false),
+            ("echo 'rm x' | sh", false),
+            ("find . -name '*.o' -exec rm {} +", false),
+            ("ls | xargs rm", false),
+            ("/bin/rm x", false),
+            ("\\rm x", false),
+            ("r\\\nm x", false),
+            ("$(echo rm) x", false),
+            ("A=rm; $A x", false),
+            ("git status ) rm x", false),
+            ("eval 'rm x'", false),
+            ("git rm --cached x", true),
+            ("echo 'rm x'", true),
+            ("git log \"$(date)\"", true),
+            ("cat <<EOF\nrm is a command\nEOF", true),
+        ];
+        let policy = policy(&[], &["exec(rm *)"]);
+        for (text, expected) in cases {
+            assert_eq!(
+                policy.check("exec", &command(text)).is_allowed(),
+                expected,
+                "command {text:?}"
+            );
+        }
+        assert_eq!(
+            policy.check("exec", &command("$(echo rm) x")),
+            Decision::Deny {
+                rule: "exec(rm *)".to_owned(),
+                reason: "The exec call was refused: the command line (which runs a command whose \
+                         name is computed, `$(echo rm)`) matches the deny rule `exec(rm *)`. Try \
+                         a different approach that this rule does not cover."
                     .to_owned(),
             }
         );
@@ -1729,27 +1813,6 @@ mod tests {
     }
 
     #[test]
-    fn command_lines_split_into_simple_commands() {
-        let cases: [(&str, &[&str]); 12] = [
-            ("git status", &["git status"]),
-            ("a && b || c; d | e & f", &["a", "b", "c", "d", "e", "f"]),
-            ("a\nb", &["a", "b"]),
-            ("echo 'x; y' \"z | w\"", &["echo 'x; y' \"z | w\""]),
-            ("echo \"$(rm x) ok\"", &["echo \"", "rm x", "ok\""]),
-            ("echo `id`", &["echo", "id"]),
-            ("(cd x && make)", &["cd x", "make"]),
-            ("cat <(ls)", &["cat <", "ls"]),
-            ("make 2>&1 >&2 &> log", &["make 2>&1 >&2 &> log"]),
-            ("echo a\\;b", &["echo a\\;b"]),
-            ("   ", &[]),
-            ("a;;b", &["a", "b"]),
-        ];
-        for (text, expected) in cases {
-            assert_eq!(command_segments(text), strings(expected), "{text:?}");
-        }
-    }
-
-    #[test]
     fn wildcards_match_any_text_and_literals_match_exactly() {
         let cases: [(&str, &str, bool); 10] = [
             ("git *", "git status", true),
@@ -1770,19 +1833,6 @@ mod tests {
                 "{pattern} vs {text}"
             );
         }
-    }
-
-    #[test]
-    fn wrappers_and_assignments_are_peeled_one_word_at_a_time() {
-        assert_eq!(
-            without_wrappers("FOO=1 sudo -E rm x"),
-            strings(&["sudo -E rm x", "-E rm x", "rm x"])
-        );
-        assert_eq!(without_wrappers("git rm x"), Vec::<String>::new());
-        assert_eq!(without_wrappers("x=1"), Vec::<String>::new());
-        assert!(!is_assignment("=1"));
-        assert!(!is_assignment("1A=1"));
-        assert!(is_assignment("_A1="));
     }
 
     #[test]

@@ -108,6 +108,7 @@ fn image_output(bytes: &[u8], mime_type: &str) -> ToolOutput {
         ],
         is_error: false,
         details: Some(json!({"mimeType": mime_type, "bytes": bytes.len()})),
+        refusal: None,
     }
 }
 

@@ -12,5 +12,6 @@ mod run_flags;
 mod run_input;
 mod sessions;
 mod status;
+mod tool_policy;
 mod turns;
 mod workspace;

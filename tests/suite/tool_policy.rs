@@ -1,0 +1,352 @@
+//! What the model is offered and what it may do, end to end against the mock provider: `exec`
+//! allow rules read with a shell grammar, read-only runs that offer no writing tool on every
+//! protocol, and every refusal (policy, sandbox mode, confinement, protected path) listed in
+//! `permission_denials` (SPEC §10).
+
+use std::process::Output;
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols::{self, Protocol};
+use crate::common::{Home, code, stderr, stdout};
+
+const KEY: &str = "sk-test-policy-0000";
+const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
+
+fn text(protocol: &Protocol, answer: &str) -> Reply {
+    Reply::sse(&(protocol.text)(&[answer]))
+}
+
+fn tool(protocol: &Protocol, id: &str, name: &str, arguments: Value) -> Reply {
+    Reply::sse(&(protocol.tool_call)(id, name, &arguments))
+}
+
+/// The mock's replies for a turn whose model makes `calls` (id, tool, arguments) one per step,
+/// then answers `answer`.
+fn scripted(protocol: &Protocol, calls: &[(String, &str, Value)], answer: &str) -> Vec<Reply> {
+    let mut replies: Vec<Reply> = calls
+        .iter()
+        .map(|(id, name, arguments)| tool(protocol, id, name, arguments.clone()))
+        .collect();
+    replies.push(text(protocol, answer));
+    replies
+}
+
+/// `pincer run -m MODEL FLAGS… PROMPT` against the mock; the run must succeed.
+fn run_turn(home: &Home, protocol: &Protocol, server: &MockServer, flags: &[&str]) -> Output {
+    // The temp dir is a writable root: give the run its own, so the test's scratch space (also
+    // under the temp dir) counts as outside the workspace.
+    let temp = home.root.path().join("tmp");
+    std::fs::create_dir_all(&temp).unwrap();
+    let mut command = protocols::command(home, protocol, &server.url(), KEY);
+    command.env("TMPDIR", &temp);
+    let mut args = vec!["run", "-m", protocol.model];
+    args.extend(flags);
+    args.push("go");
+    let output = protocols::output(command, &args);
+    assert_eq!(code(&output), 0, "{}: {}", protocol.name, stderr(&output));
+    output
+}
+
+/// `permission_denials` as claude reports it for these calls.
+fn denials(calls: &[(String, &str, Value)]) -> Value {
+    calls
+        .iter()
+        .map(|(id, name, arguments)| {
+            json!({"tool_name": name, "tool_use_id": id, "tool_input": arguments})
+        })
+        .collect()
+}
+
+fn result_of(output: &Output) -> Value {
+    let text = stdout(output);
+    let last = text.lines().last().unwrap_or_default();
+    serde_json::from_str(last).unwrap_or_else(|error| panic!("{error}: {last}"))
+}
+
+/// Every tool name in a request body's `tools`, whatever the protocol nests them in
+/// (`tools[].name`, `tools[].function.name`, `tools[].functionDeclarations[].name`).
+fn offered_tools(body: &Value) -> Vec<String> {
+    fn walk(value: &Value, names: &mut Vec<String>) {
+        match value {
+            Value::Array(items) => items.iter().for_each(|item| walk(item, names)),
+            Value::Object(object) => {
+                if let Some(Value::String(name)) = object.get("name") {
+                    names.push(name.clone());
+                }
+                for (key, inner) in object {
+                    if key != "parameters" && key != "input_schema" {
+                        walk(inner, names);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut names = Vec::new();
+    walk(&body["tools"], &mut names);
+    names
+}
+
+/// The tool results the model was sent in a request body, as text, in order.
+fn tool_results(body: &Value) -> Vec<String> {
+    fn walk(value: &Value, results: &mut Vec<String>) {
+        match value {
+            Value::Array(items) => items.iter().for_each(|item| walk(item, results)),
+            Value::Object(object) => {
+                let kind = object.get("type").and_then(Value::as_str);
+                if kind == Some("tool_result") {
+                    results.push(object["content"].to_string());
+                    return;
+                }
+                object.values().for_each(|inner| walk(inner, results));
+            }
+            _ => {}
+        }
+    }
+    let mut results = Vec::new();
+    walk(&body["messages"], &mut results);
+    results
+}
+
+#[test]
+fn an_exec_allow_rule_never_runs_a_command_line_that_is_not_plain_commands() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    // Each line would create `pwned` (or write a file) if the shell ran it.
+    let attacks = [
+        "git log \"$(touch pwned)\"",
+        "git status\ntouch pwned",
+        "git status; touch pwned",
+        "bash -c 'touch pwned'",
+        "eval touch pwned",
+        "git log > pwned",
+        "git log `touch pwned`",
+        "env GIT_DIR=x touch pwned",
+        "git status & touch pwned",
+        "git log <<EOF\n$(touch pwned)\nEOF",
+    ];
+    let mut calls: Vec<(String, &str, Value)> = attacks
+        .iter()
+        .enumerate()
+        .map(|(index, line)| (format!("toolu_{index}"), "exec", json!({"command": line})))
+        .collect();
+    // A plain command the rules allow still runs, `;` inside quotes included.
+    calls.push((
+        "toolu_ok".to_owned(),
+        "exec",
+        json!({"command": "touch 'ran; fine'"}),
+    ));
+    let server = MockServer::start(scripted(&protocol, &calls, "I stayed within the rules."));
+    let output = run_turn(
+        &home,
+        &protocol,
+        &server,
+        &[
+            "--allowed-tools",
+            "exec(git *),exec(touch 'ran; fine')",
+            "--json",
+        ],
+    );
+    assert!(!home.workspace.join("pwned").exists());
+    assert!(home.workspace.join("ran; fine").exists());
+    let result = result_of(&output);
+    assert_eq!(
+        result["permission_denials"],
+        denials(&calls[..attacks.len()])
+    );
+    let last = server.requests().last().unwrap().json();
+    let results = tool_results(&last);
+    assert_eq!(results.len(), attacks.len() + 1);
+    for (line, sent) in attacks.iter().zip(&results) {
+        assert!(sent.contains("Permission denied"), "{line:?}: {sent}");
+    }
+    assert!(
+        results[0].contains("a command substitution"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        !results[attacks.len()].contains("Permission denied"),
+        "{}",
+        results[attacks.len()]
+    );
+}
+
+#[test]
+fn read_only_runs_offer_no_writing_tool_on_any_protocol() {
+    for protocol in protocols::all() {
+        let home = Home::new();
+        let server = MockServer::start(vec![
+            text(&protocol, "looked"),
+            text(&protocol, "planned"),
+            text(&protocol, "wrote"),
+        ]);
+        let mut init_tools = Vec::new();
+        for mode in [
+            ["--sandbox", "read-only"],
+            ["--permission-mode", "plan"],
+            ["--sandbox", "workspace-write"],
+        ] {
+            let output = run_turn(
+                &home,
+                &protocol,
+                &server,
+                &[mode[0], mode[1], "--output-format", "stream-json"],
+            );
+            let init: Value = stdout(&output)
+                .lines()
+                .map(|line| serde_json::from_str::<Value>(line).unwrap())
+                .find(|event| event["subtype"] == "init")
+                .unwrap();
+            init_tools.push(init["tools"].clone());
+        }
+        let requests = server.requests();
+        assert_eq!(requests.len(), 3, "{}", protocol.name);
+        for (index, request) in requests.iter().enumerate() {
+            let body = request.json();
+            let tools = offered_tools(&body);
+            let prompt = body.to_string();
+            let read_only = index < 2;
+            assert!(
+                tools.contains(&"read".to_owned()),
+                "{}: {tools:?}",
+                protocol.name
+            );
+            assert!(prompt.contains("- read: "), "{}", protocol.name);
+            for writing in WRITING_TOOLS {
+                let offered = tools.iter().any(|name| name == writing);
+                let described = prompt.contains(&format!("- {writing}: "));
+                // apply_patch is offered to OpenAI models only.
+                let expected =
+                    !read_only && (writing != "apply_patch" || protocol.name == "openai");
+                assert_eq!(
+                    offered, expected,
+                    "{} request {index}: {writing} in {tools:?}",
+                    protocol.name
+                );
+                assert_eq!(
+                    described, expected,
+                    "{} request {index}: {writing} in the prompt",
+                    protocol.name
+                );
+            }
+            assert_eq!(
+                init_tools[index],
+                json!(tools),
+                "{}: system/init lists what the request offers",
+                protocol.name
+            );
+        }
+    }
+}
+
+#[test]
+fn a_read_only_dry_run_shows_no_writing_tool() {
+    let protocol = protocols::openai();
+    let home = Home::new();
+    let server = MockServer::start(vec![]);
+    let output = run_turn(
+        &home,
+        &protocol,
+        &server,
+        &["--sandbox", "read-only", "--dry-run"],
+    );
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        report["tools"],
+        json!(["read", "exec", "ls", "find", "grep"])
+    );
+    assert_eq!(report["tool_policy"]["offered"], report["tools"]);
+    assert_eq!(
+        offered_tools(&report["body"]),
+        ["read", "exec", "ls", "find", "grep"]
+    );
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn every_sandbox_refusal_is_an_error_result_listed_in_permission_denials() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let outside = home.root.path().join("outside.txt");
+    std::fs::write(&outside, "outside secret").unwrap();
+    std::fs::create_dir_all(home.workspace.join(".git")).unwrap();
+    std::fs::write(home.workspace.join(".git/config"), "[core]\n").unwrap();
+    std::os::unix::fs::symlink(home.root.path(), home.workspace.join("escape")).unwrap();
+    let calls = [
+        (
+            "toolu_outside".to_owned(),
+            "read",
+            json!({"path": "../outside.txt"}),
+        ),
+        (
+            "toolu_link".to_owned(),
+            "read",
+            json!({"path": "escape/outside.txt"}),
+        ),
+        (
+            "toolu_git".to_owned(),
+            "write",
+            json!({"path": ".git/config", "content": "[core]\n\thooksPath = /tmp\n"}),
+        ),
+        // An ordinary failure is an error result, not a refusal.
+        (
+            "toolu_missing".to_owned(),
+            "read",
+            json!({"path": "missing.txt"}),
+        ),
+    ];
+    let server = MockServer::start(scripted(&protocol, &calls, "refused"));
+    let output = run_turn(&home, &protocol, &server, &["--json"]);
+    assert_eq!(
+        std::fs::read_to_string(home.workspace.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    let result = result_of(&output);
+    assert_eq!(result["permission_denials"], denials(&calls[..3]));
+    let results = tool_results(&server.requests().last().unwrap().json());
+    assert_eq!(results.len(), 4);
+    assert!(
+        results[0].contains("is outside the workspace"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("is outside the workspace"),
+        "{}",
+        results[1]
+    );
+    assert!(
+        results[2].contains("read-only in the workspace-write sandbox"),
+        "{}",
+        results[2]
+    );
+    assert!(results[3].contains("File not found"), "{}", results[3]);
+    assert!(!results.iter().any(|sent| sent.contains("outside secret")));
+}
+
+#[test]
+fn a_writing_call_in_read_only_is_refused_and_listed() {
+    let protocol = protocols::openai_chat();
+    let home = Home::new();
+    let calls = [(
+        "call_w".to_owned(),
+        "write",
+        json!({"path": "notes.txt", "content": "x"}),
+    )];
+    let server = MockServer::start(scripted(&protocol, &calls, "could not"));
+    let output = run_turn(
+        &home,
+        &protocol,
+        &server,
+        &["--sandbox", "read-only", "--json"],
+    );
+    assert!(!home.workspace.join("notes.txt").exists());
+    let result = result_of(&output);
+    assert_eq!(result["permission_denials"], denials(&calls));
+    let body = server.requests()[1].json().to_string();
+    assert!(body.contains("read-only sandbox"), "{body}");
+}
