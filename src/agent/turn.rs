@@ -374,6 +374,9 @@ struct Progress {
     separator_pending: bool,
     /// Text the current call has shown so far.
     call_text: String,
+    /// Whether the current call has passed on anything visible (text, thinking, a tool call):
+    /// then a failure is a broken stream, which the retry loop leaves to the turn.
+    call_output: bool,
     /// After a broken stream: the text the retried call is expected to repeat.
     replay: Replay,
 }
@@ -531,10 +534,10 @@ pub async fn run(
         text_printed: false,
         separator_pending: false,
         call_text: String::new(),
+        call_output: false,
         replay: Replay::default(),
     };
     let mut thinking = settings.thinking;
-    let mut tools_ran = false;
     let mut stream_retries = 0;
     let mut jitter = retry::Jitter::from_clock();
     loop {
@@ -571,11 +574,13 @@ pub async fn run(
         let include_partial = settings.include_partial;
         let session_id = settings.session_id.clone();
         progress.call_text.clear();
+        progress.call_output = false;
         let outcome = {
             // Both callbacks write events; they never run at the same time.
             let shared_sink = std::cell::RefCell::new(&mut *sink);
             let mut on_event = |event: &StreamEvent| {
                 let mut sink = shared_sink.borrow_mut();
+                progress.call_output |= retry::shows_output(event);
                 if let StreamEvent::TextDelta { text, .. } = event
                     && !text.is_empty()
                 {
@@ -655,6 +660,9 @@ pub async fn run(
             stop_override,
         );
         message.usage.cost = usage_cost(settings.model_info.as_ref(), &accumulator.usage());
+        if failure.is_some() {
+            discard_tool_calls(&mut message);
+        }
         if let Some(Err(error)) = &failure {
             message.error_message = Some(error.to_string());
         }
@@ -710,39 +718,23 @@ pub async fn run(
                     thinking = lower;
                     continue;
                 }
-                if !progress.call_text.is_empty() && !tools_ran {
-                    // The stream broke after text was shown and no tool has run in this turn:
-                    // the whole call can be made again; the text shown is not shown twice.
-                    if let retry::RetryDecision::RetryAfter(delay) = retry::decide(
-                        &settings.retry,
-                        stream_retries,
+                if progress.call_output {
+                    match resend_broken_stream(
+                        settings,
                         &error,
-                        false,
-                        jitter.next_fraction(),
-                    ) {
-                        stream_retries += 1;
-                        let _ = sink.emit(&retry_event(
-                            stream_retries,
-                            delay,
-                            &error.to_string(),
-                            settings.session_id.as_deref(),
-                            Some(("discarded_partial", Value::Bool(true))),
-                        ));
-                        let _ = sink.emit(&Event::Notice(format!(
-                            "the stream broke off ({error}); retrying the call, the text above \
-                             is continued, not repeated"
-                        )));
-                        tokio::select! {
-                            () = cancellation.token.cancelled() => {
-                                report.ending = Ending::Cancelled(
-                                    cancellation.reason().unwrap_or(CancelReason::Interrupt),
-                                );
-                                return report;
-                            }
-                            () = tokio::time::sleep(delay) => {}
+                        (&mut stream_retries, &mut jitter),
+                        &mut progress,
+                        sink,
+                        cancellation,
+                    )
+                    .await
+                    {
+                        BrokenStream::Resend => continue,
+                        BrokenStream::Cancelled(reason) => {
+                            report.ending = Ending::Cancelled(reason);
+                            return report;
                         }
-                        progress.replay = Replay::start(std::mem::take(&mut progress.call_text));
-                        continue;
+                        BrokenStream::GiveUp => {}
                     }
                 }
                 if matches!(
@@ -866,7 +858,6 @@ pub async fn run(
             return report;
         }
         for (id, name, arguments) in calls {
-            tools_ran = true;
             let decision = settings.policy.check(&name, &arguments);
             let output = if cancellation.token.is_cancelled() {
                 tools::ToolOutput {
@@ -949,6 +940,75 @@ pub async fn run(
             return report;
         }
     }
+}
+
+/// What became of a call whose stream broke after it had shown something.
+enum BrokenStream {
+    /// Wait done: send the same request again.
+    Resend,
+    /// Cancelled while waiting to resend.
+    Cancelled(CancelReason),
+    /// Not retryable, or the retries are used up: the failure stands.
+    GiveUp,
+}
+
+/// A stream that broke after it passed on text, thinking or a tool call's arguments is sent again
+/// like a failed request (SPEC §9.3), whether or not tools ran in earlier calls: their results
+/// are in the transcript, so the resent call is the same request and runs nothing twice. The
+/// broken call's tool calls were dropped before it was stored (see [`discard_tool_calls`]); its
+/// text is replayed so that what was printed is not printed again.
+async fn resend_broken_stream(
+    settings: &TurnSettings,
+    error: &ProviderError,
+    (retries, jitter): (&mut u32, &mut retry::Jitter),
+    progress: &mut Progress,
+    sink: &mut dyn EventSink,
+    cancellation: &Cancellation,
+) -> BrokenStream {
+    let retry::RetryDecision::RetryAfter(delay) = retry::decide(
+        &settings.retry,
+        *retries,
+        error,
+        false,
+        jitter.next_fraction(),
+    ) else {
+        return BrokenStream::GiveUp;
+    };
+    *retries += 1;
+    let _ = sink.emit(&retry_event(
+        *retries,
+        delay,
+        &error.to_string(),
+        settings.session_id.as_deref(),
+        Some(("discarded_partial", Value::Bool(true))),
+    ));
+    let notice = if progress.call_text.is_empty() {
+        format!("the stream broke off ({error}); retrying the call")
+    } else {
+        format!(
+            "the stream broke off ({error}); retrying the call, the text above is continued, \
+             not repeated"
+        )
+    };
+    let _ = sink.emit(&Event::Notice(notice));
+    tokio::select! {
+        () = cancellation.token.cancelled() => {
+            return BrokenStream::Cancelled(
+                cancellation.reason().unwrap_or(CancelReason::Interrupt),
+            );
+        }
+        () = tokio::time::sleep(delay) => {}
+    }
+    progress.replay = Replay::start(std::mem::take(&mut progress.call_text));
+    BrokenStream::Resend
+}
+
+/// Remove the tool calls of a message that did not complete (broken, failed or interrupted):
+/// none of them runs, and the session never holds a call without a result.
+fn discard_tool_calls(message: &mut crate::session::record::AssistantMessage) {
+    message
+        .content
+        .retain(|block| !matches!(block, AssistantContent::ToolCall(_)));
 }
 
 /// Compact the transcript now and rebuild `messages` from it. `Ok(false)`: nothing to compact.
