@@ -240,6 +240,10 @@ pub struct TurnReport {
     /// Estimated context after a compaction that followed the last call (the last call's usage
     /// no longer describes the context then).
     pub context_estimate: Option<u64>,
+    /// The context window an overflow error stated, when it is smaller than the one the turn
+    /// started with (or that was unknown): the turn used it from then on, and `commands/`
+    /// remembers it for the model (SPEC §7).
+    pub learned_window: Option<u64>,
 }
 
 impl TurnReport {
@@ -258,6 +262,7 @@ impl TurnReport {
             permission_denials: Vec::new(),
             compactions: 0,
             context_estimate: None,
+            learned_window: None,
         }
     }
 }
@@ -540,13 +545,15 @@ pub async fn run(
     let mut thinking = settings.thinking;
     let mut stream_retries = 0;
     let mut jitter = retry::Jitter::from_clock();
+    // The window compaction and pruning work with; an overflow error may correct it.
+    let mut window = settings.context_window;
     loop {
         if let Some(reason) = cancellation.reason() {
             report.ending = Ending::Cancelled(reason);
             return report;
         }
         let mut outgoing = request_messages(messages);
-        if let Some(window) = settings.context_window {
+        if let Some(window) = window {
             // Old oversized tool results are trimmed or cleared in the request only (SPEC §7).
             let context_tokens = compaction::cut::estimate_context_tokens(messages);
             compaction::prune::prune(
@@ -767,6 +774,12 @@ pub async fn run(
                         continue;
                     }
                 }
+                if kind == FailureKind::ContextOverflow
+                    && let Some(stated) = smaller_stated_window(&error, window)
+                {
+                    window = Some(stated);
+                    report.learned_window = Some(stated);
+                }
                 if kind == FailureKind::ContextOverflow && !overflow_retried {
                     // Compact once and retry; a second overflow ends the run (exit 6).
                     overflow_retried = true;
@@ -778,7 +791,7 @@ pub async fn run(
                         sink,
                         cancellation,
                         &mut report,
-                        "overflow",
+                        (Trigger::Overflow, window),
                     )
                     .await
                     {
@@ -829,14 +842,8 @@ pub async fn run(
                 _ => None,
             })
             .collect();
-        let over_threshold = settings.compaction.enabled
-            && settings.context_window.is_some_and(|window| {
-                compaction::should_compact(
-                    accumulator.usage().context_tokens(),
-                    window,
-                    settings.compaction.reserve_tokens,
-                )
-            });
+        let over_threshold =
+            needs_compaction(settings, window, accumulator.usage().context_tokens());
         if calls.is_empty() {
             if over_threshold
                 && let Err(failure) = compact_now(
@@ -847,7 +854,7 @@ pub async fn run(
                     sink,
                     cancellation,
                     &mut report,
-                    "auto",
+                    (Trigger::Auto, window),
                 )
                 .await
             {
@@ -918,7 +925,7 @@ pub async fn run(
                 sink,
                 cancellation,
                 &mut report,
-                "auto",
+                (Trigger::Auto, window),
             )
             .await
         {
@@ -1011,7 +1018,42 @@ fn discard_tool_calls(message: &mut crate::session::record::AssistantMessage) {
         .retain(|block| !matches!(block, AssistantContent::ToolCall(_)));
 }
 
+/// Why a compaction runs before the next request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trigger {
+    /// The last call's context passed the window minus the reserve.
+    Auto,
+    /// The provider refused the request as too long.
+    Overflow,
+}
+
+impl Trigger {
+    /// `compact_metadata.trigger`.
+    fn as_str(self) -> &'static str {
+        match self {
+            Trigger::Auto => "auto",
+            Trigger::Overflow => "overflow",
+        }
+    }
+}
+
+/// Whether a context of `context_tokens` leaves less than the reserve free in `window` (the
+/// reserve capped at a quarter of the window, SPEC §7). An unknown window never compacts.
+fn needs_compaction(settings: &TurnSettings, window: Option<u64>, context_tokens: u64) -> bool {
+    let reserve = compaction::cap_to_window(settings.compaction.reserve_tokens, window);
+    settings.compaction.enabled
+        && window.is_some_and(|window| compaction::should_compact(context_tokens, window, reserve))
+}
+
+/// The window an overflow error states, when it is below `window` (or `window` is unknown).
+fn smaller_stated_window(error: &ProviderError, window: Option<u64>) -> Option<u64> {
+    crate::provider::classify::reported_window(error)
+        .filter(|stated| window.is_none_or(|window| *stated < window))
+}
+
 /// Compact the transcript now and rebuild `messages` from it. `Ok(false)`: nothing to compact.
+/// The recent messages kept are capped at a quarter of `window`; after an overflow the session
+/// is compacted even when the estimate says it fits (see [`compaction::cut::plan_for_overflow`]).
 #[expect(
     clippy::too_many_arguments,
     reason = "the loop's state, passed through"
@@ -1024,8 +1066,21 @@ async fn compact_now(
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
     report: &mut TurnReport,
-    trigger: &str,
+    (trigger, window): (Trigger, Option<u64>),
 ) -> Result<bool, SessionError> {
+    let keep_recent_tokens =
+        compaction::cap_to_window(settings.compaction.keep_recent_tokens, window);
+    let plan = match trigger {
+        Trigger::Auto => None,
+        Trigger::Overflow => {
+            let plan =
+                compaction::cut::plan_for_overflow(transcript.entries(), None, keep_recent_tokens);
+            if plan.is_none() {
+                return Ok(false);
+            }
+            plan
+        }
+    };
     let summary_model = SummaryModel {
         api: settings.api,
         // The credential in use now (it may have rotated during the turn).
@@ -1039,11 +1094,11 @@ async fn compact_now(
         client,
         &summary_model,
         transcript,
-        settings.compaction.keep_recent_tokens,
+        keep_recent_tokens,
         None,
         &cancellation.token,
         messages,
-        None,
+        plan,
     )
     .await?;
     report.api_duration += started.elapsed();
@@ -1066,7 +1121,7 @@ async fn compact_now(
         "subtype": "compact_boundary",
         "session_id": settings.session_id,
         "compact_metadata": {
-            "trigger": trigger,
+            "trigger": trigger.as_str(),
             "pre_tokens": compacted.tokens_before,
             "post_tokens": compacted.tokens_after,
         },

@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::sessions::{ensure_name_free, fork_loaded, load_index, report_torn, resolve_selector};
+use super::sessions::{
+    ensure_name_free, fork_loaded, load_index, model_window, report_torn, resolve_selector,
+};
 use super::{Context, config_error, session_error};
 use crate::agent::context_files;
 use crate::agent::heartbeat;
@@ -1080,7 +1082,11 @@ fn attempt_settings(
         tools,
         thinking: shared.thinking,
         max_output_tokens,
-        context_window: model_info.as_ref().map(|info| info.context_window),
+        context_window: model_window(
+            context,
+            &resolved.reference.provider,
+            &resolved.reference.model,
+        ),
         model_info,
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
@@ -1150,6 +1156,9 @@ fn absorb(total: &mut Option<TurnReport>, part: TurnReport) {
         total.last_usage = part.last_usage;
     }
     total.context_estimate = part.context_estimate;
+    if part.learned_window.is_some() {
+        total.learned_window = part.learned_window;
+    }
 }
 
 #[expect(clippy::too_many_arguments, reason = "the run's state, passed through")]
@@ -1239,7 +1248,7 @@ async fn run_chain(
                         report
                     }
                     None => {
-                        turn::run(
+                        let report = turn::run(
                             &attempt.settings,
                             client,
                             messages,
@@ -1247,7 +1256,11 @@ async fn run_chain(
                             sink,
                             cancellation,
                         )
-                        .await
+                        .await;
+                        if let Some(window) = report.learned_window {
+                            remember_window(context, args, candidate, window);
+                        }
+                        report
                     }
                 };
                 let failure = match &report.ending {
@@ -1306,13 +1319,32 @@ async fn run_chain(
         last_model: last.model_ref.clone(),
         provider: reference.provider.clone(),
         model: reference.model.clone(),
-        window: context
-            .settings
-            .model_info(&reference.provider, &reference.model)
-            .map(|info| info.context_window),
+        window: model_window(context, &reference.provider, &reference.model),
         exhausted: chain.len() > 1 && failed_over == chain.len(),
         errors,
     })
+}
+
+/// Remember the window an overflow error taught for this model, so that its next run compacts
+/// in time (SPEC §7). Not with `--no-session-persistence`, which writes nothing; a failure to
+/// write only costs the lesson, with a warning.
+fn remember_window(context: &Context, args: &TurnArgs, candidate: &Candidate, window: u64) {
+    if args.no_session_persistence {
+        return;
+    }
+    context.diagnostics.detail(&format!(
+        "{} has a context window of {window} tokens (from its overflow error)",
+        candidate.model_ref
+    ));
+    if let Err(error) = crate::session::learned_windows::remember(
+        context.sessions_dir(),
+        &candidate.model_ref,
+        window,
+    ) {
+        context
+            .diagnostics
+            .warn(&format!("cannot remember the context window: {error}"));
+    }
 }
 
 /// What a CLI attempt hands to the delegate.
