@@ -50,6 +50,17 @@ pub enum CancelReason {
     Timeout,
 }
 
+impl CancelReason {
+    /// What ended the run, as the result object and the aborted message say it.
+    pub fn message(self) -> &'static str {
+        match self {
+            CancelReason::Interrupt => "interrupted by SIGINT",
+            CancelReason::Terminate => "terminated by SIGTERM",
+            CancelReason::Timeout => "the run's --timeout was reached",
+        }
+    }
+}
+
 /// A cancellation token plus the reason it fired, set once by whoever cancels first.
 #[derive(Debug, Clone, Default)]
 pub struct Cancellation {
@@ -547,10 +558,13 @@ pub async fn run(
     let mut jitter = retry::Jitter::from_clock();
     // The window compaction and pruning work with; an overflow error may correct it.
     let mut window = settings.context_window;
+    // Records a cancellation seen outside a model call (see `end_cancelled`).
+    let abort = |report, transcript: &mut Transcript, messages: &mut Vec<AgentMessage>, reason| {
+        end_cancelled(report, settings, api_name, (transcript, messages), reason)
+    };
     loop {
         if let Some(reason) = cancellation.reason() {
-            report.ending = Ending::Cancelled(reason);
-            return report;
+            return abort(report, transcript, messages, reason);
         }
         let mut outgoing = request_messages(messages);
         if let Some(window) = window {
@@ -675,12 +689,11 @@ pub async fn run(
         }
         if let Some(Ok(())) = &failure {
             message.error_message = Some(
-                match cancellation.reason() {
-                    Some(CancelReason::Timeout) => "the run's --timeout was reached",
-                    Some(CancelReason::Terminate) => "terminated by SIGTERM",
-                    _ => "interrupted by SIGINT",
-                }
-                .to_owned(),
+                cancellation
+                    .reason()
+                    .unwrap_or(CancelReason::Interrupt)
+                    .message()
+                    .to_owned(),
             );
         }
         account(&mut report, settings, &accumulator, failure.is_none());
@@ -738,8 +751,7 @@ pub async fn run(
                     {
                         BrokenStream::Resend => continue,
                         BrokenStream::Cancelled(reason) => {
-                            report.ending = Ending::Cancelled(reason);
-                            return report;
+                            return abort(report, transcript, messages, reason);
                         }
                         BrokenStream::GiveUp => {}
                     }
@@ -796,7 +808,11 @@ pub async fn run(
                     .await
                     {
                         Ok(true) => continue,
-                        Ok(false) => {}
+                        Ok(false) => {
+                            if let Some(reason) = cancellation.reason() {
+                                return abort(report, transcript, messages, reason);
+                            }
+                        }
                         Err(failure) => {
                             report.ending = Ending::Persistence(failure);
                             return report;
@@ -861,6 +877,10 @@ pub async fn run(
                 report.ending = Ending::Persistence(failure);
                 return report;
             }
+            if let Some(reason) = cancellation.reason() {
+                // Interrupted while compacting after the answer.
+                return abort(report, transcript, messages, reason);
+            }
             report.ending = Ending::Completed;
             return report;
         }
@@ -912,8 +932,7 @@ pub async fn run(
             )));
         }
         if let Some(reason) = cancellation.reason() {
-            report.ending = Ending::Cancelled(reason);
-            return report;
+            return abort(report, transcript, messages, reason);
         }
         // Over the threshold with the tool results appended: compact before the next request.
         if over_threshold
@@ -947,6 +966,38 @@ pub async fn run(
             return report;
         }
     }
+}
+
+/// End the turn as cancelled when the cancellation is seen outside a model call — before the
+/// first one, between tools and the next call, while compacting or waiting to resend. An empty
+/// `aborted` assistant message records it (SPEC §5.5), as an interrupted call records its partial
+/// text, so that the next resume and `status` know the turn was cut short.
+fn end_cancelled(
+    mut report: TurnReport,
+    settings: &TurnSettings,
+    api_name: &str,
+    (transcript, messages): (&mut Transcript, &mut Vec<AgentMessage>),
+    reason: CancelReason,
+) -> TurnReport {
+    let message = AgentMessage::Assistant(crate::session::record::AssistantMessage {
+        content: Vec::new(),
+        api: api_name.to_owned(),
+        provider: settings.provider.clone(),
+        model: settings.model.clone(),
+        usage: crate::session::record::Usage::default(),
+        stop_reason: StopReason::Aborted,
+        timestamp: now_millis(),
+        extra: Map::new(),
+        error_message: Some(reason.message().to_owned()),
+    });
+    report.ending = match transcript.append_message(&message) {
+        Ok(_) => {
+            messages.push(message);
+            Ending::Cancelled(reason)
+        }
+        Err(error) => Ending::Persistence(error),
+    };
+    report
 }
 
 /// What became of a call whose stream broke after it had shown something.

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use super::cancel::{CancelScope, cancelled_error};
 use super::sessions::{
     ensure_name_free, fork_loaded, load_index, model_window, report_torn, resolve_selector,
 };
@@ -25,7 +26,7 @@ use crate::agent::turn::{
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
 use crate::error::{CliError, CliResult, Exit};
-use crate::input::{self, InputError, StdinOptions};
+use crate::input::{InputError, StdinOptions};
 use crate::output::Format;
 use crate::output::events::{Event, EventSink, EventsFileSink, sink_for};
 use crate::output::result::{
@@ -117,7 +118,13 @@ fn drive(
         Ok(context) => context,
         Err(error) => return fail(&mut *sink, format, started, &known, error.clone()),
     };
-    match execute(context, turn_args, plan, &mut *sink, &mut known) {
+    // Signals and the timeout cover the command from here on, stdin included (SPEC §2).
+    let scope =
+        match run_timeout(turn_args).and_then(|timeout| CancelScope::start(started, timeout)) {
+            Ok(scope) => scope,
+            Err(error) => return fail(&mut *sink, format, started, &known, error),
+        };
+    match execute(context, turn_args, plan, &scope, &mut *sink, &mut known) {
         Ok(Execution::DryRun) => Ok(Exit::Success),
         Ok(Execution::Turn {
             result,
@@ -155,12 +162,28 @@ fn fail(
     error: CliError,
 ) -> CliResult<Exit> {
     if format.is_json() {
-        let mut result = RunResult::early_error(
-            ResultSubtype::ErrorDuringExecution,
-            error.exit.kind(),
-            &error.message,
-            millis(started.elapsed()),
-        );
+        let mut result = match cancel_reason(error.exit) {
+            Some(reason) => {
+                let (subtype, _, failure, terminal) = cancelled_failure(reason);
+                let mut result = RunResult::early_error(
+                    subtype,
+                    &failure.kind,
+                    &failure.message,
+                    millis(started.elapsed()),
+                );
+                terminal.clone_into(&mut result.terminal_reason);
+                if let Some(error) = &mut result.error {
+                    error.retryable = failure.retryable;
+                }
+                result
+            }
+            None => RunResult::early_error(
+                ResultSubtype::ErrorDuringExecution,
+                error.exit.kind(),
+                &error.message,
+                millis(started.elapsed()),
+            ),
+        };
         result.session_id.clone_from(&known.session_id);
         result.session_name.clone_from(&known.session_name);
         result.model.clone_from(&known.model);
@@ -169,6 +192,27 @@ fn fail(
         let _ = sink.finish(&result);
     }
     Err(error)
+}
+
+/// The signal or timeout behind an exit code of a cancelled command.
+fn cancel_reason(exit: Exit) -> Option<CancelReason> {
+    match exit {
+        Exit::Timeout => Some(CancelReason::Timeout),
+        Exit::Interrupted => Some(CancelReason::Interrupt),
+        Exit::Terminated => Some(CancelReason::Terminate),
+        _ => None,
+    }
+}
+
+/// `--timeout`, checked: more than 0 seconds.
+fn run_timeout(args: &TurnArgs) -> CliResult<Option<Duration>> {
+    match args.timeout {
+        Some(timeout) if !(timeout > 0.0 && timeout.is_finite()) => {
+            Err(CliError::usage("--timeout must be more than 0 seconds")
+                .with_hint("give a number of seconds such as 600 or 0.5"))
+        }
+        timeout => Ok(seconds(timeout)),
+    }
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -451,12 +495,21 @@ fn create_session(
 /// Open an existing session for a turn. Only the end of the file is read: the entries from the
 /// latest compaction's first kept one on (the whole branch when there is none), which rebuild the
 /// context; name, model and thinking level recorded further back come from the index.
-fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<SessionSetup> {
+fn open_session(
+    context: &Context,
+    scope: &CancelScope,
+    path: &Path,
+    ephemeral: bool,
+) -> CliResult<SessionSetup> {
     let (writer, tail) = if ephemeral {
         (None, tail::load(path).map_err(session_error)?)
     } else {
-        let (writer, tail, torn) =
-            store::open_tail_for_append(path, context.wait).map_err(session_error)?;
+        // `--wait` gives way to a signal or the timeout.
+        let lock = scope
+            .lock_session(path, context.wait)
+            .map_err(cancelled_error)?
+            .map_err(session_error)?;
+        let (writer, tail, torn) = store::open_tail_locked(lock).map_err(session_error)?;
         report_torn(context, path, torn.as_ref());
         (Some(writer), tail)
     };
@@ -484,6 +537,7 @@ fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<Se
 
 fn setup_session(
     context: &Context,
+    scope: &CancelScope,
     index: &Index,
     plan: &TurnPlan<'_>,
     ephemeral: bool,
@@ -534,7 +588,7 @@ fn setup_session(
             } else {
                 path
             };
-            let mut setup = open_session(context, &path, ephemeral)?;
+            let mut setup = open_session(context, scope, &path, ephemeral)?;
             if let Some(name) = &args.name
                 && !args.fork
                 && setup.session_name.as_deref() != Some(name.as_str())
@@ -609,16 +663,11 @@ fn execute(
     context: &Context,
     args: &TurnArgs,
     plan: &TurnPlan<'_>,
+    scope: &CancelScope,
     sink: &mut dyn EventSink,
     known: &mut Known,
 ) -> CliResult<Execution> {
     refuse_unavailable(args)?;
-    if let Some(timeout) = args.timeout
-        && timeout <= 0.0
-    {
-        return Err(CliError::usage("--timeout must be more than 0 seconds")
-            .with_hint("give a number of seconds such as 600 or 0.5"));
-    }
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
@@ -628,16 +677,18 @@ fn execute(
         None if args.heartbeat => Some(heartbeat::default_prompt()),
         other => other,
     };
-    let prompt = input::read_prompt(
-        prompt_argument,
-        StdinOptions {
-            never: args.no_stdin,
-            timeout: seconds(args.stdin_timeout.or(context.settings.timeouts.stdin_secs)),
-            max_bytes: context.settings.stdin_max_bytes,
-            lossy: args.lossy_stdin,
-        },
-    )
-    .map_err(input_error)?;
+    let prompt = scope
+        .read_prompt(
+            prompt_argument,
+            StdinOptions {
+                never: args.no_stdin,
+                timeout: seconds(args.stdin_timeout.or(context.settings.timeouts.stdin_secs)),
+                max_bytes: context.settings.stdin_max_bytes,
+                lossy: args.lossy_stdin,
+            },
+        )
+        .map_err(cancelled_error)?
+        .map_err(input_error)?;
     if prompt.lossy {
         context
             .diagnostics
@@ -709,9 +760,9 @@ fn execute(
 
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
-        dry_run_context(context, &index, plan)?
+        dry_run_context(context, scope, &index, plan)?
     } else {
-        setup_session(context, &index, plan, args.no_session_persistence)?
+        setup_session(context, scope, &index, plan, args.no_session_persistence)?
     };
     known.session_id.clone_from(&setup.session_id);
     known.session_name.clone_from(&setup.session_name);
@@ -889,15 +940,18 @@ fn execute(
         context.diagnostics.info(&format!("session: {id}"));
     }
 
-    let outcome = run_on_runtime(
+    let client = super::http_client()?;
+    let outcome = scope.block_on(run_chain(
         context,
         args,
         &shared,
         (&chain, first),
+        &client,
         &mut messages,
         &mut setup.transcript,
         sink,
-    )?;
+        scope.cancellation(),
+    ))?;
     // A fallback answers this turn only: the session stays on the model it was run with.
     if outcome.last_model != model_ref {
         append_model_change(&mut setup.transcript, primary)?;
@@ -1404,6 +1458,7 @@ fn peek_recorded(
 /// The session a dry run describes, loaded read-only (nothing is created or locked).
 fn dry_run_context(
     context: &Context,
+    scope: &CancelScope,
     index: &Index,
     plan: &TurnPlan<'_>,
 ) -> CliResult<SessionSetup> {
@@ -1424,61 +1479,9 @@ fn dry_run_context(
                 return Ok(empty(None));
             }
             let path = resolve_selector(context, index, session, args.last, args.all)?;
-            open_session(context, &path, true)
+            open_session(context, scope, &path, true)
         }
     }
-}
-
-fn run_on_runtime(
-    context: &Context,
-    args: &TurnArgs,
-    shared: &Shared,
-    chain: (&[Candidate], Attempt),
-    messages: &mut Vec<AgentMessage>,
-    transcript: &mut Transcript,
-    sink: &mut dyn EventSink,
-) -> CliResult<ChainOutcome> {
-    let timeout = seconds(args.timeout);
-    let (runtime, client) = super::runtime_and_client()?;
-    runtime.block_on(async {
-        let cancellation = Cancellation::new();
-        let watcher = cancellation.clone();
-        let signals = tokio::spawn(async move {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut interrupt), Ok(mut terminate)) = (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            ) else {
-                return;
-            };
-            let reason = match timeout {
-                Some(limit) => tokio::select! {
-                    _ = interrupt.recv() => CancelReason::Interrupt,
-                    _ = terminate.recv() => CancelReason::Terminate,
-                    () = tokio::time::sleep(limit) => CancelReason::Timeout,
-                },
-                None => tokio::select! {
-                    _ = interrupt.recv() => CancelReason::Interrupt,
-                    _ = terminate.recv() => CancelReason::Terminate,
-                },
-            };
-            watcher.cancel(reason);
-        });
-        let outcome = run_chain(
-            context,
-            args,
-            shared,
-            chain,
-            &client,
-            messages,
-            transcript,
-            sink,
-            &cancellation,
-        )
-        .await;
-        signals.abort();
-        outcome
-    })
 }
 
 /// Why a run failed, for the result object and stderr.
@@ -1487,6 +1490,24 @@ struct Failure {
     message: String,
     status: Option<u16>,
     retryable: bool,
+}
+
+/// The result's subtype, exit code, error and terminal reason of a run that a signal or the
+/// timeout ended, before or during its turn.
+fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'static str) {
+    let (subtype, kind) = match reason {
+        CancelReason::Timeout => (ResultSubtype::ErrorTimeout, "timeout"),
+        CancelReason::Interrupt | CancelReason::Terminate => {
+            (ResultSubtype::ErrorInterrupted, "interrupted")
+        }
+    };
+    let failure = Failure {
+        kind: kind.into(),
+        message: reason.message().into(),
+        status: None,
+        retryable: reason == CancelReason::Timeout,
+    };
+    (subtype, cancelled_error(reason).exit, failure, kind)
 }
 
 fn finish(
@@ -1554,39 +1575,10 @@ fn finish(
                 }),
                 "error",
             ),
-            Ending::Cancelled(CancelReason::Timeout) => (
-                ResultSubtype::ErrorTimeout,
-                Exit::Timeout,
-                Some(Failure {
-                    kind: "timeout".into(),
-                    message: "the run's --timeout was reached".into(),
-                    status: None,
-                    retryable: true,
-                }),
-                "timeout",
-            ),
-            Ending::Cancelled(CancelReason::Interrupt) => (
-                ResultSubtype::ErrorInterrupted,
-                Exit::Interrupted,
-                Some(Failure {
-                    kind: "interrupted".into(),
-                    message: "interrupted by SIGINT".into(),
-                    status: None,
-                    retryable: false,
-                }),
-                "interrupted",
-            ),
-            Ending::Cancelled(CancelReason::Terminate) => (
-                ResultSubtype::ErrorInterrupted,
-                Exit::Terminated,
-                Some(Failure {
-                    kind: "interrupted".into(),
-                    message: "terminated by SIGTERM".into(),
-                    status: None,
-                    retryable: false,
-                }),
-                "interrupted",
-            ),
+            Ending::Cancelled(reason) => {
+                let (subtype, exit, failure, terminal) = cancelled_failure(*reason);
+                (subtype, exit, Some(failure), terminal)
+            }
             Ending::Persistence(failure) => (
                 ResultSubtype::ErrorDuringExecution,
                 Exit::RunFailed,
