@@ -534,11 +534,24 @@ fn prose(topic: &str, count: usize) -> String {
         .collect()
 }
 
-fn stream_events(output: &Output) -> Vec<Value> {
-    stdout(output)
+/// `resume small PROMPT` in stream-json: its events, and the trigger of its compaction if any.
+fn resume_small(home: &Home, server: &MockServer, prompt: &str) -> (Vec<Value>, Value) {
+    let output = pincer(home, server)
+        .args(["resume", "small", "--output-format", "stream-json", prompt])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let events: Vec<Value> = stdout(&output)
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
+        .collect();
+    let trigger = events
+        .iter()
+        .find(|event| event["subtype"] == "compact_boundary")
+        .map_or(Value::Null, |event| {
+            event["compact_metadata"]["trigger"].clone()
+        });
+    (events, trigger)
 }
 
 fn learned_windows(home: &Home) -> Value {
@@ -576,23 +589,8 @@ fn a_llama_cpp_overflow_compacts_with_default_settings_and_the_window_is_remembe
         llama_text(SUMMARY, 60),
     ]);
     seed_with_defaults(&home, &server, model);
-    let output = pincer(&home, &server)
-        .args([
-            "resume",
-            "small",
-            "--output-format",
-            "stream-json",
-            "and now?",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let events = stream_events(&output);
-    let boundary = events
-        .iter()
-        .find(|event| event["subtype"] == "compact_boundary")
-        .unwrap_or_else(|| panic!("no compaction: {events:?}"));
-    assert_eq!(boundary["compact_metadata"]["trigger"], "overflow");
+    let (events, trigger) = resume_small(&home, &server, "and now?");
+    assert_eq!(trigger, "overflow", "{events:?}");
     let result = events.last().unwrap();
     assert_eq!(result["result"], "Recovered.");
     assert_eq!(result["compactions"], 1);
@@ -608,23 +606,8 @@ fn a_llama_cpp_overflow_compacts_with_default_settings_and_the_window_is_remembe
 
     // The next run of that model compacts on its own once it passes 512 − 25 %: the kept 25 %
     // (128 tokens) is the new prompt, the rest is summarized.
-    let output = pincer(&home, &server)
-        .args([
-            "resume",
-            "small",
-            "--output-format",
-            "stream-json",
-            &prose("the follow-up", 12),
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let events = stream_events(&output);
-    let boundary = events
-        .iter()
-        .find(|event| event["subtype"] == "compact_boundary")
-        .unwrap_or_else(|| panic!("no auto compaction: {events:?}"));
-    assert_eq!(boundary["compact_metadata"]["trigger"], "auto");
+    let (events, trigger) = resume_small(&home, &server, &prose("the follow-up", 12));
+    assert_eq!(trigger, "auto", "{events:?}");
     assert_eq!(events.last().unwrap()["result"], "Second answer.");
     assert_eq!(server.requests().len(), 6);
 }

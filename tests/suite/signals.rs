@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 use crate::common::integrity::{check_session, session_files};
 use crate::common::mock::{MockServer, Piece, Reply, split_events};
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, stderr};
+use crate::common::{Home, hold_lock, stderr};
 
 const KEY: &str = "sk-ant-signals-0000";
 /// The `--timeout` every timeout case uses: long enough for every phase to be reached on a busy
@@ -75,7 +75,7 @@ fn seed(home: &Home) {
 }
 
 /// A TCP port that accepts connections and never answers, counting them.
-fn silent_server() -> (String, Arc<AtomicUsize>, Box<dyn Any>) {
+fn silent_server() -> (String, Arc<AtomicUsize>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let accepted = Arc::new(AtomicUsize::new(0));
@@ -87,7 +87,7 @@ fn silent_server() -> (String, Arc<AtomicUsize>, Box<dyn Any>) {
             held.push(stream);
         }
     });
-    (url, accepted, Box::new(()))
+    (url, accepted)
 }
 
 fn stalled_after_text() -> Reply {
@@ -124,12 +124,24 @@ fn always() -> Box<dyn Fn() -> bool> {
     Box::new(|| true)
 }
 
-fn with_stdin(mut command: Command, args: &[&str], data: &[u8]) -> (Child, Box<dyn Any>) {
-    let mut child = command.args(args).stdin(Stdio::piped()).spawn().unwrap();
+/// `run` with `args` and a stdin pipe that gets `data` and then stays open.
+fn stdin_phase(home: &Home, args: &[&str], data: &[u8]) -> Held {
+    let mut child = pincer(home, "http://127.0.0.1:9")
+        .args(args)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let spawned = Instant::now();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(data).unwrap();
     stdin.flush().unwrap();
-    (child, Box::new(stdin))
+    Held {
+        child,
+        spawned,
+        _keep: vec![Box::new(stdin)],
+        reached: always(),
+        turn_started: false,
+    }
 }
 
 fn phases() -> Vec<Phase> {
@@ -140,15 +152,7 @@ fn phases() -> Vec<Phase> {
                 let mut args = vec!["run"];
                 args.extend_from_slice(extra);
                 args.push("summarize the context");
-                let (child, stdin) =
-                    with_stdin(pincer(home, "http://127.0.0.1:9"), &args, b"some context\n");
-                Held {
-                    child,
-                    spawned: Instant::now(),
-                    _keep: vec![stdin],
-                    reached: always(),
-                    turn_started: false,
-                }
+                stdin_phase(home, &args, b"some context\n")
             },
         },
         Phase {
@@ -156,18 +160,7 @@ fn phases() -> Vec<Phase> {
             start: |home, extra| {
                 let mut args = vec!["run"];
                 args.extend_from_slice(extra);
-                let (child, stdin) = with_stdin(
-                    pincer(home, "http://127.0.0.1:9"),
-                    &args,
-                    b"the prompt, still coming",
-                );
-                Held {
-                    child,
-                    spawned: Instant::now(),
-                    _keep: vec![stdin],
-                    reached: always(),
-                    turn_started: false,
-                }
+                stdin_phase(home, &args, b"the prompt, still coming")
             },
         },
         Phase {
@@ -175,30 +168,14 @@ fn phases() -> Vec<Phase> {
             start: |home, extra| {
                 let mut args = vec!["run", "--stdin-timeout", "30"];
                 args.extend_from_slice(extra);
-                let (child, stdin) = with_stdin(pincer(home, "http://127.0.0.1:9"), &args, b"");
-                Held {
-                    child,
-                    spawned: Instant::now(),
-                    _keep: vec![stdin],
-                    reached: always(),
-                    turn_started: false,
-                }
+                stdin_phase(home, &args, b"")
             },
         },
         Phase {
             name: "waiting for a session lock",
             start: |home, extra| {
                 seed(home);
-                let file = session_files(&home.sessions_dir()).remove(0);
-                let mut lock_path = file.as_os_str().to_owned();
-                lock_path.push(".lock");
-                let lock = std::fs::File::options()
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .open(lock_path)
-                    .unwrap();
-                lock.lock().unwrap();
+                let lock = hold_lock(&session_files(&home.sessions_dir()).remove(0));
                 let mut args = vec!["resume", "--wait", "10"];
                 args.extend_from_slice(extra);
                 args.extend(["busy", "next question"]);
@@ -218,7 +195,7 @@ fn phases() -> Vec<Phase> {
         Phase {
             name: "connecting to a server that never answers",
             start: |home, extra| {
-                let (url, accepted, keep) = silent_server();
+                let (url, accepted) = silent_server();
                 let mut args = vec!["run"];
                 args.extend_from_slice(extra);
                 args.push("hello");
@@ -226,7 +203,7 @@ fn phases() -> Vec<Phase> {
                 Held {
                     child,
                     spawned: Instant::now(),
-                    _keep: vec![keep],
+                    _keep: Vec::new(),
                     reached: Box::new(move || accepted.load(Ordering::SeqCst) == 1),
                     turn_started: true,
                 }
