@@ -82,7 +82,7 @@ auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing 
 default\t'The configured default sandbox'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l timeout -d 'Give up after SECS of wall-clock time for the whole run (exit 124)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l timeout -d 'Give up SECS after the start, whatever the run is doing — reading stdin, waiting for the session lock, the model, tools (exit 124)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l idle-timeout -d 'Give up when the provider or child process stays silent for SECS' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F
@@ -151,7 +151,7 @@ auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing 
 default\t'The configured default sandbox'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l timeout -d 'Give up after SECS of wall-clock time for the whole run (exit 124)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l timeout -d 'Give up SECS after the start, whatever the run is doing — reading stdin, waiting for the session lock, the model, tools (exit 124)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l idle-timeout -d 'Give up when the provider or child process stays silent for SECS' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F

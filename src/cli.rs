@@ -684,7 +684,8 @@ pub struct TurnArgs {
     #[arg(long, value_name = "X", value_parser = parse_amount, help_heading = "Limits")]
     pub max_budget_usd: Option<f64>,
 
-    /// Give up after SECS of wall-clock time for the whole run (exit 124).
+    /// Give up SECS after the start, whatever the run is doing — reading stdin, waiting for the
+    /// session lock, the model, tools (exit 124).
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, help_heading = "Limits")]
     pub timeout: Option<f64>,
 

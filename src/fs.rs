@@ -67,6 +67,13 @@ pub fn lock_path(path: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// The pauses between attempts to take a busy lock: 5 ms, doubling up to 100 ms.
+pub fn lock_pauses() -> impl Iterator<Item = Duration> {
+    std::iter::successors(Some(Duration::from_millis(5)), |pause| {
+        Some((*pause * 2).min(Duration::from_millis(100)))
+    })
+}
+
 /// An exclusive advisory lock, held until dropped.
 #[derive(Debug)]
 pub struct FileLock {
@@ -119,7 +126,7 @@ impl FileLock {
             .open(lock_file)
             .map_err(io_error)?;
         let deadline = wait.map(|wait| Instant::now() + wait);
-        let mut pause = Duration::from_millis(5);
+        let mut pauses = lock_pauses();
         loop {
             match file.try_lock() {
                 Ok(()) => break,
@@ -127,8 +134,8 @@ impl FileLock {
                     let now = Instant::now();
                     match deadline {
                         Some(deadline) if now < deadline => {
-                            std::thread::sleep(pause.min(deadline - now));
-                            pause = (pause * 2).min(Duration::from_millis(100));
+                            let left = deadline - now;
+                            std::thread::sleep(pauses.next().unwrap_or(left).min(left));
                         }
                         _ => {
                             return Err(LockError::Busy {

@@ -55,7 +55,8 @@ pub fn plan(transcript: &Transcript, keep_recent_tokens: u64) -> Option<CutPlan>
 }
 
 /// Compact the transcript's branch: one summary call, then a `compaction` entry. Returns `None`
-/// when there is nothing to compact. The history is cut even when the summary call fails.
+/// when there is nothing to compact, or when `cancel` fired during the summary call (nothing is
+/// written then). The history is cut even when the summary call fails.
 #[expect(
     clippy::too_many_arguments,
     reason = "one call site per trigger; a struct adds nothing"
@@ -94,6 +95,11 @@ pub async fn run(
         &mut |_| {},
     )
     .await;
+    if let CallOutcome::Cancelled { .. } = outcome {
+        // A signal or the timeout: leave the history as it is rather than cut it with the
+        // fallback summary; the next run compacts again.
+        return Ok(None);
+    }
     let (model_summary, usage) = match &outcome {
         CallOutcome::Complete(accumulator) => {
             let text = accumulator.text();

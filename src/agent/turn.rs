@@ -50,6 +50,17 @@ pub enum CancelReason {
     Timeout,
 }
 
+impl CancelReason {
+    /// What ended the run, as the result object and the aborted message say it.
+    pub fn message(self) -> &'static str {
+        match self {
+            CancelReason::Interrupt => "interrupted by SIGINT",
+            CancelReason::Terminate => "terminated by SIGTERM",
+            CancelReason::Timeout => "the run's --timeout was reached",
+        }
+    }
+}
+
 /// A cancellation token plus the reason it fired, set once by whoever cancels first.
 #[derive(Debug, Clone, Default)]
 pub struct Cancellation {
@@ -243,6 +254,10 @@ pub struct TurnReport {
     /// Estimated context after a compaction that followed the last call (the last call's usage
     /// no longer describes the context then).
     pub context_estimate: Option<u64>,
+    /// The context window an overflow error stated, when it is smaller than the one the turn
+    /// started with (or that was unknown): the turn used it from then on, and `commands/`
+    /// remembers it for the model (SPEC §7).
+    pub learned_window: Option<u64>,
 }
 
 impl TurnReport {
@@ -261,6 +276,7 @@ impl TurnReport {
             permission_denials: Vec::new(),
             compactions: 0,
             context_estimate: None,
+            learned_window: None,
         }
     }
 }
@@ -377,6 +393,9 @@ struct Progress {
     separator_pending: bool,
     /// Text the current call has shown so far.
     call_text: String,
+    /// Whether the current call has passed on anything visible (text, thinking, a tool call):
+    /// then a failure is a broken stream, which the retry loop leaves to the turn.
+    call_output: bool,
     /// After a broken stream: the text the retried call is expected to repeat.
     replay: Replay,
 }
@@ -534,19 +553,24 @@ pub async fn run(
         text_printed: false,
         separator_pending: false,
         call_text: String::new(),
+        call_output: false,
         replay: Replay::default(),
     };
     let mut thinking = settings.thinking;
-    let mut tools_ran = false;
     let mut stream_retries = 0;
     let mut jitter = retry::Jitter::from_clock();
+    // The window compaction and pruning work with; an overflow error may correct it.
+    let mut window = settings.context_window;
+    // Records a cancellation seen outside a model call (see `end_cancelled`).
+    let abort = |report, transcript: &mut Transcript, messages: &mut Vec<AgentMessage>, reason| {
+        end_cancelled(report, settings, api_name, (transcript, messages), reason)
+    };
     loop {
         if let Some(reason) = cancellation.reason() {
-            report.ending = Ending::Cancelled(reason);
-            return report;
+            return abort(report, transcript, messages, reason);
         }
         let mut outgoing = request_messages(messages);
-        if let Some(window) = settings.context_window {
+        if let Some(window) = window {
             // Old oversized tool results are trimmed or cleared in the request only (SPEC §7).
             let context_tokens = compaction::cut::estimate_context_tokens(messages);
             compaction::prune::prune(
@@ -577,11 +601,13 @@ pub async fn run(
         let include_partial = settings.include_partial;
         let session_id = settings.session_id.clone();
         progress.call_text.clear();
+        progress.call_output = false;
         let outcome = {
             // Both callbacks write events; they never run at the same time.
             let shared_sink = std::cell::RefCell::new(&mut *sink);
             let mut on_event = |event: &StreamEvent| {
                 let mut sink = shared_sink.borrow_mut();
+                progress.call_output |= retry::shows_output(event);
                 if let StreamEvent::TextDelta { text, .. } = event
                     && !text.is_empty()
                 {
@@ -661,17 +687,19 @@ pub async fn run(
             stop_override,
         );
         message.usage.cost = usage_cost(settings.model_info.as_ref(), &accumulator.usage());
+        if failure.is_some() {
+            discard_tool_calls(&mut message);
+        }
         if let Some(Err(error)) = &failure {
             message.error_message = Some(error.to_string());
         }
         if let Some(Ok(())) = &failure {
             message.error_message = Some(
-                match cancellation.reason() {
-                    Some(CancelReason::Timeout) => "the run's --timeout was reached",
-                    Some(CancelReason::Terminate) => "terminated by SIGTERM",
-                    _ => "interrupted by SIGINT",
-                }
-                .to_owned(),
+                cancellation
+                    .reason()
+                    .unwrap_or(CancelReason::Interrupt)
+                    .message()
+                    .to_owned(),
             );
         }
         account(&mut report, settings, &accumulator, failure.is_none());
@@ -716,39 +744,22 @@ pub async fn run(
                     thinking = lower;
                     continue;
                 }
-                if !progress.call_text.is_empty() && !tools_ran {
-                    // The stream broke after text was shown and no tool has run in this turn:
-                    // the whole call can be made again; the text shown is not shown twice.
-                    if let retry::RetryDecision::RetryAfter(delay) = retry::decide(
-                        &settings.retry,
-                        stream_retries,
+                if progress.call_output {
+                    match resend_broken_stream(
+                        settings,
                         &error,
-                        false,
-                        jitter.next_fraction(),
-                    ) {
-                        stream_retries += 1;
-                        let _ = sink.emit(&retry_event(
-                            stream_retries,
-                            delay,
-                            &error.to_string(),
-                            settings.session_id.as_deref(),
-                            Some(("discarded_partial", Value::Bool(true))),
-                        ));
-                        let _ = sink.emit(&Event::Notice(format!(
-                            "the stream broke off ({error}); retrying the call, the text above \
-                             is continued, not repeated"
-                        )));
-                        tokio::select! {
-                            () = cancellation.token.cancelled() => {
-                                report.ending = Ending::Cancelled(
-                                    cancellation.reason().unwrap_or(CancelReason::Interrupt),
-                                );
-                                return report;
-                            }
-                            () = tokio::time::sleep(delay) => {}
+                        (&mut stream_retries, &mut jitter),
+                        &mut progress,
+                        sink,
+                        cancellation,
+                    )
+                    .await
+                    {
+                        BrokenStream::Resend => continue,
+                        BrokenStream::Cancelled(reason) => {
+                            return abort(report, transcript, messages, reason);
                         }
-                        progress.replay = Replay::start(std::mem::take(&mut progress.call_text));
-                        continue;
+                        BrokenStream::GiveUp => {}
                     }
                 }
                 if matches!(
@@ -781,6 +792,12 @@ pub async fn run(
                         continue;
                     }
                 }
+                if kind == FailureKind::ContextOverflow
+                    && let Some(stated) = smaller_stated_window(&error, window)
+                {
+                    window = Some(stated);
+                    report.learned_window = Some(stated);
+                }
                 if kind == FailureKind::ContextOverflow && !overflow_retried {
                     // Compact once and retry; a second overflow ends the run (exit 6).
                     overflow_retried = true;
@@ -792,12 +809,16 @@ pub async fn run(
                         sink,
                         cancellation,
                         &mut report,
-                        "overflow",
+                        (Trigger::Overflow, window),
                     )
                     .await
                     {
                         Ok(true) => continue,
-                        Ok(false) => {}
+                        Ok(false) => {
+                            if let Some(reason) = cancellation.reason() {
+                                return abort(report, transcript, messages, reason);
+                            }
+                        }
                         Err(failure) => {
                             report.ending = Ending::Persistence(failure);
                             return report;
@@ -843,14 +864,8 @@ pub async fn run(
                 _ => None,
             })
             .collect();
-        let over_threshold = settings.compaction.enabled
-            && settings.context_window.is_some_and(|window| {
-                compaction::should_compact(
-                    accumulator.usage().context_tokens(),
-                    window,
-                    settings.compaction.reserve_tokens,
-                )
-            });
+        let over_threshold =
+            needs_compaction(settings, window, accumulator.usage().context_tokens());
         if calls.is_empty() {
             if over_threshold
                 && let Err(failure) = compact_now(
@@ -861,18 +876,21 @@ pub async fn run(
                     sink,
                     cancellation,
                     &mut report,
-                    "auto",
+                    (Trigger::Auto, window),
                 )
                 .await
             {
                 report.ending = Ending::Persistence(failure);
                 return report;
             }
+            if let Some(reason) = cancellation.reason() {
+                // Interrupted while compacting after the answer.
+                return abort(report, transcript, messages, reason);
+            }
             report.ending = Ending::Completed;
             return report;
         }
         for (id, name, arguments) in calls {
-            tools_ran = true;
             let decision = settings.policy.check(&name, &arguments);
             let output = if cancellation.token.is_cancelled() {
                 tools::ToolOutput::error("not run: the turn was interrupted")
@@ -918,8 +936,7 @@ pub async fn run(
             )));
         }
         if let Some(reason) = cancellation.reason() {
-            report.ending = Ending::Cancelled(reason);
-            return report;
+            return abort(report, transcript, messages, reason);
         }
         // Over the threshold with the tool results appended: compact before the next request.
         if over_threshold
@@ -931,7 +948,7 @@ pub async fn run(
                 sink,
                 cancellation,
                 &mut report,
-                "auto",
+                (Trigger::Auto, window),
             )
             .await
         {
@@ -955,7 +972,143 @@ pub async fn run(
     }
 }
 
+/// End the turn as cancelled when the cancellation is seen outside a model call — before the
+/// first one, between tools and the next call, while compacting or waiting to resend. An empty
+/// `aborted` assistant message records it (SPEC §5.5), as an interrupted call records its partial
+/// text, so that the next resume and `status` know the turn was cut short.
+fn end_cancelled(
+    mut report: TurnReport,
+    settings: &TurnSettings,
+    api_name: &str,
+    (transcript, messages): (&mut Transcript, &mut Vec<AgentMessage>),
+    reason: CancelReason,
+) -> TurnReport {
+    let message = AgentMessage::Assistant(crate::session::record::AssistantMessage {
+        content: Vec::new(),
+        api: api_name.to_owned(),
+        provider: settings.provider.clone(),
+        model: settings.model.clone(),
+        usage: crate::session::record::Usage::default(),
+        stop_reason: StopReason::Aborted,
+        timestamp: now_millis(),
+        extra: Map::new(),
+        error_message: Some(reason.message().to_owned()),
+    });
+    report.ending = match transcript.append_message(&message) {
+        Ok(_) => {
+            messages.push(message);
+            Ending::Cancelled(reason)
+        }
+        Err(error) => Ending::Persistence(error),
+    };
+    report
+}
+
+/// What became of a call whose stream broke after it had shown something.
+enum BrokenStream {
+    /// Wait done: send the same request again.
+    Resend,
+    /// Cancelled while waiting to resend.
+    Cancelled(CancelReason),
+    /// Not retryable, or the retries are used up: the failure stands.
+    GiveUp,
+}
+
+/// A stream that broke after it passed on text, thinking or a tool call's arguments is sent again
+/// like a failed request (SPEC §9.3), whether or not tools ran in earlier calls: their results
+/// are in the transcript, so the resent call is the same request and runs nothing twice. The
+/// broken call's tool calls were dropped before it was stored (see [`discard_tool_calls`]); its
+/// text is replayed so that what was printed is not printed again.
+async fn resend_broken_stream(
+    settings: &TurnSettings,
+    error: &ProviderError,
+    (retries, jitter): (&mut u32, &mut retry::Jitter),
+    progress: &mut Progress,
+    sink: &mut dyn EventSink,
+    cancellation: &Cancellation,
+) -> BrokenStream {
+    let retry::RetryDecision::RetryAfter(delay) = retry::decide(
+        &settings.retry,
+        *retries,
+        error,
+        false,
+        jitter.next_fraction(),
+    ) else {
+        return BrokenStream::GiveUp;
+    };
+    *retries += 1;
+    let _ = sink.emit(&retry_event(
+        *retries,
+        delay,
+        &error.to_string(),
+        settings.session_id.as_deref(),
+        Some(("discarded_partial", Value::Bool(true))),
+    ));
+    let notice = if progress.call_text.is_empty() {
+        format!("the stream broke off ({error}); retrying the call")
+    } else {
+        format!(
+            "the stream broke off ({error}); retrying the call, the text above is continued, \
+             not repeated"
+        )
+    };
+    let _ = sink.emit(&Event::Notice(notice));
+    tokio::select! {
+        () = cancellation.token.cancelled() => {
+            return BrokenStream::Cancelled(
+                cancellation.reason().unwrap_or(CancelReason::Interrupt),
+            );
+        }
+        () = tokio::time::sleep(delay) => {}
+    }
+    progress.replay = Replay::start(std::mem::take(&mut progress.call_text));
+    BrokenStream::Resend
+}
+
+/// Remove the tool calls of a message that did not complete (broken, failed or interrupted):
+/// none of them runs, and the session never holds a call without a result.
+fn discard_tool_calls(message: &mut crate::session::record::AssistantMessage) {
+    message
+        .content
+        .retain(|block| !matches!(block, AssistantContent::ToolCall(_)));
+}
+
+/// Why a compaction runs before the next request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Trigger {
+    /// The last call's context passed the window minus the reserve.
+    Auto,
+    /// The provider refused the request as too long.
+    Overflow,
+}
+
+impl Trigger {
+    /// `compact_metadata.trigger`.
+    fn as_str(self) -> &'static str {
+        match self {
+            Trigger::Auto => "auto",
+            Trigger::Overflow => "overflow",
+        }
+    }
+}
+
+/// Whether a context of `context_tokens` leaves less than the reserve free in `window` (the
+/// reserve capped at a quarter of the window, SPEC §7). An unknown window never compacts.
+fn needs_compaction(settings: &TurnSettings, window: Option<u64>, context_tokens: u64) -> bool {
+    let reserve = compaction::cap_to_window(settings.compaction.reserve_tokens, window);
+    settings.compaction.enabled
+        && window.is_some_and(|window| compaction::should_compact(context_tokens, window, reserve))
+}
+
+/// The window an overflow error states, when it is below `window` (or `window` is unknown).
+fn smaller_stated_window(error: &ProviderError, window: Option<u64>) -> Option<u64> {
+    crate::provider::classify::reported_window(error)
+        .filter(|stated| window.is_none_or(|window| *stated < window))
+}
+
 /// Compact the transcript now and rebuild `messages` from it. `Ok(false)`: nothing to compact.
+/// The recent messages kept are capped at a quarter of `window`; after an overflow the session
+/// is compacted even when the estimate says it fits (see [`compaction::cut::plan_for_overflow`]).
 #[expect(
     clippy::too_many_arguments,
     reason = "the loop's state, passed through"
@@ -968,8 +1121,21 @@ async fn compact_now(
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
     report: &mut TurnReport,
-    trigger: &str,
+    (trigger, window): (Trigger, Option<u64>),
 ) -> Result<bool, SessionError> {
+    let keep_recent_tokens =
+        compaction::cap_to_window(settings.compaction.keep_recent_tokens, window);
+    let plan = match trigger {
+        Trigger::Auto => None,
+        Trigger::Overflow => {
+            let plan =
+                compaction::cut::plan_for_overflow(transcript.entries(), None, keep_recent_tokens);
+            if plan.is_none() {
+                return Ok(false);
+            }
+            plan
+        }
+    };
     let summary_model = SummaryModel {
         api: settings.api,
         // The credential in use now (it may have rotated during the turn).
@@ -983,11 +1149,11 @@ async fn compact_now(
         client,
         &summary_model,
         transcript,
-        settings.compaction.keep_recent_tokens,
+        keep_recent_tokens,
         None,
         &cancellation.token,
         messages,
-        None,
+        plan,
     )
     .await?;
     report.api_duration += started.elapsed();
@@ -1010,7 +1176,7 @@ async fn compact_now(
         "subtype": "compact_boundary",
         "session_id": settings.session_id,
         "compact_metadata": {
-            "trigger": trigger,
+            "trigger": trigger.as_str(),
             "pre_tokens": compacted.tokens_before,
             "post_tokens": compacted.tokens_after,
         },

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::Context;
 use crate::agent::transcript::Transcript;
-use crate::agent::turn::{CancelReason, Cancellation, Ending, TurnReport};
+use crate::agent::turn::{Cancellation, Ending, TurnReport};
 use crate::backend::child::{self, ChildEnd, Spawn};
 use crate::backend::claude::ClaudeStream;
 use crate::backend::codex::{CodexStream, RawUsage};
@@ -468,15 +468,7 @@ fn conclude(
     let failure_text = match &ending {
         Ending::Completed | Ending::MaxTurns | Ending::MaxBudget => None,
         Ending::Failed { error, .. } => Some((StopReason::Error, error.to_string())),
-        Ending::Cancelled(reason) => Some((
-            StopReason::Aborted,
-            match reason {
-                CancelReason::Timeout => "the run's --timeout was reached",
-                CancelReason::Terminate => "terminated by SIGTERM",
-                CancelReason::Interrupt => "interrupted by SIGINT",
-            }
-            .to_owned(),
-        )),
+        Ending::Cancelled(reason) => Some((StopReason::Aborted, reason.message().to_owned())),
         Ending::Persistence(_) => None,
     };
     let mut ending = ending;

@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod auth_test;
+mod cancel;
 pub mod compact;
 mod delegate;
 pub mod generate;
@@ -209,7 +210,12 @@ pub fn stdout_error(error: std::io::Error) -> CliError {
 
 /// The single-threaded runtime and the HTTP client a command that calls a model runs on.
 pub(crate) fn runtime_and_client() -> CliResult<(tokio::runtime::Runtime, reqwest::Client)> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    Ok((runtime()?, http_client()?))
+}
+
+/// The single-threaded runtime a command waits and calls models on.
+pub(crate) fn runtime() -> CliResult<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|error| {
@@ -217,10 +223,13 @@ pub(crate) fn runtime_and_client() -> CliResult<(tokio::runtime::Runtime, reqwes
                 Exit::RunFailed,
                 format!("cannot start the runtime: {error}"),
             )
-        })?;
-    let client = crate::provider::http::client()
-        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
-    Ok((runtime, client))
+        })
+}
+
+/// The HTTP client model calls share.
+pub(crate) fn http_client() -> CliResult<reqwest::Client> {
+    crate::provider::http::client()
+        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))
 }
 
 #[cfg(test)]

@@ -263,10 +263,24 @@ pub fn context_window(
 ) -> Option<u64> {
     let provider = summary.provider.as_deref()?;
     let model = summary.model.as_deref()?;
-    context
+    model_window(context, provider, model)
+}
+
+/// The context window of `provider/model`: the catalog's or config's, or the smaller one an
+/// overflow error taught (SPEC §7), or that one alone when the model is unknown.
+pub fn model_window(context: &Context, provider: &str, model: &str) -> Option<u64> {
+    let known = context
         .settings
         .model_info(provider, model)
-        .map(|info| info.context_window)
+        .map(|info| info.context_window);
+    let learned = crate::session::learned_windows::lookup(
+        context.sessions_dir(),
+        &format!("{provider}/{model}"),
+    );
+    match (known, learned) {
+        (Some(known), Some(learned)) => Some(known.min(learned)),
+        (known, learned) => known.or(learned),
+    }
 }
 
 /// Cost of a session's usage: catalog prices where the model is known, else what was recorded.

@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::sessions::{ensure_name_free, fork_loaded, load_index, report_torn, resolve_selector};
+use super::cancel::{CancelScope, cancelled_error};
+use super::sessions::{
+    ensure_name_free, fork_loaded, load_index, model_window, report_torn, resolve_selector,
+};
 use super::{Context, config_error, session_error};
 use crate::agent::context_files;
 use crate::agent::heartbeat;
@@ -23,7 +26,7 @@ use crate::agent::turn::{
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
 use crate::error::{CliError, CliResult, Exit};
-use crate::input::{self, InputError, StdinOptions};
+use crate::input::{InputError, StdinOptions};
 use crate::output::Format;
 use crate::output::events::{Event, EventSink, EventsFileSink, sink_for};
 use crate::output::result::{
@@ -118,7 +121,13 @@ fn drive(
         Ok(context) => context,
         Err(error) => return fail(&mut *sink, format, started, &known, error.clone()),
     };
-    match execute(context, turn_args, plan, &mut *sink, &mut known) {
+    // Signals and the timeout cover the command from here on, stdin included (SPEC §2).
+    let scope =
+        match run_timeout(turn_args).and_then(|timeout| CancelScope::start(started, timeout)) {
+            Ok(scope) => scope,
+            Err(error) => return fail(&mut *sink, format, started, &known, error),
+        };
+    match execute(context, turn_args, plan, &scope, &mut *sink, &mut known) {
         Ok(Execution::DryRun) => Ok(Exit::Success),
         Ok(Execution::Turn {
             result,
@@ -156,12 +165,28 @@ fn fail(
     error: CliError,
 ) -> CliResult<Exit> {
     if format.is_json() {
-        let mut result = RunResult::early_error(
-            ResultSubtype::ErrorDuringExecution,
-            error.exit.kind(),
-            &error.message,
-            millis(started.elapsed()),
-        );
+        let mut result = match cancel_reason(error.exit) {
+            Some(reason) => {
+                let (subtype, _, failure, terminal) = cancelled_failure(reason);
+                let mut result = RunResult::early_error(
+                    subtype,
+                    &failure.kind,
+                    &failure.message,
+                    millis(started.elapsed()),
+                );
+                terminal.clone_into(&mut result.terminal_reason);
+                if let Some(error) = &mut result.error {
+                    error.retryable = failure.retryable;
+                }
+                result
+            }
+            None => RunResult::early_error(
+                ResultSubtype::ErrorDuringExecution,
+                error.exit.kind(),
+                &error.message,
+                millis(started.elapsed()),
+            ),
+        };
         result.session_id.clone_from(&known.session_id);
         result.session_name.clone_from(&known.session_name);
         result.model.clone_from(&known.model);
@@ -170,6 +195,27 @@ fn fail(
         let _ = sink.finish(&result);
     }
     Err(error)
+}
+
+/// The signal or timeout behind an exit code of a cancelled command.
+fn cancel_reason(exit: Exit) -> Option<CancelReason> {
+    match exit {
+        Exit::Timeout => Some(CancelReason::Timeout),
+        Exit::Interrupted => Some(CancelReason::Interrupt),
+        Exit::Terminated => Some(CancelReason::Terminate),
+        _ => None,
+    }
+}
+
+/// `--timeout`, checked: more than 0 seconds.
+fn run_timeout(args: &TurnArgs) -> CliResult<Option<Duration>> {
+    match args.timeout {
+        Some(timeout) if !(timeout > 0.0 && timeout.is_finite()) => {
+            Err(CliError::usage("--timeout must be more than 0 seconds")
+                .with_hint("give a number of seconds such as 600 or 0.5"))
+        }
+        timeout => Ok(seconds(timeout)),
+    }
 }
 
 fn millis(duration: Duration) -> u64 {
@@ -461,12 +507,21 @@ fn create_session(
 /// Open an existing session for a turn. Only the end of the file is read: the entries from the
 /// latest compaction's first kept one on (the whole branch when there is none), which rebuild the
 /// context; name, model and thinking level recorded further back come from the index.
-fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<SessionSetup> {
+fn open_session(
+    context: &Context,
+    scope: &CancelScope,
+    path: &Path,
+    ephemeral: bool,
+) -> CliResult<SessionSetup> {
     let (writer, tail) = if ephemeral {
         (None, tail::load(path).map_err(session_error)?)
     } else {
-        let (writer, tail, torn) =
-            store::open_tail_for_append(path, context.wait).map_err(session_error)?;
+        // `--wait` gives way to a signal or the timeout.
+        let lock = scope
+            .lock_session(path, context.wait)
+            .map_err(cancelled_error)?
+            .map_err(session_error)?;
+        let (writer, tail, torn) = store::open_tail_locked(lock).map_err(session_error)?;
         report_torn(context, path, torn.as_ref());
         (Some(writer), tail)
     };
@@ -494,6 +549,7 @@ fn open_session(context: &Context, path: &Path, ephemeral: bool) -> CliResult<Se
 
 fn setup_session(
     context: &Context,
+    scope: &CancelScope,
     index: &Index,
     plan: &TurnPlan<'_>,
     ephemeral: bool,
@@ -539,7 +595,7 @@ fn setup_session(
             } else {
                 path
             };
-            let mut setup = open_session(context, &path, ephemeral)?;
+            let mut setup = open_session(context, scope, &path, ephemeral)?;
             if let Some(name) = &args.name
                 && !args.fork
                 && setup.session_name.as_deref() != Some(name.as_str())
@@ -684,18 +740,13 @@ fn execute(
     context: &Context,
     args: &TurnArgs,
     plan: &TurnPlan<'_>,
+    scope: &CancelScope,
     sink: &mut dyn EventSink,
     known: &mut Known,
 ) -> CliResult<Execution> {
     refuse_unavailable(args)?;
     if let TurnPlan::Resume(resume_args) = plan {
         check_resume_session_id(resume_args)?;
-    }
-    if let Some(timeout) = args.timeout
-        && timeout <= 0.0
-    {
-        return Err(CliError::usage("--timeout must be more than 0 seconds")
-            .with_hint("give a number of seconds such as 600 or 0.5"));
     }
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
@@ -706,16 +757,18 @@ fn execute(
         None if args.heartbeat => Some(heartbeat::default_prompt()),
         other => other,
     };
-    let prompt = input::read_prompt(
-        prompt_argument,
-        StdinOptions {
-            never: args.no_stdin,
-            timeout: seconds(args.stdin_timeout.or(context.settings.timeouts.stdin_secs)),
-            max_bytes: context.settings.stdin_max_bytes,
-            lossy: args.lossy_stdin,
-        },
-    )
-    .map_err(input_error)?;
+    let prompt = scope
+        .read_prompt(
+            prompt_argument,
+            StdinOptions {
+                never: args.no_stdin,
+                timeout: seconds(args.stdin_timeout.or(context.settings.timeouts.stdin_secs)),
+                max_bytes: context.settings.stdin_max_bytes,
+                lossy: args.lossy_stdin,
+            },
+        )
+        .map_err(cancelled_error)?
+        .map_err(input_error)?;
     if prompt.lossy {
         context
             .diagnostics
@@ -787,9 +840,9 @@ fn execute(
 
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
-        dry_run_context(context, &index, plan)?
+        dry_run_context(context, scope, &index, plan)?
     } else {
-        setup_session(context, &index, plan, args.no_session_persistence)?
+        setup_session(context, scope, &index, plan, args.no_session_persistence)?
     };
     known.session_id.clone_from(&setup.session_id);
     known.session_name.clone_from(&setup.session_name);
@@ -977,15 +1030,18 @@ fn execute(
         context.diagnostics.info(&format!("session: {id}"));
     }
 
-    let outcome = run_on_runtime(
+    let client = super::http_client()?;
+    let outcome = scope.block_on(run_chain(
         context,
         args,
         &shared,
         (&chain, first),
+        &client,
         &mut messages,
         &mut setup.transcript,
         sink,
-    )?;
+        scope.cancellation(),
+    ))?;
     // A fallback answers this turn only: the session stays on the model it was run with.
     if outcome.last_model != model_ref {
         append_model_change(&mut setup.transcript, primary)?;
@@ -1173,7 +1229,11 @@ fn attempt_settings(
         thinking: shared.thinking,
         thinking_budget: shared.thinking_budget,
         max_output_tokens,
-        context_window: model_info.as_ref().map(|info| info.context_window),
+        context_window: model_window(
+            context,
+            &resolved.reference.provider,
+            &resolved.reference.model,
+        ),
         model_info,
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
@@ -1243,6 +1303,9 @@ fn absorb(total: &mut Option<TurnReport>, part: TurnReport) {
         total.last_usage = part.last_usage;
     }
     total.context_estimate = part.context_estimate;
+    if part.learned_window.is_some() {
+        total.learned_window = part.learned_window;
+    }
 }
 
 #[expect(clippy::too_many_arguments, reason = "the run's state, passed through")]
@@ -1332,7 +1395,7 @@ async fn run_chain(
                         report
                     }
                     None => {
-                        turn::run(
+                        let report = turn::run(
                             &attempt.settings,
                             client,
                             messages,
@@ -1340,7 +1403,11 @@ async fn run_chain(
                             sink,
                             cancellation,
                         )
-                        .await
+                        .await;
+                        if let Some(window) = report.learned_window {
+                            remember_window(context, args, candidate, window);
+                        }
+                        report
                     }
                 };
                 let failure = match &report.ending {
@@ -1399,13 +1466,32 @@ async fn run_chain(
         last_model: last.model_ref.clone(),
         provider: reference.provider.clone(),
         model: reference.model.clone(),
-        window: context
-            .settings
-            .model_info(&reference.provider, &reference.model)
-            .map(|info| info.context_window),
+        window: model_window(context, &reference.provider, &reference.model),
         exhausted: chain.len() > 1 && failed_over == chain.len(),
         errors,
     })
+}
+
+/// Remember the window an overflow error taught for this model, so that its next run compacts
+/// in time (SPEC §7). Not with `--no-session-persistence`, which writes nothing; a failure to
+/// write only costs the lesson, with a warning.
+fn remember_window(context: &Context, args: &TurnArgs, candidate: &Candidate, window: u64) {
+    if args.no_session_persistence {
+        return;
+    }
+    context.diagnostics.detail(&format!(
+        "{} has a context window of {window} tokens (from its overflow error)",
+        candidate.model_ref
+    ));
+    if let Err(error) = crate::session::learned_windows::remember(
+        context.sessions_dir(),
+        &candidate.model_ref,
+        window,
+    ) {
+        context
+            .diagnostics
+            .warn(&format!("cannot remember the context window: {error}"));
+    }
 }
 
 /// What a CLI attempt hands to the delegate.
@@ -1465,6 +1551,7 @@ fn peek_recorded(
 /// The session a dry run describes, loaded read-only (nothing is created or locked).
 fn dry_run_context(
     context: &Context,
+    scope: &CancelScope,
     index: &Index,
     plan: &TurnPlan<'_>,
 ) -> CliResult<SessionSetup> {
@@ -1485,61 +1572,9 @@ fn dry_run_context(
                 return Ok(empty(None));
             }
             let path = resolve_selector(context, index, session, args.last, args.all)?;
-            open_session(context, &path, true)
+            open_session(context, scope, &path, true)
         }
     }
-}
-
-fn run_on_runtime(
-    context: &Context,
-    args: &TurnArgs,
-    shared: &Shared,
-    chain: (&[Candidate], Attempt),
-    messages: &mut Vec<AgentMessage>,
-    transcript: &mut Transcript,
-    sink: &mut dyn EventSink,
-) -> CliResult<ChainOutcome> {
-    let timeout = seconds(args.timeout);
-    let (runtime, client) = super::runtime_and_client()?;
-    runtime.block_on(async {
-        let cancellation = Cancellation::new();
-        let watcher = cancellation.clone();
-        let signals = tokio::spawn(async move {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut interrupt), Ok(mut terminate)) = (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            ) else {
-                return;
-            };
-            let reason = match timeout {
-                Some(limit) => tokio::select! {
-                    _ = interrupt.recv() => CancelReason::Interrupt,
-                    _ = terminate.recv() => CancelReason::Terminate,
-                    () = tokio::time::sleep(limit) => CancelReason::Timeout,
-                },
-                None => tokio::select! {
-                    _ = interrupt.recv() => CancelReason::Interrupt,
-                    _ = terminate.recv() => CancelReason::Terminate,
-                },
-            };
-            watcher.cancel(reason);
-        });
-        let outcome = run_chain(
-            context,
-            args,
-            shared,
-            chain,
-            &client,
-            messages,
-            transcript,
-            sink,
-            &cancellation,
-        )
-        .await;
-        signals.abort();
-        outcome
-    })
 }
 
 /// Why a run failed, for the result object and stderr.
@@ -1548,6 +1583,24 @@ struct Failure {
     message: String,
     status: Option<u16>,
     retryable: bool,
+}
+
+/// The result's subtype, exit code, error and terminal reason of a run that a signal or the
+/// timeout ended, before or during its turn.
+fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'static str) {
+    let (subtype, kind) = match reason {
+        CancelReason::Timeout => (ResultSubtype::ErrorTimeout, "timeout"),
+        CancelReason::Interrupt | CancelReason::Terminate => {
+            (ResultSubtype::ErrorInterrupted, "interrupted")
+        }
+    };
+    let failure = Failure {
+        kind: kind.into(),
+        message: reason.message().into(),
+        status: None,
+        retryable: reason == CancelReason::Timeout,
+    };
+    (subtype, cancelled_error(reason).exit, failure, kind)
 }
 
 fn finish(
@@ -1615,39 +1668,10 @@ fn finish(
                 }),
                 "error",
             ),
-            Ending::Cancelled(CancelReason::Timeout) => (
-                ResultSubtype::ErrorTimeout,
-                Exit::Timeout,
-                Some(Failure {
-                    kind: "timeout".into(),
-                    message: "the run's --timeout was reached".into(),
-                    status: None,
-                    retryable: true,
-                }),
-                "timeout",
-            ),
-            Ending::Cancelled(CancelReason::Interrupt) => (
-                ResultSubtype::ErrorInterrupted,
-                Exit::Interrupted,
-                Some(Failure {
-                    kind: "interrupted".into(),
-                    message: "interrupted by SIGINT".into(),
-                    status: None,
-                    retryable: false,
-                }),
-                "interrupted",
-            ),
-            Ending::Cancelled(CancelReason::Terminate) => (
-                ResultSubtype::ErrorInterrupted,
-                Exit::Terminated,
-                Some(Failure {
-                    kind: "interrupted".into(),
-                    message: "terminated by SIGTERM".into(),
-                    status: None,
-                    retryable: false,
-                }),
-                "interrupted",
-            ),
+            Ending::Cancelled(reason) => {
+                let (subtype, exit, failure, terminal) = cancelled_failure(*reason);
+                (subtype, exit, Some(failure), terminal)
+            }
             Ending::Persistence(failure) => (
                 ResultSubtype::ErrorDuringExecution,
                 Exit::RunFailed,

@@ -168,9 +168,11 @@ pub struct BackendConfig {
 pub struct CompactionConfig {
     /// Compact automatically when the context nears the window. Default: true.
     pub enabled: Option<bool>,
-    /// Compact when `context > window - reserve_tokens`. Default: 20,000.
+    /// Compact when `context > window - reserve_tokens`. Default: 20,000; at most a quarter of
+    /// the model's window.
     pub reserve_tokens: Option<u64>,
-    /// Recent history kept verbatim by a compaction. Default: 20,000.
+    /// Recent history kept verbatim by a compaction. Default: 20,000; at most a quarter of the
+    /// model's window.
     pub keep_recent_tokens: Option<u64>,
 }
 

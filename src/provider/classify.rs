@@ -290,6 +290,63 @@ fn classify_evidence(evidence: &Evidence<'_>) -> FailureKind {
     FailureKind::Unknown
 }
 
+/// The context window an overflow error states, in tokens, when it states one (SPEC §7): a model
+/// whose window pincer does not know, or knows as larger, learns it from here. Read from the
+/// message of each provider — Anthropic `… tokens > 200000 maximum`, Gemini `… tokens allowed
+/// (131072)`, OpenAI and vLLM `maximum context length is 128000 tokens`, Mistral `… model with
+/// 32768 maximum context length`, llama.cpp `available context size (512 tokens)` — and from
+/// llama.cpp's `n_ctx` field in the raw body.
+pub fn reported_window(error: &ProviderError) -> Option<u64> {
+    let (message, body) = match error {
+        ProviderError::Http(failure) => (failure.details.message.as_str(), failure.body.as_str()),
+        ProviderError::Stream { details, raw, .. } => (details.message.as_str(), raw.as_str()),
+        _ => return None,
+    };
+    window_in_message(message)
+        .or_else(|| window_in_message(body))
+        .or_else(|| llama_cpp_n_ctx(body))
+        .filter(|window| *window > 0)
+}
+
+/// The window in an overflow message: the number right after one of the markers.
+fn window_in_message(message: &str) -> Option<u64> {
+    const AFTER: [&str; 5] = [
+        "tokens > ",
+        "maximum number of tokens allowed (",
+        "maximum context length is ",
+        "available context size (",
+        "too large for model with ",
+    ];
+    let lower = message.to_ascii_lowercase();
+    AFTER.iter().find_map(|marker| {
+        let start = lower.find(marker)? + marker.len();
+        leading_number(&lower[start..])
+    })
+}
+
+/// The number at the start of `text`, thousands separators allowed (`131,072`).
+fn leading_number(text: &str) -> Option<u64> {
+    let digits: String = text
+        .chars()
+        .take_while(|character| character.is_ascii_digit() || *character == ',')
+        .filter(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
+/// llama.cpp's error body: `{"error": {"type": "exceed_context_size_error", "n_ctx": 512, …}}`.
+fn llama_cpp_n_ctx(body: &str) -> Option<u64> {
+    #[derive(serde::Deserialize)]
+    struct Envelope {
+        error: Fields,
+    }
+    #[derive(serde::Deserialize)]
+    struct Fields {
+        n_ctx: Option<u64>,
+    }
+    serde_json::from_str::<Envelope>(body).ok()?.error.n_ctx
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -664,5 +721,75 @@ mod tests {
         assert_eq!(FailureKind::Format.exit().code(), 1);
         assert!(FailureKind::Overloaded.retryable());
         assert!(!FailureKind::Billing.retryable());
+    }
+
+    #[test]
+    fn the_window_an_overflow_error_states_is_read_for_each_provider() {
+        use crate::provider::ErrorDetails;
+        use crate::provider::error::HttpFailure;
+        let http = |message: &str, body: &str| {
+            ProviderError::Http(Box::new(HttpFailure {
+                provider: "test".into(),
+                status: 400,
+                details: ErrorDetails {
+                    message: message.into(),
+                    ..ErrorDetails::default()
+                },
+                body: body.into(),
+                request_id: None,
+                retry_after: None,
+                should_retry: None,
+            }))
+        };
+        let rows = [
+            (
+                "prompt is too long: 219898 tokens > 200000 maximum",
+                "",
+                Some(200_000),
+            ),
+            (
+                "The input token count (140000) exceeds the maximum number of tokens allowed (131072).",
+                "",
+                Some(131_072),
+            ),
+            (
+                "This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens.",
+                "",
+                Some(128_000),
+            ),
+            (
+                "request (2009 tokens) exceeds the available context size (512 tokens), try increasing it",
+                "",
+                Some(512),
+            ),
+            (
+                "Prompt contains 40000 tokens and 0 draft tokens, too large for model with 32768 maximum context length",
+                "",
+                Some(32_768),
+            ),
+            (
+                "context overflow",
+                r#"{"error":{"code":400,"message":"context overflow","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}"#,
+                Some(4_096),
+            ),
+            (
+                "Your input exceeds the context window of this model.",
+                "",
+                None,
+            ),
+            ("maximum context length is 0 tokens", "", None),
+        ];
+        for (message, body, expected) in rows {
+            assert_eq!(reported_window(&http(message, body)), expected, "{message}");
+        }
+        let stream = ProviderError::stream(
+            "llama.cpp",
+            ErrorDetails {
+                message: "the request exceeds the available context size (8,192 tokens)".into(),
+                ..ErrorDetails::default()
+            },
+            "",
+        );
+        assert_eq!(reported_window(&stream), Some(8_192));
     }
 }

@@ -208,7 +208,7 @@ impl Jitter {
 }
 
 /// Whether an event puts something in front of the user (after which a retry would repeat it).
-fn shows_output(event: &StreamEvent) -> bool {
+pub fn shows_output(event: &StreamEvent) -> bool {
     matches!(
         event,
         StreamEvent::TextDelta { .. }

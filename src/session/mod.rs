@@ -1,10 +1,12 @@
 //! Sessions on disk in pi's JSONL format (version 3): record types, migration of older versions,
 //! context rebuild, the writer and tolerant reader, summaries and the index.
 //!
-//! Only `store` writes session files; only `index` writes `index.json`.
+//! Only `store` writes session files; only `index` writes `index.json`; only `learned_windows`
+//! writes the windows learned from overflow errors.
 
 pub mod context;
 pub mod index;
+pub mod learned_windows;
 pub mod migrate;
 pub mod record;
 pub mod store;

@@ -621,7 +621,16 @@ pub fn open_tail_for_append(
     path: &Path,
     wait: Option<Duration>,
 ) -> Result<(SessionWriter, TailSession, Option<TornRepair>), SessionError> {
-    let lock = SessionLock::acquire(path, wait)?;
+    open_tail_locked(SessionLock::acquire(path, wait)?)
+}
+
+/// [`open_tail_for_append`] for a session whose lock the caller already holds (a caller that
+/// waits for the lock in its own way, e.g. one a signal can interrupt).
+pub fn open_tail_locked(
+    lock: SessionLock,
+) -> Result<(SessionWriter, TailSession, Option<TornRepair>), SessionError> {
+    let path = lock.session_path().to_owned();
+    let path = path.as_path();
     let mut tail = super::tail::load(path)?;
     let mut torn_repair = None;
     if let Some(torn) = tail.session.torn.take() {

@@ -94,6 +94,22 @@ impl Home {
     }
 }
 
+/// Take the lock of the session file at `path` the way a running pincer holds it, until the
+/// returned file is dropped.
+pub fn hold_lock(path: &Path) -> std::fs::File {
+    let mut lock_path = path.as_os_str().to_owned();
+    lock_path.push(".lock");
+    let file = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(lock_path)
+        .unwrap();
+    file.lock().unwrap();
+    file
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }

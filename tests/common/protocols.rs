@@ -21,6 +21,8 @@ pub struct Protocol {
     pub text: fn(chunks: &[&str]) -> Vec<u8>,
     /// One tool call `(id, tool, JSON arguments)`.
     pub tool_call: fn(id: &str, tool: &str, arguments: &Value) -> Vec<u8>,
+    /// Reasoning (`thinking`), then a text answer (`text`), as the provider streams both.
+    pub thinking: fn(thinking: &str, text: &str) -> Vec<u8>,
     /// Some text, then the provider's mid-stream "overloaded" error event.
     pub mid_stream_error: fn(text: &str) -> Vec<u8>,
     /// The provider's error body for an HTTP status.
@@ -55,6 +57,7 @@ pub fn anthropic() -> Protocol {
         tool_call: |id, tool, arguments| {
             w::tool_use_stream(None, &[(id, tool, &arguments.to_string())], usage())
         },
+        thinking: |thinking, text| w::thinking_stream(thinking, "sig-thinking", text, usage()),
         mid_stream_error: |text| w::error_event_stream(text, "overloaded_error", "Overloaded"),
         error_body: |status| match status {
             429 => w::error_body(
@@ -90,6 +93,7 @@ pub fn openai() -> Protocol {
         tool_call: |id, tool, arguments| {
             w::tool_call_stream(None, &[(id, tool, &arguments.to_string())], usage())
         },
+        thinking: |thinking, text| w::reasoning_stream(&[thinking], text, usage()),
         mid_stream_error: |_| {
             w::error_stream(
                 "server_error",
@@ -124,6 +128,7 @@ pub fn openai_chat() -> Protocol {
         tool_call: |id, tool, arguments| {
             w::tool_call_stream(None, &[(id, tool, &arguments.to_string())], usage())
         },
+        thinking: |thinking, text| w::reasoning_stream(&[thinking], &[text], usage()),
         mid_stream_error: |text| {
             w::error_chunk_stream(
                 text,
@@ -155,6 +160,7 @@ pub fn gemini() -> Protocol {
                 w::Usage4::new(50, 0, 5, 0),
             )
         },
+        thinking: |thinking, text| w::thinking_stream(thinking, text, w::Usage4::new(80, 0, 9, 4)),
         mid_stream_error: |text| {
             let mut stream = w::event(&json!({
                 "candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "index": 0}],

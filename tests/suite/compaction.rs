@@ -509,3 +509,229 @@ fn a_tool_loop_that_crosses_the_threshold_compacts_before_its_next_request() {
     );
     assert!(sent.contains("alpha"));
 }
+
+// ----- small windows with default settings (SPEC §7) -----
+
+/// The file where windows learned from overflow errors are remembered, per model.
+const LEARNED_WINDOWS: &str = ".learned-windows.json";
+
+fn llama_text(answer: &str, input: u64) -> Reply {
+    Reply::sse(&openai_chat::text_stream(
+        &[answer],
+        openai_chat::Usage4 {
+            input_total: input,
+            cached: 0,
+            output: 20,
+            reasoning: 0,
+        },
+    ))
+}
+
+/// `count` sentences of ordinary prose, about 50 characters each.
+fn prose(topic: &str, count: usize) -> String {
+    (0..count)
+        .map(|index| format!("Sentence {index} about {topic} keeps the context busy. "))
+        .collect()
+}
+
+/// `resume small PROMPT` in stream-json: its events, and the trigger of its compaction if any.
+fn resume_small(home: &Home, server: &MockServer, prompt: &str) -> (Vec<Value>, Value) {
+    let output = pincer(home, server)
+        .args(["resume", "small", "--output-format", "stream-json", prompt])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let events: Vec<Value> = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let trigger = events
+        .iter()
+        .find(|event| event["subtype"] == "compact_boundary")
+        .map_or(Value::Null, |event| {
+            event["compact_metadata"]["trigger"].clone()
+        });
+    (events, trigger)
+}
+
+fn learned_windows(home: &Home) -> Value {
+    let path = home.sessions_dir().join(LEARNED_WINDOWS);
+    serde_json::from_slice(&std::fs::read(&path).unwrap_or_default()).unwrap_or(Value::Null)
+}
+
+/// Defaults only (no TIGHT budget): a first turn of about 1,000 estimated tokens.
+fn seed_with_defaults(home: &Home, server: &MockServer, model: &str) {
+    let output = pincer(home, server)
+        .args([
+            "run",
+            "-m",
+            model,
+            "--name",
+            "small",
+            &prose("the parser", 40),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+}
+
+#[test]
+fn a_llama_cpp_overflow_compacts_with_default_settings_and_the_window_is_remembered() {
+    let home = Home::new();
+    let model = "openai-chat/qwen3-0.6b";
+    let server = MockServer::start(vec![
+        llama_text(&prose("the answer", 40), 300),
+        Reply::json(400, &openai_chat::llamacpp_context_error_body()),
+        llama_text(SUMMARY, 60),
+        llama_text("Recovered.", 200),
+        // The next run knows the 512-token window: 430 tokens of context cross 512 − 128.
+        llama_text("Second answer.", 430),
+        llama_text(SUMMARY, 60),
+    ]);
+    seed_with_defaults(&home, &server, model);
+    let (events, trigger) = resume_small(&home, &server, "and now?");
+    assert_eq!(trigger, "overflow", "{events:?}");
+    let result = events.last().unwrap();
+    assert_eq!(result["result"], "Recovered.");
+    assert_eq!(result["compactions"], 1);
+    assert_eq!(result["context"]["window"], 512, "{result}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(
+        requests[2].json().to_string().contains("Critical Context"),
+        "the third request is the summary call"
+    );
+    assert!(requests[3].json().to_string().contains("Ship the parser."));
+    assert_eq!(learned_windows(&home)["windows"][model], 512);
+
+    // The next run of that model compacts on its own once it passes 512 − 25 %: the kept 25 %
+    // (128 tokens) is the new prompt, the rest is summarized.
+    let (events, trigger) = resume_small(&home, &server, &prose("the follow-up", 12));
+    assert_eq!(trigger, "auto", "{events:?}");
+    assert_eq!(events.last().unwrap()["result"], "Second answer.");
+    assert_eq!(server.requests().len(), 6);
+}
+
+#[test]
+fn a_configured_4k_window_compacts_at_142_percent_with_default_settings() {
+    let home = Home::new();
+    let model = "openai-chat/qwen3-4k";
+    let window = "providers.openai-chat.models.qwen3-4k.context_window=4096";
+    let server = MockServer::start(vec![
+        llama_text("First answer.", 900),
+        // 5,800 tokens: 142 % of the window.
+        llama_text("Second answer.", 5_800),
+        llama_text(SUMMARY, 60),
+    ]);
+    let output = pincer(&home, &server)
+        .args(["-c", window, "run", "-m", model, "--name", "small", "first"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = pincer(&home, &server)
+        .args([
+            "-c",
+            window,
+            "resume",
+            "small",
+            "--json",
+            &prose("the second question", 120),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["compactions"], 1, "{result}");
+    assert_eq!(result["context"]["window"], 4096);
+    assert_eq!(server.requests().len(), 3);
+    let compaction = session_lines(&home)
+        .into_iter()
+        .find(|line| line["type"] == "compaction")
+        .unwrap();
+    assert_eq!(compaction["tokensBefore"], 5_820);
+}
+
+#[test]
+fn a_gemini_overflow_compacts_even_when_the_estimate_fits_and_teaches_the_window() {
+    let home = Home::new();
+    let model = "google/gemma-3-27b-it";
+    let gemini_text = |answer: &str| {
+        Reply::sse(&gemini::text_stream(
+            &[answer],
+            gemini::Usage4::new(100, 0, 20, 0),
+        ))
+    };
+    let server = MockServer::start(vec![
+        gemini_text("First answer."),
+        Reply::json(
+            400,
+            &gemini::error_body(
+                400,
+                "INVALID_ARGUMENT",
+                "The input token count (140000) exceeds the maximum number of tokens allowed (131072).",
+            ),
+        ),
+        gemini_text(SUMMARY),
+        gemini_text("Recovered."),
+    ]);
+    seed_with_defaults(&home, &server, model);
+    let output = pincer(&home, &server)
+        .args(["resume", "small", "--json", "and now?"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["result"], "Recovered.");
+    assert_eq!(result["compactions"], 1);
+    assert_eq!(result["context"]["window"], 131_072);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    // The retry keeps the current turn and carries the summary of the one before.
+    let retried = requests[3].json().to_string();
+    assert!(retried.contains("Ship the parser."));
+    assert!(retried.contains("and now?"));
+    assert!(!retried.contains("Sentence 39 about the parser"));
+    assert_eq!(learned_windows(&home)["windows"][model], 131_072);
+}
+
+#[test]
+fn a_prompt_too_big_for_a_tiny_window_ends_with_exit_6_after_one_compaction() {
+    let home = Home::new();
+    let model = "openai-chat/qwen3-0.6b";
+    let overflow = || Reply::json(400, &openai_chat::llamacpp_context_error_body());
+    let server = MockServer::start(vec![
+        llama_text("First answer.", 300),
+        overflow(),
+        llama_text(SUMMARY, 60),
+        overflow(),
+    ]);
+    seed_with_defaults(&home, &server, model);
+    let output = pincer(&home, &server)
+        .args(["resume", "small", "--json", &prose("a huge request", 200)])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 6, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["error"]["kind"], "context_overflow");
+    assert_eq!(result["compactions"], 1);
+    assert_eq!(server.requests().len(), 4);
+    assert_eq!(
+        code(
+            &pincer(&home, &server)
+                .args(["sessions", "show", "small"])
+                .output()
+                .unwrap()
+        ),
+        0
+    );
+
+    // A first turn has nothing to compact: one request, exit 6 at once, no summary call.
+    let home = Home::new();
+    let server = MockServer::start(vec![overflow(), llama_text(SUMMARY, 60)]);
+    let output = pincer(&home, &server)
+        .args(["run", "-m", model, "--json", &prose("a huge request", 200)])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 6, "{}", stderr(&output));
+    assert_eq!(server.requests().len(), 1);
+}

@@ -167,7 +167,7 @@ fn a_retried_answer_that_differs_is_printed_whole_after_a_notice() {
 }
 
 #[test]
-fn a_stream_broken_after_a_tool_ran_is_not_retried() {
+fn a_stream_broken_after_a_tool_ran_is_retried_and_the_tool_is_not_run_again() {
     let home = Home::new();
     std::fs::write(home.workspace.join("notes.txt"), "hello\n").unwrap();
     let server = MockServer::start(vec![
@@ -181,14 +181,21 @@ fn a_stream_broken_after_a_tool_ran_is_not_retried() {
             "overloaded_error",
             "Overloaded",
         )),
-        text(&["never sent"]),
+        text(&["The file", " says hello."]),
     ]);
     let output = pincer(&home, &server, None)
-        .args(["run", "--json", "go"])
+        .args(["run", "go"])
         .output()
         .unwrap();
-    assert_eq!(code(&output), 4, "{}", stderr(&output));
-    assert_eq!(server.requests().len(), 2);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "The file says hello.\n");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    // The resent request is the broken one: the tool's result is in it, answered once.
+    assert_eq!(requests[1].json(), requests[2].json());
+    let sent = requests[2].body.clone();
+    let results = String::from_utf8_lossy(&sent).matches("toolu_01").count();
+    assert_eq!(results, 2, "one tool_use and one tool_result for toolu_01");
 }
 
 #[test]

@@ -11,6 +11,7 @@ mod reliability_secrets;
 mod run_flags;
 mod run_input;
 mod sessions;
+mod signals;
 mod status;
 mod tool_policy;
 mod turns;

@@ -2,8 +2,10 @@
 //! errors with and without retry headers, errors and resets in the middle of a stream, stalls,
 //! truncated and malformed streams, HTML error pages and empty bodies.
 //!
-//! A retryable fault is retried before any output, and also after text has streamed as long as no
-//! tool has run in the turn (SPEC §9.3; the text already printed is not printed again). A fault
+//! A retryable fault is retried before any output, and also after output has streamed — text,
+//! thinking or a tool call's arguments, in the first call or after tools ran (SPEC §9.3; the text
+//! already printed is not printed again, a partial tool call never runs). The second table below
+//! breaks a stream in each of those places for every protocol. A fault
 //! that retrying cannot fix (a malformed event, `x-should-retry: false`) ends the run with the
 //! partial answer recorded as an error message.
 //!
@@ -397,4 +399,268 @@ fn stream_json_ends_with_a_result_line_after_a_provider_fault() {
     assert_eq!(last["type"], "result");
     assert_eq!(last["is_error"], true);
     assert_eq!(last["error"]["kind"], "overloaded");
+}
+
+// ----- broken streams: every protocol × where it breaks × whether a tool ran before -----
+
+/// What the stream was carrying when the connection dropped.
+#[derive(Debug, Clone, Copy)]
+enum BreakIn {
+    Text,
+    Thinking,
+    ToolArguments,
+}
+
+/// The tool calls of the matrix append a line to this file, so the test counts how often each
+/// one really ran.
+const SIDE_EFFECT_FILE: &str = "ran.txt";
+
+fn exec_call(protocol: &Protocol, id: &str, line: &str) -> Vec<u8> {
+    let arguments = serde_json::json!({"command": format!("echo {line} >> {SIDE_EFFECT_FILE}")});
+    (protocol.tool_call)(id, "exec", &arguments)
+}
+
+/// `stream` up to and including the first event that contains one of `markers`, then a reset.
+fn cut_after(stream: &[u8], markers: &[&str]) -> Reply {
+    let events = split_events(stream);
+    let index = events
+        .iter()
+        .position(|event| {
+            let event = String::from_utf8_lossy(event);
+            markers.iter().any(|marker| event.contains(marker))
+        })
+        .unwrap_or_else(|| panic!("no event with {markers:?}"));
+    let mut pieces: Vec<Piece> = events[..=index].iter().cloned().map(Piece::Data).collect();
+    pieces.push(Piece::Close);
+    Reply::sse_pieces(pieces)
+}
+
+/// The scripted replies of one case, the index of the broken one, the answer pincer must print
+/// and the lines the side-effect file must hold at the end.
+struct Script {
+    replies: Vec<Reply>,
+    broken: usize,
+    answer: &'static str,
+    side_effects: Vec<&'static str>,
+}
+
+fn script(protocol: &Protocol, break_in: BreakIn, after_tool: bool) -> Script {
+    let mut replies = Vec::new();
+    let mut side_effects = Vec::new();
+    if after_tool {
+        replies.push(Reply::sse(&exec_call(protocol, "call_first", "first")));
+        side_effects.push("first");
+    }
+    let broken = replies.len();
+    let answer = match break_in {
+        BreakIn::Text => {
+            let stream = (protocol.text)(&["partial ", "answer"]);
+            replies.push(cut_after(&stream, &["partial"]));
+            replies.push(Reply::sse(&stream));
+            "partial answer"
+        }
+        BreakIn::Thinking => {
+            let stream = (protocol.thinking)("pondering the question at length", "the answer");
+            replies.push(cut_after(&stream, &["pondering"]));
+            replies.push(Reply::sse(&stream));
+            "the answer"
+        }
+        BreakIn::ToolArguments => {
+            let stream = exec_call(protocol, "call_second", "second");
+            // The first piece of the arguments (`{"c…` inside a JSON string), or Gemini's whole
+            // call in a chunk before the one that finishes the message.
+            replies.push(cut_after(&stream, &[r#"{\"c"#, "functionCall"]));
+            replies.push(Reply::sse(&stream));
+            side_effects.push("second");
+            replies.push(Reply::sse(&(protocol.text)(&["done"])));
+            "done"
+        }
+    };
+    Script {
+        replies,
+        broken,
+        answer,
+        side_effects,
+    }
+}
+
+/// The session's messages, after checking the file's structure and that `sessions show` loads it.
+fn session_messages(home: &Home, protocol: &Protocol, server: &MockServer) -> Vec<Value> {
+    assert_sessions_intact(home, protocol, server, protocol.name);
+    let file = session_files(&home.sessions_dir()).remove(0);
+    check_session(&file, false)
+        .entries
+        .into_iter()
+        .filter(|entry| entry["type"] == "message")
+        .map(|entry| entry["message"].clone())
+        .collect()
+}
+
+fn check_broken_stream(protocol: &Protocol, break_in: BreakIn, after_tool: bool) -> Vec<String> {
+    let context = format!(
+        "{} / break in {break_in:?}{}",
+        protocol.name,
+        if after_tool { " after a tool ran" } else { "" }
+    );
+    let mut failures = Vec::new();
+    let mut check = |ok: bool, message: String| {
+        if !ok {
+            failures.push(format!("{context}: {message}"));
+        }
+    };
+    for format in ["text", "stream-json"] {
+        let home = Home::new();
+        let script = script(protocol, break_in, after_tool);
+        let expected_requests = script.replies.len();
+        let server = MockServer::start(script.replies);
+        let output = protocols::output(
+            command(&home, protocol, &server),
+            &[
+                "-c",
+                "retry.max_retries=2",
+                "run",
+                "-m",
+                protocol.model,
+                "--output-format",
+                format,
+                "go",
+            ],
+        );
+        let (out, err) = (stdout(&output), stderr(&output));
+        check(
+            code(&output) == 0,
+            format!("{format}: exit {}: {err}", code(&output)),
+        );
+        let requests = server.requests();
+        check(
+            requests.len() == expected_requests,
+            format!(
+                "{format}: {} requests, expected {expected_requests}",
+                requests.len()
+            ),
+        );
+        if requests.len() > script.broken + 1 {
+            check(
+                requests[script.broken].json() == requests[script.broken + 1].json(),
+                format!("{format}: the retried request differs from the broken one"),
+            );
+        }
+        let ran =
+            std::fs::read_to_string(home.workspace.join(SIDE_EFFECT_FILE)).unwrap_or_default();
+        check(
+            ran.lines().collect::<Vec<_>>() == script.side_effects,
+            format!(
+                "{format}: the tools ran as {ran:?}, expected {:?}",
+                script.side_effects
+            ),
+        );
+        let calls = expected_requests - 1;
+        if format == "text" {
+            check(
+                out == format!("{}\n", script.answer),
+                format!("stdout {out:?}, expected the answer once"),
+            );
+            check(
+                err.matches("retrying the call").count() == 1,
+                format!("one retry notice on stderr: {err}"),
+            );
+        } else {
+            let lines: Vec<Value> = out
+                .lines()
+                .map(|line| serde_json::from_str(line).unwrap_or(Value::Null))
+                .collect();
+            let count = |subtype: &str| {
+                lines
+                    .iter()
+                    .filter(|line| line["type"] == subtype || line["subtype"] == subtype)
+                    .count()
+            };
+            check(
+                count("assistant") == calls,
+                format!("{} assistant events, expected {calls}", count("assistant")),
+            );
+            let retries: Vec<&Value> = lines
+                .iter()
+                .filter(|line| line["subtype"] == "api_retry")
+                .collect();
+            check(
+                retries.len() == 1 && retries[0]["discarded_partial"] == true,
+                format!("one api_retry with discarded_partial: {retries:?}"),
+            );
+            let last = lines.last().cloned().unwrap_or(Value::Null);
+            check(
+                last["type"] == "result"
+                    && last["is_error"] == false
+                    && last["result"] == script.answer,
+                format!("last line: {last}"),
+            );
+        }
+        let messages = session_messages(&home, protocol, &server);
+        let assistants: Vec<&Value> = messages
+            .iter()
+            .filter(|message| message["role"] == "assistant")
+            .collect();
+        let good = assistants
+            .iter()
+            .filter(|message| message["stopReason"] != "error")
+            .count();
+        check(
+            good == calls,
+            format!("{format}: {good} good assistant messages, expected {calls}"),
+        );
+        for message in assistants
+            .iter()
+            .filter(|message| message["stopReason"] == "error")
+        {
+            let has_call = message["content"]
+                .as_array()
+                .is_some_and(|content| content.iter().any(|block| block["type"] == "toolCall"));
+            check(
+                !has_call,
+                format!("{format}: the broken attempt kept a tool call: {message}"),
+            );
+        }
+        let results = messages
+            .iter()
+            .filter(|message| message["role"] == "toolResult")
+            .count();
+        check(
+            results == script.side_effects.len(),
+            format!(
+                "{format}: {results} tool results, expected {}",
+                script.side_effects.len()
+            ),
+        );
+    }
+    failures
+}
+
+fn check_broken_streams(protocol: Protocol) {
+    let mut failures = Vec::new();
+    for break_in in [BreakIn::Text, BreakIn::Thinking, BreakIn::ToolArguments] {
+        for after_tool in [false, true] {
+            failures.extend(check_broken_stream(&protocol, break_in, after_tool));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn anthropic_streams_broken_anywhere_are_retried_without_rerunning_tools() {
+    check_broken_streams(protocols::anthropic());
+}
+
+#[test]
+fn openai_responses_streams_broken_anywhere_are_retried_without_rerunning_tools() {
+    check_broken_streams(protocols::openai());
+}
+
+#[test]
+fn openai_chat_streams_broken_anywhere_are_retried_without_rerunning_tools() {
+    check_broken_streams(protocols::openai_chat());
+}
+
+#[test]
+fn gemini_streams_broken_anywhere_are_retried_without_rerunning_tools() {
+    check_broken_streams(protocols::gemini());
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Piece, Reply, split_events};
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::{Home, code, hold_lock, stderr, stdout};
 
 const KEY: &str = "sk-ant-test-0000";
 
@@ -404,16 +404,7 @@ fn a_busy_session_makes_resume_exit_75() {
         code(&run(&home, &server, &["run", "--name", "busy", "a"])),
         0
     );
-    let file = session_files(&home).remove(0);
-    let mut lock_path = file.as_os_str().to_owned();
-    lock_path.push(".lock");
-    let lock = std::fs::File::options()
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(lock_path)
-        .unwrap();
-    lock.lock().unwrap();
+    let lock = hold_lock(&session_files(&home).remove(0));
     let output = run(&home, &server, &["resume", "busy", "--json", "b"]);
     assert_eq!(code(&output), 75, "{}", stderr(&output));
     assert_eq!(result_of(&output).error.unwrap().kind, "session_busy");

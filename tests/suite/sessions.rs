@@ -1,12 +1,11 @@
 //! `pincer sessions …` and session-file handling, end to end through the binary.
 
-use std::fs::File;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::common::{Home, SessionBuilder, code, stderr, stdout};
+use crate::common::{Home, SessionBuilder, code, hold_lock, stderr, stdout};
 
 const ID_A: &str = "019ad3c1-0000-7000-8000-00000000000a";
 const ID_B: &str = "019ad3c1-0000-7000-8000-00000000000b";
@@ -374,20 +373,6 @@ fn a_stale_index_entry_is_refreshed_when_the_file_changes() {
     );
     std::fs::write(&path, text).unwrap();
     assert_eq!(list_json(&home, &[])[0]["name"], "later");
-}
-
-fn hold_lock(path: &std::path::Path) -> File {
-    let mut lock_path = path.as_os_str().to_owned();
-    lock_path.push(".lock");
-    let file = File::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(lock_path)
-        .unwrap();
-    file.lock().unwrap();
-    file
 }
 
 #[test]

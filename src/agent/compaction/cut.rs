@@ -119,6 +119,40 @@ pub fn plan(entries: &[Entry], leaf_id: Option<&str>, keep_recent_tokens: u64) -
     })
 }
 
+/// The plan after the provider refused a request as too long (SPEC §7): compact even when the
+/// estimate says everything fits. The usual plan first; when `keep_recent_tokens` already covers
+/// the whole history since the last compaction, the current turn alone is kept (from its prompt
+/// on) and everything before it is summarized. `None` when the current turn is all there is: then
+/// nothing can be cut, and the overflow stands.
+pub fn plan_for_overflow(
+    entries: &[Entry],
+    leaf_id: Option<&str>,
+    keep_recent_tokens: u64,
+) -> Option<CutPlan> {
+    plan(entries, leaf_id, keep_recent_tokens).or_else(|| {
+        plan(
+            entries,
+            leaf_id,
+            current_turn_tokens(entries, leaf_id).max(1),
+        )
+    })
+}
+
+/// The estimated tokens of the messages from the branch's last turn start to its leaf: as a
+/// `keep_recent_tokens` budget, it makes [`find_cut`] stop exactly at that turn's prompt.
+fn current_turn_tokens(entries: &[Entry], leaf_id: Option<&str>) -> u64 {
+    let mut tokens = 0;
+    for entry in branch_path(entries, leaf_id).into_iter().rev() {
+        if let Entry::Message(entry) = entry {
+            tokens += message_tokens(&entry.message);
+        }
+        if is_turn_start(entry) {
+            break;
+        }
+    }
+    tokens
+}
+
 /// pi's `estimateContextTokens`: the context the last successful call reported, plus chars/4
 /// estimates of everything after it; the sum of estimates when no call reported usage.
 ///
@@ -433,6 +467,63 @@ mod tests {
         let entries = vec![user("u1", None, 100), assistant("a1", Some("u1"), 100)];
         assert_eq!(plan(&entries, None, 1_000), None);
         assert_eq!(plan(&[], None, 1_000), None);
+    }
+
+    #[test]
+    fn an_overflow_keeps_only_the_current_turn_when_everything_fits_the_budget() {
+        let entries = vec![
+            user("u1", None, 100),
+            assistant("a1", Some("u1"), 100),
+            model_change("m1", "a1"),
+            user("u2", Some("m1"), 30),
+            tool_call("a2", Some("u2"), "call-2"),
+            tool_result("t2", Some("a2"), "call-2", 50),
+        ];
+        assert_eq!(plan(&entries, None, 20_000), None);
+        let plan = plan_for_overflow(&entries, None, 20_000).unwrap();
+        assert_eq!(plan.first_kept_entry_id, "m1");
+        assert_eq!(heads(&plan.to_summarize), ["user:u", "assistant:a"]);
+        assert!(plan.turn_prefix.is_empty());
+    }
+
+    #[test]
+    fn an_overflow_in_the_first_turn_has_nothing_to_cut() {
+        let entries = vec![user("u1", None, 5_000)];
+        assert_eq!(plan_for_overflow(&entries, None, 128), None);
+        let entries = vec![
+            user("u1", None, 5_000),
+            tool_call("a1", Some("u1"), "call-1"),
+            tool_result("t1", Some("a1"), "call-1", 50),
+        ];
+        assert_eq!(plan_for_overflow(&entries, None, 128), None);
+        // A big tool result inside the first turn is summarized away with the turn's start.
+        let entries = vec![
+            user("u1", None, 10),
+            tool_call("a1", Some("u1"), "call-1"),
+            tool_result("t1", Some("a1"), "call-1", 5_000),
+            tool_call("a2", Some("t1"), "call-2"),
+            tool_result("t2", Some("a2"), "call-2", 10),
+        ];
+        let plan = plan_for_overflow(&entries, None, 128).unwrap();
+        assert_eq!(plan.first_kept_entry_id, "a2");
+        assert_eq!(
+            heads(&plan.turn_prefix),
+            ["user:u", "assistant:r", "toolResult:r"]
+        );
+    }
+
+    #[test]
+    fn an_overflow_with_a_small_budget_cuts_as_usual() {
+        let entries = vec![
+            user("u1", None, 100),
+            assistant("a1", Some("u1"), 100),
+            user("u2", Some("a1"), 100),
+            assistant("a2", Some("u2"), 100),
+        ];
+        assert_eq!(
+            plan_for_overflow(&entries, None, 200),
+            plan(&entries, None, 200)
+        );
     }
 
     #[test]

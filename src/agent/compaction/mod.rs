@@ -23,6 +23,15 @@ pub const DEFAULT_RESERVE_TOKENS: u64 = 20_000;
 /// Tokens of recent messages kept verbatim after a compaction (pi's `keepRecentTokens`).
 pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
 
+/// The reserve and the recent messages kept each take at most a quarter of a known window
+/// (SPEC §7), so that a 4k–8k local model compacts too instead of keeping everything.
+pub fn cap_to_window(tokens: u64, window: Option<u64>) -> u64 {
+    match window {
+        Some(window) if window > 0 => tokens.min(window / 4),
+        _ => tokens,
+    }
+}
+
 /// Whether a context of `context_tokens` leaves less than `reserve_tokens` of a `window`-token
 /// context window free, so the session must be compacted before the next request.
 ///
@@ -41,6 +50,19 @@ mod tests {
         assert!(!should_compact(180_000, 200_000, DEFAULT_RESERVE_TOKENS));
         assert!(should_compact(180_001, 200_000, DEFAULT_RESERVE_TOKENS));
         assert!(!should_compact(0, 200_000, DEFAULT_RESERVE_TOKENS));
+    }
+
+    #[test]
+    fn reserve_and_kept_tokens_take_at_most_a_quarter_of_a_known_window() {
+        assert_eq!(cap_to_window(DEFAULT_RESERVE_TOKENS, Some(4_096)), 1_024);
+        assert_eq!(cap_to_window(DEFAULT_KEEP_RECENT_TOKENS, Some(512)), 128);
+        assert_eq!(cap_to_window(DEFAULT_RESERVE_TOKENS, Some(200_000)), 20_000);
+        assert_eq!(cap_to_window(DEFAULT_RESERVE_TOKENS, None), 20_000);
+        assert_eq!(cap_to_window(DEFAULT_RESERVE_TOKENS, Some(0)), 20_000);
+        // A 4k window at 142 % compacts; at 70 % it does not.
+        let reserve = cap_to_window(DEFAULT_RESERVE_TOKENS, Some(4_096));
+        assert!(should_compact(5_800, 4_096, reserve));
+        assert!(!should_compact(2_900, 4_096, reserve));
     }
 
     #[test]

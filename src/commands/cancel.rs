@@ -1,0 +1,172 @@
+//! The cancellation of a whole `run`/`resume` (SPEC §2): SIGINT, SIGTERM and `--timeout` are
+//! honoured in every phase, from reading stdin to the last tool, not only once the model is
+//! called.
+//!
+//! [`CancelScope::start`] builds the command's runtime, installs the signal handlers and arms the
+//! deadline (counted from process start) before anything waits; from then on a signal never kills
+//! the process outright, it cancels the one [`Cancellation`] the turn watches. Every wait before
+//! the turn — stdin, the session lock — goes through [`CancelScope::wait`], which gives up as soon
+//! as the cancellation fires, so the command can still print its `result` and exit 124, 130 or
+//! 143. The turn itself runs under [`CancelScope::block_on`]: it watches the cancellation on its
+//! own and records the interrupted message before it returns.
+
+use std::future::Future;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::agent::turn::{CancelReason, Cancellation};
+use crate::error::{CliError, CliResult, Exit};
+use crate::input::{self, InputError, Prompt, StdinOptions};
+use crate::session::store::{SessionError, SessionLock};
+
+/// The runtime of one command and the cancellation that signals and the deadline fire.
+pub(crate) struct CancelScope {
+    runtime: tokio::runtime::Runtime,
+    cancellation: Cancellation,
+    watcher: tokio::task::JoinHandle<()>,
+}
+
+impl CancelScope {
+    /// Build the runtime, install SIGINT/SIGTERM handlers and arm `timeout` from `started`.
+    pub(crate) fn start(started: Instant, timeout: Option<Duration>) -> CliResult<CancelScope> {
+        use tokio::signal::unix::{SignalKind, signal};
+        let runtime = super::runtime()?;
+        let cancellation = Cancellation::new();
+        // Registering the handlers here, not in the task, closes the window in which a signal
+        // would still kill the process with its default action.
+        let (interrupt, terminate) = {
+            let _entered = runtime.enter();
+            (
+                signal(SignalKind::interrupt()).ok(),
+                signal(SignalKind::terminate()).ok(),
+            )
+        };
+        let deadline = timeout.map(|timeout| tokio::time::Instant::from_std(started + timeout));
+        let watcher = {
+            let cancellation = cancellation.clone();
+            runtime.spawn(async move {
+                let (Some(mut interrupt), Some(mut terminate)) = (interrupt, terminate) else {
+                    return;
+                };
+                let reason = tokio::select! {
+                    _ = interrupt.recv() => CancelReason::Interrupt,
+                    _ = terminate.recv() => CancelReason::Terminate,
+                    () = sleep_until(deadline) => CancelReason::Timeout,
+                };
+                cancellation.cancel(reason);
+            })
+        };
+        Ok(CancelScope {
+            runtime,
+            cancellation,
+            watcher,
+        })
+    }
+
+    /// The cancellation the turn watches.
+    pub(crate) fn cancellation(&self) -> &Cancellation {
+        &self.cancellation
+    }
+
+    /// Run `future` to its end; the future watches the cancellation itself.
+    pub(crate) fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.runtime.block_on(future)
+    }
+
+    /// Run `future` unless the command is cancelled first: then it is dropped and the reason is
+    /// returned.
+    pub(crate) fn wait<F: Future>(&self, future: F) -> Result<F::Output, CancelReason> {
+        let token = self.cancellation.token.clone();
+        self.runtime.block_on(async {
+            tokio::select! {
+                biased;
+                () = token.cancelled() => Err(self.reason()),
+                output = future => Ok(output),
+            }
+        })
+    }
+
+    /// Why the command was cancelled (a cancelled token always has a reason).
+    fn reason(&self) -> CancelReason {
+        self.cancellation
+            .reason()
+            .unwrap_or(CancelReason::Interrupt)
+    }
+
+    /// Read the prompt per the input contract (SPEC §2). The read runs on its own thread: a
+    /// pipe that sends some bytes and then stays open blocks `read`, and only a thread can be
+    /// left behind in it when a signal or the timeout ends the command.
+    pub(crate) fn read_prompt(
+        &self,
+        argument: Option<&str>,
+        options: StdinOptions,
+    ) -> Result<Result<Prompt, InputError>, CancelReason> {
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        let argument = argument.map(str::to_owned);
+        let spawned = std::thread::Builder::new()
+            .name("pincer-stdin".to_owned())
+            .spawn(move || {
+                let _ = sender.send(input::read_prompt(argument.as_deref(), options));
+            });
+        if let Err(error) = spawned {
+            return Ok(Err(InputError::Read(format!(
+                "cannot start the stdin reader: {error}"
+            ))));
+        }
+        self.wait(receiver).map(|received| {
+            received
+                .unwrap_or_else(|_| Err(InputError::Read("the stdin reader stopped".to_owned())))
+        })
+    }
+
+    /// Lock the session at `path`, waiting up to `wait` for another run to let go (none: fail at
+    /// once when busy). The wait ends early when the command is cancelled.
+    pub(crate) fn lock_session(
+        &self,
+        path: &Path,
+        wait: Option<Duration>,
+    ) -> Result<Result<SessionLock, SessionError>, CancelReason> {
+        self.wait(wait_for_lock(path, wait))
+    }
+}
+
+impl Drop for CancelScope {
+    fn drop(&mut self) {
+        self.watcher.abort();
+    }
+}
+
+/// Sleep until `deadline`, or forever without one.
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Try the lock, sleeping between attempts on the runtime (so that the wait can be cancelled)
+/// with the pauses the blocking lock uses.
+async fn wait_for_lock(path: &Path, wait: Option<Duration>) -> Result<SessionLock, SessionError> {
+    let deadline = wait.map(|wait| Instant::now() + wait);
+    let mut pauses = crate::fs::lock_pauses();
+    loop {
+        match SessionLock::acquire(path, None) {
+            Err(SessionError::Busy { .. }) if deadline.is_some_and(|end| Instant::now() < end) => {
+                let left = deadline.map_or(Duration::ZERO, |end| end - Instant::now());
+                let pause = pauses.next().unwrap_or(left);
+                tokio::time::sleep(pause.min(left)).await;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// The error that ends a command cancelled before its turn started: exit 124, 130 or 143.
+pub(crate) fn cancelled_error(reason: CancelReason) -> CliError {
+    let exit = match reason {
+        CancelReason::Timeout => Exit::Timeout,
+        CancelReason::Interrupt => Exit::Interrupted,
+        CancelReason::Terminate => Exit::Terminated,
+    };
+    CliError::new(exit, reason.message())
+}
