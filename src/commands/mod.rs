@@ -208,3 +208,14 @@ pub(crate) fn runtime_and_client() -> CliResult<(tokio::runtime::Runtime, reqwes
         .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
     Ok((runtime, client))
 }
+
+/// The `[retry]` settings as the policy the provider's retry loop applies (SPEC §9.3).
+pub(crate) fn retry_policy(context: &Context) -> crate::provider::retry::RetryPolicy {
+    let retry = &context.settings.retry;
+    crate::provider::retry::RetryPolicy {
+        max_retries: retry.max_retries,
+        base: Duration::from_millis(retry.base_delay_ms),
+        cap: Duration::from_millis(retry.max_delay_ms),
+        ..crate::provider::retry::RetryPolicy::default()
+    }
+}

@@ -1095,12 +1095,7 @@ fn attempt_settings(
         credential,
         spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
         auth_file: Some(context.settings.paths.auth_file.clone()),
-        retry: crate::provider::retry::RetryPolicy {
-            max_retries: context.settings.retry.max_retries,
-            base: Duration::from_millis(context.settings.retry.base_delay_ms),
-            cap: Duration::from_millis(context.settings.retry.max_delay_ms),
-            ..crate::provider::retry::RetryPolicy::default()
-        },
+        retry: super::retry_policy(context),
     };
     Attempt {
         settings,
