@@ -160,7 +160,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l wait -d 'Wait u
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l last -l continue -d 'Continue the most recently updated session of this workspace; the only argument is then the prompt'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -d 'Continue in a new session file holding a copy of the current branch'
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Create the session named SESSION when none has that name yet'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Create the session named SESSION when none has that name yet; of overlapping creators one creates it and the others continue it (waiting under --wait, else exit 75)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'

@@ -174,6 +174,8 @@ pub fn session_error(error: SessionError) -> CliError {
             CliError::new(Exit::Busy, message)
                 .with_hint(format!("{whom}, or pass --wait SECS to wait for the lock"))
         }
+        SessionError::NamesBusy { .. } => CliError::new(Exit::Busy, message)
+            .with_hint("many sessions are being created at once; try again in a moment"),
         SessionError::Corrupt { path, .. } => CliError::usage(message).with_hint(format!(
             "run `pincer sessions repair {}` to move the bad lines into a side file",
             path.display()

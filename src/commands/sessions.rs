@@ -19,6 +19,7 @@ use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::output::progress::Spinner;
 use crate::session::index::{self, Index, IndexEntry, Lookup};
+use crate::session::names::NamesLock;
 use crate::session::record::{self, AgentMessage, Entry, SessionHeader};
 use crate::session::store::{self, SessionLock, TornRepair};
 
@@ -828,11 +829,13 @@ fn render_markdown(loaded: &store::LoadedSession) -> String {
 fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
     let index = load_index(context)?;
     let path = resolve(context, &index, &args.session)?;
-    if let Some(name) = &args.name {
-        ensure_name_free(&index, name, None)?;
-    }
     let loaded = load_session(&path)?;
-    let forked = fork_loaded(context, &loaded, args.at.as_deref(), args.name.as_deref())?;
+    let forked = match &args.name {
+        Some(name) => give_name(context, name, None, || {
+            fork_loaded(context, &loaded, args.at.as_deref(), Some(name))
+        })?,
+        None => fork_loaded(context, &loaded, args.at.as_deref(), None)?,
+    };
     let (id, new_path, at) = (forked.id, forked.path, forked.at);
     let _ = index::update_one(context.sessions_dir(), &new_path);
     if context.format.is_json() {
@@ -919,21 +922,73 @@ pub fn fork_loaded(
     Ok(Forked { id, path, at })
 }
 
-/// Refuse a name that another session already has.
+/// Refuse a name that another session already has, by the account of `index` (for runs that
+/// write nothing; anything that gives a name goes through [`give_name`]).
 pub fn ensure_name_free(index: &Index, name: &str, except_id: Option<&str>) -> CliResult<()> {
-    if name.trim().is_empty() {
-        return Err(CliError::usage("a session name cannot be empty"));
-    }
+    check_name(name)?;
     if let Some(other) = index.sessions.values().find(|entry| {
         entry.summary.name.as_deref() == Some(name) && Some(entry.summary.id.as_str()) != except_id
     }) {
-        return Err(CliError::usage(format!(
-            "the name '{name}' is taken by session {}",
-            other.summary.id
-        ))
-        .with_hint("names are unique; pick another or rename that session first"));
+        return Err(name_taken(name, other));
     }
     Ok(())
+}
+
+fn check_name(name: &str) -> CliResult<()> {
+    if name.trim().is_empty() {
+        return Err(CliError::usage("a session name cannot be empty"));
+    }
+    Ok(())
+}
+
+fn name_taken(name: &str, other: &IndexEntry) -> CliError {
+    CliError::usage(format!(
+        "the name '{name}' is taken by session {}",
+        other.summary.id
+    ))
+    .with_hint("names are unique; pick another or rename that session first")
+}
+
+/// Give `name` to a session: `give` (which writes the name into a session file) runs under the
+/// store's names lock, once the files show that no session but `except_id` has it (SPEC §1.2).
+/// Two processes naming two sessions alike at the same moment: one succeeds, the other gets the
+/// usual "taken" error.
+pub fn give_name<T>(
+    context: &Context,
+    name: &str,
+    except_id: Option<&str>,
+    give: impl FnOnce() -> CliResult<T>,
+) -> CliResult<T> {
+    check_name(name)?;
+    let names = NamesLock::acquire(context.sessions_dir()).map_err(session_error)?;
+    if let Some(other) = names.holders(name, except_id).first() {
+        return Err(name_taken(name, other));
+    }
+    give()
+}
+
+/// What [`find_or_create`] did.
+pub enum FoundOrCreated<T> {
+    /// No session answered to the name: `create` made one.
+    Created(T),
+    /// A session answers to the name now (another process may have just created it).
+    Found(PathBuf),
+}
+
+/// `resume --create NAME`: the session `name` resolves to by the files' account, or a new one
+/// made by `create` — which must write the name into the new file — under the names lock. Of
+/// several processes doing this at once, one creates and the others find its session.
+pub fn find_or_create<T>(
+    context: &Context,
+    name: &str,
+    create: impl FnOnce() -> CliResult<T>,
+) -> CliResult<FoundOrCreated<T>> {
+    check_name(name)?;
+    let names = NamesLock::acquire(context.sessions_dir()).map_err(session_error)?;
+    match names.index().find(name) {
+        Lookup::NotFound => create().map(FoundOrCreated::Created),
+        _ => resolve(context, names.index(), name).map(FoundOrCreated::Found),
+    }
 }
 
 // -------------------------------------------------------------------------------------- rename
@@ -943,12 +998,13 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
     let path = resolve(context, &index, &args.session)?;
     let (mut writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
-    ensure_name_free(&index, &args.name, Some(&loaded.header.id))?;
     report_torn(context, &path, torn.as_ref());
-    let entry = store::new_entry(&writer, "session_info", json!({"name": args.name}))
-        .map_err(session_error)?;
-    writer.append(&entry).map_err(session_error)?;
-    writer.sync().map_err(session_error)?;
+    give_name(context, &args.name, Some(&loaded.header.id), || {
+        let entry = store::new_entry(&writer, "session_info", json!({"name": args.name}))
+            .map_err(session_error)?;
+        writer.append(&entry).map_err(session_error)?;
+        writer.sync().map_err(session_error)
+    })?;
     drop(writer);
     let _ = index::update_one(context.sessions_dir(), &path);
     if context.format.is_json() {

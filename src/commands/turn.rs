@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::sessions::{ensure_name_free, fork_loaded, load_index, report_torn, resolve_selector};
+use super::sessions::{
+    FoundOrCreated, ensure_name_free, find_or_create, fork_loaded, give_name, load_index,
+    report_torn, resolve_selector,
+};
 use super::{Context, config_error, session_error};
 use crate::agent::context_files;
 use crate::agent::heartbeat;
@@ -426,15 +429,24 @@ fn create_session(
             path: None,
         });
     }
-    let header = new_header(context, id.clone());
-    let path = store::create(context.sessions_dir(), &header, &[]).map_err(session_error)?;
-    let (writer, loaded, _) = store::open_for_append(&path, context.wait).map_err(session_error)?;
-    let mut transcript = Transcript::persisted(writer, loaded.entries);
-    if let Some(name) = name {
-        transcript
-            .append("session_info", json!({"name": name}))
-            .map_err(session_error)?;
-    }
+    let header = new_header(context, id);
+    // The name is in the file from its first byte, so whoever looks for it next finds it.
+    let entries = match name {
+        Some(name) => vec![
+            record::build_entry(
+                "session_info",
+                &record::new_entry_id(&|_| false),
+                None,
+                json!({ "name": name }),
+            )
+            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
+        ],
+        None => Vec::new(),
+    };
+    let (writer, loaded) =
+        store::create_locked(context.sessions_dir(), &header, &entries).map_err(session_error)?;
+    let path = writer.path().to_owned();
+    let transcript = Transcript::persisted(writer, loaded.entries);
     Ok(SessionSetup {
         transcript,
         context: Vec::new(),
@@ -503,32 +515,52 @@ fn setup_session(
                         .with_hint("resume it with `pincer resume ID`, or leave out --session-id"),
                 );
             }
-            if let Some(name) = &args.name {
-                ensure_name_free(index, name, None)?;
+            match &args.name {
+                Some(name) => name_with(context, (index, ephemeral), name, None, || {
+                    create_session(context, id, Some(name), ephemeral)
+                }),
+                None => create_session(context, id, None, ephemeral),
             }
-            create_session(context, id, args.name.as_deref(), ephemeral)
         }
         TurnPlan::Resume(args) => {
             let (session, _) = args.session_and_prompt();
+            let mut found = None;
             if args.create {
                 let name = session.unwrap_or_default();
                 if !index.find(name).is_one() {
-                    ensure_name_free(index, name, None)?;
-                    return create_session(
-                        context,
-                        uuid::Uuid::now_v7().to_string(),
-                        Some(name),
-                        ephemeral,
-                    );
+                    let create = || {
+                        create_session(
+                            context,
+                            uuid::Uuid::now_v7().to_string(),
+                            Some(name),
+                            ephemeral,
+                        )
+                    };
+                    if ephemeral {
+                        ensure_name_free(index, name, None)?;
+                        return create();
+                    }
+                    // Another process may be creating it right now: the one that gets the
+                    // names lock first creates it, the others continue that session.
+                    match find_or_create(context, name, create)? {
+                        FoundOrCreated::Created(setup) => return Ok(setup),
+                        FoundOrCreated::Found(path) => found = Some(path),
+                    }
                 }
             }
-            let path = resolve_selector(context, index, session, args.last, args.all)?;
+            let path = match found {
+                Some(path) => path,
+                None => resolve_selector(context, index, session, args.last, args.all)?,
+            };
             let path = if args.fork {
                 let loaded = store::load(&path).map_err(session_error)?;
-                if let Some(name) = &args.name {
-                    ensure_name_free(index, name, None)?;
+                match &args.name {
+                    Some(name) => name_with(context, (index, ephemeral), name, None, || {
+                        fork_loaded(context, &loaded, None, Some(name))
+                    })?,
+                    None => fork_loaded(context, &loaded, None, None)?,
                 }
-                fork_loaded(context, &loaded, None, args.name.as_deref())?.path
+                .path
             } else {
                 path
             };
@@ -537,11 +569,18 @@ fn setup_session(
                 && !args.fork
                 && setup.session_name.as_deref() != Some(name.as_str())
             {
-                ensure_name_free(index, name, setup.session_id.as_deref())?;
-                setup
-                    .transcript
-                    .append("session_info", json!({"name": name}))
-                    .map_err(session_error)?;
+                let transcript = &mut setup.transcript;
+                name_with(
+                    context,
+                    (index, ephemeral),
+                    name,
+                    setup.session_id.as_deref(),
+                    || {
+                        transcript
+                            .append("session_info", json!({"name": name}))
+                            .map_err(session_error)
+                    },
+                )?;
                 setup.session_name = Some(name.clone());
             }
             if args.fork {
@@ -549,6 +588,24 @@ fn setup_session(
             }
             Ok(setup)
         }
+    }
+}
+
+/// Give `name` with `give`: under the names lock when the session is persisted, and checked
+/// against the index the run started with when nothing is written (`--no-session-persistence`
+/// creates no file, not even the lock's).
+fn name_with<T>(
+    context: &Context,
+    (index, ephemeral): (&Index, bool),
+    name: &str,
+    except_id: Option<&str>,
+    give: impl FnOnce() -> CliResult<T>,
+) -> CliResult<T> {
+    if ephemeral {
+        ensure_name_free(index, name, except_id)?;
+        give()
+    } else {
+        give_name(context, name, except_id, give)
     }
 }
 

@@ -1,11 +1,13 @@
 //! Sessions on disk in pi's JSONL format (version 3): record types, migration of older versions,
 //! context rebuild, the writer and tolerant reader, summaries and the index.
 //!
-//! Only `store` writes session files; only `index` writes `index.json`.
+//! Only `store` writes session files; only `index` writes `index.json`; a name is given only
+//! under the lock of `names`.
 
 pub mod context;
 pub mod index;
 pub mod migrate;
+pub mod names;
 pub mod record;
 pub mod store;
 pub mod summary;

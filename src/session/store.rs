@@ -36,6 +36,14 @@ pub enum SessionError {
         /// The pid of the holder, when known.
         holder: Option<u32>,
     },
+    /// Another process held the store's names lock for longer than pincer waits (exit 75).
+    #[error("the session names are locked: {} has been naming a session for over {} s", holder_text_short(*.holder), .waited.as_secs())]
+    NamesBusy {
+        /// The pid of the holder, when known.
+        holder: Option<u32>,
+        /// How long this process waited.
+        waited: Duration,
+    },
     /// A line in the middle of the file is not a valid entry (exit 2).
     #[error("session file '{}' is corrupt at line {line}: {reason}", .path.display())]
     Corrupt {
@@ -87,6 +95,13 @@ fn holder_text(holder: Option<u32>) -> String {
     match holder {
         Some(pid) => format!("another run (process {pid}) holds its lock"),
         None => "another run holds its lock".to_owned(),
+    }
+}
+
+fn holder_text_short(holder: Option<u32>) -> String {
+    match holder {
+        Some(pid) => format!("process {pid}"),
+        None => "another process".to_owned(),
     }
 }
 
@@ -544,7 +559,35 @@ pub fn create(
 ) -> Result<PathBuf, SessionError> {
     pfs::create_dir_all(dir, false)
         .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
+    create_file(
+        &dir.join(file_name(&header.timestamp, &header.id)),
+        header,
+        entries,
+    )
+}
+
+/// [`create`], with the new session's lock taken before the file appears and kept: no other
+/// run can take the session between its creation and this one's first append.
+pub fn create_locked(
+    dir: &Path,
+    header: &SessionHeader,
+    entries: &[Entry],
+) -> Result<(SessionWriter, LoadedSession), SessionError> {
+    pfs::create_dir_all(dir, false)
+        .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
     let path = dir.join(file_name(&header.timestamp, &header.id));
+    let lock = SessionLock::acquire(&path, None)?;
+    create_file(&path, header, entries)?;
+    let (writer, loaded, _) = open_locked(lock)?;
+    Ok((writer, loaded))
+}
+
+fn create_file(
+    path: &Path,
+    header: &SessionHeader,
+    entries: &[Entry],
+) -> Result<PathBuf, SessionError> {
+    let path = path.to_owned();
     let mut text = serialize_line(&Line::Header(header.clone()))?;
     for entry in entries {
         text.push_str(&serialize_line(&Line::Entry(entry.clone()))?);
@@ -599,11 +642,18 @@ pub fn open_for_append(
     path: &Path,
     wait: Option<Duration>,
 ) -> Result<(SessionWriter, LoadedSession, Option<TornRepair>), SessionError> {
-    let lock = SessionLock::acquire(path, wait)?;
-    let mut loaded = load(path)?;
+    open_locked(SessionLock::acquire(path, wait)?)
+}
+
+/// [`open_for_append`] for a session whose lock is already held.
+pub fn open_locked(
+    lock: SessionLock,
+) -> Result<(SessionWriter, LoadedSession, Option<TornRepair>), SessionError> {
+    let path = lock.session_path().to_owned();
+    let mut loaded = load(&path)?;
     let mut torn_repair = None;
     if let Some(torn) = loaded.torn.take() {
-        torn_repair = Some(repair_torn_tail(path, &torn)?);
+        torn_repair = Some(repair_torn_tail(&path, &torn)?);
     }
     if loaded.needs_migration() {
         rewrite(&loaded, "pre-migration")?;
