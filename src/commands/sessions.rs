@@ -84,8 +84,14 @@ pub fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathB
                     candidate.summary.cwd
                 );
             }
-            Err(CliError::usage(message)
-                .with_hint("give more characters of the id, or the full id"))
+            let by_name = candidates
+                .iter()
+                .all(|candidate| candidate.summary.name.as_deref() == Some(query));
+            Err(CliError::usage(message).with_hint(if by_name {
+                "give the full id of the one you mean, and `pincer sessions rename ID NEW-NAME` the other"
+            } else {
+                "give more characters of the id, or the full id (`pincer sessions list --all` shows the shortest unique ones)"
+            }))
         }
     }
 }
@@ -159,10 +165,21 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
         rows.truncate(limit);
     }
     let now = OffsetDateTime::now_utc();
+    // Unique among every known session, not only the listed ones: lookups are global.
+    let short_ids = index.short_ids();
+    let short_id = |id: &str| {
+        short_ids
+            .get(id)
+            .map_or_else(|| id.to_owned(), |short| (*short).to_owned())
+    };
     if context.format.is_json() {
         let items: Vec<Value> = rows
             .iter()
-            .map(|entry| list_item_json(context, entry))
+            .map(|entry| {
+                let mut item = list_item_json(context, entry);
+                item["short_id"] = json!(short_id(&entry.summary.id));
+                item
+            })
             .collect();
         output_json(&items)?;
         return Ok(Exit::Success);
@@ -217,10 +234,6 @@ fn scope_filter(context: &Context, cwd: Option<&Path>, all: bool) -> Option<Stri
         None => context.workspace.clone(),
     };
     Some(directory.to_string_lossy().into_owned())
-}
-
-fn short_id(id: &str) -> String {
-    id.chars().take(8).collect()
 }
 
 fn render_table(rows: &[[String; 7]]) -> String {
@@ -1010,9 +1023,13 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
     if context.format.is_json() {
         output_json(&json!({"id": loaded.header.id, "name": args.name, "file": path}))?;
     } else {
+        let short_ids = index.short_ids();
         context.diagnostics.info(&format!(
             "renamed {} to '{}'",
-            short_id(&loaded.header.id),
+            short_ids
+                .get(loaded.header.id.as_str())
+                .copied()
+                .unwrap_or(&loaded.header.id),
             args.name
         ));
     }

@@ -104,6 +104,116 @@ fn an_ambiguous_prefix_exits_2_and_lists_the_candidates() {
     assert!(stdout(&output).is_empty());
 }
 
+/// The ID column of `sessions list` (text), in listing order.
+fn listed_ids(home: &Home, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["sessions", "list"];
+    all.extend_from_slice(args);
+    let output = home.run(&all);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    stdout(&output)
+        .lines()
+        .skip(1)
+        .map(|line| line.split_whitespace().next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn list_shows_the_shortest_unique_id_prefix_and_each_one_resolves() {
+    let home = Home::new();
+    // UUIDv7s made within a minute share their first 8 hex digits (the timestamp).
+    const SAME_MINUTE_1: &str = "019ad3c1-7a10-7000-8000-000000000001";
+    const SAME_MINUTE_2: &str = "019ad3c1-7b20-7000-8000-000000000002";
+    for id in [SAME_MINUTE_1, SAME_MINUTE_2, ID_C] {
+        simple(&home, id, None);
+    }
+    // In another directory: not listed here, but a prefix must not match it either.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut other = SessionBuilder::new(ID_A, elsewhere.path());
+    other.user("elsewhere");
+    home.write_session(&other);
+
+    let mut ids = listed_ids(&home, &[]);
+    ids.sort();
+    assert_eq!(ids, ["019ad3c1-7a", "019ad3c1-7b", "7f3e9a10"]);
+    let listed = list_json(&home, &["--all"]);
+    let short_of = |id: &str| -> String {
+        let item = listed.iter().find(|item| item["id"] == id).unwrap();
+        item["short_id"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(short_of(ID_A), "019ad3c1-0");
+    for id in [SAME_MINUTE_1, SAME_MINUTE_2, ID_C, ID_A] {
+        let short = short_of(id);
+        let output = home.run(&["sessions", "show", &short, "--json"]);
+        assert_eq!(code(&output), 0, "{short}: {}", stderr(&output));
+        let shown: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(shown["id"], id, "{short}");
+    }
+
+    // The 8 digits that used to be shown are ambiguous: the error lists both, with a hint.
+    let output = home.run(&["sessions", "show", "019ad3c1-7"]);
+    assert_eq!(code(&output), 2);
+    let error = stderr(&output);
+    assert!(error.contains("'019ad3c1-7' matches 2 sessions"), "{error}");
+    assert!(
+        error.contains(SAME_MINUTE_1) && error.contains(SAME_MINUTE_2),
+        "{error}"
+    );
+    assert!(
+        error.contains("hint: give more characters of the id"),
+        "{error}"
+    );
+}
+
+#[test]
+fn sessions_run_within_a_minute_list_distinct_ids_that_show_works_with() {
+    let home = Home::new();
+    let server = crate::common::mock::MockServer::start_cycle(
+        vec![crate::common::mock::Reply::sse(
+            &(crate::common::protocols::anthropic().text)(&["ok"]),
+        )],
+        "127.0.0.1:0",
+    );
+    for index in 0..3 {
+        let output = crate::common::protocols::output(
+            crate::common::protocols::command(
+                &home,
+                &crate::common::protocols::anthropic(),
+                &server.url(),
+                "k",
+            ),
+            &[
+                "run",
+                "-m",
+                "anthropic/claude-sonnet-4-5",
+                &format!("task {index}"),
+            ],
+        );
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+    }
+    let ids = listed_ids(&home, &[]);
+    assert_eq!(ids.len(), 3);
+    let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), 3, "{ids:?}");
+    for short in &ids {
+        assert!(short.len() >= 8, "{short}");
+        let output = home.run(&["sessions", "show", short]);
+        assert_eq!(code(&output), 0, "{short}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn two_sessions_with_one_name_are_listed_with_a_hint_to_rename_one() {
+    let home = Home::new();
+    simple(&home, ID_A, Some("twin"));
+    simple(&home, ID_C, Some("twin"));
+    let output = home.run(&["resume", "twin", "hello"]);
+    assert_eq!(code(&output), 2);
+    let error = stderr(&output);
+    assert!(error.contains("'twin' matches 2 sessions"), "{error}");
+    assert!(error.contains(ID_A) && error.contains(ID_C), "{error}");
+    assert!(error.contains("pincer sessions rename"), "{error}");
+}
+
 #[test]
 fn an_unknown_session_exits_2_with_a_hint() {
     let home = Home::new();
