@@ -177,7 +177,7 @@ pub fn session_error(error: SessionError) -> CliError {
         SessionError::NamesBusy { .. } => CliError::new(Exit::Busy, message)
             .with_hint("many sessions are being created at once; try again in a moment"),
         SessionError::Corrupt { path, .. } => CliError::usage(message).with_hint(format!(
-            "run `pincer sessions repair {}` to move the bad lines into a side file",
+            "run `pincer sessions repair {}` to set the damaged lines aside in a side file (a damaged header is rebuilt)",
             path.display()
         )),
         SessionError::UnknownVersion { .. } => {

@@ -69,7 +69,14 @@ pub fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathB
             return Err(CliError::usage(format!("no session file at '{query}'")));
         }
     }
-    match index.find(query) {
+    let damaged;
+    let mut found = index.find(query);
+    if matches!(found, Lookup::NotFound) {
+        // A damaged session the index knows only by its file name: read those files again.
+        damaged = index.damaged_rescanned(context.sessions_dir());
+        found = damaged.find(query);
+    }
+    match found {
         Lookup::One(entry) => Ok(context.sessions_dir().join(&entry.file)),
         Lookup::NotFound => Err(CliError::usage(format!("no session matches '{query}'"))
             .with_hint("`pincer sessions list --all` shows every session with its id and name")),
@@ -1256,7 +1263,8 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
     let index = load_index(context)?;
     let path = resolve(context, &index, &args.session)?;
     let lock = SessionLock::acquire(&path, context.wait).map_err(session_error)?;
-    let report = store::repair(&path, args.dry_run).map_err(session_error)?;
+    let report = store::repair(&path, args.dry_run, &context.workspace.to_string_lossy())
+        .map_err(session_error)?;
     drop(lock);
     if !args.dry_run {
         let _ = index::update_one(context.sessions_dir(), &path);
@@ -1267,6 +1275,12 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
             "dry_run": args.dry_run,
             "clean": report.is_clean(),
             "dropped_lines": report.dropped_lines,
+            "rebuilt_header": report.rebuilt_header.as_ref().map(|header| json!({
+                "id": header.id,
+                "cwd": header.cwd,
+                "cwd_recovered": header.cwd_recovered,
+                "replaced_line_1": header.replaced,
+            })),
             "side_file": report.side_file,
             "torn_tail": report.torn.as_ref().map(|torn| match torn {
                 TornRepair::Completed => json!("completed"),
@@ -1291,6 +1305,24 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
                 .side_file
                 .as_ref()
                 .map_or_else(String::new, |side| side.display().to_string())
+        );
+    }
+    if let Some(header) = &report.rebuilt_header {
+        let _ = writeln!(
+            text,
+            "{would}{} from the file name: id {}, cwd {}{}",
+            if header.replaced {
+                "rebuild the damaged header (line 1)"
+            } else {
+                "add the missing header"
+            },
+            header.id,
+            header.cwd,
+            if header.cwd_recovered {
+                ""
+            } else {
+                " (unreadable in the damaged line: this workspace)"
+            }
         );
     }
     match &report.torn {

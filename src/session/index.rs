@@ -276,6 +276,29 @@ impl Index {
         self.sessions.get(file)
     }
 
+    /// The damaged sessions only, summarized again from their files by [`summarize_damaged`]:
+    /// a fallback for a lookup that found nothing, since an index written by an older pincer kept
+    /// neither the name of a damaged session nor, when its header was the damage, its id. Only
+    /// the damaged files are read, which are few.
+    pub fn damaged_rescanned(&self, dir: &Path) -> Index {
+        let sessions = self
+            .sessions
+            .iter()
+            .filter(|(_, entry)| entry.problem.is_some())
+            .filter_map(|(name, entry)| {
+                let path = dir.join(name);
+                let bytes = std::fs::read(&path).ok()?;
+                let mut entry = entry.clone();
+                entry.summary = summarize_damaged(&path, &bytes);
+                Some((name.clone(), entry))
+            })
+            .collect();
+        Index {
+            version: self.version,
+            sessions,
+        }
+    }
+
     /// For every session id, the shortest prefix that no other session's id starts with, and at
     /// least [`SHORT_ID_MIN`] characters (SPEC §1.5). The first 8 hex digits of a UUIDv7 are its
     /// timestamp, so sessions made within a minute of each other need more; a prefix never ends
@@ -363,9 +386,8 @@ pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
     };
     // Most files are clean and current: one parse per line is enough. Anything else (an older
     // version, a torn or corrupt line) goes through the store's tolerant loader.
-    if let Ok(bytes) = std::fs::read(path)
-        && let Some((summary, leaf)) = summarize_clean(&bytes)
-    {
+    let bytes = std::fs::read(path).ok();
+    if let Some((summary, leaf)) = bytes.as_deref().and_then(summarize_clean) {
         entry.summary = summary;
         entry.leaf = leaf;
         return Ok(entry);
@@ -380,12 +402,43 @@ pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
         }
         Err(error) => {
             entry.problem = Some(error.to_string());
-            if let Some(header) = read_header(path) {
-                entry.summary = summarize(&header, &[]);
-            }
+            entry.summary = summarize_damaged(path, bytes.as_deref().unwrap_or_default());
         }
     }
     Ok(entry)
+}
+
+/// What can still be told of a session file the loader refuses: the summary of every line that
+/// parses on its own — so the session keeps its name, which lives in a `session_info` entry
+/// anywhere in the file — under its header, or under a header rebuilt from the file name when
+/// the first line is damaged ([`store::salvaged_header`]). An id found nowhere stays empty, and
+/// lookups skip such an entry.
+pub fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
+    let mut lines = bytes
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.trim_ascii().is_empty());
+    let first = lines.next().unwrap_or_default();
+    let parse = |line: &[u8]| {
+        std::str::from_utf8(line)
+            .ok()
+            .and_then(|text| parse_line(text.trim()).ok())
+    };
+    let mut entries = Vec::new();
+    let header = match parse(first) {
+        Some(Line::Header(header)) => Some(header),
+        Some(Line::Entry(entry)) => {
+            entries.push(entry);
+            store::salvaged_header(path, b"")
+        }
+        None => store::salvaged_header(path, first),
+    };
+    entries.extend(lines.filter_map(|line| match parse(line) {
+        Some(Line::Entry(entry)) => Some(entry),
+        _ => None,
+    }));
+    header.map_or_else(SessionSummary::default, |header| {
+        summarize(&header, &entries)
+    })
 }
 
 /// The summary and leaf of a session file of the current version whose every line is whole and

@@ -59,7 +59,10 @@ impl NamesLock {
                 });
             }
         };
-        let (index, _) = index::refresh(dir)?;
+        let (mut index, _) = index::refresh(dir)?;
+        // A damaged session keeps its name; an index of an older pincer may not know it.
+        let rescanned = index.damaged_rescanned(dir);
+        index.sessions.extend(rescanned.sessions);
         Ok(NamesLock { _lock: lock, index })
     }
 
