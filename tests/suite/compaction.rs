@@ -55,16 +55,20 @@ fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
     pincer(home, server).args(&all).output().unwrap()
 }
 
-fn session_lines(home: &Home) -> Vec<Value> {
-    let file = std::fs::read_dir(home.sessions_dir())
+/// The session file of a home that holds one.
+fn session_file(home: &Home) -> std::path::PathBuf {
+    std::fs::read_dir(home.sessions_dir())
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .find(|path| {
             path.extension()
                 .is_some_and(|extension| extension == "jsonl")
         })
-        .unwrap();
-    std::fs::read_to_string(file)
+        .unwrap()
+}
+
+fn session_lines(home: &Home) -> Vec<Value> {
+    std::fs::read_to_string(session_file(home))
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -341,14 +345,7 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
         "anthropic/claude-sonnet-4-5",
     );
     assert_eq!(code(&run(&home, &server, &["resume", "long", "more"])), 0);
-    let file = std::fs::read_dir(home.sessions_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "jsonl")
-        })
-        .unwrap();
+    let file = session_file(&home);
     let before = std::fs::read(&file).unwrap();
     let dry = run(&home, &server, &["compact", "long", "--dry-run", "--json"]);
     assert_eq!(code(&dry), 0, "{}", stderr(&dry));
@@ -540,15 +537,7 @@ fn two_turns_then(
         let output = protocols::output(failing_compact_command(home, protocol, &server), args);
         assert_eq!(code(&output), 0, "{}: {}", protocol.name, stderr(&output));
     }
-    let file = std::fs::read_dir(home.sessions_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "jsonl")
-        })
-        .unwrap();
-    (server, file)
+    (server, session_file(home))
 }
 
 /// `protocol`'s pincer with a tight compaction budget and two fast retries.

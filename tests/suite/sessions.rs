@@ -440,16 +440,21 @@ fn mid_file_garbage_is_refused_with_its_line_number_until_repaired() {
     let repaired = std::fs::read_to_string(&path).unwrap();
     assert!(!repaired.contains("this is not json"));
     assert_eq!(repaired.lines().count(), 4);
-    let side: Vec<_> = std::fs::read_dir(home.sessions_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.to_string_lossy().contains(".corrupt-"))
-        .collect();
+    let side = corrupt_side_files(&home);
     assert_eq!(
         std::fs::read_to_string(&side[0]).unwrap(),
         "this is not json\n"
     );
     assert_eq!(code(&home.run(&["sessions", "show", ID_A])), 0);
+}
+
+/// The `.corrupt-` side files a repair left in the store.
+fn corrupt_side_files(home: &Home) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().contains(".corrupt-"))
+        .collect()
 }
 
 /// Replace line `number` (1-based) of the file with `text`.
@@ -577,11 +582,7 @@ fn a_damaged_header_is_reported_by_id_and_name_and_repair_rebuilds_it() {
         json!({"type": "session", "version": 3, "id": ID_C,
                "timestamp": "2026-11-30T10:00:00.000Z", "cwd": cwd})
     );
-    let side: Vec<_> = std::fs::read_dir(home.sessions_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.to_string_lossy().contains(".corrupt-"))
-        .collect();
+    let side = corrupt_side_files(&home);
     assert_eq!(
         std::fs::read_to_string(&side[0]).unwrap(),
         damaged_header + "\n"
