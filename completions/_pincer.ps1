@@ -170,7 +170,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --last, consider sessions of every directory')
             [CompletionResult]::new('--fork', '--fork', [CompletionResultType]::ParameterName, 'Continue in a new session file holding a copy of the current branch')
             [CompletionResult]::new('--fork-session', '--fork-session', [CompletionResultType]::ParameterName, 'Continue in a new session file holding a copy of the current branch')
-            [CompletionResult]::new('--create', '--create', [CompletionResultType]::ParameterName, 'Create the session named SESSION when none has that name yet')
+            [CompletionResult]::new('--create', '--create', [CompletionResultType]::ParameterName, 'Create the session named SESSION when none has that name yet; of overlapping creators one creates it and the others continue it (waiting under --wait, else exit 75)')
             [CompletionResult]::new('--no-context-files', '--no-context-files', [CompletionResultType]::ParameterName, 'Leave out workspace files such as AGENTS.md and MEMORY.md')
             [CompletionResult]::new('--dangerously-skip-permissions', '--dangerously-skip-permissions', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
             [CompletionResult]::new('--dangerously-bypass-approvals-and-sandbox', '--dangerously-bypass-approvals-and-sandbox', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')

@@ -165,7 +165,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --all 'With --last, consider sessions of every directory'
             cand --fork 'Continue in a new session file holding a copy of the current branch'
             cand --fork-session 'Continue in a new session file holding a copy of the current branch'
-            cand --create 'Create the session named SESSION when none has that name yet'
+            cand --create 'Create the session named SESSION when none has that name yet; of overlapping creators one creates it and the others continue it (waiting under --wait, else exit 75)'
             cand --no-context-files 'Leave out workspace files such as AGENTS.md and MEMORY.md'
             cand --dangerously-skip-permissions 'Same as --sandbox danger-full-access: no confinement at all'
             cand --dangerously-bypass-approvals-and-sandbox 'Same as --sandbox danger-full-access: no confinement at all'

@@ -174,7 +174,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l wait -d 'Wait u
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l last -l continue -d 'Continue the most recently updated session of this workspace; the only argument is then the prompt'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -l fork-session -d 'Continue in a new session file holding a copy of the current branch'
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Create the session named SESSION when none has that name yet'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Create the session named SESSION when none has that name yet; of overlapping creators one creates it and the others continue it (waiting under --wait, else exit 75)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'

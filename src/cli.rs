@@ -845,7 +845,8 @@ pub struct ResumeArgs {
     #[arg(long, visible_alias = "fork-session", conflicts_with = "create")]
     pub fork: bool,
 
-    /// Create the session named SESSION when none has that name yet.
+    /// Create the session named SESSION when none has that name yet; of overlapping creators one
+    /// creates it and the others continue it (waiting under --wait, else exit 75).
     #[arg(long, requires = "session", conflicts_with_all = ["last", "name"])]
     pub create: bool,
 

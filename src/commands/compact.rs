@@ -7,13 +7,16 @@ use serde_json::json;
 use super::sessions::{load_index, report_torn, resolve_selector};
 use super::turn::{credentials, default_model, resolve_model};
 use super::{Context, session_error, stdout_error};
-use crate::agent::compact::{self, SummaryModel};
+use crate::agent::compact::{self, CompactError, SummaryModel};
 use crate::agent::compaction;
 use crate::agent::transcript::Transcript;
 use crate::cli::CompactArgs;
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
+use crate::output::result::{ResultError, ResultSubtype, RunResult};
+use crate::provider::classify::classify;
 use crate::provider::http::Endpoint;
+use crate::provider::retry::RetryNotice;
 use crate::session::store;
 use crate::session::summary::summarize;
 
@@ -140,25 +143,56 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     let (runtime, client) = super::runtime_and_client()?;
     let cancel = tokio_util::sync::CancellationToken::new();
     let mut messages = Vec::new();
-    let outcome = runtime
-        .block_on(compact::run(
-            &client,
-            &summary_model,
-            &mut transcript,
-            keep,
-            args.instructions.as_deref(),
-            &cancel,
-            &mut messages,
-            None,
-        ))
-        .map_err(session_error)?;
+    let retry = super::retry_policy(context);
+    let mut on_retry = |notice: RetryNotice| {
+        context.diagnostics.detail(&format!(
+            "retrying the summary call in {} ms (retry {}): {}",
+            notice.delay.as_millis(),
+            notice.attempt,
+            notice.error
+        ));
+    };
+    let outcome = runtime.block_on(compact::run_requiring_summary(
+        &client,
+        &summary_model,
+        (&retry, &mut on_retry),
+        &mut transcript,
+        keep,
+        args.instructions.as_deref(),
+        &cancel,
+        &mut messages,
+    ));
     transcript.close();
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(CompactError::Session(error)) => return Err(session_error(error)),
+        Err(failure) => {
+            let error = summary_failure(&failure, &resolved.reference.provider);
+            if context.format.is_json() {
+                let mut result = RunResult::early_error(
+                    ResultSubtype::ErrorDuringExecution,
+                    &error.kind,
+                    &error.message,
+                    u64::try_from(context.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                );
+                result.session_id = Some(loaded.header.id.clone());
+                result.session_name = summary.name.clone();
+                result.model = Some(resolved.reference.model.clone());
+                result.provider = Some(resolved.reference.provider.clone());
+                result.backend = Some("api".to_owned());
+                result.error = Some(error.clone());
+                stdout.json_pretty(&result).map_err(stdout_error)?;
+            }
+            return Err(CliError::new(error_exit(&failure), error.message)
+                .with_hint(failure_hint(&failure)));
+        }
+    };
     let _ = crate::session::index::update_one(context.sessions_dir(), &path);
     let Some(compacted) = outcome else {
         if context.format.is_json() {
             stdout
                 .json_pretty(
-                    &json!({"type": "compact", "session_id": loaded.header.id, "compacted": false}),
+                    &json!({"type": "compact", "session_id": loaded.header.id, "is_error": false, "compacted": false}),
                 )
                 .map_err(stdout_error)?;
         } else {
@@ -166,16 +200,12 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         }
         return Ok(Exit::Success);
     };
-    if !compacted.summarized_by_model {
-        context
-            .diagnostics
-            .warn("the summary call failed; the history was cut with a fallback summary of file and failure lists");
-    }
     if context.format.is_json() {
         stdout
             .json_pretty(&json!({
                 "type": "compact",
                 "session_id": loaded.header.id,
+                "is_error": false,
                 "compacted": true,
                 "tokens_before": compacted.tokens_before,
                 "tokens_after": compacted.tokens_after,
@@ -196,4 +226,43 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
             .map_err(stdout_error)?;
     }
     Ok(Exit::Success)
+}
+
+/// The result object's error for a summary that could not be had (nothing was changed).
+fn summary_failure(failure: &CompactError, provider: &str) -> ResultError {
+    let (kind, status, retryable) = match failure {
+        CompactError::Summary(error) => {
+            let class = classify(error);
+            (class.as_str(), error.status(), class.retryable())
+        }
+        CompactError::EmptySummary => ("empty_summary", None, true),
+        CompactError::Cancelled | CompactError::Session(_) => ("interrupted", None, false),
+    };
+    ResultError {
+        kind: kind.to_owned(),
+        message: format!("{failure}; the session was not changed"),
+        provider: Some(provider.to_owned()),
+        status,
+        retryable,
+    }
+}
+
+/// The exit code of a compaction that could not get its summary: the failure's class (SPEC §3.5).
+fn error_exit(failure: &CompactError) -> Exit {
+    match failure {
+        CompactError::Summary(error) => classify(error).exit(),
+        CompactError::EmptySummary | CompactError::Session(_) => Exit::RunFailed,
+        CompactError::Cancelled => Exit::Interrupted,
+    }
+}
+
+fn failure_hint(failure: &CompactError) -> &'static str {
+    match failure {
+        CompactError::Summary(error) => match classify(error).exit() {
+            Exit::Auth => "check the provider's API key, then run `pincer compact` again",
+            Exit::Unavailable => "the provider is unavailable; run `pincer compact` again later",
+            _ => "run `pincer compact` again, or pass -m with another model for the summary",
+        },
+        _ => "run `pincer compact` again, or pass -m with another model for the summary",
+    }
 }

@@ -175,8 +175,10 @@ pub fn session_error(error: SessionError) -> CliError {
             CliError::new(Exit::Busy, message)
                 .with_hint(format!("{whom}, or pass --wait SECS to wait for the lock"))
         }
+        SessionError::NamesBusy { .. } => CliError::new(Exit::Busy, message)
+            .with_hint("many sessions are being created at once; try again in a moment"),
         SessionError::Corrupt { path, .. } => CliError::usage(message).with_hint(format!(
-            "run `pincer sessions repair {}` to move the bad lines into a side file",
+            "run `pincer sessions repair {}` to set the damaged lines aside in a side file (a damaged header is rebuilt)",
             path.display()
         )),
         SessionError::UnknownVersion { .. } => {
@@ -230,6 +232,17 @@ pub(crate) fn runtime() -> CliResult<tokio::runtime::Runtime> {
 pub(crate) fn http_client() -> CliResult<reqwest::Client> {
     crate::provider::http::client()
         .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))
+}
+
+/// The `[retry]` settings as the policy the provider's retry loop applies (SPEC §9.3).
+pub(crate) fn retry_policy(context: &Context) -> crate::provider::retry::RetryPolicy {
+    let retry = &context.settings.retry;
+    crate::provider::retry::RetryPolicy {
+        max_retries: retry.max_retries,
+        base: Duration::from_millis(retry.base_delay_ms),
+        cap: Duration::from_millis(retry.max_delay_ms),
+        ..crate::provider::retry::RetryPolicy::default()
+    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::output::progress::Spinner;
 use crate::session::index::{self, Index, IndexEntry, Lookup};
+use crate::session::names::NamesLock;
 use crate::session::record::{self, AgentMessage, Entry, SessionHeader};
 use crate::session::store::{self, SessionLock, TornRepair};
 
@@ -68,7 +69,14 @@ pub fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathB
             return Err(CliError::usage(format!("no session file at '{query}'")));
         }
     }
-    match index.find(query) {
+    let damaged;
+    let mut found = index.find(query);
+    if matches!(found, Lookup::NotFound) {
+        // A damaged session the index knows only by its file name: read those files again.
+        damaged = index.damaged_rescanned(context.sessions_dir());
+        found = damaged.find(query);
+    }
+    match found {
         Lookup::One(entry) => Ok(context.sessions_dir().join(&entry.file)),
         Lookup::NotFound => Err(CliError::usage(format!("no session matches '{query}'"))
             .with_hint("`pincer sessions list --all` shows every session with its id and name")),
@@ -83,8 +91,14 @@ pub fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathB
                     candidate.summary.cwd
                 );
             }
-            Err(CliError::usage(message)
-                .with_hint("give more characters of the id, or the full id"))
+            let by_name = candidates
+                .iter()
+                .all(|candidate| candidate.summary.name.as_deref() == Some(query));
+            Err(CliError::usage(message).with_hint(if by_name {
+                "give the full id of the one you mean, and `pincer sessions rename ID NEW-NAME` the other"
+            } else {
+                "give more characters of the id, or the full id (`pincer sessions list --all` shows the shortest unique ones)"
+            }))
         }
     }
 }
@@ -158,10 +172,21 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
         rows.truncate(limit);
     }
     let now = OffsetDateTime::now_utc();
+    // Unique among every known session, not only the listed ones: lookups are global.
+    let short_ids = index.short_ids();
+    let short_id = |id: &str| {
+        short_ids
+            .get(id)
+            .map_or_else(|| id.to_owned(), |short| (*short).to_owned())
+    };
     if context.format.is_json() {
         let items: Vec<Value> = rows
             .iter()
-            .map(|entry| list_item_json(context, entry))
+            .map(|entry| {
+                let mut item = list_item_json(context, entry);
+                item["short_id"] = json!(short_id(&entry.summary.id));
+                item
+            })
             .collect();
         output_json(&items)?;
         return Ok(Exit::Success);
@@ -216,10 +241,6 @@ fn scope_filter(context: &Context, cwd: Option<&Path>, all: bool) -> Option<Stri
         None => context.workspace.clone(),
     };
     Some(directory.to_string_lossy().into_owned())
-}
-
-fn short_id(id: &str) -> String {
-    id.chars().take(8).collect()
 }
 
 fn render_table(rows: &[[String; 7]]) -> String {
@@ -842,17 +863,13 @@ fn render_markdown(loaded: &store::LoadedSession) -> String {
 fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
     let index = load_index(context)?;
     let path = resolve(context, &index, &args.session)?;
-    if let Some(name) = &args.name {
-        ensure_name_free(&index, name, None)?;
-    }
     let loaded = load_session(&path)?;
-    let forked = fork_loaded(
-        context,
-        &loaded,
-        args.at.as_deref(),
-        args.name.as_deref(),
-        None,
-    )?;
+    let forked = match &args.name {
+        Some(name) => give_name(context, name, None, || {
+            fork_loaded(context, &loaded, args.at.as_deref(), Some(name), None)
+        })?,
+        None => fork_loaded(context, &loaded, args.at.as_deref(), None, None)?,
+    };
     let (id, new_path, at) = (forked.id, forked.path, forked.at);
     let _ = index::update_one(context.sessions_dir(), &new_path);
     if context.format.is_json() {
@@ -940,21 +957,73 @@ pub fn fork_loaded(
     Ok(Forked { id, path, at })
 }
 
-/// Refuse a name that another session already has.
+/// Refuse a name that another session already has, by the account of `index` (for runs that
+/// write nothing; anything that gives a name goes through [`give_name`]).
 pub fn ensure_name_free(index: &Index, name: &str, except_id: Option<&str>) -> CliResult<()> {
-    if name.trim().is_empty() {
-        return Err(CliError::usage("a session name cannot be empty"));
-    }
+    check_name(name)?;
     if let Some(other) = index.sessions.values().find(|entry| {
         entry.summary.name.as_deref() == Some(name) && Some(entry.summary.id.as_str()) != except_id
     }) {
-        return Err(CliError::usage(format!(
-            "the name '{name}' is taken by session {}",
-            other.summary.id
-        ))
-        .with_hint("names are unique; pick another or rename that session first"));
+        return Err(name_taken(name, other));
     }
     Ok(())
+}
+
+fn check_name(name: &str) -> CliResult<()> {
+    if name.trim().is_empty() {
+        return Err(CliError::usage("a session name cannot be empty"));
+    }
+    Ok(())
+}
+
+fn name_taken(name: &str, other: &IndexEntry) -> CliError {
+    CliError::usage(format!(
+        "the name '{name}' is taken by session {}",
+        other.summary.id
+    ))
+    .with_hint("names are unique; pick another or rename that session first")
+}
+
+/// Give `name` to a session: `give` (which writes the name into a session file) runs under the
+/// store's names lock, once the files show that no session but `except_id` has it (SPEC §1.2).
+/// Two processes naming two sessions alike at the same moment: one succeeds, the other gets the
+/// usual "taken" error.
+pub fn give_name<T>(
+    context: &Context,
+    name: &str,
+    except_id: Option<&str>,
+    give: impl FnOnce() -> CliResult<T>,
+) -> CliResult<T> {
+    check_name(name)?;
+    let names = NamesLock::acquire(context.sessions_dir()).map_err(session_error)?;
+    if let Some(other) = names.holders(name, except_id).first() {
+        return Err(name_taken(name, other));
+    }
+    give()
+}
+
+/// What [`find_or_create`] did.
+pub enum FoundOrCreated<T> {
+    /// No session answered to the name: `create` made one.
+    Created(T),
+    /// A session answers to the name now (another process may have just created it).
+    Found(PathBuf),
+}
+
+/// `resume --create NAME`: the session `name` resolves to by the files' account, or a new one
+/// made by `create` — which must write the name into the new file — under the names lock. Of
+/// several processes doing this at once, one creates and the others find its session.
+pub fn find_or_create<T>(
+    context: &Context,
+    name: &str,
+    create: impl FnOnce() -> CliResult<T>,
+) -> CliResult<FoundOrCreated<T>> {
+    check_name(name)?;
+    let names = NamesLock::acquire(context.sessions_dir()).map_err(session_error)?;
+    match names.index().find(name) {
+        Lookup::NotFound => create().map(FoundOrCreated::Created),
+        _ => resolve(context, names.index(), name).map(FoundOrCreated::Found),
+    }
 }
 
 // -------------------------------------------------------------------------------------- rename
@@ -964,20 +1033,25 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
     let path = resolve(context, &index, &args.session)?;
     let (mut writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
-    ensure_name_free(&index, &args.name, Some(&loaded.header.id))?;
     report_torn(context, &path, torn.as_ref());
-    let entry = store::new_entry(&writer, "session_info", json!({"name": args.name}))
-        .map_err(session_error)?;
-    writer.append(&entry).map_err(session_error)?;
-    writer.sync().map_err(session_error)?;
+    give_name(context, &args.name, Some(&loaded.header.id), || {
+        let entry = store::new_entry(&writer, "session_info", json!({"name": args.name}))
+            .map_err(session_error)?;
+        writer.append(&entry).map_err(session_error)?;
+        writer.sync().map_err(session_error)
+    })?;
     drop(writer);
     let _ = index::update_one(context.sessions_dir(), &path);
     if context.format.is_json() {
         output_json(&json!({"id": loaded.header.id, "name": args.name, "file": path}))?;
     } else {
+        let short_ids = index.short_ids();
         context.diagnostics.info(&format!(
             "renamed {} to '{}'",
-            short_id(&loaded.header.id),
+            short_ids
+                .get(loaded.header.id.as_str())
+                .copied()
+                .unwrap_or(&loaded.header.id),
             args.name
         ));
     }
@@ -1204,7 +1278,8 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
     let index = load_index(context)?;
     let path = resolve(context, &index, &args.session)?;
     let lock = SessionLock::acquire(&path, context.wait).map_err(session_error)?;
-    let report = store::repair(&path, args.dry_run).map_err(session_error)?;
+    let report = store::repair(&path, args.dry_run, &context.workspace.to_string_lossy())
+        .map_err(session_error)?;
     drop(lock);
     if !args.dry_run {
         let _ = index::update_one(context.sessions_dir(), &path);
@@ -1215,6 +1290,12 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
             "dry_run": args.dry_run,
             "clean": report.is_clean(),
             "dropped_lines": report.dropped_lines,
+            "rebuilt_header": report.rebuilt_header.as_ref().map(|header| json!({
+                "id": header.id,
+                "cwd": header.cwd,
+                "cwd_recovered": header.cwd_recovered,
+                "replaced_line_1": header.replaced,
+            })),
             "side_file": report.side_file,
             "torn_tail": report.torn.as_ref().map(|torn| match torn {
                 TornRepair::Completed => json!("completed"),
@@ -1239,6 +1320,24 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
                 .side_file
                 .as_ref()
                 .map_or_else(String::new, |side| side.display().to_string())
+        );
+    }
+    if let Some(header) = &report.rebuilt_header {
+        let _ = writeln!(
+            text,
+            "{would}{} from the file name: id {}, cwd {}{}",
+            if header.replaced {
+                "rebuild the damaged header (line 1)"
+            } else {
+                "add the missing header"
+            },
+            header.id,
+            header.cwd,
+            if header.cwd_recovered {
+                ""
+            } else {
+                " (unreadable in the damaged line: this workspace)"
+            }
         );
     }
     match &report.torn {

@@ -98,6 +98,7 @@ fn session_status(context: &Context, path: &Path, entry: &IndexEntry) -> Value {
         "last_error": summary.last_error,
         "locked": SessionLock::is_held(path),
         "problem": entry.problem,
+        "repair_command": entry.problem.as_ref().map(|_| format!("pincer sessions repair {}", path.display())),
         "torn_tail": entry.torn_tail,
     })
 }
@@ -407,6 +408,7 @@ fn render(value: &Value) -> String {
         );
         if !value["problem"].is_null() {
             line(&mut text, "problem:", text_of(&value["problem"]));
+            line(&mut text, "repair with:", text_of(&value["repair_command"]));
         }
         return text;
     }

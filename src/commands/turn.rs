@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 
 use super::cancel::{CancelScope, cancelled_error};
 use super::sessions::{
-    ensure_name_free, fork_loaded, load_index, model_window, report_torn, resolve_selector,
+    FoundOrCreated, ensure_name_free, find_or_create, fork_loaded, give_name, load_index,
+    model_window, report_torn, resolve_selector,
 };
 use super::{Context, config_error, session_error};
 use crate::agent::context_files;
@@ -484,15 +485,24 @@ fn create_session(
             path: None,
         });
     }
-    let header = new_header(context, id.clone());
-    let path = store::create(context.sessions_dir(), &header, &[]).map_err(session_error)?;
-    let (writer, loaded, _) = store::open_for_append(&path, context.wait).map_err(session_error)?;
-    let mut transcript = Transcript::persisted(writer, loaded.entries);
-    if let Some(name) = name {
-        transcript
-            .append("session_info", json!({"name": name}))
-            .map_err(session_error)?;
-    }
+    let header = new_header(context, id);
+    // The name is in the file from its first byte, so whoever looks for it next finds it.
+    let entries = match name {
+        Some(name) => vec![
+            record::build_entry(
+                "session_info",
+                &record::new_entry_id(&|_| false),
+                None,
+                json!({ "name": name }),
+            )
+            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
+        ],
+        None => Vec::new(),
+    };
+    let (writer, loaded) =
+        store::create_locked(context.sessions_dir(), &header, &entries).map_err(session_error)?;
+    let path = writer.path().to_owned();
+    let transcript = Transcript::persisted(writer, loaded.entries);
     Ok(SessionSetup {
         transcript,
         context: Vec::new(),
@@ -557,41 +567,57 @@ fn setup_session(
     match plan {
         TurnPlan::Run(args) => {
             let id = new_session_id(index, args.session_id.as_deref())?;
-            if let Some(name) = &args.name {
-                ensure_name_free(index, name, None)?;
+            match &args.name {
+                Some(name) => name_with(context, (index, ephemeral), name, None, || {
+                    create_session(context, id, Some(name), ephemeral)
+                }),
+                None => create_session(context, id, None, ephemeral),
             }
-            create_session(context, id, args.name.as_deref(), ephemeral)
         }
         TurnPlan::Resume(args) => {
             let (session, _) = args.session_and_prompt();
+            let mut found = None;
             if args.create {
                 let name = session.unwrap_or_default();
-                let existing = match index.find(name) {
-                    crate::session::index::Lookup::One(existing) => existing,
-                    _ => {
-                        ensure_name_free(index, name, None)?;
-                        let id = new_session_id(index, args.session_id.as_deref())?;
-                        return create_session(context, id, Some(name), ephemeral);
+                if let crate::session::index::Lookup::One(existing) = index.find(name) {
+                    if let Some(wanted) = &args.session_id
+                        && !existing.summary.id.eq_ignore_ascii_case(wanted)
+                    {
+                        return Err(CliError::usage(format!(
+                            "session '{name}' already exists with id {}, not {wanted}",
+                            existing.summary.id
+                        ))
+                        .with_hint("--session-id names the session --create makes; leave it out to continue this one"));
                     }
-                };
-                if let Some(wanted) = &args.session_id
-                    && !existing.summary.id.eq_ignore_ascii_case(wanted)
-                {
-                    return Err(CliError::usage(format!(
-                        "session '{name}' already exists with id {}, not {wanted}",
-                        existing.summary.id
-                    ))
-                    .with_hint("--session-id names the session --create makes; leave it out to continue this one"));
+                } else {
+                    let id = new_session_id(index, args.session_id.as_deref())?;
+                    let create = || create_session(context, id, Some(name), ephemeral);
+                    if ephemeral {
+                        ensure_name_free(index, name, None)?;
+                        return create();
+                    }
+                    // Another process may be creating it right now: the one that gets the
+                    // names lock first creates it, the others continue that session.
+                    match find_or_create(context, name, create)? {
+                        FoundOrCreated::Created(setup) => return Ok(setup),
+                        FoundOrCreated::Found(path) => found = Some(path),
+                    }
                 }
             }
-            let path = resolve_selector(context, index, session, args.last, args.all)?;
+            let path = match found {
+                Some(path) => path,
+                None => resolve_selector(context, index, session, args.last, args.all)?,
+            };
             let path = if args.fork {
                 let loaded = store::load(&path).map_err(session_error)?;
-                if let Some(name) = &args.name {
-                    ensure_name_free(index, name, None)?;
-                }
                 let id = new_session_id(index, args.session_id.as_deref())?;
-                fork_loaded(context, &loaded, None, args.name.as_deref(), Some(id))?.path
+                match &args.name {
+                    Some(name) => name_with(context, (index, ephemeral), name, None, || {
+                        fork_loaded(context, &loaded, None, Some(name), Some(id))
+                    })?,
+                    None => fork_loaded(context, &loaded, None, None, Some(id))?,
+                }
+                .path
             } else {
                 path
             };
@@ -600,11 +626,18 @@ fn setup_session(
                 && !args.fork
                 && setup.session_name.as_deref() != Some(name.as_str())
             {
-                ensure_name_free(index, name, setup.session_id.as_deref())?;
-                setup
-                    .transcript
-                    .append("session_info", json!({"name": name}))
-                    .map_err(session_error)?;
+                let transcript = &mut setup.transcript;
+                name_with(
+                    context,
+                    (index, ephemeral),
+                    name,
+                    setup.session_id.as_deref(),
+                    || {
+                        transcript
+                            .append("session_info", json!({"name": name}))
+                            .map_err(session_error)
+                    },
+                )?;
                 setup.session_name = Some(name.clone());
             }
             if args.fork {
@@ -683,6 +716,24 @@ fn check_resume_session_id(args: &ResumeArgs) -> CliResult<()> {
         ));
     }
     Ok(())
+}
+
+/// Give `name` with `give`: under the names lock when the session is persisted, and checked
+/// against the index the run started with when nothing is written (`--no-session-persistence`
+/// creates no file, not even the lock's).
+fn name_with<T>(
+    context: &Context,
+    (index, ephemeral): (&Index, bool),
+    name: &str,
+    except_id: Option<&str>,
+    give: impl FnOnce() -> CliResult<T>,
+) -> CliResult<T> {
+    if ephemeral {
+        ensure_name_free(index, name, except_id)?;
+        give()
+    } else {
+        give_name(context, name, except_id, give)
+    }
 }
 
 /// Resolve the model reference into provider, wire id, protocol and endpoint.
@@ -1248,12 +1299,7 @@ fn attempt_settings(
         credential,
         spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
         auth_file: Some(context.settings.paths.auth_file.clone()),
-        retry: crate::provider::retry::RetryPolicy {
-            max_retries: context.settings.retry.max_retries,
-            base: Duration::from_millis(context.settings.retry.base_delay_ms),
-            cap: Duration::from_millis(context.settings.retry.max_delay_ms),
-            ..crate::provider::retry::RetryPolicy::default()
-        },
+        retry: super::retry_policy(context),
     };
     Attempt {
         settings,

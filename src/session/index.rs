@@ -275,7 +275,70 @@ impl Index {
     pub fn by_file(&self, file: &str) -> Option<&IndexEntry> {
         self.sessions.get(file)
     }
+
+    /// The damaged sessions only, summarized again from their files by [`summarize_damaged`]:
+    /// a fallback for a lookup that found nothing, since an index written by an older pincer kept
+    /// neither the name of a damaged session nor, when its header was the damage, its id. Only
+    /// the damaged files are read, which are few.
+    pub fn damaged_rescanned(&self, dir: &Path) -> Index {
+        let sessions = self
+            .sessions
+            .iter()
+            .filter(|(_, entry)| entry.problem.is_some())
+            .filter_map(|(name, entry)| {
+                let path = dir.join(name);
+                let bytes = std::fs::read(&path).ok()?;
+                let mut entry = entry.clone();
+                entry.summary = summarize_damaged(&path, &bytes);
+                Some((name.clone(), entry))
+            })
+            .collect();
+        Index {
+            version: self.version,
+            sessions,
+        }
+    }
+
+    /// For every session id, the shortest prefix that no other session's id starts with, and at
+    /// least [`SHORT_ID_MIN`] characters (SPEC §1.5). The first 8 hex digits of a UUIDv7 are its
+    /// timestamp, so sessions made within a minute of each other need more; a prefix never ends
+    /// in the id's `-`. Ids compare without regard to case, as [`Index::find`] does.
+    pub fn short_ids(&self) -> std::collections::HashMap<&str, &str> {
+        let mut ids: Vec<(String, &str)> = self
+            .sessions
+            .values()
+            .map(|entry| entry.summary.id.as_str())
+            .filter(|id| !id.is_empty())
+            .map(|id| (id.to_ascii_lowercase(), id))
+            .collect();
+        ids.sort();
+        ids.dedup_by(|right, left| right.0 == left.0);
+        let common = |left: &str, right: &str| {
+            left.bytes()
+                .zip(right.bytes())
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let mut short = std::collections::HashMap::with_capacity(ids.len());
+        for (position, (lower, id)) in ids.iter().enumerate() {
+            let before = position
+                .checked_sub(1)
+                .map_or(0, |previous| common(&ids[previous].0, lower));
+            let after = ids
+                .get(position + 1)
+                .map_or(0, |next| common(&next.0, lower));
+            let mut length = (before.max(after) + 1).max(SHORT_ID_MIN);
+            while id.as_bytes().get(length - 1) == Some(&b'-') {
+                length += 1;
+            }
+            short.insert(*id, id.get(..length).unwrap_or(id));
+        }
+        short
+    }
 }
+
+/// The fewest characters of a session id that listings show (SPEC §1.5).
+pub const SHORT_ID_MIN: usize = 8;
 
 fn one_or_many(mut entries: Vec<&IndexEntry>) -> Lookup<'_> {
     match entries.len() {
@@ -323,9 +386,8 @@ pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
     };
     // Most files are clean and current: one parse per line is enough. Anything else (an older
     // version, a torn or corrupt line) goes through the store's tolerant loader.
-    if let Ok(bytes) = std::fs::read(path)
-        && let Some((summary, leaf)) = summarize_clean(&bytes)
-    {
+    let bytes = std::fs::read(path).ok();
+    if let Some((summary, leaf)) = bytes.as_deref().and_then(summarize_clean) {
         entry.summary = summary;
         entry.leaf = leaf;
         return Ok(entry);
@@ -340,12 +402,43 @@ pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
         }
         Err(error) => {
             entry.problem = Some(error.to_string());
-            if let Some(header) = read_header(path) {
-                entry.summary = summarize(&header, &[]);
-            }
+            entry.summary = summarize_damaged(path, bytes.as_deref().unwrap_or_default());
         }
     }
     Ok(entry)
+}
+
+/// What can still be told of a session file the loader refuses: the summary of every line that
+/// parses on its own — so the session keeps its name, which lives in a `session_info` entry
+/// anywhere in the file — under its header, or under a header rebuilt from the file name when
+/// the first line is damaged ([`store::salvaged_header`]). An id found nowhere stays empty, and
+/// lookups skip such an entry.
+pub fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
+    let mut lines = bytes
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.trim_ascii().is_empty());
+    let first = lines.next().unwrap_or_default();
+    let parse = |line: &[u8]| {
+        std::str::from_utf8(line)
+            .ok()
+            .and_then(|text| parse_line(text.trim()).ok())
+    };
+    let mut entries = Vec::new();
+    let header = match parse(first) {
+        Some(Line::Header(header)) => Some(header),
+        Some(Line::Entry(entry)) => {
+            entries.push(entry);
+            store::salvaged_header(path, b"")
+        }
+        None => store::salvaged_header(path, first),
+    };
+    entries.extend(lines.filter_map(|line| match parse(line) {
+        Some(Line::Entry(entry)) => Some(entry),
+        _ => None,
+    }));
+    header.map_or_else(SessionSummary::default, |header| {
+        summarize(&header, &entries)
+    })
 }
 
 /// The summary and leaf of a session file of the current version whose every line is whole and
@@ -1029,6 +1122,50 @@ mod tests {
         let merged = index.by_file(FILE).unwrap().clone();
         assert_eq!(merged, summarize_file(path).unwrap());
         merged
+    }
+
+    fn index_of(ids: &[&str]) -> Index {
+        let mut index = Index::default();
+        for id in ids {
+            let entry = IndexEntry {
+                file: format!("{id}.jsonl"),
+                size: 0,
+                mtime_ns: 0,
+                problem: None,
+                torn_tail: false,
+                leaf: None,
+                summary: SessionSummary {
+                    id: (*id).to_owned(),
+                    ..SessionSummary::default()
+                },
+            };
+            index.sessions.insert(entry.file.clone(), entry);
+        }
+        index
+    }
+
+    #[test]
+    fn short_ids_are_the_shortest_unique_prefixes_of_at_least_eight_characters() {
+        let index = index_of(&[
+            "0199a000-1111-7000-8000-000000000001",
+            "0199a000-1234-7000-8000-000000000002",
+            "0199A000-2222-7000-8000-000000000003",
+            "0199b000-0000-7000-8000-000000000004",
+            "",
+        ]);
+        let short = index.short_ids();
+        assert_eq!(short.len(), 4);
+        assert_eq!(short["0199a000-1111-7000-8000-000000000001"], "0199a000-11");
+        assert_eq!(short["0199a000-1234-7000-8000-000000000002"], "0199a000-12");
+        // Never ending in the dash, and case does not make a prefix unique.
+        assert_eq!(short["0199A000-2222-7000-8000-000000000003"], "0199A000-2");
+        assert_eq!(short["0199b000-0000-7000-8000-000000000004"], "0199b000");
+        for (id, prefix) in &short {
+            match index.find(prefix) {
+                Lookup::One(entry) => assert_eq!(entry.summary.id, *id),
+                other => panic!("{prefix}: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! context rebuild, the writer and tolerant reader, summaries and the index.
 //!
 //! Only `store` writes session files; only `index` writes `index.json`; only `learned_windows`
-//! writes the windows learned from overflow errors.
+//! writes the windows learned from overflow errors; a name is given only under the lock of
+//! `names`.
 
 pub mod context;
 pub mod index;
 pub mod learned_windows;
 pub mod migrate;
+pub mod names;
 pub mod record;
 pub mod store;
 pub mod summary;

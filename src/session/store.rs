@@ -6,7 +6,8 @@
 //!   after each completed message and at the end of a run, not per token;
 //! - a torn final line (a crash mid-append) is moved to `<file>.torn-<timestamp>` before the next
 //!   append, never silently dropped; a bad line in the middle is corruption and loading refuses
-//!   it with its line number until `sessions repair` moves it aside;
+//!   it with its line number until `sessions repair` moves it aside — a damaged or lost header
+//!   (line 1, with entries after it) too, which the repair rebuilds from the file name;
 //! - only the holder of `<file>.lock` appends; a file that vanished mid-run is not recreated.
 
 use std::collections::HashSet;
@@ -35,6 +36,14 @@ pub enum SessionError {
         path: PathBuf,
         /// The pid of the holder, when known.
         holder: Option<u32>,
+    },
+    /// Another process held the store's names lock for longer than pincer waits (exit 75).
+    #[error("the session names are locked: {} has been naming a session for over {} s", holder_text_short(*.holder), .waited.as_secs())]
+    NamesBusy {
+        /// The pid of the holder, when known.
+        holder: Option<u32>,
+        /// How long this process waited.
+        waited: Duration,
     },
     /// A line in the middle of the file is not a valid entry (exit 2).
     #[error("session file '{}' is corrupt at line {line}: {reason}", .path.display())]
@@ -87,6 +96,13 @@ fn holder_text(holder: Option<u32>) -> String {
     match holder {
         Some(pid) => format!("another run (process {pid}) holds its lock"),
         None => "another run holds its lock".to_owned(),
+    }
+}
+
+fn holder_text_short(holder: Option<u32>) -> String {
+    match holder {
+        Some(pid) => format!("process {pid}"),
+        None => "another process".to_owned(),
     }
 }
 
@@ -154,15 +170,38 @@ pub struct BadLine {
 /// The raw result of scanning a file: what parsed, what did not.
 #[derive(Debug)]
 struct Scan {
-    header: Value,
-    header_line: String,
+    header: Header,
     lines: Vec<(usize, String)>,
     bad: Vec<BadLine>,
     torn: Option<TornTail>,
 }
 
+/// The first line of a scanned file.
+#[derive(Debug)]
+enum Header {
+    /// A session header: its value and its text.
+    Valid(Value, String),
+    /// The first line is not a header, but entries follow: a session whose header was damaged.
+    Damaged(BadLine),
+    /// The first line is an entry: a session whose header was lost.
+    Missing,
+}
+
+/// Whether a JSON object has the shape of a session entry (`type`, `id`, `parentId`), so that a
+/// file whose first line is damaged but whose other lines are entries is told apart from a file
+/// that is no session at all.
+fn is_entry_shaped(value: &Value) -> bool {
+    value.get("type").is_some_and(Value::is_string)
+        && value.get("id").is_some_and(Value::is_string)
+        && value.get("parentId").is_some()
+}
+
 fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
     let mut header: Option<(Value, String)> = None;
+    // The first line when it is no header; scanning goes on to see whether entries follow.
+    let mut bad_header: Option<BadLine> = None;
+    let mut header_missing = false;
+    let mut entries_follow = false;
     let mut lines = Vec::new();
     let mut bad = Vec::new();
     let mut torn = None;
@@ -194,53 +233,62 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
                 bytes: raw.to_vec(),
                 complete: parsed.as_ref().is_ok_and(Value::is_object),
             });
-            if let (Ok(value), true) = (&parsed, header.is_some())
-                && value.is_object()
+            if let (Ok(value), true) = (
+                &parsed,
+                header.is_some() || bad_header.is_some() || header_missing,
+            ) && value.is_object()
             {
+                entries_follow |= is_entry_shaped(value);
                 lines.push((number, trimmed.to_owned()));
             }
             break;
         }
+        let first = header.is_none() && bad_header.is_none() && !header_missing;
+        let bad_line = |reason: String| BadLine {
+            line: number,
+            offset: start as u64,
+            length: length as u64,
+            reason,
+        };
         match parsed {
-            Ok(value) if header.is_none() => {
-                if value.get("type").and_then(Value::as_str) != Some("session")
-                    || !value.get("id").is_some_and(Value::is_string)
+            Ok(value) if first => {
+                if value.get("type").and_then(Value::as_str) == Some("session")
+                    && value.get("id").is_some_and(Value::is_string)
                 {
-                    return Err(SessionError::NotASession {
-                        path: path.to_owned(),
-                        reason: format!("line {number} is not a session header"),
-                    });
+                    header = Some((value, trimmed.to_owned()));
+                } else if is_entry_shaped(&value) {
+                    header_missing = true;
+                    entries_follow = true;
+                    lines.push((number, trimmed.to_owned()));
+                } else {
+                    bad_header = Some(bad_line("not a session header".to_owned()));
                 }
-                header = Some((value, trimmed.to_owned()));
             }
-            Ok(value) if value.is_object() => lines.push((number, trimmed.to_owned())),
-            Ok(_) => bad.push(BadLine {
-                line: number,
-                offset: start as u64,
-                length: length as u64,
-                reason: "not a JSON object".to_owned(),
-            }),
-            Err(reason) => {
-                if header.is_none() {
-                    return Err(SessionError::NotASession {
-                        path: path.to_owned(),
-                        reason: format!("line {number} is not JSON ({reason})"),
-                    });
-                }
-                bad.push(BadLine {
-                    line: number,
-                    offset: start as u64,
-                    length: length as u64,
-                    reason,
-                });
+            Ok(value) if value.is_object() => {
+                entries_follow |= is_entry_shaped(&value);
+                lines.push((number, trimmed.to_owned()));
             }
+            Ok(_) => bad.push(bad_line("not a JSON object".to_owned())),
+            Err(reason) if first => bad_header = Some(bad_line(format!("not JSON ({reason})"))),
+            Err(reason) => bad.push(bad_line(reason)),
         }
     }
-    let Some((header, header_line)) = header else {
-        return Err(SessionError::NotASession {
-            path: path.to_owned(),
-            reason: "the file is empty".to_owned(),
-        });
+    let header = match (header, bad_header) {
+        (Some((value, text)), _) => Header::Valid(value, text),
+        (None, _) if header_missing => Header::Missing,
+        (None, Some(bad_header)) if entries_follow => Header::Damaged(bad_header),
+        (None, Some(bad_header)) => {
+            return Err(SessionError::NotASession {
+                path: path.to_owned(),
+                reason: format!("line {} is {}", bad_header.line, bad_header.reason),
+            });
+        }
+        (None, None) => {
+            return Err(SessionError::NotASession {
+                path: path.to_owned(),
+                reason: "the file is empty".to_owned(),
+            });
+        }
     };
     // A malformed line with nothing valid after it is a torn tail too (a crash can leave a
     // newline-terminated fragment when a later write landed first); anything earlier is corruption.
@@ -265,15 +313,18 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
     }
     Ok(Scan {
         header,
-        header_line,
         lines,
         bad,
         torn,
     })
 }
 
-fn header_version(header: &Value) -> u64 {
-    header.get("version").and_then(Value::as_u64).unwrap_or(1)
+fn header_version(header: &Header) -> u64 {
+    match header {
+        Header::Valid(value, _) => value.get("version").and_then(Value::as_u64).unwrap_or(1),
+        // A rebuilt header is written in the current format.
+        Header::Damaged(_) | Header::Missing => u64::from(CURRENT_VERSION),
+    }
 }
 
 /// Read and parse a session file. Mid-file corruption is an error; a torn tail is reported in
@@ -281,6 +332,23 @@ fn header_version(header: &Value) -> u64 {
 pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
     let bytes = fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
     let scan = scan_bytes(path, &bytes)?;
+    match &scan.header {
+        Header::Valid(..) => {}
+        Header::Damaged(bad) => {
+            return Err(SessionError::Corrupt {
+                path: path.to_owned(),
+                line: bad.line,
+                reason: format!("the session header is damaged: {}", bad.reason),
+            });
+        }
+        Header::Missing => {
+            return Err(SessionError::Corrupt {
+                path: path.to_owned(),
+                line: 1,
+                reason: "the session header is missing (the file starts with an entry)".to_owned(),
+            });
+        }
+    }
     if let Some(bad) = scan.bad.first() {
         return Err(SessionError::Corrupt {
             path: path.to_owned(),
@@ -293,6 +361,12 @@ pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
 
 fn typed(path: &Path, scan: Scan) -> Result<LoadedSession, SessionError> {
     let version = header_version(&scan.header);
+    let Header::Valid(scan_header, scan_header_line) = scan.header else {
+        return Err(SessionError::NotASession {
+            path: path.to_owned(),
+            reason: "the session header is damaged".to_owned(),
+        });
+    };
     if version > u64::from(CURRENT_VERSION) {
         return Err(SessionError::UnknownVersion {
             path: path.to_owned(),
@@ -306,7 +380,7 @@ fn typed(path: &Path, scan: Scan) -> Result<LoadedSession, SessionError> {
     };
     let (header_text, lines): (String, Vec<(usize, String)>) =
         if version < u64::from(CURRENT_VERSION) {
-            let mut header = scan.header.clone();
+            let mut header = scan_header;
             let mut values = Vec::with_capacity(scan.lines.len());
             for (number, text) in &scan.lines {
                 values.push(
@@ -325,7 +399,7 @@ fn typed(path: &Path, scan: Scan) -> Result<LoadedSession, SessionError> {
             }
             (header_text, lines)
         } else {
-            (scan.header_line, scan.lines)
+            (scan_header_line, scan.lines)
         };
     let header = match record::parse_line(&header_text) {
         Ok(Line::Header(header)) => header,
@@ -408,11 +482,26 @@ pub fn repair_torn_tail(path: &Path, torn: &TornTail) -> Result<TornRepair, Sess
     Ok(TornRepair::MovedTo(side))
 }
 
+/// A header written in place of a damaged one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RebuiltHeader {
+    /// The session id, from the file name (or what the damaged line still showed).
+    pub id: String,
+    /// The workspace written into it.
+    pub cwd: String,
+    /// Whether the cwd was read from the damaged line (else it is the repairing command's).
+    pub cwd_recovered: bool,
+    /// Whether it replaced a damaged first line (else the header was missing and is added).
+    pub replaced: bool,
+}
+
 /// What `sessions repair` did to a file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RepairReport {
     /// Lines moved out, by 1-based line number.
     pub dropped_lines: Vec<usize>,
+    /// The header that replaced a damaged first line (which is among `dropped_lines`).
+    pub rebuilt_header: Option<RebuiltHeader>,
     /// Where the dropped bytes went.
     pub side_file: Option<PathBuf>,
     /// Whether a torn tail was completed or moved.
@@ -424,19 +513,63 @@ pub struct RepairReport {
 impl RepairReport {
     /// Whether nothing needed fixing.
     pub fn is_clean(&self) -> bool {
-        self.dropped_lines.is_empty() && self.torn.is_none() && self.migrated_from.is_none()
+        self.dropped_lines.is_empty()
+            && self.rebuilt_header.is_none()
+            && self.torn.is_none()
+            && self.migrated_from.is_none()
     }
 }
 
 /// Fix what can be fixed: move corrupt lines (and a torn tail) into a side file and rewrite the
-/// session without them; migrate old versions. Nothing is deleted: every removed byte is kept in
-/// the side file. Call with the session lock held. With `dry_run`, only report.
-pub fn repair(path: &Path, dry_run: bool) -> Result<RepairReport, SessionError> {
+/// session without them; migrate old versions. A damaged header is moved aside too and replaced
+/// by one rebuilt from the file name and what the damaged line still shows (see
+/// [`salvaged_header`]), with `fallback_cwd` when its cwd is unreadable. Nothing is deleted:
+/// every removed byte is kept in the side file. Call with the session lock held. With `dry_run`,
+/// only report.
+pub fn repair(
+    path: &Path,
+    dry_run: bool,
+    fallback_cwd: &str,
+) -> Result<RepairReport, SessionError> {
     let bytes = fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
-    let scan = scan_bytes(path, &bytes)?;
+    let mut scan = scan_bytes(path, &bytes)?;
     let mut report = RepairReport::default();
     let version = header_version(&scan.header);
-    if scan.bad.is_empty() {
+    let mut rebuilt = None;
+    let damaged_header = match &scan.header {
+        Header::Valid(..) => None,
+        Header::Damaged(bad) => {
+            let start = bad.offset as usize;
+            Some((
+                &bytes[start..(start + bad.length as usize).min(bytes.len())],
+                Some(bad.clone()),
+            ))
+        }
+        Header::Missing => Some((&[][..], None)),
+    };
+    if let Some((damaged, bad)) = damaged_header {
+        let Some(mut header) = salvaged_header(path, damaged) else {
+            return Err(SessionError::NotASession {
+                path: path.to_owned(),
+                reason: "its header is damaged and neither the file name nor the damaged line \
+                    holds a session id"
+                    .to_owned(),
+            });
+        };
+        let cwd_recovered = !header.cwd.is_empty();
+        if !cwd_recovered {
+            fallback_cwd.clone_into(&mut header.cwd);
+        }
+        report.rebuilt_header = Some(RebuiltHeader {
+            id: header.id.clone(),
+            cwd: header.cwd.clone(),
+            cwd_recovered,
+            replaced: bad.is_some(),
+        });
+        rebuilt = Some(serialize_line(&Line::Header(header))?);
+        scan.bad.splice(0..0, bad);
+    }
+    if scan.bad.is_empty() && rebuilt.is_none() {
         if let Some(torn) = &scan.torn {
             report.torn = Some(if dry_run {
                 if torn.complete {
@@ -459,6 +592,9 @@ pub fn repair(path: &Path, dry_run: bool) -> Result<RepairReport, SessionError> 
     }
     // Rebuild the file without the bad lines (and without a torn fragment).
     let mut kept = Vec::with_capacity(bytes.len());
+    if let Some(header) = &rebuilt {
+        kept.extend_from_slice(header.as_bytes());
+    }
     let mut dropped = Vec::new();
     let mut offset = 0usize;
     for bad in &scan.bad {
@@ -487,13 +623,16 @@ pub fn repair(path: &Path, dry_run: bool) -> Result<RepairReport, SessionError> 
     if !kept.ends_with(b"\n") {
         kept.push(b'\n');
     }
-    let side = side_path(path, "corrupt");
-    report.side_file = Some(side.clone());
+    // A lost header is only added back: then nothing may need keeping aside.
+    let side = (!dropped.is_empty()).then(|| side_path(path, "corrupt"));
+    report.side_file.clone_from(&side);
     if dry_run {
         return Ok(report);
     }
-    pfs::create_new_atomic(&side, &dropped)
-        .map_err(|error| SessionError::io("cannot write the side file", &side, error))?;
+    if let Some(side) = &side {
+        pfs::create_new_atomic(side, &dropped)
+            .map_err(|error| SessionError::io("cannot write the side file", side, error))?;
+    }
     pfs::write_atomic(path, &kept)
         .map_err(|error| SessionError::io("cannot rewrite", path, error))?;
     if version < u64::from(CURRENT_VERSION) {
@@ -536,6 +675,60 @@ pub fn file_name(timestamp_iso: &str, id: &str) -> String {
     format!("{}_{id}.jsonl", timestamp_iso.replace([':', '.'], "-"))
 }
 
+/// The session id a file name of [`file_name`]'s shape holds, and its creation time when that
+/// reads back as a timestamp: what is known of a session whose header is unreadable.
+pub fn identity_from_file_name(path: &Path) -> Option<(String, Option<String>)> {
+    let stem = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
+    let (stamp, id) = stem.rsplit_once('_')?;
+    uuid::Uuid::parse_str(id).ok()?;
+    // `2026-11-30T10-00-00-000Z` was `2026-11-30T10:00:00.000Z`.
+    let mut timestamp = stamp.as_bytes().to_vec();
+    if timestamp.len() == 24 {
+        timestamp[13] = b':';
+        timestamp[16] = b':';
+        timestamp[19] = b'.';
+    }
+    let timestamp = String::from_utf8(timestamp).ok().filter(|timestamp| {
+        time::OffsetDateTime::parse(timestamp, &time::format_description::well_known::Rfc3339)
+            .is_ok()
+    });
+    Some((id.to_owned(), timestamp))
+}
+
+/// A header for a session whose first line (`damaged`) is not a readable header: the id and
+/// creation time from the file name, else from the damaged line, and the cwd and parent session
+/// from the damaged line when they can still be read there (the cwd is empty otherwise). `None`
+/// when no id can be found.
+pub fn salvaged_header(path: &Path, damaged: &[u8]) -> Option<SessionHeader> {
+    let text = String::from_utf8_lossy(damaged);
+    let (named_id, named_time) = identity_from_file_name(path).unzip();
+    let id = named_id.or_else(|| salvaged_string(&text, "id"))?;
+    Some(SessionHeader {
+        version: Some(CURRENT_VERSION),
+        id,
+        timestamp: named_time
+            .flatten()
+            .or_else(|| salvaged_string(&text, "timestamp"))
+            .unwrap_or_else(record::now_iso),
+        cwd: salvaged_string(&text, "cwd").unwrap_or_default(),
+        parent_session: salvaged_string(&text, "parentSession"),
+        extra: serde_json::Map::new(),
+    })
+}
+
+/// The string value of `"key":` in a line that may not parse as a whole.
+fn salvaged_string(text: &str, key: &str) -> Option<String> {
+    let pattern = format!("\"{key}\"");
+    text.match_indices(&pattern).find_map(|(position, _)| {
+        let rest = text[position + pattern.len()..]
+            .trim_start()
+            .strip_prefix(':')?;
+        let mut values =
+            serde_json::Deserializer::from_str(rest.trim_start()).into_iter::<String>();
+        values.next()?.ok()
+    })
+}
+
 /// Create a new session file holding `header` and `entries`, atomically (never headerless).
 pub fn create(
     dir: &Path,
@@ -544,7 +737,35 @@ pub fn create(
 ) -> Result<PathBuf, SessionError> {
     pfs::create_dir_all(dir, false)
         .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
+    create_file(
+        &dir.join(file_name(&header.timestamp, &header.id)),
+        header,
+        entries,
+    )
+}
+
+/// [`create`], with the new session's lock taken before the file appears and kept: no other
+/// run can take the session between its creation and this one's first append.
+pub fn create_locked(
+    dir: &Path,
+    header: &SessionHeader,
+    entries: &[Entry],
+) -> Result<(SessionWriter, LoadedSession), SessionError> {
+    pfs::create_dir_all(dir, false)
+        .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
     let path = dir.join(file_name(&header.timestamp, &header.id));
+    let lock = SessionLock::acquire(&path, None)?;
+    create_file(&path, header, entries)?;
+    let (writer, loaded, _) = open_locked(lock)?;
+    Ok((writer, loaded))
+}
+
+fn create_file(
+    path: &Path,
+    header: &SessionHeader,
+    entries: &[Entry],
+) -> Result<PathBuf, SessionError> {
+    let path = path.to_owned();
     let mut text = serialize_line(&Line::Header(header.clone()))?;
     for entry in entries {
         text.push_str(&serialize_line(&Line::Entry(entry.clone()))?);
@@ -599,11 +820,18 @@ pub fn open_for_append(
     path: &Path,
     wait: Option<Duration>,
 ) -> Result<(SessionWriter, LoadedSession, Option<TornRepair>), SessionError> {
-    let lock = SessionLock::acquire(path, wait)?;
-    let mut loaded = load(path)?;
+    open_locked(SessionLock::acquire(path, wait)?)
+}
+
+/// [`open_for_append`] for a session whose lock is already held.
+pub fn open_locked(
+    lock: SessionLock,
+) -> Result<(SessionWriter, LoadedSession, Option<TornRepair>), SessionError> {
+    let path = lock.session_path().to_owned();
+    let mut loaded = load(&path)?;
     let mut torn_repair = None;
     if let Some(torn) = loaded.torn.take() {
-        torn_repair = Some(repair_torn_tail(path, &torn)?);
+        torn_repair = Some(repair_torn_tail(&path, &torn)?);
     }
     if loaded.needs_migration() {
         rewrite(&loaded, "pre-migration")?;
@@ -725,4 +953,117 @@ impl SessionWriter {
 pub fn new_entry(writer: &SessionWriter, kind: &str, fields: Value) -> Result<Entry, SessionError> {
     record::build_entry(kind, &writer.next_id(), writer.leaf(), fields)
         .map_err(|error| SessionError::Serialize(error.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ID: &str = "7f3e9a10-1111-4222-8333-444455556666";
+
+    fn file_in(dir: &Path, text: &str) -> PathBuf {
+        let path = dir.join(format!("2026-11-30T10-00-00-000Z_{ID}.jsonl"));
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    const ENTRY: &str = r#"{"type":"session_info","id":"a0000001","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","name":"weekly"}"#;
+
+    #[test]
+    fn the_file_name_gives_back_the_id_and_the_creation_time() {
+        let path = Path::new("/s").join(file_name("2026-11-30T10:00:00.000Z", ID));
+        assert_eq!(
+            identity_from_file_name(&path),
+            Some((ID.to_owned(), Some("2026-11-30T10:00:00.000Z".to_owned())))
+        );
+        let odd_stamp = Path::new(&format!("/s/yesterday_{ID}.jsonl")).to_owned();
+        assert_eq!(
+            identity_from_file_name(&odd_stamp),
+            Some((ID.to_owned(), None))
+        );
+        assert_eq!(identity_from_file_name(Path::new("/s/notes.jsonl")), None);
+        assert_eq!(identity_from_file_name(Path::new("/s/a_b.jsonl")), None);
+    }
+
+    #[test]
+    fn fields_are_read_from_a_header_line_that_does_not_parse() {
+        let text = r#"{"type":"session",,"parentId":"p","cwd" : "/w \"x\"","id":"abc""#;
+        assert_eq!(salvaged_string(text, "cwd").as_deref(), Some(r#"/w "x""#));
+        assert_eq!(salvaged_string(text, "id").as_deref(), Some("abc"));
+        assert_eq!(salvaged_string(text, "timestamp"), None);
+        assert_eq!(salvaged_string(r#"{"cwd":"/unterminated"#, "cwd"), None);
+    }
+
+    #[test]
+    fn a_damaged_header_before_entries_is_corruption_at_line_1() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_in(dir.path(), &format!("{{\"type\":\"sess\n{ENTRY}\n"));
+        match load(&path) {
+            Err(SessionError::Corrupt { line, reason, .. }) => {
+                assert_eq!(line, 1);
+                assert!(reason.contains("header is damaged"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let report = repair(&path, false, "/fallback").unwrap();
+        assert_eq!(report.dropped_lines, [1]);
+        assert_eq!(
+            report.rebuilt_header,
+            Some(RebuiltHeader {
+                id: ID.to_owned(),
+                cwd: "/fallback".to_owned(),
+                cwd_recovered: false,
+                replaced: true,
+            })
+        );
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded.header.id, ID);
+        assert_eq!(loaded.header.timestamp, "2026-11-30T10:00:00.000Z");
+        assert_eq!(loaded.entries.len(), 1);
+    }
+
+    #[test]
+    fn a_lost_header_is_corruption_at_line_1_and_repair_adds_it_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_in(dir.path(), &format!("{ENTRY}\n"));
+        match load(&path) {
+            Err(SessionError::Corrupt { line, reason, .. }) => {
+                assert_eq!(line, 1);
+                assert!(reason.contains("header is missing"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let report = repair(&path, false, "/w").unwrap();
+        assert!(report.dropped_lines.is_empty());
+        assert_eq!(report.side_file, None);
+        assert!(report.rebuilt_header.is_some_and(|header| !header.replaced));
+        let loaded = load(&path).unwrap();
+        assert_eq!(
+            (loaded.header.cwd.as_str(), loaded.entries.len()),
+            ("/w", 1)
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.ends_with(&format!("\n{ENTRY}\n")), "{text}");
+    }
+
+    #[test]
+    fn a_file_of_other_json_lines_is_still_no_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_in(
+            dir.path(),
+            "{\"uuid\":\"1\",\"type\":\"user\"}\n{\"x\":2}\n",
+        );
+        assert!(matches!(load(&path), Err(SessionError::NotASession { .. })));
+        assert!(matches!(
+            repair(&path, true, "/w"),
+            Err(SessionError::NotASession { .. })
+        ));
+        let path = file_in(dir.path(), "garbage\n");
+        match load(&path) {
+            Err(SessionError::NotASession { reason, .. }) => {
+                assert!(reason.starts_with("line 1 is not JSON"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }

@@ -6,6 +6,7 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
 use crate::common::wire::{anthropic, gemini, openai, openai_chat};
 use crate::common::{Home, code, stderr, stdout};
 
@@ -54,16 +55,20 @@ fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
     pincer(home, server).args(&all).output().unwrap()
 }
 
-fn session_lines(home: &Home) -> Vec<Value> {
-    let file = std::fs::read_dir(home.sessions_dir())
+/// The session file of a home that holds one.
+fn session_file(home: &Home) -> std::path::PathBuf {
+    std::fs::read_dir(home.sessions_dir())
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .find(|path| {
             path.extension()
                 .is_some_and(|extension| extension == "jsonl")
         })
-        .unwrap();
-    std::fs::read_to_string(file)
+        .unwrap()
+}
+
+fn session_lines(home: &Home) -> Vec<Value> {
+    std::fs::read_to_string(session_file(home))
         .unwrap()
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
@@ -340,14 +345,7 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
         "anthropic/claude-sonnet-4-5",
     );
     assert_eq!(code(&run(&home, &server, &["resume", "long", "more"])), 0);
-    let file = std::fs::read_dir(home.sessions_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .find(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "jsonl")
-        })
-        .unwrap();
+    let file = session_file(&home);
     let before = std::fs::read(&file).unwrap();
     let dry = run(&home, &server, &["compact", "long", "--dry-run", "--json"]);
     assert_eq!(code(&dry), 0, "{}", stderr(&dry));
@@ -734,4 +732,188 @@ fn a_prompt_too_big_for_a_tiny_window_ends_with_exit_6_after_one_compaction() {
         .unwrap();
     assert_eq!(code(&output), 6, "{}", stderr(&output));
     assert_eq!(server.requests().len(), 1);
+}
+
+// ------------------------------------------------- a failed summary: `pincer compact` changes nothing
+
+/// A session named `long` of two turns on `protocol`, then `failures` as the next replies.
+fn two_turns_then(
+    home: &Home,
+    protocol: &protocols::Protocol,
+    failures: Vec<Reply>,
+) -> (MockServer, std::path::PathBuf) {
+    let mut replies = vec![
+        Reply::sse(&(protocol.text)(&["First answer."])),
+        Reply::sse(&(protocol.text)(&["Second answer."])),
+    ];
+    replies.extend(failures);
+    let server = MockServer::start(replies);
+    let turns: [&[&str]; 2] = [
+        &[
+            "run",
+            "-m",
+            protocol.model,
+            "--name",
+            "long",
+            "first question",
+        ],
+        &["resume", "long", "second question"],
+    ];
+    for args in turns {
+        let output = protocols::output(failing_compact_command(home, protocol, &server), args);
+        assert_eq!(code(&output), 0, "{}: {}", protocol.name, stderr(&output));
+    }
+    (server, session_file(home))
+}
+
+/// `protocol`'s pincer with a tight compaction budget and two fast retries.
+fn failing_compact_command(
+    home: &Home,
+    protocol: &protocols::Protocol,
+    server: &MockServer,
+) -> Command {
+    let mut command = protocols::command(home, protocol, &server.url(), "k-compact-test");
+    command.args(TIGHT).args(["-c", "retry.max_retries=2"]);
+    command
+}
+
+/// The provider's answer to a revoked key.
+fn unauthorized(protocol: &protocols::Protocol) -> Reply {
+    let body = match protocol.name {
+        "anthropic" => anthropic::error_body("authentication_error", "invalid x-api-key"),
+        "gemini" => gemini::error_body(
+            401,
+            "UNAUTHENTICATED",
+            "API key not valid. Please pass a valid API key.",
+        ),
+        _ => (protocol.error_body)(401),
+    };
+    Reply::json(401, &body)
+}
+
+#[test]
+fn pincer_compact_whose_summary_is_refused_exits_3_and_leaves_the_session_byte_for_byte() {
+    for protocol in [
+        protocols::anthropic(),
+        protocols::openai(),
+        protocols::gemini(),
+    ] {
+        let home = Home::new();
+        let (server, file) = two_turns_then(&home, &protocol, vec![unauthorized(&protocol)]);
+        let before = std::fs::read(&file).unwrap();
+        let output = protocols::output(
+            failing_compact_command(&home, &protocol, &server),
+            &["compact", "long", "--json"],
+        );
+        let name = protocol.name;
+        assert_eq!(code(&output), 3, "{name}: {}", stderr(&output));
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            before,
+            "{name}: file changed"
+        );
+        // One summary call: a rejected key is not retried.
+        assert_eq!(server.requests().len(), 3, "{name}");
+        let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(result["type"], "result", "{name}");
+        assert_eq!(result["is_error"], true, "{name}");
+        assert_eq!(result["subtype"], "error_during_execution", "{name}");
+        assert_eq!(result["error"]["kind"], "auth", "{name}");
+        assert_eq!(result["error"]["status"], 401, "{name}");
+        assert_eq!(result["session_name"], "long", "{name}");
+        assert!(result["session_id"].is_string(), "{name}");
+        let err = stderr(&output);
+        assert!(
+            err.contains("error: the summary call failed"),
+            "{name}: {err}"
+        );
+        assert!(err.contains("not changed"), "{name}: {err}");
+        assert!(err.contains("hint: "), "{name}: {err}");
+        assert!(!err.contains("fallback"), "{name}: {err}");
+    }
+}
+
+#[test]
+fn pincer_compact_during_an_outage_exits_4_after_its_retries_and_changes_nothing() {
+    for protocol in [protocols::anthropic(), protocols::openai_chat()] {
+        let home = Home::new();
+        let overloaded = Reply::json(529, &(protocol.error_body)(529));
+        let (server, file) = two_turns_then(&home, &protocol, vec![overloaded; 3]);
+        let before = std::fs::read(&file).unwrap();
+        let output = protocols::output(
+            failing_compact_command(&home, &protocol, &server),
+            &["compact", "long"],
+        );
+        let name = protocol.name;
+        assert_eq!(code(&output), 4, "{name}: {}", stderr(&output));
+        assert_eq!(
+            stdout(&output),
+            "",
+            "{name}: text mode prints nothing on failure"
+        );
+        assert_eq!(
+            std::fs::read(&file).unwrap(),
+            before,
+            "{name}: file changed"
+        );
+        // The first attempt and max_retries=2 retries.
+        assert_eq!(server.requests().len(), 2 + 3, "{name}");
+        let err = stderr(&output);
+        assert!(
+            err.contains("error: the summary call failed"),
+            "{name}: {err}"
+        );
+        assert!(err.contains("again later"), "{name}: {err}");
+
+        // The next resume still sends the whole conversation.
+        let mut command = failing_compact_command(&home, &protocol, &server);
+        command.args(["resume", "long", "third question"]);
+        let _ = command.output().unwrap();
+        let last = server.requests().last().unwrap().json().to_string();
+        assert!(last.contains("first question"), "{name}: {last}");
+    }
+}
+
+#[test]
+fn a_run_whose_summary_call_fails_still_cuts_the_history_with_the_fallback_summary() {
+    let home = Home::new();
+    let server = seed_session(
+        &home,
+        vec![
+            anthropic_text("First answer.", 100),
+            anthropic_text("Second answer.", 2_880),
+            Reply::json(
+                529,
+                &anthropic::error_body("overloaded_error", "Overloaded"),
+            ),
+        ],
+        "anthropic/claude-sonnet-4-5",
+    );
+    let output = run(
+        &home,
+        &server,
+        &[
+            "-c",
+            "providers.anthropic.models.claude-sonnet-4-5.context_window=3000",
+            "resume",
+            "long",
+            "--json",
+            "second question",
+        ],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["compactions"], 1);
+    let lines = session_lines(&home);
+    let compaction = lines
+        .iter()
+        .find(|line| line["type"] == "compaction")
+        .expect("the run compacted");
+    assert!(
+        compaction["summary"]
+            .as_str()
+            .unwrap()
+            .starts_with("No summary is available"),
+        "{compaction}"
+    );
 }

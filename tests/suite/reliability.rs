@@ -219,6 +219,133 @@ fn thirty_two_parallel_runs_in_one_directory_never_share_a_session() {
     assert_eq!(last(&home), first);
 }
 
+/// Rounds of the overlapping-creators test. The default of 10 takes about 17 s on a 2-core
+/// machine (each round is 16 processes whose turns run one after the other); the 50 rounds of
+/// the issue take about 85 s, so they run with `PINCER_NAME_ROUNDS=50` as a soak.
+fn name_rounds(default: usize) -> usize {
+    std::env::var("PINCER_NAME_ROUNDS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The cron idiom under any overlap: in each round, 16 processes start `resume
+/// --wait 10 --create nightly` on an empty store at the same moment. Exactly one creates the
+/// session; the others continue it, one turn each, and every one exits 0.
+#[test]
+fn sixteen_overlapping_creators_make_one_session_and_all_continue_it() {
+    const CREATORS: usize = 16;
+    let rounds = name_rounds(10);
+    let answer = (anthropic().text)(&["ok"]);
+    let server = MockServer::start_cycle(vec![Reply::sse(&answer)], "127.0.0.1:0");
+    let started = Instant::now();
+    for round in 0..rounds {
+        let home = Home::new();
+        let children: Vec<(usize, Child)> = (0..CREATORS)
+            .map(|index| {
+                let child = pincer(&home, &server)
+                    .args([
+                        "--wait",
+                        "10",
+                        "resume",
+                        "--create",
+                        "nightly",
+                        "-m",
+                        "anthropic/claude-sonnet-4-5",
+                        &format!("creator-{index:02}"),
+                    ])
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                (index, child)
+            })
+            .collect();
+        for (index, child) in children {
+            let output = child.wait_with_output().unwrap();
+            assert_eq!(
+                code(&output),
+                0,
+                "round {round}, creator {index}: {}",
+                stderr(&output)
+            );
+            assert_eq!(stdout(&output), "ok\n", "round {round}, creator {index}");
+        }
+        let files = session_files(&home.sessions_dir());
+        assert_eq!(files.len(), 1, "round {round}: {files:?}");
+        let checked = check_session(&files[0], false);
+        assert_linear(&checked.entries);
+        let names: Vec<&Value> = checked
+            .entries
+            .iter()
+            .filter(|entry| entry["type"] == "session_info")
+            .map(|entry| &entry["name"])
+            .collect();
+        assert_eq!(names, [&json!("nightly")], "round {round}");
+        let users = user_texts(&checked.entries);
+        assert_eq!(users.len(), CREATORS, "round {round}: {users:?}");
+        for index in 0..CREATORS {
+            let marker = format!("creator-{index:02}");
+            assert_eq!(
+                users.iter().filter(|text| **text == marker).count(),
+                1,
+                "round {round}: {marker} in {users:?}"
+            );
+        }
+        let resumed = protocols::output(pincer(&home, &server), &["resume", "nightly", "again"]);
+        assert_eq!(code(&resumed), 0, "round {round}: {}", stderr(&resumed));
+    }
+    eprintln!(
+        "{rounds} rounds of {CREATORS} overlapping creators in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+}
+
+/// `run --name` when another process takes the name at the same moment: one wins, the others
+/// get the usual exit-2 "taken" error, and the store holds one session of that name.
+#[test]
+fn parallel_runs_with_one_name_create_it_once_and_the_others_exit_2() {
+    let home = Home::new();
+    let answer = (anthropic().text)(&["ok"]);
+    let server = MockServer::start_cycle(vec![Reply::sse(&answer)], "127.0.0.1:0");
+    let children: Vec<Child> = (0..12)
+        .map(|index| {
+            pincer(&home, &server)
+                .args([
+                    "run",
+                    "--name",
+                    "release",
+                    "-m",
+                    "anthropic/claude-sonnet-4-5",
+                    &format!("runner-{index:02}"),
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let (mut winners, mut losers) = (0, 0);
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        match code(&output) {
+            0 => winners += 1,
+            2 => {
+                losers += 1;
+                let err = stderr(&output);
+                assert!(err.contains("the name 'release' is taken"), "{err}");
+                assert!(err.contains("hint: "), "{err}");
+                assert_eq!(stdout(&output), "");
+            }
+            other => panic!("exit {other}: {}", stderr(&output)),
+        }
+    }
+    assert_eq!((winners, losers), (1, 11));
+    assert_eq!(session_files(&home.sessions_dir()).len(), 1);
+    let resumed = protocols::output(pincer(&home, &server), &["resume", "release", "more"]);
+    assert_eq!(code(&resumed), 0, "{}", stderr(&resumed));
+}
+
 #[test]
 fn last_breaks_ties_between_identical_timestamps_by_file_name() {
     let home = Home::new();

@@ -103,6 +103,116 @@ fn an_ambiguous_prefix_exits_2_and_lists_the_candidates() {
     assert!(stdout(&output).is_empty());
 }
 
+/// The ID column of `sessions list` (text), in listing order.
+fn listed_ids(home: &Home, args: &[&str]) -> Vec<String> {
+    let mut all = vec!["sessions", "list"];
+    all.extend_from_slice(args);
+    let output = home.run(&all);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    stdout(&output)
+        .lines()
+        .skip(1)
+        .map(|line| line.split_whitespace().next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn list_shows_the_shortest_unique_id_prefix_and_each_one_resolves() {
+    let home = Home::new();
+    // UUIDv7s made within a minute share their first 8 hex digits (the timestamp).
+    const SAME_MINUTE_1: &str = "019ad3c1-7a10-7000-8000-000000000001";
+    const SAME_MINUTE_2: &str = "019ad3c1-7b20-7000-8000-000000000002";
+    for id in [SAME_MINUTE_1, SAME_MINUTE_2, ID_C] {
+        simple(&home, id, None);
+    }
+    // In another directory: not listed here, but a prefix must not match it either.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut other = SessionBuilder::new(ID_A, elsewhere.path());
+    other.user("elsewhere");
+    home.write_session(&other);
+
+    let mut ids = listed_ids(&home, &[]);
+    ids.sort();
+    assert_eq!(ids, ["019ad3c1-7a", "019ad3c1-7b", "7f3e9a10"]);
+    let listed = list_json(&home, &["--all"]);
+    let short_of = |id: &str| -> String {
+        let item = listed.iter().find(|item| item["id"] == id).unwrap();
+        item["short_id"].as_str().unwrap().to_owned()
+    };
+    assert_eq!(short_of(ID_A), "019ad3c1-0");
+    for id in [SAME_MINUTE_1, SAME_MINUTE_2, ID_C, ID_A] {
+        let short = short_of(id);
+        let output = home.run(&["sessions", "show", &short, "--json"]);
+        assert_eq!(code(&output), 0, "{short}: {}", stderr(&output));
+        let shown: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(shown["id"], id, "{short}");
+    }
+
+    // The 8 digits that used to be shown are ambiguous: the error lists both, with a hint.
+    let output = home.run(&["sessions", "show", "019ad3c1-7"]);
+    assert_eq!(code(&output), 2);
+    let error = stderr(&output);
+    assert!(error.contains("'019ad3c1-7' matches 2 sessions"), "{error}");
+    assert!(
+        error.contains(SAME_MINUTE_1) && error.contains(SAME_MINUTE_2),
+        "{error}"
+    );
+    assert!(
+        error.contains("hint: give more characters of the id"),
+        "{error}"
+    );
+}
+
+#[test]
+fn sessions_run_within_a_minute_list_distinct_ids_that_show_works_with() {
+    let home = Home::new();
+    let server = crate::common::mock::MockServer::start_cycle(
+        vec![crate::common::mock::Reply::sse(
+            &(crate::common::protocols::anthropic().text)(&["ok"]),
+        )],
+        "127.0.0.1:0",
+    );
+    for index in 0..3 {
+        let output = crate::common::protocols::output(
+            crate::common::protocols::command(
+                &home,
+                &crate::common::protocols::anthropic(),
+                &server.url(),
+                "k",
+            ),
+            &[
+                "run",
+                "-m",
+                "anthropic/claude-sonnet-4-5",
+                &format!("task {index}"),
+            ],
+        );
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+    }
+    let ids = listed_ids(&home, &[]);
+    assert_eq!(ids.len(), 3);
+    let distinct: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), 3, "{ids:?}");
+    for short in &ids {
+        assert!(short.len() >= 8, "{short}");
+        let output = home.run(&["sessions", "show", short]);
+        assert_eq!(code(&output), 0, "{short}: {}", stderr(&output));
+    }
+}
+
+#[test]
+fn two_sessions_with_one_name_are_listed_with_a_hint_to_rename_one() {
+    let home = Home::new();
+    simple(&home, ID_A, Some("twin"));
+    simple(&home, ID_C, Some("twin"));
+    let output = home.run(&["resume", "twin", "hello"]);
+    assert_eq!(code(&output), 2);
+    let error = stderr(&output);
+    assert!(error.contains("'twin' matches 2 sessions"), "{error}");
+    assert!(error.contains(ID_A) && error.contains(ID_C), "{error}");
+    assert!(error.contains("pincer sessions rename"), "{error}");
+}
+
 #[test]
 fn an_unknown_session_exits_2_with_a_hint() {
     let home = Home::new();
@@ -329,16 +439,201 @@ fn mid_file_garbage_is_refused_with_its_line_number_until_repaired() {
     let repaired = std::fs::read_to_string(&path).unwrap();
     assert!(!repaired.contains("this is not json"));
     assert_eq!(repaired.lines().count(), 4);
-    let side: Vec<_> = std::fs::read_dir(home.sessions_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.to_string_lossy().contains(".corrupt-"))
-        .collect();
+    let side = corrupt_side_files(&home);
     assert_eq!(
         std::fs::read_to_string(&side[0]).unwrap(),
         "this is not json\n"
     );
     assert_eq!(code(&home.run(&["sessions", "show", ID_A])), 0);
+}
+
+/// The `.corrupt-` side files a repair left in the store.
+fn corrupt_side_files(home: &Home) -> Vec<std::path::PathBuf> {
+    std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.to_string_lossy().contains(".corrupt-"))
+        .collect()
+}
+
+/// Replace line `number` (1-based) of the file with `text`.
+fn damage_line(path: &std::path::Path, number: usize, text: &str) -> Vec<u8> {
+    let mut lines: Vec<String> = std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    lines[number - 1] = text.to_owned();
+    std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    std::fs::read(path).unwrap()
+}
+
+/// `args` exit 2 naming the bad line and the repair command, and leave the file as it was.
+fn refused_as_corrupt(home: &Home, path: &std::path::Path, args: &[&str], line: usize) {
+    let before = std::fs::read(path).unwrap();
+    let output = home.run(args);
+    let error = stderr(&output);
+    assert_eq!(code(&output), 2, "{args:?}: {error}");
+    assert!(
+        error.contains(&format!("corrupt at line {line}")),
+        "{args:?}: {error}"
+    );
+    assert!(
+        error.contains("hint: run `pincer sessions repair "),
+        "{args:?}: {error}"
+    );
+    assert!(!error.contains("no session matches"), "{args:?}: {error}");
+    assert!(stdout(&output).is_empty(), "{args:?}");
+    assert_eq!(
+        std::fs::read(path).unwrap(),
+        before,
+        "{args:?} changed the file"
+    );
+}
+
+/// `status SESSION` shows the damage and the repair command.
+fn status_shows_the_damage(home: &Home, session: &str, line: usize) {
+    let output = home.run(&["status", session, "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let problem = status["problem"].as_str().unwrap();
+    assert!(
+        problem.contains(&format!("corrupt at line {line}")),
+        "{problem}"
+    );
+    assert!(
+        status["repair_command"]
+            .as_str()
+            .unwrap()
+            .starts_with("pincer sessions repair "),
+        "{status}"
+    );
+    let text = stdout(&home.run(&["status", session]));
+    assert!(text.contains("repair with:"), "{text}");
+}
+
+#[test]
+fn a_damaged_middle_line_is_reported_by_name_and_id_and_repaired_by_name() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, Some("nightly"));
+    // Line 3 is the user message; the name is on the last line.
+    damage_line(
+        &path,
+        3,
+        r#"{"type":"message","id":"a0000002","parentId":"a000"#,
+    );
+    for session in ["nightly", ID_A, "019ad3c1-0000"] {
+        refused_as_corrupt(&home, &path, &["resume", session, "go on"], 3);
+        refused_as_corrupt(&home, &path, &["sessions", "show", session], 3);
+    }
+    status_shows_the_damage(&home, "nightly", 3);
+    let listed = list_json(&home, &[]);
+    assert_eq!(listed[0]["name"], "nightly");
+    assert!(listed[0]["problem"].as_str().unwrap().contains("line 3"));
+
+    let repair = home.run(&["sessions", "repair", "nightly"]);
+    assert_eq!(code(&repair), 0, "{}", stderr(&repair));
+    assert!(
+        stdout(&repair).contains("corrupt line(s) 3"),
+        "{}",
+        stdout(&repair)
+    );
+    let show = home.run(&["sessions", "show", "nightly"]);
+    assert_eq!(code(&show), 0, "{}", stderr(&show));
+}
+
+#[test]
+fn a_damaged_header_is_reported_by_id_and_name_and_repair_rebuilds_it() {
+    let home = Home::new();
+    let path = simple(&home, ID_C, Some("weekly"));
+    let cwd = home.workspace.to_string_lossy().into_owned();
+    // A doubled comma: not JSON, though the id, time and cwd can still be read.
+    let damaged_header = format!(
+        r#"{{"type":"session","version":3,,"id":"{ID_C}","timestamp":"2026-11-30T10:00:00.000Z","cwd":"{cwd}"}}"#
+    );
+    damage_line(&path, 1, &damaged_header);
+    for session in [ID_C, "weekly", "7f3e9a10"] {
+        refused_as_corrupt(&home, &path, &["sessions", "show", session], 1);
+        refused_as_corrupt(&home, &path, &["resume", session, "go on"], 1);
+    }
+    status_shows_the_damage(&home, "weekly", 1);
+    let error = stderr(&home.run(&["sessions", "show", "weekly"]));
+    assert!(error.contains("header is damaged"), "{error}");
+
+    let dry = home.run(&["sessions", "repair", "weekly", "--dry-run", "--json"]);
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    let report: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    assert_eq!(report["rebuilt_header"]["id"], ID_C);
+    assert_eq!(report["rebuilt_header"]["cwd_recovered"], true);
+    assert_eq!(report["dropped_lines"], json!([1]));
+
+    let repair = home.run(&["sessions", "repair", ID_C]);
+    assert_eq!(code(&repair), 0, "{}", stderr(&repair));
+    assert!(
+        stdout(&repair).contains("rebuild the damaged header"),
+        "{}",
+        stdout(&repair)
+    );
+    let repaired = std::fs::read_to_string(&path).unwrap();
+    let header: Value = serde_json::from_str(repaired.lines().next().unwrap()).unwrap();
+    assert_eq!(
+        header,
+        json!({"type": "session", "version": 3, "id": ID_C,
+               "timestamp": "2026-11-30T10:00:00.000Z", "cwd": cwd})
+    );
+    let side = corrupt_side_files(&home);
+    assert_eq!(
+        std::fs::read_to_string(&side[0]).unwrap(),
+        damaged_header + "\n"
+    );
+    let show = home.run(&["sessions", "show", "weekly", "--json"]);
+    assert_eq!(code(&show), 0, "{}", stderr(&show));
+    assert_eq!(list_json(&home, &[])[0]["name"], "weekly");
+}
+
+#[test]
+fn a_header_damaged_beyond_reading_is_rebuilt_from_the_file_name_and_this_workspace() {
+    let home = Home::new();
+    let path = simple(&home, ID_C, Some("weekly"));
+    damage_line(&path, 1, "\u{0}\u{0}garbage");
+    refused_as_corrupt(&home, &path, &["sessions", "show", "weekly"], 1);
+    let repair = home.run(&["sessions", "repair", "weekly", "--json"]);
+    assert_eq!(code(&repair), 0, "{}", stderr(&repair));
+    let report: Value = serde_json::from_str(&stdout(&repair)).unwrap();
+    assert_eq!(report["rebuilt_header"]["cwd_recovered"], false);
+    let header: Value = serde_json::from_str(
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(header["id"], ID_C);
+    assert_eq!(header["timestamp"], "2026-11-30T10:00:00.000Z");
+    assert_eq!(header["cwd"], home.workspace.to_string_lossy().as_ref());
+    assert_eq!(code(&home.run(&["sessions", "show", "weekly"])), 0);
+}
+
+#[test]
+fn a_damaged_session_is_found_by_name_even_through_an_index_that_lost_its_name() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, Some("nightly"));
+    damage_line(&path, 3, "not json");
+    assert_eq!(list_json(&home, &[]).len(), 1);
+    // The index of an older pincer summarized a damaged file without its name.
+    let index_path = home.sessions_dir().join("index.json");
+    let index = std::fs::read_to_string(&index_path).unwrap();
+    assert!(index.contains(r#""name":"nightly""#), "{index}");
+    std::fs::write(
+        &index_path,
+        index.replace(r#""name":"nightly""#, r#""name":null"#),
+    )
+    .unwrap();
+    let _ = std::fs::remove_file(home.sessions_dir().join(".index.journal"));
+    refused_as_corrupt(&home, &path, &["sessions", "show", "nightly"], 3);
+    let repair = home.run(&["sessions", "repair", "nightly"]);
+    assert_eq!(code(&repair), 0, "{}", stderr(&repair));
 }
 
 #[test]

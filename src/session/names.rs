@@ -1,0 +1,174 @@
+//! Session names are unique in a store (SPEC §1.2, §1.3), so a name is only ever given under the
+//! store's names lock (`<sessions>/names.lock`).
+//!
+//! Whoever holds the lock first brings the index up to date with the files — the index a command
+//! read when it started may not know a session that another process created a moment ago — then
+//! decides, and writes the name into the session file before letting go: a new session is
+//! created with its `session_info` entry already in it, a rename appends its entry. The next
+//! holder therefore always finds the name in a file. The lock covers only that check and that
+//! write, never a model call: a run holds it for milliseconds.
+//!
+//! Lock order: a command may take the names lock while it holds a session's lock (a rename), or
+//! take a brand-new session's lock while it holds the names lock (a creation), but never waits
+//! for an existing session's lock while it holds the names lock. So the two never deadlock.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::index::{self, Index, IndexEntry};
+use super::store::SessionError;
+use crate::fs::{self as pfs, FileLock, LockError};
+
+/// File name of the names lock inside the sessions directory.
+pub const NAMES_LOCK_FILE: &str = "names.lock";
+
+/// How long to wait for another process that is giving a name. Holders only refresh the index
+/// and write one file, so a longer wait means many creators at once in a big store.
+const NAMES_LOCK_WAIT: Duration = Duration::from_secs(30);
+
+/// The names lock, held until dropped, with the index as the files were when it was taken.
+#[derive(Debug)]
+pub struct NamesLock {
+    _lock: FileLock,
+    index: Index,
+}
+
+impl NamesLock {
+    /// Take the names lock of the sessions directory `dir` (creating the directory), waiting for
+    /// other holders, and refresh the index from the files.
+    pub fn acquire(dir: &Path) -> Result<NamesLock, SessionError> {
+        pfs::create_dir_all(dir, false).map_err(|source| SessionError::Io {
+            action: "cannot create the sessions directory",
+            path: dir.to_owned(),
+            source,
+        })?;
+        let path = lock_path(dir);
+        let lock = match FileLock::acquire(&path, Some(NAMES_LOCK_WAIT)) {
+            Ok(lock) => lock,
+            Err(LockError::Busy { holder }) => {
+                return Err(SessionError::NamesBusy {
+                    holder,
+                    waited: NAMES_LOCK_WAIT,
+                });
+            }
+            Err(LockError::Io { path, source }) => {
+                return Err(SessionError::Io {
+                    action: "cannot lock",
+                    path,
+                    source,
+                });
+            }
+        };
+        let (mut index, _) = index::refresh(dir)?;
+        // A damaged session keeps its name; an index of an older pincer may not know it.
+        let rescanned = index.damaged_rescanned(dir);
+        index.sessions.extend(rescanned.sessions);
+        Ok(NamesLock { _lock: lock, index })
+    }
+
+    /// The index as the files were when the lock was taken.
+    pub fn index(&self) -> &Index {
+        &self.index
+    }
+
+    /// The sessions other than `except_id` that are named `name` now.
+    pub fn holders(&self, name: &str, except_id: Option<&str>) -> Vec<&IndexEntry> {
+        self.index
+            .sessions
+            .values()
+            .filter(|entry| {
+                entry.summary.name.as_deref() == Some(name)
+                    && Some(entry.summary.id.as_str()) != except_id
+            })
+            .collect()
+    }
+}
+
+/// The names lock's file in the sessions directory `dir`.
+pub fn lock_path(dir: &Path) -> PathBuf {
+    dir.join(NAMES_LOCK_FILE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::record::{self, SessionHeader};
+    use crate::session::store::{self, SessionLock};
+
+    fn header(id: &str) -> SessionHeader {
+        SessionHeader {
+            version: Some(store::CURRENT_VERSION),
+            id: id.to_owned(),
+            timestamp: record::now_iso(),
+            cwd: "/work".to_owned(),
+            parent_session: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+
+    fn named(name: &str) -> Vec<record::Entry> {
+        vec![
+            record::build_entry(
+                "session_info",
+                "a0000001",
+                None,
+                serde_json::json!({ "name": name }),
+            )
+            .unwrap(),
+        ]
+    }
+
+    #[test]
+    fn the_holders_of_a_name_come_from_the_files_not_from_a_stale_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join("sessions");
+        store::create(
+            &sessions,
+            &header("0199a000-0000-7000-8000-000000000001"),
+            &[],
+        )
+        .unwrap();
+        // The index is written now, and knows no name.
+        let (index, _) = index::refresh(&sessions).unwrap();
+        assert!(!index.find("nightly").is_one());
+        // Another process creates `nightly` without touching the index.
+        store::create(
+            &sessions,
+            &header("0199a000-0000-7000-8000-000000000002"),
+            &named("nightly"),
+        )
+        .unwrap();
+        let names = NamesLock::acquire(&sessions).unwrap();
+        let holders = names.holders("nightly", None);
+        assert_eq!(holders.len(), 1);
+        assert_eq!(
+            holders[0].summary.id,
+            "0199a000-0000-7000-8000-000000000002"
+        );
+        assert!(
+            names
+                .holders("nightly", Some("0199a000-0000-7000-8000-000000000002"))
+                .is_empty()
+        );
+        assert!(lock_path(&sessions).is_file());
+    }
+
+    #[test]
+    fn a_session_created_locked_holds_its_name_and_its_lock_from_the_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join("sessions");
+        let (writer, loaded) = store::create_locked(
+            &sessions,
+            &header("0199a000-0000-7000-8000-000000000003"),
+            &named("release"),
+        )
+        .unwrap();
+        assert!(SessionLock::is_held(writer.path()));
+        assert_eq!(loaded.entries.len(), 1);
+        let text = std::fs::read_to_string(writer.path()).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(text.contains(r#""name":"release""#), "{text}");
+        drop(writer);
+        assert!(!SessionLock::is_held(&loaded.path));
+    }
+}
