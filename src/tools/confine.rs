@@ -112,8 +112,10 @@ pub fn landlock_support() -> LandlockSupport {
         .clone()
 }
 
-/// Restrict the calling thread (and what it starts from now on) to writing beneath `writable`.
+/// Restrict the calling thread (and what it starts from now on) to writing beneath `writable`
+/// (the paths that exist: a missing device must not void the whole ruleset).
 fn restrict_current_thread(writable: &[PathBuf]) -> LandlockSupport {
+    let writable: Vec<&PathBuf> = writable.iter().filter(|path| path.exists()).collect();
     let result = Ruleset::default()
         .handle_access(AccessFs::from_all(LANDLOCK_ABI))
         .and_then(|ruleset| ruleset.create())
@@ -300,7 +302,7 @@ fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), String> {
         let support = restrict_current_thread(writable);
         if confinement.require_landlock && !support.is_enforced() {
             return Err(format!(
-                "the sandbox is read-only and the command could not be confined ({})",
+                "Landlock could not be applied, so the command was not started ({})",
                 support.describe()
             ));
         }
@@ -472,6 +474,11 @@ pub fn spawn_confined<T: Send + 'static>(
     if protection.namespace.is_ok()
         && let Some(launcher) = &sandbox.exec.launcher
     {
+        // Never less than announced: where Landlock works here, the launcher must apply it.
+        let confinement = Confinement {
+            require_landlock: confinement.require_landlock || protection.landlock.is_enforced(),
+            ..confinement
+        };
         return Ok(spawn(confinement.command(launcher, program, args)));
     }
     let writable = confinement.writable.clone().unwrap_or_default();
