@@ -72,7 +72,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l tools -d 'Offer ex
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
-workspace-write\t'Writes confined to the workspace and the temp directory'
+workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
 danger-full-access\t'No confinement'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l permission-mode -d 'Claude-style permission mode, mapped to a sandbox mode' -r -f -a "plan\t'Read-only: plan without changing anything'
 acceptEdits\t'Edits allowed inside the workspace'
@@ -141,7 +141,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tools -d 'Offer
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
-workspace-write\t'Writes confined to the workspace and the temp directory'
+workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
 danger-full-access\t'No confinement'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l permission-mode -d 'Claude-style permission mode, mapped to a sandbox mode' -r -f -a "plan\t'Read-only: plan without changing anything'
 acceptEdits\t'Edits allowed inside the workspace'

@@ -40,7 +40,13 @@ fn main() -> std::process::ExitCode {
         }
     };
     let context = ToolContext {
-        sandbox: Sandbox::new(SandboxMode::WorkspaceWrite, &workspace, Vec::new()),
+        // No pincer home of its own: nothing beyond the workspace's own dirs is protected.
+        sandbox: Sandbox::new(
+            SandboxMode::WorkspaceWrite,
+            &workspace,
+            &pincer::config::Paths::under_home(std::path::Path::new("/nonexistent/pincer-bench")),
+            None,
+        ),
         workspace,
         cancel: CancellationToken::new(),
     };

@@ -1275,7 +1275,7 @@ pub enum PromptMode {
 pub enum SandboxMode {
     /// No writes; exec only under OS read-only enforcement.
     ReadOnly,
-    /// Writes confined to the workspace and the temp directory.
+    /// Writes confined to the workspace and the run's private temp directory.
     WorkspaceWrite,
     /// No confinement.
     DangerFullAccess,

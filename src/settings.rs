@@ -171,6 +171,43 @@ pub struct ToolSettings {
     pub deny: Vec<String>,
     /// Default: `workspace-write` (SPEC §10).
     pub sandbox: SandboxMode,
+    /// `[tools.exec]`.
+    pub exec: ExecSettings,
+}
+
+/// `[tools.exec]`, resolved: the `exec` tool's environment (SPEC §10).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecSettings {
+    /// Variables removed by name. Default: [`DEFAULT_CLEAR_ENV`] and every provider's
+    /// `api_key_env`.
+    pub clear_env: Vec<String>,
+    /// Variables added. Default: empty.
+    pub env: BTreeMap<String, String>,
+}
+
+impl ExecSettings {
+    fn resolve(config: &ConfigFile) -> Self {
+        let clear_env = config.tools.exec.clear_env.clone().unwrap_or_else(|| {
+            let mut names: Vec<String> = DEFAULT_CLEAR_ENV
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect();
+            for variable in config
+                .providers
+                .values()
+                .filter_map(|provider| provider.api_key_env.as_ref())
+            {
+                if !names.contains(variable) {
+                    names.push(variable.clone());
+                }
+            }
+            names
+        });
+        Self {
+            clear_env,
+            env: config.tools.exec.env.clone(),
+        }
+    }
 }
 
 /// `[timeouts]`, resolved.
@@ -345,6 +382,7 @@ impl Settings {
                 allow: config.tools.allow.clone(),
                 deny: config.tools.deny.clone(),
                 sandbox: config.tools.sandbox.unwrap_or(SandboxMode::WorkspaceWrite),
+                exec: ExecSettings::resolve(&config),
             },
             timeouts: TimeoutSettings {
                 request_secs: config.timeouts.request_secs.unwrap_or(DEFAULT_REQUEST_SECS),
@@ -736,6 +774,43 @@ mod tests {
             Some("https://api.anthropic.com")
         );
         assert_eq!(settings.base_url("custom"), None);
+    }
+
+    #[test]
+    fn exec_clears_the_key_variables_and_every_api_key_env_unless_clear_env_replaces_them() {
+        let resolved = settings(
+            "[providers.corp]\napi = \"openai-chat\"\nbase_url = \"http://x\"\napi_key_env = \"CORP_TOKEN\"\n",
+            &[],
+        )
+        .unwrap();
+        let mut expected: Vec<String> = DEFAULT_CLEAR_ENV
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect();
+        expected.push("CORP_TOKEN".to_owned());
+        assert_eq!(resolved.tools.exec.clear_env, expected);
+        assert!(resolved.tools.exec.env.is_empty());
+
+        let resolved = settings(
+            "[tools.exec]\nclear_env = [\"ONLY_THIS\"]\nenv = { CI = \"1\" }\n",
+            &["tools.exec.env.LANG=C"],
+        )
+        .unwrap();
+        assert_eq!(resolved.tools.exec.clear_env, ["ONLY_THIS"]);
+        assert_eq!(
+            resolved.tools.exec.env,
+            BTreeMap::from([
+                ("CI".to_owned(), "1".to_owned()),
+                ("LANG".to_owned(), "C".to_owned())
+            ])
+        );
+        let error = settings("[tools.exec]\nclear = []\n", &[]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("unknown key 'clear' in table [tools.exec]"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -208,9 +208,11 @@ fn safety_section(sandbox: &str) -> String {
              and commands run with a read-only file system (or not at all)."
         }
         "workspace-write" => {
-            "Sandbox: workspace-write. Files may be written only inside the workspace and the \
-             temporary directory; `.git` and pincer's own directories are protected, and commands \
-             are confined the same way where the system supports it."
+            "Sandbox: workspace-write. Files may be written only inside the workspace and \
+             `$TMPDIR` (a private temporary directory, removed after the run; the rest of `/tmp` \
+             is not writable); `.git`, `.pincer`, `.claude`, `.codex` and pincer's own \
+             directories are read-only, for commands too (`git commit` fails), and commands are \
+             confined the same way where the system supports it."
         }
         "danger-full-access" => {
             "Sandbox: danger-full-access. Nothing is confined: commands act on the real machine \
@@ -600,6 +602,7 @@ mod tests {
     fn the_safety_section_explains_each_sandbox_mode() {
         assert!(safety_section("read-only").contains("no tool that writes files is offered"));
         assert!(safety_section("danger-full-access").contains("Nothing is confined"));
+        assert!(safety_section("workspace-write").contains("`$TMPDIR` (a private temporary"));
         assert!(safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- Prefer"));
         for mode in ["read-only", "workspace-write", "danger-full-access"] {
             assert!(safety_section(mode).contains("secrets"));

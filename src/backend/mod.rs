@@ -147,24 +147,7 @@ pub fn child_environment(
     settings: &BackendSettings,
     parent: impl Iterator<Item = (OsString, OsString)>,
 ) -> Vec<(OsString, OsString)> {
-    let mut environment: Vec<(OsString, OsString)> = parent
-        .filter(|(name, _)| {
-            !settings
-                .clear_env
-                .iter()
-                .any(|cleared| name.as_os_str() == cleared.as_str())
-        })
-        .filter(|(name, _)| {
-            !settings
-                .env
-                .keys()
-                .any(|added| name.as_os_str() == added.as_str())
-        })
-        .collect();
-    for (name, value) in &settings.env {
-        environment.push((name.into(), value.into()));
-    }
-    environment
+    crate::tools::child_environment(parent, &settings.clear_env, &[], &settings.env)
 }
 
 /// The argv, and stdin, of one child run.

@@ -48,6 +48,18 @@ impl Context {
 
 /// Parse arguments, run, and map the outcome to an exit code. The one exit point.
 pub fn main_entry() -> ExitCode {
+    // Started as the exec sandbox launcher (SPEC §10): it must act while the process is still
+    // single-threaded, before anything else runs.
+    if let Some(outcome) = crate::tools::launcher_main() {
+        return match outcome {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(message) => {
+                Diagnostics::new(ColorMode::Never, true, false, 0)
+                    .error(&CliError::new(Exit::RunFailed, message));
+                ExitCode::from(crate::tools::SETUP_FAILED)
+            }
+        };
+    }
     let started = Instant::now();
     // try_parse_args keeps global flags given at several levels (`-c a=1 run -c b=2`).
     let cli = match Cli::try_parse_args(std::env::args_os()) {

@@ -282,11 +282,12 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
             "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
             "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),
         },
-        "sandbox": {
-            "mode": settings.tools.sandbox.as_str(),
-            "exec_enforcement": crate::tools::landlock_support().describe(),
-            "exec_enforced": crate::tools::landlock_support().is_enforced(),
-        },
+        "sandbox": sandbox_report(&crate::tools::Sandbox::new(
+            settings.tools.sandbox,
+            &context.workspace,
+            paths,
+            None,
+        )),
         "system_prompt": {
             "chars": built.text.chars().count(),
             "sections": built.sections,
@@ -295,6 +296,20 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
         "sessions": index.sessions.len(),
         "sessions_here": index.sessions.values().filter(|entry| entry.summary.cwd == context.workspace.to_string_lossy()).count(),
     }))
+}
+
+/// The sandbox as `status` and `--dry-run` report it: the mode and which protection `exec`
+/// commands get here (probed once per process: SPEC §10).
+pub(crate) fn sandbox_report(sandbox: &crate::tools::Sandbox) -> Value {
+    let protection = crate::tools::ExecProtection::of(sandbox);
+    json!({
+        "mode": sandbox.mode.as_str(),
+        "exec_protection": protection.level(),
+        "exec_enforcement": protection.describe(),
+        "exec_enforced": protection.is_enforced(),
+        "exec_namespace": protection.namespace_line(),
+        "exec_landlock": protection.landlock.describe(),
+    })
 }
 
 fn text_of(value: &Value) -> String {
@@ -439,10 +454,15 @@ fn render(value: &Value) -> String {
         &mut text,
         "sandbox:",
         format!(
-            "{} (exec: {})",
+            "{} (exec protection: {})",
             text_of(&value["sandbox"]["mode"]),
-            text_of(&value["sandbox"]["exec_enforcement"])
+            text_of(&value["sandbox"]["exec_protection"])
         ),
+    );
+    line(
+        &mut text,
+        "exec:",
+        text_of(&value["sandbox"]["exec_enforcement"]),
     );
     let files: Vec<String> = value["system_prompt"]["workspace_files"]
         .as_array()

@@ -396,13 +396,33 @@ fn sandbox_mode(context: &Context, args: &TurnArgs) -> SandboxMode {
     }
 }
 
-/// pincer's own directories, which the tools must not write.
-fn protected_dirs(context: &Context) -> Vec<PathBuf> {
-    let paths = &context.settings.paths;
-    [&paths.config_dir, &paths.data_dir, &paths.state_dir]
-        .into_iter()
-        .filter_map(|path| std::fs::canonicalize(path).ok())
-        .collect()
+/// The tools' sandbox: confinement for `mode` around the workspace, and exec's environment —
+/// pincer's minus `[tools.exec] clear_env` and any variable holding one of the chain's keys, plus
+/// `[tools.exec] env` (SPEC §10). A weaker protection than SPEC §10's is said once on stderr.
+fn exec_sandbox(
+    context: &Context,
+    mode: SandboxMode,
+    temp_dir: Option<&Path>,
+    chain: &[Candidate],
+) -> Sandbox {
+    let settings = &context.settings.tools.exec;
+    let keys: Vec<&str> = chain
+        .iter()
+        .flat_map(|candidate| &candidate.credentials)
+        .filter_map(|credential| credential.key.as_deref())
+        .collect();
+    let mut sandbox = Sandbox::new(mode, &context.workspace, &context.settings.paths, temp_dir);
+    sandbox.exec.environment = Some(std::sync::Arc::new(crate::tools::child_environment(
+        std::env::vars_os(),
+        &settings.clear_env,
+        &keys,
+        &settings.env,
+    )));
+    let diagnostics = context.diagnostics.clone();
+    sandbox.exec.notice = crate::tools::Notice(Some(std::sync::Arc::new(move |text: &str| {
+        diagnostics.warn(&format!("exec: {text}"));
+    })));
+    sandbox
 }
 
 /// The credentials for `provider`, in the order they are tried: `--auth-profile` alone, else the
@@ -950,10 +970,30 @@ fn execute(
     } else {
         None
     };
+    // The private temp dir of exec (SPEC §10): removed when this function returns, on every path.
+    let exec_temp = if args.dry_run || sandbox_mode == SandboxMode::DangerFullAccess {
+        None
+    } else {
+        Some(crate::tools::private_temp_dir().map_err(|error| {
+            CliError::new(
+                Exit::RunFailed,
+                format!(
+                    "could not create a private temp dir for exec in '{}': {error}",
+                    std::env::temp_dir().display()
+                ),
+            )
+            .with_hint("set TMPDIR to a writable directory")
+        })?)
+    };
     let shared = Shared {
         policy,
         sandbox_mode,
-        sandbox: Sandbox::new(sandbox_mode, &context.workspace, protected_dirs(context)),
+        sandbox: exec_sandbox(
+            context,
+            sandbox_mode,
+            exec_temp.as_ref().map(tempfile::TempDir::path),
+            &chain,
+        ),
         now,
         prompt_mode,
         files,
@@ -995,7 +1035,7 @@ fn execute(
             "workspace_files": first.prompt.files,
             "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
             "tool_policy": shared.policy.describe(),
-            "sandbox": {"mode": sandbox_mode.as_str()},
+            "sandbox": super::status::sandbox_report(&shared.sandbox),
         });
         let specific = match primary.resolved.cli {
             Some(backend) => {
@@ -1023,8 +1063,6 @@ fn execute(
                     api_key: None,
                     ..settings.endpoint.clone()
                 };
-                report["sandbox"]["exec_enforcement"] =
-                    json!(crate::tools::landlock_support().describe());
                 json!({
                     "api": protocol.api_name,
                     "url": provider::http::url(&endpoint, &protocol),

@@ -217,7 +217,7 @@ impl ToolProfile {
 pub enum SandboxMode {
     /// No writes; `exec` only under OS read-only enforcement.
     ReadOnly,
-    /// Writes confined to the workspace and the temp dir.
+    /// Writes confined to the workspace and the run's private temp dir.
     WorkspaceWrite,
     /// No confinement.
     DangerFullAccess,
@@ -281,6 +281,23 @@ pub struct ToolsConfig {
     pub deny: Vec<String>,
     /// Default sandbox. Default: `workspace-write`.
     pub sandbox: Option<SandboxMode>,
+    /// The `exec` tool's environment (SPEC §10).
+    #[serde(default)]
+    pub exec: ExecConfig,
+}
+
+/// `[tools.exec]`: what `exec` commands find in their environment (SPEC §10).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExecConfig {
+    /// Variables removed from the commands' environment by name. Default: the provider key
+    /// variables (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `OPENAI_API_KEY`, `CODEX_API_KEY`,
+    /// `GEMINI_API_KEY`, `GOOGLE_API_KEY`) and every provider's `api_key_env`. Whatever the list,
+    /// a variable whose value is a key the run uses is removed too.
+    pub clear_env: Option<Vec<String>>,
+    /// Variables added to the commands' environment (after the removal). Default: none.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
 }
 
 /// `[timeouts]`.

@@ -10,27 +10,21 @@
 //! When the shell exits but a background process it started still holds the pipe, the output is
 //! collected for a short grace period and the background process is left running.
 //!
-//! Sandbox (SPEC §10): in `workspace-write` and `read-only` the shell runs under a Linux Landlock
-//! domain that allows reading everywhere but writing only beneath the sandbox's roots (none in
-//! `read-only`) and a few devices a shell needs (`/dev/null`, `/dev/tty`, …). Landlock restricts
-//! the calling thread and everything it starts afterwards, and `unsafe` (`pre_exec`) is not
-//! allowed here, so each command is started from a short-lived thread of its own that first
-//! restricts itself, then spawns the shell and waits for it; the rest of pincer stays
-//! unrestricted. Where the kernel has no Landlock, `workspace-write` runs commands unconfined
-//! (what [`landlock_support`] reports) and `read-only` refuses them. Landlock rules only add
-//! rights, so `.git` inside the workspace stays writable for commands (`git commit` needs it).
+//! Sandbox (SPEC §10): the command's environment is built explicitly — pincer's minus the
+//! credential variables, plus `TMPDIR`/`TMP`/`TEMP` pointing at the run's private temp dir, plus
+//! the call's `env` — and in `workspace-write` and `read-only` the shell is started through
+//! [`super::confine`]: in a private mount namespace (`.git` and the agents' dirs read-only,
+//! pincer's own dirs hidden) under Landlock where the system allows it, with Landlock alone
+//! otherwise (said once on stderr). `read-only` refuses to run commands without Landlock.
+//! `danger-full-access` runs them unconfined, with the same environment.
 
+use std::ffi::{OsStr, OsString};
 use std::io::Read as _;
 use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{ExitStatus, Stdio};
-use std::sync::OnceLock;
+use std::sync::Arc;
 use std::time::Duration;
-
-use landlock::{
-    ABI, Access as _, AccessFs, LandlockStatus, Ruleset, RulesetAttr as _, RulesetCreatedAttr as _,
-    RulesetStatus, path_beneath_rules,
-};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
@@ -40,6 +34,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::arguments::{self, Arguments};
+use super::confine::{self, LandlockSupport, landlock_support};
 use super::paths::Access;
 use super::sandbox::{Sandbox, SandboxMode};
 use super::truncate::TailBuffer;
@@ -51,118 +46,6 @@ pub const MAX_OUTPUT_CHARS: usize = 200_000;
 pub const DEFAULT_TIMEOUT_SECONDS: f64 = 120.0;
 /// How long output is still collected after the shell exits while something else holds the pipe.
 const PIPE_GRACE: Duration = Duration::from_millis(250);
-/// The Landlock ABI whose file-system rights are requested; older kernels enforce a subset
-/// ("partially enforced").
-const LANDLOCK_ABI: ABI = ABI::V5;
-/// Device files a shell writes to in every confined mode.
-const WRITABLE_DEVICES: [&str; 8] = [
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
-];
-/// Shared memory (POSIX semaphores, Python multiprocessing); writable in `workspace-write` only.
-const SHARED_MEMORY: &str = "/dev/shm";
-
-/// Whether this system can confine `exec` with Landlock.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LandlockSupport {
-    /// Every requested restriction is enforced.
-    FullyEnforced,
-    /// The kernel supports an older Landlock ABI: writes are confined, some newer rights (such as
-    /// truncation or device ioctls) are not.
-    PartiallyEnforced,
-    /// No confinement is possible; the reason says why.
-    NotSupported(String),
-}
-
-impl LandlockSupport {
-    /// Whether commands actually run confined.
-    pub fn is_enforced(&self) -> bool {
-        !matches!(self, LandlockSupport::NotSupported(_))
-    }
-
-    /// One line for `status`.
-    pub fn describe(&self) -> String {
-        match self {
-            LandlockSupport::FullyEnforced => "Landlock enforced".to_owned(),
-            LandlockSupport::PartiallyEnforced => {
-                "Landlock partially enforced (older kernel ABI)".to_owned()
-            }
-            LandlockSupport::NotSupported(reason) => format!("Landlock not available: {reason}"),
-        }
-    }
-}
-
-/// Probe once (in a throwaway thread that restricts itself and ends) and remember the answer.
-pub fn landlock_support() -> LandlockSupport {
-    static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
-    SUPPORT
-        .get_or_init(|| {
-            let roots = vec![std::env::temp_dir()];
-            std::thread::spawn(move || restrict_current_thread(&roots))
-                .join()
-                .unwrap_or_else(|_| {
-                    LandlockSupport::NotSupported("the Landlock probe panicked".to_owned())
-                })
-        })
-        .clone()
-}
-
-/// Restrict the calling thread (and what it starts from now on) to writing beneath `writable`.
-fn restrict_current_thread(writable: &[PathBuf]) -> LandlockSupport {
-    let result = Ruleset::default()
-        .handle_access(AccessFs::from_all(LANDLOCK_ABI))
-        .and_then(|ruleset| ruleset.create())
-        .and_then(|ruleset| {
-            ruleset.add_rules(path_beneath_rules(["/"], AccessFs::from_read(LANDLOCK_ABI)))
-        })
-        .and_then(|ruleset| {
-            ruleset.add_rules(path_beneath_rules(
-                writable,
-                AccessFs::from_all(LANDLOCK_ABI),
-            ))
-        })
-        .and_then(|ruleset| ruleset.restrict_self());
-    match result {
-        Ok(status) => match status.ruleset {
-            RulesetStatus::FullyEnforced => LandlockSupport::FullyEnforced,
-            RulesetStatus::PartiallyEnforced => LandlockSupport::PartiallyEnforced,
-            RulesetStatus::NotEnforced => LandlockSupport::NotSupported(match status.landlock {
-                LandlockStatus::NotEnabled => {
-                    "Landlock is built into the kernel but not enabled (see the lsm= boot option)"
-                        .to_owned()
-                }
-                LandlockStatus::NotImplemented => {
-                    "the kernel does not implement Landlock".to_owned()
-                }
-                LandlockStatus::Available { .. } => {
-                    "the kernel refused the Landlock ruleset".to_owned()
-                }
-            }),
-        },
-        Err(error) => LandlockSupport::NotSupported(error.to_string()),
-    }
-}
-
-/// The paths a confined command may write beneath, or None for no confinement.
-fn writable_paths(sandbox: &Sandbox) -> Option<Vec<PathBuf>> {
-    let mut writable: Vec<PathBuf> = WRITABLE_DEVICES.iter().map(PathBuf::from).collect();
-    match sandbox.mode {
-        SandboxMode::DangerFullAccess => return None,
-        SandboxMode::ReadOnly => {}
-        SandboxMode::WorkspaceWrite => {
-            writable.push(PathBuf::from(SHARED_MEMORY));
-            writable.extend(sandbox.writable_roots.iter().cloned());
-        }
-    }
-    Some(writable)
-}
-
 pub fn definition() -> ToolDefinition {
     make_definition(
         "exec",
@@ -186,11 +69,12 @@ struct Invocation {
     command: String,
     directory: std::path::PathBuf,
     timeout: Duration,
-    environment: Vec<(String, String)>,
-    /// Landlock-writable paths; None runs the command unconfined.
-    writable: Option<Vec<PathBuf>>,
-    /// Whether a command that cannot be confined must not run (`read-only`).
-    require_confinement: bool,
+    /// The environment the command starts from; `None` inherits pincer's.
+    base_environment: Option<Arc<Vec<(OsString, OsString)>>>,
+    /// Set on top: the temp dir variables, then the call's `env`.
+    environment: Vec<(OsString, OsString)>,
+    /// Mode, roots and what the command may see.
+    sandbox: Sandbox,
 }
 
 /// How the command ended.
@@ -231,21 +115,31 @@ pub async fn run(
     let timeout_seconds = arguments
         .optional_seconds(&["timeout"])?
         .unwrap_or(DEFAULT_TIMEOUT_SECONDS);
-    let environment = environment(arguments)?;
+    let mut environment: Vec<(OsString, OsString)> = Vec::new();
+    if let Some(temp) = &context.sandbox.exec.temp_dir {
+        for name in ["TMPDIR", "TMP", "TEMP"] {
+            environment.push((name.into(), temp.into()));
+        }
+    }
+    environment.extend(
+        call_environment(arguments)?
+            .into_iter()
+            .map(|(name, value)| (name.into(), value.into())),
+    );
     let invocation = Invocation {
         command: command.to_owned(),
         directory,
         timeout: Duration::try_from_secs_f64(timeout_seconds)
             .map_err(|_| arguments::invalid(&["timeout"], "a positive number of seconds"))?,
+        base_environment: context.sandbox.exec.environment.clone(),
         environment,
-        writable: writable_paths(&context.sandbox),
-        require_confinement,
+        sandbox: context.sandbox.clone(),
     };
     let (ending, tail) = run_command(&invocation, &context.cancel).await?;
     Ok(render(ending, tail, timeout_seconds))
 }
 
-fn environment(arguments: &Arguments<'_>) -> Result<Vec<(String, String)>, ToolError> {
+fn call_environment(arguments: &Arguments<'_>) -> Result<Vec<(String, String)>, ToolError> {
     match arguments.get(&["env"]) {
         None => Ok(Vec::new()),
         Some(Value::Object(variables)) => variables
@@ -362,9 +256,8 @@ async fn run_command(
     Ok((ending, tail.finish()))
 }
 
-/// Start the shell from a dedicated thread that first applies the Landlock ruleset (when there is
-/// one) to itself, so only the command inherits it; the thread then waits for the shell and
-/// reports its exit status. Returns the shell's process group and the exit-status receiver.
+/// Start the shell, confined as the sandbox says, from a dedicated thread that then waits for it
+/// and reports its exit status. Returns the shell's process group and the exit-status receiver.
 async fn spawn_confined(
     invocation: &Invocation,
     stdout: std::io::PipeWriter,
@@ -374,46 +267,45 @@ async fn spawn_confined(
     let (finished_sender, finished) = oneshot::channel();
     let invocation = invocation.clone();
     std::thread::spawn(move || {
-        if let Some(writable) = &invocation.writable {
-            let support = restrict_current_thread(writable);
-            if invocation.require_confinement && !support.is_enforced() {
-                let _ = started_sender.send(Err(ToolError::refused(
-                    Refusal::SandboxMode,
-                    format!(
-                        "exec is disabled: the sandbox is read-only and the command could not be \
-                         confined ({}).",
-                        support.describe()
-                    ),
-                )));
-                return;
-            }
-        }
-        let mut command = std::process::Command::new("sh");
-        command
-            .arg("-c")
-            .arg(&invocation.command)
-            .current_dir(&invocation.directory)
-            .envs(
-                invocation
-                    .environment
-                    .iter()
-                    .map(|(name, value)| (name, value)),
-            )
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(stdout))
-            .stderr(Stdio::from(stderr))
-            .process_group(0);
-        let spawned = command.spawn();
-        // The command keeps our copies of the pipe's write end; drop them so EOF can arrive.
-        drop(command);
+        let arguments = [OsString::from("-c"), OsString::from(&invocation.command)];
+        let directory = invocation.directory.clone();
+        let base = invocation.base_environment.clone();
+        let environment = invocation.environment.clone();
+        let spawned = confine::spawn_confined(
+            &invocation.sandbox,
+            OsStr::new("sh"),
+            &arguments,
+            move |mut command| {
+                if let Some(base) = &base {
+                    command
+                        .env_clear()
+                        .envs(base.iter().map(|(name, value)| (name, value)));
+                }
+                command
+                    .envs(environment.iter().map(|(name, value)| (name, value)))
+                    .current_dir(&directory)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::from(stdout))
+                    .stderr(Stdio::from(stderr))
+                    .process_group(0);
+                let spawned = command.spawn();
+                // The command keeps our copies of the pipe's write end; drop them so EOF can arrive.
+                drop(command);
+                spawned
+            },
+        );
         let mut child = match spawned {
-            Ok(child) => child,
-            Err(error) => {
+            Ok(Ok(child)) => child,
+            Ok(Err(error)) => {
                 let _ = started_sender.send(Err(ToolError::io(
                     "start",
                     &format!("sh in {}", display(&invocation.directory)),
                     error,
                 )));
+                return;
+            }
+            Err(refusal) => {
+                let _ = started_sender.send(Err(ToolError::refused(Refusal::SandboxMode, refusal)));
                 return;
             }
         };
@@ -718,35 +610,6 @@ mod tests {
         assert!(started.elapsed().as_secs_f64() < 2.0);
         assert!(!output.is_error);
         assert_eq!(output.text_content(), "done\n");
-    }
-
-    #[test]
-    fn landlock_write_access_follows_the_sandbox_mode() {
-        use super::super::sandbox::{Sandbox, SandboxMode};
-        let mut sandbox = Sandbox {
-            mode: SandboxMode::ReadOnly,
-            writable_roots: vec!["/w".into(), "/tmp".into()],
-            protected: vec![],
-        };
-        let devices: Vec<std::path::PathBuf> =
-            super::WRITABLE_DEVICES.iter().map(Into::into).collect();
-        assert_eq!(super::writable_paths(&sandbox), Some(devices.clone()));
-        sandbox.mode = SandboxMode::WorkspaceWrite;
-        let mut expected = devices;
-        expected.extend(["/dev/shm".into(), "/w".into(), "/tmp".into()]);
-        assert_eq!(super::writable_paths(&sandbox), Some(expected));
-        sandbox.mode = SandboxMode::DangerFullAccess;
-        assert_eq!(super::writable_paths(&sandbox), None);
-    }
-
-    #[test]
-    fn landlock_support_is_described_for_status() {
-        assert_eq!(
-            super::LandlockSupport::NotSupported("no kernel support".to_owned()).describe(),
-            "Landlock not available: no kernel support"
-        );
-        assert!(super::LandlockSupport::PartiallyEnforced.is_enforced());
-        assert_eq!(super::landlock_support(), super::landlock_support());
     }
 
     #[tokio::test]

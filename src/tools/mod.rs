@@ -6,12 +6,14 @@
 //! entry point: it checks the arguments are an object, dispatches by name and turns every error
 //! into an error result the model can read, so a tool call never fails the turn. Path arguments
 //! resolve and are confined in one place, [`paths`], under the call's [`Sandbox`]; `exec` adds
-//! Landlock on Linux.
+//! OS confinement ([`confine`]: a private mount namespace and Landlock on Linux).
 
 pub mod apply_patch;
 mod arguments;
 mod command_line;
+mod confine;
 mod edit;
+mod environment;
 mod exec;
 mod find;
 mod grep;
@@ -35,8 +37,12 @@ use crate::provider::ToolDefinition;
 use crate::session::record::{ContentBlock, TextContent};
 
 pub use arguments::Arguments;
-pub use exec::{LandlockSupport, landlock_support};
-pub use sandbox::Sandbox;
+pub use confine::{
+    Confinement, ExecProtection, LandlockSupport, SETUP_FAILED, landlock_support, launcher_main,
+    spawn_confined,
+};
+pub use environment::child_environment;
+pub use sandbox::{ExecSetup, Notice, Sandbox, private_temp_dir};
 
 /// Names of every built-in tool, in the order they are offered.
 pub const ALL_TOOLS: [&str; 8] = [
@@ -320,6 +326,7 @@ pub(crate) mod test_support {
                 mode,
                 writable_roots: vec![workspace.clone()],
                 protected: vec![workspace.join(".git")],
+                exec: ExecSetup::default(),
             };
             Workspace {
                 _directory: directory,

@@ -1,15 +1,29 @@
 //! What the file tools and `exec` may touch (SPEC §10 "Sandbox modes").
 //!
 //! A [`Sandbox`] is plain data: the mode, the roots that confined tools may use (the workspace and
-//! the temp dir, canonical) and the protected directories inside them that stay read-only
-//! (`.git`, pincer's own dirs). [`super::paths`] enforces it for the file tools and
-//! [`super::exec`] turns it into a Landlock ruleset for commands.
+//! the run's private temp dir, canonical), the protected paths inside them that stay read-only
+//! (`.git`, `.pincer`, `.claude`, `.codex`, pincer's own dirs), and what `exec` needs on top
+//! ([`ExecSetup`]: the paths its commands see read-only or not at all, its environment, its
+//! temp dir and the launcher). [`super::paths`] enforces it for the file tools and
+//! [`super::confine`] turns it into a confinement for commands.
+//!
+//! pincer's own directories (config, data, state) are hidden from commands whole, except one that
+//! contains the workspace or the temp dir: hiding it would hide the workspace, so its known
+//! entries (`config.toml`, `auth-profiles.json`, `sessions/`, `state/`, `workspace/`) are hidden
+//! one by one instead and the directory is reported in [`ExecSetup::unhidden`].
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use crate::config::Paths;
 pub use crate::config::file::SandboxMode;
 
 use super::paths;
+
+/// Directories inside the workspace that hold a repository or an agent's configuration: the
+/// file tools never write them and `exec` sees them read-only.
+pub const PROTECTED_IN_WORKSPACE: [&str; 4] = [".git", ".pincer", ".claude", ".codex"];
 
 /// The confinement a tool call runs under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -18,34 +32,127 @@ pub struct Sandbox {
     pub mode: SandboxMode,
     /// Canonical directories the confined tools may read and (in `workspace-write`) write.
     pub writable_roots: Vec<PathBuf>,
-    /// Canonical directories inside the roots that the file tools never write.
+    /// Canonical paths inside the roots that the file tools never write.
     pub protected: Vec<PathBuf>,
+    /// What `exec` commands get.
+    pub exec: ExecSetup,
 }
 
-impl Sandbox {
-    /// The sandbox for `mode` around `workspace`: the roots are the workspace and the temp dir,
-    /// and `workspace/.git` is protected in addition to `protected` (pincer's own dirs). Paths
-    /// are canonicalized as far as they exist, so a protected dir that does not exist yet is
-    /// still recognised once created.
-    pub fn new(mode: SandboxMode, workspace: &Path, protected: Vec<PathBuf>) -> Sandbox {
-        let workspace = paths::canonical_target(workspace);
-        let mut writable_roots = vec![workspace.clone()];
-        if let Ok(temp) = std::env::temp_dir().canonicalize()
-            && !writable_roots.contains(&temp)
-        {
-            writable_roots.push(temp);
+/// What `exec` commands run with, besides the mode and roots. Its `Debug` form counts the
+/// environment's variables instead of printing them (they may hold other secrets).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct ExecSetup {
+    /// Paths bind-mounted read-only for commands, when they exist as a command starts.
+    pub read_only: Vec<PathBuf>,
+    /// pincer's own paths that commands do not see.
+    pub hidden: Vec<PathBuf>,
+    /// pincer's directories left visible because they contain a root (reported).
+    pub unhidden: Vec<PathBuf>,
+    /// The run's private temp dir: `TMPDIR`, `TMP` and `TEMP` point there.
+    pub temp_dir: Option<PathBuf>,
+    /// The environment commands start with; `None` inherits pincer's (tests).
+    pub environment: Option<Arc<Vec<(OsString, OsString)>>>,
+    /// The executable that sets up the mount namespace (pincer itself); `None`: Landlock only.
+    pub launcher: Option<PathBuf>,
+    /// Told, once per run, which protection is in force when it is weaker than SPEC §10's.
+    pub notice: Notice,
+}
+
+impl std::fmt::Debug for ExecSetup {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ExecSetup")
+            .field("read_only", &self.read_only)
+            .field("hidden", &self.hidden)
+            .field("unhidden", &self.unhidden)
+            .field("temp_dir", &self.temp_dir)
+            .field(
+                "environment",
+                &self
+                    .environment
+                    .as_ref()
+                    .map(|variables| format!("{} variables", variables.len())),
+            )
+            .field("launcher", &self.launcher)
+            .field("notice", &self.notice)
+            .finish()
+    }
+}
+
+/// What says a notice (pincer's stderr, set up by `commands/`).
+pub type NoticeCallback = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// A callback for the one-line protection notice.
+#[derive(Clone, Default)]
+pub struct Notice(pub Option<NoticeCallback>);
+
+impl Notice {
+    /// Say `text` (nothing when no callback is set).
+    pub fn say(&self, text: &str) {
+        if let Some(callback) = &self.0 {
+            callback(text);
         }
-        let mut protected_dirs = vec![paths::canonical_target(&workspace.join(".git"))];
-        for directory in protected {
-            let directory = paths::canonical_target(&directory);
-            if !protected_dirs.contains(&directory) {
-                protected_dirs.push(directory);
+    }
+}
+
+impl std::fmt::Debug for Notice {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(if self.0.is_some() {
+            "Notice(set)"
+        } else {
+            "Notice(none)"
+        })
+    }
+}
+
+/// Notices compare equal: who is told is not part of what a sandbox allows.
+impl PartialEq for Notice {
+    fn eq(&self, _other: &Notice) -> bool {
+        true
+    }
+}
+
+impl Eq for Notice {}
+
+impl Sandbox {
+    /// The sandbox for `mode` around `workspace`: the roots are the workspace and `temp_dir`
+    /// (the run's private temp dir, when there is one); [`PROTECTED_IN_WORKSPACE`] and pincer's
+    /// own directories from `own` are protected, and hidden from commands as described in the
+    /// module comment. Paths are canonicalized as far as they exist, so a protected dir that
+    /// does not exist yet is still recognised once created.
+    pub fn new(
+        mode: SandboxMode,
+        workspace: &Path,
+        own: &Paths,
+        temp_dir: Option<&Path>,
+    ) -> Sandbox {
+        let workspace = paths::canonical_target(workspace);
+        let temp_dir = temp_dir.map(paths::canonical_target);
+        let mut writable_roots = vec![workspace.clone()];
+        writable_roots.extend(temp_dir.iter().filter(|temp| **temp != workspace).cloned());
+        let in_workspace: Vec<PathBuf> = PROTECTED_IN_WORKSPACE
+            .iter()
+            .map(|name| paths::canonical_target(&workspace.join(name)))
+            .collect();
+        let (hidden, unhidden) = hide_plan(own, &writable_roots);
+        let mut protected = in_workspace.clone();
+        for path in &hidden {
+            if !protected.contains(path) {
+                protected.push(path.clone());
             }
         }
         Sandbox {
             mode,
             writable_roots,
-            protected: protected_dirs,
+            protected,
+            exec: ExecSetup {
+                read_only: in_workspace,
+                hidden,
+                unhidden,
+                temp_dir,
+                launcher: Some(PathBuf::from(super::confine::SELF_EXE)),
+                ..ExecSetup::default()
+            },
         }
     }
 
@@ -56,6 +163,7 @@ impl Sandbox {
             mode: SandboxMode::DangerFullAccess,
             writable_roots: vec![workspace.to_path_buf()],
             protected: Vec::new(),
+            exec: ExecSetup::default(),
         }
     }
 
@@ -74,21 +182,168 @@ impl Sandbox {
     }
 }
 
+/// pincer's paths to hide from commands, and its directories that cannot be hidden whole
+/// because they contain one of `roots`. Parents come before what they contain, and nothing
+/// inside an already hidden directory is listed again.
+fn hide_plan(own: &Paths, roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let canonical = |paths: &[&PathBuf]| -> Vec<PathBuf> {
+        let mut list: Vec<PathBuf> = paths
+            .iter()
+            .map(|path| paths::canonical_target(path))
+            .collect();
+        list.sort_by_key(|path| path.components().count());
+        list.dedup();
+        list
+    };
+    let directories = canonical(&[&own.config_dir, &own.data_dir, &own.state_dir]);
+    let entries = canonical(&[
+        &own.config_file,
+        &own.auth_file,
+        &own.sessions_dir,
+        &own.state_dir,
+        &own.workspace_dir,
+    ]);
+    let holds_root = |path: &Path| roots.iter().any(|root| root.starts_with(path));
+    let mut hidden: Vec<PathBuf> = Vec::new();
+    let mut unhidden = Vec::new();
+    for directory in &directories {
+        if hidden.iter().any(|done| directory.starts_with(done)) {
+            continue;
+        }
+        if !holds_root(directory) {
+            hidden.push(directory.clone());
+            continue;
+        }
+        unhidden.push(directory.clone());
+        for entry in entries
+            .iter()
+            .filter(|entry| entry.starts_with(directory) && *entry != directory)
+        {
+            if !holds_root(entry) && !hidden.iter().any(|done| entry.starts_with(done)) {
+                hidden.push(entry.clone());
+            }
+        }
+    }
+    (hidden, unhidden)
+}
+
+/// The run's private temp dir for commands: created mode 0700 in the system temp dir and
+/// removed, with whatever commands left in it, when the handle is dropped.
+pub fn private_temp_dir() -> std::io::Result<tempfile::TempDir> {
+    use std::os::unix::fs::PermissionsExt as _;
+    tempfile::Builder::new()
+        .prefix("pincer-exec-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
+        .tempdir()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_new_sandbox_has_the_workspace_and_temp_dir_as_roots_and_protects_git() {
+    fn a_new_sandbox_has_the_workspace_and_the_private_temp_dir_as_roots_and_protects_git() {
         let directory = tempfile::tempdir().unwrap();
-        let workspace = directory.path().canonicalize().unwrap();
-        let own = workspace.join("state");
-        let sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, &workspace, vec![own.clone()]);
-        let temp = std::env::temp_dir().canonicalize().unwrap();
-        assert_eq!(sandbox.writable_roots[0], workspace);
-        assert!(sandbox.writable_roots.contains(&temp));
-        assert_eq!(sandbox.protected, vec![workspace.join(".git"), own]);
+        let base = directory.path().canonicalize().unwrap();
+        let workspace = base.join("ws");
+        let temp = base.join("tmp");
+        std::fs::create_dir_all(&workspace).unwrap();
+        std::fs::create_dir_all(&temp).unwrap();
+        let own = Paths::under_home(&base.join("home"));
+        let sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, &workspace, &own, Some(&temp));
+        assert_eq!(sandbox.writable_roots, [workspace.clone(), temp.clone()]);
+        let in_workspace: Vec<PathBuf> = PROTECTED_IN_WORKSPACE
+            .iter()
+            .map(|name| workspace.join(name))
+            .collect();
+        let mut protected = in_workspace.clone();
+        protected.push(base.join("home"));
+        assert_eq!(sandbox.protected, protected);
+        assert_eq!(sandbox.exec.read_only, in_workspace);
+        // The state dir is inside the home: hiding the home hides it.
+        assert_eq!(sandbox.exec.hidden, [base.join("home")]);
+        assert!(sandbox.exec.unhidden.is_empty());
+        assert_eq!(sandbox.exec.temp_dir, Some(temp));
         assert!(sandbox.is_confined());
+    }
+
+    #[test]
+    fn the_xdg_directories_are_hidden_each() {
+        let own = Paths {
+            config_dir: "/u/.config/pincer".into(),
+            data_dir: "/u/.local/share/pincer".into(),
+            sessions_dir: "/u/.local/share/pincer/sessions".into(),
+            config_file: "/u/.config/pincer/config.toml".into(),
+            auth_file: "/u/.config/pincer/auth-profiles.json".into(),
+            workspace_dir: "/u/.config/pincer/workspace".into(),
+            state_dir: "/u/.local/state/pincer".into(),
+        };
+        let (hidden, unhidden) = hide_plan(&own, &["/u/project".into()]);
+        assert_eq!(
+            hidden,
+            [
+                PathBuf::from("/u/.config/pincer"),
+                "/u/.local/share/pincer".into(),
+                "/u/.local/state/pincer".into()
+            ]
+        );
+        assert!(unhidden.is_empty());
+    }
+
+    #[test]
+    fn a_pincer_directory_holding_the_workspace_is_not_hidden_but_its_files_are() {
+        let own = Paths::under_home(Path::new("/h"));
+        let (hidden, unhidden) =
+            hide_plan(&own, &["/h/project".into(), "/tmp/pincer-exec-1".into()]);
+        assert_eq!(unhidden, [PathBuf::from("/h")]);
+        assert_eq!(
+            hidden,
+            [
+                PathBuf::from("/h/config.toml"),
+                "/h/auth-profiles.json".into(),
+                "/h/sessions".into(),
+                "/h/state".into(),
+                "/h/workspace".into()
+            ]
+        );
+        // A workspace inside the sessions dir keeps that one visible too.
+        let (hidden, unhidden) = hide_plan(&own, &["/h/sessions/w".into()]);
+        assert_eq!(unhidden, [PathBuf::from("/h")]);
+        assert!(!hidden.contains(&"/h/sessions".into()));
+        assert!(hidden.contains(&"/h/auth-profiles.json".into()));
+    }
+
+    #[test]
+    fn the_private_temp_dir_is_private_and_removed_with_its_handle() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let temp = private_temp_dir().unwrap();
+        let path = temp.path().to_path_buf();
+        std::fs::write(path.join("left-behind"), "x").unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        assert!(
+            path.file_name()
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .starts_with("pincer-exec-")
+        );
+        drop(temp);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn the_debug_form_counts_the_environment_instead_of_showing_it() {
+        let setup = ExecSetup {
+            environment: Some(Arc::new(vec![(
+                "AWS_SECRET".into(),
+                "hunter2-hunter2".into(),
+            )])),
+            ..ExecSetup::default()
+        };
+        let shown = format!("{setup:?}");
+        assert!(shown.contains("\"1 variables\""), "{shown}");
+        assert!(!shown.contains("hunter2"), "{shown}");
     }
 
     #[test]

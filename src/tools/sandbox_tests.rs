@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::exec::{LandlockSupport, landlock_support};
+use super::confine::{LandlockSupport, landlock_support};
 use super::sandbox::{Sandbox, SandboxMode};
 use super::{ToolContext, ToolOutput, execute};
 
@@ -38,6 +38,7 @@ impl Setup {
             mode,
             writable_roots: vec![workspace.clone()],
             protected: vec![workspace.join(".git")],
+            exec: super::sandbox::ExecSetup::default(),
         };
         Setup {
             _base: base,

@@ -190,13 +190,15 @@ pub fn gemini() -> Protocol {
 }
 
 /// A pincer command for `home` with `protocol`'s key and base URL pointing at `url`, no stdin,
-/// and fast retries (10 ms doubling to 40 ms) so that fault tests do not sleep.
+/// and fast retries (10 ms doubling to 40 ms) so that fault tests do not sleep. `TMPDIR` is the
+/// test's own directory, so the private temp dir of a run that a test SIGKILLs goes with it.
 pub fn command(home: &Home, protocol: &Protocol, url: &str, key: &str) -> Command {
     let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
     command
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", home.root.path())
+        .env("TMPDIR", home.root.path())
         .env("PINCER_HOME", &home.home)
         .env("NO_COLOR", "1")
         .current_dir(&home.workspace)

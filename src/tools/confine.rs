@@ -1,0 +1,805 @@
+//! OS confinement of the commands pincer starts (SPEC §10): Linux Landlock, and a private mount
+//! namespace set up by a launcher that is pincer itself.
+//!
+//! A [`Confinement`] says what a child may write (Landlock), which paths it sees read-only
+//! (bind mounts) and which of pincer's paths it does not see at all (an empty tmpfs over a
+//! directory, an inaccessible node over a file). [`Confinement::command`] turns any program and
+//! arguments into a `std::process::Command` that runs them under it, so `exec`, MCP stdio
+//! servers and hooks share one mechanism; the caller adds stdio, working directory, process
+//! group and environment as for any other child.
+//!
+//! The launcher. A user namespace can only be entered by a single-threaded process, and
+//! `unsafe` (`pre_exec`) is denied crate-wide, so the namespace cannot be set up between fork
+//! and exec. Instead pincer runs `/proc/self/exe` with [`ARG0`] as its `argv[0]`;
+//! `commands::main_entry` recognises that name before it parses anything or starts a thread and
+//! calls [`launcher_main`], which unshares a user and a mount namespace (the caller's uid and gid
+//! mapped to themselves, so file ownership and `git` stay normal), makes the mounts, enters a
+//! second user namespace so that every mount made in the first becomes locked (even a command
+//! that is root inside cannot unmount them to reach what they cover), applies Landlock and
+//! finally execs the program in the same process: pid, process group, exit status and signals
+//! are the program's own. A setup failure exits with [`SETUP_FAILED`] and one line on stderr;
+//! nothing runs less confined than asked.
+//!
+//! Where the launcher cannot be used (no user namespaces, a launcher that does not run), Landlock
+//! alone is applied by [`spawn_restricted`], which spawns from a short-lived thread that
+//! restricts itself first — Landlock restricts a thread and what it starts, so the rest of
+//! pincer stays unrestricted. Which protection is in force is [`ExecProtection`], probed once
+//! per process and only when something asks (the first command, `status`, `--dry-run`).
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::process::CommandExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+use landlock::{
+    ABI, Access as _, AccessFs, LandlockStatus, Ruleset, RulesetAttr as _, RulesetCreatedAttr as _,
+    RulesetStatus, path_beneath_rules,
+};
+use nix::mount::{MsFlags, mount};
+use nix::sched::{CloneFlags, unshare};
+use nix::sys::statvfs::{FsFlags, statvfs};
+
+use super::sandbox::{Sandbox, SandboxMode};
+
+/// The `argv[0]` under which pincer acts as the launcher.
+pub const ARG0: &str = "pincer-exec-sandbox";
+/// The launcher's exit status when it could not set up the confinement.
+pub const SETUP_FAILED: u8 = 125;
+/// What starts the launcher's one line on stderr when setup fails (after `error: `).
+const FAILURE_PREFIX: &str = "exec sandbox: ";
+/// The program that is pincer itself, whatever it was started as and even once replaced on disk.
+pub const SELF_EXE: &str = "/proc/self/exe";
+/// The Landlock ABI whose file-system rights are requested; older kernels enforce a subset
+/// ("partially enforced").
+const LANDLOCK_ABI: ABI = ABI::V5;
+/// Device files a shell writes to in every confined mode.
+pub(super) const WRITABLE_DEVICES: [&str; 8] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+];
+/// Shared memory (POSIX semaphores, Python multiprocessing); writable in `workspace-write` only.
+const SHARED_MEMORY: &str = "/dev/shm";
+
+/// Whether this system can confine commands with Landlock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LandlockSupport {
+    /// Every requested restriction is enforced.
+    FullyEnforced,
+    /// The kernel supports an older Landlock ABI: writes are confined, some newer rights (such as
+    /// truncation or device ioctls) are not.
+    PartiallyEnforced,
+    /// No confinement is possible; the reason says why.
+    NotSupported(String),
+}
+
+impl LandlockSupport {
+    /// Whether commands actually run confined.
+    pub fn is_enforced(&self) -> bool {
+        !matches!(self, LandlockSupport::NotSupported(_))
+    }
+
+    /// One line for `status`.
+    pub fn describe(&self) -> String {
+        match self {
+            LandlockSupport::FullyEnforced => "Landlock enforced".to_owned(),
+            LandlockSupport::PartiallyEnforced => {
+                "Landlock partially enforced (older kernel ABI)".to_owned()
+            }
+            LandlockSupport::NotSupported(reason) => format!("Landlock not available: {reason}"),
+        }
+    }
+}
+
+/// Probe once (in a throwaway thread that restricts itself and ends) and remember the answer.
+pub fn landlock_support() -> LandlockSupport {
+    static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
+    SUPPORT
+        .get_or_init(|| {
+            let roots = vec![std::env::temp_dir()];
+            std::thread::spawn(move || restrict_current_thread(&roots))
+                .join()
+                .unwrap_or_else(|_| {
+                    LandlockSupport::NotSupported("the Landlock probe panicked".to_owned())
+                })
+        })
+        .clone()
+}
+
+/// Restrict the calling thread (and what it starts from now on) to writing beneath `writable`
+/// (the paths that exist: a missing device must not void the whole ruleset).
+fn restrict_current_thread(writable: &[PathBuf]) -> LandlockSupport {
+    let writable: Vec<&PathBuf> = writable.iter().filter(|path| path.exists()).collect();
+    let result = Ruleset::default()
+        .handle_access(AccessFs::from_all(LANDLOCK_ABI))
+        .and_then(|ruleset| ruleset.create())
+        .and_then(|ruleset| {
+            ruleset.add_rules(path_beneath_rules(["/"], AccessFs::from_read(LANDLOCK_ABI)))
+        })
+        .and_then(|ruleset| {
+            ruleset.add_rules(path_beneath_rules(
+                writable,
+                AccessFs::from_all(LANDLOCK_ABI),
+            ))
+        })
+        .and_then(|ruleset| ruleset.restrict_self());
+    match result {
+        Ok(status) => match status.ruleset {
+            RulesetStatus::FullyEnforced => LandlockSupport::FullyEnforced,
+            RulesetStatus::PartiallyEnforced => LandlockSupport::PartiallyEnforced,
+            RulesetStatus::NotEnforced => LandlockSupport::NotSupported(match status.landlock {
+                LandlockStatus::NotEnabled => {
+                    "Landlock is built into the kernel but not enabled (see the lsm= boot option)"
+                        .to_owned()
+                }
+                LandlockStatus::NotImplemented => {
+                    "the kernel does not implement Landlock".to_owned()
+                }
+                LandlockStatus::Available { .. } => {
+                    "the kernel refused the Landlock ruleset".to_owned()
+                }
+            }),
+        },
+        Err(error) => LandlockSupport::NotSupported(error.to_string()),
+    }
+}
+
+/// What a child is confined to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Confinement {
+    /// Run in a private user and mount namespace with `read_only` and `hidden` applied.
+    pub namespace: bool,
+    /// Paths bind-mounted read-only onto themselves (those that exist when the child starts).
+    pub read_only: Vec<PathBuf>,
+    /// Paths made invisible: a directory gets an empty read-only tmpfs, a file an inaccessible
+    /// node (those that exist when the child starts).
+    pub hidden: Vec<PathBuf>,
+    /// Landlock: the paths beneath which writes are allowed; `None` = no Landlock.
+    pub writable: Option<Vec<PathBuf>>,
+    /// Refuse to start the program when Landlock cannot be enforced (`read-only`).
+    pub require_landlock: bool,
+}
+
+impl Confinement {
+    /// The confinement of commands under `sandbox`, or `None` for none (`danger-full-access`):
+    /// writes beneath the devices, the private temp dir and, in `workspace-write`, the
+    /// workspace; protected dirs read-only and pincer's own paths hidden in the namespace.
+    pub fn for_sandbox(sandbox: &Sandbox) -> Option<Confinement> {
+        let mut writable: Vec<PathBuf> = WRITABLE_DEVICES.iter().map(PathBuf::from).collect();
+        match sandbox.mode {
+            SandboxMode::DangerFullAccess => return None,
+            SandboxMode::ReadOnly => writable.extend(sandbox.exec.temp_dir.iter().cloned()),
+            SandboxMode::WorkspaceWrite => {
+                writable.push(PathBuf::from(SHARED_MEMORY));
+                writable.extend(sandbox.writable_roots.iter().cloned());
+            }
+        }
+        Some(Confinement {
+            namespace: true,
+            read_only: sandbox.exec.read_only.clone(),
+            hidden: sandbox.exec.hidden.clone(),
+            writable: Some(writable),
+            require_landlock: sandbox.mode == SandboxMode::ReadOnly,
+        })
+    }
+
+    /// A command that runs `program` with `args` under this confinement through the launcher
+    /// `launcher` (pincer's own executable, normally [`SELF_EXE`]).
+    pub fn command(&self, launcher: &Path, program: &OsStr, args: &[OsString]) -> Command {
+        let mut command = Command::new(launcher);
+        command
+            .arg0(ARG0)
+            .args(self.arguments())
+            .arg("--")
+            .arg(program)
+            .args(args);
+        command
+    }
+
+    /// The launcher's options for this confinement.
+    fn arguments(&self) -> Vec<OsString> {
+        let mut arguments: Vec<OsString> = Vec::new();
+        if self.namespace {
+            arguments.push("--namespace".into());
+        }
+        for (flag, paths) in [("--read-only", &self.read_only), ("--hide", &self.hidden)] {
+            for path in paths {
+                arguments.push(flag.into());
+                arguments.push(path.into());
+            }
+        }
+        if let Some(writable) = &self.writable {
+            arguments.push("--landlock".into());
+            for path in writable {
+                arguments.push("--write".into());
+                arguments.push(path.into());
+            }
+        }
+        if self.require_landlock {
+            arguments.push("--require-landlock".into());
+        }
+        arguments
+    }
+}
+
+/// What the launcher was asked to do.
+#[derive(Debug, PartialEq, Eq)]
+struct Request {
+    confinement: Confinement,
+    /// Set everything up, then exit 0 instead of running a program.
+    probe: bool,
+    /// The program and its arguments.
+    program: Vec<OsString>,
+}
+
+fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Request, String> {
+    let mut request = Request {
+        confinement: Confinement::default(),
+        probe: false,
+        program: Vec::new(),
+    };
+    while let Some(argument) = arguments.next() {
+        let mut value = |flag: &str| {
+            arguments
+                .next()
+                .map(PathBuf::from)
+                .ok_or_else(|| format!("{flag} needs a path"))
+        };
+        match argument.to_str() {
+            Some("--namespace") => request.confinement.namespace = true,
+            Some("--read-only") => request.confinement.read_only.push(value("--read-only")?),
+            Some("--hide") => request.confinement.hidden.push(value("--hide")?),
+            Some("--landlock") => request.confinement.writable = Some(Vec::new()),
+            Some("--write") => {
+                let path = value("--write")?;
+                request
+                    .confinement
+                    .writable
+                    .get_or_insert_with(Vec::new)
+                    .push(path);
+            }
+            Some("--require-landlock") => request.confinement.require_landlock = true,
+            Some("--probe") => request.probe = true,
+            Some("--") => {
+                request.program = arguments.collect();
+                break;
+            }
+            _ => return Err(format!("unknown launcher argument {argument:?}")),
+        }
+    }
+    if request.program.is_empty() && !request.probe {
+        return Err("no program to run".to_owned());
+    }
+    Ok(request)
+}
+
+/// When this process was started as the launcher (`argv[0]` is [`ARG0`]): set up the
+/// confinement its arguments describe and exec the program. Returns `None` when this is an
+/// ordinary pincer run; otherwise what happened: `Ok` after a probe, `Err` with a sentence when
+/// setup or exec failed (the caller prints it and exits with [`SETUP_FAILED`]). Must run before
+/// any thread is started.
+pub fn launcher_main() -> Option<Result<(), String>> {
+    let mut arguments = std::env::args_os();
+    if arguments.next().as_deref() != Some(OsStr::new(ARG0)) {
+        return None;
+    }
+    Some(launch(arguments).map_err(|message| format!("{FAILURE_PREFIX}{message}")))
+}
+
+fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), String> {
+    let request = parse(arguments)?;
+    let confinement = &request.confinement;
+    if confinement.namespace {
+        enter_namespace(confinement)?;
+    }
+    if let Some(writable) = &confinement.writable {
+        let support = restrict_current_thread(writable);
+        if confinement.require_landlock && !support.is_enforced() {
+            return Err(format!(
+                "Landlock could not be applied, so the command was not started ({})",
+                support.describe()
+            ));
+        }
+    }
+    if request.probe {
+        return Ok(());
+    }
+    let Some((program, args)) = request.program.split_first() else {
+        return Err("no program to run".to_owned());
+    };
+    // Only returns on failure.
+    let error = Command::new(program).args(args).exec();
+    Err(format!(
+        "could not start {}: {error}",
+        program.to_string_lossy()
+    ))
+}
+
+/// Enter the private namespaces and make the mounts (see the module comment).
+fn enter_namespace(confinement: &Confinement) -> Result<(), String> {
+    let uid = nix::unistd::getuid();
+    let gid = nix::unistd::getgid();
+    new_user_namespace(uid, gid)?;
+    mount(
+        None::<&str>,
+        "/",
+        None::<&str>,
+        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
+        None::<&str>,
+    )
+    .map_err(|error| format!("could not make the mounts private: {error}"))?;
+    for path in &confinement.hidden {
+        hide(path)?;
+    }
+    for path in &confinement.read_only {
+        if path.exists() {
+            bind_read_only(path, path, MsFlags::empty())?;
+        }
+    }
+    // Mounts inherited by a less privileged user namespace are locked to what they cover.
+    new_user_namespace(uid, gid)?;
+    // The working directory still refers to what was there before the mounts (a cwd inside
+    // `.git` would write past the read-only bind): look it up again.
+    let here = std::env::current_dir()
+        .map_err(|error| format!("could not read the working directory: {error}"))?;
+    std::env::set_current_dir(&here)
+        .map_err(|error| format!("could not enter {}: {error}", here.display()))
+}
+
+fn new_user_namespace(uid: nix::unistd::Uid, gid: nix::unistd::Gid) -> Result<(), String> {
+    unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
+        .map_err(|error| format!("user namespaces are not available (unshare: {error})"))?;
+    let write = |file: &str, text: String| {
+        std::fs::write(file, text).map_err(|error| format!("could not write {file}: {error}"))
+    };
+    write("/proc/self/setgroups", "deny".to_owned())?;
+    write("/proc/self/uid_map", format!("{uid} {uid} 1\n"))?;
+    write("/proc/self/gid_map", format!("{gid} {gid} 1\n"))
+}
+
+/// Cover `path`: a directory with an empty read-only tmpfs, a file with `/dev/null` mounted
+/// read-only and without device access, so opening it fails either way.
+fn hide(path: &Path) -> Result<(), String> {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    if metadata.is_dir() {
+        mount(
+            Some("tmpfs"),
+            path,
+            Some("tmpfs"),
+            MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+            Some("mode=0555,size=4k"),
+        )
+        .map_err(|error| format!("could not hide {}: {error}", path.display()))
+    } else {
+        bind_read_only(Path::new("/dev/null"), path, MsFlags::MS_NODEV)
+    }
+}
+
+/// Bind `source` onto `target` and make that mount read-only, keeping the flags the kernel
+/// locks for an unprivileged namespace (nosuid, nodev, noexec, atime) and adding `extra`.
+fn bind_read_only(source: &Path, target: &Path, extra: MsFlags) -> Result<(), String> {
+    let failed = |error: nix::Error| format!("could not protect {}: {error}", target.display());
+    mount(
+        Some(source),
+        target,
+        None::<&str>,
+        MsFlags::MS_BIND | MsFlags::MS_REC,
+        None::<&str>,
+    )
+    .map_err(failed)?;
+    let current = statvfs(target).map_err(failed)?.flags();
+    mount(
+        None::<&str>,
+        target,
+        None::<&str>,
+        MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | locked_flags(current) | extra,
+        None::<&str>,
+    )
+    .map_err(failed)
+}
+
+/// The mount flags of `current` that a remount inside a user namespace must repeat.
+fn locked_flags(current: FsFlags) -> MsFlags {
+    [
+        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+    ]
+    .into_iter()
+    .filter(|(statvfs_flag, _)| current.contains(*statvfs_flag))
+    .fold(MsFlags::empty(), |flags, (_, mount_flag)| {
+        flags | mount_flag
+    })
+}
+
+/// Run `spawn` on a short-lived thread restricted by Landlock to writing beneath `writable`,
+/// so that only what it starts inherits the restriction. Returns what `spawn` returned and
+/// whether the restriction is enforced.
+pub fn spawn_restricted<T: Send + 'static>(
+    writable: Vec<PathBuf>,
+    spawn: impl FnOnce(&LandlockSupport) -> T + Send + 'static,
+) -> std::thread::Result<T> {
+    std::thread::spawn(move || {
+        let support = restrict_current_thread(&writable);
+        spawn(&support)
+    })
+    .join()
+}
+
+/// Start `program` with `args` confined as `sandbox` says, whatever the program (`exec`'s shell,
+/// an MCP server, a hook): `spawn` receives the command to configure (working directory,
+/// environment, stdio, process group) and spawn. Through the launcher when namespaces work here;
+/// else from a thread restricted by Landlock; unconfined in `danger-full-access`. `Err` is a
+/// refusal to run (`read-only` without Landlock). The first call of the run also makes pincer
+/// non-dumpable — children of the same user can then no longer read its memory or environment
+/// through `/proc` — and, when the protection is weaker than SPEC §10's, says which one is in
+/// force through the sandbox's notice.
+pub fn spawn_confined<T: Send + 'static>(
+    sandbox: &Sandbox,
+    program: &OsStr,
+    args: &[OsString],
+    spawn: impl FnOnce(Command) -> T + Send + 'static,
+) -> Result<T, String> {
+    static FIRST_CALL: std::sync::Once = std::sync::Once::new();
+    let Some(confinement) = Confinement::for_sandbox(sandbox) else {
+        FIRST_CALL.call_once(|| {
+            let _ = nix::sys::prctl::set_dumpable(false);
+        });
+        let mut command = Command::new(program);
+        command.args(args);
+        return Ok(spawn(command));
+    };
+    let protection = ExecProtection::of(sandbox);
+    FIRST_CALL.call_once(|| {
+        let _ = nix::sys::prctl::set_dumpable(false);
+        if !protection.is_full() {
+            sandbox.exec.notice.say(&format!(
+                "commands run with reduced protection ({}): {}",
+                protection.level(),
+                protection.describe()
+            ));
+        }
+    });
+    if protection.namespace.is_ok()
+        && let Some(launcher) = &sandbox.exec.launcher
+    {
+        // Never less than announced: where Landlock works here, the launcher must apply it.
+        let confinement = Confinement {
+            require_landlock: confinement.require_landlock || protection.landlock.is_enforced(),
+            ..confinement
+        };
+        return Ok(spawn(confinement.command(launcher, program, args)));
+    }
+    let writable = confinement.writable.clone().unwrap_or_default();
+    let require = confinement.require_landlock;
+    let mut command = Command::new(program);
+    command.args(args);
+    spawn_restricted(writable, move |support| {
+        if require && !support.is_enforced() {
+            return Err(format!(
+                "exec is disabled: the sandbox is read-only and the command could not be \
+                 confined ({}).",
+                support.describe()
+            ));
+        }
+        Ok(spawn(command))
+    })
+    .map_err(|_| "the confined start panicked".to_owned())?
+}
+
+/// Whether the launcher runs and can enter namespaces here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LauncherSupport {
+    /// The launcher runs; `Err` says why it cannot set up namespaces.
+    Runs(Result<(), String>),
+    /// The launcher did not run (why).
+    Broken(String),
+}
+
+/// Probe the launcher `launcher` once per process: start it in probe mode with a namespace,
+/// a read-only bind and a hidden directory, and see whether it gets through.
+pub fn launcher_support(launcher: &Path) -> LauncherSupport {
+    static SUPPORT: OnceLock<LauncherSupport> = OnceLock::new();
+    SUPPORT.get_or_init(|| probe(launcher)).clone()
+}
+
+fn probe(launcher: &Path) -> LauncherSupport {
+    let temp = std::env::temp_dir();
+    let confinement = Confinement {
+        namespace: true,
+        read_only: vec![temp.clone()],
+        hidden: vec![temp],
+        writable: None,
+        require_landlock: false,
+    };
+    let output = Command::new(launcher)
+        .arg0(ARG0)
+        .args(confinement.arguments())
+        .arg("--probe")
+        // Not inside the directory the probe hides: the launcher enters its cwd again.
+        .current_dir("/")
+        .env_clear()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output();
+    let output = match output {
+        Ok(output) => output,
+        Err(error) => {
+            return LauncherSupport::Broken(format!(
+                "{} could not be started: {error}",
+                launcher.display()
+            ));
+        }
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let reason = stderr.lines().find_map(|line| {
+        line.split_once(FAILURE_PREFIX)
+            .map(|(_, reason)| reason.trim())
+    });
+    match (output.status.code(), reason) {
+        (Some(0), _) => LauncherSupport::Runs(Ok(())),
+        (Some(code), Some(reason)) if code == i32::from(SETUP_FAILED) => {
+            LauncherSupport::Runs(Err(reason.to_owned()))
+        }
+        (code, _) => LauncherSupport::Broken(format!(
+            "{} did not act as the launcher (exit {}): {}",
+            launcher.display(),
+            code.map_or_else(|| "by signal".to_owned(), |code| code.to_string()),
+            stderr.lines().next().unwrap_or("no output")
+        )),
+    }
+}
+
+/// How the commands of a sandbox are protected on this system.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecProtection {
+    /// The sandbox mode.
+    pub mode: SandboxMode,
+    /// The private mount namespace: `Err` says why it is not used.
+    pub namespace: Result<(), String>,
+    /// Landlock.
+    pub landlock: LandlockSupport,
+    /// pincer's directories that are not hidden because they contain the workspace or the
+    /// private temp dir (their known files are hidden one by one).
+    pub unhidden: Vec<PathBuf>,
+}
+
+impl ExecProtection {
+    /// Probe (once per process) what `sandbox`'s commands get.
+    pub fn of(sandbox: &Sandbox) -> ExecProtection {
+        let namespace = match (&sandbox.exec.launcher, sandbox.mode) {
+            (_, SandboxMode::DangerFullAccess) => Err("danger-full-access".to_owned()),
+            (None, _) => Err("no launcher is configured".to_owned()),
+            (Some(launcher), _) => match launcher_support(launcher) {
+                LauncherSupport::Runs(namespace) => namespace,
+                LauncherSupport::Broken(reason) => Err(reason),
+            },
+        };
+        let landlock = if sandbox.mode == SandboxMode::DangerFullAccess {
+            LandlockSupport::NotSupported("danger-full-access".to_owned())
+        } else {
+            landlock_support()
+        };
+        ExecProtection {
+            mode: sandbox.mode,
+            namespace,
+            landlock,
+            unhidden: sandbox.exec.unhidden.clone(),
+        }
+    }
+
+    /// `namespace+landlock`, `namespace`, `landlock` or `none`.
+    pub fn level(&self) -> &'static str {
+        match (self.namespace.is_ok(), self.landlock.is_enforced()) {
+            (true, true) => "namespace+landlock",
+            (true, false) => "namespace",
+            (false, true) => "landlock",
+            (false, false) => "none",
+        }
+    }
+
+    /// Whether every protection of SPEC §10 is in force.
+    pub fn is_full(&self) -> bool {
+        self.level() == "namespace+landlock" && self.unhidden.is_empty()
+    }
+
+    /// Whether any OS confinement applies.
+    pub fn is_enforced(&self) -> bool {
+        self.level() != "none"
+    }
+
+    /// One sentence: what commands can and cannot do, and why a protection is missing.
+    pub fn describe(&self) -> String {
+        if self.mode == SandboxMode::DangerFullAccess {
+            return "none (danger-full-access: commands run unconfined, only the credential \
+                    variables are removed from their environment)"
+                .to_owned();
+        }
+        let writes = match self.mode {
+            SandboxMode::ReadOnly => "writes only in a private temp dir",
+            _ => "writes only in the workspace and a private temp dir",
+        };
+        let mut parts = Vec::new();
+        match &self.namespace {
+            Ok(()) => parts.push(
+                "private mount namespace (.git, .pincer, .claude, .codex read-only; pincer's \
+                 directories hidden)"
+                    .to_owned(),
+            ),
+            Err(reason) => parts.push(format!(
+                "no mount namespace ({reason}): .git is writable and pincer's directories are \
+                 readable by commands"
+            )),
+        }
+        match &self.landlock {
+            LandlockSupport::NotSupported(reason) => parts.push(format!(
+                "no Landlock ({reason}): commands can write wherever the user can"
+            )),
+            support => parts.push(format!("{} ({writes})", support.describe())),
+        }
+        for directory in &self.unhidden {
+            parts.push(format!(
+                "{} contains the workspace or the temp dir and is not hidden (its config, \
+                 credentials, sessions and state are)",
+                directory.display()
+            ));
+        }
+        parts.join("; ")
+    }
+
+    /// `available` or `not available: REASON`.
+    pub fn namespace_line(&self) -> String {
+        match &self.namespace {
+            Ok(()) => "available".to_owned(),
+            Err(reason) => format!("not available: {reason}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_launcher_arguments_parse_back_to_the_same_confinement() {
+        let confinement = Confinement {
+            namespace: true,
+            read_only: vec!["/w/.git".into(), "/w/.codex".into()],
+            hidden: vec!["/home/u/.config/pincer".into()],
+            writable: Some(vec!["/dev/null".into(), "/w".into()]),
+            require_landlock: true,
+        };
+        let mut arguments = confinement.arguments();
+        arguments.extend(["--".into(), "sh".into(), "-c".into(), "echo --hide".into()]);
+        let request = parse(arguments.into_iter()).unwrap();
+        assert_eq!(request.confinement, confinement);
+        assert!(!request.probe);
+        assert_eq!(request.program, ["sh", "-c", "echo --hide"]);
+
+        let bare = parse(["--landlock".into(), "--probe".into()].into_iter()).unwrap();
+        assert_eq!(bare.confinement.writable, Some(Vec::new()));
+        assert!(bare.probe);
+        assert_eq!(
+            parse(["--hide".into()].into_iter()).unwrap_err(),
+            "--hide needs a path"
+        );
+        assert_eq!(parse(std::iter::empty()).unwrap_err(), "no program to run");
+    }
+
+    #[test]
+    fn the_command_runs_the_launcher_under_its_name_with_the_program_after_a_separator() {
+        let confinement = Confinement {
+            writable: Some(vec!["/w".into()]),
+            ..Confinement::default()
+        };
+        let command = confinement.command(
+            Path::new(SELF_EXE),
+            OsStr::new("sh"),
+            &["-c".into(), "true".into()],
+        );
+        assert_eq!(command.get_program(), SELF_EXE);
+        let arguments: Vec<&OsStr> = command.get_args().collect();
+        assert_eq!(
+            arguments,
+            ["--landlock", "--write", "/w", "--", "sh", "-c", "true"]
+        );
+    }
+
+    #[test]
+    fn the_confinement_follows_the_sandbox_mode() {
+        let mut sandbox = Sandbox {
+            mode: SandboxMode::ReadOnly,
+            writable_roots: vec!["/w".into(), "/t".into()],
+            protected: vec![],
+            exec: super::super::sandbox::ExecSetup {
+                read_only: vec!["/w/.git".into()],
+                hidden: vec!["/h".into()],
+                temp_dir: Some("/t".into()),
+                ..Default::default()
+            },
+        };
+        let devices: Vec<PathBuf> = WRITABLE_DEVICES.iter().map(Into::into).collect();
+        let mut expected = devices.clone();
+        expected.push("/t".into());
+        let confinement = Confinement::for_sandbox(&sandbox).unwrap();
+        assert_eq!(confinement.writable, Some(expected));
+        assert!(confinement.require_landlock);
+        assert!(confinement.namespace);
+        assert_eq!(confinement.read_only, [PathBuf::from("/w/.git")]);
+        assert_eq!(confinement.hidden, [PathBuf::from("/h")]);
+        sandbox.mode = SandboxMode::WorkspaceWrite;
+        let mut expected = devices;
+        expected.extend(["/dev/shm".into(), "/w".into(), "/t".into()]);
+        let confinement = Confinement::for_sandbox(&sandbox).unwrap();
+        assert_eq!(confinement.writable, Some(expected));
+        assert!(!confinement.require_landlock);
+        sandbox.mode = SandboxMode::DangerFullAccess;
+        assert_eq!(Confinement::for_sandbox(&sandbox), None);
+    }
+
+    #[test]
+    fn remounts_repeat_the_flags_the_kernel_locks() {
+        assert_eq!(
+            locked_flags(FsFlags::ST_NOSUID | FsFlags::ST_RELATIME | FsFlags::ST_RDONLY),
+            MsFlags::MS_NOSUID | MsFlags::MS_RELATIME
+        );
+        assert_eq!(locked_flags(FsFlags::empty()), MsFlags::empty());
+    }
+
+    #[test]
+    fn the_protection_level_and_its_description_follow_what_is_available() {
+        let mut protection = ExecProtection {
+            mode: SandboxMode::WorkspaceWrite,
+            namespace: Ok(()),
+            landlock: LandlockSupport::FullyEnforced,
+            unhidden: Vec::new(),
+        };
+        assert_eq!(protection.level(), "namespace+landlock");
+        assert!(protection.is_full());
+        assert_eq!(
+            protection.describe(),
+            "private mount namespace (.git, .pincer, .claude, .codex read-only; pincer's \
+             directories hidden); Landlock enforced (writes only in the workspace and a private \
+             temp dir)"
+        );
+        protection.namespace = Err("unshare: EPERM".to_owned());
+        assert_eq!(protection.level(), "landlock");
+        assert!(!protection.is_full());
+        assert!(protection.describe().starts_with(
+            "no mount namespace (unshare: EPERM): .git is writable and pincer's directories are \
+             readable by commands; Landlock enforced"
+        ));
+        protection.landlock = LandlockSupport::NotSupported("old kernel".to_owned());
+        assert_eq!(protection.level(), "none");
+        assert!(!protection.is_enforced());
+        protection.namespace = Ok(());
+        protection.unhidden = vec!["/h".into()];
+        assert_eq!(protection.level(), "namespace");
+        assert!(protection.describe().ends_with(
+            "/h contains the workspace or the temp dir and is not hidden (its config, \
+             credentials, sessions and state are)"
+        ));
+    }
+
+    #[test]
+    fn landlock_support_is_described_for_status() {
+        assert_eq!(
+            LandlockSupport::NotSupported("no kernel support".to_owned()).describe(),
+            "Landlock not available: no kernel support"
+        );
+        assert!(LandlockSupport::PartiallyEnforced.is_enforced());
+        assert_eq!(landlock_support(), landlock_support());
+    }
+}

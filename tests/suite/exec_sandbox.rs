@@ -1,0 +1,759 @@
+//! The `exec` protections of SPEC §10, end to end: the real binary, the model's commands scripted
+//! by the mock provider, real namespaces and Landlock where this machine has them.
+//!
+//! The attacks of issue 13 must fail — a key read from the environment or from pincer's files,
+//! `.git/hooks` written, `config.toml` rewritten under a `PINCER_HOME` in `/tmp`, `/tmp` written
+//! outside the run's private dir — and ordinary work must still succeed: git reading `.git`,
+//! compiling, `make`, test scripts, files in the workspace and in `$TMPDIR`. Tests that need a
+//! protection the machine lacks print why they were skipped.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
+use crate::common::wire::anthropic::{self as wire, Usage4};
+use crate::common::{Home, code, stderr, stdout};
+
+const KEY: &str = "sk-ant-EXECLEAK-7c1d9e2f4a6b8c0d";
+const PROFILE_KEY: &str = "sk-ant-PROFILEKEY-5e4d3c2b1a09f8e7";
+const MODEL: &str = "anthropic/claude-sonnet-4-5";
+
+fn usage() -> Usage4 {
+    Usage4 {
+        input: 10,
+        output: 5,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
+/// One model turn calling `exec` once per command (ids `c0`, `c1`, …), then an answer.
+fn exec_turn(commands: &[&str]) -> Vec<Reply> {
+    let arguments: Vec<String> = commands
+        .iter()
+        .map(|command| json!({"command": command}).to_string())
+        .collect();
+    let ids: Vec<String> = (0..commands.len())
+        .map(|index| format!("c{index}"))
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = ids
+        .iter()
+        .zip(&arguments)
+        .map(|(id, arguments)| (id.as_str(), "exec", arguments.as_str()))
+        .collect();
+    vec![
+        Reply::sse(&wire::tool_use_stream(Some("Running."), &calls, usage())),
+        Reply::sse(&wire::text_stream(&["Done."], usage())),
+    ]
+}
+
+/// pincer with this home, the key in the environment and the mock as Anthropic, no stdin.
+fn pincer(home: &Home, server: &MockServer) -> Command {
+    protocols::command(home, &protocols::anthropic(), &server.url(), KEY)
+}
+
+fn run(command: &mut Command) -> Output {
+    command.output().unwrap()
+}
+
+/// Say on stderr why a test did not run.
+fn skip(test: &str, reason: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped {test}: {reason}");
+}
+
+/// Each tool result the second request sent back: id → (text, is_error).
+fn results(server: &MockServer) -> HashMap<String, (String, bool)> {
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "expected a tool turn and an answer");
+    let body = requests[1].json();
+    let mut found = HashMap::new();
+    for message in body["messages"].as_array().unwrap() {
+        for block in message["content"].as_array().into_iter().flatten() {
+            if block["type"] != "tool_result" {
+                continue;
+            }
+            let text = match &block["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|part| part["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            found.insert(
+                block["tool_use_id"].as_str().unwrap().to_owned(),
+                (text, block["is_error"] == true),
+            );
+        }
+    }
+    found
+}
+
+/// What `status --json` says `exec` gets here.
+fn protection(home: &Home) -> Value {
+    let server = MockServer::start(Vec::new());
+    let output = run(pincer(home, &server).args(["status", "--json"]));
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    status["sandbox"].clone()
+}
+
+/// Whether this machine lets an unprivileged process create user and mount namespaces, asked
+/// without pincer (`unshare` from util-linux), so that a broken launcher cannot turn the tests
+/// that need them into skips.
+fn user_namespaces_here() -> bool {
+    Command::new("unshare")
+        .args(["-Urm", "true"])
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+/// `true` when this machine has user namespaces and Landlock, so pincer must use both;
+/// otherwise prints why the calling test is skipped.
+fn full_protection(home: &Home, test: &str) -> bool {
+    let sandbox = protection(home);
+    let landlock = sandbox["exec_landlock"].as_str().unwrap_or_default();
+    if landlock.starts_with("Landlock not available") {
+        skip(test, landlock);
+        return false;
+    }
+    if !user_namespaces_here() {
+        skip(
+            test,
+            "user namespaces are not available here (unshare -Urm fails)",
+        );
+        return false;
+    }
+    true
+}
+
+/// The key as it may appear: raw, hex and the middle of its base64 at each alignment.
+fn key_forms(key: &str) -> Vec<String> {
+    let mut forms = vec![key.to_owned()];
+    let hex: String = key.bytes().map(|byte| format!("{byte:02x}")).collect();
+    forms.push(hex.to_ascii_uppercase());
+    forms.push(hex);
+    for engine in [
+        base64::engine::general_purpose::STANDARD,
+        base64::engine::general_purpose::URL_SAFE,
+    ] {
+        for offset in 0..3 {
+            let mut shifted = vec![b'x'; offset];
+            shifted.extend_from_slice(key.as_bytes());
+            let encoded = engine.encode(&shifted);
+            forms.push(encoded[4..encoded.len() - 4].to_owned());
+        }
+    }
+    forms
+}
+
+fn assert_no_key(label: &str, text: &str) {
+    for key in [KEY, PROFILE_KEY] {
+        for form in key_forms(key) {
+            assert!(!text.contains(&form), "{label} holds {form}:\n{text}");
+        }
+    }
+}
+
+fn session_files(home: &Home) -> Vec<PathBuf> {
+    std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.extension()
+                .is_some_and(|extension| extension == "jsonl")
+        })
+        .collect()
+}
+
+fn git(directory: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .current_dir(directory)
+        .env("HOME", directory)
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+fn have(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+#[test]
+fn exec_gets_no_key_in_its_environment_and_no_encoded_key_reaches_the_session_or_the_provider() {
+    let home = Home::new();
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[tools.exec]\nenv = { ADDED_BY_CONFIG = \"yes\" }\n",
+    )
+    .unwrap();
+    // A key the command finds on its own (a stray file): only redaction can catch it.
+    std::fs::write(home.workspace.join("found.txt"), format!("token={KEY}\n")).unwrap();
+    let server = MockServer::start(exec_turn(&[
+        "printf %s \"$ANTHROPIC_API_KEY\" | base64; printf 'copy:%s\\n' \"$KEY_COPY\"; env | grep -c sk-ant || true",
+        "echo \"added=$ADDED_BY_CONFIG tmp=$TMPDIR $TMP $TEMP\"",
+        "base64 found.txt; base64 -w 0 found.txt | tr '+/' '-_'; echo; xxd -p found.txt; od -An -tx1 found.txt | tr -d ' \\n'; echo",
+        "tr '\\0' '\\n' < /proc/$PPID/environ | grep -c ANTHROPIC",
+    ]));
+    let output = run(pincer(&home, &server).env("KEY_COPY", KEY).args([
+        "--json",
+        "run",
+        "-m",
+        MODEL,
+        "look around",
+    ]));
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+
+    let (environment, _) = &results["c0"];
+    assert_eq!(environment, "copy:\n0\n", "the key variables are gone");
+    let (added, is_error) = &results["c1"];
+    assert!(!is_error, "{added}");
+    let temp = added
+        .split_whitespace()
+        .find_map(|word| word.strip_prefix("tmp="))
+        .unwrap()
+        .to_owned();
+    assert!(temp.contains("pincer-exec-"), "{added}");
+    assert_eq!(added.trim(), format!("added=yes tmp={temp} {temp} {temp}"));
+    assert!(
+        !Path::new(&temp).exists(),
+        "the private temp dir outlived the run"
+    );
+    let (encoded, _) = &results["c2"];
+    assert_eq!(encoded.matches("[REDACTED]").count(), 4, "{encoded}");
+    let (environ, is_error) = &results["c3"];
+    assert!(
+        *is_error,
+        "pincer's own environment was readable: {environ}"
+    );
+
+    // No form of the key anywhere: stdout, stderr, the requests, the session file.
+    assert_no_key("stdout", &stdout(&output));
+    assert_no_key("stderr", &stderr(&output));
+    for request in server.requests() {
+        assert_eq!(request.header("x-api-key"), Some(KEY));
+        assert_no_key("request body", &String::from_utf8_lossy(&request.body));
+    }
+    for file in session_files(&home) {
+        assert_no_key("session file", &std::fs::read_to_string(file).unwrap());
+    }
+}
+
+#[test]
+fn exec_cannot_read_pincers_files_write_git_rewrite_the_config_or_write_tmp_outside_its_dir() {
+    let home = Home::new();
+    if !full_protection(&home, "exec_cannot_read_pincers_files…") {
+        return;
+    }
+    let config = "model = \"anthropic/claude-sonnet-4-5\"\n";
+    std::fs::write(home.home.join("config.toml"), config).unwrap();
+    let profiles = json!({"version": 1, "profiles": {"anthropic:work": {
+        "type": "api_key", "provider": "anthropic", "key": PROFILE_KEY}}})
+    .to_string();
+    std::fs::write(home.home.join("auth-profiles.json"), &profiles).unwrap();
+    git(&home.workspace, &["init", "-q"]);
+    std::fs::write(home.workspace.join("tracked.txt"), "v1\n").unwrap();
+    git(&home.workspace, &["add", "."]);
+    git(&home.workspace, &["commit", "-q", "-m", "first"]);
+    let escape = std::env::temp_dir().join(format!("pincer-escape-{}", std::process::id()));
+    let server = MockServer::start(exec_turn(&[
+        "cat \"$PINCER_HOME/auth-profiles.json\" | base64",
+        "echo x > .git/hooks/pre-commit",
+        "printf 'base_url = \"http://evil\"\\n' >> \"$PINCER_HOME/config.toml\"",
+        &format!("echo x > '{}'", escape.display()),
+        "ls -A \"$PINCER_HOME\" | wc -l",
+        "git -c user.email=a@b -c user.name=n commit -q --allow-empty -m sneaky",
+        "echo scratch > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"",
+    ]));
+    let output = run(pincer(&home, &server).args(["--json", "run", "-m", MODEL, "attack"]));
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    for (id, expected) in [
+        ("c0", "No such file or directory"),
+        ("c1", "Read-only file system"),
+        ("c2", "Read-only file system"),
+        ("c3", "Permission denied"),
+        ("c5", "Read-only file system"),
+    ] {
+        let (text, _) = &results[id];
+        assert!(text.contains(expected), "{id}: {text}");
+    }
+    assert_eq!(
+        results["c4"].0, "0\n",
+        "pincer's home is empty for commands"
+    );
+    assert_eq!(results["c6"], ("scratch\n".to_owned(), false));
+    // Nothing changed on disk.
+    assert!(!home.workspace.join(".git/hooks/pre-commit").exists());
+    assert_eq!(
+        std::fs::read_to_string(home.home.join("config.toml")).unwrap(),
+        config
+    );
+    // pincer itself records the profile's use; the profiles are what the test wrote.
+    let stored: Value = serde_json::from_str(
+        &std::fs::read_to_string(home.home.join("auth-profiles.json")).unwrap(),
+    )
+    .unwrap();
+    let written: Value = serde_json::from_str(&profiles).unwrap();
+    assert_eq!(stored["profiles"], written["profiles"]);
+    assert!(!escape.exists());
+    let log = Command::new("git")
+        .args(["rev-list", "--count", "HEAD"])
+        .current_dir(&home.workspace)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout), "1\n");
+    assert_no_key(
+        "request body",
+        &String::from_utf8_lossy(&server.requests()[1].body),
+    );
+    // Full protection is not announced.
+    assert!(
+        !stderr(&output).contains("reduced protection"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn ordinary_work_succeeds_inside_the_sandbox() {
+    let home = Home::new();
+    if !full_protection(&home, "ordinary_work_succeeds_inside_the_sandbox") {
+        return;
+    }
+    if !have("git") || !have("cc") || !have("make") {
+        eprintln!("skipped ordinary_work_succeeds_inside_the_sandbox: git, cc or make missing");
+        return;
+    }
+    git(&home.workspace, &["init", "-q"]);
+    std::fs::write(home.workspace.join("README"), "hello\n").unwrap();
+    std::fs::write(
+        home.workspace.join("Makefile"),
+        "hello: hello.c\n\tcc -o hello hello.c\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.workspace.join("hello.c"),
+        "#include <stdio.h>\nint main(void) { puts(\"hi from c\"); return 0; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.workspace.join("test.sh"),
+        "set -e\nout=$(./hello)\n[ \"$out\" = 'hi from c' ] && echo 'tests passed'\n",
+    )
+    .unwrap();
+    git(&home.workspace, &["add", "."]);
+    git(&home.workspace, &["commit", "-q", "-m", "first"]);
+    std::fs::write(home.workspace.join("README"), "hello again\n").unwrap();
+    let server = MockServer::start(exec_turn(&[
+        "git status --short && git log --oneline | wc -l && git diff --stat | tail -1",
+        "make -s && ./hello && sh test.sh",
+        "mkdir -p build/out && echo data > build/out/file && cat build/out/file && stat -c %u build/out/file",
+        "cd \"$TMPDIR\" && git init -q repo && cd repo && echo x > f && git add f && git -c user.email=a@b -c user.name=n commit -q -m x && git log --oneline | wc -l",
+        "python3 -c 'import tempfile; print(tempfile.gettempdir())' 2>/dev/null || echo \"$TMPDIR\"",
+        "echo quiet > /dev/null && echo to-null-ok",
+    ]));
+    let output = run(pincer(&home, &server).args(["--json", "run", "-m", MODEL, "work"]));
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    for id in ["c0", "c1", "c2", "c3", "c4", "c5"] {
+        assert!(!results[id].1, "{id} failed: {}", results[id].0);
+    }
+    assert_eq!(
+        results["c0"].0,
+        " M README\n1\n 1 file changed, 1 insertion(+), 1 deletion(-)\n"
+    );
+    assert_eq!(results["c1"].0, "hi from c\ntests passed\n");
+    let uid = std::fs::metadata(&home.workspace).map(|metadata| {
+        use std::os::unix::fs::MetadataExt as _;
+        metadata.uid()
+    });
+    assert_eq!(results["c2"].0, format!("data\n{}\n", uid.unwrap()));
+    assert_eq!(results["c3"].0, "1\n");
+    assert!(
+        results["c4"].0.contains("pincer-exec-"),
+        "{}",
+        results["c4"].0
+    );
+    assert_eq!(results["c5"].0, "to-null-ok\n");
+    assert!(home.workspace.join("hello").exists());
+    assert_eq!(
+        std::fs::read_to_string(home.workspace.join("build/out/file")).unwrap(),
+        "data\n"
+    );
+}
+
+#[test]
+fn a_git_dir_a_command_creates_is_read_only_for_the_commands_after_it() {
+    let home = Home::new();
+    if !have("git") {
+        skip("a_git_dir_a_command_creates…", "git is missing");
+        return;
+    }
+    if !full_protection(&home, "a_git_dir_a_command_creates…") {
+        return;
+    }
+    let server = MockServer::start(exec_turn(&[
+        "git init -q && echo initialised",
+        "echo x > .git/hooks/pre-commit",
+    ]));
+    let output = run(pincer(&home, &server).args(["--json", "run", "-m", MODEL, "init"]));
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    assert_eq!(results["c0"], ("initialised\n".to_owned(), false));
+    assert!(
+        results["c1"].0.contains("Read-only file system"),
+        "{:?}",
+        results["c1"]
+    );
+    assert!(!home.workspace.join(".git/hooks/pre-commit").exists());
+}
+
+#[test]
+fn a_pincer_home_holding_the_workspace_stays_visible_but_its_files_are_hidden_and_this_is_said() {
+    let home = Home::new();
+    if !full_protection(&home, "a_pincer_home_holding_the_workspace…") {
+        return;
+    }
+    // PINCER_HOME is the workspace's parent.
+    let parent = home.root.path().canonicalize().unwrap();
+    std::fs::write(
+        parent.join("auth-profiles.json"),
+        "{\"version\": 1, \"profiles\": {}}",
+    )
+    .unwrap();
+    std::fs::write(parent.join("config.toml"), "").unwrap();
+    let server = MockServer::start(exec_turn(&[
+        "cat \"$PINCER_HOME/auth-profiles.json\"",
+        "echo 'model = \"x/y\"' > \"$PINCER_HOME/config.toml\"",
+        "echo still > works.txt && cat works.txt",
+    ]));
+    let output = run(pincer(&home, &server)
+        .env("PINCER_HOME", &parent)
+        .args(["--json", "run", "-m", MODEL, "look"]));
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    assert!(
+        results["c0"].1 && results["c0"].0.contains("Permission denied"),
+        "{:?}",
+        results["c0"]
+    );
+    assert!(results["c1"].1, "{:?}", results["c1"]);
+    assert_eq!(
+        std::fs::read_to_string(parent.join("config.toml")).unwrap(),
+        ""
+    );
+    assert_eq!(results["c2"], ("still\n".to_owned(), false));
+    let warning = stderr(&output);
+    assert_eq!(warning.matches("warning: exec:").count(), 1, "{warning}");
+    assert!(
+        warning.contains(&format!(
+            "{} contains the workspace or the temp dir and is not hidden",
+            parent.display()
+        )),
+        "{warning}"
+    );
+}
+
+/// Runs pincer in a user namespace that may not create further ones, so the launcher cannot
+/// set up its own: Landlock alone is left.
+fn without_user_namespaces(home: &Home, server: &MockServer, args: &[&str]) -> Option<Output> {
+    let probe = Command::new("unshare")
+        .args([
+            "-Ur",
+            "sh",
+            "-c",
+            "echo 0 > /proc/sys/user/max_user_namespaces",
+        ])
+        .output();
+    if !probe.is_ok_and(|output| output.status.success()) {
+        skip(
+            "without_user_namespaces…",
+            "cannot run pincer without user namespaces here (unshare -Ur)",
+        );
+        return None;
+    }
+    let pincer = assert_cmd::cargo::cargo_bin("pincer");
+    let mut command = pincer_command_in(home, server, "unshare");
+    command.args([
+        "-Ur",
+        "sh",
+        "-c",
+        "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
+    ]);
+    command.arg(pincer).args(args);
+    Some(run(&mut command))
+}
+
+/// [`pincer`]'s environment around another program.
+fn pincer_command_in(home: &Home, server: &MockServer, program: &str) -> Command {
+    let reference = pincer(home, server);
+    let mut command = Command::new(program);
+    command.env_clear().current_dir(&home.workspace);
+    for (name, value) in reference.get_envs() {
+        if let Some(value) = value {
+            command.env(name, value);
+        }
+    }
+    command
+}
+
+#[test]
+fn without_user_namespaces_the_weaker_protection_is_said_once_and_reported() {
+    let home = Home::new();
+    let sandbox = protection(&home);
+    let landlock = sandbox["exec_landlock"].as_str().unwrap_or_default();
+    if landlock.starts_with("Landlock not available") {
+        skip("without_user_namespaces…", landlock);
+        return;
+    }
+    let server = MockServer::start(exec_turn(&["echo one > a.txt", "echo two > .git-less.txt"]));
+    let Some(output) =
+        without_user_namespaces(&home, &server, &["run", "-m", MODEL, "two commands"])
+    else {
+        return;
+    };
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "Running.\n\nDone.\n");
+    let warning = stderr(&output);
+    assert_eq!(warning.matches("warning: exec:").count(), 1, "{warning}");
+    assert!(
+        warning.contains("reduced protection (landlock)"),
+        "{warning}"
+    );
+    assert!(
+        warning.contains("no mount namespace (user namespaces are not available"),
+        "{warning}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.workspace.join("a.txt")).unwrap(),
+        "one\n"
+    );
+
+    let idle = MockServer::start(Vec::new());
+    let status = without_user_namespaces(&home, &idle, &["status", "--json"]).unwrap();
+    let status: Value = serde_json::from_str(&stdout(&status)).unwrap();
+    assert_eq!(status["sandbox"]["exec_protection"], "landlock");
+    assert!(
+        status["sandbox"]["exec_namespace"]
+            .as_str()
+            .unwrap()
+            .starts_with("not available: "),
+        "{status}"
+    );
+    let text = without_user_namespaces(&home, &idle, &["status"]).unwrap();
+    assert!(
+        stdout(&text).contains("sandbox:        workspace-write (exec protection: landlock)"),
+        "{}",
+        stdout(&text)
+    );
+    let dry =
+        without_user_namespaces(&home, &idle, &["run", "-m", MODEL, "--dry-run", "hi"]).unwrap();
+    let dry: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    assert_eq!(dry["sandbox"]["exec_protection"], "landlock");
+}
+
+#[test]
+fn status_and_dry_run_say_which_exec_protection_is_in_force() {
+    let home = Home::new();
+    let sandbox = protection(&home);
+    let level = sandbox["exec_protection"].as_str().unwrap().to_owned();
+    assert!(
+        ["namespace+landlock", "namespace", "landlock", "none"].contains(&level.as_str()),
+        "{sandbox}"
+    );
+    assert_eq!(sandbox["exec_enforced"], level != "none");
+    if user_namespaces_here() && sandbox["exec_landlock"] == "Landlock enforced" {
+        assert_eq!(level, "namespace+landlock", "{sandbox}");
+    }
+    let server = MockServer::start(Vec::new());
+    let dry = run(pincer(&home, &server).args(["run", "-m", MODEL, "--dry-run", "hi"]));
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    let dry: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    assert_eq!(dry["sandbox"], sandbox);
+    let danger = run(pincer(&home, &server).args([
+        "run",
+        "-m",
+        MODEL,
+        "--sandbox",
+        "danger-full-access",
+        "--dry-run",
+        "hi",
+    ]));
+    let danger: Value = serde_json::from_str(&stdout(&danger)).unwrap();
+    assert_eq!(danger["sandbox"]["exec_protection"], "none");
+    assert!(
+        danger["sandbox"]["exec_enforcement"]
+            .as_str()
+            .unwrap()
+            .starts_with("none (danger-full-access"),
+        "{danger}"
+    );
+    // A dry run and status create no temp dir and leave the home empty.
+    assert!(std::fs::read_dir(&home.home).unwrap().next().is_none());
+}
+
+#[test]
+fn an_unprivileged_user_gets_the_same_protection() {
+    let home = Home::new();
+    if !nix_is_root() || !have("setpriv") {
+        eprintln!(
+            "skipped an_unprivileged_user_gets_the_same_protection: needs root and setpriv to switch to an unprivileged uid"
+        );
+        return;
+    }
+    if !full_protection(&home, "an_unprivileged_user_gets_the_same_protection") {
+        return;
+    }
+    let nobody = "65534";
+    git(&home.workspace, &["init", "-q"]);
+    std::fs::write(home.home.join("auth-profiles.json"), "{}").unwrap();
+    let chown = Command::new("chown")
+        .args(["-R", &format!("{nobody}:{nobody}")])
+        .arg(home.root.path())
+        .status()
+        .unwrap();
+    assert!(chown.success());
+    let server = MockServer::start(exec_turn(&[
+        "id -u && stat -c %u .git && touch made.txt && stat -c %u made.txt",
+        "echo x > .git/hooks/pre-commit",
+        "cat \"$PINCER_HOME/auth-profiles.json\"",
+        "git status --short | wc -l",
+    ]));
+    let pincer = assert_cmd::cargo::cargo_bin("pincer");
+    let mut command = pincer_command_in(&home, &server, "setpriv");
+    command
+        .args(["--reuid", nobody, "--regid", nobody, "--clear-groups"])
+        .arg(pincer)
+        .args(["--json", "run", "-m", MODEL, "as nobody"]);
+    let output = run(&mut command);
+    if code(&output) != 0 && stderr(&output).contains("Permission denied") {
+        eprintln!(
+            "skipped an_unprivileged_user_gets_the_same_protection: nobody cannot run the test binary: {}",
+            stderr(&output)
+        );
+        return;
+    }
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    assert_eq!(
+        results["c0"],
+        (format!("{nobody}\n{nobody}\n{nobody}\n"), false)
+    );
+    assert!(
+        results["c1"].0.contains("Read-only file system"),
+        "{:?}",
+        results["c1"]
+    );
+    assert!(
+        results["c2"].0.contains("No such file or directory"),
+        "{:?}",
+        results["c2"]
+    );
+    assert_eq!(results["c3"], ("1\n".to_owned(), false));
+    assert!(
+        !stderr(&output).contains("reduced protection"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+fn nix_is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|output| output.stdout == b"0\n")
+}
+
+/// Whether process `pid` is gone (or a zombie waiting to be reaped), waiting up to a second.
+fn gone(pid: &str) -> bool {
+    for _ in 0..50 {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Err(_) => return true,
+            Ok(stat) if stat.contains(") Z ") => return true,
+            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+        }
+    }
+    false
+}
+
+#[test]
+fn a_timeout_still_kills_the_launched_command_and_everything_it_started() {
+    let home = Home::new();
+    let arguments = json!({
+        "command": "sleep 30 & echo $! > bg.pid; echo started; sleep 30",
+        "timeout": 1,
+    })
+    .to_string();
+    let server = MockServer::start(vec![
+        Reply::sse(&wire::tool_use_stream(
+            None,
+            &[("c0", "exec", &arguments)],
+            usage(),
+        )),
+        Reply::sse(&wire::text_stream(&["Done."], usage())),
+    ]);
+    let started = std::time::Instant::now();
+    let output = run(pincer(&home, &server).args(["--json", "run", "-m", MODEL, "wait"]));
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(started.elapsed().as_secs() < 10);
+    assert_eq!(
+        results(&server)["c0"],
+        (
+            "started\n\nCommand timed out after 1 seconds and was killed".to_owned(),
+            true
+        )
+    );
+    let grandchild = std::fs::read_to_string(home.workspace.join("bg.pid")).unwrap();
+    assert!(
+        gone(grandchild.trim()),
+        "background sleep {grandchild} survived"
+    );
+}
+
+#[test]
+fn sigterm_during_a_command_ends_the_run_with_143_and_kills_the_command() {
+    let home = Home::new();
+    let server = MockServer::start(exec_turn(&["sleep 30 & echo $! > bg.pid; sleep 30"]));
+    let child = pincer(&home, &server)
+        .args(["--json", "run", "-m", MODEL, "wait"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid_file = home.workspace.join("bg.pid");
+    for _ in 0..250 {
+        if std::fs::read_to_string(&pid_file).is_ok_and(|text| text.ends_with('\n')) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let grandchild = std::fs::read_to_string(&pid_file).unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 143, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+    assert_eq!(result["is_error"], true);
+    assert!(
+        gone(grandchild.trim()),
+        "background sleep {grandchild} survived"
+    );
+}
