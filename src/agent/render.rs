@@ -11,7 +11,7 @@ use crate::session::record::{AssistantContent, AssistantMessage, ContentBlock, T
 pub fn assistant_line(
     message: &AssistantMessage,
     message_id: &str,
-    provider_stop_reason: Option<&str>,
+    (stop_reason, provider_stop_reason): (Option<&str>, Option<&str>),
     session_id: Option<&str>,
     entry_id: Option<&str>,
 ) -> Value {
@@ -42,7 +42,7 @@ pub fn assistant_line(
             "role": "assistant",
             "model": message.model,
             "content": content,
-            "stop_reason": provider_stop_reason,
+            "stop_reason": stop_reason,
             "stop_sequence": null,
             "usage": {
                 "input_tokens": message.usage.input,
@@ -50,6 +50,7 @@ pub fn assistant_line(
                 "cache_read_input_tokens": message.usage.cache_read,
                 "output_tokens": message.usage.output,
             },
+            "provider_stop_reason": provider_stop_reason,
         },
         "parent_tool_use_id": null,
         "session_id": session_id,

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::conversation::TokenUsage;
 use crate::provider::StreamEvent;
+use crate::provider::anthropic::wire::CacheCreation;
 use crate::session::record::{
     AssistantContent, StopReason, TextContent, ThinkingContent, ToolCall,
 };
@@ -164,6 +165,9 @@ pub struct WireUsage {
     /// Written to the cache.
     #[serde(default)]
     pub cache_creation_input_tokens: Option<u64>,
+    /// The cache write by lifetime (the 1-hour part is priced higher).
+    #[serde(default)]
+    pub cache_creation: Option<CacheCreation>,
 }
 
 impl WireUsage {
@@ -180,6 +184,9 @@ impl WireUsage {
             output: self.output_tokens.unwrap_or(base.output),
             cache_read: self.cache_read_input_tokens.unwrap_or(base.cache_read),
             cache_write: self.cache_creation_input_tokens.unwrap_or(base.cache_write),
+            cache_write_1h: self
+                .cache_creation
+                .map_or(base.cache_write_1h, |split| split.ephemeral_1h_input_tokens),
             reasoning: base.reasoning,
         }
     }
@@ -540,6 +547,7 @@ mod tests {
             output: 1,
             cache_read: 18_133,
             cache_write: 5_210,
+            cache_write_1h: 0,
             reasoning: 0,
         };
         assert_eq!(update.over(before).output, 402);

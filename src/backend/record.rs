@@ -12,7 +12,9 @@ use crate::agent::turn::{Ending, TurnReport, now_millis};
 use crate::config::ModelInfo;
 use crate::conversation::TokenUsage;
 use crate::output::events::{Event, EventSink};
+use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::StreamEvent;
+use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
 use crate::session::record::{
     AgentMessage, AssistantContent, AssistantMessage, ContentBlock, Cost, StopReason, TextContent,
     ToolResultMessage, Usage,
@@ -198,12 +200,7 @@ impl<'a> Recorder<'a> {
         };
         let usage = pending.usage;
         let cost = self.model_info.as_ref().map_or(Cost::default(), |info| {
-            let cost = info.cost(
-                usage.input,
-                usage.output,
-                usage.cache_read,
-                usage.cache_write,
-            );
+            let cost = info.usage_cost(&usage);
             Cost {
                 input: cost.input,
                 output: cost.output,
@@ -264,6 +261,16 @@ impl<'a> Recorder<'a> {
         self.report
             .provider_stop_reason
             .clone_from(&pending.stop_reason);
+        // claude's words already are claude's; codex says only `completed`.
+        let finished = if has_calls {
+            StopReason::ToolUse
+        } else {
+            pending
+                .stop_reason
+                .as_deref()
+                .map_or(StopReason::Stop, anthropic_stop_reason)
+        };
+        self.report.stop_reason = claude_stop_reason(finished, pending.stop_reason.as_deref());
         if !pending.streamed && !text.is_empty() {
             self.text_delta(&text);
         }
@@ -274,7 +281,7 @@ impl<'a> Recorder<'a> {
         let _ = self.sink.emit(&Event::Assistant(render::assistant_line(
             &message,
             &pending.id,
-            pending.stop_reason.as_deref(),
+            (self.report.stop_reason, pending.stop_reason.as_deref()),
             self.session_id.as_deref(),
             Some(entry_id.as_str()),
         )));

@@ -466,7 +466,9 @@ fn conclude(
     workspace: &str,
 ) -> TurnReport {
     let failure_text = match &ending {
-        Ending::Completed | Ending::MaxTurns | Ending::MaxBudget => None,
+        Ending::Completed | Ending::MaxTurns | Ending::MaxBudget | Ending::OutputLimit { .. } => {
+            None
+        }
         Ending::Failed { error, .. } => Some((StopReason::Error, error.to_string())),
         Ending::Cancelled(reason) => Some((
             StopReason::Aborted,
@@ -526,6 +528,15 @@ fn conclude(
             .map_or_else(|| started.elapsed(), Duration::from_millis);
     } else {
         report.api_duration = started.elapsed();
+    }
+    if matches!(ending, Ending::Completed)
+        && report.stop_reason == Some("max_tokens")
+        && report.final_text.trim().is_empty()
+    {
+        // As on the API path: the child's last message was cut before it said anything.
+        ending = Ending::OutputLimit {
+            max_output_tokens: None,
+        };
     }
     if !matches!(
         ending,

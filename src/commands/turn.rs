@@ -42,6 +42,9 @@ use crate::settings::ModelRef;
 use crate::tools::Sandbox;
 use crate::tools::policy::{PolicySpec, ToolPolicy};
 
+/// The most output tokens a request asks for, whatever the model allows.
+const MAX_OUTPUT_TOKENS_SENT: u64 = 32_000;
+
 /// `pincer run`.
 pub fn run(
     format: Format,
@@ -1028,9 +1031,9 @@ fn attempt_settings(
     let model_info = context
         .settings
         .model_info(&resolved.reference.provider, &resolved.reference.model);
-    let max_output_tokens = model_info
-        .as_ref()
-        .map_or(8_192, |info| info.max_output.clamp(1, 32_000));
+    let max_output_tokens = model_info.as_ref().map_or(8_192, |info| {
+        info.max_output.clamp(1, MAX_OUTPUT_TOKENS_SENT)
+    });
     // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
     let tool_names: Vec<&str> = shared
         .policy
@@ -1146,6 +1149,7 @@ fn absorb(total: &mut Option<TurnReport>, part: TurnReport) {
     total.ending = part.ending;
     total.final_text = part.final_text;
     total.provider_stop_reason = part.provider_stop_reason;
+    total.stop_reason = part.stop_reason;
     if part.last_usage.is_some() {
         total.last_usage = part.last_usage;
     }
@@ -1449,6 +1453,24 @@ fn run_on_runtime(
     })
 }
 
+/// What to say when the final message ran out of output tokens before any answer: which limit,
+/// and the setting that raises it.
+fn output_limit_message(outcome: &ChainOutcome, max_output_tokens: Option<u64>) -> String {
+    match max_output_tokens {
+        Some(limit) => format!(
+            "the model used its whole output limit ({limit} tokens) without writing an answer; \
+             raise `max_output` under [providers.{}.models.\"{}\"] in config.toml (pincer sends \
+             at most {MAX_OUTPUT_TOKENS_SENT}), or lower --thinking",
+            outcome.provider, outcome.model
+        ),
+        None => format!(
+            "{} stopped at its output limit without writing an answer; raise the CLI's own limit \
+             (claude: CLAUDE_CODE_MAX_OUTPUT_TOKENS in [backends.{}.env]), or lower --thinking",
+            outcome.backend, outcome.backend
+        ),
+    }
+}
+
 /// Why a run failed, for the result object and stderr.
 struct Failure {
     kind: String,
@@ -1519,6 +1541,17 @@ fn finish(
                     message: error.to_string(),
                     status: error.status(),
                     retryable: kind.retryable(),
+                }),
+                "error",
+            ),
+            Ending::OutputLimit { max_output_tokens } => (
+                ResultSubtype::ErrorDuringExecution,
+                Exit::RunFailed,
+                Some(Failure {
+                    kind: "output_limit".into(),
+                    message: output_limit_message(outcome, *max_output_tokens),
+                    status: None,
+                    retryable: false,
                 }),
                 "error",
             ),
@@ -1624,7 +1657,8 @@ fn finish(
                 percent: occupancy.percent,
             },
         ),
-        stop_reason: report.provider_stop_reason.clone(),
+        stop_reason: report.stop_reason.map(str::to_owned),
+        provider_stop_reason: report.provider_stop_reason.clone(),
         terminal_reason: terminal.to_owned(),
         // Every failed attempt of the chain, then the failure that ended the run when it is
         // not one of them.

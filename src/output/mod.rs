@@ -15,6 +15,7 @@
 pub mod events;
 pub mod progress;
 pub mod result;
+pub mod stop_reason;
 
 use std::io::{self, IsTerminal, Write};
 

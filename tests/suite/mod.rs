@@ -3,6 +3,7 @@ mod backends;
 mod cli_surface;
 mod compaction;
 mod failover;
+mod output_contract;
 mod reliability;
 mod reliability_crash;
 mod reliability_faults;
