@@ -20,7 +20,8 @@ use super::render;
 use super::transcript::Transcript;
 use crate::config::ModelInfo;
 use crate::conversation::TokenUsage;
-use crate::output::events::{Event, EventSink};
+use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
+use crate::output::partial::MessageEnd;
 use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint};
@@ -105,8 +106,6 @@ pub struct TurnSettings {
     pub max_budget_usd: Option<f64>,
     /// Longest silence from the provider.
     pub idle_timeout: Duration,
-    /// Emit `stream_event` deltas.
-    pub include_partial: bool,
     /// The session id for event lines.
     pub session_id: Option<String>,
     /// Workspace for tools.
@@ -580,9 +579,12 @@ pub async fn run(
         };
         let build = || provider::protocol(settings.api, &request);
         let started = Instant::now();
-        let include_partial = settings.include_partial;
         let session_id = settings.session_id.clone();
         progress.call_text.clear();
+        let _ = sink.emit(&Event::Phase(Phase::Connecting(format!(
+            "{}/{}",
+            settings.provider, settings.model
+        ))));
         let outcome = {
             // Both callbacks write events; they never run at the same time.
             let shared_sink = std::cell::RefCell::new(&mut *sink);
@@ -610,14 +612,7 @@ pub async fn run(
                         let _ = sink.emit(&Event::TextDelta(shown));
                     }
                 }
-                if include_partial {
-                    let _ = sink.emit(&Event::Partial(serde_json::json!({
-                        "type": "stream_event",
-                        "event": render::neutral_event(event),
-                        "session_id": session_id,
-                        "parent_tool_use_id": null,
-                    })));
-                }
+                let _ = sink.emit(&Event::Stream(event.clone()));
             };
             let mut on_retry = |notice: RetryNotice| {
                 let _ = shared_sink.borrow_mut().emit(&retry_event(
@@ -833,6 +828,10 @@ pub async fn run(
         let message_id = accumulator
             .response_id()
             .map_or_else(|| format!("msg_{entry_id}"), str::to_owned);
+        let _ = sink.emit(&Event::MessageEnd(MessageEnd {
+            stop_reason: report.stop_reason,
+            usage: accumulator.usage(),
+        }));
         let _ = sink.emit(&Event::Assistant(render::assistant_line(
             &message,
             &message_id,
@@ -891,6 +890,11 @@ pub async fn run(
         }
         for (id, name, arguments) in calls {
             tools_ran = true;
+            let _ = sink.emit(&Event::ToolStarted(ToolStart {
+                id: id.clone(),
+                name: name.clone(),
+                input: arguments.clone(),
+            }));
             let decision = settings.policy.check(&name, &arguments);
             let output = if cancellation.token.is_cancelled() {
                 tools::ToolOutput {
@@ -912,6 +916,10 @@ pub async fn run(
             } else {
                 tools::execute(&name, &arguments, &tool_context).await
             };
+            let _ = sink.emit(&Event::ToolFinished(ToolEnd {
+                id: id.clone(),
+                is_error: output.is_error,
+            }));
             let output = redactor.tool_output(output);
             let result = ToolResultMessage {
                 tool_call_id: id,
@@ -998,6 +1006,7 @@ async fn compact_now(
         max_output_tokens: settings.max_output_tokens.min(16_384),
         idle_timeout: settings.idle_timeout,
     };
+    let _ = sink.emit(&Event::Phase(Phase::Compacting));
     let started = Instant::now();
     let outcome = compact::run(
         client,

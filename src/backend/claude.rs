@@ -278,7 +278,12 @@ pub enum Delta {
         /// A JSON fragment.
         partial_json: String,
     },
-    /// Signatures and anything else.
+    /// The signature of a thinking block.
+    SignatureDelta {
+        /// The opaque signature.
+        signature: String,
+    },
+    /// Anything else.
     #[serde(other)]
     Other,
 }
@@ -408,7 +413,7 @@ impl ClaudeStream {
                 recorder.begin(&message.id)?;
                 recorder.set_usage(message.usage.normalized());
                 self.usage_from_stream.push(message.id.clone());
-                recorder.partial(&StreamEvent::Start {
+                recorder.stream(&StreamEvent::Start {
                     response_id: Some(message.id),
                     model: message.model,
                 });
@@ -416,7 +421,7 @@ impl ClaudeStream {
             RawEvent::ContentBlockStart {
                 index,
                 content_block: WireBlock::ToolUse { id, name, .. },
-            } => recorder.partial(&StreamEvent::ToolCallStart {
+            } => recorder.stream(&StreamEvent::ToolCallStart {
                 block: index,
                 id,
                 name,
@@ -424,18 +429,22 @@ impl ClaudeStream {
             RawEvent::ContentBlockDelta { index, delta } => match delta {
                 Delta::TextDelta { text } => {
                     recorder.text_delta(&text);
-                    recorder.partial(&StreamEvent::TextDelta { block: index, text });
+                    recorder.stream(&StreamEvent::TextDelta { block: index, text });
                 }
-                Delta::ThinkingDelta { thinking } => {
-                    recorder.partial(&StreamEvent::ThinkingDelta {
-                        block: index,
-                        text: thinking,
-                    })
-                }
+                Delta::ThinkingDelta { thinking } => recorder.stream(&StreamEvent::ThinkingDelta {
+                    block: index,
+                    text: thinking,
+                }),
                 Delta::InputJsonDelta { partial_json } => {
-                    recorder.partial(&StreamEvent::ToolCallArguments {
+                    recorder.stream(&StreamEvent::ToolCallArguments {
                         block: index,
                         fragment: partial_json,
+                    });
+                }
+                Delta::SignatureDelta { signature } => {
+                    recorder.stream(&StreamEvent::ThinkingSignature {
+                        block: index,
+                        signature,
                     });
                 }
                 Delta::Other => {}
@@ -444,7 +453,7 @@ impl ClaudeStream {
                 // The call's final counts: output always, prompt parts when present.
                 let usage = usage.over(recorder.usage().unwrap_or_default());
                 recorder.set_usage(usage);
-                recorder.partial(&StreamEvent::Usage(usage));
+                recorder.stream(&StreamEvent::Usage(usage));
                 if let Some(reason) = delta.stop_reason {
                     recorder.set_stop(&reason);
                     let normalized = match reason.as_str() {
@@ -452,7 +461,7 @@ impl ClaudeStream {
                         "max_tokens" => StopReason::Length,
                         _ => StopReason::Stop,
                     };
-                    recorder.partial(&StreamEvent::Finish {
+                    recorder.stream(&StreamEvent::Finish {
                         reason: normalized,
                         provider_reason: reason,
                     });

@@ -306,6 +306,7 @@ pub(super) async fn run_delegated(
         };
         let mut write_error: Option<SessionError> = None;
         let mut noise: Vec<String> = Vec::new();
+        recorder.connecting();
         let end = child::run(&spawn, idle, cancellation, &mut |line| {
             let handled = match &mut dialect {
                 Dialect::Claude(stream) => stream.line(line, &mut recorder),

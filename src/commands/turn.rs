@@ -25,7 +25,8 @@ use crate::config::file::SandboxMode;
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{self, InputError, StdinOptions};
 use crate::output::Format;
-use crate::output::events::{Event, EventSink, EventsFileSink, sink_for};
+use crate::output::events::{Event, EventSink, sink_for};
+use crate::output::progress::ProgressSink;
 use crate::output::result::{
     ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, RunResult,
 };
@@ -90,28 +91,42 @@ fn drive(
     turn_args: &TurnArgs,
     plan: &TurnPlan<'_>,
 ) -> CliResult<Exit> {
-    let mut sink = sink_for(
-        format,
-        turn_args.include_partial_messages,
-        turn_args.heartbeat,
-    );
-    if let Some(path) = &turn_args.events_file {
-        match std::fs::File::create(path) {
-            Ok(file) => {
-                sink = Box::new(EventsFileSink::new(
-                    sink,
-                    file,
-                    turn_args.include_partial_messages,
-                ));
-            }
+    let sink_with = |events_file| {
+        sink_for(
+            format,
+            turn_args.include_partial_messages,
+            turn_args.heartbeat,
+            events_file,
+        )
+    };
+    let events_file = match &turn_args.events_file {
+        None => None,
+        Some(path) => match std::fs::File::create(path) {
+            Ok(file) => Some(file),
             Err(error) => {
                 let error = CliError::usage(format!(
                     "cannot create the events file '{}': {error}",
                     path.display()
                 ));
-                return fail(&mut *sink, format, started, &Known::default(), error);
+                return fail(
+                    &mut *sink_with(None),
+                    format,
+                    started,
+                    &Known::default(),
+                    error,
+                );
             }
-        }
+        },
+    };
+    let mut sink = sink_with(events_file);
+    if let Ok(context) = context {
+        // Progress on stderr sees every event first (spinner, tool lines).
+        sink = Box::new(ProgressSink::new(
+            sink,
+            &context.diagnostics,
+            format,
+            turn_args.heartbeat,
+        ));
     }
     let mut known = Known::default();
     let context = match context {
@@ -1089,7 +1104,6 @@ fn attempt_settings(
         max_budget_usd: args.max_budget_usd,
         idle_timeout: seconds(args.idle_timeout)
             .unwrap_or(Duration::from_secs(context.settings.timeouts.idle_secs)),
-        include_partial: args.include_partial_messages,
         session_id: shared.session_id.clone(),
         workspace: context.workspace.clone(),
         policy: shared.policy.clone(),
@@ -1687,6 +1701,7 @@ fn finish(
         heartbeat_ok: heartbeat.then(|| {
             exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)
         }),
+        uuid: crate::output::events::new_uuid(),
     };
     let cli_error = error.map(|failure| {
         let error = CliError::new(exit, failure.message);

@@ -152,6 +152,8 @@ pub struct RunResult {
     /// On heartbeat runs: whether the reply was `HEARTBEAT_OK`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heartbeat_ok: Option<bool>,
+    /// A fresh UUIDv4 for this line, as on every stream-json line.
+    pub uuid: String,
 }
 
 impl RunResult {
@@ -194,6 +196,7 @@ impl RunResult {
             backend: None,
             compactions: 0,
             heartbeat_ok: None,
+            uuid: super::events::new_uuid(),
         }
     }
 }

@@ -4,6 +4,7 @@ mod cli_surface;
 mod compaction;
 mod failover;
 mod output_contract;
+mod progress;
 mod reliability;
 mod reliability_crash;
 mod reliability_faults;
