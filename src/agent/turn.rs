@@ -342,7 +342,7 @@ pub fn request_messages(messages: &[AgentMessage]) -> Vec<AgentMessage> {
 }
 
 /// Whether an assistant message says anything (text that is not only whitespace).
-pub fn has_answer(message: &AssistantMessage) -> bool {
+fn has_answer(message: &AssistantMessage) -> bool {
     message.content.iter().any(|block| match block {
         AssistantContent::Text(text) => !text.text.trim().is_empty(),
         _ => false,
