@@ -36,8 +36,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_needs_command" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_needs_command" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_needs_command" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_needs_command" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_needs_command" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_needs_command" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_needs_command" -s V -l version -d 'Print version'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "run" -d 'Start a new session and run one turn'
@@ -108,7 +108,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l include-partial-messages -d 'With stream-json, also emit token deltas as stream_event lines'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l include-partial-messages -d 'With stream-json, also emit stream_event lines: Anthropic\'s raw stream events (message_start, content_block_delta with text_delta, …) as claude does, for every model'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l dry-run -d 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l skip-git-repo-check -d 'Accepted for codex compatibility and ignored: pincer never requires a git repository'
@@ -116,8 +116,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l strict-config -d '
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-stdin -d 'Never read stdin, even when it is a pipe'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand run" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand run" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s n -l name -d 'Rename the session to NAME' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l session-id -d 'With --fork or --create: the id (a UUID) of the session made' -r
@@ -179,7 +179,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-file
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l include-partial-messages -d 'With stream-json, also emit token deltas as stream_event lines'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l include-partial-messages -d 'With stream-json, also emit stream_event lines: Anthropic\'s raw stream events (message_start, content_block_delta with text_delta, …) as claude does, for every model'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dry-run -d 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l skip-git-repo-check -d 'Accepted for codex compatibility and ignored: pincer never requires a git repository'
@@ -187,8 +187,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l strict-config -
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-stdin -d 'Never read stdin, even when it is a pipe'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l instructions -d 'Tell the summarizer what to focus on' -r
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l keep-recent-tokens -d 'Keep at least N tokens of the newest messages verbatim' -r
@@ -208,8 +208,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand compact" -l last -l contin
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l dry-run -d 'Show the cut point and token estimates; change nothing'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand compact" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand compact" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l cwd -d 'List the sessions of DIR instead of this workspace' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l limit -d 'Show at most N sessions' -r
@@ -227,8 +227,8 @@ never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l all -d 'Include sessions of every directory, not only this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "list" -d 'List sessions, newest first (the default)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "show" -d 'Print a session\'s transcript'
@@ -256,8 +256,8 @@ never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l all -d 'Include sessions of every directory, not only this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -272,8 +272,8 @@ never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l tree -d 'Show every branch of the session tree, not only the current one'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l format -d 'Export format' -r -f -a "markdown\t'A readable transcript'
 json\t'One JSON document with the header and all entries'
@@ -291,8 +291,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l at -d 'Fork at entry ID instead of the current leaf' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l name -d 'Name the new session' -r
@@ -308,8 +308,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -323,8 +323,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -339,8 +339,8 @@ never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s f -l force -d 'Delete even when a run holds the session\'s lock'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l older-than -d 'Delete sessions not updated for DURATION, e.g. 30d, 12h, 90m' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l cwd -d 'Prune the sessions of DIR instead of this workspace' -r -f -a "(__fish_complete_directories)"
@@ -358,8 +358,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l dry-run -d 'List what would be deleted; delete nothing'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l all -d 'Prune sessions of every directory, not only this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -373,8 +373,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -389,8 +389,8 @@ never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l dry-run -d 'Report what would be fixed; change nothing'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, newest first (the default)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a session\'s transcript'
@@ -416,8 +416,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand status" -l wait -d 'Wait u
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l last -l continue -d 'Show the most recently updated session of this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand status" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand status" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -431,8 +431,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "list" -d 'List credential profiles (the default)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -f -a "add" -d 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv'
@@ -454,8 +454,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l name -d 'Profile name (default: derived from the provider)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l type -d 'Kind of credential' -r -f -a "api_key\t'A provider API key'
@@ -474,8 +474,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -489,8 +489,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -504,8 +504,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -519,8 +519,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
@@ -534,8 +534,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s m -l model -d 'Model to send the test request to (default: the configured model when its provider matches, else the provider\'s smallest catalog model)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
@@ -550,8 +550,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "list" -d 'List credential profiles (the default)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "add" -d 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv'
@@ -573,8 +573,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand completions" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand completions" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l out -d 'Directory that receives man/ and completions/ (default: the current directory)' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
@@ -589,8 +589,8 @@ always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s q -l quiet -d 'Print less on stderr (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s v -l verbose -d 'Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "run" -d 'Start a new session and run one turn'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume compact sessions status auth completions generate-docs help" -f -a "resume" -d 'Continue a session (by id, prefix, name, file or --last) and run one turn'

@@ -233,11 +233,12 @@ pub struct GlobalArgs {
     #[arg(long, global = true, conflicts_with = "output_format")]
     pub json: bool,
 
-    /// Print less on stderr (stdout is unaffected).
+    /// Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected).
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     pub quiet: bool,
 
-    /// Print more on stderr, e.g. tool calls and the session id; repeat for more (-vv).
+    /// Print more on stderr: a line per tool call and the session id also when stderr is not a
+    /// terminal; repeat for more (-vv).
     #[arg(short, long, global = true, action = ArgAction::Count)]
     pub verbose: u8,
 
@@ -701,7 +702,8 @@ pub struct TurnArgs {
     #[arg(long, visible_alias = "ephemeral", help_heading = "Session and output")]
     pub no_session_persistence: bool,
 
-    /// With stream-json, also emit token deltas as stream_event lines.
+    /// With stream-json, also emit stream_event lines: Anthropic's raw stream events
+    /// (message_start, content_block_delta with text_delta, …) as claude does, for every model.
     #[arg(long, help_heading = "Session and output")]
     pub include_partial_messages: bool,
 

@@ -17,6 +17,10 @@ pub struct TokenUsage {
     pub cache_read: u64,
     /// Prompt tokens written to the cache by this call.
     pub cache_write: u64,
+    /// The share of `cache_write` written to Anthropic's 1-hour cache (priced higher than the
+    /// default 5-minute cache); 0 where the provider has no such split.
+    #[serde(default)]
+    pub cache_write_1h: u64,
     /// The reasoning share of `output`, where the provider reports it.
     pub reasoning: u64,
 }
@@ -38,6 +42,7 @@ impl TokenUsage {
         self.output += other.output;
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
+        self.cache_write_1h += other.cache_write_1h;
         self.reasoning += other.reasoning;
     }
 }
@@ -110,6 +115,7 @@ mod tests {
             cache_write: 500,
             cache_read: 85_000,
             output: 100,
+            cache_write_1h: 0,
             reasoning: 0,
         };
         let occupancy = ContextOccupancy::of(&usage, Some(200_000));
@@ -126,6 +132,7 @@ mod tests {
             output: 20,
             cache_read: 30,
             cache_write: 40,
+            cache_write_1h: 0,
             reasoning: 5,
         };
         total.add(&call);

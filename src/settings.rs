@@ -548,6 +548,7 @@ pub fn model_info(config: &ConfigFile, provider: &str, model: &str) -> Option<Mo
             output_price: 0.0,
             cache_read_price: 0.0,
             cache_write_price: 0.0,
+            cache_write_1h_price: 0.0,
             reasoning: false,
             source: String::new(),
         },
@@ -562,6 +563,15 @@ pub fn model_info(config: &ConfigFile, provider: &str, model: &str) -> Option<Mo
         set(&mut info.output_price, configured.output_price);
         set(&mut info.cache_read_price, configured.cache_read_price);
         set(&mut info.cache_write_price, configured.cache_write_price);
+        // A configured 5-minute price without a 1-hour one: the 1-hour cache costs the same,
+        // unless the catalog knows better.
+        if catalog_entry.is_none() {
+            info.cache_write_1h_price = info.cache_write_price;
+        }
+        set(
+            &mut info.cache_write_1h_price,
+            configured.cache_write_1h_price,
+        );
         if let Some(window) = configured.context_window {
             info.context_window = window;
         }

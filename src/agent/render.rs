@@ -1,17 +1,17 @@
 //! The stream-json shapes of a turn's events, mirroring `claude -p --output-format stream-json`
-//! (see `shared/reference/claude-output/`): assistant messages with Anthropic-shaped content,
-//! user messages carrying `tool_result` blocks, and `stream_event` wrappers for deltas.
+//! (see `shared/reference/claude-output/`): assistant messages with Anthropic-shaped content and
+//! user messages carrying `tool_result` blocks. Each names the session entry it was stored as in
+//! `entry_id`; the line's `uuid` is stamped by the stream-json writer (`output::events`).
 
 use serde_json::{Value, json};
 
-use crate::provider::StreamEvent;
 use crate::session::record::{AssistantContent, AssistantMessage, ContentBlock, ToolResultMessage};
 
 /// The `assistant` line for a completed message.
 pub fn assistant_line(
     message: &AssistantMessage,
     message_id: &str,
-    provider_stop_reason: Option<&str>,
+    (stop_reason, provider_stop_reason): (Option<&str>, Option<&str>),
     session_id: Option<&str>,
     entry_id: Option<&str>,
 ) -> Value {
@@ -42,7 +42,7 @@ pub fn assistant_line(
             "role": "assistant",
             "model": message.model,
             "content": content,
-            "stop_reason": provider_stop_reason,
+            "stop_reason": stop_reason,
             "stop_sequence": null,
             "usage": {
                 "input_tokens": message.usage.input,
@@ -50,10 +50,11 @@ pub fn assistant_line(
                 "cache_read_input_tokens": message.usage.cache_read,
                 "output_tokens": message.usage.output,
             },
+            "provider_stop_reason": provider_stop_reason,
         },
         "parent_tool_use_id": null,
         "session_id": session_id,
-        "uuid": entry_id,
+        "entry_id": entry_id,
     })
 }
 
@@ -90,58 +91,6 @@ pub fn tool_result_line(
         },
         "parent_tool_use_id": null,
         "session_id": session_id,
-        "uuid": entry_id,
+        "entry_id": entry_id,
     })
-}
-
-/// A neutral stream event as JSON, for `stream_event` lines.
-pub fn neutral_event(event: &StreamEvent) -> Value {
-    match event {
-        StreamEvent::Start { response_id, model } => {
-            json!({"type": "message_start", "response_id": response_id, "model": model})
-        }
-        StreamEvent::TextDelta { block, text } => {
-            json!({"type": "text_delta", "index": block, "text": text})
-        }
-        StreamEvent::TextSignature { block, .. } => {
-            json!({"type": "text_signature", "index": block})
-        }
-        StreamEvent::ThinkingDelta { block, text } => {
-            json!({"type": "thinking_delta", "index": block, "thinking": text})
-        }
-        StreamEvent::ThinkingSignature { block, .. } => {
-            json!({"type": "signature_delta", "index": block})
-        }
-        StreamEvent::RedactedThinking { block, .. } => {
-            json!({"type": "redacted_thinking", "index": block})
-        }
-        StreamEvent::ToolCallStart { block, id, name } => {
-            json!({"type": "tool_use_start", "index": block, "id": id, "name": name})
-        }
-        StreamEvent::ToolCallArguments { block, fragment } => {
-            json!({"type": "input_json_delta", "index": block, "partial_json": fragment})
-        }
-        StreamEvent::ToolCall {
-            block,
-            id,
-            name,
-            arguments,
-            ..
-        } => {
-            json!({"type": "tool_use", "index": block, "id": id, "name": name, "input": arguments})
-        }
-        StreamEvent::Usage(usage) => json!({
-            "type": "usage",
-            "input_tokens": usage.input,
-            "cache_creation_input_tokens": usage.cache_write,
-            "cache_read_input_tokens": usage.cache_read,
-            "output_tokens": usage.output,
-            "reasoning_tokens": usage.reasoning,
-        }),
-        StreamEvent::Finish {
-            provider_reason, ..
-        } => {
-            json!({"type": "message_stop", "stop_reason": provider_reason})
-        }
-    }
 }

@@ -20,7 +20,9 @@ use super::render;
 use super::transcript::Transcript;
 use crate::config::ModelInfo;
 use crate::conversation::TokenUsage;
-use crate::output::events::{Event, EventSink};
+use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
+use crate::output::partial::MessageEnd;
+use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
@@ -29,7 +31,8 @@ use crate::provider::{
     ToolDefinition,
 };
 use crate::session::record::{
-    AgentMessage, AssistantContent, ContentBlock, StopReason, TextContent, ToolResultMessage,
+    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, StopReason, TextContent,
+    ToolResultMessage,
 };
 use crate::session::store::SessionError;
 use crate::settings::CompactionSettings;
@@ -117,8 +120,6 @@ pub struct TurnSettings {
     pub max_budget_usd: Option<f64>,
     /// Longest silence from the provider.
     pub idle_timeout: Duration,
-    /// Emit `stream_event` deltas.
-    pub include_partial: bool,
     /// The session id for event lines.
     pub session_id: Option<String>,
     /// Workspace for tools.
@@ -211,6 +212,11 @@ pub enum Ending {
         /// Its class.
         kind: FailureKind,
     },
+    /// The final message hit the output limit before any answer text (exit 1, `output_limit`).
+    OutputLimit {
+        /// The limit the request carried, when pincer set it (a CLI child sets its own).
+        max_output_tokens: Option<u64>,
+    },
     /// A signal or the timeout stopped the run.
     Cancelled(CancelReason),
     /// The session could not be written: the run stops rather than continue unrecorded.
@@ -235,7 +241,9 @@ pub struct TurnReport {
     pub final_text: String,
     /// The provider's stop word of the last call.
     pub provider_stop_reason: Option<String>,
-    /// Model calls made.
+    /// The last call's stop reason in claude's words (`end_turn`, `tool_use`, `max_tokens`, …).
+    pub stop_reason: Option<&'static str>,
+    /// Completed model round trips (a retried, rotated or re-sent call counts once).
     pub model_calls: u32,
     /// Usage summed over this run.
     pub usage: TokenUsage,
@@ -267,6 +275,7 @@ impl TurnReport {
             ending,
             final_text: String::new(),
             provider_stop_reason: None,
+            stop_reason: None,
             model_calls: 0,
             usage: TokenUsage::default(),
             cost_usd: 0.0,
@@ -351,6 +360,14 @@ pub fn request_messages(messages: &[AgentMessage]) -> Vec<AgentMessage> {
     output
 }
 
+/// Whether an assistant message says anything (text that is not only whitespace).
+fn has_answer(message: &AssistantMessage) -> bool {
+    message.content.iter().any(|block| match block {
+        AssistantContent::Text(text) => !text.text.trim().is_empty(),
+        _ => false,
+    })
+}
+
 /// A text content block.
 pub fn text_block(text: &str) -> ContentBlock {
     ContentBlock::Text(TextContent {
@@ -373,12 +390,7 @@ fn usage_cost(info: Option<&ModelInfo>, usage: &TokenUsage) -> crate::session::r
     let Some(info) = info else {
         return crate::session::record::Cost::default();
     };
-    let cost = info.cost(
-        usage.input,
-        usage.output,
-        usage.cache_read,
-        usage.cache_write,
-    );
+    let cost = info.usage_cost(usage);
     crate::session::record::Cost {
         input: cost.input,
         output: cost.output,
@@ -597,11 +609,13 @@ pub async fn run(
         };
         let build = || provider::protocol(settings.api, &request);
         let started = Instant::now();
-        report.model_calls += 1;
-        let include_partial = settings.include_partial;
         let session_id = settings.session_id.clone();
         progress.call_text.clear();
         progress.call_output = false;
+        let _ = sink.emit(&Event::Phase(Phase::Connecting(format!(
+            "{}/{}",
+            settings.provider, settings.model
+        ))));
         let outcome = {
             // Both callbacks write events; they never run at the same time.
             let shared_sink = std::cell::RefCell::new(&mut *sink);
@@ -630,14 +644,7 @@ pub async fn run(
                         let _ = sink.emit(&Event::TextDelta(shown));
                     }
                 }
-                if include_partial {
-                    let _ = sink.emit(&Event::Partial(serde_json::json!({
-                        "type": "stream_event",
-                        "event": render::neutral_event(event),
-                        "session_id": session_id,
-                        "parent_tool_use_id": null,
-                    })));
-                }
+                let _ = sink.emit(&Event::Stream(event.clone()));
             };
             let mut on_retry = |notice: RetryNotice| {
                 let _ = shared_sink.borrow_mut().emit(&retry_event(
@@ -704,6 +711,9 @@ pub async fn run(
         }
         account(&mut report, settings, &accumulator, failure.is_none());
         report.provider_stop_reason = accumulator.provider_stop_reason().map(str::to_owned);
+        report.stop_reason = accumulator
+            .finish_reason()
+            .and_then(|reason| claude_stop_reason(reason, accumulator.provider_stop_reason()));
         let stored = AgentMessage::Assistant(message.clone());
         // A failed call that produced nothing is recorded too, so `status` can say why.
         let entry_id = match transcript.append_message(&stored) {
@@ -830,6 +840,8 @@ pub async fn run(
             }
             None => {}
         }
+        // Counted once it completed: retries, rotations and re-sends made it only once.
+        report.model_calls += 1;
         if !success_recorded {
             // Once per credential and run: the store is shared by every cron job.
             success_recorded = true;
@@ -843,10 +855,14 @@ pub async fn run(
         let message_id = accumulator
             .response_id()
             .map_or_else(|| format!("msg_{entry_id}"), str::to_owned);
+        let _ = sink.emit(&Event::MessageEnd(MessageEnd {
+            stop_reason: report.stop_reason,
+            usage: accumulator.usage(),
+        }));
         let _ = sink.emit(&Event::Assistant(render::assistant_line(
             &message,
             &message_id,
-            accumulator.provider_stop_reason(),
+            (report.stop_reason, accumulator.provider_stop_reason()),
             settings.session_id.as_deref(),
             Some(entry_id.as_str()),
         )));
@@ -866,6 +882,13 @@ pub async fn run(
             .collect();
         let over_threshold =
             needs_compaction(settings, window, accumulator.usage().context_tokens());
+        if calls.is_empty() && message.stop_reason == StopReason::Length && !has_answer(&message) {
+            // All the output went to reasoning (or nowhere): an empty success would hide it.
+            report.ending = Ending::OutputLimit {
+                max_output_tokens: Some(settings.max_output_tokens),
+            };
+            return report;
+        }
         if calls.is_empty() {
             if over_threshold
                 && let Err(failure) = compact_now(
@@ -891,6 +914,11 @@ pub async fn run(
             return report;
         }
         for (id, name, arguments) in calls {
+            let _ = sink.emit(&Event::ToolStarted(ToolStart {
+                id: id.clone(),
+                name: name.clone(),
+                input: arguments.clone(),
+            }));
             let decision = settings.policy.check(&name, &arguments);
             let output = if cancellation.token.is_cancelled() {
                 tools::ToolOutput::error("not run: the turn was interrupted")
@@ -910,6 +938,10 @@ pub async fn run(
                     "tool_input": arguments,
                 }));
             }
+            let _ = sink.emit(&Event::ToolFinished(ToolEnd {
+                id: id.clone(),
+                is_error: output.is_error,
+            }));
             let output = redactor.tool_output(output);
             let result = ToolResultMessage {
                 tool_call_id: id,
@@ -1144,6 +1176,7 @@ async fn compact_now(
         max_output_tokens: settings.max_output_tokens.min(16_384),
         idle_timeout: settings.idle_timeout,
     };
+    let _ = sink.emit(&Event::Phase(Phase::Compacting));
     let started = Instant::now();
     let outcome = compact::run(
         client,

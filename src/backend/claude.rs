@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use crate::conversation::TokenUsage;
 use crate::provider::StreamEvent;
+use crate::provider::anthropic::wire::CacheCreation;
 use crate::session::record::{
     AssistantContent, StopReason, TextContent, ThinkingContent, ToolCall,
 };
@@ -164,6 +165,9 @@ pub struct WireUsage {
     /// Written to the cache.
     #[serde(default)]
     pub cache_creation_input_tokens: Option<u64>,
+    /// The cache write by lifetime (the 1-hour part is priced higher).
+    #[serde(default)]
+    pub cache_creation: Option<CacheCreation>,
 }
 
 impl WireUsage {
@@ -180,6 +184,9 @@ impl WireUsage {
             output: self.output_tokens.unwrap_or(base.output),
             cache_read: self.cache_read_input_tokens.unwrap_or(base.cache_read),
             cache_write: self.cache_creation_input_tokens.unwrap_or(base.cache_write),
+            cache_write_1h: self
+                .cache_creation
+                .map_or(base.cache_write_1h, |split| split.ephemeral_1h_input_tokens),
             reasoning: base.reasoning,
         }
     }
@@ -271,7 +278,12 @@ pub enum Delta {
         /// A JSON fragment.
         partial_json: String,
     },
-    /// Signatures and anything else.
+    /// The signature of a thinking block.
+    SignatureDelta {
+        /// The opaque signature.
+        signature: String,
+    },
+    /// Anything else.
     #[serde(other)]
     Other,
 }
@@ -401,7 +413,7 @@ impl ClaudeStream {
                 recorder.begin(&message.id)?;
                 recorder.set_usage(message.usage.normalized());
                 self.usage_from_stream.push(message.id.clone());
-                recorder.partial(&StreamEvent::Start {
+                recorder.stream(&StreamEvent::Start {
                     response_id: Some(message.id),
                     model: message.model,
                 });
@@ -409,7 +421,7 @@ impl ClaudeStream {
             RawEvent::ContentBlockStart {
                 index,
                 content_block: WireBlock::ToolUse { id, name, .. },
-            } => recorder.partial(&StreamEvent::ToolCallStart {
+            } => recorder.stream(&StreamEvent::ToolCallStart {
                 block: index,
                 id,
                 name,
@@ -417,18 +429,22 @@ impl ClaudeStream {
             RawEvent::ContentBlockDelta { index, delta } => match delta {
                 Delta::TextDelta { text } => {
                     recorder.text_delta(&text);
-                    recorder.partial(&StreamEvent::TextDelta { block: index, text });
+                    recorder.stream(&StreamEvent::TextDelta { block: index, text });
                 }
-                Delta::ThinkingDelta { thinking } => {
-                    recorder.partial(&StreamEvent::ThinkingDelta {
-                        block: index,
-                        text: thinking,
-                    })
-                }
+                Delta::ThinkingDelta { thinking } => recorder.stream(&StreamEvent::ThinkingDelta {
+                    block: index,
+                    text: thinking,
+                }),
                 Delta::InputJsonDelta { partial_json } => {
-                    recorder.partial(&StreamEvent::ToolCallArguments {
+                    recorder.stream(&StreamEvent::ToolCallArguments {
                         block: index,
                         fragment: partial_json,
+                    });
+                }
+                Delta::SignatureDelta { signature } => {
+                    recorder.stream(&StreamEvent::ThinkingSignature {
+                        block: index,
+                        signature,
                     });
                 }
                 Delta::Other => {}
@@ -437,7 +453,7 @@ impl ClaudeStream {
                 // The call's final counts: output always, prompt parts when present.
                 let usage = usage.over(recorder.usage().unwrap_or_default());
                 recorder.set_usage(usage);
-                recorder.partial(&StreamEvent::Usage(usage));
+                recorder.stream(&StreamEvent::Usage(usage));
                 if let Some(reason) = delta.stop_reason {
                     recorder.set_stop(&reason);
                     let normalized = match reason.as_str() {
@@ -445,7 +461,7 @@ impl ClaudeStream {
                         "max_tokens" => StopReason::Length,
                         _ => StopReason::Stop,
                     };
-                    recorder.partial(&StreamEvent::Finish {
+                    recorder.stream(&StreamEvent::Finish {
                         reason: normalized,
                         provider_reason: reason,
                     });
@@ -540,6 +556,7 @@ mod tests {
             output: 1,
             cache_read: 18_133,
             cache_write: 5_210,
+            cache_write_1h: 0,
             reasoning: 0,
         };
         assert_eq!(update.over(before).output, 402);

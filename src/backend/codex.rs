@@ -71,6 +71,7 @@ impl RawUsage {
             output: self.output,
             cache_read: self.cached,
             cache_write: 0,
+            cache_write_1h: 0,
             reasoning: self.reasoning,
         }
     }
@@ -443,6 +444,7 @@ mod tests {
                 output: 178,
                 cache_read: 23_552,
                 cache_write: 0,
+                cache_write_1h: 0,
                 reasoning: 36,
             }
         );

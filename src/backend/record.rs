@@ -11,8 +11,11 @@ use crate::agent::transcript::Transcript;
 use crate::agent::turn::{Ending, TurnReport, now_millis};
 use crate::config::ModelInfo;
 use crate::conversation::TokenUsage;
-use crate::output::events::{Event, EventSink};
+use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
+use crate::output::partial::MessageEnd;
+use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::StreamEvent;
+use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
 use crate::session::record::{
     AgentMessage, AssistantContent, AssistantMessage, ContentBlock, Cost, StopReason, TextContent,
     ToolResultMessage, Usage,
@@ -30,6 +33,11 @@ struct Pending {
     stop_reason: Option<String>,
     /// Text already shown as deltas (so the whole message does not print it again).
     streamed: bool,
+    /// The child streamed this message's events itself (claude's raw stream events); else they
+    /// are told from the whole blocks as they come (codex, claude without partial messages).
+    raw_streamed: bool,
+    /// The start of a told stream has been emitted.
+    told_start: bool,
 }
 
 /// Writes and emits what the child does.
@@ -99,20 +107,62 @@ impl<'a> Recorder<'a> {
             let _ = self.sink.emit(&Event::TextDelta("\n\n".to_owned()));
         }
         self.text_printed = true;
-        if let Some(pending) = &mut self.pending {
-            pending.streamed = true;
-        }
+        // The message this text belongs to may not have begun yet (codex reports the text
+        // before its block): it does now, so that it is not printed again when it completes.
+        self.pending().streamed = true;
         let _ = self.sink.emit(&Event::TextDelta(text.to_owned()));
     }
 
-    /// A raw delta for `--include-partial-messages`, in the API path's neutral shape.
-    pub fn partial(&mut self, event: &StreamEvent) {
-        let _ = self.sink.emit(&Event::Partial(json!({
-            "type": "stream_event",
-            "event": render::neutral_event(event),
-            "session_id": self.session_id,
-            "parent_tool_use_id": null,
-        })));
+    /// A neutral event of the child's model call as it streams (claude's raw stream events,
+    /// translated), the same events the API path emits.
+    pub fn stream(&mut self, event: &StreamEvent) {
+        self.pending().raw_streamed = true;
+        let _ = self.sink.emit(&Event::Stream(event.clone()));
+    }
+
+    /// A model request is on its way (the child is starting).
+    pub fn connecting(&mut self) {
+        let _ = self.sink.emit(&Event::Phase(Phase::Connecting(
+            self.backend.name().to_owned(),
+        )));
+    }
+
+    /// The stream events of a whole block the child reported at once (block number `block`).
+    fn tell(&mut self, block: usize, content: &AssistantContent) {
+        let model = self.model.clone();
+        let pending = self.pending();
+        let mut events = Vec::new();
+        if !std::mem::replace(&mut pending.told_start, true) {
+            events.push(StreamEvent::Start {
+                response_id: Some(pending.id.clone()),
+                model: Some(model),
+            });
+        }
+        match content {
+            AssistantContent::Text(text) => events.push(StreamEvent::TextDelta {
+                block,
+                text: text.text.clone(),
+            }),
+            AssistantContent::Thinking(thinking) => events.push(StreamEvent::ThinkingDelta {
+                block,
+                text: thinking.thinking.clone(),
+            }),
+            AssistantContent::ToolCall(call) => {
+                events.push(StreamEvent::ToolCallStart {
+                    block,
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                });
+                events.push(StreamEvent::ToolCallArguments {
+                    block,
+                    fragment: call.arguments.to_string(),
+                });
+            }
+            AssistantContent::Unknown(_) => {}
+        }
+        for event in events {
+            let _ = self.sink.emit(&Event::Stream(event));
+        }
     }
 
     /// Start (or continue) the assistant message `id`; a different id completes the one before.
@@ -147,15 +197,27 @@ impl<'a> Recorder<'a> {
             .is_some_and(|pending| pending.streamed)
     }
 
-    /// Add a content block to the message being assembled.
+    /// Add a content block to the message being assembled. A tool call is run by the child
+    /// next, so it is announced as started.
     pub fn push(&mut self, block: AssistantContent) {
-        if let AssistantContent::ToolCall(call) = &block {
-            self.tool_names.insert(call.id.clone(), call.name.clone());
-        }
         let pending = self.pending();
         // claude repeats a block when it splits one message over several events.
-        if !pending.content.contains(&block) {
-            pending.content.push(block);
+        if pending.content.contains(&block) {
+            return;
+        }
+        let index = pending.content.len();
+        let told = !pending.raw_streamed;
+        pending.content.push(block.clone());
+        if told {
+            self.tell(index, &block);
+        }
+        if let AssistantContent::ToolCall(call) = &block {
+            self.tool_names.insert(call.id.clone(), call.name.clone());
+            let _ = self.sink.emit(&Event::ToolStarted(ToolStart {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: call.arguments.clone(),
+            }));
         }
     }
 
@@ -198,12 +260,7 @@ impl<'a> Recorder<'a> {
         };
         let usage = pending.usage;
         let cost = self.model_info.as_ref().map_or(Cost::default(), |info| {
-            let cost = info.cost(
-                usage.input,
-                usage.output,
-                usage.cache_read,
-                usage.cache_write,
-            );
+            let cost = info.usage_cost(&usage);
             Cost {
                 input: cost.input,
                 output: cost.output,
@@ -264,6 +321,16 @@ impl<'a> Recorder<'a> {
         self.report
             .provider_stop_reason
             .clone_from(&pending.stop_reason);
+        // claude's words already are claude's; codex says only `completed`.
+        let finished = if has_calls {
+            StopReason::ToolUse
+        } else {
+            pending
+                .stop_reason
+                .as_deref()
+                .map_or(StopReason::Stop, anthropic_stop_reason)
+        };
+        self.report.stop_reason = claude_stop_reason(finished, pending.stop_reason.as_deref());
         if !pending.streamed && !text.is_empty() {
             self.text_delta(&text);
         }
@@ -271,10 +338,14 @@ impl<'a> Recorder<'a> {
             self.separator_pending = true;
         }
         self.report.final_text = text;
+        let _ = self.sink.emit(&Event::MessageEnd(MessageEnd {
+            stop_reason: self.report.stop_reason,
+            usage,
+        }));
         let _ = self.sink.emit(&Event::Assistant(render::assistant_line(
             &message,
             &pending.id,
-            pending.stop_reason.as_deref(),
+            (self.report.stop_reason, pending.stop_reason.as_deref()),
             self.session_id.as_deref(),
             Some(entry_id.as_str()),
         )));
@@ -317,6 +388,10 @@ impl<'a> Recorder<'a> {
         let entry_id = self
             .transcript
             .append_message(&AgentMessage::ToolResult(result.clone()))?;
+        let _ = self.sink.emit(&Event::ToolFinished(ToolEnd {
+            id: call_id.to_owned(),
+            is_error,
+        }));
         let _ = self.sink.emit(&Event::User(render::tool_result_line(
             &result,
             self.session_id.as_deref(),

@@ -306,6 +306,7 @@ pub(super) async fn run_delegated(
         };
         let mut write_error: Option<SessionError> = None;
         let mut noise: Vec<String> = Vec::new();
+        recorder.connecting();
         let end = child::run(&spawn, idle, cancellation, &mut |line| {
             let handled = match &mut dialect {
                 Dialect::Claude(stream) => stream.line(line, &mut recorder),
@@ -466,7 +467,9 @@ fn conclude(
     workspace: &str,
 ) -> TurnReport {
     let failure_text = match &ending {
-        Ending::Completed | Ending::MaxTurns | Ending::MaxBudget => None,
+        Ending::Completed | Ending::MaxTurns | Ending::MaxBudget | Ending::OutputLimit { .. } => {
+            None
+        }
         Ending::Failed { error, .. } => Some((StopReason::Error, error.to_string())),
         Ending::Cancelled(reason) => Some((StopReason::Aborted, reason.message().to_owned())),
         Ending::Persistence(_) => None,
@@ -518,6 +521,15 @@ fn conclude(
             .map_or_else(|| started.elapsed(), Duration::from_millis);
     } else {
         report.api_duration = started.elapsed();
+    }
+    if matches!(ending, Ending::Completed)
+        && report.stop_reason == Some("max_tokens")
+        && report.final_text.trim().is_empty()
+    {
+        // As on the API path: the child's last message was cut before it said anything.
+        ending = Ending::OutputLimit {
+            max_output_tokens: None,
+        };
     }
     if !matches!(
         ending,

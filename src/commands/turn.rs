@@ -29,7 +29,8 @@ use crate::config::file::SandboxMode;
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{InputError, StdinOptions};
 use crate::output::Format;
-use crate::output::events::{Event, EventSink, EventsFileSink, sink_for};
+use crate::output::events::{Event, EventSink, sink_for};
+use crate::output::progress::ProgressSink;
 use crate::output::result::{
     ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, RunResult,
 };
@@ -45,6 +46,9 @@ use crate::session::tail;
 use crate::settings::ModelRef;
 use crate::tools::Sandbox;
 use crate::tools::policy::{PolicySpec, ToolPolicy};
+
+/// The most output tokens a request asks for, whatever the model allows.
+const MAX_OUTPUT_TOKENS_SENT: u64 = 32_000;
 
 /// `pincer run`; `run -r SESSION` / `run --continue` (claude's spellings) are `resume`.
 pub fn run(
@@ -94,28 +98,42 @@ fn drive(
     turn_args: &TurnArgs,
     plan: &TurnPlan<'_>,
 ) -> CliResult<Exit> {
-    let mut sink = sink_for(
-        format,
-        turn_args.include_partial_messages,
-        turn_args.heartbeat,
-    );
-    if let Some(path) = &turn_args.events_file {
-        match std::fs::File::create(path) {
-            Ok(file) => {
-                sink = Box::new(EventsFileSink::new(
-                    sink,
-                    file,
-                    turn_args.include_partial_messages,
-                ));
-            }
+    let sink_with = |events_file| {
+        sink_for(
+            format,
+            turn_args.include_partial_messages,
+            turn_args.heartbeat,
+            events_file,
+        )
+    };
+    let events_file = match &turn_args.events_file {
+        None => None,
+        Some(path) => match std::fs::File::create(path) {
+            Ok(file) => Some(file),
             Err(error) => {
                 let error = CliError::usage(format!(
                     "cannot create the events file '{}': {error}",
                     path.display()
                 ));
-                return fail(&mut *sink, format, started, &Known::default(), error);
+                return fail(
+                    &mut *sink_with(None),
+                    format,
+                    started,
+                    &Known::default(),
+                    error,
+                );
             }
-        }
+        },
+    };
+    let mut sink = sink_with(events_file);
+    if let Ok(context) = context {
+        // Progress on stderr sees every event first (spinner, tool lines).
+        sink = Box::new(ProgressSink::new(
+            sink,
+            &context.diagnostics,
+            format,
+            turn_args.heartbeat,
+        ));
     }
     let mut known = Known::default();
     let context = match context {
@@ -1265,9 +1283,9 @@ fn attempt_settings(
     let model_info = context
         .settings
         .model_info(&resolved.reference.provider, &resolved.reference.model);
-    let max_output_tokens = model_info
-        .as_ref()
-        .map_or(8_192, |info| info.max_output.clamp(1, 32_000));
+    let max_output_tokens = model_info.as_ref().map_or(8_192, |info| {
+        info.max_output.clamp(1, MAX_OUTPUT_TOKENS_SENT)
+    });
     // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
     let tool_names: Vec<&str> = shared
         .policy
@@ -1328,7 +1346,6 @@ fn attempt_settings(
         max_budget_usd: args.max_budget_usd,
         idle_timeout: seconds(args.idle_timeout)
             .unwrap_or(Duration::from_secs(context.settings.timeouts.idle_secs)),
-        include_partial: args.include_partial_messages,
         session_id: shared.session_id.clone(),
         workspace: context.workspace.clone(),
         policy: shared.policy.clone(),
@@ -1383,6 +1400,7 @@ fn absorb(total: &mut Option<TurnReport>, part: TurnReport) {
     total.ending = part.ending;
     total.final_text = part.final_text;
     total.provider_stop_reason = part.provider_stop_reason;
+    total.stop_reason = part.stop_reason;
     if part.last_usage.is_some() {
         total.last_usage = part.last_usage;
     }
@@ -1661,6 +1679,24 @@ fn dry_run_context(
     }
 }
 
+/// What to say when the final message ran out of output tokens before any answer: which limit,
+/// and the setting that raises it.
+fn output_limit_message(outcome: &ChainOutcome, max_output_tokens: Option<u64>) -> String {
+    match max_output_tokens {
+        Some(limit) => format!(
+            "the model used its whole output limit ({limit} tokens) without writing an answer; \
+             raise `max_output` under [providers.{}.models.\"{}\"] in config.toml (pincer sends \
+             at most {MAX_OUTPUT_TOKENS_SENT}), or lower --thinking",
+            outcome.provider, outcome.model
+        ),
+        None => format!(
+            "{} stopped at its output limit without writing an answer; raise the CLI's own limit \
+             (claude: CLAUDE_CODE_MAX_OUTPUT_TOKENS in [backends.{}.env]), or lower --thinking",
+            outcome.backend, outcome.backend
+        ),
+    }
+}
+
 /// Why a run failed, for the result object and stderr.
 struct Failure {
     kind: String,
@@ -1752,6 +1788,17 @@ fn finish(
                 }),
                 "error",
             ),
+            Ending::OutputLimit { max_output_tokens } => (
+                ResultSubtype::ErrorDuringExecution,
+                Exit::RunFailed,
+                Some(Failure {
+                    kind: "output_limit".into(),
+                    message: output_limit_message(outcome, *max_output_tokens),
+                    status: None,
+                    retryable: false,
+                }),
+                "error",
+            ),
             Ending::Cancelled(reason) => {
                 let (subtype, exit, failure, terminal) = cancelled_failure(*reason);
                 (subtype, exit, Some(failure), terminal)
@@ -1825,7 +1872,8 @@ fn finish(
                 percent: occupancy.percent,
             },
         ),
-        stop_reason: report.provider_stop_reason.clone(),
+        stop_reason: report.stop_reason.map(str::to_owned),
+        provider_stop_reason: report.provider_stop_reason.clone(),
         terminal_reason: terminal.to_owned(),
         // Every failed attempt of the chain, then the failure that ended the run when it is
         // not one of them.
@@ -1854,6 +1902,7 @@ fn finish(
         heartbeat_ok: heartbeat.then(|| {
             exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)
         }),
+        uuid: crate::output::events::new_uuid(),
     };
     let cli_error = error.map(|failure| {
         let error = CliError::new(exit, failure.message);

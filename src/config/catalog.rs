@@ -35,8 +35,11 @@ pub struct ModelInfo {
     pub output_price: f64,
     /// USD per million cache-read tokens.
     pub cache_read_price: f64,
-    /// USD per million cache-write tokens.
+    /// USD per million cache-write tokens (Anthropic: the default 5-minute cache).
     pub cache_write_price: f64,
+    /// USD per million tokens written to Anthropic's 1-hour cache; the 5-minute price where a
+    /// provider has no such cache.
+    pub cache_write_1h_price: f64,
     /// Whether the model takes a reasoning/thinking level.
     pub reasoning: bool,
     /// Where the numbers came from, and which ones could not be confirmed.
@@ -71,13 +74,38 @@ impl AddAssign for Cost {
 impl ModelInfo {
     /// Prices one call's (or a sum of calls') usage. The four counts are disjoint, as pincer
     /// normalizes them (SPEC §8): `input` excludes cached tokens, `output` includes reasoning.
+    /// Every cache write is priced at the 5-minute rate; [`ModelInfo::usage_cost`] knows better
+    /// when the usage says how much went to the 1-hour cache.
     pub fn cost(&self, input: u64, output: u64, cache_read: u64, cache_write: u64) -> Cost {
+        self.priced(input, output, cache_read, cache_write, 0)
+    }
+
+    /// Prices a normalized usage, its 1-hour cache writes at the 1-hour rate.
+    pub fn usage_cost(&self, usage: &crate::conversation::TokenUsage) -> Cost {
+        self.priced(
+            usage.input,
+            usage.output,
+            usage.cache_read,
+            usage.cache_write,
+            usage.cache_write_1h.min(usage.cache_write),
+        )
+    }
+
+    fn priced(
+        &self,
+        input: u64,
+        output: u64,
+        cache_read: u64,
+        cache_write: u64,
+        cache_write_1h: u64,
+    ) -> Cost {
         let price =
             |tokens: u64, per_million: f64| tokens as f64 * per_million / TOKENS_PER_PRICE_UNIT;
         let input = price(input, self.input_price);
         let output = price(output, self.output_price);
         let cache_read = price(cache_read, self.cache_read_price);
-        let cache_write = price(cache_write, self.cache_write_price);
+        let cache_write = price(cache_write - cache_write_1h, self.cache_write_price)
+            + price(cache_write_1h, self.cache_write_1h_price);
         Cost {
             input,
             output,
@@ -102,6 +130,9 @@ struct CatalogEntry {
     output_price: f64,
     cache_read_price: f64,
     cache_write_price: f64,
+    /// Anthropic's 1-hour cache write; absent: the 5-minute price.
+    #[serde(default)]
+    cache_write_1h_price: Option<f64>,
     reasoning: bool,
     source: String,
 }
@@ -148,6 +179,9 @@ impl Catalog {
                 output_price: entry.output_price,
                 cache_read_price: entry.cache_read_price,
                 cache_write_price: entry.cache_write_price,
+                cache_write_1h_price: entry
+                    .cache_write_1h_price
+                    .unwrap_or(entry.cache_write_price),
                 reasoning: entry.reasoning,
                 source: entry.source,
             });
@@ -317,8 +351,14 @@ mod tests {
             .filter(|info| info.provider == "anthropic")
         {
             let write = info.input_price * 1.25;
+            let write_1h = info.input_price * 2.0;
             let read = info.input_price * 0.1;
             assert!((info.cache_write_price - write).abs() < 1e-9, "{}", info.id);
+            assert!(
+                (info.cache_write_1h_price - write_1h).abs() < 1e-9,
+                "{}",
+                info.id
+            );
             assert!((info.cache_read_price - read).abs() < 1e-9, "{}", info.id);
         }
     }
@@ -421,6 +461,28 @@ mod tests {
         assert!((cost.cache_read - 0.30).abs() < 1e-9);
         assert!((cost.cache_write - 3.75).abs() < 1e-9);
         assert!((cost.total - 22.05).abs() < 1e-9);
+    }
+
+    #[test]
+    fn one_hour_cache_writes_cost_twice_the_input_price_and_five_minute_ones_1_25_times() {
+        let sonnet = catalog().lookup("anthropic", "claude-sonnet-4-5").unwrap();
+        let usage = crate::conversation::TokenUsage {
+            cache_write: 3_000_000,
+            cache_write_1h: 1_000_000,
+            ..Default::default()
+        };
+        let cost = sonnet.usage_cost(&usage);
+        // 2M at $3.75 (5 minutes) + 1M at $6.00 (1 hour).
+        assert!((cost.cache_write - 13.50).abs() < 1e-9, "{cost:?}");
+        assert!((cost.total - 13.50).abs() < 1e-9, "{cost:?}");
+        // Without the split every write is a 5-minute one; OpenAI has a single write price.
+        let plain = crate::conversation::TokenUsage {
+            cache_write: 1_000_000,
+            ..Default::default()
+        };
+        assert!((sonnet.usage_cost(&plain).total - 3.75).abs() < 1e-9);
+        let gpt = catalog().lookup("openai", "gpt-5").unwrap();
+        assert!((gpt.cache_write_1h_price - gpt.cache_write_price).abs() < 1e-12);
     }
 
     #[test]

@@ -129,6 +129,9 @@ pub struct ModelConfig {
     pub cache_read_price: Option<f64>,
     /// USD per million cache-write tokens. Default without a catalog entry: 0.
     pub cache_write_price: Option<f64>,
+    /// USD per million tokens written to Anthropic's 1-hour cache. Default: the catalog's, else
+    /// `cache_write_price`.
+    pub cache_write_1h_price: Option<f64>,
     /// Whether the model accepts a reasoning/thinking level. Default without a catalog entry: false.
     pub reasoning: Option<bool>,
 }

@@ -4,17 +4,18 @@
 //!   (`pincer sessions list | head -1` must not print a panic or fail).
 //! - [`Diagnostics`] writes `error:`, `warning:`, `hint:` and progress lines to stderr, styled only
 //!   when stderr is a terminal (or `--color always`) and `NO_COLOR` is unset.
-//! - [`events`] holds the event interface and the text, json and stream-json sinks of a turn.
+//! - [`events`] holds the event interface and the text, json and stream-json sinks of a turn;
+//!   [`partial`] the `stream_event` shapes; [`progress`] the spinner and tool lines on stderr,
+//!   through which every stderr line goes so that none runs into the spinner.
 //!
-//! This is the only module allowed to print (see the crate-level lints).
-#![expect(
-    clippy::print_stderr,
-    reason = "output/ is the one place allowed to write to the terminal"
-)]
+//! This is the only module that writes to the terminal (see the crate-level lints; it writes
+//! through `io::stdout()`/`io::stderr()` handles, never the print macros).
 
 pub mod events;
+pub mod partial;
 pub mod progress;
 pub mod result;
+pub mod stop_reason;
 
 use std::io::{self, IsTerminal, Write};
 
@@ -156,27 +157,27 @@ impl Diagnostics {
         if let Some(hint) = &error.hint {
             text.push_str(&format!("{} {hint}\n", self.styled("hint", "1;36")));
         }
-        let _ = io::stderr().write_all(text.as_bytes());
+        progress::stderr_line(text.trim_end_matches('\n'));
     }
 
     /// `warning: …`, hidden by `-q`.
     pub fn warn(&self, message: &str) {
         if !self.quiet {
-            eprintln!("{} {message}", self.styled("warning", "1;33"));
+            progress::stderr_line(&format!("{} {message}", self.styled("warning", "1;33")));
         }
     }
 
     /// An informational line, hidden by `-q`.
     pub fn info(&self, message: &str) {
         if !self.quiet {
-            eprintln!("{message}");
+            progress::stderr_line(message);
         }
     }
 
     /// A detail shown only with `-v`.
     pub fn detail(&self, message: &str) {
         if self.verbose > 0 && !self.quiet {
-            eprintln!("{message}");
+            progress::stderr_line(message);
         }
     }
 }

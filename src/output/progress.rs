@@ -1,44 +1,429 @@
-//! A stderr spinner for slow maintenance work, shown only on a terminal and never with `-q`.
+//! Progress on stderr: a spinner with the run's phase on a terminal, one line per finished tool
+//! call, and a spinner for slow maintenance work. Never anything on stdout, nothing with `-q`.
+//!
+//! During a turn, [`ProgressSink`] wraps the output sink and sees every event before it does:
+//! - on a terminal (and not `-q`), an indicatif spinner shows what the run waits for:
+//!   `connecting to MODEL`, `thinking`, `streaming`, `tool NAME SUMMARY`, `compacting`,
+//!   `retrying`;
+//! - on a terminal, or with `-v` anywhere, each finished tool call gets a line:
+//!   `tool exec ls -la: ok (12 ms)`.
+//!
+//! stdout and stderr are often the same terminal. A spinner redraws its line with a carriage
+//! return and an erase, which would wipe text streamed to stdout on that line, so in text mode
+//! the spinner is taken down before the answer's first chunk is written and stays down while the
+//! answer's last line is open (no newline yet). It comes back only for a new phase (a tool, a
+//! request, a retry, a compaction); a stderr line written while the answer's line is open first
+//! ends that line on stderr, so it never runs into the answer. stdout's bytes are never touched.
+//! `--json` writes stdout only at the end, after the spinner is gone; stream-json lines scrolling
+//! on the same terminal are progress enough, so there is no spinner then (tool lines still come).
+//! Every other stderr line of the process (warnings, notices) goes through [`stderr_line`], which
+//! draws it above the spinner.
 
-use std::time::Duration;
+use std::io::{self, IsTerminal, Write as _};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::Value;
 
-use super::Diagnostics;
+use super::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
+use super::result::RunResult;
+use super::{Diagnostics, Format};
+use crate::provider::StreamEvent;
+
+/// What is on the terminal now: the spinner, if any, and whether the answer's current line on
+/// stdout is still open. One per process, because stderr is.
+struct Screen {
+    bar: Option<ProgressBar>,
+    /// The spinner's message (its clock restarts when the message changes).
+    message: String,
+    /// stdout shares the terminal and its last byte was not a newline.
+    open_line: bool,
+}
+
+static SCREEN: Mutex<Screen> = Mutex::new(Screen {
+    bar: None,
+    message: String::new(),
+    open_line: false,
+});
+
+fn screen() -> std::sync::MutexGuard<'static, Screen> {
+    SCREEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Write one line to stderr without garbling the spinner or an open line of the answer.
+pub fn stderr_line(text: &str) {
+    let mut screen = screen();
+    let mut text = format!("{text}\n");
+    if std::mem::take(&mut screen.open_line) {
+        text.insert(0, '\n');
+    }
+    // stderr is unbuffered and a failed write there has nowhere to be reported.
+    match &screen.bar {
+        Some(bar) => bar.suspend(|| {
+            let _ = io::stderr().write_all(text.as_bytes());
+        }),
+        None => {
+            let _ = io::stderr().write_all(text.as_bytes());
+        }
+    }
+}
+
+fn new_bar(message: String) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} ({elapsed})") {
+        bar.set_style(style);
+    }
+    bar.set_message(message);
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+/// Put a spinner with `message` on the screen (replacing the message of the one there).
+fn show(message: String) {
+    let mut screen = screen();
+    if std::mem::take(&mut screen.open_line) {
+        let _ = io::stderr().write_all(b"\n");
+    }
+    match &screen.bar {
+        Some(_) if screen.message == message => {}
+        Some(bar) => {
+            bar.reset_elapsed();
+            bar.set_message(message.clone());
+        }
+        None => screen.bar = Some(new_bar(message.clone())),
+    }
+    screen.message = message;
+}
+
+/// Take the spinner down, leaving its line empty.
+fn hide() {
+    if let Some(bar) = screen().bar.take() {
+        bar.finish_and_clear();
+    }
+}
 
 /// A spinner that exists only when a person is watching.
 #[derive(Debug)]
 pub struct Spinner {
-    bar: Option<ProgressBar>,
+    shown: bool,
 }
 
 impl Spinner {
     /// Start a spinner with `message` when stderr is a terminal and not quiet; else a no-op.
     pub fn start(diagnostics: &Diagnostics, message: &str) -> Spinner {
-        if !diagnostics.is_terminal() || diagnostics.is_quiet() {
-            return Spinner { bar: None };
+        let shown = diagnostics.is_terminal() && !diagnostics.is_quiet();
+        if shown {
+            show(message.to_owned());
         }
-        let bar = ProgressBar::new_spinner();
-        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg}") {
-            bar.set_style(style);
-        }
-        bar.set_message(message.to_owned());
-        bar.enable_steady_tick(Duration::from_millis(100));
-        Spinner { bar: Some(bar) }
+        Spinner { shown }
     }
 
     /// Change the message.
     pub fn set_message(&self, message: String) {
-        if let Some(bar) = &self.bar {
-            bar.set_message(message);
+        if self.shown {
+            show(message);
         }
     }
 }
 
 impl Drop for Spinner {
     fn drop(&mut self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
+        if self.shown {
+            hide();
         }
+    }
+}
+
+/// A tool call being run, for its line when it finishes.
+#[derive(Debug)]
+struct Running {
+    id: String,
+    name: String,
+    summary: String,
+    started: Instant,
+}
+
+/// The turn's progress on stderr, wrapped around the output sink.
+pub struct ProgressSink {
+    inner: Box<dyn EventSink>,
+    /// A spinner on stderr (a terminal, not `-q`).
+    spinner: bool,
+    /// One line per finished tool (a terminal or `-v`, not `-q`).
+    tool_lines: bool,
+    /// Text mode with stdout on a terminal: the answer shares the spinner's screen.
+    answer_on_screen: bool,
+    tools: Vec<Running>,
+}
+
+impl ProgressSink {
+    /// Wrap `inner` with the progress `diagnostics` allow for output in `format`; `hold_text`
+    /// when text mode prints the answer only at the end (heartbeat runs).
+    pub fn new(
+        inner: Box<dyn EventSink>,
+        diagnostics: &Diagnostics,
+        format: Format,
+        hold_text: bool,
+    ) -> ProgressSink {
+        let quiet = diagnostics.is_quiet();
+        let stdout_terminal = io::stdout().is_terminal();
+        // When stream-json lines scroll by on the same terminal, they are the progress.
+        let lines_on_screen = format == Format::StreamJson && stdout_terminal;
+        ProgressSink {
+            inner,
+            // indicatif draws nothing where `TERM` is unset or `dumb`; then neither do we.
+            spinner: diagnostics.is_terminal()
+                && !quiet
+                && !ProgressDrawTarget::stderr().is_hidden()
+                && !lines_on_screen,
+            tool_lines: (diagnostics.is_terminal() || diagnostics.verbosity() > 0) && !quiet,
+            answer_on_screen: format == Format::Text && stdout_terminal && !hold_text,
+            tools: Vec::new(),
+        }
+    }
+
+    /// The spinner's message for an event, if it starts a phase. `strong` phases bring the
+    /// spinner back while the answer's line is open; the others only update it.
+    fn phase_of(&self, event: &Event) -> Option<(String, bool)> {
+        let phase = match event {
+            Event::Phase(Phase::Connecting(target)) => (format!("connecting to {target}"), true),
+            Event::Phase(Phase::Compacting) => ("compacting".to_owned(), true),
+            Event::ToolStarted(start) => (
+                with_summary(&format!("tool {}", start.name), &summary(&start.input)),
+                true,
+            ),
+            Event::System(line)
+                if line.get("subtype").and_then(Value::as_str) == Some("api_retry") =>
+            {
+                let attempt = line.get("attempt").and_then(Value::as_u64).unwrap_or(1);
+                let delay = line.get("delay_ms").and_then(Value::as_u64).unwrap_or(0);
+                (
+                    format!("retrying (attempt {attempt}, in {})", duration(delay)),
+                    true,
+                )
+            }
+            Event::Stream(StreamEvent::Start { .. } | StreamEvent::ThinkingDelta { .. }) => {
+                ("thinking".to_owned(), false)
+            }
+            Event::Stream(
+                StreamEvent::TextDelta { .. }
+                | StreamEvent::ToolCallStart { .. }
+                | StreamEvent::ToolCall { .. },
+            ) => ("streaming".to_owned(), false),
+            _ => return None,
+        };
+        Some(phase)
+    }
+
+    fn tool_started(&mut self, start: &ToolStart) {
+        self.tools.push(Running {
+            id: start.id.clone(),
+            name: start.name.clone(),
+            summary: summary(&start.input),
+            started: Instant::now(),
+        });
+    }
+
+    fn tool_finished(&mut self, end: &ToolEnd) {
+        let Some(position) = self.tools.iter().position(|tool| tool.id == end.id) else {
+            return;
+        };
+        let tool = self.tools.remove(position);
+        if self.tool_lines {
+            stderr_line(&tool_line(
+                &tool.name,
+                &tool.summary,
+                end.is_error,
+                tool.started.elapsed(),
+            ));
+        }
+    }
+}
+
+impl EventSink for ProgressSink {
+    fn emit(&mut self, event: &Event) -> io::Result<()> {
+        match event {
+            Event::ToolStarted(start) => self.tool_started(start),
+            Event::ToolFinished(end) => self.tool_finished(end),
+            _ => {}
+        }
+        if self.spinner
+            && let Some((message, strong)) = self.phase_of(event)
+        {
+            let open = screen().open_line;
+            if strong || !open {
+                show(message);
+            }
+        }
+        if let Event::TextDelta(text) = event
+            && self.answer_on_screen
+            && !text.is_empty()
+        {
+            hide();
+            let outcome = self.inner.emit(event);
+            screen().open_line = !text.ends_with('\n');
+            return outcome;
+        }
+        self.inner.emit(event)
+    }
+
+    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+        hide();
+        let outcome = self.inner.finish(result);
+        // The answer's last line was ended by the newline text mode writes at the end.
+        screen().open_line = false;
+        outcome
+    }
+}
+
+impl Drop for ProgressSink {
+    fn drop(&mut self) {
+        hide();
+    }
+}
+
+/// What a tool call is about, in a few words: the command, path or pattern it was given.
+pub fn summary(input: &Value) -> String {
+    const KEYS: [&str; 8] = [
+        "command",
+        "cmd",
+        "path",
+        "file_path",
+        "pattern",
+        "query",
+        "url",
+        "tool",
+    ];
+    let text = KEYS
+        .iter()
+        .find_map(|key| input.get(*key).and_then(Value::as_str))
+        .map(str::to_owned)
+        .or_else(|| {
+            // codex's file changes: the paths touched.
+            let changes = input.get("changes")?.as_array()?;
+            let paths: Vec<&str> = changes
+                .iter()
+                .filter_map(|change| change.get("path").and_then(Value::as_str))
+                .collect();
+            Some(paths.join(", "))
+        })
+        .unwrap_or_default();
+    shorten(&text, 60)
+}
+
+/// One line of at most `limit` characters (whitespace runs, newlines included, become one space).
+fn shorten(text: &str, limit: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= limit {
+        return flat;
+    }
+    let mut short: String = flat.chars().take(limit.saturating_sub(1)).collect();
+    short.push('…');
+    short
+}
+
+fn with_summary(head: &str, summary: &str) -> String {
+    if summary.is_empty() {
+        head.to_owned()
+    } else {
+        format!("{head} {summary}")
+    }
+}
+
+/// `tool exec ls -la: ok (12 ms)`.
+pub fn tool_line(name: &str, summary: &str, is_error: bool, took: Duration) -> String {
+    let outcome = if is_error { "error" } else { "ok" };
+    let took = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
+    format!(
+        "{}: {outcome} ({})",
+        with_summary(&format!("tool {name}"), summary),
+        duration(took)
+    )
+}
+
+/// `12 ms`, `1.5 s`.
+fn duration(millis: u64) -> String {
+    if millis < 1_000 {
+        format!("{millis} ms")
+    } else {
+        format!("{:.1} s", millis as f64 / 1_000.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_line_names_the_tool_its_argument_the_outcome_and_the_time() {
+        let input = serde_json::json!({"command": "ls -la\n  | wc -l"});
+        assert_eq!(summary(&input), "ls -la | wc -l");
+        assert_eq!(
+            tool_line("exec", &summary(&input), false, Duration::from_millis(12)),
+            "tool exec ls -la | wc -l: ok (12 ms)"
+        );
+        assert_eq!(
+            tool_line("ls", "", true, Duration::from_millis(1_530)),
+            "tool ls: error (1.5 s)"
+        );
+        assert_eq!(
+            summary(&serde_json::json!({"file_path": "/w/notes.txt"})),
+            "/w/notes.txt"
+        );
+        assert_eq!(
+            summary(&serde_json::json!({"changes": [{"path": "a.rs"}, {"path": "b.rs"}]})),
+            "a.rs, b.rs"
+        );
+        let long = "x".repeat(100);
+        let short = summary(&serde_json::json!({ "pattern": long }));
+        assert_eq!(short.chars().count(), 60);
+        assert!(short.ends_with('…'));
+    }
+
+    #[test]
+    fn phases_follow_the_events_of_a_turn() {
+        let sink = ProgressSink {
+            inner: Box::new(super::super::events::JsonSink::default()),
+            spinner: true,
+            tool_lines: true,
+            answer_on_screen: false,
+            tools: Vec::new(),
+        };
+        let phase = |event: Event| sink.phase_of(&event).map(|(message, _)| message);
+        assert_eq!(
+            phase(Event::Phase(Phase::Connecting("anthropic/claude".into()))).as_deref(),
+            Some("connecting to anthropic/claude")
+        );
+        assert_eq!(
+            phase(Event::Stream(StreamEvent::ThinkingDelta {
+                block: 0,
+                text: "x".into()
+            }))
+            .as_deref(),
+            Some("thinking")
+        );
+        assert_eq!(
+            phase(Event::ToolStarted(ToolStart {
+                id: "t".into(),
+                name: "read".into(),
+                input: serde_json::json!({"path": "a.txt"}),
+            }))
+            .as_deref(),
+            Some("tool read a.txt")
+        );
+        assert_eq!(
+            phase(Event::System(serde_json::json!({
+                "type": "system", "subtype": "api_retry", "attempt": 2, "delay_ms": 1500
+            })))
+            .as_deref(),
+            Some("retrying (attempt 2, in 1.5 s)")
+        );
+        assert_eq!(
+            phase(Event::Phase(Phase::Compacting)).as_deref(),
+            Some("compacting")
+        );
+        assert_eq!(phase(Event::TextDelta("x".into())), None);
     }
 }

@@ -124,8 +124,11 @@ pub struct RunResult {
     pub model_usage: BTreeMap<String, ModelUsage>,
     /// Context occupancy after the run.
     pub context: ResultContext,
-    /// Why the model stopped, in the provider's words.
+    /// Why the model stopped, in claude's words: `end_turn`, `max_tokens`, `tool_use`,
+    /// `stop_sequence`, `refusal` or `pause_turn`, whatever the provider.
     pub stop_reason: Option<String>,
+    /// The provider's own word for it (`end_turn`, `completed`, `length`, `STOP`, …).
+    pub provider_stop_reason: Option<String>,
     /// Why the run stopped: `completed`, `max_turns`, `error`, …
     pub terminal_reason: String,
     /// Error messages, oldest first.
@@ -149,6 +152,8 @@ pub struct RunResult {
     /// On heartbeat runs: whether the reply was `HEARTBEAT_OK`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heartbeat_ok: Option<bool>,
+    /// A fresh UUIDv4 for this line, as on every stream-json line.
+    pub uuid: String,
 }
 
 impl RunResult {
@@ -174,6 +179,7 @@ impl RunResult {
             model_usage: BTreeMap::new(),
             context: ResultContext::default(),
             stop_reason: None,
+            provider_stop_reason: None,
             terminal_reason: "error".to_owned(),
             errors: vec![message.to_owned()],
             error: Some(ResultError {
@@ -190,6 +196,7 @@ impl RunResult {
             backend: None,
             compactions: 0,
             heartbeat_ok: None,
+            uuid: super::events::new_uuid(),
         }
     }
 }

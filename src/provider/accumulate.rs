@@ -163,6 +163,15 @@ impl Accumulator {
         self.usage
     }
 
+    /// Why the model finished, when it did: a call with tool calls is a `ToolUse` whatever the
+    /// provider said (Gemini ends a function-calling step with `STOP`).
+    pub fn finish_reason(&self) -> Option<StopReason> {
+        self.finish.as_ref().map(|(reason, _)| match reason {
+            StopReason::Stop if self.has_tool_calls() => StopReason::ToolUse,
+            reason => *reason,
+        })
+    }
+
     /// The provider's own stop word, when the model finished.
     pub fn provider_stop_reason(&self) -> Option<&str> {
         self.finish.as_ref().map(|(_, word)| word.as_str())
@@ -239,14 +248,14 @@ impl Accumulator {
                 })),
             })
             .collect();
-        let has_tool_calls = self.has_tool_calls();
-        let stop_reason = stop_override.unwrap_or(match &self.finish {
-            // Gemini ends a function-calling step with STOP: the parts say it is a tool call.
-            Some((StopReason::Stop, _)) if has_tool_calls => StopReason::ToolUse,
-            Some((reason, _)) => *reason,
-            None if has_tool_calls => StopReason::ToolUse,
-            None => StopReason::Stop,
-        });
+        let stop_reason =
+            stop_override
+                .or_else(|| self.finish_reason())
+                .unwrap_or(if self.has_tool_calls() {
+                    StopReason::ToolUse
+                } else {
+                    StopReason::Stop
+                });
         let usage = self.usage;
         AssistantMessage {
             content,
@@ -329,6 +338,7 @@ mod tests {
                 output: 7,
                 cache_read: 11,
                 cache_write: 13,
+                cache_write_1h: 0,
                 reasoning: 0,
             }),
             StreamEvent::Finish {

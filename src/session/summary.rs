@@ -266,6 +266,7 @@ fn usage_of(assistant: &super::record::AssistantMessage) -> TokenUsage {
         output: assistant.usage.output,
         cache_read: assistant.usage.cache_read,
         cache_write: assistant.usage.cache_write,
+        cache_write_1h: 0,
         reasoning: 0,
     }
 }

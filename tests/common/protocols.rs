@@ -25,6 +25,8 @@ pub struct Protocol {
     pub thinking: fn(thinking: &str, text: &str) -> Vec<u8>,
     /// Some text, then the provider's mid-stream "overloaded" error event.
     pub mid_stream_error: fn(text: &str) -> Vec<u8>,
+    /// A final message that used up the output limit on reasoning, with no answer text.
+    pub output_limit: fn() -> Vec<u8>,
     /// The provider's error body for an HTTP status.
     pub error_body: fn(status: u16) -> Value,
 }
@@ -59,6 +61,7 @@ pub fn anthropic() -> Protocol {
         },
         thinking: |thinking, text| w::thinking_stream(thinking, "sig-thinking", text, usage()),
         mid_stream_error: |text| w::error_event_stream(text, "overloaded_error", "Overloaded"),
+        output_limit: || w::thinking_cut_stream("Let me think about this at length", usage()),
         error_body: |status| match status {
             429 => w::error_body(
                 "rate_limit_error",
@@ -101,6 +104,17 @@ pub fn openai() -> Protocol {
                 "The server is overloaded. Please try again later.",
             )
         },
+        output_limit: || {
+            w::reasoning_incomplete_stream(
+                &["**Weighing options**"],
+                w::Usage4 {
+                    input_total: 30,
+                    cached: 0,
+                    output: 64,
+                    reasoning: 64,
+                },
+            )
+        },
         error_body: w::error_body,
     }
 }
@@ -137,6 +151,7 @@ pub fn openai_chat() -> Protocol {
                 "The server is overloaded. Please try again later.",
             )
         },
+        output_limit: || w::text_stream_ending(&[], usage(), "length"),
         error_body: w::error_body,
     }
 }
@@ -173,6 +188,7 @@ pub fn gemini() -> Protocol {
             ));
             stream
         },
+        output_limit: || w::thinking_cut_stream("Weighing it up", w::Usage4::new(120, 0, 0, 64)),
         error_body: |status| match status {
             429 => w::error_body(
                 429,

@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use crate::common::{Home, code, stderr, stdout};
 
 /// A workspace whose pincer home points both backends at the fakes.
-struct Bench {
-    home: Home,
+pub(crate) struct Bench {
+    pub(crate) home: Home,
     record: PathBuf,
 }
 
@@ -33,7 +33,7 @@ fn fixture(backend: &str, name: &str) -> String {
 }
 
 impl Bench {
-    fn new() -> Bench {
+    pub(crate) fn new() -> Bench {
         Bench::with_config("")
     }
 
@@ -61,7 +61,7 @@ impl Bench {
         command
     }
 
-    fn run(&self, backend: &str, scenario: &[&str], args: &[&str]) -> Output {
+    pub(crate) fn run(&self, backend: &str, scenario: &[&str], args: &[&str]) -> Output {
         self.cmd(backend, scenario).args(args).output().unwrap()
     }
 
@@ -515,8 +515,8 @@ fn text_streams_to_stdout_while_the_child_is_still_running() {
         );
         let value: Value = serde_json::from_str(&line).unwrap();
         seen.push(value.clone());
-        if value["type"] == "stream_event" && value["event"]["type"] == "text_delta" {
-            assert_eq!(value["event"]["text"], "Streamed");
+        if value["type"] == "stream_event" && value["event"]["delta"]["type"] == "text_delta" {
+            assert_eq!(value["event"]["delta"]["text"], "Streamed");
             break;
         }
     }

@@ -4,6 +4,8 @@ mod cli_surface;
 mod compaction;
 mod exec_sandbox;
 mod failover;
+mod output_contract;
+mod progress;
 mod reliability;
 mod reliability_crash;
 mod reliability_faults;

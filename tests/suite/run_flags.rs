@@ -134,8 +134,10 @@ fn stream_json_lines_parse_and_partial_messages_carry_deltas() {
     assert_eq!(lines[0]["backend"], "api");
     let deltas: String = lines
         .iter()
-        .filter(|line| line["type"] == "stream_event" && line["event"]["type"] == "text_delta")
-        .map(|line| line["event"]["text"].as_str().unwrap().to_owned())
+        .filter(|line| {
+            line["type"] == "stream_event" && line["event"]["delta"]["type"] == "text_delta"
+        })
+        .map(|line| line["event"]["delta"]["text"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(deltas, "Hello");
     let assistant = lines
@@ -439,7 +441,9 @@ fn normalize(mut value: Value, home: &Home) -> Value {
             Value::Object(map) => {
                 for (key, item) in map.iter_mut() {
                     match key.as_str() {
-                        "session_id" | "uuid" if item.is_string() => *item = json!("<id>"),
+                        "session_id" | "uuid" | "entry_id" if item.is_string() => {
+                            *item = json!("<id>");
+                        }
                         "duration_ms" | "duration_api_ms" => *item = json!(0),
                         "pincer_version" => *item = json!("<version>"),
                         _ => walk(item, workspace),

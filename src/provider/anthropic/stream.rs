@@ -197,6 +197,11 @@ impl Parser {
                 self.usage.input = sum(|iteration| iteration.input_tokens);
                 self.usage.cache_read = sum(|iteration| iteration.cache_read_input_tokens);
                 self.usage.cache_write = sum(|iteration| iteration.cache_creation_input_tokens);
+                self.usage.cache_write_1h = sum(|iteration| {
+                    iteration
+                        .cache_creation
+                        .map_or(0, |split| split.ephemeral_1h_input_tokens)
+                });
                 self.usage.output = sum(|iteration| iteration.output_tokens);
             }
             _ => {
@@ -213,6 +218,9 @@ impl Parser {
                     if let Some(value) = value {
                         *field = value;
                     }
+                }
+                if let Some(split) = usage.cache_creation {
+                    self.usage.cache_write_1h = split.ephemeral_1h_input_tokens;
                 }
             }
         }
@@ -346,6 +354,7 @@ mod tests {
             output,
             cache_read,
             cache_write,
+            cache_write_1h: 0,
             reasoning: 0,
         })
     }
@@ -524,6 +533,7 @@ mod tests {
                 output: 4500,
                 cache_read: 55096,
                 cache_write: 120,
+                cache_write_1h: 0,
                 reasoning: 400,
             })
         );

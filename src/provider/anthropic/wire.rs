@@ -260,6 +260,9 @@ pub struct WireUsage {
     pub input_tokens: Option<u64>,
     #[serde(default)]
     pub cache_creation_input_tokens: Option<u64>,
+    /// The cache write split by lifetime (5 minutes, 1 hour), priced differently.
+    #[serde(default)]
+    pub cache_creation: Option<CacheCreation>,
     #[serde(default)]
     pub cache_read_input_tokens: Option<u64>,
     /// Generated tokens, thinking included.
@@ -272,6 +275,18 @@ pub struct WireUsage {
     /// top-level fields then describe only the last one (reference §1.4 pitfall).
     #[serde(default)]
     pub iterations: Option<Vec<IterationUsage>>,
+}
+
+/// `usage.cache_creation` (docs: "Prompt caching", 1-hour cache duration): how many of the
+/// `cache_creation_input_tokens` went to each cache lifetime.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct CacheCreation {
+    /// Written with the default 5-minute lifetime (1.25× the input price).
+    #[serde(default)]
+    pub ephemeral_5m_input_tokens: u64,
+    /// Written with `ttl: "1h"` (2× the input price).
+    #[serde(default)]
+    pub ephemeral_1h_input_tokens: u64,
 }
 
 /// `output_tokens_details`.
@@ -292,6 +307,8 @@ pub struct IterationUsage {
     pub cache_read_input_tokens: u64,
     #[serde(default)]
     pub output_tokens: u64,
+    #[serde(default)]
+    pub cache_creation: Option<CacheCreation>,
 }
 
 // ---------------------------------------------------------------------------------------------

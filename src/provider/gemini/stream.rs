@@ -256,6 +256,7 @@ fn normalize_usage(usage: UsageMetadata) -> TokenUsage {
         output: usage.candidates_token_count + usage.thoughts_token_count,
         cache_read,
         cache_write: 0,
+        cache_write_1h: 0,
         reasoning: usage.thoughts_token_count,
     }
 }
@@ -263,7 +264,7 @@ fn normalize_usage(usage: UsageMetadata) -> TokenUsage {
 /// `STOP` ends normally (a function call also ends with `STOP`; the accumulator sees the calls),
 /// `MAX_TOKENS` is a cut; every other reason (`SAFETY`, `RECITATION`, `MALFORMED_FUNCTION_CALL`,
 /// …, and any newer one) means the answer was withheld or broken.
-fn stop_reason(word: &str) -> StopReason {
+pub fn stop_reason(word: &str) -> StopReason {
     match word {
         "STOP" => StopReason::Stop,
         "MAX_TOKENS" => StopReason::Length,
@@ -405,6 +406,7 @@ mod tests {
             output,
             cache_read,
             cache_write: 0,
+            cache_write_1h: 0,
             reasoning,
         })
     }

@@ -379,6 +379,7 @@ fn normalize_usage(usage: &Usage) -> TokenUsage {
         output: usage.output_tokens,
         cache_read: cached,
         cache_write: written,
+        cache_write_1h: 0,
         reasoning: usage
             .output_tokens_details
             .as_ref()
@@ -519,6 +520,7 @@ mod tests {
             output,
             cache_read,
             cache_write,
+            cache_write_1h: 0,
             reasoning,
         })
     }

@@ -239,7 +239,8 @@ impl StreamParser for Parser {
     }
 }
 
-fn stop_reason(word: &str) -> StopReason {
+/// The neutral stop reason for a `finish_reason`.
+pub fn stop_reason(word: &str) -> StopReason {
     match word {
         "length" => StopReason::Length,
         "tool_calls" | "function_call" => StopReason::ToolUse,
@@ -267,6 +268,7 @@ fn normalize_usage(usage: &ChunkUsage) -> TokenUsage {
         output: usage.completion_tokens,
         cache_read: cached,
         cache_write: written,
+        cache_write_1h: 0,
         reasoning: usage
             .completion_tokens_details
             .as_ref()
@@ -332,6 +334,7 @@ mod tests {
             output,
             cache_read,
             cache_write: 0,
+            cache_write_1h: 0,
             reasoning,
         })
     }

@@ -96,6 +96,32 @@ pub fn thinking_stream(thinking: &str, signature: &str, text: &str, usage: Usage
     stream.finish("end_turn", usage)
 }
 
+/// A thinking block that used up the output limit: reasoning, no text, `max_tokens`.
+pub fn thinking_cut_stream(thinking: &str, usage: Usage4) -> Vec<u8> {
+    let mut stream = Stream::start(usage);
+    stream.event(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": 0,
+               "content_block": {"type": "thinking", "thinking": "", "signature": ""}}),
+    );
+    for piece in split(thinking, &[17, 23]) {
+        stream.event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "thinking_delta", "thinking": piece}}),
+        );
+    }
+    stream.block_stop(0);
+    stream.finish("max_tokens", usage)
+}
+
+/// [`text_stream`] whose cache write went to the 1-hour cache (`cache_creation` split).
+pub fn text_stream_one_hour_cache(chunks: &[&str], usage: Usage4) -> Vec<u8> {
+    let mut stream = Stream::start_with_split(usage, (0, usage.cache_write));
+    stream.text_block(0, chunks);
+    stream.finish("end_turn", usage)
+}
+
 /// A 200 stream that sends `after_text` (in pieces), then an `event: error` with `error_type` and
 /// `message`, and ends there (no `message_stop`).
 pub fn error_event_stream(after_text: &str, error_type: &str, message: &str) -> Vec<u8> {
@@ -142,6 +168,11 @@ struct Stream {
 impl Stream {
     /// `message_start` with the prompt usage and one output token so far.
     fn start(usage: Usage4) -> Stream {
+        Stream::start_with_split(usage, (usage.cache_write, 0))
+    }
+
+    /// [`Stream::start`] with the cache write split `(5 minutes, 1 hour)`.
+    fn start_with_split(usage: Usage4, (five_minutes, one_hour): (u64, u64)) -> Stream {
         let mut stream = Stream {
             bytes: Vec::new(),
             count: 0,
@@ -162,8 +193,8 @@ impl Stream {
                     "cache_creation_input_tokens": usage.cache_write,
                     "cache_read_input_tokens": usage.cache_read,
                     "cache_creation": {
-                        "ephemeral_5m_input_tokens": usage.cache_write,
-                        "ephemeral_1h_input_tokens": 0
+                        "ephemeral_5m_input_tokens": five_minutes,
+                        "ephemeral_1h_input_tokens": one_hour
                     },
                     "output_tokens": 1,
                     "service_tier": "standard",

@@ -211,6 +211,16 @@ pub fn thinking_stream(thought: &str, text: &str, usage: Usage4) -> Vec<u8> {
     stream
 }
 
+/// Thoughts that used up the output limit: one `thought: true` part, no text, `MAX_TOKENS`.
+pub fn thinking_cut_stream(thought: &str, usage: Usage4) -> Vec<u8> {
+    event(&chunk(
+        vec![json!({"text": thought, "thought": true})],
+        Some("MAX_TOKENS"),
+        usage.metadata(usage.candidates, usage.thoughts),
+        PRO,
+    ))
+}
+
 /// Output cut by the safety filter: `text`, then a content-less chunk with `finishReason:
 /// SAFETY` and the ratings that blocked it.
 pub fn safety_stream(text: &str, usage: Usage4) -> Vec<u8> {

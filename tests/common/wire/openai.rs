@@ -99,6 +99,21 @@ pub fn incomplete_stream(chunks: &[&str], usage: Usage4) -> Vec<u8> {
     writer.into_bytes()
 }
 
+/// A reasoning item that used up `max_output_tokens`: no message, `response.incomplete`.
+pub fn reasoning_incomplete_stream(summary: &[&str], usage: Usage4) -> Vec<u8> {
+    let mut writer = Writer::new();
+    writer.start();
+    let reasoning = writer.reasoning(0, summary);
+    writer.finish(
+        "incomplete",
+        vec![reasoning],
+        usage,
+        json!({"reason": "max_output_tokens"}),
+        Value::Null,
+    );
+    writer.into_bytes()
+}
+
 /// The stream of [`text_stream`] without its terminal event, as if the connection broke.
 pub fn text_stream_without_terminal(chunks: &[&str]) -> Vec<u8> {
     let mut writer = Writer::new();

@@ -32,6 +32,11 @@ pub const LLAMACPP_MODEL: &str = "/models/Qwen3-0.6B-Q8_0.gguf";
 
 /// A plain answer streamed in `chunks`.
 pub fn text_stream(chunks: &[&str], usage: Usage4) -> Vec<u8> {
+    text_stream_ending(chunks, usage, "stop")
+}
+
+/// [`text_stream`] with another `finish_reason` (`length`, `content_filter`, …).
+pub fn text_stream_ending(chunks: &[&str], usage: Usage4, finish_reason: &str) -> Vec<u8> {
     let mut writer = OpenAiWriter::default();
     writer.delta(
         json!({"role": "assistant", "content": "", "refusal": null}),
@@ -40,7 +45,7 @@ pub fn text_stream(chunks: &[&str], usage: Usage4) -> Vec<u8> {
     for chunk in chunks {
         writer.delta(json!({"content": chunk}), None);
     }
-    writer.delta(json!({}), Some("stop"));
+    writer.delta(json!({}), Some(finish_reason));
     writer.usage(usage);
     writer.done();
     writer.out.into_bytes()

@@ -1,0 +1,209 @@
+//! Progress on stderr (SPEC §3, §3.1): the spinner and tool lines on a terminal (a real
+//! pseudo-terminal), tool lines with `-v` when stderr is piped, nothing with `-q`, and stdout
+//! untouched by any of it.
+
+use std::io::Read as _;
+use std::os::fd::OwnedFd;
+use std::process::Stdio;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
+use crate::common::wire::anthropic::{self as wire, Usage4};
+use crate::common::{Home, code, stderr, stdout};
+
+const KEY: &str = "sk-progress-test-0000-6666";
+
+fn usage() -> Usage4 {
+    Usage4 {
+        input: 40,
+        output: 9,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
+/// A tool turn: optional text and an `exec` of `command`, then the answer, each event `pace`
+/// apart.
+fn tool_turn(text: Option<&str>, command: &str, pace: Duration) -> Vec<Reply> {
+    let arguments = json!({"command": command}).to_string();
+    vec![
+        Reply::sse(&wire::tool_use_stream(
+            text,
+            &[("toolu_01", "exec", &arguments)],
+            usage(),
+        ))
+        .paced(pace),
+        Reply::sse(&wire::text_stream(&["It says ", "alpha."], usage())).paced(pace),
+    ]
+}
+
+fn command(home: &Home, server: &MockServer) -> std::process::Command {
+    protocols::command(home, &protocols::anthropic(), &server.url(), KEY)
+}
+
+#[test]
+fn with_v_and_stderr_piped_tool_lines_go_to_stderr_and_stdout_is_unchanged() {
+    let home = Home::new();
+    let plain = MockServer::start(tool_turn(None, "echo hi", Duration::ZERO));
+    let quiet = protocols::output(command(&home, &plain), &["run", "go"]);
+    assert_eq!(code(&quiet), 0, "{}", stderr(&quiet));
+    assert!(!stderr(&quiet).contains("tool "), "{}", stderr(&quiet));
+    for verbose in ["-v", "-vv"] {
+        let server = MockServer::start(tool_turn(None, "echo hi", Duration::ZERO));
+        let output = protocols::output(command(&home, &server), &[verbose, "run", "go"]);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert_eq!(
+            output.stdout, quiet.stdout,
+            "{verbose}: stdout is the same bytes"
+        );
+        let log = stderr(&output);
+        let line = log
+            .lines()
+            .find(|line| line.starts_with("tool exec echo hi: ok ("))
+            .unwrap_or_else(|| panic!("{verbose}: no tool line in {log:?}"));
+        assert!(line.ends_with(" ms)"), "{line}");
+        // Never a spinner when stderr is not a terminal.
+        assert!(!log.contains('\r') && !log.contains('\x1b'), "{log:?}");
+    }
+    // A failing tool says so.
+    let server = MockServer::start(tool_turn(None, "exit 3", Duration::ZERO));
+    let output = protocols::output(command(&home, &server), &["-v", "run", "go"]);
+    assert!(
+        stderr(&output).contains("tool exec exit 3: error ("),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn with_q_a_successful_tool_turn_writes_nothing_to_stderr() {
+    let home = Home::new();
+    for format in ["text", "json", "stream-json"] {
+        let server = MockServer::start(tool_turn(None, "echo hi", Duration::ZERO));
+        let output = protocols::output(
+            command(&home, &server),
+            &["-q", "--output-format", format, "run", "go"],
+        );
+        assert_eq!(code(&output), 0, "{format}");
+        assert_eq!(stderr(&output), "", "{format}");
+        assert!(!stdout(&output).is_empty(), "{format}");
+    }
+}
+
+/// Run pincer with stderr (and, with `shared`, stdout too) on a pseudo-terminal; returns what
+/// the terminal received and, when stdout was piped, stdout.
+fn on_terminal(
+    mut command: std::process::Command,
+    args: &[&str],
+    shared: bool,
+) -> (String, Option<String>, i32) {
+    let winsize = nix::pty::Winsize {
+        ws_row: 24,
+        ws_col: 120,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = nix::pty::openpty(&winsize, None).unwrap();
+    // indicatif draws nothing without a `TERM` (the harness clears the environment).
+    command.env("TERM", "xterm-256color");
+    let slave: OwnedFd = pty.slave;
+    command
+        .args(args)
+        .stderr(Stdio::from(slave.try_clone().unwrap()));
+    if shared {
+        command.stdout(Stdio::from(slave.try_clone().unwrap()));
+    } else {
+        command.stdout(Stdio::piped());
+    }
+    let mut child = command.spawn().unwrap();
+    drop(command);
+    drop(slave);
+    let mut master = std::fs::File::from(pty.master);
+    let reader = std::thread::spawn(move || {
+        let mut seen = Vec::new();
+        let mut buffer = [0u8; 4096];
+        // EIO once every copy of the slave side is closed, i.e. the child is gone.
+        while let Ok(count) = master.read(&mut buffer) {
+            if count == 0 {
+                break;
+            }
+            seen.extend_from_slice(&buffer[..count]);
+        }
+        seen
+    });
+    let piped = child.stdout.take().map(|mut stdout| {
+        let mut text = String::new();
+        stdout.read_to_string(&mut text).unwrap();
+        text
+    });
+    let status = child.wait().unwrap();
+    let seen = reader.join().unwrap();
+    (
+        String::from_utf8_lossy(&seen).into_owned(),
+        piped,
+        status.code().unwrap_or(-1),
+    )
+}
+
+#[test]
+fn on_a_terminal_a_spinner_shows_the_phase_and_each_finished_tool_gets_a_line() {
+    let home = Home::new();
+    let server = MockServer::start(tool_turn(None, "sleep 0.5", Duration::from_millis(120)));
+    let (terminal, piped, status) = on_terminal(command(&home, &server), &["run", "go"], false);
+    assert_eq!(status, 0, "{terminal}");
+    assert_eq!(piped.as_deref(), Some("It says alpha.\n"));
+    for expected in [
+        "session: ",
+        "connecting to anthropic/claude-sonnet-4-5",
+        "tool exec sleep 0.5",
+        "streaming",
+        "tool exec sleep 0.5: ok (",
+    ] {
+        assert!(terminal.contains(expected), "{expected:?} in {terminal:?}");
+    }
+    // The spinner is taken down at the end: the last thing drawn leaves its line empty.
+    assert!(terminal.contains('\x1b'), "{terminal:?}");
+
+    // -q: not a byte on the terminal.
+    let server = MockServer::start(tool_turn(None, "sleep 0.2", Duration::from_millis(50)));
+    let (terminal, piped, status) =
+        on_terminal(command(&home, &server), &["-q", "run", "go"], false);
+    assert_eq!(status, 0);
+    assert_eq!(terminal, "");
+    assert_eq!(piped.as_deref(), Some("It says alpha.\n"));
+}
+
+#[test]
+fn on_a_shared_terminal_the_spinner_never_draws_over_streamed_text() {
+    let home = Home::new();
+    let server = MockServer::start(tool_turn(
+        Some("Let me check the file first."),
+        "sleep 0.4",
+        Duration::from_millis(150),
+    ));
+    let (terminal, _, status) = on_terminal(command(&home, &server), &["run", "go"], true);
+    assert_eq!(status, 0, "{terminal}");
+    // The spinner was there (before the text, and for the tool)…
+    assert!(terminal.contains("connecting to"), "{terminal:?}");
+    assert!(terminal.contains("tool exec sleep 0.4"), "{terminal:?}");
+    // …but never inside a line of the answer: each streamed piece arrived 150 ms apart, long
+    // enough for several spinner ticks, and still the text is contiguous.
+    assert!(
+        terminal.contains("Let me check the file first."),
+        "{terminal:?}"
+    );
+    assert!(terminal.contains("It says alpha."), "{terminal:?}");
+    // The text before the tool call stays on its line: what follows it is a newline, not a
+    // spinner frame drawn over it.
+    let after = terminal
+        .split("Let me check the file first.")
+        .nth(1)
+        .unwrap();
+    assert!(after.starts_with("\r\n"), "{after:?}");
+    let answer = terminal.split("It says alpha.").nth(1).unwrap();
+    assert!(answer.starts_with("\r\n"), "{answer:?}");
+}
