@@ -619,7 +619,6 @@ pub struct TurnArgs {
     #[arg(
         long,
         value_name = "PATTERN",
-        value_delimiter = ',',
         alias = "allowedTools",
         help_heading = "Tools and permissions"
     )]
@@ -629,7 +628,6 @@ pub struct TurnArgs {
     #[arg(
         long,
         value_name = "PATTERN",
-        value_delimiter = ',',
         alias = "disallowedTools",
         help_heading = "Tools and permissions"
     )]

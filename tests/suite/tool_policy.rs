@@ -350,3 +350,26 @@ fn a_writing_call_in_read_only_is_refused_and_listed() {
     let body = server.requests()[1].json().to_string();
     assert!(body.contains("read-only sandbox"), "{body}");
 }
+
+#[test]
+fn a_comma_inside_an_allow_pattern_on_the_command_line_belongs_to_the_pattern() {
+    // clap used to split `--allowed-tools` at every comma, parentheses or not.
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let calls = [(
+        "toolu_comma".to_owned(),
+        "exec",
+        json!({"command": "touch a,b"}),
+    )];
+    let server = MockServer::start(scripted(&protocol, &calls, "Done."));
+    let output = run_turn(
+        &home,
+        &protocol,
+        &server,
+        &["--allowed-tools", "exec(touch a,b),read", "--json"],
+    );
+    let result = result_of(&output);
+    assert_eq!(result["is_error"], false, "{result}");
+    assert!(home.workspace.join("a,b").exists());
+    assert_eq!(result["permission_denials"], json!([]));
+}
