@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::session::record::{AssistantContent, AssistantMessage, ContentBlock, ToolResultMessage};
+use crate::conversation::{AssistantBlock, AssistantMessage, ContentBlock, ToolResultMessage};
 
 /// The `assistant` line for a completed message.
 pub fn assistant_line(
@@ -18,20 +18,19 @@ pub fn assistant_line(
     let content: Vec<Value> = message
         .content
         .iter()
-        .filter_map(|block| match block {
-            AssistantContent::Text(text) => Some(json!({"type": "text", "text": text.text})),
-            AssistantContent::Thinking(thinking) => Some(json!({
+        .map(|block| match block {
+            AssistantBlock::Text(text) => json!({"type": "text", "text": text.text}),
+            AssistantBlock::Thinking(thinking) => json!({
                 "type": "thinking",
                 "thinking": thinking.thinking,
-                "signature": thinking.thinking_signature.clone().unwrap_or_default(),
-            })),
-            AssistantContent::ToolCall(call) => Some(json!({
+                "signature": thinking.signature.clone().unwrap_or_default(),
+            }),
+            AssistantBlock::ToolCall(call) => json!({
                 "type": "tool_use",
                 "id": call.id,
                 "name": call.name,
                 "input": call.arguments,
-            })),
-            AssistantContent::Unknown(_) => None,
+            }),
         })
         .collect();
     json!({
@@ -61,13 +60,12 @@ pub fn assistant_line(
 fn blocks_json(blocks: &[ContentBlock]) -> Vec<Value> {
     blocks
         .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(text) => Some(json!({"type": "text", "text": text.text})),
-            ContentBlock::Image(image) => Some(json!({
+        .map(|block| match block {
+            ContentBlock::Text(text) => json!({"type": "text", "text": text.text}),
+            ContentBlock::Image(image) => json!({
                 "type": "image",
                 "source": {"type": "base64", "media_type": image.mime_type, "data": image.data},
-            })),
-            ContentBlock::Unknown(_) => None,
+            }),
         })
         .collect()
 }

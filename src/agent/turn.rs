@@ -6,12 +6,12 @@
 //! failed one as `error` with the message; the request never carries an invalid transcript
 //! (unanswered tool calls get synthetic error results).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::compact::{self, SummaryModel};
@@ -19,21 +19,17 @@ use super::compaction;
 use super::render;
 use super::transcript::Transcript;
 use crate::config::ModelInfo;
-use crate::conversation::TokenUsage;
+use crate::conversation::{
+    self, AssistantBlock, AssistantMessage, Cost, Message, StopReason, StreamEvent, TokenUsage,
+    ToolDefinition, ToolResultMessage, now_millis,
+};
 use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
 use crate::output::partial::MessageEnd;
 use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
-use crate::provider::{
-    self, Accumulator, ApiKind, ModelRequest, ProviderError, StreamEvent, ThinkingLevel,
-    ToolDefinition,
-};
-use crate::session::record::{
-    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, StopReason, TextContent,
-    ToolResultMessage,
-};
+use crate::provider::{self, Accumulator, ApiKind, ModelRequest, ProviderError, ThinkingLevel};
 use crate::session::store::SessionError;
 use crate::settings::CompactionSettings;
 use crate::tools::policy::{Decision, ToolPolicy};
@@ -290,108 +286,20 @@ impl TurnReport {
     }
 }
 
-/// The messages as they go to the model: failed and aborted assistant messages are left out (pi
-/// does the same), every tool call gets a result (a synthetic error result for a missing one),
-/// and tool results without a call are dropped.
-pub fn request_messages(messages: &[AgentMessage]) -> Vec<AgentMessage> {
-    let kept: Vec<&AgentMessage> = messages
-        .iter()
-        .filter(|message| match message {
-            AgentMessage::Assistant(assistant) => !matches!(
-                assistant.stop_reason,
-                StopReason::Error | StopReason::Aborted
-            ),
-            _ => true,
-        })
-        .collect();
-    let mut output: Vec<AgentMessage> = Vec::with_capacity(kept.len());
-    let mut index = 0;
-    while index < kept.len() {
-        let message = kept[index];
-        index += 1;
-        match message {
-            AgentMessage::ToolResult(_) => {
-                // Results are consumed right after their assistant message; one here is orphaned.
-                continue;
-            }
-            AgentMessage::Assistant(assistant) => {
-                output.push(message.clone());
-                let calls: Vec<(String, String)> = assistant
-                    .content
-                    .iter()
-                    .filter_map(|block| match block {
-                        AssistantContent::ToolCall(call) => {
-                            Some((call.id.clone(), call.name.clone()))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                let mut answered = HashSet::new();
-                while index < kept.len() {
-                    let AgentMessage::ToolResult(result) = kept[index] else {
-                        break;
-                    };
-                    index += 1;
-                    if calls.iter().any(|(id, _)| *id == result.tool_call_id)
-                        && answered.insert(result.tool_call_id.clone())
-                    {
-                        output.push(kept[index - 1].clone());
-                    }
-                }
-                for (id, name) in calls {
-                    if !answered.contains(&id) {
-                        output.push(AgentMessage::ToolResult(ToolResultMessage {
-                            tool_call_id: id,
-                            tool_name: name,
-                            content: vec![text_block(
-                                "missing tool result in session history; inserted as an error so the transcript stays valid",
-                            )],
-                            details: None,
-                            is_error: true,
-                            timestamp: 0,
-                            extra: Map::new(),
-                        }));
-                    }
-                }
-            }
-            _ => output.push(message.clone()),
-        }
-    }
-    output
-}
-
 /// Whether an assistant message says anything (text that is not only whitespace).
 fn has_answer(message: &AssistantMessage) -> bool {
     message.content.iter().any(|block| match block {
-        AssistantContent::Text(text) => !text.text.trim().is_empty(),
+        AssistantBlock::Text(text) => !text.text.trim().is_empty(),
         _ => false,
     })
 }
 
-/// A text content block.
-pub fn text_block(text: &str) -> ContentBlock {
-    ContentBlock::Text(TextContent {
-        text: text.to_owned(),
-        text_signature: None,
-        extra: Map::new(),
-    })
-}
-
-/// Milliseconds since the epoch (pi's message timestamps).
-pub fn now_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |duration| {
-            i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
-        })
-}
-
-fn usage_cost(info: Option<&ModelInfo>, usage: &TokenUsage) -> crate::session::record::Cost {
+fn usage_cost(info: Option<&ModelInfo>, usage: &TokenUsage) -> Cost {
     let Some(info) = info else {
-        return crate::session::record::Cost::default();
+        return Cost::default();
     };
     let cost = info.usage_cost(usage);
-    crate::session::record::Cost {
+    Cost {
         input: cost.input,
         output: cost.output,
         cache_read: cost.cache_read,
@@ -537,7 +445,7 @@ pub fn rejects_thinking(error: &ProviderError, kind: FailureKind) -> bool {
 pub async fn run(
     settings: &TurnSettings,
     client: &reqwest::Client,
-    messages: &mut Vec<AgentMessage>,
+    messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
@@ -574,17 +482,17 @@ pub async fn run(
     // The window compaction and pruning work with; an overflow error may correct it.
     let mut window = settings.context_window;
     // Records a cancellation seen outside a model call (see `end_cancelled`).
-    let abort = |report, transcript: &mut Transcript, messages: &mut Vec<AgentMessage>, reason| {
+    let abort = |report, transcript: &mut Transcript, messages: &mut Vec<Message>, reason| {
         end_cancelled(report, settings, api_name, (transcript, messages), reason)
     };
     loop {
         if let Some(reason) = cancellation.reason() {
             return abort(report, transcript, messages, reason);
         }
-        let mut outgoing = request_messages(messages);
+        let mut outgoing = conversation::repair(messages);
         if let Some(window) = window {
             // Old oversized tool results are trimmed or cleared in the request only (SPEC §7).
-            let context_tokens = compaction::cut::estimate_context_tokens(messages);
+            let context_tokens = conversation::estimate_context_tokens(messages);
             compaction::prune::prune(
                 &mut outgoing,
                 context_tokens,
@@ -693,7 +601,7 @@ pub async fn run(
             now_millis(),
             stop_override,
         );
-        message.usage.cost = usage_cost(settings.model_info.as_ref(), &accumulator.usage());
+        message.cost = usage_cost(settings.model_info.as_ref(), &accumulator.usage());
         if failure.is_some() {
             discard_tool_calls(&mut message);
         }
@@ -714,7 +622,7 @@ pub async fn run(
         report.stop_reason = accumulator
             .finish_reason()
             .and_then(|reason| claude_stop_reason(reason, accumulator.provider_stop_reason()));
-        let stored = AgentMessage::Assistant(message.clone());
+        let stored = Message::Assistant(message.clone());
         // A failed call that produced nothing is recorded too, so `status` can say why.
         let entry_id = match transcript.append_message(&stored) {
             Ok(id) => id,
@@ -874,7 +782,7 @@ pub async fn run(
             .content
             .iter()
             .filter_map(|block| match block {
-                AssistantContent::ToolCall(call) => {
+                AssistantBlock::ToolCall(call) => {
                     Some((call.id.clone(), call.name.clone(), call.arguments.clone()))
                 }
                 _ => None,
@@ -950,9 +858,8 @@ pub async fn run(
                 details: output.details,
                 is_error: output.is_error,
                 timestamp: now_millis(),
-                extra: Map::new(),
             };
-            let stored = AgentMessage::ToolResult(result.clone());
+            let stored = Message::ToolResult(result.clone());
             let entry_id = match transcript.append_message(&stored) {
                 Ok(id) => id,
                 Err(error) => {
@@ -1012,18 +919,18 @@ fn end_cancelled(
     mut report: TurnReport,
     settings: &TurnSettings,
     api_name: &str,
-    (transcript, messages): (&mut Transcript, &mut Vec<AgentMessage>),
+    (transcript, messages): (&mut Transcript, &mut Vec<Message>),
     reason: CancelReason,
 ) -> TurnReport {
-    let message = AgentMessage::Assistant(crate::session::record::AssistantMessage {
+    let message = Message::Assistant(AssistantMessage {
         content: Vec::new(),
         api: api_name.to_owned(),
         provider: settings.provider.clone(),
         model: settings.model.clone(),
-        usage: crate::session::record::Usage::default(),
+        usage: TokenUsage::default(),
+        cost: Cost::default(),
         stop_reason: StopReason::Aborted,
         timestamp: now_millis(),
-        extra: Map::new(),
         error_message: Some(reason.message().to_owned()),
     });
     report.ending = match transcript.append_message(&message) {
@@ -1099,10 +1006,10 @@ async fn resend_broken_stream(
 
 /// Remove the tool calls of a message that did not complete (broken, failed or interrupted):
 /// none of them runs, and the session never holds a call without a result.
-fn discard_tool_calls(message: &mut crate::session::record::AssistantMessage) {
+fn discard_tool_calls(message: &mut AssistantMessage) {
     message
         .content
-        .retain(|block| !matches!(block, AssistantContent::ToolCall(_)));
+        .retain(|block| !matches!(block, AssistantBlock::ToolCall(_)));
 }
 
 /// Why a compaction runs before the next request.
@@ -1148,7 +1055,7 @@ fn smaller_stated_window(error: &ProviderError, window: Option<u64>) -> Option<u
 async fn compact_now(
     settings: &TurnSettings,
     (client, endpoint): (&reqwest::Client, &Endpoint),
-    messages: &mut Vec<AgentMessage>,
+    messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
@@ -1255,95 +1162,6 @@ fn account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{AssistantMessage, MessageContent, ToolCall, Usage, UserMessage};
-
-    fn user(text: &str) -> AgentMessage {
-        AgentMessage::User(UserMessage {
-            content: MessageContent::Text(text.to_owned()),
-            timestamp: 0,
-            extra: Map::new(),
-        })
-    }
-
-    fn assistant(calls: &[&str], stop: StopReason) -> AgentMessage {
-        AgentMessage::Assistant(AssistantMessage {
-            content: calls
-                .iter()
-                .map(|id| {
-                    AssistantContent::ToolCall(ToolCall {
-                        id: (*id).to_owned(),
-                        name: "read".to_owned(),
-                        arguments: serde_json::json!({}),
-                        thought_signature: None,
-                        extra: Map::new(),
-                    })
-                })
-                .collect(),
-            api: "a".into(),
-            provider: "p".into(),
-            model: "m".into(),
-            usage: Usage::default(),
-            stop_reason: stop,
-            timestamp: 0,
-            extra: Map::new(),
-            error_message: None,
-        })
-    }
-
-    fn result(id: &str) -> AgentMessage {
-        AgentMessage::ToolResult(ToolResultMessage {
-            tool_call_id: id.to_owned(),
-            tool_name: "read".into(),
-            content: vec![text_block("ok")],
-            details: None,
-            is_error: false,
-            timestamp: 0,
-            extra: Map::new(),
-        })
-    }
-
-    fn shape(messages: &[AgentMessage]) -> Vec<String> {
-        messages
-            .iter()
-            .map(|message| match message {
-                AgentMessage::User(_) => "user".to_owned(),
-                AgentMessage::Assistant(_) => "assistant".to_owned(),
-                AgentMessage::ToolResult(result) => format!(
-                    "result:{}{}",
-                    result.tool_call_id,
-                    if result.is_error { "!" } else { "" }
-                ),
-                AgentMessage::Other(_) => "other".to_owned(),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_missing_tool_result_is_synthesized_as_an_error() {
-        let messages = vec![
-            user("q"),
-            assistant(&["a", "b"], StopReason::ToolUse),
-            result("a"),
-            user("next"),
-        ];
-        assert_eq!(
-            shape(&request_messages(&messages)),
-            ["user", "assistant", "result:a", "result:b!", "user"]
-        );
-    }
-
-    #[test]
-    fn failed_and_aborted_messages_and_orphan_results_are_left_out() {
-        let messages = vec![
-            user("q"),
-            assistant(&[], StopReason::Error),
-            result("zz"),
-            user("again"),
-            assistant(&["c"], StopReason::Aborted),
-            result("c"),
-        ];
-        assert_eq!(shape(&request_messages(&messages)), ["user", "user"]);
-    }
 
     #[test]
     fn a_retry_that_repeats_the_shown_text_shows_only_what_follows() {

@@ -7,14 +7,12 @@
 //! whatever the exit code.
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
-use crate::provider::StreamEvent;
+use crate::conversation::{AssistantBlock, StopReason, TextBlock, ThinkingBlock, ToolCall};
 use crate::provider::anthropic::wire::CacheCreation;
-use crate::session::record::{
-    AssistantContent, StopReason, TextContent, ThinkingContent, ToolCall,
-};
 use crate::session::store::SessionError;
 
 use super::record::Recorder;
@@ -487,26 +485,23 @@ impl ClaudeStream {
         }
         for block in message.content {
             let content = match block {
-                WireBlock::Text { text } => AssistantContent::Text(TextContent {
+                WireBlock::Text { text } => AssistantBlock::Text(TextBlock {
                     text,
-                    text_signature: None,
-                    extra: Map::new(),
+                    signature: None,
                 }),
                 WireBlock::Thinking {
                     thinking,
                     signature,
-                } => AssistantContent::Thinking(ThinkingContent {
+                } => AssistantBlock::Thinking(ThinkingBlock {
                     thinking,
-                    thinking_signature: signature,
-                    redacted: None,
-                    extra: Map::new(),
+                    signature,
+                    redacted: false,
                 }),
-                WireBlock::ToolUse { id, name, input } => AssistantContent::ToolCall(ToolCall {
+                WireBlock::ToolUse { id, name, input } => AssistantBlock::ToolCall(ToolCall {
                     id,
                     name,
                     arguments: input,
                     thought_signature: None,
-                    extra: Map::new(),
                 }),
                 WireBlock::Other => continue,
             };

@@ -4,22 +4,22 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::agent::render;
 use crate::agent::transcript::Transcript;
-use crate::agent::turn::{Ending, TurnReport, now_millis};
+use crate::agent::turn::{Ending, TurnReport};
 use crate::config::ModelInfo;
-use crate::conversation::TokenUsage;
+use crate::conversation::StreamEvent;
+use crate::conversation::now_millis;
+use crate::conversation::{
+    AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, StopReason, TextBlock,
+    TokenUsage, ToolResultMessage,
+};
 use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
 use crate::output::partial::MessageEnd;
 use crate::output::stop_reason::claude_stop_reason;
-use crate::provider::StreamEvent;
 use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
-use crate::session::record::{
-    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, Cost, StopReason, TextContent,
-    ToolResultMessage, Usage,
-};
 use crate::session::store::SessionError;
 
 use super::CliBackend;
@@ -28,7 +28,7 @@ use super::CliBackend;
 #[derive(Debug, Default)]
 struct Pending {
     id: String,
-    content: Vec<AssistantContent>,
+    content: Vec<AssistantBlock>,
     usage: TokenUsage,
     stop_reason: Option<String>,
     /// Text already shown as deltas (so the whole message does not print it again).
@@ -128,7 +128,7 @@ impl<'a> Recorder<'a> {
     }
 
     /// The stream events of a whole block the child reported at once (block number `block`).
-    fn tell(&mut self, block: usize, content: &AssistantContent) {
+    fn tell(&mut self, block: usize, content: &AssistantBlock) {
         let model = self.model.clone();
         let pending = self.pending();
         let mut events = Vec::new();
@@ -139,15 +139,15 @@ impl<'a> Recorder<'a> {
             });
         }
         match content {
-            AssistantContent::Text(text) => events.push(StreamEvent::TextDelta {
+            AssistantBlock::Text(text) => events.push(StreamEvent::TextDelta {
                 block,
                 text: text.text.clone(),
             }),
-            AssistantContent::Thinking(thinking) => events.push(StreamEvent::ThinkingDelta {
+            AssistantBlock::Thinking(thinking) => events.push(StreamEvent::ThinkingDelta {
                 block,
                 text: thinking.thinking.clone(),
             }),
-            AssistantContent::ToolCall(call) => {
+            AssistantBlock::ToolCall(call) => {
                 events.push(StreamEvent::ToolCallStart {
                     block,
                     id: call.id.clone(),
@@ -158,7 +158,6 @@ impl<'a> Recorder<'a> {
                     fragment: call.arguments.to_string(),
                 });
             }
-            AssistantContent::Unknown(_) => {}
         }
         for event in events {
             let _ = self.sink.emit(&Event::Stream(event));
@@ -199,7 +198,7 @@ impl<'a> Recorder<'a> {
 
     /// Add a content block to the message being assembled. A tool call is run by the child
     /// next, so it is announced as started.
-    pub fn push(&mut self, block: AssistantContent) {
+    pub fn push(&mut self, block: AssistantBlock) {
         let pending = self.pending();
         // claude repeats a block when it splits one message over several events.
         if pending.content.contains(&block) {
@@ -211,7 +210,7 @@ impl<'a> Recorder<'a> {
         if told {
             self.tell(index, &block);
         }
-        if let AssistantContent::ToolCall(call) = &block {
+        if let AssistantBlock::ToolCall(call) = &block {
             self.tool_names.insert(call.id.clone(), call.name.clone());
             let _ = self.sink.emit(&Event::ToolStarted(ToolStart {
                 id: call.id.clone(),
@@ -251,7 +250,7 @@ impl<'a> Recorder<'a> {
         let has_calls = pending
             .content
             .iter()
-            .any(|block| matches!(block, AssistantContent::ToolCall(_)));
+            .any(|block| matches!(block, AssistantBlock::ToolCall(_)));
         let stop_reason = match &failure {
             Some((stop, _)) => *stop,
             None if has_calls => StopReason::ToolUse,
@@ -274,30 +273,23 @@ impl<'a> Recorder<'a> {
             api: self.backend.name().to_owned(),
             provider: self.backend.name().to_owned(),
             model: self.model.clone(),
-            usage: Usage {
-                input: usage.input,
-                output: usage.output,
-                cache_read: usage.cache_read,
-                cache_write: usage.cache_write,
-                total_tokens: usage.context_tokens(),
-                cost: cost.clone(),
-            },
+            usage,
+            cost,
             stop_reason,
             timestamp: now_millis(),
-            extra: Map::new(),
             error_message: failure.as_ref().map(|(_, reason)| reason.clone()),
         };
         let text: String = message
             .content
             .iter()
             .filter_map(|block| match block {
-                AssistantContent::Text(text) => Some(text.text.as_str()),
+                AssistantBlock::Text(text) => Some(text.text.as_str()),
                 _ => None,
             })
             .collect();
         let entry_id = self
             .transcript
-            .append_message(&AgentMessage::Assistant(message.clone()))?;
+            .append_message(&Message::Assistant(message.clone()))?;
         self.report.usage.add(&usage);
         self.report.cost_usd += cost.total;
         let totals = self
@@ -375,19 +367,17 @@ impl<'a> Recorder<'a> {
                 .get(call_id)
                 .cloned()
                 .unwrap_or_else(|| "unknown".to_owned()),
-            content: vec![ContentBlock::Text(TextContent {
+            content: vec![ContentBlock::Text(TextBlock {
                 text: text.to_owned(),
-                text_signature: None,
-                extra: Map::new(),
+                signature: None,
             })],
             details,
             is_error,
             timestamp: now_millis(),
-            extra: Map::new(),
         };
         let entry_id = self
             .transcript
-            .append_message(&AgentMessage::ToolResult(result.clone()))?;
+            .append_message(&Message::ToolResult(result.clone()))?;
         let _ = self.sink.emit(&Event::ToolFinished(ToolEnd {
             id: call_id.to_owned(),
             is_error,

@@ -20,11 +20,12 @@ use crate::backend::record::Recorder;
 use crate::backend::{self, CliBackend, Request};
 use crate::cli::TurnArgs;
 use crate::config::file::SandboxMode;
+use crate::conversation::{Message, StopReason};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::events::EventSink;
 use crate::provider::classify::FailureKind;
 use crate::provider::{ProviderError, ThinkingLevel};
-use crate::session::record::{AgentMessage, Entry, StopReason};
+use crate::session::record::Entry;
 use crate::session::store::SessionError;
 use crate::tools::policy::ToolPolicy;
 
@@ -75,9 +76,9 @@ fn recorded(transcript: &Transcript, backend: CliBackend) -> Recorded {
 }
 
 /// The text of the new user message (the last one).
-fn prompt_of(messages: &[AgentMessage]) -> String {
+fn prompt_of(messages: &[Message]) -> String {
     match messages.last() {
-        Some(AgentMessage::User(user)) => backend::user_text(&user.content),
+        Some(Message::User(user)) => user.content.text(),
         _ => String::new(),
     }
 }
@@ -192,7 +193,7 @@ pub(super) async fn run_delegated(
     context: &Context,
     args: &TurnArgs,
     delegation: &Delegation<'_>,
-    messages: &[AgentMessage],
+    messages: &[Message],
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,

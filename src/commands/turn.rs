@@ -26,6 +26,7 @@ use crate::agent::turn::{
 };
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
+use crate::conversation::{ContentBlock, ImageBlock, Message, MessageContent, UserMessage};
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{InputError, StdinOptions};
 use crate::output::Format;
@@ -38,9 +39,7 @@ use crate::provider::classify::FailureKind;
 use crate::provider::http::Endpoint;
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
 use crate::session::index::{self, Index};
-use crate::session::record::{
-    self, AgentMessage, ContentBlock, ImageContent, MessageContent, SessionHeader, UserMessage,
-};
+use crate::session::record::{self, SessionHeader};
 use crate::session::store;
 use crate::session::tail;
 use crate::settings::ModelRef;
@@ -343,10 +342,9 @@ fn read_images(paths: &[PathBuf]) -> CliResult<Vec<ContentBlock>> {
                 path.display()
             )));
         };
-        blocks.push(ContentBlock::Image(ImageContent {
+        blocks.push(ContentBlock::Image(ImageBlock {
             data: base64::engine::general_purpose::STANDARD.encode(&bytes),
             mime_type: mime.to_owned(),
-            extra: serde_json::Map::new(),
         }));
     }
     Ok(blocks)
@@ -456,7 +454,7 @@ pub(crate) fn credentials(
         context.diagnostics.warn(&warning);
     }
     let environment = |name: &str| std::env::var(name).ok();
-    let now = u64::try_from(turn::now_millis()).unwrap_or(0);
+    let now = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
     let resolution = crate::auth::resolve(
         &store,
         provider,
@@ -486,7 +484,7 @@ pub(crate) fn credentials(
 /// The session a turn writes to, set up per the command.
 struct SessionSetup {
     transcript: Transcript,
-    context: Vec<AgentMessage>,
+    context: Vec<Message>,
     session_id: Option<String>,
     session_name: Option<String>,
     /// Model and thinking level recorded in the session (resume).
@@ -586,7 +584,7 @@ fn open_session(
     };
     Ok(SessionSetup {
         transcript,
-        context: rebuilt.messages,
+        context: rebuilt.into_conversation(),
         session_id,
         session_name: facts.name.clone(),
         recorded_model: facts.model_ref(),
@@ -1030,12 +1028,11 @@ fn execute(
     };
     let first = attempt_settings(context, args, &shared, primary);
 
-    let mut content = vec![crate::agent::turn::text_block(&prompt.text)];
+    let mut content = vec![ContentBlock::text(&prompt.text)];
     content.extend(images);
-    let user = AgentMessage::User(UserMessage {
+    let user = Message::User(UserMessage {
         content: MessageContent::Blocks(content),
-        timestamp: turn::now_millis(),
-        extra: serde_json::Map::new(),
+        timestamp: crate::conversation::now_millis(),
     });
 
     // A dry run describes the primary model's request (or child invocation), touching nothing.
@@ -1066,7 +1063,7 @@ fn execute(
                 let request = ModelRequest {
                     model: settings.model.clone(),
                     system_prompt: settings.system_prompt.clone(),
-                    messages: turn::request_messages(&messages),
+                    messages: crate::conversation::repair(&messages),
                     tools: settings.tools.clone(),
                     thinking,
                     thinking_budget: settings.thinking_budget,
@@ -1417,7 +1414,7 @@ async fn run_chain(
     shared: &Shared,
     (chain, first): (&[Candidate], Attempt),
     client: &reqwest::Client,
-    messages: &mut Vec<AgentMessage>,
+    messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
@@ -1490,8 +1487,10 @@ async fn run_chain(
                         // The delegate appended to the session only: bring the context along
                         // for a fallback that comes after it.
                         for entry in &transcript.entries()[before..] {
-                            if let crate::session::record::Entry::Message(entry) = entry {
-                                messages.push(entry.message.clone());
+                            if let crate::session::record::Entry::Message(entry) = entry
+                                && let Some(message) = entry.message.clone().into_conversation()
+                            {
+                                messages.push(message);
                             }
                         }
                         report

@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::partial::{MessageEnd, PartialMessages};
 use super::result::RunResult;
 use super::{Format, Stdout};
-use crate::provider::StreamEvent;
+use crate::conversation::StreamEvent;
 
 /// Something that happened during a run, in the order it happened.
 #[derive(Debug, Clone, PartialEq)]

@@ -24,8 +24,8 @@
 
 use serde_json::{Value, json};
 
+use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
-use crate::provider::StreamEvent;
 
 /// A model call completed: what its `message_delta` says.
 #[derive(Debug, Clone, PartialEq)]

@@ -29,7 +29,7 @@ use serde_json::Value;
 use super::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
 use super::result::RunResult;
 use super::{Diagnostics, Format};
-use crate::provider::StreamEvent;
+use crate::conversation::StreamEvent;
 
 /// What is on the terminal now: the spinner, if any, and whether the answer's current line on
 /// stdout is still open. One per process, because stderr is.
