@@ -305,6 +305,38 @@ pub fn now_millis() -> i64 {
         })
 }
 
+/// Reasoning levels (SPEC §1.2 `--thinking`), mapped per provider elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkingLevel {
+    /// No reasoning.
+    Off,
+    /// The least reasoning the provider supports.
+    Minimal,
+    /// Low.
+    Low,
+    /// Medium.
+    Medium,
+    /// High.
+    High,
+    /// The most the provider offers.
+    Xhigh,
+}
+
+impl ThinkingLevel {
+    /// The name used in `config.toml` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::Xhigh => "xhigh",
+        }
+    }
+}
+
 /// What is said to the model for a tool call whose result the history lacks.
 pub const MISSING_RESULT: &str =
     "missing tool result in session history; inserted as an error so the transcript stays valid";

@@ -6,25 +6,24 @@
 //! failed one as `error` with the message; the request never carries an invalid transcript
 //! (unanswered tool calls get synthetic error results).
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::compact::{self, SummaryModel};
 use super::compaction;
-use super::render;
 use super::transcript::Transcript;
 use crate::config::ModelInfo;
 use crate::conversation::{
     self, AssistantBlock, AssistantMessage, Cost, Message, StopReason, StreamEvent, TokenUsage,
     ToolDefinition, ToolResultMessage, now_millis,
 };
-use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
-use crate::output::partial::MessageEnd;
+use crate::engine::event::{
+    AssistantDone, Compaction, Event, EventSink, MessageEnd, Phase, Retry, RetryKind, Rotation,
+    ToolEnd, ToolResultDone, ToolStart,
+};
+use crate::engine::{CancelReason, Cancellation, Denial, Ending, TurnReport};
 use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint};
@@ -37,54 +36,6 @@ use crate::tools::{self, Sandbox, ToolContext};
 
 /// Assistant turns at the end of the conversation whose tool results pruning never touches.
 const PROTECTED_RECENT_TURNS: usize = 3;
-
-/// Why the run was cancelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CancelReason {
-    /// SIGINT.
-    Interrupt,
-    /// SIGTERM.
-    Terminate,
-    /// `--timeout` reached.
-    Timeout,
-}
-
-impl CancelReason {
-    /// What ended the run, as the result object and the aborted message say it.
-    pub fn message(self) -> &'static str {
-        match self {
-            CancelReason::Interrupt => "interrupted by SIGINT",
-            CancelReason::Terminate => "terminated by SIGTERM",
-            CancelReason::Timeout => "the run's --timeout was reached",
-        }
-    }
-}
-
-/// A cancellation token plus the reason it fired, set once by whoever cancels first.
-#[derive(Debug, Clone, Default)]
-pub struct Cancellation {
-    /// The token every await watches.
-    pub token: CancellationToken,
-    reason: Arc<OnceLock<CancelReason>>,
-}
-
-impl Cancellation {
-    /// A fresh, uncancelled state.
-    pub fn new() -> Cancellation {
-        Cancellation::default()
-    }
-
-    /// Cancel for `reason` (the first reason wins).
-    pub fn cancel(&self, reason: CancelReason) {
-        let _ = self.reason.set(reason);
-        self.token.cancel();
-    }
-
-    /// Why it was cancelled, if it was.
-    pub fn reason(&self) -> Option<CancelReason> {
-        self.reason.get().copied()
-    }
-}
 
 /// Everything fixed for one turn.
 #[derive(Debug, Clone)]
@@ -190,100 +141,6 @@ fn record_outcome(
         store.usage_stats.insert(profile_id.to_owned(), updated);
         Ok(())
     });
-}
-
-/// How the turn ended.
-#[derive(Debug)]
-pub enum Ending {
-    /// The model answered without calling more tools.
-    Completed,
-    /// `--max-turns` reached while the model still wanted to continue.
-    MaxTurns,
-    /// `--max-budget-usd` reached while the model still wanted to continue.
-    MaxBudget,
-    /// A model call failed.
-    Failed {
-        /// The error.
-        error: ProviderError,
-        /// Its class.
-        kind: FailureKind,
-    },
-    /// The final message hit the output limit before any answer text (exit 1, `output_limit`).
-    OutputLimit {
-        /// The limit the request carried, when pincer set it (a CLI child sets its own).
-        max_output_tokens: Option<u64>,
-    },
-    /// A signal or the timeout stopped the run.
-    Cancelled(CancelReason),
-    /// The session could not be written: the run stops rather than continue unrecorded.
-    Persistence(SessionError),
-}
-
-/// Per-model totals for the result's `modelUsage`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ModelTotals {
-    /// Summed usage.
-    pub usage: TokenUsage,
-    /// Summed cost.
-    pub cost_usd: f64,
-}
-
-/// What happened in the turn.
-#[derive(Debug)]
-pub struct TurnReport {
-    /// How it ended.
-    pub ending: Ending,
-    /// The last assistant message's text.
-    pub final_text: String,
-    /// The provider's stop word of the last call.
-    pub provider_stop_reason: Option<String>,
-    /// The last call's stop reason in claude's words (`end_turn`, `tool_use`, `max_tokens`, …).
-    pub stop_reason: Option<&'static str>,
-    /// Completed model round trips (a retried, rotated or re-sent call counts once).
-    pub model_calls: u32,
-    /// Usage summed over this run.
-    pub usage: TokenUsage,
-    /// Cost of this run.
-    pub cost_usd: f64,
-    /// Per model id.
-    pub model_usage: BTreeMap<String, ModelTotals>,
-    /// Usage of the last successful call (the context snapshot).
-    pub last_usage: Option<TokenUsage>,
-    /// Time spent in model calls.
-    pub api_duration: Duration,
-    /// Tool calls the policy refused (`{tool_name, tool_use_id, tool_input}`, as claude reports).
-    pub permission_denials: Vec<Value>,
-    /// Compactions in this run.
-    pub compactions: u32,
-    /// Estimated context after a compaction that followed the last call (the last call's usage
-    /// no longer describes the context then).
-    pub context_estimate: Option<u64>,
-    /// The context window an overflow error stated, when it is smaller than the one the turn
-    /// started with (or that was unknown): the turn used it from then on, and `commands/`
-    /// remembers it for the model (SPEC §7).
-    pub learned_window: Option<u64>,
-}
-
-impl TurnReport {
-    /// A report of nothing done yet, ending as `ending`.
-    pub fn empty(ending: Ending) -> TurnReport {
-        TurnReport {
-            ending,
-            final_text: String::new(),
-            provider_stop_reason: None,
-            stop_reason: None,
-            model_calls: 0,
-            usage: TokenUsage::default(),
-            cost_usd: 0.0,
-            model_usage: BTreeMap::new(),
-            last_usage: None,
-            api_duration: Duration::ZERO,
-            permission_denials: Vec::new(),
-            compactions: 0,
-            context_estimate: None,
-            learned_window: None,
-        }
-    }
 }
 
 /// Whether an assistant message says anything (text that is not only whitespace).
@@ -393,27 +250,14 @@ impl Replay {
 const DIVERGED_NOTICE: &str = "the retried answer differs from the text printed before the \
      stream broke off; the retried answer follows in full";
 
-/// The stream-json `api_retry` event, with one field saying what kind of retry it is when it is
-/// not a plain resend.
-fn retry_event(
-    attempt: u32,
-    delay: Duration,
-    error: &str,
-    session_id: Option<&str>,
-    extra: Option<(&str, Value)>,
-) -> Event {
-    let mut line = serde_json::json!({
-        "type": "system",
-        "subtype": "api_retry",
-        "attempt": attempt,
-        "delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-        "error": error,
-        "session_id": session_id,
-    });
-    if let (Some((key, value)), Some(object)) = (extra, line.as_object_mut()) {
-        object.insert(key.to_owned(), value);
-    }
-    Event::System(line)
+/// The `Retry` event of a call made again.
+fn retry_event(attempt: u32, delay: Duration, error: &str, kind: RetryKind) -> Event {
+    Event::Retry(Retry {
+        attempt: Some(u64::from(attempt)),
+        delay: Some(delay),
+        error: error.to_owned(),
+        kind,
+    })
 }
 
 /// The next lower reasoning level, for a provider that rejected the current one.
@@ -517,7 +361,7 @@ pub async fn run(
         };
         let build = || provider::protocol(settings.api, &request);
         let started = Instant::now();
-        let session_id = settings.session_id.clone();
+        let _session_id = settings.session_id.clone();
         progress.call_text.clear();
         progress.call_output = false;
         let _ = sink.emit(&Event::Phase(Phase::Connecting(format!(
@@ -559,8 +403,7 @@ pub async fn run(
                     notice.attempt,
                     notice.delay,
                     &notice.error,
-                    session_id.as_deref(),
-                    None,
+                    RetryKind::Resend,
                 ));
             };
             let (outcome, _retries) = retry::call_with_retries(
@@ -649,8 +492,7 @@ pub async fn run(
                         1,
                         Duration::ZERO,
                         &error.to_string(),
-                        settings.session_id.as_deref(),
-                        Some(("thinking_level", lower.as_str().into())),
+                        RetryKind::ThinkingLevel(lower),
                     ));
                     if let Err(failure) = transcript.append(
                         "thinking_level_change",
@@ -691,15 +533,12 @@ pub async fn run(
                         Some(kind.as_str()),
                     );
                     if let Some(next) = spares.next() {
-                        let _ = sink.emit(&Event::System(serde_json::json!({
-                            "type": "system",
-                            "subtype": "auth_rotation",
-                            "provider": settings.provider,
-                            "from_profile": credential.source,
-                            "to_profile": next.source,
-                            "reason": kind.as_str(),
-                            "session_id": settings.session_id,
-                        })));
+                        let _ = sink.emit(&Event::Rotation(Rotation {
+                            provider: settings.provider.clone(),
+                            from: credential.source.clone(),
+                            to: next.source.clone(),
+                            reason: kind.as_str(),
+                        }));
                         credential = next.clone();
                         endpoint.api_key.clone_from(&next.key);
                         success_recorded = false;
@@ -767,13 +606,13 @@ pub async fn run(
             stop_reason: report.stop_reason,
             usage: accumulator.usage(),
         }));
-        let _ = sink.emit(&Event::Assistant(render::assistant_line(
-            &message,
-            &message_id,
-            (report.stop_reason, accumulator.provider_stop_reason()),
-            settings.session_id.as_deref(),
-            Some(entry_id.as_str()),
-        )));
+        let _ = sink.emit(&Event::Assistant(AssistantDone {
+            message: message.clone(),
+            message_id,
+            stop_reason: report.stop_reason,
+            provider_stop_reason: accumulator.provider_stop_reason().map(str::to_owned),
+            entry_id: Some(entry_id),
+        }));
         report.final_text = accumulator.text();
         if progress.text_printed {
             progress.separator_pending = true;
@@ -840,11 +679,11 @@ pub async fn run(
             };
             // Every refusal, by the policy or by the sandbox inside the tool, is listed.
             if output.refusal.is_some() {
-                report.permission_denials.push(serde_json::json!({
-                    "tool_name": name,
-                    "tool_use_id": id,
-                    "tool_input": arguments,
-                }));
+                report.permission_denials.push(Denial {
+                    tool_name: name.clone(),
+                    tool_use_id: id.clone(),
+                    tool_input: arguments.clone(),
+                });
             }
             let _ = sink.emit(&Event::ToolFinished(ToolEnd {
                 id: id.clone(),
@@ -868,11 +707,10 @@ pub async fn run(
                 }
             };
             messages.push(stored);
-            let _ = sink.emit(&Event::User(render::tool_result_line(
-                &result,
-                settings.session_id.as_deref(),
-                Some(entry_id.as_str()),
-            )));
+            let _ = sink.emit(&Event::ToolResult(ToolResultDone {
+                result,
+                entry_id: Some(entry_id),
+            }));
         }
         if let Some(reason) = cancellation.reason() {
             return abort(report, transcript, messages, reason);
@@ -980,8 +818,7 @@ async fn resend_broken_stream(
         *retries,
         delay,
         &error.to_string(),
-        settings.session_id.as_deref(),
-        Some(("discarded_partial", Value::Bool(true))),
+        RetryKind::DiscardedPartial,
     ));
     let notice = if progress.call_text.is_empty() {
         format!("the stream broke off ({error}); retrying the call")
@@ -1111,16 +948,12 @@ async fn compact_now(
     totals.usage.add(&compacted.usage);
     totals.cost_usd += cost;
     report.context_estimate = Some(compacted.tokens_after);
-    let _ = sink.emit(&Event::System(serde_json::json!({
-        "type": "system",
-        "subtype": "compact_boundary",
-        "session_id": settings.session_id,
-        "compact_metadata": {
-            "trigger": trigger.as_str(),
-            "pre_tokens": compacted.tokens_before,
-            "post_tokens": compacted.tokens_after,
-        },
-    })));
+    let _ = sink.emit(&Event::Compaction(Compaction {
+        trigger: trigger.as_str().to_owned(),
+        pre_tokens: Some(compacted.tokens_before),
+        post_tokens: Some(compacted.tokens_after),
+        backend: None,
+    }));
     Ok(true)
 }
 

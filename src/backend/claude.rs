@@ -320,7 +320,21 @@ pub struct ResultEvent {
     pub duration_api_ms: Option<u64>,
     /// Tool calls claude refused.
     #[serde(default)]
-    pub permission_denials: Vec<Value>,
+    pub permission_denials: Vec<Denial>,
+}
+
+/// A tool call claude refused.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Denial {
+    /// The tool.
+    #[serde(default)]
+    pub tool_name: String,
+    /// The call id.
+    #[serde(default)]
+    pub tool_use_id: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub tool_input: Value,
 }
 
 /// The translator's state over one run.
@@ -389,13 +403,15 @@ impl ClaudeStream {
                 attempt,
                 retry_delay_ms,
                 error,
-            }) => recorder.system(serde_json::json!({
-                "type": "system",
-                "subtype": "api_retry",
-                "attempt": attempt,
-                "delay_ms": retry_delay_ms,
-                "error": error,
-            })),
+            }) => recorder.child_retry(
+                attempt,
+                retry_delay_ms,
+                match error {
+                    Some(Value::String(text)) => text,
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                },
+            ),
             // The message being assembled is completed by the caller, which knows from this
             // event whether it is an answer or an error (`is_error`).
             Line::Result(result) => self.result = Some(result),

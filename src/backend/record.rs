@@ -6,9 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::agent::render;
 use crate::agent::transcript::Transcript;
-use crate::agent::turn::{Ending, TurnReport};
 use crate::config::ModelInfo;
 use crate::conversation::StreamEvent;
 use crate::conversation::now_millis;
@@ -16,8 +14,11 @@ use crate::conversation::{
     AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, StopReason, TextBlock,
     TokenUsage, ToolResultMessage,
 };
-use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
-use crate::output::partial::MessageEnd;
+use crate::engine::event::{
+    AssistantDone, Compaction, Event, EventSink, MessageEnd, Phase, Retry, RetryKind, ToolEnd,
+    ToolResultDone, ToolStart,
+};
+use crate::engine::{Ending, TurnReport};
 use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
 use crate::session::store::SessionError;
@@ -47,7 +48,6 @@ pub struct Recorder<'a> {
     backend: CliBackend,
     model: String,
     model_info: Option<ModelInfo>,
-    session_id: Option<String>,
     pending: Option<Pending>,
     tool_names: HashMap<String, String>,
     text_printed: bool,
@@ -71,7 +71,6 @@ impl<'a> Recorder<'a> {
         backend: CliBackend,
         model: &str,
         model_info: Option<ModelInfo>,
-        session_id: Option<String>,
     ) -> Recorder<'a> {
         Recorder {
             transcript,
@@ -79,7 +78,6 @@ impl<'a> Recorder<'a> {
             backend,
             model: model.to_owned(),
             model_info,
-            session_id,
             pending: None,
             tool_names: HashMap::new(),
             text_printed: false,
@@ -334,13 +332,13 @@ impl<'a> Recorder<'a> {
             stop_reason: self.report.stop_reason,
             usage,
         }));
-        let _ = self.sink.emit(&Event::Assistant(render::assistant_line(
-            &message,
-            &pending.id,
-            (self.report.stop_reason, pending.stop_reason.as_deref()),
-            self.session_id.as_deref(),
-            Some(entry_id.as_str()),
-        )));
+        let _ = self.sink.emit(&Event::Assistant(AssistantDone {
+            message,
+            message_id: pending.id.clone(),
+            stop_reason: self.report.stop_reason,
+            provider_stop_reason: pending.stop_reason.clone(),
+            entry_id: Some(entry_id),
+        }));
         Ok(())
     }
 
@@ -382,11 +380,10 @@ impl<'a> Recorder<'a> {
             id: call_id.to_owned(),
             is_error,
         }));
-        let _ = self.sink.emit(&Event::User(render::tool_result_line(
-            &result,
-            self.session_id.as_deref(),
-            Some(entry_id.as_str()),
-        )));
+        let _ = self.sink.emit(&Event::ToolResult(ToolResultDone {
+            result,
+            entry_id: Some(entry_id),
+        }));
         Ok(())
     }
 
@@ -427,17 +424,12 @@ impl<'a> Recorder<'a> {
         )?;
         self.transcript.sync()?;
         self.report.compactions += 1;
-        let _ = self.sink.emit(&Event::System(json!({
-            "type": "system",
-            "subtype": "compact_boundary",
-            "compact_metadata": {
-                "trigger": trigger,
-                "pre_tokens": pre_tokens,
-                "post_tokens": post_tokens,
-            },
-            "backend": self.backend.name(),
-            "session_id": self.session_id,
-        })));
+        let _ = self.sink.emit(&Event::Compaction(Compaction {
+            trigger: trigger.to_owned(),
+            pre_tokens,
+            post_tokens,
+            backend: Some(self.backend.name()),
+        }));
         Ok(())
     }
 
@@ -450,9 +442,13 @@ impl<'a> Recorder<'a> {
         self.transcript.sync()
     }
 
-    /// Emit a `system` line as is (with pincer's session id).
-    pub fn system(&mut self, mut line: Value) {
-        line["session_id"] = json!(self.session_id);
-        let _ = self.sink.emit(&Event::System(line));
+    /// The child retries its own API call.
+    pub fn child_retry(&mut self, attempt: Option<u64>, delay_ms: Option<u64>, error: String) {
+        let _ = self.sink.emit(&Event::Retry(Retry {
+            attempt,
+            delay: delay_ms.map(std::time::Duration::from_millis),
+            error,
+            kind: RetryKind::Child,
+        }));
     }
 }

@@ -21,19 +21,20 @@ use crate::agent::context_files;
 use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::transcript::Transcript;
-use crate::agent::turn::{
-    self, CancelReason, Cancellation, Credential, Ending, TurnReport, TurnSettings,
-};
+use crate::agent::turn::{self, Credential, TurnSettings};
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
 use crate::conversation::{ContentBlock, ImageBlock, Message, MessageContent, UserMessage};
+use crate::engine::event::{Event, EventSink, Fallback, Init};
+use crate::engine::{CancelReason, Cancellation, Ending, TurnReport};
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{InputError, StdinOptions};
 use crate::output::Format;
-use crate::output::events::{Event, EventSink, sink_for};
+use crate::output::events::{OutputSink, sink_for};
 use crate::output::progress::ProgressSink;
-use crate::output::result::{
-    ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, RunResult,
+use crate::output::schema::{
+    Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
+    RunResult, new_uuid,
 };
 use crate::provider::classify::FailureKind;
 use crate::provider::http::Endpoint;
@@ -176,7 +177,7 @@ fn drive(
 }
 
 fn fail(
-    sink: &mut dyn EventSink,
+    sink: &mut dyn OutputSink,
     format: Format,
     started: Instant,
     known: &Known,
@@ -1115,19 +1116,24 @@ fn execute(
     let mut messages = std::mem::take(&mut setup.context);
     messages.push(user);
 
-    let _ = sink.emit(&Event::Init(json!({
-        "type": "system",
-        "subtype": "init",
-        "cwd": context.workspace,
-        "session_id": setup.session_id,
-        "tools": first.settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
-        "model": first.settings.model,
-        "provider": first.settings.provider,
-        "backend": known.backend.unwrap_or("api"),
-        "permissionMode": "default",
-        "apiKeySource": if first.settings.endpoint.api_key.is_some() { "environment" } else { "none" },
-        "pincer_version": env!("CARGO_PKG_VERSION"),
-    })));
+    let _ = sink.emit(&Event::Init(Init {
+        session_id: setup.session_id.clone(),
+        cwd: context.workspace.clone(),
+        tools: first
+            .settings
+            .tools
+            .iter()
+            .map(|tool| tool.name.clone())
+            .collect(),
+        model: first.settings.model.clone(),
+        provider: first.settings.provider.clone(),
+        backend: known.backend.unwrap_or("api"),
+        api_key_source: if first.settings.endpoint.api_key.is_some() {
+            "environment"
+        } else {
+            "none"
+        },
+    }));
     if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
         && let Some(id) = &setup.session_id
     {
@@ -1531,15 +1537,12 @@ async fn run_chain(
         ));
         failed_over += 1;
         let Some(next) = next else { break };
-        let _ = sink.emit(&Event::System(json!({
-            "type": "system",
-            "subtype": "model_fallback",
-            "from": candidate.model_ref,
-            "to": next.model_ref,
-            "reason": kind.as_str(),
-            "error": message,
-            "session_id": shared.session_id,
-        })));
+        let _ = sink.emit(&Event::Fallback(Fallback {
+            from: candidate.model_ref.clone(),
+            to: next.model_ref.clone(),
+            reason: kind.as_str(),
+            error: message.clone(),
+        }));
         // On stderr in every mode: a cron log should show why another model answered.
         context.diagnostics.warn(&format!(
             "{} failed ({}: {message}); trying {}",
@@ -1609,7 +1612,6 @@ fn delegation_for<'a>(
         policy: &shared.policy,
         sandbox: shared.sandbox_mode,
         thinking: shared.thinking_asked,
-        session_id: shared.session_id.as_deref(),
     }
 }
 
@@ -1841,7 +1843,7 @@ fn finish(
         );
     }
     let result = RunResult {
-        kind: "result".to_owned(),
+        kind: ResultWord::Value,
         subtype,
         is_error: exit != Exit::Success,
         result: report.final_text.clone(),
@@ -1892,7 +1894,15 @@ fn finish(
             status: failure.status,
             retryable: failure.retryable,
         }),
-        permission_denials: report.permission_denials.clone(),
+        permission_denials: report
+            .permission_denials
+            .iter()
+            .map(|denial| Denial {
+                tool_name: denial.tool_name.clone(),
+                tool_use_id: denial.tool_use_id.clone(),
+                tool_input: denial.tool_input.clone(),
+            })
+            .collect(),
         structured_output: None,
         model: Some(outcome.model.clone()),
         provider: Some(outcome.provider.clone()),
@@ -1901,7 +1911,7 @@ fn finish(
         heartbeat_ok: heartbeat.then(|| {
             exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)
         }),
-        uuid: crate::output::events::new_uuid(),
+        uuid: new_uuid(),
     };
     let cli_error = error.map(|failure| {
         let error = CliError::new(exit, failure.message);
