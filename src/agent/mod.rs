@@ -9,5 +9,6 @@ pub mod context_files;
 pub mod heartbeat;
 pub mod prompt;
 pub mod render;
+pub mod skills;
 pub mod transcript;
 pub mod turn;
