@@ -68,6 +68,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l append-system-prom
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l prompt-mode -d 'How much of the built system prompt to send' -r -f -a "full\t'Every section and the workspace files'
 minimal\t'Tools, safety rules and runtime facts only'
 none\t'Only text the user supplies'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l skill -d 'List the skill at PATH (a skill directory, its SKILL.md, or a directory of skills) in the prompt, after the discovered ones (a later name shadows an earlier one); repeatable' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
@@ -105,6 +106,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l wait -d 'Wait up t
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l continue -d 'Continue the newest session of this workspace, like `pincer resume --last` (claude\'s --continue; long only: -c is --config)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l fork-session -d 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
@@ -137,6 +139,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l append-system-p
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l prompt-mode -d 'How much of the built system prompt to send' -r -f -a "full\t'Every section and the workspace files'
 minimal\t'Tools, safety rules and runtime facts only'
 none\t'Only text the user supplies'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l skill -d 'List the skill at PATH (a skill directory, its SKILL.md, or a directory of skills) in the prompt, after the discovered ones (a later name shadows an earlier one); repeatable' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
@@ -176,6 +179,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l all -d 'With --
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -l fork-session -d 'Continue in a new session file holding a copy of the current branch'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Create the session named SESSION when none has that name yet; of overlapping creators one creates it and the others continue it (waiting under --wait, else exit 75)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'

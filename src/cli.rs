@@ -610,6 +610,21 @@ pub struct TurnArgs {
     #[arg(long, help_heading = "System prompt")]
     pub no_context_files: bool,
 
+    /// List the skill at PATH (a skill directory, its SKILL.md, or a directory of skills) in the
+    /// prompt, after the discovered ones (a later name shadows an earlier one); repeatable.
+    #[arg(
+        long,
+        value_name = "PATH",
+        value_hint = ValueHint::AnyPath,
+        help_heading = "System prompt"
+    )]
+    pub skill: Vec<PathBuf>,
+
+    /// Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or
+    /// skills.paths (--skill paths still load).
+    #[arg(long, help_heading = "System prompt")]
+    pub no_skills: bool,
+
     /// Offer exactly these tools, comma-separated ("" offers none).
     #[arg(long, value_name = "LIST", help_heading = "Tools and permissions")]
     pub tools: Option<String>,

@@ -232,6 +232,15 @@ pub struct WorkspaceSettings {
     pub append_system_prompt: Vec<String>,
 }
 
+/// `[skills]`, resolved (SPEC §6.5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillSettings {
+    /// Search the default places and `paths`. Default: true.
+    pub enabled: bool,
+    /// More places, absolute or relative to the workspace. Default: empty.
+    pub paths: Vec<std::path::PathBuf>,
+}
+
 /// One CLI backend, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackendSettings {
@@ -289,6 +298,8 @@ pub struct Settings {
     pub timeouts: TimeoutSettings,
     /// Workspace context files.
     pub workspace: WorkspaceSettings,
+    /// Skill discovery.
+    pub skills: SkillSettings,
     /// Largest accepted stdin, in bytes. Default: [`DEFAULT_STDIN_MAX_BYTES`].
     pub stdin_max_bytes: u64,
     /// `[backends.claude-cli]`.
@@ -400,6 +411,10 @@ impl Settings {
                     .max_file_chars
                     .unwrap_or(DEFAULT_MAX_FILE_CHARS),
                 append_system_prompt: config.workspace.append_system_prompt.clone(),
+            },
+            skills: SkillSettings {
+                enabled: config.skills.enabled.unwrap_or(true),
+                paths: config.skills.paths.clone(),
             },
             stdin_max_bytes: config.stdin.max_bytes.unwrap_or(DEFAULT_STDIN_MAX_BYTES),
             claude_cli: BackendSettings::resolve(&config.backends.claude_cli, "claude"),
@@ -769,6 +784,8 @@ mod tests {
         assert_eq!(settings.tools.profile, ToolProfile::Coding);
         assert_eq!(settings.workspace.max_file_chars, 20_000);
         assert_eq!(settings.workspace.files[0], "AGENTS.md");
+        assert!(settings.skills.enabled);
+        assert!(settings.skills.paths.is_empty());
         assert_eq!(settings.stdin_max_bytes, 10 * 1024 * 1024);
         assert_eq!(settings.timeouts.stdin_secs, None);
         assert_eq!(settings.claude_cli.command, "claude");
@@ -865,6 +882,19 @@ mod tests {
         assert_eq!(settings.model.as_deref(), Some("openai/gpt-5"));
         assert_eq!(settings.compaction.reserve_tokens, 1000);
         assert_eq!(settings.compaction.keep_recent_tokens, 7);
+    }
+
+    #[test]
+    fn skills_settings_come_from_the_file_and_overrides() {
+        let text = "[skills]\npaths = [\"team/skills\"]\n";
+        let resolved = settings(text, &["skills.enabled=false"]).unwrap();
+        assert!(!resolved.skills.enabled);
+        assert_eq!(
+            resolved.skills.paths,
+            [std::path::PathBuf::from("team/skills")]
+        );
+        let error = settings("[skills]\npath = [\"x\"]\n", &[]).unwrap_err();
+        assert!(error.to_string().contains("path"), "{error}");
     }
 
     #[test]

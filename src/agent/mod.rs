@@ -8,5 +8,6 @@ pub mod compaction;
 pub mod context_files;
 pub mod heartbeat;
 pub mod prompt;
+pub mod skills;
 pub mod transcript;
 pub mod turn;

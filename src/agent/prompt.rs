@@ -1,9 +1,9 @@
 //! The system prompt (SPEC §6.1), rebuilt and sent on every request.
 //!
-//! Full mode, in order: identity and role, tools, safety, workspace, runtime, workspace files,
-//! heartbeat rules (heartbeat runs only), then the appended texts. `minimal` keeps tools, safety
-//! and runtime; `none` keeps only what the user supplied; `--system-prompt` replaces everything
-//! but the appended texts. Sections are separated by a blank line and measured in characters for
+//! Full mode, in order: identity and role, tools, safety, skills (SPEC §6.5; not on heartbeat
+//! runs), workspace, runtime, workspace files, heartbeat rules (heartbeat runs only), then the
+//! appended texts. `minimal` keeps tools, safety and runtime; `none` keeps only what the user
+//! supplied; `--system-prompt` replaces everything but the appended texts. Sections are separated by a blank line and measured in characters for
 //! `--dry-run` and `status --json`.
 //!
 //! Everything here is a pure function of its inputs except [`git_summary`], which runs `git`.
@@ -21,6 +21,7 @@ use serde::Serialize;
 
 use super::context_files::ContextFile;
 use super::heartbeat::HEARTBEAT_OK;
+use super::skills::Skill;
 use crate::conversation::ToolDefinition;
 
 /// How much of the built-in prompt is sent (`--prompt-mode`).
@@ -78,6 +79,9 @@ pub struct PromptInputs<'a> {
     pub sandbox: &'a str,
     /// Workspace context files, already loaded and capped.
     pub files: &'a [ContextFile],
+    /// Skills to list, in order (sorted by name, so the prompt stays cacheable); skills only a
+    /// person may start are left out here.
+    pub skills: &'a [Skill],
     /// Whether this is a heartbeat run.
     pub heartbeat: bool,
     /// The repository state, when the workspace is one.
@@ -87,8 +91,8 @@ pub struct PromptInputs<'a> {
 /// The size of one section.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SectionSize {
-    /// `identity`, `tools`, `safety`, `workspace`, `runtime`, `workspace_files`, `heartbeat`,
-    /// `system_prompt` (a replacement) or `append`.
+    /// `identity`, `tools`, `safety`, `skills`, `workspace`, `runtime`, `workspace_files`,
+    /// `heartbeat`, `system_prompt` (a replacement) or `append`.
     pub name: String,
     /// Its length in characters, separators between sections not included.
     pub chars: usize,
@@ -136,6 +140,11 @@ pub fn build(inputs: &PromptInputs<'_>) -> BuiltPrompt {
             sections.push(("identity", IDENTITY.to_owned()));
             sections.push(("tools", tools_section(inputs.tools)));
             sections.push(("safety", safety_section(inputs.sandbox)));
+            if !inputs.heartbeat
+                && let Some(text) = skills_section(inputs.skills, inputs.tools)
+            {
+                sections.push(("skills", text));
+            }
             sections.push(("workspace", workspace_section(inputs)));
             sections.push(("runtime", runtime_section(inputs)));
             if !inputs.files.is_empty() {
@@ -239,6 +248,47 @@ fn safety_section(sandbox: &str) -> String {
          configuration.",
     );
     text
+}
+
+/// The skills list: name, description and `SKILL.md` path of each, never a body. `None` when
+/// there is nothing to list or no tool can read a file (a list the model cannot use is noise).
+fn skills_section(skills: &[Skill], tools: &[ToolDefinition]) -> Option<String> {
+    let skills: Vec<&Skill> = skills.iter().filter(|skill| !skill.is_manual()).collect();
+    if skills.is_empty() {
+        return None;
+    }
+    let offered = |names: &[&str]| {
+        tools
+            .iter()
+            .find(|tool| names.contains(&tool.name.as_str()))
+            .map(|tool| tool.name.clone())
+    };
+    let how = match offered(&["read", "Read"]) {
+        Some(read) => format!("with the `{read}` tool"),
+        None => format!(
+            "by printing it with the `{}` tool (`cat` on its path)",
+            offered(&["exec", "Bash", "shell"])?
+        ),
+    };
+    let mut text = format!(
+        "## Skills\nSkills are instructions packaged for particular tasks. Each entry below \
+         gives a skill's name, what it is for and where its SKILL.md lies. Before you start, \
+         compare the task with the descriptions. When one skill clearly applies, read its \
+         SKILL.md {how} and follow it; files it mentions are relative to the directory that \
+         holds it. Read at most one skill before you begin and none when nothing applies; read \
+         another only when the work turns out to need it.\n"
+    );
+    for skill in skills {
+        let _ = writeln!(
+            text,
+            "- {}: {}\n  {}",
+            skill.front_matter.name,
+            skill.front_matter.description,
+            skill.path.display()
+        );
+    }
+    text.truncate(text.trim_end().len());
+    Some(text)
 }
 
 fn workspace_section(inputs: &PromptInputs<'_>) -> String {
@@ -423,9 +473,26 @@ mod tests {
             .collect()
     }
 
+    fn skill(name: &str, description: &str) -> Skill {
+        Skill {
+            front_matter: crate::agent::skills::FrontMatter {
+                name: name.to_owned(),
+                description: description.to_owned(),
+                license: None,
+                compatibility: None,
+                allowed_tools: vec!["Bash".to_owned()],
+                metadata: None,
+                disable_model_invocation: false,
+            },
+            path: PathBuf::from(format!("/config/skills/{name}/SKILL.md")),
+            source: crate::agent::skills::SkillSource::Global,
+        }
+    }
+
     struct Fixture {
         tools: Vec<ToolDefinition>,
         files: Vec<ContextFile>,
+        skills: Vec<Skill>,
         append: Vec<String>,
         git: GitSummary,
     }
@@ -440,6 +507,10 @@ mod tests {
                 files: vec![
                     file("AGENTS.md", "Run cargo test before committing."),
                     file("global/USER.md", "The user is Ada."),
+                ],
+                skills: vec![
+                    skill("deploy", "Ship the service to staging."),
+                    skill("triage", "Sort the on-call queue."),
                 ],
                 append: vec!["Always answer in French.".to_owned(), "  \n".to_owned()],
                 git: GitSummary {
@@ -461,6 +532,7 @@ mod tests {
                 now: "2026-11-30 (Monday), UTC+01:00",
                 sandbox: "workspace-write",
                 files: &self.files,
+                skills: &self.skills,
                 heartbeat: false,
                 git: Some(&self.git),
             }
@@ -477,6 +549,7 @@ mod tests {
                 "identity",
                 "tools",
                 "safety",
+                "skills",
                 "workspace",
                 "runtime",
                 "workspace_files",
@@ -498,6 +571,72 @@ mod tests {
         ));
         assert!(text.ends_with("\n\nAlways answer in French."));
         assert!(!text.contains("## Heartbeat"));
+    }
+
+    #[test]
+    fn the_skills_section_lists_name_description_and_path_after_safety() {
+        let fixture = Fixture::new();
+        let built = build(&fixture.inputs());
+        let text = &built.text;
+        let start = text.find("## Skills\n").unwrap();
+        assert!(text[..start].contains("## Safety"));
+        assert!(
+            text[start..]
+                .starts_with("## Skills\nSkills are instructions packaged for particular tasks.")
+        );
+        assert!(text.contains("read its SKILL.md with the `read` tool and follow it"));
+        assert!(text.contains("Read at most one skill before you begin"));
+        assert!(text.contains(
+            "\n- deploy: Ship the service to staging.\n  /config/skills/deploy/SKILL.md\n- triage: \
+             Sort the on-call queue.\n  /config/skills/triage/SKILL.md\n\n## Workspace"
+        ));
+        // Reported, never granted or shown: allowed-tools stays out of the prompt.
+        assert!(!text.contains("Bash"));
+    }
+
+    #[test]
+    fn the_skills_section_names_the_tool_that_can_read_and_is_left_out_without_one() {
+        let fixture = Fixture::new();
+        let exec_only = vec![tool("exec", "Run a command.")];
+        let built = build(&PromptInputs {
+            tools: &exec_only,
+            ..fixture.inputs()
+        });
+        assert!(
+            built.text.contains(
+                "read its SKILL.md by printing it with the `exec` tool (`cat` on its path)"
+            )
+        );
+        let claude = vec![tool("Read", "read a file"), tool("Bash", "run")];
+        let built = build(&PromptInputs {
+            tools: &claude,
+            ..fixture.inputs()
+        });
+        assert!(built.text.contains("with the `Read` tool"));
+        let built = build(&PromptInputs {
+            tools: &[],
+            ..fixture.inputs()
+        });
+        assert!(!section_names(&built).contains(&"skills"));
+    }
+
+    #[test]
+    fn skills_only_a_person_may_start_are_not_listed_and_none_means_no_section() {
+        let fixture = Fixture::new();
+        let mut manual = skill("manual", "Only by hand.");
+        manual.front_matter.disable_model_invocation = true;
+        let only_manual = vec![manual];
+        let built = build(&PromptInputs {
+            skills: &only_manual,
+            ..fixture.inputs()
+        });
+        assert!(!section_names(&built).contains(&"skills"));
+        assert!(!built.text.contains("manual"));
+        let built = build(&PromptInputs {
+            skills: &[],
+            ..fixture.inputs()
+        });
+        assert!(!built.text.contains("## Skills"));
     }
 
     #[test]
@@ -544,10 +683,14 @@ mod tests {
             ..fixture.inputs()
         });
         assert_eq!(
-            section_names(&built)[5..],
-            ["workspace_files", "heartbeat", "append"]
+            section_names(&built)[4..],
+            ["runtime", "workspace_files", "heartbeat", "append"]
         );
         assert!(built.text.contains("reply exactly HEARTBEAT_OK"));
+        assert!(
+            !built.text.contains("## Skills"),
+            "heartbeat runs list no skills"
+        );
     }
 
     #[test]
@@ -564,6 +707,7 @@ mod tests {
         );
         assert!(built.text.starts_with("## Tools\n"));
         assert!(built.files.is_empty());
+        assert!(!built.text.contains("## Skills"));
     }
 
     #[test]

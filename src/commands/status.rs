@@ -251,6 +251,7 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
         settings.workspace.max_file_chars,
     )
     .files;
+    let skills = super::turn::discover_skills(context, &[], true);
     let tool_names: Vec<&str> = crate::tools::ALL_TOOLS.to_vec();
     let tools = crate::tools::definitions(&tool_names);
     let built = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
@@ -263,6 +264,7 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
         now: "",
         sandbox: settings.tools.sandbox.as_str(),
         files: &files,
+        skills: &skills.loaded,
         heartbeat: false,
         git: None,
     });
@@ -293,6 +295,7 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
             "sections": built.sections,
             "workspace_files": built.files,
         },
+        "skills": skills,
         "sessions": index.sessions.len(),
         "sessions_here": index.sessions.values().filter(|entry| entry.summary.cwd == context.workspace.to_string_lossy()).count(),
     }))
@@ -483,6 +486,27 @@ fn render(value: &Value) -> String {
             "none".to_owned()
         } else {
             files.join(", ")
+        },
+    );
+    let skills: Vec<String> = value["skills"]["loaded"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|skill| {
+            format!(
+                "{} ({})",
+                text_of(&skill["name"]),
+                text_of(&skill["source"])
+            )
+        })
+        .collect();
+    line(
+        &mut text,
+        "skills:",
+        if skills.is_empty() {
+            "none".to_owned()
+        } else {
+            skills.join(", ")
         },
     );
     line(

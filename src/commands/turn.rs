@@ -20,6 +20,7 @@ use super::{Context, config_error, session_error};
 use crate::agent::context_files;
 use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
+use crate::agent::skills;
 use crate::agent::transcript::Transcript;
 use crate::agent::turn::{self, Credential, TurnSettings};
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
@@ -411,6 +412,80 @@ fn sandbox_mode(context: &Context, args: &TurnArgs) -> SandboxMode {
         ) => SandboxMode::WorkspaceWrite,
         None => context.settings.tools.sandbox,
     }
+}
+
+/// The skills of this turn (SPEC §6.5), found only when the prompt lists them: `full` mode, no
+/// `--system-prompt` replacement, not a heartbeat run. A `--skill` that cannot apply says so.
+fn turn_skills(
+    context: &Context,
+    args: &TurnArgs,
+    mode: PromptMode,
+    replaced: bool,
+) -> skills::Discovery {
+    let unused = if replaced {
+        Some("--system-prompt replaces the built prompt")
+    } else if mode != PromptMode::Full {
+        Some("only --prompt-mode full lists skills")
+    } else if args.heartbeat {
+        Some("heartbeat runs list no skills")
+    } else {
+        None
+    };
+    if let Some(reason) = unused {
+        if !args.skill.is_empty() {
+            context
+                .diagnostics
+                .warn(&format!("--skill has no effect on this run: {reason}"));
+        }
+        return skills::Discovery::default();
+    }
+    discover_skills(context, &args.skill, !args.no_skills)
+}
+
+/// Find the skills for `context`'s workspace: the default places and `skills.paths` when
+/// `enabled` (and the configuration allows it), then `flags` (relative to the current
+/// directory). Every problem is a warning on stderr naming the file; none fails the run.
+pub(crate) fn discover_skills(
+    context: &Context,
+    flags: &[PathBuf],
+    enabled: bool,
+) -> skills::Discovery {
+    let settings = &context.settings;
+    let flags: Vec<PathBuf> = flags
+        .iter()
+        .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.clone()))
+        .collect();
+    let discovery = skills::discover(&skills::Places {
+        config_dir: &settings.paths.config_dir,
+        workspace: &context.workspace,
+        enabled: enabled && settings.skills.enabled,
+        config_paths: &settings.skills.paths,
+        flag_paths: &flags,
+    });
+    let diagnostics = &context.diagnostics;
+    for problem in &discovery.skipped {
+        diagnostics.warn(&format!(
+            "skipped skill '{}': {}",
+            problem.path.display(),
+            problem.message
+        ));
+    }
+    for problem in &discovery.warnings {
+        diagnostics.warn(&format!(
+            "skill '{}': {}",
+            problem.path.display(),
+            problem.message
+        ));
+    }
+    for shadowed in &discovery.shadowed {
+        diagnostics.warn(&format!(
+            "skill '{}' in '{}' shadows the one in '{}'",
+            shadowed.name,
+            shadowed.shadowed_by.display(),
+            shadowed.path.display()
+        ));
+    }
+    discovery
 }
 
 /// The tools' sandbox: confinement for `mode` around the workspace, and exec's environment —
@@ -987,6 +1062,7 @@ fn execute(
     } else {
         None
     };
+    let skills = turn_skills(context, args, prompt_mode, system_replace.is_some());
     // The private temp dir of exec (SPEC §10): removed when this function returns, on every path.
     let exec_temp = if args.dry_run || sandbox_mode == SandboxMode::DangerFullAccess {
         None
@@ -1002,18 +1078,24 @@ fn execute(
             .with_hint("set TMPDIR to a writable directory")
         })?)
     };
+    let mut sandbox = exec_sandbox(
+        context,
+        sandbox_mode,
+        exec_temp.as_ref().map(tempfile::TempDir::path),
+        &chain,
+    );
+    // The listed SKILL.md files and their directories are readable, never writable (§6.5).
+    for skill in skills.listed() {
+        sandbox.allow_reading(&skill.path);
+    }
     let shared = Shared {
         policy,
         sandbox_mode,
-        sandbox: exec_sandbox(
-            context,
-            sandbox_mode,
-            exec_temp.as_ref().map(tempfile::TempDir::path),
-            &chain,
-        ),
+        sandbox,
         now,
         prompt_mode,
         files,
+        skills,
         git,
         system_replace,
         appends,
@@ -1049,6 +1131,7 @@ fn execute(
             "system_prompt": settings.system_prompt,
             "system_prompt_sections": first.prompt.sections,
             "workspace_files": first.prompt.files,
+            "skills": shared.skills,
             "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
             "tool_policy": shared.policy.describe(),
             "sandbox": super::status::sandbox_report(&shared.sandbox),
@@ -1258,6 +1341,7 @@ struct Shared {
     now: String,
     prompt_mode: PromptMode,
     files: Vec<context_files::ContextFile>,
+    skills: skills::Discovery,
     git: Option<prompt::GitSummary>,
     system_replace: Option<String>,
     appends: Vec<String>,
@@ -1311,6 +1395,7 @@ fn attempt_settings(
         now: &shared.now,
         sandbox: shared.sandbox_mode.as_str(),
         files: &shared.files,
+        skills: &shared.skills.loaded,
         heartbeat: args.heartbeat,
         git: shared.git.as_ref(),
     });

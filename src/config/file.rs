@@ -57,6 +57,9 @@ pub struct ConfigFile {
     /// Workspace context files (SPEC §6.2).
     #[serde(default)]
     pub workspace: WorkspaceConfig,
+    /// Skill packages listed in the system prompt (SPEC §6.5).
+    #[serde(default)]
+    pub skills: SkillsConfig,
     /// Standard input handling (SPEC §2).
     #[serde(default)]
     pub stdin: StdinConfig,
@@ -298,6 +301,20 @@ pub struct WorkspaceConfig {
     /// Texts appended to the system prompt on every turn. Default: none.
     #[serde(default)]
     pub append_system_prompt: Vec<String>,
+}
+
+/// `[skills]` (SPEC §6.5).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsConfig {
+    /// Search `<config>/skills/`, the workspace's `.pincer/skills/` and `.agents/skills/`, and
+    /// `paths`. `--skill` paths load either way. Default: true.
+    pub enabled: Option<bool>,
+    /// More places, searched after the workspace's and before `--skill`: a directory of skills,
+    /// one skill directory or one `SKILL.md`; absolute, or relative to the workspace.
+    /// Default: none.
+    #[serde(default)]
+    pub paths: Vec<std::path::PathBuf>,
 }
 
 /// `[stdin]` (SPEC §2).
@@ -700,6 +717,10 @@ files = ["AGENTS.md"]
 max_file_chars = 1000
 append_system_prompt = ["Be brief."]
 
+[skills]
+enabled = false
+paths = ["ci/skills", "/opt/skills"]
+
 [stdin]
 max_bytes = 1024
 "#;
@@ -718,6 +739,14 @@ max_bytes = 1024
         assert_eq!(config.tools.profile, Some(ToolProfile::Full));
         assert_eq!(config.timeouts.stdin_secs, Some(0.25));
         assert_eq!(config.stdin.max_bytes, Some(1024));
+        assert_eq!(config.skills.enabled, Some(false));
+        assert_eq!(
+            config.skills.paths,
+            [
+                std::path::PathBuf::from("ci/skills"),
+                std::path::PathBuf::from("/opt/skills")
+            ]
+        );
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! namespace set up by a launcher that is pincer itself.
 //!
 //! A [`Confinement`] says what a child may write (Landlock), which paths it sees read-only
-//! (bind mounts) and which of pincer's paths it does not see at all (an empty tmpfs over a
-//! directory, an inaccessible node over a file). [`Confinement::command`] turns any program and
+//! (bind mounts), which of pincer's paths it does not see at all (an empty tmpfs over a
+//! directory, an inaccessible node over a file) and which directories inside those it sees
+//! again, read-only (a global skill's: opened before the tmpfs covers them, then bound onto
+//! mount points made in the tmpfs before it is made read-only). [`Confinement::command`] turns any program and
 //! arguments into a `std::process::Command` that runs them under it, so `exec`, MCP stdio
 //! servers and hooks share one mechanism; the caller adds stdio, working directory, process
 //! group and environment as for any other child.
@@ -27,6 +29,7 @@
 //! per process and only when something asks (the first command, `status`, `--dry-run`).
 
 use std::ffi::{OsStr, OsString};
+use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -36,8 +39,10 @@ use landlock::{
     ABI, Access as _, AccessFs, LandlockStatus, Ruleset, RulesetAttr as _, RulesetCreatedAttr as _,
     RulesetStatus, path_beneath_rules,
 };
+use nix::fcntl::OFlag;
 use nix::mount::{MsFlags, mount};
 use nix::sched::{CloneFlags, unshare};
+use nix::sys::stat::Mode;
 use nix::sys::statvfs::{FsFlags, statvfs};
 
 use super::sandbox::{Sandbox, SandboxMode};
@@ -160,6 +165,8 @@ pub struct Confinement {
     /// Paths made invisible: a directory gets an empty read-only tmpfs, a file an inaccessible
     /// node (those that exist when the child starts).
     pub hidden: Vec<PathBuf>,
+    /// Directories inside `hidden` ones that stay visible, read-only.
+    pub revealed: Vec<PathBuf>,
     /// Landlock: the paths beneath which writes are allowed; `None` = no Landlock.
     pub writable: Option<Vec<PathBuf>>,
     /// Refuse to start the program when Landlock cannot be enforced (`read-only`).
@@ -184,6 +191,7 @@ impl Confinement {
             namespace: true,
             read_only: sandbox.exec.read_only.clone(),
             hidden: sandbox.exec.hidden.clone(),
+            revealed: sandbox.exec.revealed.clone(),
             writable: Some(writable),
             require_landlock: sandbox.mode == SandboxMode::ReadOnly,
         })
@@ -208,7 +216,11 @@ impl Confinement {
         if self.namespace {
             arguments.push("--namespace".into());
         }
-        for (flag, paths) in [("--read-only", &self.read_only), ("--hide", &self.hidden)] {
+        for (flag, paths) in [
+            ("--read-only", &self.read_only),
+            ("--hide", &self.hidden),
+            ("--reveal", &self.revealed),
+        ] {
             for path in paths {
                 arguments.push(flag.into());
                 arguments.push(path.into());
@@ -255,6 +267,7 @@ fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Request, Strin
             Some("--namespace") => request.confinement.namespace = true,
             Some("--read-only") => request.confinement.read_only.push(value("--read-only")?),
             Some("--hide") => request.confinement.hidden.push(value("--hide")?),
+            Some("--reveal") => request.confinement.revealed.push(value("--reveal")?),
             Some("--landlock") => request.confinement.writable = Some(Vec::new()),
             Some("--write") => {
                 let path = value("--write")?;
@@ -334,8 +347,14 @@ fn enter_namespace(confinement: &Confinement) -> Result<(), String> {
         None::<&str>,
     )
     .map_err(|error| format!("could not make the mounts private: {error}"))?;
+    // Opened before anything is covered: a descriptor still reaches what a tmpfs hides.
+    let revealed = open_revealed(&confinement.revealed)?;
     for path in &confinement.hidden {
-        hide(path)?;
+        let inside: Vec<&(PathBuf, OwnedFd)> = revealed
+            .iter()
+            .filter(|(directory, _)| directory.starts_with(path) && directory != path)
+            .collect();
+        hide(path, &inside)?;
     }
     for path in &confinement.read_only {
         if path.exists() {
@@ -363,24 +382,78 @@ fn new_user_namespace(uid: nix::unistd::Uid, gid: nix::unistd::Gid) -> Result<()
     write("/proc/self/gid_map", format!("{gid} {gid} 1\n"))
 }
 
+/// Open each of `directories` (without following a final link), dropping those inside an
+/// earlier one: they are visible through its mount already.
+fn open_revealed(directories: &[PathBuf]) -> Result<Vec<(PathBuf, OwnedFd)>, String> {
+    let mut sorted: Vec<&PathBuf> = directories.iter().collect();
+    sorted.sort_by_key(|path| path.components().count());
+    let mut opened: Vec<(PathBuf, OwnedFd)> = Vec::new();
+    for directory in sorted {
+        if opened.iter().any(|(known, _)| directory.starts_with(known)) {
+            continue;
+        }
+        let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        match nix::fcntl::open(directory, flags, Mode::empty()) {
+            Ok(descriptor) => opened.push((directory.clone(), descriptor)),
+            // Gone since the run started: nothing to show.
+            Err(nix::errno::Errno::ENOENT) => {}
+            Err(error) => {
+                return Err(format!("could not open {}: {error}", directory.display()));
+            }
+        }
+    }
+    Ok(opened)
+}
+
 /// Cover `path`: a directory with an empty read-only tmpfs, a file with `/dev/null` mounted
-/// read-only and without device access, so opening it fails either way.
-fn hide(path: &Path) -> Result<(), String> {
+/// read-only and without device access, so opening it fails either way. The directories of
+/// `revealed` (inside `path`, opened beforehand) are bound back read-only onto mount points
+/// made in the tmpfs while it is still writable.
+fn hide(path: &Path, revealed: &[&(PathBuf, OwnedFd)]) -> Result<(), String> {
     let Ok(metadata) = std::fs::metadata(path) else {
         return Ok(());
     };
-    if metadata.is_dir() {
-        mount(
+    if !metadata.is_dir() {
+        return bind_read_only(Path::new("/dev/null"), path, MsFlags::MS_NODEV);
+    }
+    let failed = |error: nix::Error| format!("could not hide {}: {error}", path.display());
+    let locked = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
+    if revealed.is_empty() {
+        return mount(
             Some("tmpfs"),
             path,
             Some("tmpfs"),
-            MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+            MsFlags::MS_RDONLY | locked,
             Some("mode=0555,size=4k"),
         )
-        .map_err(|error| format!("could not hide {}: {error}", path.display()))
-    } else {
-        bind_read_only(Path::new("/dev/null"), path, MsFlags::MS_NODEV)
+        .map_err(failed);
     }
+    mount(
+        Some("tmpfs"),
+        path,
+        Some("tmpfs"),
+        locked,
+        Some("mode=0755,size=64k"),
+    )
+    .map_err(failed)?;
+    for (directory, descriptor) in revealed {
+        std::fs::create_dir_all(directory).map_err(|error| {
+            format!(
+                "could not make a mount point for {}: {error}",
+                directory.display()
+            )
+        })?;
+        let source = PathBuf::from(format!("/proc/self/fd/{}", descriptor.as_raw_fd()));
+        bind_read_only(&source, directory, MsFlags::empty())?;
+    }
+    mount(
+        None::<&str>,
+        path,
+        None::<&str>,
+        MsFlags::MS_REMOUNT | MsFlags::MS_BIND | MsFlags::MS_RDONLY | locked,
+        None::<&str>,
+    )
+    .map_err(failed)
 }
 
 /// Bind `source` onto `target` and make that mount read-only, keeping the flags the kernel
@@ -520,6 +593,7 @@ fn probe(launcher: &Path) -> LauncherSupport {
         namespace: true,
         read_only: vec![temp.clone()],
         hidden: vec![temp],
+        revealed: Vec::new(),
         writable: None,
         require_landlock: false,
     };
@@ -678,6 +752,7 @@ mod tests {
             namespace: true,
             read_only: vec!["/w/.git".into(), "/w/.codex".into()],
             hidden: vec!["/home/u/.config/pincer".into()],
+            revealed: vec!["/home/u/.config/pincer/skills/deploy".into()],
             writable: Some(vec!["/dev/null".into(), "/w".into()]),
             require_landlock: true,
         };
@@ -723,9 +798,11 @@ mod tests {
             mode: SandboxMode::ReadOnly,
             writable_roots: vec!["/w".into(), "/t".into()],
             protected: vec![],
+            read_only_roots: vec![],
             exec: super::super::sandbox::ExecSetup {
                 read_only: vec!["/w/.git".into()],
                 hidden: vec!["/h".into()],
+                revealed: vec!["/h/skills/x".into()],
                 temp_dir: Some("/t".into()),
                 ..Default::default()
             },
@@ -739,6 +816,7 @@ mod tests {
         assert!(confinement.namespace);
         assert_eq!(confinement.read_only, [PathBuf::from("/w/.git")]);
         assert_eq!(confinement.hidden, [PathBuf::from("/h")]);
+        assert_eq!(confinement.revealed, [PathBuf::from("/h/skills/x")]);
         sandbox.mode = SandboxMode::WorkspaceWrite;
         let mut expected = devices;
         expected.extend(["/dev/shm".into(), "/w".into(), "/t".into()]);

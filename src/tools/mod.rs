@@ -310,6 +310,7 @@ pub(crate) mod test_support {
                 mode,
                 writable_roots: vec![workspace.clone()],
                 protected: vec![workspace.join(".git")],
+                read_only_roots: Vec::new(),
                 exec: ExecSetup::default(),
             };
             Workspace {

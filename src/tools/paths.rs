@@ -82,7 +82,11 @@ pub fn check(context: &ToolContext, raw: &str, access: Access) -> Result<PathBuf
             canonical_target(parent).join(name)
         }
     };
-    if root_of(sandbox, &target).is_none() {
+    let root = match access {
+        Access::Read => readable_root_of(sandbox, &target),
+        Access::Write => root_of(sandbox, &target),
+    };
+    if root.is_none() {
         return Err(ToolError::refused(
             Refusal::Confinement,
             format!(
@@ -152,11 +156,25 @@ pub fn canonical_target(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
-/// The deepest root containing `path` (by components).
+/// The deepest writable root containing `path` (by components).
 fn root_of<'a>(sandbox: &'a Sandbox, path: &Path) -> Option<&'a Path> {
-    sandbox
-        .writable_roots
-        .iter()
+    deepest(sandbox.writable_roots.iter(), path)
+}
+
+/// The deepest root containing `path` that the file tools may read: a writable one or a
+/// read-only one (a listed skill's directory).
+fn readable_root_of<'a>(sandbox: &'a Sandbox, path: &Path) -> Option<&'a Path> {
+    deepest(
+        sandbox
+            .writable_roots
+            .iter()
+            .chain(&sandbox.read_only_roots),
+        path,
+    )
+}
+
+fn deepest<'a>(roots: impl Iterator<Item = &'a PathBuf>, path: &Path) -> Option<&'a Path> {
+    roots
         .filter(|root| path.starts_with(root))
         .max_by_key(|root| root.components().count())
         .map(PathBuf::as_path)
@@ -176,12 +194,12 @@ pub fn open_read(context: &ToolContext, path: &Path) -> io::Result<File> {
         return File::open(path);
     }
     let flags = OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_CLOEXEC;
-    let root = root_of(&context.sandbox, path).ok_or_else(outside_roots)?;
+    let root = readable_root_of(&context.sandbox, path).ok_or_else(outside_roots)?;
     if path == root {
         return Ok(File::from(nix::fcntl::open(root, flags, Mode::empty())?));
     }
     let (parent, name) = split(path)?;
-    let directory = open_directory(&context.sandbox, parent, false)?;
+    let directory = open_directory(root, parent, false)?;
     let file =
         openat(&directory, name, flags | OFlag::O_NOFOLLOW, Mode::empty()).map_err(link_error)?;
     Ok(File::from(file))
@@ -200,7 +218,8 @@ pub fn replace_file(context: &ToolContext, path: &Path, contents: &[u8]) -> io::
     }
     refuse_unwritable(sandbox, path)?;
     let (parent, name) = split(path)?;
-    let directory = open_directory(sandbox, parent, true)?;
+    let root = root_of(sandbox, parent).ok_or_else(outside_roots)?;
+    let directory = open_directory(root, parent, true)?;
     let permissions = match fstatat(&directory, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
         Ok(status) => {
             let kind = SFlag::from_bits_truncate(status.st_mode & SFlag::S_IFMT.bits());
@@ -255,7 +274,8 @@ pub fn remove_file(context: &ToolContext, path: &Path) -> io::Result<()> {
     }
     refuse_unwritable(sandbox, path)?;
     let (parent, name) = split(path)?;
-    let directory = open_directory(sandbox, parent, false)?;
+    let root = root_of(sandbox, parent).ok_or_else(outside_roots)?;
+    let directory = open_directory(root, parent, false)?;
     unlinkat(&directory, name, UnlinkatFlags::NoRemoveDir).map_err(io::Error::from)
 }
 
@@ -270,11 +290,10 @@ fn refuse_unwritable(sandbox: &Sandbox, path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Open the canonical directory `directory` by walking down from its root without following
-/// links, creating missing directories when `create` is set.
-fn open_directory(sandbox: &Sandbox, directory: &Path, create: bool) -> io::Result<OwnedFd> {
+/// Open the canonical directory `directory` by walking down from `root` (a root containing it)
+/// without following links, creating missing directories when `create` is set.
+fn open_directory(root: &Path, directory: &Path, create: bool) -> io::Result<OwnedFd> {
     let flags = OFlag::O_RDONLY | OFlag::O_DIRECTORY | OFlag::O_CLOEXEC;
-    let root = root_of(sandbox, directory).ok_or_else(outside_roots)?;
     let relative = directory.strip_prefix(root).map_err(|_| outside_roots())?;
     // The root is canonical and trusted; everything below it is opened one name at a time.
     let mut current = nix::fcntl::open(root, flags, Mode::empty())?;

@@ -11,6 +11,12 @@
 //! contains the workspace or the temp dir: hiding it would hide the workspace, so its known
 //! entries (`config.toml`, `auth-profiles.json`, `sessions/`, `state/`, `workspace/`) are hidden
 //! one by one instead and the directory is reported in [`ExecSetup::unhidden`].
+//!
+//! Skills listed in the prompt (SPEC §6.5) may lie outside the roots, a global one even inside
+//! pincer's config directory: [`Sandbox::allow_reading`] makes each skill's directory a
+//! read-only root of the file tools and, when it lies inside a hidden directory, shows that
+//! directory (and nothing else of what is hidden) to commands again, read-only
+//! ([`ExecSetup::revealed`]), so the scripts a skill ships can run.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -34,6 +40,9 @@ pub struct Sandbox {
     pub writable_roots: Vec<PathBuf>,
     /// Canonical paths inside the roots that the file tools never write.
     pub protected: Vec<PathBuf>,
+    /// Canonical directories (or files) outside the writable roots that the file tools may read
+    /// and never write: the listed skills' (see [`Sandbox::allow_reading`]).
+    pub read_only_roots: Vec<PathBuf>,
     /// What `exec` commands get.
     pub exec: ExecSetup,
 }
@@ -48,6 +57,8 @@ pub struct ExecSetup {
     pub hidden: Vec<PathBuf>,
     /// pincer's directories left visible because they contain a root (reported).
     pub unhidden: Vec<PathBuf>,
+    /// Directories inside a hidden one that commands see again, read-only (a global skill's).
+    pub revealed: Vec<PathBuf>,
     /// The run's private temp dir: `TMPDIR`, `TMP` and `TEMP` point there.
     pub temp_dir: Option<PathBuf>,
     /// The environment commands start with; `None` inherits pincer's (tests).
@@ -65,6 +76,7 @@ impl std::fmt::Debug for ExecSetup {
             .field("read_only", &self.read_only)
             .field("hidden", &self.hidden)
             .field("unhidden", &self.unhidden)
+            .field("revealed", &self.revealed)
             .field("temp_dir", &self.temp_dir)
             .field(
                 "environment",
@@ -145,6 +157,7 @@ impl Sandbox {
             mode,
             writable_roots,
             protected,
+            read_only_roots: Vec::new(),
             exec: ExecSetup {
                 read_only: in_workspace,
                 hidden,
@@ -163,8 +176,48 @@ impl Sandbox {
             mode: SandboxMode::DangerFullAccess,
             writable_roots: vec![workspace.to_path_buf()],
             protected: Vec::new(),
+            read_only_roots: Vec::new(),
             exec: ExecSetup::default(),
         }
+    }
+
+    /// Let the tools read, never write, the package whose main file is `file` (a skill's
+    /// `SKILL.md`): its directory, with the scripts and references next to it, becomes a
+    /// read-only root of the file tools — only `file` itself when that directory holds one of
+    /// pincer's own paths (a `SKILL.md` at the top of the config directory must not open
+    /// `auth-profiles.json`). A directory inside one of the paths hidden from commands is shown
+    /// to them again, read-only. Nothing changes for a file already inside a root. Returns the
+    /// path now readable.
+    pub fn allow_reading(&mut self, file: &Path) -> PathBuf {
+        let file = paths::canonical_target(file);
+        let own = |directory: &Path| {
+            self.exec
+                .hidden
+                .iter()
+                .chain(&self.exec.unhidden)
+                .any(|path| path.starts_with(directory))
+        };
+        let root = match file.parent() {
+            Some(directory) if !own(directory) => directory.to_path_buf(),
+            _ => file,
+        };
+        let covered = |roots: &[PathBuf]| roots.iter().any(|known| root.starts_with(known));
+        if covered(&self.writable_roots) || covered(&self.read_only_roots) {
+            return root;
+        }
+        self.read_only_roots
+            .retain(|known| !known.starts_with(&root));
+        self.read_only_roots.push(root.clone());
+        let hidden = self
+            .exec
+            .hidden
+            .iter()
+            .any(|hidden| root.starts_with(hidden) && root != *hidden);
+        if hidden && root.is_dir() {
+            self.exec.revealed.retain(|known| !known.starts_with(&root));
+            self.exec.revealed.push(root.clone());
+        }
+        root
     }
 
     /// Whether the file tools are confined to the roots.
@@ -311,6 +364,68 @@ mod tests {
         assert_eq!(unhidden, [PathBuf::from("/h")]);
         assert!(!hidden.contains(&"/h/sessions".into()));
         assert!(hidden.contains(&"/h/auth-profiles.json".into()));
+    }
+
+    #[test]
+    fn a_skill_directory_becomes_readable_and_one_inside_a_hidden_directory_is_revealed() {
+        let directory = tempfile::tempdir().unwrap();
+        let base = directory.path().canonicalize().unwrap();
+        let workspace = base.join("ws");
+        let home = base.join("home");
+        let global = home.join("skills/deploy");
+        let team = base.join("team/lint");
+        for path in [
+            &workspace,
+            &global,
+            &team,
+            &workspace.join(".agents/skills/x"),
+        ] {
+            std::fs::create_dir_all(path).unwrap();
+        }
+        let own = Paths::under_home(&home);
+        let mut sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, &workspace, &own, None);
+        assert_eq!(sandbox.allow_reading(&global.join("SKILL.md")), global);
+        assert_eq!(sandbox.allow_reading(&team.join("SKILL.md")), team);
+        // Inside the workspace: already readable.
+        let inside = workspace.join(".agents/skills/x");
+        assert_eq!(sandbox.allow_reading(&inside.join("SKILL.md")), inside);
+        // A second skill of the same directory, and a parent that takes over its child.
+        sandbox.allow_reading(&global.join("SKILL.md"));
+        sandbox.allow_reading(&base.join("team/SKILL.md"));
+        assert_eq!(sandbox.read_only_roots, [global.clone(), base.join("team")]);
+        // Only the hidden one needs revealing; the writable roots do not change.
+        assert_eq!(sandbox.exec.revealed, [global]);
+        assert_eq!(sandbox.writable_roots, [workspace]);
+    }
+
+    #[test]
+    fn a_skill_file_next_to_pincers_own_files_opens_only_itself() {
+        let directory = tempfile::tempdir().unwrap();
+        let base = directory.path().canonicalize().unwrap();
+        let workspace = base.join("ws");
+        std::fs::create_dir_all(&workspace).unwrap();
+        let home = base.join("home");
+        std::fs::create_dir_all(&home).unwrap();
+        let mut sandbox = Sandbox::new(
+            SandboxMode::WorkspaceWrite,
+            &workspace,
+            &Paths::under_home(&home),
+            None,
+        );
+        // At the top of the home, and in a directory that contains the home.
+        assert_eq!(
+            sandbox.allow_reading(&home.join("SKILL.md")),
+            home.join("SKILL.md")
+        );
+        assert_eq!(
+            sandbox.allow_reading(&base.join("SKILL.md")),
+            base.join("SKILL.md")
+        );
+        assert_eq!(
+            sandbox.read_only_roots,
+            [home.join("SKILL.md"), base.join("SKILL.md")]
+        );
+        assert!(sandbox.exec.revealed.is_empty());
     }
 
     #[test]

@@ -38,6 +38,7 @@ impl Setup {
             mode,
             writable_roots: vec![workspace.clone()],
             protected: vec![workspace.join(".git")],
+            read_only_roots: Vec::new(),
             exec: super::sandbox::ExecSetup::default(),
         };
         Setup {

@@ -66,7 +66,7 @@ impl Bench {
     }
 
     /// What the fake recorded for its call number `index`.
-    fn call(&self, index: usize) -> Value {
+    pub(crate) fn call(&self, index: usize) -> Value {
         let text = std::fs::read_to_string(self.record.join(format!("call-{index}.json")))
             .unwrap_or_else(|error| panic!("no call {index}: {error}"));
         serde_json::from_str(&text).unwrap()
@@ -134,7 +134,7 @@ fn json_lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-fn session_id_of(output: &Output) -> String {
+pub(crate) fn session_id_of(output: &Output) -> String {
     let result: Value = serde_json::from_str(stdout(output).trim()).unwrap();
     result["session_id"].as_str().unwrap().to_owned()
 }

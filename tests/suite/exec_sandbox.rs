@@ -23,7 +23,7 @@ const KEY: &str = "sk-ant-EXECLEAK-7c1d9e2f4a6b8c0d";
 const PROFILE_KEY: &str = "sk-ant-PROFILEKEY-5e4d3c2b1a09f8e7";
 const MODEL: &str = "anthropic/claude-sonnet-4-5";
 
-fn usage() -> Usage4 {
+pub(crate) fn usage() -> Usage4 {
     Usage4 {
         input: 10,
         output: 5,
@@ -62,13 +62,13 @@ fn run(command: &mut Command) -> Output {
 }
 
 /// Say on stderr why a test did not run.
-fn skip(test: &str, reason: &str) {
+pub(crate) fn skip(test: &str, reason: &str) {
     use std::io::Write as _;
     let _ = writeln!(std::io::stderr(), "skipped {test}: {reason}");
 }
 
 /// Each tool result the second request sent back: id → (text, is_error).
-fn results(server: &MockServer) -> HashMap<String, (String, bool)> {
+pub(crate) fn results(server: &MockServer) -> HashMap<String, (String, bool)> {
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "expected a tool turn and an answer");
     let body = requests[1].json();
@@ -108,7 +108,7 @@ fn protection(home: &Home) -> Value {
 /// Whether this machine lets an unprivileged process create user and mount namespaces, asked
 /// without pincer (`unshare` from util-linux), so that a broken launcher cannot turn the tests
 /// that need them into skips.
-fn user_namespaces_here() -> bool {
+pub(crate) fn user_namespaces_here() -> bool {
     Command::new("unshare")
         .args(["-Urm", "true"])
         .output()

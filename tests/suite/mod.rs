@@ -15,6 +15,7 @@ mod run_flags;
 mod run_input;
 mod sessions;
 mod signals;
+mod skills;
 mod status;
 mod tool_policy;
 mod turns;
