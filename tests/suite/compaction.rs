@@ -827,7 +827,10 @@ fn pincer_compact_during_an_outage_exits_4_after_its_retries_and_changes_nothing
     for protocol in [protocols::anthropic(), protocols::openai_chat()] {
         let home = Home::new();
         let overloaded = Reply::json(529, &(protocol.error_body)(529));
-        let (server, file) = two_turns_then(&home, &protocol, vec![overloaded; 3]);
+        let mut replies = vec![overloaded; 3];
+        // The provider is back for the next resume.
+        replies.push(Reply::sse(&(protocol.text)(&["Third answer."])));
+        let (server, file) = two_turns_then(&home, &protocol, replies);
         let before = std::fs::read(&file).unwrap();
         let output = failing_compact_command(&home, &protocol, &server)
             .args(["compact", "long"])
@@ -853,11 +856,16 @@ fn pincer_compact_during_an_outage_exits_4_after_its_retries_and_changes_nothing
         );
         assert!(err.contains("again later"), "{name}: {err}");
 
-        // The next resume still sends the whole conversation.
-        let _ = failing_compact_command(&home, &protocol, &server)
+        // The next resume still sends the whole conversation (it used to be run without a
+        // scripted answer and its exit ignored; now it must succeed).
+        let output = failing_compact_command(&home, &protocol, &server)
             .args(["resume", "long", "third question"])
             .output();
-        let last = server.requests().last().unwrap().json().to_string();
+        assert_eq!(code(&output), 0, "{name}: {}", stderr(&output));
+        assert_eq!(stdout(&output), "Third answer.\n", "{name}");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2 + 3 + 1, "{name}");
+        let last = requests.last().unwrap().json().to_string();
         assert!(last.contains("first question"), "{name}: {last}");
     }
 }

@@ -507,9 +507,14 @@ fn without_user_namespaces_the_weaker_protection_is_said_once_and_reported() {
         skip("without_user_namespaces…", landlock);
         return;
     }
-    let server = MockServer::start(exec_turn(&["echo one > a.txt", "echo two > .git-less.txt"]));
+    let outside = home.root.path().join("outside.txt");
+    let server = MockServer::start(exec_turn(&[
+        "echo one > a.txt",
+        "echo two > .git-less.txt",
+        &format!("echo three > '{}'", outside.display()),
+    ]));
     let Some(output) =
-        without_user_namespaces(&home, &server, &["run", "-m", MODEL, "two commands"])
+        without_user_namespaces(&home, &server, &["run", "-m", MODEL, "three commands"])
     else {
         return;
     };
@@ -529,6 +534,14 @@ fn without_user_namespaces_the_weaker_protection_is_said_once_and_reported() {
         std::fs::read_to_string(home.workspace.join("a.txt")).unwrap(),
         "one\n"
     );
+    // Reduced is not none: Landlock alone still keeps writes inside the workspace.
+    let results = results(&server);
+    assert!(
+        results["c2"].0.contains("Permission denied"),
+        "{:?}",
+        results["c2"]
+    );
+    assert!(!outside.exists(), "Landlock let a command write outside");
 
     let idle = MockServer::start(Vec::new());
     let status = without_user_namespaces(&home, &idle, &["status", "--json"]).unwrap();
@@ -563,9 +576,6 @@ fn status_and_dry_run_say_which_exec_protection_is_in_force() {
         "{sandbox}"
     );
     assert_eq!(sandbox["exec_enforced"], level != "none");
-    if user_namespaces_here() && sandbox["exec_landlock"] == "Landlock enforced" {
-        assert_eq!(level, "namespace+landlock", "{sandbox}");
-    }
     let server = MockServer::start(Vec::new());
     let dry = home
         .pincer()
@@ -601,6 +611,42 @@ fn status_and_dry_run_say_which_exec_protection_is_in_force() {
     );
     // A dry run and status create no temp dir and leave the home empty.
     assert!(std::fs::read_dir(&home.home).unwrap().next().is_none());
+
+    // Where Landlock is there, the level names it (with the namespace when this machine has
+    // user namespaces) and a command really cannot write outside the workspace.
+    let landlock = sandbox["exec_landlock"].as_str().unwrap_or_default();
+    if landlock.starts_with("Landlock not available") {
+        skip(
+            "status_and_dry_run_say_which_exec_protection_is_in_force (the Landlock part)",
+            landlock,
+        );
+        return;
+    }
+    let expected = if user_namespaces_here() {
+        "namespace+landlock"
+    } else {
+        "landlock"
+    };
+    assert_eq!(level, expected, "{sandbox}");
+    let outside = home.root.path().join("outside.txt");
+    let server = MockServer::start(exec_turn(&[&format!(
+        "echo escaped > '{}'",
+        outside.display()
+    )]));
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["--json", "run", "-m", MODEL, "escape"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    assert!(
+        results["c0"].1 && results["c0"].0.contains("Permission denied"),
+        "{:?}",
+        results["c0"]
+    );
+    assert!(!outside.exists(), "a command wrote outside the workspace");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! `common::integrity` as well as what the processes and the mock saw.
 
 use std::process::{Child, Output};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -11,7 +12,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::integrity::{assert_linear, check_session, session_files};
-use crate::common::mock::{MockServer, Reply};
+use crate::common::mock::{Gate, MockServer, Piece, Reply, split_events};
 use crate::common::protocols::{self, Protocol};
 use crate::common::{Home, Pincer, SessionBuilder, code, stderr, stdout};
 
@@ -109,54 +110,88 @@ fn thirty_two_parallel_resumes_with_wait_all_land_as_one_linear_chain() {
     assert_eq!(server.requests().len(), 33);
 }
 
+/// Guards the lock of SPEC §12.2 without `--wait`: while one run holds a session, every other
+/// run on it exits 75 at once, with a hint naming `--wait`, and adds nothing to the file. The
+/// winner's answer waits at a gate until all 31 others have exited, so exactly one run can win
+/// however slowly the machine starts them (a second winner would find no scripted answer and
+/// fail with another code).
 #[test]
 fn without_wait_the_losers_exit_75_within_a_second_and_the_file_stays_linear() {
+    const RACERS: usize = 32;
     let home = Home::new();
-    let slow = (anthropic().text)(&["slow ", "answer"]);
-    // Every answer takes about 1.5 s, so the winner holds the lock while the others start.
-    let server = MockServer::start_cycle(
-        vec![Reply::sse(&slow).paced(Duration::from_millis(250))],
-        "127.0.0.1:0",
+    let protocol = anthropic();
+    let gate = Gate::new();
+    let mut held = vec![Piece::Wait(gate.clone())];
+    held.extend(
+        split_events(&(protocol.text)(&["slow ", "answer"]))
+            .into_iter()
+            .map(Piece::Data),
     );
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["first"])),
+        Reply::sse_pieces(held),
+    ]);
     let id = first_turn(&home, &server);
     // One thread per process, so each exit time is measured as it happens.
-    let runs: Vec<thread::JoinHandle<(Duration, Output)>> = (0..32)
-        .map(|index| {
-            let command = home.pincer().provider(&anthropic(), &server).args([
-                "resume",
-                &id,
-                &format!("racer-{index:02}"),
-            ]);
-            thread::spawn(move || {
-                let started = Instant::now();
-                let output = command.output();
-                (started.elapsed(), output)
-            })
-        })
-        .collect();
-    let mut winners = 0;
-    let mut losers = 0;
-    for run in runs {
-        let (elapsed, output) = run.join().unwrap();
-        match output.status.code() {
-            Some(0) => winners += 1,
-            Some(75) => {
-                losers += 1;
-                assert!(elapsed < Duration::from_secs(1), "a loser took {elapsed:?}");
-                let err = stderr(&output);
-                assert!(err.contains("busy") || err.contains("lock"), "{err}");
-                assert!(err.contains("--wait"), "the hint names --wait: {err}");
-            }
-            other => panic!("unexpected exit {other:?}: {}", stderr(&output)),
+    let (sender, exits) = mpsc::channel::<(usize, Duration, Output)>();
+    for index in 0..RACERS {
+        let command = home.pincer().provider(&protocol, &server).args([
+            "resume",
+            &id,
+            &format!("racer-{index:02}"),
+        ]);
+        let sender = sender.clone();
+        thread::spawn(move || {
+            let started = Instant::now();
+            let output = command.output();
+            let _ = sender.send((index, started.elapsed(), output));
+        });
+    }
+    drop(sender);
+    // Every run but the winner ends while the gate is shut; then the winner may answer.
+    let mut ended = Vec::new();
+    while ended.len() < RACERS - 1 {
+        match exits.recv_timeout(Duration::from_secs(60)) {
+            Ok(exit) => ended.push(exit),
+            Err(_) => break,
         }
     }
-    assert!(winners >= 1, "someone must win");
-    assert_eq!(winners + losers, 32);
+    gate.open();
+    ended.extend(exits.iter());
+    assert_eq!(ended.len(), RACERS, "every run ended");
+    let mut winners = Vec::new();
+    for (index, elapsed, output) in &ended {
+        match code(output) {
+            0 => winners.push(*index),
+            75 => {
+                assert!(
+                    elapsed < &Duration::from_secs(1),
+                    "a loser took {elapsed:?}"
+                );
+                let err = stderr(output);
+                assert!(err.contains("busy") || err.contains("lock"), "{err}");
+                assert!(err.contains("--wait"), "the hint names --wait: {err}");
+                assert_eq!(stdout(output), "", "racer {index}");
+            }
+            other => panic!("racer {index}: exit {other}: {}", stderr(output)),
+        }
+    }
+    assert_eq!(winners.len(), 1, "exactly one winner: {winners:?}");
+    let (_, _, won) = ended
+        .iter()
+        .find(|(index, _, _)| *index == winners[0])
+        .unwrap();
+    assert_eq!(stdout(won), "slow answer\n");
+    // The first turn and the winner's: nobody else reached the model.
+    assert_eq!(server.requests().len(), 2);
     let files = session_files(&home.sessions_dir());
     assert_eq!(files.len(), 1);
     let checked = check_session(&files[0], false);
     assert_linear(&checked.entries);
-    assert_eq!(user_texts(&checked.entries).len(), 1 + winners);
+    assert_eq!(
+        user_texts(&checked.entries),
+        ["first".to_owned(), format!("racer-{:02}", winners[0])]
+    );
 }
 
 #[test]

@@ -568,10 +568,15 @@ fn check_broken_stream(protocol: &Protocol, break_in: BreakIn, after_tool: bool)
                 format!("one retry notice on stderr: {err}"),
             );
         } else {
-            let lines: Vec<Value> = out
-                .lines()
-                .map(|line| serde_json::from_str(line).unwrap_or(Value::Null))
-                .collect();
+            // Every line is one JSON object (a line that is not used to turn silently into
+            // `null` and be left out of the counts).
+            let mut lines: Vec<Value> = Vec::new();
+            for line in out.lines() {
+                match serde_json::from_str(line) {
+                    Ok(value) => lines.push(value),
+                    Err(error) => check(false, format!("{format}: not JSON ({error}): {line:?}")),
+                }
+            }
             let count = |subtype: &str| {
                 lines
                     .iter()

@@ -685,13 +685,22 @@ fn a_locked_session_makes_a_second_process_exit_75_at_once() {
 fn with_wait_a_second_process_proceeds_after_the_lock_is_released() {
     let home = Home::new();
     let path = simple(&home, ID_A, None);
+    let before = std::fs::read(&path).unwrap();
     let lock = hold_lock(&path);
-    let releaser = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(400));
-        drop(lock);
-    });
-    let output = home.run(&["--wait", "10", "sessions", "rename", ID_A, "patient"]);
-    releaser.join().unwrap();
+    let mut child = home
+        .pincer()
+        .args(["--wait", "10", "sessions", "rename", ID_A, "patient"])
+        .spawn();
+    std::thread::sleep(Duration::from_millis(400));
+    // It waits for the lock: still running, nothing written (this used to pass with a `--wait`
+    // that ignored the lock, as the rename succeeded either way).
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the rename did not wait for the lock"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    drop(lock);
+    let output = child.wait_with_output().unwrap();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(
         std::fs::read_to_string(&path)

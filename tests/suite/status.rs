@@ -4,7 +4,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::protocols;
-use crate::common::{Home, SessionBuilder, code, stderr, stdout};
+use crate::common::{Home, SessionBuilder, code, skip, stderr, stdout};
 
 const ID: &str = "019ad3c1-0000-7000-8000-0000000000aa";
 
@@ -362,7 +362,10 @@ fn permission_problems_on_the_home_are_usage_errors_with_a_hint_in_every_command
     // A home pincer may read but not write: nothing can be created in it.
     set_mode(&home.home, 0o555);
     if !expect_access_error(&["run", "hello"], &home.sessions_dir()) {
-        eprintln!("skipped: running as root without setpriv, so permissions cannot bite");
+        skip(
+            "permission_problems_on_the_home_are_usage_errors_with_a_hint_in_every_command",
+            "running as root without setpriv, so permissions cannot bite",
+        );
         return;
     }
     expect_access_error(
@@ -370,10 +373,8 @@ fn permission_problems_on_the_home_are_usage_errors_with_a_hint_in_every_command
         &home.sessions_dir(),
     );
     let lock = home.home.join("auth-profiles.json.lock");
-    let Some(output) = unprivileged(&home, &["auth", "add", "anthropic", "--from-env", "KEY"])
-    else {
-        return;
-    };
+    // From here on `unprivileged` can run (the first check would have skipped the test).
+    let output = unprivileged(&home, &["auth", "add", "anthropic", "--from-env", "KEY"]).unwrap();
     assert_eq!(code(&output), 2, "{}", stderr(&output));
     assert!(
         stderr(&output).contains(&format!(

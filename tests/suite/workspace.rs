@@ -278,45 +278,53 @@ fn inline_think_tags_from_a_local_model_become_thinking() {
     );
 }
 
+/// Guards confinement end to end: a write outside the workspace, and any write in a read-only
+/// run, does not happen; the model gets an error result saying why; the run lists the call in
+/// `permission_denials`. (It used to grep whole request bodies for "outside" and "read-only",
+/// which the call's own path and the system prompt always contain: the checks now read the tool
+/// result of the call itself.)
 #[test]
 fn the_sandbox_keeps_writes_inside_the_workspace_and_read_only_refuses_them() {
     let home = Home::new();
     let outside = home.root.path().join("outside.txt");
+    let escape = json!({"path": outside.to_str().unwrap(), "content": "escaped"});
+    let inside = json!({"path": "inside.txt", "content": "hello"});
     let server = MockServer::start(vec![
-        tool(
-            "toolu_1",
-            "write",
-            json!({"path": outside.to_str().unwrap(), "content": "escaped"}),
-        ),
+        tool("toolu_1", "write", escape.clone()),
         text("could not"),
-        tool(
-            "toolu_2",
-            "write",
-            json!({"path": "inside.txt", "content": "hello"}),
-        ),
+        tool("toolu_2", "write", inside.clone()),
         text("refused"),
     ]);
-    let output = home
-        .pincer()
-        .providers(&server)
-        .args(["run", "--json", "write outside"])
-        .output();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let runs = [
+        (vec!["run", "--json", "write outside"], "toolu_1", escape),
+        (
+            vec!["run", "--sandbox", "read-only", "--json", "write inside"],
+            "toolu_2",
+            inside,
+        ),
+    ];
+    for (args, id, input) in &runs {
+        let output = home.pincer().providers(&server).args(args).output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+        assert_eq!(
+            result["permission_denials"],
+            json!([{"tool_name": "write", "tool_use_id": id, "tool_input": input}]),
+            "{result}"
+        );
+    }
     assert!(!outside.exists());
-    let output = home
-        .pincer()
-        .providers(&server)
-        .args(["run", "--sandbox", "read-only", "--json", "write inside"])
-        .output();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(!home.workspace.join("inside.txt").exists());
     let requests = server.requests();
-    for (index, expected) in [(1, "outside"), (3, "read-only")] {
-        let body = requests[index].json().to_string();
-        assert!(
-            body.contains(expected),
-            "request {index} should report the refusal: {body}"
-        );
+    assert_eq!(requests.len(), 4);
+    for (index, id, expected) in [
+        (1, "toolu_1", "is outside the workspace"),
+        (3, "toolu_2", "the read-only sandbox allows no file"),
+    ] {
+        let results = wire::tool_results(&requests[index].json());
+        let (text, is_error) = &results[id];
+        assert!(*is_error, "{id} is an error result: {text}");
+        assert!(text.contains(expected), "{id} says why: {text}");
     }
 }
 
