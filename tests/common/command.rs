@@ -191,4 +191,16 @@ impl Pincer {
     pub fn output(self) -> Output {
         self.spawn().wait_with_output().unwrap()
     }
+
+    /// [`Pincer::output`], asserting that it exited 0 (its stderr in the failure message).
+    pub fn success(self) -> Output {
+        let output = self.output();
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    }
 }

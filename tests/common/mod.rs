@@ -18,7 +18,8 @@
 //!     .fast_retries() // optional: retries 10 ms apart instead of the defaults
 //!     .args(["run", "-m", protocol.model, "hello"])
 //!     .stdin("piped text") // optional: bytes on stdin, then EOF
-//!     .output(); // or .spawn() (stdout/stderr piped) or .command() (a std Command)
+//!     .output(); // or .success() (the same, asserting exit 0), .spawn() (stdout and stderr
+//!                // piped) or .command() (a std::process::Command for anything else)
 //! ```
 //!
 //! - `.providers(&server)`: all four protocols pointed at one mock.
@@ -37,6 +38,13 @@
 //! variables, the key header, wire builders (text, tool call, thinking, mid-stream error,
 //! output limit, error bodies) and readers of request bodies. Scenarios that must hold for every
 //! protocol loop over `protocols::all()`; a new per-protocol need is a new field there.
+//!
+//! # The mock provider: `mock::MockServer`
+//!
+//! `MockServer::start(replies)` answers the n-th request with the n-th [`mock::Reply`] and
+//! records every request (`server.requests()`); `Reply::sse(&(protocol.text)(&["…"]))` streams a
+//! wire builder's bytes. Pieces cut (`Piece::Close`), stall (`Piece::Stall`) or hold a reply
+//! until the test calls `gate.open()` (`Piece::Wait(gate)`, to keep a run inside a phase).
 //!
 //! # Skips
 //!

@@ -391,26 +391,14 @@ fn sigint_ends_the_run_with_130() {
 fn status_sums_usage_and_cost_over_the_session_runs() {
     let home = Home::new();
     let server = MockServer::start(vec![text("one"), text("two")]);
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .provider(&protocols::anthropic(), &server)
-                .args(["run", "--name", "sum", "a"])
-                .output()
-        ),
-        0
-    );
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .provider(&protocols::anthropic(), &server)
-                .args(["resume", "sum", "b"])
-                .output()
-        ),
-        0
-    );
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--name", "sum", "a"])
+        .success();
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "sum", "b"])
+        .success();
     let output = home
         .pincer()
         .provider(&protocols::anthropic(), &server)
@@ -430,16 +418,10 @@ fn status_sums_usage_and_cost_over_the_session_runs() {
 fn a_busy_session_makes_resume_exit_75() {
     let home = Home::new();
     let server = MockServer::start(vec![text("one")]);
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .provider(&protocols::anthropic(), &server)
-                .args(["run", "--name", "busy", "a"])
-                .output()
-        ),
-        0
-    );
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--name", "busy", "a"])
+        .success();
     let lock = hold_lock(&session_files(&home).remove(0));
     let output = home
         .pincer()
@@ -626,43 +608,25 @@ fn offered_tools(body: &Value) -> Vec<String> {
 fn the_tools_flag_and_deny_rules_decide_what_the_model_is_offered() {
     let home = Home::new();
     let server = MockServer::start(vec![text("a"), text("b"), text("c")]);
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .provider(&protocols::anthropic(), &server)
-                .args(["run", "--tools", "read,ls", "go"])
-                .output()
-        ),
-        0
-    );
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .provider(&protocols::anthropic(), &server)
-                .args([
-                    "run",
-                    "--disallowed-tools",
-                    "exec",
-                    "--allowed-tools",
-                    "group:fs",
-                    "go"
-                ])
-                .output()
-        ),
-        0
-    );
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .provider(&protocols::anthropic(), &server)
-                .args(["-c", "tools.profile=\"minimal\"", "run", "go"])
-                .output()
-        ),
-        0
-    );
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--tools", "read,ls", "go"])
+        .success();
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
+            "run",
+            "--disallowed-tools",
+            "exec",
+            "--allowed-tools",
+            "group:fs",
+            "go",
+        ])
+        .success();
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["-c", "tools.profile=\"minimal\"", "run", "go"])
+        .success();
     let requests = server.requests();
     assert_eq!(offered_tools(&requests[0].json()), ["read", "ls"]);
     assert_eq!(

@@ -100,53 +100,22 @@ fn claude_md_is_the_fallback_and_no_context_files_and_prompt_modes_leave_files_o
     let home = Home::new();
     std::fs::write(home.workspace.join("CLAUDE.md"), "CLAUDE-RULES").unwrap();
     let server = MockServer::start(vec![text("a"), text("b"), text("c"), text("d")]);
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .providers(&server)
-                .args(["run", "hi"])
-                .output()
-        ),
-        0
-    );
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .providers(&server)
-                .args(["run", "--no-context-files", "hi"])
-                .output()
-        ),
-        0
-    );
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .providers(&server)
-                .args([
-                    "run",
-                    "--prompt-mode",
-                    "none",
-                    "--append-system-prompt",
-                    "ONLY-THIS",
-                    "hi"
-                ])
-                .output()
-        ),
-        0
-    );
-    assert_eq!(
-        code(
-            &home
-                .pincer()
-                .providers(&server)
-                .args(["run", "--system-prompt", "REPLACED", "hi"])
-                .output()
-        ),
-        0
-    );
+    for args in [
+        &["run", "hi"][..],
+        &["run", "--no-context-files", "hi"],
+        &[
+            "run",
+            "--prompt-mode",
+            "none",
+            "--append-system-prompt",
+            "ONLY-THIS",
+            "hi",
+        ],
+        &["run", "--system-prompt", "REPLACED", "hi"],
+    ] {
+        let output = home.pincer().providers(&server).args(args).output();
+        assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+    }
     let prompts: Vec<String> = server
         .requests()
         .iter()
