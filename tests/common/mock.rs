@@ -4,13 +4,14 @@
 //! Each test scripts a sequence of [`Reply`]s (one per request, in order). Streaming bodies are
 //! sent with chunked transfer encoding, one chunk per [`Piece::Data`], flushed immediately, so a
 //! test controls exactly where the bytes are split and when they arrive. Fault pieces cut the
-//! connection mid-stream ([`Piece::Close`]) or stall it ([`Piece::Stall`]). The server binds to
+//! connection mid-stream ([`Piece::Close`]) or stall it ([`Piece::Stall`]); a [`Gate`] holds a
+//! reply until the test releases it ([`Piece::Wait`]). The server binds to
 //! 127.0.0.1 only and stops when dropped.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -26,6 +27,34 @@ pub enum Piece {
     Stall(Duration),
     /// Close the connection now, without the terminating chunk: a truncated body.
     Close,
+    /// Hold the rest of the reply until the test opens the gate (at most 60 s, so that a test
+    /// that fails before opening it leaves no process waiting forever).
+    Wait(Gate),
+}
+
+/// A latch a test opens to release the replies waiting on it ([`Piece::Wait`]).
+#[derive(Debug, Clone, Default)]
+pub struct Gate(Arc<(Mutex<bool>, Condvar)>);
+
+impl Gate {
+    pub fn new() -> Gate {
+        Gate::default()
+    }
+
+    /// Release every reply waiting on this gate, now and later.
+    pub fn open(&self) {
+        let (open, changed) = &*self.0;
+        *open.lock().unwrap() = true;
+        changed.notify_all();
+    }
+
+    fn wait(&self) {
+        let (open, changed) = &*self.0;
+        let guard = open.lock().unwrap();
+        let _ = changed
+            .wait_timeout_while(guard, Duration::from_secs(60), |open| !*open)
+            .unwrap();
+    }
 }
 
 /// The body of a reply.
@@ -338,6 +367,7 @@ fn serve(
                         }
                     }
                     Piece::Delay(duration) => std::thread::sleep(duration),
+                    Piece::Wait(gate) => gate.wait(),
                     Piece::Stall(duration) => {
                         std::thread::sleep(duration);
                         return;

@@ -1,15 +1,68 @@
-//! Shared test harness: a hermetic pincer home per test, pi-format session writers, and a way to
-//! run the real binary with a clean environment.
+//! Shared test harness: a hermetic pincer home per test, the one way to run the binary, the mock
+//! provider and its wire formats, and pi-format session writers.
+//!
+//! # Running pincer: `home.pincer()`
+//!
+//! Every integration test builds its command with [`Home::pincer`], which returns a [`Pincer`]
+//! builder: a clean environment (`PATH`, `HOME` = the test's root, `TMPDIR` = its own `tmp/`
+//! (so the rest of the root counts as outside the sandbox), `PINCER_HOME`, `NO_COLOR=1`), run
+//! from the workspace, no provider, no stdin. Add what the test needs, then run it:
+//!
+//! ```ignore
+//! let protocol = protocols::anthropic();
+//! let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+//! let output = home
+//!     .pincer()
+//!     .provider(&protocol, &server) // base URL at the mock, protocols::KEY as the key
+//!     .key(&protocol, "sk-my-canary") // optional: another key in the same variable
+//!     .fast_retries() // optional: retries 10 ms apart instead of the defaults
+//!     .args(["run", "-m", protocol.model, "hello"])
+//!     .stdin("piped text") // optional: bytes on stdin, then EOF
+//!     .output(); // or .success() (the same, asserting exit 0), .spawn() (stdout and stderr
+//!                // piped) or .command() (a std::process::Command for anything else)
+//! ```
+//!
+//! - `.providers(&server)`: all four protocols pointed at one mock.
+//! - `.provider_url(&protocol, url)`: a URL that is no mock (`http://127.0.0.1:9`).
+//! - `.key(&protocol, key)` without `.provider`: a key only (a provider nobody should call).
+//! - `.env(…)`, `.env_remove(…)`, `.current_dir(…)`: as on `std::process::Command`.
+//! - `.inside("setpriv", [...])`: run as `setpriv … pincer ARGS…` with the same environment.
+//! - [`Home::run`]`(&args)` is `home.pincer().args(args).output()`.
+//!
+//! Do not write a local `fn pincer(…)` or set `PINCER_HOME`/keys/base URLs by hand: if the
+//! builder lacks something, add it here.
+//!
+//! # Protocols: `protocols::all()`
+//!
+//! [`protocols::Protocol`] is the one per-protocol table: the `-m` value, the key and base-URL
+//! variables, the key header, wire builders (text, tool call, thinking, mid-stream error,
+//! output limit, error bodies) and readers of request bodies. Scenarios that must hold for every
+//! protocol loop over `protocols::all()`; a new per-protocol need is a new field there.
+//!
+//! # The mock provider: `mock::MockServer`
+//!
+//! `MockServer::start(replies)` answers the n-th request with the n-th [`mock::Reply`] and
+//! records every request (`server.requests()`); `Reply::sse(&(protocol.text)(&["…"]))` streams a
+//! wire builder's bytes. Pieces cut (`Piece::Close`), stall (`Piece::Stall`) or hold a reply
+//! until the test calls `gate.open()` (`Piece::Wait(gate)`, to keep a run inside a phase).
+//!
+//! # Skips
+//!
+//! A test that cannot run on this machine calls [`skip`] (the reason goes to stderr) and
+//! returns; it never passes silently.
 
 #![allow(
     dead_code,
     reason = "each suite file uses a different part of the harness"
 )]
 
+pub mod command;
 pub mod integrity;
 pub mod mock;
 pub mod protocols;
 pub mod wire;
+
+pub use command::Pincer;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -21,6 +74,8 @@ pub struct Home {
     pub root: tempfile::TempDir,
     pub home: PathBuf,
     pub workspace: PathBuf,
+    /// The runs' `TMPDIR` (a writable root of the sandbox), inside `root`.
+    pub tmp: PathBuf,
 }
 
 impl Home {
@@ -28,15 +83,19 @@ impl Home {
         let root = tempfile::tempdir().unwrap();
         let home = root.path().join("home");
         let workspace = root.path().join("work");
-        std::fs::create_dir_all(&home).unwrap();
-        std::fs::create_dir_all(&workspace).unwrap();
+        let tmp = root.path().join("tmp");
+        for dir in [&home, &workspace, &tmp] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
         // Canonical paths: sessions record canonical workspace paths.
         let workspace = std::fs::canonicalize(&workspace).unwrap();
         let home = std::fs::canonicalize(&home).unwrap();
+        let tmp = std::fs::canonicalize(&tmp).unwrap();
         Home {
             root,
             home,
             workspace,
+            tmp,
         }
     }
 
@@ -44,43 +103,25 @@ impl Home {
         self.home.join("sessions")
     }
 
-    /// A `pincer` command with this home, run from the workspace, with no provider keys and no
-    /// stdin.
-    pub fn cmd(&self) -> assert_cmd::Command {
-        let mut command =
-            assert_cmd::Command::from_std(self.command_for(assert_cmd::cargo::cargo_bin("pincer")));
-        command.write_stdin("");
-        command
+    /// The one command builder: pincer in this home, from the workspace, with a clean
+    /// environment, no provider and no stdin (see the module header).
+    pub fn pincer(&self) -> Pincer {
+        Pincer::new(self)
     }
 
-    /// `program` with the environment of [`Home::cmd`] (only `PATH`, `HOME`, `PINCER_HOME` and
-    /// `NO_COLOR`), run from the workspace: for wrappers such as `setpriv … pincer`.
-    pub fn command_for(&self, program: impl AsRef<std::ffi::OsStr>) -> std::process::Command {
-        let mut command = std::process::Command::new(program);
-        command
-            .env_clear()
-            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-            .env("HOME", self.root.path())
-            .env("PINCER_HOME", &self.home)
-            .env("NO_COLOR", "1")
-            .current_dir(&self.workspace);
-        command
+    /// Run pincer with `args` and no provider, and return the output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.pincer().args(args).output()
     }
 
     /// Store a credential profile with `pincer auth add`, the secret piped in.
     pub fn add_profile(&self, provider: &str, name: &str, key: &str) {
         let output = self
-            .cmd()
+            .pincer()
             .args(["auth", "add", provider, "--name", name])
-            .write_stdin(key)
-            .output()
-            .unwrap();
+            .stdin(key)
+            .output();
         assert_eq!(code(&output), 0, "{}", stderr(&output));
-    }
-
-    /// Run pincer with `args` and return the output.
-    pub fn run(&self, args: &[&str]) -> Output {
-        self.cmd().args(args).output().unwrap()
     }
 
     /// Write a session file into the store (name as pincer would name it) and return its path.
@@ -108,6 +149,12 @@ pub fn hold_lock(path: &Path) -> std::fs::File {
         .unwrap();
     file.lock().unwrap();
     file
+}
+
+/// Say on stderr that `test` did not run, and why; the caller returns.
+pub fn skip(test: &str, reason: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped {test}: {reason}");
 }
 
 pub fn stdout(output: &Output) -> String {

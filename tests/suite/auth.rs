@@ -16,13 +16,12 @@ fn auth_file(home: &Home) -> std::path::PathBuf {
 }
 
 fn add_with_stdin(home: &Home, args: &[&str], secret: &str) -> Output {
-    home.cmd()
+    home.pincer()
         .arg("auth")
         .arg("add")
         .args(args)
-        .write_stdin(secret)
+        .stdin(secret)
         .output()
-        .unwrap()
 }
 
 fn json_of(output: &Output) -> Value {
@@ -149,7 +148,7 @@ fn empty_or_multi_line_stdin_is_refused_and_nothing_is_written() {
 fn from_env_stores_a_reference_and_never_reads_the_variable() {
     let home = Home::new();
     let output = home
-        .cmd()
+        .pincer()
         .args([
             "auth",
             "add",
@@ -160,8 +159,7 @@ fn from_env_stores_a_reference_and_never_reads_the_variable() {
             "CI_OPENAI_KEY",
         ])
         .env("CI_OPENAI_KEY", KEY)
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_no_leak(&output);
     let text = std::fs::read_to_string(auth_file(&home)).unwrap();
@@ -175,7 +173,7 @@ fn from_env_stores_a_reference_and_never_reads_the_variable() {
     assert_eq!(listed["profiles"][0]["secret"], "env:CI_OPENAI_KEY");
 
     let command = home
-        .cmd()
+        .pincer()
         .args([
             "auth",
             "add",
@@ -185,8 +183,7 @@ fn from_env_stores_a_reference_and_never_reads_the_variable() {
             "--command",
             "pass show openai",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&command), 0, "{}", stderr(&command));
     let stored: Value =
         serde_json::from_str(&std::fs::read_to_string(auth_file(&home)).unwrap()).unwrap();
@@ -418,13 +415,12 @@ fn status_lists_profiles_with_their_state_but_never_their_secrets() {
     let home = crate::common::Home::new();
     let key = "sk-ant-status-canary-98765";
     let output = home
-        .cmd()
+        .pincer()
         .args(["auth", "add", "anthropic"])
-        .write_stdin(key)
-        .output()
-        .unwrap();
+        .stdin(key)
+        .output();
     assert_eq!(output.status.code(), Some(0));
-    let output = home.cmd().args(["status", "--json"]).output().unwrap();
+    let output = home.pincer().args(["status", "--json"]).output();
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(!text.contains(key), "{text}");
     let status: serde_json::Value = serde_json::from_str(&text).unwrap();

@@ -5,13 +5,14 @@
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::protocols;
+use crate::common::{Home, Pincer, code, stderr, stdout};
 
 /// A workspace whose pincer home points both backends at the fakes.
 pub(crate) struct Bench {
@@ -51,18 +52,17 @@ impl Bench {
     }
 
     /// pincer with the fakes replaying `scenario` (one fixture per child call).
-    fn cmd(&self, backend: &str, scenario: &[&str]) -> assert_cmd::Command {
+    fn cmd(&self, backend: &str, scenario: &[&str]) -> Pincer {
         let files: Vec<String> = scenario.iter().map(|name| fixture(backend, name)).collect();
-        let mut command = self.home.cmd();
-        command
+        self.home
+            .pincer()
             .env("FAKE_RECORD", &self.record)
             .env("FAKE_SCENARIO", files.join(","))
-            .env("PYTHONDONTWRITEBYTECODE", "1");
-        command
+            .env("PYTHONDONTWRITEBYTECODE", "1")
     }
 
     pub(crate) fn run(&self, backend: &str, scenario: &[&str], args: &[&str]) -> Output {
-        self.cmd(backend, scenario).args(args).output().unwrap()
+        self.cmd(backend, scenario).args(args).output()
     }
 
     /// What the fake recorded for its call number `index`.
@@ -479,16 +479,9 @@ fn claude_output_without_raw_partials_is_translated_too() {
 fn text_streams_to_stdout_while_the_child_is_still_running() {
     let bench = Bench::new();
     let gate = bench.home.root.path().join("gate");
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("pincer"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", bench.home.root.path())
-        .env("PINCER_HOME", &bench.home.home)
-        .env("FAKE_RECORD", &bench.record)
-        .env("FAKE_SCENARIO", fixture("claude-cli", "gated-turn.jsonl"))
+    let mut child = bench
+        .cmd("claude-cli", &["gated-turn.jsonl"])
         .env("FAKE_GATE", &gate)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .current_dir(&bench.home.workspace)
         .args([
             "--output-format",
             "stream-json",
@@ -498,11 +491,7 @@ fn text_streams_to_stdout_while_the_child_is_still_running() {
             "claude-cli/sonnet",
             "stream please",
         ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     let mut seen = Vec::new();
     // The child waits at the gate after its first delta: the delta must reach pincer's stdout
@@ -716,12 +705,11 @@ fn the_child_environment_drops_the_cleared_keys_and_adds_the_configured_ones() {
     let bench = Bench::with_config("env = { FAKE_EXTRA = \"added\" }");
     let output = bench
         .cmd("claude-cli", &["text-turn.jsonl"])
-        .env("ANTHROPIC_API_KEY", "sk-ant-SECRET-4242")
-        .env("OPENAI_API_KEY", "sk-SECRET-openai")
+        .key(&protocols::anthropic(), "sk-ant-SECRET-4242")
+        .key(&protocols::openai(), "sk-SECRET-openai")
         .env("KEEP_ME", "kept")
         .args(["run", "-m", "claude-cli/sonnet", "hi"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let call = bench.call(0);
     let env = call["env"].as_object().unwrap();
@@ -735,11 +723,10 @@ fn the_child_environment_drops_the_cleared_keys_and_adds_the_configured_ones() {
     let custom = Bench::with_config("clear_env = [\"KEEP_ME\"]");
     let output = custom
         .cmd("claude-cli", &["text-turn.jsonl"])
-        .env("ANTHROPIC_API_KEY", "sk-ant-SECRET-4242")
+        .key(&protocols::anthropic(), "sk-ant-SECRET-4242")
         .env("KEEP_ME", "kept")
         .args(["run", "-m", "claude-cli/sonnet", "hi"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let env = custom.call(0)["env"].as_object().unwrap().clone();
     assert!(!env.contains_key("KEEP_ME"));
@@ -1157,10 +1144,9 @@ fn dry_run_shows_the_child_argv_and_environment_names_without_running_it() {
     let bench = Bench::new();
     let output = bench
         .cmd("claude-cli", &["text-turn.jsonl"])
-        .env("ANTHROPIC_API_KEY", "sk-ant-SECRET-4242")
+        .key(&protocols::anthropic(), "sk-ant-SECRET-4242")
         .args(["run", "--dry-run", "-m", "claude-cli/sonnet", "hi"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(bench.calls(), 0);
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
@@ -1174,21 +1160,10 @@ fn dry_run_shows_the_child_argv_and_environment_names_without_running_it() {
 #[test]
 fn sigterm_kills_the_child_group_and_records_the_turn_as_aborted() {
     let bench = Bench::new();
-    let child = Command::new(assert_cmd::cargo::cargo_bin("pincer"))
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", bench.home.root.path())
-        .env("PINCER_HOME", &bench.home.home)
-        .env("FAKE_RECORD", &bench.record)
-        .env("FAKE_SCENARIO", fixture("claude-cli", "hang.jsonl"))
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .current_dir(&bench.home.workspace)
+    let child = bench
+        .cmd("claude-cli", &["hang.jsonl"])
         .args(["--json", "run", "-m", "claude-cli/sonnet", "hang"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     let pid_file = bench.record.join("grandchild.pid");
     let deadline = Instant::now() + Duration::from_secs(10);
     while !pid_file.exists() && Instant::now() < deadline {
@@ -1264,8 +1239,8 @@ fn an_overloaded_api_model_falls_back_to_the_claude_cli_and_a_limited_cli_to_the
     )]);
     let output = bench
         .cmd("claude-cli", &["text-turn.jsonl"])
-        .env("ANTHROPIC_API_KEY", "sk-ant-fallback-test-01")
-        .env("ANTHROPIC_BASE_URL", overloaded.url())
+        .provider(&protocols::anthropic(), &overloaded)
+        .key(&protocols::anthropic(), "sk-ant-fallback-test-01")
         .args([
             "-c",
             "retry.max_retries=0",
@@ -1276,8 +1251,7 @@ fn an_overloaded_api_model_falls_back_to_the_claude_cli_and_a_limited_cli_to_the
             "claude-cli/sonnet",
             "hi",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(overloaded.requests().len(), 1);
     assert_eq!(bench.calls(), 1);
@@ -1320,8 +1294,8 @@ fn an_overloaded_api_model_falls_back_to_the_claude_cli_and_a_limited_cli_to_the
     ))]);
     let output = bench
         .cmd("claude-cli", &["rate-limit-exit.jsonl"])
-        .env("ANTHROPIC_API_KEY", "sk-ant-fallback-test-01")
-        .env("ANTHROPIC_BASE_URL", api.url())
+        .provider(&protocols::anthropic(), &api)
+        .key(&protocols::anthropic(), "sk-ant-fallback-test-01")
         .args([
             "--json",
             "run",
@@ -1331,8 +1305,7 @@ fn an_overloaded_api_model_falls_back_to_the_claude_cli_and_a_limited_cli_to_the
             "anthropic/claude-sonnet-4-5",
             "hi",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
     assert_eq!(result["result"], "the API answers");
@@ -1359,12 +1332,11 @@ fn no_provider_key_reaches_a_cli_childs_argv_or_environment() {
         let bench = Bench::new();
         let output = bench
             .cmd(backend, &[fixture])
-            .env("ANTHROPIC_API_KEY", secret)
-            .env("OPENAI_API_KEY", secret)
-            .env("GEMINI_API_KEY", secret)
+            .key(&protocols::anthropic(), secret)
+            .key(&protocols::openai(), secret)
+            .key(&protocols::gemini(), secret)
             .args(["run", "-m", model, "--json", "hi"])
-            .output()
-            .unwrap();
+            .output();
         assert_eq!(code(&output), 0, "{backend}: {}", stderr(&output));
         let call = bench.call(0);
         assert!(
@@ -1422,7 +1394,7 @@ fn a_key_in_a_child_tool_result_is_redacted_before_it_is_stored() {
     let key = "MAGIC156a5429a2ab";
     let output = bench
         .cmd("claude-cli", &["tool-turn-no-partials.jsonl"])
-        .env("ANTHROPIC_API_KEY", key)
+        .key(&protocols::anthropic(), key)
         .args([
             "run",
             "-m",
@@ -1431,8 +1403,7 @@ fn a_key_in_a_child_tool_result_is_redacted_before_it_is_stored() {
             "stream-json",
             "read notes",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results: Vec<Value> = messages(&bench.session_lines())
         .into_iter()

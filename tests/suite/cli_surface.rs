@@ -827,12 +827,14 @@ fn the_hidden_generate_docs_is_never_suggested_in_usage_errors() {
 /// (`CLICOLOR_FORCE=1`, which clap honours in `auto`): only an explicit choice can turn it off.
 fn forced_color_stderr(args: &[&str], no_color: bool) -> String {
     let home = crate::common::Home::new();
-    let mut command = home.cmd();
-    command.env_remove("NO_COLOR").env("CLICOLOR_FORCE", "1");
+    let mut command = home
+        .pincer()
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR_FORCE", "1");
     if no_color {
-        command.env("NO_COLOR", "1");
+        command = command.env("NO_COLOR", "1");
     }
-    let output = command.args(args).output().unwrap();
+    let output = command.args(args).output();
     assert_eq!(output.status.code(), Some(2), "{args:?}");
     String::from_utf8(output.stderr).unwrap()
 }
@@ -885,11 +887,10 @@ fn an_empty_pincer_home_is_treated_as_unset() {
     // End to end: the XDG directories under $HOME are used.
     let home = crate::common::Home::new();
     let output = home
-        .cmd()
+        .pincer()
         .env("PINCER_HOME", "")
         .args(["status", "--json"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(output.status.code(), Some(0), "{:?}", output);
     let value: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     let config = value["paths"]["config_file"].as_str().unwrap();

@@ -1,6 +1,6 @@
 //! Compaction end to end: on the threshold, on each provider's overflow error, on demand.
 
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
 use crate::common::wire::{anthropic, gemini, openai, openai_chat};
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::{Home, Pincer, code, stderr, stdout};
 
 const SUMMARY: &str = "## Goal\nShip the parser.\n## Next Steps\nWrite tests.";
 
@@ -24,23 +24,6 @@ fn anthropic_text(answer: &str, input: u64) -> Reply {
     ))
 }
 
-fn pincer(home: &Home, server: &MockServer) -> Command {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PINCER_HOME", &home.home)
-        .env("ANTHROPIC_API_KEY", "k")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("OPENAI_API_KEY", "k")
-        .env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
-        .env("GEMINI_API_KEY", "k")
-        .env("GEMINI_BASE_URL", format!("{}/v1beta", server.url()))
-        .current_dir(&home.workspace)
-        .stdin(Stdio::null());
-    command
-}
-
 /// Small windows and budgets so that short conversations compact.
 const TIGHT: [&str; 4] = [
     "-c",
@@ -49,10 +32,13 @@ const TIGHT: [&str; 4] = [
     "compaction.reserve_tokens=500",
 ];
 
+/// pincer with every provider at `server` and the [`TIGHT`] budget.
 fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
-    let mut all: Vec<&str> = TIGHT.to_vec();
-    all.extend_from_slice(args);
-    pincer(home, server).args(&all).output().unwrap()
+    home.pincer()
+        .providers(server)
+        .args(TIGHT)
+        .args(args)
+        .output()
 }
 
 /// The session file of a home that holds one.
@@ -419,7 +405,9 @@ fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session
     let path = home.write_session(&session);
     let before = std::fs::read(&path).unwrap();
     let server = MockServer::start(vec![anthropic_text("fine", 100)]);
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .providers(&server)
         .args([
             "-c",
             "providers.anthropic.models.claude-sonnet-4-5.context_window=20000",
@@ -429,8 +417,7 @@ fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session
             "019ad3c1",
             "next",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let sent = server.requests()[0].json().to_string();
     assert!(
@@ -534,10 +521,11 @@ fn prose(topic: &str, count: usize) -> String {
 
 /// `resume small PROMPT` in stream-json: its events, and the trigger of its compaction if any.
 fn resume_small(home: &Home, server: &MockServer, prompt: &str) -> (Vec<Value>, Value) {
-    let output = pincer(home, server)
+    let output = home
+        .pincer()
+        .providers(server)
         .args(["resume", "small", "--output-format", "stream-json", prompt])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let events: Vec<Value> = stdout(&output)
         .lines()
@@ -559,7 +547,9 @@ fn learned_windows(home: &Home) -> Value {
 
 /// Defaults only (no TIGHT budget): a first turn of about 1,000 estimated tokens.
 fn seed_with_defaults(home: &Home, server: &MockServer, model: &str) {
-    let output = pincer(home, server)
+    let output = home
+        .pincer()
+        .providers(server)
         .args([
             "run",
             "-m",
@@ -568,8 +558,7 @@ fn seed_with_defaults(home: &Home, server: &MockServer, model: &str) {
             "small",
             &prose("the parser", 40),
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
 }
 
@@ -621,12 +610,15 @@ fn a_configured_4k_window_compacts_at_142_percent_with_default_settings() {
         llama_text("Second answer.", 5_800),
         llama_text(SUMMARY, 60),
     ]);
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .providers(&server)
         .args(["-c", window, "run", "-m", model, "--name", "small", "first"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .providers(&server)
         .args([
             "-c",
             window,
@@ -635,8 +627,7 @@ fn a_configured_4k_window_compacts_at_142_percent_with_default_settings() {
             "--json",
             &prose("the second question", 120),
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["compactions"], 1, "{result}");
@@ -673,10 +664,11 @@ fn a_gemini_overflow_compacts_even_when_the_estimate_fits_and_teaches_the_window
         gemini_text("Recovered."),
     ]);
     seed_with_defaults(&home, &server, model);
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .providers(&server)
         .args(["resume", "small", "--json", "and now?"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["result"], "Recovered.");
@@ -704,32 +696,29 @@ fn a_prompt_too_big_for_a_tiny_window_ends_with_exit_6_after_one_compaction() {
         overflow(),
     ]);
     seed_with_defaults(&home, &server, model);
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .providers(&server)
         .args(["resume", "small", "--json", &prose("a huge request", 200)])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 6, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["error"]["kind"], "context_overflow");
     assert_eq!(result["compactions"], 1);
     assert_eq!(server.requests().len(), 4);
-    assert_eq!(
-        code(
-            &pincer(&home, &server)
-                .args(["sessions", "show", "small"])
-                .output()
-                .unwrap()
-        ),
-        0
-    );
+    home.pincer()
+        .providers(&server)
+        .args(["sessions", "show", "small"])
+        .success();
 
     // A first turn has nothing to compact: one request, exit 6 at once, no summary call.
     let home = Home::new();
     let server = MockServer::start(vec![overflow(), llama_text(SUMMARY, 60)]);
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .providers(&server)
         .args(["run", "-m", model, "--json", &prose("a huge request", 200)])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 6, "{}", stderr(&output));
     assert_eq!(server.requests().len(), 1);
 }
@@ -760,7 +749,9 @@ fn two_turns_then(
         &["resume", "long", "second question"],
     ];
     for args in turns {
-        let output = protocols::output(failing_compact_command(home, protocol, &server), args);
+        let output = failing_compact_command(home, protocol, &server)
+            .args(args)
+            .output();
         assert_eq!(code(&output), 0, "{}: {}", protocol.name, stderr(&output));
     }
     (server, session_file(home))
@@ -771,24 +762,17 @@ fn failing_compact_command(
     home: &Home,
     protocol: &protocols::Protocol,
     server: &MockServer,
-) -> Command {
-    let mut command = protocols::command(home, protocol, &server.url(), "k-compact-test");
-    command.args(TIGHT).args(["-c", "retry.max_retries=2"]);
-    command
+) -> Pincer {
+    home.pincer()
+        .provider(protocol, server)
+        .fast_retries()
+        .args(TIGHT)
+        .args(["-c", "retry.max_retries=2"])
 }
 
 /// The provider's answer to a revoked key.
 fn unauthorized(protocol: &protocols::Protocol) -> Reply {
-    let body = match protocol.name {
-        "anthropic" => anthropic::error_body("authentication_error", "invalid x-api-key"),
-        "gemini" => gemini::error_body(
-            401,
-            "UNAUTHENTICATED",
-            "API key not valid. Please pass a valid API key.",
-        ),
-        _ => (protocol.error_body)(401),
-    };
-    Reply::json(401, &body)
+    Reply::json(401, &(protocol.error_body)(401))
 }
 
 #[test]
@@ -801,10 +785,9 @@ fn pincer_compact_whose_summary_is_refused_exits_3_and_leaves_the_session_byte_f
         let home = Home::new();
         let (server, file) = two_turns_then(&home, &protocol, vec![unauthorized(&protocol)]);
         let before = std::fs::read(&file).unwrap();
-        let output = protocols::output(
-            failing_compact_command(&home, &protocol, &server),
-            &["compact", "long", "--json"],
-        );
+        let output = failing_compact_command(&home, &protocol, &server)
+            .args(["compact", "long", "--json"])
+            .output();
         let name = protocol.name;
         assert_eq!(code(&output), 3, "{name}: {}", stderr(&output));
         assert_eq!(
@@ -838,12 +821,14 @@ fn pincer_compact_during_an_outage_exits_4_after_its_retries_and_changes_nothing
     for protocol in [protocols::anthropic(), protocols::openai_chat()] {
         let home = Home::new();
         let overloaded = Reply::json(529, &(protocol.error_body)(529));
-        let (server, file) = two_turns_then(&home, &protocol, vec![overloaded; 3]);
+        let mut replies = vec![overloaded; 3];
+        // The provider is back for the next resume.
+        replies.push(Reply::sse(&(protocol.text)(&["Third answer."])));
+        let (server, file) = two_turns_then(&home, &protocol, replies);
         let before = std::fs::read(&file).unwrap();
-        let output = protocols::output(
-            failing_compact_command(&home, &protocol, &server),
-            &["compact", "long"],
-        );
+        let output = failing_compact_command(&home, &protocol, &server)
+            .args(["compact", "long"])
+            .output();
         let name = protocol.name;
         assert_eq!(code(&output), 4, "{name}: {}", stderr(&output));
         assert_eq!(
@@ -865,11 +850,16 @@ fn pincer_compact_during_an_outage_exits_4_after_its_retries_and_changes_nothing
         );
         assert!(err.contains("again later"), "{name}: {err}");
 
-        // The next resume still sends the whole conversation.
-        let mut command = failing_compact_command(&home, &protocol, &server);
-        command.args(["resume", "long", "third question"]);
-        let _ = command.output().unwrap();
-        let last = server.requests().last().unwrap().json().to_string();
+        // The next resume still sends the whole conversation (it used to be run without a
+        // scripted answer and its exit ignored; now it must succeed).
+        let output = failing_compact_command(&home, &protocol, &server)
+            .args(["resume", "long", "third question"])
+            .output();
+        assert_eq!(code(&output), 0, "{name}: {}", stderr(&output));
+        assert_eq!(stdout(&output), "Third answer.\n", "{name}");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2 + 3 + 1, "{name}");
+        let last = requests.last().unwrap().json().to_string();
         assert!(last.contains("first question"), "{name}: {last}");
     }
 }

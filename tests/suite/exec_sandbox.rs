@@ -15,13 +15,17 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
-use crate::common::protocols;
+use crate::common::protocols::{self, Protocol};
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::{Home, code, skip, stderr, stdout};
 
 const KEY: &str = "sk-ant-EXECLEAK-7c1d9e2f4a6b8c0d";
 const PROFILE_KEY: &str = "sk-ant-PROFILEKEY-5e4d3c2b1a09f8e7";
 const MODEL: &str = "anthropic/claude-sonnet-4-5";
+
+fn anthropic() -> Protocol {
+    protocols::anthropic()
+}
 
 pub(crate) fn usage() -> Usage4 {
     Usage4 {
@@ -52,54 +56,22 @@ fn exec_turn(commands: &[&str]) -> Vec<Reply> {
     ]
 }
 
-/// pincer with this home, the key in the environment and the mock as Anthropic, no stdin.
-fn pincer(home: &Home, server: &MockServer) -> Command {
-    protocols::command(home, &protocols::anthropic(), &server.url(), KEY)
-}
-
-fn run(command: &mut Command) -> Output {
-    command.output().unwrap()
-}
-
-/// Say on stderr why a test did not run.
-pub(crate) fn skip(test: &str, reason: &str) {
-    use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "skipped {test}: {reason}");
-}
-
 /// Each tool result the second request sent back: id → (text, is_error).
 pub(crate) fn results(server: &MockServer) -> HashMap<String, (String, bool)> {
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "expected a tool turn and an answer");
-    let body = requests[1].json();
-    let mut found = HashMap::new();
-    for message in body["messages"].as_array().unwrap() {
-        for block in message["content"].as_array().into_iter().flatten() {
-            if block["type"] != "tool_result" {
-                continue;
-            }
-            let text = match &block["content"] {
-                Value::String(text) => text.clone(),
-                Value::Array(parts) => parts
-                    .iter()
-                    .filter_map(|part| part["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                _ => String::new(),
-            };
-            found.insert(
-                block["tool_use_id"].as_str().unwrap().to_owned(),
-                (text, block["is_error"] == true),
-            );
-        }
-    }
-    found
+    wire::tool_results(&requests[1].json())
 }
 
 /// What `status --json` says `exec` gets here.
 fn protection(home: &Home) -> Value {
     let server = MockServer::start(Vec::new());
-    let output = run(pincer(home, &server).args(["status", "--json"]));
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["status", "--json"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
     status["sandbox"].clone()
@@ -207,13 +179,13 @@ fn exec_gets_no_key_in_its_environment_and_no_encoded_key_reaches_the_session_or
         "base64 found.txt; base64 -w 0 found.txt | tr '+/' '-_'; echo; xxd -p found.txt; od -An -tx1 found.txt | tr -d ' \\n'; echo",
         "tr '\\0' '\\n' < /proc/$PPID/environ | grep -c ANTHROPIC",
     ]));
-    let output = run(pincer(&home, &server).env("KEY_COPY", KEY).args([
-        "--json",
-        "run",
-        "-m",
-        MODEL,
-        "look around",
-    ]));
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .env("KEY_COPY", KEY)
+        .args(["--json", "run", "-m", MODEL, "look around"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results = results(&server);
 
@@ -278,7 +250,12 @@ fn exec_cannot_read_pincers_files_write_git_rewrite_the_config_or_write_tmp_outs
         "git -c user.email=a@b -c user.name=n commit -q --allow-empty -m sneaky",
         "echo scratch > \"$TMPDIR/f\" && cat \"$TMPDIR/f\"",
     ]));
-    let output = run(pincer(&home, &server).args(["--json", "run", "-m", MODEL, "attack"]));
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["--json", "run", "-m", MODEL, "attack"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results = results(&server);
     for (id, expected) in [
@@ -335,7 +312,10 @@ fn ordinary_work_succeeds_inside_the_sandbox() {
         return;
     }
     if !have("git") || !have("cc") || !have("make") {
-        eprintln!("skipped ordinary_work_succeeds_inside_the_sandbox: git, cc or make missing");
+        skip(
+            "ordinary_work_succeeds_inside_the_sandbox",
+            "git, cc or make missing",
+        );
         return;
     }
     git(&home.workspace, &["init", "-q"]);
@@ -366,7 +346,12 @@ fn ordinary_work_succeeds_inside_the_sandbox() {
         "python3 -c 'import tempfile; print(tempfile.gettempdir())' 2>/dev/null || echo \"$TMPDIR\"",
         "echo quiet > /dev/null && echo to-null-ok",
     ]));
-    let output = run(pincer(&home, &server).args(["--json", "run", "-m", MODEL, "work"]));
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["--json", "run", "-m", MODEL, "work"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results = results(&server);
     for id in ["c0", "c1", "c2", "c3", "c4", "c5"] {
@@ -410,7 +395,12 @@ fn a_git_dir_a_command_creates_is_read_only_for_the_commands_after_it() {
         "git init -q && echo initialised",
         "echo x > .git/hooks/pre-commit",
     ]));
-    let output = run(pincer(&home, &server).args(["--json", "run", "-m", MODEL, "init"]));
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["--json", "run", "-m", MODEL, "init"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results = results(&server);
     assert_eq!(results["c0"], ("initialised\n".to_owned(), false));
@@ -441,9 +431,13 @@ fn a_pincer_home_holding_the_workspace_stays_visible_but_its_files_are_hidden_an
         "echo 'model = \"x/y\"' > \"$PINCER_HOME/config.toml\"",
         "echo still > works.txt && cat works.txt",
     ]));
-    let output = run(pincer(&home, &server)
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
         .env("PINCER_HOME", &parent)
-        .args(["--json", "run", "-m", MODEL, "look"]));
+        .args(["--json", "run", "-m", MODEL, "look"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results = results(&server);
     assert!(
@@ -486,29 +480,22 @@ fn without_user_namespaces(home: &Home, server: &MockServer, args: &[&str]) -> O
         );
         return None;
     }
-    let pincer = assert_cmd::cargo::cargo_bin("pincer");
-    let mut command = pincer_command_in(home, server, "unshare");
-    command.args([
-        "-Ur",
-        "sh",
-        "-c",
-        "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
-    ]);
-    command.arg(pincer).args(args);
-    Some(run(&mut command))
-}
-
-/// [`pincer`]'s environment around another program.
-fn pincer_command_in(home: &Home, server: &MockServer, program: &str) -> Command {
-    let reference = pincer(home, server);
-    let mut command = Command::new(program);
-    command.env_clear().current_dir(&home.workspace);
-    for (name, value) in reference.get_envs() {
-        if let Some(value) = value {
-            command.env(name, value);
-        }
-    }
-    command
+    let output = home
+        .pincer()
+        .provider(&anthropic(), server)
+        .key(&anthropic(), KEY)
+        .inside(
+            "unshare",
+            [
+                "-Ur",
+                "sh",
+                "-c",
+                "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$0\" \"$@\"",
+            ],
+        )
+        .args(args)
+        .output();
+    Some(output)
 }
 
 #[test]
@@ -520,9 +507,14 @@ fn without_user_namespaces_the_weaker_protection_is_said_once_and_reported() {
         skip("without_user_namespaces…", landlock);
         return;
     }
-    let server = MockServer::start(exec_turn(&["echo one > a.txt", "echo two > .git-less.txt"]));
+    let outside = home.root.path().join("outside.txt");
+    let server = MockServer::start(exec_turn(&[
+        "echo one > a.txt",
+        "echo two > .git-less.txt",
+        &format!("echo three > '{}'", outside.display()),
+    ]));
     let Some(output) =
-        without_user_namespaces(&home, &server, &["run", "-m", MODEL, "two commands"])
+        without_user_namespaces(&home, &server, &["run", "-m", MODEL, "three commands"])
     else {
         return;
     };
@@ -542,6 +534,14 @@ fn without_user_namespaces_the_weaker_protection_is_said_once_and_reported() {
         std::fs::read_to_string(home.workspace.join("a.txt")).unwrap(),
         "one\n"
     );
+    // Reduced is not none: Landlock alone still keeps writes inside the workspace.
+    let results = results(&server);
+    assert!(
+        results["c2"].0.contains("Permission denied"),
+        "{:?}",
+        results["c2"]
+    );
+    assert!(!outside.exists(), "Landlock let a command write outside");
 
     let idle = MockServer::start(Vec::new());
     let status = without_user_namespaces(&home, &idle, &["status", "--json"]).unwrap();
@@ -576,23 +576,30 @@ fn status_and_dry_run_say_which_exec_protection_is_in_force() {
         "{sandbox}"
     );
     assert_eq!(sandbox["exec_enforced"], level != "none");
-    if user_namespaces_here() && sandbox["exec_landlock"] == "Landlock enforced" {
-        assert_eq!(level, "namespace+landlock", "{sandbox}");
-    }
     let server = MockServer::start(Vec::new());
-    let dry = run(pincer(&home, &server).args(["run", "-m", MODEL, "--dry-run", "hi"]));
+    let dry = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["run", "-m", MODEL, "--dry-run", "hi"])
+        .output();
     assert_eq!(code(&dry), 0, "{}", stderr(&dry));
     let dry: Value = serde_json::from_str(&stdout(&dry)).unwrap();
     assert_eq!(dry["sandbox"], sandbox);
-    let danger = run(pincer(&home, &server).args([
-        "run",
-        "-m",
-        MODEL,
-        "--sandbox",
-        "danger-full-access",
-        "--dry-run",
-        "hi",
-    ]));
+    let danger = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args([
+            "run",
+            "-m",
+            MODEL,
+            "--sandbox",
+            "danger-full-access",
+            "--dry-run",
+            "hi",
+        ])
+        .output();
     let danger: Value = serde_json::from_str(&stdout(&danger)).unwrap();
     assert_eq!(danger["sandbox"]["exec_protection"], "none");
     assert!(
@@ -604,14 +611,51 @@ fn status_and_dry_run_say_which_exec_protection_is_in_force() {
     );
     // A dry run and status create no temp dir and leave the home empty.
     assert!(std::fs::read_dir(&home.home).unwrap().next().is_none());
+
+    // Where Landlock is there, the level names it (with the namespace when this machine has
+    // user namespaces) and a command really cannot write outside the workspace.
+    let landlock = sandbox["exec_landlock"].as_str().unwrap_or_default();
+    if landlock.starts_with("Landlock not available") {
+        skip(
+            "status_and_dry_run_say_which_exec_protection_is_in_force (the Landlock part)",
+            landlock,
+        );
+        return;
+    }
+    let expected = if user_namespaces_here() {
+        "namespace+landlock"
+    } else {
+        "landlock"
+    };
+    assert_eq!(level, expected, "{sandbox}");
+    let outside = home.root.path().join("outside.txt");
+    let server = MockServer::start(exec_turn(&[&format!(
+        "echo escaped > '{}'",
+        outside.display()
+    )]));
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["--json", "run", "-m", MODEL, "escape"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    assert!(
+        results["c0"].1 && results["c0"].0.contains("Permission denied"),
+        "{:?}",
+        results["c0"]
+    );
+    assert!(!outside.exists(), "a command wrote outside the workspace");
 }
 
 #[test]
 fn an_unprivileged_user_gets_the_same_protection() {
     let home = Home::new();
     if !nix_is_root() || !have("setpriv") {
-        eprintln!(
-            "skipped an_unprivileged_user_gets_the_same_protection: needs root and setpriv to switch to an unprivileged uid"
+        skip(
+            "an_unprivileged_user_gets_the_same_protection",
+            "needs root and setpriv to switch to an unprivileged uid",
         );
         return;
     }
@@ -633,17 +677,20 @@ fn an_unprivileged_user_gets_the_same_protection() {
         "cat \"$PINCER_HOME/auth-profiles.json\"",
         "git status --short | wc -l",
     ]));
-    let pincer = assert_cmd::cargo::cargo_bin("pincer");
-    let mut command = pincer_command_in(&home, &server, "setpriv");
-    command
-        .args(["--reuid", nobody, "--regid", nobody, "--clear-groups"])
-        .arg(pincer)
-        .args(["--json", "run", "-m", MODEL, "as nobody"]);
-    let output = run(&mut command);
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .inside(
+            "setpriv",
+            ["--reuid", nobody, "--regid", nobody, "--clear-groups"],
+        )
+        .args(["--json", "run", "-m", MODEL, "as nobody"])
+        .output();
     if code(&output) != 0 && stderr(&output).contains("Permission denied") {
-        eprintln!(
-            "skipped an_unprivileged_user_gets_the_same_protection: nobody cannot run the test binary: {}",
-            stderr(&output)
+        skip(
+            "an_unprivileged_user_gets_the_same_protection",
+            &format!("nobody cannot run the test binary: {}", stderr(&output)),
         );
         return;
     }
@@ -707,7 +754,12 @@ fn a_timeout_still_kills_the_launched_command_and_everything_it_started() {
         Reply::sse(&wire::text_stream(&["Done."], usage())),
     ]);
     let started = std::time::Instant::now();
-    let output = run(pincer(&home, &server).args(["--json", "run", "-m", MODEL, "wait"]));
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["--json", "run", "-m", MODEL, "wait"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(started.elapsed().as_secs() < 10);
     assert_eq!(
@@ -728,13 +780,12 @@ fn a_timeout_still_kills_the_launched_command_and_everything_it_started() {
 fn sigterm_during_a_command_ends_the_run_with_143_and_kills_the_command() {
     let home = Home::new();
     let server = MockServer::start(exec_turn(&["sleep 30 & echo $! > bg.pid; sleep 30"]));
-    let child = pincer(&home, &server)
+    let child = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
         .args(["--json", "run", "-m", MODEL, "wait"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     let pid_file = home.workspace.join("bg.pid");
     for _ in 0..250 {
         if std::fs::read_to_string(&pid_file).is_ok_and(|text| text.ends_with('\n')) {

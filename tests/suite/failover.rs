@@ -2,19 +2,17 @@
 //! disables, model failover across providers, a rejected thinking level, and a profile store
 //! shared by parallel runs.
 
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::wire::{gemini, openai};
 use crate::common::{Home, code, stderr, stdout};
-
-const ANTHROPIC_KEY: &str = "sk-ant-failover-KEY-7f3a9c";
-const OPENAI_KEY: &str = "sk-proj-failover-KEY-51d2e8";
 
 fn usage() -> Usage4 {
     Usage4 {
@@ -43,26 +41,6 @@ fn openai_text(answer: &str) -> Reply {
 
 fn overloaded() -> Reply {
     Reply::json(529, &wire::error_body("overloaded_error", "Overloaded"))
-}
-
-/// pincer against `anthropic` (and `openai` when given), with both keys in the environment and
-/// fast retries.
-fn pincer(home: &Home, anthropic: &MockServer, openai: Option<&MockServer>) -> Command {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PINCER_HOME", &home.home)
-        .env("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
-        .env("ANTHROPIC_BASE_URL", anthropic.url())
-        .env("OPENAI_API_KEY", OPENAI_KEY)
-        .current_dir(&home.workspace)
-        .stdin(Stdio::null())
-        .args(["-c", "retry.base_delay_ms=5", "-c", "retry.max_delay_ms=20"]);
-    if let Some(server) = openai {
-        command.env("OPENAI_BASE_URL", server.url());
-    }
-    command
 }
 
 fn lines(output: &Output) -> Vec<Value> {
@@ -99,10 +77,12 @@ fn a_stream_broken_after_text_is_retried_and_the_text_is_printed_once() {
         "Overloaded",
     ));
     let server = MockServer::start(vec![broken, text(&["Working on", " it."])]);
-    let output = pincer(&home, &server, None)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .fast_retries()
         .args(["run", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "Working on it.\n");
     assert!(
@@ -121,10 +101,12 @@ fn a_stream_broken_after_text_is_retried_and_the_text_is_printed_once() {
         )),
         text(&["Working on", " it."]),
     ]);
-    let output = pincer(&home, &server, None)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .fast_retries()
         .args(["run", "--output-format", "stream-json", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let events = lines(&output);
     let assistants: Vec<&Value> = events
@@ -153,10 +135,12 @@ fn a_retried_answer_that_differs_is_printed_whole_after_a_notice() {
         "Overloaded",
     ));
     let server = MockServer::start(vec![broken, text(&["Second", " answer."])]);
-    let output = pincer(&home, &server, None)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .fast_retries()
         .args(["run", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "First try\n\nSecond answer.\n");
     assert!(
@@ -183,10 +167,12 @@ fn a_stream_broken_after_a_tool_ran_is_retried_and_the_tool_is_not_run_again() {
         )),
         text(&["The file", " says hello."]),
     ]);
-    let output = pincer(&home, &server, None)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .fast_retries()
         .args(["run", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "The file says hello.\n");
     let requests = server.requests();
@@ -206,10 +192,12 @@ fn retry_after_ms_is_preferred_to_retry_after() {
         .header("retry-after", "30");
     let server = MockServer::start(vec![limited, text(&["after the short wait"])]);
     let started = Instant::now();
-    let output = pincer(&home, &server, None)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .fast_retries()
         .args(["run", "--output-format", "stream-json", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let retry = lines(&output)
@@ -227,10 +215,12 @@ fn x_should_retry_false_on_a_500_makes_one_request() {
             .header("x-should-retry", "false"),
         text(&["not reached"]),
     ]);
-    let output = pincer(&home, &server, None)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .fast_retries()
         .args(["run", "--json", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     assert_eq!(server.requests().len(), 1);
 }
@@ -246,11 +236,14 @@ fn insufficient_quota_disables_the_profile_for_hours_and_the_next_key_answers() 
         Reply::json(429, &openai::insufficient_quota_body()),
         openai_text("paid for"),
     ]);
-    let output = pincer(&home, &anthropic, Some(&server))
-        .env_remove("OPENAI_API_KEY")
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &anthropic)
+        .provider(&protocols::openai(), &server)
+        .fast_retries()
+        .env_remove(protocols::openai().key_var)
         .args(["run", "-m", "openai/gpt-5", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "paid for\n");
     let requests = server.requests();
@@ -278,7 +271,7 @@ fn insufficient_quota_disables_the_profile_for_hours_and_the_next_key_answers() 
         "disabled for about 5 hours: {stats}"
     );
     // `status` shows it.
-    let status = home.cmd().args(["auth", "status"]).output().unwrap();
+    let status = home.pincer().args(["auth", "status"]).output();
     assert!(stdout(&status).contains("billing"), "{}", stdout(&status));
 }
 
@@ -299,11 +292,16 @@ fn gemini_quota(header: &str, wait: &str) -> Reply {
 
 fn gemini_run(home: &Home, server: &MockServer) -> Output {
     let anthropic = MockServer::start(vec![]);
-    pincer(home, &anthropic, None)
-        .env("GEMINI_BASE_URL", format!("{}/v1beta", server.url()))
+    home.pincer()
+        .provider(&protocols::anthropic(), &anthropic)
+        .fast_retries()
+        // A base URL only: the key is the stored profile.
+        .env(
+            protocols::gemini().base_url_var,
+            protocols::gemini().base_url(&server.url()),
+        )
         .args(["run", "-m", "google/gemini-2.5-flash", "go"])
         .output()
-        .unwrap()
 }
 
 #[test]
@@ -359,7 +357,11 @@ fn an_overloaded_provider_falls_back_to_the_next_model_and_the_session_keeps_its
     let home = Home::new();
     let anthropic = MockServer::start(vec![overloaded(), overloaded()]);
     let openai_server = MockServer::start(vec![openai_text("from the fallback")]);
-    let output = pincer(&home, &anthropic, Some(&openai_server))
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &anthropic)
+        .provider(&protocols::openai(), &openai_server)
+        .fast_retries()
         .args([
             "-c",
             "retry.max_retries=1",
@@ -370,8 +372,7 @@ fn an_overloaded_provider_falls_back_to_the_next_model_and_the_session_keeps_its
             "stream-json",
             "go",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(anthropic.requests().len(), 2);
     assert_eq!(openai_server.requests().len(), 1);
@@ -415,10 +416,13 @@ fn an_overloaded_provider_falls_back_to_the_next_model_and_the_session_keeps_its
         .unwrap();
     assert_eq!(last_change["provider"], "anthropic");
     let anthropic_again = MockServer::start(vec![text(&["primary is back"])]);
-    let output = pincer(&home, &anthropic_again, Some(&openai_server))
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &anthropic_again)
+        .provider(&protocols::openai(), &openai_server)
+        .fast_retries()
         .args(["resume", "--last", "again"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "primary is back\n");
 }
@@ -436,10 +440,13 @@ fn config_fallbacks_are_used_and_all_failing_exits_4_listing_every_attempt() {
         503,
         &openai::error_envelope("server_error", None, "The server is overloaded", None),
     )]);
-    let output = pincer(&home, &anthropic, Some(&openai_server))
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &anthropic)
+        .provider(&protocols::openai(), &openai_server)
+        .fast_retries()
         .args(["-c", "retry.max_retries=0", "run", "--json", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
     assert_eq!(result["is_error"], true);
@@ -480,8 +487,12 @@ fn a_provider_whose_profiles_all_cool_is_skipped_for_the_fallback() {
     std::fs::write(&path, serde_json::to_vec_pretty(&value).unwrap()).unwrap();
     let anthropic = MockServer::start(vec![text(&["should not be asked"])]);
     let openai_server = MockServer::start(vec![openai_text("the fallback answers")]);
-    let output = pincer(&home, &anthropic, Some(&openai_server))
-        .env_remove("ANTHROPIC_API_KEY")
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &anthropic)
+        .provider(&protocols::openai(), &openai_server)
+        .fast_retries()
+        .env_remove(protocols::anthropic().key_var)
         .args([
             "run",
             "--fallback-model",
@@ -490,8 +501,7 @@ fn a_provider_whose_profiles_all_cool_is_skipped_for_the_fallback() {
             "stream-json",
             "go",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(anthropic.requests().is_empty());
     let events = lines(&output);
@@ -520,10 +530,12 @@ fn a_rejected_thinking_level_is_retried_one_level_lower_until_accepted() {
         )
     };
     let server = MockServer::start(vec![rejected(), rejected(), text(&["plain answer"])]);
-    let output = pincer(&home, &server, None)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .fast_retries()
         .args(["run", "--thinking", "low", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "plain answer\n");
     let requests = server.requests();
@@ -559,8 +571,10 @@ fn twenty_parallel_runs_sharing_a_failing_key_lose_no_failure_count() {
     );
     let children: Vec<_> = (0..20)
         .map(|_| {
-            pincer(&home, &server, None)
-                .env_remove("ANTHROPIC_API_KEY")
+            home.pincer()
+                .provider(&protocols::anthropic(), &server)
+                .fast_retries()
+                .env_remove(protocols::anthropic().key_var)
                 .args([
                     "-c",
                     "retry.max_retries=0",
@@ -569,17 +583,14 @@ fn twenty_parallel_runs_sharing_a_failing_key_lose_no_failure_count() {
                     "--json",
                     "go",
                 ])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
                 .spawn()
-                .unwrap()
         })
         .collect();
     for child in children {
         let output = child.wait_with_output().unwrap();
         assert_eq!(code(&output), 4, "{}", stderr(&output));
-        // Valid after every run, not only at the end.
-        let _ = store(&home);
+        // Valid after every run, not only at the end (`store` fails on a torn file).
+        assert!(store(&home)["profiles"].is_object());
     }
     let stats = &store(&home)["usageStats"]["anthropic:shared"];
     assert_eq!(stats["failureCounts"]["rate_limit"], 20, "{stats}");
@@ -624,7 +635,13 @@ fn the_keys_never_appear_in_output_sessions_the_index_or_a_dry_run() {
         vec!["auth", "list", "--json"],
         vec!["sessions", "list", "--json"],
     ] {
-        outputs.push(pincer(&home, &server, None).args(&args).output().unwrap());
+        outputs.push(
+            home.pincer()
+                .provider(&protocols::anthropic(), &server)
+                .fast_retries()
+                .args(args)
+                .output(),
+        );
     }
     assert_eq!(code(&outputs[0]), 0, "{}", stderr(&outputs[0]));
     let mut texts: Vec<String> = outputs
@@ -638,7 +655,7 @@ fn the_keys_never_appear_in_output_sessions_the_index_or_a_dry_run() {
     }
     texts.push(std::fs::read_to_string(&events_file).unwrap());
     for text in &texts {
-        for key in [profile_key, ANTHROPIC_KEY] {
+        for key in [profile_key, protocols::KEY] {
             assert!(!text.contains(key), "a key leaked: {text}");
         }
     }
@@ -674,11 +691,13 @@ fn auth_test_sends_one_small_request_per_credential_and_classifies_each() {
     );
     // Answer by key: the mock replies in order, so test the profiles one at a time.
     let ok_server = MockServer::start(vec![text(&["OK"])]);
-    let output = pincer(&home, &ok_server, None)
-        .env_remove("ANTHROPIC_API_KEY")
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &ok_server)
+        .fast_retries()
+        .env_remove(protocols::anthropic().key_var)
         .args(["auth", "test", "anthropic:good", "--json"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["results"][0]["ok"], true);
@@ -688,10 +707,12 @@ fn auth_test_sends_one_small_request_per_credential_and_classifies_each() {
     assert_eq!(sent["max_tokens"], 32);
     assert!(sent.get("tools").is_none(), "{sent}");
 
-    let output = pincer(&home, &server, None)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .fast_retries()
         .args(["auth", "test", "anthropic"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 3, "{}", stderr(&output));
     let text = stdout(&output);
     assert_eq!(
@@ -702,7 +723,7 @@ fn auth_test_sends_one_small_request_per_credential_and_classifies_each() {
     assert!(text.contains("profile:anthropic:bad"), "{text}");
     assert!(text.contains("env:ANTHROPIC_API_KEY"), "{text}");
     assert!(text.contains("invalid x-api-key"), "{text}");
-    for key in [good, bad, ANTHROPIC_KEY] {
+    for key in [good, bad, protocols::KEY] {
         assert!(!text.contains(key) && !stderr(&output).contains(key));
     }
     // The store is read, not changed: no failure was recorded by the test.
@@ -735,11 +756,13 @@ fn a_cron_job_with_two_keys_and_a_fallback_survives_a_rate_limit_and_a_revoked_k
     ]);
     let openai_server = MockServer::start(vec![openai_text("night one"), openai_text("night two")]);
     let cron = |anthropic: &MockServer| {
-        pincer(&home, anthropic, Some(&openai_server))
-            .env_remove("ANTHROPIC_API_KEY")
+        home.pincer()
+            .provider(&protocols::anthropic(), anthropic)
+            .provider(&protocols::openai(), &openai_server)
+            .fast_retries()
+            .env_remove(protocols::anthropic().key_var)
             .args(["resume", "--create", "nightly", "--json", "report"])
             .output()
-            .unwrap()
     };
     let output = cron(&anthropic);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
@@ -748,10 +771,12 @@ fn a_cron_job_with_two_keys_and_a_fallback_survives_a_rate_limit_and_a_revoked_k
     assert_eq!(anthropic.requests().len(), 2);
 
     // Every state change is visible in `pincer status`.
-    let status = pincer(&home, &anthropic, None)
+    let status = home
+        .pincer()
+        .provider(&protocols::anthropic(), &anthropic)
+        .fast_retries()
         .args(["status", "--json"])
-        .output()
-        .unwrap();
+        .output();
     let status: Value = serde_json::from_str(&stdout(&status)).unwrap();
     let profiles = status["auth_profiles"].as_array().unwrap();
     let mut reasons: Vec<String> = profiles

@@ -9,8 +9,6 @@ use crate::common::protocols::{self, Protocol};
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, code, stderr, stdout};
 
-const KEY: &str = "sk-contract-test-0000-5555";
-
 /// pincer against the mock with `protocol`'s key, URL and model (`-m` goes after `run`).
 fn run(
     home: &Home,
@@ -25,10 +23,11 @@ fn run(
             with_model.extend(["-m", protocol.model]);
         }
     }
-    protocols::output(
-        protocols::command(home, protocol, &server.url(), KEY),
-        &with_model,
-    )
+    home.pincer()
+        .provider(protocol, server)
+        .fast_retries()
+        .args(with_model)
+        .output()
 }
 
 /// The result object, parsed strictly (unknown fields fail).
@@ -65,13 +64,12 @@ fn a_failed_over_attempt_counts_no_turn_and_a_tool_turn_counts_each_call() {
         Reply::sse(&(openai.tool_call)("call_1", "ls", &json!({}))),
         Reply::sse(&(openai.text)(&["done"])),
     ]);
-    let mut command = protocols::command(&home, &anthropic, &failing.url(), KEY);
-    for (name, value) in (openai.env)(&fallback.url(), KEY) {
-        command.env(name, value);
-    }
-    let output = protocols::output(
-        command,
-        &[
+    let output = home
+        .pincer()
+        .provider(&anthropic, &failing)
+        .provider(&openai, &fallback)
+        .fast_retries()
+        .args([
             "-c",
             "retry.max_retries=0",
             "run",
@@ -79,8 +77,8 @@ fn a_failed_over_attempt_counts_no_turn_and_a_tool_turn_counts_each_call() {
             "--fallback-model",
             openai.model,
             "go",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result = result_of(&output);
     assert_eq!(result.result, "done");
@@ -91,15 +89,8 @@ fn a_failed_over_attempt_counts_no_turn_and_a_tool_turn_counts_each_call() {
 
 #[test]
 fn stop_reason_is_claudes_word_for_every_provider_and_the_raw_word_is_kept() {
-    // (protocol, provider word of a text answer, of a tool call)
-    let words = [
-        ("anthropic", "end_turn", "tool_use"),
-        ("openai", "completed", "completed"),
-        ("openai-chat", "stop", "tool_calls"),
-        ("gemini", "STOP", "STOP"),
-    ];
-    for (protocol, (name, text_word, tool_word)) in protocols::all().iter().zip(words) {
-        assert_eq!(protocol.name, name);
+    for protocol in &protocols::all() {
+        let (name, (text_word, tool_word)) = (protocol.name, protocol.stop_words);
         let home = Home::new();
         let server = MockServer::start(vec![
             Reply::sse(&(protocol.tool_call)("call_1", "ls", &json!({}))),

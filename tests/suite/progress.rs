@@ -13,9 +13,7 @@ use serde_json::json;
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, code, stderr, stdout};
-
-const KEY: &str = "sk-progress-test-0000-6666";
+use crate::common::{Home, Pincer, code, stderr, stdout};
 
 fn usage() -> Usage4 {
     Usage4 {
@@ -41,20 +39,24 @@ fn tool_turn(text: Option<&str>, command: &str, pace: Duration) -> Vec<Reply> {
     ]
 }
 
-fn command(home: &Home, server: &MockServer) -> std::process::Command {
-    protocols::command(home, &protocols::anthropic(), &server.url(), KEY)
-}
-
 #[test]
 fn with_v_and_stderr_piped_tool_lines_go_to_stderr_and_stdout_is_unchanged() {
     let home = Home::new();
     let plain = MockServer::start(tool_turn(None, "echo hi", Duration::ZERO));
-    let quiet = protocols::output(command(&home, &plain), &["run", "go"]);
+    let quiet = home
+        .pincer()
+        .provider(&protocols::anthropic(), &plain)
+        .args(["run", "go"])
+        .output();
     assert_eq!(code(&quiet), 0, "{}", stderr(&quiet));
     assert!(!stderr(&quiet).contains("tool "), "{}", stderr(&quiet));
     for verbose in ["-v", "-vv"] {
         let server = MockServer::start(tool_turn(None, "echo hi", Duration::ZERO));
-        let output = protocols::output(command(&home, &server), &[verbose, "run", "go"]);
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &server)
+            .args([verbose, "run", "go"])
+            .output();
         assert_eq!(code(&output), 0, "{}", stderr(&output));
         assert_eq!(
             output.stdout, quiet.stdout,
@@ -71,7 +73,11 @@ fn with_v_and_stderr_piped_tool_lines_go_to_stderr_and_stdout_is_unchanged() {
     }
     // A failing tool says so.
     let server = MockServer::start(tool_turn(None, "exit 3", Duration::ZERO));
-    let output = protocols::output(command(&home, &server), &["-v", "run", "go"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["-v", "run", "go"])
+        .output();
     assert!(
         stderr(&output).contains("tool exec exit 3: error ("),
         "{}",
@@ -84,10 +90,11 @@ fn with_q_a_successful_tool_turn_writes_nothing_to_stderr() {
     let home = Home::new();
     for format in ["text", "json", "stream-json"] {
         let server = MockServer::start(tool_turn(None, "echo hi", Duration::ZERO));
-        let output = protocols::output(
-            command(&home, &server),
-            &["-q", "--output-format", format, "run", "go"],
-        );
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &server)
+            .args(["-q", "--output-format", format, "run", "go"])
+            .output();
         assert_eq!(code(&output), 0, "{format}");
         assert_eq!(stderr(&output), "", "{format}");
         assert!(!stdout(&output).is_empty(), "{format}");
@@ -96,11 +103,7 @@ fn with_q_a_successful_tool_turn_writes_nothing_to_stderr() {
 
 /// Run pincer with stderr (and, with `shared`, stdout too) on a pseudo-terminal; returns what
 /// the terminal received and, when stdout was piped, stdout.
-fn on_terminal(
-    mut command: std::process::Command,
-    args: &[&str],
-    shared: bool,
-) -> (String, Option<String>, i32) {
+fn on_terminal(command: Pincer, args: &[&str], shared: bool) -> (String, Option<String>, i32) {
     let winsize = nix::pty::Winsize {
         ws_row: 24,
         ws_col: 120,
@@ -109,11 +112,9 @@ fn on_terminal(
     };
     let pty = nix::pty::openpty(&winsize, None).unwrap();
     // indicatif draws nothing without a `TERM` (the harness clears the environment).
-    command.env("TERM", "xterm-256color");
+    let mut command = command.env("TERM", "xterm-256color").args(args).command();
     let slave: OwnedFd = pty.slave;
-    command
-        .args(args)
-        .stderr(Stdio::from(slave.try_clone().unwrap()));
+    command.stderr(Stdio::from(slave.try_clone().unwrap()));
     if shared {
         command.stdout(Stdio::from(slave.try_clone().unwrap()));
     } else {
@@ -153,7 +154,11 @@ fn on_terminal(
 fn on_a_terminal_a_spinner_shows_the_phase_and_each_finished_tool_gets_a_line() {
     let home = Home::new();
     let server = MockServer::start(tool_turn(None, "sleep 0.5", Duration::from_millis(120)));
-    let (terminal, piped, status) = on_terminal(command(&home, &server), &["run", "go"], false);
+    let (terminal, piped, status) = on_terminal(
+        home.pincer().provider(&protocols::anthropic(), &server),
+        &["run", "go"],
+        false,
+    );
     assert_eq!(status, 0, "{terminal}");
     assert_eq!(piped.as_deref(), Some("It says alpha.\n"));
     for expected in [
@@ -170,8 +175,11 @@ fn on_a_terminal_a_spinner_shows_the_phase_and_each_finished_tool_gets_a_line() 
 
     // -q: not a byte on the terminal.
     let server = MockServer::start(tool_turn(None, "sleep 0.2", Duration::from_millis(50)));
-    let (terminal, piped, status) =
-        on_terminal(command(&home, &server), &["-q", "run", "go"], false);
+    let (terminal, piped, status) = on_terminal(
+        home.pincer().provider(&protocols::anthropic(), &server),
+        &["-q", "run", "go"],
+        false,
+    );
     assert_eq!(status, 0);
     assert_eq!(terminal, "");
     assert_eq!(piped.as_deref(), Some("It says alpha.\n"));
@@ -185,7 +193,11 @@ fn on_a_shared_terminal_the_spinner_never_draws_over_streamed_text() {
         "sleep 0.4",
         Duration::from_millis(150),
     ));
-    let (terminal, _, status) = on_terminal(command(&home, &server), &["run", "go"], true);
+    let (terminal, _, status) = on_terminal(
+        home.pincer().provider(&protocols::anthropic(), &server),
+        &["run", "go"],
+        true,
+    );
     assert_eq!(status, 0, "{terminal}");
     // The spinner was there (before the text, and for the tool)…
     assert!(terminal.contains("connecting to"), "{terminal:?}");

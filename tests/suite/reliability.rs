@@ -3,7 +3,8 @@
 //! line separators inside messages. Each test checks the files on disk byte by byte with
 //! `common::integrity` as well as what the processes and the mock saw.
 
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output};
+use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -11,32 +12,27 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::integrity::{assert_linear, check_session, session_files};
-use crate::common::mock::{MockServer, Reply};
+use crate::common::mock::{Gate, MockServer, Piece, Reply, split_events};
 use crate::common::protocols::{self, Protocol};
-use crate::common::{Home, SessionBuilder, code, stderr, stdout};
-
-const KEY: &str = "sk-ant-reliability-0000-1111";
+use crate::common::{Home, Pincer, SessionBuilder, code, stderr, stdout};
 
 fn anthropic() -> Protocol {
     protocols::anthropic()
 }
 
-fn pincer(home: &Home, server: &MockServer) -> Command {
-    protocols::command(home, &anthropic(), &server.url(), KEY)
-}
-
 /// Create one session with a first turn and return its id.
 fn first_turn(home: &Home, server: &MockServer) -> String {
-    let output = protocols::output(
-        pincer(home, server),
-        &[
+    let output = home
+        .pincer()
+        .provider(&anthropic(), server)
+        .args([
             "run",
             "-m",
             "anthropic/claude-sonnet-4-5",
             "--json",
             "first",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     result["session_id"].as_str().unwrap().to_owned()
@@ -72,12 +68,11 @@ fn thirty_two_parallel_resumes_with_wait_all_land_as_one_linear_chain() {
     let id = first_turn(&home, &server);
     let children: Vec<(usize, Child)> = (0..32)
         .map(|index| {
-            let child = pincer(&home, &server)
+            let child = home
+                .pincer()
+                .provider(&anthropic(), &server)
                 .args(["resume", &id, "--wait", "60", &format!("marker-{index:02}")])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
+                .spawn();
             (index, child)
         })
         .collect();
@@ -115,55 +110,88 @@ fn thirty_two_parallel_resumes_with_wait_all_land_as_one_linear_chain() {
     assert_eq!(server.requests().len(), 33);
 }
 
+/// Guards the lock of SPEC §12.2 without `--wait`: while one run holds a session, every other
+/// run on it exits 75 at once, with a hint naming `--wait`, and adds nothing to the file. The
+/// winner's answer waits at a gate until all 31 others have exited, so exactly one run can win
+/// however slowly the machine starts them (a second winner would find no scripted answer and
+/// fail with another code).
 #[test]
 fn without_wait_the_losers_exit_75_within_a_second_and_the_file_stays_linear() {
+    const RACERS: usize = 32;
     let home = Home::new();
-    let slow = (anthropic().text)(&["slow ", "answer"]);
-    // Every answer takes about 1.5 s, so the winner holds the lock while the others start.
-    let server = MockServer::start_cycle(
-        vec![Reply::sse(&slow).paced(Duration::from_millis(250))],
-        "127.0.0.1:0",
+    let protocol = anthropic();
+    let gate = Gate::new();
+    let mut held = vec![Piece::Wait(gate.clone())];
+    held.extend(
+        split_events(&(protocol.text)(&["slow ", "answer"]))
+            .into_iter()
+            .map(Piece::Data),
     );
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["first"])),
+        Reply::sse_pieces(held),
+    ]);
     let id = first_turn(&home, &server);
     // One thread per process, so each exit time is measured as it happens.
-    let runs: Vec<thread::JoinHandle<(Duration, Output)>> = (0..32)
-        .map(|index| {
-            let command = pincer(&home, &server);
-            let id = id.clone();
-            thread::spawn(move || {
-                let mut command = command;
-                let started = Instant::now();
-                let output = command
-                    .args(["resume", &id, &format!("racer-{index:02}")])
-                    .output()
-                    .unwrap();
-                (started.elapsed(), output)
-            })
-        })
-        .collect();
-    let mut winners = 0;
-    let mut losers = 0;
-    for run in runs {
-        let (elapsed, output) = run.join().unwrap();
-        match output.status.code() {
-            Some(0) => winners += 1,
-            Some(75) => {
-                losers += 1;
-                assert!(elapsed < Duration::from_secs(1), "a loser took {elapsed:?}");
-                let err = stderr(&output);
-                assert!(err.contains("busy") || err.contains("lock"), "{err}");
-                assert!(err.contains("--wait"), "the hint names --wait: {err}");
-            }
-            other => panic!("unexpected exit {other:?}: {}", stderr(&output)),
+    let (sender, exits) = mpsc::channel::<(usize, Duration, Output)>();
+    for index in 0..RACERS {
+        let command = home.pincer().provider(&protocol, &server).args([
+            "resume",
+            &id,
+            &format!("racer-{index:02}"),
+        ]);
+        let sender = sender.clone();
+        thread::spawn(move || {
+            let started = Instant::now();
+            let output = command.output();
+            let _ = sender.send((index, started.elapsed(), output));
+        });
+    }
+    drop(sender);
+    // Every run but the winner ends while the gate is shut; then the winner may answer.
+    let mut ended = Vec::new();
+    while ended.len() < RACERS - 1 {
+        match exits.recv_timeout(Duration::from_secs(60)) {
+            Ok(exit) => ended.push(exit),
+            Err(_) => break,
         }
     }
-    assert!(winners >= 1, "someone must win");
-    assert_eq!(winners + losers, 32);
+    gate.open();
+    ended.extend(exits.iter());
+    assert_eq!(ended.len(), RACERS, "every run ended");
+    let mut winners = Vec::new();
+    for (index, elapsed, output) in &ended {
+        match code(output) {
+            0 => winners.push(*index),
+            75 => {
+                assert!(
+                    elapsed < &Duration::from_secs(1),
+                    "a loser took {elapsed:?}"
+                );
+                let err = stderr(output);
+                assert!(err.contains("busy") || err.contains("lock"), "{err}");
+                assert!(err.contains("--wait"), "the hint names --wait: {err}");
+                assert_eq!(stdout(output), "", "racer {index}");
+            }
+            other => panic!("racer {index}: exit {other}: {}", stderr(output)),
+        }
+    }
+    assert_eq!(winners.len(), 1, "exactly one winner: {winners:?}");
+    let (_, _, won) = ended
+        .iter()
+        .find(|(index, _, _)| *index == winners[0])
+        .unwrap();
+    assert_eq!(stdout(won), "slow answer\n");
+    // The first turn and the winner's: nobody else reached the model.
+    assert_eq!(server.requests().len(), 2);
     let files = session_files(&home.sessions_dir());
     assert_eq!(files.len(), 1);
     let checked = check_session(&files[0], false);
     assert_linear(&checked.entries);
-    assert_eq!(user_texts(&checked.entries).len(), 1 + winners);
+    assert_eq!(
+        user_texts(&checked.entries),
+        ["first".to_owned(), format!("racer-{:02}", winners[0])]
+    );
 }
 
 #[test]
@@ -173,7 +201,8 @@ fn thirty_two_parallel_runs_in_one_directory_never_share_a_session() {
     let server = MockServer::start_cycle(vec![Reply::sse(&answer)], "127.0.0.1:0");
     let children: Vec<Child> = (0..32)
         .map(|index| {
-            pincer(&home, &server)
+            home.pincer()
+                .provider(&anthropic(), &server)
                 .args([
                     "run",
                     "-m",
@@ -181,10 +210,7 @@ fn thirty_two_parallel_runs_in_one_directory_never_share_a_session() {
                     "--json",
                     &format!("solo-{index:02}"),
                 ])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
                 .spawn()
-                .unwrap()
         })
         .collect();
     let mut ids = std::collections::BTreeSet::new();
@@ -205,7 +231,11 @@ fn thirty_two_parallel_runs_in_one_directory_never_share_a_session() {
     }
     // `--last` resolves the same session however often it is asked, and with the index gone.
     let last = |home: &Home| -> String {
-        let output = protocols::output(pincer(home, &server), &["status", "--last", "--json"]);
+        let output = home
+            .pincer()
+            .provider(&anthropic(), &server)
+            .args(["status", "--last", "--json"])
+            .output();
         assert_eq!(code(&output), 0, "{}", stderr(&output));
         let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
         value["session_id"].as_str().unwrap().to_owned()
@@ -243,7 +273,9 @@ fn sixteen_overlapping_creators_make_one_session_and_all_continue_it() {
         let home = Home::new();
         let children: Vec<(usize, Child)> = (0..CREATORS)
             .map(|index| {
-                let child = pincer(&home, &server)
+                let child = home
+                    .pincer()
+                    .provider(&anthropic(), &server)
                     .args([
                         "--wait",
                         "10",
@@ -254,10 +286,7 @@ fn sixteen_overlapping_creators_make_one_session_and_all_continue_it() {
                         "anthropic/claude-sonnet-4-5",
                         &format!("creator-{index:02}"),
                     ])
-                    .stdout(Stdio::piped())
-                    .stderr(Stdio::piped())
-                    .spawn()
-                    .unwrap();
+                    .spawn();
                 (index, child)
             })
             .collect();
@@ -292,7 +321,11 @@ fn sixteen_overlapping_creators_make_one_session_and_all_continue_it() {
                 "round {round}: {marker} in {users:?}"
             );
         }
-        let resumed = protocols::output(pincer(&home, &server), &["resume", "nightly", "again"]);
+        let resumed = home
+            .pincer()
+            .provider(&anthropic(), &server)
+            .args(["resume", "nightly", "again"])
+            .output();
         assert_eq!(code(&resumed), 0, "round {round}: {}", stderr(&resumed));
     }
     eprintln!(
@@ -310,7 +343,8 @@ fn parallel_runs_with_one_name_create_it_once_and_the_others_exit_2() {
     let server = MockServer::start_cycle(vec![Reply::sse(&answer)], "127.0.0.1:0");
     let children: Vec<Child> = (0..12)
         .map(|index| {
-            pincer(&home, &server)
+            home.pincer()
+                .provider(&anthropic(), &server)
                 .args([
                     "run",
                     "--name",
@@ -319,10 +353,7 @@ fn parallel_runs_with_one_name_create_it_once_and_the_others_exit_2() {
                     "anthropic/claude-sonnet-4-5",
                     &format!("runner-{index:02}"),
                 ])
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
                 .spawn()
-                .unwrap()
         })
         .collect();
     let (mut winners, mut losers) = (0, 0);
@@ -342,7 +373,11 @@ fn parallel_runs_with_one_name_create_it_once_and_the_others_exit_2() {
     }
     assert_eq!((winners, losers), (1, 11));
     assert_eq!(session_files(&home.sessions_dir()).len(), 1);
-    let resumed = protocols::output(pincer(&home, &server), &["resume", "release", "more"]);
+    let resumed = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .args(["resume", "release", "more"])
+        .output();
     assert_eq!(code(&resumed), 0, "{}", stderr(&resumed));
 }
 
@@ -362,7 +397,11 @@ fn last_breaks_ties_between_identical_timestamps_by_file_name() {
     }
     let server = MockServer::start(Vec::new());
     for _ in 0..2 {
-        let output = protocols::output(pincer(&home, &server), &["status", "--last", "--json"]);
+        let output = home
+            .pincer()
+            .provider(&anthropic(), &server)
+            .args(["status", "--last", "--json"])
+            .output();
         assert_eq!(code(&output), 0, "{}", stderr(&output));
         let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
         assert_eq!(value["session_id"], ids[1]);
@@ -372,33 +411,11 @@ fn last_breaks_ties_between_identical_timestamps_by_file_name() {
 
 // --------------------------------------------------------------------------------- storage faults
 
-/// Run pincer under `ulimit -f BLOCKS` (512-byte blocks in dash and bash alike when given with
+/// `command` under `ulimit -f BLOCKS` (512-byte blocks in dash and bash alike when given with
 /// `-f`): writes past the limit fail with EFBIG (SIGXFSZ is ignored by the shell's child).
-fn with_file_size_limit(command: &Command, blocks: u64, args: &[&str]) -> Output {
-    let program = command.get_program().to_owned();
-    let mut shell = Command::new("sh");
-    shell.env_clear();
-    for (name, value) in command.get_envs() {
-        if let Some(value) = value {
-            shell.env(name, value);
-        }
-    }
-    if let Some(dir) = command.get_current_dir() {
-        shell.current_dir(dir);
-    }
-    let mut script = format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$0\"");
-    for index in 0..command.get_args().count() + args.len() {
-        script.push_str(&format!(" \"${}\"", index + 1));
-    }
-    shell
-        .arg("-c")
-        .arg(script)
-        .arg(program)
-        .args(command.get_args())
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
+fn with_file_size_limit(command: Pincer, blocks: u64) -> Pincer {
+    let script = format!("trap '' XFSZ; ulimit -f {blocks}; exec \"$0\" \"$@\"");
+    command.inside("sh", ["-c", &script])
 }
 
 #[test]
@@ -415,13 +432,11 @@ fn a_full_disk_ends_the_run_with_a_persistence_error_and_no_further_request() {
         )),
         Reply::sse(&(protocol.text)(&["never"])),
     ]);
-    let command = pincer(&home, &server);
+    let command = home.pincer().provider(&protocol, &server);
     // 16 blocks = 8 KiB: room for the header and the first messages, not for the tool result.
-    let output = with_file_size_limit(
-        &command,
-        16,
-        &["run", "-m", protocol.model, "--json", "read big.txt"],
-    );
+    let output = with_file_size_limit(command, 16)
+        .args(["run", "-m", protocol.model, "--json", "read big.txt"])
+        .output();
     assert_ne!(code(&output), 0, "{}", stderr(&output));
     let err = stderr(&output);
     assert!(err.contains("cannot append to"), "{err}");
@@ -452,12 +467,11 @@ fn a_session_file_deleted_mid_run_fails_the_run_and_no_headerless_file_appears()
     ]);
     let id = first_turn(&home, &server);
     let file = session_files(&home.sessions_dir()).remove(0);
-    let child = pincer(&home, &server)
+    let child = home
+        .pincer()
+        .provider(&anthropic(), &server)
         .args(["resume", &id, "second"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     // Wait until the request is in flight, i.e. the prompt has been appended.
     let deadline = Instant::now() + Duration::from_secs(10);
     while server.requests().len() < 2 {
@@ -506,10 +520,11 @@ fn more_tool_calls_than_results_is_repaired_before_anything_is_sent() {
     let path = home.write_session(&session);
     let protocol = anthropic();
     let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["done"]))]);
-    let output = protocols::output(
-        pincer(&home, &server),
-        &["resume", &session.id, "-m", protocol.model, "go on"],
-    );
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .args(["resume", &session.id, "-m", protocol.model, "go on"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let body = server.requests()[0].json();
     // Every tool_use in the request has exactly one tool_result, in the very next message.
@@ -556,10 +571,11 @@ fn line_and_paragraph_separators_and_carriage_returns_keep_one_record_per_line()
     let protocol = anthropic();
     let tricky = "a\u{2028}b\u{2029}c\rd\r\ne\u{85}f\u{b}g";
     let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&[tricky]))]);
-    let output = protocols::output(
-        pincer(&home, &server),
-        &["run", "-m", protocol.model, &format!("prompt {tricky}")],
-    );
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .args(["run", "-m", protocol.model, &format!("prompt {tricky}")])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let file = session_files(&home.sessions_dir()).remove(0);
     let bytes = std::fs::read(&file).unwrap();
@@ -591,7 +607,11 @@ fn line_and_paragraph_separators_and_carriage_returns_keep_one_record_per_line()
     }
     // And the session resumes with the text intact.
     let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["ok"]))]);
-    let output = protocols::output(pincer(&home, &server), &["resume", "--last", "again"]);
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .args(["resume", "--last", "again"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let sent = server.requests()[0].json().to_string();
     let expected = json!(format!("prompt {tricky}")).to_string();

@@ -9,16 +9,14 @@
 //! kills per worker for a longer soak (`cargo test --test all reliability_crash`).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::thread;
 use std::time::Duration;
 
 use crate::common::integrity::{check_session, session_files};
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol};
-use crate::common::{Home, SessionBuilder, code, stderr};
-
-const KEY: &str = "sk-ant-crash-test-0000-2222";
+use crate::common::{Home, Pincer, SessionBuilder, code, stderr};
 
 /// A small deterministic generator: reproducible kill points from the printed seed.
 struct Lcg(u64);
@@ -69,15 +67,16 @@ fn slow_server() -> MockServer {
     )
 }
 
-fn pincer(home: &Home, server: &MockServer) -> Command {
-    let mut command = protocols::command(home, &protocol(), &server.url(), KEY);
-    command.stdout(Stdio::null()).stderr(Stdio::null());
-    command
-}
-
-/// Start `args`, SIGKILL it after `delay` (if it is still running), reap it.
-fn kill_after(mut command: Command, args: &[&str], delay: Duration) {
-    let mut child = command.args(args).spawn().unwrap();
+/// Start `args` (output to `/dev/null`), SIGKILL it after `delay` (if it is still running),
+/// reap it.
+fn kill_after(command: Pincer, args: &[&str], delay: Duration) {
+    let mut child = command
+        .args(args)
+        .command()
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     thread::sleep(delay);
     let _ = child.kill();
     child.wait().unwrap();
@@ -104,7 +103,9 @@ fn check_store(home: &Home) -> bool {
 
 /// A clean resume of `file` that must succeed and must warn about a torn tail if there is one.
 fn resume_cleanly(home: &Home, server: &MockServer, file: &Path, torn: bool) {
-    let output = protocols::command(home, &protocol(), &server.url(), KEY)
+    let output = home
+        .pincer()
+        .provider(&protocol(), server)
         .args([
             "resume",
             file.to_str().unwrap(),
@@ -112,8 +113,7 @@ fn resume_cleanly(home: &Home, server: &MockServer, file: &Path, torn: bool) {
             "4",
             "after the crash",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     if torn {
         assert!(
@@ -124,10 +124,11 @@ fn resume_cleanly(home: &Home, server: &MockServer, file: &Path, torn: bool) {
     }
     let checked = check_session(file, false);
     assert!(!checked.torn_tail);
-    let show = protocols::command(home, &protocol(), &server.url(), KEY)
+    let show = home
+        .pincer()
+        .provider(&protocol(), server)
         .args(["sessions", "show", file.to_str().unwrap()])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&show), 0, "{}", stderr(&show));
 }
 
@@ -137,10 +138,11 @@ fn resume_worker(seed: u64, kills: usize) {
     let home = Home::new();
     std::fs::write(home.workspace.join("notes.txt"), "remember the milk\n").unwrap();
     let server = slow_server();
-    let output = protocols::command(&home, &protocol(), &server.url(), KEY)
+    let output = home
+        .pincer()
+        .provider(&protocol(), &server)
         .args(["run", "-m", protocol().model, "--max-turns", "4", "start"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let file = session_files(&home.sessions_dir()).remove(0);
     let mut random = Lcg(seed);
@@ -148,7 +150,7 @@ fn resume_worker(seed: u64, kills: usize) {
         let before = complete_prefix(&file);
         let delay = Duration::from_millis(random.below(350));
         kill_after(
-            pincer(&home, &server),
+            home.pincer().provider(&protocol(), &server),
             &[
                 "resume",
                 file.to_str().unwrap(),
@@ -201,7 +203,7 @@ fn sigkill_during_session_creation_leaves_no_file_or_a_file_with_its_header() {
                     // and a little past it.
                     let delay = Duration::from_micros(random.below(40_000));
                     kill_after(
-                        pincer(&home, &server),
+                        home.pincer().provider(&protocol(), &server),
                         &["run", "-m", protocol().model, "--max-turns", "2", "new"],
                         delay,
                     );
@@ -273,7 +275,7 @@ fn sigkill_during_compaction_leaves_the_session_loadable_and_its_history_intact(
                     let before = complete_prefix(&file);
                     let delay = Duration::from_millis(random.below(300));
                     kill_after(
-                        pincer(&home, &server),
+                        home.pincer().provider(&protocol(), &server),
                         &[
                             "compact",
                             &id,
@@ -293,7 +295,9 @@ fn sigkill_during_compaction_leaves_the_session_loadable_and_its_history_intact(
                 }
                 // An uninterrupted compaction still works on the survivor and appends its entry.
                 let torn = check_store(&home);
-                let output = protocols::command(&home, &protocol(), &server.url(), KEY)
+                let output = home
+                    .pincer()
+                    .provider(&protocol(), &server)
                     .args([
                         "compact",
                         &id,
@@ -302,8 +306,7 @@ fn sigkill_during_compaction_leaves_the_session_loadable_and_its_history_intact(
                         "--keep-recent-tokens",
                         "200",
                     ])
-                    .output()
-                    .unwrap();
+                    .output();
                 assert_eq!(code(&output), 0, "{}", stderr(&output));
                 if torn {
                     assert!(stderr(&output).contains("torn line"), "{}", stderr(&output));

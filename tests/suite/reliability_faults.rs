@@ -24,8 +24,6 @@ use crate::common::mock::{MockServer, Piece, Reply, split_events};
 use crate::common::protocols::{self, Protocol};
 use crate::common::{Home, code, stderr, stdout};
 
-const KEY: &str = "sk-fault-test-0000-3333-4444";
-
 /// What a fault must lead to.
 struct Expect {
     exit: i32,
@@ -200,20 +198,18 @@ fn faults() -> Vec<Fault> {
     ]
 }
 
-fn command(home: &Home, protocol: &Protocol, server: &MockServer) -> std::process::Command {
-    protocols::command(home, protocol, &server.url(), KEY)
-}
-
 /// Every session file is sound and `sessions show` loads it.
 fn assert_sessions_intact(home: &Home, protocol: &Protocol, server: &MockServer, context: &str) {
     let files = session_files(&home.sessions_dir());
     assert_eq!(files.len(), 1, "{context}");
     for file in files {
         check_session(&file, false);
-        let output = protocols::output(
-            command(home, protocol, server),
-            &["sessions", "show", file.to_str().unwrap()],
-        );
+        let output = home
+            .pincer()
+            .provider(protocol, server)
+            .fast_retries()
+            .args(["sessions", "show", file.to_str().unwrap()])
+            .output();
         assert_eq!(code(&output), 0, "{context}: {}", stderr(&output));
     }
 }
@@ -240,9 +236,12 @@ fn run(
     server: &MockServer,
     retries: u32,
 ) -> (i32, Value, String) {
-    let args = run_args(protocol, retries);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    let output = protocols::output(command(home, protocol, server), &args);
+    let output = home
+        .pincer()
+        .provider(protocol, server)
+        .fast_retries()
+        .args(run_args(protocol, retries))
+        .output();
     let text = stdout(&output);
     let result: Value = serde_json::from_str(text.trim()).unwrap_or_else(|error| {
         panic!(
@@ -377,9 +376,11 @@ fn stream_json_ends_with_a_result_line_after_a_provider_fault() {
     let protocol = protocols::anthropic();
     let home = Home::new();
     let server = MockServer::start(vec![Reply::json(529, &(protocol.error_body)(529))]);
-    let output = protocols::output(
-        command(&home, &protocol, &server),
-        &[
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .fast_retries()
+        .args([
             "-c",
             "retry.max_retries=0",
             "run",
@@ -388,8 +389,8 @@ fn stream_json_ends_with_a_result_line_after_a_provider_fault() {
             "--output-format",
             "stream-json",
             "hi",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let lines: Vec<Value> = stdout(&output)
         .lines()
@@ -513,9 +514,11 @@ fn check_broken_stream(protocol: &Protocol, break_in: BreakIn, after_tool: bool)
         let script = script(protocol, break_in, after_tool);
         let expected_requests = script.replies.len();
         let server = MockServer::start(script.replies);
-        let output = protocols::output(
-            command(&home, protocol, &server),
-            &[
+        let output = home
+            .pincer()
+            .provider(protocol, &server)
+            .fast_retries()
+            .args([
                 "-c",
                 "retry.max_retries=2",
                 "run",
@@ -524,8 +527,8 @@ fn check_broken_stream(protocol: &Protocol, break_in: BreakIn, after_tool: bool)
                 "--output-format",
                 format,
                 "go",
-            ],
-        );
+            ])
+            .output();
         let (out, err) = (stdout(&output), stderr(&output));
         check(
             code(&output) == 0,
@@ -565,10 +568,15 @@ fn check_broken_stream(protocol: &Protocol, break_in: BreakIn, after_tool: bool)
                 format!("one retry notice on stderr: {err}"),
             );
         } else {
-            let lines: Vec<Value> = out
-                .lines()
-                .map(|line| serde_json::from_str(line).unwrap_or(Value::Null))
-                .collect();
+            // Every line is one JSON object (a line that is not used to turn silently into
+            // `null` and be left out of the counts).
+            let mut lines: Vec<Value> = Vec::new();
+            for line in out.lines() {
+                match serde_json::from_str(line) {
+                    Ok(value) => lines.push(value),
+                    Err(error) => check(false, format!("{format}: not JSON ({error}): {line:?}")),
+                }
+            }
             let count = |subtype: &str| {
                 lines
                     .iter()

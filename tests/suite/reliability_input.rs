@@ -9,6 +9,7 @@ use pretty_assertions::assert_eq;
 use serde_json::Value;
 
 use crate::common::integrity::tree_fingerprint;
+use crate::common::protocols;
 use crate::common::{Home, SessionBuilder, code, stderr, stdout};
 
 /// A key that is never sent anywhere: the base URL points at a closed port.
@@ -365,13 +366,13 @@ fn rows() -> Vec<Row> {
 }
 
 fn invoke(home: &Home, args: &[&str], stdin: &[u8]) -> Output {
-    home.cmd()
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    let anthropic = protocols::anthropic();
+    home.pincer()
+        .provider_url(&anthropic, "http://127.0.0.1:9")
+        .key(&anthropic, KEY)
         .args(args)
-        .write_stdin(stdin.to_vec())
+        .stdin(stdin.to_vec())
         .output()
-        .unwrap()
 }
 
 /// The fingerprint without the session index: it is a cache that any command reading the store

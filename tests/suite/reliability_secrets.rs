@@ -10,6 +10,7 @@ use std::process::Output;
 use serde_json::json;
 
 use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
 use crate::common::wire::anthropic as wire;
 use crate::common::{Home, code, stderr, stdout};
 
@@ -24,16 +25,6 @@ fn usage() -> wire::Usage4 {
         cache_read: 0,
         cache_write: 0,
     }
-}
-
-fn pincer(home: &Home, server: &MockServer, args: &[&str], stdin: &[u8]) -> Output {
-    home.cmd()
-        .env("ANTHROPIC_API_KEY", ENV_KEY)
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .args(args)
-        .write_stdin(stdin.to_vec())
-        .output()
-        .unwrap()
 }
 
 fn assert_clean(label: &str, text: &str) {
@@ -112,12 +103,13 @@ fn keys_never_leak_through_any_command_output_mode_or_file() {
     )
     .unwrap();
     let idle = MockServer::start(Vec::new());
-    let output = pincer(
-        &home,
-        &idle,
-        &["auth", "add", "anthropic", "--name", "work"],
-        PROFILE_KEY.as_bytes(),
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &idle)
+        .key(&protocols::anthropic(), ENV_KEY)
+        .args(["auth", "add", "anthropic", "--name", "work"])
+        .stdin(PROFILE_KEY.as_bytes())
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_output_clean("auth add", &output);
     let events = home.root.path().join("events");
@@ -141,7 +133,12 @@ fn keys_never_leak_through_any_command_output_mode_or_file() {
             "check the environment",
         ]);
         let server = MockServer::start(tool_turn());
-        let output = pincer(&home, &server, &args, b"");
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &server)
+            .key(&protocols::anthropic(), ENV_KEY)
+            .args(&args)
+            .output();
         assert_eq!(code(&output), 0, "mode {mode:?}: {}", stderr(&output));
         assert_output_clean(&format!("run {mode:?}"), &output);
         let requests = server.requests();
@@ -183,18 +180,33 @@ fn keys_never_leak_through_any_command_output_mode_or_file() {
             events_arg,
             "fail",
         ]);
-        let output = pincer(&home, &rejected, &failing, b"");
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &rejected)
+            .key(&protocols::anthropic(), ENV_KEY)
+            .args(&failing)
+            .output();
         assert_eq!(code(&output), 3, "{}", stderr(&output));
         assert_output_clean(&format!("401 {mode:?}"), &output);
         let mut dry: Vec<&str> = mode.to_vec();
         dry.extend(["run", "-m", MODEL, "--dry-run", "what would be sent"]);
-        let output = pincer(&home, &idle, &dry, b"");
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &idle)
+            .key(&protocols::anthropic(), ENV_KEY)
+            .args(&dry)
+            .output();
         assert_eq!(code(&output), 0, "{}", stderr(&output));
         assert_output_clean(&format!("dry run {mode:?}"), &output);
         // The environment key is the fallback when profiles are unusable: still never printed.
         let mut resume: Vec<&str> = mode.to_vec();
         resume.extend(["resume", "--last", "--dry-run", "again"]);
-        let output = pincer(&home, &idle, &resume, b"");
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &idle)
+            .key(&protocols::anthropic(), ENV_KEY)
+            .args(&resume)
+            .output();
         assert_eq!(code(&output), 0, "{}", stderr(&output));
         assert_output_clean(&format!("resume dry run {mode:?}"), &output);
     }
@@ -229,7 +241,12 @@ fn keys_never_leak_through_any_command_output_mode_or_file() {
                 args.push("--json");
             }
             args.extend_from_slice(command);
-            let output = pincer(&home, &server, &args, b"");
+            let output = home
+                .pincer()
+                .provider(&protocols::anthropic(), &server)
+                .key(&protocols::anthropic(), ENV_KEY)
+                .args(&args)
+                .output();
             assert_output_clean(&format!("{args:?}"), &output);
         }
     }

@@ -1,17 +1,16 @@
 //! `run`/`resume` flags and guardrails end to end (Anthropic wire format), and the public JSON
 //! schemas re-parsed strictly.
 
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Piece, Reply, split_events};
+use crate::common::protocols;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, code, hold_lock, stderr, stdout};
-
-const KEY: &str = "sk-ant-test-0000";
 
 fn usage() -> Usage4 {
     Usage4 {
@@ -32,23 +31,6 @@ fn tool(id: &str, name: &str, arguments: Value) -> Reply {
         &[(id, name, &arguments.to_string())],
         usage(),
     ))
-}
-
-fn pincer(home: &Home, server: &MockServer) -> Command {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PINCER_HOME", &home.home)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .current_dir(&home.workspace)
-        .stdin(Stdio::null());
-    command
-}
-
-fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
-    pincer(home, server).args(args).output().unwrap()
 }
 
 fn result_of(output: &Output) -> pincer::output::schema::RunResult {
@@ -76,7 +58,11 @@ fn session_files(home: &Home) -> Vec<std::path::PathBuf> {
 fn the_json_result_parses_strictly_and_matches_the_stored_session() {
     let home = Home::new();
     let server = MockServer::start(vec![text("done")]);
-    let output = run(&home, &server, &["run", "--json", "--name", "strict", "go"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--json", "--name", "strict", "go"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result = result_of(&output);
     assert_eq!(serde_json::to_value(result.kind).unwrap(), "result");
@@ -113,17 +99,17 @@ fn stream_json_lines_parse_and_partial_messages_carry_deltas() {
         &["Hel", "lo"],
         usage(),
     ))]);
-    let output = run(
-        &home,
-        &server,
-        &[
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
             "run",
             "--output-format",
             "stream-json",
             "--include-partial-messages",
             "go",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let lines: Vec<Value> = stdout(&output)
         .lines()
@@ -162,18 +148,18 @@ fn output_last_message_and_events_file_are_written_while_stdout_keeps_text() {
     let server = MockServer::start(vec![tool("toolu_1", "ls", json!({})), text("final words")]);
     let last = home.root.path().join("last.txt");
     let events = home.root.path().join("events.jsonl");
-    let output = run(
-        &home,
-        &server,
-        &[
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
             "run",
             "-o",
             last.to_str().unwrap(),
             "--events-file",
             events.to_str().unwrap(),
             "list",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "final words\n");
     assert_eq!(std::fs::read_to_string(&last).unwrap(), "final words");
@@ -197,10 +183,18 @@ fn a_preassigned_session_id_is_used_and_cannot_be_reused() {
     let home = Home::new();
     let id = "0b1c2d3e-4f50-4617-8293-a4b5c6d7e8f9";
     let server = MockServer::start(vec![text("one"), text("two")]);
-    let output = run(&home, &server, &["run", "--session-id", id, "--json", "go"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--session-id", id, "--json", "go"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(result_of(&output).session_id.as_deref(), Some(id));
-    let again = run(&home, &server, &["run", "--session-id", id, "go"]);
+    let again = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--session-id", id, "go"])
+        .output();
     assert_eq!(code(&again), 2);
     assert!(
         stderr(&again).contains("already exists"),
@@ -213,17 +207,17 @@ fn a_preassigned_session_id_is_used_and_cannot_be_reused() {
 fn resume_create_makes_the_named_session_once_then_continues_it() {
     let home = Home::new();
     let server = MockServer::start(vec![text("first"), text("second")]);
-    let first = run(
-        &home,
-        &server,
-        &["resume", "--create", "nightly", "--json", "check"],
-    );
+    let first = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "--create", "nightly", "--json", "check"])
+        .output();
     assert_eq!(code(&first), 0, "{}", stderr(&first));
-    let second = run(
-        &home,
-        &server,
-        &["resume", "--create", "nightly", "--json", "check again"],
-    );
+    let second = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "--create", "nightly", "--json", "check again"])
+        .output();
     assert_eq!(code(&second), 0, "{}", stderr(&second));
     assert_eq!(result_of(&first).session_id, result_of(&second).session_id);
     assert_eq!(session_files(&home).len(), 1);
@@ -235,15 +229,19 @@ fn resume_create_makes_the_named_session_once_then_continues_it() {
 fn resume_fork_continues_in_a_copy_and_leaves_the_original_alone() {
     let home = Home::new();
     let server = MockServer::start(vec![text("original"), text("forked")]);
-    let output = run(&home, &server, &["run", "--name", "base", "start"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--name", "base", "start"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let original = session_files(&home).remove(0);
     let before = std::fs::read(&original).unwrap();
-    let output = run(
-        &home,
-        &server,
-        &["resume", "base", "--fork", "--json", "branch off"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "base", "--fork", "--json", "branch off"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(std::fs::read(&original).unwrap(), before);
     let files = session_files(&home);
@@ -259,7 +257,11 @@ fn resume_fork_continues_in_a_copy_and_leaves_the_original_alone() {
 fn no_session_persistence_writes_nothing() {
     let home = Home::new();
     let server = MockServer::start(vec![text("ephemeral answer")]);
-    let output = run(&home, &server, &["run", "--no-session-persistence", "go"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--no-session-persistence", "go"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "ephemeral answer\n");
     assert!(session_files(&home).is_empty());
@@ -272,11 +274,11 @@ fn an_image_is_attached_to_the_prompt() {
     let image = home.workspace.join("pixel.png");
     std::fs::write(&image, png).unwrap();
     let server = MockServer::start(vec![text("a pixel")]);
-    let output = run(
-        &home,
-        &server,
-        &["run", "-i", image.to_str().unwrap(), "describe"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "-i", image.to_str().unwrap(), "describe"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let body = server.requests()[0].json();
     let content = body["messages"][0]["content"].as_array().unwrap();
@@ -296,7 +298,11 @@ fn an_image_is_attached_to_the_prompt() {
 fn max_turns_stops_a_tool_loop_with_exit_5() {
     let home = Home::new();
     let server = MockServer::start(vec![tool("toolu_1", "ls", json!({})), text("never sent")]);
-    let output = run(&home, &server, &["run", "--max-turns", "1", "--json", "go"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--max-turns", "1", "--json", "go"])
+        .output();
     assert_eq!(code(&output), 5, "{}", stderr(&output));
     let result = result_of(&output);
     assert_eq!(
@@ -310,11 +316,11 @@ fn max_turns_stops_a_tool_loop_with_exit_5() {
 fn max_budget_stops_a_tool_loop_with_exit_5() {
     let home = Home::new();
     let server = MockServer::start(vec![tool("toolu_1", "ls", json!({})), text("never sent")]);
-    let output = run(
-        &home,
-        &server,
-        &["run", "--max-budget-usd", "0.000001", "--json", "go"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--max-budget-usd", "0.000001", "--json", "go"])
+        .output();
     assert_eq!(code(&output), 5, "{}", stderr(&output));
     assert_eq!(
         result_of(&output).subtype,
@@ -338,7 +344,11 @@ fn the_wall_clock_timeout_ends_the_run_with_124_and_records_it() {
     let home = Home::new();
     let server = MockServer::start(vec![stalled_after_first_text()]);
     let started = Instant::now();
-    let output = run(&home, &server, &["run", "--timeout", "1", "--json", "go"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--timeout", "1", "--json", "go"])
+        .output();
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(code(&output), 124, "{}", stderr(&output));
     let result = result_of(&output);
@@ -356,12 +366,11 @@ fn the_wall_clock_timeout_ends_the_run_with_124_and_records_it() {
 fn sigint_ends_the_run_with_130() {
     let home = Home::new();
     let server = MockServer::start(vec![stalled_after_first_text()]);
-    let child = pincer(&home, &server)
+    let child = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
         .args(["run", "go"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn();
     std::thread::sleep(Duration::from_millis(800));
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
@@ -382,12 +391,19 @@ fn sigint_ends_the_run_with_130() {
 fn status_sums_usage_and_cost_over_the_session_runs() {
     let home = Home::new();
     let server = MockServer::start(vec![text("one"), text("two")]);
-    assert_eq!(
-        code(&run(&home, &server, &["run", "--name", "sum", "a"])),
-        0
-    );
-    assert_eq!(code(&run(&home, &server, &["resume", "sum", "b"])), 0);
-    let output = run(&home, &server, &["status", "sum", "--json"]);
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--name", "sum", "a"])
+        .success();
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "sum", "b"])
+        .success();
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["status", "sum", "--json"])
+        .output();
     let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(status["usage"]["input_tokens"], 200);
     assert_eq!(status["usage"]["cache_read_input_tokens"], 2_000);
@@ -402,12 +418,16 @@ fn status_sums_usage_and_cost_over_the_session_runs() {
 fn a_busy_session_makes_resume_exit_75() {
     let home = Home::new();
     let server = MockServer::start(vec![text("one")]);
-    assert_eq!(
-        code(&run(&home, &server, &["run", "--name", "busy", "a"])),
-        0
-    );
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--name", "busy", "a"])
+        .success();
     let lock = hold_lock(&session_files(&home).remove(0));
-    let output = run(&home, &server, &["resume", "busy", "--json", "b"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "busy", "--json", "b"])
+        .output();
     assert_eq!(code(&output), 75, "{}", stderr(&output));
     assert_eq!(result_of(&output).error.unwrap().kind, "session_busy");
     drop(lock);
@@ -469,11 +489,11 @@ fn the_stream_json_of_a_tool_turn_matches_its_snapshot() {
         tool("toolu_01A", "read", json!({"path": "a.txt"})),
         text("It says alpha."),
     ]);
-    let output = run(
-        &home,
-        &server,
-        &["run", "--output-format", "stream-json", "read a.txt"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--output-format", "stream-json", "read a.txt"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let normalized: Vec<String> = stdout(&output)
         .lines()
@@ -496,11 +516,11 @@ fn a_truncated_stream_is_an_error_not_a_short_answer() {
     let mut pieces: Vec<Piece> = events[..=first].iter().cloned().map(Piece::Data).collect();
     pieces.push(Piece::Close);
     let server = MockServer::start(vec![Reply::sse_pieces(pieces)]);
-    let output = run(
-        &home,
-        &server,
-        &["-c", "retry.max_retries=0", "run", "--json", "go"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["-c", "retry.max_retries=0", "run", "--json", "go"])
+        .output();
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result = result_of(&output);
     assert!(result.is_error);
@@ -516,11 +536,11 @@ fn a_mid_stream_error_event_is_classified_and_recorded() {
     let home = Home::new();
     let stream = wire::error_event_stream("Working on", "overloaded_error", "Overloaded");
     let server = MockServer::start(vec![Reply::sse(&stream)]);
-    let output = run(
-        &home,
-        &server,
-        &["-c", "retry.max_retries=0", "run", "--json", "go"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["-c", "retry.max_retries=0", "run", "--json", "go"])
+        .output();
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let error = result_of(&output).error.unwrap();
     assert_eq!(error.kind, "overloaded");
@@ -541,13 +561,17 @@ fn a_thinking_signature_is_sent_back_unchanged_on_resume() {
         )),
         text("Still yes."),
     ]);
-    let output = run(
-        &home,
-        &server,
-        &["run", "--thinking", "low", "--name", "thinker", "sure?"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--thinking", "low", "--name", "thinker", "sure?"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let output = run(&home, &server, &["resume", "thinker", "really?"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "thinker", "really?"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let body = server.requests()[1].json();
     let assistant = body["messages"]
@@ -584,33 +608,25 @@ fn offered_tools(body: &Value) -> Vec<String> {
 fn the_tools_flag_and_deny_rules_decide_what_the_model_is_offered() {
     let home = Home::new();
     let server = MockServer::start(vec![text("a"), text("b"), text("c")]);
-    assert_eq!(
-        code(&run(&home, &server, &["run", "--tools", "read,ls", "go"])),
-        0
-    );
-    assert_eq!(
-        code(&run(
-            &home,
-            &server,
-            &[
-                "run",
-                "--disallowed-tools",
-                "exec",
-                "--allowed-tools",
-                "group:fs",
-                "go"
-            ]
-        )),
-        0
-    );
-    assert_eq!(
-        code(&run(
-            &home,
-            &server,
-            &["-c", "tools.profile=\"minimal\"", "run", "go"]
-        )),
-        0
-    );
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--tools", "read,ls", "go"])
+        .success();
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
+            "run",
+            "--disallowed-tools",
+            "exec",
+            "--allowed-tools",
+            "group:fs",
+            "go",
+        ])
+        .success();
+    home.pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["-c", "tools.profile=\"minimal\"", "run", "go"])
+        .success();
     let requests = server.requests();
     assert_eq!(offered_tools(&requests[0].json()), ["read", "ls"]);
     assert_eq!(
@@ -631,17 +647,17 @@ fn a_denied_call_returns_an_error_result_and_is_listed_in_permission_denials() {
         tool("toolu_rm", "exec", json!({"command": "rm keep.txt"})),
         text("I was not allowed to remove it."),
     ]);
-    let output = run(
-        &home,
-        &server,
-        &[
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
             "run",
             "--allowed-tools",
             "exec(git *),read",
             "--json",
             "clean up",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(home.workspace.join("keep.txt").exists());
     let result = result_of(&output);
@@ -670,11 +686,11 @@ fn a_denied_call_returns_an_error_result_and_is_listed_in_permission_denials() {
 fn an_unknown_tool_rule_is_a_usage_error() {
     let home = Home::new();
     let server = MockServer::start(vec![]);
-    let output = run(
-        &home,
-        &server,
-        &["run", "--allowed-tools", "Teleport", "go"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--allowed-tools", "Teleport", "go"])
+        .output();
     assert_eq!(code(&output), 2, "{}", stderr(&output));
     assert!(stderr(&output).contains("Teleport"), "{}", stderr(&output));
     assert!(server.requests().is_empty());
@@ -689,17 +705,17 @@ fn a_pi_written_session_with_a_compaction_resumes_with_the_summary_and_kept_mess
     std::fs::copy(&fixture, &copy).unwrap();
     let before = std::fs::read_to_string(&copy).unwrap();
     let server = MockServer::start(vec![text("continuing")]);
-    let output = run(
-        &home,
-        &server,
-        &[
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
             "resume",
             copy.to_str().unwrap(),
             "-m",
             "anthropic/claude-sonnet-4-5",
             "go on",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let body = server.requests()[0].json();
     let first_user = body["messages"][0]["content"].to_string();
@@ -725,18 +741,18 @@ fn overloaded_twice_then_success_is_retried_with_api_retry_events_and_printed_on
     let home = Home::new();
     let overloaded = || Reply::json(529, &wire::error_body("overloaded_error", "Overloaded"));
     let server = MockServer::start(vec![overloaded(), overloaded(), text("made it")]);
-    let output = run(
-        &home,
-        &server,
-        &[
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
             "-c",
             "retry.base_delay_ms=10",
             "run",
             "--output-format",
             "stream-json",
             "go",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let lines: Vec<Value> = stdout(&output)
         .lines()
@@ -752,11 +768,11 @@ fn overloaded_twice_then_success_is_retried_with_api_retry_events_and_printed_on
     assert_eq!(server.requests().len(), 3);
     assert_eq!(lines.last().unwrap()["result"], "made it");
     let plain = MockServer::start(vec![overloaded(), text("once")]);
-    let output = run(
-        &home,
-        &plain,
-        &["-c", "retry.base_delay_ms=10", "run", "go"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &plain)
+        .args(["-c", "retry.base_delay_ms=10", "run", "go"])
+        .output();
     assert_eq!(stdout(&output), "once\n");
 }
 
@@ -767,28 +783,22 @@ fn a_long_retry_after_is_not_slept_on() {
         .header("retry-after", "600");
     let server = MockServer::start(vec![limited]);
     let started = Instant::now();
-    let output = run(&home, &server, &["run", "--json", "go"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--json", "go"])
+        .output();
     assert!(started.elapsed() < Duration::from_secs(5));
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     assert_eq!(server.requests().len(), 1);
-}
-
-fn add_profile(home: &Home, name: &str, key: &str) {
-    let output = home
-        .cmd()
-        .args(["auth", "add", "anthropic", "--name", name])
-        .write_stdin(key)
-        .output()
-        .unwrap();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
 }
 
 #[test]
 fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
     let home = Home::new();
     let (key_a, key_b) = ("sk-ant-profile-AAAA-0001", "sk-ant-profile-BBBB-0002");
-    add_profile(&home, "a", key_a);
-    add_profile(&home, "b", key_b);
+    home.add_profile("anthropic", "a", key_a);
+    home.add_profile("anthropic", "b", key_b);
     let server = MockServer::start(vec![
         Reply::json(
             401,
@@ -796,11 +806,12 @@ fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
         ),
         text("answered with the second key"),
     ]);
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
         .env_remove("ANTHROPIC_API_KEY")
         .args(["run", "--output-format", "stream-json", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let lines: Vec<Value> = stdout(&output)
         .lines()
@@ -836,11 +847,12 @@ fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
 
     // The next run starts with the healthy profile: the cooling one goes last.
     let server = MockServer::start(vec![text("fine")]);
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
         .env_remove("ANTHROPIC_API_KEY")
         .args(["run", "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(
         server.requests()[0].header("x-api-key"),
@@ -854,11 +866,12 @@ fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
     } else {
         "b"
     };
-    let output = pincer(&home, &server)
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
         .env_remove("ANTHROPIC_API_KEY")
         .args(["run", "--auth-profile", pinned, "go"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(
         server.requests()[0].header("x-api-key"),
@@ -880,17 +893,17 @@ fn session_lines(path: &std::path::Path) -> Vec<Value> {
 fn run_resume_continues_that_session_like_claude_p_resume() {
     let home = Home::new();
     let server = MockServer::start(vec![text("first answer"), text("second answer")]);
-    let output = run(
-        &home,
-        &server,
-        &["run", "--name", "triage", "first question"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--name", "triage", "first question"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let output = run(
-        &home,
-        &server,
-        &["run", "-r", "triage", "--json", "second question"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "-r", "triage", "--json", "second question"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let files = session_files(&home);
     assert_eq!(files.len(), 1, "no new session");
@@ -912,15 +925,19 @@ fn run_resume_continues_that_session_like_claude_p_resume() {
 fn run_resume_with_fork_session_continues_in_a_copy_with_the_given_id() {
     let home = Home::new();
     let server = MockServer::start(vec![text("base answer"), text("forked answer")]);
-    let output = run(&home, &server, &["run", "--name", "base", "start"]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--name", "base", "start"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let original = session_files(&home).remove(0);
     let before = std::fs::read(&original).unwrap();
     let id = "0199a000-0000-7000-8000-00000000f0f0";
-    let output = run(
-        &home,
-        &server,
-        &[
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
             "run",
             "--resume",
             "base",
@@ -929,8 +946,8 @@ fn run_resume_with_fork_session_continues_in_a_copy_with_the_given_id() {
             id,
             "--json",
             "branch",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(result_of(&output).session_id.as_deref(), Some(id));
     assert_eq!(std::fs::read(&original).unwrap(), before);
@@ -955,7 +972,11 @@ fn resume_session_id_names_the_new_session_and_needs_fork_or_create() {
         &["resume", "nightly", "--session-id", id, "go"][..],
         &["run", "-r", "nightly", "--session-id", id, "go"][..],
     ] {
-        let output = run(&home, &server, args);
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &server)
+            .args(args)
+            .output();
         assert_eq!(code(&output), 2, "{args:?}");
         let message = stderr(&output);
         assert!(
@@ -969,10 +990,10 @@ fn resume_session_id_names_the_new_session_and_needs_fork_or_create() {
     }
     assert!(server.requests().is_empty());
     // --create makes the session with that id; the next run continues it.
-    let output = run(
-        &home,
-        &server,
-        &[
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
             "resume",
             "--create",
             "nightly",
@@ -980,17 +1001,17 @@ fn resume_session_id_names_the_new_session_and_needs_fork_or_create() {
             id,
             "--json",
             "go",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(result_of(&output).session_id.as_deref(), Some(id));
     // Another id for the existing session is a mistake, not a silent rename.
     let other = "0199a000-0000-7000-8000-0000000000c2";
-    let output = run(
-        &home,
-        &server,
-        &["resume", "--create", "nightly", "--session-id", other, "go"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "--create", "nightly", "--session-id", other, "go"])
+        .output();
     assert_eq!(code(&output), 2);
     assert!(
         stderr(&output).contains(&format!("already exists with id {id}")),
@@ -998,11 +1019,11 @@ fn resume_session_id_names_the_new_session_and_needs_fork_or_create() {
         stderr(&output)
     );
     // --fork with an id already taken is refused.
-    let output = run(
-        &home,
-        &server,
-        &["resume", "nightly", "--fork", "--session-id", id, "go"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "nightly", "--fork", "--session-id", id, "go"])
+        .output();
     assert_eq!(code(&output), 2);
     assert!(
         stderr(&output).contains("already exists"),
@@ -1015,7 +1036,11 @@ fn resume_session_id_names_the_new_session_and_needs_fork_or_create() {
 fn dry_run(home: &Home, server: &MockServer, args: &[&str]) -> Value {
     let mut argv = vec!["run", "--dry-run"];
     argv.extend_from_slice(args);
-    let output = run(home, server, &argv);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), server)
+        .args(&argv)
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     serde_json::from_str(&stdout(&output)).unwrap()
 }
@@ -1068,11 +1093,11 @@ fn full_auto_is_workspace_write_and_the_codex_no_ops_are_accepted() {
 fn max_thinking_tokens_is_the_anthropic_budget_and_the_nearest_level_in_the_session() {
     let home = Home::new();
     let server = MockServer::start(vec![text("thought"), text("thought less")]);
-    let output = run(
-        &home,
-        &server,
-        &["run", "--max-thinking-tokens", "5000", "--name", "t", "go"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--max-thinking-tokens", "5000", "--name", "t", "go"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let body = server.requests()[0].json();
     assert_eq!(
@@ -1089,11 +1114,11 @@ fn max_thinking_tokens_is_the_anthropic_budget_and_the_nearest_level_in_the_sess
         "5000 is nearest to medium's 8192 by ratio: {lines:?}"
     );
     // Below the API's minimum the budget is raised to 1024; 0 turns thinking off.
-    let output = run(
-        &home,
-        &server,
-        &["resume", "t", "--max-thinking-tokens", "300", "again"],
-    );
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "t", "--max-thinking-tokens", "300", "again"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(
         server.requests()[1].json()["thinking"]["budget_tokens"],
@@ -1112,8 +1137,10 @@ fn max_thinking_tokens_is_gemini_thinking_budget_and_the_nearest_openai_effort()
         &["ok"],
         gemini::Usage4::new(10, 0, 2, 5),
     ))]);
-    let output = pincer(&home, &google)
-        .env("GEMINI_API_KEY", "AIza-test-0000")
+    let output = home
+        .pincer()
+        .key(&protocols::gemini(), "AIza-test-0000")
+        // The bare URL, without the version path the harness would add: pincer must add it.
         .env("GEMINI_BASE_URL", google.url())
         .args([
             "run",
@@ -1123,8 +1150,7 @@ fn max_thinking_tokens_is_gemini_thinking_budget_and_the_nearest_openai_effort()
             "3000",
             "go",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let request = &google.requests()[0];
     assert_eq!(
@@ -1149,9 +1175,9 @@ fn max_thinking_tokens_is_gemini_thinking_budget_and_the_nearest_openai_effort()
             reasoning: 1,
         },
     ))]);
-    let output = pincer(&home, &server)
-        .env("OPENAI_API_KEY", "sk-proj-test-0000")
-        .env("OPENAI_BASE_URL", server.url())
+    let output = home
+        .pincer()
+        .provider(&protocols::openai(), &server)
         .args([
             "run",
             "-m",
@@ -1160,8 +1186,7 @@ fn max_thinking_tokens_is_gemini_thinking_budget_and_the_nearest_openai_effort()
             "20000",
             "go",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(server.requests()[0].json()["reasoning"]["effort"], "high");
 }
@@ -1183,12 +1208,10 @@ fn thinking_that_cannot_be_sent_to_an_unknown_model_is_warned_about() {
     };
     let server = MockServer::start(vec![reply(), reply(), reply()]);
     let run_openai = |args: &[&str]| {
-        pincer(&home, &server)
-            .env("OPENAI_API_KEY", "sk-proj-test-0000")
-            .env("OPENAI_BASE_URL", server.url())
+        home.pincer()
+            .provider(&protocols::openai(), &server)
             .args(args)
             .output()
-            .unwrap()
     };
     let output = run_openai(&[
         "run",

@@ -1,24 +1,13 @@
 //! The input contract of SPEC §2 and the checks `run` makes before any model call.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
+use crate::common::protocols;
 use crate::common::{Home, code, stderr, stdout};
-
-fn pincer(home: &Home) -> Command {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PINCER_HOME", &home.home)
-        .env("ANTHROPIC_API_KEY", "sk-ant-test-key")
-        .current_dir(&home.workspace);
-    command
-}
 
 fn dry_run_messages(output: &std::process::Output) -> Value {
     assert_eq!(code(output), 0, "{}", stderr(output));
@@ -29,8 +18,11 @@ fn dry_run_messages(output: &std::process::Output) -> Value {
 #[test]
 fn an_inherited_pipe_that_never_writes_does_not_hold_up_a_prompt_argument() {
     let home = Home::new();
-    let mut child = pincer(&home)
+    let mut child = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--dry-run", "hello"])
+        .command()
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -52,17 +44,17 @@ fn an_inherited_pipe_that_never_writes_does_not_hold_up_a_prompt_argument() {
 #[test]
 fn dev_null_with_a_prompt_proceeds_and_without_one_exits_2() {
     let home = Home::new();
-    let output = pincer(&home)
+    let output = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--dry-run", "hello"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(dry_run_messages(&output)[0]["content"][0]["text"], "hello");
-    let output = pincer(&home)
+    let output = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
         .args(["run"])
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 2);
     assert!(
         stderr(&output).contains("error: the prompt is empty"),
@@ -75,12 +67,11 @@ fn dev_null_with_a_prompt_proceeds_and_without_one_exits_2() {
 fn piped_context_is_appended_to_the_prompt_in_a_stdin_block() {
     let home = Home::new();
     let output = home
-        .cmd()
-        .env("ANTHROPIC_API_KEY", "k")
+        .pincer()
+        .key(&protocols::anthropic(), "k")
         .args(["run", "--dry-run", "write the commit message"])
-        .write_stdin("diff --git a/x b/x\n+hello\n")
-        .output()
-        .unwrap();
+        .stdin("diff --git a/x b/x\n+hello\n")
+        .output();
     let messages = dry_run_messages(&output);
     assert_eq!(
         messages[0]["content"][0]["text"],
@@ -92,12 +83,11 @@ fn piped_context_is_appended_to_the_prompt_in_a_stdin_block() {
 fn a_dash_reads_the_whole_prompt_from_stdin() {
     let home = Home::new();
     let output = home
-        .cmd()
-        .env("ANTHROPIC_API_KEY", "k")
+        .pincer()
+        .key(&protocols::anthropic(), "k")
         .args(["run", "--dry-run", "-"])
-        .write_stdin("summarize this repository")
-        .output()
-        .unwrap();
+        .stdin("summarize this repository")
+        .output();
     assert_eq!(
         dry_run_messages(&output)[0]["content"][0]["text"],
         "summarize this repository"
@@ -107,8 +97,11 @@ fn a_dash_reads_the_whole_prompt_from_stdin() {
 #[test]
 fn stdin_that_never_sends_a_prompt_times_out_with_exit_2() {
     let home = Home::new();
-    let mut child = pincer(&home)
+    let mut child = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--stdin-timeout", "0.3"])
+        .command()
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
         .stdout(Stdio::piped())
@@ -128,12 +121,11 @@ fn stdin_that_never_sends_a_prompt_times_out_with_exit_2() {
 fn oversized_and_invalid_utf8_stdin_are_refused_with_exit_2() {
     let home = Home::new();
     let output = home
-        .cmd()
-        .env("ANTHROPIC_API_KEY", "k")
+        .pincer()
+        .key(&protocols::anthropic(), "k")
         .args(["-c", "stdin.max_bytes=16", "run", "--dry-run", "-"])
-        .write_stdin("x".repeat(17))
-        .output()
-        .unwrap();
+        .stdin("x".repeat(17))
+        .output();
     assert_eq!(code(&output), 2, "{}", stderr(&output));
     assert!(
         stderr(&output).contains("larger than 16 bytes"),
@@ -141,20 +133,12 @@ fn oversized_and_invalid_utf8_stdin_are_refused_with_exit_2() {
         stderr(&output)
     );
 
-    let mut child = pincer(&home)
+    let output = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--dry-run", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"caf\xff\xfe")
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
+        .stdin(b"caf\xff\xfe".to_vec())
+        .output();
     assert_eq!(code(&output), 2);
     assert!(
         stderr(&output).contains("not valid UTF-8"),
@@ -162,15 +146,12 @@ fn oversized_and_invalid_utf8_stdin_are_refused_with_exit_2() {
         stderr(&output)
     );
 
-    let mut child = pincer(&home)
+    let output = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--dry-run", "--lossy-stdin", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(b"caf\xff").unwrap();
-    let output = child.wait_with_output().unwrap();
+        .stdin(b"caf\xff".to_vec())
+        .output();
     assert_eq!(
         dry_run_messages(&output)[0]["content"][0]["text"],
         "caf\u{fffd}"
@@ -213,8 +194,8 @@ fn without_credentials_run_exits_3_and_json_mode_still_prints_a_result() {
 fn a_dry_run_shows_the_request_and_changes_nothing() {
     let home = Home::new();
     let output = home
-        .cmd()
-        .env("OPENAI_API_KEY", "sk-test")
+        .pincer()
+        .key(&protocols::openai(), "sk-test")
         .args([
             "run",
             "--dry-run",
@@ -224,8 +205,7 @@ fn a_dry_run_shows_the_request_and_changes_nothing() {
             "Answer in French.",
             "hello",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["provider"], "openai");
@@ -257,11 +237,10 @@ fn flags_of_later_work_are_refused_not_ignored() {
         args.extend_from_slice(flag);
         args.push("hi");
         let output = home
-            .cmd()
-            .env("ANTHROPIC_API_KEY", "k")
-            .args(&args)
-            .output()
-            .unwrap();
+            .pincer()
+            .key(&protocols::anthropic(), "k")
+            .args(args)
+            .output();
         assert_eq!(code(&output), 2, "{flag:?}");
         assert!(
             stderr(&output).contains("is not available yet"),
@@ -275,11 +254,10 @@ fn flags_of_later_work_are_refused_not_ignored() {
 fn a_session_id_that_is_not_a_uuid_is_a_usage_error() {
     let home = Home::new();
     let output = home
-        .cmd()
-        .env("ANTHROPIC_API_KEY", "k")
+        .pincer()
+        .key(&protocols::anthropic(), "k")
         .args(["run", "--session-id", "nope", "hi"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 2);
     assert!(
         stderr(&output).contains("is not a UUID"),
@@ -292,22 +270,20 @@ fn a_session_id_that_is_not_a_uuid_is_a_usage_error() {
 fn an_alias_and_the_credential_default_pick_the_model() {
     let home = Home::new();
     let output = home
-        .cmd()
-        .env("ANTHROPIC_API_KEY", "k")
+        .pincer()
+        .key(&protocols::anthropic(), "k")
         .args(["run", "--dry-run", "-m", "sonnet", "hi"])
-        .output()
-        .unwrap();
+        .output();
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["provider"], "anthropic");
     assert_eq!(report["model"], "claude-sonnet-4-5");
 
     // No -m and no configured model: the first provider with a key (here only OpenAI's).
     let output = home
-        .cmd()
-        .env("OPENAI_API_KEY", "k")
+        .pincer()
+        .key(&protocols::openai(), "k")
         .args(["run", "--dry-run", "hi"])
-        .output()
-        .unwrap();
+        .output();
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["provider"], "openai");
     assert_eq!(report["api"], "openai-responses");
@@ -315,8 +291,8 @@ fn an_alias_and_the_credential_default_pick_the_model() {
 
     // The configured default wins over the environment.
     let output = home
-        .cmd()
-        .env("OPENAI_API_KEY", "k")
+        .pincer()
+        .key(&protocols::openai(), "k")
         .args([
             "-c",
             "model=google/gemini-2.5-pro",
@@ -324,8 +300,7 @@ fn an_alias_and_the_credential_default_pick_the_model() {
             "--dry-run",
             "hi",
         ])
-        .output()
-        .unwrap();
+        .output();
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(report["provider"], "google");
     assert_eq!(report["credentials"], "missing");

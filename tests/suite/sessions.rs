@@ -5,6 +5,8 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
+use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
 use crate::common::{Home, SessionBuilder, code, hold_lock, stderr, stdout};
 
 const ID_A: &str = "019ad3c1-0000-7000-8000-00000000000a";
@@ -166,27 +168,21 @@ fn list_shows_the_shortest_unique_id_prefix_and_each_one_resolves() {
 #[test]
 fn sessions_run_within_a_minute_list_distinct_ids_that_show_works_with() {
     let home = Home::new();
-    let server = crate::common::mock::MockServer::start_cycle(
-        vec![crate::common::mock::Reply::sse(
-            &(crate::common::protocols::anthropic().text)(&["ok"]),
-        )],
+    let server = MockServer::start_cycle(
+        vec![Reply::sse(&(protocols::anthropic().text)(&["ok"]))],
         "127.0.0.1:0",
     );
     for index in 0..3 {
-        let output = crate::common::protocols::output(
-            crate::common::protocols::command(
-                &home,
-                &crate::common::protocols::anthropic(),
-                &server.url(),
-                "k",
-            ),
-            &[
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &server)
+            .args([
                 "run",
                 "-m",
                 "anthropic/claude-sonnet-4-5",
                 &format!("task {index}"),
-            ],
-        );
+            ])
+            .output();
         assert_eq!(code(&output), 0, "{}", stderr(&output));
     }
     let ids = listed_ids(&home, &[]);
@@ -230,11 +226,10 @@ fn lookup_by_name_works_from_another_directory() {
     let elsewhere = home.root.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let output = home
-        .cmd()
+        .pincer()
         .current_dir(&elsewhere)
         .args(["sessions", "path", "nightly"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output).trim(), path.to_str().unwrap());
 }
@@ -690,13 +685,22 @@ fn a_locked_session_makes_a_second_process_exit_75_at_once() {
 fn with_wait_a_second_process_proceeds_after_the_lock_is_released() {
     let home = Home::new();
     let path = simple(&home, ID_A, None);
+    let before = std::fs::read(&path).unwrap();
     let lock = hold_lock(&path);
-    let releaser = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(400));
-        drop(lock);
-    });
-    let output = home.run(&["--wait", "10", "sessions", "rename", ID_A, "patient"]);
-    releaser.join().unwrap();
+    let mut child = home
+        .pincer()
+        .args(["--wait", "10", "sessions", "rename", ID_A, "patient"])
+        .spawn();
+    std::thread::sleep(Duration::from_millis(400));
+    // It waits for the lock: still running, nothing written (this used to pass with a `--wait`
+    // that ignored the lock, as the rename succeeded either way).
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the rename did not wait for the lock"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    drop(lock);
+    let output = child.wait_with_output().unwrap();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(
         std::fs::read_to_string(&path)
@@ -854,16 +858,7 @@ fn a_closed_stdout_pipe_ends_quietly() {
             None,
         );
     }
-    let mut command = std::process::Command::new(assert_cmd::cargo::cargo_bin("pincer"));
-    command
-        .env_clear()
-        .env("PINCER_HOME", &home.home)
-        .current_dir(&home.workspace)
-        .args(["sessions", "list"])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let mut child = command.spawn().unwrap();
+    let mut child = home.pincer().args(["sessions", "list"]).spawn();
     drop(child.stdout.take());
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(0));

@@ -9,7 +9,7 @@
 use std::any::Any;
 use std::io::Write as _;
 use std::net::TcpListener;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -19,10 +19,10 @@ use serde_json::{Value, json};
 
 use crate::common::integrity::{check_session, session_files};
 use crate::common::mock::{MockServer, Piece, Reply, split_events};
+use crate::common::protocols;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, hold_lock, stderr};
 
-const KEY: &str = "sk-ant-signals-0000";
 /// The `--timeout` every timeout case uses: long enough for every phase to be reached on a busy
 /// machine.
 const TIMEOUT: f64 = 2.5;
@@ -48,29 +48,14 @@ fn text(answer: &str, input: u64) -> Reply {
     Reply::sse(&wire::text_stream(&[answer], usage(input)))
 }
 
-fn pincer(home: &Home, url: &str) -> Command {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PINCER_HOME", &home.home)
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("ANTHROPIC_BASE_URL", url)
-        .env("NO_COLOR", "1")
-        .current_dir(&home.workspace)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
-}
-
 /// A first turn in `home`, named `busy`, so that a phase can resume it.
 fn seed(home: &Home) {
     let server = MockServer::start(vec![text("first answer", 100)]);
-    let output = pincer(home, &server.url())
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
         .args(["run", "--name", "busy", "first question"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
 }
 
@@ -126,9 +111,14 @@ fn always() -> Box<dyn Fn() -> bool> {
 
 /// `run` with `args` and a stdin pipe that gets `data` and then stays open.
 fn stdin_phase(home: &Home, args: &[&str], data: &[u8]) -> Held {
-    let mut child = pincer(home, "http://127.0.0.1:9")
+    let mut child = home
+        .pincer()
+        .provider_url(&protocols::anthropic(), "http://127.0.0.1:9")
         .args(args)
+        .command()
         .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let spawned = Instant::now();
@@ -179,10 +169,11 @@ fn phases() -> Vec<Phase> {
                 let mut args = vec!["resume", "--wait", "10"];
                 args.extend_from_slice(extra);
                 args.extend(["busy", "next question"]);
-                let child = pincer(home, "http://127.0.0.1:9")
-                    .args(&args)
-                    .spawn()
-                    .unwrap();
+                let child = home
+                    .pincer()
+                    .provider_url(&protocols::anthropic(), "http://127.0.0.1:9")
+                    .args(args)
+                    .spawn();
                 Held {
                     child,
                     spawned: Instant::now(),
@@ -199,7 +190,11 @@ fn phases() -> Vec<Phase> {
                 let mut args = vec!["run"];
                 args.extend_from_slice(extra);
                 args.push("hello");
-                let child = pincer(home, &url).args(&args).spawn().unwrap();
+                let child = home
+                    .pincer()
+                    .provider_url(&protocols::anthropic(), &url)
+                    .args(args)
+                    .spawn();
                 Held {
                     child,
                     spawned: Instant::now(),
@@ -216,7 +211,11 @@ fn phases() -> Vec<Phase> {
                 let mut args = vec!["run"];
                 args.extend_from_slice(extra);
                 args.push("hello");
-                let child = pincer(home, &server.url()).args(&args).spawn().unwrap();
+                let child = home
+                    .pincer()
+                    .provider(&protocols::anthropic(), &server)
+                    .args(args)
+                    .spawn();
                 Held {
                     child,
                     spawned: Instant::now(),
@@ -241,7 +240,11 @@ fn phases() -> Vec<Phase> {
                 let mut args = vec!["run"];
                 args.extend_from_slice(extra);
                 args.push("sleep a while");
-                let child = pincer(home, &server.url()).args(&args).spawn().unwrap();
+                let child = home
+                    .pincer()
+                    .provider(&protocols::anthropic(), &server)
+                    .args(args)
+                    .spawn();
                 let started = home.workspace.join("started.txt");
                 Held {
                     child,
@@ -270,7 +273,11 @@ fn phases() -> Vec<Phase> {
                 ];
                 args.extend_from_slice(extra);
                 args.extend(["busy", "second question"]);
-                let child = pincer(home, &server.url()).args(&args).spawn().unwrap();
+                let child = home
+                    .pincer()
+                    .provider(&protocols::anthropic(), &server)
+                    .args(args)
+                    .spawn();
                 let seen = Arc::clone(&server);
                 Held {
                     child,
@@ -415,10 +422,11 @@ fn check(phase: &Phase, stop: Stop, format: &str) -> Vec<String> {
     // The session, when there is one, still loads; a started turn is recorded as aborted.
     for file in session_files(&home.sessions_dir()) {
         let entries = check_session(&file, false).entries;
-        let output = pincer(&home, "http://127.0.0.1:9")
+        let output = home
+            .pincer()
+            .provider_url(&protocols::anthropic(), "http://127.0.0.1:9")
             .args(["sessions", "show", file.to_str().unwrap()])
-            .output()
-            .unwrap();
+            .output();
         expect(
             output.status.code() == Some(0),
             format!("sessions show: {}", stderr(&output)),
@@ -490,7 +498,9 @@ fn a_timeout_that_fires_anywhere_before_the_first_answer_ends_with_124_and_a_res
             text("slow answer", 100).paced(Duration::from_millis(500)),
         ]);
         let started = Instant::now();
-        let output = pincer(&home, &server.url())
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &server)
             .args([
                 "run",
                 "--name",
@@ -500,8 +510,7 @@ fn a_timeout_that_fires_anywhere_before_the_first_answer_ends_with_124_and_a_res
                 "--json",
                 "hello",
             ])
-            .output()
-            .unwrap();
+            .output();
         let limit = Duration::from_secs_f64(timeout.parse().unwrap()) + SLACK;
         assert!(
             started.elapsed() <= limit,

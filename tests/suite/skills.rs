@@ -7,17 +7,17 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use super::backends::{Bench, session_id_of};
-use super::exec_sandbox::{results, skip, usage, user_namespaces_here};
+use super::exec_sandbox::{results, usage, user_namespaces_here};
 use crate::common::mock::{MockServer, Reply};
-use crate::common::protocols::{self, Protocol};
+use crate::common::protocols;
 use crate::common::wire::anthropic as wire;
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::{Home, code, skip, stderr, stdout};
 
 const KEY: &str = "sk-ant-SKILLS-0123456789abcdef";
 /// A line of every test skill's body: it must never reach a request unless the model reads it.
@@ -38,12 +38,13 @@ fn skill(directory: &Path, name: &str, description: &str) -> PathBuf {
     std::fs::canonicalize(file).unwrap()
 }
 
-fn pincer(home: &Home, protocol: &Protocol, server: &MockServer) -> Command {
-    protocols::command(home, protocol, &server.url(), KEY)
-}
-
 fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
-    protocols::output(pincer(home, &protocols::anthropic(), server), args)
+    let anthropic = protocols::anthropic();
+    home.pincer()
+        .provider(&anthropic, server)
+        .key(&anthropic, KEY)
+        .args(args)
+        .output()
 }
 
 /// The system prompt of a request body, whichever protocol sent it.
@@ -230,10 +231,12 @@ fn the_request_lists_name_description_and_path_but_never_the_body_on_every_proto
             "Cut a release, bump the version, update the changelog and tag.",
         );
         let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["ok"]))]);
-        let output = protocols::output(
-            pincer(&home, &protocol, &server),
-            &["run", "-m", protocol.model, "ship it"],
-        );
+        let output = home
+            .pincer()
+            .provider(&protocol, &server)
+            .key(&protocol, KEY)
+            .args(["run", "-m", protocol.model, "ship it"])
+            .output();
         assert_eq!(code(&output), 0, "{}: {}", protocol.name, stderr(&output));
         let request = &server.requests()[0];
         let prompt = system_text(&request.json());

@@ -3,7 +3,8 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::common::{Home, SessionBuilder, code, stderr, stdout};
+use crate::common::protocols;
+use crate::common::{Home, SessionBuilder, code, skip, stderr, stdout};
 
 const ID: &str = "019ad3c1-0000-7000-8000-0000000000aa";
 
@@ -89,11 +90,10 @@ fn status_without_a_session_names_credential_variables_but_never_their_values() 
     let home = Home::new();
     let secret = "sk-ant-test-SECRET-0123456789";
     let output = home
-        .cmd()
-        .env("ANTHROPIC_API_KEY", secret)
+        .pincer()
+        .key(&protocols::anthropic(), secret)
         .args(["status", "--json"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let text = stdout(&output);
     assert!(!text.contains("SECRET"), "{text}");
@@ -313,26 +313,22 @@ fn status_describes_the_current_branch_but_counts_spend_on_every_branch() {
 /// (root reads and writes through any mode), as the current user otherwise. `None` when neither
 /// can be arranged.
 fn unprivileged(home: &Home, args: &[&str]) -> Option<std::process::Output> {
-    let pincer = assert_cmd::cargo::cargo_bin("pincer");
     // Files this process creates belong to its effective user.
     let as_root = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(&home.home).unwrap()) == 0;
-    let mut command = if as_root {
+    let mut command = home
+        .pincer()
+        .provider_url(&protocols::anthropic(), "http://127.0.0.1:9")
+        .args(args);
+    if as_root {
         let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
             .into_iter()
             .find(|path| std::path::Path::new(path).exists())?;
-        let mut command = home.command_for(setpriv);
-        command.args(["--reuid=65534", "--regid=65534", "--clear-groups"]);
-        command.arg(&pincer);
-        command
-    } else {
-        home.command_for(&pincer)
-    };
-    command
-        .env("ANTHROPIC_API_KEY", "sk-ant-permission-0000")
-        .env("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
-        .stdin(std::process::Stdio::null())
-        .args(args);
-    Some(command.output().unwrap())
+        command = command.inside(
+            setpriv,
+            ["--reuid=65534", "--regid=65534", "--clear-groups"],
+        );
+    }
+    Some(command.output())
 }
 
 fn set_mode(path: &std::path::Path, mode: u32) {
@@ -366,7 +362,10 @@ fn permission_problems_on_the_home_are_usage_errors_with_a_hint_in_every_command
     // A home pincer may read but not write: nothing can be created in it.
     set_mode(&home.home, 0o555);
     if !expect_access_error(&["run", "hello"], &home.sessions_dir()) {
-        eprintln!("skipped: running as root without setpriv, so permissions cannot bite");
+        skip(
+            "permission_problems_on_the_home_are_usage_errors_with_a_hint_in_every_command",
+            "running as root without setpriv, so permissions cannot bite",
+        );
         return;
     }
     expect_access_error(
@@ -374,10 +373,8 @@ fn permission_problems_on_the_home_are_usage_errors_with_a_hint_in_every_command
         &home.sessions_dir(),
     );
     let lock = home.home.join("auth-profiles.json.lock");
-    let Some(output) = unprivileged(&home, &["auth", "add", "anthropic", "--from-env", "KEY"])
-    else {
-        return;
-    };
+    // From here on `unprivileged` can run (the first check would have skipped the test).
+    let output = unprivileged(&home, &["auth", "add", "anthropic", "--from-env", "KEY"]).unwrap();
     assert_eq!(code(&output), 2, "{}", stderr(&output));
     assert!(
         stderr(&output).contains(&format!(

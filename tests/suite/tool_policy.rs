@@ -12,7 +12,6 @@ use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol};
 use crate::common::{Home, code, stderr, stdout};
 
-const KEY: &str = "sk-test-policy-0000";
 const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
 
 fn text(protocol: &Protocol, answer: &str) -> Reply {
@@ -36,16 +35,15 @@ fn scripted(protocol: &Protocol, calls: &[(String, &str, Value)], answer: &str) 
 
 /// `pincer run -m MODEL FLAGS… PROMPT` against the mock; the run must succeed.
 fn run_turn(home: &Home, protocol: &Protocol, server: &MockServer, flags: &[&str]) -> Output {
-    // The temp dir is a writable root: give the run its own, so the test's scratch space (also
-    // under the temp dir) counts as outside the workspace.
-    let temp = home.root.path().join("tmp");
-    std::fs::create_dir_all(&temp).unwrap();
-    let mut command = protocols::command(home, protocol, &server.url(), KEY);
-    command.env("TMPDIR", &temp);
-    let mut args = vec!["run", "-m", protocol.model];
-    args.extend(flags);
-    args.push("go");
-    let output = protocols::output(command, &args);
+    // The run's temp dir is a writable root; the harness gives it its own (`home.tmp`), so the
+    // rest of the test's scratch space counts as outside the workspace.
+    let output = home
+        .pincer()
+        .provider(protocol, server)
+        .args(["run", "-m", protocol.model])
+        .args(flags)
+        .arg("go")
+        .output();
     assert_eq!(code(&output), 0, "{}: {}", protocol.name, stderr(&output));
     output
 }

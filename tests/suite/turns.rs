@@ -1,66 +1,23 @@
 //! End-to-end agent turns against the mock server, the same scenarios for each of the four wire
 //! protocols: the real binary, real HTTP, byte-exact provider streams.
 
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Piece, Recorded, Reply, split_events};
+use crate::common::protocols::{self, KEY, Protocol};
 use crate::common::{Home, code, stderr, stdout};
 
-/// A stream and the normalized usage `[input, output, cache_read, cache_write]` pincer must
-/// store for it.
-pub type Scripted = (Vec<u8>, [u64; 4]);
-
-/// How one protocol is driven and checked.
-pub struct Case {
-    /// `-m` value.
-    pub model: &'static str,
-    /// Environment: the key and the base URL pointing at the mock.
-    pub env: fn(&str) -> Vec<(&'static str, String)>,
-    /// The header that must carry the key, and its expected value.
-    pub key_header: (&'static str, &'static str),
-    /// A text answer streamed in `chunks`, with the normalized usage pincer must store:
-    /// `[input, output, cache_read, cache_write]`.
-    pub text: fn(&[&str]) -> Scripted,
-    /// A text answer whose prompt was mostly served from the cache, with normalized usage.
-    pub cached_text: fn(&str) -> Scripted,
-    /// One tool call (`call id`, tool, arguments).
-    pub tool_call: fn(&str, &str, &Value) -> Vec<u8>,
-    /// Reasoning then text.
-    pub thinking: fn(&str, &str) -> Vec<u8>,
-    /// An HTTP error reply and the exit code and `error.kind` it must produce.
-    pub http_error: fn() -> (Reply, i32, &'static str),
-    /// The text of the tool result for `call id` in a request body, if present.
-    pub tool_result: fn(&Value, &str) -> Option<String>,
-    /// The call id the stored tool call gets for the id given to `tool_call` (Gemini generates
-    /// its own).
-    pub stored_call_id: fn(&str) -> String,
-}
-
-pub const KEY: &str = "test-key-PINCER-SECRET-7f3e";
-
-fn pincer(home: &Home, case: &Case, server: &MockServer) -> Command {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.root.path())
-        .env("PINCER_HOME", &home.home)
-        .current_dir(&home.workspace)
-        .stdin(Stdio::null());
-    for (name, value) in (case.env)(&server.url()) {
-        command.env(name, value);
-    }
-    command
-}
-
-fn run(home: &Home, case: &Case, server: &MockServer, args: &[&str]) -> Output {
-    let mut all = vec!["run", "-m", case.model];
-    all.extend_from_slice(args);
-    pincer(home, case, server).args(&all).output().unwrap()
+/// `pincer run -m MODEL ARGS…` against the mock as `protocol`.
+fn run(home: &Home, protocol: &Protocol, server: &MockServer, args: &[&str]) -> Output {
+    home.pincer()
+        .provider(protocol, server)
+        .args(["run", "-m", protocol.model])
+        .args(args)
+        .output()
 }
 
 fn session_lines(home: &Home) -> Vec<Value> {
@@ -92,19 +49,22 @@ fn assert_no_secret(request: &Recorded) {
     assert!(!String::from_utf8_lossy(&request.body).contains(KEY));
 }
 
-pub fn a_text_turn_streams_the_answer_and_stores_exact_usage(case: &Case) {
+pub fn a_text_turn_streams_the_answer_and_stores_exact_usage(protocol: &Protocol) {
     let home = Home::new();
-    let (stream, usage) = (case.text)(&["Hello", ", wor", "ld!"]);
+    let (stream, usage) = (
+        (protocol.text)(&["Hello", ", wor", "ld!"]),
+        protocol.text_usage,
+    );
     let server = MockServer::start(vec![Reply::sse(&stream)]);
-    let output = run(&home, case, &server, &["say hello"]);
+    let output = run(&home, protocol, &server, &["say hello"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "Hello, world!\n");
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
-    let (header, value) = case.key_header;
+    let (header, value) = (protocol.key_header)(KEY);
     assert_eq!(
         requests[0].header(header),
-        Some(value),
+        Some(value.as_str()),
         "{:?}",
         requests[0].headers
     );
@@ -135,11 +95,11 @@ pub fn a_text_turn_streams_the_answer_and_stores_exact_usage(case: &Case) {
     assert!(stored[1]["usage"]["cost"]["total"].as_f64().unwrap() > 0.0);
 }
 
-pub fn the_json_result_reports_usage_context_and_cost(case: &Case) {
+pub fn the_json_result_reports_usage_context_and_cost(protocol: &Protocol) {
     let home = Home::new();
-    let (stream, usage) = (case.cached_text)("cached answer");
+    let (stream, usage) = (protocol.cached_text)("cached answer");
     let server = MockServer::start(vec![Reply::sse(&stream)]);
-    let output = run(&home, case, &server, &["--json", "hi"]);
+    let output = run(&home, protocol, &server, &["--json", "hi"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let [input, output_tokens, cache_read, cache_write] = usage;
@@ -168,23 +128,23 @@ fn lines_session_id(home: &Home) -> Value {
     session_lines(home)[0]["id"].clone()
 }
 
-pub fn a_tool_turn_reads_a_real_file_and_sends_the_result_back(case: &Case) {
+pub fn a_tool_turn_reads_a_real_file_and_sends_the_result_back(protocol: &Protocol) {
     let home = Home::new();
     std::fs::write(home.workspace.join("notes.txt"), "the secret is 42\n").unwrap();
-    let call = (case.tool_call)("call_read_1", "read", &json!({"path": "notes.txt"}));
-    let (answer, _) = (case.text)(&["The secret is 42."]);
+    let call = (protocol.tool_call)("call_read_1", "read", &json!({"path": "notes.txt"}));
+    let answer = (protocol.text)(&["The secret is 42."]);
     let server = MockServer::start(vec![Reply::sse(&call), Reply::sse(&answer)]);
     let output = run(
         &home,
-        case,
+        protocol,
         &server,
         &["--output-format", "stream-json", "what is the secret?"],
     );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
-    let stored_id = (case.stored_call_id)("call_read_1");
-    let sent = (case.tool_result)(&requests[1].json(), &stored_id)
+    let stored_id = (protocol.stored_call_id)("call_read_1");
+    let sent = (protocol.tool_result)(&requests[1].json(), &stored_id)
         .unwrap_or_else(|| panic!("no tool result for {stored_id} in {}", requests[1].json()));
     assert!(sent.contains("the secret is 42"), "{sent}");
 
@@ -247,11 +207,11 @@ pub fn a_tool_turn_reads_a_real_file_and_sends_the_result_back(case: &Case) {
     assert_eq!(stored[2]["isError"], false);
 }
 
-pub fn thinking_is_stored_but_not_printed(case: &Case) {
+pub fn thinking_is_stored_but_not_printed(protocol: &Protocol) {
     let home = Home::new();
-    let stream = (case.thinking)("Let me consider the question.", "Forty-two.");
+    let stream = (protocol.thinking)("Let me consider the question.", "Forty-two.");
     let server = MockServer::start(vec![Reply::sse(&stream)]);
-    let output = run(&home, case, &server, &["--thinking", "low", "think"]);
+    let output = run(&home, protocol, &server, &["--thinking", "low", "think"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "Forty-two.\n");
     let stored = messages(&session_lines(&home));
@@ -272,23 +232,24 @@ pub fn thinking_is_stored_but_not_printed(case: &Case) {
     );
 }
 
-pub fn an_http_error_maps_to_its_exit_code_and_result_error(case: &Case) {
+pub fn an_http_error_maps_to_its_exit_code_and_result_error(protocol: &Protocol) {
     let home = Home::new();
-    let (reply, expected_code, kind) = (case.http_error)();
+    let (reply, expected_code, kind) = (protocol.known_error)();
     let server = MockServer::start(vec![reply]);
     // Retries are tested on their own; here the first answer must decide.
-    let output = pincer(&home, case, &server)
+    let output = home
+        .pincer()
+        .provider(protocol, &server)
         .args([
             "-c",
             "retry.max_retries=0",
             "run",
             "-m",
-            case.model,
+            protocol.model,
             "--json",
             "hi",
         ])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), expected_code, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["is_error"], true);
@@ -304,21 +265,27 @@ pub fn an_http_error_maps_to_its_exit_code_and_result_error(case: &Case) {
     assert!(!stderr(&output).contains(KEY) && !stdout(&output).contains(KEY));
 }
 
-pub fn a_resume_sends_the_earlier_turn(case: &Case) {
+pub fn a_resume_sends_the_earlier_turn(protocol: &Protocol) {
     let home = Home::new();
-    let (first, _) = (case.text)(&["First answer."]);
-    let (second, _) = (case.text)(&["Second answer."]);
+    let first = (protocol.text)(&["First answer."]);
+    let second = (protocol.text)(&["Second answer."]);
     let server = MockServer::start(vec![Reply::sse(&first), Reply::sse(&second)]);
-    let output = run(&home, case, &server, &["--name", "daily", "first question"]);
+    let output = run(
+        &home,
+        protocol,
+        &server,
+        &["--name", "daily", "first question"],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     // From another directory, by name.
     let elsewhere = home.root.path().join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
-    let output = pincer(&home, case, &server)
+    let output = home
+        .pincer()
+        .provider(protocol, &server)
         .current_dir(&elsewhere)
         .args(["resume", "daily", "second question"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "Second answer.\n");
     let requests = server.requests();
@@ -334,9 +301,9 @@ pub fn a_resume_sends_the_earlier_turn(case: &Case) {
     assert_eq!(roles, ["user", "assistant", "user", "assistant"]);
 }
 
-pub fn an_idle_stream_times_out_with_exit_4(case: &Case) {
+pub fn an_idle_stream_times_out_with_exit_4(protocol: &Protocol) {
     let home = Home::new();
-    let (stream, _) = (case.text)(&["partial ", "answer"]);
+    let stream = (protocol.text)(&["partial ", "answer"]);
     let mut pieces: Vec<Piece> = split_events(&stream)
         .into_iter()
         .take(1)
@@ -347,7 +314,7 @@ pub fn an_idle_stream_times_out_with_exit_4(case: &Case) {
     let started = Instant::now();
     let output = run(
         &home,
-        case,
+        protocol,
         &server,
         &[
             "--idle-timeout",
@@ -370,9 +337,9 @@ pub fn an_idle_stream_times_out_with_exit_4(case: &Case) {
     assert_eq!(stored.last().unwrap()["stopReason"], "error");
 }
 
-pub fn sigterm_mid_stream_records_an_aborted_message(case: &Case) {
+pub fn sigterm_mid_stream_records_an_aborted_message(protocol: &Protocol) {
     let home = Home::new();
-    let (stream, _) = (case.text)(&["one ", "two ", "three ", "four"]);
+    let stream = (protocol.text)(&["one ", "two ", "three ", "four"]);
     // Everything up to the first text arrives at once; then the model "thinks" for a long time.
     let events = split_events(&stream);
     let first_text = events
@@ -387,12 +354,11 @@ pub fn sigterm_mid_stream_records_an_aborted_message(case: &Case) {
     pieces.push(Piece::Delay(Duration::from_secs(30)));
     pieces.extend(events[first_text + 1..].iter().cloned().map(Piece::Data));
     let server = MockServer::start(vec![Reply::sse_pieces(pieces)]);
-    let child = pincer(&home, case, &server)
-        .args(["run", "-m", case.model, "count"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = home
+        .pincer()
+        .provider(protocol, &server)
+        .args(["run", "-m", protocol.model, "count"])
+        .spawn();
     std::thread::sleep(Duration::from_millis(1_000));
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
@@ -413,307 +379,57 @@ pub fn sigterm_mid_stream_records_an_aborted_message(case: &Case) {
         "{last}"
     );
     // The session still loads.
-    let status = pincer(&home, case, &server)
+    let status = home
+        .pincer()
+        .provider(protocol, &server)
         .args(["status", "--last", "--json"])
-        .output()
-        .unwrap();
+        .output();
     assert_eq!(code(&status), 0, "{}", stderr(&status));
     let value: Value = serde_json::from_str(&stdout(&status)).unwrap();
     assert_eq!(value["last_run_aborted"], true);
 }
 
 macro_rules! turn_tests {
-    ($module:ident, $case:expr) => {
+    ($module:ident, $protocol:expr) => {
         mod $module {
             use super::*;
             #[test]
             fn a_text_turn_streams_the_answer_and_stores_exact_usage() {
-                super::a_text_turn_streams_the_answer_and_stores_exact_usage(&$case);
+                super::a_text_turn_streams_the_answer_and_stores_exact_usage(&$protocol);
             }
             #[test]
             fn the_json_result_reports_usage_context_and_cost() {
-                super::the_json_result_reports_usage_context_and_cost(&$case);
+                super::the_json_result_reports_usage_context_and_cost(&$protocol);
             }
             #[test]
             fn a_tool_turn_reads_a_real_file_and_sends_the_result_back() {
-                super::a_tool_turn_reads_a_real_file_and_sends_the_result_back(&$case);
+                super::a_tool_turn_reads_a_real_file_and_sends_the_result_back(&$protocol);
             }
             #[test]
             fn thinking_is_stored_but_not_printed() {
-                super::thinking_is_stored_but_not_printed(&$case);
+                super::thinking_is_stored_but_not_printed(&$protocol);
             }
             #[test]
             fn an_http_error_maps_to_its_exit_code_and_result_error() {
-                super::an_http_error_maps_to_its_exit_code_and_result_error(&$case);
+                super::an_http_error_maps_to_its_exit_code_and_result_error(&$protocol);
             }
             #[test]
             fn a_resume_sends_the_earlier_turn() {
-                super::a_resume_sends_the_earlier_turn(&$case);
+                super::a_resume_sends_the_earlier_turn(&$protocol);
             }
             #[test]
             fn an_idle_stream_times_out_with_exit_4() {
-                super::an_idle_stream_times_out_with_exit_4(&$case);
+                super::an_idle_stream_times_out_with_exit_4(&$protocol);
             }
             #[test]
             fn sigterm_mid_stream_records_an_aborted_message() {
-                super::sigterm_mid_stream_records_an_aborted_message(&$case);
+                super::sigterm_mid_stream_records_an_aborted_message(&$protocol);
             }
         }
     };
 }
 
-// ------------------------------------------------------------------------------------- gemini
-
-mod gemini_case {
-    use super::*;
-    use crate::common::wire::gemini as wire;
-
-    pub fn case() -> Case {
-        Case {
-            model: "google/gemini-2.5-flash",
-            env: |url| {
-                vec![
-                    ("GEMINI_API_KEY", KEY.to_owned()),
-                    ("GEMINI_BASE_URL", format!("{url}/v1beta")),
-                ]
-            },
-            key_header: ("x-goog-api-key", KEY),
-            text: |chunks| {
-                let usage = wire::Usage4::new(120, 0, 9, 0);
-                (wire::text_stream(chunks, usage), usage.normalized())
-            },
-            cached_text: |text| {
-                let usage = wire::Usage4::new(17_713, 17_379, 68, 821);
-                (wire::text_stream(&[text], usage), usage.normalized())
-            },
-            tool_call: |_, name, arguments| {
-                wire::function_call_stream(
-                    &[(name, arguments.clone())],
-                    "sig-abc",
-                    wire::Usage4::new(50, 0, 5, 0),
-                )
-            },
-            thinking: |thought, text| {
-                wire::thinking_stream(thought, text, wire::Usage4::new(30, 0, 4, 20))
-            },
-            http_error: || {
-                // A per-minute quota that says when to come back is a rate limit, not billing
-                // (exit 4 either way; billing would disable the profile for hours).
-                (
-                    Reply::json(429, &wire::quota_error_body("34.4s")),
-                    4,
-                    "rate_limit",
-                )
-            },
-            tool_result: |body, _| {
-                body["contents"]
-                    .as_array()?
-                    .iter()
-                    .rev()
-                    .find_map(|content| {
-                        content["parts"].as_array()?.iter().find_map(|part| {
-                            let response = &part["functionResponse"];
-                            (response["name"] == "read").then(|| response["response"].to_string())
-                        })
-                    })
-            },
-            stored_call_id: |_| format!("call_{}_0", wire::RESPONSE_ID),
-        }
-    }
-}
-
-turn_tests!(gemini, gemini_case::case());
-
-// ---------------------------------------------------------------------------------- anthropic
-
-mod anthropic_case {
-    use super::*;
-    use crate::common::wire::anthropic as wire;
-
-    fn usage(input: u64, output: u64, cache_read: u64, cache_write: u64) -> wire::Usage4 {
-        wire::Usage4 {
-            input,
-            output,
-            cache_read,
-            cache_write,
-        }
-    }
-
-    pub fn case() -> Case {
-        Case {
-            model: "anthropic/claude-sonnet-4-5",
-            env: |url| {
-                vec![
-                    ("ANTHROPIC_API_KEY", KEY.to_owned()),
-                    ("ANTHROPIC_BASE_URL", url.to_owned()),
-                ]
-            },
-            key_header: ("x-api-key", KEY),
-            text: |chunks| {
-                (
-                    wire::text_stream(chunks, usage(25, 12, 0, 0)),
-                    [25, 12, 0, 0],
-                )
-            },
-            cached_text: |text| {
-                (
-                    wire::text_stream(&[text], usage(3, 20, 4_565, 500)),
-                    [3, 20, 4_565, 500],
-                )
-            },
-            tool_call: |id, name, arguments| {
-                wire::tool_use_stream(
-                    Some("Let me read it."),
-                    &[(id, name, &arguments.to_string())],
-                    usage(40, 30, 0, 0),
-                )
-            },
-            thinking: |thought, text| {
-                wire::thinking_stream(thought, "EqQBCkYIBxgCKkDsig", text, usage(30, 50, 0, 0))
-            },
-            http_error: || {
-                (
-                    Reply::json(
-                        401,
-                        &wire::error_body("authentication_error", "invalid x-api-key"),
-                    ),
-                    3,
-                    "auth",
-                )
-            },
-            tool_result: |body, id| {
-                body["messages"].as_array()?.iter().find_map(|message| {
-                    message["content"].as_array()?.iter().find_map(|block| {
-                        (block["type"] == "tool_result" && block["tool_use_id"] == id)
-                            .then(|| block["content"].to_string())
-                    })
-                })
-            },
-            stored_call_id: str::to_owned,
-        }
-    }
-}
-
-turn_tests!(anthropic, anthropic_case::case());
-
-// ----------------------------------------------------------------------------- openai (Responses)
-
-mod openai_case {
-    use super::*;
-    use crate::common::wire::openai as wire;
-
-    fn usage(input_total: u64, cached: u64, output: u64, reasoning: u64) -> wire::Usage4 {
-        wire::Usage4 {
-            input_total,
-            cached,
-            output,
-            reasoning,
-        }
-    }
-
-    pub fn case() -> Case {
-        Case {
-            model: "openai/gpt-5",
-            env: |url| {
-                vec![
-                    ("OPENAI_API_KEY", KEY.to_owned()),
-                    ("OPENAI_BASE_URL", format!("{url}/v1")),
-                ]
-            },
-            key_header: ("authorization", "Bearer test-key-PINCER-SECRET-7f3e"),
-            text: |chunks| {
-                (
-                    wire::text_stream(chunks, usage(30, 0, 11, 0)),
-                    [30, 11, 0, 0],
-                )
-            },
-            cached_text: |text| {
-                (
-                    wire::text_stream(&[text], usage(4_597, 4_480, 210, 64)),
-                    [117, 210, 4_480, 0],
-                )
-            },
-            tool_call: |id, name, arguments| {
-                wire::tool_call_stream(
-                    None,
-                    &[(id, name, &arguments.to_string())],
-                    usage(50, 0, 20, 0),
-                )
-            },
-            thinking: |thought, text| {
-                wire::reasoning_stream(&[thought], text, usage(40, 0, 90, 64))
-            },
-            http_error: || (Reply::json(429, &wire::error_body(429)), 4, "rate_limit"),
-            tool_result: |body, id| {
-                body["input"].as_array()?.iter().find_map(|item| {
-                    (item["type"] == "function_call_output" && item["call_id"] == id)
-                        .then(|| item["output"].to_string())
-                })
-            },
-            stored_call_id: str::to_owned,
-        }
-    }
-}
-
-turn_tests!(openai, openai_case::case());
-
-// ----------------------------------------------------------------------- openai-chat (Completions)
-
-mod openai_chat_case {
-    use super::*;
-    use crate::common::wire::openai_chat as wire;
-
-    fn usage(input_total: u64, cached: u64, output: u64, reasoning: u64) -> wire::Usage4 {
-        wire::Usage4 {
-            input_total,
-            cached,
-            output,
-            reasoning,
-        }
-    }
-
-    pub fn case() -> Case {
-        Case {
-            model: "openai-chat/gpt-4o-mini",
-            env: |url| {
-                vec![
-                    ("OPENAI_API_KEY", KEY.to_owned()),
-                    ("OPENAI_BASE_URL", format!("{url}/v1")),
-                ]
-            },
-            key_header: ("authorization", "Bearer test-key-PINCER-SECRET-7f3e"),
-            text: |chunks| {
-                (
-                    wire::text_stream(chunks, usage(54, 0, 20, 0)),
-                    [54, 20, 0, 0],
-                )
-            },
-            cached_text: |text| {
-                (
-                    wire::text_stream(&[text], usage(4_597, 4_480, 210, 0)),
-                    [117, 210, 4_480, 0],
-                )
-            },
-            tool_call: |id, name, arguments| {
-                wire::tool_call_stream(
-                    None,
-                    &[(id, name, &arguments.to_string())],
-                    usage(60, 0, 18, 0),
-                )
-            },
-            thinking: |thought, text| {
-                wire::reasoning_stream(&[thought], &[text], usage(40, 0, 90, 0))
-            },
-            http_error: || (Reply::json(503, &wire::error_body(503)), 4, "overloaded"),
-            tool_result: |body, id| {
-                body["messages"].as_array()?.iter().find_map(|message| {
-                    (message["role"] == "tool" && message["tool_call_id"] == id)
-                        .then(|| message["content"].to_string())
-                })
-            },
-            stored_call_id: str::to_owned,
-        }
-    }
-}
-
-turn_tests!(openai_chat, openai_chat_case::case());
+turn_tests!(gemini, protocols::gemini());
+turn_tests!(anthropic, protocols::anthropic());
+turn_tests!(openai, protocols::openai());
+turn_tests!(openai_chat, protocols::openai_chat());

@@ -1,8 +1,6 @@
 //! Workspace context on every turn, heartbeat runs, inline reasoning tags and the sandbox, end to
 //! end against the mock provider.
 
-use std::process::{Command, Output, Stdio};
-
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
@@ -32,29 +30,6 @@ fn tool(id: &str, name: &str, arguments: Value) -> Reply {
     ))
 }
 
-fn pincer(home: &Home, server: &MockServer) -> Command {
-    let mut command = Command::new(assert_cmd::cargo::cargo_bin("pincer"));
-    command
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("PINCER_HOME", &home.home)
-        .env("ANTHROPIC_API_KEY", "k")
-        .env("ANTHROPIC_BASE_URL", server.url())
-        .env("OPENAI_API_KEY", "k")
-        .env("OPENAI_BASE_URL", format!("{}/v1", server.url()))
-        // The temp dir is a writable root too: give the run its own so that the test's scratch
-        // space (itself under /tmp) counts as outside.
-        .env("TMPDIR", home.root.path().join("tmp"))
-        .current_dir(&home.workspace)
-        .stdin(Stdio::null());
-    command
-}
-
-fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
-    std::fs::create_dir_all(home.root.path().join("tmp")).unwrap();
-    pincer(home, server).args(args).output().unwrap()
-}
-
 fn system_prompt(body: &Value) -> String {
     body["system"]
         .as_array()
@@ -77,30 +52,30 @@ fn a_resume_sends_agents_md_and_that_resumes_appended_prompt() {
     .unwrap();
     std::fs::write(home.workspace.join("SOUL.md"), "Be brief.\n").unwrap();
     let server = MockServer::start(vec![text("one"), text("two")]);
-    let first = run(
-        &home,
-        &server,
-        &[
+    let first = home
+        .pincer()
+        .providers(&server)
+        .args([
             "run",
             "--name",
             "ctx",
             "--append-system-prompt",
             "FIRST-APPEND",
             "hi",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&first), 0, "{}", stderr(&first));
-    let second = run(
-        &home,
-        &server,
-        &[
+    let second = home
+        .pincer()
+        .providers(&server)
+        .args([
             "resume",
             "ctx",
             "--append-system-prompt",
             "SECOND-APPEND",
             "again",
-        ],
-    );
+        ])
+        .output();
     assert_eq!(code(&second), 0, "{}", stderr(&second));
     let requests = server.requests();
     let first_prompt = system_prompt(&requests[0].json());
@@ -125,34 +100,22 @@ fn claude_md_is_the_fallback_and_no_context_files_and_prompt_modes_leave_files_o
     let home = Home::new();
     std::fs::write(home.workspace.join("CLAUDE.md"), "CLAUDE-RULES").unwrap();
     let server = MockServer::start(vec![text("a"), text("b"), text("c"), text("d")]);
-    assert_eq!(code(&run(&home, &server, &["run", "hi"])), 0);
-    assert_eq!(
-        code(&run(&home, &server, &["run", "--no-context-files", "hi"])),
-        0
-    );
-    assert_eq!(
-        code(&run(
-            &home,
-            &server,
-            &[
-                "run",
-                "--prompt-mode",
-                "none",
-                "--append-system-prompt",
-                "ONLY-THIS",
-                "hi"
-            ]
-        )),
-        0
-    );
-    assert_eq!(
-        code(&run(
-            &home,
-            &server,
-            &["run", "--system-prompt", "REPLACED", "hi"]
-        )),
-        0
-    );
+    for args in [
+        &["run", "hi"][..],
+        &["run", "--no-context-files", "hi"],
+        &[
+            "run",
+            "--prompt-mode",
+            "none",
+            "--append-system-prompt",
+            "ONLY-THIS",
+            "hi",
+        ],
+        &["run", "--system-prompt", "REPLACED", "hi"],
+    ] {
+        let output = home.pincer().providers(&server).args(args).output();
+        assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+    }
     let prompts: Vec<String> = server
         .requests()
         .iter()
@@ -170,7 +133,11 @@ fn a_dry_run_reports_prompt_sizes_per_section_and_per_file() {
     let home = Home::new();
     std::fs::write(home.workspace.join("AGENTS.md"), "x".repeat(30_000)).unwrap();
     let server = MockServer::start(vec![]);
-    let output = run(&home, &server, &["run", "--dry-run", "hi"]);
+    let output = home
+        .pincer()
+        .providers(&server)
+        .args(["run", "--dry-run", "hi"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     let files = report["workspace_files"].as_array().unwrap();
@@ -209,21 +176,25 @@ fn a_heartbeat_ok_reply_prints_nothing_and_exits_0() {
         text("HEARTBEAT_OK"),
         text("The backup FAILED at 03:00."),
     ]);
-    let quiet = run(
-        &home,
-        &server,
-        &["resume", "--create", "beat", "--heartbeat"],
-    );
+    let quiet = home
+        .pincer()
+        .providers(&server)
+        .args(["resume", "--create", "beat", "--heartbeat"])
+        .output();
     assert_eq!(code(&quiet), 0, "{}", stderr(&quiet));
     assert_eq!(stdout(&quiet), "");
-    let json = run(
-        &home,
-        &server,
-        &["resume", "--create", "beat", "--heartbeat", "--json"],
-    );
+    let json = home
+        .pincer()
+        .providers(&server)
+        .args(["resume", "--create", "beat", "--heartbeat", "--json"])
+        .output();
     let result: Value = serde_json::from_str(&stdout(&json)).unwrap();
     assert_eq!(result["heartbeat_ok"], true);
-    let loud = run(&home, &server, &["resume", "beat", "--heartbeat"]);
+    let loud = home
+        .pincer()
+        .providers(&server)
+        .args(["resume", "beat", "--heartbeat"])
+        .output();
     assert_eq!(code(&loud), 0);
     assert_eq!(stdout(&loud), "The backup FAILED at 03:00.\n");
     let body = server.requests()[0].json();
@@ -250,11 +221,11 @@ fn inline_think_tags_from_a_local_model_become_thinking() {
         },
     );
     let server = MockServer::start(vec![Reply::sse(&stream)]);
-    let output = run(
-        &home,
-        &server,
-        &["run", "-m", "openai-chat/gpt-4o-mini", "2+2?"],
-    );
+    let output = home
+        .pincer()
+        .providers(&server)
+        .args(["run", "-m", "openai-chat/gpt-4o-mini", "2+2?"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "Four.\n");
     let file = std::fs::read_dir(home.sessions_dir())
@@ -276,41 +247,53 @@ fn inline_think_tags_from_a_local_model_become_thinking() {
     );
 }
 
+/// Guards confinement end to end: a write outside the workspace, and any write in a read-only
+/// run, does not happen; the model gets an error result saying why; the run lists the call in
+/// `permission_denials`. (It used to grep whole request bodies for "outside" and "read-only",
+/// which the call's own path and the system prompt always contain: the checks now read the tool
+/// result of the call itself.)
 #[test]
 fn the_sandbox_keeps_writes_inside_the_workspace_and_read_only_refuses_them() {
     let home = Home::new();
     let outside = home.root.path().join("outside.txt");
+    let escape = json!({"path": outside.to_str().unwrap(), "content": "escaped"});
+    let inside = json!({"path": "inside.txt", "content": "hello"});
     let server = MockServer::start(vec![
-        tool(
-            "toolu_1",
-            "write",
-            json!({"path": outside.to_str().unwrap(), "content": "escaped"}),
-        ),
+        tool("toolu_1", "write", escape.clone()),
         text("could not"),
-        tool(
-            "toolu_2",
-            "write",
-            json!({"path": "inside.txt", "content": "hello"}),
-        ),
+        tool("toolu_2", "write", inside.clone()),
         text("refused"),
     ]);
-    let output = run(&home, &server, &["run", "--json", "write outside"]);
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let runs = [
+        (vec!["run", "--json", "write outside"], "toolu_1", escape),
+        (
+            vec!["run", "--sandbox", "read-only", "--json", "write inside"],
+            "toolu_2",
+            inside,
+        ),
+    ];
+    for (args, id, input) in &runs {
+        let output = home.pincer().providers(&server).args(args).output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+        assert_eq!(
+            result["permission_denials"],
+            json!([{"tool_name": "write", "tool_use_id": id, "tool_input": input}]),
+            "{result}"
+        );
+    }
     assert!(!outside.exists());
-    let output = run(
-        &home,
-        &server,
-        &["run", "--sandbox", "read-only", "--json", "write inside"],
-    );
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert!(!home.workspace.join("inside.txt").exists());
     let requests = server.requests();
-    for (index, expected) in [(1, "outside"), (3, "read-only")] {
-        let body = requests[index].json().to_string();
-        assert!(
-            body.contains(expected),
-            "request {index} should report the refusal: {body}"
-        );
+    assert_eq!(requests.len(), 4);
+    for (index, id, expected) in [
+        (1, "toolu_1", "is outside the workspace"),
+        (3, "toolu_2", "the read-only sandbox allows no file"),
+    ] {
+        let results = wire::tool_results(&requests[index].json());
+        let (text, is_error) = &results[id];
+        assert!(*is_error, "{id} is an error result: {text}");
+        assert!(text.contains(expected), "{id} says why: {text}");
     }
 }
 
@@ -319,7 +302,11 @@ fn status_reports_the_sandbox_and_the_prompt_sizes() {
     let home = Home::new();
     std::fs::write(home.workspace.join("AGENTS.md"), "Rules here.\n").unwrap();
     let server = MockServer::start(vec![]);
-    let output = run(&home, &server, &["status", "--json"]);
+    let output = home
+        .pincer()
+        .providers(&server)
+        .args(["status", "--json"])
+        .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(status["sandbox"]["mode"], "workspace-write");
@@ -335,7 +322,7 @@ fn status_reports_the_sandbox_and_the_prompt_sizes() {
         "AGENTS.md"
     );
     assert_eq!(status["system_prompt"]["workspace_files"][0]["chars"], 11);
-    let text = stdout(&run(&home, &server, &["status"]));
+    let text = stdout(&home.pincer().providers(&server).args(["status"]).output());
     assert!(
         text.contains("context files:  AGENTS.md (11 chars)"),
         "{text}"

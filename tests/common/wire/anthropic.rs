@@ -5,6 +5,8 @@
 //! `service_tier`, `inference_geo`), and tool input streamed as `input_json_delta` pieces cut
 //! mid-token after an empty first piece.
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 
 /// The four token counts a response reports, as the test wants them normalized back.
@@ -156,6 +158,33 @@ pub fn error_body(error_type: &str, message: &str) -> Value {
         "error": {"type": error_type, "message": message},
         "request_id": REQUEST_ID
     })
+}
+
+/// Every `tool_result` block of a Messages request body: call id → (text, `is_error`), the
+/// text joined from the block's text parts when it has several.
+pub fn tool_results(body: &Value) -> HashMap<String, (String, bool)> {
+    let mut found = HashMap::new();
+    for message in body["messages"].as_array().into_iter().flatten() {
+        for block in message["content"].as_array().into_iter().flatten() {
+            if block["type"] != "tool_result" {
+                continue;
+            }
+            let text = match &block["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|part| part["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            found.insert(
+                block["tool_use_id"].as_str().unwrap_or_default().to_owned(),
+                (text, block["is_error"] == true),
+            );
+        }
+    }
+    found
 }
 
 /// An event stream under construction.
