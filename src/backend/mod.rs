@@ -116,6 +116,8 @@ pub struct Request<'a> {
     pub policy: &'a ToolPolicy,
     /// The sandbox mode.
     pub sandbox: SandboxMode,
+    /// Extra roots (`--add-dir`, `tools.add_dirs`), absolute: claude's and codex's `--add-dir`.
+    pub added_dirs: &'a [PathBuf],
     /// The reasoning level, when one was asked for.
     pub thinking: Option<ThinkingLevel>,
     /// `--max-turns`, passed to claude (codex has no such flag).
@@ -244,6 +246,10 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     if !tools.disallowed.is_empty() {
         args.push(format!("--disallowedTools={}", tools.disallowed.join(",")));
     }
+    // `--add-dir` takes several values; the `=` form keeps each flag to one.
+    for directory in request.added_dirs {
+        args.push(format!("--add-dir={}", directory.to_string_lossy()));
+    }
     args.push("--permission-mode".to_owned());
     args.push(claude_permission_mode(request.sandbox).to_owned());
     if let Some(turns) = request.max_turns {
@@ -259,6 +265,11 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
 
 fn codex_args(request: &Request<'_>) -> Vec<String> {
     let mut args: Vec<String> = vec!["exec".to_owned()];
+    // Options of `exec` itself, before `resume`, which does not take `--add-dir`.
+    for directory in request.added_dirs {
+        args.push("--add-dir".to_owned());
+        args.push(directory.to_string_lossy().into_owned());
+    }
     if request.resume.is_some() {
         args.push("resume".to_owned());
     }

@@ -414,14 +414,17 @@ fn sandbox_mode(context: &Context, args: &TurnArgs) -> SandboxMode {
     }
 }
 
-/// The tools' sandbox: confinement for `mode` around the workspace, and exec's environment —
-/// pincer's minus `[tools.exec] clear_env` and any variable holding one of the chain's keys, plus
-/// `[tools.exec] env` (SPEC §10). A weaker protection than SPEC §10's is said once on stderr.
+/// The tools' sandbox: confinement for `mode` around the workspace and the added directories,
+/// exec's environment — pincer's minus `[tools.exec] clear_env` and any variable holding one of
+/// the chain's keys, plus `[tools.exec] env` (SPEC §10) — and what web_fetch may reach (the
+/// policy goes along so that redirect targets are checked against it too). A weaker protection
+/// than SPEC §10's is said once on stderr.
 fn exec_sandbox(
     context: &Context,
-    mode: SandboxMode,
+    (mode, added_dirs): (SandboxMode, &[PathBuf]),
     temp_dir: Option<&Path>,
     chain: &[Candidate],
+    policy: &ToolPolicy,
 ) -> Sandbox {
     let settings = &context.settings.tools.exec;
     let keys: Vec<&str> = chain
@@ -429,7 +432,17 @@ fn exec_sandbox(
         .flat_map(|candidate| &candidate.credentials)
         .filter_map(|credential| credential.key.as_deref())
         .collect();
-    let mut sandbox = Sandbox::new(mode, &context.workspace, &context.settings.paths, temp_dir);
+    let mut sandbox = Sandbox::new(
+        mode,
+        &context.workspace,
+        added_dirs,
+        &context.settings.paths,
+        temp_dir,
+    );
+    sandbox.web = crate::tools::WebAccess {
+        allow_private: context.settings.tools.web_fetch_allow_private,
+        policy: Some(std::sync::Arc::new(policy.clone())),
+    };
     sandbox.exec.environment = Some(std::sync::Arc::new(crate::tools::child_environment(
         std::env::vars_os(),
         &settings.clear_env,
@@ -924,8 +937,10 @@ fn execute(
         .with_hint(format!("set {variables}")));
     }
 
-    // A bad tool rule is a usage error: check it before a session file is created.
+    // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
+    // is created.
     let policy = tool_policy(context, args)?;
+    let added_dirs = super::added_dirs(context, &args.add_dir)?;
 
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
@@ -1003,15 +1018,17 @@ fn execute(
             .with_hint("set TMPDIR to a writable directory")
         })?)
     };
+    let sandbox = exec_sandbox(
+        context,
+        (sandbox_mode, &added_dirs),
+        exec_temp.as_ref().map(tempfile::TempDir::path),
+        &chain,
+        &policy,
+    );
     let shared = Shared {
         policy,
         sandbox_mode,
-        sandbox: exec_sandbox(
-            context,
-            sandbox_mode,
-            exec_temp.as_ref().map(tempfile::TempDir::path),
-            &chain,
-        ),
+        sandbox,
         now,
         prompt_mode,
         files,
@@ -1307,6 +1324,7 @@ fn attempt_settings(
         append: &shared.appends,
         now: &shared.now,
         sandbox: shared.sandbox_mode.as_str(),
+        added_dirs: &shared.sandbox.added_dirs,
         files: &shared.files,
         heartbeat: args.heartbeat,
         git: shared.git.as_ref(),
@@ -1609,6 +1627,7 @@ fn delegation_for<'a>(
         system_prompt,
         policy: &shared.policy,
         sandbox: shared.sandbox_mode,
+        added_dirs: &shared.sandbox.added_dirs,
         thinking: shared.thinking_asked,
         session_id: shared.session_id.as_deref(),
     }

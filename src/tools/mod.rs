@@ -42,7 +42,7 @@ pub use confine::{
     spawn_confined,
 };
 pub use environment::child_environment;
-pub use sandbox::{ExecSetup, Notice, Sandbox, private_temp_dir};
+pub use sandbox::{ExecSetup, Notice, Sandbox, WebAccess, private_temp_dir};
 
 /// Names of every built-in tool, in the order they are offered.
 pub const ALL_TOOLS: [&str; 8] = [
@@ -325,8 +325,10 @@ pub(crate) mod test_support {
             let sandbox = Sandbox {
                 mode,
                 writable_roots: vec![workspace.clone()],
+                added_dirs: Vec::new(),
                 protected: vec![workspace.join(".git")],
                 exec: ExecSetup::default(),
+                web: WebAccess::default(),
             };
             Workspace {
                 _directory: directory,
