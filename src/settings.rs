@@ -851,13 +851,6 @@ mod tests {
                 .contains("unknown key 'allow_local' in table [tools.web_fetch]"),
             "{error}"
         );
-        let error = settings("[tools.exec]\nclear = []\n", &[]).unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .contains("unknown key 'clear' in table [tools.exec]"),
-            "{error}"
-        );
     }
 
     #[test]
