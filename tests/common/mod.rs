@@ -122,6 +122,32 @@ pub fn code(output: &Output) -> i32 {
     output.status.code().unwrap_or(-1)
 }
 
+/// The tool results an Anthropic Messages request body sends back: id → (text, is_error).
+pub fn tool_results(body: &Value) -> std::collections::HashMap<String, (String, bool)> {
+    let mut found = std::collections::HashMap::new();
+    for message in body["messages"].as_array().into_iter().flatten() {
+        for block in message["content"].as_array().into_iter().flatten() {
+            if block["type"] != "tool_result" {
+                continue;
+            }
+            let text = match &block["content"] {
+                Value::String(text) => text.clone(),
+                Value::Array(parts) => parts
+                    .iter()
+                    .filter_map(|part| part["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            found.insert(
+                block["tool_use_id"].as_str().unwrap().to_owned(),
+                (text, block["is_error"] == true),
+            );
+        }
+    }
+    found
+}
+
 /// Builds realistic pi v3 session files line by line.
 #[derive(Clone)]
 pub struct SessionBuilder {

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::{Home, code, stderr, stdout, tool_results};
 
 const KEY: &str = "sk-ant-EXECLEAK-7c1d9e2f4a6b8c0d";
 const PROFILE_KEY: &str = "sk-ant-PROFILEKEY-5e4d3c2b1a09f8e7";
@@ -34,20 +34,17 @@ fn usage() -> Usage4 {
 
 /// One model turn calling `exec` once per command (ids `c0`, `c1`, …), then an answer.
 fn exec_turn(commands: &[&str]) -> Vec<Reply> {
-    let arguments: Vec<String> = commands
+    let arguments: Vec<Value> = commands
         .iter()
-        .map(|command| json!({"command": command}).to_string())
-        .collect();
-    let ids: Vec<String> = (0..commands.len())
-        .map(|index| format!("c{index}"))
-        .collect();
-    let calls: Vec<(&str, &str, &str)> = ids
-        .iter()
-        .zip(&arguments)
-        .map(|(id, arguments)| (id.as_str(), "exec", arguments.as_str()))
+        .map(|command| json!({ "command": command }))
         .collect();
     vec![
-        Reply::sse(&wire::tool_use_stream(Some("Running."), &calls, usage())),
+        Reply::sse(&wire::numbered_tool_calls(
+            Some("Running."),
+            ("c", "exec"),
+            &arguments,
+            usage(),
+        )),
         Reply::sse(&wire::text_stream(&["Done."], usage())),
     ]
 }
@@ -71,29 +68,7 @@ fn skip(test: &str, reason: &str) {
 fn results(server: &MockServer) -> HashMap<String, (String, bool)> {
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "expected a tool turn and an answer");
-    let body = requests[1].json();
-    let mut found = HashMap::new();
-    for message in body["messages"].as_array().unwrap() {
-        for block in message["content"].as_array().into_iter().flatten() {
-            if block["type"] != "tool_result" {
-                continue;
-            }
-            let text = match &block["content"] {
-                Value::String(text) => text.clone(),
-                Value::Array(parts) => parts
-                    .iter()
-                    .filter_map(|part| part["text"].as_str())
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                _ => String::new(),
-            };
-            found.insert(
-                block["tool_use_id"].as_str().unwrap().to_owned(),
-                (text, block["is_error"] == true),
-            );
-        }
-    }
-    found
+    tool_results(&requests[1].json())
 }
 
 /// What `status --json` says `exec` gets here.

@@ -18,4 +18,5 @@ mod signals;
 mod status;
 mod tool_policy;
 mod turns;
+mod web_fetch;
 mod workspace;
