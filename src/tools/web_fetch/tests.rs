@@ -380,3 +380,46 @@ async fn a_refused_connection_is_an_error_result_that_says_why() {
     // reqwest's own line ("error sending request for url (…)") would only repeat the URL.
     assert!(!text.contains("error sending request"), "{text}");
 }
+
+#[tokio::test]
+async fn a_name_that_resolves_to_loopback_is_refused_at_connection_time() {
+    // The machine's own name usually maps to a loopback address in /etc/hosts; it is not caught
+    // by name, so only the client's resolver can refuse it.
+    let Ok(host) = std::fs::read_to_string("/proc/sys/kernel/hostname") else {
+        eprintln!("skipped: no /proc/sys/kernel/hostname");
+        return;
+    };
+    let host = host.trim().to_owned();
+    let loopback = tokio::net::lookup_host((host.as_str(), 0))
+        .await
+        .is_ok_and(|mut found| found.all(|address| address.ip().is_loopback()));
+    if host.is_empty() || host.contains("localhost") || !loopback {
+        eprintln!("skipped: this machine's name '{host}' does not resolve to loopback only");
+        return;
+    }
+    let server = MockServer::start(vec![Reply::raw(200, "text/plain", b"internal")]);
+    let port = server.url().rsplit(':').next().unwrap().to_owned();
+    let url = format!("http://{host}:{port}/");
+    let output = fetch_tool(&workspace(false), json!({"url": url})).await;
+    assert_eq!(
+        output.refusal,
+        Some(Refusal::Network),
+        "{}",
+        output.text_content()
+    );
+    assert!(
+        output
+            .text_content()
+            .starts_with(&format!("Refused to fetch {url}: {host} resolves to 127.")),
+        "{}",
+        output.text_content()
+    );
+    assert!(server.requests().is_empty());
+    // With private addresses allowed, the same name reaches the server.
+    let allowed = fetch_tool(&workspace(true), json!({"url": url})).await;
+    assert!(
+        allowed.text_content().ends_with("\n\ninternal"),
+        "{}",
+        allowed.text_content()
+    );
+}
