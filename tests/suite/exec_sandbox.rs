@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, code, stderr, stdout, tool_results};
+use crate::common::{Home, anthropic_tool_turn, code, stderr, stdout, tool_results};
 
 const KEY: &str = "sk-ant-EXECLEAK-7c1d9e2f4a6b8c0d";
 const PROFILE_KEY: &str = "sk-ant-PROFILEKEY-5e4d3c2b1a09f8e7";
@@ -38,15 +38,7 @@ fn exec_turn(commands: &[&str]) -> Vec<Reply> {
         .iter()
         .map(|command| json!({ "command": command }))
         .collect();
-    vec![
-        Reply::sse(&wire::numbered_tool_calls(
-            Some("Running."),
-            ("c", "exec"),
-            &arguments,
-            usage(),
-        )),
-        Reply::sse(&wire::text_stream(&["Done."], usage())),
-    ]
+    anthropic_tool_turn("Running.", ("c", "exec"), &arguments, usage())
 }
 
 /// pincer with this home, the key in the environment and the mock as Anthropic, no stdin.

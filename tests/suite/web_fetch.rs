@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
-use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, code, stderr, stdout, tool_results};
+use crate::common::wire::anthropic::Usage4;
+use crate::common::{Home, anthropic_tool_turn, code, stderr, stdout, tool_results};
 
 const KEY: &str = "sk-ant-WEBFETCH-3f9a1c7e5b2d4f60";
 const MODEL: &str = "anthropic/claude-sonnet-4-5";
@@ -27,15 +27,7 @@ fn usage() -> Usage4 {
 /// One model turn calling `web_fetch` once per URL (ids `w0`, `w1`, …), then an answer.
 fn fetch_turn(urls: &[String]) -> Vec<Reply> {
     let arguments: Vec<Value> = urls.iter().map(|url| json!({ "url": url })).collect();
-    vec![
-        Reply::sse(&wire::numbered_tool_calls(
-            Some("Reading."),
-            ("w", "web_fetch"),
-            &arguments,
-            usage(),
-        )),
-        Reply::sse(&wire::text_stream(&["Done."], usage())),
-    ]
+    anthropic_tool_turn("Reading.", ("w", "web_fetch"), &arguments, usage())
 }
 
 /// pincer with the key in the environment and `provider` as Anthropic, `web_fetch` offered

@@ -67,26 +67,6 @@ pub fn tool_use_stream(text: Option<&str>, calls: &[(&str, &str, &str)], usage: 
     stream.finish("tool_use", usage)
 }
 
-/// [`tool_use_stream`] calling `tool` once per `arguments`, with the ids `{prefix}0`,
-/// `{prefix}1`, …
-pub fn numbered_tool_calls(
-    text: Option<&str>,
-    (prefix, tool): (&str, &str),
-    arguments: &[Value],
-    usage: Usage4,
-) -> Vec<u8> {
-    let calls: Vec<(String, String)> = arguments
-        .iter()
-        .enumerate()
-        .map(|(index, arguments)| (format!("{prefix}{index}"), arguments.to_string()))
-        .collect();
-    let calls: Vec<(&str, &str, &str)> = calls
-        .iter()
-        .map(|(id, arguments)| (id.as_str(), tool, arguments.as_str()))
-        .collect();
-    tool_use_stream(text, &calls, usage)
-}
-
 /// A thinking block (reasoning in pieces, an empty thinking delta, then the signature), then a
 /// text block, `end_turn`.
 pub fn thinking_stream(thinking: &str, signature: &str, text: &str, usage: Usage4) -> Vec<u8> {
