@@ -1,10 +1,20 @@
-//! Provider-neutral types shared by every layer: token usage and the accounting rules of SPEC §8.
+//! The neutral vocabulary every layer speaks: messages and their content blocks, tool calls and
+//! results, tool definitions, the stream events a model call produces, and token usage with the
+//! accounting rules of SPEC §8.
+//!
+//! Nothing here knows a file format or a wire protocol: `session::record` maps these types to
+//! and from pi's session entries (byte for byte), and each `provider/` module maps them to its
+//! API's wire types. The one transcript repair every request needs ([`repair`]) is done here,
+//! once, so that no provider has to guess.
 //!
 //! Invariants (SPEC §8): `input`, `cache_read` and `cache_write` are disjoint parts of the prompt,
 //! so the prompt size is their sum; `reasoning` is part of `output`. Context occupancy is a
 //! snapshot of the last successful call, never a sum over calls.
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Normalized token counts of one call (or a sum of calls).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +55,506 @@ impl TokenUsage {
         self.cache_write_1h += other.cache_write_1h;
         self.reasoning += other.reasoning;
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages
+
+/// One message of a conversation, as a model sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// What the user (or a tool-less system step such as a summary) said.
+    User(UserMessage),
+    /// What the model answered.
+    Assistant(AssistantMessage),
+    /// The result of one tool call, sent back to the model.
+    ToolResult(ToolResultMessage),
+}
+
+/// A user message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserMessage {
+    /// Plain text or blocks: some OpenAI-compatible servers take only a plain string, so the
+    /// difference is kept.
+    pub content: MessageContent,
+    /// Epoch milliseconds.
+    pub timestamp: i64,
+}
+
+/// The content of a user message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MessageContent {
+    /// One plain string.
+    Text(String),
+    /// Text and image blocks.
+    Blocks(Vec<ContentBlock>),
+}
+
+impl MessageContent {
+    /// The text of every text block, joined by newlines.
+    pub fn text(&self) -> String {
+        match self {
+            MessageContent::Text(text) => text.clone(),
+            MessageContent::Blocks(blocks) => blocks_text(blocks),
+        }
+    }
+}
+
+/// A block of user or tool-result content.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ContentBlock {
+    /// Text.
+    Text(TextBlock),
+    /// A base64 image.
+    Image(ImageBlock),
+}
+
+impl ContentBlock {
+    /// A plain text block.
+    pub fn text(text: impl Into<String>) -> ContentBlock {
+        ContentBlock::Text(TextBlock::new(text))
+    }
+}
+
+/// The text of every text block, joined by newlines.
+pub fn blocks_text(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.as_str()),
+            ContentBlock::Image(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Text, with the provider metadata that must travel back with it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TextBlock {
+    /// The text.
+    pub text: String,
+    /// Provider metadata echoed back unchanged (OpenAI Responses item ids, Gemini signatures).
+    pub signature: Option<String>,
+}
+
+impl TextBlock {
+    /// Text without a signature.
+    pub fn new(text: impl Into<String>) -> TextBlock {
+        TextBlock {
+            text: text.into(),
+            signature: None,
+        }
+    }
+}
+
+/// A base64-encoded image.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageBlock {
+    /// Base64 data.
+    pub data: String,
+    /// `image/png`, `image/jpeg`, …
+    pub mime_type: String,
+}
+
+/// A model's answer to one request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AssistantMessage {
+    /// Text, reasoning and tool calls, in the order the model produced them.
+    pub content: Vec<AssistantBlock>,
+    /// The wire protocol's name (`anthropic-messages`, `openai-responses`, …).
+    pub api: String,
+    /// The provider (`anthropic`, `ollama`, …).
+    pub provider: String,
+    /// The model id as the provider spells it.
+    pub model: String,
+    /// Token usage of the call.
+    pub usage: TokenUsage,
+    /// Its cost.
+    pub cost: Cost,
+    /// Why the model stopped.
+    pub stop_reason: StopReason,
+    /// Epoch milliseconds.
+    pub timestamp: i64,
+    /// What went wrong, for a failed or aborted message.
+    pub error_message: Option<String>,
+}
+
+impl AssistantMessage {
+    /// The tool calls, in order.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.content.iter().filter_map(|block| match block {
+            AssistantBlock::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// The visible text, blocks joined without separators (as streamed).
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                AssistantBlock::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// A block of an assistant message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssistantBlock {
+    /// Visible text.
+    Text(TextBlock),
+    /// Reasoning.
+    Thinking(ThinkingBlock),
+    /// A call of a tool.
+    ToolCall(ToolCall),
+}
+
+/// Reasoning, with the signature the provider needs to see again.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ThinkingBlock {
+    /// The reasoning text (empty when redacted).
+    pub thinking: String,
+    /// Anthropic's signature, or the encrypted payload of redacted reasoning.
+    pub signature: Option<String>,
+    /// Whether the provider returned the reasoning encrypted only.
+    pub redacted: bool,
+}
+
+/// A call of a tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The id the result quotes.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The parsed JSON arguments (an object in practice).
+    pub arguments: Value,
+    /// Gemini's thought signature, sent back with the call.
+    pub thought_signature: Option<String>,
+}
+
+/// The result of one tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolResultMessage {
+    /// The call it answers.
+    pub tool_call_id: String,
+    /// The tool's name.
+    pub tool_name: String,
+    /// What the model gets back.
+    pub content: Vec<ContentBlock>,
+    /// Tool-specific metadata for people and UIs; never sent to the model.
+    pub details: Option<Value>,
+    /// Whether the call failed.
+    pub is_error: bool,
+    /// Epoch milliseconds.
+    pub timestamp: i64,
+}
+
+impl ToolResultMessage {
+    /// An error result for `call` saying `text`.
+    pub fn error(call: &ToolCall, text: impl Into<String>, timestamp: i64) -> ToolResultMessage {
+        ToolResultMessage {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            content: vec![ContentBlock::text(text)],
+            details: None,
+            is_error: true,
+            timestamp,
+        }
+    }
+}
+
+/// Dollar cost of one call, per token class.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Cost {
+    /// Uncached prompt tokens.
+    pub input: f64,
+    /// Generated tokens.
+    pub output: f64,
+    /// Cached prompt tokens read.
+    pub cache_read: f64,
+    /// Prompt tokens written to the cache.
+    pub cache_write: f64,
+    /// The sum.
+    pub total: f64,
+}
+
+/// Why a model stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// It finished its answer.
+    Stop,
+    /// It ran into the output limit.
+    Length,
+    /// It wants tool results.
+    ToolUse,
+    /// The call failed.
+    Error,
+    /// A signal or the timeout stopped it.
+    Aborted,
+}
+
+/// Milliseconds since the epoch (message timestamps).
+pub fn now_millis() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |duration| {
+            i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+        })
+}
+
+/// Reasoning levels (SPEC §1.2 `--thinking`), mapped per provider elsewhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ThinkingLevel {
+    /// No reasoning.
+    Off,
+    /// The least reasoning the provider supports.
+    Minimal,
+    /// Low.
+    Low,
+    /// Medium.
+    Medium,
+    /// High.
+    High,
+    /// The most the provider offers.
+    Xhigh,
+}
+
+impl ThinkingLevel {
+    /// The name used in `config.toml` and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Minimal => "minimal",
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::Xhigh => "xhigh",
+        }
+    }
+}
+
+/// What is said to the model for a tool call whose result the history lacks.
+pub const MISSING_RESULT: &str =
+    "missing tool result in session history; inserted as an error so the transcript stays valid";
+
+/// The conversation as it may be sent to a model — the one transcript repair every provider
+/// relies on: failed and aborted assistant messages are left out (pi does the same), every tool
+/// call is answered right after its message, once and in call order (a synthetic error result
+/// for a missing one), and tool results without a call are dropped. Providers may still merge or split turns the way
+/// their API wants, but never need to invent content.
+pub fn repair(messages: &[Message]) -> Vec<Message> {
+    let kept: Vec<&Message> = messages
+        .iter()
+        .filter(|message| match message {
+            Message::Assistant(assistant) => !matches!(
+                assistant.stop_reason,
+                StopReason::Error | StopReason::Aborted
+            ),
+            _ => true,
+        })
+        .collect();
+    let mut output: Vec<Message> = Vec::with_capacity(kept.len());
+    let mut index = 0;
+    while index < kept.len() {
+        let message = kept[index];
+        index += 1;
+        let Message::Assistant(assistant) = message else {
+            // A result here is consumed by no call: it is orphaned.
+            if !matches!(message, Message::ToolResult(_)) {
+                output.push(message.clone());
+            }
+            continue;
+        };
+        output.push(message.clone());
+        let mut results: Vec<&ToolResultMessage> = Vec::new();
+        while let Some(Message::ToolResult(result)) = kept.get(index) {
+            index += 1;
+            results.push(result);
+        }
+        // Each call answered once, in call order; results of other calls are orphans.
+        let mut answered = HashSet::new();
+        for call in assistant.tool_calls() {
+            if !answered.insert(call.id.as_str()) {
+                continue;
+            }
+            let result = match results.iter().find(|result| result.tool_call_id == call.id) {
+                Some(result) => (*result).clone(),
+                None => ToolResultMessage::error(call, MISSING_RESULT, 0),
+            };
+            output.push(Message::ToolResult(result));
+        }
+    }
+    output
+}
+
+/// pi's chars/4 estimate (rounded up per message) of what the messages cost in context: text,
+/// thinking, tool-call names and arguments, and a fixed 4,800 characters (1,200 tokens) per image.
+pub fn estimate_tokens(messages: &[Message]) -> u64 {
+    messages.iter().map(message_tokens).sum()
+}
+
+/// The context the conversation fills now: the last successful call's reported usage (SPEC §8)
+/// plus estimates of the messages after it; estimates alone when no call reported usage.
+pub fn estimate_context_tokens(messages: &[Message]) -> u64 {
+    let last_reported = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(index, message)| {
+            let Message::Assistant(assistant) = message else {
+                return None;
+            };
+            if matches!(
+                assistant.stop_reason,
+                StopReason::Error | StopReason::Aborted
+            ) {
+                return None;
+            }
+            let tokens = assistant.usage.context_tokens();
+            (tokens > 0).then_some((index, tokens))
+        });
+    match last_reported {
+        Some((index, tokens)) => tokens + estimate_tokens(&messages[index + 1..]),
+        None => estimate_tokens(messages),
+    }
+}
+
+fn message_tokens(message: &Message) -> u64 {
+    let length = |text: &str| text.encode_utf16().count();
+    let blocks = |blocks: &[ContentBlock]| -> usize {
+        blocks
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text(text) => length(&text.text),
+                ContentBlock::Image(_) => 4_800,
+            })
+            .sum()
+    };
+    let characters = match message {
+        Message::User(user) => match &user.content {
+            MessageContent::Text(text) => length(text),
+            MessageContent::Blocks(content) => blocks(content),
+        },
+        Message::ToolResult(result) => blocks(&result.content),
+        Message::Assistant(assistant) => assistant
+            .content
+            .iter()
+            .map(|block| match block {
+                AssistantBlock::Text(text) => length(&text.text),
+                AssistantBlock::Thinking(thinking) => length(&thinking.thinking),
+                AssistantBlock::ToolCall(call) => {
+                    length(&call.name) + length(&call.arguments.to_string())
+                }
+            })
+            .sum(),
+    };
+    characters.div_ceil(4) as u64
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools and streams
+
+/// A tool the model may call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolDefinition {
+    /// The tool's name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of its arguments (an object schema).
+    pub parameters: Value,
+}
+
+/// The provider-neutral stream vocabulary. `block` numbers content blocks in the order they
+/// appear in the final message; a parser assigns them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    /// The response started (ids for logs and errors).
+    Start {
+        /// The provider's response or message id.
+        response_id: Option<String>,
+        /// The model that answers, as the provider reports it.
+        model: Option<String>,
+    },
+    /// Visible text.
+    TextDelta {
+        /// Content block number.
+        block: usize,
+        /// The new text.
+        text: String,
+    },
+    /// A signature attached to a text block (Gemini `thoughtSignature` on text parts).
+    TextSignature {
+        /// Content block number.
+        block: usize,
+        /// The opaque signature, echoed back unchanged.
+        signature: String,
+    },
+    /// Reasoning text.
+    ThinkingDelta {
+        /// Content block number.
+        block: usize,
+        /// The new reasoning text.
+        text: String,
+    },
+    /// The signature of a thinking block (Anthropic `signature_delta`; OpenAI's encrypted
+    /// reasoning item as JSON), echoed back unchanged on later requests. Replaces any earlier one.
+    ThinkingSignature {
+        /// Content block number.
+        block: usize,
+        /// The opaque signature.
+        signature: String,
+    },
+    /// Reasoning the provider returns only encrypted (Anthropic `redacted_thinking`).
+    RedactedThinking {
+        /// Content block number.
+        block: usize,
+        /// The opaque payload.
+        data: String,
+    },
+    /// A tool call begins.
+    ToolCallStart {
+        /// Content block number.
+        block: usize,
+        /// The call id that the result must quote.
+        id: String,
+        /// The tool's name.
+        name: String,
+    },
+    /// A fragment of the tool call's JSON arguments (concatenated in order).
+    ToolCallArguments {
+        /// Content block number.
+        block: usize,
+        /// The fragment.
+        fragment: String,
+    },
+    /// A whole tool call at once (Gemini), with parsed arguments.
+    ToolCall {
+        /// Content block number.
+        block: usize,
+        /// The call id (generated when the provider gives none).
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments.
+        arguments: Value,
+        /// Gemini `thoughtSignature` on the call part.
+        thought_signature: Option<String>,
+    },
+    /// Usage so far: a complete snapshot that replaces the previous one (already normalized
+    /// per SPEC §8: `input` excludes cached tokens).
+    Usage(TokenUsage),
+    /// The model finished.
+    Finish {
+        /// Normalized stop reason.
+        reason: StopReason,
+        /// The provider's own word (`end_turn`, `tool_calls`, `STOP`, …).
+        provider_reason: String,
+    },
 }
 
 /// How full the context window is (SPEC §8).
@@ -107,6 +617,105 @@ pub fn compact_count(count: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn user(text: &str) -> Message {
+        Message::User(UserMessage {
+            content: MessageContent::Text(text.to_owned()),
+            timestamp: 0,
+        })
+    }
+
+    fn assistant(calls: &[&str], stop: StopReason) -> Message {
+        Message::Assistant(AssistantMessage {
+            content: calls
+                .iter()
+                .map(|id| {
+                    AssistantBlock::ToolCall(ToolCall {
+                        id: (*id).to_owned(),
+                        name: "read".to_owned(),
+                        arguments: serde_json::json!({}),
+                        thought_signature: None,
+                    })
+                })
+                .collect(),
+            api: "a".into(),
+            provider: "p".into(),
+            model: "m".into(),
+            usage: TokenUsage::default(),
+            cost: Cost::default(),
+            stop_reason: stop,
+            timestamp: 0,
+            error_message: None,
+        })
+    }
+
+    fn result(id: &str) -> Message {
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: id.to_owned(),
+            tool_name: "read".into(),
+            content: vec![ContentBlock::text("ok")],
+            details: None,
+            is_error: false,
+            timestamp: 0,
+        })
+    }
+
+    fn shape(messages: &[Message]) -> Vec<String> {
+        messages
+            .iter()
+            .map(|message| match message {
+                Message::User(_) => "user".to_owned(),
+                Message::Assistant(_) => "assistant".to_owned(),
+                Message::ToolResult(result) => format!(
+                    "result:{}{}",
+                    result.tool_call_id,
+                    if result.is_error { "!" } else { "" }
+                ),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repair_synthesizes_a_missing_tool_result_as_an_error() {
+        let messages = vec![
+            user("q"),
+            assistant(&["a", "b"], StopReason::ToolUse),
+            result("a"),
+            user("next"),
+        ];
+        assert_eq!(
+            shape(&repair(&messages)),
+            ["user", "assistant", "result:a", "result:b!", "user"]
+        );
+    }
+
+    #[test]
+    fn repair_leaves_out_failed_and_aborted_messages_and_orphan_results() {
+        let messages = vec![
+            user("q"),
+            assistant(&[], StopReason::Error),
+            result("zz"),
+            user("again"),
+            assistant(&["c"], StopReason::Aborted),
+            result("c"),
+        ];
+        assert_eq!(shape(&repair(&messages)), ["user", "user"]);
+    }
+
+    #[test]
+    fn repair_answers_each_call_once_in_call_order() {
+        let messages = vec![
+            user("q"),
+            assistant(&["a", "b"], StopReason::ToolUse),
+            result("b"),
+            result("a"),
+            result("a"),
+        ];
+        assert_eq!(
+            shape(&repair(&messages)),
+            ["user", "assistant", "result:a", "result:b"]
+        );
+    }
 
     #[test]
     fn context_occupancy_of_the_seeds_worked_example_is_85601_of_200000() {

@@ -14,6 +14,7 @@ pub mod commands;
 pub mod config;
 pub mod conversation;
 pub mod docs;
+pub mod engine;
 pub mod error;
 pub mod fs;
 pub mod input;

@@ -19,7 +19,7 @@ use aho_corasick::{AhoCorasick, MatchKind};
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::session::record::ContentBlock;
+use crate::conversation::ContentBlock;
 use crate::tools::ToolOutput;
 
 /// What a secret is replaced with.
@@ -147,7 +147,7 @@ impl Redactor {
         }
     }
 
-    /// A tool's output with secrets removed from its text blocks, unknown blocks and details.
+    /// A tool's output with secrets removed from its text blocks and details.
     /// Images are left alone: they are bytes, not text a key could be read from.
     pub fn tool_output(&self, mut output: ToolOutput) -> ToolOutput {
         if self.is_empty() {
@@ -156,7 +156,6 @@ impl Redactor {
         for block in &mut output.content {
             match block {
                 ContentBlock::Text(text) => text.text = self.text(&text.text),
-                ContentBlock::Unknown(value) => self.value(value),
                 ContentBlock::Image(_) => {}
             }
         }
@@ -351,17 +350,10 @@ mod tests {
     }
 
     #[test]
-    fn tool_output_text_unknown_blocks_and_details_are_scrubbed() {
+    fn tool_output_text_blocks_and_details_are_scrubbed() {
         let redactor = Redactor::new([KEY]);
         let output = ToolOutput {
-            content: vec![
-                ContentBlock::Text(crate::session::record::TextContent {
-                    text: format!("KEY={KEY}"),
-                    text_signature: None,
-                    extra: serde_json::Map::new(),
-                }),
-                ContentBlock::Unknown(json!({"type": "x", "data": KEY})),
-            ],
+            content: vec![ContentBlock::text(format!("KEY={KEY}"))],
             is_error: false,
             details: Some(json!({"stdout": [KEY], KEY: 1})),
             refusal: None,
@@ -371,10 +363,6 @@ mod tests {
             panic!("text block expected");
         };
         assert_eq!(text.text, "KEY=[REDACTED]");
-        let ContentBlock::Unknown(value) = &output.content[1] else {
-            panic!("unknown block expected");
-        };
-        assert_eq!(value["data"], "[REDACTED]");
         assert_eq!(
             output.details,
             Some(json!({"stdout": ["[REDACTED]"], "[REDACTED]": 1}))

@@ -9,18 +9,13 @@ use pincer::backend::CliBackend;
 use pincer::backend::claude::ClaudeStream;
 use pincer::backend::codex::CodexStream;
 use pincer::backend::record::Recorder;
-use pincer::output::events::{Event, EventSink};
-use pincer::output::result::RunResult;
+use pincer::engine::{Event, EventSink};
 use pincer::session::record::{parse_line, to_line};
 
 struct Discard;
 
 impl EventSink for Discard {
     fn emit(&mut self, _event: &Event) -> std::io::Result<()> {
-        Ok(())
-    }
-
-    fn finish(&mut self, _result: &RunResult) -> std::io::Result<()> {
         Ok(())
     }
 }
@@ -44,7 +39,6 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
             backend,
             "sonnet",
             None,
-            Some("fuzz".to_owned()),
         );
         let mut claude = ClaudeStream::default();
         let mut codex = CodexStream::default();

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::compaction::{self, cut::CutPlan};
 use super::transcript::Transcript;
+use crate::conversation::Message;
 use crate::conversation::TokenUsage;
 use crate::provider::http::{CallOutcome, Endpoint};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
@@ -72,7 +73,7 @@ pub async fn run(
     keep_recent_tokens: u64,
     instructions: Option<&str>,
     cancel: &CancellationToken,
-    messages_out: &mut Vec<AgentMessage>,
+    messages_out: &mut Vec<Message>,
     plan_in: Option<CutPlan>,
 ) -> Result<Option<Compacted>, SessionError> {
     let Some(plan) = plan_in.or_else(|| plan(transcript, keep_recent_tokens)) else {
@@ -139,7 +140,7 @@ pub async fn run_requiring_summary(
     keep_recent_tokens: u64,
     instructions: Option<&str>,
     cancel: &CancellationToken,
-    messages_out: &mut Vec<AgentMessage>,
+    messages_out: &mut Vec<Message>,
 ) -> Result<Option<Compacted>, CompactError> {
     let Some(plan) = plan(transcript, keep_recent_tokens) else {
         return Ok(None);
@@ -220,7 +221,7 @@ fn append_compaction(
     plan: CutPlan,
     model_summary: Option<&str>,
     usage: TokenUsage,
-    messages_out: &mut Vec<AgentMessage>,
+    messages_out: &mut Vec<Message>,
 ) -> Result<Compacted, SessionError> {
     let mut summarized: Vec<AgentMessage> = plan.to_summarize.clone();
     summarized.extend(plan.turn_prefix.iter().cloned());
@@ -237,9 +238,9 @@ fn append_compaction(
         }),
     )?;
     transcript.sync()?;
-    let rebuilt = build_context(transcript.entries(), None).messages;
-    let tokens_after = estimate_tokens(&rebuilt);
-    *messages_out = rebuilt;
+    let rebuilt = build_context(transcript.entries(), None);
+    let tokens_after = estimate_tokens(&rebuilt.messages);
+    *messages_out = rebuilt.into_conversation();
     Ok(Compacted {
         tokens_before: plan.tokens_before,
         tokens_after,

@@ -8,6 +8,5 @@ pub mod compaction;
 pub mod context_files;
 pub mod heartbeat;
 pub mod prompt;
-pub mod render;
 pub mod transcript;
 pub mod turn;

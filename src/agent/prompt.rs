@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use super::context_files::ContextFile;
 use super::heartbeat::HEARTBEAT_OK;
-use crate::provider::ToolDefinition;
+use crate::conversation::ToolDefinition;
 
 /// How much of the built-in prompt is sent (`--prompt-mode`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

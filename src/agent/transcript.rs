@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
+use crate::conversation::Message;
 use crate::session::record::{self, AgentMessage, Entry};
 use crate::session::store::{SessionError, SessionWriter};
 
@@ -49,7 +50,12 @@ impl Transcript {
 
     /// Append one completed message and `fdatasync` the file (which also makes any entries
     /// appended before it durable). Returns the entry id.
-    pub fn append_message(&mut self, message: &AgentMessage) -> Result<String, SessionError> {
+    pub fn append_message(&mut self, message: &Message) -> Result<String, SessionError> {
+        self.append_record(&AgentMessage::from(message))
+    }
+
+    /// Append one message already in pi's shape (a CLI child's record) and sync.
+    pub fn append_record(&mut self, message: &AgentMessage) -> Result<String, SessionError> {
         let value = serde_json::to_value(message)
             .map_err(|error| SessionError::Serialize(error.to_string()))?;
         let id = self.append("message", json!({ "message": value }))?;

@@ -6,34 +6,29 @@
 //! failed one as `error` with the message; the request never carries an invalid transcript
 //! (unanswered tool calls get synthetic error results).
 
-use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
-use tokio_util::sync::CancellationToken;
+use serde_json::Value;
 
 use super::compact::{self, SummaryModel};
 use super::compaction;
-use super::render;
 use super::transcript::Transcript;
 use crate::config::ModelInfo;
-use crate::conversation::TokenUsage;
-use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
-use crate::output::partial::MessageEnd;
+use crate::conversation::{
+    self, AssistantBlock, AssistantMessage, Cost, Message, StopReason, StreamEvent, TokenUsage,
+    ToolDefinition, ToolResultMessage, now_millis,
+};
+use crate::engine::event::{
+    AssistantDone, Compaction, Event, EventSink, MessageEnd, Phase, Retry, RetryKind, Rotation,
+    ToolEnd, ToolResultDone, ToolStart,
+};
+use crate::engine::{CancelReason, Cancellation, Denial, Ending, TurnReport};
 use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
-use crate::provider::{
-    self, Accumulator, ApiKind, ModelRequest, ProviderError, StreamEvent, ThinkingLevel,
-    ToolDefinition,
-};
-use crate::session::record::{
-    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, StopReason, TextContent,
-    ToolResultMessage,
-};
+use crate::provider::{self, Accumulator, ApiKind, ModelRequest, ProviderError, ThinkingLevel};
 use crate::session::store::SessionError;
 use crate::settings::CompactionSettings;
 use crate::tools::policy::{Decision, ToolPolicy};
@@ -41,54 +36,6 @@ use crate::tools::{self, Sandbox, ToolContext};
 
 /// Assistant turns at the end of the conversation whose tool results pruning never touches.
 const PROTECTED_RECENT_TURNS: usize = 3;
-
-/// Why the run was cancelled.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CancelReason {
-    /// SIGINT.
-    Interrupt,
-    /// SIGTERM.
-    Terminate,
-    /// `--timeout` reached.
-    Timeout,
-}
-
-impl CancelReason {
-    /// What ended the run, as the result object and the aborted message say it.
-    pub fn message(self) -> &'static str {
-        match self {
-            CancelReason::Interrupt => "interrupted by SIGINT",
-            CancelReason::Terminate => "terminated by SIGTERM",
-            CancelReason::Timeout => "the run's --timeout was reached",
-        }
-    }
-}
-
-/// A cancellation token plus the reason it fired, set once by whoever cancels first.
-#[derive(Debug, Clone, Default)]
-pub struct Cancellation {
-    /// The token every await watches.
-    pub token: CancellationToken,
-    reason: Arc<OnceLock<CancelReason>>,
-}
-
-impl Cancellation {
-    /// A fresh, uncancelled state.
-    pub fn new() -> Cancellation {
-        Cancellation::default()
-    }
-
-    /// Cancel for `reason` (the first reason wins).
-    pub fn cancel(&self, reason: CancelReason) {
-        let _ = self.reason.set(reason);
-        self.token.cancel();
-    }
-
-    /// Why it was cancelled, if it was.
-    pub fn reason(&self) -> Option<CancelReason> {
-        self.reason.get().copied()
-    }
-}
 
 /// Everything fixed for one turn.
 #[derive(Debug, Clone)]
@@ -196,202 +143,20 @@ fn record_outcome(
     });
 }
 
-/// How the turn ended.
-#[derive(Debug)]
-pub enum Ending {
-    /// The model answered without calling more tools.
-    Completed,
-    /// `--max-turns` reached while the model still wanted to continue.
-    MaxTurns,
-    /// `--max-budget-usd` reached while the model still wanted to continue.
-    MaxBudget,
-    /// A model call failed.
-    Failed {
-        /// The error.
-        error: ProviderError,
-        /// Its class.
-        kind: FailureKind,
-    },
-    /// The final message hit the output limit before any answer text (exit 1, `output_limit`).
-    OutputLimit {
-        /// The limit the request carried, when pincer set it (a CLI child sets its own).
-        max_output_tokens: Option<u64>,
-    },
-    /// A signal or the timeout stopped the run.
-    Cancelled(CancelReason),
-    /// The session could not be written: the run stops rather than continue unrecorded.
-    Persistence(SessionError),
-}
-
-/// Per-model totals for the result's `modelUsage`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ModelTotals {
-    /// Summed usage.
-    pub usage: TokenUsage,
-    /// Summed cost.
-    pub cost_usd: f64,
-}
-
-/// What happened in the turn.
-#[derive(Debug)]
-pub struct TurnReport {
-    /// How it ended.
-    pub ending: Ending,
-    /// The last assistant message's text.
-    pub final_text: String,
-    /// The provider's stop word of the last call.
-    pub provider_stop_reason: Option<String>,
-    /// The last call's stop reason in claude's words (`end_turn`, `tool_use`, `max_tokens`, …).
-    pub stop_reason: Option<&'static str>,
-    /// Completed model round trips (a retried, rotated or re-sent call counts once).
-    pub model_calls: u32,
-    /// Usage summed over this run.
-    pub usage: TokenUsage,
-    /// Cost of this run.
-    pub cost_usd: f64,
-    /// Per model id.
-    pub model_usage: BTreeMap<String, ModelTotals>,
-    /// Usage of the last successful call (the context snapshot).
-    pub last_usage: Option<TokenUsage>,
-    /// Time spent in model calls.
-    pub api_duration: Duration,
-    /// Tool calls the policy refused (`{tool_name, tool_use_id, tool_input}`, as claude reports).
-    pub permission_denials: Vec<Value>,
-    /// Compactions in this run.
-    pub compactions: u32,
-    /// Estimated context after a compaction that followed the last call (the last call's usage
-    /// no longer describes the context then).
-    pub context_estimate: Option<u64>,
-    /// The context window an overflow error stated, when it is smaller than the one the turn
-    /// started with (or that was unknown): the turn used it from then on, and `commands/`
-    /// remembers it for the model (SPEC §7).
-    pub learned_window: Option<u64>,
-}
-
-impl TurnReport {
-    /// A report of nothing done yet, ending as `ending`.
-    pub fn empty(ending: Ending) -> TurnReport {
-        TurnReport {
-            ending,
-            final_text: String::new(),
-            provider_stop_reason: None,
-            stop_reason: None,
-            model_calls: 0,
-            usage: TokenUsage::default(),
-            cost_usd: 0.0,
-            model_usage: BTreeMap::new(),
-            last_usage: None,
-            api_duration: Duration::ZERO,
-            permission_denials: Vec::new(),
-            compactions: 0,
-            context_estimate: None,
-            learned_window: None,
-        }
-    }
-}
-
-/// The messages as they go to the model: failed and aborted assistant messages are left out (pi
-/// does the same), every tool call gets a result (a synthetic error result for a missing one),
-/// and tool results without a call are dropped.
-pub fn request_messages(messages: &[AgentMessage]) -> Vec<AgentMessage> {
-    let kept: Vec<&AgentMessage> = messages
-        .iter()
-        .filter(|message| match message {
-            AgentMessage::Assistant(assistant) => !matches!(
-                assistant.stop_reason,
-                StopReason::Error | StopReason::Aborted
-            ),
-            _ => true,
-        })
-        .collect();
-    let mut output: Vec<AgentMessage> = Vec::with_capacity(kept.len());
-    let mut index = 0;
-    while index < kept.len() {
-        let message = kept[index];
-        index += 1;
-        match message {
-            AgentMessage::ToolResult(_) => {
-                // Results are consumed right after their assistant message; one here is orphaned.
-                continue;
-            }
-            AgentMessage::Assistant(assistant) => {
-                output.push(message.clone());
-                let calls: Vec<(String, String)> = assistant
-                    .content
-                    .iter()
-                    .filter_map(|block| match block {
-                        AssistantContent::ToolCall(call) => {
-                            Some((call.id.clone(), call.name.clone()))
-                        }
-                        _ => None,
-                    })
-                    .collect();
-                let mut answered = HashSet::new();
-                while index < kept.len() {
-                    let AgentMessage::ToolResult(result) = kept[index] else {
-                        break;
-                    };
-                    index += 1;
-                    if calls.iter().any(|(id, _)| *id == result.tool_call_id)
-                        && answered.insert(result.tool_call_id.clone())
-                    {
-                        output.push(kept[index - 1].clone());
-                    }
-                }
-                for (id, name) in calls {
-                    if !answered.contains(&id) {
-                        output.push(AgentMessage::ToolResult(ToolResultMessage {
-                            tool_call_id: id,
-                            tool_name: name,
-                            content: vec![text_block(
-                                "missing tool result in session history; inserted as an error so the transcript stays valid",
-                            )],
-                            details: None,
-                            is_error: true,
-                            timestamp: 0,
-                            extra: Map::new(),
-                        }));
-                    }
-                }
-            }
-            _ => output.push(message.clone()),
-        }
-    }
-    output
-}
-
 /// Whether an assistant message says anything (text that is not only whitespace).
 fn has_answer(message: &AssistantMessage) -> bool {
     message.content.iter().any(|block| match block {
-        AssistantContent::Text(text) => !text.text.trim().is_empty(),
+        AssistantBlock::Text(text) => !text.text.trim().is_empty(),
         _ => false,
     })
 }
 
-/// A text content block.
-pub fn text_block(text: &str) -> ContentBlock {
-    ContentBlock::Text(TextContent {
-        text: text.to_owned(),
-        text_signature: None,
-        extra: Map::new(),
-    })
-}
-
-/// Milliseconds since the epoch (pi's message timestamps).
-pub fn now_millis() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |duration| {
-            i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
-        })
-}
-
-fn usage_cost(info: Option<&ModelInfo>, usage: &TokenUsage) -> crate::session::record::Cost {
+fn usage_cost(info: Option<&ModelInfo>, usage: &TokenUsage) -> Cost {
     let Some(info) = info else {
-        return crate::session::record::Cost::default();
+        return Cost::default();
     };
     let cost = info.usage_cost(usage);
-    crate::session::record::Cost {
+    Cost {
         input: cost.input,
         output: cost.output,
         cache_read: cost.cache_read,
@@ -485,27 +250,14 @@ impl Replay {
 const DIVERGED_NOTICE: &str = "the retried answer differs from the text printed before the \
      stream broke off; the retried answer follows in full";
 
-/// The stream-json `api_retry` event, with one field saying what kind of retry it is when it is
-/// not a plain resend.
-fn retry_event(
-    attempt: u32,
-    delay: Duration,
-    error: &str,
-    session_id: Option<&str>,
-    extra: Option<(&str, Value)>,
-) -> Event {
-    let mut line = serde_json::json!({
-        "type": "system",
-        "subtype": "api_retry",
-        "attempt": attempt,
-        "delay_ms": u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-        "error": error,
-        "session_id": session_id,
-    });
-    if let (Some((key, value)), Some(object)) = (extra, line.as_object_mut()) {
-        object.insert(key.to_owned(), value);
-    }
-    Event::System(line)
+/// The `Retry` event of a call made again.
+fn retry_event(attempt: u32, delay: Duration, error: &str, kind: RetryKind) -> Event {
+    Event::Retry(Retry {
+        attempt: Some(u64::from(attempt)),
+        delay: Some(delay),
+        error: error.to_owned(),
+        kind,
+    })
 }
 
 /// The next lower reasoning level, for a provider that rejected the current one.
@@ -537,7 +289,7 @@ pub fn rejects_thinking(error: &ProviderError, kind: FailureKind) -> bool {
 pub async fn run(
     settings: &TurnSettings,
     client: &reqwest::Client,
-    messages: &mut Vec<AgentMessage>,
+    messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
@@ -574,17 +326,17 @@ pub async fn run(
     // The window compaction and pruning work with; an overflow error may correct it.
     let mut window = settings.context_window;
     // Records a cancellation seen outside a model call (see `end_cancelled`).
-    let abort = |report, transcript: &mut Transcript, messages: &mut Vec<AgentMessage>, reason| {
+    let abort = |report, transcript: &mut Transcript, messages: &mut Vec<Message>, reason| {
         end_cancelled(report, settings, api_name, (transcript, messages), reason)
     };
     loop {
         if let Some(reason) = cancellation.reason() {
             return abort(report, transcript, messages, reason);
         }
-        let mut outgoing = request_messages(messages);
+        let mut outgoing = conversation::repair(messages);
         if let Some(window) = window {
             // Old oversized tool results are trimmed or cleared in the request only (SPEC §7).
-            let context_tokens = compaction::cut::estimate_context_tokens(messages);
+            let context_tokens = conversation::estimate_context_tokens(messages);
             compaction::prune::prune(
                 &mut outgoing,
                 context_tokens,
@@ -609,7 +361,7 @@ pub async fn run(
         };
         let build = || provider::protocol(settings.api, &request);
         let started = Instant::now();
-        let session_id = settings.session_id.clone();
+        let _session_id = settings.session_id.clone();
         progress.call_text.clear();
         progress.call_output = false;
         let _ = sink.emit(&Event::Phase(Phase::Connecting(format!(
@@ -651,8 +403,7 @@ pub async fn run(
                     notice.attempt,
                     notice.delay,
                     &notice.error,
-                    session_id.as_deref(),
-                    None,
+                    RetryKind::Resend,
                 ));
             };
             let (outcome, _retries) = retry::call_with_retries(
@@ -693,7 +444,7 @@ pub async fn run(
             now_millis(),
             stop_override,
         );
-        message.usage.cost = usage_cost(settings.model_info.as_ref(), &accumulator.usage());
+        message.cost = usage_cost(settings.model_info.as_ref(), &accumulator.usage());
         if failure.is_some() {
             discard_tool_calls(&mut message);
         }
@@ -714,7 +465,7 @@ pub async fn run(
         report.stop_reason = accumulator
             .finish_reason()
             .and_then(|reason| claude_stop_reason(reason, accumulator.provider_stop_reason()));
-        let stored = AgentMessage::Assistant(message.clone());
+        let stored = Message::Assistant(message.clone());
         // A failed call that produced nothing is recorded too, so `status` can say why.
         let entry_id = match transcript.append_message(&stored) {
             Ok(id) => id,
@@ -741,8 +492,7 @@ pub async fn run(
                         1,
                         Duration::ZERO,
                         &error.to_string(),
-                        settings.session_id.as_deref(),
-                        Some(("thinking_level", lower.as_str().into())),
+                        RetryKind::ThinkingLevel(lower),
                     ));
                     if let Err(failure) = transcript.append(
                         "thinking_level_change",
@@ -783,15 +533,12 @@ pub async fn run(
                         Some(kind.as_str()),
                     );
                     if let Some(next) = spares.next() {
-                        let _ = sink.emit(&Event::System(serde_json::json!({
-                            "type": "system",
-                            "subtype": "auth_rotation",
-                            "provider": settings.provider,
-                            "from_profile": credential.source,
-                            "to_profile": next.source,
-                            "reason": kind.as_str(),
-                            "session_id": settings.session_id,
-                        })));
+                        let _ = sink.emit(&Event::Rotation(Rotation {
+                            provider: settings.provider.clone(),
+                            from: credential.source.clone(),
+                            to: next.source.clone(),
+                            reason: kind.as_str(),
+                        }));
                         credential = next.clone();
                         endpoint.api_key.clone_from(&next.key);
                         success_recorded = false;
@@ -859,13 +606,13 @@ pub async fn run(
             stop_reason: report.stop_reason,
             usage: accumulator.usage(),
         }));
-        let _ = sink.emit(&Event::Assistant(render::assistant_line(
-            &message,
-            &message_id,
-            (report.stop_reason, accumulator.provider_stop_reason()),
-            settings.session_id.as_deref(),
-            Some(entry_id.as_str()),
-        )));
+        let _ = sink.emit(&Event::Assistant(AssistantDone {
+            message: message.clone(),
+            message_id,
+            stop_reason: report.stop_reason,
+            provider_stop_reason: accumulator.provider_stop_reason().map(str::to_owned),
+            entry_id: Some(entry_id),
+        }));
         report.final_text = accumulator.text();
         if progress.text_printed {
             progress.separator_pending = true;
@@ -874,7 +621,7 @@ pub async fn run(
             .content
             .iter()
             .filter_map(|block| match block {
-                AssistantContent::ToolCall(call) => {
+                AssistantBlock::ToolCall(call) => {
                     Some((call.id.clone(), call.name.clone(), call.arguments.clone()))
                 }
                 _ => None,
@@ -932,11 +679,11 @@ pub async fn run(
             };
             // Every refusal, by the policy or by the sandbox inside the tool, is listed.
             if output.refusal.is_some() {
-                report.permission_denials.push(serde_json::json!({
-                    "tool_name": name,
-                    "tool_use_id": id,
-                    "tool_input": arguments,
-                }));
+                report.permission_denials.push(Denial {
+                    tool_name: name.clone(),
+                    tool_use_id: id.clone(),
+                    tool_input: arguments.clone(),
+                });
             }
             let _ = sink.emit(&Event::ToolFinished(ToolEnd {
                 id: id.clone(),
@@ -950,9 +697,8 @@ pub async fn run(
                 details: output.details,
                 is_error: output.is_error,
                 timestamp: now_millis(),
-                extra: Map::new(),
             };
-            let stored = AgentMessage::ToolResult(result.clone());
+            let stored = Message::ToolResult(result.clone());
             let entry_id = match transcript.append_message(&stored) {
                 Ok(id) => id,
                 Err(error) => {
@@ -961,11 +707,10 @@ pub async fn run(
                 }
             };
             messages.push(stored);
-            let _ = sink.emit(&Event::User(render::tool_result_line(
-                &result,
-                settings.session_id.as_deref(),
-                Some(entry_id.as_str()),
-            )));
+            let _ = sink.emit(&Event::ToolResult(ToolResultDone {
+                result,
+                entry_id: Some(entry_id),
+            }));
         }
         if let Some(reason) = cancellation.reason() {
             return abort(report, transcript, messages, reason);
@@ -1012,18 +757,18 @@ fn end_cancelled(
     mut report: TurnReport,
     settings: &TurnSettings,
     api_name: &str,
-    (transcript, messages): (&mut Transcript, &mut Vec<AgentMessage>),
+    (transcript, messages): (&mut Transcript, &mut Vec<Message>),
     reason: CancelReason,
 ) -> TurnReport {
-    let message = AgentMessage::Assistant(crate::session::record::AssistantMessage {
+    let message = Message::Assistant(AssistantMessage {
         content: Vec::new(),
         api: api_name.to_owned(),
         provider: settings.provider.clone(),
         model: settings.model.clone(),
-        usage: crate::session::record::Usage::default(),
+        usage: TokenUsage::default(),
+        cost: Cost::default(),
         stop_reason: StopReason::Aborted,
         timestamp: now_millis(),
-        extra: Map::new(),
         error_message: Some(reason.message().to_owned()),
     });
     report.ending = match transcript.append_message(&message) {
@@ -1073,8 +818,7 @@ async fn resend_broken_stream(
         *retries,
         delay,
         &error.to_string(),
-        settings.session_id.as_deref(),
-        Some(("discarded_partial", Value::Bool(true))),
+        RetryKind::DiscardedPartial,
     ));
     let notice = if progress.call_text.is_empty() {
         format!("the stream broke off ({error}); retrying the call")
@@ -1099,10 +843,10 @@ async fn resend_broken_stream(
 
 /// Remove the tool calls of a message that did not complete (broken, failed or interrupted):
 /// none of them runs, and the session never holds a call without a result.
-fn discard_tool_calls(message: &mut crate::session::record::AssistantMessage) {
+fn discard_tool_calls(message: &mut AssistantMessage) {
     message
         .content
-        .retain(|block| !matches!(block, AssistantContent::ToolCall(_)));
+        .retain(|block| !matches!(block, AssistantBlock::ToolCall(_)));
 }
 
 /// Why a compaction runs before the next request.
@@ -1148,7 +892,7 @@ fn smaller_stated_window(error: &ProviderError, window: Option<u64>) -> Option<u
 async fn compact_now(
     settings: &TurnSettings,
     (client, endpoint): (&reqwest::Client, &Endpoint),
-    messages: &mut Vec<AgentMessage>,
+    messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
@@ -1204,16 +948,12 @@ async fn compact_now(
     totals.usage.add(&compacted.usage);
     totals.cost_usd += cost;
     report.context_estimate = Some(compacted.tokens_after);
-    let _ = sink.emit(&Event::System(serde_json::json!({
-        "type": "system",
-        "subtype": "compact_boundary",
-        "session_id": settings.session_id,
-        "compact_metadata": {
-            "trigger": trigger.as_str(),
-            "pre_tokens": compacted.tokens_before,
-            "post_tokens": compacted.tokens_after,
-        },
-    })));
+    let _ = sink.emit(&Event::Compaction(Compaction {
+        trigger: trigger.as_str().to_owned(),
+        pre_tokens: Some(compacted.tokens_before),
+        post_tokens: Some(compacted.tokens_after),
+        backend: None,
+    }));
     Ok(true)
 }
 
@@ -1255,95 +995,6 @@ fn account(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{AssistantMessage, MessageContent, ToolCall, Usage, UserMessage};
-
-    fn user(text: &str) -> AgentMessage {
-        AgentMessage::User(UserMessage {
-            content: MessageContent::Text(text.to_owned()),
-            timestamp: 0,
-            extra: Map::new(),
-        })
-    }
-
-    fn assistant(calls: &[&str], stop: StopReason) -> AgentMessage {
-        AgentMessage::Assistant(AssistantMessage {
-            content: calls
-                .iter()
-                .map(|id| {
-                    AssistantContent::ToolCall(ToolCall {
-                        id: (*id).to_owned(),
-                        name: "read".to_owned(),
-                        arguments: serde_json::json!({}),
-                        thought_signature: None,
-                        extra: Map::new(),
-                    })
-                })
-                .collect(),
-            api: "a".into(),
-            provider: "p".into(),
-            model: "m".into(),
-            usage: Usage::default(),
-            stop_reason: stop,
-            timestamp: 0,
-            extra: Map::new(),
-            error_message: None,
-        })
-    }
-
-    fn result(id: &str) -> AgentMessage {
-        AgentMessage::ToolResult(ToolResultMessage {
-            tool_call_id: id.to_owned(),
-            tool_name: "read".into(),
-            content: vec![text_block("ok")],
-            details: None,
-            is_error: false,
-            timestamp: 0,
-            extra: Map::new(),
-        })
-    }
-
-    fn shape(messages: &[AgentMessage]) -> Vec<String> {
-        messages
-            .iter()
-            .map(|message| match message {
-                AgentMessage::User(_) => "user".to_owned(),
-                AgentMessage::Assistant(_) => "assistant".to_owned(),
-                AgentMessage::ToolResult(result) => format!(
-                    "result:{}{}",
-                    result.tool_call_id,
-                    if result.is_error { "!" } else { "" }
-                ),
-                AgentMessage::Other(_) => "other".to_owned(),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_missing_tool_result_is_synthesized_as_an_error() {
-        let messages = vec![
-            user("q"),
-            assistant(&["a", "b"], StopReason::ToolUse),
-            result("a"),
-            user("next"),
-        ];
-        assert_eq!(
-            shape(&request_messages(&messages)),
-            ["user", "assistant", "result:a", "result:b!", "user"]
-        );
-    }
-
-    #[test]
-    fn failed_and_aborted_messages_and_orphan_results_are_left_out() {
-        let messages = vec![
-            user("q"),
-            assistant(&[], StopReason::Error),
-            result("zz"),
-            user("again"),
-            assistant(&["c"], StopReason::Aborted),
-            result("c"),
-        ];
-        assert_eq!(shape(&request_messages(&messages)), ["user", "user"]);
-    }
 
     #[test]
     fn a_retry_that_repeats_the_shown_text_shows_only_what_follows() {

@@ -17,7 +17,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 
-use crate::agent::turn::{CancelReason, Cancellation};
+use crate::engine::{CancelReason, Cancellation};
 
 /// stderr bytes kept (the tail) for error messages.
 const STDERR_KEEP: usize = 64 * 1024;

@@ -7,14 +7,12 @@
 //! whatever the exit code.
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
-use crate::provider::StreamEvent;
+use crate::conversation::{AssistantBlock, StopReason, TextBlock, ThinkingBlock, ToolCall};
 use crate::provider::anthropic::wire::CacheCreation;
-use crate::session::record::{
-    AssistantContent, StopReason, TextContent, ThinkingContent, ToolCall,
-};
 use crate::session::store::SessionError;
 
 use super::record::Recorder;
@@ -322,7 +320,21 @@ pub struct ResultEvent {
     pub duration_api_ms: Option<u64>,
     /// Tool calls claude refused.
     #[serde(default)]
-    pub permission_denials: Vec<Value>,
+    pub permission_denials: Vec<Denial>,
+}
+
+/// A tool call claude refused.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Denial {
+    /// The tool.
+    #[serde(default)]
+    pub tool_name: String,
+    /// The call id.
+    #[serde(default)]
+    pub tool_use_id: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub tool_input: Value,
 }
 
 /// The translator's state over one run.
@@ -391,13 +403,15 @@ impl ClaudeStream {
                 attempt,
                 retry_delay_ms,
                 error,
-            }) => recorder.system(serde_json::json!({
-                "type": "system",
-                "subtype": "api_retry",
-                "attempt": attempt,
-                "delay_ms": retry_delay_ms,
-                "error": error,
-            })),
+            }) => recorder.child_retry(
+                attempt,
+                retry_delay_ms,
+                match error {
+                    Some(Value::String(text)) => text,
+                    Some(other) => other.to_string(),
+                    None => String::new(),
+                },
+            ),
             // The message being assembled is completed by the caller, which knows from this
             // event whether it is an answer or an error (`is_error`).
             Line::Result(result) => self.result = Some(result),
@@ -487,26 +501,23 @@ impl ClaudeStream {
         }
         for block in message.content {
             let content = match block {
-                WireBlock::Text { text } => AssistantContent::Text(TextContent {
+                WireBlock::Text { text } => AssistantBlock::Text(TextBlock {
                     text,
-                    text_signature: None,
-                    extra: Map::new(),
+                    signature: None,
                 }),
                 WireBlock::Thinking {
                     thinking,
                     signature,
-                } => AssistantContent::Thinking(ThinkingContent {
+                } => AssistantBlock::Thinking(ThinkingBlock {
                     thinking,
-                    thinking_signature: signature,
-                    redacted: None,
-                    extra: Map::new(),
+                    signature,
+                    redacted: false,
                 }),
-                WireBlock::ToolUse { id, name, input } => AssistantContent::ToolCall(ToolCall {
+                WireBlock::ToolUse { id, name, input } => AssistantBlock::ToolCall(ToolCall {
                     id,
                     name,
                     arguments: input,
                     thought_signature: None,
-                    extra: Map::new(),
                 }),
                 WireBlock::Other => continue,
             };

@@ -7,10 +7,10 @@
 //! value the previous turn recorded, with the cached part taken out of the input (SPEC §8).
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::conversation::TokenUsage;
-use crate::session::record::{AssistantContent, TextContent, ThinkingContent, ToolCall};
+use crate::conversation::{AssistantBlock, TextBlock, ThinkingBlock, ToolCall};
 use crate::session::store::SessionError;
 
 use super::record::Recorder;
@@ -244,7 +244,6 @@ impl ItemKind {
             name: name.to_owned(),
             arguments,
             thought_signature: None,
-            extra: Map::new(),
         })
     }
 
@@ -335,18 +334,16 @@ impl CodexStream {
             Line::ItemCompleted { item } => match &item.kind {
                 ItemKind::AgentMessage { text } => {
                     recorder.text_delta(text);
-                    recorder.push(AssistantContent::Text(TextContent {
+                    recorder.push(AssistantBlock::Text(TextBlock {
                         text: text.clone(),
-                        text_signature: None,
-                        extra: Map::new(),
+                        signature: None,
                     }));
                 }
                 ItemKind::Reasoning { text } => {
-                    recorder.push(AssistantContent::Thinking(ThinkingContent {
+                    recorder.push(AssistantBlock::Thinking(ThinkingBlock {
                         thinking: text.clone(),
-                        thinking_signature: None,
-                        redacted: None,
-                        extra: Map::new(),
+                        signature: None,
+                        redacted: false,
                     }));
                 }
                 kind => {
@@ -385,7 +382,7 @@ impl CodexStream {
         recorder: &mut Recorder<'_>,
     ) -> Result<(), SessionError> {
         self.started.push(call.id.clone());
-        recorder.push(AssistantContent::ToolCall(call));
+        recorder.push(AssistantBlock::ToolCall(call));
         recorder.flush(None)
     }
 }

@@ -18,10 +18,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::config::file::SandboxMode;
+use crate::conversation::ToolDefinition;
+use crate::conversation::{AssistantBlock, Message};
 use crate::provider::classify::{FailureKind, classify_parts};
 use crate::provider::error::ErrorDetails;
-use crate::provider::{ProviderError, ThinkingLevel, ToolDefinition};
-use crate::session::record::{AgentMessage, AssistantContent, ContentBlock, MessageContent};
+use crate::provider::{ProviderError, ThinkingLevel};
 use crate::settings::BackendSettings;
 use crate::tools::policy::ToolPolicy;
 
@@ -631,40 +632,25 @@ fn embedded_error_type(text: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The text of a user message (its text blocks joined by newlines; images left out).
-pub fn user_text(content: &MessageContent) -> String {
-    match content {
-        MessageContent::Text(text) => text.clone(),
-        MessageContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(|block| match block {
-                ContentBlock::Text(text) => Some(text.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    }
-}
-
 /// The prompt of a fresh child session replacing a stale one: pincer's transcript, summarized
 /// (the newest part kept when long), then the user's prompt.
-pub fn reseeded_prompt(history: &[AgentMessage], prompt: &str) -> String {
+pub fn reseeded_prompt(history: &[Message], prompt: &str) -> String {
     let mut lines: Vec<String> = Vec::new();
     for message in history {
         match message {
-            AgentMessage::User(user) => {
-                let text = user_text(&user.content);
+            Message::User(user) => {
+                let text = user.content.text();
                 if !text.trim().is_empty() {
                     lines.push(format!("User: {}", text.trim()));
                 }
             }
-            AgentMessage::Assistant(assistant) => {
+            Message::Assistant(assistant) => {
                 for block in &assistant.content {
                     match block {
-                        AssistantContent::Text(text) if !text.text.trim().is_empty() => {
+                        AssistantBlock::Text(text) if !text.text.trim().is_empty() => {
                             lines.push(format!("Assistant: {}", text.text.trim()));
                         }
-                        AssistantContent::ToolCall(call) => {
+                        AssistantBlock::ToolCall(call) => {
                             lines.push(format!(
                                 "Assistant called {}({})",
                                 call.name, call.arguments

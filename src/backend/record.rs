@@ -4,22 +4,23 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use crate::agent::render;
 use crate::agent::transcript::Transcript;
-use crate::agent::turn::{Ending, TurnReport, now_millis};
 use crate::config::ModelInfo;
-use crate::conversation::TokenUsage;
-use crate::output::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
-use crate::output::partial::MessageEnd;
-use crate::output::stop_reason::claude_stop_reason;
-use crate::provider::StreamEvent;
-use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
-use crate::session::record::{
-    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, Cost, StopReason, TextContent,
-    ToolResultMessage, Usage,
+use crate::conversation::StreamEvent;
+use crate::conversation::now_millis;
+use crate::conversation::{
+    AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, StopReason, TextBlock,
+    TokenUsage, ToolResultMessage,
 };
+use crate::engine::event::{
+    AssistantDone, Compaction, Event, EventSink, MessageEnd, Phase, Retry, RetryKind, ToolEnd,
+    ToolResultDone, ToolStart,
+};
+use crate::engine::{Ending, TurnReport};
+use crate::output::stop_reason::claude_stop_reason;
+use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
 use crate::session::store::SessionError;
 
 use super::CliBackend;
@@ -28,7 +29,7 @@ use super::CliBackend;
 #[derive(Debug, Default)]
 struct Pending {
     id: String,
-    content: Vec<AssistantContent>,
+    content: Vec<AssistantBlock>,
     usage: TokenUsage,
     stop_reason: Option<String>,
     /// Text already shown as deltas (so the whole message does not print it again).
@@ -47,7 +48,6 @@ pub struct Recorder<'a> {
     backend: CliBackend,
     model: String,
     model_info: Option<ModelInfo>,
-    session_id: Option<String>,
     pending: Option<Pending>,
     tool_names: HashMap<String, String>,
     text_printed: bool,
@@ -71,7 +71,6 @@ impl<'a> Recorder<'a> {
         backend: CliBackend,
         model: &str,
         model_info: Option<ModelInfo>,
-        session_id: Option<String>,
     ) -> Recorder<'a> {
         Recorder {
             transcript,
@@ -79,7 +78,6 @@ impl<'a> Recorder<'a> {
             backend,
             model: model.to_owned(),
             model_info,
-            session_id,
             pending: None,
             tool_names: HashMap::new(),
             text_printed: false,
@@ -128,7 +126,7 @@ impl<'a> Recorder<'a> {
     }
 
     /// The stream events of a whole block the child reported at once (block number `block`).
-    fn tell(&mut self, block: usize, content: &AssistantContent) {
+    fn tell(&mut self, block: usize, content: &AssistantBlock) {
         let model = self.model.clone();
         let pending = self.pending();
         let mut events = Vec::new();
@@ -139,15 +137,15 @@ impl<'a> Recorder<'a> {
             });
         }
         match content {
-            AssistantContent::Text(text) => events.push(StreamEvent::TextDelta {
+            AssistantBlock::Text(text) => events.push(StreamEvent::TextDelta {
                 block,
                 text: text.text.clone(),
             }),
-            AssistantContent::Thinking(thinking) => events.push(StreamEvent::ThinkingDelta {
+            AssistantBlock::Thinking(thinking) => events.push(StreamEvent::ThinkingDelta {
                 block,
                 text: thinking.thinking.clone(),
             }),
-            AssistantContent::ToolCall(call) => {
+            AssistantBlock::ToolCall(call) => {
                 events.push(StreamEvent::ToolCallStart {
                     block,
                     id: call.id.clone(),
@@ -158,7 +156,6 @@ impl<'a> Recorder<'a> {
                     fragment: call.arguments.to_string(),
                 });
             }
-            AssistantContent::Unknown(_) => {}
         }
         for event in events {
             let _ = self.sink.emit(&Event::Stream(event));
@@ -199,7 +196,7 @@ impl<'a> Recorder<'a> {
 
     /// Add a content block to the message being assembled. A tool call is run by the child
     /// next, so it is announced as started.
-    pub fn push(&mut self, block: AssistantContent) {
+    pub fn push(&mut self, block: AssistantBlock) {
         let pending = self.pending();
         // claude repeats a block when it splits one message over several events.
         if pending.content.contains(&block) {
@@ -211,7 +208,7 @@ impl<'a> Recorder<'a> {
         if told {
             self.tell(index, &block);
         }
-        if let AssistantContent::ToolCall(call) = &block {
+        if let AssistantBlock::ToolCall(call) = &block {
             self.tool_names.insert(call.id.clone(), call.name.clone());
             let _ = self.sink.emit(&Event::ToolStarted(ToolStart {
                 id: call.id.clone(),
@@ -251,7 +248,7 @@ impl<'a> Recorder<'a> {
         let has_calls = pending
             .content
             .iter()
-            .any(|block| matches!(block, AssistantContent::ToolCall(_)));
+            .any(|block| matches!(block, AssistantBlock::ToolCall(_)));
         let stop_reason = match &failure {
             Some((stop, _)) => *stop,
             None if has_calls => StopReason::ToolUse,
@@ -274,30 +271,23 @@ impl<'a> Recorder<'a> {
             api: self.backend.name().to_owned(),
             provider: self.backend.name().to_owned(),
             model: self.model.clone(),
-            usage: Usage {
-                input: usage.input,
-                output: usage.output,
-                cache_read: usage.cache_read,
-                cache_write: usage.cache_write,
-                total_tokens: usage.context_tokens(),
-                cost: cost.clone(),
-            },
+            usage,
+            cost,
             stop_reason,
             timestamp: now_millis(),
-            extra: Map::new(),
             error_message: failure.as_ref().map(|(_, reason)| reason.clone()),
         };
         let text: String = message
             .content
             .iter()
             .filter_map(|block| match block {
-                AssistantContent::Text(text) => Some(text.text.as_str()),
+                AssistantBlock::Text(text) => Some(text.text.as_str()),
                 _ => None,
             })
             .collect();
         let entry_id = self
             .transcript
-            .append_message(&AgentMessage::Assistant(message.clone()))?;
+            .append_message(&Message::Assistant(message.clone()))?;
         self.report.usage.add(&usage);
         self.report.cost_usd += cost.total;
         let totals = self
@@ -342,13 +332,13 @@ impl<'a> Recorder<'a> {
             stop_reason: self.report.stop_reason,
             usage,
         }));
-        let _ = self.sink.emit(&Event::Assistant(render::assistant_line(
-            &message,
-            &pending.id,
-            (self.report.stop_reason, pending.stop_reason.as_deref()),
-            self.session_id.as_deref(),
-            Some(entry_id.as_str()),
-        )));
+        let _ = self.sink.emit(&Event::Assistant(AssistantDone {
+            message,
+            message_id: pending.id.clone(),
+            stop_reason: self.report.stop_reason,
+            provider_stop_reason: pending.stop_reason.clone(),
+            entry_id: Some(entry_id),
+        }));
         Ok(())
     }
 
@@ -375,28 +365,25 @@ impl<'a> Recorder<'a> {
                 .get(call_id)
                 .cloned()
                 .unwrap_or_else(|| "unknown".to_owned()),
-            content: vec![ContentBlock::Text(TextContent {
+            content: vec![ContentBlock::Text(TextBlock {
                 text: text.to_owned(),
-                text_signature: None,
-                extra: Map::new(),
+                signature: None,
             })],
             details,
             is_error,
             timestamp: now_millis(),
-            extra: Map::new(),
         };
         let entry_id = self
             .transcript
-            .append_message(&AgentMessage::ToolResult(result.clone()))?;
+            .append_message(&Message::ToolResult(result.clone()))?;
         let _ = self.sink.emit(&Event::ToolFinished(ToolEnd {
             id: call_id.to_owned(),
             is_error,
         }));
-        let _ = self.sink.emit(&Event::User(render::tool_result_line(
-            &result,
-            self.session_id.as_deref(),
-            Some(entry_id.as_str()),
-        )));
+        let _ = self.sink.emit(&Event::ToolResult(ToolResultDone {
+            result,
+            entry_id: Some(entry_id),
+        }));
         Ok(())
     }
 
@@ -437,17 +424,12 @@ impl<'a> Recorder<'a> {
         )?;
         self.transcript.sync()?;
         self.report.compactions += 1;
-        let _ = self.sink.emit(&Event::System(json!({
-            "type": "system",
-            "subtype": "compact_boundary",
-            "compact_metadata": {
-                "trigger": trigger,
-                "pre_tokens": pre_tokens,
-                "post_tokens": post_tokens,
-            },
-            "backend": self.backend.name(),
-            "session_id": self.session_id,
-        })));
+        let _ = self.sink.emit(&Event::Compaction(Compaction {
+            trigger: trigger.to_owned(),
+            pre_tokens,
+            post_tokens,
+            backend: Some(self.backend.name()),
+        }));
         Ok(())
     }
 
@@ -460,9 +442,13 @@ impl<'a> Recorder<'a> {
         self.transcript.sync()
     }
 
-    /// Emit a `system` line as is (with pincer's session id).
-    pub fn system(&mut self, mut line: Value) {
-        line["session_id"] = json!(self.session_id);
-        let _ = self.sink.emit(&Event::System(line));
+    /// The child retries its own API call.
+    pub fn child_retry(&mut self, attempt: Option<u64>, delay_ms: Option<u64>, error: String) {
+        let _ = self.sink.emit(&Event::Retry(Retry {
+            attempt,
+            delay: delay_ms.map(std::time::Duration::from_millis),
+            error,
+            kind: RetryKind::Child,
+        }));
     }
 }

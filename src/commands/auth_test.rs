@@ -15,12 +15,12 @@ use super::{Context, stdout_error};
 use crate::auth::store::same_provider;
 use crate::auth::{AuthFile, Store};
 use crate::cli::AuthTestArgs;
+use crate::conversation::{Message, MessageContent, UserMessage};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint};
 use crate::provider::{self, ModelRequest, ThinkingLevel};
-use crate::session::record::{AgentMessage, MessageContent, UserMessage};
 
 /// Providers tried when no target is named and no profile mentions them.
 const KEYED_PROVIDERS: [&str; 3] = ["anthropic", "openai", "google"];
@@ -177,10 +177,9 @@ async fn probe(
     let request = ModelRequest {
         model: model.reference.model.clone(),
         system_prompt: String::new(),
-        messages: vec![AgentMessage::User(UserMessage {
+        messages: vec![Message::User(UserMessage {
             content: MessageContent::Text("Reply with the word OK.".to_owned()),
             timestamp: 0,
-            extra: serde_json::Map::new(),
         })],
         tools: Vec::new(),
         thinking: ThinkingLevel::Off,

@@ -13,7 +13,7 @@ use crate::agent::transcript::Transcript;
 use crate::cli::CompactArgs;
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
-use crate::output::result::{ResultError, ResultSubtype, RunResult};
+use crate::output::schema::{ResultError, ResultSubtype, RunResult};
 use crate::provider::classify::classify;
 use crate::provider::http::Endpoint;
 use crate::provider::retry::RetryNotice;

@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 
 use super::Context;
 use crate::agent::transcript::Transcript;
-use crate::agent::turn::{Cancellation, Ending, TurnReport};
 use crate::backend::child::{self, ChildEnd, Spawn};
 use crate::backend::claude::ClaudeStream;
 use crate::backend::codex::{CodexStream, RawUsage};
@@ -20,11 +19,13 @@ use crate::backend::record::Recorder;
 use crate::backend::{self, CliBackend, Request};
 use crate::cli::TurnArgs;
 use crate::config::file::SandboxMode;
+use crate::conversation::{Message, StopReason};
+use crate::engine::{Cancellation, Ending, TurnReport};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::events::EventSink;
 use crate::provider::classify::FailureKind;
 use crate::provider::{ProviderError, ThinkingLevel};
-use crate::session::record::{AgentMessage, Entry, StopReason};
+use crate::session::record::Entry;
 use crate::session::store::SessionError;
 use crate::tools::policy::ToolPolicy;
 
@@ -44,8 +45,6 @@ pub(super) struct Delegation<'a> {
     pub(super) added_dirs: &'a [PathBuf],
     /// The reasoning level asked for, if any.
     pub(super) thinking: Option<ThinkingLevel>,
-    /// pincer's session id, for event lines.
-    pub(super) session_id: Option<&'a str>,
 }
 
 /// The child session a previous turn recorded: the `data` of the `pincer.<backend>` entry.
@@ -77,9 +76,9 @@ fn recorded(transcript: &Transcript, backend: CliBackend) -> Recorded {
 }
 
 /// The text of the new user message (the last one).
-fn prompt_of(messages: &[AgentMessage]) -> String {
+fn prompt_of(messages: &[Message]) -> String {
     match messages.last() {
-        Some(AgentMessage::User(user)) => backend::user_text(&user.content),
+        Some(Message::User(user)) => user.content.text(),
         _ => String::new(),
     }
 }
@@ -195,7 +194,7 @@ pub(super) async fn run_delegated(
     context: &Context,
     args: &TurnArgs,
     delegation: &Delegation<'_>,
-    messages: &[AgentMessage],
+    messages: &[Message],
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
@@ -260,14 +259,7 @@ pub(super) async fn run_delegated(
     let model_info = context
         .settings
         .model_info(backend.name(), delegation.model);
-    let mut recorder = Recorder::new(
-        transcript,
-        sink,
-        backend,
-        delegation.model,
-        model_info,
-        delegation.session_id.map(str::to_owned),
-    );
+    let mut recorder = Recorder::new(transcript, sink, backend, delegation.model, model_info);
     let mut reseeded = false;
     loop {
         let fresh_id = uuid::Uuid::new_v4().to_string();
@@ -516,9 +508,15 @@ fn conclude(
         if let Some(turns) = result.num_turns {
             report.model_calls = report.model_calls.max(turns);
         }
-        report
+        report.permission_denials = result
             .permission_denials
-            .clone_from(&result.permission_denials);
+            .iter()
+            .map(|denial| crate::engine::Denial {
+                tool_name: denial.tool_name.clone(),
+                tool_use_id: denial.tool_use_id.clone(),
+                tool_input: denial.tool_input.clone(),
+            })
+            .collect();
         report.api_duration = result
             .duration_api_ms
             .map_or_else(|| started.elapsed(), Duration::from_millis);

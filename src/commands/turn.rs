@@ -21,26 +21,26 @@ use crate::agent::context_files;
 use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::transcript::Transcript;
-use crate::agent::turn::{
-    self, CancelReason, Cancellation, Credential, Ending, TurnReport, TurnSettings,
-};
+use crate::agent::turn::{self, Credential, TurnSettings};
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
+use crate::conversation::{ContentBlock, ImageBlock, Message, MessageContent, UserMessage};
+use crate::engine::event::{Event, EventSink, Fallback, Init};
+use crate::engine::{CancelReason, Cancellation, Ending, TurnReport};
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{InputError, StdinOptions};
 use crate::output::Format;
-use crate::output::events::{Event, EventSink, sink_for};
+use crate::output::events::{OutputSink, sink_for};
 use crate::output::progress::ProgressSink;
-use crate::output::result::{
-    ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, RunResult,
+use crate::output::schema::{
+    Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
+    RunResult, new_uuid,
 };
 use crate::provider::classify::FailureKind;
 use crate::provider::http::Endpoint;
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
 use crate::session::index::{self, Index};
-use crate::session::record::{
-    self, AgentMessage, ContentBlock, ImageContent, MessageContent, SessionHeader, UserMessage,
-};
+use crate::session::record::{self, SessionHeader};
 use crate::session::store;
 use crate::session::tail;
 use crate::settings::ModelRef;
@@ -177,7 +177,7 @@ fn drive(
 }
 
 fn fail(
-    sink: &mut dyn EventSink,
+    sink: &mut dyn OutputSink,
     format: Format,
     started: Instant,
     known: &Known,
@@ -343,10 +343,9 @@ fn read_images(paths: &[PathBuf]) -> CliResult<Vec<ContentBlock>> {
                 path.display()
             )));
         };
-        blocks.push(ContentBlock::Image(ImageContent {
+        blocks.push(ContentBlock::Image(ImageBlock {
             data: base64::engine::general_purpose::STANDARD.encode(&bytes),
             mime_type: mime.to_owned(),
-            extra: serde_json::Map::new(),
         }));
     }
     Ok(blocks)
@@ -469,7 +468,7 @@ pub(crate) fn credentials(
         context.diagnostics.warn(&warning);
     }
     let environment = |name: &str| std::env::var(name).ok();
-    let now = u64::try_from(turn::now_millis()).unwrap_or(0);
+    let now = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
     let resolution = crate::auth::resolve(
         &store,
         provider,
@@ -499,7 +498,7 @@ pub(crate) fn credentials(
 /// The session a turn writes to, set up per the command.
 struct SessionSetup {
     transcript: Transcript,
-    context: Vec<AgentMessage>,
+    context: Vec<Message>,
     session_id: Option<String>,
     session_name: Option<String>,
     /// Model and thinking level recorded in the session (resume).
@@ -599,7 +598,7 @@ fn open_session(
     };
     Ok(SessionSetup {
         transcript,
-        context: rebuilt.messages,
+        context: rebuilt.into_conversation(),
         session_id,
         session_name: facts.name.clone(),
         recorded_model: facts.model_ref(),
@@ -1047,12 +1046,11 @@ fn execute(
     };
     let first = attempt_settings(context, args, &shared, primary);
 
-    let mut content = vec![crate::agent::turn::text_block(&prompt.text)];
+    let mut content = vec![ContentBlock::text(&prompt.text)];
     content.extend(images);
-    let user = AgentMessage::User(UserMessage {
+    let user = Message::User(UserMessage {
         content: MessageContent::Blocks(content),
-        timestamp: turn::now_millis(),
-        extra: serde_json::Map::new(),
+        timestamp: crate::conversation::now_millis(),
     });
 
     // A dry run describes the primary model's request (or child invocation), touching nothing.
@@ -1083,7 +1081,7 @@ fn execute(
                 let request = ModelRequest {
                     model: settings.model.clone(),
                     system_prompt: settings.system_prompt.clone(),
-                    messages: turn::request_messages(&messages),
+                    messages: crate::conversation::repair(&messages),
                     tools: settings.tools.clone(),
                     thinking,
                     thinking_budget: settings.thinking_budget,
@@ -1135,19 +1133,24 @@ fn execute(
     let mut messages = std::mem::take(&mut setup.context);
     messages.push(user);
 
-    let _ = sink.emit(&Event::Init(json!({
-        "type": "system",
-        "subtype": "init",
-        "cwd": context.workspace,
-        "session_id": setup.session_id,
-        "tools": first.settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
-        "model": first.settings.model,
-        "provider": first.settings.provider,
-        "backend": known.backend.unwrap_or("api"),
-        "permissionMode": "default",
-        "apiKeySource": if first.settings.endpoint.api_key.is_some() { "environment" } else { "none" },
-        "pincer_version": env!("CARGO_PKG_VERSION"),
-    })));
+    let _ = sink.emit(&Event::Init(Init {
+        session_id: setup.session_id.clone(),
+        cwd: context.workspace.clone(),
+        tools: first
+            .settings
+            .tools
+            .iter()
+            .map(|tool| tool.name.clone())
+            .collect(),
+        model: first.settings.model.clone(),
+        provider: first.settings.provider.clone(),
+        backend: known.backend.unwrap_or("api"),
+        api_key_source: if first.settings.endpoint.api_key.is_some() {
+            "environment"
+        } else {
+            "none"
+        },
+    }));
     if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
         && let Some(id) = &setup.session_id
     {
@@ -1435,7 +1438,7 @@ async fn run_chain(
     shared: &Shared,
     (chain, first): (&[Candidate], Attempt),
     client: &reqwest::Client,
-    messages: &mut Vec<AgentMessage>,
+    messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
     cancellation: &Cancellation,
@@ -1508,8 +1511,10 @@ async fn run_chain(
                         // The delegate appended to the session only: bring the context along
                         // for a fallback that comes after it.
                         for entry in &transcript.entries()[before..] {
-                            if let crate::session::record::Entry::Message(entry) = entry {
-                                messages.push(entry.message.clone());
+                            if let crate::session::record::Entry::Message(entry) = entry
+                                && let Some(message) = entry.message.clone().into_conversation()
+                            {
+                                messages.push(message);
                             }
                         }
                         report
@@ -1550,15 +1555,12 @@ async fn run_chain(
         ));
         failed_over += 1;
         let Some(next) = next else { break };
-        let _ = sink.emit(&Event::System(json!({
-            "type": "system",
-            "subtype": "model_fallback",
-            "from": candidate.model_ref,
-            "to": next.model_ref,
-            "reason": kind.as_str(),
-            "error": message,
-            "session_id": shared.session_id,
-        })));
+        let _ = sink.emit(&Event::Fallback(Fallback {
+            from: candidate.model_ref.clone(),
+            to: next.model_ref.clone(),
+            reason: kind.as_str(),
+            error: message.clone(),
+        }));
         // On stderr in every mode: a cron log should show why another model answered.
         context.diagnostics.warn(&format!(
             "{} failed ({}: {message}); trying {}",
@@ -1629,7 +1631,6 @@ fn delegation_for<'a>(
         sandbox: shared.sandbox_mode,
         added_dirs: &shared.sandbox.added_dirs,
         thinking: shared.thinking_asked,
-        session_id: shared.session_id.as_deref(),
     }
 }
 
@@ -1861,7 +1862,7 @@ fn finish(
         );
     }
     let result = RunResult {
-        kind: "result".to_owned(),
+        kind: ResultWord::Value,
         subtype,
         is_error: exit != Exit::Success,
         result: report.final_text.clone(),
@@ -1912,7 +1913,15 @@ fn finish(
             status: failure.status,
             retryable: failure.retryable,
         }),
-        permission_denials: report.permission_denials.clone(),
+        permission_denials: report
+            .permission_denials
+            .iter()
+            .map(|denial| Denial {
+                tool_name: denial.tool_name.clone(),
+                tool_use_id: denial.tool_use_id.clone(),
+                tool_input: denial.tool_input.clone(),
+            })
+            .collect(),
         structured_output: None,
         model: Some(outcome.model.clone()),
         provider: Some(outcome.provider.clone()),
@@ -1921,7 +1930,7 @@ fn finish(
         heartbeat_ok: heartbeat.then(|| {
             exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)
         }),
-        uuid: crate::output::events::new_uuid(),
+        uuid: new_uuid(),
     };
     let cli_error = error.map(|failure| {
         let error = CliError::new(exit, failure.message);

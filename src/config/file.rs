@@ -237,37 +237,7 @@ impl SandboxMode {
     }
 }
 
-/// Reasoning levels (SPEC §1.2 `--thinking`), mapped per provider elsewhere.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ThinkingLevel {
-    /// No reasoning.
-    Off,
-    /// The least reasoning the provider supports.
-    Minimal,
-    /// Low.
-    Low,
-    /// Medium.
-    Medium,
-    /// High.
-    High,
-    /// The most the provider offers.
-    Xhigh,
-}
-
-impl ThinkingLevel {
-    /// The name used in `config.toml` and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Off => "off",
-            Self::Minimal => "minimal",
-            Self::Low => "low",
-            Self::Medium => "medium",
-            Self::High => "high",
-            Self::Xhigh => "xhigh",
-        }
-    }
-}
+pub use crate::conversation::ThinkingLevel;
 
 /// `[tools]` (SPEC §10).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

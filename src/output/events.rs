@@ -16,75 +16,21 @@
 use std::io;
 
 use serde::Serialize;
-use serde_json::Value;
 
-use super::partial::{MessageEnd, PartialMessages};
-use super::result::RunResult;
+use super::partial::PartialMessages;
+use super::schema::{
+    ApiRetryLine, AssistantContent, AssistantLine, AssistantWire, AssistantWord, AuthRotationLine,
+    Base64Word, CompactBoundaryLine, CompactMetadata, ImageSource, InitLine, Line, MessageWord,
+    ModelFallbackLine, RawEvent, ResultContent, RunResult, StreamEventLine, SystemLine,
+    ToolResultWire, ToolResultWord, UserLine, UserWire, WireUsage, new_uuid,
+};
 use super::{Format, Stdout};
-use crate::provider::StreamEvent;
+use crate::conversation::{AssistantBlock, ContentBlock};
+use crate::engine::event::{AssistantDone, Retry, RetryKind, ToolResultDone};
+pub use crate::engine::event::{Event, EventSink, Phase, ToolEnd, ToolStart};
 
-/// Something that happened during a run, in the order it happened.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Event {
-    /// The run started (`system/init`).
-    Init(Value),
-    /// A chunk of assistant text for the person reading stdout (text mode), as it streams.
-    TextDelta(String),
-    /// A neutral event of the model call in progress, as it arrives (the stream-json
-    /// `stream_event` lines with `--include-partial-messages`; the spinner's phase).
-    Stream(StreamEvent),
-    /// The model call in progress completed (closes its `stream_event` message).
-    MessageEnd(MessageEnd),
-    /// A whole assistant message (Anthropic-shaped content).
-    Assistant(Value),
-    /// Tool results sent back to the model.
-    User(Value),
-    /// A `system` event with a subtype (`compact_boundary`, `api_retry`, `model_fallback`, …).
-    System(Value),
-    /// A sentence for the person reading text mode, written to stderr (the JSON modes carry
-    /// the same fact in a `system` event).
-    Notice(String),
-    /// What the run is waiting for now (progress on stderr only).
-    Phase(Phase),
-    /// A tool call is about to run (progress on stderr only).
-    ToolStarted(ToolStart),
-    /// A tool call finished (progress on stderr only; its result is the `User` event).
-    ToolFinished(ToolEnd),
-}
-
-/// A phase of the run that no other event announces.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Phase {
-    /// A model request is on its way (the model reference, or the CLI backend's name).
-    Connecting(String),
-    /// The transcript is being summarized.
-    Compacting,
-}
-
-/// A tool call about to run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolStart {
-    /// The call id.
-    pub id: String,
-    /// The tool's name.
-    pub name: String,
-    /// Its arguments.
-    pub input: Value,
-}
-
-/// A tool call that finished.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolEnd {
-    /// The call id.
-    pub id: String,
-    /// Whether the tool reported an error (or the call was refused).
-    pub is_error: bool,
-}
-
-/// Where events go.
-pub trait EventSink {
-    /// Render one event.
-    fn emit(&mut self, event: &Event) -> io::Result<()>;
+/// A sink of the output layer: it takes every event and renders the terminal record.
+pub trait OutputSink: EventSink {
     /// Render the terminal record. Called exactly once per run.
     fn finish(&mut self, result: &RunResult) -> io::Result<()>;
 }
@@ -97,8 +43,8 @@ pub fn sink_for(
     include_partial: bool,
     hold_text: bool,
     events_file: Option<std::fs::File>,
-) -> Box<dyn EventSink> {
-    let base: Box<dyn EventSink> = match format {
+) -> Box<dyn OutputSink> {
+    let base: Box<dyn OutputSink> = match format {
         Format::Text => Box::new(TextSink {
             hold: hold_text,
             ..TextSink::default()
@@ -151,7 +97,9 @@ impl EventSink for TextSink {
         }
         Ok(())
     }
+}
 
+impl OutputSink for TextSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
         if result.heartbeat_ok == Some(true) {
             return Ok(());
@@ -178,7 +126,9 @@ impl EventSink for JsonSink {
     fn emit(&mut self, _event: &Event) -> io::Result<()> {
         Ok(())
     }
+}
 
+impl OutputSink for JsonSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
         self.stdout.json_line(result)
     }
@@ -189,8 +139,8 @@ impl EventSink for JsonSink {
 pub struct StreamJsonLines {
     include_partial: bool,
     partial: PartialMessages,
-    /// From `system/init`, for the `stream_event` lines.
-    session_id: Value,
+    /// From `system/init`, for every later line.
+    session_id: Option<String>,
 }
 
 impl StreamJsonLines {
@@ -199,73 +149,209 @@ impl StreamJsonLines {
         StreamJsonLines {
             include_partial,
             partial: PartialMessages::default(),
-            session_id: Value::Null,
+            session_id: None,
         }
     }
 
     /// The lines for one event (none for the events of text mode and of the progress).
-    pub fn lines(&mut self, event: &Event) -> Vec<Value> {
-        let raw = match event {
-            Event::Init(line) => {
-                self.session_id = line.get("session_id").cloned().unwrap_or(Value::Null);
-                let model = line.get("model").and_then(Value::as_str).map(str::to_owned);
-                self.partial = PartialMessages::new(model);
-                return vec![with_uuid(line.clone())];
+    pub fn lines(&mut self, event: &Event) -> Vec<Line> {
+        let session_id = self.session_id.clone();
+        let line = match event {
+            Event::Init(init) => {
+                self.session_id.clone_from(&init.session_id);
+                self.partial = PartialMessages::new(Some(init.model.clone()));
+                Line::System(SystemLine::Init(InitLine {
+                    cwd: init.cwd.to_string_lossy().into_owned(),
+                    session_id: init.session_id.clone(),
+                    tools: init.tools.clone(),
+                    model: init.model.clone(),
+                    provider: init.provider.clone(),
+                    backend: init.backend.to_owned(),
+                    permission_mode: "default".to_owned(),
+                    api_key_source: init.api_key_source.to_owned(),
+                    pincer_version: env!("CARGO_PKG_VERSION").to_owned(),
+                    uuid: new_uuid(),
+                }))
             }
-            Event::System(line) => {
-                let mut line = with_uuid(line.clone());
-                if self.include_partial && self.partial.is_open() && starts_over(&line) {
-                    // The open partial message will not be completed: say so, as the loop does
-                    // for a stream it re-sends after text was shown.
-                    self.partial.abandon();
-                    if let Some(object) = line.as_object_mut() {
-                        object.insert("discarded_partial".to_owned(), Value::Bool(true));
-                    }
-                }
-                return vec![line];
+            Event::Assistant(done) => Line::Assistant(assistant_line(done, session_id)),
+            Event::ToolResult(done) => Line::User(user_line(done, session_id)),
+            Event::Retry(retry) => {
+                let discarded = self.starts_over() || retry.kind == RetryKind::DiscardedPartial;
+                Line::System(SystemLine::ApiRetry(retry_line(
+                    retry, session_id, discarded,
+                )))
             }
-            Event::Assistant(line) | Event::User(line) => {
-                return vec![with_uuid(line.clone())];
+            Event::Rotation(rotation) => {
+                let discarded = self.starts_over();
+                Line::System(SystemLine::AuthRotation(AuthRotationLine {
+                    provider: rotation.provider.clone(),
+                    from_profile: rotation.from.clone(),
+                    to_profile: rotation.to.clone(),
+                    reason: rotation.reason.to_owned(),
+                    session_id,
+                    discarded_partial: discarded.then_some(true),
+                    uuid: new_uuid(),
+                }))
             }
-            Event::Stream(stream) if self.include_partial => self.partial.on_stream(stream),
-            Event::MessageEnd(end) if self.include_partial => self.partial.on_end(end),
+            Event::Fallback(fallback) => {
+                let discarded = self.starts_over();
+                Line::System(SystemLine::ModelFallback(ModelFallbackLine {
+                    from: fallback.from.clone(),
+                    to: fallback.to.clone(),
+                    reason: fallback.reason.to_owned(),
+                    error: fallback.error.clone(),
+                    session_id,
+                    discarded_partial: discarded.then_some(true),
+                    uuid: new_uuid(),
+                }))
+            }
+            Event::Compaction(compaction) => {
+                Line::System(SystemLine::CompactBoundary(CompactBoundaryLine {
+                    session_id,
+                    compact_metadata: CompactMetadata {
+                        trigger: compaction.trigger.clone(),
+                        pre_tokens: compaction.pre_tokens,
+                        post_tokens: compaction.post_tokens,
+                    },
+                    backend: compaction.backend.map(str::to_owned),
+                    uuid: new_uuid(),
+                }))
+            }
+            Event::Stream(stream) if self.include_partial => {
+                let raw = self.partial.on_stream(stream);
+                return self.stream_lines(raw);
+            }
+            Event::MessageEnd(end) if self.include_partial => {
+                let raw = self.partial.on_end(end);
+                return self.stream_lines(raw);
+            }
             _ => return Vec::new(),
         };
+        vec![line]
+    }
+
+    /// Whether a line that starts the model call over (a retry, another credential or model)
+    /// leaves a partial message open: its content is then to be dropped, and the encoder forgets
+    /// it, as the loop does for a stream it re-sends after content was shown.
+    fn starts_over(&mut self) -> bool {
+        if self.include_partial && self.partial.is_open() {
+            self.partial.abandon();
+            return true;
+        }
+        false
+    }
+
+    fn stream_lines(&self, raw: Vec<RawEvent>) -> Vec<Line> {
         raw.into_iter()
             .map(|event| {
-                serde_json::json!({
-                    "type": "stream_event",
-                    "event": event,
-                    "session_id": self.session_id,
-                    "parent_tool_use_id": null,
-                    "uuid": new_uuid(),
+                Line::StreamEvent(StreamEventLine {
+                    event,
+                    session_id: self.session_id.clone(),
+                    parent_tool_use_id: None,
+                    uuid: new_uuid(),
                 })
             })
             .collect()
     }
 }
 
-/// Whether a `system` line starts the model call over (a retry, another credential or model).
-fn starts_over(line: &Value) -> bool {
-    matches!(
-        line.get("subtype").and_then(Value::as_str),
-        Some("api_retry" | "auth_rotation" | "model_fallback")
-    )
-}
-
-/// A fresh UUIDv4, as claude stamps every line.
-pub fn new_uuid() -> String {
-    uuid::Uuid::new_v4().to_string()
-}
-
-/// The line with a `uuid`, unless it has one.
-fn with_uuid(mut line: Value) -> Value {
-    if let Some(object) = line.as_object_mut()
-        && object.get("uuid").is_none_or(Value::is_null)
-    {
-        object.insert("uuid".to_owned(), Value::String(new_uuid()));
+/// The `assistant` line of a completed message.
+fn assistant_line(done: &AssistantDone, session_id: Option<String>) -> AssistantLine {
+    let message = &done.message;
+    let content = message
+        .content
+        .iter()
+        .map(|block| match block {
+            AssistantBlock::Text(text) => AssistantContent::Text {
+                text: text.text.clone(),
+            },
+            AssistantBlock::Thinking(thinking) => AssistantContent::Thinking {
+                thinking: thinking.thinking.clone(),
+                signature: thinking.signature.clone().unwrap_or_default(),
+            },
+            AssistantBlock::ToolCall(call) => AssistantContent::ToolUse {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                input: call.arguments.clone(),
+            },
+        })
+        .collect();
+    AssistantLine {
+        message: AssistantWire {
+            id: done.message_id.clone(),
+            kind: MessageWord::Value,
+            role: AssistantWord::Value,
+            model: message.model.clone(),
+            content,
+            stop_reason: done.stop_reason.map(str::to_owned),
+            stop_sequence: None,
+            usage: WireUsage {
+                input_tokens: message.usage.input,
+                cache_creation_input_tokens: message.usage.cache_write,
+                cache_read_input_tokens: message.usage.cache_read,
+                output_tokens: message.usage.output,
+            },
+            provider_stop_reason: done.provider_stop_reason.clone(),
+        },
+        parent_tool_use_id: None,
+        session_id,
+        entry_id: done.entry_id.clone(),
+        uuid: new_uuid(),
     }
-    line
+}
+
+/// The `user` line carrying one tool result.
+fn user_line(done: &ToolResultDone, session_id: Option<String>) -> UserLine {
+    let result = &done.result;
+    let content = result
+        .content
+        .iter()
+        .map(|block| match block {
+            ContentBlock::Text(text) => ResultContent::Text {
+                text: text.text.clone(),
+            },
+            ContentBlock::Image(image) => ResultContent::Image {
+                source: ImageSource {
+                    kind: Base64Word::Value,
+                    media_type: image.mime_type.clone(),
+                    data: image.data.clone(),
+                },
+            },
+        })
+        .collect();
+    UserLine {
+        message: UserWire {
+            role: super::schema::UserWord::Value,
+            content: vec![ToolResultWire {
+                tool_use_id: result.tool_call_id.clone(),
+                kind: ToolResultWord::Value,
+                content,
+                is_error: result.is_error,
+            }],
+        },
+        parent_tool_use_id: None,
+        session_id,
+        entry_id: done.entry_id.clone(),
+        uuid: new_uuid(),
+    }
+}
+
+/// The `api_retry` line.
+fn retry_line(retry: &Retry, session_id: Option<String>, discarded: bool) -> ApiRetryLine {
+    ApiRetryLine {
+        attempt: retry.attempt,
+        delay_ms: retry
+            .delay
+            .map(|delay| u64::try_from(delay.as_millis()).unwrap_or(u64::MAX)),
+        error: retry.error.clone(),
+        session_id,
+        thinking_level: match retry.kind {
+            RetryKind::ThinkingLevel(level) => Some(level.as_str().to_owned()),
+            _ => None,
+        },
+        discarded_partial: discarded.then_some(true),
+        uuid: new_uuid(),
+    }
 }
 
 /// stream-json: JSON lines as things happen, to stdout and/or an events file.
@@ -296,7 +382,9 @@ impl EventSink for StreamJsonSink {
         }
         Ok(())
     }
+}
 
+impl OutputSink for StreamJsonSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
         self.write_line(result)
     }
@@ -304,8 +392,8 @@ impl EventSink for StreamJsonSink {
 
 /// Two sinks that see every event (the stdout format and the events file).
 struct Tee {
-    first: Box<dyn EventSink>,
-    second: Box<dyn EventSink>,
+    first: Box<dyn OutputSink>,
+    second: Box<dyn OutputSink>,
 }
 
 impl EventSink for Tee {
@@ -313,7 +401,9 @@ impl EventSink for Tee {
         self.second.emit(event)?;
         self.first.emit(event)
     }
+}
 
+impl OutputSink for Tee {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
         self.second.finish(result)?;
         self.first.finish(result)
@@ -329,7 +419,30 @@ pub fn to_json_line<T: Serialize>(value: &T) -> io::Result<String> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
+    use crate::conversation::{StreamEvent, TokenUsage};
+    use crate::engine::event::{Fallback, Init, MessageEnd};
+
+    fn json(lines: Vec<Line>) -> Vec<Value> {
+        lines
+            .into_iter()
+            .map(|line| serde_json::to_value(line).unwrap())
+            .collect()
+    }
+
+    fn init() -> Event {
+        Event::Init(Init {
+            session_id: Some("s-1".into()),
+            cwd: "/w".into(),
+            tools: vec!["read".into()],
+            model: "m".into(),
+            provider: "p".into(),
+            backend: "api",
+            api_key_source: "environment",
+        })
+    }
 
     #[test]
     fn partial_lines_show_only_when_asked_and_every_line_gets_a_uuid() {
@@ -342,10 +455,10 @@ mod tests {
         assert!(without.lines(&Event::TextDelta("hi".into())).is_empty());
 
         let mut with = StreamJsonLines::new(true);
-        let init = with.lines(&Event::Init(
-            serde_json::json!({"type": "system", "subtype": "init", "session_id": "s-1"}),
-        ));
-        let lines = with.lines(&text);
+        let init = json(with.lines(&init()));
+        assert_eq!(init[0]["type"], "system");
+        assert_eq!(init[0]["subtype"], "init");
+        let lines = json(with.lines(&text));
         assert_eq!(
             lines.len(),
             3,
@@ -356,11 +469,8 @@ mod tests {
         assert_eq!(delta["event"]["delta"]["text"], "hi");
         assert_eq!(delta["session_id"], "s-1");
         assert_eq!(delta["parent_tool_use_id"], Value::Null);
-        let assistant = with.lines(&Event::Assistant(
-            serde_json::json!({"type": "assistant", "message": {}, "entry_id": "a1b2c3d4"}),
-        ));
         let mut seen = std::collections::BTreeSet::new();
-        for line in init.iter().chain(&lines).chain(&assistant) {
+        for line in init.iter().chain(&lines) {
             let uuid = line["uuid"].as_str().unwrap();
             assert_eq!(
                 uuid::Uuid::parse_str(uuid).unwrap().get_version_num(),
@@ -375,27 +485,36 @@ mod tests {
     #[test]
     fn a_fallback_after_partial_text_marks_that_text_discarded() {
         let mut lines = StreamJsonLines::new(true);
-        let fallback = Event::System(
-            serde_json::json!({"type": "system", "subtype": "model_fallback", "from": "a"}),
-        );
+        let fallback = Event::Fallback(Fallback {
+            from: "a".into(),
+            to: "b".into(),
+            reason: "overloaded",
+            error: "busy".into(),
+        });
         // Nothing shown yet: the line is left as it is.
-        assert_eq!(lines.lines(&fallback)[0].get("discarded_partial"), None);
+        assert_eq!(
+            json(lines.lines(&fallback))[0].get("discarded_partial"),
+            None
+        );
         lines.lines(&Event::Stream(StreamEvent::TextDelta {
             block: 0,
             text: "half".into(),
         }));
-        assert_eq!(lines.lines(&fallback)[0]["discarded_partial"], true);
+        assert_eq!(json(lines.lines(&fallback))[0]["discarded_partial"], true);
         // The next call is a message of its own.
-        let next = lines.lines(&Event::Stream(StreamEvent::TextDelta {
+        let next = json(lines.lines(&Event::Stream(StreamEvent::TextDelta {
             block: 0,
             text: "whole".into(),
-        }));
+        })));
         assert_eq!(next[0]["event"]["type"], "message_start");
         // Once completed, a later fallback discards nothing.
         lines.lines(&Event::MessageEnd(MessageEnd {
             stop_reason: Some("end_turn"),
-            usage: crate::conversation::TokenUsage::default(),
+            usage: TokenUsage::default(),
         }));
-        assert_eq!(lines.lines(&fallback)[0].get("discarded_partial"), None);
+        assert_eq!(
+            json(lines.lines(&fallback))[0].get("discarded_partial"),
+            None
+        );
     }
 }

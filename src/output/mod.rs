@@ -14,7 +14,7 @@
 pub mod events;
 pub mod partial;
 pub mod progress;
-pub mod result;
+pub mod schema;
 pub mod stop_reason;
 
 use std::io::{self, IsTerminal, Write};

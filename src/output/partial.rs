@@ -22,19 +22,14 @@
 //!   concatenating `partial_json` gives the input for every provider.
 //! - Gemini's signatures on text parts have no Anthropic counterpart and are left out.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 
-use crate::conversation::TokenUsage;
-use crate::provider::StreamEvent;
-
-/// A model call completed: what its `message_delta` says.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MessageEnd {
-    /// claude's stop reason (`end_turn`, `tool_use`, …).
-    pub stop_reason: Option<&'static str>,
-    /// The call's usage.
-    pub usage: TokenUsage,
-}
+use super::schema::{
+    AssistantWord, MessageWord, RawBlock, RawDelta, RawEvent, RawMessage, RawMessageDelta,
+    WireUsage,
+};
+use crate::conversation::{StreamEvent, TokenUsage};
+use crate::engine::event::MessageEnd;
 
 /// What kind of block a claude index holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +73,7 @@ impl PartialMessages {
     }
 
     /// The raw events for one neutral event (often none).
-    pub fn on_stream(&mut self, event: &StreamEvent) -> Vec<Value> {
+    pub fn on_stream(&mut self, event: &StreamEvent) -> Vec<RawEvent> {
         let mut out = Vec::new();
         match event {
             StreamEvent::Start { response_id, model } => {
@@ -90,20 +85,24 @@ impl PartialMessages {
             StreamEvent::Usage(usage) => self.usage = *usage,
             StreamEvent::TextDelta { block, text } if !text.is_empty() => {
                 let index = self.block(*block, Kind::Text, &mut out);
-                out.push(delta(index, json!({"type": "text_delta", "text": text})));
+                out.push(delta(index, RawDelta::TextDelta { text: text.clone() }));
             }
             StreamEvent::ThinkingDelta { block, text } if !text.is_empty() => {
                 let index = self.block(*block, Kind::Thinking, &mut out);
                 out.push(delta(
                     index,
-                    json!({"type": "thinking_delta", "thinking": text}),
+                    RawDelta::ThinkingDelta {
+                        thinking: text.clone(),
+                    },
                 ));
             }
             StreamEvent::ThinkingSignature { block, signature } => {
                 if let Some(index) = self.current_index(*block, Kind::Thinking) {
                     out.push(delta(
                         index,
-                        json!({"type": "signature_delta", "signature": signature}),
+                        RawDelta::SignatureDelta {
+                            signature: signature.clone(),
+                        },
                     ));
                 }
             }
@@ -111,7 +110,7 @@ impl PartialMessages {
                 self.start_block(
                     *block,
                     Kind::RedactedThinking,
-                    json!({"type": "redacted_thinking", "data": data}),
+                    RawBlock::RedactedThinking { data: data.clone() },
                     &mut out,
                 );
             }
@@ -122,7 +121,9 @@ impl PartialMessages {
                 if let Some(index) = self.tool_index(*block) {
                     out.push(delta(
                         index,
-                        json!({"type": "input_json_delta", "partial_json": fragment}),
+                        RawDelta::InputJsonDelta {
+                            partial_json: fragment.clone(),
+                        },
                     ));
                 }
             }
@@ -136,7 +137,9 @@ impl PartialMessages {
                 let index = self.start_tool(*block, id, name, &mut out);
                 out.push(delta(
                     index,
-                    json!({"type": "input_json_delta", "partial_json": arguments.to_string()}),
+                    RawDelta::InputJsonDelta {
+                        partial_json: arguments.to_string(),
+                    },
                 ));
             }
             StreamEvent::TextDelta { .. }
@@ -161,17 +164,19 @@ impl PartialMessages {
     }
 
     /// The call completed: stop the open block, then `message_delta` and `message_stop`.
-    pub fn on_end(&mut self, end: &MessageEnd) -> Vec<Value> {
+    pub fn on_end(&mut self, end: &MessageEnd) -> Vec<RawEvent> {
         let mut out = Vec::new();
         self.usage = end.usage;
         self.ensure_open(&mut out);
         self.stop_current(&mut out);
-        out.push(json!({
-            "type": "message_delta",
-            "delta": {"stop_reason": end.stop_reason, "stop_sequence": null},
-            "usage": usage_json(&end.usage),
-        }));
-        out.push(json!({"type": "message_stop"}));
+        out.push(RawEvent::MessageDelta {
+            delta: RawMessageDelta {
+                stop_reason: end.stop_reason.map(str::to_owned),
+                stop_sequence: None,
+            },
+            usage: wire_usage(&end.usage),
+        });
+        out.push(RawEvent::MessageStop);
         self.open = None;
         self.start = None;
         self.usage = TokenUsage::default();
@@ -179,33 +184,32 @@ impl PartialMessages {
     }
 
     /// Write `message_start` if it has not been written for this call.
-    fn ensure_open(&mut self, out: &mut Vec<Value>) -> &mut Open {
+    fn ensure_open(&mut self, out: &mut Vec<RawEvent>) -> &mut Open {
         if self.open.is_none() {
             let (id, model) = self.start.take().unwrap_or_default();
             let id = id.unwrap_or_else(|| format!("msg_{}", uuid::Uuid::new_v4().simple()));
             let model = model.or_else(|| self.model.clone());
-            out.push(json!({
-                "type": "message_start",
-                "message": {
-                    "id": id,
-                    "type": "message",
-                    "role": "assistant",
-                    "model": model,
-                    "content": [],
-                    "stop_reason": null,
-                    "stop_sequence": null,
-                    "usage": usage_json(&self.usage),
+            out.push(RawEvent::MessageStart {
+                message: RawMessage {
+                    id,
+                    kind: MessageWord::Value,
+                    role: AssistantWord::Value,
+                    model,
+                    content: Vec::new(),
+                    stop_reason: None,
+                    stop_sequence: None,
+                    usage: wire_usage(&self.usage),
                 },
-            }));
+            });
         }
         self.open.get_or_insert_with(Open::default)
     }
 
-    fn stop_current(&mut self, out: &mut Vec<Value>) {
+    fn stop_current(&mut self, out: &mut Vec<RawEvent>) {
         if let Some(open) = &mut self.open
             && let Some((_, index, _)) = open.current.take()
         {
-            out.push(json!({"type": "content_block_stop", "index": index}));
+            out.push(RawEvent::ContentBlockStop { index });
         }
     }
 
@@ -216,14 +220,19 @@ impl PartialMessages {
     }
 
     /// The claude index for content of `kind` in neutral `block`, starting a block if needed.
-    fn block(&mut self, block: usize, kind: Kind, out: &mut Vec<Value>) -> usize {
+    fn block(&mut self, block: usize, kind: Kind, out: &mut Vec<RawEvent>) -> usize {
         self.ensure_open(out);
         if let Some(index) = self.current_index(block, kind) {
             return index;
         }
         let content_block = match kind {
-            Kind::Thinking => json!({"type": "thinking", "thinking": "", "signature": ""}),
-            _ => json!({"type": "text", "text": ""}),
+            Kind::Thinking => RawBlock::Thinking {
+                thinking: String::new(),
+                signature: String::new(),
+            },
+            _ => RawBlock::Text {
+                text: String::new(),
+            },
         };
         self.start_block(block, kind, content_block, out)
     }
@@ -232,8 +241,8 @@ impl PartialMessages {
         &mut self,
         block: usize,
         kind: Kind,
-        content_block: Value,
-        out: &mut Vec<Value>,
+        content_block: RawBlock,
+        out: &mut Vec<RawEvent>,
     ) -> usize {
         self.ensure_open(out);
         self.stop_current(out);
@@ -241,19 +250,22 @@ impl PartialMessages {
         let index = open.next_index;
         open.next_index += 1;
         open.current = Some((block, index, kind));
-        out.push(json!({
-            "type": "content_block_start",
-            "index": index,
-            "content_block": content_block,
-        }));
+        out.push(RawEvent::ContentBlockStart {
+            index,
+            content_block,
+        });
         index
     }
 
-    fn start_tool(&mut self, block: usize, id: &str, name: &str, out: &mut Vec<Value>) -> usize {
+    fn start_tool(&mut self, block: usize, id: &str, name: &str, out: &mut Vec<RawEvent>) -> usize {
         let index = self.start_block(
             block,
             Kind::ToolUse,
-            json!({"type": "tool_use", "id": id, "name": name, "input": {}}),
+            RawBlock::ToolUse {
+                id: id.to_owned(),
+                name: name.to_owned(),
+                input: Value::Object(Map::new()),
+            },
             out,
         );
         if let Some(open) = &mut self.open {
@@ -273,28 +285,31 @@ impl PartialMessages {
     }
 }
 
-fn delta(index: usize, delta: Value) -> Value {
-    json!({"type": "content_block_delta", "index": index, "delta": delta})
+fn delta(index: usize, delta: RawDelta) -> RawEvent {
+    RawEvent::ContentBlockDelta { index, delta }
 }
 
 /// Usage in Anthropic's field names (the three prompt parts are disjoint, SPEC §8).
-pub fn usage_json(usage: &TokenUsage) -> Value {
-    json!({
-        "input_tokens": usage.input,
-        "cache_creation_input_tokens": usage.cache_write,
-        "cache_read_input_tokens": usage.cache_read,
-        "output_tokens": usage.output,
-    })
+pub fn wire_usage(usage: &TokenUsage) -> WireUsage {
+    WireUsage {
+        input_tokens: usage.input,
+        cache_creation_input_tokens: usage.cache_write,
+        cache_read_input_tokens: usage.cache_read,
+        output_tokens: usage.output,
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
-    fn types(events: &[Value]) -> Vec<String> {
+    fn types<T: serde::Serialize>(events: &[T]) -> Vec<String> {
         events
             .iter()
-            .map(|event| {
+            .map(|event| serde_json::to_value(event).unwrap())
+            .map(|event: Value| {
                 let kind = event["type"].as_str().unwrap_or_default();
                 match event["delta"]["type"].as_str() {
                     Some(delta) if kind == "content_block_delta" => {
@@ -309,7 +324,7 @@ mod tests {
 
     fn run(events: &[StreamEvent], end: Option<&str>) -> Vec<Value> {
         let mut encoder = PartialMessages::new(Some("fallback-model".into()));
-        let mut out: Vec<Value> = events
+        let mut out: Vec<RawEvent> = events
             .iter()
             .flat_map(|event| encoder.on_stream(event))
             .collect();
@@ -327,7 +342,9 @@ mod tests {
                 },
             }));
         }
-        out
+        out.iter()
+            .map(|event| serde_json::to_value(event).unwrap())
+            .collect()
     }
 
     #[test]

@@ -26,10 +26,10 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
-use super::events::{Event, EventSink, Phase, ToolEnd, ToolStart};
-use super::result::RunResult;
+use super::events::{Event, EventSink, OutputSink, Phase, ToolEnd, ToolStart};
+use super::schema::RunResult;
 use super::{Diagnostics, Format};
-use crate::provider::StreamEvent;
+use crate::conversation::StreamEvent;
 
 /// What is on the terminal now: the spinner, if any, and whether the answer's current line on
 /// stdout is still open. One per process, because stderr is.
@@ -148,7 +148,7 @@ struct Running {
 
 /// The turn's progress on stderr, wrapped around the output sink.
 pub struct ProgressSink {
-    inner: Box<dyn EventSink>,
+    inner: Box<dyn OutputSink>,
     /// A spinner on stderr (a terminal, not `-q`).
     spinner: bool,
     /// One line per finished tool (a terminal or `-v`, not `-q`).
@@ -162,7 +162,7 @@ impl ProgressSink {
     /// Wrap `inner` with the progress `diagnostics` allow for output in `format`; `hold_text`
     /// when text mode prints the answer only at the end (heartbeat runs).
     pub fn new(
-        inner: Box<dyn EventSink>,
+        inner: Box<dyn OutputSink>,
         diagnostics: &Diagnostics,
         format: Format,
         hold_text: bool,
@@ -194,11 +194,11 @@ impl ProgressSink {
                 with_summary(&format!("tool {}", start.name), &summary(&start.input)),
                 true,
             ),
-            Event::System(line)
-                if line.get("subtype").and_then(Value::as_str) == Some("api_retry") =>
-            {
-                let attempt = line.get("attempt").and_then(Value::as_u64).unwrap_or(1);
-                let delay = line.get("delay_ms").and_then(Value::as_u64).unwrap_or(0);
+            Event::Retry(retry) => {
+                let attempt = retry.attempt.unwrap_or(1);
+                let delay = retry.delay.map_or(0, |delay| {
+                    u64::try_from(delay.as_millis()).unwrap_or(u64::MAX)
+                });
                 (
                     format!("retrying (attempt {attempt}, in {})", duration(delay)),
                     true,
@@ -268,7 +268,9 @@ impl EventSink for ProgressSink {
         }
         self.inner.emit(event)
     }
+}
 
+impl OutputSink for ProgressSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
         hide();
         let outcome = self.inner.finish(result);
@@ -414,9 +416,12 @@ mod tests {
             Some("tool read a.txt")
         );
         assert_eq!(
-            phase(Event::System(serde_json::json!({
-                "type": "system", "subtype": "api_retry", "attempt": 2, "delay_ms": 1500
-            })))
+            phase(Event::Retry(crate::engine::event::Retry {
+                attempt: Some(2),
+                delay: Some(Duration::from_millis(1500)),
+                error: "busy".into(),
+                kind: crate::engine::event::RetryKind::Resend,
+            }))
             .as_deref(),
             Some("retrying (attempt 2, in 1.5 s)")
         );

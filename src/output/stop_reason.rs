@@ -4,7 +4,7 @@
 //! `stop_sequence`, `refusal` and `pause_turn`. pincer reports one of these whatever answered, and
 //! keeps the provider's own word next to it as `provider_stop_reason`.
 
-use crate::session::record::StopReason;
+use crate::conversation::StopReason;
 
 /// The claude word for a finished call: `reason` is the neutral reason of the call's finish (a
 /// call with tool calls already counts as `ToolUse`), `provider_reason` the provider's own word

@@ -4,10 +4,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::StreamEvent;
-use crate::conversation::TokenUsage;
-use crate::session::record::{
-    AssistantContent, AssistantMessage, StopReason, TextContent, ThinkingContent, ToolCall, Usage,
+use crate::conversation::{
+    AssistantBlock, AssistantMessage, Cost, StopReason, StreamEvent, TextBlock, ThinkingBlock,
+    TokenUsage, ToolCall,
 };
 
 #[derive(Debug, Clone)]
@@ -209,7 +208,7 @@ impl Accumulator {
         timestamp: i64,
         stop_override: Option<StopReason>,
     ) -> AssistantMessage {
-        let content: Vec<AssistantContent> = self
+        let content: Vec<AssistantBlock> = self
             .blocks
             .values()
             .filter_map(|block| match block {
@@ -217,21 +216,19 @@ impl Accumulator {
                     if text.is_empty() && signature.is_none() {
                         return None;
                     }
-                    Some(AssistantContent::Text(TextContent {
+                    Some(AssistantBlock::Text(TextBlock {
                         text: text.clone(),
-                        text_signature: signature.clone(),
-                        extra: Map::new(),
+                        signature: signature.clone(),
                     }))
                 }
                 Block::Thinking {
                     text,
                     signature,
                     redacted,
-                } => Some(AssistantContent::Thinking(ThinkingContent {
+                } => Some(AssistantBlock::Thinking(ThinkingBlock {
                     thinking: text.clone(),
-                    thinking_signature: signature.clone(),
-                    redacted: redacted.then_some(true),
-                    extra: Map::new(),
+                    signature: signature.clone(),
+                    redacted: *redacted,
                 })),
                 Block::ToolCall {
                     id,
@@ -239,12 +236,11 @@ impl Accumulator {
                     arguments,
                     parsed,
                     thought_signature,
-                } => Some(AssistantContent::ToolCall(ToolCall {
+                } => Some(AssistantBlock::ToolCall(ToolCall {
                     id: id.clone(),
                     name: name.clone(),
                     arguments: parsed.clone().unwrap_or_else(|| parse_arguments(arguments)),
                     thought_signature: thought_signature.clone(),
-                    extra: Map::new(),
                 })),
             })
             .collect();
@@ -256,23 +252,15 @@ impl Accumulator {
                 } else {
                     StopReason::Stop
                 });
-        let usage = self.usage;
         AssistantMessage {
             content,
             api: api.to_owned(),
             provider: provider.to_owned(),
             model: model.to_owned(),
-            usage: Usage {
-                input: usage.input,
-                output: usage.output,
-                cache_read: usage.cache_read,
-                cache_write: usage.cache_write,
-                total_tokens: usage.input + usage.output + usage.cache_read + usage.cache_write,
-                ..Usage::default()
-            },
+            usage: self.usage,
+            cost: Cost::default(),
             stop_reason,
             timestamp,
-            extra: Map::new(),
             error_message: None,
         }
     }
@@ -350,7 +338,7 @@ mod tests {
             accumulator.apply(event);
         }
         let message = accumulator.message("anthropic-messages", "anthropic", "claude", 42, None);
-        let value = serde_json::to_value(&message).unwrap();
+        let value = crate::provider::test_support::pi_json(&message);
         assert_eq!(
             value["content"],
             serde_json::json!([

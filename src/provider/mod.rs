@@ -31,20 +31,9 @@ pub use error::{ErrorDetails, ProviderError};
 use serde_json::Value;
 
 pub use crate::config::file::{ApiKind, ThinkingLevel};
-use crate::conversation::TokenUsage;
-use crate::session::record::{AgentMessage, StopReason};
+use crate::conversation::Message;
+use crate::conversation::{StreamEvent, ToolDefinition};
 use sse::SseEvent;
-
-/// A tool the model may call.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolDefinition {
-    /// The tool's name.
-    pub name: String,
-    /// What it does, for the model.
-    pub description: String,
-    /// JSON Schema of its arguments (an object schema).
-    pub parameters: Value,
-}
 
 /// What the agent asks of a model, independent of the protocol.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,7 +43,7 @@ pub struct ModelRequest {
     /// The system prompt (empty: none).
     pub system_prompt: String,
     /// The conversation: user, assistant and tool-result messages, oldest first.
-    pub messages: Vec<AgentMessage>,
+    pub messages: Vec<Message>,
     /// Tools offered.
     pub tools: Vec<ToolDefinition>,
     /// Reasoning level.
@@ -90,94 +79,6 @@ pub struct HttpRequest {
     pub headers: Vec<(String, String)>,
     /// The JSON body.
     pub body: Value,
-}
-
-/// The provider-neutral stream vocabulary. `block` numbers content blocks in the order they
-/// appear in the final message; a parser assigns them.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StreamEvent {
-    /// The response started (ids for logs and errors).
-    Start {
-        /// The provider's response or message id.
-        response_id: Option<String>,
-        /// The model that answers, as the provider reports it.
-        model: Option<String>,
-    },
-    /// Visible text.
-    TextDelta {
-        /// Content block number.
-        block: usize,
-        /// The new text.
-        text: String,
-    },
-    /// A signature attached to a text block (Gemini `thoughtSignature` on text parts).
-    TextSignature {
-        /// Content block number.
-        block: usize,
-        /// The opaque signature, echoed back unchanged.
-        signature: String,
-    },
-    /// Reasoning text.
-    ThinkingDelta {
-        /// Content block number.
-        block: usize,
-        /// The new reasoning text.
-        text: String,
-    },
-    /// The signature of a thinking block (Anthropic `signature_delta`; OpenAI's encrypted
-    /// reasoning item as JSON), echoed back unchanged on later requests. Replaces any earlier one.
-    ThinkingSignature {
-        /// Content block number.
-        block: usize,
-        /// The opaque signature.
-        signature: String,
-    },
-    /// Reasoning the provider returns only encrypted (Anthropic `redacted_thinking`).
-    RedactedThinking {
-        /// Content block number.
-        block: usize,
-        /// The opaque payload.
-        data: String,
-    },
-    /// A tool call begins.
-    ToolCallStart {
-        /// Content block number.
-        block: usize,
-        /// The call id that the result must quote.
-        id: String,
-        /// The tool's name.
-        name: String,
-    },
-    /// A fragment of the tool call's JSON arguments (concatenated in order).
-    ToolCallArguments {
-        /// Content block number.
-        block: usize,
-        /// The fragment.
-        fragment: String,
-    },
-    /// A whole tool call at once (Gemini), with parsed arguments.
-    ToolCall {
-        /// Content block number.
-        block: usize,
-        /// The call id (generated when the provider gives none).
-        id: String,
-        /// The tool's name.
-        name: String,
-        /// The arguments.
-        arguments: Value,
-        /// Gemini `thoughtSignature` on the call part.
-        thought_signature: Option<String>,
-    },
-    /// Usage so far: a complete snapshot that replaces the previous one (already normalized
-    /// per SPEC §8: `input` excludes cached tokens).
-    Usage(TokenUsage),
-    /// The model finished.
-    Finish {
-        /// Normalized stop reason.
-        reason: StopReason,
-        /// The provider's own word (`end_turn`, `tool_calls`, `STOP`, …).
-        provider_reason: String,
-    },
 }
 
 /// A protocol's stream parser: wire events in, neutral events out.

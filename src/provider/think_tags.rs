@@ -567,8 +567,8 @@ impl InlineTagSplitter {
 #[cfg(test)]
 mod splitter_tests {
     use super::*;
+    use crate::conversation::StopReason;
     use crate::provider::Accumulator;
-    use crate::session::record::StopReason;
 
     #[test]
     fn inline_reasoning_split_across_deltas_becomes_a_thinking_block_before_the_text() {
@@ -599,7 +599,7 @@ mod splitter_tests {
         }
         let message = accumulator.message("openai-completions", "ollama", "qwen3", 0, None);
         assert_eq!(
-            serde_json::to_value(&message.content).unwrap(),
+            crate::provider::test_support::pi_content(&message),
             serde_json::json!([
                 {"type": "thinking", "thinking": "Let me check."},
                 {"type": "text", "text": "The answer is 4."}

@@ -45,6 +45,16 @@ pub struct SessionContext {
     pub compaction_id: Option<String>,
 }
 
+impl SessionContext {
+    /// The messages in the neutral vocabulary, moved out (what a model request is built from).
+    pub fn into_conversation(self) -> Vec<crate::conversation::Message> {
+        self.messages
+            .into_iter()
+            .filter_map(AgentMessage::into_conversation)
+            .collect()
+    }
+}
+
 /// The entries from the root to `leaf_id`, root first. An absent or unknown leaf means the last
 /// entry of the file (pi's current leaf after loading). A dangling `parentId` ends the path at
 /// that entry, and so does a `parentId` that would revisit an entry.

@@ -30,6 +30,8 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::conversation;
+
 /// The format version pincer writes and migrates older files to.
 pub const CURRENT_VERSION: u32 = 3;
 
@@ -1018,6 +1020,263 @@ impl<'de> Deserialize<'de> for AssistantContent {
             }
             _ => AssistantContent::Unknown(value),
         })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The neutral vocabulary, to and from pi's message shapes
+
+impl AgentMessage {
+    /// The message as a model sees it, moved out of the record. `None` for pi's coding-agent
+    /// roles, which the context rebuild turns into user messages first. Unknown blocks and
+    /// fields stay behind: they are kept in the file, not sent.
+    pub fn into_conversation(self) -> Option<conversation::Message> {
+        Some(match self {
+            AgentMessage::User(user) => conversation::Message::User(conversation::UserMessage {
+                content: user.content.into_conversation(),
+                timestamp: user.timestamp,
+            }),
+            AgentMessage::Assistant(assistant) => {
+                conversation::Message::Assistant(assistant.into_conversation())
+            }
+            AgentMessage::ToolResult(result) => {
+                conversation::Message::ToolResult(conversation::ToolResultMessage {
+                    tool_call_id: result.tool_call_id,
+                    tool_name: result.tool_name,
+                    content: blocks_into_conversation(result.content),
+                    details: result.details,
+                    is_error: result.is_error,
+                    timestamp: result.timestamp,
+                })
+            }
+            AgentMessage::Other(_) => return None,
+        })
+    }
+}
+
+impl AssistantMessage {
+    /// The neutral form (see [`AgentMessage::into_conversation`]).
+    pub fn into_conversation(self) -> conversation::AssistantMessage {
+        conversation::AssistantMessage {
+            content: self
+                .content
+                .into_iter()
+                .filter_map(|block| match block {
+                    AssistantContent::Text(text) => {
+                        Some(conversation::AssistantBlock::Text(text.into()))
+                    }
+                    AssistantContent::Thinking(thinking) => Some(
+                        conversation::AssistantBlock::Thinking(conversation::ThinkingBlock {
+                            thinking: thinking.thinking,
+                            signature: thinking.thinking_signature,
+                            redacted: thinking.redacted.unwrap_or(false),
+                        }),
+                    ),
+                    AssistantContent::ToolCall(call) => Some(
+                        conversation::AssistantBlock::ToolCall(conversation::ToolCall {
+                            id: call.id,
+                            name: call.name,
+                            arguments: call.arguments,
+                            thought_signature: call.thought_signature,
+                        }),
+                    ),
+                    AssistantContent::Unknown(_) => None,
+                })
+                .collect(),
+            api: self.api,
+            provider: self.provider,
+            model: self.model,
+            usage: conversation::TokenUsage {
+                input: self.usage.input,
+                output: self.usage.output,
+                cache_read: self.usage.cache_read,
+                cache_write: self.usage.cache_write,
+                ..conversation::TokenUsage::default()
+            },
+            cost: conversation::Cost {
+                input: self.usage.cost.input,
+                output: self.usage.cost.output,
+                cache_read: self.usage.cost.cache_read,
+                cache_write: self.usage.cost.cache_write,
+                total: self.usage.cost.total,
+            },
+            stop_reason: self.stop_reason.into(),
+            timestamp: self.timestamp,
+            error_message: self.error_message,
+        }
+    }
+}
+
+impl MessageContent {
+    fn into_conversation(self) -> conversation::MessageContent {
+        match self {
+            MessageContent::Text(text) => conversation::MessageContent::Text(text),
+            MessageContent::Blocks(blocks) => {
+                conversation::MessageContent::Blocks(blocks_into_conversation(blocks))
+            }
+        }
+    }
+}
+
+fn blocks_into_conversation(blocks: Vec<ContentBlock>) -> Vec<conversation::ContentBlock> {
+    blocks
+        .into_iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(conversation::ContentBlock::Text(text.into())),
+            ContentBlock::Image(image) => Some(conversation::ContentBlock::Image(
+                conversation::ImageBlock {
+                    data: image.data,
+                    mime_type: image.mime_type,
+                },
+            )),
+            ContentBlock::Unknown(_) => None,
+        })
+        .collect()
+}
+
+impl From<TextContent> for conversation::TextBlock {
+    fn from(text: TextContent) -> conversation::TextBlock {
+        conversation::TextBlock {
+            text: text.text,
+            signature: text.text_signature,
+        }
+    }
+}
+
+impl From<&conversation::TextBlock> for TextContent {
+    fn from(text: &conversation::TextBlock) -> TextContent {
+        TextContent {
+            text: text.text.clone(),
+            text_signature: text.signature.clone(),
+            extra: Map::new(),
+        }
+    }
+}
+
+impl From<StopReason> for conversation::StopReason {
+    fn from(reason: StopReason) -> conversation::StopReason {
+        match reason {
+            StopReason::Stop => conversation::StopReason::Stop,
+            StopReason::Length => conversation::StopReason::Length,
+            StopReason::ToolUse => conversation::StopReason::ToolUse,
+            StopReason::Error => conversation::StopReason::Error,
+            StopReason::Aborted => conversation::StopReason::Aborted,
+        }
+    }
+}
+
+impl From<conversation::StopReason> for StopReason {
+    fn from(reason: conversation::StopReason) -> StopReason {
+        match reason {
+            conversation::StopReason::Stop => StopReason::Stop,
+            conversation::StopReason::Length => StopReason::Length,
+            conversation::StopReason::ToolUse => StopReason::ToolUse,
+            conversation::StopReason::Error => StopReason::Error,
+            conversation::StopReason::Aborted => StopReason::Aborted,
+        }
+    }
+}
+
+impl From<&conversation::ContentBlock> for ContentBlock {
+    fn from(block: &conversation::ContentBlock) -> ContentBlock {
+        match block {
+            conversation::ContentBlock::Text(text) => ContentBlock::Text(text.into()),
+            conversation::ContentBlock::Image(image) => ContentBlock::Image(ImageContent {
+                data: image.data.clone(),
+                mime_type: image.mime_type.clone(),
+                extra: Map::new(),
+            }),
+        }
+    }
+}
+
+impl From<&conversation::MessageContent> for MessageContent {
+    fn from(content: &conversation::MessageContent) -> MessageContent {
+        match content {
+            conversation::MessageContent::Text(text) => MessageContent::Text(text.clone()),
+            conversation::MessageContent::Blocks(blocks) => {
+                MessageContent::Blocks(blocks.iter().map(ContentBlock::from).collect())
+            }
+        }
+    }
+}
+
+impl From<&conversation::AssistantMessage> for AssistantMessage {
+    fn from(message: &conversation::AssistantMessage) -> AssistantMessage {
+        let usage = &message.usage;
+        AssistantMessage {
+            content: message
+                .content
+                .iter()
+                .map(|block| match block {
+                    conversation::AssistantBlock::Text(text) => AssistantContent::Text(text.into()),
+                    conversation::AssistantBlock::Thinking(thinking) => {
+                        AssistantContent::Thinking(ThinkingContent {
+                            thinking: thinking.thinking.clone(),
+                            thinking_signature: thinking.signature.clone(),
+                            redacted: thinking.redacted.then_some(true),
+                            extra: Map::new(),
+                        })
+                    }
+                    conversation::AssistantBlock::ToolCall(call) => {
+                        AssistantContent::ToolCall(ToolCall {
+                            id: call.id.clone(),
+                            name: call.name.clone(),
+                            arguments: call.arguments.clone(),
+                            thought_signature: call.thought_signature.clone(),
+                            extra: Map::new(),
+                        })
+                    }
+                })
+                .collect(),
+            api: message.api.clone(),
+            provider: message.provider.clone(),
+            model: message.model.clone(),
+            usage: Usage {
+                input: usage.input,
+                output: usage.output,
+                cache_read: usage.cache_read,
+                cache_write: usage.cache_write,
+                total_tokens: usage.input + usage.output + usage.cache_read + usage.cache_write,
+                cost: Cost {
+                    input: message.cost.input,
+                    output: message.cost.output,
+                    cache_read: message.cost.cache_read,
+                    cache_write: message.cost.cache_write,
+                    total: message.cost.total,
+                },
+            },
+            stop_reason: message.stop_reason.into(),
+            timestamp: message.timestamp,
+            extra: Map::new(),
+            error_message: message.error_message.clone(),
+        }
+    }
+}
+
+impl From<&conversation::Message> for AgentMessage {
+    fn from(message: &conversation::Message) -> AgentMessage {
+        match message {
+            conversation::Message::User(user) => AgentMessage::User(UserMessage {
+                content: (&user.content).into(),
+                timestamp: user.timestamp,
+                extra: Map::new(),
+            }),
+            conversation::Message::Assistant(assistant) => {
+                AgentMessage::Assistant(assistant.into())
+            }
+            conversation::Message::ToolResult(result) => {
+                AgentMessage::ToolResult(ToolResultMessage {
+                    tool_call_id: result.tool_call_id.clone(),
+                    tool_name: result.tool_name.clone(),
+                    content: result.content.iter().map(ContentBlock::from).collect(),
+                    details: result.details.clone(),
+                    is_error: result.is_error,
+                    timestamp: result.timestamp,
+                    extra: Map::new(),
+                })
+            }
+        }
     }
 }
 

@@ -29,6 +29,8 @@ use std::time::Duration;
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
+
+use crate::conversation::ContentBlock;
 use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -410,7 +412,7 @@ fn render(ending: Ending, tail: super::truncate::Tail, timeout_seconds: f64) -> 
         text.push_str(&status_line);
     }
     ToolOutput {
-        content: vec![super::text_block(text)],
+        content: vec![ContentBlock::text(text)],
         is_error,
         refusal: None,
         details: Some(json!({

@@ -33,11 +33,11 @@ mod write;
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::provider::ToolDefinition;
-use crate::session::record::{ContentBlock, TextContent};
+use crate::conversation::ContentBlock;
+use crate::conversation::ToolDefinition;
 
 pub use arguments::Arguments;
 pub use confine::{
@@ -111,7 +111,7 @@ impl ToolOutput {
     /// A successful result holding one text block.
     pub fn text(text: impl Into<String>) -> Self {
         ToolOutput {
-            content: vec![text_block(text)],
+            content: vec![ContentBlock::text(text)],
             is_error: false,
             details: None,
             refusal: None,
@@ -121,7 +121,7 @@ impl ToolOutput {
     /// A failed result holding one text block.
     pub fn error(text: impl Into<String>) -> Self {
         ToolOutput {
-            content: vec![text_block(text)],
+            content: vec![ContentBlock::text(text)],
             is_error: true,
             details: None,
             refusal: None,
@@ -144,24 +144,8 @@ impl ToolOutput {
 
     /// The text blocks joined with newlines (images left out); what tests and logs look at.
     pub fn text_content(&self) -> String {
-        self.content
-            .iter()
-            .filter_map(|block| match block {
-                ContentBlock::Text(text) => Some(text.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
+        crate::conversation::blocks_text(&self.content)
     }
-}
-
-/// A plain text content block.
-pub(crate) fn text_block(text: impl Into<String>) -> ContentBlock {
-    ContentBlock::Text(TextContent {
-        text: text.into(),
-        text_signature: None,
-        extra: Map::new(),
-    })
 }
 
 /// Why a tool call failed. Every variant becomes an error result whose text is the `Display`

@@ -8,13 +8,13 @@
 use std::io::Read as _;
 
 use base64::Engine as _;
-use serde_json::{Map, json};
+use serde_json::json;
 
 use super::arguments::Arguments;
 use super::paths::Access;
 use super::truncate::prefix_within_bytes;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
-use crate::session::record::{ContentBlock, ImageContent};
+use crate::conversation::{ContentBlock, ImageBlock};
 
 /// Most lines returned by one call.
 pub const MAX_LINES: usize = 2000;
@@ -99,11 +99,10 @@ fn image_output(bytes: &[u8], mime_type: &str) -> ToolOutput {
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
     ToolOutput {
         content: vec![
-            super::text_block(format!("Read image file [{mime_type}]")),
-            ContentBlock::Image(ImageContent {
+            ContentBlock::text(format!("Read image file [{mime_type}]")),
+            ContentBlock::Image(ImageBlock {
                 data,
                 mime_type: mime_type.to_owned(),
-                extra: Map::new(),
             }),
         ],
         is_error: false,

@@ -32,7 +32,7 @@ fn run(
 }
 
 /// The result object, parsed strictly (unknown fields fail).
-fn result_of(output: &std::process::Output) -> pincer::output::result::RunResult {
+fn result_of(output: &std::process::Output) -> pincer::output::schema::RunResult {
     let text = stdout(output);
     let last = text.lines().last().unwrap_or_default();
     serde_json::from_str(last).unwrap_or_else(|error| panic!("{error}: {last}"))
@@ -152,7 +152,7 @@ fn a_final_message_cut_by_the_output_limit_without_an_answer_is_an_output_limit_
         assert!(result.is_error, "{name}");
         assert_eq!(
             result.subtype,
-            pincer::output::result::ResultSubtype::ErrorDuringExecution,
+            pincer::output::schema::ResultSubtype::ErrorDuringExecution,
             "{name}"
         );
         assert_eq!(result.stop_reason.as_deref(), Some("max_tokens"), "{name}");

@@ -51,7 +51,7 @@ fn run(home: &Home, server: &MockServer, args: &[&str]) -> Output {
     pincer(home, server).args(args).output().unwrap()
 }
 
-fn result_of(output: &Output) -> pincer::output::result::RunResult {
+fn result_of(output: &Output) -> pincer::output::schema::RunResult {
     let text = stdout(output);
     let last = text.lines().last().unwrap_or_default();
     serde_json::from_str(last).unwrap_or_else(|error| panic!("{error}: {last}"))
@@ -79,7 +79,7 @@ fn the_json_result_parses_strictly_and_matches_the_stored_session() {
     let output = run(&home, &server, &["run", "--json", "--name", "strict", "go"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result = result_of(&output);
-    assert_eq!(result.kind, "result");
+    assert_eq!(serde_json::to_value(result.kind).unwrap(), "result");
     assert_eq!(result.result, "done");
     assert_eq!(result.session_name.as_deref(), Some("strict"));
     assert_eq!(result.backend.as_deref(), Some("api"));
@@ -301,7 +301,7 @@ fn max_turns_stops_a_tool_loop_with_exit_5() {
     let result = result_of(&output);
     assert_eq!(
         result.subtype,
-        pincer::output::result::ResultSubtype::ErrorMaxTurns
+        pincer::output::schema::ResultSubtype::ErrorMaxTurns
     );
     assert_eq!(server.requests().len(), 1);
 }
@@ -318,7 +318,7 @@ fn max_budget_stops_a_tool_loop_with_exit_5() {
     assert_eq!(code(&output), 5, "{}", stderr(&output));
     assert_eq!(
         result_of(&output).subtype,
-        pincer::output::result::ResultSubtype::ErrorMaxBudgetUsd
+        pincer::output::schema::ResultSubtype::ErrorMaxBudgetUsd
     );
 }
 
@@ -344,7 +344,7 @@ fn the_wall_clock_timeout_ends_the_run_with_124_and_records_it() {
     let result = result_of(&output);
     assert_eq!(
         result.subtype,
-        pincer::output::result::ResultSubtype::ErrorTimeout
+        pincer::output::schema::ResultSubtype::ErrorTimeout
     );
     let text = std::fs::read_to_string(&session_files(&home)[0]).unwrap();
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
@@ -646,10 +646,10 @@ fn a_denied_call_returns_an_error_result_and_is_listed_in_permission_denials() {
     assert!(home.workspace.join("keep.txt").exists());
     let result = result_of(&output);
     assert_eq!(
-        result.permission_denials,
-        vec![
-            json!({"tool_name": "exec", "tool_use_id": "toolu_rm", "tool_input": {"command": "rm keep.txt"}})
-        ]
+        serde_json::to_value(&result.permission_denials).unwrap(),
+        json!([
+            {"tool_name": "exec", "tool_use_id": "toolu_rm", "tool_input": {"command": "rm keep.txt"}}
+        ])
     );
     let second = server.requests()[1].json();
     let sent = second["messages"]

@@ -13,9 +13,7 @@
 //! dropped. If the context, less what that saved (chars/4), is still above 50 %, those long
 //! results are replaced by a short placeholder, oldest first, until it is not.
 
-use serde_json::Map;
-
-use crate::session::record::{AgentMessage, ContentBlock, TextContent, ToolResultMessage};
+use crate::conversation::{ContentBlock, Message, ToolResultMessage};
 
 /// Below this share of the window nothing is pruned.
 const SOFT_TRIM_RATIO_PERCENT: u64 = 30;
@@ -31,16 +29,14 @@ const IMAGE_TOKENS: u64 = 1_200;
 /// Prunes old tool results in `messages` (a request copy) for a context of `context_tokens` in a
 /// window of `window` tokens, leaving the last `protect_recent` assistant turns alone. A window
 /// of 0 (unknown) prunes nothing.
-pub fn prune(
-    messages: &mut [AgentMessage],
-    context_tokens: u64,
-    window: u64,
-    protect_recent: usize,
-) {
+pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect_recent: usize) {
     if window == 0 || !above(context_tokens, window, SOFT_TRIM_RATIO_PERCENT) {
         return;
     }
-    let Some(first_user) = messages.iter().position(|message| message.role() == "user") else {
+    let Some(first_user) = messages
+        .iter()
+        .position(|message| matches!(message, Message::User(_)))
+    else {
         return;
     };
     let protected_from = if protect_recent == 0 {
@@ -50,7 +46,7 @@ pub fn prune(
             .iter()
             .enumerate()
             .rev()
-            .filter(|(_, message)| matches!(message, AgentMessage::Assistant(_)));
+            .filter(|(_, message)| matches!(message, Message::Assistant(_)));
         let Some((index, _)) = assistants.nth(protect_recent - 1) else {
             return;
         };
@@ -63,7 +59,7 @@ pub fn prune(
     let mut estimate = context_tokens;
     let mut trimmed = Vec::new();
     for (index, message) in messages[first_user..protected_from].iter_mut().enumerate() {
-        let AgentMessage::ToolResult(result) = message else {
+        let Message::ToolResult(result) = message else {
             continue;
         };
         let images = drop_images(result);
@@ -83,7 +79,7 @@ pub fn prune(
         if !above(estimate, window, HARD_CLEAR_RATIO_PERCENT) {
             break;
         }
-        let AgentMessage::ToolResult(result) = &mut messages[index] else {
+        let Message::ToolResult(result) = &mut messages[index] else {
             continue;
         };
         let placeholder = format!(
@@ -123,7 +119,7 @@ fn drop_images(result: &mut ToolResultMessage) -> u64 {
     let removed = (before - result.content.len()) as u64;
     if removed > 0 {
         let noun = if removed == 1 { "image" } else { "images" };
-        result.content.push(text_block(format!(
+        result.content.push(ContentBlock::text(format!(
             "[{removed} {noun} removed from this old tool result to save context.]"
         )));
     }
@@ -153,15 +149,7 @@ fn replace_text(result: &mut ToolResultMessage, text: String) {
         .content
         .retain(|block| !matches!(block, ContentBlock::Text(_)));
     let position = first_text.min(result.content.len());
-    result.content.insert(position, text_block(text));
-}
-
-fn text_block(text: String) -> ContentBlock {
-    ContentBlock::Text(TextContent {
-        text,
-        text_signature: None,
-        extra: Map::new(),
-    })
+    result.content.insert(position, ContentBlock::text(text));
 }
 
 #[cfg(test)]
@@ -170,15 +158,15 @@ mod tests {
     use pretty_assertions::assert_eq;
     use serde_json::{Value, json};
 
-    fn message(value: Value) -> AgentMessage {
-        serde_json::from_value(value).unwrap()
+    fn message(value: Value) -> Message {
+        crate::provider::test_support::pi_message(value)
     }
 
-    fn user(text: &str) -> AgentMessage {
+    fn user(text: &str) -> Message {
         message(json!({"role": "user", "content": text, "timestamp": 1}))
     }
 
-    fn assistant() -> AgentMessage {
+    fn assistant() -> Message {
         message(json!({
             "role": "assistant",
             "content": [{"type": "toolCall", "id": "c", "name": "read", "arguments": {}}],
@@ -187,16 +175,16 @@ mod tests {
         }))
     }
 
-    fn result(text: &str) -> AgentMessage {
+    fn result(text: &str) -> Message {
         message(json!({
             "role": "toolResult", "toolCallId": "c", "toolName": "read",
             "content": [{"type": "text", "text": text}], "isError": false, "timestamp": 3,
         }))
     }
 
-    fn text(message: &AgentMessage) -> String {
+    fn text(message: &Message) -> String {
         match message {
-            AgentMessage::ToolResult(result) => text_of(result),
+            Message::ToolResult(result) => text_of(result),
             other => panic!("not a tool result: {other:?}"),
         }
     }
@@ -212,7 +200,7 @@ mod tests {
     }
 
     /// Two old turns with big results, then two recent turns with a big result of their own.
-    fn conversation() -> Vec<AgentMessage> {
+    fn conversation() -> Vec<Message> {
         vec![
             result(&big_output()), // before the first user message: protected
             user("go"),

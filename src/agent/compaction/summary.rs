@@ -12,12 +12,11 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::cut::CutPlan;
-use crate::session::record::{
-    AgentMessage, AssistantContent, ContentBlock, MessageContent, TextContent, UserMessage,
-};
+use crate::conversation::{self, Message, UserMessage};
+use crate::session::record::{AgentMessage, AssistantContent, ContentBlock, MessageContent};
 
 const SYSTEM_PROMPT: &str = include_str!("prompts/system.md");
 const SUMMARIZE_PROMPT: &str = include_str!("prompts/summarize.md");
@@ -185,7 +184,7 @@ pub struct SummaryRequest {
     /// One user message. Its text blocks are, in order: the conversation to summarize, the
     /// previous summary (when there is one), the prefix of a split turn (when the cut split one),
     /// and the instructions.
-    pub messages: Vec<AgentMessage>,
+    pub messages: Vec<Message>,
 }
 
 /// Builds the summarization request for a plan. `instructions` is the user's optional focus
@@ -231,13 +230,15 @@ pub fn summary_request(plan: &CutPlan, instructions: Option<&str>) -> SummaryReq
     }
     parts.push(prompt);
 
-    let blocks = parts.into_iter().map(text_block).collect();
+    let blocks = parts
+        .into_iter()
+        .map(conversation::ContentBlock::text)
+        .collect();
     SummaryRequest {
         system_prompt: SYSTEM_PROMPT.trim_end().to_owned(),
-        messages: vec![AgentMessage::User(UserMessage {
-            content: MessageContent::Blocks(blocks),
+        messages: vec![Message::User(UserMessage {
+            content: conversation::MessageContent::Blocks(blocks),
             timestamp: 0,
-            extra: Map::new(),
         })],
     }
 }
@@ -405,14 +406,6 @@ fn blocks_text(blocks: &[ContentBlock]) -> String {
         .collect()
 }
 
-fn text_block(text: String) -> ContentBlock {
-    ContentBlock::Text(TextContent {
-        text,
-        text_signature: None,
-        extra: Map::new(),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,16 +452,16 @@ mod tests {
 
     /// The text blocks of the request's single user message.
     fn request_parts(request: &SummaryRequest) -> Vec<String> {
-        let [AgentMessage::User(user)] = request.messages.as_slice() else {
+        let [Message::User(user)] = request.messages.as_slice() else {
             panic!("expected one user message, got {:?}", request.messages);
         };
-        let MessageContent::Blocks(blocks) = &user.content else {
+        let conversation::MessageContent::Blocks(blocks) = &user.content else {
             panic!("expected blocks");
         };
         blocks
             .iter()
             .map(|block| match block {
-                ContentBlock::Text(text) => text.text.clone(),
+                conversation::ContentBlock::Text(text) => text.text.clone(),
                 other => panic!("unexpected block {other:?}"),
             })
             .collect()

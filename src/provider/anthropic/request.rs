@@ -4,9 +4,9 @@
 //! transcript is repaired on the way out (SPEC §4.1, reference §1.2) rather than sent invalid:
 //! - consecutive turns of one role are merged (a tool result is user content, so a run of tool
 //!   results and a following prompt become one user turn, results first);
-//! - every `tool_use` gets a `tool_result` in the very next user turn: a missing one is
-//!   synthesized as an error result, and a result whose call is not in the turn just before is
-//!   dropped (as is a second result for the same call);
+//! - every `tool_use` gets its `tool_result` in the very next user turn: the conversation
+//!   arrives repaired (`conversation::repair` answers every call and drops orphan results), and
+//!   merging keeps each result right after its call;
 //! - the conversation starts with a user turn;
 //! - Anthropic's refusal test string is redacted from outgoing text, so a transcript that quotes
 //!   it cannot make every later request refuse.
@@ -21,19 +21,17 @@
 //! call; the one before it reads what the previous call wrote, so repeated cron turns on one
 //! session hit the cache.
 
-use std::collections::HashSet;
-
 use serde_json::{Map, Value};
 
 use super::wire::{
     CacheControl, ContentBlockParam, ImageSource, MessageParam, MessagesRequest, Role, SystemBlock,
     ThinkingParam, ToolParam, ToolResultBlock,
 };
-use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
-use crate::session::record::{
-    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, ImageContent, MessageContent,
+use crate::conversation::{
+    AssistantBlock, AssistantMessage, ContentBlock, ImageBlock, Message, MessageContent,
     ToolResultMessage,
 };
+use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
 
 /// The API version pincer speaks (docs: "Versions").
 pub const API_VERSION: &str = "2023-06-01";
@@ -44,10 +42,6 @@ const API_NAME: &str = "anthropic-messages";
 /// Anthropic's documented test string that makes the model refuse (docs: "Handling stop
 /// reasons", `refusal`). Sent back in a transcript, it would make every later call refuse.
 pub const REFUSAL_TEST_STRING: &str = "ANTHROPIC_MAGIC_STRING_TRIGGER_REFUSAL_1FAEFB6177B4672DEE07F9D3AFC62588CCD2631EDCF22E8CCC1FB35B501C9C86";
-
-/// The text of a synthesized result for a tool call the session never answered.
-pub const MISSING_RESULT_TEXT: &str =
-    "missing tool result in session history; inserted as an error so the transcript stays valid";
 
 /// The user turn put before a history that begins with the assistant (after a compaction that
 /// cut the first prompt, say): the API requires the first turn to be the user's.
@@ -141,9 +135,8 @@ pub fn level_for_budget(tokens: u64) -> ThinkingLevel {
 }
 
 /// The session's messages as a valid Messages API conversation.
-fn conversation(messages: &[AgentMessage]) -> Vec<MessageParam> {
-    let turns = merge_roles(messages.iter().filter_map(turn_of));
-    let mut turns = merge_roles(pair_tool_results(turns).into_iter());
+fn conversation(messages: &[Message]) -> Vec<MessageParam> {
+    let mut turns = merge_roles(messages.iter().filter_map(turn_of));
     if turns
         .first()
         .is_some_and(|turn| turn.role == Role::Assistant)
@@ -160,13 +153,11 @@ fn conversation(messages: &[AgentMessage]) -> Vec<MessageParam> {
 }
 
 /// One session message as one API turn; `None` when nothing of it can be sent.
-fn turn_of(message: &AgentMessage) -> Option<MessageParam> {
+fn turn_of(message: &Message) -> Option<MessageParam> {
     let (role, content) = match message {
-        AgentMessage::User(user) => (Role::User, user_blocks(&user.content)),
-        AgentMessage::Assistant(assistant) => (Role::Assistant, assistant_blocks(assistant)),
-        AgentMessage::ToolResult(result) => (Role::User, vec![tool_result_block(result)]),
-        // The session context turns pi's other roles into user messages before this point.
-        AgentMessage::Other(_) => return None,
+        Message::User(user) => (Role::User, user_blocks(&user.content)),
+        Message::Assistant(assistant) => (Role::Assistant, assistant_blocks(assistant)),
+        Message::ToolResult(result) => (Role::User, vec![tool_result_block(result)]),
     };
     (!content.is_empty()).then_some(MessageParam { role, content })
 }
@@ -182,7 +173,6 @@ fn user_blocks(content: &MessageContent) -> Vec<ContentBlockParam> {
                     source: image_source(image),
                     cache_control: None,
                 }),
-                ContentBlock::Unknown(_) => None,
             })
             .collect(),
     }
@@ -194,13 +184,13 @@ fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam> {
         .content
         .iter()
         .filter_map(|block| match block {
-            AssistantContent::Text(text) => non_blank(&text.text).map(text_block),
-            AssistantContent::Thinking(thinking) => {
+            AssistantBlock::Text(text) => non_blank(&text.text).map(text_block),
+            AssistantBlock::Thinking(thinking) => {
                 let signature = thinking
-                    .thinking_signature
+                    .signature
                     .as_ref()
                     .filter(|signature| replay_signatures && !signature.is_empty())?;
-                Some(if thinking.redacted == Some(true) {
+                Some(if thinking.redacted {
                     ContentBlockParam::RedactedThinking {
                         data: signature.clone(),
                     }
@@ -211,7 +201,7 @@ fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam> {
                     }
                 })
             }
-            AssistantContent::ToolCall(call) => Some(ContentBlockParam::ToolUse {
+            AssistantBlock::ToolCall(call) => Some(ContentBlockParam::ToolUse {
                 id: tool_id(&call.id),
                 name: call.name.clone(),
                 input: match &call.arguments {
@@ -220,7 +210,6 @@ fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam> {
                 },
                 cache_control: None,
             }),
-            AssistantContent::Unknown(_) => None,
         })
         .collect()
 }
@@ -236,7 +225,6 @@ fn tool_result_block(result: &ToolResultMessage) -> ContentBlockParam {
             ContentBlock::Image(image) => Some(ToolResultBlock::Image {
                 source: image_source(image),
             }),
-            ContentBlock::Unknown(_) => None,
         })
         .collect();
     ContentBlockParam::ToolResult {
@@ -259,7 +247,7 @@ fn text_block(text: String) -> ContentBlockParam {
     }
 }
 
-fn image_source(image: &ImageContent) -> ImageSource {
+fn image_source(image: &ImageBlock) -> ImageSource {
     ImageSource::Base64 {
         media_type: image.mime_type.clone(),
         data: image.data.clone(),
@@ -313,70 +301,6 @@ fn merge_roles(turns: impl Iterator<Item = MessageParam>) -> Vec<MessageParam> {
     merged
 }
 
-/// Make each user turn answer exactly the tool calls of the assistant turn before it. Expects
-/// roles to alternate; may leave empty user turns (all of whose results were orphans).
-fn pair_tool_results(turns: Vec<MessageParam>) -> Vec<MessageParam> {
-    let mut paired = Vec::with_capacity(turns.len() + 1);
-    let mut unanswered: Vec<String> = Vec::new();
-    for turn in turns {
-        match turn.role {
-            Role::Assistant => {
-                if !unanswered.is_empty() {
-                    paired.push(answer(&unanswered, Vec::new()));
-                }
-                unanswered = turn
-                    .content
-                    .iter()
-                    .filter_map(|block| match block {
-                        ContentBlockParam::ToolUse { id, .. } => Some(id.clone()),
-                        _ => None,
-                    })
-                    .collect();
-                paired.push(turn);
-            }
-            Role::User => paired.push(answer(&std::mem::take(&mut unanswered), turn.content)),
-        }
-    }
-    if !unanswered.is_empty() {
-        paired.push(answer(&unanswered, Vec::new()));
-    }
-    paired
-}
-
-/// A user turn holding one result per id of `calls` (in call order, synthesized where missing),
-/// then the non-result blocks of `content`.
-fn answer(calls: &[String], content: Vec<ContentBlockParam>) -> MessageParam {
-    let (mut results, others): (Vec<_>, Vec<_>) = content
-        .into_iter()
-        .partition(|block| matches!(block, ContentBlockParam::ToolResult { .. }));
-    let mut answered = HashSet::new();
-    let mut blocks = Vec::with_capacity(calls.len() + others.len());
-    for call in calls {
-        if !answered.insert(call.as_str()) {
-            continue;
-        }
-        let found = results.iter().position(|block| {
-            matches!(block, ContentBlockParam::ToolResult { tool_use_id, .. } if tool_use_id == call)
-        });
-        blocks.push(match found {
-            Some(position) => results.swap_remove(position),
-            None => ContentBlockParam::ToolResult {
-                tool_use_id: call.clone(),
-                content: vec![ToolResultBlock::Text {
-                    text: MISSING_RESULT_TEXT.to_owned(),
-                }],
-                is_error: true,
-                cache_control: None,
-            },
-        });
-    }
-    blocks.extend(others);
-    MessageParam {
-        role: Role::User,
-        content: blocks,
-    }
-}
-
 /// Put a breakpoint on the last block of each of the last two user turns.
 fn mark_cache_breakpoints(turns: &mut [MessageParam]) {
     let user_turns = turns
@@ -401,16 +325,17 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::provider::ToolDefinition;
-    use crate::session::record::{
-        StopReason, TextContent, ThinkingContent, ToolCall, Usage, UserMessage,
+    use crate::conversation::{
+        Cost, MISSING_RESULT, StopReason, TextBlock, ThinkingBlock, TokenUsage, ToolCall,
+        ToolDefinition, UserMessage,
     };
 
-    fn request(messages: Vec<AgentMessage>) -> ModelRequest {
+    /// The request for `messages`, repaired as every request is before it is built.
+    fn request(messages: Vec<Message>) -> ModelRequest {
         ModelRequest {
             model: "claude-sonnet-4-5".into(),
             system_prompt: String::new(),
-            messages,
+            messages: crate::conversation::repair(&messages),
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
             thinking_budget: None,
@@ -419,92 +344,82 @@ mod tests {
         }
     }
 
-    fn user(text: &str) -> AgentMessage {
-        AgentMessage::User(UserMessage {
+    fn user(text: &str) -> Message {
+        Message::User(UserMessage {
             content: MessageContent::Text(text.into()),
             timestamp: 0,
-            extra: Map::new(),
         })
     }
 
-    fn user_blocks(blocks: Vec<ContentBlock>) -> AgentMessage {
-        AgentMessage::User(UserMessage {
+    fn user_blocks(blocks: Vec<ContentBlock>) -> Message {
+        Message::User(UserMessage {
             content: MessageContent::Blocks(blocks),
             timestamp: 0,
-            extra: Map::new(),
         })
     }
 
-    fn text(text: &str) -> TextContent {
-        TextContent {
-            text: text.into(),
-            text_signature: None,
-            extra: Map::new(),
-        }
+    fn text(text: &str) -> TextBlock {
+        TextBlock::new(text)
     }
 
-    fn image(data: &str) -> ImageContent {
-        ImageContent {
+    fn image(data: &str) -> ImageBlock {
+        ImageBlock {
             data: data.into(),
             mime_type: "image/png".into(),
-            extra: Map::new(),
         }
     }
 
-    fn assistant_from(api: &str, content: Vec<AssistantContent>) -> AgentMessage {
-        AgentMessage::Assistant(AssistantMessage {
+    fn assistant_from(api: &str, content: Vec<AssistantBlock>) -> Message {
+        Message::Assistant(AssistantMessage {
             content,
             api: api.into(),
             provider: "anthropic".into(),
             model: "claude-sonnet-4-5".into(),
-            usage: Usage::default(),
+            usage: TokenUsage::default(),
+            cost: Cost::default(),
             stop_reason: StopReason::ToolUse,
             timestamp: 0,
-            extra: Map::new(),
             error_message: None,
         })
     }
 
-    fn assistant(content: Vec<AssistantContent>) -> AgentMessage {
+    fn assistant(content: Vec<AssistantBlock>) -> Message {
         assistant_from(API_NAME, content)
     }
 
-    fn said(words: &str) -> AssistantContent {
-        AssistantContent::Text(text(words))
+    fn said(words: &str) -> AssistantBlock {
+        AssistantBlock::Text(text(words))
     }
 
-    fn thought(thinking: &str, signature: Option<&str>) -> AssistantContent {
-        AssistantContent::Thinking(ThinkingContent {
+    fn thought(thinking: &str, signature: Option<&str>) -> AssistantBlock {
+        AssistantBlock::Thinking(ThinkingBlock {
             thinking: thinking.into(),
-            thinking_signature: signature.map(str::to_owned),
-            redacted: None,
-            extra: Map::new(),
+            signature: signature.map(str::to_owned),
+            redacted: false,
         })
     }
 
-    fn call(id: &str, name: &str, arguments: Value) -> AssistantContent {
-        AssistantContent::ToolCall(ToolCall {
+    fn call(id: &str, name: &str, arguments: Value) -> AssistantBlock {
+        AssistantBlock::ToolCall(ToolCall {
             id: id.into(),
             name: name.into(),
             arguments,
             thought_signature: None,
-            extra: Map::new(),
         })
     }
 
-    fn result(id: &str, blocks: Vec<ContentBlock>, is_error: bool) -> AgentMessage {
-        AgentMessage::ToolResult(ToolResultMessage {
+    fn result(id: &str, blocks: Vec<ContentBlock>, is_error: bool) -> Message {
+        Message::ToolResult(ToolResultMessage {
             tool_call_id: id.into(),
             tool_name: "read".into(),
             content: blocks,
             details: None,
             is_error,
             timestamp: 0,
-            extra: Map::new(),
         })
     }
 
-    fn ok(id: &str, output: &str) -> AgentMessage {
+    fn ok(id: &str, output: &str) -> Message {
         result(id, vec![ContentBlock::Text(text(output))], false)
     }
 
@@ -618,11 +533,10 @@ mod tests {
 
     #[test]
     fn redacted_thinking_is_replayed_as_data_and_unsigned_or_foreign_thinking_is_dropped() {
-        let redacted = AssistantContent::Thinking(ThinkingContent {
+        let redacted = AssistantBlock::Thinking(ThinkingBlock {
             thinking: String::new(),
-            thinking_signature: Some("EmwKAhgBEgy3va3pzix/LafPsn4a".into()),
-            redacted: Some(true),
-            extra: Map::new(),
+            signature: Some("EmwKAhgBEgy3va3pzix/LafPsn4a".into()),
+            redacted: true,
         });
         let messages = messages_of(&request(vec![
             user("one"),
@@ -742,7 +656,7 @@ mod tests {
                     {"type": "tool_use", "id": "toolu_01A", "name": "exec", "input": {"command": "make"}}
                 ]},
                 {"role": "user", "content": [
-                    {"type": "tool_result", "tool_use_id": "toolu_01A", "content": [{"type": "text", "text": MISSING_RESULT_TEXT}], "is_error": true},
+                    {"type": "tool_result", "tool_use_id": "toolu_01A", "content": [{"type": "text", "text": MISSING_RESULT}], "is_error": true},
                     {"type": "text", "text": "what happened?", "cache_control": {"type": EPHEMERAL}}
                 ]},
                 {"role": "assistant", "content": [{"type": "text", "text": "Nothing ran."}]},
@@ -763,7 +677,7 @@ mod tests {
             messages[2],
             json!({"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": "toolu_01A",
-                 "content": [{"type": "text", "text": MISSING_RESULT_TEXT}], "is_error": true,
+                 "content": [{"type": "text", "text": MISSING_RESULT}], "is_error": true,
                  "cache_control": {"type": EPHEMERAL}}
             ]})
         );

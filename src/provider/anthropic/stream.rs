@@ -14,10 +14,11 @@ use super::wire::{
     ContentBlockDelta, ContentBlockStart, ErrorEnvelope, ErrorObject, StreamEvent as WireEvent,
     WireUsage,
 };
+use crate::conversation::StopReason;
+use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
 use crate::provider::sse::SseEvent;
-use crate::provider::{ErrorDetails, ProviderError, StreamEvent, StreamParser};
-use crate::session::record::StopReason;
+use crate::provider::{ErrorDetails, ProviderError, StreamParser};
 
 /// The provider name in errors.
 const PROVIDER: &str = "anthropic";
@@ -345,7 +346,7 @@ mod tests {
             accumulator.apply(event);
         }
         let message = accumulator.message("anthropic-messages", "anthropic", "claude", 0, None);
-        serde_json::to_value(&message).unwrap()
+        crate::provider::test_support::pi_json(&message)
     }
 
     fn usage(input: u64, output: u64, cache_read: u64, cache_write: u64) -> StreamEvent {

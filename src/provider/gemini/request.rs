@@ -2,8 +2,8 @@
 //!
 //! Invariants of the `contents` it produces (Gemini rejects anything else):
 //! - turns alternate: consecutive same-role turns are merged, and the first turn is `user`;
-//! - every function call of a model turn is answered in the next `user` turn: a missing tool
-//!   result becomes an error response, and a tool result with no call before it becomes text;
+//! - every function call of a model turn is answered in the next `user` turn — the conversation
+//!   arrives repaired (`conversation::repair`), so results follow their calls;
 //! - signatures (`thoughtSignature`) are echoed only to the API and model that issued them; a
 //!   tool call without one gets the documented sentinel instead (reference §4.2).
 //!
@@ -15,11 +15,11 @@ use super::wire::{
     Blob, Content, FunctionCall, FunctionDeclaration, FunctionOutcome, FunctionResponse,
     GenerateContentRequest, GenerationConfig, Part, Role, SystemInstruction, ThinkingConfig, Tool,
 };
-use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel, ToolDefinition};
-use crate::session::record::{
-    AgentMessage, AssistantContent, AssistantMessage, ContentBlock, ImageContent, MessageContent,
-    StopReason, ToolResultMessage,
+use crate::conversation::{
+    AssistantBlock, AssistantMessage, ContentBlock, ImageBlock, Message, MessageContent,
+    ToolDefinition, ToolResultMessage,
 };
+use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
 
 /// The `api` name stored in assistant messages produced by this protocol.
 const API_NAME: &str = "google-generative-ai";
@@ -30,9 +30,6 @@ pub const SKIP_SIGNATURE_SENTINEL: &str = "skip_thought_signature_validator";
 
 /// Sent as the first turn when the conversation would otherwise start with the model.
 const CONTINUATION_TEXT: &str = "(continued)";
-
-/// Sent for a function call whose result was never recorded (an interrupted turn).
-const MISSING_RESULT_TEXT: &str = "No result was recorded for this tool call.";
 
 /// Build the HTTP request for `request`.
 pub fn build_request(request: &ModelRequest) -> HttpRequest {
@@ -126,12 +123,6 @@ fn build_tools(tools: &[ToolDefinition]) -> Vec<Tool> {
 // ---------------------------------------------------------------------------------------------
 // Contents
 
-/// A function call of the latest model turn still waiting for its result.
-struct PendingCall {
-    id: String,
-    name: String,
-}
-
 /// Collects turns, merging consecutive turns of the same role.
 #[derive(Default)]
 struct Turns {
@@ -148,62 +139,19 @@ impl Turns {
             _ => self.contents.push(Content { role, parts }),
         }
     }
-
-    /// Answer the calls that got no result, so the model turn stays valid.
-    fn answer_missing(&mut self, pending: &mut Vec<PendingCall>) {
-        let parts = pending
-            .drain(..)
-            .map(|call| {
-                function_response_part(
-                    call.name,
-                    FunctionOutcome::Error(MISSING_RESULT_TEXT.into()),
-                )
-            })
-            .collect();
-        self.push(Role::User, parts);
-    }
 }
 
 fn build_contents(request: &ModelRequest) -> Vec<Content> {
     let mut turns = Turns::default();
-    let mut pending: Vec<PendingCall> = Vec::new();
     for message in &request.messages {
         match message {
-            AgentMessage::User(user) => {
-                turns.answer_missing(&mut pending);
-                turns.push(Role::User, user_parts(&user.content));
+            Message::User(user) => turns.push(Role::User, user_parts(&user.content)),
+            Message::Assistant(assistant) => {
+                turns.push(Role::Model, assistant_parts(assistant, &request.model));
             }
-            AgentMessage::Assistant(assistant) => {
-                turns.answer_missing(&mut pending);
-                // Like pi, a failed or interrupted answer is not replayed: it may hold calls
-                // that were never run. Results that did get recorded become plain text below.
-                if matches!(
-                    assistant.stop_reason,
-                    StopReason::Error | StopReason::Aborted
-                ) {
-                    continue;
-                }
-                let (parts, calls) = assistant_parts(assistant, &request.model);
-                turns.push(Role::Model, parts);
-                pending = calls;
-            }
-            AgentMessage::ToolResult(result) => {
-                match pending
-                    .iter()
-                    .position(|call| call.id == result.tool_call_id)
-                {
-                    Some(index) => {
-                        pending.remove(index);
-                        turns.push(Role::User, tool_result_parts(result));
-                    }
-                    None => turns.push(Role::User, orphan_result_parts(result)),
-                }
-            }
-            // Context rebuild turns pi's other roles into user messages before this point.
-            AgentMessage::Other(_) => {}
+            Message::ToolResult(result) => turns.push(Role::User, tool_result_parts(result)),
         }
     }
-    turns.answer_missing(&mut pending);
     let mut contents = turns.contents;
     if contents
         .first()
@@ -227,7 +175,7 @@ fn text_part(text: String) -> Part {
     }
 }
 
-fn image_part(image: &ImageContent) -> Part {
+fn image_part(image: &ImageBlock) -> Part {
     Part {
         inline_data: Some(Blob {
             mime_type: image.mime_type.clone(),
@@ -264,8 +212,8 @@ fn user_parts(content: &MessageContent) -> Vec<Part> {
     }
 }
 
-/// The parts of a model turn, and its calls (which the following results must answer).
-fn assistant_parts(message: &AssistantMessage, model: &str) -> (Vec<Part>, Vec<PendingCall>) {
+/// The parts of a model turn.
+fn assistant_parts(message: &AssistantMessage, model: &str) -> Vec<Part> {
     // Signatures are opaque to everyone but the model that made them: another provider's
     // signature (an Anthropic thinking signature, an OpenAI item id) would be rejected.
     let own_signatures = message.api == API_NAME && message.model == model;
@@ -276,11 +224,10 @@ fn assistant_parts(message: &AssistantMessage, model: &str) -> (Vec<Part>, Vec<P
             .cloned()
     };
     let mut parts = Vec::new();
-    let mut calls = Vec::new();
     for block in &message.content {
         match block {
-            AssistantContent::Text(text) => {
-                let thought_signature = signature(&text.text_signature);
+            AssistantBlock::Text(text) => {
+                let thought_signature = signature(&text.signature);
                 if text.text.is_empty() && thought_signature.is_none() {
                     continue;
                 }
@@ -290,12 +237,12 @@ fn assistant_parts(message: &AssistantMessage, model: &str) -> (Vec<Part>, Vec<P
                     ..Part::default()
                 });
             }
-            AssistantContent::Thinking(thinking) => {
+            AssistantBlock::Thinking(thinking) => {
                 // Unsigned (or foreign) reasoning cannot be replayed as a thought.
-                if thinking.redacted == Some(true) {
+                if thinking.redacted {
                     continue;
                 }
-                if let Some(thought_signature) = signature(&thinking.thinking_signature) {
+                if let Some(thought_signature) = signature(&thinking.signature) {
                     parts.push(Part {
                         text: Some(thinking.thinking.clone()),
                         thought: Some(true),
@@ -304,7 +251,7 @@ fn assistant_parts(message: &AssistantMessage, model: &str) -> (Vec<Part>, Vec<P
                     });
                 }
             }
-            AssistantContent::ToolCall(call) => {
+            AssistantBlock::ToolCall(call) => {
                 let args = if call.arguments.is_object() {
                     call.arguments.clone()
                 } else {
@@ -322,15 +269,10 @@ fn assistant_parts(message: &AssistantMessage, model: &str) -> (Vec<Part>, Vec<P
                     ),
                     ..Part::default()
                 });
-                calls.push(PendingCall {
-                    id: call.id.clone(),
-                    name: call.name.clone(),
-                });
             }
-            AssistantContent::Unknown(_) => {}
         }
     }
-    (parts, calls)
+    parts
 }
 
 fn result_text(result: &ToolResultMessage) -> String {
@@ -361,24 +303,6 @@ fn tool_result_parts(result: &ToolResultMessage) -> Vec<Part> {
         FunctionOutcome::Output(text)
     };
     let mut parts = vec![function_response_part(result.tool_name.clone(), outcome)];
-    parts.extend(result_images(result));
-    parts
-}
-
-/// A result whose call is not in the preceding model turn (dropped by compaction or from a
-/// skipped turn): a function response there would be rejected, so it is told as text.
-fn orphan_result_parts(result: &ToolResultMessage) -> Vec<Part> {
-    let label = if result.is_error {
-        "Error from"
-    } else {
-        "Result of"
-    };
-    let mut parts = vec![text_part(format!(
-        "{label} tool {} (call {}):\n{}",
-        result.tool_name,
-        result.tool_call_id,
-        result_text(result)
-    ))];
     parts.extend(result_images(result));
     parts
 }
@@ -691,33 +615,34 @@ mod tests {
 
     const MODEL: &str = "gemini-2.5-flash";
 
-    fn message(value: Value) -> AgentMessage {
-        serde_json::from_value(value).unwrap()
+    fn message(value: Value) -> Message {
+        crate::provider::test_support::pi_message(value)
     }
 
-    fn user(text: &str) -> AgentMessage {
+    fn user(text: &str) -> Message {
         message(json!({"role": "user", "content": text, "timestamp": 1}))
     }
 
-    fn assistant(api: &str, model: &str, content: Value, stop_reason: &str) -> AgentMessage {
+    fn assistant(api: &str, model: &str, content: Value, stop_reason: &str) -> Message {
         message(json!({
             "role": "assistant", "content": content, "api": api, "provider": "p", "model": model,
             "usage": {}, "stopReason": stop_reason, "timestamp": 2
         }))
     }
 
-    fn tool_result(id: &str, name: &str, text: &str, is_error: bool) -> AgentMessage {
+    fn tool_result(id: &str, name: &str, text: &str, is_error: bool) -> Message {
         message(json!({
             "role": "toolResult", "toolCallId": id, "toolName": name,
             "content": [{"type": "text", "text": text}], "isError": is_error, "timestamp": 3
         }))
     }
 
-    fn request(messages: Vec<AgentMessage>) -> ModelRequest {
+    /// The request for `messages`, repaired as every request is before it is built.
+    fn request(messages: Vec<Message>) -> ModelRequest {
         ModelRequest {
             model: MODEL.to_owned(),
             system_prompt: String::new(),
-            messages,
+            messages: crate::conversation::repair(&messages),
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
             thinking_budget: None,
@@ -878,7 +803,8 @@ mod tests {
                 json!([{"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "x"}, "thoughtSignature": "s"}]),
                 "toolUse",
             ),
-            // The run was interrupted before the result: the call still needs an answer.
+            // The run was interrupted before the result: the call still needs an answer. The
+            // aborted answer after it is left out, and its result with it.
             user("are you there?"),
             assistant(
                 API_NAME,
@@ -898,9 +824,8 @@ mod tests {
                     {"functionCall": {"name": "read", "args": {"path": "x"}}, "thoughtSignature": "s"}
                 ]},
                 {"role": "user", "parts": [
-                    {"functionResponse": {"name": "read", "response": {"error": "No result was recorded for this tool call."}}},
-                    {"text": "are you there?"},
-                    {"text": "Error from tool bash (call c2):\ninterrupted"}
+                    {"functionResponse": {"name": "read", "response": {"error": crate::conversation::MISSING_RESULT}}},
+                    {"text": "are you there?"}
                 ]}
             ])
         );

@@ -19,10 +19,11 @@ use super::wire::{
     Candidate, ErrorBody, ErrorDetail, GenerateContentResponse, GoogleError, Part, StreamPayload,
     UsageMetadata,
 };
+use crate::conversation::StopReason;
+use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
 use crate::provider::sse::SseEvent;
-use crate::provider::{ErrorDetails, ProviderError, StreamEvent, StreamParser};
-use crate::session::record::StopReason;
+use crate::provider::{ErrorDetails, ProviderError, StreamParser};
 
 /// The provider name in errors.
 const PROVIDER: &str = "google";
@@ -346,8 +347,8 @@ pub fn parse_error_body(status: u16, body: &str) -> ErrorDetails {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::conversation::AssistantMessage;
     use crate::provider::Accumulator;
-    use crate::session::record::AssistantMessage;
     use pretty_assertions::assert_eq;
     use serde_json::{Value, json};
 
@@ -439,7 +440,7 @@ mod tests {
             ]
         );
         assert!(outcome.finished);
-        let message = serde_json::to_value(outcome.message()).unwrap();
+        let message = crate::provider::test_support::pi_json(&outcome.message());
         assert_eq!(
             message["content"],
             json!([{"type": "text", "text": "Caf\u{e9} au lait \u{2615} is espresso with\nsteamed milk \"and nothing else\"."}])
@@ -495,7 +496,7 @@ mod tests {
     fn thought_parts_form_a_thinking_block_and_the_text_keeps_its_signature() {
         let outcome = parse(THINKING);
         assert!(outcome.finished);
-        let message = serde_json::to_value(outcome.message()).unwrap();
+        let message = crate::provider::test_support::pi_json(&outcome.message());
         assert_eq!(
             message["content"],
             json!([
@@ -521,7 +522,7 @@ mod tests {
         let message = outcome.message();
         assert_eq!(message.usage.cache_read, 17379);
         assert_eq!(message.usage.cache_write, 0);
-        assert_eq!(message.usage.total_tokens, 18602);
+        assert_eq!(message.usage.context_tokens(), 18602);
     }
 
     #[test]
@@ -539,7 +540,7 @@ mod tests {
         let message = outcome.message();
         assert_eq!(message.stop_reason, StopReason::Error);
         assert_eq!(
-            serde_json::to_value(&message.content).unwrap(),
+            crate::provider::test_support::pi_content(&message),
             json!([{"type": "text", "text": "Here is how you could"}])
         );
     }

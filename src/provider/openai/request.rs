@@ -15,11 +15,10 @@ use super::wire::{
     FunctionTool, InputContent, InputItem, OutputTextContent, ReasoningOptions, ResponsesRequest,
     TypedInputItem, UserInput,
 };
-use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
-use crate::session::record::{
-    AgentMessage, AssistantContent, ContentBlock, ImageContent, MessageContent, ToolCall,
-    ToolResultMessage,
+use crate::conversation::{
+    AssistantBlock, ContentBlock, ImageBlock, Message, MessageContent, ToolCall, ToolResultMessage,
 };
+use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
 
 /// Build the HTTP request for `request`.
 pub fn build_request(request: &ModelRequest) -> HttpRequest {
@@ -76,9 +75,9 @@ pub(crate) fn reasoning_effort(request: &ModelRequest) -> Option<&'static str> {
     }
 }
 
-fn input_items(message: &AgentMessage) -> Vec<InputItem> {
+fn input_items(message: &Message) -> Vec<InputItem> {
     match message {
-        AgentMessage::User(user) => {
+        Message::User(user) => {
             let content = user_content(&user.content);
             if content.is_empty() {
                 return Vec::new();
@@ -88,19 +87,17 @@ fn input_items(message: &AgentMessage) -> Vec<InputItem> {
                 content,
             })]
         }
-        AgentMessage::Assistant(assistant) => assistant
+        Message::Assistant(assistant) => assistant
             .content
             .iter()
             .filter_map(assistant_item)
             .collect(),
-        AgentMessage::ToolResult(result) => {
+        Message::ToolResult(result) => {
             vec![InputItem::Typed(TypedInputItem::FunctionCallOutput {
                 call_id: call_id(&result.tool_call_id),
                 output: tool_result_text(result, "the Responses API"),
             })]
-        }
-        // pi's coding-agent roles are turned into user messages before a request is built.
-        AgentMessage::Other(_) => Vec::new(),
+        } // pi's coding-agent roles are turned into user messages before a request is built.
     }
 }
 
@@ -109,23 +106,22 @@ fn user_content(content: &MessageContent) -> Vec<InputContent> {
         MessageContent::Text(text) => vec![InputContent::Text { text: text.clone() }],
         MessageContent::Blocks(blocks) => blocks
             .iter()
-            .filter_map(|block| match block {
-                ContentBlock::Text(text) => Some(InputContent::Text {
+            .map(|block| match block {
+                ContentBlock::Text(text) => InputContent::Text {
                     text: text.text.clone(),
-                }),
-                ContentBlock::Image(image) => Some(InputContent::Image {
+                },
+                ContentBlock::Image(image) => InputContent::Image {
                     image_url: data_url(image),
                     detail: "auto",
-                }),
-                ContentBlock::Unknown(_) => None,
+                },
             })
             .collect(),
     }
 }
 
-fn assistant_item(block: &AssistantContent) -> Option<InputItem> {
+fn assistant_item(block: &AssistantBlock) -> Option<InputItem> {
     match block {
-        AssistantContent::Text(text) if !text.text.is_empty() => {
+        AssistantBlock::Text(text) if !text.text.is_empty() => {
             Some(InputItem::Typed(TypedInputItem::AssistantMessage {
                 role: "assistant",
                 content: vec![OutputTextContent {
@@ -133,17 +129,17 @@ fn assistant_item(block: &AssistantContent) -> Option<InputItem> {
                 }],
             }))
         }
-        AssistantContent::Thinking(thinking) => thinking
-            .thinking_signature
+        AssistantBlock::Thinking(thinking) => thinking
+            .signature
             .as_deref()
             .and_then(echoable_reasoning_item)
             .map(|item| InputItem::Echoed(Value::Object(item))),
-        AssistantContent::ToolCall(call) => Some(InputItem::Typed(TypedInputItem::FunctionCall {
+        AssistantBlock::ToolCall(call) => Some(InputItem::Typed(TypedInputItem::FunctionCall {
             call_id: call_id(&call.id),
             name: call.name.clone(),
             arguments: arguments_text(call),
         })),
-        AssistantContent::Text(_) | AssistantContent::Unknown(_) => None,
+        AssistantBlock::Text(_) => None,
     }
 }
 
@@ -181,20 +177,19 @@ pub(crate) fn tool_result_text(result: &ToolResultMessage, api: &str) -> String 
     let parts: Vec<String> = result
         .content
         .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(text) => Some(text.text.clone()),
-            ContentBlock::Image(image) => Some(format!(
+        .map(|block| match block {
+            ContentBlock::Text(text) => text.text.clone(),
+            ContentBlock::Image(image) => format!(
                 "[image ({}) omitted: {api} accepts only text in tool results]",
                 image.mime_type
-            )),
-            ContentBlock::Unknown(_) => None,
+            ),
         })
         .collect();
     parts.join("\n")
 }
 
 /// `data:<mime>;base64,<data>`.
-pub(crate) fn data_url(image: &ImageContent) -> String {
+pub(crate) fn data_url(image: &ImageBlock) -> String {
     format!("data:{};base64,{}", image.mime_type, image.data)
 }
 
@@ -203,13 +198,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::provider::ToolDefinition;
+    use crate::conversation::ToolDefinition;
 
-    fn message(value: Value) -> AgentMessage {
-        serde_json::from_value(value).unwrap()
+    fn message(value: Value) -> Message {
+        crate::provider::test_support::pi_message(value)
     }
 
-    fn request(messages: Vec<AgentMessage>) -> ModelRequest {
+    fn request(messages: Vec<Message>) -> ModelRequest {
         ModelRequest {
             model: "gpt-5".into(),
             system_prompt: "You are terse.".into(),
@@ -228,7 +223,7 @@ mod tests {
 
     const REASONING_ITEM: &str = r#"{"id":"rs_0a1","type":"reasoning","encrypted_content":"gAAAAB-enc","summary":[{"type":"summary_text","text":"Plan"}]}"#;
 
-    fn conversation() -> Vec<AgentMessage> {
+    fn conversation() -> Vec<Message> {
         vec![
             message(json!({"role": "user", "timestamp": 1, "content": [
                 {"type": "text", "text": "What is in this picture?"},
@@ -368,10 +363,12 @@ mod tests {
 
     #[test]
     fn arguments_kept_as_text_are_sent_back_as_that_text() {
-        let call: ToolCall = serde_json::from_value(
-            json!({"id": "call_1", "name": "edit", "arguments": "{\"path\": \"a"}),
-        )
-        .unwrap();
+        let call = ToolCall {
+            id: "call_1".into(),
+            name: "edit".into(),
+            arguments: json!("{\"path\": \"a"),
+            thought_signature: None,
+        };
         assert_eq!(arguments_text(&call), "{\"path\": \"a");
     }
 }

@@ -20,10 +20,11 @@ use serde_json::Value;
 use super::wire::{
     ErrorBody, ErrorField, ErrorObject, MessageContent, OutputItem, Response, ResponsesEvent, Usage,
 };
+use crate::conversation::StopReason;
+use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
 use crate::provider::sse::SseEvent;
-use crate::provider::{ErrorDetails, ProviderError, StreamEvent, StreamParser};
-use crate::session::record::StopReason;
+use crate::provider::{ErrorDetails, ProviderError, StreamParser};
 
 const PROVIDER: &str = "openai";
 
@@ -480,8 +481,8 @@ mod tests {
 
     use super::wire_streams::{self, Usage4};
     use super::*;
+    use crate::conversation::{AssistantBlock, AssistantMessage, Message};
     use crate::provider::Accumulator;
-    use crate::session::record::{AgentMessage, AssistantContent, AssistantMessage};
 
     const TEXT: &[u8] = include_bytes!("../../../tests/fixtures/openai/text.sse");
     const FUNCTION_CALL: &[u8] = include_bytes!("../../../tests/fixtures/openai/function_call.sse");
@@ -505,7 +506,7 @@ mod tests {
     }
 
     fn content_json(message: &AssistantMessage) -> serde_json::Value {
-        serde_json::to_value(&message.content).unwrap()
+        crate::provider::test_support::pi_content(message)
     }
 
     fn usage(
@@ -600,7 +601,7 @@ mod tests {
         );
         // 4020 prompt tokens of which 4012 were written to the cache: 8 plain input tokens.
         assert!(outcome.events.contains(&usage(8, 214, 0, 4012, 192)));
-        assert_eq!(message.usage.total_tokens, 4020 + 214);
+        assert_eq!(message.usage.context_tokens(), 4020 + 214);
     }
 
     #[test]
@@ -609,7 +610,7 @@ mod tests {
         let request = crate::provider::ModelRequest {
             model: "gpt-5".into(),
             system_prompt: String::new(),
-            messages: vec![AgentMessage::Assistant(assistant)],
+            messages: vec![Message::Assistant(assistant)],
             tools: Vec::new(),
             thinking: crate::provider::ThinkingLevel::Medium,
             thinking_budget: None,
@@ -634,12 +635,12 @@ mod tests {
         }));
         assert!(outcome.events.contains(&usage(19, 16, 0, 0, 16)));
         // The reasoning item had no summary and no encrypted content: an empty thinking block.
-        let AssistantContent::Thinking(thinking) = &message.content[0] else {
+        let AssistantBlock::Thinking(thinking) = &message.content[0] else {
             panic!("expected a thinking block, got {:?}", message.content);
         };
         assert_eq!(thinking.thinking, "");
         assert_eq!(
-            thinking.thinking_signature.as_deref(),
+            thinking.signature.as_deref(),
             Some(
                 r#"{"id":"rs_0e3a5c7e9b1d24680068c1fc0b3c4d8195e5f7a9b1c3d5e7","type":"reasoning","summary":[]}"#
             )
@@ -803,12 +804,12 @@ mod tests {
         let summary = ["First, look.", "Then answer."];
         let reasoning = parse(&wire_streams::reasoning_stream(&summary, "42", usage4));
         let reasoning_message = message(&reasoning.events);
-        let AssistantContent::Thinking(thinking) = &reasoning_message.content[0] else {
+        let AssistantBlock::Thinking(thinking) = &reasoning_message.content[0] else {
             panic!("expected thinking first: {:?}", reasoning_message.content);
         };
         assert_eq!(thinking.thinking, "First, look.\n\nThen answer.");
         let signature: serde_json::Value =
-            serde_json::from_str(thinking.thinking_signature.as_deref().unwrap()).unwrap();
+            serde_json::from_str(thinking.signature.as_deref().unwrap()).unwrap();
         assert_eq!(signature, wire_streams::reasoning_item(&summary));
 
         let cut = parse(&wire_streams::incomplete_stream(&["Lorem ip"], usage4));

@@ -10,11 +10,11 @@ use super::wire::{
     ChatMessage, ChatRequest, ChatTool, ChatToolCall, ContentPart, FunctionCall,
     FunctionDefinition, ImageUrl, StreamOptions, UserContent,
 };
+use crate::conversation::{AssistantBlock, ContentBlock, Message, MessageContent};
 use crate::provider::openai::request::{
     arguments_text, call_id, data_url, reasoning_effort, tool_result_text,
 };
 use crate::provider::{HttpRequest, ModelRequest};
-use crate::session::record::{AgentMessage, AssistantContent, ContentBlock, MessageContent};
 
 /// Build the HTTP request for `request`.
 pub fn build_request(request: &ModelRequest) -> HttpRequest {
@@ -57,24 +57,23 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
     }
 }
 
-fn chat_message(message: &AgentMessage) -> Option<ChatMessage> {
+fn chat_message(message: &Message) -> Option<ChatMessage> {
     match message {
-        AgentMessage::User(user) => {
+        Message::User(user) => {
             let content = match &user.content {
                 MessageContent::Text(text) => UserContent::Text(text.clone()),
                 MessageContent::Blocks(blocks) => {
                     let parts: Vec<ContentPart> = blocks
                         .iter()
-                        .filter_map(|block| match block {
-                            ContentBlock::Text(text) => Some(ContentPart::Text {
+                        .map(|block| match block {
+                            ContentBlock::Text(text) => ContentPart::Text {
                                 text: text.text.clone(),
-                            }),
-                            ContentBlock::Image(image) => Some(ContentPart::ImageUrl {
+                            },
+                            ContentBlock::Image(image) => ContentPart::ImageUrl {
                                 image_url: ImageUrl {
                                     url: data_url(image),
                                 },
-                            }),
-                            ContentBlock::Unknown(_) => None,
+                            },
                         })
                         .collect();
                     if parts.is_empty() {
@@ -85,12 +84,12 @@ fn chat_message(message: &AgentMessage) -> Option<ChatMessage> {
             };
             Some(ChatMessage::User { content })
         }
-        AgentMessage::Assistant(assistant) => {
+        Message::Assistant(assistant) => {
             let text: String = assistant
                 .content
                 .iter()
                 .filter_map(|block| match block {
-                    AssistantContent::Text(text) => Some(text.text.as_str()),
+                    AssistantBlock::Text(text) => Some(text.text.as_str()),
                     _ => None,
                 })
                 .collect();
@@ -98,7 +97,7 @@ fn chat_message(message: &AgentMessage) -> Option<ChatMessage> {
                 .content
                 .iter()
                 .filter_map(|block| match block {
-                    AssistantContent::ToolCall(call) => Some(ChatToolCall {
+                    AssistantBlock::ToolCall(call) => Some(ChatToolCall {
                         id: call_id(&call.id),
                         call_type: "function",
                         function: FunctionCall {
@@ -119,11 +118,10 @@ fn chat_message(message: &AgentMessage) -> Option<ChatMessage> {
                 tool_calls,
             })
         }
-        AgentMessage::ToolResult(result) => Some(ChatMessage::Tool {
+        Message::ToolResult(result) => Some(ChatMessage::Tool {
             tool_call_id: call_id(&result.tool_call_id),
             content: tool_result_text(result, "Chat Completions"),
         }),
-        AgentMessage::Other(_) => None,
     }
 }
 
@@ -132,13 +130,14 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::provider::{ThinkingLevel, ToolDefinition};
+    use crate::conversation::ToolDefinition;
+    use crate::provider::ThinkingLevel;
 
-    fn message(value: Value) -> AgentMessage {
-        serde_json::from_value(value).unwrap()
+    fn message(value: Value) -> Message {
+        crate::provider::test_support::pi_message(value)
     }
 
-    fn request(messages: Vec<AgentMessage>) -> ModelRequest {
+    fn request(messages: Vec<Message>) -> ModelRequest {
         ModelRequest {
             model: "gpt-4o-mini".into(),
             system_prompt: "You are terse.".into(),
@@ -155,7 +154,7 @@ mod tests {
         }
     }
 
-    fn conversation() -> Vec<AgentMessage> {
+    fn conversation() -> Vec<Message> {
         vec![
             message(json!({"role": "user", "timestamp": 1, "content": "What is 1231 * 2331?"})),
             message(

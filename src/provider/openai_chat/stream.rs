@@ -10,11 +10,12 @@
 //! SSE `error:` field (llama.cpp) is returned as an error.
 
 use super::wire::{Chunk, ChunkUsage, Delta, ToolCallDelta};
+use crate::conversation::StopReason;
+use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
 use crate::provider::openai::stream::details_from_error_field;
 use crate::provider::sse::SseEvent;
-use crate::provider::{ErrorDetails, ProviderError, StreamEvent, StreamParser};
-use crate::session::record::StopReason;
+use crate::provider::{ErrorDetails, ProviderError, StreamParser};
 
 const PROVIDER: &str = "openai-chat";
 
@@ -297,8 +298,8 @@ mod tests {
 
     use super::wire_streams::{self, Usage4};
     use super::*;
+    use crate::conversation::AssistantMessage;
     use crate::provider::Accumulator;
-    use crate::session::record::AssistantMessage;
 
     const TEXT: &[u8] = include_bytes!("../../../tests/fixtures/openai_chat/text.sse");
     const PARALLEL_TOOL_CALLS: &[u8] =
@@ -325,7 +326,7 @@ mod tests {
     }
 
     fn content_json(message: &AssistantMessage) -> serde_json::Value {
-        serde_json::to_value(&message.content).unwrap()
+        crate::provider::test_support::pi_content(message)
     }
 
     fn usage(input: u64, output: u64, cache_read: u64, reasoning: u64) -> StreamEvent {
@@ -457,7 +458,7 @@ mod tests {
         let outcome = parse(USAGE_CACHED);
         assert!(outcome.events.contains(&usage(117, 210, 4480, 192)));
         let message = message(&outcome.events);
-        assert_eq!(message.usage.total_tokens, 4597 + 210);
+        assert_eq!(message.usage.context_tokens(), 4597 + 210);
     }
 
     #[test]

@@ -310,7 +310,10 @@ mod tests {
         }
         assert!(parser.is_finished());
         let message = accumulator.message("anthropic-messages", "anthropic", MODEL, 0, None);
-        Ok(serde_json::to_value(&message).unwrap())
+        Ok(
+            serde_json::to_value(pincer::session::record::AssistantMessage::from(&message))
+                .unwrap(),
+        )
     }
 
     const USAGE: Usage4 = Usage4 {

@@ -313,10 +313,10 @@ pub fn api_key_invalid_body() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pincer::conversation::{AssistantMessage, StopReason};
     use pincer::provider::gemini::stream::{Parser, parse_error_body};
     use pincer::provider::sse::SseDecoder;
     use pincer::provider::{Accumulator, StreamParser};
-    use pincer::session::record::{AssistantMessage, StopReason};
 
     /// Run `stream` through pincer's decoder and Gemini parser, in `size`-byte pieces.
     fn accumulate(stream: &[u8], size: usize) -> (AssistantMessage, bool) {
@@ -365,7 +365,10 @@ mod tests {
             assert_eq!(usage_stored, usage.normalized());
             assert_eq!(usage_stored, [20, 12, 100, 0]);
             assert_eq!(
-                serde_json::to_value(&message.content).unwrap(),
+                serde_json::to_value(
+                    pincer::session::record::AssistantMessage::from(&message).content
+                )
+                .unwrap(),
                 json!([{"type": "text", "text": "Hello there"}])
             );
         }
@@ -381,7 +384,9 @@ mod tests {
         let (message, finished) = accumulate(&stream, 7);
         assert!(finished);
         assert_eq!(message.stop_reason, StopReason::ToolUse);
-        let content = serde_json::to_value(&message.content).unwrap();
+        let content =
+            serde_json::to_value(pincer::session::record::AssistantMessage::from(&message).content)
+                .unwrap();
         assert_eq!(content[0]["name"], "read");
         assert_eq!(content[0]["arguments"], json!({"path": "a.txt"}));
         assert_eq!(content[0]["thoughtSignature"], "Et0BCtoB");
@@ -395,7 +400,8 @@ mod tests {
         let stream = thinking_stream("Think first.", "Answer.", Usage4::new(10, 0, 2, 40));
         let (message, _) = accumulate(&stream, 3);
         assert_eq!(
-            serde_json::to_value(&message.content).unwrap(),
+            serde_json::to_value(pincer::session::record::AssistantMessage::from(&message).content)
+                .unwrap(),
             json!([
                 {"type": "thinking", "thinking": "Think first."},
                 {"type": "text", "text": "Answer.", "textSignature": TEXT_SIGNATURE}

@@ -1,0 +1,16 @@
+//! The turn: a step machine over one [`Engine`] trait with two implementations — the API engine
+//! (`api`, built from `agent/`'s parts: prompts, compaction, tools, providers) and the CLI engine
+//! (`cli`, built from `backend/`'s child process and stream readers) — and the failover loop
+//! (`failover`) that runs the chain of models.
+//!
+//! The engines report meaning-level [`Event`]s to an [`EventSink`] (rendered by `output/`,
+//! persisted where needed by `commands/`) and fill a [`TurnReport`]; they see no clap types, no
+//! output mode and no configuration file: everything arrives resolved.
+
+mod cancel;
+pub mod event;
+mod report;
+
+pub use cancel::{CancelReason, Cancellation};
+pub use event::{Event, EventSink};
+pub use report::{Denial, Ending, ModelTotals, TurnReport};

@@ -1,0 +1,118 @@
+//! What a turn did: how it ended, its usage and cost, the calls it made. Both engines fill the
+//! same report, so `commands/` builds the same result object for every backend.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::CancelReason;
+use crate::conversation::TokenUsage;
+use crate::provider::ProviderError;
+use crate::provider::classify::FailureKind;
+use crate::session::store::SessionError;
+
+/// How the turn ended.
+#[derive(Debug)]
+pub enum Ending {
+    /// The model answered without calling more tools.
+    Completed,
+    /// `--max-turns` reached while the model still wanted to continue.
+    MaxTurns,
+    /// `--max-budget-usd` reached while the model still wanted to continue.
+    MaxBudget,
+    /// A model call failed.
+    Failed {
+        /// The error.
+        error: ProviderError,
+        /// Its class.
+        kind: FailureKind,
+    },
+    /// The final message hit the output limit before any answer text (exit 1, `output_limit`).
+    OutputLimit {
+        /// The limit the request carried, when pincer set it (a CLI child sets its own).
+        max_output_tokens: Option<u64>,
+    },
+    /// A signal or the timeout stopped the run.
+    Cancelled(CancelReason),
+    /// The session could not be written: the run stops rather than continue unrecorded.
+    Persistence(SessionError),
+}
+
+/// A refused tool call, as claude lists it in `permission_denials`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Denial {
+    /// The tool.
+    pub tool_name: String,
+    /// The call id.
+    pub tool_use_id: String,
+    /// Its arguments.
+    pub tool_input: Value,
+}
+
+/// Per-model totals for the result's `modelUsage`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelTotals {
+    /// Summed usage.
+    pub usage: TokenUsage,
+    /// Summed cost.
+    pub cost_usd: f64,
+}
+
+/// What happened in the turn.
+#[derive(Debug)]
+pub struct TurnReport {
+    /// How it ended.
+    pub ending: Ending,
+    /// The last assistant message's text.
+    pub final_text: String,
+    /// The provider's stop word of the last call.
+    pub provider_stop_reason: Option<String>,
+    /// The last call's stop reason in claude's words (`end_turn`, `tool_use`, `max_tokens`, …).
+    pub stop_reason: Option<&'static str>,
+    /// Completed model round trips (a retried, rotated or re-sent call counts once).
+    pub model_calls: u32,
+    /// Usage summed over this run.
+    pub usage: TokenUsage,
+    /// Cost of this run.
+    pub cost_usd: f64,
+    /// Per model id.
+    pub model_usage: BTreeMap<String, ModelTotals>,
+    /// Usage of the last successful call (the context snapshot).
+    pub last_usage: Option<TokenUsage>,
+    /// Time spent in model calls.
+    pub api_duration: Duration,
+    /// Tool calls refused by the policy, the sandbox or confinement.
+    pub permission_denials: Vec<Denial>,
+    /// Compactions in this run.
+    pub compactions: u32,
+    /// Estimated context after a compaction that followed the last call (the last call's usage
+    /// no longer describes the context then).
+    pub context_estimate: Option<u64>,
+    /// The context window an overflow error stated, when it is smaller than the one the turn
+    /// started with (or that was unknown): the turn used it from then on, and `commands/`
+    /// remembers it for the model (SPEC §7).
+    pub learned_window: Option<u64>,
+}
+
+impl TurnReport {
+    /// A report of nothing done yet, ending as `ending`.
+    pub fn empty(ending: Ending) -> TurnReport {
+        TurnReport {
+            ending,
+            final_text: String::new(),
+            provider_stop_reason: None,
+            stop_reason: None,
+            model_calls: 0,
+            usage: TokenUsage::default(),
+            cost_usd: 0.0,
+            model_usage: BTreeMap::new(),
+            last_usage: None,
+            api_duration: Duration::ZERO,
+            permission_denials: Vec::new(),
+            compactions: 0,
+            context_estimate: None,
+            learned_window: None,
+        }
+    }
+}

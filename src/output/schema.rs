@@ -1,0 +1,705 @@
+//! The public JSON of a run: the `result` object (`--json`, and the last line of stream-json) and
+//! every stream-json line of SPEC §3.3. This is the only place their shape is decided.
+//!
+//! The shapes mirror `claude -p --output-format json|stream-json` where claude has the field
+//! (`shared/reference/claude-output/`). They are public API that scripts parse: fields are only
+//! ever added, never renamed or removed. Every type also deserializes with
+//! `deny_unknown_fields`, so a test that parses recorded runs with them fails when a line grows a
+//! field this file does not declare.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------------
+// Constant words
+
+macro_rules! word {
+    ($(#[$doc:meta])* $name:ident = $text:literal) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum $name {
+            #[default]
+            #[serde(rename = $text)]
+            #[doc = concat!("`", $text, "`")]
+            Value,
+        }
+    };
+}
+
+word!(/// `"message"`.
+    MessageWord = "message");
+word!(/// `"assistant"`.
+    AssistantWord = "assistant");
+word!(/// `"user"`.
+    UserWord = "user");
+word!(/// `"tool_result"`.
+    ToolResultWord = "tool_result");
+word!(/// `"base64"`.
+    Base64Word = "base64");
+word!(/// `"result"`.
+    ResultWord = "result");
+
+// ---------------------------------------------------------------------------------------------
+// stream-json lines
+
+/// One stream-json line other than the final `result` (which is [`RunResult`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Line {
+    /// A `system` line, by subtype.
+    System(SystemLine),
+    /// A completed assistant message.
+    Assistant(AssistantLine),
+    /// Tool results sent back to the model.
+    User(UserLine),
+    /// A raw stream event (`--include-partial-messages`).
+    StreamEvent(StreamEventLine),
+}
+
+/// `system` lines.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub enum SystemLine {
+    /// The first line of a run.
+    Init(InitLine),
+    /// A model call is made again.
+    ApiRetry(ApiRetryLine),
+    /// The provider's next credential takes over.
+    AuthRotation(AuthRotationLine),
+    /// The next model of the failover chain takes over.
+    ModelFallback(ModelFallbackLine),
+    /// The session was compacted.
+    CompactBoundary(CompactBoundaryLine),
+}
+
+/// `system/init`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitLine {
+    /// The workspace.
+    pub cwd: String,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// The tools offered, by name.
+    pub tools: Vec<String>,
+    /// The model id.
+    pub model: String,
+    /// The provider (or CLI backend).
+    pub provider: String,
+    /// `api`, `claude-cli` or `codex-cli`.
+    pub backend: String,
+    /// Always `default`: a headless run never asks.
+    #[serde(rename = "permissionMode")]
+    pub permission_mode: String,
+    /// `environment` when a key is used, else `none`.
+    #[serde(rename = "apiKeySource")]
+    pub api_key_source: String,
+    /// pincer's version.
+    pub pincer_version: String,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `system/api_retry`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiRetryLine {
+    /// The attempt this starts, when known.
+    pub attempt: Option<u64>,
+    /// The wait before it, when known.
+    pub delay_ms: Option<u64>,
+    /// What failed.
+    pub error: String,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// The lower reasoning level the call is made with, for a refused level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<String>,
+    /// `true` when text, thinking or tool arguments already streamed for the call that is made
+    /// again: drop the partial `stream_event` content collected since its `message_start`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discarded_partial: Option<bool>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `system/auth_rotation`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthRotationLine {
+    /// The provider.
+    pub provider: String,
+    /// The credential that failed (`profile:ID`, `env:VAR`).
+    pub from_profile: String,
+    /// The one tried next.
+    pub to_profile: String,
+    /// The failure class.
+    pub reason: String,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// As in [`ApiRetryLine::discarded_partial`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discarded_partial: Option<bool>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `system/model_fallback`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelFallbackLine {
+    /// `provider/model` that failed.
+    pub from: String,
+    /// `provider/model` tried next.
+    pub to: String,
+    /// The failure class.
+    pub reason: String,
+    /// The failure.
+    pub error: String,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// As in [`ApiRetryLine::discarded_partial`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discarded_partial: Option<bool>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `system/compact_boundary`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactBoundaryLine {
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// What happened.
+    pub compact_metadata: CompactMetadata,
+    /// The CLI backend that compacted its own session; absent when pincer compacted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `compact_boundary.compact_metadata`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactMetadata {
+    /// `auto`, `manual` or `overflow`.
+    pub trigger: String,
+    /// Context tokens before.
+    pub pre_tokens: Option<u64>,
+    /// Context tokens after (an estimate).
+    pub post_tokens: Option<u64>,
+}
+
+/// `assistant`: a completed model call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssistantLine {
+    /// The message, Anthropic-shaped.
+    pub message: AssistantWire,
+    /// Always null: pincer runs no sub-agents.
+    pub parent_tool_use_id: Option<String>,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// The session entry the message was stored as (pi's 8-hex id).
+    pub entry_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// An Anthropic-shaped assistant message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssistantWire {
+    /// The provider's message id.
+    pub id: String,
+    /// `message`.
+    #[serde(rename = "type")]
+    pub kind: MessageWord,
+    /// `assistant`.
+    pub role: AssistantWord,
+    /// The model id.
+    pub model: String,
+    /// Text, thinking and tool calls.
+    pub content: Vec<AssistantContent>,
+    /// claude's stop reason.
+    pub stop_reason: Option<String>,
+    /// Always null.
+    pub stop_sequence: Option<String>,
+    /// The call's usage.
+    pub usage: WireUsage,
+    /// The provider's own stop word.
+    pub provider_stop_reason: Option<String>,
+}
+
+/// A block of an assistant message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum AssistantContent {
+    /// Visible text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// Reasoning.
+    Thinking {
+        /// The reasoning text.
+        thinking: String,
+        /// Its signature ("" when none).
+        signature: String,
+    },
+    /// A tool call.
+    ToolUse {
+        /// The call id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// The arguments.
+        input: Value,
+    },
+}
+
+/// Usage in Anthropic's field names (the three prompt parts are disjoint, SPEC §8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WireUsage {
+    /// Uncached prompt tokens.
+    pub input_tokens: u64,
+    /// Prompt tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+    /// Prompt tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+}
+
+/// `user`: a tool result sent back to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserLine {
+    /// The message.
+    pub message: UserWire,
+    /// Always null.
+    pub parent_tool_use_id: Option<String>,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// The session entry the result was stored as.
+    pub entry_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// A user message carrying tool results.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserWire {
+    /// `user`.
+    pub role: UserWord,
+    /// The results.
+    pub content: Vec<ToolResultWire>,
+}
+
+/// A `tool_result` block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResultWire {
+    /// The call it answers.
+    pub tool_use_id: String,
+    /// `tool_result`.
+    #[serde(rename = "type")]
+    pub kind: ToolResultWord,
+    /// Text and images.
+    pub content: Vec<ResultContent>,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+/// A block of a tool result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ResultContent {
+    /// Text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image.
+    Image {
+        /// Its bytes.
+        source: ImageSource,
+    },
+}
+
+/// A base64 image source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageSource {
+    /// `base64`.
+    #[serde(rename = "type")]
+    pub kind: Base64Word,
+    /// `image/png`, …
+    pub media_type: String,
+    /// The data.
+    pub data: String,
+}
+
+/// `stream_event`: one of Anthropic's raw stream events, whatever the provider or backend.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamEventLine {
+    /// The raw event.
+    pub event: RawEvent,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// Always null.
+    pub parent_tool_use_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// Anthropic's raw stream events, as `claude -p --include-partial-messages` relays them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawEvent {
+    /// A model call's message begins (empty content).
+    MessageStart {
+        /// The message so far.
+        message: RawMessage,
+    },
+    /// A content block begins.
+    ContentBlockStart {
+        /// Its index in the message.
+        index: usize,
+        /// Its empty form.
+        content_block: RawBlock,
+    },
+    /// More of a content block.
+    ContentBlockDelta {
+        /// The block's index.
+        index: usize,
+        /// The new part.
+        delta: RawDelta,
+    },
+    /// A content block is complete.
+    ContentBlockStop {
+        /// The block's index.
+        index: usize,
+    },
+    /// The message's stop reason and usage.
+    MessageDelta {
+        /// The stop reason.
+        delta: RawMessageDelta,
+        /// The call's usage.
+        usage: WireUsage,
+    },
+    /// The message is complete.
+    MessageStop,
+}
+
+/// The message of `message_start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMessage {
+    /// The provider's message id (or a made-up `msg_…`).
+    pub id: String,
+    /// `message`.
+    #[serde(rename = "type")]
+    pub kind: MessageWord,
+    /// `assistant`.
+    pub role: AssistantWord,
+    /// The model.
+    pub model: Option<String>,
+    /// Always empty.
+    pub content: Vec<Value>,
+    /// Always null.
+    pub stop_reason: Option<String>,
+    /// Always null.
+    pub stop_sequence: Option<String>,
+    /// Usage so far.
+    pub usage: WireUsage,
+}
+
+/// The empty block of `content_block_start`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawBlock {
+    /// Text (empty).
+    Text {
+        /// "".
+        text: String,
+    },
+    /// Reasoning (empty).
+    Thinking {
+        /// "".
+        thinking: String,
+        /// "".
+        signature: String,
+    },
+    /// Reasoning the provider returned encrypted.
+    RedactedThinking {
+        /// The payload.
+        data: String,
+    },
+    /// A tool call (arguments follow as `input_json_delta`).
+    ToolUse {
+        /// The call id.
+        id: String,
+        /// The tool.
+        name: String,
+        /// Always `{}`.
+        input: Value,
+    },
+}
+
+/// The new part of a block.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawDelta {
+    /// Text.
+    TextDelta {
+        /// The text.
+        text: String,
+    },
+    /// Reasoning.
+    ThinkingDelta {
+        /// The reasoning.
+        thinking: String,
+    },
+    /// A reasoning block's signature.
+    SignatureDelta {
+        /// The signature.
+        signature: String,
+    },
+    /// A fragment of a tool call's JSON arguments (concatenated in order).
+    InputJsonDelta {
+        /// The fragment.
+        partial_json: String,
+    },
+}
+
+/// `message_delta.delta`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMessageDelta {
+    /// claude's stop reason.
+    pub stop_reason: Option<String>,
+    /// Always null.
+    pub stop_sequence: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The result object
+
+/// How a run ended, in claude's words (SPEC §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResultSubtype {
+    /// Exit 0.
+    Success,
+    /// `--max-turns` stopped the run.
+    ErrorMaxTurns,
+    /// `--max-budget-usd` stopped the run.
+    ErrorMaxBudgetUsd,
+    /// Anything else that failed.
+    ErrorDuringExecution,
+    /// `--timeout`.
+    ErrorTimeout,
+    /// SIGINT or SIGTERM.
+    ErrorInterrupted,
+    /// The answer never matched `--json-schema`.
+    ErrorMaxStructuredOutputRetries,
+}
+
+/// `usage`: summed over the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultUsage {
+    /// Uncached prompt tokens.
+    pub input_tokens: u64,
+    /// Prompt tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+    /// Prompt tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// Output tokens, reasoning included.
+    pub output_tokens: u64,
+    /// The reasoning share of the output.
+    pub reasoning_tokens: u64,
+}
+
+/// One entry of `modelUsage`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ModelUsage {
+    /// Uncached prompt tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Cache reads.
+    pub cache_read_input_tokens: u64,
+    /// Cache writes.
+    pub cache_creation_input_tokens: u64,
+    /// Cost in USD.
+    #[serde(rename = "costUSD")]
+    pub cost_usd: f64,
+    /// The model's window, when known.
+    pub context_window: Option<u64>,
+}
+
+/// `context`: how full the window is after the run (SPEC §8).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultContext {
+    /// Tokens in context.
+    pub tokens: u64,
+    /// The window, when known.
+    pub window: Option<u64>,
+    /// Percent of the window, one decimal.
+    pub percent: Option<f64>,
+}
+
+/// `error`: why the run failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultError {
+    /// The class (`auth`, `rate_limit`, `timeout`, `output_limit`, …).
+    pub kind: String,
+    /// What happened.
+    pub message: String,
+    /// The provider, when one was involved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The HTTP status, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<u16>,
+    /// Whether running again later may succeed.
+    pub retryable: bool,
+}
+
+/// One entry of `permission_denials`, as claude reports it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Denial {
+    /// The tool.
+    pub tool_name: String,
+    /// The call id.
+    pub tool_use_id: String,
+    /// Its arguments.
+    pub tool_input: Value,
+}
+
+/// The `result` object: printed once at the end of every run whose arguments parsed, in the
+/// JSON modes, failures included (SPEC §3.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunResult {
+    /// `result`.
+    #[serde(rename = "type")]
+    pub kind: ResultWord,
+    /// How it ended.
+    pub subtype: ResultSubtype,
+    /// Exactly when the exit code is not 0.
+    pub is_error: bool,
+    /// The final answer's text.
+    pub result: String,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// The session's name.
+    pub session_name: Option<String>,
+    /// Completed model round trips of this run.
+    pub num_turns: u32,
+    /// Wall time.
+    pub duration_ms: u64,
+    /// Time in model calls.
+    pub duration_api_ms: u64,
+    /// Cost of this run.
+    pub total_cost_usd: f64,
+    /// Usage of this run.
+    pub usage: ResultUsage,
+    /// Usage per model.
+    #[serde(rename = "modelUsage")]
+    pub model_usage: BTreeMap<String, ModelUsage>,
+    /// Context occupancy.
+    pub context: ResultContext,
+    /// claude's stop reason of the last call.
+    pub stop_reason: Option<String>,
+    /// The provider's own stop word.
+    pub provider_stop_reason: Option<String>,
+    /// `completed`, `max_turns`, `max_budget_usd`, `timeout`, `interrupted`, `error`.
+    pub terminal_reason: String,
+    /// Every failure of the run, failed failover attempts included.
+    pub errors: Vec<String>,
+    /// The failure that ended the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ResultError>,
+    /// Tool calls refused by the policy, the sandbox or confinement.
+    pub permission_denials: Vec<Denial>,
+    /// The parsed answer with `--json-schema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_output: Option<Value>,
+    /// The model that answered.
+    pub model: Option<String>,
+    /// Its provider.
+    pub provider: Option<String>,
+    /// `api`, `claude-cli` or `codex-cli`.
+    pub backend: Option<String>,
+    /// Compactions in this run.
+    pub compactions: u32,
+    /// Heartbeat runs: whether the reply was `HEARTBEAT_OK`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heartbeat_ok: Option<bool>,
+    /// A fresh UUIDv4.
+    pub uuid: String,
+}
+
+impl RunResult {
+    /// The result of a run that failed before any model call.
+    pub fn early_error(
+        subtype: ResultSubtype,
+        kind: &str,
+        message: &str,
+        duration_ms: u64,
+    ) -> RunResult {
+        RunResult {
+            kind: ResultWord::Value,
+            subtype,
+            is_error: true,
+            result: String::new(),
+            session_id: None,
+            session_name: None,
+            num_turns: 0,
+            duration_ms,
+            duration_api_ms: 0,
+            total_cost_usd: 0.0,
+            usage: ResultUsage::default(),
+            model_usage: BTreeMap::new(),
+            context: ResultContext::default(),
+            stop_reason: None,
+            provider_stop_reason: None,
+            terminal_reason: "error".to_owned(),
+            errors: vec![message.to_owned()],
+            error: Some(ResultError {
+                kind: kind.to_owned(),
+                message: message.to_owned(),
+                provider: None,
+                status: None,
+                retryable: false,
+            }),
+            permission_denials: Vec::new(),
+            structured_output: None,
+            model: None,
+            provider: None,
+            backend: None,
+            compactions: 0,
+            heartbeat_ok: None,
+            uuid: new_uuid(),
+        }
+    }
+}
+
+/// A fresh UUIDv4, as claude stamps every line.
+pub fn new_uuid() -> String {
+    uuid::Uuid::new_v4().to_string()
+}
