@@ -81,6 +81,7 @@ bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
 dontAsk\t'Deny what is not explicitly allowed'
 auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing asks headless)'
 default\t'The configured default sandbox'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l add-dir -d 'Give the tools DIR as an extra root, confined and protected like the workspace (writable by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l timeout -d 'Give up SECS after the start, whatever the run is doing — reading stdin, waiting for the session lock, the model, tools (exit 124)' -r
@@ -152,6 +153,7 @@ bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
 dontAsk\t'Deny what is not explicitly allowed'
 auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing asks headless)'
 default\t'The configured default sandbox'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l add-dir -d 'Give the tools DIR as an extra root, confined and protected like the workspace (writable by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l timeout -d 'Give up SECS after the start, whatever the run is doing — reading stdin, waiting for the session lock, the model, tools (exit 124)' -r

@@ -44,6 +44,7 @@ fn main() -> std::process::ExitCode {
         sandbox: Sandbox::new(
             SandboxMode::WorkspaceWrite,
             &workspace,
+            &[],
             &pincer::config::Paths::under_home(std::path::Path::new("/nonexistent/pincer-bench")),
             None,
         ),

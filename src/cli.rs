@@ -685,6 +685,16 @@ pub struct TurnArgs {
     )]
     pub permission_mode: Option<PermissionMode>,
 
+    /// Give the tools DIR as an extra root, confined and protected like the workspace (writable
+    /// by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only.
+    #[arg(
+        long,
+        value_name = "DIR",
+        value_hint = ValueHint::DirPath,
+        help_heading = "Tools and permissions"
+    )]
+    pub add_dir: Vec<PathBuf>,
+
     /// Stop after N model round-trips (exit 5).
     #[arg(
         long,

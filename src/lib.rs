@@ -24,3 +24,13 @@ pub mod redact;
 pub mod session;
 pub mod settings;
 pub mod tools;
+
+/// The integration tests' mock HTTP server, for the unit tests that need a real socket (the
+/// provider retry loop, `web_fetch`).
+#[cfg(test)]
+#[allow(
+    dead_code,
+    reason = "each unit test uses only some of the mock server's helpers"
+)]
+#[path = "../tests/common/mock.rs"]
+pub(crate) mod mock_server;

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::io::ErrorKind;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::config::file::{
     ApiKind, BackendConfig, ConfigFile, SandboxMode, ThinkingLevel, ToolProfile, parse_document,
@@ -171,8 +171,12 @@ pub struct ToolSettings {
     pub deny: Vec<String>,
     /// Default: `workspace-write` (SPEC §10).
     pub sandbox: SandboxMode,
+    /// `tools.add_dirs` as written (relative paths start at the workspace). Default: empty.
+    pub add_dirs: Vec<PathBuf>,
     /// `[tools.exec]`.
     pub exec: ExecSettings,
+    /// `tools.web_fetch.allow_private`. Default: false.
+    pub web_fetch_allow_private: bool,
 }
 
 /// `[tools.exec]`, resolved: the `exec` tool's environment (SPEC §10).
@@ -393,7 +397,9 @@ impl Settings {
                 allow: config.tools.allow.clone(),
                 deny: config.tools.deny.clone(),
                 sandbox: config.tools.sandbox.unwrap_or(SandboxMode::WorkspaceWrite),
+                add_dirs: config.tools.add_dirs.clone(),
                 exec: ExecSettings::resolve(&config),
+                web_fetch_allow_private: config.tools.web_fetch.allow_private.unwrap_or(false),
             },
             timeouts: TimeoutSettings {
                 request_secs: config.timeouts.request_secs.unwrap_or(DEFAULT_REQUEST_SECS),
@@ -836,6 +842,30 @@ mod tests {
             error
                 .to_string()
                 .contains("unknown key 'clear' in table [tools.exec]"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn added_directories_and_private_web_access_come_from_the_tools_table() {
+        let defaults = settings("", &[]).unwrap();
+        assert!(defaults.tools.add_dirs.is_empty());
+        assert!(!defaults.tools.web_fetch_allow_private);
+        let resolved = settings(
+            "[tools]\nadd_dirs = [\"../lib\", \"/srv/docs\"]\n",
+            &["tools.web_fetch.allow_private=true"],
+        )
+        .unwrap();
+        assert_eq!(
+            resolved.tools.add_dirs,
+            [PathBuf::from("../lib"), PathBuf::from("/srv/docs")]
+        );
+        assert!(resolved.tools.web_fetch_allow_private);
+        let error = settings("[tools.web_fetch]\nallow_local = true\n", &[]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("unknown key 'allow_local' in table [tools.web_fetch]"),
             "{error}"
         );
     }

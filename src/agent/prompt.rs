@@ -77,6 +77,8 @@ pub struct PromptInputs<'a> {
     pub now: &'a str,
     /// The sandbox mode's name: `read-only`, `workspace-write` or `danger-full-access`.
     pub sandbox: &'a str,
+    /// Extra roots (`--add-dir`, `tools.add_dirs`), absolute.
+    pub added_dirs: &'a [PathBuf],
     /// Workspace context files, already loaded and capped.
     pub files: &'a [ContextFile],
     /// Skills to list, in order (sorted by name, so the prompt stays cacheable); skills only a
@@ -296,6 +298,20 @@ fn workspace_section(inputs: &PromptInputs<'_>) -> String {
         "## Workspace\nWorking directory: {} (relative tool paths start here).",
         inputs.workspace.display()
     );
+    if !inputs.added_dirs.is_empty() {
+        let access = if inputs.sandbox == "read-only" {
+            "readable"
+        } else {
+            "readable and writable"
+        };
+        let _ = write!(
+            text,
+            "\nAdditional directories, {access} like the workspace (use absolute paths):"
+        );
+        for directory in inputs.added_dirs {
+            let _ = write!(text, "\n- {}", directory.display());
+        }
+    }
     if let Some(git) = inputs.git {
         let branch = git.branch.as_deref().map_or_else(
             || "a detached HEAD".to_owned(),
@@ -531,6 +547,7 @@ mod tests {
                 append: &self.append,
                 now: "2026-11-30 (Monday), UTC+01:00",
                 sandbox: "workspace-write",
+                added_dirs: &[],
                 files: &self.files,
                 skills: &self.skills,
                 heartbeat: false,
@@ -778,6 +795,36 @@ mod tests {
             built
                 .text
                 .contains("Git repository: a detached HEAD, no uncommitted changes.")
+        );
+    }
+
+    #[test]
+    fn added_directories_are_listed_in_the_workspace_section_with_their_access() {
+        let fixture = Fixture::new();
+        let added = [PathBuf::from("/srv/lib"), PathBuf::from("/srv/docs")];
+        let built = build(&PromptInputs {
+            added_dirs: &added,
+            ..fixture.inputs()
+        });
+        assert!(built.text.contains(
+            "Working directory: /w (relative tool paths start here).\nAdditional directories, \
+             readable and writable like the workspace (use absolute paths):\n- /srv/lib\n- \
+             /srv/docs\nGit repository:"
+        ));
+        let read_only = build(&PromptInputs {
+            added_dirs: &added,
+            sandbox: "read-only",
+            ..fixture.inputs()
+        });
+        assert!(
+            read_only
+                .text
+                .contains("Additional directories, readable like the workspace")
+        );
+        assert!(
+            !build(&fixture.inputs())
+                .text
+                .contains("Additional directories")
         );
     }
 

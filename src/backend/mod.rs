@@ -117,6 +117,8 @@ pub struct Request<'a> {
     pub policy: &'a ToolPolicy,
     /// The sandbox mode.
     pub sandbox: SandboxMode,
+    /// Extra roots (`--add-dir`, `tools.add_dirs`), absolute: claude's and codex's `--add-dir`.
+    pub added_dirs: &'a [PathBuf],
     /// The reasoning level, when one was asked for.
     pub thinking: Option<ThinkingLevel>,
     /// `--max-turns`, passed to claude (codex has no such flag).
@@ -245,6 +247,10 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     if !tools.disallowed.is_empty() {
         args.push(format!("--disallowedTools={}", tools.disallowed.join(",")));
     }
+    // `--add-dir` takes several values; the `=` form keeps each flag to one.
+    for directory in request.added_dirs {
+        args.push(format!("--add-dir={}", directory.to_string_lossy()));
+    }
     args.push("--permission-mode".to_owned());
     args.push(claude_permission_mode(request.sandbox).to_owned());
     if let Some(turns) = request.max_turns {
@@ -260,6 +266,11 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
 
 fn codex_args(request: &Request<'_>) -> Vec<String> {
     let mut args: Vec<String> = vec!["exec".to_owned()];
+    // Options of `exec` itself, before `resume`, which does not take `--add-dir`.
+    for directory in request.added_dirs {
+        args.push("--add-dir".to_owned());
+        args.push(directory.to_string_lossy().into_owned());
+    }
     if request.resume.is_some() {
         args.push("resume".to_owned());
     }
@@ -336,7 +347,7 @@ fn claude_permission_mode(sandbox: SandboxMode) -> &'static str {
 }
 
 /// pincer's tools and claude's equivalents.
-const CLAUDE_TOOLS: [(&str, &[&str]); 8] = [
+const CLAUDE_TOOLS: [(&str, &[&str]); 9] = [
     ("read", &["Read"]),
     ("write", &["Write"]),
     ("edit", &["Edit", "MultiEdit", "NotebookEdit"]),
@@ -345,6 +356,7 @@ const CLAUDE_TOOLS: [(&str, &[&str]); 8] = [
     ("ls", &["LS"]),
     ("find", &["Glob"]),
     ("grep", &["Grep"]),
+    ("web_fetch", &["WebFetch"]),
 ];
 
 /// claude's `--tools`, `--allowedTools` and `--disallowedTools` for a policy.
@@ -360,7 +372,10 @@ pub struct ClaudeTools {
 
 /// Map the policy onto claude's tools: pincer's offered tools become their claude equivalents
 /// (read-only drops the writing ones and `Bash`, which claude cannot confine), and argument
-/// rules (`exec(git *)`) become claude patterns (`Bash(git *)`).
+/// rules (`exec(git *)`) become claude patterns (`Bash(git *)`). URL rules become claude's
+/// `WebFetch(domain:HOST)`: an allow rule only when it says no more than a host (otherwise the
+/// call is left to need a permission, which headless claude refuses), a deny rule always, widened
+/// to its host when it says more.
 pub fn claude_tools(policy: &ToolPolicy, sandbox: SandboxMode) -> ClaudeTools {
     let described = policy.describe();
     let rules = |key: &str| -> Vec<String> {
@@ -398,14 +413,17 @@ pub fn claude_tools(policy: &ToolPolicy, sandbox: SandboxMode) -> ClaudeTools {
                 tools.allowed.push((*name).to_owned());
             } else {
                 for (_, pattern) in &restricted {
-                    tools.allowed.push(format!("{name}({pattern})"));
+                    if let Some(pattern) = claude_pattern(pincer, pattern, false) {
+                        tools.allowed.push(format!("{name}({pattern})"));
+                    }
                 }
             }
         }
     }
     for rule in rules("deny") {
         if let Some((tool, pattern)) = pattern_rule(&rule)
-            && let Some((_, claude)) = CLAUDE_TOOLS.iter().find(|(name, _)| *name == tool)
+            && let Some((pincer, claude)) = CLAUDE_TOOLS.iter().find(|(name, _)| *name == tool)
+            && let Some(pattern) = claude_pattern(pincer, &pattern, true)
         {
             for name in *claude {
                 tools.disallowed.push(format!("{name}({pattern})"));
@@ -413,6 +431,16 @@ pub fn claude_tools(policy: &ToolPolicy, sandbox: SandboxMode) -> ClaudeTools {
         }
     }
     tools
+}
+
+/// A pincer rule's pattern as claude writes it for the same tool (see [`claude_tools`]).
+fn claude_pattern(tool: &str, pattern: &str, deny: bool) -> Option<String> {
+    if tool != "web_fetch" {
+        return Some(pattern.to_owned());
+    }
+    crate::tools::url_pattern::UrlPattern::new(pattern)
+        .ok()?
+        .claude_rule(deny)
 }
 
 /// `exec(git *)` → (`exec`, `git *`).
@@ -448,6 +476,7 @@ pub fn prompt_tools(
                     "LS" => "list a directory",
                     "Glob" => "find files by glob pattern",
                     "Grep" => "search file contents with a regular expression",
+                    "WebFetch" => "fetch a web page",
                     _ => "a Claude Code tool",
                 };
                 describe(name, description)
@@ -684,6 +713,34 @@ mod tests {
         assert_eq!(kind, FailureKind::Auth);
         let (_, kind) = child_failure(CliBackend::Claude, "Prompt is too long", None);
         assert_eq!(kind, FailureKind::ContextOverflow);
+    }
+
+    #[test]
+    fn web_fetch_rules_become_claudes_domain_rules_or_stay_unapproved() {
+        let allow = [
+            "group:read".to_owned(),
+            "web_fetch(https://docs.rs/*)".to_owned(),
+            "web_fetch(https://github.com/rust-lang/*)".to_owned(),
+        ];
+        let deny = ["web_fetch(https://docs.rs/private/*)".to_owned()];
+        let policy = ToolPolicy::new(&crate::tools::policy::PolicySpec {
+            profile: Some("full"),
+            exact: None,
+            allow: &allow,
+            deny: &deny,
+        })
+        .unwrap();
+        let tools = claude_tools(&policy, SandboxMode::WorkspaceWrite);
+        assert_eq!(tools.offered, ["Read", "LS", "Glob", "Grep", "WebFetch"]);
+        // The path-level rule cannot be said to claude: those calls are not pre-approved.
+        assert_eq!(
+            tools.allowed,
+            ["Read", "LS", "Glob", "Grep", "WebFetch(domain:docs.rs)"]
+        );
+        // A deny rule is widened to its host rather than dropped.
+        assert_eq!(tools.disallowed, ["WebFetch(domain:docs.rs)"]);
+        let coding = claude_tools(&ToolPolicy::default(), SandboxMode::WorkspaceWrite);
+        assert!(!coding.offered.contains(&"WebFetch".to_owned()));
     }
 
     #[test]

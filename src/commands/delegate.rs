@@ -41,6 +41,8 @@ pub(super) struct Delegation<'a> {
     pub(super) policy: &'a ToolPolicy,
     /// The sandbox mode.
     pub(super) sandbox: SandboxMode,
+    /// `--add-dir` and `tools.add_dirs`, canonical.
+    pub(super) added_dirs: &'a [PathBuf],
     /// The reasoning level asked for, if any.
     pub(super) thinking: Option<ThinkingLevel>,
 }
@@ -153,6 +155,7 @@ fn request_for<'a>(
         images,
         policy: delegation.policy,
         sandbox: delegation.sandbox,
+        added_dirs: delegation.added_dirs,
         thinking: delegation.thinking,
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,

@@ -167,6 +167,42 @@ fn resolve_workspace(cd: Option<&Path>) -> CliResult<PathBuf> {
     })
 }
 
+/// The extra roots of the tools (SPEC §10): `tools.add_dirs` (relative paths start at the
+/// workspace) then `flags` (`--add-dir`, relative to the current directory), canonical. A
+/// directory that is missing or not a directory is a usage error naming it, before anything runs.
+pub(crate) fn added_dirs(context: &Context, flags: &[PathBuf]) -> CliResult<Vec<PathBuf>> {
+    let configured = context
+        .settings
+        .tools
+        .add_dirs
+        .iter()
+        .map(|path| (context.workspace.join(path), path, "tools.add_dirs"));
+    let given = flags.iter().map(|path| (path.clone(), path, "--add-dir"));
+    configured
+        .chain(given)
+        .map(|(resolved, shown, origin)| {
+            let unusable = |problem: String| {
+                CliError::usage(format!(
+                    "additional directory '{}' ({origin}) {problem}",
+                    shown.display()
+                ))
+                .with_hint(format!("pass an existing directory to {origin}"))
+            };
+            let canonical = std::fs::canonicalize(&resolved).map_err(|error| {
+                unusable(if error.kind() == std::io::ErrorKind::NotFound {
+                    "does not exist".to_owned()
+                } else {
+                    format!("is not usable: {error}")
+                })
+            })?;
+            if !canonical.is_dir() {
+                return Err(unusable("is not a directory".to_owned()));
+            }
+            Ok(canonical)
+        })
+        .collect()
+}
+
 /// A configuration error: exit 2 with the config module's hint.
 pub fn config_error(error: ConfigError) -> CliError {
     let hint = error.hint();

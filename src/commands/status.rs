@@ -252,6 +252,14 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
     )
     .files;
     let skills = super::turn::discover_skills(context, &[], true);
+    let mut sandbox = crate::tools::Sandbox::new(
+        settings.tools.sandbox,
+        &context.workspace,
+        &super::added_dirs(context, &[])?,
+        paths,
+        None,
+    );
+    sandbox.web.allow_private = settings.tools.web_fetch_allow_private;
     let tool_names: Vec<&str> = crate::tools::ALL_TOOLS.to_vec();
     let tools = crate::tools::definitions(&tool_names);
     let built = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
@@ -263,6 +271,7 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
         append: &settings.workspace.append_system_prompt,
         now: "",
         sandbox: settings.tools.sandbox.as_str(),
+        added_dirs: &sandbox.added_dirs,
         files: &files,
         skills: &skills.loaded,
         heartbeat: false,
@@ -284,12 +293,7 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
             "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
             "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),
         },
-        "sandbox": sandbox_report(&crate::tools::Sandbox::new(
-            settings.tools.sandbox,
-            &context.workspace,
-            paths,
-            None,
-        )),
+        "sandbox": sandbox_report(&sandbox),
         "system_prompt": {
             "chars": built.text.chars().count(),
             "sections": built.sections,
@@ -307,6 +311,8 @@ pub(crate) fn sandbox_report(sandbox: &crate::tools::Sandbox) -> Value {
     let protection = crate::tools::ExecProtection::of(sandbox);
     json!({
         "mode": sandbox.mode.as_str(),
+        "added_dirs": sandbox.added_dirs,
+        "web_fetch_private_addresses": if sandbox.web.allow_private { "allowed" } else { "refused" },
         "exec_protection": protection.level(),
         "exec_enforcement": protection.describe(),
         "exec_enforced": protection.is_enforced(),
@@ -467,6 +473,15 @@ fn render(value: &Value) -> String {
         "exec:",
         text_of(&value["sandbox"]["exec_enforcement"]),
     );
+    let added: Vec<String> = value["sandbox"]["added_dirs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(text_of)
+        .collect();
+    if !added.is_empty() {
+        line(&mut text, "added dirs:", added.join(", "));
+    }
     let files: Vec<String> = value["system_prompt"]["workspace_files"]
         .as_array()
         .into_iter()

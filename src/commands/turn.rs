@@ -488,14 +488,17 @@ pub(crate) fn discover_skills(
     discovery
 }
 
-/// The tools' sandbox: confinement for `mode` around the workspace, and exec's environment —
-/// pincer's minus `[tools.exec] clear_env` and any variable holding one of the chain's keys, plus
-/// `[tools.exec] env` (SPEC §10). A weaker protection than SPEC §10's is said once on stderr.
+/// The tools' sandbox: confinement for `mode` around the workspace and the added directories,
+/// exec's environment — pincer's minus `[tools.exec] clear_env` and any variable holding one of
+/// the chain's keys, plus `[tools.exec] env` (SPEC §10) — and what web_fetch may reach (the
+/// policy goes along so that redirect targets are checked against it too). A weaker protection
+/// than SPEC §10's is said once on stderr.
 fn exec_sandbox(
     context: &Context,
-    mode: SandboxMode,
+    (mode, added_dirs): (SandboxMode, &[PathBuf]),
     temp_dir: Option<&Path>,
     chain: &[Candidate],
+    policy: &ToolPolicy,
 ) -> Sandbox {
     let settings = &context.settings.tools.exec;
     let keys: Vec<&str> = chain
@@ -503,7 +506,17 @@ fn exec_sandbox(
         .flat_map(|candidate| &candidate.credentials)
         .filter_map(|credential| credential.key.as_deref())
         .collect();
-    let mut sandbox = Sandbox::new(mode, &context.workspace, &context.settings.paths, temp_dir);
+    let mut sandbox = Sandbox::new(
+        mode,
+        &context.workspace,
+        added_dirs,
+        &context.settings.paths,
+        temp_dir,
+    );
+    sandbox.web = crate::tools::WebAccess {
+        allow_private: context.settings.tools.web_fetch_allow_private,
+        policy: Some(std::sync::Arc::new(policy.clone())),
+    };
     sandbox.exec.environment = Some(std::sync::Arc::new(crate::tools::child_environment(
         std::env::vars_os(),
         &settings.clear_env,
@@ -998,8 +1011,10 @@ fn execute(
         .with_hint(format!("set {variables}")));
     }
 
-    // A bad tool rule is a usage error: check it before a session file is created.
+    // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
+    // is created.
     let policy = tool_policy(context, args)?;
+    let added_dirs = super::added_dirs(context, &args.add_dir)?;
 
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
@@ -1080,9 +1095,10 @@ fn execute(
     };
     let mut sandbox = exec_sandbox(
         context,
-        sandbox_mode,
+        (sandbox_mode, &added_dirs),
         exec_temp.as_ref().map(tempfile::TempDir::path),
         &chain,
+        &policy,
     );
     // The listed SKILL.md files and their directories are readable, never writable (§6.5).
     for skill in skills.listed() {
@@ -1394,6 +1410,7 @@ fn attempt_settings(
         append: &shared.appends,
         now: &shared.now,
         sandbox: shared.sandbox_mode.as_str(),
+        added_dirs: &shared.sandbox.added_dirs,
         files: &shared.files,
         skills: &shared.skills.loaded,
         heartbeat: args.heartbeat,
@@ -1696,6 +1713,7 @@ fn delegation_for<'a>(
         system_prompt,
         policy: &shared.policy,
         sandbox: shared.sandbox_mode,
+        added_dirs: &shared.sandbox.added_dirs,
         thinking: shared.thinking_asked,
     }
 }

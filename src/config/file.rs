@@ -10,7 +10,7 @@
 //! same way a typo in the file is.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use toml::de::{DeTable, DeValue};
@@ -257,9 +257,26 @@ pub struct ToolsConfig {
     pub deny: Vec<String>,
     /// Default sandbox. Default: `workspace-write`.
     pub sandbox: Option<SandboxMode>,
+    /// Extra roots for the file tools and `exec`'s writable roots, like `--add-dir` (which adds
+    /// to them); relative paths start at the workspace. Each must be an existing directory.
+    /// Default: none.
+    #[serde(default)]
+    pub add_dirs: Vec<PathBuf>,
     /// The `exec` tool's environment (SPEC §10).
     #[serde(default)]
     pub exec: ExecConfig,
+    /// `[tools.web_fetch]`.
+    #[serde(default)]
+    pub web_fetch: WebFetchConfig,
+}
+
+/// `[tools.web_fetch]`: what the `web_fetch` tool may reach.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebFetchConfig {
+    /// Also fetch from loopback, private (RFC 1918, CGNAT), link-local (cloud metadata),
+    /// unique-local, unspecified and multicast addresses. Default: false (the SSRF guard).
+    pub allow_private: Option<bool>,
 }
 
 /// `[tools.exec]`: what `exec` commands find in their environment (SPEC §10).

@@ -313,19 +313,11 @@ async fn retry_loop(
 }
 
 #[cfg(test)]
-#[allow(
-    dead_code,
-    reason = "only some of the mock server's helpers are exercised here"
-)]
-#[path = "../../tests/common/mock.rs"]
-mod mock;
-
-#[cfg(test)]
 mod tests {
     use std::time::Instant;
 
-    use super::mock::{MockServer, Piece, Reply};
     use super::*;
+    use crate::mock_server::{MockServer, Piece, Reply};
     use crate::provider::error::HttpFailure;
     use crate::provider::{ApiKind, ErrorDetails, ModelRequest, ThinkingLevel};
     use crate::provider::{anthropic, gemini, openai};
@@ -940,7 +932,7 @@ mod tests {
         let bodies: Vec<_> = server
             .requests()
             .iter()
-            .map(super::mock::Recorded::json)
+            .map(crate::mock_server::Recorded::json)
             .collect();
         assert_eq!(bodies[0], bodies[2]);
     }

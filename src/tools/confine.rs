@@ -648,6 +648,8 @@ pub struct ExecProtection {
     /// pincer's directories that are not hidden because they contain the workspace or the
     /// private temp dir (their known files are hidden one by one).
     pub unhidden: Vec<PathBuf>,
+    /// How many directories `--add-dir` / `tools.add_dirs` added to the writable roots.
+    pub added_dirs: usize,
 }
 
 impl ExecProtection {
@@ -671,6 +673,7 @@ impl ExecProtection {
             namespace,
             landlock,
             unhidden: sandbox.exec.unhidden.clone(),
+            added_dirs: sandbox.added_dirs.len(),
         }
     }
 
@@ -701,9 +704,14 @@ impl ExecProtection {
                     variables are removed from their environment)"
                 .to_owned();
         }
-        let writes = match self.mode {
-            SandboxMode::ReadOnly => "writes only in a private temp dir",
-            _ => "writes only in the workspace and a private temp dir",
+        let writes = match (self.mode, self.added_dirs) {
+            (SandboxMode::ReadOnly, _) => "writes only in a private temp dir".to_owned(),
+            (_, 0) => "writes only in the workspace and a private temp dir".to_owned(),
+            (_, 1) => "writes only in the workspace, the added directory and a private temp dir"
+                .to_owned(),
+            (_, count) => format!(
+                "writes only in the workspace, the {count} added directories and a private temp dir"
+            ),
         };
         let mut parts = Vec::new();
         match &self.namespace {
@@ -796,16 +804,18 @@ mod tests {
     fn the_confinement_follows_the_sandbox_mode() {
         let mut sandbox = Sandbox {
             mode: SandboxMode::ReadOnly,
-            writable_roots: vec!["/w".into(), "/t".into()],
+            writable_roots: vec!["/w".into(), "/a".into(), "/t".into()],
+            added_dirs: vec!["/a".into()],
             protected: vec![],
             read_only_roots: vec![],
             exec: super::super::sandbox::ExecSetup {
-                read_only: vec!["/w/.git".into()],
+                read_only: vec!["/w/.git".into(), "/a/.git".into()],
                 hidden: vec!["/h".into()],
                 revealed: vec!["/h/skills/x".into()],
                 temp_dir: Some("/t".into()),
                 ..Default::default()
             },
+            web: super::super::sandbox::WebAccess::default(),
         };
         let devices: Vec<PathBuf> = WRITABLE_DEVICES.iter().map(Into::into).collect();
         let mut expected = devices.clone();
@@ -814,12 +824,16 @@ mod tests {
         assert_eq!(confinement.writable, Some(expected));
         assert!(confinement.require_landlock);
         assert!(confinement.namespace);
-        assert_eq!(confinement.read_only, [PathBuf::from("/w/.git")]);
+        assert_eq!(
+            confinement.read_only,
+            [PathBuf::from("/w/.git"), "/a/.git".into()]
+        );
         assert_eq!(confinement.hidden, [PathBuf::from("/h")]);
         assert_eq!(confinement.revealed, [PathBuf::from("/h/skills/x")]);
         sandbox.mode = SandboxMode::WorkspaceWrite;
         let mut expected = devices;
-        expected.extend(["/dev/shm".into(), "/w".into(), "/t".into()]);
+        // An added directory is writable like the workspace.
+        expected.extend(["/dev/shm".into(), "/w".into(), "/a".into(), "/t".into()]);
         let confinement = Confinement::for_sandbox(&sandbox).unwrap();
         assert_eq!(confinement.writable, Some(expected));
         assert!(!confinement.require_landlock);
@@ -843,6 +857,7 @@ mod tests {
             namespace: Ok(()),
             landlock: LandlockSupport::FullyEnforced,
             unhidden: Vec::new(),
+            added_dirs: 0,
         };
         assert_eq!(protection.level(), "namespace+landlock");
         assert!(protection.is_full());
@@ -852,6 +867,12 @@ mod tests {
              directories hidden); Landlock enforced (writes only in the workspace and a private \
              temp dir)"
         );
+        protection.added_dirs = 2;
+        assert!(protection.describe().ends_with(
+            "Landlock enforced (writes only in the workspace, the 2 added directories and a \
+             private temp dir)"
+        ));
+        protection.added_dirs = 0;
         protection.namespace = Err("unshare: EPERM".to_owned());
         assert_eq!(protection.level(), "landlock");
         assert!(!protection.is_full());

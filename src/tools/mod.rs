@@ -1,12 +1,13 @@
 //! The built-in tools of the embedded path (SPEC §10): read, write, edit, exec, ls, find, grep,
-//! apply_patch.
+//! apply_patch, web_fetch.
 //!
 //! Each tool lives in its own file with a `definition()` (name, description for the model, JSON
 //! Schema) and a `run()` that returns `Result<ToolOutput, ToolError>`. [`execute`] is the single
 //! entry point: it checks the arguments are an object, dispatches by name and turns every error
 //! into an error result the model can read, so a tool call never fails the turn. Path arguments
 //! resolve and are confined in one place, [`paths`], under the call's [`Sandbox`]; `exec` adds
-//! OS confinement ([`confine`]: a private mount namespace and Landlock on Linux).
+//! OS confinement ([`confine`]: a private mount namespace and Landlock on Linux); `web_fetch`
+//! reaches only public addresses unless the sandbox allows private ones ([`web_fetch`]).
 
 pub mod apply_patch;
 mod arguments;
@@ -25,7 +26,9 @@ mod sandbox;
 #[cfg(test)]
 mod sandbox_tests;
 mod truncate;
+pub mod url_pattern;
 mod walk;
+mod web_fetch;
 mod write;
 
 use std::path::PathBuf;
@@ -42,10 +45,10 @@ pub use confine::{
     spawn_confined,
 };
 pub use environment::child_environment;
-pub use sandbox::{ExecSetup, Notice, Sandbox, private_temp_dir};
+pub use sandbox::{ExecSetup, Notice, Sandbox, WebAccess, private_temp_dir};
 
 /// Names of every built-in tool, in the order they are offered.
-pub const ALL_TOOLS: [&str; 8] = [
+pub const ALL_TOOLS: [&str; 9] = [
     "read",
     "write",
     "edit",
@@ -54,7 +57,11 @@ pub const ALL_TOOLS: [&str; 8] = [
     "find",
     "grep",
     "apply_patch",
+    "web_fetch",
 ];
+
+/// The tools of the `coding` profile: all but the last, `web_fetch`, which reaches the network.
+pub const CODING_TOOLS: &[&str] = ALL_TOOLS.split_at(8).0;
 
 /// The tools that only exist to change files; refused outright in `read-only`.
 pub(crate) const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
@@ -95,6 +102,9 @@ pub enum Refusal {
     Confinement,
     /// A write inside a protected directory (`.git`, pincer's own directories).
     ProtectedPath,
+    /// A web address on a loopback, private, link-local or otherwise non-public network
+    /// (`web_fetch`'s guard against server-side request forgery).
+    Network,
 }
 
 impl ToolOutput {
@@ -215,6 +225,7 @@ fn definition(name: &str) -> Option<ToolDefinition> {
         "find" => find::definition(),
         "grep" => grep::definition(),
         "apply_patch" => apply_patch::definition(),
+        "web_fetch" => web_fetch::definition(),
         _ => return None,
     })
 }
@@ -279,6 +290,7 @@ async fn dispatch(
         "find" => find::run(arguments, context),
         "grep" => grep::run(arguments, context),
         "apply_patch" => apply_patch::run(arguments, context),
+        "web_fetch" => web_fetch::run(arguments, context).await,
         _ => Ok(ToolOutput::error(format!("Unknown tool: {name}"))),
     }
 }
@@ -309,9 +321,11 @@ pub(crate) mod test_support {
             let sandbox = Sandbox {
                 mode,
                 writable_roots: vec![workspace.clone()],
+                added_dirs: Vec::new(),
                 protected: vec![workspace.join(".git")],
                 read_only_roots: Vec::new(),
                 exec: ExecSetup::default(),
+                web: WebAccess::default(),
             };
             Workspace {
                 _directory: directory,
@@ -478,6 +492,6 @@ mod tests {
                 );
             }
         }
-        assert_eq!(definitions(&ALL_TOOLS).len(), 8);
+        assert_eq!(definitions(&ALL_TOOLS).len(), 9);
     }
 }

@@ -14,7 +14,13 @@
 //! Calls of offered tools are then checked against the rules with patterns: a deny rule whose
 //! pattern matches refuses the call; when the tool's allow rules all carry patterns, the call must
 //! match one of them. Patterns are `NAME(PATTERN)`: for `exec` the command (`git *`, or Claude's
-//! prefix form `git:*`), for the file tools the path argument as a glob relative to the workspace.
+//! prefix form `git:*`), for the file tools the path argument as a glob relative to the workspace,
+//! for `web_fetch` the URL ([`super::url_pattern`]: `https://docs.rs/*`, `*.python.org`).
+//!
+//! `web_fetch` reaches the network, so it is in the `full` profile only, and the `read-only`
+//! sandbox offers it only when `--tools` or an allow rule names it (by name, `WebFetch` or
+//! `group:web`; `*` does not count): a run that must not change anything should not send what it
+//! read anywhere either, unless told to.
 //!
 //! `exec` patterns read the command line with a shell grammar ([`super::command_line`]): an allow
 //! pattern matches only a line of plain commands joined by `;`, `&&`, `||`, `|` or newlines, each
@@ -34,7 +40,8 @@ use serde_json::{Value, json};
 
 use super::command_line::{self, DenyCandidates, NotPlain, SimpleCommand, collapse_whitespace};
 use super::sandbox::SandboxMode;
-use super::{ALL_TOOLS, Arguments, WRITING_TOOLS, apply_patch};
+use super::url_pattern::{UrlPattern, wildcard_match};
+use super::{ALL_TOOLS, Arguments, CODING_TOOLS, WRITING_TOOLS, apply_patch};
 
 /// The tools that read the file system without changing it.
 const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "find", "grep"];
@@ -42,11 +49,12 @@ const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "find", "grep"];
 const FILE_TOOLS: &[&str] = &["read", "write", "edit", "ls", "find", "grep", "apply_patch"];
 /// `group:runtime`.
 const RUNTIME_TOOLS: &[&str] = &["exec"];
+/// `group:web`: the tools that reach the network.
+const WEB_TOOLS: &[&str] = &["web_fetch"];
 
 /// Claude Code tools that pincer has no counterpart for; named in the error hint so a copied
 /// `--allowedTools` list fails with a clear reason instead of a generic one.
 const CLAUDE_TOOLS_WITHOUT_EQUIVALENT: &[&str] = &[
-    "WebFetch",
     "WebSearch",
     "NotebookEdit",
     "NotebookRead",
@@ -61,10 +69,9 @@ const CLAUDE_TOOLS_WITHOUT_EQUIVALENT: &[&str] = &[
 pub enum Profile {
     /// Looking only: read, ls, find, grep.
     Minimal,
-    /// The file tools and `exec`: all eight built-in tools. The default.
+    /// The file tools and `exec`: every built-in tool but `web_fetch`. The default.
     Coding,
-    /// Every built-in tool. Today the same as `coding`; tools added later that are not about
-    /// coding (web fetch, say) will join this profile only.
+    /// Every built-in tool: `coding` plus `web_fetch`, which reaches the network.
     Full,
 }
 
@@ -82,7 +89,8 @@ impl Profile {
     pub fn tools(self) -> &'static [&'static str] {
         match self {
             Profile::Minimal => READ_ONLY_TOOLS,
-            Profile::Coding | Profile::Full => &ALL_TOOLS,
+            Profile::Coding => CODING_TOOLS,
+            Profile::Full => &ALL_TOOLS,
         }
     }
 }
@@ -182,8 +190,8 @@ impl PolicyError {
 }
 
 const VALID_NAMES: &str = "valid names: read, write, edit, exec, ls, find, grep, apply_patch, \
-     group:fs, group:runtime, group:read, * (Claude Code's Bash, Read, Write, Edit, MultiEdit, \
-     Glob, Grep and LS also work)";
+     web_fetch, group:fs, group:runtime, group:read, group:web, * (Claude Code's Bash, Read, \
+     Write, Edit, MultiEdit, Glob, Grep, LS and WebFetch also work)";
 
 /// The inputs of a policy, as settings resolved them.
 #[derive(Debug, Clone, Copy, Default)]
@@ -235,22 +243,26 @@ pub struct ToolPolicy {
     /// The workspace as a normalized absolute path, so absolute path arguments can be compared
     /// with relative patterns.
     workspace: Option<String>,
-    /// The sandbox is `read-only`: the tools that only write files are not offered.
+    /// The sandbox is `read-only`: the tools that only write files are not offered, nor
+    /// `web_fetch` unless [`ToolPolicy::web_named`].
     read_only: bool,
+    /// `--tools` or an allow rule names `web_fetch` explicitly (not through `*` or `default`).
+    web_named: bool,
 }
 
 impl Default for ToolPolicy {
-    /// The `coding` profile with no rules: every tool, every call.
+    /// The `coding` profile with no rules: its tools, every call.
     fn default() -> ToolPolicy {
         ToolPolicy {
             profile: Profile::Coding,
             exact: None,
-            base: ALL_TOOLS.to_vec(),
+            base: CODING_TOOLS.to_vec(),
             allow: Vec::new(),
             deny: Vec::new(),
-            offered: ALL_TOOLS.to_vec(),
+            offered: CODING_TOOLS.to_vec(),
             workspace: None,
             read_only: false,
+            web_named: false,
         }
     }
 }
@@ -268,6 +280,17 @@ impl ToolPolicy {
         };
         let allow = parse_rules(spec.allow, RuleList::Allow)?;
         let deny = parse_rules(spec.deny, RuleList::Deny)?;
+        let names_web = |rule: &Rule| rule.names("web_fetch") && !rule.everything;
+        // `--tools` parsed without error above: every entry but `default` is a rule.
+        let web_named = allow.iter().any(names_web)
+            || spec.exact.is_some_and(|exact| {
+                split_rules(exact, RuleList::Tools)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter(|entry| *entry != "default")
+                    .filter_map(|entry| parse_rule(entry, RuleList::Tools).ok())
+                    .any(|rule| names_web(&rule))
+            });
         let mut policy = ToolPolicy {
             profile,
             exact: spec.exact.map(str::to_owned),
@@ -277,6 +300,7 @@ impl ToolPolicy {
             offered: Vec::new(),
             workspace: None,
             read_only: false,
+            web_named,
         };
         policy.offered = policy.still_offered();
         Ok(policy)
@@ -438,6 +462,14 @@ impl ToolPolicy {
                 ),
             });
         }
+        if self.read_only && WEB_TOOLS.contains(&tool) && !self.web_named {
+            return Some((
+                "sandbox=read-only".to_owned(),
+                "the read-only sandbox offers web_fetch only when --tools or an allow rule names \
+                 it"
+                .to_owned(),
+            ));
+        }
         if !self.allow.is_empty() && !self.allow.iter().any(|rule| rule.names(tool)) {
             let rules = self
                 .allow
@@ -467,6 +499,8 @@ struct Rule {
     text: String,
     /// The tools it names (a group names several).
     tools: &'static [&'static str],
+    /// Named as `*`: every tool, none of them by name.
+    everything: bool,
     /// `None`: every call of those tools.
     pattern: Option<Pattern>,
 }
@@ -484,6 +518,8 @@ enum Pattern {
     Command(CommandPattern),
     /// The file tools: the path argument.
     Path(PathPattern),
+    /// `web_fetch`: the URL.
+    Url(UrlPattern),
 }
 
 /// A pattern for `exec` commands, compared with whitespace runs collapsed to one space.
@@ -635,6 +671,8 @@ enum Subjects {
     },
     /// The file tools: every path the call touches (a patch may touch several).
     Paths(Vec<PathSubject>),
+    /// `web_fetch`: the URL as written and as parsed.
+    Url(String, reqwest::Url),
     /// The argument patterns look at is absent or not a string; the tool will refuse the call
     /// itself, but a pattern cannot approve it.
     Missing(&'static str),
@@ -677,6 +715,14 @@ impl Subjects {
             "read" | "write" | "edit" => path(&["path", "file_path"], None, "path"),
             "ls" => path(&["path", "dir_path"], Some("."), "path"),
             "find" | "grep" => path(&["path"], Some("."), "path"),
+            // A URL that does not parse fetches nothing: the tool reports it.
+            "web_fetch" => match arguments.get(&["url"]).and_then(Value::as_str) {
+                Some(raw) => match reqwest::Url::parse(raw.trim()) {
+                    Ok(url) => Subjects::Url(raw.to_owned(), url),
+                    Err(_) => Subjects::Missing("url that parses"),
+                },
+                None => Subjects::Missing("url"),
+            },
             "apply_patch" => match arguments.get(&["input", "patch"]).and_then(Value::as_str) {
                 // A patch that does not parse writes nothing: the tool reports the parse error,
                 // which helps the model more than a refusal would.
@@ -712,6 +758,9 @@ impl Subjects {
                 .iter()
                 .find(|path| pattern.matches(path))
                 .map(|path| format!("the path `{}`", path.shown)),
+            (Subjects::Url(shown, url), Pattern::Url(pattern)) => {
+                pattern.matches(url).then(|| format!("the URL `{shown}`"))
+            }
             _ => None,
         }
     }
@@ -721,13 +770,19 @@ impl Subjects {
         let command_allowed = |command: &str| {
             patterns.iter().any(|pattern| match pattern {
                 Pattern::Command(pattern) => pattern.matches(command),
-                Pattern::Path(_) => false,
+                Pattern::Path(_) | Pattern::Url(_) => false,
             })
         };
         let path_allowed = |path: &PathSubject| {
             patterns.iter().any(|pattern| match pattern {
                 Pattern::Path(pattern) => pattern.matches(path),
-                Pattern::Command(_) => false,
+                Pattern::Command(_) | Pattern::Url(_) => false,
+            })
+        };
+        let url_allowed = |url: &reqwest::Url| {
+            patterns.iter().any(|pattern| match pattern {
+                Pattern::Url(pattern) => pattern.matches(url),
+                Pattern::Command(_) | Pattern::Path(_) => false,
             })
         };
         match self {
@@ -767,6 +822,9 @@ impl Subjects {
                 .iter()
                 .find(|path| !path_allowed(path))
                 .map(|path| format!("the path `{}` is not allowed", path.shown)),
+            Subjects::Url(shown, url) => {
+                (!url_allowed(url)).then(|| format!("the URL `{shown}` is not allowed"))
+            }
             Subjects::Missing(argument) => Some(format!(
                 "it has no `{argument}` argument to check against the allow rules"
             )),
@@ -808,6 +866,8 @@ fn tools_named(name: &str) -> Option<&'static [&'static str]> {
         "find" | "Glob" => &["find"],
         "grep" | "Grep" => &["grep"],
         "apply_patch" | "apply-patch" => &["apply_patch"],
+        "group:web" => WEB_TOOLS,
+        "web_fetch" | "WebFetch" => &["web_fetch"],
         _ => return None,
     })
 }
@@ -924,6 +984,9 @@ fn parse_rule(text: &str, list: RuleList) -> Result<Rule, PolicyError> {
         Some(pattern) if tools == RUNTIME_TOOLS => {
             Some(Pattern::Command(CommandPattern::new(pattern)))
         }
+        Some(pattern) if tools == WEB_TOOLS => {
+            Some(Pattern::Url(UrlPattern::new(pattern).map_err(malformed)?))
+        }
         Some(pattern) => Some(Pattern::Path(PathPattern::new(pattern).map_err(
             |source| PolicyError::InvalidPattern {
                 list,
@@ -935,6 +998,7 @@ fn parse_rule(text: &str, list: RuleList) -> Result<Rule, PolicyError> {
     Ok(Rule {
         text: text.to_owned(),
         tools,
+        everything: name == "*",
         pattern,
     })
 }
@@ -955,27 +1019,6 @@ fn closing_parenthesis(text: &str, open: usize) -> Option<usize> {
         }
     }
     None
-}
-
-/// `*` matches any run of characters; everything else is literal.
-fn wildcard_match(pattern: &str, text: &str) -> bool {
-    let mut pieces = pattern.split('*');
-    let first = pieces.next().unwrap_or_default();
-    let Some(mut rest) = text.strip_prefix(first) else {
-        return false;
-    };
-    let pieces: Vec<&str> = pieces.collect();
-    let Some((last, middle)) = pieces.split_last() else {
-        return rest.is_empty();
-    };
-    // Placing each middle piece as early as possible leaves the most room for the rest.
-    for piece in middle {
-        match rest.find(piece) {
-            Some(index) => rest = &rest[index + piece.len()..],
-            None => return false,
-        }
-    }
-    rest.ends_with(last)
 }
 
 /// `/a/./b/../c` → `/a/c`; `..` at the root stays at the root.
@@ -1085,18 +1128,26 @@ mod tests {
 
     #[test]
     fn profiles_offer_their_tools_and_coding_is_the_default() {
-        let all = ALL_TOOLS.to_vec();
+        let coding = CODING_TOOLS.to_vec();
         let cases: [(Option<&str>, Vec<&str>); 4] = [
-            (None, all.clone()),
+            (None, coding.clone()),
             (Some("minimal"), vec!["read", "ls", "find", "grep"]),
-            (Some("coding"), all.clone()),
-            (Some("full"), all),
+            (Some("coding"), coding),
+            // Only `full` reaches the network.
+            (Some("full"), ALL_TOOLS.to_vec()),
         ];
         for (profile, expected) in cases {
             let policy = build(profile, None, &[], &[]).unwrap();
             assert_eq!(policy.offered(), expected, "profile {profile:?}");
         }
-        assert_eq!(ToolPolicy::default().offered(), ALL_TOOLS.to_vec());
+        assert_eq!(ToolPolicy::default().offered(), CODING_TOOLS.to_vec());
+        assert!(!CODING_TOOLS.contains(&"web_fetch"));
+        assert_eq!(
+            refusing_rule(
+                ToolPolicy::default().check("web_fetch", &json!({"url": "https://docs.rs/"}))
+            ),
+            Some("profile=coding".to_owned())
+        );
     }
 
     #[test]
@@ -1183,7 +1234,7 @@ mod tests {
             ),
             // The profile is the ceiling: allowing exec does not bring it into `minimal`.
             (Some("minimal"), &["exec", "read"], &["read"]),
-            (None, &[""], &ALL_TOOLS),
+            (None, &[""], CODING_TOOLS),
         ];
         for (profile, allow, expected) in cases {
             let policy = build(profile, None, allow, &[]).unwrap();
@@ -1276,6 +1327,119 @@ mod tests {
         assert!(unrestricted.check("exec", &with_environment).is_allowed());
     }
 
+    fn url(text: &str) -> Value {
+        json!({ "url": text })
+    }
+
+    #[test]
+    fn web_fetch_is_named_by_its_name_claudes_name_and_group_web() {
+        for name in ["web_fetch", "WebFetch", "group:web"] {
+            let policy = build(Some("full"), Some(name), &[], &[]).unwrap();
+            assert_eq!(policy.offered(), ["web_fetch"], "--tools {name}");
+        }
+        let policy = build(None, Some("default,web_fetch"), &[], &[]).unwrap();
+        assert_eq!(policy.offered(), ALL_TOOLS.to_vec());
+        let denied = build(Some("full"), None, &[], &["group:web"]).unwrap();
+        assert_eq!(denied.offered(), CODING_TOOLS.to_vec());
+    }
+
+    #[test]
+    fn url_patterns_allow_and_deny_web_fetch_calls_by_url() {
+        let allowed = build(
+            Some("full"),
+            None,
+            &[
+                "group:fs",
+                "web_fetch(https://docs.rs/*)",
+                "WebFetch(domain:*.python.org)",
+            ],
+            &["web_fetch(https://docs.rs/private/*)"],
+        )
+        .unwrap();
+        let cases = [
+            ("https://docs.rs/serde/", true),
+            ("https://docs.python.org/3/", true),
+            ("https://docs.rs/private/keys", false),
+            ("https://evil.example/?next=https://docs.rs/", false),
+            ("https://docs.rs.evil.example/", false),
+            ("http://docs.rs/", false),
+            ("not a url", false),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(
+                allowed.check("web_fetch", &url(text)).is_allowed(),
+                expected,
+                "{text}"
+            );
+        }
+        assert!(!allowed.check("web_fetch", &json!({})).is_allowed());
+        assert_eq!(
+            allowed.check("web_fetch", &url("https://docs.rs/private/keys")),
+            Decision::Deny {
+                rule: "web_fetch(https://docs.rs/private/*)".to_owned(),
+                reason: "The web_fetch call was refused: the URL `https://docs.rs/private/keys` \
+                         matches the deny rule `web_fetch(https://docs.rs/private/*)`. Try a \
+                         different approach that this rule does not cover."
+                    .to_owned(),
+            }
+        );
+        // A deny pattern alone leaves every other URL allowed.
+        let denying = build(Some("full"), None, &[], &["web_fetch(*.internal)"]).unwrap();
+        assert!(
+            denying
+                .check("web_fetch", &url("https://docs.rs/"))
+                .is_allowed()
+        );
+        assert!(
+            !denying
+                .check("web_fetch", &url("http://wiki.internal/x"))
+                .is_allowed()
+        );
+    }
+
+    #[test]
+    fn read_only_offers_web_fetch_only_when_a_rule_names_it() {
+        let full = build(Some("full"), None, &[], &[]).unwrap();
+        let read_only = full.clone().with_sandbox(SandboxMode::ReadOnly);
+        assert_eq!(read_only.offered(), ["read", "exec", "ls", "find", "grep"]);
+        assert_eq!(
+            read_only.check("web_fetch", &url("https://docs.rs/")),
+            Decision::Deny {
+                rule: "sandbox=read-only".to_owned(),
+                reason: "The web_fetch tool is not available in this run (the read-only \
+                         sandbox offers web_fetch only when --tools or an allow rule names it). \
+                         Use one of the available tools instead: read, exec, ls, find, grep."
+                    .to_owned(),
+            }
+        );
+        // `*` names every tool, none of them explicitly.
+        let star = build(Some("full"), Some("*"), &[], &[])
+            .unwrap()
+            .with_sandbox(SandboxMode::ReadOnly);
+        assert!(!star.offered().contains(&"web_fetch"));
+        let by_tools = build(None, Some("read,web_fetch"), &[], &[])
+            .unwrap()
+            .with_sandbox(SandboxMode::ReadOnly);
+        assert_eq!(by_tools.offered(), ["read", "web_fetch"]);
+        let by_allow = build(
+            Some("full"),
+            None,
+            &["group:read", "web_fetch(https://docs.rs/*)"],
+            &[],
+        )
+        .unwrap()
+        .with_sandbox(SandboxMode::ReadOnly);
+        assert_eq!(
+            by_allow.offered(),
+            ["read", "ls", "find", "grep", "web_fetch"]
+        );
+        assert!(
+            by_allow
+                .check("web_fetch", &url("https://docs.rs/x"))
+                .is_allowed()
+        );
+    }
+
     #[test]
     fn a_read_only_sandbox_offers_no_writing_tool_and_refuses_a_call_of_one() {
         let read_only = ToolPolicy::default().with_sandbox(SandboxMode::ReadOnly);
@@ -1300,7 +1464,7 @@ mod tests {
         }
         // Leaving read-only again restores the tools.
         let back = read_only.with_sandbox(SandboxMode::WorkspaceWrite);
-        assert_eq!(back.offered(), ALL_TOOLS.to_vec());
+        assert_eq!(back.offered(), CODING_TOOLS.to_vec());
     }
 
     #[test]
@@ -1461,7 +1625,7 @@ mod tests {
             ("ls -la", true),
         ];
         let policy = policy(&[], &["exec(rm *)"]);
-        assert_eq!(policy.offered(), ALL_TOOLS.to_vec());
+        assert_eq!(policy.offered(), CODING_TOOLS.to_vec());
         for (text, expected) in cases {
             assert_eq!(
                 policy.check("exec", &command(text)).is_allowed(),
@@ -1572,7 +1736,7 @@ mod tests {
     fn a_path_deny_pattern_refuses_matching_paths_only() {
         let policy = policy(&[], &["group:fs(.env)", "write(./secrets/**)"])
             .with_workspace(Path::new("/ws"));
-        assert_eq!(policy.offered(), ALL_TOOLS.to_vec());
+        assert_eq!(policy.offered(), CODING_TOOLS.to_vec());
         let cases: [(&str, &str, bool); 6] = [
             ("read", ".env", false),
             ("read", "/ws/.env", false),
@@ -1665,7 +1829,7 @@ mod tests {
     #[test]
     fn bad_rules_and_names_are_rejected_naming_the_rule() {
         // (allow list, deny list, the start of the message)
-        let cases: [(&[&str], &[&str], &str); 11] = [
+        let cases: [(&[&str], &[&str], &str); 12] = [
             (&["Foo"], &[], "unknown tool `Foo` in the allow rule `Foo`"),
             (
                 &[],
@@ -1678,9 +1842,15 @@ mod tests {
                 "unknown tool `BASH` in the allow rule `BASH`",
             ),
             (
-                &["group:web"],
+                &["group:net"],
                 &[],
-                "unknown tool `group:web` in the allow rule `group:web`",
+                "unknown tool `group:net` in the allow rule `group:net`",
+            ),
+            (
+                &["web_fetch(ftp://x/*)"],
+                &[],
+                "the allow rule `web_fetch(ftp://x/*)` has a URL pattern whose scheme is not \
+                 http, https or *",
             ),
             (
                 &["exec(git *"],
@@ -1756,11 +1926,11 @@ mod tests {
             "{}",
             unknown.hint()
         );
-        let claude = build(None, None, &["WebFetch"], &[]).unwrap_err();
+        let claude = build(None, None, &["WebSearch"], &[]).unwrap_err();
         assert!(
             claude
                 .hint()
-                .starts_with("pincer has no equivalent of Claude Code's WebFetch; valid names:"),
+                .starts_with("pincer has no equivalent of Claude Code's WebSearch; valid names:"),
             "{}",
             claude.hint()
         );

@@ -1,11 +1,14 @@
-//! What the file tools and `exec` may touch (SPEC §10 "Sandbox modes").
+//! What the file tools, `exec` and `web_fetch` may touch (SPEC §10 "Sandbox modes").
 //!
-//! A [`Sandbox`] is plain data: the mode, the roots that confined tools may use (the workspace and
-//! the run's private temp dir, canonical), the protected paths inside them that stay read-only
-//! (`.git`, `.pincer`, `.claude`, `.codex`, pincer's own dirs), and what `exec` needs on top
-//! ([`ExecSetup`]: the paths its commands see read-only or not at all, its environment, its
-//! temp dir and the launcher). [`super::paths`] enforces it for the file tools and
-//! [`super::confine`] turns it into a confinement for commands.
+//! A [`Sandbox`] is plain data: the mode, the roots that confined tools may use (the workspace,
+//! the directories added with `--add-dir` / `tools.add_dirs`, and the run's private temp dir, all
+//! canonical), the protected paths inside them that stay read-only (`.git`, `.pincer`, `.claude`,
+//! `.codex` inside the workspace and inside every added directory, pincer's own dirs), what
+//! `exec` needs on top ([`ExecSetup`]: the paths its commands see read-only or not at all, its
+//! environment, its temp dir and the launcher) and what `web_fetch` may reach ([`WebAccess`]).
+//! [`super::paths`] enforces it for the file tools and [`super::confine`] turns it into a
+//! confinement for commands. An added directory is a root exactly like the workspace: the same
+//! symlink-safe confinement, the same protected names, writable by commands in `workspace-write`.
 //!
 //! pincer's own directories (config, data, state) are hidden from commands whole, except one that
 //! contains the workspace or the temp dir: hiding it would hide the workspace, so its known
@@ -36,8 +39,12 @@ pub const PROTECTED_IN_WORKSPACE: [&str; 4] = [".git", ".pincer", ".claude", ".c
 pub struct Sandbox {
     /// How much the tools may do.
     pub mode: SandboxMode,
-    /// Canonical directories the confined tools may read and (in `workspace-write`) write.
+    /// Canonical directories the confined tools may read and (in `workspace-write`) write: the
+    /// workspace first, then the added directories, then the private temp dir.
     pub writable_roots: Vec<PathBuf>,
+    /// The roots added with `--add-dir` / `tools.add_dirs` (canonical, in order, without the
+    /// workspace), for the system prompt, `--dry-run` and `status`.
+    pub added_dirs: Vec<PathBuf>,
     /// Canonical paths inside the roots that the file tools never write.
     pub protected: Vec<PathBuf>,
     /// Canonical directories (or files) outside the writable roots that the file tools may read
@@ -45,7 +52,30 @@ pub struct Sandbox {
     pub read_only_roots: Vec<PathBuf>,
     /// What `exec` commands get.
     pub exec: ExecSetup,
+    /// What `web_fetch` may reach.
+    pub web: WebAccess,
 }
+
+/// What `web_fetch` may reach besides the public internet.
+#[derive(Debug, Clone, Default)]
+pub struct WebAccess {
+    /// `tools.web_fetch.allow_private`: loopback, private, link-local and other non-public
+    /// addresses are reachable too (off by default: the SSRF guard).
+    pub allow_private: bool,
+    /// The run's tool policy, asked again about every redirect target so that a URL pattern
+    /// (`web_fetch(https://docs.rs/*)`) cannot be left through a redirect. `None`: redirects are
+    /// only checked by the address guard (tests).
+    pub policy: Option<Arc<super::policy::ToolPolicy>>,
+}
+
+/// Compared by what they allow: the policy's presence, not its rules (which have no equality).
+impl PartialEq for WebAccess {
+    fn eq(&self, other: &WebAccess) -> bool {
+        self.allow_private == other.allow_private && self.policy.is_some() == other.policy.is_some()
+    }
+}
+
+impl Eq for WebAccess {}
 
 /// What `exec` commands run with, besides the mode and roots. Its `Debug` form counts the
 /// environment's variables instead of printing them (they may hold other secrets).
@@ -127,27 +157,46 @@ impl PartialEq for Notice {
 impl Eq for Notice {}
 
 impl Sandbox {
-    /// The sandbox for `mode` around `workspace`: the roots are the workspace and `temp_dir`
-    /// (the run's private temp dir, when there is one); [`PROTECTED_IN_WORKSPACE`] and pincer's
-    /// own directories from `own` are protected, and hidden from commands as described in the
-    /// module comment. Paths are canonicalized as far as they exist, so a protected dir that
-    /// does not exist yet is still recognised once created.
+    /// The sandbox for `mode` around `workspace` and the `added` directories: the roots are the
+    /// workspace, the added directories and `temp_dir` (the run's private temp dir, when there
+    /// is one); [`PROTECTED_IN_WORKSPACE`] inside every root but the temp dir and pincer's own
+    /// directories from `own` are protected, and hidden from commands as described in the module
+    /// comment. Paths are canonicalized as far as they exist, so a protected dir that does not
+    /// exist yet is still recognised once created. An added directory equal to the workspace, or
+    /// given twice, counts once.
     pub fn new(
         mode: SandboxMode,
         workspace: &Path,
+        added: &[PathBuf],
         own: &Paths,
         temp_dir: Option<&Path>,
     ) -> Sandbox {
         let workspace = paths::canonical_target(workspace);
-        let temp_dir = temp_dir.map(paths::canonical_target);
         let mut writable_roots = vec![workspace.clone()];
-        writable_roots.extend(temp_dir.iter().filter(|temp| **temp != workspace).cloned());
-        let in_workspace: Vec<PathBuf> = PROTECTED_IN_WORKSPACE
-            .iter()
-            .map(|name| paths::canonical_target(&workspace.join(name)))
-            .collect();
+        for directory in added {
+            let directory = paths::canonical_target(directory);
+            if !writable_roots.contains(&directory) {
+                writable_roots.push(directory);
+            }
+        }
+        let added_dirs = writable_roots[1..].to_vec();
+        let mut in_roots: Vec<PathBuf> = Vec::new();
+        for root in &writable_roots {
+            for name in PROTECTED_IN_WORKSPACE {
+                let path = paths::canonical_target(&root.join(name));
+                if !in_roots.contains(&path) {
+                    in_roots.push(path);
+                }
+            }
+        }
+        let temp_dir = temp_dir.map(paths::canonical_target);
+        if let Some(temp) = &temp_dir
+            && !writable_roots.contains(temp)
+        {
+            writable_roots.push(temp.clone());
+        }
         let (hidden, unhidden) = hide_plan(own, &writable_roots);
-        let mut protected = in_workspace.clone();
+        let mut protected = in_roots.clone();
         for path in &hidden {
             if !protected.contains(path) {
                 protected.push(path.clone());
@@ -156,16 +205,18 @@ impl Sandbox {
         Sandbox {
             mode,
             writable_roots,
+            added_dirs,
             protected,
             read_only_roots: Vec::new(),
             exec: ExecSetup {
-                read_only: in_workspace,
+                read_only: in_roots,
                 hidden,
                 unhidden,
                 temp_dir,
                 launcher: Some(PathBuf::from(super::confine::SELF_EXE)),
                 ..ExecSetup::default()
             },
+            web: WebAccess::default(),
         }
     }
 
@@ -175,9 +226,11 @@ impl Sandbox {
         Sandbox {
             mode: SandboxMode::DangerFullAccess,
             writable_roots: vec![workspace.to_path_buf()],
+            added_dirs: Vec::new(),
             protected: Vec::new(),
             read_only_roots: Vec::new(),
             exec: ExecSetup::default(),
+            web: WebAccess::default(),
         }
     }
 
@@ -303,7 +356,13 @@ mod tests {
         std::fs::create_dir_all(&workspace).unwrap();
         std::fs::create_dir_all(&temp).unwrap();
         let own = Paths::under_home(&base.join("home"));
-        let sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, &workspace, &own, Some(&temp));
+        let sandbox = Sandbox::new(
+            SandboxMode::WorkspaceWrite,
+            &workspace,
+            &[],
+            &own,
+            Some(&temp),
+        );
         assert_eq!(sandbox.writable_roots, [workspace.clone(), temp.clone()]);
         let in_workspace: Vec<PathBuf> = PROTECTED_IN_WORKSPACE
             .iter()
@@ -318,6 +377,51 @@ mod tests {
         assert!(sandbox.exec.unhidden.is_empty());
         assert_eq!(sandbox.exec.temp_dir, Some(temp));
         assert!(sandbox.is_confined());
+    }
+
+    #[test]
+    fn added_directories_are_roots_with_their_own_protected_names() {
+        let directory = tempfile::tempdir().unwrap();
+        let base = directory.path().canonicalize().unwrap();
+        let workspace = base.join("ws");
+        let sibling = base.join("lib");
+        let temp = base.join("tmp");
+        for path in [&workspace, &sibling, &temp] {
+            std::fs::create_dir_all(path).unwrap();
+        }
+        std::os::unix::fs::symlink(&sibling, base.join("lib-link")).unwrap();
+        let own = Paths::under_home(&base.join("home"));
+        let added = [base.join("lib-link"), sibling.clone(), workspace.join(".")];
+        let sandbox = Sandbox::new(
+            SandboxMode::WorkspaceWrite,
+            &workspace,
+            &added,
+            &own,
+            Some(&temp),
+        );
+        // Canonical, once each, the workspace not repeated; the temp dir last.
+        assert_eq!(
+            sandbox.writable_roots,
+            [workspace.clone(), sibling.clone(), temp.clone()]
+        );
+        assert_eq!(sandbox.added_dirs, std::slice::from_ref(&sibling));
+        let mut in_roots: Vec<PathBuf> = PROTECTED_IN_WORKSPACE
+            .iter()
+            .map(|name| workspace.join(name))
+            .collect();
+        in_roots.extend(PROTECTED_IN_WORKSPACE.iter().map(|name| sibling.join(name)));
+        assert_eq!(sandbox.exec.read_only, in_roots);
+        assert!(sandbox.protected.contains(&sibling.join(".git")));
+        assert!(!sandbox.protected.contains(&temp.join(".git")));
+        assert_eq!(
+            sandbox.roots_display(),
+            format!(
+                "{}, {}, {}",
+                workspace.display(),
+                sibling.display(),
+                temp.display()
+            )
+        );
     }
 
     #[test]
@@ -383,7 +487,7 @@ mod tests {
             std::fs::create_dir_all(path).unwrap();
         }
         let own = Paths::under_home(&home);
-        let mut sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, &workspace, &own, None);
+        let mut sandbox = Sandbox::new(SandboxMode::WorkspaceWrite, &workspace, &[], &own, None);
         assert_eq!(sandbox.allow_reading(&global.join("SKILL.md")), global);
         assert_eq!(sandbox.allow_reading(&team.join("SKILL.md")), team);
         // Inside the workspace: already readable.
@@ -409,6 +513,7 @@ mod tests {
         let mut sandbox = Sandbox::new(
             SandboxMode::WorkspaceWrite,
             &workspace,
+            &[],
             &Paths::under_home(&home),
             None,
         );

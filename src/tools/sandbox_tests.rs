@@ -37,9 +37,11 @@ impl Setup {
         let sandbox = Sandbox {
             mode,
             writable_roots: vec![workspace.clone()],
+            added_dirs: Vec::new(),
             protected: vec![workspace.join(".git")],
             read_only_roots: Vec::new(),
             exec: super::sandbox::ExecSetup::default(),
+            web: super::sandbox::WebAccess::default(),
         };
         Setup {
             _base: base,
@@ -590,5 +592,231 @@ async fn a_dangling_symlink_in_the_middle_of_a_path_is_not_replaced_by_a_new_dir
             .unwrap()
             .file_type()
             .is_symlink()
+    );
+}
+
+/// The workspace `base/ws` plus the added root `base/lib`, as `Sandbox::new` builds them, with
+/// `base/ws2` outside both. Landlock only: the test binary cannot act as the namespace launcher.
+fn two_roots(mode: SandboxMode) -> (Setup, PathBuf) {
+    let mut setup = Setup::new(mode);
+    let base = setup.workspace.parent().unwrap().to_path_buf();
+    let added = base.join("lib");
+    std::fs::create_dir(&added).unwrap();
+    std::fs::write(added.join("lib.txt"), "library\n").unwrap();
+    std::fs::create_dir(added.join(".git")).unwrap();
+    std::fs::write(added.join(".git/config"), "[core]\n").unwrap();
+    let own = crate::config::Paths::under_home(&base.join("home"));
+    let mut sandbox = Sandbox::new(
+        mode,
+        &setup.workspace,
+        std::slice::from_ref(&added),
+        &own,
+        None,
+    );
+    sandbox.exec.launcher = None;
+    setup.context.sandbox = sandbox;
+    (setup, added)
+}
+
+#[tokio::test]
+async fn escapes_from_an_added_root_are_refused_like_escapes_from_the_workspace() {
+    let (setup, added) = two_roots(SandboxMode::WorkspaceWrite);
+    symlink(&setup.outside, added.join("link")).unwrap();
+    let from_added = |relative: &str| added.join(relative).to_string_lossy().into_owned();
+    for raw in [
+        from_added("../ws2/secret.txt"),
+        from_added("link/secret.txt"),
+        format!("{}/../ws2/secret.txt", added.display()),
+        "../ws2/secret.txt".to_owned(),
+    ] {
+        let read = setup.call("read", json!({"path": raw})).await;
+        assert_refused(&read, &format!("Path '{raw}' is outside the workspace"));
+        assert_eq!(read.refusal, Some(super::Refusal::Confinement));
+        let write = setup
+            .call("write", json!({"path": raw, "content": "owned"}))
+            .await;
+        assert_refused(&write, &format!("Path '{raw}' is outside the workspace"));
+    }
+    // A sibling sharing the added root's name prefix is outside it too.
+    let sibling = format!("{}2/x.txt", added.display());
+    assert_refused(
+        &setup
+            .call("write", json!({"path": sibling, "content": "x"}))
+            .await,
+        &format!("Path '{sibling}' is outside the workspace"),
+    );
+    assert_refused(
+        &setup
+            .call(
+                "exec",
+                json!({"command": "pwd", "workdir": from_added("link")}),
+            )
+            .await,
+        "Path '",
+    );
+    assert_eq!(setup.outside_entries(), ["secret.txt"]);
+    assert_eq!(setup.secret(), "outside secret\n");
+}
+
+#[tokio::test]
+async fn the_file_tools_work_in_both_roots_and_protect_git_in_the_added_one() {
+    let (setup, added) = two_roots(SandboxMode::WorkspaceWrite);
+    let in_added = |relative: &str| added.join(relative).to_string_lossy().into_owned();
+    let written = setup
+        .call(
+            "write",
+            json!({"path": in_added("src/new.rs"), "content": "fn added() {}\n"}),
+        )
+        .await;
+    assert!(!written.is_error, "{}", written.text_content());
+    let edited = setup
+        .call(
+            "edit",
+            json!({"path": in_added("lib.txt"), "oldText": "library", "newText": "edited"}),
+        )
+        .await;
+    assert!(!edited.is_error, "{}", edited.text_content());
+    assert_eq!(
+        std::fs::read_to_string(added.join("lib.txt")).unwrap(),
+        "edited\n"
+    );
+    let local = setup
+        .call(
+            "write",
+            json!({"path": "here.txt", "content": "workspace\n"}),
+        )
+        .await;
+    assert!(!local.is_error, "{}", local.text_content());
+    assert_eq!(
+        setup
+            .call("read", json!({"path": in_added("src/new.rs")}))
+            .await
+            .text_content(),
+        "fn added() {}\n"
+    );
+    assert_eq!(
+        setup
+            .call("grep", json!({"pattern": "added", "path": in_added(".")}))
+            .await
+            .text_content(),
+        "src/new.rs:1:fn added() {}"
+    );
+    assert_eq!(
+        setup
+            .call("find", json!({"pattern": "*.rs", "path": in_added(".")}))
+            .await
+            .text_content(),
+        "src/new.rs"
+    );
+    let patch = format!(
+        "*** Begin Patch\n*** Add File: {}\n+patched\n*** End Patch\n",
+        in_added("patched.txt")
+    );
+    let patched = setup.call("apply_patch", json!({"input": patch})).await;
+    assert!(!patched.is_error, "{}", patched.text_content());
+    assert_eq!(
+        std::fs::read_to_string(added.join("patched.txt")).unwrap(),
+        "patched\n"
+    );
+
+    let protected = setup
+        .call(
+            "write",
+            json!({"path": in_added(".git/config"), "content": "x"}),
+        )
+        .await;
+    assert_eq!(protected.refusal, Some(super::Refusal::ProtectedPath));
+    assert_eq!(
+        protected.text_content(),
+        format!(
+            "Path '{}' is inside {}, which is read-only in the workspace-write sandbox.",
+            in_added(".git/config"),
+            added.join(".git").display()
+        )
+    );
+    let hook = setup
+        .call(
+            "write",
+            json!({"path": in_added("src/../.git/hooks/pre-commit"), "content": "x"}),
+        )
+        .await;
+    assert_eq!(hook.refusal, Some(super::Refusal::ProtectedPath));
+    for name in [".pincer/x", ".claude/settings.json", ".codex/config.toml"] {
+        let output = setup
+            .call("write", json!({"path": in_added(name), "content": "x"}))
+            .await;
+        assert_eq!(
+            output.refusal,
+            Some(super::Refusal::ProtectedPath),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(added.join(".git/config")).unwrap(),
+        "[core]\n"
+    );
+    assert!(!added.join(".git/hooks").exists());
+}
+
+#[tokio::test]
+async fn exec_runs_in_an_added_root_and_landlock_lets_it_write_there_only() {
+    let (setup, added) = two_roots(SandboxMode::WorkspaceWrite);
+    let target = setup.outside.join("escape");
+    let output = setup
+        .call(
+            "exec",
+            json!({
+                "command": format!(
+                    "pwd; echo a > made-in-added.txt; echo w > '{}/made-in-workspace.txt'; \
+                     echo x > '{}'; true",
+                    setup.workspace.display(),
+                    target.display()
+                ),
+                "workdir": added.to_str().unwrap(),
+            }),
+        )
+        .await;
+    assert!(!output.is_error, "{}", output.text_content());
+    assert!(
+        output
+            .text_content()
+            .starts_with(&format!("{}\n", added.display())),
+        "{}",
+        output.text_content()
+    );
+    assert_eq!(
+        std::fs::read_to_string(added.join("made-in-added.txt")).unwrap(),
+        "a\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(setup.workspace.join("made-in-workspace.txt")).unwrap(),
+        "w\n"
+    );
+    if let LandlockSupport::NotSupported(reason) = landlock_support() {
+        eprintln!("skipped the Landlock half: Landlock is not available here: {reason}");
+        return;
+    }
+    assert!(!target.exists(), "{}", output.text_content());
+    assert_eq!(setup.outside_entries(), ["secret.txt"]);
+}
+
+#[tokio::test]
+async fn read_only_reads_an_added_root_and_writes_nothing_there() {
+    let (setup, added) = two_roots(SandboxMode::ReadOnly);
+    let path = added.join("lib.txt").to_string_lossy().into_owned();
+    assert_eq!(
+        setup
+            .call("read", json!({"path": path}))
+            .await
+            .text_content(),
+        "library\n"
+    );
+    let write = setup
+        .call("write", json!({"path": path, "content": "x"}))
+        .await;
+    assert_eq!(write.refusal, Some(super::Refusal::SandboxMode));
+    assert_eq!(
+        std::fs::read_to_string(added.join("lib.txt")).unwrap(),
+        "library\n"
     );
 }

@@ -169,6 +169,29 @@ pub fn code(output: &Output) -> i32 {
     output.status.code().unwrap_or(-1)
 }
 
+/// An Anthropic model turn: `text`, then a call of `tool` per `arguments` (ids `{prefix}0`,
+/// `{prefix}1`, …); then, once the results are back, the answer "Done.".
+pub fn anthropic_tool_turn(
+    text: &str,
+    (prefix, tool): (&str, &str),
+    arguments: &[Value],
+    usage: wire::anthropic::Usage4,
+) -> Vec<mock::Reply> {
+    let calls: Vec<(String, String)> = arguments
+        .iter()
+        .enumerate()
+        .map(|(index, arguments)| (format!("{prefix}{index}"), arguments.to_string()))
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, arguments)| (id.as_str(), tool, arguments.as_str()))
+        .collect();
+    vec![
+        mock::Reply::sse(&wire::anthropic::tool_use_stream(Some(text), &calls, usage)),
+        mock::Reply::sse(&wire::anthropic::text_stream(&["Done."], usage)),
+    ]
+}
+
 /// Builds realistic pi v3 session files line by line.
 #[derive(Clone)]
 pub struct SessionBuilder {

@@ -389,6 +389,58 @@ fn codex_gets_the_sandbox_mode_as_a_config_override_also_on_resume() {
     }
 }
 
+#[test]
+fn added_directories_reach_claude_and_codex_as_their_add_dir_flags_also_on_resume() {
+    let bench = Bench::new();
+    let extra = bench.home.root.path().join("sibling");
+    std::fs::create_dir(&extra).unwrap();
+    let extra = extra.canonicalize().unwrap().to_string_lossy().into_owned();
+    let run_with = |backend: &str, model: &str, scenario: [&str; 2]| {
+        let first = bench.run(
+            backend,
+            &[scenario[0]],
+            &["--json", "run", "-m", model, "--add-dir", &extra, "look"],
+        );
+        assert_eq!(code(&first), 0, "{}", stderr(&first));
+        let second = bench.run(
+            backend,
+            &[scenario[1]],
+            &[
+                "resume",
+                &session_id_of(&first),
+                "--add-dir",
+                &extra,
+                "again",
+            ],
+        );
+        assert_eq!(code(&second), 0, "{}", stderr(&second));
+    };
+    run_with(
+        "claude-cli",
+        "claude-cli/sonnet",
+        ["text-turn.jsonl", "second-turn.jsonl"],
+    );
+    for index in 0..2 {
+        let args = argv(&bench.call(index));
+        // One value per flag: claude's `--add-dir` is variadic.
+        assert!(args.contains(&format!("--add-dir={extra}")), "{args:?}");
+    }
+    run_with(
+        "codex-cli",
+        "codex-cli/gpt-5-codex",
+        ["tool-turn.jsonl", "second-turn.jsonl"],
+    );
+    // An option of `exec` itself, before `resume` (which does not take it).
+    assert_eq!(
+        &argv(&bench.call(2))[..4],
+        ["exec", "--add-dir", &extra, "--json"]
+    );
+    assert_eq!(
+        &argv(&bench.call(3))[..4],
+        ["exec", "--add-dir", &extra, "resume"]
+    );
+}
+
 // 3. Live streaming, translated events, watchdog and timeout.
 
 #[test]

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol};
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, code, skip, stderr, stdout};
+use crate::common::{Home, anthropic_tool_turn, code, skip, stderr, stdout};
 
 const KEY: &str = "sk-ant-EXECLEAK-7c1d9e2f4a6b8c0d";
 const PROFILE_KEY: &str = "sk-ant-PROFILEKEY-5e4d3c2b1a09f8e7";
@@ -38,22 +38,11 @@ pub(crate) fn usage() -> Usage4 {
 
 /// One model turn calling `exec` once per command (ids `c0`, `c1`, …), then an answer.
 fn exec_turn(commands: &[&str]) -> Vec<Reply> {
-    let arguments: Vec<String> = commands
+    let arguments: Vec<Value> = commands
         .iter()
-        .map(|command| json!({"command": command}).to_string())
+        .map(|command| json!({ "command": command }))
         .collect();
-    let ids: Vec<String> = (0..commands.len())
-        .map(|index| format!("c{index}"))
-        .collect();
-    let calls: Vec<(&str, &str, &str)> = ids
-        .iter()
-        .zip(&arguments)
-        .map(|(id, arguments)| (id.as_str(), "exec", arguments.as_str()))
-        .collect();
-    vec![
-        Reply::sse(&wire::tool_use_stream(Some("Running."), &calls, usage())),
-        Reply::sse(&wire::text_stream(&["Done."], usage())),
-    ]
+    anthropic_tool_turn("Running.", ("c", "exec"), &arguments, usage())
 }
 
 /// Each tool result the second request sent back: id → (text, is_error).
@@ -806,5 +795,102 @@ fn sigterm_during_a_command_ends_the_run_with_143_and_kills_the_command() {
     assert!(
         gone(grandchild.trim()),
         "background sleep {grandchild} survived"
+    );
+}
+
+#[test]
+fn a_second_checkout_given_with_add_dir_is_worked_in_but_its_git_stays_read_only() {
+    let home = Home::new();
+    if !have("git") {
+        skip("a_second_checkout_given_with_add_dir…", "git is missing");
+        return;
+    }
+    if !full_protection(&home, "a_second_checkout_given_with_add_dir…") {
+        return;
+    }
+    let checkout = home.root.path().join("sibling");
+    std::fs::create_dir(&checkout).unwrap();
+    let checkout = checkout.canonicalize().unwrap();
+    git(&checkout, &["init", "-q"]);
+    let outside = home.root.path().join("outside");
+    std::fs::create_dir(&outside).unwrap();
+    let sibling = |name: &str| checkout.join(name).to_string_lossy().into_owned();
+    let commands = [
+        format!(
+            "cd '{}' && echo built > out.txt && cat out.txt && git status --short",
+            checkout.display()
+        ),
+        format!("echo x > '{}'", sibling(".git/hooks/pre-commit")),
+        format!("echo x > '{}/escape'", outside.display()),
+    ];
+    let write = json!({"path": sibling("from-tool.txt"), "content": "tool\n"}).to_string();
+    let protected = json!({"path": sibling(".git/config"), "content": "x"}).to_string();
+    let mut calls: Vec<(String, &str, String)> = commands
+        .iter()
+        .enumerate()
+        .map(|(index, command)| {
+            (
+                format!("c{index}"),
+                "exec",
+                json!({ "command": command }).to_string(),
+            )
+        })
+        .collect();
+    calls.push(("w0".to_owned(), "write", write));
+    calls.push(("w1".to_owned(), "write", protected));
+    let calls: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, name, arguments)| (id.as_str(), *name, arguments.as_str()))
+        .collect();
+    let server = MockServer::start(vec![
+        Reply::sse(&wire::tool_use_stream(Some("Working."), &calls, usage())),
+        Reply::sse(&wire::text_stream(&["Done."], usage())),
+    ]);
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args([
+            "--json",
+            "run",
+            "-m",
+            MODEL,
+            "--add-dir",
+            checkout.to_str().unwrap(),
+            "work in both",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    assert_eq!(results["c0"], ("built\n?? out.txt\n".to_owned(), false));
+    assert!(
+        results["c1"].0.contains("Read-only file system"),
+        "{:?}",
+        results["c1"]
+    );
+    assert!(
+        results["c2"].0.contains("Permission denied"),
+        "{:?}",
+        results["c2"]
+    );
+    assert!(!results["w0"].1, "{}", results["w0"].0);
+    assert!(results["w1"].1, "{}", results["w1"].0);
+    assert!(
+        results["w1"]
+            .0
+            .contains("read-only in the workspace-write sandbox"),
+        "{}",
+        results["w1"].0
+    );
+    assert_eq!(
+        std::fs::read_to_string(checkout.join("from-tool.txt")).unwrap(),
+        "tool\n"
+    );
+    assert!(!checkout.join(".git/hooks/pre-commit").exists());
+    assert!(std::fs::read_dir(&outside).unwrap().next().is_none());
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        result["permission_denials"][0]["tool_use_id"], "w1",
+        "{result}"
     );
 }

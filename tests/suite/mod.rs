@@ -19,4 +19,5 @@ mod skills;
 mod status;
 mod tool_policy;
 mod turns;
+mod web_fetch;
 mod workspace;

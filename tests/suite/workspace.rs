@@ -328,3 +328,125 @@ fn status_reports_the_sandbox_and_the_prompt_sizes() {
         "{text}"
     );
 }
+
+/// pincer with every protocol at `server`, run with `args`.
+fn run(home: &Home, server: &MockServer, args: &[&str]) -> std::process::Output {
+    home.pincer().providers(server).args(args).output()
+}
+
+#[test]
+fn add_dir_is_listed_in_the_dry_run_and_the_prompt_and_applies_to_that_turn_only() {
+    let home = Home::new();
+    let lib = home.root.path().join("lib");
+    std::fs::create_dir(&lib).unwrap();
+    let lib = lib.canonicalize().unwrap();
+    let server = MockServer::start(vec![text("first"), text("second")]);
+    // Relative to the current directory, like the shell completes it.
+    let dry = run(
+        &home,
+        &server,
+        &["run", "--dry-run", "--add-dir", "../lib", "hi"],
+    );
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    let report: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    assert_eq!(report["sandbox"]["added_dirs"], json!([lib]));
+    assert!(
+        report["sandbox"]["exec_enforcement"]
+            .as_str()
+            .unwrap()
+            .contains("the added directory")
+            || report["sandbox"]["exec_landlock"]
+                .as_str()
+                .unwrap()
+                .starts_with("Landlock not available"),
+        "{report}"
+    );
+    let listing = format!(
+        "Additional directories, readable and writable like the workspace (use absolute \
+         paths):\n- {}",
+        lib.display()
+    );
+    assert!(
+        report["system_prompt"].as_str().unwrap().contains(&listing),
+        "{}",
+        report["system_prompt"]
+    );
+
+    let output = run(
+        &home,
+        &server,
+        &["run", "--json", "--add-dir", lib.to_str().unwrap(), "hi"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let session = serde_json::from_str::<Value>(&stdout(&output)).unwrap()["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let resumed = run(&home, &server, &["resume", "--json", &session, "again"]);
+    assert_eq!(code(&resumed), 0, "{}", stderr(&resumed));
+    let requests = server.requests();
+    assert!(system_prompt(&requests[0].json()).contains(&listing));
+    // Not remembered: the resumed turn has the workspace alone.
+    assert!(!system_prompt(&requests[1].json()).contains("Additional directories"));
+}
+
+#[test]
+fn a_missing_or_non_directory_add_dir_is_a_usage_error_naming_it_and_creates_nothing() {
+    let home = Home::new();
+    std::fs::write(home.root.path().join("file.txt"), "x").unwrap();
+    let server = MockServer::start(vec![]);
+    for (argument, problem) in [
+        ("../missing", "does not exist"),
+        ("../file.txt", "is not a directory"),
+    ] {
+        let output = run(&home, &server, &["run", "--add-dir", argument, "hi"]);
+        assert_eq!(code(&output), 2, "{}", stderr(&output));
+        assert_eq!(
+            stderr(&output),
+            format!(
+                "error: additional directory '{argument}' (--add-dir) {problem}\nhint: pass an \
+                 existing directory to --add-dir\n"
+            )
+        );
+    }
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[tools]\nadd_dirs = [\"../nowhere\"]\n",
+    )
+    .unwrap();
+    let output = run(&home, &server, &["run", "hi"]);
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(
+        stderr(&output).starts_with(
+            "error: additional directory '../nowhere' (tools.add_dirs) does not exist"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    assert!(server.requests().is_empty());
+    assert!(!home.sessions_dir().exists());
+}
+
+#[test]
+fn status_lists_the_configured_added_directories() {
+    let home = Home::new();
+    std::fs::create_dir(home.root.path().join("docs")).unwrap();
+    let docs = home.root.path().join("docs").canonicalize().unwrap();
+    // Relative to the workspace.
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[tools]\nadd_dirs = [\"../docs\"]\n",
+    )
+    .unwrap();
+    let server = MockServer::start(vec![]);
+    let output = run(&home, &server, &["status", "--json"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(status["sandbox"]["added_dirs"], json!([docs]));
+    assert_eq!(status["sandbox"]["web_fetch_private_addresses"], "refused");
+    let text = stdout(&run(&home, &server, &["status"]));
+    assert!(
+        text.contains(&format!("added dirs:     {}\n", docs.display())),
+        "{text}"
+    );
+}

@@ -1,0 +1,422 @@
+//! The guard against server-side request forgery: `web_fetch` reaches public addresses only,
+//! unless `tools.web_fetch.allow_private` says otherwise.
+//!
+//! What is not public: loopback, the private ranges of RFC 1918, shared address space (CGNAT),
+//! link-local (where cloud metadata services such as 169.254.169.254 answer), unspecified,
+//! multicast, broadcast, documentation and other reserved ranges, and their IPv6 counterparts
+//! (`::1`, unique-local `fc00::/7`, link-local `fe80::/10`, site-local, multicast); an IPv4
+//! address embedded in IPv6 (mapped `::ffff:a.b.c.d`, compatible, NAT64 `64:ff9b::/96`, 6to4
+//! `2002::/16`) is judged as that IPv4 address.
+//!
+//! The check is made on the addresses connected to, not on names. A name is resolved by
+//! [`GuardedResolver`], the client's own resolver: the addresses it returns are the only ones
+//! the connection may use, so a name that resolves differently between a check and the
+//! connection (DNS rebinding) gains nothing — there is no separate check. Addresses written in the
+//! URL never reach a resolver and are checked by [`check_destination`] before every request, as
+//! is every redirect target. `localhost` and `*.localhost` are refused by name (RFC 6761).
+//!
+//! Behind a proxy (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, minus `NO_PROXY`) the proxy resolves
+//! and connects: the proxy's own name is resolved without the guard (it is the network's chosen
+//! way out, often on a private address), and a target name is resolved here too, as well as
+//! this machine can, and refused when any of its addresses is not public. Where the names only
+//! the proxy knows are concerned, the proxy's policy is the boundary.
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+
+use hyper_util::client::proxy::matcher::Matcher;
+use reqwest::Url;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+/// Why `address` is not public, or `None` when it is.
+pub fn non_public(address: IpAddr) -> Option<&'static str> {
+    match address {
+        IpAddr::V4(address) => non_public_v4(address),
+        IpAddr::V6(address) => non_public_v6(address),
+    }
+}
+
+fn non_public_v4(address: Ipv4Addr) -> Option<&'static str> {
+    let [a, b, c, _] = address.octets();
+    Some(match (a, b, c) {
+        (0, _, _) => "an unspecified (\"this network\") address",
+        (127, _, _) => "a loopback address",
+        (10, _, _) | (192, 168, _) => "a private address (RFC 1918)",
+        (172, 16..=31, _) => "a private address (RFC 1918)",
+        (100, 64..=127, _) => "a shared address (carrier-grade NAT, RFC 6598)",
+        (169, 254, _) => "a link-local address (where cloud metadata services answer)",
+        (192, 0, 0) => "a reserved address (IETF protocol assignments)",
+        (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => "a documentation address",
+        (198, 18..=19, _) => "a reserved address (benchmarking)",
+        (224..=239, _, _) => "a multicast address",
+        _ if address == Ipv4Addr::BROADCAST => "the broadcast address",
+        (240..=255, _, _) => "a reserved address",
+        _ => return None,
+    })
+}
+
+fn non_public_v6(address: Ipv6Addr) -> Option<&'static str> {
+    if let Some(embedded) = embedded_v4(address) {
+        return non_public_v4(embedded);
+    }
+    let segments = address.segments();
+    Some(match segments[0] {
+        _ if address.is_unspecified() => "the unspecified address",
+        _ if address.is_loopback() => "a loopback address",
+        0x0100 if segments[1..4] == [0, 0, 0] => "a reserved address (discard-only)",
+        0x0064 if segments[1] == 0xff9b && segments[2] == 1 => {
+            "a reserved address (local-use NAT64)"
+        }
+        0x2001 if segments[1] == 0x0db8 => "a documentation address",
+        0xfc00..=0xfdff => "a unique-local address (IPv6 ULA)",
+        0xfe80..=0xfebf => "a link-local address",
+        0xfec0..=0xfeff => "a site-local address",
+        0xff00..=0xffff => "a multicast address",
+        _ => return None,
+    })
+}
+
+/// The IPv4 address inside an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6 address.
+fn embedded_v4(address: Ipv6Addr) -> Option<Ipv4Addr> {
+    let segments = address.segments();
+    let from = |high: u16, low: u16| {
+        let [a, b] = high.to_be_bytes();
+        let [c, d] = low.to_be_bytes();
+        Ipv4Addr::new(a, b, c, d)
+    };
+    match segments {
+        [0, 0, 0, 0, 0, 0xffff, high, low] => Some(from(high, low)),
+        // `::a.b.c.d` (deprecated IPv4-compatible); `::` and `::1` are themselves.
+        [0, 0, 0, 0, 0, 0, high, low] if high != 0 => Some(from(high, low)),
+        [0x0064, 0xff9b, 0, 0, 0, 0, high, low] => Some(from(high, low)),
+        [0x2002, high, low, ..] => Some(from(high, low)),
+        _ => None,
+    }
+}
+
+/// A destination the guard refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", self.describe())]
+pub struct Blocked {
+    /// The host as the URL names it.
+    pub host: String,
+    /// The address refused (`None` when refused by name).
+    pub address: Option<IpAddr>,
+    /// Why, as "a loopback address".
+    pub kind: &'static str,
+}
+
+impl Blocked {
+    fn describe(&self) -> String {
+        match self.address {
+            Some(address) if address.to_string() == self.host.trim_matches(['[', ']']) => {
+                format!("{address} is {}", self.kind)
+            }
+            Some(address) => format!("{} resolves to {address}, {}", self.host, self.kind),
+            None => format!("{} is {}", self.host, self.kind),
+        }
+    }
+}
+
+/// The proxies the environment configures, as reqwest reads them.
+pub struct Proxies {
+    matcher: Matcher,
+}
+
+impl Proxies {
+    /// From `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY` (either case).
+    pub fn from_env() -> Proxies {
+        Proxies {
+            matcher: Matcher::from_env(),
+        }
+    }
+
+    /// The host of the proxy a request for `url` goes through, if any.
+    pub fn proxy_host(&self, url: &Url) -> Option<String> {
+        let uri: http::Uri = url.as_str().parse().ok()?;
+        let intercept = self.matcher.intercept(&uri)?;
+        intercept.uri().host().map(str::to_owned)
+    }
+
+    /// The hosts of the proxies for http and https, whatever the destination.
+    fn hosts(&self) -> Vec<String> {
+        [
+            "http://pincer-proxy-probe.invalid/",
+            "https://pincer-proxy-probe.invalid/",
+        ]
+        .iter()
+        .filter_map(|probe| Url::parse(probe).ok())
+        .filter_map(|probe| self.proxy_host(&probe))
+        .collect()
+    }
+}
+
+/// The client's resolver: system resolution (`getaddrinfo`), then only the public addresses are
+/// handed to the connector, or none and an error naming the refused one.
+pub struct GuardedResolver {
+    allow_private: bool,
+    /// Proxy hosts, resolved without the guard.
+    exempt: Vec<String>,
+}
+
+impl GuardedResolver {
+    pub fn new(allow_private: bool, proxies: &Proxies) -> GuardedResolver {
+        GuardedResolver {
+            allow_private,
+            exempt: proxies.hosts(),
+        }
+    }
+}
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let host = name.as_str().to_owned();
+        let guarded = !self.allow_private
+            && !self
+                .exempt
+                .iter()
+                .any(|exempt| exempt.eq_ignore_ascii_case(&host));
+        Box::pin(async move {
+            let found: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if !guarded {
+                return Ok(Box::new(found.into_iter()) as Addrs);
+            }
+            let (public, refused): (Vec<SocketAddr>, Vec<SocketAddr>) = found
+                .into_iter()
+                .partition(|address| non_public(address.ip()).is_none());
+            if public.is_empty()
+                && let Some(address) = refused.first()
+            {
+                return Err(Box::new(Blocked {
+                    host,
+                    address: Some(address.ip()),
+                    kind: non_public(address.ip()).unwrap_or("not public"),
+                })
+                    as Box<dyn std::error::Error + Send + Sync>);
+            }
+            Ok(Box::new(public.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// Check the destination of one request before it is sent (see the module comment): an address
+/// in the URL, a `localhost` name, and behind a proxy the addresses this machine resolves the
+/// name to.
+pub async fn check_destination(
+    url: &Url,
+    allow_private: bool,
+    proxies: &Proxies,
+) -> Result<(), Blocked> {
+    if allow_private {
+        return Ok(());
+    }
+    let literal = |address: IpAddr| match non_public(address) {
+        Some(kind) => Err(Blocked {
+            host: address.to_string(),
+            address: Some(address),
+            kind,
+        }),
+        None => Ok(()),
+    };
+    match url.host() {
+        Some(url::Host::Ipv4(address)) => literal(IpAddr::V4(address)),
+        Some(url::Host::Ipv6(address)) => literal(IpAddr::V6(address)),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            if name == "localhost" || name.ends_with(".localhost") {
+                return Err(Blocked {
+                    host: name,
+                    address: None,
+                    kind: "a loopback name",
+                });
+            }
+            if proxies.proxy_host(url).is_none() {
+                // Resolved and checked by the client's resolver at connection time.
+                return Ok(());
+            }
+            // Behind a proxy, as well as this machine can tell; a name it cannot resolve is
+            // left to the proxy.
+            let Ok(found) = tokio::net::lookup_host((name.as_str(), 0)).await else {
+                return Ok(());
+            };
+            let found: Vec<SocketAddr> = found.collect();
+            for address in found {
+                if let Some(kind) = non_public(address.ip()) {
+                    return Err(Blocked {
+                        host: name,
+                        address: Some(address.ip()),
+                        kind,
+                    });
+                }
+            }
+            Ok(())
+        }
+        None => Err(Blocked {
+            host: String::new(),
+            address: None,
+            kind: "not a network host",
+        }),
+    }
+}
+
+/// The [`Blocked`] somewhere in `error`'s chain of causes (a refusal by the resolver, wrapped by
+/// the connector and the client).
+pub fn blocked_in(error: &(dyn std::error::Error + 'static)) -> Option<Blocked> {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(blocked) = error.downcast_ref::<Blocked>() {
+            return Some(blocked.clone());
+        }
+        current = error.source();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_loopback_link_local_and_reserved_addresses_are_not_public() {
+        let refused = [
+            ("127.0.0.1", "a loopback address"),
+            ("127.255.0.9", "a loopback address"),
+            ("10.1.2.3", "a private address (RFC 1918)"),
+            ("172.16.0.1", "a private address (RFC 1918)"),
+            ("172.31.255.255", "a private address (RFC 1918)"),
+            ("192.168.1.1", "a private address (RFC 1918)"),
+            (
+                "100.64.0.1",
+                "a shared address (carrier-grade NAT, RFC 6598)",
+            ),
+            (
+                "100.127.255.254",
+                "a shared address (carrier-grade NAT, RFC 6598)",
+            ),
+            (
+                "169.254.169.254",
+                "a link-local address (where cloud metadata services answer)",
+            ),
+            ("0.0.0.0", "an unspecified (\"this network\") address"),
+            ("224.0.0.1", "a multicast address"),
+            ("255.255.255.255", "the broadcast address"),
+            ("240.0.0.1", "a reserved address"),
+            ("192.0.2.7", "a documentation address"),
+            ("198.18.0.1", "a reserved address (benchmarking)"),
+            ("::1", "a loopback address"),
+            ("::", "the unspecified address"),
+            ("fd00:ec2::254", "a unique-local address (IPv6 ULA)"),
+            ("fc00::1", "a unique-local address (IPv6 ULA)"),
+            ("fe80::1", "a link-local address"),
+            ("fec0::1", "a site-local address"),
+            ("ff02::1", "a multicast address"),
+            ("2001:db8::1", "a documentation address"),
+            // IPv4 inside IPv6 is judged as the IPv4 address.
+            ("::ffff:127.0.0.1", "a loopback address"),
+            (
+                "::ffff:169.254.169.254",
+                "a link-local address (where cloud metadata services answer)",
+            ),
+            ("::10.0.0.1", "a private address (RFC 1918)"),
+            ("64:ff9b::192.168.0.1", "a private address (RFC 1918)"),
+            ("2002:0a00:0001::1", "a private address (RFC 1918)"),
+        ];
+        for (text, kind) in refused {
+            let address: IpAddr = text.parse().unwrap();
+            assert_eq!(non_public(address), Some(kind), "{text}");
+        }
+        for public in [
+            "1.1.1.1",
+            "8.8.8.8",
+            "172.32.0.1",
+            "100.128.0.1",
+            "192.169.0.1",
+            "2606:4700:4700::1111",
+            "::ffff:8.8.8.8",
+            "64:ff9b::8.8.8.8",
+        ] {
+            let address: IpAddr = public.parse().unwrap();
+            assert_eq!(non_public(address), None, "{public}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_address_in_the_url_is_checked_before_any_request_and_allow_private_lifts_it() {
+        let proxies = Proxies {
+            matcher: Matcher::builder().build(),
+        };
+        let check = |url: &str, allow: bool| {
+            let url = Url::parse(url).unwrap();
+            let proxies = &proxies;
+            async move { check_destination(&url, allow, proxies).await }
+        };
+        let cases = [
+            ("http://127.0.0.1:8080/", "127.0.0.1 is a loopback address"),
+            // Other spellings of loopback, as the URL parser reads them.
+            ("http://2130706433/", "127.0.0.1 is a loopback address"),
+            ("http://0x7f.1/", "127.0.0.1 is a loopback address"),
+            (
+                "http://169.254.169.254/latest/meta-data/",
+                "169.254.169.254 is a link-local address (where cloud metadata services answer)",
+            ),
+            ("http://[::1]/", "::1 is a loopback address"),
+            (
+                "http://[::ffff:10.0.0.1]/",
+                "::ffff:10.0.0.1 is a private address (RFC 1918)",
+            ),
+            ("http://localhost:3000/", "localhost is a loopback name"),
+            ("http://api.localhost./", "api.localhost is a loopback name"),
+        ];
+        for (url, message) in cases {
+            let error = check(url, false).await.unwrap_err();
+            assert_eq!(error.to_string(), message, "{url}");
+            assert_eq!(check(url, true).await, Ok(()), "{url}");
+        }
+        // A public literal passes; a name is left to the resolver when no proxy is involved.
+        assert_eq!(check("https://1.1.1.1/", false).await, Ok(()));
+        assert_eq!(check("https://docs.rs/", false).await, Ok(()));
+    }
+
+    #[tokio::test]
+    async fn the_resolver_hands_out_public_addresses_only() {
+        let proxies = Proxies {
+            matcher: Matcher::builder().build(),
+        };
+        let guarded = GuardedResolver::new(false, &proxies);
+        let error = match guarded.resolve("localhost".parse().unwrap()).await {
+            Ok(addresses) => panic!("resolved: {:?}", addresses.collect::<Vec<_>>()),
+            Err(error) => error,
+        };
+        let blocked = blocked_in(error.as_ref()).unwrap();
+        assert_eq!(blocked.host, "localhost");
+        assert!(blocked.kind.contains("loopback"), "{blocked}");
+        let open = GuardedResolver::new(true, &proxies);
+        let addresses: Vec<SocketAddr> = open
+            .resolve("localhost".parse().unwrap())
+            .await
+            .unwrap()
+            .collect();
+        assert!(addresses.iter().all(|address| address.ip().is_loopback()));
+        assert!(!addresses.is_empty());
+    }
+
+    #[test]
+    fn the_proxy_of_a_url_comes_from_the_proxy_variables_minus_no_proxy() {
+        let proxies = Proxies {
+            matcher: Matcher::builder()
+                .https("http://proxy.corp.internal:3128")
+                .no("docs.internal")
+                .build(),
+        };
+        let url = |text: &str| Url::parse(text).unwrap();
+        assert_eq!(
+            proxies.proxy_host(&url("https://docs.rs/")).as_deref(),
+            Some("proxy.corp.internal")
+        );
+        assert_eq!(proxies.proxy_host(&url("https://docs.internal/")), None);
+        assert_eq!(proxies.proxy_host(&url("http://docs.rs/")), None);
+        assert_eq!(proxies.hosts(), ["proxy.corp.internal"]);
+        let exempt = GuardedResolver::new(false, &proxies);
+        assert_eq!(exempt.exempt, ["proxy.corp.internal"]);
+    }
+}
