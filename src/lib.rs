@@ -21,6 +21,7 @@ pub mod input;
 pub mod output;
 pub mod provider;
 pub mod redact;
+pub mod secret;
 pub mod session;
 pub mod settings;
 pub mod tools;

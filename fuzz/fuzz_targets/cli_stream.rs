@@ -4,7 +4,7 @@
 //! corrupt pincer's session). The first byte picks the dialect.
 #![no_main]
 
-use pincer::agent::transcript::Transcript;
+use pincer::session::transcript::Transcript;
 use pincer::backend::CliBackend;
 use pincer::backend::claude::ClaudeStream;
 use pincer::backend::codex::CodexStream;

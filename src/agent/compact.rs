@@ -9,7 +9,6 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::compaction::{self, cut::CutPlan};
-use super::transcript::Transcript;
 use crate::conversation::Message;
 use crate::conversation::TokenUsage;
 use crate::provider::http::{CallOutcome, Endpoint};
@@ -19,6 +18,7 @@ use crate::session::context::build_context;
 use crate::session::record::AgentMessage;
 use crate::session::store::SessionError;
 use crate::session::summary::estimate_tokens;
+use crate::session::transcript::Transcript;
 
 /// What a compaction did.
 #[derive(Debug, Clone, PartialEq)]

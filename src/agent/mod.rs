@@ -9,5 +9,4 @@ pub mod context_files;
 pub mod heartbeat;
 pub mod prompt;
 pub mod skills;
-pub mod transcript;
 pub mod turn;

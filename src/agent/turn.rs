@@ -13,7 +13,6 @@ use serde_json::Value;
 
 use super::compact::{self, SummaryModel};
 use super::compaction;
-use super::transcript::Transcript;
 use crate::config::ModelInfo;
 use crate::conversation::{
     self, AssistantBlock, AssistantMessage, Cost, Message, StopReason, StreamEvent, TokenUsage,
@@ -30,6 +29,7 @@ use crate::provider::http::{CallOutcome, Endpoint};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
 use crate::provider::{self, Accumulator, ApiKind, ModelRequest, ProviderError, ThinkingLevel};
 use crate::session::store::SessionError;
+use crate::session::transcript::Transcript;
 use crate::settings::CompactionSettings;
 use crate::tools::policy::{Decision, ToolPolicy};
 use crate::tools::{self, Sandbox, ToolContext};
@@ -98,7 +98,7 @@ pub struct Credential {
     /// `profile:ID` or `env:VAR`.
     pub source: String,
     /// The key (never printed).
-    pub key: Option<String>,
+    pub key: Option<crate::secret::Secret>,
     /// Whether the profile is in a cooldown or disabled now (it is tried last).
     pub cooling: bool,
 }
@@ -310,7 +310,8 @@ pub async fn run(
     let redactor = crate::redact::Redactor::with_environment(
         std::iter::once(&settings.credential)
             .chain(&settings.spare_credentials)
-            .filter_map(|credential| credential.key.as_deref()),
+            .filter_map(|credential| credential.key.as_ref())
+            .map(crate::secret::Secret::redaction_pattern),
         crate::settings::process_env,
     );
     let mut progress = Progress {

@@ -3,7 +3,7 @@
 //!
 //! - [`store`] owns `<config>/auth-profiles.json` (OpenClaw's layout): created 0600 in a 0700
 //!   directory, replaced atomically, mutated only under its lock after a fresh read.
-//! - [`secret`] holds key material in a type that prints a fingerprint, never the value.
+//! - key material is a [`Secret`] (`crate::secret`), which prints a fingerprint, never the value.
 //! - [`cooldown`] is the pure failure/success bookkeeping (1, 5, 25, 60 minutes; billing 5 h
 //!   doubling to 24 h).
 //! - [`resolve`] turns the store plus the environment into an ordered list of candidates.
@@ -12,13 +12,12 @@
 
 pub mod cooldown;
 pub mod resolve;
-pub mod secret;
 pub mod store;
 
 use std::path::PathBuf;
 
+pub use crate::secret::Secret;
 pub use resolve::{Candidate, Resolution, Skipped, resolve};
-pub use secret::Secret;
 pub use store::{AuthFile, Profile, ProfileType, SecretRef, Store, UsageStats};
 
 /// Why the profile store could not be read or changed.

@@ -17,8 +17,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::cooldown::unavailable_until;
-use super::secret::Secret;
 use super::store::{Profile, ProfileType, SecretRef, Store, same_provider};
+use crate::secret::Secret;
 
 /// How long a `keyRef` command may take.
 pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);

@@ -28,8 +28,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::AuthError;
-use super::secret::Secret;
 use crate::fs::{FileLock, lock_path, sync_dir};
+use crate::secret::Secret;
 
 /// The layout version this build reads and writes (OpenClaw `AUTH_STORE_VERSION`).
 pub const STORE_VERSION: u64 = 1;

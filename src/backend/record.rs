@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::agent::transcript::Transcript;
 use crate::config::ModelInfo;
 use crate::conversation::StreamEvent;
 use crate::conversation::now_millis;
@@ -22,6 +21,7 @@ use crate::engine::{Ending, TurnReport};
 use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
 use crate::session::store::SessionError;
+use crate::session::transcript::Transcript;
 
 use super::CliBackend;
 

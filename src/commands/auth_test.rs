@@ -172,7 +172,7 @@ async fn probe(
     context: &Context,
     client: &reqwest::Client,
     model: &ResolvedModel,
-    key: Option<String>,
+    key: Option<crate::secret::Secret>,
 ) -> (Value, Option<FailureKind>) {
     let request = ModelRequest {
         model: model.reference.model.clone(),

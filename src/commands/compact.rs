@@ -9,7 +9,6 @@ use super::turn::{credentials, default_model, resolve_model};
 use super::{Context, session_error, stdout_error};
 use crate::agent::compact::{self, CompactError, SummaryModel};
 use crate::agent::compaction;
-use crate::agent::transcript::Transcript;
 use crate::cli::CompactArgs;
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
@@ -19,6 +18,7 @@ use crate::provider::http::Endpoint;
 use crate::provider::retry::RetryNotice;
 use crate::session::store;
 use crate::session::summary::summarize;
+use crate::session::transcript::Transcript;
 
 /// Run `compact`.
 pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {

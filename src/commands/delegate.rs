@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::Context;
-use crate::agent::transcript::Transcript;
 use crate::backend::child::{self, ChildEnd, Spawn};
 use crate::backend::claude::ClaudeStream;
 use crate::backend::codex::{CodexStream, RawUsage};
@@ -27,6 +26,7 @@ use crate::provider::classify::FailureKind;
 use crate::provider::{ProviderError, ThinkingLevel};
 use crate::session::record::Entry;
 use crate::session::store::SessionError;
+use crate::session::transcript::Transcript;
 use crate::tools::policy::ToolPolicy;
 
 /// What the command resolved for the delegated turn.

@@ -21,7 +21,6 @@ use crate::agent::context_files;
 use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::skills;
-use crate::agent::transcript::Transcript;
 use crate::agent::turn::{self, Credential, TurnSettings};
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
@@ -44,6 +43,7 @@ use crate::session::index::{self, Index};
 use crate::session::record::{self, SessionHeader};
 use crate::session::store;
 use crate::session::tail;
+use crate::session::transcript::Transcript;
 use crate::settings::ModelRef;
 use crate::tools::Sandbox;
 use crate::tools::policy::{PolicySpec, ToolPolicy};
@@ -504,7 +504,8 @@ fn exec_sandbox(
     let keys: Vec<&str> = chain
         .iter()
         .flat_map(|candidate| &candidate.credentials)
-        .filter_map(|credential| credential.key.as_deref())
+        .filter_map(|credential| credential.key.as_ref())
+        .map(crate::secret::Secret::redaction_pattern)
         .collect();
     let mut sandbox = Sandbox::new(
         mode,
@@ -564,7 +565,7 @@ pub(crate) fn credentials(
         .map(|candidate| Credential {
             profile_id: candidate.profile_id,
             source: candidate.source,
-            key: Some(candidate.secret.expose().to_owned()),
+            key: Some(candidate.secret),
             cooling: candidate.cooling_until.is_some(),
         })
         .collect())

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::error::{HttpFailure, truncate};
 use super::sse::SseDecoder;
 use super::{Accumulator, AuthStyle, ErrorDetails, Protocol, ProviderError, StreamEvent};
+use crate::secret::Secret;
 
 /// Where a request goes and with which credential.
 #[derive(Clone)]
@@ -21,8 +22,9 @@ pub struct Endpoint {
     pub provider: String,
     /// Base URL without the API path (`https://api.anthropic.com`, `http://127.0.0.1:11434/v1`).
     pub base_url: String,
-    /// The key, when the provider needs one. Sent in a header marked sensitive; never logged.
-    pub api_key: Option<String>,
+    /// The key, when the provider needs one. Exposed only in `headers_for`, in a header marked
+    /// sensitive; never logged.
+    pub api_key: Option<Secret>,
     /// Extra headers from config.
     pub headers: Vec<(String, String)>,
 }
@@ -33,7 +35,7 @@ impl std::fmt::Debug for Endpoint {
             .debug_struct("Endpoint")
             .field("provider", &self.provider)
             .field("base_url", &self.base_url)
-            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("api_key", &self.api_key)
             .finish_non_exhaustive()
     }
 }
@@ -87,10 +89,11 @@ fn headers_for(endpoint: &Endpoint, protocol: &Protocol) -> HeaderMap {
         }
     }
     if let Some(key) = &endpoint.api_key {
+        let key = key.expose();
         let (name, value) = match protocol.auth {
-            AuthStyle::XApiKey => ("x-api-key", key.clone()),
+            AuthStyle::XApiKey => ("x-api-key", key.to_owned()),
             AuthStyle::Bearer => ("authorization", format!("Bearer {key}")),
-            AuthStyle::GoogApiKey => ("x-goog-api-key", key.clone()),
+            AuthStyle::GoogApiKey => ("x-goog-api-key", key.to_owned()),
         };
         if let Ok(mut value) = HeaderValue::from_str(&value) {
             value.set_sensitive(true);

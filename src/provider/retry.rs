@@ -831,7 +831,7 @@ mod tests {
         let endpoint = Endpoint {
             provider: "anthropic".to_owned(),
             base_url: server.url(),
-            api_key: Some("sk-ant-test".to_owned()),
+            api_key: Some(crate::secret::Secret::new("sk-ant-test")),
             headers: Vec::new(),
         };
         let request = ModelRequest {

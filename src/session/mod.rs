@@ -14,3 +14,4 @@ pub mod record;
 pub mod store;
 pub mod summary;
 pub mod tail;
+pub mod transcript;

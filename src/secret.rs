@@ -1,9 +1,11 @@
-//! A credential value that cannot print itself.
+//! A credential value that cannot print itself: a base type every layer may carry a key in, from
+//! the profile store to the one function that puts it in a request header.
 //!
 //! `Debug` and `Display` show only a fingerprint (`sk-…a1b2`), so a secret that ends up in a log
 //! line, an error message or a `{:?}` of a bigger struct never leaks. The real value comes out
-//! through [`Secret::expose`], which only the HTTP layer should call, and through `Serialize`,
-//! which only the profile store file uses (that file is where secrets live, mode 0600).
+//! through [`Secret::expose`], which only the HTTP layer calls (`provider::http`), through
+//! [`Secret::redaction_pattern`], which only the redactor calls to know what to scrub, and
+//! through `Serialize`, which only the profile store file uses (mode 0600).
 
 use std::fmt;
 
@@ -26,6 +28,13 @@ impl Secret {
 
     /// The real value, for the HTTP header that carries it. Never log or print the result.
     pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    /// The value as the scrubbers look for it: the redactor in tool output (`redact`) and the
+    /// child-environment filter (`tools::child_environment`), which drop it rather than send
+    /// it. The only other way out besides [`Secret::expose`].
+    pub fn redaction_pattern(&self) -> &str {
         &self.0
     }
 

@@ -6,9 +6,9 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
+use super::record::{self, AgentMessage, Entry};
+use super::store::{SessionError, SessionWriter};
 use crate::conversation::Message;
-use crate::session::record::{self, AgentMessage, Entry};
-use crate::session::store::{SessionError, SessionWriter};
 
 /// The record of a turn.
 #[derive(Debug)]
