@@ -815,3 +815,80 @@ fn recorded_cli_turns_replay_identically_without_the_binary() {
         assert!(!stderr(&miss).contains("cannot start"), "{}", stderr(&miss));
     }
 }
+
+/// The first command of the README's quick start, split into words (double quotes group).
+fn quickstart_command() -> Vec<String> {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let section = &readme[readme.find("\n## Quick start").unwrap()..];
+    let block = &section[section.find("```sh\n").unwrap() + 6..];
+    let line = block
+        .lines()
+        .find(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .unwrap();
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    for character in line.chars() {
+        match character {
+            '"' => quoted = !quoted,
+            ' ' if !quoted => {
+                if !word.is_empty() {
+                    words.push(std::mem::take(&mut word));
+                }
+            }
+            '#' if !quoted && word.is_empty() => break,
+            other => word.push(other),
+        }
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    words
+}
+
+#[test]
+fn the_readme_quick_start_runs_a_tool_turn_with_no_key_and_no_network_from_any_directory() {
+    let command = quickstart_command();
+    assert_eq!(
+        command[..5],
+        [
+            "pincer",
+            "run",
+            "--replay",
+            "examples/quickstart.cassette.jsonl",
+            "--replay-mode"
+        ]
+    );
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let home = Home::new();
+    let tripwire = Tripwire::start();
+    let output = replayer(&home, &tripwire)
+        .current_dir(repository)
+        .args(&command[1..])
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let answer = stdout(&output);
+    assert!(
+        answer.contains("replayed from examples/quickstart.cassette.jsonl: no key, no network"),
+        "{answer}"
+    );
+    // Both tools ran on the repository itself.
+    let session = serde_json::to_string(&session_entries(&home)).unwrap();
+    assert!(session.contains("Cargo.toml"), "ls ran: {session}");
+    assert!(session.contains("# pincer"), "read README.md: {session}");
+
+    // From a directory that holds nothing (no README.md: the read fails, the turn goes on).
+    let elsewhere = Home::new();
+    let cassette = repository.join("examples/quickstart.cassette.jsonl");
+    let mut args: Vec<std::ffi::OsString> = command[1..].iter().map(Into::into).collect();
+    args[2] = cassette.into_os_string();
+    let output = replayer(&elsewhere, &tripwire)
+        .args(&args)
+        .output()
+        .unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), answer);
+    tripwire.assert_untouched("quickstart");
+}
