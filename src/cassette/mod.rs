@@ -92,11 +92,19 @@ enum Mode {
     Replay { player: Mutex<Player>, pace: bool },
 }
 
-#[derive(Debug)]
 struct Recorder {
     file: Mutex<std::fs::File>,
     /// The provider keys in the environment, whichever provider is called.
     environment_secrets: Vec<String>,
+}
+
+impl std::fmt::Debug for Recorder {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Recorder")
+            .field("environment_secrets", &self.environment_secrets.len())
+            .finish_non_exhaustive()
+    }
 }
 
 #[derive(Debug)]
@@ -615,6 +623,7 @@ pub struct HttpTape {
     started: Instant,
     interaction: HttpInteraction,
     pending: Vec<u8>,
+    ended: bool,
 }
 
 impl HttpTape {
@@ -639,6 +648,7 @@ impl HttpTape {
                 },
             },
             pending: Vec::new(),
+            ended: false,
         }
     }
 
@@ -675,15 +685,14 @@ impl HttpTape {
             code: None,
             message,
         };
+        self.ended = true;
     }
 
-    /// The finished line. A body that was not read to its end (the parser stopped early) is
-    /// kept as far as it was read.
+    /// The finished line. A body that was not read to its end (the parser stopped at an error
+    /// event) is kept as far as it was read, ending there.
     pub fn finish(mut self) -> Line {
-        if !self.pending.is_empty() {
-            let ms = self.now_ms();
-            let rest = std::mem::take(&mut self.pending);
-            self.interaction.chunks.push(Chunk::of(ms, &rest));
+        if !self.ended {
+            self.end(EndReason::Eof, None);
         }
         Line::Http(self.interaction)
     }
@@ -971,6 +980,16 @@ mod tests {
         }
         assert!(text.contains(r#""path":"/v1/messages?alt=sse""#), "{text}");
         assert!(text.contains("[REDACTED]"));
+    }
+
+    #[test]
+    fn a_recording_cassette_never_shows_the_keys_it_redacts_in_debug_output() {
+        let recorder = Recorder {
+            file: Mutex::new(tempfile::tempfile().unwrap()),
+            environment_secrets: vec![KEY.to_owned()],
+        };
+        let text = format!("{recorder:?}");
+        assert!(!text.contains(KEY), "{text}");
     }
 
     #[test]
