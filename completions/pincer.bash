@@ -879,7 +879,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__test)
-            opts="-m -C -c -q -v -d -h --model --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-m -C -c -q -v -d -h --model --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -891,6 +891,40 @@ _pincer() {
                     ;;
                 -m)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --record)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --replay)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --replay-mode)
+                    COMPREPLY=($(compgen -W "strict lenient" -- "${cur}"))
                     return 0
                     ;;
                 --cd)
@@ -950,7 +984,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__compact)
-            opts="-m -C -c -q -v -d -h --continue --last --all --instructions --keep-recent-tokens --model --dry-run --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-m -C -c -q -v -d -h --continue --last --all --instructions --keep-recent-tokens --model --dry-run --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -970,6 +1004,40 @@ _pincer() {
                     ;;
                 -m)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --record)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --replay)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --replay-mode)
+                    COMPREPLY=($(compgen -W "strict lenient" -- "${cur}"))
                     return 0
                     ;;
                 --cd)
@@ -1526,7 +1594,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__resume)
-            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --add-dir --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --json-schema --output-schema --dry-run --auth-profile --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --add-dir --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --json-schema --output-schema --dry-run --auth-profile --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1763,6 +1831,40 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --record)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --replay)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --replay-mode)
+                    COMPREPLY=($(compgen -W "strict lenient" -- "${cur}"))
+                    return 0
+                    ;;
                 --cd)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
@@ -1820,7 +1922,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__run)
-            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --add-dir --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --json-schema --output-schema --dry-run --auth-profile --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --add-dir --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --json-schema --output-schema --dry-run --auth-profile --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2063,6 +2165,40 @@ _pincer() {
                     ;;
                 --stdin-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --record)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --replay)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --replay-mode)
+                    COMPREPLY=($(compgen -W "strict lenient" -- "${cur}"))
                     return 0
                     ;;
                 --cd)

@@ -93,6 +93,10 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l json-schema -d 'Co
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-schema -d 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l auth-profile -d 'Use only the credential profile ID' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l replay-mode -d 'With --replay: pair requests by content with dates, ids and paths masked (strict), or take the recorded interactions in order (lenient)' -r -f -a "strict\t'The first unused interaction whose request is the same once dates, ids, temporary paths, the workspace path and the runtime facts are masked'
+lenient\t'The next unused interaction in the file, whatever was asked'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
@@ -118,6 +122,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l skip-git-repo-chec
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l strict-config -d 'Accepted for codex compatibility and ignored: unknown config keys are always an error'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-stdin -d 'Never read stdin, even when it is a pipe'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l replay-pace -d 'With --replay: stream at the recorded pace instead of as fast as possible'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -165,6 +170,10 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json-schema -d 
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-schema -d 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l auth-profile -d 'Use only the credential profile ID' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l replay-mode -d 'With --replay: pair requests by content with dates, ids and paths masked (strict), or take the recorded interactions in order (lenient)' -r -f -a "strict\t'The first unused interaction whose request is the same once dates, ids, temporary paths, the workspace path and the runtime facts are masked'
+lenient\t'The next unused interaction in the file, whatever was asked'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
@@ -192,6 +201,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l skip-git-repo-c
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l strict-config -d 'Accepted for codex compatibility and ignored: unknown config keys are always an error'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-stdin -d 'Never read stdin, even when it is a pipe'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l replay-pace -d 'With --replay: stream at the recorded pace instead of as fast as possible'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -199,6 +209,10 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -s h -l help -d 'P
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l instructions -d 'Tell the summarizer what to focus on' -r
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l keep-recent-tokens -d 'Keep at least N tokens of the newest messages verbatim' -r
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s m -l model -d 'Model that writes the summary (default: the session\'s model)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l replay-mode -d 'With --replay: pair requests by content with dates, ids and paths masked (strict), or take the recorded interactions in order (lenient)' -r -f -a "strict\t'The first unused interaction whose request is the same once dates, ids, temporary paths, the workspace path and the runtime facts are masked'
+lenient\t'The next unused interaction in the file, whatever was asked'"
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
@@ -213,6 +227,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand compact" -l wait -d 'Wait 
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l last -l continue -d 'Compact the most recently updated session of this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l dry-run -d 'Show the cut point and token estimates; change nothing'
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l replay-pace -d 'With --replay: stream at the recorded pace instead of as fast as possible'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -544,6 +559,10 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s m -l model -d 'Model to send the test request to (default: the configured model when its provider matches, else the provider\'s smallest catalog model)' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l replay-mode -d 'With --replay: pair requests by content with dates, ids and paths masked (strict), or take the recorded interactions in order (lenient)' -r -f -a "strict\t'The first unused interaction whose request is the same once dates, ids, temporary paths, the workspace path and the runtime facts are masked'
+lenient\t'The next unused interaction in the file, whatever was asked'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
@@ -555,6 +574,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l replay-pace -d 'With --replay: stream at the recorded pace instead of as fast as possible'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'

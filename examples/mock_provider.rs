@@ -9,6 +9,9 @@
 //! - `anthropic-tool`: a `read` of `bench.txt`, then an answer;
 //! - `anthropic-grep`, `anthropic-find`: one call of the `grep` tool (pattern [`GREP_PATTERN`])
 //!   or the `find` tool (pattern [`FIND_PATTERN`]) on the workspace, then an answer;
+//! - `quickstart`: `ls` of the workspace and a `read` of README.md in one message, then an answer
+//!   about that turn (what `scripts/record-quickstart` records into
+//!   `examples/quickstart.cassette.jsonl`);
 //! - `anthropic-stream`: an answer of `--deltas` text deltas (`<0000>`, `<0001>`, …), one chunk
 //!   each, `--pace-us` microseconds apart. Just before writing each delta it notes the wall clock
 //!   (nanoseconds since the epoch); when the stream is done it appends `INDEX NANOS` lines to the
@@ -51,6 +54,14 @@ const ANSWER: [&str; 3] = [
     "The build is green. ",
     "All 42 tests passed, ",
     "and nothing needs attention.",
+];
+
+/// The quickstart's answer: true in whatever directory the replay runs.
+const QUICKSTART_ANSWER: [&str; 4] = [
+    "I listed this directory with the `ls` tool and read its README.md with `read`; ",
+    "both tools ran for real, on your files. This answer was replayed from ",
+    "examples/quickstart.cassette.jsonl: no key, no network, no cost.\n\n",
+    "To ask a real model, set ANTHROPIC_API_KEY (or OPENAI_API_KEY, GEMINI_API_KEY) and run pincer without --replay; add --record FILE to keep a run for CI.",
 ];
 
 const ANTHROPIC_USAGE: anthropic::Usage4 = anthropic::Usage4 {
@@ -134,6 +145,17 @@ fn main() {
             "find",
             &serde_json::json!({"pattern": FIND_PATTERN}).to_string(),
         ),
+        "quickstart" => vec![
+            mock::Reply::sse(&anthropic::tool_use_stream(
+                None,
+                &[
+                    ("toolu_01QuickstartLs", "ls", "{\"path\":\".\"}"),
+                    ("toolu_02QuickstartRead", "read", "{\"path\":\"README.md\"}"),
+                ],
+                ANTHROPIC_USAGE,
+            )),
+            mock::Reply::sse(&anthropic::text_stream(&QUICKSTART_ANSWER, ANTHROPIC_USAGE)),
+        ],
         "anthropic-stream" => {
             serve_timed_stream(&options);
             return;

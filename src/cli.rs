@@ -299,6 +299,20 @@ impl Cli {
         if env("PINCER_HOME").is_some_and(|home| home.is_empty()) {
             command = command.mut_arg("home", |home| home.env(None));
         }
+        // An empty variable counts as unset, and a flag wins over the other mode's variable
+        // (`PINCER_REPLAY` exported for a script, one step run with `--record`).
+        let flag_given = |flag: &str| {
+            args.iter().any(|arg| {
+                let arg = arg.to_string_lossy();
+                arg == flag || arg.starts_with(&format!("{flag}="))
+            })
+        };
+        for (variable, other_flag) in [("PINCER_RECORD", "--replay"), ("PINCER_REPLAY", "--record")]
+        {
+            if env(variable).is_some_and(|value| value.is_empty()) || flag_given(other_flag) {
+                command = without_env(command, variable);
+            }
+        }
         let parsed = Self::parse_levels(&mut command, args);
         parsed.map_err(|error| without_hidden_suggestions(&command, error))
     }
@@ -359,6 +373,27 @@ fn conflict(command: &mut clap::Command, first: &str, second: &str) -> clap::Err
 
 /// How clap styles its own errors and help: the last `--color WHEN` on the command line (clap
 /// has not parsed it yet), else `NO_COLOR` turns it off, else clap's terminal detection.
+/// `command` with every argument read from the environment variable `variable` (on any
+/// subcommand) no longer reading it: an empty variable counts as unset.
+fn without_env(mut command: clap::Command, variable: &str) -> clap::Command {
+    let ids: Vec<clap::Id> = command
+        .get_arguments()
+        .filter(|arg| arg.get_env().is_some_and(|name| name == variable))
+        .map(|arg| arg.get_id().clone())
+        .collect();
+    for id in ids {
+        command = command.mut_arg(id, |arg| arg.env(None));
+    }
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|subcommand| subcommand.get_name().to_owned())
+        .collect();
+    for name in names {
+        command = command.mut_subcommand(name, |subcommand| without_env(subcommand, variable));
+    }
+    command
+}
+
 fn clap_color(args: &[OsString], env: &dyn Fn(&str) -> Option<OsString>) -> clap::ColorChoice {
     let mut chosen = None;
     let mut words = args.iter().skip(1).map(|arg| arg.to_string_lossy());
@@ -798,6 +833,52 @@ pub struct TurnArgs {
     /// Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2.
     #[arg(long, help_heading = "Input")]
     pub lossy_stdin: bool,
+
+    #[command(flatten)]
+    pub cassette: CassetteArgs,
+}
+
+/// Recording and replaying model exchanges (SPEC §15), on every command that calls a model.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CassetteArgs {
+    /// Append every model exchange of this run (HTTP request and response, or a CLI child's
+    /// output) to the cassette FILE, created when missing; keys are never written.
+    #[arg(
+        long,
+        env = "PINCER_RECORD",
+        value_name = "FILE",
+        value_hint = ValueHint::FilePath,
+        conflicts_with = "replay",
+        help_heading = "Record and replay"
+    )]
+    pub record: Option<PathBuf>,
+
+    /// Answer every model request from the cassette FILE: no network, no CLI child, no key;
+    /// a request the cassette has no answer for ends the run (exit 2) with a diff on stderr.
+    #[arg(
+        long,
+        env = "PINCER_REPLAY",
+        value_name = "FILE",
+        value_hint = ValueHint::FilePath,
+        help_heading = "Record and replay"
+    )]
+    pub replay: Option<PathBuf>,
+
+    /// With --replay: stream at the recorded pace instead of as fast as possible.
+    #[arg(long, requires = "replay", help_heading = "Record and replay")]
+    pub replay_pace: bool,
+
+    /// With --replay: pair requests by content with dates, ids and paths masked (strict), or
+    /// take the recorded interactions in order (lenient).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "MODE",
+        default_value_t = ReplayMode::Strict,
+        requires = "replay",
+        help_heading = "Record and replay"
+    )]
+    pub replay_mode: ReplayMode,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -949,6 +1030,9 @@ pub struct CompactArgs {
     /// Show the cut point and token estimates; change nothing.
     #[arg(long)]
     pub dry_run: bool,
+
+    #[command(flatten)]
+    pub cassette: CassetteArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -1250,6 +1334,9 @@ pub struct AuthTestArgs {
     /// matches, else the provider's smallest catalog model).
     #[arg(short = 'm', long, value_name = "REF")]
     pub model: Option<String>,
+
+    #[command(flatten)]
+    pub cassette: CassetteArgs,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -1282,6 +1369,17 @@ pub enum ThinkingLevel {
     /// The most reasoning the model supports.
     #[value(alias = "max")]
     Xhigh,
+}
+
+/// How `--replay` pairs requests with recorded interactions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ReplayMode {
+    /// The first unused interaction whose request is the same once dates, ids, temporary
+    /// paths, the workspace path and the runtime facts are masked.
+    #[default]
+    Strict,
+    /// The next unused interaction in the file, whatever was asked.
+    Lenient,
 }
 
 /// Sizes of the built system prompt (`--prompt-mode`).

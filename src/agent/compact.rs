@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::compaction::{self, cut::CutPlan};
 use crate::conversation::Message;
 use crate::conversation::TokenUsage;
-use crate::provider::http::{CallOutcome, Endpoint};
+use crate::provider::http::{CallOutcome, Endpoint, Transport};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
 use crate::provider::{self, ApiKind, ModelRequest, ProviderError, ThinkingLevel};
 use crate::session::context::build_context;
@@ -67,7 +67,7 @@ pub fn plan(transcript: &Transcript, keep_recent_tokens: u64) -> Option<CutPlan>
     reason = "one call site per trigger; a struct adds nothing"
 )]
 pub async fn run(
-    client: &reqwest::Client,
+    client: &Transport,
     summary_model: &SummaryModel<'_>,
     transcript: &mut Transcript,
     keep_recent_tokens: u64,
@@ -133,7 +133,7 @@ pub enum CompactError {
     reason = "run's arguments plus the retry policy and its notices"
 )]
 pub async fn run_requiring_summary(
-    client: &reqwest::Client,
+    client: &Transport,
     summary_model: &SummaryModel<'_>,
     (retry, on_retry): (&RetryPolicy, &mut dyn FnMut(RetryNotice)),
     transcript: &mut Transcript,
@@ -167,7 +167,7 @@ pub async fn run_requiring_summary(
 /// The summary call for `plan`: the model's non-empty text, or why there is none; with the
 /// usage of the call either way.
 async fn request_summary(
-    client: &reqwest::Client,
+    client: &Transport,
     summary_model: &SummaryModel<'_>,
     plan: &CutPlan,
     instructions: Option<&str>,

@@ -25,7 +25,7 @@ use crate::engine::event::{
 use crate::engine::{CancelReason, Cancellation, Denial, Ending, TurnReport};
 use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::classify::{FailureKind, classify};
-use crate::provider::http::{CallOutcome, Endpoint};
+use crate::provider::http::{CallOutcome, Endpoint, Transport};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
 use crate::provider::{self, Accumulator, ApiKind, ModelRequest, ProviderError, ThinkingLevel};
 use crate::session::store::SessionError;
@@ -288,7 +288,7 @@ pub fn rejects_thinking(error: &ProviderError, kind: FailureKind) -> bool {
 /// persisted by the caller); completed messages are appended to it and to `transcript`.
 pub async fn run(
     settings: &TurnSettings,
-    client: &reqwest::Client,
+    client: &Transport,
     messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
@@ -892,7 +892,7 @@ fn smaller_stated_window(error: &ProviderError, window: Option<u64>) -> Option<u
 )]
 async fn compact_now(
     settings: &TurnSettings,
-    (client, endpoint): (&reqwest::Client, &Endpoint),
+    (client, endpoint): (&Transport, &Endpoint),
     messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,

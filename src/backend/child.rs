@@ -6,17 +6,25 @@
 //! `--timeout`, SIGINT and SIGTERM kill the whole group with SIGKILL, so nothing the child
 //! started outlives the run. After a normal exit the group is killed too: a grandchild still
 //! holding the pipe open must neither hang pincer nor stay behind.
+//!
+//! With a cassette (SPEC §15, [`Tape`]): recording runs the child as usual and appends its
+//! stdout lines (with their time offsets), its stderr tail and its exit status; replaying starts
+//! no process at all and feeds the recorded lines to the same handler, then ends as recorded.
 
 use std::ffi::OsString;
 use std::ops::ControlFlow;
 use std::path::Path;
 use std::process::Stdio;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
+use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 
+use crate::cassette::{
+    Cassette, ChildInteraction, Chunk, End, EndReason, Line, Playback, Step, Wait,
+};
 use crate::engine::{CancelReason, Cancellation};
 
 /// stderr bytes kept (the tail) for error messages.
@@ -45,6 +53,9 @@ pub enum ChildEnd {
     Cancelled(CancelReason),
     /// The line handler asked to stop (a session write failed); the group was killed.
     Stopped,
+    /// Replaying, the cassette has no run for this request; or recording, the cassette cannot
+    /// be written. The message says which (with a diff for a miss).
+    Cassette(String),
 }
 
 /// What to start.
@@ -59,6 +70,22 @@ pub struct Spawn<'a> {
     pub cwd: &'a Path,
     /// Bytes for stdin, or `None` for /dev/null.
     pub stdin: Option<&'a [u8]>,
+    /// The cassette to record the run to or replay it from.
+    pub tape: Option<Tape<'a>>,
+}
+
+/// A child run's place in a cassette.
+#[derive(Debug, Clone, Copy)]
+pub struct Tape<'a> {
+    /// The cassette.
+    pub cassette: &'a Cassette,
+    /// `claude-cli` / `codex-cli`.
+    pub provider: &'a str,
+    /// pincer's model id for the child.
+    pub model: &'a str,
+    /// Files written for the child that are part of what it is asked (the system prompt file):
+    /// recorded and compared by name and text.
+    pub files: &'a [&'a Path],
 }
 
 /// Run the child; `on_line` sees each stdout line (without its newline) as it arrives. The run's
@@ -69,7 +96,121 @@ pub async fn run(
     cancel: &Cancellation,
     on_line: &mut dyn FnMut(&str) -> ControlFlow<()>,
 ) -> std::io::Result<ChildEnd> {
-    supervise(spawn, idle, cancel, on_line).await
+    let Some(tape) = spawn.tape else {
+        return supervise(spawn, idle, cancel, on_line).await;
+    };
+    let request = recorded_request(spawn, tape.files);
+    if tape.cassette.is_replay() {
+        return Ok(replay(tape, &request, idle, cancel, on_line).await);
+    }
+    let started = Instant::now();
+    let since_start = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut lines = Vec::new();
+    let end = supervise(spawn, idle, cancel, &mut |line| {
+        lines.push(Chunk::text(since_start(), line));
+        on_line(line)
+    })
+    .await?;
+    let (reason, code, stderr) = match &end {
+        ChildEnd::Exited { code, stderr } => (EndReason::Exit, *code, stderr),
+        ChildEnd::Idle { stderr, .. } => (EndReason::Idle, None, stderr),
+        // Nothing to replay: the run was cut short by this process, not by the child.
+        ChildEnd::Cancelled(_) | ChildEnd::Stopped | ChildEnd::Cassette(_) => return Ok(end),
+    };
+    let line = Line::Child(ChildInteraction {
+        provider: tape.provider.to_owned(),
+        model: tape.model.to_owned(),
+        request,
+        lines,
+        stderr: stderr.clone(),
+        end: End {
+            ms: since_start(),
+            reason,
+            code,
+            message: None,
+        },
+    });
+    Ok(match tape.cassette.write(line, &[]) {
+        Ok(()) => end,
+        Err(error) => ChildEnd::Cassette(error.to_string()),
+    })
+}
+
+/// What a child run is asked, as a cassette records it: the arguments after the program, stdin,
+/// and the text of the request's files by name.
+fn recorded_request(spawn: &Spawn<'_>, files: &[&Path]) -> Value {
+    let files: serde_json::Map<String, Value> = files
+        .iter()
+        .map(|path| {
+            let name = path
+                .file_name()
+                .map_or_else(|| path.to_string_lossy(), |name| name.to_string_lossy());
+            let text = std::fs::read(path)
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+                .unwrap_or_default();
+            (name.into_owned(), Value::String(text))
+        })
+        .collect();
+    json!({
+        "argv": spawn.args,
+        "stdin": spawn.stdin.map(|bytes| String::from_utf8_lossy(bytes).into_owned()),
+        "files": files,
+    })
+}
+
+/// A recorded run fed to `on_line`, ending as it ended; no process is started.
+async fn replay(
+    tape: Tape<'_>,
+    request: &Value,
+    idle: Duration,
+    cancel: &Cancellation,
+    on_line: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> ChildEnd {
+    let recorded = match tape.cassette.take_child(tape.provider, request) {
+        Ok(recorded) => recorded,
+        Err(miss) => return ChildEnd::Cassette(miss.0),
+    };
+    let mut playback = Playback::new(&recorded.lines, &recorded.end, tape.cassette.paced());
+    while let Some(step) = playback.next_step() {
+        let at = match &step {
+            Step::Chunk { at, .. } | Step::End { at, .. } => *at,
+        };
+        match playback.wait(at, idle, &cancel.token).await {
+            Wait::Ready => {}
+            Wait::Idle => {
+                return ChildEnd::Idle {
+                    after: idle,
+                    stderr: recorded.stderr,
+                };
+            }
+            Wait::Cancelled => {
+                return ChildEnd::Cancelled(cancel.reason().unwrap_or(CancelReason::Interrupt));
+            }
+        }
+        match step {
+            Step::Chunk { bytes, .. } => {
+                if on_line(&String::from_utf8_lossy(&bytes)).is_break() {
+                    return ChildEnd::Stopped;
+                }
+            }
+            Step::End { end, .. } if end.reason == EndReason::Idle => {
+                return ChildEnd::Idle {
+                    after: idle,
+                    stderr: recorded.stderr,
+                };
+            }
+            Step::End { end, .. } => {
+                return ChildEnd::Exited {
+                    code: end.code,
+                    stderr: recorded.stderr,
+                };
+            }
+        }
+    }
+    ChildEnd::Exited {
+        code: None,
+        stderr: recorded.stderr,
+    }
 }
 
 /// The stderr collected, waiting briefly for a grandchild that still holds the pipe.

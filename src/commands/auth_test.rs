@@ -19,7 +19,7 @@ use crate::conversation::{Message, MessageContent, UserMessage};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::provider::classify::{FailureKind, classify};
-use crate::provider::http::{CallOutcome, Endpoint};
+use crate::provider::http::{CallOutcome, Endpoint, Transport};
 use crate::provider::{self, ModelRequest, ThinkingLevel};
 
 /// Providers tried when no target is named and no profile mentions them.
@@ -46,14 +46,18 @@ struct Target {
 pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult<Exit> {
     let store = file.load().map_err(super::auth::auth_error)?;
     let targets = targets(context, &store, args.target.as_deref());
-    let (runtime, client) = super::runtime_and_client()?;
+    let cassette = super::replay::RunCassette::open(context, &args.cassette)?;
+    let (runtime, client) = (super::runtime()?, cassette.transport()?);
     let mut results = Vec::new();
     // The class of the first failure decides the exit code.
     let mut first_failure: Option<FailureKind> = None;
     for target in &targets {
         let model = model_for(context, &target.provider, args.model.as_deref())?;
-        let credentials =
-            super::turn::credentials(context, &target.provider, target.pinned.as_deref())?;
+        let credentials = if cassette.replaying() {
+            vec![super::replay::stand_in_credential()]
+        } else {
+            super::turn::credentials(context, &target.provider, target.pinned.as_deref())?
+        };
         if credentials.is_empty() {
             first_failure.get_or_insert(FailureKind::Auth);
             results.push(json!({
@@ -170,7 +174,7 @@ fn exit_for(first_failure: Option<FailureKind>) -> Exit {
 /// Send the minimal request with `key`; the outcome as JSON fields, and its class on failure.
 async fn probe(
     context: &Context,
-    client: &reqwest::Client,
+    client: &Transport,
     model: &ResolvedModel,
     key: Option<crate::secret::Secret>,
 ) -> (Value, Option<FailureKind>) {

@@ -79,6 +79,7 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         return Ok(Exit::Success);
     }
 
+    let cassette = super::replay::RunCassette::open(context, &args.cassette)?;
     let (writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
     report_torn(context, &path, torn.as_ref());
@@ -86,8 +87,11 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     let reference = match (&args.model, summary.model_ref(), &context.settings.model) {
         (Some(model), _, _) => model.clone(),
         (None, Some(recorded), _) => recorded,
-        (None, None, Some(configured)) => configured.clone(),
-        (None, None, None) => default_model(context)?,
+        (None, None, configured) => match (cassette.default_model(), configured) {
+            (Some(replayed), _) => replayed,
+            (None, Some(configured)) => configured.clone(),
+            (None, None) => default_model(context)?,
+        },
     };
     let resolved = resolve_model(context, &reference)?;
     if resolved.cli.is_some() {
@@ -97,10 +101,15 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
             resolved.reference.provider
         )));
     }
-    let api_key = credentials(context, &resolved.reference.provider, None)?
-        .into_iter()
-        .find_map(|credential| credential.key);
+    let api_key = if cassette.replaying() {
+        None
+    } else {
+        credentials(context, &resolved.reference.provider, None)?
+            .into_iter()
+            .find_map(|credential| credential.key)
+    };
     if api_key.is_none()
+        && !cassette.replaying()
         && !context
             .settings
             .key_env_vars(&resolved.reference.provider)
@@ -140,7 +149,7 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         idle_timeout: Duration::from_secs(context.settings.timeouts.idle_secs),
     };
     let mut transcript = Transcript::persisted(writer, loaded.entries);
-    let (runtime, client) = super::runtime_and_client()?;
+    let (runtime, client) = (super::runtime()?, cassette.transport()?);
     let cancel = tokio_util::sync::CancellationToken::new();
     let mut messages = Vec::new();
     let retry = super::retry_policy(context);

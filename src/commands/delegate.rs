@@ -45,6 +45,8 @@ pub(super) struct Delegation<'a> {
     pub(super) added_dirs: &'a [PathBuf],
     /// The reasoning level asked for, if any.
     pub(super) thinking: Option<ThinkingLevel>,
+    /// The cassette the child's run is recorded to or replayed from (`--record`, `--replay`).
+    pub(super) cassette: Option<&'a crate::cassette::Cassette>,
 }
 
 /// The child session a previous turn recorded: the `data` of the `pincer.<backend>` entry.
@@ -261,6 +263,7 @@ pub(super) async fn run_delegated(
         .model_info(backend.name(), delegation.model);
     let mut recorder = Recorder::new(transcript, sink, backend, delegation.model, model_info);
     let mut reseeded = false;
+    let request_files = [prompt_file.as_path()];
     loop {
         let fresh_id = uuid::Uuid::new_v4().to_string();
         // A fresh child session after earlier turns (a stale session, another directory, or a
@@ -286,6 +289,12 @@ pub(super) async fn run_delegated(
             env: &environment,
             cwd: &context.workspace,
             stdin: invocation.stdin.as_deref(),
+            tape: delegation.cassette.map(|cassette| child::Tape {
+                cassette,
+                provider: backend.name(),
+                model: delegation.model,
+                files: &request_files,
+            }),
         };
         let mut dialect = match backend {
             CliBackend::Claude => Dialect::Claude(ClaudeStream::default()),
@@ -387,6 +396,15 @@ fn judge(
             )));
         }
         ChildEnd::Cancelled(reason) => return Verdict::Done(Ending::Cancelled(*reason)),
+        ChildEnd::Cassette(message) => {
+            return Verdict::Done(Ending::Failed {
+                error: ProviderError::Cassette {
+                    provider: backend.name().to_owned(),
+                    message: message.clone(),
+                },
+                kind: FailureKind::Cassette,
+            });
+        }
         ChildEnd::Idle { after, .. } => {
             return Verdict::Done(Ending::Failed {
                 error: ProviderError::IdleTimeout {

@@ -7,6 +7,7 @@ mod cancel;
 pub mod compact;
 mod delegate;
 pub mod generate;
+mod replay;
 pub mod sessions;
 pub mod status;
 pub mod turn;
@@ -258,11 +259,6 @@ pub fn stdout_error(error: std::io::Error) -> CliError {
     CliError::new(Exit::RunFailed, format!("cannot write to stdout: {error}"))
 }
 
-/// The single-threaded runtime and the HTTP client a command that calls a model runs on.
-pub(crate) fn runtime_and_client() -> CliResult<(tokio::runtime::Runtime, reqwest::Client)> {
-    Ok((runtime()?, http_client()?))
-}
-
 /// The single-threaded runtime a command waits and calls models on.
 pub(crate) fn runtime() -> CliResult<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
@@ -274,12 +270,6 @@ pub(crate) fn runtime() -> CliResult<tokio::runtime::Runtime> {
                 format!("cannot start the runtime: {error}"),
             )
         })
-}
-
-/// The HTTP client model calls share.
-pub(crate) fn http_client() -> CliResult<reqwest::Client> {
-    crate::provider::http::client()
-        .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))
 }
 
 /// The `[retry]` settings as the policy the provider's retry loop applies (SPEC §9.3).

@@ -37,7 +37,7 @@ use crate::output::schema::{
     RunResult, new_uuid,
 };
 use crate::provider::classify::FailureKind;
-use crate::provider::http::Endpoint;
+use crate::provider::http::{Endpoint, Transport};
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
 use crate::session::index::{self, Index};
 use crate::session::record::{self, SessionHeader};
@@ -925,6 +925,8 @@ fn execute(
     if let TurnPlan::Resume(resume_args) = plan {
         check_resume_session_id(resume_args)?;
     }
+    // --record / --replay: opened before anything is created (a bad cassette is exit 2).
+    let cassette = super::replay::RunCassette::for_turn(context, args)?;
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
@@ -976,8 +978,11 @@ fn execute(
     let reference = match (&args.model, &recorded_model, &context.settings.model) {
         (Some(model), _, _) => model.clone(),
         (None, Some(recorded), _) => recorded.clone(),
-        (None, None, Some(configured)) => configured.clone(),
-        (None, None, None) => default_model(context)?,
+        (None, None, configured) => match (cassette.default_model(), configured) {
+            (Some(replayed), _) => replayed,
+            (None, Some(configured)) => configured.clone(),
+            (None, None) => default_model(context)?,
+        },
     };
     let chain = model_chain(context, args, &reference)?;
     let primary = &chain[0];
@@ -1240,7 +1245,7 @@ fn execute(
         context.diagnostics.info(&format!("session: {id}"));
     }
 
-    let client = super::http_client()?;
+    let client = cassette.transport()?;
     let outcome = scope.block_on(run_chain(
         context,
         args,
@@ -1333,6 +1338,8 @@ fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<V
         // A CLI backend uses the CLI's own login: no API credentials.
         let (credentials, needs_key) = if resolved.cli.is_some() {
             (Vec::new(), false)
+        } else if super::replay::replaying(&args.cassette) {
+            (vec![super::replay::stand_in_credential()], false)
         } else {
             (
                 credentials(context, &provider, pinned)?,
@@ -1522,7 +1529,7 @@ async fn run_chain(
     args: &TurnArgs,
     shared: &Shared,
     (chain, first): (&[Candidate], Attempt),
-    client: &reqwest::Client,
+    client: &Transport,
     messages: &mut Vec<Message>,
     transcript: &mut Transcript,
     sink: &mut dyn EventSink,
@@ -1576,12 +1583,15 @@ async fn run_chain(
                 }
                 let report = match candidate.resolved.cli {
                     Some(backend) => {
-                        let delegation = delegation_for(
-                            shared,
-                            candidate,
-                            &attempt.settings.system_prompt,
-                            backend,
-                        );
+                        let delegation = super::delegate::Delegation {
+                            cassette: client.cassette().map(|cassette| &**cassette),
+                            ..delegation_for(
+                                shared,
+                                candidate,
+                                &attempt.settings.system_prompt,
+                                backend,
+                            )
+                        };
                         let before = transcript.entries().len();
                         let report = super::delegate::run_delegated(
                             context,
@@ -1716,6 +1726,7 @@ fn delegation_for<'a>(
         sandbox: shared.sandbox_mode,
         added_dirs: &shared.sandbox.added_dirs,
         thinking: shared.thinking_asked,
+        cassette: None,
     }
 }
 

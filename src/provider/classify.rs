@@ -28,6 +28,9 @@ pub enum FailureKind {
     ModelNotFound,
     /// A CLI child's session is gone.
     SessionExpired,
+    /// A replayed request matched nothing in the cassette, or the cassette cannot be written
+    /// (SPEC §15): the run ends, whatever the failover chain.
+    Cassette,
     /// Anything else.
     Unknown,
 }
@@ -45,6 +48,7 @@ impl FailureKind {
             FailureKind::Format => "format",
             FailureKind::ModelNotFound => "model_not_found",
             FailureKind::SessionExpired => "session_expired",
+            FailureKind::Cassette => "cassette",
             FailureKind::Unknown => "unknown",
         }
     }
@@ -58,6 +62,7 @@ impl FailureKind {
             | FailureKind::Overloaded
             | FailureKind::Timeout => Exit::Unavailable,
             FailureKind::ContextOverflow => Exit::ContextOverflow,
+            FailureKind::Cassette => Exit::Usage,
             FailureKind::Format
             | FailureKind::ModelNotFound
             | FailureKind::SessionExpired
@@ -164,6 +169,7 @@ pub fn classify(error: &ProviderError) -> FailureKind {
         | ProviderError::UnexpectedEof { .. }
         | ProviderError::Transport { .. } => FailureKind::Timeout,
         ProviderError::Decode { .. } => FailureKind::Unknown,
+        ProviderError::Cassette { .. } => FailureKind::Cassette,
         ProviderError::Http(failure) => classify_evidence(&Evidence::of(
             Some(failure.status),
             &failure.details,

@@ -76,6 +76,16 @@ pub enum ProviderError {
         /// Provider name.
         provider: String,
     },
+    /// Record and replay (SPEC §15): the replayed request matches nothing in the cassette, or
+    /// the cassette cannot be written. Never retried, never failed over: exit 2. The message
+    /// is complete (with a diff for a miss).
+    #[error("{message}")]
+    Cassette {
+        /// Provider name.
+        provider: String,
+        /// What happened.
+        message: String,
+    },
     /// An event could not be understood.
     #[error("{provider}: cannot parse a stream event: {message}")]
     Decode {

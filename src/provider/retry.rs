@@ -20,7 +20,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio_util::sync::CancellationToken;
 
 use super::classify::{FailureKind, classify};
-use super::http::{self, CallOutcome, Endpoint};
+use super::http::{self, CallOutcome, Endpoint, Transport};
 use super::{Protocol, ProviderError, StreamEvent};
 
 /// How often and how long to wait before trying a failed call again.
@@ -231,7 +231,7 @@ pub fn shows_output(event: &StreamEvent) -> bool {
     reason = "mirrors http::call plus the retry hooks; a struct would only rename them"
 )]
 pub async fn call_with_retries(
-    client: &reqwest::Client,
+    client: &Transport,
     endpoint: &Endpoint,
     build: &dyn Fn() -> Protocol,
     idle_timeout: Duration,
@@ -240,7 +240,15 @@ pub async fn call_with_retries(
     on_retry: &mut dyn FnMut(RetryNotice),
     policy: &RetryPolicy,
 ) -> (CallOutcome, u32) {
-    let mut jitter = Jitter::from_clock();
+    // A replay's delays are the same on every run (the recorded ones came from the clock).
+    let mut jitter = if client
+        .cassette()
+        .is_some_and(|cassette| cassette.is_replay())
+    {
+        Jitter::seeded(1)
+    } else {
+        Jitter::from_clock()
+    };
     retry_loop(
         client,
         endpoint,
@@ -261,7 +269,7 @@ pub async fn call_with_retries(
     reason = "call_with_retries' arguments plus the jitter source"
 )]
 async fn retry_loop(
-    client: &reqwest::Client,
+    client: &Transport,
     endpoint: &Endpoint,
     build: &dyn Fn() -> Protocol,
     idle_timeout: Duration,
@@ -305,9 +313,8 @@ async fn retry_loop(
             delay,
             error: error.to_string(),
         });
-        tokio::select! {
-            () = cancel.cancelled() => return (CallOutcome::Cancelled { partial }, retries),
-            () = tokio::time::sleep(delay) => {}
+        if !client.pause(delay, cancel).await {
+            return (CallOutcome::Cancelled { partial }, retries);
         }
     }
 }
@@ -827,7 +834,7 @@ mod tests {
         cancel: &CancellationToken,
         jitter: Option<f64>,
     ) -> Run {
-        let client = http::client().unwrap();
+        let client = Transport::Network(http::client().unwrap());
         let endpoint = Endpoint {
             provider: "anthropic".to_owned(),
             base_url: server.url(),

@@ -11,6 +11,7 @@ mod reliability_crash;
 mod reliability_faults;
 mod reliability_input;
 mod reliability_secrets;
+mod replay;
 mod run_flags;
 mod run_input;
 mod sessions;
