@@ -281,6 +281,52 @@ pub struct Cost {
     pub total: f64,
 }
 
+/// A model's prices in USD per million tokens of each kind, from the model catalog.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Prices {
+    /// Uncached input.
+    pub input: f64,
+    /// Output, reasoning included.
+    pub output: f64,
+    /// Cache reads.
+    pub cache_read: f64,
+    /// Cache writes to the default (5-minute) cache.
+    pub cache_write: f64,
+    /// Cache writes to Anthropic's 1-hour cache.
+    pub cache_write_1h: f64,
+}
+
+impl Prices {
+    /// The cost of `usage` (one call's, or a sum of calls'). The four counts are disjoint, as
+    /// pincer normalizes them (SPEC §8); 1-hour cache writes are priced at their own rate.
+    pub fn cost(&self, usage: &TokenUsage) -> Cost {
+        let price = |tokens: u64, per_million: f64| tokens as f64 * per_million / 1_000_000.0;
+        let long = usage.cache_write_1h.min(usage.cache_write);
+        let input = price(usage.input, self.input);
+        let output = price(usage.output, self.output);
+        let cache_read = price(usage.cache_read, self.cache_read);
+        let cache_write =
+            price(usage.cache_write - long, self.cache_write) + price(long, self.cache_write_1h);
+        Cost {
+            input,
+            output,
+            cache_read,
+            cache_write,
+            total: input + output + cache_read + cache_write,
+        }
+    }
+}
+
+impl std::ops::AddAssign for Cost {
+    fn add_assign(&mut self, other: Cost) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.total += other.total;
+    }
+}
+
 /// Why a model stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StopReason {

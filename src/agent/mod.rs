@@ -1,7 +1,7 @@
-//! The embedded agent turn: the model ⇄ tools loop, its persistence, and the system prompt.
-//!
-//! The loop reports everything as [`crate::output::events::Event`]s to a sink and never asks which
-//! output mode is on. Every completed message is appended (and synced) before the next request.
+//! The parts of an agent turn that know the model's side of the conversation: the system prompt
+//! (with workspace files and skills), heartbeat rules, and compaction (the pure planning in
+//! `compaction`, the summary call in `compact`). The turn itself is `engine/`, which builds on
+//! these; nothing here prints, emits events or reads configuration.
 
 pub mod compact;
 pub mod compaction;
@@ -9,4 +9,3 @@ pub mod context_files;
 pub mod heartbeat;
 pub mod prompt;
 pub mod skills;
-pub mod turn;

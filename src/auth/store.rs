@@ -345,6 +345,37 @@ impl AuthFile {
     ///
     /// When `change` fails nothing is written. The file and its directory are created on first
     /// use with modes 0600 and 0700.
+    /// Record how a profile fared in a run: a success (`failure` `None`) makes it the
+    /// provider's last good profile; a failure of class `failure` starts or lengthens its
+    /// cooldown (SPEC §9.3). Under the lock, so parallel cron runs never lose an update.
+    pub fn record_outcome(
+        &self,
+        provider: &str,
+        profile_id: &str,
+        failure: Option<&str>,
+        now_millis: u64,
+    ) -> Result<(), AuthError> {
+        self.update(|store| {
+            let stats = store
+                .usage_stats
+                .get(profile_id)
+                .cloned()
+                .unwrap_or_default();
+            let updated = match failure {
+                Some(kind) => super::cooldown::record_failure(&stats, kind, now_millis),
+                None => {
+                    store
+                        .last_good
+                        .insert(provider.to_owned(), profile_id.to_owned());
+                    super::cooldown::record_success(&stats, now_millis)
+                }
+            };
+            store.usage_stats.insert(profile_id.to_owned(), updated);
+            Ok(())
+        })
+    }
+
+    /// Change the store under its lock, after a fresh read, and write it back atomically.
     pub fn update<T>(
         &self,
         change: impl FnOnce(&mut Store) -> Result<T, AuthError>,

@@ -18,8 +18,8 @@ use crate::engine::event::{
     ToolResultDone, ToolStart,
 };
 use crate::engine::{Ending, TurnReport};
-use crate::output::stop_reason::claude_stop_reason;
 use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
+use crate::provider::stop_reason::claude_stop_reason;
 use crate::session::store::SessionError;
 use crate::session::transcript::Transcript;
 

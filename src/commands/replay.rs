@@ -12,9 +12,9 @@
 use std::sync::Arc;
 
 use super::Context;
-use crate::agent::turn::Credential;
 use crate::cassette::{Cassette, CassetteError, Matching, ReplayOptions};
 use crate::cli::{CassetteArgs, ReplayMode, TurnArgs};
+use crate::engine::api::Credential;
 use crate::error::{CliError, CliResult, Exit};
 use crate::provider::http::Transport;
 

@@ -21,10 +21,10 @@ use crate::agent::context_files;
 use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::skills;
-use crate::agent::turn::{self, Credential, TurnSettings};
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
 use crate::conversation::{ContentBlock, ImageBlock, Message, MessageContent, UserMessage};
+use crate::engine::api::{self as api_engine, ApiSettings, Credential};
 use crate::engine::event::{Event, EventSink, Fallback, Init};
 use crate::engine::{CancelReason, Cancellation, Ending, TurnReport};
 use crate::error::{CliError, CliResult, Exit};
@@ -135,6 +135,11 @@ fn drive(
             format,
             turn_args.heartbeat,
         ));
+        sink = Box::new(RunSink {
+            inner: sink,
+            auth_file: crate::auth::AuthFile::new(&context.settings.paths.auth_file),
+            diagnostics: context.diagnostics.clone(),
+        });
     }
     let mut known = Known::default();
     let context = match context {
@@ -174,6 +179,45 @@ fn drive(
             }
         }
         Err(error) => fail(&mut *sink, format, started, &known, error),
+    }
+}
+
+/// What the run persists or says itself, around the output: credential outcomes go to the
+/// profile store as they happen (so cooldowns hold across cron runs), warnings to stderr in
+/// every mode.
+struct RunSink {
+    inner: Box<dyn OutputSink>,
+    auth_file: crate::auth::AuthFile,
+    diagnostics: crate::output::Diagnostics,
+}
+
+impl EventSink for RunSink {
+    fn emit(&mut self, event: &Event) -> std::io::Result<()> {
+        match event {
+            Event::Credential(outcome) => {
+                let now = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
+                if let Err(error) = self.auth_file.record_outcome(
+                    &outcome.provider,
+                    &outcome.profile_id,
+                    outcome.failure,
+                    now,
+                ) {
+                    self.diagnostics.detail(&format!(
+                        "cannot record the outcome of profile {}: {error}",
+                        outcome.profile_id
+                    ));
+                }
+            }
+            Event::Warning(message) => self.diagnostics.warn(message),
+            _ => {}
+        }
+        self.inner.emit(event)
+    }
+}
+
+impl OutputSink for RunSink {
+    fn finish(&mut self, result: &RunResult) -> std::io::Result<()> {
+        self.inner.finish(result)
     }
 }
 
@@ -1129,7 +1173,6 @@ fn execute(
             .or(recorded_thinking)
             .or(context.settings.thinking),
         thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
-        session_id: setup.session_id.clone(),
     };
     let first = attempt_settings(context, args, &shared, primary);
 
@@ -1174,10 +1217,7 @@ fn execute(
                     thinking,
                     thinking_budget: settings.thinking_budget,
                     max_output_tokens: settings.max_output_tokens,
-                    reasoning_model: settings
-                        .model_info
-                        .as_ref()
-                        .is_some_and(|info| info.reasoning),
+                    reasoning_model: settings.reasoning_model,
                 };
                 let protocol = provider::protocol(settings.api, &request);
                 let endpoint = Endpoint {
@@ -1375,12 +1415,11 @@ struct Shared {
     thinking_asked: Option<ThinkingLevel>,
     /// `--max-thinking-tokens`, when given and not 0.
     thinking_budget: Option<u64>,
-    session_id: Option<String>,
 }
 
 /// One attempt's settings, with the system prompt built for its model.
 struct Attempt {
-    settings: TurnSettings,
+    settings: ApiSettings,
     prompt: prompt::BuiltPrompt,
 }
 
@@ -1434,7 +1473,17 @@ fn attempt_settings(
             key: None,
             cooling: false,
         });
-    let settings = TurnSettings {
+    // Tool output may echo a key (`env`, a `.env` file): scrub it before it is stored or sent.
+    let redactor = crate::redact::Redactor::with_environment(
+        candidate
+            .credentials
+            .iter()
+            .filter_map(|credential| credential.key.as_ref())
+            .map(crate::secret::Secret::redaction_pattern),
+        crate::settings::process_env,
+    );
+    let compaction = &context.settings.compaction;
+    let settings = ApiSettings {
         api: resolved.api,
         endpoint: Endpoint {
             provider: resolved.reference.provider.clone(),
@@ -1454,20 +1503,24 @@ fn attempt_settings(
             &resolved.reference.provider,
             &resolved.reference.model,
         ),
-        model_info,
+        reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
+        prices: model_info.as_ref().map(crate::config::ModelInfo::prices),
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
         idle_timeout: seconds(args.idle_timeout)
             .unwrap_or(Duration::from_secs(context.settings.timeouts.idle_secs)),
-        session_id: shared.session_id.clone(),
         workspace: context.workspace.clone(),
         policy: shared.policy.clone(),
         sandbox: shared.sandbox.clone(),
-        compaction: context.settings.compaction.clone(),
+        compaction: crate::agent::compaction::CompactionRules {
+            enabled: compaction.enabled,
+            reserve_tokens: compaction.reserve_tokens,
+            keep_recent_tokens: compaction.keep_recent_tokens,
+        },
         credential,
         spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
-        auth_file: Some(context.settings.paths.auth_file.clone()),
         retry: super::retry_policy(context),
+        redactor,
     };
     Attempt {
         settings,
@@ -1615,7 +1668,7 @@ async fn run_chain(
                         report
                     }
                     None => {
-                        let report = turn::run(
+                        let report = api_engine::run(
                             &attempt.settings,
                             client,
                             messages,

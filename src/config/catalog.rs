@@ -7,16 +7,14 @@
 //! `settings::model_info`).
 
 use std::collections::BTreeMap;
-use std::ops::AddAssign;
 use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::conversation::{Prices, TokenUsage};
+
 /// The catalog's source text.
 const MODELS_TOML: &str = include_str!("models.toml");
-
-/// Tokens per pricing unit: prices are quoted per million tokens.
-const TOKENS_PER_PRICE_UNIT: f64 = 1_000_000.0;
 
 /// What pincer knows about one model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -46,73 +44,36 @@ pub struct ModelInfo {
     pub source: String,
 }
 
-/// The cost of some usage, in USD, per token kind and in total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct Cost {
-    /// Uncached input.
-    pub input: f64,
-    /// Output, reasoning included.
-    pub output: f64,
-    /// Cache reads.
-    pub cache_read: f64,
-    /// Cache writes.
-    pub cache_write: f64,
-    /// The sum of the four.
-    pub total: f64,
-}
-
-impl AddAssign for Cost {
-    fn add_assign(&mut self, other: Self) {
-        self.input += other.input;
-        self.output += other.output;
-        self.cache_read += other.cache_read;
-        self.cache_write += other.cache_write;
-        self.total += other.total;
-    }
-}
+pub use crate::conversation::Cost;
 
 impl ModelInfo {
-    /// Prices one call's (or a sum of calls') usage. The four counts are disjoint, as pincer
-    /// normalizes them (SPEC §8): `input` excludes cached tokens, `output` includes reasoning.
-    /// Every cache write is priced at the 5-minute rate; [`ModelInfo::usage_cost`] knows better
-    /// when the usage says how much went to the 1-hour cache.
+    /// The model's prices, for the engines' accounting.
+    pub fn prices(&self) -> Prices {
+        Prices {
+            input: self.input_price,
+            output: self.output_price,
+            cache_read: self.cache_read_price,
+            cache_write: self.cache_write_price,
+            cache_write_1h: self.cache_write_1h_price,
+        }
+    }
+
+    /// Prices one call's (or a sum of calls') usage. Every cache write is priced at the
+    /// 5-minute rate; [`ModelInfo::usage_cost`] knows better when the usage says how much went
+    /// to the 1-hour cache.
     pub fn cost(&self, input: u64, output: u64, cache_read: u64, cache_write: u64) -> Cost {
-        self.priced(input, output, cache_read, cache_write, 0)
-    }
-
-    /// Prices a normalized usage, its 1-hour cache writes at the 1-hour rate.
-    pub fn usage_cost(&self, usage: &crate::conversation::TokenUsage) -> Cost {
-        self.priced(
-            usage.input,
-            usage.output,
-            usage.cache_read,
-            usage.cache_write,
-            usage.cache_write_1h.min(usage.cache_write),
-        )
-    }
-
-    fn priced(
-        &self,
-        input: u64,
-        output: u64,
-        cache_read: u64,
-        cache_write: u64,
-        cache_write_1h: u64,
-    ) -> Cost {
-        let price =
-            |tokens: u64, per_million: f64| tokens as f64 * per_million / TOKENS_PER_PRICE_UNIT;
-        let input = price(input, self.input_price);
-        let output = price(output, self.output_price);
-        let cache_read = price(cache_read, self.cache_read_price);
-        let cache_write = price(cache_write - cache_write_1h, self.cache_write_price)
-            + price(cache_write_1h, self.cache_write_1h_price);
-        Cost {
+        self.usage_cost(&TokenUsage {
             input,
             output,
             cache_read,
             cache_write,
-            total: input + output + cache_read + cache_write,
-        }
+            ..TokenUsage::default()
+        })
+    }
+
+    /// Prices a normalized usage, its 1-hour cache writes at the 1-hour rate.
+    pub fn usage_cost(&self, usage: &TokenUsage) -> Cost {
+        self.prices().cost(usage)
     }
 }
 

@@ -46,6 +46,8 @@ pub enum Event {
     /// A sentence for the person reading text mode (stderr); the JSON modes carry the same
     /// fact in another event.
     Notice(String),
+    /// A warning for stderr in every output mode (a cron log shows why another model answered).
+    Warning(String),
     /// What the run waits for now (progress on stderr only).
     Phase(Phase),
     /// A tool call is about to run (progress on stderr only).

@@ -7,9 +7,12 @@
 //! persisted where needed by `commands/`) and fill a [`TurnReport`]; they see no clap types, no
 //! output mode and no configuration file: everything arrives resolved.
 
+pub mod api;
 mod cancel;
 pub mod event;
+mod replay;
 mod report;
+pub mod step;
 
 pub use cancel::{CancelReason, Cancellation};
 pub use event::{Event, EventSink};

@@ -15,7 +15,6 @@ pub mod events;
 pub mod partial;
 pub mod progress;
 pub mod schema;
-pub mod stop_reason;
 
 use std::io::{self, IsTerminal, Write};
 

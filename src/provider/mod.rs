@@ -21,6 +21,7 @@ pub mod openai;
 pub mod openai_chat;
 pub mod retry;
 pub mod sse;
+pub mod stop_reason;
 #[cfg(test)]
 pub mod test_support;
 pub mod think_tags;
@@ -110,6 +111,16 @@ pub struct Protocol {
     pub inline_think_tags: bool,
 }
 
+/// The `api` name stored in assistant messages of `api` (pi's names).
+pub fn api_name(api: ApiKind) -> &'static str {
+    match api {
+        ApiKind::Anthropic => "anthropic-messages",
+        ApiKind::OpenAi => "openai-responses",
+        ApiKind::OpenAiChat => "openai-completions",
+        ApiKind::Google => "google-generative-ai",
+    }
+}
+
 /// Build the protocol pieces for `api`.
 pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
     match api {
@@ -118,7 +129,7 @@ pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
             request: anthropic::request::build_request(request),
             parser: Box::new(anthropic::stream::Parser::new()),
             parse_error_body: anthropic::stream::parse_error_body,
-            api_name: "anthropic-messages",
+            api_name: api_name(ApiKind::Anthropic),
             inline_think_tags: false,
         },
         ApiKind::OpenAi => Protocol {
@@ -126,7 +137,7 @@ pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
             request: openai::request::build_request(request),
             parser: Box::new(openai::stream::Parser::new()),
             parse_error_body: openai::stream::parse_error_body,
-            api_name: "openai-responses",
+            api_name: api_name(ApiKind::OpenAi),
             inline_think_tags: false,
         },
         ApiKind::OpenAiChat => Protocol {
@@ -134,7 +145,7 @@ pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
             request: openai_chat::request::build_request(request),
             parser: Box::new(openai_chat::stream::Parser::new()),
             parse_error_body: openai_chat::stream::parse_error_body,
-            api_name: "openai-completions",
+            api_name: api_name(ApiKind::OpenAiChat),
             inline_think_tags: true,
         },
         ApiKind::Google => Protocol {
@@ -142,7 +153,7 @@ pub fn protocol(api: ApiKind, request: &ModelRequest) -> Protocol {
             request: gemini::request::build_request(request),
             parser: Box::new(gemini::stream::Parser::new()),
             parse_error_body: gemini::stream::parse_error_body,
-            api_name: "google-generative-ai",
+            api_name: api_name(ApiKind::Google),
             inline_think_tags: false,
         },
     }

@@ -23,6 +23,17 @@ pub const DEFAULT_RESERVE_TOKENS: u64 = 20_000;
 /// Tokens of recent messages kept verbatim after a compaction (pi's `keepRecentTokens`).
 pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
 
+/// How compaction behaves in a run (`[compaction]`, resolved by `commands/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompactionRules {
+    /// Compact automatically when the context passes the threshold.
+    pub enabled: bool,
+    /// Tokens kept free for the next answer.
+    pub reserve_tokens: u64,
+    /// Tokens of recent messages kept verbatim.
+    pub keep_recent_tokens: u64,
+}
+
 /// The reserve and the recent messages kept each take at most a quarter of a known window
 /// (SPEC §7), so that a 4k–8k local model compacts too instead of keeping everything.
 pub fn cap_to_window(tokens: u64, window: Option<u64>) -> u64 {
