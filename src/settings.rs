@@ -245,35 +245,23 @@ pub struct SkillSettings {
     pub paths: Vec<std::path::PathBuf>,
 }
 
-/// One CLI backend, resolved.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BackendSettings {
-    /// Default: `claude` / `codex`.
-    pub command: String,
-    /// Default: empty.
-    pub extra_args: Vec<String>,
-    /// Default: [`DEFAULT_CLEAR_ENV`].
-    pub clear_env: Vec<String>,
-    /// Default: empty.
-    pub env: BTreeMap<String, String>,
-}
+pub use crate::backend::BackendSettings;
 
-impl BackendSettings {
-    fn resolve(config: &BackendConfig, default_command: &str) -> Self {
-        Self {
-            command: config
-                .command
-                .clone()
-                .unwrap_or_else(|| default_command.to_owned()),
-            extra_args: config.extra_args.clone(),
-            clear_env: config.clear_env.clone().unwrap_or_else(|| {
-                DEFAULT_CLEAR_ENV
-                    .iter()
-                    .map(|name| (*name).to_owned())
-                    .collect()
-            }),
-            env: config.env.clone(),
-        }
+/// One CLI backend from its `[backends.NAME]` table.
+fn resolve_backend(config: &BackendConfig, default_command: &str) -> BackendSettings {
+    BackendSettings {
+        command: config
+            .command
+            .clone()
+            .unwrap_or_else(|| default_command.to_owned()),
+        extra_args: config.extra_args.clone(),
+        clear_env: config.clear_env.clone().unwrap_or_else(|| {
+            DEFAULT_CLEAR_ENV
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect()
+        }),
+        env: config.env.clone(),
     }
 }
 
@@ -423,8 +411,8 @@ impl Settings {
                 paths: config.skills.paths.clone(),
             },
             stdin_max_bytes: config.stdin.max_bytes.unwrap_or(DEFAULT_STDIN_MAX_BYTES),
-            claude_cli: BackendSettings::resolve(&config.backends.claude_cli, "claude"),
-            codex_cli: BackendSettings::resolve(&config.backends.codex_cli, "codex"),
+            claude_cli: resolve_backend(&config.backends.claude_cli, "claude"),
+            codex_cli: resolve_backend(&config.backends.codex_cli, "codex"),
             base_urls,
             paths,
             config,

@@ -8,7 +8,8 @@ use pincer::session::transcript::Transcript;
 use pincer::backend::CliBackend;
 use pincer::backend::claude::ClaudeStream;
 use pincer::backend::codex::CodexStream;
-use pincer::backend::record::Recorder;
+use pincer::engine::recorder::{Recorder, RecorderState};
+use pincer::engine::{Ending, TurnReport};
 use pincer::engine::{Event, EventSink};
 use pincer::session::record::{parse_line, to_line};
 
@@ -33,13 +34,9 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         CliBackend::Codex
     };
     {
-        let mut recorder = Recorder::new(
-            &mut transcript,
-            &mut sink,
-            backend,
-            "sonnet",
-            None,
-        );
+        let mut state = RecorderState::new(backend, "sonnet", None, Default::default());
+        let mut report = TurnReport::empty(Ending::Completed);
+        let mut recorder = Recorder::new(&mut state, &mut transcript, &mut sink, &mut report);
         let mut claude = ClaudeStream::default();
         let mut codex = CodexStream::default();
         for line in text.lines() {

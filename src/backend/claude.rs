@@ -15,7 +15,7 @@ use crate::conversation::{AssistantBlock, StopReason, TextBlock, ThinkingBlock, 
 use crate::provider::anthropic::wire::CacheCreation;
 use crate::session::store::SessionError;
 
-use super::record::Recorder;
+use super::ChildRecord;
 
 /// One line of claude's stream-json output (the parts pincer reads; other types are skipped).
 #[derive(Debug, Deserialize)]
@@ -362,7 +362,11 @@ fn text_of(content: &Value) -> String {
 
 impl ClaudeStream {
     /// Handle one stdout line; `Ok(false)` when it is not one of claude's JSON events.
-    pub fn line(&mut self, line: &str, recorder: &mut Recorder<'_>) -> Result<bool, SessionError> {
+    pub fn line(
+        &mut self,
+        line: &str,
+        recorder: &mut dyn ChildRecord,
+    ) -> Result<bool, SessionError> {
         let Ok(event) = serde_json::from_str::<Line>(line) else {
             return Ok(false);
         };
@@ -421,7 +425,7 @@ impl ClaudeStream {
     }
 
     /// A raw Anthropic stream event (`--include-partial-messages`).
-    fn raw(&mut self, event: RawEvent, recorder: &mut Recorder<'_>) -> Result<(), SessionError> {
+    fn raw(&mut self, event: RawEvent, recorder: &mut dyn ChildRecord) -> Result<(), SessionError> {
         match event {
             RawEvent::MessageStart { message } => {
                 recorder.begin(&message.id)?;
@@ -490,7 +494,7 @@ impl ClaudeStream {
     fn assistant(
         &mut self,
         message: WireMessage,
-        recorder: &mut Recorder<'_>,
+        recorder: &mut dyn ChildRecord,
     ) -> Result<(), SessionError> {
         recorder.begin(&message.id)?;
         if !self.usage_from_stream.contains(&message.id) {

@@ -13,7 +13,7 @@ use crate::conversation::TokenUsage;
 use crate::conversation::{AssistantBlock, TextBlock, ThinkingBlock, ToolCall};
 use crate::session::store::SessionError;
 
-use super::record::Recorder;
+use super::ChildRecord;
 
 /// codex's raw usage counters, as `turn.completed` reports them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
@@ -320,7 +320,11 @@ pub struct CodexStream {
 
 impl CodexStream {
     /// Handle one stdout line; `Ok(false)` when it is not one of codex's JSON events.
-    pub fn line(&mut self, line: &str, recorder: &mut Recorder<'_>) -> Result<bool, SessionError> {
+    pub fn line(
+        &mut self,
+        line: &str,
+        recorder: &mut dyn ChildRecord,
+    ) -> Result<bool, SessionError> {
         let Ok(event) = serde_json::from_str::<Line>(line) else {
             return Ok(false);
         };
@@ -379,7 +383,7 @@ impl CodexStream {
     fn start_call(
         &mut self,
         call: ToolCall,
-        recorder: &mut Recorder<'_>,
+        recorder: &mut dyn ChildRecord,
     ) -> Result<(), SessionError> {
         self.started.push(call.id.clone());
         recorder.push(AssistantBlock::ToolCall(call));

@@ -10,20 +10,21 @@
 pub mod child;
 pub mod claude;
 pub mod codex;
-pub mod record;
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::config::file::SandboxMode;
-use crate::conversation::ToolDefinition;
-use crate::conversation::{AssistantBlock, Message};
+use crate::conversation::{
+    AssistantBlock, Message, StopReason, StreamEvent, TokenUsage, ToolDefinition,
+};
 use crate::provider::classify::{FailureKind, classify_parts};
 use crate::provider::error::ErrorDetails;
 use crate::provider::{ProviderError, ThinkingLevel};
-use crate::settings::BackendSettings;
+use crate::session::store::SessionError;
+use crate::tools::SandboxMode;
 use crate::tools::policy::ToolPolicy;
 
 /// Prompts longer than this (bytes) go to the child's stdin rather than its argv: far below the
@@ -74,7 +75,8 @@ impl CliBackend {
     /// claude understands its own aliases (`opus`, `sonnet`, `haiku`, `opusplan`, `default`) and
     /// full ids; pincer's versioned aliases (`sonnet-4.5`, `opus-4.1`, …) become the catalog's
     /// full id. codex takes OpenAI ids; pincer's catalog aliases become the id they name.
-    pub fn child_model(self, model: &str) -> String {
+    /// `alias` is what the model catalog makes of `model` (`provider`, full id), if anything.
+    pub fn child_model(self, model: &str, alias: Option<(&str, &str)>) -> String {
         let model = model.trim();
         match self {
             CliBackend::Claude => {
@@ -85,17 +87,69 @@ impl CliBackend {
                 {
                     return model.to_owned();
                 }
-                match crate::config::catalog().resolve_alias(model) {
+                match alias {
                     Some(("anthropic", id)) => id.to_owned(),
                     _ => model.to_owned(),
                 }
             }
-            CliBackend::Codex => match crate::config::catalog().resolve_alias(model) {
+            CliBackend::Codex => match alias {
                 Some(("openai", id)) => id.to_owned(),
                 _ => model.to_owned(),
             },
         }
     }
+}
+
+/// One CLI backend, resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BackendSettings {
+    /// Default: `claude` / `codex`.
+    pub command: String,
+    /// Default: empty.
+    pub extra_args: Vec<String>,
+    /// Default: `settings::DEFAULT_CLEAR_ENV`.
+    pub clear_env: Vec<String>,
+    /// Default: empty.
+    pub env: BTreeMap<String, String>,
+}
+
+/// Where the stream readers (`claude`, `codex`) put what the child does, as they read it: the
+/// CLI engine's recorder writes it to pincer's session and reports it as events. The readers only
+/// translate; they keep no session and emit nothing themselves.
+pub trait ChildRecord {
+    /// Text of the answer as it streams.
+    fn text_delta(&mut self, text: &str);
+    /// A neutral event of the child's model call as it streams.
+    fn stream(&mut self, event: &StreamEvent);
+    /// Start (or continue) the assistant message `id`; another id completes the one before.
+    fn begin(&mut self, id: &str) -> Result<(), SessionError>;
+    /// Add a content block to the message being assembled.
+    fn push(&mut self, block: AssistantBlock);
+    /// The usage of the message being assembled (a complete snapshot).
+    fn set_usage(&mut self, usage: TokenUsage);
+    /// The usage of the message being assembled so far.
+    fn usage(&self) -> Option<TokenUsage>;
+    /// The provider's stop word of the message being assembled.
+    fn set_stop(&mut self, reason: &str);
+    /// Complete the message being assembled (`failure`: as aborted or failed, with why).
+    fn flush(&mut self, failure: Option<(StopReason, String)>) -> Result<(), SessionError>;
+    /// A tool result the child reported.
+    fn tool_result(
+        &mut self,
+        call_id: &str,
+        text: &str,
+        is_error: bool,
+        details: Option<serde_json::Value>,
+    ) -> Result<(), SessionError>;
+    /// The child compacted its own session.
+    fn compaction(
+        &mut self,
+        trigger: &str,
+        pre_tokens: Option<u64>,
+        post_tokens: Option<u64>,
+    ) -> Result<(), SessionError>;
+    /// The child retries its own API call.
+    fn child_retry(&mut self, attempt: Option<u64>, delay_ms: Option<u64>, error: String);
 }
 
 /// What a delegated turn asks of the child.
@@ -105,7 +159,7 @@ pub struct Request<'a> {
     pub backend: CliBackend,
     /// Its settings (`[backends.NAME]`).
     pub settings: &'a BackendSettings,
-    /// pincer's model id (the part after `claude-cli/`).
+    /// The model as the child takes it ([`CliBackend::child_model`]).
     pub model: &'a str,
     /// The full system prompt, workspace context and appended texts included.
     pub system_prompt: &'a str,
@@ -220,7 +274,7 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     .map(|arg| (*arg).to_owned())
     .collect();
     args.push("--model".to_owned());
-    args.push(request.backend.child_model(request.model));
+    args.push(request.model.to_owned());
     if let Some(effort) = request.thinking.and_then(claude_effort) {
         args.push("--effort".to_owned());
         args.push(effort.to_owned());
@@ -280,7 +334,7 @@ fn codex_args(request: &Request<'_>) -> Vec<String> {
             .map(|arg| (*arg).to_owned()),
     );
     args.push("-m".to_owned());
-    args.push(request.backend.child_model(request.model));
+    args.push(request.model.to_owned());
     // `exec resume` refuses `--sandbox`; the config override is accepted by both.
     match request.sandbox {
         SandboxMode::DangerFullAccess => {
@@ -745,16 +799,35 @@ mod tests {
 
     #[test]
     fn pincer_aliases_become_names_the_child_takes() {
-        assert_eq!(CliBackend::Claude.child_model("sonnet"), "sonnet");
-        assert_eq!(CliBackend::Claude.child_model("opus"), "opus");
         assert_eq!(
-            CliBackend::Claude.child_model("opus-4.1"),
+            CliBackend::Claude
+                .child_model("sonnet", crate::config::catalog().resolve_alias("sonnet")),
+            "sonnet"
+        );
+        assert_eq!(
+            CliBackend::Claude.child_model("opus", crate::config::catalog().resolve_alias("opus")),
+            "opus"
+        );
+        assert_eq!(
+            CliBackend::Claude.child_model(
+                "opus-4.1",
+                crate::config::catalog().resolve_alias("opus-4.1")
+            ),
             "claude-opus-4-1"
         );
         assert_eq!(
-            CliBackend::Claude.child_model("claude-sonnet-4-5-20250929"),
+            CliBackend::Claude.child_model(
+                "claude-sonnet-4-5-20250929",
+                crate::config::catalog().resolve_alias("claude-sonnet-4-5-20250929")
+            ),
             "claude-sonnet-4-5-20250929"
         );
-        assert_eq!(CliBackend::Codex.child_model("gpt-5-codex"), "gpt-5-codex");
+        assert_eq!(
+            CliBackend::Codex.child_model(
+                "gpt-5-codex",
+                crate::config::catalog().resolve_alias("gpt-5-codex")
+            ),
+            "gpt-5-codex"
+        );
     }
 }

@@ -5,7 +5,6 @@ pub mod auth;
 pub mod auth_test;
 mod cancel;
 pub mod compact;
-mod delegate;
 pub mod generate;
 mod replay;
 pub mod sessions;

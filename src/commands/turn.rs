@@ -1203,8 +1203,19 @@ fn execute(
         });
         let specific = match primary.resolved.cli {
             Some(backend) => {
-                let delegation = delegation_for(&shared, primary, &settings.system_prompt, backend);
-                json!({"child": super::delegate::dry_run(context, args, &delegation, &prompt.text)?})
+                let cli = cli_settings(context, args, &shared, (primary, backend), settings)?;
+                let invocation = crate::engine::cli::describe(&cli, &prompt.text);
+                json!({"child": {
+                    "program": invocation.program,
+                    "argv": invocation.args,
+                    "prompt_via_stdin": invocation.stdin.is_some(),
+                    "env_names": cli
+                        .environment
+                        .iter()
+                        .map(|(name, _)| name.to_string_lossy().into_owned())
+                        .collect::<Vec<_>>(),
+                    "cleared_env": cli.backend_settings.clear_env,
+                }})
             }
             None => {
                 let mut messages = setup.context.clone();
@@ -1636,36 +1647,24 @@ async fn run_chain(
                 }
                 let report = match candidate.resolved.cli {
                     Some(backend) => {
-                        let delegation = super::delegate::Delegation {
-                            cassette: client.cassette().map(|cassette| &**cassette),
-                            ..delegation_for(
-                                shared,
-                                candidate,
-                                &attempt.settings.system_prompt,
-                                backend,
-                            )
-                        };
-                        let before = transcript.entries().len();
-                        let report = super::delegate::run_delegated(
+                        let settings = cli_settings(
                             context,
                             args,
-                            &delegation,
+                            shared,
+                            (candidate, backend),
+                            &attempt.settings,
+                        )?;
+                        warn_unenforced(context, args, backend);
+                        crate::engine::cli::run(
+                            &settings,
+                            client.cassette().map(|cassette| &**cassette),
                             messages,
                             transcript,
                             sink,
                             cancellation,
                         )
-                        .await?;
-                        // The delegate appended to the session only: bring the context along
-                        // for a fallback that comes after it.
-                        for entry in &transcript.entries()[before..] {
-                            if let crate::session::record::Entry::Message(entry) = entry
-                                && let Some(message) = entry.message.clone().into_conversation()
-                            {
-                                messages.push(message);
-                            }
-                        }
-                        report
+                        .await
+                        .map_err(start_error)?
                     }
                     None => {
                         let report = api_engine::run(
@@ -1764,22 +1763,92 @@ fn remember_window(context: &Context, args: &TurnArgs, candidate: &Candidate, wi
     }
 }
 
-/// What a CLI attempt hands to the delegate.
-fn delegation_for<'a>(
-    shared: &'a Shared,
-    candidate: &'a Candidate,
-    system_prompt: &'a str,
-    backend: crate::backend::CliBackend,
-) -> super::delegate::Delegation<'a> {
-    super::delegate::Delegation {
+/// The settings of a delegated attempt: `attempt` was built for this candidate (its system
+/// prompt and guardrails).
+fn cli_settings(
+    context: &Context,
+    args: &TurnArgs,
+    shared: &Shared,
+    (candidate, backend): (&Candidate, crate::backend::CliBackend),
+    attempt: &ApiSettings,
+) -> CliResult<crate::engine::cli::CliSettings> {
+    let backend_settings = context
+        .settings
+        .backend(backend.name())
+        .ok_or_else(|| CliError::usage(format!("unknown CLI backend '{}'", backend.name())))?
+        .clone();
+    let images = args
+        .image
+        .iter()
+        .map(|path| {
+            std::fs::canonicalize(path).map_err(|error| {
+                CliError::usage(format!("cannot read image '{}': {error}", path.display()))
+            })
+        })
+        .collect::<CliResult<Vec<_>>>()?;
+    let model = &candidate.resolved.reference.model;
+    Ok(crate::engine::cli::CliSettings {
         backend,
-        model: &candidate.resolved.reference.model,
-        system_prompt,
-        policy: &shared.policy,
+        environment: crate::backend::child_environment(&backend_settings, std::env::vars_os()),
+        backend_settings,
+        model: model.clone(),
+        child_model: backend.child_model(model, crate::config::catalog().resolve_alias(model)),
+        system_prompt: attempt.system_prompt.clone(),
+        policy: shared.policy.clone(),
         sandbox: shared.sandbox_mode,
-        added_dirs: &shared.sandbox.added_dirs,
+        added_dirs: shared.sandbox.added_dirs.clone(),
         thinking: shared.thinking_asked,
-        cassette: None,
+        max_turns: attempt.max_turns,
+        max_budget_usd: attempt.max_budget_usd,
+        images,
+        idle_timeout: attempt.idle_timeout,
+        prices: context
+            .settings
+            .model_info(backend.name(), model)
+            .map(|info| info.prices()),
+        workspace: context.workspace.clone(),
+        redactor: crate::redact::Redactor::with_environment(
+            std::iter::empty(),
+            crate::settings::process_env,
+        ),
+    })
+}
+
+/// Said out loud rather than dropped: codex exec has no switch for these.
+fn warn_unenforced(context: &Context, args: &TurnArgs, backend: crate::backend::CliBackend) {
+    if backend != crate::backend::CliBackend::Codex {
+        return;
+    }
+    let unenforced: Vec<&str> = [
+        (
+            !args.allowed_tools.is_empty() || !args.disallowed_tools.is_empty(),
+            "--allowed-tools/--disallowed-tools rules",
+        ),
+        (args.max_turns.is_some(), "--max-turns"),
+        (args.max_budget_usd.is_some(), "--max-budget-usd"),
+    ]
+    .into_iter()
+    .filter_map(|(given, flag)| given.then_some(flag))
+    .collect();
+    if !unenforced.is_empty() {
+        context.diagnostics.warn(&format!(
+            "codex exec cannot enforce {}; only the sandbox mode limits what it does",
+            unenforced.join(", ")
+        ));
+    }
+}
+
+/// A CLI child that could not start: a usage error with its hint.
+fn start_error(failure: crate::engine::cli::StartFailure) -> CliError {
+    let exit = if failure.missing_binary {
+        Exit::Usage
+    } else {
+        Exit::RunFailed
+    };
+    let error = CliError::new(exit, failure.message);
+    match failure.hint {
+        Some(hint) => error.with_hint(hint),
+        None => error,
     }
 }
 
@@ -1978,6 +2047,17 @@ fn finish(
                 Some(Failure {
                     kind: "persistence".into(),
                     message: failure.to_string(),
+                    status: None,
+                    retryable: false,
+                }),
+                "error",
+            ),
+            Ending::NotStarted(failure) => (
+                ResultSubtype::ErrorDuringExecution,
+                Exit::Usage,
+                Some(Failure {
+                    kind: "not_started".into(),
+                    message: failure.message.clone(),
                     status: None,
                     retryable: false,
                 }),

@@ -9,7 +9,9 @@
 
 pub mod api;
 mod cancel;
+pub mod cli;
 pub mod event;
+pub mod recorder;
 mod replay;
 mod report;
 pub mod step;

@@ -37,6 +37,8 @@ pub enum Ending {
     Cancelled(CancelReason),
     /// The session could not be written: the run stops rather than continue unrecorded.
     Persistence(SessionError),
+    /// A CLI child could not be started (the CLI engine turns this into an error of its own).
+    NotStarted(super::cli::StartFailure),
 }
 
 /// A refused tool call, as claude lists it in `permission_denials`.

@@ -45,7 +45,7 @@ pub use confine::{
     spawn_confined,
 };
 pub use environment::child_environment;
-pub use sandbox::{ExecSetup, Notice, Sandbox, WebAccess, private_temp_dir};
+pub use sandbox::{ExecSetup, Notice, Sandbox, SandboxMode, WebAccess, private_temp_dir};
 
 /// Names of every built-in tool, in the order they are offered.
 pub const ALL_TOOLS: [&str; 9] = [

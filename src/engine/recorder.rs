@@ -1,29 +1,31 @@
-//! The recorder a child's translated events go through: each one is written to pincer's
-//! session (messages in pi's format, tool results as the child reported them, compactions) and
-//! emitted to the output sink in the same shapes the API path uses, as it arrives.
+//! The recorder a CLI child's translated events go through (`backend::ChildRecord`): each one is
+//! written to pincer's session (messages, tool results as the child reported them, compactions)
+//! and reported as the same events the API engine emits, as it arrives.
+//!
+//! Its state ([`RecorderState`]) lives in the CLI engine across the child runs of a turn (a
+//! stale child session is replaced by a fresh one); each run borrows the turn's transcript, sink
+//! and report through a [`Recorder`].
 
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use crate::config::ModelInfo;
-use crate::conversation::StreamEvent;
-use crate::conversation::now_millis;
+use crate::backend::{ChildRecord, CliBackend};
 use crate::conversation::{
-    AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, StopReason, TextBlock,
-    TokenUsage, ToolResultMessage,
+    AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, Prices, StopReason, StreamEvent,
+    TextBlock, TokenUsage, ToolResultMessage, now_millis,
 };
+use crate::engine::TurnReport;
 use crate::engine::event::{
     AssistantDone, Compaction, Event, EventSink, MessageEnd, Phase, Retry, RetryKind, ToolEnd,
     ToolResultDone, ToolStart,
 };
-use crate::engine::{Ending, TurnReport};
 use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
 use crate::provider::stop_reason::claude_stop_reason;
 use crate::session::store::SessionError;
 use crate::session::transcript::Transcript;
 
-use super::CliBackend;
+use crate::redact::Redactor;
 
 /// An assistant message being assembled from the child's events.
 #[derive(Debug, Default)]
@@ -41,52 +43,63 @@ struct Pending {
     told_start: bool,
 }
 
-/// Writes and emits what the child does.
-pub struct Recorder<'a> {
-    transcript: &'a mut Transcript,
-    sink: &'a mut dyn EventSink,
+/// What the recorder keeps between the child runs of one turn.
+pub struct RecorderState {
     backend: CliBackend,
     model: String,
-    model_info: Option<ModelInfo>,
+    prices: Option<Prices>,
     pending: Option<Pending>,
     tool_names: HashMap<String, String>,
     text_printed: bool,
     separator_pending: bool,
     /// Secrets to scrub from tool results (the provider keys of pincer's environment).
-    redactor: crate::redact::Redactor,
-    /// What the turn did so far.
-    pub report: TurnReport,
+    redactor: Redactor,
 }
 
-/// An empty report, as a turn starts.
-pub fn empty_report() -> TurnReport {
-    TurnReport::empty(Ending::Completed)
-}
-
-impl<'a> Recorder<'a> {
-    /// A recorder for one turn of `backend` running pincer's `model`.
+impl RecorderState {
+    /// The state of a turn of `backend` running pincer's `model`.
     pub fn new(
-        transcript: &'a mut Transcript,
-        sink: &'a mut dyn EventSink,
         backend: CliBackend,
         model: &str,
-        model_info: Option<ModelInfo>,
-    ) -> Recorder<'a> {
-        Recorder {
-            transcript,
-            sink,
+        prices: Option<Prices>,
+        redactor: Redactor,
+    ) -> RecorderState {
+        RecorderState {
             backend,
             model: model.to_owned(),
-            model_info,
+            prices,
             pending: None,
             tool_names: HashMap::new(),
             text_printed: false,
             separator_pending: false,
-            redactor: crate::redact::Redactor::with_environment(
-                std::iter::empty(),
-                crate::settings::process_env,
-            ),
-            report: empty_report(),
+            redactor,
+        }
+    }
+}
+
+/// Writes and emits what the child does.
+pub struct Recorder<'a> {
+    state: &'a mut RecorderState,
+    transcript: &'a mut Transcript,
+    sink: &'a mut dyn EventSink,
+    /// What the turn did so far.
+    report: &'a mut TurnReport,
+}
+
+impl<'a> Recorder<'a> {
+    /// A recorder over `state`, writing to `transcript`, emitting to `sink`, counting in
+    /// `report`.
+    pub fn new(
+        state: &'a mut RecorderState,
+        transcript: &'a mut Transcript,
+        sink: &'a mut dyn EventSink,
+        report: &'a mut TurnReport,
+    ) -> Recorder<'a> {
+        Recorder {
+            state,
+            transcript,
+            sink,
+            report,
         }
     }
 
@@ -95,39 +108,16 @@ impl<'a> Recorder<'a> {
         self.transcript
     }
 
-    /// Show text as it streams (text mode prints it; the other modes ignore it).
-    pub fn text_delta(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        if self.separator_pending {
-            self.separator_pending = false;
-            let _ = self.sink.emit(&Event::TextDelta("\n\n".to_owned()));
-        }
-        self.text_printed = true;
-        // The message this text belongs to may not have begun yet (codex reports the text
-        // before its block): it does now, so that it is not printed again when it completes.
-        self.pending().streamed = true;
-        let _ = self.sink.emit(&Event::TextDelta(text.to_owned()));
-    }
-
-    /// A neutral event of the child's model call as it streams (claude's raw stream events,
-    /// translated), the same events the API path emits.
-    pub fn stream(&mut self, event: &StreamEvent) {
-        self.pending().raw_streamed = true;
-        let _ = self.sink.emit(&Event::Stream(event.clone()));
-    }
-
     /// A model request is on its way (the child is starting).
     pub fn connecting(&mut self) {
         let _ = self.sink.emit(&Event::Phase(Phase::Connecting(
-            self.backend.name().to_owned(),
+            self.state.backend.name().to_owned(),
         )));
     }
 
     /// The stream events of a whole block the child reported at once (block number `block`).
     fn tell(&mut self, block: usize, content: &AssistantBlock) {
-        let model = self.model.clone();
+        let model = self.state.model.clone();
         let pending = self.pending();
         let mut events = Vec::new();
         if !std::mem::replace(&mut pending.told_start, true) {
@@ -162,26 +152,8 @@ impl<'a> Recorder<'a> {
         }
     }
 
-    /// Start (or continue) the assistant message `id`; a different id completes the one before.
-    pub fn begin(&mut self, id: &str) -> Result<(), SessionError> {
-        if self
-            .pending
-            .as_ref()
-            .is_some_and(|pending| pending.id != id)
-        {
-            self.flush(None)?;
-        }
-        if self.pending.is_none() {
-            self.pending = Some(Pending {
-                id: id.to_owned(),
-                ..Pending::default()
-            });
-        }
-        Ok(())
-    }
-
     fn pending(&mut self) -> &mut Pending {
-        self.pending.get_or_insert_with(|| Pending {
+        self.state.pending.get_or_insert_with(|| Pending {
             id: format!("msg_{}", uuid::Uuid::new_v4().simple()),
             ..Pending::default()
         })
@@ -189,14 +161,73 @@ impl<'a> Recorder<'a> {
 
     /// Whether the message being assembled already showed its text as deltas.
     pub fn streamed(&self) -> bool {
-        self.pending
+        self.state
+            .pending
             .as_ref()
             .is_some_and(|pending| pending.streamed)
     }
 
+    /// Whether a message is being assembled.
+    pub fn has_pending(&self) -> bool {
+        self.state.pending.is_some()
+    }
+
+    /// Record the child's session id (and anything else the next turn needs) in a `custom`
+    /// entry `pincer.<backend>`.
+    pub fn child_session(&mut self, data: Value) -> Result<(), SessionError> {
+        let kind = self.state.backend.custom_type();
+        self.transcript
+            .append("custom", json!({"customType": kind, "data": data}))?;
+        self.transcript.sync()
+    }
+}
+
+impl ChildRecord for Recorder<'_> {
+    /// Show text as it streams (text mode prints it; the other modes ignore it).
+    fn text_delta(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if self.state.separator_pending {
+            self.state.separator_pending = false;
+            let _ = self.sink.emit(&Event::TextDelta("\n\n".to_owned()));
+        }
+        self.state.text_printed = true;
+        // The message this text belongs to may not have begun yet (codex reports the text
+        // before its block): it does now, so that it is not printed again when it completes.
+        self.pending().streamed = true;
+        let _ = self.sink.emit(&Event::TextDelta(text.to_owned()));
+    }
+
+    /// A neutral event of the child's model call as it streams (claude's raw stream events,
+    /// translated), the same events the API path emits.
+    fn stream(&mut self, event: &StreamEvent) {
+        self.pending().raw_streamed = true;
+        let _ = self.sink.emit(&Event::Stream(event.clone()));
+    }
+
+    /// Start (or continue) the assistant message `id`; a different id completes the one before.
+    fn begin(&mut self, id: &str) -> Result<(), SessionError> {
+        if self
+            .state
+            .pending
+            .as_ref()
+            .is_some_and(|pending| pending.id != id)
+        {
+            self.flush(None)?;
+        }
+        if self.state.pending.is_none() {
+            self.state.pending = Some(Pending {
+                id: id.to_owned(),
+                ..Pending::default()
+            });
+        }
+        Ok(())
+    }
+
     /// Add a content block to the message being assembled. A tool call is run by the child
     /// next, so it is announced as started.
-    pub fn push(&mut self, block: AssistantBlock) {
+    fn push(&mut self, block: AssistantBlock) {
         let pending = self.pending();
         // claude repeats a block when it splits one message over several events.
         if pending.content.contains(&block) {
@@ -209,7 +240,9 @@ impl<'a> Recorder<'a> {
             self.tell(index, &block);
         }
         if let AssistantBlock::ToolCall(call) = &block {
-            self.tool_names.insert(call.id.clone(), call.name.clone());
+            self.state
+                .tool_names
+                .insert(call.id.clone(), call.name.clone());
             let _ = self.sink.emit(&Event::ToolStarted(ToolStart {
                 id: call.id.clone(),
                 name: call.name.clone(),
@@ -219,30 +252,25 @@ impl<'a> Recorder<'a> {
     }
 
     /// Set the usage of the message being assembled (a complete snapshot).
-    pub fn set_usage(&mut self, usage: TokenUsage) {
+    fn set_usage(&mut self, usage: TokenUsage) {
         self.pending().usage = usage;
     }
 
     /// The usage of the message being assembled.
-    pub fn usage(&self) -> Option<TokenUsage> {
-        self.pending.as_ref().map(|pending| pending.usage)
+    fn usage(&self) -> Option<TokenUsage> {
+        self.state.pending.as_ref().map(|pending| pending.usage)
     }
 
     /// Set the provider's stop word of the message being assembled.
-    pub fn set_stop(&mut self, reason: &str) {
+    fn set_stop(&mut self, reason: &str) {
         self.pending().stop_reason = Some(reason.to_owned());
-    }
-
-    /// Whether a message is being assembled.
-    pub fn has_pending(&self) -> bool {
-        self.pending.is_some()
     }
 
     /// Complete the message being assembled: persist it, emit its `assistant` line, count its
     /// usage. `failure` records it as aborted or failed instead (with the reason), without the
     /// `assistant` line.
-    pub fn flush(&mut self, failure: Option<(StopReason, String)>) -> Result<(), SessionError> {
-        let Some(pending) = self.pending.take() else {
+    fn flush(&mut self, failure: Option<(StopReason, String)>) -> Result<(), SessionError> {
+        let Some(pending) = self.state.pending.take() else {
             return Ok(());
         };
         let has_calls = pending
@@ -256,21 +284,15 @@ impl<'a> Recorder<'a> {
             None => StopReason::Stop,
         };
         let usage = pending.usage;
-        let cost = self.model_info.as_ref().map_or(Cost::default(), |info| {
-            let cost = info.usage_cost(&usage);
-            Cost {
-                input: cost.input,
-                output: cost.output,
-                cache_read: cost.cache_read,
-                cache_write: cost.cache_write,
-                total: cost.total,
-            }
-        });
+        let cost = self
+            .state
+            .prices
+            .map_or_else(Cost::default, |prices| prices.cost(&usage));
         let message = AssistantMessage {
             content: pending.content,
-            api: self.backend.name().to_owned(),
-            provider: self.backend.name().to_owned(),
-            model: self.model.clone(),
+            api: self.state.backend.name().to_owned(),
+            provider: self.state.backend.name().to_owned(),
+            model: self.state.model.clone(),
             usage,
             cost,
             stop_reason,
@@ -293,7 +315,7 @@ impl<'a> Recorder<'a> {
         let totals = self
             .report
             .model_usage
-            .entry(self.model.clone())
+            .entry(self.state.model.clone())
             .or_default();
         totals.usage.add(&usage);
         totals.cost_usd += cost.total;
@@ -324,8 +346,8 @@ impl<'a> Recorder<'a> {
         if !pending.streamed && !text.is_empty() {
             self.text_delta(&text);
         }
-        if self.text_printed {
-            self.separator_pending = true;
+        if self.state.text_printed {
+            self.state.separator_pending = true;
         }
         self.report.final_text = text;
         let _ = self.sink.emit(&Event::MessageEnd(MessageEnd {
@@ -343,7 +365,7 @@ impl<'a> Recorder<'a> {
     }
 
     /// Record a tool result the child reported (completing the call's message first).
-    pub fn tool_result(
+    fn tool_result(
         &mut self,
         call_id: &str,
         text: &str,
@@ -353,14 +375,15 @@ impl<'a> Recorder<'a> {
         self.flush(None)?;
         // The child's tool may have printed a key (a `.env` file, `env`): scrubbed as on the API
         // path before it is stored or shown.
-        let text = &self.redactor.text(text);
+        let text = &self.state.redactor.text(text);
         let mut details = details;
         if let Some(details) = &mut details {
-            self.redactor.value(details);
+            self.state.redactor.value(details);
         }
         let result = ToolResultMessage {
             tool_call_id: call_id.to_owned(),
             tool_name: self
+                .state
                 .tool_names
                 .get(call_id)
                 .cloned()
@@ -390,7 +413,7 @@ impl<'a> Recorder<'a> {
     /// The child compacted its own session: record a compaction entry that keeps pincer's whole
     /// transcript (the child's summary stays with the child; pincer re-sends its context every
     /// turn anyway) and emit `compact_boundary`.
-    pub fn compaction(
+    fn compaction(
         &mut self,
         trigger: &str,
         pre_tokens: Option<u64>,
@@ -406,7 +429,7 @@ impl<'a> Recorder<'a> {
         let summary = format!(
             "{} compacted its own session ({trigger}{}). pincer's transcript before this point \
              is kept in full.",
-            self.backend.name(),
+            self.state.backend.name(),
             pre_tokens.map_or_else(String::new, |tokens| format!(", {tokens} tokens before")),
         );
         self.transcript.append(
@@ -416,7 +439,7 @@ impl<'a> Recorder<'a> {
                 "firstKeptEntryId": first_kept,
                 "tokensBefore": pre_tokens.unwrap_or(0),
                 "details": {
-                    "backend": self.backend.name(),
+                    "backend": self.state.backend.name(),
                     "trigger": trigger,
                     "postTokens": post_tokens,
                 },
@@ -428,22 +451,13 @@ impl<'a> Recorder<'a> {
             trigger: trigger.to_owned(),
             pre_tokens,
             post_tokens,
-            backend: Some(self.backend.name()),
+            backend: Some(self.state.backend.name()),
         }));
         Ok(())
     }
 
-    /// Record the child's session id (and anything else the next turn needs) in a `custom`
-    /// entry `pincer.<backend>`.
-    pub fn child_session(&mut self, data: Value) -> Result<(), SessionError> {
-        let kind = self.backend.custom_type();
-        self.transcript
-            .append("custom", json!({"customType": kind, "data": data}))?;
-        self.transcript.sync()
-    }
-
     /// The child retries its own API call.
-    pub fn child_retry(&mut self, attempt: Option<u64>, delay_ms: Option<u64>, error: String) {
+    fn child_retry(&mut self, attempt: Option<u64>, delay_ms: Option<u64>, error: String) {
         let _ = self.sink.emit(&Event::Retry(Retry {
             attempt,
             delay: delay_ms.map(std::time::Duration::from_millis),

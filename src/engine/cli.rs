@@ -1,0 +1,619 @@
+//! The CLI engine: a turn delegated to the `claude` or `codex` binary (SPEC §4.2). Its one step
+//! is the child's run — argv and environment built, the child supervised, what it does recorded
+//! in pincer's session as it happens and reported as the same events the API engine emits — and
+//! a stale child session makes that step come again once, with a fresh child session seeded
+//! with pincer's transcript.
+//!
+//! Built from `backend/`'s parts (argv, environment, child process, stream readers) and the
+//! recorder (`engine::recorder`). The report is filled exactly as the API engine fills it, so
+//! `commands/` builds the same result object for every backend.
+
+use std::ffi::OsString;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::event::Event;
+use super::recorder::{Recorder, RecorderState};
+use super::step::{Engine, Step, Turn};
+use super::{CancelReason, Denial, Ending, TurnReport};
+use crate::backend::child::{self, ChildEnd, Spawn};
+use crate::backend::claude::ClaudeStream;
+use crate::backend::codex::{CodexStream, RawUsage};
+use crate::backend::{self, BackendSettings, ChildRecord, CliBackend, Invocation, Request};
+use crate::cassette::Cassette;
+use crate::conversation::{Message, Prices, StopReason, ThinkingLevel};
+use crate::provider::ProviderError;
+use crate::provider::classify::FailureKind;
+use crate::redact::Redactor;
+use crate::session::record::Entry;
+use crate::session::store::SessionError;
+use crate::session::transcript::Transcript;
+use crate::tools::SandboxMode;
+use crate::tools::policy::ToolPolicy;
+
+/// Everything fixed for one delegated turn, resolved by `commands/`.
+#[derive(Debug, Clone)]
+pub struct CliSettings {
+    /// Which CLI.
+    pub backend: CliBackend,
+    /// `[backends.NAME]`.
+    pub backend_settings: BackendSettings,
+    /// pincer's model id (after `claude-cli/`), as the session records it.
+    pub model: String,
+    /// The model as the child takes it (`backend::CliBackend::child_model`).
+    pub child_model: String,
+    /// The system prompt, rebuilt for this turn.
+    pub system_prompt: String,
+    /// The tool policy, mapped onto the child's flags.
+    pub policy: ToolPolicy,
+    /// The sandbox mode.
+    pub sandbox: SandboxMode,
+    /// `--add-dir` and `tools.add_dirs`, canonical.
+    pub added_dirs: Vec<PathBuf>,
+    /// The reasoning level asked for, if any (the child keeps its default otherwise).
+    pub thinking: Option<ThinkingLevel>,
+    /// `--max-turns`.
+    pub max_turns: Option<u32>,
+    /// `--max-budget-usd`.
+    pub max_budget_usd: Option<f64>,
+    /// Images to attach, canonical.
+    pub images: Vec<PathBuf>,
+    /// Longest silence from the child.
+    pub idle_timeout: Duration,
+    /// The model's prices, when the catalog knows them.
+    pub prices: Option<Prices>,
+    /// The workspace the child runs in.
+    pub workspace: PathBuf,
+    /// The child's environment, built explicitly (`backend::child_environment`).
+    pub environment: Vec<(OsString, OsString)>,
+    /// Scrubs keys from the child's tool results before they are stored or shown.
+    pub redactor: Redactor,
+}
+
+/// A delegated turn that could not start: the child's binary is missing, or its files could
+/// not be written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartFailure {
+    /// The child's binary could not be started (a usage problem), rather than pincer's own
+    /// files for it.
+    pub missing_binary: bool,
+    /// What went wrong.
+    pub message: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+/// The child session a previous turn recorded: the `data` of the `pincer.<backend>` entry.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Recorded {
+    #[serde(default)]
+    session_id: Option<String>,
+    /// The workspace the child session belongs to.
+    #[serde(default)]
+    cwd: Option<String>,
+    /// codex: the thread's cumulative usage after that turn.
+    #[serde(default)]
+    cumulative_usage: Option<RawUsage>,
+}
+
+fn recorded(transcript: &Transcript, backend: CliBackend) -> Recorded {
+    let kind = backend.custom_type();
+    transcript
+        .entries()
+        .iter()
+        .rev()
+        .find_map(|entry| match entry {
+            Entry::Custom(custom) if custom.custom_type == kind => custom.data.clone(),
+            _ => None,
+        })
+        .and_then(|data| serde_json::from_value(data).ok())
+        .unwrap_or_default()
+}
+
+/// The translator of the running child's output, and what it has seen so far.
+enum Dialect {
+    Claude(ClaudeStream),
+    Codex(CodexStream),
+}
+
+impl Dialect {
+    fn child_session(&self) -> Option<String> {
+        match self {
+            Dialect::Claude(stream) => stream.session_id.clone(),
+            Dialect::Codex(stream) => stream.thread_id.clone(),
+        }
+    }
+}
+
+/// How one child run ended, for the turn.
+enum Verdict {
+    Done(Ending),
+    /// The child session is gone: start a fresh one (once).
+    Stale(String),
+}
+
+/// The request for one child run.
+fn request<'a>(
+    settings: &'a CliSettings,
+    (prompt, resume): (&'a str, Option<&'a str>),
+    fresh_session_id: &'a str,
+    system_prompt_file: &'a Path,
+) -> Request<'a> {
+    Request {
+        backend: settings.backend,
+        settings: &settings.backend_settings,
+        model: &settings.child_model,
+        system_prompt: &settings.system_prompt,
+        prompt,
+        images: &settings.images,
+        policy: &settings.policy,
+        sandbox: settings.sandbox,
+        added_dirs: &settings.added_dirs,
+        thinking: settings.thinking,
+        max_turns: settings.max_turns,
+        max_budget_usd: settings.max_budget_usd,
+        resume,
+        fresh_session_id,
+        system_prompt_file,
+    }
+}
+
+/// The child a fresh turn would start with `prompt` (`--dry-run`): no file is written.
+pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
+    let file = std::env::temp_dir().join("pincer-cli-XXXXXX/system-prompt.md");
+    backend::invocation(&request(
+        settings,
+        (prompt, None),
+        "00000000-0000-4000-8000-000000000000",
+        &file,
+    ))
+}
+
+/// What the engine keeps between child runs.
+pub(crate) struct CliEngine<'run> {
+    settings: &'run CliSettings,
+    cassette: Option<&'run Cassette>,
+    record: RecorderState,
+    previous: Recorded,
+    /// The child session to continue (none: a fresh one).
+    resume: Option<String>,
+    reseeded: bool,
+    /// The new prompt, and pincer's transcript before it (for a fresh child session).
+    prompt: String,
+    history: Vec<Message>,
+    /// The private directory of the system prompt file (removed with the engine).
+    _directory: tempfile::TempDir,
+    prompt_file: PathBuf,
+    workspace: String,
+    started: Instant,
+    dialect: Option<Dialect>,
+}
+
+impl<'run> CliEngine<'run> {
+    /// An engine for one turn: the system prompt file is written now.
+    pub(crate) fn new(
+        settings: &'run CliSettings,
+        cassette: Option<&'run Cassette>,
+        turn: &Turn<'_>,
+    ) -> Result<CliEngine<'run>, StartFailure> {
+        let directory = tempfile::Builder::new()
+            .prefix("pincer-cli-")
+            .tempdir()
+            .map_err(|error| StartFailure {
+                missing_binary: false,
+                message: format!("cannot create a temporary directory: {error}"),
+                hint: None,
+            })?;
+        let prompt_file = directory.path().join("system-prompt.md");
+        crate::fs::write_atomic(&prompt_file, settings.system_prompt.as_bytes()).map_err(
+            |error| StartFailure {
+                missing_binary: false,
+                message: format!("cannot write the system prompt file: {error}"),
+                hint: None,
+            },
+        )?;
+        let previous = recorded(turn.transcript, settings.backend);
+        let workspace = settings.workspace.to_string_lossy().into_owned();
+        // A child session is bound to its directory (claude keys sessions by cwd): from another
+        // workspace, start a fresh one seeded with the transcript instead of failing.
+        let resume = previous
+            .session_id
+            .clone()
+            .filter(|_| previous.cwd.as_deref().is_none_or(|cwd| cwd == workspace));
+        let (prompt, history) = match turn.messages.split_last() {
+            Some((Message::User(user), history)) => (user.content.text(), history.to_vec()),
+            _ => (String::new(), turn.messages.clone()),
+        };
+        Ok(CliEngine {
+            settings,
+            cassette,
+            record: RecorderState::new(
+                settings.backend,
+                &settings.model,
+                settings.prices,
+                settings.redactor.clone(),
+            ),
+            previous,
+            resume,
+            reseeded: false,
+            prompt,
+            history,
+            _directory: directory,
+            prompt_file,
+            workspace,
+            started: Instant::now(),
+            dialect: None,
+        })
+    }
+
+    /// `Step::CallModel`: one child run, recorded as it goes.
+    async fn run_child(&mut self, turn: &mut Turn<'_>) -> Step {
+        let settings = self.settings;
+        let backend = settings.backend;
+        let fresh_id = uuid::Uuid::new_v4().to_string();
+        // A fresh child session after earlier turns (a stale session, another directory, or a
+        // session that used another backend) gets pincer's transcript as its opening context.
+        let text = if self.resume.is_none() && !self.history.is_empty() {
+            backend::reseeded_prompt(&self.history, &self.prompt)
+        } else {
+            self.prompt.clone()
+        };
+        let invocation = backend::invocation(&request(
+            settings,
+            (&text, self.resume.as_deref()),
+            &fresh_id,
+            &self.prompt_file,
+        ));
+        let request_files = [self.prompt_file.as_path()];
+        let spawn = Spawn {
+            program: &invocation.program,
+            args: &invocation.args,
+            env: &settings.environment,
+            cwd: &settings.workspace,
+            stdin: invocation.stdin.as_deref(),
+            tape: self.cassette.map(|cassette| child::Tape {
+                cassette,
+                provider: backend.name(),
+                model: &settings.model,
+                files: &request_files,
+            }),
+        };
+        let mut dialect = match backend {
+            CliBackend::Claude => Dialect::Claude(ClaudeStream::default()),
+            CliBackend::Codex => {
+                let mut stream = CodexStream::default();
+                stream.previous = self
+                    .previous
+                    .session_id
+                    .clone()
+                    .zip(self.previous.cumulative_usage)
+                    .filter(|_| self.resume.is_some());
+                Dialect::Codex(stream)
+            }
+        };
+        let mut write_error: Option<SessionError> = None;
+        let mut noise: Vec<String> = Vec::new();
+        let mut recorder = Recorder::new(
+            &mut self.record,
+            turn.transcript,
+            turn.sink,
+            &mut turn.report,
+        );
+        recorder.connecting();
+        let end = child::run(
+            &spawn,
+            settings.idle_timeout,
+            turn.cancellation,
+            &mut |line| {
+                let handled = match &mut dialect {
+                    Dialect::Claude(stream) => stream.line(line, &mut recorder),
+                    Dialect::Codex(stream) => stream.line(line, &mut recorder),
+                };
+                match handled {
+                    Ok(true) => ControlFlow::Continue(()),
+                    Ok(false) => {
+                        // Not an event: log chatter, kept for an error message.
+                        if !line.trim().is_empty() && noise.len() < 20 {
+                            noise.push(line.to_owned());
+                        }
+                        ControlFlow::Continue(())
+                    }
+                    Err(error) => {
+                        write_error = Some(error);
+                        ControlFlow::Break(())
+                    }
+                }
+            },
+        )
+        .await;
+        let end = match end {
+            Ok(end) => end,
+            Err(error) => {
+                return Step::Done(Ending::NotStarted(StartFailure {
+                    missing_binary: true,
+                    message: format!("cannot start '{}': {error}", invocation.program),
+                    hint: Some(format!(
+                        "install the CLI, or set backends.{}.command to its path",
+                        backend.name()
+                    )),
+                }));
+            }
+        };
+        let verdict = judge(
+            backend,
+            &end,
+            &dialect,
+            &noise,
+            self.resume.is_some(),
+            write_error,
+        );
+        self.dialect = Some(dialect);
+        let ending = match verdict {
+            Verdict::Stale(message) if !self.reseeded => {
+                self.reseeded = true;
+                let _ = turn.sink.emit(&Event::Warning(format!(
+                    "the {} session {} is gone ({}); starting a fresh one seeded with this \
+                     session's transcript",
+                    backend.name(),
+                    self.resume.as_deref().unwrap_or_default(),
+                    message.lines().next().unwrap_or_default()
+                )));
+                self.resume = None;
+                return Step::CallModel;
+            }
+            Verdict::Stale(message) => {
+                let (error, _) = backend::child_failure(backend, &message, None);
+                Ending::Failed {
+                    error,
+                    kind: FailureKind::SessionExpired,
+                }
+            }
+            Verdict::Done(ending) => ending,
+        };
+        Step::Done(self.conclude(ending, turn))
+    }
+
+    /// Finish the record of the turn: the last message (completed, failed or aborted), the
+    /// child's session id, and the report from what the child said at the end.
+    fn conclude(&mut self, ending: Ending, turn: &mut Turn<'_>) -> Ending {
+        let failure_text = match &ending {
+            Ending::Failed { error, .. } => Some((StopReason::Error, error.to_string())),
+            Ending::Cancelled(reason) => Some((StopReason::Aborted, reason.message().to_owned())),
+            _ => None,
+        };
+        let mut ending = ending;
+        let dialect = self.dialect.as_ref();
+        let workspace = &self.workspace;
+        let mut recorder = Recorder::new(
+            &mut self.record,
+            turn.transcript,
+            turn.sink,
+            &mut turn.report,
+        );
+        let mut write = || -> Result<(), SessionError> {
+            match &failure_text {
+                // A failure that produced nothing is recorded too, so `status` can say why.
+                Some(failure) => {
+                    if !recorder.has_pending() {
+                        recorder.set_stop("error");
+                    }
+                    recorder.flush(Some(failure.clone()))?;
+                }
+                None => recorder.flush(None)?,
+            }
+            if let Some(id) = dialect.and_then(Dialect::child_session) {
+                let mut data = json!({"sessionId": id, "cwd": workspace});
+                if let Some(Dialect::Codex(stream)) = dialect
+                    && let Some(usage) = stream.cumulative
+                {
+                    data["cumulativeUsage"] = usage.to_json();
+                }
+                recorder.child_session(data)?;
+            }
+            Ok(())
+        };
+        if !matches!(ending, Ending::Persistence(_) | Ending::NotStarted(_))
+            && let Err(error) = write()
+        {
+            ending = Ending::Persistence(error);
+        }
+        let report = &mut turn.report;
+        self.finish_report(report, &mut ending);
+        ending
+    }
+
+    /// What only the child's final record says (claude's `result`): its answer, turn count,
+    /// refusals and API time.
+    fn finish_report(&self, report: &mut TurnReport, ending: &mut Ending) {
+        if let Some(Dialect::Claude(stream)) = &self.dialect
+            && let Some(result) = &stream.result
+        {
+            if matches!(ending, Ending::Completed) && !result.result.is_empty() {
+                report.final_text.clone_from(&result.result);
+            }
+            if let Some(turns) = result.num_turns {
+                report.model_calls = report.model_calls.max(turns);
+            }
+            report.permission_denials = result
+                .permission_denials
+                .iter()
+                .map(|denial| Denial {
+                    tool_name: denial.tool_name.clone(),
+                    tool_use_id: denial.tool_use_id.clone(),
+                    tool_input: denial.tool_input.clone(),
+                })
+                .collect();
+            report.api_duration = result
+                .duration_api_ms
+                .map_or_else(|| self.started.elapsed(), Duration::from_millis);
+        } else {
+            report.api_duration = self.started.elapsed();
+        }
+        if matches!(ending, Ending::Completed)
+            && report.stop_reason == Some("max_tokens")
+            && report.final_text.trim().is_empty()
+        {
+            // As on the API path: the child's last message was cut before it said anything.
+            *ending = Ending::OutputLimit {
+                max_output_tokens: None,
+            };
+        }
+        if !matches!(
+            ending,
+            Ending::Completed | Ending::MaxTurns | Ending::MaxBudget | Ending::Cancelled(_)
+        ) {
+            // Never an error text as the answer (SPEC §4.2.9).
+            report.final_text.clear();
+        }
+    }
+}
+
+impl Engine for CliEngine<'_> {
+    async fn step(&mut self, step: Step, turn: &mut Turn<'_>) -> Step {
+        match step {
+            // The child runs its own tool loop: its one step is the run.
+            Step::Done(ending) => Step::Done(ending),
+            _ => self.run_child(turn).await,
+        }
+    }
+
+    /// Cut short before or between child runs: recorded like a child killed by the signal.
+    fn interrupted(&mut self, reason: CancelReason, turn: &mut Turn<'_>) -> Ending {
+        self.conclude(Ending::Cancelled(reason), turn)
+    }
+}
+
+/// Decide how a child run ended.
+fn judge(
+    backend: CliBackend,
+    end: &ChildEnd,
+    dialect: &Dialect,
+    noise: &[String],
+    resumed: bool,
+    write_error: Option<SessionError>,
+) -> Verdict {
+    if let Some(error) = write_error {
+        return Verdict::Done(Ending::Persistence(error));
+    }
+    let (code, stderr) = match end {
+        ChildEnd::Stopped => {
+            return Verdict::Done(Ending::Persistence(SessionError::Serialize(
+                "the session could not be written".to_owned(),
+            )));
+        }
+        ChildEnd::Cancelled(reason) => return Verdict::Done(Ending::Cancelled(*reason)),
+        ChildEnd::Cassette(message) => {
+            return Verdict::Done(Ending::Failed {
+                error: ProviderError::Cassette {
+                    provider: backend.name().to_owned(),
+                    message: message.clone(),
+                },
+                kind: FailureKind::Cassette,
+            });
+        }
+        ChildEnd::Idle { after, .. } => {
+            return Verdict::Done(Ending::Failed {
+                error: ProviderError::IdleTimeout {
+                    provider: backend.name().to_owned(),
+                    after: *after,
+                },
+                kind: FailureKind::Timeout,
+            });
+        }
+        ChildEnd::Exited { code, stderr } => (*code, stderr.as_str()),
+    };
+    let evidence = |extra: &str| -> String {
+        let mut parts: Vec<&str> = Vec::new();
+        if !extra.trim().is_empty() {
+            parts.push(extra.trim());
+        }
+        if !stderr.trim().is_empty() {
+            parts.push(stderr.trim());
+        }
+        let noise = noise.join("\n");
+        let mut text = parts.join("\n");
+        if text.is_empty() {
+            text = noise;
+        }
+        if text.is_empty() {
+            text = match code {
+                Some(code) => format!("{} exited with status {code}", backend.name()),
+                None => format!("{} was killed by a signal", backend.name()),
+            };
+        }
+        text
+    };
+    let failure = |text: String, status: Option<u16>| -> Verdict {
+        let (error, kind) = backend::child_failure(backend, &text, status);
+        if kind == FailureKind::SessionExpired && resumed {
+            return Verdict::Stale(text);
+        }
+        Verdict::Done(Ending::Failed { error, kind })
+    };
+    match dialect {
+        Dialect::Claude(stream) => match &stream.result {
+            Some(result) if !result.is_error && result.subtype == "success" && code == Some(0) => {
+                Verdict::Done(Ending::Completed)
+            }
+            Some(result) if result.subtype == "error_max_turns" => Verdict::Done(Ending::MaxTurns),
+            Some(result) if result.subtype == "error_max_budget_usd" => {
+                Verdict::Done(Ending::MaxBudget)
+            }
+            Some(result) => {
+                let mut text = result.errors.join("\n");
+                if text.is_empty() {
+                    text.clone_from(&result.result);
+                }
+                failure(evidence(&text), result.api_error_status)
+            }
+            None => failure(evidence(""), None),
+        },
+        Dialect::Codex(stream) => match (&stream.failure, stream.completed, code) {
+            (None, true, Some(0)) => Verdict::Done(Ending::Completed),
+            (Some(message), _, _) => failure(evidence(message), None),
+            _ => failure(evidence(""), None),
+        },
+    }
+}
+
+/// Run one delegated turn: `messages` holds the context with the new user message last (already
+/// in `transcript`); what the child does is appended to the transcript.
+pub(crate) async fn run(
+    settings: &CliSettings,
+    cassette: Option<&Cassette>,
+    messages: &mut Vec<Message>,
+    transcript: &mut Transcript,
+    sink: &mut dyn super::EventSink,
+    cancellation: &super::Cancellation,
+) -> Result<TurnReport, StartFailure> {
+    let before = transcript.entries().len();
+    let mut turn = Turn {
+        messages,
+        transcript,
+        sink,
+        cancellation,
+        report: TurnReport::empty(Ending::Completed),
+    };
+    let mut engine = CliEngine::new(settings, cassette, &turn)?;
+    super::step::drive(&mut engine, &mut turn).await;
+    // The child's messages went to the session only: bring the context along for a fallback
+    // that comes after this turn.
+    for entry in &turn.transcript.entries()[before..] {
+        if let Entry::Message(entry) = entry
+            && let Some(message) = entry.message.clone().into_conversation()
+        {
+            turn.messages.push(message);
+        }
+    }
+    match std::mem::replace(&mut turn.report.ending, Ending::Completed) {
+        Ending::NotStarted(failure) => Err(failure),
+        ending => {
+            turn.report.ending = ending;
+            Ok(turn.report)
+        }
+    }
+}
