@@ -17,6 +17,7 @@ pub mod docs;
 pub mod error;
 pub mod fs;
 pub mod input;
+pub mod mcp;
 pub mod output;
 pub mod provider;
 pub mod redact;
