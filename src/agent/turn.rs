@@ -126,6 +126,8 @@ pub struct TurnSettings {
     pub workspace: PathBuf,
     /// Which tools are offered and which calls are allowed.
     pub policy: ToolPolicy,
+    /// The MCP servers whose tools are offered next to the built-in ones (SPEC §13).
+    pub mcp: std::sync::Arc<crate::mcp::McpSet>,
     /// Where file tools may reach and what `exec` may write.
     pub sandbox: Sandbox,
     /// Automatic compaction.
@@ -927,6 +929,12 @@ pub async fn run(
                     tools::Refusal::Policy,
                     format!("Permission denied: {reason}"),
                 )
+            } else if settings.mcp.has_tool(&name) {
+                // An MCP tool: the call goes to its server (SPEC §13).
+                settings
+                    .mcp
+                    .call(&name, &arguments, &cancellation.token)
+                    .await
             } else {
                 tools::execute(&name, &arguments, &tool_context).await
             };

@@ -44,6 +44,8 @@ pub(super) struct Delegation<'a> {
     pub(super) thinking: Option<ThinkingLevel>,
     /// pincer's session id, for event lines.
     pub(super) session_id: Option<&'a str>,
+    /// The run's MCP servers, which the child starts (SPEC §13).
+    pub(super) mcp: &'a crate::mcp::McpConfig,
 }
 
 /// The child session a previous turn recorded: the `data` of the `pincer.<backend>` entry.
@@ -91,8 +93,14 @@ pub(super) fn dry_run(
 ) -> CliResult<Value> {
     let settings = backend_settings(context, delegation.backend)?;
     let images = image_paths(args)?;
-    let file = std::env::temp_dir().join("pincer-cli-XXXXXX/system-prompt.md");
-    let request = request_for(
+    let directory = std::env::temp_dir().join("pincer-cli-XXXXXX");
+    let file = directory.join("system-prompt.md");
+    let mcp_file = directory.join(MCP_CONFIG_FILE);
+    let mcp_shown = match delegation.backend {
+        CliBackend::Claude => backend::mcp::claude_config_shown(delegation.mcp, delegation.policy),
+        CliBackend::Codex => None,
+    };
+    let mut request = request_for(
         args,
         delegation,
         settings,
@@ -101,8 +109,9 @@ pub(super) fn dry_run(
         "00000000-0000-4000-8000-000000000000",
         &file,
     );
+    request.mcp_config_file = mcp_shown.as_ref().map(|_| mcp_file.as_path());
     let invocation = backend::invocation(&request);
-    let environment: Vec<String> = backend::child_environment(settings, std::env::vars_os())
+    let environment: Vec<String> = child_environment(settings, delegation)
         .into_iter()
         .map(|(name, _)| name.to_string_lossy().into_owned())
         .collect();
@@ -112,7 +121,26 @@ pub(super) fn dry_run(
         "prompt_via_stdin": invocation.stdin.is_some(),
         "env_names": environment,
         "cleared_env": settings.clear_env,
+        "mcp_config": mcp_shown,
     }))
+}
+
+/// The name of claude's `--mcp-config` file in the run's temporary directory.
+const MCP_CONFIG_FILE: &str = "mcp-config.json";
+
+/// The child's environment: the backend's, plus what codex passes on to MCP servers by name.
+fn child_environment(
+    settings: &crate::settings::BackendSettings,
+    delegation: &Delegation<'_>,
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let mut environment = backend::child_environment(settings, std::env::vars_os());
+    if delegation.backend == CliBackend::Codex {
+        for (name, value) in backend::mcp::codex_overrides(delegation.mcp, delegation.policy).env {
+            environment.retain(|(existing, _)| existing.as_os_str() != name.as_str());
+            environment.push((name.into(), value.into()));
+        }
+    }
+    environment
 }
 
 fn backend_settings(
@@ -160,6 +188,8 @@ fn request_for<'a>(
         resume,
         fresh_session_id,
         system_prompt_file,
+        mcp: delegation.mcp,
+        mcp_config_file: None,
     }
 }
 
@@ -218,6 +248,9 @@ pub(super) async fn run_delegated(
                 unenforced.join(", ")
             ));
         }
+        for warning in backend::mcp::codex_overrides(delegation.mcp, delegation.policy).warnings {
+            context.diagnostics.warn(&warning);
+        }
     }
     let started = Instant::now();
     let images = image_paths(args)?;
@@ -249,7 +282,21 @@ pub(super) async fn run_delegated(
             )
         },
     )?;
-    let environment = backend::child_environment(settings, std::env::vars_os());
+    // claude reads the run's MCP servers from a file of its own format (SPEC §13).
+    let mcp_file = directory.path().join(MCP_CONFIG_FILE);
+    let mcp_file = match backend::mcp::claude_config(delegation.mcp, delegation.policy) {
+        Some(config) if backend == CliBackend::Claude => {
+            crate::fs::write_atomic(&mcp_file, config.to_string().as_bytes()).map_err(|error| {
+                CliError::new(
+                    Exit::RunFailed,
+                    format!("cannot write the MCP config file: {error}"),
+                )
+            })?;
+            Some(mcp_file)
+        }
+        _ => None,
+    };
+    let environment = child_environment(settings, delegation);
     let idle = args
         .idle_timeout
         .map(|seconds| Duration::from_secs_f64(seconds.max(0.0)))
@@ -275,7 +322,7 @@ pub(super) async fn run_delegated(
         } else {
             prompt.clone()
         };
-        let request = request_for(
+        let mut request = request_for(
             args,
             delegation,
             settings,
@@ -284,6 +331,7 @@ pub(super) async fn run_delegated(
             &fresh_id,
             &prompt_file,
         );
+        request.mcp_config_file = mcp_file.as_deref();
         let invocation = backend::invocation(&request);
         let spawn = Spawn {
             program: &invocation.program,

@@ -7,6 +7,7 @@ mod cancel;
 pub mod compact;
 mod delegate;
 pub mod generate;
+mod mcp;
 pub mod sessions;
 pub mod status;
 pub mod turn;

@@ -201,7 +201,7 @@ fn fail(
             }
             None => RunResult::early_error(
                 ResultSubtype::ErrorDuringExecution,
-                error.exit.kind(),
+                error.kind(),
                 &error.message,
                 millis(started.elapsed()),
             ),
@@ -837,6 +837,8 @@ fn execute(
     if let TurnPlan::Resume(resume_args) = plan {
         check_resume_session_id(resume_args)?;
     }
+    // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
+    let mcp_config = super::mcp::config(context, &args.mcp)?;
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
@@ -927,6 +929,25 @@ fn execute(
     // A bad tool rule is a usage error: check it before a session file is created.
     let policy = tool_policy(context, args)?;
 
+    // MCP servers (SPEC §13): they start before the session is created, so that a required one
+    // that fails leaves nothing behind. A turn that only delegates to a CLI hands the servers to
+    // the child instead.
+    let mcp = if args.dry_run
+        || chain
+            .iter()
+            .all(|candidate| candidate.resolved.cli.is_some())
+    {
+        std::sync::Arc::new(crate::mcp::McpSet::empty())
+    } else {
+        let keys: Vec<&str> = chain
+            .iter()
+            .flat_map(|candidate| &candidate.credentials)
+            .filter_map(|credential| credential.key.as_deref())
+            .collect();
+        super::mcp::start_for_turn(context, scope, &mcp_config, &keys)?
+    };
+    let policy = policy.with_mcp_tools(mcp.tools());
+
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
         dry_run_context(context, scope, &index, plan)?
@@ -1005,6 +1026,8 @@ fn execute(
     };
     let shared = Shared {
         policy,
+        mcp,
+        mcp_config,
         sandbox_mode,
         sandbox: exec_sandbox(
             context,
@@ -1054,6 +1077,7 @@ fn execute(
             "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
             "tool_policy": shared.policy.describe(),
             "sandbox": super::status::sandbox_report(&shared.sandbox),
+            "mcp_servers": super::mcp::dry_run(&shared.mcp_config),
         });
         let specific = match primary.resolved.cli {
             Some(backend) => {
@@ -1129,6 +1153,11 @@ fn execute(
         "backend": known.backend.unwrap_or("api"),
         "permissionMode": "default",
         "apiKeySource": if first.settings.endpoint.api_key.is_some() { "environment" } else { "none" },
+        "mcp_servers": if primary.resolved.cli.is_some() {
+            super::mcp::delegated_servers(&shared.mcp_config)
+        } else {
+            super::mcp::init_servers(&shared.mcp)
+        },
         "pincer_version": env!("CARGO_PKG_VERSION"),
     })));
     if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
@@ -1148,7 +1177,11 @@ fn execute(
         &mut setup.transcript,
         sink,
         scope.cancellation(),
-    ))?;
+    ));
+    // Every exit path of the turn stops the MCP servers here; the others drop the set, which
+    // kills their process groups at once.
+    scope.block_on(shared.mcp.shutdown());
+    let outcome = outcome?;
     // A fallback answers this turn only: the session stays on the model it was run with.
     if outcome.last_model != model_ref {
         append_model_change(&mut setup.transcript, primary)?;
@@ -1250,6 +1283,10 @@ fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<V
 /// What every attempt of the chain shares.
 struct Shared {
     policy: ToolPolicy,
+    /// The MCP servers the API path calls (empty when nothing was started).
+    mcp: std::sync::Arc<crate::mcp::McpSet>,
+    /// The MCP servers as configured, handed to a CLI backend.
+    mcp_config: crate::mcp::McpConfig,
     sandbox_mode: SandboxMode,
     sandbox: Sandbox,
     now: String,
@@ -1296,7 +1333,19 @@ fn attempt_settings(
     let tools = match resolved.cli {
         // The prompt describes the child's own tools, as the policy maps onto them.
         Some(backend) => crate::backend::prompt_tools(backend, &shared.policy, shared.sandbox_mode),
-        None => crate::tools::definitions(&tool_names),
+        None => {
+            // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
+            let offered_mcp = shared.policy.offered_mcp();
+            let mut tools = crate::tools::definitions(&tool_names);
+            tools.extend(
+                shared
+                    .mcp
+                    .tool_definitions()
+                    .into_iter()
+                    .filter(|tool| offered_mcp.contains(&tool.name)),
+            );
+            tools
+        }
     };
     let built = prompt::build(&PromptInputs {
         workspace: &context.workspace,
@@ -1349,6 +1398,7 @@ fn attempt_settings(
         session_id: shared.session_id.clone(),
         workspace: context.workspace.clone(),
         policy: shared.policy.clone(),
+        mcp: std::sync::Arc::clone(&shared.mcp),
         sandbox: shared.sandbox.clone(),
         compaction: context.settings.compaction.clone(),
         credential,
@@ -1611,6 +1661,7 @@ fn delegation_for<'a>(
         sandbox: shared.sandbox_mode,
         thinking: shared.thinking_asked,
         session_id: shared.session_id.as_deref(),
+        mcp: &shared.mcp_config,
     }
 }
 
