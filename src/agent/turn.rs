@@ -557,10 +557,13 @@ pub async fn run(
         sandbox: settings.sandbox.clone(),
     };
     // Tool output may echo a key (`env`, a `.env` file): scrub it before it is stored or sent.
+    // MCP servers' tokens too: a server may echo what it was configured with.
+    let mcp_secrets = settings.mcp.secrets();
     let redactor = crate::redact::Redactor::with_environment(
         std::iter::once(&settings.credential)
             .chain(&settings.spare_credentials)
-            .filter_map(|credential| credential.key.as_deref()),
+            .filter_map(|credential| credential.key.as_deref())
+            .chain(mcp_secrets.iter().map(String::as_str)),
         crate::settings::process_env,
     );
     let mut progress = Progress {

@@ -43,37 +43,44 @@ fn start_context(
     context: &Context,
     keys: &[&str],
     cancel: tokio_util::sync::CancellationToken,
-) -> CliResult<StartContext> {
+    http: reqwest::Client,
+) -> StartContext {
     let diagnostics = context.diagnostics.clone();
     let on_stderr: Option<crate::mcp::StderrSink> = (diagnostics.verbosity() > 0).then(|| {
         Arc::new(move |server: &str, line: &str| {
             diagnostics.detail(&format!("mcp[{server}]: {line}"))
         }) as crate::mcp::StderrSink
     });
-    Ok(StartContext {
+    StartContext {
         workspace: context.workspace.clone(),
         environment: Arc::new(std::env::vars_os().collect()),
         clear_env: context.settings.tools.exec.clear_env.clone(),
         secrets: keys.iter().map(|key| (*key).to_owned()).collect(),
-        http: super::http_client()?,
+        http,
         on_stderr,
         cancel,
-    })
+    }
 }
 
 /// Start the enabled servers for a turn, before its first request. A server that fails is a
 /// warning (and `status: "failed"` in the init event); a `required` one ends the run: exit 1
-/// with `error.kind = "mcp"`, its servers stopped.
+/// with `error.kind = "mcp"`, its servers stopped. `http` is the turn's HTTP client.
 pub(crate) fn start_for_turn(
     context: &Context,
     scope: &CancelScope,
     config: &McpConfig,
     keys: &[&str],
+    http: &reqwest::Client,
 ) -> CliResult<Arc<McpSet>> {
     if config.enabled().next().is_none() {
         return Ok(Arc::new(McpSet::empty()));
     }
-    let start = start_context(context, keys, scope.cancellation().token.clone())?;
+    let start = start_context(
+        context,
+        keys,
+        scope.cancellation().token.clone(),
+        http.clone(),
+    );
     let set = scope
         .wait(McpSet::start(config, &start))
         .map_err(cancelled_error)?;
@@ -188,7 +195,12 @@ pub(crate) fn dry_run(config: &McpConfig) -> Value {
 pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(Value, bool)> {
     let config = config(context, args)?;
     let scope = CancelScope::start(context.started, None)?;
-    let start = start_context(context, &[], scope.cancellation().token.clone())?;
+    let start = start_context(
+        context,
+        &[],
+        scope.cancellation().token.clone(),
+        super::http_client()?,
+    );
     let set = scope
         .wait(McpSet::start(&config, &start))
         .map_err(cancelled_error)?;

@@ -932,7 +932,11 @@ fn execute(
     // MCP servers (SPEC §13): they start before the session is created, so that a required one
     // that fails leaves nothing behind. A turn that only delegates to a CLI hands the servers to
     // the child instead.
+    // The model's HTTP client is built here when the servers need it too (building one costs a
+    // few milliseconds).
+    let mut client = None;
     let mcp = if args.dry_run
+        || mcp_config.enabled().next().is_none()
         || chain
             .iter()
             .all(|candidate| candidate.resolved.cli.is_some())
@@ -944,7 +948,8 @@ fn execute(
             .flat_map(|candidate| &candidate.credentials)
             .filter_map(|credential| credential.key.as_deref())
             .collect();
-        super::mcp::start_for_turn(context, scope, &mcp_config, &keys)?
+        let http = client.insert(super::http_client()?);
+        super::mcp::start_for_turn(context, scope, &mcp_config, &keys, http)?
     };
     let policy = policy.with_mcp_tools(mcp.tools());
 
@@ -1166,7 +1171,10 @@ fn execute(
         context.diagnostics.info(&format!("session: {id}"));
     }
 
-    let client = super::http_client()?;
+    let client = match client {
+        Some(client) => client,
+        None => super::http_client()?,
+    };
     let outcome = scope.block_on(run_chain(
         context,
         args,

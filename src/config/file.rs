@@ -826,6 +826,34 @@ max_bytes = 1024
     }
 
     #[test]
+    fn mcp_server_tables_take_codexs_keys_and_a_typo_is_named_with_its_line() {
+        let text = "[mcp]\nload_workspace = true\n\n[mcp_servers.fs]\ncommand = \"npx\"\n\
+                    args = [\"-y\"]\nenv = { A = \"1\" }\nenv_vars = [\"T\"]\ncwd = \"x\"\n\
+                    startup_timeout_sec = 5\ntool_timeout_sec = 1.5\nenabled = true\n\
+                    required = false\nenabled_tools = [\"a\"]\ndisabled_tools = [\"b\"]\n\n\
+                    [mcp_servers.gh]\nurl = \"https://h/mcp\"\nbearer_token_env_var = \"GH\"\n\
+                    http_headers = { X = \"y\" }\nenv_http_headers = { Y = \"Z\" }\n\n\
+                    [mcp_servers.old]\ntype = \"sse\"\nurl = \"http://h/sse\"\n";
+        let config = parse(text).unwrap();
+        assert_eq!(config.mcp.load_workspace, Some(true));
+        assert_eq!(config.mcp_servers["fs"].tool_timeout_sec, Some(1.5));
+        assert_eq!(
+            config.mcp_servers["gh"].bearer_token_env_var.as_deref(),
+            Some("GH")
+        );
+        assert_eq!(
+            config.mcp_servers["old"].transport,
+            Some(McpTransportKind::Sse)
+        );
+        let error = parse("[mcp_servers.fs]\ncommand = \"x\"\nbearer_token = \"t\"\n").unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, table, origin: ConfigOrigin::File { line: Some(3), .. }, .. }
+                if key == "bearer_token" && table == "mcp_servers.fs"),
+            "{error:?}"
+        );
+    }
+
+    #[test]
     fn an_unknown_top_level_key_is_named_with_its_line() {
         let error = parse("# settings\nmodel = \"x/y\"\nmodle = \"a/b\"\n").unwrap_err();
         match &error {

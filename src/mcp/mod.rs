@@ -192,6 +192,8 @@ struct Server {
     watch: Option<ProcessWatch>,
     /// The tools it listed, until [`McpSet::start`] names them.
     listed: Option<Vec<Tool>>,
+    /// Tokens and other secret values its configuration holds.
+    secrets: Vec<String>,
     /// Taken by `shutdown`.
     running: Mutex<Option<Running>>,
 }
@@ -303,6 +305,15 @@ impl McpSet {
         self.servers
             .iter()
             .flat_map(|server| server.status.tools.iter().cloned())
+            .collect()
+    }
+
+    /// The secret values the servers were configured with (bearer tokens, credential-looking
+    /// headers and `env` entries): the turn redacts them from tool results like its own keys.
+    pub fn secrets(&self) -> Vec<String> {
+        self.servers
+            .iter()
+            .flat_map(|server| server.secrets.iter().cloned())
             .collect()
     }
 
@@ -544,6 +555,7 @@ async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
         }),
     };
     let watch = process.as_ref().map(StdioProcess::watch);
+    let secrets = secrets_of(&spec, context);
     let mut status = ServerStatus {
         name: spec.name.clone(),
         state: ServerState::Failed,
@@ -572,6 +584,7 @@ async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
                 peer: Some(peer),
                 watch,
                 listed: Some(connected.tools),
+                secrets,
                 running: Mutex::new(Some(Running {
                     service: connected.service,
                     process,
@@ -596,6 +609,7 @@ async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
                 peer: None,
                 watch,
                 listed: None,
+                secrets,
                 running: Mutex::new(None),
             }
         }
@@ -645,9 +659,7 @@ async fn connect(
             })
             .map_err(fail)?;
             *process = Some(started);
-            rmcp::serve_client(client_info(), (stdout, stdin))
-                .await
-                .map_err(|error| fail(format!("initialize failed: {error}")))?
+            initialize((stdout, stdin)).await?
         }
         TransportSpec::Http {
             url,
@@ -658,7 +670,7 @@ async fn connect(
             let token = bearer_token(bearer_token_env_var.as_deref(), context)?;
             let mut custom: HashMap<HeaderName, HeaderValue> = HashMap::new();
             for (name, value) in
-                legacy_sse::header_map(&all_headers(headers, env_headers, context)?, None)
+                legacy_sse::header_map(&all_headers(headers, env_headers, context), None)
                     .map_err(fail)?
             {
                 if let Some(name) = name {
@@ -672,9 +684,7 @@ async fn connect(
             }
             let transport =
                 StreamableHttpClientTransport::with_client(context.http.clone(), config);
-            rmcp::serve_client(client_info(), transport)
-                .await
-                .map_err(|error| fail(format!("initialize failed: {error}")))?
+            initialize(transport).await?
         }
         TransportSpec::Sse {
             url,
@@ -684,16 +694,14 @@ async fn connect(
         } => {
             let token = bearer_token(bearer_token_env_var.as_deref(), context)?;
             let headers = legacy_sse::header_map(
-                &all_headers(headers, env_headers, context)?,
+                &all_headers(headers, env_headers, context),
                 token.as_deref(),
             )
             .map_err(fail)?;
             let transport = legacy_sse::LegacySse::connect(context.http.clone(), url, headers)
                 .await
                 .map_err(fail)?;
-            rmcp::serve_client(client_info(), transport)
-                .await
-                .map_err(|error| fail(format!("initialize failed: {error}")))?
+            initialize(transport).await?
         }
     };
     let tools = service
@@ -702,6 +710,86 @@ async fn connect(
         .await
         .map_err(|error| fail(format!("tools/list failed: {error}")))?;
     Ok(Connected { service, tools })
+}
+
+/// The `initialize` handshake over `transport`.
+async fn initialize<T, E, A>(
+    transport: T,
+) -> Result<RunningService<RoleClient, ClientConfig>, StartFailure>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    rmcp::serve_client(client_info(), transport)
+        .await
+        .map_err(|error| StartFailure {
+            message: format!("initialize failed: {error}"),
+        })
+}
+
+/// Values shorter than this are not treated as secrets (they would match everywhere).
+const MIN_SECRET_CHARS: usize = 8;
+
+/// Whether a variable or header name suggests its value is a credential.
+fn sounds_secret(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["token", "key", "secret", "password", "auth", "credential"]
+        .iter()
+        .any(|word| name.contains(word))
+}
+
+/// The secret values of one server's configuration: its bearer token, the values of its
+/// `env_http_headers`, and the values of headers and `env` entries whose names sound like
+/// credentials (a `Bearer ` prefix taken off too).
+fn secrets_of(spec: &ServerSpec, context: &StartContext) -> Vec<String> {
+    let mut secrets = Vec::new();
+    let mut add = |value: &str| {
+        for form in [value, value.strip_prefix("Bearer ").unwrap_or(value)] {
+            let form = form.trim();
+            if form.len() >= MIN_SECRET_CHARS && !secrets.iter().any(|known| known == form) {
+                secrets.push(form.to_owned());
+            }
+        }
+    };
+    match &spec.transport {
+        TransportSpec::Stdio { env, env_vars, .. } => {
+            for (name, value) in env {
+                if sounds_secret(name) {
+                    add(value);
+                }
+            }
+            for name in env_vars.iter().filter(|name| sounds_secret(name)) {
+                if let Some(value) = variable(context, name) {
+                    add(&value);
+                }
+            }
+        }
+        TransportSpec::Http {
+            bearer_token_env_var,
+            headers,
+            env_headers,
+            ..
+        }
+        | TransportSpec::Sse {
+            bearer_token_env_var,
+            headers,
+            env_headers,
+            ..
+        } => {
+            let from_variables = bearer_token_env_var.iter().chain(env_headers.values());
+            for name in from_variables {
+                if let Some(value) = variable(context, name) {
+                    add(&value);
+                }
+            }
+            for (name, value) in headers {
+                if sounds_secret(name) {
+                    add(value);
+                }
+            }
+        }
+    }
+    secrets
 }
 
 /// The value of a variable of pincer's environment.
@@ -734,12 +822,12 @@ fn all_headers(
     headers: &std::collections::BTreeMap<String, String>,
     env_headers: &std::collections::BTreeMap<String, String>,
     context: &StartContext,
-) -> Result<std::collections::BTreeMap<String, String>, StartFailure> {
+) -> std::collections::BTreeMap<String, String> {
     let mut all = headers.clone();
     for (header, name) in env_headers {
         if let Some(value) = variable(context, name) {
             all.insert(header.clone(), value);
         }
     }
-    Ok(all)
+    all
 }

@@ -441,14 +441,7 @@ impl ToolPolicy {
             ));
         }
         if !self.allow.is_empty() && !allowed_by(false) {
-            let rules = self
-                .allow
-                .iter()
-                .map(|rule| rule.text.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            let why = format!("no allow rule names it; the allow rules are {rules}");
-            return Some((rules, why));
+            return Some(self.not_allowed());
         }
         None
     }
@@ -689,16 +682,21 @@ impl ToolPolicy {
             });
         }
         if !self.allow.is_empty() && !self.allow.iter().any(|rule| rule.names(tool)) {
-            let rules = self
-                .allow
-                .iter()
-                .map(|rule| rule.text.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            let why = format!("no allow rule names it; the allow rules are {rules}");
-            return Some((rules, why));
+            return Some(self.not_allowed());
         }
         None
+    }
+
+    /// (rule, explanation) for a tool that no allow rule names.
+    fn not_allowed(&self) -> (String, String) {
+        let rules = self
+            .allow
+            .iter()
+            .map(|rule| rule.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let why = format!("no allow rule names it; the allow rules are {rules}");
+        (rules, why)
     }
 
     fn offered_list(&self) -> String {

@@ -222,6 +222,40 @@ fn logged_pids(log: &Path, prefix: &str) -> Vec<i32> {
         .collect()
 }
 
+/// `pincer run --json --mcp-config CONFIG go`, sent `signal` once `log` has a line starting
+/// with `ready`: its output and the log's lines at that moment.
+fn run_until_signal(
+    home: &Home,
+    protocol: &Protocol,
+    mock: &MockServer,
+    (config, log, ready): (&Value, &Path, &str),
+    signal: nix::sys::signal::Signal,
+) -> (Output, Vec<String>) {
+    let mut command = protocols::command(home, protocol, &mock.url(), KEY);
+    command
+        .args(["run", "-m", protocol.model, "--json", "--mcp-config"])
+        .arg(config.to_string())
+        .arg("go")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = command.spawn().unwrap();
+    let lines = wait_for_log(log, ready);
+    assert!(
+        lines.iter().any(|line| line.starts_with(ready)),
+        "{lines:?}"
+    );
+    let pincer = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    nix::sys::signal::kill(pincer, signal).unwrap();
+    (child.wait_with_output().unwrap(), lines)
+}
+
+/// Every server process that logged its pid to `log` is gone.
+fn assert_servers_gone(log: &Path, what: &str) {
+    for pid in logged_pids(log, "pid ") {
+        assert!(gone(pid), "{what}: server {pid} still running");
+    }
+}
+
 /// Whether process `pid` is gone (a zombie awaiting its reaper counts as gone), within 5 s.
 fn gone(pid: i32) -> bool {
     let deadline = Instant::now() + Duration::from_secs(5);
@@ -306,9 +340,7 @@ fn mcp_tools_are_offered_and_called_on_every_protocol_and_recorded_in_the_sessio
         // The server was stopped when the run ended: its stdin closed.
         let lines = wait_for_log(&log, "stdin closed");
         assert!(lines.contains(&"stdin closed".to_owned()), "{lines:?}");
-        for pid in logged_pids(&log, "pid ") {
-            assert!(gone(pid), "{}: server {pid} still running", protocol.name);
-        }
+        assert_servers_gone(&log, protocol.name);
     }
 }
 
@@ -518,7 +550,12 @@ fn a_stdio_server_gets_pincers_environment_without_credentials_plus_its_env_and_
 {
     let protocol = protocols::anthropic();
     let home = Home::new();
-    let config = stdio_server("t", "stdio", None, json!({"env": {"SERVER_MODE": "ci"}}));
+    let config = stdio_server(
+        "t",
+        "stdio",
+        None,
+        json!({"env": {"SERVER_MODE": "ci", "SERVICE_TOKEN": "svc-token-98765"}}),
+    );
     let mock = MockServer::start(vec![
         tool_call(
             &protocol,
@@ -538,6 +575,13 @@ fn a_stdio_server_gets_pincers_environment_without_credentials_plus_its_env_and_
             "c4",
             "mcp__t__env",
             json!({"name": "PINCER_HOME"}),
+        ),
+        // A server that shows the token it was given: redacted like pincer's own keys.
+        tool_call(
+            &protocol,
+            "c5",
+            "mcp__t__env",
+            json!({"name": "SERVICE_TOKEN"}),
         ),
         answer(&protocol, "done"),
     ]);
@@ -566,9 +610,11 @@ fn a_stdio_server_gets_pincers_environment_without_credentials_plus_its_env_and_
             "(unset)",
             "(unset)",
             "ci",
-            home.home.to_string_lossy().as_ref()
+            home.home.to_string_lossy().as_ref(),
+            "[REDACTED]"
         ]
     );
+    assert!(!String::from_utf8_lossy(&mock.requests()[5].body).contains("svc-token-98765"));
     // -v shows what the server writes to stderr.
     let text = stderr(&output);
     assert!(
@@ -734,12 +780,7 @@ fn a_failed_server_is_a_warning_and_failed_in_the_init_event_and_the_turn_goes_o
             .count(),
         0
     );
-    for pid in logged_pids(&log, "pid ") {
-        assert!(
-            gone(pid),
-            "the server that never answered ({pid}) was left running"
-        );
-    }
+    assert_servers_gone(&log, "the server that never answered");
 }
 
 #[test]
@@ -753,25 +794,13 @@ fn sigterm_during_a_call_stops_the_server_and_everything_it_started() {
         tool_call(&protocol, "c2", "mcp__t__sleep", json!({"seconds": 60})),
         answer(&protocol, "never"),
     ]);
-    let mut command = protocols::command(&home, &protocol, &mock.url(), KEY);
-    command
-        .args([
-            "run",
-            "-m",
-            protocol.model,
-            "--json",
-            "--mcp-config",
-            &config.to_string(),
-            "go",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let child = command.spawn().unwrap();
-    let lines = wait_for_log(&log, "sleep started");
-    assert!(lines.contains(&"sleep started".to_owned()), "{lines:?}");
-    let pincer = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
-    nix::sys::signal::kill(pincer, nix::sys::signal::Signal::SIGTERM).unwrap();
-    let output = child.wait_with_output().unwrap();
+    let (output, lines) = run_until_signal(
+        &home,
+        &protocol,
+        &mock,
+        (&config, &log, "sleep started"),
+        nix::sys::signal::Signal::SIGTERM,
+    );
     assert_eq!(code(&output), 143, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["subtype"], "error_interrupted");
@@ -789,6 +818,67 @@ fn sigterm_during_a_call_stops_the_server_and_everything_it_started() {
         lines.contains("cancelled "),
         "the server was not told: {lines}"
     );
+}
+
+#[test]
+fn sigint_while_servers_start_and_the_timeout_during_a_call_leave_no_server_behind() {
+    let protocol = protocols::anthropic();
+    // SIGINT while a server that never answers `initialize` holds up the start.
+    let home = Home::new();
+    let log = home.root.path().join("hang.log");
+    let config = stdio_server(
+        "hang",
+        "hang",
+        Some(&log),
+        json!({"startup_timeout_sec": 60}),
+    );
+    let mock = MockServer::start(vec![answer(&protocol, "never")]);
+    let started = Instant::now();
+    let (output, _) = run_until_signal(
+        &home,
+        &protocol,
+        &mock,
+        (&config, &log, "pid "),
+        nix::sys::signal::Signal::SIGINT,
+    );
+    assert_eq!(code(&output), 130, "{}", stderr(&output));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["subtype"], "error_interrupted");
+    assert!(mock.requests().is_empty());
+    assert_servers_gone(&log, "the starting server");
+
+    // --timeout while a call runs.
+    let home = Home::new();
+    let log = home.root.path().join("slow.log");
+    let config = stdio_server("slow", "stdio", Some(&log), json!({}));
+    let mock = MockServer::start(vec![
+        tool_call(&protocol, "c1", "mcp__slow__sleep", json!({"seconds": 60})),
+        answer(&protocol, "never"),
+    ]);
+    let output = protocols::output(
+        protocols::command(&home, &protocol, &mock.url(), KEY),
+        &[
+            "run",
+            "-m",
+            protocol.model,
+            "--json",
+            "--timeout",
+            "2",
+            "--mcp-config",
+            &config.to_string(),
+            "go",
+        ],
+    );
+    assert_eq!(code(&output), 124, "{}", stderr(&output));
+    let (_, is_error, text) = &stored_results(&home)[0];
+    assert!(
+        *is_error && text.contains("the turn was interrupted"),
+        "{text}"
+    );
+    let lines = std::fs::read_to_string(&log).unwrap();
+    assert!(lines.contains("cancelled "), "{lines}");
+    assert_servers_gone(&log, "the server of the timed-out call");
 }
 
 #[test]
