@@ -175,7 +175,7 @@ impl McpConfigError {
                  .mcp.json does"
                 .to_owned(),
             McpConfigError::Server { .. } => "a server has `command` (stdio) or `url` (with \
-                 `type` = \"http\" or \"sse\"); see `man pincer-run` and the README's MCP section"
+                 `type` = \"http\" or \"sse\"); the README's \"MCP servers\" section lists the keys"
                 .to_owned(),
         }
     }

@@ -68,7 +68,7 @@ impl LegacySse {
             .header(reqwest::header::ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|error| format!("GET {url} failed: {error}"))?;
+            .map_err(|error| format!("GET {url} failed: {}", super::error_chain(&error)))?;
         let status = response.status();
         if !status.is_success() {
             return Err(format!("GET {url} answered HTTP {status}"));
@@ -161,10 +161,9 @@ impl Transport<RoleClient> for LegacySse {
             .headers(self.headers.clone())
             .json(&item);
         async move {
-            let response = request
-                .send()
-                .await
-                .map_err(|error| LegacySseError(format!("POST failed: {error}")))?;
+            let response = request.send().await.map_err(|error| {
+                LegacySseError(format!("POST failed: {}", super::error_chain(&error)))
+            })?;
             let status = response.status();
             if status.is_success() {
                 Ok(())

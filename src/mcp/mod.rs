@@ -723,8 +723,40 @@ where
     rmcp::serve_client(client_info(), transport)
         .await
         .map_err(|error| StartFailure {
-            message: format!("initialize failed: {error}"),
+            message: match error {
+                // rmcp names the transport by its Rust type; the cause is what matters.
+                rmcp::service::ClientInitializeError::TransportError { error, context } => {
+                    format!(
+                        "initialize failed ({context}): {}",
+                        error_chain(&*error.error)
+                    )
+                }
+                other => format!("initialize failed: {other}"),
+            },
         })
+}
+
+/// An error and its sources, joined with `: ` (reqwest's "error sending request" says why only
+/// in its source).
+fn error_chain(error: &(dyn std::error::Error + 'static)) -> String {
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    // rmcp's HTTP client error keeps reqwest's error without naming it as its source.
+    if let Some(StreamableHttpError::Client(inner)) =
+        error.downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        return error_chain(inner);
+    }
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
 }
 
 /// Values shorter than this are not treated as secrets (they would match everywhere).
