@@ -72,6 +72,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Offer exactly these tools, comma-separated ("" offers none)')
             [CompletionResult]::new('--allowed-tools', '--allowed-tools', [CompletionResultType]::ParameterName, 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable')
             [CompletionResult]::new('--disallowed-tools', '--disallowed-tools', [CompletionResultType]::ParameterName, 'Deny tool calls matching PATTERN (deny wins over allow); repeatable')
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'Use the MCP servers of FILE, or of the JSON given inline (claude''s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win')
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'What tools may touch on disk (default from config, else workspace-write)')
             [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'What tools may touch on disk (default from config, else workspace-write)')
             [CompletionResult]::new('--permission-mode', '--permission-mode', [CompletionResultType]::ParameterName, 'Claude-style permission mode, mapped to a sandbox mode')
@@ -106,6 +107,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--fork-session', '--fork-session', [CompletionResultType]::ParameterName, 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`')
             [CompletionResult]::new('--no-context-files', '--no-context-files', [CompletionResultType]::ParameterName, 'Leave out workspace files such as AGENTS.md and MEMORY.md')
             [CompletionResult]::new('--no-skills', '--no-skills', [CompletionResultType]::ParameterName, 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)')
+            [CompletionResult]::new('--strict-mcp-config', '--strict-mcp-config', [CompletionResultType]::ParameterName, 'Use only the servers of --mcp-config, not those of config.toml or the workspace')
             [CompletionResult]::new('--dangerously-skip-permissions', '--dangerously-skip-permissions', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
             [CompletionResult]::new('--dangerously-bypass-approvals-and-sandbox', '--dangerously-bypass-approvals-and-sandbox', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
             [CompletionResult]::new('--full-auto', '--full-auto', [CompletionResultType]::ParameterName, 'Same as --sandbox workspace-write (codex''s spelling): edits in the workspace, never asks')
@@ -147,6 +149,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Offer exactly these tools, comma-separated ("" offers none)')
             [CompletionResult]::new('--allowed-tools', '--allowed-tools', [CompletionResultType]::ParameterName, 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable')
             [CompletionResult]::new('--disallowed-tools', '--disallowed-tools', [CompletionResultType]::ParameterName, 'Deny tool calls matching PATTERN (deny wins over allow); repeatable')
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'Use the MCP servers of FILE, or of the JSON given inline (claude''s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win')
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'What tools may touch on disk (default from config, else workspace-write)')
             [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'What tools may touch on disk (default from config, else workspace-write)')
             [CompletionResult]::new('--permission-mode', '--permission-mode', [CompletionResultType]::ParameterName, 'Claude-style permission mode, mapped to a sandbox mode')
@@ -185,6 +188,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--create', '--create', [CompletionResultType]::ParameterName, 'Create the session named SESSION when none has that name yet; of overlapping creators one creates it and the others continue it (waiting under --wait, else exit 75)')
             [CompletionResult]::new('--no-context-files', '--no-context-files', [CompletionResultType]::ParameterName, 'Leave out workspace files such as AGENTS.md and MEMORY.md')
             [CompletionResult]::new('--no-skills', '--no-skills', [CompletionResultType]::ParameterName, 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)')
+            [CompletionResult]::new('--strict-mcp-config', '--strict-mcp-config', [CompletionResultType]::ParameterName, 'Use only the servers of --mcp-config, not those of config.toml or the workspace')
             [CompletionResult]::new('--dangerously-skip-permissions', '--dangerously-skip-permissions', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
             [CompletionResult]::new('--dangerously-bypass-approvals-and-sandbox', '--dangerously-bypass-approvals-and-sandbox', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
             [CompletionResult]::new('--full-auto', '--full-auto', [CompletionResultType]::ParameterName, 'Same as --sandbox workspace-write (codex''s spelling): edits in the workspace, never asks')
@@ -514,6 +518,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;status' {
+            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'Use the MCP servers of FILE, or of the JSON given inline (claude''s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win')
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
             [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
             [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
@@ -524,6 +529,8 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once')
+            [CompletionResult]::new('--mcp', '--mcp', [CompletionResultType]::ParameterName, 'Start each configured MCP server, list its tools and report failures with the server''s stderr')
+            [CompletionResult]::new('--strict-mcp-config', '--strict-mcp-config', [CompletionResultType]::ParameterName, 'Use only the servers of --mcp-config, not those of config.toml or the workspace')
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Show the most recently updated session of this workspace')
             [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Show the most recently updated session of this workspace')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --last, consider sessions of every directory')

@@ -68,6 +68,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --tools 'Offer exactly these tools, comma-separated ("" offers none)'
             cand --allowed-tools 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable'
             cand --disallowed-tools 'Deny tool calls matching PATTERN (deny wins over allow); repeatable'
+            cand --mcp-config 'Use the MCP servers of FILE, or of the JSON given inline (claude''s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win'
             cand -s 'What tools may touch on disk (default from config, else workspace-write)'
             cand --sandbox 'What tools may touch on disk (default from config, else workspace-write)'
             cand --permission-mode 'Claude-style permission mode, mapped to a sandbox mode'
@@ -102,6 +103,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --fork-session 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`'
             cand --no-context-files 'Leave out workspace files such as AGENTS.md and MEMORY.md'
             cand --no-skills 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
+            cand --strict-mcp-config 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
             cand --dangerously-skip-permissions 'Same as --sandbox danger-full-access: no confinement at all'
             cand --dangerously-bypass-approvals-and-sandbox 'Same as --sandbox danger-full-access: no confinement at all'
             cand --full-auto 'Same as --sandbox workspace-write (codex''s spelling): edits in the workspace, never asks'
@@ -142,6 +144,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --tools 'Offer exactly these tools, comma-separated ("" offers none)'
             cand --allowed-tools 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable'
             cand --disallowed-tools 'Deny tool calls matching PATTERN (deny wins over allow); repeatable'
+            cand --mcp-config 'Use the MCP servers of FILE, or of the JSON given inline (claude''s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win'
             cand -s 'What tools may touch on disk (default from config, else workspace-write)'
             cand --sandbox 'What tools may touch on disk (default from config, else workspace-write)'
             cand --permission-mode 'Claude-style permission mode, mapped to a sandbox mode'
@@ -180,6 +183,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --create 'Create the session named SESSION when none has that name yet; of overlapping creators one creates it and the others continue it (waiting under --wait, else exit 75)'
             cand --no-context-files 'Leave out workspace files such as AGENTS.md and MEMORY.md'
             cand --no-skills 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
+            cand --strict-mcp-config 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
             cand --dangerously-skip-permissions 'Same as --sandbox danger-full-access: no confinement at all'
             cand --dangerously-bypass-approvals-and-sandbox 'Same as --sandbox danger-full-access: no confinement at all'
             cand --full-auto 'Same as --sandbox workspace-write (codex''s spelling): edits in the workspace, never asks'
@@ -486,6 +490,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
         &'pincer;sessions;help;help'= {
         }
         &'pincer;status'= {
+            cand --mcp-config 'Use the MCP servers of FILE, or of the JSON given inline (claude''s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win'
             cand -C 'Use DIR as the workspace instead of the current directory'
             cand --cd 'Use DIR as the workspace instead of the current directory'
             cand --home 'Keep config, credentials and sessions in DIR instead of the XDG directories'
@@ -496,6 +501,8 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --debug 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
             cand --color 'Style stderr output; NO_COLOR in the environment also turns colors off'
             cand --wait 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once'
+            cand --mcp 'Start each configured MCP server, list its tools and report failures with the server''s stderr'
+            cand --strict-mcp-config 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
             cand --last 'Show the most recently updated session of this workspace'
             cand --continue 'Show the most recently updated session of this workspace'
             cand --all 'With --last, consider sessions of every directory'

@@ -72,6 +72,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l skill -d 'List the
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
 danger-full-access\t'No confinement'"
@@ -112,6 +113,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l continue -d 'Conti
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l fork-session -d 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
@@ -149,6 +151,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l skill -d 'List 
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
 danger-full-access\t'No confinement'"
@@ -191,6 +194,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -l fork-se
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Create the session named SESSION when none has that name yet; of overlapping creators one creates it and the others continue it (waiting under --wait, else exit 75)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
@@ -423,6 +427,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the path of a session\'s file'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "repair" -d 'Fix a corrupt session file, moving unreadable lines to a side file'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
 complete -c pincer -n "__fish_pincer_using_subcommand status" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand status" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
@@ -434,6 +439,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand status" -l color -d 'Style
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once' -r
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l mcp -d 'Start each configured MCP server, list its tools and report failures with the server\'s stderr'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l last -l continue -d 'Show the most recently updated session of this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l json -d 'Print one JSON result object; same as --output-format json'

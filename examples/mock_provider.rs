@@ -12,6 +12,10 @@
 //! - `quickstart`: `ls` of the workspace and a `read` of README.md in one message, then an answer
 //!   about that turn (what `scripts/record-quickstart` records into
 //!   `examples/quickstart.cassette.jsonl`);
+//! - `anthropic-mcp`: one call of `mcp__bench__echo` (an MCP server named `bench`, e.g.
+//!   `examples/mcp_test_server.rs stdio`), then an answer; `anthropic-mcp-calls` and
+//!   `anthropic-read-calls`: [`PARALLEL_CALLS`] calls of `mcp__bench__echo` or of `read` on
+//!   `bench.txt` in one message, then an answer (their difference is the cost of an MCP call);
 //! - `anthropic-stream`: an answer of `--deltas` text deltas (`<0000>`, `<0001>`, …), one chunk
 //!   each, `--pace-us` microseconds apart. Just before writing each delta it notes the wall clock
 //!   (nanoseconds since the epoch); when the stream is done it appends `INDEX NANOS` lines to the
@@ -49,6 +53,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 const GREP_PATTERN: &str = "NEEDLE_[0-9]+";
 /// The glob the `anthropic-find` scenario asks the `find` tool for.
 const FIND_PATTERN: &str = "*_42.rs";
+/// Tool calls in one message in the `anthropic-mcp-calls` and `anthropic-read-calls` scenarios.
+const PARALLEL_CALLS: usize = 20;
 
 const ANSWER: [&str; 3] = [
     "The build is green. ",
@@ -111,6 +117,21 @@ fn tool_turn(name: &str, arguments: &str) -> Vec<mock::Reply> {
     ]
 }
 
+/// `PARALLEL_CALLS` calls of `name` in one message, then an answer.
+fn parallel_turn(name: &str, arguments: &str) -> Vec<mock::Reply> {
+    let ids: Vec<String> = (0..PARALLEL_CALLS)
+        .map(|index| format!("toolu_01Bench{index:02}"))
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = ids
+        .iter()
+        .map(|id| (id.as_str(), name, arguments))
+        .collect();
+    vec![
+        mock::Reply::sse(&anthropic::tool_use_stream(None, &calls, ANTHROPIC_USAGE)),
+        mock::Reply::sse(&anthropic::text_stream(&ANSWER, ANTHROPIC_USAGE)),
+    ]
+}
+
 fn main() {
     let options = options();
     let replies = match options.scenario.as_str() {
@@ -156,6 +177,9 @@ fn main() {
             )),
             mock::Reply::sse(&anthropic::text_stream(&QUICKSTART_ANSWER, ANTHROPIC_USAGE)),
         ],
+        "anthropic-mcp" => tool_turn("mcp__bench__echo", "{\"text\":\"hi\"}"),
+        "anthropic-mcp-calls" => parallel_turn("mcp__bench__echo", "{\"text\":\"hi\"}"),
+        "anthropic-read-calls" => parallel_turn("read", "{\"path\":\"bench.txt\"}"),
         "anthropic-stream" => {
             serve_timed_stream(&options);
             return;

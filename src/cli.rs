@@ -73,7 +73,8 @@ const STATUS_EXAMPLES: &str = "\
 Examples:
   pincer status                                     # defaults, credentials, backends
   pincer status --last
-  pincer status nightly --json | jq .context.percent";
+  pincer status nightly --json | jq .context.percent
+  pincer status --mcp --mcp-config .mcp.json        # start each MCP server, list its tools";
 
 const AUTH_EXAMPLES: &str = "\
 Examples:
@@ -683,6 +684,9 @@ pub struct TurnArgs {
     )]
     pub disallowed_tools: Vec<String>,
 
+    #[command(flatten)]
+    pub mcp: McpArgs,
+
     /// What tools may touch on disk (default from config, else workspace-write).
     #[arg(
         short = 's',
@@ -1214,11 +1218,32 @@ pub struct SessionsRepairArgs {
     pub dry_run: bool,
 }
 
+/// The MCP servers of a run (SPEC §13), shared by `run`, `resume` and `status --mcp`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct McpArgs {
+    /// Use the MCP servers of FILE, or of the JSON given inline (claude's {"mcpServers": {…}}
+    /// format, e.g. a .mcp.json); repeatable, later files win.
+    #[arg(long, value_name = "FILE|JSON", help_heading = "MCP servers")]
+    pub mcp_config: Vec<String>,
+
+    /// Use only the servers of --mcp-config, not those of config.toml or the workspace.
+    #[arg(long, help_heading = "MCP servers")]
+    pub strict_mcp_config: bool,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct StatusArgs {
     /// Session id, unique id prefix, name or file (leave out for the general status).
     #[arg(value_name = "SESSION")]
     pub session: Option<String>,
+
+    /// Start each configured MCP server, list its tools and report failures with the server's
+    /// stderr.
+    #[arg(long, conflicts_with_all = ["session", "last"])]
+    pub mcp: bool,
+
+    #[command(flatten)]
+    pub mcp_servers: McpArgs,
 
     /// Show the most recently updated session of this workspace.
     #[arg(long, visible_alias = "continue", conflicts_with = "session")]

@@ -84,6 +84,8 @@ pub struct CliError {
     pub message: String,
     /// What the user can do about it, without the `hint: ` prefix.
     pub hint: Option<String>,
+    /// The JSON result's `error.kind` when it is more specific than the exit class's (`mcp`).
+    pub kind: Option<&'static str>,
 }
 
 impl CliError {
@@ -93,6 +95,7 @@ impl CliError {
             exit,
             message: message.into(),
             hint: None,
+            kind: None,
         }
     }
 
@@ -105,6 +108,17 @@ impl CliError {
     pub fn with_hint(mut self, hint: impl Into<String>) -> CliError {
         self.hint = Some(hint.into());
         self
+    }
+
+    /// Set the JSON result's `error.kind`.
+    pub fn with_kind(mut self, kind: &'static str) -> CliError {
+        self.kind = Some(kind);
+        self
+    }
+
+    /// The JSON result's `error.kind`: the one set, else the exit class's.
+    pub fn kind(&self) -> &'static str {
+        self.kind.unwrap_or_else(|| self.exit.kind())
     }
 
     /// A flag or command whose behaviour belongs to a later piece of work: exit 2, never ignored.

@@ -19,6 +19,7 @@ pub mod engine;
 pub mod error;
 pub mod fs;
 pub mod input;
+pub mod mcp;
 pub mod output;
 pub mod provider;
 pub mod redact;

@@ -10,6 +10,7 @@
 pub mod child;
 pub mod claude;
 pub mod codex;
+pub mod mcp;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -185,6 +186,10 @@ pub struct Request<'a> {
     pub fresh_session_id: &'a str,
     /// Where the system prompt file is written.
     pub system_prompt_file: &'a Path,
+    /// The run's MCP servers, which the child starts itself (SPEC §13).
+    pub mcp: &'a crate::mcp::McpConfig,
+    /// claude: where the `--mcp-config` file for them is written, when there are any.
+    pub mcp_config_file: Option<&'a Path>,
 }
 
 /// How to start the child.
@@ -293,8 +298,18 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
             args.push(request.fresh_session_id.to_owned());
         }
     }
-    let tools = claude_tools(request.policy, request.sandbox);
+    let mut tools = claude_tools(request.policy, request.sandbox);
     args.push(format!("--tools={}", tools.offered.join(",")));
+    if let Some(file) = request.mcp_config_file {
+        args.push("--mcp-config".to_owned());
+        args.push(file.to_string_lossy().into_owned());
+        let (allowed, disallowed) = mcp::claude_permissions(request.mcp, request.policy);
+        tools.allowed.extend(allowed);
+        tools.disallowed.extend(disallowed);
+    }
+    if request.mcp.strict {
+        args.push("--strict-mcp-config".to_owned());
+    }
     if !tools.allowed.is_empty() {
         args.push(format!("--allowedTools={}", tools.allowed.join(",")));
     }
@@ -356,6 +371,7 @@ fn codex_args(request: &Request<'_>) -> Vec<String> {
         args.push("-c".to_owned());
         args.push(format!("model_reasoning_effort=\"{effort}\""));
     }
+    args.extend(mcp::codex_overrides(request.mcp, request.policy).args);
     for image in request.images {
         args.push("--image".to_owned());
         args.push(image.to_string_lossy().into_owned());

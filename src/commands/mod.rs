@@ -6,6 +6,7 @@ pub mod auth_test;
 mod cancel;
 pub mod compact;
 pub mod generate;
+mod mcp;
 mod replay;
 pub mod sessions;
 pub mod status;

@@ -21,6 +21,23 @@ const PROVIDERS: [&str; 4] = ["anthropic", "openai", "google", "ollama"];
 
 /// Run `status`.
 pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
+    if args.mcp {
+        // Exit 1 when a server did not start, so a CI job can check its servers first.
+        let (report, all_up) = super::mcp::status_report(context, &args.mcp_servers)?;
+        let mut stdout = Stdout::new();
+        if context.format.is_json() {
+            stdout.json_pretty(&report).map_err(stdout_error)?;
+        } else {
+            stdout
+                .write(&super::mcp::render_status(&report))
+                .map_err(stdout_error)?;
+        }
+        return Ok(if all_up {
+            Exit::Success
+        } else {
+            Exit::RunFailed
+        });
+    }
     let index = load_index(context)?;
     let value = if args.session.is_some() || args.last {
         let path = resolve_selector(

@@ -246,7 +246,7 @@ fn fail(
             }
             None => RunResult::early_error(
                 ResultSubtype::ErrorDuringExecution,
-                error.exit.kind(),
+                error.kind(),
                 &error.message,
                 millis(started.elapsed()),
             ),
@@ -971,6 +971,8 @@ fn execute(
     }
     // --record / --replay: opened before anything is created (a bad cassette is exit 2).
     let cassette = super::replay::RunCassette::for_turn(context, args)?;
+    // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
+    let mcp_config = super::mcp::config(context, &args.mcp)?;
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
@@ -1066,6 +1068,37 @@ fn execute(
     let policy = tool_policy(context, args)?;
     let added_dirs = super::added_dirs(context, &args.add_dir)?;
 
+    // MCP servers (SPEC §13): they start before the session is created, so that a required one
+    // that fails leaves nothing behind. A turn that only delegates to a CLI hands the servers to
+    // the child instead.
+    // The model calls' transport is built here when the servers need its HTTP client too
+    // (building one costs a few milliseconds).
+    let mut transport = None;
+    let mcp = if args.dry_run
+        || mcp_config.enabled().next().is_none()
+        || chain
+            .iter()
+            .all(|candidate| candidate.resolved.cli.is_some())
+    {
+        std::sync::Arc::new(crate::mcp::McpSet::empty())
+    } else {
+        let keys: Vec<&str> = chain
+            .iter()
+            .flat_map(|candidate| &candidate.credentials)
+            .filter_map(|credential| credential.key.as_ref())
+            .map(crate::secret::Secret::redaction_pattern)
+            .collect();
+        let transport = transport.insert(cassette.transport()?);
+        let http = match transport.client() {
+            Some(client) => client.clone(),
+            // A replay calls no model, but the servers still run for real.
+            None => crate::provider::http::client()
+                .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
+        };
+        super::mcp::start_for_turn(context, scope, &mcp_config, &keys, &http)?
+    };
+    let policy = policy.with_mcp_tools(mcp.tools());
+
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
         dry_run_context(context, scope, &index, plan)?
@@ -1156,6 +1189,8 @@ fn execute(
     }
     let shared = Shared {
         policy,
+        mcp,
+        mcp_config,
         sandbox_mode,
         sandbox,
         now,
@@ -1200,6 +1235,7 @@ fn execute(
             "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
             "tool_policy": shared.policy.describe(),
             "sandbox": super::status::sandbox_report(&shared.sandbox),
+            "mcp_servers": super::mcp::dry_run(&shared.mcp_config),
         });
         let specific = match primary.resolved.cli {
             Some(backend) => {
@@ -1215,6 +1251,12 @@ fn execute(
                         .map(|(name, _)| name.to_string_lossy().into_owned())
                         .collect::<Vec<_>>(),
                     "cleared_env": cli.backend_settings.clear_env,
+                    "mcp_config": match backend {
+                        crate::backend::CliBackend::Claude => {
+                            crate::backend::mcp::claude_config_shown(&cli.mcp, &cli.policy)
+                        }
+                        crate::backend::CliBackend::Codex => None,
+                    },
                 }})
             }
             None => {
@@ -1289,6 +1331,11 @@ fn execute(
         } else {
             "none"
         },
+        mcp_servers: if primary.resolved.cli.is_some() {
+            super::mcp::delegated_servers(&shared.mcp_config)
+        } else {
+            super::mcp::init_servers(&shared.mcp)
+        },
     }));
     if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
         && let Some(id) = &setup.session_id
@@ -1296,7 +1343,10 @@ fn execute(
         context.diagnostics.info(&format!("session: {id}"));
     }
 
-    let client = cassette.transport()?;
+    let client = match transport {
+        Some(transport) => transport,
+        None => cassette.transport()?,
+    };
     let outcome = scope.block_on(run_chain(
         context,
         args,
@@ -1307,7 +1357,11 @@ fn execute(
         &mut setup.transcript,
         sink,
         scope.cancellation(),
-    ))?;
+    ));
+    // Every exit path of the turn stops the MCP servers here; the others drop the set, which
+    // kills their process groups at once.
+    scope.block_on(shared.mcp.shutdown());
+    let outcome = outcome?;
     // A fallback answers this turn only: the session stays on the model it was run with.
     if outcome.last_model != model_ref {
         append_model_change(&mut setup.transcript, primary)?;
@@ -1411,6 +1465,10 @@ fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<V
 /// What every attempt of the chain shares.
 struct Shared {
     policy: ToolPolicy,
+    /// The MCP servers the API path calls (empty when nothing was started).
+    mcp: std::sync::Arc<crate::mcp::McpSet>,
+    /// The MCP servers as configured, handed to a CLI backend.
+    mcp_config: crate::mcp::McpConfig,
     sandbox_mode: SandboxMode,
     sandbox: Sandbox,
     now: String,
@@ -1457,7 +1515,19 @@ fn attempt_settings(
     let tools = match resolved.cli {
         // The prompt describes the child's own tools, as the policy maps onto them.
         Some(backend) => crate::backend::prompt_tools(backend, &shared.policy, shared.sandbox_mode),
-        None => crate::tools::definitions(&tool_names),
+        None => {
+            // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
+            let offered_mcp = shared.policy.offered_mcp();
+            let mut tools = crate::tools::definitions(&tool_names);
+            tools.extend(
+                shared
+                    .mcp
+                    .tool_definitions()
+                    .into_iter()
+                    .filter(|tool| offered_mcp.contains(&tool.name)),
+            );
+            tools
+        }
     };
     let built = prompt::build(&PromptInputs {
         workspace: &context.workspace,
@@ -1485,12 +1555,15 @@ fn attempt_settings(
             cooling: false,
         });
     // Tool output may echo a key (`env`, a `.env` file): scrub it before it is stored or sent.
+    // MCP servers' tokens too: a server may echo what it was configured with.
+    let mcp_secrets = shared.mcp.secrets();
     let redactor = crate::redact::Redactor::with_environment(
         candidate
             .credentials
             .iter()
             .filter_map(|credential| credential.key.as_ref())
-            .map(crate::secret::Secret::redaction_pattern),
+            .map(crate::secret::Secret::redaction_pattern)
+            .chain(mcp_secrets.iter().map(String::as_str)),
         crate::settings::process_env,
     );
     let compaction = &context.settings.compaction;
@@ -1522,6 +1595,7 @@ fn attempt_settings(
             .unwrap_or(Duration::from_secs(context.settings.timeouts.idle_secs)),
         workspace: context.workspace.clone(),
         policy: shared.policy.clone(),
+        mcp: std::sync::Arc::clone(&shared.mcp),
         sandbox: shared.sandbox.clone(),
         compaction: crate::agent::compaction::CompactionRules {
             enabled: compaction.enabled,
@@ -1654,7 +1728,7 @@ async fn run_chain(
                             (candidate, backend),
                             &attempt.settings,
                         )?;
-                        warn_unenforced(context, args, backend);
+                        warn_unenforced(context, args, shared, backend);
                         crate::engine::cli::run(
                             &settings,
                             client.cassette().map(|cassette| &**cassette),
@@ -1787,9 +1861,19 @@ fn cli_settings(
         })
         .collect::<CliResult<Vec<_>>>()?;
     let model = &candidate.resolved.reference.model;
+    let mut environment = crate::backend::child_environment(&backend_settings, std::env::vars_os());
+    if backend == crate::backend::CliBackend::Codex {
+        // codex passes variables on to its MCP servers by name: they are set in its environment.
+        let overrides = crate::backend::mcp::codex_overrides(&shared.mcp_config, &shared.policy);
+        for (name, value) in overrides.env {
+            environment.retain(|(existing, _)| existing.as_os_str() != name.as_str());
+            environment.push((name.into(), value.into()));
+        }
+    }
     Ok(crate::engine::cli::CliSettings {
         backend,
-        environment: crate::backend::child_environment(&backend_settings, std::env::vars_os()),
+        environment,
+        mcp: shared.mcp_config.clone(),
         backend_settings,
         model: model.clone(),
         child_model: backend.child_model(model, crate::config::catalog().resolve_alias(model)),
@@ -1815,7 +1899,12 @@ fn cli_settings(
 }
 
 /// Said out loud rather than dropped: codex exec has no switch for these.
-fn warn_unenforced(context: &Context, args: &TurnArgs, backend: crate::backend::CliBackend) {
+fn warn_unenforced(
+    context: &Context,
+    args: &TurnArgs,
+    shared: &Shared,
+    backend: crate::backend::CliBackend,
+) {
     if backend != crate::backend::CliBackend::Codex {
         return;
     }
@@ -1835,6 +1924,10 @@ fn warn_unenforced(context: &Context, args: &TurnArgs, backend: crate::backend::
             "codex exec cannot enforce {}; only the sandbox mode limits what it does",
             unenforced.join(", ")
         ));
+    }
+    for warning in crate::backend::mcp::codex_overrides(&shared.mcp_config, &shared.policy).warnings
+    {
+        context.diagnostics.warn(&warning);
     }
 }
 

@@ -63,6 +63,12 @@ pub struct ConfigFile {
     /// Standard input handling (SPEC §2).
     #[serde(default)]
     pub stdin: StdinConfig,
+    /// MCP servers by name, with codex's keys (SPEC §13). Default: none.
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// How MCP configuration is found (SPEC §13).
+    #[serde(default)]
+    pub mcp: McpOptions,
 }
 
 /// The wire protocol a provider speaks (SPEC §4.1).
@@ -340,6 +346,75 @@ pub struct SkillsConfig {
 pub struct StdinConfig {
     /// Largest accepted stdin, in bytes. Default: 10 MiB.
     pub max_bytes: Option<u64>,
+}
+
+/// How an MCP server is reached (`type`, claude's word for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum McpTransportKind {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+    /// The legacy HTTP+SSE transport (protocol version 2024-11-05).
+    Sse,
+}
+
+/// `[mcp_servers.NAME]`: one MCP server, with codex's keys (SPEC §13). A server has either
+/// `command` (stdio) or `url` (Streamable HTTP, or legacy SSE with `type = "sse"`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The transport. Default: `stdio` with `command`, `http` with `url`.
+    #[serde(rename = "type")]
+    pub transport: Option<McpTransportKind>,
+    /// stdio: the program, on `PATH` or a path.
+    pub command: Option<String>,
+    /// stdio: its arguments. Default: none.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// stdio: variables added to its environment (which is pincer's minus the credential
+    /// variables of `[tools.exec] clear_env`). Default: none.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// stdio: variables passed on from pincer's environment by name, credential variables
+    /// included. Default: none.
+    #[serde(default)]
+    pub env_vars: Vec<String>,
+    /// stdio: its working directory, relative to the workspace. Default: the workspace.
+    pub cwd: Option<String>,
+    /// http/sse: the server's URL.
+    pub url: Option<String>,
+    /// http: the variable holding a bearer token for `Authorization`. Default: none.
+    pub bearer_token_env_var: Option<String>,
+    /// http/sse: headers sent with every request. Default: none.
+    #[serde(default)]
+    pub http_headers: BTreeMap<String, String>,
+    /// http/sse: headers whose values come from the named variables. Default: none.
+    #[serde(default)]
+    pub env_http_headers: BTreeMap<String, String>,
+    /// Seconds the server has to start and list its tools. Default: 10.
+    pub startup_timeout_sec: Option<f64>,
+    /// Seconds one tool call may take. Default: 60.
+    pub tool_timeout_sec: Option<f64>,
+    /// `false` leaves the server out. Default: true.
+    pub enabled: Option<bool>,
+    /// `true`: a run stops (exit 1) when the server does not start. Default: false.
+    pub required: Option<bool>,
+    /// Only these tools of the server are offered. Default: all.
+    pub enabled_tools: Option<Vec<String>>,
+    /// These tools of the server are never offered. Default: none.
+    #[serde(default)]
+    pub disabled_tools: Vec<String>,
+}
+
+/// `[mcp]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpOptions {
+    /// Also load the workspace's `.mcp.json` (claude's project file). Default: false — a
+    /// repository must not be able to make pincer start processes (SPEC §13).
+    pub load_workspace: Option<bool>,
 }
 
 impl ConfigFile {
@@ -763,6 +838,34 @@ max_bytes = 1024
                 std::path::PathBuf::from("ci/skills"),
                 std::path::PathBuf::from("/opt/skills")
             ]
+        );
+    }
+
+    #[test]
+    fn mcp_server_tables_take_codexs_keys_and_a_typo_is_named_with_its_line() {
+        let text = "[mcp]\nload_workspace = true\n\n[mcp_servers.fs]\ncommand = \"npx\"\n\
+                    args = [\"-y\"]\nenv = { A = \"1\" }\nenv_vars = [\"T\"]\ncwd = \"x\"\n\
+                    startup_timeout_sec = 5\ntool_timeout_sec = 1.5\nenabled = true\n\
+                    required = false\nenabled_tools = [\"a\"]\ndisabled_tools = [\"b\"]\n\n\
+                    [mcp_servers.gh]\nurl = \"https://h/mcp\"\nbearer_token_env_var = \"GH\"\n\
+                    http_headers = { X = \"y\" }\nenv_http_headers = { Y = \"Z\" }\n\n\
+                    [mcp_servers.old]\ntype = \"sse\"\nurl = \"http://h/sse\"\n";
+        let config = parse(text).unwrap();
+        assert_eq!(config.mcp.load_workspace, Some(true));
+        assert_eq!(config.mcp_servers["fs"].tool_timeout_sec, Some(1.5));
+        assert_eq!(
+            config.mcp_servers["gh"].bearer_token_env_var.as_deref(),
+            Some("GH")
+        );
+        assert_eq!(
+            config.mcp_servers["old"].transport,
+            Some(McpTransportKind::Sse)
+        );
+        let error = parse("[mcp_servers.fs]\ncommand = \"x\"\nbearer_token = \"t\"\n").unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, table, origin: ConfigOrigin::File { line: Some(3), .. }, .. }
+                if key == "bearer_token" && table == "mcp_servers.fs"),
+            "{error:?}"
         );
     }
 

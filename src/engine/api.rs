@@ -78,6 +78,8 @@ pub struct ApiSettings {
     pub workspace: PathBuf,
     /// Which tools are offered and which calls are allowed.
     pub policy: ToolPolicy,
+    /// The MCP servers started for the turn, whose tools are offered beside the built-ins.
+    pub mcp: std::sync::Arc<crate::mcp::McpSet>,
     /// Where file tools may reach and what `exec` may write.
     pub sandbox: Sandbox,
     /// Automatic compaction.
@@ -508,6 +510,13 @@ impl<'run> ApiEngine<'run> {
                 tools::Refusal::Policy,
                 format!("Permission denied: {reason}"),
             )
+        } else if self.settings.mcp.has_tool(&call.name) {
+            // An MCP tool: the call goes to its server (SPEC §13).
+            let cancel = &turn.cancellation.token;
+            self.settings
+                .mcp
+                .call(&call.name, &call.arguments, cancel)
+                .await
         } else {
             tools::execute(&call.name, &call.arguments, &self.tool_context).await
         };

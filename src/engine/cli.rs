@@ -67,6 +67,8 @@ pub struct CliSettings {
     pub prices: Option<Prices>,
     /// The workspace the child runs in.
     pub workspace: PathBuf,
+    /// The MCP servers named for the run, passed on in the child's own format (SPEC §13).
+    pub mcp: crate::mcp::McpConfig,
     /// The child's environment, built explicitly (`backend::child_environment`).
     pub environment: Vec<(OsString, OsString)>,
     /// Scrubs keys from the child's tool results before they are stored or shown.
@@ -141,7 +143,7 @@ fn request<'a>(
     settings: &'a CliSettings,
     (prompt, resume): (&'a str, Option<&'a str>),
     fresh_session_id: &'a str,
-    system_prompt_file: &'a Path,
+    (system_prompt_file, mcp_config_file): (&'a Path, Option<&'a Path>),
 ) -> Request<'a> {
     Request {
         backend: settings.backend,
@@ -159,17 +161,34 @@ fn request<'a>(
         resume,
         fresh_session_id,
         system_prompt_file,
+        mcp: &settings.mcp,
+        mcp_config_file,
+    }
+}
+
+/// The name of claude's `--mcp-config` file in the run's private directory.
+const MCP_CONFIG_FILE: &str = "mcp-config.json";
+
+/// claude's `--mcp-config` content for the run, if it has MCP servers (codex takes them as
+/// `-c` overrides instead).
+fn claude_mcp(settings: &CliSettings) -> Option<serde_json::Value> {
+    match settings.backend {
+        CliBackend::Claude => backend::mcp::claude_config(&settings.mcp, &settings.policy),
+        CliBackend::Codex => None,
     }
 }
 
 /// The child a fresh turn would start with `prompt` (`--dry-run`): no file is written.
 pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
-    let file = std::env::temp_dir().join("pincer-cli-XXXXXX/system-prompt.md");
+    let directory = std::env::temp_dir().join("pincer-cli-XXXXXX");
+    let file = directory.join("system-prompt.md");
+    let mcp_file = directory.join(MCP_CONFIG_FILE);
+    let mcp_file = claude_mcp(settings).map(|_| mcp_file.as_path());
     backend::invocation(&request(
         settings,
         (prompt, None),
         "00000000-0000-4000-8000-000000000000",
-        &file,
+        (&file, mcp_file),
     ))
 }
 
@@ -188,6 +207,8 @@ pub(crate) struct CliEngine<'run> {
     /// The private directory of the system prompt file (removed with the engine).
     _directory: tempfile::TempDir,
     prompt_file: PathBuf,
+    /// claude's `--mcp-config` file, when the run has MCP servers.
+    mcp_file: Option<PathBuf>,
     workspace: String,
     started: Instant,
     dialect: Option<Dialect>,
@@ -216,6 +237,21 @@ impl<'run> CliEngine<'run> {
                 hint: None,
             },
         )?;
+        // claude reads the run's MCP servers from a file of its own format (SPEC §13).
+        let mcp_file = match claude_mcp(settings) {
+            Some(config) => {
+                let file = directory.path().join(MCP_CONFIG_FILE);
+                crate::fs::write_atomic(&file, config.to_string().as_bytes()).map_err(|error| {
+                    StartFailure {
+                        missing_binary: false,
+                        message: format!("cannot write the MCP config file: {error}"),
+                        hint: None,
+                    }
+                })?;
+                Some(file)
+            }
+            None => None,
+        };
         let previous = recorded(turn.transcript, settings.backend);
         let workspace = settings.workspace.to_string_lossy().into_owned();
         // A child session is bound to its directory (claude keys sessions by cwd): from another
@@ -244,6 +280,7 @@ impl<'run> CliEngine<'run> {
             history,
             _directory: directory,
             prompt_file,
+            mcp_file,
             workspace,
             started: Instant::now(),
             dialect: None,
@@ -266,7 +303,7 @@ impl<'run> CliEngine<'run> {
             settings,
             (&text, self.resume.as_deref()),
             &fresh_id,
-            &self.prompt_file,
+            (&self.prompt_file, self.mcp_file.as_deref()),
         ));
         let request_files = [self.prompt_file.as_path()];
         let spawn = Spawn {

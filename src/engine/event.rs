@@ -80,6 +80,23 @@ pub struct Init {
     pub backend: &'static str,
     /// Whether a key was found for the model (`environment`) or none is used (`none`).
     pub api_key_source: &'static str,
+    /// The MCP servers of the run and what became of them (SPEC §13).
+    pub mcp_servers: Vec<McpServer>,
+}
+
+/// An MCP server as the turn starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServer {
+    /// Its name.
+    pub name: String,
+    /// `connected`, `failed`, or `delegated` (a CLI backend starts it).
+    pub status: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// The tools offered from it, by their `mcp__SERVER__TOOL` names.
+    pub tools: Vec<String>,
+    /// Why it failed.
+    pub error: Option<String>,
 }
 
 /// A completed model call, for the `message_delta` of partial messages.

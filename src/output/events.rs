@@ -169,6 +169,17 @@ impl StreamJsonLines {
                     backend: init.backend.to_owned(),
                     permission_mode: "default".to_owned(),
                     api_key_source: init.api_key_source.to_owned(),
+                    mcp_servers: init
+                        .mcp_servers
+                        .iter()
+                        .map(|server| super::schema::McpServerLine {
+                            name: server.name.clone(),
+                            status: server.status.clone(),
+                            transport: server.transport.clone(),
+                            tools: server.tools.clone(),
+                            error: server.error.clone(),
+                        })
+                        .collect(),
                     pincer_version: env!("CARGO_PKG_VERSION").to_owned(),
                     uuid: new_uuid(),
                 }))
@@ -441,6 +452,7 @@ mod tests {
             provider: "p".into(),
             backend: "api",
             api_key_source: "environment",
+            mcp_servers: Vec::new(),
         })
     }
 

@@ -96,10 +96,29 @@ pub struct InitLine {
     /// `environment` when a key is used, else `none`.
     #[serde(rename = "apiKeySource")]
     pub api_key_source: String,
+    /// The MCP servers of the run.
+    pub mcp_servers: Vec<McpServerLine>,
     /// pincer's version.
     pub pincer_version: String,
     /// A fresh UUIDv4 per line.
     pub uuid: String,
+}
+
+/// One entry of `system/init`'s `mcp_servers`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerLine {
+    /// Its name.
+    pub name: String,
+    /// `connected`, `failed` or `delegated`.
+    pub status: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// The tools offered from it.
+    pub tools: Vec<String>,
+    /// Why it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// `system/api_retry`.

@@ -100,6 +100,14 @@ impl Transport {
         client().map(Transport::Network)
     }
 
+    /// The HTTP client, unless replaying (a replay opens no socket).
+    pub fn client(&self) -> Option<&reqwest::Client> {
+        match self {
+            Transport::Network(client) | Transport::Recording { client, .. } => Some(client),
+            Transport::Replaying(_) => None,
+        }
+    }
+
     /// The cassette, when recording or replaying.
     pub fn cassette(&self) -> Option<&Arc<Cassette>> {
         match self {

@@ -30,6 +30,14 @@
 //! (`git -c core.pager=…`, scripts it writes), so `exec(bash *)` or `exec(*)` allow everything.
 //! The sandbox is what confines the process; path patterns are lexical and do not resolve
 //! symlinks, which the workspace confinement in [`super::paths`] does.
+//!
+//! MCP tools (SPEC §13) join through [`ToolPolicy::with_mcp_tools`] once their servers have
+//! started. Rules name them as `mcp__SERVER__TOOL` (`*` wildcards allowed, e.g.
+//! `mcp__github__*`), `mcp__SERVER` or `group:mcp:SERVER` for one server's tools, and `group:mcp`
+//! for all of them; `*` covers them too. They take no argument patterns. The profile does not
+//! limit them (they are configured one by one), but `--tools`, allow rules and deny rules do, in
+//! the same three steps. MCP tools run outside pincer's sandbox, so under `read-only` only
+//! those annotated `readOnlyHint: true`, or named by an allow rule other than `*`, are offered.
 
 use std::fmt;
 use std::path::Path;
@@ -190,8 +198,9 @@ impl PolicyError {
 }
 
 const VALID_NAMES: &str = "valid names: read, write, edit, exec, ls, find, grep, apply_patch, \
-     web_fetch, group:fs, group:runtime, group:read, group:web, * (Claude Code's Bash, Read, \
-     Write, Edit, MultiEdit, Glob, Grep, LS and WebFetch also work)";
+     web_fetch, group:fs, group:runtime, group:read, group:web, group:mcp, group:mcp:SERVER, \
+     mcp__SERVER__TOOL, * (Claude Code's Bash, Read, Write, Edit, MultiEdit, Glob, Grep, LS and \
+     WebFetch also work)";
 
 /// The inputs of a policy, as settings resolved them.
 #[derive(Debug, Clone, Copy, Default)]
@@ -230,6 +239,88 @@ impl Decision {
     }
 }
 
+/// An MCP tool the run could offer, as its server described it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpTool {
+    /// The name offered to the model (`mcp__SERVER__TOOL`, sanitized).
+    pub name: String,
+    /// The server's name as configured.
+    pub server: String,
+    /// The tool's own name on the server.
+    pub tool: String,
+    /// The server annotated it `readOnlyHint: true`.
+    pub read_only: bool,
+}
+
+/// What a rule says about MCP tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum McpSelector {
+    /// `*`: every tool, MCP tools included (not an explicit allow under `read-only`).
+    Everything,
+    /// `group:mcp`.
+    All,
+    /// `group:mcp:SERVER` or `mcp__SERVER`.
+    Server(String),
+    /// `mcp__SERVER__TOOL`, `*` matching any text.
+    Tool(String),
+}
+
+impl McpSelector {
+    fn names(&self, tool: &McpTool) -> bool {
+        match self {
+            McpSelector::Everything | McpSelector::All => true,
+            // The offered name carries the server's name as providers accept it.
+            McpSelector::Server(server) => {
+                *server == tool.server || tool.name.starts_with(&format!("mcp__{server}__"))
+            }
+            McpSelector::Tool(pattern) => {
+                wildcard_match(pattern, &tool.name)
+                    || wildcard_match(pattern, &format!("mcp__{}__{}", tool.server, tool.tool))
+            }
+        }
+    }
+
+    /// Whether it could name a tool of `server` (tools unknown).
+    fn covers_server(&self, server: &str) -> bool {
+        match self {
+            McpSelector::Everything | McpSelector::All => true,
+            McpSelector::Server(name) => name == server,
+            McpSelector::Tool(_) => false,
+        }
+    }
+
+    /// The selector a `NAME` stands for, when it is an MCP name.
+    fn parse(name: &str) -> Option<McpSelector> {
+        if name == "group:mcp" {
+            return Some(McpSelector::All);
+        }
+        if let Some(server) = name.strip_prefix("group:mcp:") {
+            return (!server.is_empty()).then(|| McpSelector::Server(server.to_owned()));
+        }
+        let rest = name.strip_prefix("mcp__")?;
+        if rest.is_empty() {
+            return None;
+        }
+        Some(if rest.contains("__") {
+            McpSelector::Tool(name.to_owned())
+        } else {
+            McpSelector::Server(rest.to_owned())
+        })
+    }
+}
+
+/// How much of one MCP server a policy lets through, before its tools are known (for the CLI
+/// backends, which start the servers themselves).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpAccess {
+    /// None of its tools.
+    Denied,
+    /// Only the tools these `mcp__SERVER__TOOL` patterns name.
+    Tools(Vec<String>),
+    /// All of its tools (deny patterns aside).
+    All,
+}
+
 /// The resolved policy of one run.
 #[derive(Debug, Clone)]
 pub struct ToolPolicy {
@@ -248,6 +339,12 @@ pub struct ToolPolicy {
     read_only: bool,
     /// `--tools` or an allow rule names `web_fetch` explicitly (not through `*` or `default`).
     web_named: bool,
+    /// `--tools`' MCP entries, when `--tools` is given.
+    exact_mcp: Vec<McpSelector>,
+    /// The MCP tools the servers listed.
+    mcp_tools: Vec<McpTool>,
+    /// Those of them that are offered, by name.
+    offered_mcp: Vec<String>,
 }
 
 impl Default for ToolPolicy {
@@ -263,6 +360,9 @@ impl Default for ToolPolicy {
             workspace: None,
             read_only: false,
             web_named: false,
+            exact_mcp: Vec::new(),
+            mcp_tools: Vec::new(),
+            offered_mcp: Vec::new(),
         }
     }
 }
@@ -274,9 +374,9 @@ impl ToolPolicy {
             Some(name) => name.parse()?,
             None => Profile::Coding,
         };
-        let base = match spec.exact {
+        let (base, exact_mcp) = match spec.exact {
             Some(exact) => exact_set(exact, profile)?,
-            None => profile.tools().to_vec(),
+            None => (profile.tools().to_vec(), Vec::new()),
         };
         let allow = parse_rules(spec.allow, RuleList::Allow)?;
         let deny = parse_rules(spec.deny, RuleList::Deny)?;
@@ -301,9 +401,133 @@ impl ToolPolicy {
             workspace: None,
             read_only: false,
             web_named,
+            exact_mcp,
+            mcp_tools: Vec::new(),
+            offered_mcp: Vec::new(),
         };
         policy.offered = policy.still_offered();
         Ok(policy)
+    }
+
+    /// The same policy knowing the MCP tools the servers listed: those it lets through are
+    /// offered ([`ToolPolicy::offered_mcp`]) and may be called.
+    #[must_use]
+    pub fn with_mcp_tools(mut self, tools: Vec<McpTool>) -> ToolPolicy {
+        self.mcp_tools = tools;
+        self.offered_mcp = self.still_offered_mcp();
+        self
+    }
+
+    fn still_offered_mcp(&self) -> Vec<String> {
+        self.mcp_tools
+            .iter()
+            .filter(|tool| self.mcp_removal(tool).is_none())
+            .map(|tool| tool.name.clone())
+            .collect()
+    }
+
+    /// The MCP tools to offer, by name, in the order the servers listed them.
+    pub fn offered_mcp(&self) -> Vec<String> {
+        self.offered_mcp.clone()
+    }
+
+    /// Why the MCP tool is not offered, as (rule, explanation), or `None` when it is.
+    fn mcp_removal(&self, tool: &McpTool) -> Option<(String, String)> {
+        if let Some(rule) = self.deny.iter().find(|rule| {
+            rule.mcp
+                .as_ref()
+                .is_some_and(|selector| selector.names(tool))
+        }) {
+            return Some((
+                rule.text.clone(),
+                format!("removed by the deny rule `{}`", rule.text),
+            ));
+        }
+        let allowed_by = |explicit: bool| {
+            self.allow.iter().any(|rule| {
+                rule.mcp.as_ref().is_some_and(|selector| {
+                    selector.names(tool) && !(explicit && *selector == McpSelector::Everything)
+                })
+            })
+        };
+        if self.read_only && !tool.read_only && !allowed_by(true) {
+            return Some((
+                "sandbox=read-only".to_owned(),
+                "MCP tools run outside the sandbox, and under read-only only those marked                  readOnlyHint or named by an allow rule are offered"
+                    .to_owned(),
+            ));
+        }
+        if let Some(exact) = &self.exact
+            && !self.exact_mcp.iter().any(|selector| selector.names(tool))
+        {
+            return Some((
+                format!("--tools {exact:?}"),
+                format!("--tools {exact:?} does not include it"),
+            ));
+        }
+        if !self.allow.is_empty() && !allowed_by(false) {
+            return Some(self.not_allowed());
+        }
+        None
+    }
+
+    /// How much of the MCP server `server` the policy lets through, its tools unknown: what a
+    /// CLI backend, which starts the servers itself, is told to allow.
+    pub fn mcp_access(&self, server: &str) -> McpAccess {
+        let selectors = |rules: &[Rule]| -> Vec<McpSelector> {
+            rules.iter().filter_map(|rule| rule.mcp.clone()).collect()
+        };
+        if selectors(&self.deny)
+            .iter()
+            .any(|selector| selector.covers_server(server))
+        {
+            return McpAccess::Denied;
+        }
+        let restricting: Option<Vec<McpSelector>> = if self.exact.is_some() {
+            Some(self.exact_mcp.clone())
+        } else if !self.allow.is_empty() || self.read_only {
+            Some(
+                selectors(&self.allow)
+                    .into_iter()
+                    .filter(|selector| !(self.read_only && *selector == McpSelector::Everything))
+                    .collect(),
+            )
+        } else {
+            None
+        };
+        let Some(restricting) = restricting else {
+            return McpAccess::All;
+        };
+        if restricting
+            .iter()
+            .any(|selector| selector.covers_server(server))
+        {
+            return McpAccess::All;
+        }
+        let prefix = format!("mcp__{server}__");
+        let tools: Vec<String> = restricting
+            .into_iter()
+            .filter_map(|selector| match selector {
+                McpSelector::Tool(pattern) if pattern.starts_with(&prefix) => Some(pattern),
+                _ => None,
+            })
+            .collect();
+        if tools.is_empty() {
+            McpAccess::Denied
+        } else {
+            McpAccess::Tools(tools)
+        }
+    }
+
+    /// The `mcp__SERVER__TOOL` deny rules, as written.
+    pub fn mcp_deny_patterns(&self) -> Vec<String> {
+        self.deny
+            .iter()
+            .filter_map(|rule| match &rule.mcp {
+                Some(McpSelector::Tool(pattern)) => Some(pattern.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The same policy under the sandbox `mode`: `read-only` (also `--permission-mode plan`)
@@ -313,6 +537,7 @@ impl ToolPolicy {
     pub fn with_sandbox(mut self, mode: SandboxMode) -> ToolPolicy {
         self.read_only = mode == SandboxMode::ReadOnly;
         self.offered = self.still_offered();
+        self.offered_mcp = self.still_offered_mcp();
         self
     }
 
@@ -341,6 +566,19 @@ impl ToolPolicy {
     /// Whether the call may run. Tools that are not offered are refused too, in case a model
     /// calls one anyway.
     pub fn check(&self, tool: &str, arguments: &Value) -> Decision {
+        if let Some(mcp) = self.mcp_tools.iter().find(|mcp| mcp.name == tool) {
+            return match self.mcp_removal(mcp) {
+                None => Decision::Allow,
+                Some((rule, why)) => Decision::Deny {
+                    rule,
+                    reason: format!(
+                        "The {tool} tool is not available in this run ({why}). Use one of the \
+                         available tools instead: {}.",
+                        self.offered_list()
+                    ),
+                },
+            };
+        }
         if !ALL_TOOLS.contains(&tool) {
             return Decision::Deny {
                 rule: tool.to_owned(),
@@ -423,13 +661,19 @@ impl ToolPolicy {
         let texts = |rules: &[Rule]| -> Vec<String> {
             rules.iter().map(|rule| rule.text.clone()).collect()
         };
-        json!({
+        let mut described = json!({
             "profile": self.profile.name(),
             "tools": self.exact,
             "offered": self.offered,
             "allow": texts(&self.allow),
             "deny": texts(&self.deny),
-        })
+        });
+        if !self.mcp_tools.is_empty()
+            && let Some(object) = described.as_object_mut()
+        {
+            object.insert("offered_mcp".to_owned(), json!(self.offered_mcp));
+        }
+        described
     }
 
     /// Why `tool` is not offered, as (rule, explanation), or `None` when it is.
@@ -471,23 +715,34 @@ impl ToolPolicy {
             ));
         }
         if !self.allow.is_empty() && !self.allow.iter().any(|rule| rule.names(tool)) {
-            let rules = self
-                .allow
-                .iter()
-                .map(|rule| rule.text.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            let why = format!("no allow rule names it; the allow rules are {rules}");
-            return Some((rules, why));
+            return Some(self.not_allowed());
         }
         None
     }
 
+    /// (rule, explanation) for a tool that no allow rule names.
+    fn not_allowed(&self) -> (String, String) {
+        let rules = self
+            .allow
+            .iter()
+            .map(|rule| rule.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", ");
+        let why = format!("no allow rule names it; the allow rules are {rules}");
+        (rules, why)
+    }
+
     fn offered_list(&self) -> String {
-        if self.offered.is_empty() {
+        let all: Vec<&str> = self
+            .offered
+            .iter()
+            .copied()
+            .chain(self.offered_mcp.iter().map(String::as_str))
+            .collect();
+        if all.is_empty() {
             "none".to_owned()
         } else {
-            self.offered.join(", ")
+            all.join(", ")
         }
     }
 }
@@ -503,6 +758,8 @@ struct Rule {
     everything: bool,
     /// `None`: every call of those tools.
     pattern: Option<Pattern>,
+    /// The MCP tools it names, if any.
+    mcp: Option<McpSelector>,
 }
 
 impl Rule {
@@ -872,9 +1129,13 @@ fn tools_named(name: &str) -> Option<&'static [&'static str]> {
     })
 }
 
-/// `--tools`: a union of names and groups, in [`ALL_TOOLS`] order.
-fn exact_set(text: &str, profile: Profile) -> Result<Vec<&'static str>, PolicyError> {
+/// `--tools`: a union of names and groups, in [`ALL_TOOLS`] order, and its MCP entries.
+fn exact_set(
+    text: &str,
+    profile: Profile,
+) -> Result<(Vec<&'static str>, Vec<McpSelector>), PolicyError> {
     let mut named: Vec<&'static str> = Vec::new();
+    let mut mcp = Vec::new();
     for entry in split_rules(text, RuleList::Tools)? {
         if entry == "default" {
             // Claude Code's `--tools default`.
@@ -883,12 +1144,14 @@ fn exact_set(text: &str, profile: Profile) -> Result<Vec<&'static str>, PolicyEr
         }
         let rule = parse_rule(&entry, RuleList::Tools)?;
         named.extend(rule.tools);
+        mcp.extend(rule.mcp);
     }
-    Ok(ALL_TOOLS
+    let tools = ALL_TOOLS
         .iter()
         .copied()
         .filter(|tool| named.contains(tool))
-        .collect())
+        .collect();
+    Ok((tools, mcp))
 }
 
 fn parse_rules(lists: &[String], list: RuleList) -> Result<Vec<Rule>, PolicyError> {
@@ -961,6 +1224,25 @@ fn parse_rule(text: &str, list: RuleList) -> Result<Rule, PolicyError> {
     if name.is_empty() {
         return Err(malformed("has no tool name before `(`"));
     }
+    let mcp = if name == "*" {
+        Some(McpSelector::Everything)
+    } else {
+        McpSelector::parse(name)
+    };
+    if mcp.is_some() && name != "*" {
+        if pattern.is_some() {
+            return Err(malformed(
+                "puts a pattern on an MCP tool; MCP rules name tools only",
+            ));
+        }
+        return Ok(Rule {
+            text: text.to_owned(),
+            tools: &[],
+            pattern: None,
+            everything: false,
+            mcp,
+        });
+    }
     let tools = tools_named(name).ok_or_else(|| PolicyError::UnknownTool {
         list,
         rule: text.to_owned(),
@@ -1000,6 +1282,7 @@ fn parse_rule(text: &str, list: RuleList) -> Result<Rule, PolicyError> {
         tools,
         everything: name == "*",
         pattern,
+        mcp,
     })
 }
 
@@ -2019,5 +2302,168 @@ mod tests {
         assert_eq!(relative_to("/ws", "/ws/a/b").as_deref(), Some("a/b"));
         assert_eq!(relative_to("/ws", "/wsx/a"), None);
         assert_eq!(relative_to("/", "/a").as_deref(), Some("a"));
+    }
+
+    fn mcp_tool(server: &str, tool: &str, read_only: bool) -> McpTool {
+        McpTool {
+            name: format!("mcp__{server}__{tool}"),
+            server: server.to_owned(),
+            tool: tool.to_owned(),
+            read_only,
+        }
+    }
+
+    fn mcp_tools() -> Vec<McpTool> {
+        vec![
+            mcp_tool("fs", "read_file", true),
+            mcp_tool("fs", "write_file", false),
+            mcp_tool("github", "get_issue", false),
+        ]
+    }
+
+    fn with_mcp(
+        exact: Option<&str>,
+        allow: &[&str],
+        deny: &[&str],
+        mode: SandboxMode,
+    ) -> ToolPolicy {
+        build(None, exact, allow, deny)
+            .unwrap()
+            .with_sandbox(mode)
+            .with_mcp_tools(mcp_tools())
+    }
+
+    #[test]
+    fn mcp_tools_follow_tools_allow_and_deny_rules_but_not_the_profile() {
+        let all = strings(&[
+            "mcp__fs__read_file",
+            "mcp__fs__write_file",
+            "mcp__github__get_issue",
+        ]);
+        let write = SandboxMode::WorkspaceWrite;
+        type Case<'a> = (Option<&'a str>, &'a [&'a str], &'a [&'a str], Vec<String>);
+        let cases: [Case<'_>; 9] = [
+            (None, &[], &[], all.clone()),
+            (Some("read"), &[], &[], vec![]),
+            (Some("read,group:mcp"), &[], &[], all.clone()),
+            (
+                Some("mcp__github"),
+                &[],
+                &[],
+                strings(&["mcp__github__get_issue"]),
+            ),
+            (
+                None,
+                &["mcp__github__*"],
+                &[],
+                strings(&["mcp__github__get_issue"]),
+            ),
+            (None, &["group:mcp:fs"], &[], all[..2].to_vec()),
+            (None, &["read"], &[], vec![]),
+            (
+                None,
+                &[],
+                &["mcp__fs__write_file"],
+                strings(&["mcp__fs__read_file", "mcp__github__get_issue"]),
+            ),
+            (None, &["*"], &["group:mcp"], vec![]),
+        ];
+        for (exact, allow, deny, expected) in cases {
+            let policy = with_mcp(exact, allow, deny, write);
+            assert_eq!(
+                policy.offered_mcp(),
+                expected,
+                "{exact:?} {allow:?} {deny:?}"
+            );
+        }
+        let minimal = build(Some("minimal"), None, &[], &[])
+            .unwrap()
+            .with_mcp_tools(mcp_tools());
+        assert_eq!(minimal.offered_mcp(), all);
+        // An allow rule naming only MCP tools leaves no built-in tool, as any allow list does.
+        assert!(
+            with_mcp(None, &["mcp__github__*"], &[], write)
+                .offered()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn read_only_offers_mcp_tools_marked_read_only_or_allowed_by_name() {
+        let read_only = SandboxMode::ReadOnly;
+        assert_eq!(
+            with_mcp(None, &[], &[], read_only).offered_mcp(),
+            ["mcp__fs__read_file"]
+        );
+        assert_eq!(
+            with_mcp(None, &["*"], &[], read_only).offered_mcp(),
+            ["mcp__fs__read_file"],
+            "`*` is not an explicit allow"
+        );
+        assert_eq!(
+            with_mcp(None, &["read", "mcp__github__get_issue"], &[], read_only).offered_mcp(),
+            ["mcp__github__get_issue"]
+        );
+        let policy = with_mcp(None, &[], &[], read_only);
+        let decision = policy.check("mcp__fs__write_file", &json!({}));
+        assert_eq!(
+            refusing_rule(decision).as_deref(),
+            Some("sandbox=read-only")
+        );
+        assert!(policy.check("mcp__fs__read_file", &json!({})).is_allowed());
+    }
+
+    #[test]
+    fn calls_of_mcp_tools_that_are_not_offered_are_refused_by_the_rule() {
+        let policy = with_mcp(
+            None,
+            &[],
+            &["group:mcp:github"],
+            SandboxMode::WorkspaceWrite,
+        );
+        assert!(
+            policy
+                .check("mcp__fs__write_file", &json!({"path": "x"}))
+                .is_allowed()
+        );
+        match policy.check("mcp__github__get_issue", &json!({})) {
+            Decision::Deny { rule, reason } => {
+                assert_eq!(rule, "group:mcp:github");
+                assert!(reason.contains("mcp__fs__read_file"), "{reason}");
+            }
+            Decision::Allow => panic!("allowed"),
+        }
+        assert_eq!(
+            refusing_rule(policy.check("mcp__other__tool", &json!({}))).as_deref(),
+            Some("mcp__other__tool")
+        );
+        let error = build(None, None, &["mcp__fs__read_file(/etc/*)"], &[]).unwrap_err();
+        assert!(error.to_string().contains("MCP"), "{error}");
+    }
+
+    #[test]
+    fn mcp_access_says_how_much_of_a_server_a_cli_backend_may_use() {
+        let write = SandboxMode::WorkspaceWrite;
+        let access = |allow: &[&str], deny: &[&str], mode| {
+            build(None, None, allow, deny)
+                .unwrap()
+                .with_sandbox(mode)
+                .mcp_access("fs")
+        };
+        assert_eq!(access(&[], &[], write), McpAccess::All);
+        assert_eq!(access(&[], &["mcp__fs"], write), McpAccess::Denied);
+        assert_eq!(access(&["read"], &[], write), McpAccess::Denied);
+        assert_eq!(access(&["group:mcp"], &[], write), McpAccess::All);
+        assert_eq!(
+            access(&["mcp__fs__read_file", "mcp__gh__x"], &[], write),
+            McpAccess::Tools(strings(&["mcp__fs__read_file"]))
+        );
+        assert_eq!(access(&[], &[], SandboxMode::ReadOnly), McpAccess::Denied);
+        assert_eq!(
+            access(&["*"], &[], SandboxMode::ReadOnly),
+            McpAccess::Denied
+        );
+        let policy = build(None, None, &[], &["mcp__fs__write_file", "group:mcp:x"]).unwrap();
+        assert_eq!(policy.mcp_deny_patterns(), ["mcp__fs__write_file"]);
     }
 }

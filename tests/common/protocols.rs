@@ -331,3 +331,27 @@ pub fn gemini() -> Protocol {
         stored_call_id: |_| format!("call_{}_0", w::RESPONSE_ID),
     }
 }
+
+/// Every tool name in a request body's `tools`, whatever the protocol nests them in
+/// (`tools[].name`, `tools[].function.name`, `tools[].functionDeclarations[].name`).
+pub fn offered_tools(body: &Value) -> Vec<String> {
+    fn walk(value: &Value, names: &mut Vec<String>) {
+        match value {
+            Value::Array(items) => items.iter().for_each(|item| walk(item, names)),
+            Value::Object(object) => {
+                if let Some(Value::String(name)) = object.get("name") {
+                    names.push(name.clone());
+                }
+                for (key, inner) in object {
+                    if key != "parameters" && key != "input_schema" {
+                        walk(inner, names);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut names = Vec::new();
+    walk(&body["tools"], &mut names);
+    names
+}

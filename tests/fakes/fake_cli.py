@@ -44,6 +44,11 @@ def main(kind):
         session = "0199a213-81c0-7800-8aa1-bbab2a035a53"
         if "resume" in argv and "--" in argv:
             session = argv[argv.index("--") + 1]
+    mcp_config = None
+    mcp_file = option(argv, "--mcp-config") if kind == "claude" else None
+    if mcp_file:
+        with open(mcp_file, encoding="utf-8") as handle:
+            mcp_config = json.load(handle)
     system_prompt = None
     if prompt_file:
         with open(prompt_file, encoding="utf-8") as handle:
@@ -55,6 +60,7 @@ def main(kind):
                 "env": dict(os.environ),
                 "stdin": stdin,
                 "system_prompt": system_prompt,
+                "mcp_config": mcp_config,
                 "cwd": os.getcwd(),
             },
             handle,

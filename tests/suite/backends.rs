@@ -785,6 +785,85 @@ fn the_child_environment_drops_the_cleared_keys_and_adds_the_configured_ones() {
     assert_eq!(env["ANTHROPIC_API_KEY"], "sk-ant-SECRET-4242");
 }
 
+#[test]
+fn the_mcp_servers_reach_claude_as_a_config_file_and_codex_as_overrides_and_environment() {
+    let servers = json!({"mcpServers": {
+        "fs": {"command": "fs-server", "args": ["--root", "."], "env": {"FS_TOKEN": "${TOKEN_VAR}"}},
+        "gh": {"type": "http", "url": "https://api.example/mcp", "headers": {"X-Key": "literal-header"}}
+    }})
+    .to_string();
+    let bench = Bench::new();
+    let output = bench
+        .cmd("claude-cli", &["text-turn.jsonl"])
+        .env("TOKEN_VAR", "tok-SECRET-1")
+        .args([
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "--strict-mcp-config",
+            "--mcp-config",
+            &servers,
+            "hi",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let call = bench.call(0);
+    let args = argv(&call);
+    assert!(args.contains(&"--strict-mcp-config".to_owned()), "{args:?}");
+    assert!(
+        args.iter()
+            .any(|arg| arg.starts_with("--allowedTools=") && arg.ends_with(",mcp__fs,mcp__gh")),
+        "{args:?}"
+    );
+    // claude's own format, the variable left for claude to expand.
+    assert_eq!(
+        call["mcp_config"],
+        json!({"mcpServers": {
+            "fs": {"type": "stdio", "command": "fs-server", "args": ["--root", "."], "env": {"FS_TOKEN": "${TOKEN_VAR}"}},
+            "gh": {"type": "http", "url": "https://api.example/mcp", "headers": {"X-Key": "literal-header"}}
+        }})
+    );
+    // The file lives in the run's temporary directory, gone with it.
+    let file = after(&args, "--mcp-config").unwrap();
+    assert!(!Path::new(&file).exists(), "{file}");
+
+    let bench = Bench::new();
+    let output = bench
+        .cmd("codex-cli", &["tool-turn.jsonl"])
+        .env("TOKEN_VAR", "tok-SECRET-1")
+        .args([
+            "run",
+            "-m",
+            "codex-cli/gpt-5-codex",
+            "--mcp-config",
+            &servers,
+            "hi",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let call = bench.call(0);
+    let args = argv(&call);
+    for expected in [
+        "mcp_servers.fs.command=\"fs-server\"",
+        "mcp_servers.fs.args=[\"--root\",\".\"]",
+        "mcp_servers.fs.env_vars=[\"FS_TOKEN\"]",
+        "mcp_servers.gh.url=\"https://api.example/mcp\"",
+        "mcp_servers.gh.env_http_headers={ \"X-Key\" = \"PINCER_MCP_1_HEADER_0\" }",
+    ] {
+        assert!(
+            args.contains(&expected.to_owned()),
+            "{expected} not in {args:?}"
+        );
+    }
+    assert!(
+        !call["argv"].to_string().contains("SECRET")
+            && !call["argv"].to_string().contains("literal-header")
+    );
+    let env = call["env"].as_object().unwrap();
+    assert_eq!(env["FS_TOKEN"], "tok-SECRET-1");
+    assert_eq!(env["PINCER_MCP_1_HEADER_0"], "literal-header");
+}
+
 // 7. Model flag on resume; aliases.
 
 #[test]

@@ -9,7 +9,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
-use crate::common::protocols::{self, Protocol};
+use crate::common::protocols::{self, Protocol, offered_tools};
 use crate::common::{Home, code, stderr, stdout};
 
 const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
@@ -62,30 +62,6 @@ fn result_of(output: &Output) -> Value {
     let text = stdout(output);
     let last = text.lines().last().unwrap_or_default();
     serde_json::from_str(last).unwrap_or_else(|error| panic!("{error}: {last}"))
-}
-
-/// Every tool name in a request body's `tools`, whatever the protocol nests them in
-/// (`tools[].name`, `tools[].function.name`, `tools[].functionDeclarations[].name`).
-fn offered_tools(body: &Value) -> Vec<String> {
-    fn walk(value: &Value, names: &mut Vec<String>) {
-        match value {
-            Value::Array(items) => items.iter().for_each(|item| walk(item, names)),
-            Value::Object(object) => {
-                if let Some(Value::String(name)) = object.get("name") {
-                    names.push(name.clone());
-                }
-                for (key, inner) in object {
-                    if key != "parameters" && key != "input_schema" {
-                        walk(inner, names);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    let mut names = Vec::new();
-    walk(&body["tools"], &mut names);
-    names
 }
 
 /// The tool results the model was sent in a request body, as text, in order.
