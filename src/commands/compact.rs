@@ -4,9 +4,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::sessions::{load_index, report_torn, resolve_selector};
 use super::turn::{credentials, default_model, resolve_model};
-use super::{Context, session_error, stdout_error};
+use super::{Context, load_index, report_torn, resolve_selector, session_error, stdout_error};
 use crate::agent::compact::{self, CompactError, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;

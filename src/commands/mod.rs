@@ -12,15 +12,24 @@ pub mod sessions;
 pub mod status;
 pub mod turn;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use crate::cli::{Cli, ColorChoice, Command, GlobalArgs, OutputFormat};
 use crate::config::ConfigError;
+use crate::conversation::{ContextOccupancy, Prices};
 use crate::error::{CliError, CliResult, Exit};
+use crate::output::progress::Spinner;
 use crate::output::{ColorMode, Diagnostics, Format};
-use crate::session::store::SessionError;
+use crate::session::fork::ForkError;
+use crate::session::index::{self, Index};
+use crate::session::learned_windows;
+use crate::session::names::NameError;
+use crate::session::resolve::{self, ResolveError};
+use crate::session::store::{SessionError, TornRepair};
+use crate::session::summary::SessionSummary;
 use crate::settings::Settings;
 
 /// What every command needs: settings, stderr, the output format, the workspace.
@@ -239,6 +248,160 @@ pub fn session_error(error: SessionError) -> CliError {
         SessionError::Vanished { .. } | SessionError::Serialize(_) => {
             CliError::new(Exit::RunFailed, message)
         }
+    }
+}
+
+/// A session argument that names no single session: exit 2 with what to type instead.
+pub fn resolve_error(error: ResolveError) -> CliError {
+    let hint = error.hint();
+    let cli_error = CliError::usage(error.to_string());
+    match hint {
+        Some(hint) => cli_error.with_hint(hint),
+        None => cli_error,
+    }
+}
+
+impl From<NameError> for CliError {
+    fn from(error: NameError) -> CliError {
+        match error {
+            NameError::Session(error) => session_error(error),
+            NameError::Resolve(error) => resolve_error(error),
+            NameError::Empty | NameError::Taken { .. } => {
+                let hint = error.hint();
+                let cli_error = CliError::usage(error.to_string());
+                match hint {
+                    Some(hint) => cli_error.with_hint(hint),
+                    None => cli_error,
+                }
+            }
+        }
+    }
+}
+
+/// A fork that was not made.
+pub fn fork_error(error: ForkError) -> CliError {
+    match error {
+        ForkError::NoEntry { .. } => CliError::usage(error.to_string())
+            .with_hint("`pincer sessions show SESSION --tree` lists the entry ids"),
+        ForkError::Record(error) => CliError::new(Exit::RunFailed, error.to_string()),
+        ForkError::Session(error) => session_error(error),
+    }
+}
+
+/// Refresh and return the session index, telling the user when it had to be rebuilt from a bad
+/// file.
+pub fn load_index(context: &Context) -> CliResult<Index> {
+    let spinner = Spinner::start(&context.diagnostics, "reading sessions…");
+    let (index, report) = index::refresh(context.sessions_dir()).map_err(session_error)?;
+    drop(spinner);
+    if let Some(reason) = &report.rebuilt
+        && !reason.starts_with("there is no index")
+    {
+        context
+            .diagnostics
+            .warn(&format!("rebuilt the session index: {reason}"));
+    }
+    Ok(index)
+}
+
+/// Resolve `SESSION` or `--last` (with `--all`) to a session file of this home and workspace.
+pub fn resolve_selector(
+    context: &Context,
+    index: &Index,
+    session: Option<&str>,
+    last: bool,
+    all: bool,
+) -> CliResult<PathBuf> {
+    resolve::resolve_selector(
+        context.sessions_dir(),
+        &context.workspace,
+        index,
+        session,
+        last,
+        all,
+    )
+    .map_err(resolve_error)
+}
+
+/// Tell the user that a torn final line was repaired, and where its bytes went.
+pub fn report_torn(context: &Context, path: &Path, torn: Option<&TornRepair>) {
+    match torn {
+        Some(TornRepair::MovedTo(side)) => context.diagnostics.warn(&format!(
+            "'{}' ended in a torn line (an interrupted write); moved it to '{}'",
+            path.display(),
+            side.display()
+        )),
+        Some(TornRepair::Completed) => context.diagnostics.warn(&format!(
+            "'{}' ended without a newline; completed the last line",
+            path.display()
+        )),
+        None => {}
+    }
+}
+
+/// The context window of `provider/model`: the catalog's or config's, or the smaller one an
+/// overflow error taught (SPEC §7), or that one alone when the model is unknown.
+pub fn model_window(context: &Context, provider: &str, model: &str) -> Option<u64> {
+    ModelFacts::new(context).window(provider, model)
+}
+
+/// Context windows and prices of the models sessions ran on, for listings and `status`: the
+/// catalog's or config's, narrowed by the windows learned from overflow errors (read once).
+pub struct ModelFacts<'a> {
+    settings: &'a Settings,
+    learned: BTreeMap<String, u64>,
+    /// The catalog's or config's window and prices by `provider/model`, looked up once each (a
+    /// listing asks about the same few models for thousands of sessions).
+    known: std::cell::RefCell<std::collections::HashMap<String, Option<(u64, Prices)>>>,
+}
+
+impl<'a> ModelFacts<'a> {
+    /// The facts of this home's configuration and learned windows.
+    pub fn new(context: &'a Context) -> ModelFacts<'a> {
+        ModelFacts {
+            settings: &context.settings,
+            learned: learned_windows::all(context.sessions_dir()),
+            known: std::cell::RefCell::default(),
+        }
+    }
+
+    /// The catalog's or config's window and prices of `provider/model`.
+    fn known(&self, provider: &str, model: &str) -> Option<(u64, Prices)> {
+        let key = format!("{provider}/{model}");
+        if let Some(found) = self.known.borrow().get(&key) {
+            return *found;
+        }
+        let found = self
+            .settings
+            .model_info(provider, model)
+            .map(|info| (info.context_window, info.prices()));
+        self.known.borrow_mut().insert(key, found);
+        found
+    }
+
+    /// The context window of `provider/model`, see [`model_window`].
+    pub fn window(&self, provider: &str, model: &str) -> Option<u64> {
+        let known = self.known(provider, model).map(|(window, _)| window);
+        let learned = self.learned.get(&format!("{provider}/{model}")).copied();
+        match (known, learned) {
+            (Some(known), Some(learned)) => Some(known.min(learned)),
+            (known, learned) => known.or(learned),
+        }
+    }
+
+    /// The context window of a session's current model, when known.
+    pub fn context_window(&self, summary: &SessionSummary) -> Option<u64> {
+        self.window(summary.provider.as_deref()?, summary.model.as_deref()?)
+    }
+
+    /// A session's context occupancy, against its model's window.
+    pub fn occupancy(&self, summary: &SessionSummary) -> Option<ContextOccupancy> {
+        summary.occupancy(self.context_window(summary))
+    }
+
+    /// A session's spend: catalog prices where the model is known, else what was recorded.
+    pub fn cost(&self, summary: &SessionSummary) -> f64 {
+        summary.cost(|provider, model| self.known(provider, model).map(|(_, prices)| prices))
     }
 }
 

@@ -8,19 +8,21 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{Context, session_error, stdout_error};
+use super::{
+    Context, ModelFacts, fork_error, load_index, report_torn, resolve_error, session_error,
+    stdout_error,
+};
 use crate::cli::{
     ExportFormat, SessionsArgs, SessionsCommand, SessionsExportArgs, SessionsForkArgs,
     SessionsListArgs, SessionsPathArgs, SessionsPruneArgs, SessionsRenameArgs, SessionsRepairArgs,
     SessionsRmArgs, SessionsShowArgs,
 };
-use crate::conversation::ContextOccupancy;
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
-use crate::output::progress::Spinner;
-use crate::session::index::{self, Index, IndexEntry, Lookup};
-use crate::session::names::NamesLock;
-use crate::session::record::{self, AgentMessage, Entry, SessionHeader};
+use crate::session::fork;
+use crate::session::index::{self, Index, IndexEntry};
+use crate::session::names::give_name;
+use crate::session::record::{self, AgentMessage, Entry};
 use crate::session::store::{self, SessionLock, TornRepair};
 
 /// Run a `sessions` subcommand (none = `list`).
@@ -39,90 +41,9 @@ pub fn dispatch(context: &Context, args: SessionsArgs) -> CliResult<Exit> {
     }
 }
 
-/// Refresh and return the index, telling the user when it had to be rebuilt from a bad file.
-pub fn load_index(context: &Context) -> CliResult<Index> {
-    let spinner = Spinner::start(&context.diagnostics, "reading sessions…");
-    let (index, report) = index::refresh(context.sessions_dir()).map_err(session_error)?;
-    drop(spinner);
-    if let Some(reason) = &report.rebuilt
-        && !reason.starts_with("there is no index")
-    {
-        context
-            .diagnostics
-            .warn(&format!("rebuilt the session index: {reason}"));
-    }
-    Ok(index)
-}
-
 /// Resolve a session argument (id, unique id prefix, name, or file path) to its file.
-pub fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathBuf> {
-    let as_path = Path::new(query);
-    if query.contains('/') || query.ends_with(".jsonl") {
-        if as_path.is_file() {
-            return Ok(as_path.to_owned());
-        }
-        let in_store = context.sessions_dir().join(query);
-        if !query.contains('/') && in_store.is_file() {
-            return Ok(in_store);
-        }
-        if query.contains('/') {
-            return Err(CliError::usage(format!("no session file at '{query}'")));
-        }
-    }
-    let damaged;
-    let mut found = index.find(query);
-    if matches!(found, Lookup::NotFound) {
-        // A damaged session the index knows only by its file name: read those files again.
-        damaged = index.damaged_rescanned(context.sessions_dir());
-        found = damaged.find(query);
-    }
-    match found {
-        Lookup::One(entry) => Ok(context.sessions_dir().join(&entry.file)),
-        Lookup::NotFound => Err(CliError::usage(format!("no session matches '{query}'"))
-            .with_hint("`pincer sessions list --all` shows every session with its id and name")),
-        Lookup::Ambiguous(candidates) => {
-            let mut message = format!("'{query}' matches {} sessions:", candidates.len());
-            for candidate in &candidates {
-                let _ = write!(
-                    message,
-                    "\n  {}  {}  {}",
-                    candidate.summary.id,
-                    candidate.summary.name.as_deref().unwrap_or("-"),
-                    candidate.summary.cwd
-                );
-            }
-            let by_name = candidates
-                .iter()
-                .all(|candidate| candidate.summary.name.as_deref() == Some(query));
-            Err(CliError::usage(message).with_hint(if by_name {
-                "give the full id of the one you mean, and `pincer sessions rename ID NEW-NAME` the other"
-            } else {
-                "give more characters of the id, or the full id (`pincer sessions list --all` shows the shortest unique ones)"
-            }))
-        }
-    }
-}
-
-/// Resolve `SESSION` or `--last` (with `--all`) to a session file.
-pub fn resolve_selector(
-    context: &Context,
-    index: &Index,
-    session: Option<&str>,
-    last: bool,
-    all: bool,
-) -> CliResult<PathBuf> {
-    match session {
-        Some(query) => resolve(context, index, query),
-        None if last => match index.last(&context.workspace, all) {
-            Some(entry) => Ok(context.sessions_dir().join(&entry.file)),
-            None => Err(CliError::usage(format!(
-                "no session has been run in '{}'",
-                context.workspace.display()
-            ))
-            .with_hint("pass --all to pick the most recent session of any directory")),
-        },
-        None => Err(CliError::usage("no session given").with_hint("name one, or pass --last")),
-    }
+fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathBuf> {
+    crate::session::resolve::resolve(context.sessions_dir(), index, query).map_err(resolve_error)
 }
 
 fn load_session(path: &Path) -> CliResult<store::LoadedSession> {
@@ -172,6 +93,7 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
         rows.truncate(limit);
     }
     let now = OffsetDateTime::now_utc();
+    let facts = ModelFacts::new(context);
     // Unique among every known session, not only the listed ones: lookups are global.
     let short_ids = index.short_ids();
     let short_id = |id: &str| {
@@ -183,7 +105,7 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
         let items: Vec<Value> = rows
             .iter()
             .map(|entry| {
-                let mut item = list_item_json(context, entry);
+                let mut item = list_item_json(context, &facts, entry);
                 item["short_id"] = json!(short_id(&entry.summary.id));
                 item
             })
@@ -210,7 +132,9 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
     ]];
     for entry in &rows {
         let summary = &entry.summary;
-        let context_cell = occupancy(context, entry).map_or("-".to_owned(), |o| o.short());
+        let context_cell = facts
+            .occupancy(summary)
+            .map_or("-".to_owned(), |o| o.short());
         table.push([
             short_id(&summary.id),
             summary.name.clone().unwrap_or_else(|| "-".to_owned()),
@@ -266,71 +190,9 @@ fn render_table(rows: &[[String; 7]]) -> String {
     text
 }
 
-/// Context occupancy of a session, with the window from the catalog or config.
-pub fn occupancy(context: &Context, entry: &IndexEntry) -> Option<ContextOccupancy> {
-    let tokens = entry.summary.context_tokens?;
-    let window = context_window(context, &entry.summary);
-    let usage = crate::conversation::TokenUsage {
-        input: tokens,
-        ..Default::default()
-    };
-    Some(ContextOccupancy::of(&usage, window))
-}
-
-/// The context window of the session's current model, when known.
-pub fn context_window(
-    context: &Context,
-    summary: &crate::session::summary::SessionSummary,
-) -> Option<u64> {
-    let provider = summary.provider.as_deref()?;
-    let model = summary.model.as_deref()?;
-    model_window(context, provider, model)
-}
-
-/// The context window of `provider/model`: the catalog's or config's, or the smaller one an
-/// overflow error taught (SPEC §7), or that one alone when the model is unknown.
-pub fn model_window(context: &Context, provider: &str, model: &str) -> Option<u64> {
-    let known = context
-        .settings
-        .model_info(provider, model)
-        .map(|info| info.context_window);
-    let learned = crate::session::learned_windows::lookup(
-        context.sessions_dir(),
-        &format!("{provider}/{model}"),
-    );
-    match (known, learned) {
-        (Some(known), Some(learned)) => Some(known.min(learned)),
-        (known, learned) => known.or(learned),
-    }
-}
-
-/// Cost of a session's usage: catalog prices where the model is known, else what was recorded.
-pub fn session_cost(context: &Context, entry: &IndexEntry) -> f64 {
-    entry
-        .summary
-        .usage_by_model
-        .iter()
-        .map(|(key, totals)| {
-            let (provider, model) = key.split_once('/').unwrap_or(("", key.as_str()));
-            match context.settings.model_info(provider, model) {
-                Some(info) => {
-                    info.cost(
-                        totals.usage.input,
-                        totals.usage.output,
-                        totals.usage.cache_read,
-                        totals.usage.cache_write,
-                    )
-                    .total
-                }
-                None => totals.recorded_cost_usd,
-            }
-        })
-        .sum()
-}
-
-fn list_item_json(context: &Context, entry: &IndexEntry) -> Value {
+fn list_item_json(context: &Context, facts: &ModelFacts<'_>, entry: &IndexEntry) -> Value {
     let summary = &entry.summary;
-    let occupancy = occupancy(context, entry);
+    let occupancy = facts.occupancy(summary);
     let usage = summary.cumulative_usage();
     json!({
         "id": summary.id,
@@ -354,7 +216,7 @@ fn list_item_json(context: &Context, entry: &IndexEntry) -> Value {
             "cache_read_input_tokens": usage.cache_read,
             "cache_creation_input_tokens": usage.cache_write,
         },
-        "total_cost_usd": session_cost(context, entry),
+        "total_cost_usd": facts.cost(summary),
         "compactions": summary.compactions,
         "last_run_aborted": summary.last_run_aborted,
         "problem": entry.problem,
@@ -865,10 +727,24 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
     let path = resolve(context, &index, &args.session)?;
     let loaded = load_session(&path)?;
     let forked = match &args.name {
-        Some(name) => give_name(context, name, None, || {
-            fork_loaded(context, &loaded, args.at.as_deref(), Some(name), None)
+        Some(name) => give_name(context.sessions_dir(), name, None, || {
+            fork::fork(
+                context.sessions_dir(),
+                &loaded,
+                args.at.as_deref(),
+                Some(name),
+                None,
+            )
+            .map_err(fork_error)
         })?,
-        None => fork_loaded(context, &loaded, args.at.as_deref(), None, None)?,
+        None => fork::fork(
+            context.sessions_dir(),
+            &loaded,
+            args.at.as_deref(),
+            None,
+            None,
+        )
+        .map_err(fork_error)?,
     };
     let (id, new_path, at) = (forked.id, forked.path, forked.at);
     let _ = index::update_one(context.sessions_dir(), &new_path);
@@ -885,147 +761,6 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
     Ok(Exit::Success)
 }
 
-/// A new session made from a branch of another.
-pub struct Forked {
-    /// The new session's id.
-    pub id: String,
-    /// Its file.
-    pub path: PathBuf,
-    /// The entry it was forked at.
-    pub at: Option<String>,
-}
-
-/// Copy the root→`at` path (default: the leaf) of `loaded` into a new session file whose header
-/// names the source as `parentSession`. A name on the copied path is replaced by `name` or
-/// cleared, so two sessions never answer to one name.
-pub fn fork_loaded(
-    context: &Context,
-    loaded: &store::LoadedSession,
-    at: Option<&str>,
-    name: Option<&str>,
-    id: Option<String>,
-) -> CliResult<Forked> {
-    let at = match at {
-        Some(entry_id) => {
-            let found = loaded
-                .entries
-                .iter()
-                .find(|entry| entry.id() == entry_id || entry.id().starts_with(entry_id));
-            match found {
-                Some(entry) => Some(entry.id().to_owned()),
-                None => {
-                    return Err(CliError::usage(format!(
-                        "session {} has no entry '{entry_id}'",
-                        loaded.header.id
-                    ))
-                    .with_hint("`pincer sessions show SESSION --tree` lists the entry ids"));
-                }
-            }
-        }
-        None => loaded.leaf_id().map(str::to_owned),
-    };
-    let mut entries: Vec<Entry> =
-        crate::session::context::branch_path(&loaded.entries, at.as_deref())
-            .into_iter()
-            .cloned()
-            .collect();
-    let carries_name = entries
-        .iter()
-        .any(|entry| matches!(entry, Entry::SessionInfo(_)));
-    let id = id.unwrap_or_else(|| uuid::Uuid::now_v7().to_string());
-    let header = SessionHeader {
-        version: Some(store::CURRENT_VERSION),
-        id: id.clone(),
-        timestamp: record::now_iso(),
-        cwd: loaded.header.cwd.clone(),
-        parent_session: Some(loaded.path.to_string_lossy().into_owned()),
-        extra: serde_json::Map::new(),
-    };
-    if name.is_some() || carries_name {
-        let taken: std::collections::HashSet<String> =
-            entries.iter().map(|entry| entry.id().to_owned()).collect();
-        let id = record::new_entry_id(&|candidate: &str| taken.contains(candidate));
-        let fields = match name {
-            Some(name) => json!({ "name": name }),
-            None => json!({}),
-        };
-        let entry = record::build_entry("session_info", &id, entries.last().map(Entry::id), fields)
-            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
-        entries.push(entry);
-    }
-    let path = store::create(context.sessions_dir(), &header, &entries).map_err(session_error)?;
-    Ok(Forked { id, path, at })
-}
-
-/// Refuse a name that another session already has, by the account of `index` (for runs that
-/// write nothing; anything that gives a name goes through [`give_name`]).
-pub fn ensure_name_free(index: &Index, name: &str, except_id: Option<&str>) -> CliResult<()> {
-    check_name(name)?;
-    if let Some(other) = index.sessions.values().find(|entry| {
-        entry.summary.name.as_deref() == Some(name) && Some(entry.summary.id.as_str()) != except_id
-    }) {
-        return Err(name_taken(name, other));
-    }
-    Ok(())
-}
-
-fn check_name(name: &str) -> CliResult<()> {
-    if name.trim().is_empty() {
-        return Err(CliError::usage("a session name cannot be empty"));
-    }
-    Ok(())
-}
-
-fn name_taken(name: &str, other: &IndexEntry) -> CliError {
-    CliError::usage(format!(
-        "the name '{name}' is taken by session {}",
-        other.summary.id
-    ))
-    .with_hint("names are unique; pick another or rename that session first")
-}
-
-/// Give `name` to a session: `give` (which writes the name into a session file) runs under the
-/// store's names lock, once the files show that no session but `except_id` has it (SPEC §1.2).
-/// Two processes naming two sessions alike at the same moment: one succeeds, the other gets the
-/// usual "taken" error.
-pub fn give_name<T>(
-    context: &Context,
-    name: &str,
-    except_id: Option<&str>,
-    give: impl FnOnce() -> CliResult<T>,
-) -> CliResult<T> {
-    check_name(name)?;
-    let names = NamesLock::acquire(context.sessions_dir()).map_err(session_error)?;
-    if let Some(other) = names.holders(name, except_id).first() {
-        return Err(name_taken(name, other));
-    }
-    give()
-}
-
-/// What [`find_or_create`] did.
-pub enum FoundOrCreated<T> {
-    /// No session answered to the name: `create` made one.
-    Created(T),
-    /// A session answers to the name now (another process may have just created it).
-    Found(PathBuf),
-}
-
-/// `resume --create NAME`: the session `name` resolves to by the files' account, or a new one
-/// made by `create` — which must write the name into the new file — under the names lock. Of
-/// several processes doing this at once, one creates and the others find its session.
-pub fn find_or_create<T>(
-    context: &Context,
-    name: &str,
-    create: impl FnOnce() -> CliResult<T>,
-) -> CliResult<FoundOrCreated<T>> {
-    check_name(name)?;
-    let names = NamesLock::acquire(context.sessions_dir()).map_err(session_error)?;
-    match names.index().find(name) {
-        Lookup::NotFound => create().map(FoundOrCreated::Created),
-        _ => resolve(context, names.index(), name).map(FoundOrCreated::Found),
-    }
-}
-
 // -------------------------------------------------------------------------------------- rename
 
 fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
@@ -1034,12 +769,17 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
     let (mut writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
     report_torn(context, &path, torn.as_ref());
-    give_name(context, &args.name, Some(&loaded.header.id), || {
-        let entry = store::new_entry(&writer, "session_info", json!({"name": args.name}))
-            .map_err(session_error)?;
-        writer.append(&entry).map_err(session_error)?;
-        writer.sync().map_err(session_error)
-    })?;
+    give_name(
+        context.sessions_dir(),
+        &args.name,
+        Some(&loaded.header.id),
+        || {
+            let entry = store::new_entry(&writer, "session_info", json!({"name": args.name}))
+                .map_err(session_error)?;
+            writer.append(&entry).map_err(session_error)?;
+            writer.sync().map_err(session_error)
+        },
+    )?;
     drop(writer);
     let _ = index::update_one(context.sessions_dir(), &path);
     if context.format.is_json() {
@@ -1056,22 +796,6 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
         ));
     }
     Ok(Exit::Success)
-}
-
-/// Tell the user that a torn final line was repaired, and where its bytes went.
-pub fn report_torn(context: &Context, path: &Path, torn: Option<&TornRepair>) {
-    match torn {
-        Some(TornRepair::MovedTo(side)) => context.diagnostics.warn(&format!(
-            "'{}' ended in a torn line (an interrupted write); moved it to '{}'",
-            path.display(),
-            side.display()
-        )),
-        Some(TornRepair::Completed) => context.diagnostics.warn(&format!(
-            "'{}' ended without a newline; completed the last line",
-            path.display()
-        )),
-        None => {}
-    }
 }
 
 // ------------------------------------------------------------------------------------------ rm

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::auth::{iso_option, now_ms};
-use super::sessions::{context_window, load_index, occupancy, resolve_selector, session_cost};
-use super::{Context, stdout_error};
+use super::{Context, ModelFacts, load_index, resolve_selector, stdout_error};
 use crate::auth::resolve::{SourceReport, SourceState, describe_sources};
 use crate::cli::StatusArgs;
 use crate::conversation::compact_count;
@@ -77,7 +76,8 @@ fn backend_of(provider: Option<&str>) -> &'static str {
 
 fn session_status(context: &Context, path: &Path, entry: &IndexEntry) -> Value {
     let summary = &entry.summary;
-    let occupancy = occupancy(context, entry);
+    let facts = ModelFacts::new(context);
+    let occupancy = facts.occupancy(summary);
     let cumulative = summary.cumulative_usage();
     let usage_json = |usage: &crate::conversation::TokenUsage| {
         json!({
@@ -102,13 +102,13 @@ fn session_status(context: &Context, path: &Path, entry: &IndexEntry) -> Value {
         "compactions": summary.compactions,
         "context": {
             "tokens": occupancy.map(|o| o.tokens),
-            "window": context_window(context, summary),
+            "window": facts.context_window(summary),
             "percent": occupancy.and_then(|o| o.percent),
             "estimated": summary.context_estimated,
         },
         "last_call_usage": summary.last_usage.as_ref().map(usage_json),
         "usage": usage_json(&cumulative),
-        "total_cost_usd": session_cost(context, entry),
+        "total_cost_usd": facts.cost(summary),
         "created": summary.created,
         "last_activity": summary.updated,
         "last_run_aborted": summary.last_run_aborted,

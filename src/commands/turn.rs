@@ -12,11 +12,10 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::cancel::{CancelScope, cancelled_error};
-use super::sessions::{
-    FoundOrCreated, ensure_name_free, find_or_create, fork_loaded, give_name, load_index,
-    model_window, report_torn, resolve_selector,
+use super::{
+    Context, config_error, fork_error, load_index, model_window, report_torn, resolve_selector,
+    session_error,
 };
-use super::{Context, config_error, session_error};
 use crate::agent::context_files;
 use crate::agent::heartbeat;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
@@ -39,7 +38,9 @@ use crate::output::schema::{
 use crate::provider::classify::FailureKind;
 use crate::provider::http::{Endpoint, Transport};
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
+use crate::session::fork;
 use crate::session::index::{self, Index};
+use crate::session::names::{FoundOrCreated, ensure_name_free, find_or_create, give_name};
 use crate::session::record::{self, SessionHeader};
 use crate::session::store;
 use crate::session::tail;
@@ -701,7 +702,7 @@ fn open_session(
             .lock_session(path, context.wait)
             .map_err(cancelled_error)?
             .map_err(session_error)?;
-        let (writer, tail, torn) = store::open_tail_locked(lock).map_err(session_error)?;
+        let (writer, tail, torn) = tail::open_locked(lock).map_err(session_error)?;
         report_torn(context, path, torn.as_ref());
         (Some(writer), tail)
     };
@@ -768,7 +769,7 @@ fn setup_session(
                     }
                     // Another process may be creating it right now: the one that gets the
                     // names lock first creates it, the others continue that session.
-                    match find_or_create(context, name, create)? {
+                    match find_or_create(context.sessions_dir(), name, create)? {
                         FoundOrCreated::Created(setup) => return Ok(setup),
                         FoundOrCreated::Found(path) => found = Some(path),
                     }
@@ -783,9 +784,11 @@ fn setup_session(
                 let id = new_session_id(index, args.session_id.as_deref())?;
                 match &args.name {
                     Some(name) => name_with(context, (index, ephemeral), name, None, || {
-                        fork_loaded(context, &loaded, None, Some(name), Some(id))
+                        fork::fork(context.sessions_dir(), &loaded, None, Some(name), Some(id))
+                            .map_err(fork_error)
                     })?,
-                    None => fork_loaded(context, &loaded, None, None, Some(id))?,
+                    None => fork::fork(context.sessions_dir(), &loaded, None, None, Some(id))
+                        .map_err(fork_error)?,
                 }
                 .path
             } else {
@@ -902,7 +905,7 @@ fn name_with<T>(
         ensure_name_free(index, name, except_id)?;
         give()
     } else {
-        give_name(context, name, except_id, give)
+        give_name(context.sessions_dir(), name, except_id, give)
     }
 }
 

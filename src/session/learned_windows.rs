@@ -44,6 +44,11 @@ fn read(path: &Path) -> LearnedWindows {
         .unwrap_or_default()
 }
 
+/// Every learned window, by `provider/model`: for a caller that asks about many models.
+pub fn all(dir: &Path) -> BTreeMap<String, u64> {
+    read(&path(dir)).windows
+}
+
 /// The window learned for `model_ref` (`provider/model`), if any.
 pub fn lookup(dir: &Path, model_ref: &str) -> Option<u64> {
     read(&path(dir)).windows.get(model_ref).copied()

@@ -6,11 +6,13 @@
 //! `names`.
 
 pub mod context;
+pub mod fork;
 pub mod index;
 pub mod learned_windows;
 pub mod migrate;
 pub mod names;
 pub mod record;
+pub mod resolve;
 pub mod store;
 pub mod summary;
 pub mod tail;

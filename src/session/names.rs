@@ -15,7 +15,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::index::{self, Index, IndexEntry};
+use super::index::{self, Index, IndexEntry, Lookup};
+use super::resolve::{ResolveError, resolve};
 use super::store::SessionError;
 use crate::fs::{self as pfs, FileLock, LockError};
 
@@ -81,6 +82,115 @@ impl NamesLock {
                     && Some(entry.summary.id.as_str()) != except_id
             })
             .collect()
+    }
+}
+
+/// Why a name cannot be given.
+#[derive(Debug, thiserror::Error)]
+pub enum NameError {
+    /// An empty (or blank) name (exit 2).
+    #[error("a session name cannot be empty")]
+    Empty,
+    /// Another session has it (exit 2).
+    #[error("the name '{name}' is taken by session {id}")]
+    Taken {
+        /// The name.
+        name: String,
+        /// The id of the session that has it.
+        id: String,
+    },
+    /// The names lock or the index could not be read.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The session a name answers to could not be told apart from others.
+    #[error(transparent)]
+    Resolve(#[from] ResolveError),
+}
+
+impl NameError {
+    /// What to do about it.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self {
+            NameError::Taken { .. } => {
+                Some("names are unique; pick another or rename that session first")
+            }
+            NameError::Resolve(error) => error.hint(),
+            NameError::Empty | NameError::Session(_) => None,
+        }
+    }
+}
+
+fn check_name(name: &str) -> Result<(), NameError> {
+    if name.trim().is_empty() {
+        return Err(NameError::Empty);
+    }
+    Ok(())
+}
+
+fn name_taken(name: &str, other: &IndexEntry) -> NameError {
+    NameError::Taken {
+        name: name.to_owned(),
+        id: other.summary.id.clone(),
+    }
+}
+
+/// Refuse a name that another session already has, by the account of `index` (for runs that
+/// write nothing; anything that gives a name goes through [`give_name`]).
+pub fn ensure_name_free(
+    index: &Index,
+    name: &str,
+    except_id: Option<&str>,
+) -> Result<(), NameError> {
+    check_name(name)?;
+    if let Some(other) = index.sessions.values().find(|entry| {
+        entry.summary.name.as_deref() == Some(name) && Some(entry.summary.id.as_str()) != except_id
+    }) {
+        return Err(name_taken(name, other));
+    }
+    Ok(())
+}
+
+/// Give `name` to a session of the sessions directory `dir`: `give` (which writes the name into
+/// a session file) runs under the names lock, once the files show that no session but
+/// `except_id` has it (SPEC §1.2). Two processes naming two sessions alike at the same moment:
+/// one succeeds, the other gets the usual "taken" error.
+pub fn give_name<T, E: From<NameError>>(
+    dir: &Path,
+    name: &str,
+    except_id: Option<&str>,
+    give: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    check_name(name)?;
+    let names = NamesLock::acquire(dir).map_err(NameError::from)?;
+    if let Some(other) = names.holders(name, except_id).first() {
+        return Err(name_taken(name, other).into());
+    }
+    give()
+}
+
+/// What [`find_or_create`] did.
+pub enum FoundOrCreated<T> {
+    /// No session answered to the name: `create` made one.
+    Created(T),
+    /// A session answers to the name now (another process may have just created it).
+    Found(PathBuf),
+}
+
+/// `resume --create NAME`: the session `name` resolves to by the files' account, or a new one
+/// made by `create` — which must write the name into the new file — under the names lock. Of
+/// several processes doing this at once, one creates and the others find its session.
+pub fn find_or_create<T, E: From<NameError>>(
+    dir: &Path,
+    name: &str,
+    create: impl FnOnce() -> Result<T, E>,
+) -> Result<FoundOrCreated<T>, E> {
+    check_name(name)?;
+    let names = NamesLock::acquire(dir).map_err(NameError::from)?;
+    match names.index().find(name) {
+        Lookup::NotFound => create().map(FoundOrCreated::Created),
+        _ => resolve(dir, names.index(), name)
+            .map(FoundOrCreated::Found)
+            .map_err(|error| NameError::from(error).into()),
     }
 }
 

@@ -20,7 +20,6 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::record::{self, Entry, Line, SessionHeader};
-use super::tail::TailSession;
 use crate::fs::{self as pfs, FileLock, LockError};
 
 /// The newest session format version this build reads and writes.
@@ -644,7 +643,7 @@ pub fn repair(
 }
 
 /// Rewrite a loaded session in the current format, keeping the previous bytes in a side file.
-fn rewrite(loaded: &LoadedSession, what: &str) -> Result<PathBuf, SessionError> {
+pub(super) fn rewrite(loaded: &LoadedSession, what: &str) -> Result<PathBuf, SessionError> {
     let path = &loaded.path;
     let side = side_path(path, what);
     let original =
@@ -842,37 +841,6 @@ pub fn open_locked(
     Ok((writer, loaded, torn_repair))
 }
 
-/// Like [`open_for_append`], but reads only the end of the file a resume needs (see
-/// [`super::tail`]): lock, read the tail, repair a torn tail, migrate an old format (which reads
-/// the whole file; such files are rare and small). The writer knows the ids of the entries read.
-pub fn open_tail_for_append(
-    path: &Path,
-    wait: Option<Duration>,
-) -> Result<(SessionWriter, TailSession, Option<TornRepair>), SessionError> {
-    open_tail_locked(SessionLock::acquire(path, wait)?)
-}
-
-/// [`open_tail_for_append`] for a session whose lock the caller already holds (a caller that
-/// waits for the lock in its own way, e.g. one a signal can interrupt).
-pub fn open_tail_locked(
-    lock: SessionLock,
-) -> Result<(SessionWriter, TailSession, Option<TornRepair>), SessionError> {
-    let path = lock.session_path().to_owned();
-    let path = path.as_path();
-    let mut tail = super::tail::load(path)?;
-    let mut torn_repair = None;
-    if let Some(torn) = tail.session.torn.take() {
-        torn_repair = Some(repair_torn_tail(path, &torn)?);
-    }
-    if tail.session.needs_migration() {
-        rewrite(&tail.session, "pre-migration")?;
-        tail.session.disk_version = CURRENT_VERSION;
-        tail.session.header.version = Some(CURRENT_VERSION);
-    }
-    let writer = SessionWriter::open(lock, &tail.session)?;
-    Ok((writer, tail, torn_repair))
-}
-
 /// Appends entries to a locked session file.
 #[derive(Debug)]
 pub struct SessionWriter {
@@ -918,7 +886,7 @@ impl SessionWriter {
     }
 
     /// A fresh entry id, unique among the entries the writer was opened with: the whole file's
-    /// after [`open_for_append`], the entries read after [`open_tail_for_append`] (see
+    /// after [`open_for_append`], the entries read after [`super::tail::open_for_append`] (see
     /// [`super::tail`] for why that is enough).
     pub fn next_id(&self) -> String {
         record::new_entry_id(&|candidate: &str| self.ids.contains(candidate))

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::context;
 use super::record::{AgentMessage, Entry, SessionHeader, SessionInfoEntry, StopReason};
-use crate::conversation::TokenUsage;
+use crate::conversation::{ContextOccupancy, Prices, TokenUsage};
 
 /// Usage of one model within a session.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -76,6 +76,40 @@ impl SessionSummary {
             total.add(&totals.usage);
         }
         total
+    }
+
+    /// How full the context is now, against `window` when it is known.
+    pub fn occupancy(&self, window: Option<u64>) -> Option<ContextOccupancy> {
+        let usage = TokenUsage {
+            input: self.context_tokens?,
+            ..TokenUsage::default()
+        };
+        Some(ContextOccupancy::of(&usage, window))
+    }
+
+    /// What the session's calls cost: priced by `prices_of(provider, model)` where that knows
+    /// the model, else as the messages recorded it.
+    pub fn cost(&self, prices_of: impl Fn(&str, &str) -> Option<Prices>) -> f64 {
+        self.usage_by_model
+            .iter()
+            .map(|(key, totals)| {
+                let (provider, model) = key.split_once('/').unwrap_or(("", key.as_str()));
+                match prices_of(provider, model) {
+                    Some(prices) => {
+                        prices
+                            .cost(&TokenUsage {
+                                input: totals.usage.input,
+                                output: totals.usage.output,
+                                cache_read: totals.usage.cache_read,
+                                cache_write: totals.usage.cache_write,
+                                ..TokenUsage::default()
+                            })
+                            .total
+                    }
+                    None => totals.recorded_cost_usd,
+                }
+            })
+            .sum()
     }
 
     /// The current `provider/model`, when known.

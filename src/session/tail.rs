@@ -43,13 +43,17 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use super::context::branch_path;
 use super::record::{self, AgentMessage, Entry, Line, SessionHeader};
-use super::store::{self, CURRENT_VERSION, LoadedSession, SessionError, TornTail};
+use super::store::{
+    self, CURRENT_VERSION, LoadedSession, SessionError, SessionLock, SessionWriter, TornRepair,
+    TornTail,
+};
 use super::summary::{SessionSummary, session_name};
 
 /// How much is read per step backwards; a longer line doubles it until the line fits.
@@ -164,7 +168,7 @@ fn io_error(action: &'static str, path: &Path, source: io::Error) -> SessionErro
 }
 
 /// Read what a resume needs from the end of the session file at `path`. A torn tail is reported
-/// in `session.torn`, not repaired (that needs the lock: [`store::open_tail_for_append`]).
+/// in `session.torn`, not repaired (that needs the lock: [`open_for_append`]).
 pub fn load(path: &Path) -> Result<TailSession, SessionError> {
     let file = File::open(path).map_err(|error| io_error("cannot read", path, error))?;
     let length = file
@@ -194,6 +198,37 @@ pub fn load(path: &Path) -> Result<TailSession, SessionError> {
         facts: walked.facts,
         walk: walked.walk,
     })
+}
+
+/// Like [`store::open_for_append`], but reads only the end of the file a resume needs: lock,
+/// read the tail, repair a torn tail, migrate an old format (which reads the whole file; such
+/// files are rare and small). The writer knows the ids of the entries read.
+pub fn open_for_append(
+    path: &Path,
+    wait: Option<Duration>,
+) -> Result<(SessionWriter, TailSession, Option<TornRepair>), SessionError> {
+    open_locked(SessionLock::acquire(path, wait)?)
+}
+
+/// [`open_for_append`] for a session whose lock the caller already holds (a caller that waits
+/// for the lock in its own way, e.g. one a signal can interrupt).
+pub fn open_locked(
+    lock: SessionLock,
+) -> Result<(SessionWriter, TailSession, Option<TornRepair>), SessionError> {
+    let path = lock.session_path().to_owned();
+    let path = path.as_path();
+    let mut tail = load(path)?;
+    let mut torn_repair = None;
+    if let Some(torn) = tail.session.torn.take() {
+        torn_repair = Some(store::repair_torn_tail(path, &torn)?);
+    }
+    if tail.session.needs_migration() {
+        store::rewrite(&tail.session, "pre-migration")?;
+        tail.session.disk_version = CURRENT_VERSION;
+        tail.session.header.version = Some(CURRENT_VERSION);
+    }
+    let writer = SessionWriter::open(lock, &tail.session)?;
+    Ok((writer, tail, torn_repair))
 }
 
 /// The full reader's answer, in the tail reader's shape.
@@ -1042,7 +1077,7 @@ mod tests {
         lines.push(compaction("c1", &last, "u19"));
         lines.push("{\"type\":\"mess".to_owned());
         let path = write(&dir, &lines, "");
-        let (mut writer, tail, repair) = store::open_tail_for_append(&path, None).unwrap();
+        let (mut writer, tail, repair) = open_for_append(&path, None).unwrap();
         assert!(matches!(repair, Some(store::TornRepair::MovedTo(_))));
         assert_eq!(writer.leaf(), Some("c1"));
         assert_eq!(ids(&tail), ["u19", "a19", "c1"]);
