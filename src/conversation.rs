@@ -391,11 +391,18 @@ pub const MISSING_RESULT: &str =
 /// relies on: failed and aborted assistant messages are left out (pi does the same), every tool
 /// call is answered right after its message, once and in call order (a synthetic error result
 /// for a missing one), and tool results without a call are dropped. Providers may still merge or split turns the way
-/// their API wants, but never need to invent content.
-pub fn repair(messages: &[Message]) -> Vec<Message> {
-    let kept: Vec<&Message> = messages
+/// their API wants, but never need to invent content. When nothing needs repairing (the usual
+/// case) the messages come back borrowed, not copied: a long session is not held twice.
+pub fn repair(messages: &[Message]) -> std::borrow::Cow<'_, [Message]> {
+    /// A message of the output: one of the input's (by position), or a made-up result.
+    enum Part {
+        Kept(usize),
+        Made(Box<Message>),
+    }
+    let kept: Vec<(usize, &Message)> = messages
         .iter()
-        .filter(|message| match message {
+        .enumerate()
+        .filter(|(_, message)| match message {
             Message::Assistant(assistant) => !matches!(
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Aborted
@@ -403,23 +410,23 @@ pub fn repair(messages: &[Message]) -> Vec<Message> {
             _ => true,
         })
         .collect();
-    let mut output: Vec<Message> = Vec::with_capacity(kept.len());
+    let mut output: Vec<Part> = Vec::with_capacity(kept.len());
     let mut index = 0;
     while index < kept.len() {
-        let message = kept[index];
+        let (position, message) = kept[index];
         index += 1;
         let Message::Assistant(assistant) = message else {
             // A result here is consumed by no call: it is orphaned.
             if !matches!(message, Message::ToolResult(_)) {
-                output.push(message.clone());
+                output.push(Part::Kept(position));
             }
             continue;
         };
-        output.push(message.clone());
-        let mut results: Vec<&ToolResultMessage> = Vec::new();
-        while let Some(Message::ToolResult(result)) = kept.get(index) {
+        output.push(Part::Kept(position));
+        let mut results: Vec<(usize, &ToolResultMessage)> = Vec::new();
+        while let Some((position, Message::ToolResult(result))) = kept.get(index) {
             index += 1;
-            results.push(result);
+            results.push((*position, result));
         }
         // Each call answered once, in call order; results of other calls are orphans.
         let mut answered = HashSet::new();
@@ -427,14 +434,39 @@ pub fn repair(messages: &[Message]) -> Vec<Message> {
             if !answered.insert(call.id.as_str()) {
                 continue;
             }
-            let result = match results.iter().find(|result| result.tool_call_id == call.id) {
-                Some(result) => (*result).clone(),
-                None => ToolResultMessage::error(call, MISSING_RESULT, 0),
-            };
-            output.push(Message::ToolResult(result));
+            output.push(
+                match results
+                    .iter()
+                    .find(|(_, result)| result.tool_call_id == call.id)
+                {
+                    Some((position, _)) => Part::Kept(*position),
+                    None => Part::Made(Box::new(Message::ToolResult(ToolResultMessage::error(
+                        call,
+                        MISSING_RESULT,
+                        0,
+                    )))),
+                },
+            );
         }
     }
-    output
+    // Nothing to repair (the usual case): the messages themselves, not a copy of them.
+    let unchanged = output.len() == messages.len()
+        && output
+            .iter()
+            .enumerate()
+            .all(|(index, part)| matches!(part, Part::Kept(position) if *position == index));
+    if unchanged {
+        return std::borrow::Cow::Borrowed(messages);
+    }
+    std::borrow::Cow::Owned(
+        output
+            .into_iter()
+            .map(|part| match part {
+                Part::Kept(position) => messages[position].clone(),
+                Part::Made(message) => *message,
+            })
+            .collect(),
+    )
 }
 
 /// pi's chars/4 estimate (rounded up per message) of what the messages cost in context: text,

@@ -37,6 +37,19 @@ pub fn create_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     sync_dir(dir)
 }
 
+/// [`create_new_atomic`] without its two syncs, for a file its writer syncs soon anyway: the
+/// caller `fdatasync`s the file and then calls [`sync_dir`] on its directory before the file
+/// must survive a power loss. Readers still never see it partly written (it appears by rename).
+pub fn create_new_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_dir(path);
+    let mut temp = tempfile::Builder::new()
+        .prefix(".pincer-new-")
+        .tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    temp.persist_noclobber(path).map_err(|error| error.error)?;
+    Ok(())
+}
+
 /// fsync a directory so that a rename or creation inside it survives a power loss.
 pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()

@@ -52,7 +52,8 @@ pub struct SummaryModel<'a> {
     pub idle_timeout: Duration,
 }
 
-/// The plan for compacting the transcript's current branch now, if there is anything to do.
+/// The plan for compacting the transcript's current branch now, if there is anything to do
+/// (of a transcript whose entries are whole: see [`Transcript::load_full`]).
 pub fn plan(transcript: &Transcript, keep_recent_tokens: u64) -> Option<CutPlan> {
     compaction::cut::plan(transcript.entries(), None, keep_recent_tokens)
 }
@@ -76,6 +77,7 @@ pub async fn run(
     messages_out: &mut Vec<Message>,
     plan_in: Option<CutPlan>,
 ) -> Result<Option<Compacted>, SessionError> {
+    transcript.load_full()?;
     let Some(plan) = plan_in.or_else(|| plan(transcript, keep_recent_tokens)) else {
         return Ok(None);
     };
@@ -142,6 +144,7 @@ pub async fn run_requiring_summary(
     cancel: &CancellationToken,
     messages_out: &mut Vec<Message>,
 ) -> Result<Option<Compacted>, CompactError> {
+    transcript.load_full()?;
     let Some(plan) = plan(transcript, keep_recent_tokens) else {
         return Ok(None);
     };
@@ -178,7 +181,7 @@ async fn request_summary(
     let model_request = ModelRequest {
         model: summary_model.model.to_owned(),
         system_prompt: request.system_prompt,
-        messages: request.messages,
+        messages: request.messages.into(),
         tools: Vec::new(),
         thinking: ThinkingLevel::Off,
         thinking_budget: None,

@@ -184,7 +184,8 @@ async fn probe(
         messages: vec![Message::User(UserMessage {
             content: MessageContent::Text("Reply with the word OK.".to_owned()),
             timestamp: 0,
-        })],
+        })]
+        .into(),
         tools: Vec::new(),
         thinking: ThinkingLevel::Off,
         thinking_budget: None,

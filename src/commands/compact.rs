@@ -170,7 +170,7 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         &cancel,
         &mut messages,
     ));
-    transcript.close();
+    let closed = transcript.close();
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(CompactError::Session(error)) => return Err(session_error(error)),
@@ -195,6 +195,7 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
                 .with_hint(failure_hint(&failure)));
         }
     };
+    closed.map_err(session_error)?;
     let _ = crate::session::index::update_one(context.sessions_dir(), &path);
     let Some(compacted) = outcome else {
         if context.format.is_json() {

@@ -37,6 +37,21 @@ pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
             Exit::RunFailed
         });
     }
+    let installation = args.session.is_none() && !args.last;
+    std::thread::scope(|scope| {
+        if installation && let Ok(added_dirs) = super::added_dirs(context, &[]) {
+            // The installation's status probes the exec sandbox, which starts a process (SPEC
+            // §10, once per process): let it run while the index and the rest are read.
+            scope.spawn(move || {
+                crate::tools::ExecProtection::of(&installation_sandbox(context, &added_dirs))
+            });
+        }
+        status_of(context, args)
+    })
+}
+
+/// `status` without `--mcp`: one session's, or the installation's.
+fn status_of(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
     let index = load_index(context)?;
     let value = if args.session.is_some() || args.last {
         let path = resolve_selector(
@@ -269,14 +284,7 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
     )
     .files;
     let skills = super::turn::discover_skills(context, &[], true);
-    let mut sandbox = crate::tools::Sandbox::new(
-        settings.tools.sandbox,
-        &context.workspace,
-        &super::added_dirs(context, &[])?,
-        paths,
-        None,
-    );
-    sandbox.web.allow_private = settings.tools.web_fetch_allow_private;
+    let sandbox = installation_sandbox(context, &super::added_dirs(context, &[])?);
     let tool_names: Vec<&str> = crate::tools::ALL_TOOLS.to_vec();
     let tools = crate::tools::definitions(&tool_names);
     let built = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
@@ -320,6 +328,20 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
         "sessions": index.sessions.len(),
         "sessions_here": index.sessions.values().filter(|entry| entry.summary.cwd == context.workspace.to_string_lossy()).count(),
     }))
+}
+
+/// The sandbox of a turn run here with no flags.
+fn installation_sandbox(context: &Context, added_dirs: &[PathBuf]) -> crate::tools::Sandbox {
+    let settings = &context.settings;
+    let mut sandbox = crate::tools::Sandbox::new(
+        settings.tools.sandbox,
+        &context.workspace,
+        added_dirs,
+        &settings.paths,
+        None,
+    );
+    sandbox.web.allow_private = settings.tools.web_fetch_allow_private;
+    sandbox
 }
 
 /// The sandbox as `status` and `--dry-run` report it: the mode and which protection `exec`

@@ -691,7 +691,7 @@ fn create_session(
 fn open_session(
     context: &Context,
     scope: &CancelScope,
-    path: &Path,
+    (index, path): (&Index, &Path),
     ephemeral: bool,
 ) -> CliResult<SessionSetup> {
     let (writer, tail) = if ephemeral {
@@ -707,15 +707,31 @@ fn open_session(
         (Some(writer), tail)
     };
     let facts = tail::complete_facts(&tail, || {
-        index::cached_entry(context.sessions_dir(), path).map(|entry| entry.summary)
+        // The index the turn resolved the session with, when it still describes the file.
+        let known = path
+            .file_name()
+            .filter(|_| path.parent() == Some(context.sessions_dir()))
+            .and_then(|name| index.by_file(&name.to_string_lossy()))
+            .filter(|entry| index::describes(entry, path));
+        match known {
+            Some(entry) => Some(entry.summary.clone()),
+            None => index::cached_entry(context.sessions_dir(), path).map(|entry| entry.summary),
+        }
     })
     .map_err(session_error)?;
-    let rebuilt = crate::session::context::build_context(&tail.session.entries, None);
     let session_id = Some(tail.session.header.id.clone());
-    let entries = tail.session.entries;
-    let transcript = match writer {
-        Some(writer) => Transcript::persisted(writer, entries),
-        None => Transcript::ephemeral(entries),
+    let mut entries = tail.session.entries;
+    // The messages move into the turn's context rather than being copied: a 100 MB session is
+    // not held twice (SPEC §12.1); a compaction reads the entries again in full.
+    let (rebuilt, transcript) = match writer {
+        Some(writer) => (
+            crate::session::context::take_context(&mut entries, None),
+            Transcript::persisted_thin(writer, entries),
+        ),
+        None => (
+            crate::session::context::build_context(&entries, None),
+            Transcript::ephemeral(entries),
+        ),
     };
     Ok(SessionSetup {
         transcript,
@@ -794,7 +810,7 @@ fn setup_session(
             } else {
                 path
             };
-            let mut setup = open_session(context, scope, &path, ephemeral)?;
+            let mut setup = open_session(context, scope, (index, &path), ephemeral)?;
             if let Some(name) = &args.name
                 && !args.fork
                 && setup.session_name.as_deref() != Some(name.as_str())
@@ -1021,6 +1037,10 @@ fn execute(
         TurnPlan::Run(run_args) if run_args.session_id.is_none() && run_args.name.is_none() => {
             Index::default()
         }
+        TurnPlan::Resume(resume_args) => match quick_resume_index(context, resume_args) {
+            Some(index) => index,
+            None => load_index(context)?,
+        },
         _ => load_index(context)?,
     };
     let (recorded_model, recorded_thinking) = peek_recorded(context, &index, plan)?;
@@ -1285,7 +1305,7 @@ fn execute(
                     "url": provider::http::url(&endpoint, &protocol),
                     "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
                     "thinking": thinking.as_str(),
-                    "body": protocol.request.body,
+                    "body": protocol.request.json(),
                 })
             }
         };
@@ -1369,8 +1389,8 @@ fn execute(
     if outcome.last_model != model_ref {
         append_model_change(&mut setup.transcript, primary)?;
     }
-    // Release the session lock before refreshing the index.
-    setup.transcript.close();
+    // Sync and release the session before refreshing the index.
+    setup.transcript.close().map_err(session_error)?;
     if let Some(path) = &setup.path {
         let _ = index::update_one(context.sessions_dir(), path);
     }
@@ -1951,6 +1971,17 @@ fn start_error(failure: crate::engine::cli::StartFailure) -> CliError {
 /// The model and thinking level a resumed session recorded, read without locking anything: from
 /// the index, else from the end of the file. A file the index found damaged is loaded in full, so
 /// that the resume refuses it with the full reader's error.
+/// For `resume SESSION` that only continues a session (no `--create`, `--name` or
+/// `--session-id`, which need every session's name), the index entries SESSION can mean, found
+/// without refreshing the index (SPEC §12.1: a home of 10,000 sessions costs nothing).
+fn quick_resume_index(context: &Context, args: &ResumeArgs) -> Option<Index> {
+    if args.create || args.name.is_some() || args.session_id.is_some() || args.last {
+        return None;
+    }
+    let (session, _) = args.session_and_prompt();
+    crate::session::resolve::quick_index(context.sessions_dir(), session?)
+}
+
 fn peek_recorded(
     context: &Context,
     index: &Index,
@@ -2008,7 +2039,7 @@ fn dry_run_context(
                 return Ok(empty(None));
             }
             let path = resolve_selector(context, index, session, args.last, args.all)?;
-            open_session(context, scope, &path, true)
+            open_session(context, scope, (index, &path), true)
         }
     }
 }

@@ -176,18 +176,26 @@ impl<'run> ApiEngine<'run> {
         }
     }
 
-    fn request(&self, messages: &[Message]) -> ModelRequest {
+    fn request<'m>(&self, messages: &'m [Message]) -> ModelRequest<'m> {
         let settings = self.settings;
         let mut outgoing = conversation::repair(messages);
         if let Some(window) = self.window {
-            // Old oversized tool results are trimmed or cleared in the request only (SPEC §7).
+            // Old oversized tool results are trimmed or cleared in the request only (SPEC §7),
+            // in a copy made only then.
             let context_tokens = conversation::estimate_context_tokens(messages);
-            compaction::prune::prune(
-                &mut outgoing,
+            if compaction::prune::would_prune(
+                &outgoing,
                 context_tokens,
                 window,
                 PROTECTED_RECENT_TURNS,
-            );
+            ) {
+                compaction::prune::prune(
+                    outgoing.to_mut(),
+                    context_tokens,
+                    window,
+                    PROTECTED_RECENT_TURNS,
+                );
+            }
         }
         ModelRequest {
             model: settings.model.clone(),
@@ -628,6 +636,7 @@ impl<'run> ApiEngine<'run> {
         let plan = match trigger {
             Trigger::Auto => None,
             Trigger::Overflow => {
+                turn.transcript.load_full()?;
                 let plan = compaction::cut::plan_for_overflow(
                     turn.transcript.entries(),
                     None,

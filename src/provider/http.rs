@@ -62,18 +62,21 @@ pub enum CallOutcome {
     },
 }
 
-/// Build the HTTP client once per process. TLS is rustls with the ring provider.
+/// Build the HTTP client once per process. TLS is rustls with the ring provider; the trust
+/// roots are read only when a server's certificate is first checked (see [`crate::tls`]), so a
+/// client that only ever calls `http://` URLs reads none.
 pub fn client() -> Result<reqwest::Client, ProviderError> {
-    // Installing twice is harmless (the second call reports the first provider back).
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let failed = |error: &dyn std::fmt::Display| ProviderError::Transport {
+        provider: "http".to_owned(),
+        message: format!("cannot build the HTTP client: {error}"),
+    };
+    let tls = crate::tls::client_config().map_err(|error| failed(&error))?;
     reqwest::Client::builder()
         .user_agent(concat!("pincer/", env!("CARGO_PKG_VERSION")))
         .connect_timeout(Duration::from_secs(30))
+        .tls_backend_preconfigured(tls)
         .build()
-        .map_err(|error| ProviderError::Transport {
-            provider: "http".to_owned(),
-            message: format!("cannot build the HTTP client: {error}"),
-        })
+        .map_err(|error| failed(&error))
 }
 
 /// How model requests travel (SPEC §15). Every model call goes through [`call`] with one of
@@ -269,7 +272,7 @@ enum Sent {
 async fn send(
     transport: &Transport,
     endpoint: &Endpoint,
-    protocol: &Protocol,
+    protocol: &mut Protocol,
     idle_timeout: Duration,
     cancel: &CancellationToken,
 ) -> Sent {
@@ -277,7 +280,7 @@ async fn send(
         Transport::Network(client) | Transport::Recording { client, .. } => client,
         Transport::Replaying(cassette) => {
             let path = crate::cassette::recorded_path(&protocol.request.path);
-            return match cassette.take_http(&endpoint.provider, &path, &protocol.request.body) {
+            return match cassette.take_http(&endpoint.provider, &path, &protocol.request.json()) {
                 Err(miss) => Sent::Unmatched(miss.0),
                 Ok(interaction) => {
                     let playback =
@@ -306,7 +309,7 @@ async fn send(
         .post(url(endpoint, protocol))
         .headers(headers_for(endpoint, protocol))
         .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .body(serde_json::to_vec(&protocol.request.body).unwrap_or_default())
+        .body(std::mem::take(&mut protocol.request.body))
         .send();
     tokio::select! {
         () = cancel.cancelled() => Sent::Failed(Read::Cancelled),
@@ -345,7 +348,7 @@ pub async fn call(
         HttpTape::new(
             &endpoint.provider,
             &protocol.request.path,
-            &protocol.request.body,
+            &protocol.request.json(),
         )
     });
     let outcome = exchange(
@@ -406,32 +409,33 @@ async fn exchange(
     let accumulator = Accumulator::new();
     let failed =
         |error: ProviderError, partial: Accumulator| CallOutcome::Failed { error, partial };
-    let (head, mut body) = match send(transport, endpoint, &protocol, idle_timeout, cancel).await {
-        Sent::Response(head, body) => (head, body),
-        Sent::Unmatched(message) => {
-            return failed(ProviderError::Cassette { provider, message }, accumulator);
-        }
-        Sent::Failed(read) => {
-            if let Some(tape) = tape.as_deref_mut() {
-                note(tape, &read);
+    let (head, mut body) =
+        match send(transport, endpoint, &mut protocol, idle_timeout, cancel).await {
+            Sent::Response(head, body) => (head, body),
+            Sent::Unmatched(message) => {
+                return failed(ProviderError::Cassette { provider, message }, accumulator);
             }
-            return match read {
-                Read::Idle => failed(
-                    ProviderError::IdleTimeout {
-                        provider,
-                        after: idle_timeout,
-                    },
-                    accumulator,
-                ),
-                Read::Broken(message) => {
-                    failed(ProviderError::Transport { provider, message }, accumulator)
+            Sent::Failed(read) => {
+                if let Some(tape) = tape.as_deref_mut() {
+                    note(tape, &read);
                 }
-                _ => CallOutcome::Cancelled {
-                    partial: accumulator,
-                },
-            };
-        }
-    };
+                return match read {
+                    Read::Idle => failed(
+                        ProviderError::IdleTimeout {
+                            provider,
+                            after: idle_timeout,
+                        },
+                        accumulator,
+                    ),
+                    Read::Broken(message) => {
+                        failed(ProviderError::Transport { provider, message }, accumulator)
+                    }
+                    _ => CallOutcome::Cancelled {
+                        partial: accumulator,
+                    },
+                };
+            }
+        };
     if let Some(tape) = tape.as_deref_mut() {
         tape.head(head.status, &head.headers);
     }

@@ -38,13 +38,14 @@ use sse::SseEvent;
 
 /// What the agent asks of a model, independent of the protocol.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ModelRequest {
+pub struct ModelRequest<'a> {
     /// The model id as the provider spells it (`claude-sonnet-4-5`, `gpt-5`, …).
     pub model: String,
     /// The system prompt (empty: none).
     pub system_prompt: String,
-    /// The conversation: user, assistant and tool-result messages, oldest first.
-    pub messages: Vec<Message>,
+    /// The conversation: user, assistant and tool-result messages, oldest first; borrowed from
+    /// the turn's own messages whenever the request sends them unchanged.
+    pub messages: std::borrow::Cow<'a, [Message]>,
     /// Tools offered.
     pub tools: Vec<ToolDefinition>,
     /// Reasoning level.
@@ -78,8 +79,62 @@ pub struct HttpRequest {
     pub path: String,
     /// Extra headers (never secrets): `anthropic-version`, `accept`, …
     pub headers: Vec<(String, String)>,
-    /// The JSON body.
-    pub body: Value,
+    /// The JSON body, serialized: a request is built straight into the bytes that are sent,
+    /// with no `serde_json::Value` of it in between (for a long session that would be one more
+    /// copy of the whole conversation, SPEC §12.1).
+    pub body: Vec<u8>,
+}
+
+/// `body` serialized, into a buffer sized up front for a conversation of `messages` (about twice
+/// its text): a buffer that grew by doubling would leave each smaller one it outgrew behind in
+/// the heap, which for a long session is more memory than the body itself. Room that is not
+/// written is never touched, so the generous estimate costs nothing.
+pub(crate) fn json_body(body: &impl serde::Serialize, messages: &[Message]) -> Vec<u8> {
+    use crate::conversation::{AssistantBlock, ContentBlock, MessageContent};
+    let blocks = |blocks: &[ContentBlock]| -> usize {
+        blocks
+            .iter()
+            .map(|block| match block {
+                ContentBlock::Text(text) => text.text.len(),
+                ContentBlock::Image(image) => image.data.len(),
+            })
+            .sum()
+    };
+    let text: usize = messages
+        .iter()
+        .map(|message| {
+            256 + match message {
+                Message::User(user) => match &user.content {
+                    MessageContent::Text(text) => text.len(),
+                    MessageContent::Blocks(content) => blocks(content),
+                },
+                Message::ToolResult(result) => blocks(&result.content),
+                Message::Assistant(assistant) => assistant
+                    .content
+                    .iter()
+                    .map(|block| match block {
+                        AssistantBlock::Text(text) => text.text.len(),
+                        AssistantBlock::Thinking(thinking) => {
+                            thinking.thinking.len()
+                                + thinking.signature.as_ref().map_or(0, String::len)
+                        }
+                        AssistantBlock::ToolCall(call) => 256 + call.name.len(),
+                    })
+                    .sum(),
+            }
+        })
+        .sum();
+    let mut bytes = Vec::with_capacity(2 * text + 64 * 1024);
+    // Cannot fail: every map in a request body has string keys.
+    let _ = serde_json::to_writer(&mut bytes, body);
+    bytes
+}
+
+impl HttpRequest {
+    /// The body as JSON, for what reads it rather than sends it (a dry run, a cassette).
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
 }
 
 /// A protocol's stream parser: wire events in, neutral events out.

@@ -844,7 +844,7 @@ mod tests {
         let request = ModelRequest {
             model: "claude-sonnet-4-5".to_owned(),
             system_prompt: String::new(),
-            messages: Vec::new(),
+            messages: Vec::new().into(),
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
             thinking_budget: None,

@@ -13,15 +13,15 @@
 //!
 //! Unlike pi, the walk is cycle-safe: a `parentId` loop ends the path instead of hanging.
 
-use std::collections::{HashMap, HashSet};
+use super::ids::IdMap;
 
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use super::record::{
-    AgentMessage, BranchSummaryEntry, CompactionEntry, ContentBlock, CustomMessageEntry, Entry,
-    MessageContent, TextContent, UserMessage,
+    AgentMessage, AssistantMessage, BranchSummaryEntry, CompactionEntry, ContentBlock,
+    CustomMessageEntry, Entry, MessageContent, TextContent, ToolResultMessage, UserMessage,
 };
 
 /// pi's `COMPACTION_SUMMARY_PREFIX`/`SUFFIX` (`core/messages.ts`).
@@ -51,7 +51,10 @@ impl SessionContext {
         self.messages
             .into_iter()
             .filter_map(AgentMessage::into_conversation)
-            .collect()
+            .collect::<Vec<_>>()
+            // Collected in place, the list would keep the room of the larger records.
+            .into_boxed_slice()
+            .into_vec()
     }
 }
 
@@ -59,20 +62,36 @@ impl SessionContext {
 /// entry of the file (pi's current leaf after loading). A dangling `parentId` ends the path at
 /// that entry, and so does a `parentId` that would revisit an entry.
 pub fn branch_path<'a>(entries: &'a [Entry], leaf_id: Option<&str>) -> Vec<&'a Entry> {
+    path_indices(entries, leaf_id)
+        .into_iter()
+        .map(|index| &entries[index])
+        .collect()
+}
+
+/// [`branch_path`] as positions in `entries`.
+fn path_indices(entries: &[Entry], leaf_id: Option<&str>) -> Vec<usize> {
     // Later entries win on a duplicate id, as in pi's id index.
-    let by_id: HashMap<&str, &Entry> = entries.iter().map(|entry| (entry.id(), entry)).collect();
+    let by_id: IdMap<&str, usize> = entries
+        .iter()
+        .enumerate()
+        .map(|(index, entry)| (entry.id(), index))
+        .collect();
     let leaf = leaf_id
         .filter(|id| !id.is_empty())
         .and_then(|id| by_id.get(id).copied())
-        .or_else(|| entries.last());
+        .or_else(|| entries.len().checked_sub(1));
     let mut path = Vec::new();
-    let mut visited: HashSet<&str> = HashSet::new();
+    // By position: every step but the first goes through `by_id`, which holds one position
+    // per id (and the first, the last entry, is its id's), so a position seen again is an id
+    // seen again.
+    let mut visited = vec![false; entries.len()];
     let mut current = leaf;
-    while let Some(entry) = current {
-        if !visited.insert(entry.id()) {
+    while let Some(index) = current {
+        let entry = &entries[index];
+        if std::mem::replace(&mut visited[index], true) {
             break;
         }
-        path.push(entry);
+        path.push(index);
         current = entry
             .parent_id()
             .filter(|parent| !parent.is_empty())
@@ -84,13 +103,95 @@ pub fn branch_path<'a>(entries: &'a [Entry], leaf_id: Option<&str>) -> Vec<&'a E
 
 /// Rebuilds the context at `leaf_id` (see [`branch_path`] for how the leaf is chosen).
 pub fn build_context(entries: &[Entry], leaf_id: Option<&str>) -> SessionContext {
-    let path = branch_path(entries, leaf_id);
+    let (shape, mut context) = shape(entries, leaf_id);
+    for index in shape.contributing() {
+        append(&entries[index], &mut context.messages);
+    }
+    context
+}
 
+/// [`build_context`], moving the messages out of `entries` rather than copying them: a message
+/// entry on the context's path keeps its kind, ids, model, usage and stop reason, but no longer
+/// its content (see [`thin_message`]). For a resume, whose earlier entries are kept only to
+/// append after them and are read again in full when a compaction needs them
+/// ([`super::transcript::Transcript::load_full`]): a long session is then not held twice.
+pub fn take_context(entries: &mut [Entry], leaf_id: Option<&str>) -> SessionContext {
+    let (shape, mut context) = shape(entries, leaf_id);
+    for index in shape.contributing() {
+        match &mut entries[index] {
+            Entry::Message(entry) if !matches!(entry.message, AgentMessage::Other(_)) => {
+                context.messages.push(thin_message(&mut entry.message));
+            }
+            entry => append(entry, &mut context.messages),
+        }
+    }
+    context
+}
+
+/// Replaces `message` by a copy without its content (and a tool result's `details`), and
+/// returns the original.
+fn thin_message(message: &mut AgentMessage) -> AgentMessage {
+    let thin = match &*message {
+        AgentMessage::User(user) => AgentMessage::User(UserMessage {
+            content: MessageContent::Blocks(Vec::new()),
+            timestamp: user.timestamp,
+            extra: user.extra.clone(),
+        }),
+        AgentMessage::Assistant(assistant) => AgentMessage::Assistant(AssistantMessage {
+            content: Vec::new(),
+            api: assistant.api.clone(),
+            provider: assistant.provider.clone(),
+            model: assistant.model.clone(),
+            usage: assistant.usage.clone(),
+            stop_reason: assistant.stop_reason,
+            timestamp: assistant.timestamp,
+            extra: assistant.extra.clone(),
+            error_message: assistant.error_message.clone(),
+        }),
+        AgentMessage::ToolResult(result) => AgentMessage::ToolResult(ToolResultMessage {
+            tool_call_id: result.tool_call_id.clone(),
+            tool_name: result.tool_name.clone(),
+            content: Vec::new(),
+            details: None,
+            is_error: result.is_error,
+            timestamp: result.timestamp,
+            extra: result.extra.clone(),
+        }),
+        AgentMessage::Other(value) => AgentMessage::Other(value.clone()),
+    };
+    std::mem::replace(message, thin)
+}
+
+/// Which path entries a context is made of: all of them, or the latest compaction's summary,
+/// the entries from its first kept one to it, and everything after it.
+struct Shape {
+    path: Vec<usize>,
+    /// The compaction's position in `path`, and where the kept entries start (in `path`).
+    compaction: Option<(usize, Option<usize>)>,
+}
+
+impl Shape {
+    /// The entries whose messages follow the compaction summary (if any), in order.
+    fn contributing(&self) -> Vec<usize> {
+        match self.compaction {
+            None => self.path.clone(),
+            Some((at, first_kept)) => {
+                let kept = first_kept.map_or(&[][..], |first| &self.path[first..at]);
+                kept.iter().chain(&self.path[at + 1..]).copied().collect()
+            }
+        }
+    }
+}
+
+/// The path, the settings in effect at the leaf, and the compaction summary (the context's
+/// first message) when the path has a compaction.
+fn shape(entries: &[Entry], leaf_id: Option<&str>) -> (Shape, SessionContext) {
+    let path = path_indices(entries, leaf_id);
     let mut thinking_level = String::from("off");
     let mut model = None;
     let mut compaction: Option<(usize, &CompactionEntry)> = None;
-    for (index, entry) in path.iter().enumerate() {
-        match entry {
+    for (position, &index) in path.iter().enumerate() {
+        match &entries[index] {
             Entry::ThinkingLevelChange(change) => thinking_level.clone_from(&change.thinking_level),
             Entry::ModelChange(change) => {
                 model = Some((change.provider.clone(), change.model_id.clone()));
@@ -100,37 +201,29 @@ pub fn build_context(entries: &[Entry], leaf_id: Option<&str>) -> SessionContext
                     model = Some((assistant.provider.clone(), assistant.model.clone()));
                 }
             }
-            Entry::Compaction(entry) => compaction = Some((index, entry)),
+            Entry::Compaction(entry) => compaction = Some((position, entry)),
             _ => {}
         }
     }
-
     let mut messages = Vec::new();
-    match compaction {
-        None => path.iter().for_each(|entry| append(entry, &mut messages)),
-        Some((index, entry)) => {
-            messages.push(compaction_summary(entry));
-            let before = &path[..index];
-            if let Some(first_kept) = before
-                .iter()
-                .position(|kept| kept.id() == entry.first_kept_entry_id)
-            {
-                before[first_kept..]
-                    .iter()
-                    .for_each(|kept| append(kept, &mut messages));
-            }
-            path[index + 1..]
-                .iter()
-                .for_each(|after| append(after, &mut messages));
-        }
-    }
-
-    SessionContext {
+    let compaction = compaction.map(|(at, entry)| {
+        messages.push(compaction_summary(entry));
+        let first_kept = path[..at]
+            .iter()
+            .position(|&kept| entries[kept].id() == entry.first_kept_entry_id);
+        (at, first_kept, entry.id.clone())
+    });
+    let context = SessionContext {
         messages,
         thinking_level,
         model,
-        compaction_id: compaction.map(|(_, entry)| entry.id.clone()),
-    }
+        compaction_id: compaction.as_ref().map(|(_, _, id)| id.clone()),
+    };
+    let shape = Shape {
+        path,
+        compaction: compaction.map(|(at, first_kept, _)| (at, first_kept)),
+    };
+    (shape, context)
 }
 
 /// The model-facing message(s) of one path entry, if it has any.
@@ -385,6 +478,60 @@ mod tests {
 
     fn ids(path: &[&Entry]) -> Vec<String> {
         path.iter().map(|entry| entry.id().to_owned()).collect()
+    }
+
+    #[test]
+    fn taking_the_context_gives_the_built_one_and_leaves_the_entries_without_content() {
+        let entries = vec![
+            user("u1", None, "old question"),
+            assistant("a1", Some("u1"), "old answer"),
+            user("u2", Some("a1"), "kept question"),
+            assistant("a2", Some("u2"), "kept answer"),
+            compaction("c1", "a2", "u2", "we talked"),
+            custom("x1", "c1"),
+            user("u3", Some("x1"), "new question"),
+        ];
+        let mut taken = entries.clone();
+        assert_eq!(
+            take_context(&mut taken, None),
+            build_context(&entries, None)
+        );
+        // Ids, kinds and parents stay; the messages sent lost their text, the others kept it.
+        assert_eq!(
+            taken.iter().map(Entry::id).collect::<Vec<_>>(),
+            entries.iter().map(Entry::id).collect::<Vec<_>>()
+        );
+        let text_of = |entry: &Entry| match entry {
+            Entry::Message(entry) => texts(&SessionContext {
+                messages: vec![entry.message.clone()],
+                thinking_level: String::new(),
+                model: None,
+                compaction_id: None,
+            })
+            .concat(),
+            _ => String::new(),
+        };
+        assert_eq!(text_of(&taken[0]), "old question");
+        assert_eq!(text_of(&taken[2]), "");
+        assert_eq!(text_of(&taken[6]), "");
+        let (Entry::Message(whole), Entry::Message(thin)) = (&entries[3], &taken[3]) else {
+            panic!("message entries");
+        };
+        let (AgentMessage::Assistant(whole), AgentMessage::Assistant(thin)) =
+            (&whole.message, &thin.message)
+        else {
+            panic!("assistant messages");
+        };
+        assert_eq!(
+            (&thin.provider, &thin.model, &thin.usage, thin.stop_reason),
+            (
+                &whole.provider,
+                &whole.model,
+                &whole.usage,
+                whole.stop_reason
+            )
+        );
+        assert!(thin.content.is_empty());
     }
 
     // ----- hand-made trees -----

@@ -445,11 +445,24 @@ pub fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
 /// parses, reading each line once; `None` for any other file. [`store::load`] would give the
 /// same entries, but it checks every line twice and keeps copies for a repair, which made a full
 /// reindex of 10,000 sessions more than twice as slow.
+///
+/// Each line is read for the summary only ([`super::record_fast::parse_entry_for_summary`]:
+/// texts are checked, not kept), unless the summary must rebuild the context to estimate it
+/// (a compaction after the last reported usage): then the file is read again in full.
 fn summarize_clean(bytes: &[u8]) -> Option<(SessionSummary, Option<String>)> {
     let text = std::str::from_utf8(bytes).ok()?;
     if !text.ends_with('\n') {
         return None;
     }
+    let summarized = summarize_lines(text, true)?;
+    if summarized.0.context_estimated {
+        return summarize_lines(text, false);
+    }
+    Some(summarized)
+}
+
+/// [`summarize_clean`] over `text`, reading the entries for a summary only with `light`.
+fn summarize_lines(text: &str, light: bool) -> Option<(SessionSummary, Option<String>)> {
     let mut lines = text
         .split('\n')
         .map(str::trim)
@@ -462,7 +475,10 @@ fn summarize_clean(bytes: &[u8]) -> Option<(SessionSummary, Option<String>)> {
     }
     let mut entries = Vec::new();
     for line in lines {
-        match parse_line(line) {
+        let fast = light
+            .then(|| super::record_fast::parse_entry_for_summary(line))
+            .flatten();
+        match fast.map_or_else(|| parse_line(line), |entry| Ok(Line::Entry(entry))) {
             Ok(Line::Entry(entry)) => entries.push(entry),
             _ => return None,
         }
@@ -546,7 +562,185 @@ pub fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
 fn lookup(dir: &Path, name: &str, journal: &Journal) -> Option<IndexEntry> {
     match journal.lookup(name) {
         Some(found) => found,
-        None => stored_entry(&std::fs::read_to_string(dir.join(INDEX_FILE)).ok()?, name),
+        None => stored_entry(&std::fs::read(dir.join(INDEX_FILE)).ok()?, name),
+    }
+}
+
+/// `index.json` and its journal, for a lookup that must not parse or refresh the whole index
+/// (`resume ID|NAME` in a home of 10,000 sessions, SPEC §12.1): one pass over the index's bytes
+/// notes which files it knows and which entries may carry the name looked for, and only the
+/// entries asked for are parsed, from the file. Valid only for an index laid out as pincer
+/// writes it (compact, version first, every entry an object whose first key is `file`);
+/// [`IndexText::read`] gives `None` otherwise.
+pub struct IndexText {
+    path: PathBuf,
+    journal: Journal,
+    /// Where each entry's object starts in `index.json`, by file name, in file order.
+    entries: Vec<(String, u64)>,
+    /// `"name":` followed by the name looked for, as JSON.
+    needle: String,
+    /// Where `needle` occurs in `index.json`.
+    name_hits: Vec<u64>,
+}
+
+/// Every entry object of the index, and every journal line, starts with this: inside a JSON
+/// string a quote is escaped, so the bytes can only be an object whose first key is `file`.
+const ENTRY_START: &[u8] = b"{\"file\":";
+
+/// How much of `index.json` [`IndexText::read`] holds at a time: reading a 10 MB index into one
+/// buffer would cost a page fault for every 4 KB of it.
+const SCAN_CHUNK: usize = 256 * 1024;
+
+impl IndexText {
+    /// Read the index of `dir`, noting the entries that may name a session `name`; `None`
+    /// when it is missing, of another version or laid out otherwise (then only a [`refresh`]
+    /// gives the answer).
+    pub fn read(dir: &Path, name: &str) -> Option<IndexText> {
+        use std::io::Read as _;
+        let path = dir.join(INDEX_FILE);
+        let mut file = std::fs::File::open(&path).ok()?;
+        let needle = format!("\"name\":{}", serde_json::to_string(name).ok()?);
+        let entry_finder = memchr::memmem::Finder::new(ENTRY_START);
+        let name_finder = memchr::memmem::Finder::new(needle.as_bytes());
+        // Bytes kept from one chunk for the next: a match may start near a chunk's end, and
+        // the file name after an entry's start must be whole to be read.
+        let keep = (needle.len() + 1).max(4096);
+        let head = index_head();
+        let (mut entries, mut name_hits) = (Vec::new(), Vec::new());
+        let mut buffer: Vec<u8> = Vec::with_capacity(SCAN_CHUNK + keep);
+        // The offset in the file of `buffer[0]`.
+        let mut base = 0u64;
+        loop {
+            let filled = buffer.len();
+            buffer.resize(filled + SCAN_CHUNK, 0);
+            let read = file.read(&mut buffer[filled..]).ok()?;
+            buffer.truncate(filled + read);
+            let end = read == 0;
+            if base == 0
+                && (buffer.len() >= head.len() || end)
+                && !buffer.starts_with(head.as_bytes())
+            {
+                return None;
+            }
+            // Matches that start before `limit` are taken now; the others come again with the
+            // bytes after them.
+            let limit = if end {
+                buffer.len()
+            } else {
+                buffer.len().saturating_sub(keep)
+            };
+            for position in entry_finder.find_iter(&buffer).take_while(|&at| at < limit) {
+                let mut names =
+                    serde_json::Deserializer::from_slice(&buffer[position + ENTRY_START.len()..])
+                        .into_iter::<String>();
+                entries.push((names.next()?.ok()?, base + position as u64));
+            }
+            name_hits.extend(
+                name_finder
+                    .find_iter(&buffer)
+                    .take_while(|&at| at < limit)
+                    .map(|at| base + at as u64),
+            );
+            if end {
+                break;
+            }
+            buffer.drain(..limit);
+            base += limit as u64;
+        }
+        Some(IndexText {
+            path,
+            journal: Journal::read(dir),
+            entries,
+            needle,
+            name_hits,
+        })
+    }
+
+    /// The file names the index and its journal know (the journal's lines applied in order).
+    pub fn files(&self) -> std::collections::HashSet<&str> {
+        let mut files: std::collections::HashSet<&str> =
+            self.entries.iter().map(|(file, _)| file.as_str()).collect();
+        for (file, removal) in self.journal.lines().filter_map(journal_line_head) {
+            if removal {
+                files.remove(file);
+            } else {
+                files.insert(file);
+            }
+        }
+        files
+    }
+
+    /// The entry of `file` as the journal's newest line about it, or else `index.json`, says
+    /// (`None` too when `index.json` changed since it was read).
+    pub fn entry(&self, file: &str) -> Option<IndexEntry> {
+        use std::io::Seek as _;
+        if let Some(found) = self.journal.lookup(file) {
+            return found;
+        }
+        let (_, position) = self.entries.iter().find(|(known, _)| known == file)?;
+        let mut reader = std::io::BufReader::new(std::fs::File::open(&self.path).ok()?);
+        reader.seek(std::io::SeekFrom::Start(*position)).ok()?;
+        let mut deserializer = serde_json::Deserializer::from_reader(reader);
+        IndexEntry::deserialize(&mut deserializer)
+            .ok()
+            .filter(|entry| entry.file == file)
+    }
+
+    /// The files whose entry, in `index.json` or in a journal line, may give the session the
+    /// name [`IndexText::read`] was given (a superset: the caller reads each entry and checks).
+    pub fn named(&self) -> Vec<String> {
+        let mut files: Vec<String> = self
+            .name_hits
+            .iter()
+            .filter_map(|&hit| {
+                let after = self.entries.partition_point(|(_, start)| *start < hit);
+                after
+                    .checked_sub(1)
+                    .map(|index| self.entries[index].0.clone())
+            })
+            .collect();
+        files.extend(
+            self.journal
+                .lines()
+                .filter(|line| line.contains(&self.needle))
+                .filter_map(journal_line_head)
+                .map(|(file, _)| file.to_owned()),
+        );
+        files.sort();
+        files.dedup();
+        files
+    }
+}
+
+/// The file a journal line is about, and whether it removes it, read from its first field
+/// without parsing the line.
+fn journal_line_head(line: &str) -> Option<(&str, bool)> {
+    let rest = line.strip_prefix("{\"file\":\"")?;
+    let end = rest.find('"')?;
+    let file = &rest[..end];
+    // A name with an escape in it is not one pincer's file names have.
+    if file.contains('\\') {
+        return None;
+    }
+    Some((file, !line.contains(",\"entry\":{")))
+}
+
+/// Whether `entry` describes the session file at `path` as it is now: the same size and mtime,
+/// and readable.
+pub fn describes(entry: &IndexEntry, path: &Path) -> bool {
+    std::fs::metadata(path)
+        .is_ok_and(|metadata| file_stamp(&metadata) == (entry.size, entry.mtime_ns))
+        && entry.problem.is_none()
+}
+
+/// The entry of the session file at `path` as it is now: `known` when the file still has the
+/// size and mtime it recorded, else the file read again (only the appended part when it only
+/// grew, as [`refresh`] does); `None` when the file is gone.
+pub fn fresh_entry(known: Option<&IndexEntry>, path: &Path) -> Option<IndexEntry> {
+    match check_file(known, path) {
+        Freshness::Unchanged => known.cloned(),
+        Freshness::Updated(entry) => Some(*entry),
+        Freshness::Gone => None,
     }
 }
 
@@ -763,28 +957,28 @@ fn index_head() -> String {
 /// is laid out as pincer writes it (compact, version first): the key `"<name>":` is searched
 /// for, which is much cheaper than tokenizing 10 MB. Anything unexpected (another layout, a
 /// match that is not the entry) falls back to walking the whole index.
-fn stored_entry(text: &str, name: &str) -> Option<IndexEntry> {
+fn stored_entry(text: &[u8], name: &str) -> Option<IndexEntry> {
     if let Some(found) = find_stored_entry(text, name) {
         return found;
     }
-    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let mut deserializer = serde_json::Deserializer::from_slice(text);
     OneSession { name }.deserialize(&mut deserializer).ok()?
 }
 
 /// `Some(found)` when the search was conclusive, `None` when the index must be walked.
-fn find_stored_entry(text: &str, name: &str) -> Option<Option<IndexEntry>> {
-    if !text.starts_with(&index_head()) {
+fn find_stored_entry(text: &[u8], name: &str) -> Option<Option<IndexEntry>> {
+    if !text.starts_with(index_head().as_bytes()) {
         return None;
     }
     let key = format!("{}:", serde_json::to_string(name).ok()?);
     let mut matched = false;
-    for (position, _) in text.match_indices(&key) {
+    for position in memchr::memmem::find_iter(text, key.as_bytes()) {
         matched = true;
         // A key follows the opening brace or a comma; a quote inside a string is escaped.
-        if !matches!(text.as_bytes().get(position - 1), Some(b'{' | b',')) {
+        if !matches!(text.get(position - 1), Some(b'{' | b',')) {
             continue;
         }
-        let mut deserializer = serde_json::Deserializer::from_str(&text[position + key.len()..]);
+        let mut deserializer = serde_json::Deserializer::from_slice(&text[position + key.len()..]);
         if let Ok(entry) = IndexEntry::deserialize(&mut deserializer)
             && entry.file == name
         {
@@ -841,12 +1035,12 @@ pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
     let files = session_files(dir)?;
     let mut changed = report.rebuilt.is_some();
     let before = index.sessions.len();
-    // `files` is sorted by name: a binary search per entry, not a scan (10,000 sessions would
-    // make that 10^8 string comparisons).
+    // Both are sorted by name: one walk along `files` as the entries go by, not a search per
+    // entry (file names share their first twenty bytes, so every comparison is a long one).
+    let mut next_file = files.iter().map(|(file, _)| file.as_str()).peekable();
     index.sessions.retain(|name, _| {
-        files
-            .binary_search_by(|(file, _)| file.as_str().cmp(name))
-            .is_ok()
+        while next_file.next_if(|file| *file < name.as_str()).is_some() {}
+        next_file.next_if_eq(&name.as_str()).is_some()
     });
     changed |= index.sessions.len() != before;
     for (position, freshness) in check_files(&index, &files) {
@@ -875,20 +1069,22 @@ fn read_index(index_path: &Path, report: &mut RefreshReport) -> Index {
     // Checking the UTF-8 of the whole file once is cheaper than serde_json checking each
     // string of a slice.
     match std::fs::read_to_string(index_path) {
-        Ok(text) => match serde_json::from_str::<Index>(&text) {
-            Ok(index) if index.version == INDEX_VERSION => index,
-            Ok(index) => {
-                report.rebuilt = Some(format!(
-                    "index version {} is not {INDEX_VERSION}",
-                    index.version
-                ));
-                Index::default()
+        Ok(text) => {
+            match parse_laid_out(&text).map_or_else(|| serde_json::from_str::<Index>(&text), Ok) {
+                Ok(index) if index.version == INDEX_VERSION => index,
+                Ok(index) => {
+                    report.rebuilt = Some(format!(
+                        "index version {} is not {INDEX_VERSION}",
+                        index.version
+                    ));
+                    Index::default()
+                }
+                Err(error) => {
+                    report.rebuilt = Some(format!("the index is unreadable ({error})"));
+                    Index::default()
+                }
             }
-            Err(error) => {
-                report.rebuilt = Some(format!("the index is unreadable ({error})"));
-                Index::default()
-            }
-        },
+        }
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             report.rebuilt = Some("there is no index yet".to_owned());
             Index::default()
@@ -898,6 +1094,67 @@ fn read_index(index_path: &Path, report: &mut RefreshReport) -> Index {
             Index::default()
         }
     }
+}
+
+/// `index.json` as pincer writes it (compact, `version` then `sessions`, each entry's key its
+/// `file`), its entries parsed on several threads: what `serde_json::from_str` gives for such a
+/// text, in less time for a big index. `None` for a text laid out in any other way (the caller
+/// parses it as it is).
+fn parse_laid_out(text: &str) -> Option<Index> {
+    let body = text.strip_prefix(&index_head())?;
+    let starts: Vec<usize> = memchr::memmem::find_iter(body.as_bytes(), ENTRY_START).collect();
+    // Each entry, and the offset where it ends.
+    let parse = |start: &usize| -> Option<(IndexEntry, usize)> {
+        let mut entries =
+            serde_json::Deserializer::from_str(&body[*start..]).into_iter::<IndexEntry>();
+        let entry = entries.next()?.ok()?;
+        Some((entry, start + entries.byte_offset()))
+    };
+    let workers = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
+    let parsed: Vec<(IndexEntry, usize)> = if starts.len() < PARALLEL_FROM || workers < 2 {
+        starts.iter().map(parse).collect::<Option<_>>()?
+    } else {
+        let share = starts.len().div_ceil(workers);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = starts
+                .chunks(share)
+                .map(|chunk| {
+                    scope.spawn(move || chunk.iter().map(parse).collect::<Option<Vec<_>>>())
+                })
+                .collect();
+            let mut all = Vec::with_capacity(starts.len());
+            for handle in handles {
+                all.extend(handle.join().ok()??);
+            }
+            Some(all)
+        })?
+    };
+    // Nothing may stand between the entries but their keys: `"<file>":`, after a `,` but for
+    // the first; and after the last, the two closing braces.
+    let mut position = 0;
+    let mut sessions = Vec::with_capacity(parsed.len());
+    for ((entry, end), start) in parsed.into_iter().zip(starts) {
+        let gap = body.get(position..start)?;
+        let gap = if position == 0 {
+            gap
+        } else {
+            gap.strip_prefix(',')?
+        };
+        let key = serde_json::to_string(&entry.file).ok()?;
+        if gap.strip_prefix(key.as_str())? != ":" {
+            return None;
+        }
+        position = end;
+        sessions.push((entry.file.clone(), entry));
+    }
+    if body.get(position..)?.trim_end() != "}}" {
+        return None;
+    }
+    Some(Index {
+        version: INDEX_VERSION,
+        // Sorted already (the index is written in key order), so this is a linear build.
+        sessions: sessions.into_iter().collect(),
+    })
 }
 
 fn write_index(index_path: &Path, index: &Index) -> Result<(), SessionError> {
@@ -956,9 +1213,21 @@ const PARALLEL_FROM: usize = 256;
 /// when the index is warm, a full read of every file for a rebuild); returns the positions in
 /// `files` of those whose entry must change, with the outcome.
 fn check_files(index: &Index, files: &[(String, PathBuf)]) -> Vec<(usize, Freshness)> {
+    // Each file's entry, found in one walk along both (they are sorted alike), not by a
+    // search per file.
+    let mut entries = index.sessions.iter().peekable();
+    let known: Vec<Option<&IndexEntry>> = files
+        .iter()
+        .map(|(name, _)| {
+            while entries.next_if(|(entry, _)| *entry < name).is_some() {}
+            entries
+                .next_if(|(entry, _)| *entry == name)
+                .map(|(_, entry)| entry)
+        })
+        .collect();
     let check = |position: usize| {
-        let (name, path) = &files[position];
-        match check_file(index.sessions.get(name), path) {
+        let (_, path) = &files[position];
+        match check_file(known[position], path) {
             Freshness::Unchanged => None,
             freshness => Some((position, freshness)),
         }
@@ -1045,20 +1314,34 @@ pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
 
 /// The `*.jsonl` files of the sessions directory, by name.
 pub fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError> {
+    let mut files: Vec<(String, PathBuf)> = session_file_names(dir)?
+        .into_iter()
+        .map(|name| {
+            let path = dir.join(&name);
+            (name, path)
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The names of the `*.jsonl` files of the sessions directory, in directory order.
+pub fn session_file_names(dir: &Path) -> Result<Vec<String>, SessionError> {
     let reader = std::fs::read_dir(dir).map_err(|source| SessionError::Io {
         action: "cannot list",
         path: dir.to_owned(),
         source,
     })?;
-    let mut files = Vec::new();
-    for entry in reader.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name.ends_with(".jsonl") && !name.starts_with('.') {
-            files.push((name, entry.path()));
-        }
-    }
-    files.sort();
-    Ok(files)
+    Ok(reader
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| is_session_file_name(name))
+        .collect())
+}
+
+/// Whether a file of the sessions directory is a session, by its name.
+pub fn is_session_file_name(name: &str) -> bool {
+    name.ends_with(".jsonl") && !name.starts_with('.')
 }
 
 #[cfg(test)]
@@ -1113,6 +1396,44 @@ mod tests {
     fn append(path: &Path, lines: &[String]) {
         let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
         file.write_all(lines.concat().as_bytes()).unwrap();
+    }
+
+    #[test]
+    fn a_summary_read_without_the_texts_equals_the_summary_of_the_whole_entries() {
+        let named = entry(
+            "session_info",
+            "n1",
+            Some("a1"),
+            json!({"name": " weekly "}),
+        );
+        let child = entry(
+            "custom",
+            "c1",
+            Some("n1"),
+            json!({"customType": "pincer.claude-cli", "data": {"sessionId": "child-1"}}),
+        );
+        let compaction = entry(
+            "compaction",
+            "k1",
+            Some("c1"),
+            json!({"summary": "what happened", "firstKeptEntryId": "u1", "tokensBefore": 900}),
+        );
+        let lines = [
+            user("u1", None),
+            assistant("a1", "u1", 300, "stop"),
+            named,
+            child,
+        ];
+        for lines in [lines.to_vec(), [&lines[..], &[compaction]].concat()] {
+            let (_dir, path) = setup(&lines);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let full = summarize_lines(&text, false).unwrap();
+            assert_eq!(summarize_clean(text.as_bytes()).unwrap(), full);
+            let loaded = store::load(&path).unwrap();
+            assert_eq!(full.0, summarize(&loaded.header, &loaded.entries));
+            assert_eq!(full.0.name.as_deref(), Some("weekly"));
+            assert_eq!(full.0.backend_sessions["claude-cli"], "child-1");
+        }
     }
 
     /// Refresh, and check that the merged entry equals a full summary of the file.
@@ -1536,7 +1857,10 @@ mod tests {
             format!("{{\"file\":\"{FILE}\",\"version\":1}}\n")
         );
         let text = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
-        assert_eq!(stored_entry(&text, FILE).unwrap().summary.id, "s1");
+        assert_eq!(
+            stored_entry(text.as_bytes(), FILE).unwrap().summary.id,
+            "s1"
+        );
         assert_eq!(lookup(dir.path(), FILE, &Journal::read(dir.path())), None);
         assert!(read_with_journal(dir.path()).sessions.is_empty());
         // A second removal of a file the index no longer knows adds nothing.
@@ -1605,6 +1929,53 @@ mod tests {
     }
 
     #[test]
+    fn an_index_read_on_several_threads_equals_the_one_serde_reads() {
+        let dir = tempfile::tempdir().unwrap();
+        // More than one thread's share, with names, usage and a damaged file among them.
+        for number in 0..PARALLEL_FROM + 40 {
+            let header = format!(
+                r#"{{"type":"session","version":3,"id":"s{number}","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}}"#
+            );
+            let mut text = format!("{header}\n");
+            if number % 7 == 0 {
+                text.push_str(&user("u1", None));
+                text.push_str(&assistant("a1", "u1", 100 + number as u64, "stop"));
+            }
+            if number % 50 == 3 {
+                text.push_str("not json\n{}\n");
+            }
+            std::fs::write(
+                dir.path()
+                    .join(format!("2026-01-01T00-00-00-000Z_s{number:03}.jsonl")),
+                text,
+            )
+            .unwrap();
+        }
+        refresh(dir.path()).unwrap();
+        let compact = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
+        let general: Index = serde_json::from_str(&compact).unwrap();
+        assert_eq!(general.sessions.len(), PARALLEL_FROM + 40);
+        assert_eq!(parse_laid_out(&compact), Some(general.clone()));
+        // Any other layout is left to serde.
+        let pretty = serde_json::to_string_pretty(&general).unwrap();
+        assert_eq!(parse_laid_out(&pretty), None);
+        let renamed = compact.replacen(
+            "\"2026-01-01T00-00-00-000Z_s001.jsonl\":",
+            "\"another-key.jsonl\":",
+            1,
+        );
+        assert_eq!(parse_laid_out(&renamed), None);
+        assert_eq!(parse_laid_out(&format!("{compact}x")), None);
+        assert_eq!(
+            parse_laid_out(&index_head().replace("\"sessions\":{", "\"sessions\":{}}")),
+            Some(Index {
+                version: INDEX_VERSION,
+                sessions: BTreeMap::new(),
+            })
+        );
+    }
+
+    #[test]
     fn one_entry_is_found_in_index_json_by_its_key_and_other_layouts_are_walked() {
         let dir = tempfile::tempdir().unwrap();
         for number in 0..3 {
@@ -1621,16 +1992,21 @@ mod tests {
         refresh(dir.path()).unwrap();
         let compact = std::fs::read_to_string(dir.path().join(INDEX_FILE)).unwrap();
         let name = "2026-01-01T00-00-00-000Z_s1.jsonl";
-        let found = find_stored_entry(&compact, name).unwrap().unwrap();
+        let found = find_stored_entry(compact.as_bytes(), name)
+            .unwrap()
+            .unwrap();
         assert_eq!(found.summary.id, "s1");
-        assert_eq!(find_stored_entry(&compact, "absent.jsonl").unwrap(), None);
+        assert_eq!(
+            find_stored_entry(compact.as_bytes(), "absent.jsonl").unwrap(),
+            None
+        );
         let index: Index = serde_json::from_str(&compact).unwrap();
         let pretty = serde_json::to_string_pretty(&index).unwrap();
         assert!(
-            find_stored_entry(&pretty, name).is_none(),
+            find_stored_entry(pretty.as_bytes(), name).is_none(),
             "not pincer's layout"
         );
-        assert_eq!(stored_entry(&pretty, name), Some(found));
+        assert_eq!(stored_entry(pretty.as_bytes(), name), Some(found));
     }
 
     #[test]

@@ -7,11 +7,13 @@
 
 pub mod context;
 pub mod fork;
+pub mod ids;
 pub mod index;
 pub mod learned_windows;
 pub mod migrate;
 pub mod names;
 pub mod record;
+mod record_fast;
 pub mod resolve;
 pub mod store;
 pub mod summary;

@@ -8,7 +8,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::index::{Index, Lookup};
+use super::index::{self, INDEX_VERSION, Index, IndexText, Lookup};
+use super::store;
 
 /// Why a session argument names no single session. Each is a usage error (exit 2).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -133,5 +134,202 @@ pub fn resolve_selector(
             None => Err(ResolveError::NoneInWorkspace(workspace.to_owned())),
         },
         None => Err(ResolveError::NoneGiven),
+    }
+}
+
+/// The sessions `query` (a session argument) can mean, found without refreshing the index:
+/// ids come from the file names of `dir` (a file name carries its session's id), names from
+/// the index's and its journal's text ([`IndexText`]), and only those few entries are read and
+/// checked against their files. The returned index holds just them; [`resolve`] over it gives
+/// what it gives over the refreshed index, when the index knew every session's latest name.
+///
+/// `None` when that cannot be decided so: no index of this version, or the query matches no
+/// session or several (the caller refreshes the index, which also words the error).
+pub fn quick_index(dir: &Path, query: &str) -> Option<Index> {
+    let text = IndexText::read(dir, query)?;
+    let wanted = |file: &str| {
+        let path = dir.join(file);
+        let known = text.entry(file);
+        index::fresh_entry(known.as_ref(), &path).map(|entry| (file.to_owned(), entry))
+    };
+    let mut candidates: Vec<(String, super::index::IndexEntry)> = Vec::new();
+    if query.contains('/') || query.ends_with(".jsonl") {
+        // A path, which `resolve` takes as it is; the index only tells what it knows of a file
+        // of that name.
+        let path = Path::new(query);
+        let target = if path.is_file() {
+            path.file_name().and_then(|name| name.to_str())
+        } else if !query.contains('/') && dir.join(query).is_file() {
+            Some(query)
+        } else {
+            None
+        };
+        match target {
+            Some(name) => {
+                if index::is_session_file_name(name) && std::fs::metadata(dir.join(name)).is_ok() {
+                    candidates.extend(wanted(name));
+                }
+                return Some(mini_index(candidates));
+            }
+            // No such file: the same error either way.
+            None if query.contains('/') => return Some(mini_index(candidates)),
+            // `x.jsonl` that is no file may still be a name.
+            None => {}
+        }
+    }
+    let files = index::session_file_names(dir).ok()?;
+    let known = text.files();
+    let lower = query.to_ascii_lowercase();
+    for file in &files {
+        let by_file_name = store::id_in_file_name(file).is_none_or(|id| {
+            id == query
+                || (!query.is_empty()
+                    && id.len() >= lower.len()
+                    && id.as_bytes()[..lower.len()].eq_ignore_ascii_case(lower.as_bytes()))
+        });
+        // A file the index does not know yet, or whose name does not show its id: read it.
+        if by_file_name || !known.contains(file.as_str()) {
+            candidates.extend(wanted(file));
+        }
+    }
+    let named = text.named();
+    if !named.is_empty() {
+        let present: std::collections::HashSet<&str> = files.iter().map(String::as_str).collect();
+        for file in named {
+            if !candidates.iter().any(|(known, _)| *known == file)
+                && present.contains(file.as_str())
+            {
+                candidates.extend(wanted(&file));
+            }
+        }
+    }
+    let index = mini_index(candidates);
+    index.find(query).is_one().then_some(index)
+}
+
+fn mini_index(candidates: Vec<(String, super::index::IndexEntry)>) -> Index {
+    Index {
+        version: INDEX_VERSION,
+        sessions: candidates.into_iter().collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::record::{self, SessionHeader};
+    use pretty_assertions::assert_eq;
+
+    const A: &str = "0199a000-0000-7000-8000-00000000000a";
+    const B: &str = "0199a000-0000-7000-8000-00000000000b";
+    const C: &str = "0199b000-0000-7000-8000-00000000000c";
+
+    fn create(dir: &Path, id: &str, name: Option<&str>) -> PathBuf {
+        let header = SessionHeader {
+            version: Some(store::CURRENT_VERSION),
+            id: id.to_owned(),
+            timestamp: record::now_iso(),
+            cwd: "/work".to_owned(),
+            parent_session: None,
+            extra: serde_json::Map::new(),
+        };
+        let entries: Vec<_> = name
+            .map(|name| {
+                record::build_entry(
+                    "session_info",
+                    "a0000001",
+                    None,
+                    serde_json::json!({"name": name}),
+                )
+                .unwrap()
+            })
+            .into_iter()
+            .collect();
+        store::create(dir, &header, &entries).unwrap()
+    }
+
+    /// What the quick lookup resolves `query` to, next to what a refreshed index resolves it to.
+    fn both(dir: &Path, query: &str) -> (Option<PathBuf>, Result<PathBuf, ResolveError>) {
+        let quick = quick_index(dir, query).map(|mini| resolve(dir, &mini, query).unwrap());
+        let (full, _) = index::refresh(dir).unwrap();
+        (quick, resolve(dir, &full, query))
+    }
+
+    #[test]
+    fn ids_names_and_prefixes_resolve_as_through_the_refreshed_index() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("sessions");
+        let a = create(&dir, A, Some("nightly"));
+        let b = create(&dir, B, None);
+        let c = create(&dir, C, Some("0199a000"));
+        index::refresh(&dir).unwrap();
+        for (query, path) in [
+            (A, &a),
+            (B, &b),
+            ("nightly", &a),
+            ("0199b", &c),
+            ("0199a000", &c),
+        ] {
+            let (quick, full) = both(&dir, query);
+            assert_eq!(quick.as_ref(), Some(path), "{query}");
+            assert_eq!(full.as_ref(), Ok(path), "{query}");
+        }
+        // A path is taken as it is.
+        assert_eq!(both(&dir, &a.to_string_lossy()).0, Some(a.clone()));
+        // Several matches, or none: the refreshed index decides (and words the error).
+        assert_eq!(quick_index(&dir, "0199a000-0000").map(|_| ()), None);
+        assert_eq!(quick_index(&dir, "weekly").map(|_| ()), None);
+    }
+
+    #[test]
+    fn an_index_read_in_pieces_finds_entries_on_either_side_of_each_boundary() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("sessions");
+        // Hundreds of bytes of index per session: the index spans several of the reader's
+        // chunks.
+        let paths: Vec<PathBuf> = (0..1500)
+            .map(|number| {
+                let id = format!("0199c000-0000-7000-8000-{number:012}");
+                create(&dir, &id, Some(&format!("job-{number}")))
+            })
+            .collect();
+        index::refresh(&dir).unwrap();
+        assert!(
+            std::fs::metadata(dir.join(index::INDEX_FILE))
+                .unwrap()
+                .len()
+                > 2 * 256 * 1024
+        );
+        for number in [0, 1, 255, 256, 257, 511, 512, 700, 1024, 1499] {
+            let name = format!("job-{number}");
+            assert_eq!(both(&dir, &name).0.as_ref(), Some(&paths[number]), "{name}");
+        }
+    }
+
+    #[test]
+    fn names_given_since_the_index_was_written_are_found_in_the_journal_and_the_files() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("sessions");
+        let a = create(&dir, A, None);
+        create(&dir, B, None);
+        index::refresh(&dir).unwrap();
+        // A rename journaled by the command that made it.
+        let (mut writer, _, _) = store::open_for_append(&a, None).unwrap();
+        let entry = store::new_entry(
+            &writer,
+            "session_info",
+            serde_json::json!({"name": "renamed"}),
+        )
+        .unwrap();
+        writer.append(&entry).unwrap();
+        drop(writer);
+        index::update_one(&dir, &a).unwrap();
+        assert_eq!(both(&dir, "renamed").0, Some(a.clone()));
+        // A file the index has never seen.
+        let c = create(&dir, C, Some("fresh"));
+        assert_eq!(both(&dir, "fresh"), (Some(c.clone()), Ok(c)));
+        // Without an index there is nothing to search: the caller refreshes.
+        std::fs::remove_file(dir.join(index::INDEX_FILE)).unwrap();
+        assert_eq!(quick_index(&dir, A).map(|_| ()), None);
     }
 }

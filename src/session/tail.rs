@@ -38,7 +38,6 @@
 //! can change is older history: the path a full reader shows before the first kept entry, or a
 //! branch a user later forks off before the new entry.
 
-use std::collections::HashSet;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -49,6 +48,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::context::branch_path;
+use super::ids::IdSet;
 use super::record::{self, AgentMessage, Entry, Line, SessionHeader};
 use super::store::{
     self, CURRENT_VERSION, LoadedSession, SessionError, SessionLock, SessionWriter, TornRepair,
@@ -334,7 +334,7 @@ impl<'a> BackwardLines<'a> {
         loop {
             let terminated = self.buf.last() == Some(&b'\n');
             let body = self.buf.len() - usize::from(terminated);
-            let start = match self.buf[..body].iter().rposition(|byte| *byte == b'\n') {
+            let start = match memchr::memrchr(b'\n', &self.buf[..body]) {
                 Some(newline) => Some(newline + 1),
                 None if self.pos == self.floor && !self.buf.is_empty() => Some(0),
                 None if self.pos == self.floor => return Ok(None),
@@ -385,7 +385,7 @@ struct Walked {
 fn walk(file: &File, floor: u64, end: u64) -> io::Result<Option<Walked>> {
     let mut lines = BackwardLines::new(file, floor, end);
     let mut reversed: Vec<Entry> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: IdSet = IdSet::default();
     let mut torn: Option<TornTail> = None;
     let mut facts = SessionFacts::default();
     let mut state = Walk {
@@ -403,13 +403,11 @@ fn walk(file: &File, floor: u64, end: u64) -> io::Result<Option<Walked>> {
         if text.is_some_and(str::is_empty) {
             continue;
         }
-        let value = text
-            .and_then(|text| record::parse_value(text).ok())
-            .filter(Value::is_object);
+        let parsed = text.and_then(record::parse_object_entry);
         if !line.terminated {
             // The file's last bytes without a newline: a write cut short, or a complete entry
             // that only lacks its newline (which still counts as an entry).
-            let complete = value.is_some();
+            let complete = parsed.is_some();
             torn = Some(TornTail {
                 offset: line.offset,
                 bytes: line.bytes.clone(),
@@ -419,7 +417,7 @@ fn walk(file: &File, floor: u64, end: u64) -> io::Result<Option<Walked>> {
                 continue;
             }
         }
-        let Some(value) = value else {
+        let Some(parsed) = parsed else {
             if torn.is_none() && reversed.is_empty() {
                 // A malformed line with nothing valid after it is a torn tail too.
                 torn = Some(TornTail {
@@ -431,7 +429,7 @@ fn walk(file: &File, floor: u64, end: u64) -> io::Result<Option<Walked>> {
             }
             return Ok(None);
         };
-        let Ok(Line::Entry(entry)) = Line::from_value(value) else {
+        let Ok(entry) = parsed else {
             return Ok(None);
         };
         let id = entry.id().to_owned();

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::common::integrity::{assert_linear, check_session, session_files};
 use crate::common::mock::{Gate, MockServer, Piece, Reply, split_events};
 use crate::common::protocols::{self, Protocol};
-use crate::common::{Home, Pincer, SessionBuilder, code, stderr, stdout};
+use crate::common::{Home, Pincer, SessionBuilder, code, skip, stderr, stdout};
 
 fn anthropic() -> Protocol {
     protocols::anthropic()
@@ -616,4 +616,81 @@ fn line_and_paragraph_separators_and_carriage_returns_keep_one_record_per_line()
     let sent = server.requests()[0].json().to_string();
     let expected = json!(format!("prompt {tricky}")).to_string();
     assert!(sent.contains(expected.trim_matches('"')), "{sent}");
+}
+
+/// The syncs of a kept text turn, from `strace`: `(fdatasync calls, fsync calls)`. `None`
+/// (with the reason on stderr) when strace is missing or may not trace here.
+fn traced_syncs(home: &Home, server: &MockServer, args: &[&str]) -> Option<(usize, usize)> {
+    let Some(strace) = ["/usr/bin/strace", "/bin/strace"]
+        .into_iter()
+        .find(|path| std::path::Path::new(path).exists())
+    else {
+        skip(
+            "a_kept_text_turn_syncs_each_completed_message_and_the_new_name_once",
+            "strace is not installed",
+        );
+        return None;
+    };
+    let trace = home.root.path().join("syncs.trace");
+    let output = home
+        .pincer()
+        .provider(&anthropic(), server)
+        .inside(strace, {
+            let mut wrapper: Vec<std::ffi::OsString> = [
+                "-f",
+                "-qq",
+                "-e",
+                "trace=fsync,fdatasync,syncfs,sync_file_range",
+                "-o",
+            ]
+            .into_iter()
+            .map(Into::into)
+            .collect();
+            wrapper.push(trace.clone().into());
+            wrapper
+        })
+        .args(args)
+        .output();
+    if code(&output) != 0 && stderr(&output).contains("ptrace") {
+        skip(
+            "a_kept_text_turn_syncs_each_completed_message_and_the_new_name_once",
+            &format!("strace may not trace here: {}", stderr(&output)),
+        );
+        return None;
+    }
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let count = |call: &str| {
+        text.lines()
+            .filter(|line| {
+                line.split_whitespace()
+                    .nth(1)
+                    .is_some_and(|rest| rest.starts_with(call))
+            })
+            .count()
+    };
+    assert_eq!(count("syncfs(") + count("sync_file_range("), 0, "{text}");
+    Some((count("fdatasync("), count("fsync(")))
+}
+
+/// SPEC §5.3's syncs and no others: a kept text turn in a new session makes the completed
+/// prompt durable before the request (one fdatasync of the file, one fsync of the directory
+/// that now names it) and the answer after it (one fdatasync). Creating the file used to sync
+/// its temp file and the directory as well, three syncs before the request.
+#[test]
+fn a_kept_text_turn_syncs_each_completed_message_and_the_new_name_once() {
+    let home = Home::new();
+    let text = (anthropic().text)(&["fine"]);
+    let server = MockServer::start(vec![Reply::sse(&text), Reply::sse(&text)]);
+    // The first run also writes the index; every later run only appends a journal line.
+    first_turn(&home, &server);
+    let Some(syncs) = traced_syncs(
+        &home,
+        &server,
+        &["run", "-m", "anthropic/claude-sonnet-4-5", "is it fine?"],
+    ) else {
+        return;
+    };
+    assert_eq!(syncs, (2, 1), "(fdatasync, fsync)");
+    assert_eq!(session_files(&home.sessions_dir()).len(), 2);
 }

@@ -433,3 +433,24 @@ turn_tests!(gemini, protocols::gemini());
 turn_tests!(anthropic, protocols::anthropic());
 turn_tests!(openai, protocols::openai());
 turn_tests!(openai_chat, protocols::openai_chat());
+
+/// A turn against a plain `http://` URL reads no TLS root (SPEC §12.1): it works even when
+/// `SSL_CERT_FILE` names a bundle that does not exist. It used to load (and fail to load) the
+/// roots while building the HTTP client, before any request.
+#[test]
+fn a_plain_http_turn_reads_no_tls_roots() {
+    let home = Home::new();
+    let protocol = protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["fine"]))]);
+    let missing = home.root.path().join("no-such-bundle.pem");
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .env("SSL_CERT_FILE", &missing)
+        .env("SSL_CERT_DIR", home.root.path().join("no-such-dir"))
+        .args(["run", "-m", protocol.model, "is it fine?"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "fine\n");
+    assert_eq!(server.requests().len(), 1);
+}

@@ -30,32 +30,10 @@ const IMAGE_TOKENS: u64 = 1_200;
 /// window of `window` tokens, leaving the last `protect_recent` assistant turns alone. A window
 /// of 0 (unknown) prunes nothing.
 pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect_recent: usize) {
-    if window == 0 || !above(context_tokens, window, SOFT_TRIM_RATIO_PERCENT) {
-        return;
-    }
-    let Some(first_user) = messages
-        .iter()
-        .position(|message| matches!(message, Message::User(_)))
-    else {
+    let Some(range) = prunable(messages, context_tokens, window, protect_recent) else {
         return;
     };
-    let protected_from = if protect_recent == 0 {
-        messages.len()
-    } else {
-        let mut assistants = messages
-            .iter()
-            .enumerate()
-            .rev()
-            .filter(|(_, message)| matches!(message, Message::Assistant(_)));
-        let Some((index, _)) = assistants.nth(protect_recent - 1) else {
-            return;
-        };
-        index
-    };
-    if first_user >= protected_from {
-        return;
-    }
-
+    let (first_user, protected_from) = (range.start, range.end);
     let mut estimate = context_tokens;
     let mut trimmed = Vec::new();
     for (index, message) in messages[first_user..protected_from].iter_mut().enumerate() {
@@ -92,6 +70,58 @@ pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect
         estimate = estimate.saturating_sub(saved.div_ceil(4) as u64);
         replace_text(result, placeholder);
     }
+}
+
+/// Whether [`prune`] would change anything in `messages`: a request that borrows the turn's
+/// messages copies them only then.
+pub fn would_prune(
+    messages: &[Message],
+    context_tokens: u64,
+    window: u64,
+    protect_recent: usize,
+) -> bool {
+    prunable(messages, context_tokens, window, protect_recent).is_some_and(|range| {
+        messages[range].iter().any(|message| {
+            let Message::ToolResult(result) = message else {
+                return false;
+            };
+            let mut characters = 0;
+            for block in &result.content {
+                match block {
+                    ContentBlock::Image(_) => return true,
+                    ContentBlock::Text(text) => characters += text.text.chars().count(),
+                }
+            }
+            characters > MAX_RESULT_CHARS
+        })
+    })
+}
+
+/// The messages [`prune`] may change: from the first user message to the protected recent
+/// turns, when the context is big enough for pruning at all.
+fn prunable(
+    messages: &[Message],
+    context_tokens: u64,
+    window: u64,
+    protect_recent: usize,
+) -> Option<std::ops::Range<usize>> {
+    if window == 0 || !above(context_tokens, window, SOFT_TRIM_RATIO_PERCENT) {
+        return None;
+    }
+    let first_user = messages
+        .iter()
+        .position(|message| matches!(message, Message::User(_)))?;
+    let protected_from = if protect_recent == 0 {
+        messages.len()
+    } else {
+        let mut assistants = messages
+            .iter()
+            .enumerate()
+            .rev()
+            .filter(|(_, message)| matches!(message, Message::Assistant(_)));
+        assistants.nth(protect_recent - 1)?.0
+    };
+    (first_user < protected_from).then_some(first_user..protected_from)
 }
 
 /// Whether `tokens` is more than `percent` % of `window`.

@@ -21,6 +21,8 @@
 //! call; the one before it reads what the previous call wrote, so repeated cron turns on one
 //! session hit the cache.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::wire::{
@@ -67,19 +69,18 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         .tools
         .iter()
         .map(|tool| ToolParam {
-            name: tool.name.clone(),
-            description: tool.description.clone(),
-            input_schema: tool.parameters.clone(),
+            name: &tool.name,
+            description: &tool.description,
+            input_schema: &tool.parameters,
             cache_control: None,
         })
         .collect();
     if let Some(last) = tools.last_mut() {
         last.cache_control = Some(CacheControl::Ephemeral);
     }
-    let mut messages = conversation(&request.messages);
-    mark_cache_breakpoints(&mut messages);
+    let messages = Conversation::new(&request.messages);
     let body = MessagesRequest {
-        model: request.model.clone(),
+        model: &request.model,
         // Thinking tokens count against max_tokens, and the budget must stay below it: the
         // budget comes on top of the visible output the caller asked for.
         max_tokens: request.max_output_tokens + budget.unwrap_or(0),
@@ -95,8 +96,7 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
             ("anthropic-version".to_owned(), API_VERSION.to_owned()),
             ("accept".to_owned(), "text/event-stream".to_owned()),
         ],
-        // Cannot fail: every map in the body has string keys.
-        body: serde_json::to_value(&body).unwrap_or_default(),
+        body: crate::provider::json_body(&body, &request.messages),
     }
 }
 
@@ -134,26 +134,136 @@ pub fn level_for_budget(tokens: u64) -> ThinkingLevel {
         .map_or(ThinkingLevel::Xhigh, |(level, _)| *level)
 }
 
-/// The session's messages as a valid Messages API conversation.
-fn conversation(messages: &[Message]) -> Vec<MessageParam> {
-    let mut turns = merge_roles(messages.iter().filter_map(turn_of));
-    if turns
-        .first()
-        .is_some_and(|turn| turn.role == Role::Assistant)
-    {
-        turns.insert(
-            0,
-            MessageParam {
-                role: Role::User,
-                content: vec![text_block(HISTORY_START_TEXT.to_owned())],
-            },
-        );
+/// The session's messages as a valid Messages API conversation: consecutive turns of one role
+/// merged (in a user turn, tool results first), a user turn first, and cache breakpoints on the
+/// last block of each of the last two user turns. It is serialized turn by turn: each turn's
+/// blocks are made when the body is written and dropped right after, so a long conversation is
+/// not copied into a second structure before it becomes the body.
+pub(super) struct Conversation<'a> {
+    messages: &'a [Message],
+    /// The API turns: each one's role and the messages it is made of (those among them with
+    /// nothing to send contribute nothing), and whether it carries a cache breakpoint.
+    turns: Vec<(Role, std::ops::Range<usize>, bool)>,
+}
+
+impl<'a> Conversation<'a> {
+    pub(super) fn new(messages: &'a [Message]) -> Conversation<'a> {
+        let mut turns: Vec<(Role, std::ops::Range<usize>, bool)> = Vec::new();
+        for (index, message) in messages.iter().enumerate() {
+            let Some(role) = role_of(message) else {
+                continue;
+            };
+            match turns.last_mut() {
+                Some((last, range, _)) if *last == role => range.end = index + 1,
+                _ => turns.push((role, index..index + 1, false)),
+            }
+        }
+        for (_, _, marked) in turns
+            .iter_mut()
+            .rev()
+            .filter(|(role, _, _)| *role == Role::User)
+            .take(2)
+        {
+            *marked = true;
+        }
+        Conversation { messages, turns }
     }
-    turns
+
+    /// One API turn, made now.
+    fn turn(&self, role: Role, range: std::ops::Range<usize>, marked: bool) -> MessageParam<'a> {
+        let mut content: Vec<ContentBlockParam<'a>> = self.messages[range]
+            .iter()
+            .filter_map(turn_of)
+            .flat_map(|turn| turn.content)
+            .collect();
+        if role == Role::User {
+            // A stable sort: results keep their order, and so does the rest.
+            content.sort_by_key(|block| !matches!(block, ContentBlockParam::ToolResult { .. }));
+        }
+        if marked
+            && let Some(slot) = content
+                .last_mut()
+                .and_then(ContentBlockParam::cache_control_mut)
+        {
+            *slot = Some(CacheControl::Ephemeral);
+        }
+        MessageParam { role, content }
+    }
+}
+
+impl serde::Serialize for Conversation<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        let history_start = self
+            .turns
+            .first()
+            .is_some_and(|(role, _, _)| *role == Role::Assistant);
+        let mut sequence =
+            serializer.serialize_seq(Some(self.turns.len() + usize::from(history_start)))?;
+        if history_start {
+            // A user turn too: it gets a breakpoint when fewer than two others do.
+            let users = self
+                .turns
+                .iter()
+                .filter(|(role, _, _)| *role == Role::User)
+                .count();
+            let mut text = text_block(Cow::Borrowed(HISTORY_START_TEXT));
+            if users < 2
+                && let Some(slot) = text.cache_control_mut()
+            {
+                *slot = Some(CacheControl::Ephemeral);
+            }
+            sequence.serialize_element(&MessageParam {
+                role: Role::User,
+                content: vec![text],
+            })?;
+        }
+        for (role, range, marked) in &self.turns {
+            sequence.serialize_element(&self.turn(*role, range.clone(), *marked))?;
+        }
+        sequence.end()
+    }
 }
 
 /// One session message as one API turn; `None` when nothing of it can be sent.
-fn turn_of(message: &Message) -> Option<MessageParam> {
+/// The role of [`turn_of`]'s turn, found without making its blocks.
+fn role_of(message: &Message) -> Option<Role> {
+    let worth = |text: &str| !text.trim().is_empty();
+    let user_content = |blocks: &[ContentBlock]| {
+        blocks.iter().any(|block| match block {
+            ContentBlock::Text(text) => worth(&text.text),
+            ContentBlock::Image(_) => true,
+        })
+    };
+    match message {
+        Message::User(user) => match &user.content {
+            MessageContent::Text(text) => worth(text),
+            MessageContent::Blocks(blocks) => user_content(blocks),
+        }
+        .then_some(Role::User),
+        Message::Assistant(assistant) => {
+            let replay_signatures = assistant.api == API_NAME;
+            assistant
+                .content
+                .iter()
+                .any(|block| match block {
+                    AssistantBlock::Text(text) => worth(&text.text),
+                    AssistantBlock::Thinking(thinking) => {
+                        replay_signatures
+                            && thinking
+                                .signature
+                                .as_ref()
+                                .is_some_and(|signature| !signature.is_empty())
+                    }
+                    AssistantBlock::ToolCall(_) => true,
+                })
+                .then_some(Role::Assistant)
+        }
+        Message::ToolResult(_) => Some(Role::User),
+    }
+}
+
+fn turn_of(message: &Message) -> Option<MessageParam<'_>> {
     let (role, content) = match message {
         Message::User(user) => (Role::User, user_blocks(&user.content)),
         Message::Assistant(assistant) => (Role::Assistant, assistant_blocks(assistant)),
@@ -162,7 +272,7 @@ fn turn_of(message: &Message) -> Option<MessageParam> {
     (!content.is_empty()).then_some(MessageParam { role, content })
 }
 
-fn user_blocks(content: &MessageContent) -> Vec<ContentBlockParam> {
+fn user_blocks(content: &MessageContent) -> Vec<ContentBlockParam<'_>> {
     match content {
         MessageContent::Text(text) => non_blank(text).map(text_block).into_iter().collect(),
         MessageContent::Blocks(blocks) => blocks
@@ -178,7 +288,7 @@ fn user_blocks(content: &MessageContent) -> Vec<ContentBlockParam> {
     }
 }
 
-fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam> {
+fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam<'_>> {
     let replay_signatures = message.api == API_NAME;
     message
         .content
@@ -192,21 +302,21 @@ fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam> {
                     .filter(|signature| replay_signatures && !signature.is_empty())?;
                 Some(if thinking.redacted {
                     ContentBlockParam::RedactedThinking {
-                        data: signature.clone(),
+                        data: Cow::Borrowed(signature),
                     }
                 } else {
                     ContentBlockParam::Thinking {
-                        thinking: thinking.thinking.clone(),
-                        signature: signature.clone(),
+                        thinking: Cow::Borrowed(&thinking.thinking),
+                        signature: Cow::Borrowed(signature),
                     }
                 })
             }
             AssistantBlock::ToolCall(call) => Some(ContentBlockParam::ToolUse {
                 id: tool_id(&call.id),
-                name: call.name.clone(),
+                name: Cow::Borrowed(&call.name),
                 input: match &call.arguments {
-                    Value::Object(_) => call.arguments.clone(),
-                    _ => Value::Object(Map::new()),
+                    Value::Object(_) => Cow::Borrowed(&call.arguments),
+                    _ => Cow::Owned(Value::Object(Map::new())),
                 },
                 cache_control: None,
             }),
@@ -214,7 +324,7 @@ fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam> {
         .collect()
 }
 
-fn tool_result_block(result: &ToolResultMessage) -> ContentBlockParam {
+fn tool_result_block(result: &ToolResultMessage) -> ContentBlockParam<'_> {
     let content = result
         .content
         .iter()
@@ -236,31 +346,42 @@ fn tool_result_block(result: &ToolResultMessage) -> ContentBlockParam {
 }
 
 /// Text worth sending (the API rejects empty and whitespace-only text blocks), redacted.
-fn non_blank(text: &str) -> Option<String> {
+fn non_blank(text: &str) -> Option<Cow<'_, str>> {
     (!text.trim().is_empty()).then(|| redact(text))
 }
 
-fn text_block(text: String) -> ContentBlockParam {
+fn text_block(text: Cow<'_, str>) -> ContentBlockParam<'_> {
     ContentBlockParam::Text {
         text,
         cache_control: None,
     }
 }
 
-fn image_source(image: &ImageBlock) -> ImageSource {
+fn image_source(image: &ImageBlock) -> ImageSource<'_> {
     ImageSource::Base64 {
-        media_type: image.mime_type.clone(),
-        data: image.data.clone(),
+        media_type: Cow::Borrowed(&image.mime_type),
+        data: Cow::Borrowed(&image.data),
     }
 }
 
-fn redact(text: &str) -> String {
-    text.replace(REFUSAL_TEST_STRING, "[redacted]")
+fn redact(text: &str) -> Cow<'_, str> {
+    static REFUSAL: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(REFUSAL_TEST_STRING));
+    if REFUSAL.find(text.as_bytes()).is_some() {
+        Cow::Owned(text.replace(REFUSAL_TEST_STRING, "[redacted]"))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// A call id the API accepts. Other providers' ids (`call_…|fc_…`) may hold other characters;
 /// the same mapping is applied to calls and results, so pairs stay pairs.
-fn tool_id(id: &str) -> String {
+fn tool_id(id: &str) -> Cow<'_, str> {
+    let valid =
+        |character: char| character.is_ascii_alphanumeric() || character == '_' || character == '-';
+    if !id.is_empty() && id.len() <= TOOL_ID_LIMIT && id.chars().all(valid) {
+        return Cow::Borrowed(id);
+    }
     let cleaned: String = id
         .chars()
         .map(|character| {
@@ -273,49 +394,9 @@ fn tool_id(id: &str) -> String {
         .take(TOOL_ID_LIMIT)
         .collect();
     if cleaned.is_empty() {
-        "toolu_unnamed".to_owned()
+        Cow::Borrowed("toolu_unnamed")
     } else {
-        cleaned
-    }
-}
-
-/// Merge consecutive turns of one role; in a user turn, tool results go first.
-fn merge_roles(turns: impl Iterator<Item = MessageParam>) -> Vec<MessageParam> {
-    let mut merged: Vec<MessageParam> = Vec::new();
-    for turn in turns {
-        if turn.content.is_empty() {
-            continue;
-        }
-        match merged.last_mut() {
-            Some(last) if last.role == turn.role => last.content.extend(turn.content),
-            _ => merged.push(turn),
-        }
-    }
-    for turn in &mut merged {
-        if turn.role == Role::User {
-            // A stable sort: results keep their order, and so does the rest.
-            turn.content
-                .sort_by_key(|block| !matches!(block, ContentBlockParam::ToolResult { .. }));
-        }
-    }
-    merged
-}
-
-/// Put a breakpoint on the last block of each of the last two user turns.
-fn mark_cache_breakpoints(turns: &mut [MessageParam]) {
-    let user_turns = turns
-        .iter_mut()
-        .rev()
-        .filter(|turn| turn.role == Role::User)
-        .take(2);
-    for turn in user_turns {
-        if let Some(slot) = turn
-            .content
-            .last_mut()
-            .and_then(ContentBlockParam::cache_control_mut)
-        {
-            *slot = Some(CacheControl::Ephemeral);
-        }
+        Cow::Owned(cleaned)
     }
 }
 
@@ -331,11 +412,11 @@ mod tests {
     };
 
     /// The request for `messages`, repaired as every request is before it is built.
-    fn request(messages: Vec<Message>) -> ModelRequest {
+    fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             model: "claude-sonnet-4-5".into(),
             system_prompt: String::new(),
-            messages: crate::conversation::repair(&messages),
+            messages: crate::conversation::repair(&messages).into_owned().into(),
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
             thinking_budget: None,
@@ -387,6 +468,53 @@ mod tests {
         assistant_from(API_NAME, content)
     }
 
+    #[test]
+    fn a_turns_role_is_known_without_making_its_blocks() {
+        let thinking = |signature: Option<&str>| {
+            AssistantBlock::Thinking(ThinkingBlock {
+                thinking: "hm".into(),
+                signature: signature.map(str::to_owned),
+                redacted: false,
+            })
+        };
+        let call = AssistantBlock::ToolCall(ToolCall {
+            id: "toolu_1".into(),
+            name: "read".into(),
+            arguments: json!({}),
+            thought_signature: None,
+        });
+        let messages = [
+            user("hi"),
+            user("  \n"),
+            user_blocks(vec![]),
+            user_blocks(vec![ContentBlock::Text(text(" "))]),
+            user_blocks(vec![ContentBlock::Image(image("aGk="))]),
+            assistant(vec![]),
+            assistant(vec![AssistantBlock::Text(text(" "))]),
+            assistant(vec![AssistantBlock::Text(text("answer"))]),
+            assistant(vec![thinking(None)]),
+            assistant(vec![thinking(Some(""))]),
+            assistant(vec![thinking(Some("sig"))]),
+            assistant_from("openai-responses", vec![thinking(Some("sig"))]),
+            assistant(vec![call]),
+            Message::ToolResult(crate::conversation::ToolResultMessage {
+                tool_call_id: "toolu_1".into(),
+                tool_name: "read".into(),
+                content: vec![],
+                details: None,
+                is_error: false,
+                timestamp: 0,
+            }),
+        ];
+        for message in &messages {
+            assert_eq!(
+                role_of(message),
+                turn_of(message).map(|turn| turn.role),
+                "{message:?}"
+            );
+        }
+    }
+
     fn said(words: &str) -> AssistantBlock {
         AssistantBlock::Text(text(words))
     }
@@ -424,7 +552,7 @@ mod tests {
     }
 
     fn messages_of(request: &ModelRequest) -> Value {
-        build_request(request).body["messages"].clone()
+        build_request(request).json()["messages"].clone()
     }
 
     const EPHEMERAL: &str = "ephemeral";
@@ -443,7 +571,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            built.body,
+            built.json(),
             json!({
                 "model": "claude-sonnet-4-5",
                 "max_tokens": 8192,
@@ -457,8 +585,8 @@ mod tests {
             })
         );
         // Field order as the SDKs send it (serde_json keeps insertion order here).
-        let keys: Vec<&str> = built
-            .body
+        let json = built.json();
+        let keys: Vec<&str> = json
             .as_object()
             .unwrap()
             .keys()
@@ -473,9 +601,9 @@ mod tests {
     #[test]
     fn an_empty_system_prompt_sends_no_system_field() {
         let built = build_request(&request(vec![user("hi")]));
-        assert_eq!(built.body.get("system"), None);
-        assert_eq!(built.body.get("tools"), None);
-        assert_eq!(built.body.get("thinking"), None);
+        assert_eq!(built.json().get("system"), None);
+        assert_eq!(built.json().get("tools"), None);
+        assert_eq!(built.json().get("thinking"), None);
     }
 
     #[test]
@@ -500,7 +628,7 @@ mod tests {
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
         }];
         assert_eq!(
-            build_request(&looped).body,
+            build_request(&looped).json(),
             json!({
                 "model": "claude-sonnet-4-5",
                 "max_tokens": 8192 + 2048,
@@ -727,7 +855,7 @@ mod tests {
                 parameters: json!({"type": "object"}),
             })
             .collect();
-        let body = build_request(&long).body;
+        let body = build_request(&long).json();
         let rendered = body.to_string();
         assert_eq!(rendered.matches("cache_control").count(), 4);
         assert_eq!(
@@ -763,14 +891,14 @@ mod tests {
             let mut thinking = request(vec![user("think")]);
             thinking.thinking = level;
             thinking.max_output_tokens = 4096;
-            let body = build_request(&thinking).body;
+            let body = build_request(&thinking).json();
             assert_eq!(
                 body["thinking"],
                 json!({"type": "enabled", "budget_tokens": budget})
             );
             assert_eq!(body["max_tokens"], json!(4096 + budget), "{level:?}");
         }
-        let off = build_request(&request(vec![user("no")])).body;
+        let off = build_request(&request(vec![user("no")])).json();
         assert_eq!(off["max_tokens"], json!(8192));
     }
 
@@ -783,7 +911,7 @@ mod tests {
             ok("toolu_01A", &quoted),
         ]);
         poisoned.system_prompt = quoted.clone();
-        let body = build_request(&poisoned).body;
+        let body = build_request(&poisoned).json();
         let rendered = body.to_string();
         assert!(!rendered.contains(REFUSAL_TEST_STRING));
         assert_eq!(rendered.matches("the log says [redacted]!").count(), 4);

@@ -7,24 +7,28 @@
 //! set (`type` tags) has a catch-all so a new event, block or delta kind is ignored, never an
 //! error.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 // ---------------------------------------------------------------------------------------------
-// Request (POST /v1/messages)
+// Request (POST /v1/messages): borrowed from the conversation, so that a long session's request
+// is serialized from the messages themselves, not from a copy of them.
 
 /// The request body (reference §1.2).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MessagesRequest {
-    pub model: String,
+pub struct MessagesRequest<'a, M> {
+    pub model: &'a str,
     pub max_tokens: u64,
     pub stream: bool,
     /// The system prompt as text blocks, so that it can carry a cache breakpoint.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub system: Option<Vec<SystemBlock>>,
-    pub messages: Vec<MessageParam>,
+    pub system: Option<Vec<SystemBlock<'a>>>,
+    /// The turns ([`MessageParam`]s), serialized as they are made (`request::Conversation`).
+    pub messages: M,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ToolParam>,
+    pub tools: Vec<ToolParam<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<ThinkingParam>,
 }
@@ -39,9 +43,9 @@ pub enum CacheControl {
 /// One block of the `system` array.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum SystemBlock {
+pub enum SystemBlock<'a> {
     Text {
-        text: String,
+        text: Cow<'a, str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
@@ -57,40 +61,43 @@ pub enum Role {
 
 /// One turn of `messages`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct MessageParam {
+pub struct MessageParam<'a> {
     pub role: Role,
-    pub content: Vec<ContentBlockParam>,
+    pub content: Vec<ContentBlockParam<'a>>,
 }
 
 /// A content block sent to the API.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ContentBlockParam {
+pub enum ContentBlockParam<'a> {
     Text {
-        text: String,
+        text: Cow<'a, str>,
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
     Image {
-        source: ImageSource,
+        source: ImageSource<'a>,
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
     /// Reasoning with its signature, replayed byte for byte.
-    Thinking { thinking: String, signature: String },
+    Thinking {
+        thinking: Cow<'a, str>,
+        signature: Cow<'a, str>,
+    },
     /// Encrypted reasoning, replayed byte for byte.
-    RedactedThinking { data: String },
+    RedactedThinking { data: Cow<'a, str> },
     ToolUse {
-        id: String,
-        name: String,
-        input: Value,
+        id: Cow<'a, str>,
+        name: Cow<'a, str>,
+        input: Cow<'a, Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
     ToolResult {
-        tool_use_id: String,
+        tool_use_id: Cow<'a, str>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
-        content: Vec<ToolResultBlock>,
+        content: Vec<ToolResultBlock<'a>>,
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,7 +105,7 @@ pub enum ContentBlockParam {
     },
 }
 
-impl ContentBlockParam {
+impl ContentBlockParam<'_> {
     /// The block's `cache_control` slot, when the API allows one there (thinking blocks cannot
     /// carry a breakpoint).
     pub fn cache_control_mut(&mut self) -> Option<&mut Option<CacheControl>> {
@@ -115,24 +122,27 @@ impl ContentBlockParam {
 /// The content of a `tool_result`: text and images only.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ToolResultBlock {
-    Text { text: String },
-    Image { source: ImageSource },
+pub enum ToolResultBlock<'a> {
+    Text { text: Cow<'a, str> },
+    Image { source: ImageSource<'a> },
 }
 
 /// `{"type":"base64","media_type":"image/png","data":"…"}`
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ImageSource {
-    Base64 { media_type: String, data: String },
+pub enum ImageSource<'a> {
+    Base64 {
+        media_type: Cow<'a, str>,
+        data: Cow<'a, str>,
+    },
 }
 
 /// One entry of `tools`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolParam {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
+pub struct ToolParam<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub input_schema: &'a Value,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_control: Option<CacheControl>,
 }

@@ -52,7 +52,7 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         path: format!("/models/{model}:streamGenerateContent?alt=sse"),
         headers: vec![("accept".to_owned(), "text/event-stream".to_owned())],
         // These types hold only strings, numbers and string-keyed maps, which always serialize.
-        body: serde_json::to_value(&body).unwrap_or(Value::Null),
+        body: crate::provider::json_body(&body, &request.messages),
     }
 }
 
@@ -143,7 +143,7 @@ impl Turns {
 
 fn build_contents(request: &ModelRequest) -> Vec<Content> {
     let mut turns = Turns::default();
-    for message in &request.messages {
+    for message in request.messages.iter() {
         match message {
             Message::User(user) => turns.push(Role::User, user_parts(&user.content)),
             Message::Assistant(assistant) => {
@@ -638,11 +638,11 @@ mod tests {
     }
 
     /// The request for `messages`, repaired as every request is before it is built.
-    fn request(messages: Vec<Message>) -> ModelRequest {
+    fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             model: MODEL.to_owned(),
             system_prompt: String::new(),
-            messages: crate::conversation::repair(&messages),
+            messages: crate::conversation::repair(&messages).into_owned().into(),
             tools: Vec::new(),
             thinking: ThinkingLevel::Off,
             thinking_budget: None,
@@ -652,7 +652,7 @@ mod tests {
     }
 
     fn contents(request: &ModelRequest) -> Value {
-        build_request(request).body["contents"].clone()
+        build_request(request).json()["contents"].clone()
     }
 
     #[test]
@@ -669,7 +669,7 @@ mod tests {
             vec![("accept".to_owned(), "text/event-stream".to_owned())]
         );
         assert_eq!(
-            built.body,
+            built.json(),
             json!({
                 "contents": [{"role": "user", "parts": [{"text": "What is 5 times 3?"}]}],
                 "systemInstruction": {"parts": [{"text": "You are a helpful assistant."}]},
@@ -696,7 +696,7 @@ mod tests {
             built.model = model.to_owned();
             built.thinking = thinking;
             built.reasoning_model = reasoning_model;
-            build_request(&built).body["generationConfig"]
+            build_request(&built).json()["generationConfig"]
                 .get("thinkingConfig")
                 .cloned()
         };
@@ -890,7 +890,7 @@ mod tests {
             },
         ];
         assert_eq!(
-            build_request(&with_tools).body["tools"],
+            build_request(&with_tools).json()["tools"],
             json!([{"functionDeclarations": [
                 {"name": "read", "description": "Read a file.", "parameters": {
                     "type": "object",
@@ -901,7 +901,9 @@ mod tests {
             ]}])
         );
         assert_eq!(
-            build_request(&request(vec![user("hi")])).body.get("tools"),
+            build_request(&request(vec![user("hi")]))
+                .json()
+                .get("tools"),
             None
         );
     }

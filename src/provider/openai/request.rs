@@ -55,7 +55,7 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         path: "/responses".to_owned(),
         headers: vec![("accept".to_owned(), "text/event-stream".to_owned())],
         // Serializing plain structs of strings and JSON values cannot fail.
-        body: serde_json::to_value(&body).unwrap_or(Value::Null),
+        body: crate::provider::json_body(&body, &request.messages),
     }
 }
 
@@ -204,11 +204,11 @@ mod tests {
         crate::provider::test_support::pi_message(value)
     }
 
-    fn request(messages: Vec<Message>) -> ModelRequest {
+    fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             model: "gpt-5".into(),
             system_prompt: "You are terse.".into(),
-            messages,
+            messages: messages.into(),
             tools: vec![ToolDefinition {
                 name: "read".into(),
                 description: "Read a file.".into(),
@@ -260,7 +260,7 @@ mod tests {
             vec![("accept".to_owned(), "text/event-stream".to_owned())]
         );
         assert_eq!(
-            built.body,
+            built.json(),
             json!({
                 "model": "gpt-5",
                 "stream": true,
@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn the_echoed_reasoning_item_keeps_its_exact_text_and_key_order() {
         let built = build_request(&request(conversation()));
-        assert_eq!(built.body["input"][1].to_string(), REASONING_ITEM);
+        assert_eq!(built.json()["input"][1].to_string(), REASONING_ITEM);
     }
 
     #[test]
@@ -305,7 +305,8 @@ mod tests {
         plain_model.reasoning_model = false;
         plain_model.thinking = ThinkingLevel::High;
         for built in [build_request(&off), build_request(&plain_model)] {
-            let body = built.body.as_object().unwrap();
+            let json = built.json();
+            let body = json.as_object().unwrap();
             assert!(!body.contains_key("reasoning"));
             assert!(!body.contains_key("include"));
             assert_eq!(body["input"], json!([]));
@@ -318,7 +319,7 @@ mod tests {
         bare.thinking = ThinkingLevel::Xhigh;
         bare.system_prompt.clear();
         bare.tools.clear();
-        let body = build_request(&bare).body;
+        let body = build_request(&bare).json();
         assert_eq!(
             body["reasoning"],
             json!({"effort": "high", "summary": "auto"})
@@ -353,7 +354,7 @@ mod tests {
                 {"type": "text", "text": "Done."}
             ]}),
         );
-        let body = build_request(&request(vec![assistant])).body;
+        let body = build_request(&request(vec![assistant])).json();
         assert_eq!(
             body["input"],
             json!([{"type": "message", "role": "assistant",

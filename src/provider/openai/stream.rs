@@ -610,14 +610,14 @@ mod tests {
         let request = crate::provider::ModelRequest {
             model: "gpt-5".into(),
             system_prompt: String::new(),
-            messages: vec![Message::Assistant(assistant)],
+            messages: vec![Message::Assistant(assistant)].into(),
             tools: Vec::new(),
             thinking: crate::provider::ThinkingLevel::Medium,
             thinking_budget: None,
             max_output_tokens: 0,
             reasoning_model: true,
         };
-        let body = crate::provider::openai::request::build_request(&request).body;
+        let body = crate::provider::openai::request::build_request(&request).json();
         assert_eq!(body["input"][0].to_string(), REASONING_ITEM);
         assert_eq!(body["input"][1]["content"][0]["type"], "output_text");
     }

@@ -4,8 +4,6 @@
 //! The system prompt is the first message; thinking blocks are dropped (Chat Completions has no
 //! way to send reasoning back); tool results become `tool` messages, text only.
 
-use serde_json::Value;
-
 use super::wire::{
     ChatMessage, ChatRequest, ChatTool, ChatToolCall, ContentPart, FunctionCall,
     FunctionDefinition, ImageUrl, StreamOptions, UserContent,
@@ -53,7 +51,7 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         path: "/chat/completions".to_owned(),
         headers: vec![("accept".to_owned(), "text/event-stream".to_owned())],
         // Serializing plain structs of strings and JSON values cannot fail.
-        body: serde_json::to_value(&body).unwrap_or(Value::Null),
+        body: crate::provider::json_body(&body, &request.messages),
     }
 }
 
@@ -132,16 +130,17 @@ mod tests {
     use super::*;
     use crate::conversation::ToolDefinition;
     use crate::provider::ThinkingLevel;
+    use serde_json::Value;
 
     fn message(value: Value) -> Message {
         crate::provider::test_support::pi_message(value)
     }
 
-    fn request(messages: Vec<Message>) -> ModelRequest {
+    fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             model: "gpt-4o-mini".into(),
             system_prompt: "You are terse.".into(),
-            messages,
+            messages: messages.into(),
             tools: vec![ToolDefinition {
                 name: "multiply".into(),
                 description: "Multiply two numbers.".into(),
@@ -189,7 +188,7 @@ mod tests {
         let built = build_request(&request(conversation()));
         assert_eq!(built.path, "/chat/completions");
         assert_eq!(
-            built.body,
+            built.json(),
             json!({
                 "model": "gpt-4o-mini",
                 "stream": true,
@@ -221,14 +220,14 @@ mod tests {
         reasoning.reasoning_model = true;
         reasoning.tools.clear();
         reasoning.system_prompt.clear();
-        let body = build_request(&reasoning).body;
+        let body = build_request(&reasoning).json();
         assert_eq!(
             body,
             json!({"model": "gpt-4o-mini", "stream": true, "stream_options": {"include_usage": true},
                 "messages": [], "max_completion_tokens": 4096, "reasoning_effort": "medium"})
         );
         reasoning.thinking = ThinkingLevel::Off;
-        let body = build_request(&reasoning).body;
+        let body = build_request(&reasoning).json();
         assert!(body.get("reasoning_effort").is_none());
         assert_eq!(body["max_completion_tokens"], 4096);
     }
@@ -249,7 +248,7 @@ mod tests {
         ];
         let mut bare = request(messages);
         bare.system_prompt.clear();
-        let body = build_request(&bare).body;
+        let body = build_request(&bare).json();
         assert_eq!(
             body["messages"],
             json!([

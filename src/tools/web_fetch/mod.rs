@@ -257,9 +257,10 @@ fn check_policy(access: &WebAccess, from: &Url, next: &Url) -> Result<(), ToolEr
 /// The client of one call: no automatic redirects, the guarded resolver, the proxies of the
 /// environment (reqwest reads the same variables).
 fn client(allow_private: bool, proxies: &Proxies) -> Result<reqwest::Client, ToolError> {
-    // Installing twice is harmless (the second call reports the first provider back).
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    let tls = crate::tls::client_config()
+        .map_err(|error| ToolError::Rejected(format!("Cannot build the HTTP client: {error}")))?;
     reqwest::Client::builder()
+        .tls_backend_preconfigured(tls)
         .user_agent(concat!(
             "pincer/",
             env!("CARGO_PKG_VERSION"),
