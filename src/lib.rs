@@ -18,6 +18,7 @@ pub mod docs;
 pub mod engine;
 pub mod error;
 pub mod fs;
+pub mod hooks;
 pub mod input;
 pub mod mcp;
 pub mod output;

@@ -69,6 +69,9 @@ pub struct ConfigFile {
     /// How MCP configuration is found (SPEC §13).
     #[serde(default)]
     pub mcp: McpOptions,
+    /// Commands run at fixed points of a turn, `[[hooks.EVENT]]` (SPEC §14). Default: none.
+    #[serde(default)]
+    pub hooks: HooksConfig,
 }
 
 /// The wire protocol a provider speaks (SPEC §4.1).
@@ -415,6 +418,51 @@ pub struct McpOptions {
     /// Also load the workspace's `.mcp.json` (claude's project file). Default: false — a
     /// repository must not be able to make pincer start processes (SPEC §13).
     pub load_workspace: Option<bool>,
+}
+
+/// `[hooks]`: one array of tables per event, in Claude Code's event names (SPEC §14). Each entry
+/// is run in the order written, all entries of an event concurrently.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HooksConfig {
+    /// `[[hooks.SessionStart]]`: a run starts (`startup`), resumes a session (`resume`), or
+    /// continues after a compaction (`compact`); the matcher is matched against that source.
+    #[serde(rename = "SessionStart", default)]
+    pub session_start: Vec<HookConfig>,
+    /// `[[hooks.UserPromptSubmit]]`: before the prompt is recorded and sent.
+    #[serde(rename = "UserPromptSubmit", default)]
+    pub user_prompt_submit: Vec<HookConfig>,
+    /// `[[hooks.PreToolUse]]`: before a tool call runs; the matcher is matched against the
+    /// tool's name.
+    #[serde(rename = "PreToolUse", default)]
+    pub pre_tool_use: Vec<HookConfig>,
+    /// `[[hooks.PostToolUse]]`: after a tool call succeeded.
+    #[serde(rename = "PostToolUse", default)]
+    pub post_tool_use: Vec<HookConfig>,
+    /// `[[hooks.PreCompact]]`: before a compaction (`manual` or `auto`).
+    #[serde(rename = "PreCompact", default)]
+    pub pre_compact: Vec<HookConfig>,
+    /// `[[hooks.Stop]]`: the model answered without calling a tool.
+    #[serde(rename = "Stop", default)]
+    pub stop: Vec<HookConfig>,
+    /// `[[hooks.SessionEnd]]`: the run is over.
+    #[serde(rename = "SessionEnd", default)]
+    pub session_end: Vec<HookConfig>,
+}
+
+/// One `[[hooks.EVENT]]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookConfig {
+    /// A regular expression over the tool name (pincer's, Claude Code's, `mcp__…`), or the
+    /// event's source; a plain name or `A|B` matches exactly. Default: everything.
+    pub matcher: Option<String>,
+    /// The command line, run as `sh -c COMMAND` in the workspace.
+    pub command: String,
+    /// Seconds before the command is killed. Default: 60.
+    pub timeout: Option<f64>,
+    /// `false` runs the command outside the `exec` sandbox of SPEC §10. Default: true.
+    pub sandbox: Option<bool>,
 }
 
 impl ConfigFile {
@@ -865,6 +913,34 @@ max_bytes = 1024
         assert!(
             matches!(&error, ConfigError::UnknownKey { key, table, origin: ConfigOrigin::File { line: Some(3), .. }, .. }
                 if key == "bearer_token" && table == "mcp_servers.fs"),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn hook_tables_take_claudes_event_names_and_a_typo_is_named_with_its_line() {
+        let text = "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"guard.sh\"\n\
+                    timeout = 5\nsandbox = false\n\n[[hooks.Stop]]\ncommand = \"check\"\n";
+        let config = parse(text).unwrap();
+        assert_eq!(
+            config.hooks.pre_tool_use,
+            [HookConfig {
+                matcher: Some("Bash".into()),
+                command: "guard.sh".into(),
+                timeout: Some(5.0),
+                sandbox: Some(false),
+            }]
+        );
+        assert_eq!(config.hooks.stop.len(), 1);
+        let error = parse("[[hooks.PreToolUse]]\ncommand = \"x\"\ntimout = 5\n").unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, origin: ConfigOrigin::File { line: Some(3), .. }, .. }
+                if key == "timout"),
+            "{error:?}"
+        );
+        let error = parse("[[hooks.PreTool]]\ncommand = \"x\"\n").unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, .. } if key == "PreTool"),
             "{error:?}"
         );
     }
