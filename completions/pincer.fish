@@ -73,6 +73,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l tools -d 'Offer ex
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l settings -d 'Run the hooks of FILE, or of the JSON given inline (Claude Code\'s settings format, {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to config.toml\'s [[hooks.EVENT]]' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
 danger-full-access\t'No confinement'"
@@ -114,6 +115,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l fork-session -d 'W
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l include-hook-events -d 'With stream-json, also emit system/hook_started and system/hook_response lines for every hook run'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
@@ -152,6 +154,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tools -d 'Offer
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l settings -d 'Run the hooks of FILE, or of the JSON given inline (Claude Code\'s settings format, {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to config.toml\'s [[hooks.EVENT]]' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
 danger-full-access\t'No confinement'"
@@ -195,6 +198,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Crea
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l include-hook-events -d 'With stream-json, also emit system/hook_started and system/hook_response lines for every hook run'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'

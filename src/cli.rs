@@ -687,6 +687,17 @@ pub struct TurnArgs {
     #[command(flatten)]
     pub mcp: McpArgs,
 
+    /// Run the hooks of FILE, or of the JSON given inline (Claude Code's settings format,
+    /// {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to
+    /// config.toml's [[hooks.EVENT]].
+    #[arg(long, value_name = "FILE|JSON", help_heading = "Hooks")]
+    pub settings: Vec<String>,
+
+    /// With stream-json, also emit system/hook_started and system/hook_response lines for every
+    /// hook run.
+    #[arg(long, help_heading = "Hooks")]
+    pub include_hook_events: bool,
+
     /// What tools may touch on disk (default from config, else workspace-write).
     #[arg(
         short = 's',

@@ -10,6 +10,7 @@
 pub mod child;
 pub mod claude;
 pub mod codex;
+pub mod hooks;
 pub mod mcp;
 
 use std::collections::BTreeMap;
@@ -190,6 +191,10 @@ pub struct Request<'a> {
     pub mcp: &'a crate::mcp::McpConfig,
     /// claude: where the `--mcp-config` file for them is written, when there are any.
     pub mcp_config_file: Option<&'a Path>,
+    /// The run's hooks, which the child runs itself (SPEC §14).
+    pub hooks: &'a crate::hooks::HookSet,
+    /// claude: where the `--settings` file with them is written, when there are any.
+    pub settings_file: Option<&'a Path>,
 }
 
 /// How to start the child.
@@ -310,6 +315,10 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     if request.mcp.strict {
         args.push("--strict-mcp-config".to_owned());
     }
+    if let Some(file) = request.settings_file {
+        args.push("--settings".to_owned());
+        args.push(file.to_string_lossy().into_owned());
+    }
     if !tools.allowed.is_empty() {
         args.push(format!("--allowedTools={}", tools.allowed.join(",")));
     }
@@ -372,6 +381,7 @@ fn codex_args(request: &Request<'_>) -> Vec<String> {
         args.push(format!("model_reasoning_effort=\"{effort}\""));
     }
     args.extend(mcp::codex_overrides(request.mcp, request.policy).args);
+    args.extend(hooks::codex_overrides(request.hooks).args);
     for image in request.images {
         args.push("--image".to_owned());
         args.push(image.to_string_lossy().into_owned());
@@ -417,17 +427,7 @@ fn claude_permission_mode(sandbox: SandboxMode) -> &'static str {
 }
 
 /// pincer's tools and claude's equivalents.
-const CLAUDE_TOOLS: [(&str, &[&str]); 9] = [
-    ("read", &["Read"]),
-    ("write", &["Write"]),
-    ("edit", &["Edit", "MultiEdit", "NotebookEdit"]),
-    ("apply_patch", &[]),
-    ("exec", &["Bash"]),
-    ("ls", &["LS"]),
-    ("find", &["Glob"]),
-    ("grep", &["Grep"]),
-    ("web_fetch", &["WebFetch"]),
-];
+const CLAUDE_TOOLS: [(&str, &[&str]); 9] = crate::tools::CLAUDE_EQUIVALENTS;
 
 /// claude's `--tools`, `--allowedTools` and `--disallowedTools` for a policy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -150,6 +150,18 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     };
     let mut transcript = Transcript::persisted(writer, loaded.entries);
     let (runtime, client) = (super::runtime()?, cassette.transport()?);
+    // PreCompact hooks (SPEC §14), before anything changes.
+    let key = endpoint
+        .api_key
+        .as_ref()
+        .map(crate::secret::Secret::redaction_pattern);
+    super::hooks::pre_compact_manual(
+        context,
+        &runtime,
+        (&loaded.header.id, &path),
+        args.instructions.as_deref(),
+        &key.into_iter().collect::<Vec<_>>(),
+    )?;
     let cancel = tokio_util::sync::CancellationToken::new();
     let mut messages = Vec::new();
     let retry = super::retry_policy(context);

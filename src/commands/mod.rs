@@ -6,6 +6,7 @@ pub mod auth_test;
 mod cancel;
 pub mod compact;
 pub mod generate;
+mod hooks;
 mod mcp;
 mod replay;
 pub mod sessions;

@@ -102,7 +102,10 @@ fn drive(
     let sink_with = |events_file| {
         sink_for(
             format,
-            turn_args.include_partial_messages,
+            (
+                turn_args.include_partial_messages,
+                turn_args.include_hook_events,
+            ),
             turn_args.heartbeat,
             events_file,
         )
@@ -973,6 +976,8 @@ fn execute(
     let cassette = super::replay::RunCassette::for_turn(context, args)?;
     // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
     let mcp_config = super::mcp::config(context, &args.mcp)?;
+    // So is a bad hook (SPEC §14).
+    let hook_set = super::hooks::config(context, args)?;
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
@@ -1187,10 +1192,22 @@ fn execute(
     for skill in skills.listed() {
         sandbox.allow_reading(&skill.path);
     }
+    let hooks = super::hooks::for_run(
+        args,
+        hook_set,
+        &super::hooks::RunFacts {
+            workspace: &context.workspace,
+            session: (setup.session_id.as_deref(), setup.path.as_deref()),
+            model: &primary.resolved.reference.model,
+            sandbox: &sandbox,
+            sandbox_mode,
+        },
+    );
     let shared = Shared {
         policy,
         mcp,
         mcp_config,
+        hooks,
         sandbox_mode,
         sandbox,
         now,
@@ -1213,7 +1230,7 @@ fn execute(
 
     let mut content = vec![ContentBlock::text(&prompt.text)];
     content.extend(images);
-    let user = Message::User(UserMessage {
+    let mut user = Message::User(UserMessage {
         content: MessageContent::Blocks(content),
         timestamp: crate::conversation::now_millis(),
     });
@@ -1236,6 +1253,7 @@ fn execute(
             "tool_policy": shared.policy.describe(),
             "sandbox": super::status::sandbox_report(&shared.sandbox),
             "mcp_servers": super::mcp::dry_run(&shared.mcp_config),
+            "hooks": super::hooks::dry_run(&shared.hooks.set),
         });
         let specific = match primary.resolved.cli {
             Some(backend) => {
@@ -1254,6 +1272,12 @@ fn execute(
                     "mcp_config": match backend {
                         crate::backend::CliBackend::Claude => {
                             crate::backend::mcp::claude_config_shown(&cli.mcp, &cli.policy)
+                        }
+                        crate::backend::CliBackend::Codex => None,
+                    },
+                    "hook_settings": match backend {
+                        crate::backend::CliBackend::Claude => {
+                            crate::backend::hooks::claude_settings(&cli.hooks)
                         }
                         crate::backend::CliBackend::Codex => None,
                     },
@@ -1307,13 +1331,6 @@ fn execute(
             )
             .map_err(session_error)?;
     }
-    setup
-        .transcript
-        .append_message(&user)
-        .map_err(session_error)?;
-    let mut messages = std::mem::take(&mut setup.context);
-    messages.push(user);
-
     let _ = sink.emit(&Event::Init(Init {
         session_id: setup.session_id.clone(),
         cwd: context.workspace.clone(),
@@ -1336,12 +1353,36 @@ fn execute(
         } else {
             super::mcp::init_servers(&shared.mcp)
         },
+        hooks: super::hooks::init_hooks(&shared.hooks.set, known.backend.unwrap_or("pincer")),
     }));
     if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
         && let Some(id) = &setup.session_id
     {
         context.diagnostics.info(&format!("session: {id}"));
     }
+
+    // SessionStart and UserPromptSubmit (SPEC §14) before the prompt is recorded; a CLI backend
+    // runs its own. What they say for the model follows the prompt in the user message.
+    if primary.resolved.cli.is_none() {
+        let source = match plan {
+            TurnPlan::Run(_) => "startup",
+            TurnPlan::Resume(_) => "resume",
+        };
+        let hooks = &shared.hooks;
+        match super::hooks::before_prompt(scope, hooks, (source, &prompt.text), sink) {
+            Ok(context) => add_text(&mut user, context),
+            Err(error) => {
+                super::hooks::session_end(context, scope, hooks, sink);
+                return Err(error);
+            }
+        }
+    }
+    setup
+        .transcript
+        .append_message(&user)
+        .map_err(session_error)?;
+    let mut messages = std::mem::take(&mut setup.context);
+    messages.push(user);
 
     let client = match transport {
         Some(transport) => transport,
@@ -1361,6 +1402,9 @@ fn execute(
     // Every exit path of the turn stops the MCP servers here; the others drop the set, which
     // kills their process groups at once.
     scope.block_on(shared.mcp.shutdown());
+    if primary.resolved.cli.is_none() {
+        super::hooks::session_end(context, scope, &shared.hooks, sink);
+    }
     let outcome = outcome?;
     // A fallback answers this turn only: the session stays on the model it was run with.
     if outcome.last_model != model_ref {
@@ -1462,6 +1506,17 @@ fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<V
     Ok(chain)
 }
 
+/// Text blocks added after the prompt of the user message (hook context, SPEC §14).
+fn add_text(user: &mut Message, texts: Vec<String>) {
+    if let Message::User(UserMessage {
+        content: MessageContent::Blocks(blocks),
+        ..
+    }) = user
+    {
+        blocks.extend(texts.into_iter().map(ContentBlock::text));
+    }
+}
+
 /// What every attempt of the chain shares.
 struct Shared {
     policy: ToolPolicy,
@@ -1469,6 +1524,8 @@ struct Shared {
     mcp: std::sync::Arc<crate::mcp::McpSet>,
     /// The MCP servers as configured, handed to a CLI backend.
     mcp_config: crate::mcp::McpConfig,
+    /// The run's hooks: fired by the API engine, handed to a CLI backend.
+    hooks: std::sync::Arc<crate::hooks::Hooks>,
     sandbox_mode: SandboxMode,
     sandbox: Sandbox,
     now: String,
@@ -1596,6 +1653,7 @@ fn attempt_settings(
         workspace: context.workspace.clone(),
         policy: shared.policy.clone(),
         mcp: std::sync::Arc::clone(&shared.mcp),
+        hooks: std::sync::Arc::clone(&shared.hooks),
         sandbox: shared.sandbox.clone(),
         compaction: crate::agent::compaction::CompactionRules {
             enabled: compaction.enabled,
@@ -1874,6 +1932,7 @@ fn cli_settings(
         backend,
         environment,
         mcp: shared.mcp_config.clone(),
+        hooks: shared.hooks.set.clone(),
         backend_settings,
         model: model.clone(),
         child_model: backend.child_model(model, crate::config::catalog().resolve_alias(model)),
@@ -1898,15 +1957,23 @@ fn cli_settings(
     })
 }
 
-/// Said out loud rather than dropped: codex exec has no switch for these.
+/// Said out loud rather than dropped: codex exec has no switch for these, and a child runs the
+/// hooks with its own rules.
 fn warn_unenforced(
     context: &Context,
     args: &TurnArgs,
     shared: &Shared,
     backend: crate::backend::CliBackend,
 ) {
+    let hooks = &shared.hooks.set;
+    if let Some(warning) = crate::backend::hooks::sandbox_warning(hooks, backend.name()) {
+        context.diagnostics.warn(&warning);
+    }
     if backend != crate::backend::CliBackend::Codex {
         return;
+    }
+    for warning in crate::backend::hooks::codex_overrides(hooks).warnings {
+        context.diagnostics.warn(&warning);
     }
     let unenforced: Vec<&str> = [
         (
@@ -2155,6 +2222,17 @@ fn finish(
                     retryable: false,
                 }),
                 "error",
+            ),
+            Ending::HookStopped { event, reason } => (
+                ResultSubtype::ErrorDuringExecution,
+                Exit::RunFailed,
+                Some(Failure {
+                    kind: super::hooks::ERROR_KIND.into(),
+                    message: format!("a {event} hook stopped the run: {reason}"),
+                    status: None,
+                    retryable: false,
+                }),
+                "hook_stopped",
             ),
         };
     let occupancy = match report.context_estimate {

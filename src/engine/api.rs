@@ -23,9 +23,11 @@ use super::{CancelReason, Denial, Ending};
 use crate::agent::compact::{self, SummaryModel};
 use crate::agent::compaction::{self, CompactionRules};
 use crate::conversation::{
-    self, AssistantBlock, AssistantMessage, Cost, Message, Prices, StopReason, StreamEvent,
-    ThinkingLevel, TokenUsage, ToolCall, ToolDefinition, ToolResultMessage, now_millis,
+    self, AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, MessageContent, Prices,
+    StopReason, StreamEvent, ThinkingLevel, TokenUsage, ToolCall, ToolDefinition,
+    ToolResultMessage, UserMessage, now_millis,
 };
+use crate::hooks::{Fire, HookEvent, Hooks};
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint, Transport};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
@@ -80,6 +82,9 @@ pub struct ApiSettings {
     pub policy: ToolPolicy,
     /// The MCP servers started for the turn, whose tools are offered beside the built-ins.
     pub mcp: std::sync::Arc<crate::mcp::McpSet>,
+    /// The run's hooks (SPEC §14): PreToolUse, PostToolUse, Stop, PreCompact and
+    /// SessionStart after a compaction fire in the turn.
+    pub hooks: std::sync::Arc<Hooks>,
     /// Where file tools may reach and what `exec` may write.
     pub sandbox: Sandbox,
     /// Automatic compaction.
@@ -130,6 +135,13 @@ pub(crate) struct ApiEngine<'run> {
     overflow_retried: bool,
     /// The last answer's context passed the threshold: compact after its tool results.
     compact_after_tools: bool,
+    /// A Stop hook made the model go on (the next Stop hooks are told so).
+    stop_hook_active: bool,
+    /// A hook said `continue: false`: the tool calls left are not run and the turn ends.
+    hook_stop: Option<(&'static str, String)>,
+    /// What SessionStart hooks said after a compaction, added to the system prompt of the
+    /// requests that follow.
+    hook_context: Vec<String>,
 }
 
 /// What the person reading stdout has seen.
@@ -173,6 +185,9 @@ impl<'run> ApiEngine<'run> {
             window: settings.context_window,
             overflow_retried: false,
             compact_after_tools: false,
+            stop_hook_active: false,
+            hook_stop: None,
+            hook_context: Vec::new(),
         }
     }
 
@@ -189,9 +204,18 @@ impl<'run> ApiEngine<'run> {
                 PROTECTED_RECENT_TURNS,
             );
         }
+        let system_prompt = if self.hook_context.is_empty() {
+            settings.system_prompt.clone()
+        } else {
+            format!(
+                "{}\n\n{}",
+                settings.system_prompt,
+                self.hook_context.join("\n\n")
+            )
+        };
         ModelRequest {
             model: settings.model.clone(),
-            system_prompt: settings.system_prompt.clone(),
+            system_prompt,
             messages: outgoing,
             tools: settings.tools.clone(),
             thinking: self.thinking,
@@ -460,6 +484,11 @@ impl<'run> ApiEngine<'run> {
             });
         }
         let over_threshold = self.needs_compaction(accumulator.usage().context_tokens());
+        if calls.is_empty() && self.settings.hooks.has(HookEvent::Stop) {
+            return Step::Stopping {
+                compact: over_threshold,
+            };
+        }
         if calls.is_empty() {
             return if over_threshold {
                 Step::Compact(Compaction::AfterAnswer)
@@ -486,6 +515,9 @@ impl<'run> ApiEngine<'run> {
                 entry_id: Some(entry_id),
             }));
         }
+        if let Some((event, reason)) = self.hook_stop.take() {
+            return Step::Done(Ending::HookStopped { event, reason });
+        }
         if self.compact_after_tools {
             // Over the threshold with the results appended: compact before the next request.
             Step::Compact(Compaction::AfterTools)
@@ -494,45 +526,54 @@ impl<'run> ApiEngine<'run> {
         }
     }
 
-    /// One tool call: refused by the policy, or run; every refusal is listed.
+    /// One tool call: refused by a PreToolUse hook or the policy, or run (and shown to the
+    /// PostToolUse hooks); every refusal is listed. What the hooks say for the model follows the
+    /// tool's own output in the result.
     async fn run_tool(&mut self, call: &ToolCall, turn: &mut Turn<'_>) -> ToolResultMessage {
         let _ = turn.sink.emit(&Event::ToolStarted(ToolStart {
             id: call.id.clone(),
             name: call.name.clone(),
             input: call.arguments.clone(),
         }));
+        let mut notes = Vec::new();
+        let mut arguments = call.arguments.clone();
         let output = if turn.cancellation.token.is_cancelled() {
             tools::ToolOutput::error("not run: the turn was interrupted")
-        } else if let Decision::Deny { reason, .. } =
-            self.settings.policy.check(&call.name, &call.arguments)
-        {
-            tools::ToolOutput::refused(
-                tools::Refusal::Policy,
-                format!("Permission denied: {reason}"),
-            )
-        } else if self.settings.mcp.has_tool(&call.name) {
-            // An MCP tool: the call goes to its server (SPEC §13).
-            let cancel = &turn.cancellation.token;
-            self.settings
-                .mcp
-                .call(&call.name, &call.arguments, cancel)
-                .await
+        } else if let Some((event, _)) = &self.hook_stop {
+            tools::ToolOutput::error(format!("not run: a {event} hook stopped the turn"))
         } else {
-            tools::execute(&call.name, &call.arguments, &self.tool_context).await
+            match self
+                .pre_tool_use(call, &mut arguments, &mut notes, turn)
+                .await
+            {
+                Some(refused) => refused,
+                // A signal while the hooks ran: the call is not started.
+                None if turn.cancellation.token.is_cancelled() => {
+                    tools::ToolOutput::error("not run: the turn was interrupted")
+                }
+                None => self.execute_tool(&call.name, &arguments, turn).await,
+            }
         };
-        // Every refusal, by the policy or by the sandbox inside the tool, is listed.
+        // Every refusal, by a hook, the policy or the sandbox inside the tool, is listed.
         if output.refusal.is_some() {
             turn.report.permission_denials.push(Denial {
                 tool_name: call.name.clone(),
                 tool_use_id: call.id.clone(),
-                tool_input: call.arguments.clone(),
+                tool_input: arguments.clone(),
             });
         }
         let _ = turn.sink.emit(&Event::ToolFinished(ToolEnd {
             id: call.id.clone(),
             is_error: output.is_error,
         }));
-        let output = self.settings.redactor.tool_output(output);
+        let mut output = self.settings.redactor.tool_output(output);
+        if !output.is_error && output.refusal.is_none() {
+            self.post_tool_use(call, &arguments, &output, &mut notes, turn)
+                .await;
+        }
+        output
+            .content
+            .extend(notes.into_iter().map(ContentBlock::text));
         ToolResultMessage {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
@@ -540,6 +581,140 @@ impl<'run> ApiEngine<'run> {
             details: output.details,
             is_error: output.is_error,
             timestamp: now_millis(),
+        }
+    }
+
+    /// The call as the policy allows it: an MCP server's tool, or a built-in.
+    async fn execute_tool(
+        &self,
+        name: &str,
+        arguments: &serde_json::Value,
+        turn: &mut Turn<'_>,
+    ) -> tools::ToolOutput {
+        if let Decision::Deny { reason, .. } = self.settings.policy.check(name, arguments) {
+            tools::ToolOutput::refused(
+                tools::Refusal::Policy,
+                format!("Permission denied: {reason}"),
+            )
+        } else if self.settings.mcp.has_tool(name) {
+            // An MCP tool: the call goes to its server (SPEC §13).
+            let cancel = &turn.cancellation.token;
+            self.settings.mcp.call(name, arguments, cancel).await
+        } else {
+            tools::execute(name, arguments, &self.tool_context).await
+        }
+    }
+
+    /// The PreToolUse hooks: `Some` refusal when one blocked or denied the call; a hook's
+    /// `updatedInput` replaces `arguments` (the policy then checks those). `allow` does not
+    /// override the policy: pincer never prompts, so there is nothing to skip.
+    async fn pre_tool_use(
+        &mut self,
+        call: &ToolCall,
+        arguments: &mut serde_json::Value,
+        notes: &mut Vec<String>,
+        turn: &mut Turn<'_>,
+    ) -> Option<tools::ToolOutput> {
+        let hooks = &self.settings.hooks;
+        if !hooks.has(HookEvent::PreToolUse) {
+            return None;
+        }
+        let fire = Fire::PreToolUse {
+            tool: &call.name,
+            input: arguments,
+            id: &call.id,
+        };
+        let verdict = super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
+        notes.extend(verdict.context);
+        if let Some(reason) = verdict.stop {
+            self.hook_stop = Some((HookEvent::PreToolUse.as_str(), reason));
+        }
+        if let Some(reason) = verdict.block {
+            return Some(tools::ToolOutput::refused(
+                tools::Refusal::Hook,
+                format!("Blocked by a PreToolUse hook: {reason}"),
+            ));
+        }
+        if let Some(updated) = verdict.updated_input {
+            *arguments = updated;
+        }
+        None
+    }
+
+    /// The PostToolUse hooks of a call that succeeded: a block reason and any context go to the
+    /// model after the tool's output.
+    async fn post_tool_use(
+        &mut self,
+        call: &ToolCall,
+        arguments: &serde_json::Value,
+        output: &tools::ToolOutput,
+        notes: &mut Vec<String>,
+        turn: &mut Turn<'_>,
+    ) {
+        let hooks = &self.settings.hooks;
+        if !hooks.has(HookEvent::PostToolUse) || turn.cancellation.token.is_cancelled() {
+            return;
+        }
+        let fire = Fire::PostToolUse {
+            tool: &call.name,
+            input: arguments,
+            response: crate::hooks::protocol::tool_response(
+                &call.name,
+                arguments,
+                &output.text_content(),
+                output.is_error,
+                output.details.as_ref(),
+                &self.settings.workspace,
+            ),
+            id: &call.id,
+        };
+        let verdict = super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
+        if let Some(reason) = verdict.block {
+            notes.push(format!("PostToolUse hook feedback: {reason}"));
+        }
+        notes.extend(verdict.context);
+        if let Some(reason) = verdict.stop {
+            self.hook_stop = Some((HookEvent::PostToolUse.as_str(), reason));
+        }
+    }
+
+    /// `Step::Stopping`: the Stop hooks. A block makes the model go on with the reason as a
+    /// user message (bounded by `--max-turns` through the guard); otherwise the turn ends.
+    async fn stopping(&mut self, compact: bool, turn: &mut Turn<'_>) -> Step {
+        let fire = Fire::Stop {
+            active: self.stop_hook_active,
+            last_message: &turn.report.final_text,
+        };
+        let verdict = super::hooks::fire(
+            &self.settings.hooks,
+            &fire,
+            &turn.cancellation.token,
+            turn.sink,
+        )
+        .await;
+        let go_on = verdict
+            .block
+            .filter(|_| verdict.stop.is_none() && !turn.cancellation.token.is_cancelled());
+        let Some(reason) = go_on else {
+            return if compact {
+                Step::Compact(Compaction::AfterAnswer)
+            } else {
+                Step::Done(Ending::Completed)
+            };
+        };
+        self.stop_hook_active = true;
+        let message = Message::User(UserMessage {
+            content: MessageContent::Text(format!("Stop hook feedback:\n{reason}")),
+            timestamp: now_millis(),
+        });
+        if let Err(error) = turn.transcript.append_message(&message) {
+            return Step::Done(Ending::Persistence(error));
+        }
+        turn.messages.push(message);
+        if compact {
+            Step::Compact(Compaction::AfterTools)
+        } else {
+            Step::Guard
         }
     }
 
@@ -647,6 +822,14 @@ impl<'run> ApiEngine<'run> {
             max_output_tokens: settings.max_output_tokens.min(16_384),
             idle_timeout: settings.idle_timeout,
         };
+        if self.settings.hooks.has(HookEvent::PreCompact) {
+            let fire = Fire::PreCompact {
+                trigger: "auto",
+                instructions: "",
+            };
+            let hooks = &self.settings.hooks;
+            super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
+        }
         let _ = turn.sink.emit(&Event::Phase(Phase::Compacting));
         let started = Instant::now();
         let outcome = compact::run(
@@ -682,6 +865,13 @@ impl<'run> ApiEngine<'run> {
             post_tokens: Some(compacted.tokens_after),
             backend: None,
         }));
+        if self.settings.hooks.has(HookEvent::SessionStart) {
+            let fire = Fire::SessionStart { source: "compact" };
+            let hooks = &self.settings.hooks;
+            let verdict =
+                super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
+            self.hook_context.extend(verdict.context);
+        }
         Ok(true)
     }
 
@@ -764,6 +954,7 @@ impl Engine for ApiEngine<'_> {
             Step::StepThinkingDown(level) => self.step_thinking_down(level, turn),
             Step::Compact(compaction) => self.compact(compaction, turn).await,
             Step::Guard => self.guard(turn),
+            Step::Stopping { compact } => self.stopping(compact, turn).await,
             Step::Done(ending) => Step::Done(ending),
         }
     }

@@ -10,7 +10,7 @@
 
 use std::ffi::OsString;
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -69,6 +69,8 @@ pub struct CliSettings {
     pub workspace: PathBuf,
     /// The MCP servers named for the run, passed on in the child's own format (SPEC §13).
     pub mcp: crate::mcp::McpConfig,
+    /// The run's hooks, passed on in the child's own format (SPEC §14).
+    pub hooks: crate::hooks::HookSet,
     /// The child's environment, built explicitly (`backend::child_environment`).
     pub environment: Vec<(OsString, OsString)>,
     /// Scrubs keys from the child's tool results before they are stored or shown.
@@ -143,7 +145,7 @@ fn request<'a>(
     settings: &'a CliSettings,
     (prompt, resume): (&'a str, Option<&'a str>),
     fresh_session_id: &'a str,
-    (system_prompt_file, mcp_config_file): (&'a Path, Option<&'a Path>),
+    files: &'a ChildFiles,
 ) -> Request<'a> {
     Request {
         backend: settings.backend,
@@ -160,11 +162,27 @@ fn request<'a>(
         max_budget_usd: settings.max_budget_usd,
         resume,
         fresh_session_id,
-        system_prompt_file,
+        system_prompt_file: &files.prompt,
         mcp: &settings.mcp,
-        mcp_config_file,
+        mcp_config_file: files.mcp.as_deref(),
+        hooks: &settings.hooks,
+        settings_file: files.settings.as_deref(),
     }
 }
+
+/// The files a child run reads, in the run's private directory.
+#[derive(Debug, Clone)]
+struct ChildFiles {
+    /// The system prompt.
+    prompt: PathBuf,
+    /// claude's `--mcp-config`, when the run has MCP servers.
+    mcp: Option<PathBuf>,
+    /// claude's `--settings` with the run's hooks, when it has any.
+    settings: Option<PathBuf>,
+}
+
+/// The name of claude's `--settings` file in the run's private directory.
+const SETTINGS_FILE: &str = "settings.json";
 
 /// The name of claude's `--mcp-config` file in the run's private directory.
 const MCP_CONFIG_FILE: &str = "mcp-config.json";
@@ -178,17 +196,28 @@ fn claude_mcp(settings: &CliSettings) -> Option<serde_json::Value> {
     }
 }
 
+/// claude's `--settings` content for the run, if it has hooks (codex takes them as `-c`
+/// overrides instead).
+fn claude_hooks(settings: &CliSettings) -> Option<serde_json::Value> {
+    match settings.backend {
+        CliBackend::Claude => backend::hooks::claude_settings(&settings.hooks),
+        CliBackend::Codex => None,
+    }
+}
+
 /// The child a fresh turn would start with `prompt` (`--dry-run`): no file is written.
 pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
     let directory = std::env::temp_dir().join("pincer-cli-XXXXXX");
-    let file = directory.join("system-prompt.md");
-    let mcp_file = directory.join(MCP_CONFIG_FILE);
-    let mcp_file = claude_mcp(settings).map(|_| mcp_file.as_path());
+    let files = ChildFiles {
+        prompt: directory.join("system-prompt.md"),
+        mcp: claude_mcp(settings).map(|_| directory.join(MCP_CONFIG_FILE)),
+        settings: claude_hooks(settings).map(|_| directory.join(SETTINGS_FILE)),
+    };
     backend::invocation(&request(
         settings,
         (prompt, None),
         "00000000-0000-4000-8000-000000000000",
-        (&file, mcp_file),
+        &files,
     ))
 }
 
@@ -206,9 +235,7 @@ pub(crate) struct CliEngine<'run> {
     history: Vec<Message>,
     /// The private directory of the system prompt file (removed with the engine).
     _directory: tempfile::TempDir,
-    prompt_file: PathBuf,
-    /// claude's `--mcp-config` file, when the run has MCP servers.
-    mcp_file: Option<PathBuf>,
+    files: ChildFiles,
     workspace: String,
     started: Instant,
     dialect: Option<Dialect>,
@@ -237,20 +264,26 @@ impl<'run> CliEngine<'run> {
                 hint: None,
             },
         )?;
-        // claude reads the run's MCP servers from a file of its own format (SPEC §13).
-        let mcp_file = match claude_mcp(settings) {
-            Some(config) => {
-                let file = directory.path().join(MCP_CONFIG_FILE);
-                crate::fs::write_atomic(&file, config.to_string().as_bytes()).map_err(|error| {
-                    StartFailure {
+        // claude reads the run's MCP servers (SPEC §13) and hooks (SPEC §14) from files of its
+        // own format.
+        let write = |name: &str, what: &str, content: Option<serde_json::Value>| match content {
+            Some(content) => {
+                let file = directory.path().join(name);
+                crate::fs::write_atomic(&file, content.to_string().as_bytes()).map_err(
+                    |error| StartFailure {
                         missing_binary: false,
-                        message: format!("cannot write the MCP config file: {error}"),
+                        message: format!("cannot write the {what} file: {error}"),
                         hint: None,
-                    }
-                })?;
-                Some(file)
+                    },
+                )?;
+                Ok(Some(file))
             }
-            None => None,
+            None => Ok(None),
+        };
+        let files = ChildFiles {
+            mcp: write(MCP_CONFIG_FILE, "MCP config", claude_mcp(settings))?,
+            settings: write(SETTINGS_FILE, "hook settings", claude_hooks(settings))?,
+            prompt: prompt_file,
         };
         let previous = recorded(turn.transcript, settings.backend);
         let workspace = settings.workspace.to_string_lossy().into_owned();
@@ -279,8 +312,7 @@ impl<'run> CliEngine<'run> {
             prompt,
             history,
             _directory: directory,
-            prompt_file,
-            mcp_file,
+            files,
             workspace,
             started: Instant::now(),
             dialect: None,
@@ -303,9 +335,9 @@ impl<'run> CliEngine<'run> {
             settings,
             (&text, self.resume.as_deref()),
             &fresh_id,
-            (&self.prompt_file, self.mcp_file.as_deref()),
+            &self.files,
         ));
-        let request_files = [self.prompt_file.as_path()];
+        let request_files = [self.files.prompt.as_path()];
         let spawn = Spawn {
             program: &invocation.program,
             args: &invocation.args,

@@ -11,6 +11,7 @@ pub mod api;
 mod cancel;
 pub mod cli;
 pub mod event;
+pub mod hooks;
 pub mod recorder;
 mod replay;
 mod report;

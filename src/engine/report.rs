@@ -39,6 +39,13 @@ pub enum Ending {
     Persistence(SessionError),
     /// A CLI child could not be started (the CLI engine turns this into an error of its own).
     NotStarted(super::cli::StartFailure),
+    /// A hook said `continue: false` (SPEC §14): the turn stops (exit 1, `error.kind = "hook"`).
+    HookStopped {
+        /// The hook's event.
+        event: &'static str,
+        /// Its `stopReason`.
+        reason: String,
+    },
 }
 
 /// A refused tool call, as claude lists it in `permission_denials`.

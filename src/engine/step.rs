@@ -31,6 +31,12 @@ pub enum Step {
     Compact(Compaction),
     /// Between tool results and the next call: stop at a guardrail, else call the model.
     Guard,
+    /// The model answered without calling a tool: the Stop hooks may have it go on (SPEC §14);
+    /// else the turn ends, after a compaction when `compact`.
+    Stopping {
+        /// The answer left the context over the compaction threshold.
+        compact: bool,
+    },
     /// The turn is over.
     Done(Ending),
 }

@@ -72,10 +72,14 @@ pub enum SystemLine {
     ModelFallback(ModelFallbackLine),
     /// The session was compacted.
     CompactBoundary(CompactBoundaryLine),
+    /// A hook starts (`--include-hook-events`).
+    HookStarted(HookStartedLine),
+    /// A hook finished (`--include-hook-events`).
+    HookResponse(HookResponseLine),
 }
 
 /// `system/init`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InitLine {
     /// The workspace.
@@ -98,6 +102,8 @@ pub struct InitLine {
     pub api_key_source: String,
     /// The MCP servers of the run.
     pub mcp_servers: Vec<McpServerLine>,
+    /// The hooks loaded for the run, by event (SPEC §14).
+    pub hooks: BTreeMap<String, Vec<InitHookLine>>,
     /// pincer's version.
     pub pincer_version: String,
     /// A fresh UUIDv4 per line.
@@ -119,6 +125,72 @@ pub struct McpServerLine {
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// One hook of `system/init`'s `hooks`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitHookLine {
+    /// The matcher as written (absent: every tool or source).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// The command line.
+    pub command: String,
+    /// Seconds before it is killed.
+    pub timeout: f64,
+    /// Whether it runs in the `exec` sandbox.
+    pub sandbox: bool,
+    /// Where it was declared: `config.toml`, `--settings 'FILE'`, `--settings JSON`.
+    pub origin: String,
+    /// Who runs it: `pincer`, `claude-cli` or `codex-cli`.
+    pub runner: String,
+}
+
+/// `system/hook_started`, as claude writes it with `--include-hook-events`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookStartedLine {
+    /// Shared with its `hook_response`.
+    pub hook_id: String,
+    /// `PreToolUse:Bash`, `SessionStart:startup`, `Stop`.
+    pub hook_name: String,
+    /// The event.
+    pub hook_event: String,
+    /// The command line (pincer's addition: several hooks may share a name).
+    pub command: String,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `system/hook_response`, as claude writes it with `--include-hook-events`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookResponseLine {
+    /// As in its `hook_started`.
+    pub hook_id: String,
+    /// As in its `hook_started`.
+    pub hook_name: String,
+    /// As in its `hook_started`.
+    pub hook_event: String,
+    /// stdout, then stderr.
+    pub output: String,
+    /// What it printed.
+    pub stdout: String,
+    /// What it printed on stderr.
+    pub stderr: String,
+    /// Its exit code; absent when it did not exit by itself (timeout, cancelled, not started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// `success` (exit 0), `error` or `cancelled`.
+    pub outcome: String,
+    /// How long it ran (pincer's addition).
+    pub duration_ms: u64,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
 }
 
 /// `system/api_retry`.

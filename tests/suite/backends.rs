@@ -570,7 +570,7 @@ fn text_streams_to_stdout_while_the_child_is_still_running() {
     assert_eq!(last["result"], "Streamed live.");
 }
 
-fn process_gone(pid: &str) -> bool {
+pub(crate) fn process_gone(pid: &str) -> bool {
     // Gone, or a zombie nobody reaped yet (a container's init may not reap).
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,

@@ -4,6 +4,7 @@ mod cli_surface;
 mod compaction;
 mod exec_sandbox;
 mod failover;
+mod hooks;
 mod mcp;
 mod output_contract;
 mod progress;
