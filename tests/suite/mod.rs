@@ -15,6 +15,7 @@ mod reliability_secrets;
 mod replay;
 mod run_flags;
 mod run_input;
+mod schema;
 mod sessions;
 mod signals;
 mod skills;

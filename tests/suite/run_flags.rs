@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Piece, Reply, split_events};
 use crate::common::protocols;
+use crate::common::schema::result_of;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, code, hold_lock, stderr, stdout};
 
@@ -31,12 +32,6 @@ fn tool(id: &str, name: &str, arguments: Value) -> Reply {
         &[(id, name, &arguments.to_string())],
         usage(),
     ))
-}
-
-fn result_of(output: &Output) -> pincer::output::schema::RunResult {
-    let text = stdout(output);
-    let last = text.lines().last().unwrap_or_default();
-    serde_json::from_str(last).unwrap_or_else(|error| panic!("{error}: {last}"))
 }
 
 fn session_files(home: &Home) -> Vec<std::path::PathBuf> {
@@ -433,6 +428,26 @@ fn a_busy_session_makes_resume_exit_75() {
     drop(lock);
 }
 
+/// A tool turn: the model reads `a.txt` ("alpha"), then answers "It says alpha."; `mode` (the
+/// output flags) goes after the prompt. The recorded run of the tool-turn snapshot and of
+/// `schema.rs`.
+pub(crate) fn tool_turn(home: &Home, mode: &[&str]) -> Output {
+    std::fs::write(home.workspace.join("a.txt"), "alpha\n").unwrap();
+    let server = MockServer::start(vec![
+        tool("toolu_01A", "read", json!({"path": "a.txt"})),
+        text("It says alpha."),
+    ]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "read a.txt"])
+        .args(mode)
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(server.requests().len(), 2);
+    output
+}
+
 /// Compare `actual` with `tests/snapshots/NAME`; `PINCER_UPDATE_SNAPSHOTS=1` rewrites it.
 fn assert_snapshot(name: &str, actual: &str) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -484,17 +499,7 @@ fn normalize(mut value: Value, home: &Home) -> Value {
 #[test]
 fn the_stream_json_of_a_tool_turn_matches_its_snapshot() {
     let home = Home::new();
-    std::fs::write(home.workspace.join("a.txt"), "alpha\n").unwrap();
-    let server = MockServer::start(vec![
-        tool("toolu_01A", "read", json!({"path": "a.txt"})),
-        text("It says alpha."),
-    ]);
-    let output = home
-        .pincer()
-        .provider(&protocols::anthropic(), &server)
-        .args(["run", "--output-format", "stream-json", "read a.txt"])
-        .output();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let output = tool_turn(&home, &["--output-format", "stream-json"]);
     let normalized: Vec<String> = stdout(&output)
         .lines()
         .map(|line| normalize(serde_json::from_str(line).unwrap(), &home).to_string())
@@ -736,23 +741,27 @@ fn a_pi_written_session_with_a_compaction_resumes_with_the_summary_and_kept_mess
     assert!(after.starts_with(&before));
 }
 
-#[test]
-fn overloaded_twice_then_success_is_retried_with_api_retry_events_and_printed_once() {
-    let home = Home::new();
-    let overloaded = || Reply::json(529, &wire::error_body("overloaded_error", "Overloaded"));
+fn overloaded() -> Reply {
+    Reply::json(529, &wire::error_body("overloaded_error", "Overloaded"))
+}
+
+/// Two 529s, then the answer "made it"; `mode` goes after the prompt. Also a recorded run of
+/// `schema.rs`.
+pub(crate) fn overloaded_twice_then_answer(home: &Home, mode: &[&str]) -> (Output, MockServer) {
     let server = MockServer::start(vec![overloaded(), overloaded(), text("made it")]);
     let output = home
         .pincer()
         .provider(&protocols::anthropic(), &server)
-        .args([
-            "-c",
-            "retry.base_delay_ms=10",
-            "run",
-            "--output-format",
-            "stream-json",
-            "go",
-        ])
+        .args(["-c", "retry.base_delay_ms=10", "run", "go"])
+        .args(mode)
         .output();
+    (output, server)
+}
+
+#[test]
+fn overloaded_twice_then_success_is_retried_with_api_retry_events_and_printed_once() {
+    let home = Home::new();
+    let (output, server) = overloaded_twice_then_answer(&home, &["--output-format", "stream-json"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let lines: Vec<Value> = stdout(&output)
         .lines()
@@ -793,12 +802,14 @@ fn a_long_retry_after_is_not_slept_on() {
     assert_eq!(server.requests().len(), 1);
 }
 
-#[test]
-fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
-    let home = Home::new();
-    let (key_a, key_b) = ("sk-ant-profile-AAAA-0001", "sk-ant-profile-BBBB-0002");
-    home.add_profile("anthropic", "a", key_a);
-    home.add_profile("anthropic", "b", key_b);
+/// The keys of the two Anthropic profiles of [`rejected_key_then_next_profile`].
+const PROFILE_KEYS: (&str, &str) = ("sk-ant-profile-AAAA-0001", "sk-ant-profile-BBBB-0002");
+
+/// Two Anthropic profiles and no key in the environment; the first key tried is rejected (401),
+/// the other one answers. `mode` goes after the prompt. Also a recorded run of `schema.rs`.
+pub(crate) fn rejected_key_then_next_profile(home: &Home, mode: &[&str]) -> (Output, MockServer) {
+    home.add_profile("anthropic", "a", PROFILE_KEYS.0);
+    home.add_profile("anthropic", "b", PROFILE_KEYS.1);
     let server = MockServer::start(vec![
         Reply::json(
             401,
@@ -810,8 +821,18 @@ fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
         .pincer()
         .provider(&protocols::anthropic(), &server)
         .env_remove("ANTHROPIC_API_KEY")
-        .args(["run", "--output-format", "stream-json", "go"])
+        .args(["run", "go"])
+        .args(mode)
         .output();
+    (output, server)
+}
+
+#[test]
+fn a_rejected_profile_rotates_to_the_next_and_its_cooldown_is_persisted() {
+    let home = Home::new();
+    let (key_a, key_b) = PROFILE_KEYS;
+    let (output, server) =
+        rejected_key_then_next_profile(&home, &["--output-format", "stream-json"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let lines: Vec<Value> = stdout(&output)
         .lines()
