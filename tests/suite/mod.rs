@@ -19,6 +19,7 @@ mod schema;
 mod sessions;
 mod signals;
 mod skills;
+mod snapshots;
 mod status;
 mod tool_policy;
 mod turns;
