@@ -268,7 +268,7 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
         settings.workspace.max_file_chars,
     )
     .files;
-    let skills = super::turn::discover_skills(context, &[], true);
+    let skills = super::discover_skills(context, &[], true);
     let mut sandbox = crate::tools::Sandbox::new(
         settings.tools.sandbox,
         &context.workspace,
