@@ -488,6 +488,16 @@ fn turn_skills(
     super::discover_skills(context, &args.skill, !args.no_skills)
 }
 
+/// Every key of the chain, as the child-environment filters and redactors match it.
+fn chain_keys(chain: &[Candidate]) -> Vec<&str> {
+    chain
+        .iter()
+        .flat_map(|candidate| &candidate.credentials)
+        .filter_map(|credential| credential.key.as_ref())
+        .map(crate::secret::Secret::redaction_pattern)
+        .collect()
+}
+
 /// The tools' sandbox: confinement for `mode` around the workspace and the added directories,
 /// exec's environment — pincer's minus `[tools.exec] clear_env` and any variable holding one of
 /// the chain's keys, plus `[tools.exec] env` (SPEC §10) — and what web_fetch may reach (the
@@ -501,12 +511,7 @@ fn exec_sandbox(
     policy: &ToolPolicy,
 ) -> Sandbox {
     let settings = &context.settings.tools.exec;
-    let keys: Vec<&str> = chain
-        .iter()
-        .flat_map(|candidate| &candidate.credentials)
-        .filter_map(|credential| credential.key.as_ref())
-        .map(crate::secret::Secret::redaction_pattern)
-        .collect();
+    let keys = chain_keys(chain);
     let mut sandbox = Sandbox::new(
         mode,
         &context.workspace,
@@ -1162,12 +1167,7 @@ fn start_mcp(
     {
         return Ok(std::sync::Arc::new(crate::mcp::McpSet::empty()));
     }
-    let keys: Vec<&str> = chain
-        .iter()
-        .flat_map(|candidate| &candidate.credentials)
-        .filter_map(|credential| credential.key.as_ref())
-        .map(crate::secret::Secret::redaction_pattern)
-        .collect();
+    let keys = chain_keys(chain);
     let transport = transport.insert(cassette.transport()?);
     let http = match transport.client() {
         Some(client) => client.clone(),
