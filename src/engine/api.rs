@@ -566,14 +566,18 @@ impl<'run> ApiEngine<'run> {
             id: call.id.clone(),
             is_error: output.is_error,
         }));
-        let mut output = self.settings.redactor.tool_output(output);
+        let mut output = output;
+        self.settings
+            .redactor
+            .scrub_blocks(&mut output.content, &mut output.details);
         if !output.is_error && output.refusal.is_none() {
             self.post_tool_use(call, &arguments, &output, &mut notes, turn)
                 .await;
         }
-        output
-            .content
-            .extend(notes.into_iter().map(ContentBlock::text));
+        // What the hooks said is scrubbed like the tool's own output.
+        let mut notes: Vec<ContentBlock> = notes.into_iter().map(ContentBlock::text).collect();
+        self.settings.redactor.scrub_blocks(&mut notes, &mut None);
+        output.content.extend(notes);
         ToolResultMessage {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),

@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use crate::common::integrity::session_files;
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
+use crate::common::schema::printed;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, anthropic_tool_turn, code, skip, stderr, stdout};
 use crate::suite::backends::{Bench, process_gone};
@@ -581,18 +582,30 @@ fn session_start_and_user_prompt_submit_context_reaches_the_model_in_the_user_me
 
 // ----- execution -----
 
-#[test]
-fn a_hanging_hook_is_killed_with_its_children_at_its_timeout_and_the_run_goes_on() {
-    let home = Home::new();
+/// A PreToolUse hook that starts a `sleep 300` in its group, writes its pid to `sleeper.pid` and
+/// waits for it; `extra` is added to its table.
+fn sleeper_hook(home: &Home, extra: &str) {
     write_hooks(
-        &home,
+        home,
         &[(
             "PreToolUse",
             None,
             "sleep 300 & echo $! > sleeper.pid; wait",
-            "timeout = 1",
+            extra,
         )],
     );
+}
+
+/// The `sleep` of [`sleeper_hook`] was killed with the hook.
+fn assert_sleeper_gone(home: &Home) {
+    let pid = std::fs::read_to_string(home.workspace.join("sleeper.pid")).unwrap();
+    assert!(process_gone(pid.trim()), "the hook's child {pid} survived");
+}
+
+#[test]
+fn a_hanging_hook_is_killed_with_its_children_at_its_timeout_and_the_run_goes_on() {
+    let home = Home::new();
+    sleeper_hook(&home, "timeout = 1");
     let server = MockServer::start(exec_turn(&["echo ran > ran.txt"]));
     let started = Instant::now();
     let output = run(&home, &server, &[], "go");
@@ -605,25 +618,13 @@ fn a_hanging_hook_is_killed_with_its_children_at_its_timeout_and_the_run_goes_on
     );
     // A hook that fails is not a block (claude's rule): the tool ran.
     assert!(home.workspace.join("ran.txt").exists());
-    let pid = std::fs::read_to_string(home.workspace.join("sleeper.pid")).unwrap();
-    assert!(
-        process_gone(pid.trim()),
-        "the hook's child {pid} is still running"
-    );
+    assert_sleeper_gone(&home);
 }
 
 #[test]
 fn sigterm_during_a_hook_kills_its_process_group_and_records_the_turn() {
     let home = Home::new();
-    write_hooks(
-        &home,
-        &[(
-            "PreToolUse",
-            None,
-            "sleep 300 & echo $! > sleeper.pid; wait",
-            "",
-        )],
-    );
+    sleeper_hook(&home, "");
     let server = MockServer::start(exec_turn(&["echo never > never.txt"]));
     let protocol = protocols::anthropic();
     let child = home
@@ -644,8 +645,7 @@ fn sigterm_during_a_hook_kills_its_process_group_and_records_the_turn() {
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(code(&output), 143, "{}", stderr(&output));
     assert!(!home.workspace.join("never.txt").exists());
-    let pid = std::fs::read_to_string(&pid_file).unwrap();
-    assert!(process_gone(pid.trim()), "the hook's child {pid} survived");
+    assert_sleeper_gone(&home);
     let session = std::fs::read_to_string(session_file(&home)).unwrap();
     assert!(session.contains("\"aborted\""), "{session}");
     // The call the hook was guarding was never started.
@@ -918,11 +918,12 @@ fn the_readmes_ci_guard_blocks_git_push_as_documented() {
 
 // ----- visibility -----
 
-#[test]
-fn init_lists_the_hooks_and_include_hook_events_adds_started_and_response_lines() {
-    let home = Home::new();
+/// A tool turn with a PreToolUse hook that blocks the call and a Stop hook that lets the turn
+/// end, run with `--include-hook-events` and `mode`'s output flags (the schema suite runs it
+/// too).
+pub(crate) fn hooked_tool_turn(home: &Home, mode: &[&str]) -> Output {
     write_hooks(
-        &home,
+        home,
         &[
             (
                 "PreToolUse",
@@ -935,24 +936,25 @@ fn init_lists_the_hooks_and_include_hook_events_adds_started_and_response_lines(
     );
     let protocol = protocols::anthropic();
     let server = MockServer::start(exec_turn(&["echo hi"]));
-    let output = home
-        .pincer()
+    home.pincer()
         .provider(&protocol, &server)
-        .args(["-v", "run", "-m", protocol.model])
-        .args(["--output-format", "stream-json", "--verbose"])
-        .args(["--include-hook-events", "go"])
-        .output();
+        .args(["run", "-m", protocol.model, "--include-hook-events"])
+        .args(mode)
+        .arg("go")
+        .output()
+}
+
+#[test]
+fn init_lists_the_hooks_and_include_hook_events_adds_started_and_response_lines() {
+    let home = Home::new();
+    let output = hooked_tool_turn(
+        &home,
+        &["-v", "--output-format", "stream-json", "--verbose"],
+    );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
+    // Every line is one the public schema declares.
+    printed(&stdout(&output)).unwrap();
     let lines = lines_of(&output);
-    for line in &lines {
-        // Every line is one the public schema declares.
-        let _: pincer::output::schema::Line = match line["type"].as_str() {
-            Some("result") => continue,
-            _ => serde_json::from_value(line.clone()).unwrap_or_else(|error| {
-                panic!("{error}: {line}");
-            }),
-        };
-    }
     assert_eq!(
         lines[0]["hooks"],
         json!({
@@ -994,6 +996,7 @@ fn init_lists_the_hooks_and_include_hook_events_adds_started_and_response_lines(
     assert!(errors.contains("hook Stop exit 0: exit 0"), "{errors}");
 
     // Without the flag: no hook lines, the init still lists them.
+    let protocol = protocols::anthropic();
     let server = MockServer::start(exec_turn(&["echo hi"]));
     let output = home
         .pincer()
