@@ -1098,6 +1098,14 @@ fn execute(
         super::mcp::start_for_turn(context, scope, &mcp_config, &keys, &http)?
     };
     let policy = policy.with_mcp_tools(mcp.tools());
+    let web_search = super::web_search::Asked::new(args.web_search, &context.settings);
+    let offers_tools = !policy.offered().is_empty() || !policy.offered_mcp().is_empty();
+    super::web_search::check_primary(
+        &context.settings,
+        web_search,
+        &primary.resolved,
+        offers_tools,
+    )?;
 
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
@@ -1208,6 +1216,7 @@ fn execute(
             .or(recorded_thinking)
             .or(context.settings.thinking),
         thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
+        web_search,
     };
     let first = attempt_settings(context, args, &shared, primary);
 
@@ -1271,6 +1280,7 @@ fn execute(
                     thinking_budget: settings.thinking_budget,
                     max_output_tokens: settings.max_output_tokens,
                     reasoning_model: settings.reasoning_model,
+                    web_search: settings.web_search,
                 };
                 let protocol = provider::protocol(settings.api, &request);
                 let endpoint = Endpoint {
@@ -1484,6 +1494,8 @@ struct Shared {
     thinking_asked: Option<ThinkingLevel>,
     /// `--max-thinking-tokens`, when given and not 0.
     thinking_budget: Option<u64>,
+    /// `--web-search` / `tools.web_search`.
+    web_search: super::web_search::Asked,
 }
 
 /// One attempt's settings, with the system prompt built for its model.
@@ -1514,7 +1526,12 @@ fn attempt_settings(
         .collect();
     let tools = match resolved.cli {
         // The prompt describes the child's own tools, as the policy maps onto them.
-        Some(backend) => crate::backend::prompt_tools(backend, &shared.policy, shared.sandbox_mode),
+        Some(backend) => crate::backend::prompt_tools(
+            backend,
+            &shared.policy,
+            shared.sandbox_mode,
+            shared.web_search.asked,
+        ),
         None => {
             // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
             let offered_mcp = shared.policy.offered_mcp();
@@ -1566,6 +1583,12 @@ fn attempt_settings(
             .chain(mcp_secrets.iter().map(String::as_str)),
         crate::settings::process_env,
     );
+    let web_search = super::web_search::for_attempt(
+        &context.settings,
+        shared.web_search,
+        (resolved, !tools.is_empty()),
+        &|message| context.diagnostics.warn(message),
+    );
     let compaction = &context.settings.compaction;
     let settings = ApiSettings {
         api: resolved.api,
@@ -1588,6 +1611,7 @@ fn attempt_settings(
             &resolved.reference.model,
         ),
         reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
+        web_search,
         prices: model_info.as_ref().map(crate::config::ModelInfo::prices),
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
@@ -1881,6 +1905,7 @@ fn cli_settings(
         policy: shared.policy.clone(),
         sandbox: shared.sandbox_mode,
         added_dirs: shared.sandbox.added_dirs.clone(),
+        web_search: shared.web_search.asked,
         thinking: shared.thinking_asked,
         max_turns: attempt.max_turns,
         max_budget_usd: attempt.max_budget_usd,
@@ -2178,6 +2203,7 @@ fn finish(
                 output_tokens: totals.usage.output,
                 cache_read_input_tokens: totals.usage.cache_read,
                 cache_creation_input_tokens: totals.usage.cache_write,
+                web_search_requests: totals.usage.web_search_requests,
                 cost_usd: totals.cost_usd,
                 context_window: window,
             },
@@ -2200,6 +2226,9 @@ fn finish(
             cache_read_input_tokens: report.usage.cache_read,
             output_tokens: report.usage.output,
             reasoning_tokens: report.usage.reasoning,
+            server_tool_use: crate::output::schema::ServerToolUsage {
+                web_search_requests: report.usage.web_search_requests,
+            },
         },
         model_usage,
         context: occupancy.map_or(
