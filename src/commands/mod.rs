@@ -12,6 +12,7 @@ mod replay;
 pub mod sessions;
 pub mod status;
 pub mod turn;
+mod web_search;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

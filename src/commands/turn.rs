@@ -956,6 +956,13 @@ fn execute(
         &mut transport,
     )?;
     let policy = policy.with_mcp_tools(mcp.tools());
+    // `--web-search` the primary model cannot honour is a usage error: before the session.
+    super::web_search::check_primary(
+        &context.settings,
+        super::web_search::Asked::new(args.web_search, &context.settings),
+        &chain[0].resolved,
+        !policy.offered().is_empty() || !policy.offered_mcp().is_empty(),
+    )?;
 
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
@@ -1289,6 +1296,7 @@ fn shared_settings(
         thinking,
         thinking_asked,
         thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
+        web_search: super::web_search::Asked::new(args.web_search, &context.settings),
     };
     Ok((shared, user))
 }
@@ -1400,6 +1408,7 @@ fn dry_run(
                 thinking_budget: settings.thinking_budget,
                 max_output_tokens: settings.max_output_tokens,
                 reasoning_model: settings.reasoning_model,
+                web_search: settings.web_search,
             };
             let protocol = provider::protocol(settings.api, &request);
             let endpoint = Endpoint {
@@ -1646,6 +1655,8 @@ struct Shared {
     thinking_asked: Option<ThinkingLevel>,
     /// `--max-thinking-tokens`, when given and not 0.
     thinking_budget: Option<u64>,
+    /// `--web-search` / `tools.web_search`.
+    web_search: super::web_search::Asked,
 }
 
 /// One attempt's settings, with the system prompt built for its model.
@@ -1670,7 +1681,12 @@ fn attempt_tools(
         .collect();
     match resolved.cli {
         // The prompt describes the child's own tools, as the policy maps onto them.
-        Some(backend) => crate::backend::prompt_tools(backend, &shared.policy, shared.sandbox_mode),
+        Some(backend) => crate::backend::prompt_tools(
+            backend,
+            &shared.policy,
+            shared.sandbox_mode,
+            shared.web_search.asked,
+        ),
         None => {
             // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
             let offered_mcp = shared.policy.offered_mcp();
@@ -1742,6 +1758,12 @@ fn attempt_settings(
             cooling: false,
         });
     let redactor = tool_redactor(shared, candidate);
+    let web_search = super::web_search::for_attempt(
+        &context.settings,
+        shared.web_search,
+        (resolved, !tools.is_empty()),
+        &|message| context.diagnostics.warn(message),
+    );
     let compaction = &context.settings.compaction;
     let settings = ApiSettings {
         api: resolved.api,
@@ -1764,6 +1786,7 @@ fn attempt_settings(
             &resolved.reference.model,
         ),
         reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
+        web_search,
         prices: model_info.as_ref().map(crate::config::ModelInfo::prices),
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
@@ -1973,6 +1996,7 @@ fn cli_settings(
         policy: shared.policy.clone(),
         sandbox: shared.sandbox_mode,
         added_dirs: shared.sandbox.added_dirs.clone(),
+        web_search: shared.web_search.asked,
         thinking: shared.thinking_asked,
         max_turns: attempt.max_turns,
         max_budget_usd: attempt.max_budget_usd,
@@ -2305,6 +2329,7 @@ fn model_usage(report: &TurnReport, window: Option<u64>) -> BTreeMap<String, Mod
                 output_tokens: totals.usage.output,
                 cache_read_input_tokens: totals.usage.cache_read,
                 cache_creation_input_tokens: totals.usage.cache_write,
+                web_search_requests: totals.usage.web_search_requests,
                 cost_usd: totals.cost_usd,
                 context_window: window,
             };
@@ -2339,6 +2364,9 @@ fn finish(
             cache_read_input_tokens: report.usage.cache_read,
             output_tokens: report.usage.output,
             reasoning_tokens: report.usage.reasoning,
+            server_tool_use: crate::output::schema::ServerToolUsage {
+                web_search_requests: report.usage.web_search_requests,
+            },
         },
         model_usage: model_usage(report, window),
         context: result_context(report, window),

@@ -25,6 +25,7 @@ pub mod stop_reason;
 #[cfg(test)]
 pub mod test_support;
 pub mod think_tags;
+pub mod web_search;
 
 pub use accumulate::Accumulator;
 pub use error::{ErrorDetails, ProviderError};
@@ -57,6 +58,9 @@ pub struct ModelRequest {
     pub max_output_tokens: u64,
     /// Whether the model is a reasoning model (catalog), which changes some parameters.
     pub reasoning_model: bool,
+    /// The provider's server-side web search, when the turn asks for it and the model has it
+    /// ([`web_search`]).
+    pub web_search: Option<web_search::WebSearch>,
 }
 
 /// How a protocol carries the credential.

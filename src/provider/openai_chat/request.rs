@@ -151,6 +151,7 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 4096,
             reasoning_model: false,
+            web_search: None,
         }
     }
 
