@@ -18,15 +18,8 @@ use crate::common::schema::printed;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, anthropic_tool_turn, code, skip, stderr, stdout};
 use crate::suite::backends::{Bench, process_gone};
-
-fn usage() -> Usage4 {
-    Usage4 {
-        input: 10,
-        output: 5,
-        cache_read: 0,
-        cache_write: 0,
-    }
-}
+// One model turn calling `exec` once per command (ids `c0`, `c1`, …), then "Done.".
+use crate::suite::exec_sandbox::{exec_turn, usage};
 
 /// A hook command that appends its stdin, one JSON document per line, to `log/NAME.jsonl` in
 /// the workspace.
@@ -62,15 +55,6 @@ fn write_hooks(home: &Home, hooks: &[(&str, Option<&str>, &str, &str)]) {
 
 fn toml_string(text: &str) -> String {
     Value::String(text.to_owned()).to_string()
-}
-
-/// One model turn calling `exec` once per command (ids `c0`, `c1`, …), then "Done.".
-fn exec_turn(commands: &[&str]) -> Vec<Reply> {
-    let arguments: Vec<Value> = commands
-        .iter()
-        .map(|command| json!({ "command": command }))
-        .collect();
-    anthropic_tool_turn("Running.", ("c", "exec"), &arguments, usage())
 }
 
 fn text_reply(answer: &str) -> Reply {
