@@ -10,6 +10,7 @@ mod mcp;
 mod replay;
 pub mod sessions;
 pub mod status;
+mod structured;
 pub mod turn;
 
 use std::path::{Path, PathBuf};

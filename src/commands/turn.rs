@@ -99,11 +99,13 @@ fn drive(
     turn_args: &TurnArgs,
     plan: &TurnPlan<'_>,
 ) -> CliResult<Exit> {
+    // Heartbeat runs and structured output print the answer only at the end.
+    let hold_text = turn_args.heartbeat || super::structured::requested(turn_args);
     let sink_with = |events_file| {
         sink_for(
             format,
             turn_args.include_partial_messages,
-            turn_args.heartbeat,
+            hold_text,
             events_file,
         )
     };
@@ -133,7 +135,7 @@ fn drive(
             sink,
             &context.diagnostics,
             format,
-            turn_args.heartbeat,
+            hold_text,
         ));
         sink = Box::new(RunSink {
             inner: sink,
@@ -166,7 +168,8 @@ fn drive(
             }
             if let Some(path) = &turn_args.output_last_message
                 && !result.is_error
-                && let Err(write_error) = crate::fs::write_atomic(path, result.result.as_bytes())
+                && let Err(write_error) =
+                    crate::fs::write_atomic(path, result.answer_text().as_bytes())
             {
                 return Err(CliError::new(
                     Exit::RunFailed,
@@ -293,20 +296,6 @@ enum Execution {
         exit: Exit,
         error: Option<CliError>,
     },
-}
-
-/// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
-fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
-    let checks: [(bool, &str); 1] = [(
-        args.json_schema.is_some() || args.output_schema.is_some(),
-        "--json-schema",
-    )];
-    for (given, flag) in checks {
-        if given {
-            return Err(CliError::not_available(flag));
-        }
-    }
-    Ok(())
 }
 
 fn thinking_level(level: crate::cli::ThinkingLevel) -> ThinkingLevel {
@@ -965,7 +954,8 @@ fn execute(
     sink: &mut dyn EventSink,
     known: &mut Known,
 ) -> CliResult<Execution> {
-    refuse_unavailable(args)?;
+    // --json-schema: a schema that cannot be used is exit 2 before anything is sent (§3.4).
+    let output_schema = super::structured::schema(args)?;
     if let TurnPlan::Resume(resume_args) = plan {
         check_resume_session_id(resume_args)?;
     }
@@ -1208,6 +1198,7 @@ fn execute(
             .or(recorded_thinking)
             .or(context.settings.thinking),
         thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
+        output_schema,
     };
     let first = attempt_settings(context, args, &shared, primary);
 
@@ -1262,7 +1253,7 @@ fn execute(
             None => {
                 let mut messages = setup.context.clone();
                 messages.push(user);
-                let request = ModelRequest {
+                let mut request = ModelRequest {
                     model: settings.model.clone(),
                     system_prompt: settings.system_prompt.clone(),
                     messages: crate::conversation::repair(&messages),
@@ -1271,7 +1262,11 @@ fn execute(
                     thinking_budget: settings.thinking_budget,
                     max_output_tokens: settings.max_output_tokens,
                     reasoning_model: settings.reasoning_model,
+                    output_format: None,
                 };
+                if let Some(plan) = &settings.structured {
+                    plan.shape(&mut request, false);
+                }
                 let protocol = provider::protocol(settings.api, &request);
                 let endpoint = Endpoint {
                     api_key: None,
@@ -1484,6 +1479,8 @@ struct Shared {
     thinking_asked: Option<ThinkingLevel>,
     /// `--max-thinking-tokens`, when given and not 0.
     thinking_budget: Option<u64>,
+    /// `--json-schema`.
+    output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
 }
 
 /// One attempt's settings, with the system prompt built for its model.
@@ -1606,6 +1603,7 @@ fn attempt_settings(
         spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
         retry: super::retry_policy(context),
         redactor,
+        structured: super::structured::plan(context, shared.output_schema.as_ref(), resolved),
     };
     Attempt {
         settings,
@@ -1659,6 +1657,7 @@ fn absorb(total: &mut Option<TurnReport>, part: TurnReport) {
     if part.learned_window.is_some() {
         total.learned_window = part.learned_window;
     }
+    total.structured_output = part.structured_output;
 }
 
 #[expect(clippy::too_many_arguments, reason = "the run's state, passed through")]
@@ -1894,6 +1893,11 @@ fn cli_settings(
         redactor: crate::redact::Redactor::with_environment(
             std::iter::empty(),
             crate::settings::process_env,
+        ),
+        structured: super::structured::child_plan(
+            context,
+            shared.output_schema.as_ref(),
+            &candidate.resolved,
         ),
     })
 }
@@ -2145,6 +2149,17 @@ fn finish(
                 }),
                 "error",
             ),
+            Ending::StructuredOutputInvalid { errors, retries } => (
+                ResultSubtype::ErrorMaxStructuredOutputRetries,
+                Exit::RunFailed,
+                Some(Failure {
+                    kind: "structured_output".into(),
+                    message: super::structured::failure_message(errors, *retries),
+                    status: None,
+                    retryable: false,
+                }),
+                "error",
+            ),
             Ending::NotStarted(failure) => (
                 ResultSubtype::ErrorDuringExecution,
                 Exit::Usage,
@@ -2244,7 +2259,7 @@ fn finish(
                 tool_input: denial.tool_input.clone(),
             })
             .collect(),
-        structured_output: None,
+        structured_output: report.structured_output.clone(),
         model: Some(outcome.model.clone()),
         provider: Some(outcome.provider.clone()),
         backend: Some(outcome.backend.to_owned()),

@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::file::StructuredMode;
 use crate::conversation::{Prices, TokenUsage};
 
 /// The catalog's source text.
@@ -40,6 +41,9 @@ pub struct ModelInfo {
     pub cache_write_1h_price: f64,
     /// Whether the model takes a reasoning/thinking level.
     pub reasoning: bool,
+    /// How `--json-schema` is enforced, when the catalog (or the config) says; otherwise the
+    /// provider's default applies (`settings::structured_mode`).
+    pub structured_output: Option<StructuredMode>,
     /// Where the numbers came from, and which ones could not be confirmed.
     pub source: String,
 }
@@ -95,6 +99,10 @@ struct CatalogEntry {
     #[serde(default)]
     cache_write_1h_price: Option<f64>,
     reasoning: bool,
+    /// `native`, `native-without-tools`, `tool` or `instructions`; absent: the provider's
+    /// default.
+    #[serde(default)]
+    structured_output: Option<StructuredMode>,
     source: String,
 }
 
@@ -144,6 +152,7 @@ impl Catalog {
                     .cache_write_1h_price
                     .unwrap_or(entry.cache_write_price),
                 reasoning: entry.reasoning,
+                structured_output: entry.structured_output,
                 source: entry.source,
             });
         }

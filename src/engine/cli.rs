@@ -18,6 +18,7 @@ use serde_json::json;
 use super::event::Event;
 use super::recorder::{Recorder, RecorderState};
 use super::step::{Engine, Step, Turn};
+use super::structured::{Answers, Judgement, feedback_message};
 use super::{CancelReason, Denial, Ending, TurnReport};
 use crate::backend::child::{self, ChildEnd, Spawn};
 use crate::backend::claude::ClaudeStream;
@@ -31,6 +32,7 @@ use crate::redact::Redactor;
 use crate::session::record::Entry;
 use crate::session::store::SessionError;
 use crate::session::transcript::Transcript;
+use crate::structured::Plan;
 use crate::tools::SandboxMode;
 use crate::tools::policy::ToolPolicy;
 
@@ -73,6 +75,8 @@ pub struct CliSettings {
     pub environment: Vec<(OsString, OsString)>,
     /// Scrubs keys from the child's tool results before they are stored or shown.
     pub redactor: Redactor,
+    /// `--json-schema`: passed to the child, and its answer checked the same way (SPEC §3.4).
+    pub structured: Option<Plan>,
 }
 
 /// A delegated turn that could not start: the child's binary is missing, or its files could
@@ -143,7 +147,11 @@ fn request<'a>(
     settings: &'a CliSettings,
     (prompt, resume): (&'a str, Option<&'a str>),
     fresh_session_id: &'a str,
-    (system_prompt_file, mcp_config_file): (&'a Path, Option<&'a Path>),
+    (system_prompt_file, mcp_config_file, output_schema_file): (
+        &'a Path,
+        Option<&'a Path>,
+        Option<&'a Path>,
+    ),
 ) -> Request<'a> {
     Request {
         backend: settings.backend,
@@ -163,6 +171,22 @@ fn request<'a>(
         system_prompt_file,
         mcp: &settings.mcp,
         mcp_config_file,
+        json_schema: match settings.backend {
+            CliBackend::Claude => settings.structured.as_ref().map(Plan::native_schema),
+            CliBackend::Codex => None,
+        },
+        output_schema_file,
+    }
+}
+
+/// The name of codex's `--output-schema` file in the run's private directory.
+const OUTPUT_SCHEMA_FILE: &str = "output-schema.json";
+
+/// codex's `--output-schema` content, with `--json-schema` (claude takes it inline instead).
+fn codex_schema(settings: &CliSettings) -> Option<&serde_json::Value> {
+    match settings.backend {
+        CliBackend::Codex => settings.structured.as_ref().map(Plan::native_schema),
+        CliBackend::Claude => None,
     }
 }
 
@@ -184,11 +208,13 @@ pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
     let file = directory.join("system-prompt.md");
     let mcp_file = directory.join(MCP_CONFIG_FILE);
     let mcp_file = claude_mcp(settings).map(|_| mcp_file.as_path());
+    let schema_file = directory.join(OUTPUT_SCHEMA_FILE);
+    let schema_file = codex_schema(settings).map(|_| schema_file.as_path());
     backend::invocation(&request(
         settings,
         (prompt, None),
         "00000000-0000-4000-8000-000000000000",
-        (&file, mcp_file),
+        (&file, mcp_file, schema_file),
     ))
 }
 
@@ -209,6 +235,9 @@ pub(crate) struct CliEngine<'run> {
     prompt_file: PathBuf,
     /// claude's `--mcp-config` file, when the run has MCP servers.
     mcp_file: Option<PathBuf>,
+    /// codex's `--output-schema` file, with `--json-schema`.
+    schema_file: Option<PathBuf>,
+    answers: Answers,
     workspace: String,
     started: Instant,
     dialect: Option<Dialect>,
@@ -252,6 +281,20 @@ impl<'run> CliEngine<'run> {
             }
             None => None,
         };
+        let schema_file = match codex_schema(settings) {
+            Some(schema) => {
+                let file = directory.path().join(OUTPUT_SCHEMA_FILE);
+                crate::fs::write_atomic(&file, schema.to_string().as_bytes()).map_err(|error| {
+                    StartFailure {
+                        missing_binary: false,
+                        message: format!("cannot write the output schema file: {error}"),
+                        hint: None,
+                    }
+                })?;
+                Some(file)
+            }
+            None => None,
+        };
         let previous = recorded(turn.transcript, settings.backend);
         let workspace = settings.workspace.to_string_lossy().into_owned();
         // A child session is bound to its directory (claude keys sessions by cwd): from another
@@ -281,6 +324,8 @@ impl<'run> CliEngine<'run> {
             _directory: directory,
             prompt_file,
             mcp_file,
+            schema_file,
+            answers: Answers::default(),
             workspace,
             started: Instant::now(),
             dialect: None,
@@ -303,9 +348,14 @@ impl<'run> CliEngine<'run> {
             settings,
             (&text, self.resume.as_deref()),
             &fresh_id,
-            (&self.prompt_file, self.mcp_file.as_deref()),
+            (
+                &self.prompt_file,
+                self.mcp_file.as_deref(),
+                self.schema_file.as_deref(),
+            ),
         ));
-        let request_files = [self.prompt_file.as_path()];
+        let mut request_files = vec![self.prompt_file.as_path()];
+        request_files.extend(self.schema_file.as_deref());
         let spawn = Spawn {
             program: &invocation.program,
             args: &invocation.args,
@@ -411,7 +461,64 @@ impl<'run> CliEngine<'run> {
             }
             Verdict::Done(ending) => ending,
         };
-        Step::Done(self.conclude(ending, turn))
+        match self.conclude(ending, turn) {
+            Ending::Completed if settings.structured.is_some() => Step::CheckAnswer(None),
+            ending => Step::Done(ending),
+        }
+    }
+
+    /// `Step::CheckAnswer`: the child's answer (claude's parsed `structured_output`, else the
+    /// answer's text) is checked like the API engine's; an invalid one is sent back by resuming
+    /// the child's session with the errors.
+    fn check_answer(&mut self, turn: &mut Turn<'_>) -> Step {
+        let Some(plan) = &self.settings.structured else {
+            return Step::Done(Ending::Completed);
+        };
+        let parsed = match &self.dialect {
+            Some(Dialect::Claude(stream)) => stream
+                .result
+                .as_ref()
+                .and_then(|result| result.structured_output.clone()),
+            _ => None,
+        };
+        let verdict = match parsed {
+            Some(value) => plan.schema().check_value(value),
+            None => plan.check_text(&turn.report.final_text),
+        };
+        let judged = self.answers.judge(plan, verdict, turn);
+        match judged {
+            Err(error) => Step::Done(Ending::Persistence(error)),
+            Ok(Judgement::Accepted(value)) => {
+                if turn.report.final_text.trim().is_empty() {
+                    turn.report.final_text = value.to_string();
+                }
+                Step::Done(Ending::Completed)
+            }
+            Ok(Judgement::Exhausted(ending)) => Step::Done(ending),
+            Ok(Judgement::Retry(errors)) => {
+                let Some(session) = self.dialect.as_ref().and_then(Dialect::child_session) else {
+                    // Nothing to resume: the errors cannot reach the child.
+                    return Step::Done(Ending::StructuredOutputInvalid { errors, retries: 0 });
+                };
+                let feedback = plan.feedback(&errors);
+                let message = feedback_message(feedback.clone());
+                if let Err(error) = turn.transcript.append_message(&message) {
+                    return Step::Done(Ending::Persistence(error));
+                }
+                // codex's usage is cumulative per thread: the next run's delta is against this
+                // one's.
+                if let Some(Dialect::Codex(stream)) = &self.dialect {
+                    self.previous = Recorded {
+                        session_id: Some(session.clone()),
+                        cwd: Some(self.workspace.clone()),
+                        cumulative_usage: stream.cumulative,
+                    };
+                }
+                self.resume = Some(session);
+                self.prompt = feedback;
+                Step::CallModel
+            }
+        }
     }
 
     /// Finish the record of the turn: the last message (completed, failed or aborted), the
@@ -501,7 +608,11 @@ impl<'run> CliEngine<'run> {
         }
         if !matches!(
             ending,
-            Ending::Completed | Ending::MaxTurns | Ending::MaxBudget | Ending::Cancelled(_)
+            Ending::Completed
+                | Ending::MaxTurns
+                | Ending::MaxBudget
+                | Ending::Cancelled(_)
+                | Ending::StructuredOutputInvalid { .. }
         ) {
             // Never an error text as the answer (SPEC §4.2.9).
             report.final_text.clear();
@@ -514,6 +625,7 @@ impl Engine for CliEngine<'_> {
         match step {
             // The child runs its own tool loop: its one step is the run.
             Step::Done(ending) => Step::Done(ending),
+            Step::CheckAnswer(_) => self.check_answer(turn),
             _ => self.run_child(turn).await,
         }
     }
@@ -599,6 +711,13 @@ fn judge(
             Some(result) if result.subtype == "error_max_turns" => Verdict::Done(Ending::MaxTurns),
             Some(result) if result.subtype == "error_max_budget_usd" => {
                 Verdict::Done(Ending::MaxBudget)
+            }
+            // claude gave up on its own retries: the same end as pincer's.
+            Some(result) if result.subtype == "error_max_structured_output_retries" => {
+                Verdict::Done(Ending::StructuredOutputInvalid {
+                    errors: result.errors.clone(),
+                    retries: 0,
+                })
             }
             Some(result) => {
                 let mut text = result.errors.join("\n");

@@ -54,6 +54,19 @@ pub enum Event {
     ToolStarted(ToolStart),
     /// A tool call finished (progress on stderr only; its result is the `ToolResult` event).
     ToolFinished(ToolEnd),
+    /// The answer did not match `--json-schema`: it is sent back with the errors.
+    StructuredRetry(StructuredRetry),
+}
+
+/// An answer sent back for not matching `--json-schema`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructuredRetry {
+    /// The retry this starts (1 for the first).
+    pub attempt: u32,
+    /// `structured_output.max_retries`.
+    pub max_retries: u32,
+    /// The validation errors (`path: message`).
+    pub errors: Vec<String>,
 }
 
 /// Where events go.

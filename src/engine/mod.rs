@@ -15,6 +15,7 @@ pub mod recorder;
 mod replay;
 mod report;
 pub mod step;
+mod structured;
 
 pub use cancel::{CancelReason, Cancellation};
 pub use event::{Event, EventSink};

@@ -39,6 +39,14 @@ pub enum Ending {
     Persistence(SessionError),
     /// A CLI child could not be started (the CLI engine turns this into an error of its own).
     NotStarted(super::cli::StartFailure),
+    /// The answer still did not match `--json-schema` after `retries` answers were sent back
+    /// (exit 1, `error_max_structured_output_retries`); the last answer is the report's text.
+    StructuredOutputInvalid {
+        /// The last answer's validation errors (`path: message`).
+        errors: Vec<String>,
+        /// `structured_output.max_retries`.
+        retries: u32,
+    },
 }
 
 /// A refused tool call, as claude lists it in `permission_denials`.
@@ -95,6 +103,8 @@ pub struct TurnReport {
     /// started with (or that was unknown): the turn used it from then on, and `commands/`
     /// remembers it for the model (SPEC §7).
     pub learned_window: Option<u64>,
+    /// With `--json-schema`: the answer's value, once it matched the schema.
+    pub structured_output: Option<Value>,
 }
 
 impl TurnReport {
@@ -115,6 +125,7 @@ impl TurnReport {
             compactions: 0,
             context_estimate: None,
             learned_window: None,
+            structured_output: None,
         }
     }
 }

@@ -31,6 +31,9 @@ pub enum Step {
     Compact(Compaction),
     /// Between tool results and the next call: stop at a guardrail, else call the model.
     Guard,
+    /// With `--json-schema`, the model answered — in text, or by calling the final-answer tool
+    /// (the call): check the answer; the turn is done, or the errors go back to the model.
+    CheckAnswer(Option<ToolCall>),
     /// The turn is over.
     Done(Ending),
 }

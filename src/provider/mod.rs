@@ -57,6 +57,23 @@ pub struct ModelRequest {
     pub max_output_tokens: u64,
     /// Whether the model is a reasoning model (catalog), which changes some parameters.
     pub reasoning_model: bool,
+    /// `--json-schema` enforced by the API on this call's answer (SPEC §3.4): Anthropic
+    /// `output_config.format`, Responses `text.format`, Chat `response_format`, Gemini
+    /// `responseJsonSchema`. Tool calls stay possible; only the text answer is constrained.
+    pub output_format: Option<OutputFormat>,
+}
+
+/// The JSON Schema an API holds the answer to, already shaped for that API's dialect
+/// (`structured::dialect`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputFormat {
+    /// The format's name where the API wants one (OpenAI: `^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// The schema.
+    pub schema: Value,
+    /// OpenAI's `strict`: the schema follows the strict subset (every property required,
+    /// `additionalProperties: false`), so decoding is constrained to it.
+    pub strict: bool,
 }
 
 /// How a protocol carries the credential.

@@ -89,7 +89,7 @@ impl Bench {
             .unwrap_or(0)
     }
 
-    fn session_lines(&self) -> Vec<Value> {
+    pub(crate) fn session_lines(&self) -> Vec<Value> {
         let files: Vec<PathBuf> = std::fs::read_dir(self.home.sessions_dir())
             .unwrap()
             .map(|entry| entry.unwrap().path())
@@ -104,7 +104,7 @@ impl Bench {
     }
 }
 
-fn argv(call: &Value) -> Vec<String> {
+pub(crate) fn argv(call: &Value) -> Vec<String> {
     call["argv"]
         .as_array()
         .unwrap()
@@ -114,7 +114,7 @@ fn argv(call: &Value) -> Vec<String> {
 }
 
 /// The value after `flag` in `argv`.
-fn after(argv: &[String], flag: &str) -> Option<String> {
+pub(crate) fn after(argv: &[String], flag: &str) -> Option<String> {
     argv.iter()
         .position(|arg| arg == flag)
         .map(|index| argv[index + 1].clone())

@@ -19,6 +19,7 @@ mod sessions;
 mod signals;
 mod skills;
 mod status;
+mod structured_output;
 mod tool_policy;
 mod turns;
 mod web_fetch;

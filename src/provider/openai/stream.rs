@@ -616,6 +616,7 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 0,
             reasoning_model: true,
+            output_format: None,
         };
         let body = crate::provider::openai::request::build_request(&request).body;
         assert_eq!(body["input"][0].to_string(), REASONING_ITEM);
