@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod auth;
 pub mod backend;
+pub mod cancel;
 pub mod cassette;
 pub mod cli;
 pub mod commands;

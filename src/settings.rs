@@ -51,14 +51,7 @@ pub const DEFAULT_MAX_OUTPUT: u64 = 8_192;
 /// Environment variables removed from a CLI backend's environment unless `clear_env` says
 /// otherwise, so `claude` / `codex` use their own login rather than a key meant for pincer
 /// (SPEC §4.2.6).
-pub const DEFAULT_CLEAR_ENV: [&str; 6] = [
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "OPENAI_API_KEY",
-    "CODEX_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-];
+pub const DEFAULT_CLEAR_ENV: [&str; 6] = crate::redact::KEY_VARIABLES;
 
 /// The built-in providers and what they speak, where their keys and base URLs come from.
 struct BuiltinProvider {

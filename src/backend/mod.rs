@@ -5,7 +5,7 @@
 //! --json` events, translated into pincer's own events and session entries as they arrive), how
 //! to supervise them ([`child`]: own process group, idle watchdog, `--timeout` and signals kill
 //! the group) and how to read their failures (classified like provider errors, §9.2).
-//! `commands/delegate.rs` wires it to a turn.
+//! The CLI engine (`engine/cli.rs`) runs a turn with these parts.
 
 pub mod child;
 pub mod claude;

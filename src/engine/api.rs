@@ -671,7 +671,10 @@ impl<'run> ApiEngine<'run> {
             id: call.id.clone(),
             is_error: output.is_error,
         }));
-        let output = self.settings.redactor.tool_output(output);
+        let mut output = output;
+        self.settings
+            .redactor
+            .scrub_blocks(&mut output.content, &mut output.details);
         ToolResultMessage {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),

@@ -369,19 +369,7 @@ impl<'run> CliEngine<'run> {
                 files: &request_files,
             }),
         };
-        let mut dialect = match backend {
-            CliBackend::Claude => Dialect::Claude(ClaudeStream::default()),
-            CliBackend::Codex => {
-                let mut stream = CodexStream::default();
-                stream.previous = self
-                    .previous
-                    .session_id
-                    .clone()
-                    .zip(self.previous.cumulative_usage)
-                    .filter(|_| self.resume.is_some());
-                Dialect::Codex(stream)
-            }
-        };
+        let mut dialect = self.dialect_for_run();
         let mut write_error: Option<SessionError> = None;
         let mut noise: Vec<String> = Vec::new();
         let mut recorder = Recorder::new(
@@ -439,13 +427,37 @@ impl<'run> CliEngine<'run> {
             write_error,
         );
         self.dialect = Some(dialect);
+        self.after_child(verdict, turn)
+    }
+
+    /// The translator for this child run's output (codex: with the thread's usage so far, to
+    /// tell this turn's from the cumulative count).
+    fn dialect_for_run(&self) -> Dialect {
+        match self.settings.backend {
+            CliBackend::Claude => Dialect::Claude(ClaudeStream::default()),
+            CliBackend::Codex => {
+                let mut stream = CodexStream::default();
+                stream.previous = self
+                    .previous
+                    .session_id
+                    .clone()
+                    .zip(self.previous.cumulative_usage)
+                    .filter(|_| self.resume.is_some());
+                Dialect::Codex(stream)
+            }
+        }
+    }
+
+    /// What comes after the child's run: a stale child session starts a fresh one (once), else
+    /// the turn ends.
+    fn after_child(&mut self, verdict: Verdict, turn: &mut Turn<'_>) -> Step {
         let ending = match verdict {
             Verdict::Stale(message) if !self.reseeded => {
                 self.reseeded = true;
                 let _ = turn.sink.emit(&Event::Warning(format!(
                     "the {} session {} is gone ({}); starting a fresh one seeded with this \
                      session's transcript",
-                    backend.name(),
+                    self.settings.backend.name(),
                     self.resume.as_deref().unwrap_or_default(),
                     message.lines().next().unwrap_or_default()
                 )));
@@ -453,7 +465,7 @@ impl<'run> CliEngine<'run> {
                 return Step::CallModel;
             }
             Verdict::Stale(message) => {
-                let (error, _) = backend::child_failure(backend, &message, None);
+                let (error, _) = backend::child_failure(self.settings.backend, &message, None);
                 Ending::Failed {
                     error,
                     kind: FailureKind::SessionExpired,
@@ -462,7 +474,7 @@ impl<'run> CliEngine<'run> {
             Verdict::Done(ending) => ending,
         };
         match self.conclude(ending, turn) {
-            Ending::Completed if settings.structured.is_some() => Step::CheckAnswer(None),
+            Ending::Completed if self.settings.structured.is_some() => Step::CheckAnswer(None),
             ending => Step::Done(ending),
         }
     }

@@ -128,4 +128,32 @@ impl TurnReport {
             structured_output: None,
         }
     }
+
+    /// Add a later attempt's report (the next link of the failover chain) to this one: counts,
+    /// usage, cost and denials add up; the ending, the text and the context are the later one's.
+    pub fn absorb(&mut self, part: TurnReport) {
+        self.model_calls += part.model_calls;
+        self.usage.add(&part.usage);
+        self.cost_usd += part.cost_usd;
+        for (model, totals) in part.model_usage {
+            let entry = self.model_usage.entry(model).or_default();
+            entry.usage.add(&totals.usage);
+            entry.cost_usd += totals.cost_usd;
+        }
+        self.api_duration += part.api_duration;
+        self.permission_denials.extend(part.permission_denials);
+        self.compactions += part.compactions;
+        self.ending = part.ending;
+        self.final_text = part.final_text;
+        self.provider_stop_reason = part.provider_stop_reason;
+        self.stop_reason = part.stop_reason;
+        if part.last_usage.is_some() {
+            self.last_usage = part.last_usage;
+        }
+        self.context_estimate = part.context_estimate;
+        if part.learned_window.is_some() {
+            self.learned_window = part.learned_window;
+        }
+        self.structured_output = part.structured_output;
+    }
 }

@@ -1,7 +1,8 @@
 //! One event stream, three renderers (text, json, stream-json).
 //!
-//! The agent and the CLI backends report what happens as [`Event`]s to an [`EventSink`]; they never
-//! ask which output mode is on. Each sink decides what reaches stdout:
+//! Both engines (`engine/api.rs`, `engine/cli.rs`) report what happens as meaning-level
+//! [`Event`]s to an [`EventSink`]; they never ask which output mode is on. Each sink here turns
+//! them into the lines of `output/schema.rs` and decides what reaches stdout:
 //! - text: assistant text deltas as they arrive, then a final newline;
 //! - json: nothing until the end, then the one `result` object;
 //! - stream-json: one JSON line per event, flushed per line, then the `result` object.

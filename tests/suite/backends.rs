@@ -592,8 +592,9 @@ fn the_timeout_kills_the_child_and_the_grandchild_it_started() {
             "run",
             "-m",
             "claude-cli/sonnet",
+            // Long enough for the fake (Python) to start its grandchild on a loaded machine.
             "--timeout",
-            "1",
+            "2",
             "hang",
         ],
     );

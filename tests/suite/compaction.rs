@@ -372,6 +372,35 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
 }
 
 #[test]
+fn pincer_compact_with_a_cli_backend_is_refused_with_what_to_do_and_changes_nothing() {
+    let home = Home::new();
+    let server = seed_session(
+        &home,
+        vec![anthropic_text("First answer.", 100)],
+        "anthropic/claude-sonnet-4-5",
+    );
+    let file = session_file(&home);
+    let before = std::fs::read(&file).unwrap();
+    let output = run(
+        &home,
+        &server,
+        &["compact", "long", "-m", "claude-cli/sonnet"],
+    );
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains(
+            "error: cannot compact with the claude-cli backend: its CLI compacts its own session"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("hint: pass -m with an API model"), "{text}");
+    assert!(!text.contains("not available yet"), "{text}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[test]
 fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session() {
     use crate::common::SessionBuilder;
     use serde_json::json;
