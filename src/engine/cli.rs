@@ -218,6 +218,23 @@ pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
     ))
 }
 
+/// Write one of the files the child reads (`what` names it in the error) into the run's private
+/// directory.
+fn write_request_file(
+    directory: &Path,
+    name: &str,
+    text: &str,
+    what: &str,
+) -> Result<PathBuf, StartFailure> {
+    let file = directory.join(name);
+    crate::fs::write_atomic(&file, text.as_bytes()).map_err(|error| StartFailure {
+        missing_binary: false,
+        message: format!("cannot write {what}: {error}"),
+        hint: None,
+    })?;
+    Ok(file)
+}
+
 /// What the engine keeps between child runs.
 pub(crate) struct CliEngine<'run> {
     settings: &'run CliSettings,
@@ -258,43 +275,35 @@ impl<'run> CliEngine<'run> {
                 message: format!("cannot create a temporary directory: {error}"),
                 hint: None,
             })?;
-        let prompt_file = directory.path().join("system-prompt.md");
-        crate::fs::write_atomic(&prompt_file, settings.system_prompt.as_bytes()).map_err(
-            |error| StartFailure {
-                missing_binary: false,
-                message: format!("cannot write the system prompt file: {error}"),
-                hint: None,
-            },
+        let prompt_file = write_request_file(
+            directory.path(),
+            "system-prompt.md",
+            &settings.system_prompt,
+            "the system prompt file",
         )?;
         // claude reads the run's MCP servers from a file of its own format (SPEC §13).
-        let mcp_file = match claude_mcp(settings) {
-            Some(config) => {
-                let file = directory.path().join(MCP_CONFIG_FILE);
-                crate::fs::write_atomic(&file, config.to_string().as_bytes()).map_err(|error| {
-                    StartFailure {
-                        missing_binary: false,
-                        message: format!("cannot write the MCP config file: {error}"),
-                        hint: None,
-                    }
-                })?;
-                Some(file)
-            }
-            None => None,
-        };
-        let schema_file = match codex_schema(settings) {
-            Some(schema) => {
-                let file = directory.path().join(OUTPUT_SCHEMA_FILE);
-                crate::fs::write_atomic(&file, schema.to_string().as_bytes()).map_err(|error| {
-                    StartFailure {
-                        missing_binary: false,
-                        message: format!("cannot write the output schema file: {error}"),
-                        hint: None,
-                    }
-                })?;
-                Some(file)
-            }
-            None => None,
-        };
+        let mcp_file = claude_mcp(settings)
+            .map(|config| {
+                let text = config.to_string();
+                write_request_file(
+                    directory.path(),
+                    MCP_CONFIG_FILE,
+                    &text,
+                    "the MCP config file",
+                )
+            })
+            .transpose()?;
+        let schema_file = codex_schema(settings)
+            .map(|schema| {
+                let text = schema.to_string();
+                write_request_file(
+                    directory.path(),
+                    OUTPUT_SCHEMA_FILE,
+                    &text,
+                    "the output schema file",
+                )
+            })
+            .transpose()?;
         let previous = recorded(turn.transcript, settings.backend);
         let workspace = settings.workspace.to_string_lossy().into_owned();
         // A child session is bound to its directory (claude keys sessions by cwd): from another

@@ -28,6 +28,9 @@ fn schema() -> Value {
     })
 }
 
+/// The arguments of a turn whose model can only answer.
+const NO_TOOLS: &[&str] = &["--tools", "", "review the diff"];
+
 const VALID: &str = r#"{"verdict":"approve","score":9}"#;
 const INVALID: &str = r#"{"verdict":"maybe","score":11}"#;
 
@@ -117,12 +120,7 @@ pub fn a_valid_answer_lands_in_structured_output_and_the_request_carries_the_nat
 ) {
     let home = Home::new();
     let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&[VALID]))]);
-    let output = run(
-        &home,
-        protocol,
-        &server,
-        &["--tools", "", "review the diff"],
-    );
+    let output = run(&home, protocol, &server, NO_TOOLS);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result = result(&output);
     assert_eq!(result["subtype"], "success");
@@ -159,12 +157,7 @@ pub fn an_invalid_answer_is_sent_back_with_its_errors_once_then_the_valid_one_co
         Reply::sse(&(protocol.text)(&[INVALID])),
         Reply::sse(&(protocol.text)(&[VALID])),
     ]);
-    let output = run(
-        &home,
-        protocol,
-        &server,
-        &["--tools", "", "review the diff"],
-    );
+    let output = run(&home, protocol, &server, NO_TOOLS);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let result = result(&output);
     assert_eq!(
@@ -196,12 +189,7 @@ pub fn an_answer_that_never_matches_ends_with_the_retries_subtype_and_exit_1(pro
     let home = Home::new();
     let invalid = Reply::sse(&(protocol.text)(&[INVALID]));
     let server = MockServer::start(vec![invalid.clone(), invalid.clone(), invalid]);
-    let output = run(
-        &home,
-        protocol,
-        &server,
-        &["--tools", "", "review the diff"],
-    );
+    let output = run(&home, protocol, &server, NO_TOOLS);
     assert_eq!(code(&output), 1, "{}", stderr(&output));
     let result = result(&output);
     assert_eq!(result["subtype"], "error_max_structured_output_retries");
