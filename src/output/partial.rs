@@ -176,7 +176,7 @@ impl PartialMessages {
             },
             usage: wire_usage(&end.usage),
         });
-        out.push(RawEvent::MessageStop);
+        out.push(RawEvent::MessageStop {});
         self.open = None;
         self.start = None;
         self.usage = TokenUsage::default();

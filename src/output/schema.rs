@@ -433,8 +433,10 @@ pub enum RawEvent {
         /// The call's usage.
         usage: WireUsage,
     },
-    /// The message is complete.
-    MessageStop,
+    /// The message is complete. A struct variant with no fields rather than a unit variant:
+    /// serde lets a unit variant of an internally tagged enum ignore extra fields, and this one
+    /// must refuse them like every other line.
+    MessageStop {},
 }
 
 /// The message of `message_start`.

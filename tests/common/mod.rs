@@ -46,6 +46,12 @@
 //! wire builder's bytes. Pieces cut (`Piece::Close`), stall (`Piece::Stall`) or hold a reply
 //! until the test calls `gate.open()` (`Piece::Wait(gate)`, to keep a run inside a phase).
 //!
+//! # The JSON output: `schema::printed`
+//!
+//! `schema::printed(&stdout(&output))` parses every line of `--json` or stream-json output with
+//! pincer's own `deny_unknown_fields` types, or says which line does not fit and why;
+//! `schema::result_of(&output)` is the result object on the last line.
+//!
 //! # Skips
 //!
 //! A test that cannot run on this machine calls [`skip`] (the reason goes to stderr) and
@@ -60,6 +66,7 @@ pub mod command;
 pub mod integrity;
 pub mod mock;
 pub mod protocols;
+pub mod schema;
 pub mod wire;
 
 pub use command::Pincer;

@@ -87,6 +87,8 @@ fn run(home: &Home, protocol: &Protocol, server: &MockServer, args: &[&str]) -> 
 }
 
 fn result(output: &Output) -> Value {
+    // The result object is public API: it parses with the schema's strict types too.
+    crate::common::schema::result_of(output);
     serde_json::from_str(&stdout(output))
         .unwrap_or_else(|error| panic!("{error}: {}", stdout(output)))
 }
@@ -335,6 +337,8 @@ fn stream_json_shows_the_retry_and_carries_the_value_in_its_result_line() {
         .args(["--json-schema", &schema().to_string(), "review the diff"])
         .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
+    // Every line, the retry's included, parses with the schema's strict types.
+    crate::common::schema::printed(&stdout(&output)).unwrap();
     let lines: Vec<Value> = stdout(&output)
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
