@@ -734,6 +734,12 @@ pub struct TurnArgs {
     )]
     pub add_dir: Vec<PathBuf>,
 
+    /// Let the model search the web with the provider's own search tool (Anthropic, OpenAI
+    /// Responses, Gemini grounding; claude's WebSearch, codex's web_search); like config
+    /// tools.web_search. Exit 2 when the model cannot search.
+    #[arg(long, help_heading = "Tools and permissions")]
+    pub web_search: bool,
+
     /// Stop after N model round-trips (exit 5).
     #[arg(
         long,

@@ -174,6 +174,8 @@ pub struct ToolSettings {
     pub exec: ExecSettings,
     /// `tools.web_fetch.allow_private`. Default: false.
     pub web_fetch_allow_private: bool,
+    /// `tools.web_search`: the provider's web search on every turn. Default: false.
+    pub web_search: bool,
 }
 
 /// `[tools.exec]`, resolved: the `exec` tool's environment (SPEC §10).
@@ -388,6 +390,7 @@ impl Settings {
                 add_dirs: config.tools.add_dirs.clone(),
                 exec: ExecSettings::resolve(&config),
                 web_fetch_allow_private: config.tools.web_fetch.allow_private.unwrap_or(false),
+                web_search: config.tools.web_search.unwrap_or(false),
             },
             timeouts: TimeoutSettings {
                 request_secs: config.timeouts.request_secs.unwrap_or(DEFAULT_REQUEST_SECS),
@@ -585,6 +588,9 @@ pub fn model_info(config: &ConfigFile, provider: &str, model: &str) -> Option<Mo
             cache_write_1h_price: 0.0,
             reasoning: false,
             structured_output: None,
+            web_search: false,
+            web_search_with_tools: true,
+            web_search_price: 0.0,
             source: String::new(),
         },
     };
@@ -619,6 +625,13 @@ pub fn model_info(config: &ConfigFile, provider: &str, model: &str) -> Option<Mo
         if configured.structured_output.is_some() {
             info.structured_output = configured.structured_output;
         }
+        if let Some(web_search) = configured.web_search {
+            info.web_search = web_search;
+        }
+        if let Some(with_tools) = configured.web_search_with_tools {
+            info.web_search_with_tools = with_tools;
+        }
+        set(&mut info.web_search_price, configured.web_search_price);
         info.provider = provider.to_owned();
         info.id = model.to_owned();
         info.source = if info.source.is_empty() {

@@ -174,6 +174,9 @@ pub struct Request<'a> {
     pub sandbox: SandboxMode,
     /// Extra roots (`--add-dir`, `tools.add_dirs`), absolute: claude's and codex's `--add-dir`.
     pub added_dirs: &'a [PathBuf],
+    /// `--web-search`: claude's `WebSearch` tool offered and allowed, codex's
+    /// `web_search="live"`.
+    pub web_search: bool,
     /// The reasoning level, when one was asked for.
     pub thinking: Option<ThinkingLevel>,
     /// `--max-turns`, passed to claude (codex has no such flag).
@@ -303,6 +306,11 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
         }
     }
     let mut tools = claude_tools(request.policy, request.sandbox);
+    if request.web_search {
+        // Outside the policy's mapping: the search is asked for by name, not by profile.
+        tools.offered.push(CLAUDE_WEB_SEARCH.to_owned());
+        tools.allowed.push(CLAUDE_WEB_SEARCH.to_owned());
+    }
     args.push(format!("--tools={}", tools.offered.join(",")));
     if let Some(file) = request.mcp_config_file {
         args.push("--mcp-config".to_owned());
@@ -380,6 +388,12 @@ fn codex_args(request: &Request<'_>) -> Vec<String> {
         args.push("-c".to_owned());
         args.push(format!("model_reasoning_effort=\"{effort}\""));
     }
+    if request.web_search {
+        // The setting that replaced `tools.web_search = true` (and `--search`, which `exec`
+        // does not take); accepted by `exec resume` too.
+        args.push("-c".to_owned());
+        args.push("web_search=\"live\"".to_owned());
+    }
     args.extend(mcp::codex_overrides(request.mcp, request.policy).args);
     // `exec resume` takes it too (codex PR #23123).
     if let Some(file) = request.output_schema_file {
@@ -429,6 +443,9 @@ fn claude_permission_mode(sandbox: SandboxMode) -> &'static str {
         SandboxMode::DangerFullAccess => "bypassPermissions",
     }
 }
+
+/// claude's web search tool (`--web-search`).
+const CLAUDE_WEB_SEARCH: &str = "WebSearch";
 
 /// pincer's tools and claude's equivalents.
 const CLAUDE_TOOLS: [(&str, &[&str]); 9] = [
@@ -535,18 +552,19 @@ fn pattern_rule(rule: &str) -> Option<(String, String)> {
 }
 
 /// The tools the child offers, for the system prompt's tools section (so it describes what the
-/// model really has, never "tools are disabled").
+/// model really has, never "tools are disabled"); with `web_search`, its search tool too.
 pub fn prompt_tools(
     backend: CliBackend,
     policy: &ToolPolicy,
     sandbox: SandboxMode,
+    web_search: bool,
 ) -> Vec<ToolDefinition> {
     let describe = |name: &str, description: &str| ToolDefinition {
         name: name.to_owned(),
         description: description.to_owned(),
         parameters: serde_json::json!({"type": "object"}),
     };
-    match backend {
+    let mut tools: Vec<ToolDefinition> = match backend {
         CliBackend::Claude => claude_tools(policy, sandbox)
             .offered
             .iter()
@@ -577,7 +595,15 @@ pub fn prompt_tools(
             tools.push(describe("update_plan", "keep a step-by-step plan"));
             tools
         }
+    };
+    if web_search {
+        let name = match backend {
+            CliBackend::Claude => CLAUDE_WEB_SEARCH,
+            CliBackend::Codex => "web_search",
+        };
+        tools.push(describe(name, "search the web"));
     }
+    tools
 }
 
 /// Whether a child's error output says its session is gone (claude: `No conversation found

@@ -12,6 +12,7 @@ pub mod sessions;
 pub mod status;
 mod structured;
 pub mod turn;
+mod web_search;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

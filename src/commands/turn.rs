@@ -941,6 +941,13 @@ fn execute(
         &mut transport,
     )?;
     let policy = policy.with_mcp_tools(mcp.tools());
+    // `--web-search` the primary model cannot honour is a usage error: before the session.
+    super::web_search::check_primary(
+        &context.settings,
+        super::web_search::Asked::new(args.web_search, &context.settings),
+        &chain[0].resolved,
+        !policy.offered().is_empty() || !policy.offered_mcp().is_empty(),
+    )?;
 
     // A dry run resolves everything and prints the request, touching nothing.
     let mut setup = if args.dry_run {
@@ -1261,6 +1268,7 @@ fn shared_settings(
         thinking_asked,
         thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
         output_schema,
+        web_search: super::web_search::Asked::new(args.web_search, &context.settings),
     };
     Ok((shared, user))
 }
@@ -1366,6 +1374,7 @@ fn dry_run(
                 max_output_tokens: settings.max_output_tokens,
                 reasoning_model: settings.reasoning_model,
                 output_format: None,
+                web_search: settings.web_search,
             };
             if let Some(plan) = &settings.structured {
                 plan.shape(&mut request, false);
@@ -1577,6 +1586,8 @@ struct Shared {
     thinking_budget: Option<u64>,
     /// `--json-schema`.
     output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    /// `--web-search` / `tools.web_search`.
+    web_search: super::web_search::Asked,
 }
 
 /// One attempt's settings, with the system prompt built for its model.
@@ -1601,7 +1612,12 @@ fn attempt_tools(
         .collect();
     match resolved.cli {
         // The prompt describes the child's own tools, as the policy maps onto them.
-        Some(backend) => crate::backend::prompt_tools(backend, &shared.policy, shared.sandbox_mode),
+        Some(backend) => crate::backend::prompt_tools(
+            backend,
+            &shared.policy,
+            shared.sandbox_mode,
+            shared.web_search.asked,
+        ),
         None => {
             // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
             let offered_mcp = shared.policy.offered_mcp();
@@ -1673,6 +1689,12 @@ fn attempt_settings(
             cooling: false,
         });
     let redactor = tool_redactor(shared, candidate);
+    let web_search = super::web_search::for_attempt(
+        &context.settings,
+        shared.web_search,
+        (resolved, !tools.is_empty()),
+        &|message| context.diagnostics.warn(message),
+    );
     let compaction = &context.settings.compaction;
     let settings = ApiSettings {
         api: resolved.api,
@@ -1695,6 +1717,7 @@ fn attempt_settings(
             &resolved.reference.model,
         ),
         reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
+        web_search,
         prices: model_info.as_ref().map(crate::config::ModelInfo::prices),
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
@@ -1903,6 +1926,7 @@ fn cli_settings(
         policy: shared.policy.clone(),
         sandbox: shared.sandbox_mode,
         added_dirs: shared.sandbox.added_dirs.clone(),
+        web_search: shared.web_search.asked,
         thinking: shared.thinking_asked,
         max_turns: attempt.max_turns,
         max_budget_usd: attempt.max_budget_usd,
@@ -2232,6 +2256,7 @@ fn model_usage(report: &TurnReport, window: Option<u64>) -> BTreeMap<String, Mod
                 output_tokens: totals.usage.output,
                 cache_read_input_tokens: totals.usage.cache_read,
                 cache_creation_input_tokens: totals.usage.cache_write,
+                web_search_requests: totals.usage.web_search_requests,
                 cost_usd: totals.cost_usd,
                 context_window: window,
             };
@@ -2266,6 +2291,9 @@ fn finish(
             cache_read_input_tokens: report.usage.cache_read,
             output_tokens: report.usage.output,
             reasoning_tokens: report.usage.reasoning,
+            server_tool_use: crate::output::schema::ServerToolUsage {
+                web_search_requests: report.usage.web_search_requests,
+            },
         },
         model_usage: model_usage(report, window),
         context: result_context(report, window),

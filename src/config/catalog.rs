@@ -44,6 +44,16 @@ pub struct ModelInfo {
     /// How `--json-schema` is enforced, when the catalog (or the config) says; otherwise the
     /// provider's default applies (`settings::structured_mode`).
     pub structured_output: Option<StructuredMode>,
+    /// Whether the provider's server-side web search can be requested for the model
+    /// (`--web-search`): Anthropic's `web_search` server tool, OpenAI Responses' `web_search`
+    /// tool, Gemini's `google_search` grounding.
+    pub web_search: bool,
+    /// Whether that search may go in a request that also offers function tools (Gemini 2.x
+    /// refuses `google_search` beside function declarations).
+    pub web_search_with_tools: bool,
+    /// USD per 1,000 web searches (the unit the providers' price pages use); 0 when unknown or
+    /// not billed per search.
+    pub web_search_price: f64,
     /// Where the numbers came from, and which ones could not be confirmed.
     pub source: String,
 }
@@ -59,6 +69,7 @@ impl ModelInfo {
             cache_read: self.cache_read_price,
             cache_write: self.cache_write_price,
             cache_write_1h: self.cache_write_1h_price,
+            web_search: self.web_search_price / 1_000.0,
         }
     }
 
@@ -103,6 +114,15 @@ struct CatalogEntry {
     /// default.
     #[serde(default)]
     structured_output: Option<StructuredMode>,
+    /// Server-side web search available; absent: no.
+    #[serde(default)]
+    web_search: bool,
+    /// ... beside function tools; absent: yes.
+    #[serde(default)]
+    web_search_with_tools: Option<bool>,
+    /// USD per 1,000 searches; absent: not priced.
+    #[serde(default)]
+    web_search_price: Option<f64>,
     source: String,
 }
 
@@ -153,6 +173,9 @@ impl Catalog {
                     .unwrap_or(entry.cache_write_price),
                 reasoning: entry.reasoning,
                 structured_output: entry.structured_output,
+                web_search: entry.web_search,
+                web_search_with_tools: entry.web_search_with_tools.unwrap_or(true),
+                web_search_price: entry.web_search_price.unwrap_or(0.0),
                 source: entry.source,
             });
         }

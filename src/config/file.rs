@@ -151,6 +151,15 @@ pub struct ModelConfig {
     pub cache_write_1h_price: Option<f64>,
     /// Whether the model accepts a reasoning/thinking level. Default without a catalog entry: false.
     pub reasoning: Option<bool>,
+    /// Whether the provider's server-side web search may be requested for the model
+    /// (`--web-search`; Anthropic, OpenAI Responses and Gemini protocols only). Default without a
+    /// catalog entry: false.
+    pub web_search: Option<bool>,
+    /// Whether that search may be asked for beside function tools (Gemini 2.x models cannot).
+    /// Default without a catalog entry: true.
+    pub web_search_with_tools: Option<bool>,
+    /// USD per 1,000 web searches. Default without a catalog entry: 0.
+    pub web_search_price: Option<f64>,
     /// How `--json-schema` is enforced for this model. Default: the catalog's, else the
     /// provider's `structured_output`.
     pub structured_output: Option<StructuredMode>,
@@ -325,6 +334,9 @@ pub struct ToolsConfig {
     /// `[tools.web_fetch]`.
     #[serde(default)]
     pub web_fetch: WebFetchConfig,
+    /// Ask the provider for its server-side web search on every turn, like `--web-search`: for
+    /// a model that cannot search, a warning and a turn without it. Default: false.
+    pub web_search: Option<bool>,
 }
 
 /// `[tools.web_fetch]`: what the `web_fetch` tool may reach.

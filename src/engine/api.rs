@@ -67,6 +67,8 @@ pub struct ApiSettings {
     pub max_output_tokens: u64,
     /// Whether the catalog says the model reasons (some parameters change).
     pub reasoning_model: bool,
+    /// The provider's server-side web search, when the turn asks for it and the model has it.
+    pub web_search: Option<crate::provider::web_search::WebSearch>,
     /// The model's prices, when the catalog knows them.
     pub prices: Option<Prices>,
     /// The model's context window, when known (compaction and pruning need it).
@@ -214,6 +216,7 @@ impl<'run> ApiEngine<'run> {
                 .filter(|_| self.thinking == settings.thinking),
             max_output_tokens: settings.max_output_tokens,
             reasoning_model: settings.reasoning_model,
+            web_search: settings.web_search,
             output_format: None,
         };
         if let Some(plan) = &self.structured {
@@ -492,6 +495,16 @@ impl<'run> ApiEngine<'run> {
             return step;
         }
         let over_threshold = self.needs_compaction(accumulator.usage().context_tokens());
+        if calls.is_empty()
+            && crate::provider::stop_reason::is_pause(accumulator.provider_stop_reason())
+        {
+            // Not the end of the turn: the paused answer is continued by the next call.
+            return if over_threshold {
+                Step::Compact(Compaction::AfterTools)
+            } else {
+                Step::Guard
+            };
+        }
         if calls.is_empty() {
             return if over_threshold {
                 Step::Compact(Compaction::AfterAnswer)

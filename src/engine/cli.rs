@@ -55,6 +55,8 @@ pub struct CliSettings {
     pub sandbox: SandboxMode,
     /// `--add-dir` and `tools.add_dirs`, canonical.
     pub added_dirs: Vec<PathBuf>,
+    /// `--web-search` / `tools.web_search`: the child's own web search is turned on.
+    pub web_search: bool,
     /// The reasoning level asked for, if any (the child keeps its default otherwise).
     pub thinking: Option<ThinkingLevel>,
     /// `--max-turns`.
@@ -163,6 +165,7 @@ fn request<'a>(
         policy: &settings.policy,
         sandbox: settings.sandbox,
         added_dirs: &settings.added_dirs,
+        web_search: settings.web_search,
         thinking: settings.thinking,
         max_turns: settings.max_turns,
         max_budget_usd: settings.max_budget_usd,

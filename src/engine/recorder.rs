@@ -156,6 +156,10 @@ impl<'a> Recorder<'a> {
                     fragment: call.arguments.to_string(),
                 });
             }
+            AssistantBlock::ServerTool(call) => events.push(StreamEvent::ServerTool {
+                block,
+                call: call.clone(),
+            }),
         }
         for event in events {
             let _ = self.sink.emit(&Event::Stream(event));
@@ -395,10 +399,7 @@ impl ChildRecord for Recorder<'_> {
                 .get(call_id)
                 .cloned()
                 .unwrap_or_else(|| "unknown".to_owned()),
-            content: vec![ContentBlock::Text(TextBlock {
-                text: text.to_owned(),
-                signature: None,
-            })],
+            content: vec![ContentBlock::Text(TextBlock::new(text))],
             details,
             is_error,
             timestamp: now_millis(),
@@ -493,6 +494,7 @@ mod tests {
         AssistantBlock::Text(TextBlock {
             text: words.to_owned(),
             signature: None,
+            citations: Vec::new(),
         })
     }
 

@@ -24,7 +24,7 @@ use super::schema::{
     Base64Word, CompactBoundaryLine, CompactMetadata, ImageSource, InitLine, Line, MessageWord,
     ModelFallbackLine, RawEvent, ResultContent, RunResult, StreamEventLine,
     StructuredOutputRetryLine, SystemLine, ToolResultWire, ToolResultWord, UserLine, UserWire,
-    WireUsage, new_uuid,
+    new_uuid,
 };
 use super::{Format, Stdout};
 use crate::conversation::{AssistantBlock, ContentBlock};
@@ -302,19 +302,34 @@ fn assistant_line(done: &AssistantDone, session_id: Option<String>) -> Assistant
     let content = message
         .content
         .iter()
-        .map(|block| match block {
-            AssistantBlock::Text(text) => AssistantContent::Text {
+        .flat_map(|block| match block {
+            AssistantBlock::Text(text) => vec![AssistantContent::Text {
                 text: text.text.clone(),
-            },
-            AssistantBlock::Thinking(thinking) => AssistantContent::Thinking {
+                citations: super::web_search::citations(&text.citations),
+            }],
+            AssistantBlock::Thinking(thinking) => vec![AssistantContent::Thinking {
                 thinking: thinking.thinking.clone(),
                 signature: thinking.signature.clone().unwrap_or_default(),
-            },
-            AssistantBlock::ToolCall(call) => AssistantContent::ToolUse {
+            }],
+            AssistantBlock::ToolCall(call) => vec![AssistantContent::ToolUse {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 input: call.arguments.clone(),
-            },
+            }],
+            AssistantBlock::ServerTool(call) => {
+                let mut blocks = vec![AssistantContent::ServerToolUse {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    input: call.input.clone(),
+                }];
+                if let Some(content) = super::web_search::result_content(call) {
+                    blocks.push(AssistantContent::WebSearchToolResult {
+                        tool_use_id: call.id.clone(),
+                        content,
+                    });
+                }
+                blocks
+            }
         })
         .collect();
     AssistantLine {
@@ -326,12 +341,7 @@ fn assistant_line(done: &AssistantDone, session_id: Option<String>) -> Assistant
             content,
             stop_reason: done.stop_reason.map(str::to_owned),
             stop_sequence: None,
-            usage: WireUsage {
-                input_tokens: message.usage.input,
-                cache_creation_input_tokens: message.usage.cache_write,
-                cache_read_input_tokens: message.usage.cache_read,
-                output_tokens: message.usage.output,
-            },
+            usage: super::partial::wire_usage(&message.usage),
             provider_stop_reason: done.provider_stop_reason.clone(),
         },
         parent_tool_use_id: None,

@@ -212,6 +212,10 @@ impl ProgressSink {
                 | StreamEvent::ToolCallStart { .. }
                 | StreamEvent::ToolCall { .. },
             ) => ("streaming".to_owned(), false),
+            // The provider's own search runs on its side while the stream waits.
+            Event::Stream(StreamEvent::ServerToolStart { name, .. }) => {
+                (format!("provider {name}"), false)
+            }
             _ => return None,
         };
         Some(phase)

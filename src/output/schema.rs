@@ -40,6 +40,12 @@ word!(/// `"base64"`.
     Base64Word = "base64");
 word!(/// `"result"`.
     ResultWord = "result");
+word!(/// `"web_search_result_location"`.
+    WebSearchLocationWord = "web_search_result_location");
+word!(/// `"web_search_result"`.
+    WebSearchResultWord = "web_search_result");
+word!(/// `"web_search_tool_result_error"`.
+    WebSearchErrorWord = "web_search_tool_result_error");
 
 // ---------------------------------------------------------------------------------------------
 // stream-json lines
@@ -281,6 +287,26 @@ pub enum AssistantContent {
     Text {
         /// The text.
         text: String,
+        /// The web sources it cites (provider web search); absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        citations: Vec<TextCitation>,
+    },
+    /// A search the provider ran on its side (`--web-search`), whatever the provider: not a
+    /// tool call pincer runs, and no `tool_result` answers it.
+    ServerToolUse {
+        /// The provider's call id.
+        id: String,
+        /// `web_search`.
+        name: String,
+        /// What was searched for (`{"query": …}`).
+        input: Value,
+    },
+    /// What that search found.
+    WebSearchToolResult {
+        /// The call it belongs to.
+        tool_use_id: String,
+        /// The results, or the error.
+        content: WebSearchContent,
     },
     /// Reasoning.
     Thinking {
@@ -300,6 +326,56 @@ pub enum AssistantContent {
     },
 }
 
+/// A citation of a text block, as Anthropic shapes a web search citation (without its
+/// `encrypted_index`, which is the provider's business).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextCitation {
+    /// `web_search_result_location`.
+    #[serde(rename = "type")]
+    pub kind: WebSearchLocationWord,
+    /// The page.
+    pub url: String,
+    /// Its title.
+    pub title: Option<String>,
+    /// The passage cited, when the provider says.
+    pub cited_text: Option<String>,
+}
+
+/// The `content` of a `web_search_tool_result`: the results, or what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum WebSearchContent {
+    /// The pages found.
+    Results(Vec<WebSearchResultLine>),
+    /// The search failed.
+    Error(WebSearchErrorLine),
+}
+
+/// One page found (without the `encrypted_content` the provider sends its model).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchResultLine {
+    /// `web_search_result`.
+    #[serde(rename = "type")]
+    pub kind: WebSearchResultWord,
+    /// The page.
+    pub url: String,
+    /// Its title, when known.
+    pub title: Option<String>,
+}
+
+/// A failed search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchErrorLine {
+    /// `web_search_tool_result_error`.
+    #[serde(rename = "type")]
+    pub kind: WebSearchErrorWord,
+    /// The provider's code (`max_uses_exceeded`, `too_many_requests`, …).
+    pub error_code: String,
+}
+
 /// Usage in Anthropic's field names (the three prompt parts are disjoint, SPEC §8).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -312,6 +388,17 @@ pub struct WireUsage {
     pub cache_read_input_tokens: u64,
     /// Output tokens.
     pub output_tokens: u64,
+    /// The call's provider web searches; absent when it ran none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_tool_use: Option<ServerToolUsage>,
+}
+
+/// `server_tool_use`: tools the provider ran itself, as claude counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerToolUsage {
+    /// Web searches.
+    pub web_search_requests: u64,
 }
 
 /// `user`: a tool result sent back to the model.
@@ -492,6 +579,22 @@ pub enum RawBlock {
         /// Always `{}`.
         input: Value,
     },
+    /// A search the provider runs itself (its input follows as `input_json_delta`).
+    ServerToolUse {
+        /// The provider's call id.
+        id: String,
+        /// `web_search`.
+        name: String,
+        /// Always `{}`.
+        input: Value,
+    },
+    /// What that search found, whole.
+    WebSearchToolResult {
+        /// The call it belongs to.
+        tool_use_id: String,
+        /// The results, or the error.
+        content: WebSearchContent,
+    },
 }
 
 /// The new part of a block.
@@ -517,6 +620,11 @@ pub enum RawDelta {
     InputJsonDelta {
         /// The fragment.
         partial_json: String,
+    },
+    /// A citation of the text block.
+    CitationsDelta {
+        /// The source.
+        citation: TextCitation,
     },
 }
 
@@ -567,6 +675,8 @@ pub struct ResultUsage {
     pub output_tokens: u64,
     /// The reasoning share of the output.
     pub reasoning_tokens: u64,
+    /// Provider web searches of the run, as claude reports them.
+    pub server_tool_use: ServerToolUsage,
 }
 
 /// One entry of `modelUsage`.
@@ -581,6 +691,8 @@ pub struct ModelUsage {
     pub cache_read_input_tokens: u64,
     /// Cache writes.
     pub cache_creation_input_tokens: u64,
+    /// Provider web searches.
+    pub web_search_requests: u64,
     /// Cost in USD.
     #[serde(rename = "costUSD")]
     pub cost_usd: f64,

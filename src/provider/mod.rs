@@ -25,6 +25,7 @@ pub mod stop_reason;
 #[cfg(test)]
 pub mod test_support;
 pub mod think_tags;
+pub mod web_search;
 
 pub use accumulate::Accumulator;
 pub use error::{ErrorDetails, ProviderError};
@@ -57,6 +58,9 @@ pub struct ModelRequest {
     pub max_output_tokens: u64,
     /// Whether the model is a reasoning model (catalog), which changes some parameters.
     pub reasoning_model: bool,
+    /// The provider's server-side web search, when the turn asks for it and the model has it
+    /// ([`web_search`]).
+    pub web_search: Option<web_search::WebSearch>,
     /// `--json-schema` enforced by the API on this call's answer (SPEC §3.4): Anthropic
     /// `output_config.format`, Responses `text.format`, Chat `response_format`, Gemini
     /// `responseJsonSchema`. Tool calls stay possible; only the text answer is constrained.

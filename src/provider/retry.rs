@@ -216,6 +216,9 @@ pub fn shows_output(event: &StreamEvent) -> bool {
             | StreamEvent::ToolCallStart { .. }
             | StreamEvent::ToolCallArguments { .. }
             | StreamEvent::ToolCall { .. }
+            | StreamEvent::ServerToolStart { .. }
+            | StreamEvent::ServerToolInput { .. }
+            | StreamEvent::ServerTool { .. }
     )
 }
 
@@ -851,6 +854,7 @@ mod tests {
             max_output_tokens: 1024,
             reasoning_model: false,
             output_format: None,
+            web_search: None,
         };
         let build = || crate::provider::protocol(ApiKind::Anthropic, &request);
         let mut texts = Vec::new();

@@ -30,6 +30,7 @@ fn request() -> ModelRequest {
         thinking_budget: None,
         max_output_tokens: 1024,
         reasoning_model: false,
+        web_search: None,
         output_format: None,
     }
 }

@@ -131,6 +131,24 @@ impl Home {
         assert_eq!(code(&output), 0, "{}", stderr(&output));
     }
 
+    /// The lines of the one session file in the store, parsed.
+    pub fn session_lines(&self) -> Vec<Value> {
+        let files: Vec<PathBuf> = std::fs::read_dir(self.sessions_dir())
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| {
+                path.extension()
+                    .is_some_and(|extension| extension == "jsonl")
+            })
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        std::fs::read_to_string(&files[0])
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+
     /// Write a session file into the store (name as pincer would name it) and return its path.
     pub fn write_session(&self, session: &SessionBuilder) -> PathBuf {
         let dir = self.sessions_dir();

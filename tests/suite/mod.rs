@@ -25,4 +25,5 @@ mod structured_output;
 mod tool_policy;
 mod turns;
 mod web_fetch;
+mod web_search;
 mod workspace;

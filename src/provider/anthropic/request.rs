@@ -16,6 +16,12 @@
 //! signature (another provider's, or an aborted stream's) is dropped, because its text is not
 //! something the assistant said and the API rejects unsigned thinking blocks.
 //!
+//! Web search (`request.web_search`): the `web_search` server tool goes after the client tools.
+//! The searches an earlier Anthropic answer ran (`server_tool_use` and its
+//! `web_search_tool_result`) and its text's citations are sent back as they came — the API
+//! needs them to continue a `pause_turn` and to go on after a client tool call in the same
+//! answer — but only while the search tool is offered; otherwise the answer's text alone is sent.
+//!
 //! Prompt caching: breakpoints on the system prompt, the last tool, and the last block of the last
 //! two user turns (4, the API's maximum). The newest breakpoint writes the cache for the next
 //! call; the one before it reads what the previous call wrote, so repeated cron turns on one
@@ -25,11 +31,12 @@ use serde_json::{Map, Value};
 
 use super::wire::{
     CacheControl, ContentBlockParam, ImageSource, MessageParam, MessagesRequest, OutputConfig,
-    OutputFormatParam, Role, SystemBlock, ThinkingParam, ToolParam, ToolResultBlock,
+    OutputFormatParam, Role, ServerTool, SystemBlock, ThinkingParam, ToolEntry, ToolParam,
+    ToolResultBlock,
 };
 use crate::conversation::{
     AssistantBlock, AssistantMessage, ContentBlock, ImageBlock, Message, MessageContent,
-    ToolResultMessage,
+    ServerToolCall, ToolResultMessage,
 };
 use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
 
@@ -76,7 +83,14 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
     if let Some(last) = tools.last_mut() {
         last.cache_control = Some(CacheControl::Ephemeral);
     }
-    let mut messages = conversation(&request.messages);
+    let mut tools: Vec<ToolEntry> = tools.into_iter().map(ToolEntry::Client).collect();
+    if let Some(search) = request.web_search {
+        tools.push(ToolEntry::Server(ServerTool::WebSearch {
+            name: "web_search",
+            max_uses: Some(search.max_uses),
+        }));
+    }
+    let mut messages = conversation(&request.messages, request.web_search.is_some());
     mark_cache_breakpoints(&mut messages);
     let body = MessagesRequest {
         model: request.model.clone(),
@@ -139,9 +153,14 @@ pub fn level_for_budget(tokens: u64) -> ThinkingLevel {
         .map_or(ThinkingLevel::Xhigh, |(level, _)| *level)
 }
 
-/// The session's messages as a valid Messages API conversation.
-fn conversation(messages: &[Message]) -> Vec<MessageParam> {
-    let mut turns = merge_roles(messages.iter().filter_map(turn_of));
+/// The session's messages as a valid Messages API conversation; with `searching`, earlier
+/// searches and citations are sent back.
+fn conversation(messages: &[Message], searching: bool) -> Vec<MessageParam> {
+    let mut turns = merge_roles(
+        messages
+            .iter()
+            .filter_map(|message| turn_of(message, searching)),
+    );
     if turns
         .first()
         .is_some_and(|turn| turn.role == Role::Assistant)
@@ -158,10 +177,10 @@ fn conversation(messages: &[Message]) -> Vec<MessageParam> {
 }
 
 /// One session message as one API turn; `None` when nothing of it can be sent.
-fn turn_of(message: &Message) -> Option<MessageParam> {
+fn turn_of(message: &Message, searching: bool) -> Option<MessageParam> {
     let (role, content) = match message {
         Message::User(user) => (Role::User, user_blocks(&user.content)),
-        Message::Assistant(assistant) => (Role::Assistant, assistant_blocks(assistant)),
+        Message::Assistant(assistant) => (Role::Assistant, assistant_blocks(assistant, searching)),
         Message::ToolResult(result) => (Role::User, vec![tool_result_block(result)]),
     };
     (!content.is_empty()).then_some(MessageParam { role, content })
@@ -183,40 +202,90 @@ fn user_blocks(content: &MessageContent) -> Vec<ContentBlockParam> {
     }
 }
 
-fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam> {
+fn assistant_blocks(message: &AssistantMessage, searching: bool) -> Vec<ContentBlockParam> {
     let replay_signatures = message.api == API_NAME;
+    // Another provider's searches and citations mean nothing to this API.
+    let replay_searches = replay_signatures && searching;
     message
         .content
         .iter()
-        .filter_map(|block| match block {
-            AssistantBlock::Text(text) => non_blank(&text.text).map(text_block),
-            AssistantBlock::Thinking(thinking) => {
-                let signature = thinking
-                    .signature
-                    .as_ref()
-                    .filter(|signature| replay_signatures && !signature.is_empty())?;
-                Some(if thinking.redacted {
-                    ContentBlockParam::RedactedThinking {
-                        data: signature.clone(),
-                    }
-                } else {
-                    ContentBlockParam::Thinking {
-                        thinking: thinking.thinking.clone(),
-                        signature: signature.clone(),
-                    }
-                })
-            }
-            AssistantBlock::ToolCall(call) => Some(ContentBlockParam::ToolUse {
-                id: tool_id(&call.id),
-                name: call.name.clone(),
-                input: match &call.arguments {
-                    Value::Object(_) => call.arguments.clone(),
-                    _ => Value::Object(Map::new()),
-                },
-                cache_control: None,
-            }),
+        .flat_map(|block| match block {
+            AssistantBlock::ServerTool(server) if replay_searches => server_tool_blocks(server),
+            AssistantBlock::ServerTool(_) => Vec::new(),
+            other => assistant_block(other, replay_signatures, replay_searches)
+                .into_iter()
+                .collect(),
         })
         .collect()
+}
+
+/// An earlier search as the two blocks it came as; the result only when it arrived.
+fn server_tool_blocks(server: &ServerToolCall) -> Vec<ContentBlockParam> {
+    let mut blocks = vec![ContentBlockParam::ServerToolUse {
+        id: tool_id(&server.id),
+        name: server.name.clone(),
+        input: match &server.input {
+            Value::Object(_) => server.input.clone(),
+            _ => Value::Object(Map::new()),
+        },
+    }];
+    if let Some(content) = &server.payload {
+        blocks.push(ContentBlockParam::WebSearchToolResult {
+            tool_use_id: tool_id(&server.id),
+            content: content.clone(),
+        });
+    }
+    blocks
+}
+
+fn assistant_block(
+    block: &AssistantBlock,
+    replay_signatures: bool,
+    replay_citations: bool,
+) -> Option<ContentBlockParam> {
+    match block {
+        AssistantBlock::Text(text) => non_blank(&text.text).map(|redacted| {
+            let citations = if replay_citations {
+                text.citations
+                    .iter()
+                    .filter_map(|citation| citation.payload.clone())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            ContentBlockParam::Text {
+                text: redacted,
+                citations,
+                cache_control: None,
+            }
+        }),
+        AssistantBlock::Thinking(thinking) => {
+            let signature = thinking
+                .signature
+                .as_ref()
+                .filter(|signature| replay_signatures && !signature.is_empty())?;
+            Some(if thinking.redacted {
+                ContentBlockParam::RedactedThinking {
+                    data: signature.clone(),
+                }
+            } else {
+                ContentBlockParam::Thinking {
+                    thinking: thinking.thinking.clone(),
+                    signature: signature.clone(),
+                }
+            })
+        }
+        AssistantBlock::ToolCall(call) => Some(ContentBlockParam::ToolUse {
+            id: tool_id(&call.id),
+            name: call.name.clone(),
+            input: match &call.arguments {
+                Value::Object(_) => call.arguments.clone(),
+                _ => Value::Object(Map::new()),
+            },
+            cache_control: None,
+        }),
+        AssistantBlock::ServerTool(_) => None,
+    }
 }
 
 fn tool_result_block(result: &ToolResultMessage) -> ContentBlockParam {
@@ -248,6 +317,7 @@ fn non_blank(text: &str) -> Option<String> {
 fn text_block(text: String) -> ContentBlockParam {
     ContentBlockParam::Text {
         text,
+        citations: Vec::new(),
         cache_control: None,
     }
 }
@@ -347,6 +417,7 @@ mod tests {
             max_output_tokens: 8192,
             reasoning_model: true,
             output_format: None,
+            web_search: None,
         }
     }
 

@@ -162,6 +162,7 @@ mod tests {
             max_output_tokens: 4096,
             reasoning_model: false,
             output_format: None,
+            web_search: None,
         }
     }
 
