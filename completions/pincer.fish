@@ -91,8 +91,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l idle-timeout -d 'G
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l events-file -d 'Also write stream-json events to FILE, whatever stdout\'s format' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l json-schema -d 'Constrain the answer to a JSON Schema, given inline or as @FILE' -r
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-schema -d 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l auth-profile -d 'Use only the credential profile ID' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
@@ -173,8 +173,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l idle-timeout -d
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l events-file -d 'Also write stream-json events to FILE, whatever stdout\'s format' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json-schema -d 'Constrain the answer to a JSON Schema, given inline or as @FILE' -r
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-schema -d 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l auth-profile -d 'Use only the credential profile ID' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F

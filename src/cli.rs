@@ -809,7 +809,8 @@ pub struct TurnArgs {
     #[arg(long, help_heading = "Session and output")]
     pub heartbeat: bool,
 
-    /// Constrain the answer to a JSON Schema, given inline or as @FILE.
+    /// Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back
+    /// with the errors when invalid, printed as `structured_output`.
     #[arg(
         long,
         value_name = "SCHEMA|@FILE",
@@ -818,7 +819,8 @@ pub struct TurnArgs {
     )]
     pub json_schema: Option<String>,
 
-    /// Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE).
+    /// Hold the final answer to the JSON Schema in FILE (codex's spelling of --json-schema
+    /// @FILE).
     #[arg(
         long,
         value_name = "FILE",

@@ -28,6 +28,7 @@ pub mod redact;
 pub mod secret;
 pub mod session;
 pub mod settings;
+pub mod structured;
 pub mod tools;
 
 /// The integration tests' mock HTTP server, for the unit tests that need a real socket (the

@@ -184,6 +184,7 @@ async fn request_summary(
         thinking_budget: None,
         max_output_tokens: summary_model.max_output_tokens,
         reasoning_model: false,
+        output_format: None,
         web_search: None,
     };
     let build = || provider::protocol(summary_model.api, &model_request);

@@ -336,6 +336,10 @@ pub struct ResultEvent {
     /// Tool calls claude refused.
     #[serde(default)]
     pub permission_denials: Vec<Denial>,
+    /// With `--json-schema`: the answer's value, as claude parsed it (its `result` text may
+    /// be empty then).
+    #[serde(default)]
+    pub structured_output: Option<Value>,
 }
 
 /// A tool call claude refused.

@@ -198,6 +198,10 @@ pub struct Request<'a> {
     pub hooks: &'a crate::hooks::HookSet,
     /// claude: where the `--settings` file with them is written, when there are any.
     pub settings_file: Option<&'a Path>,
+    /// claude: `--json-schema`, the schema inline (claude takes no file for it).
+    pub json_schema: Option<&'a Value>,
+    /// codex: `--output-schema FILE`, the schema's file in OpenAI's strict form.
+    pub output_schema_file: Option<&'a Path>,
 }
 
 /// How to start the child.
@@ -347,6 +351,11 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
         args.push("--max-budget-usd".to_owned());
         args.push(budget.to_string());
     }
+    // On resumed turns too: the schema holds the answer of this turn (SPEC §3.4).
+    if let Some(schema) = request.json_schema {
+        args.push("--json-schema".to_owned());
+        args.push(schema.to_string());
+    }
     args
 }
 
@@ -396,6 +405,11 @@ fn codex_args(request: &Request<'_>) -> Vec<String> {
     }
     args.extend(mcp::codex_overrides(request.mcp, request.policy).args);
     args.extend(hooks::codex_overrides(request.hooks).args);
+    // `exec resume` takes it too (codex PR #23123).
+    if let Some(file) = request.output_schema_file {
+        args.push("--output-schema".to_owned());
+        args.push(file.to_string_lossy().into_owned());
+    }
     for image in request.images {
         args.push("--image".to_owned());
         args.push(image.to_string_lossy().into_owned());

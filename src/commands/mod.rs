@@ -11,6 +11,7 @@ mod mcp;
 mod replay;
 pub mod sessions;
 pub mod status;
+mod structured;
 pub mod turn;
 mod web_search;
 

@@ -101,6 +101,8 @@ fn drive(
     turn_args: &TurnArgs,
     plan: &TurnPlan<'_>,
 ) -> CliResult<Exit> {
+    // Heartbeat runs and structured output print the answer only at the end.
+    let hold_text = turn_args.heartbeat || super::structured::requested(turn_args);
     let sink_with = |events_file| {
         sink_for(
             format,
@@ -108,7 +110,7 @@ fn drive(
                 turn_args.include_partial_messages,
                 turn_args.include_hook_events,
             ),
-            turn_args.heartbeat,
+            hold_text,
             events_file,
         )
     };
@@ -138,7 +140,7 @@ fn drive(
             sink,
             &context.diagnostics,
             format,
-            turn_args.heartbeat,
+            hold_text,
         ));
         sink = Box::new(RunSink {
             inner: sink,
@@ -171,7 +173,8 @@ fn drive(
             }
             if let Some(path) = &turn_args.output_last_message
                 && !result.is_error
-                && let Err(write_error) = crate::fs::write_atomic(path, result.result.as_bytes())
+                && let Err(write_error) =
+                    crate::fs::write_atomic(path, result.answer_text().as_bytes())
             {
                 return Err(CliError::new(
                     Exit::RunFailed,
@@ -298,20 +301,6 @@ enum Execution {
         exit: Exit,
         error: Option<CliError>,
     },
-}
-
-/// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
-fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
-    let checks: [(bool, &str); 1] = [(
-        args.json_schema.is_some() || args.output_schema.is_some(),
-        "--json-schema",
-    )];
-    for (given, flag) in checks {
-        if given {
-            return Err(CliError::not_available(flag));
-        }
-    }
-    Ok(())
 }
 
 fn thinking_level(level: crate::cli::ThinkingLevel) -> ThinkingLevel {
@@ -929,7 +918,8 @@ fn execute(
     sink: &mut dyn EventSink,
     known: &mut Known,
 ) -> CliResult<Execution> {
-    refuse_unavailable(args)?;
+    // --json-schema: a schema that cannot be used is exit 2 before anything is sent (§3.4).
+    let output_schema = super::structured::schema(args)?;
     if let TurnPlan::Resume(resume_args) = plan {
         check_resume_session_id(resume_args)?;
     }
@@ -978,7 +968,7 @@ fn execute(
         input,
         &chain,
         (policy, mcp, mcp_config),
-        (&added_dirs, recorded_thinking),
+        (&added_dirs, recorded_thinking, output_schema),
         (hook_set, &setup),
     )?;
     let primary = &chain[0];
@@ -1207,7 +1197,11 @@ fn shared_settings(
         std::sync::Arc<crate::mcp::McpSet>,
         crate::mcp::McpConfig,
     ),
-    (added_dirs, recorded_thinking): (&[PathBuf], Option<ThinkingLevel>),
+    (added_dirs, recorded_thinking, output_schema): (
+        &[PathBuf],
+        Option<ThinkingLevel>,
+        Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    ),
     (hook_set, setup): (crate::hooks::HookSet, &SessionSetup),
 ) -> CliResult<(Shared, Message)> {
     // claude's --max-thinking-tokens: the exact budget where the protocol takes one, the nearest
@@ -1296,6 +1290,7 @@ fn shared_settings(
         thinking,
         thinking_asked,
         thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
+        output_schema,
         web_search: super::web_search::Asked::new(args.web_search, &context.settings),
     };
     Ok((shared, user))
@@ -1399,7 +1394,7 @@ fn dry_run(
         None => {
             let mut messages = setup.context.clone();
             messages.push(user);
-            let request = ModelRequest {
+            let mut request = ModelRequest {
                 model: settings.model.clone(),
                 system_prompt: settings.system_prompt.clone(),
                 messages: crate::conversation::repair(&messages),
@@ -1408,8 +1403,12 @@ fn dry_run(
                 thinking_budget: settings.thinking_budget,
                 max_output_tokens: settings.max_output_tokens,
                 reasoning_model: settings.reasoning_model,
+                output_format: None,
                 web_search: settings.web_search,
             };
+            if let Some(plan) = &settings.structured {
+                plan.shape(&mut request, false);
+            }
             let protocol = provider::protocol(settings.api, &request);
             let endpoint = Endpoint {
                 api_key: None,
@@ -1655,6 +1654,8 @@ struct Shared {
     thinking_asked: Option<ThinkingLevel>,
     /// `--max-thinking-tokens`, when given and not 0.
     thinking_budget: Option<u64>,
+    /// `--json-schema`.
+    output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
     /// `--web-search` / `tools.web_search`.
     web_search: super::web_search::Asked,
 }
@@ -1806,6 +1807,7 @@ fn attempt_settings(
         spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
         retry: super::retry_policy(context),
         redactor,
+        structured: super::structured::plan(context, shared.output_schema.as_ref(), resolved),
     };
     Attempt {
         settings,
@@ -2010,6 +2012,11 @@ fn cli_settings(
         redactor: crate::redact::Redactor::with_environment(
             std::iter::empty(),
             crate::settings::process_env,
+        ),
+        structured: super::structured::child_plan(
+            context,
+            shared.output_schema.as_ref(),
+            &candidate.resolved,
         ),
     })
 }
@@ -2264,6 +2271,17 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
             }),
             "error",
         ),
+        Ending::StructuredOutputInvalid { errors, retries } => (
+            ResultSubtype::ErrorMaxStructuredOutputRetries,
+            Exit::RunFailed,
+            Some(Failure {
+                kind: "structured_output".into(),
+                message: super::structured::failure_message(errors, *retries),
+                status: None,
+                retryable: false,
+            }),
+            "error",
+        ),
         Ending::NotStarted(failure) => (
             ResultSubtype::ErrorDuringExecution,
             Exit::Usage,
@@ -2400,7 +2418,7 @@ fn finish(
                 tool_input: denial.tool_input.clone(),
             })
             .collect(),
-        structured_output: None,
+        structured_output: report.structured_output.clone(),
         model: Some(outcome.model.clone()),
         provider: Some(outcome.provider.clone()),
         backend: Some(outcome.backend.to_owned()),

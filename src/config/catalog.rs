@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::file::StructuredMode;
 use crate::conversation::{Prices, TokenUsage};
 
 /// The catalog's source text.
@@ -40,6 +41,9 @@ pub struct ModelInfo {
     pub cache_write_1h_price: f64,
     /// Whether the model takes a reasoning/thinking level.
     pub reasoning: bool,
+    /// How `--json-schema` is enforced, when the catalog (or the config) says; otherwise the
+    /// provider's default applies (`settings::structured_mode`).
+    pub structured_output: Option<StructuredMode>,
     /// Whether the provider's server-side web search can be requested for the model
     /// (`--web-search`): Anthropic's `web_search` server tool, OpenAI Responses' `web_search`
     /// tool, Gemini's `google_search` grounding.
@@ -106,6 +110,10 @@ struct CatalogEntry {
     #[serde(default)]
     cache_write_1h_price: Option<f64>,
     reasoning: bool,
+    /// `native`, `native-without-tools`, `tool` or `instructions`; absent: the provider's
+    /// default.
+    #[serde(default)]
+    structured_output: Option<StructuredMode>,
     /// Server-side web search available; absent: no.
     #[serde(default)]
     web_search: bool,
@@ -164,6 +172,7 @@ impl Catalog {
                     .cache_write_1h_price
                     .unwrap_or(entry.cache_write_price),
                 reasoning: entry.reasoning,
+                structured_output: entry.structured_output,
                 web_search: entry.web_search,
                 web_search_with_tools: entry.web_search_with_tools.unwrap_or(true),
                 web_search_price: entry.web_search_price.unwrap_or(0.0),

@@ -72,6 +72,9 @@ pub struct ConfigFile {
     /// Commands run at fixed points of a turn, `[[hooks.EVENT]]` (SPEC §14). Default: none.
     #[serde(default)]
     pub hooks: HooksConfig,
+    /// `--json-schema` answers (SPEC §3.4).
+    #[serde(default)]
+    pub structured_output: StructuredOutputConfig,
 }
 
 /// The wire protocol a provider speaks (SPEC §4.1).
@@ -122,6 +125,11 @@ pub struct ProviderConfig {
     /// Models added to or corrected in the built-in catalog, keyed by model id.
     #[serde(default)]
     pub models: BTreeMap<String, ModelConfig>,
+    /// How `--json-schema` is enforced for this provider's models that say nothing themselves
+    /// (`[providers.NAME.models.ID] structured_output`). Default: the catalog's word for known
+    /// models, else `native`, except `tool` for Chat Completions servers (local ones mostly
+    /// have no JSON Schema mode).
+    pub structured_output: Option<StructuredMode>,
 }
 
 /// `[providers.NAME.models.ID]`: any field left out comes from the catalog entry, if there is
@@ -155,6 +163,49 @@ pub struct ModelConfig {
     pub web_search_with_tools: Option<bool>,
     /// USD per 1,000 web searches. Default without a catalog entry: 0.
     pub web_search_price: Option<f64>,
+    /// How `--json-schema` is enforced for this model. Default: the catalog's, else the
+    /// provider's `structured_output`.
+    pub structured_output: Option<StructuredMode>,
+}
+
+/// How a model is held to `--json-schema` (SPEC §3.4). Whatever the mode, pincer validates the
+/// answer itself and sends an invalid one back with the errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StructuredMode {
+    /// The API's own JSON Schema mode on every call, tools offered beside it (Anthropic
+    /// `output_config.format`, OpenAI `text.format` / `response_format`, Gemini 3
+    /// `responseJsonSchema`).
+    Native,
+    /// The API's JSON Schema mode only on calls that offer no tools: the model cannot combine
+    /// the two (Gemini 2.5). An invalid answer is asked again without tools, under the schema.
+    NativeWithoutTools,
+    /// A final-answer tool `structured_output` whose input schema is the user's: the model
+    /// calls it last, and its input is the answer.
+    Tool,
+    /// The schema in the system prompt, nothing else.
+    Instructions,
+}
+
+impl StructuredMode {
+    /// The name used in `config.toml` and `models.toml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::NativeWithoutTools => "native-without-tools",
+            Self::Tool => "tool",
+            Self::Instructions => "instructions",
+        }
+    }
+}
+
+/// `[structured_output]` (SPEC §3.4).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StructuredOutputConfig {
+    /// Times an answer that does not match `--json-schema` is sent back with the errors before
+    /// the run ends with `error_max_structured_output_retries`. Default: 2.
+    pub max_retries: Option<u32>,
 }
 
 /// `[backends]`: only the two CLI backends exist.

@@ -19,9 +19,11 @@ use super::event::{
 };
 use super::replay::{DIVERGED_NOTICE, Replay, ReplayStep};
 use super::step::{Compaction, Engine, Step, Turn};
+use super::structured::{Answers, Judgement, feedback_message};
 use super::{CancelReason, Denial, Ending};
 use crate::agent::compact::{self, SummaryModel};
 use crate::agent::compaction::{self, CompactionRules};
+use crate::config::file::StructuredMode;
 use crate::conversation::{
     self, AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, MessageContent, Prices,
     StopReason, StreamEvent, ThinkingLevel, TokenUsage, ToolCall, ToolDefinition,
@@ -36,6 +38,7 @@ use crate::provider::{self, Accumulator, ApiKind, ModelRequest, ProviderError};
 use crate::redact::Redactor;
 use crate::secret::Secret;
 use crate::session::store::SessionError;
+use crate::structured::Plan;
 use crate::tools::policy::{Decision, ToolPolicy};
 use crate::tools::{self, Sandbox, ToolContext};
 
@@ -99,6 +102,8 @@ pub struct ApiSettings {
     pub spare_credentials: Vec<Credential>,
     /// Scrubs the keys (and their encodings) from tool output before it is stored or sent.
     pub redactor: Redactor,
+    /// `--json-schema`: how this model is held to the schema (SPEC §3.4).
+    pub structured: Option<Plan>,
 }
 
 /// A credential the turn may use.
@@ -144,6 +149,12 @@ pub(crate) struct ApiEngine<'run> {
     /// What SessionStart hooks said after a compaction, added to the system prompt of the
     /// requests that follow.
     hook_context: Vec<String>,
+    /// `--json-schema`'s plan (the API's JSON mode may be refused, then the tool takes over).
+    structured: Option<Plan>,
+    answers: Answers,
+    /// The model answered once without tools: a `native-without-tools` model is now asked
+    /// under the schema, without tools.
+    final_call: bool,
 }
 
 /// What the person reading stdout has seen.
@@ -190,6 +201,9 @@ impl<'run> ApiEngine<'run> {
             stop_hook_active: false,
             hook_stop: None,
             hook_context: Vec::new(),
+            structured: settings.structured.clone(),
+            answers: Answers::default(),
+            final_call: false,
         }
     }
 
@@ -215,7 +229,7 @@ impl<'run> ApiEngine<'run> {
                 self.hook_context.join("\n\n")
             )
         };
-        ModelRequest {
+        let mut request = ModelRequest {
             model: settings.model.clone(),
             system_prompt,
             messages: outgoing,
@@ -227,7 +241,12 @@ impl<'run> ApiEngine<'run> {
             max_output_tokens: settings.max_output_tokens,
             reasoning_model: settings.reasoning_model,
             web_search: settings.web_search,
+            output_format: None,
+        };
+        if let Some(plan) = &self.structured {
+            plan.shape(&mut request, self.final_call);
         }
+        request
     }
 
     /// Text of the call as it streams: shown unless a re-sent call repeats it.
@@ -371,6 +390,16 @@ impl<'run> ApiEngine<'run> {
     /// the next credential, a compaction, or the end of the turn.
     fn after_failure(&mut self, error: ProviderError, turn: &mut Turn<'_>) -> Step {
         let kind = classify(&error);
+        if kind == FailureKind::Format
+            && rejects_output_format(&error)
+            && let Some(warning) = self.structured.as_mut().and_then(Plan::fall_back_to_tool)
+        {
+            let _ = turn
+                .sink
+                .emit(&Event::Warning(format!("{warning} ({error})")));
+            self.final_call = false;
+            return Step::CallModel;
+        }
         if rejects_thinking(&error, kind)
             && let Some(lower) = lower_thinking(self.thinking)
         {
@@ -486,6 +515,9 @@ impl<'run> ApiEngine<'run> {
                 max_output_tokens: Some(self.settings.max_output_tokens),
             });
         }
+        if let Some(step) = self.answer_step(&calls) {
+            return step;
+        }
         let over_threshold = self.needs_compaction(accumulator.usage().context_tokens());
         if calls.is_empty()
             && crate::provider::stop_reason::is_pause(accumulator.provider_stop_reason())
@@ -513,20 +545,122 @@ impl<'run> ApiEngine<'run> {
         Step::RunTools(calls)
     }
 
+    /// With `--json-schema`: the answer to check — a message without tool calls, or a call of
+    /// the final-answer tool on its own (among other calls it is refused, see `run_tool`).
+    fn answer_step(&self, calls: &[ToolCall]) -> Option<Step> {
+        let plan = self.structured.as_ref()?;
+        match calls {
+            [] => Some(Step::CheckAnswer(None)),
+            [call] if plan.is_answer_tool(&call.name) => {
+                Some(Step::CheckAnswer(Some(call.clone())))
+            }
+            _ => None,
+        }
+    }
+
+    /// `Step::CheckAnswer`: a valid answer ends the turn with its value; an invalid one goes
+    /// back to the model (a user message, or the final-answer tool's error result) until the
+    /// retries are used up.
+    fn check_answer(&mut self, call: Option<ToolCall>, turn: &mut Turn<'_>) -> Step {
+        let Some(plan) = &self.structured else {
+            return Step::Done(Ending::Completed);
+        };
+        let verdict = match &call {
+            Some(call) => {
+                // The call has no text: its input is the answer the result shows.
+                turn.report.final_text = call.arguments.to_string();
+                plan.check_tool_input(&call.arguments)
+            }
+            None => plan.check_text(&turn.report.final_text),
+        };
+        let judged = self.answers.judge(plan, verdict, turn);
+        let judgement = match judged {
+            Ok(judgement) => judgement,
+            Err(error) => return Step::Done(Ending::Persistence(error)),
+        };
+        let (answer, next) = match judgement {
+            Judgement::Accepted(value) => {
+                let context = turn
+                    .report
+                    .last_usage
+                    .map_or(0, |usage| usage.context_tokens());
+                let compact = self.needs_compaction(context);
+                // A valid answer is where the turn would stop: the Stop hooks have their say.
+                let next = if self.settings.hooks.has(HookEvent::Stop) {
+                    Step::Stopping { compact }
+                } else if compact {
+                    Step::Compact(Compaction::AfterAnswer)
+                } else {
+                    Step::Done(Ending::Completed)
+                };
+                if call.is_some() {
+                    turn.report.final_text = value.to_string();
+                }
+                (("Answer accepted.".to_owned(), false), next)
+            }
+            Judgement::Exhausted(ending) => {
+                let Ending::StructuredOutputInvalid { errors, .. } = &ending else {
+                    return Step::Done(ending);
+                };
+                ((plan.feedback(errors), true), Step::Done(ending))
+            }
+            Judgement::Retry(errors) => {
+                let feedback = plan.feedback(&errors);
+                if plan.mode() == StructuredMode::NativeWithoutTools {
+                    self.final_call = true;
+                }
+                if call.is_none() {
+                    let message = feedback_message(feedback);
+                    if let Err(error) = turn.transcript.append_message(&message) {
+                        return Step::Done(Ending::Persistence(error));
+                    }
+                    turn.messages.push(message);
+                    return Step::Guard;
+                }
+                ((feedback, true), Step::Guard)
+            }
+        };
+        // The final-answer call is answered like any call, so the transcript stays valid.
+        if let Some(call) = &call {
+            let (text, is_error) = answer;
+            let result = ToolResultMessage {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                content: vec![conversation::ContentBlock::text(&text)],
+                details: None,
+                is_error,
+                timestamp: now_millis(),
+            };
+            if let Err(error) = self.record_tool_result(result, turn) {
+                return Step::Done(Ending::Persistence(error));
+            }
+        }
+        next
+    }
+
+    /// Store a tool result, add it to the context and show it.
+    fn record_tool_result(
+        &self,
+        result: ToolResultMessage,
+        turn: &mut Turn<'_>,
+    ) -> Result<(), SessionError> {
+        let stored = Message::ToolResult(result.clone());
+        let entry_id = turn.transcript.append_message(&stored)?;
+        turn.messages.push(stored);
+        let _ = turn.sink.emit(&Event::ToolResult(ToolResultDone {
+            result,
+            entry_id: Some(entry_id),
+        }));
+        Ok(())
+    }
+
     /// `Step::RunTools`: each call in order, refused or run, its result recorded and shown.
     async fn run_tools(&mut self, calls: Vec<ToolCall>, turn: &mut Turn<'_>) -> Step {
         for call in calls {
             let result = self.run_tool(&call, turn).await;
-            let stored = Message::ToolResult(result.clone());
-            let entry_id = match turn.transcript.append_message(&stored) {
-                Ok(id) => id,
-                Err(error) => return Step::Done(Ending::Persistence(error)),
-            };
-            turn.messages.push(stored);
-            let _ = turn.sink.emit(&Event::ToolResult(ToolResultDone {
-                result,
-                entry_id: Some(entry_id),
-            }));
+            if let Err(error) = self.record_tool_result(result, turn) {
+                return Step::Done(Ending::Persistence(error));
+            }
         }
         if let Some((event, reason)) = self.hook_stop.take() {
             return Step::Done(Ending::HookStopped { event, reason });
@@ -554,6 +688,15 @@ impl<'run> ApiEngine<'run> {
             tools::ToolOutput::error("not run: the turn was interrupted")
         } else if let Some((event, _)) = &self.hook_stop {
             tools::ToolOutput::error(format!("not run: a {event} hook stopped the turn"))
+        } else if self
+            .structured
+            .as_ref()
+            .is_some_and(|plan| plan.is_answer_tool(&call.name))
+        {
+            tools::ToolOutput::error(
+                "not accepted: call structured_output on its own, as the last step, once the \
+                 other tools' results are back",
+            )
         } else {
             match self
                 .pre_tool_use(call, &mut arguments, &mut notes, turn)
@@ -972,6 +1115,7 @@ impl Engine for ApiEngine<'_> {
             Step::Compact(compaction) => self.compact(compaction, turn).await,
             Step::Guard => self.guard(turn),
             Step::Stopping { compact } => self.stopping(compact, turn).await,
+            Step::CheckAnswer(call) => self.check_answer(call, turn),
             Step::Done(ending) => Step::Done(ending),
         }
     }
@@ -1037,6 +1181,27 @@ fn has_answer(message: &AssistantMessage) -> bool {
         AssistantBlock::Text(text) => !text.text.trim().is_empty(),
         _ => false,
     })
+}
+
+/// Whether a refused request names the API's JSON Schema mode (Anthropic `output_config`,
+/// OpenAI `text.format` / `response_format`, Gemini `responseJsonSchema` or its refusal of a
+/// JSON mime type beside function calling), rather than anything else malformed.
+pub fn rejects_output_format(error: &ProviderError) -> bool {
+    let message = error.to_string().to_lowercase();
+    [
+        "output_config",
+        "output_format",
+        "response_format",
+        "text.format",
+        "json_schema",
+        "responsejsonschema",
+        "response_json_schema",
+        "responsemimetype",
+        "response_mime_type",
+        "response mime type",
+    ]
+    .iter()
+    .any(|word| message.contains(word))
 }
 
 /// The next lower reasoning level, for a provider that refused the current one.

@@ -10,7 +10,7 @@
 
 use std::ffi::OsString;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -18,6 +18,7 @@ use serde_json::json;
 use super::event::Event;
 use super::recorder::{Recorder, RecorderState};
 use super::step::{Engine, Step, Turn};
+use super::structured::{Answers, Judgement, feedback_message};
 use super::{CancelReason, Denial, Ending, TurnReport};
 use crate::backend::child::{self, ChildEnd, Spawn};
 use crate::backend::claude::ClaudeStream;
@@ -31,6 +32,7 @@ use crate::redact::Redactor;
 use crate::session::record::Entry;
 use crate::session::store::SessionError;
 use crate::session::transcript::Transcript;
+use crate::structured::Plan;
 use crate::tools::SandboxMode;
 use crate::tools::policy::ToolPolicy;
 
@@ -77,6 +79,8 @@ pub struct CliSettings {
     pub environment: Vec<(OsString, OsString)>,
     /// Scrubs keys from the child's tool results before they are stored or shown.
     pub redactor: Redactor,
+    /// `--json-schema`: passed to the child, and its answer checked the same way (SPEC §3.4).
+    pub structured: Option<Plan>,
 }
 
 /// A delegated turn that could not start: the child's binary is missing, or its files could
@@ -170,6 +174,22 @@ fn request<'a>(
         mcp_config_file: files.mcp.as_deref(),
         hooks: &settings.hooks,
         settings_file: files.settings.as_deref(),
+        json_schema: match settings.backend {
+            CliBackend::Claude => settings.structured.as_ref().map(Plan::native_schema),
+            CliBackend::Codex => None,
+        },
+        output_schema_file: files.schema.as_deref(),
+    }
+}
+
+/// The name of codex's `--output-schema` file in the run's private directory.
+const OUTPUT_SCHEMA_FILE: &str = "output-schema.json";
+
+/// codex's `--output-schema` content, with `--json-schema` (claude takes it inline instead).
+fn codex_schema(settings: &CliSettings) -> Option<&serde_json::Value> {
+    match settings.backend {
+        CliBackend::Codex => settings.structured.as_ref().map(Plan::native_schema),
+        CliBackend::Claude => None,
     }
 }
 
@@ -182,6 +202,8 @@ struct ChildFiles {
     mcp: Option<PathBuf>,
     /// claude's `--settings` with the run's hooks, when it has any.
     settings: Option<PathBuf>,
+    /// codex's `--output-schema`, with `--json-schema`.
+    schema: Option<PathBuf>,
 }
 
 /// The name of claude's `--settings` file in the run's private directory.
@@ -215,6 +237,7 @@ pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
         prompt: directory.join("system-prompt.md"),
         mcp: claude_mcp(settings).map(|_| directory.join(MCP_CONFIG_FILE)),
         settings: claude_hooks(settings).map(|_| directory.join(SETTINGS_FILE)),
+        schema: codex_schema(settings).map(|_| directory.join(OUTPUT_SCHEMA_FILE)),
     };
     backend::invocation(&request(
         settings,
@@ -222,6 +245,23 @@ pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
         "00000000-0000-4000-8000-000000000000",
         &files,
     ))
+}
+
+/// Write one of the files the child reads (`what` names it in the error) into the run's private
+/// directory.
+fn write_request_file(
+    directory: &Path,
+    name: &str,
+    text: &str,
+    what: &str,
+) -> Result<PathBuf, StartFailure> {
+    let file = directory.join(name);
+    crate::fs::write_atomic(&file, text.as_bytes()).map_err(|error| StartFailure {
+        missing_binary: false,
+        message: format!("cannot write {what}: {error}"),
+        hint: None,
+    })?;
+    Ok(file)
 }
 
 /// What the engine keeps between child runs.
@@ -239,6 +279,7 @@ pub(crate) struct CliEngine<'run> {
     /// The private directory of the system prompt file (removed with the engine).
     _directory: tempfile::TempDir,
     files: ChildFiles,
+    answers: Answers,
     workspace: String,
     started: Instant,
     dialect: Option<Dialect>,
@@ -259,13 +300,11 @@ impl<'run> CliEngine<'run> {
                 message: format!("cannot create a temporary directory: {error}"),
                 hint: None,
             })?;
-        let prompt_file = directory.path().join("system-prompt.md");
-        crate::fs::write_atomic(&prompt_file, settings.system_prompt.as_bytes()).map_err(
-            |error| StartFailure {
-                missing_binary: false,
-                message: format!("cannot write the system prompt file: {error}"),
-                hint: None,
-            },
+        let prompt_file = write_request_file(
+            directory.path(),
+            "system-prompt.md",
+            &settings.system_prompt,
+            "the system prompt file",
         )?;
         // claude reads the run's MCP servers (SPEC §13) and hooks (SPEC §14) from files of its
         // own format.
@@ -286,6 +325,11 @@ impl<'run> CliEngine<'run> {
         let files = ChildFiles {
             mcp: write(MCP_CONFIG_FILE, "MCP config", claude_mcp(settings))?,
             settings: write(SETTINGS_FILE, "hook settings", claude_hooks(settings))?,
+            schema: write(
+                OUTPUT_SCHEMA_FILE,
+                "output schema",
+                codex_schema(settings).cloned(),
+            )?,
             prompt: prompt_file,
         };
         let previous = recorded(turn.transcript, settings.backend);
@@ -316,6 +360,7 @@ impl<'run> CliEngine<'run> {
             history,
             _directory: directory,
             files,
+            answers: Answers::default(),
             workspace,
             started: Instant::now(),
             dialect: None,
@@ -340,7 +385,8 @@ impl<'run> CliEngine<'run> {
             &fresh_id,
             &self.files,
         ));
-        let request_files = [self.files.prompt.as_path()];
+        let mut request_files = vec![self.files.prompt.as_path()];
+        request_files.extend(self.files.schema.as_deref());
         let spawn = Spawn {
             program: &invocation.program,
             args: &invocation.args,
@@ -458,7 +504,64 @@ impl<'run> CliEngine<'run> {
             }
             Verdict::Done(ending) => ending,
         };
-        Step::Done(self.conclude(ending, turn))
+        match self.conclude(ending, turn) {
+            Ending::Completed if self.settings.structured.is_some() => Step::CheckAnswer(None),
+            ending => Step::Done(ending),
+        }
+    }
+
+    /// `Step::CheckAnswer`: the child's answer (claude's parsed `structured_output`, else the
+    /// answer's text) is checked like the API engine's; an invalid one is sent back by resuming
+    /// the child's session with the errors.
+    fn check_answer(&mut self, turn: &mut Turn<'_>) -> Step {
+        let Some(plan) = &self.settings.structured else {
+            return Step::Done(Ending::Completed);
+        };
+        let parsed = match &self.dialect {
+            Some(Dialect::Claude(stream)) => stream
+                .result
+                .as_ref()
+                .and_then(|result| result.structured_output.clone()),
+            _ => None,
+        };
+        let verdict = match parsed {
+            Some(value) => plan.schema().check_value(value),
+            None => plan.check_text(&turn.report.final_text),
+        };
+        let judged = self.answers.judge(plan, verdict, turn);
+        match judged {
+            Err(error) => Step::Done(Ending::Persistence(error)),
+            Ok(Judgement::Accepted(value)) => {
+                if turn.report.final_text.trim().is_empty() {
+                    turn.report.final_text = value.to_string();
+                }
+                Step::Done(Ending::Completed)
+            }
+            Ok(Judgement::Exhausted(ending)) => Step::Done(ending),
+            Ok(Judgement::Retry(errors)) => {
+                let Some(session) = self.dialect.as_ref().and_then(Dialect::child_session) else {
+                    // Nothing to resume: the errors cannot reach the child.
+                    return Step::Done(Ending::StructuredOutputInvalid { errors, retries: 0 });
+                };
+                let feedback = plan.feedback(&errors);
+                let message = feedback_message(feedback.clone());
+                if let Err(error) = turn.transcript.append_message(&message) {
+                    return Step::Done(Ending::Persistence(error));
+                }
+                // codex's usage is cumulative per thread: the next run's delta is against this
+                // one's.
+                if let Some(Dialect::Codex(stream)) = &self.dialect {
+                    self.previous = Recorded {
+                        session_id: Some(session.clone()),
+                        cwd: Some(self.workspace.clone()),
+                        cumulative_usage: stream.cumulative,
+                    };
+                }
+                self.resume = Some(session);
+                self.prompt = feedback;
+                Step::CallModel
+            }
+        }
     }
 
     /// Finish the record of the turn: the last message (completed, failed or aborted), the
@@ -548,7 +651,11 @@ impl<'run> CliEngine<'run> {
         }
         if !matches!(
             ending,
-            Ending::Completed | Ending::MaxTurns | Ending::MaxBudget | Ending::Cancelled(_)
+            Ending::Completed
+                | Ending::MaxTurns
+                | Ending::MaxBudget
+                | Ending::Cancelled(_)
+                | Ending::StructuredOutputInvalid { .. }
         ) {
             // Never an error text as the answer (SPEC §4.2.9).
             report.final_text.clear();
@@ -561,6 +668,7 @@ impl Engine for CliEngine<'_> {
         match step {
             // The child runs its own tool loop: its one step is the run.
             Step::Done(ending) => Step::Done(ending),
+            Step::CheckAnswer(_) => self.check_answer(turn),
             _ => self.run_child(turn).await,
         }
     }
@@ -646,6 +754,13 @@ fn judge(
             Some(result) if result.subtype == "error_max_turns" => Verdict::Done(Ending::MaxTurns),
             Some(result) if result.subtype == "error_max_budget_usd" => {
                 Verdict::Done(Ending::MaxBudget)
+            }
+            // claude gave up on its own retries: the same end as pincer's.
+            Some(result) if result.subtype == "error_max_structured_output_retries" => {
+                Verdict::Done(Ending::StructuredOutputInvalid {
+                    errors: result.errors.clone(),
+                    retries: 0,
+                })
             }
             Some(result) => {
                 let mut text = result.errors.join("\n");

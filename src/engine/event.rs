@@ -57,6 +57,19 @@ pub enum Event {
     /// A hook started or finished (SPEC §14): stream-json `system/hook_started` and
     /// `system/hook_response` with `--include-hook-events`, a stderr line with `-v`.
     Hook(crate::hooks::HookProgress),
+    /// The answer did not match `--json-schema`: it is sent back with the errors.
+    StructuredRetry(StructuredRetry),
+}
+
+/// An answer sent back for not matching `--json-schema`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructuredRetry {
+    /// The retry this starts (1 for the first).
+    pub attempt: u32,
+    /// `structured_output.max_retries`.
+    pub max_retries: u32,
+    /// The validation errors (`path: message`).
+    pub errors: Vec<String>,
 }
 
 /// Where events go.

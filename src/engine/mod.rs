@@ -16,6 +16,7 @@ pub mod recorder;
 mod replay;
 mod report;
 pub mod step;
+mod structured;
 
 pub use crate::cancel::{CancelReason, Cancellation};
 pub use event::{Event, EventSink};

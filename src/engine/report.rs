@@ -46,6 +46,14 @@ pub enum Ending {
         /// Its `stopReason`.
         reason: String,
     },
+    /// The answer still did not match `--json-schema` after `retries` answers were sent back
+    /// (exit 1, `error_max_structured_output_retries`); the last answer is the report's text.
+    StructuredOutputInvalid {
+        /// The last answer's validation errors (`path: message`).
+        errors: Vec<String>,
+        /// `structured_output.max_retries`.
+        retries: u32,
+    },
 }
 
 /// A refused tool call, as claude lists it in `permission_denials`.
@@ -102,6 +110,8 @@ pub struct TurnReport {
     /// started with (or that was unknown): the turn used it from then on, and `commands/`
     /// remembers it for the model (SPEC §7).
     pub learned_window: Option<u64>,
+    /// With `--json-schema`: the answer's value, once it matched the schema.
+    pub structured_output: Option<Value>,
 }
 
 impl TurnReport {
@@ -122,6 +132,7 @@ impl TurnReport {
             compactions: 0,
             context_estimate: None,
             learned_window: None,
+            structured_output: None,
         }
     }
 
@@ -150,5 +161,6 @@ impl TurnReport {
         if part.learned_window.is_some() {
             self.learned_window = part.learned_window;
         }
+        self.structured_output = part.structured_output;
     }
 }

@@ -37,6 +37,9 @@ pub enum Step {
         /// The answer left the context over the compaction threshold.
         compact: bool,
     },
+    /// With `--json-schema`, the model answered — in text, or by calling the final-answer tool
+    /// (the call): check the answer; the turn is done, or the errors go back to the model.
+    CheckAnswer(Option<ToolCall>),
     /// The turn is over.
     Done(Ending),
 }

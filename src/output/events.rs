@@ -23,12 +23,12 @@ use super::schema::{
     ApiRetryLine, AssistantContent, AssistantLine, AssistantWire, AssistantWord, AuthRotationLine,
     Base64Word, CompactBoundaryLine, CompactMetadata, HookResponseLine, HookStartedLine,
     ImageSource, InitHookLine, InitLine, Line, MessageWord, ModelFallbackLine, RawEvent,
-    ResultContent, RunResult, StreamEventLine, SystemLine, ToolResultWire, ToolResultWord,
-    UserLine, UserWire, new_uuid,
+    ResultContent, RunResult, StreamEventLine, StructuredOutputRetryLine, SystemLine,
+    ToolResultWire, ToolResultWord, UserLine, UserWire, new_uuid,
 };
 use super::{Format, Stdout};
 use crate::conversation::{AssistantBlock, ContentBlock};
-use crate::engine::event::{AssistantDone, Retry, RetryKind, ToolResultDone};
+use crate::engine::event::{AssistantDone, Retry, RetryKind, StructuredRetry, ToolResultDone};
 pub use crate::engine::event::{Event, EventSink, Phase, ToolEnd, ToolStart};
 use crate::hooks::HookProgress;
 
@@ -91,6 +91,10 @@ impl EventSink for TextSink {
             super::progress::stderr_line(&format!("pincer: {text}"));
             return Ok(());
         }
+        if let Event::StructuredRetry(retry) = event {
+            super::progress::stderr_line(&format!("pincer: {}", structured_retry_notice(retry)));
+            return Ok(());
+        }
         if let Event::TextDelta(text) = event
             && !text.is_empty()
             && !self.hold
@@ -108,10 +112,11 @@ impl OutputSink for TextSink {
         if result.heartbeat_ok == Some(true) {
             return Ok(());
         }
-        if !self.wrote_text && !result.is_error && !result.result.is_empty() {
+        let answer = result.answer_text();
+        if !self.wrote_text && !result.is_error && !answer.is_empty() {
             self.wrote_text = true;
-            self.ends_with_newline = result.result.ends_with('\n');
-            self.stdout.write(&result.result)?;
+            self.ends_with_newline = answer.ends_with('\n');
+            self.stdout.write(&answer)?;
         }
         if self.wrote_text && !self.ends_with_newline {
             self.stdout.write("\n")?;
@@ -245,6 +250,15 @@ impl StreamJsonLines {
             Event::Hook(progress) if self.include_hooks => {
                 Line::System(hook_line(progress, session_id))
             }
+            Event::StructuredRetry(retry) => Line::System(SystemLine::StructuredOutputRetry(
+                StructuredOutputRetryLine {
+                    attempt: retry.attempt,
+                    max_retries: retry.max_retries,
+                    errors: retry.errors.clone(),
+                    session_id,
+                    uuid: new_uuid(),
+                },
+            )),
             Event::Stream(stream) if self.include_partial => {
                 let raw = self.partial.on_stream(stream);
                 return self.stream_lines(raw);
@@ -329,6 +343,20 @@ fn hook_line(progress: &HookProgress, session_id: Option<String>) -> SystemLine 
             uuid: new_uuid(),
         }),
     }
+}
+
+/// What text mode says on stderr when an answer is sent back (`-q` included: a cron log shows
+/// why the run took more calls).
+fn structured_retry_notice(retry: &StructuredRetry) -> String {
+    let count = retry.errors.len();
+    let first = retry.errors.first().map_or("", String::as_str);
+    format!(
+        "the answer does not match --json-schema ({count} error{}: {first}); asking again \
+         ({} of {})",
+        if count == 1 { "" } else { "s" },
+        retry.attempt,
+        retry.max_retries
+    )
 }
 
 /// The `assistant` line of a completed message.

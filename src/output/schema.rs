@@ -82,6 +82,8 @@ pub enum SystemLine {
     HookStarted(HookStartedLine),
     /// A hook finished (`--include-hook-events`).
     HookResponse(HookResponseLine),
+    /// The answer did not match `--json-schema` and is sent back with the errors.
+    StructuredOutputRetry(StructuredOutputRetryLine),
 }
 
 /// `system/init`.
@@ -275,6 +277,23 @@ pub struct CompactBoundaryLine {
     /// The CLI backend that compacted its own session; absent when pincer compacted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backend: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `system/structured_output_retry`: the answer just received (its `assistant` line came
+/// before) did not match `--json-schema`; the model is asked again with these errors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StructuredOutputRetryLine {
+    /// The retry this starts (1 for the first).
+    pub attempt: u32,
+    /// `structured_output.max_retries`.
+    pub max_retries: u32,
+    /// The validation errors, `path: message`.
+    pub errors: Vec<String>,
+    /// pincer's session id.
+    pub session_id: Option<String>,
     /// A fresh UUIDv4 per line.
     pub uuid: String,
 }
@@ -860,6 +879,15 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// What text mode prints and `-o FILE` holds: the structured output as one line of compact
+    /// JSON with `--json-schema`, else the final answer's text.
+    pub fn answer_text(&self) -> String {
+        match &self.structured_output {
+            Some(value) => value.to_string(),
+            None => self.result.clone(),
+        }
+    }
+
     /// The result of a run that failed before any model call.
     pub fn early_error(
         subtype: ResultSubtype,

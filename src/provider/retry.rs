@@ -853,6 +853,7 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 1024,
             reasoning_model: false,
+            output_format: None,
             web_search: None,
         };
         let build = || crate::provider::protocol(ApiKind::Anthropic, &request);

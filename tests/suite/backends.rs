@@ -89,12 +89,12 @@ impl Bench {
             .unwrap_or(0)
     }
 
-    fn session_lines(&self) -> Vec<Value> {
+    pub(crate) fn session_lines(&self) -> Vec<Value> {
         self.home.session_lines()
     }
 }
 
-fn argv(call: &Value) -> Vec<String> {
+pub(crate) fn argv(call: &Value) -> Vec<String> {
     call["argv"]
         .as_array()
         .unwrap()
@@ -104,7 +104,7 @@ fn argv(call: &Value) -> Vec<String> {
 }
 
 /// The value after `flag` in `argv`.
-fn after(argv: &[String], flag: &str) -> Option<String> {
+pub(crate) fn after(argv: &[String], flag: &str) -> Option<String> {
     argv.iter()
         .position(|arg| arg == flag)
         .map(|index| argv[index + 1].clone())

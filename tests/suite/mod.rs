@@ -22,6 +22,7 @@ mod signals;
 mod skills;
 mod snapshots;
 mod status;
+mod structured_output;
 mod tool_policy;
 mod turns;
 mod web_fetch;

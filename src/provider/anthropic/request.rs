@@ -30,8 +30,9 @@
 use serde_json::{Map, Value};
 
 use super::wire::{
-    CacheControl, ContentBlockParam, ImageSource, MessageParam, MessagesRequest, Role, ServerTool,
-    SystemBlock, ThinkingParam, ToolEntry, ToolParam, ToolResultBlock,
+    CacheControl, ContentBlockParam, ImageSource, MessageParam, MessagesRequest, OutputConfig,
+    OutputFormatParam, Role, ServerTool, SystemBlock, ThinkingParam, ToolEntry, ToolParam,
+    ToolResultBlock,
 };
 use crate::conversation::{
     AssistantBlock, AssistantMessage, ContentBlock, ImageBlock, Message, MessageContent,
@@ -101,6 +102,11 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         messages,
         tools,
         thinking: budget.map(|budget_tokens| ThinkingParam::Enabled { budget_tokens }),
+        output_config: request.output_format.as_ref().map(|format| OutputConfig {
+            format: OutputFormatParam::JsonSchema {
+                schema: format.schema.clone(),
+            },
+        }),
     };
     HttpRequest {
         path: "/v1/messages".to_owned(),
@@ -410,6 +416,7 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 8192,
             reasoning_model: true,
+            output_format: None,
             web_search: None,
         }
     }
@@ -889,6 +896,25 @@ mod tests {
                     {"type": "text", "text": "again", "cache_control": {"type": EPHEMERAL}}
                 ]}
             ])
+        );
+    }
+
+    #[test]
+    fn a_json_schema_goes_in_output_config_format_and_the_tools_stay() {
+        let mut built = request(vec![user("Is it ok?")]);
+        built.output_format = Some(crate::provider::test_support::output_format());
+        let body = build_request(&built).body;
+        assert_eq!(
+            body["output_config"],
+            json!({"format": {"type": "json_schema", "schema": {"type": "object",
+                "properties": {"ok": {"type": "boolean"}}, "required": ["ok"],
+                "additionalProperties": false}}})
+        );
+        assert!(
+            build_request(&request(vec![user("hi")]))
+                .body
+                .get("output_config")
+                .is_none()
         );
     }
 }

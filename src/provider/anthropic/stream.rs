@@ -803,6 +803,7 @@ mod tests {
             max_output_tokens: 1024,
             reasoning_model: false,
             web_search,
+            output_format: None,
         };
         let searching = crate::provider::anthropic::request::build_request(&request(Some(
             crate::provider::web_search::WebSearch { max_uses: 3 },

@@ -27,6 +27,24 @@ pub struct MessagesRequest {
     pub tools: Vec<ToolEntry>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<ThinkingParam>,
+    /// `--json-schema` (docs: "Structured outputs", JSON outputs): the text answer follows the
+    /// schema; tool calls stay free.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_config: Option<OutputConfig>,
+}
+
+/// `output_config`: `{"format": {"type": "json_schema", "schema": {…}}}` (docs: "Structured
+/// outputs"; it replaced the beta's top-level `output_format` and needs no beta header).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutputConfig {
+    pub format: OutputFormatParam,
+}
+
+/// `output_config.format`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum OutputFormatParam {
+    JsonSchema { schema: Value },
 }
 
 /// One entry of `tools`: a client tool, or a server tool the API runs itself.

@@ -47,6 +47,11 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         generation_config: GenerationConfig {
             max_output_tokens: request.max_output_tokens,
             thinking_config: thinking_config(request),
+            response_mime_type: request.output_format.as_ref().map(|_| "application/json"),
+            response_json_schema: request
+                .output_format
+                .as_ref()
+                .map(|format| format.schema.clone()),
         },
     };
     HttpRequest {
@@ -663,6 +668,7 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 8192,
             reasoning_model: true,
+            output_format: None,
             web_search: None,
         }
     }
@@ -1055,6 +1061,19 @@ mod tests {
                 "pair": {"type": "array", "items": {"type": "string"}},
                 "options": {"type": "object"}
             })
+        );
+    }
+
+    #[test]
+    fn a_json_schema_sets_the_json_mime_type_and_response_json_schema() {
+        let mut built = request(vec![user("Is it ok?")]);
+        built.output_format = Some(crate::provider::test_support::output_format());
+        let config = &build_request(&built).body["generationConfig"];
+        assert_eq!(config["responseMimeType"], "application/json");
+        assert_eq!(
+            config["responseJsonSchema"],
+            json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
+                "required": ["ok"], "additionalProperties": false})
         );
     }
 }

@@ -163,6 +163,14 @@ pub struct GenerationConfig {
     /// Thinking settings, absent to keep the model's default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking_config: Option<ThinkingConfig>,
+    /// `application/json` with `--json-schema` (API reference: `GenerationConfig`,
+    /// `responseMimeType`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_mime_type: Option<&'static str>,
+    /// The answer's JSON Schema (`responseJsonSchema`, the JSON Schema field; the older
+    /// `responseSchema` takes only the OpenAPI subset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_json_schema: Option<Value>,
 }
 
 /// `thinkingConfig` (Gemini 2.5 budgets; Gemini 3 still accepts them).

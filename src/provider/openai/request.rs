@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::wire::{
     FunctionTool, InputContent, InputItem, OutputTextContent, ReasoningOptions, ResponsesRequest,
-    Tool, TypedInputItem, UserInput, WebSearchTool,
+    TextFormat, TextOptions, Tool, TypedInputItem, UserInput, WebSearchTool,
 };
 use crate::conversation::{
     AssistantBlock, ContentBlock, ImageBlock, Message, MessageContent, ToolCall, ToolResultMessage,
@@ -64,6 +64,13 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         max_output_tokens: (request.max_output_tokens > 0).then_some(request.max_output_tokens),
         input: request.messages.iter().flat_map(input_items).collect(),
         tools,
+        text: request.output_format.as_ref().map(|format| TextOptions {
+            format: TextFormat::JsonSchema {
+                name: format.name.clone(),
+                schema: format.schema.clone(),
+                strict: format.strict,
+            },
+        }),
     };
     HttpRequest {
         path: "/responses".to_owned(),
@@ -258,6 +265,7 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 32000,
             reasoning_model: true,
+            output_format: None,
             web_search: None,
         }
     }
@@ -411,5 +419,22 @@ mod tests {
             thought_signature: None,
         };
         assert_eq!(arguments_text(&call), "{\"path\": \"a");
+    }
+
+    #[test]
+    fn a_json_schema_goes_in_text_format_with_its_name_and_strict_flag() {
+        let mut built = request(vec![message(
+            json!({"role": "user", "timestamp": 1, "content": "Is it ok?"}),
+        )]);
+        built.output_format = Some(crate::provider::test_support::output_format());
+        let body = build_request(&built).body;
+        assert_eq!(
+            body["text"],
+            json!({"format": {"type": "json_schema", "name": "structured_output",
+                "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}},
+                    "required": ["ok"], "additionalProperties": false},
+                "strict": true}})
+        );
+        assert_eq!(body["tools"][0]["name"], "read");
     }
 }

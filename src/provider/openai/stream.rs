@@ -728,6 +728,7 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 0,
             reasoning_model: true,
+            output_format: None,
             web_search: None,
         };
         let body = crate::provider::openai::request::build_request(&request).body;
@@ -1003,6 +1004,7 @@ mod tests {
             max_output_tokens: 0,
             reasoning_model: true,
             web_search: Some(crate::provider::web_search::WebSearch::default()),
+            output_format: None,
         };
         let body = crate::provider::openai::request::build_request(&request).body;
         assert_eq!(

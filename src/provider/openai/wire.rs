@@ -34,6 +34,27 @@ pub struct ResponsesRequest {
     pub input: Vec<InputItem>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Tool>,
+    /// `--json-schema`: `{"format": {"type": "json_schema", …}}` (API reference: "Create a
+    /// model response", `text.format`; guide: "Structured Outputs").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<TextOptions>,
+}
+
+/// `text`: how the output text is shaped.
+#[derive(Debug, Serialize)]
+pub struct TextOptions {
+    pub format: TextFormat,
+}
+
+/// `text.format`: the Responses API spells the schema's name, schema and `strict` flat.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TextFormat {
+    JsonSchema {
+        name: String,
+        schema: Value,
+        strict: bool,
+    },
 }
 
 /// One entry of `tools`.
