@@ -473,6 +473,33 @@ fn a_stop_hook_makes_the_model_go_on_once_with_the_reason_and_stop_hook_active_s
 }
 
 #[test]
+fn a_valid_json_schema_answer_goes_on_to_the_stop_hooks_and_the_next_answer_is_checked_too() {
+    let home = Home::new();
+    write_hooks(
+        &home,
+        &[
+            ("Stop", None, &log_stdin("Stop"), ""),
+            ("Stop", None, STOP_ONCE, ""),
+        ],
+    );
+    let server = MockServer::start(vec![
+        text_reply(r#"{"ok": false}"#),
+        text_reply(r#"{"ok": true}"#),
+    ]);
+    let schema = r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#;
+    let output = run(&home, &server, &["--json-schema", schema], "fix the bug");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result = result_of(&output);
+    assert_eq!(result["structured_output"], serde_json::json!({"ok": true}));
+    assert_eq!(result["num_turns"], 2);
+    let stops = logged(&home, "Stop");
+    assert_eq!(stops.len(), 2, "the Stop hooks run after each valid answer");
+    assert_eq!(stops[0]["last_assistant_message"], r#"{"ok": false}"#);
+    assert_eq!(stops[1]["stop_hook_active"], true);
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[test]
 fn a_stop_hook_that_always_blocks_is_bounded_by_max_turns() {
     let home = Home::new();
     write_hooks(&home, &[("Stop", None, "echo 'not yet' >&2; exit 2", "")]);
