@@ -73,6 +73,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l tools -d 'Offer ex
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l settings -d 'Run the hooks of FILE, or of the JSON given inline (Claude Code\'s settings format, {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to config.toml\'s [[hooks.EVENT]]' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
 danger-full-access\t'No confinement'"
@@ -90,8 +91,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l idle-timeout -d 'G
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l events-file -d 'Also write stream-json events to FILE, whatever stdout\'s format' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l json-schema -d 'Constrain the answer to a JSON Schema, given inline or as @FILE' -r
-complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-schema -d 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l auth-profile -d 'Use only the credential profile ID' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
@@ -114,8 +115,10 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l fork-session -d 'W
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l include-hook-events -d 'With stream-json, also emit system/hook_started and system/hook_response lines for every hook run'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l web-search -d 'Let the model search the web with the provider\'s own search tool (Anthropic, OpenAI Responses, Gemini grounding; claude\'s WebSearch, codex\'s web_search); like config tools.web_search. Exit 2 when the model cannot search'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l include-partial-messages -d 'With stream-json, also emit stream_event lines: Anthropic\'s raw stream events (message_start, content_block_delta with text_delta, …) as claude does, for every model'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
@@ -152,6 +155,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tools -d 'Offer
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l settings -d 'Run the hooks of FILE, or of the JSON given inline (Claude Code\'s settings format, {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to config.toml\'s [[hooks.EVENT]]' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
 workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
 danger-full-access\t'No confinement'"
@@ -169,8 +173,8 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l idle-timeout -d
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l events-file -d 'Also write stream-json events to FILE, whatever stdout\'s format' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json-schema -d 'Constrain the answer to a JSON Schema, given inline or as @FILE' -r
-complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-schema -d 'Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE)' -r -F
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l auth-profile -d 'Use only the credential profile ID' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
@@ -195,8 +199,10 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l create -d 'Crea
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l include-hook-events -d 'With stream-json, also emit system/hook_started and system/hook_response lines for every hook run'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l web-search -d 'Let the model search the web with the provider\'s own search tool (Anthropic, OpenAI Responses, Gemini grounding; claude\'s WebSearch, codex\'s web_search); like config tools.web_search. Exit 2 when the model cannot search'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l include-partial-messages -d 'With stream-json, also emit stream_event lines: Anthropic\'s raw stream events (message_start, content_block_delta with text_delta, …) as claude does, for every model'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'

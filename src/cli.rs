@@ -687,6 +687,17 @@ pub struct TurnArgs {
     #[command(flatten)]
     pub mcp: McpArgs,
 
+    /// Run the hooks of FILE, or of the JSON given inline (Claude Code's settings format,
+    /// {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to
+    /// config.toml's [[hooks.EVENT]].
+    #[arg(long, value_name = "FILE|JSON", help_heading = "Hooks")]
+    pub settings: Vec<String>,
+
+    /// With stream-json, also emit system/hook_started and system/hook_response lines for every
+    /// hook run.
+    #[arg(long, help_heading = "Hooks")]
+    pub include_hook_events: bool,
+
     /// What tools may touch on disk (default from config, else workspace-write).
     #[arg(
         short = 's',
@@ -733,6 +744,12 @@ pub struct TurnArgs {
         help_heading = "Tools and permissions"
     )]
     pub add_dir: Vec<PathBuf>,
+
+    /// Let the model search the web with the provider's own search tool (Anthropic, OpenAI
+    /// Responses, Gemini grounding; claude's WebSearch, codex's web_search); like config
+    /// tools.web_search. Exit 2 when the model cannot search.
+    #[arg(long, help_heading = "Tools and permissions")]
+    pub web_search: bool,
 
     /// Stop after N model round-trips (exit 5).
     #[arg(
@@ -792,7 +809,8 @@ pub struct TurnArgs {
     #[arg(long, help_heading = "Session and output")]
     pub heartbeat: bool,
 
-    /// Constrain the answer to a JSON Schema, given inline or as @FILE.
+    /// Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back
+    /// with the errors when invalid, printed as `structured_output`.
     #[arg(
         long,
         value_name = "SCHEMA|@FILE",
@@ -801,7 +819,8 @@ pub struct TurnArgs {
     )]
     pub json_schema: Option<String>,
 
-    /// Constrain the answer to the JSON Schema in FILE (codex spelling of --json-schema @FILE).
+    /// Hold the final answer to the JSON Schema in FILE (codex's spelling of --json-schema
+    /// @FILE).
     #[arg(
         long,
         value_name = "FILE",

@@ -33,6 +33,10 @@ pub struct TokenUsage {
     pub cache_write_1h: u64,
     /// The reasoning share of `output`, where the provider reports it.
     pub reasoning: u64,
+    /// Searches the provider's server-side web search ran for the call (claude's
+    /// `server_tool_use.web_search_requests`); not tokens, but billed per search.
+    #[serde(default)]
+    pub web_search_requests: u64,
 }
 
 impl TokenUsage {
@@ -54,6 +58,7 @@ impl TokenUsage {
         self.cache_write += other.cache_write;
         self.cache_write_1h += other.cache_write_1h;
         self.reasoning += other.reasoning;
+        self.web_search_requests += other.web_search_requests;
     }
 }
 
@@ -135,6 +140,8 @@ pub struct TextBlock {
     pub text: String,
     /// Provider metadata echoed back unchanged (OpenAI Responses item ids, Gemini signatures).
     pub signature: Option<String>,
+    /// The web sources the text cites (provider web search), in the order they arrived.
+    pub citations: Vec<Citation>,
 }
 
 impl TextBlock {
@@ -142,9 +149,57 @@ impl TextBlock {
     pub fn new(text: impl Into<String>) -> TextBlock {
         TextBlock {
             text: text.into(),
-            signature: None,
+            ..TextBlock::default()
         }
     }
+}
+
+/// A web source a text block cites: Anthropic `web_search_result_location`, OpenAI
+/// `url_citation`, Gemini grounding support.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Citation {
+    /// The page.
+    pub url: String,
+    /// Its title, when the provider gives one.
+    pub title: Option<String>,
+    /// The cited passage (Anthropic `cited_text`), or the part of the answer it supports
+    /// (Gemini's segment text).
+    pub cited_text: Option<String>,
+    /// The provider's citation object, echoed back unchanged where the protocol takes it
+    /// (Anthropic's carries `encrypted_index`).
+    pub payload: Option<Value>,
+}
+
+/// A tool the provider ran on its own side during the call — today its web search (Anthropic
+/// `server_tool_use` + `web_search_tool_result`, an OpenAI `web_search_call` item, Gemini's
+/// `google_search` grounding). Kept in the session and shown; never run by pincer, and never
+/// answered with a tool result.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ServerToolCall {
+    /// The provider's id of the call (`srvtoolu_…`, `ws_…`), or one pincer made up (Gemini).
+    pub id: String,
+    /// The tool: `web_search`.
+    pub name: String,
+    /// What it was asked: `{"query": …}` (Gemini: `{"queries": […]}`).
+    pub input: Value,
+    /// What it found, in order.
+    pub results: Vec<WebResult>,
+    /// The provider's error code when the search failed (`max_uses_exceeded`, …).
+    pub error: Option<String>,
+    /// The provider's own record of the outcome, echoed back unchanged on later requests where
+    /// the protocol needs it: Anthropic's `web_search_tool_result.content` (with the
+    /// `encrypted_content` the model reads), OpenAI's `web_search_call` item. `None` until the
+    /// result arrives (a call cut short has none and is never sent back).
+    pub payload: Option<Value>,
+}
+
+/// One search result.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WebResult {
+    /// The page.
+    pub url: String,
+    /// Its title, when known.
+    pub title: Option<String>,
 }
 
 /// A base64-encoded image.
@@ -209,6 +264,8 @@ pub enum AssistantBlock {
     Thinking(ThinkingBlock),
     /// A call of a tool.
     ToolCall(ToolCall),
+    /// A tool the provider ran itself (web search), with its outcome: not a client call.
+    ServerTool(ServerToolCall),
 }
 
 /// Reasoning, with the signature the provider needs to see again.
@@ -277,6 +334,8 @@ pub struct Cost {
     pub cache_read: f64,
     /// Prompt tokens written to the cache.
     pub cache_write: f64,
+    /// Provider web searches (billed per search, not per token).
+    pub web_search: f64,
     /// The sum.
     pub total: f64,
 }
@@ -294,11 +353,14 @@ pub struct Prices {
     pub cache_write: f64,
     /// Cache writes to Anthropic's 1-hour cache.
     pub cache_write_1h: f64,
+    /// USD per provider web search (catalogs quote it per 1,000 searches).
+    pub web_search: f64,
 }
 
 impl Prices {
     /// The cost of `usage` (one call's, or a sum of calls'). The four counts are disjoint, as
-    /// pincer normalizes them (SPEC §8); 1-hour cache writes are priced at their own rate.
+    /// pincer normalizes them (SPEC §8); 1-hour cache writes are priced at their own rate, web
+    /// searches per search.
     pub fn cost(&self, usage: &TokenUsage) -> Cost {
         let price = |tokens: u64, per_million: f64| tokens as f64 * per_million / 1_000_000.0;
         let long = usage.cache_write_1h.min(usage.cache_write);
@@ -307,12 +369,14 @@ impl Prices {
         let cache_read = price(usage.cache_read, self.cache_read);
         let cache_write =
             price(usage.cache_write - long, self.cache_write) + price(long, self.cache_write_1h);
+        let web_search = usage.web_search_requests as f64 * self.web_search;
         Cost {
             input,
             output,
             cache_read,
             cache_write,
-            total: input + output + cache_read + cache_write,
+            web_search,
+            total: input + output + cache_read + cache_write + web_search,
         }
     }
 }
@@ -323,6 +387,7 @@ impl std::ops::AddAssign for Cost {
         self.output += other.output;
         self.cache_read += other.cache_read;
         self.cache_write += other.cache_write;
+        self.web_search += other.web_search;
         self.total += other.total;
     }
 }
@@ -527,6 +592,13 @@ fn message_tokens(message: &Message) -> u64 {
                 AssistantBlock::ToolCall(call) => {
                     length(&call.name) + length(&call.arguments.to_string())
                 }
+                AssistantBlock::ServerTool(server) => {
+                    length(&server.input.to_string())
+                        + server
+                            .payload
+                            .as_ref()
+                            .map_or(0, |payload| length(&payload.to_string()))
+                }
             })
             .sum(),
     };
@@ -622,6 +694,50 @@ pub enum StreamEvent {
         arguments: Value,
         /// Gemini `thoughtSignature` on the call part.
         thought_signature: Option<String>,
+    },
+    /// A tool the provider runs on its side begins (Anthropic `server_tool_use`, an OpenAI
+    /// `web_search_call` item): nothing for pincer to run.
+    ServerToolStart {
+        /// Content block number.
+        block: usize,
+        /// The provider's call id.
+        id: String,
+        /// The tool (`web_search`).
+        name: String,
+    },
+    /// A fragment of the server tool's JSON input (concatenated in order).
+    ServerToolInput {
+        /// Content block number.
+        block: usize,
+        /// The fragment.
+        fragment: String,
+    },
+    /// The outcome of the server tool call in `block` (Anthropic sends it as a block of its
+    /// own that names the call; it completes the call's block).
+    ServerToolResult {
+        /// The call's content block.
+        block: usize,
+        /// What it found.
+        results: Vec<WebResult>,
+        /// The provider's error code, when it failed.
+        error: Option<String>,
+        /// The provider's record of the outcome, to echo back.
+        payload: Option<Value>,
+    },
+    /// A whole server tool call with its outcome at once (OpenAI's finished item, Gemini's
+    /// grounding metadata); replaces whatever `block` held.
+    ServerTool {
+        /// Content block number.
+        block: usize,
+        /// The call.
+        call: ServerToolCall,
+    },
+    /// A citation on a text block.
+    Citation {
+        /// The text's content block.
+        block: usize,
+        /// The source.
+        citation: Citation,
     },
     /// Usage so far: a complete snapshot that replaces the previous one (already normalized
     /// per SPEC §8: `input` excludes cached tokens).
@@ -804,6 +920,7 @@ mod tests {
             output: 100,
             cache_write_1h: 0,
             reasoning: 0,
+            web_search_requests: 0,
         };
         let occupancy = ContextOccupancy::of(&usage, Some(200_000));
         assert_eq!(occupancy.tokens, 85_601);
@@ -821,6 +938,7 @@ mod tests {
             cache_write: 40,
             cache_write_1h: 0,
             reasoning: 5,
+            web_search_requests: 0,
         };
         total.add(&call);
         total.add(&call);

@@ -120,12 +120,6 @@ impl CliError {
     pub fn kind(&self) -> &'static str {
         self.kind.unwrap_or_else(|| self.exit.kind())
     }
-
-    /// A flag or command whose behaviour belongs to a later piece of work: exit 2, never ignored.
-    pub fn not_available(what: &str) -> CliError {
-        CliError::usage(format!("{what} is not available yet"))
-            .with_hint("this build of pincer does not implement it; nothing was changed")
-    }
 }
 
 impl fmt::Display for CliError {
@@ -161,12 +155,5 @@ mod tests {
         for (exit, code) in table {
             assert_eq!(exit.code(), code, "{exit:?}");
         }
-    }
-
-    #[test]
-    fn not_available_is_a_usage_error_that_says_so() {
-        let error = CliError::not_available("--fork");
-        assert_eq!(error.exit, Exit::Usage);
-        assert_eq!(error.to_string(), "--fork is not available yet");
     }
 }

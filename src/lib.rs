@@ -9,6 +9,7 @@
 pub mod agent;
 pub mod auth;
 pub mod backend;
+pub mod cancel;
 pub mod cassette;
 pub mod cli;
 pub mod commands;
@@ -18,6 +19,7 @@ pub mod docs;
 pub mod engine;
 pub mod error;
 pub mod fs;
+pub mod hooks;
 pub mod input;
 pub mod mcp;
 pub mod output;
@@ -26,6 +28,7 @@ pub mod redact;
 pub mod secret;
 pub mod session;
 pub mod settings;
+pub mod structured;
 pub mod tls;
 pub mod tools;
 

@@ -20,7 +20,6 @@ use base64::Engine as _;
 use serde_json::Value;
 
 use crate::conversation::ContentBlock;
-use crate::tools::ToolOutput;
 
 /// What a secret is replaced with.
 pub const MARKER: &str = "[REDACTED]";
@@ -31,7 +30,14 @@ const MIN_SECRET_LEN: usize = 8;
 
 /// Environment variables whose values are provider keys, whichever provider the run uses: the
 /// same list CLI backends strip from their children's environment.
-pub const KEY_VARIABLES: [&str; 6] = crate::settings::DEFAULT_CLEAR_ENV;
+pub const KEY_VARIABLES: [&str; 6] = [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "OPENAI_API_KEY",
+    "CODEX_API_KEY",
+    "GEMINI_API_KEY",
+    "GOOGLE_API_KEY",
+];
 
 /// Replaces known secrets, and their encoded forms, in text with [`MARKER`].
 #[derive(Debug, Clone, Default)]
@@ -147,22 +153,21 @@ impl Redactor {
         }
     }
 
-    /// A tool's output with secrets removed from its text blocks and details.
-    /// Images are left alone: they are bytes, not text a key could be read from.
-    pub fn tool_output(&self, mut output: ToolOutput) -> ToolOutput {
+    /// Secrets removed from a tool's output: its text blocks and its details. Images are left
+    /// alone: they are bytes, not text a key could be read from.
+    pub fn scrub_blocks(&self, content: &mut [ContentBlock], details: &mut Option<Value>) {
         if self.is_empty() {
-            return output;
+            return;
         }
-        for block in &mut output.content {
+        for block in content {
             match block {
                 ContentBlock::Text(text) => text.text = self.text(&text.text),
                 ContentBlock::Image(_) => {}
             }
         }
-        if let Some(details) = &mut output.details {
+        if let Some(details) = details {
             self.value(details);
         }
-        output
     }
 }
 
@@ -352,19 +357,15 @@ mod tests {
     #[test]
     fn tool_output_text_blocks_and_details_are_scrubbed() {
         let redactor = Redactor::new([KEY]);
-        let output = ToolOutput {
-            content: vec![ContentBlock::text(format!("KEY={KEY}"))],
-            is_error: false,
-            details: Some(json!({"stdout": [KEY], KEY: 1})),
-            refusal: None,
-        };
-        let output = redactor.tool_output(output);
-        let ContentBlock::Text(text) = &output.content[0] else {
+        let mut content = vec![ContentBlock::text(format!("KEY={KEY}"))];
+        let mut details = Some(json!({"stdout": [KEY], KEY: 1}));
+        redactor.scrub_blocks(&mut content, &mut details);
+        let ContentBlock::Text(text) = &content[0] else {
             panic!("text block expected");
         };
         assert_eq!(text.text, "KEY=[REDACTED]");
         assert_eq!(
-            output.details,
+            details,
             Some(json!({"stdout": ["[REDACTED]"], "[REDACTED]": 1}))
         );
     }

@@ -13,7 +13,8 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::config::file::{
-    ApiKind, BackendConfig, ConfigFile, SandboxMode, ThinkingLevel, ToolProfile, parse_document,
+    ApiKind, BackendConfig, ConfigFile, SandboxMode, StructuredMode, ThinkingLevel, ToolProfile,
+    parse_document,
 };
 use crate::config::{ConfigError, ConfigOrigin, ModelInfo, Paths, catalog};
 
@@ -29,6 +30,9 @@ pub const DEFAULT_IDLE_SECS: u64 = 300;
 pub const DEFAULT_MAX_FILE_CHARS: usize = 20_000;
 /// Largest accepted stdin (SPEC §2).
 pub const DEFAULT_STDIN_MAX_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Invalid `--json-schema` answers sent back before the run gives up (SPEC §3.4).
+pub const DEFAULT_STRUCTURED_OUTPUT_RETRIES: u32 = 2;
 /// Workspace context files, in order (SPEC §6.2). `CLAUDE.md` stands in for a missing
 /// `AGENTS.md` and `HEARTBEAT.md` is added on heartbeat runs; the prompt builder does both.
 pub const DEFAULT_WORKSPACE_FILES: [&str; 6] = [
@@ -47,14 +51,7 @@ pub const DEFAULT_MAX_OUTPUT: u64 = 8_192;
 /// Environment variables removed from a CLI backend's environment unless `clear_env` says
 /// otherwise, so `claude` / `codex` use their own login rather than a key meant for pincer
 /// (SPEC §4.2.6).
-pub const DEFAULT_CLEAR_ENV: [&str; 6] = [
-    "ANTHROPIC_API_KEY",
-    "ANTHROPIC_AUTH_TOKEN",
-    "OPENAI_API_KEY",
-    "CODEX_API_KEY",
-    "GEMINI_API_KEY",
-    "GOOGLE_API_KEY",
-];
+pub const DEFAULT_CLEAR_ENV: [&str; 6] = crate::redact::KEY_VARIABLES;
 
 /// The built-in providers and what they speak, where their keys and base URLs come from.
 struct BuiltinProvider {
@@ -177,6 +174,8 @@ pub struct ToolSettings {
     pub exec: ExecSettings,
     /// `tools.web_fetch.allow_private`. Default: false.
     pub web_fetch_allow_private: bool,
+    /// `tools.web_search`: the provider's web search on every turn. Default: false.
+    pub web_search: bool,
 }
 
 /// `[tools.exec]`, resolved: the `exec` tool's environment (SPEC §10).
@@ -294,6 +293,9 @@ pub struct Settings {
     pub skills: SkillSettings,
     /// Largest accepted stdin, in bytes. Default: [`DEFAULT_STDIN_MAX_BYTES`].
     pub stdin_max_bytes: u64,
+    /// `structured_output.max_retries`: invalid `--json-schema` answers sent back. Default:
+    /// [`DEFAULT_STRUCTURED_OUTPUT_RETRIES`].
+    pub structured_output_max_retries: u32,
     /// `[backends.claude-cli]`.
     pub claude_cli: BackendSettings,
     /// `[backends.codex-cli]`.
@@ -388,6 +390,7 @@ impl Settings {
                 add_dirs: config.tools.add_dirs.clone(),
                 exec: ExecSettings::resolve(&config),
                 web_fetch_allow_private: config.tools.web_fetch.allow_private.unwrap_or(false),
+                web_search: config.tools.web_search.unwrap_or(false),
             },
             timeouts: TimeoutSettings {
                 request_secs: config.timeouts.request_secs.unwrap_or(DEFAULT_REQUEST_SECS),
@@ -411,6 +414,10 @@ impl Settings {
                 paths: config.skills.paths.clone(),
             },
             stdin_max_bytes: config.stdin.max_bytes.unwrap_or(DEFAULT_STDIN_MAX_BYTES),
+            structured_output_max_retries: config
+                .structured_output
+                .max_retries
+                .unwrap_or(DEFAULT_STRUCTURED_OUTPUT_RETRIES),
             claude_cli: resolve_backend(&config.backends.claude_cli, "claude"),
             codex_cli: resolve_backend(&config.backends.codex_cli, "codex"),
             base_urls,
@@ -524,6 +531,27 @@ impl Settings {
     pub fn model_info(&self, provider: &str, model: &str) -> Option<ModelInfo> {
         model_info(&self.config, provider, model)
     }
+
+    /// How `--json-schema` is enforced for `provider/model` speaking `api` (SPEC §3.4): the
+    /// model's `structured_output` (config, else catalog), else the provider's, else `native`,
+    /// except `tool` for a Chat Completions server whose models the catalog does not know
+    /// (local servers mostly have no JSON Schema mode, and say so with a 400 or ignore it).
+    pub fn structured_mode(&self, provider: &str, model: &str, api: ApiKind) -> StructuredMode {
+        self.model_info(provider, model)
+            .and_then(|info| info.structured_output)
+            .or_else(|| {
+                self.config
+                    .providers
+                    .get(provider)
+                    .and_then(|config| config.structured_output)
+            })
+            .unwrap_or(match api {
+                ApiKind::OpenAiChat if catalog().lookup(provider, model).is_none() => {
+                    StructuredMode::Tool
+                }
+                _ => StructuredMode::Native,
+            })
+    }
 }
 
 /// What pincer knows about `provider/model`: the catalog entry, with any fields set in
@@ -559,6 +587,10 @@ pub fn model_info(config: &ConfigFile, provider: &str, model: &str) -> Option<Mo
             cache_write_price: 0.0,
             cache_write_1h_price: 0.0,
             reasoning: false,
+            structured_output: None,
+            web_search: false,
+            web_search_with_tools: true,
+            web_search_price: 0.0,
             source: String::new(),
         },
     };
@@ -590,6 +622,16 @@ pub fn model_info(config: &ConfigFile, provider: &str, model: &str) -> Option<Mo
         if let Some(reasoning) = configured.reasoning {
             info.reasoning = reasoning;
         }
+        if configured.structured_output.is_some() {
+            info.structured_output = configured.structured_output;
+        }
+        if let Some(web_search) = configured.web_search {
+            info.web_search = web_search;
+        }
+        if let Some(with_tools) = configured.web_search_with_tools {
+            info.web_search_with_tools = with_tools;
+        }
+        set(&mut info.web_search_price, configured.web_search_price);
         info.provider = provider.to_owned();
         info.id = model.to_owned();
         info.source = if info.source.is_empty() {

@@ -187,6 +187,8 @@ async fn request_summary(
         thinking_budget: None,
         max_output_tokens: summary_model.max_output_tokens,
         reasoning_model: false,
+        output_format: None,
+        web_search: None,
     };
     let build = || provider::protocol(summary_model.api, &model_request);
     let (outcome, _) = retry::call_with_retries(

@@ -22,10 +22,10 @@ use nix::unistd::Pid;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
 
+use crate::cancel::{CancelReason, Cancellation};
 use crate::cassette::{
     Cassette, ChildInteraction, Chunk, End, EndReason, Line, Playback, Step, Wait,
 };
-use crate::engine::{CancelReason, Cancellation};
 
 /// stderr bytes kept (the tail) for error messages.
 const STDERR_KEEP: usize = 64 * 1024;

@@ -166,6 +166,17 @@ pub struct WireUsage {
     /// The cache write by lifetime (the 1-hour part is priced higher).
     #[serde(default)]
     pub cache_creation: Option<CacheCreation>,
+    /// `{"web_search_requests": N, …}`: the searches the call ran.
+    #[serde(default)]
+    pub server_tool_use: Option<ServerToolUse>,
+}
+
+/// `usage.server_tool_use`.
+#[derive(Debug, Default, Clone, Copy, Deserialize)]
+pub struct ServerToolUse {
+    /// Web searches.
+    #[serde(default)]
+    pub web_search_requests: Option<u64>,
 }
 
 impl WireUsage {
@@ -186,6 +197,10 @@ impl WireUsage {
                 .cache_creation
                 .map_or(base.cache_write_1h, |split| split.ephemeral_1h_input_tokens),
             reasoning: base.reasoning,
+            web_search_requests: self
+                .server_tool_use
+                .and_then(|server| server.web_search_requests)
+                .unwrap_or(base.web_search_requests),
         }
     }
 }
@@ -321,6 +336,10 @@ pub struct ResultEvent {
     /// Tool calls claude refused.
     #[serde(default)]
     pub permission_denials: Vec<Denial>,
+    /// With `--json-schema`: the answer's value, as claude parsed it (its `result` text may
+    /// be empty then).
+    #[serde(default)]
+    pub structured_output: Option<Value>,
 }
 
 /// A tool call claude refused.
@@ -505,10 +524,7 @@ impl ClaudeStream {
         }
         for block in message.content {
             let content = match block {
-                WireBlock::Text { text } => AssistantBlock::Text(TextBlock {
-                    text,
-                    signature: None,
-                }),
+                WireBlock::Text { text } => AssistantBlock::Text(TextBlock::new(text)),
                 WireBlock::Thinking {
                     thinking,
                     signature,
@@ -573,6 +589,7 @@ mod tests {
             cache_write: 5_210,
             cache_write_1h: 0,
             reasoning: 0,
+            web_search_requests: 0,
         };
         assert_eq!(update.over(before).output, 402);
         assert_eq!(update.over(before).cache_write, 5_210);

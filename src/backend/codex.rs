@@ -73,6 +73,7 @@ impl RawUsage {
             cache_write: 0,
             cache_write_1h: 0,
             reasoning: self.reasoning,
+            web_search_requests: 0,
         }
     }
 }
@@ -338,10 +339,7 @@ impl CodexStream {
             Line::ItemCompleted { item } => match &item.kind {
                 ItemKind::AgentMessage { text } => {
                     recorder.text_delta(text);
-                    recorder.push(AssistantBlock::Text(TextBlock {
-                        text: text.clone(),
-                        signature: None,
-                    }));
+                    recorder.push(AssistantBlock::Text(TextBlock::new(text.clone())));
                 }
                 ItemKind::Reasoning { text } => {
                     recorder.push(AssistantBlock::Thinking(ThinkingBlock {
@@ -447,6 +445,7 @@ mod tests {
                 cache_write: 0,
                 cache_write_1h: 0,
                 reasoning: 36,
+                web_search_requests: 0,
             }
         );
         // A new thread starts from zero: counters smaller than the stored ones are taken whole.

@@ -6,7 +6,7 @@
 //! entries (`mcp__SERVER`, `mcp__SERVER__TOOL`). `codex` gets `-c mcp_servers.NAME.KEY=VALUE`
 //! overrides; values that may be secret never go on its argv: a stdio server's `env` reaches
 //! it through codex's environment and `env_vars`, header values through `env_http_headers`.
-//! Pure: what to write, pass and set; `commands/delegate.rs` does it.
+//! Pure: what to write, pass and set; the CLI engine (`engine/cli.rs`) and `commands/turn.rs` do it.
 
 use serde_json::{Map, Value, json};
 

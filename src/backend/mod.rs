@@ -5,11 +5,12 @@
 //! --json` events, translated into pincer's own events and session entries as they arrive), how
 //! to supervise them ([`child`]: own process group, idle watchdog, `--timeout` and signals kill
 //! the group) and how to read their failures (classified like provider errors, §9.2).
-//! `commands/delegate.rs` wires it to a turn.
+//! The CLI engine (`engine/cli.rs`) runs a turn with these parts.
 
 pub mod child;
 pub mod claude;
 pub mod codex;
+pub mod hooks;
 pub mod mcp;
 
 use std::collections::BTreeMap;
@@ -174,6 +175,9 @@ pub struct Request<'a> {
     pub sandbox: SandboxMode,
     /// Extra roots (`--add-dir`, `tools.add_dirs`), absolute: claude's and codex's `--add-dir`.
     pub added_dirs: &'a [PathBuf],
+    /// `--web-search`: claude's `WebSearch` tool offered and allowed, codex's
+    /// `web_search="live"`.
+    pub web_search: bool,
     /// The reasoning level, when one was asked for.
     pub thinking: Option<ThinkingLevel>,
     /// `--max-turns`, passed to claude (codex has no such flag).
@@ -190,6 +194,14 @@ pub struct Request<'a> {
     pub mcp: &'a crate::mcp::McpConfig,
     /// claude: where the `--mcp-config` file for them is written, when there are any.
     pub mcp_config_file: Option<&'a Path>,
+    /// The run's hooks, which the child runs itself (SPEC §14).
+    pub hooks: &'a crate::hooks::HookSet,
+    /// claude: where the `--settings` file with them is written, when there are any.
+    pub settings_file: Option<&'a Path>,
+    /// claude: `--json-schema`, the schema inline (claude takes no file for it).
+    pub json_schema: Option<&'a Value>,
+    /// codex: `--output-schema FILE`, the schema's file in OpenAI's strict form.
+    pub output_schema_file: Option<&'a Path>,
 }
 
 /// How to start the child.
@@ -299,6 +311,11 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
         }
     }
     let mut tools = claude_tools(request.policy, request.sandbox);
+    if request.web_search {
+        // Outside the policy's mapping: the search is asked for by name, not by profile.
+        tools.offered.push(CLAUDE_WEB_SEARCH.to_owned());
+        tools.allowed.push(CLAUDE_WEB_SEARCH.to_owned());
+    }
     args.push(format!("--tools={}", tools.offered.join(",")));
     if let Some(file) = request.mcp_config_file {
         args.push("--mcp-config".to_owned());
@@ -309,6 +326,10 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     }
     if request.mcp.strict {
         args.push("--strict-mcp-config".to_owned());
+    }
+    if let Some(file) = request.settings_file {
+        args.push("--settings".to_owned());
+        args.push(file.to_string_lossy().into_owned());
     }
     if !tools.allowed.is_empty() {
         args.push(format!("--allowedTools={}", tools.allowed.join(",")));
@@ -329,6 +350,11 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     if let Some(budget) = request.max_budget_usd {
         args.push("--max-budget-usd".to_owned());
         args.push(budget.to_string());
+    }
+    // On resumed turns too: the schema holds the answer of this turn (SPEC §3.4).
+    if let Some(schema) = request.json_schema {
+        args.push("--json-schema".to_owned());
+        args.push(schema.to_string());
     }
     args
 }
@@ -371,7 +397,19 @@ fn codex_args(request: &Request<'_>) -> Vec<String> {
         args.push("-c".to_owned());
         args.push(format!("model_reasoning_effort=\"{effort}\""));
     }
+    if request.web_search {
+        // The setting that replaced `tools.web_search = true` (and `--search`, which `exec`
+        // does not take); accepted by `exec resume` too.
+        args.push("-c".to_owned());
+        args.push("web_search=\"live\"".to_owned());
+    }
     args.extend(mcp::codex_overrides(request.mcp, request.policy).args);
+    args.extend(hooks::codex_overrides(request.hooks).args);
+    // `exec resume` takes it too (codex PR #23123).
+    if let Some(file) = request.output_schema_file {
+        args.push("--output-schema".to_owned());
+        args.push(file.to_string_lossy().into_owned());
+    }
     for image in request.images {
         args.push("--image".to_owned());
         args.push(image.to_string_lossy().into_owned());
@@ -416,18 +454,11 @@ fn claude_permission_mode(sandbox: SandboxMode) -> &'static str {
     }
 }
 
+/// claude's web search tool (`--web-search`).
+const CLAUDE_WEB_SEARCH: &str = "WebSearch";
+
 /// pincer's tools and claude's equivalents.
-const CLAUDE_TOOLS: [(&str, &[&str]); 9] = [
-    ("read", &["Read"]),
-    ("write", &["Write"]),
-    ("edit", &["Edit", "MultiEdit", "NotebookEdit"]),
-    ("apply_patch", &[]),
-    ("exec", &["Bash"]),
-    ("ls", &["LS"]),
-    ("find", &["Glob"]),
-    ("grep", &["Grep"]),
-    ("web_fetch", &["WebFetch"]),
-];
+const CLAUDE_TOOLS: [(&str, &[&str]); 9] = crate::tools::CLAUDE_EQUIVALENTS;
 
 /// claude's `--tools`, `--allowedTools` and `--disallowedTools` for a policy.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -521,18 +552,19 @@ fn pattern_rule(rule: &str) -> Option<(String, String)> {
 }
 
 /// The tools the child offers, for the system prompt's tools section (so it describes what the
-/// model really has, never "tools are disabled").
+/// model really has, never "tools are disabled"); with `web_search`, its search tool too.
 pub fn prompt_tools(
     backend: CliBackend,
     policy: &ToolPolicy,
     sandbox: SandboxMode,
+    web_search: bool,
 ) -> Vec<ToolDefinition> {
     let describe = |name: &str, description: &str| ToolDefinition {
         name: name.to_owned(),
         description: description.to_owned(),
         parameters: serde_json::json!({"type": "object"}),
     };
-    match backend {
+    let mut tools: Vec<ToolDefinition> = match backend {
         CliBackend::Claude => claude_tools(policy, sandbox)
             .offered
             .iter()
@@ -563,7 +595,15 @@ pub fn prompt_tools(
             tools.push(describe("update_plan", "keep a step-by-step plan"));
             tools
         }
+    };
+    if web_search {
+        let name = match backend {
+            CliBackend::Claude => CLAUDE_WEB_SEARCH,
+            CliBackend::Codex => "web_search",
+        };
+        tools.push(describe(name, "search the web"));
     }
+    tools
 }
 
 /// Whether a child's error output says its session is gone (claude: `No conversation found

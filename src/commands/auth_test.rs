@@ -194,6 +194,8 @@ async fn probe(
             .settings
             .model_info(&model.reference.provider, &model.reference.model)
             .is_some_and(|info| info.reasoning),
+        output_format: None,
+        web_search: None,
     };
     let endpoint = Endpoint {
         provider: model.reference.provider.clone(),

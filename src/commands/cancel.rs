@@ -14,7 +14,7 @@ use std::future::Future;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::engine::{CancelReason, Cancellation};
+use crate::cancel::{CancelReason, Cancellation};
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{self, InputError, Prompt, StdinOptions};
 use crate::session::store::{SessionError, SessionLock};

@@ -1,12 +1,13 @@
 //! `pincer compact [SESSION|--last]`: compact a session now (SPEC §1.4, §7).
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
 
-use super::turn::{credentials, default_model, resolve_model};
+use super::turn::{ResolvedModel, credentials, default_model, resolve_model};
 use super::{Context, load_index, report_torn, resolve_selector, session_error, stdout_error};
-use crate::agent::compact::{self, CompactError, SummaryModel};
+use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
 use crate::error::{CliError, CliResult, Exit};
@@ -34,48 +35,7 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         .unwrap_or(context.settings.compaction.keep_recent_tokens);
     let mut stdout = Stdout::new();
     if args.dry_run {
-        let loaded = store::load(&path).map_err(session_error)?;
-        let plan = compaction::cut::plan(&loaded.entries, None, keep);
-        let value = match &plan {
-            Some(plan) => json!({
-                "type": "compact_plan",
-                "session_id": loaded.header.id,
-                "would_compact": true,
-                "first_kept_entry_id": plan.first_kept_entry_id,
-                "tokens_before": plan.tokens_before,
-                "kept_tokens_estimate": plan.kept_tokens,
-                "messages_to_summarize": plan.to_summarize.len(),
-                "turn_prefix_messages": plan.turn_prefix.len(),
-                "updates_previous_summary": plan.previous_summary.is_some(),
-            }),
-            None => json!({
-                "type": "compact_plan",
-                "session_id": loaded.header.id,
-                "would_compact": false,
-            }),
-        };
-        if context.format.is_json() {
-            stdout.json_pretty(&value).map_err(stdout_error)?;
-        } else {
-            let text = match &plan {
-                Some(plan) => format!(
-                    "would compact {}: {} tokens now; keep from entry {} (~{} tokens); summarize {} message(s){}\n",
-                    loaded.header.id,
-                    plan.tokens_before,
-                    plan.first_kept_entry_id,
-                    plan.kept_tokens,
-                    plan.to_summarize.len(),
-                    if plan.turn_prefix.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" and a split turn of {}", plan.turn_prefix.len())
-                    }
-                ),
-                None => format!("nothing to compact in {}\n", loaded.header.id),
-            };
-            stdout.write(&text).map_err(stdout_error)?;
-        }
-        return Ok(Exit::Success);
+        return print_plan(context, &path, keep);
     }
 
     let cassette = super::replay::RunCassette::open(context, &args.cassette)?;
@@ -95,47 +55,13 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     let resolved = resolve_model(context, &reference)?;
     if resolved.cli.is_some() {
         // The summary is one API call; a CLI backend compacts its own session by itself.
-        return Err(CliError::not_available(&format!(
-            "compacting with the {} backend (pass -m with an API model)",
+        return Err(CliError::usage(format!(
+            "cannot compact with the {} backend: its CLI compacts its own session",
             resolved.reference.provider
-        )));
+        ))
+        .with_hint("pass -m with an API model to summarize this session; nothing was changed"));
     }
-    let api_key = if cassette.replaying() {
-        None
-    } else {
-        credentials(context, &resolved.reference.provider, None)?
-            .into_iter()
-            .find_map(|credential| credential.key)
-    };
-    if api_key.is_none()
-        && !cassette.replaying()
-        && !context
-            .settings
-            .key_env_vars(&resolved.reference.provider)
-            .is_empty()
-        && resolved.reference.provider != "ollama"
-    {
-        return Err(CliError::new(
-            Exit::Auth,
-            format!(
-                "no credentials for provider '{}'",
-                resolved.reference.provider
-            ),
-        )
-        .with_hint(format!(
-            "set {}",
-            context
-                .settings
-                .key_env_vars(&resolved.reference.provider)
-                .join(" or ")
-        )));
-    }
-    let endpoint = Endpoint {
-        provider: resolved.reference.provider.clone(),
-        base_url: resolved.base_url.clone(),
-        api_key,
-        headers: resolved.headers.clone(),
-    };
+    let endpoint = summary_endpoint(context, &resolved, cassette.replaying())?;
     let max_output = context
         .settings
         .model_info(&resolved.reference.provider, &resolved.reference.model)
@@ -149,6 +75,18 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     };
     let mut transcript = Transcript::persisted(writer, loaded.entries);
     let (runtime, client) = (super::runtime()?, cassette.transport()?);
+    // PreCompact hooks (SPEC §14), before anything changes.
+    let key = endpoint
+        .api_key
+        .as_ref()
+        .map(crate::secret::Secret::redaction_pattern);
+    super::hooks::pre_compact_manual(
+        context,
+        &runtime,
+        (&loaded.header.id, &path),
+        args.instructions.as_deref(),
+        &key.into_iter().collect::<Vec<_>>(),
+    )?;
     let cancel = tokio_util::sync::CancellationToken::new();
     let mut messages = Vec::new();
     let retry = super::retry_policy(context);
@@ -209,11 +147,109 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         }
         return Ok(Exit::Success);
     };
+    print_compacted(context, &loaded.header.id, &compacted)?;
+    Ok(Exit::Success)
+}
+
+/// `compact --dry-run`: what a compaction would do, changing nothing.
+fn print_plan(context: &Context, path: &Path, keep: u64) -> CliResult<Exit> {
+    let mut stdout = Stdout::new();
+    let loaded = store::load(path).map_err(session_error)?;
+    let plan = compaction::cut::plan(&loaded.entries, None, keep);
+    let value = match &plan {
+        Some(plan) => json!({
+            "type": "compact_plan",
+            "session_id": loaded.header.id,
+            "would_compact": true,
+            "first_kept_entry_id": plan.first_kept_entry_id,
+            "tokens_before": plan.tokens_before,
+            "kept_tokens_estimate": plan.kept_tokens,
+            "messages_to_summarize": plan.to_summarize.len(),
+            "turn_prefix_messages": plan.turn_prefix.len(),
+            "updates_previous_summary": plan.previous_summary.is_some(),
+        }),
+        None => json!({
+            "type": "compact_plan",
+            "session_id": loaded.header.id,
+            "would_compact": false,
+        }),
+    };
+    if context.format.is_json() {
+        stdout.json_pretty(&value).map_err(stdout_error)?;
+    } else {
+        let text = match &plan {
+            Some(plan) => format!(
+                "would compact {}: {} tokens now; keep from entry {} (~{} tokens); summarize {} message(s){}\n",
+                loaded.header.id,
+                plan.tokens_before,
+                plan.first_kept_entry_id,
+                plan.kept_tokens,
+                plan.to_summarize.len(),
+                if plan.turn_prefix.is_empty() {
+                    String::new()
+                } else {
+                    format!(" and a split turn of {}", plan.turn_prefix.len())
+                }
+            ),
+            None => format!("nothing to compact in {}\n", loaded.header.id),
+        };
+        stdout.write(&text).map_err(stdout_error)?;
+    }
+    Ok(Exit::Success)
+}
+
+/// Where the summary call goes, with the provider's first key (none when replaying).
+fn summary_endpoint(
+    context: &Context,
+    resolved: &ResolvedModel,
+    replaying: bool,
+) -> CliResult<Endpoint> {
+    let api_key = if replaying {
+        None
+    } else {
+        credentials(context, &resolved.reference.provider, None)?
+            .into_iter()
+            .find_map(|credential| credential.key)
+    };
+    if api_key.is_none()
+        && !replaying
+        && !context
+            .settings
+            .key_env_vars(&resolved.reference.provider)
+            .is_empty()
+        && resolved.reference.provider != "ollama"
+    {
+        return Err(CliError::new(
+            Exit::Auth,
+            format!(
+                "no credentials for provider '{}'",
+                resolved.reference.provider
+            ),
+        )
+        .with_hint(format!(
+            "set {}",
+            context
+                .settings
+                .key_env_vars(&resolved.reference.provider)
+                .join(" or ")
+        )));
+    }
+    Ok(Endpoint {
+        provider: resolved.reference.provider.clone(),
+        base_url: resolved.base_url.clone(),
+        api_key,
+        headers: resolved.headers.clone(),
+    })
+}
+
+/// The report of a done compaction.
+fn print_compacted(context: &Context, id: &str, compacted: &Compacted) -> CliResult<()> {
+    let mut stdout = Stdout::new();
     if context.format.is_json() {
         stdout
             .json_pretty(&json!({
                 "type": "compact",
-                "session_id": loaded.header.id,
+                "session_id": id,
                 "is_error": false,
                 "compacted": true,
                 "tokens_before": compacted.tokens_before,
@@ -227,14 +263,11 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         stdout
             .write(&format!(
                 "compacted {}: {} → {} tokens\n\n{}\n",
-                loaded.header.id,
-                compacted.tokens_before,
-                compacted.tokens_after,
-                compacted.summary
+                id, compacted.tokens_before, compacted.tokens_after, compacted.summary
             ))
             .map_err(stdout_error)?;
     }
-    Ok(Exit::Success)
+    Ok(())
 }
 
 /// The result object's error for a summary that could not be had (nothing was changed).

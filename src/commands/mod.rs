@@ -6,11 +6,14 @@ pub mod auth_test;
 mod cancel;
 pub mod compact;
 pub mod generate;
+mod hooks;
 mod mcp;
 mod replay;
 pub mod sessions;
 pub mod status;
+mod structured;
 pub mod turn;
+mod web_search;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -444,6 +447,52 @@ pub(crate) fn retry_policy(context: &Context) -> crate::provider::retry::RetryPo
         cap: Duration::from_millis(retry.max_delay_ms),
         ..crate::provider::retry::RetryPolicy::default()
     }
+}
+
+/// Find the skills for `context`'s workspace: the default places and `skills.paths` when
+/// `enabled` (and the configuration allows it), then `flags` (relative to the current
+/// directory). Every problem is a warning on stderr naming the file; none fails the run.
+pub(crate) fn discover_skills(
+    context: &Context,
+    flags: &[PathBuf],
+    enabled: bool,
+) -> crate::agent::skills::Discovery {
+    let settings = &context.settings;
+    let flags: Vec<PathBuf> = flags
+        .iter()
+        .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.clone()))
+        .collect();
+    let discovery = crate::agent::skills::discover(&crate::agent::skills::Places {
+        config_dir: &settings.paths.config_dir,
+        workspace: &context.workspace,
+        enabled: enabled && settings.skills.enabled,
+        config_paths: &settings.skills.paths,
+        flag_paths: &flags,
+    });
+    let diagnostics = &context.diagnostics;
+    for problem in &discovery.skipped {
+        diagnostics.warn(&format!(
+            "skipped skill '{}': {}",
+            problem.path.display(),
+            problem.message
+        ));
+    }
+    for problem in &discovery.warnings {
+        diagnostics.warn(&format!(
+            "skill '{}': {}",
+            problem.path.display(),
+            problem.message
+        ));
+    }
+    for shadowed in &discovery.shadowed {
+        diagnostics.warn(&format!(
+            "skill '{}' in '{}' shadows the one in '{}'",
+            shadowed.name,
+            shadowed.shadowed_by.display(),
+            shadowed.path.display()
+        ));
+    }
+    discovery
 }
 
 #[cfg(test)]

@@ -361,14 +361,11 @@ fn render_transcript(branch: &[&Entry], verbose: bool) -> String {
                                     body,
                                     "  → {} {}",
                                     block.get("name").and_then(Value::as_str).unwrap_or("?"),
-                                    one_line(
-                                        &block
-                                            .get("arguments")
-                                            .map(Value::to_string)
-                                            .unwrap_or_default(),
-                                        200
-                                    )
+                                    arguments_line(block)
                                 );
+                            }
+                            Some("serverToolCall") => {
+                                let _ = writeln!(body, "  {}", web_search_line(block));
                             }
                             _ => {}
                         }
@@ -684,6 +681,9 @@ fn render_markdown(loaded: &store::LoadedSession) -> String {
                                     "**Tool call** `{}`\n\n```json\n{arguments}\n```\n",
                                     block.get("name").and_then(Value::as_str).unwrap_or("?")
                                 );
+                            }
+                            Some("serverToolCall") => {
+                                let _ = writeln!(text, "**{}**\n", web_search_line(block));
                             }
                             _ => {}
                         }
@@ -1087,6 +1087,35 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
     }
     output(&text)?;
     Ok(Exit::Success)
+}
+
+/// A provider's web search as one line: `web_search {"query":…} (3 results)`.
+fn web_search_line(block: &Value) -> String {
+    let results = block
+        .get("results")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let outcome = match block.get("error").and_then(Value::as_str) {
+        Some(error) => format!("failed: {error}"),
+        None if results == 1 => "1 result".to_owned(),
+        None => format!("{results} results"),
+    };
+    format!(
+        "⌕ {} {} ({outcome})",
+        block.get("name").and_then(Value::as_str).unwrap_or("?"),
+        arguments_line(block)
+    )
+}
+
+/// A call's `arguments` on one line, cut at 200 characters.
+fn arguments_line(block: &Value) -> String {
+    one_line(
+        &block
+            .get("arguments")
+            .map(Value::to_string)
+            .unwrap_or_default(),
+        200,
+    )
 }
 
 #[cfg(test)]

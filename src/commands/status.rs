@@ -283,7 +283,7 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
         settings.workspace.max_file_chars,
     )
     .files;
-    let skills = super::turn::discover_skills(context, &[], true);
+    let skills = super::discover_skills(context, &[], true);
     let sandbox = installation_sandbox(context, &super::added_dirs(context, &[])?);
     let tool_names: Vec<&str> = crate::tools::ALL_TOOLS.to_vec();
     let tools = crate::tools::definitions(&tool_names);
@@ -372,107 +372,7 @@ fn text_of(value: &Value) -> String {
 fn render(value: &Value) -> String {
     let mut text = String::new();
     if value.get("session_id").is_some() {
-        let line = |text: &mut String, key: &str, shown: String| {
-            let _ = writeln!(text, "{key:<16}{shown}");
-        };
-        line(&mut text, "session:", text_of(&value["session_id"]));
-        line(&mut text, "name:", text_of(&value["session_name"]));
-        line(&mut text, "file:", text_of(&value["file"]));
-        line(&mut text, "cwd:", text_of(&value["cwd"]));
-        line(
-            &mut text,
-            "model:",
-            format!(
-                "{} ({})",
-                match (value["provider"].as_str(), value["model"].as_str()) {
-                    (Some(provider), Some(model)) => format!("{provider}/{model}"),
-                    _ => "-".to_owned(),
-                },
-                text_of(&value["backend"])
-            ),
-        );
-        if let Some(ids) = value["backend_session_ids"].as_object()
-            && !ids.is_empty()
-        {
-            let shown: Vec<String> = ids
-                .iter()
-                .map(|(backend, id)| format!("{backend}={}", text_of(id)))
-                .collect();
-            line(&mut text, "cli session:", shown.join(", "));
-        }
-        line(&mut text, "thinking:", text_of(&value["thinking_level"]));
-        line(&mut text, "turns:", text_of(&value["turns"]));
-        line(&mut text, "compactions:", text_of(&value["compactions"]));
-        let context = &value["context"];
-        let context_line = match (
-            context["tokens"].as_u64(),
-            context["window"].as_u64(),
-            context["percent"].as_f64(),
-        ) {
-            (Some(tokens), Some(window), Some(percent)) => format!(
-                "{} / {} tokens ({percent:.1}%){}",
-                group(tokens),
-                group(window),
-                if context["estimated"] == true {
-                    ", estimated"
-                } else {
-                    ""
-                }
-            ),
-            (Some(tokens), _, _) => format!("{} tokens (window unknown)", group(tokens)),
-            _ => "-".to_owned(),
-        };
-        line(&mut text, "context:", context_line);
-        let usage_line = |usage: &Value| {
-            if usage.is_null() {
-                return "-".to_owned();
-            }
-            format!(
-                "input {}, cache write {}, cache read {}, output {}",
-                compact_count(usage["input_tokens"].as_u64().unwrap_or(0)),
-                compact_count(usage["cache_creation_input_tokens"].as_u64().unwrap_or(0)),
-                compact_count(usage["cache_read_input_tokens"].as_u64().unwrap_or(0)),
-                compact_count(usage["output_tokens"].as_u64().unwrap_or(0)),
-            )
-        };
-        line(
-            &mut text,
-            "last call:",
-            usage_line(&value["last_call_usage"]),
-        );
-        line(&mut text, "total usage:", usage_line(&value["usage"]));
-        line(
-            &mut text,
-            "total cost:",
-            format!("${:.4}", value["total_cost_usd"].as_f64().unwrap_or(0.0)),
-        );
-        line(
-            &mut text,
-            "last activity:",
-            text_of(&value["last_activity"]),
-        );
-        line(
-            &mut text,
-            "last run:",
-            if value["last_run_aborted"] == true {
-                format!("aborted ({})", text_of(&value["last_error"]))
-            } else {
-                "completed".to_owned()
-            },
-        );
-        line(
-            &mut text,
-            "locked:",
-            if value["locked"] == true {
-                "yes, a run holds it now".to_owned()
-            } else {
-                "no".to_owned()
-            },
-        );
-        if !value["problem"].is_null() {
-            line(&mut text, "problem:", text_of(&value["problem"]));
-            line(&mut text, "repair with:", text_of(&value["repair_command"]));
-        }
+        render_session(&mut text, value);
         return text;
     }
     let line = |text: &mut String, key: &str, shown: String| {
@@ -572,6 +472,112 @@ fn render(value: &Value) -> String {
             text_of(&value["sessions_here"])
         ),
     );
+    render_credentials(&mut text, value);
+    text
+}
+
+/// The session block of `status SESSION`.
+fn render_session(text: &mut String, value: &Value) {
+    let line = |text: &mut String, key: &str, shown: String| {
+        let _ = writeln!(text, "{key:<16}{shown}");
+    };
+    line(text, "session:", text_of(&value["session_id"]));
+    line(text, "name:", text_of(&value["session_name"]));
+    line(text, "file:", text_of(&value["file"]));
+    line(text, "cwd:", text_of(&value["cwd"]));
+    line(
+        text,
+        "model:",
+        format!(
+            "{} ({})",
+            match (value["provider"].as_str(), value["model"].as_str()) {
+                (Some(provider), Some(model)) => format!("{provider}/{model}"),
+                _ => "-".to_owned(),
+            },
+            text_of(&value["backend"])
+        ),
+    );
+    if let Some(ids) = value["backend_session_ids"].as_object()
+        && !ids.is_empty()
+    {
+        let shown: Vec<String> = ids
+            .iter()
+            .map(|(backend, id)| format!("{backend}={}", text_of(id)))
+            .collect();
+        line(text, "cli session:", shown.join(", "));
+    }
+    line(text, "thinking:", text_of(&value["thinking_level"]));
+    line(text, "turns:", text_of(&value["turns"]));
+    line(text, "compactions:", text_of(&value["compactions"]));
+    let context = &value["context"];
+    let context_line = match (
+        context["tokens"].as_u64(),
+        context["window"].as_u64(),
+        context["percent"].as_f64(),
+    ) {
+        (Some(tokens), Some(window), Some(percent)) => format!(
+            "{} / {} tokens ({percent:.1}%){}",
+            group(tokens),
+            group(window),
+            if context["estimated"] == true {
+                ", estimated"
+            } else {
+                ""
+            }
+        ),
+        (Some(tokens), _, _) => format!("{} tokens (window unknown)", group(tokens)),
+        _ => "-".to_owned(),
+    };
+    line(text, "context:", context_line);
+    let usage_line = |usage: &Value| {
+        if usage.is_null() {
+            return "-".to_owned();
+        }
+        format!(
+            "input {}, cache write {}, cache read {}, output {}",
+            compact_count(usage["input_tokens"].as_u64().unwrap_or(0)),
+            compact_count(usage["cache_creation_input_tokens"].as_u64().unwrap_or(0)),
+            compact_count(usage["cache_read_input_tokens"].as_u64().unwrap_or(0)),
+            compact_count(usage["output_tokens"].as_u64().unwrap_or(0)),
+        )
+    };
+    line(text, "last call:", usage_line(&value["last_call_usage"]));
+    line(text, "total usage:", usage_line(&value["usage"]));
+    line(
+        text,
+        "total cost:",
+        format!("${:.4}", value["total_cost_usd"].as_f64().unwrap_or(0.0)),
+    );
+    line(text, "last activity:", text_of(&value["last_activity"]));
+    line(
+        text,
+        "last run:",
+        if value["last_run_aborted"] == true {
+            format!("aborted ({})", text_of(&value["last_error"]))
+        } else {
+            "completed".to_owned()
+        },
+    );
+    line(
+        text,
+        "locked:",
+        if value["locked"] == true {
+            "yes, a run holds it now".to_owned()
+        } else {
+            "no".to_owned()
+        },
+    );
+    if !value["problem"].is_null() {
+        line(text, "problem:", text_of(&value["problem"]));
+        line(text, "repair with:", text_of(&value["repair_command"]));
+    }
+}
+
+/// The credentials and CLI backends blocks.
+fn render_credentials(text: &mut String, value: &Value) {
+    let line = |text: &mut String, key: &str, shown: String| {
+        let _ = writeln!(text, "{key:<16}{shown}");
+    };
     text.push_str("credentials:\n");
     for credential in value["credentials"].as_array().into_iter().flatten() {
         let _ = writeln!(
@@ -588,7 +594,7 @@ fn render(value: &Value) -> String {
         .filter(|profile| matches!(profile["state"].as_str(), Some("cooldown" | "disabled")))
         .collect();
     if waiting.is_empty() {
-        line(&mut text, "cooldowns:", "none".to_owned());
+        line(text, "cooldowns:", "none".to_owned());
     } else {
         text.push_str("cooldowns:\n");
         for profile in waiting {
@@ -601,7 +607,7 @@ fn render(value: &Value) -> String {
         }
     }
     if let Some(error) = value["auth_profiles"]["error"].as_str() {
-        line(&mut text, "auth store:", error.to_owned());
+        line(text, "auth store:", error.to_owned());
     }
     text.push_str("cli backends:\n");
     for name in ["claude", "codex"] {
@@ -621,7 +627,6 @@ fn render(value: &Value) -> String {
         };
         let _ = writeln!(text, "  {name:<15} {shown}");
     }
-    text
 }
 
 /// One provider's credentials: the usable sources in the order a run tries them, and how many

@@ -1,5 +1,7 @@
-//! `run` and `resume`: resolve the model, credentials and session, read the prompt, run the
-//! agent turn, and print the result in the selected mode. `compact` lives here too for now.
+//! `run` and `resume`: read the prompt, resolve the chain of models with their credentials, the
+//! tool policy, sandbox and MCP servers, open or create the session, then hand the turn to the
+//! failover loop (`engine::failover`) over the API and CLI engines, and build the result object
+//! from the report.
 //!
 //! Every run that parsed its arguments ends with one `result` object in the JSON modes, also when
 //! it fails before any model call (SPEC §3.2).
@@ -24,7 +26,8 @@ use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
 use crate::conversation::{ContentBlock, ImageBlock, Message, MessageContent, UserMessage};
 use crate::engine::api::{self as api_engine, ApiSettings, Credential};
-use crate::engine::event::{Event, EventSink, Fallback, Init};
+use crate::engine::event::{Event, EventSink, Init};
+use crate::engine::failover;
 use crate::engine::{CancelReason, Cancellation, Ending, TurnReport};
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{InputError, StdinOptions};
@@ -35,7 +38,6 @@ use crate::output::schema::{
     Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
     RunResult, new_uuid,
 };
-use crate::provider::classify::FailureKind;
 use crate::provider::http::{Endpoint, Transport};
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
 use crate::session::fork;
@@ -100,11 +102,16 @@ fn drive(
     turn_args: &TurnArgs,
     plan: &TurnPlan<'_>,
 ) -> CliResult<Exit> {
+    // Heartbeat runs and structured output print the answer only at the end.
+    let hold_text = turn_args.heartbeat || super::structured::requested(turn_args);
     let sink_with = |events_file| {
         sink_for(
             format,
-            turn_args.include_partial_messages,
-            turn_args.heartbeat,
+            (
+                turn_args.include_partial_messages,
+                turn_args.include_hook_events,
+            ),
+            hold_text,
             events_file,
         )
     };
@@ -134,7 +141,7 @@ fn drive(
             sink,
             &context.diagnostics,
             format,
-            turn_args.heartbeat,
+            hold_text,
         ));
         sink = Box::new(RunSink {
             inner: sink,
@@ -167,7 +174,8 @@ fn drive(
             }
             if let Some(path) = &turn_args.output_last_message
                 && !result.is_error
-                && let Err(write_error) = crate::fs::write_atomic(path, result.result.as_bytes())
+                && let Err(write_error) =
+                    crate::fs::write_atomic(path, result.answer_text().as_bytes())
             {
                 return Err(CliError::new(
                     Exit::RunFailed,
@@ -294,20 +302,6 @@ enum Execution {
         exit: Exit,
         error: Option<CliError>,
     },
-}
-
-/// Flags whose behaviour is not in this build yet: refuse them rather than ignore them.
-fn refuse_unavailable(args: &TurnArgs) -> CliResult<()> {
-    let checks: [(bool, &str); 1] = [(
-        args.json_schema.is_some() || args.output_schema.is_some(),
-        "--json-schema",
-    )];
-    for (given, flag) in checks {
-        if given {
-            return Err(CliError::not_available(flag));
-        }
-    }
-    Ok(())
 }
 
 fn thinking_level(level: crate::cli::ThinkingLevel) -> ThinkingLevel {
@@ -484,53 +478,17 @@ fn turn_skills(
         }
         return skills::Discovery::default();
     }
-    discover_skills(context, &args.skill, !args.no_skills)
+    super::discover_skills(context, &args.skill, !args.no_skills)
 }
 
-/// Find the skills for `context`'s workspace: the default places and `skills.paths` when
-/// `enabled` (and the configuration allows it), then `flags` (relative to the current
-/// directory). Every problem is a warning on stderr naming the file; none fails the run.
-pub(crate) fn discover_skills(
-    context: &Context,
-    flags: &[PathBuf],
-    enabled: bool,
-) -> skills::Discovery {
-    let settings = &context.settings;
-    let flags: Vec<PathBuf> = flags
+/// Every key of the chain, as the child-environment filters and redactors match it.
+fn chain_keys(chain: &[Candidate]) -> Vec<&str> {
+    chain
         .iter()
-        .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.clone()))
-        .collect();
-    let discovery = skills::discover(&skills::Places {
-        config_dir: &settings.paths.config_dir,
-        workspace: &context.workspace,
-        enabled: enabled && settings.skills.enabled,
-        config_paths: &settings.skills.paths,
-        flag_paths: &flags,
-    });
-    let diagnostics = &context.diagnostics;
-    for problem in &discovery.skipped {
-        diagnostics.warn(&format!(
-            "skipped skill '{}': {}",
-            problem.path.display(),
-            problem.message
-        ));
-    }
-    for problem in &discovery.warnings {
-        diagnostics.warn(&format!(
-            "skill '{}': {}",
-            problem.path.display(),
-            problem.message
-        ));
-    }
-    for shadowed in &discovery.shadowed {
-        diagnostics.warn(&format!(
-            "skill '{}' in '{}' shadows the one in '{}'",
-            shadowed.name,
-            shadowed.shadowed_by.display(),
-            shadowed.path.display()
-        ));
-    }
-    discovery
+        .flat_map(|candidate| &candidate.credentials)
+        .filter_map(|credential| credential.key.as_ref())
+        .map(crate::secret::Secret::redaction_pattern)
+        .collect()
 }
 
 /// The tools' sandbox: confinement for `mode` around the workspace and the added directories,
@@ -546,12 +504,7 @@ fn exec_sandbox(
     policy: &ToolPolicy,
 ) -> Sandbox {
     let settings = &context.settings.tools.exec;
-    let keys: Vec<&str> = chain
-        .iter()
-        .flat_map(|candidate| &candidate.credentials)
-        .filter_map(|credential| credential.key.as_ref())
-        .map(crate::secret::Secret::redaction_pattern)
-        .collect();
+    let keys = chain_keys(chain);
     let mut sandbox = Sandbox::new(
         mode,
         &context.workspace,
@@ -984,7 +937,8 @@ fn execute(
     sink: &mut dyn EventSink,
     known: &mut Known,
 ) -> CliResult<Execution> {
-    refuse_unavailable(args)?;
+    // --json-schema: a schema that cannot be used is exit 2 before anything is sent (§3.4).
+    let output_schema = super::structured::schema(args)?;
     if let TurnPlan::Resume(resume_args) = plan {
         check_resume_session_id(resume_args)?;
     }
@@ -992,6 +946,126 @@ fn execute(
     let cassette = super::replay::RunCassette::for_turn(context, args)?;
     // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
     let mcp_config = super::mcp::config(context, &args.mcp)?;
+    // So is a bad hook (SPEC §14).
+    let hook_set = super::hooks::config(context, args)?;
+    let input = read_input(context, args, plan, scope)?;
+    let (index, chain, recorded_thinking) = resolve_chain(context, args, plan, &cassette, known)?;
+    // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
+    // is created.
+    let policy = tool_policy(context, args)?;
+    let added_dirs = super::added_dirs(context, &args.add_dir)?;
+    let mut transport = None;
+    let mcp = start_mcp(
+        context,
+        args,
+        scope,
+        &chain,
+        &mcp_config,
+        &cassette,
+        &mut transport,
+    )?;
+    let policy = policy.with_mcp_tools(mcp.tools());
+    // `--web-search` the primary model cannot honour is a usage error: before the session.
+    super::web_search::check_primary(
+        &context.settings,
+        super::web_search::Asked::new(args.web_search, &context.settings),
+        &chain[0].resolved,
+        !policy.offered().is_empty() || !policy.offered_mcp().is_empty(),
+    )?;
+
+    // A dry run resolves everything and prints the request, touching nothing.
+    let mut setup = if args.dry_run {
+        dry_run_context(context, scope, &index, plan)?
+    } else {
+        setup_session(context, scope, &index, plan, args.no_session_persistence)?
+    };
+    known.session_id.clone_from(&setup.session_id);
+    known.session_name.clone_from(&setup.session_name);
+    let (shared, user) = shared_settings(
+        context,
+        args,
+        input,
+        &chain,
+        (policy, mcp, mcp_config),
+        (&added_dirs, recorded_thinking, output_schema),
+        (hook_set, &setup),
+    )?;
+    let primary = &chain[0];
+    let first = attempt_settings(context, args, &shared, primary);
+    if args.dry_run {
+        dry_run(
+            context,
+            args,
+            (&setup, &shared),
+            &chain,
+            (&first, user),
+            known,
+        )?;
+        return Ok(Execution::DryRun);
+    }
+
+    let _ = sink.emit(&Event::Init(init_event(
+        context, &setup, &first, primary, &shared, known,
+    )));
+    if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
+        && let Some(id) = &setup.session_id
+    {
+        context.diagnostics.info(&format!("session: {id}"));
+    }
+    let user = prompt_hooks(context, (scope, plan), primary, &shared, user, sink)?;
+    let mut messages = start_turn(&mut setup, primary, shared.thinking, user)?;
+
+    let client = match transport {
+        Some(transport) => transport,
+        None => cassette.transport()?,
+    };
+    let links = ChainLinks {
+        context,
+        args,
+        shared: &shared,
+        chain: &chain,
+        links: chain.iter().map(Candidate::link).collect(),
+        first: Some(first),
+        client: &client,
+        messages: &mut messages,
+        transcript: &mut setup.transcript,
+        cancellation: scope.cancellation(),
+    };
+    let outcome = scope.block_on(run_chain(links, sink));
+    // Every exit path of the turn stops the MCP servers here; the others drop the set, which
+    // kills their process groups at once.
+    scope.block_on(shared.mcp.shutdown());
+    if primary.resolved.cli.is_none() {
+        super::hooks::session_end(context, scope, &shared.hooks, sink);
+    }
+    let outcome = outcome?;
+    // A fallback answers this turn only: the session stays on the model it was run with.
+    if outcome.last_model != primary.model_ref {
+        append_model_change(&mut setup.transcript, primary)?;
+    }
+    // Sync and release the session before refreshing the index.
+    setup.transcript.close().map_err(session_error)?;
+    if let Some(path) = &setup.path {
+        let _ = index::update_one(context.sessions_dir(), path);
+    }
+    Ok(finish(context, &setup, &outcome, args.heartbeat))
+}
+
+/// What the user gave the turn: the prompt (argument, stdin, or the heartbeat prompt) with its
+/// images, and what replaces or extends the system prompt.
+struct TurnInput {
+    prompt: crate::input::Prompt,
+    images: Vec<ContentBlock>,
+    system_replace: Option<String>,
+    appends: Vec<String>,
+}
+
+fn read_input(
+    context: &Context,
+    args: &TurnArgs,
+    plan: &TurnPlan<'_>,
+    scope: &CancelScope,
+) -> CliResult<TurnInput> {
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
@@ -1028,9 +1102,24 @@ fn execute(
     for path in &args.append_system_prompt_file {
         appends.push(read_text_file(path, "--append-system-prompt-file")?);
     }
+    Ok(TurnInput {
+        prompt,
+        images,
+        system_replace,
+        appends,
+    })
+}
 
-    // Resolve every model of the chain and its credentials before anything is created, so a run
-    // that cannot start leaves no session behind.
+/// Resolve every model of the chain and its credentials before anything is created, so a run
+/// that cannot start leaves no session behind. Also returns the index (looked up only when the
+/// turn names a session) and the thinking level the session recorded.
+fn resolve_chain(
+    context: &Context,
+    args: &TurnArgs,
+    plan: &TurnPlan<'_>,
+    cassette: &super::replay::RunCassette,
+    known: &mut Known,
+) -> CliResult<(Index, Vec<Candidate>, Option<ThinkingLevel>)> {
     // A plain `run` makes a fresh UUIDv7 session and looks nothing up: in a home with thousands
     // of sessions, refreshing the index would cost more than the turn.
     let index = match plan {
@@ -1055,7 +1144,6 @@ fn execute(
     };
     let chain = model_chain(context, args, &reference)?;
     let primary = &chain[0];
-    let model_ref = primary.model_ref.clone();
     known.model = Some(primary.resolved.reference.model.clone());
     known.provider = Some(primary.resolved.reference.provider.clone());
     known.backend = primary.resolved.cli.map(crate::backend::CliBackend::name);
@@ -1085,73 +1173,74 @@ fn execute(
         )
         .with_hint(format!("set {variables}")));
     }
+    Ok((index, chain, recorded_thinking))
+}
 
-    // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
-    // is created.
-    let policy = tool_policy(context, args)?;
-    let added_dirs = super::added_dirs(context, &args.add_dir)?;
-
-    // MCP servers (SPEC §13): they start before the session is created, so that a required one
-    // that fails leaves nothing behind. A turn that only delegates to a CLI hands the servers to
-    // the child instead.
-    // The model calls' transport is built here when the servers need its HTTP client too
-    // (building one costs a few milliseconds).
-    let mut transport = None;
-    let mcp = if args.dry_run
+/// MCP servers (SPEC §13): they start before the session is created, so that a required one
+/// that fails leaves nothing behind. A turn that only delegates to a CLI hands the servers to
+/// the child instead. The model calls' transport is built here when the servers need its HTTP
+/// client too (building one costs a few milliseconds).
+fn start_mcp(
+    context: &Context,
+    args: &TurnArgs,
+    scope: &CancelScope,
+    chain: &[Candidate],
+    mcp_config: &crate::mcp::McpConfig,
+    cassette: &super::replay::RunCassette,
+    transport: &mut Option<Transport>,
+) -> CliResult<std::sync::Arc<crate::mcp::McpSet>> {
+    if args.dry_run
         || mcp_config.enabled().next().is_none()
         || chain
             .iter()
             .all(|candidate| candidate.resolved.cli.is_some())
     {
-        std::sync::Arc::new(crate::mcp::McpSet::empty())
-    } else {
-        let keys: Vec<&str> = chain
-            .iter()
-            .flat_map(|candidate| &candidate.credentials)
-            .filter_map(|credential| credential.key.as_ref())
-            .map(crate::secret::Secret::redaction_pattern)
-            .collect();
-        let transport = transport.insert(cassette.transport()?);
-        let http = match transport.client() {
-            Some(client) => client.clone(),
-            // A replay calls no model, but the servers still run for real.
-            None => crate::provider::http::client()
-                .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
-        };
-        super::mcp::start_for_turn(context, scope, &mcp_config, &keys, &http)?
+        return Ok(std::sync::Arc::new(crate::mcp::McpSet::empty()));
+    }
+    let keys = chain_keys(chain);
+    let transport = transport.insert(cassette.transport()?);
+    let http = match transport.client() {
+        Some(client) => client.clone(),
+        // A replay calls no model, but the servers still run for real.
+        None => crate::provider::http::client()
+            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
     };
-    let policy = policy.with_mcp_tools(mcp.tools());
+    super::mcp::start_for_turn(context, scope, mcp_config, &keys, &http)
+}
 
-    // A dry run resolves everything and prints the request, touching nothing.
-    let mut setup = if args.dry_run {
-        dry_run_context(context, scope, &index, plan)?
-    } else {
-        setup_session(context, scope, &index, plan, args.no_session_persistence)?
-    };
-    known.session_id.clone_from(&setup.session_id);
-    known.session_name.clone_from(&setup.session_name);
+/// What every attempt shares — thinking level, sandbox, the system prompt's parts — and the
+/// user message of the turn.
+fn shared_settings(
+    context: &Context,
+    args: &TurnArgs,
+    input: TurnInput,
+    chain: &[Candidate],
+    (policy, mcp, mcp_config): (
+        ToolPolicy,
+        std::sync::Arc<crate::mcp::McpSet>,
+        crate::mcp::McpConfig,
+    ),
+    (added_dirs, recorded_thinking, output_schema): (
+        &[PathBuf],
+        Option<ThinkingLevel>,
+        Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    ),
+    (hook_set, setup): (crate::hooks::HookSet, &SessionSetup),
+) -> CliResult<(Shared, Message)> {
     // claude's --max-thinking-tokens: the exact budget where the protocol takes one, the nearest
     // level everywhere else (and in the session).
     let budget_level = args
         .max_thinking_tokens
         .map(provider::anthropic::request::level_for_budget);
-    let thinking = args
+    let thinking_asked = args
         .thinking
         .map(thinking_level)
         .or(budget_level)
         .or(recorded_thinking)
-        .or(context.settings.thinking)
-        .unwrap_or(ThinkingLevel::Off);
-    warn_unapplied_thinking(context, args, primary, thinking);
+        .or(context.settings.thinking);
+    let thinking = thinking_asked.unwrap_or(ThinkingLevel::Off);
+    warn_unapplied_thinking(context, args, &chain[0], thinking);
     let sandbox_mode = sandbox_mode(context, args);
-    // The date and the UTC offset, not the time of day: the system prompt leads every request,
-    // and a prompt that changed every minute would defeat prompt caching for cron turns.
-    let now = time::OffsetDateTime::now_local()
-        .unwrap_or_else(|_| time::OffsetDateTime::now_utc())
-        .format(time::macros::format_description!(
-            "[year]-[month]-[day] ([weekday]), UTC[offset_hour sign:mandatory]:[offset_minute]"
-        ))
-        .unwrap_or_default();
     let prompt_mode = args
         .prompt_mode
         .map_or(PromptMode::Full, |mode| match mode {
@@ -1159,32 +1248,8 @@ fn execute(
             crate::cli::PromptMode::Minimal => PromptMode::Minimal,
             crate::cli::PromptMode::None => PromptMode::None,
         });
-    let files = if args.no_context_files || prompt_mode != PromptMode::Full {
-        Vec::new()
-    } else {
-        let loaded = context_files::load(
-            &context.workspace,
-            &context.settings.paths.workspace_dir,
-            &context.settings.workspace.files,
-            args.heartbeat,
-            context.settings.workspace.max_file_chars,
-        );
-        for skipped in &loaded.skipped {
-            context.diagnostics.warn(&format!(
-                "skipped workspace file '{}': {}",
-                skipped.path.display(),
-                skipped.reason
-            ));
-        }
-        loaded.files
-    };
-    let git = if prompt_mode == PromptMode::Full {
-        prompt::git_summary(&context.workspace)
-    } else {
-        None
-    };
-    let skills = turn_skills(context, args, prompt_mode, system_replace.is_some());
-    // The private temp dir of exec (SPEC §10): removed when this function returns, on every path.
+    let skills = turn_skills(context, args, prompt_mode, input.system_replace.is_some());
+    // The private temp dir of exec (SPEC §10): removed with `Shared`, on every path.
     let exec_temp = if args.dry_run || sandbox_mode == SandboxMode::DangerFullAccess {
         None
     } else {
@@ -1201,124 +1266,239 @@ fn execute(
     };
     let mut sandbox = exec_sandbox(
         context,
-        (sandbox_mode, &added_dirs),
+        (sandbox_mode, added_dirs),
         exec_temp.as_ref().map(tempfile::TempDir::path),
-        &chain,
+        chain,
         &policy,
     );
     // The listed SKILL.md files and their directories are readable, never writable (§6.5).
     for skill in skills.listed() {
         sandbox.allow_reading(&skill.path);
     }
-    let shared = Shared {
-        policy,
-        mcp,
-        mcp_config,
-        sandbox_mode,
-        sandbox,
-        now,
-        prompt_mode,
-        files,
-        skills,
-        git,
-        system_replace,
-        appends,
-        thinking,
-        thinking_asked: args
-            .thinking
-            .map(thinking_level)
-            .or(budget_level)
-            .or(recorded_thinking)
-            .or(context.settings.thinking),
-        thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
-    };
-    let first = attempt_settings(context, args, &shared, primary);
-
-    let mut content = vec![ContentBlock::text(&prompt.text)];
-    content.extend(images);
+    let hooks = super::hooks::for_run(
+        args,
+        hook_set,
+        &super::hooks::RunFacts {
+            workspace: &context.workspace,
+            session: (setup.session_id.as_deref(), setup.path.as_deref()),
+            model: &chain[0].resolved.reference.model,
+            sandbox: &sandbox,
+            sandbox_mode,
+        },
+    );
+    let mut content = vec![ContentBlock::text(&input.prompt.text)];
+    content.extend(input.images);
     let user = Message::User(UserMessage {
         content: MessageContent::Blocks(content),
         timestamp: crate::conversation::now_millis(),
     });
+    let shared = Shared {
+        policy,
+        mcp,
+        mcp_config,
+        hooks,
+        sandbox_mode,
+        sandbox,
+        _exec_temp: exec_temp,
+        now: prompt_date(),
+        prompt_mode,
+        files: workspace_files(context, args, prompt_mode),
+        skills,
+        git: (prompt_mode == PromptMode::Full)
+            .then(|| prompt::git_summary(&context.workspace))
+            .flatten(),
+        system_replace: input.system_replace,
+        appends: input.appends,
+        prompt: input.prompt.text,
+        thinking,
+        thinking_asked,
+        thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
+        output_schema,
+        web_search: super::web_search::Asked::new(args.web_search, &context.settings),
+    };
+    Ok((shared, user))
+}
 
-    // A dry run describes the primary model's request (or child invocation), touching nothing.
-    if args.dry_run {
-        let settings = &first.settings;
-        let mut report = json!({
-            "type": "dry_run",
-            "session_id": setup.session_id,
-            "model": settings.model,
-            "provider": settings.provider,
-            "backend": known.backend.unwrap_or("api"),
-            "fallbacks": chain[1..].iter().map(|candidate| candidate.model_ref.clone()).collect::<Vec<_>>(),
-            "system_prompt": settings.system_prompt,
-            "system_prompt_sections": first.prompt.sections,
-            "workspace_files": first.prompt.files,
-            "skills": shared.skills,
-            "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
-            "tool_policy": shared.policy.describe(),
-            "sandbox": super::status::sandbox_report(&shared.sandbox),
-            "mcp_servers": super::mcp::dry_run(&shared.mcp_config),
-        });
-        let specific = match primary.resolved.cli {
-            Some(backend) => {
-                let cli = cli_settings(context, args, &shared, (primary, backend), settings)?;
-                let invocation = crate::engine::cli::describe(&cli, &prompt.text);
-                json!({"child": {
-                    "program": invocation.program,
-                    "argv": invocation.args,
-                    "prompt_via_stdin": invocation.stdin.is_some(),
-                    "env_names": cli
-                        .environment
-                        .iter()
-                        .map(|(name, _)| name.to_string_lossy().into_owned())
-                        .collect::<Vec<_>>(),
-                    "cleared_env": cli.backend_settings.clear_env,
-                    "mcp_config": match backend {
-                        crate::backend::CliBackend::Claude => {
-                            crate::backend::mcp::claude_config_shown(&cli.mcp, &cli.policy)
-                        }
-                        crate::backend::CliBackend::Codex => None,
-                    },
-                }})
-            }
-            None => {
-                let mut messages = setup.context.clone();
-                messages.push(user);
-                let request = ModelRequest {
-                    model: settings.model.clone(),
-                    system_prompt: settings.system_prompt.clone(),
-                    messages: crate::conversation::repair(&messages),
-                    tools: settings.tools.clone(),
-                    thinking,
-                    thinking_budget: settings.thinking_budget,
-                    max_output_tokens: settings.max_output_tokens,
-                    reasoning_model: settings.reasoning_model,
-                };
-                let protocol = provider::protocol(settings.api, &request);
-                let endpoint = Endpoint {
-                    api_key: None,
-                    ..settings.endpoint.clone()
-                };
-                json!({
-                    "api": protocol.api_name,
-                    "url": provider::http::url(&endpoint, &protocol),
-                    "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
-                    "thinking": thinking.as_str(),
-                    "body": protocol.request.json(),
-                })
-            }
-        };
-        if let (Some(report), Value::Object(specific)) = (report.as_object_mut(), specific) {
-            report.extend(specific);
-        }
-        let mut stdout = crate::output::Stdout::new();
-        stdout.json_pretty(&report).map_err(super::stdout_error)?;
-        return Ok(Execution::DryRun);
+/// The date and the UTC offset, not the time of day: the system prompt leads every request,
+/// and a prompt that changed every minute would defeat prompt caching for cron turns.
+fn prompt_date() -> String {
+    time::OffsetDateTime::now_local()
+        .unwrap_or_else(|_| time::OffsetDateTime::now_utc())
+        .format(time::macros::format_description!(
+            "[year]-[month]-[day] ([weekday]), UTC[offset_hour sign:mandatory]:[offset_minute]"
+        ))
+        .unwrap_or_default()
+}
+
+/// The workspace context files of the system prompt (full prompt mode only); a skipped one is
+/// a warning.
+fn workspace_files(
+    context: &Context,
+    args: &TurnArgs,
+    prompt_mode: PromptMode,
+) -> Vec<context_files::ContextFile> {
+    if args.no_context_files || prompt_mode != PromptMode::Full {
+        return Vec::new();
     }
+    let loaded = context_files::load(
+        &context.workspace,
+        &context.settings.paths.workspace_dir,
+        &context.settings.workspace.files,
+        args.heartbeat,
+        context.settings.workspace.max_file_chars,
+    );
+    for skipped in &loaded.skipped {
+        context.diagnostics.warn(&format!(
+            "skipped workspace file '{}': {}",
+            skipped.path.display(),
+            skipped.reason
+        ));
+    }
+    loaded.files
+}
 
-    // Record model and thinking changes so the session says what the next turn will use.
-    if setup.recorded_model.as_deref() != Some(model_ref.as_str()) {
+/// `--dry-run`: the primary model's request (or child invocation) as JSON on stdout, touching
+/// nothing.
+fn dry_run(
+    context: &Context,
+    args: &TurnArgs,
+    (setup, shared): (&SessionSetup, &Shared),
+    chain: &[Candidate],
+    (first, user): (&Attempt, Message),
+    known: &Known,
+) -> CliResult<()> {
+    let primary = &chain[0];
+    let settings = &first.settings;
+    let mut report = json!({
+        "type": "dry_run",
+        "session_id": setup.session_id,
+        "model": settings.model,
+        "provider": settings.provider,
+        "backend": known.backend.unwrap_or("api"),
+        "fallbacks": chain[1..].iter().map(|candidate| candidate.model_ref.clone()).collect::<Vec<_>>(),
+        "system_prompt": settings.system_prompt,
+        "system_prompt_sections": first.prompt.sections,
+        "workspace_files": first.prompt.files,
+        "skills": shared.skills,
+        "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
+        "tool_policy": shared.policy.describe(),
+        "sandbox": super::status::sandbox_report(&shared.sandbox),
+        "mcp_servers": super::mcp::dry_run(&shared.mcp_config),
+        "hooks": super::hooks::dry_run(&shared.hooks.set),
+    });
+    let specific = match primary.resolved.cli {
+        Some(backend) => {
+            let cli = cli_settings(context, args, shared, (primary, backend), settings)?;
+            let invocation = crate::engine::cli::describe(&cli, &shared.prompt);
+            json!({"child": {
+                "program": invocation.program,
+                "argv": invocation.args,
+                "prompt_via_stdin": invocation.stdin.is_some(),
+                "env_names": cli
+                    .environment
+                    .iter()
+                    .map(|(name, _)| name.to_string_lossy().into_owned())
+                    .collect::<Vec<_>>(),
+                "cleared_env": cli.backend_settings.clear_env,
+                "mcp_config": match backend {
+                    crate::backend::CliBackend::Claude => {
+                        crate::backend::mcp::claude_config_shown(&cli.mcp, &cli.policy)
+                    }
+                    crate::backend::CliBackend::Codex => None,
+                },
+                "hook_settings": match backend {
+                    crate::backend::CliBackend::Claude => {
+                        crate::backend::hooks::claude_settings(&cli.hooks)
+                    }
+                    crate::backend::CliBackend::Codex => None,
+                },
+            }})
+        }
+        None => {
+            let mut messages = setup.context.clone();
+            messages.push(user);
+            let mut request = ModelRequest {
+                model: settings.model.clone(),
+                system_prompt: settings.system_prompt.clone(),
+                messages: crate::conversation::repair(&messages),
+                tools: settings.tools.clone(),
+                thinking: shared.thinking,
+                thinking_budget: settings.thinking_budget,
+                max_output_tokens: settings.max_output_tokens,
+                reasoning_model: settings.reasoning_model,
+                output_format: None,
+                web_search: settings.web_search,
+            };
+            if let Some(plan) = &settings.structured {
+                plan.shape(&mut request, false);
+            }
+            let protocol = provider::protocol(settings.api, &request);
+            let endpoint = Endpoint {
+                api_key: None,
+                ..settings.endpoint.clone()
+            };
+            json!({
+                "api": protocol.api_name,
+                "url": provider::http::url(&endpoint, &protocol),
+                "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
+                "thinking": shared.thinking.as_str(),
+                "body": protocol.request.json(),
+            })
+        }
+    };
+    if let (Some(report), Value::Object(specific)) = (report.as_object_mut(), specific) {
+        report.extend(specific);
+    }
+    let mut stdout = crate::output::Stdout::new();
+    stdout.json_pretty(&report).map_err(super::stdout_error)
+}
+
+/// SessionStart and UserPromptSubmit (SPEC §14), before the prompt is recorded: what they say
+/// for the model follows the prompt in the user message; a block ends the run (after the
+/// SessionEnd hooks). A CLI backend runs its own.
+fn prompt_hooks(
+    context: &Context,
+    (scope, plan): (&CancelScope, &TurnPlan<'_>),
+    primary: &Candidate,
+    shared: &Shared,
+    mut user: Message,
+    sink: &mut dyn EventSink,
+) -> CliResult<Message> {
+    if primary.resolved.cli.is_some() {
+        return Ok(user);
+    }
+    let source = match plan {
+        TurnPlan::Run(_) => "startup",
+        TurnPlan::Resume(_) => "resume",
+    };
+    let hooks = &shared.hooks;
+    match super::hooks::before_prompt(scope, hooks, (source, &shared.prompt), sink) {
+        Ok(texts) => {
+            if let Message::User(UserMessage {
+                content: MessageContent::Blocks(blocks),
+                ..
+            }) = &mut user
+            {
+                blocks.extend(texts.into_iter().map(ContentBlock::text));
+            }
+            Ok(user)
+        }
+        Err(error) => {
+            super::hooks::session_end(context, scope, hooks, sink);
+            Err(error)
+        }
+    }
+}
+
+/// Record model and thinking changes, so the session says what the next turn will use, and the
+/// user message; the conversation the model is sent.
+fn start_turn(
+    setup: &mut SessionSetup,
+    primary: &Candidate,
+    thinking: ThinkingLevel,
+    user: Message,
+) -> CliResult<Vec<Message>> {
+    if setup.recorded_model.as_deref() != Some(primary.model_ref.as_str()) {
         append_model_change(&mut setup.transcript, primary)?;
     }
     if setup.recorded_thinking != Some(thinking) {
@@ -1336,8 +1516,19 @@ fn execute(
         .map_err(session_error)?;
     let mut messages = std::mem::take(&mut setup.context);
     messages.push(user);
+    Ok(messages)
+}
 
-    let _ = sink.emit(&Event::Init(Init {
+/// The `system/init` event: what the turn starts with.
+fn init_event(
+    context: &Context,
+    setup: &SessionSetup,
+    first: &Attempt,
+    primary: &Candidate,
+    shared: &Shared,
+    known: &Known,
+) -> Init {
+    Init {
         session_id: setup.session_id.clone(),
         cwd: context.workspace.clone(),
         tools: first
@@ -1359,42 +1550,8 @@ fn execute(
         } else {
             super::mcp::init_servers(&shared.mcp)
         },
-    }));
-    if (context.diagnostics.is_terminal() || context.diagnostics.verbosity() > 0)
-        && let Some(id) = &setup.session_id
-    {
-        context.diagnostics.info(&format!("session: {id}"));
+        hooks: super::hooks::init_hooks(&shared.hooks.set, known.backend.unwrap_or("pincer")),
     }
-
-    let client = match transport {
-        Some(transport) => transport,
-        None => cassette.transport()?,
-    };
-    let outcome = scope.block_on(run_chain(
-        context,
-        args,
-        &shared,
-        (&chain, first),
-        &client,
-        &mut messages,
-        &mut setup.transcript,
-        sink,
-        scope.cancellation(),
-    ));
-    // Every exit path of the turn stops the MCP servers here; the others drop the set, which
-    // kills their process groups at once.
-    scope.block_on(shared.mcp.shutdown());
-    let outcome = outcome?;
-    // A fallback answers this turn only: the session stays on the model it was run with.
-    if outcome.last_model != model_ref {
-        append_model_change(&mut setup.transcript, primary)?;
-    }
-    // Sync and release the session before refreshing the index.
-    setup.transcript.close().map_err(session_error)?;
-    if let Some(path) = &setup.path {
-        let _ = index::update_one(context.sessions_dir(), path);
-    }
-    Ok(finish(context, &setup, &outcome, args.heartbeat))
 }
 
 fn append_model_change(transcript: &mut Transcript, candidate: &Candidate) -> CliResult<()> {
@@ -1425,9 +1582,16 @@ impl Candidate {
         self.needs_key && self.credentials.is_empty()
     }
 
-    /// Every credential is in a cooldown (an environment variable never is).
-    fn all_cooling(&self) -> bool {
-        !self.credentials.is_empty() && self.credentials.iter().all(|credential| credential.cooling)
+    /// What the failover planner knows of it. Every credential in a cooldown (an environment
+    /// variable never is) makes it one to pass over while another model remains.
+    fn link(&self) -> failover::Link {
+        failover::Link {
+            model_ref: self.model_ref.clone(),
+            provider: self.resolved.reference.provider.clone(),
+            missing_key: self.missing_key(),
+            all_cooling: !self.credentials.is_empty()
+                && self.credentials.iter().all(|credential| credential.cooling),
+        }
     }
 }
 
@@ -1492,8 +1656,12 @@ struct Shared {
     mcp: std::sync::Arc<crate::mcp::McpSet>,
     /// The MCP servers as configured, handed to a CLI backend.
     mcp_config: crate::mcp::McpConfig,
+    /// The run's hooks: fired by the API engine, handed to a CLI backend.
+    hooks: std::sync::Arc<crate::hooks::Hooks>,
     sandbox_mode: SandboxMode,
     sandbox: Sandbox,
+    /// The private temp dir of exec, removed with the turn's state.
+    _exec_temp: Option<tempfile::TempDir>,
     now: String,
     prompt_mode: PromptMode,
     files: Vec<context_files::ContextFile>,
@@ -1501,18 +1669,77 @@ struct Shared {
     git: Option<prompt::GitSummary>,
     system_replace: Option<String>,
     appends: Vec<String>,
+    /// The prompt's text (a CLI child is given it as is).
+    prompt: String,
     thinking: ThinkingLevel,
     /// The level asked for by flag, session or config, if any (a CLI child keeps its own
     /// default otherwise).
     thinking_asked: Option<ThinkingLevel>,
     /// `--max-thinking-tokens`, when given and not 0.
     thinking_budget: Option<u64>,
+    /// `--json-schema`.
+    output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    /// `--web-search` / `tools.web_search`.
+    web_search: super::web_search::Asked,
 }
 
 /// One attempt's settings, with the system prompt built for its model.
 struct Attempt {
     settings: ApiSettings,
     prompt: prompt::BuiltPrompt,
+}
+
+/// The tools a candidate is offered: a CLI child's own as the policy maps onto them, else the
+/// built-in tools and the MCP tools the policy lets through (SPEC §13).
+fn attempt_tools(
+    shared: &Shared,
+    candidate: &Candidate,
+) -> Vec<crate::conversation::ToolDefinition> {
+    let resolved = &candidate.resolved;
+    // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
+    let tool_names: Vec<&str> = shared
+        .policy
+        .offered()
+        .into_iter()
+        .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
+        .collect();
+    match resolved.cli {
+        // The prompt describes the child's own tools, as the policy maps onto them.
+        Some(backend) => crate::backend::prompt_tools(
+            backend,
+            &shared.policy,
+            shared.sandbox_mode,
+            shared.web_search.asked,
+        ),
+        None => {
+            // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
+            let offered_mcp = shared.policy.offered_mcp();
+            let mut tools = crate::tools::definitions(&tool_names);
+            tools.extend(
+                shared
+                    .mcp
+                    .tool_definitions()
+                    .into_iter()
+                    .filter(|tool| offered_mcp.contains(&tool.name)),
+            );
+            tools
+        }
+    }
+}
+
+/// Scrubs the candidate's keys from tool output (`env`, a `.env` file) before it is stored or
+/// sent, and the MCP servers' tokens too: a server may echo what it was configured with.
+fn tool_redactor(shared: &Shared, candidate: &Candidate) -> crate::redact::Redactor {
+    let mcp_secrets = shared.mcp.secrets();
+    crate::redact::Redactor::with_environment(
+        candidate
+            .credentials
+            .iter()
+            .filter_map(|credential| credential.key.as_ref())
+            .map(crate::secret::Secret::redaction_pattern)
+            .chain(mcp_secrets.iter().map(String::as_str)),
+        crate::settings::process_env,
+    )
 }
 
 fn attempt_settings(
@@ -1528,30 +1755,7 @@ fn attempt_settings(
     let max_output_tokens = model_info.as_ref().map_or(8_192, |info| {
         info.max_output.clamp(1, MAX_OUTPUT_TOKENS_SENT)
     });
-    // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
-    let tool_names: Vec<&str> = shared
-        .policy
-        .offered()
-        .into_iter()
-        .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
-        .collect();
-    let tools = match resolved.cli {
-        // The prompt describes the child's own tools, as the policy maps onto them.
-        Some(backend) => crate::backend::prompt_tools(backend, &shared.policy, shared.sandbox_mode),
-        None => {
-            // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
-            let offered_mcp = shared.policy.offered_mcp();
-            let mut tools = crate::tools::definitions(&tool_names);
-            tools.extend(
-                shared
-                    .mcp
-                    .tool_definitions()
-                    .into_iter()
-                    .filter(|tool| offered_mcp.contains(&tool.name)),
-            );
-            tools
-        }
-    };
+    let tools = attempt_tools(shared, candidate);
     let built = prompt::build(&PromptInputs {
         workspace: &context.workspace,
         model: &candidate.model_ref,
@@ -1577,17 +1781,12 @@ fn attempt_settings(
             key: None,
             cooling: false,
         });
-    // Tool output may echo a key (`env`, a `.env` file): scrub it before it is stored or sent.
-    // MCP servers' tokens too: a server may echo what it was configured with.
-    let mcp_secrets = shared.mcp.secrets();
-    let redactor = crate::redact::Redactor::with_environment(
-        candidate
-            .credentials
-            .iter()
-            .filter_map(|credential| credential.key.as_ref())
-            .map(crate::secret::Secret::redaction_pattern)
-            .chain(mcp_secrets.iter().map(String::as_str)),
-        crate::settings::process_env,
+    let redactor = tool_redactor(shared, candidate);
+    let web_search = super::web_search::for_attempt(
+        &context.settings,
+        shared.web_search,
+        (resolved, !tools.is_empty()),
+        &|message| context.diagnostics.warn(message),
     );
     let compaction = &context.settings.compaction;
     let settings = ApiSettings {
@@ -1611,6 +1810,7 @@ fn attempt_settings(
             &resolved.reference.model,
         ),
         reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
+        web_search,
         prices: model_info.as_ref().map(crate::config::ModelInfo::prices),
         max_turns: args.max_turns,
         max_budget_usd: args.max_budget_usd,
@@ -1619,6 +1819,7 @@ fn attempt_settings(
         workspace: context.workspace.clone(),
         policy: shared.policy.clone(),
         mcp: std::sync::Arc::clone(&shared.mcp),
+        hooks: std::sync::Arc::clone(&shared.hooks),
         sandbox: shared.sandbox.clone(),
         compaction: crate::agent::compaction::CompactionRules {
             enabled: compaction.enabled,
@@ -1629,6 +1830,7 @@ fn attempt_settings(
         spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
         retry: super::retry_policy(context),
         redactor,
+        structured: super::structured::plan(context, shared.output_schema.as_ref(), resolved),
     };
     Attempt {
         settings,
@@ -1636,7 +1838,7 @@ fn attempt_settings(
     }
 }
 
-/// The turn across the failover chain.
+/// The turn across the failover chain, with what `finish` needs of the link that ran last.
 struct ChainOutcome {
     /// The attempts' reports added up; ending, text and context are the last attempt's.
     report: TurnReport,
@@ -1654,177 +1856,91 @@ struct ChainOutcome {
     exhausted: bool,
 }
 
-/// Add one attempt's report to the run's.
-fn absorb(total: &mut Option<TurnReport>, part: TurnReport) {
-    let Some(total) = total else {
-        *total = Some(part);
-        return;
-    };
-    total.model_calls += part.model_calls;
-    total.usage.add(&part.usage);
-    total.cost_usd += part.cost_usd;
-    for (model, totals) in part.model_usage {
-        let entry = total.model_usage.entry(model).or_default();
-        entry.usage.add(&totals.usage);
-        entry.cost_usd += totals.cost_usd;
+/// The chain's links as the failover loop (`engine::failover`) runs them: each candidate's
+/// settings built when its turn comes (the primary's were built for the init event already),
+/// then the API or CLI engine.
+struct ChainLinks<'run> {
+    context: &'run Context,
+    args: &'run TurnArgs,
+    shared: &'run Shared,
+    chain: &'run [Candidate],
+    links: Vec<failover::Link>,
+    first: Option<Attempt>,
+    client: &'run Transport,
+    messages: &'run mut Vec<Message>,
+    transcript: &'run mut Transcript,
+    cancellation: &'run Cancellation,
+}
+
+impl failover::Links for ChainLinks<'_> {
+    type Error = CliError;
+
+    fn links(&self) -> &[failover::Link] {
+        &self.links
     }
-    total.api_duration += part.api_duration;
-    total.permission_denials.extend(part.permission_denials);
-    total.compactions += part.compactions;
-    total.ending = part.ending;
-    total.final_text = part.final_text;
-    total.provider_stop_reason = part.provider_stop_reason;
-    total.stop_reason = part.stop_reason;
-    if part.last_usage.is_some() {
-        total.last_usage = part.last_usage;
-    }
-    total.context_estimate = part.context_estimate;
-    if part.learned_window.is_some() {
-        total.learned_window = part.learned_window;
+
+    async fn attempt(
+        &mut self,
+        position: usize,
+        spent: Option<&TurnReport>,
+        sink: &mut dyn EventSink,
+    ) -> CliResult<TurnReport> {
+        let (context, args, shared) = (self.context, self.args, self.shared);
+        let candidate = &self.chain[position];
+        let mut attempt = match self.first.take() {
+            Some(first) if position == 0 => first,
+            _ => attempt_settings(context, args, shared, candidate),
+        };
+        let settings = &mut attempt.settings;
+        (settings.max_turns, settings.max_budget_usd) =
+            failover::remaining_limits((settings.max_turns, settings.max_budget_usd), spent);
+        match candidate.resolved.cli {
+            Some(backend) => {
+                let settings = cli_settings(
+                    context,
+                    args,
+                    shared,
+                    (candidate, backend),
+                    &attempt.settings,
+                )?;
+                warn_unenforced(context, args, shared, backend);
+                crate::engine::cli::run(
+                    &settings,
+                    self.client.cassette().map(|cassette| &**cassette),
+                    self.messages,
+                    self.transcript,
+                    sink,
+                    self.cancellation,
+                )
+                .await
+                .map_err(start_error)
+            }
+            None => {
+                let report = api_engine::run(
+                    &attempt.settings,
+                    self.client,
+                    self.messages,
+                    self.transcript,
+                    sink,
+                    self.cancellation,
+                )
+                .await;
+                if let Some(window) = report.learned_window {
+                    remember_window(context, args, candidate, window);
+                }
+                Ok(report)
+            }
+        }
     }
 }
 
-#[expect(clippy::too_many_arguments, reason = "the run's state, passed through")]
-async fn run_chain(
-    context: &Context,
-    args: &TurnArgs,
-    shared: &Shared,
-    (chain, first): (&[Candidate], Attempt),
-    client: &Transport,
-    messages: &mut Vec<Message>,
-    transcript: &mut Transcript,
-    sink: &mut dyn EventSink,
-    cancellation: &Cancellation,
-) -> CliResult<ChainOutcome> {
-    // The primary's settings were built for the init event and the dry run already.
-    let mut first = Some(first);
-    let mut total: Option<TurnReport> = None;
-    let mut errors = Vec::new();
-    let mut failed_over = 0;
-    let mut last = &chain[0];
-    for (position, candidate) in chain.iter().enumerate() {
-        let next = chain.get(position + 1);
-        last = candidate;
-        let skip = if candidate.missing_key() {
-            Some((
-                FailureKind::Auth,
-                format!(
-                    "no credentials for provider '{}'",
-                    candidate.resolved.reference.provider
-                ),
-            ))
-        } else if next.is_some() && candidate.all_cooling() {
-            Some((
-                FailureKind::RateLimit,
-                format!(
-                    "provider '{}' is in cooldown (all profiles unavailable)",
-                    candidate.resolved.reference.provider
-                ),
-            ))
-        } else {
-            None
-        };
-        let (kind, message) = match skip {
-            Some(skipped) => skipped,
-            None => {
-                let mut attempt = match first.take() {
-                    Some(first) if position == 0 => first,
-                    _ => attempt_settings(context, args, shared, candidate),
-                };
-                // The guardrails bound the whole run, not each model of the chain.
-                if let Some(spent) = &total {
-                    attempt.settings.max_turns = attempt
-                        .settings
-                        .max_turns
-                        .map(|limit| limit.saturating_sub(spent.model_calls).max(1));
-                    attempt.settings.max_budget_usd = attempt
-                        .settings
-                        .max_budget_usd
-                        .map(|budget| (budget - spent.cost_usd).max(0.0));
-                }
-                let report = match candidate.resolved.cli {
-                    Some(backend) => {
-                        let settings = cli_settings(
-                            context,
-                            args,
-                            shared,
-                            (candidate, backend),
-                            &attempt.settings,
-                        )?;
-                        warn_unenforced(context, args, shared, backend);
-                        crate::engine::cli::run(
-                            &settings,
-                            client.cassette().map(|cassette| &**cassette),
-                            messages,
-                            transcript,
-                            sink,
-                            cancellation,
-                        )
-                        .await
-                        .map_err(start_error)?
-                    }
-                    None => {
-                        let report = api_engine::run(
-                            &attempt.settings,
-                            client,
-                            messages,
-                            transcript,
-                            sink,
-                            cancellation,
-                        )
-                        .await;
-                        if let Some(window) = report.learned_window {
-                            remember_window(context, args, candidate, window);
-                        }
-                        report
-                    }
-                };
-                let failure = match &report.ending {
-                    Ending::Failed { error, kind } if kind.fails_over() => {
-                        Some((*kind, error.to_string()))
-                    }
-                    _ => None,
-                };
-                absorb(&mut total, report);
-                match failure {
-                    Some(failure) => failure,
-                    None => break,
-                }
-            }
-        };
-        errors.push(format!(
-            "{}: {message} ({})",
-            candidate.model_ref,
-            kind.as_str()
-        ));
-        failed_over += 1;
-        let Some(next) = next else { break };
-        let _ = sink.emit(&Event::Fallback(Fallback {
-            from: candidate.model_ref.clone(),
-            to: next.model_ref.clone(),
-            reason: kind.as_str(),
-            error: message.clone(),
-        }));
-        // On stderr in every mode: a cron log should show why another model answered.
-        context.diagnostics.warn(&format!(
-            "{} failed ({}: {message}); trying {}",
-            candidate.model_ref,
-            kind.as_str(),
-            next.model_ref
-        ));
-    }
+/// Run the turn across the chain (`engine::failover`).
+async fn run_chain(mut links: ChainLinks<'_>, sink: &mut dyn EventSink) -> CliResult<ChainOutcome> {
+    let outcome = failover::run(&mut links, sink).await?;
+    let last = &links.chain[outcome.last];
     let reference = &last.resolved.reference;
-    let report = total.unwrap_or_else(|| {
-        TurnReport::empty(Ending::Failed {
-            error: crate::provider::ProviderError::Transport {
-                provider: reference.provider.clone(),
-                message: errors.last().cloned().unwrap_or_default(),
-            },
-            kind: FailureKind::Auth,
-        })
-    });
     Ok(ChainOutcome {
-        report,
+        report: outcome.report,
         backend: last
             .resolved
             .cli
@@ -1832,9 +1948,9 @@ async fn run_chain(
         last_model: last.model_ref.clone(),
         provider: reference.provider.clone(),
         model: reference.model.clone(),
-        window: model_window(context, &reference.provider, &reference.model),
-        exhausted: chain.len() > 1 && failed_over == chain.len(),
-        errors,
+        window: model_window(links.context, &reference.provider, &reference.model),
+        exhausted: outcome.exhausted,
+        errors: outcome.errors,
     })
 }
 
@@ -1897,6 +2013,7 @@ fn cli_settings(
         backend,
         environment,
         mcp: shared.mcp_config.clone(),
+        hooks: shared.hooks.set.clone(),
         backend_settings,
         model: model.clone(),
         child_model: backend.child_model(model, crate::config::catalog().resolve_alias(model)),
@@ -1904,6 +2021,7 @@ fn cli_settings(
         policy: shared.policy.clone(),
         sandbox: shared.sandbox_mode,
         added_dirs: shared.sandbox.added_dirs.clone(),
+        web_search: shared.web_search.asked,
         thinking: shared.thinking_asked,
         max_turns: attempt.max_turns,
         max_budget_usd: attempt.max_budget_usd,
@@ -1918,18 +2036,31 @@ fn cli_settings(
             std::iter::empty(),
             crate::settings::process_env,
         ),
+        structured: super::structured::child_plan(
+            context,
+            shared.output_schema.as_ref(),
+            &candidate.resolved,
+        ),
     })
 }
 
-/// Said out loud rather than dropped: codex exec has no switch for these.
+/// Said out loud rather than dropped: codex exec has no switch for these, and a child runs the
+/// hooks with its own rules.
 fn warn_unenforced(
     context: &Context,
     args: &TurnArgs,
     shared: &Shared,
     backend: crate::backend::CliBackend,
 ) {
+    let hooks = &shared.hooks.set;
+    if let Some(warning) = crate::backend::hooks::sandbox_warning(hooks, backend.name()) {
+        context.diagnostics.warn(&warning);
+    }
     if backend != crate::backend::CliBackend::Codex {
         return;
+    }
+    for warning in crate::backend::hooks::codex_overrides(hooks).warnings {
+        context.diagnostics.warn(&warning);
     }
     let unenforced: Vec<&str> = [
         (
@@ -1968,9 +2099,6 @@ fn start_error(failure: crate::engine::cli::StartFailure) -> CliError {
     }
 }
 
-/// The model and thinking level a resumed session recorded, read without locking anything: from
-/// the index, else from the end of the file. A file the index found damaged is loaded in full, so
-/// that the resume refuses it with the full reader's error.
 /// For `resume SESSION` that only continues a session (no `--create`, `--name` or
 /// `--session-id`, which need every session's name), the index entries SESSION can mean, found
 /// without refreshing the index (SPEC §12.1: a home of 10,000 sessions costs nothing).
@@ -1982,6 +2110,9 @@ fn quick_resume_index(context: &Context, args: &ResumeArgs) -> Option<Index> {
     crate::session::resolve::quick_index(context.sessions_dir(), session?)
 }
 
+/// The model and thinking level a resumed session recorded, read without locking anything: from
+/// the index, else from the end of the file. A file the index found damaged is loaded in full, so
+/// that the resume refuses it with the full reader's error.
 fn peek_recorded(
     context: &Context,
     index: &Index,
@@ -2088,109 +2219,131 @@ fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'s
     (subtype, cancelled_error(reason).exit, failure, kind)
 }
 
-fn finish(
-    context: &Context,
-    setup: &SessionSetup,
-    outcome: &ChainOutcome,
-    heartbeat: bool,
-) -> Execution {
+/// How the turn's ending shows: the result's subtype, the exit code, the failure (if any) and
+/// the terminal reason.
+fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'static str) {
     let report = &outcome.report;
-    let window = outcome.window;
-    let (subtype, exit, error, terminal): (ResultSubtype, Exit, Option<Failure>, &str) =
-        match &report.ending {
-            Ending::Completed => (ResultSubtype::Success, Exit::Success, None, "completed"),
-            Ending::MaxTurns => (
-                ResultSubtype::ErrorMaxTurns,
-                Exit::Guardrail,
-                Some(Failure {
-                    kind: "max_turns".into(),
-                    message: format!(
-                        "stopped after --max-turns {} model calls",
-                        report.model_calls
-                    ),
-                    status: None,
-                    retryable: false,
-                }),
-                "max_turns",
-            ),
-            Ending::MaxBudget => (
-                ResultSubtype::ErrorMaxBudgetUsd,
-                Exit::Guardrail,
-                Some(Failure {
-                    kind: "max_budget_usd".into(),
-                    message: format!(
-                        "stopped at ${:.4}, the --max-budget-usd limit",
-                        report.cost_usd
-                    ),
-                    status: None,
-                    retryable: false,
-                }),
-                "max_budget_usd",
-            ),
-            Ending::Failed { error, kind } if outcome.exhausted => (
-                ResultSubtype::ErrorDuringExecution,
-                // Every model of the chain failed over: the service as a whole is unavailable.
-                Exit::Unavailable,
-                Some(Failure {
-                    kind: kind.as_str().into(),
-                    message: format!(
-                        "all {} models failed; the last: {error}",
-                        outcome.errors.len()
-                    ),
-                    status: error.status(),
-                    retryable: true,
-                }),
-                "error",
-            ),
-            Ending::Failed { error, kind } => (
-                ResultSubtype::ErrorDuringExecution,
-                kind.exit(),
-                Some(Failure {
-                    kind: kind.as_str().into(),
-                    message: error.to_string(),
-                    status: error.status(),
-                    retryable: kind.retryable(),
-                }),
-                "error",
-            ),
-            Ending::OutputLimit { max_output_tokens } => (
-                ResultSubtype::ErrorDuringExecution,
-                Exit::RunFailed,
-                Some(Failure {
-                    kind: "output_limit".into(),
-                    message: output_limit_message(outcome, *max_output_tokens),
-                    status: None,
-                    retryable: false,
-                }),
-                "error",
-            ),
-            Ending::Cancelled(reason) => {
-                let (subtype, exit, failure, terminal) = cancelled_failure(*reason);
-                (subtype, exit, Some(failure), terminal)
-            }
-            Ending::Persistence(failure) => (
-                ResultSubtype::ErrorDuringExecution,
-                Exit::RunFailed,
-                Some(Failure {
-                    kind: "persistence".into(),
-                    message: failure.to_string(),
-                    status: None,
-                    retryable: false,
-                }),
-                "error",
-            ),
-            Ending::NotStarted(failure) => (
-                ResultSubtype::ErrorDuringExecution,
-                Exit::Usage,
-                Some(Failure {
-                    kind: "not_started".into(),
-                    message: failure.message.clone(),
-                    status: None,
-                    retryable: false,
-                }),
-                "error",
-            ),
-        };
+    match &report.ending {
+        Ending::Completed => (ResultSubtype::Success, Exit::Success, None, "completed"),
+        Ending::MaxTurns => (
+            ResultSubtype::ErrorMaxTurns,
+            Exit::Guardrail,
+            Some(Failure {
+                kind: "max_turns".into(),
+                message: format!(
+                    "stopped after --max-turns {} model calls",
+                    report.model_calls
+                ),
+                status: None,
+                retryable: false,
+            }),
+            "max_turns",
+        ),
+        Ending::MaxBudget => (
+            ResultSubtype::ErrorMaxBudgetUsd,
+            Exit::Guardrail,
+            Some(Failure {
+                kind: "max_budget_usd".into(),
+                message: format!(
+                    "stopped at ${:.4}, the --max-budget-usd limit",
+                    report.cost_usd
+                ),
+                status: None,
+                retryable: false,
+            }),
+            "max_budget_usd",
+        ),
+        Ending::Failed { error, kind } if outcome.exhausted => (
+            ResultSubtype::ErrorDuringExecution,
+            // Every model of the chain failed over: the service as a whole is unavailable.
+            Exit::Unavailable,
+            Some(Failure {
+                kind: kind.as_str().into(),
+                message: format!(
+                    "all {} models failed; the last: {error}",
+                    outcome.errors.len()
+                ),
+                status: error.status(),
+                retryable: true,
+            }),
+            "error",
+        ),
+        Ending::Failed { error, kind } => (
+            ResultSubtype::ErrorDuringExecution,
+            kind.exit(),
+            Some(Failure {
+                kind: kind.as_str().into(),
+                message: error.to_string(),
+                status: error.status(),
+                retryable: kind.retryable(),
+            }),
+            "error",
+        ),
+        Ending::OutputLimit { max_output_tokens } => (
+            ResultSubtype::ErrorDuringExecution,
+            Exit::RunFailed,
+            Some(Failure {
+                kind: "output_limit".into(),
+                message: output_limit_message(outcome, *max_output_tokens),
+                status: None,
+                retryable: false,
+            }),
+            "error",
+        ),
+        Ending::Cancelled(reason) => {
+            let (subtype, exit, failure, terminal) = cancelled_failure(*reason);
+            (subtype, exit, Some(failure), terminal)
+        }
+        Ending::Persistence(failure) => (
+            ResultSubtype::ErrorDuringExecution,
+            Exit::RunFailed,
+            Some(Failure {
+                kind: "persistence".into(),
+                message: failure.to_string(),
+                status: None,
+                retryable: false,
+            }),
+            "error",
+        ),
+        Ending::StructuredOutputInvalid { errors, retries } => (
+            ResultSubtype::ErrorMaxStructuredOutputRetries,
+            Exit::RunFailed,
+            Some(Failure {
+                kind: "structured_output".into(),
+                message: super::structured::failure_message(errors, *retries),
+                status: None,
+                retryable: false,
+            }),
+            "error",
+        ),
+        Ending::NotStarted(failure) => (
+            ResultSubtype::ErrorDuringExecution,
+            Exit::Usage,
+            Some(Failure {
+                kind: "not_started".into(),
+                message: failure.message.clone(),
+                status: None,
+                retryable: false,
+            }),
+            "error",
+        ),
+        Ending::HookStopped { event, reason } => (
+            ResultSubtype::ErrorDuringExecution,
+            Exit::RunFailed,
+            Some(Failure {
+                kind: super::hooks::ERROR_KIND.into(),
+                message: format!("a {event} hook stopped the run: {reason}"),
+                status: None,
+                retryable: false,
+            }),
+            "hook_stopped",
+        ),
+    }
+}
+
+/// The context the turn ends with: the estimate after a compaction that followed the last call,
+/// else the last call's usage, against the last model's window.
+fn result_context(report: &TurnReport, window: Option<u64>) -> ResultContext {
     let occupancy = match report.context_estimate {
         Some(tokens) => Some(crate::conversation::ContextOccupancy::of(
             &crate::conversation::TokenUsage {
@@ -2203,20 +2356,49 @@ fn finish(
             .last_usage
             .map(|usage| crate::conversation::ContextOccupancy::of(&usage, window)),
     };
-    let mut model_usage = BTreeMap::new();
-    for (model, totals) in &report.model_usage {
-        model_usage.insert(
-            model.clone(),
-            ModelUsage {
+    occupancy.map_or(
+        ResultContext {
+            tokens: 0,
+            window,
+            percent: None,
+        },
+        |occupancy| ResultContext {
+            tokens: occupancy.tokens,
+            window: occupancy.window,
+            percent: occupancy.percent,
+        },
+    )
+}
+
+/// The result's `modelUsage`: per model id.
+fn model_usage(report: &TurnReport, window: Option<u64>) -> BTreeMap<String, ModelUsage> {
+    report
+        .model_usage
+        .iter()
+        .map(|(model, totals)| {
+            let usage = ModelUsage {
                 input_tokens: totals.usage.input,
                 output_tokens: totals.usage.output,
                 cache_read_input_tokens: totals.usage.cache_read,
                 cache_creation_input_tokens: totals.usage.cache_write,
+                web_search_requests: totals.usage.web_search_requests,
                 cost_usd: totals.cost_usd,
                 context_window: window,
-            },
-        );
-    }
+            };
+            (model.clone(), usage)
+        })
+        .collect()
+}
+
+fn finish(
+    context: &Context,
+    setup: &SessionSetup,
+    outcome: &ChainOutcome,
+    heartbeat: bool,
+) -> Execution {
+    let report = &outcome.report;
+    let window = outcome.window;
+    let (subtype, exit, error, terminal) = verdict(outcome);
     let result = RunResult {
         kind: ResultWord::Value,
         subtype,
@@ -2234,20 +2416,12 @@ fn finish(
             cache_read_input_tokens: report.usage.cache_read,
             output_tokens: report.usage.output,
             reasoning_tokens: report.usage.reasoning,
+            server_tool_use: crate::output::schema::ServerToolUsage {
+                web_search_requests: report.usage.web_search_requests,
+            },
         },
-        model_usage,
-        context: occupancy.map_or(
-            ResultContext {
-                tokens: 0,
-                window,
-                percent: None,
-            },
-            |occupancy| ResultContext {
-                tokens: occupancy.tokens,
-                window: occupancy.window,
-                percent: occupancy.percent,
-            },
-        ),
+        model_usage: model_usage(report, window),
+        context: result_context(report, window),
         stop_reason: report.stop_reason.map(str::to_owned),
         provider_stop_reason: report.provider_stop_reason.clone(),
         terminal_reason: terminal.to_owned(),
@@ -2278,7 +2452,7 @@ fn finish(
                 tool_input: denial.tool_input.clone(),
             })
             .collect(),
-        structured_output: None,
+        structured_output: report.structured_output.clone(),
         model: Some(outcome.model.clone()),
         provider: Some(outcome.provider.clone()),
         backend: Some(outcome.backend.to_owned()),

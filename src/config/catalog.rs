@@ -11,6 +11,7 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
+use super::file::StructuredMode;
 use crate::conversation::{Prices, TokenUsage};
 
 /// The catalog's source text.
@@ -40,6 +41,19 @@ pub struct ModelInfo {
     pub cache_write_1h_price: f64,
     /// Whether the model takes a reasoning/thinking level.
     pub reasoning: bool,
+    /// How `--json-schema` is enforced, when the catalog (or the config) says; otherwise the
+    /// provider's default applies (`settings::structured_mode`).
+    pub structured_output: Option<StructuredMode>,
+    /// Whether the provider's server-side web search can be requested for the model
+    /// (`--web-search`): Anthropic's `web_search` server tool, OpenAI Responses' `web_search`
+    /// tool, Gemini's `google_search` grounding.
+    pub web_search: bool,
+    /// Whether that search may go in a request that also offers function tools (Gemini 2.x
+    /// refuses `google_search` beside function declarations).
+    pub web_search_with_tools: bool,
+    /// USD per 1,000 web searches (the unit the providers' price pages use); 0 when unknown or
+    /// not billed per search.
+    pub web_search_price: f64,
     /// Where the numbers came from, and which ones could not be confirmed.
     pub source: String,
 }
@@ -55,6 +69,7 @@ impl ModelInfo {
             cache_read: self.cache_read_price,
             cache_write: self.cache_write_price,
             cache_write_1h: self.cache_write_1h_price,
+            web_search: self.web_search_price / 1_000.0,
         }
     }
 
@@ -95,6 +110,19 @@ struct CatalogEntry {
     #[serde(default)]
     cache_write_1h_price: Option<f64>,
     reasoning: bool,
+    /// `native`, `native-without-tools`, `tool` or `instructions`; absent: the provider's
+    /// default.
+    #[serde(default)]
+    structured_output: Option<StructuredMode>,
+    /// Server-side web search available; absent: no.
+    #[serde(default)]
+    web_search: bool,
+    /// ... beside function tools; absent: yes.
+    #[serde(default)]
+    web_search_with_tools: Option<bool>,
+    /// USD per 1,000 searches; absent: not priced.
+    #[serde(default)]
+    web_search_price: Option<f64>,
     source: String,
 }
 
@@ -144,6 +172,10 @@ impl Catalog {
                     .cache_write_1h_price
                     .unwrap_or(entry.cache_write_price),
                 reasoning: entry.reasoning,
+                structured_output: entry.structured_output,
+                web_search: entry.web_search,
+                web_search_with_tools: entry.web_search_with_tools.unwrap_or(true),
+                web_search_price: entry.web_search_price.unwrap_or(0.0),
                 source: entry.source,
             });
         }

@@ -69,6 +69,12 @@ pub struct ConfigFile {
     /// How MCP configuration is found (SPEC §13).
     #[serde(default)]
     pub mcp: McpOptions,
+    /// Commands run at fixed points of a turn, `[[hooks.EVENT]]` (SPEC §14). Default: none.
+    #[serde(default)]
+    pub hooks: HooksConfig,
+    /// `--json-schema` answers (SPEC §3.4).
+    #[serde(default)]
+    pub structured_output: StructuredOutputConfig,
 }
 
 /// The wire protocol a provider speaks (SPEC §4.1).
@@ -119,6 +125,11 @@ pub struct ProviderConfig {
     /// Models added to or corrected in the built-in catalog, keyed by model id.
     #[serde(default)]
     pub models: BTreeMap<String, ModelConfig>,
+    /// How `--json-schema` is enforced for this provider's models that say nothing themselves
+    /// (`[providers.NAME.models.ID] structured_output`). Default: the catalog's word for known
+    /// models, else `native`, except `tool` for Chat Completions servers (local ones mostly
+    /// have no JSON Schema mode).
+    pub structured_output: Option<StructuredMode>,
 }
 
 /// `[providers.NAME.models.ID]`: any field left out comes from the catalog entry, if there is
@@ -143,6 +154,58 @@ pub struct ModelConfig {
     pub cache_write_1h_price: Option<f64>,
     /// Whether the model accepts a reasoning/thinking level. Default without a catalog entry: false.
     pub reasoning: Option<bool>,
+    /// Whether the provider's server-side web search may be requested for the model
+    /// (`--web-search`; Anthropic, OpenAI Responses and Gemini protocols only). Default without a
+    /// catalog entry: false.
+    pub web_search: Option<bool>,
+    /// Whether that search may be asked for beside function tools (Gemini 2.x models cannot).
+    /// Default without a catalog entry: true.
+    pub web_search_with_tools: Option<bool>,
+    /// USD per 1,000 web searches. Default without a catalog entry: 0.
+    pub web_search_price: Option<f64>,
+    /// How `--json-schema` is enforced for this model. Default: the catalog's, else the
+    /// provider's `structured_output`.
+    pub structured_output: Option<StructuredMode>,
+}
+
+/// How a model is held to `--json-schema` (SPEC §3.4). Whatever the mode, pincer validates the
+/// answer itself and sends an invalid one back with the errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StructuredMode {
+    /// The API's own JSON Schema mode on every call, tools offered beside it (Anthropic
+    /// `output_config.format`, OpenAI `text.format` / `response_format`, Gemini 3
+    /// `responseJsonSchema`).
+    Native,
+    /// The API's JSON Schema mode only on calls that offer no tools: the model cannot combine
+    /// the two (Gemini 2.5). An invalid answer is asked again without tools, under the schema.
+    NativeWithoutTools,
+    /// A final-answer tool `structured_output` whose input schema is the user's: the model
+    /// calls it last, and its input is the answer.
+    Tool,
+    /// The schema in the system prompt, nothing else.
+    Instructions,
+}
+
+impl StructuredMode {
+    /// The name used in `config.toml` and `models.toml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Native => "native",
+            Self::NativeWithoutTools => "native-without-tools",
+            Self::Tool => "tool",
+            Self::Instructions => "instructions",
+        }
+    }
+}
+
+/// `[structured_output]` (SPEC §3.4).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StructuredOutputConfig {
+    /// Times an answer that does not match `--json-schema` is sent back with the errors before
+    /// the run ends with `error_max_structured_output_retries`. Default: 2.
+    pub max_retries: Option<u32>,
 }
 
 /// `[backends]`: only the two CLI backends exist.
@@ -274,6 +337,9 @@ pub struct ToolsConfig {
     /// `[tools.web_fetch]`.
     #[serde(default)]
     pub web_fetch: WebFetchConfig,
+    /// Ask the provider for its server-side web search on every turn, like `--web-search`: for
+    /// a model that cannot search, a warning and a turn without it. Default: false.
+    pub web_search: Option<bool>,
 }
 
 /// `[tools.web_fetch]`: what the `web_fetch` tool may reach.
@@ -415,6 +481,51 @@ pub struct McpOptions {
     /// Also load the workspace's `.mcp.json` (claude's project file). Default: false — a
     /// repository must not be able to make pincer start processes (SPEC §13).
     pub load_workspace: Option<bool>,
+}
+
+/// `[hooks]`: one array of tables per event, in Claude Code's event names (SPEC §14). Each entry
+/// is run in the order written, all entries of an event concurrently.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HooksConfig {
+    /// `[[hooks.SessionStart]]`: a run starts (`startup`), resumes a session (`resume`), or
+    /// continues after a compaction (`compact`); the matcher is matched against that source.
+    #[serde(rename = "SessionStart", default)]
+    pub session_start: Vec<HookConfig>,
+    /// `[[hooks.UserPromptSubmit]]`: before the prompt is recorded and sent.
+    #[serde(rename = "UserPromptSubmit", default)]
+    pub user_prompt_submit: Vec<HookConfig>,
+    /// `[[hooks.PreToolUse]]`: before a tool call runs; the matcher is matched against the
+    /// tool's name.
+    #[serde(rename = "PreToolUse", default)]
+    pub pre_tool_use: Vec<HookConfig>,
+    /// `[[hooks.PostToolUse]]`: after a tool call succeeded.
+    #[serde(rename = "PostToolUse", default)]
+    pub post_tool_use: Vec<HookConfig>,
+    /// `[[hooks.PreCompact]]`: before a compaction (`manual` or `auto`).
+    #[serde(rename = "PreCompact", default)]
+    pub pre_compact: Vec<HookConfig>,
+    /// `[[hooks.Stop]]`: the model answered without calling a tool.
+    #[serde(rename = "Stop", default)]
+    pub stop: Vec<HookConfig>,
+    /// `[[hooks.SessionEnd]]`: the run is over.
+    #[serde(rename = "SessionEnd", default)]
+    pub session_end: Vec<HookConfig>,
+}
+
+/// One `[[hooks.EVENT]]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookConfig {
+    /// A regular expression over the tool name (pincer's, Claude Code's, `mcp__…`), or the
+    /// event's source; a plain name or `A|B` matches exactly. Default: everything.
+    pub matcher: Option<String>,
+    /// The command line, run as `sh -c COMMAND` in the workspace.
+    pub command: String,
+    /// Seconds before the command is killed. Default: 60.
+    pub timeout: Option<f64>,
+    /// `false` runs the command outside the `exec` sandbox of SPEC §10. Default: true.
+    pub sandbox: Option<bool>,
 }
 
 impl ConfigFile {
@@ -865,6 +976,34 @@ max_bytes = 1024
         assert!(
             matches!(&error, ConfigError::UnknownKey { key, table, origin: ConfigOrigin::File { line: Some(3), .. }, .. }
                 if key == "bearer_token" && table == "mcp_servers.fs"),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn hook_tables_take_claudes_event_names_and_a_typo_is_named_with_its_line() {
+        let text = "[[hooks.PreToolUse]]\nmatcher = \"Bash\"\ncommand = \"guard.sh\"\n\
+                    timeout = 5\nsandbox = false\n\n[[hooks.Stop]]\ncommand = \"check\"\n";
+        let config = parse(text).unwrap();
+        assert_eq!(
+            config.hooks.pre_tool_use,
+            [HookConfig {
+                matcher: Some("Bash".into()),
+                command: "guard.sh".into(),
+                timeout: Some(5.0),
+                sandbox: Some(false),
+            }]
+        );
+        assert_eq!(config.hooks.stop.len(), 1);
+        let error = parse("[[hooks.PreToolUse]]\ncommand = \"x\"\ntimout = 5\n").unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, origin: ConfigOrigin::File { line: Some(3), .. }, .. }
+                if key == "timout"),
+            "{error:?}"
+        );
+        let error = parse("[[hooks.PreTool]]\ncommand = \"x\"\n").unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, .. } if key == "PreTool"),
             "{error:?}"
         );
     }

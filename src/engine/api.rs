@@ -19,13 +19,17 @@ use super::event::{
 };
 use super::replay::{DIVERGED_NOTICE, Replay, ReplayStep};
 use super::step::{Compaction, Engine, Step, Turn};
+use super::structured::{Answers, Judgement, feedback_message};
 use super::{CancelReason, Denial, Ending};
 use crate::agent::compact::{self, SummaryModel};
 use crate::agent::compaction::{self, CompactionRules};
+use crate::config::file::StructuredMode;
 use crate::conversation::{
-    self, AssistantBlock, AssistantMessage, Cost, Message, Prices, StopReason, StreamEvent,
-    ThinkingLevel, TokenUsage, ToolCall, ToolDefinition, ToolResultMessage, now_millis,
+    self, AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, MessageContent, Prices,
+    StopReason, StreamEvent, ThinkingLevel, TokenUsage, ToolCall, ToolDefinition,
+    ToolResultMessage, UserMessage, now_millis,
 };
+use crate::hooks::{Fire, HookEvent, Hooks};
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint, Transport};
 use crate::provider::retry::{self, RetryNotice, RetryPolicy};
@@ -34,6 +38,7 @@ use crate::provider::{self, Accumulator, ApiKind, ModelRequest, ProviderError};
 use crate::redact::Redactor;
 use crate::secret::Secret;
 use crate::session::store::SessionError;
+use crate::structured::Plan;
 use crate::tools::policy::{Decision, ToolPolicy};
 use crate::tools::{self, Sandbox, ToolContext};
 
@@ -64,6 +69,8 @@ pub struct ApiSettings {
     pub max_output_tokens: u64,
     /// Whether the catalog says the model reasons (some parameters change).
     pub reasoning_model: bool,
+    /// The provider's server-side web search, when the turn asks for it and the model has it.
+    pub web_search: Option<crate::provider::web_search::WebSearch>,
     /// The model's prices, when the catalog knows them.
     pub prices: Option<Prices>,
     /// The model's context window, when known (compaction and pruning need it).
@@ -80,6 +87,9 @@ pub struct ApiSettings {
     pub policy: ToolPolicy,
     /// The MCP servers started for the turn, whose tools are offered beside the built-ins.
     pub mcp: std::sync::Arc<crate::mcp::McpSet>,
+    /// The run's hooks (SPEC §14): PreToolUse, PostToolUse, Stop, PreCompact and
+    /// SessionStart after a compaction fire in the turn.
+    pub hooks: std::sync::Arc<Hooks>,
     /// Where file tools may reach and what `exec` may write.
     pub sandbox: Sandbox,
     /// Automatic compaction.
@@ -92,6 +102,8 @@ pub struct ApiSettings {
     pub spare_credentials: Vec<Credential>,
     /// Scrubs the keys (and their encodings) from tool output before it is stored or sent.
     pub redactor: Redactor,
+    /// `--json-schema`: how this model is held to the schema (SPEC §3.4).
+    pub structured: Option<Plan>,
 }
 
 /// A credential the turn may use.
@@ -130,6 +142,19 @@ pub(crate) struct ApiEngine<'run> {
     overflow_retried: bool,
     /// The last answer's context passed the threshold: compact after its tool results.
     compact_after_tools: bool,
+    /// A Stop hook made the model go on (the next Stop hooks are told so).
+    stop_hook_active: bool,
+    /// A hook said `continue: false`: the tool calls left are not run and the turn ends.
+    hook_stop: Option<(&'static str, String)>,
+    /// What SessionStart hooks said after a compaction, added to the system prompt of the
+    /// requests that follow.
+    hook_context: Vec<String>,
+    /// `--json-schema`'s plan (the API's JSON mode may be refused, then the tool takes over).
+    structured: Option<Plan>,
+    answers: Answers,
+    /// The model answered once without tools: a `native-without-tools` model is now asked
+    /// under the schema, without tools.
+    final_call: bool,
 }
 
 /// What the person reading stdout has seen.
@@ -173,6 +198,12 @@ impl<'run> ApiEngine<'run> {
             window: settings.context_window,
             overflow_retried: false,
             compact_after_tools: false,
+            stop_hook_active: false,
+            hook_stop: None,
+            hook_context: Vec::new(),
+            structured: settings.structured.clone(),
+            answers: Answers::default(),
+            final_call: false,
         }
     }
 
@@ -197,9 +228,18 @@ impl<'run> ApiEngine<'run> {
                 );
             }
         }
-        ModelRequest {
+        let system_prompt = if self.hook_context.is_empty() {
+            settings.system_prompt.clone()
+        } else {
+            format!(
+                "{}\n\n{}",
+                settings.system_prompt,
+                self.hook_context.join("\n\n")
+            )
+        };
+        let mut request = ModelRequest {
             model: settings.model.clone(),
-            system_prompt: settings.system_prompt.clone(),
+            system_prompt,
             messages: outgoing,
             tools: settings.tools.clone(),
             thinking: self.thinking,
@@ -208,7 +248,13 @@ impl<'run> ApiEngine<'run> {
                 .filter(|_| self.thinking == settings.thinking),
             max_output_tokens: settings.max_output_tokens,
             reasoning_model: settings.reasoning_model,
+            web_search: settings.web_search,
+            output_format: None,
+        };
+        if let Some(plan) = &self.structured {
+            plan.shape(&mut request, self.final_call);
         }
+        request
     }
 
     /// Text of the call as it streams: shown unless a re-sent call repeats it.
@@ -352,6 +398,16 @@ impl<'run> ApiEngine<'run> {
     /// the next credential, a compaction, or the end of the turn.
     fn after_failure(&mut self, error: ProviderError, turn: &mut Turn<'_>) -> Step {
         let kind = classify(&error);
+        if kind == FailureKind::Format
+            && rejects_output_format(&error)
+            && let Some(warning) = self.structured.as_mut().and_then(Plan::fall_back_to_tool)
+        {
+            let _ = turn
+                .sink
+                .emit(&Event::Warning(format!("{warning} ({error})")));
+            self.final_call = false;
+            return Step::CallModel;
+        }
         if rejects_thinking(&error, kind)
             && let Some(lower) = lower_thinking(self.thinking)
         {
@@ -467,7 +523,25 @@ impl<'run> ApiEngine<'run> {
                 max_output_tokens: Some(self.settings.max_output_tokens),
             });
         }
+        if let Some(step) = self.answer_step(&calls) {
+            return step;
+        }
         let over_threshold = self.needs_compaction(accumulator.usage().context_tokens());
+        if calls.is_empty()
+            && crate::provider::stop_reason::is_pause(accumulator.provider_stop_reason())
+        {
+            // Not the end of the turn: the paused answer is continued by the next call.
+            return if over_threshold {
+                Step::Compact(Compaction::AfterTools)
+            } else {
+                Step::Guard
+            };
+        }
+        if calls.is_empty() && self.settings.hooks.has(HookEvent::Stop) {
+            return Step::Stopping {
+                compact: over_threshold,
+            };
+        }
         if calls.is_empty() {
             return if over_threshold {
                 Step::Compact(Compaction::AfterAnswer)
@@ -479,20 +553,125 @@ impl<'run> ApiEngine<'run> {
         Step::RunTools(calls)
     }
 
+    /// With `--json-schema`: the answer to check — a message without tool calls, or a call of
+    /// the final-answer tool on its own (among other calls it is refused, see `run_tool`).
+    fn answer_step(&self, calls: &[ToolCall]) -> Option<Step> {
+        let plan = self.structured.as_ref()?;
+        match calls {
+            [] => Some(Step::CheckAnswer(None)),
+            [call] if plan.is_answer_tool(&call.name) => {
+                Some(Step::CheckAnswer(Some(call.clone())))
+            }
+            _ => None,
+        }
+    }
+
+    /// `Step::CheckAnswer`: a valid answer ends the turn with its value; an invalid one goes
+    /// back to the model (a user message, or the final-answer tool's error result) until the
+    /// retries are used up.
+    fn check_answer(&mut self, call: Option<ToolCall>, turn: &mut Turn<'_>) -> Step {
+        let Some(plan) = &self.structured else {
+            return Step::Done(Ending::Completed);
+        };
+        let verdict = match &call {
+            Some(call) => {
+                // The call has no text: its input is the answer the result shows.
+                turn.report.final_text = call.arguments.to_string();
+                plan.check_tool_input(&call.arguments)
+            }
+            None => plan.check_text(&turn.report.final_text),
+        };
+        let judged = self.answers.judge(plan, verdict, turn);
+        let judgement = match judged {
+            Ok(judgement) => judgement,
+            Err(error) => return Step::Done(Ending::Persistence(error)),
+        };
+        let (answer, next) = match judgement {
+            Judgement::Accepted(value) => {
+                let context = turn
+                    .report
+                    .last_usage
+                    .map_or(0, |usage| usage.context_tokens());
+                let compact = self.needs_compaction(context);
+                // A valid answer is where the turn would stop: the Stop hooks have their say.
+                let next = if self.settings.hooks.has(HookEvent::Stop) {
+                    Step::Stopping { compact }
+                } else if compact {
+                    Step::Compact(Compaction::AfterAnswer)
+                } else {
+                    Step::Done(Ending::Completed)
+                };
+                if call.is_some() {
+                    turn.report.final_text = value.to_string();
+                }
+                (("Answer accepted.".to_owned(), false), next)
+            }
+            Judgement::Exhausted(ending) => {
+                let Ending::StructuredOutputInvalid { errors, .. } = &ending else {
+                    return Step::Done(ending);
+                };
+                ((plan.feedback(errors), true), Step::Done(ending))
+            }
+            Judgement::Retry(errors) => {
+                let feedback = plan.feedback(&errors);
+                if plan.mode() == StructuredMode::NativeWithoutTools {
+                    self.final_call = true;
+                }
+                if call.is_none() {
+                    let message = feedback_message(feedback);
+                    if let Err(error) = turn.transcript.append_message(&message) {
+                        return Step::Done(Ending::Persistence(error));
+                    }
+                    turn.messages.push(message);
+                    return Step::Guard;
+                }
+                ((feedback, true), Step::Guard)
+            }
+        };
+        // The final-answer call is answered like any call, so the transcript stays valid.
+        if let Some(call) = &call {
+            let (text, is_error) = answer;
+            let result = ToolResultMessage {
+                tool_call_id: call.id.clone(),
+                tool_name: call.name.clone(),
+                content: vec![conversation::ContentBlock::text(&text)],
+                details: None,
+                is_error,
+                timestamp: now_millis(),
+            };
+            if let Err(error) = self.record_tool_result(result, turn) {
+                return Step::Done(Ending::Persistence(error));
+            }
+        }
+        next
+    }
+
+    /// Store a tool result, add it to the context and show it.
+    fn record_tool_result(
+        &self,
+        result: ToolResultMessage,
+        turn: &mut Turn<'_>,
+    ) -> Result<(), SessionError> {
+        let stored = Message::ToolResult(result.clone());
+        let entry_id = turn.transcript.append_message(&stored)?;
+        turn.messages.push(stored);
+        let _ = turn.sink.emit(&Event::ToolResult(ToolResultDone {
+            result,
+            entry_id: Some(entry_id),
+        }));
+        Ok(())
+    }
+
     /// `Step::RunTools`: each call in order, refused or run, its result recorded and shown.
     async fn run_tools(&mut self, calls: Vec<ToolCall>, turn: &mut Turn<'_>) -> Step {
         for call in calls {
             let result = self.run_tool(&call, turn).await;
-            let stored = Message::ToolResult(result.clone());
-            let entry_id = match turn.transcript.append_message(&stored) {
-                Ok(id) => id,
-                Err(error) => return Step::Done(Ending::Persistence(error)),
-            };
-            turn.messages.push(stored);
-            let _ = turn.sink.emit(&Event::ToolResult(ToolResultDone {
-                result,
-                entry_id: Some(entry_id),
-            }));
+            if let Err(error) = self.record_tool_result(result, turn) {
+                return Step::Done(Ending::Persistence(error));
+            }
+        }
+        if let Some((event, reason)) = self.hook_stop.take() {
+            return Step::Done(Ending::HookStopped { event, reason });
         }
         if self.compact_after_tools {
             // Over the threshold with the results appended: compact before the next request.
@@ -502,45 +681,67 @@ impl<'run> ApiEngine<'run> {
         }
     }
 
-    /// One tool call: refused by the policy, or run; every refusal is listed.
+    /// One tool call: refused by a PreToolUse hook or the policy, or run (and shown to the
+    /// PostToolUse hooks); every refusal is listed. What the hooks say for the model follows the
+    /// tool's own output in the result.
     async fn run_tool(&mut self, call: &ToolCall, turn: &mut Turn<'_>) -> ToolResultMessage {
         let _ = turn.sink.emit(&Event::ToolStarted(ToolStart {
             id: call.id.clone(),
             name: call.name.clone(),
             input: call.arguments.clone(),
         }));
+        let mut notes = Vec::new();
+        let mut arguments = call.arguments.clone();
         let output = if turn.cancellation.token.is_cancelled() {
             tools::ToolOutput::error("not run: the turn was interrupted")
-        } else if let Decision::Deny { reason, .. } =
-            self.settings.policy.check(&call.name, &call.arguments)
+        } else if let Some((event, _)) = &self.hook_stop {
+            tools::ToolOutput::error(format!("not run: a {event} hook stopped the turn"))
+        } else if self
+            .structured
+            .as_ref()
+            .is_some_and(|plan| plan.is_answer_tool(&call.name))
         {
-            tools::ToolOutput::refused(
-                tools::Refusal::Policy,
-                format!("Permission denied: {reason}"),
+            tools::ToolOutput::error(
+                "not accepted: call structured_output on its own, as the last step, once the \
+                 other tools' results are back",
             )
-        } else if self.settings.mcp.has_tool(&call.name) {
-            // An MCP tool: the call goes to its server (SPEC §13).
-            let cancel = &turn.cancellation.token;
-            self.settings
-                .mcp
-                .call(&call.name, &call.arguments, cancel)
-                .await
         } else {
-            tools::execute(&call.name, &call.arguments, &self.tool_context).await
+            match self
+                .pre_tool_use(call, &mut arguments, &mut notes, turn)
+                .await
+            {
+                Some(refused) => refused,
+                // A signal while the hooks ran: the call is not started.
+                None if turn.cancellation.token.is_cancelled() => {
+                    tools::ToolOutput::error("not run: the turn was interrupted")
+                }
+                None => self.execute_tool(&call.name, &arguments, turn).await,
+            }
         };
-        // Every refusal, by the policy or by the sandbox inside the tool, is listed.
+        // Every refusal, by a hook, the policy or the sandbox inside the tool, is listed.
         if output.refusal.is_some() {
             turn.report.permission_denials.push(Denial {
                 tool_name: call.name.clone(),
                 tool_use_id: call.id.clone(),
-                tool_input: call.arguments.clone(),
+                tool_input: arguments.clone(),
             });
         }
         let _ = turn.sink.emit(&Event::ToolFinished(ToolEnd {
             id: call.id.clone(),
             is_error: output.is_error,
         }));
-        let output = self.settings.redactor.tool_output(output);
+        let mut output = output;
+        self.settings
+            .redactor
+            .scrub_blocks(&mut output.content, &mut output.details);
+        if !output.is_error && output.refusal.is_none() {
+            self.post_tool_use(call, &arguments, &output, &mut notes, turn)
+                .await;
+        }
+        // What the hooks said is scrubbed like the tool's own output.
+        let mut notes: Vec<ContentBlock> = notes.into_iter().map(ContentBlock::text).collect();
+        self.settings.redactor.scrub_blocks(&mut notes, &mut None);
+        output.content.extend(notes);
         ToolResultMessage {
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
@@ -548,6 +749,140 @@ impl<'run> ApiEngine<'run> {
             details: output.details,
             is_error: output.is_error,
             timestamp: now_millis(),
+        }
+    }
+
+    /// The call as the policy allows it: an MCP server's tool, or a built-in.
+    async fn execute_tool(
+        &self,
+        name: &str,
+        arguments: &serde_json::Value,
+        turn: &mut Turn<'_>,
+    ) -> tools::ToolOutput {
+        if let Decision::Deny { reason, .. } = self.settings.policy.check(name, arguments) {
+            tools::ToolOutput::refused(
+                tools::Refusal::Policy,
+                format!("Permission denied: {reason}"),
+            )
+        } else if self.settings.mcp.has_tool(name) {
+            // An MCP tool: the call goes to its server (SPEC §13).
+            let cancel = &turn.cancellation.token;
+            self.settings.mcp.call(name, arguments, cancel).await
+        } else {
+            tools::execute(name, arguments, &self.tool_context).await
+        }
+    }
+
+    /// The PreToolUse hooks: `Some` refusal when one blocked or denied the call; a hook's
+    /// `updatedInput` replaces `arguments` (the policy then checks those). `allow` does not
+    /// override the policy: pincer never prompts, so there is nothing to skip.
+    async fn pre_tool_use(
+        &mut self,
+        call: &ToolCall,
+        arguments: &mut serde_json::Value,
+        notes: &mut Vec<String>,
+        turn: &mut Turn<'_>,
+    ) -> Option<tools::ToolOutput> {
+        let hooks = &self.settings.hooks;
+        if !hooks.has(HookEvent::PreToolUse) {
+            return None;
+        }
+        let fire = Fire::PreToolUse {
+            tool: &call.name,
+            input: arguments,
+            id: &call.id,
+        };
+        let verdict = super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
+        notes.extend(verdict.context);
+        if let Some(reason) = verdict.stop {
+            self.hook_stop = Some((HookEvent::PreToolUse.as_str(), reason));
+        }
+        if let Some(reason) = verdict.block {
+            return Some(tools::ToolOutput::refused(
+                tools::Refusal::Hook,
+                format!("Blocked by a PreToolUse hook: {reason}"),
+            ));
+        }
+        if let Some(updated) = verdict.updated_input {
+            *arguments = updated;
+        }
+        None
+    }
+
+    /// The PostToolUse hooks of a call that succeeded: a block reason and any context go to the
+    /// model after the tool's output.
+    async fn post_tool_use(
+        &mut self,
+        call: &ToolCall,
+        arguments: &serde_json::Value,
+        output: &tools::ToolOutput,
+        notes: &mut Vec<String>,
+        turn: &mut Turn<'_>,
+    ) {
+        let hooks = &self.settings.hooks;
+        if !hooks.has(HookEvent::PostToolUse) || turn.cancellation.token.is_cancelled() {
+            return;
+        }
+        let fire = Fire::PostToolUse {
+            tool: &call.name,
+            input: arguments,
+            response: crate::hooks::protocol::tool_response(
+                &call.name,
+                arguments,
+                &output.text_content(),
+                output.is_error,
+                output.details.as_ref(),
+                &self.settings.workspace,
+            ),
+            id: &call.id,
+        };
+        let verdict = super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
+        if let Some(reason) = verdict.block {
+            notes.push(format!("PostToolUse hook feedback: {reason}"));
+        }
+        notes.extend(verdict.context);
+        if let Some(reason) = verdict.stop {
+            self.hook_stop = Some((HookEvent::PostToolUse.as_str(), reason));
+        }
+    }
+
+    /// `Step::Stopping`: the Stop hooks. A block makes the model go on with the reason as a
+    /// user message (bounded by `--max-turns` through the guard); otherwise the turn ends.
+    async fn stopping(&mut self, compact: bool, turn: &mut Turn<'_>) -> Step {
+        let fire = Fire::Stop {
+            active: self.stop_hook_active,
+            last_message: &turn.report.final_text,
+        };
+        let verdict = super::hooks::fire(
+            &self.settings.hooks,
+            &fire,
+            &turn.cancellation.token,
+            turn.sink,
+        )
+        .await;
+        let go_on = verdict
+            .block
+            .filter(|_| verdict.stop.is_none() && !turn.cancellation.token.is_cancelled());
+        let Some(reason) = go_on else {
+            return if compact {
+                Step::Compact(Compaction::AfterAnswer)
+            } else {
+                Step::Done(Ending::Completed)
+            };
+        };
+        self.stop_hook_active = true;
+        let message = Message::User(UserMessage {
+            content: MessageContent::Text(format!("Stop hook feedback:\n{reason}")),
+            timestamp: now_millis(),
+        });
+        if let Err(error) = turn.transcript.append_message(&message) {
+            return Step::Done(Ending::Persistence(error));
+        }
+        turn.messages.push(message);
+        if compact {
+            Step::Compact(Compaction::AfterTools)
+        } else {
+            Step::Guard
         }
     }
 
@@ -656,6 +991,14 @@ impl<'run> ApiEngine<'run> {
             max_output_tokens: settings.max_output_tokens.min(16_384),
             idle_timeout: settings.idle_timeout,
         };
+        if self.settings.hooks.has(HookEvent::PreCompact) {
+            let fire = Fire::PreCompact {
+                trigger: "auto",
+                instructions: "",
+            };
+            let hooks = &self.settings.hooks;
+            super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
+        }
         let _ = turn.sink.emit(&Event::Phase(Phase::Compacting));
         let started = Instant::now();
         let outcome = compact::run(
@@ -691,6 +1034,13 @@ impl<'run> ApiEngine<'run> {
             post_tokens: Some(compacted.tokens_after),
             backend: None,
         }));
+        if self.settings.hooks.has(HookEvent::SessionStart) {
+            let fire = Fire::SessionStart { source: "compact" };
+            let hooks = &self.settings.hooks;
+            let verdict =
+                super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
+            self.hook_context.extend(verdict.context);
+        }
         Ok(true)
     }
 
@@ -773,6 +1123,8 @@ impl Engine for ApiEngine<'_> {
             Step::StepThinkingDown(level) => self.step_thinking_down(level, turn),
             Step::Compact(compaction) => self.compact(compaction, turn).await,
             Step::Guard => self.guard(turn),
+            Step::Stopping { compact } => self.stopping(compact, turn).await,
+            Step::CheckAnswer(call) => self.check_answer(call, turn),
             Step::Done(ending) => Step::Done(ending),
         }
     }
@@ -838,6 +1190,27 @@ fn has_answer(message: &AssistantMessage) -> bool {
         AssistantBlock::Text(text) => !text.text.trim().is_empty(),
         _ => false,
     })
+}
+
+/// Whether a refused request names the API's JSON Schema mode (Anthropic `output_config`,
+/// OpenAI `text.format` / `response_format`, Gemini `responseJsonSchema` or its refusal of a
+/// JSON mime type beside function calling), rather than anything else malformed.
+pub fn rejects_output_format(error: &ProviderError) -> bool {
+    let message = error.to_string().to_lowercase();
+    [
+        "output_config",
+        "output_format",
+        "response_format",
+        "text.format",
+        "json_schema",
+        "responsejsonschema",
+        "response_json_schema",
+        "responsemimetype",
+        "response_mime_type",
+        "response mime type",
+    ]
+    .iter()
+    .any(|word| message.contains(word))
 }
 
 /// The next lower reasoning level, for a provider that refused the current one.

@@ -18,6 +18,7 @@ use serde_json::json;
 use super::event::Event;
 use super::recorder::{Recorder, RecorderState};
 use super::step::{Engine, Step, Turn};
+use super::structured::{Answers, Judgement, feedback_message};
 use super::{CancelReason, Denial, Ending, TurnReport};
 use crate::backend::child::{self, ChildEnd, Spawn};
 use crate::backend::claude::ClaudeStream;
@@ -31,6 +32,7 @@ use crate::redact::Redactor;
 use crate::session::record::Entry;
 use crate::session::store::SessionError;
 use crate::session::transcript::Transcript;
+use crate::structured::Plan;
 use crate::tools::SandboxMode;
 use crate::tools::policy::ToolPolicy;
 
@@ -53,6 +55,8 @@ pub struct CliSettings {
     pub sandbox: SandboxMode,
     /// `--add-dir` and `tools.add_dirs`, canonical.
     pub added_dirs: Vec<PathBuf>,
+    /// `--web-search` / `tools.web_search`: the child's own web search is turned on.
+    pub web_search: bool,
     /// The reasoning level asked for, if any (the child keeps its default otherwise).
     pub thinking: Option<ThinkingLevel>,
     /// `--max-turns`.
@@ -69,10 +73,14 @@ pub struct CliSettings {
     pub workspace: PathBuf,
     /// The MCP servers named for the run, passed on in the child's own format (SPEC §13).
     pub mcp: crate::mcp::McpConfig,
+    /// The run's hooks, passed on in the child's own format (SPEC §14).
+    pub hooks: crate::hooks::HookSet,
     /// The child's environment, built explicitly (`backend::child_environment`).
     pub environment: Vec<(OsString, OsString)>,
     /// Scrubs keys from the child's tool results before they are stored or shown.
     pub redactor: Redactor,
+    /// `--json-schema`: passed to the child, and its answer checked the same way (SPEC §3.4).
+    pub structured: Option<Plan>,
 }
 
 /// A delegated turn that could not start: the child's binary is missing, or its files could
@@ -143,7 +151,7 @@ fn request<'a>(
     settings: &'a CliSettings,
     (prompt, resume): (&'a str, Option<&'a str>),
     fresh_session_id: &'a str,
-    (system_prompt_file, mcp_config_file): (&'a Path, Option<&'a Path>),
+    files: &'a ChildFiles,
 ) -> Request<'a> {
     Request {
         backend: settings.backend,
@@ -155,16 +163,51 @@ fn request<'a>(
         policy: &settings.policy,
         sandbox: settings.sandbox,
         added_dirs: &settings.added_dirs,
+        web_search: settings.web_search,
         thinking: settings.thinking,
         max_turns: settings.max_turns,
         max_budget_usd: settings.max_budget_usd,
         resume,
         fresh_session_id,
-        system_prompt_file,
+        system_prompt_file: &files.prompt,
         mcp: &settings.mcp,
-        mcp_config_file,
+        mcp_config_file: files.mcp.as_deref(),
+        hooks: &settings.hooks,
+        settings_file: files.settings.as_deref(),
+        json_schema: match settings.backend {
+            CliBackend::Claude => settings.structured.as_ref().map(Plan::native_schema),
+            CliBackend::Codex => None,
+        },
+        output_schema_file: files.schema.as_deref(),
     }
 }
+
+/// The name of codex's `--output-schema` file in the run's private directory.
+const OUTPUT_SCHEMA_FILE: &str = "output-schema.json";
+
+/// codex's `--output-schema` content, with `--json-schema` (claude takes it inline instead).
+fn codex_schema(settings: &CliSettings) -> Option<&serde_json::Value> {
+    match settings.backend {
+        CliBackend::Codex => settings.structured.as_ref().map(Plan::native_schema),
+        CliBackend::Claude => None,
+    }
+}
+
+/// The files a child run reads, in the run's private directory.
+#[derive(Debug, Clone)]
+struct ChildFiles {
+    /// The system prompt.
+    prompt: PathBuf,
+    /// claude's `--mcp-config`, when the run has MCP servers.
+    mcp: Option<PathBuf>,
+    /// claude's `--settings` with the run's hooks, when it has any.
+    settings: Option<PathBuf>,
+    /// codex's `--output-schema`, with `--json-schema`.
+    schema: Option<PathBuf>,
+}
+
+/// The name of claude's `--settings` file in the run's private directory.
+const SETTINGS_FILE: &str = "settings.json";
 
 /// The name of claude's `--mcp-config` file in the run's private directory.
 const MCP_CONFIG_FILE: &str = "mcp-config.json";
@@ -178,18 +221,47 @@ fn claude_mcp(settings: &CliSettings) -> Option<serde_json::Value> {
     }
 }
 
+/// claude's `--settings` content for the run, if it has hooks (codex takes them as `-c`
+/// overrides instead).
+fn claude_hooks(settings: &CliSettings) -> Option<serde_json::Value> {
+    match settings.backend {
+        CliBackend::Claude => backend::hooks::claude_settings(&settings.hooks),
+        CliBackend::Codex => None,
+    }
+}
+
 /// The child a fresh turn would start with `prompt` (`--dry-run`): no file is written.
 pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
     let directory = std::env::temp_dir().join("pincer-cli-XXXXXX");
-    let file = directory.join("system-prompt.md");
-    let mcp_file = directory.join(MCP_CONFIG_FILE);
-    let mcp_file = claude_mcp(settings).map(|_| mcp_file.as_path());
+    let files = ChildFiles {
+        prompt: directory.join("system-prompt.md"),
+        mcp: claude_mcp(settings).map(|_| directory.join(MCP_CONFIG_FILE)),
+        settings: claude_hooks(settings).map(|_| directory.join(SETTINGS_FILE)),
+        schema: codex_schema(settings).map(|_| directory.join(OUTPUT_SCHEMA_FILE)),
+    };
     backend::invocation(&request(
         settings,
         (prompt, None),
         "00000000-0000-4000-8000-000000000000",
-        (&file, mcp_file),
+        &files,
     ))
+}
+
+/// Write one of the files the child reads (`what` names it in the error) into the run's private
+/// directory.
+fn write_request_file(
+    directory: &Path,
+    name: &str,
+    text: &str,
+    what: &str,
+) -> Result<PathBuf, StartFailure> {
+    let file = directory.join(name);
+    crate::fs::write_atomic(&file, text.as_bytes()).map_err(|error| StartFailure {
+        missing_binary: false,
+        message: format!("cannot write {what}: {error}"),
+        hint: None,
+    })?;
+    Ok(file)
 }
 
 /// What the engine keeps between child runs.
@@ -206,9 +278,8 @@ pub(crate) struct CliEngine<'run> {
     history: Vec<Message>,
     /// The private directory of the system prompt file (removed with the engine).
     _directory: tempfile::TempDir,
-    prompt_file: PathBuf,
-    /// claude's `--mcp-config` file, when the run has MCP servers.
-    mcp_file: Option<PathBuf>,
+    files: ChildFiles,
+    answers: Answers,
     workspace: String,
     started: Instant,
     dialect: Option<Dialect>,
@@ -229,28 +300,37 @@ impl<'run> CliEngine<'run> {
                 message: format!("cannot create a temporary directory: {error}"),
                 hint: None,
             })?;
-        let prompt_file = directory.path().join("system-prompt.md");
-        crate::fs::write_atomic(&prompt_file, settings.system_prompt.as_bytes()).map_err(
-            |error| StartFailure {
-                missing_binary: false,
-                message: format!("cannot write the system prompt file: {error}"),
-                hint: None,
-            },
+        let prompt_file = write_request_file(
+            directory.path(),
+            "system-prompt.md",
+            &settings.system_prompt,
+            "the system prompt file",
         )?;
-        // claude reads the run's MCP servers from a file of its own format (SPEC §13).
-        let mcp_file = match claude_mcp(settings) {
-            Some(config) => {
-                let file = directory.path().join(MCP_CONFIG_FILE);
-                crate::fs::write_atomic(&file, config.to_string().as_bytes()).map_err(|error| {
-                    StartFailure {
+        // claude reads the run's MCP servers (SPEC §13) and hooks (SPEC §14) from files of its
+        // own format.
+        let write = |name: &str, what: &str, content: Option<serde_json::Value>| match content {
+            Some(content) => {
+                let file = directory.path().join(name);
+                crate::fs::write_atomic(&file, content.to_string().as_bytes()).map_err(
+                    |error| StartFailure {
                         missing_binary: false,
-                        message: format!("cannot write the MCP config file: {error}"),
+                        message: format!("cannot write the {what} file: {error}"),
                         hint: None,
-                    }
-                })?;
-                Some(file)
+                    },
+                )?;
+                Ok(Some(file))
             }
-            None => None,
+            None => Ok(None),
+        };
+        let files = ChildFiles {
+            mcp: write(MCP_CONFIG_FILE, "MCP config", claude_mcp(settings))?,
+            settings: write(SETTINGS_FILE, "hook settings", claude_hooks(settings))?,
+            schema: write(
+                OUTPUT_SCHEMA_FILE,
+                "output schema",
+                codex_schema(settings).cloned(),
+            )?,
+            prompt: prompt_file,
         };
         let previous = recorded(turn.transcript, settings.backend);
         let workspace = settings.workspace.to_string_lossy().into_owned();
@@ -279,8 +359,8 @@ impl<'run> CliEngine<'run> {
             prompt,
             history,
             _directory: directory,
-            prompt_file,
-            mcp_file,
+            files,
+            answers: Answers::default(),
             workspace,
             started: Instant::now(),
             dialect: None,
@@ -303,9 +383,10 @@ impl<'run> CliEngine<'run> {
             settings,
             (&text, self.resume.as_deref()),
             &fresh_id,
-            (&self.prompt_file, self.mcp_file.as_deref()),
+            &self.files,
         ));
-        let request_files = [self.prompt_file.as_path()];
+        let mut request_files = vec![self.files.prompt.as_path()];
+        request_files.extend(self.files.schema.as_deref());
         let spawn = Spawn {
             program: &invocation.program,
             args: &invocation.args,
@@ -319,19 +400,7 @@ impl<'run> CliEngine<'run> {
                 files: &request_files,
             }),
         };
-        let mut dialect = match backend {
-            CliBackend::Claude => Dialect::Claude(ClaudeStream::default()),
-            CliBackend::Codex => {
-                let mut stream = CodexStream::default();
-                stream.previous = self
-                    .previous
-                    .session_id
-                    .clone()
-                    .zip(self.previous.cumulative_usage)
-                    .filter(|_| self.resume.is_some());
-                Dialect::Codex(stream)
-            }
-        };
+        let mut dialect = self.dialect_for_run();
         let mut write_error: Option<SessionError> = None;
         let mut noise: Vec<String> = Vec::new();
         let mut recorder = Recorder::new(
@@ -389,13 +458,37 @@ impl<'run> CliEngine<'run> {
             write_error,
         );
         self.dialect = Some(dialect);
+        self.after_child(verdict, turn)
+    }
+
+    /// The translator for this child run's output (codex: with the thread's usage so far, to
+    /// tell this turn's from the cumulative count).
+    fn dialect_for_run(&self) -> Dialect {
+        match self.settings.backend {
+            CliBackend::Claude => Dialect::Claude(ClaudeStream::default()),
+            CliBackend::Codex => {
+                let mut stream = CodexStream::default();
+                stream.previous = self
+                    .previous
+                    .session_id
+                    .clone()
+                    .zip(self.previous.cumulative_usage)
+                    .filter(|_| self.resume.is_some());
+                Dialect::Codex(stream)
+            }
+        }
+    }
+
+    /// What comes after the child's run: a stale child session starts a fresh one (once), else
+    /// the turn ends.
+    fn after_child(&mut self, verdict: Verdict, turn: &mut Turn<'_>) -> Step {
         let ending = match verdict {
             Verdict::Stale(message) if !self.reseeded => {
                 self.reseeded = true;
                 let _ = turn.sink.emit(&Event::Warning(format!(
                     "the {} session {} is gone ({}); starting a fresh one seeded with this \
                      session's transcript",
-                    backend.name(),
+                    self.settings.backend.name(),
                     self.resume.as_deref().unwrap_or_default(),
                     message.lines().next().unwrap_or_default()
                 )));
@@ -403,7 +496,7 @@ impl<'run> CliEngine<'run> {
                 return Step::CallModel;
             }
             Verdict::Stale(message) => {
-                let (error, _) = backend::child_failure(backend, &message, None);
+                let (error, _) = backend::child_failure(self.settings.backend, &message, None);
                 Ending::Failed {
                     error,
                     kind: FailureKind::SessionExpired,
@@ -411,7 +504,64 @@ impl<'run> CliEngine<'run> {
             }
             Verdict::Done(ending) => ending,
         };
-        Step::Done(self.conclude(ending, turn))
+        match self.conclude(ending, turn) {
+            Ending::Completed if self.settings.structured.is_some() => Step::CheckAnswer(None),
+            ending => Step::Done(ending),
+        }
+    }
+
+    /// `Step::CheckAnswer`: the child's answer (claude's parsed `structured_output`, else the
+    /// answer's text) is checked like the API engine's; an invalid one is sent back by resuming
+    /// the child's session with the errors.
+    fn check_answer(&mut self, turn: &mut Turn<'_>) -> Step {
+        let Some(plan) = &self.settings.structured else {
+            return Step::Done(Ending::Completed);
+        };
+        let parsed = match &self.dialect {
+            Some(Dialect::Claude(stream)) => stream
+                .result
+                .as_ref()
+                .and_then(|result| result.structured_output.clone()),
+            _ => None,
+        };
+        let verdict = match parsed {
+            Some(value) => plan.schema().check_value(value),
+            None => plan.check_text(&turn.report.final_text),
+        };
+        let judged = self.answers.judge(plan, verdict, turn);
+        match judged {
+            Err(error) => Step::Done(Ending::Persistence(error)),
+            Ok(Judgement::Accepted(value)) => {
+                if turn.report.final_text.trim().is_empty() {
+                    turn.report.final_text = value.to_string();
+                }
+                Step::Done(Ending::Completed)
+            }
+            Ok(Judgement::Exhausted(ending)) => Step::Done(ending),
+            Ok(Judgement::Retry(errors)) => {
+                let Some(session) = self.dialect.as_ref().and_then(Dialect::child_session) else {
+                    // Nothing to resume: the errors cannot reach the child.
+                    return Step::Done(Ending::StructuredOutputInvalid { errors, retries: 0 });
+                };
+                let feedback = plan.feedback(&errors);
+                let message = feedback_message(feedback.clone());
+                if let Err(error) = turn.transcript.append_message(&message) {
+                    return Step::Done(Ending::Persistence(error));
+                }
+                // codex's usage is cumulative per thread: the next run's delta is against this
+                // one's.
+                if let Some(Dialect::Codex(stream)) = &self.dialect {
+                    self.previous = Recorded {
+                        session_id: Some(session.clone()),
+                        cwd: Some(self.workspace.clone()),
+                        cumulative_usage: stream.cumulative,
+                    };
+                }
+                self.resume = Some(session);
+                self.prompt = feedback;
+                Step::CallModel
+            }
+        }
     }
 
     /// Finish the record of the turn: the last message (completed, failed or aborted), the
@@ -501,7 +651,11 @@ impl<'run> CliEngine<'run> {
         }
         if !matches!(
             ending,
-            Ending::Completed | Ending::MaxTurns | Ending::MaxBudget | Ending::Cancelled(_)
+            Ending::Completed
+                | Ending::MaxTurns
+                | Ending::MaxBudget
+                | Ending::Cancelled(_)
+                | Ending::StructuredOutputInvalid { .. }
         ) {
             // Never an error text as the answer (SPEC §4.2.9).
             report.final_text.clear();
@@ -514,6 +668,7 @@ impl Engine for CliEngine<'_> {
         match step {
             // The child runs its own tool loop: its one step is the run.
             Step::Done(ending) => Step::Done(ending),
+            Step::CheckAnswer(_) => self.check_answer(turn),
             _ => self.run_child(turn).await,
         }
     }
@@ -599,6 +754,13 @@ fn judge(
             Some(result) if result.subtype == "error_max_turns" => Verdict::Done(Ending::MaxTurns),
             Some(result) if result.subtype == "error_max_budget_usd" => {
                 Verdict::Done(Ending::MaxBudget)
+            }
+            // claude gave up on its own retries: the same end as pincer's.
+            Some(result) if result.subtype == "error_max_structured_output_retries" => {
+                Verdict::Done(Ending::StructuredOutputInvalid {
+                    errors: result.errors.clone(),
+                    retries: 0,
+                })
             }
             Some(result) => {
                 let mut text = result.errors.join("\n");

@@ -54,6 +54,22 @@ pub enum Event {
     ToolStarted(ToolStart),
     /// A tool call finished (progress on stderr only; its result is the `ToolResult` event).
     ToolFinished(ToolEnd),
+    /// A hook started or finished (SPEC §14): stream-json `system/hook_started` and
+    /// `system/hook_response` with `--include-hook-events`, a stderr line with `-v`.
+    Hook(crate::hooks::HookProgress),
+    /// The answer did not match `--json-schema`: it is sent back with the errors.
+    StructuredRetry(StructuredRetry),
+}
+
+/// An answer sent back for not matching `--json-schema`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructuredRetry {
+    /// The retry this starts (1 for the first).
+    pub attempt: u32,
+    /// `structured_output.max_retries`.
+    pub max_retries: u32,
+    /// The validation errors (`path: message`).
+    pub errors: Vec<String>,
 }
 
 /// Where events go.
@@ -82,6 +98,27 @@ pub struct Init {
     pub api_key_source: &'static str,
     /// The MCP servers of the run and what became of them (SPEC §13).
     pub mcp_servers: Vec<McpServer>,
+    /// The hooks loaded for the run (SPEC §14), in declaration order.
+    pub hooks: Vec<InitHook>,
+}
+
+/// A hook as the turn starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InitHook {
+    /// Its event (`PreToolUse`, …).
+    pub event: &'static str,
+    /// Its matcher as written.
+    pub matcher: Option<String>,
+    /// The command line.
+    pub command: String,
+    /// When it is killed.
+    pub timeout: Duration,
+    /// Whether it runs in the `exec` sandbox.
+    pub sandbox: bool,
+    /// Where it was declared.
+    pub origin: String,
+    /// Who runs it: `pincer`, or the CLI backend it is handed to.
+    pub runner: &'static str,
 }
 
 /// An MCP server as the turn starts.

@@ -8,14 +8,16 @@
 //! output mode and no configuration file: everything arrives resolved.
 
 pub mod api;
-mod cancel;
 pub mod cli;
 pub mod event;
+pub mod failover;
+pub mod hooks;
 pub mod recorder;
 mod replay;
 mod report;
 pub mod step;
+mod structured;
 
-pub use cancel::{CancelReason, Cancellation};
+pub use crate::cancel::{CancelReason, Cancellation};
 pub use event::{Event, EventSink};
 pub use report::{Denial, Ending, ModelTotals, TurnReport};

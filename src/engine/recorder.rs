@@ -103,6 +103,16 @@ impl<'a> Recorder<'a> {
         }
     }
 
+    /// Print `text` for text mode, after the blank line that separates it from earlier text.
+    fn show_text(&mut self, text: &str) {
+        if self.state.separator_pending {
+            self.state.separator_pending = false;
+            let _ = self.sink.emit(&Event::TextDelta("\n\n".to_owned()));
+        }
+        self.state.text_printed = true;
+        let _ = self.sink.emit(&Event::TextDelta(text.to_owned()));
+    }
+
     /// The transcript (to read entries or append custom ones).
     pub fn transcript(&mut self) -> &mut Transcript {
         self.transcript
@@ -146,6 +156,10 @@ impl<'a> Recorder<'a> {
                     fragment: call.arguments.to_string(),
                 });
             }
+            AssistantBlock::ServerTool(call) => events.push(StreamEvent::ServerTool {
+                block,
+                call: call.clone(),
+            }),
         }
         for event in events {
             let _ = self.sink.emit(&Event::Stream(event));
@@ -188,15 +202,10 @@ impl ChildRecord for Recorder<'_> {
         if text.is_empty() {
             return;
         }
-        if self.state.separator_pending {
-            self.state.separator_pending = false;
-            let _ = self.sink.emit(&Event::TextDelta("\n\n".to_owned()));
-        }
-        self.state.text_printed = true;
         // The message this text belongs to may not have begun yet (codex reports the text
         // before its block): it does now, so that it is not printed again when it completes.
         self.pending().streamed = true;
-        let _ = self.sink.emit(&Event::TextDelta(text.to_owned()));
+        self.show_text(text);
     }
 
     /// A neutral event of the child's model call as it streams (claude's raw stream events,
@@ -343,8 +352,10 @@ impl ChildRecord for Recorder<'_> {
                 .map_or(StopReason::Stop, anthropic_stop_reason)
         };
         self.report.stop_reason = claude_stop_reason(finished, pending.stop_reason.as_deref());
+        // Shown whole now, without starting another message: a message begun here would be
+        // left pending, and recorded empty when the next child run of the turn begins its own.
         if !pending.streamed && !text.is_empty() {
-            self.text_delta(&text);
+            self.show_text(&text);
         }
         if self.state.text_printed {
             self.state.separator_pending = true;
@@ -388,10 +399,7 @@ impl ChildRecord for Recorder<'_> {
                 .get(call_id)
                 .cloned()
                 .unwrap_or_else(|| "unknown".to_owned()),
-            content: vec![ContentBlock::Text(TextBlock {
-                text: text.to_owned(),
-                signature: None,
-            })],
+            content: vec![ContentBlock::Text(TextBlock::new(text))],
             details,
             is_error,
             timestamp: now_millis(),
@@ -464,5 +472,84 @@ impl ChildRecord for Recorder<'_> {
             error,
             kind: RetryKind::Child,
         }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::record::{AgentMessage, Entry};
+
+    #[derive(Default)]
+    struct Collect(Vec<Event>);
+
+    impl EventSink for Collect {
+        fn emit(&mut self, event: &Event) -> std::io::Result<()> {
+            self.0.push(event.clone());
+            Ok(())
+        }
+    }
+
+    fn text(words: &str) -> AssistantBlock {
+        AssistantBlock::Text(TextBlock {
+            text: words.to_owned(),
+            signature: None,
+            citations: Vec::new(),
+        })
+    }
+
+    /// Regression: a message whose text was not streamed is shown whole when it completes;
+    /// showing it began a new, empty message that the next child run of the same turn (a
+    /// `--json-schema` retry, a fresh session after a stale one) then recorded.
+    #[test]
+    fn a_message_shown_at_its_end_leaves_nothing_pending_for_the_next_child_run() {
+        let mut state = RecorderState::new(
+            CliBackend::Claude,
+            "sonnet",
+            None,
+            Redactor::new(Vec::<String>::new()),
+        );
+        let mut transcript = Transcript::ephemeral(Vec::new());
+        let mut sink = Collect::default();
+        let mut report = TurnReport::empty(crate::engine::Ending::Completed);
+        for (id, words) in [("msg_1", "first run"), ("msg_2", "second run")] {
+            let mut recorder = Recorder::new(&mut state, &mut transcript, &mut sink, &mut report);
+            recorder.begin(id).unwrap();
+            recorder.push(text(words));
+            recorder.flush(None).unwrap();
+            assert!(!recorder.has_pending());
+        }
+        let stored: Vec<Vec<AssistantBlock>> = transcript
+            .entries()
+            .iter()
+            .filter_map(|entry| match entry {
+                Entry::Message(entry) => match &entry.message {
+                    AgentMessage::Assistant(_) => {
+                        entry.message.clone().into_conversation().and_then(
+                            |message| match message {
+                                Message::Assistant(message) => Some(message.content),
+                                _ => None,
+                            },
+                        )
+                    }
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect();
+        assert_eq!(stored, [vec![text("first run")], vec![text("second run")]]);
+        let shown: Vec<&Event> = sink
+            .0
+            .iter()
+            .filter(|event| matches!(event, Event::TextDelta(_)))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                &Event::TextDelta("first run".to_owned()),
+                &Event::TextDelta("\n\n".to_owned()),
+                &Event::TextDelta("second run".to_owned()),
+            ]
+        );
     }
 }

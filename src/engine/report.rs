@@ -39,6 +39,21 @@ pub enum Ending {
     Persistence(SessionError),
     /// A CLI child could not be started (the CLI engine turns this into an error of its own).
     NotStarted(super::cli::StartFailure),
+    /// A hook said `continue: false` (SPEC §14): the turn stops (exit 1, `error.kind = "hook"`).
+    HookStopped {
+        /// The hook's event.
+        event: &'static str,
+        /// Its `stopReason`.
+        reason: String,
+    },
+    /// The answer still did not match `--json-schema` after `retries` answers were sent back
+    /// (exit 1, `error_max_structured_output_retries`); the last answer is the report's text.
+    StructuredOutputInvalid {
+        /// The last answer's validation errors (`path: message`).
+        errors: Vec<String>,
+        /// `structured_output.max_retries`.
+        retries: u32,
+    },
 }
 
 /// A refused tool call, as claude lists it in `permission_denials`.
@@ -95,6 +110,8 @@ pub struct TurnReport {
     /// started with (or that was unknown): the turn used it from then on, and `commands/`
     /// remembers it for the model (SPEC §7).
     pub learned_window: Option<u64>,
+    /// With `--json-schema`: the answer's value, once it matched the schema.
+    pub structured_output: Option<Value>,
 }
 
 impl TurnReport {
@@ -115,6 +132,35 @@ impl TurnReport {
             compactions: 0,
             context_estimate: None,
             learned_window: None,
+            structured_output: None,
         }
+    }
+
+    /// Add a later attempt's report (the next link of the failover chain) to this one: counts,
+    /// usage, cost and denials add up; the ending, the text and the context are the later one's.
+    pub fn absorb(&mut self, part: TurnReport) {
+        self.model_calls += part.model_calls;
+        self.usage.add(&part.usage);
+        self.cost_usd += part.cost_usd;
+        for (model, totals) in part.model_usage {
+            let entry = self.model_usage.entry(model).or_default();
+            entry.usage.add(&totals.usage);
+            entry.cost_usd += totals.cost_usd;
+        }
+        self.api_duration += part.api_duration;
+        self.permission_denials.extend(part.permission_denials);
+        self.compactions += part.compactions;
+        self.ending = part.ending;
+        self.final_text = part.final_text;
+        self.provider_stop_reason = part.provider_stop_reason;
+        self.stop_reason = part.stop_reason;
+        if part.last_usage.is_some() {
+            self.last_usage = part.last_usage;
+        }
+        self.context_estimate = part.context_estimate;
+        if part.learned_window.is_some() {
+            self.learned_window = part.learned_window;
+        }
+        self.structured_output = part.structured_output;
     }
 }

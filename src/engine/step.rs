@@ -31,6 +31,15 @@ pub enum Step {
     Compact(Compaction),
     /// Between tool results and the next call: stop at a guardrail, else call the model.
     Guard,
+    /// The model answered without calling a tool: the Stop hooks may have it go on (SPEC §14);
+    /// else the turn ends, after a compaction when `compact`.
+    Stopping {
+        /// The answer left the context over the compaction threshold.
+        compact: bool,
+    },
+    /// With `--json-schema`, the model answered — in text, or by calling the final-answer tool
+    /// (the call): check the answer; the turn is done, or the errors go back to the model.
+    CheckAnswer(Option<ToolCall>),
     /// The turn is over.
     Done(Ending),
 }

@@ -1,7 +1,8 @@
 //! One event stream, three renderers (text, json, stream-json).
 //!
-//! The agent and the CLI backends report what happens as [`Event`]s to an [`EventSink`]; they never
-//! ask which output mode is on. Each sink decides what reaches stdout:
+//! Both engines (`engine/api.rs`, `engine/cli.rs`) report what happens as meaning-level
+//! [`Event`]s to an [`EventSink`]; they never ask which output mode is on. Each sink here turns
+//! them into the lines of `output/schema.rs` and decides what reaches stdout:
 //! - text: assistant text deltas as they arrive, then a final newline;
 //! - json: nothing until the end, then the one `result` object;
 //! - stream-json: one JSON line per event, flushed per line, then the `result` object.
@@ -20,14 +21,16 @@ use serde::Serialize;
 use super::partial::PartialMessages;
 use super::schema::{
     ApiRetryLine, AssistantContent, AssistantLine, AssistantWire, AssistantWord, AuthRotationLine,
-    Base64Word, CompactBoundaryLine, CompactMetadata, ImageSource, InitLine, Line, MessageWord,
-    ModelFallbackLine, RawEvent, ResultContent, RunResult, StreamEventLine, SystemLine,
-    ToolResultWire, ToolResultWord, UserLine, UserWire, WireUsage, new_uuid,
+    Base64Word, CompactBoundaryLine, CompactMetadata, HookResponseLine, HookStartedLine,
+    ImageSource, InitHookLine, InitLine, Line, MessageWord, ModelFallbackLine, RawEvent,
+    ResultContent, RunResult, StreamEventLine, StructuredOutputRetryLine, SystemLine,
+    ToolResultWire, ToolResultWord, UserLine, UserWire, new_uuid,
 };
 use super::{Format, Stdout};
 use crate::conversation::{AssistantBlock, ContentBlock};
-use crate::engine::event::{AssistantDone, Retry, RetryKind, ToolResultDone};
+use crate::engine::event::{AssistantDone, Retry, RetryKind, StructuredRetry, ToolResultDone};
 pub use crate::engine::event::{Event, EventSink, Phase, ToolEnd, ToolStart};
+use crate::hooks::HookProgress;
 
 /// A sink of the output layer: it takes every event and renders the terminal record.
 pub trait OutputSink: EventSink {
@@ -35,12 +38,13 @@ pub trait OutputSink: EventSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()>;
 }
 
-/// Build the sink for a format. With `hold_text` (heartbeat runs), text mode prints nothing
-/// until the end, so that a `HEARTBEAT_OK` reply can stay silent. `events_file` gets the
-/// stream-json lines whatever the format.
+/// Build the sink for a format, its stream-json lines with `stream_event` and hook lines as the
+/// two flags say. With `hold_text` (heartbeat runs), text mode prints nothing until the end, so
+/// that a `HEARTBEAT_OK` reply can stay silent. `events_file` gets the stream-json lines
+/// whatever the format.
 pub fn sink_for(
     format: Format,
-    include_partial: bool,
+    (include_partial, include_hooks): (bool, bool),
     hold_text: bool,
     events_file: Option<std::fs::File>,
 ) -> Box<dyn OutputSink> {
@@ -52,7 +56,7 @@ pub fn sink_for(
         Format::Json => Box::new(JsonSink::default()),
         Format::StreamJson => {
             return Box::new(StreamJsonSink {
-                lines: StreamJsonLines::new(include_partial),
+                lines: StreamJsonLines::new(include_partial).with_hook_events(include_hooks),
                 stdout: Some(Stdout::new()),
                 file: events_file,
             });
@@ -62,7 +66,7 @@ pub fn sink_for(
         Some(file) => Box::new(Tee {
             first: base,
             second: Box::new(StreamJsonSink {
-                lines: StreamJsonLines::new(include_partial),
+                lines: StreamJsonLines::new(include_partial).with_hook_events(include_hooks),
                 stdout: None,
                 file: Some(file),
             }),
@@ -87,6 +91,10 @@ impl EventSink for TextSink {
             super::progress::stderr_line(&format!("pincer: {text}"));
             return Ok(());
         }
+        if let Event::StructuredRetry(retry) = event {
+            super::progress::stderr_line(&format!("pincer: {}", structured_retry_notice(retry)));
+            return Ok(());
+        }
         if let Event::TextDelta(text) = event
             && !text.is_empty()
             && !self.hold
@@ -104,10 +112,11 @@ impl OutputSink for TextSink {
         if result.heartbeat_ok == Some(true) {
             return Ok(());
         }
-        if !self.wrote_text && !result.is_error && !result.result.is_empty() {
+        let answer = result.answer_text();
+        if !self.wrote_text && !result.is_error && !answer.is_empty() {
             self.wrote_text = true;
-            self.ends_with_newline = result.result.ends_with('\n');
-            self.stdout.write(&result.result)?;
+            self.ends_with_newline = answer.ends_with('\n');
+            self.stdout.write(&answer)?;
         }
         if self.wrote_text && !self.ends_with_newline {
             self.stdout.write("\n")?;
@@ -138,6 +147,8 @@ impl OutputSink for JsonSink {
 #[derive(Debug)]
 pub struct StreamJsonLines {
     include_partial: bool,
+    /// `--include-hook-events`: `system/hook_started` and `system/hook_response` lines.
+    include_hooks: bool,
     partial: PartialMessages,
     /// From `system/init`, for every later line.
     session_id: Option<String>,
@@ -148,9 +159,16 @@ impl StreamJsonLines {
     pub fn new(include_partial: bool) -> StreamJsonLines {
         StreamJsonLines {
             include_partial,
+            include_hooks: false,
             partial: PartialMessages::default(),
             session_id: None,
         }
+    }
+
+    /// With `system/hook_started` and `system/hook_response` lines too, when `include`.
+    pub fn with_hook_events(mut self, include: bool) -> StreamJsonLines {
+        self.include_hooks = include;
+        self
     }
 
     /// The lines for one event (none for the events of text mode and of the progress).
@@ -180,6 +198,7 @@ impl StreamJsonLines {
                             error: server.error.clone(),
                         })
                         .collect(),
+                    hooks: init_hooks(&init.hooks),
                     pincer_version: env!("CARGO_PKG_VERSION").to_owned(),
                     uuid: new_uuid(),
                 }))
@@ -228,6 +247,18 @@ impl StreamJsonLines {
                     uuid: new_uuid(),
                 }))
             }
+            Event::Hook(progress) if self.include_hooks => {
+                Line::System(hook_line(progress, session_id))
+            }
+            Event::StructuredRetry(retry) => Line::System(SystemLine::StructuredOutputRetry(
+                StructuredOutputRetryLine {
+                    attempt: retry.attempt,
+                    max_retries: retry.max_retries,
+                    errors: retry.errors.clone(),
+                    session_id,
+                    uuid: new_uuid(),
+                },
+            )),
             Event::Stream(stream) if self.include_partial => {
                 let raw = self.partial.on_stream(stream);
                 return self.stream_lines(raw);
@@ -266,25 +297,102 @@ impl StreamJsonLines {
     }
 }
 
+/// `system/init`'s `hooks`: by event, in declaration order.
+fn init_hooks(
+    hooks: &[crate::engine::event::InitHook],
+) -> std::collections::BTreeMap<String, Vec<InitHookLine>> {
+    let mut by_event = std::collections::BTreeMap::<String, Vec<InitHookLine>>::new();
+    for hook in hooks {
+        by_event
+            .entry(hook.event.to_owned())
+            .or_default()
+            .push(InitHookLine {
+                matcher: hook.matcher.clone(),
+                command: hook.command.clone(),
+                timeout: hook.timeout.as_secs_f64(),
+                sandbox: hook.sandbox,
+                origin: hook.origin.clone(),
+                runner: hook.runner.to_owned(),
+            });
+    }
+    by_event
+}
+
+/// The `system/hook_started` or `system/hook_response` line of a hook.
+fn hook_line(progress: &HookProgress, session_id: Option<String>) -> SystemLine {
+    match progress {
+        HookProgress::Started(started) => SystemLine::HookStarted(HookStartedLine {
+            hook_id: started.id.clone(),
+            hook_name: started.name.clone(),
+            hook_event: started.event.to_owned(),
+            command: started.command.clone(),
+            session_id,
+            uuid: new_uuid(),
+        }),
+        HookProgress::Finished(finished) => SystemLine::HookResponse(HookResponseLine {
+            hook_id: finished.id.clone(),
+            hook_name: finished.name.clone(),
+            hook_event: finished.event.to_owned(),
+            output: format!("{}{}", finished.stdout, finished.stderr),
+            stdout: finished.stdout.clone(),
+            stderr: finished.stderr.clone(),
+            exit_code: finished.exit_code,
+            outcome: finished.outcome.to_owned(),
+            duration_ms: u64::try_from(finished.duration.as_millis()).unwrap_or(u64::MAX),
+            session_id,
+            uuid: new_uuid(),
+        }),
+    }
+}
+
+/// What text mode says on stderr when an answer is sent back (`-q` included: a cron log shows
+/// why the run took more calls).
+fn structured_retry_notice(retry: &StructuredRetry) -> String {
+    let count = retry.errors.len();
+    let first = retry.errors.first().map_or("", String::as_str);
+    format!(
+        "the answer does not match --json-schema ({count} error{}: {first}); asking again \
+         ({} of {})",
+        if count == 1 { "" } else { "s" },
+        retry.attempt,
+        retry.max_retries
+    )
+}
+
 /// The `assistant` line of a completed message.
 fn assistant_line(done: &AssistantDone, session_id: Option<String>) -> AssistantLine {
     let message = &done.message;
     let content = message
         .content
         .iter()
-        .map(|block| match block {
-            AssistantBlock::Text(text) => AssistantContent::Text {
+        .flat_map(|block| match block {
+            AssistantBlock::Text(text) => vec![AssistantContent::Text {
                 text: text.text.clone(),
-            },
-            AssistantBlock::Thinking(thinking) => AssistantContent::Thinking {
+                citations: super::web_search::citations(&text.citations),
+            }],
+            AssistantBlock::Thinking(thinking) => vec![AssistantContent::Thinking {
                 thinking: thinking.thinking.clone(),
                 signature: thinking.signature.clone().unwrap_or_default(),
-            },
-            AssistantBlock::ToolCall(call) => AssistantContent::ToolUse {
+            }],
+            AssistantBlock::ToolCall(call) => vec![AssistantContent::ToolUse {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 input: call.arguments.clone(),
-            },
+            }],
+            AssistantBlock::ServerTool(call) => {
+                let mut blocks = vec![AssistantContent::ServerToolUse {
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    input: call.input.clone(),
+                }];
+                if let Some(content) = super::web_search::result_content(call) {
+                    blocks.push(AssistantContent::WebSearchToolResult {
+                        tool_use_id: call.id.clone(),
+                        content,
+                    });
+                }
+                blocks
+            }
         })
         .collect();
     AssistantLine {
@@ -296,12 +404,7 @@ fn assistant_line(done: &AssistantDone, session_id: Option<String>) -> Assistant
             content,
             stop_reason: done.stop_reason.map(str::to_owned),
             stop_sequence: None,
-            usage: WireUsage {
-                input_tokens: message.usage.input,
-                cache_creation_input_tokens: message.usage.cache_write,
-                cache_read_input_tokens: message.usage.cache_read,
-                output_tokens: message.usage.output,
-            },
+            usage: super::partial::wire_usage(&message.usage),
             provider_stop_reason: done.provider_stop_reason.clone(),
         },
         parent_tool_use_id: None,
@@ -453,7 +556,41 @@ mod tests {
             backend: "api",
             api_key_source: "environment",
             mcp_servers: Vec::new(),
+            hooks: Vec::new(),
         })
+    }
+
+    #[test]
+    fn hook_lines_show_only_when_asked_with_claudes_fields() {
+        use crate::hooks::{HookFinished, HookProgress};
+        let finished = Event::Hook(HookProgress::Finished(HookFinished {
+            id: "h1".into(),
+            name: "PreToolUse:Bash".into(),
+            event: "PreToolUse",
+            command: "guard".into(),
+            stdout: "".into(),
+            stderr: "no\n".into(),
+            exit_code: Some(2),
+            outcome: "error",
+            ending: "exit 2".into(),
+            duration: std::time::Duration::from_millis(7),
+        }));
+        let mut without = StreamJsonLines::new(false);
+        assert!(without.lines(&finished).is_empty());
+        let mut with = StreamJsonLines::new(false).with_hook_events(true);
+        let _ = with.lines(&init());
+        let mut line = serde_json::to_value(&with.lines(&finished)[0]).unwrap();
+        assert!(line["uuid"].as_str().is_some_and(|uuid| uuid.len() == 36));
+        line["uuid"] = Value::Null;
+        assert_eq!(
+            line,
+            serde_json::json!({
+                "type": "system", "subtype": "hook_response", "hook_id": "h1",
+                "hook_name": "PreToolUse:Bash", "hook_event": "PreToolUse", "output": "no\n",
+                "stdout": "", "stderr": "no\n", "exit_code": 2, "outcome": "error",
+                "duration_ms": 7, "session_id": "s-1", "uuid": null
+            })
+        );
     }
 
     #[test]

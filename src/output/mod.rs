@@ -15,6 +15,7 @@ pub mod events;
 pub mod partial;
 pub mod progress;
 pub mod schema;
+pub mod web_search;
 
 use std::io::{self, IsTerminal, Write};
 

@@ -21,14 +21,17 @@
 //! - A tool call whose arguments arrive whole (Gemini) gets them as one `input_json_delta`, so
 //!   concatenating `partial_json` gives the input for every provider.
 //! - Gemini's signatures on text parts have no Anthropic counterpart and are left out.
+//! - A provider web search is told as Anthropic tells its own: a `server_tool_use` block whose
+//!   input follows as `input_json_delta`, then a `web_search_tool_result` block, whole; a
+//!   citation is a `citations_delta` in its text block (which starts then if it has not yet).
 
 use serde_json::{Map, Value};
 
 use super::schema::{
     AssistantWord, MessageWord, RawBlock, RawDelta, RawEvent, RawMessage, RawMessageDelta,
-    WireUsage,
+    ServerToolUsage, WireUsage,
 };
-use crate::conversation::{StreamEvent, TokenUsage};
+use crate::conversation::{ServerToolCall, StreamEvent, TokenUsage};
 use crate::engine::event::MessageEnd;
 
 /// What kind of block a claude index holds.
@@ -38,6 +41,8 @@ enum Kind {
     Thinking,
     ToolUse,
     RedactedThinking,
+    ServerToolUse,
+    ServerToolResult,
 }
 
 /// A message whose `message_start` has been written.
@@ -49,6 +54,8 @@ struct Open {
     current: Option<(usize, usize, Kind)>,
     /// Tool calls by neutral block → claude index (their arguments always go to their block).
     tools: Vec<(usize, usize)>,
+    /// Server tool calls by neutral block → (their id, whether input was written).
+    server_calls: Vec<(usize, String, bool)>,
 }
 
 /// Turns neutral stream events into claude's raw stream events, one model call at a time.
@@ -142,13 +149,118 @@ impl PartialMessages {
                     },
                 ));
             }
+            StreamEvent::ServerToolStart { block, id, name } => {
+                self.start_server_tool(*block, id, name, &mut out);
+            }
+            StreamEvent::ServerToolInput { block, fragment } if !fragment.is_empty() => {
+                self.server_input(*block, fragment, &mut out);
+            }
+            StreamEvent::ServerToolResult {
+                block,
+                results,
+                error,
+                payload,
+            } => {
+                let call = ServerToolCall {
+                    id: self.server_id(*block).unwrap_or_default(),
+                    results: results.clone(),
+                    error: error.clone(),
+                    payload: payload.clone(),
+                    ..ServerToolCall::default()
+                };
+                self.server_result(*block, &call, &mut out);
+            }
+            StreamEvent::ServerTool { block, call } => {
+                if self.server_id(*block).is_none() {
+                    self.start_server_tool(*block, &call.id, &call.name, &mut out);
+                }
+                if !call.input.is_null() && !self.server_input_written(*block) {
+                    self.server_input(*block, &call.input.to_string(), &mut out);
+                }
+                self.server_result(*block, call, &mut out);
+            }
+            StreamEvent::Citation { block, citation } => {
+                let index = self.block(*block, Kind::Text, &mut out);
+                out.push(delta(
+                    index,
+                    RawDelta::CitationsDelta {
+                        citation: super::web_search::citation(citation),
+                    },
+                ));
+            }
             StreamEvent::TextDelta { .. }
             | StreamEvent::ThinkingDelta { .. }
             | StreamEvent::ToolCallArguments { .. }
+            | StreamEvent::ServerToolInput { .. }
             | StreamEvent::TextSignature { .. }
             | StreamEvent::Finish { .. } => {}
         }
         out
+    }
+
+    fn start_server_tool(&mut self, block: usize, id: &str, name: &str, out: &mut Vec<RawEvent>) {
+        self.start_block(
+            block,
+            Kind::ServerToolUse,
+            RawBlock::ServerToolUse {
+                id: id.to_owned(),
+                name: name.to_owned(),
+                input: Value::Object(Map::new()),
+            },
+            out,
+        );
+        if let Some(open) = &mut self.open {
+            open.server_calls.push((block, id.to_owned(), false));
+        }
+    }
+
+    fn server_call(&mut self, block: usize) -> Option<&mut (usize, String, bool)> {
+        self.open
+            .as_mut()?
+            .server_calls
+            .iter_mut()
+            .rev()
+            .find(|(neutral, _, _)| *neutral == block)
+    }
+
+    fn server_id(&mut self, block: usize) -> Option<String> {
+        self.server_call(block).map(|(_, id, _)| id.clone())
+    }
+
+    fn server_input_written(&mut self, block: usize) -> bool {
+        self.server_call(block)
+            .is_some_and(|(_, _, written)| *written)
+    }
+
+    /// Input of the server call in `block`, while its block is the one being written.
+    fn server_input(&mut self, block: usize, fragment: &str, out: &mut Vec<RawEvent>) {
+        let Some(index) = self.current_index(block, Kind::ServerToolUse) else {
+            return;
+        };
+        if let Some(call) = self.server_call(block) {
+            call.2 = true;
+        }
+        out.push(delta(
+            index,
+            RawDelta::InputJsonDelta {
+                partial_json: fragment.to_owned(),
+            },
+        ));
+    }
+
+    /// The result block of the server call in `block`, when there is an outcome to show.
+    fn server_result(&mut self, block: usize, call: &ServerToolCall, out: &mut Vec<RawEvent>) {
+        if let Some(content) = super::web_search::result_content(call) {
+            self.start_block(
+                block,
+                Kind::ServerToolResult,
+                RawBlock::WebSearchToolResult {
+                    tool_use_id: call.id.clone(),
+                    content,
+                },
+                out,
+            );
+        }
     }
 
     /// Whether a message has been started and not completed (a call showed content).
@@ -176,7 +288,7 @@ impl PartialMessages {
             },
             usage: wire_usage(&end.usage),
         });
-        out.push(RawEvent::MessageStop);
+        out.push(RawEvent::MessageStop {});
         self.open = None;
         self.start = None;
         self.usage = TokenUsage::default();
@@ -296,6 +408,9 @@ pub fn wire_usage(usage: &TokenUsage) -> WireUsage {
         cache_creation_input_tokens: usage.cache_write,
         cache_read_input_tokens: usage.cache_read,
         output_tokens: usage.output,
+        server_tool_use: (usage.web_search_requests > 0).then_some(ServerToolUsage {
+            web_search_requests: usage.web_search_requests,
+        }),
     }
 }
 
@@ -345,6 +460,107 @@ mod tests {
         out.iter()
             .map(|event| serde_json::to_value(event).unwrap())
             .collect()
+    }
+
+    #[test]
+    fn a_search_is_told_as_a_server_tool_use_and_its_result_and_a_citation_as_a_delta() {
+        let citation = crate::conversation::Citation {
+            url: "https://a.example/".into(),
+            title: Some("A".into()),
+            cited_text: Some("a fact".into()),
+            payload: None,
+        };
+        let anthropic = run(
+            &[
+                StreamEvent::ServerToolStart {
+                    block: 0,
+                    id: "srvtoolu_1".into(),
+                    name: "web_search".into(),
+                },
+                StreamEvent::ServerToolInput {
+                    block: 0,
+                    fragment: "{\"query\":\"a\"}".into(),
+                },
+                StreamEvent::ServerToolResult {
+                    block: 0,
+                    results: vec![crate::conversation::WebResult {
+                        url: "https://a.example/".into(),
+                        title: Some("A".into()),
+                    }],
+                    error: None,
+                    payload: Some(json!([])),
+                },
+                StreamEvent::Citation {
+                    block: 2,
+                    citation: citation.clone(),
+                },
+                StreamEvent::TextDelta {
+                    block: 2,
+                    text: "A fact.".into(),
+                },
+            ],
+            Some("end_turn"),
+        );
+        assert_eq!(
+            types(&anthropic),
+            [
+                "message_start",
+                "content_block_start:0",
+                "0:input_json_delta",
+                "content_block_stop:0",
+                "content_block_start:1",
+                "content_block_stop:1",
+                "content_block_start:2",
+                "2:citations_delta",
+                "2:text_delta",
+                "content_block_stop:2",
+                "message_delta",
+                "message_stop"
+            ]
+        );
+        assert_eq!(
+            anthropic[1]["content_block"],
+            json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}})
+        );
+        assert_eq!(
+            anthropic[4]["content_block"],
+            json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                   "content": [{"type": "web_search_result", "url": "https://a.example/", "title": "A"}]})
+        );
+        assert_eq!(
+            anthropic[7]["delta"]["citation"],
+            json!({"type": "web_search_result_location", "url": "https://a.example/",
+                   "title": "A", "cited_text": "a fact"})
+        );
+        // A whole call (Gemini) gets its input as one piece and its result block.
+        let whole = run(
+            &[StreamEvent::ServerTool {
+                block: 3,
+                call: crate::conversation::ServerToolCall {
+                    id: "search_1".into(),
+                    name: "web_search".into(),
+                    input: json!({"queries": ["a"]}),
+                    results: Vec::new(),
+                    error: Some("unavailable".into()),
+                    payload: None,
+                },
+            }],
+            None,
+        );
+        assert_eq!(
+            types(&whole),
+            [
+                "message_start",
+                "content_block_start:0",
+                "0:input_json_delta",
+                "content_block_stop:0",
+                "content_block_start:1"
+            ]
+        );
+        assert_eq!(
+            whole[4]["content_block"]["content"],
+            json!({"type": "web_search_tool_result_error", "error_code": "unavailable"})
+        );
     }
 
     #[test]

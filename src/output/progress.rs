@@ -30,6 +30,7 @@ use super::events::{Event, EventSink, OutputSink, Phase, ToolEnd, ToolStart};
 use super::schema::RunResult;
 use super::{Diagnostics, Format};
 use crate::conversation::StreamEvent;
+use crate::hooks::{HookFinished, HookProgress};
 
 /// What is on the terminal now: the spinner, if any, and whether the answer's current line on
 /// stdout is still open. One per process, because stderr is.
@@ -153,6 +154,8 @@ pub struct ProgressSink {
     spinner: bool,
     /// One line per finished tool (a terminal or `-v`, not `-q`).
     tool_lines: bool,
+    /// One line per finished hook (`-v`, not `-q`).
+    hook_lines: bool,
     /// Text mode with stdout on a terminal: the answer shares the spinner's screen.
     answer_on_screen: bool,
     tools: Vec<Running>,
@@ -179,6 +182,7 @@ impl ProgressSink {
                 && !ProgressDrawTarget::stderr().is_hidden()
                 && !lines_on_screen,
             tool_lines: (diagnostics.is_terminal() || diagnostics.verbosity() > 0) && !quiet,
+            hook_lines: diagnostics.verbosity() > 0 && !quiet,
             answer_on_screen: format == Format::Text && stdout_terminal && !hold_text,
             tools: Vec::new(),
         }
@@ -194,6 +198,7 @@ impl ProgressSink {
                 with_summary(&format!("tool {}", start.name), &summary(&start.input)),
                 true,
             ),
+            Event::Hook(HookProgress::Started(started)) => (format!("hook {}", started.name), true),
             Event::Retry(retry) => {
                 let attempt = retry.attempt.unwrap_or(1);
                 let delay = retry.delay.map_or(0, |delay| {
@@ -212,6 +217,10 @@ impl ProgressSink {
                 | StreamEvent::ToolCallStart { .. }
                 | StreamEvent::ToolCall { .. },
             ) => ("streaming".to_owned(), false),
+            // The provider's own search runs on its side while the stream waits.
+            Event::Stream(StreamEvent::ServerToolStart { name, .. }) => {
+                (format!("provider {name}"), false)
+            }
             _ => return None,
         };
         Some(phase)
@@ -247,6 +256,9 @@ impl EventSink for ProgressSink {
         match event {
             Event::ToolStarted(start) => self.tool_started(start),
             Event::ToolFinished(end) => self.tool_finished(end),
+            Event::Hook(HookProgress::Finished(finished)) if self.hook_lines => {
+                stderr_line(&hook_line(finished));
+            }
             _ => {}
         }
         if self.spinner
@@ -345,6 +357,26 @@ pub fn tool_line(name: &str, summary: &str, is_error: bool, took: Duration) -> S
     )
 }
 
+/// `hook PreToolUse:Bash ./guard.sh: exit 2 (12 ms)`, with what it wrote on stderr.
+pub fn hook_line(finished: &HookFinished) -> String {
+    let took = u64::try_from(finished.duration.as_millis()).unwrap_or(u64::MAX);
+    let mut line = format!(
+        "{}: {} ({})",
+        with_summary(
+            &format!("hook {}", finished.name),
+            &shorten(&finished.command, 60)
+        ),
+        finished.ending,
+        duration(took)
+    );
+    let stderr = shorten(&finished.stderr, 120);
+    if !stderr.is_empty() {
+        line.push_str(": ");
+        line.push_str(&stderr);
+    }
+    line
+}
+
 /// `12 ms`, `1.5 s`.
 fn duration(millis: u64) -> String {
     if millis < 1_000 {
@@ -390,6 +422,7 @@ mod tests {
             inner: Box::new(super::super::events::JsonSink::default()),
             spinner: true,
             tool_lines: true,
+            hook_lines: false,
             answer_on_screen: false,
             tools: Vec::new(),
         };

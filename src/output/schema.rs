@@ -40,6 +40,12 @@ word!(/// `"base64"`.
     Base64Word = "base64");
 word!(/// `"result"`.
     ResultWord = "result");
+word!(/// `"web_search_result_location"`.
+    WebSearchLocationWord = "web_search_result_location");
+word!(/// `"web_search_result"`.
+    WebSearchResultWord = "web_search_result");
+word!(/// `"web_search_tool_result_error"`.
+    WebSearchErrorWord = "web_search_tool_result_error");
 
 // ---------------------------------------------------------------------------------------------
 // stream-json lines
@@ -72,10 +78,16 @@ pub enum SystemLine {
     ModelFallback(ModelFallbackLine),
     /// The session was compacted.
     CompactBoundary(CompactBoundaryLine),
+    /// A hook starts (`--include-hook-events`).
+    HookStarted(HookStartedLine),
+    /// A hook finished (`--include-hook-events`).
+    HookResponse(HookResponseLine),
+    /// The answer did not match `--json-schema` and is sent back with the errors.
+    StructuredOutputRetry(StructuredOutputRetryLine),
 }
 
 /// `system/init`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InitLine {
     /// The workspace.
@@ -98,6 +110,8 @@ pub struct InitLine {
     pub api_key_source: String,
     /// The MCP servers of the run.
     pub mcp_servers: Vec<McpServerLine>,
+    /// The hooks loaded for the run, by event (SPEC §14).
+    pub hooks: BTreeMap<String, Vec<InitHookLine>>,
     /// pincer's version.
     pub pincer_version: String,
     /// A fresh UUIDv4 per line.
@@ -119,6 +133,72 @@ pub struct McpServerLine {
     /// Why it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+}
+
+/// One hook of `system/init`'s `hooks`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitHookLine {
+    /// The matcher as written (absent: every tool or source).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// The command line.
+    pub command: String,
+    /// Seconds before it is killed.
+    pub timeout: f64,
+    /// Whether it runs in the `exec` sandbox.
+    pub sandbox: bool,
+    /// Where it was declared: `config.toml`, `--settings 'FILE'`, `--settings JSON`.
+    pub origin: String,
+    /// Who runs it: `pincer`, `claude-cli` or `codex-cli`.
+    pub runner: String,
+}
+
+/// `system/hook_started`, as claude writes it with `--include-hook-events`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookStartedLine {
+    /// Shared with its `hook_response`.
+    pub hook_id: String,
+    /// `PreToolUse:Bash`, `SessionStart:startup`, `Stop`.
+    pub hook_name: String,
+    /// The event.
+    pub hook_event: String,
+    /// The command line (pincer's addition: several hooks may share a name).
+    pub command: String,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `system/hook_response`, as claude writes it with `--include-hook-events`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookResponseLine {
+    /// As in its `hook_started`.
+    pub hook_id: String,
+    /// As in its `hook_started`.
+    pub hook_name: String,
+    /// As in its `hook_started`.
+    pub hook_event: String,
+    /// stdout, then stderr.
+    pub output: String,
+    /// What it printed.
+    pub stdout: String,
+    /// What it printed on stderr.
+    pub stderr: String,
+    /// Its exit code; absent when it did not exit by itself (timeout, cancelled, not started).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// `success` (exit 0), `error` or `cancelled`.
+    pub outcome: String,
+    /// How long it ran (pincer's addition).
+    pub duration_ms: u64,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
 }
 
 /// `system/api_retry`.
@@ -201,6 +281,23 @@ pub struct CompactBoundaryLine {
     pub uuid: String,
 }
 
+/// `system/structured_output_retry`: the answer just received (its `assistant` line came
+/// before) did not match `--json-schema`; the model is asked again with these errors.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StructuredOutputRetryLine {
+    /// The retry this starts (1 for the first).
+    pub attempt: u32,
+    /// `structured_output.max_retries`.
+    pub max_retries: u32,
+    /// The validation errors, `path: message`.
+    pub errors: Vec<String>,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
 /// `compact_boundary.compact_metadata`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -262,6 +359,26 @@ pub enum AssistantContent {
     Text {
         /// The text.
         text: String,
+        /// The web sources it cites (provider web search); absent when none.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        citations: Vec<TextCitation>,
+    },
+    /// A search the provider ran on its side (`--web-search`), whatever the provider: not a
+    /// tool call pincer runs, and no `tool_result` answers it.
+    ServerToolUse {
+        /// The provider's call id.
+        id: String,
+        /// `web_search`.
+        name: String,
+        /// What was searched for (`{"query": …}`).
+        input: Value,
+    },
+    /// What that search found.
+    WebSearchToolResult {
+        /// The call it belongs to.
+        tool_use_id: String,
+        /// The results, or the error.
+        content: WebSearchContent,
     },
     /// Reasoning.
     Thinking {
@@ -281,6 +398,56 @@ pub enum AssistantContent {
     },
 }
 
+/// A citation of a text block, as Anthropic shapes a web search citation (without its
+/// `encrypted_index`, which is the provider's business).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TextCitation {
+    /// `web_search_result_location`.
+    #[serde(rename = "type")]
+    pub kind: WebSearchLocationWord,
+    /// The page.
+    pub url: String,
+    /// Its title.
+    pub title: Option<String>,
+    /// The passage cited, when the provider says.
+    pub cited_text: Option<String>,
+}
+
+/// The `content` of a `web_search_tool_result`: the results, or what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum WebSearchContent {
+    /// The pages found.
+    Results(Vec<WebSearchResultLine>),
+    /// The search failed.
+    Error(WebSearchErrorLine),
+}
+
+/// One page found (without the `encrypted_content` the provider sends its model).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchResultLine {
+    /// `web_search_result`.
+    #[serde(rename = "type")]
+    pub kind: WebSearchResultWord,
+    /// The page.
+    pub url: String,
+    /// Its title, when known.
+    pub title: Option<String>,
+}
+
+/// A failed search.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebSearchErrorLine {
+    /// `web_search_tool_result_error`.
+    #[serde(rename = "type")]
+    pub kind: WebSearchErrorWord,
+    /// The provider's code (`max_uses_exceeded`, `too_many_requests`, …).
+    pub error_code: String,
+}
+
 /// Usage in Anthropic's field names (the three prompt parts are disjoint, SPEC §8).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -293,6 +460,17 @@ pub struct WireUsage {
     pub cache_read_input_tokens: u64,
     /// Output tokens.
     pub output_tokens: u64,
+    /// The call's provider web searches; absent when it ran none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_tool_use: Option<ServerToolUsage>,
+}
+
+/// `server_tool_use`: tools the provider ran itself, as claude counts them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServerToolUsage {
+    /// Web searches.
+    pub web_search_requests: u64,
 }
 
 /// `user`: a tool result sent back to the model.
@@ -414,8 +592,10 @@ pub enum RawEvent {
         /// The call's usage.
         usage: WireUsage,
     },
-    /// The message is complete.
-    MessageStop,
+    /// The message is complete. A struct variant with no fields rather than a unit variant:
+    /// serde lets a unit variant of an internally tagged enum ignore extra fields, and this one
+    /// must refuse them like every other line.
+    MessageStop {},
 }
 
 /// The message of `message_start`.
@@ -471,6 +651,22 @@ pub enum RawBlock {
         /// Always `{}`.
         input: Value,
     },
+    /// A search the provider runs itself (its input follows as `input_json_delta`).
+    ServerToolUse {
+        /// The provider's call id.
+        id: String,
+        /// `web_search`.
+        name: String,
+        /// Always `{}`.
+        input: Value,
+    },
+    /// What that search found, whole.
+    WebSearchToolResult {
+        /// The call it belongs to.
+        tool_use_id: String,
+        /// The results, or the error.
+        content: WebSearchContent,
+    },
 }
 
 /// The new part of a block.
@@ -496,6 +692,11 @@ pub enum RawDelta {
     InputJsonDelta {
         /// The fragment.
         partial_json: String,
+    },
+    /// A citation of the text block.
+    CitationsDelta {
+        /// The source.
+        citation: TextCitation,
     },
 }
 
@@ -546,6 +747,8 @@ pub struct ResultUsage {
     pub output_tokens: u64,
     /// The reasoning share of the output.
     pub reasoning_tokens: u64,
+    /// Provider web searches of the run, as claude reports them.
+    pub server_tool_use: ServerToolUsage,
 }
 
 /// One entry of `modelUsage`.
@@ -560,6 +763,8 @@ pub struct ModelUsage {
     pub cache_read_input_tokens: u64,
     /// Cache writes.
     pub cache_creation_input_tokens: u64,
+    /// Provider web searches.
+    pub web_search_requests: u64,
     /// Cost in USD.
     #[serde(rename = "costUSD")]
     pub cost_usd: f64,
@@ -674,6 +879,15 @@ pub struct RunResult {
 }
 
 impl RunResult {
+    /// What text mode prints and `-o FILE` holds: the structured output as one line of compact
+    /// JSON with `--json-schema`, else the final answer's text.
+    pub fn answer_text(&self) -> String {
+        match &self.structured_output {
+            Some(value) => value.to_string(),
+            None => self.result.clone(),
+        }
+    }
+
     /// The result of a run that failed before any model call.
     pub fn early_error(
         subtype: ResultSubtype,

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::conversation::{
-    AssistantBlock, AssistantMessage, Cost, StopReason, StreamEvent, TextBlock, ThinkingBlock,
-    TokenUsage, ToolCall,
+    AssistantBlock, AssistantMessage, Citation, Cost, ServerToolCall, StopReason, StreamEvent,
+    TextBlock, ThinkingBlock, TokenUsage, ToolCall,
 };
 
 #[derive(Debug, Clone)]
@@ -14,6 +14,7 @@ enum Block {
     Text {
         text: String,
         signature: Option<String>,
+        citations: Vec<Citation>,
     },
     Thinking {
         text: String,
@@ -27,6 +28,8 @@ enum Block {
         parsed: Option<Value>,
         thought_signature: Option<String>,
     },
+    /// A tool the provider runs itself; its input streams as JSON text like a tool call's.
+    ServerTool { call: ServerToolCall, input: String },
 }
 
 /// Builds an assistant message from a stream, and can show it half-built (for aborted turns).
@@ -57,12 +60,7 @@ impl Accumulator {
                 }
             }
             StreamEvent::TextDelta { block, text } => {
-                if let Block::Text { text: existing, .. } =
-                    self.blocks.entry(*block).or_insert(Block::Text {
-                        text: String::new(),
-                        signature: None,
-                    })
-                {
+                if let Block::Text { text: existing, .. } = self.text_block(*block) {
                     existing.push_str(text);
                 }
             }
@@ -70,12 +68,54 @@ impl Accumulator {
                 if let Block::Text {
                     signature: existing,
                     ..
-                } = self.blocks.entry(*block).or_insert(Block::Text {
-                    text: String::new(),
-                    signature: None,
-                }) {
+                } = self.text_block(*block)
+                {
                     *existing = Some(signature.clone());
                 }
+            }
+            StreamEvent::Citation { block, citation } => {
+                if let Block::Text { citations, .. } = self.text_block(*block) {
+                    citations.push(citation.clone());
+                }
+            }
+            StreamEvent::ServerToolStart { block, id, name } => {
+                self.blocks.insert(
+                    *block,
+                    Block::ServerTool {
+                        call: ServerToolCall {
+                            id: id.clone(),
+                            name: name.clone(),
+                            ..ServerToolCall::default()
+                        },
+                        input: String::new(),
+                    },
+                );
+            }
+            StreamEvent::ServerToolInput { block, fragment } => {
+                if let Some(Block::ServerTool { input, .. }) = self.blocks.get_mut(block) {
+                    input.push_str(fragment);
+                }
+            }
+            StreamEvent::ServerToolResult {
+                block,
+                results,
+                error,
+                payload,
+            } => {
+                if let Some(Block::ServerTool { call, .. }) = self.blocks.get_mut(block) {
+                    call.results.clone_from(results);
+                    call.error.clone_from(error);
+                    call.payload.clone_from(payload);
+                }
+            }
+            StreamEvent::ServerTool { block, call } => {
+                self.blocks.insert(
+                    *block,
+                    Block::ServerTool {
+                        call: call.clone(),
+                        input: String::new(),
+                    },
+                );
             }
             StreamEvent::ThinkingDelta { block, text } => {
                 if let Block::Thinking { text: existing, .. } = self.thinking(*block) {
@@ -142,6 +182,14 @@ impl Accumulator {
                 provider_reason,
             } => self.finish = Some((*reason, provider_reason.clone())),
         }
+    }
+
+    fn text_block(&mut self, block: usize) -> &mut Block {
+        self.blocks.entry(block).or_insert(Block::Text {
+            text: String::new(),
+            signature: None,
+            citations: Vec::new(),
+        })
     }
 
     fn thinking(&mut self, block: usize) -> &mut Block {
@@ -212,14 +260,26 @@ impl Accumulator {
             .blocks
             .values()
             .filter_map(|block| match block {
-                Block::Text { text, signature } => {
-                    if text.is_empty() && signature.is_none() {
+                Block::Text {
+                    text,
+                    signature,
+                    citations,
+                } => {
+                    if text.is_empty() && signature.is_none() && citations.is_empty() {
                         return None;
                     }
                     Some(AssistantBlock::Text(TextBlock {
                         text: text.clone(),
                         signature: signature.clone(),
+                        citations: citations.clone(),
                     }))
+                }
+                Block::ServerTool { call, input } => {
+                    let mut call = call.clone();
+                    if !input.is_empty() || call.input.is_null() {
+                        call.input = parse_arguments(input);
+                    }
+                    Some(AssistantBlock::ServerTool(call))
                 }
                 Block::Thinking {
                     text,
@@ -328,6 +388,7 @@ mod tests {
                 cache_write: 13,
                 cache_write_1h: 0,
                 reasoning: 0,
+                web_search_requests: 0,
             }),
             StreamEvent::Finish {
                 reason: StopReason::ToolUse,

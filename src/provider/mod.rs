@@ -25,6 +25,7 @@ pub mod stop_reason;
 #[cfg(test)]
 pub mod test_support;
 pub mod think_tags;
+pub mod web_search;
 
 pub use accumulate::Accumulator;
 pub use error::{ErrorDetails, ProviderError};
@@ -58,6 +59,26 @@ pub struct ModelRequest<'a> {
     pub max_output_tokens: u64,
     /// Whether the model is a reasoning model (catalog), which changes some parameters.
     pub reasoning_model: bool,
+    /// The provider's server-side web search, when the turn asks for it and the model has it
+    /// ([`web_search`]).
+    pub web_search: Option<web_search::WebSearch>,
+    /// `--json-schema` enforced by the API on this call's answer (SPEC §3.4): Anthropic
+    /// `output_config.format`, Responses `text.format`, Chat `response_format`, Gemini
+    /// `responseJsonSchema`. Tool calls stay possible; only the text answer is constrained.
+    pub output_format: Option<OutputFormat>,
+}
+
+/// The JSON Schema an API holds the answer to, already shaped for that API's dialect
+/// (`structured::dialect`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputFormat {
+    /// The format's name where the API wants one (OpenAI: `^[a-zA-Z0-9_-]{1,64}$`).
+    pub name: String,
+    /// The schema.
+    pub schema: Value,
+    /// OpenAI's `strict`: the schema follows the strict subset (every property required,
+    /// `additionalProperties: false`), so decoding is constrained to it.
+    pub strict: bool,
 }
 
 /// How a protocol carries the credential.
@@ -119,6 +140,8 @@ pub(crate) fn json_body(body: &impl serde::Serialize, messages: &[Message]) -> V
                                 + thinking.signature.as_ref().map_or(0, String::len)
                         }
                         AssistantBlock::ToolCall(call) => 256 + call.name.len(),
+                        // Search results come back with their encrypted pages: a few KB.
+                        AssistantBlock::ServerTool(_) => 8 * 1024,
                     })
                     .sum(),
             }

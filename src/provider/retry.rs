@@ -216,6 +216,9 @@ pub fn shows_output(event: &StreamEvent) -> bool {
             | StreamEvent::ToolCallStart { .. }
             | StreamEvent::ToolCallArguments { .. }
             | StreamEvent::ToolCall { .. }
+            | StreamEvent::ServerToolStart { .. }
+            | StreamEvent::ServerToolInput { .. }
+            | StreamEvent::ServerTool { .. }
     )
 }
 
@@ -850,6 +853,8 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 1024,
             reasoning_model: false,
+            output_format: None,
+            web_search: None,
         };
         let build = || crate::provider::protocol(ApiKind::Anthropic, &request);
         let mut texts = Vec::new();

@@ -39,6 +39,14 @@ pub fn claude_stop_reason(
     Some(claude)
 }
 
+/// Whether the provider stopped an answer it wants continued: Anthropic's `pause_turn`, when a
+/// long server-side tool loop (web search) paused. The answer so far is sent back as it is, as
+/// the last message of the next request, and the model goes on from there (docs: "Handling stop
+/// reasons", `pause_turn`).
+pub fn is_pause(provider_reason: Option<&str>) -> bool {
+    provider_reason == Some("pause_turn")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -122,3 +122,13 @@ pub fn pi_json(message: &crate::conversation::AssistantMessage) -> serde_json::V
     serde_json::to_value(crate::session::record::AssistantMessage::from(message))
         .expect("serializable")
 }
+
+/// The `--json-schema` format the builders' tests send: a strict object of one boolean.
+pub fn output_format() -> super::OutputFormat {
+    super::OutputFormat {
+        name: "structured_output".into(),
+        schema: serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"], "additionalProperties": false}),
+        strict: true,
+    }
+}

@@ -543,6 +543,39 @@ impl InlineTagSplitter {
                     fragment,
                 });
             }
+            // Compatible servers have no server tools; kept in step all the same.
+            StreamEvent::ServerToolStart { block, id, name } => {
+                out.push(StreamEvent::ServerToolStart {
+                    block: 2 * block + 1,
+                    id,
+                    name,
+                });
+            }
+            StreamEvent::ServerToolInput { block, fragment } => {
+                out.push(StreamEvent::ServerToolInput {
+                    block: 2 * block + 1,
+                    fragment,
+                });
+            }
+            StreamEvent::ServerToolResult {
+                block,
+                results,
+                error,
+                payload,
+            } => out.push(StreamEvent::ServerToolResult {
+                block: 2 * block + 1,
+                results,
+                error,
+                payload,
+            }),
+            StreamEvent::ServerTool { block, call } => out.push(StreamEvent::ServerTool {
+                block: 2 * block + 1,
+                call,
+            }),
+            StreamEvent::Citation { block, citation } => out.push(StreamEvent::Citation {
+                block: 2 * block + 1,
+                citation,
+            }),
             StreamEvent::ToolCall {
                 block,
                 id,

@@ -342,6 +342,7 @@ fn text_block(text: String) -> ContentBlock {
     ContentBlock::Text(TextContent {
         text,
         text_signature: None,
+        citations: None,
         extra: Map::new(),
     })
 }
@@ -407,6 +408,7 @@ mod tests {
                     text: text.into(),
                     text_signature: None,
                     extra: Map::new(),
+                    citations: None,
                 })],
                 api: "anthropic-messages".into(),
                 provider: "anthropic".into(),

@@ -796,6 +796,10 @@ pub struct Usage {
     pub cache_write: u64,
     pub total_tokens: u64,
     pub cost: Cost,
+    /// pincer's: the provider web searches the call ran; written only when there were some
+    /// (pi has no such field and ignores it).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub web_search_requests: u64,
 }
 
 /// Dollar cost of one assistant message, per token class.
@@ -806,7 +810,18 @@ pub struct Cost {
     pub output: f64,
     pub cache_read: f64,
     pub cache_write: f64,
+    /// pincer's: the web searches' cost (in `total` too); written only when not 0.
+    #[serde(skip_serializing_if = "is_zero_cost")]
+    pub web_search: f64,
     pub total: f64,
+}
+
+fn is_zero(count: &u64) -> bool {
+    *count == 0
+}
+
+fn is_zero_cost(cost: &f64) -> bool {
+    *cost == 0.0
 }
 
 /// Why the assistant stopped.
@@ -858,11 +873,13 @@ pub enum AssistantContent {
     Text(TextContent),
     Thinking(ThinkingContent),
     ToolCall(ToolCall),
+    /// pincer's: a tool the provider ran itself (web search).
+    ServerToolCall(ServerToolCallContent),
     /// Any other block `type`, kept verbatim.
     Unknown(Value),
 }
 
-/// `{"type":"text","text","textSignature"?}`
+/// `{"type":"text","text","textSignature"?,"citations"?}`
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
@@ -870,6 +887,64 @@ pub struct TextContent {
     /// Provider metadata that must be sent back with the text (OpenAI Responses item ids).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text_signature: Option<String>,
+    /// pincer's: the web sources the text cites (provider web search). pi does not write it and
+    /// ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub citations: Option<Vec<CitationContent>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One of `citations`: `{"url","title"?,"citedText"?,"providerData"?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CitationContent {
+    #[serde(default)]
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cited_text: Option<String>,
+    /// The provider's citation object, echoed back to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_data: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// pincer's `{"type":"serverToolCall","id","name","arguments","results","error"?,
+/// "providerData"?}`: a tool the provider ran on its side (web search), with what it found. pi
+/// skips block types it does not know when it builds a request, so a pi that continues the
+/// session simply does not send it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerToolCallContent {
+    pub id: String,
+    pub name: String,
+    /// The query, as the provider states it.
+    #[serde(default)]
+    pub arguments: Value,
+    /// The pages found: `{"url","title"?}`.
+    #[serde(default)]
+    pub results: Vec<WebResultContent>,
+    /// The provider's error code when the search failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The provider's own record of the outcome, echoed back to it on later requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_data: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One of `results`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebResultContent {
+    #[serde(default)]
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     #[serde(flatten)]
     pub extra: Map<String, Value>,
 }
@@ -1009,6 +1084,8 @@ enum AssistantContentRef<'a> {
     Thinking(&'a ThinkingContent),
     #[serde(rename = "toolCall")]
     ToolCall(&'a ToolCall),
+    #[serde(rename = "serverToolCall")]
+    ServerToolCall(&'a ServerToolCallContent),
 }
 
 impl Serialize for AssistantContent {
@@ -1020,6 +1097,9 @@ impl Serialize for AssistantContent {
             }
             AssistantContent::ToolCall(block) => {
                 AssistantContentRef::ToolCall(block).serialize(serializer)
+            }
+            AssistantContent::ServerToolCall(block) => {
+                AssistantContentRef::ServerToolCall(block).serialize(serializer)
             }
             AssistantContent::Unknown(value) => value.serialize(serializer),
         }
@@ -1037,6 +1117,9 @@ impl<'de> Deserialize<'de> for AssistantContent {
             }
             Some("toolCall") => {
                 AssistantContent::ToolCall(typed_part(value, "type", "toolCall block")?)
+            }
+            Some("serverToolCall") => {
+                AssistantContent::ServerToolCall(typed_part(value, "type", "serverToolCall block")?)
             }
             _ => AssistantContent::Unknown(value),
         })
@@ -1100,6 +1183,9 @@ impl AssistantMessage {
                             thought_signature: call.thought_signature,
                         }),
                     ),
+                    AssistantContent::ServerToolCall(server) => {
+                        Some(conversation::AssistantBlock::ServerTool(server.into()))
+                    }
                     AssistantContent::Unknown(_) => None,
                 })
                 .collect::<Vec<_>>()
@@ -1113,6 +1199,7 @@ impl AssistantMessage {
                 output: self.usage.output,
                 cache_read: self.usage.cache_read,
                 cache_write: self.usage.cache_write,
+                web_search_requests: self.usage.web_search_requests,
                 ..conversation::TokenUsage::default()
             },
             cost: conversation::Cost {
@@ -1120,6 +1207,7 @@ impl AssistantMessage {
                 output: self.usage.cost.output,
                 cache_read: self.usage.cost.cache_read,
                 cache_write: self.usage.cost.cache_write,
+                web_search: self.usage.cost.web_search,
                 total: self.usage.cost.total,
             },
             stop_reason: self.stop_reason.into(),
@@ -1164,6 +1252,17 @@ impl From<TextContent> for conversation::TextBlock {
         conversation::TextBlock {
             text: text.text,
             signature: text.text_signature,
+            citations: text
+                .citations
+                .unwrap_or_default()
+                .into_iter()
+                .map(|citation| conversation::Citation {
+                    url: citation.url,
+                    title: citation.title,
+                    cited_text: citation.cited_text,
+                    payload: citation.provider_data,
+                })
+                .collect(),
         }
     }
 }
@@ -1173,6 +1272,60 @@ impl From<&conversation::TextBlock> for TextContent {
         TextContent {
             text: text.text.clone(),
             text_signature: text.signature.clone(),
+            citations: (!text.citations.is_empty()).then(|| {
+                text.citations
+                    .iter()
+                    .map(|citation| CitationContent {
+                        url: citation.url.clone(),
+                        title: citation.title.clone(),
+                        cited_text: citation.cited_text.clone(),
+                        provider_data: citation.payload.clone(),
+                        extra: Map::new(),
+                    })
+                    .collect()
+            }),
+            extra: Map::new(),
+        }
+    }
+}
+
+impl From<ServerToolCallContent> for conversation::ServerToolCall {
+    fn from(server: ServerToolCallContent) -> conversation::ServerToolCall {
+        conversation::ServerToolCall {
+            id: server.id,
+            name: server.name,
+            input: server.arguments,
+            results: server
+                .results
+                .into_iter()
+                .map(|result| conversation::WebResult {
+                    url: result.url,
+                    title: result.title,
+                })
+                .collect(),
+            error: server.error,
+            payload: server.provider_data,
+        }
+    }
+}
+
+impl From<&conversation::ServerToolCall> for ServerToolCallContent {
+    fn from(server: &conversation::ServerToolCall) -> ServerToolCallContent {
+        ServerToolCallContent {
+            id: server.id.clone(),
+            name: server.name.clone(),
+            arguments: server.input.clone(),
+            results: server
+                .results
+                .iter()
+                .map(|result| WebResultContent {
+                    url: result.url.clone(),
+                    title: result.title.clone(),
+                    extra: Map::new(),
+                })
+                .collect(),
+            error: server.error.clone(),
+            provider_data: server.payload.clone(),
             extra: Map::new(),
         }
     }
@@ -1252,6 +1405,9 @@ impl From<&conversation::AssistantMessage> for AssistantMessage {
                             extra: Map::new(),
                         })
                     }
+                    conversation::AssistantBlock::ServerTool(server) => {
+                        AssistantContent::ServerToolCall(server.into())
+                    }
                 })
                 .collect(),
             api: message.api.clone(),
@@ -1268,8 +1424,10 @@ impl From<&conversation::AssistantMessage> for AssistantMessage {
                     output: message.cost.output,
                     cache_read: message.cost.cache_read,
                     cache_write: message.cost.cache_write,
+                    web_search: message.cost.web_search,
                     total: message.cost.total,
                 },
+                web_search_requests: usage.web_search_requests,
             },
             stop_reason: message.stop_reason.into(),
             timestamp: message.timestamp,
@@ -1618,6 +1776,50 @@ mod tests {
             panic!("first block is not thinking");
         };
         assert_eq!(thinking.redacted, Some(true));
+    }
+
+    #[test]
+    fn a_web_search_and_its_citations_survive_the_file_and_the_conversation_both_ways() {
+        // What pincer writes for an answer that searched: a serverToolCall block, a text with
+        // citations, the search count and its cost in the usage.
+        let line = r#"{"type":"message","id":"5e4c0001","parentId":"5e4c0000","timestamp":"2026-04-02T08:00:00.000Z","message":{"role":"assistant","content":[{"type":"serverToolCall","id":"srvtoolu_01","name":"web_search","arguments":{"query":"rust 1.95"},"results":[{"url":"https://blog.rust-lang.org/1.95","title":"Announcing Rust 1.95"},{"url":"https://example.com/"}],"providerData":[{"type":"web_search_result","url":"https://blog.rust-lang.org/1.95","encrypted_content":"Eqgf"}]},{"type":"serverToolCall","id":"srvtoolu_02","name":"web_search","arguments":{"query":"x"},"results":[],"error":"max_uses_exceeded","providerData":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}},{"type":"text","text":"It is out.","citations":[{"url":"https://blog.rust-lang.org/1.95","title":"Announcing Rust 1.95","citedText":"Rust 1.95 is out","providerData":{"type":"web_search_result_location","encrypted_index":"Eo8B"}}]}],"api":"anthropic-messages","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"input":0.00003,"output":0.000075,"cacheRead":0,"cacheWrite":0,"webSearch":0.02,"total":0.020105},"webSearchRequests":2},"stopReason":"stop","timestamp":1775116800000}}"#;
+        let parsed = parse_line(line).unwrap();
+        assert_eq!(to_line(&parsed).unwrap(), format!("{line}\n"));
+        let Line::Entry(Entry::Message(entry)) = parsed else {
+            panic!("not a message entry");
+        };
+        let conversation::Message::Assistant(assistant) =
+            entry.message.clone().into_conversation().unwrap()
+        else {
+            panic!("not an assistant message");
+        };
+        let conversation::AssistantBlock::ServerTool(search) = &assistant.content[0] else {
+            panic!("the first block is not the search");
+        };
+        assert_eq!(search.input, serde_json::json!({"query": "rust 1.95"}));
+        assert_eq!(search.results[1].title, None);
+        assert!(matches!(
+            &assistant.content[1],
+            conversation::AssistantBlock::ServerTool(failed) if failed.error.as_deref() == Some("max_uses_exceeded")
+        ));
+        let conversation::AssistantBlock::Text(text) = &assistant.content[2] else {
+            panic!("the third block is not text");
+        };
+        assert_eq!(
+            text.citations[0].cited_text.as_deref(),
+            Some("Rust 1.95 is out")
+        );
+        assert_eq!(assistant.usage.web_search_requests, 2);
+        assert_eq!(assistant.cost.web_search, 0.02);
+        // Back to the record: the same bytes.
+        let rebuilt = MessageEntry {
+            message: AgentMessage::from(&conversation::Message::Assistant(assistant)),
+            ..entry
+        };
+        assert_eq!(
+            to_line(&Entry::Message(rebuilt)).unwrap(),
+            format!("{line}\n")
+        );
     }
 
     #[test]

@@ -686,6 +686,8 @@ impl From<FastText> for TextContent {
         TextContent {
             text: fast.text,
             text_signature: fast.text_signature,
+            // A text with citations has a field this reader declines: read the general way.
+            citations: None,
             extra: Map::new(),
         }
     }

@@ -302,6 +302,7 @@ fn usage_of(assistant: &super::record::AssistantMessage) -> TokenUsage {
         cache_write: assistant.usage.cache_write,
         cache_write_1h: 0,
         reasoning: 0,
+        web_search_requests: assistant.usage.web_search_requests,
     }
 }
 

@@ -53,8 +53,7 @@ pub const ARG0: &str = "pincer-exec-sandbox";
 pub const SETUP_FAILED: u8 = 125;
 /// What starts the launcher's one line on stderr when setup fails (after `error: `).
 const FAILURE_PREFIX: &str = "exec sandbox: ";
-/// The program that is pincer itself, whatever it was started as and even once replaced on disk.
-pub const SELF_EXE: &str = "/proc/self/exe";
+
 /// The Landlock ABI whose file-system rights are requested; older kernels enforce a subset
 /// ("partially enforced").
 const LANDLOCK_ABI: ABI = ABI::V5;
@@ -198,7 +197,7 @@ impl Confinement {
     }
 
     /// A command that runs `program` with `args` under this confinement through the launcher
-    /// `launcher` (pincer's own executable, normally [`SELF_EXE`]).
+    /// `launcher` (pincer's own executable, normally [`super::sandbox::SELF_EXE`]).
     pub fn command(&self, launcher: &Path, program: &OsStr, args: &[OsString]) -> Command {
         let mut command = Command::new(launcher);
         command
@@ -753,6 +752,7 @@ impl ExecProtection {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tools::sandbox::SELF_EXE;
 
     #[test]
     fn the_launcher_arguments_parse_back_to_the_same_confinement() {

@@ -169,14 +169,35 @@ fn call_environment(arguments: &Arguments<'_>) -> Result<Vec<(String, String)>, 
     }
 }
 
+/// Give a command `exec`'s environment and working directory: `base` (pincer's environment
+/// minus the credential variables) instead of the inherited one when given, `environment` on
+/// top, run in `directory` in a process group of its own. Hooks (`crate::hooks`) start theirs so
+/// too.
+pub(crate) fn in_environment(
+    command: &mut std::process::Command,
+    base: Option<&[(OsString, OsString)]>,
+    environment: &[(OsString, OsString)],
+    directory: &Path,
+) {
+    if let Some(base) = base {
+        command
+            .env_clear()
+            .envs(base.iter().map(|(name, value)| (name, value)));
+    }
+    command
+        .envs(environment.iter().map(|(name, value)| (name, value)))
+        .current_dir(directory)
+        .process_group(0);
+}
+
 /// Kills the process group when dropped, unless disarmed: a call abandoned half-way (its future
-/// dropped) must not leave the command running.
-struct GroupKiller {
-    group: Option<Pid>,
+/// dropped) must not leave the command running. Hooks (`crate::hooks`) use it for theirs too.
+pub(crate) struct GroupKiller {
+    pub(crate) group: Option<Pid>,
 }
 
 impl GroupKiller {
-    fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         if let Some(group) = self.group.take() {
             // ESRCH (already gone) is the only expected failure and needs no handling.
             let _ = killpg(group, Signal::SIGKILL);
@@ -278,18 +299,16 @@ async fn spawn_confined(
             OsStr::new("sh"),
             &arguments,
             move |mut command| {
-                if let Some(base) = &base {
-                    command
-                        .env_clear()
-                        .envs(base.iter().map(|(name, value)| (name, value)));
-                }
+                in_environment(
+                    &mut command,
+                    base.as_deref().map(Vec::as_slice),
+                    &environment,
+                    &directory,
+                );
                 command
-                    .envs(environment.iter().map(|(name, value)| (name, value)))
-                    .current_dir(&directory)
                     .stdin(Stdio::null())
                     .stdout(Stdio::from(stdout))
-                    .stderr(Stdio::from(stderr))
-                    .process_group(0);
+                    .stderr(Stdio::from(stderr));
                 let spawned = command.spawn();
                 // The command keeps our copies of the pipe's write end; drop them so EOF can arrive.
                 drop(command);

@@ -15,7 +15,7 @@ mod command_line;
 mod confine;
 mod edit;
 mod environment;
-mod exec;
+pub(crate) mod exec;
 mod find;
 mod grep;
 mod ls;
@@ -59,6 +59,29 @@ pub const ALL_TOOLS: [&str; 9] = [
     "apply_patch",
     "web_fetch",
 ];
+
+/// pincer's tools and Claude Code's equivalents, the main one first (`apply_patch` has none): the
+/// names claude's `--tools` takes and that hook matchers and hook input use.
+pub const CLAUDE_EQUIVALENTS: [(&str, &[&str]); 9] = [
+    ("read", &["Read"]),
+    ("write", &["Write"]),
+    ("edit", &["Edit", "MultiEdit", "NotebookEdit"]),
+    ("apply_patch", &[]),
+    ("exec", &["Bash"]),
+    ("ls", &["LS"]),
+    ("find", &["Glob"]),
+    ("grep", &["Grep"]),
+    ("web_fetch", &["WebFetch"]),
+];
+
+/// Claude Code's main name for a pincer tool (`exec` → `Bash`), or the name itself.
+pub fn claude_name(tool: &str) -> &str {
+    CLAUDE_EQUIVALENTS
+        .iter()
+        .find(|(name, _)| *name == tool)
+        .and_then(|(_, claude)| claude.first().copied())
+        .unwrap_or(tool)
+}
 
 /// The tools of the `coding` profile: all but the last, `web_fetch`, which reaches the network.
 pub const CODING_TOOLS: &[&str] = ALL_TOOLS.split_at(8).0;
@@ -105,6 +128,8 @@ pub enum Refusal {
     /// A web address on a loopback, private, link-local or otherwise non-public network
     /// (`web_fetch`'s guard against server-side request forgery).
     Network,
+    /// A `PreToolUse` hook (SPEC §14): exit code 2, or a `deny` decision.
+    Hook,
 }
 
 impl ToolOutput {

@@ -29,7 +29,7 @@ use nix::fcntl::{AtFlags, OFlag, openat, renameat};
 use nix::sys::stat::{Mode, SFlag, fchmod, fstatat, mkdirat};
 use nix::unistd::{UnlinkatFlags, unlinkat};
 
-use super::sandbox::{Sandbox, SandboxMode};
+use super::sandbox::{Sandbox, SandboxMode, canonical_target};
 use super::{Refusal, ToolContext, ToolError};
 
 /// What a tool is about to do with a path.
@@ -126,34 +126,6 @@ pub fn check(context: &ToolContext, raw: &str, access: Access) -> Result<PathBuf
             Ok(target)
         }
     }
-}
-
-/// `path` (absolute) with every symbolic link resolved as far as it exists; the components
-/// after the deepest existing ancestor are appended as written (`.` dropped, `..` applied).
-pub fn canonical_target(path: &Path) -> PathBuf {
-    if let Ok(canonical) = std::fs::canonicalize(path) {
-        return canonical;
-    }
-    let components: Vec<Component<'_>> = path.components().collect();
-    for split in (0..components.len()).rev() {
-        let prefix: PathBuf = components[..split].iter().collect();
-        if prefix.as_os_str().is_empty() {
-            continue;
-        }
-        if let Ok(mut canonical) = std::fs::canonicalize(&prefix) {
-            for component in &components[split..] {
-                match component {
-                    Component::Normal(name) => canonical.push(name),
-                    Component::ParentDir => {
-                        canonical.pop();
-                    }
-                    Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
-                }
-            }
-            return canonical;
-        }
-    }
-    path.to_path_buf()
 }
 
 /// The deepest writable root containing `path` (by components).

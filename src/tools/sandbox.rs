@@ -22,13 +22,14 @@
 //! ([`ExecSetup::revealed`]), so the scripts a skill ships can run.
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::Paths;
 pub use crate::config::file::SandboxMode;
 
-use super::paths;
+/// The program that is pincer itself, whatever it was started as and even once replaced on disk.
+pub const SELF_EXE: &str = "/proc/self/exe";
 
 /// Directories inside the workspace that hold a repository or an agent's configuration: the
 /// file tools never write them and `exec` sees them read-only.
@@ -171,10 +172,10 @@ impl Sandbox {
         own: &Paths,
         temp_dir: Option<&Path>,
     ) -> Sandbox {
-        let workspace = paths::canonical_target(workspace);
+        let workspace = canonical_target(workspace);
         let mut writable_roots = vec![workspace.clone()];
         for directory in added {
-            let directory = paths::canonical_target(directory);
+            let directory = canonical_target(directory);
             if !writable_roots.contains(&directory) {
                 writable_roots.push(directory);
             }
@@ -183,13 +184,13 @@ impl Sandbox {
         let mut in_roots: Vec<PathBuf> = Vec::new();
         for root in &writable_roots {
             for name in PROTECTED_IN_WORKSPACE {
-                let path = paths::canonical_target(&root.join(name));
+                let path = canonical_target(&root.join(name));
                 if !in_roots.contains(&path) {
                     in_roots.push(path);
                 }
             }
         }
-        let temp_dir = temp_dir.map(paths::canonical_target);
+        let temp_dir = temp_dir.map(canonical_target);
         if let Some(temp) = &temp_dir
             && !writable_roots.contains(temp)
         {
@@ -213,7 +214,7 @@ impl Sandbox {
                 hidden,
                 unhidden,
                 temp_dir,
-                launcher: Some(PathBuf::from(super::confine::SELF_EXE)),
+                launcher: Some(PathBuf::from(SELF_EXE)),
                 ..ExecSetup::default()
             },
             web: WebAccess::default(),
@@ -242,7 +243,7 @@ impl Sandbox {
     /// to them again, read-only. Nothing changes for a file already inside a root. Returns the
     /// path now readable.
     pub fn allow_reading(&mut self, file: &Path) -> PathBuf {
-        let file = paths::canonical_target(file);
+        let file = canonical_target(file);
         let own = |directory: &Path| {
             self.exec
                 .hidden
@@ -293,10 +294,7 @@ impl Sandbox {
 /// inside an already hidden directory is listed again.
 fn hide_plan(own: &Paths, roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
     let canonical = |paths: &[&PathBuf]| -> Vec<PathBuf> {
-        let mut list: Vec<PathBuf> = paths
-            .iter()
-            .map(|path| paths::canonical_target(path))
-            .collect();
+        let mut list: Vec<PathBuf> = paths.iter().map(|path| canonical_target(path)).collect();
         list.sort_by_key(|path| path.components().count());
         list.dedup();
         list
@@ -341,6 +339,34 @@ pub fn private_temp_dir() -> std::io::Result<tempfile::TempDir> {
         .prefix("pincer-exec-")
         .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir()
+}
+
+/// `path` (absolute) with every symbolic link resolved as far as it exists; the components
+/// after the deepest existing ancestor are appended as written (`.` dropped, `..` applied).
+pub fn canonical_target(path: &Path) -> PathBuf {
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        return canonical;
+    }
+    let components: Vec<Component<'_>> = path.components().collect();
+    for split in (0..components.len()).rev() {
+        let prefix: PathBuf = components[..split].iter().collect();
+        if prefix.as_os_str().is_empty() {
+            continue;
+        }
+        if let Ok(mut canonical) = std::fs::canonicalize(&prefix) {
+            for component in &components[split..] {
+                match component {
+                    Component::Normal(name) => canonical.push(name),
+                    Component::ParentDir => {
+                        canonical.pop();
+                    }
+                    Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+                }
+            }
+            return canonical;
+        }
+    }
+    path.to_path_buf()
 }
 
 #[cfg(test)]

@@ -46,6 +46,12 @@
 //! wire builder's bytes. Pieces cut (`Piece::Close`), stall (`Piece::Stall`) or hold a reply
 //! until the test calls `gate.open()` (`Piece::Wait(gate)`, to keep a run inside a phase).
 //!
+//! # The JSON output: `schema::printed`
+//!
+//! `schema::printed(&stdout(&output))` parses every line of `--json` or stream-json output with
+//! pincer's own `deny_unknown_fields` types, or says which line does not fit and why;
+//! `schema::result_of(&output)` is the result object on the last line.
+//!
 //! # Skips
 //!
 //! A test that cannot run on this machine calls [`skip`] (the reason goes to stderr) and
@@ -60,6 +66,7 @@ pub mod command;
 pub mod integrity;
 pub mod mock;
 pub mod protocols;
+pub mod schema;
 pub mod wire;
 
 pub use command::Pincer;
@@ -122,6 +129,24 @@ impl Home {
             .stdin(key)
             .output();
         assert_eq!(code(&output), 0, "{}", stderr(&output));
+    }
+
+    /// The lines of the one session file in the store, parsed.
+    pub fn session_lines(&self) -> Vec<Value> {
+        let files: Vec<PathBuf> = std::fs::read_dir(self.sessions_dir())
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| {
+                path.extension()
+                    .is_some_and(|extension| extension == "jsonl")
+            })
+            .collect();
+        assert_eq!(files.len(), 1, "{files:?}");
+        std::fs::read_to_string(&files[0])
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
     }
 
     /// Write a session file into the store (name as pincer would name it) and return its path.

@@ -20,6 +20,8 @@ pub const KEY: &str = "test-key-PINCER-SECRET-7f3e";
 pub struct Protocol {
     /// A short name for assertion messages.
     pub name: &'static str,
+    /// Its directory under `tests/fixtures/` (recorded streams, request expectations).
+    pub fixtures: &'static str,
     /// `-m` value.
     pub model: &'static str,
     /// The variable that carries the API key.
@@ -85,6 +87,7 @@ pub fn anthropic() -> Protocol {
     }
     Protocol {
         name: "anthropic",
+        fixtures: "anthropic",
         model: "anthropic/claude-sonnet-4-5",
         key_var: "ANTHROPIC_API_KEY",
         base_url_var: "ANTHROPIC_BASE_URL",
@@ -150,6 +153,7 @@ pub fn openai() -> Protocol {
     }
     Protocol {
         name: "openai",
+        fixtures: "openai",
         model: "openai/gpt-5",
         key_var: "OPENAI_API_KEY",
         base_url_var: "OPENAI_BASE_URL",
@@ -206,6 +210,7 @@ pub fn openai_chat() -> Protocol {
     }
     Protocol {
         name: "openai-chat",
+        fixtures: "openai_chat",
         model: "openai-chat/gpt-4o-mini",
         key_var: "OPENAI_API_KEY",
         base_url_var: "OPENAI_BASE_URL",
@@ -253,6 +258,7 @@ pub fn gemini() -> Protocol {
     use wire::gemini as w;
     Protocol {
         name: "gemini",
+        fixtures: "gemini",
         model: "google/gemini-2.5-flash",
         key_var: "GEMINI_API_KEY",
         base_url_var: "GEMINI_BASE_URL",

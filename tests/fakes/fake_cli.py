@@ -1,8 +1,9 @@
 """Shared body of the fake `claude` and `codex` executables used by tests/suite/backends.rs.
 
 Each call records what pincer gave it (argv, environment, stdin, the system prompt file's text,
-the working directory) as `call-N.json` in $FAKE_RECORD, then replays the fixture chosen for
-call N from $FAKE_SCENARIO (a comma-separated list of fixture paths; the last one repeats).
+the working directory, claude's `--settings` file, codex's `--output-schema` file) as `call-N.json`
+in $FAKE_RECORD, then replays the fixture chosen for call N from $FAKE_SCENARIO (a comma-separated
+list of fixture paths; the last one repeats).
 
 A fixture is JSON lines written to stdout as they are, with `$SESSION_ID` replaced by the
 session the call resumes (or the fresh one it was given). Lines of the form {"fake": ...} are
@@ -44,11 +45,21 @@ def main(kind):
         session = "0199a213-81c0-7800-8aa1-bbab2a035a53"
         if "resume" in argv and "--" in argv:
             session = argv[argv.index("--") + 1]
+    output_schema = None
+    schema_file = option(argv, "--output-schema") if kind == "codex" else None
+    if schema_file:
+        with open(schema_file, encoding="utf-8") as handle:
+            output_schema = json.load(handle)
     mcp_config = None
     mcp_file = option(argv, "--mcp-config") if kind == "claude" else None
     if mcp_file:
         with open(mcp_file, encoding="utf-8") as handle:
             mcp_config = json.load(handle)
+    settings = None
+    settings_file = option(argv, "--settings") if kind == "claude" else None
+    if settings_file:
+        with open(settings_file, encoding="utf-8") as handle:
+            settings = json.load(handle)
     system_prompt = None
     if prompt_file:
         with open(prompt_file, encoding="utf-8") as handle:
@@ -61,6 +72,8 @@ def main(kind):
                 "stdin": stdin,
                 "system_prompt": system_prompt,
                 "mcp_config": mcp_config,
+                "settings": settings,
+                "output_schema": output_schema,
                 "cwd": os.getcwd(),
             },
             handle,

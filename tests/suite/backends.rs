@@ -89,22 +89,12 @@ impl Bench {
             .unwrap_or(0)
     }
 
-    fn session_lines(&self) -> Vec<Value> {
-        let files: Vec<PathBuf> = std::fs::read_dir(self.home.sessions_dir())
-            .unwrap()
-            .map(|entry| entry.unwrap().path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-            .collect();
-        assert_eq!(files.len(), 1, "{files:?}");
-        std::fs::read_to_string(&files[0])
-            .unwrap()
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
+    pub(crate) fn session_lines(&self) -> Vec<Value> {
+        self.home.session_lines()
     }
 }
 
-fn argv(call: &Value) -> Vec<String> {
+pub(crate) fn argv(call: &Value) -> Vec<String> {
     call["argv"]
         .as_array()
         .unwrap()
@@ -114,7 +104,7 @@ fn argv(call: &Value) -> Vec<String> {
 }
 
 /// The value after `flag` in `argv`.
-fn after(argv: &[String], flag: &str) -> Option<String> {
+pub(crate) fn after(argv: &[String], flag: &str) -> Option<String> {
     argv.iter()
         .position(|arg| arg == flag)
         .map(|index| argv[index + 1].clone())
@@ -441,6 +431,71 @@ fn added_directories_reach_claude_and_codex_as_their_add_dir_flags_also_on_resum
     );
 }
 
+#[test]
+fn web_search_turns_on_claudes_web_search_tool_and_codexs_live_search_also_on_resume() {
+    let bench = Bench::new();
+    let run_with = |backend: &str, model: &str, scenario: [&str; 2]| {
+        let first = bench.run(
+            backend,
+            &[scenario[0]],
+            &["--json", "run", "-m", model, "--web-search", "news"],
+        );
+        assert_eq!(code(&first), 0, "{}", stderr(&first));
+        let second = bench.run(
+            backend,
+            &[scenario[1]],
+            &["resume", &session_id_of(&first), "--web-search", "more"],
+        );
+        assert_eq!(code(&second), 0, "{}", stderr(&second));
+    };
+    let plain = bench.run(
+        "claude-cli",
+        &["text-turn.jsonl"],
+        &["run", "-m", "claude-cli/sonnet", "hi"],
+    );
+    assert_eq!(code(&plain), 0, "{}", stderr(&plain));
+    assert!(
+        !argv(&bench.call(0))
+            .iter()
+            .any(|arg| arg.contains("WebSearch")),
+        "no search unless asked"
+    );
+    run_with(
+        "claude-cli",
+        "claude-cli/sonnet",
+        ["text-turn.jsonl", "second-turn.jsonl"],
+    );
+    for index in 1..3 {
+        let args = argv(&bench.call(index));
+        let flag = |name: &str| {
+            args.iter()
+                .find_map(|arg| arg.strip_prefix(name))
+                .map(|list| list.split(',').map(str::to_owned).collect::<Vec<_>>())
+                .unwrap_or_default()
+        };
+        assert!(
+            flag("--tools=").contains(&"WebSearch".to_owned()),
+            "{args:?}"
+        );
+        assert!(
+            flag("--allowedTools=").contains(&"WebSearch".to_owned()),
+            "{args:?}"
+        );
+    }
+    run_with(
+        "codex-cli",
+        "codex-cli/gpt-5-codex",
+        ["tool-turn.jsonl", "second-turn.jsonl"],
+    );
+    for index in 3..5 {
+        let args = argv(&bench.call(index));
+        let live = args
+            .windows(2)
+            .any(|pair| pair[0] == "-c" && pair[1] == "web_search=\"live\"");
+        assert!(live, "{args:?}");
+    }
+}
+
 // 3. Live streaming, translated events, watchdog and timeout.
 
 #[test]
@@ -570,7 +625,7 @@ fn text_streams_to_stdout_while_the_child_is_still_running() {
     assert_eq!(last["result"], "Streamed live.");
 }
 
-fn process_gone(pid: &str) -> bool {
+pub(crate) fn process_gone(pid: &str) -> bool {
     // Gone, or a zombie nobody reaped yet (a container's init may not reap).
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
@@ -592,8 +647,9 @@ fn the_timeout_kills_the_child_and_the_grandchild_it_started() {
             "run",
             "-m",
             "claude-cli/sonnet",
+            // Long enough for the fake (Python) to start its grandchild on a loaded machine.
             "--timeout",
-            "1",
+            "2",
             "hang",
         ],
     );
@@ -653,7 +709,8 @@ fn claude_cache_creation_is_stored_as_cache_write_and_counts_in_the_context() {
     let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
     assert_eq!(
         result["usage"],
-        json!({"input_tokens": 12, "cache_creation_input_tokens": 5210, "cache_read_input_tokens": 18133, "output_tokens": 402, "reasoning_tokens": 0})
+        json!({"input_tokens": 12, "cache_creation_input_tokens": 5210, "cache_read_input_tokens": 18133, "output_tokens": 402, "reasoning_tokens": 0,
+               "server_tool_use": {"web_search_requests": 0}})
     );
     assert_eq!(result["context"]["tokens"], 12 + 5210 + 18133 + 402);
     assert_eq!(result["context"]["window"], 200_000);

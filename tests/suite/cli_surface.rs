@@ -752,7 +752,11 @@ fn help_and_version_are_clap_display_errors() {
 }
 
 /// Every command a user can run, as the path of names below `pincer`.
-fn leaf_commands(command: &clap::Command, path: &mut Vec<String>, leaves: &mut Vec<Vec<String>>) {
+pub(crate) fn leaf_commands(
+    command: &clap::Command,
+    path: &mut Vec<String>,
+    leaves: &mut Vec<Vec<String>>,
+) {
     for subcommand in command.get_subcommands() {
         if subcommand.is_hide_set() || subcommand.get_name() == "help" {
             continue;

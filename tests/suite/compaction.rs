@@ -79,12 +79,19 @@ fn seed_session(home: &Home, server_replies: Vec<Reply>, model: &str) -> MockSer
     server
 }
 
-#[test]
-fn crossing_the_threshold_compacts_with_a_summary_call_and_the_next_turn_carries_it() {
-    let home = Home::new();
-    // A 3,000-token window: the second answer reports 2,900 tokens of context.
+/// A 3,000-token window for claude-sonnet-4-5.
+const WINDOW: [&str; 2] = [
+    "-c",
+    "providers.anthropic.models.claude-sonnet-4-5.context_window=3000",
+];
+
+/// A session "long" seeded with one answer, then resumed in a [`WINDOW`]: the second answer
+/// reports 2,900 tokens of context, which crosses the threshold, so pincer compacts with a
+/// summary call. `mode` goes after the prompt; "Third answer." stays queued on the mock. Also
+/// a recorded run of `schema.rs`.
+pub(crate) fn threshold_compaction(home: &Home, mode: &[&str]) -> (Output, MockServer) {
     let server = seed_session(
-        &home,
+        home,
         vec![
             anthropic_text("First answer.", 100),
             anthropic_text("Second answer.", 2_880),
@@ -93,19 +100,17 @@ fn crossing_the_threshold_compacts_with_a_summary_call_and_the_next_turn_carries
         ],
         "anthropic/claude-sonnet-4-5",
     );
-    let window = [
-        "-c",
-        "providers.anthropic.models.claude-sonnet-4-5.context_window=3000",
-    ];
-    let mut args = window.to_vec();
-    args.extend([
-        "resume",
-        "long",
-        "--output-format",
-        "stream-json",
-        "second question",
-    ]);
-    let output = run(&home, &server, &args);
+    let mut args = WINDOW.to_vec();
+    args.extend(["resume", "long", "second question"]);
+    args.extend(mode);
+    let output = run(home, &server, &args);
+    (output, server)
+}
+
+#[test]
+fn crossing_the_threshold_compacts_with_a_summary_call_and_the_next_turn_carries_it() {
+    let home = Home::new();
+    let (output, server) = threshold_compaction(&home, &["--output-format", "stream-json"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let events: Vec<Value> = stdout(&output)
         .lines()
@@ -153,7 +158,7 @@ fn crossing_the_threshold_compacts_with_a_summary_call_and_the_next_turn_carries
     assert!(compaction["firstKeptEntryId"].as_str().is_some());
 
     // The next turn sends the summary plus what was kept.
-    let mut args = window.to_vec();
+    let mut args = WINDOW.to_vec();
     args.extend(["resume", "long", "third question"]);
     let output = run(&home, &server, &args);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
@@ -369,6 +374,35 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
     );
     let last: Value = serde_json::from_str(after.lines().last().unwrap()).unwrap();
     assert_eq!(last["type"], "compaction");
+}
+
+#[test]
+fn pincer_compact_with_a_cli_backend_is_refused_with_what_to_do_and_changes_nothing() {
+    let home = Home::new();
+    let server = seed_session(
+        &home,
+        vec![anthropic_text("First answer.", 100)],
+        "anthropic/claude-sonnet-4-5",
+    );
+    let file = session_file(&home);
+    let before = std::fs::read(&file).unwrap();
+    let output = run(
+        &home,
+        &server,
+        &["compact", "long", "-m", "claude-cli/sonnet"],
+    );
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(
+        text.contains(
+            "error: cannot compact with the claude-cli backend: its CLI compacts its own session"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("hint: pass -m with an API model"), "{text}");
+    assert!(!text.contains("not available yet"), "{text}");
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    assert_eq!(server.requests().len(), 1);
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub(crate) fn usage() -> Usage4 {
 }
 
 /// One model turn calling `exec` once per command (ids `c0`, `c1`, …), then an answer.
-fn exec_turn(commands: &[&str]) -> Vec<Reply> {
+pub(crate) fn exec_turn(commands: &[&str]) -> Vec<Reply> {
     let arguments: Vec<Value> = commands
         .iter()
         .map(|command| json!({ "command": command }))

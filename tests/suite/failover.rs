@@ -68,9 +68,9 @@ fn store(home: &Home) -> Value {
     serde_json::from_slice(&std::fs::read(home.home.join("auth-profiles.json")).unwrap()).unwrap()
 }
 
-#[test]
-fn a_stream_broken_after_text_is_retried_and_the_text_is_printed_once() {
-    let home = Home::new();
+/// A stream that breaks with an `overloaded_error` event after "Working on", then the whole
+/// answer "Working on it."; `mode` goes after the prompt. Also a recorded run of `schema.rs`.
+pub(crate) fn broken_stream_then_answer(home: &Home, mode: &[&str]) -> (Output, MockServer) {
     let broken = Reply::sse(&wire::error_event_stream(
         "Working on",
         "overloaded_error",
@@ -82,7 +82,15 @@ fn a_stream_broken_after_text_is_retried_and_the_text_is_printed_once() {
         .provider(&protocols::anthropic(), &server)
         .fast_retries()
         .args(["run", "go"])
+        .args(mode)
         .output();
+    (output, server)
+}
+
+#[test]
+fn a_stream_broken_after_text_is_retried_and_the_text_is_printed_once() {
+    let home = Home::new();
+    let (output, server) = broken_stream_then_answer(&home, &[]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "Working on it.\n");
     assert!(
@@ -93,20 +101,7 @@ fn a_stream_broken_after_text_is_retried_and_the_text_is_printed_once() {
     assert_eq!(server.requests().len(), 2);
 
     // stream-json: one assistant message, and the retry says the partial text was dropped.
-    let server = MockServer::start(vec![
-        Reply::sse(&wire::error_event_stream(
-            "Working on",
-            "overloaded_error",
-            "Overloaded",
-        )),
-        text(&["Working on", " it."]),
-    ]);
-    let output = home
-        .pincer()
-        .provider(&protocols::anthropic(), &server)
-        .fast_retries()
-        .args(["run", "--output-format", "stream-json", "go"])
-        .output();
+    let (output, _server) = broken_stream_then_answer(&home, &["--output-format", "stream-json"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let events = lines(&output);
     let assistants: Vec<&Value> = events
@@ -352,9 +347,13 @@ fn a_gemini_quota_429_that_outlasts_the_retries_cools_the_profile_down_not_for_h
     assert!(stats["cooldownUntil"].as_u64().is_some(), "{stats}");
 }
 
-#[test]
-fn an_overloaded_provider_falls_back_to_the_next_model_and_the_session_keeps_its_model() {
-    let home = Home::new();
+/// Anthropic overloaded on the call and its one retry, then the fallback `openai/gpt-5` answers
+/// "from the fallback"; `mode` goes after the prompt. Returns the Anthropic and the OpenAI mock.
+/// Also a recorded run of `schema.rs`.
+pub(crate) fn overloaded_then_fallback(
+    home: &Home,
+    mode: &[&str],
+) -> (Output, MockServer, MockServer) {
     let anthropic = MockServer::start(vec![overloaded(), overloaded()]);
     let openai_server = MockServer::start(vec![openai_text("from the fallback")]);
     let output = home
@@ -368,11 +367,18 @@ fn an_overloaded_provider_falls_back_to_the_next_model_and_the_session_keeps_its
             "run",
             "--fallback-model",
             "openai/gpt-5",
-            "--output-format",
-            "stream-json",
             "go",
         ])
+        .args(mode)
         .output();
+    (output, anthropic, openai_server)
+}
+
+#[test]
+fn an_overloaded_provider_falls_back_to_the_next_model_and_the_session_keeps_its_model() {
+    let home = Home::new();
+    let (output, anthropic, openai_server) =
+        overloaded_then_fallback(&home, &["--output-format", "stream-json"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(anthropic.requests().len(), 2);
     assert_eq!(openai_server.requests().len(), 1);

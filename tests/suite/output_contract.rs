@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol};
+use crate::common::schema::result_of;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, code, stderr, stdout};
 
@@ -28,13 +29,6 @@ fn run(
         .fast_retries()
         .args(with_model)
         .output()
-}
-
-/// The result object, parsed strictly (unknown fields fail).
-fn result_of(output: &std::process::Output) -> pincer::output::schema::RunResult {
-    let text = stdout(output);
-    let last = text.lines().last().unwrap_or_default();
-    serde_json::from_str(last).unwrap_or_else(|error| panic!("{error}: {last}"))
 }
 
 #[test]

@@ -229,28 +229,6 @@ fn a_dry_run_shows_the_request_and_changes_nothing() {
 }
 
 #[test]
-fn flags_of_later_work_are_refused_not_ignored() {
-    let home = Home::new();
-    {
-        let flag = &["--json-schema", "{}"][..];
-        let mut args = vec!["run"];
-        args.extend_from_slice(flag);
-        args.push("hi");
-        let output = home
-            .pincer()
-            .key(&protocols::anthropic(), "k")
-            .args(args)
-            .output();
-        assert_eq!(code(&output), 2, "{flag:?}");
-        assert!(
-            stderr(&output).contains("is not available yet"),
-            "{flag:?}: {}",
-            stderr(&output)
-        );
-    }
-}
-
-#[test]
 fn a_session_id_that_is_not_a_uuid_is_a_usage_error() {
     let home = Home::new();
     let output = home

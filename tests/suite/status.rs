@@ -1,4 +1,4 @@
-//! `pincer status`, config handling, and the commands that are not available yet.
+//! `pincer status`, config handling, and the commands that refuse what cannot apply.
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};

@@ -20,22 +20,6 @@ fn run(home: &Home, protocol: &Protocol, server: &MockServer, args: &[&str]) -> 
         .output()
 }
 
-fn session_lines(home: &Home) -> Vec<Value> {
-    let mut files: Vec<_> = std::fs::read_dir(home.sessions_dir())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "jsonl")
-        })
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    let text = std::fs::read_to_string(files.remove(0)).unwrap();
-    text.lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect()
-}
-
 fn messages(lines: &[Value]) -> Vec<Value> {
     lines
         .iter()
@@ -76,7 +60,7 @@ pub fn a_text_turn_streams_the_answer_and_stores_exact_usage(protocol: &Protocol
         "the system prompt is sent"
     );
 
-    let lines = session_lines(&home);
+    let lines = home.session_lines();
     assert_eq!(lines[0]["type"], "session");
     let stored = messages(&lines);
     assert_eq!(stored.len(), 2);
@@ -117,7 +101,7 @@ pub fn the_json_result_reports_usage_context_and_cost(protocol: &Protocol) {
         input + output_tokens + cache_read + cache_write
     );
     assert!(result["context"]["window"].as_u64().unwrap() > 0);
-    let stored = messages(&session_lines(&home));
+    let stored = messages(&home.session_lines());
     let recorded_cost = stored[1]["usage"]["cost"]["total"].as_f64().unwrap();
     assert!((result["total_cost_usd"].as_f64().unwrap() - recorded_cost).abs() < 1e-12);
     assert!(recorded_cost > 0.0);
@@ -125,7 +109,7 @@ pub fn the_json_result_reports_usage_context_and_cost(protocol: &Protocol) {
 }
 
 fn lines_session_id(home: &Home) -> Value {
-    session_lines(home)[0]["id"].clone()
+    home.session_lines()[0]["id"].clone()
 }
 
 pub fn a_tool_turn_reads_a_real_file_and_sends_the_result_back(protocol: &Protocol) {
@@ -196,7 +180,7 @@ pub fn a_tool_turn_reads_a_real_file_and_sends_the_result_back(protocol: &Protoc
     let session_id = events[0]["session_id"].clone();
     assert!(events.iter().all(|event| event["session_id"] == session_id));
 
-    let stored = messages(&session_lines(&home));
+    let stored = messages(&home.session_lines());
     let roles: Vec<&str> = stored
         .iter()
         .map(|message| message["role"].as_str().unwrap())
@@ -214,7 +198,7 @@ pub fn thinking_is_stored_but_not_printed(protocol: &Protocol) {
     let output = run(&home, protocol, &server, &["--thinking", "low", "think"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "Forty-two.\n");
-    let stored = messages(&session_lines(&home));
+    let stored = messages(&home.session_lines());
     let content = stored[1]["content"].as_array().unwrap();
     let thinking = content
         .iter()
@@ -224,7 +208,7 @@ pub fn thinking_is_stored_but_not_printed(protocol: &Protocol) {
         thinking["thinking"].as_str().unwrap().contains("consider"),
         "{thinking}"
     );
-    let lines = session_lines(&home);
+    let lines = home.session_lines();
     assert!(
         lines
             .iter()
@@ -260,7 +244,7 @@ pub fn an_http_error_maps_to_its_exit_code_and_result_error(protocol: &Protocol)
         "{}",
         stderr(&output)
     );
-    let stored = messages(&session_lines(&home));
+    let stored = messages(&home.session_lines());
     assert_eq!(stored.last().unwrap()["stopReason"], "error");
     assert!(!stderr(&output).contains(KEY) && !stdout(&output).contains(KEY));
 }
@@ -294,7 +278,7 @@ pub fn a_resume_sends_the_earlier_turn(protocol: &Protocol) {
         assert!(body.contains(text), "{text} missing from {body}");
     }
     assert!(body.find("first question") < body.find("second question"));
-    let roles: Vec<String> = messages(&session_lines(&home))
+    let roles: Vec<String> = messages(&home.session_lines())
         .iter()
         .map(|message| message["role"].as_str().unwrap().to_owned())
         .collect();
@@ -333,7 +317,7 @@ pub fn an_idle_stream_times_out_with_exit_4(protocol: &Protocol) {
     assert_eq!(code(&output), 4, "{}", stderr(&output));
     let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(result["error"]["kind"], "timeout", "{result}");
-    let stored = messages(&session_lines(&home));
+    let stored = messages(&home.session_lines());
     assert_eq!(stored.last().unwrap()["stopReason"], "error");
 }
 
@@ -367,7 +351,7 @@ pub fn sigterm_mid_stream_records_an_aborted_message(protocol: &Protocol) {
     .unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(code(&output), 143, "{}", stderr(&output));
-    let stored = messages(&session_lines(&home));
+    let stored = messages(&home.session_lines());
     let last = stored.last().unwrap();
     assert_eq!(last["role"], "assistant");
     assert_eq!(last["stopReason"], "aborted");

@@ -299,6 +299,7 @@ fn serialize_conversation(messages: &[AgentMessage]) -> String {
                 let mut thinking = Vec::new();
                 let mut text = Vec::new();
                 let mut calls = Vec::new();
+                let mut searches = Vec::new();
                 for block in &assistant.content {
                     match block {
                         AssistantContent::Thinking(block) if block.redacted != Some(true) => {
@@ -312,12 +313,27 @@ fn serialize_conversation(messages: &[AgentMessage]) -> String {
                                 call_arguments(&call.arguments)
                             ));
                         }
+                        // The provider's web search: what was asked and which pages it found.
+                        AssistantContent::ServerToolCall(search) => {
+                            let pages: Vec<&str> = search
+                                .results
+                                .iter()
+                                .map(|result| result.url.as_str())
+                                .collect();
+                            searches.push(format!(
+                                "{}({}) -> {}",
+                                search.name,
+                                call_arguments(&search.arguments),
+                                pages.join(", ")
+                            ));
+                        }
                         _ => {}
                     }
                 }
                 push_labelled(&mut parts, "Assistant thinking", &thinking.join("\n"));
                 push_labelled(&mut parts, "Assistant", &text.join("\n"));
                 push_labelled(&mut parts, "Assistant tool calls", &calls.join("; "));
+                push_labelled(&mut parts, "Assistant web searches", &searches.join("; "));
             }
             AgentMessage::ToolResult(result) => {
                 let label = if result.is_error {
@@ -465,6 +481,23 @@ mod tests {
                 other => panic!("unexpected block {other:?}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn a_web_search_is_summarized_as_its_query_and_the_pages_it_found() {
+        let text = serialize_conversation(&[calls(json!([
+            {"type": "serverToolCall", "id": "srvtoolu_1", "name": "web_search",
+             "arguments": {"query": "rust 1.95"},
+             "results": [{"url": "https://blog.rust-lang.org/"}, {"url": "https://lwn.net/"}]},
+            {"type": "text", "text": "It shipped."}
+        ]))]);
+        assert!(
+            text.contains(
+                "[Assistant web searches]: web_search(query=\"rust 1.95\") -> \
+                 https://blog.rust-lang.org/, https://lwn.net/"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -16,6 +16,12 @@
 //! signature (another provider's, or an aborted stream's) is dropped, because its text is not
 //! something the assistant said and the API rejects unsigned thinking blocks.
 //!
+//! Web search (`request.web_search`): the `web_search` server tool goes after the client tools.
+//! The searches an earlier Anthropic answer ran (`server_tool_use` and its
+//! `web_search_tool_result`) and its text's citations are sent back as they came — the API
+//! needs them to continue a `pause_turn` and to go on after a client tool call in the same
+//! answer — but only while the search tool is offered; otherwise the answer's text alone is sent.
+//!
 //! Prompt caching: breakpoints on the system prompt, the last tool, and the last block of the last
 //! two user turns (4, the API's maximum). The newest breakpoint writes the cache for the next
 //! call; the one before it reads what the previous call wrote, so repeated cron turns on one
@@ -26,12 +32,13 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 use super::wire::{
-    CacheControl, ContentBlockParam, ImageSource, MessageParam, MessagesRequest, Role, SystemBlock,
-    ThinkingParam, ToolParam, ToolResultBlock,
+    CacheControl, ContentBlockParam, ImageSource, MessageParam, MessagesRequest, OutputConfig,
+    OutputFormatParam, Role, ServerTool, SystemBlock, ThinkingParam, ToolEntry, ToolParam,
+    ToolResultBlock,
 };
 use crate::conversation::{
     AssistantBlock, AssistantMessage, ContentBlock, ImageBlock, Message, MessageContent,
-    ToolResultMessage,
+    ServerToolCall, ToolResultMessage,
 };
 use crate::provider::{HttpRequest, ModelRequest, ThinkingLevel};
 
@@ -78,7 +85,14 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
     if let Some(last) = tools.last_mut() {
         last.cache_control = Some(CacheControl::Ephemeral);
     }
-    let messages = Conversation::new(&request.messages);
+    let mut tools: Vec<ToolEntry> = tools.into_iter().map(ToolEntry::Client).collect();
+    if let Some(search) = request.web_search {
+        tools.push(ToolEntry::Server(ServerTool::WebSearch {
+            name: "web_search",
+            max_uses: Some(search.max_uses),
+        }));
+    }
+    let messages = Conversation::new(&request.messages, request.web_search.is_some());
     let body = MessagesRequest {
         model: &request.model,
         // Thinking tokens count against max_tokens, and the budget must stay below it: the
@@ -89,6 +103,11 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         messages,
         tools,
         thinking: budget.map(|budget_tokens| ThinkingParam::Enabled { budget_tokens }),
+        output_config: request.output_format.as_ref().map(|format| OutputConfig {
+            format: OutputFormatParam::JsonSchema {
+                schema: format.schema.clone(),
+            },
+        }),
     };
     HttpRequest {
         path: "/v1/messages".to_owned(),
@@ -138,19 +157,21 @@ pub fn level_for_budget(tokens: u64) -> ThinkingLevel {
 /// merged (in a user turn, tool results first), a user turn first, and cache breakpoints on the
 /// last block of each of the last two user turns. It is serialized turn by turn: each turn's
 /// blocks are made when the body is written and dropped right after, so a long conversation is
-/// not copied into a second structure before it becomes the body.
+/// not copied into a second structure before it becomes the body. With `searching`, earlier
+/// searches and citations are sent back.
 pub(super) struct Conversation<'a> {
     messages: &'a [Message],
+    searching: bool,
     /// The API turns: each one's role and the messages it is made of (those among them with
     /// nothing to send contribute nothing), and whether it carries a cache breakpoint.
     turns: Vec<(Role, std::ops::Range<usize>, bool)>,
 }
 
 impl<'a> Conversation<'a> {
-    pub(super) fn new(messages: &'a [Message]) -> Conversation<'a> {
+    pub(super) fn new(messages: &'a [Message], searching: bool) -> Conversation<'a> {
         let mut turns: Vec<(Role, std::ops::Range<usize>, bool)> = Vec::new();
         for (index, message) in messages.iter().enumerate() {
-            let Some(role) = role_of(message) else {
+            let Some(role) = role_of(message, searching) else {
                 continue;
             };
             match turns.last_mut() {
@@ -166,14 +187,18 @@ impl<'a> Conversation<'a> {
         {
             *marked = true;
         }
-        Conversation { messages, turns }
+        Conversation {
+            messages,
+            searching,
+            turns,
+        }
     }
 
     /// One API turn, made now.
     fn turn(&self, role: Role, range: std::ops::Range<usize>, marked: bool) -> MessageParam<'a> {
         let mut content: Vec<ContentBlockParam<'a>> = self.messages[range]
             .iter()
-            .filter_map(turn_of)
+            .filter_map(|message| turn_of(message, self.searching))
             .flat_map(|turn| turn.content)
             .collect();
         if role == Role::User {
@@ -225,9 +250,8 @@ impl serde::Serialize for Conversation<'_> {
     }
 }
 
-/// One session message as one API turn; `None` when nothing of it can be sent.
 /// The role of [`turn_of`]'s turn, found without making its blocks.
-fn role_of(message: &Message) -> Option<Role> {
+fn role_of(message: &Message, searching: bool) -> Option<Role> {
     let worth = |text: &str| !text.trim().is_empty();
     let user_content = |blocks: &[ContentBlock]| {
         blocks.iter().any(|block| match block {
@@ -243,6 +267,7 @@ fn role_of(message: &Message) -> Option<Role> {
         .then_some(Role::User),
         Message::Assistant(assistant) => {
             let replay_signatures = assistant.api == API_NAME;
+            let replay_searches = replay_signatures && searching;
             assistant
                 .content
                 .iter()
@@ -256,6 +281,7 @@ fn role_of(message: &Message) -> Option<Role> {
                                 .is_some_and(|signature| !signature.is_empty())
                     }
                     AssistantBlock::ToolCall(_) => true,
+                    AssistantBlock::ServerTool(_) => replay_searches,
                 })
                 .then_some(Role::Assistant)
         }
@@ -263,10 +289,11 @@ fn role_of(message: &Message) -> Option<Role> {
     }
 }
 
-fn turn_of(message: &Message) -> Option<MessageParam<'_>> {
+/// One session message as one API turn; `None` when nothing of it can be sent.
+fn turn_of(message: &Message, searching: bool) -> Option<MessageParam<'_>> {
     let (role, content) = match message {
         Message::User(user) => (Role::User, user_blocks(&user.content)),
-        Message::Assistant(assistant) => (Role::Assistant, assistant_blocks(assistant)),
+        Message::Assistant(assistant) => (Role::Assistant, assistant_blocks(assistant, searching)),
         Message::ToolResult(result) => (Role::User, vec![tool_result_block(result)]),
     };
     (!content.is_empty()).then_some(MessageParam { role, content })
@@ -288,40 +315,90 @@ fn user_blocks(content: &MessageContent) -> Vec<ContentBlockParam<'_>> {
     }
 }
 
-fn assistant_blocks(message: &AssistantMessage) -> Vec<ContentBlockParam<'_>> {
+fn assistant_blocks(message: &AssistantMessage, searching: bool) -> Vec<ContentBlockParam<'_>> {
     let replay_signatures = message.api == API_NAME;
+    // Another provider's searches and citations mean nothing to this API.
+    let replay_searches = replay_signatures && searching;
     message
         .content
         .iter()
-        .filter_map(|block| match block {
-            AssistantBlock::Text(text) => non_blank(&text.text).map(text_block),
-            AssistantBlock::Thinking(thinking) => {
-                let signature = thinking
-                    .signature
-                    .as_ref()
-                    .filter(|signature| replay_signatures && !signature.is_empty())?;
-                Some(if thinking.redacted {
-                    ContentBlockParam::RedactedThinking {
-                        data: Cow::Borrowed(signature),
-                    }
-                } else {
-                    ContentBlockParam::Thinking {
-                        thinking: Cow::Borrowed(&thinking.thinking),
-                        signature: Cow::Borrowed(signature),
-                    }
-                })
-            }
-            AssistantBlock::ToolCall(call) => Some(ContentBlockParam::ToolUse {
-                id: tool_id(&call.id),
-                name: Cow::Borrowed(&call.name),
-                input: match &call.arguments {
-                    Value::Object(_) => Cow::Borrowed(&call.arguments),
-                    _ => Cow::Owned(Value::Object(Map::new())),
-                },
-                cache_control: None,
-            }),
+        .flat_map(|block| match block {
+            AssistantBlock::ServerTool(server) if replay_searches => server_tool_blocks(server),
+            AssistantBlock::ServerTool(_) => Vec::new(),
+            other => assistant_block(other, replay_signatures, replay_searches)
+                .into_iter()
+                .collect(),
         })
         .collect()
+}
+
+/// An earlier search as the two blocks it came as; the result only when it arrived.
+fn server_tool_blocks(server: &ServerToolCall) -> Vec<ContentBlockParam<'_>> {
+    let mut blocks = vec![ContentBlockParam::ServerToolUse {
+        id: tool_id(&server.id),
+        name: Cow::Borrowed(&server.name),
+        input: match &server.input {
+            Value::Object(_) => Cow::Borrowed(&server.input),
+            _ => Cow::Owned(Value::Object(Map::new())),
+        },
+    }];
+    if let Some(content) = &server.payload {
+        blocks.push(ContentBlockParam::WebSearchToolResult {
+            tool_use_id: tool_id(&server.id),
+            content,
+        });
+    }
+    blocks
+}
+
+fn assistant_block(
+    block: &AssistantBlock,
+    replay_signatures: bool,
+    replay_citations: bool,
+) -> Option<ContentBlockParam<'_>> {
+    match block {
+        AssistantBlock::Text(text) => non_blank(&text.text).map(|redacted| {
+            let citations = if replay_citations {
+                text.citations
+                    .iter()
+                    .filter_map(|citation| citation.payload.as_ref())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            ContentBlockParam::Text {
+                text: redacted,
+                citations,
+                cache_control: None,
+            }
+        }),
+        AssistantBlock::Thinking(thinking) => {
+            let signature = thinking
+                .signature
+                .as_ref()
+                .filter(|signature| replay_signatures && !signature.is_empty())?;
+            Some(if thinking.redacted {
+                ContentBlockParam::RedactedThinking {
+                    data: Cow::Borrowed(signature),
+                }
+            } else {
+                ContentBlockParam::Thinking {
+                    thinking: Cow::Borrowed(&thinking.thinking),
+                    signature: Cow::Borrowed(signature),
+                }
+            })
+        }
+        AssistantBlock::ToolCall(call) => Some(ContentBlockParam::ToolUse {
+            id: tool_id(&call.id),
+            name: Cow::Borrowed(&call.name),
+            input: match &call.arguments {
+                Value::Object(_) => Cow::Borrowed(&call.arguments),
+                _ => Cow::Owned(Value::Object(Map::new())),
+            },
+            cache_control: None,
+        }),
+        AssistantBlock::ServerTool(_) => None,
+    }
 }
 
 fn tool_result_block(result: &ToolResultMessage) -> ContentBlockParam<'_> {
@@ -353,6 +430,7 @@ fn non_blank(text: &str) -> Option<Cow<'_, str>> {
 fn text_block(text: Cow<'_, str>) -> ContentBlockParam<'_> {
     ContentBlockParam::Text {
         text,
+        citations: Vec::new(),
         cache_control: None,
     }
 }
@@ -422,6 +500,8 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 8192,
             reasoning_model: true,
+            output_format: None,
+            web_search: None,
         }
     }
 
@@ -508,8 +588,8 @@ mod tests {
         ];
         for message in &messages {
             assert_eq!(
-                role_of(message),
-                turn_of(message).map(|turn| turn.role),
+                role_of(message, false),
+                turn_of(message, false).map(|turn| turn.role),
                 "{message:?}"
             );
         }
@@ -947,6 +1027,25 @@ mod tests {
                     {"type": "text", "text": "again", "cache_control": {"type": EPHEMERAL}}
                 ]}
             ])
+        );
+    }
+
+    #[test]
+    fn a_json_schema_goes_in_output_config_format_and_the_tools_stay() {
+        let mut built = request(vec![user("Is it ok?")]);
+        built.output_format = Some(crate::provider::test_support::output_format());
+        let body = build_request(&built).json();
+        assert_eq!(
+            body["output_config"],
+            json!({"format": {"type": "json_schema", "schema": {"type": "object",
+                "properties": {"ok": {"type": "boolean"}}, "required": ["ok"],
+                "additionalProperties": false}}})
+        );
+        assert!(
+            build_request(&request(vec![user("hi")]))
+                .json()
+                .get("output_config")
+                .is_none()
         );
     }
 }

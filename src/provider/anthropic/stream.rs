@@ -5,18 +5,28 @@
 //! `message_delta.usage` carries cumulative values that replace the fields it has (the SDK's
 //! accumulator does the same), except that an `iterations[]` array, when present, is summed
 //! instead: with server-side compaction the top-level fields describe only the last iteration
-//! and would lose the cache read (reference §1.4). Blocks, deltas and events of kinds this parser
-//! does not know (server tools, citations, compaction) are skipped.
+//! and would lose the cache read (reference §1.4). `usage.server_tool_use.web_search_requests`
+//! is the call's search count.
+//!
+//! Web search (`provider::web_search`): a `server_tool_use` block is a server tool call whose
+//! input streams like a client call's; the `web_search_tool_result` block that follows names it
+//! and completes it (the result block itself becomes no block of its own); a `citations_delta`
+//! on a text block is a citation of it. Blocks, deltas and events of other kinds (document
+//! citations, compaction) are skipped.
 
 use std::collections::HashMap;
 
+use serde::Deserialize as _;
+use serde_json::Value;
+
 use super::wire::{
-    ContentBlockDelta, ContentBlockStart, ErrorEnvelope, ErrorObject, StreamEvent as WireEvent,
-    WireUsage,
+    CitationWire, ContentBlockDelta, ContentBlockStart, ErrorEnvelope, ErrorObject,
+    StreamEvent as WireEvent, WebSearchContent, WireUsage,
 };
 use crate::conversation::StopReason;
 use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
+use crate::conversation::{Citation, ServerToolCall, WebResult};
 use crate::provider::sse::SseEvent;
 use crate::provider::{ErrorDetails, ProviderError, StreamParser};
 
@@ -33,6 +43,7 @@ enum BlockKind {
     Thinking,
     RedactedThinking,
     ToolUse,
+    ServerToolUse,
     /// A kind this parser skips, with all of its deltas.
     Skipped,
 }
@@ -42,6 +53,8 @@ enum BlockKind {
 pub struct Parser {
     finished: bool,
     blocks: HashMap<usize, BlockKind>,
+    /// Server tool call ids → their blocks, for the result blocks that name them.
+    server_calls: HashMap<String, usize>,
     usage: TokenUsage,
     reported_usage: Option<TokenUsage>,
 }
@@ -140,6 +153,22 @@ impl Parser {
                 });
                 BlockKind::ToolUse
             }
+            ContentBlockStart::ServerToolUse { id, name } => {
+                self.server_calls.insert(id.clone(), index);
+                events.push(StreamEvent::ServerToolStart {
+                    block: index,
+                    id,
+                    name,
+                });
+                BlockKind::ServerToolUse
+            }
+            ContentBlockStart::WebSearchToolResult {
+                tool_use_id,
+                content,
+            } => {
+                events.push(self.search_result(index, tool_use_id, content));
+                BlockKind::Skipped
+            }
             ContentBlockStart::Unknown => BlockKind::Skipped,
         };
         self.blocks.insert(index, kind);
@@ -184,9 +213,69 @@ impl Parser {
                     fragment: partial_json,
                 }
             }
+            ContentBlockDelta::InputJsonDelta { partial_json }
+                if !partial_json.is_empty() && kind == Some(BlockKind::ServerToolUse) =>
+            {
+                StreamEvent::ServerToolInput {
+                    block: index,
+                    fragment: partial_json,
+                }
+            }
+            ContentBlockDelta::CitationsDelta { citation }
+                if matches!(kind, None | Some(BlockKind::Text)) =>
+            {
+                match citation_of(citation) {
+                    Some(citation) => StreamEvent::Citation {
+                        block: index,
+                        citation,
+                    },
+                    None => return,
+                }
+            }
             _ => return,
         };
         events.push(event);
+    }
+
+    /// The event for a `web_search_tool_result` block at `index`: the outcome of the call it
+    /// names, or — for a call this stream never started — a whole call of its own.
+    fn search_result(&self, index: usize, tool_use_id: String, content: Value) -> StreamEvent {
+        let (results, error) = match WebSearchContent::deserialize(&content) {
+            Ok(WebSearchContent::Results(results)) => (
+                results
+                    .into_iter()
+                    .map(|result| WebResult {
+                        url: result.url,
+                        title: result.title,
+                    })
+                    .collect(),
+                None,
+            ),
+            Ok(WebSearchContent::Error(error)) => (
+                Vec::new(),
+                Some(error.error_code.unwrap_or_else(|| "unknown".to_owned())),
+            ),
+            Err(_) => (Vec::new(), None),
+        };
+        match self.server_calls.get(&tool_use_id) {
+            Some(&block) => StreamEvent::ServerToolResult {
+                block,
+                results,
+                error,
+                payload: Some(content),
+            },
+            None => StreamEvent::ServerTool {
+                block: index,
+                call: ServerToolCall {
+                    id: tool_use_id,
+                    name: "web_search".to_owned(),
+                    input: Value::Object(serde_json::Map::new()),
+                    results,
+                    error,
+                    payload: Some(content),
+                },
+            },
+        }
     }
 
     fn apply_usage(&mut self, usage: &WireUsage) {
@@ -232,6 +321,12 @@ impl Parser {
         {
             self.usage.reasoning = thinking;
         }
+        if let Some(searches) = usage
+            .server_tool_use
+            .and_then(|server| server.web_search_requests)
+        {
+            self.usage.web_search_requests = searches;
+        }
     }
 
     /// Emit the usage snapshot when it differs from the last one emitted.
@@ -273,6 +368,24 @@ pub fn stop_reason(provider_reason: &str) -> StopReason {
         "tool_use" => StopReason::ToolUse,
         "refusal" => StopReason::Error,
         _ => StopReason::Stop,
+    }
+}
+
+/// A web search citation, with the provider's object kept to echo back; `None` for document
+/// citations, which carry no URL.
+fn citation_of(citation: Value) -> Option<Citation> {
+    match CitationWire::deserialize(&citation).ok()? {
+        CitationWire::WebSearchResultLocation {
+            url,
+            title,
+            cited_text,
+        } => Some(Citation {
+            url,
+            title,
+            cited_text,
+            payload: Some(citation),
+        }),
+        CitationWire::Other => None,
     }
 }
 
@@ -357,6 +470,7 @@ mod tests {
             cache_write,
             cache_write_1h: 0,
             reasoning: 0,
+            web_search_requests: 0,
         })
     }
 
@@ -536,6 +650,7 @@ mod tests {
                 cache_write: 120,
                 cache_write_1h: 0,
                 reasoning: 400,
+                web_search_requests: 0,
             })
         );
     }
@@ -573,7 +688,7 @@ mod tests {
     fn unknown_events_blocks_and_deltas_are_skipped_and_redacted_thinking_passes_through() {
         let mut parser = Parser::new();
         let stream = [
-            r#"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_01","name":"web_search","input":{}}}"#,
+            r#"{"type":"content_block_start","index":0,"content_block":{"type":"compaction","content":""}}"#,
             r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"query\":\"x\"}"}}"#,
             r#"{"type":"content_block_start","index":1,"content_block":{"type":"redacted_thinking","data":"EmwKAhgBEgy3va3pzix"}}"#,
             r#"{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}"#,
@@ -600,6 +715,141 @@ mod tests {
             ]
         );
         assert!(!parser.is_finished());
+    }
+
+    /// A search as the API streams it (docs: "Web search tool", streaming): text, the
+    /// `server_tool_use` with its query in pieces, the `web_search_tool_result` whole, then text
+    /// with a citation, and the search count in the final usage.
+    const WEB_SEARCH: [&str; 12] = [
+        r#"{"type":"message_start","message":{"id":"msg_01W","model":"claude-sonnet-4-5","usage":{"input_tokens":2679,"output_tokens":3}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"I'll look."}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"id":"srvtoolu_014hJH82Qum7Td6UV8gDXThB","type":"server_tool_use","name":"web_search","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"query\": \"rust 1.9"}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"5 release\"}"}}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_014hJH82Qum7Td6UV8gDXThB","content":[{"type":"web_search_result","title":"Announcing Rust 1.95","url":"https://blog.rust-lang.org/1.95","encrypted_content":"EqgfCioIARgBIiQ3","page_age":"April 2, 2026"}]}}"#,
+        r#"{"type":"content_block_start","index":3,"content_block":{"citations":[],"type":"text","text":""}}"#,
+        r#"{"type":"content_block_delta","index":3,"delta":{"type":"citations_delta","citation":{"type":"web_search_result_location","cited_text":"Rust 1.95 is out","url":"https://blog.rust-lang.org/1.95","title":"Announcing Rust 1.95","encrypted_index":"Eo8BCioIAhgB"}}}"#,
+        r#"{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"It is out."}}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":510,"server_tool_use":{"web_search_requests":1}}}"#,
+        r#"{"type":"message_stop"}"#,
+    ];
+
+    #[test]
+    fn a_web_search_becomes_one_server_tool_block_and_a_citation_of_the_text() {
+        let mut parser = Parser::new();
+        let mut events = Vec::new();
+        for data in WEB_SEARCH {
+            events.extend(parser.on_event(&sse(data)).unwrap());
+        }
+        assert!(parser.is_finished());
+        assert!(events.contains(&StreamEvent::ServerToolStart {
+            block: 1,
+            id: "srvtoolu_014hJH82Qum7Td6UV8gDXThB".into(),
+            name: "web_search".into(),
+        }));
+        let message = message_of(&events);
+        assert_eq!(
+            message["content"],
+            json!([
+                {"type": "text", "text": "I'll look."},
+                {"type": "serverToolCall", "id": "srvtoolu_014hJH82Qum7Td6UV8gDXThB",
+                 "name": "web_search", "arguments": {"query": "rust 1.95 release"},
+                 "results": [{"url": "https://blog.rust-lang.org/1.95", "title": "Announcing Rust 1.95"}],
+                 "providerData": [{"type": "web_search_result", "title": "Announcing Rust 1.95",
+                     "url": "https://blog.rust-lang.org/1.95", "encrypted_content": "EqgfCioIARgBIiQ3",
+                     "page_age": "April 2, 2026"}]},
+                {"type": "text", "text": "It is out.", "citations": [{
+                    "url": "https://blog.rust-lang.org/1.95", "title": "Announcing Rust 1.95",
+                    "citedText": "Rust 1.95 is out",
+                    "providerData": {"type": "web_search_result_location", "cited_text": "Rust 1.95 is out",
+                        "url": "https://blog.rust-lang.org/1.95", "title": "Announcing Rust 1.95",
+                        "encrypted_index": "Eo8BCioIAhgB"}}]}
+            ])
+        );
+        assert_eq!(message["usage"]["webSearchRequests"], 1);
+        assert_eq!(message["stopReason"], "stop");
+    }
+
+    #[test]
+    fn the_search_and_the_citations_go_back_as_they_came_only_while_search_is_offered() {
+        let mut parser = Parser::new();
+        let mut accumulator = Accumulator::new();
+        for data in WEB_SEARCH {
+            for event in parser.on_event(&sse(data)).unwrap() {
+                accumulator.apply(&event);
+            }
+        }
+        let assistant = accumulator.message(
+            "anthropic-messages",
+            "anthropic",
+            "claude-sonnet-4-5",
+            0,
+            None,
+        );
+        let request = |web_search| crate::provider::ModelRequest {
+            model: "claude-sonnet-4-5".into(),
+            system_prompt: String::new(),
+            messages: vec![
+                crate::conversation::Message::User(crate::conversation::UserMessage {
+                    content: crate::conversation::MessageContent::Text("news?".into()),
+                    timestamp: 0,
+                }),
+                crate::conversation::Message::Assistant(assistant.clone()),
+            ]
+            .into(),
+            tools: Vec::new(),
+            thinking: crate::provider::ThinkingLevel::Off,
+            thinking_budget: None,
+            max_output_tokens: 1024,
+            reasoning_model: false,
+            web_search,
+            output_format: None,
+        };
+        let searching = crate::provider::anthropic::request::build_request(&request(Some(
+            crate::provider::web_search::WebSearch { max_uses: 3 },
+        )))
+        .json();
+        assert_eq!(
+            searching["tools"],
+            json!([{"type": "web_search_20250305", "name": "web_search", "max_uses": 3}])
+        );
+        let content = &searching["messages"][1]["content"];
+        assert_eq!(
+            content[1],
+            json!({"type": "server_tool_use", "id": "srvtoolu_014hJH82Qum7Td6UV8gDXThB",
+                   "name": "web_search", "input": {"query": "rust 1.95 release"}})
+        );
+        assert_eq!(content[2]["type"], "web_search_tool_result");
+        assert_eq!(
+            content[2]["content"][0]["encrypted_content"],
+            "EqgfCioIARgBIiQ3"
+        );
+        assert_eq!(
+            content[3]["citations"][0]["encrypted_index"],
+            "Eo8BCioIAhgB"
+        );
+        let plain = crate::provider::anthropic::request::build_request(&request(None)).json();
+        assert_eq!(plain.get("tools"), None);
+        assert_eq!(
+            plain["messages"][1]["content"],
+            json!([{"type": "text", "text": "I'll look."}, {"type": "text", "text": "It is out."}])
+        );
+    }
+
+    #[test]
+    fn a_failed_search_keeps_its_error_code() {
+        let mut parser = Parser::new();
+        let mut events = Vec::new();
+        for data in [
+            r#"{"type":"content_block_start","index":0,"content_block":{"id":"srvtoolu_02","type":"server_tool_use","name":"web_search","input":{}}}"#,
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_02","content":{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}}}"#,
+        ] {
+            events.extend(parser.on_event(&sse(data)).unwrap());
+        }
+        let message = message_of(&events);
+        assert_eq!(message["content"][0]["error"], "max_uses_exceeded");
+        assert_eq!(message["content"][0]["results"], json!([]));
     }
 
     #[test]

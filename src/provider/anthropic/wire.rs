@@ -28,9 +28,48 @@ pub struct MessagesRequest<'a, M> {
     /// The turns ([`MessageParam`]s), serialized as they are made (`request::Conversation`).
     pub messages: M,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<ToolParam<'a>>,
+    pub tools: Vec<ToolEntry<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking: Option<ThinkingParam>,
+    /// `--json-schema` (docs: "Structured outputs", JSON outputs): the text answer follows the
+    /// schema; tool calls stay free.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_config: Option<OutputConfig>,
+}
+
+/// `output_config`: `{"format": {"type": "json_schema", "schema": {…}}}` (docs: "Structured
+/// outputs"; it replaced the beta's top-level `output_format` and needs no beta header).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OutputConfig {
+    pub format: OutputFormatParam,
+}
+
+/// `output_config.format`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum OutputFormatParam {
+    JsonSchema { schema: Value },
+}
+
+/// One entry of `tools`: a client tool, or a server tool the API runs itself.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ToolEntry<'a> {
+    Client(ToolParam<'a>),
+    Server(ServerTool),
+}
+
+/// A server tool (docs: "Web search tool"): `{"type":"web_search_20250305","name":"web_search",
+/// "max_uses":5}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type")]
+pub enum ServerTool {
+    #[serde(rename = "web_search_20250305")]
+    WebSearch {
+        name: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_uses: Option<u32>,
+    },
 }
 
 /// `{"type":"ephemeral"}`: a prompt-cache breakpoint (docs: "Prompt caching").
@@ -72,6 +111,9 @@ pub struct MessageParam<'a> {
 pub enum ContentBlockParam<'a> {
     Text {
         text: Cow<'a, str>,
+        /// The web citations of an earlier answer, echoed back as they came.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        citations: Vec<&'a Value>,
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
@@ -94,6 +136,17 @@ pub enum ContentBlockParam<'a> {
         #[serde(skip_serializing_if = "Option::is_none")]
         cache_control: Option<CacheControl>,
     },
+    /// A server tool call of an earlier answer, echoed back.
+    ServerToolUse {
+        id: Cow<'a, str>,
+        name: Cow<'a, str>,
+        input: Cow<'a, Value>,
+    },
+    /// Its result, echoed back unchanged.
+    WebSearchToolResult {
+        tool_use_id: Cow<'a, str>,
+        content: &'a Value,
+    },
     ToolResult {
         tool_use_id: Cow<'a, str>,
         #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -114,7 +167,10 @@ impl ContentBlockParam<'_> {
             | ContentBlockParam::Image { cache_control, .. }
             | ContentBlockParam::ToolUse { cache_control, .. }
             | ContentBlockParam::ToolResult { cache_control, .. } => Some(cache_control),
-            ContentBlockParam::Thinking { .. } | ContentBlockParam::RedactedThinking { .. } => None,
+            ContentBlockParam::Thinking { .. }
+            | ContentBlockParam::RedactedThinking { .. }
+            | ContentBlockParam::ServerToolUse { .. }
+            | ContentBlockParam::WebSearchToolResult { .. } => None,
         }
     }
 }
@@ -226,9 +282,64 @@ pub enum ContentBlockStart {
         id: String,
         name: String,
     },
-    /// Server tools (`server_tool_use`, `web_search_tool_result`), `compaction`, and newer kinds.
+    /// A tool the API runs itself (docs: "Web search tool", streaming): its input arrives as
+    /// `input_json_delta` pieces like a client call's, and its result as the block below.
+    ServerToolUse {
+        id: String,
+        name: String,
+    },
+    /// The outcome of a `server_tool_use`, whole in its start event: a list of
+    /// `web_search_result`s, or a `web_search_tool_result_error`. Kept as JSON, since it is
+    /// echoed back unchanged (the results carry the `encrypted_content` the model reads).
+    WebSearchToolResult {
+        tool_use_id: String,
+        content: Value,
+    },
+    /// `compaction`, other server tools' results, and newer kinds.
     #[serde(other)]
     Unknown,
+}
+
+/// The `content` of a `web_search_tool_result`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum WebSearchContent {
+    /// What the search found.
+    Results(Vec<WebSearchResult>),
+    /// `{"type":"web_search_tool_result_error","error_code":"max_uses_exceeded"}`.
+    Error(WebSearchError),
+}
+
+/// One `web_search_result` (its `encrypted_content` and `page_age` stay in the echoed JSON).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct WebSearchResult {
+    #[serde(default)]
+    pub url: String,
+    #[serde(default)]
+    pub title: Option<String>,
+}
+
+/// A failed search.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct WebSearchError {
+    #[serde(default)]
+    pub error_code: Option<String>,
+}
+
+/// A citation of a text block (`citations_delta`). Only web search citations carry a URL;
+/// document citations (`char_location`, …) have none and are not kept.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CitationWire {
+    WebSearchResultLocation {
+        url: String,
+        #[serde(default)]
+        title: Option<String>,
+        #[serde(default)]
+        cited_text: Option<String>,
+    },
+    #[serde(other)]
+    Other,
 }
 
 /// The payload of `content_block_delta`.
@@ -249,7 +360,12 @@ pub enum ContentBlockDelta {
     SignatureDelta {
         signature: String,
     },
-    /// `citations_delta`, `compaction_delta`, and newer kinds.
+    /// A citation added to a text block; kept as JSON to be echoed back (it carries an
+    /// `encrypted_index`).
+    CitationsDelta {
+        citation: Value,
+    },
+    /// `compaction_delta`, and newer kinds.
     #[serde(other)]
     Unknown,
 }
@@ -285,6 +401,16 @@ pub struct WireUsage {
     /// top-level fields then describe only the last one (reference §1.4 pitfall).
     #[serde(default)]
     pub iterations: Option<Vec<IterationUsage>>,
+    /// `{"web_search_requests": N, "web_fetch_requests": M}`: server tools run for the call.
+    #[serde(default)]
+    pub server_tool_use: Option<ServerToolUsage>,
+}
+
+/// `usage.server_tool_use`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct ServerToolUsage {
+    #[serde(default)]
+    pub web_search_requests: Option<u64>,
 }
 
 /// `usage.cache_creation` (docs: "Prompt caching", 1-hour cache duration): how many of the

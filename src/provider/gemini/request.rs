@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 
 use super::wire::{
     Blob, Content, FunctionCall, FunctionDeclaration, FunctionOutcome, FunctionResponse,
-    GenerateContentRequest, GenerationConfig, Part, Role, SystemInstruction, ThinkingConfig, Tool,
+    GenerateContentRequest, GenerationConfig, GoogleSearch, Part, Role, SystemInstruction,
+    ThinkingConfig, Tool,
 };
 use crate::conversation::{
     AssistantBlock, AssistantMessage, ContentBlock, ImageBlock, Message, MessageContent,
@@ -42,10 +43,15 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         system_instruction: (!request.system_prompt.trim().is_empty()).then(|| SystemInstruction {
             parts: vec![text_part(request.system_prompt.clone())],
         }),
-        tools: build_tools(&request.tools),
+        tools: build_tools(&request.tools, request.web_search.is_some()),
         generation_config: GenerationConfig {
             max_output_tokens: request.max_output_tokens,
             thinking_config: thinking_config(request),
+            response_mime_type: request.output_format.as_ref().map(|_| "application/json"),
+            response_json_schema: request
+                .output_format
+                .as_ref()
+                .map(|format| format.schema.clone()),
         },
     };
     HttpRequest {
@@ -96,10 +102,22 @@ fn thinking_config(request: &ModelRequest) -> Option<ThinkingConfig> {
     })
 }
 
-fn build_tools(tools: &[ToolDefinition]) -> Vec<Tool> {
-    if tools.is_empty() {
-        return Vec::new();
+/// The function declarations, then `google_search` when `searching` (a separate entry, as the
+/// docs write it; Gemini 2.x takes it only without functions, which `commands/` sees to).
+fn build_tools(tools: &[ToolDefinition], searching: bool) -> Vec<Tool> {
+    let mut entries = Vec::new();
+    if !tools.is_empty() {
+        entries.push(function_tool(tools));
     }
+    if searching {
+        entries.push(Tool::GoogleSearch {
+            google_search: GoogleSearch {},
+        });
+    }
+    entries
+}
+
+fn function_tool(tools: &[ToolDefinition]) -> Tool {
     let function_declarations = tools
         .iter()
         .map(|tool| {
@@ -115,9 +133,9 @@ fn build_tools(tools: &[ToolDefinition]) -> Vec<Tool> {
             }
         })
         .collect();
-    vec![Tool {
+    Tool::Functions {
         function_declarations,
-    }]
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -270,6 +288,8 @@ fn assistant_parts(message: &AssistantMessage, model: &str) -> Vec<Part> {
                     ..Part::default()
                 });
             }
+            // Grounding is Gemini's own record of the answer: nothing to send back.
+            AssistantBlock::ServerTool(_) => {}
         }
     }
     parts
@@ -648,6 +668,8 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 8192,
             reasoning_model: true,
+            output_format: None,
+            web_search: None,
         }
     }
 
@@ -869,6 +891,22 @@ mod tests {
     }
 
     #[test]
+    fn web_search_adds_google_search_after_the_functions_and_no_grounding_goes_back() {
+        let mut searching = request(vec![user("news?")]);
+        searching.web_search = Some(crate::provider::web_search::WebSearch::default());
+        let body = build_request(&searching).json();
+        assert_eq!(body["tools"], json!([{"google_search": {}}]));
+        searching.tools = vec![ToolDefinition {
+            name: "ls".to_owned(),
+            description: "List.".to_owned(),
+            parameters: json!({"type": "object", "properties": {}}),
+        }];
+        let body = build_request(&searching).json();
+        assert_eq!(body["tools"][0]["functionDeclarations"][0]["name"], "ls");
+        assert_eq!(body["tools"][1], json!({"google_search": {}}));
+    }
+
+    #[test]
     fn tools_are_declared_with_cleaned_schemas_and_a_tool_without_arguments_has_no_parameters() {
         let mut with_tools = request(vec![user("hi")]);
         with_tools.tools = vec![
@@ -1025,6 +1063,19 @@ mod tests {
                 "pair": {"type": "array", "items": {"type": "string"}},
                 "options": {"type": "object"}
             })
+        );
+    }
+
+    #[test]
+    fn a_json_schema_sets_the_json_mime_type_and_response_json_schema() {
+        let mut built = request(vec![user("Is it ok?")]);
+        built.output_format = Some(crate::provider::test_support::output_format());
+        let config = &build_request(&built).json()["generationConfig"];
+        assert_eq!(config["responseMimeType"], "application/json");
+        assert_eq!(
+            config["responseJsonSchema"],
+            json!({"type": "object", "properties": {"ok": {"type": "boolean"}},
+                "required": ["ok"], "additionalProperties": false})
         );
     }
 }

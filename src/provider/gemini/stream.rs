@@ -12,16 +12,22 @@
 //! - `usageMetadata` is repeated with running values in every chunk; each becomes a complete
 //!   [`StreamEvent::Usage`] snapshot.
 //! - There is no `[DONE]`: the stream is complete once a chunk carries `finishReason`.
+//! - Google Search grounding (`groundingMetadata`, the latest one seen) is told when the answer
+//!   finishes: each page that supports a part of the answer becomes a citation of the last text
+//!   block, then the search itself a server tool call in a block after it (its queries as the
+//!   input, the pages as the results); each query counts as one web search in the usage.
+//!   Nothing of it is sent back on later requests.
 
 use std::time::Duration;
 
 use super::wire::{
-    Candidate, ErrorBody, ErrorDetail, GenerateContentResponse, GoogleError, Part, StreamPayload,
-    UsageMetadata,
+    Candidate, ErrorBody, ErrorDetail, GenerateContentResponse, GoogleError, GroundingMetadata,
+    Part, StreamPayload, UsageMetadata,
 };
 use crate::conversation::StopReason;
 use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
+use crate::conversation::{Citation, ServerToolCall, WebResult};
 use crate::provider::sse::SseEvent;
 use crate::provider::{ErrorDetails, ProviderError, StreamParser};
 
@@ -50,6 +56,10 @@ pub struct Parser {
     calls: usize,
     /// The response id, sanitized for use in generated call ids.
     id_stem: Option<String>,
+    /// The last text block, which grounding citations belong to.
+    last_text: Option<usize>,
+    /// The latest grounding metadata, told when the answer finishes.
+    grounding: Option<GroundingMetadata>,
 }
 
 impl Parser {
@@ -98,6 +108,7 @@ impl Parser {
         if let Some(Candidate {
             content,
             finish_reason,
+            grounding_metadata,
             ..
         }) = candidate
         {
@@ -105,9 +116,18 @@ impl Parser {
                 self.on_part(part, &mut events);
             }
             finish = finish_reason.filter(|reason| !reason.is_empty());
+            if grounding_metadata.is_some() {
+                self.grounding = grounding_metadata;
+            }
+        }
+        if finish.is_some() {
+            self.tell_grounding(&mut events);
         }
         if let Some(usage) = response.usage_metadata {
-            events.push(StreamEvent::Usage(normalize_usage(usage)));
+            events.push(StreamEvent::Usage(TokenUsage {
+                web_search_requests: self.searches(),
+                ..normalize_usage(usage)
+            }));
         }
         if let Some(word) = finish {
             self.finished = true;
@@ -155,6 +175,9 @@ impl Parser {
                     return;
                 }
                 let block = self.block_for(kind);
+                if kind == BlockKind::Text {
+                    self.last_text = Some(block);
+                }
                 if !text.is_empty() {
                     events.push(match kind {
                         BlockKind::Text => StreamEvent::TextDelta { block, text },
@@ -176,6 +199,73 @@ impl Parser {
                 BlockKind::Thinking => StreamEvent::ThinkingSignature { block, signature },
             });
         }
+    }
+
+    /// Searches run so far: the grounding's queries.
+    fn searches(&self) -> u64 {
+        self.grounding
+            .as_ref()
+            .map_or(0, |grounding| grounding.web_search_queries.len() as u64)
+    }
+
+    /// The citations and the search of the grounding metadata (see the module header).
+    fn tell_grounding(&mut self, events: &mut Vec<StreamEvent>) {
+        let Some(grounding) = self.grounding.clone() else {
+            return;
+        };
+        if grounding.web_search_queries.is_empty() && grounding.grounding_chunks.is_empty() {
+            return;
+        }
+        let pages: Vec<WebResult> = grounding
+            .grounding_chunks
+            .iter()
+            .filter_map(|chunk| chunk.web.as_ref())
+            .map(|web| WebResult {
+                url: web.uri.clone(),
+                title: web.title.clone(),
+            })
+            .collect();
+        if let Some(block) = self.last_text {
+            for support in &grounding.grounding_supports {
+                let cited_text = support
+                    .segment
+                    .as_ref()
+                    .and_then(|segment| segment.text.clone());
+                for page in support
+                    .grounding_chunk_indices
+                    .iter()
+                    .filter_map(|index| grounding.grounding_chunks.get(*index))
+                    .filter_map(|chunk| chunk.web.as_ref())
+                {
+                    events.push(StreamEvent::Citation {
+                        block,
+                        citation: Citation {
+                            url: page.uri.clone(),
+                            title: page.title.clone(),
+                            cited_text: cited_text.clone(),
+                            payload: None,
+                        },
+                    });
+                }
+            }
+        }
+        self.open = None;
+        let block = self.new_block();
+        let id = match &self.id_stem {
+            Some(stem) => format!("search_{stem}"),
+            None => format!("search_{block}"),
+        };
+        events.push(StreamEvent::ServerTool {
+            block,
+            call: ServerToolCall {
+                id,
+                name: "web_search".to_owned(),
+                input: serde_json::json!({ "queries": grounding.web_search_queries }),
+                results: pages,
+                error: None,
+                payload: None,
+            },
+        });
     }
 
     fn new_block(&mut self) -> usize {
@@ -259,6 +349,7 @@ fn normalize_usage(usage: UsageMetadata) -> TokenUsage {
         cache_write: 0,
         cache_write_1h: 0,
         reasoning: usage.thoughts_token_count,
+        web_search_requests: 0,
     }
 }
 
@@ -409,6 +500,7 @@ mod tests {
             cache_write: 0,
             cache_write_1h: 0,
             reasoning,
+            web_search_requests: 0,
         })
     }
 
@@ -689,6 +781,69 @@ mod tests {
                 block: 0,
                 text: "ok".into()
             }]
+        );
+    }
+
+    #[test]
+    fn grounding_metadata_cites_the_text_and_becomes_a_search_after_it() {
+        let mut parser = Parser::new();
+        let mut events = parser
+            .on_event(&event(json!({
+                "candidates": [{"content": {"parts": [{"text": "Rust 1.95 shipped "}], "role": "model"}, "index": 0}],
+                "responseId": "g-1"
+            })))
+            .unwrap();
+        events.extend(parser.on_event(&event(json!({
+            "candidates": [{
+                "content": {"parts": [{"text": "in April."}], "role": "model"},
+                "finishReason": "STOP",
+                "index": 0,
+                "groundingMetadata": {
+                    "searchEntryPoint": {"renderedContent": "<div></div>"},
+                    "groundingChunks": [
+                        {"web": {"uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC", "title": "rust-lang.org"}},
+                        {"web": {"uri": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/DeF", "title": "lwn.net"}}
+                    ],
+                    "groundingSupports": [{
+                        "segment": {"startIndex": 0, "endIndex": 27, "text": "Rust 1.95 shipped in April."},
+                        "groundingChunkIndices": [0, 1],
+                        "confidenceScores": [0.9, 0.7]
+                    }],
+                    "webSearchQueries": ["rust 1.95 release date"]
+                }
+            }],
+            "usageMetadata": {"promptTokenCount": 20, "candidatesTokenCount": 8, "toolUsePromptTokenCount": 96},
+            "responseId": "g-1"
+        })))
+        .unwrap());
+        assert!(parser.is_finished());
+        let usage = events.iter().rev().find_map(|event| match event {
+            StreamEvent::Usage(usage) => Some(*usage),
+            _ => None,
+        });
+        assert_eq!(usage.map(|usage| usage.web_search_requests), Some(1));
+        assert_eq!(usage.map(|usage| usage.input), Some(116));
+        let outcome = Outcome {
+            events,
+            error: None,
+            finished: true,
+        };
+        let content = crate::provider::test_support::pi_content(&outcome.message());
+        assert_eq!(content[0]["text"], "Rust 1.95 shipped in April.");
+        assert_eq!(content[0]["citations"].as_array().unwrap().len(), 2);
+        assert_eq!(content[0]["citations"][1]["title"], "lwn.net");
+        assert_eq!(
+            content[0]["citations"][0]["citedText"],
+            "Rust 1.95 shipped in April."
+        );
+        assert_eq!(
+            content[1],
+            json!({"type": "serverToolCall", "id": "search_g-1", "name": "web_search",
+            "arguments": {"queries": ["rust 1.95 release date"]},
+            "results": [
+                {"url": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/AbC", "title": "rust-lang.org"},
+                {"url": "https://vertexaisearch.cloud.google.com/grounding-api-redirect/DeF", "title": "lwn.net"}
+            ]})
         );
     }
 

@@ -124,13 +124,23 @@ pub enum FunctionOutcome {
     Error(String),
 }
 
-/// One `tools` entry.
+/// One `tools` entry: the function declarations, or a built-in tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Tool {
+#[serde(untagged)]
+pub enum Tool {
     /// The functions the model may call.
-    pub function_declarations: Vec<FunctionDeclaration>,
+    Functions {
+        #[serde(rename = "functionDeclarations")]
+        function_declarations: Vec<FunctionDeclaration>,
+    },
+    /// `{"google_search": {}}`: grounding with Google Search (docs: "Grounding with Google
+    /// Search", the REST spelling).
+    GoogleSearch { google_search: GoogleSearch },
 }
+
+/// The (empty) settings of `google_search`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct GoogleSearch {}
 
 /// A function declaration, with an OpenAPI-subset `parameters` schema.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -153,6 +163,14 @@ pub struct GenerationConfig {
     /// Thinking settings, absent to keep the model's default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thinking_config: Option<ThinkingConfig>,
+    /// `application/json` with `--json-schema` (API reference: `GenerationConfig`,
+    /// `responseMimeType`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_mime_type: Option<&'static str>,
+    /// The answer's JSON Schema (`responseJsonSchema`, the JSON Schema field; the older
+    /// `responseSchema` takes only the OpenAPI subset).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_json_schema: Option<Value>,
 }
 
 /// `thinkingConfig` (Gemini 2.5 budgets; Gemini 3 still accepts them).
@@ -216,6 +234,50 @@ pub struct Candidate {
     /// The candidate's index (absent means 0).
     #[serde(default)]
     pub index: Option<u32>,
+    /// What Google Search grounding found (with `google_search`), usually on the last chunk.
+    #[serde(default)]
+    pub grounding_metadata: Option<GroundingMetadata>,
+}
+
+/// `groundingMetadata` (docs: "Grounding with Google Search", response): the queries run, the
+/// pages found (`groundingChunks`), and which part of the answer each page supports
+/// (`groundingSupports`, by chunk index).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GroundingMetadata {
+    pub web_search_queries: Vec<String>,
+    pub grounding_chunks: Vec<GroundingChunk>,
+    pub grounding_supports: Vec<GroundingSupport>,
+}
+
+/// One page found: `{"web": {"uri", "title"}}` (the URI is a Google redirect to the page).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct GroundingChunk {
+    pub web: Option<WebChunk>,
+}
+
+/// `groundingChunks[].web`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct WebChunk {
+    pub uri: String,
+    pub title: Option<String>,
+}
+
+/// A part of the answer and the chunks that support it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct GroundingSupport {
+    pub segment: Option<Segment>,
+    pub grounding_chunk_indices: Vec<usize>,
+}
+
+/// `groundingSupports[].segment`: the supported text.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default)]
+pub struct Segment {
+    pub text: Option<String>,
 }
 
 /// A candidate's `content` (its `role` is always `model` and is not needed).

@@ -6,6 +6,12 @@
 //! sends it back here unchanged. Thinking blocks of other origins carry nothing the API can use and
 //! are dropped.
 //!
+//! Web search (`request.web_search`): the `web_search` tool after the functions, and
+//! `web_search_call.action.sources` in `include` so the finished call lists what it found. The
+//! `web_search_call` items of earlier answers are sent back (as codex does with `store: false`:
+//! type, status and action, without the sources or the item id), whether or not this request
+//! searches: a reasoning item the call followed must not lose its following item.
+//!
 //! A few helpers are shared with the Chat Completions builder, which maps the same session
 //! content.
 
@@ -13,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::wire::{
     FunctionTool, InputContent, InputItem, OutputTextContent, ReasoningOptions, ResponsesRequest,
-    TypedInputItem, UserInput,
+    TextFormat, TextOptions, Tool, TypedInputItem, UserInput, WebSearchTool,
 };
 use crate::conversation::{
     AssistantBlock, ContentBlock, ImageBlock, Message, MessageContent, ToolCall, ToolResultMessage,
@@ -26,11 +32,28 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         effort,
         summary: "auto",
     });
-    let include = if reasoning.is_some() {
-        vec!["reasoning.encrypted_content".to_owned()]
-    } else {
-        Vec::new()
-    };
+    let mut include = Vec::new();
+    if reasoning.is_some() {
+        include.push("reasoning.encrypted_content".to_owned());
+    }
+    if request.web_search.is_some() {
+        include.push("web_search_call.action.sources".to_owned());
+    }
+    let mut tools: Vec<Tool> = request
+        .tools
+        .iter()
+        .map(|tool| {
+            Tool::Function(FunctionTool {
+                name: tool.name.clone(),
+                description: tool.description.clone(),
+                parameters: tool.parameters.clone(),
+                strict: false,
+            })
+        })
+        .collect();
+    if request.web_search.is_some() {
+        tools.push(Tool::WebSearch(WebSearchTool {}));
+    }
     let body = ResponsesRequest {
         model: request.model.clone(),
         stream: true,
@@ -40,16 +63,14 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         instructions: (!request.system_prompt.is_empty()).then(|| request.system_prompt.clone()),
         max_output_tokens: (request.max_output_tokens > 0).then_some(request.max_output_tokens),
         input: request.messages.iter().flat_map(input_items).collect(),
-        tools: request
-            .tools
-            .iter()
-            .map(|tool| FunctionTool {
-                name: tool.name.clone(),
-                description: tool.description.clone(),
-                parameters: tool.parameters.clone(),
-                strict: false,
-            })
-            .collect(),
+        tools,
+        text: request.output_format.as_ref().map(|format| TextOptions {
+            format: TextFormat::JsonSchema {
+                name: format.name.clone(),
+                schema: format.schema.clone(),
+                strict: format.strict,
+            },
+        }),
     };
     HttpRequest {
         path: "/responses".to_owned(),
@@ -139,8 +160,34 @@ fn assistant_item(block: &AssistantBlock) -> Option<InputItem> {
             name: call.name.clone(),
             arguments: arguments_text(call),
         })),
+        AssistantBlock::ServerTool(server) => server
+            .payload
+            .as_ref()
+            .and_then(echoable_search_call)
+            .map(|item| InputItem::Echoed(Value::Object(item))),
         AssistantBlock::Text(_) => None,
     }
+}
+
+/// An earlier `web_search_call` item in the form the API takes back: its type, status and
+/// action, without the sources (they are output only) or the id (with `store: false` nothing is
+/// kept under it). `None` for another provider's search.
+fn echoable_search_call(payload: &Value) -> Option<Map<String, Value>> {
+    let item = payload.as_object()?;
+    if item.get("type").and_then(Value::as_str) != Some("web_search_call") {
+        return None;
+    }
+    let mut echoed = Map::new();
+    echoed.insert("type".to_owned(), Value::from("web_search_call"));
+    for key in ["status", "action"] {
+        if let Some(value) = item.get(key) {
+            echoed.insert(key.to_owned(), value.clone());
+        }
+    }
+    if let Some(Value::Object(action)) = echoed.get_mut("action") {
+        action.shift_remove("sources");
+    }
+    Some(echoed)
 }
 
 /// The reasoning item stored in a thinking signature, when it is one that can be sent back:
@@ -218,6 +265,8 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 32000,
             reasoning_model: true,
+            output_format: None,
+            web_search: None,
         }
     }
 
@@ -371,5 +420,22 @@ mod tests {
             thought_signature: None,
         };
         assert_eq!(arguments_text(&call), "{\"path\": \"a");
+    }
+
+    #[test]
+    fn a_json_schema_goes_in_text_format_with_its_name_and_strict_flag() {
+        let mut built = request(vec![message(
+            json!({"role": "user", "timestamp": 1, "content": "Is it ok?"}),
+        )]);
+        built.output_format = Some(crate::provider::test_support::output_format());
+        let body = build_request(&built).json();
+        assert_eq!(
+            body["text"],
+            json!({"format": {"type": "json_schema", "name": "structured_output",
+                "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}},
+                    "required": ["ok"], "additionalProperties": false},
+                "strict": true}})
+        );
+        assert_eq!(body["tools"][0]["name"], "read");
     }
 }

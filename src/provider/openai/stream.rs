@@ -8,6 +8,13 @@
 //! A finished reasoning item is emitted whole, as JSON text, in a [`StreamEvent::ThinkingSignature`]
 //! — that is what `request.rs` echoes back on the next turn.
 //!
+//! Web search (`provider::web_search`): a `web_search_call` item is a server tool call, started
+//! when the item is added and completed whole from the finished item (its `action` and sources);
+//! the finished item is kept as the call's payload, to be echoed back. Each `url_citation`
+//! annotation (`response.output_text.annotation.added`, or only in the finished message item)
+//! is a citation of the message's text. The Responses usage has no search count: each
+//! `web_search_call` whose action is a search counts one.
+//!
 //! The stream ends with `response.completed`, `response.incomplete` or `response.failed`; there
 //! is no `[DONE]`. An `error` event or `response.failed` is returned as an error.
 
@@ -18,15 +25,34 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::wire::{
-    ErrorBody, ErrorField, ErrorObject, MessageContent, OutputItem, Response, ResponsesEvent, Usage,
+    Annotation, ErrorBody, ErrorField, ErrorObject, MessageContent, OutputItem, Response,
+    ResponsesEvent, Usage, WebSearchAction,
 };
 use crate::conversation::StopReason;
 use crate::conversation::StreamEvent;
 use crate::conversation::TokenUsage;
+use crate::conversation::{Citation, ServerToolCall, WebResult};
 use crate::provider::sse::SseEvent;
 use crate::provider::{ErrorDetails, ProviderError, StreamParser};
 
 const PROVIDER: &str = "openai";
+
+/// The neutral name of the built-in search.
+const WEB_SEARCH: &str = "web_search";
+
+/// A `url_citation` annotation as a citation, the annotation kept to be stored; `None` for the
+/// other annotation kinds (file citations).
+fn citation_of(annotation: Value) -> Option<Citation> {
+    match Annotation::deserialize(&annotation).ok()? {
+        Annotation::UrlCitation { url, title } => Some(Citation {
+            url,
+            title,
+            cited_text: None,
+            payload: Some(annotation),
+        }),
+        Annotation::Other => None,
+    }
+}
 
 /// The stream parser.
 #[derive(Debug, Default)]
@@ -42,6 +68,10 @@ pub struct Parser {
     streamed: HashSet<usize>,
     /// Blocks whose tool call start was emitted.
     started_calls: HashSet<usize>,
+    /// Message blocks that received citation events (their finished item repeats them).
+    cited: HashSet<usize>,
+    /// Web searches run, for the usage.
+    searches: u64,
 }
 
 impl Parser {
@@ -100,7 +130,26 @@ impl Parser {
                     OutputItem::Message { id, .. } | OutputItem::Reasoning { id, .. } => {
                         self.remember(block, [id.as_deref(), None]);
                     }
+                    OutputItem::WebSearchCall { id, .. } => {
+                        self.remember(block, [id.as_deref(), None]);
+                        events.push(StreamEvent::ServerToolStart {
+                            block,
+                            id: id.unwrap_or_else(|| format!("ws_{block}")),
+                            name: WEB_SEARCH.to_owned(),
+                        });
+                    }
                     OutputItem::Other => self.current = Some(block),
+                }
+            }
+            ResponsesEvent::OutputTextAnnotationAdded {
+                output_index,
+                item_id,
+                annotation,
+            } => {
+                let block = self.block(output_index, item_id.as_deref());
+                if let Some(citation) = citation_of(annotation) {
+                    self.cited.insert(block);
+                    events.push(StreamEvent::Citation { block, citation });
                 }
             }
             ResponsesEvent::OutputTextDelta {
@@ -174,7 +223,7 @@ impl Parser {
             }
             ResponsesEvent::Completed { response } => {
                 self.finished = true;
-                push_usage(&response, &mut events);
+                push_usage(&response, self.searches, &mut events);
                 let reason = if self.started_calls.is_empty() {
                     StopReason::Stop
                 } else {
@@ -187,7 +236,7 @@ impl Parser {
             }
             ResponsesEvent::Incomplete { response } => {
                 self.finished = true;
-                push_usage(&response, &mut events);
+                push_usage(&response, self.searches, &mut events);
                 let word = response
                     .incomplete_details
                     .and_then(|details| details.reason)
@@ -232,6 +281,46 @@ impl Parser {
         Ok(events)
     }
 
+    /// A finished `web_search_call` as a server tool call; a search counts toward the usage.
+    fn search_call(
+        &mut self,
+        block: usize,
+        id: Option<String>,
+        status: Option<String>,
+        action: Option<WebSearchAction>,
+        item: &Value,
+    ) -> ServerToolCall {
+        let action = action.unwrap_or(WebSearchAction {
+            kind: None,
+            query: None,
+            url: None,
+            sources: Vec::new(),
+        });
+        let kind = action.kind.unwrap_or_else(|| "search".to_owned());
+        if kind == "search" {
+            self.searches += 1;
+        }
+        let input = match (&action.query, &action.url) {
+            (Some(query), _) => serde_json::json!({ "query": query }),
+            (None, Some(url)) => serde_json::json!({ "action": kind, "url": url }),
+            (None, None) => serde_json::json!({ "action": kind }),
+        };
+        let results = action
+            .sources
+            .into_iter()
+            .filter_map(|source| source.url)
+            .map(|url| WebResult { url, title: None })
+            .collect();
+        ServerToolCall {
+            id: id.unwrap_or_else(|| format!("ws_{block}")),
+            name: WEB_SEARCH.to_owned(),
+            input,
+            results,
+            error: status.filter(|status| status == "failed"),
+            payload: Some(item.clone()),
+        }
+    }
+
     fn start_call(
         &mut self,
         block: usize,
@@ -258,19 +347,37 @@ impl Parser {
         match parsed {
             OutputItem::Message { id, content } => {
                 let block = self.block(output_index, id.as_deref());
-                if !self.streamed.contains(&block) {
-                    let text: String = content
-                        .into_iter()
-                        .map(|part| match part {
-                            MessageContent::OutputText { text } => text,
-                            MessageContent::Refusal { refusal } => refusal,
-                            MessageContent::Other => String::new(),
-                        })
-                        .collect();
-                    if !text.is_empty() {
-                        events.push(StreamEvent::TextDelta { block, text });
+                let mut text = String::new();
+                let mut annotations = Vec::new();
+                for part in content {
+                    match part {
+                        MessageContent::OutputText {
+                            text: part,
+                            annotations: found,
+                        } => {
+                            text.push_str(&part);
+                            annotations.extend(found);
+                        }
+                        MessageContent::Refusal { refusal } => text.push_str(&refusal),
+                        MessageContent::Other => {}
                     }
                 }
+                if !self.streamed.contains(&block) && !text.is_empty() {
+                    events.push(StreamEvent::TextDelta { block, text });
+                }
+                if self.cited.insert(block) {
+                    events.extend(
+                        annotations
+                            .into_iter()
+                            .filter_map(citation_of)
+                            .map(|citation| StreamEvent::Citation { block, citation }),
+                    );
+                }
+            }
+            OutputItem::WebSearchCall { id, status, action } => {
+                let block = self.block(output_index, id.as_deref());
+                let call = self.search_call(block, id, status, action, item);
+                events.push(StreamEvent::ServerTool { block, call });
             }
             OutputItem::Reasoning { id, summary } => {
                 let block = self.block(output_index, id.as_deref());
@@ -359,9 +466,12 @@ impl StreamParser for Parser {
 /// tokens of which 4012 were written, and the next call reads those 4012 as cached): the tokens
 /// written are counted in `input_tokens` but not in `cached_tokens`. Both are subtracted, leaving
 /// the three disjoint parts `input + cache_read + cache_write = input_tokens`.
-fn push_usage(response: &Response, events: &mut Vec<StreamEvent>) {
+fn push_usage(response: &Response, searches: u64, events: &mut Vec<StreamEvent>) {
     if let Some(usage) = &response.usage {
-        events.push(StreamEvent::Usage(normalize_usage(usage)));
+        events.push(StreamEvent::Usage(TokenUsage {
+            web_search_requests: searches,
+            ..normalize_usage(usage)
+        }));
     }
 }
 
@@ -385,6 +495,7 @@ fn normalize_usage(usage: &Usage) -> TokenUsage {
             .output_tokens_details
             .as_ref()
             .map_or(0, |details| details.reasoning_tokens),
+        web_search_requests: 0,
     }
 }
 
@@ -523,6 +634,7 @@ mod tests {
             cache_write,
             cache_write_1h: 0,
             reasoning,
+            web_search_requests: 0,
         })
     }
 
@@ -616,6 +728,8 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 0,
             reasoning_model: true,
+            output_format: None,
+            web_search: None,
         };
         let body = crate::provider::openai::request::build_request(&request).json();
         assert_eq!(body["input"][0].to_string(), REASONING_ITEM);
@@ -824,6 +938,84 @@ mod tests {
             failed.error.unwrap().details().unwrap().message,
             "An error occurred while processing your request."
         );
+    }
+
+    #[test]
+    fn a_web_search_call_is_a_server_tool_block_and_url_citations_cite_the_text() {
+        let usage4 = Usage4 {
+            input_total: 900,
+            cached: 0,
+            output: 60,
+            reasoning: 0,
+        };
+        let outcome = parse(&wire_streams::web_search_stream(
+            &[("rust 1.95 release", &["https://blog.rust-lang.org/1.95"])],
+            "Rust 1.95 is out.",
+            &[("https://blog.rust-lang.org/1.95", "Announcing Rust 1.95")],
+            None,
+            usage4,
+        ));
+        assert!(outcome.finished);
+        assert!(outcome.events.contains(&StreamEvent::ServerToolStart {
+            block: 0,
+            id: wire_streams::search_id(0),
+            name: "web_search".into(),
+        }));
+        let message = message(&outcome.events);
+        let item =
+            wire_streams::search_item(0, "rust 1.95 release", &["https://blog.rust-lang.org/1.95"]);
+        assert_eq!(
+            content_json(&message),
+            json!([
+                {"type": "serverToolCall", "id": wire_streams::search_id(0), "name": "web_search",
+                 "arguments": {"query": "rust 1.95 release"},
+                 "results": [{"url": "https://blog.rust-lang.org/1.95"}],
+                 "providerData": item},
+                {"type": "text", "text": "Rust 1.95 is out.", "citations": [{
+                    "url": "https://blog.rust-lang.org/1.95", "title": "Announcing Rust 1.95",
+                    "providerData": {"type": "url_citation", "start_index": 0, "end_index": 17,
+                        "title": "Announcing Rust 1.95", "url": "https://blog.rust-lang.org/1.95"}}]}
+            ])
+        );
+        assert_eq!(message.usage.web_search_requests, 1);
+        assert_eq!(message.stop_reason, StopReason::Stop);
+    }
+
+    #[test]
+    fn an_earlier_search_is_sent_back_as_its_type_status_and_action_without_sources() {
+        let usage4 = Usage4::default();
+        let assistant = message(
+            &parse(&wire_streams::web_search_stream(
+                &[("weather", &["https://weather.example/"])],
+                "Sunny.",
+                &[],
+                Some(("call_W1", "read", r#"{"path":"notes.md"}"#)),
+                usage4,
+            ))
+            .events,
+        );
+        let request = crate::provider::ModelRequest {
+            model: "gpt-5".into(),
+            system_prompt: String::new(),
+            messages: vec![Message::Assistant(assistant)].into(),
+            tools: Vec::new(),
+            thinking: crate::provider::ThinkingLevel::Off,
+            thinking_budget: None,
+            max_output_tokens: 0,
+            reasoning_model: true,
+            web_search: Some(crate::provider::web_search::WebSearch::default()),
+            output_format: None,
+        };
+        let body = crate::provider::openai::request::build_request(&request).json();
+        assert_eq!(
+            body["input"][0],
+            json!({"type": "web_search_call", "status": "completed",
+                   "action": {"type": "search", "query": "weather"}})
+        );
+        assert_eq!(body["input"][1]["content"][0]["text"], "Sunny.");
+        assert_eq!(body["input"][2]["type"], "function_call");
+        assert_eq!(body["tools"], json!([{"type": "web_search"}]));
+        assert_eq!(body["include"], json!(["web_search_call.action.sources"]));
     }
 
     #[test]

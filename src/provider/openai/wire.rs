@@ -33,8 +33,44 @@ pub struct ResponsesRequest {
     pub max_output_tokens: Option<u64>,
     pub input: Vec<InputItem>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub tools: Vec<FunctionTool>,
+    pub tools: Vec<Tool>,
+    /// `--json-schema`: `{"format": {"type": "json_schema", …}}` (API reference: "Create a
+    /// model response", `text.format`; guide: "Structured Outputs").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<TextOptions>,
 }
+
+/// `text`: how the output text is shaped.
+#[derive(Debug, Serialize)]
+pub struct TextOptions {
+    pub format: TextFormat,
+}
+
+/// `text.format`: the Responses API spells the schema's name, schema and `strict` flat.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TextFormat {
+    JsonSchema {
+        name: String,
+        schema: Value,
+        strict: bool,
+    },
+}
+
+/// One entry of `tools`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub enum Tool {
+    Function(FunctionTool),
+    /// `{"type":"web_search"}`: the built-in web search (the generally available name; the
+    /// older `web_search_preview` is not used).
+    WebSearch(WebSearchTool),
+}
+
+/// `{"type":"web_search"}`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "web_search")]
+pub struct WebSearchTool {}
 
 /// `{"effort": "low", "summary": "auto"}`.
 #[derive(Debug, Serialize)]
@@ -164,6 +200,13 @@ pub enum ResponsesEvent {
         item_id: Option<String>,
         arguments: String,
     },
+    /// A citation added to an output text (web search).
+    #[serde(rename = "response.output_text.annotation.added")]
+    OutputTextAnnotationAdded {
+        output_index: Option<usize>,
+        item_id: Option<String>,
+        annotation: Value,
+    },
     #[serde(rename = "response.reasoning_summary_part.added")]
     ReasoningSummaryPartAdded {
         output_index: Option<usize>,
@@ -248,6 +291,51 @@ pub enum OutputItem {
         #[serde(default)]
         summary: Vec<SummaryPart>,
     },
+    /// A search the API ran (docs: "Web search"); `action` arrives with the finished item.
+    #[serde(rename = "web_search_call")]
+    WebSearchCall {
+        id: Option<String>,
+        #[serde(default)]
+        status: Option<String>,
+        #[serde(default)]
+        action: Option<WebSearchAction>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// What a `web_search_call` did: `search` (with `query` and, when asked for in `include`,
+/// `sources`), `open_page`, `find` (`find_in_page`).
+#[derive(Debug, Deserialize)]
+pub struct WebSearchAction {
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub query: Option<String>,
+    /// `open_page`/`find`: the page.
+    #[serde(default)]
+    pub url: Option<String>,
+    #[serde(default)]
+    pub sources: Vec<WebSearchSource>,
+}
+
+/// `{"type":"url","url":…}`.
+#[derive(Debug, Deserialize)]
+pub struct WebSearchSource {
+    #[serde(default)]
+    pub url: Option<String>,
+}
+
+/// An annotation of output text; only `url_citation`s (web search) are read.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type")]
+pub enum Annotation {
+    #[serde(rename = "url_citation")]
+    UrlCitation {
+        url: String,
+        #[serde(default)]
+        title: Option<String>,
+    },
     #[serde(other)]
     Other,
 }
@@ -257,7 +345,12 @@ pub enum OutputItem {
 #[serde(tag = "type")]
 pub enum MessageContent {
     #[serde(rename = "output_text")]
-    OutputText { text: String },
+    OutputText {
+        text: String,
+        /// Kept as JSON: each `url_citation` is stored as it came.
+        #[serde(default)]
+        annotations: Vec<serde_json::Value>,
+    },
     #[serde(rename = "refusal")]
     Refusal { refusal: String },
     #[serde(other)]

@@ -6,7 +6,7 @@
 
 use super::wire::{
     ChatMessage, ChatRequest, ChatTool, ChatToolCall, ContentPart, FunctionCall,
-    FunctionDefinition, ImageUrl, StreamOptions, UserContent,
+    FunctionDefinition, ImageUrl, JsonSchemaFormat, ResponseFormat, StreamOptions, UserContent,
 };
 use crate::conversation::{AssistantBlock, ContentBlock, Message, MessageContent};
 use crate::provider::openai::request::{
@@ -46,6 +46,16 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         max_tokens: max_tokens.filter(|_| !request.reasoning_model),
         max_completion_tokens: max_tokens.filter(|_| request.reasoning_model),
         reasoning_effort: reasoning_effort(request),
+        response_format: request
+            .output_format
+            .as_ref()
+            .map(|format| ResponseFormat::JsonSchema {
+                json_schema: JsonSchemaFormat {
+                    name: format.name.clone(),
+                    schema: format.schema.clone(),
+                    strict: format.strict,
+                },
+            }),
     };
     HttpRequest {
         path: "/chat/completions".to_owned(),
@@ -150,6 +160,8 @@ mod tests {
             thinking_budget: None,
             max_output_tokens: 4096,
             reasoning_model: false,
+            output_format: None,
+            web_search: None,
         }
     }
 
@@ -258,5 +270,22 @@ mod tests {
                  "content": "[image (image/gif) omitted: Chat Completions accepts only text in tool results]"}
             ])
         );
+    }
+
+    #[test]
+    fn a_json_schema_goes_in_response_format_json_schema() {
+        let mut built = request(vec![message(
+            json!({"role": "user", "timestamp": 1, "content": "Is it ok?"}),
+        )]);
+        built.output_format = Some(crate::provider::test_support::output_format());
+        let body = build_request(&built).json();
+        assert_eq!(
+            body["response_format"],
+            json!({"type": "json_schema", "json_schema": {"name": "structured_output",
+                "schema": {"type": "object", "properties": {"ok": {"type": "boolean"}},
+                    "required": ["ok"], "additionalProperties": false},
+                "strict": true}})
+        );
+        assert_eq!(body["tools"][0]["function"]["name"], "multiply");
     }
 }

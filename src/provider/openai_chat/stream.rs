@@ -274,6 +274,7 @@ fn normalize_usage(usage: &ChunkUsage) -> TokenUsage {
             .completion_tokens_details
             .as_ref()
             .map_or(0, |details| details.reasoning_tokens),
+        web_search_requests: 0,
     }
 }
 
@@ -337,6 +338,7 @@ mod tests {
             cache_write: 0,
             cache_write_1h: 0,
             reasoning,
+            web_search_requests: 0,
         })
     }
 

@@ -32,6 +32,26 @@ pub struct ChatRequest {
     pub max_completion_tokens: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning_effort: Option<&'static str>,
+    /// `--json-schema`: `{"type": "json_schema", "json_schema": {name, schema, strict}}` (API
+    /// reference: "Create chat completion", `response_format`). OpenAI-compatible servers that
+    /// take it (vLLM, llama.cpp, Ollama's `/v1`) use the same shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<ResponseFormat>,
+}
+
+/// `response_format`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ResponseFormat {
+    JsonSchema { json_schema: JsonSchemaFormat },
+}
+
+/// `response_format.json_schema`.
+#[derive(Debug, Serialize)]
+pub struct JsonSchemaFormat {
+    pub name: String,
+    pub schema: Value,
+    pub strict: bool,
 }
 
 /// `stream_options`.

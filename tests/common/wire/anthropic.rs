@@ -48,25 +48,102 @@ pub fn tool_use_stream(text: Option<&str>, calls: &[(&str, &str, &str)], usage: 
         index += 1;
     }
     for (id, name, arguments) in calls {
-        stream.event(
-            "content_block_start",
-            json!({"type": "content_block_start", "index": index, "content_block": {
-                "type": "tool_use", "id": id, "name": name, "input": {}, "caller": {"type": "direct"}
-            }}),
-        );
-        let mut pieces = vec![""];
-        pieces.extend(split(arguments, &[3, 9, 5, 14]));
-        for piece in pieces {
-            stream.event(
-                "content_block_delta",
-                json!({"type": "content_block_delta", "index": index,
-                       "delta": {"type": "input_json_delta", "partial_json": piece}}),
-            );
-        }
-        stream.block_stop(index);
+        stream.tool_use_block(index, (id, name), arguments);
         index += 1;
     }
     stream.finish("tool_use", usage)
+}
+
+/// One search of [`web_search_stream`]: the `server_tool_use` id, the query, and the pages it
+/// finds as `(url, title)`.
+#[derive(Debug, Clone, Copy)]
+pub struct Search<'a> {
+    pub id: &'a str,
+    pub query: &'a str,
+    pub results: &'a [(&'a str, &'a str)],
+}
+
+/// The `encrypted_content` of the `n`-th result of search `id` (what pincer must echo back).
+pub fn encrypted_content(id: &str, n: usize) -> String {
+    format!("EqgfCioIARgBIiQ3-{id}-{n}")
+}
+
+/// The `encrypted_index` of the citation of [`web_search_stream`].
+pub const ENCRYPTED_INDEX: &str = "Eo8BCioIAhgBIiQyYjQ0";
+
+/// A web search answer as the API streams it (docs: "Web search tool"): `intro` text, then per
+/// search a `server_tool_use` block (its `{"query": …}` input in pieces) and a
+/// `web_search_tool_result` block (whole in its start event, each result with
+/// `encrypted_content` and `page_age`), then `answer` in a text block that opens with a
+/// `citations_delta` citing the first result of the first search, then, when `tool` is given,
+/// a client `tool_use` `(id, name, arguments_json)`. Ends with `stop_reason`; the final usage
+/// counts the searches in `server_tool_use.web_search_requests`.
+pub fn web_search_stream(
+    intro: &str,
+    searches: &[Search<'_>],
+    answer: &str,
+    tool: Option<(&str, &str, &str)>,
+    stop_reason: &str,
+    usage: Usage4,
+) -> Vec<u8> {
+    let mut stream = Stream::start(usage);
+    stream.text_block(0, &split(intro, &[7]));
+    let mut index = 1;
+    for search in searches {
+        stream.event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": {
+                "id": search.id, "type": "server_tool_use", "name": "web_search", "input": {}
+            }}),
+        );
+        let input = json!({"query": search.query}).to_string();
+        for piece in split(&input, &[4, 9]) {
+            stream.input_delta(index, piece);
+        }
+        stream.block_stop(index);
+        index += 1;
+        let results: Vec<Value> = search
+            .results
+            .iter()
+            .enumerate()
+            .map(|(n, (url, title))| {
+                json!({"type": "web_search_result", "title": title, "url": url,
+                       "encrypted_content": encrypted_content(search.id, n), "page_age": "April 2, 2026"})
+            })
+            .collect();
+        stream.event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": {
+                "type": "web_search_tool_result", "tool_use_id": search.id, "content": results
+            }}),
+        );
+        stream.block_stop(index);
+        index += 1;
+    }
+    stream.event(
+        "content_block_start",
+        json!({"type": "content_block_start", "index": index,
+               "content_block": {"citations": [], "type": "text", "text": ""}}),
+    );
+    if let Some((url, title)) = searches.first().and_then(|search| search.results.first()) {
+        stream.event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": index, "delta": {
+            "type": "citations_delta", "citation": {
+                "type": "web_search_result_location", "cited_text": answer, "url": url,
+                "title": title, "encrypted_index": ENCRYPTED_INDEX
+            }}}),
+        );
+    }
+    for piece in split(answer, &[6, 11]) {
+        stream.text_delta(index, piece);
+    }
+    stream.block_stop(index);
+    index += 1;
+    if let Some((id, name, arguments)) = tool {
+        stream.tool_use_block(index, (id, name), arguments);
+    }
+    stream.finish_with_searches(stop_reason, usage, searches.len() as u64)
 }
 
 /// A thinking block (reasoning in pieces, an empty thinking delta, then the signature), then a
@@ -271,6 +348,30 @@ impl Stream {
         self.block_stop(index);
     }
 
+    /// A `tool_use` block: arguments as an empty piece, then pieces cut every few characters.
+    fn tool_use_block(&mut self, index: usize, (id, name): (&str, &str), arguments: &str) {
+        self.event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": {
+                "type": "tool_use", "id": id, "name": name, "input": {}, "caller": {"type": "direct"}
+            }}),
+        );
+        let mut pieces = vec![""];
+        pieces.extend(split(arguments, &[3, 9, 5, 14]));
+        for piece in pieces {
+            self.input_delta(index, piece);
+        }
+        self.block_stop(index);
+    }
+
+    fn input_delta(&mut self, index: usize, piece: &str) {
+        self.event(
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": index,
+                   "delta": {"type": "input_json_delta", "partial_json": piece}}),
+        );
+    }
+
     fn block_stop(&mut self, index: usize) {
         self.event(
             "content_block_stop",
@@ -279,17 +380,26 @@ impl Stream {
     }
 
     /// `message_delta` with the cumulative usage, then `message_stop`.
-    fn finish(mut self, stop_reason: &str, usage: Usage4) -> Vec<u8> {
+    fn finish(self, stop_reason: &str, usage: Usage4) -> Vec<u8> {
+        self.finish_with_searches(stop_reason, usage, 0)
+    }
+
+    /// [`Stream::finish`], the usage counting `searches` web searches when there were some.
+    fn finish_with_searches(mut self, stop_reason: &str, usage: Usage4, searches: u64) -> Vec<u8> {
+        let mut wire_usage = json!({
+            "input_tokens": usage.input,
+            "cache_creation_input_tokens": usage.cache_write,
+            "cache_read_input_tokens": usage.cache_read,
+            "output_tokens": usage.output
+        });
+        if searches > 0 {
+            wire_usage["server_tool_use"] = json!({"web_search_requests": searches});
+        }
         self.event(
             "message_delta",
             json!({"type": "message_delta",
             "delta": {"stop_reason": stop_reason, "stop_sequence": null, "stop_details": null},
-            "usage": {
-                "input_tokens": usage.input,
-                "cache_creation_input_tokens": usage.cache_write,
-                "cache_read_input_tokens": usage.cache_read,
-                "output_tokens": usage.output
-            }}),
+            "usage": wire_usage}),
         );
         self.bytes
             .extend_from_slice(b"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
@@ -416,6 +526,38 @@ mod tests {
                 {"type": "text", "text": "It is 4."}
             ])
         );
+    }
+
+    #[test]
+    fn a_web_search_stream_parses_to_the_search_its_results_and_a_cited_answer() {
+        let message = run(&web_search_stream(
+            "Looking.",
+            &[Search {
+                id: "srvtoolu_01",
+                query: "rust release",
+                results: &[("https://blog.rust-lang.org/", "Rust Blog")],
+            }],
+            "It shipped.",
+            None,
+            "end_turn",
+            USAGE,
+        ))
+        .unwrap();
+        assert_eq!(message["content"][1]["type"], "serverToolCall");
+        assert_eq!(
+            message["content"][1]["arguments"],
+            json!({"query": "rust release"})
+        );
+        assert_eq!(
+            message["content"][1]["providerData"][0]["encrypted_content"],
+            encrypted_content("srvtoolu_01", 0)
+        );
+        assert_eq!(message["content"][2]["text"], "It shipped.");
+        assert_eq!(
+            message["content"][2]["citations"][0]["providerData"]["encrypted_index"],
+            ENCRYPTED_INDEX
+        );
+        assert_eq!(message["usage"]["webSearchRequests"], 1);
     }
 
     #[test]

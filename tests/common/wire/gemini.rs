@@ -163,6 +163,51 @@ pub fn text_stream_ending(chunks: &[&str], usage: Usage4, finish_reason: &str) -
         .collect()
 }
 
+/// A `gemini-2.5-flash` answer grounded with Google Search (docs: "Grounding with Google
+/// Search"): `chunks` of text, the last chunk carrying `STOP` and the `groundingMetadata` —
+/// `webSearchQueries`, a `searchEntryPoint`, one `groundingChunks` entry per `(uri, title)` of
+/// `pages`, and one `groundingSupports` entry per `(text, chunk indices)` of `supports` — and
+/// `toolUsePromptTokenCount` for the search results read.
+pub fn grounded_stream(
+    chunks: &[&str],
+    queries: &[&str],
+    pages: &[(&str, &str)],
+    supports: &[(&str, &[usize])],
+    usage: Usage4,
+) -> Vec<u8> {
+    let count = chunks.len();
+    let mut stream = Vec::new();
+    for (index, text) in chunks.iter().enumerate() {
+        let last = index + 1 == count;
+        let mut value = chunk(
+            vec![json!({"text": text})],
+            last.then_some("STOP"),
+            usage.metadata(running(usage.candidates, index, count), usage.thoughts),
+            FLASH,
+        );
+        if last {
+            let mut offset = 0;
+            let supports: Vec<Value> = supports
+                .iter()
+                .map(|(text, indices)| {
+                    let segment = json!({"startIndex": offset, "endIndex": offset + text.len(), "text": text});
+                    offset += text.len();
+                    json!({"segment": segment, "groundingChunkIndices": indices})
+                })
+                .collect();
+            value["candidates"][0]["groundingMetadata"] = json!({
+                "searchEntryPoint": {"renderedContent": "<style>.container{}</style><div class=\"container\"></div>"},
+                "groundingChunks": pages.iter().map(|(uri, title)| json!({"web": {"uri": uri, "title": title}})).collect::<Vec<_>>(),
+                "groundingSupports": supports,
+                "webSearchQueries": queries
+            });
+            value["usageMetadata"]["toolUsePromptTokenCount"] = json!(96);
+        }
+        stream.extend(event(&value));
+    }
+    stream
+}
+
 /// A Gemini 3 function-calling step: one chunk with every call (`thought_signature` on the
 /// first one only, none when empty), then an empty text part with `STOP`.
 pub fn function_call_stream(

@@ -74,6 +74,54 @@ pub fn reasoning_stream(summary: &[&str], text: &str, usage: Usage4) -> Vec<u8> 
     writer.into_bytes()
 }
 
+/// The item id of the `n`-th `web_search_call` of [`web_search_stream`].
+pub fn search_id(n: usize) -> String {
+    format!("ws_0c4b2a9e6f1d83570068c1f2a6{n:02}e48195b7c1d0e9f8a7b6c5d4")
+}
+
+/// The `web_search_call` item as [`web_search_stream`] finishes it.
+pub fn search_item(n: usize, query: &str, sources: &[&str]) -> Value {
+    json!({
+        "id": search_id(n),
+        "type": "web_search_call",
+        "status": "completed",
+        "action": {
+            "type": "search",
+            "query": query,
+            "sources": sources.iter().map(|url| json!({"type": "url", "url": url})).collect::<Vec<_>>()
+        }
+    })
+}
+
+/// A web search answer (docs: "Web search", Responses streaming events): one `web_search_call`
+/// item per `(query, source urls)` (added, `in_progress`, `searching`, `completed`, done with its
+/// action and sources), then `answer` with one `url_citation` per `(url, title)` of `citations`
+/// (streamed as `response.output_text.annotation.added`, repeated in the finished item), then,
+/// when `tool` is given, a `function_call` `(call_id, name, arguments_json)`.
+pub fn web_search_stream(
+    searches: &[(&str, &[&str])],
+    answer: &str,
+    citations: &[(&str, &str)],
+    tool: Option<(&str, &str, &str)>,
+    usage: Usage4,
+) -> Vec<u8> {
+    let mut writer = Writer::new();
+    writer.start();
+    let mut output = Vec::new();
+    for (n, (query, sources)) in searches.iter().enumerate() {
+        let index = output.len();
+        output.push(writer.web_search_call(index, n, query, sources));
+    }
+    let index = output.len();
+    output.push(writer.cited_message(index, answer, citations));
+    if let Some((call_id, name, arguments)) = tool {
+        let index = output.len();
+        output.push(writer.function_call(index, call_id, name, arguments));
+    }
+    writer.finish("completed", output, usage, Value::Null, Value::Null);
+    writer.into_bytes()
+}
+
 /// The reasoning item exactly as [`reasoning_stream`] finishes it (what pincer must echo back).
 pub fn reasoning_item(summary: &[&str]) -> Value {
     json!({
@@ -292,6 +340,79 @@ impl Writer {
         );
         let item = json!({"id": MESSAGE_ID, "type": "message", "status": status,
             "content": [part], "phase": "final_answer", "role": "assistant"});
+        self.event(
+            "response.output_item.done",
+            json!({"output_index": index, "item": item}),
+        );
+        item
+    }
+
+    fn web_search_call(&mut self, index: usize, n: usize, query: &str, sources: &[&str]) -> Value {
+        let id = search_id(n);
+        self.event(
+            "response.output_item.added",
+            json!({"output_index": index, "item": {"id": id, "type": "web_search_call", "status": "in_progress"}}),
+        );
+        for stage in ["in_progress", "searching", "completed"] {
+            self.event(
+                &format!("response.web_search_call.{stage}"),
+                json!({"output_index": index, "item_id": id}),
+            );
+        }
+        let item = search_item(n, query, sources);
+        self.event(
+            "response.output_item.done",
+            json!({"output_index": index, "item": item}),
+        );
+        item
+    }
+
+    /// A message whose text carries `url_citation` annotations spanning the whole answer.
+    fn cited_message(&mut self, index: usize, text: &str, citations: &[(&str, &str)]) -> Value {
+        self.event(
+            "response.output_item.added",
+            json!({"output_index": index, "item": {"id": MESSAGE_ID, "type": "message",
+                "status": "in_progress", "content": [], "role": "assistant"}}),
+        );
+        self.event(
+            "response.content_part.added",
+            json!({"item_id": MESSAGE_ID, "output_index": index, "content_index": 0,
+                "part": {"type": "output_text", "annotations": [], "logprobs": [], "text": ""}}),
+        );
+        for fragment in fragments(text, 7) {
+            let obfuscation = self.obfuscation(fragment);
+            self.event(
+                "response.output_text.delta",
+                json!({"item_id": MESSAGE_ID, "output_index": index, "content_index": 0,
+                    "delta": fragment, "logprobs": [], "obfuscation": obfuscation}),
+            );
+        }
+        let annotations: Vec<Value> = citations
+            .iter()
+            .map(|(url, title)| {
+                json!({"type": "url_citation", "start_index": 0, "end_index": text.len(),
+                    "title": title, "url": url})
+            })
+            .collect();
+        for (annotation_index, annotation) in annotations.iter().enumerate() {
+            self.event(
+                "response.output_text.annotation.added",
+                json!({"item_id": MESSAGE_ID, "output_index": index, "content_index": 0,
+                    "annotation_index": annotation_index, "annotation": annotation}),
+            );
+        }
+        self.event(
+            "response.output_text.done",
+            json!({"item_id": MESSAGE_ID, "output_index": index, "content_index": 0,
+                "text": text, "logprobs": []}),
+        );
+        let part = json!({"type": "output_text", "annotations": annotations, "logprobs": [], "text": text});
+        self.event(
+            "response.content_part.done",
+            json!({"item_id": MESSAGE_ID, "output_index": index, "content_index": 0, "part": part}),
+        );
+        let item = json!({"id": MESSAGE_ID, "type": "message", "status": "completed",
+            "content": [part], "role": "assistant"});
         self.event(
             "response.output_item.done",
             json!({"output_index": index, "item": item}),

@@ -1,5 +1,6 @@
 //! Cancellation of a run: SIGINT, SIGTERM and `--timeout` cancel one token that every long wait
-//! watches; the first reason to fire is the one reported.
+//! watches; the first reason to fire is the one reported. A base module: the engines, the child
+//! supervisor (`backend::child`) and `commands/` all watch the same token.
 
 use std::sync::{Arc, OnceLock};
 
