@@ -101,12 +101,10 @@ impl LandlockSupport {
     }
 }
 
-/// What [`landlock_support`] found, once it has probed.
-static LANDLOCK_SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
-
 /// Probe once (in a throwaway thread that restricts itself and ends) and remember the answer.
 pub fn landlock_support() -> LandlockSupport {
-    LANDLOCK_SUPPORT
+    static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
+    SUPPORT
         .get_or_init(|| {
             let roots = vec![std::env::temp_dir()];
             std::thread::spawn(move || restrict_current_thread(&roots))
@@ -656,29 +654,19 @@ pub struct ExecProtection {
 impl ExecProtection {
     /// Probe (once per process) what `sandbox`'s commands get.
     pub fn of(sandbox: &Sandbox) -> ExecProtection {
-        let full_access = sandbox.mode == SandboxMode::DangerFullAccess;
-        // The two probes are independent: the Landlock one (a thread that restricts itself)
-        // runs while the launcher's process starts, so a first probe costs the slower of them.
-        let (namespace, landlock) = std::thread::scope(|scope| {
-            let known = LANDLOCK_SUPPORT.get().cloned();
-            let landlock = (!full_access && known.is_none()).then(|| scope.spawn(landlock_support));
-            let namespace = match (&sandbox.exec.launcher, full_access) {
-                (_, true) => Err("danger-full-access".to_owned()),
-                (None, _) => Err("no launcher is configured".to_owned()),
-                (Some(launcher), _) => match launcher_support(launcher) {
-                    LauncherSupport::Runs(namespace) => namespace,
-                    LauncherSupport::Broken(reason) => Err(reason),
-                },
-            };
-            let landlock = match (landlock, known) {
-                (None, Some(known)) if !full_access => known,
-                (None, _) => LandlockSupport::NotSupported("danger-full-access".to_owned()),
-                (Some(probe), _) => probe.join().unwrap_or_else(|_| {
-                    LandlockSupport::NotSupported("the Landlock probe panicked".to_owned())
-                }),
-            };
-            (namespace, landlock)
-        });
+        let namespace = match (&sandbox.exec.launcher, sandbox.mode) {
+            (_, SandboxMode::DangerFullAccess) => Err("danger-full-access".to_owned()),
+            (None, _) => Err("no launcher is configured".to_owned()),
+            (Some(launcher), _) => match launcher_support(launcher) {
+                LauncherSupport::Runs(namespace) => namespace,
+                LauncherSupport::Broken(reason) => Err(reason),
+            },
+        };
+        let landlock = if sandbox.mode == SandboxMode::DangerFullAccess {
+            LandlockSupport::NotSupported("danger-full-access".to_owned())
+        } else {
+            landlock_support()
+        };
         ExecProtection {
             mode: sandbox.mode,
             namespace,
