@@ -43,15 +43,7 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         store::open_for_append(&path, context.wait).map_err(session_error)?;
     report_torn(context, &path, torn.as_ref());
     let summary = summarize(&loaded.header, &loaded.entries);
-    let reference = match (&args.model, summary.model_ref(), &context.settings.model) {
-        (Some(model), _, _) => model.clone(),
-        (None, Some(recorded), _) => recorded,
-        (None, None, configured) => match (cassette.default_model(), configured) {
-            (Some(replayed), _) => replayed,
-            (None, Some(configured)) => configured.clone(),
-            (None, None) => default_model(context)?,
-        },
-    };
+    let reference = summary_reference(context, args, summary.model_ref(), &cassette)?;
     let resolved = resolve_model(context, &reference)?;
     if resolved.cli.is_some() {
         // The summary is one API call; a CLI backend compacts its own session by itself.
@@ -113,24 +105,8 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         Ok(outcome) => outcome,
         Err(CompactError::Session(error)) => return Err(session_error(error)),
         Err(failure) => {
-            let error = summary_failure(&failure, &resolved.reference.provider);
-            if context.format.is_json() {
-                let mut result = RunResult::early_error(
-                    ResultSubtype::ErrorDuringExecution,
-                    &error.kind,
-                    &error.message,
-                    u64::try_from(context.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                );
-                result.session_id = Some(loaded.header.id.clone());
-                result.session_name = summary.name.clone();
-                result.model = Some(resolved.reference.model.clone());
-                result.provider = Some(resolved.reference.provider.clone());
-                result.backend = Some("api".to_owned());
-                result.error = Some(error.clone());
-                stdout.json_pretty(&result).map_err(stdout_error)?;
-            }
-            return Err(CliError::new(error_exit(&failure), error.message)
-                .with_hint(failure_hint(&failure)));
+            let session = (loaded.header.id.as_str(), summary.name.as_deref());
+            return Err(report_failure(context, session, &resolved, &failure));
         }
     };
     closed.map_err(session_error)?;
@@ -149,6 +125,54 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
     };
     print_compacted(context, &loaded.header.id, &compacted)?;
     Ok(Exit::Success)
+}
+
+/// The model that writes the summary: `-m`, else the session's own, else the replayed one or the
+/// configured default.
+fn summary_reference(
+    context: &Context,
+    args: &CompactArgs,
+    recorded: Option<String>,
+    cassette: &super::replay::RunCassette,
+) -> CliResult<String> {
+    Ok(match (&args.model, recorded, &context.settings.model) {
+        (Some(model), _, _) => model.clone(),
+        (None, Some(recorded), _) => recorded,
+        (None, None, configured) => match (cassette.default_model(), configured) {
+            (Some(replayed), _) => replayed,
+            (None, Some(configured)) => configured.clone(),
+            (None, None) => default_model(context)?,
+        },
+    })
+}
+
+/// A failed summary call: the result object on stdout with `--output-format json`, and the
+/// error with its class's exit code. The session file was left as it was.
+fn report_failure(
+    context: &Context,
+    (session_id, session_name): (&str, Option<&str>),
+    resolved: &ResolvedModel,
+    failure: &CompactError,
+) -> CliError {
+    let error = summary_failure(failure, &resolved.reference.provider);
+    if context.format.is_json() {
+        let mut result = RunResult::early_error(
+            ResultSubtype::ErrorDuringExecution,
+            &error.kind,
+            &error.message,
+            u64::try_from(context.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        );
+        result.session_id = Some(session_id.to_owned());
+        result.session_name = session_name.map(str::to_owned);
+        result.model = Some(resolved.reference.model.clone());
+        result.provider = Some(resolved.reference.provider.clone());
+        result.backend = Some("api".to_owned());
+        result.error = Some(error.clone());
+        if let Err(failure) = Stdout::new().json_pretty(&result) {
+            return stdout_error(failure);
+        }
+    }
+    CliError::new(error_exit(failure), error.message).with_hint(failure_hint(failure))
 }
 
 /// `compact --dry-run`: what a compaction would do, changing nothing.

@@ -1014,7 +1014,6 @@ fn execute(
     }
     let user = prompt_hooks(context, (scope, plan), primary, &shared, user, sink)?;
     let mut messages = start_turn(&mut setup, primary, shared.thinking, user)?;
-
     let client = match transport {
         Some(transport) => transport,
         None => cassette.transport()?,
@@ -1031,24 +1030,47 @@ fn execute(
         transcript: &mut setup.transcript,
         cancellation: scope.cancellation(),
     };
+    let outcome = end_turn(context, scope, links, sink)?;
+    close_session(context, &mut setup, primary, &outcome)?;
+    Ok(finish(context, &setup, &outcome, args.heartbeat))
+}
+
+/// Run the chain, then stop what the turn started: every exit path of the turn stops the MCP
+/// servers here (the others drop the set, which kills their process groups at once), and an
+/// API turn's SessionEnd hooks run.
+fn end_turn(
+    context: &Context,
+    scope: &CancelScope,
+    links: ChainLinks<'_>,
+    sink: &mut dyn EventSink,
+) -> CliResult<ChainOutcome> {
+    let shared = links.shared;
+    let api = links.chain[0].resolved.cli.is_none();
     let outcome = scope.block_on(run_chain(links, sink));
-    // Every exit path of the turn stops the MCP servers here; the others drop the set, which
-    // kills their process groups at once.
     scope.block_on(shared.mcp.shutdown());
-    if primary.resolved.cli.is_none() {
+    if api {
         super::hooks::session_end(context, scope, &shared.hooks, sink);
     }
-    let outcome = outcome?;
+    outcome
+}
+
+/// Record a fallback's model change, then sync and release the session before refreshing its
+/// index entry.
+fn close_session(
+    context: &Context,
+    setup: &mut SessionSetup,
+    primary: &Candidate,
+    outcome: &ChainOutcome,
+) -> CliResult<()> {
     // A fallback answers this turn only: the session stays on the model it was run with.
     if outcome.last_model != primary.model_ref {
         append_model_change(&mut setup.transcript, primary)?;
     }
-    // Sync and release the session before refreshing the index.
     setup.transcript.close().map_err(session_error)?;
     if let Some(path) = &setup.path {
         let _ = index::update_one(context.sessions_dir(), path);
     }
-    Ok(finish(context, &setup, &outcome, args.heartbeat))
+    Ok(())
 }
 
 /// What the user gave the turn: the prompt (argument, stdin, or the heartbeat prompt) with its
@@ -2221,6 +2243,16 @@ fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'s
 
 /// How the turn's ending shows: the result's subtype, the exit code, the failure (if any) and
 /// the terminal reason.
+/// A failure that retrying the same run would not mend.
+fn stopped(kind: &str, message: String) -> Option<Failure> {
+    Some(Failure {
+        kind: kind.into(),
+        message,
+        status: None,
+        retryable: false,
+    })
+}
+
 fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'static str) {
     let report = &outcome.report;
     match &report.ending {
@@ -2228,29 +2260,25 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
         Ending::MaxTurns => (
             ResultSubtype::ErrorMaxTurns,
             Exit::Guardrail,
-            Some(Failure {
-                kind: "max_turns".into(),
-                message: format!(
+            stopped(
+                "max_turns",
+                format!(
                     "stopped after --max-turns {} model calls",
                     report.model_calls
                 ),
-                status: None,
-                retryable: false,
-            }),
+            ),
             "max_turns",
         ),
         Ending::MaxBudget => (
             ResultSubtype::ErrorMaxBudgetUsd,
             Exit::Guardrail,
-            Some(Failure {
-                kind: "max_budget_usd".into(),
-                message: format!(
+            stopped(
+                "max_budget_usd",
+                format!(
                     "stopped at ${:.4}, the --max-budget-usd limit",
                     report.cost_usd
                 ),
-                status: None,
-                retryable: false,
-            }),
+            ),
             "max_budget_usd",
         ),
         Ending::Failed { error, kind } if outcome.exhausted => (
@@ -2282,12 +2310,10 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
         Ending::OutputLimit { max_output_tokens } => (
             ResultSubtype::ErrorDuringExecution,
             Exit::RunFailed,
-            Some(Failure {
-                kind: "output_limit".into(),
-                message: output_limit_message(outcome, *max_output_tokens),
-                status: None,
-                retryable: false,
-            }),
+            stopped(
+                "output_limit",
+                output_limit_message(outcome, *max_output_tokens),
+            ),
             "error",
         ),
         Ending::Cancelled(reason) => {
@@ -2297,45 +2323,31 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
         Ending::Persistence(failure) => (
             ResultSubtype::ErrorDuringExecution,
             Exit::RunFailed,
-            Some(Failure {
-                kind: "persistence".into(),
-                message: failure.to_string(),
-                status: None,
-                retryable: false,
-            }),
+            stopped("persistence", failure.to_string()),
             "error",
         ),
         Ending::StructuredOutputInvalid { errors, retries } => (
             ResultSubtype::ErrorMaxStructuredOutputRetries,
             Exit::RunFailed,
-            Some(Failure {
-                kind: "structured_output".into(),
-                message: super::structured::failure_message(errors, *retries),
-                status: None,
-                retryable: false,
-            }),
+            stopped(
+                "structured_output",
+                super::structured::failure_message(errors, *retries),
+            ),
             "error",
         ),
         Ending::NotStarted(failure) => (
             ResultSubtype::ErrorDuringExecution,
             Exit::Usage,
-            Some(Failure {
-                kind: "not_started".into(),
-                message: failure.message.clone(),
-                status: None,
-                retryable: false,
-            }),
+            stopped("not_started", failure.message.clone()),
             "error",
         ),
         Ending::HookStopped { event, reason } => (
             ResultSubtype::ErrorDuringExecution,
             Exit::RunFailed,
-            Some(Failure {
-                kind: super::hooks::ERROR_KIND.into(),
-                message: format!("a {event} hook stopped the run: {reason}"),
-                status: None,
-                retryable: false,
-            }),
+            stopped(
+                super::hooks::ERROR_KIND,
+                format!("a {event} hook stopped the run: {reason}"),
+            ),
             "hook_stopped",
         ),
     }
