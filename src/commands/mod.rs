@@ -74,6 +74,14 @@ pub fn main_entry() -> ExitCode {
         };
     }
     let started = Instant::now();
+    // `pincer status` reports the exec sandbox, whose probe starts a process: start it now, so
+    // that it runs while the command line and the configuration are read.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|command| command == "status")
+    {
+        crate::tools::start_probe_early();
+    }
     // try_parse_args keeps global flags given at several levels (`-c a=1 run -c b=2`).
     let cli = match Cli::try_parse_args(std::env::args_os()) {
         Ok(cli) => cli,

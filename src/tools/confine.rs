@@ -579,59 +579,103 @@ pub enum LauncherSupport {
     Broken(String),
 }
 
+/// What [`launcher_support`] found, once it has probed.
+static LAUNCHER_SUPPORT: OnceLock<LauncherSupport> = OnceLock::new();
+
+/// A probe started by [`start_probe_early`] and not yet waited for.
+static EARLY_PROBE: std::sync::Mutex<Option<LauncherProbe>> = std::sync::Mutex::new(None);
+
 /// Probe the launcher `launcher` once per process: start it in probe mode with a namespace,
-/// a read-only bind and a hidden directory, and see whether it gets through.
+/// a read-only bind and a hidden directory, and see whether it gets through. A probe of the
+/// same launcher started early is waited for instead of starting another.
 pub fn launcher_support(launcher: &Path) -> LauncherSupport {
-    static SUPPORT: OnceLock<LauncherSupport> = OnceLock::new();
-    SUPPORT.get_or_init(|| probe(launcher)).clone()
+    LAUNCHER_SUPPORT
+        .get_or_init(|| {
+            let early = EARLY_PROBE
+                .lock()
+                .ok()
+                .and_then(|mut early| early.take())
+                .filter(|probe| probe.launcher == launcher);
+            early
+                .unwrap_or_else(|| LauncherProbe::start(launcher))
+                .outcome()
+        })
+        .clone()
 }
 
-fn probe(launcher: &Path) -> LauncherSupport {
-    let temp = std::env::temp_dir();
-    let confinement = Confinement {
-        namespace: true,
-        read_only: vec![temp.clone()],
-        hidden: vec![temp],
-        revealed: Vec::new(),
-        writable: None,
-        require_landlock: false,
-    };
-    let output = Command::new(launcher)
-        .arg0(ARG0)
-        .args(confinement.arguments())
-        .arg("--probe")
-        // Not inside the directory the probe hides: the launcher enters its cwd again.
-        .current_dir("/")
-        .env_clear()
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .output();
-    let output = match output {
-        Ok(output) => output,
-        Err(error) => {
-            return LauncherSupport::Broken(format!(
-                "{} could not be started: {error}",
-                launcher.display()
-            ));
+/// Start probing the usual launcher (this executable) now, for a command that will report the
+/// protection (`status`): the launcher's process then runs while the command line, the
+/// configuration and the rest are read, and [`launcher_support`] waits for it.
+pub fn start_probe_early() {
+    if let Ok(mut early) = EARLY_PROBE.lock()
+        && early.is_none()
+        && LAUNCHER_SUPPORT.get().is_none()
+    {
+        *early = Some(LauncherProbe::start(Path::new(super::sandbox::SELF_EXE)));
+    }
+}
+
+/// A started probe of the launcher.
+struct LauncherProbe {
+    launcher: PathBuf,
+    child: std::io::Result<std::process::Child>,
+}
+
+impl LauncherProbe {
+    fn start(launcher: &Path) -> LauncherProbe {
+        let temp = std::env::temp_dir();
+        let confinement = Confinement {
+            namespace: true,
+            read_only: vec![temp.clone()],
+            hidden: vec![temp],
+            revealed: Vec::new(),
+            writable: None,
+            require_landlock: false,
+        };
+        let child = Command::new(launcher)
+            .arg0(ARG0)
+            .args(confinement.arguments())
+            .arg("--probe")
+            // Not inside the directory the probe hides: the launcher enters its cwd again.
+            .current_dir("/")
+            .env_clear()
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn();
+        LauncherProbe {
+            launcher: launcher.to_owned(),
+            child,
         }
-    };
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let reason = stderr.lines().find_map(|line| {
-        line.split_once(FAILURE_PREFIX)
-            .map(|(_, reason)| reason.trim())
-    });
-    match (output.status.code(), reason) {
-        (Some(0), _) => LauncherSupport::Runs(Ok(())),
-        (Some(code), Some(reason)) if code == i32::from(SETUP_FAILED) => {
-            LauncherSupport::Runs(Err(reason.to_owned()))
+    }
+
+    /// Wait for the probe and read what it found.
+    fn outcome(self) -> LauncherSupport {
+        let launcher = self.launcher.display();
+        let output = match self.child.and_then(std::process::Child::wait_with_output) {
+            Ok(output) => output,
+            Err(error) => {
+                return LauncherSupport::Broken(format!(
+                    "{launcher} could not be started: {error}"
+                ));
+            }
+        };
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let reason = stderr.lines().find_map(|line| {
+            line.split_once(FAILURE_PREFIX)
+                .map(|(_, reason)| reason.trim())
+        });
+        match (output.status.code(), reason) {
+            (Some(0), _) => LauncherSupport::Runs(Ok(())),
+            (Some(code), Some(reason)) if code == i32::from(SETUP_FAILED) => {
+                LauncherSupport::Runs(Err(reason.to_owned()))
+            }
+            (code, _) => LauncherSupport::Broken(format!(
+                "{launcher} did not act as the launcher (exit {}): {}",
+                code.map_or_else(|| "by signal".to_owned(), |code| code.to_string()),
+                stderr.lines().next().unwrap_or("no output")
+            )),
         }
-        (code, _) => LauncherSupport::Broken(format!(
-            "{} did not act as the launcher (exit {}): {}",
-            launcher.display(),
-            code.map_or_else(|| "by signal".to_owned(), |code| code.to_string()),
-            stderr.lines().next().unwrap_or("no output")
-        )),
     }
 }
 
