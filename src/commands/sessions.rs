@@ -62,7 +62,9 @@ fn output_json(value: &impl serde::Serialize) -> CliResult<()> {
 // ---------------------------------------------------------------------------------------- list
 
 fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    // Not freed: the process ends right after the listing, and taking apart an index of
+    // thousands of entries would only delay that.
+    let index = std::mem::ManuallyDrop::new(load_index(context)?);
     let cwd_filter = scope_filter(context, args.cwd.as_deref(), args.all);
     let name_filter = match &args.name {
         Some(pattern) => Some(

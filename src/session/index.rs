@@ -1043,7 +1043,7 @@ pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
         next_file.next_if_eq(&name.as_str()).is_some()
     });
     changed |= index.sessions.len() != before;
-    for (position, freshness) in check_files(&index, &files) {
+    for (position, freshness) in check_files(dir, &index, &files) {
         if apply(&mut index, &files[position].0, freshness) {
             report.rescanned += 1;
             changed = true;
@@ -1183,7 +1183,44 @@ fn check_file(known: Option<&IndexEntry>, path: &Path) -> Freshness {
     let Ok(metadata) = std::fs::metadata(path) else {
         return Freshness::Gone;
     };
-    let (size, mtime_ns) = file_stamp(&metadata);
+    check_stamped(known, path, file_stamp(&metadata))
+}
+
+/// [`check_file`] for a file of the directory `dir` holds open: the stat is made relative to
+/// it, so the kernel looks up one name instead of walking the whole path (a warm refresh of a
+/// big home is a stat per file and little else).
+fn check_file_in(
+    dir: Option<&std::fs::File>,
+    known: Option<&IndexEntry>,
+    (name, path): &(String, PathBuf),
+) -> Freshness {
+    let Some(dir) = dir else {
+        return check_file(known, path);
+    };
+    match nix::sys::stat::fstatat(dir, name.as_str(), nix::fcntl::AtFlags::empty()) {
+        Ok(stat) => check_stamped(known, path, stat_stamp(&stat)),
+        Err(_) => Freshness::Gone,
+    }
+}
+
+/// What [`file_stamp`] makes of the same file, from `fstatat`'s answer.
+fn stat_stamp(stat: &nix::sys::stat::FileStat) -> (u64, u64) {
+    let size = u64::try_from(stat.st_size).unwrap_or(0);
+    let mtime = match (
+        u64::try_from(stat.st_mtime),
+        u64::try_from(stat.st_mtime_nsec),
+    ) {
+        (Ok(seconds), Ok(nanos)) => seconds.saturating_mul(1_000_000_000).saturating_add(nanos),
+        _ => 0,
+    };
+    (size, mtime)
+}
+
+fn check_stamped(
+    known: Option<&IndexEntry>,
+    path: &Path,
+    (size, mtime_ns): (u64, u64),
+) -> Freshness {
     if known.is_some_and(|entry| entry.size == size && entry.mtime_ns == mtime_ns) {
         return Freshness::Unchanged;
     }
@@ -1212,7 +1249,8 @@ const PARALLEL_FROM: usize = 256;
 /// Check every file against the index, on several threads for a big directory (a stat each
 /// when the index is warm, a full read of every file for a rebuild); returns the positions in
 /// `files` of those whose entry must change, with the outcome.
-fn check_files(index: &Index, files: &[(String, PathBuf)]) -> Vec<(usize, Freshness)> {
+fn check_files(dir: &Path, index: &Index, files: &[(String, PathBuf)]) -> Vec<(usize, Freshness)> {
+    let handle = std::fs::File::open(dir).ok();
     // Each file's entry, found in one walk along both (they are sorted alike), not by a
     // search per file.
     let mut entries = index.sessions.iter().peekable();
@@ -1225,13 +1263,11 @@ fn check_files(index: &Index, files: &[(String, PathBuf)]) -> Vec<(usize, Freshn
                 .map(|(_, entry)| entry)
         })
         .collect();
-    let check = |position: usize| {
-        let (_, path) = &files[position];
-        match check_file(known[position], path) {
+    let check =
+        |position: usize| match check_file_in(handle.as_ref(), known[position], &files[position]) {
             Freshness::Unchanged => None,
             freshness => Some((position, freshness)),
-        }
-    };
+        };
     let workers = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
     if files.len() < PARALLEL_FROM || workers < 2 {
         return (0..files.len()).filter_map(check).collect();
@@ -1352,6 +1388,26 @@ mod tests {
     use std::io::Write as _;
 
     const FILE: &str = "2026-01-01T00-00-00-000Z_s1.jsonl";
+
+    #[test]
+    fn a_stat_relative_to_the_directory_stamps_a_file_as_its_metadata_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        std::fs::write(&path, "{}\n").unwrap();
+        let link = dir.path().join("2026-01-01T00-00-00-000Z_link.jsonl");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        let handle = std::fs::File::open(dir.path()).unwrap();
+        for (name, path) in [
+            (FILE, &path),
+            ("2026-01-01T00-00-00-000Z_link.jsonl", &link),
+        ] {
+            let stat =
+                nix::sys::stat::fstatat(&handle, name, nix::fcntl::AtFlags::empty()).unwrap();
+            let stamp = file_stamp(&std::fs::metadata(path).unwrap());
+            assert_eq!(stat_stamp(&stat), stamp, "{name}");
+            assert_ne!(stamp.1, 0);
+        }
+    }
 
     fn entry(kind: &str, id: &str, parent: Option<&str>, fields: Value) -> String {
         let mut object = json!({"type": kind, "id": id, "parentId": parent,
