@@ -418,22 +418,36 @@ turn_tests!(anthropic, protocols::anthropic());
 turn_tests!(openai, protocols::openai());
 turn_tests!(openai_chat, protocols::openai_chat());
 
-/// A turn against a plain `http://` URL reads no TLS root (SPEC §12.1): it works even when
-/// `SSL_CERT_FILE` names a bundle that does not exist. It used to load (and fail to load) the
-/// roots while building the HTTP client, before any request.
+/// A turn against a plain `http://` URL reads no TLS root (SPEC §12.1): `SSL_CERT_FILE` is
+/// never opened. It used to load the roots while building the HTTP client, before any request.
 #[test]
 fn a_plain_http_turn_reads_no_tls_roots() {
     let home = Home::new();
     let protocol = protocols::anthropic();
     let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["fine"]))]);
-    let missing = home.root.path().join("no-such-bundle.pem");
-    let output = home
+    // The bundle is a FIFO nobody writes to: opening it to read blocks, so a turn that loaded
+    // the trust roots would hang here instead of answering.
+    let bundle = home.root.path().join("bundle.pem");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&bundle)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let mut child = home
         .pincer()
         .provider(&protocol, &server)
-        .env("SSL_CERT_FILE", &missing)
-        .env("SSL_CERT_DIR", home.root.path().join("no-such-dir"))
+        .env("SSL_CERT_FILE", &bundle)
         .args(["run", "-m", protocol.model, "is it fine?"])
-        .output();
+        .spawn();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the turn did not end: it opened SSL_CERT_FILE");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let output = child.wait_with_output().unwrap();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(stdout(&output), "fine\n");
     assert_eq!(server.requests().len(), 1);
