@@ -37,17 +37,16 @@ pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
             Exit::RunFailed
         });
     }
-    let installation = args.session.is_none() && !args.last;
-    std::thread::scope(|scope| {
-        if installation && let Ok(added_dirs) = super::added_dirs(context, &[]) {
-            // The installation's status probes the exec sandbox, which starts a process (SPEC
-            // §10, once per process): let it run while the index and the rest are read.
-            scope.spawn(move || {
-                crate::tools::ExecProtection::of(&installation_sandbox(context, &added_dirs))
-            });
-        }
-        status_of(context, args)
-    })
+    // The installation's status probes the exec sandbox, which starts a process (SPEC §10,
+    // once per process): let it run while the index and the rest are read. `main_entry` has
+    // started it already when `status` came first on the command line.
+    if args.session.is_none()
+        && !args.last
+        && context.settings.tools.sandbox != crate::tools::SandboxMode::DangerFullAccess
+    {
+        crate::tools::start_probe_early();
+    }
+    status_of(context, args)
 }
 
 /// `status` without `--mcp`: one session's, or the installation's.

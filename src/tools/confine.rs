@@ -605,7 +605,8 @@ pub fn launcher_support(launcher: &Path) -> LauncherSupport {
 
 /// Start probing the usual launcher (this executable) now, for a command that will report the
 /// protection (`status`): the launcher's process then runs while the command line, the
-/// configuration and the rest are read, and [`launcher_support`] waits for it.
+/// configuration and the rest are read, and [`launcher_support`] waits for it. Does nothing
+/// when a probe was started or answered already.
 pub fn start_probe_early() {
     if let Ok(mut early) = EARLY_PROBE.lock()
         && early.is_none()
