@@ -22,6 +22,7 @@ use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::session::fork;
 use crate::session::index::{self, Index, IndexEntry};
+use crate::session::listing::{self, Row};
 use crate::session::names::give_name;
 use crate::session::record::{self, AgentMessage, Entry};
 use crate::session::store::{self, SessionLock, TornRepair};
@@ -62,9 +63,6 @@ fn output_json(value: &impl serde::Serialize) -> CliResult<()> {
 // ---------------------------------------------------------------------------------------- list
 
 fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
-    // Not freed: the process ends right after the listing, and taking apart an index of
-    // thousands of entries would only delay that.
-    let index = std::mem::ManuallyDrop::new(load_index(context)?);
     let cwd_filter = scope_filter(context, args.cwd.as_deref(), args.all);
     let name_filter = match &args.name {
         Some(pattern) => Some(
@@ -74,73 +72,106 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
         ),
         None => None,
     };
+    let listed = |cwd: &str, name: Option<&str>| {
+        cwd_filter.as_deref().is_none_or(|wanted| cwd == wanted)
+            && name_filter
+                .as_ref()
+                .is_none_or(|matcher| name.is_some_and(|name| matcher.is_match(name)))
+    };
+    if !context.format.is_json() {
+        let snapshot = listing::snapshot(context.sessions_dir());
+        if let Some(rows) = snapshot.as_ref().and_then(listing::quick_rows) {
+            let listed = list_table(context, args, cwd_filter.as_deref(), rows, listed);
+            // Not freed: the process ends right after the listing, and taking apart what a
+            // listing of thousands of sessions read would only delay that.
+            std::mem::forget(snapshot);
+            return listed;
+        }
+        drop(snapshot);
+        let index = std::mem::ManuallyDrop::new(load_index(context)?);
+        let rows = index.sessions.values().map(Row::of).collect();
+        return list_table(context, args, cwd_filter.as_deref(), rows, listed);
+    }
+    let index = std::mem::ManuallyDrop::new(load_index(context)?);
     let mut rows: Vec<&IndexEntry> = index
         .newest_first()
         .into_iter()
-        .filter(|entry| {
-            cwd_filter
-                .as_deref()
-                .is_none_or(|cwd| entry.summary.cwd == cwd)
-        })
-        .filter(|entry| {
-            name_filter.as_ref().is_none_or(|matcher| {
-                entry
-                    .summary
-                    .name
-                    .as_deref()
-                    .is_some_and(|name| matcher.is_match(name))
-            })
-        })
+        .filter(|entry| listed(&entry.summary.cwd, entry.summary.name.as_deref()))
         .collect();
     if let Some(limit) = args.limit {
         rows.truncate(limit);
     }
-    let now = OffsetDateTime::now_utc();
     let facts = ModelFacts::new(context);
     // Unique among every known session, not only the listed ones: lookups are global.
     let short_ids = index.short_ids();
-    // How long each id's shortest unique prefix is (cut from the id, it borrows the index).
-    let short_length = |id: &str| short_ids.get(id).map_or(id.len(), |short| short.len());
-    if context.format.is_json() {
-        let items: Vec<Value> = rows
-            .iter()
-            .map(|entry| {
-                let mut item = list_item_json(context, &facts, entry);
-                let id = entry.summary.id.as_str();
-                item["short_id"] = json!(&id[..short_length(id)]);
-                item
-            })
-            .collect();
-        output_json(&items)?;
-        return Ok(Exit::Success);
+    let items: Vec<Value> = rows
+        .iter()
+        .map(|entry| {
+            let mut item = list_item_json(context, &facts, entry);
+            let id = entry.summary.id.as_str();
+            let short = short_ids.get(id).copied().unwrap_or(id);
+            item["short_id"] = json!(short);
+            item
+        })
+        .collect();
+    output_json(&items)?;
+    Ok(Exit::Success)
+}
+
+/// The text listing of `rows` (every session of the home), of those `listed(cwd, name)` keeps.
+fn list_table(
+    context: &Context,
+    args: &SessionsListArgs,
+    cwd_filter: Option<&str>,
+    rows: Vec<Row<'_>>,
+    listed: impl Fn(&str, Option<&str>) -> bool,
+) -> CliResult<Exit> {
+    // Unique among every known session, not only the listed ones: lookups are global.
+    let short_ids = index::short_ids(rows.iter().map(|row| &*row.id));
+    let mut shown: Vec<&Row<'_>> = rows
+        .iter()
+        .filter(|row| listed(&row.cwd, row.name.as_deref()))
+        .collect();
+    shown.sort_by(|left, right| listing::newest_first(left, right));
+    if let Some(limit) = args.limit {
+        shown.truncate(limit);
     }
-    if rows.is_empty() {
-        let scope = match &cwd_filter {
+    if shown.is_empty() {
+        let scope = match cwd_filter {
             Some(cwd) => format!("no sessions in '{cwd}' (pass --all to list every directory)"),
             None => "no sessions".to_owned(),
         };
         context.diagnostics.info(&scope);
         return Ok(Exit::Success);
     }
-    let mut table: Vec<[Cow<'_, str>; 7]> = Vec::with_capacity(rows.len() + 1);
+    let now = OffsetDateTime::now_utc();
+    let facts = ModelFacts::new(context);
+    // Thousands of sessions ran on a few models: each model's window is looked up once.
+    let mut windows: std::collections::HashMap<(&str, &str), Option<u64>> =
+        std::collections::HashMap::new();
+    let mut table: Vec<[Cow<'_, str>; 7]> = Vec::with_capacity(shown.len() + 1);
     table.push(["ID", "NAME", "AGE", "MODEL", "CONTEXT", "TURNS", "CWD"].map(Cow::Borrowed));
-    for entry in &rows {
-        let summary = &entry.summary;
-        let context_cell = facts
-            .occupancy(summary)
-            .map_or(Cow::Borrowed("-"), |o| Cow::Owned(o.short()));
+    for row in &shown {
+        let context_cell = if row.problem.is_some() {
+            Cow::Borrowed("damaged")
+        } else {
+            let window = match (row.provider.as_deref(), row.model.as_deref()) {
+                (Some(provider), Some(model)) => *windows
+                    .entry((provider, model))
+                    .or_insert_with(|| facts.window(provider, model)),
+                _ => None,
+            };
+            row.occupancy(window)
+                .map_or(Cow::Borrowed("-"), |o| Cow::Owned(o.short()))
+        };
         table.push([
-            Cow::Borrowed(&summary.id[..short_length(&summary.id)]),
-            Cow::Borrowed(summary.name.as_deref().unwrap_or("-")),
-            Cow::Owned(age(&summary.updated, now)),
-            summary.model_ref().map_or(Cow::Borrowed("-"), Cow::Owned),
-            if entry.problem.is_some() {
-                Cow::Borrowed("damaged")
-            } else {
-                context_cell
-            },
-            Cow::Owned(summary.turns.to_string()),
-            Cow::Borrowed(summary.cwd.as_str()),
+            Cow::Borrowed(short_ids.get(&*row.id).copied().unwrap_or(&row.id)),
+            Cow::Borrowed(row.name.as_deref().unwrap_or("-")),
+            Cow::Owned(age(&row.updated, now)),
+            row.model_ref().unwrap_or(Cow::Borrowed("-")),
+            context_cell,
+            Cow::Owned(row.turns.to_string()),
+            Cow::Borrowed(&*row.cwd),
         ]);
     }
     output(&render_table(&table))?;

@@ -299,42 +299,46 @@ impl Index {
         }
     }
 
-    /// For every session id, the shortest prefix that no other session's id starts with, and at
-    /// least [`SHORT_ID_MIN`] characters (SPEC §1.5). The first 8 hex digits of a UUIDv7 are its
-    /// timestamp, so sessions made within a minute of each other need more; a prefix never ends
-    /// in the id's `-`. Ids compare without regard to case, as [`Index::find`] does.
+    /// For every session id of the index, its [`short_ids`].
     pub fn short_ids(&self) -> std::collections::HashMap<&str, &str> {
-        let mut ids: Vec<(String, &str)> = self
-            .sessions
-            .values()
-            .map(|entry| entry.summary.id.as_str())
-            .filter(|id| !id.is_empty())
-            .map(|id| (id.to_ascii_lowercase(), id))
-            .collect();
-        ids.sort();
-        ids.dedup_by(|right, left| right.0 == left.0);
-        let common = |left: &str, right: &str| {
-            left.bytes()
-                .zip(right.bytes())
-                .take_while(|(a, b)| a == b)
-                .count()
-        };
-        let mut short = std::collections::HashMap::with_capacity(ids.len());
-        for (position, (lower, id)) in ids.iter().enumerate() {
-            let before = position
-                .checked_sub(1)
-                .map_or(0, |previous| common(&ids[previous].0, lower));
-            let after = ids
-                .get(position + 1)
-                .map_or(0, |next| common(&next.0, lower));
-            let mut length = (before.max(after) + 1).max(SHORT_ID_MIN);
-            while id.as_bytes().get(length - 1) == Some(&b'-') {
-                length += 1;
-            }
-            short.insert(*id, id.get(..length).unwrap_or(id));
-        }
-        short
+        short_ids(
+            self.sessions
+                .values()
+                .map(|entry| entry.summary.id.as_str()),
+        )
     }
+}
+
+/// For each of `ids`, the shortest prefix that no other id starts with, and at least
+/// [`SHORT_ID_MIN`] characters (SPEC §1.5). The first 8 hex digits of a UUIDv7 are its
+/// timestamp, so sessions made within a minute of each other need more; a prefix never ends in
+/// the id's `-`. Ids compare without regard to case, as [`Index::find`] does.
+pub fn short_ids<'a>(
+    ids: impl Iterator<Item = &'a str>,
+) -> std::collections::HashMap<&'a str, &'a str> {
+    let lower = |id: &'a str| id.bytes().map(|byte| byte.to_ascii_lowercase());
+    let mut ids: Vec<&str> = ids.filter(|id| !id.is_empty()).collect();
+    ids.sort_unstable_by(|left, right| lower(left).cmp(lower(right)).then_with(|| left.cmp(right)));
+    ids.dedup_by(|right, left| right.eq_ignore_ascii_case(left));
+    let common = |left: &str, right: &str| {
+        left.bytes()
+            .zip(right.bytes())
+            .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+            .count()
+    };
+    let mut short = std::collections::HashMap::with_capacity(ids.len());
+    for (position, id) in ids.iter().enumerate() {
+        let before = position
+            .checked_sub(1)
+            .map_or(0, |previous| common(ids[previous], id));
+        let after = ids.get(position + 1).map_or(0, |next| common(next, id));
+        let mut length = (before.max(after) + 1).max(SHORT_ID_MIN);
+        while id.as_bytes().get(length - 1) == Some(&b'-') {
+            length += 1;
+        }
+        short.insert(*id, id.get(..length).unwrap_or(id));
+    }
+    short
 }
 
 /// The fewest characters of a session id that listings show (SPEC §1.5).
@@ -934,6 +938,42 @@ impl Journal {
     }
 }
 
+/// What the journal of `dir` says over `index.json`, for a reader that applies it itself: the
+/// newest line about each file, its entry or `None` for a removal. `None` when the journal is
+/// due to be folded into `index.json` (only a [`refresh`] does that).
+pub(super) fn journal_overrides(dir: &Path) -> Option<BTreeMap<String, Option<IndexEntry>>> {
+    let journal = Journal::read(dir);
+    if journal.too_long() {
+        return None;
+    }
+    Some(
+        journal
+            .lines()
+            .filter_map(JournalLine::parse)
+            .map(|line| (line.file, line.entry))
+            .collect(),
+    )
+}
+
+/// The session files of `dir` by name, each with its size and mtime as the index records them
+/// (stat'ed relative to the directory); `None` when the directory cannot be read or a file
+/// went away while it was listed.
+pub(super) fn file_stamps(dir: &Path) -> Option<Vec<(String, (u64, u64))>> {
+    let handle = std::fs::File::open(dir).ok()?;
+    let mut stamps = session_file_names(dir)
+        .ok()?
+        .into_iter()
+        .map(|name| {
+            let stat =
+                nix::sys::stat::fstatat(&handle, name.as_str(), nix::fcntl::AtFlags::empty())
+                    .ok()?;
+            Some((name, stat_stamp(&stat)))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    stamps.sort_unstable_by(|left, right| left.0.cmp(&right.0));
+    Some(stamps)
+}
+
 /// Remove the journal after its lines went into a rewritten `index.json`.
 fn remove_journal(dir: &Path) -> Result<(), SessionError> {
     let path = dir.join(JOURNAL_FILE);
@@ -1101,17 +1141,36 @@ fn read_index(index_path: &Path, report: &mut RefreshReport) -> Index {
 /// text, in less time for a big index. `None` for a text laid out in any other way (the caller
 /// parses it as it is).
 fn parse_laid_out(text: &str) -> Option<Index> {
+    let entries = laid_out_entries(text, |entry: &IndexEntry| entry.file.as_str())?;
+    Some(Index {
+        version: INDEX_VERSION,
+        // Sorted already (the index is written in key order), so this is a linear build.
+        sessions: entries
+            .into_iter()
+            .map(|entry| (entry.file.clone(), entry))
+            .collect(),
+    })
+}
+
+/// The entries of an `index.json` text laid out as pincer writes it, each parsed as a `T`
+/// (which may borrow from `text`) on several threads for a big index, in the order they
+/// are written; `file` says which file an entry is about, which must be its key. `None` for
+/// a text of another version or laid out in any other way.
+pub(super) fn laid_out_entries<'a, T, F>(text: &'a str, file: F) -> Option<Vec<T>>
+where
+    T: Deserialize<'a> + Send,
+    F: Fn(&T) -> &str,
+{
     let body = text.strip_prefix(&index_head())?;
     let starts: Vec<usize> = memchr::memmem::find_iter(body.as_bytes(), ENTRY_START).collect();
     // Each entry, and the offset where it ends.
-    let parse = |start: &usize| -> Option<(IndexEntry, usize)> {
-        let mut entries =
-            serde_json::Deserializer::from_str(&body[*start..]).into_iter::<IndexEntry>();
+    let parse = |start: &usize| -> Option<(T, usize)> {
+        let mut entries = serde_json::Deserializer::from_str(&body[*start..]).into_iter::<T>();
         let entry = entries.next()?.ok()?;
         Some((entry, start + entries.byte_offset()))
     };
     let workers = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
-    let parsed: Vec<(IndexEntry, usize)> = if starts.len() < PARALLEL_FROM || workers < 2 {
+    let parsed: Vec<(T, usize)> = if starts.len() < PARALLEL_FROM || workers < 2 {
         starts.iter().map(parse).collect::<Option<_>>()?
     } else {
         let share = starts.len().div_ceil(workers);
@@ -1132,7 +1191,8 @@ fn parse_laid_out(text: &str) -> Option<Index> {
     // Nothing may stand between the entries but their keys: `"<file>":`, after a `,` but for
     // the first; and after the last, the two closing braces.
     let mut position = 0;
-    let mut sessions = Vec::with_capacity(parsed.len());
+    let mut entries = Vec::with_capacity(parsed.len());
+    let mut key = Vec::new();
     for ((entry, end), start) in parsed.into_iter().zip(starts) {
         let gap = body.get(position..start)?;
         let gap = if position == 0 {
@@ -1140,21 +1200,18 @@ fn parse_laid_out(text: &str) -> Option<Index> {
         } else {
             gap.strip_prefix(',')?
         };
-        let key = serde_json::to_string(&entry.file).ok()?;
-        if gap.strip_prefix(key.as_str())? != ":" {
+        key.clear();
+        serde_json::to_writer(&mut key, file(&entry)).ok()?;
+        if gap.as_bytes().strip_prefix(key.as_slice())? != b":" {
             return None;
         }
         position = end;
-        sessions.push((entry.file.clone(), entry));
+        entries.push(entry);
     }
     if body.get(position..)?.trim_end() != "}}" {
         return None;
     }
-    Some(Index {
-        version: INDEX_VERSION,
-        // Sorted already (the index is written in key order), so this is a linear build.
-        sessions: sessions.into_iter().collect(),
-    })
+    Some(entries)
 }
 
 fn write_index(index_path: &Path, index: &Index) -> Result<(), SessionError> {

@@ -10,6 +10,7 @@ pub mod fork;
 pub mod ids;
 pub mod index;
 pub mod learned_windows;
+pub mod listing;
 pub mod migrate;
 pub mod names;
 pub mod record;

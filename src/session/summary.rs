@@ -80,11 +80,7 @@ impl SessionSummary {
 
     /// How full the context is now, against `window` when it is known.
     pub fn occupancy(&self, window: Option<u64>) -> Option<ContextOccupancy> {
-        let usage = TokenUsage {
-            input: self.context_tokens?,
-            ..TokenUsage::default()
-        };
-        Some(ContextOccupancy::of(&usage, window))
+        occupancy_of(self.context_tokens, window)
     }
 
     /// What the session's calls cost: priced by `prices_of(provider, model)` where that knows
@@ -120,6 +116,15 @@ impl SessionSummary {
             _ => None,
         }
     }
+}
+
+/// How full a context of `tokens` is, against `window` when it is known.
+pub fn occupancy_of(tokens: Option<u64>, window: Option<u64>) -> Option<ContextOccupancy> {
+    let usage = TokenUsage {
+        input: tokens?,
+        ..TokenUsage::default()
+    };
+    Some(ContextOccupancy::of(&usage, window))
 }
 
 /// Prefix of `custom` entry types pincer owns.
