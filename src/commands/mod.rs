@@ -63,15 +63,8 @@ impl Context {
 pub fn main_entry() -> ExitCode {
     // Started as the exec sandbox launcher (SPEC §10): it must act while the process is still
     // single-threaded, before anything else runs.
-    if let Some(outcome) = crate::tools::launcher_main() {
-        return match outcome {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(message) => {
-                Diagnostics::new(ColorMode::Never, true, false, 0)
-                    .error(&CliError::new(Exit::RunFailed, message));
-                ExitCode::from(crate::tools::SETUP_FAILED)
-            }
-        };
+    if let Some(code) = crate::tools::launcher_exit() {
+        return code;
     }
     let started = Instant::now();
     // `pincer status` reports the exec sandbox, whose probe starts a process: start it now, so

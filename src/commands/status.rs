@@ -356,6 +356,7 @@ pub(crate) fn sandbox_report(sandbox: &crate::tools::Sandbox) -> Value {
         "exec_enforced": protection.is_enforced(),
         "exec_namespace": protection.namespace_line(),
         "exec_landlock": protection.landlock.describe(),
+        "exec_launcher": protection.launcher,
     })
 }
 

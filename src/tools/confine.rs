@@ -47,8 +47,34 @@ use nix::sys::statvfs::{FsFlags, statvfs};
 
 use super::sandbox::{Sandbox, SandboxMode};
 
-/// The `argv[0]` under which pincer acts as the launcher.
+/// The `argv[0]` under which pincer acts as the launcher, and the file name of the companion
+/// launcher installed beside it.
 pub const ARG0: &str = "pincer-exec-sandbox";
+/// What a launcher prints after a successful probe, after [`ARG0`] and a space: pincer's
+/// version and a hash of this file, which holds all of the launcher's own code. A launcher of
+/// another build (a companion left from an older install, or not rebuilt with pincer) is not
+/// used.
+const LAUNCHER_BUILD: (&str, u64) = (
+    env!("CARGO_PKG_VERSION"),
+    fnv1a(include_bytes!("confine.rs")),
+);
+
+/// The 64-bit FNV-1a hash of `bytes`, at compile time.
+const fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut position = 0;
+    while position < bytes.len() {
+        hash ^= bytes[position] as u64;
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+        position += 1;
+    }
+    hash
+}
+
+/// The line a launcher of this build answers a probe with.
+fn launcher_answer() -> String {
+    format!("{ARG0} {} {:016x}", LAUNCHER_BUILD.0, LAUNCHER_BUILD.1)
+}
 /// The launcher's exit status when it could not set up the confinement.
 pub const SETUP_FAILED: u8 = 125;
 /// What starts the launcher's one line on stderr when setup fails (after `error: `).
@@ -101,19 +127,32 @@ impl LandlockSupport {
     }
 }
 
+/// The Landlock probe started by [`start_probe_early`] and not yet joined.
+static EARLY_LANDLOCK_PROBE: std::sync::Mutex<Option<std::thread::JoinHandle<LandlockSupport>>> =
+    std::sync::Mutex::new(None);
+
 /// Probe once (in a throwaway thread that restricts itself and ends) and remember the answer.
 pub fn landlock_support() -> LandlockSupport {
     static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
-            let roots = vec![std::env::temp_dir()];
-            std::thread::spawn(move || restrict_current_thread(&roots))
+            let early = EARLY_LANDLOCK_PROBE
+                .lock()
+                .ok()
+                .and_then(|mut early| early.take());
+            early
+                .unwrap_or_else(start_landlock_probe)
                 .join()
                 .unwrap_or_else(|_| {
                     LandlockSupport::NotSupported("the Landlock probe panicked".to_owned())
                 })
         })
         .clone()
+}
+
+fn start_landlock_probe() -> std::thread::JoinHandle<LandlockSupport> {
+    let roots = vec![std::env::temp_dir()];
+    std::thread::spawn(move || restrict_current_thread(&roots))
 }
 
 /// Restrict the calling thread (and what it starts from now on) to writing beneath `writable`
@@ -304,6 +343,19 @@ pub fn launcher_main() -> Option<Result<(), String>> {
     Some(launch(arguments).map_err(|message| format!("{FAILURE_PREFIX}{message}")))
 }
 
+/// [`launcher_main`] for an executable's `main`: `None` for an ordinary pincer run, else the
+/// exit code, after one `error: exec sandbox: …` line on stderr when setup failed.
+pub fn launcher_exit() -> Option<std::process::ExitCode> {
+    Some(match launcher_main()? {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(message) => {
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "error: {message}");
+            std::process::ExitCode::from(SETUP_FAILED)
+        }
+    })
+}
+
 fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), String> {
     let request = parse(arguments)?;
     let confinement = &request.confinement;
@@ -320,7 +372,9 @@ fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), String> {
         }
     }
     if request.probe {
-        return Ok(());
+        use std::io::Write as _;
+        return writeln!(std::io::stdout(), "{}", launcher_answer())
+            .map_err(|error| format!("could not answer the probe: {error}"));
     }
     let Some((program, args)) = request.program.split_first() else {
         return Err("no program to run".to_owned());
@@ -543,9 +597,7 @@ pub fn spawn_confined<T: Send + 'static>(
             ));
         }
     });
-    if protection.namespace.is_ok()
-        && let Some(launcher) = &sandbox.exec.launcher
-    {
+    if let Some(launcher) = &protection.launcher {
         // Never less than announced: where Landlock works here, the launcher must apply it.
         let confinement = Confinement {
             require_landlock: confinement.require_landlock || protection.landlock.is_enforced(),
@@ -579,40 +631,81 @@ pub enum LauncherSupport {
     Broken(String),
 }
 
-/// What [`launcher_support`] found, once it has probed.
-static LAUNCHER_SUPPORT: OnceLock<LauncherSupport> = OnceLock::new();
+/// What [`launcher_support`] found, once it has probed, and the launcher it found it with.
+static LAUNCHER_SUPPORT: OnceLock<(PathBuf, LauncherSupport)> = OnceLock::new();
 
 /// A probe started by [`start_probe_early`] and not yet waited for.
 static EARLY_PROBE: std::sync::Mutex<Option<LauncherProbe>> = std::sync::Mutex::new(None);
 
-/// Probe the launcher `launcher` once per process: start it in probe mode with a namespace,
-/// a read-only bind and a hidden directory, and see whether it gets through. A probe of the
-/// same launcher started early is waited for instead of starting another.
-pub fn launcher_support(launcher: &Path) -> LauncherSupport {
-    LAUNCHER_SUPPORT
-        .get_or_init(|| {
-            let early = EARLY_PROBE
-                .lock()
-                .ok()
-                .and_then(|mut early| early.take())
-                .filter(|probe| probe.launcher == launcher);
-            early
-                .unwrap_or_else(|| LauncherProbe::start(launcher))
-                .outcome()
-        })
-        .clone()
+/// The companion launcher beside this executable (`pincer-exec-sandbox`, installed with it),
+/// when there is one. It starts in a fraction of the time pincer's own executable takes
+/// (which maps a much bigger binary), and every confined command starts through it.
+fn companion() -> Option<PathBuf> {
+    let path = std::env::current_exe().ok()?.with_file_name(ARG0);
+    path.is_file().then_some(path)
 }
 
-/// Start probing the usual launcher (this executable) now, for a command that will report the
-/// protection (`status`): the launcher's process then runs while the command line, the
-/// configuration and the rest are read, and [`launcher_support`] waits for it. Does nothing
-/// when a probe was started or answered already.
+/// The launcher a probe of `launcher` tries first: for pincer's own executable
+/// ([`super::sandbox::SELF_EXE`]) its companion when there is one.
+fn first_choice(launcher: &Path) -> PathBuf {
+    if launcher == Path::new(super::sandbox::SELF_EXE)
+        && let Some(companion) = companion()
+    {
+        return companion;
+    }
+    launcher.to_owned()
+}
+
+/// Probe the launcher `launcher` once per process: start it in probe mode with a namespace,
+/// a read-only bind and a hidden directory, and see whether it gets through. For pincer's own
+/// executable the companion launcher is tried first, and pincer itself when the companion does
+/// not act as this build's launcher. A probe started early is waited for instead of starting
+/// another.
+pub fn launcher_support(launcher: &Path) -> LauncherSupport {
+    launcher_found(launcher).1.clone()
+}
+
+/// The launcher that [`launcher_support`] found for `launcher`: commands start through it.
+pub fn chosen_launcher(launcher: &Path) -> PathBuf {
+    launcher_found(launcher).0.clone()
+}
+
+fn launcher_found(launcher: &Path) -> &'static (PathBuf, LauncherSupport) {
+    LAUNCHER_SUPPORT.get_or_init(|| {
+        let first = first_choice(launcher);
+        let early = EARLY_PROBE
+            .lock()
+            .ok()
+            .and_then(|mut early| early.take())
+            .filter(|probe| probe.launcher == first);
+        let support = early
+            .unwrap_or_else(|| LauncherProbe::start(&first))
+            .outcome();
+        if first != launcher && matches!(support, LauncherSupport::Broken(_)) {
+            return (
+                launcher.to_owned(),
+                LauncherProbe::start(launcher).outcome(),
+            );
+        }
+        (first, support)
+    })
+}
+
+/// Start probing the usual launcher and Landlock now, for a command that will report the
+/// protection (`status`): the launcher's process and the Landlock thread then run while the
+/// command line, the configuration and the rest are read, and [`launcher_support`] and
+/// [`landlock_support`] wait for them. Does nothing when the probes were started or answered
+/// already.
 pub fn start_probe_early() {
     if let Ok(mut early) = EARLY_PROBE.lock()
         && early.is_none()
         && LAUNCHER_SUPPORT.get().is_none()
     {
-        *early = Some(LauncherProbe::start(Path::new(super::sandbox::SELF_EXE)));
+        let launcher = first_choice(Path::new(super::sandbox::SELF_EXE));
+        *early = Some(LauncherProbe::start(&launcher));
+        if let Ok(mut landlock) = EARLY_LANDLOCK_PROBE.lock() {
+            *landlock = Some(start_landlock_probe());
+        }
     }
 }
 
@@ -641,7 +734,7 @@ impl LauncherProbe {
             .current_dir("/")
             .env_clear()
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn();
         LauncherProbe {
@@ -650,16 +743,32 @@ impl LauncherProbe {
         }
     }
 
-    /// Wait for the probe and read what it found.
+    /// Wait for the probe's answer and read what it found.
     fn outcome(self) -> LauncherSupport {
+        use std::io::BufRead as _;
         let launcher = self.launcher.display();
-        let output = match self.child.and_then(std::process::Child::wait_with_output) {
+        let started = |error: std::io::Error| {
+            LauncherSupport::Broken(format!("{launcher} could not be started: {error}"))
+        };
+        let mut child = match self.child {
+            Ok(child) => child,
+            Err(error) => return started(error),
+        };
+        // A launcher that got through answers before it exits, and its exit (which takes down
+        // the namespaces it made) is slow next to the rest: once the answer is in, a thread
+        // waits for the exit.
+        let mut answer = String::new();
+        if let Some(stdout) = child.stdout.take() {
+            let _ = std::io::BufReader::new(stdout).read_line(&mut answer);
+        }
+        let expected = launcher_answer();
+        if answer.trim_end() == expected {
+            std::thread::spawn(move || child.wait());
+            return LauncherSupport::Runs(Ok(()));
+        }
+        let output = match child.wait_with_output() {
             Ok(output) => output,
-            Err(error) => {
-                return LauncherSupport::Broken(format!(
-                    "{launcher} could not be started: {error}"
-                ));
-            }
+            Err(error) => return started(error),
         };
         let stderr = String::from_utf8_lossy(&output.stderr);
         let reason = stderr.lines().find_map(|line| {
@@ -667,7 +776,10 @@ impl LauncherProbe {
                 .map(|(_, reason)| reason.trim())
         });
         match (output.status.code(), reason) {
-            (Some(0), _) => LauncherSupport::Runs(Ok(())),
+            (Some(0), _) => LauncherSupport::Broken(format!(
+                "{launcher} is not this build's launcher (it answered {:?}, not {expected:?})",
+                answer.trim_end()
+            )),
             (Some(code), Some(reason)) if code == i32::from(SETUP_FAILED) => {
                 LauncherSupport::Runs(Err(reason.to_owned()))
             }
@@ -694,11 +806,21 @@ pub struct ExecProtection {
     pub unhidden: Vec<PathBuf>,
     /// How many directories `--add-dir` / `tools.add_dirs` added to the writable roots.
     pub added_dirs: usize,
+    /// The launcher commands start through, when the namespace is used: the companion beside
+    /// pincer, or pincer itself.
+    pub launcher: Option<PathBuf>,
 }
 
 impl ExecProtection {
     /// Probe (once per process) what `sandbox`'s commands get.
     pub fn of(sandbox: &Sandbox) -> ExecProtection {
+        // Landlock's probe first: it is a few system calls in this process, while the
+        // launcher's probe is a process that may have been started already (`status`).
+        let landlock = if sandbox.mode == SandboxMode::DangerFullAccess {
+            LandlockSupport::NotSupported("danger-full-access".to_owned())
+        } else {
+            landlock_support()
+        };
         let namespace = match (&sandbox.exec.launcher, sandbox.mode) {
             (_, SandboxMode::DangerFullAccess) => Err("danger-full-access".to_owned()),
             (None, _) => Err("no launcher is configured".to_owned()),
@@ -707,10 +829,9 @@ impl ExecProtection {
                 LauncherSupport::Broken(reason) => Err(reason),
             },
         };
-        let landlock = if sandbox.mode == SandboxMode::DangerFullAccess {
-            LandlockSupport::NotSupported("danger-full-access".to_owned())
-        } else {
-            landlock_support()
+        let launcher = match (&namespace, &sandbox.exec.launcher) {
+            (Ok(()), Some(launcher)) => Some(chosen_launcher(launcher)),
+            _ => None,
         };
         ExecProtection {
             mode: sandbox.mode,
@@ -718,6 +839,7 @@ impl ExecProtection {
             landlock,
             unhidden: sandbox.exec.unhidden.clone(),
             added_dirs: sandbox.added_dirs.len(),
+            launcher,
         }
     }
 
@@ -903,6 +1025,7 @@ mod tests {
             landlock: LandlockSupport::FullyEnforced,
             unhidden: Vec::new(),
             added_dirs: 0,
+            launcher: Some(SELF_EXE.into()),
         };
         assert_eq!(protection.level(), "namespace+landlock");
         assert!(protection.is_full());
@@ -935,6 +1058,46 @@ mod tests {
             "/h contains the workspace or the temp dir and is not hidden (its config, \
              credentials, sessions and state are)"
         ));
+    }
+
+    #[test]
+    fn a_probe_trusts_only_a_launcher_that_answers_as_this_build() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().unwrap();
+        let outcome = |script: &str| {
+            let path = dir.path().join(format!("launcher-{}", script.len()));
+            std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            LauncherProbe::start(&path).outcome()
+        };
+        let answer = launcher_answer();
+        assert_eq!(
+            outcome(&format!("echo '{answer}'")),
+            LauncherSupport::Runs(Ok(()))
+        );
+        // A launcher of another build, or an older one that answers nothing.
+        for stale in ["echo 'pincer-exec-sandbox 0.0.1 protocol 0'", "exit 0"] {
+            match outcome(stale) {
+                LauncherSupport::Broken(reason) => {
+                    assert!(reason.contains("is not this build's launcher"), "{reason}");
+                    assert!(reason.contains(&answer), "{reason}");
+                }
+                other => panic!("{stale}: {other:?}"),
+            }
+        }
+        assert_eq!(
+            outcome("echo 'error: exec sandbox: user namespaces are off' >&2; exit 125"),
+            LauncherSupport::Runs(Err("user namespaces are off".to_owned()))
+        );
+        match outcome("echo 'usage' >&2; exit 2") {
+            LauncherSupport::Broken(reason) => {
+                assert!(
+                    reason.ends_with("did not act as the launcher (exit 2): usage"),
+                    "{reason}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

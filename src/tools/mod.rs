@@ -41,8 +41,8 @@ use crate::conversation::ToolDefinition;
 
 pub use arguments::Arguments;
 pub use confine::{
-    Confinement, ExecProtection, LandlockSupport, SETUP_FAILED, landlock_support, launcher_main,
-    spawn_confined, start_probe_early,
+    ARG0, Confinement, ExecProtection, LandlockSupport, SETUP_FAILED, landlock_support,
+    launcher_exit, spawn_confined, start_probe_early,
 };
 pub use environment::child_environment;
 pub use sandbox::{ExecSetup, Notice, Sandbox, SandboxMode, WebAccess, private_temp_dir};

@@ -14,6 +14,8 @@ use super::protocols::{self, Protocol};
 /// `NO_COLOR` only), run from the workspace, no stdin. Made by [`Home::pincer`].
 #[must_use = "a command does nothing until it is run"]
 pub struct Pincer {
+    /// Another pincer executable than the one cargo built (a copy elsewhere), if any.
+    binary: Option<PathBuf>,
     /// `program args…` that pincer runs inside, if any.
     wrapper: Option<(OsString, Vec<OsString>)>,
     /// Variables set (`Some`) or removed (`None`), in order, over the clean environment.
@@ -35,6 +37,7 @@ impl Pincer {
             ("NO_COLOR", "1".into()),
         ];
         Pincer {
+            binary: None,
             wrapper: None,
             env: clean
                 .into_iter()
@@ -119,6 +122,12 @@ impl Pincer {
         self
     }
 
+    /// Run the pincer executable at `path` (a link or copy of the built one, elsewhere).
+    pub fn binary(mut self, path: impl Into<PathBuf>) -> Pincer {
+        self.binary = Some(path.into());
+        self
+    }
+
     /// Run pincer as `program args… pincer ARGS…`, with this environment (`setpriv`, `unshare`,
     /// `sh -c '…; exec "$0" "$@"'`).
     pub fn inside<I, S>(mut self, program: impl AsRef<OsStr>, args: I) -> Pincer
@@ -142,7 +151,10 @@ impl Pincer {
     }
 
     fn build(self) -> Command {
-        let pincer = assert_cmd::cargo::cargo_bin("pincer");
+        let pincer = self
+            .binary
+            .clone()
+            .unwrap_or_else(|| assert_cmd::cargo::cargo_bin("pincer"));
         let mut command = match &self.wrapper {
             Some((program, args)) => {
                 let mut command = Command::new(program);

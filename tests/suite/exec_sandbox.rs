@@ -894,3 +894,76 @@ fn a_second_checkout_given_with_add_dir_is_worked_in_but_its_git_stays_read_only
         "{result}"
     );
 }
+
+/// A hard link (or, on another file system, a copy) of the built pincer in a fresh directory
+/// of its own: pincer without the companion launcher beside it.
+fn pincer_alone() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let built = assert_cmd::cargo::cargo_bin("pincer");
+    let alone = dir.path().join("pincer");
+    if std::fs::hard_link(&built, &alone).is_err() {
+        std::fs::copy(&built, &alone).unwrap();
+    }
+    (dir, alone)
+}
+
+#[test]
+fn commands_start_through_the_companion_launcher_or_pincer_itself_when_it_is_missing_or_stale() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let home = Home::new();
+    if !full_protection(&home, "commands_start_through_the_companion_launcher…") {
+        return;
+    }
+    std::fs::write(home.home.join("auth-profiles.json"), "{}").unwrap();
+    let companion = assert_cmd::cargo::cargo_bin("pincer-exec-sandbox");
+    let sandbox = protection(&home);
+    assert_eq!(sandbox["exec_launcher"], companion.to_str().unwrap());
+    assert_eq!(sandbox["exec_protection"], "namespace+landlock");
+
+    let (dir, alone) = pincer_alone();
+    let stale = dir.path().join("pincer-exec-sandbox");
+    for companion in [
+        None,
+        Some("echo 'pincer-exec-sandbox 0.0.1 0000000000000000'"),
+        Some("exit 0"),
+    ] {
+        if let Some(script) = companion {
+            std::fs::write(&stale, format!("#!/bin/sh\n{script}\n")).unwrap();
+            std::fs::set_permissions(&stale, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let idle = MockServer::start(Vec::new());
+        let status = home
+            .pincer()
+            .binary(&alone)
+            .provider(&anthropic(), &idle)
+            .args(["status", "--json"])
+            .output();
+        assert_eq!(code(&status), 0, "{}", stderr(&status));
+        let status: Value = serde_json::from_str(&stdout(&status)).unwrap();
+        assert_eq!(
+            status["sandbox"]["exec_launcher"], "/proc/self/exe",
+            "{companion:?}"
+        );
+        assert_eq!(
+            status["sandbox"]["exec_protection"], "namespace+landlock",
+            "{companion:?}"
+        );
+
+        // And commands run confined through pincer itself: the home is hidden from them.
+        let server = MockServer::start(exec_turn(&[
+            "cat \"$PINCER_HOME/auth-profiles.json\"; echo confined",
+        ]));
+        let output = home
+            .pincer()
+            .binary(&alone)
+            .provider(&anthropic(), &server)
+            .args(["run", "-m", MODEL, "look"])
+            .output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let (text, _) = &results(&server)["c0"];
+        assert!(
+            text.contains("No such file or directory") && text.ends_with("confined\n"),
+            "{companion:?}: {text}"
+        );
+    }
+}
