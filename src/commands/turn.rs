@@ -2241,8 +2241,6 @@ fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'s
     (subtype, cancelled_error(reason).exit, failure, kind)
 }
 
-/// How the turn's ending shows: the result's subtype, the exit code, the failure (if any) and
-/// the terminal reason.
 /// A failure that retrying the same run would not mend.
 fn stopped(kind: &str, message: String) -> Option<Failure> {
     Some(Failure {
@@ -2253,6 +2251,8 @@ fn stopped(kind: &str, message: String) -> Option<Failure> {
     })
 }
 
+/// How the turn's ending shows: the result's subtype, the exit code, the failure (if any) and
+/// the terminal reason.
 fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'static str) {
     let report = &outcome.report;
     match &report.ending {
