@@ -12,9 +12,10 @@
 //!
 //! The launcher. A user namespace can only be entered by a single-threaded process, and
 //! `unsafe` (`pre_exec`) is denied crate-wide, so the namespace cannot be set up between fork
-//! and exec. Instead pincer runs `/proc/self/exe` with [`ARG0`] as its `argv[0]`;
-//! `commands::main_entry` recognises that name before it parses anything or starts a thread and
-//! calls [`launcher_main`], which unshares a user and a mount namespace (the caller's uid and gid
+//! and exec. Instead pincer runs a launcher with [`ARG0`] as its `argv[0]`: the small companion
+//! binary of that name beside pincer when it answers the probe as this build, else
+//! `/proc/self/exe`, whose `commands::main_entry` recognises the name before it parses anything
+//! or starts a thread. Either calls [`launcher_exit`], which unshares a user and a mount namespace (the caller's uid and gid
 //! mapped to themselves, so file ownership and `git` stay normal), makes the mounts, enters a
 //! second user namespace so that every mount made in the first becomes locked (even a command
 //! that is root inside cannot unmount them to reach what they cover), applies Landlock and
@@ -335,7 +336,7 @@ fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Request, Strin
 /// ordinary pincer run; otherwise what happened: `Ok` after a probe, `Err` with a sentence when
 /// setup or exec failed (the caller prints it and exits with [`SETUP_FAILED`]). Must run before
 /// any thread is started.
-pub fn launcher_main() -> Option<Result<(), String>> {
+fn launcher_main() -> Option<Result<(), String>> {
     let mut arguments = std::env::args_os();
     if arguments.next().as_deref() != Some(OsStr::new(ARG0)) {
         return None;
@@ -661,16 +662,8 @@ fn first_choice(launcher: &Path) -> PathBuf {
 /// executable the companion launcher is tried first, and pincer itself when the companion does
 /// not act as this build's launcher. A probe started early is waited for instead of starting
 /// another.
-pub fn launcher_support(launcher: &Path) -> LauncherSupport {
-    launcher_found(launcher).1.clone()
-}
-
-/// The launcher that [`launcher_support`] found for `launcher`: commands start through it.
-pub fn chosen_launcher(launcher: &Path) -> PathBuf {
-    launcher_found(launcher).0.clone()
-}
-
-fn launcher_found(launcher: &Path) -> &'static (PathBuf, LauncherSupport) {
+/// Returns the launcher that was found (commands start through it) with what it can do.
+fn launcher_support(launcher: &Path) -> &'static (PathBuf, LauncherSupport) {
     LAUNCHER_SUPPORT.get_or_init(|| {
         let first = first_choice(launcher);
         let early = EARLY_PROBE
@@ -821,17 +814,15 @@ impl ExecProtection {
         } else {
             landlock_support()
         };
-        let namespace = match (&sandbox.exec.launcher, sandbox.mode) {
-            (_, SandboxMode::DangerFullAccess) => Err("danger-full-access".to_owned()),
-            (None, _) => Err("no launcher is configured".to_owned()),
+        let (namespace, launcher) = match (&sandbox.exec.launcher, sandbox.mode) {
+            (_, SandboxMode::DangerFullAccess) => (Err("danger-full-access".to_owned()), None),
+            (None, _) => (Err("no launcher is configured".to_owned()), None),
             (Some(launcher), _) => match launcher_support(launcher) {
-                LauncherSupport::Runs(namespace) => namespace,
-                LauncherSupport::Broken(reason) => Err(reason),
+                (found, LauncherSupport::Runs(Ok(()))) => (Ok(()), Some(found.clone())),
+                (_, LauncherSupport::Runs(Err(reason)) | LauncherSupport::Broken(reason)) => {
+                    (Err(reason.clone()), None)
+                }
             },
-        };
-        let launcher = match (&namespace, &sandbox.exec.launcher) {
-            (Ok(()), Some(launcher)) => Some(chosen_launcher(launcher)),
-            _ => None,
         };
         ExecProtection {
             mode: sandbox.mode,
@@ -1064,8 +1055,12 @@ mod tests {
     fn a_probe_trusts_only_a_launcher_that_answers_as_this_build() {
         use std::os::unix::fs::PermissionsExt as _;
         let dir = tempfile::tempdir().unwrap();
+        // A new file for each launcher: one being rewritten while its last probe still runs
+        // could not be started (ETXTBSY).
+        let made = std::cell::Cell::new(0);
         let outcome = |script: &str| {
-            let path = dir.path().join(format!("launcher-{}", script.len()));
+            made.set(made.get() + 1);
+            let path = dir.path().join(format!("launcher-{}", made.get()));
             std::fs::write(&path, format!("#!/bin/sh\n{script}\n")).unwrap();
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
             LauncherProbe::start(&path).outcome()

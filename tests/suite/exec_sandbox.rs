@@ -922,12 +922,12 @@ fn commands_start_through_the_companion_launcher_or_pincer_itself_when_it_is_mis
 
     let (dir, alone) = pincer_alone();
     let stale = dir.path().join("pincer-exec-sandbox");
-    for companion in [
+    for beside in [
         None,
         Some("echo 'pincer-exec-sandbox 0.0.1 0000000000000000'"),
         Some("exit 0"),
     ] {
-        if let Some(script) = companion {
+        if let Some(script) = beside {
             std::fs::write(&stale, format!("#!/bin/sh\n{script}\n")).unwrap();
             std::fs::set_permissions(&stale, std::fs::Permissions::from_mode(0o755)).unwrap();
         }
@@ -942,11 +942,11 @@ fn commands_start_through_the_companion_launcher_or_pincer_itself_when_it_is_mis
         let status: Value = serde_json::from_str(&stdout(&status)).unwrap();
         assert_eq!(
             status["sandbox"]["exec_launcher"], "/proc/self/exe",
-            "{companion:?}"
+            "{beside:?}"
         );
         assert_eq!(
             status["sandbox"]["exec_protection"], "namespace+landlock",
-            "{companion:?}"
+            "{beside:?}"
         );
 
         // And commands run confined through pincer itself: the home is hidden from them.
@@ -963,7 +963,7 @@ fn commands_start_through_the_companion_launcher_or_pincer_itself_when_it_is_mis
         let (text, _) = &results(&server)["c0"];
         assert!(
             text.contains("No such file or directory") && text.ends_with("confined\n"),
-            "{companion:?}: {text}"
+            "{beside:?}: {text}"
         );
     }
 }
