@@ -132,7 +132,7 @@ fn list_table(
         .iter()
         .filter(|row| listed(&row.cwd, row.name.as_deref()))
         .collect();
-    shown.sort_by(|left, right| listing::newest_first(left, right));
+    shown.sort_by_key(|&row| row.newest_first());
     if let Some(limit) = args.limit {
         shown.truncate(limit);
     }

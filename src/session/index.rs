@@ -218,13 +218,8 @@ impl Index {
     /// `--last` and listings are deterministic.
     pub fn newest_first(&self) -> Vec<&IndexEntry> {
         let mut entries: Vec<&IndexEntry> = self.sessions.values().collect();
-        entries.sort_by(|left, right| {
-            right
-                .summary
-                .updated
-                .cmp(&left.summary.updated)
-                .then_with(|| right.summary.created.cmp(&left.summary.created))
-                .then_with(|| right.file.cmp(&left.file))
+        entries.sort_by_key(|&entry| {
+            newest_first(&entry.summary.updated, &entry.summary.created, &entry.file)
         });
         entries
     }
@@ -339,6 +334,16 @@ pub fn short_ids<'a>(
         short.insert(*id, id.get(..length).unwrap_or(id));
     }
     short
+}
+
+/// The key that sorts sessions newest first: by last activity, then creation, then file name,
+/// each descending.
+pub fn newest_first<'a>(
+    updated: &'a str,
+    created: &'a str,
+    file: &'a str,
+) -> std::cmp::Reverse<[&'a str; 3]> {
+    std::cmp::Reverse([updated, created, file])
 }
 
 /// The fewest characters of a session id that listings show (SPEC §1.5).
@@ -963,12 +968,7 @@ pub(super) fn file_stamps(dir: &Path) -> Option<Vec<(String, (u64, u64))>> {
     let mut stamps = session_file_names(dir)
         .ok()?
         .into_iter()
-        .map(|name| {
-            let stat =
-                nix::sys::stat::fstatat(&handle, name.as_str(), nix::fcntl::AtFlags::empty())
-                    .ok()?;
-            Some((name, stat_stamp(&stat)))
-        })
+        .map(|name| stamp_in(&handle, &name).map(|stamp| (name, stamp)))
         .collect::<Option<Vec<_>>>()?;
     stamps.sort_unstable_by(|left, right| left.0.cmp(&right.0));
     Some(stamps)
@@ -1254,10 +1254,18 @@ fn check_file_in(
     let Some(dir) = dir else {
         return check_file(known, path);
     };
-    match nix::sys::stat::fstatat(dir, name.as_str(), nix::fcntl::AtFlags::empty()) {
-        Ok(stat) => check_stamped(known, path, stat_stamp(&stat)),
-        Err(_) => Freshness::Gone,
+    match stamp_in(dir, name) {
+        Some(stamp) => check_stamped(known, path, stamp),
+        None => Freshness::Gone,
     }
+}
+
+/// The size and mtime of the file `name` of the directory `dir` holds open (stat'ed relative to
+/// it), as [`file_stamp`] gives them; `None` when it is gone.
+fn stamp_in(dir: &std::fs::File, name: &str) -> Option<(u64, u64)> {
+    nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::empty())
+        .ok()
+        .map(|stat| stat_stamp(&stat))
 }
 
 /// What [`file_stamp`] makes of the same file, from `fstatat`'s answer.

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde::de::{Deserializer, Visitor};
 
 use super::index::{self, INDEX_FILE, IndexEntry};
-use super::summary::{self, SessionSummary};
+use super::summary;
 use crate::conversation::ContextOccupancy;
 
 /// A string of the index: borrowed from its text when it has no escape in it.
@@ -113,7 +113,7 @@ pub struct Row<'a> {
 impl<'a> Row<'a> {
     /// The row of an entry the index holds.
     pub fn of(entry: &'a IndexEntry) -> Row<'a> {
-        let summary: &SessionSummary = &entry.summary;
+        let summary = &entry.summary;
         let text = |value: &'a Option<String>| value.as_deref().map(Text::of);
         Row {
             file: Text::of(&entry.file),
@@ -137,25 +137,15 @@ impl<'a> Row<'a> {
         summary::occupancy_of(self.context_tokens, window)
     }
 
-    /// The current model as `provider/model`, as [`SessionSummary::model_ref`] gives it.
+    /// The current model as `provider/model`, as [`summary::SessionSummary::model_ref`] gives it.
     pub fn model_ref(&self) -> Option<Cow<'_, str>> {
-        match (&self.provider, &self.model) {
-            (Some(provider), Some(model)) => {
-                Some(Cow::Owned(format!("{}/{}", &**provider, &**model)))
-            }
-            (None, Some(model)) => Some(Cow::Borrowed(model)),
-            _ => None,
-        }
+        summary::model_ref(self.provider.as_deref(), self.model.as_deref())
     }
-}
 
-/// The order of a listing, newest first, as [`index::Index::newest_first`] sorts entries.
-pub fn newest_first(left: &Row<'_>, right: &Row<'_>) -> std::cmp::Ordering {
-    right
-        .updated
-        .cmp(&left.updated)
-        .then_with(|| right.created.cmp(&left.created))
-        .then_with(|| right.file.cmp(&left.file))
+    /// The key that sorts rows newest first, as [`index::Index::newest_first`] sorts entries.
+    pub fn newest_first(&self) -> std::cmp::Reverse<[&str; 3]> {
+        index::newest_first(&self.updated, &self.created, &self.file)
+    }
 }
 
 /// The index of `dir` and its journal, read for [`quick_rows`].

@@ -1,6 +1,7 @@
 //! What `sessions list`, `status` and lookups need to know about a session, derived from its
 //! entries in one pass. Pure: no I/O here.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -110,11 +111,15 @@ impl SessionSummary {
 
     /// The current `provider/model`, when known.
     pub fn model_ref(&self) -> Option<String> {
-        match (&self.provider, &self.model) {
-            (Some(provider), Some(model)) => Some(format!("{provider}/{model}")),
-            (None, Some(model)) => Some(model.clone()),
-            _ => None,
-        }
+        model_ref(self.provider.as_deref(), self.model.as_deref()).map(Cow::into_owned)
+    }
+}
+
+/// A session's model as `provider/model`, or the model alone when no provider is recorded.
+pub fn model_ref<'a>(provider: Option<&str>, model: Option<&'a str>) -> Option<Cow<'a, str>> {
+    match (provider, model?) {
+        (Some(provider), model) => Some(Cow::Owned(format!("{provider}/{model}"))),
+        (None, model) => Some(Cow::Borrowed(model)),
     }
 }
 
