@@ -418,18 +418,23 @@ turn_tests!(anthropic, protocols::anthropic());
 turn_tests!(openai, protocols::openai());
 turn_tests!(openai_chat, protocols::openai_chat());
 
-/// A turn against a plain `http://` URL reads no TLS root (SPEC §12.1): `SSL_CERT_FILE` is
-/// never opened. It used to load the roots while building the HTTP client, before any request.
+/// A turn against a plain `http://` URL reads no TLS root (SPEC §12.1): neither `SSL_CERT_FILE`
+/// nor a file of `SSL_CERT_DIR` is opened. It used to load the roots while building the HTTP
+/// client, before any request.
 #[test]
 fn a_plain_http_turn_reads_no_tls_roots() {
     let home = Home::new();
     let protocol = protocols::anthropic();
     let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["fine"]))]);
-    // The bundle is a FIFO nobody writes to: opening it to read blocks, so a turn that loaded
-    // the trust roots would hang here instead of answering.
+    // The bundle, and the one file of the certificate directory, are FIFOs nobody writes to:
+    // opening one to read blocks, so a turn that loaded the trust roots would hang here
+    // instead of answering.
+    let directory = home.root.path().join("certs");
+    std::fs::create_dir(&directory).unwrap();
     let bundle = home.root.path().join("bundle.pem");
     let made = std::process::Command::new("mkfifo")
         .arg(&bundle)
+        .arg(directory.join("root.pem"))
         .status()
         .unwrap();
     assert!(made.success());
@@ -437,13 +442,14 @@ fn a_plain_http_turn_reads_no_tls_roots() {
         .pincer()
         .provider(&protocol, &server)
         .env("SSL_CERT_FILE", &bundle)
+        .env("SSL_CERT_DIR", &directory)
         .args(["run", "-m", protocol.model, "is it fine?"])
         .spawn();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     while child.try_wait().unwrap().is_none() {
         if std::time::Instant::now() > deadline {
             child.kill().unwrap();
-            panic!("the turn did not end: it opened SSL_CERT_FILE");
+            panic!("the turn did not end: it opened SSL_CERT_FILE or a file of SSL_CERT_DIR");
         }
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
