@@ -1181,7 +1181,11 @@ where
                     scope.spawn(move || chunk.iter().map(parse).collect::<Option<Vec<_>>>())
                 })
                 .collect();
-            let mut all = Vec::with_capacity(starts.len());
+            // The first share's vector grows to hold the others (a big allocation grows in
+            // place), instead of all of them being copied into a new one.
+            let mut handles = handles.into_iter();
+            let mut all = handles.next()?.join().ok()??;
+            all.reserve(starts.len() - all.len());
             for handle in handles {
                 all.extend(handle.join().ok()??);
             }
@@ -1191,9 +1195,8 @@ where
     // Nothing may stand between the entries but their keys: `"<file>":`, after a `,` but for
     // the first; and after the last, the two closing braces.
     let mut position = 0;
-    let mut entries = Vec::with_capacity(parsed.len());
     let mut key = Vec::new();
-    for ((entry, end), start) in parsed.into_iter().zip(starts) {
+    for ((entry, end), start) in parsed.iter().zip(starts) {
         let gap = body.get(position..start)?;
         let gap = if position == 0 {
             gap
@@ -1201,17 +1204,17 @@ where
             gap.strip_prefix(',')?
         };
         key.clear();
-        serde_json::to_writer(&mut key, file(&entry)).ok()?;
+        serde_json::to_writer(&mut key, file(entry)).ok()?;
         if gap.as_bytes().strip_prefix(key.as_slice())? != b":" {
             return None;
         }
-        position = end;
-        entries.push(entry);
+        position = *end;
     }
     if body.get(position..)?.trim_end() != "}}" {
         return None;
     }
-    Some(entries)
+    // Collected in place: the entries stay where they were parsed.
+    Some(parsed.into_iter().map(|(entry, _)| entry).collect())
 }
 
 fn write_index(index_path: &Path, index: &Index) -> Result<(), SessionError> {

@@ -179,8 +179,25 @@ pub fn quick_rows(snapshot: &IndexSnapshot) -> Option<Vec<Row<'_>>> {
     if !stored.is_sorted_by(|left, right| left.file < right.file) {
         return None;
     }
-    // The journal's lines over the stored entries, both in file order.
-    let mut journal = snapshot.journal.iter().peekable();
+    let rows = if snapshot.journal.is_empty() {
+        stored
+    } else {
+        with_journal(stored, &snapshot.journal)
+    };
+    let current = rows.len() == snapshot.stamps.len()
+        && rows
+            .iter()
+            .zip(&snapshot.stamps)
+            .all(|(row, (file, stamp))| *row.file == **file && (row.size, row.mtime_ns) == *stamp);
+    current.then_some(rows)
+}
+
+/// The journal's lines over the stored rows, both in file order.
+fn with_journal<'a>(
+    stored: Vec<Row<'a>>,
+    journal: &'a BTreeMap<String, Option<IndexEntry>>,
+) -> Vec<Row<'a>> {
+    let mut journal = journal.iter().peekable();
     let mut rows = Vec::with_capacity(stored.len() + journal.len());
     for row in stored {
         while let Some((_, entry)) = journal.next_if(|(file, _)| file.as_str() < &*row.file) {
@@ -192,12 +209,7 @@ pub fn quick_rows(snapshot: &IndexSnapshot) -> Option<Vec<Row<'_>>> {
         }
     }
     rows.extend(journal.filter_map(|(_, entry)| entry.as_ref().map(Row::of)));
-    let current = rows.len() == snapshot.stamps.len()
-        && rows
-            .iter()
-            .zip(&snapshot.stamps)
-            .all(|(row, (file, stamp))| *row.file == **file && (row.size, row.mtime_ns) == *stamp);
-    current.then_some(rows)
+    rows
 }
 
 #[cfg(test)]
