@@ -540,6 +540,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Show the most recently updated session of this workspace')
             [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Show the most recently updated session of this workspace')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --last, consider sessions of every directory')
+            [CompletionResult]::new('--fresh-probe', '--fresh-probe', [CompletionResultType]::ParameterName, 'Probe the exec sandbox now, rather than reuse what a probe found earlier this boot while nothing it depends on has changed')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')

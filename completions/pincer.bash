@@ -3141,7 +3141,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__status)
-            opts="-C -c -q -v -d -h --mcp --mcp-config --strict-mcp-config --continue --last --all --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --mcp --mcp-config --strict-mcp-config --continue --last --all --fresh-probe --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

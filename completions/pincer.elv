@@ -512,6 +512,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --last 'Show the most recently updated session of this workspace'
             cand --continue 'Show the most recently updated session of this workspace'
             cand --all 'With --last, consider sessions of every directory'
+            cand --fresh-probe 'Probe the exec sandbox now, rather than reuse what a probe found earlier this boot while nothing it depends on has changed'
             cand --json 'Print one JSON result object; same as --output-format json'
             cand -q 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
             cand --quiet 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'

@@ -449,6 +449,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand status" -l mcp -d 'Start e
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l last -l continue -d 'Show the most recently updated session of this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l all -d 'With --last, consider sessions of every directory'
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l fresh-probe -d 'Probe the exec sandbox now, rather than reuse what a probe found earlier this boot while nothing it depends on has changed'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'

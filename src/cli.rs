@@ -74,7 +74,8 @@ Examples:
   pincer status                                     # defaults, credentials, backends
   pincer status --last
   pincer status nightly --json | jq .context.percent
-  pincer status --mcp --mcp-config .mcp.json        # start each MCP server, list its tools";
+  pincer status --mcp --mcp-config .mcp.json        # start each MCP server, list its tools
+  pincer status --fresh-probe                       # probe the exec sandbox again, now";
 
 const AUTH_EXAMPLES: &str = "\
 Examples:
@@ -1271,6 +1272,11 @@ pub struct StatusArgs {
     /// With --last, consider sessions of every directory.
     #[arg(long, requires = "last")]
     pub all: bool,
+
+    /// Probe the exec sandbox now, rather than reuse what a probe found earlier this boot
+    /// while nothing it depends on has changed.
+    #[arg(long, conflicts_with_all = ["session", "last", "mcp"])]
+    pub fresh_probe: bool,
 }
 
 #[derive(Debug, Clone, Args)]

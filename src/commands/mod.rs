@@ -67,14 +67,8 @@ pub fn main_entry() -> ExitCode {
         return code;
     }
     let started = Instant::now();
-    // `pincer status` reports the exec sandbox, whose probe starts a process: start it now, so
-    // that it runs while the command line and the configuration are read.
-    let arguments: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    if reports_the_sandbox(&arguments) {
-        crate::tools::start_probe_early();
-    }
     // try_parse_args keeps global flags given at several levels (`-c a=1 run -c b=2`).
-    let cli = match Cli::try_parse_args(arguments) {
+    let cli = match Cli::try_parse_args(std::env::args_os()) {
         Ok(cli) => cli,
         Err(error) => {
             // clap prints help/version to stdout and usage errors to stderr, with exit 0 or 2.
@@ -113,21 +107,6 @@ fn output_format(global: &GlobalArgs) -> Format {
         OutputFormat::Json => Format::Json,
         OutputFormat::StreamJson => Format::StreamJson,
     }
-}
-
-/// Whether `arguments` (as given, before they are parsed) are the installation's `pincer status`,
-/// which reports the exec sandbox: `status` first, then only flags that neither pick a session
-/// (`--last`, `--continue`) nor ask for the MCP servers (`--mcp`). Anything it cannot tell from
-/// a session (a flag's value) answers `false`, which only costs the early start.
-fn reports_the_sandbox(arguments: &[std::ffi::OsString]) -> bool {
-    let Some((command, rest)) = arguments.get(1..).and_then(<[_]>::split_first) else {
-        return false;
-    };
-    command == "status"
-        && rest.iter().all(|argument| {
-            let argument = argument.to_string_lossy();
-            argument.starts_with('-') && !["--last", "--continue", "--mcp"].contains(&&*argument)
-        })
 }
 
 fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) -> CliResult<Exit> {
@@ -512,28 +491,6 @@ pub(crate) fn discover_skills(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_the_installations_status_starts_the_sandbox_probe_before_parsing() {
-        let reports = |line: &str| {
-            let arguments: Vec<std::ffi::OsString> =
-                line.split_whitespace().map(Into::into).collect();
-            reports_the_sandbox(&arguments)
-        };
-        assert!(reports("pincer status"));
-        assert!(reports("pincer status --json -q"));
-        for line in [
-            "pincer",
-            "pincer run status",
-            "pincer status 0199a000",
-            "pincer status --last",
-            "pincer status --continue --all",
-            "pincer status --mcp",
-            "pincer status --output-format json",
-        ] {
-            assert!(!reports(line), "{line}");
-        }
-    }
 
     fn io_failure(kind: std::io::ErrorKind) -> SessionError {
         SessionError::Io {

@@ -37,15 +37,6 @@ pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
             Exit::RunFailed
         });
     }
-    // The installation's status probes the exec sandbox, which starts a process (SPEC §10,
-    // once per process): let it run while the index and the rest are read. `main_entry` has
-    // started it already when `status` came first on the command line.
-    if args.session.is_none()
-        && !args.last
-        && context.settings.tools.sandbox != crate::tools::SandboxMode::DangerFullAccess
-    {
-        crate::tools::start_probe_early();
-    }
     status_of(context, args)
 }
 
@@ -69,7 +60,7 @@ fn status_of(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
         };
         session_status(context, &path, &entry)
     } else {
-        installation_status(context, &index)?
+        installation_status(context, &index, args.fresh_probe)?
     };
     let mut stdout = Stdout::new();
     if context.format.is_json() {
@@ -255,7 +246,7 @@ fn credentials(context: &Context, now: u64) -> CliResult<(Vec<Value>, Value)> {
     Ok((credentials, profiles))
 }
 
-fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
+fn installation_status(context: &Context, index: &Index, fresh_probe: bool) -> CliResult<Value> {
     let settings = &context.settings;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let (credentials, auth_profiles) = credentials(context, now_ms())?;
@@ -317,7 +308,11 @@ fn installation_status(context: &Context, index: &Index) -> CliResult<Value> {
             "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
             "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),
         },
-        "sandbox": sandbox_report(&sandbox),
+        "sandbox": sandbox_report(&sandbox, &paths.state_dir, if fresh_probe {
+            crate::tools::ProbeMemory::Refresh
+        } else {
+            crate::tools::ProbeMemory::Reuse
+        }),
         "system_prompt": {
             "chars": built.text.chars().count(),
             "sections": built.sections,
@@ -344,9 +339,15 @@ fn installation_sandbox(context: &Context, added_dirs: &[PathBuf]) -> crate::too
 }
 
 /// The sandbox as `status` and `--dry-run` report it: the mode and which protection `exec`
-/// commands get here (probed once per process: SPEC §10).
-pub(crate) fn sandbox_report(sandbox: &crate::tools::Sandbox) -> Value {
-    let protection = crate::tools::ExecProtection::of(sandbox);
+/// commands get here (probed once per process, SPEC §10, or remembered in `state_dir` from a
+/// probe earlier this boot while nothing it depends on has changed, as `memory` says).
+pub(crate) fn sandbox_report(
+    sandbox: &crate::tools::Sandbox,
+    state_dir: &Path,
+    memory: crate::tools::ProbeMemory,
+) -> Value {
+    let (protection, probed_at) =
+        crate::tools::ExecProtection::reported(sandbox, state_dir, memory);
     json!({
         "mode": sandbox.mode.as_str(),
         "added_dirs": sandbox.added_dirs,
@@ -357,6 +358,8 @@ pub(crate) fn sandbox_report(sandbox: &crate::tools::Sandbox) -> Value {
         "exec_namespace": protection.namespace_line(),
         "exec_landlock": protection.landlock.describe(),
         "exec_launcher": protection.launcher,
+        // When the protection above was probed, if not by this process.
+        "exec_probed_at": probed_at.map(crate::session::record::iso_of_millis),
     })
 }
 
@@ -412,6 +415,13 @@ fn render(value: &Value) -> String {
         "exec:",
         text_of(&value["sandbox"]["exec_enforcement"]),
     );
+    if let Some(probed_at) = value["sandbox"]["exec_probed_at"].as_str() {
+        line(
+            &mut text,
+            "exec probed:",
+            format!("{probed_at}, remembered (`status --fresh-probe` probes again)"),
+        );
+    }
     let added: Vec<String> = value["sandbox"]["added_dirs"]
         .as_array()
         .into_iter()

@@ -1404,7 +1404,12 @@ fn dry_run(
         "skills": shared.skills,
         "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
         "tool_policy": shared.policy.describe(),
-        "sandbox": super::status::sandbox_report(&shared.sandbox),
+        // Touching nothing: a remembered probe is read, never written.
+        "sandbox": super::status::sandbox_report(
+            &shared.sandbox,
+            &context.settings.paths.state_dir,
+            crate::tools::ProbeMemory::ReadOnly,
+        ),
         "mcp_servers": super::mcp::dry_run(&shared.mcp_config),
         "hooks": super::hooks::dry_run(&shared.hooks.set),
     });

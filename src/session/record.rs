@@ -1507,6 +1507,13 @@ pub fn now_iso() -> String {
     iso_millis(OffsetDateTime::now_utc())
 }
 
+/// A time in Unix milliseconds written as [`now_iso`] writes the current one.
+pub fn iso_of_millis(millis: u64) -> String {
+    let time = OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
+    iso_millis(time)
+}
+
 fn iso_millis(time: OffsetDateTime) -> String {
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
@@ -1949,6 +1956,12 @@ mod tests {
         assert_ne!(other, first);
         let everything_taken = new_entry_id(&|candidate| candidate.len() == 8);
         assert_eq!(everything_taken.len(), 36, "falls back to a full UUID");
+    }
+
+    #[test]
+    fn a_time_in_milliseconds_is_written_like_the_entries_timestamps() {
+        assert_eq!(iso_of_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(iso_of_millis(1_796_166_000_123), "2026-12-01T23:00:00.123Z");
     }
 
     #[test]

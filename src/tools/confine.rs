@@ -27,7 +27,9 @@
 //! alone is applied by [`spawn_restricted`], which spawns from a short-lived thread that
 //! restricts itself first — Landlock restricts a thread and what it starts, so the rest of
 //! pincer stays unrestricted. Which protection is in force is [`ExecProtection`], probed once
-//! per process and only when something asks (the first command, `status`, `--dry-run`).
+//! per process and only when something asks (the first command, `status`, `--dry-run`); the
+//! reports reuse a full protection found earlier while nothing it depends on has changed
+//! ([`super::probe_memo`]).
 
 use std::ffi::{OsStr, OsString};
 use std::os::fd::{AsRawFd as _, OwnedFd};
@@ -46,6 +48,7 @@ use nix::sched::{CloneFlags, unshare};
 use nix::sys::stat::Mode;
 use nix::sys::statvfs::{FsFlags, statvfs};
 
+use super::probe_memo;
 use super::sandbox::{Sandbox, SandboxMode};
 
 /// The `argv[0]` under which pincer acts as the launcher, and the file name of the companion
@@ -128,32 +131,19 @@ impl LandlockSupport {
     }
 }
 
-/// The Landlock probe started by [`start_probe_early`] and not yet joined.
-static EARLY_LANDLOCK_PROBE: std::sync::Mutex<Option<std::thread::JoinHandle<LandlockSupport>>> =
-    std::sync::Mutex::new(None);
-
 /// Probe once (in a throwaway thread that restricts itself and ends) and remember the answer.
 pub fn landlock_support() -> LandlockSupport {
     static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
-            let early = EARLY_LANDLOCK_PROBE
-                .lock()
-                .ok()
-                .and_then(|mut early| early.take());
-            early
-                .unwrap_or_else(start_landlock_probe)
+            let roots = vec![std::env::temp_dir()];
+            std::thread::spawn(move || restrict_current_thread(&roots))
                 .join()
                 .unwrap_or_else(|_| {
                     LandlockSupport::NotSupported("the Landlock probe panicked".to_owned())
                 })
         })
         .clone()
-}
-
-fn start_landlock_probe() -> std::thread::JoinHandle<LandlockSupport> {
-    let roots = vec![std::env::temp_dir()];
-    std::thread::spawn(move || restrict_current_thread(&roots))
 }
 
 /// Restrict the calling thread (and what it starts from now on) to writing beneath `writable`
@@ -635,9 +625,6 @@ pub enum LauncherSupport {
 /// What [`launcher_support`] found, once it has probed, and the launcher it found it with.
 static LAUNCHER_SUPPORT: OnceLock<(PathBuf, LauncherSupport)> = OnceLock::new();
 
-/// A probe started by [`start_probe_early`] and not yet waited for.
-static EARLY_PROBE: std::sync::Mutex<Option<LauncherProbe>> = std::sync::Mutex::new(None);
-
 /// The companion launcher beside this executable (`pincer-exec-sandbox`, installed with it),
 /// when there is one. It starts in a fraction of the time pincer's own executable takes
 /// (which maps a much bigger binary), and every confined command starts through it.
@@ -660,20 +647,12 @@ fn first_choice(launcher: &Path) -> PathBuf {
 /// Probe the launcher `launcher` once per process: start it in probe mode with a namespace,
 /// a read-only bind and a hidden directory, and see whether it gets through. For pincer's own
 /// executable the companion launcher is tried first, and pincer itself when the companion does
-/// not act as this build's launcher. A probe started early is waited for instead of starting
-/// another.
+/// not act as this build's launcher.
 /// Returns the launcher that was found (commands start through it) with what it can do.
 fn launcher_support(launcher: &Path) -> &'static (PathBuf, LauncherSupport) {
     LAUNCHER_SUPPORT.get_or_init(|| {
         let first = first_choice(launcher);
-        let early = EARLY_PROBE
-            .lock()
-            .ok()
-            .and_then(|mut early| early.take())
-            .filter(|probe| probe.launcher == first);
-        let support = early
-            .unwrap_or_else(|| LauncherProbe::start(&first))
-            .outcome();
+        let support = LauncherProbe::start(&first).outcome();
         if first != launcher && matches!(support, LauncherSupport::Broken(_)) {
             return (
                 launcher.to_owned(),
@@ -682,24 +661,6 @@ fn launcher_support(launcher: &Path) -> &'static (PathBuf, LauncherSupport) {
         }
         (first, support)
     })
-}
-
-/// Start probing the usual launcher and Landlock now, for a command that will report the
-/// protection (`status`): the launcher's process and the Landlock thread then run while the
-/// command line, the configuration and the rest are read, and [`launcher_support`] and
-/// [`landlock_support`] wait for them. Does nothing when the probes were started or answered
-/// already.
-pub fn start_probe_early() {
-    if let Ok(mut early) = EARLY_PROBE.lock()
-        && early.is_none()
-        && LAUNCHER_SUPPORT.get().is_none()
-    {
-        let launcher = first_choice(Path::new(super::sandbox::SELF_EXE));
-        *early = Some(LauncherProbe::start(&launcher));
-        if let Ok(mut landlock) = EARLY_LANDLOCK_PROBE.lock() {
-            *landlock = Some(start_landlock_probe());
-        }
-    }
 }
 
 /// A started probe of the launcher.
@@ -785,6 +746,17 @@ impl LauncherProbe {
     }
 }
 
+/// What a report does with the probe remembered in the state directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProbeMemory {
+    /// Reuse it when it holds; else probe, and remember a full protection.
+    Reuse,
+    /// Probe now, and remember a full protection.
+    Refresh,
+    /// Reuse it when it holds; else probe, and write nothing.
+    ReadOnly,
+}
+
 /// How the commands of a sandbox are protected on this system.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecProtection {
@@ -807,8 +779,6 @@ pub struct ExecProtection {
 impl ExecProtection {
     /// Probe (once per process) what `sandbox`'s commands get.
     pub fn of(sandbox: &Sandbox) -> ExecProtection {
-        // Landlock's probe first: it is a few system calls in this process, while the
-        // launcher's probe is a process that may have been started already (`status`).
         let landlock = if sandbox.mode == SandboxMode::DangerFullAccess {
             LandlockSupport::NotSupported("danger-full-access".to_owned())
         } else {
@@ -832,6 +802,77 @@ impl ExecProtection {
             added_dirs: sandbox.added_dirs.len(),
             launcher,
         }
+    }
+
+    /// What `sandbox`'s commands get, for a report (`status`, `--dry-run`): as `memory` says,
+    /// the probe remembered in `state_dir` while nothing it depends on has changed
+    /// ([`super::probe_memo`]), else a fresh one, remembered when it found the full protection.
+    /// With it, when it was probed if that was by an earlier process (Unix milliseconds).
+    pub fn reported(
+        sandbox: &Sandbox,
+        state_dir: &Path,
+        memory: ProbeMemory,
+    ) -> (ExecProtection, Option<u64>) {
+        let Some(launcher) = sandbox
+            .exec
+            .launcher
+            .as_deref()
+            .filter(|_| sandbox.mode != SandboxMode::DangerFullAccess)
+        else {
+            return (ExecProtection::of(sandbox), None);
+        };
+        // Probed in this process already: that answer is the freshest there is.
+        if LAUNCHER_SUPPORT.get().is_some() {
+            return (ExecProtection::of(sandbox), None);
+        }
+        let first = first_choice(launcher);
+        let fingerprint =
+            probe_memo::fingerprint(&launcher_answer(), &first, &std::env::temp_dir());
+        // It can only have found one of the two launchers a probe tries.
+        let memo = fingerprint
+            .as_deref()
+            .filter(|_| memory != ProbeMemory::Refresh)
+            .and_then(|fingerprint| probe_memo::recall(state_dir, fingerprint))
+            .filter(|memo| memo.launcher == first || memo.launcher == launcher);
+        if let Some(memo) = memo {
+            let protection = ExecProtection {
+                mode: sandbox.mode,
+                namespace: Ok(()),
+                landlock: if memo.landlock_partial {
+                    LandlockSupport::PartiallyEnforced
+                } else {
+                    LandlockSupport::FullyEnforced
+                },
+                unhidden: sandbox.exec.unhidden.clone(),
+                added_dirs: sandbox.added_dirs.len(),
+                launcher: Some(memo.launcher),
+            };
+            return (protection, Some(memo.probed_at_ms));
+        }
+        let protection = ExecProtection::of(sandbox);
+        if let (Some(fingerprint), false, Ok(()), true, Some(found)) = (
+            fingerprint,
+            memory == ProbeMemory::ReadOnly,
+            &protection.namespace,
+            protection.landlock.is_enforced(),
+            &protection.launcher,
+        ) {
+            let probed_at_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| {
+                    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+                });
+            probe_memo::remember(
+                state_dir,
+                &probe_memo::Memo {
+                    fingerprint,
+                    probed_at_ms,
+                    launcher: found.clone(),
+                    landlock_partial: protection.landlock == LandlockSupport::PartiallyEnforced,
+                },
+            );
+        }
+        (protection, None)
     }
 
     /// `namespace+landlock`, `namespace`, `landlock` or `none`.

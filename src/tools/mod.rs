@@ -21,6 +21,7 @@ mod grep;
 mod ls;
 pub mod paths;
 pub mod policy;
+mod probe_memo;
 mod read;
 mod sandbox;
 #[cfg(test)]
@@ -41,8 +42,8 @@ use crate::conversation::ToolDefinition;
 
 pub use arguments::Arguments;
 pub use confine::{
-    ARG0, Confinement, ExecProtection, LandlockSupport, SETUP_FAILED, landlock_support,
-    launcher_exit, spawn_confined, start_probe_early,
+    ARG0, Confinement, ExecProtection, LandlockSupport, ProbeMemory, SETUP_FAILED,
+    landlock_support, launcher_exit, spawn_confined,
 };
 pub use environment::child_environment;
 pub use sandbox::{ExecSetup, Notice, Sandbox, SandboxMode, WebAccess, private_temp_dir};

@@ -532,6 +532,11 @@ fn without_user_namespaces_the_weaker_protection_is_said_once_and_reported() {
     );
     assert!(!outside.exists(), "Landlock let a command write outside");
 
+    // What status remembered out here is not believed in another user namespace.
+    assert_eq!(
+        home.home.join("state/exec-probe.json").is_file(),
+        sandbox["exec_protection"] == "namespace+landlock"
+    );
     let idle = MockServer::start(Vec::new());
     let status = without_user_namespaces(&home, &idle, &["status", "--json"]).unwrap();
     let status: Value = serde_json::from_str(&stdout(&status)).unwrap();
@@ -573,8 +578,18 @@ fn status_and_dry_run_say_which_exec_protection_is_in_force() {
         .args(["run", "-m", MODEL, "--dry-run", "hi"])
         .output();
     assert_eq!(code(&dry), 0, "{}", stderr(&dry));
-    let dry: Value = serde_json::from_str(&stdout(&dry)).unwrap();
-    assert_eq!(dry["sandbox"], sandbox);
+    let mut dry: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    // Probed by status just now; the dry run reuses a full protection that status remembered.
+    assert!(sandbox["exec_probed_at"].is_null(), "{sandbox}");
+    let remembered = dry["sandbox"]["exec_probed_at"].take();
+    assert_eq!(
+        remembered.is_string(),
+        level == "namespace+landlock",
+        "{dry}"
+    );
+    let mut probed = sandbox.clone();
+    probed["exec_probed_at"] = Value::Null;
+    assert_eq!(dry["sandbox"], probed);
     let danger = home
         .pincer()
         .provider(&anthropic(), &server)
@@ -598,8 +613,14 @@ fn status_and_dry_run_say_which_exec_protection_is_in_force() {
             .starts_with("none (danger-full-access"),
         "{danger}"
     );
-    // A dry run and status create no temp dir and leave the home empty.
-    assert!(std::fs::read_dir(&home.home).unwrap().next().is_none());
+    // A dry run and status create no temp dir and leave the home empty, but for the probe
+    // status remembered when it found the full protection.
+    if level == "namespace+landlock" {
+        assert_eq!(names_in(&home.home), ["state"]);
+        assert_eq!(names_in(&home.home.join("state")), ["exec-probe.json"]);
+    } else {
+        assert_eq!(names_in(&home.home), Vec::<String>::new());
+    }
 
     // Where Landlock is there, the level names it (with the namespace when this machine has
     // user namespaces) and a command really cannot write outside the workspace.
@@ -893,6 +914,108 @@ fn a_second_checkout_given_with_add_dir_is_worked_in_but_its_git_stays_read_only
         result["permission_denials"][0]["tool_use_id"], "w1",
         "{result}"
     );
+}
+
+/// The names in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn status_remembers_a_full_protection_until_something_it_depends_on_changes() {
+    let home = Home::new();
+    let test = "status_remembers_a_full_protection_until_something_it_depends_on_changes";
+    if !full_protection(&home, test) {
+        return;
+    }
+    let memo = home.home.join("state/exec-probe.json");
+    let recorded: Value = serde_json::from_slice(&std::fs::read(&memo).unwrap()).unwrap();
+    let companion = assert_cmd::cargo::cargo_bin("pincer-exec-sandbox");
+    assert_eq!(recorded["launcher"], companion.to_str().unwrap());
+    let fingerprint = recorded["fingerprint"].as_str().unwrap().to_owned();
+    for part in ["boot ", "\nns user:[", "\nstatus Seccomp:", "\ntemp "] {
+        assert!(fingerprint.contains(part), "{part}: {fingerprint}");
+    }
+
+    // Reused, and said so.
+    let sandbox = protection(&home);
+    assert_eq!(sandbox["exec_protection"], "namespace+landlock");
+    assert_eq!(sandbox["exec_launcher"], companion.to_str().unwrap());
+    let probed_at = sandbox["exec_probed_at"].as_str().unwrap().to_owned();
+    assert!(
+        probed_at.ends_with('Z') && probed_at.len() == 24,
+        "{probed_at}"
+    );
+    let idle = MockServer::start(Vec::new());
+    let text = home
+        .pincer()
+        .provider(&anthropic(), &idle)
+        .key(&anthropic(), KEY)
+        .arg("status")
+        .output();
+    assert!(
+        stdout(&text).contains(&format!(
+            "exec probed:    {probed_at}, remembered (`status --fresh-probe` probes again)\n"
+        )),
+        "{}",
+        stdout(&text)
+    );
+
+    // `--fresh-probe` probes again and remembers the new probe.
+    let fresh = home
+        .pincer()
+        .provider(&anthropic(), &idle)
+        .key(&anthropic(), KEY)
+        .args(["status", "--json", "--fresh-probe"])
+        .output();
+    assert_eq!(code(&fresh), 0, "{}", stderr(&fresh));
+    let fresh: Value = serde_json::from_str(&stdout(&fresh)).unwrap();
+    assert!(fresh["sandbox"]["exec_probed_at"].is_null(), "{fresh}");
+    assert_eq!(fresh["sandbox"]["exec_protection"], "namespace+landlock");
+    let after: Value = serde_json::from_slice(&std::fs::read(&memo).unwrap()).unwrap();
+    assert!(after["probed_at_ms"].as_u64() >= recorded["probed_at_ms"].as_u64());
+
+    // A memo of anything else (another boot; a launcher a probe would not try) is not
+    // believed: the probe runs and its own outcome is remembered instead.
+    for (key, value) in [
+        ("fingerprint", fingerprint.replacen("boot ", "boot 0", 1)),
+        ("launcher", "/nonexistent/pincer-exec-sandbox".to_owned()),
+    ] {
+        let mut forged = after.clone();
+        forged[key] = Value::from(value);
+        std::fs::write(&memo, forged.to_string()).unwrap();
+        let sandbox = protection(&home);
+        assert!(sandbox["exec_probed_at"].is_null(), "{key}: {sandbox}");
+        assert_eq!(sandbox["exec_launcher"], companion.to_str().unwrap());
+        let rewritten: Value = serde_json::from_slice(&std::fs::read(&memo).unwrap()).unwrap();
+        assert_eq!(rewritten["fingerprint"], fingerprint.as_str());
+        assert_eq!(rewritten["launcher"], companion.to_str().unwrap());
+    }
+    // A damaged memo is no memo either.
+    std::fs::write(&memo, "{\"fingerprint\": ").unwrap();
+    assert!(protection(&home)["exec_probed_at"].is_null());
+
+    // A dry run reads the memo but writes none.
+    std::fs::remove_file(&memo).unwrap();
+    let dry_run = || -> Value {
+        let dry = home
+            .pincer()
+            .provider(&anthropic(), &idle)
+            .key(&anthropic(), KEY)
+            .args(["run", "-m", MODEL, "--dry-run", "hi"])
+            .output();
+        assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+        serde_json::from_str(&stdout(&dry)).unwrap()
+    };
+    assert!(dry_run()["sandbox"]["exec_probed_at"].is_null());
+    assert!(!memo.exists());
+    protection(&home);
+    assert!(dry_run()["sandbox"]["exec_probed_at"].is_string());
 }
 
 /// A hard link (or, on another file system, a copy) of the built pincer in a fresh directory
