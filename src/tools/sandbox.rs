@@ -172,10 +172,11 @@ impl Sandbox {
         own: &Paths,
         temp_dir: Option<&Path>,
     ) -> Sandbox {
-        let workspace = canonical_target(workspace);
+        let mut canonical = Canonical::default();
+        let workspace = canonical.target(workspace);
         let mut writable_roots = vec![workspace.clone()];
         for directory in added {
-            let directory = canonical_target(directory);
+            let directory = canonical.target(directory);
             if !writable_roots.contains(&directory) {
                 writable_roots.push(directory);
             }
@@ -184,19 +185,19 @@ impl Sandbox {
         let mut in_roots: Vec<PathBuf> = Vec::new();
         for root in &writable_roots {
             for name in PROTECTED_IN_WORKSPACE {
-                let path = canonical_target(&root.join(name));
+                let path = canonical.target(&root.join(name));
                 if !in_roots.contains(&path) {
                     in_roots.push(path);
                 }
             }
         }
-        let temp_dir = temp_dir.map(canonical_target);
+        let temp_dir = temp_dir.map(|temp| canonical.target(temp));
         if let Some(temp) = &temp_dir
             && !writable_roots.contains(temp)
         {
             writable_roots.push(temp.clone());
         }
-        let (hidden, unhidden) = hide_plan(own, &writable_roots);
+        let (hidden, unhidden) = hide_plan(own, &writable_roots, &mut canonical);
         let mut protected = in_roots.clone();
         for path in &hidden {
             if !protected.contains(path) {
@@ -292,9 +293,13 @@ impl Sandbox {
 /// pincer's paths to hide from commands, and its directories that cannot be hidden whole
 /// because they contain one of `roots`. Parents come before what they contain, and nothing
 /// inside an already hidden directory is listed again.
-fn hide_plan(own: &Paths, roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<PathBuf>) {
-    let canonical = |paths: &[&PathBuf]| -> Vec<PathBuf> {
-        let mut list: Vec<PathBuf> = paths.iter().map(|path| canonical_target(path)).collect();
+fn hide_plan(
+    own: &Paths,
+    roots: &[PathBuf],
+    resolve: &mut Canonical,
+) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let mut canonical = |paths: &[&PathBuf]| -> Vec<PathBuf> {
+        let mut list: Vec<PathBuf> = paths.iter().map(|path| resolve.target(path)).collect();
         list.sort_by_key(|path| path.components().count());
         list.dedup();
         list
@@ -344,34 +349,86 @@ pub fn private_temp_dir() -> std::io::Result<tempfile::TempDir> {
 /// `path` (absolute) with every symbolic link resolved as far as it exists; the components
 /// after the deepest existing ancestor are appended as written (`.` dropped, `..` applied).
 pub fn canonical_target(path: &Path) -> PathBuf {
-    if let Ok(canonical) = std::fs::canonicalize(path) {
-        return canonical;
-    }
-    let components: Vec<Component<'_>> = path.components().collect();
-    for split in (0..components.len()).rev() {
-        let prefix: PathBuf = components[..split].iter().collect();
-        if prefix.as_os_str().is_empty() {
-            continue;
+    Canonical::default().target(path)
+}
+
+/// [`canonical_target`] for the paths of one moment (a sandbox being set up): each path and
+/// ancestor is looked up once, and one that does not exist costs a `stat` rather than
+/// `realpath`'s walk, which reads every component before it finds out.
+#[derive(Default)]
+struct Canonical {
+    resolved: std::collections::HashMap<PathBuf, Option<PathBuf>>,
+}
+
+impl Canonical {
+    /// `path` resolved, when it exists.
+    fn existing(&mut self, path: &Path) -> Option<PathBuf> {
+        if let Some(known) = self.resolved.get(path) {
+            return known.clone();
         }
-        if let Ok(mut canonical) = std::fs::canonicalize(&prefix) {
-            for component in &components[split..] {
-                match component {
-                    Component::Normal(name) => canonical.push(name),
-                    Component::ParentDir => {
-                        canonical.pop();
-                    }
-                    Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
-                }
-            }
+        let found = std::fs::metadata(path)
+            .ok()
+            .and_then(|_| std::fs::canonicalize(path).ok());
+        self.resolved.insert(path.to_path_buf(), found.clone());
+        found
+    }
+
+    fn target(&mut self, path: &Path) -> PathBuf {
+        if let Some(canonical) = self.existing(path) {
             return canonical;
         }
+        let components: Vec<Component<'_>> = path.components().collect();
+        for split in (0..components.len()).rev() {
+            let prefix: PathBuf = components[..split].iter().collect();
+            if prefix.as_os_str().is_empty() {
+                continue;
+            }
+            if let Some(mut canonical) = self.existing(&prefix) {
+                for component in &components[split..] {
+                    match component {
+                        Component::Normal(name) => canonical.push(name),
+                        Component::ParentDir => {
+                            canonical.pop();
+                        }
+                        Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+                    }
+                }
+                return canonical;
+            }
+        }
+        path.to_path_buf()
     }
-    path.to_path_buf()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_resolved_together_resolve_as_each_alone() {
+        let directory = tempfile::tempdir().unwrap();
+        let base = directory.path().canonicalize().unwrap();
+        std::fs::create_dir_all(base.join("real/inner")).unwrap();
+        std::os::unix::fs::symlink(base.join("real"), base.join("alias")).unwrap();
+        std::os::unix::fs::symlink(base.join("gone"), base.join("dangling")).unwrap();
+        let paths = [
+            "alias/inner",
+            "alias/missing/deeper/../file",
+            "alias",
+            "dangling",
+            "dangling/below",
+            "real/./inner/new",
+            "missing/alias",
+        ]
+        .map(|path| base.join(path));
+        let mut together = Canonical::default();
+        for path in &paths {
+            assert_eq!(together.target(path), canonical_target(path), "{path:?}");
+        }
+        assert_eq!(together.target(&paths[0]), base.join("real/inner"));
+        assert_eq!(together.target(&paths[1]), base.join("real/missing/file"));
+        assert_eq!(together.target(&paths[3]), base.join("dangling"));
+    }
 
     #[test]
     fn a_new_sandbox_has_the_workspace_and_the_private_temp_dir_as_roots_and_protects_git() {
@@ -461,7 +518,7 @@ mod tests {
             workspace_dir: "/u/.config/pincer/workspace".into(),
             state_dir: "/u/.local/state/pincer".into(),
         };
-        let (hidden, unhidden) = hide_plan(&own, &["/u/project".into()]);
+        let (hidden, unhidden) = hide_plan(&own, &["/u/project".into()], &mut Canonical::default());
         assert_eq!(
             hidden,
             [
@@ -476,8 +533,11 @@ mod tests {
     #[test]
     fn a_pincer_directory_holding_the_workspace_is_not_hidden_but_its_files_are() {
         let own = Paths::under_home(Path::new("/h"));
-        let (hidden, unhidden) =
-            hide_plan(&own, &["/h/project".into(), "/tmp/pincer-exec-1".into()]);
+        let (hidden, unhidden) = hide_plan(
+            &own,
+            &["/h/project".into(), "/tmp/pincer-exec-1".into()],
+            &mut Canonical::default(),
+        );
         assert_eq!(unhidden, [PathBuf::from("/h")]);
         assert_eq!(
             hidden,
@@ -490,7 +550,8 @@ mod tests {
             ]
         );
         // A workspace inside the sessions dir keeps that one visible too.
-        let (hidden, unhidden) = hide_plan(&own, &["/h/sessions/w".into()]);
+        let (hidden, unhidden) =
+            hide_plan(&own, &["/h/sessions/w".into()], &mut Canonical::default());
         assert_eq!(unhidden, [PathBuf::from("/h")]);
         assert!(!hidden.contains(&"/h/sessions".into()));
         assert!(hidden.contains(&"/h/auth-profiles.json".into()));
