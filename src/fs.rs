@@ -2,7 +2,8 @@
 //!
 //! Every file pincer owns is written through here. Invariants:
 //! - a reader never sees a half-written file: new content goes to a temp file in the same
-//!   directory, is fsynced, then renamed over (or next to) the target, and the directory is fsynced;
+//!   directory, is fsynced, then renamed over (or next to) the target, and the directory is fsynced
+//!   (the `_unsynced` variants leave the syncs to their caller, or out for a cache);
 //! - locks are `flock`-style advisory locks on a separate `<file>.lock` (std `File::lock`), released
 //!   when the handle is dropped or the process dies, so a crash never leaves a stale lock behind.
 
@@ -14,13 +15,19 @@ use std::time::{Duration, Instant};
 /// Write `bytes` to `path` atomically: temp file in the same directory, fsync, rename, fsync dir.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
-    let mut temp = tempfile::Builder::new()
-        .prefix(".pincer-tmp-")
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
+    let temp = staged(dir, ".pincer-tmp-", bytes)?;
     temp.as_file().sync_all()?;
     temp.persist(path).map_err(|error| error.error)?;
     sync_dir(dir)
+}
+
+/// [`write_atomic`] without its two syncs, for a cache that is checked before every use (a
+/// copy lost to a power cut is only computed again). Readers still never see it partly
+/// written (it appears by rename).
+pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let temp = staged(parent_dir(path), ".pincer-tmp-", bytes)?;
+    temp.persist(path).map_err(|error| error.error)?;
+    Ok(())
 }
 
 /// Create `path` with `bytes` as its whole content, atomically, failing if it already exists.
@@ -28,10 +35,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// Used for new session files so that nobody ever observes a file without its header line.
 pub fn create_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = parent_dir(path);
-    let mut temp = tempfile::Builder::new()
-        .prefix(".pincer-new-")
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
+    let temp = staged(dir, ".pincer-new-", bytes)?;
     temp.as_file().sync_all()?;
     temp.persist_noclobber(path).map_err(|error| error.error)?;
     sync_dir(dir)
@@ -41,13 +45,16 @@ pub fn create_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 /// caller `fdatasync`s the file and then calls [`sync_dir`] on its directory before the file
 /// must survive a power loss. Readers still never see it partly written (it appears by rename).
 pub fn create_new_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = parent_dir(path);
-    let mut temp = tempfile::Builder::new()
-        .prefix(".pincer-new-")
-        .tempfile_in(dir)?;
-    temp.write_all(bytes)?;
+    let temp = staged(parent_dir(path), ".pincer-new-", bytes)?;
     temp.persist_noclobber(path).map_err(|error| error.error)?;
     Ok(())
+}
+
+/// A temp file in `dir` (named `prefix…`) holding `bytes`, not yet synced or renamed.
+fn staged(dir: &Path, prefix: &str, bytes: &[u8]) -> io::Result<tempfile::NamedTempFile> {
+    let mut temp = tempfile::Builder::new().prefix(prefix).tempfile_in(dir)?;
+    temp.write_all(bytes)?;
+    Ok(temp)
 }
 
 /// fsync a directory so that a rename or creation inside it survives a power loss.
@@ -222,6 +229,8 @@ mod tests {
         write_atomic(&path, b"one").unwrap();
         write_atomic(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
+        replace_unsynced(&path, b"three").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"three");
         let names: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()
             .map(|entry| entry.unwrap().file_name())

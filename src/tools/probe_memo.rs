@@ -46,13 +46,14 @@ pub fn recall(state_dir: &Path, fingerprint: &str) -> Option<Memo> {
 }
 
 /// Remember `memo` in `state_dir`, if it can be written: a report that cannot remember simply
-/// probes again next time.
+/// probes again next time. Not synced: a memo lost to a power cut goes with the boot it was
+/// made for.
 pub fn remember(state_dir: &Path, memo: &Memo) {
     let Ok(text) = serde_json::to_vec(memo) else {
         return;
     };
     if crate::fs::create_dir_all(state_dir, true).is_ok() {
-        let _ = crate::fs::write_atomic(&state_dir.join(FILE), &text);
+        let _ = crate::fs::replace_unsynced(&state_dir.join(FILE), &text);
     }
 }
 
