@@ -77,27 +77,10 @@ pub(super) fn now_ms() -> u64 {
         })
 }
 
-/// Milliseconds since the epoch as an RFC 3339 UTC time with milliseconds.
-fn iso(ms: u64) -> String {
-    let nanos = i128::from(ms) * 1_000_000;
-    match time::OffsetDateTime::from_unix_timestamp_nanos(nanos) {
-        Ok(at) => format!(
-            "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-            at.year(),
-            u8::from(at.month()),
-            at.day(),
-            at.hour(),
-            at.minute(),
-            at.second(),
-            at.millisecond()
-        ),
-        Err(_) => ms.to_string(),
-    }
-}
-
 pub(super) fn iso_option(ms: Option<u64>) -> Value {
-    ms.filter(|ms| *ms > 0)
-        .map_or(Value::Null, |ms| json!(iso(ms)))
+    ms.filter(|ms| *ms > 0).map_or(Value::Null, |ms| {
+        json!(crate::session::record::iso_of_millis(ms))
+    })
 }
 
 fn write_json(value: &Value) -> CliResult<()> {
@@ -762,7 +745,10 @@ mod tests {
 
     #[test]
     fn times_print_as_utc_with_milliseconds() {
-        assert_eq!(iso(1_800_000_000_123), "2027-01-15T08:00:00.123Z");
+        assert_eq!(
+            crate::session::record::iso_of_millis(1_800_000_000_123),
+            "2027-01-15T08:00:00.123Z"
+        );
         assert_eq!(iso_option(Some(0)), Value::Null);
     }
 

@@ -275,6 +275,11 @@ fn installation_status(context: &Context, index: &Index, fresh_probe: bool) -> C
     .files;
     let skills = super::discover_skills(context, &[], true);
     let sandbox = installation_sandbox(context, &super::added_dirs(context, &[])?);
+    let memory = if fresh_probe {
+        crate::tools::ProbeMemory::Refresh
+    } else {
+        crate::tools::ProbeMemory::Reuse
+    };
     let tool_names: Vec<&str> = crate::tools::ALL_TOOLS.to_vec();
     let tools = crate::tools::definitions(&tool_names);
     let built = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
@@ -308,11 +313,7 @@ fn installation_status(context: &Context, index: &Index, fresh_probe: bool) -> C
             "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
             "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),
         },
-        "sandbox": sandbox_report(&sandbox, &paths.state_dir, if fresh_probe {
-            crate::tools::ProbeMemory::Refresh
-        } else {
-            crate::tools::ProbeMemory::Reuse
-        }),
+        "sandbox": sandbox_report(&sandbox, &paths.state_dir, memory),
         "system_prompt": {
             "chars": built.text.chars().count(),
             "sections": built.sections,
@@ -359,7 +360,7 @@ pub(crate) fn sandbox_report(
         "exec_landlock": protection.landlock.describe(),
         "exec_launcher": protection.launcher,
         // When the protection above was probed, if not by this process.
-        "exec_probed_at": probed_at.map(crate::session::record::iso_of_millis),
+        "exec_probed_at": iso_option(probed_at),
     })
 }
 

@@ -1507,11 +1507,11 @@ pub fn now_iso() -> String {
     iso_millis(OffsetDateTime::now_utc())
 }
 
-/// A time in Unix milliseconds written as [`now_iso`] writes the current one.
+/// A time in Unix milliseconds written as [`now_iso`] writes the current one (the number
+/// itself when it is past what a date can hold).
 pub fn iso_of_millis(millis: u64) -> String {
-    let time = OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
-        .unwrap_or(OffsetDateTime::UNIX_EPOCH);
-    iso_millis(time)
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(millis) * 1_000_000)
+        .map_or_else(|_| millis.to_string(), iso_millis)
 }
 
 fn iso_millis(time: OffsetDateTime) -> String {
@@ -1962,6 +1962,7 @@ mod tests {
     fn a_time_in_milliseconds_is_written_like_the_entries_timestamps() {
         assert_eq!(iso_of_millis(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(iso_of_millis(1_796_166_000_123), "2026-12-01T23:00:00.123Z");
+        assert_eq!(iso_of_millis(u64::MAX), u64::MAX.to_string());
     }
 
     #[test]

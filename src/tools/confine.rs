@@ -794,6 +794,16 @@ impl ExecProtection {
                 }
             },
         };
+        ExecProtection::found(sandbox, namespace, landlock, launcher)
+    }
+
+    /// What `sandbox`'s commands get where the namespace, Landlock and the launcher are as given.
+    fn found(
+        sandbox: &Sandbox,
+        namespace: Result<(), String>,
+        landlock: LandlockSupport,
+        launcher: Option<PathBuf>,
+    ) -> ExecProtection {
         ExecProtection {
             mode: sandbox.mode,
             namespace,
@@ -835,18 +845,12 @@ impl ExecProtection {
             .and_then(|fingerprint| probe_memo::recall(state_dir, fingerprint))
             .filter(|memo| memo.launcher == first || memo.launcher == launcher);
         if let Some(memo) = memo {
-            let protection = ExecProtection {
-                mode: sandbox.mode,
-                namespace: Ok(()),
-                landlock: if memo.landlock_partial {
-                    LandlockSupport::PartiallyEnforced
-                } else {
-                    LandlockSupport::FullyEnforced
-                },
-                unhidden: sandbox.exec.unhidden.clone(),
-                added_dirs: sandbox.added_dirs.len(),
-                launcher: Some(memo.launcher),
+            let landlock = if memo.landlock_partial {
+                LandlockSupport::PartiallyEnforced
+            } else {
+                LandlockSupport::FullyEnforced
             };
+            let protection = ExecProtection::found(sandbox, Ok(()), landlock, Some(memo.launcher));
             return (protection, Some(memo.probed_at_ms));
         }
         let protection = ExecProtection::of(sandbox);
@@ -857,11 +861,7 @@ impl ExecProtection {
             protection.landlock.is_enforced(),
             &protection.launcher,
         ) {
-            let probed_at_ms = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |since| {
-                    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
-                });
+            let probed_at_ms = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
             probe_memo::remember(
                 state_dir,
                 &probe_memo::Memo {
