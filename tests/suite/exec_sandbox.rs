@@ -66,6 +66,19 @@ fn protection(home: &Home) -> Value {
     status["sandbox"].clone()
 }
 
+/// What `run --dry-run` (with a key, touching nothing) prints, as JSON.
+fn dry_run(home: &Home) -> Value {
+    let server = MockServer::start(Vec::new());
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["run", "-m", MODEL, "--dry-run", "hi"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
 /// Whether this machine lets an unprivileged process create user and mount namespaces, asked
 /// without pincer (`unshare` from util-linux), so that a broken launcher cannot turn the tests
 /// that need them into skips.
@@ -571,14 +584,7 @@ fn status_and_dry_run_say_which_exec_protection_is_in_force() {
     );
     assert_eq!(sandbox["exec_enforced"], level != "none");
     let server = MockServer::start(Vec::new());
-    let dry = home
-        .pincer()
-        .provider(&anthropic(), &server)
-        .key(&anthropic(), KEY)
-        .args(["run", "-m", MODEL, "--dry-run", "hi"])
-        .output();
-    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
-    let mut dry: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    let mut dry = dry_run(&home);
     // Probed by status just now; the dry run reuses a full protection that status remembered.
     assert!(sandbox["exec_probed_at"].is_null(), "{sandbox}");
     let remembered = dry["sandbox"]["exec_probed_at"].take();
@@ -1002,20 +1008,10 @@ fn status_remembers_a_full_protection_until_something_it_depends_on_changes() {
 
     // A dry run reads the memo but writes none.
     std::fs::remove_file(&memo).unwrap();
-    let dry_run = || -> Value {
-        let dry = home
-            .pincer()
-            .provider(&anthropic(), &idle)
-            .key(&anthropic(), KEY)
-            .args(["run", "-m", MODEL, "--dry-run", "hi"])
-            .output();
-        assert_eq!(code(&dry), 0, "{}", stderr(&dry));
-        serde_json::from_str(&stdout(&dry)).unwrap()
-    };
-    assert!(dry_run()["sandbox"]["exec_probed_at"].is_null());
+    assert!(dry_run(&home)["sandbox"]["exec_probed_at"].is_null());
     assert!(!memo.exists());
     protection(&home);
-    assert!(dry_run()["sandbox"]["exec_probed_at"].is_string());
+    assert!(dry_run(&home)["sandbox"]["exec_probed_at"].is_string());
 }
 
 /// A hard link (or, on another file system, a copy) of the built pincer in a fresh directory
