@@ -20,7 +20,9 @@ use super::index::{self, INDEX_FILE, IndexEntry};
 use super::summary;
 use crate::conversation::ContextOccupancy;
 
-/// A string of the index: borrowed from its text when it has no escape in it.
+/// A string of the index: borrowed from its text when it has no escape in it. (A
+/// `#[serde(borrow)] Cow<str>` borrows too, but not inside an `Option`, and most of a row's
+/// strings are optional.)
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Text<'a>(pub Cow<'a, str>);
 
