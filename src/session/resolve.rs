@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::index::{self, INDEX_VERSION, Index, IndexText, Lookup};
+use super::index::{self, INDEX_VERSION, Index, IndexText, Listing, Lookup};
 use super::store;
 
 /// Why a session argument names no single session. Each is a usage error (exit 2).
@@ -138,9 +138,10 @@ pub fn resolve_selector(
 }
 
 /// The sessions `query` (a session argument) can mean, found without refreshing the index:
-/// ids come from the file names of `dir` (a file name carries its session's id), names from
-/// the index's and its journal's text ([`IndexText`]), and only those few entries are read and
-/// checked against their files. The returned index holds just them; [`resolve`] over it gives
+/// ids come from the file names of `dir` (a file name carries its session's id; while the
+/// journal vouches for the directory, the names the index knows are its listing,
+/// [`IndexText::listing`]), names from the index's and its journal's text ([`IndexText`]), and
+/// only those few entries are read and checked against their files. The returned index holds just them; [`resolve`] over it gives
 /// what it gives over the refreshed index, when the index knew every session's latest name.
 ///
 /// `None` when that cannot be decided so: no index of this version, or the query matches no
@@ -177,10 +178,19 @@ pub fn quick_index(dir: &Path, query: &str) -> Option<Index> {
             None => {}
         }
     }
-    let files = index::session_file_names(dir).ok()?;
     let known = text.files();
+    // The directory's files: the known ones while the journal vouches for it, else as read.
+    let listing = text.listing(dir, &known)?;
+    let files: Vec<&str> = match &listing {
+        Listing::Known => known
+            .iter()
+            .copied()
+            .filter(|file| index::is_session_file_name(file))
+            .collect(),
+        Listing::Read(names) => names.iter().map(String::as_str).collect(),
+    };
     let lower = query.to_ascii_lowercase();
-    for file in &files {
+    for &file in &files {
         let by_file_name = store::id_in_file_name(file).is_none_or(|id| {
             id == query
                 || (!query.is_empty()
@@ -188,13 +198,17 @@ pub fn quick_index(dir: &Path, query: &str) -> Option<Index> {
                     && id.as_bytes()[..lower.len()].eq_ignore_ascii_case(lower.as_bytes()))
         });
         // A file the index does not know yet, or whose name does not show its id: read it.
-        if by_file_name || !known.contains(file.as_str()) {
+        let unknown = matches!(listing, Listing::Read(_)) && !known.contains(file);
+        if by_file_name || unknown {
             candidates.extend(wanted(file));
         }
     }
     let named = text.named();
     if !named.is_empty() {
-        let present: std::collections::HashSet<&str> = files.iter().map(String::as_str).collect();
+        let present: std::collections::HashSet<&str> = match listing {
+            Listing::Known => known,
+            Listing::Read(_) => files.iter().copied().collect(),
+        };
         for file in named {
             if !candidates.iter().any(|(known, _)| *known == file)
                 && present.contains(file.as_str())
@@ -331,5 +345,114 @@ mod tests {
         // Without an index there is nothing to search: the caller refreshes.
         std::fs::remove_file(dir.join(index::INDEX_FILE)).unwrap();
         assert_eq!(quick_index(&dir, A).map(|_| ()), None);
+    }
+
+    /// Let the directory stand unchanged long enough that a listing of it may be vouched for.
+    fn settle() {
+        std::thread::sleep(std::time::Duration::from_millis(40));
+    }
+
+    /// Give the session at `path` a name, and journal it as the command that did would.
+    fn name(dir: &Path, path: &Path, name: &str) {
+        let (mut writer, _, _) = store::open_for_append(path, None).unwrap();
+        let entry =
+            store::new_entry(&writer, "session_info", serde_json::json!({"name": name})).unwrap();
+        writer.append(&entry).unwrap();
+        drop(writer);
+        index::update_one(dir, path).unwrap();
+    }
+
+    fn listing_lines(dir: &Path) -> usize {
+        std::fs::read_to_string(dir.join(index::JOURNAL_FILE))
+            .unwrap_or_default()
+            .lines()
+            .filter(|line| line.starts_with("{\"listing\":"))
+            .count()
+    }
+
+    #[test]
+    fn a_listing_found_to_be_the_known_files_is_vouched_for_until_the_directory_changes() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("sessions");
+        let a = create(&dir, A, Some("nightly"));
+        let b = create(&dir, B, None);
+        index::refresh(&dir).unwrap();
+        // A journal to vouch in (a vouch never creates one: that would change the directory).
+        name(&dir, &b, "weekly");
+        let journal = std::fs::read_to_string(dir.join(index::JOURNAL_FILE)).unwrap();
+        settle();
+        let text = IndexText::read(&dir, "nightly").unwrap();
+        let known = text.files();
+        let Some(Listing::Read(mut names)) = text.listing(&dir, &known) else {
+            panic!("the first reader lists the directory");
+        };
+        names.sort();
+        assert_eq!(names.len(), 2);
+        assert_eq!(listing_lines(&dir), 1);
+        // The line is the journal's last, and the lines before it are as they were.
+        let vouched = std::fs::read_to_string(dir.join(index::JOURNAL_FILE)).unwrap();
+        assert!(vouched.starts_with(&journal), "{vouched}");
+        // The next reader takes the known files; lookups answer as before.
+        let text = IndexText::read(&dir, "nightly").unwrap();
+        assert_eq!(text.listing(&dir, &text.files()), Some(Listing::Known));
+        assert_eq!(both(&dir, A), (Some(a.clone()), Ok(a.clone())));
+        assert_eq!(both(&dir, "nightly"), (Some(a.clone()), Ok(a.clone())));
+        // The full reader and the journal's other readers skip the line.
+        let (full, _) = index::refresh(&dir).unwrap();
+        assert_eq!(full.sessions.len(), 2);
+
+        // A refresh that finds nothing to do leaves the directory, and the line, alone.
+        let text = IndexText::read(&dir, A).unwrap();
+        assert_eq!(text.listing(&dir, &text.files()), Some(Listing::Known));
+
+        // A copy of a session under another name, as a user or another tool would make it,
+        // changes the directory: it is listed again, and the lookup sees both files.
+        let copy = dir.join(
+            a.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .replacen("2", "1", 1),
+        );
+        std::fs::copy(&a, &copy).unwrap();
+        let text = IndexText::read(&dir, A).unwrap();
+        assert!(matches!(
+            text.listing(&dir, &text.files()),
+            Some(Listing::Read(names)) if names.len() == 3
+        ));
+        assert_eq!(quick_index(&dir, A).map(|_| ()), None);
+        assert!(matches!(
+            both(&dir, A).1,
+            Err(ResolveError::Ambiguous { .. })
+        ));
+    }
+
+    #[test]
+    fn a_listing_is_not_vouched_for_when_it_differs_from_the_known_files_or_there_is_no_journal() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("sessions");
+        create(&dir, A, None);
+        let b = create(&dir, B, None);
+        index::refresh(&dir).unwrap();
+        // No journal: nothing is created to vouch in.
+        settle();
+        let text = IndexText::read(&dir, A).unwrap();
+        assert!(matches!(
+            text.listing(&dir, &text.files()),
+            Some(Listing::Read(_))
+        ));
+        assert!(!dir.join(index::JOURNAL_FILE).exists());
+        // A file the index does not know: listed each time, never vouched for.
+        name(&dir, &b, "weekly");
+        let c = create(&dir, C, Some("fresh"));
+        settle();
+        for _ in 0..2 {
+            let text = IndexText::read(&dir, "fresh").unwrap();
+            assert!(matches!(
+                text.listing(&dir, &text.files()),
+                Some(Listing::Read(names)) if names.len() == 3
+            ));
+        }
+        assert_eq!(listing_lines(&dir), 0);
+        assert_eq!(both(&dir, "fresh"), (Some(c.clone()), Ok(c)));
     }
 }

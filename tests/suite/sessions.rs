@@ -196,6 +196,67 @@ fn sessions_run_within_a_minute_list_distinct_ids_that_show_works_with() {
     }
 }
 
+/// The journal lines that vouch for the sessions directory's listing.
+fn listing_lines(home: &Home) -> usize {
+    std::fs::read_to_string(home.sessions_dir().join(".index.journal"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|line| line.starts_with("{\"listing\":"))
+        .count()
+}
+
+#[test]
+fn resume_by_id_trusts_a_vouched_listing_only_until_a_file_is_added_beside_it() {
+    let home = Home::new();
+    let path = simple(&home, ID_A, Some("nightly"));
+    simple(&home, ID_B, None);
+    let server = MockServer::start_cycle(
+        vec![Reply::sse(&(protocols::anthropic().text)(&["ok"]))],
+        "127.0.0.1:0",
+    );
+    let resume = |query: &str| {
+        home.pincer()
+            .provider(&protocols::anthropic(), &server)
+            .args(["resume", query, "go on"])
+            .output()
+    };
+    // The first runs index the sessions, create the session's lock file and journal the
+    // turns; a directory that has stood still since is vouched for by the next lookup.
+    for _ in 0..2 {
+        let output = resume(ID_A);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        std::thread::sleep(Duration::from_millis(60));
+    }
+    let output = resume(ID_A);
+    assert_eq!((code(&output), stdout(&output)), (0, "ok\n".to_owned()));
+    assert!(listing_lines(&home) >= 1);
+    let output = resume("nightly");
+    assert_eq!((code(&output), stdout(&output)), (0, "ok\n".to_owned()));
+
+    // A copy of the session under another file name, as a user would make it: the lookup
+    // sees both, as a refreshed index would.
+    let copy = path.with_file_name(
+        path.file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replacen("2026", "2025", 1),
+    );
+    assert_ne!(copy, path);
+    std::fs::copy(&path, &copy).unwrap();
+    for query in [ID_A, "nightly"] {
+        let output = resume(query);
+        assert_eq!(code(&output), 2, "{query}: {}", stdout(&output));
+        let error = stderr(&output);
+        assert!(
+            error.contains(&format!("'{query}' matches 2 sessions")),
+            "{error}"
+        );
+    }
+    std::fs::remove_file(&copy).unwrap();
+    let output = resume(ID_A);
+    assert_eq!((code(&output), stdout(&output)), (0, "ok\n".to_owned()));
+}
+
 #[test]
 fn two_sessions_with_one_name_are_listed_with_a_hint_to_rename_one() {
     let home = Home::new();
