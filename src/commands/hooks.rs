@@ -208,22 +208,13 @@ pub(crate) fn pre_compact_manual(
         return Ok(());
     }
     let mode = context.settings.tools.sandbox;
-    let temp = if mode == SandboxMode::DangerFullAccess {
-        None
-    } else {
-        Some(crate::tools::private_temp_dir().map_err(|error| {
-            CliError::new(
-                Exit::RunFailed,
-                format!("could not create a private temp dir for the hooks: {error}"),
-            )
-        })?)
-    };
+    let temp = (mode != SandboxMode::DangerFullAccess).then(crate::tools::PrivateTemp::new);
     let mut sandbox = Sandbox::new(
         mode,
         &context.workspace,
         &[],
         &context.settings.paths,
-        temp.as_ref().map(tempfile::TempDir::path),
+        temp.as_ref().map(crate::tools::PrivateTemp::path),
     );
     let exec = &context.settings.tools.exec;
     sandbox.exec.environment = Some(Arc::new(crate::tools::child_environment(

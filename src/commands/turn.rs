@@ -1271,25 +1271,14 @@ fn shared_settings(
             crate::cli::PromptMode::None => PromptMode::None,
         });
     let skills = turn_skills(context, args, prompt_mode, input.system_replace.is_some());
-    // The private temp dir of exec (SPEC §10): removed with `Shared`, on every path.
-    let exec_temp = if args.dry_run || sandbox_mode == SandboxMode::DangerFullAccess {
-        None
-    } else {
-        Some(crate::tools::private_temp_dir().map_err(|error| {
-            CliError::new(
-                Exit::RunFailed,
-                format!(
-                    "could not create a private temp dir for exec in '{}': {error}",
-                    std::env::temp_dir().display()
-                ),
-            )
-            .with_hint("set TMPDIR to a writable directory")
-        })?)
-    };
+    // The private temp dir of exec (SPEC §10): made by the first command, removed with
+    // `Shared`, on every path.
+    let exec_temp = (!args.dry_run && sandbox_mode != SandboxMode::DangerFullAccess)
+        .then(crate::tools::PrivateTemp::new);
     let mut sandbox = exec_sandbox(
         context,
         (sandbox_mode, added_dirs),
-        exec_temp.as_ref().map(tempfile::TempDir::path),
+        exec_temp.as_ref().map(crate::tools::PrivateTemp::path),
         chain,
         &policy,
     );
@@ -1688,7 +1677,7 @@ struct Shared {
     sandbox_mode: SandboxMode,
     sandbox: Sandbox,
     /// The private temp dir of exec, removed with the turn's state.
-    _exec_temp: Option<tempfile::TempDir>,
+    _exec_temp: Option<crate::tools::PrivateTemp>,
     now: String,
     prompt_mode: PromptMode,
     files: Vec<context_files::ContextFile>,

@@ -558,7 +558,8 @@ pub fn spawn_restricted<T: Send + 'static>(
 /// an MCP server, a hook): `spawn` receives the command to configure (working directory,
 /// environment, stdio, process group) and spawn. Through the launcher when namespaces work here;
 /// else from a thread restricted by Landlock; unconfined in `danger-full-access`. `Err` is a
-/// refusal to run (`read-only` without Landlock). The first call of the run also makes pincer
+/// refusal to run (`read-only` without Landlock, or a private temp dir that cannot be made:
+/// [`super::sandbox::ensure_private_dir`] makes it here). The first call of the run also makes pincer
 /// non-dumpable — children of the same user can then no longer read its memory or environment
 /// through `/proc` — and, when the protection is weaker than SPEC §10's, says which one is in
 /// force through the sandbox's notice.
@@ -569,6 +570,14 @@ pub fn spawn_confined<T: Send + 'static>(
     spawn: impl FnOnce(Command) -> T + Send + 'static,
 ) -> Result<T, String> {
     static FIRST_CALL: std::sync::Once = std::sync::Once::new();
+    if let Some(temp) = &sandbox.exec.temp_dir {
+        super::sandbox::ensure_private_dir(temp).map_err(|error| {
+            format!(
+                "cannot make the private temp dir '{}' for commands: {error} (set TMPDIR to a writable directory)",
+                temp.display()
+            )
+        })?;
+    }
     let Some(confinement) = Confinement::for_sandbox(sandbox) else {
         FIRST_CALL.call_once(|| {
             let _ = nix::sys::prctl::set_dumpable(false);

@@ -46,7 +46,7 @@ pub use confine::{
     landlock_support, launcher_exit, spawn_confined,
 };
 pub use environment::child_environment;
-pub use sandbox::{ExecSetup, Notice, Sandbox, SandboxMode, WebAccess, private_temp_dir};
+pub use sandbox::{ExecSetup, Notice, PrivateTemp, Sandbox, SandboxMode, WebAccess};
 
 /// Names of every built-in tool, in the order they are offered.
 pub const ALL_TOOLS: [&str; 9] = [

@@ -10,11 +10,12 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::common::mock::{MockServer, Reply};
+use crate::common::mock::{Body, Gate, MockServer, Piece, Reply};
 use crate::common::protocols::{self, Protocol};
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, anthropic_tool_turn, code, skip, stderr, stdout};
@@ -224,6 +225,47 @@ fn exec_gets_no_key_in_its_environment_and_no_encoded_key_reaches_the_session_or
     for file in session_files(&home) {
         assert_no_key("session file", &std::fs::read_to_string(file).unwrap());
     }
+}
+
+/// The `pincer-exec-*` directories in the temp dir the tests give pincer.
+fn private_temp_dirs(home: &Home) -> Vec<String> {
+    std::fs::read_dir(&home.tmp)
+        .unwrap()
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.starts_with("pincer-exec-"))
+        .collect()
+}
+
+#[test]
+fn the_private_temp_dir_is_made_by_the_first_command_not_by_the_run() {
+    let home = Home::new();
+    let mut replies = exec_turn(&["stat -c %a \"$TMPDIR\" && ls -A \"$TMPDIR\" | wc -l"]);
+    // The model's first answer waits until the test has looked at the temp dir.
+    let gate = Gate::new();
+    let Body::Chunked(pieces) = &mut replies[0].body else {
+        panic!("a streamed reply");
+    };
+    pieces.insert(0, Piece::Wait(gate.clone()));
+    let server = MockServer::start(replies);
+    let child = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .key(&anthropic(), KEY)
+        .args(["run", "-m", MODEL, "look around"])
+        .spawn();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while server.requests().is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Set up, prompt sent, no command yet: no directory.
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(private_temp_dirs(&home), Vec::<String>::new());
+    gate.open();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(results(&server)["c0"], ("700\n0\n".to_owned(), false));
+    assert_eq!(private_temp_dirs(&home), Vec::<String>::new());
 }
 
 #[test]
