@@ -141,8 +141,9 @@ pub fn resolve_selector(
 /// ids come from the file names of `dir` (a file name carries its session's id; while the
 /// journal vouches for the directory, the names the index knows are its listing,
 /// [`IndexText::listing`]), names from the index's and its journal's text ([`IndexText`]), and
-/// only those few entries are read and checked against their files. The returned index holds just them; [`resolve`] over it gives
-/// what it gives over the refreshed index, when the index knew every session's latest name.
+/// only those few entries are read and checked against their files. The returned index holds
+/// just them; [`resolve`] over it gives what it gives over the refreshed index, when the index
+/// knew every session's latest name.
 ///
 /// `None` when that cannot be decided so: no index of this version, or the query matches no
 /// session or several (the caller refreshes the index, which also words the error).

@@ -559,10 +559,10 @@ pub fn spawn_restricted<T: Send + 'static>(
 /// environment, stdio, process group) and spawn. Through the launcher when namespaces work here;
 /// else from a thread restricted by Landlock; unconfined in `danger-full-access`. `Err` is a
 /// refusal to run (`read-only` without Landlock, or a private temp dir that cannot be made:
-/// [`super::sandbox::ensure_private_dir`] makes it here). The first call of the run also makes pincer
-/// non-dumpable — children of the same user can then no longer read its memory or environment
-/// through `/proc` — and, when the protection is weaker than SPEC §10's, says which one is in
-/// force through the sandbox's notice.
+/// [`super::sandbox::ensure_private_dir`] makes it here). The first call of the run also makes
+/// pincer non-dumpable — children of the same user can then no longer read its memory or
+/// environment through `/proc` — and, when the protection is weaker than SPEC §10's, says which
+/// one is in force through the sandbox's notice.
 pub fn spawn_confined<T: Send + 'static>(
     sandbox: &Sandbox,
     program: &OsStr,
@@ -573,7 +573,8 @@ pub fn spawn_confined<T: Send + 'static>(
     if let Some(temp) = &sandbox.exec.temp_dir {
         super::sandbox::ensure_private_dir(temp).map_err(|error| {
             format!(
-                "cannot make the private temp dir '{}' for commands: {error} (set TMPDIR to a writable directory)",
+                "cannot make the private temp dir '{}' for commands: {error} \
+                 (set TMPDIR to a writable directory)",
                 temp.display()
             )
         })?;
