@@ -6,7 +6,8 @@
 //!   the OS and architecture, the pincer version (the model line stays: it is part of the ask);
 //! - the workspace: the path on the `Working directory:` line, wherever it occurs, and the
 //!   live run's own workspace; the `Git repository:` line (branch and change counts);
-//! - temporary paths: anything ending in a random `.tmpXXXXXX`, `pincer-exec-XXXXXX` or
+//! - temporary paths: anything ending in a random `.tmpXXXXXX`, `pincer-exec-XXXXXX` (or
+//!   `pincer-exec-` and 32 hex digits, as exec's private temp dir is named now) or
 //!   `pincer-cli-XXXXXX` component (tempdirs, exec's private temp dir, the CLI prompt file);
 //! - UUIDs (session ids, child session ids), 32-digit hex ids, ISO 8601 dates and date-times,
 //!   13-digit millisecond timestamps.
@@ -217,7 +218,8 @@ fn timestamp(bytes: &[u8], at: usize) -> Option<usize> {
 }
 
 /// An absolute path starting at `at` up to its last component that is a random temporary name
-/// (`.tmpXXXXXX`, `pincer-exec-XXXXXX`, `pincer-cli-XXXXXX`); the rest of the path is kept.
+/// (`.tmpXXXXXX`, `pincer-exec-XXXXXX` or `pincer-exec-` and 32 hex digits,
+/// `pincer-cli-XXXXXX`); the rest of the path is kept.
 fn temp_path(bytes: &[u8], at: usize) -> Option<usize> {
     let path_byte = |byte: u8| byte.is_ascii_alphanumeric() || b"._~+@%,=:-".contains(&byte);
     let mut last = None;
@@ -225,14 +227,25 @@ fn temp_path(bytes: &[u8], at: usize) -> Option<usize> {
     while component < bytes.len() && bytes[component] == b'/' {
         let start = component + 1;
         for prefix in [&b".tmp"[..], b"pincer-exec-", b"pincer-cli-"] {
-            if let Some(random) = literal(bytes, start, prefix)
-                && let Some(end) = run_of(bytes, random, 6, u8::is_ascii_alphanumeric)
-                && ends(bytes, end)
-                && !bytes
-                    .get(end)
-                    .is_some_and(|byte| matches!(byte, b'.' | b'-' | b'_'))
-            {
-                last = Some(end);
+            let Some(random) = literal(bytes, start, prefix) else {
+                continue;
+            };
+            // Six letters and digits (tempfile's names, and exec's until it named its own), or
+            // the 32 hex digits exec's private temp dir is named with now.
+            let ends_here = [
+                run_of(bytes, random, 6, u8::is_ascii_alphanumeric),
+                (prefix == b"pincer-exec-")
+                    .then(|| run_of(bytes, random, 32, u8::is_ascii_hexdigit))
+                    .flatten(),
+            ];
+            for end in ends_here.into_iter().flatten() {
+                if ends(bytes, end)
+                    && !bytes
+                        .get(end)
+                        .is_some_and(|byte| matches!(byte, b'.' | b'-' | b'_'))
+                {
+                    last = Some(end);
+                }
             }
         }
         let mut next = start;
@@ -365,6 +378,14 @@ mod tests {
                 "<tmp>/system-prompt.md",
             ),
             (
+                "in /tmp/pincer-exec-4f0c2a9d1e8b47c6a3d5e7f9b1c3d5e7/out.txt",
+                "in <tmp>/out.txt",
+            ),
+            (
+                "not /tmp/pincer-exec-4f0c2a9d1e8b47c6a3d5e7f9b1c3d5e/x",
+                "not /tmp/pincer-exec-4f0c2a9d1e8b47c6a3d5e7f9b1c3d5e/x",
+            ),
+            (
                 "not /tmp/.tmpAb12Cdx nor /tmp/.tmpAb12",
                 "not /tmp/.tmpAb12Cdx nor /tmp/.tmpAb12",
             ),
@@ -395,7 +416,7 @@ mod tests {
             "system": system_prompt("/runner/work/project", "2026-04-11 (Saturday), UTC+00:00", "0.2.0", "a detached HEAD, 3 changed and 1 untracked files"),
             "messages": [
                 {"role": "user", "content": "list /runner/work/project/src"},
-                {"role": "user", "content": "tmp is /var/tmp/pincer-exec-Zz9Yy8/out.txt, session 4c8a6f0e-1b2d-4e3f-9a0b-1c2d3e4f5a6b"},
+                {"role": "user", "content": "tmp is /var/tmp/pincer-exec-0a1b2c3d4e5f60718293a4b5c6d7e8f9/out.txt, session 4c8a6f0e-1b2d-4e3f-9a0b-1c2d3e4f5a6b"},
                 {"role": "user", "content": "at 2026-04-11T08:30:00Z (1775896200000), msg_fedcba9876543210fedcba9876543210"}
             ]
         });
