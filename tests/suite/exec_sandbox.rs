@@ -53,31 +53,28 @@ pub(crate) fn results(server: &MockServer) -> HashMap<String, (String, bool)> {
     wire::tool_results(&requests[1].json())
 }
 
-/// What `status --json` says `exec` gets here.
-fn protection(home: &Home) -> Value {
+/// The JSON a command that asks no model prints (with a key and a provider that answers
+/// nothing), after checking that it exited 0.
+fn json_of(home: &Home, args: &[&str]) -> Value {
     let server = MockServer::start(Vec::new());
     let output = home
         .pincer()
         .provider(&anthropic(), &server)
         .key(&anthropic(), KEY)
-        .args(["status", "--json"])
-        .output();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    status["sandbox"].clone()
-}
-
-/// What `run --dry-run` (with a key, touching nothing) prints, as JSON.
-fn dry_run(home: &Home) -> Value {
-    let server = MockServer::start(Vec::new());
-    let output = home
-        .pincer()
-        .provider(&anthropic(), &server)
-        .key(&anthropic(), KEY)
-        .args(["run", "-m", MODEL, "--dry-run", "hi"])
+        .args(args)
         .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     serde_json::from_str(&stdout(&output)).unwrap()
+}
+
+/// What `status --json` says `exec` gets here.
+fn protection(home: &Home) -> Value {
+    json_of(home, &["status", "--json"])["sandbox"].clone()
+}
+
+/// What `run --dry-run` (touching nothing) prints.
+fn dry_run(home: &Home) -> Value {
+    json_of(home, &["run", "-m", MODEL, "--dry-run", "hi"])
 }
 
 /// Whether this machine lets an unprivileged process create user and mount namespaces, asked
