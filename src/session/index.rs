@@ -712,7 +712,7 @@ impl IndexText {
             };
             // Best effort, and never creating the journal (that would change the directory):
             // when it cannot be written, the next reader lists the directory too.
-            let _ = self.journal.append_line(dir, &line, false);
+            let _ = self.journal.append(dir, &line, false);
         }
         Some(Listing::Read(names))
     }
@@ -952,14 +952,6 @@ impl Journal {
             .map(|line| line.entry)
     }
 
-    /// Append one line in a single write to the end of the file (`O_APPEND`), so that a crash
-    /// leaves at most a torn last line. No fsync: this is a cache whose every entry is checked
-    /// against its file's size and mtime before use, so a line lost to a power cut only means
-    /// that file is summarized again.
-    fn append(&self, dir: &Path, line: &JournalLine) -> Result<(), SessionError> {
-        self.append_line(dir, line, true)
-    }
-
     /// The directory times of the newest [`ListingTimes`] line, when there is one.
     fn listing(&self) -> Option<ListingTimes> {
         self.lines()
@@ -970,14 +962,11 @@ impl Journal {
             .map(|line| line.listing)
     }
 
-    /// Append `line` as one write (see [`Journal::append`]); with `create` false, only to a
-    /// journal that exists.
-    fn append_line<T: Serialize>(
-        &self,
-        dir: &Path,
-        line: &T,
-        create: bool,
-    ) -> Result<(), SessionError> {
+    /// Append one line in a single write to the end of the file (`O_APPEND`), so that a crash
+    /// leaves at most a torn last line; with `create` false, only to a journal that exists. No
+    /// fsync: this is a cache whose every entry is checked against its file's size and mtime
+    /// before use, so a line lost to a power cut only means that file is summarized again.
+    fn append<T: Serialize>(&self, dir: &Path, line: &T, create: bool) -> Result<(), SessionError> {
         use std::io::Write as _;
         let path = dir.join(JOURNAL_FILE);
         let mut bytes = Vec::with_capacity(1024);
@@ -1528,14 +1517,12 @@ pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
         Freshness::Gone => known.is_some().then_some(None),
     };
     if let Some(entry) = line {
-        journal.append(
-            dir,
-            &JournalLine {
-                file: name,
-                version: INDEX_VERSION,
-                entry,
-            },
-        )?;
+        let line = JournalLine {
+            file: name,
+            version: INDEX_VERSION,
+            entry,
+        };
+        journal.append(dir, &line, true)?;
     }
     drop(lock);
     if journal.too_long() {
