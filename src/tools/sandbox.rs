@@ -706,8 +706,11 @@ mod tests {
         assert!(path.join("left-behind").exists());
         drop(temp);
         assert!(!path.exists());
-        // Dropping a handle whose directory was never made touches nothing.
-        drop(PrivateTemp::new());
+        // Dropping a handle whose directory was never made makes none.
+        let unmade = PrivateTemp::new();
+        let unmade_path = unmade.path().to_path_buf();
+        drop(unmade);
+        assert!(!unmade_path.exists());
     }
 
     #[test]
