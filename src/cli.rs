@@ -736,6 +736,11 @@ pub struct TurnArgs {
     )]
     pub permission_mode: Option<PermissionMode>,
 
+    /// Let commands reach the network (default: off in read-only and workspace-write, only a
+    /// loopback of their own; config [sandbox] network = true).
+    #[arg(long, help_heading = "Tools and permissions")]
+    pub allow_network: bool,
+
     /// Give the tools DIR as an extra root, confined and protected like the workspace (writable
     /// by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only.
     #[arg(

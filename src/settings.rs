@@ -176,6 +176,9 @@ pub struct ToolSettings {
     pub web_fetch_allow_private: bool,
     /// `tools.web_search`: the provider's web search on every turn. Default: false.
     pub web_search: bool,
+    /// `[sandbox] network` (or codex's `sandbox_workspace_write.network_access`): commands reach
+    /// the network. Default: false.
+    pub network: bool,
 }
 
 /// `[tools.exec]`, resolved: the `exec` tool's environment (SPEC §10).
@@ -391,6 +394,11 @@ impl Settings {
                 exec: ExecSettings::resolve(&config),
                 web_fetch_allow_private: config.tools.web_fetch.allow_private.unwrap_or(false),
                 web_search: config.tools.web_search.unwrap_or(false),
+                network: config
+                    .sandbox
+                    .network
+                    .or(config.sandbox_workspace_write.network_access)
+                    .unwrap_or(false),
             },
             timeouts: TimeoutSettings {
                 request_secs: config.timeouts.request_secs.unwrap_or(DEFAULT_REQUEST_SECS),

@@ -67,6 +67,7 @@ pub fn main_entry() -> ExitCode {
         return code;
     }
     let started = Instant::now();
+    keep_memory_private();
     // try_parse_args keeps global flags given at several levels (`-c a=1 run -c b=2`).
     let cli = match Cli::try_parse_args(std::env::args_os()) {
         Ok(cli) => cli,
@@ -84,12 +85,28 @@ pub fn main_entry() -> ExitCode {
         cli.global.verbosity(),
     );
     let format = output_format(&cli.global);
-    match run(cli, &diagnostics, format, started) {
+    let outcome = run(cli, &diagnostics, format, started);
+    // Whatever the way out, nothing a command started outlives the run (SPEC §10).
+    crate::tools::finish_run();
+    match outcome {
         Ok(exit) => exit.into(),
         Err(error) => {
             diagnostics.error(&error);
             error.exit.into()
         }
+    }
+}
+
+/// Before anything else runs (SPEC §10): no process of the same user — a command, an MCP server,
+/// a CLI backend, anything they start — can read pincer's memory or environment through
+/// `/proc/<pid>/` (`environ`, `mem`) or attach to it, and pincer never dumps core; its children
+/// start with core dumps off too (the soft limit, which a command that wants one may raise for
+/// itself). Each step is best effort: a system that refuses one still runs.
+fn keep_memory_private() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    let _ = nix::sys::prctl::set_dumpable(false);
+    if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_CORE) {
+        let _ = setrlimit(Resource::RLIMIT_CORE, 0, hard);
     }
 }
 

@@ -336,6 +336,7 @@ fn installation_sandbox(context: &Context, added_dirs: &[PathBuf]) -> crate::too
         None,
     );
     sandbox.web.allow_private = settings.tools.web_fetch_allow_private;
+    sandbox.exec.network = settings.tools.network;
     sandbox
 }
 
@@ -358,6 +359,7 @@ pub(crate) fn sandbox_report(
         "exec_enforced": protection.is_enforced(),
         "exec_namespace": protection.namespace_line(),
         "exec_landlock": protection.landlock.describe(),
+        "exec_network": protection.network_line(),
         "exec_launcher": protection.launcher,
         // When the protection above was probed, if not by this process.
         "exec_probed_at": iso_option(probed_at),
@@ -415,6 +417,11 @@ fn render(value: &Value) -> String {
         &mut text,
         "exec:",
         text_of(&value["sandbox"]["exec_enforcement"]),
+    );
+    line(
+        &mut text,
+        "network:",
+        text_of(&value["sandbox"]["exec_network"]),
     );
     if let Some(probed_at) = value["sandbox"]["exec_probed_at"].as_str() {
         line(

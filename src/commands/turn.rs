@@ -498,7 +498,7 @@ fn chain_keys(chain: &[Candidate]) -> Vec<&str> {
 /// than SPEC §10's is said once on stderr.
 fn exec_sandbox(
     context: &Context,
-    (mode, added_dirs): (SandboxMode, &[PathBuf]),
+    (mode, added_dirs, network): (SandboxMode, &[PathBuf], bool),
     temp_dir: Option<&Path>,
     chain: &[Candidate],
     policy: &ToolPolicy,
@@ -512,6 +512,7 @@ fn exec_sandbox(
         &context.settings.paths,
         temp_dir,
     );
+    sandbox.exec.network = network;
     sandbox.web = crate::tools::WebAccess {
         allow_private: context.settings.tools.web_fetch_allow_private,
         policy: Some(std::sync::Arc::new(policy.clone())),
@@ -1277,7 +1278,11 @@ fn shared_settings(
         .then(crate::tools::PrivateTemp::new);
     let mut sandbox = exec_sandbox(
         context,
-        (sandbox_mode, added_dirs),
+        (
+            sandbox_mode,
+            added_dirs,
+            args.allow_network || context.settings.tools.network,
+        ),
         exec_temp.as_ref().map(crate::tools::PrivateTemp::path),
         chain,
         &policy,
@@ -1567,6 +1572,14 @@ fn init_event(
             super::mcp::init_servers(&shared.mcp)
         },
         hooks: super::hooks::init_hooks(&shared.hooks.set, known.backend.unwrap_or("pincer")),
+        sandbox: shared.sandbox.mode.as_str(),
+        network: if shared.sandbox.exec.network
+            || shared.sandbox.mode == SandboxMode::DangerFullAccess
+        {
+            "on"
+        } else {
+            "off"
+        },
     }
 }
 

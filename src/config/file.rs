@@ -75,6 +75,30 @@ pub struct ConfigFile {
     /// `--json-schema` answers (SPEC §3.4).
     #[serde(default)]
     pub structured_output: StructuredOutputConfig,
+    /// What confined commands may reach besides files (SPEC §10).
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
+    /// codex's spelling of the network switch, so that `-c
+    /// sandbox_workspace_write.network_access=true` works as it does for `codex exec`.
+    #[serde(default)]
+    pub sandbox_workspace_write: CodexSandboxConfig,
+}
+
+/// `[sandbox]`: what commands (`exec`, and what they start) may reach besides files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// Commands reach the network in `read-only` and `workspace-write`, like `--allow-network`.
+    /// Default: false (each command has only a loopback interface of its own).
+    pub network: Option<bool>,
+}
+
+/// codex's `[sandbox_workspace_write]` table; only its network switch applies to pincer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodexSandboxConfig {
+    /// The same as `[sandbox] network` (which wins when both are set). Default: false.
+    pub network_access: Option<bool>,
 }
 
 /// The wire protocol a provider speaks (SPEC §4.1).

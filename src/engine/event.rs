@@ -100,6 +100,10 @@ pub struct Init {
     pub mcp_servers: Vec<McpServer>,
     /// The hooks loaded for the run (SPEC §14), in declaration order.
     pub hooks: Vec<InitHook>,
+    /// The sandbox mode (`read-only`, `workspace-write`, `danger-full-access`).
+    pub sandbox: &'static str,
+    /// Whether commands reach the network (`on`) or only a loopback of their own (`off`).
+    pub network: &'static str,
 }
 
 /// A hook as the turn starts.

@@ -184,8 +184,12 @@ fn spawn(launch: &Launch) -> Result<tokio::process::Child, String> {
     // The confined start may happen on a thread of its own: it needs the runtime's handle to
     // register the child.
     let runtime = tokio::runtime::Handle::current();
+    // Hooks are the user's own commands: confined like `exec`, but a hook that reports to a
+    // chat or a tracker keeps the network.
+    let mut sandbox = launch.sandbox.clone();
+    sandbox.exec.network = true;
     let spawned = crate::tools::spawn_confined(
-        &launch.sandbox,
+        &sandbox,
         OsStr::new("sh"),
         &arguments,
         move |mut command| {

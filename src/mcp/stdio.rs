@@ -97,21 +97,68 @@ pub(super) fn environment(
     crate::tools::child_environment(parent.iter().cloned(), clear, &secrets, &add)
 }
 
+/// The executable `command` names, as `execvp` would find it: a path with a slash relative to
+/// `directory`, else the first executable file of that name in the `PATH` of `environment`.
+fn find_program(
+    command: &str,
+    directory: &Path,
+    environment: &[(OsString, OsString)],
+) -> std::io::Result<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let executable = |path: &Path| {
+        std::fs::metadata(path)
+            .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+    };
+    if command.contains('/') {
+        let path = directory.join(command);
+        return if executable(&path) {
+            Ok(path)
+        } else {
+            Err(std::fs::metadata(&path)
+                .err()
+                .unwrap_or_else(|| std::io::Error::from(std::io::ErrorKind::PermissionDenied)))
+        };
+    }
+    let search = environment
+        .iter()
+        .find(|(name, _)| name == "PATH")
+        .map(|(_, value)| value.clone())
+        .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
+    std::env::split_paths(&search)
+        .map(|entry| directory.join(entry).join(command))
+        .find(|candidate| executable(candidate))
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+}
+
 impl StdioProcess {
     /// Start the server; its stdout and stdin are the MCP transport.
     pub(super) fn spawn(
         launch: Launch<'_>,
     ) -> Result<(StdioProcess, ChildStdout, ChildStdin), String> {
-        let mut command = tokio::process::Command::new(launch.command);
+        let cannot_start = |error: std::io::Error| {
+            format!(
+                "cannot start '{}' in '{}': {error}",
+                launch.command,
+                launch.directory.display()
+            )
+        };
+        // Checked here: through the launcher, a missing program would only show as an exit.
+        let program = find_program(launch.command, launch.directory, &launch.environment)
+            .map_err(cannot_start)?;
+        let arguments: Vec<OsString> = launch.args.iter().map(OsString::from).collect();
+        // A session of its own: the server never has the user's terminal (SPEC §10).
+        let mut command = crate::tools::spawn_in_session(
+            program.as_os_str(),
+            &arguments,
+            tokio::process::Command::from,
+        );
         command
-            .args(launch.args)
             .env_clear()
             .envs(launch.environment.iter().map(|(name, value)| (name, value)))
             .current_dir(launch.directory)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         let mut child = command.spawn().map_err(|error| {
             format!(
                 "cannot start '{}' in '{}': {error}",

@@ -199,6 +199,10 @@ impl StreamJsonLines {
                         })
                         .collect(),
                     hooks: init_hooks(&init.hooks),
+                    sandbox: super::schema::InitSandboxLine {
+                        mode: init.sandbox.to_owned(),
+                        network: init.network.to_owned(),
+                    },
                     pincer_version: env!("CARGO_PKG_VERSION").to_owned(),
                     uuid: new_uuid(),
                 }))
@@ -557,6 +561,8 @@ mod tests {
             api_key_source: "environment",
             mcp_servers: Vec::new(),
             hooks: Vec::new(),
+            sandbox: "workspace-write",
+            network: "off",
         })
     }
 

@@ -112,10 +112,23 @@ pub struct InitLine {
     pub mcp_servers: Vec<McpServerLine>,
     /// The hooks loaded for the run, by event (SPEC §14).
     pub hooks: BTreeMap<String, Vec<InitHookLine>>,
+    /// What the tools may touch and reach (SPEC §10).
+    pub sandbox: InitSandboxLine,
     /// pincer's version.
     pub pincer_version: String,
     /// A fresh UUIDv4 per line.
     pub uuid: String,
+}
+
+/// `system/init`'s `sandbox`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitSandboxLine {
+    /// `read-only`, `workspace-write` or `danger-full-access`.
+    pub mode: String,
+    /// `off` (commands have only a loopback interface of their own) or `on`. Whether this
+    /// system can close it is in `pincer status` and `--dry-run`.
+    pub network: String,
 }
 
 /// One entry of `system/init`'s `mcp_servers`.

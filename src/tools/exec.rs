@@ -20,7 +20,7 @@
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read as _;
-use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};
+use std::os::unix::process::ExitStatusExt as _;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
@@ -171,8 +171,8 @@ fn call_environment(arguments: &Arguments<'_>) -> Result<Vec<(String, String)>, 
 
 /// Give a command `exec`'s environment and working directory: `base` (pincer's environment
 /// minus the credential variables) instead of the inherited one when given, `environment` on
-/// top, run in `directory` in a process group of its own. Hooks (`crate::hooks`) start theirs so
-/// too.
+/// top, run in `directory`. Hooks (`crate::hooks`) start theirs so too. The process group (or
+/// session) is [`confine::spawn_confined`]'s to make.
 pub(crate) fn in_environment(
     command: &mut std::process::Command,
     base: Option<&[(OsString, OsString)]>,
@@ -186,8 +186,7 @@ pub(crate) fn in_environment(
     }
     command
         .envs(environment.iter().map(|(name, value)| (name, value)))
-        .current_dir(directory)
-        .process_group(0);
+        .current_dir(directory);
 }
 
 /// Kills the process group when dropped, unless disarmed: a call abandoned half-way (its future
@@ -199,8 +198,10 @@ pub(crate) struct GroupKiller {
 impl GroupKiller {
     pub(crate) fn kill(&mut self) {
         if let Some(group) = self.group.take() {
-            // ESRCH (already gone) is the only expected failure and needs no handling.
+            // ESRCH (already gone) is the only expected failure and needs no handling. A
+            // launcher that has not made its session yet is reached by its pid.
             let _ = killpg(group, Signal::SIGKILL);
+            let _ = nix::sys::signal::kill(group, Signal::SIGKILL);
         }
     }
 }
@@ -315,7 +316,7 @@ async fn spawn_confined(
                 spawned
             },
         );
-        let mut child = match spawned {
+        let mut child: std::process::Child = match spawned {
             Ok(Ok(child)) => child,
             Ok(Err(error)) => {
                 let _ = started_sender.send(Err(ToolError::io(
@@ -585,8 +586,9 @@ mod tests {
     async fn cancellation_kills_the_command_and_says_so() {
         let workspace = Workspace::new();
         let cancel = workspace.context.cancel.clone();
+        // Time for the shell to start and echo even on a loaded machine.
         tokio::spawn(async move {
-            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
             cancel.cancel();
         });
         let started = Instant::now();

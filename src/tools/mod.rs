@@ -42,8 +42,9 @@ use crate::conversation::ToolDefinition;
 
 pub use arguments::Arguments;
 pub use confine::{
-    ARG0, Confinement, ExecProtection, LandlockSupport, ProbeMemory, SETUP_FAILED,
-    landlock_support, launcher_exit, spawn_confined,
+    ARG0, Confinement, ExecProtection, LandlockSupport, ProbeMemory, SETUP_FAILED, Spawned,
+    finish_run, landlock_support, launcher_exit, sockets::SESSION_VARIABLES, spawn_confined,
+    spawn_in_session,
 };
 pub use environment::child_environment;
 pub use sandbox::{ExecSetup, Notice, PrivateTemp, Sandbox, SandboxMode, WebAccess};

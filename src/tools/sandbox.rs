@@ -86,12 +86,19 @@ pub struct ExecSetup {
     pub read_only: Vec<PathBuf>,
     /// pincer's own paths that commands do not see.
     pub hidden: Vec<PathBuf>,
+    /// pincer's directories among `hidden`, made (mode 0700) before the run's first command
+    /// when they do not exist yet, so that they are hidden from the start and no command can
+    /// create them.
+    pub made_hidden: Vec<PathBuf>,
     /// pincer's directories left visible because they contain a root (reported).
     pub unhidden: Vec<PathBuf>,
     /// Directories inside a hidden one that commands see again, read-only (a global skill's).
     pub revealed: Vec<PathBuf>,
     /// The run's private temp dir: `TMPDIR`, `TMP` and `TEMP` point there.
     pub temp_dir: Option<PathBuf>,
+    /// Commands reach the network (`--allow-network`, `[sandbox] network = true`); otherwise
+    /// only a loopback interface of their own.
+    pub network: bool,
     /// The environment commands start with; `None` inherits pincer's (tests).
     pub environment: Option<Arc<Vec<(OsString, OsString)>>>,
     /// The executable that sets up the mount namespace (pincer itself); `None`: Landlock only.
@@ -106,9 +113,11 @@ impl std::fmt::Debug for ExecSetup {
             .debug_struct("ExecSetup")
             .field("read_only", &self.read_only)
             .field("hidden", &self.hidden)
+            .field("made_hidden", &self.made_hidden)
             .field("unhidden", &self.unhidden)
             .field("revealed", &self.revealed)
             .field("temp_dir", &self.temp_dir)
+            .field("network", &self.network)
             .field(
                 "environment",
                 &self
@@ -198,6 +207,7 @@ impl Sandbox {
             writable_roots.push(temp.clone());
         }
         let (hidden, unhidden) = hide_plan(own, &writable_roots, &mut canonical);
+        let made_hidden = hidden_directories(own, &hidden, &mut canonical);
         let mut protected = in_roots.clone();
         for path in &hidden {
             if !protected.contains(path) {
@@ -213,6 +223,7 @@ impl Sandbox {
             exec: ExecSetup {
                 read_only: in_roots,
                 hidden,
+                made_hidden,
                 unhidden,
                 temp_dir,
                 launcher: Some(PathBuf::from(SELF_EXE)),
@@ -336,6 +347,27 @@ fn hide_plan(
     (hidden, unhidden)
 }
 
+/// pincer's directories among `hidden` (canonical): its config, data and state directories
+/// and, inside a directory that holds a root, its sessions, state and workspace directories.
+fn hidden_directories(own: &Paths, hidden: &[PathBuf], resolve: &mut Canonical) -> Vec<PathBuf> {
+    [
+        &own.config_dir,
+        &own.data_dir,
+        &own.state_dir,
+        &own.sessions_dir,
+        &own.workspace_dir,
+    ]
+    .into_iter()
+    .map(|directory| resolve.target(directory))
+    .filter(|directory| hidden.contains(directory))
+    .fold(Vec::new(), |mut directories, directory| {
+        if !directories.contains(&directory) {
+            directories.push(directory);
+        }
+        directories
+    })
+}
+
 /// The run's private temp dir for commands (`TMPDIR`, `TMP` and `TEMP` point there): named in
 /// the system temp dir when the run starts, made by [`ensure_private_dir`] when the first
 /// command starts (most runs start none, and making and removing a directory cost about half a
@@ -369,6 +401,9 @@ impl Default for PrivateTemp {
 
 impl Drop for PrivateTemp {
     fn drop(&mut self) {
+        // The run is over: what its commands left running goes first, so that nothing writes
+        // into the directory while it is removed.
+        super::confine::finish_run();
         // Only a directory of this user's is this run's; a run that started no command made none.
         if owned_directory(&self.path).is_some() {
             let _ = std::fs::remove_dir_all(&self.path);

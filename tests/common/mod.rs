@@ -182,6 +182,49 @@ pub fn skip(test: &str, reason: &str) {
     let _ = writeln!(std::io::stderr(), "skipped {test}: {reason}");
 }
 
+/// A shell snippet that starts a five-minute sleep in the background, under a name holding
+/// `directory` (a test's own, with no space or quote in its path), and the marker
+/// [`running_with`] finds it by. Process ids do not do: a confined command lives in a PID
+/// namespace of its own.
+pub fn background_sleeper(directory: &Path) -> (String, String) {
+    let marker = directory.join("bg-sleep").display().to_string();
+    (
+        format!("ln -sf $(command -v sleep) {marker}; {marker} 300 &"),
+        marker,
+    )
+}
+
+/// The host's processes whose command line starts with `marker`.
+pub fn running_with(marker: &str) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|entry| {
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'));
+            let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+            !zombie && cmdline.starts_with(marker.as_bytes())
+        })
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// No process of `marker` is left, allowing a killed one two seconds to go (a SIGKILL takes
+/// effect when the process is next scheduled).
+pub fn assert_none_running(marker: &str, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    while !running_with(marker).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let left = running_with(marker);
+    assert!(left.is_empty(), "{what} survived: pids {left:?}");
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8(output.stdout.clone()).unwrap()
 }

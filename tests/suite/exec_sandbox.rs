@@ -18,7 +18,10 @@ use serde_json::{Value, json};
 use crate::common::mock::{Body, Gate, MockServer, Piece, Reply};
 use crate::common::protocols::{self, Protocol};
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, anthropic_tool_turn, code, skip, stderr, stdout};
+use crate::common::{
+    Home, anthropic_tool_turn, assert_none_running, background_sleeper, code, running_with, skip,
+    stderr, stdout,
+};
 
 const KEY: &str = "sk-ant-EXECLEAK-7c1d9e2f4a6b8c0d";
 const PROFILE_KEY: &str = "sk-ant-PROFILEKEY-5e4d3c2b1a09f8e7";
@@ -423,18 +426,31 @@ fn ordinary_work_succeeds_inside_the_sandbox() {
 }
 
 #[test]
-fn a_git_dir_a_command_creates_is_read_only_for_the_commands_after_it() {
+fn no_command_can_create_a_protected_directory_at_a_root_and_a_nested_one_is_protected_next() {
     let home = Home::new();
     if !have("git") {
-        skip("a_git_dir_a_command_creates…", "git is missing");
+        skip(
+            "no_command_can_create_a_protected_directory…",
+            "git is missing",
+        );
         return;
     }
-    if !full_protection(&home, "a_git_dir_a_command_creates…") {
+    if !full_protection(&home, "no_command_can_create_a_protected_directory…") {
         return;
     }
+    // The cron idiom: a workspace that is not a repository yet. A command must not make it one
+    // (a hook or filter set there would run the next time git is used in it), nor give it an
+    // agent configuration. A repository already below the root (a checkout of checkouts) is
+    // protected like the root's, also after its parent is renamed.
+    std::fs::create_dir_all(home.workspace.join("vendor")).unwrap();
+    git(&home.workspace.join("vendor"), &["init", "-q", "lib"]);
     let server = MockServer::start(exec_turn(&[
-        "git init -q && echo initialised",
-        "echo x > .git/hooks/pre-commit",
+        "git init -q; git config filter.x.clean 'touch ran-outside'; echo rc=$?",
+        "mkdir -p .claude && echo '{}' > .claude/settings.json; echo rc=$?",
+        "mkdir .codex .pincer 2>&1; ls -A",
+        "echo x > vendor/lib/.git/hooks/pre-commit; echo rc=$?",
+        "mv vendor elsewhere && echo moved",
+        "echo x > elsewhere/lib/.git/hooks/pre-commit; echo rc=$?",
     ]));
     let output = home
         .pincer()
@@ -444,13 +460,43 @@ fn a_git_dir_a_command_creates_is_read_only_for_the_commands_after_it() {
         .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results = results(&server);
-    assert_eq!(results["c0"], ("initialised\n".to_owned(), false));
+    assert!(
+        results["c0"].0.contains("Read-only file system") && !results["c0"].0.contains("rc=0"),
+        "{:?}",
+        results["c0"]
+    );
     assert!(
         results["c1"].0.contains("Read-only file system"),
         "{:?}",
         results["c1"]
     );
-    assert!(!home.workspace.join(".git/hooks/pre-commit").exists());
+    assert!(
+        results["c2"].0.contains("File exists"),
+        "{:?}",
+        results["c2"]
+    );
+    for id in ["c3", "c5"] {
+        assert!(
+            results[id].0.contains("Read-only file system"),
+            "{id}: {:?}",
+            results[id]
+        );
+    }
+    assert_eq!(results["c4"], ("moved\n".to_owned(), false));
+    // Nothing was created, and the placeholders are gone with the run.
+    for name in [".git", ".claude", ".codex", ".pincer"] {
+        assert!(
+            !home.workspace.join(name).exists(),
+            "{name} is left in the workspace"
+        );
+    }
+    assert!(!home.workspace.join("ran-outside").exists());
+    assert!(
+        !home
+            .workspace
+            .join("elsewhere/lib/.git/hooks/pre-commit")
+            .exists()
+    );
 }
 
 #[test]
@@ -481,8 +527,9 @@ fn a_pincer_home_holding_the_workspace_stays_visible_but_its_files_are_hidden_an
         .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results = results(&server);
+    // The store is not there for commands: the home is rebuilt without pincer's entries.
     assert!(
-        results["c0"].1 && results["c0"].0.contains("Permission denied"),
+        results["c0"].1 && results["c0"].0.contains("No such file or directory"),
         "{:?}",
         results["c0"]
     );
@@ -780,23 +827,12 @@ fn nix_is_root() -> bool {
         .is_ok_and(|output| output.stdout == b"0\n")
 }
 
-/// Whether process `pid` is gone (or a zombie waiting to be reaped), waiting up to a second.
-fn gone(pid: &str) -> bool {
-    for _ in 0..50 {
-        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Err(_) => return true,
-            Ok(stat) if stat.contains(") Z ") => return true,
-            Ok(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
-        }
-    }
-    false
-}
-
 #[test]
 fn a_timeout_still_kills_the_launched_command_and_everything_it_started() {
     let home = Home::new();
+    let (sleeper, marker) = background_sleeper(&home.workspace);
     let arguments = json!({
-        "command": "sleep 30 & echo $! > bg.pid; echo started; sleep 30",
+        "command": format!("{sleeper} echo started; sleep 30"),
         "timeout": 1,
     })
     .to_string();
@@ -824,31 +860,27 @@ fn a_timeout_still_kills_the_launched_command_and_everything_it_started() {
             true
         )
     );
-    let grandchild = std::fs::read_to_string(home.workspace.join("bg.pid")).unwrap();
-    assert!(
-        gone(grandchild.trim()),
-        "background sleep {grandchild} survived"
-    );
+    assert_none_running(&marker, "the background sleep");
 }
 
 #[test]
 fn sigterm_during_a_command_ends_the_run_with_143_and_kills_the_command() {
     let home = Home::new();
-    let server = MockServer::start(exec_turn(&["sleep 30 & echo $! > bg.pid; sleep 30"]));
+    let (sleeper, marker) = background_sleeper(&home.workspace);
+    let server = MockServer::start(exec_turn(&[&format!("{sleeper} sleep 30")]));
     let child = home
         .pincer()
         .provider(&anthropic(), &server)
         .key(&anthropic(), KEY)
         .args(["--json", "run", "-m", MODEL, "wait"])
         .spawn();
-    let pid_file = home.workspace.join("bg.pid");
     for _ in 0..250 {
-        if std::fs::read_to_string(&pid_file).is_ok_and(|text| text.ends_with('\n')) {
+        if !running_with(&marker).is_empty() {
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let grandchild = std::fs::read_to_string(&pid_file).unwrap();
+    assert!(!running_with(&marker).is_empty(), "the sleep never started");
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
         nix::sys::signal::Signal::SIGTERM,
@@ -858,10 +890,7 @@ fn sigterm_during_a_command_ends_the_run_with_143_and_kills_the_command() {
     assert_eq!(code(&output), 143, "{}", stderr(&output));
     let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
     assert_eq!(result["is_error"], true);
-    assert!(
-        gone(grandchild.trim()),
-        "background sleep {grandchild} survived"
-    );
+    assert_none_running(&marker, "the background sleep");
 }
 
 #[test]

@@ -16,8 +16,11 @@ use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
 use crate::common::schema::printed;
 use crate::common::wire::anthropic::{self as wire, Usage4};
-use crate::common::{Home, anthropic_tool_turn, code, skip, stderr, stdout};
-use crate::suite::backends::{Bench, process_gone};
+use crate::common::{
+    Home, anthropic_tool_turn, assert_none_running, background_sleeper, code, running_with, skip,
+    stderr, stdout,
+};
+use crate::suite::backends::Bench;
 // One model turn calling `exec` once per command (ids `c0`, `c1`, …), then "Done.".
 use crate::suite::exec_sandbox::{exec_turn, usage};
 
@@ -593,30 +596,20 @@ fn session_start_and_user_prompt_submit_context_reaches_the_model_in_the_user_me
 
 // ----- execution -----
 
-/// A PreToolUse hook that starts a `sleep 300` in its group, writes its pid to `sleeper.pid` and
-/// waits for it; `extra` is added to its table.
+/// A PreToolUse hook that starts a five-minute sleep in the background
+/// ([`background_sleeper`]) and waits for it; `extra` is added to its table.
 fn sleeper_hook(home: &Home, extra: &str) {
+    let (sleeper, _) = background_sleeper(&home.workspace);
     write_hooks(
         home,
-        &[(
-            "PreToolUse",
-            None,
-            "sleep 300 & echo $! > sleeper.pid; wait",
-            extra,
-        )],
+        &[("PreToolUse", None, &format!("{sleeper} wait"), extra)],
     );
 }
 
-/// The `sleep` of [`sleeper_hook`] was killed with the hook. A SIGKILL takes effect when the
-/// process is next scheduled, which on a loaded machine can be after pincer has exited: allow
-/// it a moment (the `sleep` itself would last five minutes).
+/// The `sleep` of [`sleeper_hook`] was killed with the hook.
 fn assert_sleeper_gone(home: &Home) {
-    let pid = std::fs::read_to_string(home.workspace.join("sleeper.pid")).unwrap();
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while !process_gone(pid.trim()) && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(process_gone(pid.trim()), "the hook's child {pid} survived");
+    let (_, marker) = background_sleeper(&home.workspace);
+    assert_none_running(&marker, "the hook's child");
 }
 
 #[test]
@@ -649,9 +642,9 @@ fn sigterm_during_a_hook_kills_its_process_group_and_records_the_turn() {
         .provider(&protocol, &server)
         .args(["run", "-m", protocol.model, "--output-format", "json", "go"])
         .spawn();
-    let pid_file = home.workspace.join("sleeper.pid");
+    let (_, marker) = background_sleeper(&home.workspace);
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !pid_file.exists() {
+    while running_with(&marker).is_empty() {
         assert!(Instant::now() < deadline, "the hook never started");
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -2,6 +2,7 @@ mod auth;
 mod backends;
 mod cli_surface;
 mod compaction;
+mod escape;
 mod exec_sandbox;
 mod failover;
 mod hooks;

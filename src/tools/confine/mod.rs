@@ -1,66 +1,70 @@
-//! OS confinement of the commands pincer starts (SPEC §10): Linux Landlock, and a private mount
-//! namespace set up by a launcher that is pincer itself.
+//! OS confinement of the processes pincer starts (SPEC §10): a launcher that gives each one a
+//! session of its own, private user, mount, PID and network namespaces, and Landlock.
 //!
 //! A [`Confinement`] says what a child may write (Landlock), which paths it sees read-only
 //! (bind mounts), which of pincer's paths it does not see at all (an empty tmpfs over a
-//! directory, an inaccessible node over a file) and which directories inside those it sees
-//! again, read-only (a global skill's: opened before the tmpfs covers them, then bound onto
-//! mount points made in the tmpfs before it is made read-only). [`Confinement::command`] turns any program and
-//! arguments into a `std::process::Command` that runs them under it, so `exec`, MCP stdio
-//! servers and hooks share one mechanism; the caller adds stdio, working directory, process
-//! group and environment as for any other child.
+//! directory, `/dev/null` over anything else, a directory that holds a root rebuilt without
+//! pincer's entries), which directories inside those it sees again, read-only (a global
+//! skill's), whether it has the host's network or only its own loopback, and which sockets it
+//! may still reach (those beneath the roots). [`Confinement::command`] turns any program and
+//! arguments into a `std::process::Command` that runs them under it, so `exec` and hooks share
+//! one mechanism; the caller adds stdio, working directory and environment as for any other
+//! child, never a process group: the launcher makes a session of its own, whose id is its pid.
 //!
 //! The launcher. A user namespace can only be entered by a single-threaded process, and
-//! `unsafe` (`pre_exec`) is denied crate-wide, so the namespace cannot be set up between fork
+//! `unsafe` (`pre_exec`) is denied crate-wide, so the namespaces cannot be set up between fork
 //! and exec. Instead pincer runs a launcher with [`ARG0`] as its `argv[0]`: the small companion
 //! binary of that name beside pincer when it answers the probe as this build, else
 //! `/proc/self/exe`, whose `commands::main_entry` recognises the name before it parses anything
-//! or starts a thread. Either calls [`launcher_exit`], which unshares a user and a mount namespace (the caller's uid and gid
-//! mapped to themselves, so file ownership and `git` stay normal), makes the mounts, enters a
-//! second user namespace so that every mount made in the first becomes locked (even a command
-//! that is root inside cannot unmount them to reach what they cover), applies Landlock and
-//! finally execs the program in the same process: pid, process group, exit status and signals
-//! are the program's own. A setup failure exits with [`SETUP_FAILED`] and one line on stderr;
-//! nothing runs less confined than asked.
+//! or starts a thread. Either calls [`launcher_exit`]; what it does is told in [`launcher`].
+//! A setup failure exits with [`SETUP_FAILED`] and one line on stderr: nothing runs less
+//! confined than asked. Processes that are not confined (MCP servers, `danger-full-access`
+//! commands) start through the same launcher with no confinement, for the session alone
+//! ([`spawn_in_session`]).
 //!
-//! Where the launcher cannot be used (no user namespaces, a launcher that does not run), Landlock
-//! alone is applied by [`spawn_restricted`], which spawns from a short-lived thread that
+//! Where the launcher cannot enter namespaces (no unprivileged user namespaces), it applies
+//! Landlock alone, with pincer's own paths made unreadable by Landlock instead of hidden; where
+//! the launcher does not run at all, [`spawn_restricted`] spawns from a short-lived thread that
 //! restricts itself first — Landlock restricts a thread and what it starts, so the rest of
 //! pincer stays unrestricted. Which protection is in force is [`ExecProtection`], probed once
 //! per process and only when something asks (the first command, `status`, `--dry-run`); the
 //! reports reuse a full protection found earlier while nothing it depends on has changed
-//! ([`super::probe_memo`]).
+//! ([`super::probe_memo`]). What lasts the whole run — the process groups to kill at its end,
+//! the placeholders that keep protected names from being created, the protected directories
+//! found below the roots — is in [`run`].
+
+mod landlock;
+mod launcher;
+mod mounts;
+mod run;
+pub mod sockets;
 
 use std::ffi::{OsStr, OsString};
-use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use landlock::{
-    ABI, Access as _, AccessFs, LandlockStatus, Ruleset, RulesetAttr as _, RulesetCreatedAttr as _,
-    RulesetStatus, path_beneath_rules,
-};
-use nix::fcntl::OFlag;
-use nix::mount::{MsFlags, mount};
-use nix::sched::{CloneFlags, unshare};
-use nix::sys::stat::Mode;
-use nix::sys::statvfs::{FsFlags, statvfs};
-
+use self::landlock::{Rules, WRITABLE_DEVICES, restrict_current_thread};
 use super::probe_memo;
 use super::sandbox::{Sandbox, SandboxMode};
+
+pub use run::{Spawned, finish_run};
 
 /// The `argv[0]` under which pincer acts as the launcher, and the file name of the companion
 /// launcher installed beside it.
 pub const ARG0: &str = "pincer-exec-sandbox";
 /// What a launcher prints after a successful probe, after [`ARG0`] and a space: pincer's
-/// version and a hash of this file, which holds all of the launcher's own code. A launcher of
+/// version and a hash of this folder's files, which hold all of the launcher's own code. A launcher of
 /// another build (a companion left from an older install, or not rebuilt with pincer) is not
 /// used.
 const LAUNCHER_BUILD: (&str, u64) = (
     env!("CARGO_PKG_VERSION"),
-    fnv1a(include_bytes!("confine.rs")),
+    fnv1a(include_bytes!("mod.rs"))
+        ^ fnv1a(include_bytes!("launcher.rs")).rotate_left(1)
+        ^ fnv1a(include_bytes!("mounts.rs")).rotate_left(2)
+        ^ fnv1a(include_bytes!("landlock.rs")).rotate_left(3)
+        ^ fnv1a(include_bytes!("sockets.rs")).rotate_left(4),
 );
 
 /// The 64-bit FNV-1a hash of `bytes`, at compile time.
@@ -83,21 +87,6 @@ fn launcher_answer() -> String {
 pub const SETUP_FAILED: u8 = 125;
 /// What starts the launcher's one line on stderr when setup fails (after `error: `).
 const FAILURE_PREFIX: &str = "exec sandbox: ";
-
-/// The Landlock ABI whose file-system rights are requested; older kernels enforce a subset
-/// ("partially enforced").
-const LANDLOCK_ABI: ABI = ABI::V5;
-/// Device files a shell writes to in every confined mode.
-pub(super) const WRITABLE_DEVICES: [&str; 8] = [
-    "/dev/null",
-    "/dev/zero",
-    "/dev/full",
-    "/dev/random",
-    "/dev/urandom",
-    "/dev/tty",
-    "/dev/ptmx",
-    "/dev/pts",
-];
 /// Shared memory (POSIX semaphores, Python multiprocessing); writable in `workspace-write` only.
 const SHARED_MEMORY: &str = "/dev/shm";
 
@@ -136,8 +125,8 @@ pub fn landlock_support() -> LandlockSupport {
     static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
-            let roots = vec![std::env::temp_dir()];
-            std::thread::spawn(move || restrict_current_thread(&roots))
+            let rules = Rules::writing(vec![std::env::temp_dir()]);
+            std::thread::spawn(move || restrict_current_thread(&rules))
                 .join()
                 .unwrap_or_else(|_| {
                     LandlockSupport::NotSupported("the Landlock probe panicked".to_owned())
@@ -146,66 +135,90 @@ pub fn landlock_support() -> LandlockSupport {
         .clone()
 }
 
-/// Restrict the calling thread (and what it starts from now on) to writing beneath `writable`
-/// (the paths that exist: a missing device must not void the whole ruleset).
-fn restrict_current_thread(writable: &[PathBuf]) -> LandlockSupport {
-    let writable: Vec<&PathBuf> = writable.iter().filter(|path| path.exists()).collect();
-    let result = Ruleset::default()
-        .handle_access(AccessFs::from_all(LANDLOCK_ABI))
-        .and_then(|ruleset| ruleset.create())
-        .and_then(|ruleset| {
-            ruleset.add_rules(path_beneath_rules(["/"], AccessFs::from_read(LANDLOCK_ABI)))
-        })
-        .and_then(|ruleset| {
-            ruleset.add_rules(path_beneath_rules(
-                writable,
-                AccessFs::from_all(LANDLOCK_ABI),
-            ))
-        })
-        .and_then(|ruleset| ruleset.restrict_self());
-    match result {
-        Ok(status) => match status.ruleset {
-            RulesetStatus::FullyEnforced => LandlockSupport::FullyEnforced,
-            RulesetStatus::PartiallyEnforced => LandlockSupport::PartiallyEnforced,
-            RulesetStatus::NotEnforced => LandlockSupport::NotSupported(match status.landlock {
-                LandlockStatus::NotEnabled => {
-                    "Landlock is built into the kernel but not enabled (see the lsm= boot option)"
-                        .to_owned()
-                }
-                LandlockStatus::NotImplemented => {
-                    "the kernel does not implement Landlock".to_owned()
-                }
-                LandlockStatus::Available { .. } => {
-                    "the kernel refused the Landlock ruleset".to_owned()
-                }
-            }),
-        },
-        Err(error) => LandlockSupport::NotSupported(error.to_string()),
-    }
-}
-
 /// What a child is confined to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Confinement {
-    /// Run in a private user and mount namespace with `read_only` and `hidden` applied.
+    /// Run in private user and mount namespaces with `read_only`, `hidden`, `masked` and
+    /// `revealed` applied.
     pub namespace: bool,
+    /// Run in a PID namespace of its own (with `namespace`), whose first process ends
+    /// everything the command started when it ends.
+    pub pid: bool,
+    /// Only a loopback interface of its own (a network namespace; with no namespace, Landlock
+    /// takes TCP away instead).
+    pub loopback_only: bool,
     /// Paths bind-mounted read-only onto themselves (those that exist when the child starts).
     pub read_only: Vec<PathBuf>,
-    /// Paths made invisible: a directory gets an empty read-only tmpfs, a file an inaccessible
-    /// node (those that exist when the child starts).
+    /// Paths made invisible: a directory gets an empty read-only tmpfs, anything else
+    /// `/dev/null` (those that exist when the child starts).
     pub hidden: Vec<PathBuf>,
+    /// Directories that hold a root and pincer's files: rebuilt without pincer's entries.
+    pub masked: Vec<Mask>,
     /// Directories inside `hidden` ones that stay visible, read-only.
     pub revealed: Vec<PathBuf>,
+    /// Where sockets stay reachable (the roots): every other socket of the host is covered.
+    pub reachable: Vec<PathBuf>,
     /// Landlock: the paths beneath which writes are allowed; `None` = no Landlock.
     pub writable: Option<Vec<PathBuf>>,
     /// Refuse to start the program when Landlock cannot be enforced (`read-only`).
     pub require_landlock: bool,
 }
 
+/// A directory that holds a root and pincer's own entries (say `PINCER_HOME=..`): commands see
+/// it without those entries.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Mask {
+    /// The directory.
+    pub directory: PathBuf,
+    /// pincer's entries in it, by name.
+    pub names: Vec<OsString>,
+    /// Name prefixes of pincer's staging files in it (a write killed half-way leaves one).
+    pub prefixes: Vec<OsString>,
+}
+
+impl Mask {
+    /// Whether the entry `name` of the directory is one of pincer's.
+    pub fn hides(&self, name: &OsStr) -> bool {
+        let bytes = name.as_encoded_bytes();
+        self.names.iter().any(|known| known == name)
+            || self
+                .prefixes
+                .iter()
+                .any(|prefix| bytes.starts_with(prefix.as_encoded_bytes()))
+    }
+
+    /// The mask of `directory` for the hidden paths directly inside it, with their lock files
+    /// and every staging file pincer writes.
+    fn of(directory: &Path, hidden: &[PathBuf]) -> Mask {
+        let mut names: Vec<OsString> = Vec::new();
+        for path in hidden
+            .iter()
+            .filter(|path| path.parent() == Some(directory))
+        {
+            if let Some(name) = path.file_name() {
+                let mut lock = name.to_os_string();
+                lock.push(".lock");
+                names.push(name.to_os_string());
+                names.push(lock);
+            }
+        }
+        Mask {
+            directory: directory.to_path_buf(),
+            names,
+            prefixes: STAGING_PREFIXES.iter().map(OsString::from).collect(),
+        }
+    }
+}
+
+/// How the names of the files pincer stages before a rename begin (`crate::fs`, the credential
+/// store).
+const STAGING_PREFIXES: [&str; 2] = [".pincer-", ".auth-profiles-"];
+
 impl Confinement {
     /// The confinement of commands under `sandbox`, or `None` for none (`danger-full-access`):
-    /// writes beneath the devices, the private temp dir and, in `workspace-write`, the
-    /// workspace; protected dirs read-only and pincer's own paths hidden in the namespace.
+    /// writes beneath the devices, the private temp dir and, in `workspace-write`, the roots;
+    /// protected dirs read-only and pincer's own paths hidden in the namespace; sockets
+    /// reachable beneath the roots only; the network as the sandbox says.
     pub fn for_sandbox(sandbox: &Sandbox) -> Option<Confinement> {
         let mut writable: Vec<PathBuf> = WRITABLE_DEVICES.iter().map(PathBuf::from).collect();
         match sandbox.mode {
@@ -218,9 +231,23 @@ impl Confinement {
         }
         Some(Confinement {
             namespace: true,
+            pid: true,
+            loopback_only: !sandbox.exec.network,
             read_only: sandbox.exec.read_only.clone(),
             hidden: sandbox.exec.hidden.clone(),
+            masked: sandbox
+                .exec
+                .unhidden
+                .iter()
+                .map(|directory| Mask::of(directory, &sandbox.exec.hidden))
+                .collect(),
             revealed: sandbox.exec.revealed.clone(),
+            reachable: sandbox
+                .writable_roots
+                .iter()
+                .chain(&sandbox.read_only_roots)
+                .cloned()
+                .collect(),
             writable: Some(writable),
             require_landlock: sandbox.mode == SandboxMode::ReadOnly,
         })
@@ -239,20 +266,57 @@ impl Confinement {
         command
     }
 
+    /// What Landlock keeps unreadable when no mount namespace hides it: pincer's hidden paths
+    /// and, in each directory that holds a root, pincer's entries as they are now.
+    fn unreadable_without_namespace(&self) -> Vec<PathBuf> {
+        let mut unreadable = self.hidden.clone();
+        for mask in &self.masked {
+            let Ok(entries) = std::fs::read_dir(&mask.directory) else {
+                continue;
+            };
+            unreadable.extend(
+                entries
+                    .flatten()
+                    .filter(|entry| mask.hides(&entry.file_name()))
+                    .map(|entry| entry.path()),
+            );
+        }
+        unreadable
+    }
+
     /// The launcher's options for this confinement.
     fn arguments(&self) -> Vec<OsString> {
         let mut arguments: Vec<OsString> = Vec::new();
-        if self.namespace {
-            arguments.push("--namespace".into());
+        for (on, flag) in [
+            (self.namespace, "--namespace"),
+            (self.pid, "--pid"),
+            (self.loopback_only, "--no-network"),
+        ] {
+            if on {
+                arguments.push(flag.into());
+            }
         }
         for (flag, paths) in [
             ("--read-only", &self.read_only),
             ("--hide", &self.hidden),
             ("--reveal", &self.revealed),
+            ("--reach", &self.reachable),
         ] {
             for path in paths {
                 arguments.push(flag.into());
                 arguments.push(path.into());
+            }
+        }
+        for mask in &self.masked {
+            arguments.push("--mask".into());
+            arguments.push(mask.directory.clone().into());
+            for name in &mask.names {
+                arguments.push("--mask-name".into());
+                arguments.push(name.clone());
+            }
+            for prefix in &mask.prefixes {
+                arguments.push("--mask-prefix".into());
+                arguments.push(prefix.clone());
             }
         }
         if let Some(writable) = &self.writable {
@@ -269,58 +333,6 @@ impl Confinement {
     }
 }
 
-/// What the launcher was asked to do.
-#[derive(Debug, PartialEq, Eq)]
-struct Request {
-    confinement: Confinement,
-    /// Set everything up, then exit 0 instead of running a program.
-    probe: bool,
-    /// The program and its arguments.
-    program: Vec<OsString>,
-}
-
-fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Request, String> {
-    let mut request = Request {
-        confinement: Confinement::default(),
-        probe: false,
-        program: Vec::new(),
-    };
-    while let Some(argument) = arguments.next() {
-        let mut value = |flag: &str| {
-            arguments
-                .next()
-                .map(PathBuf::from)
-                .ok_or_else(|| format!("{flag} needs a path"))
-        };
-        match argument.to_str() {
-            Some("--namespace") => request.confinement.namespace = true,
-            Some("--read-only") => request.confinement.read_only.push(value("--read-only")?),
-            Some("--hide") => request.confinement.hidden.push(value("--hide")?),
-            Some("--reveal") => request.confinement.revealed.push(value("--reveal")?),
-            Some("--landlock") => request.confinement.writable = Some(Vec::new()),
-            Some("--write") => {
-                let path = value("--write")?;
-                request
-                    .confinement
-                    .writable
-                    .get_or_insert_with(Vec::new)
-                    .push(path);
-            }
-            Some("--require-landlock") => request.confinement.require_landlock = true,
-            Some("--probe") => request.probe = true,
-            Some("--") => {
-                request.program = arguments.collect();
-                break;
-            }
-            _ => return Err(format!("unknown launcher argument {argument:?}")),
-        }
-    }
-    if request.program.is_empty() && !request.probe {
-        return Err("no program to run".to_owned());
-    }
-    Ok(request)
-}
-
 /// When this process was started as the launcher (`argv[0]` is [`ARG0`]): set up the
 /// confinement its arguments describe and exec the program. Returns `None` when this is an
 /// ordinary pincer run; otherwise what happened: `Ok` after a probe, `Err` with a sentence when
@@ -331,7 +343,7 @@ fn launcher_main() -> Option<Result<(), String>> {
     if arguments.next().as_deref() != Some(OsStr::new(ARG0)) {
         return None;
     }
-    Some(launch(arguments).map_err(|message| format!("{FAILURE_PREFIX}{message}")))
+    Some(launcher::launch(arguments).map_err(|message| format!("{FAILURE_PREFIX}{message}")))
 }
 
 /// [`launcher_main`] for an executable's `main`: `None` for an ordinary pincer run, else the
@@ -347,228 +359,35 @@ pub fn launcher_exit() -> Option<std::process::ExitCode> {
     })
 }
 
-fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), String> {
-    let request = parse(arguments)?;
-    let confinement = &request.confinement;
-    if confinement.namespace {
-        enter_namespace(confinement)?;
-    }
-    if let Some(writable) = &confinement.writable {
-        let support = restrict_current_thread(writable);
-        if confinement.require_landlock && !support.is_enforced() {
-            return Err(format!(
-                "Landlock could not be applied, so the command was not started ({})",
-                support.describe()
-            ));
-        }
-    }
-    if request.probe {
-        use std::io::Write as _;
-        return writeln!(std::io::stdout(), "{}", launcher_answer())
-            .map_err(|error| format!("could not answer the probe: {error}"));
-    }
-    let Some((program, args)) = request.program.split_first() else {
-        return Err("no program to run".to_owned());
-    };
-    // Only returns on failure.
-    let error = Command::new(program).args(args).exec();
-    Err(format!(
-        "could not start {}: {error}",
-        program.to_string_lossy()
-    ))
-}
-
-/// Enter the private namespaces and make the mounts (see the module comment).
-fn enter_namespace(confinement: &Confinement) -> Result<(), String> {
-    let uid = nix::unistd::getuid();
-    let gid = nix::unistd::getgid();
-    new_user_namespace(uid, gid)?;
-    mount(
-        None::<&str>,
-        "/",
-        None::<&str>,
-        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
-        None::<&str>,
-    )
-    .map_err(|error| format!("could not make the mounts private: {error}"))?;
-    // Opened before anything is covered: a descriptor still reaches what a tmpfs hides.
-    let revealed = open_revealed(&confinement.revealed)?;
-    for path in &confinement.hidden {
-        let inside: Vec<&(PathBuf, OwnedFd)> = revealed
-            .iter()
-            .filter(|(directory, _)| directory.starts_with(path) && directory != path)
-            .collect();
-        hide(path, &inside)?;
-    }
-    for path in &confinement.read_only {
-        if path.exists() {
-            bind_read_only(path, path, MsFlags::empty())?;
-        }
-    }
-    // Mounts inherited by a less privileged user namespace are locked to what they cover.
-    new_user_namespace(uid, gid)?;
-    // The working directory still refers to what was there before the mounts (a cwd inside
-    // `.git` would write past the read-only bind): look it up again.
-    let here = std::env::current_dir()
-        .map_err(|error| format!("could not read the working directory: {error}"))?;
-    std::env::set_current_dir(&here)
-        .map_err(|error| format!("could not enter {}: {error}", here.display()))
-}
-
-fn new_user_namespace(uid: nix::unistd::Uid, gid: nix::unistd::Gid) -> Result<(), String> {
-    unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS)
-        .map_err(|error| format!("user namespaces are not available (unshare: {error})"))?;
-    let write = |file: &str, text: String| {
-        std::fs::write(file, text).map_err(|error| format!("could not write {file}: {error}"))
-    };
-    write("/proc/self/setgroups", "deny".to_owned())?;
-    write("/proc/self/uid_map", format!("{uid} {uid} 1\n"))?;
-    write("/proc/self/gid_map", format!("{gid} {gid} 1\n"))
-}
-
-/// Open each of `directories` (without following a final link), dropping those inside an
-/// earlier one: they are visible through its mount already.
-fn open_revealed(directories: &[PathBuf]) -> Result<Vec<(PathBuf, OwnedFd)>, String> {
-    let mut sorted: Vec<&PathBuf> = directories.iter().collect();
-    sorted.sort_by_key(|path| path.components().count());
-    let mut opened: Vec<(PathBuf, OwnedFd)> = Vec::new();
-    for directory in sorted {
-        if opened.iter().any(|(known, _)| directory.starts_with(known)) {
-            continue;
-        }
-        let flags = OFlag::O_PATH | OFlag::O_DIRECTORY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-        match nix::fcntl::open(directory, flags, Mode::empty()) {
-            Ok(descriptor) => opened.push((directory.clone(), descriptor)),
-            // Gone since the run started: nothing to show.
-            Err(nix::errno::Errno::ENOENT) => {}
-            Err(error) => {
-                return Err(format!("could not open {}: {error}", directory.display()));
-            }
-        }
-    }
-    Ok(opened)
-}
-
-/// Cover `path`: a directory with an empty read-only tmpfs, a file with `/dev/null` mounted
-/// read-only and without device access, so opening it fails either way. The directories of
-/// `revealed` (inside `path`, opened beforehand) are bound back read-only onto mount points
-/// made in the tmpfs while it is still writable.
-fn hide(path: &Path, revealed: &[&(PathBuf, OwnedFd)]) -> Result<(), String> {
-    let Ok(metadata) = std::fs::metadata(path) else {
-        return Ok(());
-    };
-    if !metadata.is_dir() {
-        return bind_read_only(Path::new("/dev/null"), path, MsFlags::MS_NODEV);
-    }
-    let failed = |error: nix::Error| format!("could not hide {}: {error}", path.display());
-    let locked = MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC;
-    if revealed.is_empty() {
-        return mount(
-            Some("tmpfs"),
-            path,
-            Some("tmpfs"),
-            MsFlags::MS_RDONLY | locked,
-            Some("mode=0555,size=4k"),
-        )
-        .map_err(failed);
-    }
-    mount(
-        Some("tmpfs"),
-        path,
-        Some("tmpfs"),
-        locked,
-        Some("mode=0755,size=64k"),
-    )
-    .map_err(failed)?;
-    for (directory, descriptor) in revealed {
-        std::fs::create_dir_all(directory).map_err(|error| {
-            format!(
-                "could not make a mount point for {}: {error}",
-                directory.display()
-            )
-        })?;
-        let source = PathBuf::from(format!("/proc/self/fd/{}", descriptor.as_raw_fd()));
-        bind_read_only(&source, directory, MsFlags::empty())?;
-    }
-    mount(
-        None::<&str>,
-        path,
-        None::<&str>,
-        MsFlags::MS_REMOUNT | MsFlags::MS_BIND | MsFlags::MS_RDONLY | locked,
-        None::<&str>,
-    )
-    .map_err(failed)
-}
-
-/// Bind `source` onto `target` and make that mount read-only, keeping the flags the kernel
-/// locks for an unprivileged namespace (nosuid, nodev, noexec, atime) and adding `extra`.
-fn bind_read_only(source: &Path, target: &Path, extra: MsFlags) -> Result<(), String> {
-    let failed = |error: nix::Error| format!("could not protect {}: {error}", target.display());
-    mount(
-        Some(source),
-        target,
-        None::<&str>,
-        MsFlags::MS_BIND | MsFlags::MS_REC,
-        None::<&str>,
-    )
-    .map_err(failed)?;
-    let current = statvfs(target).map_err(failed)?.flags();
-    mount(
-        None::<&str>,
-        target,
-        None::<&str>,
-        MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | locked_flags(current) | extra,
-        None::<&str>,
-    )
-    .map_err(failed)
-}
-
-/// The mount flags of `current` that a remount inside a user namespace must repeat.
-fn locked_flags(current: FsFlags) -> MsFlags {
-    [
-        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
-        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
-        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
-        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
-        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
-        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
-    ]
-    .into_iter()
-    .filter(|(statvfs_flag, _)| current.contains(*statvfs_flag))
-    .fold(MsFlags::empty(), |flags, (_, mount_flag)| {
-        flags | mount_flag
-    })
-}
-
-/// Run `spawn` on a short-lived thread restricted by Landlock to writing beneath `writable`,
-/// so that only what it starts inherits the restriction. Returns what `spawn` returned and
-/// whether the restriction is enforced.
-pub fn spawn_restricted<T: Send + 'static>(
-    writable: Vec<PathBuf>,
+/// Run `spawn` on a short-lived thread restricted by Landlock to `rules`, so that only what it
+/// starts inherits the restriction. Returns what `spawn` returned and whether the restriction
+/// is enforced.
+fn spawn_restricted<T: Send + 'static>(
+    rules: Rules,
     spawn: impl FnOnce(&LandlockSupport) -> T + Send + 'static,
 ) -> std::thread::Result<T> {
     std::thread::spawn(move || {
-        let support = restrict_current_thread(&writable);
+        let support = restrict_current_thread(&rules);
         spawn(&support)
     })
     .join()
 }
 
-/// Start `program` with `args` confined as `sandbox` says, whatever the program (`exec`'s shell,
-/// an MCP server, a hook): `spawn` receives the command to configure (working directory,
-/// environment, stdio, process group) and spawn. Through the launcher when namespaces work here;
-/// else from a thread restricted by Landlock; unconfined in `danger-full-access`. `Err` is a
-/// refusal to run (`read-only` without Landlock, or a private temp dir that cannot be made:
-/// [`super::sandbox::ensure_private_dir`] makes it here). The first call of the run also makes
-/// pincer non-dumpable — children of the same user can then no longer read its memory or
-/// environment through `/proc` — and, when the protection is weaker than SPEC §10's, says which
-/// one is in force through the sandbox's notice.
-pub fn spawn_confined<T: Send + 'static>(
+/// Start `program` with `args` confined as `sandbox` says, whatever the program (`exec`'s
+/// shell, a hook): `spawn` receives the command to configure (working directory, environment,
+/// stdio — never a process group) and spawn. Through the launcher where it runs here, with the
+/// namespaces where it can make them; else from a thread restricted by Landlock (in a process
+/// group of its own); in `danger-full-access` unconfined, in a process group of its own. `Err`
+/// is a refusal to run (`read-only` without Landlock, a private temp dir or a placeholder that
+/// cannot be made). Every command's process group is killed when the run ends
+/// ([`finish_run`]). The first call of the run says, through the sandbox's notice, when the
+/// protection is weaker than SPEC §10's.
+pub fn spawn_confined<C: Spawned>(
     sandbox: &Sandbox,
     program: &OsStr,
     args: &[OsString],
-    spawn: impl FnOnce(Command) -> T + Send + 'static,
-) -> Result<T, String> {
+    spawn: impl FnOnce(Command) -> std::io::Result<C> + Send + 'static,
+) -> Result<std::io::Result<C>, String> {
     static FIRST_CALL: std::sync::Once = std::sync::Once::new();
     if let Some(temp) = &sandbox.exec.temp_dir {
         super::sandbox::ensure_private_dir(temp).map_err(|error| {
@@ -579,17 +398,13 @@ pub fn spawn_confined<T: Send + 'static>(
             )
         })?;
     }
-    let Some(confinement) = Confinement::for_sandbox(sandbox) else {
-        FIRST_CALL.call_once(|| {
-            let _ = nix::sys::prctl::set_dumpable(false);
-        });
+    let Some(mut confinement) = Confinement::for_sandbox(sandbox) else {
         let mut command = Command::new(program);
-        command.args(args);
-        return Ok(spawn(command));
+        command.args(args).process_group(0);
+        return Ok(run::register(spawn(command)));
     };
     let protection = ExecProtection::of(sandbox);
     FIRST_CALL.call_once(|| {
-        let _ = nix::sys::prctl::set_dumpable(false);
         if !protection.is_full() {
             sandbox.exec.notice.say(&format!(
                 "commands run with reduced protection ({}): {}",
@@ -599,18 +414,27 @@ pub fn spawn_confined<T: Send + 'static>(
         }
     });
     if let Some(launcher) = &protection.launcher {
+        if protection.namespace.is_ok() {
+            run::prepare(sandbox, &mut confinement)?;
+        } else {
+            confinement.namespace = false;
+            confinement.pid = false;
+        }
         // Never less than announced: where Landlock works here, the launcher must apply it.
-        let confinement = Confinement {
-            require_landlock: confinement.require_landlock || protection.landlock.is_enforced(),
-            ..confinement
-        };
-        return Ok(spawn(confinement.command(launcher, program, args)));
+        confinement.require_landlock |= protection.landlock.is_enforced();
+        let command = confinement.command(launcher, program, args);
+        return Ok(run::register(spawn(command)));
     }
-    let writable = confinement.writable.clone().unwrap_or_default();
     let require = confinement.require_landlock;
+    let rules = Rules {
+        writable: confinement.writable.clone().unwrap_or_default(),
+        unreadable: confinement.unreadable_without_namespace(),
+        readable: confinement.revealed.clone(),
+        tcp: !confinement.loopback_only,
+    };
     let mut command = Command::new(program);
-    command.args(args);
-    spawn_restricted(writable, move |support| {
+    command.args(args).process_group(0);
+    spawn_restricted(rules, move |support| {
         if require && !support.is_enforced() {
             return Err(format!(
                 "exec is disabled: the sandbox is read-only and the command could not be \
@@ -618,9 +442,34 @@ pub fn spawn_confined<T: Send + 'static>(
                 support.describe()
             ));
         }
-        Ok(spawn(command))
+        Ok(run::register(spawn(command)))
     })
     .map_err(|_| "the confined start panicked".to_owned())?
+}
+
+/// Start `program` with `args`, unconfined, in a session of its own (no controlling terminal):
+/// through the launcher with no confinement where it runs, else in a process group of its own.
+/// For the children that run outside the sandbox by design (MCP stdio servers); `spawn`
+/// configures the command as [`spawn_confined`]'s does.
+pub fn spawn_in_session<T>(
+    program: &OsStr,
+    args: &[OsString],
+    spawn: impl FnOnce(Command) -> T,
+) -> T {
+    let mut command = match launcher_support(Path::new(super::sandbox::SELF_EXE)) {
+        (launcher, LauncherSupport::Runs(_)) => {
+            let mut command = Command::new(launcher);
+            command.arg0(ARG0).arg("--").arg(program);
+            command
+        }
+        (_, LauncherSupport::Broken(_)) => {
+            let mut command = Command::new(program);
+            command.process_group(0);
+            command
+        }
+    };
+    command.args(args);
+    spawn(command)
 }
 
 /// Whether the launcher runs and can enter namespaces here.
@@ -684,11 +533,11 @@ impl LauncherProbe {
         let temp = std::env::temp_dir();
         let confinement = Confinement {
             namespace: true,
+            pid: true,
+            loopback_only: true,
             read_only: vec![temp.clone()],
             hidden: vec![temp],
-            revealed: Vec::new(),
-            writable: None,
-            require_landlock: false,
+            ..Confinement::default()
         };
         let child = Command::new(launcher)
             .arg0(ARG0)
@@ -781,9 +630,11 @@ pub struct ExecProtection {
     pub unhidden: Vec<PathBuf>,
     /// How many directories `--add-dir` / `tools.add_dirs` added to the writable roots.
     pub added_dirs: usize,
-    /// The launcher commands start through, when the namespace is used: the companion beside
-    /// pincer, or pincer itself.
+    /// The launcher commands start through, when it runs here: the companion beside pincer, or
+    /// pincer itself.
     pub launcher: Option<PathBuf>,
+    /// Commands may reach the network (`--allow-network`, `[sandbox] network`).
+    pub network: bool,
 }
 
 impl ExecProtection {
@@ -798,10 +649,10 @@ impl ExecProtection {
             (_, SandboxMode::DangerFullAccess) => (Err("danger-full-access".to_owned()), None),
             (None, _) => (Err("no launcher is configured".to_owned()), None),
             (Some(launcher), _) => match launcher_support(launcher) {
-                (found, LauncherSupport::Runs(Ok(()))) => (Ok(()), Some(found.clone())),
-                (_, LauncherSupport::Runs(Err(reason)) | LauncherSupport::Broken(reason)) => {
-                    (Err(reason.clone()), None)
+                (found, LauncherSupport::Runs(namespace)) => {
+                    (namespace.clone(), Some(found.clone()))
                 }
+                (_, LauncherSupport::Broken(reason)) => (Err(reason.clone()), None),
             },
         };
         ExecProtection::found(sandbox, namespace, landlock, launcher)
@@ -821,6 +672,7 @@ impl ExecProtection {
             unhidden: sandbox.exec.unhidden.clone(),
             added_dirs: sandbox.added_dirs.len(),
             launcher,
+            network: sandbox.exec.network,
         }
     }
 
@@ -946,7 +798,32 @@ impl ExecProtection {
                 directory.display()
             ));
         }
+        if !self.network && self.namespace.is_err() {
+            parts.push(format!("the network is {}", self.network_line()));
+        }
         parts.join("; ")
+    }
+
+    /// What commands can reach of the network, and why.
+    pub fn network_line(&self) -> String {
+        if self.mode == SandboxMode::DangerFullAccess {
+            return "on (danger-full-access)".to_owned();
+        }
+        if self.network {
+            return "on (--allow-network or [sandbox] network = true)".to_owned();
+        }
+        if self.namespace.is_ok() {
+            return "off: each command has a loopback interface of its own and nothing else"
+                .to_owned();
+        }
+        if self.landlock.is_enforced() && landlock::effective_abi() >= 4 {
+            return "not closed: without user namespaces Landlock refuses TCP (loopback too), \
+                    but UDP still reaches the network"
+                .to_owned();
+        }
+        "not closed: without user namespaces or Landlock network rules commands reach the \
+         network"
+            .to_owned()
     }
 
     /// `available` or `not available: REASON`.
@@ -967,27 +844,72 @@ mod tests {
     fn the_launcher_arguments_parse_back_to_the_same_confinement() {
         let confinement = Confinement {
             namespace: true,
+            pid: true,
+            loopback_only: true,
             read_only: vec!["/w/.git".into(), "/w/.codex".into()],
             hidden: vec!["/home/u/.config/pincer".into()],
+            masked: vec![
+                Mask::of(
+                    Path::new("/h"),
+                    &["/h/sessions".into(), "/h/config.toml".into()],
+                ),
+                Mask::default(),
+            ],
             revealed: vec!["/home/u/.config/pincer/skills/deploy".into()],
+            reachable: vec!["/w".into()],
             writable: Some(vec!["/dev/null".into(), "/w".into()]),
             require_landlock: true,
         };
         let mut arguments = confinement.arguments();
         arguments.extend(["--".into(), "sh".into(), "-c".into(), "echo --hide".into()]);
-        let request = parse(arguments.into_iter()).unwrap();
+        let request = launcher::parse(arguments.into_iter()).unwrap();
         assert_eq!(request.confinement, confinement);
         assert!(!request.probe);
+        assert_eq!(request.init, None);
         assert_eq!(request.program, ["sh", "-c", "echo --hide"]);
 
-        let bare = parse(["--landlock".into(), "--probe".into()].into_iter()).unwrap();
+        let bare = launcher::parse(["--landlock".into(), "--probe".into()].into_iter()).unwrap();
         assert_eq!(bare.confinement.writable, Some(Vec::new()));
         assert!(bare.probe);
+        let first = launcher::parse(["--init".into()].into_iter()).unwrap();
+        assert_eq!(first.init, Some(true));
         assert_eq!(
-            parse(["--hide".into()].into_iter()).unwrap_err(),
-            "--hide needs a path"
+            launcher::parse(["--hide".into()].into_iter()).unwrap_err(),
+            "--hide needs a value"
         );
-        assert_eq!(parse(std::iter::empty()).unwrap_err(), "no program to run");
+        assert_eq!(
+            launcher::parse(["--mask-name".into(), "x".into()].into_iter()).unwrap_err(),
+            "--mask-name comes after --mask"
+        );
+        assert_eq!(
+            launcher::parse(std::iter::empty()).unwrap_err(),
+            "no program to run"
+        );
+    }
+
+    #[test]
+    fn a_mask_hides_pincers_entries_their_locks_and_staging_files_only() {
+        let mask = Mask::of(
+            Path::new("/h"),
+            &[
+                "/h/auth-profiles.json".into(),
+                "/h/sessions".into(),
+                "/elsewhere/x".into(),
+                "/h/sessions/deeper".into(),
+            ],
+        );
+        for hidden in [
+            "auth-profiles.json",
+            "auth-profiles.json.lock",
+            "sessions",
+            ".auth-profiles-Xy12.tmp",
+            ".pincer-new-abc",
+        ] {
+            assert!(mask.hides(OsStr::new(hidden)), "{hidden}");
+        }
+        for kept in ["project", "x", "deeper", "sessions2", "pincer-notes"] {
+            assert!(!mask.hides(OsStr::new(kept)), "{kept}");
+        }
     }
 
     #[test]
@@ -1051,15 +973,6 @@ mod tests {
     }
 
     #[test]
-    fn remounts_repeat_the_flags_the_kernel_locks() {
-        assert_eq!(
-            locked_flags(FsFlags::ST_NOSUID | FsFlags::ST_RELATIME | FsFlags::ST_RDONLY),
-            MsFlags::MS_NOSUID | MsFlags::MS_RELATIME
-        );
-        assert_eq!(locked_flags(FsFlags::empty()), MsFlags::empty());
-    }
-
-    #[test]
     fn the_protection_level_and_its_description_follow_what_is_available() {
         let mut protection = ExecProtection {
             mode: SandboxMode::WorkspaceWrite,
@@ -1068,8 +981,13 @@ mod tests {
             unhidden: Vec::new(),
             added_dirs: 0,
             launcher: Some(SELF_EXE.into()),
+            network: false,
         };
         assert_eq!(protection.level(), "namespace+landlock");
+        assert_eq!(
+            protection.network_line(),
+            "off: each command has a loopback interface of its own and nothing else"
+        );
         assert!(protection.is_full());
         assert_eq!(
             protection.describe(),

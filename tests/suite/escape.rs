@@ -1,0 +1,321 @@
+//! Nothing the model runs leaves the sandbox (SPEC §10 "Nothing leaves the sandbox"): each test
+//! is an attack as a prompt-injected model would make it — the mock calls `exec` with the
+//! hostile command — or as a hostile workspace would, and checks from outside that it got
+//! nowhere: pincer's own `git status` running a repository's program, keystrokes fed to the
+//! user's terminal, a host socket outside the roots, the network, a process that outlives the
+//! run. Tests that need a protection this machine lacks say why they were skipped.
+
+use std::io::Read as _;
+use std::os::unix::net::UnixListener;
+use std::path::Path;
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use crate::common::mock::MockServer;
+use crate::common::protocols;
+use crate::common::{Home, assert_none_running, background_sleeper, code, skip, stderr, stdout};
+use crate::suite::exec_sandbox::{exec_turn, results, user_namespaces_here};
+
+const MODEL: &str = "anthropic/claude-sonnet-4-5";
+
+/// The run's JSON result after checking it exited 0.
+fn run_ok(home: &Home, server: &MockServer, args: &[&str]) -> std::process::Output {
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), server)
+        .args(args)
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    output
+}
+
+/// Whether this machine confines commands fully (user namespaces); else says why the test is
+/// skipped.
+fn namespaces(test: &str) -> bool {
+    if user_namespaces_here() {
+        return true;
+    }
+    skip(
+        test,
+        "user namespaces are not available here (unshare -Urm fails)",
+    );
+    false
+}
+
+const PYTHON: &str = "/usr/bin/python3";
+
+fn python(test: &str) -> bool {
+    if Path::new(PYTHON).exists() {
+        return true;
+    }
+    skip(test, "no /usr/bin/python3 to play the attacker with");
+    false
+}
+
+#[test]
+fn a_command_cannot_open_the_terminal_or_feed_it_keystrokes() {
+    let home = Home::new();
+    if !python("a_command_cannot_open_the_terminal…") {
+        return;
+    }
+    // pincer with a terminal as its controlling terminal, as when a user runs it in a shell.
+    let winsize = nix::pty::Winsize {
+        ws_row: 24,
+        ws_col: 80,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = nix::pty::openpty(&winsize, None).unwrap();
+    let attack = format!(
+        "{PYTHON} -c \"
+import fcntl, glob, os, termios
+for path in ['/dev/tty'] + sorted(glob.glob('/dev/pts/[0-9]*')) + sorted(glob.glob('/dev/tty[0-9]*')):
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+    except OSError as error:
+        print('closed', path, error.errno)
+        continue
+    try:
+        for byte in b'touch PWNED-BY-TIOCSTI\\n':
+            fcntl.ioctl(fd, termios.TIOCSTI, bytes([byte]))
+        print('INJECTED', path)
+    except OSError as error:
+        print('refused', path, error.errno)
+\""
+    );
+    let server = MockServer::start(exec_turn(&[&attack, "tty; echo rc=$?"]));
+    let mut command = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .inside("setsid", ["--ctty", "--wait"])
+        .args(["--json", "run", "-m", MODEL, "type something"])
+        .command();
+    command
+        .stdin(Stdio::from(pty.slave.try_clone().unwrap()))
+        .stderr(Stdio::piped())
+        .stdout(Stdio::piped());
+    let output = command.output().unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    let (report, _) = &results["c0"];
+    assert!(!report.contains("INJECTED"), "{report}");
+    assert!(report.contains("closed /dev/tty "), "{report}");
+    assert_eq!(results["c1"].0, "not a tty\nrc=1\n");
+    // Nothing is queued for the user's shell to read once pincer exits.
+    nix::fcntl::fcntl(
+        &pty.slave,
+        nix::fcntl::FcntlArg::F_SETFL(nix::fcntl::OFlag::O_NONBLOCK),
+    )
+    .unwrap();
+    let mut queued = [0_u8; 256];
+    let read = std::fs::File::from(pty.slave).read(&mut queued);
+    assert!(
+        !matches!(read, Ok(count) if count > 0),
+        "the terminal holds {:?}",
+        String::from_utf8_lossy(&queued)
+    );
+}
+
+#[test]
+fn no_host_socket_outside_the_roots_and_no_abstract_socket_is_reachable() {
+    let home = Home::new();
+    if !python("no_host_socket…") || !namespaces("no_host_socket…") {
+        return;
+    }
+    // A host service outside the roots (docker.sock, a tmux server, an ssh agent…), one named
+    // by TMUX in tmux's own directory, an abstract one (X11, D-Bus), and one inside the
+    // workspace, which stays usable.
+    let outside = home.root.path().join("services");
+    std::fs::create_dir_all(&outside).unwrap();
+    let service = UnixListener::bind(outside.join("docker.sock")).unwrap();
+    let tmux_dir = home.root.path().join("tmux-4242");
+    std::fs::create_dir_all(&tmux_dir).unwrap();
+    let tmux = UnixListener::bind(tmux_dir.join("default")).unwrap();
+    let abstract_name = format!("pincer-test-{}", std::process::id());
+    let abstract_listener = {
+        use std::os::linux::net::SocketAddrExt as _;
+        let address =
+            std::os::unix::net::SocketAddr::from_abstract_name(abstract_name.as_bytes()).unwrap();
+        UnixListener::bind_addr(&address).unwrap()
+    };
+    let inside = UnixListener::bind(home.workspace.join("app.sock")).unwrap();
+    for listener in [&service, &tmux, &abstract_listener, &inside] {
+        listener.set_nonblocking(true).unwrap();
+    }
+    let probe = |target: &str| {
+        format!(
+            "{PYTHON} -c \"
+import socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect({target})
+    print('CONNECTED')
+except OSError as error:
+    print('refused', error.errno)
+\""
+        )
+    };
+    let server = MockServer::start(exec_turn(&[
+        &probe(&format!("'{}'", outside.join("docker.sock").display())),
+        &probe(&format!("'{}'", tmux_dir.join("default").display())),
+        &probe(&format!("'\\\\0{abstract_name}'")),
+        &probe("'app.sock'"),
+        "echo \"tmux=[$TMUX] agent=[$SSH_AUTH_SOCK] display=[$DISPLAY]\"",
+    ]));
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .env(
+            "TMUX",
+            format!("{},4242,0", tmux_dir.join("default").display()),
+        )
+        .env("SSH_AUTH_SOCK", outside.join("docker.sock"))
+        .env("DISPLAY", ":0")
+        .args(["--json", "run", "-m", MODEL, "look around"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    for id in ["c0", "c1", "c2"] {
+        assert!(
+            !results[id].0.contains("CONNECTED"),
+            "{id}: {:?}",
+            results[id]
+        );
+    }
+    assert_eq!(results["c3"].0, "CONNECTED\n");
+    assert_eq!(results["c4"].0, "tmux=[] agent=[] display=[]\n");
+    for (name, listener) in [
+        ("the host service", &service),
+        ("tmux", &tmux),
+        ("the abstract socket", &abstract_listener),
+    ] {
+        assert!(listener.accept().is_err(), "{name} was reached");
+    }
+}
+
+#[test]
+fn commands_have_only_their_own_loopback_unless_the_network_is_allowed() {
+    let home = Home::new();
+    if !python("commands_have_only_their_own_loopback…") || !namespaces("commands_have…") {
+        return;
+    }
+    // A service on the host's loopback stands for the network.
+    let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = host.local_addr().unwrap().port();
+    let connect = format!(
+        "{PYTHON} -c \"
+import socket
+try:
+    socket.create_connection(('127.0.0.1', {port}), timeout=3)
+    print('CONNECTED')
+except OSError as error:
+    print('no network', error.errno)
+\""
+    );
+    // The command's own loopback works: a server and a client inside one command.
+    let own = format!(
+        "{PYTHON} -c \"
+import socket
+server = socket.socket(); server.bind(('127.0.0.1', 0)); server.listen()
+client = socket.create_connection(server.getsockname(), timeout=3)
+print('own loopback ok')
+\""
+    );
+    let server = MockServer::start(exec_turn(&[&connect, &own]));
+    let output = run_ok(
+        &home,
+        &server,
+        &[
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "run",
+            "-m",
+            MODEL,
+            "call home",
+        ],
+    );
+    let closed = results(&server);
+    assert!(
+        closed["c0"].0.starts_with("no network"),
+        "{:?}",
+        closed["c0"]
+    );
+    assert_eq!(closed["c1"].0, "own loopback ok\n");
+    let init: Value = stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|line| line["subtype"] == "init")
+        .unwrap();
+    assert_eq!(init["sandbox"]["network"], "off");
+    assert_eq!(init["sandbox"]["mode"], "workspace-write");
+
+    for allow in [
+        &["--allow-network"][..],
+        &["-c", "sandbox.network=true"],
+        &["-c", "sandbox_workspace_write.network_access=true"],
+    ] {
+        let server = MockServer::start(exec_turn(&[&connect]));
+        let mut args = vec!["--json", "run", "-m", MODEL];
+        args.extend_from_slice(allow);
+        args.push("call home");
+        run_ok(&home, &server, &args);
+        assert_eq!(results(&server)["c0"].0, "CONNECTED\n", "{allow:?}");
+    }
+
+    // status and --dry-run say which.
+    let status = run_ok(&home, &MockServer::start(Vec::new()), &["status", "--json"]);
+    let status: Value = serde_json::from_str(&stdout(&status)).unwrap();
+    assert!(
+        status["sandbox"]["exec_network"]
+            .as_str()
+            .unwrap()
+            .starts_with("off:"),
+        "{status}"
+    );
+    let dry = run_ok(
+        &home,
+        &MockServer::start(Vec::new()),
+        &["run", "-m", MODEL, "--allow-network", "--dry-run", "hi"],
+    );
+    let dry: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    assert!(
+        dry["sandbox"]["exec_network"]
+            .as_str()
+            .unwrap()
+            .starts_with("on"),
+        "{dry}"
+    );
+}
+
+#[test]
+fn everything_a_command_starts_dies_with_the_run_daemons_included() {
+    let home = Home::new();
+    if !namespaces("everything_a_command_starts_dies…") {
+        return;
+    }
+    let (sleeper, marker) = background_sleeper(&home.workspace);
+    // A daemon that leaves the command's session and process group, twice forked.
+    let daemon_marker = home.workspace.join("daemon-sleep").display().to_string();
+    let daemonize = format!(
+        "ln -sf $(command -v sleep) {daemon_marker}; \
+         setsid sh -c '{daemon_marker} 300 & echo forked' </dev/null >/dev/null 2>&1 & echo detached"
+    );
+    let server = MockServer::start(exec_turn(&[
+        &format!("{sleeper} echo started"),
+        &daemonize,
+        "sleep 0.3; echo later",
+    ]));
+    run_ok(
+        &home,
+        &server,
+        &["--json", "run", "-m", MODEL, "start a server"],
+    );
+    let results = results(&server);
+    assert_eq!(results["c0"].0, "started\n");
+    assert_eq!(results["c2"].0, "later\n");
+    assert_eq!(results["c1"].0, "detached\n");
+    assert_none_running(&marker, "the background job");
+    assert_none_running(&daemon_marker, "the daemon");
+}
