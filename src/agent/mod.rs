@@ -6,6 +6,7 @@
 pub mod compact;
 pub mod compaction;
 pub mod context_files;
+pub mod git;
 pub mod heartbeat;
 pub mod prompt;
 pub mod skills;

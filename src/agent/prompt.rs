@@ -6,18 +6,16 @@
 //! supplied; `--system-prompt` replaces everything but the appended texts. Sections are separated by a blank line and measured in characters for
 //! `--dry-run` and `status --json`.
 //!
-//! Everything here is a pure function of its inputs except [`git_summary`], which runs `git`.
-//! The inputs carry the date, not the time, so a cron job's prompt stays byte-identical within a
+//! Everything here is a pure function of its inputs; the repository's state comes from
+//! [`super::git`]. The inputs carry the date, not the time, so a cron job's prompt stays byte-identical within a
 //! day and provider prompt caching keeps working.
 
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 use serde::Serialize;
+
+pub use super::git::GitSummary;
 
 use super::context_files::ContextFile;
 use super::heartbeat::HEARTBEAT_OK;
@@ -45,17 +43,6 @@ impl PromptMode {
             Self::None => "none",
         }
     }
-}
-
-/// The state of the workspace's git repository.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitSummary {
-    /// The current branch; `None` on a detached HEAD.
-    pub branch: Option<String>,
-    /// Tracked files with staged or unstaged changes.
-    pub changed: usize,
-    /// Untracked files.
-    pub untracked: usize,
 }
 
 /// What the system prompt is built from.
@@ -368,98 +355,6 @@ fn heartbeat_section() -> String {
          Any other reply is sent to a person as a report, so write one only when there is \
          something to report."
     )
-}
-
-/// How long `git status` may take before the summary is left out.
-const GIT_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// Branch and change counts of the workspace's repository, when `workspace/.git` exists. `None`
-/// when git is missing, fails, or takes longer than two seconds. Blocks the calling thread for
-/// at most about that long.
-pub fn git_summary(workspace: &Path) -> Option<GitSummary> {
-    if !workspace.join(".git").exists() {
-        return None;
-    }
-    let mut child = Command::new("git")
-        // No index refresh written back, and no fsmonitor hook: reading the status must not
-        // change the repository or run its configured commands.
-        .args(["--no-optional-locks", "-c", "core.fsmonitor=false", "-C"])
-        .arg(workspace)
-        .args(["status", "--porcelain=v1", "--branch"])
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .ok()?;
-    let deadline = Instant::now() + GIT_TIMEOUT;
-    // Read on a thread so a large status cannot fill the pipe and stall the child while this
-    // thread waits.
-    let mut stdout = child.stdout.take()?;
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut output = Vec::new();
-        let result = stdout.read_to_end(&mut output).map(|_| output);
-        let _ = sender.send(result);
-    });
-    let output = receiver
-        .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        .ok()
-        .and_then(Result::ok);
-    // The output ended, so git is exiting: poll for its status briefly, then less often (a
-    // fixed 5 ms sleep here used to add up to 5 ms to every turn in a repository).
-    let mut pause = Duration::from_micros(50);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if output.is_some() && Instant::now() < deadline => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(5));
-            }
-            _ => break None,
-        }
-    };
-    if status.is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    if !status?.success() {
-        return None;
-    }
-    parse_git_status(&String::from_utf8_lossy(&output?))
-}
-
-/// Parse `git status --porcelain=v1 --branch`.
-fn parse_git_status(output: &str) -> Option<GitSummary> {
-    let mut lines = output.lines();
-    let header = lines.next()?.strip_prefix("## ")?;
-    let branch = if header.starts_with("HEAD (no branch)") {
-        None
-    } else {
-        let name = header
-            .strip_prefix("No commits yet on ")
-            .or_else(|| header.strip_prefix("Initial commit on "))
-            .unwrap_or(header);
-        let end = [name.find("..."), name.find(" [")]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(name.len());
-        Some(name[..end].to_owned())
-    };
-    let mut summary = GitSummary {
-        branch,
-        changed: 0,
-        untracked: 0,
-    };
-    for line in lines {
-        if line.starts_with("??") {
-            summary.untracked += 1;
-        } else if !line.starts_with("!!") && !line.is_empty() {
-            summary.changed += 1;
-        }
-    }
-    Some(summary)
 }
 
 #[cfg(test)]
@@ -836,66 +731,5 @@ mod tests {
     fn the_prompt_is_identical_for_identical_inputs() {
         let fixture = Fixture::new();
         assert_eq!(build(&fixture.inputs()), build(&fixture.inputs()));
-    }
-
-    #[test]
-    fn porcelain_status_is_counted_and_the_branch_read() {
-        let output = "## main...origin/main [ahead 1]\n M src/lib.rs\nA  new.rs\nR  a -> b\n?? scratch.txt\n?? tmp/\n";
-        assert_eq!(
-            parse_git_status(output),
-            Some(GitSummary {
-                branch: Some("main".to_owned()),
-                changed: 3,
-                untracked: 2,
-            })
-        );
-        assert_eq!(
-            parse_git_status("## HEAD (no branch)\n"),
-            Some(GitSummary {
-                branch: None,
-                changed: 0,
-                untracked: 0
-            })
-        );
-        assert_eq!(
-            parse_git_status("## No commits yet on trunk\n?? a\n")
-                .and_then(|summary| summary.branch),
-            Some("trunk".to_owned())
-        );
-        assert_eq!(
-            parse_git_status("## feature [gone]\n").and_then(|summary| summary.branch),
-            Some("feature".to_owned())
-        );
-        assert_eq!(parse_git_status(""), None);
-        assert_eq!(parse_git_status("garbage\n"), None);
-    }
-
-    #[test]
-    fn git_summary_is_none_outside_a_repository() {
-        let workspace = tempfile::tempdir().unwrap();
-        assert_eq!(git_summary(workspace.path()), None);
-    }
-
-    #[test]
-    fn git_summary_reads_a_real_repository() {
-        let workspace = tempfile::tempdir().unwrap();
-        let initialized = Command::new("git")
-            .args(["init", "--quiet", "--initial-branch=trunk"])
-            .arg(workspace.path())
-            .status()
-            .is_ok_and(|status| status.success());
-        if !initialized {
-            // No git on this machine: the function's None path is covered above.
-            return;
-        }
-        std::fs::write(workspace.path().join("notes.txt"), "x").unwrap();
-        assert_eq!(
-            git_summary(workspace.path()),
-            Some(GitSummary {
-                branch: Some("trunk".to_owned()),
-                changed: 0,
-                untracked: 1,
-            })
-        );
     }
 }

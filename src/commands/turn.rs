@@ -1321,7 +1321,18 @@ fn shared_settings(
         files: workspace_files(context, args, prompt_mode),
         skills,
         git: (prompt_mode == PromptMode::Full)
-            .then(|| prompt::git_summary(&context.workspace))
+            .then(|| {
+                // Read inside the exec sandbox, whatever the run's mode: a repository must not
+                // make pincer run anything (SPEC §10).
+                let confined = Sandbox::new(
+                    SandboxMode::ReadOnly,
+                    &context.workspace,
+                    &[],
+                    &context.settings.paths,
+                    None,
+                );
+                crate::agent::git::git_summary(&context.workspace, &confined)
+            })
             .flatten(),
         system_replace: input.system_replace,
         appends: input.appends,

@@ -8,7 +8,7 @@
 use std::io::Read as _;
 use std::os::unix::net::UnixListener;
 use std::path::Path;
-use std::process::Stdio;
+use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
@@ -28,6 +28,25 @@ fn run_ok(home: &Home, server: &MockServer, args: &[&str]) -> std::process::Outp
         .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     output
+}
+
+fn git(directory: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .current_dir(directory)
+        .env("HOME", directory)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+fn have(program: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|output| output.status.success())
 }
 
 /// Whether this machine confines commands fully (user namespaces); else says why the test is
@@ -51,6 +70,78 @@ fn python(test: &str) -> bool {
     }
     skip(test, "no /usr/bin/python3 to play the attacker with");
     false
+}
+
+#[test]
+fn pincers_own_git_status_never_runs_a_program_the_repository_names() {
+    let home = Home::new();
+    if !have("git") {
+        skip("pincers_own_git_status…", "git is missing");
+        return;
+    }
+    // What a command of an earlier run could leave behind (or a cloned repository ship): every
+    // setting through which `git status` starts a program, and a tracked file whose stat data
+    // changed, so that the clean filter has to run.
+    let witness = home.root.path().join("ran-outside");
+    let hook = format!(
+        "sh -c 'env > {}; touch {}'",
+        home.root.path().join("env-seen").display(),
+        witness.display()
+    );
+    git(&home.workspace, &["init", "-q", "-b", "main"]);
+    std::fs::write(home.workspace.join(".gitattributes"), "* filter=evil\n").unwrap();
+    std::fs::write(home.workspace.join("notes.txt"), "one\n").unwrap();
+    git(&home.workspace, &["add", "."]);
+    git(&home.workspace, &["commit", "-qm", "first"]);
+    for (key, value) in [
+        ("core.fsmonitor", hook.as_str()),
+        ("filter.evil.clean", hook.as_str()),
+        ("filter.evil.process", hook.as_str()),
+        ("filter.evil.required", "true"),
+        ("core.hooksPath", "/nonexistent"),
+        ("diff.external", hook.as_str()),
+        ("core.pager", hook.as_str()),
+    ] {
+        git(&home.workspace, &["config", key, value]);
+    }
+    // A setting of another file, pulled in by an include.
+    let included = home.root.path().join("included.gitconfig");
+    std::fs::write(
+        &included,
+        format!("[filter \"other\"]\n\tclean = {hook}\n\tprocess = {hook}\n"),
+    )
+    .unwrap();
+    git(
+        &home.workspace,
+        &["config", "include.path", &included.display().to_string()],
+    );
+    std::fs::write(
+        home.workspace.join(".gitattributes"),
+        "* filter=evil\n*.md filter=other\n",
+    )
+    .unwrap();
+    std::fs::write(home.workspace.join("notes.txt"), "two\n").unwrap();
+    std::fs::write(home.workspace.join("new.md"), "x\n").unwrap();
+
+    let server = MockServer::start(Vec::new());
+    let dry = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "-m", MODEL, "--dry-run", "hi"])
+        .output();
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    let report: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    let prompt = report["system_prompt"].as_str().unwrap();
+    assert!(!witness.exists(), "--dry-run ran the repository's program");
+    assert!(
+        prompt.contains("Git repository: branch main, 2 changed and 1 untracked files."),
+        "{prompt}"
+    );
+
+    let server = MockServer::start(exec_turn(&["echo hi"]));
+    run_ok(&home, &server, &["--json", "run", "-m", MODEL, "look"]);
+    assert!(!witness.exists(), "a run ran the repository's program");
+    assert!(!home.root.path().join("env-seen").exists());
 }
 
 #[test]
