@@ -102,6 +102,32 @@ impl CliBackend {
     }
 }
 
+/// Whether `id` is a child session id as claude and codex make them: a UUID, hyphenated
+/// (claude's session ids, codex's thread ids). The id a turn resumes comes from the session
+/// file, which may have been shared or edited: nothing else reaches the child's argv.
+pub fn is_child_session_id(id: &str) -> bool {
+    // 36 characters is the hyphenated form only (the simple, braced and URN forms differ).
+    id.len() == 36 && uuid::Uuid::try_parse(id).is_ok()
+}
+
+/// Why `model` cannot be given to a child as its model name, if it cannot. The name may come
+/// from a session file; even attached with `=` it must not read as an option or hold
+/// characters no model name has.
+pub fn child_model_problem(model: &str) -> Option<&'static str> {
+    if model.is_empty() {
+        Some("it is empty")
+    } else if model.starts_with('-') {
+        Some("it starts with '-'")
+    } else if model
+        .chars()
+        .any(|character| character.is_whitespace() || character.is_control())
+    {
+        Some("it holds white space or control characters")
+    } else {
+        None
+    }
+}
+
 /// One CLI backend, resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BackendSettings {
@@ -290,25 +316,22 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     .iter()
     .map(|arg| (*arg).to_owned())
     .collect();
-    args.push("--model".to_owned());
-    args.push(request.model.to_owned());
+    // Every value is attached with `=` (here and below): a value is then never a word of its
+    // own that the child could read as an option — claude's `--resume` takes its value only
+    // optionally, so `--resume --settings=…` would be a resume and a settings file.
+    args.push(format!("--model={}", request.model));
     if let Some(effort) = request.thinking.and_then(claude_effort) {
-        args.push("--effort".to_owned());
-        args.push(effort.to_owned());
+        args.push(format!("--effort={effort}"));
     }
     // The file variant: the prompt (workspace files included) can be large, and argv is
     // visible to every user of the machine.
-    args.push("--append-system-prompt-file".to_owned());
-    args.push(request.system_prompt_file.to_string_lossy().into_owned());
+    args.push(format!(
+        "--append-system-prompt-file={}",
+        request.system_prompt_file.to_string_lossy()
+    ));
     match request.resume {
-        Some(id) => {
-            args.push("--resume".to_owned());
-            args.push(id.to_owned());
-        }
-        None => {
-            args.push("--session-id".to_owned());
-            args.push(request.fresh_session_id.to_owned());
-        }
+        Some(id) => args.push(format!("--resume={id}")),
+        None => args.push(format!("--session-id={}", request.fresh_session_id)),
     }
     let mut tools = claude_tools(request.policy, request.sandbox);
     if request.web_search {
@@ -318,8 +341,7 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     }
     args.push(format!("--tools={}", tools.offered.join(",")));
     if let Some(file) = request.mcp_config_file {
-        args.push("--mcp-config".to_owned());
-        args.push(file.to_string_lossy().into_owned());
+        args.push(format!("--mcp-config={}", file.to_string_lossy()));
         let (allowed, disallowed) = mcp::claude_permissions(request.mcp, request.policy);
         tools.allowed.extend(allowed);
         tools.disallowed.extend(disallowed);
@@ -328,8 +350,7 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
         args.push("--strict-mcp-config".to_owned());
     }
     if let Some(file) = request.settings_file {
-        args.push("--settings".to_owned());
-        args.push(file.to_string_lossy().into_owned());
+        args.push(format!("--settings={}", file.to_string_lossy()));
     }
     if !tools.allowed.is_empty() {
         args.push(format!("--allowedTools={}", tools.allowed.join(",")));
@@ -341,30 +362,29 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     for directory in request.added_dirs {
         args.push(format!("--add-dir={}", directory.to_string_lossy()));
     }
-    args.push("--permission-mode".to_owned());
-    args.push(claude_permission_mode(request.sandbox).to_owned());
+    args.push(format!(
+        "--permission-mode={}",
+        claude_permission_mode(request.sandbox)
+    ));
     if let Some(turns) = request.max_turns {
-        args.push("--max-turns".to_owned());
-        args.push(turns.to_string());
+        args.push(format!("--max-turns={turns}"));
     }
     if let Some(budget) = request.max_budget_usd {
-        args.push("--max-budget-usd".to_owned());
-        args.push(budget.to_string());
+        args.push(format!("--max-budget-usd={budget}"));
     }
     // On resumed turns too: the schema holds the answer of this turn (SPEC §3.4).
     if let Some(schema) = request.json_schema {
-        args.push("--json-schema".to_owned());
-        args.push(schema.to_string());
+        args.push(format!("--json-schema={schema}"));
     }
     args
 }
 
 fn codex_args(request: &Request<'_>) -> Vec<String> {
     let mut args: Vec<String> = vec!["exec".to_owned()];
-    // Options of `exec` itself, before `resume`, which does not take `--add-dir`.
+    // Options of `exec` itself, before `resume`, which does not take `--add-dir`. Values are
+    // attached with `=` (as for claude): never a word of their own.
     for directory in request.added_dirs {
-        args.push("--add-dir".to_owned());
-        args.push(directory.to_string_lossy().into_owned());
+        args.push(format!("--add-dir={}", directory.to_string_lossy()));
     }
     if request.resume.is_some() {
         args.push("resume".to_owned());
@@ -374,8 +394,7 @@ fn codex_args(request: &Request<'_>) -> Vec<String> {
             .iter()
             .map(|arg| (*arg).to_owned()),
     );
-    args.push("-m".to_owned());
-    args.push(request.model.to_owned());
+    args.push(format!("--model={}", request.model));
     // `exec resume` refuses `--sandbox`; the config override is accepted by both.
     match request.sandbox {
         SandboxMode::DangerFullAccess => {
@@ -407,12 +426,10 @@ fn codex_args(request: &Request<'_>) -> Vec<String> {
     args.extend(hooks::codex_overrides(request.hooks).args);
     // `exec resume` takes it too (codex PR #23123).
     if let Some(file) = request.output_schema_file {
-        args.push("--output-schema".to_owned());
-        args.push(file.to_string_lossy().into_owned());
+        args.push(format!("--output-schema={}", file.to_string_lossy()));
     }
     for image in request.images {
-        args.push("--image".to_owned());
-        args.push(image.to_string_lossy().into_owned());
+        args.push(format!("--image={}", image.to_string_lossy()));
     }
     args
 }
@@ -823,6 +840,105 @@ mod tests {
         assert_eq!(kind, FailureKind::Auth);
         let (_, kind) = child_failure(CliBackend::Claude, "Prompt is too long", None);
         assert_eq!(kind, FailureKind::ContextOverflow);
+    }
+
+    #[test]
+    fn only_hyphenated_uuids_are_child_session_ids() {
+        assert!(is_child_session_id("016f0b54-dd8e-485f-a113-19150799070c"));
+        assert!(is_child_session_id("0199a213-81c0-7800-8aa1-bbab2a035a53"));
+        for not_one in [
+            "",
+            "-r",
+            r#"--settings={"hooks":{}}"#,
+            r#"x --settings={"hooks":{}}"#,
+            "016f0b54dd8e485fa11319150799070c",
+            "{016f0b54-dd8e-485f-a113-19150799070c}",
+            "urn:uuid:016f0b54-dd8e-485f-a113-19150799070c",
+            " 016f0b54-dd8e-485f-a113-19150799070",
+        ] {
+            assert!(!is_child_session_id(not_one), "{not_one}");
+        }
+    }
+
+    #[test]
+    fn a_model_name_that_could_pass_for_an_option_cannot_reach_a_child() {
+        for fine in [
+            "sonnet",
+            "claude-opus-4-8[1m]",
+            "gpt-5-codex",
+            "qwen3:8b",
+            "a/b",
+        ] {
+            assert_eq!(child_model_problem(fine), None, "{fine}");
+        }
+        assert_eq!(
+            child_model_problem(r#"--settings={"hooks":{}}"#),
+            Some("it starts with '-'")
+        );
+        assert!(child_model_problem("sonnet --settings=x").is_some());
+        assert!(child_model_problem("sonnet\u{1b}[2J").is_some());
+        assert!(child_model_problem("").is_some());
+    }
+
+    #[test]
+    fn every_value_on_a_childs_argv_is_attached_to_its_flag() {
+        let settings = BackendSettings {
+            command: "claude".to_owned(),
+            extra_args: Vec::new(),
+            clear_env: Vec::new(),
+            env: BTreeMap::new(),
+        };
+        let policy = ToolPolicy::default();
+        let mcp = crate::mcp::McpConfig::default();
+        let hooks = crate::hooks::HookSet::default();
+        let schema = serde_json::json!({"type": "object"});
+        let image = PathBuf::from("/w/pic.png");
+        let added = PathBuf::from("/w/sibling");
+        for backend in [CliBackend::Claude, CliBackend::Codex] {
+            let request = Request {
+                backend,
+                settings: &settings,
+                model: "sonnet",
+                system_prompt: "",
+                prompt: "-- hi",
+                images: std::slice::from_ref(&image),
+                policy: &policy,
+                sandbox: SandboxMode::WorkspaceWrite,
+                added_dirs: std::slice::from_ref(&added),
+                web_search: false,
+                thinking: Some(ThinkingLevel::High),
+                max_turns: Some(3),
+                max_budget_usd: Some(0.5),
+                resume: Some("016f0b54-dd8e-485f-a113-19150799070c"),
+                fresh_session_id: "0199a213-81c0-7800-8aa1-bbab2a035a53",
+                system_prompt_file: Path::new("/tmp/pincer-cli-x/system-prompt.md"),
+                mcp: &mcp,
+                mcp_config_file: Some(Path::new("/tmp/pincer-cli-x/mcp-config.json")),
+                hooks: &hooks,
+                settings_file: Some(Path::new("/tmp/pincer-cli-x/settings.json")),
+                json_schema: Some(&schema),
+                output_schema_file: Some(Path::new("/tmp/pincer-cli-x/output-schema.json")),
+            };
+            let args = invocation(&request).args;
+            let end = args.iter().position(|arg| arg == "--").unwrap();
+            // Before `--`, every word is a flag, a `--flag=value`, a fixed word of the CLI's
+            // (`-p`'s mode, `exec`, `resume`) or a `-c` override pincer builds.
+            let mut words = args[..end].iter().peekable();
+            while let Some(word) = words.next() {
+                match word.as_str() {
+                    "-c" => assert!(words.next().is_some_and(|value| !value.starts_with('-'))),
+                    "--output-format" => assert_eq!(words.next().unwrap(), "stream-json"),
+                    "exec" | "resume" => {}
+                    flag => assert!(flag.starts_with('-'), "{backend:?}: {flag} in {args:?}"),
+                }
+            }
+            let resume = match backend {
+                CliBackend::Claude => "--resume=016f0b54-dd8e-485f-a113-19150799070c",
+                CliBackend::Codex => "016f0b54-dd8e-485f-a113-19150799070c",
+            };
+            assert!(args.iter().any(|arg| arg == resume), "{args:?}");
+            assert!(args.iter().any(|arg| arg == "--model=sonnet"), "{args:?}");
+        }
     }
 
     #[test]

@@ -2040,6 +2040,24 @@ fn cli_settings(
         })
         .collect::<CliResult<Vec<_>>>()?;
     let model = &candidate.resolved.reference.model;
+    let child_model = backend.child_model(model, crate::config::catalog().resolve_alias(model));
+    // The model may come from the session file (a resume without `-m`), which may have been
+    // shared or edited: a name that could pass for an option never reaches the child.
+    if let Some(problem) = crate::backend::child_model_problem(&child_model) {
+        return Err(CliError::usage(format!(
+            "the model name {:?} cannot be passed to {}: {problem}",
+            child_model.chars().take(80).collect::<String>(),
+            backend.name()
+        ))
+        .with_hint(format!(
+            "name the model with -m (e.g. -m {}/{})",
+            backend.name(),
+            match backend {
+                crate::backend::CliBackend::Claude => "sonnet",
+                crate::backend::CliBackend::Codex => "gpt-5-codex",
+            }
+        )));
+    }
     let mut environment = crate::backend::child_environment(&backend_settings, std::env::vars_os());
     if backend == crate::backend::CliBackend::Codex {
         // codex passes variables on to its MCP servers by name: they are set in its environment.
@@ -2056,7 +2074,7 @@ fn cli_settings(
         hooks: shared.hooks.set.clone(),
         backend_settings,
         model: model.clone(),
-        child_model: backend.child_model(model, crate::config::catalog().resolve_alias(model)),
+        child_model,
         system_prompt: attempt.system_prompt.clone(),
         policy: shared.policy.clone(),
         sandbox: shared.sandbox_mode,

@@ -272,6 +272,8 @@ pub(crate) struct CliEngine<'run> {
     previous: Recorded,
     /// The child session to continue (none: a fresh one).
     resume: Option<String>,
+    /// A recorded child session id that is none (said once, at the first child run).
+    unusable_id: Option<String>,
     reseeded: bool,
     /// The new prompt, and pincer's transcript before it (for a fresh child session).
     prompt: String,
@@ -340,6 +342,12 @@ impl<'run> CliEngine<'run> {
             .session_id
             .clone()
             .filter(|_| previous.cwd.as_deref().is_none_or(|cwd| cwd == workspace));
+        // An id no CLI makes (a shared or edited session file) is dropped like a stale one:
+        // never on the child's argv, and the turn goes on in a fresh, seeded child session.
+        let (resume, unusable_id) = match resume {
+            Some(id) if !backend::is_child_session_id(&id) => (None, Some(id)),
+            resume => (resume, None),
+        };
         let (prompt, history) = match turn.messages.split_last() {
             Some((Message::User(user), history)) => (user.content.text(), history.to_vec()),
             _ => (String::new(), turn.messages.clone()),
@@ -355,6 +363,7 @@ impl<'run> CliEngine<'run> {
             ),
             previous,
             resume,
+            unusable_id,
             reseeded: false,
             prompt,
             history,
@@ -371,6 +380,14 @@ impl<'run> CliEngine<'run> {
     async fn run_child(&mut self, turn: &mut Turn<'_>) -> Step {
         let settings = self.settings;
         let backend = settings.backend;
+        if let Some(id) = self.unusable_id.take() {
+            let _ = turn.sink.emit(&Event::Warning(format!(
+                "the recorded {name} session id {shown:?} is not a session id {name} makes (a \
+                 UUID); starting a fresh one seeded with this session's transcript",
+                name = backend.name(),
+                shown = id.chars().take(80).collect::<String>(),
+            )));
+        }
         let fresh_id = uuid::Uuid::new_v4().to_string();
         // A fresh child session after earlier turns (a stale session, another directory, or a
         // session that used another backend) gets pincer's transcript as its opening context.
@@ -539,8 +556,14 @@ impl<'run> CliEngine<'run> {
             }
             Ok(Judgement::Exhausted(ending)) => Step::Done(ending),
             Ok(Judgement::Retry(errors)) => {
-                let Some(session) = self.dialect.as_ref().and_then(Dialect::child_session) else {
-                    // Nothing to resume: the errors cannot reach the child.
+                let Some(session) = self
+                    .dialect
+                    .as_ref()
+                    .and_then(Dialect::child_session)
+                    .filter(|id| backend::is_child_session_id(id))
+                else {
+                    // Nothing to resume (or an id no CLI makes): the errors cannot reach the
+                    // child.
                     return Step::Done(Ending::StructuredOutputInvalid { errors, retries: 0 });
                 };
                 let feedback = plan.feedback(&errors);

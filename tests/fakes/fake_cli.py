@@ -28,6 +28,16 @@ def option(argv, name):
     return None
 
 
+def read_json(path):
+    """The JSON in the file `path` names, or None when there is no such file (a hostile value
+    where a file name belongs must still leave a record of the argv that carried it)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
 def main(kind):
     argv = sys.argv[1:]
     stdin = sys.stdin.read()
@@ -48,18 +58,15 @@ def main(kind):
     output_schema = None
     schema_file = option(argv, "--output-schema") if kind == "codex" else None
     if schema_file:
-        with open(schema_file, encoding="utf-8") as handle:
-            output_schema = json.load(handle)
+        output_schema = read_json(schema_file)
     mcp_config = None
     mcp_file = option(argv, "--mcp-config") if kind == "claude" else None
     if mcp_file:
-        with open(mcp_file, encoding="utf-8") as handle:
-            mcp_config = json.load(handle)
+        mcp_config = read_json(mcp_file)
     settings = None
     settings_file = option(argv, "--settings") if kind == "claude" else None
     if settings_file:
-        with open(settings_file, encoding="utf-8") as handle:
-            settings = json.load(handle)
+        settings = read_json(settings_file)
     system_prompt = None
     if prompt_file:
         with open(prompt_file, encoding="utf-8") as handle:

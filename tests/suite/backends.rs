@@ -103,11 +103,18 @@ pub(crate) fn argv(call: &Value) -> Vec<String> {
         .collect()
 }
 
-/// The value after `flag` in `argv`.
+/// The value of `flag` in `argv`: attached (`--flag=value`, as pincer passes values) or the
+/// next word.
 pub(crate) fn after(argv: &[String], flag: &str) -> Option<String> {
-    argv.iter()
-        .position(|arg| arg == flag)
-        .map(|index| argv[index + 1].clone())
+    argv.iter().enumerate().find_map(|(index, arg)| {
+        if arg == flag {
+            argv.get(index + 1).cloned()
+        } else {
+            arg.strip_prefix(flag)
+                .and_then(|rest| rest.strip_prefix('='))
+                .map(str::to_owned)
+        }
+    })
 }
 
 fn messages(lines: &[Value]) -> Vec<Value> {
@@ -171,7 +178,7 @@ fn claude_gets_the_system_prompt_with_workspace_context_and_appends_on_fresh_and
     let (fresh, resumed) = (bench.call(0), bench.call(1));
     for call in [&fresh, &resumed] {
         let args = argv(call);
-        assert!(args.contains(&"--append-system-prompt-file".to_owned()));
+        assert!(after(&args, "--append-system-prompt-file").is_some());
         let prompt = call["system_prompt"].as_str().unwrap();
         assert!(prompt.contains("WORKSPACE-RULE-17"), "{prompt}");
         assert!(prompt.contains("You are pincer"), "{prompt}");
@@ -422,12 +429,12 @@ fn added_directories_reach_claude_and_codex_as_their_add_dir_flags_also_on_resum
     );
     // An option of `exec` itself, before `resume` (which does not take it).
     assert_eq!(
-        &argv(&bench.call(2))[..4],
-        ["exec", "--add-dir", &extra, "--json"]
+        &argv(&bench.call(2))[..3],
+        ["exec", &format!("--add-dir={extra}"), "--json"]
     );
     assert_eq!(
-        &argv(&bench.call(3))[..4],
-        ["exec", "--add-dir", &extra, "resume"]
+        &argv(&bench.call(3))[..3],
+        ["exec", &format!("--add-dir={extra}"), "resume"]
     );
 }
 
@@ -973,7 +980,7 @@ fn the_model_flag_is_sent_on_resume_and_pincer_aliases_are_mapped() {
     );
     assert_eq!(code(&second), 0, "{}", stderr(&second));
     assert_eq!(
-        after(&argv(&codex.call(1)), "-m").as_deref(),
+        after(&argv(&codex.call(1)), "--model").as_deref(),
         Some("gpt-5-codex")
     );
 }
@@ -1611,4 +1618,114 @@ fn a_key_in_a_child_tool_result_is_redacted_before_it_is_stored() {
             .iter()
             .all(|line| !line.to_string().contains(key))
     );
+}
+
+// 15. Values a session file carries onto the child's argv.
+
+/// A session file as someone else could share it: one claude-cli turn, its model, and the child
+/// session id `child` recorded for `backend`.
+fn shared_session(bench: &Bench, (backend, model): (&str, &str), child: &str) -> PathBuf {
+    let workspace = bench.home.workspace.clone();
+    let mut session =
+        crate::common::SessionBuilder::new("6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b", &workspace);
+    session.entry(
+        "model_change",
+        json!({"provider": backend, "modelId": model}),
+    );
+    session.user("remember QUINCE-9");
+    session.assistant_with(backend, model, "Noted.", [10, 5, 0, 0], "stop");
+    session.entry(
+        "custom",
+        json!({
+            "customType": format!("pincer.{backend}"),
+            "data": {"sessionId": child, "cwd": workspace.to_string_lossy()},
+        }),
+    );
+    let path = workspace.join("shared.jsonl");
+    std::fs::write(&path, session.to_jsonl()).unwrap();
+    path
+}
+
+#[test]
+fn a_recorded_claude_session_id_that_is_no_uuid_never_reaches_argv_and_a_fresh_session_starts() {
+    for hostile in [
+        r#"--settings={"hooks":{}}"#,
+        r#"x --settings={"hooks":{}}"#,
+        "-r",
+    ] {
+        let bench = Bench::new();
+        let shared = shared_session(&bench, ("claude-cli", "sonnet"), hostile);
+        let output = bench.run(
+            "claude-cli",
+            &["second-turn.jsonl"],
+            &["--json", "resume", shared.to_str().unwrap(), "and now?"],
+        );
+        assert_eq!(code(&output), 0, "{hostile}: {}", stderr(&output));
+        let args = argv(&bench.call(0));
+        assert!(
+            args.iter().all(|arg| !arg.contains("--settings")),
+            "{hostile}: {args:?}"
+        );
+        assert!(
+            args.iter().all(|arg| !arg.contains(hostile)),
+            "{hostile}: {args:?}"
+        );
+        // The id is dropped as a stale one would be: a fresh child session, seeded.
+        assert_eq!(after(&args, "--resume"), None, "{args:?}");
+        let fresh = after(&args, "--session-id").unwrap();
+        assert!(uuid::Uuid::try_parse(&fresh).is_ok(), "{fresh}");
+        assert!(args.last().unwrap().contains("User: remember QUINCE-9"));
+        assert!(
+            stderr(&output).contains("is not a session id claude-cli makes"),
+            "{}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn a_recorded_codex_thread_id_that_is_no_uuid_never_reaches_argv() {
+    let bench = Bench::new();
+    let hostile = "--dangerously-bypass-approvals-and-sandbox";
+    let shared = shared_session(&bench, ("codex-cli", "gpt-5-codex"), hostile);
+    let output = bench.run(
+        "codex-cli",
+        &["second-turn.jsonl"],
+        &["--json", "resume", shared.to_str().unwrap(), "and now?"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let args = argv(&bench.call(0));
+    assert!(!args.contains(&hostile.to_owned()), "{args:?}");
+    assert!(!args.contains(&"resume".to_owned()), "{args:?}");
+    assert!(args.last().unwrap().contains("User: remember QUINCE-9"));
+}
+
+#[test]
+fn a_recorded_model_that_could_pass_for_an_option_ends_the_run_before_any_child_starts() {
+    for (backend, hostile) in [
+        ("claude-cli", r#"--settings={"hooks":{}}"#),
+        ("codex-cli", "--dangerously-bypass-approvals-and-sandbox"),
+    ] {
+        let bench = Bench::new();
+        let shared = shared_session(
+            &bench,
+            (backend, hostile),
+            "0199a213-81c0-7800-8aa1-bbab2a035a53",
+        );
+        let output = bench.run(
+            backend,
+            &["second-turn.jsonl"],
+            &["--json", "resume", shared.to_str().unwrap(), "and now?"],
+        );
+        assert_eq!(code(&output), 2, "{backend}: {}", stderr(&output));
+        assert_eq!(bench.calls(), 0, "{backend}: {}", stderr(&output));
+        let result: Value = serde_json::from_str(stdout(&output).trim()).unwrap();
+        assert!(
+            result["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("cannot be passed to"),
+            "{result}"
+        );
+    }
 }

@@ -1084,15 +1084,10 @@ fn claude_gets_the_hooks_as_a_settings_file_and_codex_as_config_overrides() {
     );
     // The child runs them: pincer fires none itself.
     assert!(!bench.home.workspace.join("fired").exists());
-    let argv: Vec<&str> = call["argv"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|arg| arg.as_str().unwrap())
-        .collect();
-    let file = argv[argv.iter().position(|arg| *arg == "--settings").unwrap() + 1];
+    let file =
+        crate::suite::backends::after(&crate::suite::backends::argv(&call), "--settings").unwrap();
     assert!(
-        !Path::new(file).exists(),
+        !Path::new(&file).exists(),
         "the file is removed with the run"
     );
     assert!(

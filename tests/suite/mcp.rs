@@ -1072,8 +1072,8 @@ fn cli_backends_get_the_servers_claude_as_a_file_and_codex_as_overrides() {
     assert_eq!(code(&claude), 0, "{}", stderr(&claude));
     let report: Value = serde_json::from_str(&stdout(&claude)).unwrap();
     let argv: Vec<String> = serde_json::from_value(report["child"]["argv"].clone()).unwrap();
-    let at = argv.iter().position(|arg| arg == "--mcp-config").unwrap();
-    assert!(argv[at + 1].ends_with("mcp-config.json"), "{argv:?}");
+    let file = crate::suite::backends::after(&argv, "--mcp-config").unwrap();
+    assert!(file.ends_with("mcp-config.json"), "{argv:?}");
     assert!(argv.contains(&"--strict-mcp-config".to_owned()), "{argv:?}");
     let allowed = argv
         .iter()
