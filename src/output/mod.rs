@@ -4,6 +4,9 @@
 //!   (`pincer sessions list | head -1` must not print a panic or fail).
 //! - [`Diagnostics`] writes `error:`, `warning:`, `hint:` and progress lines to stderr, styled only
 //!   when stderr is a terminal (or `--color always`) and `NO_COLOR` is unset.
+//! - Text from elsewhere (models, tools, providers, MCP servers, hooks) can hold terminal
+//!   control sequences: every stderr line has them escaped ([`escape`]), and so has stdout when
+//!   it is a terminal; piped stdout stays byte-exact.
 //! - [`events`] holds the event interface and the text, json and stream-json sinks of a turn;
 //!   [`partial`] the `stream_event` shapes; [`progress`] the spinner and tool lines on stderr,
 //!   through which every stderr line goes so that none runs into the spinner.
@@ -11,6 +14,7 @@
 //! This is the only module that writes to the terminal (see the crate-level lints; it writes
 //! through `io::stdout()`/`io::stderr()` handles, never the print macros).
 
+pub mod escape;
 pub mod events;
 pub mod partial;
 pub mod progress;
@@ -18,6 +22,9 @@ pub mod schema;
 pub mod web_search;
 
 use std::io::{self, IsTerminal, Write};
+use std::sync::OnceLock;
+
+use escape::{Keep, escape_controls};
 
 use crate::error::CliError;
 
@@ -50,7 +57,15 @@ pub enum ColorMode {
     Never,
 }
 
-/// stdout as a data channel: buffered per call, flushed per call, quiet on a broken pipe.
+/// Whether stdout is a terminal (asked once: it does not change during a run).
+fn stdout_is_terminal() -> bool {
+    static TERMINAL: OnceLock<bool> = OnceLock::new();
+    *TERMINAL.get_or_init(|| io::stdout().is_terminal())
+}
+
+/// stdout as a data channel: buffered per call, flushed per call, quiet on a broken pipe. On a
+/// terminal, control characters other than line feeds and tabs are written escaped (a JSON
+/// line stays the same JSON); through a pipe or into a file, every byte is written as given.
 #[derive(Debug, Default)]
 pub struct Stdout {
     broken: bool,
@@ -68,6 +83,11 @@ impl Stdout {
         if self.broken {
             return Ok(());
         }
+        let text = if stdout_is_terminal() {
+            escape_controls(text, Keep::LineBreaks)
+        } else {
+            std::borrow::Cow::Borrowed(text)
+        };
         let mut handle = io::stdout().lock();
         let outcome = handle
             .write_all(text.as_bytes())
@@ -151,19 +171,32 @@ impl Diagnostics {
         }
     }
 
-    /// `error: …` and `hint: …`. Always shown, even with `-q`.
+    /// `error: …` and `hint: …`. Always shown, even with `-q`. The messages are escaped, the
+    /// labels' styling is not.
     pub fn error(&self, error: &CliError) {
-        let mut text = format!("{} {}\n", self.styled("error", "1;31"), error.message);
+        let mut text = format!(
+            "{} {}\n",
+            self.styled("error", "1;31"),
+            escape_controls(&error.message, Keep::LineBreaks)
+        );
         if let Some(hint) = &error.hint {
-            text.push_str(&format!("{} {hint}\n", self.styled("hint", "1;36")));
+            text.push_str(&format!(
+                "{} {}\n",
+                self.styled("hint", "1;36"),
+                escape_controls(hint, Keep::LineBreaks)
+            ));
         }
-        progress::stderr_line(text.trim_end_matches('\n'));
+        progress::styled_stderr_line(text.trim_end_matches('\n'));
     }
 
     /// `warning: …`, hidden by `-q`.
     pub fn warn(&self, message: &str) {
         if !self.quiet {
-            progress::stderr_line(&format!("{} {message}", self.styled("warning", "1;33")));
+            progress::styled_stderr_line(&format!(
+                "{} {}",
+                self.styled("warning", "1;33"),
+                escape_controls(message, Keep::LineBreaks)
+            ));
         }
     }
 

@@ -17,7 +17,9 @@
 //! `--json` writes stdout only at the end, after the spinner is gone; stream-json lines scrolling
 //! on the same terminal are progress enough, so there is no spinner then (tool lines still come).
 //! Every other stderr line of the process (warnings, notices) goes through [`stderr_line`], which
-//! draws it above the spinner.
+//! draws it above the spinner. What these lines and the spinner show comes largely from models
+//! and tools (tool names, arguments, hook output, provider messages): their control characters
+//! are escaped (`output::escape`), whatever stderr is.
 
 use std::io::{self, IsTerminal, Write as _};
 use std::sync::Mutex;
@@ -26,6 +28,7 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
+use super::escape::{Keep, escape_controls};
 use super::events::{Event, EventSink, OutputSink, Phase, ToolEnd, ToolStart};
 use super::schema::RunResult;
 use super::{Diagnostics, Format};
@@ -54,8 +57,15 @@ fn screen() -> std::sync::MutexGuard<'static, Screen> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Write one line to stderr without garbling the spinner or an open line of the answer.
+/// Write one line to stderr without garbling the spinner or an open line of the answer; control
+/// characters in `text` other than line feeds and tabs are escaped.
 pub fn stderr_line(text: &str) {
+    styled_stderr_line(&escape_controls(text, Keep::LineBreaks));
+}
+
+/// [`stderr_line`] for a line whose parts from elsewhere are escaped already and whose own
+/// escape sequences are pincer's styling (`Diagnostics`' labels).
+pub(super) fn styled_stderr_line(text: &str) {
     let mut screen = screen();
     let mut text = format!("{text}\n");
     if std::mem::take(&mut screen.open_line) {
@@ -82,8 +92,10 @@ fn new_bar(message: String) -> ProgressBar {
     bar
 }
 
-/// Put a spinner with `message` on the screen (replacing the message of the one there).
+/// Put a spinner with `message` on the screen (replacing the message of the one there); its
+/// control characters are escaped, line feeds included (the spinner is one line).
 fn show(message: String) {
+    let message = escape_controls(&message, Keep::Nothing).into_owned();
     let mut screen = screen();
     if std::mem::take(&mut screen.open_line) {
         let _ = io::stderr().write_all(b"\n");

@@ -219,3 +219,105 @@ fn on_a_shared_terminal_the_spinner_never_draws_over_streamed_text() {
     let answer = terminal.split("It says alpha.").nth(1).unwrap();
     assert!(answer.starts_with("\r\n"), "{answer:?}");
 }
+
+/// Terminal control sequences a model or a tool could slip into text pincer shows: OSC 52 (set
+/// the clipboard), erase the screen, and a C1 CSI.
+const HOSTILE: &str = "\x1b]52;c;cGluY2Vy\x07 \x1b[2J \u{9b}31m";
+
+/// Raw bytes of [`HOSTILE`]'s sequences (any one of them on the terminal is the attack).
+fn hostile_bytes(seen: &str) -> Vec<&'static str> {
+    ["\x1b]52", "\x07", "\x1b[2J", "\u{9b}"]
+        .into_iter()
+        .filter(|raw| seen.contains(raw))
+        .collect()
+}
+
+/// A turn whose tool call names and arguments and whose answer carry [`HOSTILE`].
+fn hostile_turn() -> Vec<Reply> {
+    let command = json!({"command": format!("echo '{HOSTILE}'")}).to_string();
+    let tool = format!("evil{HOSTILE}");
+    vec![
+        Reply::sse(&wire::tool_use_stream(
+            None,
+            &[
+                ("toolu_01", "exec", &command),
+                ("toolu_02", &tool, &json!({"path": HOSTILE}).to_string()),
+            ],
+            usage(),
+        ))
+        .paced(Duration::from_millis(60)),
+        Reply::sse(&wire::text_stream(&["Done ", HOSTILE, " end."], usage())),
+    ]
+}
+
+#[test]
+fn model_text_on_a_terminal_never_reaches_it_as_control_sequences_and_piped_stdout_stays_exact() {
+    let home = Home::new();
+    let server = MockServer::start(hostile_turn());
+    let (terminal, piped, status) = on_terminal(
+        home.pincer().provider(&protocols::anthropic(), &server),
+        &["-v", "run", "go"],
+        false,
+    );
+    assert_eq!(status, 0, "{terminal:?}");
+    // The tool lines were drawn, with the model's sequences in a visible form.
+    assert!(terminal.contains("tool exec echo"), "{terminal:?}");
+    assert!(
+        terminal.contains("\\u001b]52;c;cGluY2Vy\\u0007"),
+        "{terminal:?}"
+    );
+    assert_eq!(hostile_bytes(&terminal), Vec::<&str>::new(), "{terminal:?}");
+    // stdout is a pipe: the answer's bytes exactly as the model sent them.
+    assert_eq!(piped.unwrap(), format!("Done {HOSTILE} end.\n"));
+
+    // stdout on the terminal too: the answer is made safe there as well.
+    let server = MockServer::start(hostile_turn());
+    let (terminal, _, status) = on_terminal(
+        home.pincer().provider(&protocols::anthropic(), &server),
+        &["run", "go"],
+        true,
+    );
+    assert_eq!(status, 0, "{terminal:?}");
+    assert!(
+        terminal.contains("Done \\u001b]52;c;cGluY2Vy\\u0007 \\u001b[2J \\u009b31m end."),
+        "{terminal:?}"
+    );
+    assert_eq!(hostile_bytes(&terminal), Vec::<&str>::new(), "{terminal:?}");
+
+    // JSON on a terminal stays JSON: C1 characters, which JSON leaves raw, become `\u` escapes.
+    let server = MockServer::start(hostile_turn());
+    let (terminal, _, status) = on_terminal(
+        home.pincer().provider(&protocols::anthropic(), &server),
+        &["--output-format", "stream-json", "run", "go"],
+        true,
+    );
+    assert_eq!(status, 0, "{terminal:?}");
+    assert_eq!(hostile_bytes(&terminal), Vec::<&str>::new(), "{terminal:?}");
+    let result = terminal
+        .lines()
+        .rev()
+        .find(|line| line.starts_with("{\"type\":\"result\""))
+        .unwrap();
+    let result: serde_json::Value = serde_json::from_str(result.trim_end()).unwrap();
+    assert_eq!(result["result"], format!("Done {HOSTILE} end."));
+}
+
+#[test]
+fn a_provider_error_message_reaches_stderr_with_its_control_characters_escaped() {
+    let home = Home::new();
+    let server = MockServer::start(vec![Reply::json(
+        400,
+        &json!({"type": "error", "error": {"type": "invalid_request_error", "message": HOSTILE}}),
+    )]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["--color", "always", "run", "go"])
+        .output();
+    assert_ne!(code(&output), 0);
+    let log = stderr(&output);
+    assert!(log.contains("\\u001b]52;c;cGluY2Vy\\u0007"), "{log:?}");
+    assert_eq!(hostile_bytes(&log), Vec::<&str>::new(), "{log:?}");
+    // pincer's own styling stays.
+    assert!(log.starts_with("\x1b[1;31merror:\x1b[0m "), "{log:?}");
+}
