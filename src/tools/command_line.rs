@@ -9,16 +9,20 @@
 //!   `>&2`, `2>&-`, `>/dev/null`, `</dev/null`) — so whatever the whitelist does not know fails
 //!   to match instead of matching by accident. Substitutions (also inside double quotes),
 //!   expansions, assignments (`A=b cmd`), subshells, `{ }` groups, heredocs, functions, control
-//!   structures, `&`, comments, control characters and syntax errors make a line not plain.
+//!   structures, `&`, comments, control characters and syntax errors make a line not plain; so
+//!   does `alias` (an alias makes a word mean another command).
 //! - [`deny_candidates`] (deny rules): every text a deny pattern must see. Each command the
 //!   parser finds anywhere — inside substitutions, subshells, functions, control structures —
-//!   as its words and as written; after a wrapper (`sudo`, `env`, `timeout 5`, `xargs`, …) every
-//!   tail of its words; `find -exec`'s command; a path-named program by its file name; and the
-//!   scripts given to `sh -c` or `eval`, parsed in turn. When the line does not parse or hands
-//!   text to a shell or `eval` (`echo 'rm x' | sh`), every run of up to [`WINDOW_WORDS`] words
-//!   of its text is a candidate too: a deny rule that could match text in such a line refuses
-//!   it. A command whose name is computed (`$(echo rm) x`, `$A x`) or a pattern (`/bin/r? x`,
-//!   `r{m,} x`) could be anything, so every deny pattern refuses the line (fail closed).
+//!   as its words and as written; after a wrapper (`sudo`, `env`, `timeout 5`, `xargs`, `flock
+//!   FILE`, `busybox`, …) every tail of its words; `find -exec`'s command; a path-named program
+//!   by its file name; and the scripts given to `sh -c`, `eval`, `flock -c`, `script -c`, `su
+//!   -c` or `env -S`, parsed in turn. When the line does not parse or hands text to a shell,
+//!   `eval`, `.`/`source` (`. /dev/stdin <<< 'rm x'`, `source <(echo rm x)`) or one of those
+//!   options (`echo 'rm x' | sh`), every run of up to [`WINDOW_WORDS`] words of its text is a
+//!   candidate too: a deny rule that could match text in such a line refuses it. A command whose
+//!   name is computed (`$(echo rm) x`, `$A x`) or a pattern (`/bin/r? x`, `r{m,} x`) could be
+//!   anything, and so could any word once the line uses `alias` (`alias x=rm; x -rf /`, also in
+//!   text handed to a shell), so every deny pattern refuses such a line (fail closed).
 //!
 //! `exec` runs `sh -c`, which is dash on Debian, not bash. Bash's grammar reads more than dash
 //! does; the whitelist keeps away from where the two read a line differently (`&>`, `|&`,
@@ -37,11 +41,49 @@ const MAX_SEARCHED_WORDS: usize = 2_000;
 const MAX_SCRIPT_DEPTH: usize = 4;
 /// Programs that run a script given as text (`-c SCRIPT`, or on stdin).
 const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"];
+/// Shell builtins that run a file's text in the shell itself: when the file is stdin, a
+/// here-doc or a process substitution (`. /dev/stdin <<< TEXT`, `source <(…)`), that text is on
+/// the line.
+const SOURCING: &[&str] = &[".", "source"];
 /// Programs that run the command in the words after them (and their options).
 const WRAPPERS: &[&str] = &[
-    "sudo", "doas", "env", "nice", "ionice", "nohup", "timeout", "stdbuf", "time", "command",
-    "builtin", "exec", "xargs", "setsid", "chrt", "taskset", "unbuffer", "watch", "chroot",
+    "sudo",
+    "doas",
+    "env",
+    "nice",
+    "ionice",
+    "nohup",
+    "timeout",
+    "stdbuf",
+    "time",
+    "command",
+    "builtin",
+    "exec",
+    "xargs",
+    "setsid",
+    "chrt",
+    "taskset",
+    "unbuffer",
+    "watch",
+    "chroot",
+    "flock",
+    "busybox",
+    "su",
+    "runuser",
+    "unshare",
+    "nsenter",
+    "setpriv",
+    "prlimit",
+    "strace",
+    "ltrace",
+    "fakeroot",
+    "firejail",
+    "systemd-run",
 ];
+/// Programs whose `-c CMD` (`--command CMD`) runs a command line through a shell.
+const COMMAND_OPTION: &[&str] = &["flock", "script", "su", "runuser"];
+/// Why every deny pattern refuses a line that uses `alias`, after "which uses `alias`".
+const ALIAS_REASON: &str = "and an alias can make any word run any command";
 /// The characters an unclear line's text is split into words at, besides whitespace (`,` for
 /// bash's `{rm,-rf,x}`).
 const SEPARATORS: &[char] = &[
@@ -126,7 +168,21 @@ pub fn plain_commands(line: &str) -> Result<Vec<SimpleCommand>, NotPlain> {
             _ => return Err(not_plain(node, line)),
         }
     }
+    // An alias makes a word of a later command mean another command: the words matched are
+    // then not what runs.
+    if let Some(command) = commands.iter().find(|command| uses_alias(&command.words)) {
+        return Err(NotPlain::new(format!("an alias (`{}`)", command.text)));
+    }
     Ok(commands)
+}
+
+/// Whether a command (or the command a wrapper runs) is `alias`.
+fn uses_alias(words: &[String]) -> bool {
+    command_variants(words).iter().any(|variant| {
+        variant
+            .first()
+            .is_some_and(|first| file_name(first) == "alias")
+    })
 }
 
 /// Every text of `line` a deny pattern must see (see the module documentation).
@@ -463,9 +519,19 @@ fn collect_command(
             continue;
         };
         let program = file_name(first);
-        unclear |= program == "eval" || SHELLS.contains(&program);
+        if program == "alias" && candidates.opaque.is_none() {
+            candidates.opaque = Some(format!(
+                "uses `alias` in `{}`, {ALIAS_REASON}",
+                snippet(node, source)
+            ));
+        }
+        let script = inline_script(&variant);
+        unclear |= program == "eval"
+            || SHELLS.contains(&program)
+            || SOURCING.contains(&program)
+            || script.is_some();
         if depth < MAX_SCRIPT_DEPTH
-            && let Some(script) = inline_script(&variant)
+            && let Some(script) = script
         {
             collect(&script, depth + 1, candidates);
         }
@@ -509,12 +575,20 @@ fn command_variants(words: &[String]) -> Vec<Vec<String>> {
     variants
 }
 
-/// The script `sh -c SCRIPT` (also `-lc`, `-ec`, …) or `eval WORDS` runs.
+/// The script `sh -c SCRIPT` (also `-lc`, `-ec`, …), `eval WORDS`, `flock … -c SCRIPT` (and
+/// `script`, `su`, `runuser`; also `-xc SCRIPT`, `-cSCRIPT`, `--command[=]SCRIPT`) or `env -S
+/// STRING` runs.
 fn inline_script(words: &[String]) -> Option<String> {
     let (first, rest) = words.split_first()?;
     let program = file_name(first);
     if program == "eval" {
         return Some(rest.join(" "));
+    }
+    if program == "env" {
+        return split_string(rest);
+    }
+    if COMMAND_OPTION.contains(&program) {
+        return option_value(rest, 'c', "--command").map(|(script, _)| script);
     }
     if !SHELLS.contains(&program) {
         return None;
@@ -527,6 +601,55 @@ fn inline_script(words: &[String]) -> Option<String> {
         })
     })?;
     rest.get(flag + 1).cloned()
+}
+
+/// The value of the option `-LETTER` or `LONG` anywhere in `words` — `-c V`, `-cV`, `-xc V`
+/// (after other letters), `--command V`, `--command=V` — and the index of the word after it.
+/// Read generously: a value found where there is none only adds deny candidates.
+fn option_value(words: &[String], letter: char, long: &str) -> Option<(String, usize)> {
+    for (index, word) in words.iter().enumerate() {
+        let next = || words.get(index + 1).map(|value| (value.clone(), index + 2));
+        if word == long {
+            return next();
+        }
+        if let Some(value) = word
+            .strip_prefix(long)
+            .and_then(|rest| rest.strip_prefix('='))
+        {
+            return Some((value.to_owned(), index + 1));
+        }
+        let Some(letters) = word.strip_prefix('-').filter(|rest| !rest.starts_with('-')) else {
+            continue;
+        };
+        let Some(at) = letters.find(letter) else {
+            continue;
+        };
+        if !letters[..at]
+            .chars()
+            .all(|other| other.is_ascii_alphanumeric())
+        {
+            continue;
+        }
+        let attached = &letters[at + letter.len_utf8()..];
+        return if attached.is_empty() {
+            next()
+        } else {
+            Some((attached.to_owned(), index + 1))
+        };
+    }
+    None
+}
+
+/// The command `env -S STRING ARGS…` (`--split-string`) runs: STRING split into words (its
+/// `\_` is a space), then ARGS.
+fn split_string(words: &[String]) -> Option<String> {
+    let (value, after) = option_value(words, 'S', "--split-string")?;
+    let mut script = value.replace("\\_", " ");
+    for word in words.get(after..).unwrap_or_default() {
+        script.push(' ');
+        script.push_str(word);
+    }
+    Some(script)
 }
 
 /// Every run of up to [`WINDOW_WORDS`] words of `source`, split at blanks and shell operators
@@ -542,6 +665,12 @@ fn add_word_runs(source: &str, candidates: &mut DenyCandidates) {
             "does not parse and is too long to search for commands".to_owned()
         });
         return;
+    }
+    // Text handed to a shell may define an alias the parse tree never shows as a command.
+    if words.iter().any(|word| word == "alias") {
+        candidates.opaque.get_or_insert_with(|| {
+            format!("hands text that uses `alias` to a shell, {ALIAS_REASON}")
+        });
     }
     for start in 0..words.len() {
         for end in start + 1..=words.len().min(start + WINDOW_WORDS) {
@@ -762,6 +891,76 @@ mod tests {
         let clear = "word ".repeat(MAX_SEARCHED_WORDS * 2);
         assert_eq!(deny_candidates(&clear).opaque, None);
         assert_eq!(deny_candidates("git log \"$(date)\"").opaque, None);
+    }
+
+    #[test]
+    fn sourced_text_and_commands_of_command_running_programs_are_deny_candidates() {
+        let cases: [(&str, &str); 16] = [
+            (". /dev/stdin <<< 'rm -rf x'", "rm -rf x"),
+            ("source <(echo rm -rf x)", "rm -rf x"),
+            (". <<EOF\nrm -rf x\nEOF", "rm -rf x"),
+            ("flock /tmp/l rm -rf x", "rm -rf x"),
+            ("flock -c 'rm -rf x' /tmp/l", "rm -rf x"),
+            ("flock --command='rm -rf x' /tmp/l", "rm -rf x"),
+            ("script -c 'rm -rf x' /dev/null", "rm -rf x"),
+            ("script -qc'rm -rf x' /dev/null", "rm -rf x"),
+            ("su -c 'rm -rf x'", "rm -rf x"),
+            ("busybox rm -rf x", "rm -rf x"),
+            ("env -S 'rm -rf x'", "rm -rf x"),
+            ("env -S'rm -rf' x", "rm -rf x"),
+            ("env --split-string='rm -rf x'", "rm -rf x"),
+            ("env --split-string 'rm -rf x'", "rm -rf x"),
+            ("env -S 'rm\\_-rf\\_x'", "rm -rf x"),
+            ("env -S \"FOO=1 sh -c 'rm -rf x'\"", "rm -rf x"),
+        ];
+        assert_yields(&cases);
+        let words = |line: &str| -> Vec<String> { line.split(' ').map(str::to_owned).collect() };
+        assert_eq!(
+            option_value(&words("-x -w 5 /tmp/l -c script"), 'c', "--command"),
+            Some(("script".to_owned(), 6))
+        );
+        assert_eq!(
+            option_value(&words("-xcscript /tmp/l"), 'c', "--command"),
+            Some(("script".to_owned(), 1))
+        );
+        assert_eq!(
+            option_value(&words("--color /tmp/l"), 'c', "--command"),
+            None
+        );
+        assert_eq!(split_string(&words("-i -S rm x")), Some("rm x".to_owned()));
+        assert_eq!(split_string(&words("FOO=1 cargo test")), None);
+    }
+
+    #[test]
+    fn an_alias_is_never_plain_and_makes_every_deny_pattern_refuse_the_line() {
+        for (line, shown) in [
+            ("alias x=rm; x -rf /", "alias x=rm"),
+            ("git status\nalias g=git", "alias g=git"),
+            ("command alias x=rm", "command alias x=rm"),
+        ] {
+            assert_eq!(
+                plain_commands(line).map_err(|error| error.construct),
+                Err(format!("an alias (`{shown}`)")),
+                "{line:?}"
+            );
+        }
+        assert_eq!(
+            deny_candidates("alias x=rm; x -rf /").opaque.as_deref(),
+            Some("uses `alias` in `alias x=rm`, and an alias can make any word run any command")
+        );
+        assert_eq!(
+            deny_candidates("sh <<EOF\nalias x=rm\nx -rf y\nEOF")
+                .opaque
+                .as_deref(),
+            Some(
+                "hands text that uses `alias` to a shell, and an alias can make any word run \
+                 any command"
+            )
+        );
+        for harmless in ["echo alias", "git log --grep alias", "unalias -a"] {
+            assert!(plain_commands(harmless).is_ok(), "{harmless:?}");
+            assert_eq!(deny_candidates(harmless).opaque, None, "{harmless:?}");
+        }
     }
 
     #[test]

@@ -1919,6 +1919,121 @@ mod tests {
     }
 
     #[test]
+    fn exec_deny_patterns_see_through_aliases_sourced_text_and_command_running_wrappers() {
+        let refused = [
+            // An alias can make any word run any command: every exec deny rule refuses it.
+            "alias x=rm; x -rf /",
+            "alias x=rm\nx -rf /",
+            "alias ll='ls -l'; ll",
+            "command alias x=rm",
+            "eval 'alias x=rm'",
+            "sh <<EOF\nalias x=rm\nx -rf y\nEOF",
+            // Text a `.` or `source` reads from stdin, a here-doc or a process substitution.
+            ". /dev/stdin <<< 'rm -rf x'",
+            "source /dev/stdin <<< 'rm -rf x'",
+            "source <(echo rm -rf x)",
+            ". <(printf 'rm -rf x')",
+            ". /dev/stdin <<EOF\nrm -rf x\nEOF",
+            ". <<EOF\nrm -rf x\nEOF",
+            "command . /dev/stdin <<< 'rm -rf x'",
+            // Programs that run a command: in their words, or as a script of their own.
+            "flock /tmp/l rm -rf x",
+            "flock -x -w 5 /tmp/l rm -rf x",
+            "flock -c 'rm -rf x' /tmp/l",
+            "flock /tmp/l -c 'rm -rf x'",
+            "flock --command='rm -rf x' /tmp/l",
+            "flock -xc 'rm -rf x' /tmp/l",
+            "script -c 'rm -rf x' /dev/null",
+            "script -qc 'rm -rf x' /dev/null",
+            "script --command 'rm -rf x' /dev/null",
+            "script -q -c'rm -rf x' /dev/null",
+            "busybox rm -rf x",
+            "busybox sh -c 'rm -rf x'",
+            "/bin/busybox rm -rf x",
+            "env -S 'rm -rf x'",
+            "env -S'rm -rf x'",
+            "env -S 'rm -rf' x",
+            "env --split-string='rm -rf x'",
+            "env --split-string 'rm -rf x'",
+            "env -iS 'rm -rf x'",
+            "env -S 'FOO=1 rm -rf x'",
+            "env -S \"sh -c 'rm -rf x'\"",
+            "su -c 'rm -rf x'",
+            "runuser -u nobody -- rm -rf x",
+            "unshare -r rm -rf x",
+        ];
+        let policy = policy(&[], &["exec(rm *)"]);
+        let bypassed: Vec<&str> = refused
+            .into_iter()
+            .filter(|text| {
+                refusing_rule(policy.check("exec", &command(text))).as_deref() != Some("exec(rm *)")
+            })
+            .collect();
+        assert_eq!(bypassed, Vec::<&str>::new());
+        assert_eq!(
+            policy.check("exec", &command("alias x=rm; x -rf /")),
+            Decision::Deny {
+                rule: "exec(rm *)".to_owned(),
+                reason: "The exec call was refused: the command line (which uses `alias` in \
+                         `alias x=rm`, and an alias can make any word run any command) matches \
+                         the deny rule `exec(rm *)`. Try a different approach that this rule \
+                         does not cover."
+                    .to_owned(),
+            }
+        );
+        for allowed in [
+            "env FOO=1 cargo test",
+            "env -u HOME cargo test",
+            "flock /tmp/l cargo test",
+            "flock -c 'cargo test' /tmp/l",
+            "script -qc 'cargo test' /dev/null",
+            "busybox ls",
+            "env -S 'cargo test'",
+            ". ./env.sh",
+            "source ~/.cargo/env && cargo build",
+            "echo alias",
+            "git log --grep alias",
+        ] {
+            assert!(
+                policy.check("exec", &command(allowed)).is_allowed(),
+                "command {allowed:?}"
+            );
+        }
+        // Allow rules: a wrapper is allowed by a rule for the wrapper (deny still wins), and an
+        // alias definition is never plain.
+        let wrapped = self::policy(&["exec(flock *)", "exec(cargo *)"], &["exec(rm *)"]);
+        assert!(
+            wrapped
+                .check("exec", &command("flock /tmp/l cargo test"))
+                .is_allowed()
+        );
+        assert!(
+            !wrapped
+                .check("exec", &command("flock /tmp/l rm -rf x"))
+                .is_allowed()
+        );
+        assert!(
+            !wrapped
+                .check("exec", &command("flock -c 'rm -rf x' /tmp/l"))
+                .is_allowed()
+        );
+        let everything = self::policy(&["exec"], &[]);
+        assert!(
+            everything
+                .check("exec", &command("alias x=rm"))
+                .is_allowed()
+        );
+        let any_plain = self::policy(&["exec(*)"], &[]);
+        assert!(!any_plain.check("exec", &command("alias x=rm")).is_allowed());
+        let aliases = self::policy(&["exec(alias *)", "exec(x *)"], &[]);
+        assert!(
+            !aliases
+                .check("exec", &command("alias x=rm; x -rf /"))
+                .is_allowed()
+        );
+    }
+
+    #[test]
     fn deny_wins_over_allow() {
         let whole = policy(&["exec", "read"], &["Bash"]);
         assert_eq!(whole.offered(), ["read"]);

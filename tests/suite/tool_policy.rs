@@ -150,6 +150,71 @@ fn an_exec_allow_rule_never_runs_a_command_line_that_is_not_plain_commands() {
 }
 
 #[test]
+fn an_exec_deny_rule_is_not_bypassed_by_aliases_sourced_text_or_command_running_wrappers() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    // Each line would delete `victim` if the shell ran it.
+    let attacks = [
+        "alias x=rm; x -rf victim",
+        "alias x=rm\nx -rf victim",
+        ". /dev/stdin <<< 'rm -rf victim'",
+        "source <(echo rm -rf victim)",
+        ". /dev/stdin <<EOF\nrm -rf victim\nEOF",
+        "flock lockfile rm -rf victim",
+        "flock -c 'rm -rf victim' lockfile",
+        "flock lockfile -c 'rm -rf victim'",
+        "script -qc 'rm -rf victim' /dev/null",
+        "busybox rm -rf victim",
+        "env -S 'rm -rf victim'",
+        "env --split-string='rm -rf victim'",
+        "env -S'rm\\_-rf\\_victim'",
+    ];
+    let mut calls: Vec<(String, &str, Value)> = attacks
+        .iter()
+        .enumerate()
+        .map(|(index, line)| (format!("toolu_{index}"), "exec", json!({"command": line})))
+        .collect();
+    // Ordinary lines through the same programs still run.
+    for (index, line) in [
+        "env FOO=1 touch ran-env",
+        "flock lockfile touch ran-flock",
+        "flock lockfile -c 'touch ran-flock-c'",
+        "env -S 'touch ran-split'",
+    ]
+    .iter()
+    .enumerate()
+    {
+        calls.push((format!("toolu_ok{index}"), "exec", json!({"command": line})));
+    }
+    std::fs::create_dir(home.workspace.join("victim")).unwrap();
+    std::fs::write(home.workspace.join("victim/keep.txt"), "still here\n").unwrap();
+    let server = MockServer::start(scripted(&protocol, &calls, "I stayed within the rules."));
+    let output = run_turn(
+        &home,
+        &protocol,
+        &server,
+        &["--disallowed-tools", "exec(rm *)", "--json"],
+    );
+    assert!(home.workspace.join("victim/keep.txt").exists());
+    let result = result_of(&output);
+    assert_eq!(
+        result["permission_denials"],
+        denials(&calls[..attacks.len()])
+    );
+    let last = server.requests().last().unwrap().json();
+    let results = tool_results(&last);
+    assert_eq!(results.len(), calls.len());
+    for (line, sent) in attacks.iter().zip(&results) {
+        assert!(sent.contains("Permission denied"), "{line:?}: {sent}");
+        assert!(sent.contains("exec(rm *)"), "{line:?}: {sent}");
+    }
+    assert!(results[0].contains("an alias can make any word run any command"));
+    for made in ["ran-env", "ran-flock", "ran-flock-c", "ran-split"] {
+        assert!(home.workspace.join(made).exists(), "{made}: {results:?}");
+    }
+}
+
+#[test]
 fn read_only_runs_offer_no_writing_tool_on_any_protocol() {
     for protocol in protocols::all() {
         let home = Home::new();
