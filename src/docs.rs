@@ -57,25 +57,57 @@ pub fn render_completion(shell: Shell) -> Vec<u8> {
     script
 }
 
+/// A generated file (or one of its directories) that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("'{}': {source}", .path.display())]
+pub struct WriteError {
+    /// The file or directory.
+    pub path: PathBuf,
+    /// Why; a [`crate::fs::NotRegular`] when a link or a special file is in the way.
+    #[source]
+    pub source: io::Error,
+}
+
 /// Writes [`render_all`] under `root`, creating `man/` and `completions/` as needed and removing
 /// files there that are no longer generated (a removed subcommand leaves no stale page behind).
-pub fn write_all(root: &Path) -> io::Result<()> {
+///
+/// `root` is often a repository, whose content is not pincer's to trust: `man/` and
+/// `completions/` must be real directories (a link there would have pincer delete the other
+/// directory's files as stale pages), and no page is written through a link at its name or
+/// into anything but a regular file (SPEC §10).
+pub fn write_all(root: &Path) -> Result<(), WriteError> {
     let files = render_all();
     for directory in [MAN_DIRECTORY, COMPLETIONS_DIRECTORY] {
         let directory = root.join(directory);
-        fs_err::create_dir_all(&directory)?;
-        for entry in fs_err::read_dir(&directory)? {
-            let path = entry?.path();
+        let at = |source| WriteError {
+            path: directory.clone(),
+            source,
+        };
+        std::fs::create_dir_all(&directory).map_err(at)?;
+        let kind = crate::fs::FileKind::of(
+            std::fs::symlink_metadata(&directory)
+                .map_err(at)?
+                .file_type(),
+        );
+        if kind != crate::fs::FileKind::Directory {
+            return Err(at(crate::fs::NotRegular(kind).into_io()));
+        }
+        for entry in std::fs::read_dir(&directory).map_err(at)? {
+            let path = entry.map_err(at)?.path();
             let generated = files
                 .iter()
                 .any(|(relative, _)| root.join(relative) == path);
             if path.is_file() && !generated {
-                fs_err::remove_file(&path)?;
+                // A link is removed itself, never what it points to.
+                std::fs::remove_file(&path).map_err(|source| WriteError { path, source })?;
             }
         }
     }
     for (relative, contents) in &files {
-        fs_err::write(root.join(relative), contents)?;
+        let path = root.join(relative);
+        crate::fs::open_for_user(&path, crate::fs::UserFile::Truncate)
+            .and_then(|mut file| io::Write::write_all(&mut file, contents))
+            .map_err(|source| WriteError { path, source })?;
     }
     Ok(())
 }

@@ -1,16 +1,27 @@
-//! File I/O that must not lose data: atomic replacement, atomic creation, advisory locks.
+//! File I/O that must not lose data: atomic replacement, atomic creation, advisory locks; and
+//! the refusal of anything but a regular file where a link, a FIFO or a device would do harm.
 //!
 //! Every file pincer owns is written through here. Invariants:
 //! - a reader never sees a half-written file: new content goes to a temp file in the same
 //!   directory, is fsynced, then renamed over (or next to) the target, and the directory is fsynced
 //!   (the `_unsynced` variants leave the syncs to their caller, or out for a cache);
 //! - locks are `flock`-style advisory locks on a separate `<file>.lock` (std `File::lock`), released
-//!   when the handle is dropped or the process dies, so a crash never leaves a stale lock behind.
+//!   when the handle is dropped or the process dies, so a crash never leaves a stale lock behind;
+//! - a file pincer writes for the user (`--events-file`, `--record`, `-o`, `sessions export
+//!   --output`, `generate-docs`) is never reached through a symbolic link in its final component
+//!   and is never anything but a regular file ([`open_for_user`], [`write_for_user`]): a link
+//!   planted there used to make pincer overwrite `~/.bashrc`, a FIFO used to hang the run;
+//! - a file opened to be read for a tool ([`open_regular`], [`regular_only`]) is looked at before it
+//!   is opened and opened with `O_NONBLOCK`, so a FIFO, a socket or a device is refused at once
+//!   instead of blocking the run or being read without end.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
 
 /// Write `bytes` to `path` atomically: temp file in the same directory, fsync, rename, fsync dir.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -218,6 +229,226 @@ impl Drop for FileLock {
     }
 }
 
+// ------------------------------------------------------------------------------- special files
+
+/// What a file is, as far as the refusals of SPEC §10 care: only a regular file is written for
+/// the user or read for a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file: the only kind read or written.
+    Regular,
+    /// A directory.
+    Directory,
+    /// A symbolic link (seen without following it).
+    Symlink,
+    /// A FIFO (named pipe): opening or reading it blocks until another process writes.
+    Fifo,
+    /// A unix domain socket.
+    Socket,
+    /// A character device (`/dev/zero`, a terminal, …).
+    CharacterDevice,
+    /// A block device (a disk).
+    BlockDevice,
+}
+
+impl FileKind {
+    /// The kind of `file_type`; anything unknown counts as a character device (never regular).
+    pub fn of(file_type: std::fs::FileType) -> FileKind {
+        if file_type.is_file() {
+            FileKind::Regular
+        } else if file_type.is_dir() {
+            FileKind::Directory
+        } else if file_type.is_symlink() {
+            FileKind::Symlink
+        } else if file_type.is_fifo() {
+            FileKind::Fifo
+        } else if file_type.is_socket() {
+            FileKind::Socket
+        } else if file_type.is_block_device() {
+            FileKind::BlockDevice
+        } else {
+            FileKind::CharacterDevice
+        }
+    }
+
+    /// The kind of a `stat`'s `st_mode` (for a directory handle's `fstatat`).
+    pub fn of_mode(mode: u32) -> FileKind {
+        use nix::sys::stat::SFlag;
+        match SFlag::from_bits_truncate(mode & SFlag::S_IFMT.bits()) {
+            SFlag::S_IFREG => FileKind::Regular,
+            SFlag::S_IFDIR => FileKind::Directory,
+            SFlag::S_IFLNK => FileKind::Symlink,
+            SFlag::S_IFIFO => FileKind::Fifo,
+            SFlag::S_IFSOCK => FileKind::Socket,
+            SFlag::S_IFBLK => FileKind::BlockDevice,
+            _ => FileKind::CharacterDevice,
+        }
+    }
+
+    /// The kind as messages name it: "a FIFO", "a socket", ….
+    pub fn described(self) -> &'static str {
+        match self {
+            FileKind::Regular => "a regular file",
+            FileKind::Directory => "a directory",
+            FileKind::Symlink => "a symbolic link",
+            FileKind::Fifo => "a FIFO (named pipe)",
+            FileKind::Socket => "a socket",
+            FileKind::CharacterDevice => "a character device",
+            FileKind::BlockDevice => "a block device",
+        }
+    }
+}
+
+/// A file refused because it is not a regular file: the inner error of the [`io::Error`] the
+/// functions below return, found again with [`NotRegular::of`]. Its text reads after the path:
+/// "'events.jsonl': it is a FIFO (named pipe), not a regular file".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{}", not_regular_text(*.0))]
+pub struct NotRegular(pub FileKind);
+
+fn not_regular_text(kind: FileKind) -> String {
+    match kind {
+        FileKind::Symlink => "it is a symbolic link, which is not followed here".to_owned(),
+        other => format!("it is {}, not a regular file", other.described()),
+    }
+}
+
+impl NotRegular {
+    /// As an I/O error (`IsADirectory` for a directory, so callers that branch on it still can).
+    pub fn into_io(self) -> io::Error {
+        let kind = match self.0 {
+            FileKind::Directory => io::ErrorKind::IsADirectory,
+            _ => io::ErrorKind::InvalidInput,
+        };
+        io::Error::new(kind, self)
+    }
+
+    /// The kind of file `error` refused, when it is such a refusal.
+    pub fn of(error: &io::Error) -> Option<FileKind> {
+        error
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<NotRegular>())
+            .map(|refusal| refusal.0)
+    }
+}
+
+/// Refuse `kind` unless it is a regular file.
+fn require_regular(kind: FileKind) -> io::Result<()> {
+    match kind {
+        FileKind::Regular => Ok(()),
+        other => Err(NotRegular(other).into_io()),
+    }
+}
+
+/// Open `path` for reading only if it is a regular file: its kind is looked at first (so a
+/// device is never opened: opening one can act, as a watchdog or a tape does), then it is opened
+/// with `O_NONBLOCK` (so a FIFO swapped in meanwhile cannot block the open) and checked again on
+/// the handle ([`regular_only`]). `follow_links`: whether a link in the final component is
+/// followed (else it is refused as a [`FileKind::Symlink`]).
+pub fn open_regular(path: &Path, follow_links: bool) -> io::Result<File> {
+    let metadata = if follow_links {
+        std::fs::metadata(path)?
+    } else {
+        std::fs::symlink_metadata(path)?
+    };
+    require_regular(FileKind::of(metadata.file_type()))?;
+    let mut flags = OFlag::O_NONBLOCK | OFlag::O_NOCTTY;
+    if !follow_links {
+        flags |= OFlag::O_NOFOLLOW;
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits())
+        .open(path)
+        .map_err(|error| link_refusal(error, path))?;
+    regular_only(file)
+}
+
+/// The check after an `O_NONBLOCK` open: `file` must be a regular file (else [`NotRegular`]);
+/// it is put back into blocking mode, which is what a regular file's readers and writers expect
+/// (Linux ignores the flag for regular files, other systems need not).
+pub fn regular_only(file: File) -> io::Result<File> {
+    require_regular(FileKind::of(file.metadata()?.file_type()))?;
+    let flags = OFlag::from_bits_truncate(fcntl(&file, FcntlArg::F_GETFL)?);
+    if flags.contains(OFlag::O_NONBLOCK) {
+        fcntl(&file, FcntlArg::F_SETFL(flags - OFlag::O_NONBLOCK))?;
+    }
+    Ok(file)
+}
+
+/// `O_NOFOLLOW` met a link (`ELOOP`), or a FIFO without a reader or a socket refused the open
+/// (`ENXIO`): say what is there rather than the errno.
+fn link_refusal(error: io::Error, path: &Path) -> io::Error {
+    if matches!(
+        error.raw_os_error(),
+        Some(nix::libc::ELOOP | nix::libc::ENXIO)
+    ) && let Ok(metadata) = std::fs::symlink_metadata(path)
+    {
+        let kind = FileKind::of(metadata.file_type());
+        if kind != FileKind::Regular {
+            return NotRegular(kind).into_io();
+        }
+    }
+    error
+}
+
+/// How [`open_for_user`] treats what is already in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserFile {
+    /// Start it empty (`--events-file`).
+    Truncate,
+    /// Keep it and write at its end; it may be read too (`--record`, which checks the header).
+    Append,
+}
+
+/// Open a file pincer writes on the user's behalf, created (mode 0666 less the umask) when
+/// missing. Refused, as [`NotRegular`], when its final component is a symbolic link (even a
+/// dangling one: it is never followed, so nothing is created where it points) or when it is
+/// anything but a regular file; a FIFO cannot block the open (`O_NONBLOCK`). A file that is
+/// there is emptied only once it is known to be a regular file.
+pub fn open_for_user(path: &Path, mode: UserFile) -> io::Result<File> {
+    check_for_user(path)?;
+    let mut options = OpenOptions::new();
+    match mode {
+        UserFile::Truncate => options.write(true),
+        UserFile::Append => options.read(true).append(true),
+    };
+    let flags = OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_NOCTTY;
+    let file = options
+        .create(true)
+        .custom_flags(flags.bits())
+        .open(path)
+        .map_err(|error| match error.raw_os_error() {
+            // A directory opened for writing.
+            Some(nix::libc::EISDIR) => NotRegular(FileKind::Directory).into_io(),
+            _ => link_refusal(error, path),
+        })?;
+    let file = regular_only(file)?;
+    if mode == UserFile::Truncate {
+        file.set_len(0)?;
+    }
+    Ok(file)
+}
+
+/// Refuse `path` as a file to write for the user unless nothing is there yet or a regular file
+/// is (its final component not a link). For a file written later by rename, checked before the
+/// run so that a refusal costs no model request.
+pub fn check_for_user(path: &Path) -> io::Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(metadata) => require_regular(FileKind::of(metadata.file_type())),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(error) => Err(error),
+    }
+}
+
+/// [`write_atomic`] for a file written for the user: refused as [`check_for_user`] refuses. The
+/// rename replaces whatever is at the path without ever writing into it, so a link or a FIFO
+/// that appears after the check is replaced, not followed or blocked on.
+pub fn write_for_user(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    check_for_user(path)?;
+    write_atomic(path, bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -246,6 +477,114 @@ mod tests {
         let error = create_new_atomic(&path, b"second\n").unwrap_err();
         assert_eq!(error.kind(), io::ErrorKind::AlreadyExists);
         assert_eq!(std::fs::read(&path).unwrap(), b"first\n");
+    }
+
+    fn fifo(path: &Path) {
+        nix::unistd::mkfifo(path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+    }
+
+    fn refused_kind(result: io::Result<impl std::fmt::Debug>) -> FileKind {
+        let error = result.unwrap_err();
+        NotRegular::of(&error).unwrap_or_else(|| panic!("not a refusal: {error}"))
+    }
+
+    #[test]
+    fn a_user_file_is_never_written_through_a_link_even_a_dangling_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("bashrc");
+        std::fs::write(&target, "keep\n").unwrap();
+        let link = dir.path().join("events.jsonl");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let missing = dir.path().join("created");
+        let dangling = dir.path().join("dangling.jsonl");
+        std::os::unix::fs::symlink(&missing, &dangling).unwrap();
+        for path in [&link, &dangling] {
+            for mode in [UserFile::Truncate, UserFile::Append] {
+                assert_eq!(refused_kind(open_for_user(path, mode)), FileKind::Symlink);
+            }
+            assert_eq!(refused_kind(write_for_user(path, b"x")), FileKind::Symlink);
+        }
+        assert_eq!(std::fs::read(&target).unwrap(), b"keep\n");
+        assert!(!missing.exists());
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+    }
+
+    #[test]
+    fn a_fifo_a_socket_or_a_directory_is_refused_as_a_user_file_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let pipe = dir.path().join("pipe");
+        fifo(&pipe);
+        let socket = dir.path().join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        for (path, kind) in [
+            (&pipe, FileKind::Fifo),
+            (&socket, FileKind::Socket),
+            (&dir.path().to_owned(), FileKind::Directory),
+        ] {
+            assert_eq!(refused_kind(open_for_user(path, UserFile::Truncate)), kind);
+            assert_eq!(refused_kind(open_for_user(path, UserFile::Append)), kind);
+            assert_eq!(refused_kind(check_for_user(path)), kind);
+        }
+        let error = NotRegular(FileKind::Fifo).into_io();
+        assert_eq!(
+            error.to_string(),
+            "it is a FIFO (named pipe), not a regular file"
+        );
+    }
+
+    #[test]
+    fn a_regular_user_file_is_created_emptied_or_appended_to() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("events.jsonl");
+        check_for_user(&path).unwrap();
+        open_for_user(&path, UserFile::Truncate)
+            .unwrap()
+            .write_all(b"one\n")
+            .unwrap();
+        open_for_user(&path, UserFile::Append)
+            .unwrap()
+            .write_all(b"two\n")
+            .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"one\ntwo\n");
+        open_for_user(&path, UserFile::Truncate)
+            .unwrap()
+            .write_all(b"three\n")
+            .unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"three\n");
+        write_for_user(&path, b"four").unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), b"four");
+    }
+
+    #[test]
+    fn open_regular_reads_a_file_and_refuses_fifos_devices_and_links_it_must_not_follow() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("notes.txt");
+        std::fs::write(&file, "text").unwrap();
+        let mut text = String::new();
+        open_regular(&file, false)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "text");
+        let pipe = dir.path().join("pipe");
+        fifo(&pipe);
+        assert_eq!(refused_kind(open_regular(&pipe, true)), FileKind::Fifo);
+        let null = dir.path().join("null");
+        std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+        assert_eq!(
+            refused_kind(open_regular(&null, true)),
+            FileKind::CharacterDevice
+        );
+        assert_eq!(refused_kind(open_regular(&null, false)), FileKind::Symlink);
+        assert_eq!(
+            refused_kind(open_regular(dir.path(), true)),
+            FileKind::Directory
+        );
     }
 
     #[test]

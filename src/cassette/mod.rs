@@ -149,11 +149,8 @@ impl Cassette {
             path: path.to_owned(),
             source,
         };
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
+        // Never through a link, never into a FIFO or a device (SPEC §10).
+        let mut file = crate::fs::open_for_user(path, crate::fs::UserFile::Append)
             .map_err(|error| io("create", error))?;
         let mut first = String::new();
         let mut reader = std::io::BufReader::new(&file);

@@ -17,6 +17,9 @@ pub fn completions(args: &CompletionsArgs) -> CliResult<Exit> {
 pub fn docs(args: &GenerateDocsArgs) -> CliResult<Exit> {
     let root = args.out.clone().unwrap_or_else(|| ".".into());
     crate::docs::write_all(&root).map_err(|error| {
+        if crate::fs::NotRegular::of(&error.source).is_some() {
+            return super::user_file_error("generated file", &error.path, &error.source);
+        }
         CliError::new(
             Exit::RunFailed,
             format!("cannot write docs under '{}': {error}", root.display()),

@@ -430,6 +430,23 @@ pub fn access_error(message: &str, path: &Path, source: &std::io::Error) -> Opti
     .then(|| CliError::usage(message).with_hint(crate::config::access_hint(path)))
 }
 
+/// A file pincer was to write for the user (`what`: "events file", …) that it will not or
+/// cannot open: exit 2, with a hint when it is a link or not a regular file (SPEC §10).
+pub fn user_file_error(what: &str, path: &Path, source: &std::io::Error) -> CliError {
+    let error = CliError::usage(format!(
+        "cannot write the {what} '{}': {source}",
+        path.display()
+    ));
+    match crate::fs::NotRegular::of(source) {
+        Some(crate::fs::FileKind::Symlink) => error.with_hint(
+            "pincer does not write through symbolic links: remove the link, or name the file it \
+             points to",
+        ),
+        Some(_) => error.with_hint("name a regular file (a new one, or one pincer may replace)"),
+        None => error.with_hint("name a file in a directory you can write to"),
+    }
+}
+
 /// Write to stdout, mapping an I/O failure (other than a closed pipe) to exit 1.
 pub fn stdout_error(error: std::io::Error) -> CliError {
     CliError::new(Exit::RunFailed, format!("cannot write to stdout: {error}"))

@@ -43,6 +43,12 @@ impl RunCassette {
             (None, None) => return Ok(RunCassette::default()),
         };
         let cassette = opened.map_err(|error| {
+            if let CassetteError::Io { path, source, .. } = &error
+                && args.replay.is_none()
+                && crate::fs::NotRegular::of(source).is_some()
+            {
+                return super::user_file_error("cassette", path, source);
+            }
             let hint = match &error {
                 CassetteError::Io { .. } if args.replay.is_some() => {
                     "record one with --record FILE (or PINCER_RECORD) first"

@@ -647,6 +647,10 @@ fn export(context: &Context, args: &SessionsExportArgs) -> CliResult<Exit> {
     };
     match &args.output {
         Some(file) => {
+            crate::fs::check_for_user(file)
+                .map_err(|error| super::user_file_error("export", file, &error))?;
+            // A rename: whatever appeared at the path since the check is replaced, not
+            // followed or written into.
             crate::fs::write_atomic(file, &bytes).map_err(|error| {
                 CliError::new(
                     Exit::RunFailed,

@@ -115,24 +115,17 @@ fn drive(
             events_file,
         )
     };
-    let events_file = match &turn_args.events_file {
-        None => None,
-        Some(path) => match std::fs::File::create(path) {
-            Ok(file) => Some(file),
-            Err(error) => {
-                let error = CliError::usage(format!(
-                    "cannot create the events file '{}': {error}",
-                    path.display()
-                ));
-                return fail(
-                    &mut *sink_with(None),
-                    format,
-                    started,
-                    &Known::default(),
-                    error,
-                );
-            }
-        },
+    let events_file = match open_user_files(turn_args) {
+        Ok(file) => file,
+        Err(error) => {
+            return fail(
+                &mut *sink_with(None),
+                format,
+                started,
+                &Known::default(),
+                error,
+            );
+        }
     };
     let mut sink = sink_with(events_file);
     if let Ok(context) = context {
@@ -175,7 +168,7 @@ fn drive(
             if let Some(path) = &turn_args.output_last_message
                 && !result.is_error
                 && let Err(write_error) =
-                    crate::fs::write_atomic(path, result.answer_text().as_bytes())
+                    crate::fs::write_for_user(path, result.answer_text().as_bytes())
             {
                 return Err(CliError::new(
                     Exit::RunFailed,
@@ -189,6 +182,24 @@ fn drive(
         }
         Err(error) => fail(&mut *sink, format, started, &known, error),
     }
+}
+
+/// Open `--events-file` (emptied) and check that `-o` may be written at the end, before
+/// anything else runs: a link or a file that is not a regular one at either path ends the run
+/// with exit 2 before any model request (SPEC §10). `--record` is opened with the cassette.
+fn open_user_files(turn_args: &TurnArgs) -> CliResult<Option<std::fs::File>> {
+    if let Some(path) = &turn_args.output_last_message {
+        crate::fs::check_for_user(path)
+            .map_err(|error| super::user_file_error("answer file (-o)", path, &error))?;
+    }
+    turn_args
+        .events_file
+        .as_ref()
+        .map(|path| {
+            crate::fs::open_for_user(path, crate::fs::UserFile::Truncate)
+                .map_err(|error| super::user_file_error("events file", path, &error))
+        })
+        .transpose()
 }
 
 /// What the run persists or says itself, around the output: credential outcomes go to the

@@ -22,6 +22,7 @@ mod sessions;
 mod signals;
 mod skills;
 mod snapshots;
+mod special_files;
 mod status;
 mod structured_output;
 mod tool_policy;
