@@ -494,7 +494,21 @@ fn plan(patch: &Patch, context: &ToolContext) -> Result<Vec<Change>, ToolError> 
         match operation {
             Operation::Add { path, content } => {
                 let resolved = paths::check(context, path, Access::Write)?;
-                let old_content = current(&state, &resolved, path, "add").unwrap_or_default();
+                // What was there only feeds the diff, but a FIFO or a device there fails the
+                // patch now, before any file is written.
+                let old_content = match current(&state, &resolved, path, "add") {
+                    Err(PatchError::Io { source, .. })
+                        if crate::fs::NotRegular::of(&source).is_some() =>
+                    {
+                        return Err(PatchError::Io {
+                            action: "add",
+                            path: path.clone(),
+                            source,
+                        }
+                        .into());
+                    }
+                    other => other.unwrap_or_default(),
+                };
                 state.insert(resolved.clone(), Some(content.clone()));
                 changes.push(Change {
                     shown_path: path.clone(),
@@ -722,6 +736,30 @@ mod tests {
         assert_eq!(workspace.read("a.txt"), "one\ntwo\n");
         assert_eq!(workspace.read("b.txt"), "three\n");
         assert!(!workspace.path("c.txt").exists());
+    }
+
+    #[tokio::test]
+    async fn a_patch_touching_a_fifo_fails_at_once_and_changes_nothing() {
+        let workspace = Workspace::new();
+        workspace.write("a.txt", "one\n");
+        workspace.fifo("pipe");
+        for operation in [
+            "*** Update File: pipe\n@@\n-a\n+b",
+            "*** Delete File: pipe",
+            "*** Add File: pipe\n+new",
+        ] {
+            let input = format!(
+                "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+ONE\n{operation}\n*** End Patch"
+            );
+            let output = workspace.call("apply_patch", json!({"input": input})).await;
+            assert!(output.is_error, "{operation}");
+            assert!(
+                output.text_content().contains("is a FIFO (named pipe)"),
+                "{operation}: {}",
+                output.text_content()
+            );
+            assert_eq!(workspace.read("a.txt"), "one\n");
+        }
     }
 
     #[tokio::test]

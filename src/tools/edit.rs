@@ -110,11 +110,11 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
                 path: raw_path.to_owned(),
             });
         }
-        Err(error) => return Err(ToolError::io("read", raw_path, error)),
+        Err(error) => return Err(ToolError::file("read", raw_path, error)),
     };
     let updated = apply_edits(&original, &replacements, raw_path)?;
     paths::replace_file(context, &path, updated.as_bytes())
-        .map_err(|error| ToolError::io("write", raw_path, error))?;
+        .map_err(|error| ToolError::file("write", raw_path, error))?;
 
     let (diff, first_changed_line) = unified_diff(&original, &updated, raw_path);
     let summary = if replacements.len() == 1 {

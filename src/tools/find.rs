@@ -55,9 +55,11 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
             "Not a directory: {raw_path}. find searches below a directory."
         )));
     }
+    walk::refuse_unreadable_rules(&root, raw_path)?;
 
     let found = Mutex::new(Vec::new());
-    walk::builder(&root).build_parallel().run(|| {
+    let walk = walk::builder(&root);
+    walk.builder.build_parallel().run(|| {
         let root = &root;
         let filter = &filter;
         let found = &found;
@@ -88,17 +90,23 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     found.sort();
     let total = found.len();
-    if total == 0 {
-        return Ok(ToolOutput::text(format!(
-            "No files found matching pattern {pattern}"
-        )));
-    }
-    found.truncate(limit);
-    let mut text = found.join("\n");
+    let mut text = if total == 0 {
+        format!("No files found matching pattern {pattern}")
+    } else {
+        found.truncate(limit);
+        found.join("\n")
+    };
     if total > limit {
         text.push_str(&format!(
             "\n\n[Showing {limit} of {total} results. Narrow the pattern or raise limit to see more.]"
         ));
+    }
+    if let Some(note) = walk.skipped_note(&root) {
+        text.push_str("\n\n");
+        text.push_str(&note);
+    }
+    if total == 0 {
+        return Ok(ToolOutput::text(text));
     }
     Ok(ToolOutput::text(text).with_details(json!({"results": total, "truncated": total > limit})))
 }

@@ -21,6 +21,8 @@ use super::paths::Access;
 use super::truncate::cut_line;
 use super::walk::{self, PathFilter};
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
+use crate::conversation::ContentBlock;
+use crate::fs::FileKind;
 
 /// Matches reported when the call does not say.
 pub const DEFAULT_LIMIT: u64 = 100;
@@ -90,15 +92,26 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
         .map_err(|error| ToolError::Rejected(format!("Invalid regex pattern: {error}")))?;
     let filter = glob.map(|glob| PathFilter::new(glob, "glob")).transpose()?;
     let root = paths::check(context, raw_path, Access::Read)?;
-    if !root.exists() {
+    let Ok(metadata) = std::fs::metadata(&root) else {
         return Err(ToolError::PathNotFound {
             path: raw_path.to_owned(),
         });
-    }
-    let root_is_file = root.is_file();
+    };
+    let root_is_file = match FileKind::of(metadata.file_type()) {
+        FileKind::Regular => true,
+        FileKind::Directory => false,
+        kind => {
+            return Err(ToolError::NotRegularFile {
+                path: raw_path.to_owned(),
+                kind,
+            });
+        }
+    };
+    walk::refuse_unreadable_rules(&root, raw_path)?;
 
     let results = Mutex::new(Vec::new());
-    walk::builder(&root).build_parallel().run(|| {
+    let walk = walk::builder(&root);
+    walk.builder.build_parallel().run(|| {
         let matcher = matcher.clone();
         let mut searcher = SearcherBuilder::new()
             .line_number(true)
@@ -132,9 +145,12 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
                 limit,
                 more: false,
             };
-            if searcher
-                .search_path(&matcher, entry.path(), &mut sink)
-                .is_ok()
+            // Opened here rather than by the searcher: a FIFO or device put in the file's place
+            // since the walk saw it is refused instead of blocking the search.
+            let Ok(file) = crate::fs::open_regular(entry.path(), false) else {
+                return WalkState::Continue;
+            };
+            if searcher.search_file(&matcher, &file, &mut sink).is_ok()
                 && sink.matches > 0
                 && let Ok(mut results) = results.lock()
             {
@@ -151,7 +167,11 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     results.sort_by(|left, right| left.path.cmp(&right.path));
-    Ok(render(&results, limit, context_lines > 0))
+    let mut output = render(&results, limit, context_lines > 0);
+    if let Some(note) = walk.skipped_note(&root) {
+        output.content.push(ContentBlock::text(note));
+    }
+    Ok(output)
 }
 
 fn file_name(path: &Path) -> String {
@@ -291,6 +311,46 @@ mod tests {
         let output = workspace.call("grep", json!({"pattern": "needle"})).await;
         assert!(!output.is_error);
         assert_eq!(output.text_content(), "src/a.rs:2:let needle = 1;");
+    }
+
+    #[tokio::test]
+    async fn fifos_and_directories_with_unreadable_rules_are_skipped_and_named() {
+        let workspace = tree();
+        workspace.fifo("src/needle.fifo");
+        std::fs::create_dir(workspace.path("trap")).unwrap();
+        workspace.fifo("trap/.ignore");
+        workspace.write("trap/c.rs", "needle\n");
+        let output = workspace.call("grep", json!({"pattern": "needle"})).await;
+        assert!(!output.is_error);
+        assert_eq!(
+            output.text_content(),
+            "src/a.rs:2:let needle = 1;\n[Directories not searched, because their ignore rules \
+             cannot be read: trap/.ignore is a FIFO (named pipe), not a regular file.]"
+        );
+        // Searched from inside, the rules of the root itself cannot be read: refused.
+        let output = workspace
+            .call("grep", json!({"pattern": "needle", "path": "trap"}))
+            .await;
+        assert!(output.is_error);
+        assert!(
+            output.text_content().starts_with("Cannot search trap: "),
+            "{}",
+            output.text_content()
+        );
+        let output = workspace
+            .call(
+                "grep",
+                json!({"pattern": "needle", "path": "src/needle.fifo"}),
+            )
+            .await;
+        assert!(output.is_error);
+        assert!(
+            output
+                .text_content()
+                .starts_with("src/needle.fifo is a FIFO (named pipe), not a regular file"),
+            "{}",
+            output.text_content()
+        );
     }
 
     #[tokio::test]

@@ -194,6 +194,13 @@ pub enum ToolError {
     /// A path that must exist (directory or file) does not.
     #[error("Path not found: {path}")]
     PathNotFound { path: String },
+    /// The path is a FIFO, socket, device or directory where a regular file is needed (SPEC
+    /// §10): refused before anything could block on it.
+    #[error("{path} is {}, not a regular file; the file tools read and write regular files only.", .kind.described())]
+    NotRegularFile {
+        path: String,
+        kind: crate::fs::FileKind,
+    },
     /// A file operation failed.
     #[error("Could not {action} {path}: {source}")]
     Io {
@@ -224,6 +231,18 @@ impl ToolError {
             action,
             path: path.to_owned(),
             source,
+        }
+    }
+
+    /// [`ToolError::io`], or [`ToolError::NotRegularFile`] when `source` refused a file that is
+    /// not a regular one.
+    pub(crate) fn file(action: &'static str, path: &str, source: std::io::Error) -> Self {
+        match crate::fs::NotRegular::of(&source) {
+            Some(kind) => ToolError::NotRegularFile {
+                path: path.to_owned(),
+                kind,
+            },
+            None => ToolError::io(action, path, source),
         }
     }
 
@@ -294,7 +313,7 @@ pub async fn execute(name: &str, arguments: &Value, context: &ToolContext) -> To
         );
     }
     let result = match Arguments::new(arguments) {
-        Ok(arguments) => dispatch(name, &arguments, context).await,
+        Ok(parsed) => dispatch(name, arguments, &parsed, context).await,
         Err(error) => Err(error),
     };
     result.unwrap_or_else(|error| match error {
@@ -303,22 +322,65 @@ pub async fn execute(name: &str, arguments: &Value, context: &ToolContext) -> To
     })
 }
 
+/// A file tool's `run`: synchronous file system work.
+type FileTool = fn(&Arguments<'_>, &ToolContext) -> Result<ToolOutput, ToolError>;
+
 async fn dispatch(
     name: &str,
+    raw: &Value,
     arguments: &Arguments<'_>,
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
-    match name {
-        "read" => read::run(arguments, context),
-        "write" => write::run(arguments, context),
-        "edit" => edit::run(arguments, context),
-        "exec" => exec::run(arguments, context).await,
-        "ls" => ls::run(arguments, context),
-        "find" => find::run(arguments, context),
-        "grep" => grep::run(arguments, context),
-        "apply_patch" => apply_patch::run(arguments, context),
-        "web_fetch" => web_fetch::run(arguments, context).await,
-        _ => Ok(ToolOutput::error(format!("Unknown tool: {name}"))),
+    let file_tool: FileTool = match name {
+        "exec" => return exec::run(arguments, context).await,
+        "web_fetch" => return web_fetch::run(arguments, context).await,
+        "read" => read::run,
+        "write" => write::run,
+        "edit" => edit::run,
+        "ls" => ls::run,
+        "find" => find::run,
+        "grep" => grep::run,
+        "apply_patch" => apply_patch::run,
+        _ => return Ok(ToolOutput::error(format!("Unknown tool: {name}"))),
+    };
+    off_the_runtime(name, file_tool, raw, context).await
+}
+
+/// Run a file tool on a thread of its own and wait for it, or for the run's cancellation.
+///
+/// The file tools refuse FIFOs, sockets and devices before they could block on one, but a
+/// system call can still hang (a file swapped for a FIFO inside a directory the ignore rules
+/// lead to, a dead network file system). On the runtime's only thread that hang used to stop
+/// everything: SIGTERM and `--timeout` were never seen and the session lock stayed held. Here
+/// it only holds this thread: a cancelled run gets an error result at once and ends as it
+/// should, and the thread dies with the process.
+async fn off_the_runtime(
+    name: &str,
+    tool: FileTool,
+    raw: &Value,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let (sender, receiver) = tokio::sync::oneshot::channel();
+    let (arguments, thread_context) = (raw.clone(), context.clone());
+    let spawned = std::thread::Builder::new()
+        .name(format!("pincer-{name}"))
+        .spawn(move || {
+            let result =
+                Arguments::new(&arguments).and_then(|arguments| tool(&arguments, &thread_context));
+            let _ = sender.send(result);
+        });
+    if spawned.is_err() {
+        // No thread to be had (a process limit): run it here rather than not at all.
+        return Arguments::new(raw).and_then(|arguments| tool(&arguments, context));
+    }
+    tokio::select! {
+        biased;
+        received = receiver => received.unwrap_or_else(|_| {
+            Err(ToolError::Rejected(format!("The {name} call failed without a result.")))
+        }),
+        () = context.cancel.cancelled() => Err(ToolError::Rejected(format!(
+            "Interrupted: the {name} call had not finished when the run was cancelled."
+        ))),
     }
 }
 
@@ -376,6 +438,14 @@ pub(crate) mod test_support {
             std::fs::write(path, contents).unwrap();
         }
 
+        /// Make a FIFO at `relative`: opening it to read or write blocks until the other end
+        /// is opened.
+        pub fn fifo(&self, relative: &str) -> PathBuf {
+            let path = self.path(relative);
+            nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+            path
+        }
+
         pub fn read(&self, relative: &str) -> String {
             std::fs::read_to_string(self.path(relative)).unwrap()
         }
@@ -392,6 +462,34 @@ mod tests {
 
     use super::test_support::Workspace;
     use super::*;
+
+    /// A file tool that blocks in `open` (of the FIFO named by `path`) as a hung one would.
+    fn blocked(arguments: &Arguments<'_>, _: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let path = arguments.required_string(&["path"])?;
+        let _ = std::fs::File::open(path);
+        Ok(ToolOutput::text("opened"))
+    }
+
+    #[tokio::test]
+    async fn a_file_tool_blocked_in_a_system_call_gives_way_to_the_cancellation() {
+        let workspace = Workspace::new();
+        let fifo = workspace.fifo("pipe");
+        let arguments = json!({"path": fifo});
+        let cancel = workspace.context.cancel.clone();
+        let canceller = tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+            cancel.cancel();
+        });
+        let result = off_the_runtime("read", blocked, &arguments, &workspace.context).await;
+        canceller.await.unwrap();
+        let error = result.unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "Interrupted: the read call had not finished when the run was cancelled."
+        );
+        // Let the abandoned thread go.
+        drop(std::fs::OpenOptions::new().write(true).open(&fifo).unwrap());
+    }
 
     #[tokio::test]
     async fn an_unknown_tool_name_is_an_error_result_naming_it() {

@@ -7,6 +7,8 @@
 //! component is a symbolic link. Then [`open_read`], [`replace_file`] and [`remove_file`] act on
 //! that canonical path by walking it from its root one directory at a time with `O_NOFOLLOW`, so
 //! a directory swapped for a symlink after the check makes the call fail instead of escaping.
+//! They act on regular files only: a FIFO, socket or device is refused before it is opened (and
+//! opened with `O_NONBLOCK` in case one is swapped in), so no call blocks on one.
 //! Writes go to a temporary file in the (already opened) parent directory and are renamed over
 //! the target: a link planted at the target is replaced, never followed.
 //!
@@ -31,6 +33,7 @@ use nix::unistd::{UnlinkatFlags, unlinkat};
 
 use super::sandbox::{Sandbox, SandboxMode, canonical_target};
 use super::{Refusal, ToolContext, ToolError};
+use crate::fs::{FileKind, NotRegular};
 
 /// What a tool is about to do with a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -160,33 +163,54 @@ fn protected_by<'a>(sandbox: &'a Sandbox, path: &Path) -> Option<&'a Path> {
         .map(PathBuf::as_path)
 }
 
-/// Open the file at `path` (from [`check`] with [`Access::Read`]) for reading.
+/// Open the file at `path` (from [`check`] with [`Access::Read`]) for reading. Only a regular
+/// file is opened: a directory, FIFO, socket or device is refused at once as a
+/// [`crate::fs::NotRegular`] (SPEC §10), looked at before it is opened and opened with
+/// `O_NONBLOCK`, so that neither a FIFO nor a device swapped in meanwhile can block the call.
 pub fn open_read(context: &ToolContext, path: &Path) -> io::Result<File> {
     if !context.sandbox.is_confined() {
-        return File::open(path);
+        // Links are followed here, as everything is in `danger-full-access`.
+        return crate::fs::open_regular(path, true);
     }
-    let flags = OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_CLOEXEC;
+    let flags = OFlag::O_RDONLY | OFlag::O_NOCTTY | OFlag::O_CLOEXEC | OFlag::O_NONBLOCK;
     let root = readable_root_of(&context.sandbox, path).ok_or_else(outside_roots)?;
     if path == root {
-        return Ok(File::from(nix::fcntl::open(root, flags, Mode::empty())?));
+        return Err(NotRegular(FileKind::Directory).into_io());
     }
     let (parent, name) = split(path)?;
     let directory = open_directory(root, parent, false)?;
+    refuse_special_at(&directory, name)?;
     let file =
         openat(&directory, name, flags | OFlag::O_NOFOLLOW, Mode::empty()).map_err(link_error)?;
-    Ok(File::from(file))
+    crate::fs::regular_only(File::from(file))
+}
+
+/// Refuse the entry `name` of `directory` unless it is missing or a regular file (a link is
+/// left to `O_NOFOLLOW`, whose error says what happened).
+fn refuse_special_at(directory: &OwnedFd, name: &OsStr) -> io::Result<()> {
+    match fstatat(directory, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
+        Ok(status) => match FileKind::of_mode(status.st_mode) {
+            FileKind::Regular | FileKind::Symlink => Ok(()),
+            other => Err(NotRegular(other).into_io()),
+        },
+        Err(Errno::ENOENT) => Ok(()),
+        Err(error) => Err(error.into()),
+    }
 }
 
 /// Replace the file at `path` (from [`check`] with [`Access::Write`]) with `contents`, creating
 /// missing parent directories. Confined: a temporary file in the same directory renamed over
 /// the target, keeping an existing file's permission bits.
+///
+/// A FIFO, socket or device at `path` is refused ([`crate::fs::NotRegular`]), in every mode:
+/// the rename would replace it, and a plain write would block on a FIFO or write to a device.
 pub fn replace_file(context: &ToolContext, path: &Path, contents: &[u8]) -> io::Result<()> {
     let sandbox = &context.sandbox;
     if !sandbox.is_confined() {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        return std::fs::write(path, contents);
+        return write_unconfined(path, contents);
     }
     refuse_unwritable(sandbox, path)?;
     let (parent, name) = split(path)?;
@@ -194,15 +218,16 @@ pub fn replace_file(context: &ToolContext, path: &Path, contents: &[u8]) -> io::
     let directory = open_directory(root, parent, true)?;
     let permissions = match fstatat(&directory, name, AtFlags::AT_SYMLINK_NOFOLLOW) {
         Ok(status) => {
-            let kind = SFlag::from_bits_truncate(status.st_mode & SFlag::S_IFMT.bits());
-            if kind == SFlag::S_IFLNK {
-                return Err(io::Error::new(
-                    io::ErrorKind::PermissionDenied,
-                    "the target is a symbolic link; files are not written through links",
-                ));
-            }
-            if kind == SFlag::S_IFDIR {
-                return Err(io::Error::from(io::ErrorKind::IsADirectory));
+            match FileKind::of_mode(status.st_mode) {
+                FileKind::Regular => {}
+                FileKind::Symlink => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::PermissionDenied,
+                        "the target is a symbolic link; files are not written through links",
+                    ));
+                }
+                FileKind::Directory => return Err(io::Error::from(io::ErrorKind::IsADirectory)),
+                other => return Err(NotRegular(other).into_io()),
             }
             Some(Mode::from_bits_truncate(status.st_mode & 0o7777))
         }
@@ -235,6 +260,27 @@ pub fn replace_file(context: &ToolContext, path: &Path, contents: &[u8]) -> io::
         );
     }
     written
+}
+
+/// `danger-full-access`'s write: through links, as there everything goes, but only into a
+/// regular file (or a new one); a FIFO cannot block the open (`O_NONBLOCK`).
+fn write_unconfined(path: &Path, contents: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    if let Ok(metadata) = std::fs::metadata(path) {
+        match FileKind::of(metadata.file_type()) {
+            FileKind::Regular => {}
+            FileKind::Directory => return Err(io::Error::from(io::ErrorKind::IsADirectory)),
+            other => return Err(NotRegular(other).into_io()),
+        }
+    }
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .custom_flags((OFlag::O_NONBLOCK | OFlag::O_NOCTTY).bits())
+        .open(path)?;
+    let mut file = crate::fs::regular_only(file)?;
+    file.set_len(0)?;
+    file.write_all(contents)
 }
 
 /// Delete the file at `path` (from [`check`] with [`Access::Write`]). A symbolic link is removed

@@ -43,22 +43,21 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
     let offset = arguments.optional_count(&["offset"])?;
     let limit = arguments.optional_count(&["limit"])?;
     let path = paths::check(context, raw_path, Access::Read)?;
-    let opened = paths::open_read(context, &path)
-        .and_then(|file| file.metadata().map(|metadata| (file, metadata)));
-    let (mut file, metadata) = match opened {
-        Ok(metadata) => metadata,
+    // Only a regular file is opened: a FIFO, socket or device is refused without blocking.
+    let mut file = match paths::open_read(context, &path) {
+        Ok(file) => file,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Err(ToolError::FileNotFound {
                 path: raw_path.to_owned(),
             });
         }
-        Err(error) => return Err(ToolError::io("read", raw_path, error)),
+        Err(error) if error.kind() == std::io::ErrorKind::IsADirectory => {
+            return Err(ToolError::Rejected(format!(
+                "{raw_path} is a directory, not a file. Use ls to list its entries."
+            )));
+        }
+        Err(error) => return Err(ToolError::file("read", raw_path, error)),
     };
-    if metadata.is_dir() {
-        return Err(ToolError::Rejected(format!(
-            "{raw_path} is a directory, not a file. Use ls to list its entries."
-        )));
-    }
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)
         .map_err(|error| ToolError::io("read", raw_path, error))?;
@@ -228,6 +227,7 @@ mod tests {
 
     use super::super::test_support::Workspace;
     use super::*;
+    use crate::config::file::SandboxMode;
 
     fn numbered_lines(count: usize) -> String {
         (1..=count)
@@ -376,6 +376,46 @@ mod tests {
             output.text_content(),
             "a.out looks like a binary file (10 bytes) and cannot be shown as text."
         );
+    }
+
+    #[tokio::test]
+    async fn a_fifo_or_a_socket_is_refused_at_once_naming_what_it_is() {
+        for mode in [SandboxMode::WorkspaceWrite, SandboxMode::DangerFullAccess] {
+            let workspace = Workspace::with_mode(mode);
+            workspace.fifo("pipe");
+            let _listener =
+                std::os::unix::net::UnixListener::bind(workspace.path("socket")).unwrap();
+            let output = workspace.call("read", json!({"path": "pipe"})).await;
+            assert!(output.is_error);
+            assert_eq!(
+                output.text_content(),
+                "pipe is a FIFO (named pipe), not a regular file; the file tools read and write \
+                 regular files only."
+            );
+            let output = workspace.call("read", json!({"path": "socket"})).await;
+            assert!(output.is_error);
+            assert!(
+                output
+                    .text_content()
+                    .starts_with("socket is a socket, not a regular file"),
+                "{}",
+                output.text_content()
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn a_directory_is_still_pointed_to_ls() {
+        let workspace = Workspace::new();
+        workspace.write("src/lib.rs", "");
+        for path in ["src", "."] {
+            let output = workspace.call("read", json!({"path": path})).await;
+            assert!(output.is_error);
+            assert_eq!(
+                output.text_content(),
+                format!("{path} is a directory, not a file. Use ls to list its entries.")
+            );
+        }
     }
 
     #[tokio::test]

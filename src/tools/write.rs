@@ -33,7 +33,7 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
         )));
     }
     paths::replace_file(context, &path, content.as_bytes())
-        .map_err(|error| ToolError::io("write", raw_path, error))?;
+        .map_err(|error| ToolError::file("write", raw_path, error))?;
     Ok(ToolOutput::text(format!(
         "Successfully wrote {} bytes to {raw_path}",
         content.len()
@@ -46,6 +46,35 @@ mod tests {
     use serde_json::json;
 
     use super::super::test_support::Workspace;
+    use crate::config::file::SandboxMode;
+
+    #[tokio::test]
+    async fn a_fifo_is_neither_written_into_nor_replaced() {
+        use std::os::unix::fs::FileTypeExt as _;
+        for mode in [SandboxMode::WorkspaceWrite, SandboxMode::DangerFullAccess] {
+            let workspace = Workspace::with_mode(mode);
+            let fifo = workspace.fifo("pipe");
+            for (tool, arguments) in [
+                ("write", json!({"path": "pipe", "content": "x"})),
+                (
+                    "edit",
+                    json!({"path": "pipe", "oldText": "a", "newText": "b"}),
+                ),
+            ] {
+                let output = workspace.call(tool, arguments).await;
+                assert!(output.is_error, "{mode:?} {tool}");
+                assert!(
+                    output
+                        .text_content()
+                        .starts_with("pipe is a FIFO (named pipe), not a regular file"),
+                    "{mode:?} {tool}: {}",
+                    output.text_content()
+                );
+            }
+            let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+            assert!(kind.is_fifo(), "{mode:?}: the FIFO was replaced");
+        }
+    }
 
     #[tokio::test]
     async fn writing_creates_parent_directories_and_reports_the_byte_count() {
