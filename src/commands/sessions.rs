@@ -24,6 +24,7 @@ use crate::session::fork;
 use crate::session::index::{self, Index, IndexEntry};
 use crate::session::listing::{self, Row};
 use crate::session::names::give_name;
+use crate::session::ownership::{self, Proof};
 use crate::session::record::{self, AgentMessage, Entry};
 use crate::session::store::{self, SessionLock, TornRepair};
 
@@ -46,6 +47,13 @@ pub fn dispatch(context: &Context, args: SessionsArgs) -> CliResult<Exit> {
 /// Resolve a session argument (id, unique id prefix, name, or file path) to its file.
 fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathBuf> {
     crate::session::resolve::resolve(context.sessions_dir(), index, query).map_err(resolve_error)
+}
+
+/// `path` as a session file of the sessions directory that may be deleted or rewritten, or a
+/// usage error naming it (see `session::ownership`).
+fn owned(context: &Context, path: &Path, proof: Proof) -> CliResult<PathBuf> {
+    ownership::prove(context.sessions_dir(), path, proof)
+        .map_err(|error| CliError::usage(error.to_string()).with_hint(error.hint()))
 }
 
 fn load_session(path: &Path) -> CliResult<store::LoadedSession> {
@@ -885,7 +893,7 @@ fn remove(context: &Context, args: &SessionsRmArgs) -> CliResult<Exit> {
     let mut targets = Vec::new();
     for query in &args.sessions {
         match resolve(context, &index, query) {
-            Ok(path) => targets.push(path),
+            Ok(path) => targets.push((owned(context, &path, Proof::Header)?, path)),
             Err(error) if args.force && error.message.starts_with("no session") => {
                 context
                     .diagnostics
@@ -894,11 +902,11 @@ fn remove(context: &Context, args: &SessionsRmArgs) -> CliResult<Exit> {
             Err(error) => return Err(error),
         }
     }
-    targets.dedup();
+    targets.dedup_by(|later, earlier| later.0 == earlier.0);
     let mut removed = Vec::new();
     let mut first_error: Option<CliError> = None;
-    for path in &targets {
-        match delete_session(context, path, args.force) {
+    for (file, path) in &targets {
+        match delete_session(context, file, args.force) {
             Ok(()) => removed.push(path.clone()),
             Err(error) => {
                 context.diagnostics.error(&error);
@@ -980,11 +988,22 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
     let mut skipped = Vec::new();
     for entry in candidates {
         let path = context.sessions_dir().join(&entry.file);
+        // The index is a cache: what it names is checked before anything is deleted.
+        let file = match owned(context, &path, Proof::Header) {
+            Ok(file) => file,
+            Err(error) => {
+                context
+                    .diagnostics
+                    .warn(&format!("kept {}: {}", path.display(), error.message));
+                skipped.push(path);
+                continue;
+            }
+        };
         if args.dry_run {
             removed.push(path);
             continue;
         }
-        match delete_session(context, &path, false) {
+        match delete_session(context, &file, false) {
             Ok(()) => removed.push(path),
             Err(error) => {
                 context
@@ -1015,7 +1034,7 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
         }
         output(&text)?;
         context.diagnostics.info(&format!(
-            "{verb} {} session(s), kept {} busy",
+            "{verb} {} session(s), kept {} (busy, or not a session file)",
             removed.len(),
             skipped.len()
         ));
@@ -1039,8 +1058,10 @@ fn path(context: &Context, args: &SessionsPathArgs) -> CliResult<Exit> {
 fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
     let index = load_index(context)?;
     let path = resolve(context, &index, &args.session)?;
-    let lock = SessionLock::acquire(&path, context.wait).map_err(session_error)?;
-    let report = store::repair(&path, args.dry_run, &context.workspace.to_string_lossy())
+    // Its header may be the damage; the store's scan refuses a file that is no session at all.
+    let file = owned(context, &path, Proof::Place)?;
+    let lock = SessionLock::acquire(&file, context.wait).map_err(session_error)?;
+    let report = store::repair(&file, args.dry_run, &context.workspace.to_string_lossy())
         .map_err(session_error)?;
     drop(lock);
     if !args.dry_run {

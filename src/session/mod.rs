@@ -3,7 +3,8 @@
 //!
 //! Only `store` writes session files; only `index` writes `index.json`; only `learned_windows`
 //! writes the windows learned from overflow errors; a name is given only under the lock of
-//! `names`.
+//! `names`; a file is deleted or repaired only once `ownership` proves it a session file of the
+//! sessions directory.
 
 pub mod context;
 pub mod fork;
@@ -13,6 +14,7 @@ pub mod learned_windows;
 pub mod listing;
 pub mod migrate;
 pub mod names;
+pub mod ownership;
 pub mod record;
 mod record_fast;
 pub mod resolve;

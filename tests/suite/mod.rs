@@ -18,6 +18,7 @@ mod replay;
 mod run_flags;
 mod run_input;
 mod schema;
+mod session_deletion;
 mod sessions;
 mod signals;
 mod skills;
