@@ -274,3 +274,120 @@ fn through_a_proxy_redirects_to_a_private_address_or_past_the_allow_rules_are_re
         .collect();
     assert_eq!(denied, ["w1", "w2"]);
 }
+
+/// This machine's name when it resolves to loopback addresses only (as `/etc/hosts` usually
+/// says), so a proxy can be named by something the guard does not refuse by name alone.
+fn loopback_host_name() -> Option<String> {
+    use std::net::ToSocketAddrs as _;
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").ok()?;
+    let host = host.trim().to_owned();
+    let loopback = (host.as_str(), 0)
+        .to_socket_addrs()
+        .is_ok_and(|mut found| found.all(|address| address.ip().is_loopback()));
+    (!host.is_empty() && !host.contains("localhost") && loopback).then_some(host)
+}
+
+#[test]
+fn the_proxys_own_name_passes_the_guard_only_for_the_connection_to_the_proxy() {
+    let test = "the_proxys_own_name_passes_the_guard_only_for_the_connection_to_the_proxy";
+    let Some(host) = loopback_host_name() else {
+        crate::common::skip(
+            test,
+            "this machine's name does not resolve to loopback only",
+        );
+        return;
+    };
+    let home = Home::new();
+    // A private service on the proxy's machine, reached by the proxy's name.
+    let internal = MockServer::start(vec![
+        Reply::raw(200, "text/plain", b"internal one"),
+        Reply::raw(200, "text/plain", b"internal two"),
+    ]);
+    let internal_port = internal.url().rsplit(':').next().unwrap().to_owned();
+    let behind = format!("http://{host}:{internal_port}/behind");
+    // The proxy plays the internet under a name that resolves to loopback; the second page it
+    // serves redirects to the service on the proxy's own name.
+    let proxy = MockServer::start(vec![
+        Reply::raw(200, "text/plain", b"fetched through the proxy\n"),
+        Reply::raw(302, "text/plain", b"").header("location", &behind),
+    ]);
+    let proxy_port = proxy.url().rsplit(':').next().unwrap().to_owned();
+    let direct = format!("http://{host}:{internal_port}/direct");
+    let provider = MockServer::start(fetch_turn(&[
+        "http://docs.example/ok".to_owned(),
+        direct.clone(),
+        "http://docs.example/to-the-proxy-host".to_owned(),
+    ]));
+    let output = run(
+        pincer(&home, &provider)
+            .env("HTTP_PROXY", format!("http://{host}:{proxy_port}"))
+            // The proxy's name is not proxied (nor the provider): a request for it goes
+            // straight to it, as a request for any other name would.
+            .env("NO_PROXY", format!("127.0.0.1,{host}")),
+        &["--json", "run", "-m", MODEL, "read the docs"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        internal.requests().is_empty(),
+        "the service behind the proxy's name was reached: {:?}",
+        internal
+            .requests()
+            .iter()
+            .map(|request| request.path.clone())
+            .collect::<Vec<_>>()
+    );
+    let paths: Vec<String> = proxy
+        .requests()
+        .iter()
+        .map(|request| request.path.clone())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "http://docs.example/ok",
+            "http://docs.example/to-the-proxy-host"
+        ]
+    );
+    let results = tool_results(&provider.requests()[1].json());
+    assert!(!results["w0"].1, "{}", results["w0"].0);
+    assert!(results["w0"].0.ends_with("\n\nfetched through the proxy\n"));
+    for (id, url) in [("w1", &direct), ("w2", &behind)] {
+        assert!(results[id].1, "{id}: {}", results[id].0);
+        assert!(
+            results[id]
+                .0
+                .starts_with(&format!("Refused to fetch {url}: {host} resolves to 127.")),
+            "{id}: {}",
+            results[id].0
+        );
+    }
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let denied: Vec<&str> = result["permission_denials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|denial| denial["tool_use_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(denied, ["w1", "w2"]);
+
+    // A scheme the proxy does not carry goes direct too: only HTTPS is proxied here, so an
+    // http URL on the proxy's name is an ordinary request, and refused.
+    let provider = MockServer::start(fetch_turn(std::slice::from_ref(&direct)));
+    let output = run(
+        pincer(&home, &provider)
+            .env("HTTPS_PROXY", format!("http://{host}:{proxy_port}"))
+            .env("NO_PROXY", "127.0.0.1"),
+        &["--json", "run", "-m", MODEL, "read it"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(internal.requests().is_empty());
+    let results = tool_results(&provider.requests()[1].json());
+    assert!(results["w0"].1, "{}", results["w0"].0);
+    assert!(
+        results["w0"].0.starts_with(&format!(
+            "Refused to fetch {direct}: {host} resolves to 127."
+        )),
+        "{}",
+        results["w0"].0
+    );
+}

@@ -20,6 +20,12 @@
 //! way out, often on a private address), and a target name is resolved here too, as well as
 //! this machine can, and refused when any of its addresses is not public. Where the names only
 //! the proxy knows are concerned, the proxy's policy is the boundary.
+//!
+//! The proxy's exemption holds for the connection to the proxy and nothing else: each request
+//! gets its own resolver ([`GuardedResolver::for_request`]), which exempts the proxy of *that*
+//! request, and a request that goes direct — its scheme not proxied, its host in `NO_PROXY`, a
+//! redirect to the proxy's own name — exempts nothing, so the proxy's name (and every other
+//! service on its machine) is judged like any other name.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
@@ -136,33 +142,25 @@ impl Proxies {
         let intercept = self.matcher.intercept(&uri)?;
         intercept.uri().host().map(str::to_owned)
     }
-
-    /// The hosts of the proxies for http and https, whatever the destination.
-    fn hosts(&self) -> Vec<String> {
-        [
-            "http://pincer-proxy-probe.invalid/",
-            "https://pincer-proxy-probe.invalid/",
-        ]
-        .iter()
-        .filter_map(|probe| Url::parse(probe).ok())
-        .filter_map(|probe| self.proxy_host(&probe))
-        .collect()
-    }
 }
 
 /// The client's resolver: system resolution (`getaddrinfo`), then only the public addresses are
 /// handed to the connector, or none and an error naming the refused one.
 pub struct GuardedResolver {
     allow_private: bool,
-    /// Proxy hosts, resolved without the guard.
-    exempt: Vec<String>,
+    /// The proxy host of the one request this resolver serves, resolved without the guard;
+    /// `None` for a direct request.
+    exempt: Option<String>,
 }
 
 impl GuardedResolver {
-    pub fn new(allow_private: bool, proxies: &Proxies) -> GuardedResolver {
+    /// The resolver of one request for `url`: the proxy that carries it, if any, is exempt —
+    /// a proxied request resolves no other name here, the proxy resolves the target — and a
+    /// direct request exempts nothing.
+    pub fn for_request(allow_private: bool, proxies: &Proxies, url: &Url) -> GuardedResolver {
         GuardedResolver {
             allow_private,
-            exempt: proxies.hosts(),
+            exempt: proxies.proxy_host(url),
         }
     }
 }
@@ -173,8 +171,8 @@ impl Resolve for GuardedResolver {
         let guarded = !self.allow_private
             && !self
                 .exempt
-                .iter()
-                .any(|exempt| exempt.eq_ignore_ascii_case(&host));
+                .as_ref()
+                .is_some_and(|exempt| exempt.eq_ignore_ascii_case(&host));
         Box::pin(async move {
             let found: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
@@ -382,7 +380,8 @@ mod tests {
         let proxies = Proxies {
             matcher: Matcher::builder().build(),
         };
-        let guarded = GuardedResolver::new(false, &proxies);
+        let url = Url::parse("http://localhost/").unwrap();
+        let guarded = GuardedResolver::for_request(false, &proxies, &url);
         let error = match guarded.resolve("localhost".parse().unwrap()).await {
             Ok(addresses) => panic!("resolved: {:?}", addresses.collect::<Vec<_>>()),
             Err(error) => error,
@@ -390,7 +389,7 @@ mod tests {
         let blocked = blocked_in(error.as_ref()).unwrap();
         assert_eq!(blocked.host, "localhost");
         assert!(blocked.kind.contains("loopback"), "{blocked}");
-        let open = GuardedResolver::new(true, &proxies);
+        let open = GuardedResolver::for_request(true, &proxies, &url);
         let addresses: Vec<SocketAddr> = open
             .resolve("localhost".parse().unwrap())
             .await
@@ -415,8 +414,28 @@ mod tests {
         );
         assert_eq!(proxies.proxy_host(&url("https://docs.internal/")), None);
         assert_eq!(proxies.proxy_host(&url("http://docs.rs/")), None);
-        assert_eq!(proxies.hosts(), ["proxy.corp.internal"]);
-        let exempt = GuardedResolver::new(false, &proxies);
-        assert_eq!(exempt.exempt, ["proxy.corp.internal"]);
+    }
+
+    #[test]
+    fn only_a_proxied_request_exempts_its_proxys_name_from_the_guard() {
+        let proxies = Proxies {
+            matcher: Matcher::builder()
+                .https("http://proxy.corp.internal:3128")
+                .no("docs.internal,proxy.corp.internal")
+                .build(),
+        };
+        let exempt = |text: &str| {
+            GuardedResolver::for_request(false, &proxies, &Url::parse(text).unwrap()).exempt
+        };
+        assert_eq!(
+            exempt("https://docs.rs/").as_deref(),
+            Some("proxy.corp.internal")
+        );
+        // Direct requests: a scheme the proxy does not carry, a host in NO_PROXY, the proxy's
+        // own name (where a redirect may point).
+        assert_eq!(exempt("http://docs.rs/"), None);
+        assert_eq!(exempt("https://docs.internal/"), None);
+        assert_eq!(exempt("https://proxy.corp.internal:8443/admin"), None);
+        assert_eq!(exempt("http://proxy.corp.internal:3128/"), None);
     }
 }

@@ -190,7 +190,6 @@ async fn fetch_within(
     limits: &Limits,
 ) -> Result<Page, ToolError> {
     let proxies = Proxies::from_env();
-    let client = client(access.allow_private, &proxies)?;
     let guard = |url: Url| {
         let proxies = &proxies;
         async move {
@@ -203,7 +202,8 @@ async fn fetch_within(
     guard(url.clone()).await?;
     let mut redirects = 0;
     loop {
-        let response = client
+        // A client per request: its resolver exempts this request's proxy only.
+        let response = client(access.allow_private, &proxies, &url)?
             .get(url.clone())
             .header(ACCEPT, ACCEPTED)
             .send()
@@ -254,12 +254,19 @@ fn check_policy(access: &WebAccess, from: &Url, next: &Url) -> Result<(), ToolEr
     }
 }
 
-/// The client of one call: no automatic redirects, the guarded resolver, the proxies of the
-/// environment (reqwest reads the same variables).
-fn client(allow_private: bool, proxies: &Proxies) -> Result<reqwest::Client, ToolError> {
+/// The client of one request for `url`: no automatic redirects, the guarded resolver of this
+/// request, and the proxy the environment names for it. reqwest reads the same variables with
+/// the same matcher; a request [`Proxies`] sends direct is built without any proxy, so the two
+/// cannot disagree into a direct connection whose resolver exempts a proxy's name.
+fn client(allow_private: bool, proxies: &Proxies, url: &Url) -> Result<reqwest::Client, ToolError> {
     let tls = crate::tls::client_config()
         .map_err(|error| ToolError::Rejected(format!("Cannot build the HTTP client: {error}")))?;
-    reqwest::Client::builder()
+    let resolver = GuardedResolver::for_request(allow_private, proxies, url);
+    let mut builder = reqwest::Client::builder();
+    if proxies.proxy_host(url).is_none() {
+        builder = builder.no_proxy();
+    }
+    builder
         .tls_backend_preconfigured(tls)
         .user_agent(concat!(
             "pincer/",
@@ -267,7 +274,7 @@ fn client(allow_private: bool, proxies: &Proxies) -> Result<reqwest::Client, Too
             " (web_fetch)"
         ))
         .redirect(reqwest::redirect::Policy::none())
-        .dns_resolver(Arc::new(GuardedResolver::new(allow_private, proxies)))
+        .dns_resolver(Arc::new(resolver))
         .build()
         .map_err(|error| ToolError::Rejected(format!("Cannot build the HTTP client: {error}")))
 }
