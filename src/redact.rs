@@ -2,9 +2,10 @@
 //!
 //! A tool can print a key: `exec` runs `env`, `read` opens a `.env` file. Its output is stored in the
 //! session, written to events files and sent back to the provider, so a key that reached it would leak
-//! three ways. The turn loop passes every tool result through a [`Redactor`] built from the
-//! secrets in use — the resolved credential keys and the values of the provider key variables in
-//! the environment — before anything else sees it (SPEC §12.2).
+//! three ways. The turn loop passes every tool result through a [`Redactor`] built from every
+//! secret the run knows of — the resolved credential keys, every key the auth store holds or
+//! refers to whatever its provider, and the values of the key variables in the environment —
+//! before anything else sees it (SPEC §12.2).
 //!
 //! This is the second line of defence (SPEC §10): `exec` never gets the keys in its environment
 //! in the first place. Because a command can still encode what it finds, each secret is also

@@ -479,6 +479,27 @@ impl Settings {
         }
     }
 
+    /// Every variable a provider key may be read from, whichever provider a run uses: the
+    /// built-in providers' ([`crate::redact::KEY_VARIABLES`]) and every configured
+    /// `api_key_env`, each once. No child process inherits them (SPEC §10).
+    pub fn key_variables(&self) -> Vec<String> {
+        let mut names: Vec<String> = crate::redact::KEY_VARIABLES
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect();
+        for name in self
+            .config
+            .providers
+            .values()
+            .filter_map(|provider| provider.api_key_env.as_ref())
+        {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
+    }
+
     /// The settings of a CLI backend by name (`claude-cli`, `codex-cli`).
     pub fn backend(&self, name: &str) -> Option<&BackendSettings> {
         match name {
@@ -861,6 +882,8 @@ mod tests {
         expected.push("CORP_TOKEN".to_owned());
         assert_eq!(resolved.tools.exec.clear_env, expected);
         assert!(resolved.tools.exec.env.is_empty());
+        // Whatever clear_env says, these are never inherited.
+        assert_eq!(resolved.key_variables(), expected);
 
         let resolved = settings(
             "[tools.exec]\nclear_env = [\"ONLY_THIS\"]\nenv = { CI = \"1\" }\n",
@@ -868,6 +891,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(resolved.tools.exec.clear_env, ["ONLY_THIS"]);
+        assert_eq!(resolved.key_variables(), DEFAULT_CLEAR_ENV);
         assert_eq!(
             resolved.tools.exec.env,
             BTreeMap::from([

@@ -41,6 +41,9 @@ const LOCK_WAIT: Duration = Duration::from_secs(10);
 const FILE_MODE: u32 = 0o600;
 const DIRECTORY_MODE: u32 = 0o700;
 
+/// The fields in which OpenClaw's `oauth` profiles keep their tokens.
+const OAUTH_SECRET_FIELDS: [&str; 2] = ["access", "refresh"];
+
 /// The whole store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Store {
@@ -112,6 +115,55 @@ impl Store {
         self.last_good.retain(|_, entry| entry != id);
         self.usage_stats.remove(id);
         Ok(profile)
+    }
+
+    /// Every environment variable a profile refers to (`--from-env`), of every provider and
+    /// type, in profile order, each once: what no child process may inherit (SPEC §10).
+    pub fn referenced_variables(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = Vec::new();
+        let references = self
+            .profiles
+            .values()
+            .flat_map(|profile| [&profile.key_ref, &profile.token_ref])
+            .flatten();
+        for reference in references {
+            if let SecretRef::Env { name } = reference
+                && !names.contains(&name.as_str())
+            {
+                names.push(name);
+            }
+        }
+        names
+    }
+
+    /// Every secret the store holds or refers to through a variable, as `env` has it, of every
+    /// profile whatever its provider, type or state — what the redactor must know. Key commands
+    /// are not run: their secrets are known once a run has resolved them.
+    pub fn known_secrets(&self, env: &dyn Fn(&str) -> Option<String>) -> Vec<Secret> {
+        let stored = self
+            .profiles
+            .values()
+            .flat_map(|profile| [&profile.key, &profile.token])
+            .flatten()
+            .cloned();
+        // OpenClaw's `oauth` profiles keep their tokens in fields of their own.
+        let oauth = self
+            .profiles
+            .values()
+            .flat_map(|profile| OAUTH_SECRET_FIELDS.map(|field| profile.extra.get(field)))
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(Secret::new);
+        let referenced = self
+            .referenced_variables()
+            .into_iter()
+            .filter_map(env)
+            .map(|value| Secret::new(value.trim()));
+        stored
+            .chain(oauth)
+            .chain(referenced)
+            .filter(|secret| !secret.is_blank())
+            .collect()
     }
 
     /// The first free id for a new profile of `provider`: `provider:default`, then
@@ -523,6 +575,56 @@ mod tests {
   "usageStats": {"anthropic:default": {"lastUsed": 5, "errorCount": 2, "failureCounts": {"rate_limit": 2}, "cooldownReason": "rate_limit"}},
   "someFutureField": [1, 2]
 }"#
+    }
+
+    #[test]
+    fn every_profiles_variables_and_secrets_are_known_whatever_its_provider_or_type() {
+        let path = Path::new("/x/auth-profiles.json");
+        let mut store = parse(path, sample()).unwrap();
+        store.profiles.insert(
+            "google:token".to_owned(),
+            Profile::with_reference(
+                ProfileType::Token,
+                "google",
+                SecretRef::Env {
+                    name: "GOOGLE_TOKEN_VAR".to_owned(),
+                },
+            ),
+        );
+        store.profiles.insert(
+            "openai:again".to_owned(),
+            Profile::with_reference(
+                ProfileType::ApiKey,
+                "openai",
+                SecretRef::Env {
+                    name: "WORK_OPENAI_KEY".to_owned(),
+                },
+            ),
+        );
+        store.profiles.insert(
+            "openai:command".to_owned(),
+            Profile::with_reference(
+                ProfileType::ApiKey,
+                "openai",
+                SecretRef::Command {
+                    command: "exit 1".to_owned(),
+                },
+            ),
+        );
+        assert_eq!(
+            store.referenced_variables(),
+            ["GOOGLE_TOKEN_VAR", "WORK_OPENAI_KEY"]
+        );
+        let env = |name: &str| (name == "WORK_OPENAI_KEY").then(|| " sk-work-1234\n".to_owned());
+        let secrets: Vec<String> = store
+            .known_secrets(&env)
+            .iter()
+            .map(|secret| secret.expose().to_owned())
+            .collect();
+        assert_eq!(
+            secrets,
+            ["sk-ant-0123456789abcdef", "x", "y", "sk-work-1234"]
+        );
     }
 
     #[test]

@@ -55,6 +55,16 @@ impl CliBackend {
         }
     }
 
+    /// The variables the CLI itself reads an API key from. The only key variables its child
+    /// may inherit, and only when its `clear_env` leaves them out: the user chose to have the
+    /// CLI use that key rather than its own login.
+    pub fn own_key_variables(self) -> &'static [&'static str] {
+        match self {
+            CliBackend::Claude => &["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
+            CliBackend::Codex => &["OPENAI_API_KEY", "CODEX_API_KEY"],
+        }
+    }
+
     /// The provider / backend name (`claude-cli`, `codex-cli`).
     pub fn name(self) -> &'static str {
         match self {
@@ -241,13 +251,38 @@ pub struct Invocation {
     pub stdin: Option<Vec<u8>>,
 }
 
-/// The child's environment, built explicitly: pincer's own minus `clear_env`, plus `env`.
-/// Nothing is inherited implicitly, so a removed key cannot come back (SPEC §4.2.6).
+/// The child's environment, built explicitly: pincer's own minus `clear_env`, minus every key
+/// variable of any provider or profile (`variables`) and any variable holding a known key
+/// (`secrets`), plus `env`. The one exception is the CLI's own key variables that `clear_env`
+/// does not list ([`CliBackend::own_key_variables`]): they pass as they are. Nothing is
+/// inherited implicitly, so a removed key cannot come back (SPEC §4.2.6, §10).
 pub fn child_environment(
-    settings: &BackendSettings,
+    (backend, settings): (CliBackend, &BackendSettings),
     parent: impl Iterator<Item = (OsString, OsString)>,
+    (variables, secrets): (&[String], &[&str]),
 ) -> Vec<(OsString, OsString)> {
-    crate::tools::child_environment(parent, &settings.clear_env, &[], &settings.env)
+    let parent: Vec<(OsString, OsString)> = parent.collect();
+    let kept: Vec<&str> = backend
+        .own_key_variables()
+        .iter()
+        .copied()
+        .filter(|name| !settings.clear_env.iter().any(|cleared| cleared == name))
+        .collect();
+    let mut clear = settings.clear_env.clone();
+    clear.extend(
+        variables
+            .iter()
+            .filter(|name| !kept.contains(&name.as_str()))
+            .cloned(),
+    );
+    // Added back after the filters, so that a key's value does not remove its own variable.
+    let mut add: BTreeMap<String, String> = parent
+        .iter()
+        .filter(|(name, _)| kept.iter().any(|kept| name.as_os_str() == *kept))
+        .filter_map(|(name, value)| Some((name.to_str()?.to_owned(), value.to_str()?.to_owned())))
+        .collect();
+    add.extend(settings.env.clone());
+    crate::tools::child_environment(parent.into_iter(), &clear, secrets, &add)
 }
 
 /// The argv, and stdin, of one child run.
@@ -810,6 +845,47 @@ pub fn reseeded_prompt(history: &[Message], prompt: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_child_keeps_only_its_own_key_variable_and_only_when_clear_env_leaves_it_out() {
+        let parent: Vec<(OsString, OsString)> = [
+            ("PATH", "/usr/bin"),
+            ("ANTHROPIC_API_KEY", "sk-ant-own"),
+            ("OPENAI_API_KEY", "sk-other"),
+            ("MY_PROFILE_VAR", "sk-profile"),
+            ("COPY", "sk-profile"),
+            ("KEEP_ME", "kept"),
+        ]
+        .into_iter()
+        .map(|(name, value)| (name.into(), value.into()))
+        .collect();
+        let variables: Vec<String> = ["ANTHROPIC_API_KEY", "OPENAI_API_KEY", "MY_PROFILE_VAR"]
+            .map(str::to_owned)
+            .to_vec();
+        // The own key is among the known ones too: its value does not remove it.
+        let secrets = ["sk-ant-own", "sk-profile"];
+        let names = |clear: &[&str]| {
+            let settings = BackendSettings {
+                command: "claude".to_owned(),
+                extra_args: Vec::new(),
+                clear_env: clear.iter().map(|name| (*name).to_owned()).collect(),
+                env: BTreeMap::from([("ADDED".to_owned(), "1".to_owned())]),
+            };
+            child_environment(
+                (CliBackend::Claude, &settings),
+                parent.clone().into_iter(),
+                (&variables, &secrets),
+            )
+            .into_iter()
+            .map(|(name, _)| name.to_string_lossy().into_owned())
+            .collect::<Vec<String>>()
+        };
+        // Additions come last, in name order.
+        assert_eq!(names(&["KEEP_ME"]), ["PATH", "ADDED", "ANTHROPIC_API_KEY"]);
+        assert_eq!(names(&["ANTHROPIC_API_KEY"]), ["PATH", "KEEP_ME", "ADDED"]);
+        // codex's own variable is not claude's.
+        assert!(!names(&[]).contains(&"OPENAI_API_KEY".to_owned()));
+    }
 
     #[test]
     fn rate_limit_and_stale_session_texts_are_classified() {

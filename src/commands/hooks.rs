@@ -194,7 +194,8 @@ fn stopped(event: &str, reason: &str) -> CliError {
 }
 
 /// `pincer compact`'s PreCompact hooks (trigger `manual`, `instructions` as given), from
-/// config.toml, in the configured sandbox with `exec`'s environment (`keys` removed from it).
+/// config.toml, in the configured sandbox with `exec`'s environment (every key variable, every
+/// known key and `keys` removed from it).
 /// Their warnings and `-v` lines go to stderr.
 pub(crate) fn pre_compact_manual(
     context: &Context,
@@ -217,10 +218,11 @@ pub(crate) fn pre_compact_manual(
         temp.as_ref().map(crate::tools::PrivateTemp::path),
     );
     let exec = &context.settings.tools.exec;
+    let known = context.known_keys();
     sandbox.exec.environment = Some(Arc::new(crate::tools::child_environment(
         std::env::vars_os(),
-        &exec.clear_env,
-        keys,
+        &known.clear_list(&exec.clear_env),
+        &known.patterns(keys),
         &exec.env,
     )));
     let hooks = Hooks {

@@ -38,14 +38,16 @@ fn config_error(error: McpConfigError) -> CliError {
     CliError::usage(error.to_string()).with_hint(hint)
 }
 
-/// What starting needs: the workspace, pincer's environment minus `[tools.exec] clear_env` and
-/// the run's `keys`, the HTTP client, `-v`'s stderr lines.
+/// What starting needs: the workspace, pincer's environment minus `[tools.exec] clear_env`,
+/// every key variable and every known key (the run's `keys` among them), the HTTP client, `-v`'s
+/// stderr lines.
 fn start_context(
     context: &Context,
     keys: &[&str],
     cancel: tokio_util::sync::CancellationToken,
     http: reqwest::Client,
 ) -> StartContext {
+    let known = context.known_keys();
     let diagnostics = context.diagnostics.clone();
     let on_stderr: Option<crate::mcp::StderrSink> = (diagnostics.verbosity() > 0).then(|| {
         Arc::new(move |server: &str, line: &str| {
@@ -55,8 +57,12 @@ fn start_context(
     StartContext {
         workspace: context.workspace.clone(),
         environment: Arc::new(std::env::vars_os().collect()),
-        clear_env: context.settings.tools.exec.clear_env.clone(),
-        secrets: keys.iter().map(|key| (*key).to_owned()).collect(),
+        clear_env: known.clear_list(&context.settings.tools.exec.clear_env),
+        secrets: known
+            .patterns(keys)
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
         http,
         on_stderr,
         cancel,

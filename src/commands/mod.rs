@@ -7,6 +7,7 @@ mod cancel;
 pub mod compact;
 pub mod generate;
 mod hooks;
+mod keys;
 mod mcp;
 mod replay;
 pub mod sessions;
@@ -18,6 +19,7 @@ mod web_search;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::cli::{Cli, ColorChoice, Command, GlobalArgs, OutputFormat};
@@ -50,12 +52,52 @@ pub struct Context {
     pub wait: Option<Duration>,
     /// When the process started.
     pub started: Instant,
+    /// The auth store, read at most once ([`Context::auth_store`]).
+    auth_store: OnceLock<CliResult<crate::auth::Store>>,
+    /// What the run knows of keys, gathered at most once ([`Context::known_keys`]).
+    known_keys: OnceLock<keys::KnownKeys>,
 }
 
 impl Context {
     /// The sessions directory.
     pub fn sessions_dir(&self) -> &Path {
         &self.settings.paths.sessions_dir
+    }
+
+    /// The auth store as this process first read it: the credentials of every model of a run
+    /// and what its child processes must not see come from this one read. A store readable by
+    /// others is said once on stderr.
+    pub(crate) fn auth_store(&self) -> CliResult<&crate::auth::Store> {
+        self.auth_store
+            .get_or_init(|| {
+                let file = crate::auth::AuthFile::new(&self.settings.paths.auth_file);
+                let store = file.load().map_err(auth::auth_error)?;
+                if let Some(warning) = file.permission_warning() {
+                    self.diagnostics.warn(&warning);
+                }
+                Ok(store)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Every key variable and every key the run knows of without running a key command
+    /// (`keys`). A store that cannot be read is said on stderr: the variables its profiles name
+    /// are then unknown (a run that needs its credentials fails on it anyway).
+    pub(crate) fn known_keys(&self) -> &keys::KnownKeys {
+        self.known_keys.get_or_init(|| {
+            let store = match self.auth_store() {
+                Ok(store) => Some(store),
+                Err(error) => {
+                    self.diagnostics.warn(&format!(
+                        "{}: the variables its profiles name cannot be kept from child processes",
+                        error.message
+                    ));
+                    None
+                }
+            };
+            keys::KnownKeys::gather(&self.settings, store, &crate::settings::process_env)
+        })
     }
 }
 
@@ -171,6 +213,8 @@ fn build_context(
         workspace,
         wait,
         started,
+        auth_store: OnceLock::new(),
+        known_keys: OnceLock::new(),
     })
 }
 

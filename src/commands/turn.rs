@@ -503,10 +503,11 @@ fn chain_keys(chain: &[Candidate]) -> Vec<&str> {
 }
 
 /// The tools' sandbox: confinement for `mode` around the workspace and the added directories,
-/// exec's environment — pincer's minus `[tools.exec] clear_env` and any variable holding one of
-/// the chain's keys, plus `[tools.exec] env` (SPEC §10) — and what web_fetch may reach (the
-/// policy goes along so that redirect targets are checked against it too). A weaker protection
-/// than SPEC §10's is said once on stderr.
+/// exec's environment — pincer's minus `[tools.exec] clear_env`, every key variable of any
+/// provider or profile and any variable holding a known key, plus `[tools.exec] env` (SPEC
+/// §10) — and what web_fetch may reach (the policy goes along so that redirect targets are
+/// checked against it too). Hooks run with the same environment. A weaker protection than
+/// SPEC §10's is said once on stderr.
 fn exec_sandbox(
     context: &Context,
     (mode, added_dirs, network): (SandboxMode, &[PathBuf], bool),
@@ -515,7 +516,8 @@ fn exec_sandbox(
     policy: &ToolPolicy,
 ) -> Sandbox {
     let settings = &context.settings.tools.exec;
-    let keys = chain_keys(chain);
+    let known = context.known_keys();
+    let keys = known.patterns(&chain_keys(chain));
     let mut sandbox = Sandbox::new(
         mode,
         &context.workspace,
@@ -530,7 +532,7 @@ fn exec_sandbox(
     };
     sandbox.exec.environment = Some(std::sync::Arc::new(crate::tools::child_environment(
         std::env::vars_os(),
-        &settings.clear_env,
+        &known.clear_list(&settings.clear_env),
         &keys,
         &settings.env,
     )));
@@ -548,15 +550,11 @@ pub(crate) fn credentials(
     provider: &str,
     pinned: Option<&str>,
 ) -> CliResult<Vec<Credential>> {
-    let file = crate::auth::AuthFile::new(&context.settings.paths.auth_file);
-    let store = file.load().map_err(super::auth::auth_error)?;
-    if let Some(warning) = file.permission_warning() {
-        context.diagnostics.warn(&warning);
-    }
+    let store = context.auth_store()?;
     let environment = |name: &str| std::env::var(name).ok();
     let now = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
     let resolution = crate::auth::resolve(
-        &store,
+        store,
         provider,
         pinned,
         &environment,
@@ -1319,7 +1317,9 @@ fn shared_settings(
         content: MessageContent::Blocks(content),
         timestamp: crate::conversation::now_millis(),
     });
+    let redactor = tool_redactor(context, &mcp, chain);
     let shared = Shared {
+        redactor,
         policy,
         mcp,
         mcp_config,
@@ -1702,6 +1702,8 @@ fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<V
 
 /// What every attempt of the chain shares.
 struct Shared {
+    /// What tool output is scrubbed of ([`tool_redactor`]).
+    redactor: crate::redact::Redactor,
     policy: ToolPolicy,
     /// The MCP servers the API path calls (empty when nothing was started).
     mcp: std::sync::Arc<crate::mcp::McpSet>,
@@ -1778,16 +1780,19 @@ fn attempt_tools(
     }
 }
 
-/// Scrubs the candidate's keys from tool output (`env`, a `.env` file) before it is stored or
-/// sent, and the MCP servers' tokens too: a server may echo what it was configured with.
-fn tool_redactor(shared: &Shared, candidate: &Candidate) -> crate::redact::Redactor {
-    let mcp_secrets = shared.mcp.secrets();
+/// Scrubs keys from tool output (`env`, a `.env` file) before it is stored or sent: the
+/// chain's (a key command's included), every key the auth store holds or refers to whatever its
+/// provider, the key variables' values, and the MCP servers' tokens: a server may echo what it
+/// was configured with.
+fn tool_redactor(
+    context: &Context,
+    mcp: &crate::mcp::McpSet,
+    chain: &[Candidate],
+) -> crate::redact::Redactor {
+    let mcp_secrets = mcp.secrets();
+    let keys = context.known_keys().patterns(&chain_keys(chain));
     crate::redact::Redactor::with_environment(
-        candidate
-            .credentials
-            .iter()
-            .filter_map(|credential| credential.key.as_ref())
-            .map(crate::secret::Secret::redaction_pattern)
+        keys.into_iter()
             .chain(mcp_secrets.iter().map(String::as_str)),
         crate::settings::process_env,
     )
@@ -1832,7 +1837,7 @@ fn attempt_settings(
             key: None,
             cooling: false,
         });
-    let redactor = tool_redactor(shared, candidate);
+    let redactor = shared.redactor.clone();
     let web_search = super::web_search::for_attempt(
         &context.settings,
         shared.web_search,
@@ -2069,7 +2074,12 @@ fn cli_settings(
             }
         )));
     }
-    let mut environment = crate::backend::child_environment(&backend_settings, std::env::vars_os());
+    let known = context.known_keys();
+    let mut environment = crate::backend::child_environment(
+        (backend, &backend_settings),
+        std::env::vars_os(),
+        (&known.variables, &known.patterns(&[])),
+    );
     if backend == crate::backend::CliBackend::Codex {
         // codex passes variables on to its MCP servers by name: they are set in its environment.
         let overrides = crate::backend::mcp::codex_overrides(&shared.mcp_config, &shared.policy);
@@ -2101,10 +2111,7 @@ fn cli_settings(
             .model_info(backend.name(), model)
             .map(|info| info.prices()),
         workspace: context.workspace.clone(),
-        redactor: crate::redact::Redactor::with_environment(
-            std::iter::empty(),
-            crate::settings::process_env,
-        ),
+        redactor: shared.redactor.clone(),
         structured: super::structured::child_plan(
             context,
             shared.output_schema.as_ref(),

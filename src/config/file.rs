@@ -254,7 +254,8 @@ pub struct BackendConfig {
     #[serde(default)]
     pub extra_args: Vec<String>,
     /// Variables removed from the child's environment. Default: the provider API-key variables,
-    /// so the CLI uses its own login (SPEC §4.2.6). `[]` removes nothing.
+    /// so the CLI uses its own login (SPEC §4.2.6). Whatever the list, every key variable but
+    /// the CLI's own, and any variable holding a known key, is removed too.
     pub clear_env: Option<Vec<String>>,
     /// Variables added to the child's environment. Default: none.
     #[serde(default)]
@@ -382,7 +383,8 @@ pub struct ExecConfig {
     /// Variables removed from the commands' environment by name. Default: the provider key
     /// variables (`ANTHROPIC_API_KEY`, `ANTHROPIC_AUTH_TOKEN`, `OPENAI_API_KEY`, `CODEX_API_KEY`,
     /// `GEMINI_API_KEY`, `GOOGLE_API_KEY`) and every provider's `api_key_env`. Whatever the list,
-    /// a variable whose value is a key the run uses is removed too.
+    /// those, every variable an auth profile refers to and any variable whose value is a key
+    /// pincer knows of are removed too.
     pub clear_env: Option<Vec<String>>,
     /// Variables added to the commands' environment (after the removal). Default: none.
     #[serde(default)]

@@ -850,6 +850,79 @@ fn the_child_environment_drops_the_cleared_keys_and_adds_the_configured_ones() {
 }
 
 #[test]
+fn a_backend_keeps_only_its_own_key_variable_and_only_when_its_clear_env_lets_it() {
+    // claude may use ANTHROPIC_API_KEY when the user keeps it; nothing else that holds a key
+    // reaches it: other providers' variables, an `api_key_env`, a variable a profile refers
+    // to, a variable holding a key the store keeps.
+    let bench = Bench::with_config(
+        "clear_env = [\"KEEP_ME\"]\n\n[providers.local]\napi = \"openai-chat\"\n\
+         base_url = \"http://127.0.0.1:9/v1\"\napi_key_env = \"LOCAL_KEY\"\n",
+    );
+    let added = bench
+        .home
+        .pincer()
+        .args(["auth", "add", "openai", "--from-env", "MY_OPENAI_KEY"])
+        .output();
+    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    let added = bench
+        .home
+        .pincer()
+        .args(["auth", "add", "google"])
+        .stdin("AIzaSy-STORED-backend-0918273645".as_bytes())
+        .output();
+    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    for (backend, scenario, model, own) in [
+        (
+            "claude-cli",
+            "text-turn.jsonl",
+            "claude-cli/sonnet",
+            "ANTHROPIC_API_KEY",
+        ),
+        (
+            "codex-cli",
+            "tool-turn.jsonl",
+            "codex-cli/gpt-5-codex",
+            "OPENAI_API_KEY",
+        ),
+    ] {
+        let before = bench.calls();
+        let output = bench
+            .cmd(backend, &[scenario])
+            .key(&protocols::anthropic(), "sk-ant-SECRET-4242")
+            .key(&protocols::openai(), "sk-SECRET-openai-77")
+            .env("MY_OPENAI_KEY", "sk-proj-REFERENCED-5151")
+            .env("LOCAL_KEY", "local-SECRET-key-6262")
+            .env("KEY_COPY", "AIzaSy-STORED-backend-0918273645")
+            .env("KEEP_ME", "kept")
+            // config.toml sets claude's list; codex's comes the same way through -c.
+            .args(["-c", "backends.codex-cli.clear_env=[\"KEEP_ME\"]"])
+            .args(["run", "-m", model, "hi"])
+            .output();
+        assert_eq!(code(&output), 0, "{backend}: {}", stderr(&output));
+        let call = bench.call(before);
+        let env = call["env"].as_object().unwrap();
+        let names: Vec<&String> = env.keys().collect();
+        assert!(env.contains_key(own), "{backend}: {names:?}");
+        for removed in [
+            "ANTHROPIC_API_KEY",
+            "OPENAI_API_KEY",
+            "MY_OPENAI_KEY",
+            "LOCAL_KEY",
+            "KEY_COPY",
+            "KEEP_ME",
+        ]
+        .into_iter()
+        .filter(|name| *name != own)
+        {
+            assert!(
+                !env.contains_key(removed),
+                "{backend} gets {removed}: {names:?}"
+            );
+        }
+    }
+}
+
+#[test]
 fn the_mcp_servers_reach_claude_as_a_config_file_and_codex_as_overrides_and_environment() {
     let servers = json!({"mcpServers": {
         "fs": {"command": "fs-server", "args": ["--root", "."], "env": {"FS_TOKEN": "${TOKEN_VAR}"}},

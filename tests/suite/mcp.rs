@@ -20,7 +20,7 @@ use crate::common::{Home, code, stderr, stdout};
 /// The test server binary. `cargo test` builds it with the examples; `cargo test --test all`
 /// does not, so a missing binary, or one older than its source, is built here (without the
 /// variables cargo sets for tests, which would make it rebuild dependencies that watch them).
-fn server_binary() -> &'static Path {
+pub(crate) fn server_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
     BINARY.get_or_init(|| {
         let pincer = assert_cmd::cargo::cargo_bin("pincer");

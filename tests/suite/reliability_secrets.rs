@@ -257,3 +257,140 @@ fn keys_never_leak_through_any_command_output_mode_or_file() {
     assert_eq!(store.matches(PROFILE_KEY).count(), 1);
     assert!(!store.contains(ENV_KEY));
 }
+
+/// The key of an OpenAI profile that stores a reference to `MY_OPENAI_KEY`.
+const REFERENCED_KEY: &str = "sk-proj-REFLEAK-4b3a29181706f5e4d3";
+/// The key a Google profile stores in the auth store itself.
+const STORED_KEY: &str = "AIzaSy-STOREDLEAK-8d7c6b5a49382716";
+
+fn assert_no_other_key(label: &str, text: &str) {
+    for key in [REFERENCED_KEY, STORED_KEY] {
+        assert!(!text.contains(key), "{label} leaks {key}:\n{text}");
+        assert!(
+            !text.contains(&key[..16]),
+            "{label} leaks a prefix of {key}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn every_profiles_key_stays_out_of_children_and_is_redacted_whatever_provider_the_run_uses() {
+    let home = Home::new();
+    // Profiles of providers this run does not use: one refers to a variable, one stores its key.
+    let added = home
+        .pincer()
+        .args(["auth", "add", "openai", "--from-env", "MY_OPENAI_KEY"])
+        .output();
+    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    let added = home
+        .pincer()
+        .args(["auth", "add", "google"])
+        .stdin(STORED_KEY.as_bytes())
+        .output();
+    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    // A file in the workspace that holds both keys, as a command may find them.
+    std::fs::write(
+        home.workspace.join("keys.txt"),
+        format!("openai={REFERENCED_KEY}\ngoogle={STORED_KEY}\n"),
+    )
+    .unwrap();
+    // Hooks, in the sandbox and out of it, write down their environment.
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[[hooks.UserPromptSubmit]]\ncommand = \"env > hook-sandboxed.env\"\n\n\
+         [[hooks.UserPromptSubmit]]\ncommand = \"env > hook-free.env\"\nsandbox = false\n",
+    )
+    .unwrap();
+    let mcp = json!({"mcpServers": {"t": {
+        "command": crate::suite::mcp::server_binary(),
+        "args": ["stdio"],
+    }}});
+    let env_call = |name: &str| json!({ "name": name }).to_string();
+    let server = MockServer::start(vec![
+        Reply::sse(&wire::tool_use_stream(
+            Some("Looking around."),
+            &[
+                ("c_env", "exec", &json!({"command": "env"}).to_string()),
+                (
+                    "c_cat",
+                    "exec",
+                    &json!({"command": "cat keys.txt"}).to_string(),
+                ),
+                ("m_ref", "mcp__t__env", &env_call("MY_OPENAI_KEY")),
+                ("m_copy", "mcp__t__env", &env_call("KEY_COPY")),
+            ],
+            usage(),
+        )),
+        Reply::sse(&wire::text_stream(&["Done."], usage())),
+    ]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .env("MY_OPENAI_KEY", REFERENCED_KEY)
+        // A copy of the stored key under a name nothing refers to: removed by its value.
+        .env("KEY_COPY", STORED_KEY)
+        .args([
+            "--output-format",
+            "stream-json",
+            "-v",
+            "run",
+            "-m",
+            MODEL,
+            "--mcp-config",
+            &mcp.to_string(),
+            "look",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let results = wire::tool_results(&requests[1].json());
+    let (environment, failed) = &results["c_env"];
+    assert!(!failed, "{environment}");
+    assert!(environment.contains("PATH="), "{environment}");
+    for name in ["MY_OPENAI_KEY=", "KEY_COPY="] {
+        assert!(
+            !environment.contains(name),
+            "exec sees {name}: {environment}"
+        );
+    }
+    // What a command finds in a file is redacted before the model, the session or stdout
+    // see it.
+    assert_eq!(
+        results["c_cat"],
+        ("openai=[REDACTED]\ngoogle=[REDACTED]\n".to_owned(), false)
+    );
+    assert_eq!(results["m_ref"], ("(unset)".to_owned(), false));
+    assert_eq!(results["m_copy"], ("(unset)".to_owned(), false));
+    for hook in ["hook-sandboxed.env", "hook-free.env"] {
+        let environment = std::fs::read_to_string(home.workspace.join(hook)).unwrap();
+        assert!(environment.contains("PATH="), "{hook}: {environment}");
+        for name in ["MY_OPENAI_KEY=", "KEY_COPY="] {
+            assert!(
+                !environment.contains(name),
+                "{hook} sees {name}: {environment}"
+            );
+        }
+    }
+    assert_no_other_key("stdout", &stdout(&output));
+    assert_no_other_key("stderr", &stderr(&output));
+    for request in &requests {
+        assert_no_other_key("request body", &String::from_utf8_lossy(&request.body));
+    }
+    let sessions = home.sessions_dir();
+    let mut scanned = 0;
+    for entry in std::fs::read_dir(&sessions).unwrap() {
+        let path = entry.unwrap().path();
+        if path
+            .extension()
+            .is_some_and(|extension| extension == "jsonl")
+        {
+            assert_no_other_key(
+                &path.display().to_string(),
+                &std::fs::read_to_string(&path).unwrap(),
+            );
+            scanned += 1;
+        }
+    }
+    assert_eq!(scanned, 1);
+}

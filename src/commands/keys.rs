@@ -1,0 +1,141 @@
+//! Every key a run knows of, whatever provider it uses, and every variable one may be read from
+//! (SPEC §10: "every variable any auth profile names is removed from children's environments";
+//! §12.2).
+//!
+//! A run holds more keys than the ones it sends: the auth store keeps profiles of other
+//! providers, and the environment has their variables. None of them may reach a child process
+//! (exec commands, hooks, MCP stdio servers, CLI backends) or leave through a tool result. So
+//! every child's environment loses [`KnownKeys::variables`] by name and any variable holding one
+//! of the secrets by value, and every redactor searches for the secrets.
+//!
+//! Built once per process ([`super::Context::known_keys`]) from what the run reads anyway: the
+//! settings, the auth store (read once, [`super::Context::auth_store`]) and the environment.
+//! Key commands are not run here; the key a command gave is known once the run has resolved it,
+//! and the callers add the chain's keys.
+
+use crate::auth::Store;
+use crate::secret::Secret;
+use crate::settings::Settings;
+
+/// The keys and key variables of a run.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KnownKeys {
+    /// The variables no child inherits: the built-in providers' key variables, every configured
+    /// `api_key_env`, every variable an auth profile refers to.
+    pub(crate) variables: Vec<String>,
+    /// Every key the store holds, and the values of `variables` in pincer's environment.
+    secrets: Vec<Secret>,
+}
+
+impl KnownKeys {
+    /// Gather them from the settings, the store (`None` when it could not be read) and `env`.
+    pub(crate) fn gather(
+        settings: &Settings,
+        store: Option<&Store>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> KnownKeys {
+        let mut variables = settings.key_variables();
+        let mut secrets: Vec<Secret> = Vec::new();
+        if let Some(store) = store {
+            for name in store.referenced_variables() {
+                if !variables.iter().any(|known| known == name) {
+                    variables.push(name.to_owned());
+                }
+            }
+            // The store's own values; those of the variables it refers to come below.
+            secrets.extend(store.known_secrets(&|_| None));
+        }
+        secrets.extend(
+            variables
+                .iter()
+                .filter_map(|name| env(name))
+                .map(|value| Secret::new(value.trim()))
+                .filter(|secret| !secret.is_blank()),
+        );
+        secrets.dedup();
+        KnownKeys { variables, secrets }
+    }
+
+    /// The secrets as the child-environment filters and the redactors match them, after
+    /// `resolved` (the run's own keys, a key command's among them).
+    pub(crate) fn patterns<'a>(&'a self, resolved: &[&'a str]) -> Vec<&'a str> {
+        let mut patterns: Vec<&str> = resolved.to_vec();
+        for secret in &self.secrets {
+            let pattern = secret.redaction_pattern();
+            if !patterns.contains(&pattern) {
+                patterns.push(pattern);
+            }
+        }
+        patterns
+    }
+
+    /// The names a child's environment loses: `clear` (a configured list) and the key variables.
+    pub(crate) fn clear_list(&self, clear: &[String]) -> Vec<String> {
+        let mut names = clear.to_vec();
+        for name in &self.variables {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::{Profile, ProfileType, SecretRef};
+
+    fn settings(config: &str) -> Settings {
+        let paths = crate::config::Paths::under_home(std::path::Path::new("/tmp/pincer-test-home"));
+        Settings::from_text(paths, config, true, &[], &|_| None).unwrap()
+    }
+
+    #[test]
+    fn the_variables_of_every_provider_and_profile_and_the_keys_they_hold_are_known() {
+        let settings = settings(
+            "[providers.corp]\napi = \"openai-chat\"\nbase_url = \"http://x\"\n\
+             api_key_env = \"CORP_KEY\"\n",
+        );
+        let mut store = Store::default();
+        store.profiles.insert(
+            "openai:ref".to_owned(),
+            Profile::with_reference(
+                ProfileType::ApiKey,
+                "openai",
+                SecretRef::Env {
+                    name: "MY_OPENAI_KEY".to_owned(),
+                },
+            ),
+        );
+        store.profiles.insert(
+            "google:stored".to_owned(),
+            Profile::with_value(ProfileType::ApiKey, "google", Secret::new("AIza-stored-1")),
+        );
+        let env = |name: &str| match name {
+            "MY_OPENAI_KEY" => Some("sk-referenced\n".to_owned()),
+            "CORP_KEY" => Some("corp-key".to_owned()),
+            "ANTHROPIC_API_KEY" => Some("  ".to_owned()),
+            _ => None,
+        };
+        let keys = KnownKeys::gather(&settings, Some(&store), &env);
+        let mut expected: Vec<String> = crate::redact::KEY_VARIABLES
+            .iter()
+            .map(|name| (*name).to_owned())
+            .collect();
+        expected.extend(["CORP_KEY".to_owned(), "MY_OPENAI_KEY".to_owned()]);
+        assert_eq!(keys.variables, expected);
+        assert_eq!(
+            keys.patterns(&["sk-resolved", "corp-key"]),
+            ["sk-resolved", "corp-key", "AIza-stored-1", "sk-referenced"]
+        );
+        assert_eq!(
+            keys.clear_list(&["ONLY_THIS".to_owned(), "CORP_KEY".to_owned()])[..3],
+            ["ONLY_THIS", "CORP_KEY", "ANTHROPIC_API_KEY"]
+        );
+        // Without a readable store, the configured variables are still known.
+        let keys = KnownKeys::gather(&settings, None, &env);
+        assert!(!keys.variables.contains(&"MY_OPENAI_KEY".to_owned()));
+        assert_eq!(keys.patterns(&[]), ["corp-key"]);
+    }
+}
