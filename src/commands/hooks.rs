@@ -218,7 +218,7 @@ pub(crate) fn pre_compact_manual(
         temp.as_ref().map(crate::tools::PrivateTemp::path),
     );
     let exec = &context.settings.tools.exec;
-    let known = context.known_keys();
+    let known = context.known_keys()?;
     sandbox.exec.environment = Some(Arc::new(crate::tools::child_environment(
         std::env::vars_os(),
         &known.clear_list(&exec.clear_env),

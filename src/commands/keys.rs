@@ -28,23 +28,20 @@ pub(crate) struct KnownKeys {
 }
 
 impl KnownKeys {
-    /// Gather them from the settings, the store (`None` when it could not be read) and `env`.
+    /// Gather them from the settings, the store and `env`.
     pub(crate) fn gather(
         settings: &Settings,
-        store: Option<&Store>,
+        store: &Store,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> KnownKeys {
         let mut variables = settings.key_variables();
-        let mut secrets: Vec<Secret> = Vec::new();
-        if let Some(store) = store {
-            for name in store.referenced_variables() {
-                if !variables.iter().any(|known| known == name) {
-                    variables.push(name.to_owned());
-                }
+        for name in store.referenced_variables() {
+            if !variables.iter().any(|known| known == name) {
+                variables.push(name.to_owned());
             }
-            // The store's own values; those of the variables it refers to come below.
-            secrets.extend(store.known_secrets(&|_| None));
         }
+        // The store's own values; those of the variables it refers to come below.
+        let mut secrets = store.known_secrets(&|_| None);
         secrets.extend(
             variables
                 .iter()
@@ -118,7 +115,7 @@ mod tests {
             "ANTHROPIC_API_KEY" => Some("  ".to_owned()),
             _ => None,
         };
-        let keys = KnownKeys::gather(&settings, Some(&store), &env);
+        let keys = KnownKeys::gather(&settings, &store, &env);
         let mut expected: Vec<String> = crate::redact::KEY_VARIABLES
             .iter()
             .map(|name| (*name).to_owned())
@@ -133,8 +130,8 @@ mod tests {
             keys.clear_list(&["ONLY_THIS".to_owned(), "CORP_KEY".to_owned()])[..3],
             ["ONLY_THIS", "CORP_KEY", "ANTHROPIC_API_KEY"]
         );
-        // Without a readable store, the configured variables are still known.
-        let keys = KnownKeys::gather(&settings, None, &env);
+        // Without profiles, the configured variables are still known.
+        let keys = KnownKeys::gather(&settings, &Store::default(), &env);
         assert!(!keys.variables.contains(&"MY_OPENAI_KEY".to_owned()));
         assert_eq!(keys.patterns(&[]), ["corp-key"]);
     }

@@ -46,15 +46,15 @@ fn start_context(
     keys: &[&str],
     cancel: tokio_util::sync::CancellationToken,
     http: reqwest::Client,
-) -> StartContext {
-    let known = context.known_keys();
+) -> CliResult<StartContext> {
+    let known = context.known_keys()?;
     let diagnostics = context.diagnostics.clone();
     let on_stderr: Option<crate::mcp::StderrSink> = (diagnostics.verbosity() > 0).then(|| {
         Arc::new(move |server: &str, line: &str| {
             diagnostics.detail(&format!("mcp[{server}]: {line}"))
         }) as crate::mcp::StderrSink
     });
-    StartContext {
+    Ok(StartContext {
         workspace: context.workspace.clone(),
         environment: Arc::new(std::env::vars_os().collect()),
         clear_env: known.clear_list(&context.settings.tools.exec.clear_env),
@@ -66,7 +66,7 @@ fn start_context(
         http,
         on_stderr,
         cancel,
-    }
+    })
 }
 
 /// Start the enabled servers for a turn, before its first request. A server that fails is a
@@ -87,7 +87,7 @@ pub(crate) fn start_for_turn(
         keys,
         scope.cancellation().token.clone(),
         http.clone(),
-    );
+    )?;
     let set = scope
         .wait(McpSet::start(config, &start))
         .map_err(cancelled_error)?;
@@ -214,7 +214,7 @@ pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(Val
         scope.cancellation().token.clone(),
         crate::provider::http::client()
             .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
-    );
+    )?;
     let set = scope
         .wait(McpSet::start(&config, &start))
         .map_err(cancelled_error)?;

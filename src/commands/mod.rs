@@ -55,7 +55,7 @@ pub struct Context {
     /// The auth store, read at most once ([`Context::auth_store`]).
     auth_store: OnceLock<CliResult<crate::auth::Store>>,
     /// What the run knows of keys, gathered at most once ([`Context::known_keys`]).
-    known_keys: OnceLock<keys::KnownKeys>,
+    known_keys: OnceLock<CliResult<keys::KnownKeys>>,
 }
 
 impl Context {
@@ -82,22 +82,21 @@ impl Context {
     }
 
     /// Every key variable and every key the run knows of without running a key command
-    /// (`keys`). A store that cannot be read is said on stderr: the variables its profiles name
-    /// are then unknown (a run that needs its credentials fails on it anyway).
-    pub(crate) fn known_keys(&self) -> &keys::KnownKeys {
-        self.known_keys.get_or_init(|| {
-            let store = match self.auth_store() {
-                Ok(store) => Some(store),
-                Err(error) => {
-                    self.diagnostics.warn(&format!(
-                        "{}: the variables its profiles name cannot be kept from child processes",
-                        error.message
-                    ));
-                    None
-                }
-            };
-            keys::KnownKeys::gather(&self.settings, store, &crate::settings::process_env)
-        })
+    /// (`keys`). A store that cannot be read fails every command that starts a child process,
+    /// as it fails every run that needs its credentials: the variables its profiles name would
+    /// be unknown, so they could not be kept from the child.
+    pub(crate) fn known_keys(&self) -> CliResult<&keys::KnownKeys> {
+        self.known_keys
+            .get_or_init(|| {
+                let store = self.auth_store()?;
+                Ok(keys::KnownKeys::gather(
+                    &self.settings,
+                    store,
+                    &crate::settings::process_env,
+                ))
+            })
+            .as_ref()
+            .map_err(Clone::clone)
     }
 }
 

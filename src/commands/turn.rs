@@ -514,9 +514,9 @@ fn exec_sandbox(
     temp_dir: Option<&Path>,
     chain: &[Candidate],
     policy: &ToolPolicy,
-) -> Sandbox {
+) -> CliResult<Sandbox> {
     let settings = &context.settings.tools.exec;
-    let known = context.known_keys();
+    let known = context.known_keys()?;
     let keys = known.patterns(&chain_keys(chain));
     let mut sandbox = Sandbox::new(
         mode,
@@ -540,7 +540,7 @@ fn exec_sandbox(
     sandbox.exec.notice = crate::tools::Notice(Some(std::sync::Arc::new(move |text: &str| {
         diagnostics.warn(&format!("exec: {text}"));
     })));
-    sandbox
+    Ok(sandbox)
 }
 
 /// The credentials for `provider`, in the order they are tried: `--auth-profile` alone, else the
@@ -1295,7 +1295,7 @@ fn shared_settings(
         exec_temp.as_ref().map(crate::tools::PrivateTemp::path),
         chain,
         &policy,
-    );
+    )?;
     // The listed SKILL.md files and their directories are readable, never writable (§6.5).
     for skill in skills.listed() {
         sandbox.allow_reading(&skill.path);
@@ -1317,7 +1317,7 @@ fn shared_settings(
         content: MessageContent::Blocks(content),
         timestamp: crate::conversation::now_millis(),
     });
-    let redactor = tool_redactor(context, &mcp, chain);
+    let redactor = tool_redactor(context, &mcp, chain)?;
     let shared = Shared {
         redactor,
         policy,
@@ -1788,14 +1788,14 @@ fn tool_redactor(
     context: &Context,
     mcp: &crate::mcp::McpSet,
     chain: &[Candidate],
-) -> crate::redact::Redactor {
+) -> CliResult<crate::redact::Redactor> {
     let mcp_secrets = mcp.secrets();
-    let keys = context.known_keys().patterns(&chain_keys(chain));
-    crate::redact::Redactor::with_environment(
+    let keys = context.known_keys()?.patterns(&chain_keys(chain));
+    Ok(crate::redact::Redactor::with_environment(
         keys.into_iter()
             .chain(mcp_secrets.iter().map(String::as_str)),
         crate::settings::process_env,
-    )
+    ))
 }
 
 fn attempt_settings(
@@ -2074,7 +2074,7 @@ fn cli_settings(
             }
         )));
     }
-    let known = context.known_keys();
+    let known = context.known_keys()?;
     let mut environment = crate::backend::child_environment(
         (backend, &backend_settings),
         std::env::vars_os(),
