@@ -13,8 +13,9 @@
 //! `image` (text and a PNG), `structured {a, b}` (only `structuredContent`), `crash` (the
 //! process exits mid-call), `lookup {key}` (`readOnlyHint: true`), `env {name}` (a variable of
 //! the server's environment), `spawn` (starts a background `sleep` and returns its pid).
-//! `--log FILE` appends what the tests check afterwards: `pid N`, `cancelled ID REASON`,
-//! `header NAME: VALUE` and `session ID` for HTTP requests.
+//! `--log FILE` appends what the tests check afterwards: `pid N`, `argv ARGS…`,
+//! `cancelled ID REASON`, and for HTTP requests `uri PATH?QUERY`, `header NAME: VALUE` and
+//! `session ID`.
 
 #![allow(
     clippy::print_stdout,
@@ -247,6 +248,7 @@ async fn main() {
     };
     let log = Log::open(value("--log"));
     log.line(&format!("pid {}", std::process::id()));
+    log.line(&format!("argv {}", args.join(" ")));
     let server = TestServer { log: log.clone() };
     match args.first().map(String::as_str) {
         Some("stdio") => {
@@ -322,6 +324,7 @@ async fn serve_http(server: TestServer, json_response: bool, log: Log) {
                     counter.clone(),
                 );
                 async move {
+                    log.line(&format!("uri {}", request.uri()));
                     for name in ["authorization", "x-team", "mcp-session-id"] {
                         if let Some(value) = request.headers().get(name) {
                             log.line(&format!("header {name}: {}", value.to_str().unwrap_or("?")));

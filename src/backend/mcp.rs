@@ -20,6 +20,8 @@ fn usable<'a>(
 ) -> impl Iterator<Item = (&'a ServerSpec, McpAccess)> + 'a {
     config
         .enabled()
+        // A server refused a key variable is not started here, nor by the child.
+        .filter(|server| server.refused.is_none())
         .filter_map(|server| match policy.mcp_access(&server.name) {
             McpAccess::Denied => None,
             access => Some((server, access)),
@@ -276,6 +278,10 @@ mod tests {
             workspace: std::path::Path::new("/tmp"),
             flags: &[text.to_owned()],
             strict: true,
+            keys: crate::mcp::config::KeyVariables {
+                names: &[],
+                allowed: &BTreeMap::new(),
+            },
         };
         crate::mcp::config::resolve(&sources, &environment).unwrap()
     }

@@ -23,12 +23,17 @@ const ERROR_KIND: &str = "mcp";
 /// `mcp.load_workspace = true`, and `--mcp-config`'s. A bad declaration is exit 2.
 pub(crate) fn config(context: &Context, args: &McpArgs) -> CliResult<McpConfig> {
     let file = &context.settings.config;
+    let known = context.known_keys()?;
     let sources = crate::mcp::config::Sources {
         config_toml: &file.mcp_servers,
         load_workspace: file.mcp.load_workspace.unwrap_or(false),
         workspace: &context.workspace,
         flags: &args.mcp_config,
         strict: args.strict_mcp_config,
+        keys: crate::mcp::config::KeyVariables {
+            names: &known.variables,
+            allowed: &file.mcp.allow_key_env,
+        },
     };
     crate::mcp::config::resolve(&sources, &crate::settings::process_env).map_err(config_error)
 }
@@ -153,18 +158,36 @@ pub(crate) fn init_servers(set: &McpSet) -> Vec<McpServer> {
         .collect()
 }
 
-/// The init event's `mcp_servers` when a CLI backend runs the turn: the child starts them.
+/// The init event's `mcp_servers` when a CLI backend runs the turn: the child starts them,
+/// except those refused a key variable, which fail.
 pub(crate) fn delegated_servers(config: &McpConfig) -> Vec<McpServer> {
     config
         .enabled()
         .map(|server| McpServer {
             name: server.name.clone(),
-            status: "delegated".to_owned(),
+            status: match server.refused {
+                None => "delegated",
+                Some(_) => "failed",
+            }
+            .to_owned(),
             transport: server.transport.kind().to_owned(),
             tools: Vec::new(),
-            error: None,
+            error: server.refused.clone(),
         })
         .collect()
+}
+
+/// Said when a CLI backend runs the turn: the servers refused a key variable are not handed to
+/// it (`backend::mcp` leaves them out).
+pub(crate) fn warn_refused(context: &Context, config: &McpConfig, backend: &str) {
+    for server in config.enabled() {
+        if let Some(reason) = &server.refused {
+            context.diagnostics.warn(&format!(
+                "MCP server '{}' is not passed to {backend}: {reason}",
+                server.name
+            ));
+        }
+    }
 }
 
 /// The servers as `--dry-run` shows them: nothing started, variable names instead of values

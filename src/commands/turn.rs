@@ -2132,6 +2132,7 @@ fn warn_unenforced(
     if let Some(warning) = crate::backend::hooks::sandbox_warning(hooks, backend.name()) {
         context.diagnostics.warn(&warning);
     }
+    super::mcp::warn_refused(context, &shared.mcp_config, backend.name());
     if backend != crate::backend::CliBackend::Codex {
         return;
     }

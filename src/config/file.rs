@@ -507,6 +507,11 @@ pub struct McpOptions {
     /// Also load the workspace's `.mcp.json` (claude's project file). Default: false — a
     /// repository must not be able to make pincer start processes (SPEC §13).
     pub load_workspace: Option<bool>,
+    /// `[mcp.allow_key_env]`: server name → the key variables (`ANTHROPIC_API_KEY`, an
+    /// `api_key_env`, a variable an auth profile refers to) that a `${VAR}` in its `.mcp.json`
+    /// or `--mcp-config` entry may expand to. Default: none — such a server is not started.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub allow_key_env: BTreeMap<String, Vec<String>>,
 }
 
 /// `[hooks]`: one array of tables per event, in Claude Code's event names (SPEC §14). Each entry
@@ -980,7 +985,8 @@ max_bytes = 1024
 
     #[test]
     fn mcp_server_tables_take_codexs_keys_and_a_typo_is_named_with_its_line() {
-        let text = "[mcp]\nload_workspace = true\n\n[mcp_servers.fs]\ncommand = \"npx\"\n\
+        let text = "[mcp]\nload_workspace = true\nallow_key_env = { gw = [\"ANTHROPIC_API_KEY\"] }\n\n\
+                    [mcp_servers.fs]\ncommand = \"npx\"\n\
                     args = [\"-y\"]\nenv = { A = \"1\" }\nenv_vars = [\"T\"]\ncwd = \"x\"\n\
                     startup_timeout_sec = 5\ntool_timeout_sec = 1.5\nenabled = true\n\
                     required = false\nenabled_tools = [\"a\"]\ndisabled_tools = [\"b\"]\n\n\
@@ -989,6 +995,7 @@ max_bytes = 1024
                     [mcp_servers.old]\ntype = \"sse\"\nurl = \"http://h/sse\"\n";
         let config = parse(text).unwrap();
         assert_eq!(config.mcp.load_workspace, Some(true));
+        assert_eq!(config.mcp.allow_key_env["gw"], ["ANTHROPIC_API_KEY"]);
         assert_eq!(config.mcp_servers["fs"].tool_timeout_sec, Some(1.5));
         assert_eq!(
             config.mcp_servers["gh"].bearer_token_env_var.as_deref(),

@@ -8,7 +8,17 @@
 //! references (claude's `.mcp.json` syntax, `${VAR:-default}` too) expand without touching the
 //! process. Every problem is an [`McpConfigError`] naming the server and the key, which
 //! `commands/` turns into exit 2.
+//!
+//! A `${VAR}` naming a key variable ([`KeyVariables`]: a provider's, an `api_key_env`, one an
+//! auth profile refers to) is not expanded unless `[mcp.allow_key_env]` in config.toml names
+//! the server and the variable: a `.mcp.json` could otherwise send a key to any host in a URL
+//! or header, or show it in `ps` through argv. Such a server keeps the reference as written
+//! and is marked [`ServerSpec::refused`]: it is not started, nor handed to a CLI backend, and
+//! its failure says which variable and which opt-in. codex's own keys in config.toml
+//! (`bearer_token_env_var`, `env_http_headers`, `env_vars`) name their variables explicitly in
+//! the user's file and are not restricted.
 
+use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -66,6 +76,9 @@ pub struct ServerSpec {
     /// unexpanded, so that a `--mcp-config` file written for `claude` carries variable names
     /// rather than their values.
     pub claude_form: Value,
+    /// Why the server must not be started: it refers to a key variable that `[mcp.allow_key_env]`
+    /// does not allow it (the message names the variable and the opt-in). `None`: it may start.
+    pub refused: Option<String>,
 }
 
 impl ServerSpec {
@@ -181,6 +194,27 @@ impl McpConfigError {
     }
 }
 
+/// The variables that hold provider keys, and which of them a server may still be given.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyVariables<'a> {
+    /// The built-in providers' key variables, every `api_key_env`, every variable an auth
+    /// profile refers to.
+    pub names: &'a [String],
+    /// `[mcp.allow_key_env]`: server name → the key variables it may be given.
+    pub allowed: &'a BTreeMap<String, Vec<String>>,
+}
+
+impl KeyVariables<'_> {
+    /// Whether `${variable}` in `server`'s declaration must stay unexpanded.
+    pub fn refused(&self, server: &str, variable: &str) -> bool {
+        self.names.iter().any(|name| name == variable)
+            && !self
+                .allowed
+                .get(server)
+                .is_some_and(|allowed| allowed.iter().any(|name| name == variable))
+    }
+}
+
 /// The inputs to merge, as `commands/` collected them.
 #[derive(Debug, Clone, Copy)]
 pub struct Sources<'a> {
@@ -194,6 +228,8 @@ pub struct Sources<'a> {
     pub flags: &'a [String],
     /// `--strict-mcp-config`.
     pub strict: bool,
+    /// What `${VAR}` may not expand to without an opt-in.
+    pub keys: KeyVariables<'a>,
 }
 
 /// Merge the sources into the run's servers.
@@ -213,7 +249,7 @@ pub fn resolve(
         let workspace_file = sources.workspace.join(WORKSPACE_FILE);
         if sources.load_workspace && workspace_file.is_file() {
             let text = read(&workspace_file.to_string_lossy())?;
-            for server in from_json(&text, WORKSPACE_FILE, environment)? {
+            for server in from_json(&text, WORKSPACE_FILE, environment, &sources.keys)? {
                 add(server);
             }
         }
@@ -225,7 +261,7 @@ pub fn resolve(
         } else {
             (read(flag)?, format!("--mcp-config '{flag}'"))
         };
-        for server in from_json(&text, &origin, environment)? {
+        for server in from_json(&text, &origin, environment, &sources.keys)? {
             add(server);
         }
     }
@@ -394,6 +430,7 @@ fn from_toml(name: &str, table: &McpServerConfig) -> Result<ServerSpec, McpConfi
         enabled_tools: table.enabled_tools.clone(),
         disabled_tools: table.disabled_tools.clone(),
         claude_form,
+        refused: None,
     })
 }
 
@@ -509,6 +546,7 @@ fn from_json(
     text: &str,
     origin: &str,
     environment: &dyn Fn(&str) -> Option<String>,
+    keys: &KeyVariables<'_>,
 ) -> Result<Vec<ServerSpec>, McpConfigError> {
     let format_error = |message: String| McpConfigError::Format {
         origin: origin.to_owned(),
@@ -529,8 +567,19 @@ fn from_json(
         };
         let entry: ClaudeEntry = serde_json::from_value(raw.clone())
             .map_err(|error| problem(serde_key(&error.to_string()), error.to_string()))?;
+        // (key, variable) of every reference to a key variable left unexpanded.
+        let refusals: RefCell<Vec<(String, String)>> = RefCell::new(Vec::new());
         let expand = |key: &str, value: &str| {
-            expand_variables(value, environment).map_err(|variable| {
+            let lookup = |variable: &str| {
+                if keys.refused(&name, variable) {
+                    refusals
+                        .borrow_mut()
+                        .push((key.to_owned(), variable.to_owned()));
+                    return Some(format!("${{{variable}}}"));
+                }
+                environment(variable)
+            };
+            expand_variables(value, &lookup).map_err(|variable| {
                 problem(
                     Some(key),
                     format!(
@@ -640,6 +689,7 @@ fn from_json(
         claude_form
             .entry("type")
             .or_insert_with(|| Value::String(transport.kind().to_owned()));
+        let refused = refusal(&name, &refusals.into_inner());
         servers.push(ServerSpec {
             startup_timeout: seconds(
                 entry.startup_timeout_sec,
@@ -663,9 +713,42 @@ fn from_json(
             enabled_tools: entry.enabled_tools,
             disabled_tools: entry.disabled_tools,
             claude_form: Value::Object(claude_form),
+            refused,
         });
     }
     Ok(servers)
+}
+
+/// Why `server` is not started, from the (key, variable) references it was refused, if any:
+/// the first place, every variable, and the config.toml line that would allow them.
+fn refusal(server: &str, refusals: &[(String, String)]) -> Option<String> {
+    let (key, _) = refusals.first()?;
+    let mut variables: Vec<&str> = Vec::new();
+    for (_, variable) in refusals {
+        if !variables.contains(&variable.as_str()) {
+            variables.push(variable);
+        }
+    }
+    let references: Vec<String> = variables
+        .iter()
+        .map(|variable| format!("${{{variable}}}"))
+        .collect();
+    let quoted: Vec<String> = variables
+        .iter()
+        .map(|variable| format!("\"{variable}\""))
+        .collect();
+    let what = if variables.len() == 1 {
+        "the provider key variable"
+    } else {
+        "the provider key variables"
+    };
+    Some(format!(
+        "its `{key}` refers to {what} {}, and pincer puts no key into a server's command line, \
+         URL, headers or environment unless config.toml allows it: [mcp.allow_key_env] \
+         {server} = [{}]",
+        references.join(" and "),
+        quoted.join(", ")
+    ))
 }
 
 /// The key serde names in "unknown field `x`" or "missing field `x`".
@@ -720,7 +803,11 @@ mod tests {
     }
 
     fn json_servers(text: &str) -> Result<Vec<ServerSpec>, McpConfigError> {
-        from_json(text, "--mcp-config JSON", &environment)
+        let keys = KeyVariables {
+            names: &[],
+            allowed: &BTreeMap::new(),
+        };
+        from_json(text, "--mcp-config JSON", &environment, &keys)
     }
 
     fn toml_server(text: &str) -> Result<ServerSpec, McpConfigError> {
@@ -775,6 +862,65 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_key_variable_stays_unexpanded_and_refuses_the_server_unless_allowed_for_it() {
+        let names = ["ANTHROPIC_API_KEY".to_owned(), "WORK_KEY".to_owned()];
+        let allowed = BTreeMap::from([("ok".to_owned(), vec!["WORK_KEY".to_owned()])]);
+        let keys = KeyVariables {
+            names: &names,
+            allowed: &allowed,
+        };
+        let environment = |name: &str| match name {
+            "ANTHROPIC_API_KEY" => Some("sk-ant-secret".to_owned()),
+            "WORK_KEY" => Some("work-secret".to_owned()),
+            "HOME" => Some("/home/ci".to_owned()),
+            _ => None,
+        };
+        let servers = from_json(
+            r#"{"mcpServers": {
+                "web": {"type": "http", "url": "https://h/mcp?k=${ANTHROPIC_API_KEY}", "headers": {"X": "${WORK_KEY:-none}"}},
+                "ok": {"command": "s", "args": ["${HOME}", "--key=${WORK_KEY}"], "env": {"K": "${ANTHROPIC_API_KEY:-}"}},
+                "plain": {"command": "s", "args": ["${HOME}"]}
+            }}"#,
+            ".mcp.json",
+            &environment,
+            &keys,
+        )
+        .unwrap();
+        match &servers[0].transport {
+            TransportSpec::Http { url, headers, .. } => {
+                assert_eq!(url, "https://h/mcp?k=${ANTHROPIC_API_KEY}");
+                assert_eq!(headers["X"], "${WORK_KEY}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            servers[0].refused.as_deref(),
+            Some(
+                "its `url` refers to the provider key variables ${ANTHROPIC_API_KEY} and \
+                 ${WORK_KEY}, and pincer puts no key into a server's command line, URL, headers \
+                 or environment unless config.toml allows it: [mcp.allow_key_env] web = \
+                 [\"ANTHROPIC_API_KEY\", \"WORK_KEY\"]"
+            )
+        );
+        // Allowed: WORK_KEY for `ok`; its env still names a key it was not allowed.
+        match &servers[1].transport {
+            TransportSpec::Stdio { args, env, .. } => {
+                assert_eq!(args, &["/home/ci", "--key=work-secret"]);
+                assert_eq!(env["K"], "${ANTHROPIC_API_KEY}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let reason = servers[1].refused.as_deref().unwrap_or_default();
+        assert!(
+            reason.starts_with(
+                "its `env.K` refers to the provider key variable ${ANTHROPIC_API_KEY},"
+            ) && reason.ends_with("[mcp.allow_key_env] ok = [\"ANTHROPIC_API_KEY\"]"),
+            "{reason}"
+        );
+        assert_eq!(servers[2].refused, None);
     }
 
     #[test]
@@ -908,12 +1054,17 @@ mod tests {
             file.to_string_lossy().into_owned(),
             r#"{"mcpServers": {"extra": {"command": "x"}}}"#.to_owned(),
         ];
+        let allowed = BTreeMap::new();
         let sources = |strict, load_workspace, flags: &'static [String]| Sources {
             config_toml: &toml,
             load_workspace,
             workspace: directory.path(),
             flags,
             strict,
+            keys: KeyVariables {
+                names: &[],
+                allowed: &allowed,
+            },
         };
         let names = |config: &McpConfig| -> Vec<String> {
             config.servers.iter().map(|s| s.name.clone()).collect()

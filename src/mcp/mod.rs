@@ -624,6 +624,9 @@ async fn connect(
     process: &mut Option<StdioProcess>,
 ) -> Result<Connected, StartFailure> {
     let fail = |message: String| StartFailure { message };
+    if let Some(reason) = &spec.refused {
+        return Err(fail(reason.clone()));
+    }
     let service = match &spec.transport {
         TransportSpec::Stdio {
             command,

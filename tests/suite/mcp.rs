@@ -628,6 +628,154 @@ fn a_stdio_server_gets_pincers_environment_without_credentials_plus_its_env_and_
     assert!(text.contains("mcp: server 't' connected in "), "{text}");
 }
 
+/// `pincer run` (stream-json) with `--mcp-config config` and `extra` arguments before `run`.
+fn run_with_config(
+    home: &Home,
+    protocol: &Protocol,
+    (config, extra): (&Value, &[&str]),
+    env: &[(&str, &str)],
+) -> Output {
+    let mock = MockServer::start(vec![answer(protocol, "done")]);
+    let mut command = home.pincer().provider(protocol, &mock).fast_retries();
+    for (name, value) in env {
+        command = command.env(name, value);
+    }
+    command
+        .args(extra)
+        .args([
+            "run",
+            "-m",
+            protocol.model,
+            "--output-format",
+            "stream-json",
+            "--mcp-config",
+        ])
+        .arg(config.to_string())
+        .arg("go")
+        .output()
+}
+
+#[test]
+fn a_key_variable_reaches_a_servers_url_headers_args_or_env_only_when_config_toml_allows_it() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    // A profile of another provider refers to a variable: that one is a key variable too.
+    let added = home
+        .pincer()
+        .args(["auth", "add", "openai", "--from-env", "MY_OPENAI_KEY"])
+        .output();
+    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    let profile_key = "sk-proj-PROFILE-mcp-31415926";
+    let http_log = home.root.path().join("http.log");
+    let stdio_log = home.root.path().join("stdio.log");
+    let env_log = home.root.path().join("env.log");
+    let http = HttpServer::start(false, &http_log);
+    let mut config = json!({"mcpServers": {
+        "web": {
+            "type": "http",
+            "url": format!("{}/mcp?key=${{ANTHROPIC_API_KEY}}", http.base),
+            "headers": {"X-Team": "${ANTHROPIC_API_KEY:-none}"},
+        },
+    }});
+    config["mcpServers"]["argv"] = stdio_server(
+        "argv",
+        "stdio",
+        Some(&stdio_log),
+        json!({"args": ["stdio", "--log", stdio_log, "--token=${ANTHROPIC_API_KEY}"]}),
+    )["mcpServers"]["argv"]
+        .clone();
+    config["mcpServers"]["env"] = stdio_server(
+        "env",
+        "stdio",
+        Some(&env_log),
+        json!({"env": {"SERVICE_KEY": "${MY_OPENAI_KEY}"}}),
+    )["mcpServers"]["env"]
+        .clone();
+    let env = [("MY_OPENAI_KEY", profile_key)];
+
+    let output = run_with_config(&home, &protocol, (&config, &[]), &env);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let servers = init_servers(&output);
+    for (index, (name, variable)) in [
+        ("web", "ANTHROPIC_API_KEY"),
+        ("argv", "ANTHROPIC_API_KEY"),
+        ("env", "MY_OPENAI_KEY"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let server = &servers[index];
+        assert_eq!(server["name"], name, "{servers}");
+        assert_eq!(server["status"], "failed", "{server}");
+        let error = server["error"].as_str().unwrap();
+        assert!(error.contains(&format!("${{{variable}}}")), "{error}");
+        assert!(
+            error.contains(&format!("[mcp.allow_key_env] {name} = [\"{variable}\"]")),
+            "{error}"
+        );
+        // The warning says the same.
+        let text = stderr(&output);
+        assert!(
+            text.contains(&format!("MCP server '{name}' failed to start: "))
+                && text.contains(&format!("{name} = [\"{variable}\"]")),
+            "{text}"
+        );
+    }
+    // Nothing was started or connected to: no key in an argv, a URL or a header.
+    assert!(!stdio_log.exists(), "the argv server was started");
+    assert!(!env_log.exists(), "the env server was started");
+    let logged = std::fs::read_to_string(&http_log).unwrap_or_default();
+    assert!(
+        !logged.contains("uri "),
+        "the web server was reached: {logged}"
+    );
+    for text in [stdout(&output), stderr(&output)] {
+        assert!(
+            !text.contains(protocols::KEY) && !text.contains(profile_key),
+            "{text}"
+        );
+    }
+
+    // Allowed per server and variable in config.toml, each gets its key.
+    let allow = [
+        "-c",
+        "mcp.allow_key_env.web=[\"ANTHROPIC_API_KEY\"]",
+        "-c",
+        "mcp.allow_key_env.argv=[\"ANTHROPIC_API_KEY\"]",
+        "-c",
+        "mcp.allow_key_env.env=[\"MY_OPENAI_KEY\"]",
+    ];
+    let output = run_with_config(&home, &protocol, (&config, &allow), &env);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let servers = init_servers(&output);
+    for server in servers.as_array().unwrap() {
+        assert_eq!(server["status"], "connected", "{server}");
+    }
+    let argv = wait_for_log(&stdio_log, "argv ");
+    assert!(
+        argv.contains(&format!(
+            "argv stdio --log {} --token={}",
+            stdio_log.display(),
+            protocols::KEY
+        )),
+        "{argv:?}"
+    );
+    let logged = std::fs::read_to_string(&http_log).unwrap();
+    assert!(
+        logged.contains(&format!("uri /mcp?key={}", protocols::KEY)),
+        "{logged}"
+    );
+    assert!(
+        logged.contains(&format!("header x-team: {}", protocols::KEY)),
+        "{logged}"
+    );
+    assert!(
+        !stderr(&output).contains("allow_key_env"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 #[test]
 fn the_policy_decides_which_mcp_tools_are_offered_and_refuses_the_others() {
     let protocol = protocols::anthropic();
