@@ -110,7 +110,7 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
     walk::refuse_unreadable_rules(&root, raw_path)?;
 
     let results = Mutex::new(Vec::new());
-    let walk = walk::builder(&root);
+    let walk = walk::builder(&root, &context.sandbox);
     walk.builder.build_parallel().run(|| {
         let matcher = matcher.clone();
         let mut searcher = SearcherBuilder::new()

@@ -50,6 +50,10 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
     let mut entries = Vec::new();
     for entry in reader {
         let entry = entry.map_err(|error| ToolError::io("list", raw_path, error))?;
+        // pincer's own files are not the tools' to see (SPEC §10).
+        if context.sandbox.owns(&entry.path()) {
+            continue;
+        }
         let mut name = entry.file_name().to_string_lossy().into_owned();
         // `metadata` follows symbolic links, so a link to a directory is listed as one.
         if entry.path().is_dir() {

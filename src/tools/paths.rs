@@ -99,6 +99,15 @@ pub fn check(context: &ToolContext, raw: &str, access: Access) -> Result<PathBuf
             ),
         ));
     }
+    if sandbox.owns(&target) {
+        return Err(ToolError::refused(
+            Refusal::ProtectedPath,
+            format!(
+                "Path '{raw}' is one of pincer's own files (credentials, sessions, \
+                 configuration or state), which the tools never read or write."
+            ),
+        ));
+    }
     let is_link =
         std::fs::symlink_metadata(&target).is_ok_and(|metadata| metadata.file_type().is_symlink());
     match access {

@@ -286,6 +286,47 @@ impl Sandbox {
         root
     }
 
+    /// Whether `path` (canonical) is one of pincer's own files, which no tool reads or writes in
+    /// a confined mode, whatever root holds it (SPEC §10): inside a hidden path (the config,
+    /// data and state directories, or their entries where a directory holds a root) unless a
+    /// listed skill's directory opened it, or a lock or staging file of pincer's in a directory
+    /// that holds a root.
+    pub fn owns(&self, path: &Path) -> bool {
+        if !self.is_confined() {
+            return false;
+        }
+        let reopened = self
+            .read_only_roots
+            .iter()
+            .any(|root| path.starts_with(root));
+        if !reopened
+            && self
+                .exec
+                .hidden
+                .iter()
+                .any(|hidden| path.starts_with(hidden))
+        {
+            return true;
+        }
+        self.exec.unhidden.iter().any(|directory| {
+            path.strip_prefix(directory)
+                .ok()
+                .and_then(|rest| rest.components().next())
+                .is_some_and(|first| {
+                    let name = first.as_os_str();
+                    is_staging_name(name)
+                        || self.exec.hidden.iter().any(|hidden| {
+                            hidden.parent() == Some(directory)
+                                && hidden.file_name().is_some_and(|hidden_name| {
+                                    let mut lock = hidden_name.to_os_string();
+                                    lock.push(".lock");
+                                    name == lock
+                                })
+                        })
+                })
+        })
+    }
+
     /// Whether the file tools are confined to the roots.
     pub fn is_confined(&self) -> bool {
         self.mode != SandboxMode::DangerFullAccess
@@ -299,6 +340,17 @@ impl Sandbox {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// How the names of the files pincer stages before a rename begin (`crate::fs`, the credential
+/// store): what a write killed half-way leaves.
+pub const STAGING_PREFIXES: [&str; 2] = [".pincer-", ".auth-profiles-"];
+
+/// Whether `name` is the name of one of pincer's staging files.
+pub fn is_staging_name(name: &std::ffi::OsStr) -> bool {
+    STAGING_PREFIXES
+        .iter()
+        .any(|prefix| name.as_encoded_bytes().starts_with(prefix.as_bytes()))
 }
 
 /// pincer's paths to hide from commands, and its directories that cannot be hidden whole

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex};
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::WalkBuilder;
 
-use super::ToolError;
+use super::{Sandbox, ToolError};
 use crate::fs::FileKind;
 
 /// The files of a directory the walk reads rules from, relative to it (`.git/info/exclude`
@@ -55,8 +55,9 @@ impl Unreadable {
     }
 }
 
-/// A walk over `root` with pincer's ignore rules.
-pub fn builder(root: &Path) -> Walk {
+/// A walk over `root` with pincer's ignore rules, never entering pincer's own files
+/// ([`Sandbox::owns`]).
+pub fn builder(root: &Path, sandbox: &Sandbox) -> Walk {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(true)
@@ -70,7 +71,11 @@ pub fn builder(root: &Path) -> Walk {
     let skipped = Arc::new(Mutex::new(Vec::new()));
     let record = Arc::clone(&skipped);
     // The filter runs before a directory is entered, so before its ignore files are read.
+    let sandbox = sandbox.clone();
     builder.filter_entry(move |entry| {
+        if sandbox.owns(entry.path()) {
+            return false;
+        }
         if !entry.file_type().is_some_and(|kind| kind.is_dir()) {
             return true;
         }

@@ -205,14 +205,13 @@ impl Mask {
         Mask {
             directory: directory.to_path_buf(),
             names,
-            prefixes: STAGING_PREFIXES.iter().map(OsString::from).collect(),
+            prefixes: super::sandbox::STAGING_PREFIXES
+                .iter()
+                .map(OsString::from)
+                .collect(),
         }
     }
 }
-
-/// How the names of the files pincer stages before a rename begin (`crate::fs`, the credential
-/// store).
-const STAGING_PREFIXES: [&str; 2] = [".pincer-", ".auth-profiles-"];
 
 impl Confinement {
     /// The confinement of commands under `sandbox`, or `None` for none (`danger-full-access`):
@@ -377,7 +376,7 @@ fn spawn_restricted<T: Send + 'static>(
 /// shell, a hook): `spawn` receives the command to configure (working directory, environment,
 /// stdio — never a process group) and spawn. Through the launcher where it runs here, with the
 /// namespaces where it can make them; else from a thread restricted by Landlock (in a process
-/// group of its own); in `danger-full-access` unconfined, in a process group of its own. `Err`
+/// group of its own); in `danger-full-access` unconfined, in a session of its own. `Err`
 /// is a refusal to run (`read-only` without Landlock, a private temp dir or a placeholder that
 /// cannot be made). Every command's process group is killed when the run ends
 /// ([`finish_run`]). The first call of the run says, through the sandbox's notice, when the
@@ -399,9 +398,8 @@ pub fn spawn_confined<C: Spawned>(
         })?;
     }
     let Some(mut confinement) = Confinement::for_sandbox(sandbox) else {
-        let mut command = Command::new(program);
-        command.args(args).process_group(0);
-        return Ok(run::register(spawn(command)));
+        // Unconfined, but still without the user's terminal.
+        return Ok(run::register(spawn_in_session(program, args, spawn)));
     };
     let protection = ExecProtection::of(sandbox);
     FIRST_CALL.call_once(|| {
