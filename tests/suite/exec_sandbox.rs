@@ -587,6 +587,68 @@ fn without_user_namespaces(home: &Home, server: &MockServer, args: &[&str]) -> O
 }
 
 #[test]
+fn without_user_namespaces_no_host_socket_no_network_and_no_pincer_file_is_reachable() {
+    let home = Home::new();
+    let sandbox = protection(&home);
+    let landlock = sandbox["exec_landlock"].as_str().unwrap_or_default();
+    if landlock.starts_with("Landlock not available") || !Path::new("/usr/bin/python3").exists() {
+        skip("without_user_namespaces_no_host_socket…", landlock);
+        return;
+    }
+    // A host service on a unix socket outside the roots, one on the host's loopback, and the
+    // credential store outside the roots.
+    let service =
+        std::os::unix::net::UnixListener::bind(home.root.path().join("svc.sock")).unwrap();
+    service.set_nonblocking(true).unwrap();
+    let host = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    host.set_nonblocking(true).unwrap();
+    std::fs::write(
+        home.home.join("auth-profiles.json"),
+        format!("{{\"version\": 1, \"profiles\": {{}}, \"note\": \"{PROFILE_KEY}\"}}"),
+    )
+    .unwrap();
+    let python = |code: &str| format!("/usr/bin/python3 -c \"{code}\" 2>&1 | tail -1");
+    let server = MockServer::start(exec_turn(&[
+        &python(&format!(
+            "import socket; socket.socket(socket.AF_UNIX).connect('{}'); print('CONNECTED')",
+            home.root.path().join("svc.sock").display()
+        )),
+        &python(&format!(
+            "import socket; socket.create_connection(('127.0.0.1', {})); print('CONNECTED')",
+            host.local_addr().unwrap().port()
+        )),
+        "cat \"$PINCER_HOME/auth-profiles.json\"",
+        "tty; echo rc=$?",
+    ]));
+    let Some(output) =
+        without_user_namespaces(&home, &server, &["--json", "run", "-m", MODEL, "reach out"])
+    else {
+        return;
+    };
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    for id in ["c0", "c1"] {
+        assert!(
+            results[id].0.contains("PermissionError"),
+            "{id}: {:?}",
+            results[id]
+        );
+    }
+    assert!(service.accept().is_err() && host.accept().is_err());
+    assert!(
+        results["c2"].0.contains("Permission denied"),
+        "{:?}",
+        results["c2"]
+    );
+    assert_eq!(results["c3"].0, "not a tty\nrc=1\n");
+    let warning = stderr(&output);
+    assert!(
+        warning.contains("the network is off: without user namespaces"),
+        "{warning}"
+    );
+}
+
+#[test]
 fn without_user_namespaces_the_weaker_protection_is_said_once_and_reported() {
     let home = Home::new();
     let sandbox = protection(&home);

@@ -19,7 +19,6 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use std::os::unix::fs::FileTypeExt as _;
-use std::sync::atomic::{AtomicI32, Ordering};
 
 use landlock::{
     ABI, Access as _, AccessFs, AccessNet, BitFlags, LandlockStatus, PathBeneath, PathFd, Ruleset,
@@ -79,15 +78,6 @@ impl Rules {
     }
 }
 
-/// The Landlock ABI the kernel offered the last ruleset of this process (0: none yet, or no
-/// Landlock); [`super::landlock_support`]'s probe sets it before any report needs it.
-static EFFECTIVE_ABI: AtomicI32 = AtomicI32::new(0);
-
-/// See [`EFFECTIVE_ABI`].
-pub(super) fn effective_abi() -> i32 {
-    EFFECTIVE_ABI.load(Ordering::Relaxed)
-}
-
 /// Restrict the calling thread (and what it starts from now on) to `rules`. Paths that do not
 /// exist are left out: a missing device must not void the whole ruleset.
 pub(super) fn restrict_current_thread(rules: &Rules) -> LandlockSupport {
@@ -117,11 +107,6 @@ pub(super) fn restrict_current_thread(rules: &Rules) -> LandlockSupport {
             ruleset.add_rules(beneath(&rules.writable, AccessFs::from_all(FILE_ABI)))
         })
         .and_then(|ruleset| ruleset.restrict_self());
-    if let Ok(status) = &result
-        && let LandlockStatus::Available { effective_abi, .. } = status.landlock
-    {
-        EFFECTIVE_ABI.store(effective_abi as i32, Ordering::Relaxed);
-    }
     match result {
         Ok(status) => match status.ruleset {
             RulesetStatus::FullyEnforced => LandlockSupport::FullyEnforced,

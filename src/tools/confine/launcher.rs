@@ -18,7 +18,8 @@
 //!    namespace's `/proc` and then only reaps orphans, so that everything the command starts
 //!    dies when that process does — when pincer kills the command's process group, when pincer
 //!    ends, or when the command and everything it left behind are done.
-//! 6. Landlock (with ABI 6 scoping of abstract sockets and signals).
+//! 6. Landlock (with ABI 6 scoping of abstract sockets and signals); without the namespaces, a
+//!    seccomp filter against unix sockets and, with the network closed, IP sockets.
 //! 7. The command: started as a child whose exit status the launcher then exits with (PID
 //!    namespace), or exec'd in place. The variables of the user's session services
 //!    ([`super::sockets::SESSION_VARIABLES`]) are not passed on.
@@ -38,7 +39,7 @@ use nix::sched::{CloneFlags, unshare};
 
 use super::landlock::{PRIVATE_TERMINALS, Rules, restrict_current_thread};
 use super::sockets::{SESSION_VARIABLES, host_sockets, loopback_up};
-use super::{ARG0, Confinement, Mask, mounts};
+use super::{ARG0, Confinement, Mask, mounts, seccomp};
 
 /// What the launcher was asked to do.
 #[derive(Debug, PartialEq, Eq)]
@@ -158,6 +159,10 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), St
                 "Landlock could not be applied, so the command was not started ({})",
                 support.describe()
             ));
+        }
+        if !confinement.namespace {
+            // No namespace hides the host's sockets or closes the network.
+            seccomp::restrict_sockets(!confinement.loopback_only)?;
         }
     }
     if request.probe {

@@ -37,6 +37,7 @@ mod landlock;
 mod launcher;
 mod mounts;
 mod run;
+mod seccomp;
 pub mod sockets;
 
 use std::ffi::{OsStr, OsString};
@@ -64,7 +65,8 @@ const LAUNCHER_BUILD: (&str, u64) = (
         ^ fnv1a(include_bytes!("launcher.rs")).rotate_left(1)
         ^ fnv1a(include_bytes!("mounts.rs")).rotate_left(2)
         ^ fnv1a(include_bytes!("landlock.rs")).rotate_left(3)
-        ^ fnv1a(include_bytes!("sockets.rs")).rotate_left(4),
+        ^ fnv1a(include_bytes!("sockets.rs")).rotate_left(4)
+        ^ fnv1a(include_bytes!("seccomp.rs")).rotate_left(5),
 );
 
 /// The 64-bit FNV-1a hash of `bytes`, at compile time.
@@ -144,8 +146,8 @@ pub struct Confinement {
     /// Run in a PID namespace of its own (with `namespace`), whose first process ends
     /// everything the command started when it ends.
     pub pid: bool,
-    /// Only a loopback interface of its own (a network namespace; with no namespace, Landlock
-    /// takes TCP away instead).
+    /// Only a loopback interface of its own (a network namespace; with no namespace, a seccomp
+    /// filter takes IP sockets away instead).
     pub loopback_only: bool,
     /// Paths bind-mounted read-only onto themselves (those that exist when the child starts).
     pub read_only: Vec<PathBuf>,
@@ -432,6 +434,7 @@ pub fn spawn_confined<C: Spawned>(
     };
     let mut command = Command::new(program);
     command.args(args).process_group(0);
+    let network = !confinement.loopback_only;
     spawn_restricted(rules, move |support| {
         if require && !support.is_enforced() {
             return Err(format!(
@@ -440,6 +443,7 @@ pub fn spawn_confined<C: Spawned>(
                 support.describe()
             ));
         }
+        seccomp::restrict_sockets(network)?;
         Ok(run::register(spawn(command)))
     })
     .map_err(|_| "the confined start panicked".to_owned())?
@@ -779,8 +783,9 @@ impl ExecProtection {
                     .to_owned(),
             ),
             Err(reason) => parts.push(format!(
-                "no mount namespace ({reason}): .git is writable and pincer's directories are \
-                 readable by commands"
+                "no mount namespace ({reason}): .git is writable, pincer's directories inside \
+                 the workspace are readable by commands, no unix socket can be made \
+                 (seccomp), and a process that leaves its session outlives the run"
             )),
         }
         match &self.landlock {
@@ -814,13 +819,8 @@ impl ExecProtection {
             return "off: each command has a loopback interface of its own and nothing else"
                 .to_owned();
         }
-        if self.landlock.is_enforced() && landlock::effective_abi() >= 4 {
-            return "not closed: without user namespaces Landlock refuses TCP (loopback too), \
-                    but UDP still reaches the network"
-                .to_owned();
-        }
-        "not closed: without user namespaces or Landlock network rules commands reach the \
-         network"
+        "off: without user namespaces commands cannot make an IP socket at all, not even for \
+         their own loopback (seccomp)"
             .to_owned()
     }
 
@@ -1003,8 +1003,13 @@ mod tests {
         assert_eq!(protection.level(), "landlock");
         assert!(!protection.is_full());
         assert!(protection.describe().starts_with(
-            "no mount namespace (unshare: EPERM): .git is writable and pincer's directories are \
-             readable by commands; Landlock enforced"
+            "no mount namespace (unshare: EPERM): .git is writable, pincer's directories inside \
+             the workspace are readable by commands, no unix socket can be made (seccomp), and \
+             a process that leaves its session outlives the run; Landlock enforced"
+        ));
+        assert!(protection.describe().ends_with(
+            "the network is off: without user namespaces commands cannot make an IP socket at \
+             all, not even for their own loopback (seccomp)"
         ));
         protection.landlock = LandlockSupport::NotSupported("old kernel".to_owned());
         assert_eq!(protection.level(), "none");
