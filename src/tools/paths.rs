@@ -164,12 +164,33 @@ fn deepest<'a>(roots: impl Iterator<Item = &'a PathBuf>, path: &Path) -> Option<
         .map(PathBuf::as_path)
 }
 
-fn protected_by<'a>(sandbox: &'a Sandbox, path: &Path) -> Option<&'a Path> {
-    sandbox
+/// The protected directory (or file) that holds `path`: one of the sandbox's, or a `.git`,
+/// `.pincer`, `.claude` or `.codex` at any depth below a root (a checkout inside the workspace,
+/// a submodule's `.git` file), SPEC §10; none in the run's private temp dir.
+fn protected_by(sandbox: &Sandbox, path: &Path) -> Option<PathBuf> {
+    if let Some(protected) = sandbox
         .protected
         .iter()
         .find(|protected| path.starts_with(protected))
-        .map(PathBuf::as_path)
+    {
+        return Some(protected.clone());
+    }
+    let root = root_of(sandbox, path)?;
+    // The run's private temp dir is scratch space: nothing there outlives the run.
+    if Some(root) == sandbox.exec.temp_dir.as_deref() {
+        return None;
+    }
+    let mut below = root.to_path_buf();
+    for component in path.strip_prefix(root).ok()?.components() {
+        below.push(component);
+        if super::sandbox::PROTECTED_IN_WORKSPACE
+            .iter()
+            .any(|name| component.as_os_str() == *name)
+        {
+            return Some(below);
+        }
+    }
+    None
 }
 
 /// Open the file at `path` (from [`check`] with [`Access::Read`]) for reading. Only a regular

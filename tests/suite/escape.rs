@@ -659,3 +659,62 @@ fn pincers_store_stays_hidden_after_pincer_replaces_it() {
         "a command read the store:\n{seen}"
     );
 }
+
+#[test]
+fn the_file_tools_write_no_protected_directory_at_any_depth() {
+    let home = Home::new();
+    for directory in [
+        "vendor/lib/.git/hooks",
+        "tools/.claude",
+        "sub/deeper/.codex",
+    ] {
+        std::fs::create_dir_all(home.workspace.join(directory)).unwrap();
+    }
+    std::fs::create_dir_all(home.workspace.join("worktree")).unwrap();
+    std::fs::write(home.workspace.join("worktree/.git"), "gitdir: ../x\n").unwrap();
+    let calls = [
+        (
+            "write",
+            serde_json::json!({"path": "vendor/lib/.git/hooks/pre-commit", "content": "evil"}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": "tools/.claude/settings.json", "content": "{}"}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": "sub/deeper/.codex/config.toml", "content": "x"}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": "new/.pincer/skills/x/SKILL.md", "content": "x"}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": "worktree/.git", "content": "gitdir: /etc\n"}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": "vendor/lib/notes.git", "content": "fine"}),
+        ),
+    ];
+    let server = MockServer::start(file_tool_turn(&calls));
+    run_ok(&home, &server, &["--json", "run", "-m", MODEL, "edit"]);
+    let results = results(&server);
+    for id in ["f0", "f1", "f2", "f3", "f4"] {
+        let (text, is_error) = &results[id];
+        assert!(*is_error && text.contains("read-only"), "{id}: {text}");
+    }
+    assert!(!results["f5"].1, "{:?}", results["f5"]);
+    assert!(
+        !home
+            .workspace
+            .join("vendor/lib/.git/hooks/pre-commit")
+            .exists()
+    );
+    assert!(!home.workspace.join("new/.pincer").exists());
+    assert_eq!(
+        std::fs::read_to_string(home.workspace.join("worktree/.git")).unwrap(),
+        "gitdir: ../x\n"
+    );
+}
