@@ -131,6 +131,15 @@ impl Home {
         assert_eq!(code(&output), 0, "{}", stderr(&output));
     }
 
+    /// `pincer auth add PROVIDER --from-env VARIABLE`: a profile that refers to a variable.
+    pub fn add_profile_from_env(&self, provider: &str, variable: &str) {
+        let output = self
+            .pincer()
+            .args(["auth", "add", provider, "--from-env", variable])
+            .output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+    }
+
     /// The lines of the one session file in the store, parsed.
     pub fn session_lines(&self) -> Vec<Value> {
         let files: Vec<PathBuf> = std::fs::read_dir(self.sessions_dir())

@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::common::mock::MockServer;
 use crate::common::protocols;
 use crate::common::{Home, assert_none_running, background_sleeper, code, skip, stderr, stdout};
-use crate::suite::exec_sandbox::{exec_turn, results, user_namespaces_here};
+use crate::suite::exec_sandbox::{exec_turn, git, have, results, user_namespaces_here};
 
 const MODEL: &str = "anthropic/claude-sonnet-4-5";
 
@@ -28,25 +28,6 @@ fn run_ok(home: &Home, server: &MockServer, args: &[&str]) -> std::process::Outp
         .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     output
-}
-
-fn git(directory: &Path, args: &[&str]) {
-    let status = Command::new("git")
-        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
-        .args(args)
-        .current_dir(directory)
-        .env("HOME", directory)
-        .stdout(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "git {args:?}");
-}
-
-fn have(program: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .is_ok_and(|output| output.status.success())
 }
 
 /// Whether this machine confines commands fully (user namespaces); else says why the test is

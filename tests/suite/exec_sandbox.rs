@@ -148,18 +148,21 @@ fn session_files(home: &Home) -> Vec<PathBuf> {
         .collect()
 }
 
-fn git(directory: &Path, args: &[&str]) {
+/// `git ARGS` in `directory` with a committer set, asserting it succeeded.
+pub(crate) fn git(directory: &Path, args: &[&str]) {
     let status = Command::new("git")
         .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
         .args(args)
         .current_dir(directory)
         .env("HOME", directory)
+        .stdout(std::process::Stdio::null())
         .status()
         .unwrap();
     assert!(status.success(), "git {args:?}");
 }
 
-fn have(program: &str) -> bool {
+/// Whether `program` is on this machine's PATH.
+pub(crate) fn have(program: &str) -> bool {
     Command::new("sh")
         .args(["-c", &format!("command -v {program}")])
         .output()

@@ -660,11 +660,7 @@ fn a_key_variable_reaches_a_servers_url_headers_args_or_env_only_when_config_tom
     let protocol = protocols::anthropic();
     let home = Home::new();
     // A profile of another provider refers to a variable: that one is a key variable too.
-    let added = home
-        .pincer()
-        .args(["auth", "add", "openai", "--from-env", "MY_OPENAI_KEY"])
-        .output();
-    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    home.add_profile_from_env("openai", "MY_OPENAI_KEY");
     let profile_key = "sk-proj-PROFILE-mcp-31415926";
     let http_log = home.root.path().join("http.log");
     let stdio_log = home.root.path().join("stdio.log");

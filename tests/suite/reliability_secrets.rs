@@ -277,11 +277,7 @@ fn assert_no_other_key(label: &str, text: &str) {
 fn every_profiles_key_stays_out_of_children_and_is_redacted_whatever_provider_the_run_uses() {
     let home = Home::new();
     // Profiles of providers this run does not use: one refers to a variable, one stores its key.
-    let added = home
-        .pincer()
-        .args(["auth", "add", "openai", "--from-env", "MY_OPENAI_KEY"])
-        .output();
-    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    home.add_profile_from_env("openai", "MY_OPENAI_KEY");
     let added = home
         .pincer()
         .args(["auth", "add", "google"])
