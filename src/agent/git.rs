@@ -14,7 +14,7 @@ use std::ffi::{OsStr, OsString};
 use std::io::Read as _;
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::{Arc, mpsc};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use crate::tools::{Sandbox, SandboxMode};
@@ -66,9 +66,10 @@ pub fn git_summary(workspace: &Path, sandbox: &Sandbox) -> Option<GitSummary> {
     }
     sandbox.exec.network = false;
     sandbox.exec.made_hidden.clear();
-    sandbox.exec.environment = Some(Arc::new(environment()));
+    // Reading the configuration runs nothing (includes are files, not programs), so it needs no
+    // sandbox and costs no launch.
     let drivers = run(
-        &sandbox,
+        None,
         workspace,
         &[
             "config",
@@ -100,7 +101,7 @@ pub fn git_summary(workspace: &Path, sandbox: &Sandbox) -> Option<GitSummary> {
         .map(str::to_owned),
     );
     let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
-    let (succeeded, output) = run(&sandbox, workspace, &arguments, deadline)?;
+    let (succeeded, output) = run(Some(&sandbox), workspace, &arguments, deadline)?;
     if !succeeded {
         return None;
     }
@@ -151,34 +152,41 @@ fn filter_overrides(listed: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Run `git ARGUMENTS` in `workspace`, confined, until `deadline`: whether it succeeded, and
-/// its stdout. `None` when it could not start, could not be confined, or ran out of time.
+/// Run `git ARGUMENTS` in `workspace` until `deadline`, confined as `sandbox` says (or, for a
+/// call that runs no program of the repository's, not): whether it succeeded, and its stdout.
+/// `None` when it could not start, could not be confined, or ran out of time.
 fn run(
-    sandbox: &Sandbox,
+    sandbox: Option<&Sandbox>,
     workspace: &Path,
     arguments: &[&str],
     deadline: Instant,
 ) -> Option<(bool, Vec<u8>)> {
     let arguments: Vec<OsString> = arguments.iter().map(OsString::from).collect();
-    let environment = sandbox.exec.environment.clone().unwrap_or_default();
+    let environment = environment();
     let directory = workspace.to_path_buf();
-    let mut child = crate::tools::spawn_confined(
-        sandbox,
-        OsStr::new("git"),
-        &arguments,
-        move |mut command| {
-            command
-                .env_clear()
-                .envs(environment.iter().map(|(name, value)| (name, value)))
-                .current_dir(directory)
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null());
-            command.spawn()
-        },
-    )
-    .ok()?
-    .ok()?;
+    let prepare = move |mut command: std::process::Command| {
+        command
+            .env_clear()
+            .envs(environment.iter().map(|(name, value)| (name, value)))
+            .current_dir(directory)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        command.spawn()
+    };
+    let mut child = match sandbox {
+        Some(sandbox) => {
+            crate::tools::spawn_confined(sandbox, OsStr::new("git"), &arguments, prepare)
+                .ok()?
+                .ok()?
+        }
+        None => {
+            use std::os::unix::process::CommandExt as _;
+            let mut command = std::process::Command::new("git");
+            command.args(&arguments).process_group(0);
+            prepare(command).ok()?
+        }
+    };
     // Read on a thread so a large status cannot fill the pipe and stall the child while this
     // thread waits.
     let mut stdout = child.stdout.take()?;
