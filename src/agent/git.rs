@@ -66,6 +66,7 @@ pub fn git_summary(workspace: &Path, sandbox: &Sandbox) -> Option<GitSummary> {
     }
     sandbox.exec.network = false;
     sandbox.exec.made_hidden.clear();
+    sandbox.exec.pid_namespace = false;
     // Reading the configuration runs nothing (includes are files, not programs), so it needs no
     // sandbox and costs no launch.
     let drivers = run(

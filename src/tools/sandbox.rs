@@ -99,6 +99,11 @@ pub struct ExecSetup {
     /// Commands reach the network (`--allow-network`, `[sandbox] network = true`); otherwise
     /// only a loopback interface of their own.
     pub network: bool,
+    /// Each command gets a PID namespace of its own, so that nothing it starts outlives the run
+    /// (set by [`Sandbox::new`]). pincer's own `git status` goes without: every setting through
+    /// which it could start a program is emptied, and the namespace's first process costs
+    /// several milliseconds, on every run in a repository.
+    pub pid_namespace: bool,
     /// The environment commands start with; `None` inherits pincer's (tests).
     pub environment: Option<Arc<Vec<(OsString, OsString)>>>,
     /// The executable that sets up the mount namespace (pincer itself); `None`: Landlock only.
@@ -118,6 +123,7 @@ impl std::fmt::Debug for ExecSetup {
             .field("revealed", &self.revealed)
             .field("temp_dir", &self.temp_dir)
             .field("network", &self.network)
+            .field("pid_namespace", &self.pid_namespace)
             .field(
                 "environment",
                 &self
@@ -227,6 +233,7 @@ impl Sandbox {
                 unhidden,
                 temp_dir,
                 launcher: Some(PathBuf::from(SELF_EXE)),
+                pid_namespace: true,
                 ..ExecSetup::default()
             },
             web: WebAccess::default(),

@@ -232,7 +232,7 @@ impl Confinement {
         }
         Some(Confinement {
             namespace: true,
-            pid: true,
+            pid: sandbox.exec.pid_namespace,
             loopback_only: !sandbox.exec.network,
             read_only: sandbox.exec.read_only.clone(),
             hidden: sandbox.exec.hidden.clone(),
@@ -942,6 +942,7 @@ mod tests {
                 hidden: vec!["/h".into()],
                 revealed: vec!["/h/skills/x".into()],
                 temp_dir: Some("/t".into()),
+                pid_namespace: true,
                 ..Default::default()
             },
             web: super::super::sandbox::WebAccess::default(),
@@ -959,6 +960,16 @@ mod tests {
         );
         assert_eq!(confinement.hidden, [PathBuf::from("/h")]);
         assert_eq!(confinement.revealed, [PathBuf::from("/h/skills/x")]);
+        // Closed network, a PID namespace, sockets reachable beneath the roots only.
+        assert!(confinement.loopback_only && confinement.pid);
+        assert_eq!(
+            confinement.reachable,
+            [PathBuf::from("/w"), "/a".into(), "/t".into()]
+        );
+        sandbox.exec.network = true;
+        sandbox.exec.pid_namespace = false;
+        let open = Confinement::for_sandbox(&sandbox).unwrap();
+        assert!(!open.loopback_only && !open.pid);
         sandbox.mode = SandboxMode::WorkspaceWrite;
         let mut expected = devices;
         // An added directory is writable like the workspace.
