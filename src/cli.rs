@@ -855,7 +855,8 @@ pub struct TurnArgs {
     #[arg(long, conflicts_with_all = ["stdin_timeout", "lossy_stdin"], help_heading = "Input")]
     pub no_stdin: bool,
 
-    /// Wait at most SECS for stdin's first byte (default 0.5 with a prompt, 5 without; 0 = no limit).
+    /// Wait at most SECS for stdin's first byte (default 0.5 with a prompt, 5 without; 0 = no
+    /// limit). A file, or a pipe written by another command of the pipeline, is always read whole.
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, help_heading = "Input")]
     pub stdin_timeout: Option<f64>,
 

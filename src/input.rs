@@ -1,12 +1,21 @@
-//! The prompt's input contract (SPEC §2): never hang on a terminal or an idle pipe.
+//! The prompt's input contract (SPEC §2): never hang on a terminal or an idle pipe, and lose
+//! nothing a pipeline sends.
 //!
 //! - The prompt is the argument, or stdin when the argument is `-` or absent.
 //! - Stdin is read only when it is not a terminal. With a prompt argument it is optional context:
 //!   if no byte arrives within the stdin timeout (default 0.5 s) it is ignored; if bytes arrive it
 //!   is read to EOF and appended in a `<stdin>` block. Without an argument stdin is the prompt:
 //!   wait up to 5 s for the first byte (the same option sets it; 0 waits without limit).
+//! - Whatever the window, a regular file is read to EOF, and so is a pipe whose write end a live
+//!   member of pincer's own pipeline holds ([`pipeline`]): `A | pincer run "…"` waits for A. Only a
+//!   pipe nobody of the pipeline writes to (a CI runner's, cron's) is ignored, and the caller is
+//!   told so ([`StdinUse::Ignored`]) to say it on stderr.
 //! - More than the size cap, or invalid UTF-8 (unless lossy), is an input error. An empty prompt
 //!   is an error.
+
+mod pipeline;
+
+pub use pipeline::WriterScan;
 
 use std::io::{IsTerminal, Read};
 use std::os::fd::AsFd;
@@ -60,6 +69,57 @@ pub struct Prompt {
     pub text: String,
     /// Whether invalid UTF-8 was replaced (a warning is due).
     pub lossy: bool,
+    /// How stdin was treated (an ignored stdin is said on stderr).
+    pub stdin: StdinUse,
+}
+
+/// How stdin was treated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StdinUse {
+    /// Not read: a terminal, or `--no-stdin`.
+    NotRead,
+    /// Read to EOF: a regular file, or its first byte (or EOF) came within the window.
+    Read,
+    /// Nothing came within the window, but a member of pincer's pipeline holds the pipe open for
+    /// writing: read to EOF anyway.
+    Waited(WriterScan),
+    /// Nothing came within `window` and no member of the pipeline writes to it: left unread.
+    Ignored {
+        /// The window waited.
+        window: Duration,
+        /// The look for a writer (none when stdin is no pipe).
+        scan: Option<WriterScan>,
+    },
+}
+
+/// How stdin turned out once the window was waited.
+enum Arrival {
+    /// Readable (data or EOF), or a regular file.
+    Ready,
+    /// Silent, but held open by a member of the pipeline: worth a blocking read.
+    Writer(WriterScan),
+    /// Silent, and nobody of the pipeline writes to it.
+    Silent(Option<WriterScan>),
+}
+
+/// Wait up to `wait` (None: forever) for stdin, then decide whether to read it (SPEC §2).
+fn await_stdin(wait: Option<Duration>) -> Result<Arrival, InputError> {
+    let file = pipeline::stdin_file();
+    if file == pipeline::StdinFile::Regular || stdin_ready(wait)? {
+        return Ok(Arrival::Ready);
+    }
+    let pipeline::StdinFile::Pipe(inode) = file else {
+        return Ok(Arrival::Silent(None));
+    };
+    let scan = pipeline::find_writer(inode);
+    if scan.writer.is_some() {
+        return Ok(Arrival::Writer(scan));
+    }
+    // A writer that sent its bytes and exited during the scan left them in the pipe.
+    if stdin_ready(Some(Duration::ZERO))? {
+        return Ok(Arrival::Ready);
+    }
+    Ok(Arrival::Silent(Some(scan)))
 }
 
 /// Wait up to `wait` (None: forever) for stdin to become readable (data or EOF).
@@ -69,10 +129,8 @@ fn stdin_ready(wait: Option<Duration>) -> Result<bool, InputError> {
     let mut fds = [PollFd::new(stdin.as_fd(), PollFlags::POLLIN)];
     let timeout = match wait {
         None => PollTimeout::NONE,
-        Some(wait) => {
-            let milliseconds = u16::try_from(wait.as_millis()).unwrap_or(u16::MAX);
-            PollTimeout::from(milliseconds)
-        }
+        // Beyond `i32::MAX` ms (24 days) is as good as no limit.
+        Some(wait) => PollTimeout::try_from(wait).unwrap_or(PollTimeout::MAX),
     };
     loop {
         match poll(&mut fds, timeout) {
@@ -120,39 +178,52 @@ pub fn read_prompt(argument: Option<&str>, options: StdinOptions) -> Result<Prom
             if text.trim().is_empty() {
                 return Err(InputError::Empty);
             }
-            if !usable_stdin || !stdin_ready(limit(DEFAULT_CONTEXT_WAIT))? {
-                return Ok(Prompt {
-                    text: text.to_owned(),
-                    lossy: false,
-                });
+            let alone = |stdin| Prompt {
+                text: text.to_owned(),
+                lossy: false,
+                stdin,
+            };
+            if !usable_stdin {
+                return Ok(alone(StdinUse::NotRead));
             }
+            let window = limit(DEFAULT_CONTEXT_WAIT);
+            let stdin = match await_stdin(window)? {
+                Arrival::Ready => StdinUse::Read,
+                Arrival::Writer(scan) => StdinUse::Waited(scan),
+                Arrival::Silent(scan) => {
+                    return Ok(alone(StdinUse::Ignored {
+                        window: window.unwrap_or_default(),
+                        scan,
+                    }));
+                }
+            };
             let (context, lossy) = read_all(options.max_bytes, options.lossy)?;
-            if context.trim().is_empty() {
-                return Ok(Prompt {
-                    text: text.to_owned(),
-                    lossy,
-                });
-            }
-            Ok(Prompt {
-                text: with_context(text, &context),
-                lossy,
-            })
+            let text = if context.trim().is_empty() {
+                text.to_owned()
+            } else {
+                with_context(text, &context)
+            };
+            Ok(Prompt { text, lossy, stdin })
         }
         None => {
             if !usable_stdin {
                 return Err(InputError::Missing);
             }
             let wait = limit(DEFAULT_PROMPT_WAIT);
-            if !stdin_ready(wait)? {
-                return Err(InputError::NoPrompt(
-                    wait.map_or(0.0, |wait| wait.as_secs_f64()),
-                ));
-            }
+            let stdin = match await_stdin(wait)? {
+                Arrival::Ready => StdinUse::Read,
+                Arrival::Writer(scan) => StdinUse::Waited(scan),
+                Arrival::Silent(_) => {
+                    return Err(InputError::NoPrompt(
+                        wait.map_or(0.0, |wait| wait.as_secs_f64()),
+                    ));
+                }
+            };
             let (text, lossy) = read_all(options.max_bytes, options.lossy)?;
             if text.trim().is_empty() {
                 return Err(InputError::Empty);
             }
-            Ok(Prompt { text, lossy })
+            Ok(Prompt { text, lossy, stdin })
         }
     }
 }

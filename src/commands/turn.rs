@@ -30,7 +30,7 @@ use crate::engine::event::{Event, EventSink, Init};
 use crate::engine::failover;
 use crate::engine::{CancelReason, Cancellation, Ending, TurnReport};
 use crate::error::{CliError, CliResult, Exit};
-use crate::input::{InputError, StdinOptions};
+use crate::input::{InputError, StdinOptions, StdinUse};
 use crate::output::Format;
 use crate::output::events::{OutputSink, sink_for};
 use crate::output::progress::ProgressSink;
@@ -350,6 +350,40 @@ fn input_error(error: InputError) -> CliError {
         InputError::Read(_) => "check what is connected to stdin, or pass --no-stdin",
     };
     CliError::usage(error.to_string()).with_hint(hint)
+}
+
+/// Say when stdin was left unread (nothing is dropped silently, SPEC §2), and with `-v` what
+/// the look for its writer found and cost.
+fn report_stdin(context: &Context, stdin: StdinUse) {
+    let scan_text = |scan: &crate::input::WriterScan| {
+        format!(
+            "looked through {} processes for its writer in {} µs",
+            scan.processes,
+            scan.elapsed.as_micros()
+        )
+    };
+    match stdin {
+        StdinUse::Ignored { window, scan } => {
+            context.diagnostics.warn(&format!(
+                "stdin was ignored: nothing arrived within {} s and no other process of this \
+                 pipeline writes to it; to wait for it, pass --stdin-timeout 0 (or `-` to read \
+                 the prompt itself from stdin)",
+                window.as_secs_f64()
+            ));
+            if let Some(scan) = &scan {
+                context
+                    .diagnostics
+                    .detail(&format!("stdin: {}", scan_text(scan)));
+            }
+        }
+        StdinUse::Waited(scan) => context.diagnostics.detail(&format!(
+            "stdin: nothing within the window, but process {} of this pipeline holds it open, so \
+             it is read to the end ({})",
+            scan.writer.unwrap_or_default(),
+            scan_text(&scan)
+        )),
+        StdinUse::NotRead | StdinUse::Read => {}
+    }
 }
 
 fn seconds(value: Option<f64>) -> Option<Duration> {
@@ -1124,6 +1158,7 @@ fn read_input(
             .diagnostics
             .warn("stdin was not valid UTF-8; invalid bytes were replaced (--lossy-stdin)");
     }
+    report_stdin(context, prompt.stdin);
     let images = read_images(&args.image)?;
     let mut system_replace = args.system_prompt.clone();
     if let Some(path) = &args.system_prompt_file {

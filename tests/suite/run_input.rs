@@ -1,13 +1,16 @@
 //! The input contract of SPEC §2 and the checks `run` makes before any model call.
 
+use std::io::Write as _;
+use std::os::unix::process::CommandExt as _;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::Value;
 
+use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::{Home, Pincer, code, stderr, stdout};
 
 fn dry_run_messages(output: &std::process::Output) -> Value {
     assert_eq!(code(output), 0, "{}", stderr(output));
@@ -283,4 +286,167 @@ fn an_alias_and_the_credential_default_pick_the_model() {
     assert_eq!(report["provider"], "google");
     assert_eq!(report["credentials"], "missing");
     assert!(!report["url"].as_str().unwrap().contains("key="));
+}
+
+/// The text of the first user message in a request the mock received (Anthropic's shape).
+fn sent_prompt(server: &MockServer) -> String {
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "{requests:?}");
+    requests[0].json()["messages"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn answering_server() -> MockServer {
+    let protocol = protocols::anthropic();
+    MockServer::start(vec![Reply::sse(&(protocol.text)(&["done"]))])
+}
+
+/// `sh -c 'WRITER | pincer ARGS…'`: both sides of the pipe in one process group, as a shell
+/// pipeline puts them.
+fn in_a_pipeline_after(command: Pincer, writer: &str) -> Pincer {
+    command.inside("sh", ["-c", &format!("{writer} | \"$0\" \"$@\"")])
+}
+
+#[test]
+fn a_pipeline_writer_slower_than_the_window_is_waited_for_with_a_prompt_argument() {
+    let home = Home::new();
+    let server = answering_server();
+    let command = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "-m", protocols::anthropic().model, "summarize"]);
+    let output = in_a_pipeline_after(command, "sh -c 'sleep 1; echo data'").output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(sent_prompt(&server), "summarize\n\n<stdin>\ndata\n</stdin>");
+    assert!(!stderr(&output).contains("ignored"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_pipeline_writer_slower_than_the_window_is_waited_for_without_a_prompt_argument() {
+    let home = Home::new();
+    let server = answering_server();
+    let command = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
+            "run",
+            "-m",
+            protocols::anthropic().model,
+            "--stdin-timeout",
+            "0.3",
+        ]);
+    let output = in_a_pipeline_after(command, "sh -c 'sleep 1; echo the prompt'").output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(sent_prompt(&server), "the prompt\n");
+}
+
+#[test]
+fn a_pipe_held_open_outside_the_pipeline_is_ignored_after_the_window_with_a_notice() {
+    let home = Home::new();
+    let server = answering_server();
+    let (reader, writer) = std::io::pipe().unwrap();
+    // The write end belongs to a process in a process group of its own (a CI runner's or a
+    // supervisor's inherited pipe); the test's own copy is closed.
+    let mut holder = std::process::Command::new("sleep")
+        .arg("30")
+        .stdout(writer)
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "-m", protocols::anthropic().model, "summarize"])
+        .command()
+        .stdin(reader)
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let _ = holder.kill();
+    let _ = holder.wait();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+    assert_eq!(sent_prompt(&server), "summarize");
+    let text = stderr(&output);
+    assert!(
+        text.contains("stdin was ignored: nothing arrived within 0.5 s")
+            && text.contains("--stdin-timeout 0"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_inherited_pipe_held_by_the_parent_is_ignored_with_a_notice() {
+    let home = Home::new();
+    let mut child = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
+        .args(["run", "--dry-run", "hello"])
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The parent (here the test, elsewhere a CI runner) keeps the write end open and silent; it
+    // shares pincer's process group, but it is no member of a pipeline.
+    let _stdin = child.stdin.take();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(dry_run_messages(&output)[0]["content"][0]["text"], "hello");
+    assert!(
+        stderr(&output).contains("stdin was ignored"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_regular_file_on_stdin_is_read_whole() {
+    let home = Home::new();
+    let path = home.root.path().join("big.txt");
+    let line = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n";
+    let content = line.repeat(64 * 1024); // 4 MiB
+    std::fs::write(&path, &content).unwrap();
+    let output = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
+        .args(["run", "--dry-run", "look"])
+        .command()
+        .stdin(std::fs::File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    let messages = dry_run_messages(&output);
+    let sent = messages[0]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        sent.len(),
+        "look\n\n<stdin>\n".len() + content.len() + "</stdin>".len()
+    );
+    assert!(sent.ends_with(&format!("{line}</stdin>")));
+}
+
+#[test]
+fn stdin_timeout_0_waits_for_a_late_writer_outside_any_pipeline() {
+    let home = Home::new();
+    let mut child = home
+        .pincer()
+        .key(&protocols::anthropic(), protocols::KEY)
+        .args(["run", "--dry-run", "--stdin-timeout", "0", "hello"])
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    stdin.write_all(b"late data\n").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        dry_run_messages(&output)[0]["content"][0]["text"],
+        "hello\n\n<stdin>\nlate data\n</stdin>"
+    );
 }
