@@ -6,6 +6,12 @@
 //! - Every other recorded kind cools the profile down for 1, 5, 25, then 60 minutes by the
 //!   window's failure count. Which kinds get recorded is the caller's policy: the turn loop
 //!   records `auth`, `billing` and `rate_limit` (SPEC §9.3), not timeouts.
+//! - A burst counts once: a failure of the kind that started the cooldown (or the disable) in
+//!   force is a failure of the same burst — parallel runs that hit the same limit together —
+//!   and neither raises the count nor lengthens the window (OpenClaw's later "active windows are
+//!   immutable"). The next step needs a failure after the window.
+//! - A window never reaches further than its own step from now ([`settle`]): one written by a
+//!   clock that was ahead, or read after the clock was set back, is cut to it.
 //! - A success clears the counters and both windows.
 
 use super::store::UsageStats;
@@ -28,8 +34,11 @@ pub const BILLING: &str = "billing";
 
 /// The stats after a failure of `kind` at `now_ms`.
 pub fn record_failure(stats: &UsageStats, kind: &str, now_ms: u64) -> UsageStats {
-    let mut next = stats.clone();
-    let window_expired = stats
+    let mut next = settle(stats, now_ms);
+    if in_the_same_burst(&next, kind, now_ms) {
+        return next;
+    }
+    let window_expired = next
         .last_failure_at
         .is_some_and(|last| now_ms.saturating_sub(last) > FAILURE_WINDOW_MS);
     if window_expired {
@@ -46,8 +55,46 @@ pub fn record_failure(stats: &UsageStats, kind: &str, now_ms: u64) -> UsageStats
         next.disabled_reason = Some(BILLING.to_owned());
     } else {
         next.cooldown_until = Some(now_ms.saturating_add(cooldown_duration_ms(next.error_count)));
+        next.cooldown_reason = Some(kind.to_owned());
     }
     next
+}
+
+/// Whether a failure of `kind` at `now_ms` belongs to the burst that started the window in
+/// force: the same kind, inside the window. A store without `cooldownReason` (older pincer
+/// versions) counts the kinds of the current window instead.
+fn in_the_same_burst(stats: &UsageStats, kind: &str, now_ms: u64) -> bool {
+    if kind == BILLING {
+        return stats.disabled_until.is_some_and(|until| until > now_ms)
+            && stats
+                .disabled_reason
+                .as_deref()
+                .is_none_or(|reason| reason == BILLING);
+    }
+    let cooling = stats.cooldown_until.is_some_and(|until| until > now_ms);
+    let same_kind = match stats.cooldown_reason.as_deref() {
+        Some(reason) => reason == kind,
+        None => stats
+            .failure_counts
+            .get(kind)
+            .is_some_and(|count| *count > 0),
+    };
+    cooling && same_kind
+}
+
+/// The stats with no window further from `now_ms` than its own step: a cooldown at most
+/// [`cooldown_duration_ms`] of its count, a billing disable at most [`billing_duration_ms`] of
+/// its count, the last failure not in the future. Written by a clock that ran ahead (or read
+/// after the clock was set back), a window would otherwise last that much longer.
+pub fn settle(stats: &UsageStats, now_ms: u64) -> UsageStats {
+    let mut settled = stats.clone();
+    let cooldown_limit = now_ms.saturating_add(cooldown_duration_ms(stats.error_count.max(1)));
+    settled.cooldown_until = stats.cooldown_until.map(|until| until.min(cooldown_limit));
+    let billing_count = stats.failure_counts.get(BILLING).copied().unwrap_or(0);
+    let disabled_limit = now_ms.saturating_add(billing_duration_ms(billing_count.max(1)));
+    settled.disabled_until = stats.disabled_until.map(|until| until.min(disabled_limit));
+    settled.last_failure_at = stats.last_failure_at.map(|last| last.min(now_ms));
+    settled
 }
 
 /// How long the `count`-th failure in the window cools a profile down: 1, 5, 25, 60 minutes.
@@ -75,14 +122,16 @@ pub fn reset(stats: &UsageStats) -> UsageStats {
         error_count: 0,
         failure_counts: Default::default(),
         cooldown_until: None,
+        cooldown_reason: None,
         disabled_until: None,
         disabled_reason: None,
         ..stats.clone()
     }
 }
 
-/// Until when the profile is unavailable, if it is at `now_ms`.
+/// Until when the profile is unavailable, if it is at `now_ms` (windows [`settle`]d).
 pub fn unavailable_until(stats: &UsageStats, now_ms: u64) -> Option<u64> {
+    let stats = settle(stats, now_ms);
     let until = stats
         .cooldown_until
         .unwrap_or(0)
@@ -106,15 +155,103 @@ mod tests {
     fn rate_limit_failures_cool_down_1_5_25_then_60_minutes() {
         let mut stats = UsageStats::default();
         let mut durations = Vec::new();
-        for step in 0..5 {
-            let now = NOW + step * MINUTE_MS;
+        let mut now = NOW;
+        for _ in 0..5 {
             stats = record_failure(&stats, "rate_limit", now);
-            durations.push((stats.cooldown_until.unwrap() - now) / MINUTE_MS);
+            let until = stats.cooldown_until.unwrap();
+            durations.push((until - now) / MINUTE_MS);
+            // The next failure comes when the cooldown is over.
+            now = until;
         }
         assert_eq!(durations, [1, 5, 25, 60, 60]);
         assert_eq!(stats.error_count, 5);
         assert_eq!(stats.failure_counts["rate_limit"], 5);
+        assert_eq!(stats.cooldown_reason.as_deref(), Some("rate_limit"));
         assert_eq!(stats.disabled_until, None);
+    }
+
+    #[test]
+    fn failures_of_the_kind_that_started_the_window_count_once_inside_it() {
+        let first = record_failure(&UsageStats::default(), "rate_limit", NOW);
+        let mut stats = first.clone();
+        // 31 parallel runs hit the same limit in the next seconds.
+        for second in 1..32 {
+            stats = record_failure(&stats, "rate_limit", NOW + second * 1_000);
+        }
+        assert_eq!(stats, first);
+        assert_eq!(stats.cooldown_until, Some(NOW + MINUTE_MS));
+
+        let billed = record_failure(&UsageStats::default(), "billing", NOW);
+        let again = record_failure(&billed, "billing", NOW + HOUR_MS);
+        assert_eq!(again, billed);
+        assert_eq!(again.disabled_until, Some(NOW + 5 * HOUR_MS));
+    }
+
+    #[test]
+    fn a_failure_of_another_kind_inside_the_window_counts() {
+        let stats = record_failure(&UsageStats::default(), "rate_limit", NOW);
+        let stats = record_failure(&stats, "auth", NOW + 1_000);
+        assert_eq!(stats.error_count, 2);
+        assert_eq!(stats.cooldown_until, Some(NOW + 1_000 + 5 * MINUTE_MS));
+        assert_eq!(stats.cooldown_reason.as_deref(), Some("auth"));
+        let stats = record_failure(&stats, "billing", NOW + 2_000);
+        assert_eq!(stats.disabled_until, Some(NOW + 2_000 + 5 * HOUR_MS));
+    }
+
+    #[test]
+    fn a_cooldown_without_a_recorded_reason_takes_the_windows_kinds_for_its_burst() {
+        let stats = UsageStats {
+            cooldown_until: Some(NOW + MINUTE_MS),
+            error_count: 1,
+            failure_counts: [("rate_limit".to_owned(), 1)].into(),
+            last_failure_at: Some(NOW),
+            ..UsageStats::default()
+        };
+        assert_eq!(record_failure(&stats, "rate_limit", NOW + 10), stats);
+        assert_eq!(record_failure(&stats, "auth", NOW + 10).error_count, 2);
+    }
+
+    #[test]
+    fn a_window_written_by_a_clock_a_day_ahead_is_cut_to_its_own_step() {
+        let day = 24 * HOUR_MS;
+        let skewed = UsageStats {
+            cooldown_until: Some(NOW + day + MINUTE_MS),
+            cooldown_reason: Some("rate_limit".to_owned()),
+            disabled_until: Some(NOW + 2 * day),
+            disabled_reason: Some(BILLING.to_owned()),
+            error_count: 1,
+            failure_counts: [("rate_limit".to_owned(), 1), (BILLING.to_owned(), 1)].into(),
+            last_failure_at: Some(NOW + day),
+            ..UsageStats::default()
+        };
+        let settled = settle(&skewed, NOW);
+        assert_eq!(settled.cooldown_until, Some(NOW + MINUTE_MS));
+        assert_eq!(settled.disabled_until, Some(NOW + 5 * HOUR_MS));
+        assert_eq!(settled.last_failure_at, Some(NOW));
+        assert_eq!(
+            settle(&settled, NOW),
+            settled,
+            "settling twice changes nothing"
+        );
+        assert_eq!(settle(&settled, NOW + 10), settled, "nor later");
+        assert_eq!(unavailable_until(&skewed, NOW), Some(NOW + 5 * HOUR_MS));
+        let cooling_only = UsageStats {
+            disabled_until: None,
+            ..skewed.clone()
+        };
+        assert_eq!(unavailable_until(&cooling_only, NOW), Some(NOW + MINUTE_MS));
+        // A failure recorded now starts from the settled window.
+        let failed = record_failure(&skewed, "rate_limit", NOW);
+        assert_eq!(failed.cooldown_until, Some(NOW + MINUTE_MS));
+        assert_eq!(failed.error_count, 1);
+    }
+
+    #[test]
+    fn windows_within_their_step_are_left_as_they_are() {
+        let stats = record_failure(&UsageStats::default(), "rate_limit", NOW);
+        let stats = record_failure(&stats, "rate_limit", NOW + MINUTE_MS);
+        assert_eq!(settle(&stats, NOW + MINUTE_MS), stats);
+        assert_eq!(settle(&stats, NOW + 2 * MINUTE_MS), stats);
     }
 
     #[test]
@@ -130,9 +267,12 @@ mod tests {
     fn billing_disables_for_5_hours_doubling_up_to_24() {
         let mut stats = UsageStats::default();
         let mut hours = Vec::new();
+        let mut now = NOW;
         for _ in 0..4 {
-            stats = record_failure(&stats, "billing", NOW);
-            hours.push((stats.disabled_until.unwrap() - NOW) / HOUR_MS);
+            stats = record_failure(&stats, "billing", now);
+            let until = stats.disabled_until.unwrap();
+            hours.push((until - now) / HOUR_MS);
+            now = until;
         }
         assert_eq!(hours, [5, 10, 20, 24]);
         assert_eq!(stats.disabled_reason.as_deref(), Some("billing"));
@@ -142,8 +282,9 @@ mod tests {
     #[test]
     fn a_failure_after_a_quiet_day_starts_the_count_over() {
         let stats = record_failure(&UsageStats::default(), "rate_limit", NOW);
-        let stats = record_failure(&stats, "rate_limit", NOW + 1);
-        let later = NOW + FAILURE_WINDOW_MS + 10;
+        let stats = record_failure(&stats, "rate_limit", NOW + MINUTE_MS);
+        assert_eq!(stats.error_count, 2);
+        let later = NOW + MINUTE_MS + FAILURE_WINDOW_MS + 10;
         let stats = record_failure(&stats, "rate_limit", later);
         assert_eq!(stats.error_count, 1);
         assert_eq!(stats.cooldown_until, Some(later + MINUTE_MS));
@@ -172,7 +313,7 @@ mod tests {
         assert_eq!(ok.error_count, 0);
         assert!(ok.failure_counts.is_empty());
         assert_eq!((ok.cooldown_until, ok.disabled_until), (None, None));
-        assert_eq!(ok.disabled_reason, None);
+        assert_eq!((&ok.disabled_reason, &ok.cooldown_reason), (&None, &None));
         assert!(is_available(&ok, NOW + 5));
     }
 

@@ -330,8 +330,10 @@ fn profile_problem(
     }
 }
 
-/// The cooldown or disable in force at `now_ms`, from a profile's stats.
+/// The cooldown or disable in force at `now_ms`, from a profile's stats (windows settled: never
+/// further than their own step from now).
 fn cooling_state(stats: &super::store::UsageStats, now_ms: u64) -> SourceState {
+    let stats = &super::cooldown::settle(stats, now_ms);
     match stats.disabled_until.filter(|until| *until > now_ms) {
         Some(until) if stats.cooldown_until.is_none_or(|cooling| cooling <= until) => {
             SourceState::Disabled {

@@ -342,6 +342,10 @@ pub struct UsageStats {
     /// Not tried before this time (auth and rate-limit failures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cooldown_until: Option<u64>,
+    /// The failure kind that started the cooldown (OpenClaw's field): a failure of that kind
+    /// inside it belongs to the same burst.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cooldown_reason: Option<String>,
     /// Not tried before this time (billing failures).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub disabled_until: Option<u64>,
@@ -400,14 +404,27 @@ impl AuthFile {
     /// Record how a profile fared in a run: a success (`failure` `None`) makes it the
     /// provider's last good profile; a failure of class `failure` starts or lengthens its
     /// cooldown (SPEC §9.3). Under the lock, so parallel cron runs never lose an update.
+    ///
+    /// The outcome belongs to the profile the run used, `used` as the run read it: when
+    /// `profile_id` is gone, or is another profile now (removed and added again, with another
+    /// key, while the run was in flight), nothing is recorded and `false` is returned. Every
+    /// profile's windows are [`settle`](super::cooldown::settle)d on the way, so one written by a
+    /// clock that was ahead ends at most its own step after this run.
     pub fn record_outcome(
         &self,
         provider: &str,
         profile_id: &str,
+        used: &Profile,
         failure: Option<&str>,
         now_millis: u64,
-    ) -> Result<(), AuthError> {
+    ) -> Result<bool, AuthError> {
         self.update(|store| {
+            for stats in store.usage_stats.values_mut() {
+                *stats = super::cooldown::settle(stats, now_millis);
+            }
+            if store.profiles.get(profile_id) != Some(used) {
+                return Ok(false);
+            }
             let stats = store
                 .usage_stats
                 .get(profile_id)
@@ -423,7 +440,7 @@ impl AuthFile {
                 }
             };
             store.usage_stats.insert(profile_id.to_owned(), updated);
-            Ok(())
+            Ok(true)
         })
     }
 
@@ -746,6 +763,74 @@ mod tests {
         let outcome: Result<(), _> = file.update(|_| Err(AuthError::Invalid("refused".into())));
         assert!(outcome.is_err());
         assert!(!file.path().exists());
+    }
+
+    #[test]
+    fn an_outcome_is_recorded_only_on_the_profile_the_run_used() {
+        const NOW: u64 = 1_800_000_000_000;
+        let root = tempfile::tempdir().unwrap();
+        let file = AuthFile::new(root.path().join("auth-profiles.json"));
+        let old_key = Profile::with_value(ProfileType::ApiKey, "openai", Secret::new("sk-old-1"));
+        let new_key = Profile::with_value(ProfileType::ApiKey, "openai", Secret::new("sk-new-2"));
+        let put = |profile: &Profile| {
+            file.update(|store| {
+                store.profiles.insert("openai:work".into(), profile.clone());
+                Ok(())
+            })
+            .unwrap();
+        };
+        put(&old_key);
+        let recorded = |used: &Profile| {
+            file.record_outcome("openai", "openai:work", used, Some("rate_limit"), NOW)
+                .unwrap()
+        };
+        assert!(recorded(&old_key));
+        assert_eq!(
+            file.load().unwrap().usage_stats["openai:work"].error_count,
+            1
+        );
+
+        // Removed, then added again with another key, while a run of the old one was in flight.
+        file.update(|store| store.remove_profile("openai:work").map(drop))
+            .unwrap();
+        assert!(!recorded(&old_key), "a removed profile gets nothing");
+        put(&new_key);
+        assert!(!recorded(&old_key), "nor does the new profile under its id");
+        let store = file.load().unwrap();
+        assert_eq!(store.usage_stats.get("openai:work"), None);
+        assert!(recorded(&new_key));
+    }
+
+    #[test]
+    fn recording_an_outcome_settles_every_profiles_windows() {
+        const NOW: u64 = 1_800_000_000_000;
+        let root = tempfile::tempdir().unwrap();
+        let file = AuthFile::new(root.path().join("auth-profiles.json"));
+        let profile = Profile::with_value(ProfileType::ApiKey, "openai", Secret::new("sk-1"));
+        file.update(|store| {
+            for id in ["openai:a", "openai:b"] {
+                store.profiles.insert(id.into(), profile.clone());
+            }
+            // Written by a clock a day ahead.
+            store.usage_stats.insert(
+                "openai:b".into(),
+                UsageStats {
+                    cooldown_until: Some(NOW + 86_400_000 + 60_000),
+                    error_count: 1,
+                    last_failure_at: Some(NOW + 86_400_000),
+                    ..UsageStats::default()
+                },
+            );
+            Ok(())
+        })
+        .unwrap();
+        assert!(
+            file.record_outcome("openai", "openai:a", &profile, None, NOW)
+                .unwrap()
+        );
+        let skewed = &file.load().unwrap().usage_stats["openai:b"];
+        assert_eq!(skewed.cooldown_until, Some(NOW + 60_000));
+        assert_eq!(skewed.last_failure_at, Some(NOW));
     }
 
     #[test]

@@ -289,6 +289,8 @@ fn add(context: &Context, file: &AuthFile, args: &AuthAddArgs) -> CliResult<Exit
                 None => store.next_profile_id(&provider),
             };
             store.profiles.insert(id.clone(), profile.clone());
+            // A new profile starts clean, whatever an older run left under its id.
+            store.usage_stats.remove(&id);
             // An explicit order lists every profile that is tried; a new one joins at its end.
             if let Some(order) = store.order.get_mut(&provider) {
                 order.push(id.clone());
@@ -455,6 +457,7 @@ fn status(context: &Context, file: &AuthFile) -> CliResult<Exit> {
                 .get(id.as_str())
                 .cloned()
                 .unwrap_or_default();
+            let stats = cooldown::settle(&stats, now);
             let until = unavailable_until(&stats, now);
             json!({
                 "id": id,

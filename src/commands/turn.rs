@@ -127,21 +127,21 @@ fn drive(
             );
         }
     };
-    let mut sink = sink_with(events_file);
-    if let Ok(context) = context {
-        // Progress on stderr sees every event first (spinner, tool lines).
-        sink = Box::new(ProgressSink::new(
-            sink,
-            &context.diagnostics,
-            format,
-            hold_text,
-        ));
-        sink = Box::new(RunSink {
-            inner: sink,
+    let base = sink_with(events_file);
+    let mut sink: Box<dyn OutputSink + '_> = match context {
+        Ok(context) => Box::new(RunSink {
+            // Progress on stderr sees every event first (spinner, tool lines).
+            inner: Box::new(ProgressSink::new(
+                base,
+                &context.diagnostics,
+                format,
+                hold_text,
+            )),
             auth_file: crate::auth::AuthFile::new(&context.settings.paths.auth_file),
-            diagnostics: context.diagnostics.clone(),
-        });
-    }
+            context,
+        }),
+        Err(_) => base,
+    };
     let mut known = Known::default();
     let context = match context {
         Ok(context) => context,
@@ -205,37 +205,59 @@ fn open_user_files(turn_args: &TurnArgs) -> CliResult<Option<std::fs::File>> {
 /// What the run persists or says itself, around the output: credential outcomes go to the
 /// profile store as they happen (so cooldowns hold across cron runs), warnings to stderr in
 /// every mode.
-struct RunSink {
+struct RunSink<'run> {
     inner: Box<dyn OutputSink>,
     auth_file: crate::auth::AuthFile,
-    diagnostics: crate::output::Diagnostics,
+    /// The command's context: its diagnostics, and the store as the run read it, which says
+    /// which profile each outcome belongs to.
+    context: &'run Context,
 }
 
-impl EventSink for RunSink {
+impl RunSink<'_> {
+    /// Record `outcome` on the profile the run used — not on one added since under the same id.
+    fn record(&self, outcome: &crate::engine::event::CredentialOutcome) {
+        let diagnostics = &self.context.diagnostics;
+        let used = self
+            .context
+            .auth_store()
+            .ok()
+            .and_then(|store| store.profiles.get(&outcome.profile_id));
+        let Some(used) = used else {
+            return;
+        };
+        let now = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
+        match self.auth_file.record_outcome(
+            &outcome.provider,
+            &outcome.profile_id,
+            used,
+            outcome.failure,
+            now,
+        ) {
+            Ok(true) => {}
+            Ok(false) => diagnostics.detail(&format!(
+                "profile {} was removed or replaced during the run; its outcome is not recorded",
+                outcome.profile_id
+            )),
+            Err(error) => diagnostics.detail(&format!(
+                "cannot record the outcome of profile {}: {error}",
+                outcome.profile_id
+            )),
+        }
+    }
+}
+
+impl EventSink for RunSink<'_> {
     fn emit(&mut self, event: &Event) -> std::io::Result<()> {
         match event {
-            Event::Credential(outcome) => {
-                let now = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
-                if let Err(error) = self.auth_file.record_outcome(
-                    &outcome.provider,
-                    &outcome.profile_id,
-                    outcome.failure,
-                    now,
-                ) {
-                    self.diagnostics.detail(&format!(
-                        "cannot record the outcome of profile {}: {error}",
-                        outcome.profile_id
-                    ));
-                }
-            }
-            Event::Warning(message) => self.diagnostics.warn(message),
+            Event::Credential(outcome) => self.record(outcome),
+            Event::Warning(message) => self.context.diagnostics.warn(message),
             _ => {}
         }
         self.inner.emit(event)
     }
 }
 
-impl OutputSink for RunSink {
+impl OutputSink for RunSink<'_> {
     fn finish(&mut self, result: &RunResult) -> std::io::Result<()> {
         self.inner.finish(result)
     }

@@ -313,14 +313,23 @@ fn a_store_readable_by_others_is_still_used_with_a_warning() {
 fn status_shows_cooldowns_and_reset_clears_them_but_keeps_unknown_fields() {
     let home = Home::new();
     let file = auth_file(&home);
-    let far_future: u64 = 4_102_444_800_000; // 2100-01-01
+    // Within the step of a second failure (5 minutes); a window further away is cut to it.
+    let now = u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap();
+    let until = now + 3 * 60_000;
+    let until_iso = pincer::session::record::iso_of_millis(until);
     let store = json!({
         "version": 1,
         "profiles": {
             "anthropic:a": {"type": "api_key", "provider": "anthropic", "key": "sk-ant-0123456789abcdef", "email": "me@example.com"}
         },
         "usageStats": {
-            "anthropic:a": {"lastUsed": 1_700_000_000_000u64, "cooldownUntil": far_future, "errorCount": 2,
+            "anthropic:a": {"lastUsed": 1_700_000_000_000u64, "cooldownUntil": until, "errorCount": 2,
                             "failureCounts": {"rate_limit": 2}, "lastFailureAt": 1_700_000_000_000u64}
         },
         "fromAnotherTool": true
@@ -331,14 +340,14 @@ fn status_shows_cooldowns_and_reset_clears_them_but_keeps_unknown_fields() {
     let status = json_of(&home.run(&["auth", "status", "--json"]));
     let profile = &status["profiles"][0];
     assert_eq!(profile["available"], false);
-    assert_eq!(profile["cooldown_until"], "2100-01-01T00:00:00.000Z");
+    assert_eq!(profile["cooldown_until"], until_iso);
     assert_eq!(profile["last_used"], "2023-11-14T22:13:20.000Z");
     assert_eq!(profile["failure_counts"], json!({"rate_limit": 2}));
     assert_eq!(profile["error_count"], 2);
 
     let text = stdout(&home.run(&["auth", "status"]));
     assert!(
-        text.contains("cooldown until: 2100-01-01T00:00:00.000Z"),
+        text.contains(&format!("cooldown until: {until_iso}")),
         "{text}"
     );
     assert!(text.contains("failures:       rate_limit 2"), "{text}");

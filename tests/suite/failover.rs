@@ -562,48 +562,6 @@ fn a_rejected_thinking_level_is_retried_one_level_lower_until_accepted() {
 }
 
 #[test]
-fn twenty_parallel_runs_sharing_a_failing_key_lose_no_failure_count() {
-    let home = Home::new();
-    home.add_profile("anthropic", "shared", "sk-ant-shared-0001");
-    let server = MockServer::start_cycle(
-        vec![Reply::json(
-            429,
-            &wire::error_body(
-                "rate_limit_error",
-                "Number of request tokens has exceeded your per-minute rate limit",
-            ),
-        )],
-        "127.0.0.1:0",
-    );
-    let children: Vec<_> = (0..20)
-        .map(|_| {
-            home.pincer()
-                .provider(&protocols::anthropic(), &server)
-                .fast_retries()
-                .env_remove(protocols::anthropic().key_var)
-                .args([
-                    "-c",
-                    "retry.max_retries=0",
-                    "run",
-                    "--no-session-persistence",
-                    "--json",
-                    "go",
-                ])
-                .spawn()
-        })
-        .collect();
-    for child in children {
-        let output = child.wait_with_output().unwrap();
-        assert_eq!(code(&output), 4, "{}", stderr(&output));
-        // Valid after every run, not only at the end (`store` fails on a torn file).
-        assert!(store(&home)["profiles"].is_object());
-    }
-    let stats = &store(&home)["usageStats"]["anthropic:shared"];
-    assert_eq!(stats["failureCounts"]["rate_limit"], 20, "{stats}");
-    assert_eq!(stats["errorCount"], 20, "{stats}");
-}
-
-#[test]
 fn the_keys_never_appear_in_output_sessions_the_index_or_a_dry_run() {
     let home = Home::new();
     let profile_key = "sk-ant-profile-SECRET-9e41b7";

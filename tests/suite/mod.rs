@@ -2,6 +2,7 @@ mod auth;
 mod backends;
 mod cli_surface;
 mod compaction;
+mod cooldowns;
 mod escape;
 mod exec_sandbox;
 mod failover;

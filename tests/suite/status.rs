@@ -135,7 +135,17 @@ fn status_without_a_session_reports_stored_profiles_and_their_cooldowns_in_both_
     // As earlier runs would have left them: one key cooling, one disabled for billing.
     let path = home.home.join("auth-profiles.json");
     let mut store: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    let until = 4_102_444_800_000_u64; // 2100-01-01T00:00:00Z
+    // Within their steps (5 minutes for a second rate limit, 5 hours for a first billing
+    // failure): a window further away is cut to its step (SPEC §9.3).
+    let now = u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap();
+    let until = now + 3 * 60_000;
+    let until_iso = pincer::session::record::iso_of_millis(until);
     store["usageStats"] = json!({
         "anthropic:spare": {"cooldownUntil": until, "errorCount": 2, "failureCounts": {"rate_limit": 2}},
         "google:main": {"disabledUntil": until, "disabledReason": "billing", "errorCount": 1,
@@ -163,7 +173,7 @@ fn status_without_a_session_reports_stored_profiles_and_their_cooldowns_in_both_
     assert_eq!(
         anthropic["sources"][1],
         json!({"source": "profile:anthropic:spare", "secret": anthropic["sources"][1]["secret"],
-               "state": "cooldown", "until": "2100-01-01T00:00:00.000Z", "reason": "rate_limit"})
+               "state": "cooldown", "until": until_iso, "reason": "rate_limit"})
     );
     let google = provider("google");
     assert_eq!(google["usable"], false, "{google}");
@@ -176,7 +186,7 @@ fn status_without_a_session_reports_stored_profiles_and_their_cooldowns_in_both_
         .find(|profile| profile["id"] == "anthropic:spare")
         .unwrap();
     assert_eq!(spare["state"], "cooldown");
-    assert_eq!(spare["until"], "2100-01-01T00:00:00.000Z");
+    assert_eq!(spare["until"], until_iso);
 
     let output = home.run(&["status"]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
@@ -197,12 +207,11 @@ fn status_without_a_session_reports_stored_profiles_and_their_cooldowns_in_both_
     assert!(line_of("openai ").ends_with(" none"), "{text}");
     assert!(line_of("ollama ").ends_with("none needed"), "{text}");
     assert!(
-        line_of("anthropic:spare")
-            .ends_with("cooldown until 2100-01-01T00:00:00.000Z (rate_limit)"),
+        line_of("anthropic:spare").ends_with(&format!("cooldown until {until_iso} (rate_limit)")),
         "{text}"
     );
     assert!(
-        line_of("google:main").ends_with("disabled until 2100-01-01T00:00:00.000Z (billing)"),
+        line_of("google:main").ends_with(&format!("disabled until {until_iso} (billing)")),
         "{text}"
     );
 }
