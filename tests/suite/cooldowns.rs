@@ -164,10 +164,11 @@ fn a_cooldown_written_with_the_clock_a_day_ahead_lasts_at_most_its_own_step() {
     write_store(&home, &value);
 
     let status: Value = serde_json::from_str(&stdout(&home.run(&["status", "--json"]))).unwrap();
-    let skewed = status["credentials"][0]["sources"]
+    let skewed = status["credentials"]
         .as_array()
         .unwrap()
         .iter()
+        .flat_map(|provider| provider["sources"].as_array().unwrap())
         .find(|source| source["source"] == "profile:anthropic:skewed")
         .unwrap()
         .clone();
