@@ -8,6 +8,9 @@
 //!   append, never silently dropped; a bad line in the middle is corruption and loading refuses
 //!   it with its line number until `sessions repair` moves it aside — a damaged or lost header
 //!   (line 1, with entries after it) too, which the repair rebuilds from the file name;
+//! - loading and `sessions repair` judge lines with one function (`type_lines`): a line that is
+//!   JSON but no valid record (a wrong type, a second header) is refused by the one and moved
+//!   aside by the other, so a session loading refuses is always one a repair fixes;
 //! - only the holder of `<file>.lock` appends; a file that vanished mid-run is not recreated.
 
 use std::fs::{File, OpenOptions};
@@ -166,20 +169,48 @@ pub struct BadLine {
     pub reason: String,
 }
 
-/// The raw result of scanning a file: what parsed, what did not.
+/// The raw result of scanning a file: which lines are JSON objects (not yet typed), which not.
 #[derive(Debug)]
 struct Scan {
     header: Header,
-    lines: Vec<(usize, String)>,
+    /// The lines after the header that are JSON objects, in file order.
+    lines: Vec<ScannedLine>,
+    /// The lines that are no JSON object.
     bad: Vec<BadLine>,
     torn: Option<TornTail>,
+}
+
+/// A line that is a JSON object, with its place in the file.
+#[derive(Debug)]
+struct ScannedLine {
+    /// 1-based line number.
+    number: usize,
+    /// Byte offset of the line's start.
+    offset: u64,
+    /// Byte length including its newline, if it had one.
+    length: u64,
+    /// The line without surrounding whitespace.
+    text: String,
+}
+
+impl ScannedLine {
+    /// This line as one the reader refuses, for `reason`.
+    fn refused(&self, reason: String) -> BadLine {
+        BadLine {
+            line: self.number,
+            offset: self.offset,
+            length: self.length,
+            reason,
+        }
+    }
 }
 
 /// The first line of a scanned file.
 #[derive(Debug)]
 enum Header {
-    /// A session header: its value and its text.
-    Valid(Value, String),
+    /// A session header as far as its `type` and `id` tell (its value and its line); typing it
+    /// may still refuse it ([`type_lines`]).
+    Valid(Value, ScannedLine),
     /// The first line is not a header, but entries follow: a session whose header was damaged.
     Damaged(BadLine),
     /// The first line is an entry: a session whose header was lost.
@@ -196,7 +227,7 @@ fn is_entry_shaped(value: &Value) -> bool {
 }
 
 fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
-    let mut header: Option<(Value, String)> = None;
+    let mut header: Option<(Value, ScannedLine)> = None;
     // The first line when it is no header; scanning goes on to see whether entries follow.
     let mut bad_header: Option<BadLine> = None;
     let mut header_missing = false;
@@ -225,6 +256,12 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
         } else {
             serde_json::from_str::<Value>(trimmed).map_err(|error| error.to_string())
         };
+        let scanned = || ScannedLine {
+            number,
+            offset: start as u64,
+            length: length as u64,
+            text: trimmed.to_owned(),
+        };
         if !terminated {
             // The last bytes of the file, without a newline: a write cut short by a crash.
             torn = Some(TornTail {
@@ -238,7 +275,7 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
             ) && value.is_object()
             {
                 entries_follow |= is_entry_shaped(value);
-                lines.push((number, trimmed.to_owned()));
+                lines.push(scanned());
             }
             break;
         }
@@ -254,18 +291,18 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
                 if value.get("type").and_then(Value::as_str) == Some("session")
                     && value.get("id").is_some_and(Value::is_string)
                 {
-                    header = Some((value, trimmed.to_owned()));
+                    header = Some((value, scanned()));
                 } else if is_entry_shaped(&value) {
                     header_missing = true;
                     entries_follow = true;
-                    lines.push((number, trimmed.to_owned()));
+                    lines.push(scanned());
                 } else {
                     bad_header = Some(bad_line("not a session header".to_owned()));
                 }
             }
             Ok(value) if value.is_object() => {
                 entries_follow |= is_entry_shaped(&value);
-                lines.push((number, trimmed.to_owned()));
+                lines.push(scanned());
             }
             Ok(_) => bad.push(bad_line("not a JSON object".to_owned())),
             Err(reason) if first => bad_header = Some(bad_line(format!("not JSON ({reason})"))),
@@ -273,7 +310,7 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
         }
     }
     let header = match (header, bad_header) {
-        (Some((value, text)), _) => Header::Valid(value, text),
+        (Some((value, line)), _) => Header::Valid(value, line),
         (None, _) if header_missing => Header::Missing,
         (None, Some(bad_header)) if entries_follow => Header::Damaged(bad_header),
         (None, Some(bad_header)) => {
@@ -293,7 +330,7 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
     // newline-terminated fragment when a later write landed first); anything earlier is corruption.
     let bad_is_last = bad
         .last()
-        .is_some_and(|last_bad| lines.last().is_none_or(|(line, _)| *line < last_bad.line));
+        .is_some_and(|last_bad| lines.last().is_none_or(|line| line.number < last_bad.line));
     if torn.is_none()
         && bad_is_last
         && let Some(last_bad) = bad.pop()
@@ -318,12 +355,101 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
     })
 }
 
-fn header_version(header: &Header) -> u64 {
-    match header {
-        Header::Valid(value, _) => value.get("version").and_then(Value::as_u64).unwrap_or(1),
-        // A rebuilt header is written in the current format.
-        Header::Damaged(_) | Header::Missing => u64::from(CURRENT_VERSION),
+/// A scanned file as the reader types it: the header and entries it accepts, and every line it
+/// refuses. [`load`] refuses the file for the first refused line and [`repair`] moves them all
+/// aside: both go by this one judgement, so a repair fixes whatever loading refuses.
+struct Typed {
+    /// The header; `None` when there is none to type, or when it is refused (then its line is
+    /// among `refused`).
+    header: Option<SessionHeader>,
+    /// The entries accepted, in file order.
+    entries: Vec<Entry>,
+    /// The lines refused, in file order.
+    refused: Vec<BadLine>,
+    /// The version on disk (the current one for a file without a readable header, which a
+    /// repair gives a header of the current version).
+    version: u64,
+}
+
+/// Type `header` and the `lines` after it, migrating an older version in memory first. Fails
+/// only for a version newer than this build reads, which no repair can help.
+fn type_lines(
+    path: &Path,
+    header: Option<(&Value, &ScannedLine)>,
+    lines: &[ScannedLine],
+) -> Result<Typed, SessionError> {
+    let version = header.map_or(u64::from(CURRENT_VERSION), |(value, _)| {
+        value.get("version").and_then(Value::as_u64).unwrap_or(1)
+    });
+    if version > u64::from(CURRENT_VERSION) {
+        return Err(SessionError::UnknownVersion {
+            path: path.to_owned(),
+            version,
+        });
     }
+    let migrated = match header {
+        Some((value, _)) if version < u64::from(CURRENT_VERSION) => {
+            Some(migrated_lines(value, lines)?)
+        }
+        _ => None,
+    };
+    let mut refused = Vec::new();
+    let header = header.and_then(|(_, line)| {
+        let text = migrated
+            .as_ref()
+            .map_or(line.text.as_str(), |(text, _)| text);
+        let damaged = |reason: &dyn std::fmt::Display| {
+            line.refused(format!("the session header is damaged: {reason}"))
+        };
+        match record::parse_line(text) {
+            Ok(Line::Header(header)) => Some(header),
+            Ok(Line::Entry(_)) => {
+                refused.push(damaged(&"not a session header"));
+                None
+            }
+            Err(error) => {
+                refused.push(damaged(&error));
+                None
+            }
+        }
+    });
+    let mut entries = Vec::with_capacity(lines.len());
+    for (index, line) in lines.iter().enumerate() {
+        let text = migrated
+            .as_ref()
+            .map_or(line.text.as_str(), |(_, texts)| &texts[index]);
+        match record::parse_line(text) {
+            Ok(Line::Entry(entry)) => entries.push(entry),
+            Ok(Line::Header(_)) => refused.push(line.refused("a second session header".to_owned())),
+            Err(error) => refused.push(line.refused(error.to_string())),
+        }
+    }
+    Ok(Typed {
+        header,
+        entries,
+        refused,
+        version,
+    })
+}
+
+/// The header's and the lines' text migrated to the current version ([`super::migrate`]).
+fn migrated_lines(
+    header: &Value,
+    lines: &[ScannedLine],
+) -> Result<(String, Vec<String>), SessionError> {
+    let to_text = |value: &Value| {
+        serde_json::to_string(value).map_err(|error| SessionError::Serialize(error.to_string()))
+    };
+    let mut header = header.clone();
+    // Every scanned line parsed as a JSON object; one that somehow does not stays `null`, which
+    // the typing then refuses.
+    let mut values: Vec<Value> = lines
+        .iter()
+        .map(|line| serde_json::from_str(&line.text).unwrap_or(Value::Null))
+        .collect();
+    super::migrate::migrate(&mut header, &mut values);
+    let texts = values.iter().map(to_text).collect::<Result<_, _>>()?;
+    Ok((to_text(&header)?, texts))
 }
 
 /// Read and parse a session file. Mid-file corruption is an error; a torn tail is reported in
@@ -331,8 +457,8 @@ fn header_version(header: &Header) -> u64 {
 pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
     let bytes = fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
     let scan = scan_bytes(path, &bytes)?;
-    match &scan.header {
-        Header::Valid(..) => {}
+    let header = match &scan.header {
+        Header::Valid(value, line) => (value, line),
         Header::Damaged(bad) => {
             return Err(SessionError::Corrupt {
                 path: path.to_owned(),
@@ -347,84 +473,31 @@ pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
                 reason: "the session header is missing (the file starts with an entry)".to_owned(),
             });
         }
-    }
-    if let Some(bad) = scan.bad.first() {
+    };
+    let typed = type_lines(path, Some(header), &scan.lines)?;
+    if let Some(bad) = scan
+        .bad
+        .iter()
+        .chain(&typed.refused)
+        .min_by_key(|bad| bad.line)
+    {
         return Err(SessionError::Corrupt {
             path: path.to_owned(),
             line: bad.line,
             reason: bad.reason.clone(),
         });
     }
-    typed(path, scan)
-}
-
-fn typed(path: &Path, scan: Scan) -> Result<LoadedSession, SessionError> {
-    let version = header_version(&scan.header);
-    let Header::Valid(scan_header, scan_header_line) = scan.header else {
+    let Some(header) = typed.header else {
         return Err(SessionError::NotASession {
             path: path.to_owned(),
             reason: "the session header is damaged".to_owned(),
         });
     };
-    if version > u64::from(CURRENT_VERSION) {
-        return Err(SessionError::UnknownVersion {
-            path: path.to_owned(),
-            version,
-        });
-    }
-    let corrupt = |line: usize, reason: String| SessionError::Corrupt {
-        path: path.to_owned(),
-        line,
-        reason,
-    };
-    let (header_text, lines): (String, Vec<(usize, String)>) =
-        if version < u64::from(CURRENT_VERSION) {
-            let mut header = scan_header;
-            let mut values = Vec::with_capacity(scan.lines.len());
-            for (number, text) in &scan.lines {
-                values.push(
-                    serde_json::from_str::<Value>(text)
-                        .map_err(|error| corrupt(*number, error.to_string()))?,
-                );
-            }
-            super::migrate::migrate(&mut header, &mut values);
-            let header_text = serde_json::to_string(&header)
-                .map_err(|error| SessionError::Serialize(error.to_string()))?;
-            let mut lines = Vec::with_capacity(values.len());
-            for ((number, _), value) in scan.lines.iter().zip(values) {
-                let text = serde_json::to_string(&value)
-                    .map_err(|error| SessionError::Serialize(error.to_string()))?;
-                lines.push((*number, text));
-            }
-            (header_text, lines)
-        } else {
-            (scan_header_line, scan.lines)
-        };
-    let header = match record::parse_line(&header_text) {
-        Ok(Line::Header(header)) => header,
-        Ok(Line::Entry(_)) => {
-            return Err(SessionError::NotASession {
-                path: path.to_owned(),
-                reason: "the first line is not a session header".to_owned(),
-            });
-        }
-        Err(error) => return Err(corrupt(1, error.to_string())),
-    };
-    let mut entries = Vec::with_capacity(lines.len());
-    for (number, text) in lines {
-        match record::parse_line(&text) {
-            Ok(Line::Entry(entry)) => entries.push(entry),
-            Ok(Line::Header(_)) => {
-                return Err(corrupt(number, "a second session header".to_owned()));
-            }
-            Err(error) => return Err(corrupt(number, error.to_string())),
-        }
-    }
     Ok(LoadedSession {
         path: path.to_owned(),
         header,
-        entries,
-        disk_version: u32::try_from(version).unwrap_or(CURRENT_VERSION),
+        entries: typed.entries,
+        disk_version: u32::try_from(typed.version).unwrap_or(CURRENT_VERSION),
         torn: scan.torn,
     })
 }
@@ -532,8 +605,31 @@ pub fn repair(
 ) -> Result<RepairReport, SessionError> {
     let bytes = fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
     let mut scan = scan_bytes(path, &bytes)?;
+    let mut typed = match &scan.header {
+        Header::Valid(value, line) => type_lines(path, Some((value, line)), &scan.lines)?,
+        Header::Damaged(_) | Header::Missing => type_lines(path, None, &scan.lines)?,
+    };
+    // A header the reader refuses is damaged like one that is no JSON: it is set aside and
+    // rebuilt, and the lines after it are typed again as the rebuilt header's version reads them.
+    if typed.header.is_none()
+        && let Header::Valid(_, line) = &scan.header
+    {
+        let refusal = typed
+            .refused
+            .iter()
+            .find(|bad| bad.line == line.number)
+            .map_or_else(
+                || "not a session header".to_owned(),
+                |bad| bad.reason.clone(),
+            );
+        scan.header = Header::Damaged(line.refused(refusal));
+        typed = type_lines(path, None, &scan.lines)?;
+    }
+    // Whatever the reader refuses is moved aside, in file order.
+    scan.bad.extend(typed.refused);
+    scan.bad.sort_by_key(|bad| bad.line);
+    let version = typed.version;
     let mut report = RepairReport::default();
-    let version = header_version(&scan.header);
     let mut rebuilt = None;
     let damaged_header = match &scan.header {
         Header::Valid(..) => None,
@@ -958,6 +1054,7 @@ mod tests {
     }
 
     const ENTRY: &str = r#"{"type":"session_info","id":"a0000001","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","name":"weekly"}"#;
+    const ENTRY2: &str = r#"{"type":"session_info","id":"a0000002","parentId":"a0000001","timestamp":"2026-11-30T10:00:02.000Z","name":"daily"}"#;
 
     #[test]
     fn the_file_name_gives_back_the_id_and_the_creation_time() {
@@ -1034,6 +1131,183 @@ mod tests {
         );
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.ends_with(&format!("\n{ENTRY}\n")), "{text}");
+    }
+
+    /// Lines that are JSON objects but no record the reader accepts.
+    const REFUSED_RECORDS: [&str; 7] = [
+        r#"{"type":"message","id":"b0000001","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","message":{"role":"user","content":5,"timestamp":1}}"#,
+        r#"{"id":"b0000002","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z"}"#,
+        r#"{"type":"model_change","id":"b0000003","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","provider":7,"modelId":"x"}"#,
+        r#"{"type":"label","id":12,"parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","targetId":"a","label":"x"}"#,
+        r#"{"type":"session","version":3,"id":"7f3e9a10-1111-4222-8333-444455556666","timestamp":"2026-11-30T10:00:00.000Z","cwd":"/"}"#,
+        r#"{"type":"thinking_level_change","id":"b0000004","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","thinkingLevel":{"high":true}}"#,
+        r#"{"type":"message","id":"b0000005","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"sleepy","timestamp":9}}"#,
+    ];
+
+    /// First lines: good and damaged headers of several versions, and none at all.
+    const HEADERS: [&str; 6] = [
+        r#"{"type":"session","version":3,"id":"7f3e9a10-1111-4222-8333-444455556666","timestamp":"2026-11-30T10:00:00.000Z","cwd":"/w"}"#,
+        r#"{"type":"session","version":2,"id":"7f3e9a10-1111-4222-8333-444455556666","timestamp":"2026-11-30T10:00:00.000Z","cwd":"/w"}"#,
+        r#"{"type":"session","version":3,"id":"7f3e9a10-1111-4222-8333-444455556666","cwd":"/w"}"#,
+        r#"{"type":"session","version":"3","id":"7f3e9a10-1111-4222-8333-444455556666","timestamp":"2026-11-30T10:00:00.000Z","cwd":"/w"}"#,
+        r#"{"type":"sess"#,
+        ENTRY,
+    ];
+
+    /// xorshift64*, so the generated files are the same on every run.
+    struct Random(u64);
+
+    impl Random {
+        fn below(&mut self, bound: usize) -> usize {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % bound
+        }
+    }
+
+    /// A session file of valid entries, refused records, lines that are no JSON object, blank
+    /// lines and perhaps a torn tail, under one of [`HEADERS`].
+    fn generated_file(seed: u64) -> String {
+        let mut random = Random(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let mut text = format!("{}\n", HEADERS[random.below(HEADERS.len())]);
+        let mut parent = "null".to_owned();
+        for n in 0..random.below(12) {
+            let line = match random.below(10) {
+                0 => REFUSED_RECORDS[random.below(REFUSED_RECORDS.len())].to_owned(),
+                1 => "not json at all".to_owned(),
+                2 => "[1,2]".to_owned(),
+                3 => String::new(),
+                _ => {
+                    let id = format!("{:08x}", 0xc000_0000_u32 + n as u32);
+                    let line = format!(
+                        r#"{{"type":"session_info","id":"{id}","parentId":{parent},"timestamp":"2026-11-30T10:00:0{}.000Z","name":"n{n}"}}"#,
+                        n % 10
+                    );
+                    parent = format!("\"{id}\"");
+                    line
+                }
+            };
+            text.push_str(&line);
+            text.push('\n');
+        }
+        match random.below(4) {
+            0 => text.push_str(r#"{"type":"message","id":"dead"#),
+            1 => text.push_str(REFUSED_RECORDS[random.below(REFUSED_RECORDS.len())]),
+            _ => {}
+        }
+        text
+    }
+
+    /// The property that keeps `sessions repair` and the reader in step: whatever line loading
+    /// refuses, a repair (and its dry run) names and moves aside, after which the file loads;
+    /// and a file that loads needs no line moved.
+    #[test]
+    fn repair_moves_aside_exactly_the_lines_loading_refuses() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut refused = 0;
+        for seed in 0..600 {
+            let text = generated_file(seed);
+            let path = file_in(dir.path(), &text);
+            let loaded = load(&path);
+            let dry = repair(&path, true, "/w");
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                text,
+                "{seed}: dry run"
+            );
+            match &loaded {
+                Ok(_) => {
+                    let report = dry.unwrap();
+                    assert!(
+                        report.dropped_lines.is_empty(),
+                        "{seed}: {report:?}\n{text}"
+                    );
+                    assert_eq!(report.rebuilt_header, None, "{seed}\n{text}");
+                }
+                Err(SessionError::Corrupt { line, .. }) => {
+                    refused += 1;
+                    let report = dry.unwrap();
+                    assert!(
+                        report.dropped_lines.contains(line)
+                            || (*line == 1 && report.rebuilt_header.is_some()),
+                        "{seed}: load refuses line {line}, repair would move {:?}\n{text}",
+                        report.dropped_lines
+                    );
+                    let done = repair(&path, false, "/w").unwrap();
+                    assert_eq!(done.dropped_lines, report.dropped_lines, "{seed}");
+                    let reloaded = load(&path);
+                    assert!(reloaded.is_ok(), "{seed}: {reloaded:?}\n{text}");
+                    assert_eq!(reloaded.unwrap().torn, None, "{seed}");
+                }
+                Err(error) => {
+                    assert!(
+                        dry.is_err(),
+                        "{seed}: load: {error}; repair: {dry:?}\n{text}"
+                    );
+                }
+            }
+            std::fs::remove_dir_all(dir.path()).unwrap();
+            std::fs::create_dir(dir.path()).unwrap();
+        }
+        assert!(
+            refused > 200,
+            "most generated files need a repair ({refused})"
+        );
+    }
+
+    #[test]
+    fn a_second_header_or_an_invalid_record_in_the_middle_is_moved_aside_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        for record in REFUSED_RECORDS {
+            let header = HEADERS[0];
+            let text = format!("{header}\n{ENTRY}\n{record}\n{ENTRY2}\n");
+            let path = file_in(dir.path(), &text);
+            assert!(
+                matches!(load(&path), Err(SessionError::Corrupt { line: 3, .. })),
+                "{record}"
+            );
+            let report = repair(&path, false, "/w").unwrap();
+            assert_eq!(report.dropped_lines, [3], "{record}");
+            let side = report.side_file.unwrap();
+            assert_eq!(
+                std::fs::read_to_string(&side).unwrap(),
+                format!("{record}\n")
+            );
+            assert_eq!(
+                std::fs::read_to_string(&path).unwrap(),
+                format!("{header}\n{ENTRY}\n{ENTRY2}\n")
+            );
+            std::fs::remove_file(side).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_header_the_reader_refuses_is_rebuilt_from_the_file_name() {
+        let dir = tempfile::tempdir().unwrap();
+        // No timestamp: a header by its type and id, but not one the reader takes.
+        let path = file_in(dir.path(), &format!("{}\n{ENTRY}\n", HEADERS[2]));
+        match load(&path) {
+            Err(SessionError::Corrupt { line, reason, .. }) => {
+                assert_eq!(line, 1);
+                assert!(reason.contains("header is damaged"), "{reason}");
+            }
+            other => panic!("{other:?}"),
+        }
+        let report = repair(&path, false, "/elsewhere").unwrap();
+        assert_eq!(report.dropped_lines, [1]);
+        assert_eq!(
+            report.rebuilt_header,
+            Some(RebuiltHeader {
+                id: ID.to_owned(),
+                cwd: "/w".to_owned(),
+                cwd_recovered: true,
+                replaced: true,
+            })
+        );
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded.header.timestamp, "2026-11-30T10:00:00.000Z");
+        assert_eq!(loaded.entries.len(), 1);
     }
 
     #[test]

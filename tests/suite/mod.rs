@@ -15,6 +15,7 @@ mod reliability_crash;
 mod reliability_faults;
 mod reliability_input;
 mod reliability_secrets;
+mod reliability_sessions;
 mod replay;
 mod run_flags;
 mod run_input;
