@@ -872,6 +872,13 @@ fn side_files(path: &Path) -> Vec<PathBuf> {
 
 fn delete_session(context: &Context, path: &Path, with_side_files: bool) -> CliResult<()> {
     let lock = SessionLock::acquire(path, context.wait).map_err(session_error)?;
+    remove_locked(&lock, with_side_files)
+}
+
+/// Remove the session file `lock` guards (with the side files of its repairs when asked), then
+/// its lock file, while the lock is held.
+fn remove_locked(lock: &SessionLock, with_side_files: bool) -> CliResult<()> {
+    let path = lock.session_path();
     std::fs::remove_file(path).map_err(|error| {
         CliError::new(
             Exit::RunFailed,
@@ -884,7 +891,6 @@ fn delete_session(context: &Context, path: &Path, with_side_files: bool) -> CliR
         }
     }
     let _ = std::fs::remove_file(crate::fs::lock_path(path));
-    drop(lock);
     Ok(())
 }
 
@@ -981,7 +987,7 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
                 .as_deref()
                 .is_none_or(|cwd| entry.summary.cwd == cwd)
         })
-        .filter(|entry| parse_time(&entry.summary.updated).is_some_and(|updated| updated < cutoff))
+        .filter(|entry| last_used_before(&entry.summary.updated, cutoff))
         .collect();
     candidates.reverse();
     let mut removed = Vec::new();
@@ -1003,8 +1009,12 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
             removed.push(path);
             continue;
         }
-        match delete_session(context, &file, false) {
-            Ok(()) => removed.push(path),
+        match prune_one(&file, cutoff, context.wait) {
+            Ok(Pruned::Removed) => removed.push(path),
+            Ok(Pruned::UsedSince(updated)) => context.diagnostics.detail(&format!(
+                "kept {}: it was used at {updated}, while the prune ran",
+                path.display()
+            )),
             Err(error) => {
                 context
                     .diagnostics
@@ -1040,6 +1050,40 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
         ));
     }
     Ok(Exit::Success)
+}
+
+/// Whether a session last written at `updated` (an ISO time) is older than `cutoff`; an
+/// unreadable time is never old.
+fn last_used_before(updated: &str, cutoff: OffsetDateTime) -> bool {
+    parse_time(updated).is_some_and(|updated| updated < cutoff)
+}
+
+/// What pruning one session the index found old did.
+#[derive(Debug, PartialEq, Eq)]
+enum Pruned {
+    /// The session was old, and is gone.
+    Removed,
+    /// The session was written to at this time, after the index was read (a run held it while
+    /// the prune waited for its lock): it stays.
+    UsedSince(String),
+}
+
+/// Prune the session at `file`, which the index says was last used before `cutoff`. The index
+/// was read before the session's lock was held, and a run holding the lock may have written a
+/// turn since: the age is read again from the file itself, under the lock, and decides. `wait`:
+/// how long to wait for a busy session (`--wait`).
+fn prune_one(
+    file: &Path,
+    cutoff: OffsetDateTime,
+    wait: Option<std::time::Duration>,
+) -> CliResult<Pruned> {
+    let lock = SessionLock::acquire(file, wait).map_err(session_error)?;
+    let now = index::summarize_file(file).map_err(session_error)?;
+    if !last_used_before(&now.summary.updated, cutoff) {
+        return Ok(Pruned::UsedSince(now.summary.updated));
+    }
+    remove_locked(&lock, false)?;
+    Ok(Pruned::Removed)
 }
 
 // ---------------------------------------------------------------------------------- path, repair
@@ -1189,6 +1233,36 @@ mod tests {
         assert_eq!(parse_duration("30"), None);
         assert_eq!(parse_duration("d"), None);
         assert_eq!(parse_duration("3y"), None);
+    }
+
+    #[test]
+    fn a_session_is_old_only_when_its_last_use_reads_as_a_time_before_the_cutoff() {
+        let cutoff = parse_time("2026-11-01T00:00:00.000Z").unwrap();
+        assert!(last_used_before("2026-10-31T23:59:59.999Z", cutoff));
+        assert!(!last_used_before("2026-11-01T00:00:00.000Z", cutoff));
+        assert!(!last_used_before("2026-11-30T12:00:00.000Z", cutoff));
+        assert!(!last_used_before("", cutoff));
+        assert!(!last_used_before("yesterday", cutoff));
+    }
+
+    #[test]
+    fn prune_keeps_a_session_written_to_after_the_index_called_it_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir
+            .path()
+            .join("2020-01-01T00-00-00-000Z_7f3e9a10-1111-4222-8333-444455556666.jsonl");
+        let header = r#"{"type":"session","version":3,"id":"7f3e9a10-1111-4222-8333-444455556666","timestamp":"2020-01-01T00:00:00.000Z","cwd":"/w"}"#;
+        let cutoff = parse_time("2026-01-01T00:00:00.000Z").unwrap();
+        let recent = r#"{"type":"session_info","id":"a0000001","parentId":null,"timestamp":"2026-11-30T10:00:00.000Z","name":"x"}"#;
+        std::fs::write(&path, format!("{header}\n{recent}\n")).unwrap();
+        assert_eq!(
+            prune_one(&path, cutoff, None).unwrap(),
+            Pruned::UsedSince("2026-11-30T10:00:00.000Z".to_owned())
+        );
+        assert!(path.exists());
+        std::fs::write(&path, format!("{header}\n")).unwrap();
+        assert_eq!(prune_one(&path, cutoff, None).unwrap(), Pruned::Removed);
+        assert!(!path.exists());
     }
 
     #[test]

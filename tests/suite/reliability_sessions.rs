@@ -1,17 +1,28 @@
-//! The session store under stress (SPEC §3.2, §5.3, §5.4, §12.2): lines the reader refuses
-//! that `sessions repair` must fix.
+//! The session store under stress (SPEC §3.2, §5.3, §5.4, §12.2): `sessions prune` racing a
+//! resume, and lines the reader refuses that `sessions repair` must fix.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol};
-use crate::common::{Home, SessionBuilder, code, stderr, stdout};
+use crate::common::{Home, SessionBuilder, code, hold_lock, stderr, stdout};
+
+const OLD_A: &str = "019ad3c1-0000-7000-8000-0000000000a1";
+const OLD_B: &str = "019ad3c1-0000-7000-8000-0000000000b2";
 
 fn anthropic() -> Protocol {
     protocols::anthropic()
+}
+
+/// The time now, as session entries write it.
+fn now_iso() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap()
 }
 
 /// A session of one exchange on `anthropic/claude-sonnet-4-5`, created at `created`.
@@ -24,6 +35,76 @@ fn old_session(home: &Home, id: &str, created: &str) -> PathBuf {
     session.user("an old question");
     session.assistant("an old answer", [10, 20, 0, 0]);
     home.write_session(&session)
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name().unwrap().to_string_lossy().into_owned()
+}
+
+fn names(paths: &Value) -> Vec<String> {
+    let mut names: Vec<String> = paths
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|path| file_name(Path::new(path.as_str().unwrap())))
+        .collect();
+    names.sort();
+    names
+}
+
+/// Whether process `pid` has `path` open.
+fn has_open(pid: u32, path: &Path) -> bool {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|entries| {
+        entries
+            .flatten()
+            .any(|entry| std::fs::read_link(entry.path()).is_ok_and(|target| target == path))
+    })
+}
+
+fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out: {what}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+// ------------------------------------------------------------------------ prune against resume
+
+#[test]
+fn prune_keeps_a_session_that_a_resume_wrote_to_while_prune_waited_for_its_lock() {
+    let home = Home::new();
+    let resumed = old_session(&home, OLD_A, "2020-01-01T00:00:00.000Z");
+    let untouched = old_session(&home, OLD_B, "2020-01-02T00:00:00.000Z");
+    // A run holds the old session: prune picks it from the index, then waits for its lock.
+    let lock = hold_lock(&resumed);
+    let prune = home
+        .pincer()
+        .args(["sessions", "prune", "--older-than", "30d", "--json"])
+        .args(["--wait", "60"])
+        .spawn();
+    let lock_file = PathBuf::from(format!("{}.lock", resumed.display()));
+    wait_for("prune waits for the resumed session's lock", || {
+        has_open(prune.id(), &lock_file)
+    });
+    // Meanwhile the run writes a new turn, as a resume does, and lets go.
+    let fresh = format!(
+        "{{\"type\":\"message\",\"id\":\"c0000001\",\"parentId\":\"a0000003\",\"timestamp\":\"{}\",\"message\":{{\"role\":\"user\",\"content\":\"a new question\",\"timestamp\":1}}}}\n",
+        now_iso()
+    );
+    let mut text = std::fs::read_to_string(&resumed).unwrap();
+    text.push_str(&fresh);
+    std::fs::write(&resumed, &text).unwrap();
+    drop(lock);
+
+    let output = prune.wait_with_output().unwrap();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(resumed.exists(), "prune deleted a session resumed under it");
+    assert_eq!(std::fs::read_to_string(&resumed).unwrap(), text);
+    assert!(!untouched.exists(), "the other old session is pruned");
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(names(&report["removed"]), [file_name(&untouched)]);
+    assert_eq!(names(&report["skipped"]), Vec::<String>::new());
 }
 
 // --------------------------------------------------------------------- lines the reader refuses
