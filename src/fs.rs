@@ -182,7 +182,12 @@ impl FileLock {
             file,
             path: lock_file.to_owned(),
         };
-        lock.record_holder().map_err(io_error)?;
+        // The pid only tells waiters whom they wait for; the lock is what keeps them out. On a
+        // full disk it cannot be written, and the lock is held all the same (waiters are told
+        // of "another process").
+        if lock.record_holder().is_err() {
+            let _ = lock.file.set_len(0);
+        }
         Ok(lock)
     }
 

@@ -345,11 +345,16 @@ pub fn fork_error(error: ForkError) -> CliError {
 }
 
 /// Refresh and return the session index, telling the user when it had to be rebuilt from a bad
-/// file.
+/// file (and, with `-v`, when it could not be saved: a cache that cannot be written is no error).
 pub fn load_index(context: &Context) -> CliResult<Index> {
     let spinner = Spinner::start(&context.diagnostics, "reading sessions…");
     let (index, report) = index::refresh(context.sessions_dir()).map_err(session_error)?;
     drop(spinner);
+    if let Some(reason) = &report.unsaved {
+        context
+            .diagnostics
+            .detail(&format!("the session index was not saved: {reason}"));
+    }
     if let Some(reason) = &report.rebuilt
         && !reason.starts_with("there is no index")
     {

@@ -193,6 +193,9 @@ pub struct RefreshReport {
     pub rescanned: usize,
     /// Whether the index file was rewritten.
     pub written: bool,
+    /// Why the index file could not be rewritten, when it could not (the refresh still
+    /// succeeds: the index is only a cache).
+    pub unsaved: Option<String>,
 }
 
 /// The result of looking a session up.
@@ -1209,13 +1212,19 @@ pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
     }
     // A long journal is folded in even when nothing changed, so that readers stay fast.
     if (changed || journal.too_long()) && lock.is_some() {
-        write_index(&index_path, &index)?;
-        // Its lines are in `index.json` now. Every append holds the lock we hold, so none
-        // was made since the journal was read.
-        if !journal.is_empty() {
-            remove_journal(dir)?;
+        // A cache that cannot be saved (a full disk, a read-only home) is computed again by the
+        // next command; the answer in hand stands, and the journal stays.
+        match write_index(&index_path, &index) {
+            Ok(()) => {
+                // Its lines are in `index.json` now. Every append holds the lock we hold, so
+                // none was made since the journal was read.
+                if !journal.is_empty() {
+                    remove_journal(dir)?;
+                }
+                report.written = true;
+            }
+            Err(error) => report.unsaved = Some(error.to_string()),
         }
-        report.written = true;
     }
     drop(lock);
     Ok((index, report))

@@ -1,5 +1,5 @@
 //! The session store under stress (SPEC §3.2, §5.3, §5.4, §12.2): `sessions prune` racing a
-//! resume, and lines the reader refuses that `sessions repair` must fix.
+//! resume, a full disk, and lines the reader refuses that `sessions repair` must fix.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol};
-use crate::common::{Home, SessionBuilder, code, hold_lock, stderr, stdout};
+use crate::common::{Home, Pincer, SessionBuilder, code, hold_lock, skip, stderr, stdout};
 
 const OLD_A: &str = "019ad3c1-0000-7000-8000-0000000000a1";
 const OLD_B: &str = "019ad3c1-0000-7000-8000-0000000000b2";
@@ -105,6 +105,122 @@ fn prune_keeps_a_session_that_a_resume_wrote_to_while_prune_waited_for_its_lock(
     let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(names(&report["removed"]), [file_name(&untouched)]);
     assert_eq!(names(&report["skipped"]), Vec::<String>::new());
+}
+
+// -------------------------------------------------------------------------------- a full disk
+
+/// Whether this machine lets the tests mount a tmpfs in a private mount namespace
+/// (`unshare -rm`, user namespaces; or as root).
+fn private_tmpfs_available(home: &Home) -> bool {
+    let probe = home.root.path().join("probe");
+    std::fs::create_dir_all(&probe).unwrap();
+    std::process::Command::new("unshare")
+        .args(["-rm", "sh", "-c", "mount -t tmpfs -o size=64k tmpfs \"$0\""])
+        .arg(&probe)
+        .output()
+        .is_ok_and(|output| output.status.success())
+}
+
+/// `command` with its `PINCER_HOME` on a tmpfs of its own (in a private mount namespace) that
+/// holds a copy of the home as it is now and is full but for `free_kib` KiB. What is left in
+/// its sessions directory afterwards is listed into `listing`.
+fn on_full_disk(command: Pincer, free_kib: u64, listing: &Path) -> Pincer {
+    let script = format!(
+        r#"set -e
+stage=$(mktemp -d)
+cp -a "$PINCER_HOME/." "$stage/"
+mount -t tmpfs -o size=1m tmpfs "$PINCER_HOME" || exit 97
+cp -a "$stage/." "$PINCER_HOME/"
+head -c {spare} /dev/zero > "$PINCER_HOME/spare"
+cat /dev/zero > "$PINCER_HOME/filler" 2>/dev/null || true
+rm -f "$PINCER_HOME/spare"
+set +e
+"$0" "$@"
+code=$?
+ls -a "$PINCER_HOME/sessions" > "{listing}"
+exit $code"#,
+        spare = free_kib * 1024,
+        listing = listing.display(),
+    );
+    command.inside("unshare", ["-rm", "sh", "-c", &script])
+}
+
+#[test]
+fn on_a_full_disk_sessions_can_be_read_and_prune_frees_space() {
+    let home = Home::new();
+    if !private_tmpfs_available(&home) {
+        skip(
+            "on_a_full_disk_sessions_can_be_read_and_prune_frees_space",
+            "cannot mount a tmpfs in a private mount namespace",
+        );
+        return;
+    }
+    let old: Vec<PathBuf> = (1..=4)
+        .map(|n| {
+            old_session(
+                &home,
+                &format!("019ad3c1-0000-7000-8000-00000000010{n}"),
+                &format!("2020-01-0{n}T00:00:00.000Z"),
+            )
+        })
+        .collect();
+    // Enough recent sessions that the index outgrows a few free KiB; no index yet, so every
+    // command wants to write one.
+    let recent: Vec<PathBuf> = (10..22)
+        .map(|n| {
+            let id = format!("019ad3c1-0000-7000-8000-0000000002{n}");
+            let path = old_session(&home, &id, "2020-02-01T00:00:00.000Z");
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            text.push_str(&format!(
+                "{{\"type\":\"session_info\",\"id\":\"c0000001\",\"parentId\":\"a0000003\",\"timestamp\":\"{}\",\"name\":\"recent-{n}\"}}\n",
+                now_iso()
+            ));
+            std::fs::write(&path, text).unwrap();
+            path
+        })
+        .collect();
+    let listing = home.root.path().join("listing");
+    let recent_id = "019ad3c1-0000-7000-8000-000000000210";
+    for free_kib in [0, 4, 8] {
+        for args in [
+            &["sessions", "list", "--json"][..],
+            &["sessions", "list"][..],
+            &["sessions", "show", recent_id],
+            &["sessions", "path", recent_id],
+            &["sessions", "prune", "--older-than", "30d", "--dry-run"],
+            &["status", recent_id, "--json"],
+            &["status", recent_id],
+        ] {
+            let output = on_full_disk(home.pincer().args(args), free_kib, &listing).output();
+            assert_eq!(
+                code(&output),
+                0,
+                "{args:?} with {free_kib} KiB free: {}",
+                stderr(&output)
+            );
+            assert!(!stdout(&output).is_empty(), "{args:?}");
+        }
+    }
+    let output = on_full_disk(
+        home.pincer()
+            .args(["sessions", "prune", "--older-than", "30d", "--json"]),
+        0,
+        &listing,
+    )
+    .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let mut expected: Vec<String> = old.iter().map(|path| file_name(path)).collect();
+    expected.sort();
+    assert_eq!(names(&report["removed"]), expected, "{}", stderr(&output));
+    assert_eq!(names(&report["skipped"]), Vec::<String>::new());
+    let left = std::fs::read_to_string(&listing).unwrap();
+    for path in &old {
+        assert!(!left.contains(&file_name(path)), "{left}");
+    }
+    for path in &recent {
+        assert!(left.contains(&file_name(path)), "{left}");
+    }
 }
 
 // --------------------------------------------------------------------- lines the reader refuses
