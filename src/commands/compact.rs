@@ -1,7 +1,7 @@
 //! `pincer compact [SESSION|--last]`: compact a session now (SPEC §1.4, §7).
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
@@ -11,8 +11,8 @@ use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
 use crate::error::{CliError, CliResult, Exit};
-use crate::output::Stdout;
 use crate::output::schema::{ResultError, ResultSubtype, RunResult};
+use crate::output::{Format, Stdout};
 use crate::provider::classify::classify;
 use crate::provider::http::Endpoint;
 use crate::provider::retry::RetryNotice;
@@ -20,8 +20,57 @@ use crate::session::store;
 use crate::session::summary::summarize;
 use crate::session::transcript::Transcript;
 
-/// Run `compact`.
-pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
+/// What is known of the session and its model when `compact` fails, for its result object.
+#[derive(Debug, Default)]
+struct Known {
+    session_id: Option<String>,
+    session_name: Option<String>,
+    model: Option<String>,
+    provider: Option<String>,
+    /// The classified failure of the summary call, when that is what failed.
+    failure: Option<ResultError>,
+}
+
+/// Run `compact`. In JSON modes every failure ends with its result object on stdout (SPEC
+/// §3.2), whatever failed once the arguments parsed: the configuration, an unknown or busy
+/// session, a full disk or a read-only home, the summary call.
+pub fn compact(
+    format: Format,
+    started: Instant,
+    context: &CliResult<Context>,
+    args: &CompactArgs,
+) -> CliResult<Exit> {
+    let mut known = Known::default();
+    let error = match context {
+        Ok(context) => match compact_session(context, args, &mut known) {
+            Ok(exit) => return Ok(exit),
+            Err(error) => error,
+        },
+        Err(error) => error.clone(),
+    };
+    if format.is_json() {
+        let mut result = RunResult::early_error(
+            ResultSubtype::ErrorDuringExecution,
+            error.kind(),
+            &error.message,
+            u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        );
+        result.session_id = known.session_id;
+        result.session_name = known.session_name;
+        result.model = known.model;
+        result.provider = known.provider;
+        result.backend = Some("api".to_owned());
+        if let Some(failure) = known.failure {
+            result.error = Some(failure);
+        }
+        // The failure is what the exit code reports, whatever became of stdout.
+        let _ = Stdout::new().json_pretty(&result);
+    }
+    Err(error)
+}
+
+/// [`compact`] once the configuration is read, noting what it learns in `known`.
+fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> CliResult<Exit> {
     let index = load_index(context)?;
     let path = resolve_selector(
         context,
@@ -30,6 +79,14 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         args.last,
         args.all,
     )?;
+    // What the index knows names the session in the result even when it cannot be opened.
+    if let Some(entry) = path
+        .file_name()
+        .and_then(|name| index.sessions.get(&*name.to_string_lossy()))
+    {
+        known.session_id = Some(entry.summary.id.clone()).filter(|id| !id.is_empty());
+        known.session_name.clone_from(&entry.summary.name);
+    }
     let keep = args
         .keep_recent_tokens
         .unwrap_or(context.settings.compaction.keep_recent_tokens);
@@ -43,8 +100,12 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         store::open_for_append(&path, context.wait).map_err(session_error)?;
     report_torn(context, &path, torn.as_ref());
     let summary = summarize(&loaded.header, &loaded.entries);
+    known.session_id = Some(loaded.header.id.clone());
+    known.session_name.clone_from(&summary.name);
     let reference = summary_reference(context, args, summary.model_ref(), &cassette)?;
     let resolved = resolve_model(context, &reference)?;
+    known.model = Some(resolved.reference.model.clone());
+    known.provider = Some(resolved.reference.provider.clone());
     if resolved.cli.is_some() {
         // The summary is one API call; a CLI backend compacts its own session by itself.
         return Err(CliError::usage(format!(
@@ -105,8 +166,11 @@ pub fn compact(context: &Context, args: &CompactArgs) -> CliResult<Exit> {
         Ok(outcome) => outcome,
         Err(CompactError::Session(error)) => return Err(session_error(error)),
         Err(failure) => {
-            let session = (loaded.header.id.as_str(), summary.name.as_deref());
-            return Err(report_failure(context, session, &resolved, &failure));
+            let error = summary_failure(&failure, &resolved.reference.provider);
+            let cli_error = CliError::new(error_exit(&failure), error.message.clone())
+                .with_hint(failure_hint(&failure));
+            known.failure = Some(error);
+            return Err(cli_error);
         }
     };
     closed.map_err(session_error)?;
@@ -144,35 +208,6 @@ fn summary_reference(
             (None, None) => default_model(context)?,
         },
     })
-}
-
-/// A failed summary call: the result object on stdout with `--output-format json`, and the
-/// error with its class's exit code. The session file was left as it was.
-fn report_failure(
-    context: &Context,
-    (session_id, session_name): (&str, Option<&str>),
-    resolved: &ResolvedModel,
-    failure: &CompactError,
-) -> CliError {
-    let error = summary_failure(failure, &resolved.reference.provider);
-    if context.format.is_json() {
-        let mut result = RunResult::early_error(
-            ResultSubtype::ErrorDuringExecution,
-            &error.kind,
-            &error.message,
-            u64::try_from(context.started.elapsed().as_millis()).unwrap_or(u64::MAX),
-        );
-        result.session_id = Some(session_id.to_owned());
-        result.session_name = session_name.map(str::to_owned);
-        result.model = Some(resolved.reference.model.clone());
-        result.provider = Some(resolved.reference.provider.clone());
-        result.backend = Some("api".to_owned());
-        result.error = Some(error.clone());
-        if let Err(failure) = Stdout::new().json_pretty(&result) {
-            return stdout_error(failure);
-        }
-    }
-    CliError::new(error_exit(failure), error.message).with_hint(failure_hint(failure))
 }
 
 /// `compact --dry-run`: what a compaction would do, changing nothing.

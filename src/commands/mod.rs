@@ -178,7 +178,7 @@ fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) ->
     match cli.command {
         Command::Run(args) => turn::run(format, started, &context, &args),
         Command::Resume(args) => turn::resume(format, started, &context, &args),
-        Command::Compact(args) => compact::compact(&context?, &args),
+        Command::Compact(args) => compact::compact(format, started, &context, &args),
         Command::Sessions(args) => sessions::dispatch(&context?, args),
         Command::Status(args) => status::status(&context?, &args),
         Command::Auth(args) => auth::dispatch(&context?, args),
@@ -300,6 +300,7 @@ pub fn session_error(error: SessionError) -> CliError {
         }
         SessionError::NotASession { .. } => CliError::usage(message),
         SessionError::Io { path, source, .. } => access_error(&message, path, source)
+            .or_else(|| resource_error(&message, source))
             .unwrap_or_else(|| CliError::new(Exit::RunFailed, message)),
         SessionError::Vanished { .. } | SessionError::Serialize(_) => {
             CliError::new(Exit::RunFailed, message)
@@ -502,15 +503,38 @@ pub fn stdout_error(error: std::io::Error) -> CliError {
 
 /// The single-threaded runtime a command waits and calls models on.
 pub(crate) fn runtime() -> CliResult<tokio::runtime::Runtime> {
+    let failed = |error: std::io::Error| {
+        let message = format!("cannot start the runtime: {error}");
+        resource_error(&message, &error).unwrap_or_else(|| CliError::new(Exit::RunFailed, message))
+    };
+    // The first runtime of a process opens five file descriptors (an epoll, an eventfd, a socket
+    // pair for signals and a copy of one end), and tokio panics instead of failing when the
+    // socket pair cannot be made (`ulimit -n 7` did that): so many must be free first.
+    reserve_file_descriptors().map_err(failed)?;
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|error| {
-            CliError::new(
-                Exit::RunFailed,
-                format!("cannot start the runtime: {error}"),
-            )
-        })
+        .map_err(failed)
+}
+
+/// Open and close six file descriptors (three pipes): an error when this process cannot.
+fn reserve_file_descriptors() -> std::io::Result<()> {
+    let mut held = Vec::with_capacity(3);
+    for _ in 0..3 {
+        held.push(std::io::pipe()?);
+    }
+    Ok(())
+}
+
+/// A failure because this process or the system ran out of file descriptors: exit 1, the JSON
+/// result's `error.kind` `local_resource`, and a hint naming the limit to raise. `None` for
+/// every other I/O error.
+pub fn resource_error(message: &str, source: &std::io::Error) -> Option<CliError> {
+    crate::error::out_of_file_descriptors(source).then(|| {
+        CliError::new(Exit::RunFailed, message)
+            .with_kind(crate::error::LOCAL_RESOURCE)
+            .with_hint(crate::error::file_descriptor_advice(source))
+    })
 }
 
 /// The `[retry]` settings as the policy the provider's retry loop applies (SPEC §9.3).
@@ -601,5 +625,23 @@ mod tests {
         let error = session_error(io_failure(std::io::ErrorKind::StorageFull));
         assert_eq!(error.exit.code(), 1);
         assert_eq!(error.hint, None);
+    }
+
+    #[test]
+    fn running_out_of_file_descriptors_on_a_session_is_a_local_resource_error_with_a_hint() {
+        let error = session_error(SessionError::Io {
+            action: "cannot read",
+            path: PathBuf::from("/srv/pincer/sessions/a.jsonl"),
+            source: std::io::Error::from_raw_os_error(nix::libc::EMFILE),
+        });
+        assert_eq!(error.exit.code(), 1);
+        assert_eq!(error.kind(), "local_resource");
+        assert!(
+            error
+                .hint
+                .as_deref()
+                .is_some_and(|hint| hint.contains("ulimit -n")),
+            "{error:?}"
+        );
     }
 }

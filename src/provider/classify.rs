@@ -31,6 +31,9 @@ pub enum FailureKind {
     /// A replayed request matched nothing in the cassette, or the cassette cannot be written
     /// (SPEC §15): the run ends, whatever the failover chain.
     Cassette,
+    /// This machine ran out of something (file descriptors) before the request left: no
+    /// provider is at fault, and no retry or other model would fare better.
+    LocalResource,
     /// Anything else.
     Unknown,
 }
@@ -49,6 +52,7 @@ impl FailureKind {
             FailureKind::ModelNotFound => "model_not_found",
             FailureKind::SessionExpired => "session_expired",
             FailureKind::Cassette => "cassette",
+            FailureKind::LocalResource => crate::error::LOCAL_RESOURCE,
             FailureKind::Unknown => "unknown",
         }
     }
@@ -66,6 +70,7 @@ impl FailureKind {
             FailureKind::Format
             | FailureKind::ModelNotFound
             | FailureKind::SessionExpired
+            | FailureKind::LocalResource
             | FailureKind::Unknown => Exit::RunFailed,
         }
     }
@@ -170,6 +175,7 @@ pub fn classify(error: &ProviderError) -> FailureKind {
         | ProviderError::Transport { .. } => FailureKind::Timeout,
         ProviderError::Decode { .. } => FailureKind::Unknown,
         ProviderError::Cassette { .. } => FailureKind::Cassette,
+        ProviderError::LocalResource { .. } => FailureKind::LocalResource,
         ProviderError::Http(failure) => classify_evidence(&Evidence::of(
             Some(failure.status),
             &failure.details,
@@ -727,6 +733,30 @@ mod tests {
         assert_eq!(FailureKind::Format.exit().code(), 1);
         assert!(FailureKind::Overloaded.retryable());
         assert!(!FailureKind::Billing.retryable());
+    }
+
+    #[test]
+    fn running_out_of_file_descriptors_is_a_local_failure_not_an_unavailable_provider() {
+        let error = ProviderError::LocalResource {
+            provider: "anthropic".to_owned(),
+            message: "Too many open files (os error 24)".to_owned(),
+        };
+        let kind = classify(&error);
+        assert_eq!(kind, FailureKind::LocalResource);
+        assert_eq!(kind.as_str(), "local_resource");
+        assert_eq!(kind.exit().code(), 1);
+        assert!(!kind.retryable());
+        assert!(!kind.fails_over());
+        assert_eq!(
+            crate::provider::retry::decide(
+                &crate::provider::retry::RetryPolicy::default(),
+                0,
+                &error,
+                false,
+                0.5
+            ),
+            crate::provider::retry::RetryDecision::GiveUp
+        );
     }
 
     #[test]

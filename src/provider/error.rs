@@ -62,6 +62,16 @@ pub enum ProviderError {
         /// What went wrong.
         message: String,
     },
+    /// The request could not be sent because this process or the system ran out of file
+    /// descriptors (`EMFILE`, `ENFILE`) while resolving or connecting: a fault of this machine,
+    /// not of the provider. Never retried, never failed over: exit 1.
+    #[error("{provider}: cannot connect: {message}")]
+    LocalResource {
+        /// Provider name.
+        provider: String,
+        /// What ran out, and what to do about it.
+        message: String,
+    },
     /// Nothing arrived for longer than the idle timeout.
     #[error("{provider}: no data for {} s (idle timeout)", .after.as_secs_f64())]
     IdleTimeout {

@@ -266,6 +266,9 @@ enum Sent {
     Failed(Read),
     /// Replaying, and the cassette has no answer for this request.
     Unmatched(String),
+    /// The request never left: this process or the system has no file descriptor left
+    /// (what ran out, and what to do).
+    OutOfFileDescriptors(String),
 }
 
 /// Send the request over `transport`, up to the response head.
@@ -315,7 +318,10 @@ async fn send(
         () = cancel.cancelled() => Sent::Failed(Read::Cancelled),
         outcome = tokio::time::timeout(idle_timeout, request) => match outcome {
             Err(_) => Sent::Failed(Read::Idle),
-            Ok(Err(error)) => Sent::Failed(Read::Broken(without_url(&error))),
+            Ok(Err(error)) => match out_of_file_descriptors(&error) {
+                Some(message) => Sent::OutOfFileDescriptors(message),
+                None => Sent::Failed(Read::Broken(without_url(&error))),
+            },
             Ok(Ok(response)) => {
                 let headers = crate::cassette::KEPT_HEADERS
                     .iter()
@@ -364,7 +370,16 @@ pub async fn call(
     let (Transport::Recording { cassette, .. }, Some(tape)) = (transport, tape) else {
         return outcome;
     };
-    if matches!(outcome, CallOutcome::Cancelled { .. }) {
+    // Neither a cancelled call nor one this machine could not make says anything about the
+    // provider: a replay has nothing to play back.
+    if matches!(
+        outcome,
+        CallOutcome::Cancelled { .. }
+            | CallOutcome::Failed {
+                error: ProviderError::LocalResource { .. },
+                ..
+            }
+    ) {
         return outcome;
     }
     let secrets: Vec<&str> = endpoint
@@ -414,6 +429,12 @@ async fn exchange(
             Sent::Response(head, body) => (head, body),
             Sent::Unmatched(message) => {
                 return failed(ProviderError::Cassette { provider, message }, accumulator);
+            }
+            Sent::OutOfFileDescriptors(message) => {
+                return failed(
+                    ProviderError::LocalResource { provider, message },
+                    accumulator,
+                );
             }
             Sent::Failed(read) => {
                 if let Some(tape) = tape.as_deref_mut() {
@@ -586,6 +607,26 @@ async fn stream(
 
 /// A reqwest error's text without the URL (which is harmless today, but keys must never be able
 /// to reach an error message through a URL).
+/// When a request failed because this process (`EMFILE`) or the system (`ENFILE`) ran out of
+/// file descriptors — opening the socket, or resolving the host — what ran out and what to do;
+/// `None` for any other failure. The cause is an `io::Error` somewhere in the source chain
+/// (reqwest → hyper-util's connect error → the socket's error).
+fn out_of_file_descriptors(error: &reqwest::Error) -> Option<String> {
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        if let Some(io_error) = cause.downcast_ref::<std::io::Error>()
+            && crate::error::out_of_file_descriptors(io_error)
+        {
+            return Some(format!(
+                "{io_error}: {}",
+                crate::error::file_descriptor_advice(io_error)
+            ));
+        }
+        source = cause.source();
+    }
+    None
+}
+
 fn without_url(error: &reqwest::Error) -> String {
     let mut text = error.to_string();
     if let Some(url) = error.url() {

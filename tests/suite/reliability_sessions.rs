@@ -1,14 +1,20 @@
 //! The session store under stress (SPEC §3.2, §5.3, §5.4, §12.2): `sessions prune` racing a
-//! resume, a full disk, and lines the reader refuses that `sessions repair` must fix.
+//! resume, a full disk, lines the reader refuses that `sessions repair` must fix, and `compact`
+//! and the turn commands ending every failure — a busy or unknown session, a full disk, a
+//! read-only home, too few file descriptors — with their result object, never a panic.
 
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
+use pincer::output::schema::RunResult;
+
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol};
+use crate::common::schema::printed;
 use crate::common::{Home, Pincer, SessionBuilder, code, hold_lock, skip, stderr, stdout};
 
 const OLD_A: &str = "019ad3c1-0000-7000-8000-0000000000a1";
@@ -342,4 +348,267 @@ fn whatever_line_resume_refuses_repair_sets_aside_and_the_session_resumes() {
         let again = home.run(&["sessions", "repair", REFUSED]);
         assert_eq!(stdout(&again), "nothing to repair\n", "{case}");
     }
+}
+
+// ------------------------------------------------------------- compact: a result for every failure
+
+const COMPACTED: &str = "019ad3c1-0000-7000-8000-0000000000d4";
+
+/// A session of two exchanges that `compact` (with a small `keep_recent_tokens`) compacts.
+fn compactable(home: &Home) -> PathBuf {
+    let mut session = SessionBuilder::new(COMPACTED, &home.workspace);
+    session.entry(
+        "model_change",
+        json!({"provider": "anthropic", "modelId": "claude-sonnet-4-5"}),
+    );
+    session.user(&"the first question, at some length. ".repeat(20));
+    session.assistant(
+        &"the first answer, at some length. ".repeat(20),
+        [100, 200, 0, 0],
+    );
+    session.user(&"the second question, at some length. ".repeat(20));
+    session.assistant(
+        &"the second answer, at some length. ".repeat(20),
+        [400, 200, 0, 0],
+    );
+    home.write_session(&session)
+}
+
+/// `compact SESSION --json` at `server`, keeping few tokens.
+fn compact_command(home: &Home, server: &MockServer, session: &str) -> Pincer {
+    home.pincer()
+        .provider(&anthropic(), server)
+        .args(["-c", "compaction.keep_recent_tokens=5"])
+        .args(["compact", session, "--json"])
+}
+
+/// The one result object of a failed `compact --json`, with its exit code and error kind.
+fn failed_result(output: &Output, exit: i32, kind: &str, what: &str) -> Value {
+    let error = stderr(output);
+    assert_eq!(code(output), exit, "{what}: {error}");
+    let text = stdout(output);
+    // One object, which the schema of the result takes.
+    serde_json::from_str::<RunResult>(&text)
+        .unwrap_or_else(|problem| panic!("{what}: {problem}\n{text}"));
+    let result: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(result["type"], "result", "{what}");
+    assert_eq!(result["is_error"], true, "{what}");
+    assert_eq!(result["error"]["kind"], kind, "{what}: {result}");
+    assert!(error.starts_with("error: "), "{what}: {error}");
+    result
+}
+
+#[test]
+fn compact_json_prints_its_result_object_when_the_session_is_busy_or_unknown() {
+    let home = Home::new();
+    let path = compactable(&home);
+    let server = MockServer::start(vec![]);
+    let lock = hold_lock(&path);
+    let busy = compact_command(&home, &server, COMPACTED).output();
+    let result = failed_result(&busy, 75, "session_busy", "busy");
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("busy"),
+        "{result}"
+    );
+    assert_eq!(result["session_id"], COMPACTED, "{result}");
+    drop(lock);
+
+    let unknown = compact_command(&home, &server, "no-such-session").output();
+    failed_result(&unknown, 2, "usage", "unknown session");
+    let dry = home
+        .pincer()
+        .args(["compact", "no-such-session", "--dry-run", "--json"])
+        .output();
+    failed_result(&dry, 2, "usage", "unknown session, dry run");
+    let bad_config = home
+        .pincer()
+        .args(["-c", "compaction.keep_recent_tokens=\"many\""])
+        .args(["compact", COMPACTED, "--json"])
+        .output();
+    failed_result(&bad_config, 2, "usage", "bad config");
+    assert!(server.requests().is_empty());
+}
+
+#[test]
+fn compact_json_prints_its_result_object_on_a_full_disk_and_in_a_read_only_home() {
+    let home = Home::new();
+    if !private_tmpfs_available(&home) {
+        skip(
+            "compact_json_prints_its_result_object_on_a_full_disk_and_in_a_read_only_home",
+            "cannot mount a tmpfs in a private mount namespace",
+        );
+        return;
+    }
+    let path = compactable(&home);
+    let before = std::fs::read(&path).unwrap();
+    // A summary longer than any slack in the file's last page.
+    let summary = "## Goal\nShip the parser.\n".repeat(400);
+    let server = MockServer::start(vec![Reply::sse(&(anthropic().text)(&[&summary]))]);
+    let listing = home.root.path().join("listing");
+    let full = on_full_disk(compact_command(&home, &server, COMPACTED), 0, &listing).output();
+    let result = failed_result(&full, 1, "run_failed", "full disk");
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("No space left on device"),
+        "{result}"
+    );
+    assert_eq!(result["session_id"], COMPACTED, "{result}");
+
+    let script = r#"mount --bind "$PINCER_HOME" "$PINCER_HOME" && mount -o remount,bind,ro "$PINCER_HOME" || exit 97
+exec "$0" "$@""#;
+    let read_only = compact_command(&home, &server, COMPACTED)
+        .inside("unshare", ["-rm", "sh", "-c", script])
+        .output();
+    let result = failed_result(&read_only, 2, "usage", "read-only home");
+    assert!(
+        result["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Read-only file system"),
+        "{result}"
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}
+
+// ---------------------------------------------------------------------- too few file descriptors
+
+/// `command` under `ulimit -n LIMIT`.
+fn with_open_file_limit(command: Pincer, limit: u32) -> Pincer {
+    let script = format!("ulimit -n {limit} && exec \"$0\" \"$@\"");
+    command.inside("sh", ["-c", &script])
+}
+
+#[test]
+fn a_tiny_open_file_limit_ends_every_command_with_an_error_or_success_never_a_panic() {
+    let home = Home::new();
+    let session = old_session(&home, OLD_A, "2026-11-30T10:00:00.000Z");
+    let _ = session;
+    let protocol = anthropic();
+    let commands: [&[&str]; 6] = [
+        &["--json", "run", "-m", protocol.model, "hello"],
+        &[
+            "--output-format",
+            "stream-json",
+            "run",
+            "-m",
+            protocol.model,
+            "hello",
+        ],
+        &["--json", "resume", OLD_A, "hello"],
+        &["--json", "compact", OLD_A],
+        &["status", "--json"],
+        &["sessions", "list", "--json"],
+    ];
+    for limit in 4..=24 {
+        for args in commands {
+            let server = MockServer::start(vec![
+                Reply::sse(&(protocol.text)(&["answer"])),
+                Reply::sse(&(protocol.text)(&["answer"])),
+            ]);
+            let output = with_open_file_limit(
+                home.pincer()
+                    .provider(&protocol, &server)
+                    .fast_retries()
+                    .args(["-c", "compaction.keep_recent_tokens=5"]),
+                limit,
+            )
+            .args(args)
+            .output();
+            let error = stderr(&output);
+            if code(&output) == 127 && error.contains("error while loading shared libraries") {
+                // The dynamic loader gave up before pincer ran.
+                continue;
+            }
+            let what = format!("ulimit -n {limit}: {args:?}");
+            assert!(!error.contains("panicked"), "{what}: {error}");
+            assert_ne!(code(&output), 101, "{what}: {error}");
+            let turn = ["run", "resume", "compact"]
+                .iter()
+                .any(|command| args.contains(command));
+            if turn && code(&output) != 0 {
+                let result = result_object(&stdout(&output))
+                    .unwrap_or_else(|| panic!("{what}: no result object: {error}"));
+                assert_eq!(result["type"], "result", "{what}");
+                assert_eq!(result["is_error"], true, "{what}");
+                if result["error"]["kind"] == "local_resource" {
+                    assert!(error.contains("ulimit -n"), "{what}: {error}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn running_out_of_open_files_while_connecting_is_a_local_error_that_is_not_retried() {
+    let home = Home::new();
+    if !Path::new("/usr/bin/prlimit").exists() {
+        skip(
+            "running_out_of_open_files_while_connecting_is_a_local_error_that_is_not_retried",
+            "needs prlimit(1) to lower a running process's open file limit",
+        );
+        return;
+    }
+    let protocol = anthropic();
+    // The first call is answered with an overload and a request to come back in two seconds:
+    // time enough to take the process's last free file descriptor away before it reconnects.
+    let server = MockServer::start(vec![
+        Reply::json(529, &(protocol.error_body)(529)).header("retry-after", "2"),
+        Reply::sse(&(protocol.text)(&["never"])),
+    ]);
+    let child = home
+        .pincer()
+        .provider(&protocol, &server)
+        .fast_retries()
+        .args([
+            "--output-format",
+            "stream-json",
+            "run",
+            "-m",
+            protocol.model,
+            "hello",
+        ])
+        .spawn();
+    wait_for("the first model call", || server.requests().len() == 1);
+    let limited = std::process::Command::new("prlimit")
+        .arg(format!("--pid={}", child.id()))
+        .arg("--nofile=3:")
+        .output()
+        .unwrap();
+    assert!(limited.status.success(), "{}", stderr(&limited));
+    let output = child.wait_with_output().unwrap();
+    let error = stderr(&output);
+    assert_eq!(code(&output), 1, "{error}");
+    printed(&stdout(&output)).unwrap_or_else(|problem| panic!("{problem}"));
+    let retries = stdout(&output)
+        .lines()
+        .filter(|line| serde_json::from_str::<Value>(line).unwrap()["subtype"] == "api_retry")
+        .count();
+    assert_eq!(
+        retries,
+        1,
+        "only the overload is retried: {}",
+        stdout(&output)
+    );
+    let result: Value = serde_json::from_str(stdout(&output).lines().last().unwrap()).unwrap();
+    assert_eq!(result["error"]["kind"], "local_resource", "{result}");
+    assert_eq!(result["error"]["retryable"], false, "{result}");
+    let message = result["error"]["message"].as_str().unwrap();
+    assert!(message.contains("open files"), "{message}");
+    assert!(message.contains("ulimit -n"), "{message}");
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// The result object that ends `stdout`: a pretty-printed one (`compact`) or the last line
+/// (`run`, `resume`), every line of stream-json fitting the schema.
+fn result_object(stdout: &str) -> Option<Value> {
+    if let Ok(result) = serde_json::from_str::<RunResult>(stdout) {
+        return serde_json::to_value(result).ok();
+    }
+    printed(stdout).ok()?;
+    serde_json::from_str(stdout.lines().last()?).ok()
 }
