@@ -111,16 +111,33 @@ fn await_stdin(wait: Option<Duration>) -> Result<Arrival, InputError> {
     let pipeline::StdinFile::Pipe(inode) = file else {
         return Ok(Arrival::Silent(None));
     };
-    let scan = pipeline::find_writer(inode);
-    if scan.writer.is_some() {
-        return Ok(Arrival::Writer(scan));
+    let first = pipeline::find_writer(inode);
+    if first.writer.is_none() {
+        // A writer that sent its bytes and exited during the scan left them in the pipe.
+        if stdin_ready(Some(Duration::ZERO))? {
+            return Ok(Arrival::Ready);
+        }
+        return Ok(Arrival::Silent(Some(first)));
     }
-    // A writer that sent its bytes and exited during the scan left them in the pipe.
-    if stdin_ready(Some(Duration::ZERO))? {
-        return Ok(Arrival::Ready);
+    // Wait for the first byte while a member of the pipeline still holds the pipe, looking
+    // again at every tick: a process of the group that held it only for a moment (one being
+    // forked by a parent that then closes its copy at exec) must not make pincer wait for good.
+    loop {
+        if stdin_ready(Some(WRITER_RECHECK))? {
+            return Ok(Arrival::Writer(first));
+        }
+        let again = pipeline::find_writer(inode);
+        if again.writer.is_none() {
+            if stdin_ready(Some(Duration::ZERO))? {
+                return Ok(Arrival::Ready);
+            }
+            return Ok(Arrival::Silent(Some(again)));
+        }
     }
-    Ok(Arrival::Silent(Some(scan)))
 }
+
+/// How often a silent pipe's writer is looked for again while pincer waits for it.
+const WRITER_RECHECK: Duration = Duration::from_millis(200);
 
 /// Wait up to `wait` (None: forever) for stdin to become readable (data or EOF).
 fn stdin_ready(wait: Option<Duration>) -> Result<bool, InputError> {
