@@ -17,7 +17,7 @@ use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use crate::tools::{Sandbox, SandboxMode};
+use crate::tools::{ExecProtection, Sandbox, SandboxMode};
 
 /// The state of the workspace's git repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,7 +55,15 @@ const PASSED: [&str; 3] = ["PATH", "HOME", "XDG_CONFIG_HOME"];
 /// read by `git` confined as `sandbox` says (made read-only here, with the network closed).
 /// `None` when git is missing, fails, cannot be confined, or takes longer than two seconds.
 /// Blocks the calling thread for at most about that long.
-pub fn git_summary(workspace: &Path, sandbox: &Sandbox) -> Option<GitSummary> {
+///
+/// `protection` is what the caller already knows of the exec sandbox here (the probe remembered
+/// for `status`), so that no probe of its own is paid on every run: when it promised more than
+/// the launcher can set up, git is refused and there is no summary.
+pub fn git_summary(
+    workspace: &Path,
+    sandbox: &Sandbox,
+    protection: Option<&ExecProtection>,
+) -> Option<GitSummary> {
     if std::fs::symlink_metadata(workspace.join(".git")).is_err() {
         return None;
     }
@@ -102,7 +110,12 @@ pub fn git_summary(workspace: &Path, sandbox: &Sandbox) -> Option<GitSummary> {
         .map(str::to_owned),
     );
     let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
-    let (succeeded, output) = run(Some(&sandbox), workspace, &arguments, deadline)?;
+    let (succeeded, output) = run(
+        Some((&sandbox, protection)),
+        workspace,
+        &arguments,
+        deadline,
+    )?;
     if !succeeded {
         return None;
     }
@@ -157,7 +170,7 @@ fn filter_overrides(listed: &[u8]) -> Vec<String> {
 /// call that runs no program of the repository's, not): whether it succeeded, and its stdout.
 /// `None` when it could not start, could not be confined, or ran out of time.
 fn run(
-    sandbox: Option<&Sandbox>,
+    sandbox: Option<(&Sandbox, Option<&ExecProtection>)>,
     workspace: &Path,
     arguments: &[&str],
     deadline: Instant,
@@ -176,8 +189,8 @@ fn run(
         command.spawn()
     };
     let mut child = match sandbox {
-        Some(sandbox) => {
-            crate::tools::spawn_confined(sandbox, OsStr::new("git"), &arguments, prepare)
+        Some((sandbox, protection)) => {
+            crate::tools::spawn_as(sandbox, protection, OsStr::new("git"), &arguments, prepare)
                 .ok()?
                 .ok()?
         }
@@ -305,7 +318,7 @@ mod tests {
     fn git_summary_is_none_outside_a_repository() {
         let workspace = tempfile::tempdir().unwrap();
         assert_eq!(
-            git_summary(workspace.path(), &sandbox(workspace.path())),
+            git_summary(workspace.path(), &sandbox(workspace.path()), None),
             None
         );
     }
@@ -347,7 +360,7 @@ mod tests {
         }
         std::fs::write(workspace.path().join("notes.txt"), "x").unwrap();
         assert_eq!(
-            git_summary(workspace.path(), &sandbox(workspace.path())),
+            git_summary(workspace.path(), &sandbox(workspace.path()), None),
             Some(GitSummary {
                 branch: Some("trunk".to_owned()),
                 changed: 0,

@@ -1399,7 +1399,19 @@ fn shared_settings(
                     &context.settings.paths,
                     None,
                 );
-                crate::agent::git::git_summary(&context.workspace, &confined)
+                // The probe remembered for `status` spares each run a probe of its own (read
+                // only: --dry-run writes nothing).
+                let memory = if args.dry_run {
+                    crate::tools::ProbeMemory::ReadOnly
+                } else {
+                    crate::tools::ProbeMemory::Reuse
+                };
+                let (protection, _) = crate::tools::ExecProtection::reported(
+                    &confined,
+                    &context.settings.paths.state_dir,
+                    memory,
+                );
+                crate::agent::git::git_summary(&context.workspace, &confined, Some(&protection))
             })
             .flatten(),
         system_replace: input.system_replace,

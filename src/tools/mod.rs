@@ -43,8 +43,8 @@ use crate::conversation::ToolDefinition;
 pub use arguments::Arguments;
 pub use confine::{
     ARG0, Confinement, ExecProtection, LandlockSupport, ProbeMemory, SETUP_FAILED, Spawned,
-    finish_run, landlock_support, launcher_exit, sockets::SESSION_VARIABLES, spawn_confined,
-    spawn_in_session,
+    finish_run, landlock_support, launcher_exit, sockets::SESSION_VARIABLES, spawn_as,
+    spawn_confined, spawn_in_session,
 };
 pub use environment::child_environment;
 pub use sandbox::{ExecSetup, Notice, PrivateTemp, Sandbox, SandboxMode, WebAccess};

@@ -389,6 +389,20 @@ pub fn spawn_confined<C: Spawned>(
     args: &[OsString],
     spawn: impl FnOnce(Command) -> std::io::Result<C> + Send + 'static,
 ) -> Result<std::io::Result<C>, String> {
+    spawn_as(sandbox, None, program, args, spawn)
+}
+
+/// [`spawn_confined`] with the protection found beforehand when `known` gives one (a report's,
+/// which may come from the probe remembered in the state directory): for pincer's own short
+/// reads, which must not pay for a probe of their own. A launcher that then cannot set up what
+/// it promised refuses the program (exit [`SETUP_FAILED`]); nothing runs less confined.
+pub fn spawn_as<C: Spawned>(
+    sandbox: &Sandbox,
+    known: Option<&ExecProtection>,
+    program: &OsStr,
+    args: &[OsString],
+    spawn: impl FnOnce(Command) -> std::io::Result<C> + Send + 'static,
+) -> Result<std::io::Result<C>, String> {
     static FIRST_CALL: std::sync::Once = std::sync::Once::new();
     if let Some(temp) = &sandbox.exec.temp_dir {
         super::sandbox::ensure_private_dir(temp).map_err(|error| {
@@ -403,16 +417,23 @@ pub fn spawn_confined<C: Spawned>(
         // Unconfined, but still without the user's terminal.
         return Ok(run::register(spawn_in_session(program, args, spawn)));
     };
-    let protection = ExecProtection::of(sandbox);
-    FIRST_CALL.call_once(|| {
-        if !protection.is_full() {
-            sandbox.exec.notice.say(&format!(
-                "commands run with reduced protection ({}): {}",
-                protection.level(),
-                protection.describe()
-            ));
-        }
-    });
+    let protection = match known {
+        Some(known) => known.clone(),
+        None => ExecProtection::of(sandbox),
+    };
+    // Said once per run, to whoever listens: the commands' sandbox has the notice, pincer's
+    // own reads do not.
+    if sandbox.exec.notice.0.is_some() {
+        FIRST_CALL.call_once(|| {
+            if !protection.is_full() {
+                sandbox.exec.notice.say(&format!(
+                    "commands run with reduced protection ({}): {}",
+                    protection.level(),
+                    protection.describe()
+                ));
+            }
+        });
+    }
     if let Some(launcher) = &protection.launcher {
         if protection.namespace.is_ok() {
             run::prepare(sandbox, &mut confinement)?;
