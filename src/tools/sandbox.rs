@@ -460,9 +460,9 @@ impl Default for PrivateTemp {
 
 impl Drop for PrivateTemp {
     fn drop(&mut self) {
-        // The run is over: what its commands left running goes first, so that nothing writes
+        // The turn is over: what its commands left running goes first, so that nothing writes
         // into the directory while it is removed.
-        super::confine::finish_run();
+        super::confine::finish_turn(&self.path);
         // Only a directory of this user's is this run's; a run that started no command made none.
         if owned_directory(&self.path).is_some() {
             let _ = std::fs::remove_dir_all(&self.path);

@@ -50,7 +50,7 @@ use self::landlock::{Rules, WRITABLE_DEVICES, restrict_current_thread};
 use super::probe_memo;
 use super::sandbox::{Sandbox, SandboxMode};
 
-pub use run::{Spawned, finish_run};
+pub use run::{Spawned, finish_run, finish_turn};
 
 /// The `argv[0]` under which pincer acts as the launcher, and the file name of the companion
 /// launcher installed beside it.
@@ -415,7 +415,10 @@ pub fn spawn_as<C: Spawned>(
     }
     let Some(mut confinement) = Confinement::for_sandbox(sandbox) else {
         // Unconfined, but still without the user's terminal.
-        return Ok(run::register(spawn_in_session(program, args, spawn)));
+        return Ok(run::register(
+            spawn_in_session(program, args, spawn),
+            sandbox.exec.temp_dir.as_deref(),
+        ));
     };
     let protection = match known {
         Some(known) => known.clone(),
@@ -444,7 +447,10 @@ pub fn spawn_as<C: Spawned>(
         // Never less than announced: where Landlock works here, the launcher must apply it.
         confinement.require_landlock |= protection.landlock.is_enforced();
         let command = confinement.command(launcher, program, args);
-        return Ok(run::register(spawn(command)));
+        return Ok(run::register(
+            spawn(command),
+            sandbox.exec.temp_dir.as_deref(),
+        ));
     }
     let require = confinement.require_landlock;
     let rules = Rules {
@@ -456,6 +462,7 @@ pub fn spawn_as<C: Spawned>(
     let mut command = Command::new(program);
     command.args(args).process_group(0);
     let network = !confinement.loopback_only;
+    let turn = sandbox.exec.temp_dir.clone();
     spawn_restricted(rules, move |support| {
         if require && !support.is_enforced() {
             return Err(format!(
@@ -465,7 +472,7 @@ pub fn spawn_as<C: Spawned>(
             ));
         }
         seccomp::restrict_sockets(network)?;
-        Ok(run::register(spawn(command)))
+        Ok(run::register(spawn(command), turn.as_deref()))
     })
     .map_err(|_| "the confined start panicked".to_owned())?
 }

@@ -46,8 +46,9 @@ impl Spawned for tokio::process::Child {
 
 /// The run's state (see the module comment).
 struct Run {
-    /// Process groups of commands: killed when the run ends.
-    groups: Vec<Pid>,
+    /// Process groups of commands, with the private temp dir of the turn that started them:
+    /// killed when the turn ends, and in any case when the run does.
+    groups: Vec<(Option<PathBuf>, Pid)>,
     /// Placeholders made or taken over by this run, each with its shared lock.
     placeholders: Vec<(PathBuf, Flock<File>)>,
     /// pincer's hidden directories are made and the placeholders are in place.
@@ -71,22 +72,48 @@ fn with_run<T>(act: impl FnOnce(&mut Run) -> T) -> T {
 }
 
 /// Remember the process group of a command just started (its leader's pid: the launcher makes
-/// it a session leader; an unconfined command is put in a group of its own), to kill at the
-/// end of the run.
-pub(super) fn register<C: Spawned>(spawned: std::io::Result<C>) -> std::io::Result<C> {
+/// it a session leader; an unconfined command is put in a group of its own) and the private temp
+/// dir of its turn, to kill when that turn ends ([`finish_turn`]) or the run does.
+pub(super) fn register<C: Spawned>(
+    spawned: std::io::Result<C>,
+    turn: Option<&Path>,
+) -> std::io::Result<C> {
     if let Ok(child) = &spawned
         && let Some(pid) = child.process_id().and_then(|id| i32::try_from(id).ok())
     {
-        with_run(|run| run.groups.push(Pid::from_raw(pid)));
+        with_run(|run| {
+            run.groups
+                .push((turn.map(Path::to_path_buf), Pid::from_raw(pid)));
+        });
     }
     spawned
+}
+
+/// Kill every process group a command of the turn whose private temp dir is `turn` ran in.
+pub fn finish_turn(turn: &Path) {
+    let groups = with_run(|run| {
+        let (ended, kept) = std::mem::take(&mut run.groups)
+            .into_iter()
+            .partition(|(owner, _)| owner.as_deref() == Some(turn));
+        run.groups = kept;
+        ended
+    });
+    kill_groups(groups);
+}
+
+fn kill_groups(groups: Vec<(Option<PathBuf>, Pid)>) {
+    for (_, group) in groups {
+        // The leader may not have made its session yet: the pid reaches it then.
+        let _ = killpg(group, Signal::SIGKILL);
+        let _ = kill(group, Signal::SIGKILL);
+    }
 }
 
 /// End the run's commands and put back what the confinement added: every process group a
 /// command ran in is killed (in a PID namespace, that ends everything the command started,
 /// daemons included), then the placeholders that are still empty and held by no other run are
-/// removed. Called when the run's private temp dir is dropped and again before pincer exits;
-/// a second call finds nothing to do.
+/// removed. Called before pincer exits, whatever the way out; a second call finds nothing to
+/// do.
 pub fn finish_run() {
     let (groups, placeholders) = with_run(|run| {
         (
@@ -94,11 +121,7 @@ pub fn finish_run() {
             std::mem::take(&mut run.placeholders),
         )
     });
-    for group in groups {
-        // The leader may not have made its session yet: the pid reaches it then.
-        let _ = killpg(group, Signal::SIGKILL);
-        let _ = kill(group, Signal::SIGKILL);
-    }
+    kill_groups(groups);
     for (path, lock) in placeholders {
         remove_placeholder(&path, lock);
     }
