@@ -267,7 +267,8 @@ pub struct GlobalArgs {
     )]
     pub color: ColorChoice,
 
-    /// Wait up to SECS for a busy session's lock instead of exiting 75 at once.
+    /// Wait up to SECS for a busy session's lock instead of exiting 75 at once; also how long
+    /// to wait for the names lock (default 30 s) before exiting 75.
     #[arg(long, global = true, value_name = "SECS", value_parser = parse_seconds)]
     pub wait: Option<f64>,
 }
@@ -770,8 +771,8 @@ pub struct TurnArgs {
     #[arg(long, value_name = "X", value_parser = parse_amount, help_heading = "Limits")]
     pub max_budget_usd: Option<f64>,
 
-    /// Give up SECS after the start, whatever the run is doing — reading stdin, waiting for the
-    /// session lock, the model, tools (exit 124).
+    /// Give up SECS after the start, whatever the run is doing — reading stdin, waiting for any
+    /// lock, the model, tools (exit 124).
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, help_heading = "Limits")]
     pub timeout: Option<f64>,
 

@@ -303,9 +303,41 @@ pub struct Settings {
     pub claude_cli: BackendSettings,
     /// `[backends.codex-cli]`.
     pub codex_cli: BackendSettings,
+    /// `-c sessions.allow_local_locks` > `PINCER_ALLOW_LOCAL_LOCKS` > `[sessions]
+    /// allow_local_locks`: locks that other machines do not see may be used. Default: false.
+    pub allow_local_locks: bool,
     /// Resolved base URL per provider (built-in and configured).
     base_urls: BTreeMap<String, String>,
 }
+
+/// `allow_local_locks`: a `-c` override (the merged config differs from the file's) beats
+/// `PINCER_ALLOW_LOCAL_LOCKS`, which beats the file.
+fn resolve_allow_local_locks(
+    file_config: &ConfigFile,
+    config: &ConfigFile,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<bool, ConfigError> {
+    let overridden = config.sessions.allow_local_locks;
+    if overridden != file_config.sessions.allow_local_locks {
+        return Ok(overridden.unwrap_or(false));
+    }
+    match env(ALLOW_LOCAL_LOCKS_ENV).as_deref().map(str::trim) {
+        None | Some("") => Ok(config.sessions.allow_local_locks.unwrap_or(false)),
+        Some("1" | "true" | "yes") => Ok(true),
+        Some("0" | "false" | "no") => Ok(false),
+        Some(other) => Err(ConfigError::InvalidValue {
+            key: Some("sessions.allow_local_locks".to_owned()),
+            origin: ConfigOrigin::Environment {
+                name: ALLOW_LOCAL_LOCKS_ENV,
+            },
+            message: format!("'{other}' is neither 1 nor 0"),
+        }),
+    }
+}
+
+/// The variable that allows locks other machines do not see, like `[sessions]
+/// allow_local_locks`.
+pub const ALLOW_LOCAL_LOCKS_ENV: &str = "PINCER_ALLOW_LOCAL_LOCKS";
 
 impl Settings {
     /// Resolves paths, reads `config.toml` (a missing file means defaults), applies the `-c`
@@ -428,6 +460,7 @@ impl Settings {
                 .unwrap_or(DEFAULT_STRUCTURED_OUTPUT_RETRIES),
             claude_cli: resolve_backend(&config.backends.claude_cli, "claude"),
             codex_cli: resolve_backend(&config.backends.codex_cli, "codex"),
+            allow_local_locks: resolve_allow_local_locks(&file_config, &config, env)?,
             base_urls,
             paths,
             config,

@@ -58,8 +58,9 @@ pub enum AuthError {
         /// The underlying error.
         source: std::io::Error,
     },
-    /// Another process held the store's lock for too long.
-    #[error("auth store '{}' is {source}", .path.display())]
+    /// The store's lock could not be taken: another process held it too long, the run's
+    /// `--timeout` came, or the store is where locks are not shared.
+    #[error("cannot change auth store '{}': {source}", .path.display())]
     Locked {
         /// The store file.
         path: PathBuf,

@@ -9,8 +9,10 @@
 //! ```
 //!
 //! Invariants:
-//! - the file is created with mode 0600 (set when the temp file is created, never chmod-ed after
-//!   the secret is on disk) inside a 0700 directory;
+//! - the file is created with mode 0600 (set when the staging file is created, never chmod-ed
+//!   after the secret is on disk) inside a 0700 directory, and a write killed half-way leaves no
+//!   staging file holding the keys (`crate::fs`'s unnamed staging; the store's directory is
+//!   swept of older leftovers on every write);
 //! - every change goes through [`AuthFile::update`]: take `auth-profiles.json.lock`, read the file
 //!   afresh, apply the change, write a temp file in the same directory, rename it over. Parallel
 //!   cron runs therefore never lose each other's updates, and a reader never sees half a file;
@@ -19,7 +21,7 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, Permissions};
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -28,17 +30,17 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::AuthError;
-use crate::fs::{FileLock, lock_path, sync_dir};
+use crate::fs::{FileLock, lock_path};
 use crate::secret::Secret;
 
 /// The layout version this build reads and writes (OpenClaw `AUTH_STORE_VERSION`).
 pub const STORE_VERSION: u64 = 1;
 
 /// How long a change waits for another process's change to finish. Changes take milliseconds;
-/// the bound only matters when a process hangs while holding the lock.
+/// the bound only matters when a process hangs while holding the lock, and a run's --timeout
+/// ends it sooner (`crate::fs::set_wait_deadline`).
 const LOCK_WAIT: Duration = Duration::from_secs(10);
 
-const FILE_MODE: u32 = 0o600;
 const DIRECTORY_MODE: u32 = 0o700;
 
 /// The fields in which OpenClaw's `oauth` profiles keep their tokens.
@@ -559,19 +561,12 @@ fn tighten_directory(directory: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Atomic replace whose temp file is created 0600, so the secret is never on disk with wider
-/// permissions, not even for a moment.
+/// Atomic replace whose staging file is created 0600, so the secret is never on disk with wider
+/// permissions, not even for a moment, and unnamed, so a kill leaves no copy of it
+/// (`crate::fs`); what an older pincer's killed writes left is swept first.
 fn write_private_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let directory = parent_dir(path);
-    let mut temp = tempfile::Builder::new()
-        .prefix(".auth-profiles-")
-        .suffix(".tmp")
-        .permissions(Permissions::from_mode(FILE_MODE))
-        .tempfile_in(directory)?;
-    temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
-    temp.persist(path).map_err(|error| error.error)?;
-    sync_dir(directory)
+    crate::fs::sweep_staging(parent_dir(path));
+    crate::fs::write_atomic(path, bytes)
 }
 
 #[cfg(test)]

@@ -62,6 +62,14 @@ pub fn auth_error(error: AuthError) -> CliError {
             ..
         } => super::access_error(&lock.to_string(), path, source)
             .unwrap_or_else(|| CliError::new(Exit::RunFailed, lock.to_string())),
+        AuthError::Locked {
+            source: crate::fs::LockError::TimedOut { .. },
+            ..
+        } => CliError::new(Exit::Timeout, message),
+        AuthError::Locked {
+            source: crate::fs::LockError::LocalOnly { .. },
+            ..
+        } => CliError::usage(message).with_hint(super::LOCAL_LOCKS_HINT),
         AuthError::Locked { .. } => CliError::new(Exit::Busy, message)
             .with_hint("another pincer is changing the auth store; try again"),
         AuthError::Io { path, source } => super::access_error(&message, path, source)

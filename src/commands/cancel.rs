@@ -24,6 +24,7 @@ pub(crate) struct CancelScope {
     runtime: tokio::runtime::Runtime,
     cancellation: Cancellation,
     watcher: tokio::task::JoinHandle<()>,
+    deadline: Option<Instant>,
 }
 
 impl CancelScope {
@@ -41,7 +42,12 @@ impl CancelScope {
                 signal(SignalKind::terminate()).ok(),
             )
         };
-        let deadline = timeout.map(|timeout| tokio::time::Instant::from_std(started + timeout));
+        let deadline = timeout.map(|timeout| started + timeout);
+        // The waits for locks deep in the index and the credential store end by it too.
+        if let Some(deadline) = deadline {
+            crate::fs::set_wait_deadline(deadline);
+        }
+        let timer = deadline.map(tokio::time::Instant::from_std);
         let watcher = {
             let cancellation = cancellation.clone();
             runtime.spawn(async move {
@@ -51,7 +57,7 @@ impl CancelScope {
                 let reason = tokio::select! {
                     _ = interrupt.recv() => CancelReason::Interrupt,
                     _ = terminate.recv() => CancelReason::Terminate,
-                    () = sleep_until(deadline) => CancelReason::Timeout,
+                    () = sleep_until(timer) => CancelReason::Timeout,
                 };
                 cancellation.cancel(reason);
             })
@@ -60,6 +66,7 @@ impl CancelScope {
             runtime,
             cancellation,
             watcher,
+            deadline,
         })
     }
 
@@ -76,6 +83,14 @@ impl CancelScope {
     /// Run `future` unless the command is cancelled first: then it is dropped and the reason is
     /// returned.
     pub(crate) fn wait<F: Future>(&self, future: F) -> Result<F::Output, CancelReason> {
+        // A blocking wait before this one (a lock deep in the index) may have run past the
+        // deadline while the timer could not fire: the command is over then.
+        if self
+            .deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+        {
+            self.cancellation.cancel(CancelReason::Timeout);
+        }
         let token = self.cancellation.token.clone();
         self.runtime.block_on(async {
             tokio::select! {

@@ -196,6 +196,9 @@ fn build_context(
     let environment = |name: &str| std::env::var(name).ok();
     let settings = Settings::load(global.home.as_deref(), &global.config, &environment)
         .map_err(config_error)?;
+    // Every lock of the command (sessions, names, index, credential store) is refused on a
+    // filesystem whose locks other machines do not see, unless the user allowed it.
+    crate::fs::allow_local_locks(settings.allow_local_locks);
     let wait = match global.wait {
         Some(seconds) if !(seconds.is_finite() && seconds >= 0.0) => {
             return Err(CliError::usage(format!(
@@ -277,20 +280,30 @@ pub fn config_error(error: ConfigError) -> CliError {
     cli_error
 }
 
+/// What to do about a home on a filesystem whose locks other machines do not see.
+pub(crate) const LOCAL_LOCKS_HINT: &str = "two machines writing there at once could \
+    interleave their turns in one session or lose each other's updates, so pincer does not; put \
+    the home (PINCER_HOME, or the XDG directories) on a local disk or an NFS mount, or, if only \
+    this machine writes there, set `allow_local_locks = true` under [sessions] in config.toml or \
+    PINCER_ALLOW_LOCAL_LOCKS=1";
+
 /// A session error with its exit code and a hint that says what to do.
 pub fn session_error(error: SessionError) -> CliError {
     let message = error.to_string();
     match &error {
         SessionError::Busy { holder, .. } => {
-            let whom = match holder {
-                Some(pid) => format!("wait for process {pid} to finish"),
-                None => "wait for the other run to finish".to_owned(),
-            };
-            CliError::new(Exit::Busy, message)
-                .with_hint(format!("{whom}, or pass --wait SECS to wait for the lock"))
+            let whom = holder.as_ref().map_or_else(|| "the other run".to_owned(), |holder| holder.whom());
+            CliError::new(Exit::Busy, message).with_hint(format!(
+                "wait for {whom} to finish, or pass --wait SECS to wait for the lock"
+            ))
         }
-        SessionError::NamesBusy { .. } => CliError::new(Exit::Busy, message)
-            .with_hint("many sessions are being created at once; try again in a moment"),
+        SessionError::NamesBusy { .. } => CliError::new(Exit::Busy, message).with_hint(
+            "many sessions are being named at once; pass a longer --wait SECS, or try again in a moment",
+        ),
+        SessionError::LockTimedOut { .. } => CliError::new(Exit::Timeout, message),
+        SessionError::LocalLocks { .. } => {
+            CliError::usage(message).with_hint(LOCAL_LOCKS_HINT)
+        }
         SessionError::Corrupt { path, .. } => CliError::usage(message).with_hint(format!(
             "run `pincer sessions repair {}` to set the damaged lines aside in a side file (a damaged header is rebuilt)",
             path.display()

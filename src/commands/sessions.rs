@@ -773,7 +773,7 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
     let path = resolve(context, &index, &args.session)?;
     let loaded = load_session(&path)?;
     let forked = match &args.name {
-        Some(name) => give_name(context.sessions_dir(), name, None, || {
+        Some(name) => give_name(context.sessions_dir(), context.wait, name, None, || {
             fork::fork(
                 context.sessions_dir(),
                 &loaded,
@@ -817,6 +817,7 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
     report_torn(context, &path, torn.as_ref());
     give_name(
         context.sessions_dir(),
+        context.wait,
         &args.name,
         Some(&loaded.header.id),
         || {

@@ -804,7 +804,7 @@ fn setup_session(
                     }
                     // Another process may be creating it right now: the one that gets the
                     // names lock first creates it, the others continue that session.
-                    match find_or_create(context.sessions_dir(), name, create)? {
+                    match find_or_create(context.sessions_dir(), context.wait, name, create)? {
                         FoundOrCreated::Created(setup) => return Ok(setup),
                         FoundOrCreated::Found(path) => found = Some(path),
                     }
@@ -940,7 +940,7 @@ fn name_with<T>(
         ensure_name_free(index, name, except_id)?;
         give()
     } else {
-        give_name(context.sessions_dir(), name, except_id, give)
+        give_name(context.sessions_dir(), context.wait, name, except_id, give)
     }
 }
 
@@ -1096,8 +1096,14 @@ fn execute(
         transcript: &mut setup.transcript,
         cancellation: scope.cancellation(),
     };
-    let outcome = end_turn(context, scope, links, sink)?;
+    let mut outcome = end_turn(context, scope, links, sink)?;
     close_session(context, &mut setup, primary, &outcome)?;
+    // A lock wait that --timeout cut short (the credential store's while the turn recorded a
+    // credential's outcome, the index's after it) ends the run as the timeout does in any other
+    // phase (SPEC §2), though the turn itself is complete in the session.
+    if crate::fs::wait_cut_by_deadline() && matches!(outcome.report.ending, Ending::Completed) {
+        outcome.report.ending = Ending::Cancelled(CancelReason::Timeout);
+    }
     Ok(finish(context, &setup, &outcome, args.heartbeat))
 }
 

@@ -82,6 +82,20 @@ pub struct ConfigFile {
     /// sandbox_workspace_write.network_access=true` works as it does for `codex exec`.
     #[serde(default)]
     pub sandbox_workspace_write: CodexSandboxConfig,
+    /// Where sessions are kept (SPEC §5.3).
+    #[serde(default)]
+    pub sessions: SessionsConfig,
+}
+
+/// `[sessions]`: how the session store may be shared.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsConfig {
+    /// Write sessions (and the auth store) even on a filesystem whose locks other machines do
+    /// not see (FUSE such as sshfs, SMB mounted `nobrl`, NFS with local locks): right when only
+    /// this machine writes there. `PINCER_ALLOW_LOCAL_LOCKS=1` does the same. Default: false
+    /// (refused, exit 2).
+    pub allow_local_locks: Option<bool>,
 }
 
 /// `[sandbox]`: what commands (`exec`, and what they start) may reach besides files.

@@ -35,6 +35,11 @@ pub enum ConfigOrigin {
         /// The argument as the user typed it.
         spec: String,
     },
+    /// An environment variable standing for a key (`PINCER_ALLOW_LOCAL_LOCKS`).
+    Environment {
+        /// The variable's name.
+        name: &'static str,
+    },
 }
 
 impl fmt::Display for ConfigOrigin {
@@ -46,6 +51,7 @@ impl fmt::Display for ConfigOrigin {
             } => write!(formatter, "'{}' (line {line})", path.display()),
             Self::File { path, line: None } => write!(formatter, "'{}'", path.display()),
             Self::Override { spec } => write!(formatter, "-c '{spec}'"),
+            Self::Environment { name } => write!(formatter, "the environment variable {name}"),
         }
     }
 }

@@ -70,6 +70,7 @@ pub fn remember(dir: &Path, model_ref: &str, window: u64) -> Result<(), SessionE
             std::io::Error::new(std::io::ErrorKind::WouldBlock, error.to_string()),
         )
     })?;
+    pfs::sweep_staging_if_due(dir);
     let mut learned = read(&file);
     if learned.windows.get(model_ref) == Some(&window) {
         return Ok(());

@@ -18,13 +18,14 @@ use std::time::Duration;
 use super::index::{self, Index, IndexEntry, Lookup};
 use super::resolve::{ResolveError, resolve};
 use super::store::SessionError;
-use crate::fs::{self as pfs, FileLock, LockError};
+use crate::fs::{self as pfs, FileLock};
 
 /// File name of the names lock inside the sessions directory.
 pub const NAMES_LOCK_FILE: &str = "names.lock";
 
-/// How long to wait for another process that is giving a name. Holders only refresh the index
-/// and write one file, so a longer wait means many creators at once in a big store.
+/// How long to wait for another process that is giving a name when `--wait` does not say.
+/// Holders only refresh the index and write one file, so a longer wait means many creators at
+/// once in a big store.
 const NAMES_LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// The names lock, held until dropped, with the index as the files were when it was taken.
@@ -36,30 +37,22 @@ pub struct NamesLock {
 
 impl NamesLock {
     /// Take the names lock of the sessions directory `dir` (creating the directory), waiting for
-    /// other holders, and refresh the index from the files.
-    pub fn acquire(dir: &Path) -> Result<NamesLock, SessionError> {
+    /// other holders up to `wait` (`--wait`; none: [`NAMES_LOCK_WAIT`]) and never past the
+    /// run's `--timeout`, and refresh the index from the files.
+    pub fn acquire(dir: &Path, wait: Option<Duration>) -> Result<NamesLock, SessionError> {
         pfs::create_dir_all(dir, false).map_err(|source| SessionError::Io {
             action: "cannot create the sessions directory",
             path: dir.to_owned(),
             source,
         })?;
-        let path = lock_path(dir);
-        let lock = match FileLock::acquire(&path, Some(NAMES_LOCK_WAIT)) {
-            Ok(lock) => lock,
-            Err(LockError::Busy { holder }) => {
-                return Err(SessionError::NamesBusy {
-                    holder,
-                    waited: NAMES_LOCK_WAIT,
-                });
-            }
-            Err(LockError::Io { path, source }) => {
-                return Err(SessionError::Io {
-                    action: "cannot lock",
-                    path,
-                    source,
-                });
-            }
-        };
+        let waited = wait.unwrap_or(NAMES_LOCK_WAIT);
+        let lock = FileLock::acquire(&lock_path(dir), Some(waited)).map_err(|error| {
+            SessionError::from_lock(
+                error,
+                || "the session names".to_owned(),
+                |holder| SessionError::NamesBusy { holder, waited },
+            )
+        })?;
         let (mut index, _) = index::refresh(dir)?;
         // A damaged session keeps its name; an index of an older pincer may not know it.
         let rescanned = index.damaged_rescanned(dir);
@@ -153,15 +146,17 @@ pub fn ensure_name_free(
 /// Give `name` to a session of the sessions directory `dir`: `give` (which writes the name into
 /// a session file) runs under the names lock, once the files show that no session but
 /// `except_id` has it (SPEC §1.2). Two processes naming two sessions alike at the same moment:
-/// one succeeds, the other gets the usual "taken" error.
+/// one succeeds, the other gets the usual "taken" error. `wait` is `--wait` (see
+/// [`NamesLock::acquire`]).
 pub fn give_name<T, E: From<NameError>>(
     dir: &Path,
+    wait: Option<Duration>,
     name: &str,
     except_id: Option<&str>,
     give: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
     check_name(name)?;
-    let names = NamesLock::acquire(dir).map_err(NameError::from)?;
+    let names = NamesLock::acquire(dir, wait).map_err(NameError::from)?;
     if let Some(other) = names.holders(name, except_id).first() {
         return Err(name_taken(name, other).into());
     }
@@ -181,11 +176,12 @@ pub enum FoundOrCreated<T> {
 /// several processes doing this at once, one creates and the others find its session.
 pub fn find_or_create<T, E: From<NameError>>(
     dir: &Path,
+    wait: Option<Duration>,
     name: &str,
     create: impl FnOnce() -> Result<T, E>,
 ) -> Result<FoundOrCreated<T>, E> {
     check_name(name)?;
-    let names = NamesLock::acquire(dir).map_err(NameError::from)?;
+    let names = NamesLock::acquire(dir, wait).map_err(NameError::from)?;
     match names.index().find(name) {
         Lookup::NotFound => create().map(FoundOrCreated::Created),
         _ => resolve(dir, names.index(), name)
@@ -248,7 +244,7 @@ mod tests {
             &named("nightly"),
         )
         .unwrap();
-        let names = NamesLock::acquire(&sessions).unwrap();
+        let names = NamesLock::acquire(&sessions, None).unwrap();
         let holders = names.holders("nightly", None);
         assert_eq!(holders.len(), 1);
         assert_eq!(

@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::ids::IdSet;
 use super::record::{self, Entry, Line, SessionHeader};
-use crate::fs::{self as pfs, FileLock, LockError};
+use crate::fs::{self as pfs, FileLock, Holder, LockError};
 
 /// The newest session format version this build reads and writes.
 pub const CURRENT_VERSION: u32 = 3;
@@ -32,20 +32,34 @@ pub const CURRENT_VERSION: u32 = 3;
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     /// Another run holds the session's lock (exit 75).
-    #[error("session '{}' is busy: {}", .path.display(), holder_text(*.holder))]
+    #[error("session '{}' is busy: {}", .path.display(), holder_text(.holder.as_deref()))]
     Busy {
         /// The session file.
         path: PathBuf,
-        /// The pid of the holder, when known.
-        holder: Option<u32>,
+        /// Who holds it, when known.
+        holder: Option<Box<Holder>>,
     },
     /// Another process held the store's names lock for longer than pincer waits (exit 75).
-    #[error("the session names are locked: {} has been naming a session for over {} s", holder_text_short(*.holder), .waited.as_secs())]
+    #[error("the session names are locked by {}; this run waited {} s", holder_text_short(.holder.as_deref()), .waited.as_secs_f64())]
     NamesBusy {
-        /// The pid of the holder, when known.
-        holder: Option<u32>,
+        /// Who holds it, when known.
+        holder: Option<Box<Holder>>,
         /// How long this process waited.
         waited: Duration,
+    },
+    /// The run's `--timeout` came while it waited for a lock (exit 124).
+    #[error("the run's --timeout was reached while waiting for {what}, locked by {}", holder_text_short(.holder.as_deref()))]
+    LockTimedOut {
+        /// What was waited for ("the session names", "session '…'").
+        what: String,
+        /// Who holds it, when known.
+        holder: Option<Box<Holder>>,
+    },
+    /// A lock file is on a filesystem whose locks other machines do not see (exit 2).
+    #[error("{source}")]
+    LocalLocks {
+        /// The refusal, naming the lock file and the filesystem.
+        source: LockError,
     },
     /// A line in the middle of the file is not a valid entry (exit 2).
     #[error("session file '{}' is corrupt at line {line}: {reason}", .path.display())]
@@ -94,21 +108,43 @@ pub enum SessionError {
     Serialize(String),
 }
 
-fn holder_text(holder: Option<u32>) -> String {
+fn holder_text(holder: Option<&Holder>) -> String {
     match holder {
-        Some(pid) => format!("another run (process {pid}) holds its lock"),
+        Some(holder) => format!("another run ({}) holds its lock", holder.describe()),
         None => "another run holds its lock".to_owned(),
     }
 }
 
-fn holder_text_short(holder: Option<u32>) -> String {
+fn holder_text_short(holder: Option<&Holder>) -> String {
     match holder {
-        Some(pid) => format!("process {pid}"),
+        Some(holder) => holder.describe(),
         None => "another process".to_owned(),
     }
 }
 
 impl SessionError {
+    /// A lock failure as a session error: `busy` makes the error of a busy lock (each lock
+    /// says what busy means for it), `what` names what was waited for.
+    pub fn from_lock(
+        error: LockError,
+        what: impl FnOnce() -> String,
+        busy: impl FnOnce(Option<Box<Holder>>) -> SessionError,
+    ) -> SessionError {
+        match error {
+            LockError::Busy { holder } => busy(holder),
+            LockError::TimedOut { holder } => SessionError::LockTimedOut {
+                what: what(),
+                holder,
+            },
+            error @ LockError::LocalOnly { .. } => SessionError::LocalLocks { source: error },
+            LockError::Io { path, source } => SessionError::Io {
+                action: "cannot lock",
+                path,
+                source,
+            },
+        }
+    }
+
     fn io(action: &'static str, path: &Path, source: io::Error) -> SessionError {
         SessionError::Io {
             action,
@@ -838,6 +874,7 @@ pub fn create(
 ) -> Result<PathBuf, SessionError> {
     pfs::create_dir_all(dir, false)
         .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
+    pfs::sweep_staging_if_due(dir);
     create_file(
         &dir.join(file_name(&header.timestamp, &header.id)),
         header,
@@ -855,6 +892,7 @@ pub fn create_locked(
 ) -> Result<(SessionWriter, LoadedSession), SessionError> {
     pfs::create_dir_all(dir, false)
         .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
+    pfs::sweep_staging_if_due(dir);
     let path = dir.join(file_name(&header.timestamp, &header.id));
     let lock = SessionLock::acquire(&path, None)?;
     // The writer's first sync makes the file and its name durable (SPEC §5.3 syncs per
@@ -893,21 +931,20 @@ impl SessionLock {
     /// Lock the session at `path`: fail at once when busy, or wait up to `wait`.
     pub fn acquire(path: &Path, wait: Option<Duration>) -> Result<SessionLock, SessionError> {
         let lock_file = pfs::lock_path(path);
-        match FileLock::acquire(&lock_file, wait) {
-            Ok(lock) => Ok(SessionLock {
-                _lock: lock,
-                path: path.to_owned(),
-            }),
-            Err(LockError::Busy { holder }) => Err(SessionError::Busy {
-                path: path.to_owned(),
-                holder,
-            }),
-            Err(LockError::Io { path, source }) => Err(SessionError::Io {
-                action: "cannot lock",
-                path,
-                source,
-            }),
-        }
+        let lock = FileLock::acquire(&lock_file, wait).map_err(|error| {
+            SessionError::from_lock(
+                error,
+                || format!("session '{}'", path.display()),
+                |holder| SessionError::Busy {
+                    path: path.to_owned(),
+                    holder,
+                },
+            )
+        })?;
+        Ok(SessionLock {
+            _lock: lock,
+            path: path.to_owned(),
+        })
     }
 
     /// Whether some run holds the lock of the session at `path` now.

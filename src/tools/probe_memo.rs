@@ -53,6 +53,7 @@ pub fn remember(state_dir: &Path, memo: &Memo) {
         return;
     };
     if crate::fs::create_dir_all(state_dir, true).is_ok() {
+        crate::fs::sweep_staging(state_dir);
         let _ = crate::fs::replace_unsynced(&state_dir.join(FILE), &text);
     }
 }

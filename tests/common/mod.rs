@@ -174,14 +174,30 @@ impl Home {
 pub fn hold_lock(path: &Path) -> std::fs::File {
     let mut lock_path = path.as_os_str().to_owned();
     lock_path.push(".lock");
+    hold_lock_file(Path::new(&lock_path))
+}
+
+/// Take the lock on the lock file `lock_file` (created when missing) the way a running pincer
+/// holds it — an open file description lock over the whole file — until the returned file is
+/// dropped. A `flock` would not do: the two kinds do not see each other.
+pub fn hold_lock_file(lock_file: &Path) -> std::fs::File {
+    use nix::fcntl::{FcntlArg, fcntl};
+    use nix::libc;
     let file = std::fs::File::options()
         .read(true)
         .write(true)
         .create(true)
         .truncate(false)
-        .open(lock_path)
+        .open(lock_file)
         .unwrap();
-    file.lock().unwrap();
+    let whole = libc::flock {
+        l_type: libc::F_WRLCK as libc::c_short,
+        l_whence: libc::SEEK_SET as libc::c_short,
+        l_start: 0,
+        l_len: 0,
+        l_pid: 0,
+    };
+    fcntl(&file, FcntlArg::F_OFD_SETLK(&whole)).unwrap();
     file
 }
 

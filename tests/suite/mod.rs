@@ -14,6 +14,7 @@ mod reliability;
 mod reliability_crash;
 mod reliability_faults;
 mod reliability_input;
+mod reliability_locks;
 mod reliability_secrets;
 mod reliability_sessions;
 mod replay;

@@ -222,10 +222,7 @@ fn status_shows_whether_a_run_holds_the_lock() {
     let mut session = SessionBuilder::new(ID, &home.workspace);
     session.user("a");
     let path = home.write_session(&session);
-    let mut lock_path = path.as_os_str().to_owned();
-    lock_path.push(".lock");
-    let lock = std::fs::File::create(&lock_path).unwrap();
-    lock.lock().unwrap();
+    let lock = crate::common::hold_lock(&path);
     let value: Value = serde_json::from_str(&stdout(&home.run(&["status", ID, "--json"]))).unwrap();
     assert_eq!(value["locked"], true);
     drop(lock);
