@@ -178,6 +178,17 @@ impl Pincer {
         command
     }
 
+    /// Start it with stdin, stdout and stderr piped, stdin left open for the caller (take it
+    /// from the child to write, hold or close it).
+    pub fn spawn_with_open_stdin(self) -> Child {
+        let mut command = self.command();
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command.spawn().unwrap()
+    }
+
     /// Start it with stdout and stderr piped (and the [`Pincer::stdin`] bytes written, then
     /// closed).
     pub fn spawn(mut self) -> Child {

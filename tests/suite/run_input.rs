@@ -2,7 +2,6 @@
 
 use std::io::Write as _;
 use std::os::unix::process::CommandExt as _;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
@@ -25,12 +24,7 @@ fn an_inherited_pipe_that_never_writes_does_not_hold_up_a_prompt_argument() {
         .pincer()
         .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--dry-run", "hello"])
-        .command()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn_with_open_stdin();
     // Keep the write end open and silent, as a CI step's inherited pipe is.
     let _stdin = child.stdin.take();
     let started = Instant::now();
@@ -104,12 +98,7 @@ fn stdin_that_never_sends_a_prompt_times_out_with_exit_2() {
         .pincer()
         .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--stdin-timeout", "0.3"])
-        .command()
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn_with_open_stdin();
     let _stdin = child.stdin.take();
     let output = child.wait_with_output().unwrap();
     assert_eq!(code(&output), 2);
@@ -385,12 +374,7 @@ fn an_inherited_pipe_held_by_the_parent_is_ignored_with_a_notice() {
         .pincer()
         .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--dry-run", "hello"])
-        .command()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn_with_open_stdin();
     // The parent (here the test, elsewhere a CI runner) keeps the write end open and silent; it
     // shares pincer's process group, but it is no member of a pipeline.
     let _stdin = child.stdin.take();
@@ -434,12 +418,7 @@ fn stdin_timeout_0_waits_for_a_late_writer_outside_any_pipeline() {
         .pincer()
         .key(&protocols::anthropic(), protocols::KEY)
         .args(["run", "--dry-run", "--stdin-timeout", "0", "hello"])
-        .command()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn_with_open_stdin();
     let mut stdin = child.stdin.take().unwrap();
     std::thread::sleep(Duration::from_millis(1200));
     stdin.write_all(b"late data\n").unwrap();

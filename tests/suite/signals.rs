@@ -9,7 +9,7 @@
 use std::any::Any;
 use std::io::Write as _;
 use std::net::TcpListener;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -115,12 +115,7 @@ fn stdin_phase(home: &Home, args: &[&str], data: &[u8]) -> Held {
         .pincer()
         .provider_url(&protocols::anthropic(), "http://127.0.0.1:9")
         .args(args)
-        .command()
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        .spawn_with_open_stdin();
     let spawned = Instant::now();
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(data).unwrap();
