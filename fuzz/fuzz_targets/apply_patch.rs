@@ -1,8 +1,8 @@
 //! The `*** Begin Patch` parser on arbitrary text: an error or a patch, never a panic.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = pincer::tools::apply_patch::parse(text);
-    }
-});
+#[path = "../checks.rs"]
+#[allow(dead_code, reason = "each target uses one of the checks")]
+mod checks;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::apply_patch(data));

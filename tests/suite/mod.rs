@@ -6,6 +6,7 @@ mod cooldowns;
 mod escape;
 mod exec_sandbox;
 mod failover;
+mod fuzz_seeds;
 mod hooks;
 mod mcp;
 mod output_contract;
