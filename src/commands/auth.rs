@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Read};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{Context, stdout_error};
 use crate::auth::cooldown::{self, unavailable_until};
@@ -21,6 +21,10 @@ use crate::cli::{
 };
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
+use crate::output::report::{
+    AuthAdded, AuthList, AuthOrder, AuthRemoved, AuthReset, AuthStatus, ProfileStatus,
+    ProfileSummary, SecretSource,
+};
 
 /// Secrets are short; a bigger stdin is a mistake (a file piped by accident), not a key.
 const MAX_SECRET_BYTES: u64 = 64 * 1024;
@@ -86,42 +90,46 @@ pub(super) fn now_ms() -> u64 {
 }
 
 pub(super) fn iso_option(ms: Option<u64>) -> Value {
-    ms.filter(|ms| *ms > 0).map_or(Value::Null, |ms| {
-        json!(crate::session::record::iso_of_millis(ms))
-    })
+    iso(ms).map_or(Value::Null, Value::String)
 }
 
-fn write_json(value: &Value) -> CliResult<()> {
-    Stdout::new().json_pretty(value).map_err(stdout_error)
+/// `ms` as ISO 8601, or none when unset (0 is unset too).
+fn iso(ms: Option<u64>) -> Option<String> {
+    ms.filter(|ms| *ms > 0)
+        .map(crate::session::record::iso_of_millis)
+}
+
+fn write_json(report: &impl serde::Serialize) -> CliResult<()> {
+    Stdout::new().json_pretty(report).map_err(stdout_error)
 }
 
 fn write_text(text: &str) -> CliResult<()> {
     Stdout::new().write(text).map_err(stdout_error)
 }
 
-/// Where the secret comes from, as printed: `stored`, `env`, `command`, or `none`.
-fn source_kind(profile: &Profile) -> &'static str {
+/// Where the secret comes from.
+fn source_kind(profile: &Profile) -> SecretSource {
     match (profile.stored_secret(), profile.reference()) {
-        (Some(_), _) => "stored",
-        (None, Some(SecretRef::Env { .. })) => "env",
-        (None, Some(SecretRef::Command { .. })) => "command",
-        (None, None) => "none",
+        (Some(_), _) => SecretSource::Stored,
+        (None, Some(SecretRef::Env { .. })) => SecretSource::Env,
+        (None, Some(SecretRef::Command { .. })) => SecretSource::Command,
+        (None, None) => SecretSource::None,
     }
 }
 
 /// One profile for `list`: never the secret, at most its fingerprint.
-fn profile_summary(id: &str, profile: &Profile, store: &Store, now: u64) -> Value {
+fn profile_summary(id: &str, profile: &Profile, store: &Store, now: u64) -> ProfileSummary {
     let stats = store.usage_stats.get(id);
     let until = stats.and_then(|stats| unavailable_until(stats, now));
-    json!({
-        "id": id,
-        "provider": profile.provider,
-        "type": profile.kind.as_str(),
-        "source": source_kind(profile),
-        "secret": profile.source_text(),
-        "available": until.is_none(),
-        "unavailable_until": iso_option(until),
-    })
+    ProfileSummary {
+        id: id.to_owned(),
+        provider: profile.provider.clone(),
+        kind: profile.kind.as_str().to_owned(),
+        source: source_kind(profile),
+        secret: profile.source_text(),
+        available: until.is_none(),
+        unavailable_until: iso(until),
+    }
 }
 
 /// Profiles grouped by provider, ids sorted within each.
@@ -136,33 +144,37 @@ fn sorted_profiles(store: &Store) -> Vec<(&String, &Profile)> {
 fn list(context: &Context, file: &AuthFile) -> CliResult<Exit> {
     let store = file.load().map_err(auth_error)?;
     let now = now_ms();
-    let profiles: Vec<Value> = sorted_profiles(&store)
-        .into_iter()
-        .map(|(id, profile)| profile_summary(id, profile, &store, now))
-        .collect();
+    let report = AuthList {
+        file: file.path().to_owned(),
+        profiles: sorted_profiles(&store)
+            .into_iter()
+            .map(|(id, profile)| profile_summary(id, profile, &store, now))
+            .collect(),
+    };
     if context.format.is_json() {
-        write_json(&json!({"file": file.path(), "profiles": profiles}))?;
+        write_json(&report)?;
         return Ok(Exit::Success);
     }
-    if profiles.is_empty() {
+    if report.profiles.is_empty() {
         context.diagnostics.info(&format!(
             "no auth profiles in '{}'; add one with `pincer auth add PROVIDER`",
             file.path().display()
         ));
         return Ok(Exit::Success);
     }
-    let rows: Vec<[String; 5]> = profiles
+    let rows: Vec<[String; 5]> = report
+        .profiles
         .iter()
         .map(|profile| {
-            let state = match profile["unavailable_until"].as_str() {
+            let state = match &profile.unavailable_until {
                 Some(until) => format!("cooling down until {until}"),
                 None => "ready".to_owned(),
             };
             [
-                text(&profile["id"]),
-                text(&profile["type"]),
-                text(&profile["source"]),
-                text(&profile["secret"]),
+                profile.id.clone(),
+                profile.kind.clone(),
+                source_name(profile.source).to_owned(),
+                profile.secret.clone(),
                 state,
             ]
         })
@@ -171,12 +183,19 @@ fn list(context: &Context, file: &AuthFile) -> CliResult<Exit> {
     Ok(Exit::Success)
 }
 
-fn text(value: &Value) -> String {
-    match value {
-        Value::Null => "-".to_owned(),
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
+/// A secret source as the text view names it (as the JSON does).
+fn source_name(source: SecretSource) -> &'static str {
+    match source {
+        SecretSource::Stored => "stored",
+        SecretSource::Env => "env",
+        SecretSource::Command => "command",
+        SecretSource::None => "none",
     }
+}
+
+/// An optional value as the text view shows it: `-` when unset.
+fn or_dash(value: Option<&str>) -> String {
+    value.unwrap_or("-").to_owned()
 }
 
 /// Left-aligned columns separated by two spaces; the last column is not padded.
@@ -306,14 +325,14 @@ fn add(context: &Context, file: &AuthFile, args: &AuthAddArgs) -> CliResult<Exit
             Ok(id)
         })
         .map_err(auth_error)?;
-    let summary = json!({
-        "id": id,
-        "provider": provider,
-        "type": profile.kind.as_str(),
-        "source": source_kind(&profile),
-        "secret": profile.source_text(),
-        "file": file.path(),
-    });
+    let summary = AuthAdded {
+        id: id.clone(),
+        provider: provider.clone(),
+        kind: profile.kind.as_str().to_owned(),
+        source: source_kind(&profile),
+        secret: profile.source_text(),
+        file: file.path().to_owned(),
+    };
     if context.format.is_json() {
         write_json(&summary)?;
     } else {
@@ -365,7 +384,10 @@ fn remove(context: &Context, file: &AuthFile, args: &AuthRemoveArgs) -> CliResul
         .update(|store| store.remove_profile(&args.id))
         .map_err(auth_error)?;
     if context.format.is_json() {
-        write_json(&json!({"removed": args.id, "provider": removed.provider}))?;
+        write_json(&AuthRemoved {
+            removed: args.id.clone(),
+            provider: removed.provider,
+        })?;
     } else {
         context
             .diagnostics
@@ -428,12 +450,12 @@ fn order(context: &Context, file: &AuthFile, args: &AuthOrderArgs) -> CliResult<
         ));
     }
     if context.format.is_json() {
-        write_json(&json!({
-            "provider": provider,
-            "order": order,
-            "explicit": explicit,
-            "not_tried": left_out,
-        }))?;
+        write_json(&AuthOrder {
+            provider: provider.clone(),
+            order: order.clone(),
+            explicit,
+            not_tried: left_out,
+        })?;
     } else if order.is_empty() {
         context
             .diagnostics
@@ -457,7 +479,7 @@ fn order(context: &Context, file: &AuthFile, args: &AuthOrderArgs) -> CliResult<
 fn status(context: &Context, file: &AuthFile) -> CliResult<Exit> {
     let store = file.load().map_err(auth_error)?;
     let now = now_ms();
-    let profiles: Vec<Value> = sorted_profiles(&store)
+    let profiles: Vec<ProfileStatus> = sorted_profiles(&store)
         .into_iter()
         .map(|(id, profile)| {
             let stats = store
@@ -467,66 +489,77 @@ fn status(context: &Context, file: &AuthFile) -> CliResult<Exit> {
                 .unwrap_or_default();
             let stats = cooldown::settle(&stats, now);
             let until = unavailable_until(&stats, now);
-            json!({
-                "id": id,
-                "provider": profile.provider,
-                "type": profile.kind.as_str(),
-                "source": source_kind(profile),
-                "secret": profile.source_text(),
-                "available": until.is_none(),
-                "last_used": iso_option(stats.last_used),
-                "cooldown_until": iso_option(stats.cooldown_until.filter(|until| *until > now)),
-                "disabled_until": iso_option(stats.disabled_until.filter(|until| *until > now)),
-                "disabled_reason": stats.disabled_reason,
-                "error_count": stats.error_count,
-                "failure_counts": stats.failure_counts,
-                "last_failure_at": iso_option(stats.last_failure_at),
-                "last_good": store.last_good.get(&profile.provider).is_some_and(|good| good == id),
-            })
+            ProfileStatus {
+                id: id.clone(),
+                provider: profile.provider.clone(),
+                kind: profile.kind.as_str().to_owned(),
+                source: source_kind(profile),
+                secret: profile.source_text(),
+                available: until.is_none(),
+                last_used: iso(stats.last_used),
+                cooldown_until: iso(stats.cooldown_until.filter(|until| *until > now)),
+                disabled_until: iso(stats.disabled_until.filter(|until| *until > now)),
+                disabled_reason: stats.disabled_reason.clone(),
+                error_count: stats.error_count,
+                failure_counts: stats.failure_counts.clone(),
+                last_failure_at: iso(stats.last_failure_at),
+                last_good: store
+                    .last_good
+                    .get(&profile.provider)
+                    .is_some_and(|good| good == id),
+            }
         })
         .collect();
+    let report = AuthStatus {
+        file: file.path().to_owned(),
+        profiles,
+    };
     if context.format.is_json() {
-        write_json(&json!({"file": file.path(), "profiles": profiles}))?;
+        write_json(&report)?;
         return Ok(Exit::Success);
     }
-    if profiles.is_empty() {
+    if report.profiles.is_empty() {
         context
             .diagnostics
             .info(&format!("no auth profiles in '{}'", file.path().display()));
         return Ok(Exit::Success);
     }
     let mut out = String::new();
-    for profile in &profiles {
-        let _ = writeln!(out, "{}", text(&profile["id"]));
+    for profile in &report.profiles {
+        let _ = writeln!(out, "{}", profile.id);
         let field = |out: &mut String, key: &str, value: String| {
             let _ = writeln!(out, "  {key:<16}{value}");
         };
-        field(&mut out, "type:", text(&profile["type"]));
-        let source = match profile["source"].as_str() {
-            Some("stored") => format!("stored ({})", text(&profile["secret"])),
-            _ => text(&profile["secret"]),
+        field(&mut out, "type:", profile.kind.clone());
+        let source = match profile.source {
+            SecretSource::Stored => format!("stored ({})", profile.secret),
+            _ => profile.secret.clone(),
         };
         field(&mut out, "source:", source);
-        field(&mut out, "last used:", text(&profile["last_used"]));
+        field(
+            &mut out,
+            "last used:",
+            or_dash(profile.last_used.as_deref()),
+        );
         field(
             &mut out,
             "cooldown until:",
-            text(&profile["cooldown_until"]),
+            or_dash(profile.cooldown_until.as_deref()),
         );
-        let disabled = match profile["disabled_reason"].as_str() {
-            Some(reason) if !profile["disabled_until"].is_null() => {
-                format!("{} ({reason})", text(&profile["disabled_until"]))
-            }
-            _ => text(&profile["disabled_until"]),
+        let disabled = match (&profile.disabled_until, &profile.disabled_reason) {
+            (Some(until), Some(reason)) => format!("{until} ({reason})"),
+            (until, _) => or_dash(until.as_deref()),
         };
         field(&mut out, "disabled until:", disabled);
-        let failures = match profile["failure_counts"].as_object() {
-            Some(counts) if !counts.is_empty() => counts
+        let failures = if profile.failure_counts.is_empty() {
+            "none".to_owned()
+        } else {
+            profile
+                .failure_counts
                 .iter()
                 .map(|(kind, count)| format!("{kind} {count}"))
                 .collect::<Vec<_>>()
-                .join(", "),
-            _ => "none".to_owned(),
+                .join(", ")
         };
         field(&mut out, "failures:", failures);
     }
@@ -551,7 +584,10 @@ fn reset(context: &Context, file: &AuthFile, args: &AuthResetArgs) -> CliResult<
         })
         .map_err(auth_error)?;
     if context.format.is_json() {
-        write_json(&json!({"reset": count, "id": args.id}))?;
+        write_json(&AuthReset {
+            reset: count,
+            id: args.id.clone(),
+        })?;
     } else {
         context.diagnostics.info(&match &args.id {
             Some(id) => format!("cleared cooldowns and failure counts of {id}"),

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use crate::output::report::{AuthTest, CredentialTest};
 
 use super::turn::{ResolvedModel, resolve_model};
 use super::{Context, stdout_error};
@@ -60,13 +60,17 @@ pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult
         };
         if credentials.is_empty() {
             first_failure.get_or_insert(FailureKind::Auth);
-            results.push(json!({
-                "provider": target.provider,
-                "source": target.pinned.as_ref().map(|id| format!("profile:{id}")),
-                "ok": false,
-                "kind": "auth",
-                "message": "no usable credential (see `pincer auth status`)",
-            }));
+            results.push(CredentialTest {
+                provider: target.provider.clone(),
+                source: target.pinned.as_ref().map(|id| format!("profile:{id}")),
+                model: None,
+                cooling: None,
+                ok: false,
+                kind: Some("auth".to_owned()),
+                status: None,
+                message: Some("no usable credential (see `pincer auth status`)".to_owned()),
+                latency_ms: None,
+            });
         }
         for credential in credentials {
             let (outcome, failure) =
@@ -74,16 +78,17 @@ pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult
             if let Some(kind) = failure {
                 first_failure.get_or_insert(kind);
             }
-            let mut result = json!({
-                "provider": target.provider,
-                "source": credential.source,
-                "model": model.reference.to_string(),
-                "cooling": credential.cooling,
+            results.push(CredentialTest {
+                provider: target.provider.clone(),
+                source: Some(credential.source.clone()),
+                model: Some(model.reference.to_string()),
+                cooling: Some(credential.cooling),
+                ok: outcome.ok,
+                kind: outcome.kind,
+                status: outcome.status,
+                message: outcome.message,
+                latency_ms: outcome.latency_ms,
             });
-            if let (Some(object), Value::Object(more)) = (result.as_object_mut(), outcome) {
-                object.extend(more);
-            }
-            results.push(result);
         }
     }
     if results.is_empty() {
@@ -95,7 +100,7 @@ pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult
     let mut stdout = Stdout::new();
     if context.format.is_json() {
         stdout
-            .json_pretty(&json!({"results": results}))
+            .json_pretty(&AuthTest { results })
             .map_err(stdout_error)?;
     } else {
         stdout.write(&render(&results)).map_err(stdout_error)?;
@@ -171,13 +176,23 @@ fn exit_for(first_failure: Option<FailureKind>) -> Exit {
     first_failure.map_or(Exit::Success, FailureKind::exit)
 }
 
-/// Send the minimal request with `key`; the outcome as JSON fields, and its class on failure.
+/// What one request said: the outcome fields of a [`CredentialTest`].
+#[derive(Debug, Default)]
+struct Probe {
+    ok: bool,
+    kind: Option<String>,
+    status: Option<Option<u16>>,
+    message: Option<String>,
+    latency_ms: Option<u64>,
+}
+
+/// Send the minimal request with `key`; the outcome, and its class on failure.
 async fn probe(
     context: &Context,
     client: &Transport,
     model: &ResolvedModel,
     key: Option<crate::secret::Secret>,
-) -> (Value, Option<FailureKind>) {
+) -> (Probe, Option<FailureKind>) {
     let request = ModelRequest {
         model: model.reference.model.clone(),
         system_prompt: String::new(),
@@ -215,49 +230,61 @@ async fn probe(
     .await;
     let latency = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
     match outcome {
-        CallOutcome::Complete(_) => (json!({"ok": true, "latency_ms": latency}), None),
+        CallOutcome::Complete(_) => (
+            Probe {
+                ok: true,
+                latency_ms: Some(latency),
+                ..Probe::default()
+            },
+            None,
+        ),
         CallOutcome::Failed { error, .. } => {
             let kind = classify(&error);
-            let fields = json!({
-                "ok": false,
-                "kind": kind.as_str(),
-                "status": error.status(),
-                "message": error.to_string(),
-                "latency_ms": latency,
-            });
+            let fields = Probe {
+                ok: false,
+                kind: Some(kind.as_str().to_owned()),
+                status: Some(error.status()),
+                message: Some(error.to_string()),
+                latency_ms: Some(latency),
+            };
             (fields, Some(kind))
         }
         CallOutcome::Cancelled { .. } => (
-            json!({"ok": false, "kind": "unknown", "message": "cancelled"}),
+            Probe {
+                ok: false,
+                kind: Some("unknown".to_owned()),
+                message: Some("cancelled".to_owned()),
+                ..Probe::default()
+            },
             Some(FailureKind::Unknown),
         ),
     }
 }
 
 /// One line per credential: `SOURCE  ok|KIND  MODEL  LATENCY  [message]`.
-fn render(results: &[Value]) -> String {
-    let text = |value: &Value| value.as_str().unwrap_or("-").to_owned();
+fn render(results: &[CredentialTest]) -> String {
+    let text = |value: Option<&String>| value.map_or("-", String::as_str).to_owned();
     let mut out = String::new();
     for result in results {
-        let verdict = if result["ok"] == true {
+        let verdict = if result.ok {
             "ok".to_owned()
         } else {
-            text(&result["kind"])
+            text(result.kind.as_ref())
         };
-        let latency = result["latency_ms"]
-            .as_u64()
+        let latency = result
+            .latency_ms
             .map_or_else(|| "-".to_owned(), |ms| format!("{ms} ms"));
         let _ = write!(
             out,
             "{:<28} {:<12} {:<36} {:>8}",
-            text(&result["source"]),
+            text(result.source.as_ref()),
             verdict,
-            text(&result["model"]),
+            text(result.model.as_ref()),
             latency
         );
-        if result["ok"] != true {
-            let _ = write!(out, "  {}", text(&result["message"]));
-        } else if result["cooling"] == true {
+        if !result.ok {
+            let _ = write!(out, "  {}", text(result.message.as_ref()));
+        } else if result.cooling == Some(true) {
             out.push_str("  (works; still in its cooldown: `pincer auth reset` clears it)");
         }
         out.push('\n');
@@ -271,9 +298,26 @@ mod tests {
 
     #[test]
     fn a_failed_result_is_rendered_with_its_class_and_message() {
+        let result = |source: &str, model: &str, latency_ms| CredentialTest {
+            provider: String::new(),
+            source: Some(source.to_owned()),
+            model: Some(model.to_owned()),
+            cooling: Some(false),
+            ok: true,
+            kind: None,
+            status: None,
+            message: None,
+            latency_ms: Some(latency_ms),
+        };
         let results = [
-            json!({"source": "profile:anthropic:a", "ok": true, "model": "anthropic/claude-haiku-4-5", "latency_ms": 12}),
-            json!({"source": "env:OPENAI_API_KEY", "ok": false, "kind": "auth", "model": "openai/gpt-5-mini", "latency_ms": 3, "message": "openai returned HTTP 401: bad key"}),
+            result("profile:anthropic:a", "anthropic/claude-haiku-4-5", 12),
+            CredentialTest {
+                ok: false,
+                kind: Some("auth".to_owned()),
+                status: Some(Some(401)),
+                message: Some("openai returned HTTP 401: bad key".to_owned()),
+                ..result("env:OPENAI_API_KEY", "openai/gpt-5-mini", 3)
+            },
         ];
         let text = render(&results);
         let lines: Vec<&str> = text.lines().collect();

@@ -18,6 +18,7 @@ pub mod escape;
 pub mod events;
 pub mod partial;
 pub mod progress;
+pub mod report;
 pub mod schema;
 pub mod web_search;
 

@@ -19,6 +19,7 @@ mod reliability_locks;
 mod reliability_secrets;
 mod reliability_sessions;
 mod replay;
+mod reports;
 mod run_flags;
 mod run_input;
 mod schema;

@@ -1,0 +1,205 @@
+//! The `--json` shapes of the reporting commands, as types: a command fills one of these, and
+//! both its JSON and its text view are rendered from it. Like the result object
+//! ([`super::schema`]), every type here is `deny_unknown_fields`, so a test that parses a
+//! command's output with them fails when the output grows a field the types do not know.
+//!
+//! Fields are declared in the order they are printed (serde keeps it).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// Where an auth profile's secret comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SecretSource {
+    /// Kept in the auth store.
+    Stored,
+    /// Read from an environment variable at run time.
+    Env,
+    /// Printed by a command at run time.
+    Command,
+    /// None (an OAuth profile without a token, for one).
+    None,
+}
+
+/// `auth list --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthList {
+    /// The auth store.
+    pub file: PathBuf,
+    /// Grouped by provider, ids sorted within each.
+    pub profiles: Vec<ProfileSummary>,
+}
+
+/// One profile of `auth list`: never the secret, at most its fingerprint.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileSummary {
+    /// `provider:name`.
+    pub id: String,
+    /// The provider it is for.
+    pub provider: String,
+    /// `api_key`, `token` or `oauth`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Where the secret comes from.
+    pub source: SecretSource,
+    /// The secret as shown: a fingerprint, `$VAR` or the command.
+    pub secret: String,
+    /// Neither cooling down nor disabled.
+    pub available: bool,
+    /// Until when it is not used (ISO 8601), when it is not available.
+    pub unavailable_until: Option<String>,
+}
+
+/// `auth add --json`: the profile added.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthAdded {
+    /// `provider:name`.
+    pub id: String,
+    /// The provider it is for.
+    pub provider: String,
+    /// `api_key`, `token` or `oauth`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Where the secret comes from.
+    pub source: SecretSource,
+    /// The secret as shown.
+    pub secret: String,
+    /// The auth store it was added to.
+    pub file: PathBuf,
+}
+
+/// `auth remove --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthRemoved {
+    /// The id removed.
+    pub removed: String,
+    /// Its provider.
+    pub provider: String,
+}
+
+/// `auth order --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthOrder {
+    /// The provider.
+    pub provider: String,
+    /// The ids in the order they are tried.
+    pub order: Vec<String>,
+    /// Whether the order was set (`auth order PROVIDER ID…`) rather than derived.
+    pub explicit: bool,
+    /// Profiles of the provider an explicit order leaves out.
+    pub not_tried: Vec<String>,
+}
+
+/// `auth status --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthStatus {
+    /// The auth store.
+    pub file: PathBuf,
+    /// Grouped by provider, ids sorted within each.
+    pub profiles: Vec<ProfileStatus>,
+}
+
+/// One profile of `auth status`, with its usage and failure state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileStatus {
+    /// `provider:name`.
+    pub id: String,
+    /// The provider it is for.
+    pub provider: String,
+    /// `api_key`, `token` or `oauth`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Where the secret comes from.
+    pub source: SecretSource,
+    /// The secret as shown.
+    pub secret: String,
+    /// Neither cooling down nor disabled.
+    pub available: bool,
+    /// When a run last used it (ISO 8601).
+    pub last_used: Option<String>,
+    /// The end of its cooldown, while it lasts.
+    pub cooldown_until: Option<String>,
+    /// The end of its disabling (billing, auth), while it lasts.
+    pub disabled_until: Option<String>,
+    /// Why it was disabled.
+    pub disabled_reason: Option<String>,
+    /// Failures since its last success.
+    pub error_count: u32,
+    /// Failures by class.
+    pub failure_counts: BTreeMap<String, u32>,
+    /// When it last failed.
+    pub last_failure_at: Option<String>,
+    /// Whether it is the provider's last good profile.
+    pub last_good: bool,
+}
+
+/// `auth reset --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthReset {
+    /// How many profiles were reset.
+    pub reset: usize,
+    /// The one profile asked for, if one was.
+    pub id: Option<String>,
+}
+
+/// `auth test --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthTest {
+    /// One per credential tried (or per provider with none).
+    pub results: Vec<CredentialTest>,
+}
+
+/// One credential's test: a one-token request to the provider.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialTest {
+    /// The provider.
+    pub provider: String,
+    /// `profile:ID` or `env:VAR`; none when the provider had no usable credential.
+    pub source: Option<String>,
+    /// The model the request named (absent when there was no credential).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Whether the credential is in a cooldown (absent when there was no credential).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cooling: Option<bool>,
+    /// Whether the request succeeded.
+    pub ok: bool,
+    /// The failure's class (`auth`, `rate_limit`, …) when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The HTTP status of a failed request (`null` when it had none); absent otherwise.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub status: Option<Option<u16>>,
+    /// What went wrong.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// How long the request took, when one was made to its end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<u64>,
+}
+
+/// A field that may be `null` and may be absent: present (even as `null`) is `Some`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
