@@ -15,6 +15,9 @@ use crate::cli::McpArgs;
 use crate::engine::event::McpServer;
 use crate::error::{CliError, CliResult, Exit};
 use crate::mcp::{McpConfig, McpConfigError, McpSet, ServerState, ServerStatus, StartContext};
+use crate::output::report::{
+    McpDisabledServer, McpServerReport, McpStartedServer, McpStatus, McpToolReport,
+};
 
 /// The `error.kind` of a run stopped by a required server.
 const ERROR_KIND: &str = "mcp";
@@ -228,7 +231,7 @@ pub(crate) fn dry_run(config: &McpConfig) -> Value {
 
 /// `pincer status --mcp`: start each enabled server, list its tools, stop it. The report, and
 /// whether every server started.
-pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(Value, bool)> {
+pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(McpStatus, bool)> {
     let config = config(context, args)?;
     let scope = CancelScope::start(context.started, None)?;
     let start = start_context(
@@ -246,95 +249,96 @@ pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(Val
     let all_up = statuses
         .iter()
         .all(|status| status.state == ServerState::Connected);
-    let servers: Vec<Value> = config
+    let mcp_servers = config
         .servers
         .iter()
         .map(
             |server| match statuses.iter().find(|s| s.name == server.name) {
-                Some(status) => json!({
-                    "name": status.name,
-                    "status": status.state.as_str(),
-                    "transport": status.transport,
-                    "origin": server.origin,
-                    "required": status.required,
-                    "server": status.server_info,
-                    "startup_ms": u64::try_from(status.startup.as_millis()).unwrap_or(u64::MAX),
-                    "pid": status.pid,
-                    "listed_tools": status.listed_tools,
-                    "tools": status.tools.iter().map(|tool| json!({
-                        "name": tool.name,
-                        "tool": tool.tool,
-                        "read_only": tool.read_only,
-                    })).collect::<Vec<_>>(),
-                    "error": status.error,
-                    "stderr_tail": status.stderr_tail,
+                Some(status) => McpServerReport::Started(McpStartedServer {
+                    name: status.name.clone(),
+                    status: status.state.as_str().to_owned(),
+                    transport: status.transport.to_owned(),
+                    origin: server.origin.clone(),
+                    required: status.required,
+                    server: status.server_info.clone(),
+                    startup_ms: u64::try_from(status.startup.as_millis()).unwrap_or(u64::MAX),
+                    pid: status.pid,
+                    listed_tools: status.listed_tools,
+                    tools: status
+                        .tools
+                        .iter()
+                        .map(|tool| McpToolReport {
+                            name: tool.name.clone(),
+                            tool: tool.tool.clone(),
+                            read_only: tool.read_only,
+                        })
+                        .collect(),
+                    error: status.error.clone(),
+                    stderr_tail: status.stderr_tail.clone(),
                 }),
-                None => json!({
-                    "name": server.name,
-                    "status": "disabled",
-                    "transport": server.transport.kind(),
-                    "origin": server.origin,
-                    "required": server.required,
+                None => McpServerReport::Disabled(McpDisabledServer {
+                    name: server.name.clone(),
+                    status: "disabled".to_owned(),
+                    transport: server.transport.kind().to_owned(),
+                    origin: server.origin.clone(),
+                    required: server.required,
                 }),
             },
         )
         .collect();
-    Ok((json!({ "mcp_servers": servers }), all_up))
+    Ok((McpStatus { mcp_servers }, all_up))
 }
 
 /// The text form of [`status_report`].
-pub(crate) fn render_status(report: &Value) -> String {
-    let servers = report["mcp_servers"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    if servers.is_empty() {
+pub(crate) fn render_status(report: &McpStatus) -> String {
+    if report.mcp_servers.is_empty() {
         return "No MCP servers are configured (config.toml [mcp_servers], --mcp-config, or \
                 .mcp.json with mcp.load_workspace = true).\n"
             .to_owned();
     }
-    let text = |value: &Value| value.as_str().unwrap_or_default().to_owned();
     let mut out = String::from("MCP servers\n");
-    for server in servers {
-        let name = text(&server["name"]);
+    for server in &report.mcp_servers {
+        let server = match server {
+            McpServerReport::Started(server) => server,
+            McpServerReport::Disabled(server) => {
+                out.push_str(&format!(
+                    "  {} ({}, {}): disabled (enabled = false)\n",
+                    server.name, server.transport, server.origin
+                ));
+                continue;
+            }
+        };
         let head = format!(
-            "  {name} ({}, {})",
-            text(&server["transport"]),
-            text(&server["origin"])
+            "  {} ({}, {})",
+            server.name, server.transport, server.origin
         );
-        match server["status"].as_str() {
-            Some("connected") => {
-                let tools = server["tools"].as_array().cloned().unwrap_or_default();
-                let mut line = format!(
-                    "{head}: connected in {} ms, {} tools",
-                    server["startup_ms"],
-                    tools.len()
-                );
-                if let Some(info) = server["server"].as_str() {
-                    line.push_str(&format!(" ({info})"));
-                }
-                out.push_str(&line);
-                out.push('\n');
-                for tool in tools {
-                    let marker = if tool["read_only"] == true {
-                        "  (readOnlyHint)"
-                    } else {
-                        ""
-                    };
-                    out.push_str(&format!("    {}{marker}\n", text(&tool["name"])));
-                }
+        if server.status == "connected" {
+            let mut line = format!(
+                "{head}: connected in {} ms, {} tools",
+                server.startup_ms,
+                server.tools.len()
+            );
+            if let Some(info) = &server.server {
+                line.push_str(&format!(" ({info})"));
             }
-            Some("failed") => {
-                out.push_str(&format!("{head}: failed: {}\n", text(&server["error"])));
-                for line in server["stderr_tail"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-                {
-                    out.push_str(&format!("    stderr: {}\n", text(&line)));
-                }
+            out.push_str(&line);
+            out.push('\n');
+            for tool in &server.tools {
+                let marker = if tool.read_only {
+                    "  (readOnlyHint)"
+                } else {
+                    ""
+                };
+                out.push_str(&format!("    {}{marker}\n", tool.name));
             }
-            _ => out.push_str(&format!("{head}: disabled (enabled = false)\n")),
+        } else {
+            out.push_str(&format!(
+                "{head}: failed: {}\n",
+                server.error.as_deref().unwrap_or_default()
+            ));
+            for line in &server.stderr_tail {
+                out.push_str(&format!("    stderr: {line}\n"));
+            }
         }
     }
     out

@@ -203,3 +203,79 @@ where
 {
     T::deserialize(deserializer).map(Some)
 }
+
+/// `status --mcp --json`: each configured server, started and stopped again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpStatus {
+    /// In the order they are configured.
+    pub mcp_servers: Vec<McpServerReport>,
+}
+
+/// One server of `status --mcp`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum McpServerReport {
+    /// A server pincer started (`status` is `connected` or `failed`).
+    Started(McpStartedServer),
+    /// A server with `enabled = false` (`status` is `disabled`).
+    Disabled(McpDisabledServer),
+}
+
+/// A server `status --mcp` started.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpStartedServer {
+    /// Its name.
+    pub name: String,
+    /// `connected` or `failed`.
+    pub status: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// Where it was configured.
+    pub origin: String,
+    /// Declared `required`.
+    pub required: bool,
+    /// The server's own name and version, from `initialize`.
+    pub server: Option<String>,
+    /// How long starting took.
+    pub startup_ms: u64,
+    /// Its process id (stdio).
+    pub pid: Option<i32>,
+    /// How many tools it listed, offered or not.
+    pub listed_tools: usize,
+    /// The tools offered to the model.
+    pub tools: Vec<McpToolReport>,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// The last lines of its stderr (stdio).
+    pub stderr_tail: Vec<String>,
+}
+
+/// One offered tool of a started server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpToolReport {
+    /// The name the model sees (`mcp__server__tool`).
+    pub name: String,
+    /// The server's own name for it.
+    pub tool: String,
+    /// The server marked it read-only (`readOnlyHint`).
+    pub read_only: bool,
+}
+
+/// A server that is configured but not enabled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpDisabledServer {
+    /// Its name.
+    pub name: String,
+    /// `disabled`.
+    pub status: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// Where it was configured.
+    pub origin: String,
+    /// Declared `required`.
+    pub required: bool,
+}

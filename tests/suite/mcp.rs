@@ -54,7 +54,7 @@ pub(crate) fn server_binary() -> &'static Path {
 
 /// A `--mcp-config` JSON document with one stdio test server `name` in `mode`, `extra` keys
 /// merged into its entry.
-fn stdio_server(name: &str, mode: &str, log: Option<&Path>, extra: Value) -> Value {
+pub(crate) fn stdio_server(name: &str, mode: &str, log: Option<&Path>, extra: Value) -> Value {
     let mut args = vec![json!(mode)];
     if let Some(log) = log {
         args.push(json!("--log"));

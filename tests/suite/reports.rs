@@ -7,12 +7,13 @@
 use std::process::Output;
 
 use pincer::output::report::{
-    AuthAdded, AuthList, AuthOrder, AuthRemoved, AuthReset, AuthStatus, AuthTest,
+    AuthAdded, AuthList, AuthOrder, AuthRemoved, AuthReset, AuthStatus, AuthTest, McpStatus,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::mcp::stdio_server;
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
 use crate::common::wire::anthropic::{self as wire, Usage4};
@@ -92,4 +93,32 @@ fn the_json_reports_of_the_auth_commands() {
     insta::assert_snapshot!("auth_reset", checked::<AuthReset>(&reset, &home));
     let removed = home.run(&["auth", "remove", "openai:spare", "--json"]);
     insta::assert_snapshot!("auth_remove", checked::<AuthRemoved>(&removed, &home));
+}
+
+#[test]
+fn the_json_report_of_status_mcp() {
+    let home = Home::new();
+    let mut config = stdio_server("good", "stdio", None, json!({}));
+    for (name, mode, extra) in [
+        ("bad", "exit", json!({})),
+        ("off", "stdio", json!({"enabled": false})),
+    ] {
+        config["mcpServers"][name] =
+            stdio_server(name, mode, None, extra)["mcpServers"][name].clone();
+    }
+    let config = config.to_string();
+    let mut output = home.run(&["status", "--mcp", "--json", "--mcp-config", &config]);
+    // A server failed: exit 1, with the whole report.
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    output.status = std::process::ExitStatus::default();
+    let shown = checked::<McpStatus>(&output, &home);
+    let varying = regex::Regex::new(r#""(startup_ms|pid)": \d+"#).unwrap();
+    // Whether the connected server's greeting on stderr was read before it stopped is timing.
+    let greeting =
+        regex::Regex::new(r#""stderr_tail": \[\s*"test server ready on stdio"\s*\]"#).unwrap();
+    let shown = varying.replace_all(&shown, r#""$1": 0"#);
+    insta::assert_snapshot!(
+        "status_mcp",
+        greeting.replace_all(&shown, r#""stderr_tail": []"#)
+    );
 }
