@@ -3,14 +3,13 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use super::turn::{ResolvedModel, credentials, default_model, resolve_model};
 use super::{Context, load_index, report_torn, resolve_selector, session_error, stdout_error};
 use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
 use crate::error::{CliError, CliResult, Exit};
+use crate::output::report::{CompactPlan, CompactReport};
 use crate::output::schema::{ResultError, ResultSubtype, RunResult};
 use crate::output::{Format, Stdout};
 use crate::provider::classify::classify;
@@ -178,9 +177,17 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
     let Some(compacted) = outcome else {
         if context.format.is_json() {
             stdout
-                .json_pretty(
-                    &json!({"type": "compact", "session_id": loaded.header.id, "is_error": false, "compacted": false}),
-                )
+                .json_pretty(&CompactReport {
+                    kind: "compact".to_owned(),
+                    session_id: loaded.header.id.clone(),
+                    is_error: false,
+                    compacted: false,
+                    tokens_before: None,
+                    tokens_after: None,
+                    first_kept_entry_id: None,
+                    summarized_by_model: None,
+                    summary: None,
+                })
                 .map_err(stdout_error)?;
         } else {
             context.diagnostics.info("nothing to compact");
@@ -215,23 +222,16 @@ fn print_plan(context: &Context, path: &Path, keep: u64) -> CliResult<Exit> {
     let mut stdout = Stdout::new();
     let loaded = store::load(path).map_err(session_error)?;
     let plan = compaction::cut::plan(&loaded.entries, None, keep);
-    let value = match &plan {
-        Some(plan) => json!({
-            "type": "compact_plan",
-            "session_id": loaded.header.id,
-            "would_compact": true,
-            "first_kept_entry_id": plan.first_kept_entry_id,
-            "tokens_before": plan.tokens_before,
-            "kept_tokens_estimate": plan.kept_tokens,
-            "messages_to_summarize": plan.to_summarize.len(),
-            "turn_prefix_messages": plan.turn_prefix.len(),
-            "updates_previous_summary": plan.previous_summary.is_some(),
-        }),
-        None => json!({
-            "type": "compact_plan",
-            "session_id": loaded.header.id,
-            "would_compact": false,
-        }),
+    let value = CompactPlan {
+        kind: "compact_plan".to_owned(),
+        session_id: loaded.header.id.clone(),
+        would_compact: plan.is_some(),
+        first_kept_entry_id: plan.as_ref().map(|plan| plan.first_kept_entry_id.clone()),
+        tokens_before: plan.as_ref().map(|plan| plan.tokens_before),
+        kept_tokens_estimate: plan.as_ref().map(|plan| plan.kept_tokens),
+        messages_to_summarize: plan.as_ref().map(|plan| plan.to_summarize.len()),
+        turn_prefix_messages: plan.as_ref().map(|plan| plan.turn_prefix.len()),
+        updates_previous_summary: plan.as_ref().map(|plan| plan.previous_summary.is_some()),
     };
     if context.format.is_json() {
         stdout.json_pretty(&value).map_err(stdout_error)?;
@@ -306,17 +306,17 @@ fn print_compacted(context: &Context, id: &str, compacted: &Compacted) -> CliRes
     let mut stdout = Stdout::new();
     if context.format.is_json() {
         stdout
-            .json_pretty(&json!({
-                "type": "compact",
-                "session_id": id,
-                "is_error": false,
-                "compacted": true,
-                "tokens_before": compacted.tokens_before,
-                "tokens_after": compacted.tokens_after,
-                "first_kept_entry_id": compacted.first_kept_entry_id,
-                "summarized_by_model": compacted.summarized_by_model,
-                "summary": compacted.summary,
-            }))
+            .json_pretty(&CompactReport {
+                kind: "compact".to_owned(),
+                session_id: id.to_owned(),
+                is_error: false,
+                compacted: true,
+                tokens_before: Some(compacted.tokens_before),
+                tokens_after: Some(compacted.tokens_after),
+                first_kept_entry_id: Some(compacted.first_kept_entry_id.clone()),
+                summarized_by_model: Some(compacted.summarized_by_model),
+                summary: Some(compacted.summary.clone()),
+            })
             .map_err(stdout_error)?;
     } else {
         stdout

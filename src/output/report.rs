@@ -279,3 +279,65 @@ pub struct McpDisabledServer {
     /// Declared `required`.
     pub required: bool,
 }
+
+/// `compact --json` when it succeeds: what it did, or that there was nothing to do. (A failed
+/// compaction prints the result object of a run, [`super::schema::RunResult`].)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactReport {
+    /// `compact`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The session.
+    pub session_id: String,
+    /// Always false here.
+    pub is_error: bool,
+    /// Whether a summary replaced older entries; the fields below only when it did.
+    pub compacted: bool,
+    /// The context's size before, in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_before: Option<u64>,
+    /// The context's size after, in tokens (estimated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_after: Option<u64>,
+    /// The first entry kept as it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_kept_entry_id: Option<String>,
+    /// Whether the model wrote the summary (false: the fallback lists of files and messages).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarized_by_model: Option<bool>,
+    /// The summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+}
+
+/// `compact --dry-run --json`: what a compaction would do.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactPlan {
+    /// `compact_plan`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The session.
+    pub session_id: String,
+    /// Whether there is anything to compact; the fields below only when there is.
+    pub would_compact: bool,
+    /// The first entry that would be kept as it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_kept_entry_id: Option<String>,
+    /// The context's size now, in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_before: Option<u64>,
+    /// The estimated size of what would be kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_tokens_estimate: Option<u64>,
+    /// How many messages the summary would replace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages_to_summarize: Option<usize>,
+    /// How many messages of a split turn would be summarized apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_prefix_messages: Option<usize>,
+    /// Whether an earlier summary would be updated rather than a new one written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub updates_previous_summary: Option<bool>,
+}

@@ -2,8 +2,11 @@
 
 use std::process::Output;
 
+use pincer::output::report::{CompactPlan, CompactReport};
 use pretty_assertions::assert_eq;
 use serde_json::Value;
+
+use super::reports::typed;
 
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
@@ -340,9 +343,12 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
     let before = std::fs::read(&file).unwrap();
     let dry = run(&home, &server, &["compact", "long", "--dry-run", "--json"]);
     assert_eq!(code(&dry), 0, "{}", stderr(&dry));
-    let plan: Value = serde_json::from_str(&stdout(&dry)).unwrap();
-    assert_eq!(plan["would_compact"], true);
-    assert!(plan["tokens_before"].as_u64().unwrap() > 0);
+    let mut plan: CompactPlan = typed(&stdout(&dry));
+    assert!(plan.would_compact);
+    assert!(plan.tokens_before.unwrap() > 0);
+    plan.session_id = "<id>".to_owned();
+    plan.first_kept_entry_id = plan.first_kept_entry_id.map(|_| "<entry>".to_owned());
+    insta::assert_snapshot!("compact_plan", serde_json::to_string_pretty(&plan).unwrap());
     assert_eq!(std::fs::read(&file).unwrap(), before);
     assert_eq!(server.requests().len(), 2);
 
@@ -358,9 +364,12 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
         ],
     );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(report["compacted"], true);
-    assert!(report["tokens_after"].as_u64().unwrap() < 2_000);
+    let mut report: CompactReport = typed(&stdout(&output));
+    assert!(report.compacted);
+    assert!(report.tokens_after.unwrap() < 2_000);
+    report.session_id = "<id>".to_owned();
+    report.first_kept_entry_id = report.first_kept_entry_id.map(|_| "<entry>".to_owned());
+    insta::assert_snapshot!("compact", serde_json::to_string_pretty(&report).unwrap());
     assert!(
         server.requests()[2]
             .json()

@@ -19,15 +19,22 @@ use crate::common::protocols;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, code, stderr, stdout};
 
-/// Parse `output`'s stdout as `T` (unknown fields refused), check that `T` writes the same JSON
-/// back, and return the JSON with the home's paths and the times replaced, pretty-printed.
+/// `text` parsed as the report type `T` (unknown fields refused), after checking that `T`
+/// writes the same JSON back.
+pub(crate) fn typed<T: DeserializeOwned + Serialize>(text: &str) -> T {
+    let typed: T = serde_json::from_str(text)
+        .unwrap_or_else(|error| panic!("{error}: the type does not describe\n{text}"));
+    let value: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(serde_json::to_value(&typed).unwrap(), value, "round trip");
+    typed
+}
+
+/// Parse `output`'s stdout as `T` ([`typed`]) and return the JSON with the home's paths and
+/// the times replaced, pretty-printed.
 fn checked<T: DeserializeOwned + Serialize>(output: &Output, home: &Home) -> String {
     assert_eq!(code(output), 0, "{}", stderr(output));
     let text = stdout(output);
-    let typed: T = serde_json::from_str(&text)
-        .unwrap_or_else(|error| panic!("{error}: the type does not describe\n{text}"));
-    let value: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(serde_json::to_value(&typed).unwrap(), value, "round trip");
+    let value = serde_json::to_value(typed::<T>(&text)).unwrap();
     let root = home.root.path().to_string_lossy().into_owned();
     let time = regex::Regex::new(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z").unwrap();
     let text = serde_json::to_string_pretty(&value)
