@@ -179,6 +179,7 @@ async fn request_summary(
 ) -> (Result<String, CompactError>, TokenUsage) {
     let request = compaction::summary::summary_request(plan, instructions);
     let model_request = ModelRequest {
+        cache_key: None,
         model: summary_model.model.to_owned(),
         system_prompt: request.system_prompt,
         messages: request.messages.into(),

@@ -194,6 +194,7 @@ async fn probe(
     key: Option<crate::secret::Secret>,
 ) -> (Probe, Option<FailureKind>) {
     let request = ModelRequest {
+        cache_key: None,
         model: model.reference.model.clone(),
         system_prompt: String::new(),
         messages: vec![Message::User(UserMessage {

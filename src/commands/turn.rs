@@ -1382,6 +1382,7 @@ fn shared_settings(
     });
     let redactor = tool_redactor(context, &mcp, chain)?;
     let shared = Shared {
+        cache_key: setup.session_id.clone(),
         redactor,
         policy,
         mcp,
@@ -1546,6 +1547,7 @@ fn dry_run(
                 reasoning_model: settings.reasoning_model,
                 output_format: None,
                 web_search: settings.web_search,
+                cache_key: settings.cache_key.clone(),
             };
             if let Some(plan) = &settings.structured {
                 plan.shape(&mut request, false);
@@ -1777,6 +1779,8 @@ fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<V
 
 /// What every attempt of the chain shares.
 struct Shared {
+    /// The session's id, sent where a provider routes requests to its prompt cache by a key.
+    cache_key: Option<String>,
     /// What tool output is scrubbed of ([`tool_redactor`]).
     redactor: crate::redact::Redactor,
     policy: ToolPolicy,
@@ -1931,6 +1935,7 @@ fn attempt_settings(
         provider: resolved.reference.provider.clone(),
         model: resolved.reference.model.clone(),
         system_prompt: built.text.clone(),
+        cache_key: shared.cache_key.clone(),
         tools,
         thinking: shared.thinking,
         thinking_budget: shared.thinking_budget,

@@ -58,6 +58,9 @@ pub struct ApiSettings {
     pub model: String,
     /// The system prompt, sent on every request.
     pub system_prompt: String,
+    /// Where the provider routes requests to its prompt cache by a key (the Responses API's
+    /// `prompt_cache_key`): the session's id, so every request of a session meets its cache.
+    pub cache_key: Option<String>,
     /// Tools offered.
     pub tools: Vec<ToolDefinition>,
     /// Reasoning level.
@@ -250,6 +253,7 @@ impl<'run> ApiEngine<'run> {
             reasoning_model: settings.reasoning_model,
             web_search: settings.web_search,
             output_format: None,
+            cache_key: settings.cache_key.clone(),
         };
         if let Some(plan) = &self.structured {
             plan.shape(&mut request, self.final_call);

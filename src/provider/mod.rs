@@ -66,6 +66,9 @@ pub struct ModelRequest<'a> {
     /// `output_config.format`, Responses `text.format`, Chat `response_format`, Gemini
     /// `responseJsonSchema`. Tool calls stay possible; only the text answer is constrained.
     pub output_format: Option<OutputFormat>,
+    /// A key that routes requests sharing a prefix to the same prompt cache (the Responses
+    /// API's `prompt_cache_key`; the other protocols cache by prefix alone): the session id.
+    pub cache_key: Option<String>,
 }
 
 /// The JSON Schema an API holds the answer to, already shaped for that API's dialect

@@ -845,6 +845,7 @@ mod tests {
             headers: Vec::new(),
         };
         let request = ModelRequest {
+            cache_key: None,
             model: "claude-sonnet-4-5".to_owned(),
             system_prompt: String::new(),
             messages: Vec::new().into(),

@@ -18,6 +18,7 @@ fn schema(value: Value) -> Arc<OutputSchema> {
 
 fn request() -> ModelRequest<'static> {
     ModelRequest {
+        cache_key: None,
         model: "m".to_owned(),
         system_prompt: "You are pincer.".to_owned(),
         messages: Vec::new().into(),

@@ -283,6 +283,16 @@ pub fn a_resume_sends_the_earlier_turn(protocol: &Protocol) {
         .map(|message| message["role"].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(roles, ["user", "assistant", "user", "assistant"]);
+    // The Responses API routes by a cache key: both runs send the session's id, so the second
+    // request meets the first one's cache. The other protocols cache by prefix alone.
+    let id = home.session_lines()[0]["id"].as_str().unwrap().to_owned();
+    for request in &requests {
+        let key = request.json().get("prompt_cache_key").cloned();
+        match protocol.name {
+            "openai" => assert_eq!(key, Some(Value::String(id.clone()))),
+            _ => assert_eq!(key, None),
+        }
+    }
 }
 
 pub fn an_idle_stream_times_out_with_exit_4(protocol: &Protocol) {

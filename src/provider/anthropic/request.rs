@@ -492,6 +492,7 @@ mod tests {
     /// The request for `messages`, repaired as every request is before it is built.
     fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
+            cache_key: None,
             model: "claude-sonnet-4-5".into(),
             system_prompt: String::new(),
             messages: crate::conversation::repair(&messages).into_owned().into(),

@@ -788,6 +788,7 @@ mod tests {
             None,
         );
         let request = |web_search| crate::provider::ModelRequest {
+            cache_key: None,
             model: "claude-sonnet-4-5".into(),
             system_prompt: String::new(),
             messages: vec![

@@ -71,6 +71,7 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
                 strict: format.strict,
             },
         }),
+        prompt_cache_key: request.cache_key.clone(),
     };
     HttpRequest {
         path: "/responses".to_owned(),
@@ -253,6 +254,7 @@ mod tests {
 
     fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
+            cache_key: None,
             model: "gpt-5".into(),
             system_prompt: "You are terse.".into(),
             messages: messages.into(),

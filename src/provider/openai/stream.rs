@@ -720,6 +720,7 @@ mod tests {
     fn the_stored_reasoning_item_is_echoed_unchanged_in_the_next_request() {
         let assistant = message(&parse(REASONING).events);
         let request = crate::provider::ModelRequest {
+            cache_key: None,
             model: "gpt-5".into(),
             system_prompt: String::new(),
             messages: vec![Message::Assistant(assistant)].into(),
@@ -995,6 +996,7 @@ mod tests {
             .events,
         );
         let request = crate::provider::ModelRequest {
+            cache_key: None,
             model: "gpt-5".into(),
             system_prompt: String::new(),
             messages: vec![Message::Assistant(assistant)].into(),

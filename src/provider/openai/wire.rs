@@ -38,6 +38,10 @@ pub struct ResponsesRequest {
     /// model response", `text.format`; guide: "Structured Outputs").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<TextOptions>,
+    /// The session id: requests with the same key and prefix are routed to the same cache
+    /// (API reference: "Create a model response", `prompt_cache_key`; guide: "Prompt caching").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_key: Option<String>,
 }
 
 /// `text`: how the output text is shaped.

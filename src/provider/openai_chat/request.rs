@@ -148,6 +148,7 @@ mod tests {
 
     fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
+            cache_key: None,
             model: "gpt-4o-mini".into(),
             system_prompt: "You are terse.".into(),
             messages: messages.into(),
