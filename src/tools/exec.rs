@@ -3,8 +3,9 @@
 //! The command runs as `sh -c COMMAND` in a process group of its own, with stdin from /dev/null
 //! and stdout and stderr sharing one pipe, so the output interleaves exactly as it was written.
 //! A detached reader thread feeds the pipe into a channel that this task awaits alongside the exit
-//! status, the timeout and the cancellation token — nothing here blocks the runtime. Only the last
-//! [`MAX_OUTPUT_CHARS`] characters are kept.
+//! status, the timeout and the cancellation token — nothing here blocks the runtime. Long output
+//! is shortened to its head and tail, the whole of it written to a file in the run's private
+//! temp dir that the model can read ([`super::capture`]).
 //!
 //! A timeout or a cancellation kills the whole process group (SIGKILL), grandchildren included.
 //! When the shell exits but a background process it started still holds the pipe, the output is
@@ -36,14 +37,12 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::arguments::{self, Arguments};
+use super::capture::Capture;
 use super::confine::{self, LandlockSupport, landlock_support};
 use super::paths::Access;
 use super::sandbox::{Sandbox, SandboxMode};
-use super::truncate::TailBuffer;
 use super::{Refusal, ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
-/// Characters of output kept (the tail).
-pub const MAX_OUTPUT_CHARS: usize = 200_000;
 /// Seconds a command may run when the call does not say.
 pub const DEFAULT_TIMEOUT_SECONDS: f64 = 120.0;
 /// How long output is still collected after the shell exits while something else holds the pipe.
@@ -53,8 +52,9 @@ pub fn definition() -> ToolDefinition {
         "exec",
         "Run a shell command (sh -c) in the workspace and return its combined stdout and stderr. \
          A non-zero exit status is reported as an error together with the output. The command is \
-         killed, with everything it started, after `timeout` seconds (default 120). Only the last \
-         200000 characters of output are returned. stdin is empty; do not start interactive programs.",
+         killed, with everything it started, after `timeout` seconds (default 120). Output over 32 KB \
+         is shortened to its first 8 KB and last 24 KB; the whole output is then saved to a file \
+         whose path the result gives, to read or grep. stdin is empty; do not start interactive programs.",
         json!({
             "command": {"type": "string", "description": "Shell command line to run."},
             "workdir": {"type": "string", "description": "Directory to run in, relative to the workspace or absolute. Default: the workspace."},
@@ -215,7 +215,7 @@ impl Drop for GroupKiller {
 async fn run_command(
     invocation: &Invocation,
     cancel: &CancellationToken,
-) -> Result<(Ending, super::truncate::Tail), ToolError> {
+) -> Result<(Ending, super::capture::Captured), ToolError> {
     let (reader, writer) =
         std::io::pipe().map_err(|error| ToolError::io("create a pipe for", "exec", error))?;
     let writer_for_stderr = writer
@@ -227,7 +227,7 @@ async fn run_command(
     };
 
     let mut chunks = spawn_reader(reader);
-    let mut tail = TailBuffer::new(MAX_OUTPUT_CHARS);
+    let mut tail = Capture::new(invocation.sandbox.exec.temp_dir.as_deref());
     let deadline = tokio::time::sleep(invocation.timeout);
     let grace = tokio::time::sleep(Duration::from_secs(86_400));
     tokio::pin!(deadline, grace);
@@ -384,15 +384,9 @@ fn display(path: &Path) -> String {
 }
 
 /// The result the model sees: output, then what happened.
-fn render(ending: Ending, tail: super::truncate::Tail, timeout_seconds: f64) -> ToolOutput {
-    let truncated = tail.cut_bytes > 0;
+fn render(ending: Ending, tail: super::capture::Captured, timeout_seconds: f64) -> ToolOutput {
+    let truncated = tail.shortened;
     let mut text = String::new();
-    if truncated {
-        text.push_str(&format!(
-            "[Output truncated: the first {} bytes were cut; showing the last {MAX_OUTPUT_CHARS} characters.]\n",
-            tail.cut_bytes
-        ));
-    }
     if tail.text.is_empty() {
         text.push_str("(no output)");
     } else {
@@ -605,21 +599,25 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn long_output_keeps_the_tail_and_says_how_much_of_the_head_was_cut() {
+    async fn long_output_keeps_its_head_and_tail_and_says_how_much_is_not_shown() {
         let workspace = Workspace::new();
         let output = workspace
             .call("exec", json!({"command": "seq 1 100000"}))
             .await;
         assert!(!output.is_error);
+        let text = output.text_content();
         let full: String = (1..=100_000).map(|number| format!("{number}\n")).collect();
-        let kept = &full[full.len() - super::MAX_OUTPUT_CHARS..];
-        let cut = full.len() - super::MAX_OUTPUT_CHARS;
-        assert_eq!(
-            output.text_content(),
-            format!(
-                "[Output truncated: the first {cut} bytes were cut; showing the last 200000 characters.]\n{kept}"
-            )
+        assert!(text.starts_with("1\n2\n3\n"), "{}", &text[..40]);
+        assert!(text.ends_with("99999\n100000\n"));
+        // No private temp dir here: the middle is not saved anywhere.
+        assert!(
+            text.contains(&format!(
+                "bytes of output not shown (the command printed {} bytes); it was not saved",
+                full.len()
+            )),
+            "{text}"
         );
+        assert!(text.len() < 33 * 1024);
         assert_eq!(output.details.as_ref().unwrap()["truncated"], true);
     }
 

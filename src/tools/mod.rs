@@ -11,6 +11,7 @@
 
 pub mod apply_patch;
 mod arguments;
+mod capture;
 mod command_line;
 mod confine;
 mod edit;

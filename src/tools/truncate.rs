@@ -23,68 +23,6 @@ pub fn prefix_within_bytes(text: &str, max_bytes: usize) -> &str {
     &text[..end]
 }
 
-/// Keeps the last bytes of a stream, bounded in memory, and remembers how many it let go.
-#[derive(Debug)]
-pub struct TailBuffer {
-    bytes: Vec<u8>,
-    dropped: u64,
-    max_chars: usize,
-}
-
-/// What a [`TailBuffer`] holds at the end.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Tail {
-    /// The last `max_chars` characters (or everything, when shorter).
-    pub text: String,
-    /// Bytes of the stream that are not in `text`.
-    pub cut_bytes: u64,
-}
-
-impl TailBuffer {
-    /// A buffer that will yield at most `max_chars` characters.
-    pub fn new(max_chars: usize) -> Self {
-        TailBuffer {
-            bytes: Vec::new(),
-            dropped: 0,
-            max_chars,
-        }
-    }
-
-    /// Append a chunk. Memory stays below about eight bytes per kept character: a character is
-    /// at most four bytes, so keeping four times `max_chars` bytes always holds the tail.
-    pub fn push(&mut self, chunk: &[u8]) {
-        self.bytes.extend_from_slice(chunk);
-        let keep = self.max_chars.saturating_mul(4);
-        if self.bytes.len() > keep.saturating_mul(2) {
-            let excess = self.bytes.len() - keep;
-            self.bytes.drain(..excess);
-            self.dropped += excess as u64;
-        }
-    }
-
-    /// The kept tail as text (invalid UTF-8 replaced) and how much was cut from the head.
-    pub fn finish(self) -> Tail {
-        let text = String::from_utf8_lossy(&self.bytes);
-        let total_chars = text.chars().count();
-        let (kept, cut_bytes) = if total_chars > self.max_chars {
-            let start = text
-                .char_indices()
-                .nth(total_chars - self.max_chars)
-                .map_or(text.len(), |(index, _)| index);
-            let kept = &text[start..];
-            // Bytes of the original stream, so count what the lossy text dropped in its terms.
-            let kept_bytes = kept.len().min(self.bytes.len());
-            (kept.to_owned(), (self.bytes.len() - kept_bytes) as u64)
-        } else {
-            (text.into_owned(), 0)
-        };
-        Tail {
-            text: kept,
-            cut_bytes: self.dropped + cut_bytes,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,33 +37,5 @@ mod tests {
     fn a_byte_prefix_never_splits_a_character() {
         assert_eq!(prefix_within_bytes("aé", 2), "a");
         assert_eq!(prefix_within_bytes("aé", 3), "aé");
-    }
-
-    #[test]
-    fn the_tail_buffer_keeps_the_last_characters_and_counts_the_cut_bytes() {
-        let mut buffer = TailBuffer::new(10);
-        for _ in 0..100 {
-            buffer.push(b"0123456789");
-        }
-        assert_eq!(
-            buffer.finish(),
-            Tail {
-                text: "0123456789".to_owned(),
-                cut_bytes: 990
-            }
-        );
-    }
-
-    #[test]
-    fn the_tail_buffer_keeps_everything_under_the_limit() {
-        let mut buffer = TailBuffer::new(10);
-        buffer.push(b"abc");
-        assert_eq!(
-            buffer.finish(),
-            Tail {
-                text: "abc".to_owned(),
-                cut_bytes: 0
-            }
-        );
     }
 }

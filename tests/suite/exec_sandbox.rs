@@ -1219,3 +1219,55 @@ fn commands_start_through_the_companion_launcher_or_pincer_itself_when_it_is_mis
         );
     }
 }
+
+/// A command that prints 1 MB: the model gets its head and tail and the path of a file holding
+/// every byte, which a later command of the turn reads whole.
+#[test]
+fn long_output_goes_to_a_file_the_model_can_read_and_the_context_gets_head_and_tail() {
+    let home = Home::new();
+    let call = |id: &str, command: &str| {
+        Reply::sse(&wire::tool_use_stream(
+            None,
+            &[(id, "exec", &json!({ "command": command }).to_string())],
+            usage(),
+        ))
+    };
+    let server = MockServer::start(vec![
+        call("c0", "seq 1 150000"),
+        call(
+            "c1",
+            "cat \"$TMPDIR\"/exec-output-*.txt | wc -l; cat \"$TMPDIR\"/exec-output-*.txt | tail -n 1",
+        ),
+        Reply::sse(&wire::text_stream(&["Done."], usage())),
+    ]);
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .args(["run", "count"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let requests = server.requests();
+    let first = wire::tool_results(&requests[1].json());
+    let (text, is_error) = &first["c0"];
+    assert!(!is_error);
+    let whole: usize = (1..=150_000).map(|n: u32| n.to_string().len() + 1).sum();
+    assert!(text.starts_with("1\n2\n3\n"), "{}", &text[..20]);
+    assert!(text.ends_with("149999\n150000\n"));
+    assert!(
+        text.contains(&format!(
+            "(the command printed {whole} bytes); the whole output is in "
+        )),
+        "{}",
+        &text[8_000..8_400]
+    );
+    assert!(
+        text.len() < 33 * 1024,
+        "{} bytes in the context",
+        text.len()
+    );
+    let second = wire::tool_results(&requests[2].json());
+    assert_eq!(
+        second["c1"].0.split_whitespace().collect::<Vec<_>>(),
+        ["150000", "150000"]
+    );
+}

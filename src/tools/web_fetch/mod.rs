@@ -34,8 +34,8 @@ use guard::{Blocked, GuardedResolver, Proxies};
 
 /// Characters returned when the call does not say.
 pub const DEFAULT_MAX_CHARS: usize = 50_000;
-/// The most characters a call may ask for (exec's cap).
-pub const MAX_CHARS: usize = super::exec::MAX_OUTPUT_CHARS;
+/// The most characters a call may ask for.
+pub const MAX_CHARS: usize = 200_000;
 
 /// How far one call may go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
