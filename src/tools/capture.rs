@@ -191,6 +191,32 @@ impl Capture {
     }
 }
 
+/// A tool result whose long text blocks are shortened as `exec` output is, each whole in a file
+/// of `temp_dir` (the run's private temp dir, made when missing): for tools whose output
+/// pincer does not stream itself (MCP servers).
+pub fn shorten_long_text(
+    mut output: super::ToolOutput,
+    temp_dir: Option<&Path>,
+) -> super::ToolOutput {
+    let mut directory = None;
+    for block in &mut output.content {
+        let crate::conversation::ContentBlock::Text(text) = block else {
+            continue;
+        };
+        if text.text.len() <= INLINE_BYTES {
+            continue;
+        }
+        if directory.is_none() {
+            directory =
+                Some(temp_dir.filter(|dir| super::sandbox::ensure_private_dir(dir).is_ok()));
+        }
+        let mut capture = Capture::new(directory.flatten());
+        capture.push(text.text.as_bytes());
+        text.text = capture.finish().text;
+    }
+    output
+}
+
 /// A new file for the whole output in `directory`, holding `before` already.
 fn start_file(directory: &Path, before: &[u8]) -> std::io::Result<(PathBuf, File)> {
     let name = format!(

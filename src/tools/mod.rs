@@ -42,6 +42,7 @@ use crate::conversation::ContentBlock;
 use crate::conversation::ToolDefinition;
 
 pub use arguments::Arguments;
+pub use capture::shorten_long_text;
 pub use confine::{
     ARG0, Confinement, ExecProtection, LandlockSupport, ProbeMemory, SETUP_FAILED, Spawned,
     finish_run, landlock_support, launcher_exit, sockets::SESSION_VARIABLES, spawn_as,

@@ -1356,3 +1356,46 @@ fn the_reference_server_everything_answers_a_call_when_npx_has_it() {
     assert_eq!(name, "mcp__everything__echo");
     assert!(!*is_error && text.contains("hello from pincer"), "{text}");
 }
+
+/// An MCP tool that answers 100 KB: the context gets its head and tail and the path of a file
+/// in the run's private temp dir holding all of it, which a command of the turn reads.
+#[test]
+fn a_long_mcp_result_goes_to_a_file_and_the_context_gets_head_and_tail() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let config = stdio_server("test", "stdio", None, json!({}));
+    let long = format!("start {} end", "x".repeat(100_000));
+    let mock = MockServer::start(vec![
+        tool_call(
+            &protocol,
+            "call_1",
+            "mcp__test__echo",
+            json!({ "text": long }),
+        ),
+        tool_call(
+            &protocol,
+            "call_2",
+            "exec",
+            json!({"command": "wc -c \"$TMPDIR\"/exec-output-*.txt"}),
+        ),
+        answer(&protocol, "done"),
+    ]);
+    let output = run(
+        &home,
+        &protocol,
+        &mock,
+        &["--mcp-config", &config.to_string()],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let requests = mock.requests();
+    let results =
+        |index: usize| crate::common::wire::anthropic::tool_results(&requests[index].json());
+    let echoed = results(1)["call_1"].0.clone();
+    assert!(echoed.starts_with("echo: start xxx"), "{}", &echoed[..40]);
+    assert!(echoed.ends_with("xxx end"));
+    assert!(echoed.contains("bytes of output not shown"), "{echoed}");
+    assert!(echoed.len() < 33 * 1024);
+    let counted = results(2)["call_2"].0.clone();
+    let whole = format!("echo: {long}").len();
+    assert!(counted.starts_with(&format!("{whole} ")), "{counted}");
+}
