@@ -210,13 +210,29 @@ impl<'run> ApiEngine<'run> {
         }
     }
 
+    /// What every request carries besides the messages, estimated like them (characters / 4):
+    /// the system prompt and the tool definitions.
+    fn fixed_tokens(&self) -> u64 {
+        let settings = self.settings;
+        let tools: usize = settings
+            .tools
+            .iter()
+            .map(|tool| {
+                tool.name.len() + tool.description.len() + tool.parameters.to_string().len()
+            })
+            .sum();
+        ((settings.system_prompt.len() + tools) / 4) as u64
+    }
+
     fn request<'m>(&self, messages: &'m [Message]) -> ModelRequest<'m> {
         let settings = self.settings;
         let mut outgoing = conversation::repair(messages);
         if let Some(window) = self.window {
             // Old oversized tool results are trimmed or cleared in the request only (SPEC §7),
-            // in a copy made only then.
-            let context_tokens = conversation::estimate_context_tokens(messages);
+            // in a copy made only then. Measured from the unpruned messages, never from the
+            // last call's usage (already the pruned size): the decision must not flip between
+            // requests, or the cached prefix is written again on every other one.
+            let context_tokens = conversation::estimate_tokens(messages) + self.fixed_tokens();
             if compaction::prune::would_prune(
                 &outgoing,
                 context_tokens,

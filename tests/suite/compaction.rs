@@ -414,11 +414,11 @@ fn pincer_compact_with_a_cli_backend_is_refused_with_what_to_do_and_changes_noth
     assert_eq!(server.requests().len(), 1);
 }
 
-#[test]
-fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session() {
+/// A session whose first turn read a 30,000-character log (7,500 tokens by pincer's measure:
+/// above 30 % of a window of 20,000), followed by four short turns; its path and the log.
+fn session_with_an_old_log(home: &Home) -> (std::path::PathBuf, String) {
     use crate::common::SessionBuilder;
     use serde_json::json;
-    let home = Home::new();
     let mut session = SessionBuilder::new("019ad3c1-0000-7000-8000-00000000beef", &home.workspace);
     session.entry(
         "model_change",
@@ -433,7 +433,9 @@ fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session
                   "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
         "stopReason": "toolUse", "timestamp": 1
     }}));
-    let huge = format!("HEAD-MARKER{}TAIL-MARKER", "x".repeat(12_000));
+    // 7,500 tokens by pincer's measure (characters / 4 of the messages as they are in the
+    // session, never the usage a call reported): above 30 % of the window of 20,000.
+    let huge = format!("HEAD-MARKER{}TAIL-MARKER", "x".repeat(30_000));
     session.entry(
         "message",
         json!({"message": {
@@ -445,12 +447,13 @@ fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session
         session.user(&format!("question {turn}"));
         session.assistant(&format!("answer {turn}"), [7_000, 50, 0, 0]);
     }
-    let path = home.write_session(&session);
-    let before = std::fs::read(&path).unwrap();
-    let server = MockServer::start(vec![anthropic_text("fine", 100)]);
-    let output = home
-        .pincer()
-        .providers(&server)
+    (home.write_session(&session), huge)
+}
+
+/// Resume the session of [`session_with_an_old_log`] with a window of 20,000 and compaction off.
+fn resume_with_a_small_window(home: &Home, server: &MockServer) -> Output {
+    home.pincer()
+        .providers(server)
         .args([
             "-c",
             "providers.anthropic.models.claude-sonnet-4-5.context_window=20000",
@@ -460,7 +463,16 @@ fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session
             "019ad3c1",
             "next",
         ])
-        .output();
+        .output()
+}
+
+#[test]
+fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session() {
+    let home = Home::new();
+    let (path, huge) = session_with_an_old_log(&home);
+    let before = std::fs::read(&path).unwrap();
+    let server = MockServer::start(vec![anthropic_text("fine", 100)]);
+    let output = resume_with_a_small_window(&home, &server);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let sent = server.requests()[0].json().to_string();
     assert!(
@@ -477,6 +489,62 @@ fn an_old_oversized_tool_result_is_trimmed_in_the_request_but_not_in_the_session
         "the session keeps the full result"
     );
     assert!(String::from_utf8_lossy(&after).contains(&huge));
+}
+
+/// Every request of a run starts with the whole previous request: the pruning decision is
+/// made from the session's messages, not from the usage the last call reported (which is the
+/// pruned size, and made the next request go out unpruned, writing the cache again).
+#[test]
+fn each_request_of_a_pruned_session_extends_the_previous_one() {
+    let home = Home::new();
+    session_with_an_old_log(&home);
+    let small = anthropic::Usage4 {
+        input: 100,
+        output: 10,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    let server = MockServer::start(vec![
+        Reply::sse(&anthropic::tool_use_stream(
+            None,
+            &[("toolu_ls", "ls", "{}")],
+            small,
+        )),
+        anthropic_text("fine", 100),
+    ]);
+    let output = resume_with_a_small_window(&home, &server);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let requests = server.requests();
+    // The breakpoints (`cache_control`) move to the newest turns on every request by design;
+    // what must not change is the content before them.
+    fn without_breakpoints(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                map.remove("cache_control");
+                map.values_mut().for_each(without_breakpoints);
+            }
+            Value::Array(items) => items.iter_mut().for_each(without_breakpoints),
+            _ => {}
+        }
+    }
+    let messages = |index: usize| {
+        let mut messages = requests[index].json()["messages"].clone();
+        without_breakpoints(&mut messages);
+        messages.as_array().unwrap().clone()
+    };
+    let (first, second) = (messages(0), messages(1));
+    assert!(
+        !first.last().unwrap().to_string().contains("TAIL-MARKER")
+            && first
+                .iter()
+                .any(|message| message.to_string().contains("[Old tool result")),
+        "the first request is pruned"
+    );
+    assert_eq!(
+        second[..first.len()],
+        first[..],
+        "the second request rewrote the prefix"
+    );
 }
 
 #[test]

@@ -11,9 +11,23 @@
 //! Above 30 % of the window, each older tool result longer than 4,000 characters keeps its first
 //! and last 1,500 characters and a note of how much was cut, and images in older tool results are
 //! dropped. If the context, less what that saved (chars/4), is still above 50 %, those long
-//! results are replaced by a short placeholder, oldest first, until it is not.
+//! results are replaced by a short placeholder.
+//!
+//! Cache stability (SPEC §7): a provider that caches by prefix (Anthropic's breakpoints) reads
+//! a request's cache only up to the first block that differs from an earlier request, so a
+//! pruning that changes one more old result on every turn makes every turn write the whole
+//! history again. Two rules keep the pruned prefix byte-stable for many turns:
+//! - the caller measures the context deterministically from the unpruned messages
+//!   ([`crate::conversation::estimate_tokens`]), never from the last call's usage (which is
+//!   already the pruned size, so the decision would flip on every other request);
+//! - what may be pruned ends at a boundary that moves in steps of [`STEP_PERCENT`] % of the
+//!   window: the last message whose start lies below the protected recent turns' start rounded
+//!   down to a step. Between steps the same results are pruned the same way, so each request is
+//!   the previous one plus new turns; a step is one deliberate cut, after which the new prefix
+//!   holds again for a step's worth of turns. Clearing, once needed, clears every long result
+//!   before that boundary (not "oldest first until under 50 %", which would move every turn).
 
-use crate::conversation::{ContentBlock, Message, ToolResultMessage};
+use crate::conversation::{ContentBlock, Message, ToolResultMessage, estimate_tokens};
 
 /// Below this share of the window nothing is pruned.
 const SOFT_TRIM_RATIO_PERCENT: u64 = 30;
@@ -25,6 +39,8 @@ const HEAD_CHARS: usize = 1_500;
 const TAIL_CHARS: usize = 1_500;
 /// pi counts an image as 4,800 characters (1,200 tokens) in its estimates.
 const IMAGE_TOKENS: u64 = 1_200;
+/// The boundary of what may be pruned moves in steps of this share of the window.
+const STEP_PERCENT: u64 = 10;
 
 /// Prunes old tool results in `messages` (a request copy) for a context of `context_tokens` in a
 /// window of `window` tokens, leaving the last `protect_recent` assistant turns alone. A window
@@ -53,21 +69,16 @@ pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect
         }
     }
 
+    if !above(estimate, window, HARD_CLEAR_RATIO_PERCENT) {
+        return;
+    }
     for (index, original_length) in trimmed {
-        if !above(estimate, window, HARD_CLEAR_RATIO_PERCENT) {
-            break;
-        }
         let Message::ToolResult(result) = &mut messages[index] else {
             continue;
         };
         let placeholder = format!(
             "[Old tool result cleared to save context; it had {original_length} characters.]"
         );
-        let saved = text_of(result)
-            .chars()
-            .count()
-            .saturating_sub(placeholder.chars().count());
-        estimate = estimate.saturating_sub(saved.div_ceil(4) as u64);
         replace_text(result, placeholder);
     }
 }
@@ -121,7 +132,27 @@ fn prunable(
             .filter(|(_, message)| matches!(message, Message::Assistant(_)));
         assistants.nth(protect_recent - 1)?.0
     };
-    (first_user < protected_from).then_some(first_user..protected_from)
+    let boundary = stepped_boundary(messages, protected_from, window);
+    (first_user < boundary).then_some(first_user..boundary)
+}
+
+/// Where what may be pruned ends: the last message that starts at or below the start of
+/// `messages[protected_from]` rounded down to a step of [`STEP_PERCENT`] % of `window` (see the
+/// module comment). Starts are counted from the unpruned messages.
+fn stepped_boundary(messages: &[Message], protected_from: usize, window: u64) -> usize {
+    let step = (window * STEP_PERCENT / 100).max(1);
+    let mut starts = Vec::with_capacity(protected_from + 1);
+    let mut start = 0;
+    for message in &messages[..protected_from] {
+        starts.push(start);
+        start += estimate_tokens(std::slice::from_ref(message));
+    }
+    let level = start / step * step;
+    // The first message that starts above the level is where pruning stops.
+    starts
+        .iter()
+        .position(|start| *start > level)
+        .unwrap_or(protected_from)
 }
 
 /// Whether `tokens` is more than `percent` % of `window`.
@@ -289,19 +320,50 @@ mod tests {
     }
 
     #[test]
-    fn clearing_stops_once_the_context_is_back_under_half_the_window() {
+    fn once_above_half_every_long_result_before_the_boundary_is_cleared() {
+        // 69,000 - 18,440 = 50,560: both go, not "oldest first until under half", which
+        // would clear one more result on a later turn and move the cut again.
         let mut messages = conversation();
-        // 70,000 - 18,440 = 51,560; clearing the first saves about 764 tokens: 50,796, still
-        // above, so the second goes too.
-        prune(&mut messages, 70_000, 100_000, 2);
-        assert!(text(&messages[3]).starts_with("[Old tool result cleared"));
-        assert!(text(&messages[5]).starts_with("[Old tool result cleared"));
-
-        let mut messages = conversation();
-        // 69,000 - 18,440 = 50,560; after the first clearing it is 49,796: the second stays.
         prune(&mut messages, 69_000, 100_000, 2);
         assert!(text(&messages[3]).starts_with("[Old tool result cleared"));
-        assert!(text(&messages[5]).contains("[Old tool result trimmed:"));
+        assert!(text(&messages[5]).starts_with("[Old tool result cleared"));
+        assert_eq!(text(&messages[8]), big_output());
+    }
+
+    /// The request a session of `turns` turns sends, each turn reading 8,000 characters, at a
+    /// window of 100,000, measured as the engine measures it.
+    fn pruned_session(turns: usize) -> Vec<Message> {
+        let mut messages = vec![user("go")];
+        for turn in 0..turns {
+            messages.push(assistant());
+            messages.push(result(&format!("{turn:>5}{}", "r".repeat(7_995))));
+        }
+        messages.push(assistant());
+        let tokens = estimate_tokens(&messages);
+        prune(&mut messages, tokens, 100_000, 3);
+        messages
+    }
+
+    #[test]
+    fn the_pruned_prefix_holds_between_steps_so_each_request_extends_the_last() {
+        // 2,000 tokens a turn and a step of 10,000: the cut moves about every fifth turn, and
+        // between moves every request starts with the whole previous request.
+        let mut moves = 0;
+        let mut previous = pruned_session(15);
+        for turns in 16..60 {
+            let now = pruned_session(turns);
+            let kept = previous.len() - 1; // the previous request's messages but its last
+            if now[..kept] != previous[..kept] {
+                moves += 1;
+            }
+            previous = now;
+        }
+        assert!(
+            (5..=12).contains(&moves),
+            "the cut moved {moves} times in 44 turns"
+        );
+        // And pruning does happen: the oldest results are trimmed or cleared.
+        assert!(text(&previous[2]).starts_with("[Old tool result"));
     }
 
     #[test]
@@ -312,7 +374,15 @@ mod tests {
             "content": [{"type": "text", "text": "a chart"}, image],
             "isError": false, "timestamp": 3,
         }));
-        let mut messages = vec![user("go"), assistant(), with_image.clone(), assistant()];
+        // A long result after it puts the protected turn past the first step of the window.
+        let mut messages = vec![
+            user("go"),
+            assistant(),
+            with_image.clone(),
+            assistant(),
+            result(&big_output()),
+            assistant(),
+        ];
         prune(&mut messages, 40_000, 100_000, 1);
         assert_eq!(
             messages[2],
