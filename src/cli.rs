@@ -273,6 +273,19 @@ pub struct GlobalArgs {
     pub wait: Option<f64>,
 }
 
+/// Whether the command line is `pincer --version` or `pincer -V` and nothing else: `main`
+/// answers it with [`version_text`] before building the definition of every subcommand's flags,
+/// which costs more than the rest of such a run. Anything else goes through clap, which also
+/// answers `--version` given with other arguments.
+pub fn is_version_request(args: &[OsString]) -> bool {
+    matches!(args, [_, flag] if flag == "--version" || flag == "-V")
+}
+
+/// What `pincer --version` prints: clap's own text for it (a test compares the two).
+pub fn version_text() -> String {
+    format!("pincer {}\n", env!("CARGO_PKG_VERSION"))
+}
+
 impl Cli {
     /// Parses `args` (program name first) like clap's `try_parse_from`, and also keeps global flags
     /// given on several command levels: every `-c/--config` value in order, `-v` counts added up.

@@ -17,6 +17,7 @@ pub mod turn;
 mod web_search;
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::OnceLock;
@@ -109,8 +110,14 @@ pub fn main_entry() -> ExitCode {
     }
     let started = Instant::now();
     keep_memory_private();
+    let arguments: Vec<OsString> = std::env::args_os().collect();
+    if crate::cli::is_version_request(&arguments) {
+        // As clap does: a closed stdout is not an error of `--version`.
+        let _ = crate::output::Stdout::new().write(&crate::cli::version_text());
+        return ExitCode::SUCCESS;
+    }
     // try_parse_args keeps global flags given at several levels (`-c a=1 run -c b=2`).
-    let cli = match Cli::try_parse_args(std::env::args_os()) {
+    let cli = match Cli::try_parse_args(arguments) {
         Ok(cli) => cli,
         Err(error) => {
             // clap prints help/version to stdout and usage errors to stderr, with exit 0 or 2.

@@ -751,6 +751,40 @@ fn help_and_version_are_clap_display_errors() {
     );
 }
 
+/// `pincer --version` alone is answered before clap builds the command line's definition (start-up
+/// time); what it prints and how it exits are clap's, and any other use of the flag is clap's.
+#[test]
+fn version_alone_prints_clap_s_text_without_clap() {
+    assert_eq!(pincer::cli::version_text(), Cli::command().render_version());
+    let request = |args: &[&str]| {
+        let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+        pincer::cli::is_version_request(&args)
+    };
+    assert!(request(&["pincer", "--version"]));
+    assert!(request(&["/usr/local/bin/pincer", "-V"]));
+    for other in [
+        &["pincer"][..],
+        &["pincer", "--version", "run"],
+        &["pincer", "run", "--version"],
+        &["pincer", "--color=never", "--version"],
+        &["pincer", "--versio"],
+        &["pincer", "-Vq"],
+    ] {
+        assert!(!request(other), "{other:?}");
+    }
+
+    use crate::common::{Home, code, stderr, stdout};
+    let home = Home::new();
+    for flag in ["--version", "-V"] {
+        let output = home.run(&[flag]);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        assert_eq!(stdout(&output), Cli::command().render_version());
+        assert_eq!(stderr(&output), "");
+    }
+    let output = home.run(&["--color=never", "--version"]);
+    assert_eq!(stdout(&output), Cli::command().render_version());
+}
+
 /// Every command a user can run, as the path of names below `pincer`.
 pub(crate) fn leaf_commands(
     command: &clap::Command,
