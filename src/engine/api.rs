@@ -787,8 +787,11 @@ impl<'run> ApiEngine<'run> {
         } else if self.settings.mcp.has_tool(name) {
             // An MCP tool: the call goes to its server (SPEC §13).
             let cancel = &turn.cancellation.token;
-            let output = self.settings.mcp.call(name, arguments, cancel).await;
-            tools::shorten_long_text(output, self.settings.sandbox.exec.temp_dir.as_deref())
+            let temp_dir = self.settings.sandbox.exec.temp_dir.as_deref();
+            self.settings
+                .mcp
+                .call(name, arguments, cancel, temp_dir)
+                .await
         } else {
             tools::execute(name, arguments, &self.tool_context).await
         }

@@ -337,12 +337,14 @@ impl McpSet {
     }
 
     /// Call the tool offered as `name`. Never fails: an unknown tool, a dead server, a timeout
-    /// or a cancellation is an error result saying so.
+    /// or a cancellation is an error result saying so. A long text answer is shortened, the
+    /// whole of it in a file of `temp_dir` (the run's private temp dir).
     pub async fn call(
         &self,
         name: &str,
         arguments: &Value,
         cancel: &CancellationToken,
+        temp_dir: Option<&std::path::Path>,
     ) -> ToolOutput {
         let Some((index, tool)) = self.table.get(name) else {
             return ToolOutput::error(format!("Unknown tool: {name}"));
@@ -378,7 +380,12 @@ impl McpSet {
             response = handle.await_response() => {
                 return match response {
                     Ok(ServerResult::CallToolResult(result)) => {
-                        result::tool_output(server_name, tool, result)
+                        // Long text goes to a file of the run's private temp dir, as exec's.
+                        crate::tools::shorten_long_text(
+                            result::tool_output(server_name, tool, result),
+                            "mcp",
+                            temp_dir,
+                        )
                     }
                     Ok(_) => ToolOutput::error(format!(
                         "The MCP server '{server_name}' answered the call of {tool} with something \

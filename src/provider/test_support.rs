@@ -22,28 +22,8 @@ pub fn parse_in_chunks<P: StreamParser>(
     stream: &[u8],
     size: usize,
 ) -> Outcome {
-    let mut decoder = SseDecoder::new();
-    let mut parser = new();
-    let mut events = Vec::new();
-    for chunk in stream.chunks(size.max(1)) {
-        for event in decoder.feed(chunk) {
-            match parser.on_event(&event) {
-                Ok(more) => events.extend(more),
-                Err(error) => {
-                    return Outcome {
-                        events,
-                        error: Some(error),
-                        finished: parser.is_finished(),
-                    };
-                }
-            }
-        }
-    }
-    Outcome {
-        events,
-        error: None,
-        finished: parser.is_finished(),
-    }
+    let pieces: Vec<&[u8]> = stream.chunks(size.max(1)).collect();
+    parse_pieces(new, &pieces)
 }
 
 /// Parse `stream` fed as the given pieces, in order.

@@ -14,6 +14,8 @@ use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 
+use crate::conversation::ContentBlock;
+
 /// Output up to this size is returned whole.
 pub const INLINE_BYTES: usize = 32 * 1024;
 /// Past [`INLINE_BYTES`], the start of the output that is shown.
@@ -34,6 +36,8 @@ pub struct Capture {
     total: u64,
     /// Where the file of the whole output goes; `None`: nowhere (the middle is dropped).
     directory: Option<PathBuf>,
+    /// What the output is of: the file is `NAME-output-*.txt`.
+    name: &'static str,
     file: Option<Spill>,
 }
 
@@ -65,9 +69,11 @@ pub struct Captured {
 }
 
 impl Capture {
-    /// A capture whose whole output, when long, goes to a new file in `directory`.
-    pub fn new(directory: Option<&Path>) -> Capture {
+    /// A capture whose whole output, when long, goes to a new file `NAME-output-*.txt` in
+    /// `directory`.
+    pub fn new(directory: Option<&Path>, name: &'static str) -> Capture {
         Capture {
+            name,
             head: Vec::new(),
             tail: Vec::new(),
             total: 0,
@@ -102,7 +108,7 @@ impl Capture {
                 .head
                 .len()
                 .min(usize::try_from(self.total - chunk.len() as u64).unwrap_or(usize::MAX))];
-            self.file = Some(match start_file(directory, before) {
+            self.file = Some(match start_file(directory, self.name, before) {
                 Ok((path, file)) => Spill::Writing {
                     path,
                     file,
@@ -192,35 +198,38 @@ impl Capture {
 }
 
 /// A tool result whose long text blocks are shortened as `exec` output is, each whole in a file
-/// of `temp_dir` (the run's private temp dir, made when missing): for tools whose output
-/// pincer does not stream itself (MCP servers).
+/// of `temp_dir` (the run's private temp dir, made when missing; files named `NAME-output-*`),
+/// with `truncated` set in its details: for tools whose output pincer does not stream itself
+/// (MCP servers).
 pub fn shorten_long_text(
     mut output: super::ToolOutput,
+    name: &'static str,
     temp_dir: Option<&Path>,
 ) -> super::ToolOutput {
-    let mut directory = None;
+    let long = |block: &ContentBlock| matches!(block, ContentBlock::Text(text) if text.text.len() > INLINE_BYTES);
+    if !output.content.iter().any(long) {
+        return output;
+    }
+    let directory = temp_dir.filter(|dir| super::sandbox::ensure_private_dir(dir).is_ok());
     for block in &mut output.content {
-        let crate::conversation::ContentBlock::Text(text) = block else {
-            continue;
-        };
-        if text.text.len() <= INLINE_BYTES {
-            continue;
+        if let ContentBlock::Text(text) = block
+            && text.text.len() > INLINE_BYTES
+        {
+            let mut capture = Capture::new(directory, name);
+            capture.push(text.text.as_bytes());
+            text.text = capture.finish().text;
         }
-        if directory.is_none() {
-            directory =
-                Some(temp_dir.filter(|dir| super::sandbox::ensure_private_dir(dir).is_ok()));
-        }
-        let mut capture = Capture::new(directory.flatten());
-        capture.push(text.text.as_bytes());
-        text.text = capture.finish().text;
+    }
+    if let Some(serde_json::Value::Object(details)) = &mut output.details {
+        details.insert("truncated".to_owned(), serde_json::Value::Bool(true));
     }
     output
 }
 
 /// A new file for the whole output in `directory`, holding `before` already.
-fn start_file(directory: &Path, before: &[u8]) -> std::io::Result<(PathBuf, File)> {
+fn start_file(directory: &Path, name: &str, before: &[u8]) -> std::io::Result<(PathBuf, File)> {
     let name = format!(
-        "exec-output-{}.txt",
+        "{name}-output-{}.txt",
         &uuid::Uuid::new_v4().simple().to_string()[..12]
     );
     let path = directory.join(name);
@@ -260,7 +269,7 @@ mod tests {
     #[test]
     fn short_output_is_returned_whole_and_no_file_is_written() {
         let dir = tempfile::tempdir().unwrap();
-        let mut capture = Capture::new(Some(dir.path()));
+        let mut capture = Capture::new(Some(dir.path()), "exec");
         capture.push(b"hello\n");
         capture.push(&vec![b'x'; INLINE_BYTES - 6]);
         let captured = capture.finish();
@@ -273,7 +282,7 @@ mod tests {
     #[test]
     fn long_output_shows_head_and_tail_and_the_file_holds_every_byte() {
         let dir = tempfile::tempdir().unwrap();
-        let mut capture = Capture::new(Some(dir.path()));
+        let mut capture = Capture::new(Some(dir.path()), "exec");
         let mut whole = Vec::new();
         for line in 0..20_000 {
             let text = format!("line {line}\n");
@@ -293,7 +302,7 @@ mod tests {
 
     #[test]
     fn the_cut_never_splits_a_character() {
-        let mut capture = Capture::new(None);
+        let mut capture = Capture::new(None, "exec");
         for _ in 0..30_000 {
             capture.push("é".as_bytes());
         }
@@ -305,7 +314,7 @@ mod tests {
     #[test]
     fn the_file_stops_at_its_limit_and_says_so() {
         let dir = tempfile::tempdir().unwrap();
-        let mut capture = Capture::new(Some(dir.path()));
+        let mut capture = Capture::new(Some(dir.path()), "exec");
         let chunk = vec![b'y'; 1024 * 1024];
         for _ in 0..65 {
             capture.push(&chunk);

@@ -227,7 +227,7 @@ async fn run_command(
     };
 
     let mut chunks = spawn_reader(reader);
-    let mut tail = Capture::new(invocation.sandbox.exec.temp_dir.as_deref());
+    let mut tail = Capture::new(invocation.sandbox.exec.temp_dir.as_deref(), "exec");
     let deadline = tokio::time::sleep(invocation.timeout);
     let grace = tokio::time::sleep(Duration::from_secs(86_400));
     tokio::pin!(deadline, grace);

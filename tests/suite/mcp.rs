@@ -1376,7 +1376,7 @@ fn a_long_mcp_result_goes_to_a_file_and_the_context_gets_head_and_tail() {
             &protocol,
             "call_2",
             "exec",
-            json!({"command": "wc -c \"$TMPDIR\"/exec-output-*.txt"}),
+            json!({"command": "wc -c \"$TMPDIR\"/mcp-output-*.txt"}),
         ),
         answer(&protocol, "done"),
     ]);
@@ -1398,4 +1398,14 @@ fn a_long_mcp_result_goes_to_a_file_and_the_context_gets_head_and_tail() {
     let counted = results(2)["call_2"].0.clone();
     let whole = format!("echo: {long}").len();
     assert!(counted.starts_with(&format!("{whole} ")), "{counted}");
+    // The session records that the model saw a shortened result.
+    let stored = session_messages(&home)
+        .into_iter()
+        .find(|message| message["toolName"] == "mcp__test__echo")
+        .unwrap();
+    assert_eq!(
+        stored["details"]["truncated"], true,
+        "{}",
+        stored["details"]
+    );
 }
