@@ -154,10 +154,24 @@ pub(crate) struct ApiEngine<'run> {
     hook_context: Vec<String>,
     /// `--json-schema`'s plan (the API's JSON mode may be refused, then the tool takes over).
     structured: Option<Plan>,
+    /// What every request carries besides the messages, estimated like them (characters / 4):
+    /// the system prompt and the tool definitions. Pruning measures the context with it.
+    fixed_tokens: u64,
     answers: Answers,
     /// The model answered once without tools: a `native-without-tools` model is now asked
     /// under the schema, without tools.
     final_call: bool,
+}
+
+/// The system prompt and tool definitions of every request, in tokens estimated as characters /
+/// 4 like the messages'.
+fn fixed_tokens(settings: &ApiSettings) -> u64 {
+    let tools: usize = settings
+        .tools
+        .iter()
+        .map(|tool| tool.name.len() + tool.description.len() + tool.parameters.to_string().len())
+        .sum();
+    ((settings.system_prompt.len() + tools) / 4) as u64
 }
 
 /// What the person reading stdout has seen.
@@ -205,23 +219,10 @@ impl<'run> ApiEngine<'run> {
             hook_stop: None,
             hook_context: Vec::new(),
             structured: settings.structured.clone(),
+            fixed_tokens: fixed_tokens(settings),
             answers: Answers::default(),
             final_call: false,
         }
-    }
-
-    /// What every request carries besides the messages, estimated like them (characters / 4):
-    /// the system prompt and the tool definitions.
-    fn fixed_tokens(&self) -> u64 {
-        let settings = self.settings;
-        let tools: usize = settings
-            .tools
-            .iter()
-            .map(|tool| {
-                tool.name.len() + tool.description.len() + tool.parameters.to_string().len()
-            })
-            .sum();
-        ((settings.system_prompt.len() + tools) / 4) as u64
     }
 
     fn request<'m>(&self, messages: &'m [Message]) -> ModelRequest<'m> {
@@ -232,19 +233,11 @@ impl<'run> ApiEngine<'run> {
             // in a copy made only then. Measured from the unpruned messages, never from the
             // last call's usage (already the pruned size): the decision must not flip between
             // requests, or the cached prefix is written again on every other one.
-            let context_tokens = conversation::estimate_tokens(messages) + self.fixed_tokens();
-            if compaction::prune::would_prune(
-                &outgoing,
-                context_tokens,
-                window,
-                PROTECTED_RECENT_TURNS,
-            ) {
-                compaction::prune::prune(
-                    outgoing.to_mut(),
-                    context_tokens,
-                    window,
-                    PROTECTED_RECENT_TURNS,
-                );
+            let context_tokens = conversation::estimate_tokens(messages) + self.fixed_tokens;
+            if let Some(plan) =
+                compaction::prune::plan(&outgoing, context_tokens, window, PROTECTED_RECENT_TURNS)
+            {
+                compaction::prune::apply(outgoing.to_mut(), &plan);
             }
         }
         let system_prompt = if self.hook_context.is_empty() {

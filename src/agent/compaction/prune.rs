@@ -42,17 +42,58 @@ const IMAGE_TOKENS: u64 = 1_200;
 /// The boundary of what may be pruned moves in steps of this share of the window.
 const STEP_PERCENT: u64 = 10;
 
+/// What [`apply`] changes in a request: the messages it may prune, and the measure it decides by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    range: std::ops::Range<usize>,
+    context_tokens: u64,
+    window: u64,
+}
+
 /// Prunes old tool results in `messages` (a request copy) for a context of `context_tokens` in a
 /// window of `window` tokens, leaving the last `protect_recent` assistant turns alone. A window
 /// of 0 (unknown) prunes nothing.
 pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect_recent: usize) {
-    let Some(range) = prunable(messages, context_tokens, window, protect_recent) else {
-        return;
-    };
-    let (first_user, protected_from) = (range.start, range.end);
-    let mut estimate = context_tokens;
+    if let Some(plan) = plan(messages, context_tokens, window, protect_recent) {
+        apply(messages, &plan);
+    }
+}
+
+/// What pruning `messages` would change, or `None` when it would change nothing: a request that
+/// borrows the turn's messages copies them only then, and the boundary is found once.
+pub fn plan(
+    messages: &[Message],
+    context_tokens: u64,
+    window: u64,
+    protect_recent: usize,
+) -> Option<Plan> {
+    let range = prunable(messages, context_tokens, window, protect_recent)?;
+    let changes = messages[range.clone()].iter().any(|message| {
+        let Message::ToolResult(result) = message else {
+            return false;
+        };
+        let mut characters = 0;
+        for block in &result.content {
+            match block {
+                ContentBlock::Image(_) => return true,
+                ContentBlock::Text(text) => characters += text.text.chars().count(),
+            }
+        }
+        characters > MAX_RESULT_CHARS
+    });
+    changes.then_some(Plan {
+        range,
+        context_tokens,
+        window,
+    })
+}
+
+/// Prune `messages` as `plan` (made from the same messages) says.
+pub fn apply(messages: &mut [Message], plan: &Plan) {
+    let first_user = plan.range.start;
+    let mut estimate = plan.context_tokens;
     let mut trimmed = Vec::new();
-    for (index, message) in messages[first_user..protected_from].iter_mut().enumerate() {
+    for (index, message) in messages[plan.range.clone()].iter_mut().enumerate() {
         let Message::ToolResult(result) = message else {
             continue;
         };
@@ -69,7 +110,7 @@ pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect
         }
     }
 
-    if !above(estimate, window, HARD_CLEAR_RATIO_PERCENT) {
+    if !above(estimate, plan.window, HARD_CLEAR_RATIO_PERCENT) {
         return;
     }
     for (index, original_length) in trimmed {
@@ -81,31 +122,6 @@ pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect
         );
         replace_text(result, placeholder);
     }
-}
-
-/// Whether [`prune`] would change anything in `messages`: a request that borrows the turn's
-/// messages copies them only then.
-pub fn would_prune(
-    messages: &[Message],
-    context_tokens: u64,
-    window: u64,
-    protect_recent: usize,
-) -> bool {
-    prunable(messages, context_tokens, window, protect_recent).is_some_and(|range| {
-        messages[range].iter().any(|message| {
-            let Message::ToolResult(result) = message else {
-                return false;
-            };
-            let mut characters = 0;
-            for block in &result.content {
-                match block {
-                    ContentBlock::Image(_) => return true,
-                    ContentBlock::Text(text) => characters += text.text.chars().count(),
-                }
-            }
-            characters > MAX_RESULT_CHARS
-        })
-    })
 }
 
 /// The messages [`prune`] may change: from the first user message to the protected recent
