@@ -173,7 +173,7 @@ fn list(context: &Context, file: &AuthFile) -> CliResult<Exit> {
             [
                 profile.id.clone(),
                 profile.kind.clone(),
-                source_name(profile.source).to_owned(),
+                profile.source.as_str().to_owned(),
                 profile.secret.clone(),
                 state,
             ]
@@ -181,16 +181,6 @@ fn list(context: &Context, file: &AuthFile) -> CliResult<Exit> {
         .collect();
     write_text(&table(&["ID", "TYPE", "SOURCE", "SECRET", "STATE"], &rows))?;
     Ok(Exit::Success)
-}
-
-/// A secret source as the text view names it (as the JSON does).
-fn source_name(source: SecretSource) -> &'static str {
-    match source {
-        SecretSource::Stored => "stored",
-        SecretSource::Env => "env",
-        SecretSource::Command => "command",
-        SecretSource::None => "none",
-    }
 }
 
 /// An optional value as the text view shows it: `-` when unset.

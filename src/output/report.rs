@@ -24,6 +24,18 @@ pub enum SecretSource {
     None,
 }
 
+impl SecretSource {
+    /// The name the JSON and the text view give it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SecretSource::Stored => "stored",
+            SecretSource::Env => "env",
+            SecretSource::Command => "command",
+            SecretSource::None => "none",
+        }
+    }
+}
+
 /// `auth list --json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -129,3 +129,16 @@ fn the_json_report_of_status_mcp() {
         greeting.replace_all(&shown, r#""stderr_tail": []"#)
     );
 }
+
+#[test]
+fn a_secret_source_is_named_in_the_text_view_as_in_the_json() {
+    use pincer::output::report::SecretSource;
+    for source in [
+        SecretSource::Stored,
+        SecretSource::Env,
+        SecretSource::Command,
+        SecretSource::None,
+    ] {
+        assert_eq!(serde_json::to_value(source).unwrap(), source.as_str());
+    }
+}
