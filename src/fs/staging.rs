@@ -350,7 +350,9 @@ mod tests {
     }
 
     #[test]
-    fn a_staging_file_removed_before_its_writer_locked_it_is_replaced_by_another() {
+    /// What `named` relies on to notice a sweep that removed its new staging file before it
+    /// locked it (the race itself cannot be timed from a test).
+    fn same_file_tells_a_removed_name_from_the_file_still_open() {
         let dir = tempfile::tempdir().unwrap();
         let (_file, staging) = named(dir.path(), b"x", false).unwrap();
         assert!(same_file(&_file, &staging));

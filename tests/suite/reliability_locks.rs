@@ -75,6 +75,22 @@ fn assert_timed_out_at_two_seconds(what: &str, (elapsed, output): &(Duration, Ou
     assert!(result.is_error, "{what}");
 }
 
+/// `pincer ARGS… --no-stdin --json --timeout 2 PROMPT` against `server`, timed (see [`timed`]).
+fn with_timeout_two(
+    home: &Home,
+    server: &MockServer,
+    args: &[&str],
+    prompt: &str,
+) -> (Duration, Output) {
+    timed(
+        home.pincer()
+            .provider(&anthropic(), server)
+            .args(args)
+            .args(["--no-stdin", "--json", "--timeout", "2", prompt]),
+        Duration::from_secs(40),
+    )
+}
+
 fn kill_after(mut child: Child, delay: Duration) {
     thread::sleep(delay);
     let _ = child.kill();
@@ -289,14 +305,8 @@ fn a_held_names_lock_ends_the_run_at_its_timeout() {
         &["run", "--name", "nightly"][..],
         &["resume", "--create", "nightly"][..],
     ] {
-        let timed_run = timed(
-            home.pincer()
-                .provider(&protocol, &server)
-                .args(args)
-                .args(["-m", protocol.model, "--no-stdin", "--json"])
-                .args(["--wait", "60", "--timeout", "2", "hello"]),
-            Duration::from_secs(40),
-        );
+        let args = [args, &["-m", protocol.model, "--wait", "60"]].concat();
+        let timed_run = with_timeout_two(&home, &server, &args, "hello");
         assert_timed_out_at_two_seconds(&args.join(" "), &timed_run);
     }
     assert!(server.requests().is_empty());
@@ -315,18 +325,7 @@ fn a_held_index_lock_ends_a_resume_at_its_timeout() {
         .args(["run", "-m", protocol.model, "--no-stdin", "first"])
         .success();
     let _held = hold_lock_file(&home.sessions_dir().join("index.json.lock"));
-    let timed_run = timed(
-        home.pincer().provider(&protocol, &server).args([
-            "resume",
-            "--last",
-            "--no-stdin",
-            "--json",
-            "--timeout",
-            "2",
-            "again",
-        ]),
-        Duration::from_secs(30),
-    );
+    let timed_run = with_timeout_two(&home, &server, &["resume", "--last"], "again");
     assert_timed_out_at_two_seconds("resume --last", &timed_run);
 }
 
@@ -339,19 +338,7 @@ fn a_held_credential_store_lock_ends_a_run_at_its_timeout() {
     let protocol = anthropic();
     let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["fine"]))]);
     let _held = hold_lock_file(&home.home.join("auth-profiles.json.lock"));
-    let timed_run = timed(
-        home.pincer().provider(&protocol, &server).args([
-            "run",
-            "-m",
-            protocol.model,
-            "--no-stdin",
-            "--json",
-            "--timeout",
-            "2",
-            "hello",
-        ]),
-        Duration::from_secs(30),
-    );
+    let timed_run = with_timeout_two(&home, &server, &["run", "-m", protocol.model], "hello");
     assert_timed_out_at_two_seconds("run with a profile", &timed_run);
 }
 
@@ -365,19 +352,16 @@ fn a_held_session_lock_ends_a_waiting_resume_at_its_timeout() {
     session.user("hi");
     let path = home.write_session(&session);
     let _held = crate::common::hold_lock(&path);
-    let timed_run = timed(
-        home.pincer().provider(&protocol, &server).args([
+    let timed_run = with_timeout_two(
+        &home,
+        &server,
+        &[
             "resume",
             "0199b000-0000-7000-8000-0000000000aa",
-            "--no-stdin",
-            "--json",
             "--wait",
             "60",
-            "--timeout",
-            "2",
-            "again",
-        ]),
-        Duration::from_secs(30),
+        ],
+        "again",
     );
     assert_timed_out_at_two_seconds("resume --wait 60", &timed_run);
 }
