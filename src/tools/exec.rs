@@ -137,8 +137,8 @@ pub async fn run(
         environment,
         sandbox: context.sandbox.clone(),
     };
-    let (ending, tail) = run_command(&invocation, &context.cancel).await?;
-    Ok(render(ending, tail, timeout_seconds))
+    let (ending, output) = run_command(&invocation, &context.cancel).await?;
+    Ok(render(ending, output, timeout_seconds))
 }
 
 fn call_environment(arguments: &Arguments<'_>) -> Result<Vec<(String, String)>, ToolError> {
@@ -227,7 +227,7 @@ async fn run_command(
     };
 
     let mut chunks = spawn_reader(reader);
-    let mut tail = Capture::new(invocation.sandbox.exec.temp_dir.as_deref(), "exec");
+    let mut output = Capture::new(invocation.sandbox.exec.temp_dir.as_deref(), "exec");
     let deadline = tokio::time::sleep(invocation.timeout);
     let grace = tokio::time::sleep(Duration::from_secs(86_400));
     tokio::pin!(deadline, grace);
@@ -242,7 +242,7 @@ async fn run_command(
         }
         tokio::select! {
             chunk = chunks.recv(), if pipe_open => match chunk {
-                Some(bytes) => tail.push(&bytes),
+                Some(bytes) => output.push(&bytes),
                 None => pipe_open = false,
             },
             result = &mut finished, if status.is_none() => {
@@ -269,7 +269,7 @@ async fn run_command(
             let _ = finished.await;
             // Whatever was written before the kill and is still in the pipe.
             while let Ok(bytes) = chunks.try_recv() {
-                tail.push(&bytes);
+                output.push(&bytes);
             }
         }
         Ending::Exited(..) => {
@@ -277,7 +277,7 @@ async fn run_command(
             killer.group = None;
         }
     }
-    Ok((ending, tail.finish()))
+    Ok((ending, output.finish()))
 }
 
 /// Start the shell, confined as the sandbox says, from a dedicated thread that then waits for it
@@ -384,13 +384,13 @@ fn display(path: &Path) -> String {
 }
 
 /// The result the model sees: output, then what happened.
-fn render(ending: Ending, tail: super::capture::Captured, timeout_seconds: f64) -> ToolOutput {
-    let truncated = tail.shortened;
+fn render(ending: Ending, output: super::capture::Captured, timeout_seconds: f64) -> ToolOutput {
+    let truncated = output.shortened;
     let mut text = String::new();
-    if tail.text.is_empty() {
+    if output.text.is_empty() {
         text.push_str("(no output)");
     } else {
-        text.push_str(&tail.text);
+        text.push_str(&output.text);
     }
     let (status_line, exit_code, is_error) = match ending {
         Ending::Exited(Some(0), _) => (None, Some(0), false),
