@@ -403,14 +403,17 @@ pub fn resolve_selector(
     last: bool,
     all: bool,
 ) -> CliResult<PathBuf> {
-    resolve::resolve_selector(
-        context.sessions_dir(),
-        &context.workspace,
-        index,
-        session,
-        last,
-        all,
-    )
+    let dir = context.sessions_dir();
+    match resolve::resolve_selector(dir, &context.workspace, index, session, last, all) {
+        // Rows are checked against their files only when a lookup uses them: a session that
+        // another program renamed, or one in a change the directory's stamp missed, is found
+        // by checking every file before saying there is none (only on this error path).
+        Err(resolve::ResolveError::NoMatch(_) | resolve::ResolveError::NoneInWorkspace(_)) => {
+            let full = load_index(context)?;
+            resolve::resolve_selector(dir, &context.workspace, &full, session, last, all)
+        }
+        resolved => resolved,
+    }
     .map_err(resolve_error)
 }
 

@@ -9,9 +9,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{
-    Context, ModelFacts, fork_error, report_torn, resolve_error, session_error, stdout_error,
-};
+use super::{Context, ModelFacts, fork_error, report_torn, session_error, stdout_error};
 use crate::cli::{
     ExportFormat, SessionsArgs, SessionsCommand, SessionsExportArgs, SessionsForkArgs,
     SessionsListArgs, SessionsPathArgs, SessionsPruneArgs, SessionsRenameArgs, SessionsRepairArgs,
@@ -54,7 +52,7 @@ fn load_for<'a>(context: &Context, queries: impl IntoIterator<Item = &'a str>) -
 
 /// Resolve a session argument (id, unique id prefix, name, or file path) to its file.
 fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathBuf> {
-    crate::session::resolve::resolve(context.sessions_dir(), index, query).map_err(resolve_error)
+    super::resolve_selector(context, index, Some(query), false, false)
 }
 
 /// `path` as a session file of the sessions directory that may be deleted or rewritten, or a

@@ -515,10 +515,10 @@ impl Db {
             .file_name()
             .map(|name| name.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut found = self.entries(
-            "SELECT entry FROM sessions WHERE name = ?1 OR file = ?2 OR damaged",
-            &[&query, &file],
-        );
+        // One query per index: an `OR` of them would scan the whole table.
+        let mut found = self.entries("SELECT entry FROM sessions WHERE name = ?1", &[&query]);
+        found.extend(self.entries("SELECT entry FROM sessions WHERE file = ?1", &[&file]));
+        found.extend(self.entries("SELECT entry FROM sessions WHERE damaged", &[]));
         if !query.is_empty() {
             found.extend(self.entries(
                 "SELECT entry FROM sessions WHERE id_lower >= ?1 AND id_lower < ?2",
@@ -532,22 +532,26 @@ impl Db {
 
     /// How many rows there are, and how many of the workspace `cwd`.
     pub fn counts(&self, cwd: &str) -> (usize, usize) {
-        self.conn
-            .query_row(
-                "SELECT count(*), count(CASE WHEN cwd = ?1 THEN 1 END) FROM sessions",
-                [cwd],
-                |row| Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?)),
-            )
-            .map(|(all, here)| (to_u64(all) as usize, to_u64(here) as usize))
-            .unwrap_or((0, 0))
+        // Two counts, each over an index (one `CASE` would read every row).
+        let count = |sql: &str, params: &[&dyn rusqlite::ToSql]| {
+            self.conn
+                .query_row(sql, params, |row| row.get::<_, i64>(0))
+                .map_or(0, |count| to_u64(count) as usize)
+        };
+        (
+            count("SELECT count(*) FROM sessions", &[]),
+            count("SELECT count(*) FROM sessions WHERE cwd = ?1", &[&cwd]),
+        )
     }
 
     /// The rows of sessions named `name`, and the damaged ones.
     pub fn named(&mut self, name: &str) -> Vec<IndexEntry> {
-        self.entries(
-            "SELECT entry FROM sessions WHERE name = ?1 OR damaged",
+        let mut found = self.entries("SELECT entry FROM sessions WHERE name = ?1", &[&name]);
+        found.extend(self.entries(
+            "SELECT entry FROM sessions WHERE damaged AND (name IS NULL OR name <> ?1)",
             &[&name],
-        )
+        ));
+        found
     }
 
     /// Up to `limit` rows from `offset`, newest first, of the workspace `cwd` (any with `None`).

@@ -845,7 +845,7 @@ pub fn newest(
     db.ensure_built()?;
     let wanted = limit.unwrap_or(usize::MAX);
     let mut shown: Vec<IndexEntry> = Vec::new();
-    let page = 256;
+    let page = wanted.clamp(1, 256);
     let mut offset = 0;
     while shown.len() < wanted {
         let rows = db.newest(cwd, offset, page);
