@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 
 pub use lock::{
-    FileLock, Holder, LockError, allow_local_locks, lock_pauses, read_holder, set_wait_deadline,
-    wait_cut_by_deadline,
+    FileLock, Holder, LockError, allow_local_locks, lock_pauses, network_filesystem, note_wait_cut,
+    read_holder, set_wait_deadline, wait_cut_by_deadline, wait_deadline,
 };
 pub use staging::{STAGE_PREFIX, SWEEP_MARKER, sweep_staging, sweep_staging_if_due};
 

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::turn::{ResolvedModel, credentials, default_model, resolve_model};
-use super::{Context, load_index, report_torn, resolve_selector, session_error, stdout_error};
+use super::{Context, load_scoped, report_torn, resolve_selector, session_error, stdout_error};
 use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
@@ -70,7 +70,12 @@ pub fn compact(
 
 /// [`compact`] once the configuration is read, noting what it learns in `known`.
 fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    let wanted = crate::session::index::Wanted {
+        queries: args.session.as_deref().into_iter().collect(),
+        last: (args.last && args.session.is_none())
+            .then_some((context.workspace.as_path(), args.all)),
+    };
+    let index = load_scoped(context, &wanted)?;
     let path = resolve_selector(
         context,
         &index,

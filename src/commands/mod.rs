@@ -365,12 +365,29 @@ pub fn fork_error(error: ForkError) -> CliError {
     }
 }
 
-/// Refresh and return the session index, telling the user when it had to be rebuilt from a bad
-/// file (and, with `-v`, when it could not be saved: a cache that cannot be written is no error).
+/// Refresh and return the whole session index (a stat of every session file: only for the
+/// commands that show every session), telling the user when it had to be rebuilt from a bad
+/// database (and, with `-v`, when it could not be saved: a cache that cannot be written is no
+/// error).
 pub fn load_index(context: &Context) -> CliResult<Index> {
     let spinner = Spinner::start(&context.diagnostics, "reading sessions…");
     let (index, report) = index::refresh(context.sessions_dir()).map_err(session_error)?;
     drop(spinner);
+    tell_index_report(context, &report);
+    Ok(index)
+}
+
+/// The sessions of the index that `wanted` can mean, found by the index's lookups and each
+/// checked against its file (the cost of a run does not grow with the home), reported as
+/// [`load_index`] reports.
+pub fn load_scoped(context: &Context, wanted: &index::Wanted<'_>) -> CliResult<Index> {
+    let (index, report) = index::scoped(context.sessions_dir(), wanted).map_err(session_error)?;
+    tell_index_report(context, &report);
+    Ok(index)
+}
+
+/// Tell the user what a look at the index had to do.
+pub fn tell_index_report(context: &Context, report: &index::RefreshReport) {
     if let Some(reason) = &report.unsaved {
         context
             .diagnostics
@@ -383,7 +400,6 @@ pub fn load_index(context: &Context) -> CliResult<Index> {
             .diagnostics
             .warn(&format!("rebuilt the session index: {reason}"));
     }
-    Ok(index)
 }
 
 /// Resolve `SESSION` or `--last` (with `--all`) to a session file of this home and workspace.
@@ -394,14 +410,17 @@ pub fn resolve_selector(
     last: bool,
     all: bool,
 ) -> CliResult<PathBuf> {
-    resolve::resolve_selector(
-        context.sessions_dir(),
-        &context.workspace,
-        index,
-        session,
-        last,
-        all,
-    )
+    let dir = context.sessions_dir();
+    match resolve::resolve_selector(dir, &context.workspace, index, session, last, all) {
+        // Rows are checked against their files only when a lookup uses them: a session that
+        // another program renamed, or one in a change the directory's stamp missed, is found
+        // by checking every file before saying there is none (only on this error path).
+        Err(resolve::ResolveError::NoMatch(_) | resolve::ResolveError::NoneInWorkspace(_)) => {
+            let full = load_index(context)?;
+            resolve::resolve_selector(dir, &context.workspace, &full, session, last, all)
+        }
+        resolved => resolved,
+    }
     .map_err(resolve_error)
 }
 

@@ -9,10 +9,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use super::{
-    Context, ModelFacts, fork_error, load_index, report_torn, resolve_error, session_error,
-    stdout_error,
-};
+use super::{Context, ModelFacts, fork_error, report_torn, session_error, stdout_error};
 use crate::cli::{
     ExportFormat, SessionsArgs, SessionsCommand, SessionsExportArgs, SessionsForkArgs,
     SessionsListArgs, SessionsPathArgs, SessionsPruneArgs, SessionsRenameArgs, SessionsRepairArgs,
@@ -22,7 +19,7 @@ use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::session::fork;
 use crate::session::index::{self, Index, IndexEntry};
-use crate::session::listing::{self, Row};
+use crate::session::listing::Row;
 use crate::session::names::give_name;
 use crate::session::ownership::{self, Proof};
 use crate::session::record::{self, AgentMessage, Entry};
@@ -44,9 +41,18 @@ pub fn dispatch(context: &Context, args: SessionsArgs) -> CliResult<Exit> {
     }
 }
 
+/// The sessions the session arguments `queries` can mean (see [`index::scoped`]).
+fn load_for<'a>(context: &Context, queries: impl IntoIterator<Item = &'a str>) -> CliResult<Index> {
+    let wanted = index::Wanted {
+        queries: queries.into_iter().collect(),
+        last: None,
+    };
+    super::load_scoped(context, &wanted)
+}
+
 /// Resolve a session argument (id, unique id prefix, name, or file path) to its file.
 fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathBuf> {
-    crate::session::resolve::resolve(context.sessions_dir(), index, query).map_err(resolve_error)
+    super::resolve_selector(context, index, Some(query), false, false)
 }
 
 /// `path` as a session file of the sessions directory that may be deleted or rewritten, or a
@@ -86,38 +92,29 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
                 .as_ref()
                 .is_none_or(|matcher| name.is_some_and(|name| matcher.is_match(name)))
     };
+    let keep = |entry: &IndexEntry| listed(&entry.summary.cwd, entry.summary.name.as_deref());
+    let (entries, short_ids, report) = index::newest(
+        context.sessions_dir(),
+        cwd_filter.as_deref(),
+        args.limit,
+        keep,
+    )
+    .map_err(session_error)?;
+    super::tell_index_report(context, &report);
+    // Not freed: the process ends right after the listing, and taking apart what a listing of
+    // thousands of sessions read would only delay that.
+    let entries = std::mem::ManuallyDrop::new(entries);
     if !context.format.is_json() {
-        let snapshot = listing::snapshot(context.sessions_dir());
-        if let Some(rows) = snapshot.as_ref().and_then(listing::quick_rows) {
-            let listed = list_table(context, args, cwd_filter.as_deref(), rows, listed);
-            // Not freed: the process ends right after the listing, and taking apart what a
-            // listing of thousands of sessions read would only delay that.
-            std::mem::forget(snapshot);
-            return listed;
-        }
-        drop(snapshot);
-        let index = std::mem::ManuallyDrop::new(load_index(context)?);
-        let rows = index.sessions.values().map(Row::of).collect();
-        return list_table(context, args, cwd_filter.as_deref(), rows, listed);
-    }
-    let index = std::mem::ManuallyDrop::new(load_index(context)?);
-    let mut rows: Vec<&IndexEntry> = index
-        .newest_first()
-        .into_iter()
-        .filter(|entry| listed(&entry.summary.cwd, entry.summary.name.as_deref()))
-        .collect();
-    if let Some(limit) = args.limit {
-        rows.truncate(limit);
+        let rows = entries.iter().map(Row::of).collect();
+        return list_table(context, cwd_filter.as_deref(), rows, &short_ids);
     }
     let facts = ModelFacts::new(context);
-    // Unique among every known session, not only the listed ones: lookups are global.
-    let short_ids = index.short_ids();
-    let items: Vec<Value> = rows
+    let items: Vec<Value> = entries
         .iter()
         .map(|entry| {
             let mut item = list_item_json(context, &facts, entry);
             let id = entry.summary.id.as_str();
-            let short = short_ids.get(id).copied().unwrap_or(id);
+            let short = short_ids.get(id).map_or(id, String::as_str);
             item["short_id"] = json!(short);
             item
         })
@@ -126,24 +123,13 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
     Ok(Exit::Success)
 }
 
-/// The text listing of `rows` (every session of the home), of those `listed(cwd, name)` keeps.
+/// The text listing of `shown` (newest first), each id shortened as `short_ids` says.
 fn list_table(
     context: &Context,
-    args: &SessionsListArgs,
     cwd_filter: Option<&str>,
-    rows: Vec<Row<'_>>,
-    listed: impl Fn(&str, Option<&str>) -> bool,
+    shown: Vec<Row<'_>>,
+    short_ids: &std::collections::HashMap<String, String>,
 ) -> CliResult<Exit> {
-    // Unique among every known session, not only the listed ones: lookups are global.
-    let short_ids = index::short_ids(rows.iter().map(|row| &*row.id));
-    let mut shown: Vec<&Row<'_>> = rows
-        .iter()
-        .filter(|row| listed(&row.cwd, row.name.as_deref()))
-        .collect();
-    shown.sort_by_key(|&row| row.newest_first());
-    if let Some(limit) = args.limit {
-        shown.truncate(limit);
-    }
     if shown.is_empty() {
         let scope = match cwd_filter {
             Some(cwd) => format!("no sessions in '{cwd}' (pass --all to list every directory)"),
@@ -173,7 +159,7 @@ fn list_table(
                 .map_or(Cow::Borrowed("-"), |o| Cow::Owned(o.short()))
         };
         table.push([
-            Cow::Borrowed(short_ids.get(&*row.id).copied().unwrap_or(&row.id)),
+            Cow::Borrowed(short_ids.get(&*row.id).map_or(&*row.id, String::as_str)),
             Cow::Borrowed(row.name.as_deref().unwrap_or("-")),
             Cow::Owned(age(&row.updated, now)),
             row.model_ref().unwrap_or(Cow::Borrowed("-")),
@@ -287,7 +273,7 @@ pub fn age(timestamp: &str, now: OffsetDateTime) -> String {
 // ---------------------------------------------------------------------------------------- show
 
 fn show(context: &Context, args: &SessionsShowArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
     let loaded = load_session(&path)?;
     let leaf = loaded.leaf_id().map(str::to_owned);
@@ -627,7 +613,7 @@ fn tree_json(entries: &[Entry]) -> Value {
 // -------------------------------------------------------------------------------------- export
 
 fn export(context: &Context, args: &SessionsExportArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
     let loaded = load_session(&path)?;
     let bytes: Vec<u8> = match args.format {
@@ -769,7 +755,7 @@ fn render_markdown(loaded: &store::LoadedSession) -> String {
 // ---------------------------------------------------------------------------------------- fork
 
 fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
     let loaded = load_session(&path)?;
     let forked = match &args.name {
@@ -810,7 +796,7 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
 // -------------------------------------------------------------------------------------- rename
 
 fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
     let (mut writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
@@ -873,30 +859,46 @@ fn side_files(path: &Path) -> Vec<PathBuf> {
 
 fn delete_session(context: &Context, path: &Path, with_side_files: bool) -> CliResult<()> {
     let lock = SessionLock::acquire(path, context.wait).map_err(session_error)?;
-    remove_locked(&lock, with_side_files)
+    remove_locked(&lock, with_side_files, None)
 }
 
 /// Remove the session file `lock` guards (with the side files of its repairs when asked), then
 /// its lock file, while the lock is held.
-fn remove_locked(lock: &SessionLock, with_side_files: bool) -> CliResult<()> {
+///
+/// Done in the index's transaction, so that the next command need not list the directory for
+/// this removal (`session::index`).
+/// `db`: the index to do it in, when the caller holds it open (a prune removes thousands).
+fn remove_locked(
+    lock: &SessionLock,
+    with_side_files: bool,
+    db: Option<&mut index::db::Db>,
+) -> CliResult<()> {
     let path = lock.session_path();
-    std::fs::remove_file(path).map_err(|error| {
-        CliError::new(
-            Exit::RunFailed,
-            format!("cannot remove '{}': {error}", path.display()),
-        )
-    })?;
-    if with_side_files {
-        for side in side_files(path) {
-            let _ = std::fs::remove_file(side);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let change = |touched: &mut Vec<PathBuf>| {
+        std::fs::remove_file(path).map_err(|error| {
+            CliError::new(
+                Exit::RunFailed,
+                format!("cannot remove '{}': {error}", path.display()),
+            )
+        })?;
+        touched.push(path.to_owned());
+        if with_side_files {
+            for side in side_files(path) {
+                let _ = std::fs::remove_file(side);
+            }
         }
+        let _ = std::fs::remove_file(crate::fs::lock_path(path));
+        Ok(())
+    };
+    match db {
+        Some(db) => db.changing(change),
+        None => index::changing(dir, change),
     }
-    let _ = std::fs::remove_file(crate::fs::lock_path(path));
-    Ok(())
 }
 
 fn remove(context: &Context, args: &SessionsRmArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    let index = load_for(context, args.sessions.iter().map(String::as_str))?;
     let mut targets = Vec::new();
     for query in &args.sessions {
         match resolve(context, &index, query) {
@@ -977,20 +979,19 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
         ))
         .with_hint("use a number with a unit: 30d, 12h, 90m, 2w, or sums like 1d12h")
     })?;
-    let index = load_index(context)?;
     let cutoff = OffsetDateTime::now_utc() - age_limit;
     let cwd_filter = scope_filter(context, args.cwd.as_deref(), args.all);
-    let mut candidates: Vec<&IndexEntry> = index
-        .newest_first()
-        .into_iter()
-        .filter(|entry| {
-            cwd_filter
-                .as_deref()
-                .is_none_or(|cwd| entry.summary.cwd == cwd)
-        })
+    let cutoff_ms = i64::try_from(cutoff.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MIN);
+    let (candidates, report) =
+        index::older_than(context.sessions_dir(), cutoff_ms, cwd_filter.as_deref())
+            .map_err(session_error)?;
+    super::tell_index_report(context, &report);
+    let candidates: Vec<&IndexEntry> = candidates
+        .iter()
         .filter(|entry| last_used_before(&entry.summary.updated, cutoff))
         .collect();
-    candidates.reverse();
+    // One connection for every removal: each is one short transaction.
+    let mut db = index::db::Db::open(context.sessions_dir());
     let mut removed = Vec::new();
     let mut skipped = Vec::new();
     for entry in candidates {
@@ -1010,7 +1011,7 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
             removed.push(path);
             continue;
         }
-        match prune_one(&file, cutoff, context.wait) {
+        match prune_one(&file, cutoff, context.wait, db.as_mut()) {
             Ok(Pruned::Removed) => removed.push(path),
             Ok(Pruned::UsedSince(updated)) => context.diagnostics.detail(&format!(
                 "kept {}: it was used at {updated}, while the prune ran",
@@ -1023,9 +1024,6 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
                 skipped.push(path);
             }
         }
-    }
-    if !args.dry_run {
-        let _ = index::refresh(context.sessions_dir());
     }
     if context.format.is_json() {
         output_json(&json!({
@@ -1077,20 +1075,21 @@ fn prune_one(
     file: &Path,
     cutoff: OffsetDateTime,
     wait: Option<std::time::Duration>,
+    db: Option<&mut index::db::Db>,
 ) -> CliResult<Pruned> {
     let lock = SessionLock::acquire(file, wait).map_err(session_error)?;
     let now = index::summarize_file(file).map_err(session_error)?;
     if !last_used_before(&now.summary.updated, cutoff) {
         return Ok(Pruned::UsedSince(now.summary.updated));
     }
-    remove_locked(&lock, false)?;
+    remove_locked(&lock, false, db)?;
     Ok(Pruned::Removed)
 }
 
 // ---------------------------------------------------------------------------------- path, repair
 
 fn path(context: &Context, args: &SessionsPathArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
     if context.format.is_json() {
         output_json(&json!({"file": path}))?;
@@ -1101,7 +1100,7 @@ fn path(context: &Context, args: &SessionsPathArgs) -> CliResult<Exit> {
 }
 
 fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
+    let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
     // Its header may be the damage; the store's scan refuses a file that is no session at all.
     let file = owned(context, &path, Proof::Place)?;
@@ -1257,12 +1256,15 @@ mod tests {
         let recent = r#"{"type":"session_info","id":"a0000001","parentId":null,"timestamp":"2026-11-30T10:00:00.000Z","name":"x"}"#;
         std::fs::write(&path, format!("{header}\n{recent}\n")).unwrap();
         assert_eq!(
-            prune_one(&path, cutoff, None).unwrap(),
+            prune_one(&path, cutoff, None, None).unwrap(),
             Pruned::UsedSince("2026-11-30T10:00:00.000Z".to_owned())
         );
         assert!(path.exists());
         std::fs::write(&path, format!("{header}\n")).unwrap();
-        assert_eq!(prune_one(&path, cutoff, None).unwrap(), Pruned::Removed);
+        assert_eq!(
+            prune_one(&path, cutoff, None, None).unwrap(),
+            Pruned::Removed
+        );
         assert!(!path.exists());
     }
 

@@ -6,13 +6,13 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use super::auth::{iso_option, now_ms};
-use super::{Context, ModelFacts, load_index, resolve_selector, stdout_error};
+use super::{Context, ModelFacts, load_scoped, resolve_selector, stdout_error};
 use crate::auth::resolve::{SourceReport, SourceState, describe_sources};
 use crate::cli::StatusArgs;
 use crate::conversation::compact_count;
 use crate::error::{CliResult, Exit};
 use crate::output::Stdout;
-use crate::session::index::{Index, IndexEntry};
+use crate::session::index::IndexEntry;
 use crate::session::store::SessionLock;
 
 /// Providers whose credentials `status` reports, in the default-selection order of SPEC §11.
@@ -42,8 +42,13 @@ pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
 
 /// `status` without `--mcp`: one session's, or the installation's.
 fn status_of(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
-    let index = load_index(context)?;
     let value = if args.session.is_some() || args.last {
+        let wanted = crate::session::index::Wanted {
+            queries: args.session.as_deref().into_iter().collect(),
+            last: (args.last && args.session.is_none())
+                .then_some((context.workspace.as_path(), args.all)),
+        };
+        let index = load_scoped(context, &wanted)?;
         let path = resolve_selector(
             context,
             &index,
@@ -60,7 +65,11 @@ fn status_of(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
         };
         session_status(context, &path, &entry)
     } else {
-        installation_status(context, &index, args.fresh_probe)?
+        let cwd = context.workspace.to_string_lossy();
+        let (counts, report) = crate::session::index::counts(context.sessions_dir(), &cwd)
+            .map_err(super::session_error)?;
+        super::tell_index_report(context, &report);
+        installation_status(context, counts, args.fresh_probe)?
     };
     let mut stdout = Stdout::new();
     if context.format.is_json() {
@@ -246,7 +255,11 @@ fn credentials(context: &Context, now: u64) -> CliResult<(Vec<Value>, Value)> {
     Ok((credentials, profiles))
 }
 
-fn installation_status(context: &Context, index: &Index, fresh_probe: bool) -> CliResult<Value> {
+fn installation_status(
+    context: &Context,
+    (sessions, sessions_here): (usize, usize),
+    fresh_probe: bool,
+) -> CliResult<Value> {
     let settings = &context.settings;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let (credentials, auth_profiles) = credentials(context, now_ms())?;
@@ -320,8 +333,8 @@ fn installation_status(context: &Context, index: &Index, fresh_probe: bool) -> C
             "workspace_files": built.files,
         },
         "skills": skills,
-        "sessions": index.sessions.len(),
-        "sessions_here": index.sessions.values().filter(|entry| entry.summary.cwd == context.workspace.to_string_lossy()).count(),
+        "sessions": sessions,
+        "sessions_here": sessions_here,
     }))
 }
 

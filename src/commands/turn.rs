@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::cancel::{CancelScope, cancelled_error};
 use super::{
-    Context, config_error, fork_error, load_index, model_window, report_torn, resolve_selector,
+    Context, config_error, fork_error, load_scoped, model_window, report_torn, resolve_selector,
     session_error,
 };
 use crate::agent::context_files;
@@ -1221,11 +1221,33 @@ fn resolve_chain(
         TurnPlan::Run(run_args) if run_args.session_id.is_none() && run_args.name.is_none() => {
             Index::default()
         }
-        TurnPlan::Resume(resume_args) => match quick_resume_index(context, resume_args) {
-            Some(index) => index,
-            None => load_index(context)?,
-        },
-        _ => load_index(context)?,
+        TurnPlan::Run(run_args) => {
+            let wanted = index::Wanted {
+                queries: [&run_args.session_id, &run_args.name]
+                    .into_iter()
+                    .flatten()
+                    .map(String::as_str)
+                    .collect(),
+                last: None,
+            };
+            load_scoped(context, &wanted)?
+        }
+        TurnPlan::Resume(resume_args) => {
+            let (session, _) = resume_args.session_and_prompt();
+            let wanted = index::Wanted {
+                queries: [
+                    session,
+                    resume_args.name.as_deref(),
+                    resume_args.session_id.as_deref(),
+                ]
+                .into_iter()
+                .flatten()
+                .collect(),
+                last: (resume_args.last && session.is_none())
+                    .then_some((context.workspace.as_path(), resume_args.all)),
+            };
+            load_scoped(context, &wanted)?
+        }
     };
     let (recorded_model, recorded_thinking) = peek_recorded(context, &index, plan)?;
     let reference = match (&args.model, &recorded_model, &context.settings.model) {
@@ -2254,17 +2276,6 @@ fn start_error(failure: crate::engine::cli::StartFailure) -> CliError {
         Some(hint) => error.with_hint(hint),
         None => error,
     }
-}
-
-/// For `resume SESSION` that only continues a session (no `--create`, `--name` or
-/// `--session-id`, which need every session's name), the index entries SESSION can mean, found
-/// without refreshing the index (SPEC §12.1: a home of 10,000 sessions costs nothing).
-fn quick_resume_index(context: &Context, args: &ResumeArgs) -> Option<Index> {
-    if args.create || args.name.is_some() || args.session_id.is_some() || args.last {
-        return None;
-    }
-    let (session, _) = args.session_and_prompt();
-    crate::session::resolve::quick_index(context.sessions_dir(), session?)
 }
 
 /// The model and thinking level a resumed session recorded, read without locking anything: from

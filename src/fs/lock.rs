@@ -53,10 +53,22 @@ pub fn set_wait_deadline(deadline: Instant) {
     let _ = WAIT_DEADLINE.set(deadline);
 }
 
+/// The deadline of [`set_wait_deadline`], once set: for waits that are not [`FileLock`]s (the
+/// session index database's busy timeout) and must end by it too.
+pub fn wait_deadline() -> Option<Instant> {
+    WAIT_DEADLINE.get().copied()
+}
+
 /// Whether the deadline of [`set_wait_deadline`] cut a lock wait short in this process: the
 /// command then ends as a timeout even when the waiter could go on without the lock.
 pub fn wait_cut_by_deadline() -> bool {
     WAIT_CUT.load(Ordering::Relaxed)
+}
+
+/// Note that the deadline of [`set_wait_deadline`] cut short a wait that is not a
+/// [`FileLock`]'s (the session index database's busy wait), as [`wait_cut_by_deadline`] tells.
+pub fn note_wait_cut() {
+    WAIT_CUT.store(true, Ordering::Relaxed);
 }
 
 /// Allow (or refuse) locks on filesystems whose locks other machines do not see
@@ -467,6 +479,20 @@ const NFS_SUPER_MAGIC: i64 = 0x6969;
 const SMB_SUPER_MAGIC: i64 = 0x517B;
 const SMB2_MAGIC_NUMBER: i64 = 0xFE53_4D42;
 const CIFS_MAGIC_NUMBER: i64 = 0xFF53_4D42;
+
+/// What the filesystem of `path` is when it is shared over a network or FUSE (NFS, SMB, sshfs…),
+/// however it is mounted: SQLite's WAL needs shared memory that only one machine sees, so the
+/// session index uses a rollback journal there.
+pub fn network_filesystem(path: &Path) -> Option<String> {
+    let magic = widen(nix::sys::statfs::statfs(path).ok()?.filesystem_type().0);
+    let kind = match magic {
+        FUSE_SUPER_MAGIC => "FUSE",
+        NFS_SUPER_MAGIC => "NFS",
+        SMB_SUPER_MAGIC | SMB2_MAGIC_NUMBER | CIFS_MAGIC_NUMBER => "SMB",
+        _ => return None,
+    };
+    Some(kind.to_owned())
+}
 
 /// What the filesystem of `file` is, when its locks are local to this machine.
 fn local_only_filesystem(file: &File) -> Option<String> {

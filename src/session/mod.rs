@@ -1,7 +1,7 @@
 //! Sessions on disk in pi's JSONL format (version 3): record types, migration of older versions,
 //! context rebuild, the writer and tolerant reader, summaries and the index.
 //!
-//! Only `store` writes session files; only `index` writes `index.json`; only `learned_windows`
+//! Only `store` writes session files; only `index` writes `index.sqlite3`; only `learned_windows`
 //! writes the windows learned from overflow errors; a name is given only under the lock of
 //! `names`; a file is deleted or repaired only once `ownership` proves it a session file of the
 //! sessions directory.

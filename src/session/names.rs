@@ -1,9 +1,10 @@
 //! Session names are unique in a store (SPEC §1.2, §1.3), so a name is only ever given under the
 //! store's names lock (`<sessions>/names.lock`).
 //!
-//! Whoever holds the lock first brings the index up to date with the files — the index a command
-//! read when it started may not know a session that another process created a moment ago — then
-//! decides, and writes the name into the session file before letting go: a new session is
+//! Whoever holds the lock first reads the sessions that answer to the name from the index,
+//! each checked against its file — the index a command read when it started may not know a
+//! session that another process created a moment ago, and every pincer that creates or renames
+//! a session updates its row before it lets go of this lock — then decides, and writes the name into the session file before letting go: a new session is
 //! created with its `session_info` entry already in it, a rename appends its entry. The next
 //! holder therefore always finds the name in a file. The lock covers only that check and that
 //! write, never a model call: a run holds it for milliseconds.
@@ -38,8 +39,13 @@ pub struct NamesLock {
 impl NamesLock {
     /// Take the names lock of the sessions directory `dir` (creating the directory), waiting for
     /// other holders up to `wait` (`--wait`; none: [`NAMES_LOCK_WAIT`]) and never past the
-    /// run's `--timeout`, and refresh the index from the files.
-    pub fn acquire(dir: &Path, wait: Option<Duration>) -> Result<NamesLock, SessionError> {
+    /// run's `--timeout`, and read the sessions `name` can mean from the index (by its
+    /// indexes, each checked against its file: not a refresh of every session).
+    pub fn acquire(
+        dir: &Path,
+        wait: Option<Duration>,
+        name: &str,
+    ) -> Result<NamesLock, SessionError> {
         pfs::create_dir_all(dir, false).map_err(|source| SessionError::Io {
             action: "cannot create the sessions directory",
             path: dir.to_owned(),
@@ -53,14 +59,18 @@ impl NamesLock {
                 |holder| SessionError::NamesBusy { holder, waited },
             )
         })?;
-        let (mut index, _) = index::refresh(dir)?;
+        let wanted = index::Wanted {
+            queries: vec![name],
+            last: None,
+        };
+        let (mut index, _) = index::scoped(dir, &wanted)?;
         // A damaged session keeps its name; an index of an older pincer may not know it.
         let rescanned = index.damaged_rescanned(dir);
         index.sessions.extend(rescanned.sessions);
         Ok(NamesLock { _lock: lock, index })
     }
 
-    /// The index as the files were when the lock was taken.
+    /// The sessions the name can mean, as the files were when the lock was taken.
     pub fn index(&self) -> &Index {
         &self.index
     }
@@ -156,7 +166,7 @@ pub fn give_name<T, E: From<NameError>>(
     give: impl FnOnce() -> Result<T, E>,
 ) -> Result<T, E> {
     check_name(name)?;
-    let names = NamesLock::acquire(dir, wait).map_err(NameError::from)?;
+    let names = NamesLock::acquire(dir, wait, name).map_err(NameError::from)?;
     if let Some(other) = names.holders(name, except_id).first() {
         return Err(name_taken(name, other).into());
     }
@@ -181,7 +191,7 @@ pub fn find_or_create<T, E: From<NameError>>(
     create: impl FnOnce() -> Result<T, E>,
 ) -> Result<FoundOrCreated<T>, E> {
     check_name(name)?;
-    let names = NamesLock::acquire(dir, wait).map_err(NameError::from)?;
+    let names = NamesLock::acquire(dir, wait, name).map_err(NameError::from)?;
     match names.index().find(name) {
         Lookup::NotFound => create().map(FoundOrCreated::Created),
         _ => resolve(dir, names.index(), name)
@@ -244,7 +254,7 @@ mod tests {
             &named("nightly"),
         )
         .unwrap();
-        let names = NamesLock::acquire(&sessions, None).unwrap();
+        let names = NamesLock::acquire(&sessions, None, "nightly").unwrap();
         let holders = names.holders("nightly", None);
         assert_eq!(holders.len(), 1);
         assert_eq!(

@@ -875,12 +875,14 @@ pub fn create(
     pfs::create_dir_all(dir, false)
         .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
     pfs::sweep_staging_if_due(dir);
-    create_file(
-        &dir.join(file_name(&header.timestamp, &header.id)),
-        header,
-        entries,
-        pfs::create_new_atomic,
-    )
+    let path = dir.join(file_name(&header.timestamp, &header.id));
+    // In the index's transaction, so that the next command knows the file without listing
+    // the directory (`session::index`).
+    super::index::changing(dir, |touched| {
+        let created = create_file(&path, header, entries, pfs::create_new_atomic);
+        touched.push(path.clone());
+        created
+    })
 }
 
 /// [`create`], with the new session's lock taken before the file appears and kept: no other
@@ -894,11 +896,17 @@ pub fn create_locked(
         .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
     pfs::sweep_staging_if_due(dir);
     let path = dir.join(file_name(&header.timestamp, &header.id));
-    let lock = SessionLock::acquire(&path, None)?;
-    // The writer's first sync makes the file and its name durable (SPEC §5.3 syncs per
-    // message), so the creation itself does not sync: one fdatasync and one directory fsync
-    // before the first request instead of three syncs.
-    create_file(&path, header, entries, pfs::create_new_unsynced)?;
+    // The lock file and the session file are made in the index's transaction, so that the
+    // next command knows them without listing the directory (`session::index`).
+    let lock = super::index::changing(dir, |touched| {
+        let lock = SessionLock::acquire(&path, None)?;
+        // The writer's first sync makes the file and its name durable (SPEC §5.3 syncs per
+        // message), so the creation itself does not sync: one fdatasync and one directory
+        // fsync before the first request instead of three syncs.
+        let created = create_file(&path, header, entries, pfs::create_new_unsynced);
+        touched.push(path.clone());
+        created.map(|_| lock)
+    })?;
     let (mut writer, loaded, _) = open_locked(lock)?;
     writer.directory_unsynced = Some(dir.to_owned());
     Ok((writer, loaded))

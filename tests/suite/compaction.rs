@@ -608,8 +608,9 @@ fn a_tool_loop_that_crosses_the_threshold_compacts_before_its_next_request() {
 
 // ----- small windows with default settings (SPEC §7) -----
 
-/// The file where windows learned from overflow errors are remembered, per model.
-const LEARNED_WINDOWS: &str = ".learned-windows.json";
+/// The session index database, where windows learned from overflow errors are remembered,
+/// per model.
+const INDEX_DB: &str = "index.sqlite3";
 
 fn llama_text(answer: &str, input: u64) -> Reply {
     Reply::sse(&openai_chat::text_stream(
@@ -651,9 +652,22 @@ fn resume_small(home: &Home, server: &MockServer, prompt: &str) -> (Vec<Value>, 
     (events, trigger)
 }
 
+/// The learned windows as `{"windows": {"provider/model": tokens}}`.
 fn learned_windows(home: &Home) -> Value {
-    let path = home.sessions_dir().join(LEARNED_WINDOWS);
-    serde_json::from_slice(&std::fs::read(&path).unwrap_or_default()).unwrap_or(Value::Null)
+    let mut windows = serde_json::Map::new();
+    if let Ok(connection) = rusqlite::Connection::open(home.sessions_dir().join(INDEX_DB))
+        && let Ok(mut statement) = connection.prepare("SELECT model, tokens FROM learned_windows")
+    {
+        let rows = statement
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, i64>(1)?))
+            })
+            .unwrap();
+        for (model, tokens) in rows.flatten() {
+            windows.insert(model, Value::from(tokens));
+        }
+    }
+    serde_json::json!({ "windows": windows })
 }
 
 /// Defaults only (no TIGHT budget): a first turn of about 1,000 estimated tokens.

@@ -245,7 +245,7 @@ fn thirty_two_parallel_runs_in_one_directory_never_share_a_session() {
     for _ in 0..3 {
         assert_eq!(last(&home), first);
     }
-    std::fs::remove_file(home.sessions_dir().join("index.json")).unwrap();
+    remove_index(&home);
     assert_eq!(last(&home), first);
 }
 
@@ -405,7 +405,7 @@ fn last_breaks_ties_between_identical_timestamps_by_file_name() {
         assert_eq!(code(&output), 0, "{}", stderr(&output));
         let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
         assert_eq!(value["session_id"], ids[1]);
-        std::fs::remove_file(home.sessions_dir().join("index.json")).unwrap();
+        remove_index(&home);
     }
 }
 
@@ -693,4 +693,11 @@ fn a_kept_text_turn_syncs_each_completed_message_and_the_new_name_once() {
     };
     assert_eq!(syncs, (2, 1), "(fdatasync, fsync)");
     assert_eq!(session_files(&home.sessions_dir()).len(), 2);
+}
+
+/// Remove the session index database of `home` (with its WAL files), as a user may.
+fn remove_index(home: &Home) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(home.sessions_dir().join(format!("index.sqlite3{suffix}")));
+    }
 }

@@ -221,7 +221,7 @@ fn sigkill_during_session_creation_leaves_no_file_or_a_file_with_its_header() {
                     assert!(
                         name.ends_with(".jsonl")
                             || name.ends_with(".lock")
-                            || name == "index.json"
+                            || name.starts_with("index.sqlite3")
                             || name.contains(".torn-")
                             || name.starts_with('.'),
                         "seed {seed}: unexpected file {name}"

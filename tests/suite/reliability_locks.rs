@@ -312,8 +312,8 @@ fn a_held_names_lock_ends_the_run_at_its_timeout() {
     assert!(server.requests().is_empty());
 }
 
-/// Guards item 4: a stopped holder of the index lock (5 s of waiting, twice per run) does not
-/// keep `resume --timeout 2` past two seconds.
+/// Guards item 4: a stopped holder of the index database's write lock (10 s of busy waiting)
+/// does not keep `resume --timeout 2` past two seconds.
 #[test]
 fn a_held_index_lock_ends_a_resume_at_its_timeout() {
     let home = Home::new();
@@ -324,7 +324,8 @@ fn a_held_index_lock_ends_a_resume_at_its_timeout() {
         .provider(&protocol, &server)
         .args(["run", "-m", protocol.model, "--no-stdin", "first"])
         .success();
-    let _held = hold_lock_file(&home.sessions_dir().join("index.json.lock"));
+    let held = rusqlite::Connection::open(home.sessions_dir().join("index.sqlite3")).unwrap();
+    held.execute_batch("BEGIN EXCLUSIVE").unwrap();
     let timed_run = with_timeout_two(&home, &server, &["resume", "--last"], "again");
     assert_timed_out_at_two_seconds("resume --last", &timed_run);
 }

@@ -196,17 +196,22 @@ fn sessions_run_within_a_minute_list_distinct_ids_that_show_works_with() {
     }
 }
 
-/// The journal lines that vouch for the sessions directory's listing.
-fn listing_lines(home: &Home) -> usize {
-    std::fs::read_to_string(home.sessions_dir().join(".index.journal"))
-        .unwrap_or_default()
-        .lines()
-        .filter(|line| line.starts_with("{\"listing\":"))
-        .count()
+/// The sessions index database of `home`.
+fn index_db(home: &Home) -> rusqlite::Connection {
+    rusqlite::Connection::open(home.sessions_dir().join("index.sqlite3")).unwrap()
+}
+
+/// The directory stamp the index recorded as matching its rows, if any.
+fn recorded_stamp(home: &Home) -> Option<String> {
+    index_db(home)
+        .query_row("SELECT value FROM meta WHERE key = 'stamp'", [], |row| {
+            row.get(0)
+        })
+        .ok()
 }
 
 #[test]
-fn resume_by_id_trusts_a_vouched_listing_only_until_a_file_is_added_beside_it() {
+fn resume_by_id_trusts_the_recorded_directory_only_until_a_file_is_added_beside_it() {
     let home = Home::new();
     let path = simple(&home, ID_A, Some("nightly"));
     simple(&home, ID_B, None);
@@ -220,8 +225,8 @@ fn resume_by_id_trusts_a_vouched_listing_only_until_a_file_is_added_beside_it() 
             .args(["resume", query, "go on"])
             .output()
     };
-    // The first runs index the sessions, create the session's lock file and journal the
-    // turns; a directory that has stood still since is vouched for by the next lookup.
+    // The first runs index the sessions, create the session's lock file and record the
+    // turns; a directory that has stood still since has its stamp recorded by the next lookup.
     for _ in 0..2 {
         let output = resume(ID_A);
         assert_eq!(code(&output), 0, "{}", stderr(&output));
@@ -229,7 +234,7 @@ fn resume_by_id_trusts_a_vouched_listing_only_until_a_file_is_added_beside_it() 
     }
     let output = resume(ID_A);
     assert_eq!((code(&output), stdout(&output)), (0, "ok\n".to_owned()));
-    assert!(listing_lines(&home) >= 1);
+    assert!(recorded_stamp(&home).is_some());
     let output = resume("nightly");
     assert_eq!((code(&output), stdout(&output)), (0, "ok\n".to_owned()));
 
@@ -677,16 +682,15 @@ fn a_damaged_session_is_found_by_name_even_through_an_index_that_lost_its_name()
     let path = simple(&home, ID_A, Some("nightly"));
     damage_line(&path, 3, "not json");
     assert_eq!(list_json(&home, &[]).len(), 1);
-    // The index of an older pincer summarized a damaged file without its name.
-    let index_path = home.sessions_dir().join("index.json");
-    let index = std::fs::read_to_string(&index_path).unwrap();
-    assert!(index.contains(r#""name":"nightly""#), "{index}");
-    std::fs::write(
-        &index_path,
-        index.replace(r#""name":"nightly""#, r#""name":null"#),
-    )
-    .unwrap();
-    let _ = std::fs::remove_file(home.sessions_dir().join(".index.journal"));
+    // An index whose row of a damaged file lost its name (as an older pincer summarized it).
+    let changed = index_db(&home)
+        .execute(
+            "UPDATE sessions SET name = NULL, entry = json_set(entry, '$.name', NULL) \
+             WHERE name = 'nightly'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
     refused_as_corrupt(&home, &path, &["sessions", "show", "nightly"], 3);
     let repair = home.run(&["sessions", "repair", "nightly"]);
     assert_eq!(code(&repair), 0, "{}", stderr(&repair));
@@ -697,7 +701,14 @@ fn a_corrupt_index_is_rebuilt_with_a_warning() {
     let home = Home::new();
     simple(&home, ID_A, Some("alpha"));
     assert_eq!(list_json(&home, &[]).len(), 1);
-    std::fs::write(home.sessions_dir().join("index.json"), "{ not json").unwrap();
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(home.sessions_dir().join(format!("index.sqlite3{suffix}")));
+    }
+    std::fs::write(
+        home.sessions_dir().join("index.sqlite3"),
+        "{ not a database, not even a header of one }".repeat(100),
+    )
+    .unwrap();
     let output = home.run(&["sessions", "list", "--json"]);
     assert_eq!(code(&output), 0);
     assert!(
@@ -707,10 +718,10 @@ fn a_corrupt_index_is_rebuilt_with_a_warning() {
     );
     let items: Vec<Value> = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(items[0]["name"], "alpha");
-    let index: Value =
-        serde_json::from_slice(&std::fs::read(home.sessions_dir().join("index.json")).unwrap())
-            .unwrap();
-    assert_eq!(index["version"], 1);
+    let rows: i64 = index_db(&home)
+        .query_row("SELECT count(*) FROM sessions", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(rows, 1);
 }
 
 #[test]
@@ -801,11 +812,19 @@ fn prune_dry_run_changes_nothing_and_prune_removes_old_sessions() {
         "{{\"type\":\"label\",\"id\":\"cccccccc\",\"parentId\":\"a0000003\",\"timestamp\":\"{now}\",\"targetId\":\"a0000003\",\"label\":\"x\"}}\n"
     ));
     std::fs::write(&fresh_path, fresh).unwrap();
-    // Build the index first so the dry run is compared against a settled directory.
     list_json(&home, &["--all"]);
+    // The index database is a cache a dry run may bring up to date; the rest stays as it is.
     let snapshot = |home: &Home| {
         let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(home.sessions_dir())
             .unwrap()
+            .filter(|entry| {
+                !entry
+                    .as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with("index.sqlite3")
+            })
             .map(|entry| {
                 let entry = entry.unwrap();
                 (

@@ -1,0 +1,1060 @@
+//! `<sessions>/index.sqlite3`: the index as an SQLite database (see the module doc of
+//! [`super`] for what it holds and how it stays true to the files).
+//!
+//! Opening never fails a command: a database that is missing, corrupt, of another schema or
+//! pincer version is built again from the files; one that cannot be opened or written (a
+//! read-only home, a full disk) is replaced for this process by one in memory, built from the
+//! files, so the answer is the same and only the cost differs.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior, params};
+
+use super::{INDEX_VERSION, IndexEntry, check_files, session_file_names};
+use crate::session::store::SessionError;
+
+/// File name of the database inside the sessions directory.
+pub const DB_FILE: &str = "index.sqlite3";
+
+/// The layout of the tables below (`PRAGMA user_version`); another one is dropped and built
+/// again. The summary's own shape is [`INDEX_VERSION`], kept in `meta`.
+const SCHEMA_VERSION: i64 = 1;
+
+/// How long to wait for another process's write transaction (they last milliseconds; a full
+/// build of a big home holds one for a few seconds), and never past `--timeout`.
+const BUSY_WAIT: Duration = Duration::from_secs(10);
+
+/// What the hand-written index of earlier versions left, removed once the database is built.
+const OLD_FILES: [&str; 3] = ["index.json", ".index.journal", "index.json.lock"];
+
+/// The file learned windows were kept in before they moved into the database; read once.
+const OLD_LEARNED_WINDOWS: &str = ".learned-windows.json";
+
+const SCHEMA: &str = "
+    CREATE TABLE sessions (
+        file TEXT PRIMARY KEY,
+        id TEXT NOT NULL,
+        id_lower TEXT NOT NULL,
+        name TEXT,
+        cwd TEXT NOT NULL,
+        created TEXT NOT NULL,
+        updated TEXT NOT NULL,
+        updated_ms INTEGER,
+        size INTEGER NOT NULL,
+        mtime_ns INTEGER NOT NULL,
+        damaged INTEGER NOT NULL,
+        entry TEXT NOT NULL
+    );
+    CREATE INDEX sessions_by_id ON sessions (id_lower);
+    CREATE INDEX sessions_by_name ON sessions (name) WHERE name IS NOT NULL;
+    CREATE INDEX sessions_by_cwd ON sessions (cwd, updated, created, file);
+    CREATE INDEX sessions_by_updated ON sessions (updated, created, file);
+    CREATE INDEX sessions_by_age ON sessions (updated_ms);
+    CREATE INDEX sessions_damaged ON sessions (damaged) WHERE damaged;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE learned_windows (model TEXT PRIMARY KEY, tokens INTEGER NOT NULL);
+";
+
+/// How long the sessions directory must have stood unchanged before a listing of it is
+/// recorded as its stamp, on a filesystem with sub-millisecond times. Linux stamps a change
+/// with the coarse clock, which ticks once a jiffy (at most 10 ms, `HZ=100`): a change made
+/// in the same tick as the listing could carry the same time, and would go unseen. Twice the
+/// longest tick leaves room for a clock read on another CPU.
+const SETTLE_FINE: Duration = Duration::from_millis(20);
+/// The same where times have no sub-millisecond part (FAT keeps two seconds, some NFS servers
+/// whole seconds).
+const SETTLE_COARSE: Duration = Duration::from_secs(3);
+
+/// The sessions directory's modification and change times, in nanoseconds: adding, removing or
+/// renaming a file in it updates both (POSIX), and nobody can set a change time back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DirStamp {
+    mtime_ns: u64,
+    ctime_ns: u64,
+}
+
+impl DirStamp {
+    /// The times of `dir` now.
+    pub fn of(dir: &Path) -> Option<DirStamp> {
+        use std::os::unix::fs::MetadataExt as _;
+        let metadata = std::fs::metadata(dir).ok()?;
+        let nanos = |seconds: i64, nanos: i64| {
+            u64::try_from(seconds)
+                .ok()?
+                .checked_mul(1_000_000_000)?
+                .checked_add(u64::try_from(nanos).ok()?)
+        };
+        Some(DirStamp {
+            mtime_ns: nanos(metadata.mtime(), metadata.mtime_nsec())?,
+            ctime_ns: nanos(metadata.ctime(), metadata.ctime_nsec())?,
+        })
+    }
+
+    fn text(self) -> String {
+        format!("{}/{}", self.mtime_ns, self.ctime_ns)
+    }
+
+    fn parse(text: &str) -> Option<DirStamp> {
+        let (mtime, ctime) = text.split_once('/')?;
+        Some(DirStamp {
+            mtime_ns: mtime.parse().ok()?,
+            ctime_ns: ctime.parse().ok()?,
+        })
+    }
+
+    /// Whether, at `now`, the directory had stood unchanged long enough since these times that
+    /// a later change cannot carry the same times (git's "racy" rule).
+    pub fn settled(self, now: SystemTime) -> bool {
+        let Some(now) = now
+            .duration_since(UNIX_EPOCH)
+            .ok()
+            .and_then(|since| u64::try_from(since.as_nanos()).ok())
+        else {
+            return false;
+        };
+        let latest = self.ctime_ns.max(self.mtime_ns);
+        let settle = if latest.is_multiple_of(1_000_000) {
+            SETTLE_COARSE
+        } else {
+            SETTLE_FINE
+        };
+        now.saturating_sub(latest) >= u64::try_from(settle.as_nanos()).unwrap_or(u64::MAX)
+    }
+}
+
+/// An open index database.
+pub struct Db {
+    conn: Connection,
+    dir: PathBuf,
+    /// Whether this is the in-memory stand-in for a database that cannot be used.
+    in_memory: bool,
+    /// Whether the in-memory stand-in holds the sessions.
+    filled: bool,
+    /// Why the sessions were built from the files in this process, when they were.
+    pub rebuilt: Option<String>,
+    /// Why the database could not be written, when it could not.
+    pub unsaved: Option<String>,
+    /// How many files were summarized (built or found new) by this connection.
+    pub summarized: usize,
+}
+
+fn to_i64(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+fn to_u64(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+/// `updated` as milliseconds since the epoch, for the age queries of a prune.
+fn updated_ms(updated: &str) -> Option<i64> {
+    let time = time::OffsetDateTime::parse(updated, &time::format_description::well_known::Rfc3339)
+        .ok()?;
+    i64::try_from(time.unix_timestamp_nanos() / 1_000_000).ok()
+}
+
+/// Every prefix of `lower` sorts in `[lower, upper)` with this `upper`: no UTF-8 text that
+/// starts with `lower` is greater than `lower` followed by the greatest character.
+fn prefix_end(lower: &str) -> String {
+    format!("{lower}\u{10FFFF}")
+}
+
+fn row_entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<IndexEntry>> {
+    let text: String = row.get(0)?;
+    Ok(serde_json::from_str(&text).ok())
+}
+
+impl Db {
+    /// Open the index of the sessions directory `dir` (creating the database, not the
+    /// directory); `None` when there is no such directory. Sessions are built from the files
+    /// on first use ([`Db::ensure_built`]), not here: a command that only wants learned windows
+    /// does not pay for it.
+    pub fn open(dir: &Path) -> Option<Db> {
+        if !dir.is_dir() {
+            return None;
+        }
+        let mut rebuilt = None;
+        let conn = match open_file(dir, &mut rebuilt) {
+            Ok(conn) => Some(conn),
+            Err(error) => {
+                // Corrupt or not a database: start again from the files, once.
+                note_failure(&error);
+                if is_corrupt(&error) {
+                    remove_database(dir);
+                    rebuilt = Some(format!("the index is unreadable ({error})"));
+                    let mut again = None;
+                    open_file(dir, &mut again).ok()
+                } else {
+                    None
+                }
+            }
+        };
+        let mut db = match conn {
+            Some(conn) => Db {
+                conn,
+                dir: dir.to_owned(),
+                in_memory: false,
+                filled: false,
+                rebuilt,
+                unsaved: None,
+                summarized: 0,
+            },
+            None => {
+                let mut db = Db::memory(dir)?;
+                db.unsaved = Some("the index database cannot be opened".to_owned());
+                db
+            }
+        };
+        if db.rebuilt.is_none() && !db.in_memory && !db.built() {
+            db.rebuilt = Some(match db.meta("index_version") {
+                Some(version) => format!("index version {version} is not {INDEX_VERSION}"),
+                None => "there is no index yet".to_owned(),
+            });
+        }
+        Some(db)
+    }
+
+    /// An empty database in memory for `dir`.
+    fn memory(dir: &Path) -> Option<Db> {
+        let conn = Connection::open_in_memory().ok()?;
+        conn.execute_batch(SCHEMA).ok()?;
+        Some(Db {
+            conn,
+            dir: dir.to_owned(),
+            in_memory: true,
+            filled: false,
+            rebuilt: None,
+            unsaved: None,
+            summarized: 0,
+        })
+    }
+
+    /// Whether the database is an in-memory stand-in.
+    pub fn in_memory(&self) -> bool {
+        self.in_memory
+    }
+
+    fn meta(&self, key: &str) -> Option<String> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |row| {
+                row.get(0)
+            })
+            .optional()
+            .ok()
+            .flatten()
+    }
+
+    /// Whether the sessions table was built by this pincer's summary.
+    fn built(&self) -> bool {
+        self.meta("index_version").as_deref() == Some(&INDEX_VERSION.to_string())
+    }
+
+    /// The directory stamp recorded when the rows last matched a listing.
+    fn stamp(&self) -> Option<DirStamp> {
+        self.meta("stamp").as_deref().and_then(DirStamp::parse)
+    }
+
+    /// Build the sessions from the files when they are not (missing, of another version), and
+    /// bring the rows in line with the directory's files when the directory changed since
+    /// ([`Db::sync`]).
+    /// Fails only when the directory cannot be listed.
+    pub fn ensure_built(&mut self) -> Result<(), SessionError> {
+        if self.in_memory && self.filled {
+            return Ok(());
+        }
+        if self.in_memory || !self.built() {
+            self.build()
+        } else {
+            self.sync()
+        }
+    }
+
+    /// Summarize every session file and store the rows, replacing what was there.
+    fn build(&mut self) -> Result<(), SessionError> {
+        let now = SystemTime::now();
+        let before = DirStamp::of(&self.dir);
+        let files = super::session_files(&self.dir)?;
+        let empty = super::Index::default();
+        let entries: Vec<IndexEntry> = check_files(&self.dir, &empty, &files)
+            .into_iter()
+            .filter_map(|(_, freshness)| match freshness {
+                super::Freshness::Updated(entry) => Some(*entry),
+                _ => None,
+            })
+            .collect();
+        let after = DirStamp::of(&self.dir);
+        let stamp = before.filter(|before| Some(*before) == after && before.settled(now));
+        if self.rebuilt.is_none() {
+            self.rebuilt = Some("there is no index yet".to_owned());
+        }
+        self.summarized = entries.len();
+        let stored = self.store_build(&entries, stamp);
+        self.filled = self.in_memory;
+        match stored {
+            Ok(()) if !self.in_memory => {
+                for old in OLD_FILES {
+                    let _ = std::fs::remove_file(self.dir.join(old));
+                }
+            }
+            Ok(()) => {}
+            Err(error) => {
+                let rebuilt = self.rebuilt.take();
+                let windows = self.learned_windows();
+                if let Some(mut memory) = Db::memory(&self.dir) {
+                    memory.rebuilt = rebuilt;
+                    memory.unsaved = Some(error.to_string());
+                    for (model, tokens) in windows {
+                        let _ = memory.remember_window(&model, tokens);
+                    }
+                    let _ = memory.store_build(&entries, None);
+                    memory.filled = true;
+                    *self = memory;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn store_build(
+        &mut self,
+        entries: &[IndexEntry],
+        stamp: Option<DirStamp>,
+    ) -> rusqlite::Result<()> {
+        let transaction = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if !self.in_memory {
+            let version: Option<String> = transaction
+                .query_row(
+                    "SELECT value FROM meta WHERE key = 'index_version'",
+                    [],
+                    |row| row.get(0),
+                )
+                .optional()?;
+            if version.as_deref() == Some(&INDEX_VERSION.to_string()) {
+                // Another process built it while this one read the files.
+                return Ok(());
+            }
+        }
+        transaction.execute("DELETE FROM sessions", [])?;
+        {
+            let mut insert = transaction.prepare(INSERT)?;
+            for entry in entries {
+                insert_entry(&mut insert, entry)?;
+            }
+        }
+        set_meta(&transaction, "index_version", &INDEX_VERSION.to_string())?;
+        match stamp {
+            Some(stamp) => set_meta(&transaction, "stamp", &stamp.text())?,
+            None => {
+                transaction.execute("DELETE FROM meta WHERE key = 'stamp'", [])?;
+            }
+        }
+        transaction.commit()
+    }
+
+    /// When the directory's stamp is not the one recorded, read its names (no stat of the
+    /// files the rows know), summarize those no row knows, drop the rows whose files are gone,
+    /// and record the stamp when the directory stood still meanwhile.
+    fn sync(&mut self) -> Result<(), SessionError> {
+        let now = SystemTime::now();
+        let Some(before) = DirStamp::of(&self.dir) else {
+            return Ok(());
+        };
+        if self.stamp() == Some(before) {
+            return Ok(());
+        }
+        let names = session_file_names(&self.dir)?;
+        let known = self.known_files();
+        let present: HashSet<&str> = names.iter().map(String::as_str).collect();
+        let mut unknown: Vec<(String, PathBuf)> = names
+            .iter()
+            .filter(|name| !known.contains(name.as_str()))
+            .map(|name| (name.clone(), self.dir.join(name)))
+            .collect();
+        unknown.sort();
+        let gone: Vec<&String> = known
+            .iter()
+            .filter(|file| !present.contains(file.as_str()))
+            .collect();
+        let empty = super::Index::default();
+        let entries: Vec<IndexEntry> = check_files(&self.dir, &empty, &unknown)
+            .into_iter()
+            .filter_map(|(_, freshness)| match freshness {
+                super::Freshness::Updated(entry) => Some(*entry),
+                _ => None,
+            })
+            .collect();
+        self.summarized += entries.len();
+        let after = DirStamp::of(&self.dir);
+        let stamp = (after == Some(before) && before.settled(now)).then_some(before);
+        let written = (|| -> rusqlite::Result<()> {
+            let transaction = self
+                .conn
+                .transaction_with_behavior(TransactionBehavior::Immediate)?;
+            {
+                let mut insert = transaction.prepare(INSERT)?;
+                for entry in &entries {
+                    insert_entry(&mut insert, entry)?;
+                }
+                let mut delete = transaction.prepare("DELETE FROM sessions WHERE file = ?1")?;
+                for file in &gone {
+                    // A file another pincer created since the listing is not gone.
+                    if std::fs::symlink_metadata(self.dir.join(file)).is_err() {
+                        delete.execute([file])?;
+                    }
+                }
+            }
+            if let Some(stamp) = stamp {
+                set_meta(&transaction, "stamp", &stamp.text())?;
+            }
+            transaction.commit()
+        })();
+        if let Err(error) = written {
+            self.fall_back(&error)?;
+        }
+        Ok(())
+    }
+
+    /// Go on in memory, built from the files, after a write failed.
+    fn fall_back(&mut self, error: &rusqlite::Error) -> Result<(), SessionError> {
+        note_failure(error);
+        if self.in_memory {
+            return Ok(());
+        }
+        let windows = self.learned_windows();
+        if let Some(mut memory) = Db::memory(&self.dir) {
+            memory.unsaved = Some(error.to_string());
+            for (model, tokens) in windows {
+                let _ = memory.remember_window(&model, tokens);
+            }
+            let rebuilt = self.rebuilt.take();
+            memory.build()?;
+            memory.rebuilt = rebuilt;
+            *self = memory;
+        }
+        Ok(())
+    }
+
+    /// The file names of every row.
+    fn known_files(&self) -> HashSet<String> {
+        let mut known = HashSet::new();
+        if let Ok(mut statement) = self.conn.prepare("SELECT file FROM sessions")
+            && let Ok(rows) = statement.query_map([], |row| row.get::<_, String>(0))
+        {
+            known.extend(rows.flatten());
+        }
+        known
+    }
+
+    /// The entries `sql` (which selects `entry`) gives. A database found corrupt here is
+    /// built again from the files, and asked again.
+    fn entries(&mut self, sql: &str, params: &[&dyn rusqlite::ToSql]) -> Vec<IndexEntry> {
+        match self.try_entries(sql, params) {
+            Ok(entries) => entries,
+            Err(error) if is_corrupt(&error) && !self.in_memory => {
+                self.recover(&error);
+                self.try_entries(sql, params).unwrap_or_default()
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn try_entries(
+        &self,
+        sql: &str,
+        params: &[&dyn rusqlite::ToSql],
+    ) -> rusqlite::Result<Vec<IndexEntry>> {
+        let mut statement = self.conn.prepare(sql)?;
+        let rows = statement.query_map(params, row_entry)?;
+        let mut entries = Vec::new();
+        for row in rows {
+            entries.extend(row?);
+        }
+        Ok(entries)
+    }
+
+    /// Start again from the files after the database was found corrupt.
+    fn recover(&mut self, error: &rusqlite::Error) {
+        let reason = format!("the index is unreadable ({error})");
+        let dir = self.dir.clone();
+        let Some(placeholder) = Db::memory(&dir) else {
+            return;
+        };
+        // The old connection is closed before its files go.
+        drop(std::mem::replace(self, placeholder));
+        remove_database(&dir);
+        if let Some(mut db) = Db::open(&dir) {
+            db.rebuilt = Some(reason);
+            // A directory that cannot be listed leaves no rows: the query finds nothing.
+            let _ = db.ensure_built();
+            *self = db;
+        }
+    }
+
+    /// The row of `file`, as stored.
+    pub fn row(&mut self, file: &str) -> Option<IndexEntry> {
+        self.entries("SELECT entry FROM sessions WHERE file = ?1", &[&file])
+            .into_iter()
+            .next()
+    }
+
+    /// Every row.
+    pub fn all(&mut self) -> Vec<IndexEntry> {
+        self.entries("SELECT entry FROM sessions ORDER BY file", &[])
+    }
+
+    /// The rows a session argument can mean: its id or an id it begins (without regard to
+    /// case), its name, the file it names, and the damaged sessions (whose id or name may be
+    /// known only once they are read again).
+    pub fn candidates(&mut self, query: &str) -> Vec<IndexEntry> {
+        let lower = query.to_ascii_lowercase();
+        let file = Path::new(query)
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // One query per index: an `OR` of them would scan the whole table.
+        let mut found = self.entries("SELECT entry FROM sessions WHERE name = ?1", &[&query]);
+        found.extend(self.entries("SELECT entry FROM sessions WHERE file = ?1", &[&file]));
+        found.extend(self.entries("SELECT entry FROM sessions WHERE damaged", &[]));
+        if !query.is_empty() {
+            found.extend(self.entries(
+                "SELECT entry FROM sessions WHERE id_lower >= ?1 AND id_lower < ?2",
+                &[&lower, &prefix_end(&lower)],
+            ));
+        }
+        found.sort_by(|left, right| left.file.cmp(&right.file));
+        found.dedup_by(|left, right| left.file == right.file);
+        found
+    }
+
+    /// How many rows there are, and how many of the workspace `cwd`.
+    pub fn counts(&self, cwd: &str) -> (usize, usize) {
+        // Two counts, each over an index (one `CASE` would read every row).
+        let count = |sql: &str, params: &[&dyn rusqlite::ToSql]| {
+            self.conn
+                .query_row(sql, params, |row| row.get::<_, i64>(0))
+                .map_or(0, |count| to_u64(count) as usize)
+        };
+        (
+            count("SELECT count(*) FROM sessions", &[]),
+            count("SELECT count(*) FROM sessions WHERE cwd = ?1", &[&cwd]),
+        )
+    }
+
+    /// The rows of sessions named `name`, and the damaged ones.
+    pub fn named(&mut self, name: &str) -> Vec<IndexEntry> {
+        let mut found = self.entries("SELECT entry FROM sessions WHERE name = ?1", &[&name]);
+        found.extend(self.entries(
+            "SELECT entry FROM sessions WHERE damaged AND (name IS NULL OR name <> ?1)",
+            &[&name],
+        ));
+        found
+    }
+
+    /// Up to `limit` rows from `offset`, newest first, of the workspace `cwd` (any with `None`).
+    pub fn newest(&mut self, cwd: Option<&str>, offset: usize, limit: usize) -> Vec<IndexEntry> {
+        let (offset, limit) = (to_i64(offset as u64), to_i64(limit as u64));
+        match cwd {
+            Some(cwd) => self.entries(
+                "SELECT entry FROM sessions WHERE cwd = ?1 \
+                 ORDER BY updated DESC, created DESC, file DESC LIMIT ?2 OFFSET ?3",
+                &[&cwd, &limit, &offset],
+            ),
+            None => self.entries(
+                "SELECT entry FROM sessions \
+                 ORDER BY updated DESC, created DESC, file DESC LIMIT ?1 OFFSET ?2",
+                &[&limit, &offset],
+            ),
+        }
+    }
+
+    /// The rows last used before `cutoff_ms` (milliseconds since the epoch), of the workspace
+    /// `cwd` (any with `None`).
+    pub fn older_than(&mut self, cutoff_ms: i64, cwd: Option<&str>) -> Vec<IndexEntry> {
+        let mut rows = self.entries(
+            "SELECT entry FROM sessions WHERE updated_ms < ?1",
+            &[&cutoff_ms],
+        );
+        if let Some(cwd) = cwd {
+            rows.retain(|entry| entry.summary.cwd == cwd);
+        }
+        rows
+    }
+
+    /// The ids just before and after each of `ids` in the order of lowercase ids: with them,
+    /// [`super::short_ids`] gives each of `ids` the prefix it has among all ids.
+    pub fn neighbour_ids(&self, ids: &[&str]) -> Vec<String> {
+        let mut found = Vec::new();
+        for id in ids {
+            let lower = id.to_ascii_lowercase();
+            for sql in [
+                "SELECT id FROM sessions WHERE id_lower < ?1 AND id_lower <> '' \
+                 ORDER BY id_lower DESC LIMIT 1",
+                "SELECT id FROM sessions WHERE id_lower > ?1 ORDER BY id_lower LIMIT 1",
+            ] {
+                if let Ok(Some(id)) = self
+                    .conn
+                    .query_row(sql, [&lower], |row| row.get::<_, String>(0))
+                    .optional()
+                {
+                    found.push(id);
+                }
+            }
+        }
+        found
+    }
+
+    /// Store `entry` as its file's row (best effort: a row that cannot be written is only
+    /// summarized again by the next command).
+    pub fn put(&mut self, entry: &IndexEntry) -> rusqlite::Result<()> {
+        let mut insert = self.conn.prepare(INSERT)?;
+        insert_entry(&mut insert, entry).inspect_err(note_failure)
+    }
+
+    /// Drop the row of `file`.
+    pub fn remove(&mut self, file: &str) -> rusqlite::Result<()> {
+        self.conn
+            .execute("DELETE FROM sessions WHERE file = ?1", [file])
+            .map(|_| ())
+            .inspect_err(note_failure)
+    }
+
+    /// The entry of `known`'s file as it is now, its row updated when the file changed and
+    /// dropped when it is gone.
+    pub fn fresh(&mut self, known: &IndexEntry) -> Option<IndexEntry> {
+        let path = self.dir.join(&known.file);
+        match super::check_file(Some(known), &path) {
+            super::Freshness::Unchanged => Some(known.clone()),
+            super::Freshness::Updated(entry) => {
+                let _ = self.put(&entry);
+                Some(*entry)
+            }
+            super::Freshness::Gone => {
+                let _ = self.remove(&known.file);
+                None
+            }
+        }
+    }
+
+    /// Run `change`, which creates, renames or removes files in the sessions directory and
+    /// pushes their paths, inside a write transaction: when the directory was as the recorded
+    /// stamp says before it, the stamp after it is recorded, so the next command need not list
+    /// the directory for pincer's own change; the rows of the pushed files are brought up to
+    /// date in the same transaction.
+    pub fn changing<T>(&mut self, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
+        if self.in_memory || !self.built() {
+            return change(&mut Vec::new());
+        }
+        let transaction = match self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+        {
+            Ok(transaction) => transaction,
+            Err(error) => {
+                note_failure(&error);
+                return change(&mut Vec::new());
+            }
+        };
+        let recorded = transaction
+            .query_row("SELECT value FROM meta WHERE key = 'stamp'", [], |row| {
+                row.get::<_, String>(0)
+            })
+            .optional()
+            .ok()
+            .flatten()
+            .as_deref()
+            .and_then(DirStamp::parse);
+        let before = DirStamp::of(&self.dir);
+        let mut touched = Vec::new();
+        let result = change(&mut touched);
+        let after = DirStamp::of(&self.dir);
+        let _ = (|| -> rusqlite::Result<()> {
+            for path in &touched {
+                let Some(file) = path
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                else {
+                    continue;
+                };
+                let known: Option<IndexEntry> = transaction
+                    .query_row(
+                        "SELECT entry FROM sessions WHERE file = ?1",
+                        [&file],
+                        row_entry,
+                    )
+                    .optional()?
+                    .flatten();
+                match super::check_file(known.as_ref(), &self.dir.join(&file)) {
+                    super::Freshness::Unchanged => {}
+                    super::Freshness::Updated(entry) => {
+                        let mut insert = transaction.prepare(INSERT)?;
+                        insert_entry(&mut insert, &entry)?;
+                    }
+                    super::Freshness::Gone => {
+                        transaction.execute("DELETE FROM sessions WHERE file = ?1", [&file])?;
+                    }
+                }
+            }
+            if let (Some(before), Some(after)) = (before, after)
+                && recorded == Some(before)
+            {
+                set_meta(&transaction, "stamp", &after.text())?;
+            }
+            transaction.commit()
+        })()
+        .inspect_err(note_failure);
+        result
+    }
+
+    /// Every learned window, by `provider/model`.
+    pub fn learned_windows(&self) -> Vec<(String, u64)> {
+        let Ok(mut statement) = self
+            .conn
+            .prepare("SELECT model, tokens FROM learned_windows ORDER BY model")
+        else {
+            return Vec::new();
+        };
+        statement
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, to_u64(row.get::<_, i64>(1)?)))
+            })
+            .map(|rows| rows.flatten().collect())
+            .unwrap_or_default()
+    }
+
+    /// The window learned for `model_ref`.
+    pub fn learned_window(&self, model_ref: &str) -> Option<u64> {
+        self.conn
+            .query_row(
+                "SELECT tokens FROM learned_windows WHERE model = ?1",
+                [model_ref],
+                |row| row.get::<_, i64>(0),
+            )
+            .optional()
+            .ok()
+            .flatten()
+            .map(to_u64)
+    }
+
+    /// Remember that `model_ref` has a window of `tokens`.
+    pub fn remember_window(&mut self, model_ref: &str, tokens: u64) -> rusqlite::Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO learned_windows (model, tokens) VALUES (?1, ?2) \
+                 ON CONFLICT (model) DO UPDATE SET tokens = excluded.tokens",
+                params![model_ref, to_i64(tokens)],
+            )
+            .map(|_| ())
+    }
+}
+
+const INSERT: &str = "INSERT INTO sessions \
+    (file, id, id_lower, name, cwd, created, updated, updated_ms, size, mtime_ns, damaged, entry) \
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
+    ON CONFLICT (file) DO UPDATE SET id = excluded.id, id_lower = excluded.id_lower, \
+    name = excluded.name, cwd = excluded.cwd, created = excluded.created, \
+    updated = excluded.updated, updated_ms = excluded.updated_ms, size = excluded.size, \
+    mtime_ns = excluded.mtime_ns, damaged = excluded.damaged, entry = excluded.entry";
+
+fn insert_entry(insert: &mut rusqlite::Statement<'_>, entry: &IndexEntry) -> rusqlite::Result<()> {
+    let text = serde_json::to_string(entry)
+        .map_err(|error| rusqlite::Error::ToSqlConversionFailure(Box::new(error)))?;
+    let summary = &entry.summary;
+    insert.execute(params![
+        entry.file,
+        summary.id,
+        summary.id.to_ascii_lowercase(),
+        summary.name,
+        summary.cwd,
+        summary.created,
+        summary.updated,
+        updated_ms(&summary.updated),
+        to_i64(entry.size),
+        to_i64(entry.mtime_ns),
+        entry.problem.is_some(),
+        text,
+    ])?;
+    Ok(())
+}
+
+/// Whether `error` says the database file is damaged (then it is built again).
+fn is_corrupt(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseCorrupt | rusqlite::ErrorCode::NotADatabase)
+    )
+}
+
+/// A write that failed because another process held the database past `--timeout`'s deadline
+/// ends the command as a timeout, as a lock wait cut by the deadline does.
+fn note_failure(error: &rusqlite::Error) {
+    let busy = matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    );
+    if busy && crate::fs::wait_deadline().is_some_and(|deadline| Instant::now() >= deadline) {
+        crate::fs::note_wait_cut();
+    }
+}
+
+fn set_meta(connection: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    connection
+        .execute(
+            "INSERT INTO meta (key, value) VALUES (?1, ?2) \
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+        .map(|_| ())
+}
+
+/// Open (creating) the database file of `dir` and make sure it has this schema; `rebuilt` says
+/// why the sessions must be built when the tables were made here.
+fn open_file(dir: &Path, rebuilt: &mut Option<String>) -> rusqlite::Result<Connection> {
+    let path = dir.join(DB_FILE);
+    let conn = Connection::open_with_flags(
+        &path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE
+            | OpenFlags::SQLITE_OPEN_CREATE
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(busy_wait())?;
+    if crate::fs::network_filesystem(dir).is_some() {
+        // WAL's shared memory is one machine's: a rollback journal works over NFS, and
+        // TRUNCATE (not DELETE) keeps the journal file, so a commit does not change the
+        // directory and spoil its stamp.
+        conn.query_row("PRAGMA journal_mode = TRUNCATE", [], |_| Ok(()))?;
+    } else {
+        conn.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(()))?;
+        // The WAL and its shared-memory file stay when the last connection closes: removing
+        // them would change the directory after every command and spoil its stamp.
+        let mut persist = 1;
+        conn.file_control(
+            Some(rusqlite::MAIN_DB),
+            rusqlite::FileControl::PersistWal(&mut persist),
+        )?;
+        conn.pragma_update(None, "journal_size_limit", 4 << 20)?;
+    }
+    // A cache: a power cut may lose the last transactions, never the database.
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if version != SCHEMA_VERSION {
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        let made = (|| -> rusqlite::Result<()> {
+            // Another process may have made the tables meanwhile.
+            let again: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+            if again == SCHEMA_VERSION {
+                return Ok(());
+            }
+            if again != 0 {
+                *rebuilt = Some(format!(
+                    "index schema version {again} is not {SCHEMA_VERSION}"
+                ));
+            }
+            conn.execute_batch(&format!(
+                "DROP TABLE IF EXISTS sessions; DROP TABLE IF EXISTS meta; \
+                 DROP TABLE IF EXISTS learned_windows; {SCHEMA} \
+                 PRAGMA user_version = {SCHEMA_VERSION};"
+            ))?;
+            // The windows learned before they moved here, read once.
+            for (model, tokens) in read_old_learned_windows(dir) {
+                conn.execute(
+                    "INSERT OR REPLACE INTO learned_windows (model, tokens) VALUES (?1, ?2)",
+                    params![model, to_i64(tokens)],
+                )?;
+            }
+            Ok(())
+        })();
+        match made {
+            Ok(()) => {
+                conn.execute_batch("COMMIT")?;
+                let old = dir.join(OLD_LEARNED_WINDOWS);
+                let _ = std::fs::remove_file(crate::fs::lock_path(&old));
+                let _ = std::fs::remove_file(old);
+            }
+            Err(error) => {
+                let _ = conn.execute_batch("ROLLBACK");
+                return Err(error);
+            }
+        }
+    }
+    Ok(conn)
+}
+
+/// How long to wait for a busy database: [`BUSY_WAIT`], cut by `--timeout`'s deadline.
+fn busy_wait() -> Duration {
+    match crate::fs::wait_deadline() {
+        Some(deadline) => BUSY_WAIT.min(deadline.saturating_duration_since(Instant::now())),
+        None => BUSY_WAIT,
+    }
+}
+
+/// Remove a database that cannot be read, with its journal files.
+fn remove_database(dir: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let _ = std::fs::remove_file(dir.join(format!("{DB_FILE}{suffix}")));
+    }
+}
+
+/// The windows of the file learned windows were kept in before.
+pub(super) fn read_old_learned_windows(dir: &Path) -> Vec<(String, u64)> {
+    #[derive(serde::Deserialize)]
+    struct Old {
+        windows: std::collections::BTreeMap<String, u64>,
+    }
+    std::fs::read(dir.join(OLD_LEARNED_WINDOWS))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Old>(&bytes).ok())
+        .map(|old| old.windows.into_iter().collect())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::record::{self, SessionHeader};
+    use crate::session::store;
+    use pretty_assertions::assert_eq;
+
+    fn header(id: &str) -> SessionHeader {
+        SessionHeader {
+            version: Some(store::CURRENT_VERSION),
+            id: id.to_owned(),
+            timestamp: record::now_iso(),
+            cwd: "/work".to_owned(),
+            parent_session: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+
+    fn sessions_dir() -> (tempfile::TempDir, PathBuf) {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("sessions");
+        std::fs::create_dir(&dir).unwrap();
+        (home, dir)
+    }
+
+    /// Let the directory stand still for longer than a clock tick.
+    fn settle() {
+        std::thread::sleep(SETTLE_FINE + Duration::from_millis(10));
+    }
+
+    #[test]
+    fn a_stamp_is_trusted_only_once_the_directory_stood_still_for_a_clock_tick() {
+        let at = |nanos: u64| UNIX_EPOCH + Duration::from_nanos(nanos);
+        let fine = DirStamp {
+            mtime_ns: 1_000_000_123,
+            ctime_ns: 1_000_000_456,
+        };
+        assert!(!fine.settled(at(1_000_000_456)));
+        assert!(!fine.settled(at(1_010_000_000)));
+        assert!(fine.settled(at(1_020_000_456)));
+        // Whole milliseconds: a coarse filesystem, which may keep whole seconds.
+        let coarse = DirStamp {
+            mtime_ns: 2_000_000_000,
+            ctime_ns: 2_000_000_000,
+        };
+        assert!(!coarse.settled(at(3_000_000_000)));
+        assert!(coarse.settled(at(5_000_000_000)));
+        assert_eq!(DirStamp::parse(&fine.text()), Some(fine));
+    }
+
+    #[test]
+    fn the_database_replaces_the_old_index_files_and_is_rebuilt_when_damaged_or_of_another_version()
+    {
+        let (_home, dir) = sessions_dir();
+        store::create(&dir, &header("0199a000-0000-7000-8000-000000000001"), &[]).unwrap();
+        for old in OLD_FILES {
+            std::fs::write(dir.join(old), "{}").unwrap();
+        }
+        let mut db = Db::open(&dir).unwrap();
+        assert_eq!(db.rebuilt.as_deref(), Some("there is no index yet"));
+        db.ensure_built().unwrap();
+        assert_eq!(db.all().len(), 1);
+        for old in OLD_FILES {
+            assert!(!dir.join(old).exists(), "{old}");
+        }
+        drop(db);
+
+        let db = Db::open(&dir).unwrap();
+        assert_eq!(db.rebuilt, None);
+        set_meta(&db.conn, "index_version", "0").unwrap();
+        drop(db);
+        let mut db = Db::open(&dir).unwrap();
+        assert_eq!(db.rebuilt.as_deref(), Some("index version 0 is not 1"));
+        db.ensure_built().unwrap();
+        assert_eq!(db.all().len(), 1);
+        drop(db);
+
+        remove_database(&dir);
+        std::fs::write(dir.join(DB_FILE), "not a database ".repeat(500)).unwrap();
+        let mut db = Db::open(&dir).unwrap();
+        assert!(
+            db.rebuilt
+                .as_deref()
+                .is_some_and(|reason| reason.starts_with("the index is unreadable")),
+            "{:?}",
+            db.rebuilt
+        );
+        assert!(!db.in_memory());
+        db.ensure_built().unwrap();
+        assert_eq!(db.all().len(), 1);
+    }
+
+    #[test]
+    fn pincers_own_creates_and_removals_keep_the_stamp_so_the_next_command_does_not_list() {
+        let (_home, dir) = sessions_dir();
+        store::create(&dir, &header("0199a000-0000-7000-8000-000000000001"), &[]).unwrap();
+        settle();
+        let mut db = Db::open(&dir).unwrap();
+        db.ensure_built().unwrap();
+        assert_eq!(db.stamp(), DirStamp::of(&dir), "a settled build records it");
+        drop(db);
+
+        // A create by pincer: the stamp follows the directory, and the row is there.
+        let path =
+            store::create(&dir, &header("0199a000-0000-7000-8000-000000000002"), &[]).unwrap();
+        let mut db = Db::open(&dir).unwrap();
+        assert_eq!(db.stamp(), DirStamp::of(&dir));
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(db.row(&name).is_some());
+        // A removal by pincer, alike.
+        db.changing(|touched| {
+            std::fs::remove_file(&path).unwrap();
+            touched.push(path.clone());
+        });
+        assert_eq!(db.stamp(), DirStamp::of(&dir));
+        assert!(db.row(&name).is_none());
+
+        // A file another program adds is not pincer's: the stamp no longer matches, and the
+        // next command lists the directory and finds it.
+        let other = dir.join(name.replace("0000000002", "0000000003"));
+        let text = std::fs::read_to_string(dir.join(&db.all()[0].file))
+            .unwrap()
+            .replace("0000000001", "0000000003");
+        std::fs::write(&other, text).unwrap();
+        assert_ne!(db.stamp(), DirStamp::of(&dir));
+        db.ensure_built().unwrap();
+        assert_eq!(db.all().len(), 2);
+        assert_eq!(db.summarized, 1, "only the new file is read");
+    }
+
+    #[test]
+    fn a_directory_that_cannot_be_written_is_indexed_in_memory() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let (_home, dir) = sessions_dir();
+        store::create(&dir, &header("0199a000-0000-7000-8000-000000000001"), &[]).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+        let writable = std::fs::write(dir.join("probe"), "").is_ok();
+        if !writable {
+            let mut db = Db::open(&dir).unwrap();
+            db.ensure_built().unwrap();
+            assert!(db.in_memory());
+            assert!(db.unsaved.is_some());
+            assert_eq!(db.all().len(), 1);
+        }
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}

@@ -1,0 +1,1365 @@
+//! The session index: `<sessions>/index.sqlite3`, a cache of every session's summary, so that
+//! lookups by id, id prefix or name, `--last`, `list` and `status` read a few rows instead of
+//! every file (SPEC §5.2, §12.1). The database itself is in [`db`].
+//!
+//! The index is derived: the session files are the truth (pi's format, readable by pi), and
+//! the database is built again from them when it is missing, corrupt, of another schema or
+//! summary version, or cannot be opened. A row is trusted only while its file has the size and
+//! mtime it recorded: every row a command uses is checked against its file (one stat) and
+//! summarized again when it changed ([`Index`]es handed to commands hold only such rows).
+//!
+//! Which files exist is known without listing the directory on every run:
+//! - pincer's own creates, renames and removals of session files run inside the database's
+//!   write transaction ([`changing`]); the directory's stamp (its mtime and ctime) is read
+//!   before the change, and when it is the recorded one, the stamp after the change is
+//!   recorded, with the rows of the changed files, in the same transaction;
+//! - files others add or remove (pi, `cp`, `rm`) change the directory's stamp: a command that
+//!   finds a stamp other than the recorded one reads the directory's names (no stat of the
+//!   files the rows know), summarizes the names no row knows, drops the rows whose files are
+//!   gone, and records the stamp — only when the directory had stood unchanged for a clock
+//!   tick before the listing ([`db::DirStamp::settled`], git's "racy" rule: a change in the
+//!   same tick could carry the same time);
+//! - residual race: a change by another program in the same timestamp tick as one of
+//!   pincer's own (within about 10 ms on Linux) leaves the stamp as pincer recorded it, so that
+//!   file is not seen by lookups until the directory changes again or a command that lists
+//!   everything (`sessions list --all`, `--json`) runs. On NFS, the client's attribute cache
+//!   (up to a minute by default) delays the stamp of a change made on another machine alike.
+//!
+//! A failed write (a full disk, a read-only home) never fails a command that only reads: the
+//! answer is computed from the files, in memory, as if there were no database.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::UNIX_EPOCH;
+
+use serde::{Deserialize, Serialize};
+
+use super::record::{Line, parse_line};
+use super::store::{self, SessionError};
+use super::summary::{self, SessionSummary, summarize};
+use super::{context, tail};
+
+pub mod db;
+
+pub use db::DB_FILE;
+
+/// Bumped when the cached summary changes shape; rows of another version are built again.
+pub const INDEX_VERSION: u32 = 1;
+
+/// One session file as the index knows it.
+///
+/// Stored as one flat JSON object (the summary's fields beside the index's own); it is read
+/// through [`StoredEntry`], because serde's `flatten` would first buffer every entry into an
+/// untyped tree, which made reading a 10,000-session index several times slower.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredEntry")]
+pub struct IndexEntry {
+    /// File name inside the sessions directory.
+    pub file: String,
+    /// Size in bytes when summarized.
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch when summarized.
+    pub mtime_ns: u64,
+    /// Why the file could not be fully read (corrupt line, unknown version, …), if so.
+    pub problem: Option<String>,
+    /// Whether the file ends in a torn line that the next append will repair.
+    #[serde(default)]
+    pub torn_tail: bool,
+    /// The id of the file's last entry when summarized, so that entries appended later can be
+    /// summarized on their own (see [`refresh`]). Absent for empty, damaged or old-format files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub leaf: Option<String>,
+    /// The summary.
+    #[serde(flatten)]
+    pub summary: SessionSummary,
+}
+
+/// [`IndexEntry`] as stored: every field at one level, as `#[serde(flatten)]` writes it. The
+/// summary's fields are listed again here; building the summary below names each of them, so a
+/// field added to [`SessionSummary`] fails to compile until it is added here too.
+#[derive(Deserialize)]
+struct StoredEntry {
+    file: String,
+    size: u64,
+    mtime_ns: u64,
+    problem: Option<String>,
+    #[serde(default)]
+    torn_tail: bool,
+    #[serde(default)]
+    leaf: Option<String>,
+    id: String,
+    name: Option<String>,
+    cwd: String,
+    created: String,
+    updated: String,
+    provider: Option<String>,
+    model: Option<String>,
+    thinking_level: Option<String>,
+    turns: u64,
+    messages: u64,
+    entries: u64,
+    last_usage: Option<crate::conversation::TokenUsage>,
+    last_model: Option<String>,
+    context_tokens: Option<u64>,
+    context_estimated: bool,
+    usage_by_model: BTreeMap<String, summary::ModelTotals>,
+    compactions: u64,
+    last_run_aborted: bool,
+    last_error: Option<String>,
+    backend_sessions: BTreeMap<String, String>,
+    parent_session: Option<String>,
+}
+
+impl From<StoredEntry> for IndexEntry {
+    fn from(stored: StoredEntry) -> IndexEntry {
+        IndexEntry {
+            file: stored.file,
+            size: stored.size,
+            mtime_ns: stored.mtime_ns,
+            problem: stored.problem,
+            torn_tail: stored.torn_tail,
+            leaf: stored.leaf,
+            summary: SessionSummary {
+                id: stored.id,
+                name: stored.name,
+                cwd: stored.cwd,
+                created: stored.created,
+                updated: stored.updated,
+                provider: stored.provider,
+                model: stored.model,
+                thinking_level: stored.thinking_level,
+                turns: stored.turns,
+                messages: stored.messages,
+                entries: stored.entries,
+                last_usage: stored.last_usage,
+                last_model: stored.last_model,
+                context_tokens: stored.context_tokens,
+                context_estimated: stored.context_estimated,
+                usage_by_model: stored.usage_by_model,
+                compactions: stored.compactions,
+                last_run_aborted: stored.last_run_aborted,
+                last_error: stored.last_error,
+                backend_sessions: stored.backend_sessions,
+                parent_session: stored.parent_session,
+            },
+        }
+    }
+}
+
+/// The whole index.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Index {
+    /// Format version of this cache.
+    pub version: u32,
+    /// Entries keyed by file name.
+    pub sessions: BTreeMap<String, IndexEntry>,
+}
+
+/// What a refresh found and did, for the caller to report.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RefreshReport {
+    /// Why the index was rebuilt from scratch, when it was.
+    pub rebuilt: Option<String>,
+    /// How many files were read again because they changed.
+    pub rescanned: usize,
+    /// Whether the index file was rewritten.
+    pub written: bool,
+    /// Why the index file could not be rewritten, when it could not (the refresh still
+    /// succeeds: the index is only a cache).
+    pub unsaved: Option<String>,
+}
+
+/// The result of looking a session up.
+#[derive(Debug)]
+pub enum Lookup<'a> {
+    /// Exactly one session matches.
+    One(&'a IndexEntry),
+    /// Nothing matches.
+    NotFound,
+    /// Several sessions match a prefix or a name.
+    Ambiguous(Vec<&'a IndexEntry>),
+}
+
+impl Lookup<'_> {
+    /// Whether exactly one session matched.
+    pub fn is_one(&self) -> bool {
+        matches!(self, Lookup::One(_))
+    }
+}
+
+impl Index {
+    /// An index of no session, of this version.
+    pub fn empty() -> Index {
+        Index {
+            version: INDEX_VERSION,
+            sessions: BTreeMap::new(),
+        }
+    }
+
+    /// Entries sorted newest first (by last activity, then creation, then file name), so that
+    /// `--last` and listings are deterministic.
+    pub fn newest_first(&self) -> Vec<&IndexEntry> {
+        let mut entries: Vec<&IndexEntry> = self.sessions.values().collect();
+        entries.sort_by_key(|&entry| {
+            newest_first(&entry.summary.updated, &entry.summary.created, &entry.file)
+        });
+        entries
+    }
+
+    /// Find a session by full id, name, or unique id prefix (in that order of precedence).
+    pub fn find(&self, query: &str) -> Lookup<'_> {
+        let valid = || {
+            self.sessions
+                .values()
+                .filter(|entry| !entry.summary.id.is_empty())
+        };
+        let by_id: Vec<&IndexEntry> = valid().filter(|entry| entry.summary.id == query).collect();
+        if !by_id.is_empty() {
+            return one_or_many(by_id);
+        }
+        let by_name: Vec<&IndexEntry> = valid()
+            .filter(|entry| entry.summary.name.as_deref() == Some(query))
+            .collect();
+        if !by_name.is_empty() {
+            return one_or_many(by_name);
+        }
+        if query.is_empty() {
+            return Lookup::NotFound;
+        }
+        let query_lower = query.to_ascii_lowercase();
+        let by_prefix: Vec<&IndexEntry> = valid()
+            .filter(|entry| {
+                entry
+                    .summary
+                    .id
+                    .to_ascii_lowercase()
+                    .starts_with(&query_lower)
+            })
+            .collect();
+        one_or_many(by_prefix)
+    }
+
+    /// The most recently active session whose workspace is `cwd` (any workspace with `all`).
+    pub fn last(&self, cwd: &Path, all: bool) -> Option<&IndexEntry> {
+        let cwd = cwd.to_string_lossy();
+        self.newest_first()
+            .into_iter()
+            .filter(|entry| entry.problem.is_none() || !entry.summary.id.is_empty())
+            .find(|entry| all || entry.summary.cwd == cwd)
+    }
+
+    /// The entry of a given file name.
+    pub fn by_file(&self, file: &str) -> Option<&IndexEntry> {
+        self.sessions.get(file)
+    }
+
+    /// The damaged sessions only, summarized again from their files by [`summarize_damaged`]:
+    /// a fallback for a lookup that found nothing, since an index written by an older pincer kept
+    /// neither the name of a damaged session nor, when its header was the damage, its id. Only
+    /// the damaged files are read, which are few.
+    pub fn damaged_rescanned(&self, dir: &Path) -> Index {
+        let sessions = self
+            .sessions
+            .iter()
+            .filter(|(_, entry)| entry.problem.is_some())
+            .filter_map(|(name, entry)| {
+                let path = dir.join(name);
+                let bytes = std::fs::read(&path).ok()?;
+                let mut entry = entry.clone();
+                entry.summary = summarize_damaged(&path, &bytes);
+                Some((name.clone(), entry))
+            })
+            .collect();
+        Index {
+            version: self.version,
+            sessions,
+        }
+    }
+
+    /// For every session id of the index, its [`short_ids`].
+    pub fn short_ids(&self) -> std::collections::HashMap<&str, &str> {
+        short_ids(
+            self.sessions
+                .values()
+                .map(|entry| entry.summary.id.as_str()),
+        )
+    }
+}
+
+/// For each of `ids`, the shortest prefix that no other id starts with, and at least
+/// [`SHORT_ID_MIN`] characters (SPEC §1.5). The first 8 hex digits of a UUIDv7 are its
+/// timestamp, so sessions made within a minute of each other need more; a prefix never ends in
+/// the id's `-`. Ids compare without regard to case, as [`Index::find`] does.
+pub fn short_ids<'a>(
+    ids: impl Iterator<Item = &'a str>,
+) -> std::collections::HashMap<&'a str, &'a str> {
+    let lower = |id: &'a str| id.bytes().map(|byte| byte.to_ascii_lowercase());
+    let mut ids: Vec<&str> = ids.filter(|id| !id.is_empty()).collect();
+    ids.sort_unstable_by(|left, right| lower(left).cmp(lower(right)).then_with(|| left.cmp(right)));
+    ids.dedup_by(|right, left| right.eq_ignore_ascii_case(left));
+    let common = |left: &str, right: &str| {
+        left.bytes()
+            .zip(right.bytes())
+            .take_while(|(a, b)| a.eq_ignore_ascii_case(b))
+            .count()
+    };
+    let mut short = std::collections::HashMap::with_capacity(ids.len());
+    for (position, id) in ids.iter().enumerate() {
+        let before = position
+            .checked_sub(1)
+            .map_or(0, |previous| common(ids[previous], id));
+        let after = ids.get(position + 1).map_or(0, |next| common(next, id));
+        let mut length = (before.max(after) + 1).max(SHORT_ID_MIN);
+        while id.as_bytes().get(length - 1) == Some(&b'-') {
+            length += 1;
+        }
+        short.insert(*id, id.get(..length).unwrap_or(id));
+    }
+    short
+}
+
+/// The key that sorts sessions newest first: by last activity, then creation, then file name,
+/// each descending.
+pub fn newest_first<'a>(
+    updated: &'a str,
+    created: &'a str,
+    file: &'a str,
+) -> std::cmp::Reverse<[&'a str; 3]> {
+    std::cmp::Reverse([updated, created, file])
+}
+
+/// The fewest characters of a session id that listings show (SPEC §1.5).
+pub const SHORT_ID_MIN: usize = 8;
+
+fn one_or_many(mut entries: Vec<&IndexEntry>) -> Lookup<'_> {
+    match entries.len() {
+        0 => Lookup::NotFound,
+        1 => Lookup::One(entries.remove(0)),
+        _ => {
+            entries.sort_by(|left, right| left.file.cmp(&right.file));
+            Lookup::Ambiguous(entries)
+        }
+    }
+}
+
+fn file_stamp(metadata: &std::fs::Metadata) -> (u64, u64) {
+    let mtime = metadata
+        .modified()
+        .ok()
+        .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |duration| {
+            u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+        });
+    (metadata.len(), mtime)
+}
+
+/// Summarize one session file for the index, tolerating damage: a corrupt file still gets an
+/// entry (with its header, when readable) and a `problem`.
+pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
+    let metadata = std::fs::metadata(path).map_err(|source| SessionError::Io {
+        action: "cannot stat",
+        path: path.to_owned(),
+        source,
+    })?;
+    let (size, mtime_ns) = file_stamp(&metadata);
+    let file = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut entry = IndexEntry {
+        file,
+        size,
+        mtime_ns,
+        problem: None,
+        torn_tail: false,
+        leaf: None,
+        summary: SessionSummary::default(),
+    };
+    // Most files are clean and current: one parse per line is enough. Anything else (an older
+    // version, a torn or corrupt line) goes through the store's tolerant loader.
+    let bytes = std::fs::read(path).ok();
+    if let Some((summary, leaf)) = bytes.as_deref().and_then(summarize_clean) {
+        entry.summary = summary;
+        entry.leaf = leaf;
+        return Ok(entry);
+    }
+    match store::load(path) {
+        Ok(loaded) => {
+            entry.torn_tail = loaded.torn.is_some();
+            if !loaded.needs_migration() && loaded.torn.is_none() {
+                entry.leaf = loaded.leaf_id().map(str::to_owned);
+            }
+            entry.summary = summarize(&loaded.header, &loaded.entries);
+        }
+        Err(error) => {
+            entry.problem = Some(error.to_string());
+            entry.summary = summarize_damaged(path, bytes.as_deref().unwrap_or_default());
+        }
+    }
+    Ok(entry)
+}
+
+/// What can still be told of a session file the loader refuses: the summary of every line that
+/// parses on its own — so the session keeps its name, which lives in a `session_info` entry
+/// anywhere in the file — under its header, or under a header rebuilt from the file name when
+/// the first line is damaged ([`store::salvaged_header`]). An id found nowhere stays empty, and
+/// lookups skip such an entry.
+pub fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
+    let mut lines = bytes
+        .split(|byte| *byte == b'\n')
+        .filter(|line| !line.trim_ascii().is_empty());
+    let first = lines.next().unwrap_or_default();
+    let parse = |line: &[u8]| {
+        std::str::from_utf8(line)
+            .ok()
+            .and_then(|text| parse_line(text.trim()).ok())
+    };
+    let mut entries = Vec::new();
+    let header = match parse(first) {
+        Some(Line::Header(header)) => Some(header),
+        Some(Line::Entry(entry)) => {
+            entries.push(entry);
+            store::salvaged_header(path, b"")
+        }
+        None => store::salvaged_header(path, first),
+    };
+    entries.extend(lines.filter_map(|line| match parse(line) {
+        Some(Line::Entry(entry)) => Some(entry),
+        _ => None,
+    }));
+    header.map_or_else(SessionSummary::default, |header| {
+        summarize(&header, &entries)
+    })
+}
+
+/// The summary and leaf of a session file of the current version whose every line is whole and
+/// parses, reading each line once; `None` for any other file. [`store::load`] would give the
+/// same entries, but it checks every line twice and keeps copies for a repair, which made a full
+/// reindex of 10,000 sessions more than twice as slow.
+///
+/// Each line is read for the summary only ([`super::record_fast::parse_entry_for_summary`]:
+/// texts are checked, not kept), unless the summary must rebuild the context to estimate it
+/// (a compaction after the last reported usage): then the file is read again in full.
+fn summarize_clean(bytes: &[u8]) -> Option<(SessionSummary, Option<String>)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    if !text.ends_with('\n') {
+        return None;
+    }
+    let summarized = summarize_lines(text, true)?;
+    if summarized.0.context_estimated {
+        return summarize_lines(text, false);
+    }
+    Some(summarized)
+}
+
+/// [`summarize_clean`] over `text`, reading the entries for a summary only with `light`.
+fn summarize_lines(text: &str, light: bool) -> Option<(SessionSummary, Option<String>)> {
+    let mut lines = text
+        .split('\n')
+        .map(str::trim)
+        .filter(|line| !line.is_empty());
+    let Ok(Line::Header(header)) = parse_line(lines.next()?) else {
+        return None;
+    };
+    if header.version != Some(store::CURRENT_VERSION) {
+        return None;
+    }
+    let mut entries = Vec::new();
+    for line in lines {
+        let fast = light
+            .then(|| super::record_fast::parse_entry_for_summary(line))
+            .flatten();
+        match fast.map_or_else(|| parse_line(line), |entry| Ok(Line::Entry(entry))) {
+            Ok(Line::Entry(entry)) => entries.push(entry),
+            _ => return None,
+        }
+    }
+    let leaf = entries.last().map(|entry| entry.id().to_owned());
+    Some((summarize(&header, &entries), leaf))
+}
+
+/// The entry of a file that only grew since `known` was taken, from the appended entries alone;
+/// `None` when that is not safe (see [`summary::extend`]) and the file must be read in full.
+///
+/// A file "only grew" when it is longer, its header is the same session's, the old size still
+/// ends with a newline right after the old leaf entry, and the appended bytes are whole entries
+/// that continue the old leaf. This is a cheap check, not proof that no older byte changed:
+/// like the size-and-mtime rule, it trusts that session files are only ever appended to.
+fn extend_entry(path: &Path, known: &IndexEntry, size: u64, mtime_ns: u64) -> Option<IndexEntry> {
+    if known.problem.is_some() || known.torn_tail || size <= known.size {
+        return None;
+    }
+    // An old index entry without a leaf, or a file with entries but no recorded leaf.
+    if known.leaf.is_none() && known.summary.entries > 0 {
+        return None;
+    }
+    let header = read_header(path)?;
+    let summary = &known.summary;
+    if header.version != Some(store::CURRENT_VERSION)
+        || header.id != summary.id
+        || header.timestamp != summary.created
+        || header.cwd != summary.cwd
+        || header.parent_session != summary.parent_session
+    {
+        return None;
+    }
+    if let Some(leaf) = &known.leaf
+        && tail::entry_id_before(path, known.size).ok()?.as_ref() != Some(leaf)
+    {
+        return None;
+    }
+    let appended = tail::entries_between(path, known.size, size).ok()??;
+    let extension = summary::extend(summary, known.leaf.as_deref(), &appended)?;
+    let mut summary = extension.summary;
+    if extension.estimate_context {
+        // A compaction after the last reported usage: estimate the rebuilt context, which the
+        // tail reader rebuilds without reading the whole file.
+        let tail = tail::load(path).ok()?;
+        let rebuilt = context::build_context(&tail.session.entries, None);
+        summary.context_tokens = Some(summary::estimate_tokens(&rebuilt.messages));
+        summary.context_estimated = true;
+    }
+    Some(IndexEntry {
+        file: known.file.clone(),
+        size,
+        mtime_ns,
+        problem: None,
+        torn_tail: false,
+        leaf: appended
+            .last()
+            .map(|entry| entry.id().to_owned())
+            .or_else(|| known.leaf.clone()),
+        summary,
+    })
+}
+
+/// Whether `entry` describes the session file at `path` as it is now: the same size and mtime,
+/// and readable.
+pub fn describes(entry: &IndexEntry, path: &Path) -> bool {
+    std::fs::metadata(path)
+        .is_ok_and(|metadata| file_stamp(&metadata) == (entry.size, entry.mtime_ns))
+        && entry.problem.is_none()
+}
+
+/// The entry of the session file at `path` as it is now: `known` when the file still has the
+/// size and mtime it recorded, else the file read again (only the appended part when it only
+/// grew, as [`refresh`] does); `None` when the file is gone.
+pub fn fresh_entry(known: Option<&IndexEntry>, path: &Path) -> Option<IndexEntry> {
+    match check_file(known, path) {
+        Freshness::Unchanged => known.cloned(),
+        Freshness::Updated(entry) => Some(*entry),
+        Freshness::Gone => None,
+    }
+}
+
+/// The header of a session file, read from its first line only.
+pub fn read_header(path: &Path) -> Option<super::record::SessionHeader> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(file).read_line(&mut line).ok()?;
+    match parse_line(line.trim_end()) {
+        Ok(Line::Header(header)) => Some(header),
+        _ => None,
+    }
+}
+
+enum Freshness {
+    /// The entry still describes the file.
+    Unchanged,
+    /// The file changed (or is new): its new entry.
+    Updated(Box<IndexEntry>),
+    /// The file is gone (or vanished between the stat and the read).
+    Gone,
+}
+
+/// Check one file against its known entry, extending the entry from the appended bytes when
+/// the file only grew, and summarizing it in full otherwise.
+fn check_file(known: Option<&IndexEntry>, path: &Path) -> Freshness {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Freshness::Gone;
+    };
+    check_stamped(known, path, file_stamp(&metadata))
+}
+
+/// [`check_file`] for a file of the directory `dir` holds open: the stat is made relative to
+/// it, so the kernel looks up one name instead of walking the whole path (a warm refresh of a
+/// big home is a stat per file and little else).
+fn check_file_in(
+    dir: Option<&std::fs::File>,
+    known: Option<&IndexEntry>,
+    (name, path): &(String, PathBuf),
+) -> Freshness {
+    let Some(dir) = dir else {
+        return check_file(known, path);
+    };
+    match stamp_in(dir, name) {
+        Some(stamp) => check_stamped(known, path, stamp),
+        None => Freshness::Gone,
+    }
+}
+
+/// The size and mtime of the file `name` of the directory `dir` holds open (stat'ed relative to
+/// it), as [`file_stamp`] gives them; `None` when it is gone.
+fn stamp_in(dir: &std::fs::File, name: &str) -> Option<(u64, u64)> {
+    nix::sys::stat::fstatat(dir, name, nix::fcntl::AtFlags::empty())
+        .ok()
+        .map(|stat| stat_stamp(&stat))
+}
+
+/// What [`file_stamp`] makes of the same file, from `fstatat`'s answer.
+fn stat_stamp(stat: &nix::sys::stat::FileStat) -> (u64, u64) {
+    let size = u64::try_from(stat.st_size).unwrap_or(0);
+    let mtime = match (
+        u64::try_from(stat.st_mtime),
+        u64::try_from(stat.st_mtime_nsec),
+    ) {
+        (Ok(seconds), Ok(nanos)) => seconds.saturating_mul(1_000_000_000).saturating_add(nanos),
+        _ => 0,
+    };
+    (size, mtime)
+}
+
+fn check_stamped(
+    known: Option<&IndexEntry>,
+    path: &Path,
+    (size, mtime_ns): (u64, u64),
+) -> Freshness {
+    if known.is_some_and(|entry| entry.size == size && entry.mtime_ns == mtime_ns) {
+        return Freshness::Unchanged;
+    }
+    let extended = known.and_then(|known| extend_entry(path, known, size, mtime_ns));
+    match extended.map_or_else(|| summarize_file(path), Ok) {
+        Ok(entry) => Freshness::Updated(Box::new(entry)),
+        Err(_) => Freshness::Gone,
+    }
+}
+
+/// Put a check's outcome into the index; returns whether the entry changed.
+fn apply(index: &mut Index, name: &str, freshness: Freshness) -> bool {
+    match freshness {
+        Freshness::Unchanged => false,
+        Freshness::Updated(entry) => {
+            index.sessions.insert(name.to_owned(), *entry);
+            true
+        }
+        Freshness::Gone => index.sessions.remove(name).is_some(),
+    }
+}
+
+/// Below this many files one thread checks them all: starting threads would cost more.
+const PARALLEL_FROM: usize = 256;
+
+/// Check every file against the index, on several threads for a big directory (a stat each
+/// when the index is warm, a full read of every file for a rebuild); returns the positions in
+/// `files` of those whose entry must change, with the outcome.
+fn check_files(dir: &Path, index: &Index, files: &[(String, PathBuf)]) -> Vec<(usize, Freshness)> {
+    let handle = std::fs::File::open(dir).ok();
+    // Each file's entry, found in one walk along both (they are sorted alike), not by a
+    // search per file.
+    let mut entries = index.sessions.iter().peekable();
+    let known: Vec<Option<&IndexEntry>> = files
+        .iter()
+        .map(|(name, _)| {
+            while entries.next_if(|(entry, _)| *entry < name).is_some() {}
+            entries
+                .next_if(|(entry, _)| *entry == name)
+                .map(|(_, entry)| entry)
+        })
+        .collect();
+    let check =
+        |position: usize| match check_file_in(handle.as_ref(), known[position], &files[position]) {
+            Freshness::Unchanged => None,
+            freshness => Some((position, freshness)),
+        };
+    let workers = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
+    if files.len() < PARALLEL_FROM || workers < 2 {
+        return (0..files.len()).filter_map(check).collect();
+    }
+    // Files differ a lot in size, so each worker takes the next unchecked file rather than a
+    // fixed share.
+    let next = AtomicUsize::new(0);
+    let outcomes = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut found = Vec::new();
+                    loop {
+                        let position = next.fetch_add(1, Ordering::Relaxed);
+                        if position >= files.len() {
+                            return found;
+                        }
+                        found.extend(check(position));
+                    }
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for handle in handles {
+            all.extend(handle.join().ok()?);
+        }
+        Some(all)
+    });
+    // A worker that panicked lost its share: check everything again on this thread.
+    outcomes.unwrap_or_else(|| (0..files.len()).filter_map(check).collect())
+}
+
+/// Every session of `dir`, each checked against its file (a stat of every file: only for the
+/// commands that show every session), with what had to be done.
+pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
+    let mut report = RefreshReport::default();
+    let Some(mut db) = db::Db::open(dir) else {
+        return Ok((Index::empty(), report));
+    };
+    db.ensure_built()?;
+    let mut index = Index::empty();
+    index.sessions = db
+        .all()
+        .into_iter()
+        .map(|entry| (entry.file.clone(), entry))
+        .collect();
+    let files = session_files(dir)?;
+    let before = index.sessions.len();
+    let mut next_file = files.iter().map(|(file, _)| file.as_str()).peekable();
+    let mut gone = Vec::new();
+    index.sessions.retain(|name, _| {
+        while next_file.next_if(|file| *file < name.as_str()).is_some() {}
+        let kept = next_file.next_if_eq(&name.as_str()).is_some();
+        if !kept {
+            gone.push(name.clone());
+        }
+        kept
+    });
+    let mut changed = index.sessions.len() != before;
+    for file in gone {
+        let _ = db.remove(&file);
+    }
+    for (position, freshness) in check_files(dir, &index, &files) {
+        let name = &files[position].0;
+        if let Freshness::Updated(entry) = &freshness {
+            let _ = db.put(entry);
+        } else if matches!(freshness, Freshness::Gone) {
+            let _ = db.remove(name);
+        }
+        if apply(&mut index, name, freshness) {
+            report.rescanned += 1;
+            changed = true;
+        }
+    }
+    report.rescanned += db.summarized;
+    report.rebuilt = db.rebuilt.clone();
+    report.unsaved = db.unsaved.clone();
+    report.written = (changed || report.rebuilt.is_some()) && !db.in_memory();
+    Ok((index, report))
+}
+
+/// What a command looks sessions up by, for [`scoped`].
+#[derive(Debug, Default)]
+pub struct Wanted<'a> {
+    /// Session arguments (id, id prefix, name, file).
+    pub queries: Vec<&'a str>,
+    /// `--last`: the workspace, and whether any workspace will do (`--all`).
+    pub last: Option<(&'a Path, bool)>,
+}
+
+/// The sessions of `dir` that `wanted` can mean, each checked against its file: an [`Index`]
+/// over which [`Index::find`], [`Index::last`] and [`Index::damaged_rescanned`] answer as over
+/// every session, found by the database's indexes (SPEC §12.1: a run costs the same in a home
+/// of 100 sessions or 500,000).
+pub fn scoped(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport), SessionError> {
+    let mut report = RefreshReport::default();
+    let mut index = Index::empty();
+    let Some(mut db) = db::Db::open(dir) else {
+        return Ok((index, report));
+    };
+    db.ensure_built()?;
+    for query in &wanted.queries {
+        for known in db.candidates(query) {
+            if let Some(entry) = db.fresh(&known) {
+                index.sessions.insert(entry.file.clone(), entry);
+            }
+        }
+    }
+    if let Some((cwd, all)) = wanted.last {
+        let cwd = cwd.to_string_lossy();
+        let scope = (!all).then_some(&*cwd);
+        'pages: for page in 0.. {
+            let rows = db.newest(scope, page * LAST_PAGE, LAST_PAGE);
+            if rows.is_empty() {
+                break;
+            }
+            for known in rows {
+                // A row only grows newer when it is checked (files are appended to), so the
+                // first one that is still there and usable is the newest.
+                if let Some(entry) = db.fresh(&known)
+                    && (entry.problem.is_none() || !entry.summary.id.is_empty())
+                {
+                    index.sessions.insert(entry.file.clone(), entry);
+                    break 'pages;
+                }
+            }
+        }
+    }
+    report.rebuilt = db.rebuilt.clone();
+    report.unsaved = db.unsaved.clone();
+    Ok((index, report))
+}
+
+/// How many sessions `dir` has, and how many of them ran in `cwd`.
+pub fn counts(dir: &Path, cwd: &str) -> Result<((usize, usize), RefreshReport), SessionError> {
+    let mut report = RefreshReport::default();
+    let Some(mut db) = db::Db::open(dir) else {
+        return Ok(((0, 0), report));
+    };
+    db.ensure_built()?;
+    let counts = db.counts(cwd);
+    report.rebuilt = db.rebuilt.clone();
+    report.unsaved = db.unsaved.clone();
+    Ok((counts, report))
+}
+
+/// How many rows `--last` reads at a time.
+const LAST_PAGE: usize = 8;
+
+/// Sessions newest first, each session id's shortest unique prefix, and what the index did.
+pub type Newest = (
+    Vec<IndexEntry>,
+    std::collections::HashMap<String, String>,
+    RefreshReport,
+);
+
+/// The newest sessions of `dir` (of the workspace `cwd`, of any with `None`) that `keep`
+/// keeps, at most `limit` (all with `None`), each checked against its file, newest first; and
+/// for each of their ids its shortest unique prefix among every session's ([`short_ids`]).
+pub fn newest(
+    dir: &Path,
+    cwd: Option<&str>,
+    limit: Option<usize>,
+    keep: impl Fn(&IndexEntry) -> bool,
+) -> Result<Newest, SessionError> {
+    let mut report = RefreshReport::default();
+    let Some(mut db) = db::Db::open(dir) else {
+        return Ok((Vec::new(), std::collections::HashMap::new(), report));
+    };
+    db.ensure_built()?;
+    let wanted = limit.unwrap_or(usize::MAX);
+    let mut shown: Vec<IndexEntry> = Vec::new();
+    let page = wanted.clamp(1, 256);
+    let mut offset = 0;
+    while shown.len() < wanted {
+        let rows = db.newest(cwd, offset, page);
+        if rows.is_empty() {
+            break;
+        }
+        offset += rows.len();
+        for known in rows {
+            if let Some(entry) = db.fresh(&known)
+                && keep(&entry)
+            {
+                shown.push(entry);
+            }
+        }
+    }
+    shown.sort_by(|left, right| {
+        newest_first(&left.summary.updated, &left.summary.created, &left.file).cmp(&newest_first(
+            &right.summary.updated,
+            &right.summary.created,
+            &right.file,
+        ))
+    });
+    shown.truncate(wanted);
+    let ids: Vec<&str> = shown
+        .iter()
+        .map(|entry| entry.summary.id.as_str())
+        .collect();
+    let neighbours = db.neighbour_ids(&ids);
+    let short: std::collections::HashMap<String, String> = short_ids(
+        ids.iter()
+            .copied()
+            .chain(neighbours.iter().map(String::as_str)),
+    )
+    .into_iter()
+    .map(|(id, short)| (id.to_owned(), short.to_owned()))
+    .collect();
+    report.rebuilt = db.rebuilt.clone();
+    report.unsaved = db.unsaved.clone();
+    Ok((shown, short, report))
+}
+
+/// The sessions of `dir` last used before `cutoff_ms` (milliseconds since the epoch), of the
+/// workspace `cwd` (any with `None`), oldest first, as the rows say (the caller checks each
+/// against its file before acting).
+pub fn older_than(
+    dir: &Path,
+    cutoff_ms: i64,
+    cwd: Option<&str>,
+) -> Result<(Vec<IndexEntry>, RefreshReport), SessionError> {
+    let mut report = RefreshReport::default();
+    let Some(mut db) = db::Db::open(dir) else {
+        return Ok((Vec::new(), report));
+    };
+    db.ensure_built()?;
+    let mut rows = db.older_than(cutoff_ms, cwd);
+    rows.sort_by(|left, right| {
+        newest_first(&right.summary.updated, &right.summary.created, &right.file).cmp(
+            &newest_first(&left.summary.updated, &left.summary.created, &left.file),
+        )
+    });
+    report.rebuilt = db.rebuilt.clone();
+    report.unsaved = db.unsaved.clone();
+    Ok((rows, report))
+}
+
+/// Run `change`, which creates, renames or removes session files of `dir` (and their lock and
+/// side files) and pushes the session files' paths, inside the index's write transaction (see
+/// the module doc): the rows of those files are brought up to date, and the next command need
+/// not list the directory for this change.
+pub fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
+    match db::Db::open(dir) {
+        Some(mut db) => db.changing(change),
+        None => change(&mut Vec::new()),
+    }
+}
+
+/// Update the index for one session file a command just wrote, created or removed, without
+/// looking at the others (a run must not stat every session on its way out): its row is
+/// summarized again from the appended entries when the file only grew, and dropped when the
+/// file is gone.
+pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
+    let Some(name) = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+    else {
+        return Ok(());
+    };
+    if path.parent() != Some(dir) {
+        return Ok(());
+    }
+    let Some(mut db) = db::Db::open(dir) else {
+        return Ok(());
+    };
+    if db.in_memory() || db.rebuilt.is_some() {
+        // Nothing to keep up to date: the next command that needs the index builds it.
+        return Ok(());
+    }
+    let known = db.row(&name);
+    match check_file(known.as_ref(), path) {
+        Freshness::Unchanged => {}
+        Freshness::Updated(entry) => {
+            let _ = db.put(&entry);
+        }
+        Freshness::Gone => {
+            let _ = db.remove(&name);
+        }
+    }
+    Ok(())
+}
+
+/// The index's entry for the session file at `path` of `dir`, without refreshing anything,
+/// and only when it still describes the file (same size and mtime).
+pub fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
+    let parent = path.parent()?;
+    let same_dir =
+        parent == dir || std::fs::canonicalize(parent).ok()? == std::fs::canonicalize(dir).ok()?;
+    if !same_dir || !dir.join(DB_FILE).exists() {
+        return None;
+    }
+    let name = path.file_name()?.to_string_lossy().into_owned();
+    let mut db = db::Db::open(dir)?;
+    let entry = db.row(&name)?;
+    describes(&entry, path).then_some(entry)
+}
+
+/// Every learned context window of `dir`, by `provider/model` (see `learned_windows`).
+pub fn learned_windows(dir: &Path) -> Vec<(String, u64)> {
+    if !dir.join(DB_FILE).exists() {
+        return db::read_old_learned_windows(dir);
+    }
+    db::Db::open(dir)
+        .map(|db| db.learned_windows())
+        .unwrap_or_default()
+}
+
+/// The learned window of `model_ref` in `dir`.
+pub fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
+    if !dir.join(DB_FILE).exists() {
+        return db::read_old_learned_windows(dir)
+            .into_iter()
+            .find(|(model, _)| model == model_ref)
+            .map(|(_, tokens)| tokens);
+    }
+    db::Db::open(dir)?.learned_window(model_ref)
+}
+
+/// Remember a learned window in the index database of `dir`.
+pub fn remember_window(dir: &Path, model_ref: &str, tokens: u64) -> Result<(), SessionError> {
+    let mut db = db::Db::open(dir).ok_or_else(|| SessionError::Io {
+        action: "cannot open the session index in",
+        path: dir.to_owned(),
+        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+    })?;
+    if db.in_memory() {
+        return Err(SessionError::Io {
+            action: "cannot write the session index in",
+            path: dir.to_owned(),
+            source: std::io::Error::other(db.unsaved.clone().unwrap_or_default()),
+        });
+    }
+    db.remember_window(model_ref, tokens)
+        .map_err(|error| SessionError::Io {
+            action: "cannot write the session index in",
+            path: dir.to_owned(),
+            source: std::io::Error::other(error.to_string()),
+        })
+}
+
+/// The `*.jsonl` files of the sessions directory, by name.
+pub fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError> {
+    let mut files: Vec<(String, PathBuf)> = session_file_names(dir)?
+        .into_iter()
+        .map(|name| {
+            let path = dir.join(&name);
+            (name, path)
+        })
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// The names of the `*.jsonl` files of the sessions directory, in directory order.
+pub fn session_file_names(dir: &Path) -> Result<Vec<String>, SessionError> {
+    let reader = std::fs::read_dir(dir).map_err(|source| SessionError::Io {
+        action: "cannot list",
+        path: dir.to_owned(),
+        source,
+    })?;
+    Ok(reader
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| is_session_file_name(name))
+        .collect())
+}
+
+/// Whether a file of the sessions directory is a session, by its name.
+pub fn is_session_file_name(name: &str) -> bool {
+    name.ends_with(".jsonl") && !name.starts_with('.')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+    use serde_json::{Value, json};
+    use std::io::Write as _;
+
+    const FILE: &str = "2026-01-01T00-00-00-000Z_s1.jsonl";
+
+    #[test]
+    fn a_stat_relative_to_the_directory_stamps_a_file_as_its_metadata_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        std::fs::write(&path, "{}\n").unwrap();
+        let link = dir.path().join("2026-01-01T00-00-00-000Z_link.jsonl");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        let handle = std::fs::File::open(dir.path()).unwrap();
+        for (name, path) in [
+            (FILE, &path),
+            ("2026-01-01T00-00-00-000Z_link.jsonl", &link),
+        ] {
+            let stat =
+                nix::sys::stat::fstatat(&handle, name, nix::fcntl::AtFlags::empty()).unwrap();
+            let stamp = file_stamp(&std::fs::metadata(path).unwrap());
+            assert_eq!(stat_stamp(&stat), stamp, "{name}");
+            assert_ne!(stamp.1, 0);
+        }
+    }
+
+    fn entry(kind: &str, id: &str, parent: Option<&str>, fields: Value) -> String {
+        let mut object = json!({"type": kind, "id": id, "parentId": parent,
+            "timestamp": format!("2026-01-02T00:00:{:02}.000Z", id.len() * 3 % 60)});
+        if let (Some(object), Value::Object(fields)) = (object.as_object_mut(), fields) {
+            object.extend(fields);
+        }
+        object.to_string() + "\n"
+    }
+
+    fn user(id: &str, parent: Option<&str>) -> String {
+        entry(
+            "message",
+            id,
+            parent,
+            json!({"message": {"role": "user", "content": format!("prompt {id}"), "timestamp": 1}}),
+        )
+    }
+
+    fn assistant(id: &str, parent: &str, input: u64, stop: &str) -> String {
+        entry(
+            "message",
+            id,
+            Some(parent),
+            json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}],
+                "api": "anthropic-messages", "provider": "anthropic", "model": "claude-sonnet-4-5",
+                "usage": {"input": input, "output": 40, "cacheRead": 7, "cacheWrite": 0, "totalTokens": input + 47,
+                    "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.25}},
+                "stopReason": stop, "errorMessage": if stop == "error" { Some("boom") } else { None },
+                "timestamp": 2}}),
+        )
+    }
+
+    fn setup(lines: &[String]) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE);
+        let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+        std::fs::write(&path, format!("{header}\n{}", lines.concat())).unwrap();
+        (dir, path)
+    }
+
+    fn append(path: &Path, lines: &[String]) {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        file.write_all(lines.concat().as_bytes()).unwrap();
+    }
+
+    fn refresh_and_compare(dir: &Path, path: &Path) -> IndexEntry {
+        let (index, report) = refresh(dir).unwrap();
+        assert_eq!(report.rescanned, 1);
+        let merged = index.by_file(FILE).unwrap().clone();
+        assert_eq!(merged, summarize_file(path).unwrap());
+        merged
+    }
+
+    fn index_of(ids: &[&str]) -> Index {
+        let mut index = Index::default();
+        for id in ids {
+            let entry = IndexEntry {
+                file: format!("{id}.jsonl"),
+                size: 0,
+                mtime_ns: 0,
+                problem: None,
+                torn_tail: false,
+                leaf: None,
+                summary: SessionSummary {
+                    id: (*id).to_owned(),
+                    ..SessionSummary::default()
+                },
+            };
+            index.sessions.insert(entry.file.clone(), entry);
+        }
+        index
+    }
+
+    #[test]
+    fn a_summary_read_without_the_texts_equals_the_summary_of_the_whole_entries() {
+        let named = entry(
+            "session_info",
+            "n1",
+            Some("a1"),
+            json!({"name": " weekly "}),
+        );
+        let child = entry(
+            "custom",
+            "c1",
+            Some("n1"),
+            json!({"customType": "pincer.claude-cli", "data": {"sessionId": "child-1"}}),
+        );
+        let compaction = entry(
+            "compaction",
+            "k1",
+            Some("c1"),
+            json!({"summary": "what happened", "firstKeptEntryId": "u1", "tokensBefore": 900}),
+        );
+        let lines = [
+            user("u1", None),
+            assistant("a1", "u1", 300, "stop"),
+            named,
+            child,
+        ];
+        for lines in [lines.to_vec(), [&lines[..], &[compaction]].concat()] {
+            let (_dir, path) = setup(&lines);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let full = summarize_lines(&text, false).unwrap();
+            assert_eq!(summarize_clean(text.as_bytes()).unwrap(), full);
+            let loaded = store::load(&path).unwrap();
+            assert_eq!(full.0, summarize(&loaded.header, &loaded.entries));
+            assert_eq!(full.0.name.as_deref(), Some("weekly"));
+            assert_eq!(full.0.backend_sessions["claude-cli"], "child-1");
+        }
+    }
+
+    #[test]
+    fn short_ids_are_the_shortest_unique_prefixes_of_at_least_eight_characters() {
+        let index = index_of(&[
+            "0199a000-1111-7000-8000-000000000001",
+            "0199a000-1234-7000-8000-000000000002",
+            "0199A000-2222-7000-8000-000000000003",
+            "0199b000-0000-7000-8000-000000000004",
+            "",
+        ]);
+        let short = index.short_ids();
+        assert_eq!(short.len(), 4);
+        assert_eq!(short["0199a000-1111-7000-8000-000000000001"], "0199a000-11");
+        assert_eq!(short["0199a000-1234-7000-8000-000000000002"], "0199a000-12");
+        // Never ending in the dash, and case does not make a prefix unique.
+        assert_eq!(short["0199A000-2222-7000-8000-000000000003"], "0199A000-2");
+        assert_eq!(short["0199b000-0000-7000-8000-000000000004"], "0199b000");
+        for (id, prefix) in &short {
+            match index.find(prefix) {
+                Lookup::One(entry) => assert_eq!(entry.summary.id, *id),
+                other => panic!("{prefix}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn appended_entries_merge_into_the_cached_summary_as_a_full_summary_says() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        let first = refresh_and_compare(dir.path(), &path);
+        assert_eq!(first.leaf.as_deref(), Some("a1"));
+
+        append(
+            &path,
+            &[user("u2", Some("a1")), assistant("a2", "u2", 2000, "stop")],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.turns, 2);
+        assert_eq!(merged.summary.context_tokens, Some(2047));
+
+        // A compaction after the last call: the context is estimated from the rebuilt context.
+        append(
+            &path,
+            &[entry(
+                "compaction",
+                "c1",
+                Some("a2"),
+                json!({"summary": "all so far", "firstKeptEntryId": "u2", "tokensBefore": 2047}),
+            )],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.summary.context_estimated);
+
+        // Still after the compaction (a prompt, then a failed call): estimated again.
+        append(
+            &path,
+            &[user("u3", Some("c1")), assistant("a3", "u3", 0, "error")],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.summary.context_estimated);
+        assert!(merged.summary.last_run_aborted);
+        assert_eq!(merged.summary.last_error.as_deref(), Some("boom"));
+
+        // Settings, a name, a backend session id, then a successful call.
+        append(
+            &path,
+            &[
+                entry(
+                    "model_change",
+                    "m1",
+                    Some("a3"),
+                    json!({"provider": "openai", "modelId": "gpt-5"}),
+                ),
+                entry(
+                    "thinking_level_change",
+                    "t1",
+                    Some("m1"),
+                    json!({"thinkingLevel": "low"}),
+                ),
+                entry("session_info", "n1", Some("t1"), json!({"name": "renamed"})),
+                entry(
+                    "custom",
+                    "k1",
+                    Some("n1"),
+                    json!({"customType": "pincer.claude-cli", "data": {"sessionId": "cli-1"}}),
+                ),
+                user("u4", Some("k1")),
+                assistant("a4", "u4", 3000, "stop"),
+            ],
+        );
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.name.as_deref(), Some("renamed"));
+        assert_eq!(merged.summary.thinking_level.as_deref(), Some("low"));
+        assert!(!merged.summary.context_estimated);
+        assert_eq!(merged.summary.entries, 13);
+        assert_eq!(merged.leaf.as_deref(), Some("a4"));
+    }
+
+    #[test]
+    fn only_the_appended_bytes_are_read_again() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        refresh(dir.path()).unwrap();
+        // Change an old usage in place, same length: a full summary would see 9000.
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace("\"input\":1000", "\"input\":9000")).unwrap();
+        append(
+            &path,
+            &[user("u2", Some("a1")), assistant("a2", "u2", 10, "stop")],
+        );
+        let (index, _) = refresh(dir.path()).unwrap();
+        let merged = index.by_file(FILE).unwrap();
+        assert_eq!(merged.summary.cumulative_usage().input, 1010);
+        assert_eq!(
+            summarize_file(&path)
+                .unwrap()
+                .summary
+                .cumulative_usage()
+                .input,
+            9010
+        );
+    }
+
+    #[test]
+    fn a_branch_from_an_older_entry_or_a_torn_tail_is_summarized_in_full() {
+        let (dir, path) = setup(&[user("u1", None), assistant("a1", "u1", 1000, "stop")]);
+        refresh(dir.path()).unwrap();
+        append(&path, &[user("b1", Some("u1"))]);
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert_eq!(merged.summary.turns, 2, "u1 and b1 on the new branch");
+        assert_eq!(merged.summary.last_usage, None, "a1 is off the branch");
+
+        append(&path, &["{\"type\":\"mess".to_owned()]);
+        let merged = refresh_and_compare(dir.path(), &path);
+        assert!(merged.torn_tail);
+        assert_eq!(merged.leaf, None);
+    }
+
+    #[test]
+    fn the_one_parse_summary_of_a_clean_file_equals_the_stores_and_damaged_files_are_left_to_the_store()
+     {
+        let (_dir, path) = setup(&[
+            user("u1", None),
+            assistant("a1", "u1", 1000, "stop"),
+            entry("session_info", "n1", Some("a1"), json!({"name": "named"})),
+            user("u2", Some("n1")),
+            assistant("a2", "u2", 0, "error"),
+        ]);
+        let bytes = std::fs::read(&path).unwrap();
+        let loaded = store::load(&path).unwrap();
+        let (summary, leaf) = summarize_clean(&bytes).unwrap();
+        assert_eq!(summary, summarize(&loaded.header, &loaded.entries));
+        assert_eq!(summary.name.as_deref(), Some("named"));
+        assert_eq!(leaf.as_deref(), Some("a2"));
+
+        let mut torn = bytes.clone();
+        torn.extend_from_slice(b"{\"type\":\"mess");
+        assert_eq!(summarize_clean(&torn), None);
+        let old_version =
+            String::from_utf8(bytes.clone())
+                .unwrap()
+                .replacen("\"version\":3", "\"version\":2", 1);
+        assert_eq!(summarize_clean(old_version.as_bytes()), None);
+        let corrupt = String::from_utf8(bytes)
+            .unwrap()
+            .replacen("}\n{", "}\nnot json\n{", 1);
+        assert_eq!(summarize_clean(corrupt.as_bytes()), None);
+        std::fs::write(&path, &corrupt).unwrap();
+        let damaged = summarize_file(&path).unwrap();
+        assert!(
+            damaged
+                .problem
+                .as_deref()
+                .is_some_and(|problem| problem.contains("line 2")),
+            "the store reports the bad line: {:?}",
+            damaged.problem
+        );
+        assert_eq!(damaged.summary.id, "s1");
+    }
+}
