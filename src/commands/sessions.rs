@@ -859,42 +859,34 @@ fn side_files(path: &Path) -> Vec<PathBuf> {
 
 fn delete_session(context: &Context, path: &Path, with_side_files: bool) -> CliResult<()> {
     let lock = SessionLock::acquire(path, context.wait).map_err(session_error)?;
-    remove_locked(&lock, with_side_files, None)
+    let dir = path.parent().unwrap_or(Path::new("."));
+    // In the index's transaction, so that the next command need not list the directory for
+    // this removal (`session::index`).
+    index::changing(dir, |touched| remove_files(&lock, with_side_files, touched))
 }
 
 /// Remove the session file `lock` guards (with the side files of its repairs when asked), then
-/// its lock file, while the lock is held.
-///
-/// Done in the index's transaction, so that the next command need not list the directory for
-/// this removal (`session::index`).
-/// `db`: the index to do it in, when the caller holds it open (a prune removes thousands).
-fn remove_locked(
+/// its lock file, while the lock is held; the session's path goes to `touched` for the index.
+fn remove_files(
     lock: &SessionLock,
     with_side_files: bool,
-    db: Option<&mut index::db::Db>,
+    touched: &mut Vec<PathBuf>,
 ) -> CliResult<()> {
     let path = lock.session_path();
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let change = |touched: &mut Vec<PathBuf>| {
-        std::fs::remove_file(path).map_err(|error| {
-            CliError::new(
-                Exit::RunFailed,
-                format!("cannot remove '{}': {error}", path.display()),
-            )
-        })?;
-        touched.push(path.to_owned());
-        if with_side_files {
-            for side in side_files(path) {
-                let _ = std::fs::remove_file(side);
-            }
+    std::fs::remove_file(path).map_err(|error| {
+        CliError::new(
+            Exit::RunFailed,
+            format!("cannot remove '{}': {error}", path.display()),
+        )
+    })?;
+    touched.push(path.to_owned());
+    if with_side_files {
+        for side in side_files(path) {
+            let _ = std::fs::remove_file(side);
         }
-        let _ = std::fs::remove_file(crate::fs::lock_path(path));
-        Ok(())
-    };
-    match db {
-        Some(db) => db.changing(change),
-        None => index::changing(dir, change),
     }
+    let _ = std::fs::remove_file(crate::fs::lock_path(path));
+    Ok(())
 }
 
 fn remove(context: &Context, args: &SessionsRmArgs) -> CliResult<Exit> {
@@ -990,39 +982,53 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
         .iter()
         .filter(|entry| last_used_before(&entry.summary.updated, cutoff))
         .collect();
-    // One connection for every removal: each is one short transaction.
-    let mut db = index::db::Db::open(context.sessions_dir());
     let mut removed = Vec::new();
     let mut skipped = Vec::new();
+    let mut proven = Vec::new();
     for entry in candidates {
         let path = context.sessions_dir().join(&entry.file);
         // The index is a cache: what it names is checked before anything is deleted.
-        let file = match owned(context, &path, Proof::Header) {
-            Ok(file) => file,
+        match owned(context, &path, Proof::Header) {
+            Ok(file) if args.dry_run => {
+                drop(file);
+                removed.push(path);
+            }
+            Ok(file) => proven.push((file, path, entry)),
             Err(error) => {
                 context
                     .diagnostics
                     .warn(&format!("kept {}: {}", path.display(), error.message));
                 skipped.push(path);
-                continue;
             }
-        };
-        if args.dry_run {
-            removed.push(path);
-            continue;
         }
-        match prune_one(&file, cutoff, context.wait, db.as_mut()) {
-            Ok(Pruned::Removed) => removed.push(path),
+    }
+    // One connection for every removal. Sessions nobody holds are removed in batches, each in
+    // one index transaction; a busy one is waited for (`--wait`) after its batch, outside any
+    // transaction, so that the index is never held while a run holds that session.
+    let mut db = index::db::Db::open(context.sessions_dir());
+    let mut report =
+        |path: &PathBuf, outcome: CliResult<Pruned>, skipped: &mut Vec<PathBuf>| match outcome {
+            Ok(Pruned::Removed) => removed.push(path.clone()),
             Ok(Pruned::UsedSince(updated)) => context.diagnostics.detail(&format!(
                 "kept {}: it was used at {updated}, while the prune ran",
                 path.display()
             )),
+            Ok(Pruned::Busy) => {}
             Err(error) => {
                 context
                     .diagnostics
                     .warn(&format!("kept {}: {}", path.display(), error.message));
-                skipped.push(path);
+                skipped.push(path.clone());
             }
+        };
+    for batch in proven.chunks(PRUNE_BATCH) {
+        let outcomes = prune_batch(batch, cutoff, db.as_mut(), context.sessions_dir());
+        for ((file, path, entry), outcome) in batch.iter().zip(outcomes) {
+            let outcome = match outcome {
+                Ok(Pruned::Busy) => prune_one(file, entry, cutoff, context.wait, db.as_mut()),
+                outcome => outcome,
+            };
+            report(path, outcome, &mut skipped);
         }
     }
     if context.format.is_json() {
@@ -1057,6 +1063,10 @@ fn last_used_before(updated: &str, cutoff: OffsetDateTime) -> bool {
     parse_time(updated).is_some_and(|updated| updated < cutoff)
 }
 
+/// How many sessions one index transaction of a prune removes: enough that the commits cost
+/// little, few enough that another command waits for the index only a moment.
+const PRUNE_BATCH: usize = 256;
+
 /// What pruning one session the index found old did.
 #[derive(Debug, PartialEq, Eq)]
 enum Pruned {
@@ -1065,24 +1075,75 @@ enum Pruned {
     /// The session was written to at this time, after the index was read (a run held it while
     /// the prune waited for its lock): it stays.
     UsedSince(String),
+    /// A run holds the session: it is left to a wait outside the batch.
+    Busy,
 }
 
-/// Prune the session at `file`, which the index says was last used before `cutoff`. The index
-/// was read before the session's lock was held, and a run holding the lock may have written a
-/// turn since: the age is read again from the file itself, under the lock, and decides. `wait`:
-/// how long to wait for a busy session (`--wait`).
+/// Prune the sessions of `batch` (each file with the index entry that called it old) that no
+/// run holds, inside one index transaction; a busy one comes back as [`Pruned::Busy`] without
+/// a wait, since a wait here would hold the index while its holder may want it.
+fn prune_batch(
+    batch: &[(PathBuf, PathBuf, &IndexEntry)],
+    cutoff: OffsetDateTime,
+    db: Option<&mut index::db::Db>,
+    dir: &Path,
+) -> Vec<CliResult<Pruned>> {
+    let change = |touched: &mut Vec<PathBuf>| {
+        batch
+            .iter()
+            .map(|(file, _, entry)| {
+                let lock = match SessionLock::acquire(file, None) {
+                    Ok(lock) => lock,
+                    Err(crate::session::store::SessionError::Busy { .. }) => {
+                        return Ok(Pruned::Busy);
+                    }
+                    Err(error) => return Err(session_error(error)),
+                };
+                prune_locked(&lock, entry, cutoff, touched)
+            })
+            .collect()
+    };
+    match db {
+        Some(db) => db.changing(change),
+        None => index::changing(dir, change),
+    }
+}
+
+/// Prune the session at `file`, which the index says was last used before `cutoff`, waiting for
+/// its lock up to `wait` (`--wait`).
 fn prune_one(
     file: &Path,
+    entry: &IndexEntry,
     cutoff: OffsetDateTime,
     wait: Option<std::time::Duration>,
     db: Option<&mut index::db::Db>,
 ) -> CliResult<Pruned> {
     let lock = SessionLock::acquire(file, wait).map_err(session_error)?;
-    let now = index::summarize_file(file).map_err(session_error)?;
-    if !last_used_before(&now.summary.updated, cutoff) {
-        return Ok(Pruned::UsedSince(now.summary.updated));
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let change = |touched: &mut Vec<PathBuf>| prune_locked(&lock, entry, cutoff, touched);
+    match db {
+        Some(db) => db.changing(change),
+        None => index::changing(dir, change),
     }
-    remove_locked(&lock, false, db)?;
+}
+
+/// Under the session's lock, remove it when it is still old. The index was read before the lock
+/// was held, and a run holding the lock may have written a turn since: a file that no longer
+/// has the size and time `entry` recorded is read again, and its own age decides.
+fn prune_locked(
+    lock: &SessionLock,
+    entry: &IndexEntry,
+    cutoff: OffsetDateTime,
+    touched: &mut Vec<PathBuf>,
+) -> CliResult<Pruned> {
+    let file = lock.session_path();
+    if !index::describes(entry, file) {
+        let now = index::summarize_file(file).map_err(session_error)?;
+        if !last_used_before(&now.summary.updated, cutoff) {
+            return Ok(Pruned::UsedSince(now.summary.updated));
+        }
+    }
+    remove_files(lock, false, touched)?;
     Ok(Pruned::Removed)
 }
 
@@ -1254,18 +1315,57 @@ mod tests {
         let header = r#"{"type":"session","version":3,"id":"7f3e9a10-1111-4222-8333-444455556666","timestamp":"2020-01-01T00:00:00.000Z","cwd":"/w"}"#;
         let cutoff = parse_time("2026-01-01T00:00:00.000Z").unwrap();
         let recent = r#"{"type":"session_info","id":"a0000001","parentId":null,"timestamp":"2026-11-30T10:00:00.000Z","name":"x"}"#;
+        std::fs::write(&path, format!("{header}\n")).unwrap();
+        let old = index::summarize_file(&path).unwrap();
         std::fs::write(&path, format!("{header}\n{recent}\n")).unwrap();
         assert_eq!(
-            prune_one(&path, cutoff, None, None).unwrap(),
+            prune_one(&path, &old, cutoff, None, None).unwrap(),
             Pruned::UsedSince("2026-11-30T10:00:00.000Z".to_owned())
         );
         assert!(path.exists());
         std::fs::write(&path, format!("{header}\n")).unwrap();
+        let current = index::summarize_file(&path).unwrap();
         assert_eq!(
-            prune_one(&path, cutoff, None, None).unwrap(),
+            prune_one(&path, &current, cutoff, None, None).unwrap(),
             Pruned::Removed
         );
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_prune_batch_removes_the_old_sessions_nobody_holds_and_hands_back_the_busy_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let cutoff = parse_time("2026-01-01T00:00:00.000Z").unwrap();
+        let files: Vec<PathBuf> = (1..=3)
+            .map(|number| {
+                let id = format!("7f3e9a10-1111-4222-8333-44445555666{number}");
+                let path = dir
+                    .path()
+                    .join(format!("2020-01-01T00-00-00-000Z_{id}.jsonl"));
+                let header = format!(
+                    r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2020-01-01T00:00:00.000Z","cwd":"/w"}}"#
+                );
+                std::fs::write(&path, format!("{header}\n")).unwrap();
+                path
+            })
+            .collect();
+        let entries: Vec<IndexEntry> = files
+            .iter()
+            .map(|path| index::summarize_file(path).unwrap())
+            .collect();
+        let held = SessionLock::acquire(&files[1], None).unwrap();
+        let batch: Vec<(PathBuf, PathBuf, &IndexEntry)> = files
+            .iter()
+            .zip(&entries)
+            .map(|(path, entry)| (path.clone(), path.clone(), entry))
+            .collect();
+        let outcomes: Vec<Pruned> = prune_batch(&batch, cutoff, None, dir.path())
+            .into_iter()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(outcomes, [Pruned::Removed, Pruned::Busy, Pruned::Removed]);
+        assert!(!files[0].exists() && files[1].exists() && !files[2].exists());
+        drop(held);
     }
 
     #[test]

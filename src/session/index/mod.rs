@@ -655,6 +655,22 @@ const PARALLEL_FROM: usize = 256;
 /// when the index is warm, a full read of every file for a rebuild); returns the positions in
 /// `files` of those whose entry must change, with the outcome.
 fn check_files(dir: &Path, index: &Index, files: &[(String, PathBuf)]) -> Vec<(usize, Freshness)> {
+    let mut changed = Vec::new();
+    check_files_into(dir, index, files, |position, freshness| {
+        changed.push((position, freshness));
+    });
+    changed
+}
+
+/// [`check_files`], handing each changed file's position and outcome to `sink` on the calling
+/// thread as soon as a worker has it: a rebuild stores rows while the workers still read files,
+/// so the two cores of a small machine are both busy from the first file to the last.
+fn check_files_into(
+    dir: &Path,
+    index: &Index,
+    files: &[(String, PathBuf)],
+    mut sink: impl FnMut(usize, Freshness),
+) {
     let handle = std::fs::File::open(dir).ok();
     // Each file's entry, found in one walk along both (they are sorted alike), not by a
     // search per file.
@@ -675,34 +691,54 @@ fn check_files(dir: &Path, index: &Index, files: &[(String, PathBuf)]) -> Vec<(u
         };
     let workers = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
     if files.len() < PARALLEL_FROM || workers < 2 {
-        return (0..files.len()).filter_map(check).collect();
+        for (position, freshness) in (0..files.len()).filter_map(check) {
+            sink(position, freshness);
+        }
+        return;
     }
     // Files differ a lot in size, so each worker takes the next unchecked file rather than a
     // fixed share.
     let next = AtomicUsize::new(0);
-    let outcomes = std::thread::scope(|scope| {
+    let done = std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1024);
         let handles: Vec<_> = (0..workers)
             .map(|_| {
-                scope.spawn(|| {
-                    let mut found = Vec::new();
+                let sender = sender.clone();
+                let check = &check;
+                let next = &next;
+                scope.spawn(move || {
                     loop {
                         let position = next.fetch_add(1, Ordering::Relaxed);
                         if position >= files.len() {
-                            return found;
+                            return;
                         }
-                        found.extend(check(position));
+                        if let Some(found) = check(position)
+                            && sender.send(found).is_err()
+                        {
+                            return;
+                        }
                     }
                 })
             })
             .collect();
-        let mut all = Vec::new();
-        for handle in handles {
-            all.extend(handle.join().ok()?);
+        drop(sender);
+        let mut seen = vec![false; files.len()];
+        for (position, freshness) in receiver {
+            seen[position] = true;
+            sink(position, freshness);
         }
-        Some(all)
+        let panicked = handles.into_iter().any(|handle| handle.join().is_err());
+        (!panicked).then_some(()).ok_or(seen)
     });
-    // A worker that panicked lost its share: check everything again on this thread.
-    outcomes.unwrap_or_else(|| (0..files.len()).filter_map(check).collect())
+    // A worker that panicked lost what it was checking: check again on this thread every file
+    // whose outcome did not arrive.
+    if let Err(seen) = done {
+        for position in (0..files.len()).filter(|position| !seen[*position]) {
+            if let Some((position, freshness)) = check(position) {
+                sink(position, freshness);
+            }
+        }
+    }
 }
 
 /// Every session of `dir`, each checked against its file (a stat of every file: only for the
