@@ -448,6 +448,31 @@ impl ThinkingLevel {
     }
 }
 
+/// How long a provider keeps a prompt-cache entry it is asked to write (`[cache] ttl`). Only
+/// Anthropic takes it (`cache_control.ttl`); the other providers cache by prefix on their own
+/// terms.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CacheTtl {
+    /// Five minutes, refreshed by every hit: the API's default, written at 1.25x the input price.
+    #[default]
+    #[serde(rename = "5m")]
+    FiveMinutes,
+    /// One hour, written at 2x the input price: cheaper for sessions whose turns come more than
+    /// five minutes apart (cron), whose cache would otherwise expire between turns.
+    #[serde(rename = "1h")]
+    OneHour,
+}
+
+impl CacheTtl {
+    /// The name used in `config.toml` and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::FiveMinutes => "5m",
+            Self::OneHour => "1h",
+        }
+    }
+}
+
 /// What is said to the model for a tool call whose result the history lacks.
 pub const MISSING_RESULT: &str =
     "missing tool result in session history; inserted as an error so the transcript stays valid";

@@ -13,8 +13,8 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use crate::config::file::{
-    ApiKind, BackendConfig, ConfigFile, SandboxMode, StructuredMode, ThinkingLevel, ToolProfile,
-    parse_document,
+    ApiKind, BackendConfig, CacheTtl, ConfigFile, SandboxMode, StructuredMode, ThinkingLevel,
+    ToolProfile, parse_document,
 };
 use crate::config::{ConfigError, ConfigOrigin, ModelInfo, Paths, catalog};
 
@@ -284,6 +284,8 @@ pub struct Settings {
     pub thinking: Option<ThinkingLevel>,
     /// Automatic compaction.
     pub compaction: CompactionSettings,
+    /// `[cache] ttl`: how long Anthropic keeps prompt-cache writes. Default: five minutes.
+    pub cache_ttl: CacheTtl,
     /// Retries of failed model calls.
     pub retry: RetrySettings,
     /// Tool policy and sandbox.
@@ -412,6 +414,7 @@ impl Settings {
                     .keep_recent_tokens
                     .unwrap_or(DEFAULT_KEEP_RECENT_TOKENS),
             },
+            cache_ttl: config.cache.ttl.unwrap_or_default(),
             retry: RetrySettings {
                 max_retries: config.retry.max_retries.unwrap_or(3),
                 base_delay_ms: config.retry.base_delay_ms.unwrap_or(500),

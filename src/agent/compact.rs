@@ -180,6 +180,7 @@ async fn request_summary(
     let request = compaction::summary::summary_request(plan, instructions);
     let model_request = ModelRequest {
         cache_key: None,
+        cache_ttl: crate::conversation::CacheTtl::default(),
         model: summary_model.model.to_owned(),
         system_prompt: request.system_prompt,
         messages: request.messages.into(),

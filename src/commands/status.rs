@@ -333,6 +333,7 @@ fn installation_status(
             "workspace_files": built.files,
         },
         "skills": skills,
+        "cache": {"ttl": settings.cache_ttl.as_str()},
         "sessions": sessions,
         "sessions_here": sessions_here,
     }))
@@ -493,6 +494,14 @@ fn render(value: &Value) -> String {
         } else {
             skills.join(", ")
         },
+    );
+    line(
+        &mut text,
+        "cache ttl:",
+        format!(
+            "{} (Anthropic prompt cache; `[cache] ttl`)",
+            text_of(&value["cache"]["ttl"])
+        ),
     );
     line(
         &mut text,

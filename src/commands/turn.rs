@@ -1570,6 +1570,7 @@ fn dry_run(
                 output_format: None,
                 web_search: settings.web_search,
                 cache_key: settings.cache_key.clone(),
+                cache_ttl: settings.cache_ttl,
             };
             if let Some(plan) = &settings.structured {
                 plan.shape(&mut request, false);
@@ -1584,6 +1585,7 @@ fn dry_run(
                 "url": provider::http::url(&endpoint, &protocol),
                 "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
                 "thinking": shared.thinking.as_str(),
+                "cache_ttl": settings.cache_ttl.as_str(),
                 "body": protocol.request.json(),
             })
         }
@@ -1958,6 +1960,7 @@ fn attempt_settings(
         model: resolved.reference.model.clone(),
         system_prompt: built.text.clone(),
         cache_key: shared.cache_key.clone(),
+        cache_ttl: context.settings.cache_ttl,
         tools,
         thinking: shared.thinking,
         thinking_budget: shared.thinking_budget,

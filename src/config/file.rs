@@ -85,6 +85,19 @@ pub struct ConfigFile {
     /// Where sessions are kept (SPEC §5.3).
     #[serde(default)]
     pub sessions: SessionsConfig,
+    /// Provider prompt caching.
+    #[serde(default)]
+    pub cache: CacheConfig,
+}
+
+/// `[cache]`: provider prompt caching.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheConfig {
+    /// How long Anthropic keeps what a request writes to its prompt cache: `5m` or `1h` (for
+    /// sessions whose turns are more than five minutes apart). Other providers have no such
+    /// setting. Default: `5m`.
+    pub ttl: Option<CacheTtl>,
 }
 
 /// `[sessions]`: how the session store may be shared.
@@ -348,7 +361,7 @@ impl SandboxMode {
     }
 }
 
-pub use crate::conversation::ThinkingLevel;
+pub use crate::conversation::{CacheTtl, ThinkingLevel};
 
 /// `[tools]` (SPEC §10).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -61,6 +61,8 @@ pub struct ApiSettings {
     /// Where the provider routes requests to its prompt cache by a key (the Responses API's
     /// `prompt_cache_key`): the session's id, so every request of a session meets its cache.
     pub cache_key: Option<String>,
+    /// `[cache] ttl`: how long the provider keeps what a request writes to its prompt cache.
+    pub cache_ttl: crate::conversation::CacheTtl,
     /// Tools offered.
     pub tools: Vec<ToolDefinition>,
     /// Reasoning level.
@@ -263,6 +265,7 @@ impl<'run> ApiEngine<'run> {
             web_search: settings.web_search,
             output_format: None,
             cache_key: settings.cache_key.clone(),
+            cache_ttl: settings.cache_ttl,
         };
         if let Some(plan) = &self.structured {
             plan.shape(&mut request, self.final_call);

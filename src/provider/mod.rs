@@ -69,6 +69,9 @@ pub struct ModelRequest<'a> {
     /// A key that routes requests sharing a prefix to the same prompt cache (the Responses
     /// API's `prompt_cache_key`; the other protocols cache by prefix alone): the session id.
     pub cache_key: Option<String>,
+    /// How long the cache entries this request writes should live, where the protocol takes a
+    /// lifetime (Anthropic's `cache_control.ttl`).
+    pub cache_ttl: crate::conversation::CacheTtl,
 }
 
 /// The JSON Schema an API holds the answer to, already shaped for that API's dialect

@@ -11,6 +11,7 @@ mod hooks;
 mod mcp;
 mod output_contract;
 mod progress;
+mod prompt_cache;
 mod reliability;
 mod reliability_crash;
 mod reliability_faults;

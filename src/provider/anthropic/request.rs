@@ -66,10 +66,11 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         Some(tokens) if request.thinking != ThinkingLevel::Off => Some(tokens.max(MIN_BUDGET)),
         _ => thinking_budget(request.thinking),
     };
+    let breakpoint = CacheControl::lasting(request.cache_ttl);
     let system = (!request.system_prompt.is_empty()).then(|| {
         vec![SystemBlock::Text {
             text: redact(&request.system_prompt),
-            cache_control: Some(CacheControl::Ephemeral),
+            cache_control: Some(breakpoint),
         }]
     });
     let mut tools: Vec<ToolParam> = request
@@ -83,7 +84,7 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         })
         .collect();
     if let Some(last) = tools.last_mut() {
-        last.cache_control = Some(CacheControl::Ephemeral);
+        last.cache_control = Some(breakpoint);
     }
     let mut tools: Vec<ToolEntry> = tools.into_iter().map(ToolEntry::Client).collect();
     if let Some(search) = request.web_search {
@@ -92,7 +93,7 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
             max_uses: Some(search.max_uses),
         }));
     }
-    let messages = Conversation::new(&request.messages, request.web_search.is_some());
+    let messages = Conversation::new(&request.messages, request.web_search.is_some(), breakpoint);
     let body = MessagesRequest {
         model: &request.model,
         // Thinking tokens count against max_tokens, and the budget must stay below it: the
@@ -162,13 +163,19 @@ pub fn level_for_budget(tokens: u64) -> ThinkingLevel {
 pub(super) struct Conversation<'a> {
     messages: &'a [Message],
     searching: bool,
+    /// The `cache_control` the marked turns carry.
+    breakpoint: CacheControl,
     /// The API turns: each one's role and the messages it is made of (those among them with
     /// nothing to send contribute nothing), and whether it carries a cache breakpoint.
     turns: Vec<(Role, std::ops::Range<usize>, bool)>,
 }
 
 impl<'a> Conversation<'a> {
-    pub(super) fn new(messages: &'a [Message], searching: bool) -> Conversation<'a> {
+    pub(super) fn new(
+        messages: &'a [Message],
+        searching: bool,
+        breakpoint: CacheControl,
+    ) -> Conversation<'a> {
         let mut turns: Vec<(Role, std::ops::Range<usize>, bool)> = Vec::new();
         for (index, message) in messages.iter().enumerate() {
             let Some(role) = role_of(message, searching) else {
@@ -190,6 +197,7 @@ impl<'a> Conversation<'a> {
         Conversation {
             messages,
             searching,
+            breakpoint,
             turns,
         }
     }
@@ -210,7 +218,7 @@ impl<'a> Conversation<'a> {
                 .last_mut()
                 .and_then(ContentBlockParam::cache_control_mut)
         {
-            *slot = Some(CacheControl::Ephemeral);
+            *slot = Some(self.breakpoint);
         }
         MessageParam { role, content }
     }
@@ -236,7 +244,7 @@ impl serde::Serialize for Conversation<'_> {
             if users < 2
                 && let Some(slot) = text.cache_control_mut()
             {
-                *slot = Some(CacheControl::Ephemeral);
+                *slot = Some(self.breakpoint);
             }
             sequence.serialize_element(&MessageParam {
                 role: Role::User,
@@ -493,6 +501,7 @@ mod tests {
     fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             cache_key: None,
+            cache_ttl: crate::conversation::CacheTtl::default(),
             model: "claude-sonnet-4-5".into(),
             system_prompt: String::new(),
             messages: crate::conversation::repair(&messages).into_owned().into(),
@@ -957,6 +966,29 @@ mod tests {
             body["messages"][4]["content"][0]["cache_control"],
             json!({"type": EPHEMERAL})
         );
+    }
+
+    #[test]
+    fn a_one_hour_ttl_goes_on_every_breakpoint_the_history_start_turn_included() {
+        let mut hourly = request(vec![assistant(vec![said("earlier")]), user("now")]);
+        hourly.system_prompt = "sys".into();
+        hourly.tools = vec![ToolDefinition {
+            name: "read".into(),
+            description: String::new(),
+            parameters: json!({"type": "object"}),
+        }];
+        hourly.cache_ttl = crate::conversation::CacheTtl::OneHour;
+        let body = build_request(&hourly).json();
+        let hour = json!({"type": EPHEMERAL, "ttl": "1h"});
+        assert_eq!(body["system"][0]["cache_control"], hour);
+        assert_eq!(body["tools"][0]["cache_control"], hour);
+        assert_eq!(
+            body["messages"][0]["content"][0]["text"],
+            HISTORY_START_TEXT
+        );
+        assert_eq!(body["messages"][0]["content"][0]["cache_control"], hour);
+        assert_eq!(body["messages"][2]["content"][0]["cache_control"], hour);
+        assert_eq!(body.to_string().matches("cache_control").count(), 4);
     }
 
     #[test]

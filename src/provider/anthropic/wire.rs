@@ -12,6 +12,8 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::conversation::CacheTtl;
+
 // ---------------------------------------------------------------------------------------------
 // Request (POST /v1/messages): borrowed from the conversation, so that a long session's request
 // is serialized from the messages themselves, not from a copy of them.
@@ -72,11 +74,28 @@ pub enum ServerTool {
     },
 }
 
-/// `{"type":"ephemeral"}`: a prompt-cache breakpoint (docs: "Prompt caching").
+/// `{"type":"ephemeral"}`: a prompt-cache breakpoint (docs: "Prompt caching"), with `ttl: "1h"`
+/// for the one-hour cache (docs: "Prompt caching", "1-hour cache duration"); without it the
+/// entry lives five minutes, the API's default, so the default request stays as it always was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum CacheControl {
-    Ephemeral,
+    Ephemeral {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ttl: Option<&'static str>,
+    },
+}
+
+impl CacheControl {
+    /// A breakpoint whose entry lives `ttl`.
+    pub fn lasting(ttl: CacheTtl) -> CacheControl {
+        CacheControl::Ephemeral {
+            ttl: match ttl {
+                CacheTtl::FiveMinutes => None,
+                CacheTtl::OneHour => Some(ttl.as_str()),
+            },
+        }
+    }
 }
 
 /// One block of the `system` array.
