@@ -180,7 +180,8 @@ async fn request_summary(
     let request = compaction::summary::summary_request(plan, instructions);
     let model_request = ModelRequest {
         cache_key: None,
-        cache_ttl: crate::conversation::CacheTtl::default(),
+        // The summary prompt is never sent again: a cache write would be paid for nothing.
+        cache_writes: None,
         model: summary_model.model.to_owned(),
         system_prompt: request.system_prompt,
         messages: request.messages.into(),

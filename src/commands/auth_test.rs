@@ -195,7 +195,7 @@ async fn probe(
 ) -> (Probe, Option<FailureKind>) {
     let request = ModelRequest {
         cache_key: None,
-        cache_ttl: crate::conversation::CacheTtl::default(),
+        cache_writes: None,
         model: model.reference.model.clone(),
         system_prompt: String::new(),
         messages: vec![Message::User(UserMessage {

@@ -1570,7 +1570,7 @@ fn dry_run(
                 output_format: None,
                 web_search: settings.web_search,
                 cache_key: settings.cache_key.clone(),
-                cache_ttl: settings.cache_ttl,
+                cache_writes: Some(settings.cache_ttl),
             };
             if let Some(plan) = &settings.structured {
                 plan.shape(&mut request, false);

@@ -265,7 +265,7 @@ impl<'run> ApiEngine<'run> {
             web_search: settings.web_search,
             output_format: None,
             cache_key: settings.cache_key.clone(),
-            cache_ttl: settings.cache_ttl,
+            cache_writes: Some(settings.cache_ttl),
         };
         if let Some(plan) = &self.structured {
             plan.shape(&mut request, self.final_call);

@@ -69,9 +69,11 @@ pub struct ModelRequest<'a> {
     /// A key that routes requests sharing a prefix to the same prompt cache (the Responses
     /// API's `prompt_cache_key`; the other protocols cache by prefix alone): the session id.
     pub cache_key: Option<String>,
-    /// How long the cache entries this request writes should live, where the protocol takes a
-    /// lifetime (Anthropic's `cache_control.ttl`).
-    pub cache_ttl: crate::conversation::CacheTtl,
+    /// Whether the request marks its prompt for the provider's cache, and how long what it writes
+    /// should live where the protocol takes a lifetime (Anthropic's `cache_control.ttl`). `None`
+    /// for a one-off prompt no later request repeats (the compaction summary call): a cache write
+    /// costs more than plain input (Anthropic: 1.25x, 2x for an hour), so none is asked for.
+    pub cache_writes: Option<crate::conversation::CacheTtl>,
 }
 
 /// The JSON Schema an API holds the answer to, already shaped for that API's dialect

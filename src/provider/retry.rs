@@ -846,7 +846,7 @@ mod tests {
         };
         let request = ModelRequest {
             cache_key: None,
-            cache_ttl: crate::conversation::CacheTtl::default(),
+            cache_writes: Some(crate::conversation::CacheTtl::default()),
             model: "claude-sonnet-4-5".to_owned(),
             system_prompt: String::new(),
             messages: Vec::new().into(),

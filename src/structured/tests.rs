@@ -19,7 +19,7 @@ fn schema(value: Value) -> Arc<OutputSchema> {
 fn request() -> ModelRequest<'static> {
     ModelRequest {
         cache_key: None,
-        cache_ttl: crate::conversation::CacheTtl::default(),
+        cache_writes: Some(crate::conversation::CacheTtl::default()),
         model: "m".to_owned(),
         system_prompt: "You are pincer.".to_owned(),
         messages: Vec::new().into(),

@@ -6,8 +6,8 @@
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
-use crate::common::mock::MockServer;
-use crate::common::wire::anthropic::Usage4;
+use crate::common::mock::{MockServer, Reply};
+use crate::common::wire::anthropic::{self, Usage4};
 use crate::common::{Home, anthropic_tool_turn, code, stderr, stdout};
 
 const USAGE: Usage4 = Usage4 {
@@ -135,5 +135,133 @@ fn status_and_dry_run_show_the_cache_ttl() {
     assert_eq!(
         plan["body"]["system"][0]["cache_control"],
         json!({"type": "ephemeral", "ttl": "1h"})
+    );
+}
+
+/// Where a request's last message breakpoint is (message index, block index), and the request
+/// with every `cache_control` taken out, for comparing content.
+fn last_message_breakpoint(body: &Value) -> (usize, usize) {
+    let messages = body["messages"].as_array().unwrap();
+    messages
+        .iter()
+        .enumerate()
+        .flat_map(|(message, turn)| {
+            turn["content"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .filter(|(_, block)| block.get("cache_control").is_some())
+                .map(move |(block, _)| (message, block))
+        })
+        .last()
+        .expect("a breakpoint in the messages")
+}
+
+fn without_breakpoints(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| *key != "cache_control")
+                .map(|(key, value)| (key.clone(), without_breakpoints(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_breakpoints).collect()),
+        other => other.clone(),
+    }
+}
+
+/// `later` reads what `earlier` wrote: the same tools and system prompt, the same messages up
+/// to `earlier`'s last breakpoint, and a breakpoint of its own on that very block.
+fn assert_reads_what_was_written(earlier: &Value, later: &Value, what: &str) {
+    assert_eq!(
+        without_breakpoints(&later["tools"]),
+        without_breakpoints(&earlier["tools"]),
+        "{what}: tools"
+    );
+    assert_eq!(later["system"], earlier["system"], "{what}: system");
+    let (message, block) = last_message_breakpoint(earlier);
+    let written = &earlier["messages"].as_array().unwrap()[..=message];
+    let read = &later["messages"].as_array().unwrap()[..=message];
+    let cut = |turns: &[Value]| {
+        let mut turns = without_breakpoints(&Value::Array(turns.to_vec()));
+        let last = turns.as_array_mut().unwrap().last_mut().unwrap();
+        last["content"].as_array_mut().unwrap().truncate(block + 1);
+        turns
+    };
+    assert_eq!(cut(read), cut(written), "{what}: the cached prefix changed");
+    assert!(
+        later["messages"][message]["content"][block]
+            .get("cache_control")
+            .is_some(),
+        "{what}: no breakpoint where the earlier request wrote the cache: {later:#}"
+    );
+}
+
+#[test]
+fn every_request_reads_the_cache_the_previous_one_wrote_over_turns_and_after_a_compaction() {
+    let home = Home::new();
+    let text = |answer: &str| Reply::sse(&anthropic::text_stream(&[answer], USAGE));
+    let summary = "## Goal\nKeep the cache warm.\n## Next Steps\nMore turns.";
+    let mut replies = vec![text("First answer.")];
+    replies.extend(anthropic_tool_turn(
+        "Listing.",
+        ("toolu_a", "ls"),
+        &[json!({})],
+        USAGE,
+    ));
+    replies.push(text("Answer to three."));
+    replies.push(text(summary));
+    replies.push(text("Answer to four."));
+    replies.extend(anthropic_tool_turn(
+        "Listing again.",
+        ("toolu_b", "ls"),
+        &[json!({})],
+        USAGE,
+    ));
+    replies.push(text("Answer to six."));
+    let server = MockServer::start(replies);
+    let pincer = |args: &[&str]| {
+        let output = home.pincer().providers(&server).args(args).output();
+        assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+    };
+    let model = "anthropic/claude-sonnet-4-5";
+    pincer(&["run", "-m", model, "--name", "warm", "one"]);
+    pincer(&["resume", "warm", "two"]);
+    pincer(&["resume", "warm", "three"]);
+    pincer(&["-c", "compaction.keep_recent_tokens=1", "compact", "warm"]);
+    pincer(&["resume", "warm", "four"]);
+    pincer(&["resume", "warm", "five"]);
+    pincer(&["resume", "warm", "six"]);
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|request| request.json())
+        .collect();
+    assert_eq!(bodies.len(), 9);
+    let summary_call = &bodies[4];
+    assert!(summary_call.to_string().contains("<conversation>"));
+    let (before, after) = (&bodies[..4], &bodies[5..]);
+    for pair in before.windows(2).chain(after.windows(2)) {
+        assert_reads_what_was_written(&pair[0], &pair[1], "consecutive requests");
+    }
+    // The compaction is one deliberate cut: the tools and system prompt are still read from the
+    // cache, the summary comes first, and from there the prefix holds again.
+    assert_eq!(after[0]["system"], before[3]["system"]);
+    assert_eq!(after[0]["tools"], before[3]["tools"]);
+    assert!(
+        after[0]["messages"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Keep the cache warm."),
+        "{:#}",
+        after[0]["messages"]
+    );
+    // The summary call's prompt is never sent again: writing it to the cache (1.25x or 2x the
+    // input price) would be paid for nothing.
+    assert_eq!(
+        breakpoints(summary_call),
+        Vec::<Value>::new(),
+        "{summary_call:#}"
     );
 }

@@ -25,7 +25,10 @@
 //! Prompt caching: breakpoints on the system prompt, the last tool, and the last block of the last
 //! two user turns (4, the API's maximum). The newest breakpoint writes the cache for the next
 //! call; the one before it reads what the previous call wrote, so repeated cron turns on one
-//! session hit the cache.
+//! session hit the cache. After a compaction the summary leads the messages and nothing moves
+//! it, so the same holds from the first request after the cut (`tests/suite/prompt_cache.rs`).
+//! Each breakpoint asks for the configured lifetime (`[cache] ttl`); a one-off request (the
+//! compaction summary) carries none, since what it would write is never read.
 
 use std::borrow::Cow;
 
@@ -66,11 +69,11 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         Some(tokens) if request.thinking != ThinkingLevel::Off => Some(tokens.max(MIN_BUDGET)),
         _ => thinking_budget(request.thinking),
     };
-    let breakpoint = CacheControl::lasting(request.cache_ttl);
+    let breakpoint = request.cache_writes.map(CacheControl::lasting);
     let system = (!request.system_prompt.is_empty()).then(|| {
         vec![SystemBlock::Text {
             text: redact(&request.system_prompt),
-            cache_control: Some(breakpoint),
+            cache_control: breakpoint,
         }]
     });
     let mut tools: Vec<ToolParam> = request
@@ -84,7 +87,7 @@ pub fn build_request(request: &ModelRequest) -> HttpRequest {
         })
         .collect();
     if let Some(last) = tools.last_mut() {
-        last.cache_control = Some(breakpoint);
+        last.cache_control = breakpoint;
     }
     let mut tools: Vec<ToolEntry> = tools.into_iter().map(ToolEntry::Client).collect();
     if let Some(search) = request.web_search {
@@ -163,8 +166,8 @@ pub fn level_for_budget(tokens: u64) -> ThinkingLevel {
 pub(super) struct Conversation<'a> {
     messages: &'a [Message],
     searching: bool,
-    /// The `cache_control` the marked turns carry.
-    breakpoint: CacheControl,
+    /// The `cache_control` the marked turns carry; `None` marks none.
+    breakpoint: Option<CacheControl>,
     /// The API turns: each one's role and the messages it is made of (those among them with
     /// nothing to send contribute nothing), and whether it carries a cache breakpoint.
     turns: Vec<(Role, std::ops::Range<usize>, bool)>,
@@ -174,7 +177,7 @@ impl<'a> Conversation<'a> {
     pub(super) fn new(
         messages: &'a [Message],
         searching: bool,
-        breakpoint: CacheControl,
+        breakpoint: Option<CacheControl>,
     ) -> Conversation<'a> {
         let mut turns: Vec<(Role, std::ops::Range<usize>, bool)> = Vec::new();
         for (index, message) in messages.iter().enumerate() {
@@ -218,7 +221,7 @@ impl<'a> Conversation<'a> {
                 .last_mut()
                 .and_then(ContentBlockParam::cache_control_mut)
         {
-            *slot = Some(self.breakpoint);
+            *slot = self.breakpoint;
         }
         MessageParam { role, content }
     }
@@ -244,7 +247,7 @@ impl serde::Serialize for Conversation<'_> {
             if users < 2
                 && let Some(slot) = text.cache_control_mut()
             {
-                *slot = Some(self.breakpoint);
+                *slot = self.breakpoint;
             }
             sequence.serialize_element(&MessageParam {
                 role: Role::User,
@@ -501,7 +504,7 @@ mod tests {
     fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             cache_key: None,
-            cache_ttl: crate::conversation::CacheTtl::default(),
+            cache_writes: Some(crate::conversation::CacheTtl::default()),
             model: "claude-sonnet-4-5".into(),
             system_prompt: String::new(),
             messages: crate::conversation::repair(&messages).into_owned().into(),
@@ -977,7 +980,7 @@ mod tests {
             description: String::new(),
             parameters: json!({"type": "object"}),
         }];
-        hourly.cache_ttl = crate::conversation::CacheTtl::OneHour;
+        hourly.cache_writes = Some(crate::conversation::CacheTtl::OneHour);
         let body = build_request(&hourly).json();
         let hour = json!({"type": EPHEMERAL, "ttl": "1h"});
         assert_eq!(body["system"][0]["cache_control"], hour);
@@ -989,6 +992,15 @@ mod tests {
         assert_eq!(body["messages"][0]["content"][0]["cache_control"], hour);
         assert_eq!(body["messages"][2]["content"][0]["cache_control"], hour);
         assert_eq!(body.to_string().matches("cache_control").count(), 4);
+    }
+
+    #[test]
+    fn a_one_off_request_that_writes_no_cache_carries_no_breakpoint() {
+        let mut summary = request(vec![user("summarize this"), assistant(vec![said("a")])]);
+        summary.system_prompt = "You summarize.".into();
+        summary.cache_writes = None;
+        let body = build_request(&summary).json();
+        assert!(!body.to_string().contains("cache_control"), "{body:#}");
     }
 
     #[test]

@@ -789,7 +789,7 @@ mod tests {
         );
         let request = |web_search| crate::provider::ModelRequest {
             cache_key: None,
-            cache_ttl: crate::conversation::CacheTtl::default(),
+            cache_writes: Some(crate::conversation::CacheTtl::default()),
             model: "claude-sonnet-4-5".into(),
             system_prompt: String::new(),
             messages: vec![

@@ -661,7 +661,7 @@ mod tests {
     fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             cache_key: None,
-            cache_ttl: crate::conversation::CacheTtl::default(),
+            cache_writes: Some(crate::conversation::CacheTtl::default()),
             model: MODEL.to_owned(),
             system_prompt: String::new(),
             messages: crate::conversation::repair(&messages).into_owned().into(),

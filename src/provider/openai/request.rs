@@ -255,7 +255,7 @@ mod tests {
     fn request(messages: Vec<Message>) -> ModelRequest<'static> {
         ModelRequest {
             cache_key: None,
-            cache_ttl: crate::conversation::CacheTtl::default(),
+            cache_writes: Some(crate::conversation::CacheTtl::default()),
             model: "gpt-5".into(),
             system_prompt: "You are terse.".into(),
             messages: messages.into(),

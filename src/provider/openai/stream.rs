@@ -721,7 +721,7 @@ mod tests {
         let assistant = message(&parse(REASONING).events);
         let request = crate::provider::ModelRequest {
             cache_key: None,
-            cache_ttl: crate::conversation::CacheTtl::default(),
+            cache_writes: Some(crate::conversation::CacheTtl::default()),
             model: "gpt-5".into(),
             system_prompt: String::new(),
             messages: vec![Message::Assistant(assistant)].into(),
@@ -998,7 +998,7 @@ mod tests {
         );
         let request = crate::provider::ModelRequest {
             cache_key: None,
-            cache_ttl: crate::conversation::CacheTtl::default(),
+            cache_writes: Some(crate::conversation::CacheTtl::default()),
             model: "gpt-5".into(),
             system_prompt: String::new(),
             messages: vec![Message::Assistant(assistant)].into(),
