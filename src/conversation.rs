@@ -644,6 +644,41 @@ pub struct ToolDefinition {
     pub parameters: Value,
 }
 
+/// What every request carries besides the messages: the system prompt and the tool definitions
+/// (name, description and parameter schema), estimated like the messages (characters / 4,
+/// rounded up). Pruning measures the context with it; `status` and the result report it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Overhead {
+    /// The system prompt's share.
+    pub system_prompt_tokens: u64,
+    /// The tool definitions' share.
+    pub tool_tokens: u64,
+}
+
+impl Overhead {
+    /// The overhead of a request with `system_prompt` and `tools`.
+    pub fn of(system_prompt: &str, tools: &[ToolDefinition]) -> Overhead {
+        let characters = |text: &str| text.encode_utf16().count();
+        let tools: usize = tools
+            .iter()
+            .map(|tool| {
+                characters(&tool.name)
+                    + characters(&tool.description)
+                    + characters(&tool.parameters.to_string())
+            })
+            .sum();
+        Overhead {
+            system_prompt_tokens: (characters(system_prompt) as u64).div_ceil(4),
+            tool_tokens: (tools as u64).div_ceil(4),
+        }
+    }
+
+    /// Both shares.
+    pub fn tokens(&self) -> u64 {
+        self.system_prompt_tokens + self.tool_tokens
+    }
+}
+
 /// The provider-neutral stream vocabulary. `block` numbers content blocks in the order they
 /// appear in the final message; a parser assigns them.
 #[derive(Debug, Clone, PartialEq)]
@@ -979,5 +1014,20 @@ mod tests {
         assert_eq!(compact_count(200_000), "200k");
         assert_eq!(compact_count(1_048_576), "1.0M");
         assert_eq!(compact_count(2_000_000), "2M");
+    }
+
+    #[test]
+    fn the_overhead_counts_the_system_prompt_and_each_tool_name_description_and_schema() {
+        let tools = [ToolDefinition {
+            name: "ls".into(),
+            description: "List.".into(),
+            parameters: serde_json::json!({"type": "object"}),
+        }];
+        // 2 + 5 + 17 characters of tool, rounded up to 6 tokens; 9 of prompt, 3 tokens.
+        let overhead = Overhead::of("Be terse.", &tools);
+        assert_eq!(overhead.system_prompt_tokens, 3);
+        assert_eq!(overhead.tool_tokens, 6);
+        assert_eq!(overhead.tokens(), 9);
+        assert_eq!(Overhead::of("", &[]).tokens(), 0);
     }
 }

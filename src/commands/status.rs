@@ -293,7 +293,7 @@ fn installation_status(
     } else {
         crate::tools::ProbeMemory::Reuse
     };
-    let tool_names: Vec<&str> = crate::tools::ALL_TOOLS.to_vec();
+    let tool_names = default_tools(context);
     let tools = crate::tools::definitions(&tool_names);
     let built = crate::agent::prompt::build(&crate::agent::prompt::PromptInputs {
         workspace: &context.workspace,
@@ -332,11 +332,54 @@ fn installation_status(
             "sections": built.sections,
             "workspace_files": built.files,
         },
+        "overhead": overhead_report(&built.text, &tools),
         "skills": skills,
         "cache": {"ttl": settings.cache_ttl.as_str()},
         "sessions": sessions,
         "sessions_here": sessions_here,
     }))
+}
+
+/// The built-in tools a turn run here with no flags offers: the configured profile and rules
+/// under the configured sandbox, `apply_patch` only for a model on the Responses API (as a turn
+/// decides, with the configured model or the one a turn would pick).
+fn default_tools(context: &Context) -> Vec<&'static str> {
+    let tools = &context.settings.tools;
+    let offered = crate::tools::policy::ToolPolicy::new(&crate::tools::policy::PolicySpec {
+        profile: Some(tools.profile.as_str()),
+        exact: None,
+        allow: &tools.allow,
+        deny: &tools.deny,
+    })
+    .map_or_else(
+        |_| crate::tools::CODING_TOOLS.to_vec(),
+        |policy| policy.with_sandbox(tools.sandbox).offered(),
+    );
+    let responses = context
+        .settings
+        .model
+        .clone()
+        .or_else(|| super::turn::default_model(context).ok())
+        .and_then(|reference| super::turn::resolve_model(context, &reference).ok())
+        .is_some_and(|model| {
+            model.cli.is_none() && model.api == crate::config::file::ApiKind::OpenAi
+        });
+    offered
+        .into_iter()
+        .filter(|name| *name != "apply_patch" || responses)
+        .collect()
+}
+
+/// What every request of such a turn carries besides the messages (`overhead` in `status
+/// --json`): the same estimate the result's `context.overhead_tokens` gives.
+fn overhead_report(system_prompt: &str, tools: &[crate::conversation::ToolDefinition]) -> Value {
+    let overhead = crate::conversation::Overhead::of(system_prompt, tools);
+    json!({
+        "tokens": overhead.tokens(),
+        "system_prompt_tokens": overhead.system_prompt_tokens,
+        "tool_tokens": overhead.tool_tokens,
+        "tools": tools.iter().map(|tool| tool.name.as_str()).collect::<Vec<_>>(),
+    })
 }
 
 /// The sandbox of a turn run here with no flags.
@@ -495,6 +538,20 @@ fn render(value: &Value) -> String {
             skills.join(", ")
         },
     );
+    line(&mut text, "overhead:", {
+        let tokens = |key: &str| {
+            value["overhead"][key]
+                .as_u64()
+                .map_or_else(|| "-".to_owned(), group)
+        };
+        format!(
+            "{} tokens per request (system prompt {}, {} tools {})",
+            tokens("tokens"),
+            tokens("system_prompt_tokens"),
+            value["overhead"]["tools"].as_array().map_or(0, Vec::len),
+            tokens("tool_tokens"),
+        )
+    });
     line(
         &mut text,
         "cache ttl:",

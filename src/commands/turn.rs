@@ -1586,6 +1586,7 @@ fn dry_run(
                 "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
                 "thinking": shared.thinking.as_str(),
                 "cache_ttl": settings.cache_ttl.as_str(),
+                "overhead_tokens": crate::conversation::Overhead::of(&settings.system_prompt, &settings.tools).tokens(),
                 "body": protocol.request.json(),
             })
         }
@@ -2522,11 +2523,13 @@ fn result_context(report: &TurnReport, window: Option<u64>) -> ResultContext {
             tokens: 0,
             window,
             percent: None,
+            overhead_tokens: report.overhead_tokens,
         },
         |occupancy| ResultContext {
             tokens: occupancy.tokens,
             window: occupancy.window,
             percent: occupancy.percent,
+            overhead_tokens: report.overhead_tokens,
         },
     )
 }

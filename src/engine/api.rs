@@ -168,12 +168,7 @@ pub(crate) struct ApiEngine<'run> {
 /// The system prompt and tool definitions of every request, in tokens estimated as characters /
 /// 4 like the messages'.
 fn fixed_tokens(settings: &ApiSettings) -> u64 {
-    let tools: usize = settings
-        .tools
-        .iter()
-        .map(|tool| tool.name.len() + tool.description.len() + tool.parameters.to_string().len())
-        .sum();
-    ((settings.system_prompt.len() + tools) / 4) as u64
+    conversation::Overhead::of(&settings.system_prompt, &settings.tools).tokens()
 }
 
 /// What the person reading stdout has seen.
@@ -1275,6 +1270,7 @@ pub(crate) async fn run(
         report: super::TurnReport::empty(Ending::Completed),
     };
     let mut engine = ApiEngine::new(settings, transport, &turn);
+    turn.report.overhead_tokens = Some(engine.fixed_tokens);
     super::step::drive(&mut engine, &mut turn).await;
     turn.report
 }

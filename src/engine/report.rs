@@ -110,6 +110,10 @@ pub struct TurnReport {
     /// started with (or that was unknown): the turn used it from then on, and `commands/`
     /// remembers it for the model (SPEC §7).
     pub learned_window: Option<u64>,
+    /// What each request of the last attempt carried besides the messages (system prompt and
+    /// tool definitions, estimated as characters / 4); `None` for a CLI backend, whose own
+    /// prompt pincer does not see.
+    pub overhead_tokens: Option<u64>,
     /// With `--json-schema`: the answer's value, once it matched the schema.
     pub structured_output: Option<Value>,
 }
@@ -132,6 +136,7 @@ impl TurnReport {
             compactions: 0,
             context_estimate: None,
             learned_window: None,
+            overhead_tokens: None,
             structured_output: None,
         }
     }
@@ -158,6 +163,7 @@ impl TurnReport {
             self.last_usage = part.last_usage;
         }
         self.context_estimate = part.context_estimate;
+        self.overhead_tokens = part.overhead_tokens;
         if part.learned_window.is_some() {
             self.learned_window = part.learned_window;
         }

@@ -795,6 +795,10 @@ pub struct ResultContext {
     pub window: Option<u64>,
     /// Percent of the window, one decimal.
     pub percent: Option<f64>,
+    /// What every request of the turn carried besides the messages: the system prompt and the
+    /// tool definitions, estimated as characters / 4. Absent for a CLI backend.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_tokens: Option<u64>,
 }
 
 /// `error`: why the run failed.

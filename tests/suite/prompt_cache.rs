@@ -265,3 +265,129 @@ fn every_request_reads_the_cache_the_previous_one_wrote_over_turns_and_after_a_c
         "{summary_call:#}"
     );
 }
+
+/// The estimate pincer uses for every part of a request: characters / 4, rounded up.
+fn estimate(text: &str) -> u64 {
+    (text.encode_utf16().count() as u64).div_ceil(4)
+}
+
+/// The system prompt and tool definitions of a request body, estimated as pincer does.
+fn overhead_of(body: &Value) -> u64 {
+    let system: String = body["system"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|block| block["text"].as_str().unwrap().to_owned())
+        .collect();
+    let tools: String = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tool| {
+            format!(
+                "{}{}{}",
+                tool["name"].as_str().unwrap(),
+                tool["description"].as_str().unwrap(),
+                tool["input_schema"]
+            )
+        })
+        .collect();
+    estimate(&system) + estimate(&tools)
+}
+
+#[test]
+fn the_result_reports_the_overhead_every_request_carried() {
+    let home = Home::new();
+    let (output, server) = tool_turn(&home, &[]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let first = server.requests()[0].json();
+    let server = MockServer::start(vec![Reply::sse(&anthropic::text_stream(&["hi"], USAGE))]);
+    let output = home
+        .pincer()
+        .providers(&server)
+        .args([
+            "run",
+            "--json",
+            "-m",
+            "anthropic/claude-sonnet-4-5",
+            "hello",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let overhead = result["context"]["overhead_tokens"].as_u64().unwrap();
+    assert_eq!(overhead, overhead_of(&server.requests()[0].json()));
+    assert_eq!(overhead, overhead_of(&first), "the same prompt and tools");
+}
+
+#[test]
+fn status_reports_the_overhead_of_a_request_with_the_default_tools() {
+    let home = Home::new();
+    let server = MockServer::start(Vec::new());
+    let output = home
+        .pincer()
+        .providers(&server)
+        .args([
+            "run",
+            "--dry-run",
+            "-m",
+            "anthropic/claude-sonnet-4-5",
+            "hi",
+        ])
+        .output();
+    let plan: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let sent = overhead_of(&plan["body"]);
+    assert_eq!(plan["overhead_tokens"], sent);
+
+    let output = home
+        .pincer()
+        .providers(&server)
+        .args([
+            "-c",
+            "model=anthropic/claude-sonnet-4-5",
+            "status",
+            "--json",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let status: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let overhead = &status["overhead"];
+    assert_eq!(
+        overhead["tools"],
+        json!(["read", "write", "edit", "exec", "ls", "find", "grep"])
+    );
+    let (system, tools) = (
+        overhead["system_prompt_tokens"].as_u64().unwrap(),
+        overhead["tool_tokens"].as_u64().unwrap(),
+    );
+    assert_eq!(overhead["tokens"], system + tools);
+    // status builds the prompt without the date and git state of a real turn: within a few
+    // tokens of what a request carries.
+    assert!(sent.abs_diff(system + tools) < 20, "{sent} vs {overhead}");
+    let text = stdout(
+        &home
+            .pincer()
+            .args(["-c", "model=anthropic/claude-sonnet-4-5", "status"])
+            .output(),
+    );
+    let grouped = |number: u64| {
+        let digits = number.to_string();
+        let mut shown = String::new();
+        for (index, digit) in digits.chars().enumerate() {
+            if index > 0 && (digits.len() - index).is_multiple_of(3) {
+                shown.push(',');
+            }
+            shown.push(digit);
+        }
+        shown
+    };
+    assert!(
+        text.contains(&format!(
+            "overhead:       {} tokens per request (system prompt {}, 7 tools {})",
+            grouped(system + tools),
+            grouped(system),
+            grouped(tools)
+        )),
+        "{text}"
+    );
+}

@@ -16,8 +16,8 @@ use super::cli_surface::leaf_commands;
 use super::run_flags::tool_turn;
 use crate::common::{Home, code, stderr, stdout};
 
-/// `value` with what differs between runs replaced: ids, durations, the version, and the
-/// home's paths (the workspace first, then the temporary root it lives in).
+/// `value` with what differs between runs replaced: ids, durations, the version, the prompt
+/// overhead, and the home's paths (the workspace first, then the temporary root it lives in).
 fn normalize(mut value: Value, home: &Home) -> Value {
     fn walk(value: &mut Value, paths: &[(String, &str)]) {
         match value {
@@ -29,6 +29,8 @@ fn normalize(mut value: Value, home: &Home) -> Value {
                         }
                         "duration_ms" | "duration_api_ms" => *item = json!(0),
                         "pincer_version" => *item = json!("<version>"),
+                        // The system prompt holds the date and the workspace's path.
+                        "overhead_tokens" if item.is_u64() => *item = json!("<tokens>"),
                         _ => walk(item, paths),
                     }
                 }
