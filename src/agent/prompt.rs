@@ -173,48 +173,42 @@ pub fn build(inputs: &PromptInputs<'_>) -> BuiltPrompt {
     }
 }
 
-const IDENTITY: &str = "You are pincer, a coding agent started by a script, a cron job or a CI \
-pipeline. Nobody watches the run and nobody can answer questions while it lasts: when something \
-is unclear, make the most reasonable choice, say which one you made, and carry on. Use the tools \
-to inspect and change the workspace, check your work where you can, and finish with a concise \
-final answer that is useful on its own as the command's output: what you did, what you found, and \
-anything left for a person to do.";
+const IDENTITY: &str = "You are pincer, a coding agent run by a script, a cron job or CI. Nobody \
+can answer questions during the run: when something is unclear, make the most reasonable choice, \
+say which, and carry on. Check your work where you can. End with a concise answer that stands \
+alone as the command's output: what you did, what you found, what is left for a person.";
 
+/// The tools by name: their definitions, sent beside the prompt, say what each does, so the
+/// prompt does not repeat them (it did once, at the price of the whole list on every request).
 fn tools_section(tools: &[ToolDefinition]) -> String {
     if tools.is_empty() {
         return "## Tools\nNo tools are available in this run: answer from the conversation alone \
                 and do not write tool calls."
             .to_owned();
     }
-    let mut text = "## Tools\nCall tools through the tool-calling interface, with the names \
-                    exactly as listed and arguments that match their schemas. Independent calls \
-                    may go in one message. Paths are relative to the workspace. Read a file \
-                    before editing it. A tool error is an answer too: read it and adapt.\n"
-        .to_owned();
-    for tool in tools {
-        let summary = tool.description.lines().next().unwrap_or_default().trim();
-        let _ = writeln!(text, "- {}: {summary}", tool.name);
-    }
-    text.truncate(text.trim_end().len());
-    text
+    let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
+    format!(
+        "## Tools\n{}. Call them only through the tool-calling interface; independent calls may \
+         go in one message. Paths are relative to the workspace unless absolute. Read a file \
+         before editing it. A tool error is an answer too: read it and adapt.",
+        names.join(", ")
+    )
 }
 
 fn safety_section(sandbox: &str) -> String {
     let mode = match sandbox {
         "read-only" => {
             "Sandbox: read-only. Nothing may be changed: no tool that writes files is offered, \
-             and commands run with a read-only file system (or not at all)."
+             and commands run on a read-only file system (or not at all)."
         }
         "workspace-write" => {
-            "Sandbox: workspace-write. Files may be written only inside the workspace and \
-             `$TMPDIR` (a private temporary directory, removed after the run; the rest of `/tmp` \
-             is not writable); `.git`, `.pincer`, `.claude`, `.codex` and pincer's own \
-             directories are read-only, for commands too (`git commit` fails), and commands are \
-             confined the same way where the system supports it."
+            "Sandbox: workspace-write. Only the workspace and `$TMPDIR` (private, removed after \
+             the run; not /tmp) are writable, for commands too; `.git`, `.pincer`, `.claude`, \
+             `.codex` and pincer's own directories are read-only (`git commit` fails)."
         }
         "danger-full-access" => {
             "Sandbox: danger-full-access. Nothing is confined: commands act on the real machine \
-             with the user's permissions, so every change is real."
+             with the user's permissions."
         }
         _ => "",
     };
@@ -226,15 +220,13 @@ fn safety_section(sandbox: &str) -> String {
         text.push('\n');
     }
     text.push_str(
-        "- Prefer reversible steps. Do not run destructive commands (deleting data, `rm -rf`, \
-         `git reset --hard`, force pushes, dropping databases) unless the task clearly asks for \
-         them.\n\
-         - Keep secrets secret: never print, log, commit or send keys, tokens, passwords or the \
-         contents of credential and `.env` files.\n\
-         - A refused tool call is final for this run: do not work around the policy; report what \
-         could not be done.\n\
-         - Stay within the task: no side goals, and no changes to your own instructions or \
-         configuration.",
+        "- Prefer reversible steps: no destructive commands (`rm -rf`, `git reset --hard`, force \
+         pushes, dropping data) unless the task asks for them.\n\
+         - Never print, log, commit or send secrets: keys, tokens, passwords, credential and \
+         `.env` files.\n\
+         - A refused tool call is final: do not work around the policy; report what could not be \
+         done.\n\
+         - Stay within the task; do not change your own instructions or configuration.",
     );
     text
 }
@@ -474,8 +466,9 @@ mod tests {
         );
         let text = &built.text;
         assert!(text.starts_with("You are pincer"));
-        assert!(text.contains("\n- read: Read a file.\n- exec: Run a command.\n\n## Safety"));
-        assert!(!text.contains("More detail"));
+        // The tools by name only: their definitions describe them.
+        assert!(text.contains("## Tools\nread, exec. Call them only through"));
+        assert!(!text.contains("Read a file.") && !text.contains("More detail"));
         assert!(text.contains("Sandbox: workspace-write."));
         assert!(text.contains("Working directory: /w "));
         assert!(text.contains("Git repository: branch main, 2 changed and 1 untracked files."));
@@ -662,7 +655,7 @@ mod tests {
     fn the_safety_section_explains_each_sandbox_mode() {
         assert!(safety_section("read-only").contains("no tool that writes files is offered"));
         assert!(safety_section("danger-full-access").contains("Nothing is confined"));
-        assert!(safety_section("workspace-write").contains("`$TMPDIR` (a private temporary"));
+        assert!(safety_section("workspace-write").contains("`$TMPDIR` (private, removed"));
         assert!(safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- Prefer"));
         for mode in ["read-only", "workspace-write", "danger-full-access"] {
             assert!(safety_section(mode).contains("secrets"));

@@ -27,19 +27,17 @@ const BYTE_ORDER_MARK: &str = "\u{feff}";
 pub fn definition() -> ToolDefinition {
     make_definition(
         "edit",
-        "Replace text in an existing file. oldText must match the file exactly and occur once \
-         (include surrounding lines to make it unique, or set replace_all); small differences in \
-         trailing whitespace, indentation and quote style are tolerated. For several changes to \
-         one file pass edits: [{oldText, newText}, ...]; they are applied in order, all or none. \
-         Returns a unified diff.",
+        "Replace oldText with newText in a file. oldText must match exactly (trailing whitespace, \
+         indentation and quote style may differ slightly) and occur once, unless replace_all; add \
+         surrounding lines to make it unique. Several changes: edits, applied in order, all or \
+         none. Returns a diff.",
         json!({
-            "path": {"type": "string", "description": "File to edit, relative to the workspace or absolute."},
-            "oldText": {"type": "string", "description": "Exact text to replace."},
-            "newText": {"type": "string", "description": "Text to put in its place."},
-            "replace_all": {"type": "boolean", "description": "Replace every occurrence of oldText instead of requiring one."},
+            "path": {"type": "string"},
+            "oldText": {"type": "string"},
+            "newText": {"type": "string"},
+            "replace_all": {"type": "boolean"},
             "edits": {
                 "type": "array",
-                "description": "Several replacements, applied in order; use instead of oldText/newText.",
                 "items": {
                     "type": "object",
                     "properties": {

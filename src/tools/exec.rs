@@ -50,16 +50,15 @@ const PIPE_GRACE: Duration = Duration::from_millis(250);
 pub fn definition() -> ToolDefinition {
     make_definition(
         "exec",
-        "Run a shell command (sh -c) in the workspace and return its combined stdout and stderr. \
-         A non-zero exit status is reported as an error together with the output. The command is \
-         killed, with everything it started, after `timeout` seconds (default 120). Output over 32 KB \
-         is shortened to its first 8 KB and last 24 KB; the whole output is then saved to a file \
-         whose path the result gives, to read or grep. stdin is empty; do not start interactive programs.",
+        "Run a shell command (sh -c; workdir defaults to the workspace) and return stdout and \
+         stderr together; a non-zero exit is an error. Killed with its children after timeout \
+         seconds (default 120). stdin is empty: no interactive programs. Output over 32 KB keeps \
+         its first 8 KB and last 24 KB, and the whole is saved to a file the result names.",
         json!({
-            "command": {"type": "string", "description": "Shell command line to run."},
-            "workdir": {"type": "string", "description": "Directory to run in, relative to the workspace or absolute. Default: the workspace."},
-            "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Seconds before the command is killed. Default 120."},
-            "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra environment variables."}
+            "command": {"type": "string"},
+            "workdir": {"type": "string"},
+            "timeout": {"type": "number", "exclusiveMinimum": 0},
+            "env": {"type": "object", "additionalProperties": {"type": "string"}}
         }),
         &["command"],
     )

@@ -20,14 +20,13 @@ pub const DEFAULT_LIMIT: u64 = 1000;
 pub fn definition() -> ToolDefinition {
     make_definition(
         "find",
-        "Find files by glob pattern, e.g. `*.rs` (any depth, matched against file names) or \
-         `src/**/test_*.py` (matched against the path below the search root). Respects \
-         .gitignore and skips hidden files. Paths are relative to the search root, sorted; \
-         directories end with /. At most `limit` results (default 1000).",
+        "Find files by glob: `*.rs` matches names at any depth, `src/**/test_*.py` paths below \
+         the search root (path, default: the workspace). Skips gitignored and hidden files. \
+         Sorted paths relative to the root, directories ending in /; at most limit (default 1000).",
         json!({
-            "pattern": {"type": "string", "description": "Glob pattern to match."},
-            "path": {"type": "string", "description": "Directory to search, relative to the workspace or absolute. Default: the workspace."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Most results to return. Default 1000."}
+            "pattern": {"type": "string"},
+            "path": {"type": "string"},
+            "limit": {"type": "integer", "minimum": 1}
         }),
         &["pattern"],
     )

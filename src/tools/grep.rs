@@ -32,18 +32,18 @@ pub const MAX_LINE_CHARS: usize = 500;
 pub fn definition() -> ToolDefinition {
     make_definition(
         "grep",
-        "Search file contents for a regular expression (Rust regex syntax) or, with literal: \
-         true, a plain string. Respects .gitignore and skips hidden and binary files. Output \
-         lines are `path:line:text` (context lines `path-line-text`), paths relative to the \
-         search root. At most `limit` matches (default 100); long lines are cut at 500 characters.",
+        "Search file contents for a Rust regex, or plain text with literal. Skips gitignored, \
+         hidden and binary files; glob keeps matching files only (e.g. `*.rs`). Prints \
+         `path:line:text` (context lines `path-line-text`) relative to the search root (path, \
+         default: the workspace); at most limit matches (default 100), lines cut at 500 characters.",
         json!({
-            "pattern": {"type": "string", "description": "Regular expression, or literal text when literal is true."},
-            "path": {"type": "string", "description": "Directory or file to search, relative to the workspace or absolute. Default: the workspace."},
-            "glob": {"type": "string", "description": "Only search files matching this glob, e.g. `*.rs` or `src/**/*.ts`."},
-            "ignoreCase": {"type": "boolean", "description": "Match case-insensitively."},
-            "literal": {"type": "boolean", "description": "Treat pattern as plain text, not a regex."},
-            "context": {"type": "integer", "minimum": 0, "description": "Lines of context before and after each match."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Most matches to return. Default 100."}
+            "pattern": {"type": "string"},
+            "path": {"type": "string"},
+            "glob": {"type": "string"},
+            "ignoreCase": {"type": "boolean"},
+            "literal": {"type": "boolean"},
+            "context": {"type": "integer", "minimum": 0, "description": "Lines around each match"},
+            "limit": {"type": "integer", "minimum": 1}
         }),
         &["pattern"],
     )

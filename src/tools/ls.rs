@@ -16,11 +16,11 @@ pub const DEFAULT_LIMIT: u64 = 500;
 pub fn definition() -> ToolDefinition {
     make_definition(
         "ls",
-        "List a directory's entries, sorted by name, with a trailing / on directories. Hidden \
-         entries are included. At most `limit` entries (default 500) are shown.",
+        "List a directory (default: the workspace), sorted, hidden entries included, \
+         directories ending in /. At most limit entries (default 500).",
         json!({
-            "path": {"type": "string", "description": "Directory to list, relative to the workspace or absolute. Default: the workspace."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Most entries to list. Default 500."}
+            "path": {"type": "string"},
+            "limit": {"type": "integer", "minimum": 1}
         }),
         &[],
     )

@@ -26,13 +26,12 @@ const BINARY_SNIFF_BYTES: usize = 8192;
 pub fn definition() -> ToolDefinition {
     make_definition(
         "read",
-        "Read a file from the workspace. Text comes back verbatim (no line numbers), at most 2000 \
-         lines or 50 KB per call; a note at the end gives the offset for the next call. PNG, JPEG, \
-         GIF and WebP images come back as images. Use offset and limit to page through long files.",
+        "Read a text file (verbatim, no line numbers) or a PNG, JPEG, GIF or WebP image. At most \
+         2000 lines or 50 KB per call; a closing note gives the offset to continue from.",
         json!({
-            "path": {"type": "string", "description": "File to read, relative to the workspace or absolute."},
-            "offset": {"type": "integer", "minimum": 1, "description": "Line number to start from (1-based). Default 1."},
-            "limit": {"type": "integer", "minimum": 1, "description": "Most lines to return (capped at 2000)."}
+            "path": {"type": "string"},
+            "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based"},
+            "limit": {"type": "integer", "minimum": 1, "description": "Most lines"}
         }),
         &["path"],
     )

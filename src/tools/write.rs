@@ -13,11 +13,11 @@ use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition,
 pub fn definition() -> ToolDefinition {
     make_definition(
         "write",
-        "Write a file in the workspace, replacing it if it exists and creating missing parent \
-         directories. Use edit to change part of an existing file instead.",
+        "Create or overwrite a file with content, creating parent directories. To change part \
+         of a file, use edit.",
         json!({
-            "path": {"type": "string", "description": "File to write, relative to the workspace or absolute."},
-            "content": {"type": "string", "description": "The complete new content of the file."}
+            "path": {"type": "string"},
+            "content": {"type": "string"}
         }),
         &["path", "content"],
     )

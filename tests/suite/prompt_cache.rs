@@ -391,3 +391,23 @@ fn status_reports_the_overhead_of_a_request_with_the_default_tools() {
         "{text}"
     );
 }
+
+/// The base prompt and the default tools cost at most 1,200 tokens a request (pi's 1,169 for
+/// its four tools was the mark): every request pays them, cached or not.
+#[test]
+fn a_default_request_carries_at_most_1200_tokens_of_prompt_and_tools() {
+    let home = Home::new();
+    let server = MockServer::start(Vec::new());
+    for sandbox in ["workspace-write", "read-only", "danger-full-access"] {
+        let output = home
+            .pincer()
+            .providers(&server)
+            .args(["run", "--dry-run", "--sandbox", sandbox])
+            .args(["-m", "anthropic/claude-sonnet-4-5", "hi"])
+            .output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let plan: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        let overhead = overhead_of(&plan["body"]);
+        assert!(overhead <= 1_200, "{sandbox}: {overhead} tokens");
+    }
+}
