@@ -1,18 +1,20 @@
 //! `read`: a file's text, a window of lines at a time, or an image as an image block.
 //!
 //! A call returns at most [`MAX_LINES`] lines or [`MAX_BYTES`] bytes, whole lines only, and ends
-//! with a note giving the exact `offset` of the next call. Lines are not numbered (pi does not
-//! number them either). Images are recognised by their magic bytes, not by the extension; other
-//! binary files (a NUL byte near the start) are refused.
+//! with a note giving the file's size and the exact `offset` of the next call (claude and pi page
+//! at 2,000 lines too; pi also at 50 KB). The file is read once, as a stream: the lines of the page
+//! are kept, the others only counted, so a file of any size costs one page of memory. A line
+//! longer than a page shows its head, with a note on how to reach the rest. Lines are not
+//! numbered (pi does not number them either). Images are recognised by their magic bytes, not by
+//! the extension; other binary files (a NUL byte near the start) are refused.
 
-use std::io::Read as _;
+use std::io::{BufRead, Read as _};
 
 use base64::Engine as _;
 use serde_json::json;
 
 use super::arguments::Arguments;
 use super::paths::Access;
-use super::truncate::prefix_within_bytes;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 use crate::conversation::{ContentBlock, ImageBlock};
 
@@ -57,24 +59,28 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
         }
         Err(error) => return Err(ToolError::file("read", raw_path, error)),
     };
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)
-        .map_err(|error| ToolError::io("read", raw_path, error))?;
-
-    if let Some(mime_type) = image_mime_type(&bytes) {
-        return Ok(image_output(&bytes, mime_type));
+    let io_error = |error| ToolError::io("read", raw_path, error);
+    let mut head = Vec::new();
+    (&mut file)
+        .take(BINARY_SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io_error)?;
+    if let Some(mime_type) = image_mime_type(&head) {
+        file.read_to_end(&mut head).map_err(io_error)?;
+        return Ok(image_output(&head, mime_type));
     }
-    let head = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
     if head.contains(&0) {
+        let size = file.metadata().map_or(head.len() as u64, |meta| meta.len());
         return Err(ToolError::Rejected(format!(
-            "{raw_path} looks like a binary file ({} bytes) and cannot be shown as text.",
-            bytes.len()
+            "{raw_path} looks like a binary file ({size} bytes) and cannot be shown as text."
         )));
     }
-    let text = String::from_utf8_lossy(&bytes);
     let offset = usize::try_from(offset.unwrap_or(1).max(1)).unwrap_or(usize::MAX);
     let limit = limit.map(|limit| usize::try_from(limit).unwrap_or(usize::MAX));
-    let window = select_window(&text, offset, limit).map_err(ToolError::Rejected)?;
+    let reader = std::io::BufReader::with_capacity(64 * 1024, head.as_slice().chain(file));
+    let window = read_window(reader, offset, limit)
+        .map_err(io_error)?
+        .map_err(ToolError::Rejected)?;
     Ok(window_output(window))
 }
 
@@ -122,64 +128,107 @@ pub struct Window {
     pub total_lines: usize,
 }
 
-/// Choose the lines starting at `offset` (1-based) that fit in one call. Pure, so the limits and
-/// notes are tested without files.
-pub fn select_window(text: &str, offset: usize, limit: Option<usize>) -> Result<Window, String> {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let total_lines = lines.len();
+/// Choose the lines starting at `offset` (1-based) that fit in one call, from text in memory: the
+/// limits and notes are tested without files.
+#[cfg(test)]
+fn select_window(text: &str, offset: usize, limit: Option<usize>) -> Result<Window, String> {
+    // Reading from memory cannot fail.
+    read_window(text.as_bytes(), offset, limit).unwrap_or_else(|error| Err(error.to_string()))
+}
+
+/// [`select_window`] over a reader, read once: the lines of the window are kept, the lines
+/// before and after it only counted.
+pub fn read_window(
+    mut reader: impl BufRead,
+    offset: usize,
+    limit: Option<usize>,
+) -> std::io::Result<Result<Window, String>> {
+    let mut total_bytes: u64 = 0;
+    let mut before = 0;
+    let mut discard = Vec::new();
+    while before + 1 < offset {
+        match next_line(&mut reader, 0, &mut discard)? {
+            Some(length) => {
+                before += 1;
+                total_bytes += length;
+            }
+            None => break,
+        }
+    }
+    let line_cap = limit.unwrap_or(MAX_LINES).clamp(1, MAX_LINES);
+    let mut shown = Vec::new();
+    let mut shown_lines = 0;
+    // A line read but not shown (it did not fit), or shown only in part (a line over a page).
+    let mut cut_line: Option<u64> = None;
+    while shown_lines < line_cap {
+        let mark = shown.len();
+        let room = MAX_BYTES - mark;
+        let Some(length) = next_line(&mut reader, room, &mut shown)? else {
+            break;
+        };
+        total_bytes += length;
+        if length > room as u64 {
+            if shown_lines > 0 {
+                shown.truncate(mark);
+            }
+            cut_line = Some(length);
+            break;
+        }
+        shown_lines += 1;
+    }
+    let mut after = 0;
+    while let Some(length) = next_line(&mut reader, 0, &mut discard)? {
+        after += 1;
+        total_bytes += length;
+    }
+    let total_lines = before + shown_lines + usize::from(cut_line.is_some()) + after;
     if total_lines == 0 {
-        return Ok(Window {
+        return Ok(Ok(Window {
             text: String::new(),
             note: Some("[The file is empty.]".to_owned()),
             next_offset: None,
             total_lines,
-        });
+        }));
     }
     if offset > total_lines {
-        return Err(format!(
+        return Ok(Err(format!(
             "Offset {offset} is beyond end of file ({total_lines} lines total)"
-        ));
+        )));
     }
-    let start = offset - 1;
-    let line_cap = limit.unwrap_or(MAX_LINES).clamp(1, MAX_LINES);
-    let mut shown = String::new();
-    let mut end = start;
-    let mut hit_byte_limit = false;
-    while end < total_lines && end - start < line_cap {
-        let line = lines[end];
-        if shown.len() + line.len() > MAX_BYTES {
-            hit_byte_limit = true;
-            break;
-        }
-        shown.push_str(line);
-        end += 1;
-    }
-
-    if end == start {
+    let size = human_size(total_bytes);
+    if let (Some(length), 0) = (cut_line, shown_lines) {
         // A single line longer than the byte limit: show its head and move past it.
-        let line = lines[start];
+        shown.truncate(complete_utf8(&shown));
         let next = (offset < total_lines).then_some(offset + 1);
         let continuation = next.map_or(String::new(), |next| {
             format!(" Use offset={next} to continue with the next line.")
         });
-        return Ok(Window {
-            text: prefix_within_bytes(line, MAX_BYTES).to_owned(),
+        return Ok(Ok(Window {
+            text: String::from_utf8_lossy(&shown).into_owned(),
             note: Some(format!(
-                "[Line {offset} is {} bytes; only its first 50 KB is shown.{continuation}]",
-                line.len()
+                "[Line {offset} is {length} bytes ({}); only its first 50 KB is shown.\
+                 {continuation} For the rest of it use grep, or exec: `sed -n '{offset}p' FILE \
+                 | cut -c {}-{}`.]",
+                human_size(length),
+                MAX_BYTES + 1,
+                2 * MAX_BYTES
             )),
             next_offset: next,
             total_lines,
-        });
+        }));
     }
 
-    let last_shown = end; // 1-based number of the last shown line
+    let end = before + shown_lines; // 1-based number of the last shown line
     let next_offset = (end < total_lines).then_some(end + 1);
     let note = next_offset.map(|next| {
-        if hit_byte_limit || end - start == MAX_LINES {
-            let reason = if hit_byte_limit { " (50 KB limit)" } else { "" };
+        if cut_line.is_some() || shown_lines == MAX_LINES {
+            let limit = if cut_line.is_some() {
+                "; 50 KB per call"
+            } else {
+                ""
+            };
             format!(
-                "[Showing lines {offset}-{last_shown} of {total_lines}{reason}. Use offset={next} to continue.]"
+                "[Showing lines {offset}-{end} of {total_lines} ({size}{limit}). Use offset={next} to continue.]"
             )
         } else {
             format!(
@@ -188,12 +237,81 @@ pub fn select_window(text: &str, offset: usize, limit: Option<usize>) -> Result<
             )
         }
     });
-    Ok(Window {
-        text: shown,
+    Ok(Ok(Window {
+        text: String::from_utf8_lossy(&shown).into_owned(),
         note,
         next_offset,
         total_lines,
-    })
+    }))
+}
+
+/// Read one line (through its `\n`, or to the end of the input), appending at most `keep` of its
+/// bytes to `kept`; its whole length, or `None` at the end of the input.
+fn next_line(
+    reader: &mut impl BufRead,
+    keep: usize,
+    kept: &mut Vec<u8>,
+) -> std::io::Result<Option<u64>> {
+    let mut length: u64 = 0;
+    let mut room = keep;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok((length > 0).then_some(length));
+        }
+        let (take, complete) = match memchr::memchr(b'\n', available) {
+            Some(newline) => (newline + 1, true),
+            None => (available.len(), false),
+        };
+        let kept_here = take.min(room);
+        kept.extend_from_slice(&available[..kept_here]);
+        room -= kept_here;
+        length += take as u64;
+        reader.consume(take);
+        if complete {
+            return Ok(Some(length));
+        }
+    }
+}
+
+/// How much of `bytes` to keep so that it does not end inside a UTF-8 sequence (a line's head
+/// is cut at a byte count).
+fn complete_utf8(bytes: &[u8]) -> usize {
+    let tail_start = bytes.len().saturating_sub(4);
+    for start in (tail_start..bytes.len()).rev() {
+        let byte = bytes[start];
+        if byte & 0b1100_0000 == 0b1000_0000 {
+            continue; // a continuation byte: the sequence started earlier
+        }
+        let needed = match byte {
+            0x00..=0x7F => 1,
+            0xC0..=0xDF => 2,
+            0xE0..=0xEF => 3,
+            _ => 4,
+        };
+        return if bytes.len() - start < needed {
+            start
+        } else {
+            bytes.len()
+        };
+    }
+    bytes.len()
+}
+
+/// A size as people read it: bytes below 1 KB, else KB, MB or GB with one decimal (1 KB = 1,024
+/// bytes, as the 50 KB limit counts).
+fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 3] = ["KB", "MB", "GB"];
+    if bytes < 1024 {
+        return format!("{bytes} bytes");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
 }
 
 fn window_output(window: Window) -> ToolOutput {
@@ -253,7 +371,11 @@ mod tests {
         assert!(text.starts_with("line 1\nline 2\n"));
         assert!(text.contains("line 2000\n"));
         assert!(!text.contains("line 2001"));
-        assert!(text.ends_with("\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"));
+        assert!(
+            text.ends_with(
+                "\n[Showing lines 1-2000 of 2500 (23.3 KB). Use offset=2001 to continue.]"
+            )
+        );
         assert_eq!(
             output.details,
             Some(json!({"truncated": true, "totalLines": 2500, "nextOffset": 2001}))
@@ -286,7 +408,9 @@ mod tests {
         assert_eq!(window.next_offset, Some(52));
         assert_eq!(
             window.note.as_deref(),
-            Some("[Showing lines 1-51 of 60 (50 KB limit). Use offset=52 to continue.]")
+            Some(
+                "[Showing lines 1-51 of 60 (58.6 KB; 50 KB per call). Use offset=52 to continue.]"
+            )
         );
     }
 
@@ -299,9 +423,38 @@ mod tests {
         assert_eq!(
             window.note.as_deref(),
             Some(
-                "[Line 1 is 60001 bytes; only its first 50 KB is shown. Use offset=2 to continue with the next line.]"
+                "[Line 1 is 60001 bytes (58.6 KB); only its first 50 KB is shown. Use offset=2 to \
+                 continue with the next line. For the rest of it use grep, or exec: `sed -n '1p' \
+                 FILE | cut -c 51201-102400`.]"
             )
         );
+    }
+
+    #[test]
+    fn a_line_head_cut_inside_a_character_drops_the_partial_character() {
+        let line = format!("{}é\n", "a".repeat(MAX_BYTES - 1)); // é straddles the limit
+        let window = select_window(&line, 1, None).unwrap();
+        assert_eq!(window.text, "a".repeat(MAX_BYTES - 1));
+        assert_eq!(complete_utf8("aé".as_bytes()), 3);
+        assert_eq!(complete_utf8(&"aé".as_bytes()[..2]), 1);
+        assert_eq!(complete_utf8(&"a€".as_bytes()[..3]), 1);
+    }
+
+    #[test]
+    fn sizes_read_in_bytes_kb_mb_and_gb() {
+        assert_eq!(human_size(900), "900 bytes");
+        assert_eq!(human_size(51_200), "50.0 KB");
+        assert_eq!(human_size(3_000_000), "2.9 MB");
+        assert_eq!(human_size(5 * 1024 * 1024 * 1024), "5.0 GB");
+    }
+
+    #[test]
+    fn lines_after_a_page_are_counted_not_kept_and_a_last_line_without_newline_counts() {
+        let text = format!("{}tail", numbered_lines(3000));
+        let window = select_window(&text, 2001, None).unwrap();
+        assert_eq!(window.total_lines, 3001);
+        assert!(window.text.starts_with("line 2001\n") && window.text.ends_with("tail"));
+        assert_eq!(window.next_offset, None);
     }
 
     #[tokio::test]

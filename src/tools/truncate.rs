@@ -11,18 +11,6 @@ pub fn cut_line(line: &str, max_chars: usize) -> Cow<'_, str> {
     }
 }
 
-/// The longest prefix of `text` that is at most `max_bytes` long and ends on a char boundary.
-pub fn prefix_within_bytes(text: &str, max_bytes: usize) -> &str {
-    if text.len() <= max_bytes {
-        return text;
-    }
-    let mut end = max_bytes;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,11 +19,5 @@ mod tests {
     fn a_long_line_is_cut_at_the_character_limit_with_a_marker() {
         assert_eq!(cut_line("héllo world", 5), "héllo... [line truncated]");
         assert_eq!(cut_line("short", 5), "short");
-    }
-
-    #[test]
-    fn a_byte_prefix_never_splits_a_character() {
-        assert_eq!(prefix_within_bytes("aé", 2), "a");
-        assert_eq!(prefix_within_bytes("aé", 3), "aé");
     }
 }

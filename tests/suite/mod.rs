@@ -12,6 +12,7 @@ mod mcp;
 mod output_contract;
 mod progress;
 mod prompt_cache;
+mod read_pages;
 mod reliability;
 mod reliability_crash;
 mod reliability_faults;
