@@ -19,7 +19,18 @@
 //! - `anthropic-stream`: an answer of `--deltas` text deltas (`<0000>`, `<0001>`, …), one chunk
 //!   each, `--pace-us` microseconds apart. Just before writing each delta it notes the wall clock
 //!   (nanoseconds since the epoch); when the stream is done it appends `INDEX NANOS` lines to the
-//!   `--times` file, so that a reader of the client's stdout can compute each delta's delay.
+//!   `--times` file, so that a reader of the client's stdout can compute each delta's delay;
+//! - `tokens` (for `scripts/tokens`): any of the four protocols, told apart by the request path
+//!   (`/v1/messages`, `/v1/responses`, `/v1/chat/completions`, `…:streamGenerateContent`), each
+//!   reply chosen from the request itself, so that any number of runs and resumes, compactions
+//!   included, can be scripted by their prompts alone: a request without tools (a compaction's
+//!   summary call) gets [`SUMMARY`]; a request whose last message holds a directive
+//!   `<<call TOOL {JSON arguments}>>` (put in the prompt) gets that one tool call; any other
+//!   (the call after the tool result, or a prompt without a directive) gets [`ANSWER`]. The
+//!   reported input tokens are the body's bytes / 4 (what the compaction decision sees). With
+//!   `--dump DIR`, each request body is written to `DIR/NNNNNN.json` (numbered from 1) and the
+//!   text of the reply it got (the answer, or the tool's name and arguments) to `NNNNNN.out`,
+//!   both before the reply is sent.
 
 #![expect(
     clippy::print_stdout,
@@ -43,6 +54,9 @@ mod openai;
 
 #[path = "../tests/common/wire/openai_chat.rs"]
 mod openai_chat;
+
+#[path = "../tests/common/wire/gemini.rs"]
+mod gemini;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -82,6 +96,7 @@ struct Options {
     deltas: usize,
     pace: Duration,
     times: Option<PathBuf>,
+    dump: Option<PathBuf>,
 }
 
 fn options() -> Options {
@@ -90,6 +105,7 @@ fn options() -> Options {
         deltas: 200,
         pace: Duration::from_micros(2_000),
         times: None,
+        dump: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -100,6 +116,7 @@ fn options() -> Options {
                     Duration::from_micros(args.next().and_then(|n| n.parse().ok()).unwrap_or(0));
             }
             "--times" => options.times = args.next().map(PathBuf::from),
+            "--dump" => options.dump = args.next().map(PathBuf::from),
             _ => options.scenario = arg,
         }
     }
@@ -184,6 +201,10 @@ fn main() {
             serve_timed_stream(&options);
             return;
         }
+        "tokens" => {
+            serve_tokens(options.dump.as_deref());
+            return;
+        }
         other => {
             let _ = writeln!(std::io::stderr(), "unknown scenario '{other}'");
             std::process::exit(2);
@@ -232,9 +253,12 @@ fn serve_timed_stream(options: &Options) {
     }
 }
 
-/// Reads one request's head and body; only its arrival matters here.
-fn read_request(stream: &TcpStream) -> Option<()> {
+/// Reads one request's head and body: its path and its body.
+fn read_request(stream: &TcpStream) -> Option<(String, Vec<u8>)> {
     let mut reader = BufReader::new(stream.try_clone().ok()?);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line).ok()?;
+    let path = request_line.split_whitespace().nth(1)?.to_owned();
     let mut length = 0;
     loop {
         let mut line = String::new();
@@ -252,7 +276,8 @@ fn read_request(stream: &TcpStream) -> Option<()> {
         }
     }
     let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()
+    reader.read_exact(&mut body).ok()?;
+    Some((path, body))
 }
 
 /// Writes the events as chunks, pausing before each text delta, and returns the wall-clock
@@ -287,4 +312,220 @@ fn send_paced(mut stream: TcpStream, events: &[Vec<u8>], pace: Duration) -> Vec<
     }
     let _ = stream.write_all(b"0\r\n\r\n");
     times
+}
+
+/// What the `tokens` scenario answers a summary call (a request without tools) with: the
+/// sections pincer's compaction prompt asks for, about as long as a model writes them for a
+/// session of file reads.
+const SUMMARY: &str = "## Goal\nReview the project's files one by one and report what each does.\n\n\
+## Constraints & Preferences\n- Read only; change nothing.\n\n\
+## Progress\n### Done\n- [x] Read the earlier files and reported on each: small modules, no \
+problems found.\n### In Progress\n- [ ] The remaining files, in order.\n### Blocked\n- (none)\n\n\
+## Key Decisions\n- **One file per turn**: the user asks for each by name.\n\n\
+## Next Steps\n1. Read the next file the user names and report on it.\n\n\
+## Critical Context\n- Every file so far was a self-contained module of about 8 KB.";
+
+/// A wire protocol of the `tokens` scenario, told apart by the request path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Protocol {
+    Anthropic,
+    Responses,
+    Chat,
+    Gemini,
+}
+
+impl Protocol {
+    fn of(path: &str) -> Option<Protocol> {
+        let path = path.split('?').next().unwrap_or(path);
+        if path.ends_with("/messages") {
+            Some(Protocol::Anthropic)
+        } else if path.ends_with("/responses") {
+            Some(Protocol::Responses)
+        } else if path.ends_with("/chat/completions") {
+            Some(Protocol::Chat)
+        } else if path.ends_with(":streamGenerateContent") {
+            Some(Protocol::Gemini)
+        } else {
+            None
+        }
+    }
+
+    /// The request's conversation: its messages, input items or contents.
+    fn conversation(self, body: &serde_json::Value) -> Option<&Vec<serde_json::Value>> {
+        match self {
+            Protocol::Anthropic | Protocol::Chat => body["messages"].as_array(),
+            Protocol::Responses => body["input"].as_array(),
+            Protocol::Gemini => body["contents"].as_array(),
+        }
+    }
+}
+
+/// What the `tokens` scenario replies.
+#[derive(Debug, PartialEq, Eq)]
+enum Step {
+    /// The compaction summary.
+    Summary,
+    /// One call of `tool` with these JSON arguments.
+    Call { tool: String, arguments: String },
+    /// The final answer.
+    Answer,
+}
+
+/// The reply a request calls for (see the module comment).
+fn step(protocol: Protocol, body: &serde_json::Value) -> Step {
+    if body["tools"].as_array().is_none_or(Vec::is_empty) {
+        return Step::Summary;
+    }
+    let mut texts = Vec::new();
+    if let Some(last) = protocol.conversation(body).and_then(|items| items.last()) {
+        strings(last, &mut texts);
+    }
+    texts
+        .iter()
+        .find_map(|text| directive(text))
+        .unwrap_or(Step::Answer)
+}
+
+/// Every string in `value`, depth first.
+fn strings<'a>(value: &'a serde_json::Value, out: &mut Vec<&'a str>) {
+    match value {
+        serde_json::Value::String(text) => out.push(text),
+        serde_json::Value::Array(items) => items.iter().for_each(|item| strings(item, out)),
+        serde_json::Value::Object(members) => members.values().for_each(|item| strings(item, out)),
+        _ => {}
+    }
+}
+
+/// The `<<call TOOL {JSON}>>` directive in `text`, if there is one.
+fn directive(text: &str) -> Option<Step> {
+    let start = text.find("<<call ")? + "<<call ".len();
+    let rest = &text[start..];
+    let end = rest.find(">>")?;
+    let (tool, arguments) = rest[..end].split_once(' ')?;
+    Some(Step::Call {
+        tool: tool.to_owned(),
+        arguments: arguments.trim().to_owned(),
+    })
+}
+
+/// The event stream for `step` in `protocol`, reporting `input` prompt tokens; and the text of
+/// the reply (what `--dump` writes beside the request).
+fn tokens_reply(protocol: Protocol, step: &Step, sequence: usize, input: u64) -> (Vec<u8>, String) {
+    let text = match step {
+        Step::Summary => SUMMARY.to_owned(),
+        Step::Answer => ANSWER.concat(),
+        Step::Call { tool, arguments } => format!("{tool} {arguments}"),
+    };
+    let output = (text.len() as u64).div_ceil(4);
+    let id = match protocol {
+        Protocol::Anthropic => format!("toolu_01Tokens{sequence:06}"),
+        _ => format!("call_tokens{sequence:06}"),
+    };
+    let stream = match (protocol, step) {
+        (Protocol::Anthropic, Step::Call { tool, arguments }) => anthropic::tool_use_stream(
+            None,
+            &[(&id, tool, arguments)],
+            anthropic_usage(input, output),
+        ),
+        (Protocol::Anthropic, _) => {
+            anthropic::text_stream(&[&text], anthropic_usage(input, output))
+        }
+        (Protocol::Responses, Step::Call { tool, arguments }) => openai::tool_call_stream(
+            None,
+            &[(&id, tool, arguments)],
+            responses_usage(input, output),
+        ),
+        (Protocol::Responses, _) => openai::text_stream(&[&text], responses_usage(input, output)),
+        (Protocol::Chat, Step::Call { tool, arguments }) => openai_chat::tool_call_stream(
+            None,
+            &[(&id, tool, arguments)],
+            chat_usage(input, output),
+        ),
+        (Protocol::Chat, _) => openai_chat::text_stream(&[&text], chat_usage(input, output)),
+        (Protocol::Gemini, Step::Call { tool, arguments }) => {
+            let arguments = serde_json::from_str(arguments).unwrap_or(serde_json::Value::Null);
+            gemini::function_call_stream(
+                &[(tool, arguments)],
+                "",
+                gemini::Usage4::new(input, 0, output, 0),
+            )
+        }
+        (Protocol::Gemini, _) => {
+            gemini::text_stream(&[&text], gemini::Usage4::new(input, 0, output, 0))
+        }
+    };
+    (stream, text)
+}
+
+fn anthropic_usage(input: u64, output: u64) -> anthropic::Usage4 {
+    anthropic::Usage4 {
+        input,
+        output,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
+fn responses_usage(input: u64, output: u64) -> openai::Usage4 {
+    openai::Usage4 {
+        input_total: input,
+        cached: 0,
+        output,
+        reasoning: 0,
+    }
+}
+
+fn chat_usage(input: u64, output: u64) -> openai_chat::Usage4 {
+    openai_chat::Usage4 {
+        input_total: input,
+        cached: 0,
+        output,
+        reasoning: 0,
+    }
+}
+
+/// The `tokens` scenario: one request at a time (a benchmark runs one client), each written to
+/// `dump` before it is answered, so that the requests are all on disk when the client exits.
+fn serve_tokens(dump: Option<&std::path::Path>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    println!("http://{}", listener.local_addr().unwrap());
+    let _ = std::io::stdout().flush();
+    let mut sequence = 0;
+    for mut stream in listener.incoming().flatten() {
+        let Some((path, body)) = read_request(&stream) else {
+            continue;
+        };
+        let Some(protocol) = Protocol::of(&path) else {
+            let _ = stream.write_all(
+                b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+            continue;
+        };
+        sequence += 1;
+        let json: serde_json::Value =
+            serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+        let step = step(protocol, &json);
+        let input = (body.len() as u64).div_ceil(4);
+        let (reply, text) = tokens_reply(protocol, &step, sequence, input);
+        if let Some(dump) = dump {
+            let written = std::fs::write(dump.join(format!("{sequence:06}.json")), &body)
+                .and_then(|()| std::fs::write(dump.join(format!("{sequence:06}.out")), &text));
+            if let Err(error) = written {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "cannot write to {}: {error}",
+                    dump.display()
+                );
+                std::process::exit(1);
+            }
+        }
+        let head = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream; charset=utf-8\r\n\
+             cache-control: no-cache\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+            reply.len()
+        );
+        let _ = stream
+            .write_all(head.as_bytes())
+            .and_then(|()| stream.write_all(&reply));
+    }
 }
