@@ -24,9 +24,10 @@
 //!   (`/v1/messages`, `/v1/responses`, `/v1/chat/completions`, `…:streamGenerateContent`), each
 //!   reply chosen from the request itself, so that any number of runs and resumes, compactions
 //!   included, can be scripted by their prompts alone: a request without tools (a compaction's
-//!   summary call) gets [`SUMMARY`]; a request whose last message holds a directive
-//!   `<<call TOOL {JSON arguments}>>` (put in the prompt) gets that one tool call; any other
-//!   (the call after the tool result, or a prompt without a directive) gets [`ANSWER`]. The
+//!   summary call) gets [`SUMMARY`]; a prompt holding a directive `<<call TOOL {JSON
+//!   arguments}>>` gets that one tool call, once (while the conversation has fewer tool calls
+//!   than directives); any other request (after the tool result, or a prompt without a
+//!   directive) gets [`ANSWER`]. The
 //!   reported input tokens are the body's bytes / 4 (what the compaction decision sees). With
 //!   `--dump DIR`, each request body is written to `DIR/NNNNNN.json` (numbered from 1) and the
 //!   text of the reply it got (the answer, or the tool's name and arguments) to `NNNNNN.out`,
@@ -371,19 +372,50 @@ enum Step {
     Answer,
 }
 
-/// The reply a request calls for (see the module comment).
+/// The reply a request calls for (see the module comment): the tool call of the newest
+/// directive while the conversation has fewer tool calls than directives, else the answer.
+/// Counting instead of looking at the last message keeps this right for clients that merge a
+/// new prompt into the message holding the last tool results (claude does).
 fn step(protocol: Protocol, body: &serde_json::Value) -> Step {
     if body["tools"].as_array().is_none_or(Vec::is_empty) {
         return Step::Summary;
     }
+    let Some(items) = protocol.conversation(body) else {
+        return Step::Answer;
+    };
     let mut texts = Vec::new();
-    if let Some(last) = protocol.conversation(body).and_then(|items| items.last()) {
-        strings(last, &mut texts);
+    items.iter().for_each(|item| strings(item, &mut texts));
+    let mut directives: Vec<Step> = texts.iter().filter_map(|text| directive(text)).collect();
+    let calls: usize = items.iter().map(tool_calls).sum();
+    if calls < directives.len() {
+        directives.pop().unwrap_or(Step::Answer)
+    } else {
+        Step::Answer
     }
-    texts
-        .iter()
-        .find_map(|text| directive(text))
-        .unwrap_or(Step::Answer)
+}
+
+/// How many tool calls `value` holds, in any protocol's shape.
+fn tool_calls(value: &serde_json::Value) -> usize {
+    match value {
+        serde_json::Value::Array(items) => items.iter().map(tool_calls).sum(),
+        serde_json::Value::Object(members) => {
+            let own = match members.get("type").and_then(serde_json::Value::as_str) {
+                Some("tool_use" | "function_call" | "custom_tool_call" | "local_shell_call") => 1,
+                _ => usize::from(members.contains_key("functionCall")),
+            };
+            let chat = members
+                .get("tool_calls")
+                .and_then(serde_json::Value::as_array)
+                .map_or(0, Vec::len);
+            own + chat
+                + members
+                    .iter()
+                    .filter(|(key, _)| key.as_str() != "tool_calls")
+                    .map(|(_, member)| tool_calls(member))
+                    .sum::<usize>()
+        }
+        _ => 0,
+    }
 }
 
 /// Every string in `value`, depth first.
