@@ -486,7 +486,20 @@ fn tokens_reply(protocol: Protocol, step: &Step, sequence: usize, input: u64) ->
             gemini::text_stream(&[&text], gemini::Usage4::new(input, 0, output, 0))
         }
     };
-    (stream, text)
+    // The wire builders give every response the same ids; a client that merges the pieces of one
+    // message by id (claude does, when it reloads a session) would merge every answer of the
+    // session into one message. Each reply gets its own.
+    let mut stream = String::from_utf8_lossy(&stream).into_owned();
+    for id in [
+        anthropic::MESSAGE_ID,
+        openai::RESPONSE_ID,
+        openai::MESSAGE_ID,
+        openai_chat::COMPLETION_ID,
+        gemini::RESPONSE_ID,
+    ] {
+        stream = stream.replace(id, &format!("{id}{sequence:06}"));
+    }
+    (stream.into_bytes(), text)
 }
 
 fn anthropic_usage(input: u64, output: u64) -> anthropic::Usage4 {
