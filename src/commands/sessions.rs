@@ -58,7 +58,16 @@ fn resolve(context: &Context, index: &Index, query: &str) -> CliResult<PathBuf> 
 /// `path` as a session file of the sessions directory that may be deleted or rewritten, or a
 /// usage error naming it (see `session::ownership`).
 fn owned(context: &Context, path: &Path, proof: Proof) -> CliResult<PathBuf> {
-    ownership::prove(context.sessions_dir(), path, proof)
+    owned_in(
+        &ownership::SessionsDir::new(context.sessions_dir()),
+        path,
+        proof,
+    )
+}
+
+/// [`owned`] against a sessions directory resolved once.
+fn owned_in(dir: &ownership::SessionsDir<'_>, path: &Path, proof: Proof) -> CliResult<PathBuf> {
+    dir.prove(path, proof)
         .map_err(|error| CliError::usage(error.to_string()).with_hint(error.hint()))
 }
 
@@ -985,10 +994,11 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
     let mut removed = Vec::new();
     let mut skipped = Vec::new();
     let mut proven = Vec::new();
+    let sessions = ownership::SessionsDir::new(context.sessions_dir());
     for entry in candidates {
         let path = context.sessions_dir().join(&entry.file);
         // The index is a cache: what it names is checked before anything is deleted.
-        match owned(context, &path, Proof::Header) {
+        match owned_in(&sessions, &path, Proof::Header) {
             Ok(file) if args.dry_run => {
                 drop(file);
                 removed.push(path);

@@ -92,41 +92,71 @@ impl NotOwned {
 /// Check that `path` is a session file of `sessions_dir` as `proof` asks (see the module
 /// header), and return it as a path inside the canonical sessions directory.
 pub fn prove(sessions_dir: &Path, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
-    let outside = || NotOwned::Outside {
-        path: path.to_owned(),
-        dir: sessions_dir.to_owned(),
-    };
-    let io = |at: &Path| {
-        let at = at.to_owned();
-        move |source| NotOwned::Io { path: at, source }
-    };
-    let Some(name) = path.file_name() else {
-        return Err(outside());
-    };
-    let parent = match path.parent() {
-        Some(parent) if !parent.as_os_str().is_empty() => parent,
-        _ => Path::new("."),
-    };
-    // No sessions directory yet: nothing is in it.
-    let Ok(dir) = std::fs::canonicalize(sessions_dir) else {
-        return Err(outside());
-    };
-    let Ok(parent) = std::fs::canonicalize(parent) else {
-        return Err(outside());
-    };
-    if parent.components().ne(dir.components()) {
-        return Err(outside());
+    SessionsDir::new(sessions_dir).prove(path, proof)
+}
+
+/// A sessions directory resolved once, for a command that proves many files in it (a prune):
+/// each proof of a file named inside it is then a stat and a header read, not two walks of
+/// the whole path.
+pub struct SessionsDir<'a> {
+    given: &'a Path,
+    /// `None` when there is no such directory yet: nothing is in it.
+    canonical: Option<PathBuf>,
+}
+
+impl<'a> SessionsDir<'a> {
+    /// Resolve `sessions_dir`.
+    pub fn new(sessions_dir: &'a Path) -> SessionsDir<'a> {
+        SessionsDir {
+            given: sessions_dir,
+            canonical: std::fs::canonicalize(sessions_dir).ok(),
+        }
     }
-    let file = dir.join(name);
-    let metadata = std::fs::symlink_metadata(&file).map_err(io(&file))?;
-    let kind = FileKind::of(metadata.file_type());
-    if kind != FileKind::Regular {
-        return Err(NotOwned::NotAFile { path: file, kind });
+
+    /// [`prove`] for a file of this directory.
+    pub fn prove(&self, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
+        let sessions_dir = self.given;
+        let outside = || NotOwned::Outside {
+            path: path.to_owned(),
+            dir: sessions_dir.to_owned(),
+        };
+        let io = |at: &Path| {
+            let at = at.to_owned();
+            move |source| NotOwned::Io { path: at, source }
+        };
+        let Some(name) = path.file_name() else {
+            return Err(outside());
+        };
+        let parent = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        let Some(dir) = self.canonical.clone() else {
+            return Err(outside());
+        };
+        // A path named inside the directory as it was given is in it; any other is resolved.
+        let parent = if parent == sessions_dir {
+            dir.clone()
+        } else {
+            let Ok(parent) = std::fs::canonicalize(parent) else {
+                return Err(outside());
+            };
+            parent
+        };
+        if parent.components().ne(dir.components()) {
+            return Err(outside());
+        }
+        let file = dir.join(name);
+        let metadata = std::fs::symlink_metadata(&file).map_err(io(&file))?;
+        let kind = FileKind::of(metadata.file_type());
+        if kind != FileKind::Regular {
+            return Err(NotOwned::NotAFile { path: file, kind });
+        }
+        if proof == Proof::Header {
+            header_line(&file)?;
+        }
+        Ok(file)
     }
-    if proof == Proof::Header {
-        header_line(&file)?;
-    }
-    Ok(file)
 }
 
 /// Read the first line of `file` (a regular file, not followed through a link) and check that it
