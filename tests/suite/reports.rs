@@ -7,7 +7,8 @@
 use std::process::Output;
 
 use pincer::output::report::{
-    AuthAdded, AuthList, AuthOrder, AuthRemoved, AuthReset, AuthStatus, AuthTest, McpStatus,
+    AuthAdded, AuthList, AuthOrder, AuthRemoved, AuthReset, AuthStatus, AuthTest,
+    InstallationStatus, McpStatus, SessionStatus,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -205,7 +206,7 @@ fn the_json_reports_of_status() {
     write_sessions(&home);
     home.add_profile("anthropic", "work", "sk-ant-report-0000000000000001");
     let installation = home.run(&["status", "--json"]);
-    let shown = checked_with::<Value>(&installation, &home, |value| {
+    let shown = checked_with::<InstallationStatus>(&installation, &home, |value| {
         blank(value, &["version"], "<version>");
         blank(&mut value["sandbox"], &PROBED, "<probed>");
         blank(&mut value["system_prompt"], &["chars"], "<chars>");
@@ -220,7 +221,7 @@ fn the_json_reports_of_status() {
     });
     insta::assert_snapshot!("status", shown);
     let session = home.run(&["status", SESSION, "--json"]);
-    insta::assert_snapshot!("status_session", checked::<Value>(&session, &home));
+    insta::assert_snapshot!("status_session", checked::<SessionStatus>(&session, &home));
 
     // The text views, rendered from the same reports.
     let root = home.root.path().to_string_lossy().into_owned();
@@ -366,4 +367,17 @@ fn the_json_reports_of_a_dry_run() {
         ])
         .output();
     insta::assert_snapshot!("dry_run_child", dry_run_shown(&child, home));
+}
+
+#[test]
+fn a_skill_source_is_named_in_the_text_view_as_in_the_json() {
+    use pincer::agent::skills::SkillSource;
+    for source in [
+        SkillSource::Global,
+        SkillSource::Workspace,
+        SkillSource::Config,
+        SkillSource::Flag,
+    ] {
+        assert_eq!(serde_json::to_value(source).unwrap(), source.as_str());
+    }
 }
