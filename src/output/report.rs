@@ -671,3 +671,245 @@ impl From<&crate::conversation::TokenUsage> for UsageReport {
         }
     }
 }
+
+/// One session of `sessions list --json` (the listing is an array of these, newest first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionListItem {
+    /// The session's id.
+    pub id: String,
+    /// Its name.
+    pub name: Option<String>,
+    /// Its file.
+    pub file: PathBuf,
+    /// Its workspace.
+    pub cwd: String,
+    /// When it was created (ISO 8601).
+    pub created: String,
+    /// Its last entry's time (ISO 8601).
+    pub updated: String,
+    /// Its current model, `provider/model`.
+    pub model: Option<String>,
+    /// User prompts.
+    pub turns: u64,
+    /// Messages.
+    pub messages: u64,
+    /// How full its context is, when known.
+    pub context: Option<ListContext>,
+    /// The usage of every call.
+    pub usage: ListUsage,
+    /// What every call cost.
+    pub total_cost_usd: f64,
+    /// Compactions.
+    pub compactions: u64,
+    /// Whether its last model call was aborted or failed.
+    pub last_run_aborted: bool,
+    /// Why it could not be fully read.
+    pub problem: Option<String>,
+    /// The shortest prefix of the id that names it alone.
+    pub short_id: String,
+}
+
+/// The context of a listed session.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListContext {
+    /// Tokens in context.
+    pub tokens: u64,
+    /// The model's window.
+    pub window: Option<u64>,
+    /// `tokens / window` in percent.
+    pub percent: Option<f64>,
+    /// Whether `tokens` is an estimate.
+    pub estimated: bool,
+}
+
+/// The usage of a listed session (in the order `sessions list` has always printed it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListUsage {
+    /// Input tokens not read from or written to the cache.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// Tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+}
+
+/// `sessions show --json`: the current branch, entries as in the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionShown {
+    /// The session's id.
+    pub id: String,
+    /// Its file.
+    pub file: PathBuf,
+    /// Its header line.
+    pub header: crate::session::record::SessionHeader,
+    /// The entries from the root to the leaf.
+    pub entries: Vec<crate::session::record::Entry>,
+}
+
+/// `sessions show --tree --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionTreeShown {
+    /// The session's id.
+    pub id: String,
+    /// Its file.
+    pub file: PathBuf,
+    /// The entry the next turn continues from.
+    pub leaf: Option<String>,
+    /// Every entry.
+    pub tree: SessionTree,
+}
+
+/// The entries of a session as a tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionTree {
+    /// The entries without a parent.
+    pub roots: Vec<String>,
+    /// Every entry, in file order.
+    pub nodes: Vec<TreeNode>,
+}
+
+/// One entry of the tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeNode {
+    /// Its id.
+    pub id: String,
+    /// Its parent's id.
+    #[serde(rename = "parentId")]
+    pub parent_id: Option<String>,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A line about it.
+    pub label: String,
+    /// Its children's ids.
+    pub children: Vec<String>,
+}
+
+/// `sessions fork --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionForked {
+    /// The new session's id.
+    pub id: String,
+    /// Its file.
+    pub file: PathBuf,
+    /// The session it was forked from.
+    pub forked_from: String,
+    /// The entry it was forked at.
+    pub at: Option<String>,
+    /// Its name.
+    pub name: Option<String>,
+}
+
+/// `sessions rename --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRenamed {
+    /// The session's id.
+    pub id: String,
+    /// Its new name.
+    pub name: String,
+    /// Its file.
+    pub file: PathBuf,
+}
+
+/// `sessions rm --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsRemoved {
+    /// The files removed.
+    pub removed: Vec<PathBuf>,
+}
+
+/// `sessions prune --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsPruned {
+    /// Whether nothing was removed (`--dry-run`).
+    pub dry_run: bool,
+    /// The files removed (without `--dry-run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Vec<PathBuf>>,
+    /// The files that would be removed (with `--dry-run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub would_remove: Option<Vec<PathBuf>>,
+    /// The files kept: busy, or not a session file.
+    pub skipped: Vec<PathBuf>,
+}
+
+/// `sessions path --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionPath {
+    /// The session's file.
+    pub file: PathBuf,
+}
+
+/// `sessions repair --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRepaired {
+    /// The session's file.
+    pub file: PathBuf,
+    /// Whether nothing was changed (`--dry-run`).
+    pub dry_run: bool,
+    /// Whether there was nothing to repair.
+    pub clean: bool,
+    /// The corrupt lines moved to the side file (1-based).
+    pub dropped_lines: Vec<usize>,
+    /// The header written in place of a damaged one.
+    pub rebuilt_header: Option<RebuiltHeaderReport>,
+    /// Where the corrupt lines went.
+    pub side_file: Option<PathBuf>,
+    /// What became of a torn last line.
+    pub torn_tail: Option<TornTailReport>,
+    /// The format version the file was migrated from.
+    pub migrated_from: Option<u32>,
+}
+
+/// A rebuilt header of `sessions repair`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RebuiltHeaderReport {
+    /// The session's id.
+    pub id: String,
+    /// Its workspace.
+    pub cwd: String,
+    /// Whether the workspace was found in its entries rather than assumed.
+    pub cwd_recovered: bool,
+    /// Whether line 1 was replaced rather than a header inserted.
+    pub replaced_line_1: bool,
+}
+
+/// A torn last line in `sessions repair`: `"completed"` or `{"moved_to": FILE}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TornTailReport {
+    /// `completed`: it was a whole entry missing its newline.
+    Completed(String),
+    /// The fragment was moved to a side file.
+    Moved {
+        /// The side file.
+        moved_to: PathBuf,
+    },
+}
+
+/// `sessions export --format json`: the whole file, every branch, as one document. Borrowed
+/// when written, so a long session is not copied to be exported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionExport<'a> {
+    /// The header line.
+    pub header: std::borrow::Cow<'a, crate::session::record::SessionHeader>,
+    /// Every entry, in file order.
+    pub entries: std::borrow::Cow<'a, [crate::session::record::Entry]>,
+}

@@ -8,7 +8,9 @@ use std::process::Output;
 
 use pincer::output::report::{
     AuthAdded, AuthList, AuthOrder, AuthRemoved, AuthReset, AuthStatus, AuthTest,
-    InstallationStatus, McpStatus, SessionStatus,
+    InstallationStatus, McpStatus, SessionExport, SessionForked, SessionListItem, SessionPath,
+    SessionRenamed, SessionRepaired, SessionShown, SessionStatus, SessionTreeShown, SessionsPruned,
+    SessionsRemoved,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -249,15 +251,29 @@ fn the_json_reports_of_the_sessions_commands() {
     let home = Home::new();
     write_sessions(&home);
     let listed = home.run(&["sessions", "list", "--json"]);
-    insta::assert_snapshot!("sessions_list", checked::<Value>(&listed, &home));
+    insta::assert_snapshot!(
+        "sessions_list",
+        checked::<Vec<SessionListItem>>(&listed, &home)
+    );
     let shown = home.run(&["sessions", "show", SESSION, "--json"]);
-    insta::assert_snapshot!("sessions_show", checked::<Value>(&shown, &home));
+    insta::assert_snapshot!("sessions_show", checked::<SessionShown>(&shown, &home));
     let tree = home.run(&["sessions", "show", SESSION, "--tree", "--json"]);
-    insta::assert_snapshot!("sessions_show_tree", checked::<Value>(&tree, &home));
+    insta::assert_snapshot!(
+        "sessions_show_tree",
+        checked::<SessionTreeShown>(&tree, &home)
+    );
+    let exported = home.run(&["sessions", "export", SESSION, "--format", "json"]);
+    insta::assert_snapshot!(
+        "sessions_export",
+        checked::<SessionExport>(&exported, &home)
+    );
     let path = home.run(&["sessions", "path", SESSION, "--json"]);
-    insta::assert_snapshot!("sessions_path", checked::<Value>(&path, &home));
+    insta::assert_snapshot!("sessions_path", checked::<SessionPath>(&path, &home));
     let renamed = home.run(&["sessions", "rename", SESSION, "renamed", "--json"]);
-    insta::assert_snapshot!("sessions_rename", checked::<Value>(&renamed, &home));
+    insta::assert_snapshot!(
+        "sessions_rename",
+        checked::<SessionRenamed>(&renamed, &home)
+    );
     let forked = home.run(&[
         "sessions", "fork", SESSION, "--at", "a0000003", "--name", "branch", "--json",
     ]);
@@ -267,7 +283,7 @@ fn the_json_reports_of_the_sessions_commands() {
         .to_owned();
     // The new file's name starts with when it was made.
     let stamp = regex::Regex::new(&format!(r"\d{{4}}-[0-9T-]+Z_{fork_id}")).unwrap();
-    let shown = checked::<Value>(&forked, &home);
+    let shown = checked::<SessionForked>(&forked, &home);
     let shown = stamp
         .replace_all(&shown, "<stamp>_<fork>")
         .replace(&fork_id, "<fork>");
@@ -283,9 +299,15 @@ fn the_json_reports_of_the_sessions_commands() {
     text.push_str("{\"type\":\"message\",\"id\":\"torn");
     std::fs::write(&file, text).unwrap();
     let repair = home.run(&["sessions", "repair", SESSION, "--dry-run", "--json"]);
-    insta::assert_snapshot!("sessions_repair_dry_run", checked::<Value>(&repair, &home));
+    insta::assert_snapshot!(
+        "sessions_repair_dry_run",
+        checked::<SessionRepaired>(&repair, &home)
+    );
     let repair = home.run(&["sessions", "repair", SESSION, "--json"]);
-    insta::assert_snapshot!("sessions_repair", checked::<Value>(&repair, &home));
+    insta::assert_snapshot!(
+        "sessions_repair",
+        checked::<SessionRepaired>(&repair, &home)
+    );
 
     let would = home.run(&[
         "sessions",
@@ -295,11 +317,14 @@ fn the_json_reports_of_the_sessions_commands() {
         "--dry-run",
         "--json",
     ]);
-    insta::assert_snapshot!("sessions_prune_dry_run", checked::<Value>(&would, &home));
+    insta::assert_snapshot!(
+        "sessions_prune_dry_run",
+        checked::<SessionsPruned>(&would, &home)
+    );
     let pruned = home.run(&["sessions", "prune", "--older-than", "30d", "--json"]);
-    insta::assert_snapshot!("sessions_prune", checked::<Value>(&pruned, &home));
+    insta::assert_snapshot!("sessions_prune", checked::<SessionsPruned>(&pruned, &home));
     let removed = home.run(&["sessions", "rm", &fork_id, "--force", "--json"]);
-    let shown = checked::<Value>(&removed, &home);
+    let shown = checked::<SessionsRemoved>(&removed, &home);
     let shown = stamp
         .replace_all(&shown, "<stamp>_<fork>")
         .replace(&fork_id, "<fork>");
@@ -380,4 +405,18 @@ fn a_skill_source_is_named_in_the_text_view_as_in_the_json() {
     ] {
         assert_eq!(serde_json::to_value(source).unwrap(), source.as_str());
     }
+}
+
+#[test]
+fn a_torn_tail_in_the_repair_report_is_completed_or_moved() {
+    use pincer::output::report::TornTailReport;
+    let completed: TornTailReport = typed(r#""completed""#);
+    assert_eq!(completed, TornTailReport::Completed("completed".to_owned()));
+    let moved: TornTailReport = typed(r#"{"moved_to": "/s/a.jsonl.torn"}"#);
+    assert_eq!(
+        moved,
+        TornTailReport::Moved {
+            moved_to: "/s/a.jsonl.torn".into()
+        }
+    );
 }
