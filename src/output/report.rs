@@ -913,3 +913,137 @@ pub struct SessionExport<'a> {
     /// Every entry, in file order.
     pub entries: std::borrow::Cow<'a, [crate::session::record::Entry]>,
 }
+
+/// `run --dry-run` / `resume --dry-run`: what the turn would send (or which child it would
+/// start), touching nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DryRun {
+    /// `dry_run`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The session resumed (none for a new one: no id is made).
+    pub session_id: Option<String>,
+    /// The primary model.
+    pub model: String,
+    /// Its provider.
+    pub provider: String,
+    /// `api`, `claude-cli` or `codex-cli`.
+    pub backend: String,
+    /// The fallback models, `provider/model`, in order.
+    pub fallbacks: Vec<String>,
+    /// The system prompt.
+    pub system_prompt: String,
+    /// Its sections, in order.
+    pub system_prompt_sections: Vec<crate::agent::prompt::SectionSize>,
+    /// The workspace files in it, in order.
+    pub workspace_files: Vec<crate::agent::prompt::FileReport>,
+    /// The skills found.
+    pub skills: crate::agent::skills::Discovery,
+    /// The tools offered to the model (a CLI child's own names for a CLI backend).
+    pub tools: Vec<String>,
+    /// The tool policy (as `tools::policy::ToolPolicy::describe` shows it).
+    pub tool_policy: serde_json::Value,
+    /// The sandbox.
+    pub sandbox: SandboxReport,
+    /// The MCP servers configured, none started.
+    pub mcp_servers: Vec<McpDryRunServer>,
+    /// The hooks configured.
+    pub hooks: Vec<HookDryRun>,
+    /// The API the request is for (API backend only, as the fields up to `body`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+    /// Where it would go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// `found`, `missing` or `not needed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<String>,
+    /// The thinking level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// The prompt cache's lifetime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_ttl: Option<String>,
+    /// The estimated tokens of the system prompt and tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_tokens: Option<u64>,
+    /// The request body, in the provider's wire format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<serde_json::Value>,
+    /// The child a CLI backend would start (CLI backends only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child: Option<ChildInvocation>,
+}
+
+/// The CLI child of a `--dry-run`: environment variable names, never values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChildInvocation {
+    /// The program.
+    pub program: String,
+    /// Its arguments.
+    pub argv: Vec<String>,
+    /// Whether the prompt goes on its stdin rather than in `argv`.
+    pub prompt_via_stdin: bool,
+    /// The variables it is given, by name.
+    pub env_names: Vec<String>,
+    /// The variables removed from its environment.
+    pub cleared_env: Vec<String>,
+    /// The MCP configuration it is given (Claude Code), in its own format.
+    pub mcp_config: Option<serde_json::Value>,
+    /// The hook settings it is given (Claude Code), in its own format.
+    pub hook_settings: Option<serde_json::Value>,
+}
+
+/// One MCP server of a `--dry-run`: nothing started, variable names instead of values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpDryRunServer {
+    /// Its name.
+    pub name: String,
+    /// Where it was configured.
+    pub origin: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// Whether it would be started.
+    pub enabled: bool,
+    /// Declared `required`.
+    pub required: bool,
+    /// `command` as declared (`${VAR}` unexpanded).
+    pub command: Option<serde_json::Value>,
+    /// `args` as declared.
+    pub args: Option<serde_json::Value>,
+    /// `url` as declared.
+    pub url: Option<serde_json::Value>,
+    /// The names of its `env` variables.
+    pub env_names: Vec<String>,
+    /// The names of its headers.
+    pub header_names: Vec<String>,
+    /// How long it may take to start.
+    pub startup_timeout_sec: f64,
+    /// How long one tool call may take.
+    pub tool_timeout_sec: f64,
+    /// The only tools offered, when set.
+    pub enabled_tools: Option<Vec<String>>,
+    /// Tools never offered.
+    pub disabled_tools: Vec<String>,
+}
+
+/// One hook of a `--dry-run`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookDryRun {
+    /// The event it runs on.
+    pub event: String,
+    /// The tools it matches (none: all).
+    pub matcher: Option<String>,
+    /// The command.
+    pub command: String,
+    /// Its timeout in seconds.
+    pub timeout: f64,
+    /// Whether it runs in the sandbox.
+    pub sandbox: bool,
+    /// Where it was configured.
+    pub origin: String,
+}

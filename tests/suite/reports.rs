@@ -7,7 +7,7 @@
 use std::process::Output;
 
 use pincer::output::report::{
-    AuthAdded, AuthList, AuthOrder, AuthRemoved, AuthReset, AuthStatus, AuthTest,
+    AuthAdded, AuthList, AuthOrder, AuthRemoved, AuthReset, AuthStatus, AuthTest, DryRun,
     InstallationStatus, McpStatus, SessionExport, SessionForked, SessionListItem, SessionPath,
     SessionRenamed, SessionRepaired, SessionShown, SessionStatus, SessionTreeShown, SessionsPruned,
     SessionsRemoved,
@@ -339,7 +339,7 @@ fn dry_run_shown(output: &Output, home: &Home) -> String {
         .as_str()
         .unwrap_or("<none>")
         .to_owned();
-    checked_with::<Value>(output, home, |value| {
+    checked_with::<DryRun>(output, home, |value| {
         blank(value, &["system_prompt", "body"], "<prompt>");
         blank(value, &["overhead_tokens"], "<tokens>");
         for section in value["system_prompt_sections"].as_array_mut().unwrap() {
