@@ -13,7 +13,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub use super::git::GitSummary;
 
@@ -78,7 +78,8 @@ pub struct PromptInputs<'a> {
 }
 
 /// The size of one section.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct SectionSize {
     /// `identity`, `tools`, `safety`, `skills`, `workspace`, `runtime`, `workspace_files`,
     /// `heartbeat`, `system_prompt` (a replacement) or `append`.
@@ -88,7 +89,8 @@ pub struct SectionSize {
 }
 
 /// One workspace file as it went into the prompt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FileReport {
     /// Its title in the prompt.
     pub name: String,

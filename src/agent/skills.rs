@@ -24,7 +24,7 @@ use std::fs;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use yaml_rust2::parser::Parser;
 use yaml_rust2::{Event, ScanError, Yaml, YamlLoader};
@@ -42,7 +42,7 @@ const MAX_HEADER_BYTES: u64 = 64 * 1024;
 const WORKSPACE_PLACES: [&str; 2] = [".pincer/skills", ".agents/skills"];
 
 /// Where a skill was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SkillSource {
     /// `<config>/skills/`.
@@ -55,9 +55,21 @@ pub enum SkillSource {
     Flag,
 }
 
+impl SkillSource {
+    /// The name the JSON and the text views give it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkillSource::Global => "global",
+            SkillSource::Workspace => "workspace",
+            SkillSource::Config => "config",
+            SkillSource::Flag => "flag",
+        }
+    }
+}
+
 /// One skill, as listed in the prompt and reported by `--dry-run` and `status`: its front
 /// matter's fields, then where it is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Skill {
     /// What its `SKILL.md` says about it.
     #[serde(flatten)]
@@ -81,7 +93,8 @@ impl Skill {
 }
 
 /// A skill that a later one of the same name replaced.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Shadowed {
     /// The name both share.
     pub name: String,
@@ -94,7 +107,8 @@ pub struct Shadowed {
 }
 
 /// A file or place with a problem, and the problem.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Problem {
     /// The `SKILL.md` or the configured place.
     pub path: PathBuf,
@@ -103,7 +117,8 @@ pub struct Problem {
 }
 
 /// What [`discover`] found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Discovery {
     /// Whether the default places and `skills.paths` were searched (`--no-skills` and
     /// `skills.enabled = false` turn that off; `--skill` paths load either way).
@@ -296,7 +311,7 @@ fn read_header(path: &Path) -> Result<String, String> {
 }
 
 /// A `SKILL.md`'s front matter, checked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FrontMatter {
     /// `name`, on one line, at most [`MAX_NAME_CHARS`].
     pub name: String,

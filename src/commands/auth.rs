@@ -9,8 +9,6 @@ use std::fmt::Write as _;
 use std::io::{IsTerminal, Read};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::Value;
-
 use super::{Context, stdout_error};
 use crate::auth::cooldown::{self, unavailable_until};
 use crate::auth::resolve::profile_order;
@@ -89,12 +87,8 @@ pub(super) fn now_ms() -> u64 {
         })
 }
 
-pub(super) fn iso_option(ms: Option<u64>) -> Value {
-    iso(ms).map_or(Value::Null, Value::String)
-}
-
 /// `ms` as ISO 8601, or none when unset (0 is unset too).
-fn iso(ms: Option<u64>) -> Option<String> {
+pub(super) fn iso(ms: Option<u64>) -> Option<String> {
     ms.filter(|ms| *ms > 0)
         .map(crate::session::record::iso_of_millis)
 }
@@ -786,7 +780,7 @@ mod tests {
             crate::session::record::iso_of_millis(1_800_000_000_123),
             "2027-01-15T08:00:00.123Z"
         );
-        assert_eq!(iso_option(Some(0)), Value::Null);
+        assert_eq!(iso(Some(0)), None);
     }
 
     #[test]

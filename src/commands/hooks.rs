@@ -99,18 +99,16 @@ pub(crate) fn init_hooks(set: &HookSet, runner: &'static str) -> Vec<InitHook> {
 }
 
 /// What `--dry-run` shows of the hooks.
-pub(crate) fn dry_run(set: &HookSet) -> serde_json::Value {
+pub(crate) fn dry_run(set: &HookSet) -> Vec<crate::output::report::HookDryRun> {
     set.hooks
         .iter()
-        .map(|hook| {
-            serde_json::json!({
-                "event": hook.event.as_str(),
-                "matcher": hook.matcher.text(),
-                "command": hook.command,
-                "timeout": hook.timeout.as_secs_f64(),
-                "sandbox": hook.sandbox,
-                "origin": hook.origin,
-            })
+        .map(|hook| crate::output::report::HookDryRun {
+            event: hook.event.as_str().to_owned(),
+            matcher: hook.matcher.text().map(str::to_owned),
+            command: hook.command.clone(),
+            timeout: hook.timeout.as_secs_f64(),
+            sandbox: hook.sandbox,
+            origin: hook.origin.clone(),
         })
         .collect()
 }

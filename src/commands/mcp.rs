@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Context;
 use super::cancel::{CancelScope, cancelled_error};
@@ -16,7 +16,7 @@ use crate::engine::event::McpServer;
 use crate::error::{CliError, CliResult, Exit};
 use crate::mcp::{McpConfig, McpConfigError, McpSet, ServerState, ServerStatus, StartContext};
 use crate::output::report::{
-    McpDisabledServer, McpServerReport, McpStartedServer, McpStatus, McpToolReport,
+    McpDisabledServer, McpDryRunServer, McpServerReport, McpStartedServer, McpStatus, McpToolReport,
 };
 
 /// The `error.kind` of a run stopped by a required server.
@@ -195,38 +195,36 @@ pub(crate) fn warn_refused(context: &Context, config: &McpConfig, backend: &str)
 
 /// The servers as `--dry-run` shows them: nothing started, variable names instead of values
 /// (`env` and headers by name only; command, args and URL as declared, `${VAR}` unexpanded).
-pub(crate) fn dry_run(config: &McpConfig) -> Value {
-    let names = |value: &Value| -> Vec<String> {
+pub(crate) fn dry_run(config: &McpConfig) -> Vec<McpDryRunServer> {
+    let names = |value: Option<&Value>| -> Vec<String> {
         value
-            .as_object()
+            .and_then(Value::as_object)
             .map(|object| object.keys().cloned().collect())
             .unwrap_or_default()
     };
-    Value::Array(
-        config
-            .servers
-            .iter()
-            .map(|server| {
-                let form = &server.claude_form;
-                json!({
-                    "name": server.name,
-                    "origin": server.origin,
-                    "transport": server.transport.kind(),
-                    "enabled": server.enabled,
-                    "required": server.required,
-                    "command": form.get("command"),
-                    "args": form.get("args"),
-                    "url": form.get("url"),
-                    "env_names": names(form.get("env").unwrap_or(&Value::Null)),
-                    "header_names": names(form.get("headers").unwrap_or(&Value::Null)),
-                    "startup_timeout_sec": server.startup_timeout.as_secs_f64(),
-                    "tool_timeout_sec": server.tool_timeout.as_secs_f64(),
-                    "enabled_tools": server.enabled_tools,
-                    "disabled_tools": server.disabled_tools,
-                })
-            })
-            .collect(),
-    )
+    config
+        .servers
+        .iter()
+        .map(|server| {
+            let form = &server.claude_form;
+            McpDryRunServer {
+                name: server.name.clone(),
+                origin: server.origin.clone(),
+                transport: server.transport.kind().to_owned(),
+                enabled: server.enabled,
+                required: server.required,
+                command: form.get("command").cloned(),
+                args: form.get("args").cloned(),
+                url: form.get("url").cloned(),
+                env_names: names(form.get("env")),
+                header_names: names(form.get("headers")),
+                startup_timeout_sec: server.startup_timeout.as_secs_f64(),
+                tool_timeout_sec: server.tool_timeout.as_secs_f64(),
+                enabled_tools: server.enabled_tools.clone(),
+                disabled_tools: server.disabled_tools.clone(),
+            }
+        })
+        .collect()
 }
 
 /// `pincer status --mcp`: start each enabled server, list its tools, stop it. The report, and

@@ -17,6 +17,11 @@ use crate::cli::{
 };
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
+use crate::output::report::{
+    ListContext, ListUsage, RebuiltHeaderReport, SessionExport, SessionForked, SessionListItem,
+    SessionPath, SessionRenamed, SessionRepaired, SessionShown, SessionTree, SessionTreeShown,
+    SessionsPruned, SessionsRemoved, TornTailReport, TreeNode,
+};
 use crate::session::fork;
 use crate::session::index::{self, Index, IndexEntry};
 use crate::session::listing::Row;
@@ -118,14 +123,12 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
         return list_table(context, cwd_filter.as_deref(), rows, &short_ids);
     }
     let facts = ModelFacts::new(context);
-    let items: Vec<Value> = entries
+    let items: Vec<SessionListItem> = entries
         .iter()
         .map(|entry| {
-            let mut item = list_item_json(context, &facts, entry);
             let id = entry.summary.id.as_str();
             let short = short_ids.get(id).map_or(id, String::as_str);
-            item["short_id"] = json!(short);
-            item
+            list_item(context, &facts, entry, short)
         })
         .collect();
     output_json(&items)?;
@@ -227,37 +230,42 @@ fn render_table<S: AsRef<str>>(rows: &[[S; 7]]) -> String {
     text
 }
 
-fn list_item_json(context: &Context, facts: &ModelFacts<'_>, entry: &IndexEntry) -> Value {
+fn list_item(
+    context: &Context,
+    facts: &ModelFacts<'_>,
+    entry: &IndexEntry,
+    short_id: &str,
+) -> SessionListItem {
     let summary = &entry.summary;
-    let occupancy = facts.occupancy(summary);
     let usage = summary.cumulative_usage();
-    json!({
-        "id": summary.id,
-        "name": summary.name,
-        "file": context.sessions_dir().join(&entry.file),
-        "cwd": summary.cwd,
-        "created": summary.created,
-        "updated": summary.updated,
-        "model": summary.model_ref(),
-        "turns": summary.turns,
-        "messages": summary.messages,
-        "context": occupancy.map(|o| json!({
-            "tokens": o.tokens,
-            "window": o.window,
-            "percent": o.percent,
-            "estimated": summary.context_estimated,
-        })),
-        "usage": {
-            "input_tokens": usage.input,
-            "output_tokens": usage.output,
-            "cache_read_input_tokens": usage.cache_read,
-            "cache_creation_input_tokens": usage.cache_write,
+    SessionListItem {
+        id: summary.id.clone(),
+        name: summary.name.clone(),
+        file: context.sessions_dir().join(&entry.file),
+        cwd: summary.cwd.clone(),
+        created: summary.created.clone(),
+        updated: summary.updated.clone(),
+        model: summary.model_ref(),
+        turns: summary.turns,
+        messages: summary.messages,
+        context: facts.occupancy(summary).map(|o| ListContext {
+            tokens: o.tokens,
+            window: o.window,
+            percent: o.percent,
+            estimated: summary.context_estimated,
+        }),
+        usage: ListUsage {
+            input_tokens: usage.input,
+            output_tokens: usage.output,
+            cache_read_input_tokens: usage.cache_read,
+            cache_creation_input_tokens: usage.cache_write,
         },
-        "total_cost_usd": facts.cost(summary),
-        "compactions": summary.compactions,
-        "last_run_aborted": summary.last_run_aborted,
-        "problem": entry.problem,
-    })
+        total_cost_usd: facts.cost(summary),
+        compactions: summary.compactions,
+        last_run_aborted: summary.last_run_aborted,
+        problem: entry.problem.clone(),
+        short_id: short_id.to_owned(),
+    }
 }
 
 /// Parse an ISO timestamp.
@@ -287,23 +295,22 @@ fn show(context: &Context, args: &SessionsShowArgs) -> CliResult<Exit> {
     let loaded = load_session(&path)?;
     let leaf = loaded.leaf_id().map(str::to_owned);
     if context.format.is_json() {
-        let value = if args.tree {
-            json!({
-                "id": loaded.header.id,
-                "file": path,
-                "leaf": leaf,
-                "tree": tree_json(&loaded.entries),
-            })
+        if args.tree {
+            output_json(&SessionTreeShown {
+                id: loaded.header.id.clone(),
+                file: path,
+                tree: tree_of(&loaded.entries),
+                leaf,
+            })?;
         } else {
             let branch = crate::session::context::branch_path(&loaded.entries, leaf.as_deref());
-            json!({
-                "id": loaded.header.id,
-                "file": path,
-                "header": loaded.header,
-                "entries": branch,
-            })
-        };
-        output_json(&value)?;
+            output_json(&SessionShown {
+                id: loaded.header.id.clone(),
+                file: path,
+                header: loaded.header.clone(),
+                entries: branch.into_iter().cloned().collect(),
+            })?;
+        }
         return Ok(Exit::Success);
     }
     let text = if args.tree {
@@ -595,28 +602,33 @@ fn render_tree(entries: &[Entry], leaf: Option<&str>) -> String {
     text
 }
 
-fn tree_json(entries: &[Entry]) -> Value {
+fn tree_of(entries: &[Entry]) -> SessionTree {
     let (roots, children) = children_map(entries);
-    let nodes: Vec<Value> = entries
+    let nodes = entries
         .iter()
         .enumerate()
-        .map(|(index, entry)| {
-            json!({
-                "id": entry.id(),
-                "parentId": entry.parent_id(),
-                "type": entry.kind(),
-                "label": entry_label(entry),
-                "children": children
-                    .get(&index)
-                    .map(|kids| kids.iter().map(|kid| entries[*kid].id()).collect::<Vec<_>>())
-                    .unwrap_or_default(),
-            })
+        .map(|(index, entry)| TreeNode {
+            id: entry.id().to_owned(),
+            parent_id: entry.parent_id().map(str::to_owned),
+            kind: entry.kind().to_owned(),
+            label: entry_label(entry),
+            children: children
+                .get(&index)
+                .map(|kids| {
+                    kids.iter()
+                        .map(|kid| entries[*kid].id().to_owned())
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
         .collect();
-    json!({
-        "roots": roots.iter().map(|root| entries[*root].id()).collect::<Vec<_>>(),
-        "nodes": nodes,
-    })
+    SessionTree {
+        roots: roots
+            .iter()
+            .map(|root| entries[*root].id().to_owned())
+            .collect(),
+        nodes,
+    }
 }
 
 // -------------------------------------------------------------------------------------- export
@@ -638,10 +650,10 @@ fn export(context: &Context, args: &SessionsExportArgs) -> CliResult<Exit> {
             text.into_bytes()
         }
         ExportFormat::Json => {
-            let mut text = serde_json::to_string_pretty(&json!({
-                "header": loaded.header,
-                "entries": loaded.entries,
-            }))
+            let mut text = serde_json::to_string_pretty(&SessionExport {
+                header: Cow::Borrowed(&loaded.header),
+                entries: Cow::Borrowed(&loaded.entries),
+            })
             .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
             text.push('\n');
             text.into_bytes()
@@ -790,9 +802,13 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
     let (id, new_path, at) = (forked.id, forked.path, forked.at);
     let _ = index::update_one(context.sessions_dir(), &new_path);
     if context.format.is_json() {
-        output_json(
-            &json!({"id": id, "file": new_path, "forked_from": loaded.header.id, "at": at, "name": args.name}),
-        )?;
+        output_json(&SessionForked {
+            id,
+            file: new_path,
+            forked_from: loaded.header.id.clone(),
+            at,
+            name: args.name.clone(),
+        })?;
     } else {
         output(&format!("{id}\n"))?;
         context
@@ -825,7 +841,11 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
     drop(writer);
     let _ = index::update_one(context.sessions_dir(), &path);
     if context.format.is_json() {
-        output_json(&json!({"id": loaded.header.id, "name": args.name, "file": path}))?;
+        output_json(&SessionRenamed {
+            id: loaded.header.id.clone(),
+            name: args.name.clone(),
+            file: path,
+        })?;
     } else {
         let short_ids = index.short_ids();
         context.diagnostics.info(&format!(
@@ -928,7 +948,9 @@ fn remove(context: &Context, args: &SessionsRmArgs) -> CliResult<Exit> {
         let _ = index::update_one(context.sessions_dir(), path);
     }
     if context.format.is_json() {
-        output_json(&json!({"removed": removed}))?;
+        output_json(&SessionsRemoved {
+            removed: removed.clone(),
+        })?;
     } else {
         for path in &removed {
             context
@@ -1042,11 +1064,17 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
         }
     }
     if context.format.is_json() {
-        output_json(&json!({
-            "dry_run": args.dry_run,
-            (if args.dry_run { "would_remove" } else { "removed" }): removed,
-            "skipped": skipped,
-        }))?;
+        let (would_remove, removed) = if args.dry_run {
+            (Some(removed), None)
+        } else {
+            (None, Some(removed))
+        };
+        output_json(&SessionsPruned {
+            dry_run: args.dry_run,
+            removed,
+            would_remove,
+            skipped,
+        })?;
     } else {
         let verb = if args.dry_run {
             "would remove"
@@ -1163,7 +1191,7 @@ fn path(context: &Context, args: &SessionsPathArgs) -> CliResult<Exit> {
     let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
     if context.format.is_json() {
-        output_json(&json!({"file": path}))?;
+        output_json(&SessionPath { file: path })?;
     } else {
         output(&format!("{}\n", path.display()))?;
     }
@@ -1183,24 +1211,24 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
         let _ = index::update_one(context.sessions_dir(), &path);
     }
     if context.format.is_json() {
-        output_json(&json!({
-            "file": path,
-            "dry_run": args.dry_run,
-            "clean": report.is_clean(),
-            "dropped_lines": report.dropped_lines,
-            "rebuilt_header": report.rebuilt_header.as_ref().map(|header| json!({
-                "id": header.id,
-                "cwd": header.cwd,
-                "cwd_recovered": header.cwd_recovered,
-                "replaced_line_1": header.replaced,
-            })),
-            "side_file": report.side_file,
-            "torn_tail": report.torn.as_ref().map(|torn| match torn {
-                TornRepair::Completed => json!("completed"),
-                TornRepair::MovedTo(side) => json!({"moved_to": side}),
+        output_json(&SessionRepaired {
+            file: path,
+            dry_run: args.dry_run,
+            clean: report.is_clean(),
+            dropped_lines: report.dropped_lines,
+            rebuilt_header: report.rebuilt_header.map(|header| RebuiltHeaderReport {
+                id: header.id,
+                cwd: header.cwd,
+                cwd_recovered: header.cwd_recovered,
+                replaced_line_1: header.replaced,
             }),
-            "migrated_from": report.migrated_from,
-        }))?;
+            side_file: report.side_file,
+            torn_tail: report.torn.map(|torn| match torn {
+                TornRepair::Completed => TornTailReport::Completed("completed".to_owned()),
+                TornRepair::MovedTo(moved_to) => TornTailReport::Moved { moved_to },
+            }),
+            migrated_from: report.migrated_from,
+        })?;
         return Ok(Exit::Success);
     }
     let would = if args.dry_run { "would " } else { "" };

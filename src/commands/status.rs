@@ -3,15 +3,18 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
-
-use super::auth::{iso_option, now_ms};
+use super::auth::{iso, now_ms};
 use super::{Context, ModelFacts, load_scoped, resolve_selector, stdout_error};
 use crate::auth::resolve::{SourceReport, SourceState, describe_sources};
 use crate::cli::StatusArgs;
 use crate::conversation::compact_count;
 use crate::error::{CliResult, Exit};
 use crate::output::Stdout;
+use crate::output::report::{
+    CacheReport, CliBackendReport, CliBackends, CredentialSource, InstallationStatus,
+    OverheadReport, ProviderCredentials, SandboxReport, SessionStatus, StatusContext, StatusPaths,
+    StoredProfile, StoredProfiles, SystemPromptReport, UsageReport,
+};
 use crate::session::index::IndexEntry;
 use crate::session::store::SessionLock;
 
@@ -42,7 +45,7 @@ pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
 
 /// `status` without `--mcp`: one session's, or the installation's.
 fn status_of(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
-    let value = if args.session.is_some() || args.last {
+    if args.session.is_some() || args.last {
         let wanted = crate::session::index::Wanted {
             queries: args.session.as_deref().into_iter().collect(),
             last: (args.last && args.session.is_none())
@@ -63,19 +66,28 @@ fn status_of(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
             Some(entry) if path.parent() == Some(context.sessions_dir()) => entry.clone(),
             _ => crate::session::index::summarize_file(&path).map_err(super::session_error)?,
         };
-        session_status(context, &path, &entry)
-    } else {
-        let cwd = context.workspace.to_string_lossy();
-        let (counts, report) = crate::session::index::counts(context.sessions_dir(), &cwd)
-            .map_err(super::session_error)?;
-        super::tell_index_report(context, &report);
-        installation_status(context, counts, args.fresh_probe)?
-    };
+        let report = session_status(context, &path, &entry);
+        return print(context, &report, render_session);
+    }
+    let cwd = context.workspace.to_string_lossy();
+    let (counts, index_report) = crate::session::index::counts(context.sessions_dir(), &cwd)
+        .map_err(super::session_error)?;
+    super::tell_index_report(context, &index_report);
+    let report = installation_status(context, counts, args.fresh_probe)?;
+    print(context, &report, render)
+}
+
+/// Print `report` as JSON or as the text `render` makes of it.
+fn print<T: serde::Serialize>(
+    context: &Context,
+    report: &T,
+    render: fn(&T) -> String,
+) -> CliResult<Exit> {
     let mut stdout = Stdout::new();
     if context.format.is_json() {
-        stdout.json_pretty(&value).map_err(stdout_error)?;
+        stdout.json_pretty(report).map_err(stdout_error)?;
     } else {
-        stdout.write(&render(&value)).map_err(stdout_error)?;
+        stdout.write(&render(report)).map_err(stdout_error)?;
     }
     Ok(Exit::Success)
 }
@@ -88,50 +100,44 @@ fn backend_of(provider: Option<&str>) -> &'static str {
     }
 }
 
-fn session_status(context: &Context, path: &Path, entry: &IndexEntry) -> Value {
+fn session_status(context: &Context, path: &Path, entry: &IndexEntry) -> SessionStatus {
     let summary = &entry.summary;
     let facts = ModelFacts::new(context);
     let occupancy = facts.occupancy(summary);
-    let cumulative = summary.cumulative_usage();
-    let usage_json = |usage: &crate::conversation::TokenUsage| {
-        json!({
-            "input_tokens": usage.input,
-            "cache_creation_input_tokens": usage.cache_write,
-            "cache_read_input_tokens": usage.cache_read,
-            "output_tokens": usage.output,
-        })
-    };
-    json!({
-        "session_id": summary.id,
-        "session_name": summary.name,
-        "file": path,
-        "cwd": summary.cwd,
-        "backend": backend_of(summary.provider.as_deref()),
-        "provider": summary.provider,
-        "model": summary.model,
-        "backend_session_ids": summary.backend_sessions,
-        "thinking_level": summary.thinking_level,
-        "turns": summary.turns,
-        "messages": summary.messages,
-        "compactions": summary.compactions,
-        "context": {
-            "tokens": occupancy.map(|o| o.tokens),
-            "window": facts.context_window(summary),
-            "percent": occupancy.and_then(|o| o.percent),
-            "estimated": summary.context_estimated,
+    SessionStatus {
+        session_id: summary.id.clone(),
+        session_name: summary.name.clone(),
+        file: path.to_owned(),
+        cwd: summary.cwd.clone(),
+        backend: backend_of(summary.provider.as_deref()).to_owned(),
+        provider: summary.provider.clone(),
+        model: summary.model.clone(),
+        backend_session_ids: summary.backend_sessions.clone(),
+        thinking_level: summary.thinking_level.clone(),
+        turns: summary.turns,
+        messages: summary.messages,
+        compactions: summary.compactions,
+        context: StatusContext {
+            tokens: occupancy.map(|o| o.tokens),
+            window: facts.context_window(summary),
+            percent: occupancy.and_then(|o| o.percent),
+            estimated: summary.context_estimated,
         },
-        "last_call_usage": summary.last_usage.as_ref().map(usage_json),
-        "usage": usage_json(&cumulative),
-        "total_cost_usd": facts.cost(summary),
-        "created": summary.created,
-        "last_activity": summary.updated,
-        "last_run_aborted": summary.last_run_aborted,
-        "last_error": summary.last_error,
-        "locked": SessionLock::is_held(path),
-        "problem": entry.problem,
-        "repair_command": entry.problem.as_ref().map(|_| format!("pincer sessions repair {}", path.display())),
-        "torn_tail": entry.torn_tail,
-    })
+        last_call_usage: summary.last_usage.as_ref().map(UsageReport::from),
+        usage: UsageReport::from(&summary.cumulative_usage()),
+        total_cost_usd: facts.cost(summary),
+        created: summary.created.clone(),
+        last_activity: summary.updated.clone(),
+        last_run_aborted: summary.last_run_aborted,
+        last_error: summary.last_error.clone(),
+        locked: SessionLock::is_held(path),
+        problem: entry.problem.clone(),
+        repair_command: entry
+            .problem
+            .as_ref()
+            .map(|_| format!("pincer sessions repair {}", path.display())),
+        torn_tail: entry.torn_tail,
+    }
 }
 
 /// Where an executable named `name` is on `PATH`.
@@ -153,7 +159,7 @@ fn cli_logged_in(files: &[PathBuf]) -> bool {
 }
 
 /// One credential source as `status` shows it: never a value, a fingerprint at most.
-fn source_json(report: &SourceReport) -> Value {
+fn source_report(report: &SourceReport) -> CredentialSource {
     let (state, until, reason) = match &report.state {
         SourceState::Ready => ("ready", None, None),
         SourceState::CoolingDown { until, reason } => {
@@ -162,18 +168,21 @@ fn source_json(report: &SourceReport) -> Value {
         SourceState::Disabled { until, reason } => ("disabled", Some(*until), Some(reason.clone())),
         SourceState::Unusable(reason) => ("unusable", None, Some(reason.clone())),
     };
-    json!({
-        "source": report.source,
-        "secret": report.secret,
-        "state": state,
-        "until": iso_option(until),
-        "reason": reason,
-    })
+    CredentialSource {
+        source: report.source.clone(),
+        secret: report.secret.clone(),
+        state: state.to_owned(),
+        until: iso(until),
+        reason,
+    }
 }
 
 /// Per provider: the credentials a run would try, in order, and whether one is usable now; plus
 /// every stored profile with its cooldown. Key commands are not run.
-fn credentials(context: &Context, now: u64) -> CliResult<(Vec<Value>, Value)> {
+fn credentials(
+    context: &Context,
+    now: u64,
+) -> CliResult<(Vec<ProviderCredentials>, StoredProfiles)> {
     let settings = &context.settings;
     let file = crate::auth::AuthFile::new(&settings.paths.auth_file);
     let (store, store_error) = match file.load() {
@@ -209,19 +218,19 @@ fn credentials(context: &Context, now: u64) -> CliResult<(Vec<Value>, Value)> {
                 .iter()
                 .filter(|name| environment(name).is_some_and(|value| !value.is_empty()))
                 .collect();
-            json!({
-                "provider": provider,
-                "usable": !ready.is_empty() || env_vars.is_empty(),
-                "source": ready.first(),
-                "sources": reports.iter().map(source_json).collect::<Vec<_>>(),
-                "env_vars_set": set,
-                "base_url": settings.base_url(provider),
-            })
+            ProviderCredentials {
+                provider: provider.clone(),
+                usable: !ready.is_empty() || env_vars.is_empty(),
+                source: ready.first().map(|source| (*source).to_owned()),
+                sources: reports.iter().map(source_report).collect(),
+                env_vars_set: set.into_iter().cloned().collect(),
+                base_url: settings.base_url(provider),
+            }
         })
         .collect();
     let profiles = match store_error {
-        Some(error) => json!({"error": error}),
-        None => Value::Array(
+        Some(error) => StoredProfiles::Unreadable { error },
+        None => StoredProfiles::Read(
             store
                 .profiles
                 .iter()
@@ -231,23 +240,20 @@ fn credentials(context: &Context, now: u64) -> CliResult<(Vec<Value>, Value)> {
                         describe_sources(&store, &profile.provider, &environment, &[], now)
                             .into_iter()
                             .find(|report| report.profile_id.as_deref() == Some(id.as_str()));
-                    let mut value = json!({
-                        "id": id,
-                        "provider": profile.provider,
-                        "source": profile.source_text(),
-                        "last_used": stats.last_used,
-                        "cooldown_until": stats.cooldown_until,
-                        "disabled_until": stats.disabled_until,
-                        "disabled_reason": stats.disabled_reason,
-                        "failure_counts": stats.failure_counts,
-                    });
-                    if let Some(report) = report {
-                        let shown = source_json(&report);
-                        for key in ["state", "until", "reason"] {
-                            value[key] = shown[key].clone();
-                        }
+                    let shown = report.as_ref().map(source_report);
+                    StoredProfile {
+                        id: id.clone(),
+                        provider: profile.provider.clone(),
+                        source: profile.source_text(),
+                        last_used: stats.last_used,
+                        cooldown_until: stats.cooldown_until,
+                        disabled_until: stats.disabled_until,
+                        disabled_reason: stats.disabled_reason,
+                        failure_counts: stats.failure_counts,
+                        state: shown.as_ref().map(|shown| shown.state.clone()),
+                        until: shown.as_ref().map(|shown| shown.until.clone()),
+                        reason: shown.map(|shown| shown.reason),
                     }
-                    value
                 })
                 .collect(),
         ),
@@ -259,7 +265,7 @@ fn installation_status(
     context: &Context,
     (sessions, sessions_here): (usize, usize),
     fresh_probe: bool,
-) -> CliResult<Value> {
+) -> CliResult<InstallationStatus> {
     let settings = &context.settings;
     let home = std::env::var_os("HOME").map(PathBuf::from);
     let (credentials, auth_profiles) = credentials(context, now_ms())?;
@@ -271,11 +277,11 @@ fn installation_status(
         .or_else(|| home.as_ref().map(|home| home.join(".codex")));
     let cli = |name: &str, login_files: Vec<PathBuf>| {
         let found = find_on_path(name);
-        json!({
-            "installed": found.is_some(),
-            "path": found,
-            "logged_in": found.is_some() && cli_logged_in(&login_files),
-        })
+        CliBackendReport {
+            installed: found.is_some(),
+            logged_in: found.is_some() && cli_logged_in(&login_files),
+            path: found,
+        }
     };
     let paths = &settings.paths;
     let files = crate::agent::context_files::load(
@@ -310,34 +316,48 @@ fn installation_status(
         heartbeat: false,
         git: None,
     });
-    Ok(json!({
-        "version": env!("CARGO_PKG_VERSION"),
-        "model": settings.model,
-        "fallbacks": settings.fallbacks,
-        "workspace": context.workspace,
-        "paths": {
-            "config_file": paths.config_file,
-            "auth_file": paths.auth_file,
-            "sessions_dir": paths.sessions_dir,
+    Ok(InstallationStatus {
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        model: settings.model.clone(),
+        fallbacks: settings.fallbacks.clone(),
+        workspace: context.workspace.clone(),
+        paths: StatusPaths {
+            config_file: paths.config_file.clone(),
+            auth_file: paths.auth_file.clone(),
+            sessions_dir: paths.sessions_dir.clone(),
         },
-        "credentials": credentials,
-        "auth_profiles": auth_profiles,
-        "cli_backends": {
-            "claude": cli("claude", claude_home.into_iter().map(|dir| dir.join(".credentials.json")).collect()),
-            "codex": cli("codex", codex_home.into_iter().map(|dir| dir.join("auth.json")).collect()),
+        credentials,
+        auth_profiles,
+        cli_backends: CliBackends {
+            claude: cli(
+                "claude",
+                claude_home
+                    .into_iter()
+                    .map(|dir| dir.join(".credentials.json"))
+                    .collect(),
+            ),
+            codex: cli(
+                "codex",
+                codex_home
+                    .into_iter()
+                    .map(|dir| dir.join("auth.json"))
+                    .collect(),
+            ),
         },
-        "sandbox": sandbox_report(&sandbox, &paths.state_dir, memory),
-        "system_prompt": {
-            "chars": built.text.chars().count(),
-            "sections": built.sections,
-            "workspace_files": built.files,
+        sandbox: sandbox_report(&sandbox, &paths.state_dir, memory),
+        overhead: overhead_report(&built.text, &tools),
+        system_prompt: SystemPromptReport {
+            chars: built.text.chars().count(),
+            sections: built.sections,
+            workspace_files: built.files,
         },
-        "overhead": overhead_report(&built.text, &tools),
-        "skills": skills,
-        "cache": {"ttl": settings.cache_ttl.as_str()},
-        "sessions": sessions,
-        "sessions_here": sessions_here,
-    }))
+        skills,
+        cache: CacheReport {
+            ttl: settings.cache_ttl.as_str().to_owned(),
+        },
+        sessions,
+        sessions_here,
+    })
 }
 
 /// The built-in tools a turn run here with no flags offers: the configured profile and rules
@@ -372,14 +392,17 @@ fn default_tools(context: &Context) -> Vec<&'static str> {
 
 /// What every request of such a turn carries besides the messages (`overhead` in `status
 /// --json`): the same estimate the result's `context.overhead_tokens` gives.
-fn overhead_report(system_prompt: &str, tools: &[crate::conversation::ToolDefinition]) -> Value {
+fn overhead_report(
+    system_prompt: &str,
+    tools: &[crate::conversation::ToolDefinition],
+) -> OverheadReport {
     let overhead = crate::conversation::Overhead::of(system_prompt, tools);
-    json!({
-        "tokens": overhead.tokens(),
-        "system_prompt_tokens": overhead.system_prompt_tokens,
-        "tool_tokens": overhead.tool_tokens,
-        "tools": tools.iter().map(|tool| tool.name.as_str()).collect::<Vec<_>>(),
-    })
+    OverheadReport {
+        tokens: overhead.tokens(),
+        system_prompt_tokens: overhead.system_prompt_tokens,
+        tool_tokens: overhead.tool_tokens,
+        tools: tools.iter().map(|tool| tool.name.clone()).collect(),
+    }
 }
 
 /// The sandbox of a turn run here with no flags.
@@ -404,160 +427,100 @@ pub(crate) fn sandbox_report(
     sandbox: &crate::tools::Sandbox,
     state_dir: &Path,
     memory: crate::tools::ProbeMemory,
-) -> Value {
+) -> SandboxReport {
     let (protection, probed_at) =
         crate::tools::ExecProtection::reported(sandbox, state_dir, memory);
-    json!({
-        "mode": sandbox.mode.as_str(),
-        "added_dirs": sandbox.added_dirs,
-        "web_fetch_private_addresses": if sandbox.web.allow_private { "allowed" } else { "refused" },
-        "exec_protection": protection.level(),
-        "exec_enforcement": protection.describe(),
-        "exec_enforced": protection.is_enforced(),
-        "exec_namespace": protection.namespace_line(),
-        "exec_landlock": protection.landlock.describe(),
-        "exec_network": protection.network_line(),
-        "exec_launcher": protection.launcher,
+    SandboxReport {
+        mode: sandbox.mode.as_str().to_owned(),
+        added_dirs: sandbox.added_dirs.clone(),
+        web_fetch_private_addresses: if sandbox.web.allow_private {
+            "allowed"
+        } else {
+            "refused"
+        }
+        .to_owned(),
+        exec_protection: protection.level().to_owned(),
+        exec_enforcement: protection.describe(),
+        exec_enforced: protection.is_enforced(),
+        exec_namespace: protection.namespace_line(),
+        exec_landlock: protection.landlock.describe(),
+        exec_network: protection.network_line(),
+        exec_launcher: protection.launcher.clone(),
         // When the protection above was probed, if not by this process.
-        "exec_probed_at": iso_option(probed_at),
-    })
-}
-
-fn text_of(value: &Value) -> String {
-    match value {
-        Value::Null => "-".to_owned(),
-        Value::String(text) => text.clone(),
-        other => other.to_string(),
+        exec_probed_at: iso(probed_at),
     }
 }
 
-/// Render a status object as aligned `key: value` lines.
-fn render(value: &Value) -> String {
+/// An optional field as the text view shows it: `-` when it is missing.
+fn or_dash(value: Option<&str>) -> String {
+    value.unwrap_or("-").to_owned()
+}
+
+/// One `key: value` line of the text views.
+fn line(text: &mut String, key: &str, shown: String) {
+    let _ = writeln!(text, "{key:<16}{shown}");
+}
+
+/// Render the installation's status as aligned `key: value` lines.
+fn render(status: &InstallationStatus) -> String {
     let mut text = String::new();
-    if value.get("session_id").is_some() {
-        render_session(&mut text, value);
-        return text;
-    }
-    let line = |text: &mut String, key: &str, shown: String| {
-        let _ = writeln!(text, "{key:<16}{shown}");
-    };
-    line(&mut text, "pincer:", text_of(&value["version"]));
+    line(&mut text, "pincer:", status.version.clone());
     line(
         &mut text,
         "model:",
-        match value["model"].as_str() {
-            Some(model) => model.to_owned(),
+        match &status.model {
+            Some(model) => model.clone(),
             None => "(not configured: the first provider with credentials is used)".to_owned(),
         },
     );
-    line(&mut text, "workspace:", text_of(&value["workspace"]));
+    line(
+        &mut text,
+        "workspace:",
+        status.workspace.display().to_string(),
+    );
     line(
         &mut text,
         "config:",
-        text_of(&value["paths"]["config_file"]),
+        status.paths.config_file.display().to_string(),
     );
     line(
         &mut text,
         "sessions dir:",
-        text_of(&value["paths"]["sessions_dir"]),
+        status.paths.sessions_dir.display().to_string(),
     );
-    line(
-        &mut text,
-        "sandbox:",
-        format!(
-            "{} (exec protection: {})",
-            text_of(&value["sandbox"]["mode"]),
-            text_of(&value["sandbox"]["exec_protection"])
-        ),
-    );
-    line(
-        &mut text,
-        "exec:",
-        text_of(&value["sandbox"]["exec_enforcement"]),
-    );
-    line(
-        &mut text,
-        "network:",
-        text_of(&value["sandbox"]["exec_network"]),
-    );
-    if let Some(probed_at) = value["sandbox"]["exec_probed_at"].as_str() {
-        line(
-            &mut text,
-            "exec probed:",
-            format!("{probed_at}, remembered (`status --fresh-probe` probes again)"),
-        );
-    }
-    let added: Vec<String> = value["sandbox"]["added_dirs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(text_of)
+    render_sandbox(&mut text, &status.sandbox);
+    let files: Vec<String> = status
+        .system_prompt
+        .workspace_files
+        .iter()
+        .map(|file| format!("{} ({} chars)", file.name, file.chars))
         .collect();
-    if !added.is_empty() {
-        line(&mut text, "added dirs:", added.join(", "));
-    }
-    let files: Vec<String> = value["system_prompt"]["workspace_files"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|file| {
-            format!(
-                "{} ({} chars)",
-                text_of(&file["name"]),
-                text_of(&file["chars"])
-            )
-        })
+    line(&mut text, "context files:", none_or_joined(&files));
+    let skills: Vec<String> = status
+        .skills
+        .loaded
+        .iter()
+        .map(|skill| format!("{} ({})", skill.name(), skill.source.as_str()))
         .collect();
+    line(&mut text, "skills:", none_or_joined(&skills));
+    let overhead = &status.overhead;
     line(
         &mut text,
-        "context files:",
-        if files.is_empty() {
-            "none".to_owned()
-        } else {
-            files.join(", ")
-        },
-    );
-    let skills: Vec<String> = value["skills"]["loaded"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|skill| {
-            format!(
-                "{} ({})",
-                text_of(&skill["name"]),
-                text_of(&skill["source"])
-            )
-        })
-        .collect();
-    line(
-        &mut text,
-        "skills:",
-        if skills.is_empty() {
-            "none".to_owned()
-        } else {
-            skills.join(", ")
-        },
-    );
-    line(&mut text, "overhead:", {
-        let tokens = |key: &str| {
-            value["overhead"][key]
-                .as_u64()
-                .map_or_else(|| "-".to_owned(), group)
-        };
+        "overhead:",
         format!(
             "{} tokens per request (system prompt {}, {} tools {})",
-            tokens("tokens"),
-            tokens("system_prompt_tokens"),
-            value["overhead"]["tools"].as_array().map_or(0, Vec::len),
-            tokens("tool_tokens"),
-        )
-    });
+            group(overhead.tokens),
+            group(overhead.system_prompt_tokens),
+            overhead.tools.len(),
+            group(overhead.tool_tokens),
+        ),
+    );
     line(
         &mut text,
         "cache ttl:",
         format!(
             "{} (Anthropic prompt cache; `[cache] ttl`)",
-            text_of(&value["cache"]["ttl"])
+            status.cache.ttl
         ),
     );
     line(
@@ -565,131 +528,171 @@ fn render(value: &Value) -> String {
         "sessions:",
         format!(
             "{} ({} in this workspace)",
-            text_of(&value["sessions"]),
-            text_of(&value["sessions_here"])
+            status.sessions, status.sessions_here
         ),
     );
-    render_credentials(&mut text, value);
+    render_credentials(&mut text, status);
     text
 }
 
-/// The session block of `status SESSION`.
-fn render_session(text: &mut String, value: &Value) {
-    let line = |text: &mut String, key: &str, shown: String| {
-        let _ = writeln!(text, "{key:<16}{shown}");
-    };
-    line(text, "session:", text_of(&value["session_id"]));
-    line(text, "name:", text_of(&value["session_name"]));
-    line(text, "file:", text_of(&value["file"]));
-    line(text, "cwd:", text_of(&value["cwd"]));
+/// `none`, or the items joined by commas.
+fn none_or_joined(items: &[String]) -> String {
+    if items.is_empty() {
+        "none".to_owned()
+    } else {
+        items.join(", ")
+    }
+}
+
+/// The sandbox lines of `status`.
+fn render_sandbox(text: &mut String, sandbox: &SandboxReport) {
     line(
         text,
+        "sandbox:",
+        format!(
+            "{} (exec protection: {})",
+            sandbox.mode, sandbox.exec_protection
+        ),
+    );
+    line(text, "exec:", sandbox.exec_enforcement.clone());
+    line(text, "network:", sandbox.exec_network.clone());
+    if let Some(probed_at) = &sandbox.exec_probed_at {
+        line(
+            text,
+            "exec probed:",
+            format!("{probed_at}, remembered (`status --fresh-probe` probes again)"),
+        );
+    }
+    let added: Vec<String> = sandbox
+        .added_dirs
+        .iter()
+        .map(|dir| dir.display().to_string())
+        .collect();
+    if !added.is_empty() {
+        line(text, "added dirs:", added.join(", "));
+    }
+}
+
+/// The text view of `status SESSION`.
+fn render_session(status: &SessionStatus) -> String {
+    let mut text = String::new();
+    let text_ref = &mut text;
+    line(text_ref, "session:", status.session_id.clone());
+    line(text_ref, "name:", or_dash(status.session_name.as_deref()));
+    line(text_ref, "file:", status.file.display().to_string());
+    line(text_ref, "cwd:", status.cwd.clone());
+    line(
+        text_ref,
         "model:",
         format!(
             "{} ({})",
-            match (value["provider"].as_str(), value["model"].as_str()) {
+            match (&status.provider, &status.model) {
                 (Some(provider), Some(model)) => format!("{provider}/{model}"),
                 _ => "-".to_owned(),
             },
-            text_of(&value["backend"])
+            status.backend
         ),
     );
-    if let Some(ids) = value["backend_session_ids"].as_object()
-        && !ids.is_empty()
-    {
-        let shown: Vec<String> = ids
+    if !status.backend_session_ids.is_empty() {
+        let shown: Vec<String> = status
+            .backend_session_ids
             .iter()
-            .map(|(backend, id)| format!("{backend}={}", text_of(id)))
+            .map(|(backend, id)| format!("{backend}={id}"))
             .collect();
-        line(text, "cli session:", shown.join(", "));
+        line(text_ref, "cli session:", shown.join(", "));
     }
-    line(text, "thinking:", text_of(&value["thinking_level"]));
-    line(text, "turns:", text_of(&value["turns"]));
-    line(text, "compactions:", text_of(&value["compactions"]));
-    let context = &value["context"];
-    let context_line = match (
-        context["tokens"].as_u64(),
-        context["window"].as_u64(),
-        context["percent"].as_f64(),
-    ) {
+    line(
+        text_ref,
+        "thinking:",
+        or_dash(status.thinking_level.as_deref()),
+    );
+    line(text_ref, "turns:", status.turns.to_string());
+    line(text_ref, "compactions:", status.compactions.to_string());
+    let context = &status.context;
+    let context_line = match (context.tokens, context.window, context.percent) {
         (Some(tokens), Some(window), Some(percent)) => format!(
             "{} / {} tokens ({percent:.1}%){}",
             group(tokens),
             group(window),
-            if context["estimated"] == true {
-                ", estimated"
-            } else {
-                ""
-            }
+            if context.estimated { ", estimated" } else { "" }
         ),
         (Some(tokens), _, _) => format!("{} tokens (window unknown)", group(tokens)),
         _ => "-".to_owned(),
     };
-    line(text, "context:", context_line);
-    let usage_line = |usage: &Value| {
-        if usage.is_null() {
-            return "-".to_owned();
-        }
-        format!(
-            "input {}, cache write {}, cache read {}, output {}",
-            compact_count(usage["input_tokens"].as_u64().unwrap_or(0)),
-            compact_count(usage["cache_creation_input_tokens"].as_u64().unwrap_or(0)),
-            compact_count(usage["cache_read_input_tokens"].as_u64().unwrap_or(0)),
-            compact_count(usage["output_tokens"].as_u64().unwrap_or(0)),
+    line(text_ref, "context:", context_line);
+    let usage_line = |usage: Option<&UsageReport>| {
+        usage.map_or_else(
+            || "-".to_owned(),
+            |usage| {
+                format!(
+                    "input {}, cache write {}, cache read {}, output {}",
+                    compact_count(usage.input_tokens),
+                    compact_count(usage.cache_creation_input_tokens),
+                    compact_count(usage.cache_read_input_tokens),
+                    compact_count(usage.output_tokens),
+                )
+            },
         )
     };
-    line(text, "last call:", usage_line(&value["last_call_usage"]));
-    line(text, "total usage:", usage_line(&value["usage"]));
     line(
-        text,
-        "total cost:",
-        format!("${:.4}", value["total_cost_usd"].as_f64().unwrap_or(0.0)),
+        text_ref,
+        "last call:",
+        usage_line(status.last_call_usage.as_ref()),
     );
-    line(text, "last activity:", text_of(&value["last_activity"]));
+    line(text_ref, "total usage:", usage_line(Some(&status.usage)));
     line(
-        text,
+        text_ref,
+        "total cost:",
+        format!("${:.4}", status.total_cost_usd),
+    );
+    line(text_ref, "last activity:", status.last_activity.clone());
+    line(
+        text_ref,
         "last run:",
-        if value["last_run_aborted"] == true {
-            format!("aborted ({})", text_of(&value["last_error"]))
+        if status.last_run_aborted {
+            format!("aborted ({})", or_dash(status.last_error.as_deref()))
         } else {
             "completed".to_owned()
         },
     );
     line(
-        text,
+        text_ref,
         "locked:",
-        if value["locked"] == true {
+        if status.locked {
             "yes, a run holds it now".to_owned()
         } else {
             "no".to_owned()
         },
     );
-    if !value["problem"].is_null() {
-        line(text, "problem:", text_of(&value["problem"]));
-        line(text, "repair with:", text_of(&value["repair_command"]));
+    if let Some(problem) = &status.problem {
+        line(text_ref, "problem:", problem.clone());
+        line(
+            text_ref,
+            "repair with:",
+            or_dash(status.repair_command.as_deref()),
+        );
     }
+    text
 }
 
 /// The credentials and CLI backends blocks.
-fn render_credentials(text: &mut String, value: &Value) {
-    let line = |text: &mut String, key: &str, shown: String| {
-        let _ = writeln!(text, "{key:<16}{shown}");
-    };
+fn render_credentials(text: &mut String, status: &InstallationStatus) {
     text.push_str("credentials:\n");
-    for credential in value["credentials"].as_array().into_iter().flatten() {
+    for credential in &status.credentials {
         let _ = writeln!(
             text,
             "  {:<15} {}",
-            text_of(&credential["provider"]),
+            credential.provider,
             credential_line(credential)
         );
     }
-    let waiting: Vec<&Value> = value["auth_profiles"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|profile| matches!(profile["state"].as_str(), Some("cooldown" | "disabled")))
-        .collect();
+    let waiting: Vec<&StoredProfile> = match &status.auth_profiles {
+        StoredProfiles::Read(profiles) => profiles
+            .iter()
+            .filter(|profile| matches!(profile.state.as_deref(), Some("cooldown" | "disabled")))
+            .collect(),
+        StoredProfiles::Unreadable { .. } => Vec::new(),
+    };
     if waiting.is_empty() {
         line(text, "cooldowns:", "none".to_owned());
     } else {
@@ -698,22 +701,31 @@ fn render_credentials(text: &mut String, value: &Value) {
             let _ = writeln!(
                 text,
                 "  {:<15} {}",
-                text_of(&profile["id"]),
-                waiting_text(profile)
+                profile.id,
+                waiting_text(
+                    profile.state.as_deref(),
+                    profile.until.clone().flatten().as_deref(),
+                    profile.reason.clone().flatten().as_deref()
+                )
             );
         }
     }
-    if let Some(error) = value["auth_profiles"]["error"].as_str() {
-        line(text, "auth store:", error.to_owned());
+    if let StoredProfiles::Unreadable { error } = &status.auth_profiles {
+        line(text, "auth store:", error.clone());
     }
     text.push_str("cli backends:\n");
-    for name in ["claude", "codex"] {
-        let backend = &value["cli_backends"][name];
-        let shown = if backend["installed"] == true {
+    for (name, backend) in [
+        ("claude", &status.cli_backends.claude),
+        ("codex", &status.cli_backends.codex),
+    ] {
+        let shown = if backend.installed {
             format!(
                 "{} ({})",
-                text_of(&backend["path"]),
-                if backend["logged_in"] == true {
+                backend
+                    .path
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), |path| path.display().to_string()),
+                if backend.logged_in {
                     "logged in"
                 } else {
                     "not logged in"
@@ -728,27 +740,24 @@ fn render_credentials(text: &mut String, value: &Value) {
 
 /// One provider's credentials: the usable sources in the order a run tries them, and how many
 /// wait out a cooldown (listed under `cooldowns:`); `none` when nothing is usable.
-fn credential_line(credential: &Value) -> String {
-    let sources: Vec<&Value> = credential["sources"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .collect();
-    let ready: Vec<String> = sources
+fn credential_line(credential: &ProviderCredentials) -> String {
+    let ready: Vec<String> = credential
+        .sources
         .iter()
-        .filter(|source| source["state"] == "ready")
-        .map(|source| match source["secret"].as_str() {
-            Some(secret) => format!("{} ({secret})", text_of(&source["source"])),
-            None => text_of(&source["source"]),
+        .filter(|source| source.state == "ready")
+        .map(|source| match &source.secret {
+            Some(secret) => format!("{} ({secret})", source.source),
+            None => source.source.clone(),
         })
         .collect();
-    let waiting = sources
+    let waiting = credential
+        .sources
         .iter()
-        .filter(|source| matches!(source["state"].as_str(), Some("cooldown" | "disabled")))
+        .filter(|source| source.is_waiting())
         .count();
     let mut line = if !ready.is_empty() {
         ready.join(", then ")
-    } else if credential["usable"] == true {
+    } else if credential.usable {
         "none needed".to_owned()
     } else if waiting > 0 {
         "none usable now".to_owned()
@@ -761,18 +770,16 @@ fn credential_line(credential: &Value) -> String {
     line
 }
 
-/// `cooldown until 2026-12-01T10:05:00.000Z (rate_limit)`, for a profile or a source.
-fn waiting_text(source: &Value) -> String {
-    let state = match source["state"].as_str() {
+/// `cooldown until 2026-12-01T10:05:00.000Z (rate_limit)`, for a profile.
+fn waiting_text(state: Option<&str>, until: Option<&str>, reason: Option<&str>) -> String {
+    let state = match state {
         Some("disabled") => "disabled",
         _ => "cooldown",
     };
-    match source["reason"]
-        .as_str()
-        .filter(|reason| !reason.is_empty())
-    {
-        Some(reason) => format!("{state} until {} ({reason})", text_of(&source["until"])),
-        None => format!("{state} until {}", text_of(&source["until"])),
+    let until = or_dash(until);
+    match reason.filter(|reason| !reason.is_empty()) {
+        Some(reason) => format!("{state} until {until} ({reason})"),
+        None => format!("{state} until {until}"),
     }
 }
 

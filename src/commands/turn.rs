@@ -11,7 +11,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::cancel::{CancelScope, cancelled_error};
 use super::{
@@ -34,6 +34,7 @@ use crate::input::{InputError, StdinOptions, StdinUse};
 use crate::output::Format;
 use crate::output::events::{OutputSink, sink_for};
 use crate::output::progress::ProgressSink;
+use crate::output::report::{ChildInvocation, DryRun};
 use crate::output::schema::{
     Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
     RunResult, new_uuid,
@@ -1505,55 +1506,47 @@ fn dry_run(
 ) -> CliResult<()> {
     let primary = &chain[0];
     let settings = &first.settings;
-    let mut report = json!({
-        "type": "dry_run",
-        "session_id": setup.session_id,
-        "model": settings.model,
-        "provider": settings.provider,
-        "backend": known.backend.unwrap_or("api"),
-        "fallbacks": chain[1..].iter().map(|candidate| candidate.model_ref.clone()).collect::<Vec<_>>(),
-        "system_prompt": settings.system_prompt,
-        "system_prompt_sections": first.prompt.sections,
-        "workspace_files": first.prompt.files,
-        "skills": shared.skills,
-        "tools": settings.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
-        "tool_policy": shared.policy.describe(),
+    let mut report = DryRun {
+        kind: "dry_run".to_owned(),
+        session_id: setup.session_id.clone(),
+        model: settings.model.clone(),
+        provider: settings.provider.clone(),
+        backend: known.backend.unwrap_or("api").to_owned(),
+        fallbacks: chain[1..]
+            .iter()
+            .map(|candidate| candidate.model_ref.clone())
+            .collect(),
+        system_prompt: settings.system_prompt.clone(),
+        system_prompt_sections: first.prompt.sections.clone(),
+        workspace_files: first.prompt.files.clone(),
+        skills: shared.skills.clone(),
+        tools: settings
+            .tools
+            .iter()
+            .map(|tool| tool.name.clone())
+            .collect(),
+        tool_policy: shared.policy.describe(),
         // Touching nothing: a remembered probe is read, never written.
-        "sandbox": super::status::sandbox_report(
+        sandbox: super::status::sandbox_report(
             &shared.sandbox,
             &context.settings.paths.state_dir,
             crate::tools::ProbeMemory::ReadOnly,
         ),
-        "mcp_servers": super::mcp::dry_run(&shared.mcp_config),
-        "hooks": super::hooks::dry_run(&shared.hooks.set),
-    });
-    let specific = match primary.resolved.cli {
+        mcp_servers: super::mcp::dry_run(&shared.mcp_config),
+        hooks: super::hooks::dry_run(&shared.hooks.set),
+        api: None,
+        url: None,
+        credentials: None,
+        thinking: None,
+        cache_ttl: None,
+        overhead_tokens: None,
+        body: None,
+        child: None,
+    };
+    match primary.resolved.cli {
         Some(backend) => {
             let cli = cli_settings(context, args, shared, (primary, backend), settings)?;
-            let invocation = crate::engine::cli::describe(&cli, &shared.prompt);
-            json!({"child": {
-                "program": invocation.program,
-                "argv": invocation.args,
-                "prompt_via_stdin": invocation.stdin.is_some(),
-                "env_names": cli
-                    .environment
-                    .iter()
-                    .map(|(name, _)| name.to_string_lossy().into_owned())
-                    .collect::<Vec<_>>(),
-                "cleared_env": cli.backend_settings.clear_env,
-                "mcp_config": match backend {
-                    crate::backend::CliBackend::Claude => {
-                        crate::backend::mcp::claude_config_shown(&cli.mcp, &cli.policy)
-                    }
-                    crate::backend::CliBackend::Codex => None,
-                },
-                "hook_settings": match backend {
-                    crate::backend::CliBackend::Claude => {
-                        crate::backend::hooks::claude_settings(&cli.hooks)
-                    }
-                    crate::backend::CliBackend::Codex => None,
-                },
-            }})
+            report.child = Some(child_invocation(&cli, backend, &shared.prompt));
         }
         None => {
             let mut messages = setup.context.clone();
@@ -1580,22 +1573,56 @@ fn dry_run(
                 api_key: None,
                 ..settings.endpoint.clone()
             };
-            json!({
-                "api": protocol.api_name,
-                "url": provider::http::url(&endpoint, &protocol),
-                "credentials": if !primary.credentials.is_empty() { "found" } else if primary.needs_key { "missing" } else { "not needed" },
-                "thinking": shared.thinking.as_str(),
-                "cache_ttl": settings.cache_ttl.as_str(),
-                "overhead_tokens": crate::conversation::Overhead::of(&settings.system_prompt, &settings.tools).tokens(),
-                "body": protocol.request.json(),
-            })
+            report.api = Some(protocol.api_name.to_owned());
+            report.url = Some(provider::http::url(&endpoint, &protocol));
+            report.credentials = Some(
+                if !primary.credentials.is_empty() {
+                    "found"
+                } else if primary.needs_key {
+                    "missing"
+                } else {
+                    "not needed"
+                }
+                .to_owned(),
+            );
+            report.thinking = Some(shared.thinking.as_str().to_owned());
+            report.cache_ttl = Some(settings.cache_ttl.as_str().to_owned());
+            report.overhead_tokens = Some(
+                crate::conversation::Overhead::of(&settings.system_prompt, &settings.tools)
+                    .tokens(),
+            );
+            report.body = Some(protocol.request.json());
         }
-    };
-    if let (Some(report), Value::Object(specific)) = (report.as_object_mut(), specific) {
-        report.extend(specific);
     }
     let mut stdout = crate::output::Stdout::new();
     stdout.json_pretty(&report).map_err(super::stdout_error)
+}
+
+/// The child a CLI backend would start, as `--dry-run` shows it: variable names, never values.
+fn child_invocation(
+    cli: &crate::engine::cli::CliSettings,
+    backend: crate::backend::CliBackend,
+    prompt: &str,
+) -> ChildInvocation {
+    let invocation = crate::engine::cli::describe(cli, prompt);
+    let claude = backend == crate::backend::CliBackend::Claude;
+    ChildInvocation {
+        program: invocation.program,
+        argv: invocation.args,
+        prompt_via_stdin: invocation.stdin.is_some(),
+        env_names: cli
+            .environment
+            .iter()
+            .map(|(name, _)| name.to_string_lossy().into_owned())
+            .collect(),
+        cleared_env: cli.backend_settings.clear_env.clone(),
+        mcp_config: claude
+            .then(|| crate::backend::mcp::claude_config_shown(&cli.mcp, &cli.policy))
+            .flatten(),
+        hook_settings: claude
+            .then(|| crate::backend::hooks::claude_settings(&cli.hooks))
+            .flatten(),
+    }
 }
 
 /// SessionStart and UserPromptSubmit (SPEC §14), before the prompt is recorded: what they say

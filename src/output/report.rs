@@ -353,3 +353,697 @@ pub struct CompactPlan {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub updates_previous_summary: Option<bool>,
 }
+
+/// `status --json` without a session: the installation as a turn run here would find it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstallationStatus {
+    /// pincer's version.
+    pub version: String,
+    /// The configured model, if one is.
+    pub model: Option<String>,
+    /// The configured fallback models.
+    pub fallbacks: Vec<String>,
+    /// The workspace.
+    pub workspace: PathBuf,
+    /// Where pincer keeps its files.
+    pub paths: StatusPaths,
+    /// Per provider, the credentials a run would try.
+    pub credentials: Vec<ProviderCredentials>,
+    /// Every stored profile, or why the auth store could not be read.
+    pub auth_profiles: StoredProfiles,
+    /// The CLI backends on `PATH`.
+    pub cli_backends: CliBackends,
+    /// The sandbox of a turn run here with no flags.
+    pub sandbox: SandboxReport,
+    /// The system prompt such a turn sends.
+    pub system_prompt: SystemPromptReport,
+    /// What every request carries besides the messages.
+    pub overhead: OverheadReport,
+    /// The skills found.
+    pub skills: crate::agent::skills::Discovery,
+    /// The prompt cache.
+    pub cache: CacheReport,
+    /// Sessions in the store.
+    pub sessions: usize,
+    /// Sessions of this workspace.
+    pub sessions_here: usize,
+}
+
+/// The files of `status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusPaths {
+    /// `config.toml`.
+    pub config_file: PathBuf,
+    /// The auth store.
+    pub auth_file: PathBuf,
+    /// The sessions directory.
+    pub sessions_dir: PathBuf,
+}
+
+/// One provider's credentials in `status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderCredentials {
+    /// The provider.
+    pub provider: String,
+    /// Whether a run could use it now (or it needs no key).
+    pub usable: bool,
+    /// The first source a run would use.
+    pub source: Option<String>,
+    /// Every source, in the order a run tries them.
+    pub sources: Vec<CredentialSource>,
+    /// Its key variables that are set (names only).
+    pub env_vars_set: Vec<String>,
+    /// Where its requests go.
+    pub base_url: Option<String>,
+}
+
+/// One credential source: never a value, a fingerprint at most.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialSource {
+    /// `profile:ID` or `env:VAR`.
+    pub source: String,
+    /// A stored key's fingerprint, `env:VAR` or `command:CMD`; none for a variable.
+    pub secret: Option<String>,
+    /// `ready`, `cooldown`, `disabled` or `unusable`.
+    pub state: String,
+    /// The end of a cooldown or disabling (ISO 8601).
+    pub until: Option<String>,
+    /// Why it waits or cannot be used.
+    pub reason: Option<String>,
+}
+
+impl CredentialSource {
+    /// Whether it waits out a cooldown or a disabling.
+    pub fn is_waiting(&self) -> bool {
+        matches!(self.state.as_str(), "cooldown" | "disabled")
+    }
+}
+
+/// The stored profiles of `status`, or the reason the store could not be read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StoredProfiles {
+    /// The profiles, in the store's order.
+    Read(Vec<StoredProfile>),
+    /// The store could not be read.
+    Unreadable {
+        /// Why.
+        error: String,
+    },
+}
+
+/// One stored profile of `status`, with its cooldown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoredProfile {
+    /// `provider:name`.
+    pub id: String,
+    /// The provider.
+    pub provider: String,
+    /// Where the secret is, as shown.
+    pub source: String,
+    /// When a run last used it (ms since the epoch).
+    pub last_used: Option<u64>,
+    /// The end of its cooldown (ms since the epoch).
+    pub cooldown_until: Option<u64>,
+    /// The end of its disabling (ms since the epoch).
+    pub disabled_until: Option<u64>,
+    /// Why it was disabled.
+    pub disabled_reason: Option<String>,
+    /// Failures by class.
+    pub failure_counts: BTreeMap<String, u32>,
+    /// Its state as a source (absent when its provider does not list it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    /// The end of a cooldown or disabling (ISO 8601), with `state`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub until: Option<Option<String>>,
+    /// Why it waits, with `state`.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present"
+    )]
+    pub reason: Option<Option<String>>,
+}
+
+/// The CLI backends of `status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CliBackends {
+    /// `claude`.
+    pub claude: CliBackendReport,
+    /// `codex`.
+    pub codex: CliBackendReport,
+}
+
+/// One CLI backend: whether it is installed and logged in (its login file exists).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CliBackendReport {
+    /// Found on `PATH`.
+    pub installed: bool,
+    /// Where.
+    pub path: Option<PathBuf>,
+    /// Its login file exists.
+    pub logged_in: bool,
+}
+
+/// The sandbox as `status` and `--dry-run` report it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxReport {
+    /// `read-only`, `workspace-write` or `danger-full-access`.
+    pub mode: String,
+    /// Directories writable besides the workspace.
+    pub added_dirs: Vec<PathBuf>,
+    /// `allowed` or `refused`.
+    pub web_fetch_private_addresses: String,
+    /// The protection level `exec` commands get here.
+    pub exec_protection: String,
+    /// That protection in a sentence.
+    pub exec_enforcement: String,
+    /// Whether the sandbox is enforced by the kernel.
+    pub exec_enforced: bool,
+    /// Whether namespaces are available, in a sentence.
+    pub exec_namespace: String,
+    /// Whether Landlock is available, in a sentence.
+    pub exec_landlock: String,
+    /// The network of `exec` commands, in a sentence.
+    pub exec_network: String,
+    /// The launcher used to confine commands.
+    pub exec_launcher: Option<PathBuf>,
+    /// When the protection was probed, if not by this process (ISO 8601).
+    pub exec_probed_at: Option<String>,
+}
+
+/// The system prompt of `status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SystemPromptReport {
+    /// Its length in characters.
+    pub chars: usize,
+    /// Its sections, in order.
+    pub sections: Vec<crate::agent::prompt::SectionSize>,
+    /// The workspace files in it, in order.
+    pub workspace_files: Vec<crate::agent::prompt::FileReport>,
+}
+
+/// What every request carries besides the messages (estimated tokens).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OverheadReport {
+    /// The system prompt and the tools.
+    pub tokens: u64,
+    /// The system prompt.
+    pub system_prompt_tokens: u64,
+    /// The tool definitions.
+    pub tool_tokens: u64,
+    /// The tools offered.
+    pub tools: Vec<String>,
+}
+
+/// The prompt cache of `status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CacheReport {
+    /// `5m` or `1h`.
+    pub ttl: String,
+}
+
+/// `status SESSION --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionStatus {
+    /// The session's id.
+    pub session_id: String,
+    /// Its name.
+    pub session_name: Option<String>,
+    /// Its file.
+    pub file: PathBuf,
+    /// Its workspace.
+    pub cwd: String,
+    /// `api`, `claude-cli` or `codex-cli`.
+    pub backend: String,
+    /// The provider of its current model.
+    pub provider: Option<String>,
+    /// Its current model.
+    pub model: Option<String>,
+    /// CLI-backend session ids by backend.
+    pub backend_session_ids: BTreeMap<String, String>,
+    /// Its thinking level.
+    pub thinking_level: Option<String>,
+    /// User prompts.
+    pub turns: u64,
+    /// Messages.
+    pub messages: u64,
+    /// Compactions.
+    pub compactions: u64,
+    /// How full its context is.
+    pub context: StatusContext,
+    /// The usage of the last successful call.
+    pub last_call_usage: Option<UsageReport>,
+    /// The usage of every call.
+    pub usage: UsageReport,
+    /// What every call cost.
+    pub total_cost_usd: f64,
+    /// When it was created (ISO 8601).
+    pub created: String,
+    /// Its last entry's time (ISO 8601).
+    pub last_activity: String,
+    /// Whether its last model call was aborted or failed.
+    pub last_run_aborted: bool,
+    /// That call's error.
+    pub last_error: Option<String>,
+    /// Whether a run holds it now.
+    pub locked: bool,
+    /// Why it could not be fully read.
+    pub problem: Option<String>,
+    /// The command that repairs it, with `problem`.
+    pub repair_command: Option<String>,
+    /// Whether it ends in a torn line the next append repairs.
+    pub torn_tail: bool,
+}
+
+/// The context of `status SESSION`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusContext {
+    /// Tokens in context.
+    pub tokens: Option<u64>,
+    /// The model's window.
+    pub window: Option<u64>,
+    /// `tokens / window` in percent.
+    pub percent: Option<f64>,
+    /// Whether `tokens` is an estimate.
+    pub estimated: bool,
+}
+
+/// Token usage in the Anthropic names `status SESSION` gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsageReport {
+    /// Input tokens not read from or written to the cache.
+    pub input_tokens: u64,
+    /// Tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+    /// Tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+}
+
+impl From<&crate::conversation::TokenUsage> for UsageReport {
+    fn from(usage: &crate::conversation::TokenUsage) -> UsageReport {
+        UsageReport {
+            input_tokens: usage.input,
+            cache_creation_input_tokens: usage.cache_write,
+            cache_read_input_tokens: usage.cache_read,
+            output_tokens: usage.output,
+        }
+    }
+}
+
+/// One session of `sessions list --json` (the listing is an array of these, newest first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionListItem {
+    /// The session's id.
+    pub id: String,
+    /// Its name.
+    pub name: Option<String>,
+    /// Its file.
+    pub file: PathBuf,
+    /// Its workspace.
+    pub cwd: String,
+    /// When it was created (ISO 8601).
+    pub created: String,
+    /// Its last entry's time (ISO 8601).
+    pub updated: String,
+    /// Its current model, `provider/model`.
+    pub model: Option<String>,
+    /// User prompts.
+    pub turns: u64,
+    /// Messages.
+    pub messages: u64,
+    /// How full its context is, when known.
+    pub context: Option<ListContext>,
+    /// The usage of every call.
+    pub usage: ListUsage,
+    /// What every call cost.
+    pub total_cost_usd: f64,
+    /// Compactions.
+    pub compactions: u64,
+    /// Whether its last model call was aborted or failed.
+    pub last_run_aborted: bool,
+    /// Why it could not be fully read.
+    pub problem: Option<String>,
+    /// The shortest prefix of the id that names it alone.
+    pub short_id: String,
+}
+
+/// The context of a listed session.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListContext {
+    /// Tokens in context.
+    pub tokens: u64,
+    /// The model's window.
+    pub window: Option<u64>,
+    /// `tokens / window` in percent.
+    pub percent: Option<f64>,
+    /// Whether `tokens` is an estimate.
+    pub estimated: bool,
+}
+
+/// The usage of a listed session (in the order `sessions list` has always printed it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListUsage {
+    /// Input tokens not read from or written to the cache.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Tokens read from the cache.
+    pub cache_read_input_tokens: u64,
+    /// Tokens written to the cache.
+    pub cache_creation_input_tokens: u64,
+}
+
+/// `sessions show --json`: the current branch, entries as in the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionShown {
+    /// The session's id.
+    pub id: String,
+    /// Its file.
+    pub file: PathBuf,
+    /// Its header line.
+    pub header: crate::session::record::SessionHeader,
+    /// The entries from the root to the leaf.
+    pub entries: Vec<crate::session::record::Entry>,
+}
+
+/// `sessions show --tree --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionTreeShown {
+    /// The session's id.
+    pub id: String,
+    /// Its file.
+    pub file: PathBuf,
+    /// The entry the next turn continues from.
+    pub leaf: Option<String>,
+    /// Every entry.
+    pub tree: SessionTree,
+}
+
+/// The entries of a session as a tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionTree {
+    /// The entries without a parent.
+    pub roots: Vec<String>,
+    /// Every entry, in file order.
+    pub nodes: Vec<TreeNode>,
+}
+
+/// One entry of the tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeNode {
+    /// Its id.
+    pub id: String,
+    /// Its parent's id.
+    #[serde(rename = "parentId")]
+    pub parent_id: Option<String>,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A line about it.
+    pub label: String,
+    /// Its children's ids.
+    pub children: Vec<String>,
+}
+
+/// `sessions fork --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionForked {
+    /// The new session's id.
+    pub id: String,
+    /// Its file.
+    pub file: PathBuf,
+    /// The session it was forked from.
+    pub forked_from: String,
+    /// The entry it was forked at.
+    pub at: Option<String>,
+    /// Its name.
+    pub name: Option<String>,
+}
+
+/// `sessions rename --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRenamed {
+    /// The session's id.
+    pub id: String,
+    /// Its new name.
+    pub name: String,
+    /// Its file.
+    pub file: PathBuf,
+}
+
+/// `sessions rm --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsRemoved {
+    /// The files removed.
+    pub removed: Vec<PathBuf>,
+}
+
+/// `sessions prune --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsPruned {
+    /// Whether nothing was removed (`--dry-run`).
+    pub dry_run: bool,
+    /// The files removed (without `--dry-run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Vec<PathBuf>>,
+    /// The files that would be removed (with `--dry-run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub would_remove: Option<Vec<PathBuf>>,
+    /// The files kept: busy, or not a session file.
+    pub skipped: Vec<PathBuf>,
+}
+
+/// `sessions path --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionPath {
+    /// The session's file.
+    pub file: PathBuf,
+}
+
+/// `sessions repair --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionRepaired {
+    /// The session's file.
+    pub file: PathBuf,
+    /// Whether nothing was changed (`--dry-run`).
+    pub dry_run: bool,
+    /// Whether there was nothing to repair.
+    pub clean: bool,
+    /// The corrupt lines moved to the side file (1-based).
+    pub dropped_lines: Vec<usize>,
+    /// The header written in place of a damaged one.
+    pub rebuilt_header: Option<RebuiltHeaderReport>,
+    /// Where the corrupt lines went.
+    pub side_file: Option<PathBuf>,
+    /// What became of a torn last line.
+    pub torn_tail: Option<TornTailReport>,
+    /// The format version the file was migrated from.
+    pub migrated_from: Option<u32>,
+}
+
+/// A rebuilt header of `sessions repair`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RebuiltHeaderReport {
+    /// The session's id.
+    pub id: String,
+    /// Its workspace.
+    pub cwd: String,
+    /// Whether the workspace was found in its entries rather than assumed.
+    pub cwd_recovered: bool,
+    /// Whether line 1 was replaced rather than a header inserted.
+    pub replaced_line_1: bool,
+}
+
+/// A torn last line in `sessions repair`: `"completed"` or `{"moved_to": FILE}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TornTailReport {
+    /// `completed`: it was a whole entry missing its newline.
+    Completed(String),
+    /// The fragment was moved to a side file.
+    Moved {
+        /// The side file.
+        moved_to: PathBuf,
+    },
+}
+
+/// `sessions export --format json`: the whole file, every branch, as one document. Borrowed
+/// when written, so a long session is not copied to be exported.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionExport<'a> {
+    /// The header line.
+    pub header: std::borrow::Cow<'a, crate::session::record::SessionHeader>,
+    /// Every entry, in file order.
+    pub entries: std::borrow::Cow<'a, [crate::session::record::Entry]>,
+}
+
+/// `run --dry-run` / `resume --dry-run`: what the turn would send (or which child it would
+/// start), touching nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DryRun {
+    /// `dry_run`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The session resumed (none for a new one: no id is made).
+    pub session_id: Option<String>,
+    /// The primary model.
+    pub model: String,
+    /// Its provider.
+    pub provider: String,
+    /// `api`, `claude-cli` or `codex-cli`.
+    pub backend: String,
+    /// The fallback models, `provider/model`, in order.
+    pub fallbacks: Vec<String>,
+    /// The system prompt.
+    pub system_prompt: String,
+    /// Its sections, in order.
+    pub system_prompt_sections: Vec<crate::agent::prompt::SectionSize>,
+    /// The workspace files in it, in order.
+    pub workspace_files: Vec<crate::agent::prompt::FileReport>,
+    /// The skills found.
+    pub skills: crate::agent::skills::Discovery,
+    /// The tools offered to the model (a CLI child's own names for a CLI backend).
+    pub tools: Vec<String>,
+    /// The tool policy (as `tools::policy::ToolPolicy::describe` shows it).
+    pub tool_policy: serde_json::Value,
+    /// The sandbox.
+    pub sandbox: SandboxReport,
+    /// The MCP servers configured, none started.
+    pub mcp_servers: Vec<McpDryRunServer>,
+    /// The hooks configured.
+    pub hooks: Vec<HookDryRun>,
+    /// The API the request is for (API backend only, as the fields up to `body`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api: Option<String>,
+    /// Where it would go.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// `found`, `missing` or `not needed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub credentials: Option<String>,
+    /// The thinking level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// The prompt cache's lifetime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_ttl: Option<String>,
+    /// The estimated tokens of the system prompt and tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead_tokens: Option<u64>,
+    /// The request body, in the provider's wire format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<serde_json::Value>,
+    /// The child a CLI backend would start (CLI backends only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub child: Option<ChildInvocation>,
+}
+
+/// The CLI child of a `--dry-run`: environment variable names, never values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChildInvocation {
+    /// The program.
+    pub program: String,
+    /// Its arguments.
+    pub argv: Vec<String>,
+    /// Whether the prompt goes on its stdin rather than in `argv`.
+    pub prompt_via_stdin: bool,
+    /// The variables it is given, by name.
+    pub env_names: Vec<String>,
+    /// The variables removed from its environment.
+    pub cleared_env: Vec<String>,
+    /// The MCP configuration it is given (Claude Code), in its own format.
+    pub mcp_config: Option<serde_json::Value>,
+    /// The hook settings it is given (Claude Code), in its own format.
+    pub hook_settings: Option<serde_json::Value>,
+}
+
+/// One MCP server of a `--dry-run`: nothing started, variable names instead of values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpDryRunServer {
+    /// Its name.
+    pub name: String,
+    /// Where it was configured.
+    pub origin: String,
+    /// `stdio`, `http` or `sse`.
+    pub transport: String,
+    /// Whether it would be started.
+    pub enabled: bool,
+    /// Declared `required`.
+    pub required: bool,
+    /// `command` as declared (`${VAR}` unexpanded).
+    pub command: Option<serde_json::Value>,
+    /// `args` as declared.
+    pub args: Option<serde_json::Value>,
+    /// `url` as declared.
+    pub url: Option<serde_json::Value>,
+    /// The names of its `env` variables.
+    pub env_names: Vec<String>,
+    /// The names of its headers.
+    pub header_names: Vec<String>,
+    /// How long it may take to start.
+    pub startup_timeout_sec: f64,
+    /// How long one tool call may take.
+    pub tool_timeout_sec: f64,
+    /// The only tools offered, when set.
+    pub enabled_tools: Option<Vec<String>>,
+    /// Tools never offered.
+    pub disabled_tools: Vec<String>,
+}
+
+/// One hook of a `--dry-run`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookDryRun {
+    /// The event it runs on.
+    pub event: String,
+    /// The tools it matches (none: all).
+    pub matcher: Option<String>,
+    /// The command.
+    pub command: String,
+    /// Its timeout in seconds.
+    pub timeout: f64,
+    /// Whether it runs in the sandbox.
+    pub sandbox: bool,
+    /// Where it was configured.
+    pub origin: String,
+}
