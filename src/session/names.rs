@@ -212,14 +212,7 @@ mod tests {
     use crate::session::store::{self, SessionLock};
 
     fn header(id: &str) -> SessionHeader {
-        SessionHeader {
-            version: Some(store::CURRENT_VERSION),
-            id: id.to_owned(),
-            timestamp: record::now_iso(),
-            cwd: "/work".to_owned(),
-            parent_session: None,
-            extra: serde_json::Map::new(),
-        }
+        SessionHeader::for_test(id)
     }
 
     fn named(name: &str) -> Vec<record::Entry> {

@@ -76,6 +76,21 @@ pub struct SessionHeader {
     pub extra: Map<String, Value>,
 }
 
+impl SessionHeader {
+    /// A current header of the session `id` in `/work`, made now: for tests.
+    #[cfg(test)]
+    pub(crate) fn for_test(id: &str) -> SessionHeader {
+        SessionHeader {
+            version: Some(super::store::CURRENT_VERSION),
+            id: id.to_owned(),
+            timestamp: now_iso(),
+            cwd: "/work".to_owned(),
+            parent_session: None,
+            extra: serde_json::Map::new(),
+        }
+    }
+}
+
 impl Serialize for SessionHeader {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Written by hand because the `type` tag must come first, before `version`.

@@ -149,14 +149,7 @@ mod tests {
     const C: &str = "0199b000-0000-7000-8000-00000000000c";
 
     fn create(dir: &Path, id: &str, name: Option<&str>) -> PathBuf {
-        let header = SessionHeader {
-            version: Some(store::CURRENT_VERSION),
-            id: id.to_owned(),
-            timestamp: record::now_iso(),
-            cwd: "/work".to_owned(),
-            parent_session: None,
-            extra: serde_json::Map::new(),
-        };
+        let header = SessionHeader::for_test(id);
         let entries: Vec<_> = name
             .map(|name| {
                 record::build_entry(

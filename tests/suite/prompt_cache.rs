@@ -117,20 +117,7 @@ fn status_and_dry_run_show_the_cache_ttl() {
     let text = stdout(&home.run(&["status"]));
     assert!(text.contains("cache ttl:      1h"), "{text}");
 
-    let server = MockServer::start(Vec::new());
-    let output = home
-        .pincer()
-        .providers(&server)
-        .args([
-            "run",
-            "--dry-run",
-            "-m",
-            "anthropic/claude-sonnet-4-5",
-            "hi",
-        ])
-        .output();
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    let plan: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let plan = dry_run(&home, &[]);
     assert_eq!(plan["cache_ttl"], "1h");
     assert_eq!(
         plan["body"]["system"][0]["cache_control"],
@@ -323,22 +310,11 @@ fn the_result_reports_the_overhead_every_request_carried() {
 #[test]
 fn status_reports_the_overhead_of_a_request_with_the_default_tools() {
     let home = Home::new();
-    let server = MockServer::start(Vec::new());
-    let output = home
-        .pincer()
-        .providers(&server)
-        .args([
-            "run",
-            "--dry-run",
-            "-m",
-            "anthropic/claude-sonnet-4-5",
-            "hi",
-        ])
-        .output();
-    let plan: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let plan = dry_run(&home, &[]);
     let sent = overhead_of(&plan["body"]);
     assert_eq!(plan["overhead_tokens"], sent);
 
+    let server = MockServer::start(Vec::new());
     let output = home
         .pincer()
         .providers(&server)
@@ -397,17 +373,23 @@ fn status_reports_the_overhead_of_a_request_with_the_default_tools() {
 #[test]
 fn a_default_request_carries_at_most_1200_tokens_of_prompt_and_tools() {
     let home = Home::new();
-    let server = MockServer::start(Vec::new());
     for sandbox in ["workspace-write", "read-only", "danger-full-access"] {
-        let output = home
-            .pincer()
-            .providers(&server)
-            .args(["run", "--dry-run", "--sandbox", sandbox])
-            .args(["-m", "anthropic/claude-sonnet-4-5", "hi"])
-            .output();
-        assert_eq!(code(&output), 0, "{}", stderr(&output));
-        let plan: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        let plan = dry_run(&home, &["--sandbox", sandbox]);
         let overhead = overhead_of(&plan["body"]);
         assert!(overhead <= 1_200, "{sandbox}: {overhead} tokens");
     }
+}
+
+/// The `--dry-run` plan of a one-word Anthropic turn in `home`, with `extra` flags.
+fn dry_run(home: &Home, extra: &[&str]) -> Value {
+    let server = MockServer::start(Vec::new());
+    let output = home
+        .pincer()
+        .providers(&server)
+        .args(["run", "--dry-run"])
+        .args(extra)
+        .args(["-m", "anthropic/claude-sonnet-4-5", "hi"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
 }

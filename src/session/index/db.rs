@@ -974,19 +974,12 @@ pub(super) fn read_old_learned_windows(dir: &Path) -> Vec<(String, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{self, SessionHeader};
+    use crate::session::record::SessionHeader;
     use crate::session::store;
     use pretty_assertions::assert_eq;
 
     fn header(id: &str) -> SessionHeader {
-        SessionHeader {
-            version: Some(store::CURRENT_VERSION),
-            id: id.to_owned(),
-            timestamp: record::now_iso(),
-            cwd: "/work".to_owned(),
-            parent_session: None,
-            extra: serde_json::Map::new(),
-        }
+        SessionHeader::for_test(id)
     }
 
     fn sessions_dir() -> (tempfile::TempDir, PathBuf) {
