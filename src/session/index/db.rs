@@ -1092,6 +1092,24 @@ mod tests {
         db.ensure_built().unwrap();
         assert_eq!(db.all().len(), 2);
         assert_eq!(db.summarized, 1, "only the new file is read");
+        drop(db);
+
+        // The first lock of a session nobody locked before (pi made it, or a copy) creates its
+        // lock file in the index's transaction: the stamp follows.
+        settle();
+        let mut db = Db::open(&dir).unwrap();
+        db.ensure_built().unwrap();
+        assert_eq!(db.stamp(), DirStamp::of(&dir));
+        drop(db);
+        let lock = store::SessionLock::acquire(&other, None).unwrap();
+        assert!(crate::fs::lock_path(&other).exists());
+        let db = Db::open(&dir).unwrap();
+        assert_eq!(
+            db.stamp(),
+            DirStamp::of(&dir),
+            "no listing for a new lock file"
+        );
+        drop(lock);
     }
 
     #[test]
