@@ -940,13 +940,15 @@ impl SessionLock {
     pub fn acquire(path: &Path, wait: Option<Duration>) -> Result<SessionLock, SessionError> {
         let lock_file = pfs::lock_path(path);
         if let Some(dir) = path.parent()
+            && !super::index::db::in_change()
             && !lock_file.exists()
             && dir.join(super::index::db::DB_FILE).is_file()
         {
             // A session's first lock file (one pi or a copy made, or a new session's) changes
             // the sessions directory: made in the index's transaction, it does not make the next
             // command list the directory (seconds in a home of 500,000 sessions). Only the
-            // creation is inside it, never a wait for the lock.
+            // creation is inside it, never a wait for the lock; a caller already inside the
+            // index's transaction (a creation) makes it there.
             super::index::changing(dir, |_| {
                 let _ = std::fs::OpenOptions::new()
                     .write(true)

@@ -170,6 +170,17 @@ fn updated_ms(updated: &str) -> Option<i64> {
     i64::try_from(time.unix_timestamp_nanos() / 1_000_000).ok()
 }
 
+std::thread_local! {
+    /// Whether this thread runs a change inside an index write transaction ([`Db::changing`]):
+    /// a second transaction opened then would wait for the first, held by the same thread.
+    static IN_CHANGE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is inside [`Db::changing`]'s transaction now.
+pub fn in_change() -> bool {
+    IN_CHANGE.get()
+}
+
 /// Every prefix of `lower` sorts in `[lower, upper)` with this `upper`: no UTF-8 text that
 /// starts with `lower` is greater than `lower` followed by the greatest character.
 fn prefix_end(lower: &str) -> String {
@@ -729,7 +740,9 @@ impl Db {
             .and_then(DirStamp::parse);
         let before = DirStamp::of(&self.dir);
         let mut touched = Vec::new();
+        let outer = IN_CHANGE.replace(true);
         let result = change(&mut touched);
+        IN_CHANGE.set(outer);
         let after = DirStamp::of(&self.dir);
         let _ = (|| -> rusqlite::Result<()> {
             for path in &touched {
@@ -1109,7 +1122,20 @@ mod tests {
             DirStamp::of(&dir),
             "no listing for a new lock file"
         );
-        drop(lock);
+        drop((lock, db));
+
+        // A creation makes its lock file inside its own transaction: no second one waits for it.
+        let started = Instant::now();
+        let (writer, _) =
+            store::create_locked(&dir, &header("0199a000-0000-7000-8000-000000000004"), &[])
+                .unwrap();
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(writer);
+        assert_eq!(Db::open(&dir).unwrap().stamp(), DirStamp::of(&dir));
     }
 
     #[test]
