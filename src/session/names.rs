@@ -52,6 +52,7 @@ impl NamesLock {
             source,
         })?;
         let waited = wait.unwrap_or(NAMES_LOCK_WAIT);
+        index::make_lock_file(dir, &lock_path(dir));
         let lock = FileLock::acquire(&lock_path(dir), Some(waited)).map_err(|error| {
             SessionError::from_lock(
                 error,

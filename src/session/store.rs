@@ -939,23 +939,8 @@ impl SessionLock {
     /// Lock the session at `path`: fail at once when busy, or wait up to `wait`.
     pub fn acquire(path: &Path, wait: Option<Duration>) -> Result<SessionLock, SessionError> {
         let lock_file = pfs::lock_path(path);
-        if let Some(dir) = path.parent()
-            && !super::index::db::in_change()
-            && !lock_file.exists()
-            && dir.join(super::index::db::DB_FILE).is_file()
-        {
-            // A session's first lock file (one pi or a copy made, or a new session's) changes
-            // the sessions directory: made in the index's transaction, it does not make the next
-            // command list the directory (seconds in a home of 500,000 sessions). Only the
-            // creation is inside it, never a wait for the lock; a caller already inside the
-            // index's transaction (a creation) makes it there.
-            super::index::changing(dir, |_| {
-                let _ = std::fs::OpenOptions::new()
-                    .write(true)
-                    .create(true)
-                    .truncate(false)
-                    .open(&lock_file);
-            });
+        if let Some(dir) = path.parent() {
+            super::index::make_lock_file(dir, &lock_file);
         }
         let lock = FileLock::acquire(&lock_file, wait).map_err(|error| {
             SessionError::from_lock(

@@ -1139,6 +1139,26 @@ mod tests {
     }
 
     #[test]
+    fn the_first_names_lock_of_a_home_keeps_the_stamp() {
+        let (_home, dir) = sessions_dir();
+        store::create(&dir, &header("0199a000-0000-7000-8000-000000000001"), &[]).unwrap();
+        settle();
+        let mut db = Db::open(&dir).unwrap();
+        db.ensure_built().unwrap();
+        assert_eq!(db.stamp(), DirStamp::of(&dir));
+        drop(db);
+        let lock = crate::session::names::NamesLock::acquire(&dir, None, "nightly").unwrap();
+        assert!(dir.join(crate::session::names::NAMES_LOCK_FILE).exists());
+        let db = Db::open(&dir).unwrap();
+        assert_eq!(
+            db.stamp(),
+            DirStamp::of(&dir),
+            "no listing for a new names lock"
+        );
+        drop((lock, db));
+    }
+
+    #[test]
     fn a_directory_that_cannot_be_written_is_indexed_in_memory() {
         use std::os::unix::fs::PermissionsExt as _;
         let (_home, dir) = sessions_dir();

@@ -947,6 +947,25 @@ pub fn older_than(
     Ok((rows, report))
 }
 
+/// Create the lock file `lock_file` of the sessions directory `dir` when it does not exist yet,
+/// inside the index's transaction. A first lock file (a session pi or a copy made, the names
+/// lock of a home) changes the directory; made outside, it would make the next command list the
+/// whole directory (seconds in a home of 500,000 sessions). Only the creation is inside the
+/// transaction, never a wait for the lock; a caller already inside it (a creation) makes the
+/// file there, and a directory without an index has no stamp to keep.
+pub fn make_lock_file(dir: &Path, lock_file: &Path) {
+    if db::in_change() || lock_file.exists() || !dir.join(db::DB_FILE).is_file() {
+        return;
+    }
+    changing(dir, |_| {
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(lock_file);
+    });
+}
+
 /// Run `change`, which creates, renames or removes session files of `dir` (and their lock and
 /// side files) and pushes the session files' paths, inside the index's write transaction (see
 /// the module doc): the rows of those files are brought up to date, and the next command need
