@@ -318,23 +318,19 @@ impl Db {
         if self.rebuilt.is_none() {
             self.rebuilt = Some("there is no index yet".to_owned());
         }
-        let mut entries = Vec::with_capacity(files.len());
-        let stored = self.store_build(&files, &mut entries, before, now);
-        self.summarized = entries.len();
+        let stored = self.store_build(&files, before, now);
         self.filled = self.in_memory;
         match stored {
-            Ok(()) if !self.in_memory => {
-                for old in OLD_FILES {
-                    let _ = std::fs::remove_file(self.dir.join(old));
+            Ok(count) => {
+                self.summarized = count;
+                if !self.in_memory {
+                    for old in OLD_FILES {
+                        let _ = std::fs::remove_file(self.dir.join(old));
+                    }
                 }
             }
-            Ok(()) => {}
             Err(error) => {
-                if entries.is_empty() {
-                    // The write failed before any file was read.
-                    entries = summarize_all(&self.dir, &files);
-                    self.summarized = entries.len();
-                }
+                let entries = summarize_all(&self.dir, &files);
                 let rebuilt = self.rebuilt.take();
                 let windows = self.learned_windows();
                 if let Some(mut memory) = Db::memory(&self.dir) {
@@ -344,6 +340,7 @@ impl Db {
                         let _ = memory.remember_window(&model, tokens);
                     }
                     let _ = memory.insert_all(&entries);
+                    memory.summarized = entries.len();
                     memory.filled = true;
                     *self = memory;
                 }
@@ -353,17 +350,18 @@ impl Db {
     }
 
     /// Replace the rows with the summaries of `files`, read on worker threads while this one
-    /// stores each row as it arrives, in one write transaction; every summary also goes to
-    /// `entries`, for an index in memory should the write fail. The directory's stamp `before`
-    /// (taken at `now`, before the listing) is recorded when it still holds after the reads.
-    /// Reads nothing when another process built the index meanwhile.
+    /// stores each row as it arrives, in one write transaction; returns how many were stored.
+    /// No summary is kept once stored: when the write fails, the caller reads the files again
+    /// for an index in memory (a failed statement may have rolled the transaction back, so its
+    /// rows are no record of what was read). The directory's stamp `before` (taken at `now`,
+    /// before the listing) is recorded when it still holds after the reads. Reads nothing when
+    /// another process built the index meanwhile.
     fn store_build(
         &mut self,
         files: &[(String, PathBuf)],
-        entries: &mut Vec<IndexEntry>,
         before: Option<DirStamp>,
         now: SystemTime,
-    ) -> rusqlite::Result<()> {
+    ) -> rusqlite::Result<usize> {
         let transaction = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -377,23 +375,24 @@ impl Db {
                 .optional()?;
             if version.as_deref() == Some(&INDEX_VERSION.to_string()) {
                 // Another process built it while this one waited for the write lock.
-                return Ok(());
+                return Ok(0);
             }
         }
         transaction.execute_batch(DROP_INDEXES)?;
         transaction.execute("DELETE FROM sessions", [])?;
+        let mut stored = 0;
         let mut failed = None;
         {
             let mut insert = transaction.prepare(INSERT)?;
             let empty = super::Index::default();
             check_files_into(&self.dir, &empty, files, |_, freshness| {
-                if let super::Freshness::Updated(entry) = freshness {
-                    if failed.is_none()
-                        && let Err(error) = insert_entry(&mut insert, &entry)
-                    {
-                        failed = Some(error);
+                if let super::Freshness::Updated(entry) = freshness
+                    && failed.is_none()
+                {
+                    match insert_entry(&mut insert, &entry) {
+                        Ok(()) => stored += 1,
+                        Err(error) => failed = Some(error),
                     }
-                    entries.push(*entry);
                 }
             });
         }
@@ -410,7 +409,8 @@ impl Db {
                 transaction.execute("DELETE FROM meta WHERE key = 'stamp'", [])?;
             }
         }
-        transaction.commit()
+        transaction.commit()?;
+        Ok(stored)
     }
 
     /// Store `entries` as rows of an index in memory, in one transaction.
@@ -1173,5 +1173,38 @@ mod tests {
             assert_eq!(db.all().len(), 1);
         }
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn a_database_that_fills_up_during_a_build_leaves_every_session_in_memory() {
+        let (_home, dir) = sessions_dir();
+        for number in 1..=300 {
+            let id = format!("0199a000-0000-7000-8000-{number:012}");
+            store::create(&dir, &header(&id), &[]).unwrap();
+        }
+        let mut db = Db::open(&dir).unwrap();
+        // Room for a few pages more than the empty tables: the inserts run out of it midway.
+        let pages: i64 = db
+            .conn
+            .query_row("PRAGMA page_count", [], |row| row.get(0))
+            .unwrap();
+        db.conn
+            .query_row(
+                &format!("PRAGMA max_page_count = {}", pages + 3),
+                [],
+                |_| Ok(()),
+            )
+            .unwrap();
+        db.ensure_built().unwrap();
+        assert!(db.in_memory());
+        assert!(
+            db.unsaved
+                .as_deref()
+                .is_some_and(|why| why.contains("full")),
+            "{:?}",
+            db.unsaved
+        );
+        assert_eq!(db.all().len(), 300);
+        assert_eq!(db.summarized, 300);
     }
 }
