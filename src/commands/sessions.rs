@@ -18,9 +18,9 @@ use crate::cli::{
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::output::report::{
-    ListContext, ListUsage, RebuiltHeaderReport, SessionExport, SessionForked, SessionListItem,
-    SessionPath, SessionRenamed, SessionRepaired, SessionShown, SessionTree, SessionTreeShown,
-    SessionsPruned, SessionsRemoved, TornTailReport, TreeNode,
+    ListUsage, RebuiltHeaderReport, SessionExport, SessionForked, SessionListItem, SessionPath,
+    SessionRenamed, SessionRepaired, SessionShown, SessionTree, SessionTreeShown, SessionsPruned,
+    SessionsRemoved, StatusContext, TornTailReport, TreeNode,
 };
 use crate::session::fork;
 use crate::session::index::{self, Index, IndexEntry};
@@ -248,8 +248,8 @@ fn list_item(
         model: summary.model_ref(),
         turns: summary.turns,
         messages: summary.messages,
-        context: facts.occupancy(summary).map(|o| ListContext {
-            tokens: o.tokens,
+        context: facts.occupancy(summary).map(|o| StatusContext {
+            tokens: Some(o.tokens),
             window: o.window,
             percent: o.percent,
             estimated: summary.context_estimated,
@@ -1021,10 +1021,7 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
         let path = context.sessions_dir().join(&entry.file);
         // The index is a cache: what it names is checked before anything is deleted.
         match owned_in(&sessions, &path, Proof::Header) {
-            Ok(file) if args.dry_run => {
-                drop(file);
-                removed.push(path);
-            }
+            Ok(_) if args.dry_run => removed.push(path),
             Ok(file) => proven.push((file, path, entry)),
             Err(error) => {
                 context

@@ -633,8 +633,9 @@ pub struct SessionStatus {
     pub torn_tail: bool,
 }
 
-/// The context of `status SESSION`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// How full a session's context is, in `status SESSION` and `sessions list` (where `tokens`
+/// is always known: a listed session without it has no context object).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatusContext {
     /// Tokens in context.
@@ -695,7 +696,7 @@ pub struct SessionListItem {
     /// Messages.
     pub messages: u64,
     /// How full its context is, when known.
-    pub context: Option<ListContext>,
+    pub context: Option<StatusContext>,
     /// The usage of every call.
     pub usage: ListUsage,
     /// What every call cost.
@@ -708,20 +709,6 @@ pub struct SessionListItem {
     pub problem: Option<String>,
     /// The shortest prefix of the id that names it alone.
     pub short_id: String,
-}
-
-/// The context of a listed session.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ListContext {
-    /// Tokens in context.
-    pub tokens: u64,
-    /// The model's window.
-    pub window: Option<u64>,
-    /// `tokens / window` in percent.
-    pub percent: Option<f64>,
-    /// Whether `tokens` is an estimate.
-    pub estimated: bool,
 }
 
 /// The usage of a listed session (in the order `sessions list` has always printed it).
