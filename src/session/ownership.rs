@@ -131,19 +131,14 @@ impl<'a> SessionsDir<'a> {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
         };
-        let Some(dir) = self.canonical.clone() else {
+        let Some(dir) = &self.canonical else {
             return Err(outside());
         };
         // A path named inside the directory as it was given is in it; any other is resolved.
-        let parent = if parent == sessions_dir {
-            dir.clone()
-        } else {
-            let Ok(parent) = std::fs::canonicalize(parent) else {
-                return Err(outside());
-            };
-            parent
-        };
-        if parent.components().ne(dir.components()) {
+        if parent != sessions_dir
+            && std::fs::canonicalize(parent)
+                .map_or(true, |parent| parent.components().ne(dir.components()))
+        {
             return Err(outside());
         }
         let file = dir.join(name);
