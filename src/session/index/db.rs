@@ -176,6 +176,21 @@ std::thread_local! {
     static IN_CHANGE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// [`IN_CHANGE`] set while it lives, and set back when it is dropped, unwinding included.
+struct InChange(bool);
+
+impl InChange {
+    fn enter() -> InChange {
+        InChange(IN_CHANGE.replace(true))
+    }
+}
+
+impl Drop for InChange {
+    fn drop(&mut self) {
+        IN_CHANGE.set(self.0);
+    }
+}
+
 /// Whether this thread is inside [`Db::changing`]'s transaction now.
 pub fn in_change() -> bool {
     IN_CHANGE.get()
@@ -740,9 +755,10 @@ impl Db {
             .and_then(DirStamp::parse);
         let before = DirStamp::of(&self.dir);
         let mut touched = Vec::new();
-        let outer = IN_CHANGE.replace(true);
-        let result = change(&mut touched);
-        IN_CHANGE.set(outer);
+        let result = {
+            let _inside = InChange::enter();
+            change(&mut touched)
+        };
         let after = DirStamp::of(&self.dir);
         let _ = (|| -> rusqlite::Result<()> {
             for path in &touched {
