@@ -26,6 +26,15 @@ impl CancelReason {
             CancelReason::Timeout => "the run's --timeout was reached",
         }
     }
+
+    /// The exit code of a run it ended: 124 as `timeout(1)`, 128 + the signal's number.
+    pub fn exit(self) -> crate::error::Exit {
+        match self {
+            CancelReason::Timeout => crate::error::Exit::Timeout,
+            CancelReason::Interrupt => crate::error::Exit::Interrupted,
+            CancelReason::Terminate => crate::error::Exit::Terminated,
+        }
+    }
 }
 
 /// A cancellation token plus the reason it fired, set once by whoever cancels first.

@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::cancel::{CancelReason, Cancellation};
-use crate::error::{CliError, CliResult, Exit};
+use crate::error::{CliError, CliResult};
 use crate::input::{self, InputError, Prompt, StdinOptions};
 use crate::session::store::{SessionError, SessionLock};
 
@@ -178,10 +178,5 @@ async fn wait_for_lock(path: &Path, wait: Option<Duration>) -> Result<SessionLoc
 
 /// The error that ends a command cancelled before its turn started: exit 124, 130 or 143.
 pub(crate) fn cancelled_error(reason: CancelReason) -> CliError {
-    let exit = match reason {
-        CancelReason::Timeout => Exit::Timeout,
-        CancelReason::Interrupt => Exit::Interrupted,
-        CancelReason::Terminate => Exit::Terminated,
-    };
-    CliError::new(exit, reason.message())
+    CliError::new(reason.exit(), reason.message())
 }

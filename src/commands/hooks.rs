@@ -18,9 +18,6 @@ use crate::hooks::{Fire, HookContext, HookEvent, HookProgress, HookSet, Hooks, S
 use crate::output::Diagnostics;
 use crate::tools::{Sandbox, SandboxMode};
 
-/// The `error.kind` of a run a hook ended.
-pub(crate) const ERROR_KIND: &str = "hook";
-
 /// The hooks of this run: config.toml's (with `-c`), then each `--settings`'s.
 pub(crate) fn config(context: &Context, args: &TurnArgs) -> CliResult<HookSet> {
     resolve(context, &args.settings)
@@ -148,7 +145,7 @@ pub(crate) fn before_prompt(
             Exit::RunFailed,
             format!("a UserPromptSubmit hook blocked the prompt: {reason}"),
         )
-        .with_kind(ERROR_KIND)
+        .with_kind(crate::hooks::ERROR_KIND)
         .with_hint("the prompt was neither recorded nor sent; -v shows every hook run"));
     }
     context.extend(submit.context);
@@ -188,7 +185,7 @@ fn stopped(event: &str, reason: &str) -> CliError {
         Exit::RunFailed,
         format!("a {event} hook stopped the run: {reason}"),
     )
-    .with_kind(ERROR_KIND)
+    .with_kind(crate::hooks::ERROR_KIND)
 }
 
 /// `pincer compact`'s PreCompact hooks (trigger `manual`, `instructions` as given), from

@@ -72,13 +72,3 @@ fn warn(context: &Context, resolved: &ResolvedModel, warnings: Vec<String>) {
             .warn(&format!("{}: {warning}", resolved.reference));
     }
 }
-
-/// The message of a run whose answer never matched.
-pub(super) fn failure_message(errors: &[String], retries: u32) -> String {
-    let answers = match retries {
-        0 => "the answer did not match --json-schema".to_owned(),
-        1 => "the answer did not match --json-schema, also when asked once more".to_owned(),
-        n => format!("the answer did not match --json-schema, also when asked {n} more times"),
-    };
-    format!("{answers}: {}", errors.join("; "))
-}

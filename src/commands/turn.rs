@@ -6,7 +6,6 @@
 //! Every run that parsed its arguments ends with one `result` object in the JSON modes, also when
 //! it fails before any model call (SPEC §3.2).
 
-use std::collections::BTreeMap;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -28,6 +27,7 @@ use crate::conversation::{ContentBlock, ImageBlock, Message, MessageContent, Use
 use crate::engine::api::{self as api_engine, ApiSettings, Credential};
 use crate::engine::event::{Event, EventSink, Init};
 use crate::engine::failover;
+use crate::engine::plan::{ChainOutcome, MAX_OUTPUT_TOKENS_SENT};
 use crate::engine::{CancelReason, Cancellation, Ending, TurnReport};
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{InputError, StdinOptions, StdinUse};
@@ -35,10 +35,8 @@ use crate::output::Format;
 use crate::output::events::{OutputSink, sink_for};
 use crate::output::progress::ProgressSink;
 use crate::output::report::{ChildInvocation, DryRun};
-use crate::output::schema::{
-    Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
-    RunResult, new_uuid,
-};
+use crate::output::result::{SessionRef, TurnResult, turn_result};
+use crate::output::schema::RunResult;
 use crate::provider::http::{Endpoint, Transport};
 use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
 use crate::session::fork;
@@ -51,9 +49,6 @@ use crate::session::transcript::Transcript;
 use crate::settings::ModelRef;
 use crate::tools::Sandbox;
 use crate::tools::policy::{PolicySpec, ToolPolicy};
-
-/// The most output tokens a request asks for, whatever the model allows.
-const MAX_OUTPUT_TOKENS_SENT: u64 = 32_000;
 
 /// `pincer run`; `run -r SESSION` / `run --continue` (claude's spellings) are `resume`.
 pub fn run(
@@ -272,28 +267,11 @@ fn fail(
     error: CliError,
 ) -> CliResult<Exit> {
     if format.is_json() {
-        let mut result = match cancel_reason(error.exit) {
-            Some(reason) => {
-                let (subtype, _, failure, terminal) = cancelled_failure(reason);
-                let mut result = RunResult::early_error(
-                    subtype,
-                    &failure.kind,
-                    &failure.message,
-                    millis(started.elapsed()),
-                );
-                terminal.clone_into(&mut result.terminal_reason);
-                if let Some(error) = &mut result.error {
-                    error.retryable = failure.retryable;
-                }
-                result
-            }
-            None => RunResult::early_error(
-                ResultSubtype::ErrorDuringExecution,
-                error.kind(),
-                &error.message,
-                millis(started.elapsed()),
-            ),
-        };
+        let mut result = crate::output::result::early_result(
+            cancel_reason(error.exit),
+            (error.kind(), &error.message),
+            started.elapsed(),
+        );
         result.session_id.clone_from(&known.session_id);
         result.session_name.clone_from(&known.session_name);
         result.model.clone_from(&known.model);
@@ -323,10 +301,6 @@ fn run_timeout(args: &TurnArgs) -> CliResult<Option<Duration>> {
         }
         timeout => Ok(seconds(timeout)),
     }
-}
-
-fn millis(duration: Duration) -> u64 {
-    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 enum Execution {
@@ -2027,24 +2001,6 @@ fn attempt_settings(
     }
 }
 
-/// The turn across the failover chain, with what `finish` needs of the link that ran last.
-struct ChainOutcome {
-    /// The attempts' reports added up; ending, text and context are the last attempt's.
-    report: TurnReport,
-    /// `api`, `claude-cli` or `codex-cli`: what ran the last attempt.
-    backend: &'static str,
-    /// `provider/model`, provider and model id of the last attempt.
-    last_model: String,
-    provider: String,
-    model: String,
-    /// The last attempt's context window.
-    window: Option<u64>,
-    /// One line per failed attempt: `provider/model: message (kind)`.
-    errors: Vec<String>,
-    /// More than one model was tried and every one failed over: the chain ran out.
-    exhausted: bool,
-}
-
 /// The chain's links as the failover loop (`engine::failover`) runs them: each candidate's
 /// settings built when its turn comes (the primary's were built for the init event already),
 /// then the API or CLI engine.
@@ -2374,286 +2330,22 @@ fn dry_run_context(
     }
 }
 
-/// What to say when the final message ran out of output tokens before any answer: which limit,
-/// and the setting that raises it.
-fn output_limit_message(outcome: &ChainOutcome, max_output_tokens: Option<u64>) -> String {
-    match max_output_tokens {
-        Some(limit) => format!(
-            "the model used its whole output limit ({limit} tokens) without writing an answer; \
-             raise `max_output` under [providers.{}.models.\"{}\"] in config.toml (pincer sends \
-             at most {MAX_OUTPUT_TOKENS_SENT}), or lower --thinking",
-            outcome.provider, outcome.model
-        ),
-        None => format!(
-            "{} stopped at its output limit without writing an answer; raise the CLI's own limit \
-             (claude: CLAUDE_CODE_MAX_OUTPUT_TOKENS in [backends.{}.env]), or lower --thinking",
-            outcome.backend, outcome.backend
-        ),
-    }
-}
-
-/// Why a run failed, for the result object and stderr.
-struct Failure {
-    kind: String,
-    message: String,
-    status: Option<u16>,
-    retryable: bool,
-}
-
-/// The result's subtype, exit code, error and terminal reason of a run that a signal or the
-/// timeout ended, before or during its turn.
-fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'static str) {
-    let (subtype, kind) = match reason {
-        CancelReason::Timeout => (ResultSubtype::ErrorTimeout, "timeout"),
-        CancelReason::Interrupt | CancelReason::Terminate => {
-            (ResultSubtype::ErrorInterrupted, "interrupted")
-        }
-    };
-    let failure = Failure {
-        kind: kind.into(),
-        message: reason.message().into(),
-        status: None,
-        retryable: reason == CancelReason::Timeout,
-    };
-    (subtype, cancelled_error(reason).exit, failure, kind)
-}
-
-/// A failure that retrying the same run would not mend.
-fn stopped(kind: &str, message: String) -> Option<Failure> {
-    Some(Failure {
-        kind: kind.into(),
-        message,
-        status: None,
-        retryable: false,
-    })
-}
-
-/// How the turn's ending shows: the result's subtype, the exit code, the failure (if any) and
-/// the terminal reason.
-fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'static str) {
-    let report = &outcome.report;
-    match &report.ending {
-        Ending::Completed => (ResultSubtype::Success, Exit::Success, None, "completed"),
-        Ending::MaxTurns => (
-            ResultSubtype::ErrorMaxTurns,
-            Exit::Guardrail,
-            stopped(
-                "max_turns",
-                format!(
-                    "stopped after --max-turns {} model calls",
-                    report.model_calls
-                ),
-            ),
-            "max_turns",
-        ),
-        Ending::MaxBudget => (
-            ResultSubtype::ErrorMaxBudgetUsd,
-            Exit::Guardrail,
-            stopped(
-                "max_budget_usd",
-                format!(
-                    "stopped at ${:.4}, the --max-budget-usd limit",
-                    report.cost_usd
-                ),
-            ),
-            "max_budget_usd",
-        ),
-        Ending::Failed { error, kind } if outcome.exhausted => (
-            ResultSubtype::ErrorDuringExecution,
-            // Every model of the chain failed over: the service as a whole is unavailable.
-            Exit::Unavailable,
-            Some(Failure {
-                kind: kind.as_str().into(),
-                message: format!(
-                    "all {} models failed; the last: {error}",
-                    outcome.errors.len()
-                ),
-                status: error.status(),
-                retryable: true,
-            }),
-            "error",
-        ),
-        Ending::Failed { error, kind } => (
-            ResultSubtype::ErrorDuringExecution,
-            kind.exit(),
-            Some(Failure {
-                kind: kind.as_str().into(),
-                message: error.to_string(),
-                status: error.status(),
-                retryable: kind.retryable(),
-            }),
-            "error",
-        ),
-        Ending::OutputLimit { max_output_tokens } => (
-            ResultSubtype::ErrorDuringExecution,
-            Exit::RunFailed,
-            stopped(
-                "output_limit",
-                output_limit_message(outcome, *max_output_tokens),
-            ),
-            "error",
-        ),
-        Ending::Cancelled(reason) => {
-            let (subtype, exit, failure, terminal) = cancelled_failure(*reason);
-            (subtype, exit, Some(failure), terminal)
-        }
-        Ending::Persistence(failure) => (
-            ResultSubtype::ErrorDuringExecution,
-            Exit::RunFailed,
-            stopped("persistence", failure.to_string()),
-            "error",
-        ),
-        Ending::StructuredOutputInvalid { errors, retries } => (
-            ResultSubtype::ErrorMaxStructuredOutputRetries,
-            Exit::RunFailed,
-            stopped(
-                "structured_output",
-                super::structured::failure_message(errors, *retries),
-            ),
-            "error",
-        ),
-        Ending::NotStarted(failure) => (
-            ResultSubtype::ErrorDuringExecution,
-            Exit::Usage,
-            stopped("not_started", failure.message.clone()),
-            "error",
-        ),
-        Ending::HookStopped { event, reason } => (
-            ResultSubtype::ErrorDuringExecution,
-            Exit::RunFailed,
-            stopped(
-                super::hooks::ERROR_KIND,
-                format!("a {event} hook stopped the run: {reason}"),
-            ),
-            "hook_stopped",
-        ),
-    }
-}
-
-/// The context the turn ends with: the estimate after a compaction that followed the last call,
-/// else the last call's usage, against the last model's window.
-fn result_context(report: &TurnReport, window: Option<u64>) -> ResultContext {
-    let occupancy = match report.context_estimate {
-        Some(tokens) => Some(crate::conversation::ContextOccupancy::of(
-            &crate::conversation::TokenUsage {
-                input: tokens,
-                ..Default::default()
-            },
-            window,
-        )),
-        None => report
-            .last_usage
-            .map(|usage| crate::conversation::ContextOccupancy::of(&usage, window)),
-    };
-    occupancy.map_or(
-        ResultContext {
-            tokens: 0,
-            window,
-            percent: None,
-            overhead_tokens: report.overhead_tokens,
-        },
-        |occupancy| ResultContext {
-            tokens: occupancy.tokens,
-            window: occupancy.window,
-            percent: occupancy.percent,
-            overhead_tokens: report.overhead_tokens,
-        },
-    )
-}
-
-/// The result's `modelUsage`: per model id.
-fn model_usage(report: &TurnReport, window: Option<u64>) -> BTreeMap<String, ModelUsage> {
-    report
-        .model_usage
-        .iter()
-        .map(|(model, totals)| {
-            let usage = ModelUsage {
-                input_tokens: totals.usage.input,
-                output_tokens: totals.usage.output,
-                cache_read_input_tokens: totals.usage.cache_read,
-                cache_creation_input_tokens: totals.usage.cache_write,
-                web_search_requests: totals.usage.web_search_requests,
-                cost_usd: totals.cost_usd,
-                context_window: window,
-            };
-            (model.clone(), usage)
-        })
-        .collect()
-}
-
 fn finish(
     context: &Context,
     setup: &SessionSetup,
     outcome: &ChainOutcome,
     heartbeat: bool,
 ) -> Execution {
-    let report = &outcome.report;
-    let window = outcome.window;
-    let (subtype, exit, error, terminal) = verdict(outcome);
-    let result = RunResult {
-        kind: ResultWord::Value,
-        subtype,
-        is_error: exit != Exit::Success,
-        result: report.final_text.clone(),
-        session_id: setup.session_id.clone(),
-        session_name: setup.session_name.clone(),
-        num_turns: report.model_calls,
-        duration_ms: millis(context.started.elapsed()),
-        duration_api_ms: millis(report.api_duration),
-        total_cost_usd: report.cost_usd,
-        usage: ResultUsage {
-            input_tokens: report.usage.input,
-            cache_creation_input_tokens: report.usage.cache_write,
-            cache_read_input_tokens: report.usage.cache_read,
-            output_tokens: report.usage.output,
-            reasoning_tokens: report.usage.reasoning,
-            server_tool_use: crate::output::schema::ServerToolUsage {
-                web_search_requests: report.usage.web_search_requests,
-            },
-        },
-        model_usage: model_usage(report, window),
-        context: result_context(report, window),
-        stop_reason: report.stop_reason.map(str::to_owned),
-        provider_stop_reason: report.provider_stop_reason.clone(),
-        terminal_reason: terminal.to_owned(),
-        // Every failed attempt of the chain, then the failure that ended the run when it is
-        // not one of them.
-        errors: {
-            let mut errors = outcome.errors.clone();
-            if let Some(failure) = &error
-                && (errors.is_empty() || !matches!(report.ending, Ending::Failed { .. }))
-            {
-                errors.push(failure.message.clone());
-            }
-            errors
-        },
-        error: error.as_ref().map(|failure| ResultError {
-            kind: failure.kind.clone(),
-            message: failure.message.clone(),
-            provider: Some(outcome.provider.clone()),
-            status: failure.status,
-            retryable: failure.retryable,
-        }),
-        permission_denials: report
-            .permission_denials
-            .iter()
-            .map(|denial| Denial {
-                tool_name: denial.tool_name.clone(),
-                tool_use_id: denial.tool_use_id.clone(),
-                tool_input: denial.tool_input.clone(),
-            })
-            .collect(),
-        structured_output: report.structured_output.clone(),
-        model: Some(outcome.model.clone()),
-        provider: Some(outcome.provider.clone()),
-        backend: Some(outcome.backend.to_owned()),
-        compactions: report.compactions,
-        heartbeat_ok: heartbeat.then(|| {
-            exit == Exit::Success && crate::agent::heartbeat::is_heartbeat_ok(&report.final_text)
-        }),
-        uuid: new_uuid(),
+    let session = SessionRef {
+        id: setup.session_id.as_deref(),
+        name: setup.session_name.as_deref(),
     };
-    let cli_error = error.map(|failure| {
+    let TurnResult {
+        result,
+        exit,
+        failure,
+    } = turn_result(outcome, session, context.started.elapsed(), heartbeat);
+    let cli_error = failure.map(|failure| {
         let error = CliError::new(exit, failure.message);
         match exit {
             Exit::Auth => error.with_hint("check the provider's API key"),

@@ -12,6 +12,7 @@ pub mod cli;
 pub mod event;
 pub mod failover;
 pub mod hooks;
+pub(crate) mod plan;
 pub mod recorder;
 mod replay;
 mod report;

@@ -31,6 +31,9 @@ pub use protocol::{Fire, Verdict};
 
 use crate::tools::{Sandbox, SandboxMode};
 
+/// The `error.kind` of a run a hook ended.
+pub(crate) const ERROR_KIND: &str = "hook";
+
 /// A hook's `timeout` when it sets none (Claude Code's default too).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 

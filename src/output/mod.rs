@@ -19,6 +19,7 @@ pub mod events;
 pub mod partial;
 pub mod progress;
 pub mod report;
+pub(crate) mod result;
 pub mod schema;
 pub mod web_search;
 

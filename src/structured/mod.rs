@@ -643,3 +643,13 @@ fn answer_tool(schema: &Value) -> (ToolDefinition, bool) {
 
 #[cfg(test)]
 mod tests;
+
+/// The message of a run whose answer never matched.
+pub(crate) fn failure_message(errors: &[String], retries: u32) -> String {
+    let answers = match retries {
+        0 => "the answer did not match --json-schema".to_owned(),
+        1 => "the answer did not match --json-schema, also when asked once more".to_owned(),
+        n => format!("the answer did not match --json-schema, also when asked {n} more times"),
+    };
+    format!("{answers}: {}", errors.join("; "))
+}
