@@ -11,10 +11,11 @@ use similar::TextDiff;
 const DIFF_LINES: usize = 120;
 
 /// How replayed requests are paired with recorded interactions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Matching {
     /// The first unused interaction of the same kind, provider and path whose normalized
     /// request is equal.
+    #[default]
     Strict,
     /// The next unused interaction in file order, whatever its request (same kind, provider
     /// and path still required: another protocol's bytes cannot be parsed).

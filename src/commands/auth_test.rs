@@ -46,7 +46,7 @@ struct Target {
 pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult<Exit> {
     let store = file.load().map_err(super::auth::auth_error)?;
     let targets = targets(context, &store, args.target.as_deref());
-    let cassette = super::replay::RunCassette::open(context, &args.cassette)?;
+    let cassette = super::replay::RunCassette::open(context, &(&args.cassette).into())?;
     let (runtime, client) = (super::runtime()?, cassette.transport()?);
     let mut results = Vec::new();
     // The class of the first failure decides the exit code.

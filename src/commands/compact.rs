@@ -99,7 +99,7 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
         return print_plan(context, &path, keep);
     }
 
-    let cassette = super::replay::RunCassette::open(context, &args.cassette)?;
+    let cassette = super::replay::RunCassette::open(context, &(&args.cassette).into())?;
     let (writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
     report_torn(context, &path, torn.as_ref());

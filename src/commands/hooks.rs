@@ -7,19 +7,17 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use clap::ValueEnum as _;
-
 use super::Context;
 use super::cancel::CancelScope;
-use crate::cli::TurnArgs;
 use crate::engine::event::{Event, EventSink, InitHook};
+use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult, Exit};
 use crate::hooks::{Fire, HookContext, HookEvent, HookProgress, HookSet, Hooks, Sources};
 use crate::output::Diagnostics;
 use crate::tools::{Sandbox, SandboxMode};
 
 /// The hooks of this run: config.toml's (with `-c`), then each `--settings`'s.
-pub(crate) fn config(context: &Context, args: &TurnArgs) -> CliResult<HookSet> {
+pub(crate) fn config(context: &Context, args: &TurnRequest) -> CliResult<HookSet> {
     resolve(context, &args.settings)
 }
 
@@ -51,12 +49,10 @@ pub(crate) struct RunFacts<'a> {
 }
 
 /// The run's hooks, ready to fire.
-pub(crate) fn for_run(args: &TurnArgs, set: HookSet, facts: &RunFacts<'_>) -> Arc<Hooks> {
+pub(crate) fn for_run(args: &TurnRequest, set: HookSet, facts: &RunFacts<'_>) -> Arc<Hooks> {
     // Claude Code's word for the run's permissions: the flag as given, else the sandbox's.
     let permission_mode = match args.permission_mode {
-        Some(mode) => mode
-            .to_possible_value()
-            .map_or_else(|| "default".to_owned(), |value| value.get_name().to_owned()),
+        Some(mode) => mode.as_str().to_owned(),
         None => match facts.sandbox_mode {
             SandboxMode::ReadOnly => "plan",
             SandboxMode::WorkspaceWrite => "acceptEdits",

@@ -23,16 +23,17 @@ use crate::output::report::{
 const ERROR_KIND: &str = "mcp";
 
 /// The servers of this run: config.toml's (with `-c`), the workspace's `.mcp.json` when
-/// `mcp.load_workspace = true`, and `--mcp-config`'s. A bad declaration is exit 2.
-pub(crate) fn config(context: &Context, args: &McpArgs) -> CliResult<McpConfig> {
+/// `mcp.load_workspace = true`, and `--mcp-config`'s (`flags`; with `strict` those alone). A bad
+/// declaration is exit 2.
+pub(crate) fn config(context: &Context, flags: &[String], strict: bool) -> CliResult<McpConfig> {
     let file = &context.settings.config;
     let known = context.known_keys()?;
     let sources = crate::mcp::config::Sources {
         config_toml: &file.mcp_servers,
         load_workspace: file.mcp.load_workspace.unwrap_or(false),
         workspace: &context.workspace,
-        flags: &args.mcp_config,
-        strict: args.strict_mcp_config,
+        flags,
+        strict,
         keys: crate::mcp::config::KeyVariables {
             names: &known.variables,
             allowed: &file.mcp.allow_key_env,
@@ -230,7 +231,7 @@ pub(crate) fn dry_run(config: &McpConfig) -> Vec<McpDryRunServer> {
 /// `pincer status --mcp`: start each enabled server, list its tools, stop it. The report, and
 /// whether every server started.
 pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(McpStatus, bool)> {
-    let config = config(context, args)?;
+    let config = config(context, &args.mcp_config, args.strict_mcp_config)?;
     let scope = CancelScope::start(context.started, None)?;
     let start = start_context(
         context,

@@ -12,9 +12,9 @@
 use std::sync::Arc;
 
 use super::Context;
-use crate::cassette::{Cassette, CassetteError, Matching, ReplayOptions};
-use crate::cli::{CassetteArgs, ReplayMode, TurnArgs};
+use crate::cassette::{Cassette, CassetteError, ReplayOptions};
 use crate::engine::api::Credential;
+use crate::engine::plan::{CassetteRequest, TurnRequest};
 use crate::error::{CliError, CliResult, Exit};
 use crate::provider::http::Transport;
 
@@ -26,15 +26,12 @@ pub(crate) struct RunCassette {
 
 impl RunCassette {
     /// Open the cassette the flags name (a replayed one is read and checked whole, now).
-    pub(crate) fn open(context: &Context, args: &CassetteArgs) -> CliResult<RunCassette> {
+    pub(crate) fn open(context: &Context, args: &CassetteRequest) -> CliResult<RunCassette> {
         let opened = match (&args.record, &args.replay) {
             (_, Some(path)) => Cassette::replay(
                 path,
                 ReplayOptions {
-                    matching: match args.replay_mode {
-                        ReplayMode::Strict => Matching::Strict,
-                        ReplayMode::Lenient => Matching::Lenient,
-                    },
+                    matching: args.matching,
                     pace: args.replay_pace,
                     workspace: context.workspace.clone(),
                 },
@@ -67,7 +64,7 @@ impl RunCassette {
 
     /// [`RunCassette::open`] for a turn: a dry run records nothing (it touches no file), but
     /// reads a cassette it would replay (for its model).
-    pub(crate) fn for_turn(context: &Context, args: &TurnArgs) -> CliResult<RunCassette> {
+    pub(crate) fn for_turn(context: &Context, args: &TurnRequest) -> CliResult<RunCassette> {
         if args.dry_run && args.cassette.replay.is_none() {
             return Ok(RunCassette::default());
         }
@@ -104,7 +101,7 @@ impl RunCassette {
 }
 
 /// Whether the flags ask for a replay (before the cassette is opened).
-pub(crate) fn replaying(args: &CassetteArgs) -> bool {
+pub(crate) fn replaying(args: &CassetteRequest) -> bool {
     args.replay.is_some()
 }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::cli::TurnArgs;
+use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult};
 use crate::structured::{OutputSchema, Plan};
 
@@ -13,13 +13,13 @@ use super::turn::ResolvedModel;
 
 /// Whether the run asks for structured output (text mode then prints the value at the end,
 /// not the answer as it streams).
-pub(super) fn requested(args: &TurnArgs) -> bool {
+pub(super) fn requested(args: &TurnRequest) -> bool {
     args.json_schema.is_some() || args.output_schema.is_some()
 }
 
 /// The run's schema, read and checked: a file that cannot be read, text that is not JSON or
 /// JSON that is not a JSON Schema is a usage error naming the problem.
-pub(super) fn schema(args: &TurnArgs) -> CliResult<Option<Arc<OutputSchema>>> {
+pub(super) fn schema(args: &TurnRequest) -> CliResult<Option<Arc<OutputSchema>>> {
     let schema = match (&args.json_schema, &args.output_schema) {
         (Some(argument), _) => OutputSchema::from_argument(argument),
         (None, Some(path)) => OutputSchema::from_file(path),

@@ -27,6 +27,7 @@ use crate::conversation::{ContentBlock, ImageBlock, Message, MessageContent, Use
 use crate::engine::api::{self as api_engine, ApiSettings, Credential};
 use crate::engine::event::{Event, EventSink, Init};
 use crate::engine::failover;
+use crate::engine::plan::{CassetteRequest, PermissionMode, TurnInput, TurnRequest};
 use crate::engine::plan::{ChainOutcome, MAX_OUTPUT_TOKENS_SENT};
 use crate::engine::{CancelReason, Cancellation, Ending, TurnReport};
 use crate::error::{CliError, CliResult, Exit};
@@ -98,8 +99,9 @@ fn drive(
     turn_args: &TurnArgs,
     plan: &TurnPlan<'_>,
 ) -> CliResult<Exit> {
+    let request = TurnRequest::from(turn_args);
     // Heartbeat runs and structured output print the answer only at the end.
-    let hold_text = turn_args.heartbeat || super::structured::requested(turn_args);
+    let hold_text = request.heartbeat || super::structured::requested(&request);
     let sink_with = |events_file| {
         sink_for(
             format,
@@ -149,7 +151,7 @@ fn drive(
             Ok(scope) => scope,
             Err(error) => return fail(&mut *sink, format, started, &known, error),
         };
-    match execute(context, turn_args, plan, &scope, &mut *sink, &mut known) {
+    match execute(context, &request, plan, &scope, &mut *sink, &mut known) {
         Ok(Execution::DryRun) => Ok(Exit::Success),
         Ok(Execution::Turn {
             result,
@@ -312,18 +314,6 @@ enum Execution {
     },
 }
 
-fn thinking_level(level: crate::cli::ThinkingLevel) -> ThinkingLevel {
-    use crate::cli::ThinkingLevel as Flag;
-    match level {
-        Flag::Off => ThinkingLevel::Off,
-        Flag::Minimal => ThinkingLevel::Minimal,
-        Flag::Low => ThinkingLevel::Low,
-        Flag::Medium => ThinkingLevel::Medium,
-        Flag::High => ThinkingLevel::High,
-        Flag::Xhigh => ThinkingLevel::Xhigh,
-    }
-}
-
 fn parse_thinking(text: &str) -> Option<ThinkingLevel> {
     match text {
         "off" => Some(ThinkingLevel::Off),
@@ -441,7 +431,7 @@ fn read_text_file(path: &Path, what: &str) -> CliResult<String> {
 }
 
 /// The tool policy from config and flags: config allow/deny rules first, then the flags'.
-fn tool_policy(context: &Context, args: &TurnArgs) -> CliResult<ToolPolicy> {
+fn tool_policy(context: &Context, args: &TurnRequest) -> CliResult<ToolPolicy> {
     let tools = &context.settings.tools;
     let mut allow = tools.allow.clone();
     allow.extend(args.allowed_tools.iter().cloned());
@@ -462,22 +452,11 @@ fn tool_policy(context: &Context, args: &TurnArgs) -> CliResult<ToolPolicy> {
         .with_sandbox(sandbox_mode(context, args)))
 }
 
-/// The sandbox mode: `--sandbox`, the claude-style flags mapped onto it, else config.
-fn sandbox_mode(context: &Context, args: &TurnArgs) -> SandboxMode {
-    use crate::cli::{PermissionMode, SandboxMode as Flag};
-    if args.dangerously_skip_permissions {
-        return SandboxMode::DangerFullAccess;
-    }
-    // codex's --full-auto: edits in the workspace, no approvals (a headless run never asks).
-    if args.full_auto {
-        return SandboxMode::WorkspaceWrite;
-    }
+/// The sandbox mode: `--sandbox` (or codex's and claude's flags that say the same), else claude's
+/// permission mode mapped onto it, else config.
+fn sandbox_mode(context: &Context, args: &TurnRequest) -> SandboxMode {
     if let Some(mode) = args.sandbox {
-        return match mode {
-            Flag::ReadOnly => SandboxMode::ReadOnly,
-            Flag::WorkspaceWrite => SandboxMode::WorkspaceWrite,
-            Flag::DangerFullAccess => SandboxMode::DangerFullAccess,
-        };
+        return mode;
     }
     match args.permission_mode {
         // plan: look, do not touch.
@@ -499,7 +478,7 @@ fn sandbox_mode(context: &Context, args: &TurnArgs) -> SandboxMode {
 /// `--system-prompt` replacement, not a heartbeat run. A `--skill` that cannot apply says so.
 fn turn_skills(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     mode: PromptMode,
     replaced: bool,
 ) -> skills::Discovery {
@@ -836,7 +815,7 @@ fn setup_session(
 /// thinking that will not be sent.
 fn warn_unapplied_thinking(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     candidate: &Candidate,
     thinking: ThinkingLevel,
 ) {
@@ -972,7 +951,7 @@ pub(crate) fn resolve_model(context: &Context, reference: &str) -> CliResult<Res
 
 fn execute(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     plan: &TurnPlan<'_>,
     scope: &CancelScope,
     sink: &mut dyn EventSink,
@@ -986,7 +965,7 @@ fn execute(
     // --record / --replay: opened before anything is created (a bad cassette is exit 2).
     let cassette = super::replay::RunCassette::for_turn(context, args)?;
     // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
-    let mcp_config = super::mcp::config(context, &args.mcp)?;
+    let mcp_config = super::mcp::config(context, &args.mcp_config, args.strict_mcp_config)?;
     // So is a bad hook (SPEC §14).
     let hook_set = super::hooks::config(context, args)?;
     let input = read_input(context, args, plan, scope)?;
@@ -1120,18 +1099,9 @@ fn close_session(
     Ok(())
 }
 
-/// What the user gave the turn: the prompt (argument, stdin, or the heartbeat prompt) with its
-/// images, and what replaces or extends the system prompt.
-struct TurnInput {
-    prompt: crate::input::Prompt,
-    images: Vec<ContentBlock>,
-    system_replace: Option<String>,
-    appends: Vec<String>,
-}
-
 fn read_input(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     plan: &TurnPlan<'_>,
     scope: &CancelScope,
 ) -> CliResult<TurnInput> {
@@ -1185,7 +1155,7 @@ fn read_input(
 /// turn names a session) and the thinking level the session recorded.
 fn resolve_chain(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     plan: &TurnPlan<'_>,
     cassette: &super::replay::RunCassette,
     known: &mut Known,
@@ -1274,7 +1244,7 @@ fn resolve_chain(
 /// client too (building one costs a few milliseconds).
 fn start_mcp(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     scope: &CancelScope,
     chain: &[Candidate],
     mcp_config: &crate::mcp::McpConfig,
@@ -1304,7 +1274,7 @@ fn start_mcp(
 /// user message of the turn.
 fn shared_settings(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     input: TurnInput,
     chain: &[Candidate],
     (policy, mcp, mcp_config): (
@@ -1326,20 +1296,13 @@ fn shared_settings(
         .map(provider::anthropic::request::level_for_budget);
     let thinking_asked = args
         .thinking
-        .map(thinking_level)
         .or(budget_level)
         .or(recorded_thinking)
         .or(context.settings.thinking);
     let thinking = thinking_asked.unwrap_or(ThinkingLevel::Off);
     warn_unapplied_thinking(context, args, &chain[0], thinking);
     let sandbox_mode = sandbox_mode(context, args);
-    let prompt_mode = args
-        .prompt_mode
-        .map_or(PromptMode::Full, |mode| match mode {
-            crate::cli::PromptMode::Full => PromptMode::Full,
-            crate::cli::PromptMode::Minimal => PromptMode::Minimal,
-            crate::cli::PromptMode::None => PromptMode::None,
-        });
+    let prompt_mode = args.prompt_mode.unwrap_or(PromptMode::Full);
     let skills = turn_skills(context, args, prompt_mode, input.system_replace.is_some());
     // The private temp dir of exec (SPEC §10): made by the first command, removed with
     // `Shared`, on every path.
@@ -1445,7 +1408,7 @@ fn prompt_date() -> String {
 /// a warning.
 fn workspace_files(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     prompt_mode: PromptMode,
 ) -> Vec<context_files::ContextFile> {
     if args.no_context_files || prompt_mode != PromptMode::Full {
@@ -1472,7 +1435,7 @@ fn workspace_files(
 /// nothing.
 fn dry_run(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     (setup, shared): (&SessionSetup, &Shared),
     chain: &[Candidate],
     (first, user): (&Attempt, Message),
@@ -1752,7 +1715,7 @@ impl Candidate {
 /// The primary model and its fallbacks (`--fallback-model`, else config `fallbacks`), each
 /// resolved once, duplicates dropped. A reference that does not resolve is a usage error before
 /// anything runs, rather than a surprise when the primary fails at 3 a.m.
-fn model_chain(context: &Context, args: &TurnArgs, primary: &str) -> CliResult<Vec<Candidate>> {
+fn model_chain(context: &Context, args: &TurnRequest, primary: &str) -> CliResult<Vec<Candidate>> {
     let fallbacks = if args.fallback_model.is_empty() {
         &context.settings.fallbacks
     } else {
@@ -1905,7 +1868,7 @@ fn tool_redactor(
 
 fn attempt_settings(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     shared: &Shared,
     candidate: &Candidate,
 ) -> Attempt {
@@ -2006,7 +1969,7 @@ fn attempt_settings(
 /// then the API or CLI engine.
 struct ChainLinks<'run> {
     context: &'run Context,
-    args: &'run TurnArgs,
+    args: &'run TurnRequest,
     shared: &'run Shared,
     chain: &'run [Candidate],
     links: Vec<failover::Link>,
@@ -2102,7 +2065,7 @@ async fn run_chain(mut links: ChainLinks<'_>, sink: &mut dyn EventSink) -> CliRe
 /// Remember the window an overflow error taught for this model, so that its next run compacts
 /// in time (SPEC §7). Not with `--no-session-persistence`, which writes nothing; a failure to
 /// write only costs the lesson, with a warning.
-fn remember_window(context: &Context, args: &TurnArgs, candidate: &Candidate, window: u64) {
+fn remember_window(context: &Context, args: &TurnRequest, candidate: &Candidate, window: u64) {
     if args.no_session_persistence {
         return;
     }
@@ -2125,7 +2088,7 @@ fn remember_window(context: &Context, args: &TurnArgs, candidate: &Candidate, wi
 /// prompt and guardrails).
 fn cli_settings(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     shared: &Shared,
     (candidate, backend): (&Candidate, crate::backend::CliBackend),
     attempt: &ApiSettings,
@@ -2213,7 +2176,7 @@ fn cli_settings(
 /// hooks with its own rules.
 fn warn_unenforced(
     context: &Context,
-    args: &TurnArgs,
+    args: &TurnRequest,
     shared: &Shared,
     backend: crate::backend::CliBackend,
 ) {
@@ -2361,5 +2324,158 @@ fn finish(
         result: Box::new(result),
         exit,
         error: cli_error,
+    }
+}
+
+impl From<&TurnArgs> for TurnRequest {
+    fn from(args: &TurnArgs) -> TurnRequest {
+        use crate::cli::SandboxMode as Flag;
+        // codex's --full-auto: edits in the workspace, no approvals (a headless run never asks).
+        let sandbox = if args.dangerously_skip_permissions {
+            Some(SandboxMode::DangerFullAccess)
+        } else if args.full_auto {
+            Some(SandboxMode::WorkspaceWrite)
+        } else {
+            args.sandbox.map(|mode| match mode {
+                Flag::ReadOnly => SandboxMode::ReadOnly,
+                Flag::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+                Flag::DangerFullAccess => SandboxMode::DangerFullAccess,
+            })
+        };
+        TurnRequest {
+            model: args.model.clone(),
+            fallback_model: args.fallback_model.clone(),
+            auth_profile: args.auth_profile.clone(),
+            thinking: args.thinking.map(ThinkingLevel::from),
+            max_thinking_tokens: args.max_thinking_tokens,
+            prompt_mode: args.prompt_mode.map(PromptMode::from),
+            no_context_files: args.no_context_files,
+            skill: args.skill.clone(),
+            no_skills: args.no_skills,
+            tools: args.tools.clone(),
+            allowed_tools: args.allowed_tools.clone(),
+            disallowed_tools: args.disallowed_tools.clone(),
+            sandbox,
+            permission_mode: args.permission_mode.map(PermissionMode::from),
+            allow_network: args.allow_network,
+            add_dir: args.add_dir.clone(),
+            web_search: args.web_search,
+            max_turns: args.max_turns,
+            max_budget_usd: args.max_budget_usd,
+            idle_timeout: args.idle_timeout,
+            image: args.image.clone(),
+            no_session_persistence: args.no_session_persistence,
+            heartbeat: args.heartbeat,
+            json_schema: args.json_schema.clone(),
+            output_schema: args.output_schema.clone(),
+            dry_run: args.dry_run,
+            mcp_config: args.mcp.mcp_config.clone(),
+            strict_mcp_config: args.mcp.strict_mcp_config,
+            settings: args.settings.clone(),
+            cassette: CassetteRequest::from(&args.cassette),
+            system_prompt: args.system_prompt.clone(),
+            system_prompt_file: args.system_prompt_file.clone(),
+            append_system_prompt: args.append_system_prompt.clone(),
+            append_system_prompt_file: args.append_system_prompt_file.clone(),
+            no_stdin: args.no_stdin,
+            stdin_timeout: args.stdin_timeout,
+            lossy_stdin: args.lossy_stdin,
+        }
+    }
+}
+
+impl From<&crate::cli::CassetteArgs> for CassetteRequest {
+    fn from(args: &crate::cli::CassetteArgs) -> CassetteRequest {
+        CassetteRequest {
+            record: args.record.clone(),
+            replay: args.replay.clone(),
+            replay_pace: args.replay_pace,
+            matching: match args.replay_mode {
+                crate::cli::ReplayMode::Strict => crate::cassette::Matching::Strict,
+                crate::cli::ReplayMode::Lenient => crate::cassette::Matching::Lenient,
+            },
+        }
+    }
+}
+
+impl From<crate::cli::ThinkingLevel> for ThinkingLevel {
+    fn from(level: crate::cli::ThinkingLevel) -> ThinkingLevel {
+        use crate::cli::ThinkingLevel as Flag;
+        match level {
+            Flag::Off => ThinkingLevel::Off,
+            Flag::Minimal => ThinkingLevel::Minimal,
+            Flag::Low => ThinkingLevel::Low,
+            Flag::Medium => ThinkingLevel::Medium,
+            Flag::High => ThinkingLevel::High,
+            Flag::Xhigh => ThinkingLevel::Xhigh,
+        }
+    }
+}
+
+impl From<crate::cli::PromptMode> for PromptMode {
+    fn from(mode: crate::cli::PromptMode) -> PromptMode {
+        match mode {
+            crate::cli::PromptMode::Full => PromptMode::Full,
+            crate::cli::PromptMode::Minimal => PromptMode::Minimal,
+            crate::cli::PromptMode::None => PromptMode::None,
+        }
+    }
+}
+
+impl From<crate::cli::PermissionMode> for PermissionMode {
+    fn from(mode: crate::cli::PermissionMode) -> PermissionMode {
+        use crate::cli::PermissionMode as Flag;
+        match mode {
+            Flag::Plan => PermissionMode::Plan,
+            Flag::AcceptEdits => PermissionMode::AcceptEdits,
+            Flag::BypassPermissions => PermissionMode::BypassPermissions,
+            Flag::DontAsk => PermissionMode::DontAsk,
+            Flag::Auto => PermissionMode::Auto,
+            Flag::Default => PermissionMode::Default,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    fn request(flags: &[&str]) -> TurnRequest {
+        let argv = ["pincer", "run"].iter().chain(flags).chain(&["hello"]);
+        let cli = Cli::try_parse_args(argv).expect("the flags parse");
+        let Command::Run(args) = cli.command else {
+            panic!("not a run");
+        };
+        TurnRequest::from(&args.turn)
+    }
+
+    #[test]
+    fn the_flags_that_name_a_sandbox_map_onto_it() {
+        assert_eq!(request(&[]).sandbox, None);
+        assert_eq!(
+            request(&["--sandbox", "read-only"]).sandbox,
+            Some(SandboxMode::ReadOnly)
+        );
+        assert_eq!(
+            request(&["--full-auto"]).sandbox,
+            Some(SandboxMode::WorkspaceWrite)
+        );
+        assert_eq!(
+            request(&["--dangerously-skip-permissions"]).sandbox,
+            Some(SandboxMode::DangerFullAccess)
+        );
+    }
+
+    #[test]
+    fn claudes_permission_mode_keeps_its_name_for_hooks() {
+        let request = request(&["--permission-mode", "acceptEdits", "--thinking", "high"]);
+        assert_eq!(request.permission_mode, Some(PermissionMode::AcceptEdits));
+        assert_eq!(
+            request.permission_mode.map(PermissionMode::as_str),
+            Some("acceptEdits")
+        );
+        assert_eq!(request.thinking, Some(ThinkingLevel::High));
+        assert_eq!(request.sandbox, None);
     }
 }

@@ -3,6 +3,10 @@
 //! attempt shares and each attempt's own, the tools, sandbox, MCP servers, hooks, structured
 //! output and replay — and the links the failover loop ([`super::failover`]) runs.
 
+mod request;
+
+pub(crate) use request::{CassetteRequest, PermissionMode, TurnInput, TurnRequest};
+
 use super::TurnReport;
 
 /// The most output tokens a request asks for, whatever the model allows.

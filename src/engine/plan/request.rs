@@ -1,0 +1,134 @@
+//! What a front-end asks of a turn, in plain types: the `run`/`resume` flags map onto it in
+//! `commands/`, and a second front-end (the agent-SDK protocol) fills the same struct. Field
+//! names follow the flags they come from, so a reader can go from `--help` to the plan.
+
+use std::path::PathBuf;
+
+use crate::agent::prompt::PromptMode;
+use crate::cassette::Matching;
+use crate::config::file::SandboxMode;
+use crate::conversation::ContentBlock;
+use crate::provider::ThinkingLevel;
+
+/// One turn's options (everything but the prompt itself, see [`TurnInput`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TurnRequest {
+    /// `-m`: model as provider/model or an alias.
+    pub(crate) model: Option<String>,
+    /// `--fallback-model`, in order.
+    pub(crate) fallback_model: Vec<String>,
+    /// `--auth-profile`: the one profile the primary model's provider uses.
+    pub(crate) auth_profile: Option<String>,
+    /// `--thinking`.
+    pub(crate) thinking: Option<ThinkingLevel>,
+    /// claude's `--max-thinking-tokens`.
+    pub(crate) max_thinking_tokens: Option<u64>,
+    /// `--prompt-mode`.
+    pub(crate) prompt_mode: Option<PromptMode>,
+    /// `--no-context-files`.
+    pub(crate) no_context_files: bool,
+    /// `--skill` paths.
+    pub(crate) skill: Vec<PathBuf>,
+    /// `--no-skills`.
+    pub(crate) no_skills: bool,
+    /// `--tools`: the exact tool list.
+    pub(crate) tools: Option<String>,
+    /// `--allowed-tools` rules.
+    pub(crate) allowed_tools: Vec<String>,
+    /// `--disallowed-tools` rules.
+    pub(crate) disallowed_tools: Vec<String>,
+    /// The sandbox the flags ask for (`--sandbox`, `--full-auto`,
+    /// `--dangerously-skip-permissions`), before claude's permission mode and the config.
+    pub(crate) sandbox: Option<SandboxMode>,
+    /// claude's `--permission-mode`.
+    pub(crate) permission_mode: Option<PermissionMode>,
+    /// `--allow-network`.
+    pub(crate) allow_network: bool,
+    /// `--add-dir`.
+    pub(crate) add_dir: Vec<PathBuf>,
+    /// `--web-search`.
+    pub(crate) web_search: bool,
+    /// `--max-turns`.
+    pub(crate) max_turns: Option<u32>,
+    /// `--max-budget-usd`.
+    pub(crate) max_budget_usd: Option<f64>,
+    /// `--idle-timeout` in seconds.
+    pub(crate) idle_timeout: Option<f64>,
+    /// `-i` image paths.
+    pub(crate) image: Vec<PathBuf>,
+    /// `--no-session-persistence`.
+    pub(crate) no_session_persistence: bool,
+    /// `--heartbeat`.
+    pub(crate) heartbeat: bool,
+    /// `--json-schema SCHEMA|@FILE`.
+    pub(crate) json_schema: Option<String>,
+    /// codex's `--output-schema FILE`.
+    pub(crate) output_schema: Option<PathBuf>,
+    /// `--dry-run`.
+    pub(crate) dry_run: bool,
+    /// `--mcp-config` arguments.
+    pub(crate) mcp_config: Vec<String>,
+    /// `--strict-mcp-config`.
+    pub(crate) strict_mcp_config: bool,
+    /// `--settings FILE|JSON` (hooks).
+    pub(crate) settings: Vec<String>,
+    /// `--record` / `--replay`.
+    pub(crate) cassette: CassetteRequest,
+    /// `--system-prompt`: replaces the built prompt.
+    pub(crate) system_prompt: Option<String>,
+    /// `--system-prompt-file`.
+    pub(crate) system_prompt_file: Option<PathBuf>,
+    /// `--append-system-prompt`.
+    pub(crate) append_system_prompt: Vec<String>,
+    /// `--append-system-prompt-file`.
+    pub(crate) append_system_prompt_file: Vec<PathBuf>,
+    /// `--no-stdin`.
+    pub(crate) no_stdin: bool,
+    /// `--stdin-timeout` in seconds.
+    pub(crate) stdin_timeout: Option<f64>,
+    /// `--lossy-stdin`.
+    pub(crate) lossy_stdin: bool,
+}
+
+/// `--record FILE` / `--replay FILE` and how a replay matches requests.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CassetteRequest {
+    pub(crate) record: Option<PathBuf>,
+    pub(crate) replay: Option<PathBuf>,
+    pub(crate) replay_pace: bool,
+    pub(crate) matching: Matching,
+}
+
+/// claude's permission modes; a headless run never asks, so each maps onto a sandbox mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PermissionMode {
+    Plan,
+    AcceptEdits,
+    BypassPermissions,
+    DontAsk,
+    Auto,
+    Default,
+}
+
+impl PermissionMode {
+    /// claude's name of the mode, as hooks are told it.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            PermissionMode::Plan => "plan",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::BypassPermissions => "bypassPermissions",
+            PermissionMode::DontAsk => "dontAsk",
+            PermissionMode::Auto => "auto",
+            PermissionMode::Default => "default",
+        }
+    }
+}
+
+/// What the user gave the turn: the prompt (argument, stdin, or the heartbeat prompt) with its
+/// images, and what replaces or extends the system prompt.
+pub(crate) struct TurnInput {
+    pub(crate) prompt: crate::input::Prompt,
+    pub(crate) images: Vec<ContentBlock>,
+    pub(crate) system_replace: Option<String>,
+    pub(crate) appends: Vec<String>,
+}
