@@ -4,6 +4,7 @@
 //! carries the exit code, a one-line message and an optional hint. `main` prints it once.
 
 use std::fmt;
+use std::path::Path;
 use std::process::ExitCode;
 
 /// The documented exit codes (SPEC §3.5). Scripts rely on these numbers: never renumber.
@@ -160,6 +161,34 @@ pub fn file_descriptor_advice(error: &std::io::Error) -> String {
         "pincer has as many files open as its limit allows (`ulimit -n` is {limit}); raise it, \
          e.g. `ulimit -n 1024`, then try again"
     )
+}
+
+/// A file pincer was to write for the user (`what`: "events file", …) that it will not or
+/// cannot open: exit 2, with a hint when it is a link or not a regular file (SPEC §10).
+pub(crate) fn user_file_error(what: &str, path: &Path, source: &std::io::Error) -> CliError {
+    let error = CliError::usage(format!(
+        "cannot write the {what} '{}': {source}",
+        path.display()
+    ));
+    match crate::fs::NotRegular::of(source) {
+        Some(crate::fs::FileKind::Symlink) => error.with_hint(
+            "pincer does not write through symbolic links: remove the link, or name the file it \
+             points to",
+        ),
+        Some(_) => error.with_hint("name a regular file (a new one, or one pincer may replace)"),
+        None => error.with_hint("name a file in a directory you can write to"),
+    }
+}
+
+/// A failure because this process or the system ran out of file descriptors: exit 1, the JSON
+/// result's `error.kind` `local_resource`, and a hint naming the limit to raise. `None` for
+/// every other I/O error.
+pub(crate) fn resource_error(message: &str, source: &std::io::Error) -> Option<CliError> {
+    out_of_file_descriptors(source).then(|| {
+        CliError::new(Exit::RunFailed, message)
+            .with_kind(LOCAL_RESOURCE)
+            .with_hint(file_descriptor_advice(source))
+    })
 }
 
 #[cfg(test)]

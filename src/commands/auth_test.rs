@@ -10,12 +10,12 @@ use std::time::{Duration, Instant};
 
 use crate::output::report::{AuthTest, CredentialTest};
 
-use super::turn::{ResolvedModel, resolve_model};
 use super::{Context, stdout_error};
 use crate::auth::store::same_provider;
 use crate::auth::{AuthFile, Store};
 use crate::cli::AuthTestArgs;
 use crate::conversation::{Message, MessageContent, UserMessage};
+use crate::engine::plan::chain::{ResolvedModel, resolve_model};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::provider::classify::{FailureKind, classify};
@@ -46,7 +46,8 @@ struct Target {
 pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult<Exit> {
     let store = file.load().map_err(super::auth::auth_error)?;
     let targets = targets(context, &store, args.target.as_deref());
-    let cassette = super::replay::RunCassette::open(context, &(&args.cassette).into())?;
+    let cassette =
+        crate::engine::plan::replay::RunCassette::open(context, &(&args.cassette).into())?;
     let (runtime, client) = (super::runtime()?, cassette.transport()?);
     let mut results = Vec::new();
     // The class of the first failure decides the exit code.
@@ -54,9 +55,13 @@ pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult
     for target in &targets {
         let model = model_for(context, &target.provider, args.model.as_deref())?;
         let credentials = if cassette.replaying() {
-            vec![super::replay::stand_in_credential()]
+            vec![crate::engine::plan::replay::stand_in_credential()]
         } else {
-            super::turn::credentials(context, &target.provider, target.pinned.as_deref())?
+            crate::engine::plan::chain::credentials(
+                context,
+                &target.provider,
+                target.pinned.as_deref(),
+            )?
         };
         if credentials.is_empty() {
             first_failure.get_or_insert(FailureKind::Auth);

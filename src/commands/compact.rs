@@ -3,11 +3,11 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::turn::{ResolvedModel, credentials, default_model, resolve_model};
 use super::{Context, load_scoped, report_torn, resolve_selector, session_error, stdout_error};
 use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
+use crate::engine::plan::chain::{ResolvedModel, credentials, default_model, resolve_model};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::report::{CompactPlan, CompactReport};
 use crate::output::schema::{ResultError, ResultSubtype, RunResult};
@@ -99,7 +99,8 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
         return print_plan(context, &path, keep);
     }
 
-    let cassette = super::replay::RunCassette::open(context, &(&args.cassette).into())?;
+    let cassette =
+        crate::engine::plan::replay::RunCassette::open(context, &(&args.cassette).into())?;
     let (writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
     report_torn(context, &path, torn.as_ref());
@@ -209,7 +210,7 @@ fn summary_reference(
     context: &Context,
     args: &CompactArgs,
     recorded: Option<String>,
-    cassette: &super::replay::RunCassette,
+    cassette: &crate::engine::plan::replay::RunCassette,
 ) -> CliResult<String> {
     Ok(match (&args.model, recorded, &context.settings.model) {
         (Some(model), _, _) => model.clone(),

@@ -3,18 +3,13 @@
 
 pub mod auth;
 pub mod auth_test;
-mod cancel;
 pub mod compact;
 pub mod generate;
 mod hooks;
-mod keys;
 mod mcp;
-mod replay;
 pub mod sessions;
 pub mod status;
-mod structured;
 pub mod turn;
-mod web_search;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -24,9 +19,13 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::cli::{Cli, ColorChoice, Command, GlobalArgs, OutputFormat};
-use crate::config::ConfigError;
+pub(crate) use crate::config::config_error;
 use crate::conversation::{ContextOccupancy, Prices};
+use crate::engine::plan::keys::KnownKeys;
+pub(crate) use crate::engine::plan::{discover_skills, retry_policy};
+pub(crate) use crate::engine::scope::runtime;
 use crate::error::{CliError, CliResult, Exit};
+pub(crate) use crate::error::{resource_error, user_file_error};
 use crate::output::progress::Spinner;
 use crate::output::{ColorMode, Diagnostics, Format};
 use crate::session::fork::ForkError;
@@ -56,7 +55,7 @@ pub struct Context {
     /// The auth store, read at most once ([`Context::auth_store`]).
     auth_store: OnceLock<CliResult<crate::auth::Store>>,
     /// What the run knows of keys, gathered at most once ([`Context::known_keys`]).
-    known_keys: OnceLock<CliResult<keys::KnownKeys>>,
+    known_keys: OnceLock<CliResult<KnownKeys>>,
 }
 
 impl Context {
@@ -86,11 +85,11 @@ impl Context {
     /// (`keys`). A store that cannot be read fails every command that starts a child process,
     /// as it fails every run that needs its credentials: the variables its profiles name would
     /// be unknown, so they could not be kept from the child.
-    pub(crate) fn known_keys(&self) -> CliResult<&keys::KnownKeys> {
+    pub(crate) fn known_keys(&self) -> CliResult<&KnownKeys> {
         self.known_keys
             .get_or_init(|| {
                 let store = self.auth_store()?;
-                Ok(keys::KnownKeys::gather(
+                Ok(KnownKeys::gather(
                     &self.settings,
                     store,
                     &crate::settings::process_env,
@@ -98,6 +97,45 @@ impl Context {
             })
             .as_ref()
             .map_err(Clone::clone)
+    }
+}
+
+impl crate::engine::plan::env::RunEnv for Context {
+    fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    fn workspace(&self) -> &Path {
+        &self.workspace
+    }
+
+    fn warn(&self, message: &str) {
+        self.diagnostics.warn(message);
+    }
+
+    fn detail(&self, message: &str) {
+        self.diagnostics.detail(message);
+    }
+
+    fn warner(&self) -> crate::engine::plan::env::Say {
+        let diagnostics = self.diagnostics.clone();
+        std::sync::Arc::new(move |message: &str| diagnostics.warn(message))
+    }
+
+    fn detailer(&self) -> Option<crate::engine::plan::env::Say> {
+        let diagnostics = self.diagnostics.clone();
+        (diagnostics.verbosity() > 0).then(|| {
+            std::sync::Arc::new(move |message: &str| diagnostics.detail(message))
+                as crate::engine::plan::env::Say
+        })
+    }
+
+    fn auth_store(&self) -> CliResult<&crate::auth::Store> {
+        Context::auth_store(self)
+    }
+
+    fn known_keys(&self) -> CliResult<&KnownKeys> {
+        Context::known_keys(self)
     }
 }
 
@@ -277,14 +315,6 @@ pub(crate) fn added_dirs(context: &Context, flags: &[PathBuf]) -> CliResult<Vec<
             Ok(canonical)
         })
         .collect()
-}
-
-/// A configuration error: exit 2 with the config module's hint.
-pub fn config_error(error: ConfigError) -> CliError {
-    let hint = error.hint();
-    let mut cli_error = CliError::usage(error.to_string());
-    cli_error.hint = hint;
-    cli_error
 }
 
 /// What to do about a home on a filesystem whose locks other machines do not see.
@@ -484,10 +514,7 @@ impl<'a> ModelFacts<'a> {
     pub fn window(&self, provider: &str, model: &str) -> Option<u64> {
         let known = self.known(provider, model).map(|(window, _)| window);
         let learned = self.learned.get(&format!("{provider}/{model}")).copied();
-        match (known, learned) {
-            (Some(known), Some(learned)) => Some(known.min(learned)),
-            (known, learned) => known.or(learned),
-        }
+        learned_windows::narrowed(known, learned)
     }
 
     /// The context window of a session's current model, when known.
@@ -518,119 +545,9 @@ pub fn access_error(message: &str, path: &Path, source: &std::io::Error) -> Opti
     .then(|| CliError::usage(message).with_hint(crate::config::access_hint(path)))
 }
 
-/// A file pincer was to write for the user (`what`: "events file", …) that it will not or
-/// cannot open: exit 2, with a hint when it is a link or not a regular file (SPEC §10).
-pub fn user_file_error(what: &str, path: &Path, source: &std::io::Error) -> CliError {
-    let error = CliError::usage(format!(
-        "cannot write the {what} '{}': {source}",
-        path.display()
-    ));
-    match crate::fs::NotRegular::of(source) {
-        Some(crate::fs::FileKind::Symlink) => error.with_hint(
-            "pincer does not write through symbolic links: remove the link, or name the file it \
-             points to",
-        ),
-        Some(_) => error.with_hint("name a regular file (a new one, or one pincer may replace)"),
-        None => error.with_hint("name a file in a directory you can write to"),
-    }
-}
-
 /// Write to stdout, mapping an I/O failure (other than a closed pipe) to exit 1.
 pub fn stdout_error(error: std::io::Error) -> CliError {
     CliError::new(Exit::RunFailed, format!("cannot write to stdout: {error}"))
-}
-
-/// The single-threaded runtime a command waits and calls models on.
-pub(crate) fn runtime() -> CliResult<tokio::runtime::Runtime> {
-    let failed = |error: std::io::Error| {
-        let message = format!("cannot start the runtime: {error}");
-        resource_error(&message, &error).unwrap_or_else(|| CliError::new(Exit::RunFailed, message))
-    };
-    // The first runtime of a process opens five file descriptors (an epoll, an eventfd, a socket
-    // pair for signals and a copy of one end), and tokio panics instead of failing when the
-    // socket pair cannot be made (`ulimit -n 7` did that): so many must be free first.
-    reserve_file_descriptors().map_err(failed)?;
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(failed)
-}
-
-/// Open and close six file descriptors (three pipes): an error when this process cannot.
-fn reserve_file_descriptors() -> std::io::Result<()> {
-    let mut held = Vec::with_capacity(3);
-    for _ in 0..3 {
-        held.push(std::io::pipe()?);
-    }
-    Ok(())
-}
-
-/// A failure because this process or the system ran out of file descriptors: exit 1, the JSON
-/// result's `error.kind` `local_resource`, and a hint naming the limit to raise. `None` for
-/// every other I/O error.
-pub fn resource_error(message: &str, source: &std::io::Error) -> Option<CliError> {
-    crate::error::out_of_file_descriptors(source).then(|| {
-        CliError::new(Exit::RunFailed, message)
-            .with_kind(crate::error::LOCAL_RESOURCE)
-            .with_hint(crate::error::file_descriptor_advice(source))
-    })
-}
-
-/// The `[retry]` settings as the policy the provider's retry loop applies (SPEC §9.3).
-pub(crate) fn retry_policy(context: &Context) -> crate::provider::retry::RetryPolicy {
-    let retry = &context.settings.retry;
-    crate::provider::retry::RetryPolicy {
-        max_retries: retry.max_retries,
-        base: Duration::from_millis(retry.base_delay_ms),
-        cap: Duration::from_millis(retry.max_delay_ms),
-        ..crate::provider::retry::RetryPolicy::default()
-    }
-}
-
-/// Find the skills for `context`'s workspace: the default places and `skills.paths` when
-/// `enabled` (and the configuration allows it), then `flags` (relative to the current
-/// directory). Every problem is a warning on stderr naming the file; none fails the run.
-pub(crate) fn discover_skills(
-    context: &Context,
-    flags: &[PathBuf],
-    enabled: bool,
-) -> crate::agent::skills::Discovery {
-    let settings = &context.settings;
-    let flags: Vec<PathBuf> = flags
-        .iter()
-        .map(|path| std::path::absolute(path).unwrap_or_else(|_| path.clone()))
-        .collect();
-    let discovery = crate::agent::skills::discover(&crate::agent::skills::Places {
-        config_dir: &settings.paths.config_dir,
-        workspace: &context.workspace,
-        enabled: enabled && settings.skills.enabled,
-        config_paths: &settings.skills.paths,
-        flag_paths: &flags,
-    });
-    let diagnostics = &context.diagnostics;
-    for problem in &discovery.skipped {
-        diagnostics.warn(&format!(
-            "skipped skill '{}': {}",
-            problem.path.display(),
-            problem.message
-        ));
-    }
-    for problem in &discovery.warnings {
-        diagnostics.warn(&format!(
-            "skill '{}': {}",
-            problem.path.display(),
-            problem.message
-        ));
-    }
-    for shadowed in &discovery.shadowed {
-        diagnostics.warn(&format!(
-            "skill '{}' in '{}' shadows the one in '{}'",
-            shadowed.name,
-            shadowed.shadowed_by.display(),
-            shadowed.path.display()
-        ));
-    }
-    discovery
 }
 
 #[cfg(test)]

@@ -12,24 +12,24 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::cancel::{CancelScope, cancelled_error};
-use super::{
-    Context, config_error, fork_error, load_scoped, model_window, report_torn, resolve_selector,
-    session_error,
-};
-use crate::agent::context_files;
+use super::{Context, fork_error, load_scoped, report_torn, resolve_selector, session_error};
 use crate::agent::heartbeat;
-use crate::agent::prompt::{self, PromptInputs, PromptMode};
-use crate::agent::skills;
+use crate::agent::prompt::PromptMode;
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::config::file::SandboxMode;
 use crate::conversation::{ContentBlock, ImageBlock, Message, MessageContent, UserMessage};
-use crate::engine::api::{self as api_engine, ApiSettings, Credential};
 use crate::engine::event::{Event, EventSink, Init};
-use crate::engine::failover;
-use crate::engine::plan::{CassetteRequest, PermissionMode, TurnInput, TurnRequest};
-use crate::engine::plan::{ChainOutcome, MAX_OUTPUT_TOKENS_SENT};
-use crate::engine::{CancelReason, Cancellation, Ending, TurnReport};
+use crate::engine::plan::ChainOutcome;
+use crate::engine::plan::attempt::{
+    Attempt, Shared, attempt_settings, shared_settings, tool_policy,
+};
+use crate::engine::plan::chain::{
+    Candidate, ChainLinks, chain_keys, default_model, model_chain, run_chain,
+};
+use crate::engine::plan::child::cli_settings;
+use crate::engine::plan::{self, CassetteRequest, PermissionMode, TurnInput, TurnRequest};
+use crate::engine::scope::{CancelScope, cancelled_error};
+use crate::engine::{CancelReason, Ending};
 use crate::error::{CliError, CliResult, Exit};
 use crate::input::{InputError, StdinOptions, StdinUse};
 use crate::output::Format;
@@ -39,7 +39,7 @@ use crate::output::report::{ChildInvocation, DryRun};
 use crate::output::result::{SessionRef, TurnResult, turn_result};
 use crate::output::schema::RunResult;
 use crate::provider::http::{Endpoint, Transport};
-use crate::provider::{self, ApiKind, ModelRequest, ThinkingLevel};
+use crate::provider::{self, ModelRequest, ThinkingLevel};
 use crate::session::fork;
 use crate::session::index::{self, Index};
 use crate::session::names::{FoundOrCreated, ensure_name_free, find_or_create, give_name};
@@ -47,9 +47,6 @@ use crate::session::record::{self, SessionHeader};
 use crate::session::store;
 use crate::session::tail;
 use crate::session::transcript::Transcript;
-use crate::settings::ModelRef;
-use crate::tools::Sandbox;
-use crate::tools::policy::{PolicySpec, ToolPolicy};
 
 /// `pincer run`; `run -r SESSION` / `run --continue` (claude's spellings) are `resume`.
 pub fn run(
@@ -101,7 +98,7 @@ fn drive(
 ) -> CliResult<Exit> {
     let request = TurnRequest::from(turn_args);
     // Heartbeat runs and structured output print the answer only at the end.
-    let hold_text = request.heartbeat || super::structured::requested(&request);
+    let hold_text = request.heartbeat || plan::structured::requested(&request);
     let sink_with = |events_file| {
         sink_for(
             format,
@@ -377,22 +374,6 @@ fn seconds(value: Option<f64>) -> Option<Duration> {
     value.map(|seconds| Duration::from_secs_f64(seconds.max(0.0)))
 }
 
-/// The first provider with credentials in the environment (SPEC §11 defaults).
-pub(super) fn default_model(context: &Context) -> CliResult<String> {
-    let candidates = [
-        ("anthropic", "anthropic/claude-sonnet-4-5"),
-        ("openai", "openai/gpt-5"),
-        ("google", "google/gemini-2.5-pro"),
-    ];
-    for (provider, model) in candidates {
-        if !credentials(context, provider, None)?.is_empty() {
-            return Ok(model.to_owned());
-        }
-    }
-    Err(CliError::new(Exit::Auth, "no model configured and no provider credentials found")
-        .with_hint("set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass -m provider/model (e.g. -m ollama/qwen3)"))
-}
-
 fn read_images(paths: &[PathBuf]) -> CliResult<Vec<ContentBlock>> {
     use base64::Engine as _;
     let mut blocks = Vec::new();
@@ -428,165 +409,6 @@ fn read_text_file(path: &Path, what: &str) -> CliResult<String> {
         CliError::usage(format!("cannot read {what} '{}': {error}", path.display()))
             .with_hint(format!("check the path given to {what}"))
     })
-}
-
-/// The tool policy from config and flags: config allow/deny rules first, then the flags'.
-fn tool_policy(context: &Context, args: &TurnRequest) -> CliResult<ToolPolicy> {
-    let tools = &context.settings.tools;
-    let mut allow = tools.allow.clone();
-    allow.extend(args.allowed_tools.iter().cloned());
-    let mut deny = tools.deny.clone();
-    deny.extend(args.disallowed_tools.iter().cloned());
-    let spec = PolicySpec {
-        profile: Some(tools.profile.as_str()),
-        exact: args.tools.as_deref(),
-        allow: &allow,
-        deny: &deny,
-    };
-    let policy = ToolPolicy::new(&spec).map_err(|error| {
-        let hint = error.hint();
-        CliError::usage(error.to_string()).with_hint(hint)
-    })?;
-    Ok(policy
-        .with_workspace(&context.workspace)
-        .with_sandbox(sandbox_mode(context, args)))
-}
-
-/// The sandbox mode: `--sandbox` (or codex's and claude's flags that say the same), else claude's
-/// permission mode mapped onto it, else config.
-fn sandbox_mode(context: &Context, args: &TurnRequest) -> SandboxMode {
-    if let Some(mode) = args.sandbox {
-        return mode;
-    }
-    match args.permission_mode {
-        // plan: look, do not touch.
-        Some(PermissionMode::Plan) => SandboxMode::ReadOnly,
-        Some(PermissionMode::BypassPermissions) => SandboxMode::DangerFullAccess,
-        // acceptEdits, dontAsk, auto, default: nothing prompts in a headless run; edits stay in
-        // the workspace.
-        Some(
-            PermissionMode::AcceptEdits
-            | PermissionMode::DontAsk
-            | PermissionMode::Auto
-            | PermissionMode::Default,
-        ) => SandboxMode::WorkspaceWrite,
-        None => context.settings.tools.sandbox,
-    }
-}
-
-/// The skills of this turn (SPEC §6.5), found only when the prompt lists them: `full` mode, no
-/// `--system-prompt` replacement, not a heartbeat run. A `--skill` that cannot apply says so.
-fn turn_skills(
-    context: &Context,
-    args: &TurnRequest,
-    mode: PromptMode,
-    replaced: bool,
-) -> skills::Discovery {
-    let unused = if replaced {
-        Some("--system-prompt replaces the built prompt")
-    } else if mode != PromptMode::Full {
-        Some("only --prompt-mode full lists skills")
-    } else if args.heartbeat {
-        Some("heartbeat runs list no skills")
-    } else {
-        None
-    };
-    if let Some(reason) = unused {
-        if !args.skill.is_empty() {
-            context
-                .diagnostics
-                .warn(&format!("--skill has no effect on this run: {reason}"));
-        }
-        return skills::Discovery::default();
-    }
-    super::discover_skills(context, &args.skill, !args.no_skills)
-}
-
-/// Every key of the chain, as the child-environment filters and redactors match it.
-fn chain_keys(chain: &[Candidate]) -> Vec<&str> {
-    chain
-        .iter()
-        .flat_map(|candidate| &candidate.credentials)
-        .filter_map(|credential| credential.key.as_ref())
-        .map(crate::secret::Secret::redaction_pattern)
-        .collect()
-}
-
-/// The tools' sandbox: confinement for `mode` around the workspace and the added directories,
-/// exec's environment — pincer's minus `[tools.exec] clear_env`, every key variable of any
-/// provider or profile and any variable holding a known key, plus `[tools.exec] env` (SPEC
-/// §10) — and what web_fetch may reach (the policy goes along so that redirect targets are
-/// checked against it too). Hooks run with the same environment. A weaker protection than
-/// SPEC §10's is said once on stderr.
-fn exec_sandbox(
-    context: &Context,
-    (mode, added_dirs, network): (SandboxMode, &[PathBuf], bool),
-    temp_dir: Option<&Path>,
-    chain: &[Candidate],
-    policy: &ToolPolicy,
-) -> CliResult<Sandbox> {
-    let settings = &context.settings.tools.exec;
-    let known = context.known_keys()?;
-    let keys = known.patterns(&chain_keys(chain));
-    let mut sandbox = Sandbox::new(
-        mode,
-        &context.workspace,
-        added_dirs,
-        &context.settings.paths,
-        temp_dir,
-    );
-    sandbox.exec.network = network;
-    sandbox.web = crate::tools::WebAccess {
-        allow_private: context.settings.tools.web_fetch_allow_private,
-        policy: Some(std::sync::Arc::new(policy.clone())),
-    };
-    sandbox.exec.environment = Some(std::sync::Arc::new(crate::tools::child_environment(
-        std::env::vars_os(),
-        &known.clear_list(&settings.clear_env),
-        &keys,
-        &settings.env,
-    )));
-    let diagnostics = context.diagnostics.clone();
-    sandbox.exec.notice = crate::tools::Notice(Some(std::sync::Arc::new(move |text: &str| {
-        diagnostics.warn(&format!("exec: {text}"));
-    })));
-    Ok(sandbox)
-}
-
-/// The credentials for `provider`, in the order they are tried: `--auth-profile` alone, else the
-/// provider's profiles (round-robin, cooling ones last), then its environment variable.
-pub(crate) fn credentials(
-    context: &Context,
-    provider: &str,
-    pinned: Option<&str>,
-) -> CliResult<Vec<Credential>> {
-    let store = context.auth_store()?;
-    let environment = |name: &str| std::env::var(name).ok();
-    let now = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
-    let resolution = crate::auth::resolve(
-        store,
-        provider,
-        pinned,
-        &environment,
-        &context.settings.key_env_vars(provider),
-        now,
-    );
-    for skipped in &resolution.skipped {
-        context.diagnostics.detail(&format!(
-            "skipped credential {}: {}",
-            skipped.source, skipped.reason
-        ));
-    }
-    Ok(resolution
-        .candidates
-        .into_iter()
-        .map(|candidate| Credential {
-            profile_id: candidate.profile_id,
-            source: candidate.source,
-            key: Some(candidate.secret),
-            cooling: candidate.cooling_until.is_some(),
-        })
-        .collect())
 }
 
 /// The session a turn writes to, set up per the command.
@@ -810,41 +632,6 @@ fn setup_session(
     }
 }
 
-/// OpenAI and Gemini requests carry reasoning settings only for models the catalog (or config)
-/// marks as reasoning models, since the others reject them: say so when a flag asked for
-/// thinking that will not be sent.
-fn warn_unapplied_thinking(
-    context: &Context,
-    args: &TurnRequest,
-    candidate: &Candidate,
-    thinking: ThinkingLevel,
-) {
-    let flag = match (args.thinking, args.max_thinking_tokens) {
-        (Some(_), _) => format!("--thinking {}", thinking.as_str()),
-        (None, Some(tokens)) => format!("--max-thinking-tokens {tokens}"),
-        (None, None) => return,
-    };
-    let resolved = &candidate.resolved;
-    if thinking == ThinkingLevel::Off
-        || resolved.cli.is_some()
-        || resolved.api == ApiKind::Anthropic
-    {
-        return;
-    }
-    let reference = &resolved.reference;
-    let reasons = context
-        .settings
-        .model_info(&reference.provider, &reference.model)
-        .is_some_and(|info| info.reasoning);
-    if !reasons {
-        context.diagnostics.warn(&format!(
-            "{flag} is not sent: no catalog entry says {reference} reasons; if it does, set \
-             reasoning = true under [providers.{}.models.\"{}\"] in config.toml",
-            reference.provider, reference.model
-        ));
-    }
-}
-
 /// The id of a session about to be made: `--session-id` checked (a UUID no session has), else
 /// a fresh UUIDv7.
 fn new_session_id(index: &Index, requested: Option<&str>) -> CliResult<String> {
@@ -898,57 +685,6 @@ fn name_with<T>(
     }
 }
 
-/// Resolve the model reference into provider, wire id, protocol and endpoint.
-pub(crate) struct ResolvedModel {
-    pub(super) reference: ModelRef,
-    pub(super) api: ApiKind,
-    pub(super) base_url: String,
-    pub(super) headers: Vec<(String, String)>,
-    /// The CLI backend a `claude-cli/…` or `codex-cli/…` turn is delegated to (then `api`,
-    /// `base_url` and `headers` are unused).
-    pub(super) cli: Option<crate::backend::CliBackend>,
-}
-
-pub(crate) fn resolve_model(context: &Context, reference: &str) -> CliResult<ResolvedModel> {
-    let reference = context
-        .settings
-        .resolve_model_ref(reference)
-        .map_err(config_error)?;
-    if let Some(backend) = crate::backend::CliBackend::from_provider(&reference.provider) {
-        return Ok(ResolvedModel {
-            reference,
-            api: ApiKind::Anthropic,
-            base_url: String::new(),
-            headers: Vec::new(),
-            cli: Some(backend),
-        });
-    }
-    let api = context.settings.provider_api(&reference.provider).ok_or_else(|| {
-        CliError::usage(format!("unknown provider '{}'", reference.provider)).with_hint(
-            "use anthropic, openai, openai-chat, google or ollama, or add [providers.NAME] with `api` and `base_url` to config.toml",
-        )
-    })?;
-    let base_url = context
-        .settings
-        .base_url(&reference.provider)
-        .ok_or_else(|| {
-            CliError::usage(format!("provider '{}' has no base_url", reference.provider))
-                .with_hint("set providers.NAME.base_url in config.toml or with -c")
-        })?;
-    let headers = context
-        .settings
-        .provider_headers(&reference.provider)
-        .into_iter()
-        .collect();
-    Ok(ResolvedModel {
-        reference,
-        api,
-        base_url,
-        headers,
-        cli: None,
-    })
-}
-
 fn execute(
     context: &Context,
     args: &TurnRequest,
@@ -958,16 +694,16 @@ fn execute(
     known: &mut Known,
 ) -> CliResult<Execution> {
     // --json-schema: a schema that cannot be used is exit 2 before anything is sent (§3.4).
-    let output_schema = super::structured::schema(args)?;
+    let output_schema = plan::structured::schema(args)?;
     if let TurnPlan::Resume(resume_args) = plan {
         check_resume_session_id(resume_args)?;
     }
     // --record / --replay: opened before anything is created (a bad cassette is exit 2).
-    let cassette = super::replay::RunCassette::for_turn(context, args)?;
+    let cassette = plan::replay::RunCassette::for_turn(context, args)?;
     // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
-    let mcp_config = super::mcp::config(context, &args.mcp_config, args.strict_mcp_config)?;
+    let mcp_config = plan::mcp::config(context, &args.mcp_config, args.strict_mcp_config)?;
     // So is a bad hook (SPEC §14).
-    let hook_set = super::hooks::config(context, args)?;
+    let hook_set = plan::hooks::config(context, args)?;
     let input = read_input(context, args, plan, scope)?;
     let (index, chain, recorded_thinking) = resolve_chain(context, args, plan, &cassette, known)?;
     // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
@@ -986,9 +722,9 @@ fn execute(
     )?;
     let policy = policy.with_mcp_tools(mcp.tools());
     // `--web-search` the primary model cannot honour is a usage error: before the session.
-    super::web_search::check_primary(
+    plan::web_search::check_primary(
         &context.settings,
-        super::web_search::Asked::new(args.web_search, &context.settings),
+        plan::web_search::Asked::new(args.web_search, &context.settings),
         &chain[0].resolved,
         !policy.offered().is_empty() || !policy.offered_mcp().is_empty(),
     )?;
@@ -1008,7 +744,13 @@ fn execute(
         &chain,
         (policy, mcp, mcp_config),
         (&added_dirs, recorded_thinking, output_schema),
-        (hook_set, &setup),
+        (
+            hook_set,
+            plan::SessionRef {
+                id: setup.session_id.as_deref(),
+                path: setup.path.as_deref(),
+            },
+        ),
     )?;
     let primary = &chain[0];
     let first = attempt_settings(context, args, &shared, primary);
@@ -1075,7 +817,7 @@ fn end_turn(
     let outcome = scope.block_on(run_chain(links, sink));
     scope.block_on(shared.mcp.shutdown());
     if api {
-        super::hooks::session_end(context, scope, &shared.hooks, sink);
+        plan::hooks::session_end(context, scope, &shared.hooks, sink);
     }
     outcome
 }
@@ -1157,7 +899,7 @@ fn resolve_chain(
     context: &Context,
     args: &TurnRequest,
     plan: &TurnPlan<'_>,
-    cassette: &super::replay::RunCassette,
+    cassette: &plan::replay::RunCassette,
     known: &mut Known,
 ) -> CliResult<(Index, Vec<Candidate>, Option<ThinkingLevel>)> {
     // A plain `run` makes a fresh UUIDv7 session and looks nothing up: in a home with thousands
@@ -1248,7 +990,7 @@ fn start_mcp(
     scope: &CancelScope,
     chain: &[Candidate],
     mcp_config: &crate::mcp::McpConfig,
-    cassette: &super::replay::RunCassette,
+    cassette: &plan::replay::RunCassette,
     transport: &mut Option<Transport>,
 ) -> CliResult<std::sync::Arc<crate::mcp::McpSet>> {
     if args.dry_run
@@ -1267,168 +1009,7 @@ fn start_mcp(
         None => crate::provider::http::client()
             .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
     };
-    super::mcp::start_for_turn(context, scope, mcp_config, &keys, &http)
-}
-
-/// What every attempt shares — thinking level, sandbox, the system prompt's parts — and the
-/// user message of the turn.
-fn shared_settings(
-    context: &Context,
-    args: &TurnRequest,
-    input: TurnInput,
-    chain: &[Candidate],
-    (policy, mcp, mcp_config): (
-        ToolPolicy,
-        std::sync::Arc<crate::mcp::McpSet>,
-        crate::mcp::McpConfig,
-    ),
-    (added_dirs, recorded_thinking, output_schema): (
-        &[PathBuf],
-        Option<ThinkingLevel>,
-        Option<std::sync::Arc<crate::structured::OutputSchema>>,
-    ),
-    (hook_set, setup): (crate::hooks::HookSet, &SessionSetup),
-) -> CliResult<(Shared, Message)> {
-    // claude's --max-thinking-tokens: the exact budget where the protocol takes one, the nearest
-    // level everywhere else (and in the session).
-    let budget_level = args
-        .max_thinking_tokens
-        .map(provider::anthropic::request::level_for_budget);
-    let thinking_asked = args
-        .thinking
-        .or(budget_level)
-        .or(recorded_thinking)
-        .or(context.settings.thinking);
-    let thinking = thinking_asked.unwrap_or(ThinkingLevel::Off);
-    warn_unapplied_thinking(context, args, &chain[0], thinking);
-    let sandbox_mode = sandbox_mode(context, args);
-    let prompt_mode = args.prompt_mode.unwrap_or(PromptMode::Full);
-    let skills = turn_skills(context, args, prompt_mode, input.system_replace.is_some());
-    // The private temp dir of exec (SPEC §10): made by the first command, removed with
-    // `Shared`, on every path.
-    let exec_temp = (!args.dry_run && sandbox_mode != SandboxMode::DangerFullAccess)
-        .then(crate::tools::PrivateTemp::new);
-    let mut sandbox = exec_sandbox(
-        context,
-        (
-            sandbox_mode,
-            added_dirs,
-            args.allow_network || context.settings.tools.network,
-        ),
-        exec_temp.as_ref().map(crate::tools::PrivateTemp::path),
-        chain,
-        &policy,
-    )?;
-    // The listed SKILL.md files and their directories are readable, never writable (§6.5).
-    for skill in skills.listed() {
-        sandbox.allow_reading(&skill.path);
-    }
-    let hooks = super::hooks::for_run(
-        args,
-        hook_set,
-        &super::hooks::RunFacts {
-            workspace: &context.workspace,
-            session: (setup.session_id.as_deref(), setup.path.as_deref()),
-            model: &chain[0].resolved.reference.model,
-            sandbox: &sandbox,
-            sandbox_mode,
-        },
-    );
-    let mut content = vec![ContentBlock::text(&input.prompt.text)];
-    content.extend(input.images);
-    let user = Message::User(UserMessage {
-        content: MessageContent::Blocks(content),
-        timestamp: crate::conversation::now_millis(),
-    });
-    let redactor = tool_redactor(context, &mcp, chain)?;
-    let shared = Shared {
-        cache_key: setup.session_id.clone(),
-        redactor,
-        policy,
-        mcp,
-        mcp_config,
-        hooks,
-        sandbox_mode,
-        sandbox,
-        _exec_temp: exec_temp,
-        now: prompt_date(),
-        prompt_mode,
-        files: workspace_files(context, args, prompt_mode),
-        skills,
-        git: (prompt_mode == PromptMode::Full)
-            .then(|| {
-                // Read inside the exec sandbox, whatever the run's mode: a repository must not
-                // make pincer run anything (SPEC §10).
-                let confined = Sandbox::new(
-                    SandboxMode::ReadOnly,
-                    &context.workspace,
-                    &[],
-                    &context.settings.paths,
-                    None,
-                );
-                // The probe remembered for `status` spares each run a probe of its own (read
-                // only: --dry-run writes nothing).
-                let memory = if args.dry_run {
-                    crate::tools::ProbeMemory::ReadOnly
-                } else {
-                    crate::tools::ProbeMemory::Reuse
-                };
-                let (protection, _) = crate::tools::ExecProtection::reported(
-                    &confined,
-                    &context.settings.paths.state_dir,
-                    memory,
-                );
-                crate::agent::git::git_summary(&context.workspace, &confined, Some(&protection))
-            })
-            .flatten(),
-        system_replace: input.system_replace,
-        appends: input.appends,
-        prompt: input.prompt.text,
-        thinking,
-        thinking_asked,
-        thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
-        output_schema,
-        web_search: super::web_search::Asked::new(args.web_search, &context.settings),
-    };
-    Ok((shared, user))
-}
-
-/// The date and the UTC offset, not the time of day: the system prompt leads every request,
-/// and a prompt that changed every minute would defeat prompt caching for cron turns.
-fn prompt_date() -> String {
-    time::OffsetDateTime::now_local()
-        .unwrap_or_else(|_| time::OffsetDateTime::now_utc())
-        .format(time::macros::format_description!(
-            "[year]-[month]-[day] ([weekday]), UTC[offset_hour sign:mandatory]:[offset_minute]"
-        ))
-        .unwrap_or_default()
-}
-
-/// The workspace context files of the system prompt (full prompt mode only); a skipped one is
-/// a warning.
-fn workspace_files(
-    context: &Context,
-    args: &TurnRequest,
-    prompt_mode: PromptMode,
-) -> Vec<context_files::ContextFile> {
-    if args.no_context_files || prompt_mode != PromptMode::Full {
-        return Vec::new();
-    }
-    let loaded = context_files::load(
-        &context.workspace,
-        &context.settings.paths.workspace_dir,
-        &context.settings.workspace.files,
-        args.heartbeat,
-        context.settings.workspace.max_file_chars,
-    );
-    for skipped in &loaded.skipped {
-        context.diagnostics.warn(&format!(
-            "skipped workspace file '{}': {}",
-            skipped.path.display(),
-            skipped.reason
-        ));
-    }
-    loaded.files
+    plan::mcp::start_for_turn(context, scope, mcp_config, &keys, &http)
 }
 
 /// `--dry-run`: the primary model's request (or child invocation) as JSON on stdout, touching
@@ -1581,7 +1162,7 @@ fn prompt_hooks(
         TurnPlan::Resume(_) => "resume",
     };
     let hooks = &shared.hooks;
-    match super::hooks::before_prompt(scope, hooks, (source, &shared.prompt), sink) {
+    match plan::hooks::before_prompt(scope, hooks, (source, &shared.prompt), sink) {
         Ok(texts) => {
             if let Message::User(UserMessage {
                 content: MessageContent::Blocks(blocks),
@@ -1593,7 +1174,7 @@ fn prompt_hooks(
             Ok(user)
         }
         Err(error) => {
-            super::hooks::session_end(context, scope, hooks, sink);
+            plan::hooks::session_end(context, scope, hooks, sink);
             Err(error)
         }
     }
@@ -1655,11 +1236,11 @@ fn init_event(
             "none"
         },
         mcp_servers: if primary.resolved.cli.is_some() {
-            super::mcp::delegated_servers(&shared.mcp_config)
+            plan::mcp::delegated_servers(&shared.mcp_config)
         } else {
-            super::mcp::init_servers(&shared.mcp)
+            plan::mcp::init_servers(&shared.mcp)
         },
-        hooks: super::hooks::init_hooks(&shared.hooks.set, known.backend.unwrap_or("pincer")),
+        hooks: plan::hooks::init_hooks(&shared.hooks.set, known.backend.unwrap_or("pincer")),
         sandbox: shared.sandbox.mode.as_str(),
         network: if shared.sandbox.exec.network
             || shared.sandbox.mode == SandboxMode::DangerFullAccess
@@ -1682,550 +1263,6 @@ fn append_model_change(transcript: &mut Transcript, candidate: &Candidate) -> Cl
         )
         .map(|_| ())
         .map_err(session_error)
-}
-
-/// One model of the failover chain, resolved, with the credentials it would use.
-struct Candidate {
-    resolved: ResolvedModel,
-    /// `provider/model`.
-    model_ref: String,
-    credentials: Vec<Credential>,
-    /// Whether the provider takes a key at all (local servers do not).
-    needs_key: bool,
-}
-
-impl Candidate {
-    fn missing_key(&self) -> bool {
-        self.needs_key && self.credentials.is_empty()
-    }
-
-    /// What the failover planner knows of it. Every credential in a cooldown (an environment
-    /// variable never is) makes it one to pass over while another model remains.
-    fn link(&self) -> failover::Link {
-        failover::Link {
-            model_ref: self.model_ref.clone(),
-            provider: self.resolved.reference.provider.clone(),
-            missing_key: self.missing_key(),
-            all_cooling: !self.credentials.is_empty()
-                && self.credentials.iter().all(|credential| credential.cooling),
-        }
-    }
-}
-
-/// The primary model and its fallbacks (`--fallback-model`, else config `fallbacks`), each
-/// resolved once, duplicates dropped. A reference that does not resolve is a usage error before
-/// anything runs, rather than a surprise when the primary fails at 3 a.m.
-fn model_chain(context: &Context, args: &TurnRequest, primary: &str) -> CliResult<Vec<Candidate>> {
-    let fallbacks = if args.fallback_model.is_empty() {
-        &context.settings.fallbacks
-    } else {
-        &args.fallback_model
-    };
-    let mut chain: Vec<Candidate> = Vec::new();
-    for reference in std::iter::once(primary).chain(fallbacks.iter().map(String::as_str)) {
-        let reference = reference.trim();
-        if reference.is_empty() {
-            continue;
-        }
-        let resolved = resolve_model(context, reference)?;
-        let model_ref = resolved.reference.to_string();
-        if chain
-            .iter()
-            .any(|candidate| candidate.model_ref == model_ref)
-        {
-            continue;
-        }
-        let provider = resolved.reference.provider.clone();
-        // A pinned profile belongs to the primary's provider; fallbacks resolve their own.
-        let pinned = match chain.first() {
-            None => args.auth_profile.as_deref(),
-            Some(first) if first.resolved.reference.provider == provider => {
-                args.auth_profile.as_deref()
-            }
-            Some(_) => None,
-        };
-        // A CLI backend uses the CLI's own login: no API credentials.
-        let (credentials, needs_key) = if resolved.cli.is_some() {
-            (Vec::new(), false)
-        } else if super::replay::replaying(&args.cassette) {
-            (vec![super::replay::stand_in_credential()], false)
-        } else {
-            (
-                credentials(context, &provider, pinned)?,
-                !context.settings.key_env_vars(&provider).is_empty()
-                    && !matches!(provider.as_str(), "ollama"),
-            )
-        };
-        chain.push(Candidate {
-            resolved,
-            model_ref,
-            credentials,
-            needs_key,
-        });
-    }
-    Ok(chain)
-}
-
-/// What every attempt of the chain shares.
-struct Shared {
-    /// The session's id, sent where a provider routes requests to its prompt cache by a key.
-    cache_key: Option<String>,
-    /// What tool output is scrubbed of ([`tool_redactor`]).
-    redactor: crate::redact::Redactor,
-    policy: ToolPolicy,
-    /// The MCP servers the API path calls (empty when nothing was started).
-    mcp: std::sync::Arc<crate::mcp::McpSet>,
-    /// The MCP servers as configured, handed to a CLI backend.
-    mcp_config: crate::mcp::McpConfig,
-    /// The run's hooks: fired by the API engine, handed to a CLI backend.
-    hooks: std::sync::Arc<crate::hooks::Hooks>,
-    sandbox_mode: SandboxMode,
-    sandbox: Sandbox,
-    /// The private temp dir of exec, removed with the turn's state.
-    _exec_temp: Option<crate::tools::PrivateTemp>,
-    now: String,
-    prompt_mode: PromptMode,
-    files: Vec<context_files::ContextFile>,
-    skills: skills::Discovery,
-    git: Option<prompt::GitSummary>,
-    system_replace: Option<String>,
-    appends: Vec<String>,
-    /// The prompt's text (a CLI child is given it as is).
-    prompt: String,
-    thinking: ThinkingLevel,
-    /// The level asked for by flag, session or config, if any (a CLI child keeps its own
-    /// default otherwise).
-    thinking_asked: Option<ThinkingLevel>,
-    /// `--max-thinking-tokens`, when given and not 0.
-    thinking_budget: Option<u64>,
-    /// `--json-schema`.
-    output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
-    /// `--web-search` / `tools.web_search`.
-    web_search: super::web_search::Asked,
-}
-
-/// One attempt's settings, with the system prompt built for its model.
-struct Attempt {
-    settings: ApiSettings,
-    prompt: prompt::BuiltPrompt,
-}
-
-/// The tools a candidate is offered: a CLI child's own as the policy maps onto them, else the
-/// built-in tools and the MCP tools the policy lets through (SPEC §13).
-fn attempt_tools(
-    shared: &Shared,
-    candidate: &Candidate,
-) -> Vec<crate::conversation::ToolDefinition> {
-    let resolved = &candidate.resolved;
-    // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
-    let tool_names: Vec<&str> = shared
-        .policy
-        .offered()
-        .into_iter()
-        .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
-        .collect();
-    match resolved.cli {
-        // The prompt describes the child's own tools, as the policy maps onto them.
-        Some(backend) => crate::backend::prompt_tools(
-            backend,
-            &shared.policy,
-            shared.sandbox_mode,
-            shared.web_search.asked,
-        ),
-        None => {
-            // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
-            let offered_mcp = shared.policy.offered_mcp();
-            let mut tools = crate::tools::definitions(&tool_names);
-            tools.extend(
-                shared
-                    .mcp
-                    .tool_definitions()
-                    .into_iter()
-                    .filter(|tool| offered_mcp.contains(&tool.name)),
-            );
-            tools
-        }
-    }
-}
-
-/// Scrubs keys from tool output (`env`, a `.env` file) before it is stored or sent: the
-/// chain's (a key command's included), every key the auth store holds or refers to whatever its
-/// provider, the key variables' values, and the MCP servers' tokens: a server may echo what it
-/// was configured with.
-fn tool_redactor(
-    context: &Context,
-    mcp: &crate::mcp::McpSet,
-    chain: &[Candidate],
-) -> CliResult<crate::redact::Redactor> {
-    let mcp_secrets = mcp.secrets();
-    let keys = context.known_keys()?.patterns(&chain_keys(chain));
-    Ok(crate::redact::Redactor::with_environment(
-        keys.into_iter()
-            .chain(mcp_secrets.iter().map(String::as_str)),
-        crate::settings::process_env,
-    ))
-}
-
-fn attempt_settings(
-    context: &Context,
-    args: &TurnRequest,
-    shared: &Shared,
-    candidate: &Candidate,
-) -> Attempt {
-    let resolved = &candidate.resolved;
-    let model_info = context
-        .settings
-        .model_info(&resolved.reference.provider, &resolved.reference.model);
-    let max_output_tokens = model_info.as_ref().map_or(8_192, |info| {
-        info.max_output.clamp(1, MAX_OUTPUT_TOKENS_SENT)
-    });
-    let tools = attempt_tools(shared, candidate);
-    let built = prompt::build(&PromptInputs {
-        workspace: &context.workspace,
-        model: &candidate.model_ref,
-        tools: &tools,
-        mode: shared.prompt_mode,
-        replace: shared.system_replace.as_deref(),
-        append: &shared.appends,
-        now: &shared.now,
-        sandbox: shared.sandbox_mode.as_str(),
-        added_dirs: &shared.sandbox.added_dirs,
-        files: &shared.files,
-        skills: &shared.skills.loaded,
-        heartbeat: args.heartbeat,
-        git: shared.git.as_ref(),
-    });
-    let credential = candidate
-        .credentials
-        .first()
-        .cloned()
-        .unwrap_or(Credential {
-            profile_id: None,
-            source: "none".to_owned(),
-            key: None,
-            cooling: false,
-        });
-    let redactor = shared.redactor.clone();
-    let web_search = super::web_search::for_attempt(
-        &context.settings,
-        shared.web_search,
-        (resolved, !tools.is_empty()),
-        &|message| context.diagnostics.warn(message),
-    );
-    let compaction = &context.settings.compaction;
-    let settings = ApiSettings {
-        api: resolved.api,
-        endpoint: Endpoint {
-            provider: resolved.reference.provider.clone(),
-            base_url: resolved.base_url.clone(),
-            api_key: credential.key.clone(),
-            headers: resolved.headers.clone(),
-        },
-        provider: resolved.reference.provider.clone(),
-        model: resolved.reference.model.clone(),
-        system_prompt: built.text.clone(),
-        cache_key: shared.cache_key.clone(),
-        cache_ttl: context.settings.cache_ttl,
-        tools,
-        thinking: shared.thinking,
-        thinking_budget: shared.thinking_budget,
-        max_output_tokens,
-        context_window: model_window(
-            context,
-            &resolved.reference.provider,
-            &resolved.reference.model,
-        ),
-        reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
-        web_search,
-        prices: model_info.as_ref().map(crate::config::ModelInfo::prices),
-        max_turns: args.max_turns,
-        max_budget_usd: args.max_budget_usd,
-        idle_timeout: seconds(args.idle_timeout)
-            .unwrap_or(Duration::from_secs(context.settings.timeouts.idle_secs)),
-        workspace: context.workspace.clone(),
-        policy: shared.policy.clone(),
-        mcp: std::sync::Arc::clone(&shared.mcp),
-        hooks: std::sync::Arc::clone(&shared.hooks),
-        sandbox: shared.sandbox.clone(),
-        compaction: crate::agent::compaction::CompactionRules {
-            enabled: compaction.enabled,
-            reserve_tokens: compaction.reserve_tokens,
-            keep_recent_tokens: compaction.keep_recent_tokens,
-        },
-        credential,
-        spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
-        retry: super::retry_policy(context),
-        redactor,
-        structured: super::structured::plan(context, shared.output_schema.as_ref(), resolved),
-    };
-    Attempt {
-        settings,
-        prompt: built,
-    }
-}
-
-/// The chain's links as the failover loop (`engine::failover`) runs them: each candidate's
-/// settings built when its turn comes (the primary's were built for the init event already),
-/// then the API or CLI engine.
-struct ChainLinks<'run> {
-    context: &'run Context,
-    args: &'run TurnRequest,
-    shared: &'run Shared,
-    chain: &'run [Candidate],
-    links: Vec<failover::Link>,
-    first: Option<Attempt>,
-    client: &'run Transport,
-    messages: &'run mut Vec<Message>,
-    transcript: &'run mut Transcript,
-    cancellation: &'run Cancellation,
-}
-
-impl failover::Links for ChainLinks<'_> {
-    type Error = CliError;
-
-    fn links(&self) -> &[failover::Link] {
-        &self.links
-    }
-
-    async fn attempt(
-        &mut self,
-        position: usize,
-        spent: Option<&TurnReport>,
-        sink: &mut dyn EventSink,
-    ) -> CliResult<TurnReport> {
-        let (context, args, shared) = (self.context, self.args, self.shared);
-        let candidate = &self.chain[position];
-        let mut attempt = match self.first.take() {
-            Some(first) if position == 0 => first,
-            _ => attempt_settings(context, args, shared, candidate),
-        };
-        let settings = &mut attempt.settings;
-        (settings.max_turns, settings.max_budget_usd) =
-            failover::remaining_limits((settings.max_turns, settings.max_budget_usd), spent);
-        match candidate.resolved.cli {
-            Some(backend) => {
-                let settings = cli_settings(
-                    context,
-                    args,
-                    shared,
-                    (candidate, backend),
-                    &attempt.settings,
-                )?;
-                warn_unenforced(context, args, shared, backend);
-                crate::engine::cli::run(
-                    &settings,
-                    self.client.cassette().map(|cassette| &**cassette),
-                    self.messages,
-                    self.transcript,
-                    sink,
-                    self.cancellation,
-                )
-                .await
-                .map_err(start_error)
-            }
-            None => {
-                let report = api_engine::run(
-                    &attempt.settings,
-                    self.client,
-                    self.messages,
-                    self.transcript,
-                    sink,
-                    self.cancellation,
-                )
-                .await;
-                if let Some(window) = report.learned_window {
-                    remember_window(context, args, candidate, window);
-                }
-                Ok(report)
-            }
-        }
-    }
-}
-
-/// Run the turn across the chain (`engine::failover`).
-async fn run_chain(mut links: ChainLinks<'_>, sink: &mut dyn EventSink) -> CliResult<ChainOutcome> {
-    let outcome = failover::run(&mut links, sink).await?;
-    let last = &links.chain[outcome.last];
-    let reference = &last.resolved.reference;
-    Ok(ChainOutcome {
-        report: outcome.report,
-        backend: last
-            .resolved
-            .cli
-            .map_or("api", crate::backend::CliBackend::name),
-        last_model: last.model_ref.clone(),
-        provider: reference.provider.clone(),
-        model: reference.model.clone(),
-        window: model_window(links.context, &reference.provider, &reference.model),
-        exhausted: outcome.exhausted,
-        errors: outcome.errors,
-    })
-}
-
-/// Remember the window an overflow error taught for this model, so that its next run compacts
-/// in time (SPEC §7). Not with `--no-session-persistence`, which writes nothing; a failure to
-/// write only costs the lesson, with a warning.
-fn remember_window(context: &Context, args: &TurnRequest, candidate: &Candidate, window: u64) {
-    if args.no_session_persistence {
-        return;
-    }
-    context.diagnostics.detail(&format!(
-        "{} has a context window of {window} tokens (from its overflow error)",
-        candidate.model_ref
-    ));
-    if let Err(error) = crate::session::learned_windows::remember(
-        context.sessions_dir(),
-        &candidate.model_ref,
-        window,
-    ) {
-        context
-            .diagnostics
-            .warn(&format!("cannot remember the context window: {error}"));
-    }
-}
-
-/// The settings of a delegated attempt: `attempt` was built for this candidate (its system
-/// prompt and guardrails).
-fn cli_settings(
-    context: &Context,
-    args: &TurnRequest,
-    shared: &Shared,
-    (candidate, backend): (&Candidate, crate::backend::CliBackend),
-    attempt: &ApiSettings,
-) -> CliResult<crate::engine::cli::CliSettings> {
-    let backend_settings = context
-        .settings
-        .backend(backend.name())
-        .ok_or_else(|| CliError::usage(format!("unknown CLI backend '{}'", backend.name())))?
-        .clone();
-    let images = args
-        .image
-        .iter()
-        .map(|path| {
-            std::fs::canonicalize(path).map_err(|error| {
-                CliError::usage(format!("cannot read image '{}': {error}", path.display()))
-            })
-        })
-        .collect::<CliResult<Vec<_>>>()?;
-    let model = &candidate.resolved.reference.model;
-    let child_model = backend.child_model(model, crate::config::catalog().resolve_alias(model));
-    // The model may come from the session file (a resume without `-m`), which may have been
-    // shared or edited: a name that could pass for an option never reaches the child.
-    if let Some(problem) = crate::backend::child_model_problem(&child_model) {
-        return Err(CliError::usage(format!(
-            "the model name {:?} cannot be passed to {}: {problem}",
-            child_model.chars().take(80).collect::<String>(),
-            backend.name()
-        ))
-        .with_hint(format!(
-            "name the model with -m (e.g. -m {}/{})",
-            backend.name(),
-            match backend {
-                crate::backend::CliBackend::Claude => "sonnet",
-                crate::backend::CliBackend::Codex => "gpt-5-codex",
-            }
-        )));
-    }
-    let known = context.known_keys()?;
-    let mut environment = crate::backend::child_environment(
-        (backend, &backend_settings),
-        std::env::vars_os(),
-        (&known.variables, &known.patterns(&[])),
-    );
-    if backend == crate::backend::CliBackend::Codex {
-        // codex passes variables on to its MCP servers by name: they are set in its environment.
-        let overrides = crate::backend::mcp::codex_overrides(&shared.mcp_config, &shared.policy);
-        for (name, value) in overrides.env {
-            environment.retain(|(existing, _)| existing.as_os_str() != name.as_str());
-            environment.push((name.into(), value.into()));
-        }
-    }
-    Ok(crate::engine::cli::CliSettings {
-        backend,
-        environment,
-        mcp: shared.mcp_config.clone(),
-        hooks: shared.hooks.set.clone(),
-        backend_settings,
-        model: model.clone(),
-        child_model,
-        system_prompt: attempt.system_prompt.clone(),
-        policy: shared.policy.clone(),
-        sandbox: shared.sandbox_mode,
-        added_dirs: shared.sandbox.added_dirs.clone(),
-        web_search: shared.web_search.asked,
-        thinking: shared.thinking_asked,
-        max_turns: attempt.max_turns,
-        max_budget_usd: attempt.max_budget_usd,
-        images,
-        idle_timeout: attempt.idle_timeout,
-        prices: context
-            .settings
-            .model_info(backend.name(), model)
-            .map(|info| info.prices()),
-        workspace: context.workspace.clone(),
-        redactor: shared.redactor.clone(),
-        structured: super::structured::child_plan(
-            context,
-            shared.output_schema.as_ref(),
-            &candidate.resolved,
-        ),
-    })
-}
-
-/// Said out loud rather than dropped: codex exec has no switch for these, and a child runs the
-/// hooks with its own rules.
-fn warn_unenforced(
-    context: &Context,
-    args: &TurnRequest,
-    shared: &Shared,
-    backend: crate::backend::CliBackend,
-) {
-    let hooks = &shared.hooks.set;
-    if let Some(warning) = crate::backend::hooks::sandbox_warning(hooks, backend.name()) {
-        context.diagnostics.warn(&warning);
-    }
-    super::mcp::warn_refused(context, &shared.mcp_config, backend.name());
-    if backend != crate::backend::CliBackend::Codex {
-        return;
-    }
-    for warning in crate::backend::hooks::codex_overrides(hooks).warnings {
-        context.diagnostics.warn(&warning);
-    }
-    let unenforced: Vec<&str> = [
-        (
-            !args.allowed_tools.is_empty() || !args.disallowed_tools.is_empty(),
-            "--allowed-tools/--disallowed-tools rules",
-        ),
-        (args.max_turns.is_some(), "--max-turns"),
-        (args.max_budget_usd.is_some(), "--max-budget-usd"),
-    ]
-    .into_iter()
-    .filter_map(|(given, flag)| given.then_some(flag))
-    .collect();
-    if !unenforced.is_empty() {
-        context.diagnostics.warn(&format!(
-            "codex exec cannot enforce {}; only the sandbox mode limits what it does",
-            unenforced.join(", ")
-        ));
-    }
-    for warning in crate::backend::mcp::codex_overrides(&shared.mcp_config, &shared.policy).warnings
-    {
-        context.diagnostics.warn(&warning);
-    }
-}
-
-/// A CLI child that could not start: a usage error with its hint.
-fn start_error(failure: crate::engine::cli::StartFailure) -> CliError {
-    let exit = if failure.missing_binary {
-        Exit::Usage
-    } else {
-        Exit::RunFailed
-    };
-    let error = CliError::new(exit, failure.message);
-    match failure.hint {
-        Some(hint) => error.with_hint(hint),
-        None => error,
-    }
 }
 
 /// The model and thinking level a resumed session recorded, read without locking anything: from

@@ -16,6 +16,7 @@ pub(crate) mod plan;
 pub mod recorder;
 mod replay;
 mod report;
+pub(crate) mod scope;
 pub mod step;
 mod structured;
 

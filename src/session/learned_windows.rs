@@ -31,6 +31,15 @@ pub fn lookup(dir: &Path, model_ref: &str) -> Option<u64> {
     index::learned_window(dir, model_ref)
 }
 
+/// A model's window: the known one narrowed by the one an overflow error taught, either alone
+/// when only one is there.
+pub fn narrowed(known: Option<u64>, learned: Option<u64>) -> Option<u64> {
+    match (known, learned) {
+        (Some(known), Some(learned)) => Some(known.min(learned)),
+        (known, learned) => known.or(learned),
+    }
+}
+
 /// Remember that `model_ref` has a window of `window` tokens.
 pub fn remember(dir: &Path, model_ref: &str, window: u64) -> Result<(), SessionError> {
     pfs::create_dir_all(dir, false).map_err(|source| SessionError::Io {

@@ -8,8 +8,8 @@
 //! every child's environment loses [`KnownKeys::variables`] by name and any variable holding one
 //! of the secrets by value, and every redactor searches for the secrets.
 //!
-//! Built once per process ([`super::Context::known_keys`]) from what the run reads anyway: the
-//! settings, the auth store (read once, [`super::Context::auth_store`]) and the environment.
+//! Built once per process ([`super::env::RunEnv::known_keys`]) from what the run reads anyway: the
+//! settings, the auth store (read once, [`super::env::RunEnv::auth_store`]) and the environment.
 //! Key commands are not run here; the key a command gave is known once the run has resolved it,
 //! and the callers add the chain's keys.
 

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use super::Context;
+use super::env::RunEnv;
 use crate::cassette::{Cassette, CassetteError, ReplayOptions};
 use crate::engine::api::Credential;
 use crate::engine::plan::{CassetteRequest, TurnRequest};
@@ -26,14 +26,14 @@ pub(crate) struct RunCassette {
 
 impl RunCassette {
     /// Open the cassette the flags name (a replayed one is read and checked whole, now).
-    pub(crate) fn open(context: &Context, args: &CassetteRequest) -> CliResult<RunCassette> {
+    pub(crate) fn open(context: &dyn RunEnv, args: &CassetteRequest) -> CliResult<RunCassette> {
         let opened = match (&args.record, &args.replay) {
             (_, Some(path)) => Cassette::replay(
                 path,
                 ReplayOptions {
                     matching: args.matching,
                     pace: args.replay_pace,
-                    workspace: context.workspace.clone(),
+                    workspace: context.workspace().to_path_buf(),
                 },
             ),
             (Some(path), None) => Cassette::record(path),
@@ -44,7 +44,7 @@ impl RunCassette {
                 && args.replay.is_none()
                 && crate::fs::NotRegular::of(source).is_some()
             {
-                return super::user_file_error("cassette", path, source);
+                return crate::error::user_file_error("cassette", path, source);
             }
             let hint = match &error {
                 CassetteError::Io { .. } if args.replay.is_some() => {
@@ -64,7 +64,7 @@ impl RunCassette {
 
     /// [`RunCassette::open`] for a turn: a dry run records nothing (it touches no file), but
     /// reads a cassette it would replay (for its model).
-    pub(crate) fn for_turn(context: &Context, args: &TurnRequest) -> CliResult<RunCassette> {
+    pub(crate) fn for_turn(context: &dyn RunEnv, args: &TurnRequest) -> CliResult<RunCassette> {
         if args.dry_run && args.cassette.replay.is_none() {
             return Ok(RunCassette::default());
         }

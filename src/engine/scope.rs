@@ -15,7 +15,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::cancel::{CancelReason, Cancellation};
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, Exit};
 use crate::input::{self, InputError, Prompt, StdinOptions};
 use crate::session::store::{SessionError, SessionLock};
 
@@ -31,7 +31,7 @@ impl CancelScope {
     /// Build the runtime, install SIGINT/SIGTERM handlers and arm `timeout` from `started`.
     pub(crate) fn start(started: Instant, timeout: Option<Duration>) -> CliResult<CancelScope> {
         use tokio::signal::unix::{SignalKind, signal};
-        let runtime = super::runtime()?;
+        let runtime = runtime()?;
         let cancellation = Cancellation::new();
         // Registering the handlers here, not in the task, closes the window in which a signal
         // would still kill the process with its default action.
@@ -179,4 +179,30 @@ async fn wait_for_lock(path: &Path, wait: Option<Duration>) -> Result<SessionLoc
 /// The error that ends a command cancelled before its turn started: exit 124, 130 or 143.
 pub(crate) fn cancelled_error(reason: CancelReason) -> CliError {
     CliError::new(reason.exit(), reason.message())
+}
+
+/// The single-threaded runtime a command waits and calls models on.
+pub(crate) fn runtime() -> CliResult<tokio::runtime::Runtime> {
+    let failed = |error: std::io::Error| {
+        let message = format!("cannot start the runtime: {error}");
+        crate::error::resource_error(&message, &error)
+            .unwrap_or_else(|| CliError::new(Exit::RunFailed, message))
+    };
+    // The first runtime of a process opens five file descriptors (an epoll, an eventfd, a socket
+    // pair for signals and a copy of one end), and tokio panics instead of failing when the
+    // socket pair cannot be made (`ulimit -n 7` did that): so many must be free first.
+    reserve_file_descriptors().map_err(failed)?;
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(failed)
+}
+
+/// Open and close six file descriptors (three pipes): an error when this process cannot.
+fn reserve_file_descriptors() -> std::io::Result<()> {
+    let mut held = Vec::with_capacity(3);
+    for _ in 0..3 {
+        held.push(std::io::pipe()?);
+    }
+    Ok(())
 }

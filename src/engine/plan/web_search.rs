@@ -10,23 +10,23 @@
 //! - A CLI backend always gets it: it is mapped onto the child's own search (claude's
 //!   `WebSearch` tool, codex's `web_search` setting; `backend::invocation`).
 
-use super::turn::ResolvedModel;
+use super::chain::ResolvedModel;
 use crate::error::{CliError, CliResult};
 use crate::provider::web_search::{Availability, ModelSearch, WebSearch, availability};
 use crate::settings::Settings;
 
 /// Whether the turn asks for web search, and how.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Asked {
+pub(crate) struct Asked {
     /// `--web-search` or `tools.web_search`.
-    pub(super) asked: bool,
+    pub(crate) asked: bool,
     /// `--web-search` itself.
-    pub(super) by_flag: bool,
+    pub(crate) by_flag: bool,
 }
 
 impl Asked {
     /// From the flag and the config.
-    pub(super) fn new(flag: bool, settings: &Settings) -> Asked {
+    pub(crate) fn new(flag: bool, settings: &Settings) -> Asked {
         Asked {
             asked: flag || settings.tools.web_search,
             by_flag: flag,
@@ -54,7 +54,7 @@ fn model_availability(
 }
 
 /// The primary model, before the session is created: `--web-search` it cannot honour is exit 2.
-pub(super) fn check_primary(
+pub(crate) fn check_primary(
     settings: &Settings,
     asked: Asked,
     primary: &ResolvedModel,
@@ -73,7 +73,7 @@ pub(super) fn check_primary(
 /// The web search an API attempt on `model` gets, in a request that `offers_tools` or not:
 /// `None` when the turn does not ask for it, when `model` is a CLI backend (its child
 /// searches), or when it cannot (then `warn` hears why).
-pub(super) fn for_attempt(
+pub(crate) fn for_attempt(
     settings: &Settings,
     asked: Asked,
     (model, offers_tools): (&ResolvedModel, bool),

@@ -8,18 +8,18 @@ use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult};
 use crate::structured::{OutputSchema, Plan};
 
-use super::Context;
-use super::turn::ResolvedModel;
+use super::chain::ResolvedModel;
+use super::env::RunEnv;
 
 /// Whether the run asks for structured output (text mode then prints the value at the end,
 /// not the answer as it streams).
-pub(super) fn requested(args: &TurnRequest) -> bool {
+pub(crate) fn requested(args: &TurnRequest) -> bool {
     args.json_schema.is_some() || args.output_schema.is_some()
 }
 
 /// The run's schema, read and checked: a file that cannot be read, text that is not JSON or
 /// JSON that is not a JSON Schema is a usage error naming the problem.
-pub(super) fn schema(args: &TurnRequest) -> CliResult<Option<Arc<OutputSchema>>> {
+pub(crate) fn schema(args: &TurnRequest) -> CliResult<Option<Arc<OutputSchema>>> {
     let schema = match (&args.json_schema, &args.output_schema) {
         (Some(argument), _) => OutputSchema::from_argument(argument),
         (None, Some(path)) => OutputSchema::from_file(path),
@@ -32,8 +32,8 @@ pub(super) fn schema(args: &TurnRequest) -> CliResult<Option<Arc<OutputSchema>>>
 
 /// How the model of one API attempt is held to the schema (none for a CLI backend, see
 /// [`child_plan`]); what it cannot take is said on stderr.
-pub(super) fn plan(
-    context: &Context,
+pub(crate) fn plan(
+    context: &dyn RunEnv,
     schema: Option<&Arc<OutputSchema>>,
     resolved: &ResolvedModel,
 ) -> Option<Plan> {
@@ -43,9 +43,9 @@ pub(super) fn plan(
     let reference = &resolved.reference;
     let mode =
         context
-            .settings
+            .settings()
             .structured_mode(&reference.provider, &reference.model, resolved.api);
-    let max_retries = context.settings.structured_output_max_retries;
+    let max_retries = context.settings().structured_output_max_retries;
     let (plan, warnings) = Plan::new(Arc::clone(schema?), resolved.api, mode, max_retries);
     warn(context, resolved, warnings);
     Some(plan)
@@ -53,22 +53,20 @@ pub(super) fn plan(
 
 /// The same for a CLI backend, which enforces the schema itself (codex in OpenAI's strict
 /// form).
-pub(super) fn child_plan(
-    context: &Context,
+pub(crate) fn child_plan(
+    context: &dyn RunEnv,
     schema: Option<&Arc<OutputSchema>>,
     resolved: &ResolvedModel,
 ) -> Option<Plan> {
     let codex = resolved.cli? == crate::backend::CliBackend::Codex;
-    let max_retries = context.settings.structured_output_max_retries;
+    let max_retries = context.settings().structured_output_max_retries;
     let (plan, warnings) = Plan::for_child(Arc::clone(schema?), codex, max_retries);
     warn(context, resolved, warnings);
     Some(plan)
 }
 
-fn warn(context: &Context, resolved: &ResolvedModel, warnings: Vec<String>) {
+fn warn(context: &dyn RunEnv, resolved: &ResolvedModel, warnings: Vec<String>) {
     for warning in warnings {
-        context
-            .diagnostics
-            .warn(&format!("{}: {warning}", resolved.reference));
+        context.warn(&format!("{}: {warning}", resolved.reference));
     }
 }

@@ -1,0 +1,526 @@
+//! What every attempt of a turn shares (thinking level, sandbox, tools, hooks, MCP servers, the
+//! system prompt's parts, the user message) and one attempt's settings for its model.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::chain::{Candidate, chain_keys};
+use super::env::RunEnv;
+use super::{MAX_OUTPUT_TOKENS_SENT, TurnRequest};
+use super::{PermissionMode, hooks, model_window, structured, web_search};
+use crate::agent::context_files;
+use crate::agent::prompt::{self, PromptInputs, PromptMode};
+use crate::agent::skills;
+use crate::config::file::SandboxMode;
+use crate::conversation::{ContentBlock, Message, MessageContent, UserMessage};
+use crate::engine::api::{ApiSettings, Credential};
+use crate::error::{CliError, CliResult};
+use crate::provider::http::Endpoint;
+use crate::provider::{self, ApiKind, ThinkingLevel};
+use crate::tools::Sandbox;
+use crate::tools::policy::{PolicySpec, ToolPolicy};
+
+/// The tool policy from config and flags: config allow/deny rules first, then the flags'.
+pub(crate) fn tool_policy(context: &dyn RunEnv, args: &TurnRequest) -> CliResult<ToolPolicy> {
+    let tools = &context.settings().tools;
+    let mut allow = tools.allow.clone();
+    allow.extend(args.allowed_tools.iter().cloned());
+    let mut deny = tools.deny.clone();
+    deny.extend(args.disallowed_tools.iter().cloned());
+    let spec = PolicySpec {
+        profile: Some(tools.profile.as_str()),
+        exact: args.tools.as_deref(),
+        allow: &allow,
+        deny: &deny,
+    };
+    let policy = ToolPolicy::new(&spec).map_err(|error| {
+        let hint = error.hint();
+        CliError::usage(error.to_string()).with_hint(hint)
+    })?;
+    Ok(policy
+        .with_workspace(context.workspace())
+        .with_sandbox(sandbox_mode(context, args)))
+}
+
+/// The sandbox mode: `--sandbox` (or codex's and claude's flags that say the same), else claude's
+/// permission mode mapped onto it, else config.
+pub(crate) fn sandbox_mode(context: &dyn RunEnv, args: &TurnRequest) -> SandboxMode {
+    if let Some(mode) = args.sandbox {
+        return mode;
+    }
+    match args.permission_mode {
+        // plan: look, do not touch.
+        Some(PermissionMode::Plan) => SandboxMode::ReadOnly,
+        Some(PermissionMode::BypassPermissions) => SandboxMode::DangerFullAccess,
+        // acceptEdits, dontAsk, auto, default: nothing prompts in a headless run; edits stay in
+        // the workspace.
+        Some(
+            PermissionMode::AcceptEdits
+            | PermissionMode::DontAsk
+            | PermissionMode::Auto
+            | PermissionMode::Default,
+        ) => SandboxMode::WorkspaceWrite,
+        None => context.settings().tools.sandbox,
+    }
+}
+
+/// The skills of this turn (SPEC §6.5), found only when the prompt lists them: `full` mode, no
+/// `--system-prompt` replacement, not a heartbeat run. A `--skill` that cannot apply says so.
+pub(crate) fn turn_skills(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    mode: PromptMode,
+    replaced: bool,
+) -> skills::Discovery {
+    let unused = if replaced {
+        Some("--system-prompt replaces the built prompt")
+    } else if mode != PromptMode::Full {
+        Some("only --prompt-mode full lists skills")
+    } else if args.heartbeat {
+        Some("heartbeat runs list no skills")
+    } else {
+        None
+    };
+    if let Some(reason) = unused {
+        if !args.skill.is_empty() {
+            context.warn(&format!("--skill has no effect on this run: {reason}"));
+        }
+        return skills::Discovery::default();
+    }
+    super::discover_skills(context, &args.skill, !args.no_skills)
+}
+
+/// The tools' sandbox: confinement for `mode` around the workspace and the added directories,
+/// exec's environment — pincer's minus `[tools.exec] clear_env`, every key variable of any
+/// provider or profile and any variable holding a known key, plus `[tools.exec] env` (SPEC
+/// §10) — and what web_fetch may reach (the policy goes along so that redirect targets are
+/// checked against it too). Hooks run with the same environment. A weaker protection than
+/// SPEC §10's is said once on stderr.
+pub(crate) fn exec_sandbox(
+    context: &dyn RunEnv,
+    (mode, added_dirs, network): (SandboxMode, &[PathBuf], bool),
+    temp_dir: Option<&Path>,
+    chain: &[Candidate],
+    policy: &ToolPolicy,
+) -> CliResult<Sandbox> {
+    let settings = &context.settings().tools.exec;
+    let known = context.known_keys()?;
+    let keys = known.patterns(&chain_keys(chain));
+    let mut sandbox = Sandbox::new(
+        mode,
+        context.workspace(),
+        added_dirs,
+        &context.settings().paths,
+        temp_dir,
+    );
+    sandbox.exec.network = network;
+    sandbox.web = crate::tools::WebAccess {
+        allow_private: context.settings().tools.web_fetch_allow_private,
+        policy: Some(std::sync::Arc::new(policy.clone())),
+    };
+    sandbox.exec.environment = Some(std::sync::Arc::new(crate::tools::child_environment(
+        std::env::vars_os(),
+        &known.clear_list(&settings.clear_env),
+        &keys,
+        &settings.env,
+    )));
+    let warn = context.warner();
+    sandbox.exec.notice = crate::tools::Notice(Some(std::sync::Arc::new(move |text: &str| {
+        warn(&format!("exec: {text}"));
+    })));
+    Ok(sandbox)
+}
+
+/// OpenAI and Gemini requests carry reasoning settings only for models the catalog (or config)
+/// marks as reasoning models, since the others reject them: say so when a flag asked for
+/// thinking that will not be sent.
+pub(crate) fn warn_unapplied_thinking(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    candidate: &Candidate,
+    thinking: ThinkingLevel,
+) {
+    let flag = match (args.thinking, args.max_thinking_tokens) {
+        (Some(_), _) => format!("--thinking {}", thinking.as_str()),
+        (None, Some(tokens)) => format!("--max-thinking-tokens {tokens}"),
+        (None, None) => return,
+    };
+    let resolved = &candidate.resolved;
+    if thinking == ThinkingLevel::Off
+        || resolved.cli.is_some()
+        || resolved.api == ApiKind::Anthropic
+    {
+        return;
+    }
+    let reference = &resolved.reference;
+    let reasons = context
+        .settings()
+        .model_info(&reference.provider, &reference.model)
+        .is_some_and(|info| info.reasoning);
+    if !reasons {
+        context.warn(&format!(
+            "{flag} is not sent: no catalog entry says {reference} reasons; if it does, set \
+             reasoning = true under [providers.{}.models.\"{}\"] in config.toml",
+            reference.provider, reference.model
+        ));
+    }
+}
+
+/// What every attempt shares — thinking level, sandbox, the system prompt's parts — and the
+/// user message of the turn.
+pub(crate) fn shared_settings(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    input: super::TurnInput,
+    chain: &[Candidate],
+    (policy, mcp, mcp_config): (
+        ToolPolicy,
+        std::sync::Arc<crate::mcp::McpSet>,
+        crate::mcp::McpConfig,
+    ),
+    (added_dirs, recorded_thinking, output_schema): (
+        &[PathBuf],
+        Option<ThinkingLevel>,
+        Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    ),
+    (hook_set, session): (crate::hooks::HookSet, super::SessionRef<'_>),
+) -> CliResult<(Shared, Message)> {
+    // claude's --max-thinking-tokens: the exact budget where the protocol takes one, the nearest
+    // level everywhere else (and in the session).
+    let budget_level = args
+        .max_thinking_tokens
+        .map(provider::anthropic::request::level_for_budget);
+    let thinking_asked = args
+        .thinking
+        .or(budget_level)
+        .or(recorded_thinking)
+        .or(context.settings().thinking);
+    let thinking = thinking_asked.unwrap_or(ThinkingLevel::Off);
+    warn_unapplied_thinking(context, args, &chain[0], thinking);
+    let sandbox_mode = sandbox_mode(context, args);
+    let prompt_mode = args.prompt_mode.unwrap_or(PromptMode::Full);
+    let skills = turn_skills(context, args, prompt_mode, input.system_replace.is_some());
+    // The private temp dir of exec (SPEC §10): made by the first command, removed with
+    // `Shared`, on every path.
+    let exec_temp = (!args.dry_run && sandbox_mode != SandboxMode::DangerFullAccess)
+        .then(crate::tools::PrivateTemp::new);
+    let mut sandbox = exec_sandbox(
+        context,
+        (
+            sandbox_mode,
+            added_dirs,
+            args.allow_network || context.settings().tools.network,
+        ),
+        exec_temp.as_ref().map(crate::tools::PrivateTemp::path),
+        chain,
+        &policy,
+    )?;
+    // The listed SKILL.md files and their directories are readable, never writable (§6.5).
+    for skill in skills.listed() {
+        sandbox.allow_reading(&skill.path);
+    }
+    let hooks = hooks::for_run(
+        args,
+        hook_set,
+        &hooks::RunFacts {
+            workspace: context.workspace(),
+            session: (session.id, session.path),
+            model: &chain[0].resolved.reference.model,
+            sandbox: &sandbox,
+            sandbox_mode,
+        },
+    );
+    let mut content = vec![ContentBlock::text(&input.prompt.text)];
+    content.extend(input.images);
+    let user = Message::User(UserMessage {
+        content: MessageContent::Blocks(content),
+        timestamp: crate::conversation::now_millis(),
+    });
+    let redactor = tool_redactor(context, &mcp, chain)?;
+    let shared = Shared {
+        cache_key: session.id.map(str::to_owned),
+        redactor,
+        policy,
+        mcp,
+        mcp_config,
+        hooks,
+        sandbox_mode,
+        sandbox,
+        _exec_temp: exec_temp,
+        now: prompt_date(),
+        prompt_mode,
+        files: workspace_files(context, args, prompt_mode),
+        skills,
+        git: (prompt_mode == PromptMode::Full)
+            .then(|| {
+                // Read inside the exec sandbox, whatever the run's mode: a repository must not
+                // make pincer run anything (SPEC §10).
+                let confined = Sandbox::new(
+                    SandboxMode::ReadOnly,
+                    context.workspace(),
+                    &[],
+                    &context.settings().paths,
+                    None,
+                );
+                // The probe remembered for `status` spares each run a probe of its own (read
+                // only: --dry-run writes nothing).
+                let memory = if args.dry_run {
+                    crate::tools::ProbeMemory::ReadOnly
+                } else {
+                    crate::tools::ProbeMemory::Reuse
+                };
+                let (protection, _) = crate::tools::ExecProtection::reported(
+                    &confined,
+                    &context.settings().paths.state_dir,
+                    memory,
+                );
+                crate::agent::git::git_summary(context.workspace(), &confined, Some(&protection))
+            })
+            .flatten(),
+        system_replace: input.system_replace,
+        appends: input.appends,
+        prompt: input.prompt.text,
+        thinking,
+        thinking_asked,
+        thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
+        output_schema,
+        web_search: web_search::Asked::new(args.web_search, context.settings()),
+    };
+    Ok((shared, user))
+}
+
+/// The date and the UTC offset, not the time of day: the system prompt leads every request,
+/// and a prompt that changed every minute would defeat prompt caching for cron turns.
+pub(crate) fn prompt_date() -> String {
+    time::OffsetDateTime::now_local()
+        .unwrap_or_else(|_| time::OffsetDateTime::now_utc())
+        .format(time::macros::format_description!(
+            "[year]-[month]-[day] ([weekday]), UTC[offset_hour sign:mandatory]:[offset_minute]"
+        ))
+        .unwrap_or_default()
+}
+
+/// The workspace context files of the system prompt (full prompt mode only); a skipped one is
+/// a warning.
+pub(crate) fn workspace_files(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    prompt_mode: PromptMode,
+) -> Vec<context_files::ContextFile> {
+    if args.no_context_files || prompt_mode != PromptMode::Full {
+        return Vec::new();
+    }
+    let loaded = context_files::load(
+        context.workspace(),
+        &context.settings().paths.workspace_dir,
+        &context.settings().workspace.files,
+        args.heartbeat,
+        context.settings().workspace.max_file_chars,
+    );
+    for skipped in &loaded.skipped {
+        context.warn(&format!(
+            "skipped workspace file '{}': {}",
+            skipped.path.display(),
+            skipped.reason
+        ));
+    }
+    loaded.files
+}
+
+/// What every attempt of the chain shares.
+pub(crate) struct Shared {
+    /// The session's id, sent where a provider routes requests to its prompt cache by a key.
+    pub(crate) cache_key: Option<String>,
+    /// What tool output is scrubbed of ([`tool_redactor`]).
+    pub(crate) redactor: crate::redact::Redactor,
+    pub(crate) policy: ToolPolicy,
+    /// The MCP servers the API path calls (empty when nothing was started).
+    pub(crate) mcp: std::sync::Arc<crate::mcp::McpSet>,
+    /// The MCP servers as configured, handed to a CLI backend.
+    pub(crate) mcp_config: crate::mcp::McpConfig,
+    /// The run's hooks: fired by the API engine, handed to a CLI backend.
+    pub(crate) hooks: std::sync::Arc<crate::hooks::Hooks>,
+    pub(crate) sandbox_mode: SandboxMode,
+    pub(crate) sandbox: Sandbox,
+    /// The private temp dir of exec, removed with the turn's state.
+    pub(crate) _exec_temp: Option<crate::tools::PrivateTemp>,
+    pub(crate) now: String,
+    pub(crate) prompt_mode: PromptMode,
+    pub(crate) files: Vec<context_files::ContextFile>,
+    pub(crate) skills: skills::Discovery,
+    pub(crate) git: Option<prompt::GitSummary>,
+    pub(crate) system_replace: Option<String>,
+    pub(crate) appends: Vec<String>,
+    /// The prompt's text (a CLI child is given it as is).
+    pub(crate) prompt: String,
+    pub(crate) thinking: ThinkingLevel,
+    /// The level asked for by flag, session or config, if any (a CLI child keeps its own
+    /// default otherwise).
+    pub(crate) thinking_asked: Option<ThinkingLevel>,
+    /// `--max-thinking-tokens`, when given and not 0.
+    pub(crate) thinking_budget: Option<u64>,
+    /// `--json-schema`.
+    pub(crate) output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    /// `--web-search` / `tools.web_search`.
+    pub(crate) web_search: web_search::Asked,
+}
+
+/// One attempt's settings, with the system prompt built for its model.
+pub(crate) struct Attempt {
+    pub(crate) settings: ApiSettings,
+    pub(crate) prompt: prompt::BuiltPrompt,
+}
+
+/// The tools a candidate is offered: a CLI child's own as the policy maps onto them, else the
+/// built-in tools and the MCP tools the policy lets through (SPEC §13).
+pub(crate) fn attempt_tools(
+    shared: &Shared,
+    candidate: &Candidate,
+) -> Vec<crate::conversation::ToolDefinition> {
+    let resolved = &candidate.resolved;
+    // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
+    let tool_names: Vec<&str> = shared
+        .policy
+        .offered()
+        .into_iter()
+        .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
+        .collect();
+    match resolved.cli {
+        // The prompt describes the child's own tools, as the policy maps onto them.
+        Some(backend) => crate::backend::prompt_tools(
+            backend,
+            &shared.policy,
+            shared.sandbox_mode,
+            shared.web_search.asked,
+        ),
+        None => {
+            // The built-in tools, then the MCP tools the policy lets through (SPEC §13).
+            let offered_mcp = shared.policy.offered_mcp();
+            let mut tools = crate::tools::definitions(&tool_names);
+            tools.extend(
+                shared
+                    .mcp
+                    .tool_definitions()
+                    .into_iter()
+                    .filter(|tool| offered_mcp.contains(&tool.name)),
+            );
+            tools
+        }
+    }
+}
+
+/// Scrubs keys from tool output (`env`, a `.env` file) before it is stored or sent: the
+/// chain's (a key command's included), every key the auth store holds or refers to whatever its
+/// provider, the key variables' values, and the MCP servers' tokens: a server may echo what it
+/// was configured with.
+pub(crate) fn tool_redactor(
+    context: &dyn RunEnv,
+    mcp: &crate::mcp::McpSet,
+    chain: &[Candidate],
+) -> CliResult<crate::redact::Redactor> {
+    let mcp_secrets = mcp.secrets();
+    let keys = context.known_keys()?.patterns(&chain_keys(chain));
+    Ok(crate::redact::Redactor::with_environment(
+        keys.into_iter()
+            .chain(mcp_secrets.iter().map(String::as_str)),
+        crate::settings::process_env,
+    ))
+}
+
+pub(crate) fn attempt_settings(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    shared: &Shared,
+    candidate: &Candidate,
+) -> Attempt {
+    let resolved = &candidate.resolved;
+    let model_info = context
+        .settings()
+        .model_info(&resolved.reference.provider, &resolved.reference.model);
+    let max_output_tokens = model_info.as_ref().map_or(8_192, |info| {
+        info.max_output.clamp(1, MAX_OUTPUT_TOKENS_SENT)
+    });
+    let tools = attempt_tools(shared, candidate);
+    let built = prompt::build(&PromptInputs {
+        workspace: context.workspace(),
+        model: &candidate.model_ref,
+        tools: &tools,
+        mode: shared.prompt_mode,
+        replace: shared.system_replace.as_deref(),
+        append: &shared.appends,
+        now: &shared.now,
+        sandbox: shared.sandbox_mode.as_str(),
+        added_dirs: &shared.sandbox.added_dirs,
+        files: &shared.files,
+        skills: &shared.skills.loaded,
+        heartbeat: args.heartbeat,
+        git: shared.git.as_ref(),
+    });
+    let credential = candidate
+        .credentials
+        .first()
+        .cloned()
+        .unwrap_or(Credential {
+            profile_id: None,
+            source: "none".to_owned(),
+            key: None,
+            cooling: false,
+        });
+    let redactor = shared.redactor.clone();
+    let web_search = web_search::for_attempt(
+        context.settings(),
+        shared.web_search,
+        (resolved, !tools.is_empty()),
+        &|message| context.warn(message),
+    );
+    let compaction = &context.settings().compaction;
+    let settings = ApiSettings {
+        api: resolved.api,
+        endpoint: Endpoint {
+            provider: resolved.reference.provider.clone(),
+            base_url: resolved.base_url.clone(),
+            api_key: credential.key.clone(),
+            headers: resolved.headers.clone(),
+        },
+        provider: resolved.reference.provider.clone(),
+        model: resolved.reference.model.clone(),
+        system_prompt: built.text.clone(),
+        cache_key: shared.cache_key.clone(),
+        cache_ttl: context.settings().cache_ttl,
+        tools,
+        thinking: shared.thinking,
+        thinking_budget: shared.thinking_budget,
+        max_output_tokens,
+        context_window: model_window(
+            context,
+            &resolved.reference.provider,
+            &resolved.reference.model,
+        ),
+        reasoning_model: model_info.as_ref().is_some_and(|info| info.reasoning),
+        web_search,
+        prices: model_info.as_ref().map(crate::config::ModelInfo::prices),
+        max_turns: args.max_turns,
+        max_budget_usd: args.max_budget_usd,
+        idle_timeout: super::seconds(args.idle_timeout)
+            .unwrap_or(Duration::from_secs(context.settings().timeouts.idle_secs)),
+        workspace: context.workspace().to_path_buf(),
+        policy: shared.policy.clone(),
+        mcp: std::sync::Arc::clone(&shared.mcp),
+        hooks: std::sync::Arc::clone(&shared.hooks),
+        sandbox: shared.sandbox.clone(),
+        compaction: crate::agent::compaction::CompactionRules {
+            enabled: compaction.enabled,
+            reserve_tokens: compaction.reserve_tokens,
+            keep_recent_tokens: compaction.keep_recent_tokens,
+        },
+        credential,
+        spare_credentials: candidate.credentials.iter().skip(1).cloned().collect(),
+        retry: super::retry_policy(context),
+        redactor,
+        structured: structured::plan(context, shared.output_schema.as_ref(), resolved),
+    };
+    Attempt {
+        settings,
+        prompt: built,
+    }
+}

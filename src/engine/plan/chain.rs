@@ -1,0 +1,358 @@
+//! The chain of models a turn may run on — the primary and its fallbacks, each resolved with the
+//! credentials it would use — and the links the failover loop runs over it.
+
+use super::attempt::{Attempt, Shared, attempt_settings};
+use super::child::{cli_settings, warn_unenforced};
+use super::env::RunEnv;
+use super::model_window;
+use super::{ChainOutcome, TurnRequest};
+use crate::config::config_error;
+use crate::conversation::Message;
+use crate::engine::api::{self as api_engine, Credential};
+use crate::engine::event::EventSink;
+use crate::engine::failover;
+use crate::engine::{Cancellation, TurnReport};
+use crate::error::{CliError, CliResult, Exit};
+use crate::provider::ApiKind;
+use crate::provider::http::Transport;
+use crate::session::transcript::Transcript;
+use crate::settings::ModelRef;
+
+/// The first provider with credentials in the environment (SPEC §11 defaults).
+pub(crate) fn default_model(context: &dyn RunEnv) -> CliResult<String> {
+    let candidates = [
+        ("anthropic", "anthropic/claude-sonnet-4-5"),
+        ("openai", "openai/gpt-5"),
+        ("google", "google/gemini-2.5-pro"),
+    ];
+    for (provider, model) in candidates {
+        if !credentials(context, provider, None)?.is_empty() {
+            return Ok(model.to_owned());
+        }
+    }
+    Err(CliError::new(Exit::Auth, "no model configured and no provider credentials found")
+        .with_hint("set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass -m provider/model (e.g. -m ollama/qwen3)"))
+}
+
+/// The credentials for `provider`, in the order they are tried: `--auth-profile` alone, else the
+/// provider's profiles (round-robin, cooling ones last), then its environment variable.
+pub(crate) fn credentials(
+    context: &dyn RunEnv,
+    provider: &str,
+    pinned: Option<&str>,
+) -> CliResult<Vec<Credential>> {
+    let store = context.auth_store()?;
+    let environment = |name: &str| std::env::var(name).ok();
+    let now = u64::try_from(crate::conversation::now_millis()).unwrap_or(0);
+    let resolution = crate::auth::resolve(
+        store,
+        provider,
+        pinned,
+        &environment,
+        &context.settings().key_env_vars(provider),
+        now,
+    );
+    for skipped in &resolution.skipped {
+        context.detail(&format!(
+            "skipped credential {}: {}",
+            skipped.source, skipped.reason
+        ));
+    }
+    Ok(resolution
+        .candidates
+        .into_iter()
+        .map(|candidate| Credential {
+            profile_id: candidate.profile_id,
+            source: candidate.source,
+            key: Some(candidate.secret),
+            cooling: candidate.cooling_until.is_some(),
+        })
+        .collect())
+}
+
+/// Every key of the chain, as the child-environment filters and redactors match it.
+pub(crate) fn chain_keys(chain: &[Candidate]) -> Vec<&str> {
+    chain
+        .iter()
+        .flat_map(|candidate| &candidate.credentials)
+        .filter_map(|credential| credential.key.as_ref())
+        .map(crate::secret::Secret::redaction_pattern)
+        .collect()
+}
+
+/// Resolve the model reference into provider, wire id, protocol and endpoint.
+pub(crate) struct ResolvedModel {
+    pub(crate) reference: ModelRef,
+    pub(crate) api: ApiKind,
+    pub(crate) base_url: String,
+    pub(crate) headers: Vec<(String, String)>,
+    /// The CLI backend a `claude-cli/…` or `codex-cli/…` turn is delegated to (then `api`,
+    /// `base_url` and `headers` are unused).
+    pub(crate) cli: Option<crate::backend::CliBackend>,
+}
+
+pub(crate) fn resolve_model(context: &dyn RunEnv, reference: &str) -> CliResult<ResolvedModel> {
+    let reference = context
+        .settings()
+        .resolve_model_ref(reference)
+        .map_err(config_error)?;
+    if let Some(backend) = crate::backend::CliBackend::from_provider(&reference.provider) {
+        return Ok(ResolvedModel {
+            reference,
+            api: ApiKind::Anthropic,
+            base_url: String::new(),
+            headers: Vec::new(),
+            cli: Some(backend),
+        });
+    }
+    let api = context.settings().provider_api(&reference.provider).ok_or_else(|| {
+        CliError::usage(format!("unknown provider '{}'", reference.provider)).with_hint(
+            "use anthropic, openai, openai-chat, google or ollama, or add [providers.NAME] with `api` and `base_url` to config.toml",
+        )
+    })?;
+    let base_url = context
+        .settings()
+        .base_url(&reference.provider)
+        .ok_or_else(|| {
+            CliError::usage(format!("provider '{}' has no base_url", reference.provider))
+                .with_hint("set providers.NAME.base_url in config.toml or with -c")
+        })?;
+    let headers = context
+        .settings()
+        .provider_headers(&reference.provider)
+        .into_iter()
+        .collect();
+    Ok(ResolvedModel {
+        reference,
+        api,
+        base_url,
+        headers,
+        cli: None,
+    })
+}
+
+/// One model of the failover chain, resolved, with the credentials it would use.
+pub(crate) struct Candidate {
+    pub(crate) resolved: ResolvedModel,
+    /// `provider/model`.
+    pub(crate) model_ref: String,
+    pub(crate) credentials: Vec<Credential>,
+    /// Whether the provider takes a key at all (local servers do not).
+    pub(crate) needs_key: bool,
+}
+
+impl Candidate {
+    pub(crate) fn missing_key(&self) -> bool {
+        self.needs_key && self.credentials.is_empty()
+    }
+
+    /// What the failover planner knows of it. Every credential in a cooldown (an environment
+    /// variable never is) makes it one to pass over while another model remains.
+    pub(crate) fn link(&self) -> failover::Link {
+        failover::Link {
+            model_ref: self.model_ref.clone(),
+            provider: self.resolved.reference.provider.clone(),
+            missing_key: self.missing_key(),
+            all_cooling: !self.credentials.is_empty()
+                && self.credentials.iter().all(|credential| credential.cooling),
+        }
+    }
+}
+
+/// The primary model and its fallbacks (`--fallback-model`, else config `fallbacks`), each
+/// resolved once, duplicates dropped. A reference that does not resolve is a usage error before
+/// anything runs, rather than a surprise when the primary fails at 3 a.m.
+pub(crate) fn model_chain(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    primary: &str,
+) -> CliResult<Vec<Candidate>> {
+    let fallbacks = if args.fallback_model.is_empty() {
+        &context.settings().fallbacks
+    } else {
+        &args.fallback_model
+    };
+    let mut chain: Vec<Candidate> = Vec::new();
+    for reference in std::iter::once(primary).chain(fallbacks.iter().map(String::as_str)) {
+        let reference = reference.trim();
+        if reference.is_empty() {
+            continue;
+        }
+        let resolved = resolve_model(context, reference)?;
+        let model_ref = resolved.reference.to_string();
+        if chain
+            .iter()
+            .any(|candidate| candidate.model_ref == model_ref)
+        {
+            continue;
+        }
+        let provider = resolved.reference.provider.clone();
+        // A pinned profile belongs to the primary's provider; fallbacks resolve their own.
+        let pinned = match chain.first() {
+            None => args.auth_profile.as_deref(),
+            Some(first) if first.resolved.reference.provider == provider => {
+                args.auth_profile.as_deref()
+            }
+            Some(_) => None,
+        };
+        // A CLI backend uses the CLI's own login: no API credentials.
+        let (credentials, needs_key) = if resolved.cli.is_some() {
+            (Vec::new(), false)
+        } else if super::replay::replaying(&args.cassette) {
+            (vec![super::replay::stand_in_credential()], false)
+        } else {
+            (
+                credentials(context, &provider, pinned)?,
+                !context.settings().key_env_vars(&provider).is_empty()
+                    && !matches!(provider.as_str(), "ollama"),
+            )
+        };
+        chain.push(Candidate {
+            resolved,
+            model_ref,
+            credentials,
+            needs_key,
+        });
+    }
+    Ok(chain)
+}
+
+/// The chain's links as the failover loop (`engine::failover`) runs them: each candidate's
+/// settings built when its turn comes (the primary's were built for the init event already),
+/// then the API or CLI engine.
+pub(crate) struct ChainLinks<'run> {
+    pub(crate) context: &'run dyn RunEnv,
+    pub(crate) args: &'run TurnRequest,
+    pub(crate) shared: &'run Shared,
+    pub(crate) chain: &'run [Candidate],
+    pub(crate) links: Vec<failover::Link>,
+    pub(crate) first: Option<Attempt>,
+    pub(crate) client: &'run Transport,
+    pub(crate) messages: &'run mut Vec<Message>,
+    pub(crate) transcript: &'run mut Transcript,
+    pub(crate) cancellation: &'run Cancellation,
+}
+
+impl failover::Links for ChainLinks<'_> {
+    type Error = CliError;
+
+    fn links(&self) -> &[failover::Link] {
+        &self.links
+    }
+
+    async fn attempt(
+        &mut self,
+        position: usize,
+        spent: Option<&TurnReport>,
+        sink: &mut dyn EventSink,
+    ) -> CliResult<TurnReport> {
+        let (context, args, shared) = (self.context, self.args, self.shared);
+        let candidate = &self.chain[position];
+        let mut attempt = match self.first.take() {
+            Some(first) if position == 0 => first,
+            _ => attempt_settings(context, args, shared, candidate),
+        };
+        let settings = &mut attempt.settings;
+        (settings.max_turns, settings.max_budget_usd) =
+            failover::remaining_limits((settings.max_turns, settings.max_budget_usd), spent);
+        match candidate.resolved.cli {
+            Some(backend) => {
+                let settings = cli_settings(
+                    context,
+                    args,
+                    shared,
+                    (candidate, backend),
+                    &attempt.settings,
+                )?;
+                warn_unenforced(context, args, shared, backend);
+                crate::engine::cli::run(
+                    &settings,
+                    self.client.cassette().map(|cassette| &**cassette),
+                    self.messages,
+                    self.transcript,
+                    sink,
+                    self.cancellation,
+                )
+                .await
+                .map_err(start_error)
+            }
+            None => {
+                let report = api_engine::run(
+                    &attempt.settings,
+                    self.client,
+                    self.messages,
+                    self.transcript,
+                    sink,
+                    self.cancellation,
+                )
+                .await;
+                if let Some(window) = report.learned_window {
+                    remember_window(context, args, candidate, window);
+                }
+                Ok(report)
+            }
+        }
+    }
+}
+
+/// Run the turn across the chain (`engine::failover`).
+pub(crate) async fn run_chain(
+    mut links: ChainLinks<'_>,
+    sink: &mut dyn EventSink,
+) -> CliResult<ChainOutcome> {
+    let outcome = failover::run(&mut links, sink).await?;
+    let last = &links.chain[outcome.last];
+    let reference = &last.resolved.reference;
+    Ok(ChainOutcome {
+        report: outcome.report,
+        backend: last
+            .resolved
+            .cli
+            .map_or("api", crate::backend::CliBackend::name),
+        last_model: last.model_ref.clone(),
+        provider: reference.provider.clone(),
+        model: reference.model.clone(),
+        window: model_window(links.context, &reference.provider, &reference.model),
+        exhausted: outcome.exhausted,
+        errors: outcome.errors,
+    })
+}
+
+/// Remember the window an overflow error taught for this model, so that its next run compacts
+/// in time (SPEC §7). Not with `--no-session-persistence`, which writes nothing; a failure to
+/// write only costs the lesson, with a warning.
+pub(crate) fn remember_window(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    candidate: &Candidate,
+    window: u64,
+) {
+    if args.no_session_persistence {
+        return;
+    }
+    context.detail(&format!(
+        "{} has a context window of {window} tokens (from its overflow error)",
+        candidate.model_ref
+    ));
+    if let Err(error) = crate::session::learned_windows::remember(
+        context.sessions_dir(),
+        &candidate.model_ref,
+        window,
+    ) {
+        context.warn(&format!("cannot remember the context window: {error}"));
+    }
+}
+
+/// A CLI child that could not start: a usage error with its hint.
+pub(crate) fn start_error(failure: crate::engine::cli::StartFailure) -> CliError {
+    let exit = if failure.missing_binary {
+        Exit::Usage
+    } else {
+        Exit::RunFailed
+    };
+    let error = CliError::new(exit, failure.message);
+    match failure.hint {
+        Some(hint) => error.with_hint(hint),
+        None => error,
+    }
+}

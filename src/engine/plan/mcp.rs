@@ -1,0 +1,187 @@
+//! MCP servers for a command (SPEC §13): the merged configuration, starting the servers of a
+//! turn (warnings, the `required` rule, cancellation), what the init event, `--dry-run` and
+//! `status --mcp` show of them.
+//!
+//! The turn itself only sees an `McpSet`; everything a person reads about the servers is said
+//! here, through `Diagnostics` and `Stdout`.
+
+use std::sync::Arc;
+
+use super::env::RunEnv;
+use crate::engine::event::McpServer;
+use crate::engine::scope::{CancelScope, cancelled_error};
+use crate::error::{CliError, CliResult, Exit};
+use crate::mcp::{McpConfig, McpConfigError, McpSet, ServerState, ServerStatus, StartContext};
+
+/// The `error.kind` of a run stopped by a required server.
+pub(crate) const ERROR_KIND: &str = "mcp";
+
+/// The servers of this run: config.toml's (with `-c`), the workspace's `.mcp.json` when
+/// `mcp.load_workspace = true`, and `--mcp-config`'s (`flags`; with `strict` those alone). A bad
+/// declaration is exit 2.
+pub(crate) fn config(context: &dyn RunEnv, flags: &[String], strict: bool) -> CliResult<McpConfig> {
+    let file = &context.settings().config;
+    let known = context.known_keys()?;
+    let sources = crate::mcp::config::Sources {
+        config_toml: &file.mcp_servers,
+        load_workspace: file.mcp.load_workspace.unwrap_or(false),
+        workspace: context.workspace(),
+        flags,
+        strict,
+        keys: crate::mcp::config::KeyVariables {
+            names: &known.variables,
+            allowed: &file.mcp.allow_key_env,
+        },
+    };
+    crate::mcp::config::resolve(&sources, &crate::settings::process_env).map_err(config_error)
+}
+
+fn config_error(error: McpConfigError) -> CliError {
+    let hint = error.hint();
+    CliError::usage(error.to_string()).with_hint(hint)
+}
+
+/// What starting needs: the workspace, pincer's environment minus `[tools.exec] clear_env`,
+/// every key variable and every known key (the run's `keys` among them), the HTTP client, `-v`'s
+/// stderr lines.
+pub(crate) fn start_context(
+    context: &dyn RunEnv,
+    keys: &[&str],
+    cancel: tokio_util::sync::CancellationToken,
+    http: reqwest::Client,
+) -> CliResult<StartContext> {
+    let known = context.known_keys()?;
+    let on_stderr: Option<crate::mcp::StderrSink> = context.detailer().map(|detail| {
+        Arc::new(move |server: &str, line: &str| detail(&format!("mcp[{server}]: {line}")))
+            as crate::mcp::StderrSink
+    });
+    Ok(StartContext {
+        workspace: context.workspace().to_path_buf(),
+        environment: Arc::new(std::env::vars_os().collect()),
+        clear_env: known.clear_list(&context.settings().tools.exec.clear_env),
+        secrets: known
+            .patterns(keys)
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        http,
+        on_stderr,
+        cancel,
+    })
+}
+
+/// Start the enabled servers for a turn, before its first request. A server that fails is a
+/// warning (and `status: "failed"` in the init event); a `required` one ends the run: exit 1
+/// with `error.kind = "mcp"`, its servers stopped. `http` is the turn's HTTP client.
+pub(crate) fn start_for_turn(
+    context: &dyn RunEnv,
+    scope: &CancelScope,
+    config: &McpConfig,
+    keys: &[&str],
+    http: &reqwest::Client,
+) -> CliResult<Arc<McpSet>> {
+    if config.enabled().next().is_none() {
+        return Ok(Arc::new(McpSet::empty()));
+    }
+    let start = start_context(
+        context,
+        keys,
+        scope.cancellation().token.clone(),
+        http.clone(),
+    )?;
+    let set = scope
+        .wait(McpSet::start(config, &start))
+        .map_err(cancelled_error)?;
+    for status in set.statuses() {
+        match status.state {
+            ServerState::Connected => context.detail(&format!(
+                "mcp: server '{}' connected in {} ms ({} tools)",
+                status.name,
+                status.startup.as_millis(),
+                status.tools.len()
+            )),
+            ServerState::Failed if !status.required => context.warn(&format!(
+                "{}; its tools are not offered",
+                failure_line(&status)
+            )),
+            ServerState::Failed => {}
+        }
+    }
+    if let Some(failed) = set.required_failure() {
+        let error = CliError::new(Exit::RunFailed, failure_line(failed))
+            .with_kind(ERROR_KIND)
+            .with_hint(failure_hint(failed));
+        scope.block_on(set.shutdown());
+        return Err(error);
+    }
+    Ok(Arc::new(set))
+}
+
+/// "MCP server 'x' failed to start: why".
+pub(crate) fn failure_line(status: &ServerStatus) -> String {
+    let kind = if status.required {
+        "required MCP server"
+    } else {
+        "MCP server"
+    };
+    format!(
+        "{kind} '{}' failed to start: {}",
+        status.name,
+        status.error.as_deref().unwrap_or("unknown error")
+    )
+}
+
+pub(crate) fn failure_hint(status: &ServerStatus) -> String {
+    match status.stderr_tail.last() {
+        Some(line) => format!(
+            "its stderr ended with: {line}; `pincer status --mcp` shows more (-v shows it all)"
+        ),
+        None => "`pincer status --mcp` starts each server and reports what happens".to_owned(),
+    }
+}
+
+/// The init event's `mcp_servers`.
+pub(crate) fn init_servers(set: &McpSet) -> Vec<McpServer> {
+    set.statuses()
+        .iter()
+        .map(|status| McpServer {
+            name: status.name.clone(),
+            status: status.state.as_str().to_owned(),
+            transport: status.transport.to_owned(),
+            tools: status.tools.iter().map(|tool| tool.name.clone()).collect(),
+            error: status.error.clone(),
+        })
+        .collect()
+}
+
+/// The init event's `mcp_servers` when a CLI backend runs the turn: the child starts them,
+/// except those refused a key variable, which fail.
+pub(crate) fn delegated_servers(config: &McpConfig) -> Vec<McpServer> {
+    config
+        .enabled()
+        .map(|server| McpServer {
+            name: server.name.clone(),
+            status: match server.refused {
+                None => "delegated",
+                Some(_) => "failed",
+            }
+            .to_owned(),
+            transport: server.transport.kind().to_owned(),
+            tools: Vec::new(),
+            error: server.refused.clone(),
+        })
+        .collect()
+}
+
+/// Said when a CLI backend runs the turn: the servers refused a key variable are not handed to
+/// it (`backend::mcp` leaves them out).
+pub(crate) fn warn_refused(context: &dyn RunEnv, config: &McpConfig, backend: &str) {
+    for server in config.enabled() {
+        if let Some(reason) = &server.refused {
+            context.warn(&format!(
+                "MCP server '{}' is not passed to {backend}: {reason}",
+                server.name
+            ));
+        }
+    }
+}
