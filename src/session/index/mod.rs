@@ -400,10 +400,15 @@ fn summarize_file_in(dir: Option<&std::fs::File>, path: &Path) -> Result<IndexEn
     with_read_buffer(|buffer| {
         // Most files are clean and current: one parse per line is enough. Anything else (an
         // older version, a torn or corrupt line) goes through the store's tolerant loader.
-        let bytes = file.and_then(|mut file| {
+        let bytes = file.and_then(|file| {
             use std::io::Read as _;
             buffer.reserve(usize::try_from(size).unwrap_or(0).saturating_add(1));
-            file.read_to_end(buffer).ok().map(|_| buffer.as_slice())
+            // Through `take`: `File::read_to_end` would ask the kernel for the size again (a
+            // stat and a seek per file) to size a buffer that is already big enough.
+            file.take(u64::MAX)
+                .read_to_end(buffer)
+                .ok()
+                .map(|_| buffer.as_slice())
         });
         if let Some((summary, leaf)) = bytes.and_then(summarize_clean) {
             entry.summary = summary;
