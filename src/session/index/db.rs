@@ -688,16 +688,20 @@ impl Db {
     /// [`super::short_ids`] gives each of `ids` the prefix it has among all ids.
     pub fn neighbour_ids(&self, ids: &[&str]) -> Vec<String> {
         let mut found = Vec::new();
+        // Each statement prepared once, not once per id: `sessions list --all` asks for every
+        // session's neighbours, and parsing the SQL for each id was a third of the time of a
+        // warm listing of 10,000 sessions.
+        let statements = [
+            "SELECT id FROM sessions WHERE id_lower < ?1 AND id_lower <> '' \
+             ORDER BY id_lower DESC LIMIT 1",
+            "SELECT id FROM sessions WHERE id_lower > ?1 ORDER BY id_lower LIMIT 1",
+        ];
+        let mut statements = statements.map(|sql| self.conn.prepare(sql));
         for id in ids {
             let lower = id.to_ascii_lowercase();
-            for sql in [
-                "SELECT id FROM sessions WHERE id_lower < ?1 AND id_lower <> '' \
-                 ORDER BY id_lower DESC LIMIT 1",
-                "SELECT id FROM sessions WHERE id_lower > ?1 ORDER BY id_lower LIMIT 1",
-            ] {
-                if let Ok(Some(id)) = self
-                    .conn
-                    .query_row(sql, [&lower], |row| row.get::<_, String>(0))
+            for statement in statements.iter_mut().flatten() {
+                if let Ok(Some(id)) = statement
+                    .query_row([&lower], |row| row.get::<_, String>(0))
                     .optional()
                 {
                     found.push(id);
