@@ -696,17 +696,26 @@ impl Db {
              ORDER BY id_lower DESC LIMIT 1",
             "SELECT id FROM sessions WHERE id_lower > ?1 ORDER BY id_lower LIMIT 1",
         ];
-        let mut statements = statements.map(|sql| self.conn.prepare(sql));
-        for id in ids {
-            let lower = id.to_ascii_lowercase();
-            for statement in statements.iter_mut().flatten() {
-                if let Ok(Some(id)) = statement
-                    .query_row([&lower], |row| row.get::<_, String>(0))
-                    .optional()
-                {
-                    found.push(id);
+        // One read transaction for all of them: each statement alone is a transaction of its
+        // own, whose locks on the WAL's shared memory were two `fcntl` calls per query. Inside
+        // another transaction, the queries are part of that one.
+        let transaction = self.conn.unchecked_transaction().ok();
+        {
+            let mut statements = statements.map(|sql| self.conn.prepare(sql));
+            for id in ids {
+                let lower = id.to_ascii_lowercase();
+                for statement in statements.iter_mut().flatten() {
+                    if let Ok(Some(id)) = statement
+                        .query_row([&lower], |row| row.get::<_, String>(0))
+                        .optional()
+                    {
+                        found.push(id);
+                    }
                 }
             }
+        }
+        if let Some(transaction) = transaction {
+            let _ = transaction.commit();
         }
         found
     }
