@@ -11,6 +11,7 @@
 //! also words the errors. So whenever this reader gives an entry, it is the entry the general
 //! reader gives; `tests::the_fast_reader_agrees_with_the_general_one` holds it to that.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::value::MapAccessDeserializer;
@@ -20,9 +21,10 @@ use serde_json::{Map, Value};
 use super::record::{
     AgentMessage, AssistantContent, AssistantMessage, BranchSummaryEntry, CompactionEntry,
     ContentBlock, CustomEntry, CustomMessageEntry, Entry, ImageContent, LabelEntry, MessageContent,
-    MessageEntry, ModelChangeEntry, SessionInfoEntry, StopReason, TextContent, ThinkingContent,
-    ThinkingLevelChangeEntry, ToolCall, ToolResultMessage, Usage, UserMessage,
+    MessageEntry, ModelChangeEntry, SessionHeader, SessionInfoEntry, StopReason, TextContent,
+    ThinkingContent, ThinkingLevelChangeEntry, ToolCall, ToolResultMessage, Usage, UserMessage,
 };
+use super::summary::{AssistantFacts, EntryFacts, Facts};
 
 /// The entry on `line`, when it has the plain shape this reader takes (see the module header).
 pub fn parse_entry(line: &str) -> Option<Entry> {
@@ -57,10 +59,18 @@ thread_local! {
 fn skip_value<'de, D: Deserializer<'de>>(deserializer: D, string: bool) -> Result<(), D::Error> {
     let raw = <&'de serde_json::value::RawValue>::deserialize(deserializer)?;
     let text = raw.get();
-    if (string && !text.starts_with('"')) || text.contains("\\ud") || text.contains("\\uD") {
+    if (string && !text.starts_with('"')) || has_escaped_surrogate(text) {
         return Err(declined());
     }
     Ok(())
+}
+
+/// Whether `text` holds `\ud` or `\uD` (what starts an escaped UTF-16 surrogate), in one pass.
+fn has_escaped_surrogate(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'\\', bytes).any(|at| {
+        bytes.get(at + 1) == Some(&b'u') && matches!(bytes.get(at + 2), Some(b'd' | b'D'))
+    })
 }
 
 /// A text the summary does not read: kept, or checked and left empty.
@@ -756,6 +766,651 @@ impl From<FastImage> for ImageContent {
     }
 }
 
+// ---- A summary's reader ----------------------------------------------------------------------
+
+/// One entry as a summary reads it ([`summary_entry`]): its ids and time, and the few fields
+/// of [`EntryFacts`], with every string borrowed from the line unless it holds an escape.
+#[derive(Debug)]
+pub struct SummaryEntry<'a> {
+    id: Cow<'a, str>,
+    parent_id: Option<Cow<'a, str>>,
+    timestamp: Cow<'a, str>,
+    kind: SummaryKind<'a>,
+}
+
+#[derive(Debug)]
+enum SummaryKind<'a> {
+    SessionInfo(Option<Cow<'a, str>>),
+    Compaction,
+    Custom {
+        custom_type: Cow<'a, str>,
+        data: Option<Value>,
+    },
+    ModelChange {
+        provider: Cow<'a, str>,
+        model_id: Cow<'a, str>,
+    },
+    ThinkingLevelChange(Cow<'a, str>),
+    User,
+    Assistant {
+        provider: Cow<'a, str>,
+        model: Cow<'a, str>,
+        usage: Usage,
+        stop_reason: StopReason,
+        error_message: Option<Cow<'a, str>>,
+    },
+    OtherMessage,
+    Other,
+}
+
+impl SummaryEntry<'_> {
+    /// What the summary reads of the entry.
+    pub fn facts(&self) -> EntryFacts<'_> {
+        let kind = match &self.kind {
+            SummaryKind::SessionInfo(name) => Facts::SessionInfo {
+                name: name.as_deref(),
+            },
+            SummaryKind::Compaction => Facts::Compaction,
+            SummaryKind::Custom { custom_type, data } => {
+                super::summary::backend_session(custom_type, data.as_ref())
+            }
+            SummaryKind::ModelChange { provider, model_id } => {
+                Facts::ModelChange { provider, model_id }
+            }
+            SummaryKind::ThinkingLevelChange(thinking_level) => {
+                Facts::ThinkingLevelChange { thinking_level }
+            }
+            SummaryKind::User => Facts::UserMessage,
+            SummaryKind::Assistant {
+                provider,
+                model,
+                usage,
+                stop_reason,
+                error_message,
+            } => Facts::AssistantMessage(AssistantFacts {
+                provider,
+                model,
+                usage,
+                stop_reason: *stop_reason,
+                error_message: error_message.as_deref(),
+            }),
+            SummaryKind::OtherMessage => Facts::OtherMessage,
+            SummaryKind::Other => Facts::Other,
+        };
+        EntryFacts {
+            id: &self.id,
+            parent_id: self.parent_id.as_deref(),
+            timestamp: &self.timestamp,
+            kind,
+        }
+    }
+}
+
+/// The entry on `line` as a summary reads it, without building the [`Entry`]: no text, payload
+/// or field the summary does not read is copied or kept, and what it reads is borrowed from the
+/// line. It takes only lines [`parse_entry_for_summary`] takes (the same shapes, checked the
+/// same way, field for field), and then their facts are that entry's
+/// (`summary_tests::the_summary_reader_reads_what_the_entry_says`); `None` for any other line.
+pub fn summary_entry(line: &str) -> Option<SummaryEntry<'_>> {
+    let mut deserializer = serde_json::Deserializer::from_str(line);
+    let Tagged(entry) = Tagged::<SummaryEntry<'_>>::deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    Some(entry)
+}
+
+/// The session header on `line`, when it has the plain shape (no field the header does not
+/// name, no key twice): then it is the header the general reader gives
+/// (`summary_tests::the_header_reader_agrees_with_the_general_one`); `None` for any other line.
+pub fn parse_header(line: &str) -> Option<SessionHeader> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+    struct PlainHeader<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: Kept<'a>,
+        #[serde(default)]
+        version: Option<u32>,
+        id: String,
+        timestamp: String,
+        #[serde(default)]
+        cwd: Option<String>,
+        #[serde(default)]
+        parent_session: Option<String>,
+    }
+
+    let mut deserializer = serde_json::Deserializer::from_str(line);
+    let header = PlainHeader::deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    (header.kind.0 == "session").then(|| SessionHeader {
+        version: header.version,
+        id: header.id,
+        timestamp: header.timestamp,
+        cwd: header.cwd.unwrap_or_default(),
+        parent_session: header.parent_session,
+        extra: Map::new(),
+    })
+}
+
+/// A string kept by the summary's reader: borrowed from the line when it has no escape.
+struct Kept<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Kept<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeptVisitor;
+
+        impl<'de> Visitor<'de> for KeptVisitor {
+            type Value = Kept<'de>;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a string")
+            }
+
+            fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Kept<'de>, E> {
+                Ok(Kept(Cow::Borrowed(text)))
+            }
+
+            fn visit_str<E: de::Error>(self, text: &str) -> Result<Kept<'de>, E> {
+                Ok(Kept(Cow::Owned(text.to_owned())))
+            }
+
+            fn visit_string<E: de::Error>(self, text: String) -> Result<Kept<'de>, E> {
+                Ok(Kept(Cow::Owned(text)))
+            }
+        }
+
+        deserializer.deserialize_str(KeptVisitor)
+    }
+}
+
+fn kept(text: Option<Kept<'_>>) -> Option<Cow<'_, str>> {
+    text.map(|text| text.0)
+}
+
+/// A string the summary does not read, checked as a `String` is (escapes included) and not
+/// kept.
+#[derive(Default)]
+struct Unread;
+
+impl<'de> Deserialize<'de> for Unread {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct UnreadVisitor;
+
+        impl Visitor<'_> for UnreadVisitor {
+            type Value = Unread;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a string")
+            }
+
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Unread, E> {
+                Ok(Unread)
+            }
+        }
+
+        deserializer.deserialize_str(UnreadVisitor)
+    }
+}
+
+/// A JSON payload the summary does not read, checked as [`payload`] checks it.
+struct SkippedPayload;
+
+impl<'de> Deserialize<'de> for SkippedPayload {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        skip_value(deserializer, false).map(|()| SkippedPayload)
+    }
+}
+
+/// A record read as a map whose first key is its tag ([`tagged`]), for the summary's reader.
+trait TaggedRecord<'de>: Sized {
+    /// The tag's key.
+    const TAG: &'static str;
+    /// What the record is, for serde's error.
+    const WHAT: &'static str;
+    /// The record of the tag `tag`, from the rest of the map.
+    fn pick<A: MapAccess<'de>>(tag: &str, rest: MapAccessDeserializer<A>)
+    -> Result<Self, A::Error>;
+}
+
+/// A [`TaggedRecord`] as serde reads it.
+struct Tagged<T>(T);
+
+impl<'de, T: TaggedRecord<'de>> Deserialize<'de> for Tagged<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TaggedVisitor<T>(std::marker::PhantomData<T>);
+
+        impl<'de, T: TaggedRecord<'de>> Visitor<'de> for TaggedVisitor<T> {
+            type Value = Tagged<T>;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str(T::WHAT)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Tagged<T>, A::Error> {
+                tagged(map, T::TAG, T::pick).map(Tagged)
+            }
+        }
+
+        deserializer.deserialize_map(TaggedVisitor(std::marker::PhantomData))
+    }
+}
+
+/// Declares the record an entry type is read into by the summary's reader, the fields of its
+/// `Fast…` counterpart above (with the same serde attributes) after `id`, `parentId` and
+/// `timestamp`.
+macro_rules! summary_record {
+    ($name:ident { $($(#[$attribute:meta])* $field:ident: $type:ty,)* }) => {
+        #[derive(serde::Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        struct $name<'a> {
+            #[serde(borrow)]
+            id: Kept<'a>,
+            #[serde(borrow)]
+            parent_id: Option<Kept<'a>>,
+            #[serde(borrow)]
+            timestamp: Kept<'a>,
+            $($(#[$attribute])* $field: $type,)*
+        }
+    };
+}
+
+summary_record!(SummaryMessageEntry {
+    #[serde(borrow)]
+    message: Tagged<SummaryMessage<'a>>,
+});
+summary_record!(SummaryThinkingLevelChange {
+    #[serde(borrow)]
+    thinking_level: Kept<'a>,
+});
+summary_record!(SummaryModelChange {
+    #[serde(borrow)]
+    provider: Kept<'a>,
+    #[serde(borrow)]
+    model_id: Kept<'a>,
+});
+summary_record!(SummaryCompaction {
+    #[expect(dead_code, reason = "checked, not read")]
+    summary: SkippedText,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    first_kept_entry_id: Unread,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    tokens_before: u64,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    details: Option<SkippedPayload>,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    from_hook: Option<bool>,
+});
+summary_record!(SummaryBranchSummary {
+    #[expect(dead_code, reason = "checked, not read")]
+    from_id: Unread,
+    #[expect(dead_code, reason = "checked, not read")]
+    summary: SkippedText,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    details: Option<SkippedPayload>,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    from_hook: Option<bool>,
+});
+summary_record!(SummaryCustom {
+    #[serde(borrow)]
+    custom_type: Kept<'a>,
+    #[serde(default, deserialize_with = "present_data")]
+    data: Option<Value>,
+});
+summary_record!(SummaryCustomMessage {
+    #[expect(dead_code, reason = "checked, not read")]
+    custom_type: Unread,
+    #[expect(dead_code, reason = "checked, not read")]
+    content: SkippedContent,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    display: bool,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    details: Option<SkippedPayload>,
+});
+summary_record!(SummaryLabel {
+    #[expect(dead_code, reason = "checked, not read")]
+    target_id: Unread,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    label: Option<Unread>,
+});
+summary_record!(SummarySessionInfo {
+    #[serde(default, borrow)]
+    name: Option<Kept<'a>>,
+});
+
+impl<'a> SummaryEntry<'a> {
+    fn of(
+        id: Kept<'a>,
+        parent_id: Option<Kept<'a>>,
+        timestamp: Kept<'a>,
+        kind: SummaryKind<'a>,
+    ) -> Self {
+        SummaryEntry {
+            id: id.0,
+            parent_id: kept(parent_id),
+            timestamp: timestamp.0,
+            kind,
+        }
+    }
+}
+
+impl<'de: 'a, 'a> TaggedRecord<'de> for SummaryEntry<'a> {
+    const TAG: &'static str = "type";
+    const WHAT: &'static str = "a session entry";
+
+    fn pick<A: MapAccess<'de>>(
+        kind: &str,
+        rest: MapAccessDeserializer<A>,
+    ) -> Result<Self, A::Error> {
+        Ok(match kind {
+            "message" => {
+                let entry = SummaryMessageEntry::deserialize(rest)?;
+                let kind = match entry.message.0 {
+                    SummaryMessage::User => SummaryKind::User,
+                    SummaryMessage::Assistant(assistant) => SummaryKind::Assistant {
+                        provider: assistant.provider.0,
+                        model: assistant.model.0,
+                        usage: assistant.usage,
+                        stop_reason: assistant.stop_reason,
+                        error_message: kept(assistant.error_message),
+                    },
+                    SummaryMessage::ToolResult => SummaryKind::OtherMessage,
+                };
+                SummaryEntry::of(entry.id, entry.parent_id, entry.timestamp, kind)
+            }
+            "thinking_level_change" => {
+                let entry = SummaryThinkingLevelChange::deserialize(rest)?;
+                let kind = SummaryKind::ThinkingLevelChange(entry.thinking_level.0);
+                SummaryEntry::of(entry.id, entry.parent_id, entry.timestamp, kind)
+            }
+            "model_change" => {
+                let entry = SummaryModelChange::deserialize(rest)?;
+                let kind = SummaryKind::ModelChange {
+                    provider: entry.provider.0,
+                    model_id: entry.model_id.0,
+                };
+                SummaryEntry::of(entry.id, entry.parent_id, entry.timestamp, kind)
+            }
+            "compaction" => {
+                let entry = SummaryCompaction::deserialize(rest)?;
+                SummaryEntry::of(
+                    entry.id,
+                    entry.parent_id,
+                    entry.timestamp,
+                    SummaryKind::Compaction,
+                )
+            }
+            "branch_summary" => {
+                let entry = SummaryBranchSummary::deserialize(rest)?;
+                SummaryEntry::of(
+                    entry.id,
+                    entry.parent_id,
+                    entry.timestamp,
+                    SummaryKind::Other,
+                )
+            }
+            "custom" => {
+                let entry = SummaryCustom::deserialize(rest)?;
+                let kind = SummaryKind::Custom {
+                    custom_type: entry.custom_type.0,
+                    data: entry.data,
+                };
+                SummaryEntry::of(entry.id, entry.parent_id, entry.timestamp, kind)
+            }
+            "custom_message" => {
+                let entry = SummaryCustomMessage::deserialize(rest)?;
+                SummaryEntry::of(
+                    entry.id,
+                    entry.parent_id,
+                    entry.timestamp,
+                    SummaryKind::Other,
+                )
+            }
+            "label" => {
+                let entry = SummaryLabel::deserialize(rest)?;
+                SummaryEntry::of(
+                    entry.id,
+                    entry.parent_id,
+                    entry.timestamp,
+                    SummaryKind::Other,
+                )
+            }
+            "session_info" => {
+                let entry = SummarySessionInfo::deserialize(rest)?;
+                let kind = SummaryKind::SessionInfo(kept(entry.name));
+                SummaryEntry::of(entry.id, entry.parent_id, entry.timestamp, kind)
+            }
+            _ => return Err(declined()),
+        })
+    }
+}
+
+/// A message as the summary reads it.
+enum SummaryMessage<'a> {
+    User,
+    Assistant(SummaryAssistant<'a>),
+    ToolResult,
+}
+
+impl<'de: 'a, 'a> TaggedRecord<'de> for SummaryMessage<'a> {
+    const TAG: &'static str = "role";
+    const WHAT: &'static str = "a message";
+
+    fn pick<A: MapAccess<'de>>(
+        role: &str,
+        rest: MapAccessDeserializer<A>,
+    ) -> Result<Self, A::Error> {
+        Ok(match role {
+            "user" => {
+                SummaryUser::deserialize(rest)?;
+                SummaryMessage::User
+            }
+            "assistant" => SummaryMessage::Assistant(SummaryAssistant::deserialize(rest)?),
+            "toolResult" => {
+                SummaryToolResult::deserialize(rest)?;
+                SummaryMessage::ToolResult
+            }
+            _ => return Err(declined()),
+        })
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SummaryUser {
+    #[expect(dead_code, reason = "checked, not read")]
+    content: SkippedContent,
+    #[expect(dead_code, reason = "checked, not read")]
+    timestamp: i64,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SummaryAssistant<'a> {
+    #[expect(dead_code, reason = "checked, not read")]
+    content: SkippedBlocks<SummaryAssistantBlock>,
+    #[expect(dead_code, reason = "checked, not read")]
+    api: Unread,
+    #[serde(borrow)]
+    provider: Kept<'a>,
+    #[serde(borrow)]
+    model: Kept<'a>,
+    #[serde(default)]
+    usage: Usage,
+    stop_reason: StopReason,
+    #[expect(dead_code, reason = "checked, not read")]
+    timestamp: i64,
+    #[serde(default, borrow)]
+    error_message: Option<Kept<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SummaryToolResult {
+    #[expect(dead_code, reason = "checked, not read")]
+    tool_call_id: Unread,
+    #[expect(dead_code, reason = "checked, not read")]
+    tool_name: Unread,
+    #[expect(dead_code, reason = "checked, not read")]
+    content: SkippedBlocks<SummaryBlock>,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    details: Option<SkippedPayload>,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    is_error: bool,
+    #[expect(dead_code, reason = "checked, not read")]
+    timestamp: i64,
+}
+
+/// `content` of a user or custom message, checked as [`FastMessageContent`] reads it: a
+/// string, or a list of blocks.
+struct SkippedContent;
+
+impl<'de> Deserialize<'de> for SkippedContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+
+        impl<'de> Visitor<'de> for ContentVisitor {
+            type Value = SkippedContent;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("a string or an array of blocks")
+            }
+
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<SkippedContent, E> {
+                Ok(SkippedContent)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<SkippedContent, A::Error> {
+                skip_blocks::<A, SummaryBlock>(seq).map(|()| SkippedContent)
+            }
+        }
+
+        deserializer.deserialize_any(ContentVisitor)
+    }
+}
+
+/// A list of blocks of the kind `T`, each checked and none kept.
+struct SkippedBlocks<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: TaggedRecord<'de>> Deserialize<'de> for SkippedBlocks<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct BlocksVisitor<T>(std::marker::PhantomData<T>);
+
+        impl<'de, T: TaggedRecord<'de>> Visitor<'de> for BlocksVisitor<T> {
+            type Value = SkippedBlocks<T>;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
+                formatter.write_str("an array of blocks")
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<SkippedBlocks<T>, A::Error> {
+                skip_blocks::<A, T>(seq).map(|()| SkippedBlocks(std::marker::PhantomData))
+            }
+        }
+
+        deserializer.deserialize_seq(BlocksVisitor(std::marker::PhantomData))
+    }
+}
+
+fn skip_blocks<'de, A: SeqAccess<'de>, T: TaggedRecord<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element::<Tagged<T>>()?.is_some() {}
+    Ok(())
+}
+
+/// A block of a user message, a tool result or a custom message, checked as
+/// [`FastContentBlock`] reads it.
+struct SummaryBlock;
+
+impl<'de> TaggedRecord<'de> for SummaryBlock {
+    const TAG: &'static str = "type";
+    const WHAT: &'static str = "a content block";
+
+    fn pick<A: MapAccess<'de>>(
+        kind: &str,
+        rest: MapAccessDeserializer<A>,
+    ) -> Result<Self, A::Error> {
+        match kind {
+            "text" => SummaryText::deserialize(rest).map(|_| SummaryBlock),
+            "image" => SummaryImage::deserialize(rest).map(|_| SummaryBlock),
+            _ => Err(declined()),
+        }
+    }
+}
+
+/// A block of an assistant message, checked as [`FastAssistantContent`] reads it.
+struct SummaryAssistantBlock;
+
+impl<'de> TaggedRecord<'de> for SummaryAssistantBlock {
+    const TAG: &'static str = "type";
+    const WHAT: &'static str = "an assistant content block";
+
+    fn pick<A: MapAccess<'de>>(
+        kind: &str,
+        rest: MapAccessDeserializer<A>,
+    ) -> Result<Self, A::Error> {
+        match kind {
+            "text" => SummaryText::deserialize(rest).map(|_| SummaryAssistantBlock),
+            "thinking" => SummaryThinking::deserialize(rest).map(|_| SummaryAssistantBlock),
+            "toolCall" => SummaryToolCall::deserialize(rest).map(|_| SummaryAssistantBlock),
+            _ => Err(declined()),
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SummaryText {
+    #[expect(dead_code, reason = "checked, not read")]
+    text: SkippedText,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    text_signature: Option<Unread>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SummaryThinking {
+    #[expect(dead_code, reason = "checked, not read")]
+    thinking: SkippedText,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    thinking_signature: Option<SkippedText>,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    redacted: Option<bool>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SummaryToolCall {
+    #[expect(dead_code, reason = "checked, not read")]
+    id: Unread,
+    #[expect(dead_code, reason = "checked, not read")]
+    name: Unread,
+    #[expect(dead_code, reason = "checked, not read")]
+    arguments: SkippedPayload,
+    #[serde(default)]
+    #[expect(dead_code, reason = "checked, not read")]
+    thought_signature: Option<Unread>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SummaryImage {
+    #[expect(dead_code, reason = "checked, not read")]
+    data: SkippedText,
+    #[expect(dead_code, reason = "checked, not read")]
+    mime_type: Unread,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -857,6 +1512,104 @@ mod tests {
 #[cfg(test)]
 mod summary_tests {
     use super::*;
+
+    /// The summary's reader on `line` against the entry's reader: it takes nothing the
+    /// entry's reader declines, and what it takes it reads as that entry says.
+    fn check_summary_reader(line: &str) -> bool {
+        let Some(read) = summary_entry(line) else {
+            return false;
+        };
+        let whole = parse_entry_for_summary(line);
+        assert!(
+            whole.is_some(),
+            "taken by the summary's reader only: {line}"
+        );
+        if let Some(whole) = whole {
+            assert_eq!(
+                read.facts(),
+                crate::session::summary::facts(&whole),
+                "{line}"
+            );
+        }
+        true
+    }
+
+    #[test]
+    fn the_header_reader_agrees_with_the_general_one() {
+        use crate::session::record::{Line, parse_line};
+        let plain = r#"{"type":"session","version":3,"id":"0198-a","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w \"x\"","parentSession":"/s/p.jsonl"}"#;
+        let lines = [
+            plain,
+            r#"{"type":"session","id":"s","timestamp":"t"}"#,
+            r#"{"version":2,"type":"session","id":"s","timestamp":"t","cwd":null,"parentSession":null}"#,
+            r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w","extra":1}"#,
+            r#"{"type":"session","version":3,"id":"s","id":"t","timestamp":"t","cwd":"/w"}"#,
+            r#"{"type":"session","version":3.0,"id":"s","timestamp":"t","cwd":"/w"}"#,
+            r#"{"type":"session","version":-3,"id":"s","timestamp":"t","cwd":"/w"}"#,
+            r#"{"type":"message","id":"s","timestamp":"t","cwd":"/w"}"#,
+            r#"{"type":"session","version":3,"timestamp":"t","cwd":"/w"}"#,
+            r#"{"type":"session","version":3,"id":7,"timestamp":"t","cwd":"/w"}"#,
+            r#"{"type":"session","version":3,"id":"s","timestamp":"t","cwd":"/w"} x"#,
+        ];
+        assert!(parse_header(plain).is_some());
+        let mut changed_lines = Vec::new();
+        for position in 0..plain.len() {
+            for replacement in [b'"', b'1', b'{', b'}', b' ', b'x', b'\\', b'n', b','] {
+                let mut changed = plain.as_bytes().to_vec();
+                changed[position] = replacement;
+                changed_lines.extend(String::from_utf8(changed));
+            }
+        }
+        for line in lines
+            .iter()
+            .copied()
+            .chain(changed_lines.iter().map(String::as_str))
+        {
+            if let Some(header) = parse_header(line) {
+                match parse_line(line) {
+                    Ok(Line::Header(general)) => assert_eq!(header, general, "{line}"),
+                    other => panic!("taken by the header reader only: {line}: {other:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_summary_reader_reads_what_the_entry_says() {
+        for line in super::tests::PLAIN {
+            assert!(check_summary_reader(line), "declined: {line}");
+        }
+        for line in super::tests::DECLINED {
+            assert!(!check_summary_reader(line), "taken: {line}");
+        }
+        // Escaped strings are read (and kept where the summary reads them), not declined.
+        for line in [
+            r#"{"type":"session_info","id":"a\u0062","parentId":"\"p\"","timestamp":"t\n","name":" caf\u00e9 "}"#,
+            r#"{"type":"model_change","id":"1","parentId":null,"timestamp":"t","provider":"p\/q","modelId":"m\u0020"}"#,
+            r#"{"type":"message","id":"1","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[{"type":"toolCall","id":"c\"","name":"n","arguments":{"x":"\n"}}],"api":"a","provider":"p","model":"m","usage":{"input":3,"other":[1]},"stopReason":"aborted","timestamp":2,"errorMessage":"bad \"thing\""}}"#,
+            r#"{"type":"custom","customType":"pincer.codex-cli","data":{"sessionId":"x","sessionId":"y\u0021"},"id":"1","parentId":null,"timestamp":"t"}"#,
+        ] {
+            assert!(check_summary_reader(line), "declined: {line}");
+        }
+        // Every line cut short anywhere, and with each byte changed, too.
+        for line in super::tests::PLAIN {
+            for end in 0..line.len() {
+                if let Some(cut) = line.get(..end) {
+                    assert!(!check_summary_reader(cut), "{cut}");
+                }
+            }
+            let bytes = line.as_bytes();
+            for position in 0..bytes.len() {
+                for replacement in [b'"', b'1', b'{', b']', b' ', b'x', b'\\', b'n'] {
+                    let mut changed = bytes.to_vec();
+                    changed[position] = replacement;
+                    if let Ok(changed) = String::from_utf8(changed) {
+                        check_summary_reader(&changed);
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_line_read_for_a_summary_is_taken_as_for_the_whole_entry_but_for_escaped_surrogates() {

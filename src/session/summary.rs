@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::context;
-use super::record::{AgentMessage, Entry, SessionHeader, SessionInfoEntry, StopReason};
+use super::ids::IdSet;
+use super::record::{AgentMessage, Entry, SessionHeader, SessionInfoEntry, StopReason, Usage};
 use crate::conversation::{ContextOccupancy, Prices, TokenUsage};
 
 /// Usage of one model within a session.
@@ -141,21 +142,14 @@ pub const PINCER_CUSTOM_PREFIX: &str = "pincer.";
 /// conversation as it stands — model, thinking level, turns, context, whether the last run
 /// failed — comes from the current branch (root → last entry), as a resume would see it.
 pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
-    let mut summary = SessionSummary {
-        id: header.id.clone(),
-        cwd: header.cwd.clone(),
-        created: header.timestamp.clone(),
-        updated: header.timestamp.clone(),
-        parent_session: header.parent_session.clone(),
-        ..SessionSummary::default()
-    };
+    let mut summary = new_summary(header);
     for entry in entries {
-        add_file_entry(&mut summary, entry);
+        add_file_entry(&mut summary, &facts(entry));
     }
     // Whether a compaction came after the last successful call on the branch.
     let mut compacted = false;
     for entry in context::branch_path(entries, None) {
-        add_branch_entry(&mut summary, &mut compacted, entry);
+        add_branch_entry(&mut summary, &mut compacted, &facts(entry));
     }
     summary.context_tokens = summary.last_usage.map(|usage| usage.context_tokens());
     if compacted {
@@ -165,6 +159,197 @@ pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
         summary.context_estimated = true;
     }
     summary
+}
+
+/// The summary of a session without entries: its header's facts.
+fn new_summary(header: &SessionHeader) -> SessionSummary {
+    SessionSummary {
+        id: header.id.clone(),
+        cwd: header.cwd.clone(),
+        created: header.timestamp.clone(),
+        updated: header.timestamp.clone(),
+        parent_session: header.parent_session.clone(),
+        ..SessionSummary::default()
+    }
+}
+
+/// What a summary reads of one entry: where it hangs in the tree, its time, and the few fields
+/// the summary is made of. Borrowed from an [`Entry`] ([`facts`]) or straight from a line's
+/// text ([`super::record_fast::summary_entry`]), so both feed the same rules below.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EntryFacts<'a> {
+    /// The entry's id.
+    pub id: &'a str,
+    /// Its parent's id.
+    pub parent_id: Option<&'a str>,
+    /// Its time (ISO).
+    pub timestamp: &'a str,
+    /// What else the summary reads of it.
+    pub kind: Facts<'a>,
+}
+
+/// The part of an entry a summary reads, by kind.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Facts<'a> {
+    /// A `session_info` entry and the name it sets (before trimming).
+    SessionInfo {
+        name: Option<&'a str>,
+    },
+    Compaction,
+    /// A `custom` entry of pincer's holding a CLI backend's session id.
+    BackendSession {
+        backend: &'a str,
+        session_id: &'a str,
+    },
+    ModelChange {
+        provider: &'a str,
+        model_id: &'a str,
+    },
+    ThinkingLevelChange {
+        thinking_level: &'a str,
+    },
+    UserMessage,
+    AssistantMessage(AssistantFacts<'a>),
+    /// A message of another role (a tool result, pi's other roles).
+    OtherMessage,
+    /// Any other entry (a label, a branch summary, another custom entry, …).
+    Other,
+}
+
+/// What a summary reads of an assistant message.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AssistantFacts<'a> {
+    pub provider: &'a str,
+    pub model: &'a str,
+    pub usage: &'a Usage,
+    pub stop_reason: StopReason,
+    pub error_message: Option<&'a str>,
+}
+
+/// What a summary reads of `entry`.
+pub fn facts(entry: &Entry) -> EntryFacts<'_> {
+    let kind = match entry {
+        Entry::SessionInfo(info) => Facts::SessionInfo {
+            name: info.name.as_deref(),
+        },
+        Entry::Compaction(_) => Facts::Compaction,
+        Entry::Custom(custom) => backend_session(&custom.custom_type, custom.data.as_ref()),
+        Entry::ModelChange(change) => Facts::ModelChange {
+            provider: &change.provider,
+            model_id: &change.model_id,
+        },
+        Entry::ThinkingLevelChange(change) => Facts::ThinkingLevelChange {
+            thinking_level: &change.thinking_level,
+        },
+        Entry::Message(message_entry) => match &message_entry.message {
+            AgentMessage::User(_) => Facts::UserMessage,
+            AgentMessage::Assistant(assistant) => Facts::AssistantMessage(AssistantFacts {
+                provider: &assistant.provider,
+                model: &assistant.model,
+                usage: &assistant.usage,
+                stop_reason: assistant.stop_reason,
+                error_message: assistant.error_message.as_deref(),
+            }),
+            _ => Facts::OtherMessage,
+        },
+        _ => Facts::Other,
+    };
+    EntryFacts {
+        id: entry.id(),
+        parent_id: entry.parent_id(),
+        timestamp: entry.timestamp(),
+        kind,
+    }
+}
+
+/// What a summary reads of a `custom` entry of type `custom_type` with `data`: the CLI
+/// backend's session id of one of pincer's (`pincer.<backend>` with `data.sessionId`).
+pub fn backend_session<'a>(custom_type: &'a str, data: Option<&'a serde_json::Value>) -> Facts<'a> {
+    match (
+        custom_type.strip_prefix(PINCER_CUSTOM_PREFIX),
+        data.and_then(|data| data.get("sessionId"))
+            .and_then(serde_json::Value::as_str),
+    ) {
+        (Some(backend), Some(session_id)) => Facts::BackendSession {
+            backend,
+            session_id,
+        },
+        _ => Facts::Other,
+    }
+}
+
+/// A summary made in one pass over a file's entries, fed one at a time without keeping them
+/// (a full reindex reads every session this way, SPEC §12.1). It gives the summary
+/// [`summarize`] gives for the same header and entries, or declines
+/// ([`Summarizer::add`] returns `false`, [`Summarizer::finish`] `None`) where that would need
+/// the entries again: a file whose current branch is not the whole file (a fork inside it, a
+/// repeated id), or one whose context must be rebuilt to be estimated (a compaction after the
+/// last reported usage).
+#[derive(Debug)]
+pub struct Summarizer {
+    summary: SessionSummary,
+    /// Whether a compaction came after the last successful call so far.
+    compacted: bool,
+    /// A hash of every id so far: a repeated id would make [`context::branch_path`] skip
+    /// entries. Two ids of the same hash read as repeated, which only costs the full summary.
+    ids: IdSet<u64>,
+    /// The last entry's id.
+    leaf: Option<String>,
+}
+
+impl Summarizer {
+    /// A summary of the session of `header` before any entry.
+    pub fn new(header: &SessionHeader) -> Summarizer {
+        Summarizer {
+            summary: new_summary(header),
+            compacted: false,
+            ids: IdSet::default(),
+            leaf: None,
+        }
+    }
+
+    /// Take the file's next entry. `false` when the entries so far are not one line of
+    /// descent, each the child of the one before it with no id seen twice: then the current
+    /// branch (found from the last entry back) is not every entry in order, and only
+    /// [`summarize`] over all of them can tell it.
+    #[must_use]
+    pub fn add(&mut self, entry: &EntryFacts<'_>) -> bool {
+        if let Some(leaf) = &self.leaf {
+            // The root's parent is not looked at: the walk back from the leaf ends there
+            // anyway (a dangling or repeated parent ends it too).
+            let parent = entry.parent_id.filter(|parent| !parent.is_empty());
+            if parent != Some(leaf.as_str()) {
+                return false;
+            }
+        }
+        let hash = std::hash::BuildHasher::hash_one(
+            &std::hash::BuildHasherDefault::<super::ids::IdHasher>::default(),
+            entry.id,
+        );
+        if !self.ids.insert(hash) {
+            return false;
+        }
+        add_file_entry(&mut self.summary, entry);
+        add_branch_entry(&mut self.summary, &mut self.compacted, entry);
+        match &mut self.leaf {
+            Some(leaf) => {
+                leaf.clear();
+                leaf.push_str(entry.id);
+            }
+            None => self.leaf = Some(entry.id.to_owned()),
+        }
+        true
+    }
+
+    /// The summary and the last entry's id; `None` when a compaction follows the last
+    /// reported usage, so that the context must be rebuilt from the entries to be estimated.
+    pub fn finish(mut self) -> Option<(SessionSummary, Option<String>)> {
+        if self.compacted {
+            return None;
+        }
+        self.summary.context_tokens = self.summary.last_usage.map(|usage| usage.context_tokens());
+        Some((self.summary, self.leaf))
+    }
 }
 
 /// A summary carried forward over entries appended after it, see [`extend`].
@@ -204,11 +389,11 @@ pub fn extend(
     }
     let mut summary = previous.clone();
     for entry in appended {
-        add_file_entry(&mut summary, entry);
+        add_file_entry(&mut summary, &facts(entry));
     }
     let mut compacted = previous.context_estimated;
     for entry in appended {
-        add_branch_entry(&mut summary, &mut compacted, entry);
+        add_branch_entry(&mut summary, &mut compacted, &facts(entry));
     }
     summary.context_tokens = summary.last_usage.map(|usage| usage.context_tokens());
     summary.context_estimated = false;
@@ -219,100 +404,124 @@ pub fn extend(
 }
 
 /// The facts every entry of the file contributes to, whatever its branch.
-fn add_file_entry(summary: &mut SessionSummary, entry: &Entry) {
+fn add_file_entry(summary: &mut SessionSummary, entry: &EntryFacts<'_>) {
     summary.entries += 1;
-    if entry.timestamp() > summary.updated.as_str() {
-        summary.updated = entry.timestamp().to_owned();
+    if entry.timestamp > summary.updated.as_str() {
+        entry.timestamp.clone_into(&mut summary.updated);
     }
-    match entry {
-        Entry::SessionInfo(info) => summary.name = session_name(info),
-        Entry::Compaction(_) => summary.compactions += 1,
-        Entry::Custom(custom) => {
-            if let Some(backend) = custom.custom_type.strip_prefix(PINCER_CUSTOM_PREFIX)
-                && let Some(id) = custom
-                    .data
-                    .as_ref()
-                    .and_then(|data| data.get("sessionId"))
-                    .and_then(serde_json::Value::as_str)
-            {
-                summary
-                    .backend_sessions
-                    .insert(backend.to_owned(), id.to_owned());
-            }
+    match entry.kind {
+        Facts::SessionInfo { name } => summary.name = trimmed_name(name),
+        Facts::Compaction => summary.compactions += 1,
+        Facts::BackendSession {
+            backend,
+            session_id,
+        } => {
+            summary
+                .backend_sessions
+                .insert(backend.to_owned(), session_id.to_owned());
         }
-        Entry::Message(message_entry) => {
+        Facts::UserMessage | Facts::OtherMessage => summary.messages += 1,
+        Facts::AssistantMessage(assistant) => {
             summary.messages += 1;
-            if let AgentMessage::Assistant(assistant) = &message_entry.message {
-                let key = format!("{}/{}", assistant.provider, assistant.model);
-                let totals = summary.usage_by_model.entry(key).or_default();
-                totals.usage.add(&usage_of(assistant));
-                totals.recorded_cost_usd += assistant.usage.cost.total;
-                totals.calls += 1;
-            }
+            // Looked up before a key is made: a session's calls are nearly all of one model.
+            let totals = match summary
+                .usage_by_model
+                .iter_mut()
+                .find(|(key, _)| is_model_key(key, assistant.provider, assistant.model))
+            {
+                Some((_, totals)) => totals,
+                None => summary
+                    .usage_by_model
+                    .entry(format!("{}/{}", assistant.provider, assistant.model))
+                    .or_default(),
+            };
+            totals.usage.add(&usage_of(assistant.usage));
+            totals.recorded_cost_usd += assistant.usage.cost.total;
+            totals.calls += 1;
         }
         _ => {}
     }
 }
 
+/// Whether `key` is `provider/model`.
+fn is_model_key(key: &str, provider: &str, model: &str) -> bool {
+    key.strip_prefix(provider)
+        .and_then(|rest| rest.strip_prefix('/'))
+        == Some(model)
+}
+
 /// The name a `session_info` entry sets: trimmed, and cleared when empty.
 pub fn session_name(info: &SessionInfoEntry) -> Option<String> {
-    info.name
-        .as_deref()
-        .map(str::trim)
+    trimmed_name(info.name.as_deref())
+}
+
+fn trimmed_name(name: Option<&str>) -> Option<String> {
+    name.map(str::trim)
         .filter(|name| !name.is_empty())
         .map(str::to_owned)
 }
 
 /// The facts the branch's entries decide, taken in root → leaf order. `compacted` tells whether
 /// a compaction came after the last successful call so far.
-fn add_branch_entry(summary: &mut SessionSummary, compacted: &mut bool, entry: &Entry) {
-    match entry {
-        Entry::ModelChange(change) => {
-            summary.provider = Some(change.provider.clone());
-            summary.model = Some(change.model_id.clone());
+fn add_branch_entry(summary: &mut SessionSummary, compacted: &mut bool, entry: &EntryFacts<'_>) {
+    match entry.kind {
+        Facts::ModelChange { provider, model_id } => {
+            set_text(&mut summary.provider, provider);
+            set_text(&mut summary.model, model_id);
         }
-        Entry::ThinkingLevelChange(change) => {
-            summary.thinking_level = Some(change.thinking_level.clone());
+        Facts::ThinkingLevelChange { thinking_level } => {
+            set_text(&mut summary.thinking_level, thinking_level);
         }
-        Entry::Compaction(_) => *compacted = true,
-        Entry::Message(message_entry) => match &message_entry.message {
-            AgentMessage::User(_) => summary.turns += 1,
-            AgentMessage::Assistant(assistant) => {
-                summary.provider = Some(assistant.provider.clone());
-                summary.model = Some(assistant.model.clone());
-                let usage = usage_of(assistant);
-                let failed = matches!(
-                    assistant.stop_reason,
-                    StopReason::Aborted | StopReason::Error
-                );
-                summary.last_run_aborted = failed;
-                summary.last_error = if failed {
-                    assistant.error_message.clone()
-                } else {
-                    None
-                };
-                if !failed && usage.context_tokens() > 0 {
-                    summary.last_usage = Some(usage);
+        Facts::Compaction => *compacted = true,
+        Facts::UserMessage => summary.turns += 1,
+        Facts::AssistantMessage(assistant) => {
+            set_text(&mut summary.provider, assistant.provider);
+            set_text(&mut summary.model, assistant.model);
+            let usage = usage_of(assistant.usage);
+            let failed = matches!(
+                assistant.stop_reason,
+                StopReason::Aborted | StopReason::Error
+            );
+            summary.last_run_aborted = failed;
+            summary.last_error = if failed {
+                assistant.error_message.map(str::to_owned)
+            } else {
+                None
+            };
+            if !failed && usage.context_tokens() > 0 {
+                summary.last_usage = Some(usage);
+                if !summary
+                    .last_model
+                    .as_deref()
+                    .is_some_and(|key| is_model_key(key, assistant.provider, assistant.model))
+                {
                     summary.last_model =
                         Some(format!("{}/{}", assistant.provider, assistant.model));
-                    *compacted = false;
                 }
+                *compacted = false;
             }
-            _ => {}
-        },
+        }
         _ => {}
     }
 }
 
-fn usage_of(assistant: &super::record::AssistantMessage) -> TokenUsage {
+/// `*slot = Some(text)`, reusing the slot's allocation.
+fn set_text(slot: &mut Option<String>, text: &str) {
+    match slot {
+        Some(kept) => text.clone_into(kept),
+        None => *slot = Some(text.to_owned()),
+    }
+}
+
+fn usage_of(usage: &Usage) -> TokenUsage {
     TokenUsage {
-        input: assistant.usage.input,
-        output: assistant.usage.output,
-        cache_read: assistant.usage.cache_read,
-        cache_write: assistant.usage.cache_write,
+        input: usage.input,
+        output: usage.output,
+        cache_read: usage.cache_read,
+        cache_write: usage.cache_write,
         cache_write_1h: 0,
         reasoning: 0,
-        web_search_requests: assistant.usage.web_search_requests,
+        web_search_requests: usage.web_search_requests,
     }
 }
 

@@ -357,18 +357,39 @@ fn file_stamp(metadata: &std::fs::Metadata) -> (u64, u64) {
 /// Summarize one session file for the index, tolerating damage: a corrupt file still gets an
 /// entry (with its header, when readable) and a `problem`.
 pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
-    let metadata = std::fs::metadata(path).map_err(|source| SessionError::Io {
+    summarize_file_in(None, path)
+}
+
+/// [`summarize_file`] for a file of the directory `dir` holds open, when it does: the file is
+/// opened relative to it (the kernel looks up one name, not the whole path), stamped from the
+/// open file and read into this thread's buffer (one open, one fstat, two reads and a close
+/// per file: a full reindex reads every session).
+fn summarize_file_in(dir: Option<&std::fs::File>, path: &Path) -> Result<IndexEntry, SessionError> {
+    let name = path.file_name().unwrap_or_default();
+    let opened = match dir {
+        Some(dir) => nix::fcntl::openat(
+            dir,
+            name,
+            nix::fcntl::OFlag::O_RDONLY | nix::fcntl::OFlag::O_CLOEXEC,
+            nix::sys::stat::Mode::empty(),
+        )
+        .map(std::fs::File::from)
+        .map_err(std::io::Error::from),
+        None => std::fs::File::open(path),
+    };
+    let stat_error = |source| SessionError::Io {
         action: "cannot stat",
         path: path.to_owned(),
         source,
-    })?;
+    };
+    // A file that cannot be opened is still stat'ed and summarized as damaged, as before.
+    let (metadata, file) = match opened {
+        Ok(file) => (file.metadata().map_err(stat_error)?, Some(file)),
+        Err(_) => (std::fs::metadata(path).map_err(stat_error)?, None),
+    };
     let (size, mtime_ns) = file_stamp(&metadata);
-    let file = path
-        .file_name()
-        .map(|name| name.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut entry = IndexEntry {
-        file,
+        file: name.to_string_lossy().into_owned(),
         size,
         mtime_ns,
         problem: None,
@@ -376,28 +397,63 @@ pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
         leaf: None,
         summary: SessionSummary::default(),
     };
-    // Most files are clean and current: one parse per line is enough. Anything else (an older
-    // version, a torn or corrupt line) goes through the store's tolerant loader.
-    let bytes = std::fs::read(path).ok();
-    if let Some((summary, leaf)) = bytes.as_deref().and_then(summarize_clean) {
-        entry.summary = summary;
-        entry.leaf = leaf;
-        return Ok(entry);
-    }
-    match store::load(path) {
-        Ok(loaded) => {
-            entry.torn_tail = loaded.torn.is_some();
-            if !loaded.needs_migration() && loaded.torn.is_none() {
-                entry.leaf = loaded.leaf_id().map(str::to_owned);
+    with_read_buffer(|buffer| {
+        // Most files are clean and current: one parse per line is enough. Anything else (an
+        // older version, a torn or corrupt line) goes through the store's tolerant loader.
+        let bytes = file.and_then(|file| {
+            use std::io::Read as _;
+            buffer.reserve(usize::try_from(size).unwrap_or(0).saturating_add(1));
+            // Through `take`: `File::read_to_end` would ask the kernel for the size again (a
+            // stat and a seek per file) to size a buffer that is already big enough.
+            file.take(u64::MAX)
+                .read_to_end(buffer)
+                .ok()
+                .map(|_| buffer.as_slice())
+        });
+        if let Some((summary, leaf)) = bytes.and_then(summarize_clean) {
+            entry.summary = summary;
+            entry.leaf = leaf;
+            return;
+        }
+        match store::load(path) {
+            Ok(loaded) => {
+                entry.torn_tail = loaded.torn.is_some();
+                if !loaded.needs_migration() && loaded.torn.is_none() {
+                    entry.leaf = loaded.leaf_id().map(str::to_owned);
+                }
+                entry.summary = summarize(&loaded.header, &loaded.entries);
             }
-            entry.summary = summarize(&loaded.header, &loaded.entries);
+            Err(error) => {
+                entry.problem = Some(error.to_string());
+                entry.summary = summarize_damaged(path, bytes.unwrap_or_default());
+            }
         }
-        Err(error) => {
-            entry.problem = Some(error.to_string());
-            entry.summary = summarize_damaged(path, bytes.as_deref().unwrap_or_default());
-        }
-    }
+    });
     Ok(entry)
+}
+
+/// Above this many bytes, the buffer [`with_read_buffer`] lends is not kept for the next file:
+/// one big session does not hold its size for the rest of the process.
+const KEPT_READ_BUFFER: usize = 4 << 20;
+
+/// Runs `read` with this thread's empty file buffer, kept from one file to the next so that a
+/// reindex allocates (and the kernel maps and faults in) no new buffer per file.
+fn with_read_buffer<T>(read: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    BUFFER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buffer) => {
+            buffer.clear();
+            let result = read(&mut buffer);
+            if buffer.capacity() > KEPT_READ_BUFFER {
+                *buffer = Vec::new();
+            }
+            result
+        }
+        // Lent already (a summary inside a summary): a buffer of its own.
+        Err(_) => read(&mut Vec::new()),
+    })
 }
 
 /// What can still be told of a session file the loader refuses: the summary of every line that
@@ -438,19 +494,81 @@ pub fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
 /// same entries, but it checks every line twice and keeps copies for a repair, which made a full
 /// reindex of 10,000 sessions more than twice as slow.
 ///
-/// Each line is read for the summary only ([`super::record_fast::parse_entry_for_summary`]:
-/// texts are checked, not kept), unless the summary must rebuild the context to estimate it
-/// (a compaction after the last reported usage): then the file is read again in full.
+/// The summary is made in one pass that keeps no entry ([`summary::Summarizer`]), each line read
+/// for its facts only ([`super::record_fast::summary_entry`]: no text or payload copied). A file
+/// that pass cannot summarize alone — a fork inside it, or a compaction after the last reported
+/// usage, whose context must be rebuilt to be estimated — is read again into its entries
+/// ([`summarize_lines`]).
 fn summarize_clean(bytes: &[u8]) -> Option<(SessionSummary, Option<String>)> {
     let text = std::str::from_utf8(bytes).ok()?;
     if !text.ends_with('\n') {
         return None;
     }
-    let summarized = summarize_lines(text, true)?;
-    if summarized.0.context_estimated {
-        return summarize_lines(text, false);
+    match summarize_streaming(text) {
+        Streamed::Summary(summarized) => Some(summarized),
+        Streamed::Unreadable => None,
+        Streamed::NeedsEntries => {
+            let summarized = summarize_lines(text, true)?;
+            if summarized.0.context_estimated {
+                return summarize_lines(text, false);
+            }
+            Some(summarized)
+        }
     }
-    Some(summarized)
+}
+
+/// What [`summarize_streaming`] made of a file.
+#[expect(
+    clippy::large_enum_variant,
+    reason = "made once per file and unpacked at once: boxing would cost an allocation per file"
+)]
+enum Streamed {
+    /// The summary and the leaf.
+    Summary((SessionSummary, Option<String>)),
+    /// A line no reader takes, or a header of no current session file.
+    Unreadable,
+    /// The summary needs the entries (see [`summary::Summarizer`]).
+    NeedsEntries,
+}
+
+/// [`summarize_lines`] in one pass that keeps no entry, where the file allows it.
+fn summarize_streaming(text: &str) -> Streamed {
+    let mut lines = text
+        .split('\n')
+        .map(str::trim)
+        .filter(|line| !line.is_empty());
+    let Some(first) = lines.next() else {
+        return Streamed::Unreadable;
+    };
+    let header = super::record_fast::parse_header(first).or_else(|| match parse_line(first) {
+        Ok(Line::Header(header)) => Some(header),
+        _ => None,
+    });
+    let Some(header) = header.filter(|header| header.version == Some(store::CURRENT_VERSION))
+    else {
+        return Streamed::Unreadable;
+    };
+    let mut summarizer = summary::Summarizer::new(&header);
+    for line in lines {
+        let taken = if let Some(entry) = super::record_fast::summary_entry(line) {
+            summarizer.add(&entry.facts())
+        } else {
+            // An entry of another shape (a field pincer does not know, a tag further down):
+            // read the general way, as [`summarize_lines`] does.
+            let entry = super::record_fast::parse_entry_for_summary(line)
+                .map_or_else(|| parse_line(line), |entry| Ok(Line::Entry(entry)));
+            match entry {
+                Ok(Line::Entry(entry)) => summarizer.add(&summary::facts(&entry)),
+                _ => return Streamed::Unreadable,
+            }
+        };
+        if !taken {
+            return Streamed::NeedsEntries;
+        }
+    }
+    summarizer
+        .finish()
+        .map_or(Streamed::NeedsEntries, Streamed::Summary)
 }
 
 /// [`summarize_clean`] over `text`, reading the entries for a summary only with `light`.
@@ -594,6 +712,14 @@ fn check_file_in(
     let Some(dir) = dir else {
         return check_file(known, path);
     };
+    if known.is_none() {
+        // Nothing to compare a stamp with (a file new to the index, or a rebuild): the summary
+        // stamps the file it opens.
+        return match summarize_file_in(Some(dir), path) {
+            Ok(entry) => Freshness::Updated(Box::new(entry)),
+            Err(_) => Freshness::Gone,
+        };
+    }
     match stamp_in(dir, name) {
         Some(stamp) => check_stamped(known, path, stamp),
         None => Freshness::Gone,
@@ -648,6 +774,9 @@ fn apply(index: &mut Index, name: &str, freshness: Freshness) -> bool {
     }
 }
 
+/// How many outcomes a worker of [`check_files_into`] hands over at once.
+const SENT_TOGETHER: usize = 16;
+
 /// Below this many files one thread checks them all: starting threads would cost more.
 const PARALLEL_FROM: usize = 256;
 
@@ -700,30 +829,45 @@ fn check_files_into(
     // fixed share.
     let next = AtomicUsize::new(0);
     let done = std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::sync_channel(1024);
+        // Outcomes go in batches: handing each over on its own woke this thread once per file,
+        // about a tenth of a rebuild's time.
+        let (sender, receiver) =
+            std::sync::mpsc::sync_channel::<Vec<(usize, Freshness)>>(1024 / SENT_TOGETHER);
         let handles: Vec<_> = (0..workers)
             .map(|_| {
                 let sender = sender.clone();
                 let check = &check;
                 let next = &next;
                 scope.spawn(move || {
+                    let mut batch = Vec::with_capacity(SENT_TOGETHER);
                     loop {
                         let position = next.fetch_add(1, Ordering::Relaxed);
                         if position >= files.len() {
-                            return;
+                            break;
                         }
-                        if let Some(found) = check(position)
-                            && sender.send(found).is_err()
-                        {
-                            return;
+                        if let Some(found) = check(position) {
+                            batch.push(found);
+                            if batch.len() == SENT_TOGETHER
+                                && sender
+                                    .send(std::mem::replace(
+                                        &mut batch,
+                                        Vec::with_capacity(SENT_TOGETHER),
+                                    ))
+                                    .is_err()
+                            {
+                                return;
+                            }
                         }
+                    }
+                    if !batch.is_empty() {
+                        let _ = sender.send(batch);
                     }
                 })
             })
             .collect();
         drop(sender);
         let mut seen = vec![false; files.len()];
-        for (position, freshness) in receiver {
+        for (position, freshness) in receiver.into_iter().flatten() {
             seen[position] = true;
             sink(position, freshness);
         }
@@ -1238,6 +1382,343 @@ mod tests {
             assert_eq!(full.0, summarize(&loaded.header, &loaded.entries));
             assert_eq!(full.0.name.as_deref(), Some("weekly"));
             assert_eq!(full.0.backend_sessions["claude-cli"], "child-1");
+        }
+    }
+
+    /// Varied session files, each with whether the one-pass summary takes it alone (the rest
+    /// are read into their entries, or left to the store).
+    fn varied_sessions() -> Vec<(&'static str, String, bool)> {
+        let header = |extra: &str| {
+            format!(
+                "{{\"type\":\"session\",\"version\":3,\"id\":\"s1\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"{extra}}}\n"
+            )
+        };
+        let plain = header("");
+        let model = entry(
+            "model_change",
+            "m1",
+            None,
+            json!({"provider": "openai", "modelId": "gpt-5"}),
+        );
+        let thinking = entry(
+            "thinking_level_change",
+            "t1",
+            Some("m1"),
+            json!({"thinkingLevel": "high"}),
+        );
+        let tool_call = entry(
+            "message",
+            "a1",
+            Some("u1"),
+            json!({"message": {"role": "assistant", "content": [{"type": "thinking", "thinking": "hm", "thinkingSignature": "sig"},
+                {"type": "toolCall", "id": "call_1", "name": "read", "arguments": {"path": "a.rs"}}],
+                "api": "openai-responses", "provider": "openai", "model": "gpt-5",
+                "usage": {"input": 1200, "output": 40, "cacheRead": 100, "cacheWrite": 0, "totalTokens": 1340,
+                    "cost": {"input": 0.1, "output": 0.2, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.30000000000000004}},
+                "stopReason": "toolUse", "timestamp": 2}}),
+        );
+        let tool_result = entry(
+            "message",
+            "r1",
+            Some("a1"),
+            json!({"message": {"role": "toolResult", "toolCallId": "call_1", "toolName": "read",
+                "content": [{"type": "text", "text": "fn main() {}"}, {"type": "image", "data": "aGk=", "mimeType": "image/png"}],
+                "details": {"lines": 1}, "isError": false, "timestamp": 3}}),
+        );
+        let pincer_made = [
+            model.clone(),
+            thinking.clone(),
+            user("u1", Some("t1")),
+            tool_call.clone(),
+            tool_result.clone(),
+            assistant("a2", "r1", 1500, "stop"),
+        ]
+        .concat();
+        // pi's own shapes: fields pincer does not know (`responseId`), other roles, an unknown
+        // entry type, labels, custom messages, branch summaries.
+        let pi_made = [
+            user("u1", None),
+            entry(
+                "message",
+                "a1",
+                Some("u1"),
+                json!({"message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}],
+                    "api": "anthropic-messages", "provider": "anthropic", "model": "claude-opus-4",
+                    "usage": {"input": 10, "output": 2, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 12,
+                        "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.001}},
+                    "stopReason": "stop", "timestamp": 2, "responseId": "msg_1"}}),
+            ),
+            entry(
+                "message",
+                "x1",
+                Some("a1"),
+                json!({"message": {"role": "bashExecution", "command": "ls", "output": "a", "exitCode": 0, "timestamp": 3}}),
+            ),
+            entry("future_kind", "f1", Some("x1"), json!({"payload": [1, 2]})),
+            entry(
+                "label",
+                "l1",
+                Some("f1"),
+                json!({"targetId": "a1", "label": "here"}),
+            ),
+            entry(
+                "custom_message",
+                "cm1",
+                Some("l1"),
+                json!({"customType": "note", "content": "remember", "display": true}),
+            ),
+            entry(
+                "branch_summary",
+                "bs1",
+                Some("cm1"),
+                json!({"fromId": "a1", "summary": "elsewhere", "details": null}),
+            ),
+            user("u2", Some("bs1")),
+            assistant("a2", "u2", 30, "stop"),
+        ]
+        .concat();
+        let compaction = |id: &str, parent: &str| {
+            entry(
+                "compaction",
+                id,
+                Some(parent),
+                json!({"summary": "so far", "firstKeptEntryId": "u1", "tokensBefore": 1540, "details": {"readFiles": []}}),
+            )
+        };
+        let compacted_last = [
+            user("u1", None),
+            assistant("a1", "u1", 1500, "stop"),
+            compaction("c1", "a1"),
+            user("u2", Some("c1")),
+        ]
+        .concat();
+        let compacted_then_called = [
+            user("u1", None),
+            assistant("a1", "u1", 1500, "stop"),
+            compaction("c1", "a1"),
+            user("u2", Some("c1")),
+            assistant("a2", "u2", 700, "stop"),
+        ]
+        .concat();
+        let forked = [
+            user("u1", None),
+            assistant("a1", "u1", 1500, "stop"),
+            user("b1", Some("u1")),
+            assistant("b2", "b1", 20, "stop"),
+        ]
+        .concat();
+        let name = |id: &str, parent: &str, name: Value| {
+            entry("session_info", id, Some(parent), json!({ "name": name }))
+        };
+        let renamed = [
+            user("u1", None),
+            name("n1", "u1", json!(" weekly ")),
+            assistant("a1", "n1", 10, "stop"),
+            name("n2", "a1", json!("  ")),
+            name("n3", "n2", json!("final")),
+            name("n4", "n3", Value::Null),
+            name("n5", "n4", json!("last \"one\"")),
+        ]
+        .concat();
+        let backend = |id: &str, parent: &str, kind: &str, data: Value| {
+            entry(
+                "custom",
+                id,
+                Some(parent),
+                json!({"customType": kind, "data": data}),
+            )
+        };
+        let backends = [
+            user("u1", None),
+            backend(
+                "k1",
+                "u1",
+                "pincer.claude-cli",
+                json!({"sessionId": "claude-1"}),
+            ),
+            backend(
+                "k2",
+                "k1",
+                "pincer.codex-cli",
+                json!({"sessionId": "codex-1", "more": [1]}),
+            ),
+            backend(
+                "k3",
+                "k2",
+                "pincer.claude-cli",
+                json!({"sessionId": "claude-2"}),
+            ),
+            backend("k4", "k3", "pincer.gemini-cli", json!({"other": 1})),
+            backend("k5", "k4", "someone.else", json!({"sessionId": "no"})),
+            assistant("a1", "k5", 10, "stop"),
+        ]
+        .concat();
+        let aborted = [
+            user("u1", None),
+            assistant("a1", "u1", 500, "stop"),
+            user("u2", Some("a1")),
+            assistant("a2", "u2", 0, "error"),
+            user("u3", Some("a2")),
+            assistant("a3", "u3", 0, "aborted"),
+        ]
+        .concat();
+        let failed_last = [
+            user("u1", None),
+            assistant("a1", "u1", 500, "stop"),
+            user("u2", Some("a1")),
+            assistant("a2", "u2", 0, "error"),
+        ]
+        .concat();
+        let repeated_id = [
+            user("u1", None),
+            assistant("a1", "u1", 500, "stop"),
+            user("u1", Some("a1")),
+        ]
+        .concat();
+        let clean = [user("u1", None), assistant("a1", "u1", 500, "stop")].concat();
+        vec![
+            ("pincer-made", format!("{plain}{pincer_made}"), true),
+            ("pi-made", format!("{plain}{pi_made}"), true),
+            (
+                "compaction after the last call",
+                format!("{plain}{compacted_last}"),
+                false,
+            ),
+            (
+                "compaction, then a call",
+                format!("{plain}{compacted_then_called}"),
+                true,
+            ),
+            ("fork inside the file", format!("{plain}{forked}"), false),
+            ("renamed", format!("{plain}{renamed}"), true),
+            ("backend sessions", format!("{plain}{backends}"), true),
+            ("aborted last run", format!("{plain}{aborted}"), true),
+            ("failed last run", format!("{plain}{failed_last}"), true),
+            ("repeated id", format!("{plain}{repeated_id}"), false),
+            (
+                "forked from another file",
+                format!(
+                    "{}{clean}",
+                    header(",\"parentSession\":\"/s/2026-01-01T00-00-00-000Z_s0.jsonl\"")
+                ),
+                true,
+            ),
+            ("header only", plain.clone(), true),
+            (
+                "dangling first parent",
+                format!(
+                    "{plain}{}{}",
+                    user("u1", Some("gone")),
+                    assistant("a1", "u1", 5, "stop")
+                ),
+                true,
+            ),
+            (
+                "CRLF and blank lines",
+                format!("{plain}\n{}\n", clean.replace('\n', "\r\n")),
+                true,
+            ),
+            (
+                "escaped ids",
+                format!(
+                    "{plain}{}{}",
+                    user("u\\u0031", None).replace("u\\\\u0031", "u\\u0031"),
+                    assistant("a1", "u1", 5, "stop")
+                ),
+                true,
+            ),
+            (
+                "damaged line",
+                format!(
+                    "{plain}{}not json\n{}",
+                    user("u1", None),
+                    assistant("a1", "u1", 5, "stop")
+                ),
+                false,
+            ),
+            (
+                "torn tail",
+                format!("{plain}{clean}{{\"type\":\"mess"),
+                false,
+            ),
+            (
+                "damaged header",
+                format!("{{\"type\":\"sess\n{clean}"),
+                false,
+            ),
+            (
+                "old version",
+                format!("{}{clean}", plain.replace("\"version\":3", "\"version\":2")),
+                false,
+            ),
+            (
+                "first version",
+                format!(
+                    "{}{}",
+                    plain.replace("\"version\":3,", ""),
+                    "{\"type\":\"message\",\"timestamp\":\"2026-01-02T00:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\",\"timestamp\":1}}\n"
+                ),
+                false,
+            ),
+            (
+                "not UTF-8",
+                format!("{plain}{clean}").replace("prompt", "pr\u{fffd}mpt"),
+                false,
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_summary_made_in_one_pass_is_the_summary_of_the_loaded_entries() {
+        for (what, text, streamed) in varied_sessions() {
+            let (dir, path) = setup(&[]);
+            let mut bytes = text.into_bytes();
+            if what == "not UTF-8" {
+                // A byte that is no UTF-8 inside a prompt: the store refuses the line.
+                let at = bytes
+                    .windows(3)
+                    .position(|window| window == "\u{fffd}".as_bytes())
+                    .unwrap();
+                bytes.splice(at..at + 3, [0xff]);
+            }
+            std::fs::write(&path, &bytes).unwrap();
+            let new = summarize_file(&path).unwrap();
+            // The same entry, read in the file's directory as a rebuild reads it.
+            let handle = std::fs::File::open(dir.path()).unwrap();
+            assert_eq!(
+                summarize_file_in(Some(&handle), &path).unwrap(),
+                new,
+                "{what}"
+            );
+            match store::load(&path) {
+                Ok(loaded) => {
+                    assert_eq!(new.problem, None, "{what}");
+                    assert_eq!(
+                        new.summary,
+                        summarize(&loaded.header, &loaded.entries),
+                        "{what}"
+                    );
+                    assert_eq!(new.torn_tail, loaded.torn.is_some(), "{what}");
+                    let leaf = (!loaded.needs_migration() && loaded.torn.is_none())
+                        .then(|| loaded.leaf_id().map(str::to_owned))
+                        .flatten();
+                    assert_eq!(new.leaf, leaf, "{what}");
+                }
+                Err(error) => {
+                    assert_eq!(new.problem, Some(error.to_string()), "{what}");
+                    assert_eq!(new.summary, summarize_damaged(&path, &bytes), "{what}");
+                }
+            }
+            let text = std::str::from_utf8(&bytes).ok();
+            let one_pass = text.map(summarize_streaming);
+            match one_pass {
+                Some(Streamed::Summary(summarized)) => {
+                    assert!(streamed, "{what}: summarized in one pass");
+                    let text = text.unwrap();
+                    assert_eq!(Some(summarized), summarize_lines(text, false), "{what}");
+                }
+                _ => assert!(!streamed, "{what}: not summarized in one pass"),
+            }
         }
     }
 
