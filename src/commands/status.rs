@@ -361,8 +361,8 @@ fn installation_status(
 }
 
 /// The built-in tools a turn run here with no flags offers: the configured profile and rules
-/// under the configured sandbox, `apply_patch` only for a model on the Responses API (as a turn
-/// decides, with the configured model or the one a turn would pick).
+/// under the configured sandbox, `apply_patch` instead of `write` and `edit` for a model on the
+/// Responses API (as a turn decides, with the configured model or the one a turn would pick).
 fn default_tools(context: &Context) -> Vec<&'static str> {
     let tools = &context.settings.tools;
     let offered = crate::tools::policy::ToolPolicy::new(&crate::tools::policy::PolicySpec {
@@ -384,10 +384,7 @@ fn default_tools(context: &Context) -> Vec<&'static str> {
         .is_some_and(|model| {
             model.cli.is_none() && model.api == crate::config::file::ApiKind::OpenAi
         });
-    offered
-        .into_iter()
-        .filter(|name| *name != "apply_patch" || responses)
-        .collect()
+    crate::tools::for_model(&offered, responses)
 }
 
 /// What every request of such a turn carries besides the messages (`overhead` in `status

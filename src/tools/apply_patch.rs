@@ -37,19 +37,19 @@ const MOVE: &str = "*** Move to: ";
 const END_OF_FILE: &str = "*** End of File";
 
 pub fn definition() -> ToolDefinition {
+    // The format is said once, with no field prose repeating it: every request pays for it, and
+    // on the Responses API this is the only editing tool (`super::for_model`).
     make_definition(
         "apply_patch",
-        "Edit files with a patch. The input starts with `*** Begin Patch` and ends with \
-         `*** End Patch`. In between, any number of: `*** Add File: <path>` followed by the new \
-         file's lines, each prefixed with +; `*** Delete File: <path>`; `*** Update File: <path>`, \
-         optionally followed by `*** Move to: <new path>`, then hunks. A hunk starts with `@@` \
-         (optionally `@@ <a line just above the change, such as a function signature>`), and \
-         lists lines prefixed with a space (unchanged context, about 3 lines before and after), \
-         - (removed) or + (added); `*** End of File` after a hunk anchors it at the file's end. \
-         Hunks of one file must be in file order. Nothing is written unless every hunk applies.",
-        json!({
-            "input": {"type": "string", "description": "The whole patch, from *** Begin Patch to *** End Patch."}
-        }),
+        "Edit files with a patch: `*** Begin Patch`, any number of operations, `*** End Patch`. \
+         `*** Add File: <path>` then the file's lines, each prefixed with + (creates or replaces \
+         it); `*** Delete File: <path>`; `*** Update File: <path>`, optionally `*** Move to: \
+         <new path>`, then hunks. A hunk starts with `@@` (optionally `@@ <a line above the \
+         change, e.g. a function signature>`) and lists lines prefixed with a space (context, \
+         about 3 lines before and after), - (removed) or + (added); `*** End of File` after a \
+         hunk anchors it at the file's end. Hunks of one file go in file order. Nothing is \
+         written unless every hunk applies.",
+        json!({"input": {"type": "string"}}),
         &["input"],
     )
 }

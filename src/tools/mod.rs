@@ -257,6 +257,27 @@ impl ToolError {
     }
 }
 
+/// The built-in tools to offer a model, from those the policy offers: one editing vocabulary per
+/// request. On the OpenAI Responses API (`responses`) that is `apply_patch`, the format OpenAI
+/// models are trained on, *instead of* `write` and `edit` (as codex offers it): its `Add File`
+/// creates or replaces a whole file, and two vocabularies for one job cost every request about
+/// 250 tokens. Everywhere else `write` and `edit`, without `apply_patch`. When the policy leaves
+/// `apply_patch` out (`--disallowed-tools apply_patch`, `--tools read,write,edit`), a Responses
+/// model keeps `write` and `edit`. The policy still lets every offered name run: a model that
+/// calls `edit` out of habit is served.
+pub fn for_model(offered: &[&'static str], responses: bool) -> Vec<&'static str> {
+    let patching = responses && offered.contains(&"apply_patch");
+    offered
+        .iter()
+        .copied()
+        .filter(|name| match *name {
+            "apply_patch" => responses,
+            "write" | "edit" => !patching,
+            _ => true,
+        })
+        .collect()
+}
+
 /// The definitions (name, description, JSON Schema) of the named tools, in `names` order;
 /// unknown names are skipped.
 pub fn definitions(names: &[&str]) -> Vec<ToolDefinition> {
@@ -596,6 +617,45 @@ mod tests {
             .await;
         assert_eq!(output.refusal, Some(Refusal::SandboxMode));
         assert!(!read_only.path("a.txt").exists());
+    }
+
+    #[test]
+    fn a_responses_model_gets_apply_patch_instead_of_write_and_edit() {
+        assert_eq!(
+            for_model(CODING_TOOLS, true),
+            ["read", "exec", "ls", "find", "grep", "apply_patch"]
+        );
+        assert_eq!(
+            for_model(&ALL_TOOLS, true),
+            [
+                "read",
+                "exec",
+                "ls",
+                "find",
+                "grep",
+                "apply_patch",
+                "web_fetch"
+            ]
+        );
+    }
+
+    #[test]
+    fn other_protocols_get_write_and_edit_without_apply_patch() {
+        assert_eq!(
+            for_model(CODING_TOOLS, false),
+            ["read", "write", "edit", "exec", "ls", "find", "grep"]
+        );
+        assert_eq!(for_model(&["read", "apply_patch"], false), ["read"]);
+    }
+
+    #[test]
+    fn a_responses_model_keeps_write_and_edit_when_the_policy_leaves_apply_patch_out() {
+        assert_eq!(
+            for_model(&["read", "write", "edit", "exec"], true),
+            ["read", "write", "edit", "exec"]
+        );
+        // Read-only: nothing to edit with on any protocol.
+        assert_eq!(for_model(&["read", "ls"], true), ["read", "ls"]);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
 use crate::common::wire::anthropic::{self, Usage4};
 use crate::common::{Home, anthropic_tool_turn, code, stderr, stdout};
 
@@ -380,15 +381,39 @@ fn a_default_request_carries_at_most_1200_tokens_of_prompt_and_tools() {
     }
 }
 
+/// The same mark on every protocol, as pincer counts it (`overhead_tokens`): the Responses
+/// API offers `apply_patch` instead of `write` and `edit`, not beside them.
+#[test]
+fn a_default_request_carries_at_most_1200_tokens_on_every_protocol() {
+    let home = Home::new();
+    for protocol in protocols::all() {
+        for sandbox in ["workspace-write", "read-only", "danger-full-access"] {
+            let plan = dry_run_as(&home, protocol.model, &["--sandbox", sandbox]);
+            let overhead = plan["overhead_tokens"].as_u64().unwrap();
+            assert!(
+                overhead <= 1_200,
+                "{} {sandbox}: {overhead} tokens with {}",
+                protocol.name,
+                plan["tools"]
+            );
+        }
+    }
+}
+
 /// The `--dry-run` plan of a one-word Anthropic turn in `home`, with `extra` flags.
 fn dry_run(home: &Home, extra: &[&str]) -> Value {
+    dry_run_as(home, "anthropic/claude-sonnet-4-5", extra)
+}
+
+/// The `--dry-run` plan of a one-word turn of `model` in `home`, with `extra` flags.
+fn dry_run_as(home: &Home, model: &str, extra: &[&str]) -> Value {
     let server = MockServer::start(Vec::new());
     let output = home
         .pincer()
         .providers(&server)
         .args(["run", "--dry-run"])
         .args(extra)
-        .args(["-m", "anthropic/claude-sonnet-4-5", "hi"])
+        .args(["-m", model, "hi"])
         .output();
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     serde_json::from_str(&stdout(&output)).unwrap()

@@ -266,9 +266,10 @@ fn read_only_runs_offer_no_writing_tool_on_any_protocol() {
             for writing in WRITING_TOOLS {
                 let offered = tools.iter().any(|name| name == writing);
                 let described = listed.iter().any(|name| name == writing);
-                // apply_patch is offered to OpenAI models only.
+                // One editing vocabulary per request: apply_patch on the Responses API,
+                // write and edit everywhere else.
                 let expected =
-                    !read_only && (writing != "apply_patch" || protocol.name == "openai");
+                    !read_only && ((writing == "apply_patch") == (protocol.name == "openai"));
                 assert_eq!(
                     offered, expected,
                     "{} request {index}: {writing} in {tools:?}",

@@ -378,13 +378,9 @@ pub(crate) fn attempt_tools(
     candidate: &Candidate,
 ) -> Vec<crate::conversation::ToolDefinition> {
     let resolved = &candidate.resolved;
-    // apply_patch is the editing format OpenAI models are trained on; others get edit/write.
-    let tool_names: Vec<&str> = shared
-        .policy
-        .offered()
-        .into_iter()
-        .filter(|name| *name != "apply_patch" || resolved.api == ApiKind::OpenAi)
-        .collect();
+    // One editing vocabulary: apply_patch on the Responses API, write and edit elsewhere.
+    let tool_names =
+        crate::tools::for_model(&shared.policy.offered(), resolved.api == ApiKind::OpenAi);
     match resolved.cli {
         // The prompt describes the child's own tools, as the policy maps onto them.
         Some(backend) => crate::backend::prompt_tools(
