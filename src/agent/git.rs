@@ -1,5 +1,6 @@
-//! The workspace's git state for the system prompt (SPEC §6.1: branch and change counts),
-//! read so that no repository can make pincer run a command (SPEC §10).
+//! The workspace's git state (SPEC §6.1: the branch for the system prompt, the change counts
+//! for the turn's user message), read so that no repository can make pincer run a command
+//! (SPEC §10).
 //!
 //! A repository names programs in its configuration and attributes — filter drivers that
 //! `git status` runs on a file whose stat data changed, an fsmonitor hook, a hooks directory —

@@ -7,8 +7,10 @@
 //! `--dry-run` and `status --json`.
 //!
 //! Everything here is a pure function of its inputs; the repository's state comes from
-//! [`super::git`]. The inputs carry the date, not the time, so a cron job's prompt stays byte-identical within a
-//! day and provider prompt caching keeps working.
+//! [`super::git`]: its branch goes in the prompt, its change counts in the turn's user message
+//! ([`git_status_note`]), so that editing a file does not change the prompt. The inputs carry
+//! the date, not the time, so a cron job's prompt stays byte-identical within a day and provider
+//! prompt caching keeps working.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -294,21 +296,32 @@ fn workspace_section(inputs: &PromptInputs<'_>) -> String {
         }
     }
     if let Some(git) = inputs.git {
+        // The branch only: it holds for a session (a switch is a rare, deliberate cut). The
+        // change counts move with every edit and, here before the system breakpoint, would make
+        // the next run write the whole cached prefix again; they end the turn's own message
+        // ([`git_status_note`]).
         let branch = git.branch.as_deref().map_or_else(
             || "a detached HEAD".to_owned(),
             |branch| format!("branch {branch}"),
         );
-        let state = if git.changed == 0 && git.untracked == 0 {
-            "no uncommitted changes".to_owned()
-        } else {
-            format!(
-                "{} changed and {} untracked files",
-                git.changed, git.untracked
-            )
-        };
-        let _ = write!(text, "\nGit repository: {branch}, {state}.");
+        let _ = write!(text, "\nGit repository: {branch}.");
     }
     text
+}
+
+/// The repository's change counts when the turn starts (SPEC §6.1's status summary), added after
+/// the prompt in the turn's user message and stored with it: after every cache breakpoint of
+/// the earlier requests, and the same bytes in every later request of the session.
+pub fn git_status_note(git: &GitSummary) -> String {
+    let state = if git.changed == 0 && git.untracked == 0 {
+        "no uncommitted changes".to_owned()
+    } else {
+        format!(
+            "{} changed and {} untracked files",
+            git.changed, git.untracked
+        )
+    };
+    format!("Git status at the start of this turn: {state}.")
 }
 
 fn runtime_section(inputs: &PromptInputs<'_>) -> String {
@@ -473,7 +486,7 @@ mod tests {
         assert!(!text.contains("Read a file.") && !text.contains("More detail"));
         assert!(text.contains("Sandbox: workspace-write."));
         assert!(text.contains("Working directory: /w "));
-        assert!(text.contains("Git repository: branch main, 2 changed and 1 untracked files."));
+        assert!(text.contains("Git repository: branch main.\n\n## Runtime"));
         assert!(text.contains("- date: 2026-11-30 (Monday), UTC+01:00\n"));
         assert!(text.contains("- model: anthropic/claude-sonnet-4-5\n"));
         assert!(text.contains(&format!("- pincer {}", env!("CARGO_PKG_VERSION"))));
@@ -685,10 +698,33 @@ mod tests {
             git: Some(&detached),
             ..fixture.inputs()
         });
-        assert!(
-            built
-                .text
-                .contains("Git repository: a detached HEAD, no uncommitted changes.")
+        assert!(built.text.contains("Git repository: a detached HEAD.\n"));
+    }
+
+    #[test]
+    fn the_change_counts_are_a_note_for_the_turn_not_part_of_the_system_prompt() {
+        let fixture = Fixture::new();
+        let clean = GitSummary {
+            changed: 0,
+            untracked: 0,
+            ..fixture.git.clone()
+        };
+        // The prompt is the same whatever the counts, so a cached prefix survives an edit.
+        assert_eq!(
+            build(&fixture.inputs()),
+            build(&PromptInputs {
+                git: Some(&clean),
+                ..fixture.inputs()
+            })
+        );
+        assert!(!build(&fixture.inputs()).text.contains("changed"));
+        assert_eq!(
+            git_status_note(&fixture.git),
+            "Git status at the start of this turn: 2 changed and 1 untracked files."
+        );
+        assert_eq!(
+            git_status_note(&clean),
+            "Git status at the start of this turn: no uncommitted changes."
         );
     }
 

@@ -5,7 +5,8 @@
 //! - the runtime facts of the system prompt (`agent/prompt.rs`, section `## Runtime`): the date,
 //!   the OS and architecture, the pincer version (the model line stays: it is part of the ask);
 //! - the workspace: the path on the `Working directory:` line, wherever it occurs, and the
-//!   live run's own workspace; the `Git repository:` line (branch and change counts);
+//!   live run's own workspace; the `Git repository:` line (the branch) and the turn's `Git
+//!   status at the start of this turn:` note (the change counts);
 //! - temporary paths: anything ending in a random `.tmpXXXXXX`, `pincer-exec-XXXXXX` (or
 //!   `pincer-exec-` and 32 hex digits, as exec's private temp dir is named now) or
 //!   `pincer-cli-XXXXXX` component (tempdirs, exec's private temp dir, the CLI prompt file);
@@ -20,6 +21,8 @@ use serde_json::Value;
 const WORKSPACE_LINE: &str = "Working directory: ";
 const WORKSPACE_LINE_END: &str = " (relative tool paths start here).";
 const GIT_LINE: &str = "Git repository: ";
+/// The note after a turn's prompt (`agent::prompt::git_status_note`).
+const GIT_STATUS_LINE: &str = "Git status at the start of this turn: ";
 const RUNTIME_HEADING: &str = "## Runtime";
 /// Runtime fact lines masked after the label; `- model:` is kept.
 const RUNTIME_FACTS: [&str; 3] = ["- date:", "- os:", "- pincer "];
@@ -45,7 +48,7 @@ pub fn mask_text(text: &str, workspaces: &[String]) -> String {
     for workspace in workspaces {
         text = mask_path(&text, workspace);
     }
-    if text.contains(RUNTIME_HEADING) || text.contains(GIT_LINE) {
+    if text.contains(RUNTIME_HEADING) || text.contains(GIT_LINE) || text.contains(GIT_STATUS_LINE) {
         text = mask_lines(&text);
     }
     // Every other mask needs a digit or a `/`; many strings of a request (tool descriptions)
@@ -329,8 +332,10 @@ fn mask_lines(text: &str) -> String {
             {
                 return format!("{} <masked>", label.trim_end());
             }
-            if let Some(start) = line.find(GIT_LINE) {
-                return format!("{}{GIT_LINE}<masked>", &line[..start]);
+            for label in [GIT_LINE, GIT_STATUS_LINE] {
+                if let Some(start) = line.find(label) {
+                    return format!("{}{label}<masked>", &line[..start]);
+                }
             }
             line.to_owned()
         })
@@ -409,7 +414,8 @@ mod tests {
             "messages": [
                 {"role": "user", "content": "list /home/ann/project/src"},
                 {"role": "user", "content": "tmp is /tmp/pincer-exec-a1B2c3/out.txt, session 0199a213-81c0-7800-8aa1-bbab2a035a53"},
-                {"role": "user", "content": "at 2026-03-01T10:00:00.123Z (1772359200123), msg_0123456789abcdef0123456789abcdef"}
+                {"role": "user", "content": "at 2026-03-01T10:00:00.123Z (1772359200123), msg_0123456789abcdef0123456789abcdef"},
+                {"role": "user", "content": [{"type": "text", "text": "go"}, {"type": "text", "text": "Git status at the start of this turn: no uncommitted changes."}]}
             ]
         });
         let second = json!({
@@ -417,7 +423,8 @@ mod tests {
             "messages": [
                 {"role": "user", "content": "list /runner/work/project/src"},
                 {"role": "user", "content": "tmp is /var/tmp/pincer-exec-0a1b2c3d4e5f60718293a4b5c6d7e8f9/out.txt, session 4c8a6f0e-1b2d-4e3f-9a0b-1c2d3e4f5a6b"},
-                {"role": "user", "content": "at 2026-04-11T08:30:00Z (1775896200000), msg_fedcba9876543210fedcba9876543210"}
+                {"role": "user", "content": "at 2026-04-11T08:30:00Z (1775896200000), msg_fedcba9876543210fedcba9876543210"},
+                {"role": "user", "content": [{"type": "text", "text": "go"}, {"type": "text", "text": "Git status at the start of this turn: 3 changed and 1 untracked files."}]}
             ]
         });
         let normalized = normalize(&first, Some("/elsewhere"));

@@ -114,9 +114,11 @@ fn pincers_own_git_status_never_runs_a_program_the_repository_names() {
     let report: Value = serde_json::from_str(&stdout(&dry)).unwrap();
     let prompt = report["system_prompt"].as_str().unwrap();
     assert!(!witness.exists(), "--dry-run ran the repository's program");
+    assert!(prompt.contains("Git repository: branch main."), "{prompt}");
+    let sent = report["body"]["messages"].to_string();
     assert!(
-        prompt.contains("Git repository: branch main, 2 changed and 1 untracked files."),
-        "{prompt}"
+        sent.contains("Git status at the start of this turn: 2 changed and 1 untracked files."),
+        "{sent}"
     );
 
     let server = MockServer::start(exec_turn(&["echo hi"]));

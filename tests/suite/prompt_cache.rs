@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
 use crate::common::wire::anthropic::{self, Usage4};
-use crate::common::{Home, anthropic_tool_turn, code, stderr, stdout};
+use crate::common::{Home, anthropic_tool_turn, code, skip, stderr, stdout};
+use crate::suite::exec_sandbox::{git, have};
 
 const USAGE: Usage4 = Usage4 {
     input: 100,
@@ -398,6 +399,108 @@ fn a_default_request_carries_at_most_1200_tokens_on_every_protocol() {
             );
         }
     }
+}
+
+/// The system prompt's text, whatever blocks it was sent in.
+fn system_text(body: &Value) -> String {
+    body["system"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|block| block["text"].as_str().unwrap())
+        .collect()
+}
+
+/// The text blocks of a request's last message.
+fn last_message_text(body: &Value) -> String {
+    let messages = body["messages"].as_array().unwrap();
+    messages.last().unwrap()["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The model edits a file of the repository: the next run must still read the system prompt
+/// and the history from the cache, so the change counts may not sit in the system prompt
+/// (before the system breakpoint), only in the new user turn.
+#[test]
+fn a_file_the_model_changed_leaves_the_next_run_s_system_prompt_and_cached_prefix_alone() {
+    let home = Home::new();
+    if !have("git") {
+        skip("a_file_the_model_changed…", "git is missing");
+        return;
+    }
+    git(&home.workspace, &["init", "-q", "-b", "main"]);
+    std::fs::write(home.workspace.join("notes.txt"), "one\n").unwrap();
+    git(&home.workspace, &["add", "."]);
+    git(&home.workspace, &["commit", "-qm", "first"]);
+    let mut replies = anthropic_tool_turn(
+        "Editing.",
+        ("toolu_w", "write"),
+        &[
+            json!({"path": "notes.txt", "content": "two\n"}),
+            json!({"path": "new.txt", "content": "new\n"}),
+        ],
+        USAGE,
+    );
+    replies.push(Reply::sse(&anthropic::text_stream(&["Answer two."], USAGE)));
+    replies.push(Reply::sse(&anthropic::text_stream(
+        &["Answer three."],
+        USAGE,
+    )));
+    let server = MockServer::start(replies);
+    let pincer = |args: &[&str]| {
+        let output = home.pincer().providers(&server).args(args).output();
+        assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+    };
+    pincer(&[
+        "run",
+        "-m",
+        "anthropic/claude-sonnet-4-5",
+        "--name",
+        "edits",
+        "one",
+    ]);
+    assert_eq!(
+        std::fs::read_to_string(home.workspace.join("notes.txt")).unwrap(),
+        "two\n"
+    );
+    pincer(&["resume", "edits", "two"]);
+    pincer(&["resume", "edits", "--system-prompt", "Be brief.", "three"]);
+    let bodies: Vec<Value> = server
+        .requests()
+        .iter()
+        .map(|request| request.json())
+        .collect();
+    assert_eq!(bodies.len(), 4);
+    if !system_text(&bodies[0]).contains("Git repository: branch main") {
+        skip(
+            "a_file_the_model_changed…",
+            "no git summary here (git cannot be confined)",
+        );
+        return;
+    }
+    assert_eq!(
+        bodies[2]["system"], bodies[0]["system"],
+        "the system prompt moved"
+    );
+    assert_reads_what_was_written(&bodies[1], &bodies[2], "the run after the edit");
+    // The status summary still reaches the model: in each run's own user turn.
+    assert!(
+        last_message_text(&bodies[0]).contains("no uncommitted changes"),
+        "{:#}",
+        bodies[0]["messages"]
+    );
+    assert!(
+        last_message_text(&bodies[2]).contains("1 changed and 1 untracked files"),
+        "{:#}",
+        bodies[2]["messages"]
+    );
+    // A prompt of the user's own gets no workspace facts added, in the message either.
+    assert_eq!(last_message_text(&bodies[3]), "three");
 }
 
 /// The `--dry-run` plan of a one-word Anthropic turn in `home`, with `extra` flags.

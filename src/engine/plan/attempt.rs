@@ -232,10 +232,6 @@ pub(crate) fn shared_settings(
     );
     let mut content = vec![ContentBlock::text(&input.prompt.text)];
     content.extend(input.images);
-    let user = Message::User(UserMessage {
-        content: MessageContent::Blocks(content),
-        timestamp: crate::conversation::now_millis(),
-    });
     let redactor = tool_redactor(context, &mcp, chain)?;
     let shared = Shared {
         cache_key: session.id.map(str::to_owned),
@@ -251,7 +247,7 @@ pub(crate) fn shared_settings(
         prompt_mode,
         files: workspace_files(context, args, prompt_mode),
         skills,
-        git: (prompt_mode == PromptMode::Full)
+        git: (prompt_mode == PromptMode::Full && input.system_replace.is_none())
             .then(|| {
                 // Read inside the exec sandbox, whatever the run's mode: a repository must not
                 // make pincer run anything (SPEC §10).
@@ -286,6 +282,19 @@ pub(crate) fn shared_settings(
         output_schema,
         web_search: web_search::Asked::new(args.web_search, context.settings()),
     };
+    // The git change counts follow the prompt, after every cache breakpoint (SPEC §6.1, §7); a
+    // CLI child is given the prompt alone.
+    if let Some(git) = shared
+        .git
+        .as_ref()
+        .filter(|_| chain[0].resolved.cli.is_none())
+    {
+        content.push(ContentBlock::text(prompt::git_status_note(git)));
+    }
+    let user = Message::User(UserMessage {
+        content: MessageContent::Blocks(content),
+        timestamp: crate::conversation::now_millis(),
+    });
     Ok((shared, user))
 }
 
