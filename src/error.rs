@@ -7,6 +7,11 @@ use std::fmt;
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::session::fork::ForkError;
+use crate::session::names::NameError;
+use crate::session::resolve::ResolveError;
+use crate::session::store::SessionError;
+
 /// The documented exit codes (SPEC §3.5). Scripts rely on these numbers: never renumber.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -189,6 +194,96 @@ pub(crate) fn resource_error(message: &str, source: &std::io::Error) -> Option<C
             .with_kind(LOCAL_RESOURCE)
             .with_hint(file_descriptor_advice(source))
     })
+}
+
+/// What to do about a home on a filesystem whose locks other machines do not see.
+pub(crate) const LOCAL_LOCKS_HINT: &str = "two machines writing there at once could \
+    interleave their turns in one session or lose each other's updates, so pincer does not; put \
+    the home (PINCER_HOME, or the XDG directories) on a local disk or an NFS mount, or, if only \
+    this machine writes there, set `allow_local_locks = true` under [sessions] in config.toml or \
+    PINCER_ALLOW_LOCAL_LOCKS=1";
+
+/// A session error with its exit code and a hint that says what to do.
+pub fn session_error(error: SessionError) -> CliError {
+    let message = error.to_string();
+    match &error {
+        SessionError::Busy { holder, .. } => {
+            let whom = holder.as_ref().map_or_else(|| "the other run".to_owned(), |holder| holder.whom());
+            CliError::new(Exit::Busy, message).with_hint(format!(
+                "wait for {whom} to finish, or pass --wait SECS to wait for the lock"
+            ))
+        }
+        SessionError::NamesBusy { .. } => CliError::new(Exit::Busy, message).with_hint(
+            "many sessions are being named at once; pass a longer --wait SECS, or try again in a moment",
+        ),
+        SessionError::LockTimedOut { .. } => CliError::new(Exit::Timeout, message),
+        SessionError::LocalLocks { .. } => {
+            CliError::usage(message).with_hint(LOCAL_LOCKS_HINT)
+        }
+        SessionError::Corrupt { path, .. } => CliError::usage(message).with_hint(format!(
+            "run `pincer sessions repair {}` to set the damaged lines aside in a side file (a damaged header is rebuilt)",
+            path.display()
+        )),
+        SessionError::UnknownVersion { .. } => {
+            CliError::usage(message).with_hint("upgrade pincer to read this session")
+        }
+        SessionError::NotASession { .. } => CliError::usage(message),
+        SessionError::Io { path, source, .. } => access_error(&message, path, source)
+            .or_else(|| resource_error(&message, source))
+            .unwrap_or_else(|| CliError::new(Exit::RunFailed, message)),
+        SessionError::Vanished { .. } | SessionError::Serialize(_) => {
+            CliError::new(Exit::RunFailed, message)
+        }
+    }
+}
+
+/// A session argument that names no single session: exit 2 with what to type instead.
+pub fn resolve_error(error: ResolveError) -> CliError {
+    let hint = error.hint();
+    let cli_error = CliError::usage(error.to_string());
+    match hint {
+        Some(hint) => cli_error.with_hint(hint),
+        None => cli_error,
+    }
+}
+
+impl From<NameError> for CliError {
+    fn from(error: NameError) -> CliError {
+        match error {
+            NameError::Session(error) => session_error(error),
+            NameError::Resolve(error) => resolve_error(error),
+            NameError::Empty | NameError::Taken { .. } => {
+                let hint = error.hint();
+                let cli_error = CliError::usage(error.to_string());
+                match hint {
+                    Some(hint) => cli_error.with_hint(hint),
+                    None => cli_error,
+                }
+            }
+        }
+    }
+}
+
+/// A fork that was not made.
+pub fn fork_error(error: ForkError) -> CliError {
+    match error {
+        ForkError::NoEntry { .. } => CliError::usage(error.to_string())
+            .with_hint("`pincer sessions show SESSION --tree` lists the entry ids"),
+        ForkError::Record(error) => CliError::new(Exit::RunFailed, error.to_string()),
+        ForkError::Session(error) => session_error(error),
+    }
+}
+
+/// A permission problem on pincer's own files (an unreadable or unwritable home, sessions
+/// directory or auth store, a read-only file system) is the user's to fix, like a bad config:
+/// exit 2 with a hint naming the path. `None` for every other I/O error.
+pub fn access_error(message: &str, path: &Path, source: &std::io::Error) -> Option<CliError> {
+    use std::io::ErrorKind;
+    matches!(
+        source.kind(),
+        ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem
+    )
+    .then(|| CliError::usage(message).with_hint(crate::config::access_hint(path)))
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@
 pub mod auth;
 pub mod auth_test;
 pub mod compact;
+mod dry_run;
 pub mod generate;
 mod hooks;
 mod mcp;
+mod request;
 pub mod sessions;
 pub mod status;
 pub mod turn;
@@ -25,15 +27,15 @@ use crate::engine::plan::keys::KnownKeys;
 pub(crate) use crate::engine::plan::{discover_skills, retry_policy};
 pub(crate) use crate::engine::scope::runtime;
 use crate::error::{CliError, CliResult, Exit};
-pub(crate) use crate::error::{resource_error, user_file_error};
+pub(crate) use crate::error::{
+    LOCAL_LOCKS_HINT, access_error, fork_error, resolve_error, session_error, user_file_error,
+};
 use crate::output::progress::Spinner;
 use crate::output::{ColorMode, Diagnostics, Format};
-use crate::session::fork::ForkError;
 use crate::session::index::{self, Index};
 use crate::session::learned_windows;
-use crate::session::names::NameError;
-use crate::session::resolve::{self, ResolveError};
-use crate::session::store::{SessionError, TornRepair};
+use crate::session::resolve;
+use crate::session::store::TornRepair;
 use crate::session::summary::SessionSummary;
 use crate::settings::Settings;
 
@@ -115,6 +117,12 @@ impl crate::engine::plan::env::RunEnv for Context {
 
     fn detail(&self, message: &str) {
         self.diagnostics.detail(message);
+    }
+
+    fn note(&self, message: &str) {
+        if self.diagnostics.is_terminal() || self.diagnostics.verbosity() > 0 {
+            self.diagnostics.info(message);
+        }
     }
 
     fn warner(&self) -> crate::engine::plan::env::Say {
@@ -281,120 +289,6 @@ fn resolve_workspace(cd: Option<&Path>) -> CliResult<PathBuf> {
     })
 }
 
-/// The extra roots of the tools (SPEC §10): `tools.add_dirs` (relative paths start at the
-/// workspace) then `flags` (`--add-dir`, relative to the current directory), canonical. A
-/// directory that is missing or not a directory is a usage error naming it, before anything runs.
-pub(crate) fn added_dirs(context: &Context, flags: &[PathBuf]) -> CliResult<Vec<PathBuf>> {
-    let configured = context
-        .settings
-        .tools
-        .add_dirs
-        .iter()
-        .map(|path| (context.workspace.join(path), path, "tools.add_dirs"));
-    let given = flags.iter().map(|path| (path.clone(), path, "--add-dir"));
-    configured
-        .chain(given)
-        .map(|(resolved, shown, origin)| {
-            let unusable = |problem: String| {
-                CliError::usage(format!(
-                    "additional directory '{}' ({origin}) {problem}",
-                    shown.display()
-                ))
-                .with_hint(format!("pass an existing directory to {origin}"))
-            };
-            let canonical = std::fs::canonicalize(&resolved).map_err(|error| {
-                unusable(if error.kind() == std::io::ErrorKind::NotFound {
-                    "does not exist".to_owned()
-                } else {
-                    format!("is not usable: {error}")
-                })
-            })?;
-            if !canonical.is_dir() {
-                return Err(unusable("is not a directory".to_owned()));
-            }
-            Ok(canonical)
-        })
-        .collect()
-}
-
-/// What to do about a home on a filesystem whose locks other machines do not see.
-pub(crate) const LOCAL_LOCKS_HINT: &str = "two machines writing there at once could \
-    interleave their turns in one session or lose each other's updates, so pincer does not; put \
-    the home (PINCER_HOME, or the XDG directories) on a local disk or an NFS mount, or, if only \
-    this machine writes there, set `allow_local_locks = true` under [sessions] in config.toml or \
-    PINCER_ALLOW_LOCAL_LOCKS=1";
-
-/// A session error with its exit code and a hint that says what to do.
-pub fn session_error(error: SessionError) -> CliError {
-    let message = error.to_string();
-    match &error {
-        SessionError::Busy { holder, .. } => {
-            let whom = holder.as_ref().map_or_else(|| "the other run".to_owned(), |holder| holder.whom());
-            CliError::new(Exit::Busy, message).with_hint(format!(
-                "wait for {whom} to finish, or pass --wait SECS to wait for the lock"
-            ))
-        }
-        SessionError::NamesBusy { .. } => CliError::new(Exit::Busy, message).with_hint(
-            "many sessions are being named at once; pass a longer --wait SECS, or try again in a moment",
-        ),
-        SessionError::LockTimedOut { .. } => CliError::new(Exit::Timeout, message),
-        SessionError::LocalLocks { .. } => {
-            CliError::usage(message).with_hint(LOCAL_LOCKS_HINT)
-        }
-        SessionError::Corrupt { path, .. } => CliError::usage(message).with_hint(format!(
-            "run `pincer sessions repair {}` to set the damaged lines aside in a side file (a damaged header is rebuilt)",
-            path.display()
-        )),
-        SessionError::UnknownVersion { .. } => {
-            CliError::usage(message).with_hint("upgrade pincer to read this session")
-        }
-        SessionError::NotASession { .. } => CliError::usage(message),
-        SessionError::Io { path, source, .. } => access_error(&message, path, source)
-            .or_else(|| resource_error(&message, source))
-            .unwrap_or_else(|| CliError::new(Exit::RunFailed, message)),
-        SessionError::Vanished { .. } | SessionError::Serialize(_) => {
-            CliError::new(Exit::RunFailed, message)
-        }
-    }
-}
-
-/// A session argument that names no single session: exit 2 with what to type instead.
-pub fn resolve_error(error: ResolveError) -> CliError {
-    let hint = error.hint();
-    let cli_error = CliError::usage(error.to_string());
-    match hint {
-        Some(hint) => cli_error.with_hint(hint),
-        None => cli_error,
-    }
-}
-
-impl From<NameError> for CliError {
-    fn from(error: NameError) -> CliError {
-        match error {
-            NameError::Session(error) => session_error(error),
-            NameError::Resolve(error) => resolve_error(error),
-            NameError::Empty | NameError::Taken { .. } => {
-                let hint = error.hint();
-                let cli_error = CliError::usage(error.to_string());
-                match hint {
-                    Some(hint) => cli_error.with_hint(hint),
-                    None => cli_error,
-                }
-            }
-        }
-    }
-}
-
-/// A fork that was not made.
-pub fn fork_error(error: ForkError) -> CliError {
-    match error {
-        ForkError::NoEntry { .. } => CliError::usage(error.to_string())
-            .with_hint("`pincer sessions show SESSION --tree` lists the entry ids"),
-        ForkError::Record(error) => CliError::new(Exit::RunFailed, error.to_string()),
-        ForkError::Session(error) => session_error(error),
-    }
-}
-
 /// Refresh and return the whole session index (a stat of every session file: only for the
 /// commands that show every session), telling the user when it had to be rebuilt from a bad
 /// database (and, with `-v`, when it could not be saved: a cache that cannot be written is no
@@ -533,18 +427,6 @@ impl<'a> ModelFacts<'a> {
     }
 }
 
-/// A permission problem on pincer's own files (an unreadable or unwritable home, sessions
-/// directory or auth store, a read-only file system) is the user's to fix, like a bad config:
-/// exit 2 with a hint naming the path. `None` for every other I/O error.
-pub fn access_error(message: &str, path: &Path, source: &std::io::Error) -> Option<CliError> {
-    use std::io::ErrorKind;
-    matches!(
-        source.kind(),
-        ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem
-    )
-    .then(|| CliError::usage(message).with_hint(crate::config::access_hint(path)))
-}
-
 /// Write to stdout, mapping an I/O failure (other than a closed pipe) to exit 1.
 pub fn stdout_error(error: std::io::Error) -> CliError {
     CliError::new(Exit::RunFailed, format!("cannot write to stdout: {error}"))
@@ -553,6 +435,7 @@ pub fn stdout_error(error: std::io::Error) -> CliError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::store::SessionError;
 
     fn io_failure(kind: std::io::ErrorKind) -> SessionError {
         SessionError::Io {

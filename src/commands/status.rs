@@ -293,7 +293,10 @@ fn installation_status(
     )
     .files;
     let skills = super::discover_skills(context, &[], true);
-    let sandbox = installation_sandbox(context, &super::added_dirs(context, &[])?);
+    let sandbox = installation_sandbox(
+        context,
+        &crate::engine::plan::turn::added_dirs(context, &[])?,
+    );
     let memory = if fresh_probe {
         crate::tools::ProbeMemory::Refresh
     } else {

@@ -18,6 +18,7 @@ pub mod ownership;
 pub mod record;
 mod record_fast;
 pub mod resolve;
+pub(crate) mod setup;
 pub mod store;
 pub mod summary;
 pub mod tail;

@@ -356,3 +356,91 @@ pub(crate) fn start_error(failure: crate::engine::cli::StartFailure) -> CliError
         None => error,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::plan::test_env::TestEnv;
+    use pretty_assertions::assert_eq;
+
+    /// Two custom providers: `local` takes no key variable the test sets, `keyed` reads one no
+    /// test environment has.
+    const CONFIG: &str = r#"
+model = "local/m1"
+fallbacks = ["local/m2", "local/m1", "keyed/k1"]
+
+[providers.local]
+api = "openai-chat"
+base_url = "http://127.0.0.1:9/v1"
+api_key_env = "PINCER_PLAN_TEST_LOCAL_KEY_UNSET"
+
+[providers.keyed]
+api = "anthropic"
+base_url = "http://127.0.0.1:9"
+api_key_env = "PINCER_PLAN_TEST_KEYED_KEY_UNSET"
+"#;
+
+    fn refs(chain: &[Candidate]) -> Vec<&str> {
+        chain
+            .iter()
+            .map(|candidate| candidate.model_ref.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn the_chain_is_the_primary_then_the_configured_fallbacks_each_once() {
+        let env = TestEnv::new(CONFIG);
+        let chain = model_chain(&env, &TurnRequest::default(), "local/m1").unwrap();
+        assert_eq!(refs(&chain), ["local/m1", "local/m2", "keyed/k1"]);
+        assert_eq!(chain[2].resolved.api, ApiKind::Anthropic);
+        assert_eq!(chain[2].resolved.base_url, "http://127.0.0.1:9");
+    }
+
+    #[test]
+    fn fallback_model_flags_replace_the_configured_fallbacks() {
+        let env = TestEnv::new(CONFIG);
+        let request = TurnRequest {
+            fallback_model: vec!["keyed/k2".to_owned(), " ".to_owned()],
+            ..TurnRequest::default()
+        };
+        let chain = model_chain(&env, &request, "local/m1").unwrap();
+        assert_eq!(refs(&chain), ["local/m1", "keyed/k2"]);
+    }
+
+    #[test]
+    fn a_fallback_that_does_not_resolve_is_a_usage_error_before_anything_runs() {
+        let env = TestEnv::new(CONFIG);
+        let request = TurnRequest {
+            fallback_model: vec!["nowhere/x".to_owned()],
+            ..TurnRequest::default()
+        };
+        let error = model_chain(&env, &request, "local/m1").err().unwrap();
+        assert_eq!(error.exit, Exit::Usage, "{error:?}");
+        assert!(error.message.contains("nowhere"), "{error:?}");
+    }
+
+    #[test]
+    fn a_model_without_a_key_is_marked_for_the_failover_planner_a_cli_backend_needs_none() {
+        let env = TestEnv::new(CONFIG);
+        let request = TurnRequest {
+            fallback_model: vec!["claude-cli/sonnet".to_owned()],
+            ..TurnRequest::default()
+        };
+        let chain = model_chain(&env, &request, "keyed/k1").unwrap();
+        let links: Vec<_> = chain.iter().map(Candidate::link).collect();
+        assert!(links[0].missing_key && !links[0].all_cooling, "{links:?}");
+        assert!(!links[1].missing_key, "{links:?}");
+        assert!(chain[1].resolved.cli.is_some());
+    }
+
+    #[test]
+    fn a_profile_pinned_for_another_provider_is_not_usable() {
+        let env = TestEnv::new(CONFIG);
+        let request = TurnRequest {
+            auth_profile: Some("work".to_owned()),
+            ..TurnRequest::default()
+        };
+        let chain = model_chain(&env, &request, "keyed/k1").unwrap();
+        assert!(chain[0].credentials.is_empty());
+    }
+}

@@ -22,6 +22,8 @@ pub(crate) trait RunEnv {
     fn workspace(&self) -> &Path;
     /// Say a warning on stderr (every mode, unless quiet).
     fn warn(&self, message: &str);
+    /// Say an informational line on stderr when someone is watching (a terminal, or `-v`).
+    fn note(&self, message: &str);
     /// Say a detail on stderr (with `-v`).
     fn detail(&self, message: &str);
     /// [`RunEnv::warn`] as a callback that can be kept.

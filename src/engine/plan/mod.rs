@@ -8,11 +8,15 @@ pub(crate) mod chain;
 pub(crate) mod child;
 pub(crate) mod env;
 pub(crate) mod hooks;
+pub(crate) mod input;
 pub(crate) mod keys;
 pub(crate) mod mcp;
 pub(crate) mod replay;
 mod request;
 pub(crate) mod structured;
+#[cfg(test)]
+pub(crate) mod test_env;
+pub(crate) mod turn;
 pub(crate) mod web_search;
 
 pub(crate) use request::{CassetteRequest, PermissionMode, TurnInput, TurnRequest};
