@@ -24,9 +24,7 @@ pub fn apply_patch(data: &[u8]) {
 struct Discard;
 
 impl EventSink for Discard {
-    fn emit(&mut self, _event: &Event) -> std::io::Result<()> {
-        Ok(())
-    }
+    fn emit(&mut self, _event: &Event) {}
 }
 
 /// The claude stream-json and codex `exec --json` readers: the bytes a CLI child prints, line by

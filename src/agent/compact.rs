@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::compaction::{self, cut::CutPlan};
@@ -16,6 +15,7 @@ use crate::provider::retry::{self, RetryNotice, RetryPolicy};
 use crate::provider::{self, ApiKind, ModelRequest, ProviderError, ThinkingLevel};
 use crate::session::context::build_context;
 use crate::session::record::AgentMessage;
+use crate::session::record::NewEntry;
 use crate::session::store::SessionError;
 use crate::session::summary::estimate_tokens;
 use crate::session::transcript::Transcript;
@@ -236,15 +236,12 @@ fn append_compaction(
     let files = compaction::summary::file_operations(&summarized, plan.previous_details.as_ref());
     let failures = compaction::summary::tool_failures(&summarized);
     let summary = compaction::summary::finish_summary(model_summary, &files, &failures);
-    transcript.append(
-        "compaction",
-        json!({
-            "summary": summary,
-            "firstKeptEntryId": plan.first_kept_entry_id,
-            "tokensBefore": plan.tokens_before,
-            "details": compaction::summary::details(&files),
-        }),
-    )?;
+    transcript.append(NewEntry::Compaction {
+        summary: &summary,
+        first_kept_entry_id: &plan.first_kept_entry_id,
+        tokens_before: plan.tokens_before,
+        details: &compaction::summary::details(&files),
+    })?;
     transcript.sync()?;
     let rebuilt = build_context(transcript.entries(), None);
     let tokens_after = estimate_tokens(&rebuilt.messages);

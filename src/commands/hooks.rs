@@ -87,7 +87,7 @@ pub(crate) fn pre_compact_manual(
 struct StderrSink<'a>(&'a Diagnostics);
 
 impl EventSink for StderrSink<'_> {
-    fn emit(&mut self, event: &Event) -> std::io::Result<()> {
+    fn emit(&mut self, event: &Event) {
         match event {
             Event::Warning(message) => self.0.warn(message),
             Event::Notice(message) => self.0.info(message),
@@ -96,6 +96,5 @@ impl EventSink for StderrSink<'_> {
             }
             _ => {}
         }
-        Ok(())
     }
 }

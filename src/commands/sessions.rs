@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -832,8 +832,13 @@ fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
         &args.name,
         Some(&loaded.header.id),
         || {
-            let entry = store::new_entry(&writer, "session_info", json!({"name": args.name}))
-                .map_err(session_error)?;
+            let entry = store::new_entry(
+                &writer,
+                crate::session::record::NewEntry::SessionInfo {
+                    name: Some(&args.name),
+                },
+            )
+            .map_err(session_error)?;
             writer.append(&entry).map_err(session_error)?;
             writer.sync().map_err(session_error)
         },

@@ -302,7 +302,7 @@ impl RunSink<'_> {
 }
 
 impl EventSink for RunSink<'_> {
-    fn emit(&mut self, event: &Event) -> std::io::Result<()> {
+    fn emit(&mut self, event: &Event) {
         match event {
             Event::Credential(outcome) => self.record(outcome),
             Event::Warning(message) => self.context.diagnostics.warn(message),

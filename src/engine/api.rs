@@ -37,6 +37,7 @@ use crate::provider::stop_reason::claude_stop_reason;
 use crate::provider::{self, Accumulator, ApiKind, ModelRequest, ProviderError};
 use crate::redact::Redactor;
 use crate::secret::Secret;
+use crate::session::record::NewEntry;
 use crate::session::store::SessionError;
 use crate::structured::Plan;
 use crate::tools::policy::{Decision, ToolPolicy};
@@ -274,7 +275,7 @@ impl<'run> ApiEngine<'run> {
             ReplayStep::Show(visible) => visible,
             ReplayStep::Hide => String::new(),
             ReplayStep::Diverged(whole) => {
-                let _ = sink.emit(&Event::Notice(DIVERGED_NOTICE.to_owned()));
+                sink.emit(&Event::Notice(DIVERGED_NOTICE.to_owned()));
                 shown.separator_pending = true;
                 whole
             }
@@ -283,10 +284,10 @@ impl<'run> ApiEngine<'run> {
         if !visible.is_empty() {
             if shown.separator_pending {
                 shown.separator_pending = false;
-                let _ = sink.emit(&Event::TextDelta("\n\n".to_owned()));
+                sink.emit(&Event::TextDelta("\n\n".to_owned()));
             }
             shown.text_printed = true;
-            let _ = sink.emit(&Event::TextDelta(visible));
+            sink.emit(&Event::TextDelta(visible));
         }
     }
 
@@ -297,7 +298,7 @@ impl<'run> ApiEngine<'run> {
         let build = || provider::protocol(api, &request);
         self.shown.call_text.clear();
         self.shown.call_output = false;
-        let _ = turn.sink.emit(&Event::Phase(Phase::Connecting(format!(
+        turn.sink.emit(&Event::Phase(Phase::Connecting(format!(
             "{}/{}",
             self.settings.provider, self.settings.model
         ))));
@@ -313,10 +314,10 @@ impl<'run> ApiEngine<'run> {
             {
                 Self::show_text(shown, &mut **sink, text);
             }
-            let _ = sink.emit(&Event::Stream(event.clone()));
+            sink.emit(&Event::Stream(event.clone()));
         };
         let mut on_retry = |notice: RetryNotice| {
-            let _ = sink.borrow_mut().emit(&retry_event(
+            sink.borrow_mut().emit(&retry_event(
                 notice.attempt,
                 notice.delay,
                 &notice.error,
@@ -339,8 +340,8 @@ impl<'run> ApiEngine<'run> {
             && matches!(outcome, CallOutcome::Complete(_))
         {
             // The re-sent answer stopped short of the text already printed: print it whole.
-            let _ = turn.sink.emit(&Event::Notice(DIVERGED_NOTICE.to_owned()));
-            let _ = turn.sink.emit(&Event::TextDelta(format!("\n\n{repeated}")));
+            turn.sink.emit(&Event::Notice(DIVERGED_NOTICE.to_owned()));
+            turn.sink.emit(&Event::TextDelta(format!("\n\n{repeated}")));
         }
         outcome
     }
@@ -390,11 +391,10 @@ impl<'run> ApiEngine<'run> {
             .and_then(|reason| claude_stop_reason(reason, accumulator.provider_stop_reason()));
         let stored = Message::Assistant(message.clone());
         // A failed call that produced nothing is recorded too, so `status` can say why.
-        let entry_id = match turn.transcript.append_message(&stored) {
+        let entry_id = match turn.record(stored) {
             Ok(id) => id,
             Err(error) => return Step::Done(Ending::Persistence(error)),
         };
-        turn.messages.push(stored);
         match failure {
             Some(Ok(())) => {
                 turn.report.final_text = accumulator.text();
@@ -413,8 +413,7 @@ impl<'run> ApiEngine<'run> {
             && rejects_output_format(&error)
             && let Some(warning) = self.structured.as_mut().and_then(Plan::fall_back_to_tool)
         {
-            let _ = turn
-                .sink
+            turn.sink
                 .emit(&Event::Warning(format!("{warning} ({error})")));
             self.final_call = false;
             return Step::CallModel;
@@ -422,7 +421,7 @@ impl<'run> ApiEngine<'run> {
         if rejects_thinking(&error, kind)
             && let Some(lower) = lower_thinking(self.thinking)
         {
-            let _ = turn.sink.emit(&retry_event(
+            turn.sink.emit(&retry_event(
                 1,
                 Duration::ZERO,
                 &error.to_string(),
@@ -475,7 +474,7 @@ impl<'run> ApiEngine<'run> {
             return None;
         };
         self.stream_retries += 1;
-        let _ = turn.sink.emit(&retry_event(
+        turn.sink.emit(&retry_event(
             self.stream_retries,
             delay,
             &error.to_string(),
@@ -489,7 +488,7 @@ impl<'run> ApiEngine<'run> {
                  continued, not repeated"
             )
         };
-        let _ = turn.sink.emit(&Event::Notice(notice));
+        turn.sink.emit(&Event::Notice(notice));
         Some(delay)
     }
 
@@ -508,14 +507,14 @@ impl<'run> ApiEngine<'run> {
             self.credential_outcome(turn, None);
         }
         let stop_reason = turn.report.stop_reason;
-        let _ = turn.sink.emit(&Event::MessageEnd(MessageEnd {
+        turn.sink.emit(&Event::MessageEnd(MessageEnd {
             stop_reason,
             usage: accumulator.usage(),
         }));
         let calls: Vec<ToolCall> = message.tool_calls().cloned().collect();
         let output_limit =
             calls.is_empty() && message.stop_reason == StopReason::Length && !has_answer(&message);
-        let _ = turn.sink.emit(&Event::Assistant(AssistantDone {
+        turn.sink.emit(&Event::Assistant(AssistantDone {
             message,
             message_id: accumulator
                 .response_id()
@@ -630,10 +629,9 @@ impl<'run> ApiEngine<'run> {
                 }
                 if call.is_none() {
                     let message = feedback_message(feedback);
-                    if let Err(error) = turn.transcript.append_message(&message) {
+                    if let Err(error) = turn.record(message) {
                         return Step::Done(Ending::Persistence(error));
                     }
-                    turn.messages.push(message);
                     return Step::Guard;
                 }
                 ((feedback, true), Step::Guard)
@@ -663,10 +661,8 @@ impl<'run> ApiEngine<'run> {
         result: ToolResultMessage,
         turn: &mut Turn<'_>,
     ) -> Result<(), SessionError> {
-        let stored = Message::ToolResult(result.clone());
-        let entry_id = turn.transcript.append_message(&stored)?;
-        turn.messages.push(stored);
-        let _ = turn.sink.emit(&Event::ToolResult(ToolResultDone {
+        let entry_id = turn.record(Message::ToolResult(result.clone()))?;
+        turn.sink.emit(&Event::ToolResult(ToolResultDone {
             result,
             entry_id: Some(entry_id),
         }));
@@ -696,7 +692,7 @@ impl<'run> ApiEngine<'run> {
     /// PostToolUse hooks); every refusal is listed. What the hooks say for the model follows the
     /// tool's own output in the result.
     async fn run_tool(&mut self, call: &ToolCall, turn: &mut Turn<'_>) -> ToolResultMessage {
-        let _ = turn.sink.emit(&Event::ToolStarted(ToolStart {
+        turn.sink.emit(&Event::ToolStarted(ToolStart {
             id: call.id.clone(),
             name: call.name.clone(),
             input: call.arguments.clone(),
@@ -737,7 +733,7 @@ impl<'run> ApiEngine<'run> {
                 tool_input: arguments.clone(),
             });
         }
-        let _ = turn.sink.emit(&Event::ToolFinished(ToolEnd {
+        turn.sink.emit(&Event::ToolFinished(ToolEnd {
             id: call.id.clone(),
             is_error: output.is_error,
         }));
@@ -890,10 +886,9 @@ impl<'run> ApiEngine<'run> {
             content: MessageContent::Text(format!("Stop hook feedback:\n{reason}")),
             timestamp: now_millis(),
         });
-        if let Err(error) = turn.transcript.append_message(&message) {
+        if let Err(error) = turn.record(message) {
             return Step::Done(Ending::Persistence(error));
         }
-        turn.messages.push(message);
         if compact {
             Step::Compact(Compaction::AfterTools)
         } else {
@@ -912,7 +907,7 @@ impl<'run> ApiEngine<'run> {
                 kind,
             });
         };
-        let _ = turn.sink.emit(&Event::Rotation(Rotation {
+        turn.sink.emit(&Event::Rotation(Rotation {
             provider: self.settings.provider.clone(),
             from: self.credential.source.clone(),
             to: next.source.clone(),
@@ -929,9 +924,11 @@ impl<'run> ApiEngine<'run> {
 
     /// `Step::StepThinkingDown`: record the level that is tried now and send again.
     fn step_thinking_down(&mut self, level: ThinkingLevel, turn: &mut Turn<'_>) -> Step {
-        if let Err(failure) = turn.transcript.append(
-            "thinking_level_change",
-            serde_json::json!({"thinkingLevel": level.as_str()}),
+        if let Err(failure) = turn.record_entry(
+            NewEntry::ThinkingLevelChange {
+                level: level.as_str(),
+            },
+            false,
         ) {
             return Step::Done(Ending::Persistence(failure));
         }
@@ -1014,7 +1011,7 @@ impl<'run> ApiEngine<'run> {
             let hooks = &self.settings.hooks;
             super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
         }
-        let _ = turn.sink.emit(&Event::Phase(Phase::Compacting));
+        turn.sink.emit(&Event::Phase(Phase::Compacting));
         let started = Instant::now();
         let outcome = compact::run(
             self.transport,
@@ -1043,7 +1040,7 @@ impl<'run> ApiEngine<'run> {
         totals.usage.add(&compacted.usage);
         totals.cost_usd += cost;
         report.context_estimate = Some(compacted.tokens_after);
-        let _ = turn.sink.emit(&Event::Compaction(Compacted {
+        turn.sink.emit(&Event::Compaction(Compacted {
             trigger: trigger.as_str().to_owned(),
             pre_tokens: Some(compacted.tokens_before),
             post_tokens: Some(compacted.tokens_after),
@@ -1093,7 +1090,7 @@ impl<'run> ApiEngine<'run> {
     /// Tell `commands/` how the credential in use fared (it records cooldowns in the store).
     fn credential_outcome(&self, turn: &mut Turn<'_>, failure: Option<&'static str>) {
         if let Some(profile_id) = &self.credential.profile_id {
-            let _ = turn.sink.emit(&Event::Credential(CredentialOutcome {
+            turn.sink.emit(&Event::Credential(CredentialOutcome {
                 provider: self.settings.provider.clone(),
                 profile_id: profile_id.clone(),
                 failure,
@@ -1160,11 +1157,8 @@ impl Engine for ApiEngine<'_> {
             timestamp: now_millis(),
             error_message: Some(reason.message().to_owned()),
         });
-        match turn.transcript.append_message(&message) {
-            Ok(_) => {
-                turn.messages.push(message);
-                Ending::Cancelled(reason)
-            }
+        match turn.record(message) {
+            Ok(_) => Ending::Cancelled(reason),
             Err(error) => Ending::Persistence(error),
         }
     }

@@ -381,7 +381,7 @@ impl<'run> CliEngine<'run> {
         let settings = self.settings;
         let backend = settings.backend;
         if let Some(id) = self.unusable_id.take() {
-            let _ = turn.sink.emit(&Event::Warning(format!(
+            turn.sink.emit(&Event::Warning(format!(
                 "the recorded {name} session id {shown:?} is not a session id {name} makes (a \
                  UUID); starting a fresh one seeded with this session's transcript",
                 name = backend.name(),
@@ -502,7 +502,7 @@ impl<'run> CliEngine<'run> {
         let ending = match verdict {
             Verdict::Stale(message) if !self.reseeded => {
                 self.reseeded = true;
-                let _ = turn.sink.emit(&Event::Warning(format!(
+                turn.sink.emit(&Event::Warning(format!(
                     "the {} session {} is gone ({}); starting a fresh one seeded with this \
                      session's transcript",
                     self.settings.backend.name(),
@@ -568,7 +568,7 @@ impl<'run> CliEngine<'run> {
                 };
                 let feedback = plan.feedback(&errors);
                 let message = feedback_message(feedback.clone());
-                if let Err(error) = turn.transcript.append_message(&message) {
+                if let Err(error) = turn.record_message(&message) {
                     return Step::Done(Ending::Persistence(error));
                 }
                 // codex's usage is cumulative per thread: the next run's delta is against this

@@ -74,9 +74,9 @@ pub struct StructuredRetry {
 
 /// Where events go.
 pub trait EventSink {
-    /// Take one event. An error means the output is gone (a closed pipe); the engines go on
-    /// and let the caller decide.
-    fn emit(&mut self, event: &Event) -> std::io::Result<()>;
+    /// Take one event. It cannot fail: a sink whose output is gone keeps its first error and
+    /// reports it when the run's record is written (`OutputSink::finish`); the turn goes on.
+    fn emit(&mut self, event: &Event);
 }
 
 /// What the turn starts with.

@@ -148,14 +148,14 @@ pub(crate) async fn run<L: Links>(
         ));
         failed_over += 1;
         if let Some(next) = links.links().get(position + 1) {
-            let _ = sink.emit(&Event::Fallback(Fallback {
+            sink.emit(&Event::Fallback(Fallback {
                 from: link.model_ref.clone(),
                 to: next.model_ref.clone(),
                 reason: failure.kind.as_str(),
                 error: failure.message.clone(),
             }));
             // On stderr in every mode: a cron log should show why another model answered.
-            let _ = sink.emit(&Event::Warning(format!(
+            sink.emit(&Event::Warning(format!(
                 "{} failed ({}: {}); trying {}",
                 link.model_ref,
                 failure.kind.as_str(),
@@ -310,7 +310,7 @@ mod tests {
     struct Events(Vec<String>);
 
     impl EventSink for Events {
-        fn emit(&mut self, event: &Event) -> std::io::Result<()> {
+        fn emit(&mut self, event: &Event) {
             match event {
                 Event::Fallback(fallback) => self.0.push(format!(
                     "fallback {} -> {} ({})",
@@ -319,7 +319,6 @@ mod tests {
                 Event::Warning(message) => self.0.push(format!("warning {message}")),
                 _ => {}
             }
-            Ok(())
         }
     }
 

@@ -20,14 +20,14 @@ pub async fn fire(
     }
     let verdict = hooks
         .run(fire, cancel, &mut |progress| {
-            let _ = sink.emit(&Event::Hook(progress.clone()));
+            sink.emit(&Event::Hook(progress.clone()));
         })
         .await;
     for warning in &verdict.warnings {
-        let _ = sink.emit(&Event::Warning(warning.clone()));
+        sink.emit(&Event::Warning(warning.clone()));
     }
     for message in &verdict.messages {
-        let _ = sink.emit(&Event::Notice(message.clone()));
+        sink.emit(&Event::Notice(message.clone()));
     }
     verdict
 }

@@ -1,3 +1,7 @@
+//! How a turn's entries reach its session. Both engines write through here: the API engine
+//! with [`Turn::record`] and [`Turn::record_entry`], the CLI engine through the same and the
+//! recorder below.
+//!
 //! The recorder a CLI child's translated events go through (`backend::ChildRecord`): each one is
 //! written to pincer's session (messages, tool results as the child reported them, compactions)
 //! and reported as the same events the API engine emits, as it arrives.
@@ -20,12 +24,43 @@ use crate::engine::event::{
     AssistantDone, Compaction, Event, EventSink, MessageEnd, Phase, Retry, RetryKind, ToolEnd,
     ToolResultDone, ToolStart,
 };
+use crate::engine::step::Turn;
 use crate::provider::anthropic::stream::stop_reason as anthropic_stop_reason;
 use crate::provider::stop_reason::claude_stop_reason;
+use crate::session::record::NewEntry;
 use crate::session::store::SessionError;
 use crate::session::transcript::Transcript;
 
 use crate::redact::Redactor;
+
+impl Turn<'_> {
+    /// Record a completed message: appended to the session and synced, then added to the
+    /// context the next request is built from. Returns the entry id.
+    pub fn record(&mut self, message: Message) -> Result<String, SessionError> {
+        let id = self.record_message(&message)?;
+        self.messages.push(message);
+        Ok(id)
+    }
+
+    /// Record a completed message in the session only (a CLI child keeps its own context).
+    pub fn record_message(&mut self, message: &Message) -> Result<String, SessionError> {
+        self.transcript.append_message(message)
+    }
+
+    /// Record an entry of another kind; `sync` makes it durable now rather than with the next
+    /// message.
+    pub fn record_entry(
+        &mut self,
+        entry: NewEntry<'_>,
+        sync: bool,
+    ) -> Result<String, SessionError> {
+        let id = self.transcript.append(entry)?;
+        if sync {
+            self.transcript.sync()?;
+        }
+        Ok(id)
+    }
+}
 
 /// An assistant message being assembled from the child's events.
 #[derive(Debug, Default)]
@@ -107,10 +142,10 @@ impl<'a> Recorder<'a> {
     fn show_text(&mut self, text: &str) {
         if self.state.separator_pending {
             self.state.separator_pending = false;
-            let _ = self.sink.emit(&Event::TextDelta("\n\n".to_owned()));
+            self.sink.emit(&Event::TextDelta("\n\n".to_owned()));
         }
         self.state.text_printed = true;
-        let _ = self.sink.emit(&Event::TextDelta(text.to_owned()));
+        self.sink.emit(&Event::TextDelta(text.to_owned()));
     }
 
     /// The transcript (to read entries or append custom ones).
@@ -120,7 +155,7 @@ impl<'a> Recorder<'a> {
 
     /// A model request is on its way (the child is starting).
     pub fn connecting(&mut self) {
-        let _ = self.sink.emit(&Event::Phase(Phase::Connecting(
+        self.sink.emit(&Event::Phase(Phase::Connecting(
             self.state.backend.name().to_owned(),
         )));
     }
@@ -162,7 +197,7 @@ impl<'a> Recorder<'a> {
             }),
         }
         for event in events {
-            let _ = self.sink.emit(&Event::Stream(event));
+            self.sink.emit(&Event::Stream(event));
         }
     }
 
@@ -190,8 +225,10 @@ impl<'a> Recorder<'a> {
     /// entry `pincer.<backend>`.
     pub fn child_session(&mut self, data: Value) -> Result<(), SessionError> {
         let kind = self.state.backend.custom_type();
-        self.transcript
-            .append("custom", json!({"customType": kind, "data": data}))?;
+        self.transcript.append(NewEntry::Custom {
+            custom_type: &kind,
+            data: &data,
+        })?;
         self.transcript.sync()
     }
 }
@@ -212,7 +249,7 @@ impl ChildRecord for Recorder<'_> {
     /// translated), the same events the API path emits.
     fn stream(&mut self, event: &StreamEvent) {
         self.pending().raw_streamed = true;
-        let _ = self.sink.emit(&Event::Stream(event.clone()));
+        self.sink.emit(&Event::Stream(event.clone()));
     }
 
     /// Start (or continue) the assistant message `id`; a different id completes the one before.
@@ -252,7 +289,7 @@ impl ChildRecord for Recorder<'_> {
             self.state
                 .tool_names
                 .insert(call.id.clone(), call.name.clone());
-            let _ = self.sink.emit(&Event::ToolStarted(ToolStart {
+            self.sink.emit(&Event::ToolStarted(ToolStart {
                 id: call.id.clone(),
                 name: call.name.clone(),
                 input: call.arguments.clone(),
@@ -361,11 +398,11 @@ impl ChildRecord for Recorder<'_> {
             self.state.separator_pending = true;
         }
         self.report.final_text = text;
-        let _ = self.sink.emit(&Event::MessageEnd(MessageEnd {
+        self.sink.emit(&Event::MessageEnd(MessageEnd {
             stop_reason: self.report.stop_reason,
             usage,
         }));
-        let _ = self.sink.emit(&Event::Assistant(AssistantDone {
+        self.sink.emit(&Event::Assistant(AssistantDone {
             message,
             message_id: pending.id.clone(),
             stop_reason: self.report.stop_reason,
@@ -407,11 +444,11 @@ impl ChildRecord for Recorder<'_> {
         let entry_id = self
             .transcript
             .append_message(&Message::ToolResult(result.clone()))?;
-        let _ = self.sink.emit(&Event::ToolFinished(ToolEnd {
+        self.sink.emit(&Event::ToolFinished(ToolEnd {
             id: call_id.to_owned(),
             is_error,
         }));
-        let _ = self.sink.emit(&Event::ToolResult(ToolResultDone {
+        self.sink.emit(&Event::ToolResult(ToolResultDone {
             result,
             entry_id: Some(entry_id),
         }));
@@ -440,22 +477,20 @@ impl ChildRecord for Recorder<'_> {
             self.state.backend.name(),
             pre_tokens.map_or_else(String::new, |tokens| format!(", {tokens} tokens before")),
         );
-        self.transcript.append(
-            "compaction",
-            json!({
-                "summary": summary,
-                "firstKeptEntryId": first_kept,
-                "tokensBefore": pre_tokens.unwrap_or(0),
-                "details": {
-                    "backend": self.state.backend.name(),
-                    "trigger": trigger,
-                    "postTokens": post_tokens,
-                },
-            }),
-        )?;
+        let details = json!({
+            "backend": self.state.backend.name(),
+            "trigger": trigger,
+            "postTokens": post_tokens,
+        });
+        self.transcript.append(NewEntry::Compaction {
+            summary: &summary,
+            first_kept_entry_id: &first_kept,
+            tokens_before: pre_tokens.unwrap_or(0),
+            details: &details,
+        })?;
         self.transcript.sync()?;
         self.report.compactions += 1;
-        let _ = self.sink.emit(&Event::Compaction(Compaction {
+        self.sink.emit(&Event::Compaction(Compaction {
             trigger: trigger.to_owned(),
             pre_tokens,
             post_tokens,
@@ -466,7 +501,7 @@ impl ChildRecord for Recorder<'_> {
 
     /// The child retries its own API call.
     fn child_retry(&mut self, attempt: Option<u64>, delay_ms: Option<u64>, error: String) {
-        let _ = self.sink.emit(&Event::Retry(Retry {
+        self.sink.emit(&Event::Retry(Retry {
             attempt,
             delay: delay_ms.map(std::time::Duration::from_millis),
             error,
@@ -484,9 +519,8 @@ mod tests {
     struct Collect(Vec<Event>);
 
     impl EventSink for Collect {
-        fn emit(&mut self, event: &Event) -> std::io::Result<()> {
+        fn emit(&mut self, event: &Event) {
             self.0.push(event.clone());
-            Ok(())
         }
     }
 

@@ -5,12 +5,13 @@
 //! `pincer.structured_output` custom entry. How the errors reach the model (a user message, a
 //! tool result, a resumed child) is the engine's.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::Ending;
 use super::event::{Event, StructuredRetry};
 use super::step::Turn;
 use crate::conversation::{Message, MessageContent, UserMessage, now_millis};
+use crate::session::record::NewEntry;
 use crate::session::store::SessionError;
 use crate::structured::{CUSTOM_TYPE, Plan};
 
@@ -56,7 +57,7 @@ impl Answers {
             }
             Err(errors) => {
                 self.retries += 1;
-                let _ = turn.sink.emit(&Event::StructuredRetry(StructuredRetry {
+                turn.sink.emit(&Event::StructuredRetry(StructuredRetry {
                     attempt: self.retries,
                     max_retries,
                     errors: errors.clone(),
@@ -68,9 +69,14 @@ impl Answers {
 }
 
 fn append_record(turn: &mut Turn<'_>, data: Value) -> Result<(), SessionError> {
-    turn.transcript
-        .append("custom", json!({"customType": CUSTOM_TYPE, "data": data}))?;
-    turn.transcript.sync()
+    turn.record_entry(
+        NewEntry::Custom {
+            custom_type: CUSTOM_TYPE,
+            data: &data,
+        },
+        true,
+    )
+    .map(|_| ())
 }
 
 /// The user message that sends an invalid answer's errors back (`Plan::feedback`).

@@ -59,6 +59,7 @@ pub fn sink_for(
                 lines: StreamJsonLines::new(include_partial).with_hook_events(include_hooks),
                 stdout: Some(Stdout::new()),
                 file: events_file,
+                failed: None,
             });
         }
     };
@@ -69,6 +70,7 @@ pub fn sink_for(
                 lines: StreamJsonLines::new(include_partial).with_hook_events(include_hooks),
                 stdout: None,
                 file: Some(file),
+                failed: None,
             }),
         }),
         None => base,
@@ -83,32 +85,39 @@ pub struct TextSink {
     ends_with_newline: bool,
     /// Print only at the end (heartbeat runs).
     hold: bool,
+    /// The first write that failed; reported by `finish`.
+    failed: Option<io::Error>,
 }
 
 impl EventSink for TextSink {
-    fn emit(&mut self, event: &Event) -> io::Result<()> {
+    fn emit(&mut self, event: &Event) {
         if let Event::Notice(text) = event {
             super::progress::stderr_line(&format!("pincer: {text}"));
-            return Ok(());
+            return;
         }
         if let Event::StructuredRetry(retry) = event {
             super::progress::stderr_line(&format!("pincer: {}", structured_retry_notice(retry)));
-            return Ok(());
+            return;
         }
         if let Event::TextDelta(text) = event
             && !text.is_empty()
             && !self.hold
+            && self.failed.is_none()
         {
             self.wrote_text = true;
             self.ends_with_newline = text.ends_with('\n');
-            self.stdout.write(text)?;
+            if let Err(error) = self.stdout.write(text) {
+                self.failed = Some(error);
+            }
         }
-        Ok(())
     }
 }
 
 impl OutputSink for TextSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+        if let Some(error) = self.failed.take() {
+            return Err(error);
+        }
         if result.heartbeat_ok == Some(true) {
             return Ok(());
         }
@@ -132,9 +141,7 @@ pub struct JsonSink {
 }
 
 impl EventSink for JsonSink {
-    fn emit(&mut self, _event: &Event) -> io::Result<()> {
-        Ok(())
-    }
+    fn emit(&mut self, _event: &Event) {}
 }
 
 impl OutputSink for JsonSink {
@@ -477,6 +484,8 @@ pub struct StreamJsonSink {
     lines: StreamJsonLines,
     stdout: Option<Stdout>,
     file: Option<std::fs::File>,
+    /// The first write that failed; reported by `finish`.
+    failed: Option<io::Error>,
 }
 
 impl StreamJsonSink {
@@ -494,17 +503,25 @@ impl StreamJsonSink {
 }
 
 impl EventSink for StreamJsonSink {
-    fn emit(&mut self, event: &Event) -> io::Result<()> {
-        for line in self.lines.lines(event) {
-            self.write_line(&line)?;
+    fn emit(&mut self, event: &Event) {
+        if self.failed.is_some() {
+            return;
         }
-        Ok(())
+        for line in self.lines.lines(event) {
+            if let Err(error) = self.write_line(&line) {
+                self.failed = Some(error);
+                return;
+            }
+        }
     }
 }
 
 impl OutputSink for StreamJsonSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
-        self.write_line(result)
+        match self.failed.take() {
+            Some(error) => Err(error),
+            None => self.write_line(result),
+        }
     }
 }
 
@@ -515,9 +532,9 @@ struct Tee {
 }
 
 impl EventSink for Tee {
-    fn emit(&mut self, event: &Event) -> io::Result<()> {
-        self.second.emit(event)?;
-        self.first.emit(event)
+    fn emit(&mut self, event: &Event) {
+        self.second.emit(event);
+        self.first.emit(event);
     }
 }
 

@@ -264,7 +264,7 @@ impl ProgressSink {
 }
 
 impl EventSink for ProgressSink {
-    fn emit(&mut self, event: &Event) -> io::Result<()> {
+    fn emit(&mut self, event: &Event) {
         match event {
             Event::ToolStarted(start) => self.tool_started(start),
             Event::ToolFinished(end) => self.tool_finished(end),
@@ -286,11 +286,11 @@ impl EventSink for ProgressSink {
             && !text.is_empty()
         {
             hide();
-            let outcome = self.inner.emit(event);
+            self.inner.emit(event);
             screen().open_line = !text.ends_with('\n');
-            return outcome;
+            return;
         }
-        self.inner.emit(event)
+        self.inner.emit(event);
     }
 }
 

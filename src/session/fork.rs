@@ -2,8 +2,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
 use super::record::{self, Entry, RecordError, SessionHeader};
 use super::store::{self, LoadedSession, SessionError};
 
@@ -86,16 +84,8 @@ pub fn fork(
         let taken: std::collections::HashSet<String> =
             entries.iter().map(|entry| entry.id().to_owned()).collect();
         let entry_id = record::new_entry_id(&|candidate: &str| taken.contains(candidate));
-        let fields = match name {
-            Some(name) => json!({ "name": name }),
-            None => json!({}),
-        };
-        let entry = record::build_entry(
-            "session_info",
-            &entry_id,
-            entries.last().map(Entry::id),
-            fields,
-        )?;
+        let entry = record::NewEntry::SessionInfo { name }
+            .build(&entry_id, entries.last().map(Entry::id))?;
         entries.push(entry);
     }
     let path = store::create(dir, &header, &entries)?;

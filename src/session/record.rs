@@ -1494,6 +1494,86 @@ pub fn new_entry_id(taken: &impl Fn(&str) -> bool) -> String {
     Uuid::new_v4().to_string()
 }
 
+/// An entry a run writes, typed: the one place the kinds and keys of the entries pincer makes
+/// are spelled (as pi writes them). [`NewEntry::kind`] and [`NewEntry::fields`] feed
+/// [`build_entry`].
+#[derive(Debug, Clone, Copy)]
+pub enum NewEntry<'a> {
+    /// A completed message.
+    Message(&'a AgentMessage),
+    /// The session's model from here on.
+    ModelChange {
+        provider: &'a str,
+        model_id: &'a str,
+    },
+    /// The session's thinking level from here on (`off` … `xhigh`).
+    ThinkingLevelChange { level: &'a str },
+    /// The session's name (none: the session has no name from here on, as a fork of a named
+    /// session made without one).
+    SessionInfo { name: Option<&'a str> },
+    /// A compaction: the summary that replaces the entries before `first_kept_entry_id`.
+    Compaction {
+        summary: &'a str,
+        first_kept_entry_id: &'a str,
+        tokens_before: u64,
+        details: &'a Value,
+    },
+    /// An extension's record (pi's `custom`): pincer's structured output, CLI-child events.
+    Custom {
+        custom_type: &'a str,
+        data: &'a Value,
+    },
+}
+
+impl NewEntry<'_> {
+    /// The entry's `type`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            NewEntry::Message(_) => "message",
+            NewEntry::ModelChange { .. } => "model_change",
+            NewEntry::ThinkingLevelChange { .. } => "thinking_level_change",
+            NewEntry::SessionInfo { .. } => "session_info",
+            NewEntry::Compaction { .. } => "compaction",
+            NewEntry::Custom { .. } => "custom",
+        }
+    }
+
+    /// The entry's fields after `type`, `id`, `parentId` and `timestamp`.
+    pub fn fields(&self) -> Result<Value, RecordError> {
+        Ok(match self {
+            NewEntry::Message(message) => serde_json::json!({
+                "message": serde_json::to_value(message)
+                    .map_err(RecordError::Syntax)?
+            }),
+            NewEntry::ModelChange { provider, model_id } => {
+                serde_json::json!({"provider": provider, "modelId": model_id})
+            }
+            NewEntry::ThinkingLevelChange { level } => serde_json::json!({"thinkingLevel": level}),
+            NewEntry::SessionInfo { name: Some(name) } => serde_json::json!({"name": name}),
+            NewEntry::SessionInfo { name: None } => serde_json::json!({}),
+            NewEntry::Compaction {
+                summary,
+                first_kept_entry_id,
+                tokens_before,
+                details,
+            } => serde_json::json!({
+                "summary": summary,
+                "firstKeptEntryId": first_kept_entry_id,
+                "tokensBefore": tokens_before,
+                "details": details,
+            }),
+            NewEntry::Custom { custom_type, data } => {
+                serde_json::json!({"customType": custom_type, "data": data})
+            }
+        })
+    }
+
+    /// The whole entry, stamped now.
+    pub fn build(&self, id: &str, parent_id: Option<&str>) -> Result<Entry, RecordError> {
+        build_entry(self.kind(), id, parent_id, self.fields()?)
+    }
+}
+
 /// A new entry of `kind` stamped now: `{type, id, parentId, timestamp}` in pi's order, then
 /// `fields` (an object). The one place entries are made from scratch.
 pub fn build_entry(

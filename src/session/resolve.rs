@@ -221,8 +221,9 @@ mod tests {
         let (mut writer, _, _) = store::open_for_append(&a, None).unwrap();
         let entry = store::new_entry(
             &writer,
-            "session_info",
-            serde_json::json!({"name": "renamed"}),
+            record::NewEntry::SessionInfo {
+                name: Some("renamed"),
+            },
         )
         .unwrap();
         writer.append(&entry).unwrap();

@@ -5,13 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde_json::json;
-
 use crate::conversation::Message;
 use crate::error::{CliError, CliResult, Exit, fork_error, session_error};
 use crate::session::fork;
 use crate::session::index::{self, Index};
 use crate::session::names::{FoundOrCreated, ensure_name_free, find_or_create, give_name};
+use crate::session::record::NewEntry;
 use crate::session::record::{self, SessionHeader};
 use crate::session::store::{self, SessionLock, TornRepair};
 use crate::session::tail;
@@ -163,13 +162,9 @@ fn create_session(
     // The name is in the file from its first byte, so whoever looks for it next finds it.
     let entries = match name {
         Some(name) => vec![
-            record::build_entry(
-                "session_info",
-                &record::new_entry_id(&|_| false),
-                None,
-                json!({ "name": name }),
-            )
-            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
+            NewEntry::SessionInfo { name: Some(name) }
+                .build(&record::new_entry_id(&|_| false), None)
+                .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
         ],
         None => Vec::new(),
     };
@@ -322,7 +317,7 @@ pub(crate) fn setup_session(
                     setup.session_id.as_deref(),
                     || {
                         transcript
-                            .append("session_info", json!({"name": name}))
+                            .append(NewEntry::SessionInfo { name: Some(name) })
                             .map_err(session_error)
                     },
                 )?;

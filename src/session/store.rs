@@ -1083,9 +1083,13 @@ impl SessionWriter {
     }
 }
 
-/// Build an entry from JSON fields, filling `id`, `parentId` and `timestamp` for `writer`.
-pub fn new_entry(writer: &SessionWriter, kind: &str, fields: Value) -> Result<Entry, SessionError> {
-    record::build_entry(kind, &writer.next_id(), writer.leaf(), fields)
+/// Build `entry`, filling `id`, `parentId` and `timestamp` for `writer`.
+pub fn new_entry(
+    writer: &SessionWriter,
+    entry: record::NewEntry<'_>,
+) -> Result<Entry, SessionError> {
+    entry
+        .build(&writer.next_id(), writer.leaf())
         .map_err(|error| SessionError::Serialize(error.to_string()))
 }
 

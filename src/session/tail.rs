@@ -1079,8 +1079,13 @@ mod tests {
         assert!(matches!(repair, Some(store::TornRepair::MovedTo(_))));
         assert_eq!(writer.leaf(), Some("c1"));
         assert_eq!(ids(&tail), ["u19", "a19", "c1"]);
-        let entry =
-            store::new_entry(&writer, "session_info", json!({"name": "after repair"})).unwrap();
+        let entry = store::new_entry(
+            &writer,
+            record::NewEntry::SessionInfo {
+                name: Some("after repair"),
+            },
+        )
+        .unwrap();
         writer.append(&entry).unwrap();
         let reloaded = store::load(&path).unwrap();
         assert!(reloaded.torn.is_none());

@@ -2,10 +2,8 @@
 //! Either way the entries are also kept in memory, so that compaction can plan its cut over the
 //! branch as it stands.
 
-use serde_json::{Value, json};
-
 use super::ids::IdSet;
-use super::record::{self, AgentMessage, Entry};
+use super::record::{self, AgentMessage, Entry, NewEntry};
 use super::store::{SessionError, SessionWriter};
 use crate::conversation::Message;
 
@@ -90,19 +88,18 @@ impl Transcript {
 
     /// Append one message already in pi's shape (a CLI child's record) and sync.
     pub fn append_record(&mut self, message: &AgentMessage) -> Result<String, SessionError> {
-        let value = serde_json::to_value(message)
-            .map_err(|error| SessionError::Serialize(error.to_string()))?;
-        let id = self.append("message", json!({ "message": value }))?;
+        let id = self.append(NewEntry::Message(message))?;
         self.sync()?;
         Ok(id)
     }
 
-    /// Append an entry of another kind (`model_change`, `compaction`, …) without a sync of its
-    /// own: the next message's sync covers it (SPEC §5.3 syncs per message).
-    pub fn append(&mut self, kind: &str, fields: Value) -> Result<String, SessionError> {
+    /// Append an entry without a sync of its own (a message's sync covers the entries before
+    /// it: SPEC §5.3 syncs per message). Returns the entry id.
+    pub fn append(&mut self, entry: NewEntry<'_>) -> Result<String, SessionError> {
         let id = record::new_entry_id(&|candidate: &str| self.ids.contains(candidate));
         let parent = self.entries.last().map(|leaf| leaf.id().to_owned());
-        let entry = record::build_entry(kind, &id, parent.as_deref(), fields)
+        let entry = entry
+            .build(&id, parent.as_deref())
             .map_err(|error| SessionError::Serialize(error.to_string()))?;
         if let Some(writer) = &mut self.writer {
             writer.append(&entry)?;

@@ -6,8 +6,6 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
-
 use super::attempt::{Attempt, Shared, attempt_settings, shared_settings, tool_policy};
 use super::chain::{Candidate, ChainLinks, chain_keys, default_model, model_chain, run_chain};
 use super::env::RunEnv;
@@ -22,6 +20,7 @@ use crate::error::{CliError, CliResult, Exit, session_error};
 use crate::provider::ThinkingLevel;
 use crate::provider::http::Transport;
 use crate::session::index::{self, Index};
+use crate::session::record::NewEntry;
 use crate::session::setup;
 use crate::session::transcript::Transcript;
 
@@ -151,7 +150,7 @@ pub(crate) fn execute(
         })));
     }
 
-    let _ = sink.emit(&Event::Init(init_event(
+    sink.emit(&Event::Init(init_event(
         context, &setup, &first, primary, &shared, known,
     )));
     if let Some(id) = &setup.session_id {
@@ -366,10 +365,9 @@ fn start_turn(
     if setup.recorded_thinking.as_deref() != Some(thinking.as_str()) {
         setup
             .transcript
-            .append(
-                "thinking_level_change",
-                json!({"thinkingLevel": thinking.as_str()}),
-            )
+            .append(NewEntry::ThinkingLevelChange {
+                level: thinking.as_str(),
+            })
             .map_err(session_error)?;
     }
     setup
@@ -426,13 +424,10 @@ fn init_event(
 
 fn append_model_change(transcript: &mut Transcript, candidate: &Candidate) -> CliResult<()> {
     transcript
-        .append(
-            "model_change",
-            json!({
-                "provider": candidate.resolved.reference.provider,
-                "modelId": candidate.resolved.reference.model,
-            }),
-        )
+        .append(NewEntry::ModelChange {
+            provider: &candidate.resolved.reference.provider,
+            model_id: &candidate.resolved.reference.model,
+        })
         .map(|_| ())
         .map_err(session_error)
 }
