@@ -406,3 +406,61 @@ out(seen);
         .unwrap();
     assert!(last.starts_with("Codex Exec exited with code 3"), "{last}");
 }
+
+/// Every thread option the SDK has becomes a flag or `--config` key pincer applies or accepts:
+/// the run succeeds, the reasoning level and web search reach the request, and an image of a
+/// resumed thread (`--image` after `resume ID`) reaches it too.
+#[test]
+fn every_thread_option_is_applied_or_accepted_and_an_image_reaches_a_resumed_thread() {
+    let protocol = protocols::openai();
+    let home = Home::new();
+    let extra = home.root.path().join("extra");
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::write(home.workspace.join("pic.png"), b"\x89PNG\r\n\x1a\n0000").unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["first ANS-1"])),
+        Reply::sse(&(protocol.text)(&["second ANS-2"])),
+    ]);
+    let options = json!({"config": {"model_verbosity": "low"}, "extra": extra});
+    let lines = drive(
+        &home,
+        (protocol.model, &provider_env(&protocol, &server), options),
+        r#"
+const options = {
+  ...threadOptions,
+  sandboxMode: "read-only",
+  modelReasoningEffort: "high",
+  networkAccessEnabled: true,
+  webSearchMode: "live",
+  approvalPolicy: "never",
+  additionalDirectories: [spec.options.extra],
+};
+const thread = codex.startThread(options);
+const one = await thread.run("first");
+const again = codex.resumeThread(thread.id, options);
+const two = await again.run([
+  { type: "text", text: "what is in the picture?" },
+  { type: "local_image", path: "pic.png" },
+]);
+out({ one: one.finalResponse, two: two.finalResponse });
+"#,
+    );
+    assert_eq!(
+        lines[0],
+        json!({"one": "first ANS-1", "two": "second ANS-2"})
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        let body = request.json();
+        assert_eq!(body["reasoning"]["effort"], "high", "{body}");
+        assert!(
+            body["tools"].to_string().contains("\"web_search"),
+            "{}",
+            body["tools"]
+        );
+    }
+    let second = requests[1].json()["input"].to_string();
+    assert!(second.contains("input_image"), "{second}");
+    assert!(second.contains("what is in the picture?"), "{second}");
+}
