@@ -464,3 +464,47 @@ out({ one: one.finalResponse, two: two.finalResponse });
     assert!(second.contains("input_image"), "{second}");
     assert!(second.contains("what is in the picture?"), "{second}");
 }
+
+/// An MCP server given in the SDK's `config` (codex's `mcp_servers` keys, pincer's too) starts,
+/// and the model's call of its tool is an `mcp_tool_call` item with the server's answer.
+#[test]
+fn an_mcp_server_from_the_sdks_config_is_called_and_shown_as_an_mcp_tool_call() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "mcp__test__echo",
+            &json!({"text": "hi"}),
+        )),
+        Reply::sse(&(protocol.text)(&["The server said hi."])),
+    ]);
+    let binary = crate::suite::mcp::server_binary();
+    let options =
+        json!({"config": {"mcp_servers": {"test": {"command": binary, "args": ["stdio"]}}}});
+    let lines = drive(
+        &home,
+        (protocol.model, &provider_env(&protocol, &server), options),
+        r#"
+const turn = await codex.startThread(threadOptions).run("Call echo with hi.");
+out(turn);
+"#,
+    );
+    assert_eq!(
+        lines[0]["items"],
+        json!([
+            {"id": "item_0", "type": "mcp_tool_call", "server": "test", "tool": "echo",
+             "arguments": {"text": "hi"},
+             "result": {"content": [{"type": "text", "text": "echo: hi"}], "structured_content": null},
+             "error": null, "status": "completed"},
+            {"id": "item_1", "type": "agent_message", "text": "The server said hi."},
+        ])
+    );
+    let requests = server.requests();
+    assert!(
+        offered_tools(&requests[0].json()).contains(&"mcp__test__echo".to_owned()),
+        "the server's tool is offered"
+    );
+    let result = (protocol.tool_result)(&requests[1].json(), "toolu_1").unwrap();
+    assert!(result.contains("echo: hi"), "{result}");
+}
