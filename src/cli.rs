@@ -54,6 +54,21 @@ Examples:
   pincer resume 01a2b3c --fork --session-id 0199a000-0000-7000-8000-000000000001 \"…\"
   npm test 2>&1 | pincer resume ci-fix \"the tests still fail, see output\"";
 
+const EXEC_EXAMPLES: &str = "\
+Examples:
+  echo \"fix the failing test\" | pincer exec --json -s workspace-write
+  pincer exec --json resume 0199a000-0000-7000-8000-000000000001 < next-prompt.txt
+  pincer exec -c model_reasoning_effort=\"high\" -m openai/gpt-5 \"explain src/main.rs\"
+The Codex SDK runs pincer this way: new Codex({ codexPathOverride: \"/path/to/pincer\" }).
+Every codex --config key the SDK writes is applied or warned about; the thread id is the
+session id.";
+
+const EXEC_RESUME_EXAMPLES: &str = "\
+Examples:
+  echo \"and now add tests\" | pincer exec --json resume 0199a000-0000-7000-8000-000000000001
+  pincer exec resume nightly \"what changed since yesterday?\"
+  pincer exec resume --last \"continue\"";
+
 const COMPACT_EXAMPLES: &str = "\
 Examples:
   pincer compact --last
@@ -577,6 +592,10 @@ pub enum Command {
     #[command(after_help = RESUME_EXAMPLES)]
     Resume(ResumeArgs),
 
+    /// Run one turn as `codex exec` does, for the Codex SDK (--json prints codex's events).
+    #[command(after_help = EXEC_EXAMPLES)]
+    Exec(ExecArgs),
+
     /// Summarize the older part of a session now to free context.
     #[command(after_help = COMPACT_EXAMPLES)]
     Compact(CompactArgs),
@@ -1010,6 +1029,63 @@ pub struct ResumeArgs {
 
     #[command(flatten)]
     pub turn: TurnArgs,
+}
+
+/// `pincer exec`: codex exec's command line (SPEC §16). Global flags keep their meaning
+/// (`--cd`, `-c`/`--config`, `--color`), except `--json`, which prints codex's JSONL here.
+#[derive(Debug, Clone, Args)]
+pub struct ExecArgs {
+    /// The prompt; `-` or leaving it out reads the prompt from stdin.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    /// Print codex's JSONL events (thread.started, item.*, turn.completed or turn.failed), as
+    /// --json does under exec.
+    #[arg(long, help_heading = "Session and output")]
+    pub experimental_json: bool,
+
+    /// Accepted for the Codex SDK and ignored with a warning (codex's thread classification).
+    #[arg(long, value_name = "SOURCE", help_heading = "Compatibility")]
+    pub thread_source: Option<String>,
+
+    /// Accepted for the Codex SDK and ignored with a warning (an OpenAI account program).
+    #[arg(long, value_name = "PROGRAM", help_heading = "Compatibility")]
+    pub cyber_access_program: Option<String>,
+
+    #[command(flatten)]
+    pub turn: TurnArgs,
+
+    #[command(subcommand)]
+    pub command: Option<ExecCommand>,
+}
+
+/// What follows `exec`'s flags.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ExecCommand {
+    /// Continue a thread (the session id thread.started printed, or a prefix, name or file).
+    #[command(after_help = EXEC_RESUME_EXAMPLES)]
+    Resume(ExecResumeArgs),
+}
+
+/// `pincer exec … resume THREAD_ID [PROMPT]`.
+#[derive(Debug, Clone, Args)]
+pub struct ExecResumeArgs {
+    /// The thread to continue: a session id, unique id prefix, name or file.
+    #[arg(value_name = "THREAD_ID", required_unless_present = "last")]
+    pub session: Option<String>,
+
+    /// The prompt; `-` or leaving it out reads the prompt from stdin.
+    #[arg(value_name = "PROMPT")]
+    pub prompt: Option<String>,
+
+    /// Continue the most recently updated session of this workspace; the only argument is then
+    /// the prompt.
+    #[arg(long, conflicts_with = "prompt")]
+    pub last: bool,
+
+    /// Attach an image file to the prompt; repeatable (the Codex SDK puts it after the id).
+    #[arg(short, long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub image: Vec<PathBuf>,
 }
 
 impl RunArgs {

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod auth_test;
 pub mod compact;
 mod dry_run;
+mod exec;
 pub mod generate;
 mod hooks;
 mod mcp;
@@ -225,6 +226,8 @@ fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) ->
     match &cli.command {
         Command::Completions(args) => return generate::completions(args),
         Command::GenerateDocs(args) => return generate::docs(args),
+        // codex's flags and config keys become pincer's before the configuration is read.
+        Command::Exec(args) => return exec::exec(&cli.global, args, diagnostics, started),
         _ => {}
     }
     let context = build_context(&cli.global, diagnostics.clone(), format, started);
@@ -235,7 +238,7 @@ fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) ->
         Command::Sessions(args) => sessions::dispatch(&context?, args),
         Command::Status(args) => status::status(&context?, &args),
         Command::Auth(args) => auth::dispatch(&context?, args),
-        Command::Completions(_) | Command::GenerateDocs(_) => Ok(Exit::Success),
+        Command::Completions(_) | Command::GenerateDocs(_) | Command::Exec(_) => Ok(Exit::Success),
     }
 }
 

@@ -54,6 +54,7 @@ pub fn sink_for(
             ..TextSink::default()
         }),
         Format::Json => Box::new(JsonSink::default()),
+        Format::CodexJson => Box::new(super::codex::CodexSink::default()),
         Format::StreamJson => {
             return Box::new(StreamJsonSink {
                 lines: StreamJsonLines::new(include_partial).with_hook_events(include_hooks),

@@ -14,6 +14,7 @@
 //! This is the only module that writes to the terminal (see the crate-level lints; it writes
 //! through `io::stdout()`/`io::stderr()` handles, never the print macros).
 
+pub mod codex;
 pub mod escape;
 pub mod events;
 pub mod partial;
@@ -39,6 +40,8 @@ pub enum Format {
     Json,
     /// JSON lines as events happen.
     StreamJson,
+    /// `codex exec --experimental-json`'s JSONL events (`pincer exec`, for the Codex SDK).
+    CodexJson,
 }
 
 impl Format {

@@ -32,13 +32,16 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
             "{raw_path} is a directory; give a file path to write."
         )));
     }
+    // Whether the file is new, for views that tell an added file from a changed one (codex's
+    // `file_change` kinds).
+    let created = !path.exists();
     paths::replace_file(context, &path, content.as_bytes())
         .map_err(|error| ToolError::file("write", raw_path, error))?;
     Ok(ToolOutput::text(format!(
         "Successfully wrote {} bytes to {raw_path}",
         content.len()
     ))
-    .with_details(json!({"bytes": content.len()})))
+    .with_details(json!({"bytes": content.len(), "created": created})))
 }
 
 #[cfg(test)]
@@ -88,6 +91,7 @@ mod tests {
             "Successfully wrote 7 bytes to a/b/c.txt"
         );
         assert_eq!(workspace.read("a/b/c.txt"), "héllo\n");
+        assert_eq!(output.details.unwrap()["created"], true);
     }
 
     #[tokio::test]
@@ -99,6 +103,7 @@ mod tests {
             .await;
         assert!(!output.is_error);
         assert_eq!(workspace.read("f.txt"), "new");
+        assert_eq!(output.details.unwrap()["created"], false);
     }
 
     #[tokio::test]

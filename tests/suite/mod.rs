@@ -1,6 +1,7 @@
 mod auth;
 mod backends;
 mod cli_surface;
+mod codex_sdk;
 mod compaction;
 mod cooldowns;
 mod escape;
