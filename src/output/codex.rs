@@ -653,11 +653,13 @@ fn mcp_result(result: &ToolResultMessage) -> McpResult {
     }
 }
 
-/// The codex sink: the lines on stdout as they happen.
+/// The codex sink: the lines on stdout as they happen. A write that fails is kept and reported
+/// by `finish`; nothing more is written after it.
 #[derive(Debug, Default)]
 pub struct CodexSink {
     lines: CodexLines,
     stdout: Stdout,
+    failed: Option<io::Error>,
 }
 
 impl CodexSink {
@@ -670,14 +672,21 @@ impl CodexSink {
 }
 
 impl EventSink for CodexSink {
-    fn emit(&mut self, event: &Event) -> io::Result<()> {
+    fn emit(&mut self, event: &Event) {
         let lines = self.lines.lines(event);
-        self.write(lines)
+        if self.failed.is_none()
+            && let Err(error) = self.write(lines)
+        {
+            self.failed = Some(error);
+        }
     }
 }
 
 impl OutputSink for CodexSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+        if let Some(error) = self.failed.take() {
+            return Err(error);
+        }
         let lines = self.lines.finish(result);
         self.write(lines)
     }
