@@ -596,6 +596,11 @@ pub enum Command {
     #[command(after_help = EXEC_EXAMPLES)]
     Exec(ExecArgs),
 
+    /// claude's command line as the Claude Agent SDK gives it (no subcommand, `--input-format
+    /// stream-json`): `main` rewrites such a command line to this one.
+    #[command(name = "claude-sdk", hide = true)]
+    ClaudeSdk(RunArgs),
+
     /// Summarize the older part of a session now to free context.
     #[command(after_help = COMPACT_EXAMPLES)]
     Compact(CompactArgs),

@@ -14,6 +14,7 @@ pub mod cassette;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod control;
 pub mod conversation;
 pub mod docs;
 pub mod engine;

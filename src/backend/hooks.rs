@@ -72,6 +72,8 @@ pub fn claude_settings(set: &HookSet) -> Option<Value> {
     for event in HookEvent::ALL {
         let groups: Vec<Value> = set
             .of(event)
+            // An SDK callback is answered over pincer's own control channel, not the child's.
+            .filter(|hook| hook.callback.is_none())
             .map(|hook| {
                 let mut group = Map::new();
                 if let Some(matcher) = child_matcher(hook, &crate::tools::CLAUDE_EQUIVALENTS) {
@@ -114,6 +116,8 @@ pub fn codex_overrides(set: &HookSet) -> CodexHooks {
     for event in HookEvent::ALL {
         let groups: Vec<String> = set
             .of(event)
+            // An SDK callback is answered over pincer's own control channel, not the child's.
+            .filter(|hook| hook.callback.is_none())
             .map(|hook| {
                 let matcher = child_matcher(hook, &CODEX_TOOLS)
                     .map(|matcher| format!("matcher = {}, ", toml_string(&matcher)))

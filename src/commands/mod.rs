@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod auth_test;
+mod claude_sdk;
 pub mod compact;
 mod dry_run;
 mod exec;
@@ -163,14 +164,27 @@ pub fn main_entry() -> ExitCode {
         let _ = crate::output::Stdout::new().write(&crate::cli::version_text());
         return ExitCode::SUCCESS;
     }
+    // The Claude Agent SDK's command line (no subcommand, --input-format stream-json).
+    let (mut arguments, mut sdk_warnings, sdk) = match claude_sdk::translate(&arguments) {
+        Some(translated) => (translated.args, translated.warnings, true),
+        None => (arguments, Vec::new(), false),
+    };
     // try_parse_args keeps global flags given at several levels (`-c a=1 run -c b=2`).
-    let cli = match Cli::try_parse_args(arguments) {
-        Ok(cli) => cli,
-        Err(error) => {
-            // clap prints help/version to stdout and usage errors to stderr, with exit 0 or 2.
-            let code = error.exit_code();
-            let _ = error.print();
-            return ExitCode::from(u8::try_from(code).unwrap_or(2));
+    let cli = loop {
+        match Cli::try_parse_args(arguments.clone()) {
+            Ok(cli) => break cli,
+            // An SDK option pincer does not know is dropped with a warning, never exit 2.
+            Err(error)
+                if sdk && let Some(warning) = claude_sdk::drop_rejected(&mut arguments, &error) =>
+            {
+                sdk_warnings.push(warning);
+            }
+            Err(error) => {
+                // clap prints help/version to stdout and usage errors to stderr, with exit 0 or 2.
+                let code = error.exit_code();
+                let _ = error.print();
+                return ExitCode::from(u8::try_from(code).unwrap_or(2));
+            }
         }
     };
     let diagnostics = Diagnostics::new(
@@ -179,6 +193,9 @@ pub fn main_entry() -> ExitCode {
         cli.global.quiet,
         cli.global.verbosity(),
     );
+    for warning in &sdk_warnings {
+        diagnostics.warn(warning);
+    }
     let format = output_format(&cli.global);
     let outcome = run(cli, &diagnostics, format, started);
     // Whatever the way out, nothing a command started outlives the run (SPEC §10).
@@ -233,6 +250,7 @@ fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) ->
     let context = build_context(&cli.global, diagnostics.clone(), format, started);
     match cli.command {
         Command::Run(args) => turn::run(format, started, &context, &args),
+        Command::ClaudeSdk(args) => claude_sdk::serve(format, &context, &args),
         Command::Resume(args) => turn::resume(format, started, &context, &args),
         Command::Compact(args) => compact::compact(format, started, &context, &args),
         Command::Sessions(args) => sessions::dispatch(&context?, args),

@@ -35,11 +35,36 @@ pub fn run(
     context: &CliResult<Context>,
     args: &RunArgs,
 ) -> CliResult<Exit> {
-    if let Some(resume_args) = args.as_resume() {
-        return resume(format, started, context, &resume_args);
+    run_with(format, started, context, args, &|_| {})
+}
+
+/// [`run`], with `adjust` applied to the request the flags make (an agent SDK's front-end adds
+/// what its protocol registered).
+pub(crate) fn run_with(
+    format: Format,
+    started: Instant,
+    context: &CliResult<Context>,
+    args: &RunArgs,
+    adjust: &dyn Fn(&mut TurnRequest),
+) -> CliResult<Exit> {
+    match args.as_resume() {
+        Some(resume_args) => drive(
+            format,
+            started,
+            context,
+            &resume_args.turn,
+            &TurnPlan::Resume(&resume_args),
+            adjust,
+        ),
+        None => drive(
+            format,
+            started,
+            context,
+            &args.turn,
+            &TurnPlan::Run(args),
+            adjust,
+        ),
     }
-    let plan = TurnPlan::Run(args);
-    drive(format, started, context, &args.turn, &plan)
 }
 
 /// `pincer resume`.
@@ -50,7 +75,7 @@ pub fn resume(
     args: &ResumeArgs,
 ) -> CliResult<Exit> {
     let plan = TurnPlan::Resume(args);
-    drive(format, started, context, &args.turn, &plan)
+    drive(format, started, context, &args.turn, &plan, &|_| {})
 }
 
 enum TurnPlan<'a> {
@@ -134,8 +159,10 @@ fn drive(
     context: &CliResult<Context>,
     turn_args: &TurnArgs,
     plan: &TurnPlan<'_>,
+    adjust: &dyn Fn(&mut TurnRequest),
 ) -> CliResult<Exit> {
-    let request = TurnRequest::from(turn_args);
+    let mut request = TurnRequest::from(turn_args);
+    adjust(&mut request);
     // Heartbeat runs and structured output print the answer only at the end.
     let hold_text = request.heartbeat || plan::structured::requested(&request);
     let sink_with = |events_file| {

@@ -19,6 +19,22 @@ use crate::error::{CliError, CliResult, Exit};
 use crate::input::{self, InputError, Prompt, StdinOptions};
 use crate::session::store::{SessionError, SessionLock};
 
+/// The cancellation of the scope that runs now, for a front-end that ends a turn from another
+/// thread (an agent SDK's `interrupt`).
+static CURRENT: std::sync::Mutex<Option<Cancellation>> = std::sync::Mutex::new(None);
+
+/// Cancel the turn running now, as a signal would, for `reason`. Whether one was running.
+pub(crate) fn cancel_current(reason: CancelReason) -> bool {
+    let current = CURRENT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    current.is_some_and(|cancellation| {
+        cancellation.cancel(reason);
+        true
+    })
+}
+
 /// The runtime of one command and the cancellation that signals and the deadline fire.
 pub(crate) struct CancelScope {
     runtime: tokio::runtime::Runtime,
@@ -62,6 +78,9 @@ impl CancelScope {
                 cancellation.cancel(reason);
             })
         };
+        *CURRENT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(cancellation.clone());
         Ok(CancelScope {
             runtime,
             cancellation,
@@ -147,6 +166,9 @@ impl CancelScope {
 
 impl Drop for CancelScope {
     fn drop(&mut self) {
+        *CURRENT
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
         self.watcher.abort();
     }
 }

@@ -182,6 +182,7 @@ impl Place {
             timeout,
             sandbox: sandbox.unwrap_or(true),
             origin: self.origin.clone(),
+            callback: None,
         })
     }
 }

@@ -14,6 +14,7 @@
 //! combined into one [`Verdict`], and each start and finish is reported to a callback (the
 //! engines turn those into events; this module prints nothing).
 
+mod callback;
 pub mod config;
 mod matcher;
 pub mod protocol;
@@ -115,8 +116,12 @@ pub struct Hook {
     pub timeout: Duration,
     /// Run in the `exec` sandbox (SPEC §10); `false` only when the declaration says so.
     pub sandbox: bool,
-    /// Where it was declared: `config.toml`, `--settings 'FILE'`, `--settings JSON`.
+    /// Where it was declared: `config.toml`, `--settings 'FILE'`, `--settings JSON`, the SDK.
     pub origin: String,
+    /// An agent SDK's callback id (`initialize`'s `hookCallbackIds`): the hook is asked over the
+    /// control channel ([`crate::control`]) with the same input, and answers with the same
+    /// output JSON, instead of running `command` (then only a label).
+    pub callback: Option<String>,
 }
 
 impl Hook {
@@ -130,6 +135,7 @@ impl Hook {
             timeout: Duration::from_secs(10),
             sandbox: true,
             origin: "config.toml".to_owned(),
+            callback: None,
         }
     }
 }
@@ -286,8 +292,19 @@ impl Hooks {
                 command: hook.command.clone(),
             };
             progress(&HookProgress::Started(started.clone()));
-            let launch = self.launch(hook, stdin.clone());
-            running.push((started, tokio::spawn(runner::run(launch, cancel.clone()))));
+            let task = match &hook.callback {
+                Some(id) => tokio::spawn(callback::run(
+                    id.clone(),
+                    fire.input(&self.context),
+                    hook.timeout,
+                    cancel.clone(),
+                )),
+                None => {
+                    let launch = self.launch(hook, stdin.clone());
+                    tokio::spawn(runner::run(launch, cancel.clone()))
+                }
+            };
+            running.push((started, task));
         }
         let mut verdict = Verdict::default();
         for (started, task) in running {

@@ -1,5 +1,6 @@
 mod auth;
 mod backends;
+mod claude_sdk;
 mod cli_surface;
 mod codex_sdk;
 mod compaction;

@@ -17,7 +17,9 @@ use crate::tools::{Sandbox, SandboxMode};
 
 /// The hooks of this run: config.toml's (with `-c`), then each `--settings`'s.
 pub(crate) fn config(context: &dyn RunEnv, args: &TurnRequest) -> CliResult<HookSet> {
-    resolve(context, &args.settings)
+    let mut set = resolve(context, &args.settings)?;
+    set.hooks.extend(args.sdk_hooks.iter().cloned());
+    Ok(set)
 }
 
 pub(crate) fn resolve(context: &dyn RunEnv, settings: &[String]) -> CliResult<HookSet> {

@@ -72,6 +72,8 @@ pub(crate) struct TurnRequest {
     pub(crate) strict_mcp_config: bool,
     /// `--settings FILE|JSON` (hooks).
     pub(crate) settings: Vec<String>,
+    /// Hooks an agent SDK registered (`initialize`), run after the declared ones.
+    pub(crate) sdk_hooks: Vec<crate::hooks::Hook>,
     /// `--record` / `--replay`.
     pub(crate) cassette: CassetteRequest,
     /// `--system-prompt`: replaces the built prompt.

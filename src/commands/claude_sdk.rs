@@ -1,0 +1,659 @@
+//! The Claude Agent SDK's way in (SPEC §16). The SDKs start `claude` with no subcommand,
+//! `--output-format stream-json --verbose … --input-format stream-json`, then speak NDJSON on
+//! stdin and stdout: a `control_request` `initialize` first, then one `user` line per prompt,
+//! with `interrupt`, `set_model` and `set_permission_mode` requests at any time.
+//!
+//! [`translate`] turns such a command line into pincer's hidden `claude-sdk` command (`main`
+//! calls it before clap), mapping claude's spellings and dropping, with a one-line warning, the
+//! SDK options pincer has no counterpart for: an SDK option never ends the run with exit 2.
+//! [`serve`] then answers the control requests on a reader thread and runs one turn per `user`
+//! line on the main thread, all on one session, printing pincer's stream-json lines (claude's
+//! shape) as `run --output-format stream-json` does. When stdin closes, the turn in progress
+//! finishes and the process exits (`query()` closes stdin right after its prompt).
+
+use std::ffi::OsString;
+use std::io::BufRead as _;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use clap::ValueEnum as _;
+use serde_json::{Value, json};
+
+use super::Context;
+use super::turn;
+use crate::cli::{PermissionMode, RunArgs};
+use crate::engine::CancelReason;
+use crate::engine::plan::TurnRequest;
+use crate::error::{CliError, CliResult, Exit};
+use crate::hooks::{Hook, HookEvent, Matcher};
+use crate::output::{Format, Stdout};
+
+/// The name `main` gives the SDK's command line.
+const SUBCOMMAND: &str = "claude-sdk";
+
+/// What pincer does of the control protocol: the requests it answers with success (every other
+/// one gets an error answer) and the ones it sends.
+const CAPABILITIES: &[&str] = &[
+    "initialize",
+    "interrupt",
+    "set_model",
+    "set_permission_mode",
+    "hook_callback",
+];
+
+/// How long pincer waits for a hook callback's answer when `initialize` gives no `timeout`.
+const CALLBACK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// A command line rewritten for clap, and what was said about it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct Translated {
+    pub(crate) args: Vec<OsString>,
+    pub(crate) warnings: Vec<String>,
+}
+
+/// Whether `args` (program name first) is the SDK's: no subcommand, and `--input-format`.
+fn is_sdk_command_line(args: &[OsString]) -> bool {
+    let first_is_flag = args
+        .get(1)
+        .is_some_and(|first| first.to_string_lossy().starts_with('-'));
+    first_is_flag
+        && args.iter().any(|arg| {
+            let arg = arg.to_string_lossy();
+            arg == "--input-format" || arg.starts_with("--input-format=")
+        })
+}
+
+/// `args` as pincer's `claude-sdk` command when they are the SDK's command line, else `None`.
+pub(crate) fn translate(args: &[OsString]) -> Option<Translated> {
+    if !is_sdk_command_line(args) {
+        return None;
+    }
+    let mut out = vec![args[0].clone(), OsString::from(SUBCOMMAND)];
+    let mut warnings = Vec::new();
+    let mut rest = args[1..]
+        .iter()
+        .map(|arg| arg.to_string_lossy().into_owned());
+    while let Some(arg) = rest.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                (flag.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg.clone(), None),
+        };
+        let value = |rest: &mut dyn Iterator<Item = String>| inline.clone().or_else(|| rest.next());
+        match flag.as_str() {
+            "--input-format" => {
+                let format = value(&mut rest).unwrap_or_default();
+                if format != "stream-json" {
+                    warnings.push(format!(
+                        "--input-format {format} is not supported with the SDK's protocol; reading stream-json"
+                    ));
+                }
+            }
+            // claude's `--thinking adaptive|disabled|enabled`: pincer's --thinking takes a level.
+            "--thinking" => match value(&mut rest).as_deref() {
+                Some("disabled") => out.extend(["--thinking".into(), "off".into()]),
+                Some("adaptive" | "enabled") | None => {}
+                Some(level) => out.extend(["--thinking".into(), level.into()]),
+            },
+            "--permission-prompt-tool" => {
+                let tool = value(&mut rest).unwrap_or_default();
+                warnings.push(format!(
+                    "--permission-prompt-tool {tool} is not supported yet: the tool policy decides every call, as in a headless run"
+                ));
+            }
+            "--mcp-config" => {
+                let config = value(&mut rest).unwrap_or_default();
+                if let Some(config) = without_sdk_servers(&config, &mut warnings) {
+                    out.extend(["--mcp-config".into(), config.into()]);
+                }
+            }
+            _ => out.push(OsString::from(arg)),
+        }
+    }
+    Some(Translated {
+        args: out,
+        warnings,
+    })
+}
+
+/// An `--mcp-config` value without its in-process SDK servers (`{"type": "sdk"}`), which need the
+/// control channel as their transport: not run yet, each named in a warning. `None` when nothing
+/// is left. A file path or text that is not JSON is passed on as it is.
+fn without_sdk_servers(config: &str, warnings: &mut Vec<String>) -> Option<String> {
+    let Ok(Value::Object(mut document)) = serde_json::from_str::<Value>(config) else {
+        return Some(config.to_owned());
+    };
+    let Some(Value::Object(servers)) = document.get_mut("mcpServers") else {
+        return Some(config.to_owned());
+    };
+    let in_process: Vec<String> = servers
+        .iter()
+        .filter(|(_, server)| server.get("type").and_then(Value::as_str) == Some("sdk"))
+        .map(|(name, _)| name.clone())
+        .collect();
+    if in_process.is_empty() {
+        return Some(config.to_owned());
+    }
+    for name in &in_process {
+        servers.remove(name);
+        warnings.push(format!(
+            "the SDK's in-process MCP server '{name}' is not supported yet; its tools are not offered"
+        ));
+    }
+    (!servers.is_empty()).then(|| Value::Object(document).to_string())
+}
+
+/// Drop the argument clap rejected as unknown from an SDK command line (with its value: the SDK
+/// passes no positional argument, so a word after it is its value) and say so. `None` when the
+/// error is of another kind or names nothing in `args`.
+pub(crate) fn drop_rejected(args: &mut Vec<OsString>, error: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(rejected)) = error.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let name = rejected.split('=').next().unwrap_or(rejected).to_owned();
+    let at = args.iter().position(|arg| {
+        let arg = arg.to_string_lossy();
+        arg == name || arg.starts_with(&format!("{name}="))
+    })?;
+    let removed = args.remove(at).to_string_lossy().into_owned();
+    let value = if removed.contains('=') {
+        None
+    } else if args
+        .get(at)
+        .is_some_and(|next| !next.to_string_lossy().starts_with('-'))
+    {
+        Some(args.remove(at).to_string_lossy().into_owned())
+    } else {
+        None
+    };
+    let shown = match value {
+        Some(value) if value.len() <= 40 => format!("{name} {value}"),
+        Some(_) => format!("{name} …"),
+        None => removed,
+    };
+    Some(format!("{shown}: pincer has no such option; ignored"))
+}
+
+/// What the SDK asked for that applies from the next turn.
+#[derive(Debug, Default)]
+struct Controls {
+    model: Option<String>,
+    permission_mode: Option<PermissionMode>,
+    /// The hook callbacks `initialize` registered.
+    hooks: Vec<Hook>,
+}
+
+/// What the reader hands the turn loop.
+enum Input {
+    /// A prompt.
+    User(String),
+    /// stdin closed.
+    End,
+}
+
+/// Run the SDK's session: answer control requests, one turn per `user` line, until stdin
+/// closes. The exit code is the last turn's: 0, else 1 (the SDK raises on any other).
+pub(super) fn serve(
+    format: Format,
+    context: &CliResult<Context>,
+    args: &RunArgs,
+) -> CliResult<Exit> {
+    if format != Format::StreamJson {
+        return Err(CliError::usage(
+            "--input-format stream-json needs --output-format stream-json",
+        )
+        .with_hint("add --output-format stream-json --verbose, as the Claude Agent SDK does"));
+    }
+    let controls = Arc::new(Mutex::new(Controls::default()));
+    // pincer's own requests (hook callbacks) go out on stdout, one line each.
+    let channel = crate::control::open(Box::new(|line: &Value| {
+        let _ = Stdout::new().line(&line.to_string());
+    }));
+    let (sender, receiver) = mpsc::channel();
+    {
+        let controls = Arc::clone(&controls);
+        std::thread::spawn(move || {
+            read_stdin(&sender, &controls, &channel);
+            channel.close();
+        });
+    }
+    let mut session = Continuation::first(args);
+    let mut last = Exit::Success;
+    while let Ok(Input::User(prompt)) = receiver.recv() {
+        let run_args = session.next(args, prompt, &controls);
+        let hooks = controls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .hooks
+            .clone();
+        let add_hooks = |request: &mut TurnRequest| request.sdk_hooks.clone_from(&hooks);
+        last = match turn::run_with(format, Instant::now(), context, &run_args, &add_hooks) {
+            Ok(exit) => exit,
+            Err(error) => {
+                if let Ok(context) = context {
+                    context.diagnostics.error(&error);
+                }
+                error.exit
+            }
+        };
+    }
+    Ok(if last == Exit::Success {
+        Exit::Success
+    } else {
+        Exit::RunFailed
+    })
+}
+
+/// Which session each turn of the process runs on: the first as the flags say (a new one with
+/// an id chosen now, or `--resume`/`--continue`, forked with `--fork-session`), every later one
+/// continues it.
+struct Continuation {
+    /// The session the next turn continues (none: the first turn).
+    id: Option<String>,
+    /// `--continue` without a known id: later turns continue the newest session too.
+    newest: bool,
+    first: bool,
+}
+
+impl Continuation {
+    fn first(args: &RunArgs) -> Continuation {
+        let continued = args.resume.is_some() || args.continue_last;
+        // A new session (or a fork) gets its id now, so the next turn can find it.
+        let new_id = (!continued || args.fork_session).then(|| {
+            args.session_id
+                .clone()
+                .unwrap_or_else(|| uuid::Uuid::now_v7().to_string())
+        });
+        Continuation {
+            id: new_id.or_else(|| args.resume.clone()),
+            newest: args.continue_last && !args.fork_session,
+            first: true,
+        }
+    }
+
+    /// The arguments of the next turn, with `prompt`.
+    fn next(&mut self, args: &RunArgs, prompt: String, controls: &Mutex<Controls>) -> RunArgs {
+        let mut run_args = args.clone();
+        run_args.prompt = Some(prompt);
+        // The prompt comes from the SDK's line; stdin is the protocol's.
+        run_args.turn.no_stdin = true;
+        if self.first {
+            self.first = false;
+            if args.resume.is_none() && !args.continue_last || args.fork_session {
+                run_args.session_id.clone_from(&self.id);
+            }
+        } else {
+            run_args.resume = if self.newest { None } else { self.id.clone() };
+            run_args.continue_last = self.newest;
+            run_args.fork_session = false;
+            run_args.session_id = None;
+            run_args.name = None;
+        }
+        let controls = controls.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(model) = &controls.model {
+            run_args.turn.model = Some(model.clone());
+        }
+        if let Some(mode) = controls.permission_mode {
+            run_args.turn.permission_mode = Some(mode);
+        }
+        run_args
+    }
+}
+
+/// Read the SDK's lines until stdin closes: control requests are answered here, at once, also
+/// while a turn runs; prompts go to the turn loop.
+fn read_stdin(
+    sender: &mpsc::Sender<Input>,
+    controls: &Mutex<Controls>,
+    channel: &crate::control::Channel,
+) {
+    let mut stdout = Stdout::new();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else {
+            break;
+        };
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let message: Value = match serde_json::from_str(line) {
+            Ok(message) => message,
+            Err(error) => {
+                crate::output::progress::stderr_line(&format!(
+                    "pincer: ignored a line on stdin that is not JSON ({error})"
+                ));
+                continue;
+            }
+        };
+        match message.get("type").and_then(Value::as_str) {
+            Some("user") => match prompt_text(&message) {
+                Some(text) => {
+                    if sender.send(Input::User(text)).is_err() {
+                        break;
+                    }
+                }
+                None => crate::output::progress::stderr_line(
+                    "pincer: ignored a user line with no text content",
+                ),
+            },
+            Some("control_request") => {
+                let answer = answer(&message, controls);
+                let _ = stdout.line(&answer.to_string());
+            }
+            Some("control_response") => {
+                channel.resolve(&message);
+            }
+            _ => {}
+        }
+    }
+    let _ = sender.send(Input::End);
+}
+
+/// The text of a `user` line: `message.content` as a string (the Python SDK) or the text blocks
+/// of a list (the TypeScript SDK), joined.
+fn prompt_text(message: &Value) -> Option<String> {
+    let content = message.get("message")?.get("content")?;
+    match content {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(blocks) => {
+            let texts: Vec<&str> = blocks
+                .iter()
+                .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|block| block.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// The hooks of `initialize`'s `hooks` (`{EVENT: [{matcher, hookCallbackIds, timeout?}]}`), one
+/// per callback id, and a warning for each event pincer does not fire.
+fn callback_hooks(declared: Option<&Value>) -> (Vec<Hook>, Vec<String>) {
+    let mut hooks = Vec::new();
+    let mut warnings = Vec::new();
+    let Some(Value::Object(events)) = declared else {
+        return (hooks, warnings);
+    };
+    for (name, groups) in events {
+        let Some(event) = HookEvent::from_name(name) else {
+            warnings.push(format!(
+                "the SDK's {name} hook callbacks are not run: pincer does not fire {name}"
+            ));
+            continue;
+        };
+        for group in groups.as_array().into_iter().flatten() {
+            let matcher = group.get("matcher").and_then(Value::as_str);
+            let matcher = match Matcher::parse(matcher) {
+                Ok(matcher) => matcher,
+                Err(reason) => {
+                    warnings.push(format!(
+                        "the SDK's {name} hook matcher {matcher:?} is not a regular expression ({reason}); its callbacks are not run"
+                    ));
+                    continue;
+                }
+            };
+            let timeout = group
+                .get("timeout")
+                .and_then(Value::as_f64)
+                .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
+                .filter(|timeout| !timeout.is_zero())
+                .unwrap_or(CALLBACK_TIMEOUT);
+            let ids = group.get("hookCallbackIds").and_then(Value::as_array);
+            for id in ids.into_iter().flatten().filter_map(Value::as_str) {
+                hooks.push(Hook {
+                    event,
+                    matcher: matcher.clone(),
+                    command: format!("SDK callback {id}"),
+                    timeout,
+                    sandbox: false,
+                    origin: "the SDK's initialize".to_owned(),
+                    callback: Some(id.to_owned()),
+                });
+            }
+        }
+    }
+    (hooks, warnings)
+}
+
+/// The `control_response` to a `control_request`: success for the requests pincer handles, an
+/// error naming the subtype for every other one (never silence: the SDK would wait 60 s).
+fn answer(message: &Value, controls: &Mutex<Controls>) -> Value {
+    let request_id = message.get("request_id").cloned().unwrap_or(Value::Null);
+    let request = message.get("request").cloned().unwrap_or(Value::Null);
+    let subtype = request.get("subtype").and_then(Value::as_str).unwrap_or("");
+    let success = |response: Option<Value>| {
+        let mut body = json!({"subtype": "success", "request_id": request_id});
+        if let Some(response) = response {
+            body["response"] = response;
+        }
+        json!({"type": "control_response", "response": body})
+    };
+    let error = |text: String| {
+        json!({"type": "control_response", "response": {
+            "subtype": "error", "request_id": request_id, "error": text,
+        }})
+    };
+    let mut controls = controls.lock().unwrap_or_else(PoisonError::into_inner);
+    match subtype {
+        "initialize" => {
+            let (hooks, warnings) = callback_hooks(request.get("hooks"));
+            for warning in warnings {
+                crate::output::progress::stderr_line(&format!("pincer: {warning}"));
+            }
+            controls.hooks = hooks;
+            success(Some(json!({
+                "commands": [],
+                "agents": [],
+                "output_style": "default",
+                "available_output_styles": ["default"],
+                "models": [],
+                "account": {},
+                "pid": std::process::id(),
+                "capabilities": CAPABILITIES,
+                "pincer_version": env!("CARGO_PKG_VERSION"),
+            })))
+        }
+        "interrupt" => {
+            crate::engine::scope::cancel_current(CancelReason::Interrupt);
+            success(None)
+        }
+        "set_model" => match request.get("model").and_then(Value::as_str) {
+            Some(model) => {
+                controls.model = Some(model.to_owned());
+                success(None)
+            }
+            None => {
+                controls.model = None;
+                success(None)
+            }
+        },
+        "set_permission_mode" => {
+            let mode = request.get("mode").and_then(Value::as_str).unwrap_or("");
+            match PermissionMode::from_str(mode, false) {
+                Ok(parsed) => {
+                    controls.permission_mode = Some(parsed);
+                    success(Some(json!({"mode": mode})))
+                }
+                Err(_) => error(format!("unknown permission mode: {mode}")),
+            }
+        }
+        other => error(format!("Unsupported control request subtype: {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    fn args(line: &[&str]) -> Vec<OsString> {
+        std::iter::once("pincer")
+            .chain(line.iter().copied())
+            .map(OsString::from)
+            .collect()
+    }
+
+    #[test]
+    fn the_python_sdks_command_line_becomes_the_claude_sdk_command() {
+        let translated = translate(&args(&[
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--system-prompt",
+            "",
+            "--model",
+            "claude-sonnet-4-5",
+            "--permission-prompt-tool",
+            "stdio",
+            "--thinking",
+            "disabled",
+            "--input-format",
+            "stream-json",
+        ]))
+        .unwrap();
+        assert_eq!(
+            translated.args,
+            args(&[
+                "claude-sdk",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--system-prompt",
+                "",
+                "--model",
+                "claude-sonnet-4-5",
+                "--thinking",
+                "off",
+            ])
+        );
+        assert_eq!(translated.warnings.len(), 1, "{translated:?}");
+        assert!(translated.warnings[0].contains("--permission-prompt-tool stdio"));
+    }
+
+    #[test]
+    fn in_process_mcp_servers_are_left_out_with_a_warning_and_the_others_kept() {
+        let mut warnings = Vec::new();
+        let kept = without_sdk_servers(
+            r#"{"mcpServers": {"kv": {"type": "sdk", "name": "kv"}, "fs": {"command": "srv"}}}"#,
+            &mut warnings,
+        );
+        assert_eq!(
+            kept.as_deref(),
+            Some(r#"{"mcpServers":{"fs":{"command":"srv"}}}"#)
+        );
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("'kv'"));
+        let only_sdk = r#"{"mcpServers": {"kv": {"type": "sdk", "name": "kv"}}}"#;
+        assert_eq!(without_sdk_servers(only_sdk, &mut warnings), None);
+        assert_eq!(
+            without_sdk_servers("servers.json", &mut warnings).as_deref(),
+            Some("servers.json")
+        );
+    }
+
+    #[test]
+    fn a_command_line_with_a_subcommand_or_without_input_format_is_left_alone() {
+        assert_eq!(
+            translate(&args(&["run", "--input-format", "stream-json"])),
+            None
+        );
+        assert_eq!(translate(&args(&["--output-format", "stream-json"])), None);
+        assert_eq!(translate(&args(&[])), None);
+    }
+
+    #[test]
+    fn an_option_clap_does_not_know_is_dropped_with_its_value_and_named() {
+        let mut line = args(&[
+            "claude-sdk",
+            "--setting-sources=user,project",
+            "--betas",
+            "context-1m",
+            "--session-mirror",
+            "--model",
+            "m",
+        ]);
+        let mut warnings = Vec::new();
+        loop {
+            match crate::cli::Cli::try_parse_args_with(line.clone(), &|_| None) {
+                Ok(_) => break,
+                Err(error) => warnings.push(drop_rejected(&mut line, &error).expect("dropped")),
+            }
+        }
+        assert_eq!(line, args(&["claude-sdk", "--model", "m"]));
+        assert_eq!(warnings.len(), 3, "{warnings:?}");
+        assert!(
+            warnings[1].starts_with("--betas context-1m:"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn every_control_request_is_answered_and_an_unknown_one_with_an_error() {
+        let controls = Mutex::new(Controls::default());
+        let request =
+            |body: Value| json!({"type": "control_request", "request_id": "r1", "request": body});
+        let init = answer(
+            &request(json!({"subtype": "initialize", "hooks": null})),
+            &controls,
+        );
+        assert_eq!(init["response"]["subtype"], "success");
+        assert_eq!(init["response"]["request_id"], "r1");
+        let unknown = answer(&request(json!({"subtype": "rewind_files"})), &controls);
+        assert_eq!(unknown["response"]["subtype"], "error");
+        assert!(
+            unknown["response"]["error"]
+                .as_str()
+                .unwrap()
+                .contains("rewind_files")
+        );
+        let mode = answer(
+            &request(json!({"subtype": "set_permission_mode", "mode": "acceptEdits"})),
+            &controls,
+        );
+        assert_eq!(mode["response"]["response"]["mode"], "acceptEdits");
+        answer(
+            &request(json!({"subtype": "set_model", "model": "openai/gpt-5"})),
+            &controls,
+        );
+        let controls = controls.into_inner().unwrap();
+        assert_eq!(controls.model.as_deref(), Some("openai/gpt-5"));
+        assert_eq!(controls.permission_mode, Some(PermissionMode::AcceptEdits));
+    }
+
+    #[test]
+    fn each_callback_id_is_a_hook_and_an_event_pincer_does_not_fire_is_named() {
+        let (hooks, warnings) = callback_hooks(Some(&json!({
+            "PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0", "hook_1"], "timeout": 5}],
+            "Stop": [{"matcher": null, "hookCallbackIds": ["hook_2"]}],
+            "SubagentStop": [{"matcher": null, "hookCallbackIds": ["hook_3"]}],
+        })));
+        let ids: Vec<_> = hooks
+            .iter()
+            .map(|hook| hook.callback.as_deref().unwrap())
+            .collect();
+        assert_eq!(ids, ["hook_0", "hook_1", "hook_2"]);
+        assert_eq!(hooks[0].event, HookEvent::PreToolUse);
+        assert!(hooks[0].matcher.matches(&["exec", "Bash"]));
+        assert_eq!(hooks[0].timeout, std::time::Duration::from_secs(5));
+        assert_eq!(hooks[2].timeout, CALLBACK_TIMEOUT);
+        assert_eq!(warnings.len(), 1);
+        assert!(warnings[0].contains("SubagentStop"), "{warnings:?}");
+    }
+
+    #[test]
+    fn a_prompt_is_a_string_or_the_text_blocks_of_a_list() {
+        let python = json!({"type": "user", "message": {"role": "user", "content": "hi"}});
+        assert_eq!(prompt_text(&python).as_deref(), Some("hi"));
+        let typescript = json!({"type": "user", "message": {"role": "user", "content": [
+            {"type": "text", "text": "a"}, {"type": "image", "source": {}}, {"type": "text", "text": "b"}
+        ]}});
+        assert_eq!(prompt_text(&typescript).as_deref(), Some("a\nb"));
+    }
+}

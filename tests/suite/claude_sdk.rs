@@ -1,0 +1,439 @@
+//! The real Claude Agent SDK for Python (`claude-agent-sdk`, pinned) drives pincer as its
+//! `claude` (SPEC §16): `ClaudeAgentOptions(cli_path=<pincer>)`, nothing else changed. Each case
+//! is a small Python script; each asserts what the mock provider received and what the SDK
+//! returned.
+//!
+//! The SDK is installed from its source distribution (the wheels bundle a 170 MB `claude`) into
+//! a virtual environment once per target directory (`target/tmp/claude-sdk-VERSION`), or taken
+//! from `PINCER_CLAUDE_SDK_PYTHON` (a Python that imports `claude_agent_sdk`). Without python3,
+//! venv or the package the tests fail: the registry is reachable in CI.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols::{self, KEY, Protocol};
+use crate::common::{Home, code, stderr, stdout};
+
+/// The SDK version the suite runs (the one of `reference/agent-sdk/claude-2.1.197-python-sdk`).
+const SDK_VERSION: &str = "0.2.189";
+
+/// A Python that imports the SDK, installed on first use.
+fn sdk_python() -> PathBuf {
+    static PYTHON: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    PYTHON
+        .get_or_init(install_sdk)
+        .clone()
+        .unwrap_or_else(|error| panic!("the Claude Agent SDK is not available: {error}"))
+}
+
+fn install_sdk() -> Result<PathBuf, String> {
+    if let Some(python) = std::env::var_os("PINCER_CLAUDE_SDK_PYTHON") {
+        return Ok(PathBuf::from(python));
+    }
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let cache = target.join(format!("claude-sdk-{SDK_VERSION}"));
+    let python = |venv: &Path| venv.join("bin/python");
+    if python(&cache.join("venv")).is_file() {
+        return Ok(python(&cache.join("venv")));
+    }
+    // Made beside the cache, then moved in whole: an install cut short is never taken for one.
+    // A venv records its path, so it is made at a path of its own and moved by renaming the
+    // directory that holds it.
+    let staging = tempfile::tempdir_in(target).map_err(|error| error.to_string())?;
+    let venv = staging.path().join("venv");
+    let run = |command: &mut Command, what: &str| -> Result<(), String> {
+        let output = command
+            .output()
+            .map_err(|error| format!("cannot run {what} ({error}); install python3 with venv"))?;
+        if output.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            ))
+        }
+    };
+    run(
+        Command::new("python3").args(["-m", "venv"]).arg(&venv),
+        "python3 -m venv",
+    )?;
+    run(
+        Command::new(python(&venv)).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-binary",
+            "claude-agent-sdk",
+            &format!("claude-agent-sdk=={SDK_VERSION}"),
+        ]),
+        "pip install claude-agent-sdk",
+    )?;
+    // The venv's scripts name the directory it was made in; its interpreter finds its packages
+    // wherever the directory is, and only the interpreter is used.
+    let kept = staging.keep();
+    if std::fs::rename(&kept, &cache).is_err() {
+        // Another test process installed it first.
+        let _ = std::fs::remove_dir_all(&kept);
+    }
+    let installed = python(&cache.join("venv"));
+    if installed.is_file() {
+        Ok(installed)
+    } else {
+        Err(format!("no {}", installed.display()))
+    }
+}
+
+/// What every case's script starts with: the SDK imported, `spec` (pincer's path, its
+/// environment, the workspace and model), `out` to print one JSON line, and `options(**more)`.
+const PRELUDE: &str = r#"
+import asyncio, json, os, dataclasses
+from claude_agent_sdk import *
+spec = json.loads(os.environ["PINCER_SPEC"])
+def out(value):
+    print(json.dumps(value, default=lambda o: dataclasses.asdict(o) if dataclasses.is_dataclass(o) else str(o)), flush=True)
+def options(**more):
+    return ClaudeAgentOptions(cli_path=spec["pincer"], env=spec["env"], cwd=spec["workspace"], model=spec["model"], **more)
+def kind(message):
+    return type(message).__name__
+"#;
+
+/// Run `script` (inside `async def main()`) under the SDK's Python with pincer in `home` (its
+/// environment plus `env`, the model `model`); every JSON line it printed.
+fn drive(home: &Home, model: &str, env: &[(&str, String)], script: &str) -> Vec<Value> {
+    let mut pincer = home.pincer();
+    for (name, value) in env {
+        pincer = pincer.env(name, value);
+    }
+    let command = pincer.command();
+    let environment: serde_json::Map<String, Value> = command
+        .get_envs()
+        .filter_map(|(name, value)| {
+            Some((
+                name.to_str()?.to_owned(),
+                Value::String(value?.to_str()?.to_owned()),
+            ))
+        })
+        .collect();
+    let spec = json!({
+        "pincer": command.get_program().to_str().unwrap(),
+        "env": environment,
+        "workspace": home.workspace,
+        "model": model,
+    });
+    let body: String = script.lines().map(|line| format!("    {line}\n")).collect();
+    let program = format!("{PRELUDE}\nasync def main():\n{body}\nasyncio.run(main())\n");
+    let output = Command::new(sdk_python())
+        .args(["-c", &program])
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", home.root.path())
+        .env("PINCER_SPEC", spec.to_string())
+        .current_dir(&home.workspace)
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run the SDK's python ({error})"));
+    assert_eq!(
+        code(&output),
+        0,
+        "the script failed:\n{}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    stdout(&output)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
+        .collect()
+}
+
+/// `protocol` pointed at `server` through the environment the SDK passes on.
+fn provider_env(protocol: &Protocol, server: &MockServer) -> Vec<(&'static str, String)> {
+    vec![
+        (protocol.base_url_var, protocol.base_url(&server.url())),
+        (protocol.key_var, KEY.to_owned()),
+    ]
+}
+
+/// The messages of `lines` of one kind.
+fn of_kind<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    lines.iter().filter(|line| line["kind"] == kind).collect()
+}
+
+/// `query()` as the SDK's README shows it: the SDK's command line is accepted, `initialize` is
+/// answered, the one prompt runs after stdin closed, and the answer and result come back.
+#[test]
+fn query_runs_one_turn_and_returns_the_answer_and_a_result() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&[
+        "Hello from MOCK-4a1e.",
+    ]))]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async for message in query(prompt="Say hello. PROMPT-77d2", options=options()):
+    out({"kind": kind(message), "message": message})
+"#,
+    );
+    let results = of_kind(&lines, "ResultMessage");
+    assert_eq!(results.len(), 1, "{lines:#?}");
+    let result = &results[0]["message"];
+    assert_eq!(result["is_error"], false, "{result}");
+    assert_eq!(result["result"], "Hello from MOCK-4a1e.");
+    let session = result["session_id"].as_str().unwrap();
+    let assistant = of_kind(&lines, "AssistantMessage");
+    assert_eq!(
+        assistant[0]["message"]["content"][0]["text"],
+        "Hello from MOCK-4a1e."
+    );
+    let output = home.run(&["sessions", "path", session]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1);
+    assert!(
+        requests[0]
+            .json()
+            .to_string()
+            .contains("Say hello. PROMPT-77d2")
+    );
+}
+
+/// `ClaudeSDKClient`: two prompts in one process run on one session (the second request carries
+/// the first turn), and `set_model` changes the model of the next turn.
+#[test]
+fn a_client_runs_two_turns_on_one_session_and_set_model_applies_to_the_next() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["First answer FIRST-91."])),
+        Reply::sse(&(protocol.text)(&["Second answer SECOND-27."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async with ClaudeSDKClient(options=options()) as client:
+    await client.query("Remember ALPHA-5c.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+    await client.set_model("anthropic/claude-haiku-4-5")
+    await client.query("What did I ask you to remember?")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+"#,
+    );
+    let results = of_kind(&lines, "ResultMessage");
+    assert_eq!(results.len(), 2, "{lines:#?}");
+    assert_eq!(results[0]["message"]["result"], "First answer FIRST-91.");
+    assert_eq!(results[1]["message"]["result"], "Second answer SECOND-27.");
+    assert_eq!(
+        results[0]["message"]["session_id"],
+        results[1]["message"]["session_id"]
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let second = requests[1].json();
+    let sent = second["messages"].to_string();
+    assert!(
+        sent.contains("ALPHA-5c") && sent.contains("FIRST-91"),
+        "{second}"
+    );
+    assert_eq!(requests[0].json()["model"], "claude-sonnet-4-5");
+    assert_eq!(second["model"], "claude-haiku-4-5");
+}
+
+/// `resume=` in a second process continues the session the first made.
+#[test]
+fn resume_continues_the_session_of_an_earlier_query() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["Noted BETA-3f."])),
+        Reply::sse(&(protocol.text)(&["It was BETA-3f."])),
+    ]);
+    let env = provider_env(&protocol, &server);
+    let first = drive(
+        &home,
+        protocol.model,
+        &env,
+        r#"
+async for message in query(prompt="Remember BETA-3f.", options=options()):
+    out({"kind": kind(message), "message": message})
+"#,
+    );
+    let session = of_kind(&first, "ResultMessage")[0]["message"]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let second = drive(
+        &home,
+        protocol.model,
+        &env,
+        &format!(
+            r#"
+async for message in query(prompt="What was it?", options=options(resume="{session}")):
+    out({{"kind": kind(message), "message": message}})
+"#
+        ),
+    );
+    assert_eq!(
+        of_kind(&second, "ResultMessage")[0]["message"]["session_id"],
+        session.as_str()
+    );
+    let requests = server.requests();
+    assert!(
+        requests[1].json()["messages"]
+            .to_string()
+            .contains("Noted BETA-3f.")
+    );
+}
+
+/// `interrupt()` during a slow answer ends the turn with an error result at once; the client can
+/// go on.
+#[test]
+fn interrupt_ends_the_turn_in_progress_with_an_error_result() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let words: Vec<String> = (0..40).map(|n| format!("word{n} ")).collect();
+    let chunks: Vec<&str> = words.iter().map(String::as_str).collect();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&chunks)).paced(Duration::from_millis(250)),
+        Reply::sse(&(protocol.text)(&["After the interrupt AFTER-8."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async with ClaudeSDKClient(options=options()) as client:
+    await client.query("Write a long text.")
+    await asyncio.sleep(2)
+    await client.interrupt()
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+    await client.query("Now say something short.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+"#,
+    );
+    let results = of_kind(&lines, "ResultMessage");
+    assert_eq!(results.len(), 2, "{lines:#?}");
+    assert_eq!(results[0]["message"]["is_error"], true, "{:#}", results[0]);
+    assert_eq!(
+        results[1]["message"]["result"],
+        "After the interrupt AFTER-8."
+    );
+    // The stream was cut well before its 40 pieces (10 s) ended.
+    assert!(
+        results[0]["message"]["duration_ms"].as_u64().unwrap() < 8_000,
+        "{:#}",
+        results[0]
+    );
+}
+
+/// The SDK's options pincer has no counterpart for are accepted with a warning each, never exit
+/// 2, and an unknown control request gets an error answer rather than silence.
+#[test]
+fn sdk_options_without_a_counterpart_are_warned_about_and_the_turn_runs() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["Fine FINE-2."]))]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+opts = options(setting_sources=["user", "project"], betas=["context-1m-2025-08-07"], thinking={"type": "adaptive"}, extra_args={"some-future-flag": "x"})
+async with ClaudeSDKClient(options=opts) as client:
+    try:
+        await client.get_context_usage()
+        out({"kind": "unexpected"})
+    except Exception as error:
+        out({"kind": "refused", "message": str(error)})
+    await client.query("Fine?")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+"#,
+    );
+    let refused = of_kind(&lines, "refused");
+    assert_eq!(refused.len(), 1, "{lines:#?}");
+    assert!(
+        refused[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("get_context_usage"),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        of_kind(&lines, "ResultMessage")[0]["message"]["result"],
+        "Fine FINE-2."
+    );
+}
+
+/// A PreToolUse hook callback registered through `initialize` is asked over the control channel
+/// with Claude Code's hook input, and its deny stops the call: the model gets the reason, not
+/// the file.
+#[test]
+fn a_hook_callback_is_asked_before_a_tool_and_its_deny_stops_the_call() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    std::fs::write(
+        home.workspace.join("notes.txt"),
+        "The token is SECRET-0d1\n",
+    )
+    .unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "read",
+            &json!({"path": "notes.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["The hook blocked it."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def guard(input_data, tool_use_id, context):
+    seen.append({"tool_name": input_data["tool_name"], "event": input_data["hook_event_name"], "tool_use_id": tool_use_id, "file_path": input_data["tool_input"].get("file_path")})
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "Blocked by test hook: HOOKDENY-77"}}
+opts = options(hooks={"PreToolUse": [HookMatcher(matcher="Read", hooks=[guard])]})
+async for message in query(prompt="Read notes.txt and tell me the token.", options=opts):
+    out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    let seen = &of_kind(&lines, "seen")[0]["message"];
+    assert_eq!(seen.as_array().map(Vec::len), Some(1), "{lines:#?}");
+    assert_eq!(seen[0]["tool_name"], "Read");
+    assert_eq!(seen[0]["event"], "PreToolUse");
+    assert_eq!(seen[0]["tool_use_id"], "toolu_1");
+    assert!(
+        seen[0]["file_path"]
+            .as_str()
+            .is_some_and(|path| path.ends_with("/notes.txt")),
+        "{seen}"
+    );
+    assert_eq!(
+        of_kind(&lines, "ResultMessage")[0]["message"]["result"],
+        "The hook blocked it."
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let sent = requests[1].json()["messages"].to_string();
+    assert!(sent.contains("HOOKDENY-77"), "{sent}");
+    assert!(!sent.contains("SECRET-0d1"), "{sent}");
+}
