@@ -122,7 +122,8 @@ fn drive(
             );
         }
     };
-    let base = sink_with(events_file);
+    let meter = super::usage::Meter::default();
+    let base = meter.watch(sink_with(events_file));
     let mut sink: Box<dyn OutputSink + '_> = match context {
         Ok(context) => Box::new(RunSink {
             // Progress on stderr sees every event first (spinner, tool lines).
@@ -155,6 +156,7 @@ fn drive(
             exit,
             error,
         }) => {
+            super::usage::record_run(context, turn_args, &meter, &result, exit);
             if let Err(write_error) = sink.finish(&result) {
                 context
                     .diagnostics
@@ -706,6 +708,7 @@ fn execute(
     let hook_set = plan::hooks::config(context, args)?;
     let input = read_input(context, args, plan, scope)?;
     let (index, chain, recorded_thinking) = resolve_chain(context, args, plan, &cassette, known)?;
+    super::usage::check_budget(context, args)?;
     // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
     // is created.
     let policy = tool_policy(context, args)?;
