@@ -15,6 +15,7 @@ use crate::cli::{TurnArgs, UsageArgs, UsageGroup};
 use crate::engine::event::{Event, EventSink, Phase};
 use crate::engine::plan::TurnRequest;
 use crate::error::{BUDGET_EXCEEDED, CliError, CliResult, Exit};
+use crate::ledger::store::Line as _;
 use crate::ledger::summary::{GroupBy, Totals, summarize};
 use crate::ledger::window::{Budget, BudgetState, Period, earliest_start, parse_since, states};
 use crate::ledger::{self, Record, store};
@@ -69,10 +70,7 @@ pub fn usage(context: &Context, args: &UsageArgs) -> CliResult<Exit> {
                 usage: tokens(&group.totals),
             })
             .collect(),
-        budgets: budget_states(&context.settings, now)?
-            .iter()
-            .map(budget_row)
-            .collect(),
+        budgets: budget_report_at(context, now)?,
         skipped_lines: reading.skipped,
     };
     let mut stdout = Stdout::new();
@@ -103,6 +101,18 @@ fn tokens(totals: &Totals) -> UsageTokens {
         output_tokens: totals.output_tokens,
         reasoning_tokens: totals.reasoning_tokens,
     }
+}
+
+/// Each configured `[budget]` against its window now, for `usage` and `status`.
+pub(crate) fn budget_report(context: &Context) -> CliResult<Vec<BudgetRow>> {
+    budget_report_at(context, OffsetDateTime::now_utc())
+}
+
+fn budget_report_at(context: &Context, now: OffsetDateTime) -> CliResult<Vec<BudgetRow>> {
+    Ok(budget_states(&context.settings, now)?
+        .iter()
+        .map(budget_row)
+        .collect())
 }
 
 fn budget_row(state: &BudgetState) -> BudgetRow {
@@ -160,20 +170,34 @@ fn budget_states(settings: &Settings, now: OffsetDateTime) -> CliResult<Vec<Budg
         return Ok(Vec::new());
     };
     let path = ledger_path(settings);
-    let reading = store::read_since(&path, start).map_err(|error| ledger_error(&path, &error))?;
-    Ok(states(&budgets, &reading.records, now))
+    let reading: store::Reading<store::Spend> =
+        store::read_since(&path, start).map_err(|error| ledger_error(&path, &error))?;
+    let ended: Vec<(OffsetDateTime, f64)> = reading
+        .records
+        .iter()
+        .filter_map(|spend| Some((spend.ended()?, spend.cost_usd)))
+        .collect();
+    Ok(states(&budgets, &ended, now))
 }
 
 /// Before a turn starts anything (a session, an MCP server, a child, a request): refuse it with
-/// exit 5 when a `[budget]` window's spend has reached its limit. A dry run and a replay call no
-/// model and are not checked. An unreadable ledger refuses the run too (exit 2): a budget that
-/// cannot be checked is not assumed to be free.
+/// exit 5 when a `[budget]` window's spend has reached its limit. A replay calls no model and is
+/// not checked; a dry run calls none either and still exits 0, with a warning when the real run
+/// would be refused. An unreadable ledger refuses the run too (exit 2): a budget that cannot be
+/// checked is not assumed to be free.
 pub(crate) fn check_budget(context: &Context, request: &TurnRequest) -> CliResult<()> {
-    if request.dry_run || request.cassette.replay.is_some() {
+    if request.cassette.replay.is_some() {
         return Ok(());
     }
     let states = budget_states(&context.settings, OffsetDateTime::now_utc())?;
     match crate::ledger::window::verdict(&states) {
+        Some(state) if request.dry_run => {
+            context.diagnostics.warn(&format!(
+                "without --dry-run this run would exit 5: {}",
+                budget_error(state).message
+            ));
+            Ok(())
+        }
         Some(state) => Err(budget_error(state)),
         None => Ok(()),
     }

@@ -90,9 +90,67 @@ pub fn format_time(time: OffsetDateTime) -> String {
     )
 }
 
-/// An RFC 3339 time (any offset).
+/// An RFC 3339 time (any offset). The form [`format_time`] writes is read without the general
+/// parser: a budget check reads thousands of them.
 pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
-    OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
+    written_time(text.as_bytes()).or_else(|| {
+        OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
+    })
+}
+
+/// `2026-06-01T09:30:00.123Z` exactly, else `None`.
+fn written_time(text: &[u8]) -> Option<OffsetDateTime> {
+    let [
+        y1,
+        y2,
+        y3,
+        y4,
+        b'-',
+        mo1,
+        mo2,
+        b'-',
+        d1,
+        d2,
+        b'T',
+        h1,
+        h2,
+        b':',
+        mi1,
+        mi2,
+        b':',
+        s1,
+        s2,
+        b'.',
+        ms1,
+        ms2,
+        ms3,
+        b'Z',
+    ] = *text
+    else {
+        return None;
+    };
+    let number = |digits: &[u8]| {
+        digits.iter().try_fold(0_u16, |total, digit| {
+            digit
+                .is_ascii_digit()
+                .then(|| total * 10 + u16::from(digit - b'0'))
+        })
+    };
+    let narrow = |digits: &[u8]| number(digits).and_then(|value| u8::try_from(value).ok());
+    let date = time::Date::from_calendar_date(
+        i32::from(number(&[y1, y2, y3, y4])?),
+        time::Month::try_from(narrow(&[mo1, mo2])?).ok()?,
+        narrow(&[d1, d2])?,
+    )
+    .ok()?;
+    let time = time::Time::from_hms_milli(
+        narrow(&[h1, h2])?,
+        narrow(&[mi1, mi2])?,
+        narrow(&[s1, s2])?,
+        number(&[ms1, ms2, ms3])?,
+    )
+    .ok()?;
+    Some(date.with_time(time).assume_utc())
 }
 
 #[cfg(test)]
@@ -106,5 +164,21 @@ mod tests {
         assert_eq!(written, "2026-06-01T07:30:00.123Z");
         assert_eq!(parse_time(&written), Some(time));
         assert_eq!(parse_time("yesterday"), None);
+        // Other offsets and precisions go through the general parser.
+        assert_eq!(
+            parse_time("2026-06-01T09:30:00+02:00"),
+            Some(time::macros::datetime!(2026-06-01 07:30:00 UTC))
+        );
+        assert_eq!(
+            parse_time("2026-06-01T07:30:00.5Z"),
+            Some(time::macros::datetime!(2026-06-01 07:30:00.5 UTC))
+        );
+        for bad in [
+            "2026-13-01T07:30:00.000Z",
+            "2026-06-31T07:30:00.000Z",
+            "2026-06-01T24:30:00.000Z",
+        ] {
+            assert_eq!(parse_time(bad), None, "{bad}");
+        }
     }
 }

@@ -7,8 +7,6 @@
 
 use time::{Date, Duration, Month, OffsetDateTime, Time, UtcOffset};
 
-use super::Record;
-
 /// A `--since` that is neither a duration nor a date.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
@@ -160,13 +158,13 @@ pub fn earliest_start(budgets: &[Budget], now: OffsetDateTime) -> Option<OffsetD
         .min()
 }
 
-/// Each budget against the `records` that ended in its window (a record whose time does not
-/// parse counts nowhere).
-pub fn states(budgets: &[Budget], records: &[Record], now: OffsetDateTime) -> Vec<BudgetState> {
-    let ended: Vec<(OffsetDateTime, f64)> = records
-        .iter()
-        .filter_map(|record| Some((record.ended()?, record.cost_usd)))
-        .collect();
+/// Each budget against the runs that ended in its window, given as when each ended and what it
+/// cost.
+pub fn states(
+    budgets: &[Budget],
+    ended: &[(OffsetDateTime, f64)],
+    now: OffsetDateTime,
+) -> Vec<BudgetState> {
     budgets
         .iter()
         .map(|budget| {
@@ -200,6 +198,7 @@ mod tests {
     use time::macros::datetime;
 
     use super::*;
+    use crate::ledger::Record;
 
     const NOW: OffsetDateTime = datetime!(2026-06-03 15:20:00 UTC);
 
@@ -316,6 +315,15 @@ mod tests {
         }
     }
 
+    /// What the budget check makes of the ledger's lines: a line whose time does not parse
+    /// counts nowhere.
+    fn ended(records: &[Record]) -> Vec<(OffsetDateTime, f64)> {
+        records
+            .iter()
+            .filter_map(|record| Some((record.ended()?, record.cost_usd)))
+            .collect()
+    }
+
     #[test]
     fn each_budget_counts_the_runs_of_its_own_window() {
         let records = [
@@ -338,7 +346,7 @@ mod tests {
                 limit_usd: 10.0,
             },
         ];
-        let states = states(&budgets, &records, NOW);
+        let states = states(&budgets, &ended(&records), NOW);
         let spent: Vec<f64> = states.iter().map(|state| state.spent_usd).collect();
         assert_eq!(spent, [0.5, 2.5, 2.5]);
         assert_eq!(
@@ -364,7 +372,7 @@ mod tests {
                 limit_usd: 5.0,
             },
         ];
-        let states = states(&budgets, &records, NOW);
+        let states = states(&budgets, &ended(&records), NOW);
         assert_eq!(verdict(&states).unwrap().budget.period, Period::Month);
     }
 
@@ -375,7 +383,7 @@ mod tests {
             period: Period::Day,
             limit_usd: 1.0,
         }];
-        assert_eq!(verdict(&states(&budgets, &records, NOW)), None);
+        assert_eq!(verdict(&states(&budgets, &ended(&records), NOW)), None);
         assert_eq!(earliest_start(&[], NOW), None);
     }
 }

@@ -303,6 +303,11 @@ fn a_daily_budget_reached_by_earlier_runs_stops_the_next_before_any_request() {
         .args(["run", "--dry-run", "third"])
         .output();
     assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    assert!(
+        stderr(&dry).contains("without --dry-run this run would exit 5: the daily budget"),
+        "{}",
+        stderr(&dry)
+    );
     let report = usage_report(&home, &[]);
     let budgets: Vec<(&str, bool)> = report
         .budgets
@@ -310,6 +315,13 @@ fn a_daily_budget_reached_by_earlier_runs_stops_the_next_before_any_request() {
         .map(|budget| (budget.budget.as_str(), budget.exceeded))
         .collect();
     assert_eq!(budgets, [("daily", true), ("monthly", false)]);
+    let status = home.run(&["status"]);
+    assert_eq!(code(&status), 0, "{}", stderr(&status));
+    assert!(
+        stdout(&status).contains("(reached: runs exit 5)"),
+        "{}",
+        stdout(&status)
+    );
     // Raised for one run with -c, the run goes ahead.
     let output = home
         .pincer()
