@@ -226,6 +226,22 @@ fn a_run_killed_mid_request_leaves_the_ledger_readable() {
 }
 
 #[test]
+fn a_run_that_times_out_mid_request_is_in_the_ledger_with_its_exit_class() {
+    let home = Home::new();
+    let stalled = Reply::sse_pieces(vec![Piece::Stall(Duration::from_secs(30))]);
+    let server = MockServer::start(vec![stalled]);
+    let output = run(&home, &server, &["--timeout", "1", "--tag", "slow", "go"]);
+    assert_eq!(code(&output), 124, "{}", stderr(&output));
+    let lines = ledger_lines(&home);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["exit_code"], 124);
+    assert_eq!(lines[0]["exit_class"], "timeout");
+    assert_eq!(lines[0]["tag"], "slow");
+    let report = usage_report(&home, &[]);
+    assert_eq!((report.runs, report.failed_runs), (1, 1));
+}
+
+#[test]
 fn a_torn_last_line_is_skipped_without_an_error() {
     let home = Home::new();
     let server = MockServer::start(vec![text("one"), text("two")]);
