@@ -48,6 +48,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List, inspect, export, fork, rename, remove and repair sessions (default: list)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one session''s state, or defaults, credentials and backends without one')
             [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Manage credential profiles (default: list); secrets are never printed')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Regenerate man/ and completions/ from this command-line definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -92,6 +93,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--json-schema', '--json-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)')
             [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Use only the credential profile ID')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Label this run''s line in the usage ledger, for `pincer usage --by tag`')
             [CompletionResult]::new('--stdin-timeout', '--stdin-timeout', [CompletionResultType]::ParameterName, 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written')
             [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr')
@@ -173,6 +175,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--json-schema', '--json-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)')
             [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Use only the credential profile ID')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Label this run''s line in the usage ledger, for `pincer usage --by tag`')
             [CompletionResult]::new('--stdin-timeout', '--stdin-timeout', [CompletionResultType]::ParameterName, 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written')
             [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr')
@@ -257,6 +260,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--json-schema', '--json-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)')
             [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Use only the credential profile ID')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Label this run''s line in the usage ledger, for `pincer usage --by tag`')
             [CompletionResult]::new('--stdin-timeout', '--stdin-timeout', [CompletionResultType]::ParameterName, 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written')
             [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr')
@@ -375,6 +379,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--json-schema', '--json-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`')
             [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)')
             [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Use only the credential profile ID')
+            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Label this run''s line in the usage ledger, for `pincer usage --by tag`')
             [CompletionResult]::new('--stdin-timeout', '--stdin-timeout', [CompletionResultType]::ParameterName, 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole')
             [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written')
             [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr')
@@ -965,6 +970,28 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
         'pincer;auth;help;help' {
             break
         }
+        'pincer;usage' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only runs that ended since WHEN: a duration back from now (7d, 24h, 2w, 90m) or an RFC 3339 date or time (2026-06-01 is its 00:00 UTC). Default: every run')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Add a row per UTC day, per provider/model, per session (name, else id) or per --tag')
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pincer;completions' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
             [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
@@ -1015,6 +1042,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List, inspect, export, fork, rename, remove and repair sessions (default: list)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one session''s state, or defaults, credentials and backends without one')
             [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Manage credential profiles (default: list); secrets are never printed')
+            [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
             [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Regenerate man/ and completions/ from this command-line definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1110,6 +1138,9 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;help;auth;test' {
+            break
+        }
+        'pincer;help;usage' {
             break
         }
         'pincer;help;completions' {

@@ -45,6 +45,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand sessions 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
             cand status 'Show one session''s state, or defaults, credentials and backends without one'
             cand auth 'Manage credential profiles (default: list); secrets are never printed'
+            cand usage 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
             cand completions 'Print a shell completion script to stdout'
             cand generate-docs 'Regenerate man/ and completions/ from this command-line definition'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -88,6 +89,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --json-schema 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`'
             cand --output-schema 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)'
             cand --auth-profile 'Use only the credential profile ID'
+            cand --tag 'Label this run''s line in the usage ledger, for `pincer usage --by tag`'
             cand --stdin-timeout 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole'
             cand --record 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written'
             cand --replay 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr'
@@ -168,6 +170,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --json-schema 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`'
             cand --output-schema 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)'
             cand --auth-profile 'Use only the credential profile ID'
+            cand --tag 'Label this run''s line in the usage ledger, for `pincer usage --by tag`'
             cand --stdin-timeout 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole'
             cand --record 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written'
             cand --replay 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr'
@@ -251,6 +254,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --json-schema 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`'
             cand --output-schema 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)'
             cand --auth-profile 'Use only the credential profile ID'
+            cand --tag 'Label this run''s line in the usage ledger, for `pincer usage --by tag`'
             cand --stdin-timeout 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole'
             cand --record 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written'
             cand --replay 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr'
@@ -364,6 +368,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --json-schema 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`'
             cand --output-schema 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)'
             cand --auth-profile 'Use only the credential profile ID'
+            cand --tag 'Label this run''s line in the usage ledger, for `pincer usage --by tag`'
             cand --stdin-timeout 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole'
             cand --record 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written'
             cand --replay 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr'
@@ -913,6 +918,27 @@ set edit:completion:arg-completer[pincer] = {|@words|
         }
         &'pincer;auth;help;help'= {
         }
+        &'pincer;usage'= {
+            cand --since 'Only runs that ended since WHEN: a duration back from now (7d, 24h, 2w, 90m) or an RFC 3339 date or time (2026-06-01 is its 00:00 UTC). Default: every run'
+            cand --by 'Add a row per UTC day, per provider/model, per session (name, else id) or per --tag'
+            cand -C 'Use DIR as the workspace instead of the current directory'
+            cand --cd 'Use DIR as the workspace instead of the current directory'
+            cand --home 'Keep config, credentials and sessions in DIR instead of the XDG directories'
+            cand -c 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
+            cand --config 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
+            cand --output-format 'Choose what stdout carries: final text, one result object, or JSONL events'
+            cand -d 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
+            cand --debug 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
+            cand --color 'Style stderr output; NO_COLOR in the environment also turns colors off'
+            cand --wait 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75'
+            cand --json 'Print one JSON result object; same as --output-format json'
+            cand -q 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+            cand --quiet 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+            cand -v 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+            cand --verbose 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pincer;completions'= {
             cand -C 'Use DIR as the workspace instead of the current directory'
             cand --cd 'Use DIR as the workspace instead of the current directory'
@@ -961,6 +987,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand sessions 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
             cand status 'Show one session''s state, or defaults, credentials and backends without one'
             cand auth 'Manage credential profiles (default: list); secrets are never printed'
+            cand usage 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
             cand completions 'Print a shell completion script to stdout'
             cand generate-docs 'Regenerate man/ and completions/ from this command-line definition'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -1031,6 +1058,8 @@ set edit:completion:arg-completer[pincer] = {|@words|
         &'pincer;help;auth;reset'= {
         }
         &'pincer;help;auth;test'= {
+        }
+        &'pincer;help;usage'= {
         }
         &'pincer;help;completions'= {
         }

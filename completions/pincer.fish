@@ -48,6 +48,7 @@ complete -c pincer -n "__fish_pincer_needs_command" -f -a "compact" -d 'Summariz
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "sessions" -d 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "status" -d 'Show one session\'s state, or defaults, credentials and backends without one'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "auth" -d 'Manage credential profiles (default: list); secrets are never printed'
+complete -c pincer -n "__fish_pincer_needs_command" -f -a "usage" -d 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "generate-docs" -d 'Regenerate man/ and completions/ from this command-line definition'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -96,6 +97,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l events-file -d 'Al
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l auth-profile -d 'Use only the credential profile ID' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l tag -d 'Label this run\'s line in the usage ledger, for `pincer usage --by tag`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
@@ -179,6 +181,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l events-file -d 
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l auth-profile -d 'Use only the credential profile ID' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l tag -d 'Label this run\'s line in the usage ledger, for `pincer usage --by tag`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
@@ -264,6 +267,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l auth-profile -d 'Use only the credential profile ID' -r
+complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l tag -d 'Label this run\'s line in the usage ledger, for `pincer usage --by tag`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole' -r
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
@@ -368,6 +372,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l events-file
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l auth-profile -d 'Use only the credential profile ID' -r
+complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l tag -d 'Label this run\'s line in the usage ledger, for `pincer usage --by tag`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole' -r
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
@@ -792,6 +797,26 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "reset" -d 'Clear cooldowns and failure counts, of one profile or all'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "test" -d 'Send one minimal request and print the classified outcome'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l since -d 'Only runs that ended since WHEN: a duration back from now (7d, 24h, 2w, 90m) or an RFC 3339 date or time (2026-06-01 is its 00:00 UTC). Default: every run' -r
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l by -d 'Add a row per UTC day, per provider/model, per session (name, else id) or per --tag' -r -f -a "day\t'The UTC day the run ended'
+model\t'provider/model'
+session\t'The session\'s name, else its id'
+tag\t'The run\'s --tag'"
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
@@ -823,17 +848,18 @@ complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l json -d 
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "run" -d 'Start a new session and run one turn'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "resume" -d 'Continue a session (by id, prefix, name, file or --last) and run one turn'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "exec" -d 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex\'s events)'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "claude-sdk" -d 'claude\'s command line as the Claude Agent SDK gives it (no subcommand, `--input-format stream-json`): `main` rewrites such a command line to this one'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "compact" -d 'Summarize the older part of a session now to free context'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "sessions" -d 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "status" -d 'Show one session\'s state, or defaults, credentials and backends without one'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "auth" -d 'Manage credential profiles (default: list); secrets are never printed'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "generate-docs" -d 'Regenerate man/ and completions/ from this command-line definition'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth completions generate-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "run" -d 'Start a new session and run one turn'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "resume" -d 'Continue a session (by id, prefix, name, file or --last) and run one turn'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "exec" -d 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex\'s events)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "claude-sdk" -d 'claude\'s command line as the Claude Agent SDK gives it (no subcommand, `--input-format stream-json`): `main` rewrites such a command line to this one'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "compact" -d 'Summarize the older part of a session now to free context'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "sessions" -d 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "status" -d 'Show one session\'s state, or defaults, credentials and backends without one'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "auth" -d 'Manage credential profiles (default: list); secrets are never printed'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "usage" -d 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "generate-docs" -d 'Regenerate man/ and completions/ from this command-line definition'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from exec" -f -a "resume" -d 'Continue a thread (the session id thread.started printed, or a prefix, name or file)'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'List sessions, newest first (the default)'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "show" -d 'Print a session\'s transcript'

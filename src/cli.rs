@@ -193,6 +193,16 @@ Examples:
   pincer completions zsh > \"${fpath[1]}/_pincer\"
   pincer completions fish > ~/.config/fish/completions/pincer.fish";
 
+const USAGE_EXAMPLES: &str = "\
+Examples:
+  pincer usage                                      # every run in the ledger, totals
+  pincer usage --since 7d --by day
+  pincer usage --since 2026-06-01 --by model --json | jq .total_cost_usd
+  pincer run --tag nightly-review \"…\" && pincer usage --by tag
+
+Budgets across runs: [budget] daily_usd, weekly_usd, monthly_usd in config.toml (UTC windows);
+a run that would start over one exits 5 before any request.";
+
 const GENERATE_DOCS_EXAMPLES: &str = "\
 Examples:
   cargo run -q -- generate-docs                     # refresh man/ and completions/";
@@ -617,6 +627,10 @@ pub enum Command {
     #[command(after_help = AUTH_EXAMPLES)]
     Auth(AuthArgs),
 
+    /// Report what runs spent, from the usage ledger: totals, by day, model, session or tag.
+    #[command(after_help = USAGE_EXAMPLES)]
+    Usage(UsageArgs),
+
     /// Print a shell completion script to stdout.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
@@ -880,6 +894,10 @@ pub struct TurnArgs {
     /// Use only the credential profile ID.
     #[arg(long, value_name = "ID")]
     pub auth_profile: Option<String>,
+
+    /// Label this run's line in the usage ledger, for `pincer usage --by tag`.
+    #[arg(long, value_name = "TAG", value_parser = parse_tag, help_heading = "Session and output")]
+    pub tag: Option<String>,
 
     /// Accepted for codex compatibility and ignored: pincer never requires a git repository.
     #[arg(long, help_heading = "Compatibility")]
@@ -1352,6 +1370,32 @@ pub struct McpArgs {
     pub strict_mcp_config: bool,
 }
 
+/// `pincer usage` (SPEC §18).
+#[derive(Debug, Clone, Args)]
+pub struct UsageArgs {
+    /// Only runs that ended since WHEN: a duration back from now (7d, 24h, 2w, 90m) or an RFC
+    /// 3339 date or time (2026-06-01 is its 00:00 UTC). Default: every run.
+    #[arg(long, value_name = "WHEN")]
+    pub since: Option<String>,
+
+    /// Add a row per UTC day, per provider/model, per session (name, else id) or per --tag.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub by: Option<UsageGroup>,
+}
+
+/// What `pincer usage --by` groups runs by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum UsageGroup {
+    /// The UTC day the run ended.
+    Day,
+    /// provider/model.
+    Model,
+    /// The session's name, else its id.
+    Session,
+    /// The run's --tag.
+    Tag,
+}
+
 #[derive(Debug, Clone, Args)]
 pub struct StatusArgs {
     /// Session id, unique id prefix, name or file (leave out for the general status).
@@ -1594,6 +1638,17 @@ fn parse_amount(value: &str) -> Result<f64, String> {
         Ok(amount) if amount.is_finite() && amount >= 0.0 => Ok(amount),
         _ => Err(format!("expected an amount such as 0.50, got `{value}`")),
     }
+}
+
+/// A `--tag`: 1 to 128 characters, none of them a control character.
+fn parse_tag(value: &str) -> Result<String, String> {
+    if value.is_empty() || value.chars().count() > 128 || value.chars().any(char::is_control) {
+        return Err(format!(
+            "expected 1 to 128 printable characters such as nightly-review, got `{}`",
+            value.escape_debug()
+        ));
+    }
+    Ok(value.to_owned())
 }
 
 /// Checks the `KEY=VALUE` shape of a `-c` override; the value is parsed as TOML later.

@@ -25,7 +25,7 @@ pub enum Exit {
     Auth,
     /// 4: provider unavailable after retries.
     Unavailable,
-    /// 5: `--max-turns` or `--max-budget-usd` stopped the run.
+    /// 5: `--max-turns`, `--max-budget-usd` or a `[budget]` stopped the run.
     Guardrail,
     /// 6: context overflow that compaction could not resolve.
     ContextOverflow,
@@ -142,6 +142,10 @@ pub type CliResult<T> = Result<T, CliError>;
 /// The `error.kind` of a failure of this machine rather than of the provider or the input: the
 /// process or the system ran out of file descriptors. Exit 1, never retried or failed over.
 pub const LOCAL_RESOURCE: &str = "local_resource";
+
+/// The `error.kind` of a run refused before its first request because a `[budget]` window's
+/// spend has reached its limit (SPEC §18): exit 5, subtype `error_max_budget_usd`.
+pub const BUDGET_EXCEEDED: &str = "budget_exceeded";
 
 /// Whether `error` says that this process (`EMFILE`) or the whole system (`ENFILE`) has no file
 /// descriptor left to open a file, a socket or a pipe.

@@ -22,6 +22,7 @@ pub mod error;
 pub mod fs;
 pub mod hooks;
 pub mod input;
+pub mod ledger;
 pub mod mcp;
 pub mod output;
 pub mod provider;

@@ -14,6 +14,7 @@ mod request;
 pub mod sessions;
 pub mod status;
 pub mod turn;
+pub mod usage;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -256,6 +257,7 @@ fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) ->
         Command::Sessions(args) => sessions::dispatch(&context?, args),
         Command::Status(args) => status::status(&context?, &args),
         Command::Auth(args) => auth::dispatch(&context?, args),
+        Command::Usage(args) => usage::usage(&context?, &args),
         Command::Completions(_) | Command::GenerateDocs(_) | Command::Exec(_) => Ok(Exit::Success),
     }
 }

@@ -360,6 +360,8 @@ fn installation_status(
         },
         sessions,
         sessions_here,
+        // A ledger that cannot be read is the run's to report (exit 2), not the status's.
+        budgets: super::usage::budget_report(context).unwrap_or_default(),
     })
 }
 
@@ -531,6 +533,24 @@ fn render(status: &InstallationStatus) -> String {
             status.sessions, status.sessions_here
         ),
     );
+    for budget in &status.budgets {
+        line(
+            &mut text,
+            "budget:",
+            format!(
+                "{} ${:.4} of ${:.2} spent, resets {}{}",
+                budget.budget,
+                budget.spent_usd,
+                budget.limit_usd,
+                budget.resets_at,
+                if budget.exceeded {
+                    " (reached: runs exit 5)"
+                } else {
+                    ""
+                }
+            ),
+        );
+    }
     render_credentials(&mut text, status);
     text
 }

@@ -188,7 +188,8 @@ fn drive(
             );
         }
     };
-    let base = sink_with(events_file);
+    let meter = super::usage::Meter::default();
+    let base = meter.watch(sink_with(events_file));
     let mut sink: Box<dyn OutputSink + '_> = match context {
         Ok(context) => Box::new(RunSink {
             // Progress on stderr sees every event first (spinner, tool lines).
@@ -214,6 +215,11 @@ fn drive(
             Ok(scope) => scope,
             Err(error) => return fail(&mut *sink, format, started, &known, error),
         };
+    // Budgets across runs (SPEC §18): a run that would start over one ends here, exit 5,
+    // before any session, server, child or request.
+    if let Err(error) = super::usage::check_budget(context, &request) {
+        return fail(&mut *sink, format, started, &known, error);
+    }
     let host = Host {
         context,
         scope: &scope,
@@ -242,6 +248,7 @@ fn drive(
                 exit,
                 error,
             } = finish(context, &setup, &outcome, request.heartbeat);
+            super::usage::record_run(context, turn_args, &meter, &result, exit);
             if let Err(write_error) = sink.finish(&result) {
                 context
                     .diagnostics

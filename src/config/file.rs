@@ -88,6 +88,38 @@ pub struct ConfigFile {
     /// Provider prompt caching.
     #[serde(default)]
     pub cache: CacheConfig,
+    /// Spending limits across runs, from the usage ledger (SPEC §18).
+    #[serde(default)]
+    pub budget: BudgetConfig,
+}
+
+/// `[budget]`: the most the runs of one UTC day, week (from Monday) or month may spend; a run
+/// that would start with its window's spend at or over a limit exits 5 before any request.
+/// `--max-budget-usd` is the limit of one run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetConfig {
+    /// US dollars per UTC day. Default: no limit.
+    #[serde(default, deserialize_with = "amount_usd")]
+    pub daily_usd: Option<f64>,
+    /// US dollars per week, Monday 00:00 UTC to Monday. Default: no limit.
+    #[serde(default, deserialize_with = "amount_usd")]
+    pub weekly_usd: Option<f64>,
+    /// US dollars per calendar month (UTC). Default: no limit.
+    #[serde(default, deserialize_with = "amount_usd")]
+    pub monthly_usd: Option<f64>,
+}
+
+/// An amount of US dollars: a finite number, 0 or more (an integer is taken too).
+fn amount_usd<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {
+    let amount = f64::deserialize(deserializer)?;
+    if amount.is_finite() && amount >= 0.0 {
+        Ok(Some(amount))
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "expected an amount of US dollars, 0 or more, such as 5.00, got {amount}"
+        )))
+    }
 }
 
 /// `[cache]`: provider prompt caching.
@@ -1007,6 +1039,33 @@ max_bytes = 1024
                 std::path::PathBuf::from("ci/skills"),
                 std::path::PathBuf::from("/opt/skills")
             ]
+        );
+    }
+
+    #[test]
+    fn budgets_take_amounts_and_refuse_negative_ones_or_unknown_periods() {
+        let config =
+            parse("[budget]\ndaily_usd = 5\nweekly_usd = 20.5\nmonthly_usd = 0\n").unwrap();
+        assert_eq!(config.budget.daily_usd, Some(5.0));
+        assert_eq!(config.budget.weekly_usd, Some(20.5));
+        assert_eq!(config.budget.monthly_usd, Some(0.0));
+        let error = parse("[budget]\ndaily_usd = -1\n").unwrap_err();
+        match &error {
+            ConfigError::InvalidValue { key, origin, .. } => {
+                assert_eq!(key.as_deref(), Some("budget.daily_usd"));
+                assert!(matches!(origin, ConfigOrigin::File { line: Some(2), .. }));
+            }
+            other => panic!("expected InvalidValue, got {other:?}"),
+        }
+        let error = parse("[budget]\nyearly_usd = 100\n").unwrap_err();
+        assert!(
+            matches!(&error, ConfigError::UnknownKey { key, .. } if key == "yearly_usd"),
+            "{error:?}"
+        );
+        let error = overridden("", &["budget.daily_usd=\"lots\""]).unwrap_err();
+        assert!(
+            matches!(error, ConfigError::InvalidValue { .. }),
+            "{error:?}"
         );
     }
 

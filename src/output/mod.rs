@@ -22,6 +22,7 @@ pub mod progress;
 pub mod report;
 pub(crate) mod result;
 pub mod schema;
+pub mod usage;
 pub mod web_search;
 
 use std::io::{self, IsTerminal, Write};

@@ -388,6 +388,9 @@ pub struct InstallationStatus {
     pub sessions: usize,
     /// Sessions of this workspace.
     pub sessions_here: usize,
+    /// Each `[budget]` against its current window (SPEC §18); absent when none is configured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<crate::output::usage::BudgetRow>,
 }
 
 /// The files of `status`.

@@ -131,6 +131,17 @@ pub(crate) fn early_result(
             }
             result
         }
+        // A `[budget]` is a guardrail like --max-budget-usd, across runs (SPEC §18).
+        None if kind == crate::error::BUDGET_EXCEEDED => {
+            let mut result = RunResult::early_error(
+                ResultSubtype::ErrorMaxBudgetUsd,
+                kind,
+                message,
+                millis(elapsed),
+            );
+            "budget".clone_into(&mut result.terminal_reason);
+            result
+        }
         None => RunResult::early_error(
             ResultSubtype::ErrorDuringExecution,
             kind,

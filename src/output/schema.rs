@@ -868,7 +868,8 @@ pub struct RunResult {
     pub stop_reason: Option<String>,
     /// The provider's own stop word.
     pub provider_stop_reason: Option<String>,
-    /// `completed`, `max_turns`, `max_budget_usd`, `timeout`, `interrupted`, `error`.
+    /// `completed`, `max_turns`, `max_budget_usd`, `budget` (a `[budget]` refused the run before
+    /// it started), `timeout`, `interrupted`, `error`.
     pub terminal_reason: String,
     /// Every failure of the run, failed failover attempts included.
     pub errors: Vec<String>,

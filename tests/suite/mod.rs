@@ -37,6 +37,7 @@ mod status;
 mod structured_output;
 mod tool_policy;
 mod turns;
+mod usage;
 mod web_fetch;
 mod web_search;
 mod workspace;

@@ -1,0 +1,375 @@
+//! The spend ledger, `pincer usage` and `[budget]` across runs (SPEC §18), against the mock
+//! Anthropic provider whose every answer reports usage, so that every run costs something:
+//! 100 input, 10 output, 1,000 cache-read and 200 cache-write tokens of claude-sonnet-4-5.
+
+use std::os::unix::fs::PermissionsExt as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use pincer::output::schema::ResultSubtype;
+use pincer::output::usage::UsageReport;
+use serde_json::{Value, json};
+
+use crate::common::mock::{MockServer, Piece, Reply};
+use crate::common::protocols;
+use crate::common::schema::result_of;
+use crate::common::wire::anthropic::{self as wire, Usage4};
+use crate::common::{Home, code, stderr, stdout};
+
+/// What one run of these tests costs: claude-sonnet-4-5 at $3 in, $15 out, $0.30 cache read and
+/// $3.75 cache write per million tokens.
+const RUN_COST: f64 = (100.0 * 3.0 + 10.0 * 15.0 + 1_000.0 * 0.30 + 200.0 * 3.75) / 1e6;
+
+fn text(answer: &str) -> Reply {
+    let usage = Usage4 {
+        input: 100,
+        output: 10,
+        cache_read: 1_000,
+        cache_write: 200,
+    };
+    Reply::sse(&wire::text_stream(&[answer], usage))
+}
+
+fn ledger(home: &Home) -> PathBuf {
+    home.home.join("usage-ledger.jsonl")
+}
+
+/// The ledger's lines, each parsed as JSON (a line that does not parse fails the test).
+fn ledger_lines(home: &Home) -> Vec<Value> {
+    std::fs::read_to_string(ledger(home))
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
+        .collect()
+}
+
+/// `pincer run --json ARGS… PROMPT` against `server`.
+fn run(home: &Home, server: &MockServer, args: &[&str]) -> std::process::Output {
+    home.pincer()
+        .provider(&protocols::anthropic(), server)
+        .args(["run", "--json"])
+        .args(args)
+        .output()
+}
+
+/// `pincer usage --json ARGS…`, parsed strictly.
+fn usage_report(home: &Home, args: &[&str]) -> UsageReport {
+    let output = home.pincer().args(["usage", "--json"]).args(args).output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output))
+        .unwrap_or_else(|error| panic!("{error}:\n{}", stdout(&output)))
+}
+
+fn close(left: f64, right: f64) -> bool {
+    (left - right).abs() < 1e-9
+}
+
+#[test]
+fn a_run_appends_one_ledger_line_with_what_it_spent() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("done")]);
+    let output = run(
+        &home,
+        &server,
+        &["--name", "audit", "--tag", "nightly", "go"],
+    );
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result = result_of(&output);
+    let lines = ledger_lines(&home);
+    assert_eq!(lines.len(), 1);
+    let line = &lines[0];
+    assert_eq!(line["cost_usd"].as_f64().unwrap(), result.total_cost_usd);
+    assert!(close(result.total_cost_usd, RUN_COST));
+    assert_eq!(line["session_id"].as_str(), result.session_id.as_deref());
+    let mode = std::fs::metadata(ledger(&home))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // The shape of a line, with what differs between runs replaced.
+    let mut shown = line.clone();
+    shown["time"] = json!("<time>");
+    shown["session_id"] = json!("<id>");
+    shown["duration_ms"] = json!(0);
+    insta::assert_snapshot!(
+        "ledger_line",
+        serde_json::to_string_pretty(&shown).unwrap(),
+        "pincer run --json --name audit --tag nightly go"
+    );
+}
+
+#[test]
+fn usage_totals_and_groups_runs_in_text_and_json() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("a"), text("b"), text("c")]);
+    for args in [
+        &["--tag", "review", "one"][..],
+        &["--tag", "review", "--name", "weekly", "two"],
+        &["three"],
+    ] {
+        let output = run(&home, &server, args);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+    }
+    let report = usage_report(&home, &["--by", "tag"]);
+    assert_eq!(report.runs, 3);
+    assert!(close(report.total_cost_usd, 3.0 * RUN_COST));
+    assert_eq!(report.usage.cache_read_input_tokens, 3_000);
+    let groups: Vec<(Option<&str>, u64)> = report
+        .groups
+        .iter()
+        .map(|group| (group.key.as_deref(), group.runs))
+        .collect();
+    assert_eq!(groups, [(Some("review"), 2), (None, 1)]);
+
+    let by_model = usage_report(&home, &["--by", "model", "--since", "1h"]);
+    assert_eq!(by_model.groups.len(), 1);
+    assert_eq!(
+        by_model.groups[0].key.as_deref(),
+        Some("anthropic/claude-sonnet-4-5")
+    );
+    assert_eq!(by_model.groups[0].runs, 3);
+    // A window that holds none of them.
+    let future = usage_report(&home, &["--since", "2999-01-01"]);
+    assert_eq!(future.runs, 0);
+    assert_eq!(future.total_cost_usd, 0.0);
+
+    let mut json: Value = serde_json::to_value(&report).unwrap();
+    json["ledger"] = json!("<home>/usage-ledger.jsonl");
+    insta::assert_snapshot!(
+        "usage_by_tag_json",
+        serde_json::to_string_pretty(&json).unwrap(),
+        "pincer usage --json --by tag"
+    );
+    let output = home.run(&["usage", "--by", "tag"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    insta::assert_snapshot!(
+        "usage_by_tag_text",
+        stdout(&output),
+        "pincer usage --by tag"
+    );
+}
+
+#[test]
+fn usage_without_a_ledger_is_an_empty_report_and_a_bad_since_is_exit_2() {
+    let home = Home::new();
+    let report = usage_report(&home, &["--by", "day"]);
+    assert_eq!(report.runs, 0);
+    assert!(report.groups.is_empty());
+    assert!(!ledger(&home).exists(), "reading creates nothing");
+    let output = home.run(&["usage", "--since", "last tuesday"]);
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(stderr(&output).contains("RFC 3339"), "{}", stderr(&output));
+    let output = home.run(&["run", "--tag", "", "hello"]);
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+}
+
+#[test]
+fn thirty_two_concurrent_runs_append_thirty_two_whole_lines() {
+    let home = Home::new();
+    let server = MockServer::start((0..32).map(|_| text("ok")).collect());
+    let children: Vec<_> = (0..32)
+        .map(|n| {
+            home.pincer()
+                .provider(&protocols::anthropic(), &server)
+                .args(["run", "--json", "--tag", &format!("worker-{n}"), "go"])
+                .spawn()
+        })
+        .collect();
+    let mut spent = 0.0;
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        spent += result_of(&output).total_cost_usd;
+    }
+    let lines = ledger_lines(&home);
+    assert_eq!(lines.len(), 32);
+    let mut tags: Vec<&str> = lines
+        .iter()
+        .map(|line| line["tag"].as_str().unwrap())
+        .collect();
+    tags.sort_unstable();
+    tags.dedup();
+    assert_eq!(tags.len(), 32, "every run's own line");
+    let report = usage_report(&home, &[]);
+    assert_eq!(report.runs, 32);
+    assert_eq!(report.skipped_lines, 0);
+    assert!(
+        close(report.total_cost_usd, spent),
+        "{} != {spent}",
+        report.total_cost_usd
+    );
+}
+
+#[test]
+fn a_run_killed_mid_request_leaves_the_ledger_readable() {
+    let home = Home::new();
+    let stalled = Reply::sse_pieces(vec![Piece::Stall(Duration::from_secs(30))]);
+    let server = MockServer::start(vec![text("first"), stalled]);
+    let output = run(&home, &server, &["first"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let mut child = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--json", "second"])
+        .spawn();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.requests().len() < 2 {
+        assert!(Instant::now() < deadline, "the second run sent no request");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(ledger_lines(&home).len(), 1, "a killed run appends nothing");
+    let report = usage_report(&home, &["--since", "1d"]);
+    assert_eq!(report.runs, 1);
+    assert_eq!(report.skipped_lines, 0);
+}
+
+#[test]
+fn a_run_that_times_out_mid_request_is_in_the_ledger_with_its_exit_class() {
+    let home = Home::new();
+    let stalled = Reply::sse_pieces(vec![Piece::Stall(Duration::from_secs(30))]);
+    let server = MockServer::start(vec![stalled]);
+    let output = run(&home, &server, &["--timeout", "1", "--tag", "slow", "go"]);
+    assert_eq!(code(&output), 124, "{}", stderr(&output));
+    let lines = ledger_lines(&home);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["exit_code"], 124);
+    assert_eq!(lines[0]["exit_class"], "timeout");
+    assert_eq!(lines[0]["tag"], "slow");
+    let report = usage_report(&home, &[]);
+    assert_eq!((report.runs, report.failed_runs), (1, 1));
+}
+
+#[test]
+fn a_torn_last_line_is_skipped_without_an_error() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("one"), text("two")]);
+    assert_eq!(code(&run(&home, &server, &["one"])), 0);
+    let mut bytes = std::fs::read(ledger(&home)).unwrap();
+    bytes.extend_from_slice(br#"{"time":"2026-06-01T10:00:00.000Z","provider":"anthr"#);
+    std::fs::write(ledger(&home), &bytes).unwrap();
+    for args in [&[][..], &["--since", "7d"], &["--by", "day"]] {
+        let report = usage_report(&home, args);
+        assert_eq!(report.runs, 1, "{args:?}");
+        assert_eq!(report.skipped_lines, 1, "{args:?}");
+    }
+    // The next run's line is whole, on a line of its own.
+    assert_eq!(code(&run(&home, &server, &["two"])), 0);
+    let report = usage_report(&home, &[]);
+    assert_eq!(report.runs, 2);
+    assert_eq!(report.skipped_lines, 1);
+}
+
+#[test]
+fn a_daily_budget_reached_by_earlier_runs_stops_the_next_before_any_request() {
+    let home = Home::new();
+    // One run reaches the limit exactly.
+    std::fs::write(
+        home.home.join("config.toml"),
+        format!("[budget]\ndaily_usd = {RUN_COST}\nmonthly_usd = 100\n"),
+    )
+    .unwrap();
+    let server = MockServer::start(vec![text("first"), text("never")]);
+    let first = run(&home, &server, &["first"]);
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let refused = run(&home, &server, &["--name", "refused", "second"]);
+    assert_eq!(code(&refused), 5, "{}", stderr(&refused));
+    assert_eq!(server.requests().len(), 1, "no request after the budget");
+    let result = result_of(&refused);
+    assert!(result.is_error);
+    assert_eq!(result.subtype, ResultSubtype::ErrorMaxBudgetUsd);
+    assert_eq!(result.terminal_reason, "budget");
+    let error = result.error.unwrap();
+    assert_eq!(error.kind, "budget_exceeded");
+    let tomorrow = time::OffsetDateTime::now_utc().date().next_day().unwrap();
+    for wanted in [
+        "daily budget".to_owned(),
+        "budget.daily_usd".to_owned(),
+        format!("${RUN_COST:.4}"),
+        format!("resets at {tomorrow}T00:00:00Z"),
+    ] {
+        assert!(
+            error.message.contains(&wanted),
+            "{wanted}: {}",
+            error.message
+        );
+    }
+    assert!(stderr(&refused).contains("hint:"), "{}", stderr(&refused));
+    // Nothing was started: no session for the refused run, no ledger line.
+    assert_eq!(
+        std::fs::read_dir(home.sessions_dir())
+            .unwrap()
+            .filter(|entry| {
+                entry
+                    .as_ref()
+                    .unwrap()
+                    .path()
+                    .extension()
+                    .is_some_and(|extension| extension == "jsonl")
+            })
+            .count(),
+        1
+    );
+    assert_eq!(ledger_lines(&home).len(), 1);
+    // A dry run calls nothing and is not refused; `usage` shows the budget reached.
+    let dry = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--dry-run", "third"])
+        .output();
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    assert!(
+        stderr(&dry).contains("without --dry-run this run would exit 5: the daily budget"),
+        "{}",
+        stderr(&dry)
+    );
+    let report = usage_report(&home, &[]);
+    let budgets: Vec<(&str, bool)> = report
+        .budgets
+        .iter()
+        .map(|budget| (budget.budget.as_str(), budget.exceeded))
+        .collect();
+    assert_eq!(budgets, [("daily", true), ("monthly", false)]);
+    let status = home.run(&["status"]);
+    assert_eq!(code(&status), 0, "{}", stderr(&status));
+    assert!(
+        stdout(&status).contains("(reached: runs exit 5)"),
+        "{}",
+        stdout(&status)
+    );
+    // Raised for one run with -c, the run goes ahead.
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["-c", "budget.daily_usd=1", "run", "--json", "fourth"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+}
+
+#[test]
+fn the_ledger_outlives_the_session_index() {
+    let home = Home::new();
+    let server = MockServer::start(vec![text("one"), text("two")]);
+    assert_eq!(code(&run(&home, &server, &["--name", "kept", "one"])), 0);
+    let mut removed = 0;
+    for entry in std::fs::read_dir(home.sessions_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.to_string_lossy().contains("index.sqlite3") {
+            std::fs::remove_file(&path).unwrap();
+            removed += 1;
+        }
+    }
+    assert!(removed > 0, "the test removes the index");
+    let output = home.run(&["sessions", "list", "--all"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(code(&run(&home, &server, &["two"])), 0);
+    let report = usage_report(&home, &["--by", "session"]);
+    assert_eq!(report.runs, 2);
+    assert!(
+        report
+            .groups
+            .iter()
+            .any(|group| group.key.as_deref() == Some("kept"))
+    );
+}
