@@ -67,6 +67,7 @@ pub mod integrity;
 pub mod mock;
 pub mod protocols;
 pub mod schema;
+pub mod sdk;
 pub mod wire;
 
 pub use command::Pincer;

@@ -16,8 +16,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
-use crate::common::protocols::{self, KEY, Protocol};
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::protocols;
+use crate::common::sdk::{self, provider_env};
+use crate::common::{Home, code, stderr};
 
 /// The SDK version the suite runs (the one of `reference/agent-sdk/claude-2.1.197-python-sdk`).
 const SDK_VERSION: &str = "0.2.189";
@@ -108,56 +109,17 @@ def kind(message):
 /// Run `script` (inside `async def main()`) under the SDK's Python with pincer in `home` (its
 /// environment plus `env`, the model `model`); every JSON line it printed.
 fn drive(home: &Home, model: &str, env: &[(&str, String)], script: &str) -> Vec<Value> {
-    let mut pincer = home.pincer();
-    for (name, value) in env {
-        pincer = pincer.env(name, value);
-    }
-    let command = pincer.command();
-    let environment: serde_json::Map<String, Value> = command
-        .get_envs()
-        .filter_map(|(name, value)| {
-            Some((
-                name.to_str()?.to_owned(),
-                Value::String(value?.to_str()?.to_owned()),
-            ))
-        })
-        .collect();
-    let spec = json!({
-        "pincer": command.get_program().to_str().unwrap(),
-        "env": environment,
-        "workspace": home.workspace,
-        "model": model,
-    });
+    let mut spec = sdk::spec(home, env);
+    spec.insert("model".to_owned(), json!(model));
     let body: String = script.lines().map(|line| format!("    {line}\n")).collect();
     let program = format!("{PRELUDE}\nasync def main():\n{body}\nasyncio.run(main())\n");
-    let output = Command::new(sdk_python())
-        .args(["-c", &program])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.root.path())
-        .env("PINCER_SPEC", spec.to_string())
-        .current_dir(&home.workspace)
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run the SDK's python ({error})"));
-    assert_eq!(
-        code(&output),
-        0,
-        "the script failed:\n{}\n{}",
-        stdout(&output),
-        stderr(&output)
-    );
-    stdout(&output)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
-        .collect()
-}
-
-/// `protocol` pointed at `server` through the environment the SDK passes on.
-fn provider_env(protocol: &Protocol, server: &MockServer) -> Vec<(&'static str, String)> {
-    vec![
-        (protocol.base_url_var, protocol.base_url(&server.url())),
-        (protocol.key_var, KEY.to_owned()),
-    ]
+    let mut python = Command::new(sdk_python());
+    python.args(["-c", &program]);
+    sdk::run_script(
+        home,
+        python,
+        &[("PINCER_SPEC", Value::Object(spec).to_string())],
+    )
 }
 
 /// The messages of `lines` of one kind.

@@ -15,8 +15,9 @@ use std::sync::OnceLock;
 use serde_json::{Value, json};
 
 use crate::common::mock::{MockServer, Reply};
-use crate::common::protocols::{self, KEY, Protocol, offered_tools};
-use crate::common::{Home, code, stderr, stdout};
+use crate::common::protocols::{self, KEY, offered_tools};
+use crate::common::sdk::{self, provider_env};
+use crate::common::{Home, code, stderr};
 
 /// The SDK version the suite runs (the newest on npm when the captures of
 /// `reference/agent-sdk/codex-0.171-codex-sdk` were made).
@@ -100,57 +101,20 @@ fn drive(
     (model, env, options): (&str, &[(&str, String)], Value),
     script: &str,
 ) -> Vec<Value> {
-    let mut pincer = home.pincer();
-    for (name, value) in env {
-        pincer = pincer.env(name, value);
-    }
-    let command = pincer.command();
-    let environment: serde_json::Map<String, Value> = command
-        .get_envs()
-        .filter_map(|(name, value)| {
-            Some((
-                name.to_str()?.to_owned(),
-                Value::String(value?.to_str()?.to_owned()),
-            ))
-        })
-        .collect();
-    let spec = json!({
-        "pincer": command.get_program().to_str().unwrap(),
-        "env": environment,
-        "workspace": home.workspace,
-        "model": model,
-        "options": options,
-    });
+    let mut spec = sdk::spec(home, env);
+    spec.insert("model".to_owned(), json!(model));
+    spec.insert("options".to_owned(), options);
     let module = sdk_module();
-    let output = Command::new("node")
-        .args(["--input-type=module", "-e", &format!("{PRELUDE}{script}")])
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", home.root.path())
-        .env("CODEX_SDK_URL", format!("file://{}", module.display()))
-        .env("PINCER_SPEC", spec.to_string())
-        .current_dir(&home.workspace)
-        .output()
-        .unwrap_or_else(|error| panic!("cannot run node ({error}); install node and npm"));
-    assert_eq!(
-        code(&output),
-        0,
-        "the script failed:\n{}\n{}",
-        stdout(&output),
-        stderr(&output)
-    );
-    stdout(&output)
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap_or_else(|error| panic!("{error}: {line}")))
-        .collect()
-}
-
-/// `protocol` pointed at `server` through the environment pincer inherits from the SDK.
-fn provider_env(protocol: &Protocol, server: &MockServer) -> Vec<(&'static str, String)> {
-    vec![
-        (protocol.base_url_var, protocol.base_url(&server.url())),
-        (protocol.key_var, KEY.to_owned()),
-    ]
+    let mut node = Command::new("node");
+    node.args(["--input-type=module", "-e", &format!("{PRELUDE}{script}")]);
+    sdk::run_script(
+        home,
+        node,
+        &[
+            ("CODEX_SDK_URL", format!("file://{}", module.display())),
+            ("PINCER_SPEC", Value::Object(spec).to_string()),
+        ],
+    )
 }
 
 /// The session file `id` names exists (`sessions path` finds it).
