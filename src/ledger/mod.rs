@@ -75,19 +75,9 @@ impl Record {
     }
 }
 
-/// `time` written as every ledger line writes it: UTC, milliseconds, a `Z`.
+/// `time` written as every ledger line writes it: UTC, milliseconds, a `Z` (as session entries).
 pub fn format_time(time: OffsetDateTime) -> String {
-    let time = time.to_offset(time::UtcOffset::UTC);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        time.year(),
-        u8::from(time.month()),
-        time.day(),
-        time.hour(),
-        time.minute(),
-        time.second(),
-        time.millisecond(),
-    )
+    crate::session::record::iso_millis(time.to_offset(time::UtcOffset::UTC))
 }
 
 /// An RFC 3339 time (any offset). The form [`format_time`] writes is read without the general

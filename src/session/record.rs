@@ -1609,7 +1609,8 @@ pub fn iso_of_millis(millis: u64) -> String {
         .map_or_else(|_| millis.to_string(), iso_millis)
 }
 
-fn iso_millis(time: OffsetDateTime) -> String {
+/// `time` (UTC) as JavaScript's `toISOString` writes it: milliseconds and a `Z`.
+pub fn iso_millis(time: OffsetDateTime) -> String {
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
         time.year(),
