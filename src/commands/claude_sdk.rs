@@ -64,10 +64,33 @@ fn is_sdk_command_line(args: &[OsString]) -> bool {
         })
 }
 
-/// `args` as pincer's `claude-sdk` command when they are the SDK's command line, else `None`.
+/// Whether `args` is `claude -p …` (`--print`) with no subcommand: one turn, as `run`.
+fn is_print_command_line(args: &[OsString]) -> bool {
+    let first = args.get(1).map(|first| first.to_string_lossy());
+    first.is_some_and(|first| first.starts_with('-'))
+        && args[1..].iter().any(|arg| arg == "-p" || arg == "--print")
+}
+
+/// `args` as pincer's `claude-sdk` command when they are the SDK's command line, as `run` when
+/// they are `claude -p "…"`'s, else `None`.
 pub(crate) fn translate(args: &[OsString]) -> Option<Translated> {
     if !is_sdk_command_line(args) {
-        return None;
+        if !is_print_command_line(args) {
+            return None;
+        }
+        // `claude -p "prompt" [flags]`: pincer's `run` takes claude's flags; the ones it lacks
+        // are dropped as for the SDK.
+        let mut out = vec![args[0].clone(), OsString::from("run")];
+        out.extend(
+            args[1..]
+                .iter()
+                .filter(|arg| *arg != "-p" && *arg != "--print")
+                .cloned(),
+        );
+        return Some(Translated {
+            args: out,
+            warnings: Vec::new(),
+        });
     }
     let mut out = vec![args[0].clone(), OsString::from(SUBCOMMAND)];
     let mut warnings = Vec::new();
@@ -232,7 +255,10 @@ pub(super) fn serve(
             .unwrap_or_else(PoisonError::into_inner)
             .hooks
             .clone();
-        let add_hooks = |request: &mut TurnRequest| request.sdk_hooks.clone_from(&hooks);
+        let add_hooks = |request: &mut TurnRequest| {
+            request.sdk_hooks.clone_from(&hooks);
+            request.claude_names = true;
+        };
         last = match turn::run_with(format, Instant::now(), context, &run_args, &add_hooks) {
             Ok(exit) => exit,
             Err(error) => {
@@ -556,6 +582,18 @@ mod tests {
             without_sdk_servers("servers.json", &mut warnings).as_deref(),
             Some("servers.json")
         );
+    }
+
+    #[test]
+    fn claude_print_mode_is_a_run() {
+        let translated = translate(&args(&["-p", "say hi", "--output-format", "json"])).unwrap();
+        assert_eq!(
+            translated.args,
+            args(&["run", "say hi", "--output-format", "json"])
+        );
+        let translated = translate(&args(&["--model", "m", "--print", "hi"])).unwrap();
+        assert_eq!(translated.args, args(&["run", "--model", "m", "hi"]));
+        assert_eq!(translate(&args(&["run", "-p", "x"])), None);
     }
 
     #[test]

@@ -53,6 +53,7 @@ impl From<&TurnArgs> for TurnRequest {
             strict_mcp_config: args.mcp.strict_mcp_config,
             settings: args.settings.clone(),
             sdk_hooks: Vec::new(),
+            claude_names: false,
             cassette: CassetteRequest::from(&args.cassette),
             system_prompt: args.system_prompt.clone(),
             system_prompt_file: args.system_prompt_file.clone(),

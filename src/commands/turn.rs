@@ -171,6 +171,7 @@ fn drive(
             (
                 turn_args.include_partial_messages,
                 turn_args.include_hook_events,
+                request.claude_names,
             ),
             hold_text,
             events_file,

@@ -44,7 +44,7 @@ pub trait OutputSink: EventSink {
 /// whatever the format.
 pub fn sink_for(
     format: Format,
-    (include_partial, include_hooks): (bool, bool),
+    (include_partial, include_hooks, claude_names): (bool, bool, bool),
     hold_text: bool,
     events_file: Option<std::fs::File>,
 ) -> Box<dyn OutputSink> {
@@ -57,7 +57,9 @@ pub fn sink_for(
         Format::CodexJson => Box::new(super::codex::CodexSink::default()),
         Format::StreamJson => {
             return Box::new(StreamJsonSink {
-                lines: StreamJsonLines::new(include_partial).with_hook_events(include_hooks),
+                lines: StreamJsonLines::new(include_partial)
+                    .with_hook_events(include_hooks)
+                    .with_claude_names(claude_names),
                 stdout: Some(Stdout::new()),
                 file: events_file,
                 failed: None,
@@ -68,7 +70,9 @@ pub fn sink_for(
         Some(file) => Box::new(Tee {
             first: base,
             second: Box::new(StreamJsonSink {
-                lines: StreamJsonLines::new(include_partial).with_hook_events(include_hooks),
+                lines: StreamJsonLines::new(include_partial)
+                    .with_hook_events(include_hooks)
+                    .with_claude_names(claude_names),
                 stdout: None,
                 file: Some(file),
                 failed: None,
@@ -160,6 +164,10 @@ pub struct StreamJsonLines {
     partial: PartialMessages,
     /// From `system/init`, for every later line.
     session_id: Option<String>,
+    /// Under an agent SDK, claude's vocabulary: tool names and arguments as claude's
+    /// (`Read` with `file_path`), `tool_use_result`, `claude_code_version`. Holds the workspace
+    /// from `system/init`, which absolute `file_path`s are made from.
+    claude: Option<Option<std::path::PathBuf>>,
 }
 
 impl StreamJsonLines {
@@ -170,7 +178,14 @@ impl StreamJsonLines {
             include_hooks: false,
             partial: PartialMessages::default(),
             session_id: None,
+            claude: None,
         }
+    }
+
+    /// In claude's vocabulary, when `claude` (an agent SDK's front-end).
+    pub fn with_claude_names(mut self, claude: bool) -> StreamJsonLines {
+        self.claude = claude.then_some(None);
+        self
     }
 
     /// With `system/hook_started` and `system/hook_response` lines too, when `include`.
@@ -185,6 +200,9 @@ impl StreamJsonLines {
         let line = match event {
             Event::Init(init) => {
                 self.session_id.clone_from(&init.session_id);
+                if let Some(cwd) = &mut self.claude {
+                    *cwd = Some(init.cwd.clone());
+                }
                 self.partial = PartialMessages::new(Some(init.model.clone()));
                 Line::System(SystemLine::Init(InitLine {
                     cwd: init.cwd.to_string_lossy().into_owned(),
@@ -212,11 +230,27 @@ impl StreamJsonLines {
                         network: init.network.to_owned(),
                     },
                     pincer_version: env!("CARGO_PKG_VERSION").to_owned(),
+                    claude_code_version: self
+                        .claude
+                        .is_some()
+                        .then(|| CLAUDE_PROTOCOL_VERSION.to_owned()),
                     uuid: new_uuid(),
                 }))
             }
-            Event::Assistant(done) => Line::Assistant(assistant_line(done, session_id)),
-            Event::ToolResult(done) => Line::User(user_line(done, session_id)),
+            Event::Assistant(done) => {
+                let mut line = assistant_line(done, session_id);
+                if let Some(cwd) = &self.claude {
+                    claude_tool_uses(&mut line, cwd.as_deref());
+                }
+                Line::Assistant(line)
+            }
+            Event::ToolResult(done) => {
+                let mut line = user_line(done, session_id);
+                if self.claude.is_some() {
+                    line.tool_use_result = Some(claude_tool_use_result(done));
+                }
+                Line::User(line)
+            }
             Event::Retry(retry) => {
                 let discarded = self.starts_over() || retry.kind == RetryKind::DiscardedPartial;
                 Line::System(SystemLine::ApiRetry(retry_line(
@@ -427,6 +461,41 @@ fn assistant_line(done: &AssistantDone, session_id: Option<String>) -> Assistant
 }
 
 /// The `user` line carrying one tool result.
+/// The version of claude's CLI whose stream-json and control protocol the agent-SDK mode
+/// follows (the captures of the reference were made with it).
+const CLAUDE_PROTOCOL_VERSION: &str = "2.1.197";
+
+/// Tool calls in claude's names and arguments (`exec` is `Bash`, `read`'s `path` is also an
+/// absolute `file_path`), as an SDK application and its hooks expect them.
+fn claude_tool_uses(line: &mut AssistantLine, cwd: Option<&std::path::Path>) {
+    let workspace = cwd.unwrap_or(std::path::Path::new("/"));
+    for block in &mut line.message.content {
+        if let AssistantContent::ToolUse { name, input, .. } = block {
+            *input = crate::hooks::protocol::claude_tool_input(name, input, workspace);
+            *name = crate::tools::claude_name(name).to_owned();
+        }
+    }
+}
+
+/// claude's `tool_use_result` for a result: its text, `Error: …` when it failed.
+fn claude_tool_use_result(done: &ToolResultDone) -> String {
+    let text: Vec<&str> = done
+        .result
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.as_str()),
+            ContentBlock::Image(_) => None,
+        })
+        .collect();
+    let text = text.join("\n");
+    if done.result.is_error {
+        format!("Error: {text}")
+    } else {
+        text
+    }
+}
+
 fn user_line(done: &ToolResultDone, session_id: Option<String>) -> UserLine {
     let result = &done.result;
     let content = result
@@ -458,6 +527,7 @@ fn user_line(done: &ToolResultDone, session_id: Option<String>) -> UserLine {
         parent_tool_use_id: None,
         session_id,
         entry_id: done.entry_id.clone(),
+        tool_use_result: None,
         uuid: new_uuid(),
     }
 }

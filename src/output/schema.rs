@@ -116,6 +116,10 @@ pub struct InitLine {
     pub sandbox: InitSandboxLine,
     /// pincer's version.
     pub pincer_version: String,
+    /// Under an agent SDK only: the version of claude's CLI whose protocol pincer speaks (the
+    /// SDK checks it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude_code_version: Option<String>,
     /// A fresh UUIDv4 per line.
     pub uuid: String,
 }
@@ -498,6 +502,9 @@ pub struct UserLine {
     pub session_id: Option<String>,
     /// The session entry the result was stored as.
     pub entry_id: Option<String>,
+    /// Under an agent SDK only, as claude adds it: the result's text (`Error: …` for an error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_use_result: Option<String>,
     /// A fresh UUIDv4 per line.
     pub uuid: String,
 }

@@ -158,6 +158,10 @@ async for message in query(prompt="Say hello. PROMPT-77d2", options=options()):
     );
     let output = home.run(&["sessions", "path", session]);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
+    // The SDK checks the version of the claude whose protocol pincer speaks.
+    let init = &of_kind(&lines, "SystemMessage")[0]["message"];
+    assert_eq!(init["subtype"], "init", "{init}");
+    assert_eq!(init["data"]["claude_code_version"], "2.1.197", "{init}");
 
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
@@ -393,9 +397,57 @@ out({"kind": "seen", "message": seen})
         of_kind(&lines, "ResultMessage")[0]["message"]["result"],
         "The hook blocked it."
     );
+    // The SDK sees claude's tool name and arguments, and claude's tool_use_result.
+    let call = &of_kind(&lines, "AssistantMessage")[0]["message"]["content"][0];
+    assert_eq!(call["name"], "Read", "{call}");
+    assert!(
+        call["input"]["file_path"]
+            .as_str()
+            .is_some_and(|path| path.ends_with("/notes.txt")),
+        "{call}"
+    );
+    let denied = &of_kind(&lines, "UserMessage")[0]["message"];
+    assert!(
+        denied["tool_use_result"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("Error: ") && text.contains("HOOKDENY-77")),
+        "{denied}"
+    );
     let requests = server.requests();
     assert_eq!(requests.len(), 2);
     let sent = requests[1].json()["messages"].to_string();
     assert!(sent.contains("HOOKDENY-77"), "{sent}");
     assert!(!sent.contains("SECRET-0d1"), "{sent}");
+}
+
+/// `pincer -p "…"` (claude's print mode, which scripts written for claude use) runs one turn as
+/// `pincer run` does, claude's flags included.
+#[test]
+fn claude_print_mode_runs_one_turn() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["Printed PRINT-5e."]))]);
+    let mut pincer = home.pincer();
+    for (name, value) in provider_env(&protocol, &server) {
+        pincer = pincer.env(name, value);
+    }
+    let output = pincer
+        .args([
+            "-p",
+            "Say it. PROMPT-p1",
+            "--output-format",
+            "json",
+            "--model",
+            protocol.model,
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["result"], "Printed PRINT-5e.");
+    assert!(
+        server.requests()[0]
+            .json()
+            .to_string()
+            .contains("PROMPT-p1")
+    );
 }

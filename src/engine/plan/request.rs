@@ -74,6 +74,8 @@ pub(crate) struct TurnRequest {
     pub(crate) settings: Vec<String>,
     /// Hooks an agent SDK registered (`initialize`), run after the declared ones.
     pub(crate) sdk_hooks: Vec<crate::hooks::Hook>,
+    /// An agent SDK's front-end: the stream-json lines speak claude's tool names.
+    pub(crate) claude_names: bool,
     /// `--record` / `--replay`.
     pub(crate) cassette: CassetteRequest,
     /// `--system-prompt`: replaces the built prompt.
