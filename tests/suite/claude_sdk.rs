@@ -451,3 +451,78 @@ fn claude_print_mode_runs_one_turn() {
             .contains("PROMPT-p1")
     );
 }
+
+/// A tool turn as the SDK shows it: the model's `Read` call, the result the SDK gets back (and
+/// the model too), then the answer.
+#[test]
+fn a_tool_turn_shows_claude_s_tool_call_and_its_result() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    std::fs::write(home.workspace.join("notes.txt"), "The token is MAGIC-7a1\n").unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_9",
+            "read",
+            &json!({"path": "notes.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["The token is MAGIC-7a1."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async for message in query(prompt="Read notes.txt and tell me the token.", options=options()):
+    out({"kind": kind(message), "message": message})
+"#,
+    );
+    let call = &of_kind(&lines, "AssistantMessage")[0]["message"]["content"][0];
+    assert_eq!(call["name"], "Read", "{call}");
+    assert_eq!(call["id"], "toolu_9", "{call}");
+    let result = &of_kind(&lines, "UserMessage")[0]["message"];
+    assert!(
+        result["content"].to_string().contains("MAGIC-7a1"),
+        "{result}"
+    );
+    assert!(
+        result["tool_use_result"]
+            .as_str()
+            .is_some_and(|text| text.contains("MAGIC-7a1")),
+        "{result}"
+    );
+    let done = &of_kind(&lines, "ResultMessage")[0]["message"];
+    assert_eq!(done["result"], "The token is MAGIC-7a1.");
+    assert_eq!(done["num_turns"], 2, "{done}");
+    let requests = server.requests();
+    assert!(
+        requests[1].json()["messages"]
+            .to_string()
+            .contains("MAGIC-7a1")
+    );
+}
+
+/// `output_format` (a JSON schema) reaches the provider, and the SDK gets the parsed answer as
+/// `structured_output`.
+#[test]
+fn output_format_gives_structured_output() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let answer = r#"{"answer": "SO-c1e"}"#;
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&[answer]))]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+schema = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"], "additionalProperties": False}
+async for message in query(prompt="Answer in JSON.", options=options(output_format={"type": "json_schema", "schema": schema})):
+    out({"kind": kind(message), "message": message})
+"#,
+    );
+    let done = &of_kind(&lines, "ResultMessage")[0]["message"];
+    assert_eq!(done["is_error"], false, "{done}");
+    assert_eq!(done["structured_output"], json!({"answer": "SO-c1e"}));
+    // The schema went out with the request (Anthropic's native structured output).
+    let body = server.requests()[0].json().to_string();
+    assert!(body.contains(r#""required":["answer"]"#), "{body}");
+}
