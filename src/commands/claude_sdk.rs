@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use super::Context;
 use super::turn;
-use crate::cli::{PermissionMode, RunArgs};
+use crate::cli::{ClaudeSdkArgs, PermissionMode, RunArgs};
 use crate::engine::CancelReason;
 use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult, Exit};
@@ -40,10 +40,15 @@ const CAPABILITIES: &[&str] = &[
     "set_model",
     "set_permission_mode",
     "hook_callback",
+    "can_use_tool",
 ];
 
 /// How long pincer waits for a hook callback's answer when `initialize` gives no `timeout`.
 const CALLBACK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How long pincer waits for `can_use_tool`'s decision (a person may be deciding); without one
+/// the call is refused.
+const PERMISSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A command line rewritten for clap, and what was said about it.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -99,9 +104,13 @@ pub(crate) fn translate(args: &[OsString]) -> Option<Translated> {
             },
             "--permission-prompt-tool" => {
                 let tool = value(&mut rest).unwrap_or_default();
-                warnings.push(format!(
-                    "--permission-prompt-tool {tool} is not supported yet: the tool policy decides every call, as in a headless run"
-                ));
+                if tool == "stdio" {
+                    out.extend(["--permission-prompt-tool".into(), tool.into()]);
+                } else {
+                    warnings.push(format!(
+                        "--permission-prompt-tool {tool}: pincer asks only over stdio (the SDK's can_use_tool); the tool policy decides every call, as in a headless run"
+                    ));
+                }
             }
             "--mcp-config" => {
                 let config = value(&mut rest).unwrap_or_default();
@@ -202,8 +211,10 @@ enum Input {
 pub(super) fn serve(
     format: Format,
     context: &CliResult<Context>,
-    args: &RunArgs,
+    sdk_args: &ClaudeSdkArgs,
 ) -> CliResult<Exit> {
+    let args = &sdk_args.run;
+    let prompt = sdk_args.permission_prompt_tool.as_deref() == Some("stdio");
     if format != Format::StreamJson {
         return Err(CliError::usage(
             "--input-format stream-json needs --output-format stream-json",
@@ -225,13 +236,22 @@ pub(super) fn serve(
     }
     let mut session = Continuation::first(args);
     let mut last = Exit::Success;
-    while let Ok(Input::User(prompt)) = receiver.recv() {
-        let run_args = session.next(args, prompt, &controls);
-        let hooks = controls
+    while let Ok(Input::User(text)) = receiver.recv() {
+        let mut run_args = session.next(args, text, &controls);
+        let mut hooks = controls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .hooks
             .clone();
+        if prompt {
+            hooks.push(Hook::permission_prompt(PERMISSION_TIMEOUT));
+            // claude's mode when none is given asks about edits too (pincer's own default
+            // would be `acceptEdits`, from the workspace-write sandbox).
+            run_args
+                .turn
+                .permission_mode
+                .get_or_insert(PermissionMode::Default);
+        }
         let add_hooks = |request: &mut TurnRequest| request.sdk_hooks.clone_from(&hooks);
         last = match turn::run_with(format, Instant::now(), context, &run_args, &add_hooks) {
             Ok(exit) => exit,
@@ -529,12 +549,13 @@ mod tests {
                 "",
                 "--model",
                 "claude-sonnet-4-5",
+                "--permission-prompt-tool",
+                "stdio",
                 "--thinking",
                 "off",
             ])
         );
-        assert_eq!(translated.warnings.len(), 1, "{translated:?}");
-        assert!(translated.warnings[0].contains("--permission-prompt-tool stdio"));
+        assert_eq!(translated.warnings, Vec::<String>::new());
     }
 
     #[test]

@@ -125,6 +125,26 @@ pub struct Hook {
 }
 
 impl Hook {
+    /// The Claude Agent SDK's permission prompt (`can_use_tool`, SPEC §16) as a PreToolUse hook
+    /// for every tool: asked over the control channel where claude would ask, its answer read
+    /// as a hook's `permissionDecision`.
+    pub fn permission_prompt(timeout: Duration) -> Hook {
+        Hook {
+            event: HookEvent::PreToolUse,
+            matcher: Matcher::all(),
+            command: "the SDK's can_use_tool".to_owned(),
+            timeout,
+            sandbox: false,
+            origin: "--permission-prompt-tool stdio".to_owned(),
+            callback: Some(callback::CAN_USE_TOOL.to_owned()),
+        }
+    }
+
+    /// Whether it is [`Hook::permission_prompt`].
+    pub fn is_permission_prompt(&self) -> bool {
+        self.callback.as_deref() == Some(callback::CAN_USE_TOOL)
+    }
+
     /// A sandboxed hook with a 10 s timeout, for tests.
     #[cfg(test)]
     pub(crate) fn for_tests(event: HookEvent, matcher: Option<&str>, command: &str) -> Hook {
@@ -163,11 +183,13 @@ impl HookSet {
         self.hooks.iter().filter(move |hook| hook.event == event)
     }
 
-    /// The hooks a firing runs.
+    /// The hooks a firing runs: the permission prompt only for a call it may ask about.
     pub fn matching<'a>(&'a self, fire: &Fire<'_>) -> Vec<&'a Hook> {
         let subjects = fire.subjects();
+        let may_ask = !matches!(fire, Fire::PreToolUse { may_ask: false, .. });
         self.of(fire.event())
             .filter(|hook| subjects.is_empty() || hook.matcher.matches(&subjects))
+            .filter(|hook| may_ask || !hook.is_permission_prompt())
             .collect()
     }
 }
@@ -407,6 +429,7 @@ mod tests {
             tool: "exec",
             input: &input,
             id: "t1",
+            may_ask: true,
         };
         let mut seen = Vec::new();
         let started = Instant::now();

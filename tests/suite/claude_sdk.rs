@@ -437,3 +437,83 @@ out({"kind": "seen", "message": seen})
     assert!(sent.contains("HOOKDENY-77"), "{sent}");
     assert!(!sent.contains("SECRET-0d1"), "{sent}");
 }
+
+/// `can_use_tool` (`--permission-prompt-tool stdio`) is asked before a command as claude asks
+/// it, and its deny stops the call: the command does not run, the model gets the message, and
+/// the result lists the denial.
+#[test]
+fn can_use_tool_is_asked_before_a_command_and_its_deny_stops_the_call() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "exec",
+            &json!({"command": "echo RAN > ran.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["It was denied."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append({"tool_name": tool_name, "input": tool_input})
+    return PermissionResultDeny(message="Not allowed: DENIED-5a")
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Write ran.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    let seen = &of_kind(&lines, "seen")[0]["message"];
+    assert_eq!(
+        seen,
+        &json!([{"tool_name": "Bash", "input": {"command": "echo RAN > ran.txt"}}]),
+        "{lines:#?}"
+    );
+    assert!(!home.workspace.join("ran.txt").exists());
+    let result = &of_kind(&lines, "ResultMessage")[0]["message"];
+    assert_eq!(result["result"], "It was denied.");
+    let denials = result["permission_denials"].as_array().unwrap();
+    assert_eq!(denials.len(), 1, "{result}");
+    assert_eq!(denials[0]["tool_use_id"], "toolu_1");
+    let sent = server.requests()[1].json()["messages"].to_string();
+    assert!(sent.contains("Not allowed: DENIED-5a"), "{sent}");
+}
+
+/// `can_use_tool`'s allow with `updatedInput` runs the changed command, not the model's.
+#[test]
+fn can_use_tool_allowing_with_an_updated_input_runs_the_changed_command() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "exec",
+            &json!({"command": "echo ORIGINAL-1 > out.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Done."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async def decide(tool_name, tool_input, context):
+    return PermissionResultAllow(updated_input={"command": "echo CHANGED-2 > out.txt"})
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Write out.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+"#,
+    );
+    let result = &of_kind(&lines, "ResultMessage")[0]["message"];
+    assert_eq!(result["result"], "Done.", "{lines:#?}");
+    assert_eq!(result["permission_denials"], json!([]), "{result}");
+    let written = std::fs::read_to_string(home.workspace.join("out.txt")).unwrap();
+    assert_eq!(written.trim(), "CHANGED-2");
+}
