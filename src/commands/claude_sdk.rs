@@ -41,6 +41,7 @@ const CAPABILITIES: &[&str] = &[
     "set_permission_mode",
     "hook_callback",
     "can_use_tool",
+    "mcp_message",
 ];
 
 /// How long pincer waits for a hook callback's answer when `initialize` gives no `timeout`.
@@ -112,12 +113,6 @@ pub(crate) fn translate(args: &[OsString]) -> Option<Translated> {
                     ));
                 }
             }
-            "--mcp-config" => {
-                let config = value(&mut rest).unwrap_or_default();
-                if let Some(config) = without_sdk_servers(&config, &mut warnings) {
-                    out.extend(["--mcp-config".into(), config.into()]);
-                }
-            }
             _ => out.push(OsString::from(arg)),
         }
     }
@@ -125,33 +120,6 @@ pub(crate) fn translate(args: &[OsString]) -> Option<Translated> {
         args: out,
         warnings,
     })
-}
-
-/// An `--mcp-config` value without its in-process SDK servers (`{"type": "sdk"}`), which need the
-/// control channel as their transport: not run yet, each named in a warning. `None` when nothing
-/// is left. A file path or text that is not JSON is passed on as it is.
-fn without_sdk_servers(config: &str, warnings: &mut Vec<String>) -> Option<String> {
-    let Ok(Value::Object(mut document)) = serde_json::from_str::<Value>(config) else {
-        return Some(config.to_owned());
-    };
-    let Some(Value::Object(servers)) = document.get_mut("mcpServers") else {
-        return Some(config.to_owned());
-    };
-    let in_process: Vec<String> = servers
-        .iter()
-        .filter(|(_, server)| server.get("type").and_then(Value::as_str) == Some("sdk"))
-        .map(|(name, _)| name.clone())
-        .collect();
-    if in_process.is_empty() {
-        return Some(config.to_owned());
-    }
-    for name in &in_process {
-        servers.remove(name);
-        warnings.push(format!(
-            "the SDK's in-process MCP server '{name}' is not supported yet; its tools are not offered"
-        ));
-    }
-    (!servers.is_empty()).then(|| Value::Object(document).to_string())
 }
 
 /// Drop the argument clap rejected as unknown from an SDK command line (with its value: the SDK
@@ -556,27 +524,6 @@ mod tests {
             ])
         );
         assert_eq!(translated.warnings, Vec::<String>::new());
-    }
-
-    #[test]
-    fn in_process_mcp_servers_are_left_out_with_a_warning_and_the_others_kept() {
-        let mut warnings = Vec::new();
-        let kept = without_sdk_servers(
-            r#"{"mcpServers": {"kv": {"type": "sdk", "name": "kv"}, "fs": {"command": "srv"}}}"#,
-            &mut warnings,
-        );
-        assert_eq!(
-            kept.as_deref(),
-            Some(r#"{"mcpServers":{"fs":{"command":"srv"}}}"#)
-        );
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("'kv'"));
-        let only_sdk = r#"{"mcpServers": {"kv": {"type": "sdk", "name": "kv"}}}"#;
-        assert_eq!(without_sdk_servers(only_sdk, &mut warnings), None);
-        assert_eq!(
-            without_sdk_servers("servers.json", &mut warnings).as_deref(),
-            Some("servers.json")
-        );
     }
 
     #[test]

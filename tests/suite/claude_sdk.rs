@@ -517,3 +517,51 @@ async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
     let written = std::fs::read_to_string(home.workspace.join("out.txt")).unwrap();
     assert_eq!(written.trim(), "CHANGED-2");
 }
+
+/// An in-process MCP server (`@tool` and `create_sdk_mcp_server`) is reached over the control
+/// channel: the model is offered `mcp__kv__lookup`, the call runs in the SDK's process, and its
+/// result reaches the model.
+#[test]
+fn an_sdk_mcp_servers_tool_runs_in_the_sdk_and_its_result_reaches_the_model() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "mcp__kv__lookup",
+            &json!({"key": "alpha"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Found it."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+calls = []
+@tool("lookup", "Look up the value stored under a key", {"key": str})
+async def lookup(args):
+    calls.append(args)
+    return {"content": [{"type": "text", "text": f"value of {args['key']} is MCPVAL-e49f"}]}
+kv = create_sdk_mcp_server(name="kv", version="1.0.0", tools=[lookup])
+async for message in query(prompt="Look up alpha.", options=options(mcp_servers={"kv": kv})):
+    out({"kind": kind(message), "message": message})
+out({"kind": "calls", "message": calls})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "calls")[0]["message"],
+        json!([{"key": "alpha"}]),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        of_kind(&lines, "ResultMessage")[0]["message"]["result"],
+        "Found it."
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let offered = requests[0].json()["tools"].to_string();
+    assert!(offered.contains("mcp__kv__lookup"), "{offered}");
+    let sent = requests[1].json()["messages"].to_string();
+    assert!(sent.contains("value of alpha is MCPVAL-e49f"), "{sent}");
+}
