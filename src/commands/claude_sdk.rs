@@ -164,6 +164,9 @@ struct Controls {
     permission_mode: Option<PermissionMode>,
     /// The hook callbacks `initialize` registered.
     hooks: Vec<Hook>,
+    /// The in-process MCP servers `initialize` named (`sdkMcpServers`, the TypeScript SDK's way;
+    /// the Python SDK names them in `--mcp-config`).
+    mcp_servers: Vec<String>,
 }
 
 /// What the reader hands the turn loop.
@@ -290,8 +293,20 @@ impl Continuation {
         if let Some(mode) = controls.permission_mode {
             run_args.turn.permission_mode = Some(mode);
         }
+        if let Some(config) = sdk_mcp_config(&controls.mcp_servers) {
+            run_args.turn.mcp.mcp_config.push(config);
+        }
         run_args
     }
+}
+
+/// An `--mcp-config` document of the in-process servers `names` (`{"type": "sdk"}`), when any.
+fn sdk_mcp_config(names: &[String]) -> Option<String> {
+    let servers: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|name| (name.clone(), json!({"type": "sdk", "name": name})))
+        .collect();
+    (!servers.is_empty()).then(|| json!({"mcpServers": servers}).to_string())
 }
 
 /// Read the SDK's lines until stdin closes: control requests are answered here, at once, also
@@ -436,6 +451,14 @@ fn answer(message: &Value, controls: &Mutex<Controls>) -> Value {
                 crate::output::progress::stderr_line(&format!("pincer: {warning}"));
             }
             controls.hooks = hooks;
+            controls.mcp_servers = request
+                .get("sdkMcpServers")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
             success(Some(json!({
                 "commands": [],
                 "agents": [],
@@ -590,7 +613,16 @@ mod tests {
             &request(json!({"subtype": "set_model", "model": "openai/gpt-5"})),
             &controls,
         );
+        answer(
+            &request(json!({"subtype": "initialize", "sdkMcpServers": ["kv"]})),
+            &controls,
+        );
         let controls = controls.into_inner().unwrap();
+        assert_eq!(
+            sdk_mcp_config(&controls.mcp_servers).as_deref(),
+            Some(r#"{"mcpServers":{"kv":{"type":"sdk","name":"kv"}}}"#)
+        );
+        assert_eq!(sdk_mcp_config(&[]), None);
         assert_eq!(controls.model.as_deref(), Some("openai/gpt-5"));
         assert_eq!(controls.permission_mode, Some(PermissionMode::AcceptEdits));
     }
