@@ -565,3 +565,91 @@ out({"kind": "calls", "message": calls})
     let sent = requests[1].json()["messages"].to_string();
     assert!(sent.contains("value of alpha is MCPVAL-e49f"), "{sent}");
 }
+
+/// `can_use_tool` is not asked where claude does not ask: before a tool that only reads, nor
+/// before a call an `allowed_tools` rule names.
+#[test]
+fn can_use_tool_is_not_asked_before_reading_nor_for_an_explicitly_allowed_call() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    std::fs::write(home.workspace.join("notes.txt"), "The token is READ-4c\n").unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "read",
+            &json!({"path": "notes.txt"}),
+        )),
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_2",
+            "exec",
+            &json!({"command": "touch ok-7.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Both ran."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append(tool_name)
+    return PermissionResultDeny(message="asked")
+opts = options(can_use_tool=decide, allowed_tools=["Read", "Bash(touch:*)"])
+async with ClaudeSDKClient(options=opts) as client:
+    await client.query("Read notes.txt, then make ok-7.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "seen")[0]["message"],
+        json!([]),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        of_kind(&lines, "ResultMessage")[0]["message"]["result"],
+        "Both ran."
+    );
+    let requests = server.requests();
+    let sent = requests[1].json()["messages"].to_string();
+    assert!(sent.contains("READ-4c"), "{sent}");
+    assert!(
+        home.workspace.join("ok-7.txt").exists(),
+        "{}",
+        requests[2].json()["messages"]
+    );
+}
+
+/// A deny with `interrupt` ends the turn: the command does not run and the model is not asked
+/// again.
+#[test]
+fn can_use_tool_denying_with_interrupt_ends_the_turn() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "exec",
+            &json!({"command": "echo RAN > ran.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Should not be asked."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async def decide(tool_name, tool_input, context):
+    return PermissionResultDeny(message="Stop here STOP-3", interrupt=True)
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Write ran.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+"#,
+    );
+    assert_eq!(of_kind(&lines, "ResultMessage").len(), 1, "{lines:#?}");
+    assert!(!home.workspace.join("ran.txt").exists());
+    assert_eq!(server.requests().len(), 1);
+}
