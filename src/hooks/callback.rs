@@ -4,8 +4,8 @@
 //! time or a closed channel is a warning, as a failing command hook's is.
 //!
 //! The SDK's permission prompt (`can_use_tool`, with `--permission-prompt-tool stdio`) rides the
-//! same seam: a PreToolUse hook whose callback is [`CAN_USE_TOOL`] asks where claude would ask
-//! ([`asks`]), and its `allow`/`deny` answer becomes a `permissionDecision`, so a denial is a
+//! same seam: a PreToolUse hook whose callback is [`CAN_USE_TOOL`], run where claude would ask
+//! ([`asks`]) after the other hooks, and its `allow`/`deny` answer becomes a `permissionDecision`, so a denial is a
 //! hook's refusal (listed in `permission_denials`) and `updatedInput` replaces the arguments.
 
 use std::time::{Duration, Instant};
@@ -98,10 +98,6 @@ pub(super) async fn run(
         .to_owned();
     let prompt = id == CAN_USE_TOOL;
     let request = if prompt {
-        let mode = input.get("permission_mode").and_then(Value::as_str);
-        if !asks(mode.unwrap_or("default"), &tool) {
-            return run(Ending::Exited(0), String::new(), String::new());
-        }
         json!({
             "subtype": "can_use_tool",
             "tool_name": tool,

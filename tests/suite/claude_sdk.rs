@@ -653,3 +653,46 @@ async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
     assert!(!home.workspace.join("ran.txt").exists());
     assert_eq!(server.requests().len(), 1);
 }
+
+/// The hooks come first, as in claude: a PreToolUse hook callback that refuses the call leaves
+/// `can_use_tool` unasked.
+#[test]
+fn can_use_tool_is_not_asked_about_a_call_a_hook_refused() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "exec",
+            &json!({"command": "echo RAN > ran.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["The hook refused."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append(tool_name)
+    return PermissionResultAllow()
+async def guard(input_data, tool_use_id, context):
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "HOOKDENY-19"}}
+opts = options(can_use_tool=decide, hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard])]})
+async with ClaudeSDKClient(options=opts) as client:
+    await client.query("Write ran.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "seen")[0]["message"],
+        json!([]),
+        "{lines:#?}"
+    );
+    assert!(!home.workspace.join("ran.txt").exists());
+    let sent = server.requests()[1].json()["messages"].to_string();
+    assert!(sent.contains("HOOKDENY-19"), "{sent}");
+}
