@@ -600,6 +600,20 @@ mod tests {
     }
 
     #[test]
+    fn claudes_argument_names_map_back_to_pincers_for_the_file_tools_only() {
+        let edit = pincer_tool_input(
+            "Edit",
+            &json!({"file_path": "/w/a.txt", "old_string": "x", "new_string": "y"}),
+        );
+        assert_eq!(
+            edit,
+            json!({"path": "/w/a.txt", "oldText": "x", "newText": "y"})
+        );
+        let bash = json!({"command": "ls", "file_path": "kept"});
+        assert_eq!(pincer_tool_input("Bash", &bash), bash);
+    }
+
+    #[test]
     fn stdin_carries_claudes_common_and_event_fields() {
         let context = super::super::HookContext::for_tests(Path::new("/w"));
         let fire = Fire::PreToolUse {

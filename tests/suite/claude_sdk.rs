@@ -696,3 +696,42 @@ out({"kind": "seen", "message": seen})
     let sent = server.requests()[1].json()["messages"].to_string();
     assert!(sent.contains("HOOKDENY-19"), "{sent}");
 }
+
+/// An `updatedInput` in claude's argument names (`new_string`) is what the edit writes.
+#[test]
+fn can_use_tool_updating_an_edit_in_claudes_names_changes_what_is_written() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    std::fs::write(home.workspace.join("a.txt"), "old line\n").unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "edit",
+            &json!({"path": "a.txt", "oldText": "old line", "newText": "MODEL-1"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Edited."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append({"tool_name": tool_name, "new_string": tool_input.get("new_string")})
+    return PermissionResultAllow(updated_input={**tool_input, "new_string": "SDK-2"})
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Edit a.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "seen")[0]["message"],
+        json!([{"tool_name": "Edit", "new_string": "MODEL-1"}]),
+        "{lines:#?}"
+    );
+    let written = std::fs::read_to_string(home.workspace.join("a.txt")).unwrap();
+    assert_eq!(written, "SDK-2\n");
+}
