@@ -10,6 +10,11 @@
 //! line on the main thread, all on one session, printing pincer's stream-json lines (claude's
 //! shape) as `run --output-format stream-json` does. When stdin closes, the turn in progress
 //! finishes and the process exits (`query()` closes stdin right after its prompt).
+//!
+//! pincer's own requests ride [`crate::control`]: the hook callbacks `initialize` registers, the
+//! permission prompt (`--permission-prompt-tool stdio`, a PreToolUse hook asking `can_use_tool`)
+//! and the in-process MCP servers (`{"type": "sdk"}` in `--mcp-config`, or `initialize`'s
+//! `sdkMcpServers`), which pincer's MCP client reaches with `mcp_message` requests.
 
 use std::ffi::OsString;
 use std::io::BufRead as _;
