@@ -341,6 +341,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;claude-sdk' {
+            [CompletionResult]::new('--permission-prompt-tool', '--permission-prompt-tool', [CompletionResultType]::ParameterName, '`stdio`: ask the SDK''s `can_use_tool` where claude would ask (SPEC §16)')
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'Give the new session this id instead of a generated one (with -r/--continue, the forked session''s; needs --fork-session)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')

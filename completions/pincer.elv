@@ -330,6 +330,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
         &'pincer;exec;help;help'= {
         }
         &'pincer;claude-sdk'= {
+            cand --permission-prompt-tool '`stdio`: ask the SDK''s `can_use_tool` where claude would ask (SPEC §16)'
             cand --session-id 'Give the new session this id instead of a generated one (with -r/--continue, the forked session''s; needs --fork-session)'
             cand -n 'Give the new session a unique NAME, for `pincer resume NAME`'
             cand --name 'Give the new session a unique NAME, for `pincer resume NAME`'

@@ -327,6 +327,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Continue a thread (the session id thread.started printed, or a prefix, name or file)'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l permission-prompt-tool -d '`stdio`: ask the SDK\'s `can_use_tool` where claude would ask (SPEC §16)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l session-id -d 'Give the new session this id instead of a generated one (with -r/--continue, the forked session\'s; needs --fork-session)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s n -l name -d 'Give the new session a unique NAME, for `pincer resume NAME`' -r
 complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s r -l resume -d 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude\'s -r/--resume)' -r

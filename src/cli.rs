@@ -609,7 +609,7 @@ pub enum Command {
     /// claude's command line as the Claude Agent SDK gives it (no subcommand, `--input-format
     /// stream-json`): `main` rewrites such a command line to this one.
     #[command(name = "claude-sdk", hide = true)]
-    ClaudeSdk(RunArgs),
+    ClaudeSdk(ClaudeSdkArgs),
 
     /// Summarize the older part of a session now to free context.
     #[command(after_help = COMPACT_EXAMPLES)]
@@ -965,6 +965,17 @@ pub struct CassetteArgs {
         help_heading = "Record and replay"
     )]
     pub replay_mode: ReplayMode,
+}
+
+/// The hidden `claude-sdk` command: `run`'s flags and the SDK's own.
+#[derive(Debug, Clone, Args)]
+pub struct ClaudeSdkArgs {
+    /// `stdio`: ask the SDK's `can_use_tool` where claude would ask (SPEC §16).
+    #[arg(long, hide = true, value_name = "TOOL")]
+    pub permission_prompt_tool: Option<String>,
+
+    #[command(flatten)]
+    pub run: RunArgs,
 }
 
 #[derive(Debug, Clone, Args)]

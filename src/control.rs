@@ -1,8 +1,9 @@
 //! The requests pincer sends to the program driving it over stdin/stdout (the Claude Agent SDK's
 //! control protocol, SPEC §16): a `control_request` line with a fresh `request_id`, answered
 //! later by a `control_response` line that the front-end's stdin reader hands to
-//! [`Channel::resolve`]. The SDK's hook callbacks go through here; a run that no SDK drives has
-//! no channel ([`current`] is `None`).
+//! [`Channel::resolve`]. The SDK's hook callbacks, its permission prompt (`can_use_tool`) and
+//! its in-process MCP servers (`mcp_message`) go through here; a run that no SDK drives has no
+//! channel ([`current`] is `None`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -194,6 +194,13 @@ pub fn codex_overrides(config: &McpConfig, policy: &ToolPolicy) -> CodexMcp {
                 }
                 env_headers.extend(from_env.iter().map(|(h, v)| (h.clone(), v.clone())));
             }
+            TransportSpec::Sdk { .. } => {
+                out.warnings.push(format!(
+                    "MCP server '{name}' is not passed to codex: it lives in the agent SDK that \
+                     drives pincer"
+                ));
+                continue;
+            }
             TransportSpec::Sse { .. } => {
                 out.warnings.push(format!(
                     "MCP server '{name}' is not passed to codex: codex has no legacy HTTP+SSE \

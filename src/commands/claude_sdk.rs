@@ -10,6 +10,11 @@
 //! line on the main thread, all on one session, printing pincer's stream-json lines (claude's
 //! shape) as `run --output-format stream-json` does. When stdin closes, the turn in progress
 //! finishes and the process exits (`query()` closes stdin right after its prompt).
+//!
+//! pincer's own requests ride [`crate::control`]: the hook callbacks `initialize` registers, the
+//! permission prompt (`--permission-prompt-tool stdio`, a PreToolUse hook asking `can_use_tool`)
+//! and the in-process MCP servers (`{"type": "sdk"}` in `--mcp-config`, or `initialize`'s
+//! `sdkMcpServers`), which pincer's MCP client reaches with `mcp_message` requests.
 
 use std::ffi::OsString;
 use std::io::BufRead as _;
@@ -22,7 +27,7 @@ use serde_json::{Value, json};
 
 use super::Context;
 use super::turn;
-use crate::cli::{PermissionMode, RunArgs};
+use crate::cli::{ClaudeSdkArgs, PermissionMode, RunArgs};
 use crate::engine::CancelReason;
 use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult, Exit};
@@ -40,10 +45,16 @@ const CAPABILITIES: &[&str] = &[
     "set_model",
     "set_permission_mode",
     "hook_callback",
+    "can_use_tool",
+    "mcp_message",
 ];
 
 /// How long pincer waits for a hook callback's answer when `initialize` gives no `timeout`.
 const CALLBACK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How long pincer waits for `can_use_tool`'s decision (a person may be deciding); without one
+/// the call is refused.
+const PERMISSION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// A command line rewritten for clap, and what was said about it.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -122,14 +133,12 @@ pub(crate) fn translate(args: &[OsString]) -> Option<Translated> {
             },
             "--permission-prompt-tool" => {
                 let tool = value(&mut rest).unwrap_or_default();
-                warnings.push(format!(
-                    "--permission-prompt-tool {tool} is not supported yet: the tool policy decides every call, as in a headless run"
-                ));
-            }
-            "--mcp-config" => {
-                let config = value(&mut rest).unwrap_or_default();
-                if let Some(config) = without_sdk_servers(&config, &mut warnings) {
-                    out.extend(["--mcp-config".into(), config.into()]);
+                if tool == "stdio" {
+                    out.extend(["--permission-prompt-tool".into(), tool.into()]);
+                } else {
+                    warnings.push(format!(
+                        "--permission-prompt-tool {tool}: pincer asks only over stdio (the SDK's can_use_tool); the tool policy decides every call, as in a headless run"
+                    ));
                 }
             }
             _ => out.push(OsString::from(arg)),
@@ -139,33 +148,6 @@ pub(crate) fn translate(args: &[OsString]) -> Option<Translated> {
         args: out,
         warnings,
     })
-}
-
-/// An `--mcp-config` value without its in-process SDK servers (`{"type": "sdk"}`), which need the
-/// control channel as their transport: not run yet, each named in a warning. `None` when nothing
-/// is left. A file path or text that is not JSON is passed on as it is.
-fn without_sdk_servers(config: &str, warnings: &mut Vec<String>) -> Option<String> {
-    let Ok(Value::Object(mut document)) = serde_json::from_str::<Value>(config) else {
-        return Some(config.to_owned());
-    };
-    let Some(Value::Object(servers)) = document.get_mut("mcpServers") else {
-        return Some(config.to_owned());
-    };
-    let in_process: Vec<String> = servers
-        .iter()
-        .filter(|(_, server)| server.get("type").and_then(Value::as_str) == Some("sdk"))
-        .map(|(name, _)| name.clone())
-        .collect();
-    if in_process.is_empty() {
-        return Some(config.to_owned());
-    }
-    for name in &in_process {
-        servers.remove(name);
-        warnings.push(format!(
-            "the SDK's in-process MCP server '{name}' is not supported yet; its tools are not offered"
-        ));
-    }
-    (!servers.is_empty()).then(|| Value::Object(document).to_string())
 }
 
 /// Drop the argument clap rejected as unknown from an SDK command line (with its value: the SDK
@@ -210,6 +192,9 @@ struct Controls {
     permission_mode: Option<PermissionMode>,
     /// The hook callbacks `initialize` registered.
     hooks: Vec<Hook>,
+    /// The in-process MCP servers `initialize` named (`sdkMcpServers`, the TypeScript SDK's way;
+    /// the Python SDK names them in `--mcp-config`).
+    mcp_servers: Vec<String>,
 }
 
 /// What the reader hands the turn loop.
@@ -225,8 +210,10 @@ enum Input {
 pub(super) fn serve(
     format: Format,
     context: &CliResult<Context>,
-    args: &RunArgs,
+    sdk_args: &ClaudeSdkArgs,
 ) -> CliResult<Exit> {
+    let args = &sdk_args.run;
+    let prompt = sdk_args.permission_prompt_tool.as_deref() == Some("stdio");
     if format != Format::StreamJson {
         return Err(CliError::usage(
             "--input-format stream-json needs --output-format stream-json",
@@ -248,13 +235,22 @@ pub(super) fn serve(
     }
     let mut session = Continuation::first(args);
     let mut last = Exit::Success;
-    while let Ok(Input::User(prompt)) = receiver.recv() {
-        let run_args = session.next(args, prompt, &controls);
-        let hooks = controls
+    while let Ok(Input::User(text)) = receiver.recv() {
+        let mut run_args = session.next(args, text, &controls);
+        let mut hooks = controls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .hooks
             .clone();
+        if prompt {
+            hooks.push(Hook::permission_prompt(PERMISSION_TIMEOUT));
+            // claude's mode when none is given asks about edits too (pincer's own default
+            // would be `acceptEdits`, from the workspace-write sandbox).
+            run_args
+                .turn
+                .permission_mode
+                .get_or_insert(PermissionMode::Default);
+        }
         let add_hooks = |request: &mut TurnRequest| {
             request.sdk_hooks.clone_from(&hooks);
             request.claude_names = true;
@@ -328,8 +324,20 @@ impl Continuation {
         if let Some(mode) = controls.permission_mode {
             run_args.turn.permission_mode = Some(mode);
         }
+        if let Some(config) = sdk_mcp_config(&controls.mcp_servers) {
+            run_args.turn.mcp.mcp_config.push(config);
+        }
         run_args
     }
+}
+
+/// An `--mcp-config` document of the in-process servers `names` (`{"type": "sdk"}`), when any.
+fn sdk_mcp_config(names: &[String]) -> Option<String> {
+    let servers: serde_json::Map<String, Value> = names
+        .iter()
+        .map(|name| (name.clone(), json!({"type": "sdk", "name": name})))
+        .collect();
+    (!servers.is_empty()).then(|| json!({"mcpServers": servers}).to_string())
 }
 
 /// Read the SDK's lines until stdin closes: control requests are answered here, at once, also
@@ -474,6 +482,14 @@ fn answer(message: &Value, controls: &Mutex<Controls>) -> Value {
                 crate::output::progress::stderr_line(&format!("pincer: {warning}"));
             }
             controls.hooks = hooks;
+            controls.mcp_servers = request
+                .get("sdkMcpServers")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
             success(Some(json!({
                 "commands": [],
                 "agents": [],
@@ -555,33 +571,13 @@ mod tests {
                 "",
                 "--model",
                 "claude-sonnet-4-5",
+                "--permission-prompt-tool",
+                "stdio",
                 "--thinking",
                 "off",
             ])
         );
-        assert_eq!(translated.warnings.len(), 1, "{translated:?}");
-        assert!(translated.warnings[0].contains("--permission-prompt-tool stdio"));
-    }
-
-    #[test]
-    fn in_process_mcp_servers_are_left_out_with_a_warning_and_the_others_kept() {
-        let mut warnings = Vec::new();
-        let kept = without_sdk_servers(
-            r#"{"mcpServers": {"kv": {"type": "sdk", "name": "kv"}, "fs": {"command": "srv"}}}"#,
-            &mut warnings,
-        );
-        assert_eq!(
-            kept.as_deref(),
-            Some(r#"{"mcpServers":{"fs":{"command":"srv"}}}"#)
-        );
-        assert_eq!(warnings.len(), 1);
-        assert!(warnings[0].contains("'kv'"));
-        let only_sdk = r#"{"mcpServers": {"kv": {"type": "sdk", "name": "kv"}}}"#;
-        assert_eq!(without_sdk_servers(only_sdk, &mut warnings), None);
-        assert_eq!(
-            without_sdk_servers("servers.json", &mut warnings).as_deref(),
-            Some("servers.json")
-        );
+        assert_eq!(translated.warnings, Vec::<String>::new());
     }
 
     #[test]
@@ -660,7 +656,16 @@ mod tests {
             &request(json!({"subtype": "set_model", "model": "openai/gpt-5"})),
             &controls,
         );
+        answer(
+            &request(json!({"subtype": "initialize", "sdkMcpServers": ["kv"]})),
+            &controls,
+        );
         let controls = controls.into_inner().unwrap();
+        assert_eq!(
+            sdk_mcp_config(&controls.mcp_servers).as_deref(),
+            Some(r#"{"mcpServers":{"kv":{"type":"sdk","name":"kv"}}}"#)
+        );
+        assert_eq!(sdk_mcp_config(&[]), None);
         assert_eq!(controls.model.as_deref(), Some("openai/gpt-5"));
         assert_eq!(controls.permission_mode, Some(PermissionMode::AcceptEdits));
     }

@@ -798,10 +798,13 @@ impl<'run> ApiEngine<'run> {
         if !hooks.has(HookEvent::PreToolUse) {
             return None;
         }
+        let policy = &self.settings.policy;
         let fire = Fire::PreToolUse {
             tool: &call.name,
             input: arguments,
             id: &call.id,
+            may_ask: policy.check(&call.name, arguments).is_allowed()
+                && !policy.allows_explicitly(&call.name, arguments),
         };
         let verdict = super::hooks::fire(hooks, &fire, &turn.cancellation.token, turn.sink).await;
         notes.extend(verdict.context);

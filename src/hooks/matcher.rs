@@ -29,6 +29,14 @@ impl PartialEq for Matcher {
 }
 
 impl Matcher {
+    /// The matcher of every subject (no matcher written).
+    pub fn all() -> Matcher {
+        Matcher {
+            text: None,
+            kind: Kind::All,
+        }
+    }
+
     /// The matcher for `text`; `Err` says why the regular expression does not compile.
     pub fn parse(text: Option<&str>) -> Result<Matcher, String> {
         let kind = match text.map(str::trim) {

@@ -125,6 +125,26 @@ pub struct Hook {
 }
 
 impl Hook {
+    /// The Claude Agent SDK's permission prompt (`can_use_tool`, SPEC §16) as a PreToolUse hook
+    /// for every tool: asked over the control channel where claude would ask, its answer read
+    /// as a hook's `permissionDecision`.
+    pub fn permission_prompt(timeout: Duration) -> Hook {
+        Hook {
+            event: HookEvent::PreToolUse,
+            matcher: Matcher::all(),
+            command: "the SDK's can_use_tool".to_owned(),
+            timeout,
+            sandbox: false,
+            origin: "--permission-prompt-tool stdio".to_owned(),
+            callback: Some(callback::CAN_USE_TOOL.to_owned()),
+        }
+    }
+
+    /// Whether it is [`Hook::permission_prompt`].
+    pub fn is_permission_prompt(&self) -> bool {
+        self.callback.as_deref() == Some(callback::CAN_USE_TOOL)
+    }
+
     /// A sandboxed hook with a 10 s timeout, for tests.
     #[cfg(test)]
     pub(crate) fn for_tests(event: HookEvent, matcher: Option<&str>, command: &str) -> Hook {
@@ -163,11 +183,13 @@ impl HookSet {
         self.hooks.iter().filter(move |hook| hook.event == event)
     }
 
-    /// The hooks a firing runs.
+    /// The hooks a firing runs: the permission prompt only for a call it may ask about.
     pub fn matching<'a>(&'a self, fire: &Fire<'_>) -> Vec<&'a Hook> {
         let subjects = fire.subjects();
+        let may_ask = !matches!(fire, Fire::PreToolUse { may_ask: false, .. });
         self.of(fire.event())
             .filter(|hook| subjects.is_empty() || hook.matcher.matches(&subjects))
+            .filter(|hook| may_ask || !hook.is_permission_prompt())
             .collect()
     }
 }
@@ -269,22 +291,58 @@ impl Hooks {
     }
 
     /// Run the hooks `fire` matches, all at once, and combine what they say. `cancel` kills
-    /// them; `progress` hears of each start and finish.
+    /// them; `progress` hears of each start and finish. The SDK's permission prompt comes after
+    /// the other PreToolUse hooks, as claude's does: only when none allowed or refused the call,
+    /// about the arguments as they left them.
     pub async fn run(
         &self,
         fire: &Fire<'_>,
         cancel: &CancellationToken,
         progress: &mut dyn FnMut(&HookProgress),
     ) -> Verdict {
-        let hooks = self.set.matching(fire);
+        let (prompts, hooks): (Vec<&Hook>, Vec<&Hook>) = self
+            .set
+            .matching(fire)
+            .into_iter()
+            .partition(|hook| hook.is_permission_prompt());
+        // Asked only where claude asks, in the run's permission mode.
+        let asks = match fire {
+            Fire::PreToolUse { tool, .. } => callback::asks(
+                &self.context.permission_mode,
+                crate::tools::claude_name(tool),
+            ),
+            _ => false,
+        };
+        let mut input = fire.input(&self.context);
+        let mut verdict = self.run_all(&hooks, fire, &input, cancel, progress).await;
+        if !asks || prompts.is_empty() || verdict.block.is_some() || verdict.allow {
+            return verdict;
+        }
+        if let (Fire::PreToolUse { tool, .. }, Some(updated)) = (fire, &verdict.updated_input) {
+            input["tool_input"] = protocol::claude_tool_input(tool, updated, &self.context.cwd);
+        }
+        let prompted = self.run_all(&prompts, fire, &input, cancel, progress).await;
+        verdict.absorb(prompted);
+        verdict
+    }
+
+    /// Run `hooks` on `input`, all at once, and combine what they say.
+    async fn run_all(
+        &self,
+        hooks: &[&Hook],
+        fire: &Fire<'_>,
+        input: &serde_json::Value,
+        cancel: &CancellationToken,
+        progress: &mut dyn FnMut(&HookProgress),
+    ) -> Verdict {
         if hooks.is_empty() {
             return Verdict::default();
         }
         let event = fire.event();
         let name = fire.label();
-        let stdin = fire.input(&self.context).to_string().into_bytes();
+        let stdin = input.to_string().into_bytes();
         let mut running = Vec::with_capacity(hooks.len());
-        for hook in &hooks {
+        for hook in hooks {
             let started = HookStarted {
                 id: uuid::Uuid::new_v4().to_string(),
                 name: name.clone(),
@@ -295,7 +353,7 @@ impl Hooks {
             let task = match &hook.callback {
                 Some(id) => tokio::spawn(callback::run(
                     id.clone(),
-                    fire.input(&self.context),
+                    input.clone(),
                     hook.timeout,
                     cancel.clone(),
                 )),
@@ -407,6 +465,7 @@ mod tests {
             tool: "exec",
             input: &input,
             id: "t1",
+            may_ask: true,
         };
         let mut seen = Vec::new();
         let started = Instant::now();

@@ -49,6 +49,9 @@ pub enum Fire<'a> {
         input: &'a Value,
         /// The call id.
         id: &'a str,
+        /// The policy would let the call run and no allow rule names it: a permission prompt
+        /// (the SDK's `can_use_tool`) may be asked about it.
+        may_ask: bool,
     },
     /// A tool call succeeded.
     PostToolUse {
@@ -141,7 +144,9 @@ impl Fire<'_> {
         let fields = match self {
             Fire::SessionStart { source } => json!({"source": source, "model": context.model}),
             Fire::UserPromptSubmit { prompt } => json!({"prompt": prompt}),
-            Fire::PreToolUse { tool, input, id } => json!({
+            Fire::PreToolUse {
+                tool, input, id, ..
+            } => json!({
                 "tool_name": crate::tools::claude_name(tool),
                 "tool_input": claude_tool_input(tool, input, &context.cwd),
                 "tool_use_id": id,
@@ -197,6 +202,28 @@ pub fn claude_tool_input(tool: &str, input: &Value, workspace: &Path) -> Value {
             && let Some(value) = arguments.get(pincer).cloned()
         {
             arguments.insert(claude.into(), value);
+        }
+    }
+    Value::Object(arguments)
+}
+
+/// Arguments in claude's names (a permission prompt's `updatedInput`, `tool` claude's name) as
+/// pincer's tools take them: `file_path`, `old_string` and `new_string` of the file tools become
+/// `path`, `oldText` and `newText`.
+pub fn pincer_tool_input(tool: &str, input: &Value) -> Value {
+    let Value::Object(arguments) = input else {
+        return input.clone();
+    };
+    let mut arguments = arguments.clone();
+    if matches!(tool, "Read" | "Write" | "Edit" | "MultiEdit") {
+        for (claude, pincer) in [
+            ("file_path", "path"),
+            ("old_string", "oldText"),
+            ("new_string", "newText"),
+        ] {
+            if let Some(value) = arguments.remove(claude) {
+                arguments.insert(pincer.into(), value);
+            }
         }
     }
     Value::Object(arguments)
@@ -573,12 +600,27 @@ mod tests {
     }
 
     #[test]
+    fn claudes_argument_names_map_back_to_pincers_for_the_file_tools_only() {
+        let edit = pincer_tool_input(
+            "Edit",
+            &json!({"file_path": "/w/a.txt", "old_string": "x", "new_string": "y"}),
+        );
+        assert_eq!(
+            edit,
+            json!({"path": "/w/a.txt", "oldText": "x", "newText": "y"})
+        );
+        let bash = json!({"command": "ls", "file_path": "kept"});
+        assert_eq!(pincer_tool_input("Bash", &bash), bash);
+    }
+
+    #[test]
     fn stdin_carries_claudes_common_and_event_fields() {
         let context = super::super::HookContext::for_tests(Path::new("/w"));
         let fire = Fire::PreToolUse {
             tool: "exec",
             input: &json!({"command": "ls"}),
             id: "toolu_1",
+            may_ask: true,
         };
         assert_eq!(fire.label(), "PreToolUse:Bash");
         assert_eq!(fire.subjects(), ["exec", "Bash"]);

@@ -129,12 +129,19 @@ pub enum TransportSpec {
         /// Headers whose values come from variables.
         env_headers: BTreeMap<String, String>,
     },
+    /// An agent SDK's in-process server (`{"type": "sdk", "name": N}`), reached over the
+    /// control channel (SPEC §16).
+    Sdk {
+        /// The name the SDK knows it by (`server_name` of its `mcp_message` requests).
+        server: String,
+    },
 }
 
 impl TransportSpec {
-    /// `stdio`, `http` or `sse`, as the init event and `status --mcp` say it.
+    /// `stdio`, `http`, `sse` or `sdk`, as the init event and `status --mcp` say it.
     pub fn kind(&self) -> &'static str {
         match self {
+            TransportSpec::Sdk { .. } => "sdk",
             TransportSpec::Stdio { .. } => "stdio",
             TransportSpec::Http { .. } => "http",
             TransportSpec::Sse { .. } => "sse",
@@ -460,6 +467,7 @@ fn checked_url(url: &str, server: &str, origin: &str) -> Result<String, McpConfi
 /// `${VAR}` references.
 fn claude_form_of(transport: &TransportSpec) -> Value {
     match transport {
+        TransportSpec::Sdk { server } => json!({"type": "sdk", "name": server}),
         TransportSpec::Stdio {
             command,
             args,
@@ -503,6 +511,31 @@ fn claude_form_of(transport: &TransportSpec) -> Value {
             }
             json!({"type": transport.kind(), "url": url, "headers": all})
         }
+    }
+}
+
+/// An agent SDK's in-process server, `{"type": "sdk", "name": N}` (`N` defaults to the key), with
+/// the default timeouts.
+fn sdk_server(name: String, raw: &Value, origin: &str) -> ServerSpec {
+    let server = raw
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or(&name)
+        .to_owned();
+    ServerSpec {
+        transport: TransportSpec::Sdk {
+            server: server.clone(),
+        },
+        claude_form: json!({"type": "sdk", "name": server}),
+        name,
+        origin: origin.to_owned(),
+        enabled: true,
+        required: false,
+        startup_timeout: DEFAULT_STARTUP_TIMEOUT,
+        tool_timeout: DEFAULT_TOOL_TIMEOUT,
+        enabled_tools: None,
+        disabled_tools: Vec::new(),
+        refused: None,
     }
 }
 
@@ -565,6 +598,10 @@ fn from_json(
             key: key.map(str::to_owned),
             problem,
         };
+        if raw.get("type").and_then(Value::as_str) == Some("sdk") {
+            servers.push(sdk_server(name, &raw, origin));
+            continue;
+        }
         let entry: ClaudeEntry = serde_json::from_value(raw.clone())
             .map_err(|error| problem(serde_key(&error.to_string()), error.to_string()))?;
         // (key, variable) of every reference to a key variable left unexpanded.
@@ -1094,5 +1131,20 @@ mod tests {
             &environment,
         );
         assert!(matches!(missing, Err(McpConfigError::Read { .. })));
+    }
+
+    #[test]
+    fn an_sdk_server_is_reached_by_its_name_over_the_control_channel() {
+        let servers =
+            json_servers(r#"{"mcpServers": {"kv": {"type": "sdk", "name": "kv-store"}}}"#).unwrap();
+        assert_eq!(servers.len(), 1);
+        assert_eq!(servers[0].name, "kv");
+        assert_eq!(
+            servers[0].transport,
+            TransportSpec::Sdk {
+                server: "kv-store".to_owned()
+            }
+        );
+        assert_eq!(servers[0].transport.kind(), "sdk");
     }
 }

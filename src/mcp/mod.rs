@@ -24,13 +24,15 @@
 //! The protocol is rmcp's (the official Rust SDK): its client over the child's stdio, its
 //! Streamable HTTP client (JSON and SSE replies, `Mcp-Session-Id`), and for the legacy
 //! HTTP+SSE transport, which rmcp no longer ships, a small framing layer of pincer's own
-//! ([`legacy_sse`]) under rmcp's client. Nothing here prints: a server's stderr lines go to a
+//! ([`legacy_sse`]) under rmcp's client; an agent SDK's in-process server is reached over the
+//! control channel (`sdk`). Nothing here prints: a server's stderr lines go to a
 //! callback the caller provides (`-v` shows them).
 
 pub mod config;
 pub mod legacy_sse;
 pub mod names;
 mod result;
+mod sdk;
 mod stdio;
 
 use std::collections::HashMap;
@@ -713,6 +715,9 @@ async fn connect(
                 .map_err(fail)?;
             initialize(transport).await?
         }
+        TransportSpec::Sdk { server } => {
+            initialize(sdk::SdkServer::open(server).map_err(fail)?).await?
+        }
     };
     let tools = service
         .peer()
@@ -794,6 +799,7 @@ fn secrets_of(spec: &ServerSpec, context: &StartContext) -> Vec<String> {
         }
     };
     match &spec.transport {
+        TransportSpec::Sdk { .. } => {}
         TransportSpec::Stdio { env, env_vars, .. } => {
             for (name, value) in env {
                 if sounds_secret(name) {

@@ -656,6 +656,36 @@ impl ToolPolicy {
         }
     }
 
+    /// Whether an allow rule names this call itself: the tool by name or group (not `*`), its
+    /// pattern, when it has one, matching the arguments. Claude Code does not ask its permission
+    /// prompt about such a call, so neither does pincer's (the Claude Agent SDK's `can_use_tool`).
+    pub fn allows_explicitly(&self, tool: &str, arguments: &Value) -> bool {
+        if let Some(mcp) = self.mcp_tools.iter().find(|mcp| mcp.name == tool) {
+            return self.allow.iter().any(|rule| {
+                !rule.everything
+                    && rule.mcp.as_ref().is_some_and(|selector| {
+                        *selector != McpSelector::Everything && selector.names(mcp)
+                    })
+            });
+        }
+        let rules: Vec<&Rule> = self
+            .allow
+            .iter()
+            .filter(|rule| !rule.everything && rule.names(tool))
+            .collect();
+        if rules.iter().any(|rule| rule.pattern.is_none()) {
+            return !rules.is_empty();
+        }
+        let patterns: Vec<&Pattern> = rules
+            .iter()
+            .filter_map(|rule| rule.pattern.as_ref())
+            .collect();
+        !patterns.is_empty()
+            && Subjects::of(tool, arguments, self.workspace.as_deref())
+                .first_not_allowed(&patterns)
+                .is_none()
+    }
+
     /// The policy as `status` and `--dry-run` show it.
     pub fn describe(&self) -> Value {
         let texts = |rules: &[Rule]| -> Vec<String> {
@@ -2580,5 +2610,21 @@ mod tests {
         );
         let policy = build(None, None, &[], &["mcp__fs__write_file", "group:mcp:x"]).unwrap();
         assert_eq!(policy.mcp_deny_patterns(), ["mcp__fs__write_file"]);
+    }
+
+    #[test]
+    fn only_a_rule_that_names_the_call_allows_it_explicitly() {
+        let ls = command("ls -la");
+        assert!(policy(&["exec"], &[]).allows_explicitly("exec", &ls));
+        assert!(policy(&["Bash(ls:*)"], &[]).allows_explicitly("exec", &ls));
+        assert!(!policy(&["Bash(git:*)"], &[]).allows_explicitly("exec", &ls));
+        assert!(!policy(&["*"], &[]).allows_explicitly("exec", &ls));
+        assert!(!policy(&[], &[]).allows_explicitly("exec", &ls));
+        assert!(!policy(&["read"], &[]).allows_explicitly("exec", &ls));
+        let tools = vec![mcp_tool("kv", "lookup", true)];
+        let named = policy(&["mcp__kv__lookup"], &[]).with_mcp_tools(tools.clone());
+        assert!(named.allows_explicitly("mcp__kv__lookup", &json!({})));
+        let everything = policy(&["*"], &[]).with_mcp_tools(tools);
+        assert!(!everything.allows_explicitly("mcp__kv__lookup", &json!({})));
     }
 }

@@ -526,3 +526,301 @@ async for message in query(prompt="Answer in JSON.", options=options(output_form
     let body = server.requests()[0].json().to_string();
     assert!(body.contains(r#""required":["answer"]"#), "{body}");
 }
+
+/// `can_use_tool` (`--permission-prompt-tool stdio`) is asked before a command as claude asks
+/// it, and its deny stops the call: the command does not run, the model gets the message, and
+/// the result lists the denial.
+#[test]
+fn can_use_tool_is_asked_before_a_command_and_its_deny_stops_the_call() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "exec",
+            &json!({"command": "echo RAN > ran.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["It was denied."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append({"tool_name": tool_name, "input": tool_input})
+    return PermissionResultDeny(message="Not allowed: DENIED-5a")
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Write ran.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    let seen = &of_kind(&lines, "seen")[0]["message"];
+    assert_eq!(
+        seen,
+        &json!([{"tool_name": "Bash", "input": {"command": "echo RAN > ran.txt"}}]),
+        "{lines:#?}"
+    );
+    assert!(!home.workspace.join("ran.txt").exists());
+    let result = &of_kind(&lines, "ResultMessage")[0]["message"];
+    assert_eq!(result["result"], "It was denied.");
+    let denials = result["permission_denials"].as_array().unwrap();
+    assert_eq!(denials.len(), 1, "{result}");
+    assert_eq!(denials[0]["tool_use_id"], "toolu_1");
+    let sent = server.requests()[1].json()["messages"].to_string();
+    assert!(sent.contains("Not allowed: DENIED-5a"), "{sent}");
+}
+
+/// `can_use_tool`'s allow with `updatedInput` runs the changed command, not the model's.
+#[test]
+fn can_use_tool_allowing_with_an_updated_input_runs_the_changed_command() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "exec",
+            &json!({"command": "echo ORIGINAL-1 > out.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Done."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async def decide(tool_name, tool_input, context):
+    return PermissionResultAllow(updated_input={"command": "echo CHANGED-2 > out.txt"})
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Write out.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+"#,
+    );
+    let result = &of_kind(&lines, "ResultMessage")[0]["message"];
+    assert_eq!(result["result"], "Done.", "{lines:#?}");
+    assert_eq!(result["permission_denials"], json!([]), "{result}");
+    let written = std::fs::read_to_string(home.workspace.join("out.txt")).unwrap();
+    assert_eq!(written.trim(), "CHANGED-2");
+}
+
+/// An in-process MCP server (`@tool` and `create_sdk_mcp_server`) is reached over the control
+/// channel: the model is offered `mcp__kv__lookup`, the call runs in the SDK's process, and its
+/// result reaches the model.
+#[test]
+fn an_sdk_mcp_servers_tool_runs_in_the_sdk_and_its_result_reaches_the_model() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "mcp__kv__lookup",
+            &json!({"key": "alpha"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Found it."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+calls = []
+@tool("lookup", "Look up the value stored under a key", {"key": str})
+async def lookup(args):
+    calls.append(args)
+    return {"content": [{"type": "text", "text": f"value of {args['key']} is MCPVAL-e49f"}]}
+kv = create_sdk_mcp_server(name="kv", version="1.0.0", tools=[lookup])
+async for message in query(prompt="Look up alpha.", options=options(mcp_servers={"kv": kv})):
+    out({"kind": kind(message), "message": message})
+out({"kind": "calls", "message": calls})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "calls")[0]["message"],
+        json!([{"key": "alpha"}]),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        of_kind(&lines, "ResultMessage")[0]["message"]["result"],
+        "Found it."
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let offered = requests[0].json()["tools"].to_string();
+    assert!(offered.contains("mcp__kv__lookup"), "{offered}");
+    let sent = requests[1].json()["messages"].to_string();
+    assert!(sent.contains("value of alpha is MCPVAL-e49f"), "{sent}");
+}
+
+/// `can_use_tool` is not asked where claude does not ask: before a tool that only reads, nor
+/// before a call an `allowed_tools` rule names.
+#[test]
+fn can_use_tool_is_not_asked_before_reading_nor_for_an_explicitly_allowed_call() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    std::fs::write(home.workspace.join("notes.txt"), "The token is READ-4c\n").unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "read",
+            &json!({"path": "notes.txt"}),
+        )),
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_2",
+            "exec",
+            &json!({"command": "touch ok-7.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Both ran."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append(tool_name)
+    return PermissionResultDeny(message="asked")
+opts = options(can_use_tool=decide, allowed_tools=["Read", "Bash(touch:*)"])
+async with ClaudeSDKClient(options=opts) as client:
+    await client.query("Read notes.txt, then make ok-7.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "seen")[0]["message"],
+        json!([]),
+        "{lines:#?}"
+    );
+    assert_eq!(
+        of_kind(&lines, "ResultMessage")[0]["message"]["result"],
+        "Both ran."
+    );
+    let requests = server.requests();
+    let sent = requests[1].json()["messages"].to_string();
+    assert!(sent.contains("READ-4c"), "{sent}");
+    assert!(
+        home.workspace.join("ok-7.txt").exists(),
+        "{}",
+        requests[2].json()["messages"]
+    );
+}
+
+/// A deny with `interrupt` ends the turn: the command does not run and the model is not asked
+/// again.
+#[test]
+fn can_use_tool_denying_with_interrupt_ends_the_turn() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "exec",
+            &json!({"command": "echo RAN > ran.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Should not be asked."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async def decide(tool_name, tool_input, context):
+    return PermissionResultDeny(message="Stop here STOP-3", interrupt=True)
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Write ran.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+"#,
+    );
+    assert_eq!(of_kind(&lines, "ResultMessage").len(), 1, "{lines:#?}");
+    assert!(!home.workspace.join("ran.txt").exists());
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// The hooks come first, as in claude: a PreToolUse hook callback that refuses the call leaves
+/// `can_use_tool` unasked.
+#[test]
+fn can_use_tool_is_not_asked_about_a_call_a_hook_refused() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "exec",
+            &json!({"command": "echo RAN > ran.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["The hook refused."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append(tool_name)
+    return PermissionResultAllow()
+async def guard(input_data, tool_use_id, context):
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "HOOKDENY-19"}}
+opts = options(can_use_tool=decide, hooks={"PreToolUse": [HookMatcher(matcher="Bash", hooks=[guard])]})
+async with ClaudeSDKClient(options=opts) as client:
+    await client.query("Write ran.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "seen")[0]["message"],
+        json!([]),
+        "{lines:#?}"
+    );
+    assert!(!home.workspace.join("ran.txt").exists());
+    let sent = server.requests()[1].json()["messages"].to_string();
+    assert!(sent.contains("HOOKDENY-19"), "{sent}");
+}
+
+/// An `updatedInput` in claude's argument names (`new_string`) is what the edit writes.
+#[test]
+fn can_use_tool_updating_an_edit_in_claudes_names_changes_what_is_written() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    std::fs::write(home.workspace.join("a.txt"), "old line\n").unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "edit",
+            &json!({"path": "a.txt", "oldText": "old line", "newText": "MODEL-1"}),
+        )),
+        Reply::sse(&(protocol.text)(&["Edited."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append({"tool_name": tool_name, "new_string": tool_input.get("new_string")})
+    return PermissionResultAllow(updated_input={**tool_input, "new_string": "SDK-2"})
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Edit a.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "seen")[0]["message"],
+        json!([{"tool_name": "Edit", "new_string": "MODEL-1"}]),
+        "{lines:#?}"
+    );
+    let written = std::fs::read_to_string(home.workspace.join("a.txt")).unwrap();
+    assert_eq!(written, "SDK-2\n");
+}
