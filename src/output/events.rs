@@ -589,10 +589,19 @@ impl EventSink for StreamJsonSink {
 
 impl OutputSink for StreamJsonSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
-        match self.failed.take() {
-            Some(error) => Err(error),
-            None => self.write_line(result),
+        if let Some(error) = self.failed.take() {
+            return Err(error);
         }
+        // claude ends an interrupted turn as an error during execution, its stream aborted.
+        if self.lines.claude.is_some()
+            && result.subtype == super::schema::ResultSubtype::ErrorInterrupted
+        {
+            let mut claude = result.clone();
+            claude.subtype = super::schema::ResultSubtype::ErrorDuringExecution;
+            "aborted_streaming".clone_into(&mut claude.terminal_reason);
+            return self.write_line(&claude);
+        }
+        self.write_line(result)
     }
 }
 

@@ -296,6 +296,12 @@ async with ClaudeSDKClient(options=options()) as client:
     let results = of_kind(&lines, "ResultMessage");
     assert_eq!(results.len(), 2, "{lines:#?}");
     assert_eq!(results[0]["message"]["is_error"], true, "{:#}", results[0]);
+    // As claude ends an interrupted turn.
+    assert_eq!(
+        results[0]["message"]["subtype"], "error_during_execution",
+        "{:#}",
+        results[0]
+    );
     assert_eq!(
         results[1]["message"]["result"],
         "After the interrupt AFTER-8."
