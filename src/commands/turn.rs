@@ -189,7 +189,7 @@ fn drive(
         }
     };
     let meter = super::usage::Meter::default();
-    let base = meter.watch(sink_with(events_file));
+    let base = crate::telemetry::watch(meter.watch(sink_with(events_file)));
     let mut sink: Box<dyn OutputSink + '_> = match context {
         Ok(context) => Box::new(RunSink {
             // Progress on stderr sees every event first (spinner, tool lines).

@@ -1,0 +1,383 @@
+//! OpenTelemetry traces (SPEC §17), per the GenAI semantic conventions.
+//!
+//! [`start`] reads the standard variables once, before the command runs. With no OTLP endpoint,
+//! or `OTEL_SDK_DISABLED=true`, nothing is built: no exporter, no thread, and [`watch`] and
+//! [`child_environment`] give back what they were given and nothing; a run pays one lookup of a
+//! few variables. Otherwise a tracer provider exports over OTLP/HTTP (protobuf by default, JSON on
+//! request; gRPC is not built in: a warning, and telemetry stays off) from the SDK's own thread.
+//!
+//! The spans come from the engine's events ([`watch`] wraps the output sink): `invoke_agent` for
+//! the run (the child of an incoming `TRACEPARENT`), `chat {model}` per model call,
+//! `execute_tool {name}` per tool call, `compact` and `hook {name}`. The innermost open span is
+//! the one a child process pincer starts then belongs to: [`child_environment`] gives its
+//! `TRACEPARENT` (and `TRACESTATE`), which `exec`, hooks, MCP stdio servers and CLI backends put
+//! in their environment. With telemetry off an incoming `TRACEPARENT` is inherited unchanged,
+//! like any other variable, so a trace still runs through pincer into its children.
+//!
+//! [`finish`] ends the run: it flushes on a thread of its own and waits at most the flush
+//! timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, else 2 s), so a collector that is down or slow costs
+//! that long and a warning, never a hang or another exit code.
+//!
+//! Never exported: keys and headers, prompt and answer text unless
+//! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, tool arguments and results.
+
+mod sink;
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
+
+use opentelemetry::Context;
+use opentelemetry::propagation::TextMapPropagator;
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::propagation::TraceContextPropagator;
+use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider, SpanData, SpanExporter};
+
+pub(crate) use sink::watch;
+
+/// How long the export at exit may take when `OTEL_EXPORTER_OTLP_TIMEOUT` does not say.
+const DEFAULT_FLUSH_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What the run exports with, while it runs.
+struct Active {
+    tracer: SdkTracer,
+    /// The incoming `TRACEPARENT`/`TRACESTATE` (an empty context without them).
+    incoming: Context,
+    /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
+    capture_content: bool,
+}
+
+static ACTIVE: OnceLock<Active> = OnceLock::new();
+
+/// The innermost open span: the parent of the next child process.
+static CURRENT: Mutex<Option<Context>> = Mutex::new(None);
+
+/// The providers to flush at exit; `None` when telemetry is off.
+pub struct Telemetry {
+    tracer_provider: SdkTracerProvider,
+    flush_timeout: Duration,
+    /// The last export failure (the SDK only logs them).
+    failure: Failure,
+}
+
+type Failure = Arc<Mutex<Option<String>>>;
+
+/// The OTLP exporter, keeping its last failure for the warning at exit.
+#[derive(Debug)]
+struct Noting<E> {
+    inner: E,
+    failure: Failure,
+}
+
+impl<E: SpanExporter> SpanExporter for Noting<E> {
+    async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
+        let result = self.inner.export(batch).await;
+        if let Err(error) = &result {
+            *self.failure.lock().unwrap_or_else(PoisonError::into_inner) = Some(error.to_string());
+        }
+        result
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.inner.shutdown_with_timeout(timeout)
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.inner.force_flush()
+    }
+
+    fn set_resource(&mut self, resource: &opentelemetry_sdk::Resource) {
+        self.inner.set_resource(resource);
+    }
+}
+
+/// How the variables configure telemetry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Setup {
+    Off,
+    /// Not started, with the reason for a warning.
+    Unsupported(String),
+    On {
+        json: bool,
+        flush_timeout: Duration,
+        capture_content: bool,
+    },
+}
+
+/// Decide from the variables (`lookup` is `std::env::var` outside tests).
+fn setup(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
+    let set = |name: &str| lookup(name).filter(|value| !value.trim().is_empty());
+    let is_true = |name: &str| set(name).is_some_and(|value| value.trim() == "true");
+    if is_true("OTEL_SDK_DISABLED") {
+        return Setup::Off;
+    }
+    if set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_none()
+        && set("OTEL_EXPORTER_OTLP_ENDPOINT").is_none()
+    {
+        return Setup::Off;
+    }
+    let protocol = set("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
+        .or_else(|| set("OTEL_EXPORTER_OTLP_PROTOCOL"))
+        .unwrap_or_else(|| "http/protobuf".to_owned());
+    let json = match protocol.trim() {
+        "http/protobuf" => false,
+        "http/json" => true,
+        "grpc" => {
+            return Setup::Unsupported(
+                "telemetry is off: OTLP over grpc is not built into pincer; set \
+                 OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf and the collector's HTTP port (4318)"
+                    .to_owned(),
+            );
+        }
+        other => {
+            return Setup::Unsupported(format!(
+                "telemetry is off: unknown OTEL_EXPORTER_OTLP_PROTOCOL {other:?}; use \
+                 http/protobuf or http/json"
+            ));
+        }
+    };
+    let flush_timeout = set("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT")
+        .or_else(|| set("OTEL_EXPORTER_OTLP_TIMEOUT"))
+        .and_then(|millis| millis.trim().parse::<u64>().ok())
+        .map_or(DEFAULT_FLUSH_TIMEOUT, Duration::from_millis);
+    Setup::On {
+        json,
+        flush_timeout,
+        capture_content: is_true("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"),
+    }
+}
+
+/// Start exporting when the variables ask for it; `warn` gets why not when they ask for
+/// something pincer cannot do. Call once, before any runtime, from `main_entry`.
+pub fn start(warn: &dyn Fn(&str)) -> Option<Telemetry> {
+    let lookup = |name: &str| std::env::var(name).ok();
+    let (json, flush_timeout, capture_content) = match setup(&lookup) {
+        Setup::Off => return None,
+        Setup::Unsupported(reason) => {
+            warn(&reason);
+            return None;
+        }
+        Setup::On {
+            json,
+            flush_timeout,
+            capture_content,
+        } => (json, flush_timeout, capture_content),
+    };
+    let failure = Failure::default();
+    let tracer_provider = match tracer_provider(json, flush_timeout, &failure) {
+        Ok(provider) => provider,
+        Err(reason) => {
+            warn(&format!("telemetry is off: {reason}"));
+            return None;
+        }
+    };
+    let incoming = TraceContextPropagator::new().extract(&incoming_headers(&lookup));
+    let active = Active {
+        tracer: tracer_provider.tracer("pincer"),
+        incoming,
+        capture_content,
+    };
+    if ACTIVE.set(active).is_err() {
+        return None;
+    }
+    Some(Telemetry {
+        tracer_provider,
+        flush_timeout,
+        failure,
+    })
+}
+
+/// The exporter and its provider. The blocking HTTP client is built on a thread of its own
+/// (reqwest's blocking client must not be built inside an async runtime) with pincer's TLS.
+fn tracer_provider(
+    json: bool,
+    timeout: Duration,
+    failure: &Failure,
+) -> Result<SdkTracerProvider, String> {
+    use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
+
+    let client = std::thread::spawn(move || {
+        let tls = crate::tls::client_config().map_err(|error| error.to_string())?;
+        reqwest::blocking::Client::builder()
+            .tls_backend_preconfigured(tls)
+            .timeout(timeout)
+            .build()
+            .map_err(|error| error.to_string())
+    })
+    .join()
+    .map_err(|_| "the HTTP client could not be built".to_owned())??;
+    let protocol = if json {
+        Protocol::HttpJson
+    } else {
+        Protocol::HttpBinary
+    };
+    let exporter = opentelemetry_otlp::SpanExporter::builder()
+        .with_http()
+        .with_http_client(client)
+        .with_protocol(protocol)
+        .with_timeout(timeout)
+        .build()
+        .map_err(|error| error.to_string())?;
+    let exporter = Noting {
+        inner: exporter,
+        failure: Arc::clone(failure),
+    };
+    Ok(SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_resource(resource())
+        .build())
+}
+
+/// The resource from `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; the service is
+/// `pincer` unless they name one.
+fn resource() -> opentelemetry_sdk::Resource {
+    let named = std::env::var_os("OTEL_SERVICE_NAME").is_some_and(|name| !name.is_empty())
+        || std::env::var("OTEL_RESOURCE_ATTRIBUTES")
+            .is_ok_and(|attributes| attributes.contains("service.name="));
+    let builder = opentelemetry_sdk::Resource::builder();
+    if named {
+        builder.build()
+    } else {
+        builder.with_service_name("pincer").build()
+    }
+}
+
+fn incoming_headers(lookup: &dyn Fn(&str) -> Option<String>) -> HashMap<String, String> {
+    [("traceparent", "TRACEPARENT"), ("tracestate", "TRACESTATE")]
+        .into_iter()
+        .filter_map(|(header, variable)| Some((header.to_owned(), lookup(variable)?)))
+        .collect()
+}
+
+/// End the run's export: flush what is left, waiting at most the flush timeout; a failure or a
+/// timeout is a warning, never an error of the run.
+pub fn finish(telemetry: Option<Telemetry>, warn: &dyn Fn(&str)) {
+    let Some(telemetry) = telemetry else {
+        return;
+    };
+    set_current(None);
+    let timeout = telemetry.flush_timeout;
+    let failure = Arc::clone(&telemetry.failure);
+    let (done, outcome) = std::sync::mpsc::channel();
+    // The flush runs on its own thread: a collector that accepts the connection and never
+    // answers must not hold the exit longer than the timeout.
+    let flusher = std::thread::Builder::new()
+        .name("pincer-otel-flush".to_owned())
+        .spawn(move || {
+            let result = telemetry.tracer_provider.shutdown_with_timeout(timeout);
+            let _ = done.send(result.map_err(|error| error.to_string()));
+        });
+    if flusher.is_err() {
+        warn("telemetry: the traces were not exported (no thread to flush them)");
+        return;
+    }
+    match outcome.recv_timeout(timeout) {
+        Ok(Ok(())) => {
+            if let Some(error) = failure
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+            {
+                warn(&format!("telemetry: the traces were not exported: {error}"));
+            }
+        }
+        Ok(Err(error)) => warn(&format!("telemetry: the traces were not exported: {error}")),
+        Err(_) => warn(&format!(
+            "telemetry: the traces were not exported within {} ms (OTEL_EXPORTER_OTLP_TIMEOUT)",
+            timeout.as_millis()
+        )),
+    }
+}
+
+fn active() -> Option<&'static Active> {
+    ACTIVE.get()
+}
+
+fn set_current(context: Option<Context>) {
+    *CURRENT.lock().unwrap_or_else(PoisonError::into_inner) = context;
+}
+
+/// `TRACEPARENT` and `TRACESTATE` for a child process started now: the innermost open span of
+/// the run. Empty with telemetry off (the child inherits an incoming `TRACEPARENT` unchanged).
+pub fn child_environment() -> Vec<(OsString, OsString)> {
+    let current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
+    let Some(context) = current.as_ref() else {
+        return Vec::new();
+    };
+    let mut headers: HashMap<String, String> = HashMap::new();
+    TraceContextPropagator::new().inject_context(context, &mut headers);
+    [("traceparent", "TRACEPARENT"), ("tracestate", "TRACESTATE")]
+        .into_iter()
+        .filter_map(|(header, variable)| {
+            let value = headers.get(header)?;
+            (!value.is_empty()).then(|| (variable.into(), value.into()))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(pairs: &[(&str, &str)]) -> Setup {
+        let pairs: HashMap<String, String> = pairs
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        setup(&|name| pairs.get(name).cloned())
+    }
+
+    #[test]
+    fn telemetry_is_off_without_an_endpoint_or_when_the_sdk_is_disabled() {
+        assert_eq!(with(&[]), Setup::Off);
+        assert_eq!(with(&[("OTEL_EXPORTER_OTLP_ENDPOINT", " ")]), Setup::Off);
+        assert_eq!(
+            with(&[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318"),
+                ("OTEL_SDK_DISABLED", "true"),
+            ]),
+            Setup::Off
+        );
+    }
+
+    #[test]
+    fn an_endpoint_turns_it_on_with_protobuf_and_a_two_second_flush_by_default() {
+        assert_eq!(
+            with(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c/v1/traces")]),
+            Setup::On {
+                json: false,
+                flush_timeout: Duration::from_secs(2),
+                capture_content: false,
+            }
+        );
+        assert_eq!(
+            with(&[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c"),
+                ("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
+                ("OTEL_EXPORTER_OTLP_TIMEOUT", "300"),
+                ("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true"),
+            ]),
+            Setup::On {
+                json: true,
+                flush_timeout: Duration::from_millis(300),
+                capture_content: true,
+            }
+        );
+    }
+
+    #[test]
+    fn grpc_and_unknown_protocols_leave_it_off_with_a_reason() {
+        for protocol in ["grpc", "thrift"] {
+            let setup = with(&[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c"),
+                ("OTEL_EXPORTER_OTLP_PROTOCOL", protocol),
+            ]);
+            assert!(
+                matches!(&setup, Setup::Unsupported(reason) if reason.contains("http/protobuf")),
+                "{protocol}: {setup:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! OpenTelemetry export (SPEC §17): pincer runs against the mock provider with
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` at a second mock that records what it is sent, and the tests
+//! decode those requests with the protocol's own generated types (`opentelemetry-proto`).
+
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::any_value;
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message as _;
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::wire::anthropic::tool_results;
+use crate::common::{Home, code, stderr};
+use crate::suite::exec_sandbox::exec_turn;
+
+const KEY: &str = "sk-ant-OTELKEY-0b1c2d3e4f5a6b7c";
+const MODEL: &str = "anthropic/claude-sonnet-4-5";
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_ID: &str = "00f067aa0ba902b7";
+
+/// A collector that accepts every export.
+fn collector() -> MockServer {
+    MockServer::start(
+        (0..8)
+            .map(|_| Reply::raw(200, "application/x-protobuf", b""))
+            .collect(),
+    )
+}
+
+/// Every span the collector received, decoded.
+fn spans(collector: &MockServer) -> Vec<Span> {
+    collector
+        .requests()
+        .iter()
+        .filter(|request| request.path == "/v1/traces")
+        .flat_map(|request| {
+            let decoded = ExportTraceServiceRequest::decode(request.body.as_slice())
+                .expect("an OTLP protobuf export");
+            decoded
+                .resource_spans
+                .into_iter()
+                .flat_map(|resource| resource.scope_spans)
+                .flat_map(|scope| scope.spans)
+        })
+        .collect()
+}
+
+fn named<'a>(spans: &'a [Span], name: &str) -> &'a Span {
+    spans
+        .iter()
+        .find(|span| span.name == name)
+        .unwrap_or_else(|| {
+            let names: Vec<&str> = spans.iter().map(|span| span.name.as_str()).collect();
+            panic!("no span {name:?} in {names:?}")
+        })
+}
+
+fn attribute(span: &Span, key: &str) -> Option<any_value::Value> {
+    span.attributes
+        .iter()
+        .find(|attribute| attribute.key == key)
+        .and_then(|attribute| attribute.value.clone()?.value)
+}
+
+fn string(span: &Span, key: &str) -> String {
+    match attribute(span, key) {
+        Some(any_value::Value::StringValue(value)) => value,
+        other => panic!("{}: {key} is {other:?}", span.name),
+    }
+}
+
+fn int(span: &Span, key: &str) -> i64 {
+    match attribute(span, key) {
+        Some(any_value::Value::IntValue(value)) => value,
+        other => panic!("{}: {key} is {other:?}", span.name),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+#[test]
+fn a_run_exports_one_trace_under_the_incoming_traceparent_and_its_command_gets_the_tool_span() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(exec_turn(&["printenv TRACEPARENT"]));
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+        .args(["run", "-m", MODEL, "list things"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+
+    let spans = spans(&collector);
+    assert!(
+        spans.iter().all(|span| hex(&span.trace_id) == TRACE_ID),
+        "every span is in the incoming trace"
+    );
+    let agent = named(&spans, "invoke_agent");
+    assert_eq!(hex(&agent.parent_span_id), PARENT_ID);
+    let chats: Vec<&Span> = spans
+        .iter()
+        .filter(|span| span.name == "chat claude-sonnet-4-5")
+        .collect();
+    assert_eq!(chats.len(), 2, "one span per model call");
+    for chat in &chats {
+        assert_eq!(chat.parent_span_id, agent.span_id);
+        assert_eq!(string(chat, "gen_ai.operation.name"), "chat");
+        assert_eq!(string(chat, "gen_ai.provider.name"), "anthropic");
+        assert_eq!(string(chat, "gen_ai.request.model"), "claude-sonnet-4-5");
+        assert_eq!(int(chat, "gen_ai.usage.input_tokens"), 10);
+        assert_eq!(int(chat, "gen_ai.usage.output_tokens"), 5);
+    }
+    let tool = named(&spans, "execute_tool exec");
+    assert_eq!(tool.parent_span_id, agent.span_id);
+    assert_eq!(string(tool, "gen_ai.tool.name"), "exec");
+    assert_eq!(string(tool, "gen_ai.tool.call.id"), "c0");
+    assert_eq!(string(tool, "pincer.tool.outcome"), "success");
+
+    // The command saw the tool span as its parent.
+    let requests = server.requests();
+    let results = tool_results(&requests[1].json());
+    let printed = results["c0"].0.trim().to_owned();
+    assert_eq!(
+        printed,
+        format!("00-{TRACE_ID}-{}-01", hex(&tool.span_id)),
+        "the command's TRACEPARENT names the exported tool span"
+    );
+}
+
+#[test]
+fn nothing_of_the_prompt_the_answer_or_the_key_is_exported_by_default() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(exec_turn(&["true"]));
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .args(["run", "-m", MODEL, "PROMPT-CANARY-91"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(!spans(&collector).is_empty());
+    for request in collector.requests() {
+        let body = String::from_utf8_lossy(&request.body);
+        for secret in [KEY, "PROMPT-CANARY-91", "Done."] {
+            assert!(!body.contains(secret), "{secret} was exported");
+        }
+    }
+}
+
+#[test]
+fn a_dead_or_silent_collector_costs_at_most_the_flush_timeout_and_keeps_the_exit_code() {
+    // A port nobody listens on, and one that accepts and never answers.
+    let dead = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://{}", dead.local_addr().unwrap());
+    drop(dead);
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://{}", silent.local_addr().unwrap());
+    let hold = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().take(4) {
+            held.push(stream);
+            std::thread::sleep(Duration::from_secs(30));
+        }
+    });
+    for url in [dead_url, silent_url] {
+        let home = Home::new();
+        let protocol = crate::common::protocols::anthropic();
+        let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+        let started = Instant::now();
+        let output = home
+            .pincer()
+            .provider(&protocol, &server)
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
+            .args(["run", "-m", MODEL, "hello"])
+            .output();
+        let took = started.elapsed();
+        assert_eq!(code(&output), 0, "{url}: {}", stderr(&output));
+        assert!(
+            took < Duration::from_secs(5),
+            "{url}: the run took {took:?} with a 500 ms flush timeout"
+        );
+        assert!(
+            stderr(&output).contains("telemetry"),
+            "{url}: a warning says the export failed: {}",
+            stderr(&output)
+        );
+    }
+    drop(hold);
+}
