@@ -21,6 +21,7 @@
 //! Never exported: keys and headers, prompt and answer text unless
 //! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, tool arguments and results.
 
+mod metrics;
 mod sink;
 
 use std::collections::HashMap;
@@ -29,9 +30,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use opentelemetry::Context;
+use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::propagation::TextMapPropagator;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::error::OTelSdkResult;
+use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::propagation::TraceContextPropagator;
 use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider, SpanData, SpanExporter};
 
@@ -47,6 +50,8 @@ struct Active {
     incoming: Context,
     /// `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`.
     capture_content: bool,
+    /// The instruments, when metrics are exported.
+    metrics: Option<metrics::Instruments>,
 }
 
 static ACTIVE: OnceLock<Active> = OnceLock::new();
@@ -57,6 +62,7 @@ static CURRENT: Mutex<Option<Context>> = Mutex::new(None);
 /// The providers to flush at exit; `None` when telemetry is off.
 pub struct Telemetry {
     tracer_provider: SdkTracerProvider,
+    meter_provider: Option<SdkMeterProvider>,
     flush_timeout: Duration,
     /// The last export failure (the SDK only logs them).
     failure: Failure,
@@ -166,8 +172,8 @@ pub fn start(warn: &dyn Fn(&str)) -> Option<Telemetry> {
         } => (json, flush_timeout, capture_content),
     };
     let failure = Failure::default();
-    let tracer_provider = match tracer_provider(json, flush_timeout, &failure) {
-        Ok(provider) => provider,
+    let (tracer_provider, meter_provider) = match providers(json, flush_timeout, &failure) {
+        Ok(providers) => providers,
         Err(reason) => {
             warn(&format!("telemetry is off: {reason}"));
             return None;
@@ -178,24 +184,30 @@ pub fn start(warn: &dyn Fn(&str)) -> Option<Telemetry> {
         tracer: tracer_provider.tracer("pincer"),
         incoming,
         capture_content,
+        metrics: meter_provider
+            .as_ref()
+            .map(|provider| metrics::Instruments::new(&provider.meter("pincer"))),
     };
     if ACTIVE.set(active).is_err() {
         return None;
     }
     Some(Telemetry {
         tracer_provider,
+        meter_provider,
         flush_timeout,
         failure,
     })
 }
 
-/// The exporter and its provider. The blocking HTTP client is built on a thread of its own
+/// The exporters and their providers: traces, and metrics when an endpoint for them is set
+/// (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`; a traces-only endpoint
+/// sends no metrics). One blocking HTTP client serves both; it is built on a thread of its own
 /// (reqwest's blocking client must not be built inside an async runtime) with pincer's TLS.
-fn tracer_provider(
+fn providers(
     json: bool,
     timeout: Duration,
     failure: &Failure,
-) -> Result<SdkTracerProvider, String> {
+) -> Result<(SdkTracerProvider, Option<SdkMeterProvider>), String> {
     use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
 
     let client = std::thread::spawn(move || {
@@ -215,7 +227,7 @@ fn tracer_provider(
     };
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
-        .with_http_client(client)
+        .with_http_client(client.clone())
         .with_protocol(protocol)
         .with_timeout(timeout)
         .build()
@@ -224,10 +236,35 @@ fn tracer_provider(
         inner: exporter,
         failure: Arc::clone(failure),
     };
-    Ok(SdkTracerProvider::builder()
+    let resource = resource();
+    let tracer_provider = SdkTracerProvider::builder()
         .with_batch_exporter(exporter)
-        .with_resource(resource())
-        .build())
+        .with_resource(resource.clone())
+        .build();
+    let metrics_endpoint = [
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+    ]
+    .iter()
+    .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()));
+    let meter_provider = if metrics_endpoint {
+        let exporter = opentelemetry_otlp::MetricExporter::builder()
+            .with_http()
+            .with_http_client(client)
+            .with_protocol(protocol)
+            .with_timeout(timeout)
+            .build()
+            .map_err(|error| error.to_string())?;
+        Some(
+            SdkMeterProvider::builder()
+                .with_periodic_exporter(exporter)
+                .with_resource(resource)
+                .build(),
+        )
+    } else {
+        None
+    };
+    Ok((tracer_provider, meter_provider))
 }
 
 /// The resource from `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; the service is
@@ -266,8 +303,11 @@ pub fn finish(telemetry: Option<Telemetry>, warn: &dyn Fn(&str)) {
     let flusher = std::thread::Builder::new()
         .name("pincer-otel-flush".to_owned())
         .spawn(move || {
-            let result = telemetry.tracer_provider.shutdown_with_timeout(timeout);
-            let _ = done.send(result.map_err(|error| error.to_string()));
+            let traces = telemetry.tracer_provider.shutdown_with_timeout(timeout);
+            let metrics = telemetry
+                .meter_provider
+                .map_or(Ok(()), |provider| provider.shutdown_with_timeout(timeout));
+            let _ = done.send(traces.and(metrics).map_err(|error| error.to_string()));
         });
     if flusher.is_err() {
         warn("telemetry: the traces were not exported (no thread to flush them)");
@@ -285,7 +325,7 @@ pub fn finish(telemetry: Option<Telemetry>, warn: &dyn Fn(&str)) {
         }
         Ok(Err(error)) => warn(&format!("telemetry: the traces were not exported: {error}")),
         Err(_) => warn(&format!(
-            "telemetry: the traces were not exported within {} ms (OTEL_EXPORTER_OTLP_TIMEOUT)",
+            "telemetry: the traces and metrics were not exported within {} ms (OTEL_EXPORTER_OTLP_TIMEOUT)",
             timeout.as_millis()
         )),
     }

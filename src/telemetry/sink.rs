@@ -3,6 +3,9 @@
 use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 
+use std::time::Instant;
+
+use super::metrics::Call;
 use super::{Active, active, set_current};
 use crate::engine::event::{Event, EventSink, Phase, RetryKind};
 use crate::output::events::OutputSink;
@@ -27,6 +30,7 @@ pub(crate) fn watch(inner: Box<dyn OutputSink>) -> Box<dyn OutputSink> {
         active,
         agent,
         chat: None,
+        call: None,
         tool: None,
         compaction: None,
         hooks: Vec::new(),
@@ -55,8 +59,10 @@ struct Traced {
     agent: Context,
     /// The model call in progress.
     chat: Option<Context>,
-    /// The tool call in progress, with its id.
-    tool: Option<(String, Context)>,
+    /// Its provider, model and start, for the metrics.
+    call: Option<(String, String, Instant)>,
+    /// The tool call in progress, with its id and name.
+    tool: Option<(String, String, Context)>,
     compaction: Option<Context>,
     /// The hooks running, by id (in the order they started).
     hooks: Vec<(String, Context)>,
@@ -69,7 +75,7 @@ impl Traced {
             .last()
             .map(|(_, hook)| hook)
             .or(self.compaction.as_ref())
-            .or(self.tool.as_ref().map(|(_, tool)| tool))
+            .or(self.tool.as_ref().map(|(_, _, tool)| tool))
             .or(self.chat.as_ref())
             .unwrap_or(&self.agent)
     }
@@ -102,6 +108,7 @@ impl Traced {
                 if !provider.is_empty() {
                     attributes.push(KeyValue::new("gen_ai.provider.name", provider.to_owned()));
                 }
+                self.call = Some((provider.to_owned(), model.to_owned(), Instant::now()));
                 self.chat = Some(span(
                     self.active,
                     &self.agent,
@@ -127,7 +134,11 @@ impl Traced {
                         "gen_ai.response.finish_reasons",
                         Value::Array(Array::String(vec![StringValue::from(finish)])),
                     ),
-                    KeyValue::new("gen_ai.usage.input_tokens", tokens(usage.input)),
+                    // All input tokens, the cached ones included (the conventions' definition).
+                    KeyValue::new(
+                        "gen_ai.usage.input_tokens",
+                        tokens(usage.input + usage.cache_read + usage.cache_write),
+                    ),
                     KeyValue::new("gen_ai.usage.output_tokens", tokens(usage.output)),
                     KeyValue::new(
                         "gen_ai.usage.cache_read.input_tokens",
@@ -143,6 +154,19 @@ impl Traced {
                     span.set_status(Status::error(error.clone()));
                 }
                 span.end();
+                if let (Some(metrics), Some((provider, model, started))) =
+                    (&self.active.metrics, self.call.take())
+                {
+                    metrics.model_call(&Call {
+                        provider: &provider,
+                        request_model: &model,
+                        response_model: &message.model,
+                        input: usage.input + usage.cache_read + usage.cache_write,
+                        output: usage.output,
+                        seconds: started.elapsed().as_secs_f64(),
+                        error: message.error_message.is_some(),
+                    });
+                }
             }
             Event::Retry(retry) => {
                 let kind = match retry.kind {
@@ -213,7 +237,7 @@ impl Traced {
                 }
             }
             Event::ToolStarted(start) => {
-                if let Some((_, tool)) = self.tool.take() {
+                if let Some((_, _, tool)) = self.tool.take() {
                     tool.span().end();
                 }
                 let tool = span(
@@ -227,10 +251,11 @@ impl Traced {
                         KeyValue::new("gen_ai.tool.call.id", start.id.clone()),
                     ],
                 );
-                self.tool = Some((start.id.clone(), tool));
+                self.tool = Some((start.id.clone(), start.name.clone(), tool));
             }
             Event::ToolFinished(finished) => {
-                let Some((_, tool)) = self.tool.take_if(|(id, _)| *id == finished.id) else {
+                let Some((_, name, tool)) = self.tool.take_if(|(id, _, _)| *id == finished.id)
+                else {
                     return;
                 };
                 let outcome = match (finished.refused, finished.is_error) {
@@ -244,6 +269,9 @@ impl Traced {
                     span.set_status(Status::error(outcome));
                 }
                 span.end();
+                if let Some(metrics) = &self.active.metrics {
+                    metrics.tool_call(&name, outcome);
+                }
             }
             Event::Hook(crate::hooks::HookProgress::Started(hook)) => {
                 let parent = self.innermost().clone();
@@ -274,7 +302,7 @@ impl Traced {
     fn close(&mut self, result: &RunResult) {
         end(self.chat.take());
         end(self.compaction.take());
-        end(self.tool.take().map(|(_, tool)| tool));
+        end(self.tool.take().map(|(_, _, tool)| tool));
         for (_, hook) in self.hooks.drain(..) {
             hook.span().end();
         }
@@ -301,6 +329,9 @@ impl Traced {
             span.set_status(Status::error(result.terminal_reason.clone()));
         }
         span.end();
+        if let Some(metrics) = &self.active.metrics {
+            metrics.run(result.total_cost_usd, &result.terminal_reason);
+        }
     }
 }
 

@@ -5,8 +5,10 @@
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
-use opentelemetry_proto::tonic::common::v1::any_value;
+use opentelemetry_proto::tonic::common::v1::{KeyValue, any_value};
+use opentelemetry_proto::tonic::metrics::v1::{Metric, metric, number_data_point};
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message as _;
 
@@ -45,6 +47,34 @@ fn spans(collector: &MockServer) -> Vec<Span> {
                 .flat_map(|scope| scope.spans)
         })
         .collect()
+}
+
+/// Every metric the collector received, decoded.
+fn metrics(collector: &MockServer) -> Vec<Metric> {
+    collector
+        .requests()
+        .iter()
+        .filter(|request| request.path == "/v1/metrics")
+        .flat_map(|request| {
+            let decoded = ExportMetricsServiceRequest::decode(request.body.as_slice())
+                .expect("an OTLP protobuf export");
+            decoded
+                .resource_metrics
+                .into_iter()
+                .flat_map(|resource| resource.scope_metrics)
+                .flat_map(|scope| scope.metrics)
+        })
+        .collect()
+}
+
+fn string_of(attributes: &[KeyValue], key: &str) -> Option<String> {
+    attributes
+        .iter()
+        .find(|attribute| attribute.key == key)
+        .and_then(|attribute| match attribute.value.clone()?.value? {
+            any_value::Value::StringValue(value) => Some(value),
+            _ => None,
+        })
 }
 
 fn named<'a>(spans: &'a [Span], name: &str) -> &'a Span {
@@ -198,4 +228,74 @@ fn a_dead_or_silent_collector_costs_at_most_the_flush_timeout_and_keeps_the_exit
         );
     }
     drop(hold);
+}
+
+#[test]
+fn token_usage_duration_tool_calls_and_cost_are_exported_as_metrics() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(exec_turn(&["true"]));
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .args(["run", "-m", MODEL, "list things"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let metrics = metrics(&collector);
+    let metric = |name: &str| {
+        metrics
+            .iter()
+            .find(|metric| metric.name == name)
+            .and_then(|metric| metric.data.clone())
+            .unwrap_or_else(|| panic!("no metric {name}"))
+    };
+    let Some(metric::Data::Histogram(tokens)) = Some(metric("gen_ai.client.token.usage")) else {
+        panic!("gen_ai.client.token.usage is a histogram");
+    };
+    let sum_of = |kind: &str| -> (f64, u64) {
+        tokens
+            .data_points
+            .iter()
+            .filter(|point| {
+                string_of(&point.attributes, "gen_ai.token.type").as_deref() == Some(kind)
+            })
+            .map(|point| (point.sum.unwrap_or_default(), point.count))
+            .fold((0.0, 0), |(sum, count), (more, calls)| {
+                (sum + more, count + calls)
+            })
+    };
+    assert_eq!(sum_of("input"), (20.0, 2), "two calls of 10 input tokens");
+    assert_eq!(sum_of("output"), (10.0, 2), "two calls of 5 output tokens");
+    let Some(metric::Data::Histogram(duration)) = Some(metric("gen_ai.client.operation.duration"))
+    else {
+        panic!("gen_ai.client.operation.duration is a histogram");
+    };
+    assert_eq!(
+        duration
+            .data_points
+            .iter()
+            .map(|point| point.count)
+            .sum::<u64>(),
+        2
+    );
+    let Some(metric::Data::Sum(calls)) = Some(metric("pincer.tool.calls")) else {
+        panic!("pincer.tool.calls is a sum");
+    };
+    let point = &calls.data_points[0];
+    assert_eq!(point.value, Some(number_data_point::Value::AsInt(1)));
+    assert_eq!(
+        string_of(&point.attributes, "gen_ai.tool.name").as_deref(),
+        Some("exec")
+    );
+    let Some(metric::Data::Sum(runs)) = Some(metric("pincer.runs")) else {
+        panic!("pincer.runs is a sum");
+    };
+    assert_eq!(
+        runs.data_points[0].value,
+        Some(number_data_point::Value::AsInt(1))
+    );
+    assert!(matches!(metric("pincer.cost"), metric::Data::Sum(_)));
 }
