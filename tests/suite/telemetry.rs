@@ -299,3 +299,65 @@ fn token_usage_duration_tool_calls_and_cost_are_exported_as_metrics() {
     );
     assert!(matches!(metric("pincer.cost"), metric::Data::Sum(_)));
 }
+
+/// The exported span a `TRACEPARENT` value names.
+fn span_named_by<'a>(spans: &'a [Span], traceparent: &str) -> &'a Span {
+    let parts: Vec<&str> = traceparent.trim().split('-').collect();
+    assert_eq!(parts.len(), 4, "a W3C traceparent: {traceparent:?}");
+    spans
+        .iter()
+        .find(|span| hex(&span.trace_id) == parts[1] && hex(&span.span_id) == parts[2])
+        .unwrap_or_else(|| panic!("{traceparent:?} names no exported span"))
+}
+
+#[test]
+fn a_hook_command_gets_the_traceparent_of_its_own_span_under_the_tool_span() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[[hooks.PreToolUse]]\nmatcher = \"exec\"\n\
+         command = \"cat > /dev/null; printenv TRACEPARENT > hook-traceparent.txt\"\n",
+    )
+    .unwrap();
+    let server = MockServer::start(exec_turn(&["true"]));
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .args(["run", "-m", MODEL, "list things"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let written = std::fs::read_to_string(home.workspace.join("hook-traceparent.txt"))
+        .expect("the hook ran and had a TRACEPARENT");
+    let hook = span_named_by(&spans, &written);
+    assert!(hook.name.starts_with("hook PreToolUse"), "{}", hook.name);
+    let tool = named(&spans, "execute_tool exec");
+    assert_eq!(hook.parent_span_id, tool.span_id);
+}
+
+#[test]
+fn a_cli_backend_child_gets_the_traceparent_of_its_chat_span() {
+    let bench = crate::suite::backends::Bench::new();
+    let collector = collector();
+    let output = bench
+        .cmd("claude-cli", &["text-turn.jsonl"])
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+        .args(["run", "-m", "claude-cli/sonnet", "hi"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let env = bench.call(0)["env"].clone();
+    let traceparent = env["TRACEPARENT"]
+        .as_str()
+        .expect("the child got a TRACEPARENT");
+    let chat = span_named_by(&spans, traceparent);
+    assert!(chat.name.starts_with("chat "), "{}", chat.name);
+    let agent = named(&spans, "invoke_agent");
+    assert_eq!(chat.parent_span_id, agent.span_id);
+    assert_eq!(hex(&agent.parent_span_id), PARENT_ID);
+}
