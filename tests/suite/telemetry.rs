@@ -361,3 +361,44 @@ fn a_cli_backend_child_gets_the_traceparent_of_its_chat_span() {
     assert_eq!(chat.parent_span_id, agent.span_id);
     assert_eq!(hex(&agent.parent_span_id), PARENT_ID);
 }
+
+#[test]
+fn a_retry_is_an_event_of_its_chat_span_and_the_answer_is_exported_only_on_request() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![
+        Reply::json(529, &(protocol.error_body)(529)),
+        Reply::sse(&(protocol.text)(&["ANSWER-CANARY-17"])),
+    ]);
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .fast_retries()
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+        .args(["run", "-m", MODEL, "hello"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let chat = named(&spans, "chat claude-sonnet-4-5");
+    let retry = chat
+        .events
+        .iter()
+        .find(|event| event.name == "retry")
+        .expect("the resend is an event of the model call");
+    assert_eq!(
+        string_of(&retry.attributes, "pincer.retry.kind").as_deref(),
+        Some("resend")
+    );
+    let agent = named(&spans, "invoke_agent");
+    assert!(
+        string(agent, "gen_ai.output.messages").contains("ANSWER-CANARY-17"),
+        "the answer is there when asked for"
+    );
+    assert!(
+        attribute(agent, "gen_ai.conversation.id").is_some(),
+        "the session id is an attribute"
+    );
+}
