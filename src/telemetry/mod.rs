@@ -1,7 +1,8 @@
 //! OpenTelemetry traces (SPEC §17), per the GenAI semantic conventions.
 //!
-//! [`start`] reads the standard variables once, before the command runs. With no OTLP endpoint,
-//! or `OTEL_SDK_DISABLED=true`, nothing is built: no exporter, no thread, and [`watch`] and
+//! [`watch`] starts it the first time a turn's sink is built, from the standard variables and,
+//! for what they leave unset, `[telemetry]`. With no OTLP endpoint, or `OTEL_SDK_DISABLED=true`
+//! (`enabled = false`), nothing is built: no exporter, no thread, and [`watch`] and
 //! [`child_environment`] give back what they were given and nothing; a run pays one lookup of a
 //! few variables. Otherwise a tracer provider exports over OTLP/HTTP (protobuf by default, JSON on
 //! request; gRPC is not built in: a warning, and telemetry stays off) from the SDK's own thread.
@@ -29,6 +30,7 @@ use std::ffi::OsString;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
+use crate::config::file::TelemetryConfig;
 use opentelemetry::Context;
 use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::propagation::TextMapPropagator;
@@ -54,13 +56,23 @@ struct Active {
     metrics: Option<metrics::Instruments>,
 }
 
-static ACTIVE: OnceLock<Active> = OnceLock::new();
+/// What the first [`start`] decided: `None` = telemetry off.
+static ACTIVE: OnceLock<Option<Started>> = OnceLock::new();
+
+/// The providers to flush at exit, taken by [`finish`].
+static PROVIDERS: Mutex<Option<Telemetry>> = Mutex::new(None);
+
+struct Started {
+    state: Active,
+    providers: Telemetry,
+}
 
 /// The innermost open span: the parent of the next child process.
 static CURRENT: Mutex<Option<Context>> = Mutex::new(None);
 
-/// The providers to flush at exit; `None` when telemetry is off.
-pub struct Telemetry {
+/// The providers to flush at exit (clones share the SDK's state).
+#[derive(Clone)]
+struct Telemetry {
     tracer_provider: SdkTracerProvider,
     meter_provider: Option<SdkMeterProvider>,
     flush_timeout: Duration,
@@ -155,11 +167,49 @@ fn setup(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
     }
 }
 
-/// Start exporting when the variables ask for it; `warn` gets why not when they ask for
-/// something pincer cannot do. Call once, before any runtime, from `main_entry`.
-pub fn start(warn: &dyn Fn(&str)) -> Option<Telemetry> {
-    let lookup = |name: &str| std::env::var(name).ok();
-    let (json, flush_timeout, capture_content) = match setup(&lookup) {
+/// Start exporting when the variables or `[telemetry]` ask for it, once per process (later
+/// calls keep what the first decided); `warn` gets why not when they ask for something pincer
+/// cannot do. Called before the turn's sink is built, outside any async runtime.
+fn start(config: &TelemetryConfig, warn: &dyn Fn(&str)) -> Option<&'static Active> {
+    let mut started = false;
+    let active = ACTIVE.get_or_init(|| {
+        started = true;
+        let lookup = |name: &str| {
+            std::env::var(name)
+                .ok()
+                .filter(|value| !value.trim().is_empty())
+                .or_else(|| configured(config, name))
+        };
+        build(config, &lookup, warn)
+    });
+    if started {
+        // The flush at exit needs the providers; the spans need the tracer only.
+        let providers = active.as_ref().map(|active| active.providers.clone());
+        *PROVIDERS.lock().unwrap_or_else(PoisonError::into_inner) = providers;
+    }
+    active.as_ref().map(|active| &active.state)
+}
+
+/// The variable `name` as `[telemetry]` sets it.
+fn configured(config: &TelemetryConfig, name: &str) -> Option<String> {
+    match name {
+        "OTEL_EXPORTER_OTLP_ENDPOINT" => config.endpoint.clone(),
+        "OTEL_EXPORTER_OTLP_PROTOCOL" => config.protocol.clone(),
+        "OTEL_EXPORTER_OTLP_TIMEOUT" => config.flush_timeout_ms.map(|millis| millis.to_string()),
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT" => {
+            config.capture_content.map(|capture| capture.to_string())
+        }
+        "OTEL_SDK_DISABLED" => config.enabled.map(|enabled| (!enabled).to_string()),
+        _ => None,
+    }
+}
+
+fn build(
+    config: &TelemetryConfig,
+    lookup: &dyn Fn(&str) -> Option<String>,
+    warn: &dyn Fn(&str),
+) -> Option<Started> {
+    let (json, flush_timeout, capture_content) = match setup(lookup) {
         Setup::Off => return None,
         Setup::Unsupported(reason) => {
             warn(&reason);
@@ -172,30 +222,29 @@ pub fn start(warn: &dyn Fn(&str)) -> Option<Telemetry> {
         } => (json, flush_timeout, capture_content),
     };
     let failure = Failure::default();
-    let (tracer_provider, meter_provider) = match providers(json, flush_timeout, &failure) {
+    let (tracer_provider, meter_provider) = match providers(config, json, flush_timeout, &failure) {
         Ok(providers) => providers,
         Err(reason) => {
             warn(&format!("telemetry is off: {reason}"));
             return None;
         }
     };
-    let incoming = TraceContextPropagator::new().extract(&incoming_headers(&lookup));
-    let active = Active {
-        tracer: tracer_provider.tracer("pincer"),
-        incoming,
-        capture_content,
-        metrics: meter_provider
-            .as_ref()
-            .map(|provider| metrics::Instruments::new(&provider.meter("pincer"))),
-    };
-    if ACTIVE.set(active).is_err() {
-        return None;
-    }
-    Some(Telemetry {
-        tracer_provider,
-        meter_provider,
-        flush_timeout,
-        failure,
+    let incoming = TraceContextPropagator::new().extract(&incoming_headers(lookup));
+    Some(Started {
+        state: Active {
+            tracer: tracer_provider.tracer("pincer"),
+            incoming,
+            capture_content,
+            metrics: meter_provider
+                .as_ref()
+                .map(|provider| metrics::Instruments::new(&provider.meter("pincer"))),
+        },
+        providers: Telemetry {
+            tracer_provider,
+            meter_provider,
+            flush_timeout,
+            failure,
+        },
     })
 }
 
@@ -204,6 +253,7 @@ pub fn start(warn: &dyn Fn(&str)) -> Option<Telemetry> {
 /// sends no metrics). One blocking HTTP client serves both; it is built on a thread of its own
 /// (reqwest's blocking client must not be built inside an async runtime) with pincer's TLS.
 fn providers(
+    config: &TelemetryConfig,
     json: bool,
     timeout: Duration,
     failure: &Failure,
@@ -225,36 +275,56 @@ fn providers(
     } else {
         Protocol::HttpBinary
     };
-    let exporter = opentelemetry_otlp::SpanExporter::builder()
+    let from_environment =
+        |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
+    // The exporter reads the variables itself; `[telemetry]` fills in what they leave unset.
+    let configured_endpoint = |signal: &str| {
+        let base = config.endpoint.as_deref()?;
+        (!from_environment("OTEL_EXPORTER_OTLP_ENDPOINT")
+            && !from_environment(&format!(
+                "OTEL_EXPORTER_OTLP_{}_ENDPOINT",
+                signal.to_uppercase()
+            )))
+        .then(|| format!("{}/v1/{signal}", base.trim_end_matches('/')))
+    };
+    let headers: HashMap<String, String> = if from_environment("OTEL_EXPORTER_OTLP_HEADERS") {
+        HashMap::new()
+    } else {
+        config.headers.clone().into_iter().collect()
+    };
+    let mut builder = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_http_client(client.clone())
         .with_protocol(protocol)
         .with_timeout(timeout)
-        .build()
-        .map_err(|error| error.to_string())?;
+        .with_headers(headers.clone());
+    if let Some(endpoint) = configured_endpoint("traces") {
+        builder = builder.with_endpoint(endpoint);
+    }
+    let exporter = builder.build().map_err(|error| error.to_string())?;
     let exporter = Noting {
         inner: exporter,
         failure: Arc::clone(failure),
     };
-    let resource = resource();
+    let resource = resource(config.service_name.as_deref());
     let tracer_provider = SdkTracerProvider::builder()
         .with_batch_exporter(exporter)
         .with_resource(resource.clone())
         .build();
-    let metrics_endpoint = [
-        "OTEL_EXPORTER_OTLP_ENDPOINT",
-        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
-    ]
-    .iter()
-    .any(|name| std::env::var_os(name).is_some_and(|value| !value.is_empty()));
+    let metrics_endpoint = from_environment("OTEL_EXPORTER_OTLP_ENDPOINT")
+        || from_environment("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
+        || config.endpoint.is_some();
     let meter_provider = if metrics_endpoint {
-        let exporter = opentelemetry_otlp::MetricExporter::builder()
+        let mut builder = opentelemetry_otlp::MetricExporter::builder()
             .with_http()
             .with_http_client(client)
             .with_protocol(protocol)
             .with_timeout(timeout)
-            .build()
-            .map_err(|error| error.to_string())?;
+            .with_headers(headers);
+        if let Some(endpoint) = configured_endpoint("metrics") {
+            builder = builder.with_endpoint(endpoint);
+        }
+        let exporter = builder.build().map_err(|error| error.to_string())?;
         Some(
             SdkMeterProvider::builder()
                 .with_periodic_exporter(exporter)
@@ -268,8 +338,8 @@ fn providers(
 }
 
 /// The resource from `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; the service is
-/// `pincer` unless they name one.
-fn resource() -> opentelemetry_sdk::Resource {
+/// `[telemetry] service_name`, else `pincer`, unless they name one.
+fn resource(configured: Option<&str>) -> opentelemetry_sdk::Resource {
     let named = std::env::var_os("OTEL_SERVICE_NAME").is_some_and(|name| !name.is_empty())
         || std::env::var("OTEL_RESOURCE_ATTRIBUTES")
             .is_ok_and(|attributes| attributes.contains("service.name="));
@@ -277,7 +347,9 @@ fn resource() -> opentelemetry_sdk::Resource {
     if named {
         builder.build()
     } else {
-        builder.with_service_name("pincer").build()
+        builder
+            .with_service_name(configured.unwrap_or("pincer").to_owned())
+            .build()
     }
 }
 
@@ -290,8 +362,12 @@ fn incoming_headers(lookup: &dyn Fn(&str) -> Option<String>) -> HashMap<String, 
 
 /// End the run's export: flush what is left, waiting at most the flush timeout; a failure or a
 /// timeout is a warning, never an error of the run.
-pub fn finish(telemetry: Option<Telemetry>, warn: &dyn Fn(&str)) {
-    let Some(telemetry) = telemetry else {
+pub fn finish(warn: &dyn Fn(&str)) {
+    let taken = PROVIDERS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    let Some(telemetry) = taken else {
         return;
     };
     set_current(None);
@@ -329,10 +405,6 @@ pub fn finish(telemetry: Option<Telemetry>, warn: &dyn Fn(&str)) {
             timeout.as_millis()
         )),
     }
-}
-
-fn active() -> Option<&'static Active> {
-    ACTIVE.get()
 }
 
 fn set_current(context: Option<Context>) {

@@ -6,15 +6,21 @@ use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 use std::time::Instant;
 
 use super::metrics::Call;
-use super::{Active, active, set_current};
+use super::{Active, set_current, start};
+use crate::config::file::TelemetryConfig;
 use crate::engine::event::{Event, EventSink, Phase, RetryKind};
 use crate::output::events::OutputSink;
 use crate::output::schema::RunResult;
 
 /// `inner`, with the run's spans made from every event on the way; `inner` itself when
-/// telemetry is off.
-pub(crate) fn watch(inner: Box<dyn OutputSink>) -> Box<dyn OutputSink> {
-    let Some(active) = active() else {
+/// telemetry is off. The first call starts telemetry (SPEC §17) with `config` under the
+/// variables.
+pub(crate) fn watch(
+    inner: Box<dyn OutputSink>,
+    config: &TelemetryConfig,
+    warn: &dyn Fn(&str),
+) -> Box<dyn OutputSink> {
+    let Some(active) = start(config, warn) else {
         return inner;
     };
     let agent = span(

@@ -402,3 +402,50 @@ fn a_retry_is_an_event_of_its_chat_span_and_the_answer_is_exported_only_on_reque
         "the session id is an attribute"
     );
 }
+
+#[test]
+fn the_telemetry_table_of_config_toml_turns_export_on_and_names_the_service() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let collector = collector();
+    std::fs::write(
+        home.home.join("config.toml"),
+        format!(
+            "[telemetry]\nendpoint = \"{}\"\nservice_name = \"nightly-fixer\"\n",
+            collector.url()
+        ),
+    )
+    .unwrap();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .args(["run", "-m", MODEL, "hello"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    named(&spans(&collector), "invoke_agent");
+    let request = collector
+        .requests()
+        .into_iter()
+        .find(|request| request.path == "/v1/traces")
+        .expect("traces went to the configured endpoint");
+    let decoded = ExportTraceServiceRequest::decode(request.body.as_slice()).unwrap();
+    let resource = decoded.resource_spans[0].resource.clone().unwrap();
+    assert_eq!(
+        string_of(&resource.attributes, "service.name").as_deref(),
+        Some("nightly-fixer")
+    );
+    assert!(
+        collector
+            .requests()
+            .iter()
+            .any(|request| request.path == "/v1/metrics"),
+        "metrics go to the same collector: {:?}",
+        collector
+            .requests()
+            .iter()
+            .map(|request| request.path.clone())
+            .collect::<Vec<_>>()
+    );
+}
