@@ -449,3 +449,40 @@ fn the_telemetry_table_of_config_toml_turns_export_on_and_names_the_service() {
             .collect::<Vec<_>>()
     );
 }
+
+#[test]
+fn an_mcp_stdio_server_gets_the_traceparent_of_the_run_span() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let config = crate::suite::mcp::stdio_server("t", "stdio", None, serde_json::json!({}));
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "c1",
+            "mcp__t__env",
+            &serde_json::json!({"name": "TRACEPARENT"}),
+        )),
+        Reply::sse(&(protocol.text)(&["done"])),
+    ]);
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+        .args([
+            "run",
+            "-m",
+            MODEL,
+            "--mcp-config",
+            &config.to_string(),
+            "go",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let requests = server.requests();
+    let results = tool_results(&requests[1].json());
+    let started_by = span_named_by(&spans, &results["c1"].0);
+    assert_eq!(started_by.name, "invoke_agent");
+}
