@@ -31,6 +31,7 @@ pub mod secret;
 pub mod session;
 pub mod settings;
 pub mod structured;
+pub mod telemetry;
 pub mod tls;
 pub mod tools;
 

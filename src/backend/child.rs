@@ -242,6 +242,8 @@ async fn supervise(
         .args(spawn.args)
         .env_clear()
         .envs(spawn.env.iter().map(|(name, value)| (name, value)))
+        // The model call's span, when the run is traced (SPEC §17).
+        .envs(crate::telemetry::child_environment())
         .current_dir(spawn.cwd)
         .process_group(0)
         .stdin(if spawn.stdin.is_some() {

@@ -201,6 +201,8 @@ pub fn main_entry() -> ExitCode {
     let outcome = run(cli, &diagnostics, format, started);
     // Whatever the way out, nothing a command started outlives the run (SPEC §10).
     crate::tools::finish_run();
+    // Bounded: a collector that is down or slow costs the flush timeout and a warning.
+    crate::telemetry::finish(&|message| diagnostics.warn(message));
     match outcome {
         Ok(exit) => exit.into(),
         Err(error) => {

@@ -191,6 +191,14 @@ fn drive(
     };
     let meter = super::usage::Meter::default();
     let base = meter.watch(sink_with(events_file));
+    let base = match context {
+        Ok(context) => {
+            crate::telemetry::watch(base, &context.settings.config.telemetry, &|warning| {
+                context.diagnostics.warn(warning);
+            })
+        }
+        Err(_) => base,
+    };
     let mut sink: Box<dyn OutputSink + '_> = match context {
         Ok(context) => Box::new(RunSink {
             // Progress on stderr sees every event first (spinner, tool lines).

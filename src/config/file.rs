@@ -91,6 +91,35 @@ pub struct ConfigFile {
     /// Spending limits across runs, from the usage ledger (SPEC §18).
     #[serde(default)]
     pub budget: BudgetConfig,
+    /// OpenTelemetry export (SPEC §17); the standard `OTEL_*` variables win over it.
+    #[serde(default)]
+    pub telemetry: TelemetryConfig,
+}
+
+/// `[telemetry]`: where and how a run's traces and metrics go, for machines where setting the
+/// `OTEL_*` variables is awkward. Each key stands for one variable, which wins when set.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetryConfig {
+    /// The collector's OTLP/HTTP base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`); `/v1/traces` and
+    /// `/v1/metrics` are appended. Default: none, telemetry off.
+    pub endpoint: Option<String>,
+    /// `http/protobuf` (default) or `http/json` (`OTEL_EXPORTER_OTLP_PROTOCOL`).
+    pub protocol: Option<String>,
+    /// Headers of every export, such as an API key of the collector
+    /// (`OTEL_EXPORTER_OTLP_HEADERS`).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// `service.name` (`OTEL_SERVICE_NAME`). Default: `pincer`.
+    pub service_name: Option<String>,
+    /// The most the export at exit may take, in milliseconds (`OTEL_EXPORTER_OTLP_TIMEOUT`).
+    /// Default: 2000.
+    pub flush_timeout_ms: Option<u64>,
+    /// Export the answer text (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`). Default:
+    /// false.
+    pub capture_content: Option<bool>,
+    /// `false` turns telemetry off whatever the endpoint (`OTEL_SDK_DISABLED=true`).
+    pub enabled: Option<bool>,
 }
 
 /// `[budget]`: the most the runs of one UTC day, week (from Monday) or month may spend; a run

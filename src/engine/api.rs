@@ -736,6 +736,7 @@ impl<'run> ApiEngine<'run> {
         turn.sink.emit(&Event::ToolFinished(ToolEnd {
             id: call.id.clone(),
             is_error: output.is_error,
+            refused: output.refusal.is_some(),
         }));
         let mut output = output;
         self.settings

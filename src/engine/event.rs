@@ -276,4 +276,6 @@ pub struct ToolEnd {
     pub id: String,
     /// Whether the tool reported an error (or the call was refused).
     pub is_error: bool,
+    /// Whether a hook, the policy or the sandbox refused it (a permission denial).
+    pub refused: bool,
 }

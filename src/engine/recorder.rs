@@ -444,9 +444,11 @@ impl ChildRecord for Recorder<'_> {
         let entry_id = self
             .transcript
             .append_message(&Message::ToolResult(result.clone()))?;
+        // A CLI child's denials are not told apart from its errors here.
         self.sink.emit(&Event::ToolFinished(ToolEnd {
             id: call_id.to_owned(),
             is_error,
+            refused: false,
         }));
         self.sink.emit(&Event::ToolResult(ToolResultDone {
             result,

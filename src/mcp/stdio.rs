@@ -155,6 +155,8 @@ impl StdioProcess {
         command
             .env_clear()
             .envs(launch.environment.iter().map(|(name, value)| (name, value)))
+            // The span that starts it, when the run is traced (SPEC §17).
+            .envs(crate::telemetry::child_environment())
             .current_dir(launch.directory)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

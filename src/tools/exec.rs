@@ -183,7 +183,9 @@ pub(crate) fn in_environment(
             .env_clear()
             .envs(base.iter().map(|(name, value)| (name, value)));
     }
+    // The span that starts it, when the run is traced (SPEC §17).
     command
+        .envs(crate::telemetry::child_environment())
         .envs(environment.iter().map(|(name, value)| (name, value)))
         .current_dir(directory);
 }

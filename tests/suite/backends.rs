@@ -52,7 +52,7 @@ impl Bench {
     }
 
     /// pincer with the fakes replaying `scenario` (one fixture per child call).
-    fn cmd(&self, backend: &str, scenario: &[&str]) -> Pincer {
+    pub(crate) fn cmd(&self, backend: &str, scenario: &[&str]) -> Pincer {
         let files: Vec<String> = scenario.iter().map(|name| fixture(backend, name)).collect();
         self.home
             .pincer()

@@ -35,6 +35,7 @@ mod snapshots;
 mod special_files;
 mod status;
 mod structured_output;
+mod telemetry;
 mod tool_policy;
 mod turns;
 mod usage;

@@ -1,0 +1,488 @@
+//! OpenTelemetry export (SPEC §17): pincer runs against the mock provider with
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` at a second mock that records what it is sent, and the tests
+//! decode those requests with the protocol's own generated types (`opentelemetry-proto`).
+
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
+use opentelemetry_proto::tonic::common::v1::{KeyValue, any_value};
+use opentelemetry_proto::tonic::metrics::v1::{Metric, metric, number_data_point};
+use opentelemetry_proto::tonic::trace::v1::Span;
+use prost::Message as _;
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::wire::anthropic::tool_results;
+use crate::common::{Home, code, stderr};
+use crate::suite::exec_sandbox::exec_turn;
+
+const KEY: &str = "sk-ant-OTELKEY-0b1c2d3e4f5a6b7c";
+const MODEL: &str = "anthropic/claude-sonnet-4-5";
+const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+const PARENT_ID: &str = "00f067aa0ba902b7";
+
+/// A collector that accepts every export.
+fn collector() -> MockServer {
+    MockServer::start(
+        (0..8)
+            .map(|_| Reply::raw(200, "application/x-protobuf", b""))
+            .collect(),
+    )
+}
+
+/// Every span the collector received, decoded.
+fn spans(collector: &MockServer) -> Vec<Span> {
+    collector
+        .requests()
+        .iter()
+        .filter(|request| request.path == "/v1/traces")
+        .flat_map(|request| {
+            let decoded = ExportTraceServiceRequest::decode(request.body.as_slice())
+                .expect("an OTLP protobuf export");
+            decoded
+                .resource_spans
+                .into_iter()
+                .flat_map(|resource| resource.scope_spans)
+                .flat_map(|scope| scope.spans)
+        })
+        .collect()
+}
+
+/// Every metric the collector received, decoded.
+fn metrics(collector: &MockServer) -> Vec<Metric> {
+    collector
+        .requests()
+        .iter()
+        .filter(|request| request.path == "/v1/metrics")
+        .flat_map(|request| {
+            let decoded = ExportMetricsServiceRequest::decode(request.body.as_slice())
+                .expect("an OTLP protobuf export");
+            decoded
+                .resource_metrics
+                .into_iter()
+                .flat_map(|resource| resource.scope_metrics)
+                .flat_map(|scope| scope.metrics)
+        })
+        .collect()
+}
+
+fn string_of(attributes: &[KeyValue], key: &str) -> Option<String> {
+    attributes
+        .iter()
+        .find(|attribute| attribute.key == key)
+        .and_then(|attribute| match attribute.value.clone()?.value? {
+            any_value::Value::StringValue(value) => Some(value),
+            _ => None,
+        })
+}
+
+fn named<'a>(spans: &'a [Span], name: &str) -> &'a Span {
+    spans
+        .iter()
+        .find(|span| span.name == name)
+        .unwrap_or_else(|| {
+            let names: Vec<&str> = spans.iter().map(|span| span.name.as_str()).collect();
+            panic!("no span {name:?} in {names:?}")
+        })
+}
+
+fn attribute(span: &Span, key: &str) -> Option<any_value::Value> {
+    span.attributes
+        .iter()
+        .find(|attribute| attribute.key == key)
+        .and_then(|attribute| attribute.value.clone()?.value)
+}
+
+fn string(span: &Span, key: &str) -> String {
+    match attribute(span, key) {
+        Some(any_value::Value::StringValue(value)) => value,
+        other => panic!("{}: {key} is {other:?}", span.name),
+    }
+}
+
+fn int(span: &Span, key: &str) -> i64 {
+    match attribute(span, key) {
+        Some(any_value::Value::IntValue(value)) => value,
+        other => panic!("{}: {key} is {other:?}", span.name),
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+#[test]
+fn a_run_exports_one_trace_under_the_incoming_traceparent_and_its_command_gets_the_tool_span() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(exec_turn(&["printenv TRACEPARENT"]));
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+        .args(["run", "-m", MODEL, "list things"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+
+    let spans = spans(&collector);
+    assert!(
+        spans.iter().all(|span| hex(&span.trace_id) == TRACE_ID),
+        "every span is in the incoming trace"
+    );
+    let agent = named(&spans, "invoke_agent");
+    assert_eq!(hex(&agent.parent_span_id), PARENT_ID);
+    let chats: Vec<&Span> = spans
+        .iter()
+        .filter(|span| span.name == "chat claude-sonnet-4-5")
+        .collect();
+    assert_eq!(chats.len(), 2, "one span per model call");
+    for chat in &chats {
+        assert_eq!(chat.parent_span_id, agent.span_id);
+        assert_eq!(string(chat, "gen_ai.operation.name"), "chat");
+        assert_eq!(string(chat, "gen_ai.provider.name"), "anthropic");
+        assert_eq!(string(chat, "gen_ai.request.model"), "claude-sonnet-4-5");
+        assert_eq!(int(chat, "gen_ai.usage.input_tokens"), 10);
+        assert_eq!(int(chat, "gen_ai.usage.output_tokens"), 5);
+    }
+    let tool = named(&spans, "execute_tool exec");
+    assert_eq!(tool.parent_span_id, agent.span_id);
+    assert_eq!(string(tool, "gen_ai.tool.name"), "exec");
+    assert_eq!(string(tool, "gen_ai.tool.call.id"), "c0");
+    assert_eq!(string(tool, "pincer.tool.outcome"), "success");
+
+    // The command saw the tool span as its parent.
+    let requests = server.requests();
+    let results = tool_results(&requests[1].json());
+    let printed = results["c0"].0.trim().to_owned();
+    assert_eq!(
+        printed,
+        format!("00-{TRACE_ID}-{}-01", hex(&tool.span_id)),
+        "the command's TRACEPARENT names the exported tool span"
+    );
+}
+
+#[test]
+fn nothing_of_the_prompt_the_answer_or_the_key_is_exported_by_default() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(exec_turn(&["true"]));
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .args(["run", "-m", MODEL, "PROMPT-CANARY-91"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(!spans(&collector).is_empty());
+    for request in collector.requests() {
+        let body = String::from_utf8_lossy(&request.body);
+        for secret in [KEY, "PROMPT-CANARY-91", "Done."] {
+            assert!(!body.contains(secret), "{secret} was exported");
+        }
+    }
+}
+
+#[test]
+fn a_dead_or_silent_collector_costs_at_most_the_flush_timeout_and_keeps_the_exit_code() {
+    // A port nobody listens on, and one that accepts and never answers.
+    let dead = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://{}", dead.local_addr().unwrap());
+    drop(dead);
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://{}", silent.local_addr().unwrap());
+    let hold = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().take(4) {
+            held.push(stream);
+            std::thread::sleep(Duration::from_secs(30));
+        }
+    });
+    for url in [dead_url, silent_url] {
+        let home = Home::new();
+        let protocol = crate::common::protocols::anthropic();
+        let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+        let started = Instant::now();
+        let output = home
+            .pincer()
+            .provider(&protocol, &server)
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
+            .args(["run", "-m", MODEL, "hello"])
+            .output();
+        let took = started.elapsed();
+        assert_eq!(code(&output), 0, "{url}: {}", stderr(&output));
+        assert!(
+            took < Duration::from_secs(5),
+            "{url}: the run took {took:?} with a 500 ms flush timeout"
+        );
+        assert!(
+            stderr(&output).contains("telemetry"),
+            "{url}: a warning says the export failed: {}",
+            stderr(&output)
+        );
+    }
+    drop(hold);
+}
+
+#[test]
+fn token_usage_duration_tool_calls_and_cost_are_exported_as_metrics() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(exec_turn(&["true"]));
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .args(["run", "-m", MODEL, "list things"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let metrics = metrics(&collector);
+    let metric = |name: &str| {
+        metrics
+            .iter()
+            .find(|metric| metric.name == name)
+            .and_then(|metric| metric.data.clone())
+            .unwrap_or_else(|| panic!("no metric {name}"))
+    };
+    let Some(metric::Data::Histogram(tokens)) = Some(metric("gen_ai.client.token.usage")) else {
+        panic!("gen_ai.client.token.usage is a histogram");
+    };
+    let sum_of = |kind: &str| -> (f64, u64) {
+        tokens
+            .data_points
+            .iter()
+            .filter(|point| {
+                string_of(&point.attributes, "gen_ai.token.type").as_deref() == Some(kind)
+            })
+            .map(|point| (point.sum.unwrap_or_default(), point.count))
+            .fold((0.0, 0), |(sum, count), (more, calls)| {
+                (sum + more, count + calls)
+            })
+    };
+    assert_eq!(sum_of("input"), (20.0, 2), "two calls of 10 input tokens");
+    assert_eq!(sum_of("output"), (10.0, 2), "two calls of 5 output tokens");
+    let Some(metric::Data::Histogram(duration)) = Some(metric("gen_ai.client.operation.duration"))
+    else {
+        panic!("gen_ai.client.operation.duration is a histogram");
+    };
+    assert_eq!(
+        duration
+            .data_points
+            .iter()
+            .map(|point| point.count)
+            .sum::<u64>(),
+        2
+    );
+    let Some(metric::Data::Sum(calls)) = Some(metric("pincer.tool.calls")) else {
+        panic!("pincer.tool.calls is a sum");
+    };
+    let point = &calls.data_points[0];
+    assert_eq!(point.value, Some(number_data_point::Value::AsInt(1)));
+    assert_eq!(
+        string_of(&point.attributes, "gen_ai.tool.name").as_deref(),
+        Some("exec")
+    );
+    let Some(metric::Data::Sum(runs)) = Some(metric("pincer.runs")) else {
+        panic!("pincer.runs is a sum");
+    };
+    assert_eq!(
+        runs.data_points[0].value,
+        Some(number_data_point::Value::AsInt(1))
+    );
+    assert!(matches!(metric("pincer.cost"), metric::Data::Sum(_)));
+}
+
+/// The exported span a `TRACEPARENT` value names.
+fn span_named_by<'a>(spans: &'a [Span], traceparent: &str) -> &'a Span {
+    let parts: Vec<&str> = traceparent.trim().split('-').collect();
+    assert_eq!(parts.len(), 4, "a W3C traceparent: {traceparent:?}");
+    spans
+        .iter()
+        .find(|span| hex(&span.trace_id) == parts[1] && hex(&span.span_id) == parts[2])
+        .unwrap_or_else(|| panic!("{traceparent:?} names no exported span"))
+}
+
+#[test]
+fn a_hook_command_gets_the_traceparent_of_its_own_span_under_the_tool_span() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[[hooks.PreToolUse]]\nmatcher = \"exec\"\n\
+         command = \"cat > /dev/null; printenv TRACEPARENT > hook-traceparent.txt\"\n",
+    )
+    .unwrap();
+    let server = MockServer::start(exec_turn(&["true"]));
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .args(["run", "-m", MODEL, "list things"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let written = std::fs::read_to_string(home.workspace.join("hook-traceparent.txt"))
+        .expect("the hook ran and had a TRACEPARENT");
+    let hook = span_named_by(&spans, &written);
+    assert!(hook.name.starts_with("hook PreToolUse"), "{}", hook.name);
+    let tool = named(&spans, "execute_tool exec");
+    assert_eq!(hook.parent_span_id, tool.span_id);
+}
+
+#[test]
+fn a_cli_backend_child_gets_the_traceparent_of_its_chat_span() {
+    let bench = crate::suite::backends::Bench::new();
+    let collector = collector();
+    let output = bench
+        .cmd("claude-cli", &["text-turn.jsonl"])
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+        .args(["run", "-m", "claude-cli/sonnet", "hi"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let env = bench.call(0)["env"].clone();
+    let traceparent = env["TRACEPARENT"]
+        .as_str()
+        .expect("the child got a TRACEPARENT");
+    let chat = span_named_by(&spans, traceparent);
+    assert!(chat.name.starts_with("chat "), "{}", chat.name);
+    let agent = named(&spans, "invoke_agent");
+    assert_eq!(chat.parent_span_id, agent.span_id);
+    assert_eq!(hex(&agent.parent_span_id), PARENT_ID);
+}
+
+#[test]
+fn a_retry_is_an_event_of_its_chat_span_and_the_answer_is_exported_only_on_request() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![
+        Reply::json(529, &(protocol.error_body)(529)),
+        Reply::sse(&(protocol.text)(&["ANSWER-CANARY-17"])),
+    ]);
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .fast_retries()
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+        .args(["run", "-m", MODEL, "hello"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let chat = named(&spans, "chat claude-sonnet-4-5");
+    let retry = chat
+        .events
+        .iter()
+        .find(|event| event.name == "retry")
+        .expect("the resend is an event of the model call");
+    assert_eq!(
+        string_of(&retry.attributes, "pincer.retry.kind").as_deref(),
+        Some("resend")
+    );
+    let agent = named(&spans, "invoke_agent");
+    assert!(
+        string(agent, "gen_ai.output.messages").contains("ANSWER-CANARY-17"),
+        "the answer is there when asked for"
+    );
+    assert!(
+        attribute(agent, "gen_ai.conversation.id").is_some(),
+        "the session id is an attribute"
+    );
+}
+
+#[test]
+fn the_telemetry_table_of_config_toml_turns_export_on_and_names_the_service() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let collector = collector();
+    std::fs::write(
+        home.home.join("config.toml"),
+        format!(
+            "[telemetry]\nendpoint = \"{}\"\nservice_name = \"nightly-fixer\"\n",
+            collector.url()
+        ),
+    )
+    .unwrap();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .args(["run", "-m", MODEL, "hello"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    named(&spans(&collector), "invoke_agent");
+    let request = collector
+        .requests()
+        .into_iter()
+        .find(|request| request.path == "/v1/traces")
+        .expect("traces went to the configured endpoint");
+    let decoded = ExportTraceServiceRequest::decode(request.body.as_slice()).unwrap();
+    let resource = decoded.resource_spans[0].resource.clone().unwrap();
+    assert_eq!(
+        string_of(&resource.attributes, "service.name").as_deref(),
+        Some("nightly-fixer")
+    );
+    assert!(
+        collector
+            .requests()
+            .iter()
+            .any(|request| request.path == "/v1/metrics"),
+        "metrics go to the same collector: {:?}",
+        collector
+            .requests()
+            .iter()
+            .map(|request| request.path.clone())
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn an_mcp_stdio_server_gets_the_traceparent_of_the_run_span() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let config = crate::suite::mcp::stdio_server("t", "stdio", None, serde_json::json!({}));
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "c1",
+            "mcp__t__env",
+            &serde_json::json!({"name": "TRACEPARENT"}),
+        )),
+        Reply::sse(&(protocol.text)(&["done"])),
+    ]);
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+        .args([
+            "run",
+            "-m",
+            MODEL,
+            "--mcp-config",
+            &config.to_string(),
+            "go",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let requests = server.requests();
+    let results = tool_results(&requests[1].json());
+    let started_by = span_named_by(&spans, &results["c1"].0);
+    assert_eq!(started_by.name, "invoke_agent");
+}
