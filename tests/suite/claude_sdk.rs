@@ -122,6 +122,18 @@ fn drive(home: &Home, model: &str, env: &[(&str, String)], script: &str) -> Vec<
     )
 }
 
+/// The mock as `protocol`: the model calls `(id, tool, input)`, then answers `answer`.
+fn tool_then_answer(
+    protocol: &protocols::Protocol,
+    (id, tool, input): (&str, &str, Value),
+    answer: &str,
+) -> MockServer {
+    MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(id, tool, &input)),
+        Reply::sse(&(protocol.text)(&[answer])),
+    ])
+}
+
 /// The messages of `lines` of one kind.
 fn of_kind<'a>(lines: &'a [Value], kind: &str) -> Vec<&'a Value> {
     lines.iter().filter(|line| line["kind"] == kind).collect()
@@ -365,14 +377,11 @@ fn a_hook_callback_is_asked_before_a_tool_and_its_deny_stops_the_call() {
         "The token is SECRET-0d1\n",
     )
     .unwrap();
-    let server = MockServer::start(vec![
-        Reply::sse(&(protocol.tool_call)(
-            "toolu_1",
-            "read",
-            &json!({"path": "notes.txt"}),
-        )),
-        Reply::sse(&(protocol.text)(&["The hook blocked it."])),
-    ]);
+    let server = tool_then_answer(
+        &protocol,
+        ("toolu_1", "read", json!({"path": "notes.txt"})),
+        "The hook blocked it.",
+    );
     let lines = drive(
         &home,
         protocol.model,
@@ -465,14 +474,11 @@ fn a_tool_turn_shows_claude_s_tool_call_and_its_result() {
     let protocol = protocols::anthropic();
     let home = Home::new();
     std::fs::write(home.workspace.join("notes.txt"), "The token is MAGIC-7a1\n").unwrap();
-    let server = MockServer::start(vec![
-        Reply::sse(&(protocol.tool_call)(
-            "toolu_9",
-            "read",
-            &json!({"path": "notes.txt"}),
-        )),
-        Reply::sse(&(protocol.text)(&["The token is MAGIC-7a1."])),
-    ]);
+    let server = tool_then_answer(
+        &protocol,
+        ("toolu_9", "read", json!({"path": "notes.txt"})),
+        "The token is MAGIC-7a1.",
+    );
     let lines = drive(
         &home,
         protocol.model,
@@ -540,14 +546,11 @@ async for message in query(prompt="Answer in JSON.", options=options(output_form
 fn can_use_tool_is_asked_before_a_command_and_its_deny_stops_the_call() {
     let protocol = protocols::anthropic();
     let home = Home::new();
-    let server = MockServer::start(vec![
-        Reply::sse(&(protocol.tool_call)(
-            "toolu_1",
-            "exec",
-            &json!({"command": "echo RAN > ran.txt"}),
-        )),
-        Reply::sse(&(protocol.text)(&["It was denied."])),
-    ]);
+    let server = tool_then_answer(
+        &protocol,
+        ("toolu_1", "exec", json!({"command": "echo RAN > ran.txt"})),
+        "It was denied.",
+    );
     let lines = drive(
         &home,
         protocol.model,
@@ -585,14 +588,15 @@ out({"kind": "seen", "message": seen})
 fn can_use_tool_allowing_with_an_updated_input_runs_the_changed_command() {
     let protocol = protocols::anthropic();
     let home = Home::new();
-    let server = MockServer::start(vec![
-        Reply::sse(&(protocol.tool_call)(
+    let server = tool_then_answer(
+        &protocol,
+        (
             "toolu_1",
             "exec",
-            &json!({"command": "echo ORIGINAL-1 > out.txt"}),
-        )),
-        Reply::sse(&(protocol.text)(&["Done."])),
-    ]);
+            json!({"command": "echo ORIGINAL-1 > out.txt"}),
+        ),
+        "Done.",
+    );
     let lines = drive(
         &home,
         protocol.model,
@@ -620,14 +624,11 @@ async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
 fn an_sdk_mcp_servers_tool_runs_in_the_sdk_and_its_result_reaches_the_model() {
     let protocol = protocols::anthropic();
     let home = Home::new();
-    let server = MockServer::start(vec![
-        Reply::sse(&(protocol.tool_call)(
-            "toolu_1",
-            "mcp__kv__lookup",
-            &json!({"key": "alpha"}),
-        )),
-        Reply::sse(&(protocol.text)(&["Found it."])),
-    ]);
+    let server = tool_then_answer(
+        &protocol,
+        ("toolu_1", "mcp__kv__lookup", json!({"key": "alpha"})),
+        "Found it.",
+    );
     let lines = drive(
         &home,
         protocol.model,
@@ -723,14 +724,11 @@ out({"kind": "seen", "message": seen})
 fn can_use_tool_denying_with_interrupt_ends_the_turn() {
     let protocol = protocols::anthropic();
     let home = Home::new();
-    let server = MockServer::start(vec![
-        Reply::sse(&(protocol.tool_call)(
-            "toolu_1",
-            "exec",
-            &json!({"command": "echo RAN > ran.txt"}),
-        )),
-        Reply::sse(&(protocol.text)(&["Should not be asked."])),
-    ]);
+    let server = tool_then_answer(
+        &protocol,
+        ("toolu_1", "exec", json!({"command": "echo RAN > ran.txt"})),
+        "Should not be asked.",
+    );
     let lines = drive(
         &home,
         protocol.model,
@@ -755,14 +753,11 @@ async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
 fn can_use_tool_is_not_asked_about_a_call_a_hook_refused() {
     let protocol = protocols::anthropic();
     let home = Home::new();
-    let server = MockServer::start(vec![
-        Reply::sse(&(protocol.tool_call)(
-            "toolu_1",
-            "exec",
-            &json!({"command": "echo RAN > ran.txt"}),
-        )),
-        Reply::sse(&(protocol.text)(&["The hook refused."])),
-    ]);
+    let server = tool_then_answer(
+        &protocol,
+        ("toolu_1", "exec", json!({"command": "echo RAN > ran.txt"})),
+        "The hook refused.",
+    );
     let lines = drive(
         &home,
         protocol.model,
@@ -798,14 +793,15 @@ fn can_use_tool_updating_an_edit_in_claudes_names_changes_what_is_written() {
     let protocol = protocols::anthropic();
     let home = Home::new();
     std::fs::write(home.workspace.join("a.txt"), "old line\n").unwrap();
-    let server = MockServer::start(vec![
-        Reply::sse(&(protocol.tool_call)(
+    let server = tool_then_answer(
+        &protocol,
+        (
             "toolu_1",
             "edit",
-            &json!({"path": "a.txt", "oldText": "old line", "newText": "MODEL-1"}),
-        )),
-        Reply::sse(&(protocol.text)(&["Edited."])),
-    ]);
+            json!({"path": "a.txt", "oldText": "old line", "newText": "MODEL-1"}),
+        ),
+        "Edited.",
+    );
     let lines = drive(
         &home,
         protocol.model,
