@@ -434,13 +434,32 @@ api_key_env = "PINCER_PLAN_TEST_KEYED_KEY_UNSET"
     }
 
     #[test]
-    fn a_profile_pinned_for_another_provider_is_not_usable() {
-        let env = TestEnv::new(CONFIG);
-        let request = TurnRequest {
-            auth_profile: Some("work".to_owned()),
+    fn a_pinned_profile_is_the_primarys_only_credential_and_fallbacks_use_their_own() {
+        let env = TestEnv::new(CONFIG)
+            .with_profile("keyed:work", "keyed", "sk-work")
+            .with_profile("keyed:home", "keyed", "sk-home")
+            .with_profile("local:main", "local", "sk-local");
+        let ids = |candidate: &Candidate| -> Vec<Option<String>> {
+            candidate
+                .credentials
+                .iter()
+                .map(|credential| credential.profile_id.clone())
+                .collect()
+        };
+        let pinned = TurnRequest {
+            auth_profile: Some("keyed:work".to_owned()),
+            fallback_model: vec!["local/m2".to_owned()],
             ..TurnRequest::default()
         };
-        let chain = model_chain(&env, &request, "keyed/k1").unwrap();
+        let chain = model_chain(&env, &pinned, "keyed/k1").unwrap();
+        assert_eq!(ids(&chain[0]), [Some("keyed:work".to_owned())]);
+        assert_eq!(ids(&chain[1]), [Some("local:main".to_owned())]);
+        // A profile the store does not hold leaves the primary with nothing to use.
+        let missing = TurnRequest {
+            auth_profile: Some("keyed:nope".to_owned()),
+            ..TurnRequest::default()
+        };
+        let chain = model_chain(&env, &missing, "keyed/k1").unwrap();
         assert!(chain[0].credentials.is_empty());
     }
 }

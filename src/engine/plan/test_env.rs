@@ -33,6 +33,19 @@ impl TestEnv {
         }
     }
 
+    /// With an `api_key` profile `id` (`provider:name`) for `provider` in the auth store.
+    pub(crate) fn with_profile(mut self, id: &str, provider: &str, key: &str) -> TestEnv {
+        self.store.profiles.insert(
+            id.to_owned(),
+            crate::auth::store::Profile::with_value(
+                crate::auth::store::ProfileType::ApiKey,
+                provider,
+                crate::secret::Secret::new(key),
+            ),
+        );
+        self
+    }
+
     fn say(&self, message: &str) {
         self.said
             .lock()
