@@ -446,6 +446,20 @@ impl ThinkingLevel {
             Self::Xhigh => "xhigh",
         }
     }
+
+    /// The level [`ThinkingLevel::as_str`] names (as sessions record it), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [
+            Self::Off,
+            Self::Minimal,
+            Self::Low,
+            Self::Medium,
+            Self::High,
+            Self::Xhigh,
+        ]
+        .into_iter()
+        .find(|level| level.as_str() == name)
+    }
 }
 
 /// How long a provider keeps a prompt-cache entry it is asked to write (`[cache] ttl`). Only
@@ -871,6 +885,18 @@ pub fn compact_count(count: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thinking_level_is_found_by_the_name_sessions_record() {
+        for level in [
+            ThinkingLevel::Off,
+            ThinkingLevel::Medium,
+            ThinkingLevel::Xhigh,
+        ] {
+            assert_eq!(ThinkingLevel::from_name(level.as_str()), Some(level));
+        }
+        assert_eq!(ThinkingLevel::from_name("max"), None);
+    }
 
     fn user(text: &str) -> Message {
         Message::User(UserMessage {

@@ -238,7 +238,9 @@ fn resolve_chain(
 ) -> CliResult<(Index, Vec<Candidate>, Option<ThinkingLevel>)> {
     let index = setup::index_for(host, choice)?;
     let (recorded_model, recorded_thinking) = setup::peek_recorded(host, &index, choice)?;
-    let recorded_thinking = recorded_thinking.as_deref().and_then(parse_thinking);
+    let recorded_thinking = recorded_thinking
+        .as_deref()
+        .and_then(ThinkingLevel::from_name);
     let reference = match (&args.model, &recorded_model, &context.settings().model) {
         (Some(model), _, _) => model.clone(),
         (None, Some(recorded), _) => recorded.clone(),
@@ -430,18 +432,6 @@ fn append_model_change(transcript: &mut Transcript, candidate: &Candidate) -> Cl
         })
         .map(|_| ())
         .map_err(session_error)
-}
-
-fn parse_thinking(text: &str) -> Option<ThinkingLevel> {
-    match text {
-        "off" => Some(ThinkingLevel::Off),
-        "minimal" => Some(ThinkingLevel::Minimal),
-        "low" => Some(ThinkingLevel::Low),
-        "medium" => Some(ThinkingLevel::Medium),
-        "high" => Some(ThinkingLevel::High),
-        "xhigh" => Some(ThinkingLevel::Xhigh),
-        _ => None,
-    }
 }
 
 /// The extra roots of the tools (SPEC §10): `tools.add_dirs` (relative paths start at the
