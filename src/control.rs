@@ -36,8 +36,9 @@ pub enum Answer {
 pub struct Channel {
     send: Send,
     next: AtomicU64,
-    pending: Mutex<HashMap<String, oneshot::Sender<Answer>>>,
-    closed: Mutex<bool>,
+    /// The requests waiting for an answer; `None` once stdin closed. One lock for both, so that
+    /// no request can be added after `close` drained them and then wait its whole timeout.
+    pending: Mutex<Option<HashMap<String, oneshot::Sender<Answer>>>>,
 }
 
 static CURRENT: OnceLock<Arc<Channel>> = OnceLock::new();
@@ -49,8 +50,7 @@ pub fn open(send: Send) -> Arc<Channel> {
         Arc::new(Channel {
             send,
             next: AtomicU64::new(1),
-            pending: Mutex::default(),
-            closed: Mutex::new(false),
+            pending: Mutex::new(Some(HashMap::new())),
         })
     }))
 }
@@ -71,25 +71,29 @@ impl Channel {
     ) -> Answer {
         let id = format!("pincer-{}", self.next.fetch_add(1, Ordering::Relaxed));
         let (sender, receiver) = oneshot::channel();
+        match self
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
         {
-            if *self.closed.lock().unwrap_or_else(PoisonError::into_inner) {
-                return Answer::Closed;
-            }
-            self.pending
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(id.clone(), sender);
-        }
+            Some(pending) => pending.insert(id.clone(), sender),
+            None => return Answer::Closed,
+        };
         (self.send)(&json!({"type": "control_request", "request_id": id, "request": request}));
         let answer = tokio::select! {
             answer = receiver => answer.unwrap_or(Answer::Closed),
             () = tokio::time::sleep(timeout) => Answer::TimedOut,
             () = cancel.cancelled() => Answer::Cancelled,
         };
-        self.pending
+        if let Some(pending) = self
+            .pending
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(&id);
+            .as_mut()
+        {
+            pending.remove(&id);
+        }
         answer
     }
 
@@ -103,7 +107,8 @@ impl Channel {
             .pending
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(id)
+            .as_mut()
+            .and_then(|pending| pending.remove(id))
         else {
             return false;
         };
@@ -124,13 +129,12 @@ impl Channel {
 
     /// stdin closed: every waiting request, and every later one, gets [`Answer::Closed`].
     pub fn close(&self) {
-        *self.closed.lock().unwrap_or_else(PoisonError::into_inner) = true;
-        for (_, sender) in self
+        let waiting = self
             .pending
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .drain()
-        {
+            .take();
+        for (_, sender) in waiting.into_iter().flatten() {
             let _ = sender.send(Answer::Closed);
         }
     }
@@ -146,8 +150,7 @@ mod tests {
         let channel = Arc::new(Channel {
             send: Box::new(move |line| log.lock().unwrap().push(line.clone())),
             next: AtomicU64::new(1),
-            pending: Mutex::default(),
-            closed: Mutex::new(false),
+            pending: Mutex::new(Some(HashMap::new())),
         });
         (channel, sent)
     }
