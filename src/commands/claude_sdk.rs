@@ -280,7 +280,9 @@ struct Continuation {
     id: Option<String>,
     /// `--continue` without a known id: later turns continue the newest session too.
     newest: bool,
-    first: bool,
+    /// Until the first turn: the id it gives the session it makes (a new one or a fork), or
+    /// none when it continues one as the flags say.
+    first: Option<Option<String>>,
 }
 
 impl Continuation {
@@ -293,9 +295,9 @@ impl Continuation {
                 .unwrap_or_else(|| uuid::Uuid::now_v7().to_string())
         });
         Continuation {
-            id: new_id.or_else(|| args.resume.clone()),
+            id: new_id.clone().or_else(|| args.resume.clone()),
             newest: args.continue_last && !args.fork_session,
-            first: true,
+            first: Some(new_id),
         }
     }
 
@@ -305,10 +307,9 @@ impl Continuation {
         run_args.prompt = Some(prompt);
         // The prompt comes from the SDK's line; stdin is the protocol's.
         run_args.turn.no_stdin = true;
-        if self.first {
-            self.first = false;
-            if args.resume.is_none() && !args.continue_last || args.fork_session {
-                run_args.session_id.clone_from(&self.id);
+        if let Some(new_id) = self.first.take() {
+            if new_id.is_some() {
+                run_args.session_id = new_id;
             }
         } else {
             run_args.resume = if self.newest { None } else { self.id.clone() };
@@ -506,16 +507,14 @@ fn answer(message: &Value, controls: &Mutex<Controls>) -> Value {
             crate::engine::scope::cancel_current(CancelReason::Interrupt);
             success(None)
         }
-        "set_model" => match request.get("model").and_then(Value::as_str) {
-            Some(model) => {
-                controls.model = Some(model.to_owned());
-                success(None)
-            }
-            None => {
-                controls.model = None;
-                success(None)
-            }
-        },
+        // No model (null) is back to the command line's.
+        "set_model" => {
+            controls.model = request
+                .get("model")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            success(None)
+        }
         "set_permission_mode" => {
             let mode = request.get("mode").and_then(Value::as_str).unwrap_or("");
             match PermissionMode::from_str(mode, false) {
