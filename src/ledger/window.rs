@@ -33,12 +33,13 @@ pub fn parse_since(text: &str, now: OffsetDateTime) -> Result<OffsetDateTime, Si
         .map_err(|_| SinceError(text.to_owned()))
 }
 
-/// `7d`, `24h`, `2w`, `90m`, `45s` and sums like `1d12h`; `None` for anything else.
-fn parse_duration(text: &str) -> Option<Duration> {
+/// `7d`, `24h`, `2w`, `90m`, `45s` and sums like `1d12h` (spaces around it ignored); `None` for
+/// anything else, and for an amount too large to count. Also `sessions prune --older-than`'s.
+pub fn parse_duration(text: &str) -> Option<Duration> {
     let mut total = Duration::ZERO;
     let mut digits = String::new();
     let mut any = false;
-    for character in text.chars() {
+    for character in text.trim().chars() {
         if character.is_ascii_digit() {
             digits.push(character);
             continue;
