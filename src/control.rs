@@ -15,11 +15,11 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 /// Writes one line to the driving program.
-pub type Send = Box<dyn Fn(&Value) + std::marker::Send + Sync>;
+pub(crate) type Send = Box<dyn Fn(&Value) + std::marker::Send + Sync>;
 
 /// What became of a request.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
+pub(crate) enum Answer {
     /// `subtype: success`, with its `response` (null when there is none).
     Success(Value),
     /// `subtype: error`, with its text.
@@ -33,7 +33,7 @@ pub enum Answer {
 }
 
 /// The channel of this process.
-pub struct Channel {
+pub(crate) struct Channel {
     send: Send,
     next: AtomicU64,
     /// The requests waiting for an answer; `None` once stdin closed. One lock for both, so that
@@ -45,7 +45,7 @@ static CURRENT: OnceLock<Arc<Channel>> = OnceLock::new();
 
 /// Open the process's channel, writing with `send`. Once per process; a second call returns the
 /// first channel.
-pub fn open(send: Send) -> Arc<Channel> {
+pub(crate) fn open(send: Send) -> Arc<Channel> {
     Arc::clone(CURRENT.get_or_init(|| {
         Arc::new(Channel {
             send,
@@ -56,14 +56,14 @@ pub fn open(send: Send) -> Arc<Channel> {
 }
 
 /// The process's channel, when a program drives pincer over one.
-pub fn current() -> Option<Arc<Channel>> {
+pub(crate) fn current() -> Option<Arc<Channel>> {
     CURRENT.get().cloned()
 }
 
 impl Channel {
     /// Send `request` (the `request` object: `subtype` and its fields) and wait for the answer,
     /// at most `timeout`, giving up when `cancel` fires.
-    pub async fn request(
+    pub(crate) async fn request(
         &self,
         request: Value,
         timeout: Duration,
@@ -98,7 +98,7 @@ impl Channel {
     }
 
     /// Hand a `control_response` line to the request it answers. Whether it answered one.
-    pub fn resolve(&self, line: &Value) -> bool {
+    pub(crate) fn resolve(&self, line: &Value) -> bool {
         let response = &line["response"];
         let Some(id) = response.get("request_id").and_then(Value::as_str) else {
             return false;
@@ -128,7 +128,7 @@ impl Channel {
     }
 
     /// stdin closed: every waiting request, and every later one, gets [`Answer::Closed`].
-    pub fn close(&self) {
+    pub(crate) fn close(&self) {
         let waiting = self
             .pending
             .lock()

@@ -137,19 +137,19 @@ impl fmt::Display for CliError {
 impl std::error::Error for CliError {}
 
 /// Result alias for command code.
-pub type CliResult<T> = Result<T, CliError>;
+pub(crate) type CliResult<T> = Result<T, CliError>;
 
 /// The `error.kind` of a failure of this machine rather than of the provider or the input: the
 /// process or the system ran out of file descriptors. Exit 1, never retried or failed over.
-pub const LOCAL_RESOURCE: &str = "local_resource";
+pub(crate) const LOCAL_RESOURCE: &str = "local_resource";
 
 /// The `error.kind` of a run refused before its first request because a `[budget]` window's
 /// spend has reached its limit (SPEC §18): exit 5, subtype `error_max_budget_usd`.
-pub const BUDGET_EXCEEDED: &str = "budget_exceeded";
+pub(crate) const BUDGET_EXCEEDED: &str = "budget_exceeded";
 
 /// Whether `error` says that this process (`EMFILE`) or the whole system (`ENFILE`) has no file
 /// descriptor left to open a file, a socket or a pipe.
-pub fn out_of_file_descriptors(error: &std::io::Error) -> bool {
+pub(crate) fn out_of_file_descriptors(error: &std::io::Error) -> bool {
     matches!(
         error.raw_os_error(),
         Some(nix::libc::EMFILE | nix::libc::ENFILE)
@@ -158,7 +158,7 @@ pub fn out_of_file_descriptors(error: &std::io::Error) -> bool {
 
 /// What to do when [`out_of_file_descriptors`] holds for `error`: which limit was reached and
 /// how to raise it.
-pub fn file_descriptor_advice(error: &std::io::Error) -> String {
+pub(crate) fn file_descriptor_advice(error: &std::io::Error) -> String {
     if error.raw_os_error() == Some(nix::libc::ENFILE) {
         return "the system has as many files open as it allows (fs.file-max); close other \
                 programs or raise that limit, then try again"
@@ -208,7 +208,7 @@ pub(crate) const LOCAL_LOCKS_HINT: &str = "two machines writing there at once co
     PINCER_ALLOW_LOCAL_LOCKS=1";
 
 /// A session error with its exit code and a hint that says what to do.
-pub fn session_error(error: SessionError) -> CliError {
+pub(crate) fn session_error(error: SessionError) -> CliError {
     let message = error.to_string();
     match &error {
         SessionError::Busy { holder, .. } => {
@@ -242,7 +242,7 @@ pub fn session_error(error: SessionError) -> CliError {
 }
 
 /// A session argument that names no single session: exit 2 with what to type instead.
-pub fn resolve_error(error: ResolveError) -> CliError {
+pub(crate) fn resolve_error(error: ResolveError) -> CliError {
     let hint = error.hint();
     let cli_error = CliError::usage(error.to_string());
     match hint {
@@ -269,7 +269,7 @@ impl From<NameError> for CliError {
 }
 
 /// A fork that was not made.
-pub fn fork_error(error: ForkError) -> CliError {
+pub(crate) fn fork_error(error: ForkError) -> CliError {
     match error {
         ForkError::NoEntry { .. } => CliError::usage(error.to_string())
             .with_hint("`pincer sessions show SESSION --tree` lists the entry ids"),
@@ -281,7 +281,11 @@ pub fn fork_error(error: ForkError) -> CliError {
 /// A permission problem on pincer's own files (an unreadable or unwritable home, sessions
 /// directory or auth store, a read-only file system) is the user's to fix, like a bad config:
 /// exit 2 with a hint naming the path. `None` for every other I/O error.
-pub fn access_error(message: &str, path: &Path, source: &std::io::Error) -> Option<CliError> {
+pub(crate) fn access_error(
+    message: &str,
+    path: &Path,
+    source: &std::io::Error,
+) -> Option<CliError> {
     use std::io::ErrorKind;
     matches!(
         source.kind(),

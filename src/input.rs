@@ -15,20 +15,20 @@
 
 mod pipeline;
 
-pub use pipeline::WriterScan;
+pub(crate) use pipeline::WriterScan;
 
 use std::io::{IsTerminal, Read};
 use std::os::fd::AsFd;
 use std::time::Duration;
 
 /// Default wait for optional stdin context next to a prompt argument.
-pub const DEFAULT_CONTEXT_WAIT: Duration = Duration::from_millis(500);
+pub(crate) const DEFAULT_CONTEXT_WAIT: Duration = Duration::from_millis(500);
 /// Default wait for the first byte when stdin is the prompt.
-pub const DEFAULT_PROMPT_WAIT: Duration = Duration::from_secs(5);
+pub(crate) const DEFAULT_PROMPT_WAIT: Duration = Duration::from_secs(5);
 
 /// How to treat stdin.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct StdinOptions {
+pub(crate) struct StdinOptions {
     /// `--no-stdin`.
     pub never: bool,
     /// `--stdin-timeout` (seconds; 0 = no limit). `None`: the defaults above.
@@ -41,7 +41,7 @@ pub struct StdinOptions {
 
 /// Why no usable prompt came in.
 #[derive(Debug, thiserror::Error, PartialEq)]
-pub enum InputError {
+pub(crate) enum InputError {
     /// Nothing to run.
     #[error("the prompt is empty")]
     Empty,
@@ -64,7 +64,7 @@ pub enum InputError {
 
 /// What came from stdin.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Prompt {
+pub(crate) struct Prompt {
     /// The prompt text as sent.
     pub text: String,
     /// Whether invalid UTF-8 was replaced (a warning is due).
@@ -75,7 +75,7 @@ pub struct Prompt {
 
 /// How stdin was treated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StdinUse {
+pub(crate) enum StdinUse {
     /// Not read: a terminal, or `--no-stdin`.
     NotRead,
     /// Read to EOF: a regular file, or its first byte (or EOF) came within the window.
@@ -176,13 +176,16 @@ fn read_all(max_bytes: u64, lossy: bool) -> Result<(String, bool), InputError> {
 }
 
 /// Combine an argument and stdin context the way the prompt is sent.
-pub fn with_context(prompt: &str, context: &str) -> String {
+pub(crate) fn with_context(prompt: &str, context: &str) -> String {
     let context = context.strip_suffix('\n').unwrap_or(context);
     format!("{prompt}\n\n<stdin>\n{context}\n</stdin>")
 }
 
 /// Read the prompt per the contract.
-pub fn read_prompt(argument: Option<&str>, options: StdinOptions) -> Result<Prompt, InputError> {
+pub(crate) fn read_prompt(
+    argument: Option<&str>,
+    options: StdinOptions,
+) -> Result<Prompt, InputError> {
     let argument = argument.filter(|text| *text != "-");
     let usable_stdin = !options.never && !std::io::stdin().is_terminal();
     let limit = |default: Duration| match options.timeout {

@@ -5,34 +5,35 @@
 //!
 //! Only `output/` writes to stdout or stderr; the crate-wide lints below make the compiler enforce it.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
+#![warn(unreachable_pub)]
 
 pub mod agent;
-pub mod auth;
+pub(crate) mod auth;
 pub mod backend;
-pub mod cancel;
-pub mod cassette;
+pub(crate) mod cancel;
+pub(crate) mod cassette;
 pub mod cli;
 pub mod commands;
 pub mod config;
-pub mod control;
+pub(crate) mod control;
 pub mod conversation;
 pub mod docs;
 pub mod engine;
-pub mod error;
-pub mod fs;
-pub mod hooks;
-pub mod input;
-pub mod ledger;
-pub mod mcp;
+pub(crate) mod error;
+pub(crate) mod fs;
+pub(crate) mod hooks;
+pub(crate) mod input;
+pub(crate) mod ledger;
+pub(crate) mod mcp;
 pub mod output;
 pub mod provider;
-pub mod redact;
-pub mod secret;
+pub(crate) mod redact;
+pub(crate) mod secret;
 pub mod session;
-pub mod settings;
-pub mod structured;
-pub mod telemetry;
-pub mod tls;
+pub(crate) mod settings;
+pub(crate) mod structured;
+pub(crate) mod telemetry;
+pub(crate) mod tls;
 pub mod tools;
 
 /// The integration tests' mock HTTP server, for the unit tests that need a real socket (the
@@ -40,7 +41,8 @@ pub mod tools;
 #[cfg(test)]
 #[allow(
     dead_code,
-    reason = "each unit test uses only some of the mock server's helpers"
+    unreachable_pub,
+    reason = "each unit test uses only some of the mock server's helpers; the integration tests share the file, where its items are public"
 )]
 #[path = "../tests/common/mock.rs"]
 pub(crate) mod mock_server;

@@ -19,23 +19,23 @@ use crate::config::file::{
 use crate::config::{ConfigError, ConfigOrigin, ModelInfo, Paths, catalog};
 
 /// Compact when `context > window - reserve` (SPEC §7).
-pub const DEFAULT_RESERVE_TOKENS: u64 = 20_000;
+pub(crate) const DEFAULT_RESERVE_TOKENS: u64 = 20_000;
 /// History kept verbatim by a compaction (SPEC §7).
-pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
+pub(crate) const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
 /// Upper bound on one model request.
-pub const DEFAULT_REQUEST_SECS: u64 = 600;
+pub(crate) const DEFAULT_REQUEST_SECS: u64 = 600;
 /// Longest silence tolerated from a provider stream or CLI child.
-pub const DEFAULT_IDLE_SECS: u64 = 300;
+pub(crate) const DEFAULT_IDLE_SECS: u64 = 300;
 /// Cap per workspace context file, in characters (SPEC §6.2).
-pub const DEFAULT_MAX_FILE_CHARS: usize = 20_000;
+pub(crate) const DEFAULT_MAX_FILE_CHARS: usize = 20_000;
 /// Largest accepted stdin (SPEC §2).
-pub const DEFAULT_STDIN_MAX_BYTES: u64 = 10 * 1024 * 1024;
+pub(crate) const DEFAULT_STDIN_MAX_BYTES: u64 = 10 * 1024 * 1024;
 
 /// Invalid `--json-schema` answers sent back before the run gives up (SPEC §3.4).
-pub const DEFAULT_STRUCTURED_OUTPUT_RETRIES: u32 = 2;
+pub(crate) const DEFAULT_STRUCTURED_OUTPUT_RETRIES: u32 = 2;
 /// Workspace context files, in order (SPEC §6.2). `CLAUDE.md` stands in for a missing
 /// `AGENTS.md` and `HEARTBEAT.md` is added on heartbeat runs; the prompt builder does both.
-pub const DEFAULT_WORKSPACE_FILES: [&str; 6] = [
+pub(crate) const DEFAULT_WORKSPACE_FILES: [&str; 6] = [
     "AGENTS.md",
     "SOUL.md",
     "TOOLS.md",
@@ -44,14 +44,14 @@ pub const DEFAULT_WORKSPACE_FILES: [&str; 6] = [
     "MEMORY.md",
 ];
 /// Context window assumed for a configured model with no catalog entry and no `context_window`.
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+pub(crate) const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 /// Output limit assumed for a configured model with no catalog entry and no `max_output`.
-pub const DEFAULT_MAX_OUTPUT: u64 = 8_192;
+pub(crate) const DEFAULT_MAX_OUTPUT: u64 = 8_192;
 
 /// Environment variables removed from a CLI backend's environment unless `clear_env` says
 /// otherwise, so `claude` / `codex` use their own login rather than a key meant for pincer
 /// (SPEC §4.2.6).
-pub const DEFAULT_CLEAR_ENV: [&str; 6] = crate::redact::KEY_VARIABLES;
+pub(crate) const DEFAULT_CLEAR_ENV: [&str; 6] = crate::redact::KEY_VARIABLES;
 
 /// The built-in providers and what they speak, where their keys and base URLs come from.
 struct BuiltinProvider {
@@ -106,7 +106,7 @@ fn builtin_provider(name: &str) -> Option<&'static BuiltinProvider> {
 
 /// The environment variables a built-in provider's key is read from when no auth profile
 /// applies, in order (SPEC §9.1). Empty for providers without keys (`ollama`) and unknown names.
-pub fn credential_env_vars(provider: &str) -> &'static [&'static str] {
+pub(crate) fn credential_env_vars(provider: &str) -> &'static [&'static str] {
     match provider {
         "anthropic" => &["ANTHROPIC_API_KEY"],
         "openai" | "openai-chat" => &["OPENAI_API_KEY"],
@@ -116,7 +116,7 @@ pub fn credential_env_vars(provider: &str) -> &'static [&'static str] {
 }
 
 /// Reads the real process environment; what `main` passes to [`Settings::load`].
-pub fn process_env(name: &str) -> Option<String> {
+pub(crate) fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
@@ -247,7 +247,7 @@ pub struct SkillSettings {
     pub paths: Vec<std::path::PathBuf>,
 }
 
-pub use crate::backend::BackendSettings;
+pub(crate) use crate::backend::BackendSettings;
 
 /// One CLI backend from its `[backends.NAME]` table.
 fn resolve_backend(config: &BackendConfig, default_command: &str) -> BackendSettings {
@@ -339,7 +339,7 @@ fn resolve_allow_local_locks(
 
 /// The variable that allows locks other machines do not see, like `[sessions]
 /// allow_local_locks`.
-pub const ALLOW_LOCAL_LOCKS_ENV: &str = "PINCER_ALLOW_LOCAL_LOCKS";
+pub(crate) const ALLOW_LOCAL_LOCKS_ENV: &str = "PINCER_ALLOW_LOCAL_LOCKS";
 
 impl Settings {
     /// Resolves paths, reads `config.toml` (a missing file means defaults), applies the `-c`
@@ -625,7 +625,7 @@ impl Settings {
 /// custom provider whose `api` is anthropic, openai or google also finds that provider's
 /// catalog entries (a proxy in front of the real API costs the same). `None` when neither knows
 /// the model.
-pub fn model_info(config: &ConfigFile, provider: &str, model: &str) -> Option<ModelInfo> {
+pub(crate) fn model_info(config: &ConfigFile, provider: &str, model: &str) -> Option<ModelInfo> {
     let provider_config = config.providers.get(provider);
     let catalog_entry = catalog().lookup(provider, model).or_else(|| {
         let api_provider = match provider_config.and_then(|config| config.api)? {

@@ -22,7 +22,7 @@ use crate::session::transcript::Transcript;
 
 /// What a compaction did.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Compacted {
+pub(crate) struct Compacted {
     /// Context tokens before (usage of the last call plus estimates of later messages).
     pub tokens_before: u64,
     /// Estimated context tokens after.
@@ -39,7 +39,7 @@ pub struct Compacted {
 
 /// How to reach the model that writes summaries.
 #[derive(Debug, Clone)]
-pub struct SummaryModel<'a> {
+pub(crate) struct SummaryModel<'a> {
     /// Protocol.
     pub api: ApiKind,
     /// Where and with which key.
@@ -54,7 +54,7 @@ pub struct SummaryModel<'a> {
 
 /// The plan for compacting the transcript's current branch now, if there is anything to do
 /// (of a transcript whose entries are whole: see [`Transcript::load_full`]).
-pub fn plan(transcript: &Transcript, keep_recent_tokens: u64) -> Option<CutPlan> {
+pub(crate) fn plan(transcript: &Transcript, keep_recent_tokens: u64) -> Option<CutPlan> {
     compaction::cut::plan(transcript.entries(), None, keep_recent_tokens)
 }
 
@@ -67,7 +67,7 @@ pub fn plan(transcript: &Transcript, keep_recent_tokens: u64) -> Option<CutPlan>
     clippy::too_many_arguments,
     reason = "one call site per trigger; a struct adds nothing"
 )]
-pub async fn run(
+pub(crate) async fn run(
     client: &Transport,
     summary_model: &SummaryModel<'_>,
     transcript: &mut Transcript,
@@ -111,7 +111,7 @@ pub async fn run(
 
 /// Why [`run_requiring_summary`] compacted nothing.
 #[derive(Debug, thiserror::Error)]
-pub enum CompactError {
+pub(crate) enum CompactError {
     /// The summary call failed after its retries. Nothing was written.
     #[error("the summary call failed: {0}")]
     Summary(ProviderError),
@@ -134,7 +134,7 @@ pub enum CompactError {
     clippy::too_many_arguments,
     reason = "run's arguments plus the retry policy and its notices"
 )]
-pub async fn run_requiring_summary(
+pub(crate) async fn run_requiring_summary(
     client: &Transport,
     summary_model: &SummaryModel<'_>,
     (retry, on_retry): (&RetryPolicy, &mut dyn FnMut(RetryNotice)),

@@ -19,7 +19,7 @@ const AGENTS_FALLBACK: &str = "CLAUDE.md";
 const HEARTBEAT_FILE: &str = "HEARTBEAT.md";
 /// Files larger than this are skipped unread: context files are meant to be short, and reading
 /// an accidental log dump whole would only be thrown away by the cap.
-pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+pub(crate) const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 /// Shares of the cap kept from the start and the end of a long file (the seed's 70 % / 20 %;
 /// the rest is left for the marker).
 const HEAD_PERCENT: usize = 70;
@@ -31,7 +31,7 @@ const GLOBAL_PREFIX: &str = "global/";
 
 /// One file as it goes into the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ContextFile {
+pub(crate) struct ContextFile {
     /// The title shown in the prompt: `AGENTS.md`, or `global/AGENTS.md` for a global file.
     pub name: String,
     /// Where it was read from.
@@ -46,7 +46,7 @@ pub struct ContextFile {
 
 /// A file that exists but was not used, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SkippedFile {
+pub(crate) struct SkippedFile {
     /// The file.
     pub path: PathBuf,
     /// A short reason ("not valid UTF-8", the I/O error, …).
@@ -55,7 +55,7 @@ pub struct SkippedFile {
 
 /// What [`load`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct LoadedFiles {
+pub(crate) struct LoadedFiles {
     /// In prompt order: the workspace's files, then the global ones.
     pub files: Vec<ContextFile>,
     /// Files that exist but could not be used.
@@ -69,7 +69,7 @@ pub struct LoadedFiles {
 /// relative paths (absolute, or containing `..`) are skipped. Empty files are left out. A global
 /// file that is the same file as a workspace one (the workspace *is* the global directory) is
 /// not repeated.
-pub fn load(
+pub(crate) fn load(
     workspace: &Path,
     global_dir: &Path,
     names: &[String],
@@ -165,7 +165,7 @@ fn read_text(path: &Path) -> Result<String, String> {
 /// them saying how many characters and which lines were cut. Returns the text and whether it was
 /// cut. The marker comes on top of the kept parts, so a capped text can exceed `max_chars` by the
 /// marker's length when the cap is tiny.
-pub fn cap(content: &str, max_chars: usize) -> (String, bool) {
+pub(crate) fn cap(content: &str, max_chars: usize) -> (String, bool) {
     let total_chars = content.chars().count();
     if total_chars <= max_chars {
         return (content.to_owned(), false);

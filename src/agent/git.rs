@@ -22,7 +22,7 @@ use crate::tools::{ExecProtection, Sandbox, SandboxMode};
 
 /// The state of the workspace's git repository.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GitSummary {
+pub(crate) struct GitSummary {
     /// The current branch; `None` on a detached HEAD.
     pub branch: Option<String>,
     /// Tracked files with staged or unstaged changes.
@@ -60,7 +60,7 @@ const PASSED: [&str; 3] = ["PATH", "HOME", "XDG_CONFIG_HOME"];
 /// `protection` is what the caller already knows of the exec sandbox here (the probe remembered
 /// for `status`), so that no probe of its own is paid on every run: when it promised more than
 /// the launcher can set up, git is refused and there is no summary.
-pub fn git_summary(
+pub(crate) fn git_summary(
     workspace: &Path,
     sandbox: &Sandbox,
     protection: Option<&ExecProtection>,

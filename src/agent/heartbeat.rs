@@ -8,13 +8,13 @@
 //! text is part of a report, not an acknowledgement.
 
 /// The reply that means nothing needs attention.
-pub const HEARTBEAT_OK: &str = "HEARTBEAT_OK";
+pub(crate) const HEARTBEAT_OK: &str = "HEARTBEAT_OK";
 
 /// How much other text an acknowledgement may carry, in characters.
-pub const ACK_MAX_CHARS: usize = 300;
+pub(crate) const ACK_MAX_CHARS: usize = 300;
 
 /// The prompt of a heartbeat run when the user gives none.
-pub fn default_prompt() -> &'static str {
+pub(crate) fn default_prompt() -> &'static str {
     "This is a scheduled heartbeat check. Read HEARTBEAT.md from the workspace context and do \
      what it asks, exactly as written; do not bring back tasks from earlier conversations. If \
      nothing needs attention, reply with exactly HEARTBEAT_OK and nothing else."
@@ -22,7 +22,7 @@ pub fn default_prompt() -> &'static str {
 
 /// Whether a reply is an acknowledgement: the token alone, or the token at the start or the end
 /// with at most [`ACK_MAX_CHARS`] characters of other text.
-pub fn is_heartbeat_ok(reply: &str) -> bool {
+pub(crate) fn is_heartbeat_ok(reply: &str) -> bool {
     let reply = reply.trim();
     let rest = if let Some(rest) = strip_leading_token(reply) {
         // "HEARTBEAT_OK … HEARTBEAT_OK": the trailing token is not counted as text either.

@@ -3,10 +3,10 @@
 //! `compaction`, the summary call in `compact`). The turn itself is `engine/`, which builds on
 //! these; nothing here prints, emits events or reads configuration.
 
-pub mod compact;
-pub mod compaction;
-pub mod context_files;
-pub mod git;
-pub mod heartbeat;
-pub mod prompt;
+pub(crate) mod compact;
+pub(crate) mod compaction;
+pub(crate) mod context_files;
+pub(crate) mod git;
+pub(crate) mod heartbeat;
+pub(crate) mod prompt;
 pub mod skills;

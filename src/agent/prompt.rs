@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use super::git::GitSummary;
+pub(crate) use super::git::GitSummary;
 
 use super::context_files::ContextFile;
 use super::heartbeat::HEARTBEAT_OK;
@@ -26,7 +26,7 @@ use crate::conversation::ToolDefinition;
 
 /// How much of the built-in prompt is sent (`--prompt-mode`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum PromptMode {
+pub(crate) enum PromptMode {
     /// Every section.
     #[default]
     Full,
@@ -36,20 +36,11 @@ pub enum PromptMode {
     None,
 }
 
-impl PromptMode {
-    /// The name used on the command line and in reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Full => "full",
-            Self::Minimal => "minimal",
-            Self::None => "none",
-        }
-    }
-}
+impl PromptMode {}
 
 /// What the system prompt is built from.
 #[derive(Debug, Clone)]
-pub struct PromptInputs<'a> {
+pub(crate) struct PromptInputs<'a> {
     /// The workspace directory.
     pub workspace: &'a Path,
     /// `provider/model`.
@@ -108,7 +99,7 @@ pub struct FileReport {
 
 /// The system prompt and what it is made of.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BuiltPrompt {
+pub(crate) struct BuiltPrompt {
     /// The text sent as the system prompt (empty when there is nothing to send).
     pub text: String,
     /// Sections in order.
@@ -118,7 +109,7 @@ pub struct BuiltPrompt {
 }
 
 /// Build the system prompt.
-pub fn build(inputs: &PromptInputs<'_>) -> BuiltPrompt {
+pub(crate) fn build(inputs: &PromptInputs<'_>) -> BuiltPrompt {
     let mut sections: Vec<(&str, String)> = Vec::new();
     let mut files = Vec::new();
     match (inputs.replace, inputs.mode) {
@@ -312,7 +303,7 @@ fn workspace_section(inputs: &PromptInputs<'_>) -> String {
 /// The repository's change counts when the turn starts (SPEC §6.1's status summary), added after
 /// the prompt in the turn's user message and stored with it: after every cache breakpoint of
 /// the earlier requests, and the same bytes in every later request of the session.
-pub fn git_status_note(git: &GitSummary) -> String {
+pub(crate) fn git_status_note(git: &GitSummary) -> String {
     let state = if git.changed == 0 && git.untracked == 0 {
         "no uncommitted changes".to_owned()
     } else {

@@ -19,7 +19,7 @@ use super::store::UsageStats;
 const MINUTE_MS: u64 = 60_000;
 const HOUR_MS: u64 = 60 * MINUTE_MS;
 /// Failures older than this no longer count.
-pub const FAILURE_WINDOW_MS: u64 = 24 * HOUR_MS;
+pub(crate) const FAILURE_WINDOW_MS: u64 = 24 * HOUR_MS;
 /// The first cooldown; each further failure multiplies it by 5.
 const COOLDOWN_BASE_MS: u64 = MINUTE_MS;
 /// The longest cooldown.
@@ -30,10 +30,10 @@ const BILLING_BASE_MS: u64 = 5 * HOUR_MS;
 const BILLING_MAX_MS: u64 = 24 * HOUR_MS;
 
 /// The failure kind that disables rather than cools down.
-pub const BILLING: &str = "billing";
+pub(crate) const BILLING: &str = "billing";
 
 /// The stats after a failure of `kind` at `now_ms`.
-pub fn record_failure(stats: &UsageStats, kind: &str, now_ms: u64) -> UsageStats {
+pub(crate) fn record_failure(stats: &UsageStats, kind: &str, now_ms: u64) -> UsageStats {
     let mut next = settle(stats, now_ms);
     if in_the_same_burst(&next, kind, now_ms) {
         return next;
@@ -86,7 +86,7 @@ fn in_the_same_burst(stats: &UsageStats, kind: &str, now_ms: u64) -> bool {
 /// [`cooldown_duration_ms`] of its count, a billing disable at most [`billing_duration_ms`] of
 /// its count, the last failure not in the future. Written by a clock that ran ahead (or read
 /// after the clock was set back), a window would otherwise last that much longer.
-pub fn settle(stats: &UsageStats, now_ms: u64) -> UsageStats {
+pub(crate) fn settle(stats: &UsageStats, now_ms: u64) -> UsageStats {
     let mut settled = stats.clone();
     let cooldown_limit = now_ms.saturating_add(cooldown_duration_ms(stats.error_count.max(1)));
     settled.cooldown_until = stats.cooldown_until.map(|until| until.min(cooldown_limit));
@@ -98,26 +98,26 @@ pub fn settle(stats: &UsageStats, now_ms: u64) -> UsageStats {
 }
 
 /// How long the `count`-th failure in the window cools a profile down: 1, 5, 25, 60 minutes.
-pub fn cooldown_duration_ms(count: u32) -> u64 {
+pub(crate) fn cooldown_duration_ms(count: u32) -> u64 {
     let exponent = count.saturating_sub(1).min(3);
     (COOLDOWN_BASE_MS * 5u64.pow(exponent)).min(COOLDOWN_MAX_MS)
 }
 
 /// How long the `count`-th billing failure disables a profile: 5, 10, 20, then 24 hours.
-pub fn billing_duration_ms(count: u32) -> u64 {
+pub(crate) fn billing_duration_ms(count: u32) -> u64 {
     let exponent = count.saturating_sub(1).min(10);
     (BILLING_BASE_MS.saturating_mul(1u64 << exponent)).min(BILLING_MAX_MS)
 }
 
 /// The stats after a successful call at `now_ms`: used now, counters and windows cleared.
-pub fn record_success(stats: &UsageStats, now_ms: u64) -> UsageStats {
+pub(crate) fn record_success(stats: &UsageStats, now_ms: u64) -> UsageStats {
     let mut next = reset(stats);
     next.last_used = Some(now_ms);
     next
 }
 
 /// The stats with cooldowns and failure counts cleared (`pincer auth reset`); use time kept.
-pub fn reset(stats: &UsageStats) -> UsageStats {
+pub(crate) fn reset(stats: &UsageStats) -> UsageStats {
     UsageStats {
         error_count: 0,
         failure_counts: Default::default(),
@@ -130,7 +130,7 @@ pub fn reset(stats: &UsageStats) -> UsageStats {
 }
 
 /// Until when the profile is unavailable, if it is at `now_ms` (windows [`settle`]d).
-pub fn unavailable_until(stats: &UsageStats, now_ms: u64) -> Option<u64> {
+pub(crate) fn unavailable_until(stats: &UsageStats, now_ms: u64) -> Option<u64> {
     let stats = settle(stats, now_ms);
     let until = stats
         .cooldown_until
@@ -139,8 +139,9 @@ pub fn unavailable_until(stats: &UsageStats, now_ms: u64) -> Option<u64> {
     (until > now_ms).then_some(until)
 }
 
+#[cfg(test)]
 /// Whether the profile may be tried at `now_ms`.
-pub fn is_available(stats: &UsageStats, now_ms: u64) -> bool {
+pub(crate) fn is_available(stats: &UsageStats, now_ms: u64) -> bool {
     unavailable_until(stats, now_ms).is_none()
 }
 

@@ -10,19 +10,19 @@
 //!
 //! Nothing here prints; commands report warnings and errors.
 
-pub mod cooldown;
-pub mod resolve;
-pub mod store;
+pub(crate) mod cooldown;
+pub(crate) mod resolve;
+pub(crate) mod store;
 
 use std::path::PathBuf;
 
-pub use crate::secret::Secret;
-pub use resolve::{Candidate, Resolution, Skipped, resolve};
-pub use store::{AuthFile, Profile, ProfileType, SecretRef, Store, UsageStats};
+pub(crate) use crate::secret::Secret;
+pub(crate) use resolve::resolve;
+pub(crate) use store::{AuthFile, Profile, ProfileType, SecretRef, Store};
 
 /// Why the profile store could not be read or changed.
 #[derive(Debug, thiserror::Error)]
-pub enum AuthError {
+pub(crate) enum AuthError {
     /// The file is not valid JSON or not in the expected shape. It is never overwritten.
     #[error(
         "auth store '{}' is not valid: line {line}, column {column}: {message}",

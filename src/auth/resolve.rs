@@ -21,11 +21,11 @@ use super::store::{Profile, ProfileType, SecretRef, Store, same_provider};
 use crate::secret::Secret;
 
 /// How long a `keyRef` command may take.
-pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
+pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// One credential to try.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// The profile id; `None` for an environment variable.
     pub profile_id: Option<String>,
     /// The key or token.
@@ -38,7 +38,7 @@ pub struct Candidate {
 
 /// A credential that was considered and left out.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
+pub(crate) struct Skipped {
     /// `profile:ID` or `env:VAR`.
     pub source: String,
     /// Why, readable (`environment variable WORK_KEY is not set`).
@@ -47,7 +47,7 @@ pub struct Skipped {
 
 /// The outcome of [`resolve`].
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Resolution {
+pub(crate) struct Resolution {
     /// What to try, in order.
     pub candidates: Vec<Candidate>,
     /// What was left out, and why.
@@ -55,7 +55,7 @@ pub struct Resolution {
 }
 
 /// The provider's profile ids in the order to try them at `now_ms` (no secrets fetched).
-pub fn profile_order(store: &Store, provider: &str, now_ms: u64) -> Vec<String> {
+pub(crate) fn profile_order(store: &Store, provider: &str, now_ms: u64) -> Vec<String> {
     let belongs = |id: &String| {
         store
             .profiles
@@ -113,7 +113,7 @@ pub fn profile_order(store: &Store, provider: &str, now_ms: u64) -> Vec<String> 
 /// The candidates for `provider`: the pinned profile alone, or the profile order then the first
 /// set variable of `env_vars`. `env` reads the environment (a closure so tests need no
 /// `set_var`).
-pub fn resolve(
+pub(crate) fn resolve(
     store: &Store,
     provider: &str,
     pinned: Option<&str>,
@@ -207,7 +207,7 @@ fn unusable_profile(profile: &Profile, now_ms: u64) -> Option<String> {
 }
 
 /// The profile's secret, fetching a reference if needed; the error is a readable reason.
-pub fn profile_secret(
+pub(crate) fn profile_secret(
     profile: &Profile,
     env: &dyn Fn(&str) -> Option<String>,
     now_ms: u64,
@@ -234,7 +234,7 @@ pub fn profile_secret(
 
 /// Whether a credential can be tried now, as `status` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SourceState {
+pub(crate) enum SourceState {
     /// It would be tried now. A `--command` reference counts as ready: it is not run to find out.
     Ready,
     /// In cooldown after auth or rate-limit failures, until `until` (ms since the epoch).
@@ -257,7 +257,7 @@ pub enum SourceState {
 
 /// One credential of a provider, described without its value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceReport {
+pub(crate) struct SourceReport {
     /// `profile:ID` or `env:VAR`.
     pub source: String,
     /// The profile id; `None` for an environment variable.
@@ -272,7 +272,7 @@ pub struct SourceReport {
 /// Every credential of `provider` in the order a run tries them (the profile order of
 /// [`profile_order`], then the first of `env_vars` that is set), each with its state at
 /// `now_ms`. Nothing is fetched: no key command runs, no value is read beyond "set or not".
-pub fn describe_sources(
+pub(crate) fn describe_sources(
     store: &Store,
     provider: &str,
     env: &dyn Fn(&str) -> Option<String>,
@@ -362,7 +362,7 @@ fn cooling_state(stats: &super::store::UsageStats, now_ms: u64) -> SourceState {
 
 /// Run `command` with `sh -c` in its own process group and return its trimmed stdout; killed
 /// (with everything it started) after `timeout`.
-pub fn run_secret_command(command: &str, timeout: Duration) -> Result<String, String> {
+pub(crate) fn run_secret_command(command: &str, timeout: Duration) -> Result<String, String> {
     use std::os::unix::process::CommandExt as _;
     let child = Command::new("sh")
         .arg("-c")

@@ -34,7 +34,7 @@ use crate::fs::{FileLock, lock_path};
 use crate::secret::Secret;
 
 /// The layout version this build reads and writes (OpenClaw `AUTH_STORE_VERSION`).
-pub const STORE_VERSION: u64 = 1;
+pub(crate) const STORE_VERSION: u64 = 1;
 
 /// How long a change waits for another process's change to finish. Changes take milliseconds;
 /// the bound only matters when a process hangs while holding the lock, and a run's --timeout
@@ -48,7 +48,7 @@ const OAUTH_SECRET_FIELDS: [&str; 2] = ["access", "refresh"];
 
 /// The whole store.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Store {
+pub(crate) struct Store {
     /// Layout version; [`STORE_VERSION`].
     #[serde(default = "default_version")]
     pub version: u64,
@@ -96,7 +96,7 @@ impl Default for Store {
 
 impl Store {
     /// The ids of `provider`'s profiles, sorted.
-    pub fn provider_profile_ids(&self, provider: &str) -> Vec<String> {
+    pub(crate) fn provider_profile_ids(&self, provider: &str) -> Vec<String> {
         self.profiles
             .iter()
             .filter(|(_, profile)| same_provider(&profile.provider, provider))
@@ -105,7 +105,7 @@ impl Store {
     }
 
     /// Delete a profile and every mention of it (order lists, `lastGood`, `usageStats`).
-    pub fn remove_profile(&mut self, id: &str) -> Result<Profile, AuthError> {
+    pub(crate) fn remove_profile(&mut self, id: &str) -> Result<Profile, AuthError> {
         let profile = self
             .profiles
             .remove(id)
@@ -121,7 +121,7 @@ impl Store {
 
     /// Every environment variable a profile refers to (`--from-env`), of every provider and
     /// type, in profile order, each once: what no child process may inherit (SPEC §10).
-    pub fn referenced_variables(&self) -> Vec<&str> {
+    pub(crate) fn referenced_variables(&self) -> Vec<&str> {
         let mut names: Vec<&str> = Vec::new();
         let references = self
             .profiles
@@ -141,7 +141,7 @@ impl Store {
     /// Every secret the store holds or refers to through a variable, as `env` has it, of every
     /// profile whatever its provider, type or state — what the redactor must know. Key commands
     /// are not run: their secrets are known once a run has resolved them.
-    pub fn known_secrets(&self, env: &dyn Fn(&str) -> Option<String>) -> Vec<Secret> {
+    pub(crate) fn known_secrets(&self, env: &dyn Fn(&str) -> Option<String>) -> Vec<Secret> {
         let stored = self
             .profiles
             .values()
@@ -170,7 +170,7 @@ impl Store {
 
     /// The first free id for a new profile of `provider`: `provider:default`, then
     /// `provider:2`, `provider:3`, …
-    pub fn next_profile_id(&self, provider: &str) -> String {
+    pub(crate) fn next_profile_id(&self, provider: &str) -> String {
         let default = format!("{provider}:default");
         if !self.profiles.contains_key(&default) {
             return default;
@@ -183,13 +183,13 @@ impl Store {
 }
 
 /// Provider ids compare case-insensitively (`Anthropic` in a hand-edited file still matches).
-pub fn same_provider(left: &str, right: &str) -> bool {
+pub(crate) fn same_provider(left: &str, right: &str) -> bool {
     left.trim().eq_ignore_ascii_case(right.trim())
 }
 
 /// One stored credential.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Profile {
+pub(crate) struct Profile {
     /// `api_key`, `token` (a static bearer) or a type this build cannot use (`oauth`).
     #[serde(rename = "type")]
     pub kind: ProfileType,
@@ -217,7 +217,7 @@ pub struct Profile {
 
 impl Profile {
     /// A profile that stores `secret` itself.
-    pub fn with_value(kind: ProfileType, provider: &str, secret: Secret) -> Profile {
+    pub(crate) fn with_value(kind: ProfileType, provider: &str, secret: Secret) -> Profile {
         let mut profile = Profile::empty(kind.clone(), provider);
         match kind {
             ProfileType::Token => profile.token = Some(secret),
@@ -227,7 +227,11 @@ impl Profile {
     }
 
     /// A profile that stores where to find the secret.
-    pub fn with_reference(kind: ProfileType, provider: &str, reference: SecretRef) -> Profile {
+    pub(crate) fn with_reference(
+        kind: ProfileType,
+        provider: &str,
+        reference: SecretRef,
+    ) -> Profile {
         let mut profile = Profile::empty(kind.clone(), provider);
         match kind {
             ProfileType::Token => profile.token_ref = Some(reference),
@@ -251,7 +255,7 @@ impl Profile {
 
     /// The stored value, if the profile holds one (`key` for keys, `token` for tokens, either as
     /// a fallback for hand-written files).
-    pub fn stored_secret(&self) -> Option<&Secret> {
+    pub(crate) fn stored_secret(&self) -> Option<&Secret> {
         match self.kind {
             ProfileType::Token => self.token.as_ref().or(self.key.as_ref()),
             _ => self.key.as_ref().or(self.token.as_ref()),
@@ -259,7 +263,7 @@ impl Profile {
     }
 
     /// The reference, if the profile holds one.
-    pub fn reference(&self) -> Option<&SecretRef> {
+    pub(crate) fn reference(&self) -> Option<&SecretRef> {
         match self.kind {
             ProfileType::Token => self.token_ref.as_ref().or(self.key_ref.as_ref()),
             _ => self.key_ref.as_ref().or(self.token_ref.as_ref()),
@@ -267,7 +271,7 @@ impl Profile {
     }
 
     /// Where the secret comes from, printable: `sk-…a1b2`, `env:VAR`, `command:CMD`, `none`.
-    pub fn source_text(&self) -> String {
+    pub(crate) fn source_text(&self) -> String {
         if let Some(secret) = self.stored_secret() {
             return secret.fingerprint();
         }
@@ -321,7 +325,7 @@ impl From<ProfileType> for String {
 /// Where a referenced secret comes from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "source", rename_all = "lowercase")]
-pub enum SecretRef {
+pub(crate) enum SecretRef {
     /// An environment variable, read when the secret is needed.
     Env {
         /// The variable's name.
@@ -337,7 +341,7 @@ pub enum SecretRef {
 /// Use and failure bookkeeping of one profile (times in milliseconds since the epoch).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct UsageStats {
+pub(crate) struct UsageStats {
     /// Last successful use; round-robin picks the oldest first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_used: Option<u64>,
@@ -374,24 +378,24 @@ fn is_zero(count: &u32) -> bool {
 
 /// The store file on disk.
 #[derive(Debug, Clone)]
-pub struct AuthFile {
+pub(crate) struct AuthFile {
     path: PathBuf,
 }
 
 impl AuthFile {
     /// The store at `path` (normally `Paths::auth_file`).
-    pub fn new(path: impl Into<PathBuf>) -> AuthFile {
+    pub(crate) fn new(path: impl Into<PathBuf>) -> AuthFile {
         AuthFile { path: path.into() }
     }
 
     /// The file's path.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Read the store; a missing file is an empty store. Needs no lock: the file is only ever
     /// replaced by a rename, so a reader sees the old or the new content, never a mix.
-    pub fn load(&self) -> Result<Store, AuthError> {
+    pub(crate) fn load(&self) -> Result<Store, AuthError> {
         match read_to_string(&self.path) {
             Ok(Some(text)) => parse(&self.path, &text),
             Ok(None) => Ok(Store::default()),
@@ -412,7 +416,7 @@ impl AuthFile {
     /// key, while the run was in flight), nothing is recorded and `false` is returned. Every
     /// profile's windows are [`settle`](super::cooldown::settle)d on the way, so one written by a
     /// clock that was ahead ends at most its own step after this run.
-    pub fn record_outcome(
+    pub(crate) fn record_outcome(
         &self,
         provider: &str,
         profile_id: &str,
@@ -447,7 +451,7 @@ impl AuthFile {
     }
 
     /// Change the store under its lock, after a fresh read, and write it back atomically.
-    pub fn update<T>(
+    pub(crate) fn update<T>(
         &self,
         change: impl FnOnce(&mut Store) -> Result<T, AuthError>,
     ) -> Result<T, AuthError> {
@@ -481,7 +485,7 @@ impl AuthFile {
     }
 
     /// A warning when the file can be read by group or others (it is still used).
-    pub fn permission_warning(&self) -> Option<String> {
+    pub(crate) fn permission_warning(&self) -> Option<String> {
         let mode = std::fs::metadata(&self.path).ok()?.mode() & 0o777;
         (mode & 0o077 != 0).then(|| {
             format!(
@@ -501,7 +505,7 @@ impl AuthFile {
 }
 
 /// Parse the file's text, naming the line and column of any problem.
-pub fn parse(path: &Path, text: &str) -> Result<Store, AuthError> {
+pub(crate) fn parse(path: &Path, text: &str) -> Result<Store, AuthError> {
     let store: Store = serde_json::from_str(text).map_err(|error| AuthError::Corrupt {
         path: path.to_owned(),
         line: error.line(),

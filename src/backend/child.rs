@@ -34,7 +34,7 @@ const EXIT_GRACE: Duration = Duration::from_millis(300);
 
 /// How the child run ended.
 #[derive(Debug)]
-pub enum ChildEnd {
+pub(crate) enum ChildEnd {
     /// It exited (or was killed by something else); `code` is `None` for a signal death.
     Exited {
         /// Exit code.
@@ -59,7 +59,7 @@ pub enum ChildEnd {
 }
 
 /// What to start.
-pub struct Spawn<'a> {
+pub(crate) struct Spawn<'a> {
     /// Executable (a name on `PATH` or a path).
     pub program: &'a str,
     /// Arguments.
@@ -76,7 +76,7 @@ pub struct Spawn<'a> {
 
 /// A child run's place in a cassette.
 #[derive(Debug, Clone, Copy)]
-pub struct Tape<'a> {
+pub(crate) struct Tape<'a> {
     /// The cassette.
     pub cassette: &'a Cassette,
     /// `claude-cli` / `codex-cli`.
@@ -90,7 +90,7 @@ pub struct Tape<'a> {
 
 /// Run the child; `on_line` sees each stdout line (without its newline) as it arrives. The run's
 /// cancellation (`--timeout`, SIGINT, SIGTERM, watched by the caller) kills the group.
-pub async fn run(
+pub(crate) async fn run(
     spawn: &Spawn<'_>,
     idle: Duration,
     cancel: &Cancellation,

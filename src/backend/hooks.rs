@@ -64,7 +64,7 @@ fn timeout_seconds(hook: &Hook) -> u64 {
 }
 
 /// The `--settings` file for claude, or `None` without hooks.
-pub fn claude_settings(set: &HookSet) -> Option<Value> {
+pub(crate) fn claude_settings(set: &HookSet) -> Option<Value> {
     if set.is_empty() {
         return None;
     }
@@ -95,7 +95,7 @@ pub fn claude_settings(set: &HookSet) -> Option<Value> {
 
 /// What codex is given.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CodexHooks {
+pub(crate) struct CodexHooks {
     /// `-c`, `hooks.EVENT=[…]` pairs and the trust flag.
     pub args: Vec<String>,
     /// What codex runs differently, for stderr.
@@ -108,7 +108,7 @@ fn toml_string(text: &str) -> String {
 }
 
 /// The codex overrides for the hooks.
-pub fn codex_overrides(set: &HookSet) -> CodexHooks {
+pub(crate) fn codex_overrides(set: &HookSet) -> CodexHooks {
     let mut out = CodexHooks::default();
     if set.is_empty() {
         return out;
@@ -159,7 +159,7 @@ pub fn codex_overrides(set: &HookSet) -> CodexHooks {
 }
 
 /// Said once per delegated run: the child runs the hooks with its own rules.
-pub fn sandbox_warning(set: &HookSet, backend: &str) -> Option<String> {
+pub(crate) fn sandbox_warning(set: &HookSet, backend: &str) -> Option<String> {
     let sandboxed = set.hooks.iter().filter(|hook| hook.sandbox).count();
     (sandboxed > 0).then(|| {
         format!(

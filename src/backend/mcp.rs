@@ -29,7 +29,7 @@ fn usable<'a>(
 }
 
 /// The `--mcp-config` file for claude: `{"mcpServers": {…}}`, or `None` without servers.
-pub fn claude_config(config: &McpConfig, policy: &ToolPolicy) -> Option<Value> {
+pub(crate) fn claude_config(config: &McpConfig, policy: &ToolPolicy) -> Option<Value> {
     let servers: Map<String, Value> = usable(config, policy)
         .map(|(server, _)| (server.name.clone(), server.claude_form.clone()))
         .collect();
@@ -38,7 +38,7 @@ pub fn claude_config(config: &McpConfig, policy: &ToolPolicy) -> Option<Value> {
 
 /// [`claude_config`] as `--dry-run` shows it: values of `env` and headers that are not
 /// `${VAR}` references are hidden.
-pub fn claude_config_shown(config: &McpConfig, policy: &ToolPolicy) -> Option<Value> {
+pub(crate) fn claude_config_shown(config: &McpConfig, policy: &ToolPolicy) -> Option<Value> {
     let mut file = claude_config(config, policy)?;
     if let Some(servers) = file["mcpServers"].as_object_mut() {
         for server in servers.values_mut() {
@@ -74,7 +74,10 @@ fn has_literal_secret(text: &str) -> bool {
 
 /// claude's `--allowedTools` and `--disallowedTools` entries for the servers: a headless claude
 /// refuses every MCP tool it was not told to allow.
-pub fn claude_permissions(config: &McpConfig, policy: &ToolPolicy) -> (Vec<String>, Vec<String>) {
+pub(crate) fn claude_permissions(
+    config: &McpConfig,
+    policy: &ToolPolicy,
+) -> (Vec<String>, Vec<String>) {
     let mut allowed = Vec::new();
     let mut disallowed = policy.mcp_deny_patterns();
     for (server, access) in usable(config, policy) {
@@ -106,7 +109,7 @@ pub fn claude_permissions(config: &McpConfig, policy: &ToolPolicy) -> (Vec<Strin
 /// What codex is given: `-c` arguments, variables for its environment, and what could not be
 /// passed on.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CodexMcp {
+pub(crate) struct CodexMcp {
     /// `-c`, `mcp_servers.NAME.KEY=VALUE` pairs, in order.
     pub args: Vec<String>,
     /// Variables added to codex's environment, which it passes on by name.
@@ -131,7 +134,7 @@ fn toml_strings<'a>(items: impl IntoIterator<Item = &'a String>) -> String {
 }
 
 /// The codex overrides for the servers.
-pub fn codex_overrides(config: &McpConfig, policy: &ToolPolicy) -> CodexMcp {
+pub(crate) fn codex_overrides(config: &McpConfig, policy: &ToolPolicy) -> CodexMcp {
     let mut out = CodexMcp::default();
     if config.strict {
         out.warnings.push(

@@ -7,11 +7,11 @@
 //! the group) and how to read their failures (classified like provider errors, §9.2).
 //! The CLI engine (`engine/cli.rs`) runs a turn with these parts.
 
-pub mod child;
+pub(crate) mod child;
 pub mod claude;
 pub mod codex;
-pub mod hooks;
-pub mod mcp;
+pub(crate) mod hooks;
+pub(crate) mod mcp;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

@@ -18,12 +18,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The version this build writes and the highest it reads.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// One line of a cassette.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum Line {
+pub(crate) enum Line {
     /// The header: what wrote the file.
     Cassette(Header),
     /// One HTTP exchange with a model provider (one attempt: a retried call is several).
@@ -34,7 +34,7 @@ pub enum Line {
 
 /// The first line of every cassette.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Header {
+pub(crate) struct Header {
     /// The format version ([`VERSION`]).
     pub version: u32,
     /// The pincer version that created the file.
@@ -44,7 +44,7 @@ pub struct Header {
 
 impl Header {
     /// The header this build writes.
-    pub fn current() -> Header {
+    pub(crate) fn current() -> Header {
         Header {
             version: VERSION,
             pincer: env!("CARGO_PKG_VERSION").to_owned(),
@@ -54,7 +54,7 @@ impl Header {
 
 /// A model request and the response as it arrived.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HttpInteraction {
+pub(crate) struct HttpInteraction {
     /// The provider name (`anthropic`, `openai`, `ollama`, …).
     pub provider: String,
     /// The model the request was for, as the provider spells it.
@@ -82,7 +82,7 @@ pub struct HttpInteraction {
 
 /// A CLI child's run: what it was given and what it printed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ChildInteraction {
+pub(crate) struct ChildInteraction {
     /// `claude-cli` or `codex-cli`.
     pub provider: String,
     /// pincer's model id for it (`sonnet`, `gpt-5-codex`).
@@ -102,7 +102,7 @@ pub struct ChildInteraction {
 
 /// Bytes that arrived `ms` milliseconds after the request was sent (or the child started).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Chunk {
+pub(crate) struct Chunk {
     /// The time offset.
     pub ms: u64,
     /// The bytes, when they are UTF-8 (always, for well-formed streams).
@@ -115,7 +115,7 @@ pub struct Chunk {
 
 impl Chunk {
     /// A chunk of `bytes` at `ms`: text when it is UTF-8, else base64.
-    pub fn of(ms: u64, bytes: &[u8]) -> Chunk {
+    pub(crate) fn of(ms: u64, bytes: &[u8]) -> Chunk {
         match std::str::from_utf8(bytes) {
             Ok(text) => Chunk::text(ms, text),
             Err(_) => Chunk {
@@ -127,7 +127,7 @@ impl Chunk {
     }
 
     /// A text chunk.
-    pub fn text(ms: u64, text: &str) -> Chunk {
+    pub(crate) fn text(ms: u64, text: &str) -> Chunk {
         Chunk {
             ms,
             text: Some(text.to_owned()),
@@ -136,7 +136,7 @@ impl Chunk {
     }
 
     /// The chunk's bytes, or why it has none.
-    pub fn bytes(&self) -> Result<Vec<u8>, String> {
+    pub(crate) fn bytes(&self) -> Result<Vec<u8>, String> {
         match (&self.text, &self.base64) {
             (Some(text), None) => Ok(text.as_bytes().to_vec()),
             (None, Some(encoded)) => base64::engine::general_purpose::STANDARD
@@ -149,7 +149,7 @@ impl Chunk {
 
 /// How a response body or a child's run ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct End {
+pub(crate) struct End {
     /// The time offset.
     pub ms: u64,
     /// Why.
@@ -165,7 +165,7 @@ pub struct End {
 /// Why a response or a child's run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum EndReason {
+pub(crate) enum EndReason {
     /// The body ended normally.
     Eof,
     /// The connection failed or broke.
@@ -178,7 +178,7 @@ pub enum EndReason {
 
 /// Parse a cassette's text: its interactions with their line numbers (from 1). The first
 /// non-empty line must be a header of a version this build reads. An error names the line.
-pub fn parse(text: &str) -> Result<Vec<(usize, Line)>, (usize, String)> {
+pub(crate) fn parse(text: &str) -> Result<Vec<(usize, Line)>, (usize, String)> {
     let mut lines = Vec::new();
     let mut header_seen = false;
     for (index, raw) in text.lines().enumerate() {
@@ -221,7 +221,7 @@ pub fn parse(text: &str) -> Result<Vec<(usize, Line)>, (usize, String)> {
 }
 
 /// Whether this build reads `header`'s version.
-pub fn check_version(header: &Header) -> Result<(), String> {
+pub(crate) fn check_version(header: &Header) -> Result<(), String> {
     match header.version {
         0 => Err("cassette version 0 does not exist".to_owned()),
         version if version > VERSION => Err(format!(

@@ -12,7 +12,7 @@ const DIFF_LINES: usize = 120;
 
 /// How replayed requests are paired with recorded interactions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Matching {
+pub(crate) enum Matching {
     /// The first unused interaction of the same kind, provider and path whose normalized
     /// request is equal.
     #[default]
@@ -22,19 +22,11 @@ pub enum Matching {
     Lenient,
 }
 
-impl Matching {
-    /// `strict` / `lenient`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Matching::Strict => "strict",
-            Matching::Lenient => "lenient",
-        }
-    }
-}
+impl Matching {}
 
 /// A request as it is compared and shown: kind, provider, path and the normalized body.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Shape<'a> {
+pub(crate) struct Shape<'a> {
     /// `http` or `child`.
     pub kind: &'static str,
     /// The provider name.
@@ -47,7 +39,7 @@ pub struct Shape<'a> {
 
 impl Shape<'_> {
     /// The text a diff is made of.
-    pub fn render(&self) -> String {
+    pub(crate) fn render(&self) -> String {
         let mut out = format!("{} {}", self.kind, self.provider);
         if !self.path.is_empty() {
             out.push(' ');
@@ -62,7 +54,7 @@ impl Shape<'_> {
 
 /// How alike two rendered requests are, from 0 to 1 (by characters, so that of two requests
 /// that differ in one line the one with the smaller change is nearer).
-pub fn similarity(left: &str, right: &str) -> f32 {
+pub(crate) fn similarity(left: &str, right: &str) -> f32 {
     TextDiff::configure()
         .deadline(std::time::Instant::now() + std::time::Duration::from_millis(50))
         .diff_chars(left, right)
@@ -70,7 +62,7 @@ pub fn similarity(left: &str, right: &str) -> f32 {
 }
 
 /// A unified diff from the recorded request to the live one, cut to [`DIFF_LINES`].
-pub fn diff(recorded: &str, recorded_label: &str, live: &str) -> String {
+pub(crate) fn diff(recorded: &str, recorded_label: &str, live: &str) -> String {
     let text = TextDiff::from_lines(recorded, live)
         .unified_diff()
         .context_radius(3)

@@ -18,9 +18,9 @@
 //!   the same report, so no caller can carry on past it (not even one that swallows errors,
 //!   like an automatic compaction).
 
-pub mod format;
-pub mod matching;
-pub mod normalize;
+pub(crate) mod format;
+pub(crate) mod matching;
+pub(crate) mod normalize;
 
 use std::collections::VecDeque;
 use std::io::{BufRead as _, Write as _};
@@ -31,15 +31,15 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use format::{ChildInteraction, Chunk, End, EndReason, HttpInteraction, Line};
-pub use matching::Matching;
+pub(crate) use format::{ChildInteraction, Chunk, End, EndReason, HttpInteraction, Line};
+pub(crate) use matching::Matching;
 
 use crate::redact::Redactor;
 use matching::Shape;
 
 /// A cassette that cannot be used.
 #[derive(Debug, thiserror::Error)]
-pub enum CassetteError {
+pub(crate) enum CassetteError {
     /// The file cannot be read, created or written.
     #[error("cannot {action} the cassette '{}': {source}", .path.display())]
     Io {
@@ -65,11 +65,11 @@ pub enum CassetteError {
 /// A replayed request that matches no recorded interaction; the text says why, with a diff.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
-pub struct Miss(pub String);
+pub(crate) struct Miss(pub String);
 
 /// How a replay runs.
 #[derive(Debug, Clone)]
-pub struct ReplayOptions {
+pub(crate) struct ReplayOptions {
     /// Strict or lenient pairing.
     pub matching: Matching,
     /// Wait for each chunk's recorded time offset (`--replay-pace`) instead of going as fast as
@@ -81,7 +81,7 @@ pub struct ReplayOptions {
 
 /// One run's cassette, in record or replay mode.
 #[derive(Debug)]
-pub struct Cassette {
+pub(crate) struct Cassette {
     path: PathBuf,
     mode: Mode,
 }
@@ -129,7 +129,7 @@ struct Entry {
 
 /// A live request, as the cassette compares it.
 #[derive(Debug, Clone, Copy)]
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// `http` or `child`.
     pub kind: &'static str,
     /// The provider name.
@@ -143,7 +143,7 @@ pub struct Request<'a> {
 impl Cassette {
     /// Open `path` for recording: created with its header when missing or empty, else checked
     /// to be a cassette and appended to (a script's runs can share one cassette).
-    pub fn record(path: &Path) -> Result<Cassette, CassetteError> {
+    pub(crate) fn record(path: &Path) -> Result<Cassette, CassetteError> {
         let io = |action, source| CassetteError::Io {
             action,
             path: path.to_owned(),
@@ -190,7 +190,7 @@ impl Cassette {
     }
 
     /// Open `path` for replaying; every line is read and checked now.
-    pub fn replay(path: &Path, options: ReplayOptions) -> Result<Cassette, CassetteError> {
+    pub(crate) fn replay(path: &Path, options: ReplayOptions) -> Result<Cassette, CassetteError> {
         let text = std::fs::read_to_string(path).map_err(|source| CassetteError::Io {
             action: "read",
             path: path.to_owned(),
@@ -225,24 +225,19 @@ impl Cassette {
         })
     }
 
-    /// The file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Whether requests are answered from the file (no network, no child).
-    pub fn is_replay(&self) -> bool {
+    pub(crate) fn is_replay(&self) -> bool {
         matches!(self.mode, Mode::Replay { .. })
     }
 
     /// Whether a replay keeps the recorded pace.
-    pub fn paced(&self) -> bool {
+    pub(crate) fn paced(&self) -> bool {
         matches!(self.mode, Mode::Replay { pace: true, .. })
     }
 
     /// `provider/model` of the first recorded interaction: the model a replay uses when none is
     /// named (`None` when recording or when the cassette is empty).
-    pub fn default_model(&self) -> Option<String> {
+    pub(crate) fn default_model(&self) -> Option<String> {
         let Mode::Replay { player, .. } = &self.mode else {
             return None;
         };
@@ -259,7 +254,7 @@ impl Cassette {
 
     /// Append one finished interaction (record mode; a no-op when replaying). `secrets` are the
     /// call's own (its key, sensitive header values), searched for with the environment's.
-    pub fn write(&self, mut line: Line, secrets: &[&str]) -> Result<(), CassetteError> {
+    pub(crate) fn write(&self, mut line: Line, secrets: &[&str]) -> Result<(), CassetteError> {
         let Mode::Record(recorder) = &self.mode else {
             return Ok(());
         };
@@ -291,7 +286,7 @@ impl Cassette {
     }
 
     /// The recorded HTTP exchange for a live request.
-    pub fn take_http(
+    pub(crate) fn take_http(
         &self,
         provider: &str,
         path: &str,
@@ -312,7 +307,11 @@ impl Cassette {
     }
 
     /// The recorded child run for a live one.
-    pub fn take_child(&self, provider: &str, body: &Value) -> Result<ChildInteraction, Miss> {
+    pub(crate) fn take_child(
+        &self,
+        provider: &str,
+        body: &Value,
+    ) -> Result<ChildInteraction, Miss> {
         let request = Request {
             kind: "child",
             provider,
@@ -544,7 +543,7 @@ fn redact_binary_chunks(line: &mut Line, redactor: &Redactor) {
 
 /// The path of a request as recorded: query parameters that can carry a credential (`key`,
 /// `api_key`, `token`, …) are dropped.
-pub fn recorded_path(path: &str) -> String {
+pub(crate) fn recorded_path(path: &str) -> String {
     let Some((base, query)) = path.split_once('?') else {
         return path.to_owned();
     };
@@ -581,7 +580,7 @@ pub fn recorded_path(path: &str) -> String {
 
 /// The model a request is for: the body's `model`, else the `/models/NAME:` part of the path
 /// (Gemini).
-pub fn model_of(path: &str, body: &Value) -> String {
+pub(crate) fn model_of(path: &str, body: &Value) -> String {
     if let Some(model) = body.get("model").and_then(Value::as_str) {
         return model.to_owned();
     }
@@ -596,7 +595,7 @@ pub fn model_of(path: &str, body: &Value) -> String {
 }
 
 /// The names of request headers whose values may be credentials (for the recorder's redactor).
-pub fn is_sensitive_header(name: &str) -> bool {
+pub(crate) fn is_sensitive_header(name: &str) -> bool {
     let name = name.to_ascii_lowercase();
     ["auth", "key", "token", "secret", "cookie", "password"]
         .iter()
@@ -604,7 +603,7 @@ pub fn is_sensitive_header(name: &str) -> bool {
 }
 
 /// The response headers a cassette keeps.
-pub const KEPT_HEADERS: [&str; 6] = [
+pub(crate) const KEPT_HEADERS: [&str; 6] = [
     "content-type",
     "request-id",
     "x-request-id",
@@ -616,7 +615,7 @@ pub const KEPT_HEADERS: [&str; 6] = [
 /// An HTTP exchange being recorded: the body is kept as one chunk per complete SSE event, each
 /// stamped with the time its last byte arrived.
 #[derive(Debug)]
-pub struct HttpTape {
+pub(crate) struct HttpTape {
     started: Instant,
     interaction: HttpInteraction,
     pending: Vec<u8>,
@@ -625,7 +624,7 @@ pub struct HttpTape {
 
 impl HttpTape {
     /// Start recording a request to `provider` at `path` (the API path) with `body`.
-    pub fn new(provider: &str, path: &str, body: &Value) -> HttpTape {
+    pub(crate) fn new(provider: &str, path: &str, body: &Value) -> HttpTape {
         HttpTape {
             started: Instant::now(),
             interaction: HttpInteraction {
@@ -654,13 +653,13 @@ impl HttpTape {
     }
 
     /// The response head arrived.
-    pub fn head(&mut self, status: u16, headers: &[(String, String)]) {
+    pub(crate) fn head(&mut self, status: u16, headers: &[(String, String)]) {
         self.interaction.status = Some(status);
         self.interaction.headers = headers.iter().cloned().collect();
     }
 
     /// Body bytes arrived.
-    pub fn chunk(&mut self, bytes: &[u8]) {
+    pub(crate) fn chunk(&mut self, bytes: &[u8]) {
         self.pending.extend_from_slice(bytes);
         let ms = self.now_ms();
         while let Some(end) = event_end(&self.pending) {
@@ -670,7 +669,7 @@ impl HttpTape {
     }
 
     /// The body (or the request) ended.
-    pub fn end(&mut self, reason: EndReason, message: Option<String>) {
+    pub(crate) fn end(&mut self, reason: EndReason, message: Option<String>) {
         let ms = self.now_ms();
         if !self.pending.is_empty() {
             let rest = std::mem::take(&mut self.pending);
@@ -687,7 +686,7 @@ impl HttpTape {
 
     /// The finished line. A body that was not read to its end (the parser stopped at an error
     /// event) is kept as far as it was read, ending there.
-    pub fn finish(mut self) -> Line {
+    pub(crate) fn finish(mut self) -> Line {
         if !self.ended {
             self.end(EndReason::Eof, None);
         }
@@ -711,7 +710,7 @@ fn event_end(bytes: &[u8]) -> Option<usize> {
 
 /// One step of a replayed body or child run.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Step {
+pub(crate) enum Step {
     /// Bytes (HTTP) or one line (child), due `at` after the start.
     Chunk {
         /// The recorded offset.
@@ -730,7 +729,7 @@ pub enum Step {
 
 /// What a paced wait ended with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Wait {
+pub(crate) enum Wait {
     /// The step is due.
     Ready,
     /// The gap before it is longer than the idle timeout.
@@ -741,7 +740,7 @@ pub enum Wait {
 
 /// A recorded body or child run played back step by step.
 #[derive(Debug)]
-pub struct Playback {
+pub(crate) struct Playback {
     started: Instant,
     pace: bool,
     steps: VecDeque<Step>,
@@ -749,7 +748,7 @@ pub struct Playback {
 
 impl Playback {
     /// Play `chunks` then `end`; offsets count from now.
-    pub fn new(chunks: &[Chunk], end: &End, pace: bool) -> Playback {
+    pub(crate) fn new(chunks: &[Chunk], end: &End, pace: bool) -> Playback {
         let mut steps: VecDeque<Step> = chunks
             .iter()
             .map(|chunk| Step::Chunk {
@@ -769,13 +768,18 @@ impl Playback {
     }
 
     /// The next step (`None` once the end was handed out).
-    pub fn next_step(&mut self) -> Option<Step> {
+    pub(crate) fn next_step(&mut self) -> Option<Step> {
         self.steps.pop_front()
     }
 
     /// Wait until `at` after the start when pacing (bounded by `idle`, like a network read);
     /// otherwise only give the runtime a turn, so signals are still seen.
-    pub async fn wait(&self, at: Duration, idle: Duration, cancel: &CancellationToken) -> Wait {
+    pub(crate) async fn wait(
+        &self,
+        at: Duration,
+        idle: Duration,
+        cancel: &CancellationToken,
+    ) -> Wait {
         if !self.pace {
             tokio::task::yield_now().await;
             return if cancel.is_cancelled() {

@@ -29,7 +29,7 @@ const RUNTIME_FACTS: [&str; 3] = ["- date:", "- os:", "- pincer "];
 
 /// `request` with the volatile parts masked. `workspace` is the live run's workspace (masked
 /// wherever it occurs, like the one named on a `Working directory:` line).
-pub fn normalize(request: &Value, workspace: Option<&str>) -> Value {
+pub(crate) fn normalize(request: &Value, workspace: Option<&str>) -> Value {
     let mut workspaces: Vec<String> = Vec::new();
     collect_workspaces(request, &mut workspaces);
     workspaces.extend(workspace.map(str::to_owned));
@@ -43,7 +43,7 @@ pub fn normalize(request: &Value, workspace: Option<&str>) -> Value {
 }
 
 /// `text` with the volatile parts masked (the workspace paths given are masked first).
-pub fn mask_text(text: &str, workspaces: &[String]) -> String {
+pub(crate) fn mask_text(text: &str, workspaces: &[String]) -> String {
     let mut text = text.to_owned();
     for workspace in workspaces {
         text = mask_path(&text, workspace);

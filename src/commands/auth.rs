@@ -28,7 +28,7 @@ use crate::output::report::{
 const MAX_SECRET_BYTES: u64 = 64 * 1024;
 
 /// Run `pincer auth`.
-pub fn dispatch(context: &Context, args: AuthArgs) -> CliResult<Exit> {
+pub(crate) fn dispatch(context: &Context, args: AuthArgs) -> CliResult<Exit> {
     let file = AuthFile::new(&context.settings.paths.auth_file);
     if let Some(warning) = file.permission_warning() {
         context.diagnostics.warn(&warning);
@@ -45,7 +45,7 @@ pub fn dispatch(context: &Context, args: AuthArgs) -> CliResult<Exit> {
 }
 
 /// A store error as the user sees it.
-pub fn auth_error(error: AuthError) -> CliError {
+pub(crate) fn auth_error(error: AuthError) -> CliError {
     let message = error.to_string();
     match &error {
         AuthError::Corrupt { path, .. } => CliError::usage(message).with_hint(format!(
@@ -596,7 +596,7 @@ mod hidden {
 
     /// What a run of typed bytes amounts to.
     #[derive(Debug, PartialEq, Eq)]
-    pub enum Line {
+    pub(super) enum Line {
         /// Enter was pressed; the bytes typed (after editing).
         Done(Vec<u8>),
         /// Ctrl-C, or Ctrl-D on an empty line.
@@ -607,7 +607,7 @@ mod hidden {
 
     /// Apply one typed byte to the line: Enter ends it, Backspace removes one character
     /// (all its UTF-8 bytes), Ctrl-U clears, Ctrl-C cancels, Ctrl-D cancels an empty line.
-    pub fn edit(line: &mut Vec<u8>, byte: u8) -> Line {
+    pub(super) fn edit(line: &mut Vec<u8>, byte: u8) -> Line {
         match byte {
             b'\r' | b'\n' => Line::Done(std::mem::take(line)),
             0x03 => Line::Cancelled,
@@ -668,7 +668,7 @@ mod hidden {
     }
 
     /// Show `prompt` on the terminal and read one line without echo.
-    pub fn prompt(prompt: &str) -> CliResult<String> {
+    pub(super) fn prompt(prompt: &str) -> CliResult<String> {
         let tty = OpenOptions::new()
             .read(true)
             .write(true)

@@ -43,7 +43,7 @@ struct Target {
 }
 
 /// Run `pincer auth test`.
-pub fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult<Exit> {
+pub(crate) fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult<Exit> {
     let store = file.load().map_err(super::auth::auth_error)?;
     let targets = targets(context, &store, args.target.as_deref());
     let cassette =

@@ -33,7 +33,7 @@ struct Known {
 /// Run `compact`. In JSON modes every failure ends with its result object on stdout (SPEC
 /// §3.2), whatever failed once the arguments parsed: the configuration, an unknown or busy
 /// session, a full disk or a read-only home, the summary call.
-pub fn compact(
+pub(crate) fn compact(
     format: Format,
     started: Instant,
     context: &CliResult<Context>,

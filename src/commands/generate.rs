@@ -6,7 +6,7 @@ use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 
 /// Print a completion script for one shell.
-pub fn completions(args: &CompletionsArgs) -> CliResult<Exit> {
+pub(crate) fn completions(args: &CompletionsArgs) -> CliResult<Exit> {
     let buffer = crate::docs::render_completion(args.shell);
     let text = String::from_utf8_lossy(&buffer);
     Stdout::new().write(&text).map_err(stdout_error)?;
@@ -14,7 +14,7 @@ pub fn completions(args: &CompletionsArgs) -> CliResult<Exit> {
 }
 
 /// Regenerate `man/` and `completions/` under `--out` (default: the current directory).
-pub fn docs(args: &GenerateDocsArgs) -> CliResult<Exit> {
+pub(crate) fn docs(args: &GenerateDocsArgs) -> CliResult<Exit> {
     let root = args.out.clone().unwrap_or_else(|| ".".into());
     crate::docs::write_all(&root).map_err(|error| {
         if crate::fs::NotRegular::of(&error.source).is_some() {

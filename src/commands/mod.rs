@@ -1,20 +1,20 @@
 //! One file per subcommand. This is the only layer that sees clap types: it resolves settings,
 //! wires the parts together, and turns every failure into a [`CliError`] with an exit code.
 
-pub mod auth;
-pub mod auth_test;
+pub(crate) mod auth;
+pub(crate) mod auth_test;
 mod claude_sdk;
-pub mod compact;
+pub(crate) mod compact;
 mod dry_run;
 mod exec;
-pub mod generate;
+pub(crate) mod generate;
 mod hooks;
 mod mcp;
 mod request;
-pub mod sessions;
-pub mod status;
-pub mod turn;
-pub mod usage;
+pub(crate) mod sessions;
+pub(crate) mod status;
+pub(crate) mod turn;
+pub(crate) mod usage;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

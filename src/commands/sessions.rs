@@ -33,7 +33,7 @@ use crate::session::record::{self, AgentMessage, Entry};
 use crate::session::store::{self, SessionLock, TornRepair};
 
 /// Run a `sessions` subcommand (none = `list`).
-pub fn dispatch(context: &Context, args: SessionsArgs) -> CliResult<Exit> {
+pub(crate) fn dispatch(context: &Context, args: SessionsArgs) -> CliResult<Exit> {
     match args.command {
         None => list(context, &args.list),
         Some(SessionsCommand::List(list_args)) => list(context, &list_args),
@@ -271,12 +271,12 @@ fn list_item(
 }
 
 /// Parse an ISO timestamp.
-pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
+pub(crate) fn parse_time(text: &str) -> Option<OffsetDateTime> {
     OffsetDateTime::parse(text, &Rfc3339).ok()
 }
 
 /// `3m`, `5h`, `2d` since `timestamp`.
-pub fn age(timestamp: &str, now: OffsetDateTime) -> String {
+pub(crate) fn age(timestamp: &str, now: OffsetDateTime) -> String {
     let Some(then) = parse_time(timestamp) else {
         return "-".to_owned();
     };

@@ -22,7 +22,7 @@ use crate::session::store::SessionLock;
 const PROVIDERS: [&str; 4] = ["anthropic", "openai", "google", "ollama"];
 
 /// Run `status`.
-pub fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
+pub(crate) fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
     if args.mcp {
         // Exit 1 when a server did not start, so a CI job can check its servers first.
         let (report, all_up) = super::mcp::status_report(context, &args.mcp_servers)?;

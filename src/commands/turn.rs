@@ -29,7 +29,7 @@ use crate::session::setup;
 use crate::session::store::{SessionLock, TornRepair};
 
 /// `pincer run`; `run -r SESSION` / `run --continue` (claude's spellings) are `resume`.
-pub fn run(
+pub(crate) fn run(
     format: Format,
     started: Instant,
     context: &CliResult<Context>,
@@ -68,7 +68,7 @@ pub(crate) fn run_with(
 }
 
 /// `pincer resume`.
-pub fn resume(
+pub(crate) fn resume(
     format: Format,
     started: Instant,
     context: &CliResult<Context>,

@@ -26,7 +26,7 @@ use crate::output::usage::{BudgetRow, UsageGroupRow, UsageReport, UsageTokens, r
 use crate::settings::Settings;
 
 /// Run `pincer usage`: exit 0 with an empty report when there is no ledger.
-pub fn usage(context: &Context, args: &UsageArgs) -> CliResult<Exit> {
+pub(crate) fn usage(context: &Context, args: &UsageArgs) -> CliResult<Exit> {
     let now = OffsetDateTime::now_utc();
     let since = args
         .since

@@ -9,7 +9,7 @@
 //! The errors keep the evidence (file path, line, the offending key or `-c` argument) so the
 //! message can point at the exact spot, and [`ConfigError::hint`] says what to do about it.
 
-pub mod catalog;
+pub(crate) mod catalog;
 pub mod file;
 pub mod paths;
 

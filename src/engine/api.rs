@@ -48,7 +48,7 @@ const PROTECTED_RECENT_TURNS: usize = 3;
 
 /// Everything fixed for one API turn, resolved by `commands/`.
 #[derive(Debug, Clone)]
-pub struct ApiSettings {
+pub(crate) struct ApiSettings {
     /// Wire protocol.
     pub api: ApiKind,
     /// Where requests go (with the first credential's key).
@@ -114,7 +114,7 @@ pub struct ApiSettings {
 
 /// A credential the turn may use.
 #[derive(Debug, Clone)]
-pub struct Credential {
+pub(crate) struct Credential {
     /// The profile id, or `None` for an environment variable (whose outcomes are not recorded).
     pub profile_id: Option<String>,
     /// `profile:ID` or `env:VAR`.
@@ -427,7 +427,7 @@ impl<'run> ApiEngine<'run> {
                 &error.to_string(),
                 RetryKind::ThinkingLevel(lower),
             ));
-            return Step::StepThinkingDown(lower);
+            return Step::LowerThinking(lower);
         }
         if self.shown.call_output
             && let Some(delay) = self.resend_delay(&error, turn)
@@ -926,7 +926,7 @@ impl<'run> ApiEngine<'run> {
         Step::CallModel
     }
 
-    /// `Step::StepThinkingDown`: record the level that is tried now and send again.
+    /// `Step::LowerThinking`: record the level that is tried now and send again.
     fn step_thinking_down(&mut self, level: ThinkingLevel, turn: &mut Turn<'_>) -> Step {
         if let Err(failure) = turn.record_entry(
             NewEntry::ThinkingLevelChange {
@@ -1136,7 +1136,7 @@ impl Engine for ApiEngine<'_> {
             Step::RunTools(calls) => self.run_tools(calls, turn).await,
             Step::Resend(delay) => self.resend(delay, turn).await,
             Step::RotateCredential(kind) => self.rotate_credential(kind, turn),
-            Step::StepThinkingDown(level) => self.step_thinking_down(level, turn),
+            Step::LowerThinking(level) => self.step_thinking_down(level, turn),
             Step::Compact(compaction) => self.compact(compaction, turn).await,
             Step::Guard => self.guard(turn),
             Step::Stopping { compact } => self.stopping(compact, turn).await,
@@ -1208,7 +1208,7 @@ fn has_answer(message: &AssistantMessage) -> bool {
 /// Whether a refused request names the API's JSON Schema mode (Anthropic `output_config`,
 /// OpenAI `text.format` / `response_format`, Gemini `responseJsonSchema` or its refusal of a
 /// JSON mime type beside function calling), rather than anything else malformed.
-pub fn rejects_output_format(error: &ProviderError) -> bool {
+pub(crate) fn rejects_output_format(error: &ProviderError) -> bool {
     let message = error.to_string().to_lowercase();
     [
         "output_config",
@@ -1227,7 +1227,7 @@ pub fn rejects_output_format(error: &ProviderError) -> bool {
 }
 
 /// The next lower reasoning level, for a provider that refused the current one.
-pub fn lower_thinking(level: ThinkingLevel) -> Option<ThinkingLevel> {
+pub(crate) fn lower_thinking(level: ThinkingLevel) -> Option<ThinkingLevel> {
     match level {
         ThinkingLevel::Off => None,
         ThinkingLevel::Minimal => Some(ThinkingLevel::Off),
@@ -1240,7 +1240,7 @@ pub fn lower_thinking(level: ThinkingLevel) -> Option<ThinkingLevel> {
 
 /// Whether a failure says the reasoning setting was refused (a 400 naming thinking, reasoning
 /// effort or the thinking budget), as opposed to any other malformed request.
-pub fn rejects_thinking(error: &ProviderError, kind: FailureKind) -> bool {
+pub(crate) fn rejects_thinking(error: &ProviderError, kind: FailureKind) -> bool {
     if kind != FailureKind::Format {
         return false;
     }

@@ -38,7 +38,7 @@ use crate::tools::policy::ToolPolicy;
 
 /// Everything fixed for one delegated turn, resolved by `commands/`.
 #[derive(Debug, Clone)]
-pub struct CliSettings {
+pub(crate) struct CliSettings {
     /// Which CLI.
     pub backend: CliBackend,
     /// `[backends.NAME]`.
@@ -231,7 +231,7 @@ fn claude_hooks(settings: &CliSettings) -> Option<serde_json::Value> {
 }
 
 /// The child a fresh turn would start with `prompt` (`--dry-run`): no file is written.
-pub fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
+pub(crate) fn describe(settings: &CliSettings, prompt: &str) -> Invocation {
     let directory = std::env::temp_dir().join("pincer-cli-XXXXXX");
     let files = ChildFiles {
         prompt: directory.join("system-prompt.md"),

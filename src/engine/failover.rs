@@ -11,7 +11,7 @@ use crate::provider::classify::FailureKind;
 
 /// What the planner knows of a link before it is tried.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Link {
+pub(crate) struct Link {
     /// `provider/model`.
     pub model_ref: String,
     /// The provider name.
@@ -24,7 +24,7 @@ pub struct Link {
 
 /// Why a link was passed over or failed: its class and message.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkFailure {
+pub(crate) struct LinkFailure {
     /// The class (what the `Fallback` event and the error line call it).
     pub kind: FailureKind,
     /// What went wrong.
@@ -33,7 +33,7 @@ pub struct LinkFailure {
 
 /// The link is not worth trying: no key, or (while another model remains) every credential is
 /// cooling down. The last link is tried in a cooldown, since there is nothing else.
-pub fn pass_over(link: &Link, is_last: bool) -> Option<LinkFailure> {
+pub(crate) fn pass_over(link: &Link, is_last: bool) -> Option<LinkFailure> {
     if link.missing_key {
         Some(LinkFailure {
             kind: FailureKind::Auth,
@@ -54,7 +54,7 @@ pub fn pass_over(link: &Link, is_last: bool) -> Option<LinkFailure> {
 
 /// The ending moves the turn on to the next link: the credential, the account or the provider
 /// failed, not the request itself (`FailureKind::fails_over`).
-pub fn moves_on(ending: &Ending) -> Option<LinkFailure> {
+pub(crate) fn moves_on(ending: &Ending) -> Option<LinkFailure> {
     match ending {
         Ending::Failed { error, kind } if kind.fails_over() => Some(LinkFailure {
             kind: *kind,
@@ -66,7 +66,7 @@ pub fn moves_on(ending: &Ending) -> Option<LinkFailure> {
 
 /// The guardrails bound the whole run, not each link: what is left of `--max-turns` (at least
 /// one round trip, so a fallback can answer) and of `--max-budget-usd` after `spent`.
-pub fn remaining_limits(
+pub(crate) fn remaining_limits(
     (max_turns, max_budget_usd): (Option<u32>, Option<f64>),
     spent: Option<&TurnReport>,
 ) -> (Option<u32>, Option<f64>) {
@@ -99,7 +99,7 @@ pub(crate) trait Links {
 
 /// The turn across the chain.
 #[derive(Debug)]
-pub struct ChainOutcome {
+pub(crate) struct ChainOutcome {
     /// The attempts' reports added up; ending, text and context are the last attempt's.
     pub report: TurnReport,
     /// The position of the link that ran last.

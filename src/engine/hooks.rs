@@ -9,7 +9,7 @@ use super::event::{Event, EventSink};
 use crate::hooks::{Fire, Hooks, Verdict};
 
 /// Run the hooks `fire` matches and report them to `sink`.
-pub async fn fire(
+pub(crate) async fn fire(
     hooks: &Hooks,
     fire: &Fire<'_>,
     cancel: &CancellationToken,

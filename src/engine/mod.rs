@@ -7,17 +7,17 @@
 //! persisted where needed by `commands/`) and fill a [`TurnReport`]; they see no clap types, no
 //! output mode and no configuration file: everything arrives resolved.
 
-pub mod api;
-pub mod cli;
+pub(crate) mod api;
+pub(crate) mod cli;
 pub mod event;
-pub mod failover;
-pub mod hooks;
+pub(crate) mod failover;
+pub(crate) mod hooks;
 pub(crate) mod plan;
 pub mod recorder;
 mod replay;
 mod report;
 pub(crate) mod scope;
-pub mod step;
+pub(crate) mod step;
 mod structured;
 
 pub use crate::cancel::{CancelReason, Cancellation};

@@ -36,20 +36,20 @@ use crate::redact::Redactor;
 impl Turn<'_> {
     /// Record a completed message: appended to the session and synced, then added to the
     /// context the next request is built from. Returns the entry id.
-    pub fn record(&mut self, message: Message) -> Result<String, SessionError> {
+    pub(crate) fn record(&mut self, message: Message) -> Result<String, SessionError> {
         let id = self.record_message(&message)?;
         self.messages.push(message);
         Ok(id)
     }
 
     /// Record a completed message in the session only (a CLI child keeps its own context).
-    pub fn record_message(&mut self, message: &Message) -> Result<String, SessionError> {
+    pub(crate) fn record_message(&mut self, message: &Message) -> Result<String, SessionError> {
         self.transcript.append_message(message)
     }
 
     /// Record an entry of another kind; `sync` makes it durable now rather than with the next
     /// message.
-    pub fn record_entry(
+    pub(crate) fn record_entry(
         &mut self,
         entry: NewEntry<'_>,
         sync: bool,

@@ -15,7 +15,7 @@ use crate::session::transcript::Transcript;
 
 /// What the engine does next.
 #[derive(Debug)]
-pub enum Step {
+pub(crate) enum Step {
     /// Send the request for the conversation as it stands (the CLI engine: run the child).
     CallModel,
     /// Run the tool calls of the message just received, in order.
@@ -26,7 +26,7 @@ pub enum Step {
     /// The credential failed with `kind`: continue with the provider's next one.
     RotateCredential(FailureKind),
     /// The provider refused the reasoning level: send again at `level`.
-    StepThinkingDown(ThinkingLevel),
+    LowerThinking(ThinkingLevel),
     /// Compact the session, then go on as `then` says.
     Compact(Compaction),
     /// Between tool results and the next call: stop at a guardrail, else call the model.
@@ -46,7 +46,7 @@ pub enum Step {
 
 /// A compaction step: why, and what follows it.
 #[derive(Debug)]
-pub enum Compaction {
+pub(crate) enum Compaction {
     /// The final answer left the context over the threshold: compact, then the turn is done.
     AfterAnswer,
     /// Tool results pushed the context over the threshold: compact, then check the guardrails.
@@ -57,7 +57,7 @@ pub enum Compaction {
 }
 
 /// What every step of one turn works on.
-pub struct Turn<'run> {
+pub(crate) struct Turn<'run> {
     /// The context the next request is built from: it ends with the new user message at the
     /// start, and grows by every completed message.
     pub messages: &'run mut Vec<Message>,

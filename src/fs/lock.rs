@@ -31,7 +31,7 @@ use nix::libc;
 use serde::{Deserialize, Serialize};
 
 /// The pauses between attempts to take a busy lock: 5 ms, doubling up to 100 ms.
-pub fn lock_pauses() -> impl Iterator<Item = Duration> {
+pub(crate) fn lock_pauses() -> impl Iterator<Item = Duration> {
     std::iter::successors(Some(Duration::from_millis(5)), |pause| {
         Some((*pause * 2).min(Duration::from_millis(100)))
     })
@@ -49,31 +49,31 @@ static LOCAL_LOCKS_ALLOWED: AtomicBool = AtomicBool::new(false);
 /// End every lock wait of this process by `deadline` (the first call wins): `--timeout` counts
 /// from process start and covers every wait (SPEC §2), also those deep in the index or the
 /// credential store, which have their own shorter bounds.
-pub fn set_wait_deadline(deadline: Instant) {
+pub(crate) fn set_wait_deadline(deadline: Instant) {
     let _ = WAIT_DEADLINE.set(deadline);
 }
 
 /// The deadline of [`set_wait_deadline`], once set: for waits that are not [`FileLock`]s (the
 /// session index database's busy timeout) and must end by it too.
-pub fn wait_deadline() -> Option<Instant> {
+pub(crate) fn wait_deadline() -> Option<Instant> {
     WAIT_DEADLINE.get().copied()
 }
 
 /// Whether the deadline of [`set_wait_deadline`] cut a lock wait short in this process: the
 /// command then ends as a timeout even when the waiter could go on without the lock.
-pub fn wait_cut_by_deadline() -> bool {
+pub(crate) fn wait_cut_by_deadline() -> bool {
     WAIT_CUT.load(Ordering::Relaxed)
 }
 
 /// Note that the deadline of [`set_wait_deadline`] cut short a wait that is not a
 /// [`FileLock`]'s (the session index database's busy wait), as [`wait_cut_by_deadline`] tells.
-pub fn note_wait_cut() {
+pub(crate) fn note_wait_cut() {
     WAIT_CUT.store(true, Ordering::Relaxed);
 }
 
 /// Allow (or refuse) locks on filesystems whose locks other machines do not see
 /// (`[sessions] allow_local_locks`, `PINCER_ALLOW_LOCAL_LOCKS`).
-pub fn allow_local_locks(allowed: bool) {
+pub(crate) fn allow_local_locks(allowed: bool) {
     LOCAL_LOCKS_ALLOWED.store(allowed, Ordering::Relaxed);
 }
 
@@ -81,9 +81,8 @@ pub fn allow_local_locks(allowed: bool) {
 
 /// An exclusive advisory lock, held until dropped.
 #[derive(Debug)]
-pub struct FileLock {
+pub(crate) struct FileLock {
     file: File,
-    path: PathBuf,
 }
 
 /// Why a lock could not be taken.
@@ -133,7 +132,7 @@ impl FileLock {
     /// The holder writes who it is into the lock file so that a waiting user can be told whom
     /// they are waiting for. The file itself is never removed: removing it would let two
     /// processes lock two different inodes of the same name.
-    pub fn acquire(lock_file: &Path, wait: Option<Duration>) -> Result<FileLock, LockError> {
+    pub(crate) fn acquire(lock_file: &Path, wait: Option<Duration>) -> Result<FileLock, LockError> {
         let io_error = |source| LockError::Io {
             path: lock_file.to_owned(),
             source,
@@ -183,10 +182,7 @@ impl FileLock {
                 }
             }
         }
-        let mut lock = FileLock {
-            file,
-            path: lock_file.to_owned(),
-        };
+        let mut lock = FileLock { file };
         // Only a courtesy to whoever waits: the lock is held whether or not it is written (on
         // a full disk it cannot be, and waiters are told of "another process").
         if lock.record_holder().is_err() {
@@ -203,13 +199,8 @@ impl FileLock {
         self.file.write_all(line.as_bytes())
     }
 
-    /// The lock file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Whether some process holds the lock on `lock_file` right now (asked without taking it).
-    pub fn is_held(lock_file: &Path) -> bool {
+    pub(crate) fn is_held(lock_file: &Path) -> bool {
         File::open(lock_file).is_ok_and(|file| is_locked(&file).unwrap_or(false))
     }
 }
@@ -225,7 +216,7 @@ impl Drop for FileLock {
 
 /// Who holds the lock on `lock_file`, as the holder wrote it (an older pincer wrote its pid
 /// alone).
-pub fn read_holder(lock_file: &Path) -> Option<Holder> {
+pub(crate) fn read_holder(lock_file: &Path) -> Option<Holder> {
     let mut text = String::new();
     File::open(lock_file).ok()?.read_to_string(&mut text).ok()?;
     Holder::parse(&text)
@@ -483,7 +474,7 @@ const CIFS_MAGIC_NUMBER: i64 = 0xFF53_4D42;
 /// What the filesystem of `path` is when it is shared over a network or FUSE (NFS, SMB, sshfs…),
 /// however it is mounted: SQLite's WAL needs shared memory that only one machine sees, so the
 /// session index uses a rollback journal there.
-pub fn network_filesystem(path: &Path) -> Option<String> {
+pub(crate) fn network_filesystem(path: &Path) -> Option<String> {
     let magic = widen(nix::sys::statfs::statfs(path).ok()?.filesystem_type().0);
     let kind = match magic {
         FUSE_SUPER_MAGIC => "FUSE",

@@ -35,14 +35,14 @@ use nix::unistd::linkat;
 use super::lock::{lock_waiting, try_lock};
 
 /// The beginning of a staging file's name (the exec sandbox hides every `.pincer-` name).
-pub const STAGE_PREFIX: &str = ".pincer-stage-";
+pub(crate) const STAGE_PREFIX: &str = ".pincer-stage-";
 /// The file whose modification time says when the directory was last swept.
-pub const SWEEP_MARKER: &str = ".pincer-swept";
+pub(crate) const SWEEP_MARKER: &str = ".pincer-swept";
 /// How often [`sweep_staging_if_due`] lists a directory.
-pub const SWEEP_INTERVAL: Duration = Duration::from_secs(10 * 60);
+pub(super) const SWEEP_INTERVAL: Duration = Duration::from_secs(10 * 60);
 /// How old an older pincer's staging file must be to be removed: those were never locked, so
 /// only their age tells that their writer is gone (they were written in seconds).
-pub const LEGACY_AGE: Duration = Duration::from_secs(10 * 60);
+pub(super) const LEGACY_AGE: Duration = Duration::from_secs(10 * 60);
 /// Staging files are created with this mode, as the credential store needs (and as every
 /// pincer file written by rename always was).
 const STAGE_MODE: u32 = 0o600;
@@ -231,7 +231,7 @@ fn staging_kind(name: &OsStr) -> Option<Staging> {
 
 /// Remove the staging files of `dir` whose writers are gone (see the module header); returns
 /// how many went. Errors only make it skip a file.
-pub fn sweep_staging(dir: &Path) -> usize {
+pub(crate) fn sweep_staging(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -246,7 +246,7 @@ pub fn sweep_staging(dir: &Path) -> usize {
 }
 
 /// [`sweep_staging`] at most every [`SWEEP_INTERVAL`] for `dir` (one `stat` otherwise).
-pub fn sweep_staging_if_due(dir: &Path) {
+pub(crate) fn sweep_staging_if_due(dir: &Path) {
     let marker = dir.join(SWEEP_MARKER);
     let now = SystemTime::now();
     let recent = std::fs::metadata(&marker)

@@ -20,7 +20,7 @@ use crate::config::file::{HookConfig, HooksConfig};
 
 /// A hook declaration pincer cannot use: a usage error (exit 2) naming the entry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HookConfigError {
+pub(crate) enum HookConfigError {
     /// A `--settings` file that cannot be read.
     #[error("cannot read settings '{path}': {message}")]
     Read {
@@ -51,7 +51,7 @@ pub enum HookConfigError {
 
 impl HookConfigError {
     /// What the user can do about it.
-    pub fn hint(&self) -> String {
+    pub(crate) fn hint(&self) -> String {
         match self {
             HookConfigError::Read { .. } => {
                 "pass a readable file, or the JSON itself: --settings '{\"hooks\": {…}}'".to_owned()
@@ -70,7 +70,7 @@ impl HookConfigError {
 
 /// The inputs, as `commands/` collected them.
 #[derive(Debug, Clone, Copy)]
-pub struct Sources<'a> {
+pub(crate) struct Sources<'a> {
     /// `[hooks]` of config.toml, `-c` overrides applied.
     pub config_toml: &'a HooksConfig,
     /// Each `--settings` argument: a file path, or JSON when it starts with `{`.
@@ -79,7 +79,7 @@ pub struct Sources<'a> {
 
 /// The run's hooks, and what was declared but is not run.
 #[derive(Debug, Clone, Default)]
-pub struct Resolved {
+pub(crate) struct Resolved {
     /// config.toml's first, then each `--settings` in order.
     pub set: HookSet,
     /// One sentence per thing left out, for stderr.
@@ -87,7 +87,7 @@ pub struct Resolved {
 }
 
 /// Collect the hooks of `sources`.
-pub fn resolve(sources: &Sources<'_>) -> Result<Resolved, HookConfigError> {
+pub(crate) fn resolve(sources: &Sources<'_>) -> Result<Resolved, HookConfigError> {
     let mut resolved = Resolved::default();
     let table = sources.config_toml;
     let events: [(HookEvent, &Vec<HookConfig>); 7] = [

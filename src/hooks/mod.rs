@@ -15,9 +15,9 @@
 //! engines turn those into events; this module prints nothing).
 
 mod callback;
-pub mod config;
+pub(crate) mod config;
 mod matcher;
-pub mod protocol;
+pub(crate) mod protocol;
 mod runner;
 
 use std::ffi::OsString;
@@ -26,9 +26,9 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-pub use config::{HookConfigError, Resolved, Sources, resolve};
-pub use matcher::Matcher;
-pub use protocol::{Fire, Verdict};
+pub(crate) use config::{Sources, resolve};
+pub(crate) use matcher::Matcher;
+pub(crate) use protocol::{Fire, Verdict};
 
 use crate::tools::{Sandbox, SandboxMode};
 
@@ -36,7 +36,7 @@ use crate::tools::{Sandbox, SandboxMode};
 pub(crate) const ERROR_KIND: &str = "hook";
 
 /// A hook's `timeout` when it sets none (Claude Code's default too).
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The events pincer runs hooks for, in Claude Code's names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -229,7 +229,7 @@ impl HookContext {
 
 /// The run's hooks, ready to fire.
 #[derive(Debug, Clone)]
-pub struct Hooks {
+pub(crate) struct Hooks {
     /// What was declared.
     pub set: HookSet,
     /// What they are told and run with.
@@ -286,7 +286,7 @@ pub struct HookFinished {
 
 impl Hooks {
     /// Whether `event` has any hook.
-    pub fn has(&self, event: HookEvent) -> bool {
+    pub(crate) fn has(&self, event: HookEvent) -> bool {
         self.set.has(event)
     }
 
@@ -294,7 +294,7 @@ impl Hooks {
     /// them; `progress` hears of each start and finish. The SDK's permission prompt comes after
     /// the other PreToolUse hooks, as claude's does: only when none allowed or refused the call,
     /// about the arguments as they left them.
-    pub async fn run(
+    pub(crate) async fn run(
         &self,
         fire: &Fire<'_>,
         cancel: &CancellationToken,

@@ -182,7 +182,7 @@ impl Fire<'_> {
 /// A tool's arguments with Claude Code's names added where pincer's differ: `file_path`
 /// (absolute) beside `path` for the file tools, `old_string` / `new_string` beside `oldText` /
 /// `newText`. The model's own keys stay as they are.
-pub fn claude_tool_input(tool: &str, input: &Value, workspace: &Path) -> Value {
+pub(crate) fn claude_tool_input(tool: &str, input: &Value, workspace: &Path) -> Value {
     let Value::Object(arguments) = input else {
         return input.clone();
     };
@@ -210,7 +210,7 @@ pub fn claude_tool_input(tool: &str, input: &Value, workspace: &Path) -> Value {
 /// Arguments in claude's names (a permission prompt's `updatedInput`, `tool` claude's name) as
 /// pincer's tools take them: `file_path`, `old_string` and `new_string` of the file tools become
 /// `path`, `oldText` and `newText`.
-pub fn pincer_tool_input(tool: &str, input: &Value) -> Value {
+pub(crate) fn pincer_tool_input(tool: &str, input: &Value) -> Value {
     let Value::Object(arguments) = input else {
         return input.clone();
     };
@@ -232,7 +232,7 @@ pub fn pincer_tool_input(tool: &str, input: &Value) -> Value {
 /// A tool result as PostToolUse hooks get it in `tool_response`: its text and details, with
 /// Claude Code's fields where they mean the same (`stdout`, `stderr` and `interrupted` for
 /// `exec`, `filePath` and `success` for the file tools).
-pub fn tool_response(
+pub(crate) fn tool_response(
     tool: &str,
     input: &Value,
     text: &str,
@@ -268,7 +268,7 @@ pub fn tool_response(
 
 /// What the hooks of one firing decided, combined.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// Blocked (exit 2, `decision: "block"`, `permissionDecision: "deny"` or `"ask"`), with the
     /// reasons.
     pub block: Option<String>,
@@ -300,7 +300,7 @@ impl Verdict {
 
     /// Add another hook's verdict: any block wins, contexts and messages add up, the first stop
     /// and the last updated input count.
-    pub fn absorb(&mut self, other: Verdict) {
+    pub(crate) fn absorb(&mut self, other: Verdict) {
         if let Some(reason) = other.block {
             self.add_block(reason);
         }

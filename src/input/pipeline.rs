@@ -32,7 +32,7 @@ const MAX_ANCESTORS: usize = 256;
 
 /// What the scan for the writer of stdin found, and what it cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriterScan {
+pub(crate) struct WriterScan {
     /// The pid of a member of pincer's pipeline holding stdin open for writing, if any.
     pub writer: Option<u32>,
     /// Processes looked at.

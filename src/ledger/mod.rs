@@ -16,20 +16,20 @@
 //!   before its window starts, so its cost follows the runs in the window, not the file's size.
 //! - Nothing here prints; `commands/usage.rs` wires the ledger to the run and the report.
 
-pub mod store;
-pub mod summary;
-pub mod window;
+pub(crate) mod store;
+pub(crate) mod summary;
+pub(crate) mod window;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 /// The ledger's file name in the data directory.
-pub const FILE_NAME: &str = "usage-ledger.jsonl";
+pub(crate) const FILE_NAME: &str = "usage-ledger.jsonl";
 
 /// What one run spent: one line of the ledger. Readers accept lines with fields they do not
 /// know (a newer pincer may add some), so this type never denies unknown fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Record {
+pub(crate) struct Record {
     /// When the run ended, UTC, RFC 3339 with milliseconds (`2026-06-01T09:30:00.123Z`).
     pub time: String,
     /// The provider of the model that answered (or last failed).
@@ -70,19 +70,19 @@ pub struct Record {
 
 impl Record {
     /// When the run ended, or `None` when the line's time does not parse.
-    pub fn ended(&self) -> Option<OffsetDateTime> {
+    pub(crate) fn ended(&self) -> Option<OffsetDateTime> {
         parse_time(&self.time)
     }
 }
 
 /// `time` written as every ledger line writes it: UTC, milliseconds, a `Z` (as session entries).
-pub fn format_time(time: OffsetDateTime) -> String {
+pub(crate) fn format_time(time: OffsetDateTime) -> String {
     crate::session::record::iso_millis(time.to_offset(time::UtcOffset::UTC))
 }
 
 /// An RFC 3339 time (any offset). The form [`format_time`] writes is read without the general
 /// parser: a budget check reads thousands of them.
-pub fn parse_time(text: &str) -> Option<OffsetDateTime> {
+pub(crate) fn parse_time(text: &str) -> Option<OffsetDateTime> {
     written_time(text.as_bytes()).or_else(|| {
         OffsetDateTime::parse(text, &time::format_description::well_known::Rfc3339).ok()
     })

@@ -20,7 +20,7 @@ const CLOCK_SLACK: Duration = Duration::HOUR;
 const CHUNK: u64 = 64 * 1024;
 
 /// The ledger of a data directory.
-pub fn path(data_dir: &Path) -> PathBuf {
+pub(crate) fn path(data_dir: &Path) -> PathBuf {
     data_dir.join(FILE_NAME)
 }
 
@@ -30,7 +30,7 @@ pub fn path(data_dir: &Path) -> PathBuf {
 /// file does not end in a newline (a line torn by a full disk), the line starts with one, so
 /// that only the torn line is lost. Not fsynced: a power cut may lose the last runs' lines, a
 /// kill cannot.
-pub fn append(path: &Path, record: &Record) -> io::Result<()> {
+pub(crate) fn append(path: &Path, record: &Record) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         crate::fs::create_dir_all(parent, true)?;
     }
@@ -58,7 +58,7 @@ pub fn append(path: &Path, record: &Record) -> io::Result<()> {
 
 /// What a read found.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reading<T = Record> {
+pub(crate) struct Reading<T = Record> {
     /// The lines read, in the file's order.
     pub records: Vec<T>,
     /// Lines that did not parse (a torn line), skipped.
@@ -94,7 +94,7 @@ impl<T: Line> Reading<T> {
 
 /// What a ledger line is read as: the whole [`Record`], or only what a budget needs
 /// ([`Spend`]), which reads several times faster.
-pub trait Line: serde::de::DeserializeOwned {
+pub(crate) trait Line: serde::de::DeserializeOwned {
     /// When the run ended; `None` when the line's time does not parse.
     fn ended(&self) -> Option<OffsetDateTime>;
 
@@ -113,7 +113,7 @@ impl Line for Record {
 
 /// The two fields of a line that a budget check needs.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
-pub struct Spend {
+pub(crate) struct Spend {
     /// When the run ended, as written.
     pub time: String,
     /// What it cost.
@@ -152,7 +152,7 @@ impl Line for Spend {
 }
 
 /// Every record of the ledger at `path`; no file is an empty ledger.
-pub fn read_all(path: &Path) -> io::Result<Reading> {
+pub(crate) fn read_all(path: &Path) -> io::Result<Reading> {
     let Some(file) = open(path)? else {
         return Ok(Reading::default());
     };
@@ -168,7 +168,7 @@ pub fn read_all(path: &Path) -> io::Result<Reading> {
 /// The lines of the runs that ended at or after `since`, read backwards from the end of the
 /// file until a line older than `since` by more than [`CLOCK_SLACK`]: the cost follows the
 /// number of runs since then, not the size of the file. No file is an empty ledger.
-pub fn read_since<T: Line>(path: &Path, since: OffsetDateTime) -> io::Result<Reading<T>> {
+pub(crate) fn read_since<T: Line>(path: &Path, since: OffsetDateTime) -> io::Result<Reading<T>> {
     let Some(file) = open(path)? else {
         return Ok(Reading::default());
     };

@@ -6,7 +6,7 @@ use super::Record;
 
 /// What records are grouped by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GroupBy {
+pub(crate) enum GroupBy {
     /// The UTC day the run ended (`2026-06-01`).
     Day,
     /// `provider/model`.
@@ -19,7 +19,7 @@ pub enum GroupBy {
 
 impl GroupBy {
     /// The word `--by` takes and the report shows.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             GroupBy::Day => "day",
             GroupBy::Model => "model",
@@ -56,7 +56,7 @@ impl GroupBy {
 
 /// Runs, tokens and cost added up.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Totals {
+pub(crate) struct Totals {
     /// Runs counted.
     pub runs: u64,
     /// Of which failed (exit code other than 0).
@@ -90,7 +90,7 @@ impl Totals {
 
 /// One group of a grouped summary.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Group {
+pub(crate) struct Group {
     /// The day, model, session or tag; `None` for the runs without one (no tag, no session).
     pub key: Option<String>,
     /// Its totals.
@@ -99,7 +99,7 @@ pub struct Group {
 
 /// The totals of `records`, and with `by` their groups: days in order, other groups by cost,
 /// the highest first (ties by key), the runs without a key last.
-pub fn summarize(records: &[Record], by: Option<GroupBy>) -> (Totals, Vec<Group>) {
+pub(crate) fn summarize(records: &[Record], by: Option<GroupBy>) -> (Totals, Vec<Group>) {
     let mut total = Totals::default();
     let mut groups: BTreeMap<Option<String>, Totals> = BTreeMap::new();
     for record in records {

@@ -13,11 +13,11 @@ use time::{Date, Duration, Month, OffsetDateTime, Time, UtcOffset};
     "--since '{0}' is neither a duration (7d, 24h, 2w, 90m) nor an RFC 3339 date or time \
      (2026-06-01, 2026-06-01T09:00:00Z)"
 )]
-pub struct SinceError(pub String);
+pub(crate) struct SinceError(pub String);
 
 /// The start of `--since TEXT`: a duration back from `now` (`7d`, `24h`, `2w`, `90m`, `45s`,
 /// sums such as `1d12h`), a date (its 00:00 UTC) or an RFC 3339 time.
-pub fn parse_since(text: &str, now: OffsetDateTime) -> Result<OffsetDateTime, SinceError> {
+pub(crate) fn parse_since(text: &str, now: OffsetDateTime) -> Result<OffsetDateTime, SinceError> {
     let trimmed = text.trim();
     if let Some(duration) = parse_duration(trimmed) {
         return now
@@ -35,7 +35,7 @@ pub fn parse_since(text: &str, now: OffsetDateTime) -> Result<OffsetDateTime, Si
 
 /// `7d`, `24h`, `2w`, `90m`, `45s` and sums like `1d12h` (spaces around it ignored); `None` for
 /// anything else, and for an amount too large to count. Also `sessions prune --older-than`'s.
-pub fn parse_duration(text: &str) -> Option<Duration> {
+pub(crate) fn parse_duration(text: &str) -> Option<Duration> {
     let mut total = Duration::ZERO;
     let mut digits = String::new();
     let mut any = false;
@@ -62,7 +62,7 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
 
 /// The period of a budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Period {
+pub(crate) enum Period {
     /// `[budget] daily_usd`.
     Day,
     /// `[budget] weekly_usd`.
@@ -73,7 +73,7 @@ pub enum Period {
 
 impl Period {
     /// The budget's name as messages and reports say it: `daily`, `weekly`, `monthly`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Period::Day => "daily",
             Period::Week => "weekly",
@@ -82,7 +82,7 @@ impl Period {
     }
 
     /// Its key in config.toml, under `[budget]`.
-    pub fn key(self) -> &'static str {
+    pub(crate) fn key(self) -> &'static str {
         match self {
             Period::Day => "daily_usd",
             Period::Week => "weekly_usd",
@@ -91,7 +91,7 @@ impl Period {
     }
 
     /// The window holding `now`: when it started and when it resets (UTC).
-    pub fn window(self, now: OffsetDateTime) -> (OffsetDateTime, OffsetDateTime) {
+    pub(crate) fn window(self, now: OffsetDateTime) -> (OffsetDateTime, OffsetDateTime) {
         let today = now.to_offset(UtcOffset::UTC).date();
         let (start, next) = match self {
             Period::Day => (today, today.next_day()),
@@ -123,7 +123,7 @@ impl Period {
 
 /// One configured budget.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Budget {
+pub(crate) struct Budget {
     /// Its period.
     pub period: Period,
     /// The most the runs of one window may spend, in US dollars.
@@ -132,7 +132,7 @@ pub struct Budget {
 
 /// A budget against the runs of its current window.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BudgetState {
+pub(crate) struct BudgetState {
     /// The budget.
     pub budget: Budget,
     /// What the runs that ended in the window spent.
@@ -146,13 +146,13 @@ pub struct BudgetState {
 impl BudgetState {
     /// Whether a run may not start: the window's spend has reached the limit (a limit of 0
     /// allows no run).
-    pub fn exceeded(&self) -> bool {
+    pub(crate) fn exceeded(&self) -> bool {
         self.spent_usd >= self.budget.limit_usd
     }
 }
 
 /// When the widest window of `budgets` started: the ledger is read back to there.
-pub fn earliest_start(budgets: &[Budget], now: OffsetDateTime) -> Option<OffsetDateTime> {
+pub(crate) fn earliest_start(budgets: &[Budget], now: OffsetDateTime) -> Option<OffsetDateTime> {
     budgets
         .iter()
         .map(|budget| budget.period.window(now).0)
@@ -161,7 +161,7 @@ pub fn earliest_start(budgets: &[Budget], now: OffsetDateTime) -> Option<OffsetD
 
 /// Each budget against the runs that ended in its window, given as when each ended and what it
 /// cost.
-pub fn states(
+pub(crate) fn states(
     budgets: &[Budget],
     ended: &[(OffsetDateTime, f64)],
     now: OffsetDateTime,
@@ -187,7 +187,7 @@ pub fn states(
 
 /// The budget that keeps a run from starting, if any: of those exceeded, the one that resets
 /// last, which is when runs may start again.
-pub fn verdict(states: &[BudgetState]) -> Option<&BudgetState> {
+pub(crate) fn verdict(states: &[BudgetState]) -> Option<&BudgetState> {
     states
         .iter()
         .filter(|state| state.exceeded())

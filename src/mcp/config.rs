@@ -29,11 +29,11 @@ use serde_json::{Map, Value, json};
 use crate::config::file::{McpServerConfig, McpTransportKind};
 
 /// `startup_timeout_sec` when not set.
-pub const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);
 /// `tool_timeout_sec` when not set.
-pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(60);
 /// The workspace file claude reads its project servers from.
-pub const WORKSPACE_FILE: &str = ".mcp.json";
+pub(crate) const WORKSPACE_FILE: &str = ".mcp.json";
 
 /// The servers of one run, merged and resolved.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -151,7 +151,7 @@ impl TransportSpec {
 
 /// A server declaration pincer cannot use: a usage error (exit 2) naming the server and key.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum McpConfigError {
+pub(crate) enum McpConfigError {
     /// A `--mcp-config` file that cannot be read.
     #[error("cannot read MCP config '{path}': {message}")]
     Read {
@@ -184,7 +184,7 @@ pub enum McpConfigError {
 
 impl McpConfigError {
     /// What the user can do about it.
-    pub fn hint(&self) -> String {
+    pub(crate) fn hint(&self) -> String {
         match self {
             McpConfigError::Read { .. } => {
                 "pass a readable file, or the JSON itself: --mcp-config '{\"mcpServers\": {…}}'"
@@ -203,7 +203,7 @@ impl McpConfigError {
 
 /// The variables that hold provider keys, and which of them a server may still be given.
 #[derive(Debug, Clone, Copy)]
-pub struct KeyVariables<'a> {
+pub(crate) struct KeyVariables<'a> {
     /// The built-in providers' key variables, every `api_key_env`, every variable an auth
     /// profile refers to.
     pub names: &'a [String],
@@ -213,7 +213,7 @@ pub struct KeyVariables<'a> {
 
 impl KeyVariables<'_> {
     /// Whether `${variable}` in `server`'s declaration must stay unexpanded.
-    pub fn refused(&self, server: &str, variable: &str) -> bool {
+    pub(crate) fn refused(&self, server: &str, variable: &str) -> bool {
         self.names.iter().any(|name| name == variable)
             && !self
                 .allowed
@@ -224,7 +224,7 @@ impl KeyVariables<'_> {
 
 /// The inputs to merge, as `commands/` collected them.
 #[derive(Debug, Clone, Copy)]
-pub struct Sources<'a> {
+pub(crate) struct Sources<'a> {
     /// `[mcp_servers]` of `config.toml`, `-c` overrides applied.
     pub config_toml: &'a BTreeMap<String, McpServerConfig>,
     /// `mcp.load_workspace`.
@@ -240,7 +240,7 @@ pub struct Sources<'a> {
 }
 
 /// Merge the sources into the run's servers.
-pub fn resolve(
+pub(crate) fn resolve(
     sources: &Sources<'_>,
     environment: &dyn Fn(&str) -> Option<String>,
 ) -> Result<McpConfig, McpConfigError> {
@@ -798,7 +798,7 @@ fn serde_key(message: &str) -> Option<&str> {
 /// `${VAR}` and `${VAR:-default}` replaced by the variable's value (claude's `.mcp.json`
 /// expansion); `Err(VAR)` for a variable that is unset and has no default. A `$` not followed
 /// by `{` is kept as it is.
-pub fn expand_variables(
+pub(crate) fn expand_variables(
     text: &str,
     environment: &dyn Fn(&str) -> Option<String>,
 ) -> Result<String, String> {

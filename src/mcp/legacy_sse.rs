@@ -20,10 +20,10 @@ use crate::provider::sse::SseDecoder;
 /// Why the transport failed.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct LegacySseError(String);
+pub(crate) struct LegacySseError(String);
 
 /// An open event stream and where to POST.
-pub struct LegacySse {
+pub(crate) struct LegacySse {
     client: reqwest::Client,
     post_url: String,
     headers: HeaderMap,
@@ -57,7 +57,7 @@ pub(super) fn header_map(
 
 impl LegacySse {
     /// Open the event stream at `url` and wait for its `endpoint` event.
-    pub async fn connect(
+    pub(crate) async fn connect(
         client: reqwest::Client,
         url: &str,
         headers: HeaderMap,

@@ -28,9 +28,9 @@
 //! control channel (`sdk`). Nothing here prints: a server's stderr lines go to a
 //! callback the caller provides (`-v` shows them).
 
-pub mod config;
-pub mod legacy_sse;
-pub mod names;
+pub(crate) mod config;
+pub(crate) mod legacy_sse;
+pub(crate) mod names;
 mod result;
 mod sdk;
 mod stdio;
@@ -50,14 +50,14 @@ use rmcp::service::{PeerRequestOptions, RoleClient, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{Peer, ServiceError};
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-pub use config::{McpConfig, McpConfigError, ServerSpec, TransportSpec};
-pub use stdio::StderrSink;
+pub(crate) use config::{McpConfig, McpConfigError, ServerSpec, TransportSpec};
+pub(crate) use stdio::StderrSink;
 
 /// One offered MCP tool: the policy's description of it.
-pub use crate::tools::policy::McpTool;
+pub(crate) use crate::tools::policy::McpTool;
 
 use crate::conversation::ToolDefinition;
 use crate::tools::ToolOutput;
@@ -65,11 +65,11 @@ use names::NameTable;
 use stdio::{ProcessWatch, StdioProcess};
 
 /// How long a stopping server gets after its stdin closes, and again after SIGTERM.
-pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
+pub(crate) const SHUTDOWN_GRACE: Duration = Duration::from_secs(1);
 
 /// What starting a server needs from the run.
 #[derive(Clone)]
-pub struct StartContext {
+pub(crate) struct StartContext {
     /// The workspace: stdio servers start there (their `cwd` is relative to it).
     pub workspace: PathBuf,
     /// pincer's own environment, which a stdio server's is built from.
@@ -99,7 +99,7 @@ impl std::fmt::Debug for StartContext {
 
 /// Whether a server is usable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ServerState {
+pub(crate) enum ServerState {
     /// Initialized, tools listed.
     Connected,
     /// Did not start, or not in time.
@@ -108,7 +108,7 @@ pub enum ServerState {
 
 impl ServerState {
     /// `connected` / `failed`, as claude's init event says it.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ServerState::Connected => "connected",
             ServerState::Failed => "failed",
@@ -118,7 +118,7 @@ impl ServerState {
 
 /// What became of one server.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ServerStatus {
+pub(crate) struct ServerStatus {
     /// Its name.
     pub name: String,
     /// Connected or failed.
@@ -143,26 +143,11 @@ pub struct ServerStatus {
     pub pid: Option<i32>,
 }
 
-impl ServerStatus {
-    /// The `mcp_servers` entry of the `system/init` event: `{name, status, transport, tools,
-    /// error?}`.
-    pub fn init_json(&self) -> Value {
-        let mut value = json!({
-            "name": self.name,
-            "status": self.state.as_str(),
-            "transport": self.transport,
-            "tools": self.tools.iter().map(|tool| tool.name.clone()).collect::<Vec<_>>(),
-        });
-        if let (Some(error), Some(object)) = (&self.error, value.as_object_mut()) {
-            object.insert("error".to_owned(), Value::String(error.clone()));
-        }
-        value
-    }
-}
+impl ServerStatus {}
 
 /// The running servers of one run.
 #[derive(Default)]
-pub struct McpSet {
+pub(crate) struct McpSet {
     servers: Vec<Server>,
     table: NameTable<(usize, String)>,
     definitions: Vec<ToolDefinition>,
@@ -219,13 +204,13 @@ struct StartFailure {
 
 impl McpSet {
     /// A set without servers.
-    pub fn empty() -> McpSet {
+    pub(crate) fn empty() -> McpSet {
         McpSet::default()
     }
 
     /// Start every enabled server of `config` concurrently. Never fails: a server that does not
     /// start is [`ServerState::Failed`] with the reason.
-    pub async fn start(config: &McpConfig, context: &StartContext) -> McpSet {
+    pub(crate) async fn start(config: &McpConfig, context: &StartContext) -> McpSet {
         let mut handles = Vec::new();
         for spec in config.enabled() {
             let spec = spec.clone();
@@ -284,13 +269,8 @@ impl McpSet {
         self.definitions = definitions;
     }
 
-    /// Whether no server was configured.
-    pub fn is_empty(&self) -> bool {
-        self.servers.is_empty()
-    }
-
     /// The first `required` server that failed, if any.
-    pub fn required_failure(&self) -> Option<&ServerStatus> {
+    pub(crate) fn required_failure(&self) -> Option<&ServerStatus> {
         self.servers
             .iter()
             .map(|server| &server.status)
@@ -298,12 +278,12 @@ impl McpSet {
     }
 
     /// The tools to offer, with the servers' descriptions and input schemas.
-    pub fn tool_definitions(&self) -> Vec<ToolDefinition> {
+    pub(crate) fn tool_definitions(&self) -> Vec<ToolDefinition> {
         self.definitions.clone()
     }
 
     /// The offered tools, for the policy.
-    pub fn tools(&self) -> Vec<McpTool> {
+    pub(crate) fn tools(&self) -> Vec<McpTool> {
         self.servers
             .iter()
             .flat_map(|server| server.status.tools.iter().cloned())
@@ -312,7 +292,7 @@ impl McpSet {
 
     /// The secret values the servers were configured with (bearer tokens, credential-looking
     /// headers and `env` entries): the turn redacts them from tool results like its own keys.
-    pub fn secrets(&self) -> Vec<String> {
+    pub(crate) fn secrets(&self) -> Vec<String> {
         self.servers
             .iter()
             .flat_map(|server| server.secrets.iter().cloned())
@@ -320,12 +300,12 @@ impl McpSet {
     }
 
     /// Whether `name` is an offered MCP tool.
-    pub fn has_tool(&self, name: &str) -> bool {
+    pub(crate) fn has_tool(&self, name: &str) -> bool {
         self.table.get(name).is_some()
     }
 
     /// Every server's status, stderr tails as of now.
-    pub fn statuses(&self) -> Vec<ServerStatus> {
+    pub(crate) fn statuses(&self) -> Vec<ServerStatus> {
         self.servers
             .iter()
             .map(|server| {
@@ -341,7 +321,7 @@ impl McpSet {
     /// Call the tool offered as `name`. Never fails: an unknown tool, a dead server, a timeout
     /// or a cancellation is an error result saying so. A long text answer is shortened, the
     /// whole of it in a file of `temp_dir` (the run's private temp dir).
-    pub async fn call(
+    pub(crate) async fn call(
         &self,
         name: &str,
         arguments: &Value,
@@ -417,7 +397,7 @@ impl McpSet {
     /// Close every connection and stop every stdio server's process group. Servers are stopped
     /// concurrently; each gets [`SHUTDOWN_GRACE`] after its stdin closes and again after
     /// SIGTERM.
-    pub async fn shutdown(&self) {
+    pub(crate) async fn shutdown(&self) {
         let mut stopping = Vec::new();
         for server in &self.servers {
             let running = server

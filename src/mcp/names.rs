@@ -9,19 +9,19 @@
 use std::collections::BTreeMap;
 
 /// The longest tool name any provider accepts (OpenAI and Anthropic: 64).
-pub const MAX_TOOL_NAME: usize = 64;
+pub(crate) const MAX_TOOL_NAME: usize = 64;
 
 /// The prefix of every MCP tool name.
-pub const PREFIX: &str = "mcp__";
+pub(crate) const PREFIX: &str = "mcp__";
 
 /// `mcp__SERVER__TOOL` with every character outside `[a-zA-Z0-9_-]` replaced by `_`, not yet
 /// cut to length.
-pub fn joined(server: &str, tool: &str) -> String {
+pub(crate) fn joined(server: &str, tool: &str) -> String {
     format!("{PREFIX}{}__{}", sanitize(server), sanitize(tool))
 }
 
 /// `text` with every character outside `[a-zA-Z0-9_-]` replaced by `_`.
-pub fn sanitize(text: &str) -> String {
+pub(crate) fn sanitize(text: &str) -> String {
     text.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
@@ -35,13 +35,13 @@ pub fn sanitize(text: &str) -> String {
 
 /// Assigns offered names and remembers what each one stands for.
 #[derive(Debug, Clone, Default)]
-pub struct NameTable<T> {
+pub(crate) struct NameTable<T> {
     names: BTreeMap<String, T>,
 }
 
 impl<T> NameTable<T> {
     /// An empty table.
-    pub fn new() -> NameTable<T> {
+    pub(crate) fn new() -> NameTable<T> {
         NameTable {
             names: BTreeMap::new(),
         }
@@ -50,7 +50,7 @@ impl<T> NameTable<T> {
     /// Give the tool `tool` of `server` a name no other tool in the table has, and remember
     /// `target` under it. A name that is too long, or taken, keeps as much of its start as fits
     /// and ends in a hash of the original server and tool names.
-    pub fn assign(&mut self, server: &str, tool: &str, target: T) -> String {
+    pub(crate) fn assign(&mut self, server: &str, tool: &str, target: T) -> String {
         let name = joined(server, tool);
         let name = if name.len() <= MAX_TOOL_NAME && !self.names.contains_key(&name) {
             name
@@ -72,7 +72,7 @@ impl<T> NameTable<T> {
     }
 
     /// What `name` stands for.
-    pub fn get(&self, name: &str) -> Option<&T> {
+    pub(crate) fn get(&self, name: &str) -> Option<&T> {
         self.names.get(name)
     }
 }

@@ -12,10 +12,10 @@ use crate::conversation::{ContentBlock, ImageBlock};
 use crate::tools::ToolOutput;
 
 /// Characters of text kept from one result (the same cap as `exec` output).
-pub const MAX_RESULT_CHARS: usize = 200_000;
+pub(super) const MAX_RESULT_CHARS: usize = 200_000;
 
 /// The tool result for `result`, returned by `tool` of `server`.
-pub fn tool_output(server: &str, tool: &str, result: CallToolResult) -> ToolOutput {
+pub(super) fn tool_output(server: &str, tool: &str, result: CallToolResult) -> ToolOutput {
     let mut blocks: Vec<ContentBlock> = Vec::new();
     let mut texts: Vec<String> = Vec::new();
     for block in result.content {

@@ -29,10 +29,10 @@ const INTERNAL_ERROR: i64 = -32603;
 /// Why the transport failed.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct SdkError(String);
+pub(super) struct SdkError(String);
 
 /// The SDK's server `server`, reached over the control channel.
-pub struct SdkServer {
+pub(super) struct SdkServer {
     server: String,
     channel: Arc<Channel>,
     replies: mpsc::UnboundedSender<ServerJsonRpcMessage>,
@@ -42,7 +42,7 @@ pub struct SdkServer {
 
 impl SdkServer {
     /// The server the SDK calls `server`; an error when no SDK drives this run.
-    pub fn open(server: &str) -> Result<SdkServer, String> {
+    pub(super) fn open(server: &str) -> Result<SdkServer, String> {
         let channel = control::current().ok_or_else(|| {
             "it is an agent SDK's in-process server (\"type\": \"sdk\"), and no SDK drives this run"
                 .to_owned()

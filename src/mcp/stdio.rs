@@ -29,7 +29,7 @@ const STDERR_TAIL_LINES: usize = 20;
 const STDERR_LINE_CHARS: usize = 500;
 
 /// Called with (server, line) for every line a server writes to stderr.
-pub type StderrSink = Arc<dyn Fn(&str, &str) + Send + Sync>;
+pub(crate) type StderrSink = Arc<dyn Fn(&str, &str) + Send + Sync>;
 
 /// What to start.
 pub(super) struct Launch<'a> {

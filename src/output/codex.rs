@@ -40,7 +40,7 @@ use crate::engine::event::{Event, EventSink, ToolStart};
 /// One line of `codex exec --experimental-json`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
-pub enum ThreadEvent {
+pub(crate) enum ThreadEvent {
     /// The thread (pincer's session) the turn runs in.
     #[serde(rename = "thread.started")]
     ThreadStarted {
@@ -84,7 +84,7 @@ pub enum ThreadEvent {
 
 /// `turn.failed.error`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ThreadError {
+pub(crate) struct ThreadError {
     /// What went wrong.
     pub message: String,
 }
@@ -92,7 +92,7 @@ pub struct ThreadError {
 /// `turn.completed.usage`, with OpenAI's meaning: `input_tokens` counts every prompt token, the
 /// cached ones included; `output_tokens` counts reasoning too.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct Usage {
+pub(crate) struct Usage {
     /// Every prompt token.
     pub input_tokens: u64,
     /// The share of `input_tokens` read from the provider's cache.
@@ -107,7 +107,7 @@ pub struct Usage {
 
 /// One item of the thread: its id (`item_0`, `item_1`, … in the order items begin) and what it is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ThreadItem {
+pub(crate) struct ThreadItem {
     /// `item_N`.
     pub id: String,
     /// The item's type and fields.
@@ -118,7 +118,7 @@ pub struct ThreadItem {
 /// The kinds of items.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum ItemDetails {
+pub(crate) enum ItemDetails {
     /// What the model said: the answer (JSON with `--output-schema`), or text before tool calls.
     AgentMessage {
         /// The text.
@@ -177,7 +177,7 @@ pub enum ItemDetails {
 /// Where an item stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ItemStatus {
+pub(crate) enum ItemStatus {
     /// Running.
     InProgress,
     /// Ended well.
@@ -188,7 +188,7 @@ pub enum ItemStatus {
 
 /// One file of a `file_change`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct FileUpdateChange {
+pub(crate) struct FileUpdateChange {
     /// The path as the model gave it.
     pub path: String,
     /// What happened to it.
@@ -198,7 +198,7 @@ pub struct FileUpdateChange {
 /// What happened to a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum PatchChangeKind {
+pub(crate) enum PatchChangeKind {
     /// Created.
     Add,
     /// Removed.
@@ -209,7 +209,7 @@ pub enum PatchChangeKind {
 
 /// `mcp_tool_call.result`: MCP content blocks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct McpResult {
+pub(crate) struct McpResult {
     /// `{"type": "text", "text": …}` or `{"type": "image", "data": …, "mimeType": …}`.
     pub content: Vec<McpContent>,
     /// Always null: the tool's `structuredContent` is JSON text among `content`, as the model
@@ -220,7 +220,7 @@ pub struct McpResult {
 /// One MCP content block.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-pub enum McpContent {
+pub(crate) enum McpContent {
     /// Text.
     Text {
         /// The text.
@@ -258,7 +258,7 @@ enum ToolItem {
 
 /// The codex lines of a run: which events make a line, what each line holds.
 #[derive(Debug, Default)]
-pub struct CodexLines {
+pub(crate) struct CodexLines {
     /// Whether `thread.started` and `turn.started` are out.
     started: bool,
     /// Items begun so far (the next id).
@@ -272,7 +272,7 @@ pub struct CodexLines {
 
 impl CodexLines {
     /// The lines for one event (none for the events only text mode and the progress show).
-    pub fn lines(&mut self, event: &Event) -> Vec<ThreadEvent> {
+    pub(crate) fn lines(&mut self, event: &Event) -> Vec<ThreadEvent> {
         let mut lines = Vec::new();
         match event {
             Event::Init(init) => self.start(init.session_id.clone(), &mut lines),
@@ -364,7 +364,7 @@ impl CodexLines {
     }
 
     /// The lines that end the run: the answer and `turn.completed`, or the failure.
-    pub fn finish(&mut self, result: &RunResult) -> Vec<ThreadEvent> {
+    pub(crate) fn finish(&mut self, result: &RunResult) -> Vec<ThreadEvent> {
         let mut lines = Vec::new();
         self.start(result.session_id.clone(), &mut lines);
         if result.is_error {
@@ -656,7 +656,7 @@ fn mcp_result(result: &ToolResultMessage) -> McpResult {
 /// The codex sink: the lines on stdout as they happen. A write that fails is kept and reported
 /// by `finish`; nothing more is written after it.
 #[derive(Debug, Default)]
-pub struct CodexSink {
+pub(crate) struct CodexSink {
     lines: CodexLines,
     stdout: Stdout,
     failed: Option<io::Error>,

@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 /// Which control characters stay as they are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Keep {
+pub(crate) enum Keep {
     /// Line feeds and tabs stay (multi-line text: messages, the answer).
     LineBreaks,
     /// None stay (one line: the spinner's message).
@@ -25,7 +25,7 @@ pub enum Keep {
 
 /// `text` with its control characters escaped, except those `keep` names; borrowed when there
 /// is nothing to escape (the common case, checked without allocating).
-pub fn escape_controls(text: &str, keep: Keep) -> Cow<'_, str> {
+pub(crate) fn escape_controls(text: &str, keep: Keep) -> Cow<'_, str> {
     let escaped = |character: char| {
         character.is_control() && !(keep == Keep::LineBreaks && matches!(character, '\n' | '\t'))
     };

@@ -29,11 +29,11 @@ use super::schema::{
 use super::{Format, Stdout};
 use crate::conversation::{AssistantBlock, ContentBlock};
 use crate::engine::event::{AssistantDone, Retry, RetryKind, StructuredRetry, ToolResultDone};
-pub use crate::engine::event::{Event, EventSink, Phase, ToolEnd, ToolStart};
+pub(crate) use crate::engine::event::{Event, EventSink, Phase, ToolEnd, ToolStart};
 use crate::hooks::HookProgress;
 
 /// A sink of the output layer: it takes every event and renders the terminal record.
-pub trait OutputSink: EventSink {
+pub(crate) trait OutputSink: EventSink {
     /// Render the terminal record. Called exactly once per run.
     fn finish(&mut self, result: &RunResult) -> io::Result<()>;
 }
@@ -42,7 +42,7 @@ pub trait OutputSink: EventSink {
 /// two flags say. With `hold_text` (heartbeat runs), text mode prints nothing until the end, so
 /// that a `HEARTBEAT_OK` reply can stay silent. `events_file` gets the stream-json lines
 /// whatever the format.
-pub fn sink_for(
+pub(crate) fn sink_for(
     format: Format,
     (include_partial, include_hooks, claude_names): (bool, bool, bool),
     hold_text: bool,
@@ -84,7 +84,7 @@ pub fn sink_for(
 
 /// Text mode: the answer streamed, nothing else on stdout.
 #[derive(Debug, Default)]
-pub struct TextSink {
+pub(crate) struct TextSink {
     stdout: Stdout,
     wrote_text: bool,
     ends_with_newline: bool,
@@ -141,7 +141,7 @@ impl OutputSink for TextSink {
 
 /// JSON mode: one object at the end.
 #[derive(Debug, Default)]
-pub struct JsonSink {
+pub(crate) struct JsonSink {
     stdout: Stdout,
 }
 
@@ -157,7 +157,7 @@ impl OutputSink for JsonSink {
 
 /// The stream-json lines of a run: which events make a line, what each line looks like.
 #[derive(Debug)]
-pub struct StreamJsonLines {
+pub(crate) struct StreamJsonLines {
     include_partial: bool,
     /// `--include-hook-events`: `system/hook_started` and `system/hook_response` lines.
     include_hooks: bool,
@@ -172,7 +172,7 @@ pub struct StreamJsonLines {
 
 impl StreamJsonLines {
     /// The lines of a run, with `stream_event` lines when `include_partial`.
-    pub fn new(include_partial: bool) -> StreamJsonLines {
+    pub(crate) fn new(include_partial: bool) -> StreamJsonLines {
         StreamJsonLines {
             include_partial,
             include_hooks: false,
@@ -183,19 +183,19 @@ impl StreamJsonLines {
     }
 
     /// In claude's vocabulary, when `claude` (an agent SDK's front-end).
-    pub fn with_claude_names(mut self, claude: bool) -> StreamJsonLines {
+    pub(crate) fn with_claude_names(mut self, claude: bool) -> StreamJsonLines {
         self.claude = claude.then_some(None);
         self
     }
 
     /// With `system/hook_started` and `system/hook_response` lines too, when `include`.
-    pub fn with_hook_events(mut self, include: bool) -> StreamJsonLines {
+    pub(crate) fn with_hook_events(mut self, include: bool) -> StreamJsonLines {
         self.include_hooks = include;
         self
     }
 
     /// The lines for one event (none for the events of text mode and of the progress).
-    pub fn lines(&mut self, event: &Event) -> Vec<Line> {
+    pub(crate) fn lines(&mut self, event: &Event) -> Vec<Line> {
         let session_id = self.session_id.clone();
         let line = match event {
             Event::Init(init) => {
@@ -551,7 +551,7 @@ fn retry_line(retry: &Retry, session_id: Option<String>, discarded: bool) -> Api
 }
 
 /// stream-json: JSON lines as things happen, to stdout and/or an events file.
-pub struct StreamJsonSink {
+pub(crate) struct StreamJsonSink {
     lines: StreamJsonLines,
     stdout: Option<Stdout>,
     file: Option<std::fs::File>,
@@ -626,7 +626,7 @@ impl OutputSink for Tee {
 }
 
 /// Serialize an event payload for an events file: the same line stream-json would print.
-pub fn to_json_line<T: Serialize>(value: &T) -> io::Result<String> {
+pub(crate) fn to_json_line<T: Serialize>(value: &T) -> io::Result<String> {
     let mut text = serde_json::to_string(value).map_err(io::Error::other)?;
     text.push('\n');
     Ok(text)

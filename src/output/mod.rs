@@ -14,16 +14,16 @@
 //! This is the only module that writes to the terminal (see the crate-level lints; it writes
 //! through `io::stdout()`/`io::stderr()` handles, never the print macros).
 
-pub mod codex;
-pub mod escape;
-pub mod events;
-pub mod partial;
-pub mod progress;
+pub(crate) mod codex;
+pub(crate) mod escape;
+pub(crate) mod events;
+pub(crate) mod partial;
+pub(crate) mod progress;
 pub mod report;
 pub(crate) mod result;
 pub mod schema;
 pub mod usage;
-pub mod web_search;
+pub(crate) mod web_search;
 
 use std::io::{self, IsTerminal, Write};
 use std::sync::OnceLock;

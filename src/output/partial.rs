@@ -60,7 +60,7 @@ struct Open {
 
 /// Turns neutral stream events into claude's raw stream events, one model call at a time.
 #[derive(Debug, Default)]
-pub struct PartialMessages {
+pub(crate) struct PartialMessages {
     /// The call's id and model from its start event, until its `message_start` is written.
     start: Option<(Option<String>, Option<String>)>,
     /// The latest usage snapshot of the call.
@@ -72,7 +72,7 @@ pub struct PartialMessages {
 
 impl PartialMessages {
     /// An encoder; `model` names the model when the provider's stream does not.
-    pub fn new(model: Option<String>) -> PartialMessages {
+    pub(crate) fn new(model: Option<String>) -> PartialMessages {
         PartialMessages {
             model,
             ..PartialMessages::default()
@@ -80,7 +80,7 @@ impl PartialMessages {
     }
 
     /// The raw events for one neutral event (often none).
-    pub fn on_stream(&mut self, event: &StreamEvent) -> Vec<RawEvent> {
+    pub(crate) fn on_stream(&mut self, event: &StreamEvent) -> Vec<RawEvent> {
         let mut out = Vec::new();
         match event {
             StreamEvent::Start { response_id, model } => {
@@ -264,19 +264,19 @@ impl PartialMessages {
     }
 
     /// Whether a message has been started and not completed (a call showed content).
-    pub fn is_open(&self) -> bool {
+    pub(crate) fn is_open(&self) -> bool {
         self.open.is_some()
     }
 
     /// The open message will not be completed (its call is being made again, or by another
     /// credential or model): forget it.
-    pub fn abandon(&mut self) {
+    pub(crate) fn abandon(&mut self) {
         self.open = None;
         self.start = None;
     }
 
     /// The call completed: stop the open block, then `message_delta` and `message_stop`.
-    pub fn on_end(&mut self, end: &MessageEnd) -> Vec<RawEvent> {
+    pub(crate) fn on_end(&mut self, end: &MessageEnd) -> Vec<RawEvent> {
         let mut out = Vec::new();
         self.usage = end.usage;
         self.ensure_open(&mut out);
@@ -402,7 +402,7 @@ fn delta(index: usize, delta: RawDelta) -> RawEvent {
 }
 
 /// Usage in Anthropic's field names (the three prompt parts are disjoint, SPEC §8).
-pub fn wire_usage(usage: &TokenUsage) -> WireUsage {
+pub(crate) fn wire_usage(usage: &TokenUsage) -> WireUsage {
     WireUsage {
         input_tokens: usage.input,
         cache_creation_input_tokens: usage.cache_write,

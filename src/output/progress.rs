@@ -59,7 +59,7 @@ fn screen() -> std::sync::MutexGuard<'static, Screen> {
 
 /// Write one line to stderr without garbling the spinner or an open line of the answer; control
 /// characters in `text` other than line feeds and tabs are escaped.
-pub fn stderr_line(text: &str) {
+pub(crate) fn stderr_line(text: &str) {
     styled_stderr_line(&escape_controls(text, Keep::LineBreaks));
 }
 
@@ -120,25 +120,18 @@ fn hide() {
 
 /// A spinner that exists only when a person is watching.
 #[derive(Debug)]
-pub struct Spinner {
+pub(crate) struct Spinner {
     shown: bool,
 }
 
 impl Spinner {
     /// Start a spinner with `message` when stderr is a terminal and not quiet; else a no-op.
-    pub fn start(diagnostics: &Diagnostics, message: &str) -> Spinner {
+    pub(crate) fn start(diagnostics: &Diagnostics, message: &str) -> Spinner {
         let shown = diagnostics.is_terminal() && !diagnostics.is_quiet();
         if shown {
             show(message.to_owned());
         }
         Spinner { shown }
-    }
-
-    /// Change the message.
-    pub fn set_message(&self, message: String) {
-        if self.shown {
-            show(message);
-        }
     }
 }
 
@@ -160,7 +153,7 @@ struct Running {
 }
 
 /// The turn's progress on stderr, wrapped around the output sink.
-pub struct ProgressSink {
+pub(crate) struct ProgressSink {
     inner: Box<dyn OutputSink>,
     /// A spinner on stderr (a terminal, not `-q`).
     spinner: bool,
@@ -176,7 +169,7 @@ pub struct ProgressSink {
 impl ProgressSink {
     /// Wrap `inner` with the progress `diagnostics` allow for output in `format`; `hold_text`
     /// when text mode prints the answer only at the end (heartbeat runs).
-    pub fn new(
+    pub(crate) fn new(
         inner: Box<dyn OutputSink>,
         diagnostics: &Diagnostics,
         format: Format,
@@ -311,7 +304,7 @@ impl Drop for ProgressSink {
 }
 
 /// What a tool call is about, in a few words: the command, path or pattern it was given.
-pub fn summary(input: &Value) -> String {
+pub(crate) fn summary(input: &Value) -> String {
     const KEYS: [&str; 8] = [
         "command",
         "cmd",
@@ -359,7 +352,7 @@ fn with_summary(head: &str, summary: &str) -> String {
 }
 
 /// `tool exec ls -la: ok (12 ms)`.
-pub fn tool_line(name: &str, summary: &str, is_error: bool, took: Duration) -> String {
+pub(crate) fn tool_line(name: &str, summary: &str, is_error: bool, took: Duration) -> String {
     let outcome = if is_error { "error" } else { "ok" };
     let took = u64::try_from(took.as_millis()).unwrap_or(u64::MAX);
     format!(
@@ -370,7 +363,7 @@ pub fn tool_line(name: &str, summary: &str, is_error: bool, took: Duration) -> S
 }
 
 /// `hook PreToolUse:Bash ./guard.sh: exit 2 (12 ms)`, with what it wrote on stderr.
-pub fn hook_line(finished: &HookFinished) -> String {
+pub(crate) fn hook_line(finished: &HookFinished) -> String {
     let took = u64::try_from(finished.duration.as_millis()).unwrap_or(u64::MAX);
     let mut line = format!(
         "{}: {} ({})",

@@ -11,12 +11,12 @@ use super::schema::{
 use crate::conversation::{Citation, ServerToolCall};
 
 /// A text block's citations.
-pub fn citations(citations: &[Citation]) -> Vec<TextCitation> {
+pub(crate) fn citations(citations: &[Citation]) -> Vec<TextCitation> {
     citations.iter().map(citation).collect()
 }
 
 /// One citation.
-pub fn citation(citation: &Citation) -> TextCitation {
+pub(crate) fn citation(citation: &Citation) -> TextCitation {
     TextCitation {
         kind: WebSearchLocationWord::Value,
         url: citation.url.clone(),
@@ -27,7 +27,7 @@ pub fn citation(citation: &Citation) -> TextCitation {
 
 /// The `content` of a search's `web_search_tool_result`: its error, else the pages found;
 /// `None` for a search whose outcome never arrived (its stream was cut short).
-pub fn result_content(call: &ServerToolCall) -> Option<WebSearchContent> {
+pub(crate) fn result_content(call: &ServerToolCall) -> Option<WebSearchContent> {
     Some(match &call.error {
         Some(code) => WebSearchContent::Error(WebSearchErrorLine {
             kind: WebSearchErrorWord::Value,

@@ -116,7 +116,7 @@ const OVERFLOW_PATTERNS: [&str; 12] = [
 ];
 
 /// Whether a message reads like a context-window overflow (the reference's pattern list).
-pub fn is_overflow_message(message: &str) -> bool {
+pub(crate) fn is_overflow_message(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
     OVERFLOW_PATTERNS
         .iter()
@@ -127,7 +127,7 @@ pub fn is_overflow_message(message: &str) -> bool {
 
 /// Whether a Gemini `quotaId` names a per-day quota (`…PerDay…`): it resets once a day, so no
 /// retry within minutes can lift it.
-pub fn is_daily_quota(quota_id: &str) -> bool {
+pub(crate) fn is_daily_quota(quota_id: &str) -> bool {
     quota_id.to_ascii_lowercase().contains("perday")
 }
 
@@ -168,7 +168,7 @@ impl<'a> Evidence<'a> {
 }
 
 /// Classify a failed call.
-pub fn classify(error: &ProviderError) -> FailureKind {
+pub(crate) fn classify(error: &ProviderError) -> FailureKind {
     match error {
         ProviderError::IdleTimeout { .. }
         | ProviderError::UnexpectedEof { .. }
@@ -189,7 +189,7 @@ pub fn classify(error: &ProviderError) -> FailureKind {
 
 /// Classify from the raw parts; `status` is `None` for mid-stream errors. Without the retry
 /// hints and quota ids of a full [`ProviderError`], quota wording reads as billing.
-pub fn classify_parts(
+pub(crate) fn classify_parts(
     status: Option<u16>,
     error_type: Option<&str>,
     code: Option<&str>,
@@ -308,7 +308,7 @@ fn classify_evidence(evidence: &Evidence<'_>) -> FailureKind {
 /// (131072)`, OpenAI and vLLM `maximum context length is 128000 tokens`, Mistral `… model with
 /// 32768 maximum context length`, llama.cpp `available context size (512 tokens)` — and from
 /// llama.cpp's `n_ctx` field in the raw body.
-pub fn reported_window(error: &ProviderError) -> Option<u64> {
+pub(crate) fn reported_window(error: &ProviderError) -> Option<u64> {
     let (message, body) = match error {
         ProviderError::Http(failure) => (failure.details.message.as_str(), failure.body.as_str()),
         ProviderError::Stream { details, raw, .. } => (details.message.as_str(), raw.as_str()),

@@ -146,7 +146,7 @@ impl ProviderError {
 }
 
 /// Cut `text` to at most `limit` bytes at a character boundary.
-pub fn truncate(text: &str, limit: usize) -> String {
+pub(crate) fn truncate(text: &str, limit: usize) -> String {
     if text.len() <= limit {
         return text.to_owned();
     }

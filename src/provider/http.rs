@@ -20,7 +20,7 @@ use crate::secret::Secret;
 
 /// Where a request goes and with which credential.
 #[derive(Clone)]
-pub struct Endpoint {
+pub(crate) struct Endpoint {
     /// Provider name, for errors (`anthropic`, `ollama`, …).
     pub provider: String,
     /// Base URL without the API path (`https://api.anthropic.com`, `http://127.0.0.1:11434/v1`).
@@ -45,7 +45,7 @@ impl std::fmt::Debug for Endpoint {
 
 /// How a model call ended.
 #[derive(Debug)]
-pub enum CallOutcome {
+pub(crate) enum CallOutcome {
     /// The stream reached its terminal event.
     Complete(Accumulator),
     /// The call failed; `partial` holds whatever streamed before the failure.
@@ -65,7 +65,7 @@ pub enum CallOutcome {
 /// Build the HTTP client once per process. TLS is rustls with the ring provider; the trust
 /// roots are read only when a server's certificate is first checked (see [`crate::tls`]), so a
 /// client that only ever calls `http://` URLs reads none.
-pub fn client() -> Result<reqwest::Client, ProviderError> {
+pub(crate) fn client() -> Result<reqwest::Client, ProviderError> {
     let failed = |error: &dyn std::fmt::Display| ProviderError::Transport {
         provider: "http".to_owned(),
         message: format!("cannot build the HTTP client: {error}"),
@@ -83,7 +83,7 @@ pub fn client() -> Result<reqwest::Client, ProviderError> {
 /// these, so recording and replaying cover turns, retries, failover, compaction and `auth test`
 /// alike, without the callers knowing which one they hold.
 #[derive(Debug, Clone)]
-pub enum Transport {
+pub(crate) enum Transport {
     /// Over the network.
     Network(reqwest::Client),
     /// Over the network, each exchange also appended to a cassette.
@@ -98,13 +98,8 @@ pub enum Transport {
 }
 
 impl Transport {
-    /// Over the network, with a new client.
-    pub fn network() -> Result<Transport, ProviderError> {
-        client().map(Transport::Network)
-    }
-
     /// The HTTP client, unless replaying (a replay opens no socket).
-    pub fn client(&self) -> Option<&reqwest::Client> {
+    pub(crate) fn client(&self) -> Option<&reqwest::Client> {
         match self {
             Transport::Network(client) | Transport::Recording { client, .. } => Some(client),
             Transport::Replaying(_) => None,
@@ -112,7 +107,7 @@ impl Transport {
     }
 
     /// The cassette, when recording or replaying.
-    pub fn cassette(&self) -> Option<&Arc<Cassette>> {
+    pub(crate) fn cassette(&self) -> Option<&Arc<Cassette>> {
         match self {
             Transport::Network(_) => None,
             Transport::Recording { cassette, .. } | Transport::Replaying(cassette) => {
@@ -123,7 +118,7 @@ impl Transport {
 
     /// Wait `delay` before a retry, unless replaying as fast as possible (a replay's clock is the
     /// cassette's). `false` when `cancel` fired first.
-    pub async fn pause(&self, delay: Duration, cancel: &CancellationToken) -> bool {
+    pub(crate) async fn pause(&self, delay: Duration, cancel: &CancellationToken) -> bool {
         if let Transport::Replaying(cassette) = self
             && !cassette.paced()
         {
@@ -167,7 +162,7 @@ fn headers_for(endpoint: &Endpoint, protocol: &Protocol) -> HeaderMap {
 }
 
 /// The full URL of a request: base URL plus the protocol's path.
-pub fn url(endpoint: &Endpoint, protocol: &Protocol) -> String {
+pub(crate) fn url(endpoint: &Endpoint, protocol: &Protocol) -> String {
     format!(
         "{}{}",
         endpoint.base_url.trim_end_matches('/'),
@@ -342,7 +337,7 @@ async fn send(
 /// Send the request and stream the answer, calling `on_event` for every neutral event as it
 /// arrives (before the next read), so text reaches stdout without buffering. When recording,
 /// the exchange is appended to the cassette once it is over (unless it was cancelled).
-pub async fn call(
+pub(crate) async fn call(
     transport: &Transport,
     endpoint: &Endpoint,
     protocol: Protocol,

@@ -13,19 +13,19 @@
 
 pub mod accumulate;
 pub mod anthropic;
-pub mod classify;
-pub mod error;
+pub(crate) mod classify;
+pub(crate) mod error;
 pub mod gemini;
-pub mod http;
+pub(crate) mod http;
 pub mod openai;
 pub mod openai_chat;
-pub mod retry;
+pub(crate) mod retry;
 pub mod sse;
-pub mod stop_reason;
+pub(crate) mod stop_reason;
 #[cfg(test)]
-pub mod test_support;
-pub mod think_tags;
-pub mod web_search;
+pub(crate) mod test_support;
+pub(crate) mod think_tags;
+pub(crate) mod web_search;
 
 pub use accumulate::Accumulator;
 pub use error::{ErrorDetails, ProviderError};

@@ -25,7 +25,7 @@ use super::{Protocol, ProviderError, StreamEvent};
 
 /// How often and how long to wait before trying a failed call again.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryPolicy {
+pub(crate) struct RetryPolicy {
     /// Retries after the first attempt (SPEC: 3).
     pub max_retries: u32,
     /// The first backoff delay, doubled on each retry (SPEC: 0.5 s).
@@ -50,7 +50,7 @@ impl Default for RetryPolicy {
 
 /// What to do after a failed call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RetryDecision {
+pub(crate) enum RetryDecision {
     /// Wait this long, then send the same request again with the same credential.
     RetryAfter(Duration),
     /// Stop retrying with this credential; another profile may succeed. Chosen for auth and
@@ -66,7 +66,7 @@ pub enum RetryDecision {
 
 /// A retry about to happen, for the `api_retry` stream-json event and the progress line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RetryNotice {
+pub(crate) struct RetryNotice {
     /// Which retry this is, from 1.
     pub attempt: u32,
     /// How long the loop waits before sending again.
@@ -80,7 +80,7 @@ pub struct RetryNotice {
 /// `attempt` counts the retries already made (0 after the first failure); `output_started` says
 /// whether any visible event of this call reached the user; `jitter` is a number in `0..1` (the
 /// caller's random source, fixed in tests).
-pub fn decide(
+pub(crate) fn decide(
     policy: &RetryPolicy,
     attempt: u32,
     error: &ProviderError,
@@ -153,7 +153,7 @@ fn requested_wait(error: &ProviderError) -> Option<Duration> {
 
 /// The backoff before retry number `attempt + 1`: `base · 2^attempt`, at most `cap`, shortened by
 /// up to a quarter by `jitter` (0 keeps the full delay, 1 takes 25 % off).
-pub fn backoff(policy: &RetryPolicy, attempt: u32, jitter: f64) -> Duration {
+pub(crate) fn backoff(policy: &RetryPolicy, attempt: u32, jitter: f64) -> Duration {
     // 2^31 half-seconds is already far above any cap; limiting the exponent avoids infinity.
     let exponent = i32::try_from(attempt.min(31)).unwrap_or(31);
     let full = (policy.base.as_secs_f64() * 2f64.powi(exponent)).min(policy.cap.as_secs_f64());
@@ -168,14 +168,14 @@ pub fn backoff(policy: &RetryPolicy, attempt: u32, jitter: f64) -> Duration {
 /// A small xorshift generator for jitter. Retry timing needs spread between processes, not
 /// cryptographic quality, so seeding from the clock is enough.
 #[derive(Debug, Clone)]
-pub struct Jitter {
+pub(crate) struct Jitter {
     state: u64,
 }
 
 impl Jitter {
     /// A generator seeded from the current time and the process id, so parallel cron runs that
     /// fail together do not come back together.
-    pub fn from_clock() -> Jitter {
+    pub(crate) fn from_clock() -> Jitter {
         let nanos = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |elapsed| elapsed.as_nanos());
@@ -185,7 +185,7 @@ impl Jitter {
     }
 
     /// A generator with a fixed seed (zero is replaced: xorshift would stay at zero forever).
-    pub fn seeded(seed: u64) -> Jitter {
+    pub(crate) fn seeded(seed: u64) -> Jitter {
         Jitter {
             state: if seed == 0 {
                 0x9E37_79B9_7F4A_7C15
@@ -196,7 +196,7 @@ impl Jitter {
     }
 
     /// The next number in `0..1`.
-    pub fn next_fraction(&mut self) -> f64 {
+    pub(crate) fn next_fraction(&mut self) -> f64 {
         let mut state = self.state;
         state ^= state << 13;
         state ^= state >> 7;
@@ -208,7 +208,7 @@ impl Jitter {
 }
 
 /// Whether an event puts something in front of the user (after which a retry would repeat it).
-pub fn shows_output(event: &StreamEvent) -> bool {
+pub(crate) fn shows_output(event: &StreamEvent) -> bool {
     matches!(
         event,
         StreamEvent::TextDelta { .. }
@@ -233,7 +233,7 @@ pub fn shows_output(event: &StreamEvent) -> bool {
     clippy::too_many_arguments,
     reason = "mirrors http::call plus the retry hooks; a struct would only rename them"
 )]
-pub async fn call_with_retries(
+pub(crate) async fn call_with_retries(
     client: &Transport,
     endpoint: &Endpoint,
     build: &dyn Fn() -> Protocol,

@@ -10,7 +10,7 @@ use crate::conversation::StopReason;
 /// call with tool calls already counts as `ToolUse`), `provider_reason` the provider's own word
 /// when it gave one (`end_turn`, `completed`, `max_output_tokens`, `length`, `STOP`, `SAFETY`, …).
 /// `None` for a call that did not finish (aborted).
-pub fn claude_stop_reason(
+pub(crate) fn claude_stop_reason(
     reason: StopReason,
     provider_reason: Option<&str>,
 ) -> Option<&'static str> {
@@ -43,7 +43,7 @@ pub fn claude_stop_reason(
 /// long server-side tool loop (web search) paused. The answer so far is sent back as it is, as
 /// the last message of the next request, and the model goes on from there (docs: "Handling stop
 /// reasons", `pause_turn`).
-pub fn is_pause(provider_reason: Option<&str>) -> bool {
+pub(crate) fn is_pause(provider_reason: Option<&str>) -> bool {
     provider_reason == Some("pause_turn")
 }
 

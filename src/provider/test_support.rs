@@ -7,7 +7,7 @@ use super::{ProviderError, StreamEvent, StreamParser};
 
 /// What a stream produced.
 #[derive(Debug)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// Neutral events, in order.
     pub events: Vec<StreamEvent>,
     /// The error that stopped the stream, if any.
@@ -17,7 +17,7 @@ pub struct Outcome {
 }
 
 /// Parse `stream` fed in pieces of `size` bytes.
-pub fn parse_in_chunks<P: StreamParser>(
+pub(crate) fn parse_in_chunks<P: StreamParser>(
     new: impl Fn() -> P,
     stream: &[u8],
     size: usize,
@@ -27,7 +27,7 @@ pub fn parse_in_chunks<P: StreamParser>(
 }
 
 /// Parse `stream` fed as the given pieces, in order.
-pub fn parse_pieces<P: StreamParser>(new: impl Fn() -> P, pieces: &[&[u8]]) -> Outcome {
+pub(crate) fn parse_pieces<P: StreamParser>(new: impl Fn() -> P, pieces: &[&[u8]]) -> Outcome {
     let mut decoder = SseDecoder::new();
     let mut parser = new();
     let mut events = Vec::new();
@@ -66,7 +66,7 @@ fn assert_same(split: &Outcome, whole: &Outcome, how: &str) {
 /// every byte (every 1/512th of the stream for long ones); assert all agree; return one.
 /// Together these put a chunk boundary at every offset, inside every line ending, field name
 /// and multi-byte character, which is where a streaming parser goes wrong.
-pub fn parse_all_ways<P: StreamParser>(new: impl Fn() -> P, stream: &[u8]) -> Outcome {
+pub(crate) fn parse_all_ways<P: StreamParser>(new: impl Fn() -> P, stream: &[u8]) -> Outcome {
     let whole = parse_in_chunks(&new, stream, stream.len());
     for size in 1..=16 {
         let split = parse_in_chunks(&new, stream, size);
@@ -83,7 +83,7 @@ pub fn parse_all_ways<P: StreamParser>(new: impl Fn() -> P, stream: &[u8]) -> Ou
 
 /// A message written in pi's session format, as the provider sees it: test fixtures stay in the
 /// format users' session files have, and go through the same mapping a resume uses.
-pub fn pi_message(value: serde_json::Value) -> crate::conversation::Message {
+pub(crate) fn pi_message(value: serde_json::Value) -> crate::conversation::Message {
     let record: crate::session::record::AgentMessage =
         serde_json::from_value(value).expect("a pi message");
     record
@@ -92,19 +92,19 @@ pub fn pi_message(value: serde_json::Value) -> crate::conversation::Message {
 }
 
 /// The pi-format JSON of an assistant message's content, for comparing with fixtures.
-pub fn pi_content(message: &crate::conversation::AssistantMessage) -> serde_json::Value {
+pub(crate) fn pi_content(message: &crate::conversation::AssistantMessage) -> serde_json::Value {
     let record = crate::session::record::AssistantMessage::from(message);
     serde_json::to_value(&record.content).expect("serializable")
 }
 
 /// The pi-format JSON of a whole assistant message.
-pub fn pi_json(message: &crate::conversation::AssistantMessage) -> serde_json::Value {
+pub(crate) fn pi_json(message: &crate::conversation::AssistantMessage) -> serde_json::Value {
     serde_json::to_value(crate::session::record::AssistantMessage::from(message))
         .expect("serializable")
 }
 
 /// The `--json-schema` format the builders' tests send: a strict object of one boolean.
-pub fn output_format() -> super::OutputFormat {
+pub(crate) fn output_format() -> super::OutputFormat {
     super::OutputFormat {
         name: "structured_output".into(),
         schema: serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}},

@@ -21,7 +21,7 @@ use super::StreamEvent;
 
 /// One piece of filtered output.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Segment {
+pub(crate) enum Segment {
     /// Visible answer text.
     Text(String),
     /// Reasoning that was written inline.
@@ -56,7 +56,7 @@ const FINAL_NAME: &str = "final";
 
 /// The stream state; see the module documentation for the rules.
 #[derive(Debug, Clone, Default)]
-pub struct ThinkTagFilter {
+pub(crate) struct ThinkTagFilter {
     /// Unprocessed input: empty, or a suffix starting at a `<` that may still become a tag.
     pending: String,
     in_think: bool,
@@ -69,14 +69,16 @@ pub struct ThinkTagFilter {
 }
 
 impl ThinkTagFilter {
+    #[cfg(test)]
     /// A filter that passes text before the first `<final>` through.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
+    #[cfg(test)]
     /// A filter in the seed's strict final-tag mode: text outside final blocks is never emitted
     /// once a final block exists, and text before the first one is held until [`Self::finish`].
-    pub fn enforcing_final() -> Self {
+    pub(crate) fn enforcing_final() -> Self {
         Self {
             enforce_final: true,
             ..Self::default()
@@ -84,7 +86,7 @@ impl ThinkTagFilter {
     }
 
     /// Filter one chunk; returns the segments it completes (adjacent ones of a kind are joined).
-    pub fn feed(&mut self, text: &str) -> Vec<Segment> {
+    pub(crate) fn feed(&mut self, text: &str) -> Vec<Segment> {
         let mut out = Vec::new();
         self.pending.push_str(text);
         let input = std::mem::take(&mut self.pending);
@@ -124,7 +126,7 @@ impl ThinkTagFilter {
 
     /// End of the stream: a tag left incomplete is literal text; an unclosed reasoning block
     /// stays reasoning; held text is released when no final block came.
-    pub fn finish(&mut self) -> Vec<Segment> {
+    pub(crate) fn finish(&mut self) -> Vec<Segment> {
         let mut out = Vec::new();
         let pending = std::mem::take(&mut self.pending);
         self.emit(&pending, &mut out);
@@ -463,13 +465,13 @@ mod tests {
 /// text. Block `b` of the wire becomes `2b + 1`, and the reasoning pulled out of it `2b`, so the
 /// reasoning sorts just before the text it came from.
 #[derive(Debug, Default)]
-pub struct InlineTagSplitter {
+pub(crate) struct InlineTagSplitter {
     filters: std::collections::BTreeMap<usize, ThinkTagFilter>,
 }
 
 impl InlineTagSplitter {
     /// A splitter with no blocks seen.
-    pub fn new() -> InlineTagSplitter {
+    pub(crate) fn new() -> InlineTagSplitter {
         InlineTagSplitter::default()
     }
 
@@ -492,7 +494,7 @@ impl InlineTagSplitter {
     }
 
     /// Transform one event (a finish flushes what the filters still hold).
-    pub fn apply(&mut self, event: StreamEvent) -> Vec<StreamEvent> {
+    pub(crate) fn apply(&mut self, event: StreamEvent) -> Vec<StreamEvent> {
         let mut out = Vec::new();
         match event {
             StreamEvent::TextDelta { block, text } => {

@@ -22,7 +22,7 @@ use crate::config::file::ApiKind;
 
 /// Searches one model call may run (Anthropic `max_uses`), so that a prompt cannot make one
 /// call search without bound; each call of the tool loop gets the same allowance.
-pub const MAX_USES_PER_CALL: u32 = 5;
+pub(crate) const MAX_USES_PER_CALL: u32 = 5;
 
 /// The web search a request asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,7 +41,7 @@ impl Default for WebSearch {
 
 /// What the catalog says of a model's web search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ModelSearch {
+pub(crate) struct ModelSearch {
     /// The model can be given the provider's search (catalog `web_search`).
     pub has_it: bool,
     /// ... also in a request that offers function tools (catalog `web_search_with_tools`:
@@ -51,7 +51,7 @@ pub struct ModelSearch {
 
 /// Whether a model can be given the provider's web search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Availability {
+pub(crate) enum Availability {
     /// The protocol and the model have it.
     Available,
     /// The protocol has no server-side search (Chat Completions).
@@ -65,7 +65,7 @@ pub enum Availability {
 
 /// Whether `api` can search the web for a model the catalog describes as `model` (the default,
 /// nothing, for a model it does not know), in a request that `offers_tools` or not.
-pub fn availability(api: ApiKind, model: ModelSearch, offers_tools: bool) -> Availability {
+pub(crate) fn availability(api: ApiKind, model: ModelSearch, offers_tools: bool) -> Availability {
     match api {
         ApiKind::OpenAiChat => Availability::NoServerTools,
         ApiKind::Anthropic | ApiKind::OpenAi | ApiKind::Google => {
@@ -83,7 +83,7 @@ pub fn availability(api: ApiKind, model: ModelSearch, offers_tools: bool) -> Ava
 impl Availability {
     /// Why `provider/model` gets no web search, for an error or a warning, with a hint; `None`
     /// when it does.
-    pub fn refusal(self, model_ref: &str) -> Option<(String, String)> {
+    pub(crate) fn refusal(self, model_ref: &str) -> Option<(String, String)> {
         match self {
             Availability::Available => None,
             Availability::NoServerTools => Some((

@@ -18,22 +18,23 @@ use super::index;
 use super::store::SessionError;
 use crate::fs as pfs;
 
+#[cfg(test)]
 /// File name the learned windows were kept in before they moved into the index database.
-pub const LEARNED_WINDOWS_FILE: &str = ".learned-windows.json";
+pub(crate) const LEARNED_WINDOWS_FILE: &str = ".learned-windows.json";
 
 /// Every learned window, by `provider/model`: for a caller that asks about many models.
-pub fn all(dir: &Path) -> BTreeMap<String, u64> {
+pub(crate) fn all(dir: &Path) -> BTreeMap<String, u64> {
     index::learned_windows(dir).into_iter().collect()
 }
 
 /// The window learned for `model_ref` (`provider/model`), if any.
-pub fn lookup(dir: &Path, model_ref: &str) -> Option<u64> {
+pub(crate) fn lookup(dir: &Path, model_ref: &str) -> Option<u64> {
     index::learned_window(dir, model_ref)
 }
 
 /// A model's window: the known one narrowed by the one an overflow error taught, either alone
 /// when only one is there.
-pub fn narrowed(known: Option<u64>, learned: Option<u64>) -> Option<u64> {
+pub(crate) fn narrowed(known: Option<u64>, learned: Option<u64>) -> Option<u64> {
     match (known, learned) {
         (Some(known), Some(learned)) => Some(known.min(learned)),
         (known, learned) => known.or(learned),
@@ -41,7 +42,7 @@ pub fn narrowed(known: Option<u64>, learned: Option<u64>) -> Option<u64> {
 }
 
 /// Remember that `model_ref` has a window of `window` tokens.
-pub fn remember(dir: &Path, model_ref: &str, window: u64) -> Result<(), SessionError> {
+pub(crate) fn remember(dir: &Path, model_ref: &str, window: u64) -> Result<(), SessionError> {
     pfs::create_dir_all(dir, false).map_err(|source| SessionError::Io {
         action: "cannot create the directory of",
         path: dir.to_owned(),

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde::de::{Deserializer, Visitor};
 
-use super::index::{self, IndexEntry};
+use super::index::IndexEntry;
 use super::summary;
 use crate::conversation::ContextOccupancy;
 
@@ -14,7 +14,7 @@ use crate::conversation::ContextOccupancy;
 /// `#[serde(borrow)] Cow<str>` borrows too, but not inside an `Option`, and most of a row's
 /// strings are optional.)
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Text<'a>(pub Cow<'a, str>);
+pub(crate) struct Text<'a>(pub Cow<'a, str>);
 
 impl std::ops::Deref for Text<'_> {
     type Target = str;
@@ -64,7 +64,7 @@ impl<'a> Text<'a> {
 /// One session as a listing shows it. Read from an index entry, whose other fields are
 /// skipped; its fields are named as [`IndexEntry`]'s.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Row<'a> {
+pub(crate) struct Row<'a> {
     /// File name inside the sessions directory.
     #[serde(borrow)]
     pub file: Text<'a>,
@@ -104,7 +104,7 @@ pub struct Row<'a> {
 
 impl<'a> Row<'a> {
     /// The row of an entry the index holds.
-    pub fn of(entry: &'a IndexEntry) -> Row<'a> {
+    pub(crate) fn of(entry: &'a IndexEntry) -> Row<'a> {
         let summary = &entry.summary;
         let text = |value: &'a Option<String>| value.as_deref().map(Text::of);
         Row {
@@ -125,17 +125,12 @@ impl<'a> Row<'a> {
     }
 
     /// How full the context is, against `window` when it is known.
-    pub fn occupancy(&self, window: Option<u64>) -> Option<ContextOccupancy> {
+    pub(crate) fn occupancy(&self, window: Option<u64>) -> Option<ContextOccupancy> {
         summary::occupancy_of(self.context_tokens, window)
     }
 
     /// The current model as `provider/model`, as [`summary::SessionSummary::model_ref`] gives it.
-    pub fn model_ref(&self) -> Option<Cow<'_, str>> {
+    pub(crate) fn model_ref(&self) -> Option<Cow<'_, str>> {
         summary::model_ref(self.provider.as_deref(), self.model.as_deref())
-    }
-
-    /// The key that sorts rows newest first, as [`index::Index::newest_first`] sorts entries.
-    pub fn newest_first(&self) -> std::cmp::Reverse<[&str; 3]> {
-        index::newest_first(&self.updated, &self.created, &self.file)
     }
 }

@@ -23,7 +23,7 @@ use super::record::{CURRENT_VERSION, new_entry_id};
 /// Migrates `header` and `entries` (every line after the header, in file order) to the current
 /// version. Returns whether anything was migrated, i.e. whether the file should be rewritten.
 /// A header without a `version` is version 1, as in pi.
-pub fn migrate(header: &mut Value, entries: &mut [Value]) -> bool {
+pub(crate) fn migrate(header: &mut Value, entries: &mut [Value]) -> bool {
     let version = header.get("version").and_then(Value::as_u64).unwrap_or(1);
     if version >= u64::from(CURRENT_VERSION) {
         return false;

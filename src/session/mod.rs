@@ -6,20 +6,20 @@
 //! `names`; a file is deleted or repaired only once `ownership` proves it a session file of the
 //! sessions directory.
 
-pub mod context;
-pub mod fork;
-pub mod ids;
-pub mod index;
-pub mod learned_windows;
-pub mod listing;
-pub mod migrate;
-pub mod names;
-pub mod ownership;
+pub(crate) mod context;
+pub(crate) mod fork;
+pub(crate) mod ids;
+pub(crate) mod index;
+pub(crate) mod learned_windows;
+pub(crate) mod listing;
+pub(crate) mod migrate;
+pub(crate) mod names;
+pub(crate) mod ownership;
 pub mod record;
 mod record_fast;
-pub mod resolve;
+pub(crate) mod resolve;
 pub(crate) mod setup;
 pub mod store;
-pub mod summary;
+pub(crate) mod summary;
 pub mod tail;
 pub mod transcript;

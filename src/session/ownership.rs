@@ -27,7 +27,7 @@ const MAX_HEADER_BYTES: u64 = 1 << 20;
 
 /// What a file must show, besides its place, before it is deleted or rewritten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Proof {
+pub(crate) enum Proof {
     /// Its first line parses as a session header (`rm`, `prune`).
     Header,
     /// Its place only: in the sessions directory, a regular file (`repair`, which rebuilds a
@@ -37,7 +37,7 @@ pub enum Proof {
 
 /// Why a file is not one the command may delete or rewrite. Each is a usage error (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub enum NotOwned {
+pub(crate) enum NotOwned {
     /// The file is not directly in the sessions directory.
     #[error("'{}' is not in the sessions directory '{}'", .path.display(), .dir.display())]
     Outside {
@@ -74,7 +74,7 @@ pub enum NotOwned {
 
 impl NotOwned {
     /// What to do about it.
-    pub fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         match self {
             NotOwned::Outside { .. } => {
                 "only session files of the sessions directory are deleted or repaired; name the \
@@ -89,16 +89,17 @@ impl NotOwned {
     }
 }
 
+#[cfg(test)]
 /// Check that `path` is a session file of `sessions_dir` as `proof` asks (see the module
 /// header), and return it as a path inside the canonical sessions directory.
-pub fn prove(sessions_dir: &Path, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
+pub(crate) fn prove(sessions_dir: &Path, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
     SessionsDir::new(sessions_dir).prove(path, proof)
 }
 
 /// A sessions directory resolved once, for a command that proves many files in it (a prune):
 /// each proof of a file named inside it is then a stat and a header read, not two walks of
 /// the whole path.
-pub struct SessionsDir<'a> {
+pub(crate) struct SessionsDir<'a> {
     given: &'a Path,
     /// `None` when there is no such directory yet: nothing is in it.
     canonical: Option<PathBuf>,
@@ -106,7 +107,7 @@ pub struct SessionsDir<'a> {
 
 impl<'a> SessionsDir<'a> {
     /// Resolve `sessions_dir`.
-    pub fn new(sessions_dir: &'a Path) -> SessionsDir<'a> {
+    pub(crate) fn new(sessions_dir: &'a Path) -> SessionsDir<'a> {
         SessionsDir {
             given: sessions_dir,
             canonical: std::fs::canonicalize(sessions_dir).ok(),
@@ -114,7 +115,7 @@ impl<'a> SessionsDir<'a> {
     }
 
     /// [`prove`] for a file of this directory.
-    pub fn prove(&self, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
+    pub(crate) fn prove(&self, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
         let sessions_dir = self.given;
         let outside = || NotOwned::Outside {
             path: path.to_owned(),

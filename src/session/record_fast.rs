@@ -27,7 +27,7 @@ use super::record::{
 use super::summary::{AssistantFacts, EntryFacts, Facts};
 
 /// The entry on `line`, when it has the plain shape this reader takes (see the module header).
-pub fn parse_entry(line: &str) -> Option<Entry> {
+pub(super) fn parse_entry(line: &str) -> Option<Entry> {
     let mut deserializer = serde_json::Deserializer::from_str(line);
     let entry = FastEntry::deserialize(&mut deserializer).ok()?;
     deserializer.end().ok()?;
@@ -40,7 +40,7 @@ pub fn parse_entry(line: &str) -> Option<Entry> {
 /// `data` is kept). It takes the lines [`parse_entry`] takes, but for one with an escaped UTF-16
 /// surrogate in such a text (the caller reads that one in full). Never give such an entry to
 /// anything but a summary that rebuilds no context.
-pub fn parse_entry_for_summary(line: &str) -> Option<Entry> {
+pub(super) fn parse_entry_for_summary(line: &str) -> Option<Entry> {
     SUMMARY_ONLY.set(true);
     let entry = parse_entry(line);
     SUMMARY_ONLY.set(false);
@@ -771,7 +771,7 @@ impl From<FastImage> for ImageContent {
 /// One entry as a summary reads it ([`summary_entry`]): its ids and time, and the few fields
 /// of [`EntryFacts`], with every string borrowed from the line unless it holds an escape.
 #[derive(Debug)]
-pub struct SummaryEntry<'a> {
+pub(super) struct SummaryEntry<'a> {
     id: Cow<'a, str>,
     parent_id: Option<Cow<'a, str>>,
     timestamp: Cow<'a, str>,
@@ -805,7 +805,7 @@ enum SummaryKind<'a> {
 
 impl SummaryEntry<'_> {
     /// What the summary reads of the entry.
-    pub fn facts(&self) -> EntryFacts<'_> {
+    pub(super) fn facts(&self) -> EntryFacts<'_> {
         let kind = match &self.kind {
             SummaryKind::SessionInfo(name) => Facts::SessionInfo {
                 name: name.as_deref(),
@@ -851,7 +851,7 @@ impl SummaryEntry<'_> {
 /// line. It takes only lines [`parse_entry_for_summary`] takes (the same shapes, checked the
 /// same way, field for field), and then their facts are that entry's
 /// (`summary_tests::the_summary_reader_reads_what_the_entry_says`); `None` for any other line.
-pub fn summary_entry(line: &str) -> Option<SummaryEntry<'_>> {
+pub(super) fn summary_entry(line: &str) -> Option<SummaryEntry<'_>> {
     let mut deserializer = serde_json::Deserializer::from_str(line);
     let Tagged(entry) = Tagged::<SummaryEntry<'_>>::deserialize(&mut deserializer).ok()?;
     deserializer.end().ok()?;
@@ -861,7 +861,7 @@ pub fn summary_entry(line: &str) -> Option<SummaryEntry<'_>> {
 /// The session header on `line`, when it has the plain shape (no field the header does not
 /// name, no key twice): then it is the header the general reader gives
 /// (`summary_tests::the_header_reader_agrees_with_the_general_one`); `None` for any other line.
-pub fn parse_header(line: &str) -> Option<SessionHeader> {
+pub(super) fn parse_header(line: &str) -> Option<SessionHeader> {
     #[derive(serde::Deserialize)]
     #[serde(rename_all = "camelCase", deny_unknown_fields)]
     struct PlainHeader<'a> {

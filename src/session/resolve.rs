@@ -75,7 +75,7 @@ impl ResolveError {
 
 /// Resolve a session argument (id, unique id prefix, name, or file path) to its file, among
 /// the sessions of the directory `dir` that `index` describes.
-pub fn resolve(dir: &Path, index: &Index, query: &str) -> Result<PathBuf, ResolveError> {
+pub(crate) fn resolve(dir: &Path, index: &Index, query: &str) -> Result<PathBuf, ResolveError> {
     let as_path = Path::new(query);
     if query.contains('/') || query.ends_with(".jsonl") {
         if as_path.is_file() {
@@ -118,7 +118,7 @@ pub fn resolve(dir: &Path, index: &Index, query: &str) -> Result<PathBuf, Resolv
 
 /// Resolve `SESSION` or `--last` (the newest session of `workspace`, of any workspace with
 /// `all`) to a session file.
-pub fn resolve_selector(
+pub(crate) fn resolve_selector(
     dir: &Path,
     workspace: &Path,
     index: &Index,

@@ -117,7 +117,10 @@ impl SessionSummary {
 }
 
 /// A session's model as `provider/model`, or the model alone when no provider is recorded.
-pub fn model_ref<'a>(provider: Option<&str>, model: Option<&'a str>) -> Option<Cow<'a, str>> {
+pub(crate) fn model_ref<'a>(
+    provider: Option<&str>,
+    model: Option<&'a str>,
+) -> Option<Cow<'a, str>> {
     match (provider, model?) {
         (Some(provider), model) => Some(Cow::Owned(format!("{provider}/{model}"))),
         (None, model) => Some(Cow::Borrowed(model)),
@@ -125,7 +128,7 @@ pub fn model_ref<'a>(provider: Option<&str>, model: Option<&'a str>) -> Option<C
 }
 
 /// How full a context of `tokens` is, against `window` when it is known.
-pub fn occupancy_of(tokens: Option<u64>, window: Option<u64>) -> Option<ContextOccupancy> {
+pub(crate) fn occupancy_of(tokens: Option<u64>, window: Option<u64>) -> Option<ContextOccupancy> {
     let usage = TokenUsage {
         input: tokens?,
         ..TokenUsage::default()
@@ -134,14 +137,14 @@ pub fn occupancy_of(tokens: Option<u64>, window: Option<u64>) -> Option<ContextO
 }
 
 /// Prefix of `custom` entry types pincer owns.
-pub const PINCER_CUSTOM_PREFIX: &str = "pincer.";
+pub(crate) const PINCER_CUSTOM_PREFIX: &str = "pincer.";
 
 /// Summarize a session from its header and entries.
 ///
 /// Spend is summed over the whole file (every branch cost money); everything that describes the
 /// conversation as it stands — model, thinking level, turns, context, whether the last run
 /// failed — comes from the current branch (root → last entry), as a resume would see it.
-pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
+pub(crate) fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
     let mut summary = new_summary(header);
     for entry in entries {
         add_file_entry(&mut summary, &facts(entry));
@@ -177,7 +180,7 @@ fn new_summary(header: &SessionHeader) -> SessionSummary {
 /// the summary is made of. Borrowed from an [`Entry`] ([`facts`]) or straight from a line's
 /// text ([`super::record_fast::summary_entry`]), so both feed the same rules below.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct EntryFacts<'a> {
+pub(crate) struct EntryFacts<'a> {
     /// The entry's id.
     pub id: &'a str,
     /// Its parent's id.
@@ -190,7 +193,7 @@ pub struct EntryFacts<'a> {
 
 /// The part of an entry a summary reads, by kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Facts<'a> {
+pub(crate) enum Facts<'a> {
     /// A `session_info` entry and the name it sets (before trimming).
     SessionInfo {
         name: Option<&'a str>,
@@ -218,7 +221,7 @@ pub enum Facts<'a> {
 
 /// What a summary reads of an assistant message.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct AssistantFacts<'a> {
+pub(crate) struct AssistantFacts<'a> {
     pub provider: &'a str,
     pub model: &'a str,
     pub usage: &'a Usage,
@@ -227,7 +230,7 @@ pub struct AssistantFacts<'a> {
 }
 
 /// What a summary reads of `entry`.
-pub fn facts(entry: &Entry) -> EntryFacts<'_> {
+pub(crate) fn facts(entry: &Entry) -> EntryFacts<'_> {
     let kind = match entry {
         Entry::SessionInfo(info) => Facts::SessionInfo {
             name: info.name.as_deref(),
@@ -264,7 +267,10 @@ pub fn facts(entry: &Entry) -> EntryFacts<'_> {
 
 /// What a summary reads of a `custom` entry of type `custom_type` with `data`: the CLI
 /// backend's session id of one of pincer's (`pincer.<backend>` with `data.sessionId`).
-pub fn backend_session<'a>(custom_type: &'a str, data: Option<&'a serde_json::Value>) -> Facts<'a> {
+pub(crate) fn backend_session<'a>(
+    custom_type: &'a str,
+    data: Option<&'a serde_json::Value>,
+) -> Facts<'a> {
     match (
         custom_type.strip_prefix(PINCER_CUSTOM_PREFIX),
         data.and_then(|data| data.get("sessionId"))
@@ -286,7 +292,7 @@ pub fn backend_session<'a>(custom_type: &'a str, data: Option<&'a serde_json::Va
 /// repeated id), or one whose context must be rebuilt to be estimated (a compaction after the
 /// last reported usage).
 #[derive(Debug)]
-pub struct Summarizer {
+pub(crate) struct Summarizer {
     summary: SessionSummary,
     /// Whether a compaction came after the last successful call so far.
     compacted: bool,
@@ -299,7 +305,7 @@ pub struct Summarizer {
 
 impl Summarizer {
     /// A summary of the session of `header` before any entry.
-    pub fn new(header: &SessionHeader) -> Summarizer {
+    pub(crate) fn new(header: &SessionHeader) -> Summarizer {
         Summarizer {
             summary: new_summary(header),
             compacted: false,
@@ -313,7 +319,7 @@ impl Summarizer {
     /// branch (found from the last entry back) is not every entry in order, and only
     /// [`summarize`] over all of them can tell it.
     #[must_use]
-    pub fn add(&mut self, entry: &EntryFacts<'_>) -> bool {
+    pub(crate) fn add(&mut self, entry: &EntryFacts<'_>) -> bool {
         if let Some(leaf) = &self.leaf {
             // The root's parent is not looked at: the walk back from the leaf ends there
             // anyway (a dangling or repeated parent ends it too).
@@ -343,7 +349,7 @@ impl Summarizer {
 
     /// The summary and the last entry's id; `None` when a compaction follows the last
     /// reported usage, so that the context must be rebuilt from the entries to be estimated.
-    pub fn finish(mut self) -> Option<(SessionSummary, Option<String>)> {
+    pub(crate) fn finish(mut self) -> Option<(SessionSummary, Option<String>)> {
         if self.compacted {
             return None;
         }
@@ -354,7 +360,7 @@ impl Summarizer {
 
 /// A summary carried forward over entries appended after it, see [`extend`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct Extension {
+pub(crate) struct Extension {
     /// The summary of the longer file. Its `context_tokens` is the last reported usage; when
     /// `estimate_context` is set the caller replaces it with an estimate of the rebuilt context.
     pub summary: SessionSummary,
@@ -369,7 +375,7 @@ pub struct Extension {
 /// Only a linear extension qualifies: each appended entry's parent must be the entry before it,
 /// the first one's the old leaf, so the branch is the old branch plus `appended`. Anything else
 /// (a branch from an older entry, a repeated id) returns `None`: summarize the whole file.
-pub fn extend(
+pub(crate) fn extend(
     previous: &SessionSummary,
     previous_leaf: Option<&str>,
     appended: &[Entry],
@@ -451,7 +457,7 @@ fn is_model_key(key: &str, provider: &str, model: &str) -> bool {
 }
 
 /// The name a `session_info` entry sets: trimmed, and cleared when empty.
-pub fn session_name(info: &SessionInfoEntry) -> Option<String> {
+pub(crate) fn session_name(info: &SessionInfoEntry) -> Option<String> {
     trimmed_name(info.name.as_deref())
 }
 
@@ -526,7 +532,7 @@ fn usage_of(usage: &Usage) -> TokenUsage {
 }
 
 /// pi's chars/4 estimate (rounded up per message) of what the messages cost in context.
-pub fn estimate_tokens(messages: &[AgentMessage]) -> u64 {
+pub(crate) fn estimate_tokens(messages: &[AgentMessage]) -> u64 {
     messages
         .iter()
         .map(|message| {

@@ -127,7 +127,7 @@ const ANTHROPIC: Rules = Rules {
 
 /// The format for `api`'s own JSON mode, and a warning when it is weaker than asked (OpenAI
 /// without `strict`). `Err` says why the API's mode cannot take the schema at all.
-pub fn native_format(
+pub(crate) fn native_format(
     api: ApiKind,
     schema: &Value,
 ) -> Result<(OutputFormat, Option<String>), String> {
@@ -157,12 +157,12 @@ pub fn native_format(
 
 /// The schema in OpenAI's strict form (also what codex's `--output-schema` needs), or why it
 /// cannot be.
-pub fn openai_strict(schema: &Value) -> Result<Value, String> {
+pub(crate) fn openai_strict(schema: &Value) -> Result<Value, String> {
     normalize(schema, &OPENAI_STRICT)
 }
 
 /// `schema` without [`METADATA`] at its root.
-pub fn without_metadata(schema: &Value) -> Value {
+pub(crate) fn without_metadata(schema: &Value) -> Value {
     match schema {
         Value::Object(object) => Value::Object(
             object

@@ -9,7 +9,7 @@
 //! records what was asked in a `pincer.structured_output` custom entry ([`Plan::record`]).
 //! Nothing here does I/O but reading the schema file; nothing prints.
 
-pub mod dialect;
+pub(crate) mod dialect;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -23,10 +23,10 @@ use crate::provider::{ModelRequest, OutputFormat};
 
 /// The name of the final-answer tool, of the API formats that take a name, and of the session's
 /// custom entry (after `pincer.`).
-pub const NAME: &str = "structured_output";
+pub(crate) const NAME: &str = "structured_output";
 
 /// The `customType` of the session entry recording a turn's use of a schema.
-pub const CUSTOM_TYPE: &str = "pincer.structured_output";
+pub(crate) const CUSTOM_TYPE: &str = "pincer.structured_output";
 
 /// Validation errors listed back to the model (and in `errors`), at most.
 const ERRORS_SHOWN: usize = 20;
@@ -36,7 +36,7 @@ const MESSAGE_CHARS: usize = 300;
 
 /// A schema argument that cannot be used: exit 2 before any request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SchemaError {
+pub(crate) enum SchemaError {
     /// `@FILE` or `--output-schema FILE` could not be read.
     #[error("cannot read the JSON Schema file '{}': {message}", path.display())]
     Read {
@@ -68,7 +68,7 @@ pub enum SchemaError {
 
 impl SchemaError {
     /// What to do about it.
-    pub fn hint(&self) -> &'static str {
+    pub(crate) fn hint(&self) -> &'static str {
         match self {
             SchemaError::Read { .. } => "give the path of a readable file: --json-schema @FILE",
             SchemaError::NotJson { .. } => {
@@ -83,7 +83,7 @@ impl SchemaError {
 }
 
 /// A JSON Schema that answers are validated against.
-pub struct OutputSchema {
+pub(crate) struct OutputSchema {
     schema: Value,
     validator: jsonschema::Validator,
     /// `--json-schema`, or the file it came from.
@@ -102,7 +102,7 @@ impl fmt::Debug for OutputSchema {
 
 impl OutputSchema {
     /// `--json-schema`'s value: inline JSON, or `@FILE`.
-    pub fn from_argument(argument: &str) -> Result<OutputSchema, SchemaError> {
+    pub(crate) fn from_argument(argument: &str) -> Result<OutputSchema, SchemaError> {
         match argument.strip_prefix('@') {
             Some(path) => OutputSchema::from_file(Path::new(path)),
             None => OutputSchema::from_text(argument, "--json-schema".to_owned()),
@@ -110,7 +110,7 @@ impl OutputSchema {
     }
 
     /// `--output-schema FILE` or `--json-schema @FILE`.
-    pub fn from_file(path: &Path) -> Result<OutputSchema, SchemaError> {
+    pub(crate) fn from_file(path: &Path) -> Result<OutputSchema, SchemaError> {
         let text = std::fs::read_to_string(path).map_err(|error| SchemaError::Read {
             path: path.to_owned(),
             message: error.to_string(),
@@ -129,7 +129,7 @@ impl OutputSchema {
     /// Check `schema` against its meta-schema (the draft its `$schema` names, 2020-12 without
     /// one) and compile it. Formats are validated, not only annotations; no `$ref` is fetched
     /// from the network or the disk.
-    pub fn new(schema: Value, origin: String) -> Result<OutputSchema, SchemaError> {
+    pub(crate) fn new(schema: Value, origin: String) -> Result<OutputSchema, SchemaError> {
         let invalid = |location: String, message: String| SchemaError::Invalid {
             origin: origin.clone(),
             location,
@@ -155,18 +155,18 @@ impl OutputSchema {
     }
 
     /// The schema as given.
-    pub fn schema(&self) -> &Value {
+    pub(crate) fn schema(&self) -> &Value {
         &self.schema
     }
 
     /// `--json-schema` or the file's name, quoted.
-    pub fn origin(&self) -> &str {
+    pub(crate) fn origin(&self) -> &str {
         &self.origin
     }
 
     /// The value of an answer written as text: JSON alone (one Markdown code fence around it is
     /// taken off), matching the schema.
-    pub fn check_text(&self, text: &str) -> Result<Value, Vec<String>> {
+    pub(crate) fn check_text(&self, text: &str) -> Result<Value, Vec<String>> {
         let body = unfenced(text);
         if body.is_empty() {
             return Err(vec![format!(
@@ -186,7 +186,7 @@ impl OutputSchema {
     /// `value` if it matches the schema, else every error as `path: message`. An optional
     /// property answered as `null` where the schema does not allow null counts as left out:
     /// that is how OpenAI's strict mode writes an optional property (SPEC §3.4).
-    pub fn check_value(&self, value: Value) -> Result<Value, Vec<String>> {
+    pub(crate) fn check_value(&self, value: Value) -> Result<Value, Vec<String>> {
         let errors = self.errors(&value);
         if errors.is_empty() {
             return Ok(value);
@@ -355,7 +355,7 @@ fn accepts_null(schema: &Value, root: &Value, depth: usize) -> bool {
 
 /// How one model is held to the schema, resolved for its API and catalog mode.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub(crate) struct Plan {
     schema: Arc<OutputSchema>,
     mode: StructuredMode,
     /// The API's own format (`native`, `native-without-tools`).
@@ -370,7 +370,7 @@ pub struct Plan {
 impl Plan {
     /// The plan for a model of `api` whose catalog mode is `mode`, and the warnings to show
     /// (a schema OpenAI's strict mode cannot take, a native mode that cannot take it at all).
-    pub fn new(
+    pub(crate) fn new(
         schema: Arc<OutputSchema>,
         api: ApiKind,
         mode: StructuredMode,
@@ -410,7 +410,7 @@ impl Plan {
     /// The plan of a CLI child, which holds its answer to the schema itself: claude takes the
     /// schema as given (`--json-schema`), codex (`openai_dialect`) in OpenAI's strict form
     /// (`--output-schema FILE`), non-strict with a warning when it cannot be made strict.
-    pub fn for_child(
+    pub(crate) fn for_child(
         schema: Arc<OutputSchema>,
         openai_dialect: bool,
         max_retries: u32,
@@ -438,7 +438,7 @@ impl Plan {
 
     /// The schema as the API's own mode takes it (codex's `--output-schema` file), else as
     /// given.
-    pub fn native_schema(&self) -> &Value {
+    pub(crate) fn native_schema(&self) -> &Value {
         self.format
             .as_ref()
             .map_or(self.schema.schema(), |format| &format.schema)
@@ -452,7 +452,7 @@ impl Plan {
 
     /// The API refused its own JSON mode for this request (a 400 naming it): carry the schema
     /// in the final-answer tool from now on. `None` when the plan does not use the API's mode.
-    pub fn fall_back_to_tool(&mut self) -> Option<String> {
+    pub(crate) fn fall_back_to_tool(&mut self) -> Option<String> {
         self.format.as_ref()?;
         let from = self.mode.as_str();
         self.use_tool();
@@ -463,17 +463,18 @@ impl Plan {
     }
 
     /// The mode in use.
-    pub fn mode(&self) -> StructuredMode {
+    pub(crate) fn mode(&self) -> StructuredMode {
         self.mode
     }
 
     /// The schema.
-    pub fn schema(&self) -> &OutputSchema {
+    pub(crate) fn schema(&self) -> &OutputSchema {
         &self.schema
     }
 
+    #[cfg(test)]
     /// Whether the request carries the API's own JSON mode when tools are offered.
-    pub fn uses_native_format(&self) -> bool {
+    pub(crate) fn uses_native_format(&self) -> bool {
         self.format.is_some()
     }
 
@@ -481,7 +482,7 @@ impl Plan {
     /// tool, or the API's format. `final_call`: the model has already answered once without
     /// calling tools, so a `native-without-tools` model is asked under the schema, without
     /// tools.
-    pub fn shape(&self, request: &mut ModelRequest, final_call: bool) {
+    pub(crate) fn shape(&self, request: &mut ModelRequest, final_call: bool) {
         let instructions = self.instructions();
         if !request.system_prompt.is_empty() {
             request.system_prompt.push_str("\n\n");
@@ -505,7 +506,7 @@ impl Plan {
     }
 
     /// The system prompt's section on the answer's form.
-    pub fn instructions(&self) -> String {
+    pub(crate) fn instructions(&self) -> String {
         let schema = serde_json::to_string_pretty(self.schema.schema()).unwrap_or_default();
         match self.mode {
             StructuredMode::Native => "## Answer format\nYour final answer, once you are done \
@@ -526,12 +527,12 @@ impl Plan {
     }
 
     /// Whether `name` is the final-answer tool of this plan.
-    pub fn is_answer_tool(&self, name: &str) -> bool {
+    pub(crate) fn is_answer_tool(&self, name: &str) -> bool {
         self.tool.is_some() && name == NAME
     }
 
     /// The answer in a final-answer tool call's input.
-    pub fn check_tool_input(&self, input: &Value) -> Result<Value, Vec<String>> {
+    pub(crate) fn check_tool_input(&self, input: &Value) -> Result<Value, Vec<String>> {
         let wrapped = self.tool.as_ref().is_some_and(|(_, wrapped)| *wrapped);
         let value = if wrapped {
             input.get("value").cloned().unwrap_or(Value::Null)
@@ -543,17 +544,17 @@ impl Plan {
 
     /// The answer written as text (with the final-answer tool, a model that answered in text
     /// anyway is taken at its word when the text is valid).
-    pub fn check_text(&self, text: &str) -> Result<Value, Vec<String>> {
+    pub(crate) fn check_text(&self, text: &str) -> Result<Value, Vec<String>> {
         self.schema.check_text(text)
     }
 
     /// What the model is told about an invalid answer: the errors, and how to answer again.
-    pub fn feedback(&self, errors: &[String]) -> String {
+    pub(crate) fn feedback(&self, errors: &[String]) -> String {
         feedback(errors, self.mode == StructuredMode::Tool)
     }
 
     /// The `data` of the session's `pincer.structured_output` entry.
-    pub fn record(&self, attempts: u32, valid: bool) -> Value {
+    pub(crate) fn record(&self, attempts: u32, valid: bool) -> Value {
         record(
             &self.schema,
             self.mode.as_str(),
@@ -566,7 +567,7 @@ impl Plan {
 
 /// The feedback for an invalid answer; `via_tool`: the answer is given by calling the
 /// final-answer tool.
-pub fn feedback(errors: &[String], via_tool: bool) -> String {
+pub(crate) fn feedback(errors: &[String], via_tool: bool) -> String {
     let mut text = "Your answer does not match the JSON Schema it must follow:\n".to_owned();
     for error in errors {
         text.push_str("- ");
@@ -583,7 +584,7 @@ pub fn feedback(errors: &[String], via_tool: bool) -> String {
 
 /// The `data` of a `pincer.structured_output` entry: the schema, where it came from, how it
 /// was enforced, and how the turn fared.
-pub fn record(
+pub(crate) fn record(
     schema: &OutputSchema,
     mode: &str,
     strict: Option<bool>,

@@ -362,7 +362,7 @@ fn incoming_headers(lookup: &dyn Fn(&str) -> Option<String>) -> HashMap<String, 
 
 /// End the run's export: flush what is left, waiting at most the flush timeout; a failure or a
 /// timeout is a warning, never an error of the run.
-pub fn finish(warn: &dyn Fn(&str)) {
+pub(crate) fn finish(warn: &dyn Fn(&str)) {
     let taken = PROVIDERS
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -413,7 +413,7 @@ fn set_current(context: Option<Context>) {
 
 /// `TRACEPARENT` and `TRACESTATE` for a child process started now: the innermost open span of
 /// the run. Empty with telemetry off (the child inherits an incoming `TRACEPARENT` unchanged).
-pub fn child_environment() -> Vec<(OsString, OsString)> {
+pub(crate) fn child_environment() -> Vec<(OsString, OsString)> {
     let current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
     let Some(context) = current.as_ref() else {
         return Vec::new();

@@ -105,14 +105,14 @@ impl<'a> Arguments<'a> {
 }
 
 /// The error for a required argument that is absent, named by its canonical name.
-pub fn missing(names: &[&str]) -> ToolError {
+pub(super) fn missing(names: &[&str]) -> ToolError {
     ToolError::MissingArgument {
         name: names.first().copied().unwrap_or_default().to_owned(),
     }
 }
 
 /// The error for an argument of the wrong type, named by its canonical name.
-pub fn invalid(names: &[&str], expected: &str) -> ToolError {
+pub(super) fn invalid(names: &[&str], expected: &str) -> ToolError {
     ToolError::InvalidArgument {
         name: names.first().copied().unwrap_or_default().to_owned(),
         expected: expected.to_owned(),
@@ -120,7 +120,7 @@ pub fn invalid(names: &[&str], expected: &str) -> ToolError {
 }
 
 /// "an array", "a number", … for error messages.
-pub fn describe(value: &Value) -> &'static str {
+pub(super) fn describe(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

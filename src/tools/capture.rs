@@ -17,17 +17,17 @@ use std::path::{Path, PathBuf};
 use crate::conversation::ContentBlock;
 
 /// Output up to this size is returned whole.
-pub const INLINE_BYTES: usize = 32 * 1024;
+pub(super) const INLINE_BYTES: usize = 32 * 1024;
 /// Past [`INLINE_BYTES`], the start of the output that is shown.
-pub const HEAD_BYTES: usize = 8 * 1024;
+pub(super) const HEAD_BYTES: usize = 8 * 1024;
 /// Past [`INLINE_BYTES`], the end of the output that is shown.
-pub const TAIL_BYTES: usize = 24 * 1024;
+pub(super) const TAIL_BYTES: usize = 24 * 1024;
 /// The most the file of the whole output holds.
-pub const FILE_BYTES: u64 = 64 * 1024 * 1024;
+pub(super) const FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Collects a command's output (see the module comment).
 #[derive(Debug)]
-pub struct Capture {
+pub(super) struct Capture {
     /// The first [`INLINE_BYTES`] bytes.
     head: Vec<u8>,
     /// The last bytes, at most twice [`TAIL_BYTES`] between trims.
@@ -57,7 +57,7 @@ enum Spill {
 
 /// The output as the tool result shows it.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Captured {
+pub(super) struct Captured {
     /// The text for the model: everything, or head, a note and tail.
     pub text: String,
     /// Whether part of the output is not in `text`.
@@ -71,7 +71,7 @@ pub struct Captured {
 impl Capture {
     /// A capture whose whole output, when long, goes to a new file `NAME-output-*.txt` in
     /// `directory`.
-    pub fn new(directory: Option<&Path>, name: &'static str) -> Capture {
+    pub(super) fn new(directory: Option<&Path>, name: &'static str) -> Capture {
         Capture {
             name,
             head: Vec::new(),
@@ -83,7 +83,7 @@ impl Capture {
     }
 
     /// Add a chunk of output.
-    pub fn push(&mut self, chunk: &[u8]) {
+    pub(super) fn push(&mut self, chunk: &[u8]) {
         self.total += chunk.len() as u64;
         let room = INLINE_BYTES.saturating_sub(self.head.len());
         self.head.extend_from_slice(&chunk[..room.min(chunk.len())]);
@@ -146,7 +146,7 @@ impl Capture {
     }
 
     /// The result text, and where the whole output is.
-    pub fn finish(self) -> Captured {
+    pub(super) fn finish(self) -> Captured {
         if self.total <= INLINE_BYTES as u64 {
             return Captured {
                 text: String::from_utf8_lossy(&self.head).into_owned(),

@@ -92,7 +92,7 @@ const SEPARATORS: &[char] = &[
 
 /// One plain command: a program and its arguments, nothing computed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SimpleCommand {
+pub(super) struct SimpleCommand {
     /// The words after quote removal (`g"i"t 'a b'` → `git`, `a b`).
     pub words: Vec<String>,
     /// As written, whitespace collapsed; for messages.
@@ -103,7 +103,7 @@ impl SimpleCommand {
     /// The words joined by single spaces, whitespace runs inside them collapsed as well: what a
     /// pattern is compared with (besides [`SimpleCommand::text`], so that a pattern written
     /// with quotes matches too).
-    pub fn matched_text(&self) -> String {
+    pub(super) fn matched_text(&self) -> String {
         collapse_whitespace(&self.words.join(" "))
     }
 }
@@ -112,7 +112,7 @@ impl SimpleCommand {
 /// the model ("a command substitution (`$(rm -rf ~)`)").
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{construct}")]
-pub struct NotPlain {
+pub(super) struct NotPlain {
     /// A noun phrase naming the construct, with the text when that helps.
     pub construct: String,
 }
@@ -127,7 +127,7 @@ impl NotPlain {
 
 /// The texts deny patterns are compared with.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DenyCandidates {
+pub(super) struct DenyCandidates {
     /// Commands and word runs, whitespace collapsed, without repeats.
     pub texts: Vec<String>,
     /// Why every deny pattern refuses the line whatever its text (a computed command name, or a
@@ -137,7 +137,7 @@ pub struct DenyCandidates {
 
 /// The commands of `line` when it is plain commands joined by `;`, `&&`, `||`, `|` or newlines,
 /// in order; otherwise the first construct that is not.
-pub fn plain_commands(line: &str) -> Result<Vec<SimpleCommand>, NotPlain> {
+pub(super) fn plain_commands(line: &str) -> Result<Vec<SimpleCommand>, NotPlain> {
     if let Some(character) = line
         .chars()
         .find(|character| character.is_control() && !matches!(character, '\n' | '\t'))
@@ -186,7 +186,7 @@ fn uses_alias(words: &[String]) -> bool {
 }
 
 /// Every text of `line` a deny pattern must see (see the module documentation).
-pub fn deny_candidates(line: &str) -> DenyCandidates {
+pub(super) fn deny_candidates(line: &str) -> DenyCandidates {
     let mut candidates = DenyCandidates::default();
     collect(line, 0, &mut candidates);
     if line.contains("\\\n") {
@@ -684,7 +684,7 @@ fn file_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
-pub fn collapse_whitespace(text: &str) -> String {
+pub(super) fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -24,7 +24,7 @@ use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition,
 
 const BYTE_ORDER_MARK: &str = "\u{feff}";
 
-pub fn definition() -> ToolDefinition {
+pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "edit",
         "Replace oldText with newText in a file. oldText must match exactly (trailing whitespace, \
@@ -55,7 +55,7 @@ pub fn definition() -> ToolDefinition {
 
 /// One requested replacement.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Replacement {
+pub(super) struct Replacement {
     pub old_text: String,
     pub new_text: String,
     pub replace_all: bool,
@@ -86,7 +86,10 @@ pub enum EditError {
     Unchanged { label: String },
 }
 
-pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(
+    arguments: &Arguments<'_>,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let raw_path = arguments.required_string(&["path", "file_path"])?;
     let replacements = replacements(arguments)?;
     let path = paths::check(context, raw_path, Access::Write)?;
@@ -177,7 +180,7 @@ fn replacement(arguments: &Arguments<'_>, prefix: &str) -> Result<Replacement, T
 }
 
 /// Apply every replacement in order to `original`, or none. `path` only names the file in errors.
-pub fn apply_edits(
+pub(super) fn apply_edits(
     original: &str,
     replacements: &[Replacement],
     path: &str,
@@ -441,7 +444,7 @@ fn not_found_hint(content: &str, old_text: &str) -> String {
 
 /// A unified diff of `old` → `new` labelled with `path`, and the 1-based first changed line of
 /// the new text (None when nothing changed).
-pub fn unified_diff(old: &str, new: &str, path: &str) -> (String, Option<usize>) {
+pub(super) fn unified_diff(old: &str, new: &str, path: &str) -> (String, Option<usize>) {
     let diff = TextDiff::from_lines(old, new);
     let first_changed_line = diff.ops().iter().find_map(|operation| {
         let (tag, _, new_range) = operation.as_tag_tuple();

@@ -44,10 +44,10 @@ use super::sandbox::{Sandbox, SandboxMode};
 use super::{Refusal, ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 /// Seconds a command may run when the call does not say.
-pub const DEFAULT_TIMEOUT_SECONDS: f64 = 120.0;
+pub(crate) const DEFAULT_TIMEOUT_SECONDS: f64 = 120.0;
 /// How long output is still collected after the shell exits while something else holds the pipe.
 const PIPE_GRACE: Duration = Duration::from_millis(250);
-pub fn definition() -> ToolDefinition {
+pub(crate) fn definition() -> ToolDefinition {
     make_definition(
         "exec",
         "Run a shell command (sh -c; workdir defaults to the workspace) and return stdout and \
@@ -86,7 +86,7 @@ enum Ending {
     Cancelled,
 }
 
-pub async fn run(
+pub(crate) async fn run(
     arguments: &Arguments<'_>,
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {

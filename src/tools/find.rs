@@ -15,9 +15,9 @@ use super::walk::{self, PathFilter};
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 /// Results listed when the call does not say.
-pub const DEFAULT_LIMIT: u64 = 1000;
+pub(super) const DEFAULT_LIMIT: u64 = 1000;
 
-pub fn definition() -> ToolDefinition {
+pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "find",
         "Find files by glob: `*.rs` matches names at any depth, `src/**/test_*.py` paths below \
@@ -32,7 +32,10 @@ pub fn definition() -> ToolDefinition {
     )
 }
 
-pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(
+    arguments: &Arguments<'_>,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let pattern = arguments.required_string(&["pattern"])?;
     let raw_path = arguments.optional_string(&["path"])?.unwrap_or(".");
     let limit = usize::try_from(

@@ -25,11 +25,11 @@ use crate::conversation::ContentBlock;
 use crate::fs::FileKind;
 
 /// Matches reported when the call does not say.
-pub const DEFAULT_LIMIT: u64 = 100;
+pub(super) const DEFAULT_LIMIT: u64 = 100;
 /// Characters of one line shown before it is cut.
-pub const MAX_LINE_CHARS: usize = 500;
+pub(super) const MAX_LINE_CHARS: usize = 500;
 
-pub fn definition() -> ToolDefinition {
+pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "grep",
         "Search file contents for a Rust regex, or plain text with literal. Skips gitignored, \
@@ -69,7 +69,10 @@ struct FileResult {
     more: bool,
 }
 
-pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(
+    arguments: &Arguments<'_>,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let pattern = arguments.required_string(&["pattern"])?;
     let raw_path = arguments.optional_string(&["path"])?.unwrap_or(".");
     let glob = arguments.optional_string(&["glob"])?;

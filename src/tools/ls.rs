@@ -11,9 +11,9 @@ use super::paths::Access;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 /// Entries listed when the call does not say.
-pub const DEFAULT_LIMIT: u64 = 500;
+pub(super) const DEFAULT_LIMIT: u64 = 500;
 
-pub fn definition() -> ToolDefinition {
+pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "ls",
         "List a directory (default: the workspace), sorted, hidden entries included, \
@@ -26,7 +26,10 @@ pub fn definition() -> ToolDefinition {
     )
 }
 
-pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(
+    arguments: &Arguments<'_>,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let raw_path = arguments
         .optional_string(&["path", "dir_path"])?
         .unwrap_or(".");

@@ -20,15 +20,15 @@ pub(crate) mod exec;
 mod find;
 mod grep;
 mod ls;
-pub mod paths;
-pub mod policy;
+pub(crate) mod paths;
+pub(crate) mod policy;
 mod probe_memo;
 mod read;
 mod sandbox;
 #[cfg(test)]
 mod sandbox_tests;
 mod truncate;
-pub mod url_pattern;
+pub(crate) mod url_pattern;
 mod walk;
 mod web_fetch;
 mod write;
@@ -43,10 +43,9 @@ use crate::conversation::ToolDefinition;
 
 pub use arguments::Arguments;
 pub use capture::shorten_long_text;
-pub use confine::{
-    ARG0, Confinement, ExecProtection, LandlockSupport, ProbeMemory, SETUP_FAILED, Spawned,
-    finish_run, landlock_support, launcher_exit, sockets::SESSION_VARIABLES, spawn_as,
-    spawn_confined, spawn_in_session,
+pub use confine::{ARG0, launcher_exit};
+pub(crate) use confine::{
+    ExecProtection, ProbeMemory, finish_run, spawn_as, spawn_confined, spawn_in_session,
 };
 pub use environment::child_environment;
 pub use sandbox::{ExecSetup, Notice, PrivateTemp, Sandbox, SandboxMode, WebAccess};
@@ -415,7 +414,7 @@ pub(crate) mod test_support {
     use super::*;
     use crate::config::file::SandboxMode;
 
-    pub struct Workspace {
+    pub(crate) struct Workspace {
         /// Held for its `Drop`, which deletes the directory.
         _directory: tempfile::TempDir,
         pub context: ToolContext,
@@ -424,11 +423,11 @@ pub(crate) mod test_support {
     impl Workspace {
         /// A `workspace-write` workspace whose only root is itself (not the temp dir, which
         /// holds it), so that other temporary directories count as outside.
-        pub fn new() -> Self {
+        pub(crate) fn new() -> Self {
             Self::with_mode(SandboxMode::WorkspaceWrite)
         }
 
-        pub fn with_mode(mode: SandboxMode) -> Self {
+        pub(crate) fn with_mode(mode: SandboxMode) -> Self {
             let directory = tempfile::tempdir().unwrap();
             let workspace = directory.path().canonicalize().unwrap();
             let sandbox = Sandbox {
@@ -450,11 +449,11 @@ pub(crate) mod test_support {
             }
         }
 
-        pub fn path(&self, relative: &str) -> PathBuf {
+        pub(crate) fn path(&self, relative: &str) -> PathBuf {
             self.context.workspace.join(relative)
         }
 
-        pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) {
+        pub(crate) fn write(&self, relative: &str, contents: impl AsRef<[u8]>) {
             let path = self.path(relative);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).unwrap();
@@ -464,17 +463,17 @@ pub(crate) mod test_support {
 
         /// Make a FIFO at `relative`: opening it to read or write blocks until the other end
         /// is opened.
-        pub fn fifo(&self, relative: &str) -> PathBuf {
+        pub(crate) fn fifo(&self, relative: &str) -> PathBuf {
             let path = self.path(relative);
             nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
             path
         }
 
-        pub fn read(&self, relative: &str) -> String {
+        pub(crate) fn read(&self, relative: &str) -> String {
             std::fs::read_to_string(self.path(relative)).unwrap()
         }
 
-        pub async fn call(&self, tool: &str, arguments: Value) -> ToolOutput {
+        pub(crate) async fn call(&self, tool: &str, arguments: Value) -> ToolOutput {
             execute(tool, &arguments, &self.context).await
         }
     }

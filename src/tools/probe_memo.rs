@@ -23,11 +23,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 /// The memo's file in the state directory.
-pub const FILE: &str = "exec-probe.json";
+pub(super) const FILE: &str = "exec-probe.json";
 
 /// A remembered probe.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Memo {
+pub(super) struct Memo {
     /// What the outcome depended on when it was probed ([`fingerprint`]).
     pub fingerprint: String,
     /// When it was probed (Unix milliseconds).
@@ -39,7 +39,7 @@ pub struct Memo {
 }
 
 /// The memo in `state_dir` when its fingerprint is `fingerprint`.
-pub fn recall(state_dir: &Path, fingerprint: &str) -> Option<Memo> {
+pub(super) fn recall(state_dir: &Path, fingerprint: &str) -> Option<Memo> {
     let text = std::fs::read(state_dir.join(FILE)).ok()?;
     let memo: Memo = serde_json::from_slice(&text).ok()?;
     (memo.fingerprint == fingerprint).then_some(memo)
@@ -48,7 +48,7 @@ pub fn recall(state_dir: &Path, fingerprint: &str) -> Option<Memo> {
 /// Remember `memo` in `state_dir`, if it can be written: a report that cannot remember simply
 /// probes again next time. Not synced: a memo lost to a power cut goes with the boot it was
 /// made for.
-pub fn remember(state_dir: &Path, memo: &Memo) {
+pub(super) fn remember(state_dir: &Path, memo: &Memo) {
     let Ok(text) = serde_json::to_vec(memo) else {
         return;
     };
@@ -93,7 +93,7 @@ const SWITCHES: [&str; 7] = [
 /// Everything the probe of `launcher` (covering `temp`) depends on, read now; `None` when a
 /// part that must be known (the boot, pincer's own executable and the launcher, the namespaces,
 /// the process status) cannot be read.
-pub fn fingerprint(answer: &str, launcher: &Path, temp: &Path) -> Option<String> {
+pub(super) fn fingerprint(answer: &str, launcher: &Path, temp: &Path) -> Option<String> {
     let mut text = String::new();
     let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
     let _ = writeln!(text, "boot {}", boot.trim());

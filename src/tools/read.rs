@@ -19,13 +19,13 @@ use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition,
 use crate::conversation::{ContentBlock, ImageBlock};
 
 /// Most lines returned by one call.
-pub const MAX_LINES: usize = 2000;
+pub(super) const MAX_LINES: usize = 2000;
 /// Most bytes of text returned by one call.
-pub const MAX_BYTES: usize = 50 * 1024;
+pub(super) const MAX_BYTES: usize = 50 * 1024;
 /// How much of the file's head is checked for NUL bytes.
 const BINARY_SNIFF_BYTES: usize = 8192;
 
-pub fn definition() -> ToolDefinition {
+pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "read",
         "Read a text file (verbatim, no line numbers) or a PNG, JPEG, GIF or WebP image. At most \
@@ -39,7 +39,10 @@ pub fn definition() -> ToolDefinition {
     )
 }
 
-pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(
+    arguments: &Arguments<'_>,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let raw_path = arguments.required_string(&["path", "file_path"])?;
     let offset = arguments.optional_count(&["offset"])?;
     let limit = arguments.optional_count(&["limit"])?;
@@ -85,7 +88,7 @@ pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutpu
 }
 
 /// The MIME type of an image format the providers accept, from the file's magic bytes.
-pub fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
+pub(super) fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")
     } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
@@ -117,7 +120,7 @@ fn image_output(bytes: &[u8], mime_type: &str) -> ToolOutput {
 
 /// The part of a file one call shows, and what to say about the rest.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Window {
+pub(super) struct Window {
     /// The shown text, verbatim.
     pub text: String,
     /// The note appended after the text, if anything was left out.
@@ -138,7 +141,7 @@ fn select_window(text: &str, offset: usize, limit: Option<usize>) -> Result<Wind
 
 /// [`select_window`] over a reader, read once: the lines of the window are kept, the lines
 /// before and after it only counted.
-pub fn read_window(
+pub(super) fn read_window(
     mut reader: impl BufRead,
     offset: usize,
     limit: Option<usize>,

@@ -29,11 +29,11 @@ use crate::config::Paths;
 pub use crate::config::file::SandboxMode;
 
 /// The program that is pincer itself, whatever it was started as and even once replaced on disk.
-pub const SELF_EXE: &str = "/proc/self/exe";
+pub(super) const SELF_EXE: &str = "/proc/self/exe";
 
 /// Directories inside the workspace that hold a repository or an agent's configuration: the
 /// file tools never write them and `exec` sees them read-only.
-pub const PROTECTED_IN_WORKSPACE: [&str; 4] = [".git", ".pincer", ".claude", ".codex"];
+pub(super) const PROTECTED_IN_WORKSPACE: [&str; 4] = [".git", ".pincer", ".claude", ".codex"];
 
 /// The confinement a tool call runs under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,7 +138,7 @@ impl std::fmt::Debug for ExecSetup {
 }
 
 /// What says a notice (pincer's stderr, set up by `commands/`).
-pub type NoticeCallback = Arc<dyn Fn(&str) + Send + Sync>;
+pub(super) type NoticeCallback = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// A callback for the one-line protection notice.
 #[derive(Clone, Default)]
@@ -351,10 +351,10 @@ impl Sandbox {
 
 /// How the names of the files pincer stages before a rename begin (`crate::fs`, the credential
 /// store): what a write killed half-way leaves.
-pub const STAGING_PREFIXES: [&str; 2] = [".pincer-", ".auth-profiles-"];
+pub(super) const STAGING_PREFIXES: [&str; 2] = [".pincer-", ".auth-profiles-"];
 
 /// Whether `name` is the name of one of pincer's staging files.
-pub fn is_staging_name(name: &std::ffi::OsStr) -> bool {
+pub(super) fn is_staging_name(name: &std::ffi::OsStr) -> bool {
     STAGING_PREFIXES
         .iter()
         .any(|prefix| name.as_encoded_bytes().starts_with(prefix.as_bytes()))
@@ -481,7 +481,7 @@ fn owned_directory(path: &Path) -> Option<std::fs::Metadata> {
 /// Make the private temp dir at `path`, mode 0700, unless an earlier command of the run did.
 /// A directory already there is taken only when it is a directory (not a symbolic link) of this
 /// user's, which nobody else can make, and it is made private again; anything else is refused.
-pub fn ensure_private_dir(path: &Path) -> std::io::Result<()> {
+pub(super) fn ensure_private_dir(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
     match std::fs::DirBuilder::new().mode(0o700).create(path) {
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -502,7 +502,7 @@ pub fn ensure_private_dir(path: &Path) -> std::io::Result<()> {
 
 /// `path` (absolute) with every symbolic link resolved as far as it exists; the components
 /// after the deepest existing ancestor are appended as written (`.` dropped, `..` applied).
-pub fn canonical_target(path: &Path) -> PathBuf {
+pub(super) fn canonical_target(path: &Path) -> PathBuf {
     Canonical::default().target(path)
 }
 

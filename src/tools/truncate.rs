@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 /// `line` cut to at most `max_chars` characters, with a marker when something was cut.
-pub fn cut_line(line: &str, max_chars: usize) -> Cow<'_, str> {
+pub(super) fn cut_line(line: &str, max_chars: usize) -> Cow<'_, str> {
     match line.char_indices().nth(max_chars) {
         None => Cow::Borrowed(line),
         Some((end, _)) => Cow::Owned(format!("{}... [line truncated]", &line[..end])),

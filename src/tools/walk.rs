@@ -27,7 +27,7 @@ use crate::fs::FileKind;
 const IGNORE_FILES: [&str; 4] = [".gitignore", ".ignore", ".git", ".git/info/exclude"];
 
 /// A walk over a root with pincer's ignore rules, and the directories it left out.
-pub struct Walk {
+pub(super) struct Walk {
     /// The walk; build it with `build_parallel`.
     pub builder: WalkBuilder,
     /// Directories not entered because one of their ignore files is not a regular file.
@@ -36,7 +36,7 @@ pub struct Walk {
 
 /// An ignore file the walk cannot read safely.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unreadable {
+pub(super) struct Unreadable {
     /// The ignore file.
     pub file: PathBuf,
     /// What it is instead of a regular file.
@@ -46,7 +46,7 @@ pub struct Unreadable {
 impl Unreadable {
     /// "trap/.gitignore is a FIFO (named pipe), not a regular file", the path relative to
     /// `root`.
-    pub fn describe(&self, root: &Path) -> String {
+    pub(super) fn describe(&self, root: &Path) -> String {
         format!(
             "{} is {}, not a regular file",
             super::paths::relative_display(root, &self.file),
@@ -57,7 +57,7 @@ impl Unreadable {
 
 /// A walk over `root` with pincer's ignore rules, never entering pincer's own files
 /// ([`Sandbox::owns`]).
-pub fn builder(root: &Path, sandbox: &Sandbox) -> Walk {
+pub(super) fn builder(root: &Path, sandbox: &Sandbox) -> Walk {
     let mut builder = WalkBuilder::new(root);
     builder
         .hidden(true)
@@ -94,7 +94,7 @@ pub fn builder(root: &Path, sandbox: &Sandbox) -> Walk {
 
 impl Walk {
     /// A note for the model on the directories the walk left out (after it ran), if any.
-    pub fn skipped_note(&self, root: &Path) -> Option<String> {
+    pub(super) fn skipped_note(&self, root: &Path) -> Option<String> {
         let mut reasons: Vec<String> = self
             .skipped
             .lock()
@@ -113,7 +113,7 @@ impl Walk {
 
 /// Refuse to walk `root` when it, or a directory above it, has an ignore file that is not a
 /// regular file: its rules apply to the whole walk, and reading them could block.
-pub fn refuse_unreadable_rules(root: &Path, raw_path: &str) -> Result<(), ToolError> {
+pub(super) fn refuse_unreadable_rules(root: &Path, raw_path: &str) -> Result<(), ToolError> {
     match unreadable_ignore_file_above(root) {
         None => Ok(()),
         Some(unreadable) => Err(ToolError::Rejected(format!(
@@ -127,7 +127,7 @@ pub fn refuse_unreadable_rules(root: &Path, raw_path: &str) -> Result<(), ToolEr
 
 /// The first ignore file of `directory` that exists and is not a regular file (links followed,
 /// as the ignore crate follows them).
-pub fn unreadable_ignore_file(directory: &Path) -> Option<Unreadable> {
+pub(super) fn unreadable_ignore_file(directory: &Path) -> Option<Unreadable> {
     for name in IGNORE_FILES {
         let file = directory.join(name);
         let Ok(metadata) = std::fs::metadata(&file) else {
@@ -145,7 +145,7 @@ pub fn unreadable_ignore_file(directory: &Path) -> Option<Unreadable> {
 
 /// [`unreadable_ignore_file`] of `root` (a directory) or of any of its ancestors, whose rules the
 /// walk reads too.
-pub fn unreadable_ignore_file_above(root: &Path) -> Option<Unreadable> {
+pub(super) fn unreadable_ignore_file_above(root: &Path) -> Option<Unreadable> {
     let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_owned());
     root.ancestors().find_map(unreadable_ignore_file)
 }
@@ -154,14 +154,14 @@ pub fn unreadable_ignore_file_above(root: &Path) -> Option<Unreadable> {
 /// name, so `*.rs` finds Rust files at any depth; a pattern with `/` is matched against the path
 /// relative to the search root, and `*` does not cross `/`.
 #[derive(Debug, Clone)]
-pub struct PathFilter {
+pub(super) struct PathFilter {
     matcher: GlobMatcher,
     whole_path: bool,
 }
 
 impl PathFilter {
     /// Compile `pattern`; `argument` names the argument in the error.
-    pub fn new(pattern: &str, argument: &str) -> Result<Self, ToolError> {
+    pub(super) fn new(pattern: &str, argument: &str) -> Result<Self, ToolError> {
         let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
         let glob = GlobBuilder::new(pattern)
             .literal_separator(true)
@@ -176,7 +176,7 @@ impl PathFilter {
     }
 
     /// Whether `relative` (a `/`-separated path under the search root) matches.
-    pub fn matches(&self, relative: &str) -> bool {
+    pub(super) fn matches(&self, relative: &str) -> bool {
         if self.whole_path {
             self.matcher.is_match(relative)
         } else {

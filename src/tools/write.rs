@@ -10,7 +10,7 @@ use super::arguments::Arguments;
 use super::paths::Access;
 use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
-pub fn definition() -> ToolDefinition {
+pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "write",
         "Create or overwrite a file with content, creating parent directories. To change part \
@@ -23,7 +23,10 @@ pub fn definition() -> ToolDefinition {
     )
 }
 
-pub fn run(arguments: &Arguments<'_>, context: &ToolContext) -> Result<ToolOutput, ToolError> {
+pub(super) fn run(
+    arguments: &Arguments<'_>,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
     let raw_path = arguments.required_string(&["path", "file_path"])?;
     let content = arguments.required_string(&["content"])?;
     let path = paths::check(context, raw_path, Access::Write)?;

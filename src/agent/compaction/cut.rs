@@ -33,7 +33,7 @@ use crate::session::summary::estimate_tokens;
 
 /// What a compaction has to do: where the kept part starts and what the summary replaces.
 #[derive(Debug, Clone, PartialEq)]
-pub struct CutPlan {
+pub(crate) struct CutPlan {
     /// The entry the kept part starts at (the new compaction entry's `firstKeptEntryId`).
     pub first_kept_entry_id: String,
     /// Messages on the branch, from the latest compaction's kept part (or the root) up to the
@@ -60,7 +60,11 @@ pub struct CutPlan {
 ///
 /// Returns `None` when there is nothing to do: an empty branch, a branch that already ends in a
 /// compaction, or one whose messages since the last compaction all fit in the budget.
-pub fn plan(entries: &[Entry], leaf_id: Option<&str>, keep_recent_tokens: u64) -> Option<CutPlan> {
+pub(crate) fn plan(
+    entries: &[Entry],
+    leaf_id: Option<&str>,
+    keep_recent_tokens: u64,
+) -> Option<CutPlan> {
     let path = branch_path(entries, leaf_id);
     if matches!(path.last(), None | Some(Entry::Compaction(_))) {
         return None;
@@ -124,7 +128,7 @@ pub fn plan(entries: &[Entry], leaf_id: Option<&str>, keep_recent_tokens: u64) -
 /// the whole history since the last compaction, the current turn alone is kept (from its prompt
 /// on) and everything before it is summarized. `None` when the current turn is all there is: then
 /// nothing can be cut, and the overflow stands.
-pub fn plan_for_overflow(
+pub(crate) fn plan_for_overflow(
     entries: &[Entry],
     leaf_id: Option<&str>,
     keep_recent_tokens: u64,
@@ -158,7 +162,7 @@ fn current_turn_tokens(entries: &[Entry], leaf_id: Option<&str>) -> u64 {
 ///
 /// Unlike pi, an assistant message whose usage is all zeros counts as "no usage" (pincer's CLI
 /// backends and old files may record none), so the search goes on to an earlier call.
-pub fn estimate_context_tokens(messages: &[AgentMessage]) -> u64 {
+pub(crate) fn estimate_context_tokens(messages: &[AgentMessage]) -> u64 {
     let last_reported = messages
         .iter()
         .enumerate()
@@ -197,7 +201,7 @@ pub fn estimate_context_tokens(messages: &[AgentMessage]) -> u64 {
 
 /// pi's `estimateTokens` for one message. The shared estimate in `session::summary` reads
 /// `content`/`summary`; pi's `bashExecution` keeps its text in `command` and `output` instead.
-pub fn message_tokens(message: &AgentMessage) -> u64 {
+pub(crate) fn message_tokens(message: &AgentMessage) -> u64 {
     if let AgentMessage::Other(value) = message
         && message.role() == "bashExecution"
     {

@@ -12,20 +12,13 @@
 //!
 //! Nothing here does I/O or sees the provider; every function is deterministic.
 
-pub mod cut;
-pub mod prune;
-pub mod summary;
-
-/// Tokens kept free for the next answer: compaction starts once the context passes
-/// `window - reserve` (pi's default is 16,384; OpenClaw raises the floor to 20,000).
-pub const DEFAULT_RESERVE_TOKENS: u64 = 20_000;
-
-/// Tokens of recent messages kept verbatim after a compaction (pi's `keepRecentTokens`).
-pub const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
+pub(crate) mod cut;
+pub(crate) mod prune;
+pub(crate) mod summary;
 
 /// How compaction behaves in a run (`[compaction]`, resolved by `commands/`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CompactionRules {
+pub(crate) struct CompactionRules {
     /// Compact automatically when the context passes the threshold.
     pub enabled: bool,
     /// Tokens kept free for the next answer.
@@ -36,7 +29,7 @@ pub struct CompactionRules {
 
 /// The reserve and the recent messages kept each take at most a quarter of a known window
 /// (SPEC §7), so that a 4k–8k local model compacts too instead of keeping everything.
-pub fn cap_to_window(tokens: u64, window: Option<u64>) -> u64 {
+pub(crate) fn cap_to_window(tokens: u64, window: Option<u64>) -> u64 {
     match window {
         Some(window) if window > 0 => tokens.min(window / 4),
         _ => tokens,
@@ -48,13 +41,14 @@ pub fn cap_to_window(tokens: u64, window: Option<u64>) -> u64 {
 ///
 /// A window of 0 means "unknown" and never triggers: compacting against a guessed window would
 /// throw history away for nothing. A reserve larger than the window makes any context too big.
-pub fn should_compact(context_tokens: u64, window: u64, reserve_tokens: u64) -> bool {
+pub(crate) fn should_compact(context_tokens: u64, window: u64, reserve_tokens: u64) -> bool {
     window > 0 && context_tokens > window.saturating_sub(reserve_tokens)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::{DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS};
 
     #[test]
     fn compaction_starts_only_when_the_context_eats_into_the_reserve() {

@@ -44,16 +44,22 @@ const STEP_PERCENT: u64 = 10;
 
 /// What [`apply`] changes in a request: the messages it may prune, and the measure it decides by.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Plan {
+pub(crate) struct Plan {
     range: std::ops::Range<usize>,
     context_tokens: u64,
     window: u64,
 }
 
+#[cfg(test)]
 /// Prunes old tool results in `messages` (a request copy) for a context of `context_tokens` in a
 /// window of `window` tokens, leaving the last `protect_recent` assistant turns alone. A window
 /// of 0 (unknown) prunes nothing.
-pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect_recent: usize) {
+pub(crate) fn prune(
+    messages: &mut [Message],
+    context_tokens: u64,
+    window: u64,
+    protect_recent: usize,
+) {
     if let Some(plan) = plan(messages, context_tokens, window, protect_recent) {
         apply(messages, &plan);
     }
@@ -61,7 +67,7 @@ pub fn prune(messages: &mut [Message], context_tokens: u64, window: u64, protect
 
 /// What pruning `messages` would change, or `None` when it would change nothing: a request that
 /// borrows the turn's messages copies them only then, and the boundary is found once.
-pub fn plan(
+pub(crate) fn plan(
     messages: &[Message],
     context_tokens: u64,
     window: u64,
@@ -89,7 +95,7 @@ pub fn plan(
 }
 
 /// Prune `messages` as `plan` (made from the same messages) says.
-pub fn apply(messages: &mut [Message], plan: &Plan) {
+pub(crate) fn apply(messages: &mut [Message], plan: &Plan) {
     let first_user = plan.range.start;
     let mut estimate = plan.context_tokens;
     let mut trimmed = Vec::new();

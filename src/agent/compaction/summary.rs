@@ -24,9 +24,9 @@ const UPDATE_PROMPT: &str = include_str!("prompts/update.md");
 const TURN_PREFIX_PROMPT: &str = include_str!("prompts/turn_prefix.md");
 
 /// At most this many tool failures are listed (OpenClaw's `MAX_TOOL_FAILURES`).
-pub const MAX_TOOL_FAILURES: usize = 8;
+pub(crate) const MAX_TOOL_FAILURES: usize = 8;
 /// Each listed failure is cut to this many characters (OpenClaw's `MAX_TOOL_FAILURE_CHARS`).
-pub const MAX_TOOL_FAILURE_CHARS: usize = 240;
+pub(crate) const MAX_TOOL_FAILURE_CHARS: usize = 240;
 /// Tool results are cut to this many characters in the text the model summarizes: the summary
 /// needs what a tool found, not every line of it (pi 0.58's `TOOL_RESULT_MAX_CHARS`).
 const TOOL_RESULT_MAX_CHARS: usize = 2_000;
@@ -40,7 +40,7 @@ const FALLBACK_NOTE: &str = "No summary is available: the call that summarizes t
 /// Files the summarized messages touched. A path may be in both sets; [`details`] and
 /// [`finish_summary`] list a modified file only as modified.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FileOperations {
+pub(crate) struct FileOperations {
     /// Paths given to `read`.
     pub read: BTreeSet<String>,
     /// Paths given to `write` or `edit`, and files named in an `apply_patch` patch.
@@ -58,7 +58,7 @@ impl FileOperations {
 /// previous compaction's `details` (`readFiles`/`modifiedFiles`), so they survive compaction
 /// after compaction. Tool names are matched without regard to case, and the argument may be
 /// `path` or `file_path`, as the tools accept both.
-pub fn file_operations(
+pub(crate) fn file_operations(
     messages: &[AgentMessage],
     previous_details: Option<&Value>,
 ) -> FileOperations {
@@ -137,7 +137,7 @@ fn patched_files(patch: &str) -> impl Iterator<Item = String> + '_ {
 /// [`MAX_TOOL_FAILURE_CHARS`] characters (ending in `...` when cut), one per tool call id.
 /// When more than [`MAX_TOOL_FAILURES`] failed, the most recent ones are kept: they are the ones
 /// the continuing work is most likely to run into again.
-pub fn tool_failures(messages: &[AgentMessage]) -> Vec<String> {
+pub(crate) fn tool_failures(messages: &[AgentMessage]) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut failures: Vec<String> = messages
         .iter()
@@ -178,7 +178,7 @@ fn cut_chars(text: &str, limit: usize) -> String {
 
 /// The one summarization call: a system prompt and one user message.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SummaryRequest {
+pub(crate) struct SummaryRequest {
     /// The summarizer's role (not pincer's agent prompt).
     pub system_prompt: String,
     /// One user message. Its text blocks are, in order: the conversation to summarize, the
@@ -193,7 +193,7 @@ pub struct SummaryRequest {
 /// The conversation is serialized as labelled text (`[User]: …`, `[Assistant]: …`) rather than
 /// sent as messages, so the model reads it as a document instead of continuing it. The user
 /// message's timestamp is 0: the caller stamps it if it cares.
-pub fn summary_request(plan: &CutPlan, instructions: Option<&str>) -> SummaryRequest {
+pub(crate) fn summary_request(plan: &CutPlan, instructions: Option<&str>) -> SummaryRequest {
     let conversation = if plan.to_summarize.is_empty() {
         "(no earlier messages: the text to summarize is the turn prefix below)".to_owned()
     } else {
@@ -246,7 +246,7 @@ pub fn summary_request(plan: &CutPlan, instructions: Option<&str>) -> SummaryReq
 /// The text of the `compaction` entry: the model's summary, or the fallback note when the call
 /// failed (`None`) or returned nothing, then the sections `## Files read`, `## Files modified`
 /// and `## Tool Failures` (each only when it has items).
-pub fn finish_summary(
+pub(crate) fn finish_summary(
     model_summary: Option<&str>,
     files: &FileOperations,
     failures: &[String],
@@ -275,7 +275,7 @@ pub fn finish_summary(
 
 /// The `details` of the `compaction` entry: `{"readFiles": [...], "modifiedFiles": [...]}`, both
 /// sorted, a file that was read and modified listed only as modified (pi's `computeFileLists`).
-pub fn details(files: &FileOperations) -> Value {
+pub(crate) fn details(files: &FileOperations) -> Value {
     json!({
         "readFiles": files.read_only().collect::<Vec<_>>(),
         "modifiedFiles": files.modified,

@@ -581,7 +581,8 @@ fn retry_delay(message: &str) -> Option<Duration> {
 #[cfg(test)]
 #[allow(
     dead_code,
-    reason = "only some of the mock server's helpers are exercised here"
+    unreachable_pub,
+    reason = "only some of the mock server's helpers are exercised here; the integration tests share the file, where its items are public"
 )]
 #[path = "../../../tests/common/wire/openai.rs"]
 mod wire_streams;

@@ -288,7 +288,8 @@ pub fn parse_error_body(status: u16, body: &str) -> ErrorDetails {
 #[cfg(test)]
 #[allow(
     dead_code,
-    reason = "only some of the mock server's helpers are exercised here"
+    unreachable_pub,
+    reason = "only some of the mock server's helpers are exercised here; the integration tests share the file, where its items are public"
 )]
 #[path = "../../../tests/common/wire/openai_chat.rs"]
 mod wire_streams;

@@ -16,7 +16,7 @@ use super::{INDEX_VERSION, IndexEntry, check_files, check_files_into, session_fi
 use crate::session::store::SessionError;
 
 /// File name of the database inside the sessions directory.
-pub const DB_FILE: &str = "index.sqlite3";
+pub(crate) const DB_FILE: &str = "index.sqlite3";
 
 /// The layout of the tables below (`PRAGMA user_version`); another one is dropped and built
 /// again. The summary's own shape is [`INDEX_VERSION`], kept in `meta`.
@@ -85,14 +85,14 @@ const SETTLE_COARSE: Duration = Duration::from_secs(3);
 /// The sessions directory's modification and change times, in nanoseconds: adding, removing or
 /// renaming a file in it updates both (POSIX), and nobody can set a change time back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DirStamp {
+pub(crate) struct DirStamp {
     mtime_ns: u64,
     ctime_ns: u64,
 }
 
 impl DirStamp {
     /// The times of `dir` now.
-    pub fn of(dir: &Path) -> Option<DirStamp> {
+    pub(crate) fn of(dir: &Path) -> Option<DirStamp> {
         use std::os::unix::fs::MetadataExt as _;
         let metadata = std::fs::metadata(dir).ok()?;
         let nanos = |seconds: i64, nanos: i64| {
@@ -121,7 +121,7 @@ impl DirStamp {
 
     /// Whether, at `now`, the directory had stood unchanged long enough since these times that
     /// a later change cannot carry the same times (git's "racy" rule).
-    pub fn settled(self, now: SystemTime) -> bool {
+    pub(crate) fn settled(self, now: SystemTime) -> bool {
         let Some(now) = now
             .duration_since(UNIX_EPOCH)
             .ok()
@@ -140,7 +140,7 @@ impl DirStamp {
 }
 
 /// An open index database.
-pub struct Db {
+pub(crate) struct Db {
     conn: Connection,
     dir: PathBuf,
     /// Whether this is the in-memory stand-in for a database that cannot be used.
@@ -192,7 +192,7 @@ impl Drop for InChange {
 }
 
 /// Whether this thread is inside [`Db::changing`]'s transaction now.
-pub fn in_change() -> bool {
+pub(crate) fn in_change() -> bool {
     IN_CHANGE.get()
 }
 
@@ -224,7 +224,7 @@ impl Db {
     /// directory); `None` when there is no such directory. Sessions are built from the files
     /// on first use ([`Db::ensure_built`]), not here: a command that only wants learned windows
     /// does not pay for it.
-    pub fn open(dir: &Path) -> Option<Db> {
+    pub(crate) fn open(dir: &Path) -> Option<Db> {
         if !dir.is_dir() {
             return None;
         }
@@ -286,7 +286,7 @@ impl Db {
     }
 
     /// Whether the database is an in-memory stand-in.
-    pub fn in_memory(&self) -> bool {
+    pub(crate) fn in_memory(&self) -> bool {
         self.in_memory
     }
 
@@ -314,7 +314,7 @@ impl Db {
     /// bring the rows in line with the directory's files when the directory changed since
     /// ([`Db::sync`]).
     /// Fails only when the directory cannot be listed.
-    pub fn ensure_built(&mut self) -> Result<(), SessionError> {
+    pub(crate) fn ensure_built(&mut self) -> Result<(), SessionError> {
         if self.in_memory && self.filled {
             return Ok(());
         }
@@ -595,21 +595,21 @@ impl Db {
     }
 
     /// The row of `file`, as stored.
-    pub fn row(&mut self, file: &str) -> Option<IndexEntry> {
+    pub(crate) fn row(&mut self, file: &str) -> Option<IndexEntry> {
         self.entries("SELECT entry FROM sessions WHERE file = ?1", &[&file])
             .into_iter()
             .next()
     }
 
     /// Every row.
-    pub fn all(&mut self) -> Vec<IndexEntry> {
+    pub(crate) fn all(&mut self) -> Vec<IndexEntry> {
         self.entries("SELECT entry FROM sessions ORDER BY file", &[])
     }
 
     /// The rows a session argument can mean: its id or an id it begins (without regard to
     /// case), its name, the file it names, and the damaged sessions (whose id or name may be
     /// known only once they are read again).
-    pub fn candidates(&mut self, query: &str) -> Vec<IndexEntry> {
+    pub(crate) fn candidates(&mut self, query: &str) -> Vec<IndexEntry> {
         let lower = query.to_ascii_lowercase();
         let file = Path::new(query)
             .file_name()
@@ -631,7 +631,7 @@ impl Db {
     }
 
     /// How many rows there are, and how many of the workspace `cwd`.
-    pub fn counts(&self, cwd: &str) -> (usize, usize) {
+    pub(crate) fn counts(&self, cwd: &str) -> (usize, usize) {
         // Two counts, each over an index (one `CASE` would read every row).
         let count = |sql: &str, params: &[&dyn rusqlite::ToSql]| {
             self.conn
@@ -644,18 +644,13 @@ impl Db {
         )
     }
 
-    /// The rows of sessions named `name`, and the damaged ones.
-    pub fn named(&mut self, name: &str) -> Vec<IndexEntry> {
-        let mut found = self.entries("SELECT entry FROM sessions WHERE name = ?1", &[&name]);
-        found.extend(self.entries(
-            "SELECT entry FROM sessions WHERE damaged AND (name IS NULL OR name <> ?1)",
-            &[&name],
-        ));
-        found
-    }
-
     /// Up to `limit` rows from `offset`, newest first, of the workspace `cwd` (any with `None`).
-    pub fn newest(&mut self, cwd: Option<&str>, offset: usize, limit: usize) -> Vec<IndexEntry> {
+    pub(crate) fn newest(
+        &mut self,
+        cwd: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Vec<IndexEntry> {
         let (offset, limit) = (to_i64(offset as u64), to_i64(limit as u64));
         match cwd {
             Some(cwd) => self.entries(
@@ -673,7 +668,7 @@ impl Db {
 
     /// The rows last used before `cutoff_ms` (milliseconds since the epoch), of the workspace
     /// `cwd` (any with `None`).
-    pub fn older_than(&mut self, cutoff_ms: i64, cwd: Option<&str>) -> Vec<IndexEntry> {
+    pub(crate) fn older_than(&mut self, cutoff_ms: i64, cwd: Option<&str>) -> Vec<IndexEntry> {
         let mut rows = self.entries(
             "SELECT entry FROM sessions WHERE updated_ms < ?1",
             &[&cutoff_ms],
@@ -686,7 +681,7 @@ impl Db {
 
     /// The ids just before and after each of `ids` in the order of lowercase ids: with them,
     /// [`super::short_ids`] gives each of `ids` the prefix it has among all ids.
-    pub fn neighbour_ids(&self, ids: &[&str]) -> Vec<String> {
+    pub(crate) fn neighbour_ids(&self, ids: &[&str]) -> Vec<String> {
         let mut found = Vec::new();
         // Each statement prepared once, not once per id: `sessions list --all` asks for every
         // session's neighbours, and parsing the SQL for each id was a third of the time of a
@@ -722,13 +717,13 @@ impl Db {
 
     /// Store `entry` as its file's row (best effort: a row that cannot be written is only
     /// summarized again by the next command).
-    pub fn put(&mut self, entry: &IndexEntry) -> rusqlite::Result<()> {
+    pub(crate) fn put(&mut self, entry: &IndexEntry) -> rusqlite::Result<()> {
         let mut insert = self.conn.prepare(INSERT)?;
         insert_entry(&mut insert, entry).inspect_err(note_failure)
     }
 
     /// Drop the row of `file`.
-    pub fn remove(&mut self, file: &str) -> rusqlite::Result<()> {
+    pub(crate) fn remove(&mut self, file: &str) -> rusqlite::Result<()> {
         self.conn
             .execute("DELETE FROM sessions WHERE file = ?1", [file])
             .map(|_| ())
@@ -737,7 +732,7 @@ impl Db {
 
     /// The entry of `known`'s file as it is now, its row updated when the file changed and
     /// dropped when it is gone.
-    pub fn fresh(&mut self, known: &IndexEntry) -> Option<IndexEntry> {
+    pub(crate) fn fresh(&mut self, known: &IndexEntry) -> Option<IndexEntry> {
         let path = self.dir.join(&known.file);
         match super::check_file(Some(known), &path) {
             super::Freshness::Unchanged => Some(known.clone()),
@@ -757,7 +752,7 @@ impl Db {
     /// stamp says before it, the stamp after it is recorded, so the next command need not list
     /// the directory for pincer's own change; the rows of the pushed files are brought up to
     /// date in the same transaction.
-    pub fn changing<T>(&mut self, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
+    pub(crate) fn changing<T>(&mut self, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
         if self.in_memory || !self.built() {
             return change(&mut Vec::new());
         }
@@ -826,7 +821,7 @@ impl Db {
     }
 
     /// Every learned window, by `provider/model`.
-    pub fn learned_windows(&self) -> Vec<(String, u64)> {
+    pub(crate) fn learned_windows(&self) -> Vec<(String, u64)> {
         let Ok(mut statement) = self
             .conn
             .prepare("SELECT model, tokens FROM learned_windows ORDER BY model")
@@ -842,7 +837,7 @@ impl Db {
     }
 
     /// The window learned for `model_ref`.
-    pub fn learned_window(&self, model_ref: &str) -> Option<u64> {
+    pub(crate) fn learned_window(&self, model_ref: &str) -> Option<u64> {
         self.conn
             .query_row(
                 "SELECT tokens FROM learned_windows WHERE model = ?1",
@@ -856,7 +851,7 @@ impl Db {
     }
 
     /// Remember that `model_ref` has a window of `tokens`.
-    pub fn remember_window(&mut self, model_ref: &str, tokens: u64) -> rusqlite::Result<()> {
+    pub(crate) fn remember_window(&mut self, model_ref: &str, tokens: u64) -> rusqlite::Result<()> {
         self.conn
             .execute(
                 "INSERT INTO learned_windows (model, tokens) VALUES (?1, ?2) \

@@ -40,12 +40,12 @@ use super::store::{self, SessionError};
 use super::summary::{self, SessionSummary, summarize};
 use super::{context, tail};
 
-pub mod db;
+pub(crate) mod db;
 
-pub use db::DB_FILE;
+pub(crate) use db::DB_FILE;
 
 /// Bumped when the cached summary changes shape; rows of another version are built again.
-pub const INDEX_VERSION: u32 = 1;
+pub(crate) const INDEX_VERSION: u32 = 1;
 
 /// One session file as the index knows it.
 ///
@@ -291,7 +291,7 @@ impl Index {
 /// [`SHORT_ID_MIN`] characters (SPEC §1.5). The first 8 hex digits of a UUIDv7 are its
 /// timestamp, so sessions made within a minute of each other need more; a prefix never ends in
 /// the id's `-`. Ids compare without regard to case, as [`Index::find`] does.
-pub fn short_ids<'a>(
+pub(crate) fn short_ids<'a>(
     ids: impl Iterator<Item = &'a str>,
 ) -> std::collections::HashMap<&'a str, &'a str> {
     let lower = |id: &'a str| id.bytes().map(|byte| byte.to_ascii_lowercase());
@@ -321,7 +321,7 @@ pub fn short_ids<'a>(
 
 /// The key that sorts sessions newest first: by last activity, then creation, then file name,
 /// each descending.
-pub fn newest_first<'a>(
+pub(crate) fn newest_first<'a>(
     updated: &'a str,
     created: &'a str,
     file: &'a str,
@@ -330,7 +330,7 @@ pub fn newest_first<'a>(
 }
 
 /// The fewest characters of a session id that listings show (SPEC §1.5).
-pub const SHORT_ID_MIN: usize = 8;
+pub(crate) const SHORT_ID_MIN: usize = 8;
 
 fn one_or_many(mut entries: Vec<&IndexEntry>) -> Lookup<'_> {
     match entries.len() {
@@ -356,7 +356,7 @@ fn file_stamp(metadata: &std::fs::Metadata) -> (u64, u64) {
 
 /// Summarize one session file for the index, tolerating damage: a corrupt file still gets an
 /// entry (with its header, when readable) and a `problem`.
-pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
+pub(crate) fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
     summarize_file_in(None, path)
 }
 
@@ -461,7 +461,7 @@ fn with_read_buffer<T>(read: impl FnOnce(&mut Vec<u8>) -> T) -> T {
 /// anywhere in the file — under its header, or under a header rebuilt from the file name when
 /// the first line is damaged ([`store::salvaged_header`]). An id found nowhere stays empty, and
 /// lookups skip such an entry.
-pub fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
+pub(crate) fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
     let mut lines = bytes
         .split(|byte| *byte == b'\n')
         .filter(|line| !line.trim_ascii().is_empty());
@@ -654,25 +654,14 @@ fn extend_entry(path: &Path, known: &IndexEntry, size: u64, mtime_ns: u64) -> Op
 
 /// Whether `entry` describes the session file at `path` as it is now: the same size and mtime,
 /// and readable.
-pub fn describes(entry: &IndexEntry, path: &Path) -> bool {
+pub(crate) fn describes(entry: &IndexEntry, path: &Path) -> bool {
     std::fs::metadata(path)
         .is_ok_and(|metadata| file_stamp(&metadata) == (entry.size, entry.mtime_ns))
         && entry.problem.is_none()
 }
 
-/// The entry of the session file at `path` as it is now: `known` when the file still has the
-/// size and mtime it recorded, else the file read again (only the appended part when it only
-/// grew, as [`refresh`] does); `None` when the file is gone.
-pub fn fresh_entry(known: Option<&IndexEntry>, path: &Path) -> Option<IndexEntry> {
-    match check_file(known, path) {
-        Freshness::Unchanged => known.cloned(),
-        Freshness::Updated(entry) => Some(*entry),
-        Freshness::Gone => None,
-    }
-}
-
 /// The header of a session file, read from its first line only.
-pub fn read_header(path: &Path) -> Option<super::record::SessionHeader> {
+pub(crate) fn read_header(path: &Path) -> Option<super::record::SessionHeader> {
     use std::io::BufRead;
     let file = std::fs::File::open(path).ok()?;
     let mut line = String::new();
@@ -887,7 +876,7 @@ fn check_files_into(
 
 /// Every session of `dir`, each checked against its file (a stat of every file: only for the
 /// commands that show every session), with what had to be done.
-pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
+pub(crate) fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok((Index::empty(), report));
@@ -947,7 +936,10 @@ pub struct Wanted<'a> {
 /// over which [`Index::find`], [`Index::last`] and [`Index::damaged_rescanned`] answer as over
 /// every session, found by the database's indexes (SPEC §12.1: a run costs the same in a home
 /// of 100 sessions or 500,000).
-pub fn scoped(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport), SessionError> {
+pub(crate) fn scoped(
+    dir: &Path,
+    wanted: &Wanted<'_>,
+) -> Result<(Index, RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let mut index = Index::empty();
     let Some(mut db) = db::Db::open(dir) else {
@@ -987,7 +979,10 @@ pub fn scoped(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport),
 }
 
 /// How many sessions `dir` has, and how many of them ran in `cwd`.
-pub fn counts(dir: &Path, cwd: &str) -> Result<((usize, usize), RefreshReport), SessionError> {
+pub(crate) fn counts(
+    dir: &Path,
+    cwd: &str,
+) -> Result<((usize, usize), RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok(((0, 0), report));
@@ -1003,7 +998,7 @@ pub fn counts(dir: &Path, cwd: &str) -> Result<((usize, usize), RefreshReport), 
 const LAST_PAGE: usize = 8;
 
 /// Sessions newest first, each session id's shortest unique prefix, and what the index did.
-pub type Newest = (
+pub(crate) type Newest = (
     Vec<IndexEntry>,
     std::collections::HashMap<String, String>,
     RefreshReport,
@@ -1012,7 +1007,7 @@ pub type Newest = (
 /// The newest sessions of `dir` (of the workspace `cwd`, of any with `None`) that `keep`
 /// keeps, at most `limit` (all with `None`), each checked against its file, newest first; and
 /// for each of their ids its shortest unique prefix among every session's ([`short_ids`]).
-pub fn newest(
+pub(crate) fn newest(
     dir: &Path,
     cwd: Option<&str>,
     limit: Option<usize>,
@@ -1070,7 +1065,7 @@ pub fn newest(
 /// The sessions of `dir` last used before `cutoff_ms` (milliseconds since the epoch), of the
 /// workspace `cwd` (any with `None`), oldest first, as the rows say (the caller checks each
 /// against its file before acting).
-pub fn older_than(
+pub(crate) fn older_than(
     dir: &Path,
     cutoff_ms: i64,
     cwd: Option<&str>,
@@ -1097,7 +1092,7 @@ pub fn older_than(
 /// whole directory (seconds in a home of 500,000 sessions). Only the creation is inside the
 /// transaction, never a wait for the lock; a caller already inside it (a creation) makes the
 /// file there, and a directory without an index has no stamp to keep.
-pub fn make_lock_file(dir: &Path, lock_file: &Path) {
+pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
     if db::in_change() || lock_file.exists() || !dir.join(db::DB_FILE).is_file() {
         return;
     }
@@ -1114,7 +1109,7 @@ pub fn make_lock_file(dir: &Path, lock_file: &Path) {
 /// side files) and pushes the session files' paths, inside the index's write transaction (see
 /// the module doc): the rows of those files are brought up to date, and the next command need
 /// not list the directory for this change.
-pub fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
+pub(crate) fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
     match db::Db::open(dir) {
         Some(mut db) => db.changing(change),
         None => change(&mut Vec::new()),
@@ -1125,7 +1120,7 @@ pub fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T
 /// looking at the others (a run must not stat every session on its way out): its row is
 /// summarized again from the appended entries when the file only grew, and dropped when the
 /// file is gone.
-pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
+pub(crate) fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
     let Some(name) = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -1157,7 +1152,7 @@ pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
 
 /// The index's entry for the session file at `path` of `dir`, without refreshing anything,
 /// and only when it still describes the file (same size and mtime).
-pub fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
+pub(crate) fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
     let parent = path.parent()?;
     let same_dir =
         parent == dir || std::fs::canonicalize(parent).ok()? == std::fs::canonicalize(dir).ok()?;
@@ -1171,7 +1166,7 @@ pub fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
 }
 
 /// Every learned context window of `dir`, by `provider/model` (see `learned_windows`).
-pub fn learned_windows(dir: &Path) -> Vec<(String, u64)> {
+pub(crate) fn learned_windows(dir: &Path) -> Vec<(String, u64)> {
     if !dir.join(DB_FILE).exists() {
         return db::read_old_learned_windows(dir);
     }
@@ -1181,7 +1176,7 @@ pub fn learned_windows(dir: &Path) -> Vec<(String, u64)> {
 }
 
 /// The learned window of `model_ref` in `dir`.
-pub fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
+pub(crate) fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
     if !dir.join(DB_FILE).exists() {
         return db::read_old_learned_windows(dir)
             .into_iter()
@@ -1192,7 +1187,11 @@ pub fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
 }
 
 /// Remember a learned window in the index database of `dir`.
-pub fn remember_window(dir: &Path, model_ref: &str, tokens: u64) -> Result<(), SessionError> {
+pub(crate) fn remember_window(
+    dir: &Path,
+    model_ref: &str,
+    tokens: u64,
+) -> Result<(), SessionError> {
     let mut db = db::Db::open(dir).ok_or_else(|| SessionError::Io {
         action: "cannot open the session index in",
         path: dir.to_owned(),
@@ -1214,7 +1213,7 @@ pub fn remember_window(dir: &Path, model_ref: &str, tokens: u64) -> Result<(), S
 }
 
 /// The `*.jsonl` files of the sessions directory, by name.
-pub fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError> {
+pub(crate) fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError> {
     let mut files: Vec<(String, PathBuf)> = session_file_names(dir)?
         .into_iter()
         .map(|name| {
@@ -1227,7 +1226,7 @@ pub fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError>
 }
 
 /// The names of the `*.jsonl` files of the sessions directory, in directory order.
-pub fn session_file_names(dir: &Path) -> Result<Vec<String>, SessionError> {
+pub(crate) fn session_file_names(dir: &Path) -> Result<Vec<String>, SessionError> {
     let reader = std::fs::read_dir(dir).map_err(|source| SessionError::Io {
         action: "cannot list",
         path: dir.to_owned(),
@@ -1241,7 +1240,7 @@ pub fn session_file_names(dir: &Path) -> Result<Vec<String>, SessionError> {
 }
 
 /// Whether a file of the sessions directory is a session, by its name.
-pub fn is_session_file_name(name: &str) -> bool {
+pub(crate) fn is_session_file_name(name: &str) -> bool {
     name.ends_with(".jsonl") && !name.starts_with('.')
 }
 

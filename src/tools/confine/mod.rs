@@ -38,7 +38,7 @@ mod launcher;
 mod mounts;
 mod run;
 mod seccomp;
-pub mod sockets;
+pub(super) mod sockets;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt as _;
@@ -50,7 +50,7 @@ use self::landlock::{Rules, WRITABLE_DEVICES, restrict_current_thread};
 use super::probe_memo;
 use super::sandbox::{Sandbox, SandboxMode};
 
-pub use run::{Spawned, finish_run, finish_turn};
+pub(crate) use run::{Spawned, finish_run, finish_turn};
 
 /// The `argv[0]` under which pincer acts as the launcher, and the file name of the companion
 /// launcher installed beside it.
@@ -86,7 +86,7 @@ fn launcher_answer() -> String {
     format!("{ARG0} {} {:016x}", LAUNCHER_BUILD.0, LAUNCHER_BUILD.1)
 }
 /// The launcher's exit status when it could not set up the confinement.
-pub const SETUP_FAILED: u8 = 125;
+pub(crate) const SETUP_FAILED: u8 = 125;
 /// What starts the launcher's one line on stderr when setup fails (after `error: `).
 const FAILURE_PREFIX: &str = "exec sandbox: ";
 /// Shared memory (POSIX semaphores, Python multiprocessing); writable in `workspace-write` only.
@@ -94,7 +94,7 @@ const SHARED_MEMORY: &str = "/dev/shm";
 
 /// Whether this system can confine commands with Landlock.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LandlockSupport {
+pub(crate) enum LandlockSupport {
     /// Every requested restriction is enforced.
     FullyEnforced,
     /// The kernel supports an older Landlock ABI: writes are confined, some newer rights (such as
@@ -106,12 +106,12 @@ pub enum LandlockSupport {
 
 impl LandlockSupport {
     /// Whether commands actually run confined.
-    pub fn is_enforced(&self) -> bool {
+    pub(crate) fn is_enforced(&self) -> bool {
         !matches!(self, LandlockSupport::NotSupported(_))
     }
 
     /// One line for `status`.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self {
             LandlockSupport::FullyEnforced => "Landlock enforced".to_owned(),
             LandlockSupport::PartiallyEnforced => {
@@ -123,7 +123,7 @@ impl LandlockSupport {
 }
 
 /// Probe once (in a throwaway thread that restricts itself and ends) and remember the answer.
-pub fn landlock_support() -> LandlockSupport {
+pub(crate) fn landlock_support() -> LandlockSupport {
     static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
@@ -139,7 +139,7 @@ pub fn landlock_support() -> LandlockSupport {
 
 /// What a child is confined to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Confinement {
+pub(crate) struct Confinement {
     /// Run in private user and mount namespaces with `read_only`, `hidden`, `masked` and
     /// `revealed` applied.
     pub namespace: bool,
@@ -169,7 +169,7 @@ pub struct Confinement {
 /// A directory that holds a root and pincer's own entries (say `PINCER_HOME=..`): commands see
 /// it without those entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Mask {
+pub(crate) struct Mask {
     /// The directory.
     pub directory: PathBuf,
     /// pincer's entries in it, by name.
@@ -180,7 +180,7 @@ pub struct Mask {
 
 impl Mask {
     /// Whether the entry `name` of the directory is one of pincer's.
-    pub fn hides(&self, name: &OsStr) -> bool {
+    pub(crate) fn hides(&self, name: &OsStr) -> bool {
         let bytes = name.as_encoded_bytes();
         self.names.iter().any(|known| known == name)
             || self
@@ -220,7 +220,7 @@ impl Confinement {
     /// writes beneath the devices, the private temp dir and, in `workspace-write`, the roots;
     /// protected dirs read-only and pincer's own paths hidden in the namespace; sockets
     /// reachable beneath the roots only; the network as the sandbox says.
-    pub fn for_sandbox(sandbox: &Sandbox) -> Option<Confinement> {
+    pub(crate) fn for_sandbox(sandbox: &Sandbox) -> Option<Confinement> {
         let mut writable: Vec<PathBuf> = WRITABLE_DEVICES.iter().map(PathBuf::from).collect();
         match sandbox.mode {
             SandboxMode::DangerFullAccess => return None,
@@ -256,7 +256,7 @@ impl Confinement {
 
     /// A command that runs `program` with `args` under this confinement through the launcher
     /// `launcher` (pincer's own executable, normally [`super::sandbox::SELF_EXE`]).
-    pub fn command(&self, launcher: &Path, program: &OsStr, args: &[OsString]) -> Command {
+    pub(crate) fn command(&self, launcher: &Path, program: &OsStr, args: &[OsString]) -> Command {
         let mut command = Command::new(launcher);
         command
             .arg0(ARG0)
@@ -383,7 +383,7 @@ fn spawn_restricted<T: Send + 'static>(
 /// cannot be made). Every command's process group is killed when the run ends
 /// ([`finish_run`]). The first call of the run says, through the sandbox's notice, when the
 /// protection is weaker than SPEC §10's.
-pub fn spawn_confined<C: Spawned>(
+pub(crate) fn spawn_confined<C: Spawned>(
     sandbox: &Sandbox,
     program: &OsStr,
     args: &[OsString],
@@ -396,7 +396,7 @@ pub fn spawn_confined<C: Spawned>(
 /// which may come from the probe remembered in the state directory): for pincer's own short
 /// reads, which must not pay for a probe of their own. A launcher that then cannot set up what
 /// it promised refuses the program (exit [`SETUP_FAILED`]); nothing runs less confined.
-pub fn spawn_as<C: Spawned>(
+pub(crate) fn spawn_as<C: Spawned>(
     sandbox: &Sandbox,
     known: Option<&ExecProtection>,
     program: &OsStr,
@@ -481,7 +481,7 @@ pub fn spawn_as<C: Spawned>(
 /// through the launcher with no confinement where it runs, else in a process group of its own.
 /// For the children that run outside the sandbox by design (MCP stdio servers); `spawn`
 /// configures the command as [`spawn_confined`]'s does.
-pub fn spawn_in_session<T>(
+pub(crate) fn spawn_in_session<T>(
     program: &OsStr,
     args: &[OsString],
     spawn: impl FnOnce(Command) -> T,
@@ -504,7 +504,7 @@ pub fn spawn_in_session<T>(
 
 /// Whether the launcher runs and can enter namespaces here.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LauncherSupport {
+pub(super) enum LauncherSupport {
     /// The launcher runs; `Err` says why it cannot set up namespaces.
     Runs(Result<(), String>),
     /// The launcher did not run (why).
@@ -637,7 +637,7 @@ impl LauncherProbe {
 
 /// What a report does with the probe remembered in the state directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProbeMemory {
+pub(crate) enum ProbeMemory {
     /// Reuse it when it holds; else probe, and remember a full protection.
     Reuse,
     /// Probe now, and remember a full protection.
@@ -648,7 +648,7 @@ pub enum ProbeMemory {
 
 /// How the commands of a sandbox are protected on this system.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExecProtection {
+pub(crate) struct ExecProtection {
     /// The sandbox mode.
     pub mode: SandboxMode,
     /// The private mount namespace: `Err` says why it is not used.
@@ -669,7 +669,7 @@ pub struct ExecProtection {
 
 impl ExecProtection {
     /// Probe (once per process) what `sandbox`'s commands get.
-    pub fn of(sandbox: &Sandbox) -> ExecProtection {
+    pub(crate) fn of(sandbox: &Sandbox) -> ExecProtection {
         let landlock = if sandbox.mode == SandboxMode::DangerFullAccess {
             LandlockSupport::NotSupported("danger-full-access".to_owned())
         } else {
@@ -710,7 +710,7 @@ impl ExecProtection {
     /// the probe remembered in `state_dir` while nothing it depends on has changed
     /// ([`super::probe_memo`]), else a fresh one, remembered when it found the full protection.
     /// With it, when it was probed if that was by an earlier process (Unix milliseconds).
-    pub fn reported(
+    pub(crate) fn reported(
         sandbox: &Sandbox,
         state_dir: &Path,
         memory: ProbeMemory,
@@ -768,7 +768,7 @@ impl ExecProtection {
     }
 
     /// `namespace+landlock`, `namespace`, `landlock` or `none`.
-    pub fn level(&self) -> &'static str {
+    pub(crate) fn level(&self) -> &'static str {
         match (self.namespace.is_ok(), self.landlock.is_enforced()) {
             (true, true) => "namespace+landlock",
             (true, false) => "namespace",
@@ -778,17 +778,17 @@ impl ExecProtection {
     }
 
     /// Whether every protection of SPEC §10 is in force.
-    pub fn is_full(&self) -> bool {
+    pub(crate) fn is_full(&self) -> bool {
         self.level() == "namespace+landlock" && self.unhidden.is_empty()
     }
 
     /// Whether any OS confinement applies.
-    pub fn is_enforced(&self) -> bool {
+    pub(crate) fn is_enforced(&self) -> bool {
         self.level() != "none"
     }
 
     /// One sentence: what commands can and cannot do, and why a protection is missing.
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         if self.mode == SandboxMode::DangerFullAccess {
             return "none (danger-full-access: commands run unconfined, only the credential \
                     variables are removed from their environment)"
@@ -836,7 +836,7 @@ impl ExecProtection {
     }
 
     /// What commands can reach of the network, and why.
-    pub fn network_line(&self) -> String {
+    pub(crate) fn network_line(&self) -> String {
         if self.mode == SandboxMode::DangerFullAccess {
             return "on (danger-full-access)".to_owned();
         }
@@ -853,7 +853,7 @@ impl ExecProtection {
     }
 
     /// `available` or `not available: REASON`.
-    pub fn namespace_line(&self) -> String {
+    pub(crate) fn namespace_line(&self) -> String {
         match &self.namespace {
             Ok(()) => "available".to_owned(),
             Err(reason) => format!("not available: {reason}"),

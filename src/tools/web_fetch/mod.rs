@@ -15,8 +15,8 @@
 //! 50,000, at most 200,000, exec's cap) with a note saying how much was cut. The turn redacts it
 //! like every tool result before it is stored or sent.
 
-pub mod convert;
-pub mod guard;
+pub(super) mod convert;
+pub(super) mod guard;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,13 +33,13 @@ use convert::BodyKind;
 use guard::{Blocked, GuardedResolver, Proxies};
 
 /// Characters returned when the call does not say.
-pub const DEFAULT_MAX_CHARS: usize = 50_000;
+pub(super) const DEFAULT_MAX_CHARS: usize = 50_000;
 /// The most characters a call may ask for.
-pub const MAX_CHARS: usize = 200_000;
+pub(super) const MAX_CHARS: usize = 200_000;
 
 /// How far one call may go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub(super) struct Limits {
     /// The whole call: connection, redirects, body.
     pub total: Duration,
     /// Bytes of body read; the rest is left unread.
@@ -49,7 +49,7 @@ pub struct Limits {
 }
 
 /// The limits of every call.
-pub const LIMITS: Limits = Limits {
+pub(super) const LIMITS: Limits = Limits {
     total: Duration::from_secs(30),
     max_body_bytes: 10 * 1024 * 1024,
     max_redirects: 5,
@@ -59,7 +59,7 @@ pub const LIMITS: Limits = Limits {
 const ACCEPTED: &str = "text/html, text/markdown;q=0.9, text/plain;q=0.9, application/json;q=0.8, \
                         application/xhtml+xml;q=0.8, */*;q=0.1";
 
-pub fn definition() -> ToolDefinition {
+pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "web_fetch",
         "Fetch an http or https URL (GET) and return its content: HTML as Markdown (or plain \
@@ -80,7 +80,7 @@ pub fn definition() -> ToolDefinition {
 
 /// How HTML comes back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(super) enum Format {
     Markdown,
     Text,
     Raw,
@@ -96,7 +96,7 @@ impl Format {
     }
 }
 
-pub async fn run(
+pub(super) async fn run(
     arguments: &Arguments<'_>,
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
@@ -146,7 +146,7 @@ fn check_scheme(url: &Url) -> Result<(), ToolError> {
 
 /// A response as read.
 #[derive(Debug)]
-pub struct Page {
+pub(super) struct Page {
     /// What the call asked for.
     pub requested: Url,
     /// Where the content came from, after redirects.
@@ -165,7 +165,7 @@ pub struct Page {
 }
 
 /// GET `url`, following redirects as the module comment says.
-pub async fn fetch(
+pub(super) async fn fetch(
     url: Url,
     access: &WebAccess,
     limits: &Limits,
@@ -360,7 +360,7 @@ fn transport_error(url: &Url, error: &reqwest::Error) -> ToolError {
 }
 
 /// The result the model reads.
-pub fn render(page: &Page, format: Format, max_chars: usize, limits: &Limits) -> ToolOutput {
+pub(super) fn render(page: &Page, format: Format, max_chars: usize, limits: &Limits) -> ToolOutput {
     let mut header = format!("URL: {}", page.url);
     if page.redirects > 0 {
         header.push_str(&format!(" (redirected from {})", page.requested));
