@@ -12,7 +12,7 @@
     reason = "the tool's text on stdout is this program's output"
 )]
 
-use pincer::config::file::SandboxMode;
+use pincer::conversation::SandboxMode;
 use pincer::tools::{Sandbox, ToolContext, execute};
 use tokio_util::sync::CancellationToken;
 

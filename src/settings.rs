@@ -12,11 +12,9 @@ use std::collections::BTreeMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
-use crate::config::file::{
-    ApiKind, BackendConfig, CacheTtl, ConfigFile, SandboxMode, StructuredMode, ThinkingLevel,
-    ToolProfile, parse_document,
-};
+use crate::config::file::{BackendConfig, ConfigFile, ToolProfile, parse_document};
 use crate::config::{ConfigError, ConfigOrigin, ModelInfo, Paths, catalog};
+use crate::conversation::{ApiKind, CacheTtl, SandboxMode, StructuredMode, ThinkingLevel};
 
 /// Compact when `context > window - reserve` (SPEC §7).
 pub(crate) const DEFAULT_RESERVE_TOKENS: u64 = 20_000;

@@ -272,7 +272,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::config::file::SandboxMode;
+    use crate::conversation::SandboxMode;
     use crate::tools::policy::PolicySpec;
 
     fn config() -> McpConfig {

@@ -3,24 +3,19 @@
 
 use crate::agent::prompt::PromptMode;
 use crate::cli::TurnArgs;
-use crate::config::file::SandboxMode;
+use crate::conversation::SandboxMode;
 use crate::engine::plan::{CassetteRequest, PermissionMode, TurnRequest};
 use crate::provider::ThinkingLevel;
 
 impl From<&TurnArgs> for TurnRequest {
     fn from(args: &TurnArgs) -> TurnRequest {
-        use crate::cli::SandboxMode as Flag;
         // codex's --full-auto: edits in the workspace, no approvals (a headless run never asks).
         let sandbox = if args.dangerously_skip_permissions {
             Some(SandboxMode::DangerFullAccess)
         } else if args.full_auto {
             Some(SandboxMode::WorkspaceWrite)
         } else {
-            args.sandbox.map(|mode| match mode {
-                Flag::ReadOnly => SandboxMode::ReadOnly,
-                Flag::WorkspaceWrite => SandboxMode::WorkspaceWrite,
-                Flag::DangerFullAccess => SandboxMode::DangerFullAccess,
-            })
+            args.sandbox.map(SandboxMode::from)
         };
         TurnRequest {
             model: args.model.clone(),
@@ -76,6 +71,17 @@ impl From<&crate::cli::CassetteArgs> for CassetteRequest {
                 crate::cli::ReplayMode::Strict => crate::cassette::Matching::Strict,
                 crate::cli::ReplayMode::Lenient => crate::cassette::Matching::Lenient,
             },
+        }
+    }
+}
+
+impl From<crate::cli::SandboxMode> for SandboxMode {
+    fn from(mode: crate::cli::SandboxMode) -> SandboxMode {
+        use crate::cli::SandboxMode as Flag;
+        match mode {
+            Flag::ReadOnly => SandboxMode::ReadOnly,
+            Flag::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+            Flag::DangerFullAccess => SandboxMode::DangerFullAccess,
         }
     }
 }

@@ -387,7 +387,7 @@ fn default_tools(context: &Context) -> Vec<&'static str> {
         .or_else(|| crate::engine::plan::chain::default_model(context).ok())
         .and_then(|reference| crate::engine::plan::chain::resolve_model(context, &reference).ok())
         .is_some_and(|model| {
-            model.cli.is_none() && model.api == crate::config::file::ApiKind::OpenAi
+            model.cli.is_none() && model.api == crate::conversation::ApiKind::OpenAi
         });
     crate::tools::for_model(&offered, responses)
 }

@@ -11,7 +11,7 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::file::StructuredMode;
+use crate::conversation::StructuredMode;
 use crate::conversation::{Prices, TokenUsage};
 
 /// The catalog's source text.

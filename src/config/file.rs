@@ -189,35 +189,6 @@ pub struct CodexSandboxConfig {
     pub network_access: Option<bool>,
 }
 
-/// The wire protocol a provider speaks (SPEC §4.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum ApiKind {
-    /// Anthropic Messages API.
-    #[serde(rename = "anthropic")]
-    Anthropic,
-    /// OpenAI Responses API.
-    #[serde(rename = "openai")]
-    OpenAi,
-    /// OpenAI Chat Completions, for OpenAI-compatible servers (ollama, vllm, openrouter, …).
-    #[serde(rename = "openai-chat")]
-    OpenAiChat,
-    /// Gemini `streamGenerateContent`.
-    #[serde(rename = "google")]
-    Google,
-}
-
-impl ApiKind {
-    /// The name used in `config.toml`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Anthropic => "anthropic",
-            Self::OpenAi => "openai",
-            Self::OpenAiChat => "openai-chat",
-            Self::Google => "google",
-        }
-    }
-}
-
 /// `[providers.NAME]`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -278,37 +249,6 @@ pub struct ModelConfig {
     /// How `--json-schema` is enforced for this model. Default: the catalog's, else the
     /// provider's `structured_output`.
     pub structured_output: Option<StructuredMode>,
-}
-
-/// How a model is held to `--json-schema` (SPEC §3.4). Whatever the mode, pincer validates the
-/// answer itself and sends an invalid one back with the errors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StructuredMode {
-    /// The API's own JSON Schema mode on every call, tools offered beside it (Anthropic
-    /// `output_config.format`, OpenAI `text.format` / `response_format`, Gemini 3
-    /// `responseJsonSchema`).
-    Native,
-    /// The API's JSON Schema mode only on calls that offer no tools: the model cannot combine
-    /// the two (Gemini 2.5). An invalid answer is asked again without tools, under the schema.
-    NativeWithoutTools,
-    /// A final-answer tool `structured_output` whose input schema is the user's: the model
-    /// calls it last, and its input is the answer.
-    Tool,
-    /// The schema in the system prompt, nothing else.
-    Instructions,
-}
-
-impl StructuredMode {
-    /// The name used in `config.toml` and `models.toml`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Native => "native",
-            Self::NativeWithoutTools => "native-without-tools",
-            Self::Tool => "tool",
-            Self::Instructions => "instructions",
-        }
-    }
 }
 
 /// `[structured_output]` (SPEC §3.4).
@@ -399,30 +339,7 @@ impl ToolProfile {
     }
 }
 
-/// Sandbox modes (SPEC §10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum SandboxMode {
-    /// No writes; `exec` only under OS read-only enforcement.
-    ReadOnly,
-    /// Writes confined to the workspace and the run's private temp dir.
-    WorkspaceWrite,
-    /// No confinement.
-    DangerFullAccess,
-}
-
-impl SandboxMode {
-    /// The name used in `config.toml` and on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ReadOnly => "read-only",
-            Self::WorkspaceWrite => "workspace-write",
-            Self::DangerFullAccess => "danger-full-access",
-        }
-    }
-}
-
-pub use crate::conversation::{CacheTtl, ThinkingLevel};
+use crate::conversation::{ApiKind, CacheTtl, SandboxMode, StructuredMode, ThinkingLevel};
 
 /// `[tools]` (SPEC §10).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@ use super::structured::{Answers, Judgement, feedback_message};
 use super::{CancelReason, Denial, Ending};
 use crate::agent::compact::{self, SummaryModel};
 use crate::agent::compaction::{self, CompactionRules};
-use crate::config::file::StructuredMode;
+use crate::conversation::StructuredMode;
 use crate::conversation::{
     self, AssistantBlock, AssistantMessage, ContentBlock, Cost, Message, MessageContent, Prices,
     StopReason, StreamEvent, ThinkingLevel, TokenUsage, ToolCall, ToolDefinition,

@@ -32,8 +32,8 @@ pub use error::{ErrorDetails, ProviderError};
 
 use serde_json::Value;
 
-pub use crate::config::file::{ApiKind, ThinkingLevel};
 use crate::conversation::Message;
+pub use crate::conversation::{ApiKind, ThinkingLevel};
 use crate::conversation::{StreamEvent, ToolDefinition};
 use sse::SseEvent;
 

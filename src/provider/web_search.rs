@@ -18,7 +18,7 @@
 //! is decided once per model ([`availability`]) from the protocol and the catalog's
 //! `web_search` flag.
 
-use crate::config::file::ApiKind;
+use crate::conversation::ApiKind;
 
 /// Searches one model call may run (Anthropic `max_uses`), so that a prompt cannot make one
 /// call search without bound; each call of the tool loop gets the same allowance.

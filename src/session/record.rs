@@ -839,16 +839,8 @@ fn is_zero_cost(cost: &f64) -> bool {
     *cost == 0.0
 }
 
-/// Why the assistant stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum StopReason {
-    Stop,
-    Length,
-    ToolUse,
-    Error,
-    Aborted,
-}
+/// Why the assistant stopped: the neutral vocabulary's reason, whose serde form is the file's.
+pub use crate::conversation::StopReason;
 
 /// The `content` of a user message or custom message: a plain string or a list of blocks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -1225,7 +1217,7 @@ impl AssistantMessage {
                 web_search: self.usage.cost.web_search,
                 total: self.usage.cost.total,
             },
-            stop_reason: self.stop_reason.into(),
+            stop_reason: self.stop_reason,
             timestamp: self.timestamp,
             error_message: self.error_message,
         }
@@ -1346,30 +1338,6 @@ impl From<&conversation::ServerToolCall> for ServerToolCallContent {
     }
 }
 
-impl From<StopReason> for conversation::StopReason {
-    fn from(reason: StopReason) -> conversation::StopReason {
-        match reason {
-            StopReason::Stop => conversation::StopReason::Stop,
-            StopReason::Length => conversation::StopReason::Length,
-            StopReason::ToolUse => conversation::StopReason::ToolUse,
-            StopReason::Error => conversation::StopReason::Error,
-            StopReason::Aborted => conversation::StopReason::Aborted,
-        }
-    }
-}
-
-impl From<conversation::StopReason> for StopReason {
-    fn from(reason: conversation::StopReason) -> StopReason {
-        match reason {
-            conversation::StopReason::Stop => StopReason::Stop,
-            conversation::StopReason::Length => StopReason::Length,
-            conversation::StopReason::ToolUse => StopReason::ToolUse,
-            conversation::StopReason::Error => StopReason::Error,
-            conversation::StopReason::Aborted => StopReason::Aborted,
-        }
-    }
-}
-
 impl From<&conversation::ContentBlock> for ContentBlock {
     fn from(block: &conversation::ContentBlock) -> ContentBlock {
         match block {
@@ -1444,7 +1412,7 @@ impl From<&conversation::AssistantMessage> for AssistantMessage {
                 },
                 web_search_requests: usage.web_search_requests,
             },
-            stop_reason: message.stop_reason.into(),
+            stop_reason: message.stop_reason,
             timestamp: message.timestamp,
             extra: Map::new(),
             error_message: message.error_message.clone(),

@@ -22,7 +22,7 @@
 use serde_json::{Map, Value, json};
 
 use super::NAME;
-use crate::config::file::ApiKind;
+use crate::conversation::ApiKind;
 use crate::provider::OutputFormat;
 
 /// Keywords that only say which schema this is or annotate it: never sent to an API's JSON

@@ -17,8 +17,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::config::file::{ApiKind, StructuredMode};
 use crate::conversation::ToolDefinition;
+use crate::conversation::{ApiKind, StructuredMode};
 use crate::provider::{ModelRequest, OutputFormat};
 
 /// The name of the final-answer tool, of the API formats that take a name, and of the session's

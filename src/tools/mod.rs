@@ -324,7 +324,7 @@ pub async fn execute(name: &str, arguments: &Value, context: &ToolContext) -> To
     if !ALL_TOOLS.contains(&name) {
         return ToolOutput::error(format!("Unknown tool: {name}"));
     }
-    if context.sandbox.mode == crate::config::file::SandboxMode::ReadOnly
+    if context.sandbox.mode == crate::conversation::SandboxMode::ReadOnly
         && WRITING_TOOLS.contains(&name)
     {
         return ToolOutput::refused(
@@ -412,7 +412,7 @@ pub(crate) mod test_support {
     //! A temporary workspace and a one-line way to call a tool in it.
 
     use super::*;
-    use crate::config::file::SandboxMode;
+    use crate::conversation::SandboxMode;
 
     pub(crate) struct Workspace {
         /// Held for its `Drop`, which deletes the directory.
@@ -610,7 +610,7 @@ mod tests {
         }
         assert_eq!(workspace.read(".git/config"), "[core]\n");
 
-        let read_only = Workspace::with_mode(crate::config::file::SandboxMode::ReadOnly);
+        let read_only = Workspace::with_mode(crate::conversation::SandboxMode::ReadOnly);
         let output = read_only
             .call("write", json!({"path": "a.txt", "content": "x"}))
             .await;

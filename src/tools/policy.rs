@@ -49,7 +49,7 @@ use serde_json::{Value, json};
 use super::command_line::{self, DenyCandidates, NotPlain, SimpleCommand, collapse_whitespace};
 use super::url_pattern::{UrlPattern, wildcard_match};
 use super::{ALL_TOOLS, Arguments, CODING_TOOLS, WRITING_TOOLS, apply_patch};
-use crate::config::file::SandboxMode;
+use crate::conversation::SandboxMode;
 
 /// The tools that read the file system without changing it.
 const READ_ONLY_TOOLS: &[&str] = &["read", "ls", "find", "grep"];

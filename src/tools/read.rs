@@ -347,7 +347,7 @@ mod tests {
 
     use super::super::test_support::Workspace;
     use super::*;
-    use crate::config::file::SandboxMode;
+    use crate::conversation::SandboxMode;
 
     fn numbered_lines(count: usize) -> String {
         (1..=count)

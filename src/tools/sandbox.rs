@@ -26,7 +26,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::Paths;
-pub use crate::config::file::SandboxMode;
+pub use crate::conversation::SandboxMode;
 
 /// The program that is pincer itself, whatever it was started as and even once replaced on disk.
 pub(super) const SELF_EXE: &str = "/proc/self/exe";

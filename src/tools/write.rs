@@ -52,7 +52,7 @@ mod tests {
     use serde_json::json;
 
     use super::super::test_support::Workspace;
-    use crate::config::file::SandboxMode;
+    use crate::conversation::SandboxMode;
 
     #[tokio::test]
     async fn a_fifo_is_neither_written_into_nor_replaced() {

@@ -11,7 +11,7 @@ use super::{PermissionMode, hooks, model_window, structured, web_search};
 use crate::agent::context_files;
 use crate::agent::prompt::{self, PromptInputs, PromptMode};
 use crate::agent::skills;
-use crate::config::file::SandboxMode;
+use crate::conversation::SandboxMode;
 use crate::conversation::{ContentBlock, Message, MessageContent, UserMessage};
 use crate::engine::api::{ApiSettings, Credential};
 use crate::error::{CliError, CliResult};

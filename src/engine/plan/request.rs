@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use crate::agent::prompt::PromptMode;
 use crate::cassette::Matching;
-use crate::config::file::SandboxMode;
 use crate::conversation::ContentBlock;
+use crate::conversation::SandboxMode;
 use crate::provider::ThinkingLevel;
 
 /// One turn's options (everything but the prompt itself, see [`TurnInput`]).

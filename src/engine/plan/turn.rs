@@ -10,7 +10,7 @@ use super::attempt::{Attempt, Shared, attempt_settings, shared_settings, tool_po
 use super::chain::{Candidate, ChainLinks, chain_keys, default_model, model_chain, run_chain};
 use super::env::RunEnv;
 use super::{ChainOutcome, TurnInput, TurnRequest};
-use crate::config::file::SandboxMode;
+use crate::conversation::SandboxMode;
 use crate::conversation::{ContentBlock, Message, MessageContent, UserMessage};
 use crate::engine::event::{Event, EventSink, Init};
 use crate::engine::plan;
