@@ -294,6 +294,14 @@ pub(crate) fn access_error(
     .then(|| CliError::usage(message).with_hint(crate::config::access_hint(path)))
 }
 
+/// A configuration error: exit 2 with the config module's hint.
+pub(crate) fn config_error(error: crate::config::ConfigError) -> CliError {
+    let hint = error.hint();
+    let mut cli_error = CliError::usage(error.to_string());
+    cli_error.hint = hint;
+    cli_error
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -14,10 +14,52 @@
 //!   clock that was ahead, or read after the clock was set back, is cut to it.
 //! - A success clears the counters and both windows.
 
-use super::store::UsageStats;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 const MINUTE_MS: u64 = 60_000;
 const HOUR_MS: u64 = 60 * MINUTE_MS;
+
+/// Use and failure bookkeeping of one profile (times in milliseconds since the epoch).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct UsageStats {
+    /// Last successful use; round-robin picks the oldest first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_used: Option<u64>,
+    /// Not tried before this time (auth and rate-limit failures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cooldown_until: Option<u64>,
+    /// The failure kind that started the cooldown (OpenClaw's field): a failure of that kind
+    /// inside it belongs to the same burst.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cooldown_reason: Option<String>,
+    /// Not tried before this time (billing failures).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled_until: Option<u64>,
+    /// Why the profile is disabled (`billing`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disabled_reason: Option<String>,
+    /// Failures within the current 24-hour window.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub error_count: u32,
+    /// Failures within the window by kind (`auth`, `billing`, `rate_limit`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub failure_counts: BTreeMap<String, u32>,
+    /// The last failure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_failure_at: Option<u64>,
+    /// Fields written by other tools (OpenClaw's `cooldownReason`, …), kept as they are.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+fn is_zero(count: &u32) -> bool {
+    *count == 0
+}
+
 /// Failures older than this no longer count.
 pub(crate) const FAILURE_WINDOW_MS: u64 = 24 * HOUR_MS;
 /// The first cooldown; each further failure multiplies it by 5.

@@ -332,7 +332,7 @@ fn profile_problem(
 
 /// The cooldown or disable in force at `now_ms`, from a profile's stats (windows settled: never
 /// further than their own step from now).
-fn cooling_state(stats: &super::store::UsageStats, now_ms: u64) -> SourceState {
+fn cooling_state(stats: &super::cooldown::UsageStats, now_ms: u64) -> SourceState {
     let stats = &super::cooldown::settle(stats, now_ms);
     match stats.disabled_until.filter(|until| *until > now_ms) {
         Some(until) if stats.cooldown_until.is_none_or(|cooling| cooling <= until) => {
@@ -421,8 +421,8 @@ fn kill_group(pid: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::auth::cooldown::UsageStats;
     use crate::auth::cooldown::record_failure;
-    use crate::auth::store::UsageStats;
     use pretty_assertions::assert_eq;
 
     const NOW: u64 = 1_800_000_000_000;

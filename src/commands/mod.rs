@@ -24,11 +24,11 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::cli::{Cli, ColorChoice, Command, GlobalArgs, OutputFormat};
-pub(crate) use crate::config::config_error;
 use crate::conversation::{ContextOccupancy, Prices};
 use crate::engine::plan::keys::KnownKeys;
 pub(crate) use crate::engine::plan::{discover_skills, retry_policy};
 pub(crate) use crate::engine::scope::runtime;
+pub(crate) use crate::error::config_error;
 use crate::error::{CliError, CliResult, Exit};
 pub(crate) use crate::error::{
     LOCAL_LOCKS_HINT, access_error, fork_error, resolve_error, session_error, user_file_error,

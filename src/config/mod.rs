@@ -20,8 +20,6 @@ pub use catalog::{Catalog, Cost, ModelInfo, catalog};
 pub use file::{ConfigFile, apply_override};
 pub use paths::Paths;
 
-use crate::error::CliError;
-
 /// Where a piece of configuration came from, so an error can point back at it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ConfigOrigin {
@@ -197,12 +195,4 @@ impl ConfigError {
             }
         }
     }
-}
-
-/// A configuration error: exit 2 with the config module's hint.
-pub(crate) fn config_error(error: ConfigError) -> CliError {
-    let hint = error.hint();
-    let mut cli_error = CliError::usage(error.to_string());
-    cli_error.hint = hint;
-    cli_error
 }
