@@ -15,7 +15,7 @@ use crate::auth::store::same_provider;
 use crate::auth::{AuthFile, Store};
 use crate::cli::AuthTestArgs;
 use crate::conversation::{Message, MessageContent, UserMessage};
-use crate::engine::plan::chain::{ResolvedModel, resolve_model};
+use crate::engine::plan::models::{ResolvedModel, resolve_model};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Stdout;
 use crate::provider::classify::{FailureKind, classify};
@@ -57,7 +57,7 @@ pub(crate) fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> Cl
         let credentials = if cassette.replaying() {
             vec![crate::engine::plan::replay::stand_in_credential()]
         } else {
-            crate::engine::plan::chain::credentials(
+            crate::engine::plan::models::credentials(
                 context,
                 &target.provider,
                 target.pinned.as_deref(),

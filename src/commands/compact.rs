@@ -7,7 +7,7 @@ use super::{Context, load_scoped, report_torn, resolve_selector, session_error, 
 use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
-use crate::engine::plan::chain::{ResolvedModel, credentials, default_model, resolve_model};
+use crate::engine::plan::models::{ResolvedModel, credentials, default_model, resolve_model};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::report::{CompactPlan, CompactReport};
 use crate::output::schema::{ResultError, ResultSubtype, RunResult};

@@ -384,8 +384,8 @@ fn default_tools(context: &Context) -> Vec<&'static str> {
         .settings
         .model
         .clone()
-        .or_else(|| crate::engine::plan::chain::default_model(context).ok())
-        .and_then(|reference| crate::engine::plan::chain::resolve_model(context, &reference).ok())
+        .or_else(|| crate::engine::plan::models::default_model(context).ok())
+        .and_then(|reference| crate::engine::plan::models::resolve_model(context, &reference).ok())
         .is_some_and(|model| {
             model.cli.is_none() && model.api == crate::conversation::ApiKind::OpenAi
         });

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::chain::{Candidate, chain_keys};
 use super::env::RunEnv;
+use super::models::{Candidate, chain_keys};
 use super::{MAX_OUTPUT_TOKENS_SENT, TurnRequest};
 use super::{PermissionMode, hooks, model_window, structured, web_search};
 use crate::agent::context_files;

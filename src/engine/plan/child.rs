@@ -3,8 +3,8 @@
 
 use super::TurnRequest;
 use super::attempt::Shared;
-use super::chain::Candidate;
 use super::env::RunEnv;
+use super::models::Candidate;
 use crate::engine::api::ApiSettings;
 use crate::error::{CliError, CliResult};
 

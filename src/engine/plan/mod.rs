@@ -11,6 +11,7 @@ pub(crate) mod hooks;
 pub(crate) mod input;
 pub(crate) mod keys;
 pub(crate) mod mcp;
+pub(crate) mod models;
 pub(crate) mod replay;
 mod request;
 pub(crate) mod structured;

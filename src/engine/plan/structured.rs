@@ -8,8 +8,8 @@ use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult};
 use crate::structured::{OutputSchema, Plan};
 
-use super::chain::ResolvedModel;
 use super::env::RunEnv;
+use super::models::ResolvedModel;
 
 /// Whether the run asks for structured output (text mode then prints the value at the end,
 /// not the answer as it streams).

@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 
 use super::attempt::{Attempt, Shared, attempt_settings, shared_settings, tool_policy};
-use super::chain::{Candidate, ChainLinks, chain_keys, default_model, model_chain, run_chain};
+use super::chain::{ChainLinks, run_chain};
 use super::env::RunEnv;
+use super::models::{Candidate, chain_keys, default_model, model_chain};
 use super::{ChainOutcome, TurnInput, TurnRequest};
 use crate::conversation::SandboxMode;
 use crate::conversation::{ContentBlock, Message, MessageContent, UserMessage};

@@ -10,7 +10,7 @@
 //! - A CLI backend always gets it: it is mapped onto the child's own search (claude's
 //!   `WebSearch` tool, codex's `web_search` setting; `backend::invocation`).
 
-use super::chain::ResolvedModel;
+use super::models::ResolvedModel;
 use crate::error::{CliError, CliResult};
 use crate::provider::web_search::{Availability, ModelSearch, WebSearch, availability};
 use crate::settings::Settings;
