@@ -31,9 +31,8 @@ use std::io;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Stdout;
-use super::events::OutputSink;
 use super::schema::RunResult;
+use super::{OutputSink, Stdout};
 use crate::conversation::{AssistantBlock, ContentBlock, ToolResultMessage};
 use crate::engine::event::{Event, EventSink, ToolStart};
 

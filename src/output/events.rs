@@ -18,6 +18,7 @@ use std::io;
 
 use serde::Serialize;
 
+pub(crate) use super::OutputSink;
 use super::partial::PartialMessages;
 use super::schema::{
     ApiRetryLine, AssistantContent, AssistantLine, AssistantWire, AssistantWord, AuthRotationLine,
@@ -29,14 +30,8 @@ use super::schema::{
 use super::{Format, Stdout};
 use crate::conversation::{AssistantBlock, ContentBlock};
 use crate::engine::event::{AssistantDone, Retry, RetryKind, StructuredRetry, ToolResultDone};
-pub(crate) use crate::engine::event::{Event, EventSink, Phase, ToolEnd, ToolStart};
+use crate::engine::event::{Event, EventSink};
 use crate::hooks::HookProgress;
-
-/// A sink of the output layer: it takes every event and renders the terminal record.
-pub(crate) trait OutputSink: EventSink {
-    /// Render the terminal record. Called exactly once per run.
-    fn finish(&mut self, result: &RunResult) -> io::Result<()>;
-}
 
 /// Build the sink for a format, its stream-json lines with `stream_event` and hook lines as the
 /// two flags say. With `hold_text` (heartbeat runs), text mode prints nothing until the end, so
@@ -638,7 +633,7 @@ mod tests {
 
     use super::*;
     use crate::conversation::{StreamEvent, TokenUsage};
-    use crate::engine::event::{Fallback, Init, MessageEnd};
+    use crate::engine::event::{Fallback, Init, MessageEnd, Phase};
 
     fn json(lines: Vec<Line>) -> Vec<Value> {
         lines

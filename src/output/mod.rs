@@ -30,7 +30,14 @@ use std::sync::OnceLock;
 
 use escape::{Keep, escape_controls};
 
+use crate::engine::event::EventSink;
 use crate::error::CliError;
+
+/// A sink of the output layer: it takes every event and renders the terminal record.
+pub(crate) trait OutputSink: EventSink {
+    /// Render the terminal record. Called exactly once per run.
+    fn finish(&mut self, result: &schema::RunResult) -> io::Result<()>;
+}
 
 /// How stdout is formatted (SPEC §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

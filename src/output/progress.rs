@@ -28,11 +28,12 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde_json::Value;
 
+use super::OutputSink;
 use super::escape::{Keep, escape_controls};
-use super::events::{Event, EventSink, OutputSink, Phase, ToolEnd, ToolStart};
 use super::schema::RunResult;
 use super::{Diagnostics, Format};
 use crate::conversation::StreamEvent;
+use crate::engine::event::{Event, EventSink, Phase, ToolEnd, ToolStart};
 use crate::hooks::{HookFinished, HookProgress};
 
 /// What is on the terminal now: the spinner, if any, and whether the answer's current line on
