@@ -210,7 +210,7 @@ pub fn shorten_long_text(
     if !output.content.iter().any(long) {
         return output;
     }
-    let directory = temp_dir.filter(|dir| super::sandbox::ensure_private_dir(dir).is_ok());
+    let directory = temp_dir.filter(|dir| super::confine::ensure_private_dir(dir).is_ok());
     for block in &mut output.content {
         if let ContentBlock::Text(text) = block
             && text.text.len() > INLINE_BYTES

@@ -43,12 +43,13 @@ use crate::conversation::ToolDefinition;
 
 pub use arguments::Arguments;
 pub use capture::shorten_long_text;
+pub use confine::PrivateTemp;
 pub use confine::{ARG0, launcher_exit};
 pub(crate) use confine::{
     ExecProtection, ProbeMemory, finish_run, spawn_as, spawn_confined, spawn_in_session,
 };
 pub use environment::child_environment;
-pub use sandbox::{ExecSetup, Notice, PrivateTemp, Sandbox, SandboxMode, WebAccess};
+pub use sandbox::{ExecSetup, Notice, Sandbox, SandboxMode, WebAccess};
 
 /// Names of every built-in tool, in the order they are offered.
 pub const ALL_TOOLS: [&str; 9] = [

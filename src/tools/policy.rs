@@ -1381,6 +1381,15 @@ fn relative_to(root: &str, absolute: &str) -> Option<String> {
     Some(rest.to_owned())
 }
 
+impl super::sandbox::UrlGate for ToolPolicy {
+    fn refuse_url(&self, url: &str) -> Option<String> {
+        match self.check("web_fetch", &serde_json::json!({ "url": url })) {
+            Decision::Allow => None,
+            Decision::Deny { reason, .. } => Some(reason),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use pretty_assertions::assert_eq;

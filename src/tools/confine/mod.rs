@@ -39,6 +39,7 @@ mod mounts;
 mod run;
 mod seccomp;
 pub(super) mod sockets;
+mod temp;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::process::CommandExt as _;
@@ -50,7 +51,9 @@ use self::landlock::{Rules, WRITABLE_DEVICES, restrict_current_thread};
 use super::probe_memo;
 use super::sandbox::{Sandbox, SandboxMode};
 
-pub(crate) use run::{Spawned, finish_run, finish_turn};
+pub(crate) use run::{Spawned, finish_run};
+pub use temp::PrivateTemp;
+pub(crate) use temp::ensure_private_dir;
 
 /// The `argv[0]` under which pincer acts as the launcher, and the file name of the companion
 /// launcher installed beside it.
@@ -405,7 +408,7 @@ pub(crate) fn spawn_as<C: Spawned>(
 ) -> Result<std::io::Result<C>, String> {
     static FIRST_CALL: std::sync::Once = std::sync::Once::new();
     if let Some(temp) = &sandbox.exec.temp_dir {
-        super::sandbox::ensure_private_dir(temp).map_err(|error| {
+        temp::ensure_private_dir(temp).map_err(|error| {
             format!(
                 "cannot make the private temp dir '{}' for commands: {error} \
                  (set TMPDIR to a writable directory)",

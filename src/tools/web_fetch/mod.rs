@@ -245,9 +245,9 @@ fn check_policy(access: &WebAccess, from: &Url, next: &Url) -> Result<(), ToolEr
     let Some(policy) = &access.policy else {
         return Ok(());
     };
-    match policy.check("web_fetch", &json!({ "url": next.as_str() })) {
-        super::policy::Decision::Allow => Ok(()),
-        super::policy::Decision::Deny { reason, .. } => Err(ToolError::refused(
+    match policy.refuse_url(next.as_str()) {
+        None => Ok(()),
+        Some(reason) => Err(ToolError::refused(
             Refusal::Policy,
             format!("Permission denied: {from} redirected to {next}, and {reason}"),
         )),
