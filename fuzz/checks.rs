@@ -10,7 +10,8 @@ use pincer::engine::recorder::{Recorder, RecorderState};
 use pincer::engine::{Ending, Event, EventSink, TurnReport};
 use pincer::provider::StreamParser;
 use pincer::provider::sse::SseDecoder;
-use pincer::session::record::{Line, parse_line, parse_value, to_line};
+use pincer::session::parse::parse_line;
+use pincer::session::record::{Line, parse_value, to_line};
 use pincer::session::transcript::Transcript;
 
 /// The `*** Begin Patch` parser on arbitrary text: an error or a patch, never a panic.

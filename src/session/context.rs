@@ -366,10 +366,10 @@ fn epoch_millis(timestamp: &str) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::parse::parse_line;
     use crate::session::record::{
         AssistantContent, AssistantMessage, CustomEntry, LabelEntry, Line, MessageEntry,
-        ModelChangeEntry, SessionInfoEntry, StopReason, ThinkingLevelChangeEntry, Usage,
-        parse_line, to_line,
+        ModelChangeEntry, SessionInfoEntry, StopReason, ThinkingLevelChangeEntry, Usage, to_line,
     };
     use pretty_assertions::assert_eq;
     use serde_json::json;

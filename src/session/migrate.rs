@@ -143,7 +143,8 @@ fn is_kind(object: &Map<String, Value>, kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{AgentMessage, Entry, Line, parse_line, parse_value, to_line};
+    use crate::session::parse::parse_line;
+    use crate::session::record::{AgentMessage, Entry, Line, parse_value, to_line};
     use pretty_assertions::assert_eq;
     use serde_json::json;
     use std::collections::HashMap;

@@ -15,6 +15,7 @@ pub(crate) mod listing;
 pub(crate) mod migrate;
 pub(crate) mod names;
 pub(crate) mod ownership;
+pub mod parse;
 pub mod record;
 mod record_fast;
 pub(crate) mod resolve;

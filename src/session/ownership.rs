@@ -19,7 +19,7 @@
 use std::io::{BufRead as _, BufReader, Read as _};
 use std::path::{Path, PathBuf};
 
-use super::record::{self, Line};
+use super::record::Line;
 use crate::fs::{FileKind, NotRegular};
 
 /// The longest first line read for the header check; a real header is a few hundred bytes.
@@ -184,7 +184,7 @@ fn header_line(file: &Path) -> Result<(), NotOwned> {
     if text.trim().is_empty() {
         return Err(no_header("the file is empty".to_owned()));
     }
-    match record::parse_line(text.trim_end()) {
+    match super::parse::parse_line(text.trim_end()) {
         Ok(Line::Header(_)) => Ok(()),
         Ok(Line::Entry(_)) => Err(no_header("line 1 is an entry".to_owned())),
         Err(error) => Err(no_header(format!("line 1: {error}"))),

@@ -577,31 +577,6 @@ impl<'de> Deserialize<'de> for Line {
     }
 }
 
-/// Parses one line of a session file (without its trailing newline, though one is tolerated).
-/// The entries pincer and pi write are read straight into their records
-/// ([`super::record_fast`]); anything else goes through a [`Value`].
-pub fn parse_line(line: &str) -> Result<Line, RecordError> {
-    if let Some(entry) = super::record_fast::parse_entry(line) {
-        return Ok(Line::Entry(entry));
-    }
-    Line::from_value(parse_value(line)?)
-}
-
-/// The entry on `line` when it is one; `None` when it is no JSON object at all, `Some(Err)`
-/// when it is an object but no entry (a header, or an invalid record). For readers that tell a
-/// torn or foreign line apart from a bad record.
-pub fn parse_object_entry(line: &str) -> Option<Result<Entry, RecordError>> {
-    if let Some(entry) = super::record_fast::parse_entry(line) {
-        return Some(Ok(entry));
-    }
-    let value = parse_value(line).ok().filter(Value::is_object)?;
-    Some(match Line::from_value(value) {
-        Ok(Line::Entry(entry)) => Ok(entry),
-        Ok(Line::Header(_)) => Err(RecordError::MissingType),
-        Err(error) => Err(error),
-    })
-}
-
 /// Parses one line into raw JSON, for [`super::migrate::migrate`] and other untyped work. Floats
 /// are exact, so writing the value back with [`to_line`] reproduces the line.
 pub fn parse_value(line: &str) -> Result<Value, RecordError> {
@@ -1594,6 +1569,7 @@ pub fn iso_millis(time: OffsetDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::parse::parse_line;
     use pretty_assertions::assert_eq;
     use std::path::PathBuf;
 

@@ -7,7 +7,7 @@
 //! the object's first key, a known entry type, role and block type, no field the record does not
 //! name (so every `extra` map is empty) and no key twice. Anything else — an unknown type, a
 //! field kept in `extra`, a tag further down, a record that is not valid — is declined with
-//! `None`, and the caller reads the line the general way ([`super::record::parse_line`]), which
+//! `None`, and the caller reads the line the general way ([`super::parse::parse_line`]), which
 //! also words the errors. So whenever this reader gives an entry, it is the entry the general
 //! reader gives; `tests::the_fast_reader_agrees_with_the_general_one` holds it to that.
 
@@ -1536,7 +1536,8 @@ mod summary_tests {
 
     #[test]
     fn the_header_reader_agrees_with_the_general_one() {
-        use crate::session::record::{Line, parse_line};
+        use crate::session::parse::parse_line;
+        use crate::session::record::Line;
         let plain = r#"{"type":"session","version":3,"id":"0198-a","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w \"x\"","parentSession":"/s/p.jsonl"}"#;
         let lines = [
             plain,

@@ -437,7 +437,7 @@ fn type_lines(
         let damaged = |reason: &dyn std::fmt::Display| {
             line.refused(format!("the session header is damaged: {reason}"))
         };
-        match record::parse_line(text) {
+        match super::parse::parse_line(text) {
             Ok(Line::Header(header)) => Some(header),
             Ok(Line::Entry(_)) => {
                 refused.push(damaged(&"not a session header"));
@@ -454,7 +454,7 @@ fn type_lines(
         let text = migrated
             .as_ref()
             .map_or(line.text.as_str(), |(_, texts)| &texts[index]);
-        match record::parse_line(text) {
+        match super::parse::parse_line(text) {
             Ok(Line::Entry(entry)) => entries.push(entry),
             Ok(Line::Header(_)) => refused.push(line.refused("a second session header".to_owned())),
             Err(error) => refused.push(line.refused(error.to_string())),

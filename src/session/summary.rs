@@ -578,7 +578,8 @@ fn estimate_characters(message: &serde_json::Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{Line, parse_line};
+    use crate::session::parse::parse_line;
+    use crate::session::record::Line;
     use pretty_assertions::assert_eq;
 
     fn entries(lines: &[&str]) -> Vec<Entry> {

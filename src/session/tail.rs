@@ -403,7 +403,7 @@ fn walk(file: &File, floor: u64, end: u64) -> io::Result<Option<Walked>> {
         if text.is_some_and(str::is_empty) {
             continue;
         }
-        let parsed = text.and_then(record::parse_object_entry);
+        let parsed = text.and_then(super::parse::parse_object_entry);
         if !line.terminated {
             // The file's last bytes without a newline: a write cut short, or a complete entry
             // that only lacks its newline (which still counts as an entry).
@@ -571,7 +571,7 @@ fn walk_facts(file: &File, tail: &TailSession) -> io::Result<Option<SessionFacts
         if names || decides {
             // Only these few lines are typed in full, so the facts follow the full reader's
             // rules exactly (an assistant message that does not type does not set the model).
-            let Ok(Line::Entry(entry)) = record::parse_line(text) else {
+            let Ok(Line::Entry(entry)) = super::parse::parse_line(text) else {
                 return Ok(None);
             };
             if let Entry::SessionInfo(info) = &entry {
@@ -619,7 +619,7 @@ pub fn entries_between(
         if text.is_empty() {
             continue;
         }
-        match record::parse_line(text) {
+        match super::parse::parse_line(text) {
             Ok(Line::Entry(entry)) => entries.push(entry),
             _ => return Ok(None),
         }
@@ -642,7 +642,7 @@ pub fn entry_id_before(path: &Path, end: u64) -> Result<Option<String>, SessionE
         if text.is_empty() {
             continue;
         }
-        return Ok(match record::parse_line(text) {
+        return Ok(match super::parse::parse_line(text) {
             Ok(Line::Entry(entry)) if line.terminated => Some(entry.id().to_owned()),
             _ => None,
         });

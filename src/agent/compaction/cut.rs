@@ -353,7 +353,8 @@ fn epoch_millis(timestamp: &str) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{Line, parse_line};
+    use crate::session::parse::parse_line;
+    use crate::session::record::Line;
     use pretty_assertions::assert_eq;
 
     // ----- entries from JSON literals, as they appear in a session file -----

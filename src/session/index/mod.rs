@@ -35,7 +35,8 @@ use std::time::UNIX_EPOCH;
 
 use serde::{Deserialize, Serialize};
 
-use super::record::{Line, parse_line};
+use super::parse::parse_line;
+use super::record::Line;
 use super::store::{self, SessionError};
 use super::summary::{self, SessionSummary, summarize};
 use super::{context, tail};
