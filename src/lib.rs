@@ -36,6 +36,10 @@ pub(crate) mod telemetry;
 pub(crate) mod tls;
 pub mod tools;
 
+/// Session-format fixtures for unit tests below `session/`.
+#[cfg(test)]
+pub(crate) mod pi_fixtures;
+
 /// The integration tests' mock HTTP server, for the unit tests that need a real socket (the
 /// provider retry loop, `web_fetch`).
 #[cfg(test)]

@@ -178,7 +178,7 @@ impl Cassette {
         }
         let environment_secrets = crate::redact::KEY_VARIABLES
             .iter()
-            .filter_map(|name| crate::settings::process_env(name))
+            .filter_map(|name| std::env::var(name).ok())
             .collect();
         Ok(Cassette {
             path: path.to_owned(),

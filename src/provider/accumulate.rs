@@ -399,7 +399,7 @@ mod tests {
             accumulator.apply(event);
         }
         let message = accumulator.message("anthropic-messages", "anthropic", "claude", 42, None);
-        let value = crate::provider::test_support::pi_json(&message);
+        let value = crate::pi_fixtures::pi_json(&message);
         assert_eq!(
             value["content"],
             serde_json::json!([

@@ -634,7 +634,7 @@ mod splitter_tests {
         }
         let message = accumulator.message("openai-completions", "ollama", "qwen3", 0, None);
         assert_eq!(
-            crate::provider::test_support::pi_content(&message),
+            crate::pi_fixtures::pi_content(&message),
             serde_json::json!([
                 {"type": "thinking", "thinking": "Let me check."},
                 {"type": "text", "text": "The answer is 4."}

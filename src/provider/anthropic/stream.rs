@@ -459,7 +459,7 @@ mod tests {
             accumulator.apply(event);
         }
         let message = accumulator.message("anthropic-messages", "anthropic", "claude", 0, None);
-        crate::provider::test_support::pi_json(&message)
+        crate::pi_fixtures::pi_json(&message)
     }
 
     fn usage(input: u64, output: u64, cache_read: u64, cache_write: u64) -> StreamEvent {

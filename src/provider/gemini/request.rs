@@ -636,7 +636,7 @@ mod tests {
     const MODEL: &str = "gemini-2.5-flash";
 
     fn message(value: Value) -> Message {
-        crate::provider::test_support::pi_message(value)
+        crate::pi_fixtures::pi_message(value)
     }
 
     fn user(text: &str) -> Message {

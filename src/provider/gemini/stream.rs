@@ -532,7 +532,7 @@ mod tests {
             ]
         );
         assert!(outcome.finished);
-        let message = crate::provider::test_support::pi_json(&outcome.message());
+        let message = crate::pi_fixtures::pi_json(&outcome.message());
         assert_eq!(
             message["content"],
             json!([{"type": "text", "text": "Caf\u{e9} au lait \u{2615} is espresso with\nsteamed milk \"and nothing else\"."}])
@@ -588,7 +588,7 @@ mod tests {
     fn thought_parts_form_a_thinking_block_and_the_text_keeps_its_signature() {
         let outcome = parse(THINKING);
         assert!(outcome.finished);
-        let message = crate::provider::test_support::pi_json(&outcome.message());
+        let message = crate::pi_fixtures::pi_json(&outcome.message());
         assert_eq!(
             message["content"],
             json!([
@@ -632,7 +632,7 @@ mod tests {
         let message = outcome.message();
         assert_eq!(message.stop_reason, StopReason::Error);
         assert_eq!(
-            crate::provider::test_support::pi_content(&message),
+            crate::pi_fixtures::pi_content(&message),
             json!([{"type": "text", "text": "Here is how you could"}])
         );
     }
@@ -828,7 +828,7 @@ mod tests {
             error: None,
             finished: true,
         };
-        let content = crate::provider::test_support::pi_content(&outcome.message());
+        let content = crate::pi_fixtures::pi_content(&outcome.message());
         assert_eq!(content[0]["text"], "Rust 1.95 shipped in April.");
         assert_eq!(content[0]["citations"].as_array().unwrap().len(), 2);
         assert_eq!(content[0]["citations"][1]["title"], "lwn.net");

@@ -249,7 +249,7 @@ mod tests {
     use crate::conversation::ToolDefinition;
 
     fn message(value: Value) -> Message {
-        crate::provider::test_support::pi_message(value)
+        crate::pi_fixtures::pi_message(value)
     }
 
     fn request(messages: Vec<Message>) -> ModelRequest<'static> {

@@ -618,7 +618,7 @@ mod tests {
     }
 
     fn content_json(message: &AssistantMessage) -> serde_json::Value {
-        crate::provider::test_support::pi_content(message)
+        crate::pi_fixtures::pi_content(message)
     }
 
     fn usage(
