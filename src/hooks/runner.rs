@@ -81,7 +81,7 @@ pub(crate) async fn run(launch: Launch, cancel: CancellationToken) -> Run {
         Ok(child) => child,
         Err(reason) => {
             return Run {
-                ending: Ending::NotStarted(reason),
+                ending: Ending::NotStarted(reason.to_string()),
                 stdout: String::new(),
                 stderr: String::new(),
                 duration: started.elapsed(),
@@ -175,8 +175,22 @@ async fn drain(pipe: Option<impl AsyncRead + Unpin>, into: &mut Vec<u8>) {
     }
 }
 
+/// Why a hook's shell did not start.
+#[derive(Debug, thiserror::Error)]
+enum SpawnError {
+    /// The sandbox refused to start it.
+    #[error(transparent)]
+    Refused(#[from] crate::tools::SetupError),
+    /// The system could not start it.
+    #[error("sh in {}: {source}", directory.display())]
+    Start {
+        directory: std::path::PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// Start the shell as the sandbox says, with piped stdio, in its own process group.
-fn spawn(launch: &Launch) -> Result<tokio::process::Child, String> {
+fn spawn(launch: &Launch) -> Result<tokio::process::Child, SpawnError> {
     let arguments = [OsString::from("-c"), OsString::from(&launch.command)];
     let base = launch.sandbox.exec.environment.clone();
     let environment = launch.environment.clone();
@@ -208,7 +222,10 @@ fn spawn(launch: &Launch) -> Result<tokio::process::Child, String> {
                 .spawn()
         },
     )?;
-    spawned.map_err(|error| format!("sh in {}: {error}", launch.directory.display()))
+    spawned.map_err(|source| SpawnError::Start {
+        directory: launch.directory.clone(),
+        source,
+    })
 }
 
 #[cfg(test)]

@@ -328,7 +328,10 @@ async fn spawn_confined(
                 return;
             }
             Err(refusal) => {
-                let _ = started_sender.send(Err(ToolError::refused(Refusal::SandboxMode, refusal)));
+                let _ = started_sender.send(Err(ToolError::refused(
+                    Refusal::SandboxMode,
+                    refusal.to_string(),
+                )));
                 return;
             }
         };

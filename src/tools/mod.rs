@@ -46,7 +46,7 @@ pub use capture::shorten_long_text;
 pub use confine::PrivateTemp;
 pub use confine::{ARG0, launcher_exit};
 pub(crate) use confine::{
-    ExecProtection, ProbeMemory, finish_run, spawn_as, spawn_confined, spawn_in_session,
+    ExecProtection, ProbeMemory, SetupError, finish_run, spawn_as, spawn_confined, spawn_in_session,
 };
 pub use environment::child_environment;
 pub use sandbox::{ExecSetup, Notice, Sandbox, SandboxMode, WebAccess};

@@ -27,6 +27,7 @@
 //! A step that fails ends the launcher with [`super::SETUP_FAILED`] and one line on stderr:
 //! nothing runs less confined than asked.
 
+use super::{SetupError, could};
 use std::ffi::OsString;
 use std::io::{Read as _, Write as _};
 use std::os::fd::{AsFd as _, OwnedFd};
@@ -54,7 +55,7 @@ pub(super) struct Request {
     pub program: Vec<OsString>,
 }
 
-pub(super) fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Request, String> {
+pub(super) fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Request, SetupError> {
     let mut request = Request {
         confinement: Confinement::default(),
         probe: false,
@@ -65,7 +66,7 @@ pub(super) fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Req
         let mut value = |flag: &str| {
             arguments
                 .next()
-                .ok_or_else(|| format!("{flag} needs a value"))
+                .ok_or_else(|| SetupError::Arguments(format!("{flag} needs a value")))
         };
         let confinement = &mut request.confinement;
         match argument.to_str() {
@@ -84,7 +85,7 @@ pub(super) fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Req
             Some(flag @ ("--mask-name" | "--mask-prefix")) => {
                 let name = value(flag)?;
                 let Some(mask) = confinement.masked.last_mut() else {
-                    return Err(format!("{flag} comes after --mask"));
+                    return Err(SetupError::Arguments(format!("{flag} comes after --mask")));
                 };
                 if flag == "--mask-name" {
                     mask.names.push(name);
@@ -108,24 +109,27 @@ pub(super) fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Req
                 request.program = arguments.collect();
                 break;
             }
-            _ => return Err(format!("unknown launcher argument {argument:?}")),
+            _ => {
+                return Err(SetupError::Arguments(format!(
+                    "unknown launcher argument {argument:?}"
+                )));
+            }
         }
     }
     if request.program.is_empty() && !request.probe && request.init.is_none() {
-        return Err("no program to run".to_owned());
+        return Err(SetupError::Arguments("no program to run".to_owned()));
     }
     Ok(request)
 }
 
 /// Set up `request` and run its program (see the module comment). Returns only on failure (or
 /// after a probe).
-pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), String> {
+pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), SetupError> {
     let request = parse(arguments)?;
     if let Some(lifeline) = request.init {
         return init::run(lifeline);
     }
-    nix::unistd::setsid()
-        .map_err(|error| format!("could not start a session of its own (setsid: {error})"))?;
+    nix::unistd::setsid().map_err(could("start a session of its own (setsid)"))?;
     let confinement = &request.confinement;
     let mut rules = Rules {
         writable: confinement.writable.clone().unwrap_or_default(),
@@ -155,10 +159,10 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), St
     if confinement.writable.is_some() {
         let support = restrict_current_thread(&rules);
         if confinement.require_landlock && !support.is_enforced() {
-            return Err(format!(
+            return Err(SetupError::Unavailable(format!(
                 "Landlock could not be applied, so the command was not started ({})",
                 support.describe()
-            ));
+            )));
         }
         if !confinement.namespace {
             // No namespace hides the host's sockets or closes the network.
@@ -167,10 +171,10 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), St
     }
     if request.probe {
         return writeln!(std::io::stdout(), "{}", super::launcher_answer())
-            .map_err(|error| format!("could not answer the probe: {error}"));
+            .map_err(could("answer the probe"));
     }
     let Some((program, args)) = request.program.split_first() else {
-        return Err("no program to run".to_owned());
+        return Err(SetupError::Arguments("no program to run".to_owned()));
     };
     let mut command = Command::new(program);
     command.args(args);
@@ -180,15 +184,12 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), St
     if first.is_none() {
         // Only returns on failure.
         let error = command.exec();
-        return Err(format!(
-            "could not start {}: {error}",
-            program.to_string_lossy()
-        ));
+        return Err(could(format!("start {}", program.to_string_lossy()))(error));
     }
     let status = command
         .spawn()
         .and_then(|mut child| child.wait())
-        .map_err(|error| format!("could not start {}: {error}", program.to_string_lossy()))?;
+        .map_err(could(format!("start {}", program.to_string_lossy())))?;
     // The namespace's first process learns that the command is done when this one is gone.
     drop(first);
     exit_like(status)
@@ -209,7 +210,7 @@ fn exit_like(status: std::process::ExitStatus) -> ! {
 
 /// Enter the private namespaces and make the mounts (steps 2–4 of the module comment). Returns
 /// whether the command got pseudo-terminals of its own.
-fn enter_namespaces(confinement: &Confinement) -> Result<bool, String> {
+fn enter_namespaces(confinement: &Confinement) -> Result<bool, SetupError> {
     let uid = nix::unistd::getuid();
     let gid = nix::unistd::getgid();
     let sockets = host_sockets(&confinement.reachable);
@@ -221,7 +222,7 @@ fn enter_namespaces(confinement: &Confinement) -> Result<bool, String> {
         MsFlags::MS_REC | MsFlags::MS_PRIVATE,
         None::<&str>,
     )
-    .map_err(|error| format!("could not make the mounts private: {error}"))?;
+    .map_err(could("make the mounts private"))?;
     // Opened before anything is covered: a descriptor still reaches what a tmpfs hides.
     let revealed = mounts::open_revealed(&confinement.revealed)?;
     for mask in &confinement.masked {
@@ -254,10 +255,8 @@ fn enter_namespaces(confinement: &Confinement) -> Result<bool, String> {
     }
     // The working directory still refers to what was there before the mounts (a cwd inside
     // `.git` would write past the read-only bind): look it up again.
-    let here = std::env::current_dir()
-        .map_err(|error| format!("could not read the working directory: {error}"))?;
-    std::env::set_current_dir(&here)
-        .map_err(|error| format!("could not enter {}: {error}", here.display()))?;
+    let here = std::env::current_dir().map_err(could("read the working directory"))?;
+    std::env::set_current_dir(&here).map_err(could(format!("enter {}", here.display())))?;
     Ok(terminals)
 }
 
@@ -265,11 +264,14 @@ fn new_user_namespace(
     uid: nix::unistd::Uid,
     gid: nix::unistd::Gid,
     more: CloneFlags,
-) -> Result<(), String> {
-    unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | more)
-        .map_err(|error| format!("user namespaces are not available (unshare: {error})"))?;
+) -> Result<(), SetupError> {
+    unshare(CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | more).map_err(|error| {
+        SetupError::Unavailable(format!(
+            "user namespaces are not available (unshare: {error})"
+        ))
+    })?;
     let write = |file: &str, text: String| {
-        std::fs::write(file, text).map_err(|error| format!("could not write {file}: {error}"))
+        std::fs::write(file, text).map_err(could(format!("write {file}")))
     };
     write("/proc/self/setgroups", "deny".to_owned())?;
     write("/proc/self/uid_map", format!("{uid} {uid} 1\n"))?;
@@ -301,18 +303,17 @@ mod init {
     }
 
     /// Start the namespace's first process and wait until it is ready.
-    pub(in super::super) fn start() -> Result<First, String> {
-        let failed = |error: std::io::Error| {
-            format!("could not start the namespace's first process: {error}")
-        };
+    pub(in super::super) fn start() -> Result<First, SetupError> {
+        let failed = could::<std::io::Error>("start the namespace's first process");
         // pincer's pidfd: the first process watches it. An old kernel has none; then pincer's
         // end of the run (which kills the process group) is what ends the namespace.
         let lifeline = rustix::process::pidfd_open(
-            rustix::process::getppid().ok_or_else(|| "pincer is already gone".to_owned())?,
+            rustix::process::getppid()
+                .ok_or_else(|| SetupError::Unavailable("pincer is already gone".to_owned()))?,
             rustix::process::PidfdFlags::empty(),
         )
         .ok();
-        let (mut reader, writer) = std::io::pipe().map_err(failed)?;
+        let (mut reader, writer) = std::io::pipe().map_err(&failed)?;
         with_ambient_admin(true)?;
         let mut command = Command::new(crate::tools::sandbox::SELF_EXE);
         command
@@ -326,34 +327,33 @@ mod init {
         let spawned = command.spawn();
         drop(command);
         with_ambient_admin(false)?;
-        spawned.map_err(failed)?;
+        spawned.map_err(&failed)?;
         let mut ready = [0_u8; 1];
-        reader.read_exact(&mut ready).map_err(failed)?;
+        reader.read_exact(&mut ready).map_err(&failed)?;
         Ok(First { _reader: reader })
     }
 
     /// Put `CAP_SYS_ADMIN` in (or take it out of) the inheritable and ambient sets, so that the
     /// first process keeps it across its exec.
-    fn with_ambient_admin(on: bool) -> Result<(), String> {
-        let failed =
-            |error: rustix::io::Errno| format!("could not pass the mount capability on: {error}");
-        let mut sets: CapabilitySets = rustix::thread::capabilities(None).map_err(failed)?;
+    fn with_ambient_admin(on: bool) -> Result<(), SetupError> {
+        let failed = could("pass the mount capability on");
+        let mut sets: CapabilitySets = rustix::thread::capabilities(None).map_err(&failed)?;
         if on {
             sets.inheritable |= CapabilitySet::SYS_ADMIN;
         } else {
             sets.inheritable = CapabilitySet::empty();
         }
-        rustix::thread::set_capabilities(None, sets).map_err(failed)?;
+        rustix::thread::set_capabilities(None, sets).map_err(&failed)?;
         if on {
             rustix::thread::configure_capability_in_ambient_set(CapabilitySet::SYS_ADMIN, true)
-                .map_err(failed)
+                .map_err(&failed)
         } else {
-            rustix::thread::clear_ambient_capability_set().map_err(failed)
+            rustix::thread::clear_ambient_capability_set().map_err(&failed)
         }
     }
 
     /// The first process's life (see the module comment). Only returns on failure.
-    pub(in super::super) fn run(watch_pincer: bool) -> Result<(), String> {
+    pub(in super::super) fn run(watch_pincer: bool) -> Result<(), SetupError> {
         // Best effort: without it the command sees the system's /proc, still through its own
         // process id.
         let _ = mounts::private_proc();
@@ -369,14 +369,14 @@ mod init {
         let mut children = SigSet::empty();
         children.add(Signal::SIGCHLD);
         sigprocmask(SigmaskHow::SIG_BLOCK, Some(&children), None)
-            .map_err(|error| format!("could not block SIGCHLD: {error}"))?;
+            .map_err(could("block SIGCHLD"))?;
         let reaped = SignalFd::with_flags(&children, SfdFlags::SFD_NONBLOCK)
-            .map_err(|error| format!("could not watch its children: {error}"))?;
+            .map_err(could("watch its children"))?;
         let mut stdout = std::io::stdout();
         stdout
             .write_all(b"1")
             .and_then(|()| stdout.flush())
-            .map_err(|error| format!("could not say it is ready: {error}"))?;
+            .map_err(could("say it is ready"))?;
         let mut launcher_gone = false;
         loop {
             let stdin = std::io::stdin();
@@ -390,7 +390,7 @@ mod init {
             }
             match poll(&mut watched, PollTimeout::NONE) {
                 Ok(_) | Err(Errno::EINTR) => {}
-                Err(error) => return Err(format!("could not wait: {error}")),
+                Err(error) => return Err(could("wait")(error)),
             }
             let fired = |index: usize| {
                 watched

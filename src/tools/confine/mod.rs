@@ -337,17 +337,63 @@ impl Confinement {
     }
 }
 
+/// Why a command could not be confined, as the launcher reports it to pincer (one line after
+/// [`FAILURE_PREFIX`]) and pincer reports it as the command's error.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SetupError {
+    /// A step failed at a system call.
+    #[error("could not {step}: {source}")]
+    Failed {
+        step: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The system lacks what the confinement needs (user namespaces, Landlock), in the words
+    /// of the check that found it.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The launcher's arguments describe no command: pincer and the launcher disagree.
+    #[error("{0}")]
+    Arguments(String),
+    /// The run's private temp dir for commands cannot be made.
+    #[error(
+        "cannot make the private temp dir '{}' for commands: {source} (set TMPDIR to a \
+         writable directory)",
+        path.display()
+    )]
+    PrivateTemp {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The thread that starts a Landlock-confined command panicked.
+    #[error("the confined start panicked")]
+    Panicked,
+    /// The launcher reported a failure: its line, after [`FAILURE_PREFIX`].
+    #[error("{FAILURE_PREFIX}{0}")]
+    InLauncher(Box<SetupError>),
+}
+
+/// The error of a failed step, for `map_err`: `could("block SIGCHLD")`.
+fn could<E: Into<std::io::Error>>(step: impl Into<String>) -> impl Fn(E) -> SetupError {
+    let step = step.into();
+    move |error| SetupError::Failed {
+        step: step.clone(),
+        source: error.into(),
+    }
+}
+
 /// When this process was started as the launcher (`argv[0]` is [`ARG0`]): set up the
 /// confinement its arguments describe and exec the program. Returns `None` when this is an
 /// ordinary pincer run; otherwise what happened: `Ok` after a probe, `Err` with a sentence when
 /// setup or exec failed (the caller prints it and exits with [`SETUP_FAILED`]). Must run before
 /// any thread is started.
-fn launcher_main() -> Option<Result<(), String>> {
+fn launcher_main() -> Option<Result<(), SetupError>> {
     let mut arguments = std::env::args_os();
     if arguments.next().as_deref() != Some(OsStr::new(ARG0)) {
         return None;
     }
-    Some(launcher::launch(arguments).map_err(|message| format!("{FAILURE_PREFIX}{message}")))
+    Some(launcher::launch(arguments).map_err(|error| SetupError::InLauncher(Box::new(error))))
 }
 
 /// [`launcher_main`] for an executable's `main`: `None` for an ordinary pincer run, else the
@@ -391,7 +437,7 @@ pub(crate) fn spawn_confined<C: Spawned>(
     program: &OsStr,
     args: &[OsString],
     spawn: impl FnOnce(Command) -> std::io::Result<C> + Send + 'static,
-) -> Result<std::io::Result<C>, String> {
+) -> Result<std::io::Result<C>, SetupError> {
     spawn_as(sandbox, None, program, args, spawn)
 }
 
@@ -405,15 +451,12 @@ pub(crate) fn spawn_as<C: Spawned>(
     program: &OsStr,
     args: &[OsString],
     spawn: impl FnOnce(Command) -> std::io::Result<C> + Send + 'static,
-) -> Result<std::io::Result<C>, String> {
+) -> Result<std::io::Result<C>, SetupError> {
     static FIRST_CALL: std::sync::Once = std::sync::Once::new();
     if let Some(temp) = &sandbox.exec.temp_dir {
-        temp::ensure_private_dir(temp).map_err(|error| {
-            format!(
-                "cannot make the private temp dir '{}' for commands: {error} \
-                 (set TMPDIR to a writable directory)",
-                temp.display()
-            )
+        temp::ensure_private_dir(temp).map_err(|source| SetupError::PrivateTemp {
+            path: temp.clone(),
+            source,
         })?;
     }
     let Some(mut confinement) = Confinement::for_sandbox(sandbox) else {
@@ -441,7 +484,7 @@ pub(crate) fn spawn_as<C: Spawned>(
         });
     }
     if let Some(launcher) = &protection.launcher {
-        if protection.namespace.is_ok() {
+        if protection.namespace.is_private() {
             run::prepare(sandbox, &mut confinement)?;
         } else {
             confinement.namespace = false;
@@ -468,16 +511,16 @@ pub(crate) fn spawn_as<C: Spawned>(
     let turn = sandbox.exec.temp_dir.clone();
     spawn_restricted(rules, move |support| {
         if require && !support.is_enforced() {
-            return Err(format!(
+            return Err(SetupError::Unavailable(format!(
                 "exec is disabled: the sandbox is read-only and the command could not be \
                  confined ({}).",
                 support.describe()
-            ));
+            )));
         }
         seccomp::restrict_sockets(network)?;
         Ok(run::register(spawn(command), turn.as_deref()))
     })
-    .map_err(|_| "the confined start panicked".to_owned())?
+    .map_err(|_| SetupError::Panicked)?
 }
 
 /// Start `program` with `args`, unconfined, in a session of its own (no controlling terminal):
@@ -509,7 +552,7 @@ pub(crate) fn spawn_in_session<T>(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum LauncherSupport {
     /// The launcher runs; `Err` says why it cannot set up namespaces.
-    Runs(Result<(), String>),
+    Runs(MountNamespace),
     /// The launcher did not run (why).
     Broken(String),
 }
@@ -610,7 +653,7 @@ impl LauncherProbe {
         let expected = launcher_answer();
         if answer.trim_end() == expected {
             std::thread::spawn(move || child.wait());
-            return LauncherSupport::Runs(Ok(()));
+            return LauncherSupport::Runs(MountNamespace::Private);
         }
         let output = match child.wait_with_output() {
             Ok(output) => output,
@@ -627,7 +670,7 @@ impl LauncherProbe {
                 answer.trim_end()
             )),
             (Some(code), Some(reason)) if code == i32::from(SETUP_FAILED) => {
-                LauncherSupport::Runs(Err(reason.to_owned()))
+                LauncherSupport::Runs(MountNamespace::Unused(reason.to_owned()))
             }
             (code, _) => LauncherSupport::Broken(format!(
                 "{launcher} did not act as the launcher (exit {}): {}",
@@ -649,13 +692,28 @@ pub(crate) enum ProbeMemory {
     ReadOnly,
 }
 
+/// Whether commands get a private mount namespace (SPEC §10).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum MountNamespace {
+    /// They do: pincer's directories hidden, `.git` read-only, a network of their own.
+    Private,
+    /// They do not, for this reason (the launcher's, or the sandbox mode).
+    Unused(String),
+}
+
+impl MountNamespace {
+    pub(crate) fn is_private(&self) -> bool {
+        matches!(self, MountNamespace::Private)
+    }
+}
+
 /// How the commands of a sandbox are protected on this system.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ExecProtection {
     /// The sandbox mode.
     pub mode: SandboxMode,
     /// The private mount namespace: `Err` says why it is not used.
-    pub namespace: Result<(), String>,
+    pub namespace: MountNamespace,
     /// Landlock.
     pub landlock: LandlockSupport,
     /// pincer's directories that are not hidden because they contain the workspace or the
@@ -679,13 +737,21 @@ impl ExecProtection {
             landlock_support()
         };
         let (namespace, launcher) = match (&sandbox.exec.launcher, sandbox.mode) {
-            (_, SandboxMode::DangerFullAccess) => (Err("danger-full-access".to_owned()), None),
-            (None, _) => (Err("no launcher is configured".to_owned()), None),
+            (_, SandboxMode::DangerFullAccess) => (
+                MountNamespace::Unused("danger-full-access".to_owned()),
+                None,
+            ),
+            (None, _) => (
+                MountNamespace::Unused("no launcher is configured".to_owned()),
+                None,
+            ),
             (Some(launcher), _) => match launcher_support(launcher) {
                 (found, LauncherSupport::Runs(namespace)) => {
                     (namespace.clone(), Some(found.clone()))
                 }
-                (_, LauncherSupport::Broken(reason)) => (Err(reason.clone()), None),
+                (_, LauncherSupport::Broken(reason)) => {
+                    (MountNamespace::Unused(reason.clone()), None)
+                }
             },
         };
         ExecProtection::found(sandbox, namespace, landlock, launcher)
@@ -694,7 +760,7 @@ impl ExecProtection {
     /// What `sandbox`'s commands get where the namespace, Landlock and the launcher are as given.
     fn found(
         sandbox: &Sandbox,
-        namespace: Result<(), String>,
+        namespace: MountNamespace,
         landlock: LandlockSupport,
         launcher: Option<PathBuf>,
     ) -> ExecProtection {
@@ -745,11 +811,16 @@ impl ExecProtection {
             } else {
                 LandlockSupport::FullyEnforced
             };
-            let protection = ExecProtection::found(sandbox, Ok(()), landlock, Some(memo.launcher));
+            let protection = ExecProtection::found(
+                sandbox,
+                MountNamespace::Private,
+                landlock,
+                Some(memo.launcher),
+            );
             return (protection, Some(memo.probed_at_ms));
         }
         let protection = ExecProtection::of(sandbox);
-        if let (Some(fingerprint), false, Ok(()), true, Some(found)) = (
+        if let (Some(fingerprint), false, MountNamespace::Private, true, Some(found)) = (
             fingerprint,
             memory == ProbeMemory::ReadOnly,
             &protection.namespace,
@@ -772,7 +843,7 @@ impl ExecProtection {
 
     /// `namespace+landlock`, `namespace`, `landlock` or `none`.
     pub(crate) fn level(&self) -> &'static str {
-        match (self.namespace.is_ok(), self.landlock.is_enforced()) {
+        match (self.namespace.is_private(), self.landlock.is_enforced()) {
             (true, true) => "namespace+landlock",
             (true, false) => "namespace",
             (false, true) => "landlock",
@@ -808,12 +879,12 @@ impl ExecProtection {
         };
         let mut parts = Vec::new();
         match &self.namespace {
-            Ok(()) => parts.push(
+            MountNamespace::Private => parts.push(
                 "private mount namespace (.git, .pincer, .claude, .codex read-only; pincer's \
                  directories hidden)"
                     .to_owned(),
             ),
-            Err(reason) => parts.push(format!(
+            MountNamespace::Unused(reason) => parts.push(format!(
                 "no mount namespace ({reason}): .git is writable, pincer's directories inside \
                  the workspace are readable by commands, no unix socket can be made \
                  (seccomp), and a process that leaves its session outlives the run"
@@ -832,7 +903,7 @@ impl ExecProtection {
                 directory.display()
             ));
         }
-        if !self.network && self.namespace.is_err() {
+        if !self.network && !self.namespace.is_private() {
             parts.push(format!("the network is {}", self.network_line()));
         }
         parts.join("; ")
@@ -846,7 +917,7 @@ impl ExecProtection {
         if self.network {
             return "on (--allow-network or [sandbox] network = true)".to_owned();
         }
-        if self.namespace.is_ok() {
+        if self.namespace.is_private() {
             return "off: each command has a loopback interface of its own and nothing else"
                 .to_owned();
         }
@@ -858,8 +929,8 @@ impl ExecProtection {
     /// `available` or `not available: REASON`.
     pub(crate) fn namespace_line(&self) -> String {
         match &self.namespace {
-            Ok(()) => "available".to_owned(),
-            Err(reason) => format!("not available: {reason}"),
+            MountNamespace::Private => "available".to_owned(),
+            MountNamespace::Unused(reason) => format!("not available: {reason}"),
         }
     }
 }
@@ -903,15 +974,19 @@ mod tests {
         let first = launcher::parse(["--init".into()].into_iter()).unwrap();
         assert_eq!(first.init, Some(true));
         assert_eq!(
-            launcher::parse(["--hide".into()].into_iter()).unwrap_err(),
+            launcher::parse(["--hide".into()].into_iter())
+                .unwrap_err()
+                .to_string(),
             "--hide needs a value"
         );
         assert_eq!(
-            launcher::parse(["--mask-name".into(), "x".into()].into_iter()).unwrap_err(),
+            launcher::parse(["--mask-name".into(), "x".into()].into_iter())
+                .unwrap_err()
+                .to_string(),
             "--mask-name comes after --mask"
         );
         assert_eq!(
-            launcher::parse(std::iter::empty()).unwrap_err(),
+            launcher::parse(std::iter::empty()).unwrap_err().to_string(),
             "no program to run"
         );
     }
@@ -1016,7 +1091,7 @@ mod tests {
     fn the_protection_level_and_its_description_follow_what_is_available() {
         let mut protection = ExecProtection {
             mode: SandboxMode::WorkspaceWrite,
-            namespace: Ok(()),
+            namespace: MountNamespace::Private,
             landlock: LandlockSupport::FullyEnforced,
             unhidden: Vec::new(),
             added_dirs: 0,
@@ -1041,7 +1116,7 @@ mod tests {
              private temp dir)"
         ));
         protection.added_dirs = 0;
-        protection.namespace = Err("unshare: EPERM".to_owned());
+        protection.namespace = MountNamespace::Unused("unshare: EPERM".to_owned());
         assert_eq!(protection.level(), "landlock");
         assert!(!protection.is_full());
         assert!(protection.describe().starts_with(
@@ -1056,7 +1131,7 @@ mod tests {
         protection.landlock = LandlockSupport::NotSupported("old kernel".to_owned());
         assert_eq!(protection.level(), "none");
         assert!(!protection.is_enforced());
-        protection.namespace = Ok(());
+        protection.namespace = MountNamespace::Private;
         protection.unhidden = vec!["/h".into()];
         assert_eq!(protection.level(), "namespace");
         assert!(protection.describe().ends_with(
@@ -1082,7 +1157,7 @@ mod tests {
         let answer = launcher_answer();
         assert_eq!(
             outcome(&format!("echo '{answer}'")),
-            LauncherSupport::Runs(Ok(()))
+            LauncherSupport::Runs(MountNamespace::Private)
         );
         // A launcher of another build, or an older one that answers nothing.
         for stale in ["echo 'pincer-exec-sandbox 0.0.1 protocol 0'", "exit 0"] {
@@ -1096,7 +1171,7 @@ mod tests {
         }
         assert_eq!(
             outcome("echo 'error: exec sandbox: user namespaces are off' >&2; exit 125"),
-            LauncherSupport::Runs(Err("user namespaces are off".to_owned()))
+            LauncherSupport::Runs(MountNamespace::Unused("user namespaces are off".to_owned()))
         );
         match outcome("echo 'usage' >&2; exit 2") {
             LauncherSupport::Broken(reason) => {

@@ -7,6 +7,7 @@
 //! (where it holds every capability); the mounts become locked when the launcher enters the
 //! second one.
 
+use super::{SetupError, could};
 use std::ffi::OsString;
 use std::os::fd::{AsRawFd as _, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -25,7 +26,9 @@ const LOCKED: MsFlags = MsFlags::MS_NOSUID
 
 /// Open each of `directories` (without following a final link), dropping those inside an
 /// earlier one: they are visible through its mount already.
-pub(super) fn open_revealed(directories: &[PathBuf]) -> Result<Vec<(PathBuf, OwnedFd)>, String> {
+pub(super) fn open_revealed(
+    directories: &[PathBuf],
+) -> Result<Vec<(PathBuf, OwnedFd)>, SetupError> {
     let mut sorted: Vec<&PathBuf> = directories.iter().collect();
     sorted.sort_by_key(|path| path.components().count());
     let mut opened: Vec<(PathBuf, OwnedFd)> = Vec::new();
@@ -38,7 +41,7 @@ pub(super) fn open_revealed(directories: &[PathBuf]) -> Result<Vec<(PathBuf, Own
             // Gone since the run started: nothing to show.
             Err(nix::errno::Errno::ENOENT) => {}
             Err(error) => {
-                return Err(format!("could not open {}: {error}", directory.display()));
+                return Err(could(format!("open {}", directory.display()))(error));
             }
         }
     }
@@ -64,7 +67,7 @@ fn through(descriptor: &OwnedFd) -> PathBuf {
 /// either way. The directories of `revealed` (inside `path`, opened beforehand) are bound back
 /// read-only onto mount points made in the tmpfs while it is still writable. Nothing there:
 /// nothing to do.
-pub(super) fn hide(path: &Path, revealed: &[&(PathBuf, OwnedFd)]) -> Result<(), String> {
+pub(super) fn hide(path: &Path, revealed: &[&(PathBuf, OwnedFd)]) -> Result<(), SetupError> {
     let Ok(metadata) = std::fs::symlink_metadata(path) else {
         return Ok(());
     };
@@ -75,7 +78,7 @@ pub(super) fn hide(path: &Path, revealed: &[&(PathBuf, OwnedFd)]) -> Result<(), 
     if !metadata.is_dir() {
         return bind_read_only(Path::new("/dev/null"), path, MsFlags::MS_NODEV);
     }
-    let failed = |error: nix::Error| format!("could not hide {}: {error}", path.display());
+    let failed = could(format!("hide {}", path.display()));
     if revealed.is_empty() {
         return mount(
             Some("tmpfs"),
@@ -84,7 +87,7 @@ pub(super) fn hide(path: &Path, revealed: &[&(PathBuf, OwnedFd)]) -> Result<(), 
             MsFlags::MS_RDONLY | LOCKED,
             Some("mode=0555,size=4k"),
         )
-        .map_err(failed);
+        .map_err(&failed);
     }
     mount(
         Some("tmpfs"),
@@ -93,17 +96,15 @@ pub(super) fn hide(path: &Path, revealed: &[&(PathBuf, OwnedFd)]) -> Result<(), 
         LOCKED,
         Some("mode=0755,size=64k"),
     )
-    .map_err(failed)?;
+    .map_err(&failed)?;
     for (directory, descriptor) in revealed {
-        std::fs::create_dir_all(directory).map_err(|error| {
-            format!(
-                "could not make a mount point for {}: {error}",
-                directory.display()
-            )
-        })?;
+        std::fs::create_dir_all(directory).map_err(could(format!(
+            "make a mount point for {}",
+            directory.display()
+        )))?;
         bind_read_only(&through(descriptor), directory, MsFlags::empty())?;
     }
-    remount_read_only(path).map_err(failed)
+    remount_read_only(path).map_err(&failed)
 }
 
 /// Rebuild `mask.directory` without pincer's entries: everything else in it is opened, an empty
@@ -111,14 +112,9 @@ pub(super) fn hide(path: &Path, revealed: &[&(PathBuf, OwnedFd)]) -> Result<(), 
 /// mounted beneath it). An entry pincer writes later — a store replaced by rename, a session
 /// created after the command started — is simply not there, which a bind mount over a single
 /// file could not promise (a rename replaces the file the mount covered).
-pub(super) fn mask(mask: &Mask) -> Result<(), String> {
+pub(super) fn mask(mask: &Mask) -> Result<(), SetupError> {
     let directory = &mask.directory;
-    let failed = |error: nix::Error| {
-        format!(
-            "could not hide pincer's files in {}: {error}",
-            directory.display()
-        )
-    };
+    let failed = could(format!("hide pincer's files in {}", directory.display()));
     let Ok(entries) = std::fs::read_dir(directory) else {
         return Ok(());
     };
@@ -143,7 +139,7 @@ pub(super) fn mask(mask: &Mask) -> Result<(), String> {
         match open_path(&path, false) {
             Ok(descriptor) => kept.push((name, kind.is_dir(), descriptor)),
             Err(nix::errno::Errno::ENOENT) => {}
-            Err(error) => return Err(format!("could not open {}: {error}", path.display())),
+            Err(error) => return Err(could(format!("open {}", path.display()))(error)),
         }
     }
     mount(
@@ -153,14 +149,12 @@ pub(super) fn mask(mask: &Mask) -> Result<(), String> {
         LOCKED,
         Some("mode=0755"),
     )
-    .map_err(failed)?;
+    .map_err(&failed)?;
     for (name, target) in &links {
-        std::os::unix::fs::symlink(target, directory.join(name)).map_err(|error| {
-            format!(
-                "could not copy the link {}: {error}",
-                directory.join(name).display()
-            )
-        })?;
+        std::os::unix::fs::symlink(target, directory.join(name)).map_err(could(format!(
+            "copy the link {}",
+            directory.join(name).display()
+        )))?;
     }
     for (name, is_dir, descriptor) in &kept {
         let target = directory.join(name);
@@ -169,12 +163,10 @@ pub(super) fn mask(mask: &Mask) -> Result<(), String> {
         } else {
             std::fs::File::create(&target).map(drop)
         };
-        made.map_err(|error| {
-            format!(
-                "could not make a mount point for {}: {error}",
-                target.display()
-            )
-        })?;
+        made.map_err(could(format!(
+            "make a mount point for {}",
+            target.display()
+        )))?;
         mount(
             Some(&through(descriptor)),
             &target,
@@ -182,9 +174,9 @@ pub(super) fn mask(mask: &Mask) -> Result<(), String> {
             MsFlags::MS_BIND | MsFlags::MS_REC,
             None::<&str>,
         )
-        .map_err(|error| format!("could not bind {} back: {error}", target.display()))?;
+        .map_err(could(format!("bind {} back", target.display())))?;
     }
-    remount_read_only(directory).map_err(failed)
+    remount_read_only(directory).map_err(&failed)
 }
 
 /// Make the tmpfs at `path` read-only (what is bound onto it keeps its own flags).
@@ -200,8 +192,12 @@ fn remount_read_only(path: &Path) -> nix::Result<()> {
 
 /// Bind `source` onto `target` and make that mount read-only, keeping the flags the kernel
 /// locks for an unprivileged namespace (nosuid, nodev, noexec, atime) and adding `extra`.
-pub(super) fn bind_read_only(source: &Path, target: &Path, extra: MsFlags) -> Result<(), String> {
-    let failed = |error: nix::Error| format!("could not protect {}: {error}", target.display());
+pub(super) fn bind_read_only(
+    source: &Path,
+    target: &Path,
+    extra: MsFlags,
+) -> Result<(), SetupError> {
+    let failed = could(format!("protect {}", target.display()));
     mount(
         Some(source),
         target,
@@ -209,8 +205,8 @@ pub(super) fn bind_read_only(source: &Path, target: &Path, extra: MsFlags) -> Re
         MsFlags::MS_BIND | MsFlags::MS_REC,
         None::<&str>,
     )
-    .map_err(failed)?;
-    let current = statvfs(target).map_err(failed)?.flags();
+    .map_err(&failed)?;
+    let current = statvfs(target).map_err(&failed)?.flags();
     mount(
         None::<&str>,
         target,
@@ -218,7 +214,7 @@ pub(super) fn bind_read_only(source: &Path, target: &Path, extra: MsFlags) -> Re
         MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | locked_flags(current) | extra,
         None::<&str>,
     )
-    .map_err(failed)
+    .map_err(&failed)
 }
 
 /// The mount flags of `current` that a remount inside a user namespace must repeat.
@@ -242,7 +238,7 @@ pub(super) fn locked_flags(current: FsFlags) -> MsFlags {
 /// its `ptmx` over `/dev/ptmx`, so no terminal of the user's (`/dev/pts/N`) can be opened.
 /// Where the kernel refuses a new instance, an empty tmpfs covers `/dev/pts` and `/dev/ptmx`
 /// is hidden: no pseudo-terminals at all. Returns whether the command has working ones.
-pub(super) fn private_terminals() -> Result<bool, String> {
+pub(super) fn private_terminals() -> Result<bool, SetupError> {
     let pts = Path::new("/dev/pts");
     let fresh = mount(
         Some("devpts"),
@@ -261,7 +257,7 @@ pub(super) fn private_terminals() -> Result<bool, String> {
                 MsFlags::MS_BIND,
                 None::<&str>,
             )
-            .map_err(|error| format!("could not bind the private /dev/ptmx: {error}"))?;
+            .map_err(could("bind the private /dev/ptmx"))?;
         }
         return Ok(true);
     }

@@ -14,6 +14,7 @@
 //! directory and no other run holds it; one left by a killed run (no lock held) is taken over.
 //! Without a mount namespace there are none: nothing could keep a command out of them.
 
+use super::{SetupError, could};
 use std::fs::File;
 use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
@@ -132,7 +133,7 @@ pub(crate) fn finish_run() {
 /// pincer writes them) and the placeholders put in place; the protected directories below the
 /// roots are found (again when one found earlier has gone: a directory holding one was
 /// renamed); the sockets of the user's session outside the roots are hidden.
-pub(super) fn prepare(sandbox: &Sandbox, confinement: &mut Confinement) -> Result<(), String> {
+pub(super) fn prepare(sandbox: &Sandbox, confinement: &mut Confinement) -> Result<(), SetupError> {
     let writable_roots: Vec<&PathBuf> = match sandbox.mode {
         SandboxMode::WorkspaceWrite => sandbox
             .writable_roots
@@ -141,7 +142,7 @@ pub(super) fn prepare(sandbox: &Sandbox, confinement: &mut Confinement) -> Resul
             .collect(),
         SandboxMode::ReadOnly | SandboxMode::DangerFullAccess => Vec::new(),
     };
-    let (placeholders, nested) = with_run(|run| -> Result<_, String> {
+    let (placeholders, nested) = with_run(|run| -> Result<_, SetupError> {
         if !run.prepared {
             for directory in &sandbox.exec.made_hidden {
                 make_private_directory(directory)?;
@@ -191,7 +192,7 @@ pub(super) fn prepare(sandbox: &Sandbox, confinement: &mut Confinement) -> Resul
 }
 
 /// Make `directory` (one of pincer's, to be hidden) when it does not exist, mode 0700.
-fn make_private_directory(directory: &Path) -> Result<(), String> {
+fn make_private_directory(directory: &Path) -> Result<(), SetupError> {
     if std::fs::symlink_metadata(directory).is_ok() {
         return Ok(());
     }
@@ -199,12 +200,10 @@ fn make_private_directory(directory: &Path) -> Result<(), String> {
         .recursive(true)
         .mode(0o700)
         .create(directory)
-        .map_err(|error| {
-            format!(
-                "cannot make '{}' so that commands cannot create it: {error}",
-                directory.display()
-            )
-        })
+        .map_err(could(format!(
+            "make '{}' so that commands cannot create it",
+            directory.display()
+        )))
 }
 
 /// Whether `directory` (opened) is a placeholder: an empty directory of this user's with mode
@@ -256,21 +255,17 @@ fn open_own_directory(path: &Path) -> std::io::Result<File> {
 
 /// Put a placeholder at `path` when nothing is there, or take over one already there (made
 /// by another run, live or dead); `None` when something real is there.
-fn place_holder(path: &Path) -> Result<Option<(PathBuf, Flock<File>)>, String> {
-    let failed = |error: std::io::Error| {
-        format!(
-            "cannot keep commands from creating '{}': {error}",
-            path.display()
-        )
-    };
+fn place_holder(path: &Path) -> Result<Option<(PathBuf, Flock<File>)>, SetupError> {
+    let failed =
+        could::<std::io::Error>(format!("keep commands from creating '{}'", path.display()));
     // A run that removes its placeholder as this one takes it over: try again.
     for _ in 0..3 {
         let directory = match std::fs::DirBuilder::new().mode(0o700).create(path) {
             Ok(()) => {
-                let directory = File::open(path).map_err(failed)?;
+                let directory = File::open(path).map_err(&failed)?;
                 directory
                     .set_permissions(std::fs::Permissions::from_mode(0o000))
-                    .map_err(failed)?;
+                    .map_err(&failed)?;
                 directory
             }
             Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {

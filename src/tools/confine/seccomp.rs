@@ -9,6 +9,7 @@
 //! fails with `EACCES`. The price, stated in the README: a command cannot use a unix socket of
 //! its own either in that mode.
 
+use super::{SetupError, could};
 use std::collections::BTreeMap;
 
 use nix::libc;
@@ -19,9 +20,9 @@ use seccompiler::{
 
 /// Install the filter on the calling thread (and what it starts from now on): unix sockets
 /// refused, and internet and packet sockets too when `network` is false.
-pub(super) fn restrict_sockets(network: bool) -> Result<(), String> {
-    fn failed(error: impl std::fmt::Display) -> String {
-        format!("could not restrict sockets: {error}")
+pub(super) fn restrict_sockets(network: bool) -> Result<(), SetupError> {
+    fn failed(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> SetupError {
+        could("restrict sockets")(std::io::Error::other(error))
     }
     let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(failed)?;
     let mut families = vec![libc::AF_UNIX];

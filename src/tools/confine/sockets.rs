@@ -11,6 +11,7 @@
 //! belong to a network namespace: a closed network takes them away, Landlock ABI 6 scoping
 //! otherwise.
 
+use super::{SetupError, could};
 use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::os::unix::fs::FileTypeExt as _;
@@ -166,20 +167,20 @@ pub(crate) fn session_socket_paths(
 /// Bring the loopback interface of a new network namespace up (it starts down), so the command
 /// can still talk to itself over 127.0.0.1 and ::1. One `RTM_NEWLINK` request over rtnetlink:
 /// interface 1 (loopback is always the first), `IFF_UP` set.
-pub(super) fn loopback_up() -> Result<(), String> {
+pub(super) fn loopback_up() -> Result<(), SetupError> {
     const RTM_NEWLINK: u16 = 16;
     const NLM_F_REQUEST: u16 = 0x1;
     const NLM_F_ACK: u16 = 0x4;
     const NLMSG_ERROR: u16 = 2;
     const IFF_UP: u32 = 0x1;
-    let failed = |error: nix::Error| format!("could not bring the loopback interface up: {error}");
+    let failed = could("bring the loopback interface up");
     let descriptor = socket(
         AddressFamily::Netlink,
         SockType::Raw,
         SockFlag::SOCK_CLOEXEC,
         SockProtocol::NetlinkRoute,
     )
-    .map_err(failed)?;
+    .map_err(&failed)?;
     // struct nlmsghdr (16 bytes) then struct ifinfomsg (16 bytes), native byte order.
     let mut message = Vec::with_capacity(32);
     message.extend_from_slice(&32_u32.to_ne_bytes());
@@ -198,9 +199,9 @@ pub(super) fn loopback_up() -> Result<(), String> {
         &NetlinkAddr::new(0, 0),
         MsgFlags::empty(),
     )
-    .map_err(failed)?;
+    .map_err(&failed)?;
     let mut answer = [0_u8; 256];
-    let length = recv(descriptor.as_raw_fd(), &mut answer, MsgFlags::empty()).map_err(failed)?;
+    let length = recv(descriptor.as_raw_fd(), &mut answer, MsgFlags::empty()).map_err(&failed)?;
     // The acknowledgement is an NLMSG_ERROR message whose error field is 0.
     let kind = answer
         .get(4..6)
@@ -211,7 +212,7 @@ pub(super) fn loopback_up() -> Result<(), String> {
     match (length >= 20, kind, error) {
         (true, Some(NLMSG_ERROR), Some(0)) => Ok(()),
         (true, Some(NLMSG_ERROR), Some(code)) => Err(failed(nix::errno::Errno::from_raw(-code))),
-        _ => Err("could not bring the loopback interface up: no acknowledgement".to_owned()),
+        _ => Err(failed(nix::errno::Errno::EPROTO)),
     }
 }
 
