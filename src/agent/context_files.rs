@@ -123,7 +123,10 @@ pub(crate) fn load(
                         truncated,
                     });
                 }
-                Err(reason) => loaded.skipped.push(SkippedFile { path, reason }),
+                Err(reason) => loaded.skipped.push(SkippedFile {
+                    path,
+                    reason: reason.to_string(),
+                }),
             }
         }
     }
@@ -139,25 +142,34 @@ fn is_plain_relative(name: &str) -> bool {
             .all(|component| matches!(component, Component::Normal(_)))
 }
 
+/// Why a context file was skipped.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("larger than {} MiB ({bytes} bytes)", MAX_FILE_BYTES / (1024 * 1024))]
+    TooLarge { bytes: u64 },
+    #[error("not valid UTF-8")]
+    NotUtf8,
+}
+
 /// Read a regular file of at most [`MAX_FILE_BYTES`] as UTF-8.
-fn read_text(path: &Path) -> Result<String, String> {
+fn read_text(path: &Path) -> Result<String, Unreadable> {
     // Opening a FIFO named like a context file would block the run; check the type first.
-    let metadata = fs::metadata(path).map_err(|error| error.to_string())?;
+    let metadata = fs::metadata(path)?;
     if !metadata.is_file() {
-        return Err("not a regular file".to_owned());
+        return Err(Unreadable::NotAFile);
     }
     if metadata.len() > MAX_FILE_BYTES {
-        return Err(format!(
-            "larger than {} MiB ({} bytes)",
-            MAX_FILE_BYTES / (1024 * 1024),
-            metadata.len()
-        ));
+        return Err(Unreadable::TooLarge {
+            bytes: metadata.len(),
+        });
     }
     let mut bytes = Vec::new();
-    fs::File::open(path)
-        .and_then(|file| file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|error| error.to_string())?;
-    String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())
+    fs::File::open(path).and_then(|file| file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))?;
+    String::from_utf8(bytes).map_err(|_| Unreadable::NotUtf8)
 }
 
 /// Cap `content` at `max_chars` characters: when longer, keep about 70 % from the start and 20 %

@@ -247,8 +247,11 @@ impl Found {
         }
         let (front_matter, warnings) = match read_header(&path).and_then(|text| parse(&text)) {
             Ok(parsed) => parsed,
-            Err(message) => {
-                self.discovery.skipped.push(Problem { path, message });
+            Err(error) => {
+                self.discovery.skipped.push(Problem {
+                    path,
+                    message: error.to_string(),
+                });
                 return;
             }
         };
@@ -284,28 +287,59 @@ impl Found {
     }
 }
 
+/// Why a `SKILL.md` cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SkillError {
+    #[error("cannot be read: {0}")]
+    Read(#[source] std::io::Error),
+    #[error("not a regular file")]
+    NotAFile,
+    #[error("not valid UTF-8")]
+    NotUtf8,
+    #[error("no front matter: the file must start with a line `---`")]
+    NoFrontMatter,
+    #[error(
+        "the front matter has no closing line `---` (within the first {} KiB)",
+        MAX_HEADER_BYTES / 1024
+    )]
+    Unclosed,
+    #[error(
+        "the front matter uses a YAML alias (*name), which skills do not need and pincer does \
+         not expand"
+    )]
+    Alias,
+    /// The YAML parser's complaint, with its place and a hint.
+    #[error("{0}")]
+    Yaml(String),
+    #[error("the front matter is not a mapping of fields")]
+    NotAMapping,
+    /// A required field, by name.
+    #[error("the front matter has no `{0}`")]
+    Missing(&'static str),
+}
+
 /// The start of a regular file, as text: at most [`MAX_HEADER_BYTES`], a character cut at the
 /// end dropped.
-fn read_header(path: &Path) -> Result<String, String> {
+fn read_header(path: &Path) -> Result<String, SkillError> {
     // A FIFO named SKILL.md would block the run: check the type before opening.
-    let metadata = fs::metadata(path).map_err(|error| format!("cannot be read: {error}"))?;
+    let metadata = fs::metadata(path).map_err(SkillError::Read)?;
     if !metadata.is_file() {
-        return Err("not a regular file".to_owned());
+        return Err(SkillError::NotAFile);
     }
     let mut bytes = Vec::new();
     fs::File::open(path)
         .and_then(|file| file.take(MAX_HEADER_BYTES).read_to_end(&mut bytes))
-        .map_err(|error| format!("cannot be read: {error}"))?;
+        .map_err(SkillError::Read)?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(error) => {
             let utf8 = error.utf8_error();
             if utf8.error_len().is_some() {
-                return Err("not valid UTF-8".to_owned());
+                return Err(SkillError::NotUtf8);
             }
             let mut bytes = error.into_bytes();
             bytes.truncate(utf8.valid_up_to());
-            String::from_utf8(bytes).map_err(|_| "not valid UTF-8".to_owned())
+            String::from_utf8(bytes).map_err(|_| SkillError::NotUtf8)
         }
     }
 }
@@ -332,7 +366,7 @@ pub struct FrontMatter {
 
 /// Parse the front matter at the start of `text` (a `SKILL.md`'s beginning): the fields, and
 /// what to fix in a header that is still usable. `Err` says why the skill cannot be used.
-pub fn parse(text: &str) -> Result<(FrontMatter, Vec<String>), String> {
+pub fn parse(text: &str) -> Result<(FrontMatter, Vec<String>), SkillError> {
     let yaml = front_matter(text)?;
     // An alias is copied wherever it is used, so a few lines of nested aliases expand to
     // gigabytes; skill headers have no use for them.
@@ -341,19 +375,16 @@ pub fn parse(text: &str) -> Result<(FrontMatter, Vec<String>), String> {
         match parser.next_token() {
             Ok((Event::StreamEnd, _)) => break,
             Ok((Event::Alias(_), _)) => {
-                return Err(
-                    "the front matter uses a YAML alias (*name), which skills do not \
-                            need and pincer does not expand"
-                        .to_owned(),
-                );
+                return Err(SkillError::Alias);
             }
             Ok(_) => {}
-            Err(error) => return Err(yaml_error(&error)),
+            Err(error) => return Err(SkillError::Yaml(yaml_error(&error))),
         }
     }
-    let documents = YamlLoader::load_from_str(yaml).map_err(|error| yaml_error(&error))?;
+    let documents =
+        YamlLoader::load_from_str(yaml).map_err(|error| SkillError::Yaml(yaml_error(&error)))?;
     let Some(Yaml::Hash(fields)) = documents.into_iter().next() else {
-        return Err("the front matter is not a mapping of fields".to_owned());
+        return Err(SkillError::NotAMapping);
     };
     let field = |key: &str| fields.get(&Yaml::String(key.to_owned()));
     let text_of = |key: &str| field(key).and_then(scalar_text).map(|text| one_line(&text));
@@ -361,10 +392,10 @@ pub fn parse(text: &str) -> Result<(FrontMatter, Vec<String>), String> {
 
     let name = text_of("name")
         .filter(|name| !name.is_empty())
-        .ok_or_else(|| "the front matter has no `name`".to_owned())?;
+        .ok_or(SkillError::Missing("name"))?;
     let description = text_of("description")
         .filter(|description| !description.is_empty())
-        .ok_or_else(|| "the front matter has no `description`".to_owned())?;
+        .ok_or(SkillError::Missing("description"))?;
     let name = capped(name, MAX_NAME_CHARS, "name", &mut warnings);
     if !follows_naming_rules(&name) {
         warnings.push(format!(
@@ -405,12 +436,12 @@ pub fn parse(text: &str) -> Result<(FrontMatter, Vec<String>), String> {
 }
 
 /// The YAML between a first line `---` and the next line `---` (or `...`).
-fn front_matter(text: &str) -> Result<&str, String> {
+fn front_matter(text: &str) -> Result<&str, SkillError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = text.split_inclusive('\n');
     let first = lines.next().unwrap_or_default();
     if first.trim_end() != "---" {
-        return Err("no front matter: the file must start with a line `---`".to_owned());
+        return Err(SkillError::NoFrontMatter);
     }
     let start = first.len();
     let mut end = start;
@@ -420,10 +451,7 @@ fn front_matter(text: &str) -> Result<&str, String> {
         }
         end += line.len();
     }
-    Err(format!(
-        "the front matter has no closing line `---` (within the first {} KiB)",
-        MAX_HEADER_BYTES / 1024
-    ))
+    Err(SkillError::Unclosed)
 }
 
 /// A YAML error with the line counted in the file (the front matter starts on line 2).
@@ -651,9 +679,11 @@ mod tests {
             ("---\n---\n", "the front matter is not a mapping of fields"),
         ];
         for (text, expected) in cases {
-            assert_eq!(parse(text).unwrap_err(), expected, "{text:?}");
+            assert_eq!(parse(text).unwrap_err().to_string(), expected, "{text:?}");
         }
-        let error = parse("---\nname: x\ndescription: Use when: the user asks\n---\n").unwrap_err();
+        let error = parse("---\nname: x\ndescription: Use when: the user asks\n---\n")
+            .unwrap_err()
+            .to_string();
         assert!(
             error.starts_with("the front matter is not valid YAML: mapping values are not allowed"),
             "{error}"
@@ -667,7 +697,7 @@ mod tests {
     #[test]
     fn aliases_are_refused_before_they_can_expand() {
         let text = "---\nname: x\ndescription: d\na: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n---\n";
-        assert!(parse(text).unwrap_err().contains("YAML alias"));
+        assert!(parse(text).unwrap_err().to_string().contains("YAML alias"));
     }
 
     #[test]

@@ -136,13 +136,13 @@ impl Chunk {
     }
 
     /// The chunk's bytes, or why it has none.
-    pub(crate) fn bytes(&self) -> Result<Vec<u8>, String> {
+    pub(crate) fn bytes(&self) -> Result<Vec<u8>, FormatError> {
         match (&self.text, &self.base64) {
             (Some(text), None) => Ok(text.as_bytes().to_vec()),
             (None, Some(encoded)) => base64::engine::general_purpose::STANDARD
                 .decode(encoded)
-                .map_err(|error| format!("a chunk's base64 is invalid: {error}")),
-            _ => Err("a chunk needs exactly one of \"text\" and \"base64\"".to_owned()),
+                .map_err(FormatError::Base64),
+            _ => Err(FormatError::ChunkForm),
         }
     }
 }
@@ -178,7 +178,26 @@ pub(crate) enum EndReason {
 
 /// Parse a cassette's text: its interactions with their line numbers (from 1). The first
 /// non-empty line must be a header of a version this build reads. An error names the line.
-pub(crate) fn parse(text: &str) -> Result<Vec<(usize, Line)>, (usize, String)> {
+/// What is wrong with a line of a cassette.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum FormatError {
+    #[error("not a cassette line: {0}")]
+    NotALine(#[source] serde_json::Error),
+    #[error("not a cassette: the first line is not a {{\"type\":\"cassette\",…}} header")]
+    NoHeader,
+    #[error("not a cassette: the file is empty")]
+    Empty,
+    #[error("cassette version 0 does not exist")]
+    VersionZero,
+    #[error("cassette version {0} is newer than this pincer reads (up to {VERSION})")]
+    TooNew(u32),
+    #[error("a chunk's base64 is invalid: {0}")]
+    Base64(#[source] base64::DecodeError),
+    #[error("a chunk needs exactly one of \"text\" and \"base64\"")]
+    ChunkForm,
+}
+
+pub(crate) fn parse(text: &str) -> Result<Vec<(usize, Line)>, (usize, FormatError)> {
     let mut lines = Vec::new();
     let mut header_seen = false;
     for (index, raw) in text.lines().enumerate() {
@@ -187,13 +206,12 @@ pub(crate) fn parse(text: &str) -> Result<Vec<(usize, Line)>, (usize, String)> {
             continue;
         }
         let line: Line = serde_json::from_str(raw).map_err(|error| {
-            let message = if header_seen {
-                format!("not a cassette line: {error}")
+            let error = if header_seen {
+                FormatError::NotALine(error)
             } else {
-                "not a cassette: the first line is not a {\"type\":\"cassette\",…} header"
-                    .to_owned()
+                FormatError::NoHeader
             };
-            (number, message)
+            (number, error)
         })?;
         match &line {
             Line::Cassette(header) => {
@@ -202,11 +220,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<(usize, Line)>, (usize, String)> {
                 continue;
             }
             _ if !header_seen => {
-                return Err((
-                    number,
-                    "not a cassette: the first line is not a {\"type\":\"cassette\",…} header"
-                        .to_owned(),
-                ));
+                return Err((number, FormatError::NoHeader));
             }
             Line::Http(interaction) => check_chunks(&interaction.chunks),
             Line::Child(interaction) => check_chunks(&interaction.lines),
@@ -215,23 +229,21 @@ pub(crate) fn parse(text: &str) -> Result<Vec<(usize, Line)>, (usize, String)> {
         lines.push((number, line));
     }
     if !header_seen {
-        return Err((1, "not a cassette: the file is empty".to_owned()));
+        return Err((1, FormatError::Empty));
     }
     Ok(lines)
 }
 
 /// Whether this build reads `header`'s version.
-pub(crate) fn check_version(header: &Header) -> Result<(), String> {
+pub(crate) fn check_version(header: &Header) -> Result<(), FormatError> {
     match header.version {
-        0 => Err("cassette version 0 does not exist".to_owned()),
-        version if version > VERSION => Err(format!(
-            "cassette version {version} is newer than this pincer reads (up to {VERSION})"
-        )),
+        0 => Err(FormatError::VersionZero),
+        version if version > VERSION => Err(FormatError::TooNew(version)),
         _ => Ok(()),
     }
 }
 
-fn check_chunks(chunks: &[Chunk]) -> Result<(), String> {
+fn check_chunks(chunks: &[Chunk]) -> Result<(), FormatError> {
     chunks.iter().try_for_each(|chunk| chunk.bytes().map(drop))
 }
 
@@ -284,7 +296,7 @@ mod tests {
         let session = r#"{"type":"session","version":3,"id":"x"}"#;
         let (line, message) = parse(&format!("{session}\n")).unwrap_err();
         assert_eq!(line, 1);
-        assert!(message.contains("not a cassette"), "{message}");
+        assert!(matches!(message, FormatError::NoHeader), "{message}");
         assert_eq!(parse("").unwrap_err().0, 1);
         // An interaction before any header.
         assert_eq!(parse(&format!("\n{}\n", http_line())).unwrap_err().0, 2);
@@ -298,7 +310,7 @@ mod tests {
         );
         let (line, message) = parse(&text).unwrap_err();
         assert_eq!(line, 3);
-        assert!(message.starts_with("not a cassette line"), "{message}");
+        assert!(matches!(message, FormatError::NotALine(_)), "{message}");
         let bad_chunk = http_line().replace(r#""base64":"/wA=""#, r#""base64":"%%%""#);
         assert_eq!(parse(&format!("{HEADER}\n{bad_chunk}")).unwrap_err().0, 2);
     }
@@ -308,7 +320,7 @@ mod tests {
         let newer = r#"{"type":"cassette","version":2}"#;
         let (line, message) = parse(&format!("{HEADER}\n{newer}\n")).unwrap_err();
         assert_eq!(line, 2);
-        assert!(message.contains("newer"), "{message}");
+        assert!(matches!(message, FormatError::TooNew(2)), "{message}");
         let twice = format!("{HEADER}\n{}\n{HEADER}\n{}\n", http_line(), http_line());
         let parsed = parse(&twice).unwrap();
         assert_eq!(

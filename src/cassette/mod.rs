@@ -58,7 +58,7 @@ pub(crate) enum CassetteError {
         /// The line number, from 1.
         line: usize,
         /// What is wrong with it.
-        message: String,
+        message: format::FormatError,
     },
 }
 

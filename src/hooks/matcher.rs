@@ -28,6 +28,12 @@ impl PartialEq for Matcher {
     }
 }
 
+/// A matcher's regular expression that does not compile. It shows the regex crate's last line
+/// only: the lines before draw the pattern.
+#[derive(Debug, thiserror::Error)]
+#[error("{}", .0.to_string().lines().last().unwrap_or_default().trim())]
+pub struct BadPattern(regex::Error);
+
 impl Matcher {
     /// The matcher of every subject (no matcher written).
     pub fn all() -> Matcher {
@@ -38,7 +44,7 @@ impl Matcher {
     }
 
     /// The matcher for `text`; `Err` says why the regular expression does not compile.
-    pub fn parse(text: Option<&str>) -> Result<Matcher, String> {
+    pub fn parse(text: Option<&str>) -> Result<Matcher, BadPattern> {
         let kind = match text.map(str::trim) {
             None | Some("" | "*") => Kind::All,
             Some(plain) if is_plain(plain) => Kind::Names(
@@ -48,11 +54,7 @@ impl Matcher {
                     .map(str::to_owned)
                     .collect(),
             ),
-            Some(pattern) => Kind::Pattern(Regex::new(pattern).map_err(|error| {
-                // The first line only: the regex crate's message draws the pattern over lines.
-                let text = error.to_string();
-                text.lines().last().unwrap_or_default().trim().to_owned()
-            })?),
+            Some(pattern) => Kind::Pattern(Regex::new(pattern).map_err(BadPattern)?),
         };
         Ok(Matcher {
             text: text.map(str::to_owned),
@@ -129,7 +131,7 @@ mod tests {
 
     #[test]
     fn a_broken_regular_expression_is_refused_with_the_reason() {
-        let error = Matcher::parse(Some("exec(")).unwrap_err();
+        let error = Matcher::parse(Some("exec(")).unwrap_err().to_string();
         assert!(error.contains("unclosed group"), "{error}");
     }
 }

@@ -130,7 +130,7 @@ const ANTHROPIC: Rules = Rules {
 pub(crate) fn native_format(
     api: ApiKind,
     schema: &Value,
-) -> Result<(OutputFormat, Option<String>), String> {
+) -> Result<(OutputFormat, Option<String>), NotStrict> {
     let format = |schema: Value, strict: bool| OutputFormat {
         name: NAME.to_owned(),
         schema,
@@ -157,7 +157,7 @@ pub(crate) fn native_format(
 
 /// The schema in OpenAI's strict form (also what codex's `--output-schema` needs), or why it
 /// cannot be.
-pub(crate) fn openai_strict(schema: &Value) -> Result<Value, String> {
+pub(crate) fn openai_strict(schema: &Value) -> Result<Value, NotStrict> {
     normalize(schema, &OPENAI_STRICT)
 }
 
@@ -175,22 +175,32 @@ pub(crate) fn without_metadata(schema: &Value) -> Value {
     }
 }
 
-fn normalize(schema: &Value, rules: &Rules) -> Result<Value, String> {
+/// Why a schema has no form in an API's dialect.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum NotStrict {
+    #[error("its root is not an object")]
+    RootNotObject,
+    #[error("an object without properties")]
+    NoProperties,
+    /// A keyword or shape the dialect lacks, and where: a JSON pointer-like path, empty for the
+    /// root.
+    #[error("{what} at {}", if path.is_empty() { "the root" } else { path })]
+    Unsupported { what: String, path: String },
+}
+
+fn normalize(schema: &Value, rules: &Rules) -> Result<Value, NotStrict> {
     let shaped = node(schema, rules, "")?;
     if rules.root_object && (!is_object_schema(&shaped) || shaped.get("anyOf").is_some()) {
-        return Err("its root is not an object".to_owned());
+        return Err(NotStrict::RootNotObject);
     }
     Ok(shaped)
 }
 
 /// One schema node in the API's dialect; `path` names it in a reason.
-fn node(schema: &Value, rules: &Rules, path: &str) -> Result<Value, String> {
-    let at = |what: &str| {
-        if path.is_empty() {
-            format!("{what} at the root")
-        } else {
-            format!("{what} at {path}")
-        }
+fn node(schema: &Value, rules: &Rules, path: &str) -> Result<Value, NotStrict> {
+    let at = |what: &str| NotStrict::Unsupported {
+        what: what.to_owned(),
+        path: path.to_owned(),
     };
     let Value::Object(object) = schema else {
         return Err(at("a boolean schema"));
@@ -258,18 +268,18 @@ fn node(schema: &Value, rules: &Rules, path: &str) -> Result<Value, String> {
         }
     }
     if is_object_schema(&Value::Object(out.clone())) {
-        close_object(&mut out, rules).map_err(|what| at(&what))?;
+        close_object(&mut out, rules).map_err(|reason| at(&reason.to_string()))?;
     }
     Ok(Value::Object(out))
 }
 
 /// `additionalProperties: false`, and under strict rules every property required.
-fn close_object(object: &mut Map<String, Value>, rules: &Rules) -> Result<(), String> {
+fn close_object(object: &mut Map<String, Value>, rules: &Rules) -> Result<(), NotStrict> {
     let Some(Value::Object(properties)) = object.get_mut("properties") else {
-        return Err("an object without properties".to_owned());
+        return Err(NotStrict::NoProperties);
     };
     if properties.is_empty() {
-        return Err("an object without properties".to_owned());
+        return Err(NotStrict::NoProperties);
     }
     if rules.all_required {
         let required: Vec<String> = object
@@ -405,16 +415,18 @@ mod tests {
         let open_object = json!({"type": "object", "properties": {"a": {"type": "string"}},
             "additionalProperties": true});
         assert_eq!(
-            openai_strict(&open_object).unwrap_err(),
+            openai_strict(&open_object).unwrap_err().to_string(),
             "additionalProperties other than false at the root"
         );
         let free_form = json!({"type": "object", "properties": {"tags": {"type": "object"}}});
         assert_eq!(
-            openai_strict(&free_form).unwrap_err(),
+            openai_strict(&free_form).unwrap_err().to_string(),
             "an object without properties at /properties/tags"
         );
         assert_eq!(
-            openai_strict(&json!({"type": "array", "items": {"type": "string"}})).unwrap_err(),
+            openai_strict(&json!({"type": "array", "items": {"type": "string"}}))
+                .unwrap_err()
+                .to_string(),
             "its root is not an object"
         );
         let (format, warning) = native_format(ApiKind::OpenAi, &open_object).unwrap();
@@ -435,7 +447,7 @@ mod tests {
         let all_of =
             json!({"type": "object", "properties": {"v": {"allOf": [{"type": "string"}]}}});
         assert_eq!(
-            openai_strict(&all_of).unwrap_err(),
+            openai_strict(&all_of).unwrap_err().to_string(),
             "allOf at /properties/v"
         );
     }
