@@ -46,7 +46,21 @@ fn provider() -> Arc<CryptoProvider> {
 
 /// The verifier with the roots, made at the first certificate check (an error when no root
 /// could be read, reported on every handshake).
-static VERIFIER: OnceLock<Result<Arc<WebPkiServerVerifier>, String>> = OnceLock::new();
+static VERIFIER: OnceLock<Result<Arc<WebPkiServerVerifier>, RootsError>> = OnceLock::new();
+
+/// Why no certificate can be verified.
+#[derive(Debug, thiserror::Error)]
+enum RootsError {
+    #[error("cannot read the CA certificates in '{}': {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: rustls::pki_types::pem::Error,
+    },
+    #[error("No CA certificates were loaded from the system")]
+    NoneLoaded,
+    #[error(transparent)]
+    Verifier(#[from] rustls::client::VerifierBuilderError),
+}
 
 /// A certificate verifier that loads the trust roots on its first use.
 #[derive(Debug)]
@@ -61,10 +75,10 @@ impl LazyRoots {
                 let roots = load_roots()?;
                 WebPkiServerVerifier::builder_with_provider(Arc::new(roots), self.provider.clone())
                     .build()
-                    .map_err(|error| error.to_string())
+                    .map_err(RootsError::from)
             })
             .as_ref()
-            .map_err(|message| rustls::Error::General(message.clone()))
+            .map_err(|error| rustls::Error::General(error.to_string()))
     }
 }
 
@@ -145,19 +159,15 @@ fn root_source(
     }
 }
 
-fn load_roots() -> Result<RootCertStore, String> {
+fn load_roots() -> Result<RootCertStore, RootsError> {
     let source = root_source(&|name| std::env::var_os(name), || {
         openssl_probe::probe().cert_file
     });
     let mut roots = RootCertStore::empty();
     match source {
         RootSource::Bundle(path) => {
-            let certificates = CertificateDer::pem_file_iter(&path).map_err(|error| {
-                format!(
-                    "cannot read the CA certificates in '{}': {error}",
-                    path.display()
-                )
-            })?;
+            let certificates = CertificateDer::pem_file_iter(&path)
+                .map_err(|source| RootsError::Read { path, source })?;
             roots.add_parsable_certificates(certificates.filter_map(Result::ok));
         }
         RootSource::Native => {
@@ -165,7 +175,7 @@ fn load_roots() -> Result<RootCertStore, String> {
         }
     }
     if roots.is_empty() {
-        return Err("No CA certificates were loaded from the system".to_owned());
+        return Err(RootsError::NoneLoaded);
     }
     Ok(roots)
 }

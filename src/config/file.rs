@@ -625,18 +625,18 @@ pub fn parse_document(text: &str, path: &Path) -> Result<toml::Table, ConfigErro
 /// `["a", "b"]`, `"text"`); when it does not parse it is taken as a plain string, so
 /// `-c model=openai/gpt-5` works without shell-escaped quotes. Missing tables are created.
 pub fn apply_override(document: &mut toml::Table, spec: &str) -> Result<Vec<String>, ConfigError> {
-    let syntax_error = |reason: &str| ConfigError::OverrideSyntax {
+    let syntax_error = |reason: OverrideProblem| ConfigError::OverrideSyntax {
         spec: spec.to_owned(),
-        reason: reason.to_owned(),
+        reason,
     };
-    let (key_path, value_text) = split_override(spec).map_err(|reason| syntax_error(&reason))?;
+    let (key_path, value_text) = split_override(spec).map_err(syntax_error)?;
     let value_text = value_text.trim();
     let value = value_text
         .parse::<toml::Value>()
         .unwrap_or_else(|_| toml::Value::String(value_text.to_owned()));
 
     let Some((last, parents)) = key_path.split_last() else {
-        return Err(syntax_error("the key is empty"));
+        return Err(syntax_error(OverrideProblem::EmptyKey));
     };
     let mut table = document;
     let mut walked = Vec::new();
@@ -648,10 +648,7 @@ pub fn apply_override(document: &mut toml::Table, spec: &str) -> Result<Vec<Stri
         table = match entry {
             toml::Value::Table(inner) => inner,
             _ => {
-                return Err(syntax_error(&format!(
-                    "'{}' is a value, not a table",
-                    walked.join(".")
-                )));
+                return Err(syntax_error(OverrideProblem::NotATable(walked.join("."))));
             }
         };
     }
@@ -659,8 +656,32 @@ pub fn apply_override(document: &mut toml::Table, spec: &str) -> Result<Vec<Stri
     Ok(key_path)
 }
 
+/// What is wrong with a `-c KEY=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideProblem {
+    #[error("the key is empty")]
+    EmptyKey,
+    #[error("the key before '=' is empty")]
+    EmptyBeforeEquals,
+    #[error("the key ends with '.'")]
+    TrailingDot,
+    #[error("the key has an empty segment")]
+    EmptySegment,
+    #[error("unterminated {0} in the key")]
+    Unterminated(char),
+    #[error("unexpected text after a quoted key segment")]
+    TextAfterQuote,
+    #[error("missing '=' or invalid character {0:?} in the key (quote the segment)")]
+    InvalidCharacter(char),
+    #[error("missing '=' between the key and the value")]
+    NoEquals,
+    /// The dotted path to a value that the key goes through as if it were a table.
+    #[error("'{0}' is a value, not a table")]
+    NotATable(String),
+}
+
 /// Splits `KEY=VALUE` at the first `=` outside a quoted key segment and parses the key path.
-fn split_override(spec: &str) -> Result<(Vec<String>, &str), String> {
+fn split_override(spec: &str) -> Result<(Vec<String>, &str), OverrideProblem> {
     let mut segments = Vec::new();
     let mut current = String::new();
     // Whether the current segment has content (a quoted empty string counts as content).
@@ -671,9 +692,9 @@ fn split_override(spec: &str) -> Result<(Vec<String>, &str), String> {
             '=' => {
                 if !has_segment {
                     return Err(if segments.is_empty() {
-                        "the key before '=' is empty".to_owned()
+                        OverrideProblem::EmptyBeforeEquals
                     } else {
-                        "the key ends with '.'".to_owned()
+                        OverrideProblem::TrailingDot
                     });
                 }
                 segments.push(current);
@@ -681,7 +702,7 @@ fn split_override(spec: &str) -> Result<(Vec<String>, &str), String> {
             }
             '.' => {
                 if !has_segment {
-                    return Err("the key has an empty segment".to_owned());
+                    return Err(OverrideProblem::EmptySegment);
                 }
                 segments.push(std::mem::take(&mut current));
                 has_segment = false;
@@ -704,7 +725,7 @@ fn split_override(spec: &str) -> Result<(Vec<String>, &str), String> {
                     current.push(inner);
                 }
                 if !closed {
-                    return Err(format!("unterminated {quote} in the key"));
+                    return Err(OverrideProblem::Unterminated(quote));
                 }
                 has_segment = true;
                 // Only whitespace may follow a closing quote before '.' or '='.
@@ -714,7 +735,7 @@ fn split_override(spec: &str) -> Result<(Vec<String>, &str), String> {
                         ' ' | '\t' => {
                             chars.next();
                         }
-                        _ => return Err("unexpected text after a quoted key segment".to_owned()),
+                        _ => return Err(OverrideProblem::TextAfterQuote),
                     }
                 }
             }
@@ -724,13 +745,11 @@ fn split_override(spec: &str) -> Result<(Vec<String>, &str), String> {
                 has_segment = true;
             }
             _ => {
-                return Err(format!(
-                    "missing '=' or invalid character {character:?} in the key (quote the segment)"
-                ));
+                return Err(OverrideProblem::InvalidCharacter(character));
             }
         }
     }
-    Err("missing '=' between the key and the value".to_owned())
+    Err(OverrideProblem::NoEquals)
 }
 
 /// Turns a schema error on the file's text into an error naming the key, its table and its line.

@@ -110,7 +110,7 @@ pub enum ConfigError {
         /// The argument as the user typed it.
         spec: String,
         /// What is wrong with it.
-        reason: String,
+        reason: file::OverrideProblem,
     },
 
     /// Neither `--home`/`PINCER_HOME` nor a home directory for the XDG locations.

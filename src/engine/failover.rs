@@ -277,7 +277,7 @@ mod tests {
     }
 
     impl Links for Scripted {
-        type Error = String;
+        type Error = std::convert::Infallible;
 
         fn links(&self) -> &[Link] {
             &self.links
@@ -288,7 +288,7 @@ mod tests {
             position: usize,
             spent: Option<&TurnReport>,
             _sink: &mut dyn EventSink,
-        ) -> Result<TurnReport, String> {
+        ) -> Result<TurnReport, Self::Error> {
             self.tried
                 .push((position, spent.map(|spent| spent.model_calls)));
             let ending = match self.endings[position] {

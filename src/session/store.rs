@@ -262,6 +262,15 @@ fn is_entry_shaped(value: &Value) -> bool {
         && value.get("parentId").is_some()
 }
 
+/// Why a line of a session file is no JSON value.
+#[derive(Debug, thiserror::Error)]
+enum Unparsable {
+    #[error("invalid UTF-8")]
+    Utf8,
+    #[error(transparent)]
+    Json(serde_json::Error),
+}
+
 fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
     let mut header: Option<(Value, ScannedLine)> = None;
     // The first line when it is no header; scanning goes on to see whether entries follow.
@@ -287,10 +296,10 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
         if trimmed.is_empty() {
             continue;
         }
-        let parsed: Result<Value, String> = if std::str::from_utf8(raw).is_err() {
-            Err("invalid UTF-8".to_owned())
+        let parsed: Result<Value, Unparsable> = if std::str::from_utf8(raw).is_err() {
+            Err(Unparsable::Utf8)
         } else {
-            serde_json::from_str::<Value>(trimmed).map_err(|error| error.to_string())
+            serde_json::from_str::<Value>(trimmed).map_err(Unparsable::Json)
         };
         let scanned = || ScannedLine {
             number,
@@ -342,7 +351,7 @@ fn scan_bytes(path: &Path, bytes: &[u8]) -> Result<Scan, SessionError> {
             }
             Ok(_) => bad.push(bad_line("not a JSON object".to_owned())),
             Err(reason) if first => bad_header = Some(bad_line(format!("not JSON ({reason})"))),
-            Err(reason) => bad.push(bad_line(reason)),
+            Err(reason) => bad.push(bad_line(reason.to_string())),
         }
     }
     let header = match (header, bad_header) {

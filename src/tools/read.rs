@@ -83,7 +83,7 @@ pub(super) fn run(
     let reader = std::io::BufReader::with_capacity(64 * 1024, head.as_slice().chain(file));
     let window = read_window(reader, offset, limit)
         .map_err(io_error)?
-        .map_err(ToolError::Rejected)?;
+        .map_err(|beyond| ToolError::Rejected(beyond.to_string()))?;
     Ok(window_output(window))
 }
 
@@ -134,9 +134,16 @@ pub(super) struct Window {
 /// Choose the lines starting at `offset` (1-based) that fit in one call, from text in memory: the
 /// limits and notes are tested without files.
 #[cfg(test)]
-fn select_window(text: &str, offset: usize, limit: Option<usize>) -> Result<Window, String> {
-    // Reading from memory cannot fail.
-    read_window(text.as_bytes(), offset, limit).unwrap_or_else(|error| Err(error.to_string()))
+fn select_window(text: &str, offset: usize, limit: Option<usize>) -> Result<Window, BeyondEnd> {
+    read_window(text.as_bytes(), offset, limit).expect("reading from memory cannot fail")
+}
+
+/// A `read` whose offset is past the file's last line.
+#[derive(Debug, thiserror::Error)]
+#[error("Offset {offset} is beyond end of file ({total_lines} lines total)")]
+pub(super) struct BeyondEnd {
+    offset: usize,
+    total_lines: usize,
 }
 
 /// [`select_window`] over a reader, read once: the lines of the window are kept, the lines
@@ -145,7 +152,7 @@ pub(super) fn read_window(
     mut reader: impl BufRead,
     offset: usize,
     limit: Option<usize>,
-) -> std::io::Result<Result<Window, String>> {
+) -> std::io::Result<Result<Window, BeyondEnd>> {
     let mut total_bytes: u64 = 0;
     let mut before = 0;
     let mut discard = Vec::new();
@@ -194,9 +201,10 @@ pub(super) fn read_window(
         }));
     }
     if offset > total_lines {
-        return Ok(Err(format!(
-            "Offset {offset} is beyond end of file ({total_lines} lines total)"
-        )));
+        return Ok(Err(BeyondEnd {
+            offset,
+            total_lines,
+        }));
     }
     let size = human_size(total_bytes);
     if let (Some(length), 0) = (cut_line, shown_lines) {
