@@ -7,6 +7,7 @@
 //! sessions directory.
 
 pub(crate) mod context;
+pub(crate) mod error;
 pub(crate) mod fork;
 pub(crate) mod ids;
 pub(crate) mod index;

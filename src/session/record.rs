@@ -81,7 +81,7 @@ impl SessionHeader {
     #[cfg(test)]
     pub(crate) fn for_test(id: &str) -> SessionHeader {
         SessionHeader {
-            version: Some(super::store::CURRENT_VERSION),
+            version: Some(CURRENT_VERSION),
             id: id.to_owned(),
             timestamp: now_iso(),
             cwd: "/work".to_owned(),

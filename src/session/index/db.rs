@@ -13,7 +13,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior, params};
 
 use super::{INDEX_VERSION, IndexEntry, check_files, check_files_into, session_file_names};
-use crate::session::store::SessionError;
+use crate::session::error::SessionError;
 
 /// File name of the database inside the sessions directory.
 pub(crate) const DB_FILE: &str = "index.sqlite3";
