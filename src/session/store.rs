@@ -761,7 +761,7 @@ pub fn create(
     let path = dir.join(file_name(&header.timestamp, &header.id));
     // In the index's transaction, so that the next command knows the file without listing
     // the directory (`session::index`).
-    super::index::changing(dir, |touched| {
+    super::index::db::changing(dir, |touched| {
         let created = create_file(&path, header, entries, pfs::create_new_atomic);
         touched.push(path.clone());
         created
@@ -781,7 +781,7 @@ pub fn create_locked(
     let path = dir.join(file_name(&header.timestamp, &header.id));
     // The lock file and the session file are made in the index's transaction, so that the
     // next command knows them without listing the directory (`session::index`).
-    let lock = super::index::changing(dir, |touched| {
+    let lock = super::index::db::changing(dir, |touched| {
         let lock = SessionLock::acquire(&path, None)?;
         // The writer's first sync makes the file and its name durable (SPEC §5.3 syncs per
         // message), so the creation itself does not sync: one fdatasync and one directory
@@ -823,7 +823,7 @@ impl SessionLock {
     pub fn acquire(path: &Path, wait: Option<Duration>) -> Result<SessionLock, SessionError> {
         let lock_file = pfs::lock_path(path);
         if let Some(dir) = path.parent() {
-            super::index::make_lock_file(dir, &lock_file);
+            super::index::db::make_lock_file(dir, &lock_file);
         }
         let lock = FileLock::acquire(&lock_file, wait).map_err(|error| {
             SessionError::from_lock(

@@ -1022,6 +1022,36 @@ pub(super) fn read_old_learned_windows(dir: &Path) -> Vec<(String, u64)> {
         .unwrap_or_default()
 }
 
+/// Create the lock file `lock_file` of the sessions directory `dir` when it does not exist yet,
+/// inside the index's transaction. A first lock file (a session pi or a copy made, the names
+/// lock of a home) changes the directory; made outside, it would make the next command list the
+/// whole directory (seconds in a home of 500,000 sessions). Only the creation is inside the
+/// transaction, never a wait for the lock; a caller already inside it (a creation) makes the
+/// file there, and a directory without an index has no stamp to keep.
+pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
+    if in_change() || lock_file.exists() || !dir.join(DB_FILE).is_file() {
+        return;
+    }
+    changing(dir, |_| {
+        let _ = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(lock_file);
+    });
+}
+
+/// Run `change`, which creates, renames or removes session files of `dir` (and their lock and
+/// side files) and pushes the session files' paths, inside the index's write transaction (see
+/// the module doc): the rows of those files are brought up to date, and the next command need
+/// not list the directory for this change.
+pub(crate) fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
+    match Db::open(dir) {
+        Some(mut db) => db.changing(change),
+        None => change(&mut Vec::new()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

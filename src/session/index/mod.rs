@@ -43,7 +43,7 @@ use super::{context, tail};
 
 pub(crate) mod db;
 
-pub(crate) use db::DB_FILE;
+pub(crate) use db::{DB_FILE, changing, make_lock_file};
 
 /// Bumped when the cached summary changes shape; rows of another version are built again.
 pub(crate) const INDEX_VERSION: u32 = 1;
@@ -1085,36 +1085,6 @@ pub(crate) fn older_than(
     report.rebuilt = db.rebuilt.clone();
     report.unsaved = db.unsaved.clone();
     Ok((rows, report))
-}
-
-/// Create the lock file `lock_file` of the sessions directory `dir` when it does not exist yet,
-/// inside the index's transaction. A first lock file (a session pi or a copy made, the names
-/// lock of a home) changes the directory; made outside, it would make the next command list the
-/// whole directory (seconds in a home of 500,000 sessions). Only the creation is inside the
-/// transaction, never a wait for the lock; a caller already inside it (a creation) makes the
-/// file there, and a directory without an index has no stamp to keep.
-pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
-    if db::in_change() || lock_file.exists() || !dir.join(db::DB_FILE).is_file() {
-        return;
-    }
-    changing(dir, |_| {
-        let _ = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(lock_file);
-    });
-}
-
-/// Run `change`, which creates, renames or removes session files of `dir` (and their lock and
-/// side files) and pushes the session files' paths, inside the index's write transaction (see
-/// the module doc): the rows of those files are brought up to date, and the next command need
-/// not list the directory for this change.
-pub(crate) fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
-    match db::Db::open(dir) {
-        Some(mut db) => db.changing(change),
-        None => change(&mut Vec::new()),
-    }
 }
 
 /// Update the index for one session file a command just wrote, created or removed, without
