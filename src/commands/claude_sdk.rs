@@ -28,6 +28,7 @@ use serde_json::{Value, json};
 use super::Context;
 use super::turn;
 use crate::cli::{ClaudeSdkArgs, PermissionMode, RunArgs};
+use crate::conversation::{ContentBlock, ImageBlock};
 use crate::engine::CancelReason;
 use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult, Exit};
@@ -200,7 +201,7 @@ struct Controls {
 /// What the reader hands the turn loop.
 enum Input {
     /// A prompt.
-    User(String),
+    User(Prompt),
     /// stdin closed.
     End,
 }
@@ -235,7 +236,7 @@ pub(super) fn serve(
     }
     let mut session = Continuation::first(args);
     let mut last = Exit::Success;
-    while let Ok(Input::User(text)) = receiver.recv() {
+    while let Ok(Input::User(Prompt { text, images })) = receiver.recv() {
         let mut run_args = session.next(args, text, &controls);
         let mut hooks = controls
             .lock()
@@ -253,6 +254,7 @@ pub(super) fn serve(
         }
         let add_hooks = |request: &mut TurnRequest| {
             request.sdk_hooks.clone_from(&hooks);
+            request.inline_images.clone_from(&images);
             request.claude_names = true;
         };
         last = match turn::run_with(format, Instant::now(), context, &run_args, &add_hooks) {
@@ -367,9 +369,9 @@ fn read_stdin(
             }
         };
         match message.get("type").and_then(Value::as_str) {
-            Some("user") => match prompt_text(&message) {
-                Some(text) => {
-                    if sender.send(Input::User(text)).is_err() {
+            Some("user") => match user_prompt(&message) {
+                Some(prompt) => {
+                    if sender.send(Input::User(prompt)).is_err() {
                         break;
                     }
                 }
@@ -390,21 +392,60 @@ fn read_stdin(
     let _ = sender.send(Input::End);
 }
 
-/// The text of a `user` line: `message.content` as a string (the Python SDK) or the text blocks
-/// of a list (the TypeScript SDK), joined.
-fn prompt_text(message: &Value) -> Option<String> {
+/// A `user` line's prompt: its text and its images.
+#[derive(Debug, PartialEq)]
+struct Prompt {
+    text: String,
+    images: Vec<ContentBlock>,
+}
+
+/// The prompt of a `user` line: `message.content` as a string (the Python SDK's `query`) or a
+/// list of blocks (the TypeScript SDK, and a streamed message), its text blocks joined and its
+/// base64 image blocks kept as images. `None` without text.
+fn user_prompt(message: &Value) -> Option<Prompt> {
     let content = message.get("message")?.get("content")?;
     match content {
-        Value::String(text) => Some(text.clone()),
+        Value::String(text) => Some(Prompt {
+            text: text.clone(),
+            images: Vec::new(),
+        }),
         Value::Array(blocks) => {
             let texts: Vec<&str> = blocks
                 .iter()
                 .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
                 .filter_map(|block| block.get("text").and_then(Value::as_str))
                 .collect();
-            (!texts.is_empty()).then(|| texts.join("\n"))
+            let images = blocks
+                .iter()
+                .filter(|block| block.get("type").and_then(Value::as_str) == Some("image"))
+                .filter_map(image_block)
+                .collect();
+            (!texts.is_empty()).then(|| Prompt {
+                text: texts.join("\n"),
+                images,
+            })
         }
         _ => None,
+    }
+}
+
+/// An `image` block with a base64 source as pincer's image; any other source is said on stderr
+/// and left out (pincer fetches no image URL for the model).
+fn image_block(block: &Value) -> Option<ContentBlock> {
+    let source = block.get("source")?;
+    let data = source.get("data").and_then(Value::as_str);
+    let mime = source.get("media_type").and_then(Value::as_str);
+    match (source.get("type").and_then(Value::as_str), data, mime) {
+        (Some("base64"), Some(data), Some(mime)) => Some(ContentBlock::Image(ImageBlock {
+            data: data.to_owned(),
+            mime_type: mime.to_owned(),
+        })),
+        _ => {
+            crate::output::progress::stderr_line(
+                "pincer: ignored an image block that is not base64 data with a media_type",
+            );
+            None
+        }
     }
 }
 
@@ -690,12 +731,23 @@ mod tests {
     }
 
     #[test]
-    fn a_prompt_is_a_string_or_the_text_blocks_of_a_list() {
+    fn a_prompt_is_a_string_or_the_text_and_image_blocks_of_a_list() {
         let python = json!({"type": "user", "message": {"role": "user", "content": "hi"}});
-        assert_eq!(prompt_text(&python).as_deref(), Some("hi"));
+        let prompt = user_prompt(&python).unwrap();
+        assert_eq!((prompt.text.as_str(), prompt.images.len()), ("hi", 0));
         let typescript = json!({"type": "user", "message": {"role": "user", "content": [
-            {"type": "text", "text": "a"}, {"type": "image", "source": {}}, {"type": "text", "text": "b"}
+            {"type": "text", "text": "a"}, {"type": "image", "source": {}},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
+            {"type": "text", "text": "b"}
         ]}});
-        assert_eq!(prompt_text(&typescript).as_deref(), Some("a\nb"));
+        let prompt = user_prompt(&typescript).unwrap();
+        assert_eq!(prompt.text, "a\nb");
+        assert_eq!(
+            prompt.images,
+            vec![ContentBlock::Image(ImageBlock {
+                data: "iVBO".to_owned(),
+                mime_type: "image/png".to_owned(),
+            })]
+        );
     }
 }

@@ -39,6 +39,7 @@ impl From<&TurnArgs> for TurnRequest {
             max_budget_usd: args.max_budget_usd,
             idle_timeout: args.idle_timeout,
             image: args.image.clone(),
+            inline_images: Vec::new(),
             no_session_persistence: args.no_session_persistence,
             heartbeat: args.heartbeat,
             json_schema: args.json_schema.clone(),

@@ -813,10 +813,12 @@ impl<'run> ApiEngine<'run> {
             self.hook_stop = Some((HookEvent::PreToolUse.as_str(), reason));
         }
         if let Some(reason) = verdict.block {
-            return Some(tools::ToolOutput::refused(
-                tools::Refusal::Hook,
-                format!("Blocked by a PreToolUse hook: {reason}"),
-            ));
+            let text = if verdict.sdk_refusal {
+                reason
+            } else {
+                format!("Blocked by a PreToolUse hook: {reason}")
+            };
+            return Some(tools::ToolOutput::refused(tools::Refusal::Hook, text));
         }
         if let Some(updated) = verdict.updated_input {
             *arguments = updated;

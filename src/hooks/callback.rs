@@ -8,6 +8,7 @@
 //! ([`asks`]) after the other hooks, and its `allow`/`deny` answer becomes a `permissionDecision`, so a denial is a
 //! hook's refusal (listed in `permission_denials`) and `updatedInput` replaces the arguments.
 
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -32,6 +33,144 @@ pub(super) fn asks(mode: &str, tool: &str) -> bool {
     }
 }
 
+/// The rules the SDK added with its `can_use_tool` answers (`updatedPermissions`), in pincer's
+/// rule syntax (`Bash(npm test)`). They hold for the rest of the process, as claude's session
+/// rules do, whatever destination the update names: pincer writes no settings file.
+static SESSION_RULES: Mutex<SessionRules> = Mutex::new(SessionRules {
+    allow: Vec::new(),
+    deny: Vec::new(),
+});
+
+#[derive(Debug)]
+struct SessionRules {
+    allow: Vec<String>,
+    deny: Vec<String>,
+}
+
+/// What a rule the SDK added says of a call.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum SessionRule {
+    /// An allow rule names it: it runs without asking.
+    Allow,
+    /// A deny rule names it: it is refused with this message, without asking.
+    Deny(String),
+}
+
+/// What the rules the SDK added say of `tool` (pincer's name) called with `arguments`; a deny
+/// rule wins.
+pub(super) fn session_rule(tool: &str, arguments: &Value) -> Option<SessionRule> {
+    use crate::tools::policy::{Decision, PolicySpec, ToolPolicy};
+    let rules = SESSION_RULES.lock().unwrap_or_else(PoisonError::into_inner);
+    if rules.allow.is_empty() && rules.deny.is_empty() {
+        return None;
+    }
+    let claude = crate::tools::claude_name(tool);
+    let denied = |rule: &String| rule == tool || rule == claude;
+    if tool.starts_with("mcp__") {
+        // MCP tools: a rule names the tool whole.
+        if rules.deny.iter().any(denied) {
+            return Some(SessionRule::Deny(denial(claude)));
+        }
+        return rules.allow.iter().any(denied).then_some(SessionRule::Allow);
+    }
+    let policy = |allow: &[String], deny: &[String]| {
+        ToolPolicy::new(&PolicySpec {
+            profile: Some("full"),
+            exact: None,
+            allow,
+            deny,
+        })
+        .ok()
+    };
+    if let Some(policy) = policy(&[], &rules.deny)
+        && let Decision::Deny { .. } = policy.check(tool, arguments)
+    {
+        return Some(SessionRule::Deny(denial(claude)));
+    }
+    policy(&rules.allow, &[])
+        .is_some_and(|policy| policy.allows_explicitly(tool, arguments))
+        .then_some(SessionRule::Allow)
+}
+
+/// The tool result of a call a rule the SDK added refused.
+fn denial(claude_tool: &str) -> String {
+    format!("Permission to use {claude_tool} has been denied.")
+}
+
+/// Keep the `addRules` updates of an allow answer (`updatedPermissions`) for the rest of the
+/// process; say on stderr which ones pincer does not apply.
+fn record_updates(answer: &Value) {
+    let Some(updates) = answer.get("updatedPermissions").and_then(Value::as_array) else {
+        return;
+    };
+    let mut rules = SESSION_RULES.lock().unwrap_or_else(PoisonError::into_inner);
+    for update in updates {
+        let kind = update.get("type").and_then(Value::as_str).unwrap_or("");
+        let behavior = update.get("behavior").and_then(Value::as_str).unwrap_or("");
+        let list = match (kind, behavior) {
+            ("addRules", "allow") => &mut rules.allow,
+            ("addRules", "deny") => &mut rules.deny,
+            _ => {
+                crate::output::progress::stderr_line(&format!(
+                    "pincer: the SDK's permission update {update} is not applied (pincer applies addRules with behavior allow or deny)"
+                ));
+                continue;
+            }
+        };
+        for rule in update
+            .get("rules")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let Some(text) = rule_text(rule) else {
+                continue;
+            };
+            let spec_rules = [text.clone()];
+            let spec = crate::tools::policy::PolicySpec {
+                profile: Some("full"),
+                exact: None,
+                allow: &spec_rules,
+                deny: &[],
+            };
+            match crate::tools::policy::ToolPolicy::new(&spec) {
+                Ok(_) => list.push(text),
+                Err(error) => crate::output::progress::stderr_line(&format!(
+                    "pincer: the SDK's permission rule {text} is not applied ({error})"
+                )),
+            }
+        }
+    }
+}
+
+/// A rule of an update (`{toolName, ruleContent?}`) in pincer's syntax: `Bash(npm test)`, or
+/// the tool's name alone for every use of it.
+fn rule_text(rule: &Value) -> Option<String> {
+    let tool = rule.get("toolName").and_then(Value::as_str)?;
+    match rule.get("ruleContent").and_then(Value::as_str) {
+        Some(content) if !content.is_empty() => Some(format!("{tool}({content})")),
+        _ => Some(tool.to_owned()),
+    }
+}
+
+/// What claude suggests with its `can_use_tool` request (`permission_suggestions`): a rule that
+/// allows this very command (`localSettings`, as claude proposes it), for a command; a rule for
+/// the tool whole, for an MCP tool; `acceptEdits` for this session, for a file edit.
+fn permission_suggestions(tool: &str, input: &Value) -> Value {
+    let rule = |rule: Value| json!([{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "localSettings"}]);
+    match tool {
+        "Bash" => match input.get("command").and_then(Value::as_str) {
+            Some(command) => rule(json!({"toolName": "Bash", "ruleContent": command})),
+            None => json!([]),
+        },
+        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
+            json!([{"type": "setMode", "mode": "acceptEdits", "destination": "session"}])
+        }
+        _ if tool.starts_with("mcp__") => rule(json!({"toolName": tool})),
+        _ => json!([]),
+    }
+}
+
 /// The SDK's `can_use_tool` answer as hook output JSON: `allow` (with `updatedInput` in pincer's
 /// argument names) or `deny` with its message; `interrupt: true` also ends the turn.
 fn permission_output(answer: &Value, tool: &str) -> Value {
@@ -39,6 +178,7 @@ fn permission_output(answer: &Value, tool: &str) -> Value {
         |decision: &str| json!({"hookEventName": "PreToolUse", "permissionDecision": decision});
     match answer.get("behavior").and_then(Value::as_str) {
         Some("allow") => {
+            record_updates(answer);
             let mut specific = specific("allow");
             if let Some(updated) = answer.get("updatedInput").filter(|input| input.is_object()) {
                 specific["updatedInput"] = super::protocol::pincer_tool_input(tool, updated);
@@ -98,12 +238,17 @@ pub(super) async fn run(
         .to_owned();
     let prompt = id == CAN_USE_TOOL;
     let request = if prompt {
+        let tool_input = input
+            .get("tool_input")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
         json!({
             "subtype": "can_use_tool",
             "tool_name": tool,
-            "input": input.get("tool_input").cloned().unwrap_or_else(|| json!({})),
+            "display_name": tool,
+            "permission_suggestions": permission_suggestions(&tool, &tool_input),
+            "input": tool_input,
             "tool_use_id": tool_use_id,
-            "permission_suggestions": [],
         })
     } else {
         json!({
@@ -164,6 +309,49 @@ mod tests {
         }
         assert!(!asks("acceptEdits", "Edit"));
         assert!(asks("acceptEdits", "Bash"));
+    }
+
+    #[test]
+    fn claude_suggests_a_rule_for_the_command_and_accept_edits_for_an_edit() {
+        assert_eq!(
+            permission_suggestions("Bash", &json!({"command": "echo X > x.txt"})),
+            json!([{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "echo X > x.txt"}],
+                "behavior": "allow", "destination": "localSettings"}])
+        );
+        assert_eq!(
+            permission_suggestions("Write", &json!({}))[0]["mode"],
+            "acceptEdits"
+        );
+        assert_eq!(permission_suggestions("Read", &json!({})), json!([]));
+    }
+
+    #[test]
+    fn added_rules_allow_or_deny_later_calls_and_a_deny_wins() {
+        let command = |command: &str| json!({ "command": command });
+        assert_eq!(session_rule("exec", &command("echo UNIT-RULE-1")), None);
+        record_updates(&json!({"updatedPermissions": [
+            {"type": "addRules", "behavior": "allow", "destination": "session",
+                "rules": [{"toolName": "Bash", "ruleContent": "echo UNIT-RULE-1"},
+                          {"toolName": "Bash", "ruleContent": "echo UNIT-RULE-2:*"}]},
+            {"type": "addRules", "behavior": "deny", "destination": "session",
+                "rules": [{"toolName": "Bash", "ruleContent": "echo UNIT-RULE-2 no"}]},
+            {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+        ]}));
+        assert_eq!(
+            session_rule("exec", &command("echo UNIT-RULE-1")),
+            Some(SessionRule::Allow)
+        );
+        assert_eq!(
+            session_rule("exec", &command("echo UNIT-RULE-2 yes")),
+            Some(SessionRule::Allow)
+        );
+        assert_eq!(
+            session_rule("exec", &command("echo UNIT-RULE-2 no")),
+            Some(SessionRule::Deny(
+                "Permission to use Bash has been denied.".to_owned()
+            ))
+        );
+        assert_eq!(session_rule("exec", &command("echo UNIT-RULE-3")), None);
     }
 
     #[test]

@@ -315,13 +315,37 @@ impl Hooks {
         };
         let mut input = fire.input(&self.context);
         let mut verdict = self.run_all(&hooks, fire, &input, cancel, progress).await;
-        if !asks || prompts.is_empty() || verdict.block.is_some() || verdict.allow {
+        if prompts.is_empty() || verdict.block.is_some() {
+            return verdict;
+        }
+        // The rules the SDK added with its answers (`updatedPermissions`) decide before it is
+        // asked again, as claude's session rules do: a deny one in any mode.
+        if let Fire::PreToolUse {
+            tool,
+            input: arguments,
+            ..
+        } = fire
+        {
+            let arguments = verdict.updated_input.as_ref().unwrap_or(arguments);
+            match callback::session_rule(tool, arguments) {
+                Some(callback::SessionRule::Deny(message)) => {
+                    verdict.block = Some(message);
+                    verdict.sdk_refusal = true;
+                    return verdict;
+                }
+                Some(callback::SessionRule::Allow) => return verdict,
+                None => {}
+            }
+        }
+        if !asks || verdict.allow {
             return verdict;
         }
         if let (Fire::PreToolUse { tool, .. }, Some(updated)) = (fire, &verdict.updated_input) {
             input["tool_input"] = protocol::claude_tool_input(tool, updated, &self.context.cwd);
         }
         let prompted = self.run_all(&prompts, fire, &input, cancel, progress).await;
+        // The other hooks did not block: a block now is the SDK's denial alone.
+        verdict.sdk_refusal = prompted.block.is_some();
         verdict.absorb(prompted);
         verdict
     }

@@ -272,6 +272,9 @@ pub(crate) struct Verdict {
     /// Blocked (exit 2, `decision: "block"`, `permissionDecision: "deny"` or `"ask"`), with the
     /// reasons.
     pub block: Option<String>,
+    /// The block is the Claude Agent SDK's own refusal (its `can_use_tool` denial, or a deny
+    /// rule it added): the model gets the message as is, as claude sends it.
+    pub sdk_refusal: bool,
     /// A PreToolUse hook allowed the call (`permissionDecision: "allow"`); the tool policy's
     /// deny rules still apply.
     pub allow: bool,

@@ -826,3 +826,322 @@ out({"kind": "seen", "message": seen})
     let written = std::fs::read_to_string(home.workspace.join("a.txt")).unwrap();
     assert_eq!(written, "SDK-2\n");
 }
+
+/// A 1×1 PNG, as an SDK user sends an image.
+const PNG_BASE64: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
+/// An image block (base64 source) in an SDK `user` line reaches the model as an image, beside
+/// the prompt's text.
+#[test]
+fn an_image_in_a_user_message_reaches_the_model_as_an_image() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["A dot."]))]);
+    let script = r#"
+async def messages():
+    yield {"type": "user", "session_id": "", "parent_tool_use_id": None, "message": {"role": "user", "content": [
+        {"type": "text", "text": "What is in this image? IMG-PROMPT-3c"},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "PNG"}},
+    ]}}
+async for message in query(prompt=messages(), options=options()):
+    out({"kind": kind(message), "message": message})
+"#
+    .replace("\"PNG\"", &format!("\"{PNG_BASE64}\""));
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        &script,
+    );
+    let result = &of_kind(&lines, "ResultMessage")[0]["message"];
+    assert_eq!(result["result"], "A dot.", "{lines:#?}");
+    let requests = server.requests();
+    let content = &requests[0].json()["messages"][0]["content"];
+    let blocks = content.as_array().expect("content blocks");
+    assert!(
+        blocks.iter().any(|block| block["type"] == "text"
+            && block["text"] == "What is in this image? IMG-PROMPT-3c"),
+        "{content}"
+    );
+    let image = blocks
+        .iter()
+        .find(|block| block["type"] == "image")
+        .unwrap_or_else(|| panic!("no image block: {content}"));
+    assert_eq!(image["source"]["data"], PNG_BASE64, "{image}");
+    assert_eq!(image["source"]["media_type"], "image/png", "{image}");
+}
+
+/// `can_use_tool` gets claude's `permission_suggestions` (a rule for this very command), and a
+/// denial reaches the model as the SDK's bare message, as claude sends it.
+#[test]
+fn can_use_tool_gets_claudes_suggestions_and_a_denial_is_the_sdks_bare_message() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = tool_then_answer(
+        &protocol,
+        ("toolu_1", "exec", json!({"command": "echo RAN > ran.txt"})),
+        "It was denied.",
+    );
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append([dataclasses.asdict(suggestion) for suggestion in context.suggestions])
+    return PermissionResultDeny(message="Not allowed: DENIED-8e")
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Write ran.txt.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    let seen = &of_kind(&lines, "seen")[0]["message"];
+    assert_eq!(
+        seen[0][0],
+        json!({"type": "addRules", "rules": [{"tool_name": "Bash", "rule_content": "echo RAN > ran.txt"}],
+            "behavior": "allow", "mode": null, "directories": null, "destination": "localSettings"}),
+        "{lines:#?}"
+    );
+    let messages = server.requests()[1].json()["messages"].clone();
+    let result = messages
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|message| message["content"].as_array().cloned().unwrap_or_default())
+        .find(|block| block["type"] == "tool_result")
+        .unwrap_or_else(|| panic!("no tool result: {messages}"));
+    let text = match &result["content"] {
+        Value::String(text) => text.clone(),
+        blocks => blocks[0]["text"].as_str().unwrap_or_default().to_owned(),
+    };
+    assert_eq!(text, "Not allowed: DENIED-8e", "{result}");
+    assert_eq!(result["is_error"], true, "{result}");
+}
+
+/// An allow with `updatedPermissions` applies for the rest of the process, as claude's session
+/// rules do: a call an added allow rule names runs without asking, one an added deny rule names
+/// is refused without asking.
+#[test]
+fn can_use_tool_updated_permissions_add_session_rules_for_later_calls() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let call = |id: &str, command: &str| {
+        Reply::sse(&(protocol.tool_call)(
+            id,
+            "exec",
+            &json!({ "command": command }),
+        ))
+    };
+    let server = MockServer::start(vec![
+        call("toolu_1", "touch one.txt"),
+        call("toolu_2", "touch two.txt"),
+        call("toolu_3", "touch three.txt"),
+        Reply::sse(&(protocol.text)(&["Done."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+from claude_agent_sdk.types import PermissionRuleValue, PermissionUpdate
+seen = []
+async def decide(tool_name, tool_input, context):
+    seen.append(tool_input["command"])
+    return PermissionResultAllow(updated_permissions=[
+        PermissionUpdate(type="addRules", behavior="allow", destination="session",
+            rules=[PermissionRuleValue(tool_name="Bash", rule_content="touch two.txt")]),
+        PermissionUpdate(type="addRules", behavior="deny", destination="session",
+            rules=[PermissionRuleValue(tool_name="Bash", rule_content="touch three.txt")]),
+    ])
+async with ClaudeSDKClient(options=options(can_use_tool=decide)) as client:
+    await client.query("Make three files.")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+out({"kind": "seen", "message": seen})
+"#,
+    );
+    assert_eq!(
+        of_kind(&lines, "seen")[0]["message"],
+        json!(["touch one.txt"]),
+        "{lines:#?}"
+    );
+    assert!(home.workspace.join("one.txt").exists());
+    assert!(home.workspace.join("two.txt").exists());
+    assert!(!home.workspace.join("three.txt").exists());
+    let result = &of_kind(&lines, "ResultMessage")[0]["message"];
+    let denials = result["permission_denials"].as_array().unwrap();
+    assert_eq!(denials.len(), 1, "{result}");
+    assert_eq!(denials[0]["tool_use_id"], "toolu_3");
+}
+
+/// The Claude Agent SDK for TypeScript (`@anthropic-ai/claude-agent-sdk`, pinned) drives pincer
+/// as its `claude`: `query({options: {pathToClaudeCodeExecutable: <pincer>}})`, nothing else
+/// changed. Installed with npm once per target directory (without the optional packages that
+/// bundle a `claude` binary), or taken from `PINCER_CLAUDE_TS_SDK_DIR` (a directory holding
+/// `node_modules/@anthropic-ai/claude-agent-sdk`).
+mod typescript {
+    use std::path::{Path, PathBuf};
+    use std::process::Command;
+    use std::sync::OnceLock;
+
+    use serde_json::{Value, json};
+
+    use super::{of_kind, tool_then_answer};
+    use crate::common::Home;
+    use crate::common::mock::{MockServer, Reply};
+    use crate::common::protocols;
+    use crate::common::sdk::{self, provider_env};
+
+    /// The version of `reference/agent-sdk/claude-2.1.197-ts-sdk`'s captures.
+    const SDK_VERSION: &str = "0.3.334";
+
+    fn sdk_module() -> PathBuf {
+        static MODULE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+        MODULE
+            .get_or_init(install_sdk)
+            .clone()
+            .unwrap_or_else(|error| {
+                panic!("the TypeScript Claude Agent SDK is not available: {error}")
+            })
+    }
+
+    fn install_sdk() -> Result<PathBuf, String> {
+        let entry = |root: &Path| root.join("node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
+        if let Some(root) = std::env::var_os("PINCER_CLAUDE_TS_SDK_DIR") {
+            let module = entry(Path::new(&root));
+            return if module.is_file() {
+                Ok(module)
+            } else {
+                Err(format!(
+                    "PINCER_CLAUDE_TS_SDK_DIR has no {}",
+                    module.display()
+                ))
+            };
+        }
+        let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        let cache = target.join(format!("claude-ts-sdk-{SDK_VERSION}"));
+        if entry(&cache).is_file() {
+            return Ok(entry(&cache));
+        }
+        // Installed beside the cache, then moved in whole: a copy cut short is never taken for
+        // one.
+        let staging = tempfile::tempdir_in(target).map_err(|error| error.to_string())?;
+        std::fs::write(staging.path().join("package.json"), "{\"private\": true}")
+            .map_err(|error| error.to_string())?;
+        let output = Command::new("npm")
+            .args(["install", "--prefix"])
+            .arg(staging.path())
+            .args([
+                "--omit=optional",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "--no-package-lock",
+                &format!("@anthropic-ai/claude-agent-sdk@{SDK_VERSION}"),
+            ])
+            .output()
+            .map_err(|error| format!("cannot run npm ({error}); install node and npm"))?;
+        if !output.status.success() {
+            return Err(format!(
+                "npm install @anthropic-ai/claude-agent-sdk@{SDK_VERSION} failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+        let staged = staging.keep();
+        if std::fs::rename(&staged, &cache).is_err() {
+            // Another test process installed it first.
+            let _ = std::fs::remove_dir_all(&staged);
+        }
+        let module = entry(&cache);
+        if module.is_file() {
+            Ok(module)
+        } else {
+            Err(format!("npm installed no {}", module.display()))
+        }
+    }
+
+    /// The SDK imported, `spec`, `out` to print one JSON line, and `options(more)`.
+    const PRELUDE: &str = r#"
+const { query } = await import(process.env.CLAUDE_SDK_URL);
+const spec = JSON.parse(process.env.PINCER_SPEC);
+const out = (value) => console.log(JSON.stringify(value));
+const options = (more) => ({ pathToClaudeCodeExecutable: spec.pincer, env: spec.env, cwd: spec.workspace, model: spec.model, ...more });
+"#;
+
+    fn drive(home: &Home, model: &str, env: &[(&str, String)], script: &str) -> Vec<Value> {
+        let mut spec = sdk::spec(home, env);
+        spec.insert("model".to_owned(), json!(model));
+        let module = sdk_module();
+        let mut node = Command::new("node");
+        node.args(["--input-type=module", "-e", &format!("{PRELUDE}{script}")]);
+        sdk::run_script(
+            home,
+            node,
+            &[
+                ("CLAUDE_SDK_URL", format!("file://{}", module.display())),
+                ("PINCER_SPEC", Value::Object(spec).to_string()),
+            ],
+        )
+    }
+
+    /// `query()` runs one turn: the prompt reaches the model, the answer and a result come back.
+    #[test]
+    fn the_typescript_sdks_query_returns_the_answer_and_a_result() {
+        let protocol = protocols::anthropic();
+        let home = Home::new();
+        let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&[
+            "Hello from TS-MOCK-51.",
+        ]))]);
+        let lines = drive(
+            &home,
+            protocol.model,
+            &provider_env(&protocol, &server),
+            r#"
+for await (const message of query({ prompt: "Say hello. TS-PROMPT-0b", options: options({}) })) {
+    out({ kind: message.type, message });
+}
+"#,
+        );
+        let results = of_kind(&lines, "result");
+        assert_eq!(results.len(), 1, "{lines:#?}");
+        assert_eq!(results[0]["message"]["is_error"], false, "{lines:#?}");
+        assert_eq!(results[0]["message"]["result"], "Hello from TS-MOCK-51.");
+        let sent = server.requests()[0].json().to_string();
+        assert!(sent.contains("Say hello. TS-PROMPT-0b"), "{sent}");
+    }
+
+    /// A tool turn: the model's command runs in the workspace and its output reaches the model.
+    #[test]
+    fn the_typescript_sdks_tool_turn_runs_the_command_and_sends_its_output() {
+        let protocol = protocols::anthropic();
+        let home = Home::new();
+        let server = tool_then_answer(
+            &protocol,
+            ("toolu_1", "exec", json!({"command": "echo TS-TOOL-7d"})),
+            "It printed it.",
+        );
+        let lines = drive(
+            &home,
+            protocol.model,
+            &provider_env(&protocol, &server),
+            r#"
+const opts = options({ permissionMode: "bypassPermissions", allowDangerouslySkipPermissions: true });
+for await (const message of query({ prompt: "Run echo.", options: opts })) {
+    out({ kind: message.type, message });
+}
+"#,
+        );
+        let results = of_kind(&lines, "result");
+        assert_eq!(
+            results[0]["message"]["result"], "It printed it.",
+            "{lines:#?}"
+        );
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2);
+        let sent = requests[1].json()["messages"].to_string();
+        assert!(sent.contains("TS-TOOL-7d"), "{sent}");
+    }
+}

@@ -44,7 +44,8 @@ pub(crate) fn read(
         context.warn("stdin was not valid UTF-8; invalid bytes were replaced (--lossy-stdin)");
     }
     report_stdin(context, prompt.stdin);
-    let images = read_images(&args.image)?;
+    let mut images = read_images(&args.image)?;
+    images.extend(args.inline_images.iter().cloned());
     let mut system_replace = args.system_prompt.clone();
     if let Some(path) = &args.system_prompt_file {
         system_replace = Some(read_text_file(path, "--system-prompt-file")?);

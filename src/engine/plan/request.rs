@@ -56,6 +56,8 @@ pub(crate) struct TurnRequest {
     pub(crate) idle_timeout: Option<f64>,
     /// `-i` image paths.
     pub(crate) image: Vec<PathBuf>,
+    /// Images a front-end hands over as data (an agent SDK's `user` line), after the `-i` ones.
+    pub(crate) inline_images: Vec<ContentBlock>,
     /// `--no-session-persistence`.
     pub(crate) no_session_persistence: bool,
     /// `--heartbeat`.
