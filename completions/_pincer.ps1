@@ -43,14 +43,12 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Start a new session and run one turn')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Continue a session (by id, prefix, name, file or --last) and run one turn')
             [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex''s events)')
-            [CompletionResult]::new('claude-sdk', 'claude-sdk', [CompletionResultType]::ParameterValue, 'claude''s command line as the Claude Agent SDK gives it (no subcommand, `--input-format stream-json`): `main` rewrites such a command line to this one')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Summarize the older part of a session now to free context')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List, inspect, export, fork, rename, remove and repair sessions (default: list)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one session''s state, or defaults, credentials and backends without one')
             [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Manage credential profiles (default: list); secrets are never printed')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
-            [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Regenerate man/ and completions/ from this command-line definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -338,91 +336,6 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;exec;help;help' {
-            break
-        }
-        'pincer;claude-sdk' {
-            [CompletionResult]::new('--permission-prompt-tool', '--permission-prompt-tool', [CompletionResultType]::ParameterName, '`stdio`: ask the SDK''s `can_use_tool` where claude would ask (SPEC §16)')
-            [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'Give the new session this id instead of a generated one (with -r/--continue, the forked session''s; needs --fork-session)')
-            [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')
-            [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')
-            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)')
-            [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)')
-            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias')
-            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias')
-            [CompletionResult]::new('--fallback-model', '--fallback-model', [CompletionResultType]::ParameterName, 'Models to try in order when the primary one fails over; repeatable or comma-separated')
-            [CompletionResult]::new('--thinking', '--thinking', [CompletionResultType]::ParameterName, 'Reasoning level, mapped to each provider''s setting (claude''s `--effort max` is xhigh)')
-            [CompletionResult]::new('--effort', '--effort', [CompletionResultType]::ParameterName, 'Reasoning level, mapped to each provider''s setting (claude''s `--effort max` is xhigh)')
-            [CompletionResult]::new('--max-thinking-tokens', '--max-thinking-tokens', [CompletionResultType]::ParameterName, 'Thinking budget in tokens (claude''s spelling): sent as is to Anthropic (at least 1024) and Gemini (within the model''s range), as the nearest --thinking level elsewhere; 0 is off')
-            [CompletionResult]::new('--system-prompt', '--system-prompt', [CompletionResultType]::ParameterName, 'Replace the whole built system prompt with TEXT')
-            [CompletionResult]::new('--system-prompt-file', '--system-prompt-file', [CompletionResultType]::ParameterName, 'Replace the whole built system prompt with the contents of FILE')
-            [CompletionResult]::new('--append-system-prompt', '--append-system-prompt', [CompletionResultType]::ParameterName, 'Append TEXT to the system prompt for this turn; repeatable')
-            [CompletionResult]::new('--append-system-prompt-file', '--append-system-prompt-file', [CompletionResultType]::ParameterName, 'Append the contents of FILE to the system prompt for this turn; repeatable')
-            [CompletionResult]::new('--prompt-mode', '--prompt-mode', [CompletionResultType]::ParameterName, 'How much of the built system prompt to send')
-            [CompletionResult]::new('--skill', '--skill', [CompletionResultType]::ParameterName, 'List the skill at PATH (a skill directory, its SKILL.md, or a directory of skills) in the prompt, after the discovered ones (a later name shadows an earlier one); repeatable')
-            [CompletionResult]::new('--tools', '--tools', [CompletionResultType]::ParameterName, 'Offer exactly these tools, comma-separated ("" offers none)')
-            [CompletionResult]::new('--allowed-tools', '--allowed-tools', [CompletionResultType]::ParameterName, 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable')
-            [CompletionResult]::new('--disallowed-tools', '--disallowed-tools', [CompletionResultType]::ParameterName, 'Deny tool calls matching PATTERN (deny wins over allow); repeatable')
-            [CompletionResult]::new('--mcp-config', '--mcp-config', [CompletionResultType]::ParameterName, 'Use the MCP servers of FILE, or of the JSON given inline (claude''s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win')
-            [CompletionResult]::new('--settings', '--settings', [CompletionResultType]::ParameterName, 'Run the hooks of FILE, or of the JSON given inline (Claude Code''s settings format, {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to config.toml''s [[hooks.EVENT]]')
-            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'What tools may touch on disk (default from config, else workspace-write)')
-            [CompletionResult]::new('--sandbox', '--sandbox', [CompletionResultType]::ParameterName, 'What tools may touch on disk (default from config, else workspace-write)')
-            [CompletionResult]::new('--permission-mode', '--permission-mode', [CompletionResultType]::ParameterName, 'Claude-style permission mode, mapped to a sandbox mode')
-            [CompletionResult]::new('--add-dir', '--add-dir', [CompletionResultType]::ParameterName, 'Give the tools DIR as an extra root, confined and protected like the workspace (writable by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only')
-            [CompletionResult]::new('--max-turns', '--max-turns', [CompletionResultType]::ParameterName, 'Stop after N model round-trips (exit 5)')
-            [CompletionResult]::new('--max-budget-usd', '--max-budget-usd', [CompletionResultType]::ParameterName, 'Stop once this run has spent more than X US dollars (exit 5)')
-            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up SECS after the start, whatever the run is doing — reading stdin, waiting for any lock, the model, tools (exit 124)')
-            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'Give up when the provider or child process stays silent for SECS')
-            [CompletionResult]::new('-i', '-i', [CompletionResultType]::ParameterName, 'Attach an image file to the prompt; repeatable')
-            [CompletionResult]::new('--image', '--image', [CompletionResultType]::ParameterName, 'Attach an image file to the prompt; repeatable')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Also write the final answer to FILE')
-            [CompletionResult]::new('--output-last-message', '--output-last-message', [CompletionResultType]::ParameterName, 'Also write the final answer to FILE')
-            [CompletionResult]::new('--events-file', '--events-file', [CompletionResultType]::ParameterName, 'Also write stream-json events to FILE, whatever stdout''s format')
-            [CompletionResult]::new('--json-schema', '--json-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`')
-            [CompletionResult]::new('--output-schema', '--output-schema', [CompletionResultType]::ParameterName, 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)')
-            [CompletionResult]::new('--auth-profile', '--auth-profile', [CompletionResultType]::ParameterName, 'Use only the credential profile ID')
-            [CompletionResult]::new('--tag', '--tag', [CompletionResultType]::ParameterName, 'Label this run''s line in the usage ledger, for `pincer usage --by tag`')
-            [CompletionResult]::new('--stdin-timeout', '--stdin-timeout', [CompletionResultType]::ParameterName, 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole')
-            [CompletionResult]::new('--record', '--record', [CompletionResultType]::ParameterName, 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written')
-            [CompletionResult]::new('--replay', '--replay', [CompletionResultType]::ParameterName, 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr')
-            [CompletionResult]::new('--replay-mode', '--replay-mode', [CompletionResultType]::ParameterName, 'With --replay: pair requests by content with dates, ids and paths masked (strict), or take the recorded interactions in order (lenient)')
-            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
-            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
-            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
-            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
-            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
-            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
-            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
-            [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Continue the newest session of this workspace, like `pincer resume --last` (claude''s --continue; long only: -c is --config)')
-            [CompletionResult]::new('--fork-session', '--fork-session', [CompletionResultType]::ParameterName, 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`')
-            [CompletionResult]::new('--no-context-files', '--no-context-files', [CompletionResultType]::ParameterName, 'Leave out workspace files such as AGENTS.md and MEMORY.md')
-            [CompletionResult]::new('--no-skills', '--no-skills', [CompletionResultType]::ParameterName, 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)')
-            [CompletionResult]::new('--strict-mcp-config', '--strict-mcp-config', [CompletionResultType]::ParameterName, 'Use only the servers of --mcp-config, not those of config.toml or the workspace')
-            [CompletionResult]::new('--include-hook-events', '--include-hook-events', [CompletionResultType]::ParameterName, 'With stream-json, also emit system/hook_started and system/hook_response lines for every hook run')
-            [CompletionResult]::new('--dangerously-skip-permissions', '--dangerously-skip-permissions', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
-            [CompletionResult]::new('--dangerously-bypass-approvals-and-sandbox', '--dangerously-bypass-approvals-and-sandbox', [CompletionResultType]::ParameterName, 'Same as --sandbox danger-full-access: no confinement at all')
-            [CompletionResult]::new('--full-auto', '--full-auto', [CompletionResultType]::ParameterName, 'Same as --sandbox workspace-write (codex''s spelling): edits in the workspace, never asks')
-            [CompletionResult]::new('--allow-network', '--allow-network', [CompletionResultType]::ParameterName, 'Let commands reach the network (default: off in read-only and workspace-write, only a loopback of their own; config [sandbox] network = true)')
-            [CompletionResult]::new('--web-search', '--web-search', [CompletionResultType]::ParameterName, 'Let the model search the web with the provider''s own search tool (Anthropic, OpenAI Responses, Gemini grounding; claude''s WebSearch, codex''s web_search); like config tools.web_search. Exit 2 when the model cannot search')
-            [CompletionResult]::new('--no-session-persistence', '--no-session-persistence', [CompletionResultType]::ParameterName, 'Keep nothing on disk: no session file, no index entry')
-            [CompletionResult]::new('--ephemeral', '--ephemeral', [CompletionResultType]::ParameterName, 'Keep nothing on disk: no session file, no index entry')
-            [CompletionResult]::new('--include-partial-messages', '--include-partial-messages', [CompletionResultType]::ParameterName, 'With stream-json, also emit stream_event lines: Anthropic''s raw stream events (message_start, content_block_delta with text_delta, …) as claude does, for every model')
-            [CompletionResult]::new('--heartbeat', '--heartbeat', [CompletionResultType]::ParameterName, 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it')
-            [CompletionResult]::new('--skip-git-repo-check', '--skip-git-repo-check', [CompletionResultType]::ParameterName, 'Accepted for codex compatibility and ignored: pincer never requires a git repository')
-            [CompletionResult]::new('--strict-config', '--strict-config', [CompletionResultType]::ParameterName, 'Accepted for codex compatibility and ignored: unknown config keys are always an error')
-            [CompletionResult]::new('--no-stdin', '--no-stdin', [CompletionResultType]::ParameterName, 'Never read stdin, even when it is a pipe')
-            [CompletionResult]::new('--lossy-stdin', '--lossy-stdin', [CompletionResultType]::ParameterName, 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2')
-            [CompletionResult]::new('--replay-pace', '--replay-pace', [CompletionResultType]::ParameterName, 'With --replay: stream at the recorded pace instead of as fast as possible')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'pincer;compact' {
@@ -1013,39 +926,16 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
-        'pincer;generate-docs' {
-            [CompletionResult]::new('--out', '--out', [CompletionResultType]::ParameterName, 'Directory that receives man/ and completions/ (default: the current directory)')
-            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
-            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
-            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
-            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
-            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
-            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
-            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
-            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
-            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
-            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
-            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
-            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
-            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            break
-        }
         'pincer;help' {
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Start a new session and run one turn')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Continue a session (by id, prefix, name, file or --last) and run one turn')
             [CompletionResult]::new('exec', 'exec', [CompletionResultType]::ParameterValue, 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex''s events)')
-            [CompletionResult]::new('claude-sdk', 'claude-sdk', [CompletionResultType]::ParameterValue, 'claude''s command line as the Claude Agent SDK gives it (no subcommand, `--input-format stream-json`): `main` rewrites such a command line to this one')
             [CompletionResult]::new('compact', 'compact', [CompletionResultType]::ParameterValue, 'Summarize the older part of a session now to free context')
             [CompletionResult]::new('sessions', 'sessions', [CompletionResultType]::ParameterValue, 'List, inspect, export, fork, rename, remove and repair sessions (default: list)')
             [CompletionResult]::new('status', 'status', [CompletionResultType]::ParameterValue, 'Show one session''s state, or defaults, credentials and backends without one')
             [CompletionResult]::new('auth', 'auth', [CompletionResultType]::ParameterValue, 'Manage credential profiles (default: list); secrets are never printed')
             [CompletionResult]::new('usage', 'usage', [CompletionResultType]::ParameterValue, 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to stdout')
-            [CompletionResult]::new('generate-docs', 'generate-docs', [CompletionResultType]::ParameterValue, 'Regenerate man/ and completions/ from this command-line definition')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -1060,9 +950,6 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;help;exec;resume' {
-            break
-        }
-        'pincer;help;claude-sdk' {
             break
         }
         'pincer;help;compact' {
@@ -1145,9 +1032,6 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;help;completions' {
-            break
-        }
-        'pincer;help;generate-docs' {
             break
         }
         'pincer;help;help' {

@@ -40,14 +40,12 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand run 'Start a new session and run one turn'
             cand resume 'Continue a session (by id, prefix, name, file or --last) and run one turn'
             cand exec 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex''s events)'
-            cand claude-sdk 'claude''s command line as the Claude Agent SDK gives it (no subcommand, `--input-format stream-json`): `main` rewrites such a command line to this one'
             cand compact 'Summarize the older part of a session now to free context'
             cand sessions 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
             cand status 'Show one session''s state, or defaults, credentials and backends without one'
             cand auth 'Manage credential profiles (default: list); secrets are never printed'
             cand usage 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
             cand completions 'Print a shell completion script to stdout'
-            cand generate-docs 'Regenerate man/ and completions/ from this command-line definition'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pincer;run'= {
@@ -328,90 +326,6 @@ set edit:completion:arg-completer[pincer] = {|@words|
         &'pincer;exec;help;resume'= {
         }
         &'pincer;exec;help;help'= {
-        }
-        &'pincer;claude-sdk'= {
-            cand --permission-prompt-tool '`stdio`: ask the SDK''s `can_use_tool` where claude would ask (SPEC §16)'
-            cand --session-id 'Give the new session this id instead of a generated one (with -r/--continue, the forked session''s; needs --fork-session)'
-            cand -n 'Give the new session a unique NAME, for `pincer resume NAME`'
-            cand --name 'Give the new session a unique NAME, for `pincer resume NAME`'
-            cand -r 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)'
-            cand --resume 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)'
-            cand -m 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias'
-            cand --model 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias'
-            cand --fallback-model 'Models to try in order when the primary one fails over; repeatable or comma-separated'
-            cand --thinking 'Reasoning level, mapped to each provider''s setting (claude''s `--effort max` is xhigh)'
-            cand --effort 'Reasoning level, mapped to each provider''s setting (claude''s `--effort max` is xhigh)'
-            cand --max-thinking-tokens 'Thinking budget in tokens (claude''s spelling): sent as is to Anthropic (at least 1024) and Gemini (within the model''s range), as the nearest --thinking level elsewhere; 0 is off'
-            cand --system-prompt 'Replace the whole built system prompt with TEXT'
-            cand --system-prompt-file 'Replace the whole built system prompt with the contents of FILE'
-            cand --append-system-prompt 'Append TEXT to the system prompt for this turn; repeatable'
-            cand --append-system-prompt-file 'Append the contents of FILE to the system prompt for this turn; repeatable'
-            cand --prompt-mode 'How much of the built system prompt to send'
-            cand --skill 'List the skill at PATH (a skill directory, its SKILL.md, or a directory of skills) in the prompt, after the discovered ones (a later name shadows an earlier one); repeatable'
-            cand --tools 'Offer exactly these tools, comma-separated ("" offers none)'
-            cand --allowed-tools 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable'
-            cand --disallowed-tools 'Deny tool calls matching PATTERN (deny wins over allow); repeatable'
-            cand --mcp-config 'Use the MCP servers of FILE, or of the JSON given inline (claude''s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win'
-            cand --settings 'Run the hooks of FILE, or of the JSON given inline (Claude Code''s settings format, {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to config.toml''s [[hooks.EVENT]]'
-            cand -s 'What tools may touch on disk (default from config, else workspace-write)'
-            cand --sandbox 'What tools may touch on disk (default from config, else workspace-write)'
-            cand --permission-mode 'Claude-style permission mode, mapped to a sandbox mode'
-            cand --add-dir 'Give the tools DIR as an extra root, confined and protected like the workspace (writable by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only'
-            cand --max-turns 'Stop after N model round-trips (exit 5)'
-            cand --max-budget-usd 'Stop once this run has spent more than X US dollars (exit 5)'
-            cand --timeout 'Give up SECS after the start, whatever the run is doing — reading stdin, waiting for any lock, the model, tools (exit 124)'
-            cand --idle-timeout 'Give up when the provider or child process stays silent for SECS'
-            cand -i 'Attach an image file to the prompt; repeatable'
-            cand --image 'Attach an image file to the prompt; repeatable'
-            cand -o 'Also write the final answer to FILE'
-            cand --output-last-message 'Also write the final answer to FILE'
-            cand --events-file 'Also write stream-json events to FILE, whatever stdout''s format'
-            cand --json-schema 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`'
-            cand --output-schema 'Hold the final answer to the JSON Schema in FILE (codex''s spelling of --json-schema @FILE)'
-            cand --auth-profile 'Use only the credential profile ID'
-            cand --tag 'Label this run''s line in the usage ledger, for `pincer usage --by tag`'
-            cand --stdin-timeout 'Wait at most SECS for stdin''s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole'
-            cand --record 'Append every model exchange of this run (HTTP request and response, or a CLI child''s output) to the cassette FILE, created when missing; keys are never written'
-            cand --replay 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr'
-            cand --replay-mode 'With --replay: pair requests by content with dates, ids and paths masked (strict), or take the recorded interactions in order (lenient)'
-            cand -C 'Use DIR as the workspace instead of the current directory'
-            cand --cd 'Use DIR as the workspace instead of the current directory'
-            cand --home 'Keep config, credentials and sessions in DIR instead of the XDG directories'
-            cand -c 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
-            cand --config 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
-            cand --output-format 'Choose what stdout carries: final text, one result object, or JSONL events'
-            cand -d 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
-            cand --debug 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
-            cand --color 'Style stderr output; NO_COLOR in the environment also turns colors off'
-            cand --wait 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75'
-            cand --continue 'Continue the newest session of this workspace, like `pincer resume --last` (claude''s --continue; long only: -c is --config)'
-            cand --fork-session 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`'
-            cand --no-context-files 'Leave out workspace files such as AGENTS.md and MEMORY.md'
-            cand --no-skills 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
-            cand --strict-mcp-config 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
-            cand --include-hook-events 'With stream-json, also emit system/hook_started and system/hook_response lines for every hook run'
-            cand --dangerously-skip-permissions 'Same as --sandbox danger-full-access: no confinement at all'
-            cand --dangerously-bypass-approvals-and-sandbox 'Same as --sandbox danger-full-access: no confinement at all'
-            cand --full-auto 'Same as --sandbox workspace-write (codex''s spelling): edits in the workspace, never asks'
-            cand --allow-network 'Let commands reach the network (default: off in read-only and workspace-write, only a loopback of their own; config [sandbox] network = true)'
-            cand --web-search 'Let the model search the web with the provider''s own search tool (Anthropic, OpenAI Responses, Gemini grounding; claude''s WebSearch, codex''s web_search); like config tools.web_search. Exit 2 when the model cannot search'
-            cand --no-session-persistence 'Keep nothing on disk: no session file, no index entry'
-            cand --ephemeral 'Keep nothing on disk: no session file, no index entry'
-            cand --include-partial-messages 'With stream-json, also emit stream_event lines: Anthropic''s raw stream events (message_start, content_block_delta with text_delta, …) as claude does, for every model'
-            cand --heartbeat 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
-            cand --dry-run 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it'
-            cand --skip-git-repo-check 'Accepted for codex compatibility and ignored: pincer never requires a git repository'
-            cand --strict-config 'Accepted for codex compatibility and ignored: unknown config keys are always an error'
-            cand --no-stdin 'Never read stdin, even when it is a pipe'
-            cand --lossy-stdin 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
-            cand --replay-pace 'With --replay: stream at the recorded pace instead of as fast as possible'
-            cand --json 'Print one JSON result object; same as --output-format json'
-            cand -q 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
-            cand --quiet 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
-            cand -v 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
-            cand --verbose 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
         }
         &'pincer;compact'= {
             cand --instructions 'Tell the summarizer what to focus on'
@@ -959,38 +873,16 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
-        &'pincer;generate-docs'= {
-            cand --out 'Directory that receives man/ and completions/ (default: the current directory)'
-            cand -C 'Use DIR as the workspace instead of the current directory'
-            cand --cd 'Use DIR as the workspace instead of the current directory'
-            cand --home 'Keep config, credentials and sessions in DIR instead of the XDG directories'
-            cand -c 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
-            cand --config 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
-            cand --output-format 'Choose what stdout carries: final text, one result object, or JSONL events'
-            cand -d 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
-            cand --debug 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
-            cand --color 'Style stderr output; NO_COLOR in the environment also turns colors off'
-            cand --wait 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75'
-            cand --json 'Print one JSON result object; same as --output-format json'
-            cand -q 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
-            cand --quiet 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
-            cand -v 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
-            cand --verbose 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-        }
         &'pincer;help'= {
             cand run 'Start a new session and run one turn'
             cand resume 'Continue a session (by id, prefix, name, file or --last) and run one turn'
             cand exec 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex''s events)'
-            cand claude-sdk 'claude''s command line as the Claude Agent SDK gives it (no subcommand, `--input-format stream-json`): `main` rewrites such a command line to this one'
             cand compact 'Summarize the older part of a session now to free context'
             cand sessions 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
             cand status 'Show one session''s state, or defaults, credentials and backends without one'
             cand auth 'Manage credential profiles (default: list); secrets are never printed'
             cand usage 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
             cand completions 'Print a shell completion script to stdout'
-            cand generate-docs 'Regenerate man/ and completions/ from this command-line definition'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'pincer;help;run'= {
@@ -1001,8 +893,6 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand resume 'Continue a thread (the session id thread.started printed, or a prefix, name or file)'
         }
         &'pincer;help;exec;resume'= {
-        }
-        &'pincer;help;claude-sdk'= {
         }
         &'pincer;help;compact'= {
         }
@@ -1063,8 +953,6 @@ set edit:completion:arg-completer[pincer] = {|@words|
         &'pincer;help;usage'= {
         }
         &'pincer;help;completions'= {
-        }
-        &'pincer;help;generate-docs'= {
         }
         &'pincer;help;help'= {
         }

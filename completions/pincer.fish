@@ -43,14 +43,12 @@ complete -c pincer -n "__fish_pincer_needs_command" -s V -l version -d 'Print ve
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "run" -d 'Start a new session and run one turn'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "resume" -d 'Continue a session (by id, prefix, name, file or --last) and run one turn'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "exec" -d 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex\'s events)'
-complete -c pincer -n "__fish_pincer_needs_command" -f -a "claude-sdk" -d 'claude\'s command line as the Claude Agent SDK gives it (no subcommand, `--input-format stream-json`): `main` rewrites such a command line to this one'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "compact" -d 'Summarize the older part of a session now to free context'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "sessions" -d 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "status" -d 'Show one session\'s state, or defaults, credentials and backends without one'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "auth" -d 'Manage credential profiles (default: list); secrets are never printed'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "usage" -d 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c pincer -n "__fish_pincer_needs_command" -f -a "generate-docs" -d 'Regenerate man/ and completions/ from this command-line definition'
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l session-id -d 'Give the new session this id instead of a generated one (with -r/--continue, the forked session\'s; needs --fork-session)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s n -l name -d 'Give the new session a unique NAME, for `pincer resume NAME`' -r
@@ -327,92 +325,6 @@ complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subc
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from help" -f -a "resume" -d 'Continue a thread (the session id thread.started printed, or a prefix, name or file)'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l permission-prompt-tool -d '`stdio`: ask the SDK\'s `can_use_tool` where claude would ask (SPEC §16)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l session-id -d 'Give the new session this id instead of a generated one (with -r/--continue, the forked session\'s; needs --fork-session)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s n -l name -d 'Give the new session a unique NAME, for `pincer resume NAME`' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s r -l resume -d 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude\'s -r/--resume)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s m -l model -d 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l fallback-model -d 'Models to try in order when the primary one fails over; repeatable or comma-separated' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l thinking -l effort -d 'Reasoning level, mapped to each provider\'s setting (claude\'s `--effort max` is xhigh)' -r -f -a "off\t'No reasoning'
-minimal\t'The least reasoning the model supports'
-low\t'Little reasoning'
-medium\t'Moderate reasoning'
-high\t'Much reasoning'
-xhigh\t'The most reasoning the model supports'"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l max-thinking-tokens -d 'Thinking budget in tokens (claude\'s spelling): sent as is to Anthropic (at least 1024) and Gemini (within the model\'s range), as the nearest --thinking level elsewhere; 0 is off' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l system-prompt -d 'Replace the whole built system prompt with TEXT' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l system-prompt-file -d 'Replace the whole built system prompt with the contents of FILE' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l append-system-prompt -d 'Append TEXT to the system prompt for this turn; repeatable' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l append-system-prompt-file -d 'Append the contents of FILE to the system prompt for this turn; repeatable' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l prompt-mode -d 'How much of the built system prompt to send' -r -f -a "full\t'Every section and the workspace files'
-minimal\t'Tools, safety rules and runtime facts only'
-none\t'Only text the user supplies'"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l skill -d 'List the skill at PATH (a skill directory, its SKILL.md, or a directory of skills) in the prompt, after the discovered ones (a later name shadows an earlier one); repeatable' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l tools -d 'Offer exactly these tools, comma-separated ("" offers none)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l allowed-tools -d 'Allow tool calls matching PATTERN, e.g. group:fs or "exec(git *)" (plain commands only); repeatable' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l disallowed-tools -d 'Deny tool calls matching PATTERN (deny wins over allow); repeatable' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l settings -d 'Run the hooks of FILE, or of the JSON given inline (Claude Code\'s settings format, {"hooks": {"PreToolUse": […]}}, e.g. .claude/settings.json); repeatable, added to config.toml\'s [[hooks.EVENT]]' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s s -l sandbox -d 'What tools may touch on disk (default from config, else workspace-write)' -r -f -a "read-only\t'No writes; exec only under OS read-only enforcement'
-workspace-write\t'Writes confined to the workspace and the run\'s private temp directory'
-danger-full-access\t'No confinement'"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l permission-mode -d 'Claude-style permission mode, mapped to a sandbox mode' -r -f -a "plan\t'Read-only: plan without changing anything'
-acceptEdits\t'Edits allowed inside the workspace'
-bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
-dontAsk\t'Deny what is not explicitly allowed'
-auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing asks headless)'
-default\t'The configured default sandbox'"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l add-dir -d 'Give the tools DIR as an extra root, confined and protected like the workspace (writable by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l timeout -d 'Give up SECS after the start, whatever the run is doing — reading stdin, waiting for any lock, the model, tools (exit 124)' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l idle-timeout -d 'Give up when the provider or child process stays silent for SECS' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s i -l image -d 'Attach an image file to the prompt; repeatable' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s o -l output-last-message -d 'Also write the final answer to FILE' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l events-file -d 'Also write stream-json events to FILE, whatever stdout\'s format' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l json-schema -d 'Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back with the errors when invalid, printed as `structured_output`' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l output-schema -d 'Hold the final answer to the JSON Schema in FILE (codex\'s spelling of --json-schema @FILE)' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l auth-profile -d 'Use only the credential profile ID' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l tag -d 'Label this run\'s line in the usage ledger, for `pincer usage --by tag`' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l stdin-timeout -d 'Wait at most SECS for stdin\'s first byte (default 0.5 with a prompt, 5 without; 0 = no limit). A file, or a pipe written by another command of the pipeline, is always read whole' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l record -d 'Append every model exchange of this run (HTTP request and response, or a CLI child\'s output) to the cassette FILE, created when missing; keys are never written' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l replay -d 'Answer every model request from the cassette FILE: no network, no CLI child, no key; a request the cassette has no answer for ends the run (exit 2) with a diff on stderr' -r -F
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l replay-mode -d 'With --replay: pair requests by content with dates, ids and paths masked (strict), or take the recorded interactions in order (lenient)' -r -f -a "strict\t'The first unused interaction whose request is the same once dates, ids, temporary paths, the workspace path and the runtime facts are masked'
-lenient\t'The next unused interaction in the file, whatever was asked'"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
-json\t'One result object at the end, also on errors'
-stream-json\t'One JSON event per line as the run progresses, the result object last'"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
-always\t'Always color'
-never\t'Never color'"
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l continue -d 'Continue the newest session of this workspace, like `pincer resume --last` (claude\'s --continue; long only: -c is --config)'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l fork-session -d 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l include-hook-events -d 'With stream-json, also emit system/hook_started and system/hook_response lines for every hook run'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l dangerously-skip-permissions -l dangerously-bypass-approvals-and-sandbox -d 'Same as --sandbox danger-full-access: no confinement at all'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l full-auto -d 'Same as --sandbox workspace-write (codex\'s spelling): edits in the workspace, never asks'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l allow-network -d 'Let commands reach the network (default: off in read-only and workspace-write, only a loopback of their own; config [sandbox] network = true)'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l web-search -d 'Let the model search the web with the provider\'s own search tool (Anthropic, OpenAI Responses, Gemini grounding; claude\'s WebSearch, codex\'s web_search); like config tools.web_search. Exit 2 when the model cannot search'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l no-session-persistence -l ephemeral -d 'Keep nothing on disk: no session file, no index entry'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l include-partial-messages -d 'With stream-json, also emit stream_event lines: Anthropic\'s raw stream events (message_start, content_block_delta with text_delta, …) as claude does, for every model'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l heartbeat -d 'Run a cron heartbeat turn: act on HEARTBEAT.md, print nothing when all is well'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l dry-run -d 'Print what would be sent (model, prompt, tools, messages) and exit 0 without calling it'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l skip-git-repo-check -d 'Accepted for codex compatibility and ignored: pincer never requires a git repository'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l strict-config -d 'Accepted for codex compatibility and ignored: unknown config keys are always an error'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l no-stdin -d 'Never read stdin, even when it is a pipe'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l lossy-stdin -d 'Replace invalid UTF-8 on stdin with U+FFFD and warn, instead of exiting 2'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l replay-pace -d 'With --replay: stream at the recorded pace instead of as fast as possible'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
-complete -c pincer -n "__fish_pincer_using_subcommand claude-sdk" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l instructions -d 'Tell the summarizer what to focus on' -r
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l keep-recent-tokens -d 'Keep at least N tokens of the newest messages verbatim' -r
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s m -l model -d 'Model that writes the summary (default: the session\'s model)' -r
@@ -833,34 +745,16 @@ complete -c pincer -n "__fish_pincer_using_subcommand completions" -l json -d 'P
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l out -d 'Directory that receives man/ and completions/ (default: the current directory)' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
-json\t'One result object at the end, also on errors'
-stream-json\t'One JSON event per line as the run progresses, the result object last'"
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
-always\t'Always color'
-never\t'Never color'"
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
-complete -c pincer -n "__fish_pincer_using_subcommand generate-docs" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "run" -d 'Start a new session and run one turn'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "resume" -d 'Continue a session (by id, prefix, name, file or --last) and run one turn'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "exec" -d 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex\'s events)'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "claude-sdk" -d 'claude\'s command line as the Claude Agent SDK gives it (no subcommand, `--input-format stream-json`): `main` rewrites such a command line to this one'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "compact" -d 'Summarize the older part of a session now to free context'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "sessions" -d 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "status" -d 'Show one session\'s state, or defaults, credentials and backends without one'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "auth" -d 'Manage credential profiles (default: list); secrets are never printed'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "usage" -d 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "completions" -d 'Print a shell completion script to stdout'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "generate-docs" -d 'Regenerate man/ and completions/ from this command-line definition'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec claude-sdk compact sessions status auth usage completions generate-docs help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "run" -d 'Start a new session and run one turn'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "resume" -d 'Continue a session (by id, prefix, name, file or --last) and run one turn'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "exec" -d 'Run one turn as `codex exec` does, for the Codex SDK (--json prints codex\'s events)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "compact" -d 'Summarize the older part of a session now to free context'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "sessions" -d 'List, inspect, export, fork, rename, remove and repair sessions (default: list)'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "status" -d 'Show one session\'s state, or defaults, credentials and backends without one'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "auth" -d 'Manage credential profiles (default: list); secrets are never printed'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "usage" -d 'Report what runs spent, from the usage ledger: totals, by day, model, session or tag'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from exec" -f -a "resume" -d 'Continue a thread (the session id thread.started printed, or a prefix, name or file)'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'List sessions, newest first (the default)'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "show" -d 'Print a session\'s transcript'

@@ -11,12 +11,183 @@ use clap::CommandFactory;
 use clap_complete::{Generator, Shell};
 
 use crate::cli::Cli;
+use crate::error::Exit;
 
 /// Name of the binary, as completions and man pages spell it.
 const BINARY_NAME: &str = "pincer";
 
-/// Directory of the man pages, relative to the output root.
-const MAN_DIRECTORY: &str = "man";
+/// Directory of the man pages, relative to the output root: section 1 under `man/`, the layout
+/// `MANPATH` and `man -M` search, so `MANPATH=$PWD/man: man pincer` works from a clone.
+const MAN_DIRECTORY: &str = "man/man1";
+
+/// Directories whose files are all generated; a file there that is no longer rendered is removed.
+/// `man/` itself holds no page, so the flat layout of older builds is cleaned up too.
+const GENERATED_DIRECTORIES: [&str; 3] = ["man", MAN_DIRECTORY, COMPLETIONS_DIRECTORY];
+
+/// The generated reference of environment variables, files and exit codes, in Markdown.
+const REFERENCE_PATH: &str = "docs/reference/environment.md";
+
+/// Environment variables pincer reads, with what they do. A test checks that each name still
+/// occurs in `src/`, so a variable the code stopped reading does not stay documented.
+pub const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "PINCER_HOME",
+        "One directory for everything: config.toml, auth-profiles.json, sessions/, workspace/, usage-ledger.jsonl (same as --home). Empty or unset: the XDG directories.",
+    ),
+    (
+        "XDG_CONFIG_HOME",
+        "Where config.toml and auth-profiles.json live without PINCER_HOME (default ~/.config/pincer/).",
+    ),
+    (
+        "XDG_DATA_HOME",
+        "Where sessions/ lives without PINCER_HOME (default ~/.local/share/pincer/).",
+    ),
+    (
+        "ANTHROPIC_API_KEY",
+        "Anthropic API key. Sent in a header only, never in URLs, argv or logs.",
+    ),
+    (
+        "OPENAI_API_KEY",
+        "OpenAI API key (also OpenAI-compatible servers configured to use it).",
+    ),
+    (
+        "CODEX_API_KEY",
+        "Key the codex-cli backend and the Codex SDK pass to pincer exec.",
+    ),
+    (
+        "GEMINI_API_KEY",
+        "Google Gemini API key; GOOGLE_API_KEY is read when it is unset.",
+    ),
+    (
+        "GOOGLE_API_KEY",
+        "Google Gemini API key, when GEMINI_API_KEY is unset.",
+    ),
+    (
+        "ANTHROPIC_BASE_URL",
+        "Another server for the Anthropic provider.",
+    ),
+    (
+        "OPENAI_BASE_URL",
+        "Another server for the OpenAI providers.",
+    ),
+    (
+        "GEMINI_BASE_URL",
+        "Another server for Gemini; /v1beta is appended unless the URL ends in a version.",
+    ),
+    (
+        "OLLAMA_HOST",
+        "Where the ollama provider connects (default http://127.0.0.1:11434).",
+    ),
+    (
+        "PINCER_RECORD",
+        "Record the run's provider exchanges to this cassette file (as --record).",
+    ),
+    (
+        "PINCER_REPLAY",
+        "Replay the provider's side from this cassette file (as --replay): no key, no network.",
+    ),
+    (
+        "PINCER_ALLOW_LOCAL_LOCKS",
+        "1: write sessions even where file locks only hold on one machine (sshfs...), as [sessions] allow_local_locks.",
+    ),
+    (
+        "SSL_CERT_FILE",
+        "CA bundle file to trust instead of the system's.",
+    ),
+    (
+        "SSL_CERT_DIR",
+        "A directory of CA certificates to trust as well.",
+    ),
+    (
+        "NO_COLOR",
+        "Set: no colour on stderr, whatever --color says when it is auto.",
+    ),
+    (
+        "TMPDIR",
+        "Where temporary files go; the exec sandbox gives commands their own.",
+    ),
+    (
+        "TRACEPARENT",
+        "W3C trace context: the run's spans join this trace; every child process gets the run's own.",
+    ),
+    ("OTEL_SDK_DISABLED", "true: no telemetry at all."),
+    (
+        "OTEL_EXPORTER_OTLP_ENDPOINT",
+        "OTLP/HTTP collector for traces and metrics; unset: no export.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+        "OTLP endpoint for traces only.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+        "OTLP endpoint for metrics only.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        "http/protobuf or http/json; grpc is refused with a warning.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+        "The protocol for traces only.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_HEADERS",
+        "Headers sent to the collector (key=value,...).",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TIMEOUT",
+        "Export timeout in milliseconds.",
+    ),
+    (
+        "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+        "Export timeout for traces only.",
+    ),
+    (
+        "OTEL_SERVICE_NAME",
+        "service.name of the exported telemetry (default pincer).",
+    ),
+    (
+        "OTEL_RESOURCE_ATTRIBUTES",
+        "More resource attributes (key=value,...).",
+    ),
+    (
+        "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT",
+        "true: prompts and answers go into spans (off by default).",
+    ),
+];
+
+/// Files and directories pincer uses.
+pub const FILES: &[(&str, &str)] = &[
+    (
+        "$PINCER_HOME/",
+        "Everything below, in one directory, when PINCER_HOME or --home is set.",
+    ),
+    (
+        "~/.config/pincer/config.toml",
+        "Configuration; unknown keys are errors that name them. -c KEY=VALUE overrides a key for one run.",
+    ),
+    (
+        "~/.config/pincer/auth-profiles.json",
+        "Credential profiles written by pincer auth add (mode 0600).",
+    ),
+    (
+        "~/.local/share/pincer/sessions/",
+        "Session files, <ISO timestamp>_<uuid>.jsonl, pi's JSONL format (version 3).",
+    ),
+    (
+        "~/.local/share/pincer/sessions/index.sqlite3",
+        "A cache of the sessions' summaries; delete it at any time, it is rebuilt from the files.",
+    ),
+    (
+        "usage-ledger.jsonl",
+        "One line per run, what it spent; read by pincer usage and [budget]. In the data directory.",
+    ),
+    (
+        "AGENTS.md, HEARTBEAT.md",
+        "Workspace files put into the system prompt; HEARTBEAT.md drives --heartbeat runs.",
+    ),
+];
 
 /// Directory of the completion scripts, relative to the output root.
 const COMPLETIONS_DIRECTORY: &str = "completions";
@@ -33,11 +204,11 @@ const SHELLS: [Shell; 5] = [
 /// Every generated file: its path relative to the output root and its contents.
 ///
 /// One man page for `pincer` and one for each visible subcommand, nested ones included
-/// (`man/pincer-sessions-list.1`), then one completion script per shell in [`SHELLS`].
+/// (`man/man1/pincer-sessions-list.1`), then one completion script per shell in [`SHELLS`].
 pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
     let mut files = Vec::new();
 
-    let mut command = Cli::command();
+    let mut command = visible_only(&Cli::command(), HelpSubcommand::Without);
     command.build();
     render_man_pages(&command, &mut files);
 
@@ -47,14 +218,179 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
             render_completion(shell),
         ));
     }
+    files.push((
+        PathBuf::from(REFERENCE_PATH),
+        render_reference().into_bytes(),
+    ));
     files
 }
 
-/// The completion script for one shell.
+/// The completion script for one shell. Hidden subcommands (`generate-docs`, the SDK entry
+/// points) are left out: a user tabbing through `pincer` is never offered them.
 pub fn render_completion(shell: Shell) -> Vec<u8> {
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), BINARY_NAME, &mut script);
+    let mut command = visible_only(&Cli::command(), HelpSubcommand::With);
+    clap_complete::generate(shell, &mut command, BINARY_NAME, &mut script);
     script
+}
+
+/// Whether [`visible_only`] keeps clap's generated `help` subcommand.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HelpSubcommand {
+    /// Completions offer `pincer help`.
+    With,
+    /// Man pages list no `pincer-help(1)`, a page that does not exist.
+    Without,
+}
+
+/// A copy of `command` (not yet built) without its hidden subcommands, at every level.
+///
+/// clap has no way to remove a subcommand, and clap_complete lists hidden ones, so the command is
+/// rebuilt from its parts: what completions and man pages read (name, texts, arguments, groups,
+/// aliases, the settings that change the synopsis) is copied.
+fn visible_only(command: &clap::Command, help: HelpSubcommand) -> clap::Command {
+    let mut copy = clap::Command::new(command.get_name().to_owned())
+        .args(command.get_arguments().cloned())
+        .groups(command.get_groups().cloned())
+        .aliases(
+            command
+                .get_all_aliases()
+                .filter(|alias| {
+                    !command
+                        .get_visible_aliases()
+                        .any(|visible| visible == *alias)
+                })
+                .map(str::to_owned),
+        )
+        .visible_aliases(command.get_visible_aliases().map(str::to_owned))
+        .subcommand_required(command.is_subcommand_required_set())
+        .args_conflicts_with_subcommands(command.is_args_conflicts_with_subcommands_set())
+        .disable_help_flag(command.is_disable_help_flag_set())
+        .disable_version_flag(command.is_disable_version_flag_set())
+        .disable_help_subcommand(
+            help == HelpSubcommand::Without || command.is_disable_help_subcommand_set(),
+        )
+        .hide(command.is_hide_set());
+    if let Some(bin_name) = command.get_bin_name() {
+        copy = copy.bin_name(bin_name.to_owned());
+    }
+    if let Some(version) = command.get_version() {
+        copy = copy.version(version.to_owned());
+    }
+    if let Some(value_name) = command.get_subcommand_value_name() {
+        copy = copy.subcommand_value_name(value_name.to_owned());
+    }
+    if let Some(about) = command.get_about() {
+        copy = copy.about(about.clone());
+    }
+    if let Some(long_about) = command.get_long_about() {
+        copy = copy.long_about(long_about.clone());
+    }
+    if let Some(after_help) = command.get_after_help() {
+        copy = copy.after_help(after_help.clone());
+    }
+    if let Some(after_long_help) = command.get_after_long_help() {
+        copy = copy.after_long_help(after_long_help.clone());
+    }
+    copy.subcommands(
+        command
+            .get_subcommands()
+            .filter(|subcommand| !subcommand.is_hide_set())
+            .map(|subcommand| visible_only(subcommand, help)),
+    )
+}
+
+/// The meaning of each exit code, for the man page and the reference. The match is exhaustive, so
+/// a new [`Exit`] cannot be added without its documentation.
+fn exit_meaning(exit: Exit) -> &'static str {
+    match exit {
+        Exit::Success => "success",
+        Exit::RunFailed => "the run failed (a model or tool error)",
+        Exit::Usage => {
+            "usage, input or config error: bad flags, unknown session, invalid config, corrupt session"
+        }
+        Exit::Auth => "no usable credentials, or all were rejected",
+        Exit::Unavailable => "the provider stayed unavailable after retries",
+        Exit::Guardrail => "--max-turns, --max-budget-usd or a [budget] limit stopped the run",
+        Exit::ContextOverflow => "context overflow that compaction could not resolve",
+        Exit::Busy => "the session is busy: another run holds its lock (EX_TEMPFAIL; retry later)",
+        Exit::Timeout => "--timeout reached",
+        Exit::Interrupted => "interrupted by SIGINT",
+        Exit::Terminated => "terminated by SIGTERM",
+    }
+}
+
+/// Every exit code, in numeric order.
+pub const EXIT_CODES: [Exit; 11] = [
+    Exit::Success,
+    Exit::RunFailed,
+    Exit::Usage,
+    Exit::Auth,
+    Exit::Unavailable,
+    Exit::Guardrail,
+    Exit::ContextOverflow,
+    Exit::Busy,
+    Exit::Timeout,
+    Exit::Interrupted,
+    Exit::Terminated,
+];
+
+/// `docs/reference/environment.md`: environment variables, files and exit codes, from the tables
+/// above.
+fn render_reference() -> String {
+    let mut text = String::from(
+        "<!-- Generated by `cargo run -q -- generate-docs` from src/docs.rs; do not edit. -->\n\n\
+         # Environment, files and exit codes\n\n## Environment\n\n| variable | effect |\n|---|---|\n",
+    );
+    for (name, effect) in ENVIRONMENT {
+        text.push_str(&format!("| `{name}` | {effect} |\n"));
+    }
+    text.push_str("\n## Files\n\n| path | what |\n|---|---|\n");
+    for (path, what) in FILES {
+        text.push_str(&format!("| `{path}` | {what} |\n"));
+    }
+    text.push_str("\n## Exit codes\n\n| code | meaning |\n|---|---|\n");
+    for exit in EXIT_CODES {
+        text.push_str(&format!("| {} | {} |\n", exit.code(), exit_meaning(exit)));
+    }
+    text.push_str("\nA closed stdout pipe (`pincer sessions | head -1`) ends quietly.\n");
+    text
+}
+
+/// ENVIRONMENT, FILES and EXIT STATUS of `pincer(1)`, in roff.
+fn man_reference_sections() -> String {
+    let mut roff = String::from(".SH ENVIRONMENT\n");
+    for (name, effect) in ENVIRONMENT {
+        roff.push_str(&format!(".TP\n.B {name}\n{}\n", escape_roff(effect)));
+    }
+    roff.push_str(".SH FILES\n");
+    for (path, what) in FILES {
+        roff.push_str(&format!(
+            ".TP\n.I {}\n{}\n",
+            escape_roff(path),
+            escape_roff(what)
+        ));
+    }
+    roff.push_str(".SH \"EXIT STATUS\"\n");
+    for exit in EXIT_CODES {
+        roff.push_str(&format!(
+            ".TP\n.B {}\n{}\n",
+            exit.code(),
+            escape_roff(exit_meaning(exit))
+        ));
+    }
+    roff
+}
+
+/// Escapes what roff would read as a request or an escape: backslashes, hyphens (so they are not
+/// broken as hyphenation points) and a leading dot or quote.
+fn escape_roff(text: &str) -> String {
+    let escaped = text.replace('\\', "\\e").replace('-', "\\-");
+    if escaped.starts_with('.') || escaped.starts_with('\'') {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
 }
 
 /// A generated file (or one of its directories) that could not be written.
@@ -77,7 +413,7 @@ pub struct WriteError {
 /// into anything but a regular file (SPEC §10).
 pub fn write_all(root: &Path) -> Result<(), WriteError> {
     let files = render_all();
-    for directory in [MAN_DIRECTORY, COMPLETIONS_DIRECTORY] {
+    for directory in GENERATED_DIRECTORIES {
         let directory = root.join(directory);
         let at = |source| WriteError {
             path: directory.clone(),
@@ -105,6 +441,12 @@ pub fn write_all(root: &Path) -> Result<(), WriteError> {
     }
     for (relative, contents) in &files {
         let path = root.join(relative);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|source| WriteError {
+                path: parent.to_owned(),
+                source,
+            })?;
+        }
         crate::fs::open_for_user(&path, crate::fs::UserFile::Truncate)
             .and_then(|mut file| io::Write::write_all(&mut file, contents))
             .map_err(|source| WriteError { path, source })?;
@@ -123,6 +465,12 @@ fn render_man_pages(command: &clap::Command, files: &mut Vec<(PathBuf, Vec<u8>)>
     #[expect(clippy::expect_used, reason = "writing to a Vec<u8> cannot fail")]
     man.render(&mut page)
         .expect("render a man page into memory");
+    if command.get_name() == BINARY_NAME {
+        // The top page carries the reference sections, before VERSION as man-pages(7) orders them.
+        let sections = man_reference_sections().into_bytes();
+        let at = find(&page, b".SH VERSION").unwrap_or(page.len());
+        page.splice(at..at, sections);
+    }
     files.push((Path::new(MAN_DIRECTORY).join(man.get_filename()), page));
 
     for subcommand in command.get_subcommands() {
@@ -132,4 +480,11 @@ fn render_man_pages(command: &clap::Command, files: &mut Vec<(PathBuf, Vec<u8>)>
         }
         render_man_pages(subcommand, files);
     }
+}
+
+/// Where `needle` first occurs in `haystack`.
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
 }

@@ -12,7 +12,7 @@ use pincer::cli::{
 };
 
 const REGENERATE_HINT: &str =
-    "run `cargo run -- generate-docs` to regenerate man/ and completions/";
+    "run `cargo run -- generate-docs` to regenerate man/, completions/ and docs/reference/";
 
 fn parse(arguments: &[&str]) -> Cli {
     let mut argv = vec!["pincer"];
@@ -50,12 +50,16 @@ fn committed_man_pages_and_completions_are_fresh() {
         }
     }
     let expected: BTreeSet<PathBuf> = rendered.iter().map(|(path, _)| path.clone()).collect();
-    for directory in ["man", "completions"] {
+    for directory in ["man", "man/man1", "completions"] {
         let Ok(entries) = std::fs::read_dir(root.join(directory)) else {
             continue;
         };
         for entry in entries {
-            let name = entry.unwrap().file_name();
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                continue;
+            }
+            let name = entry.file_name();
             let relative = Path::new(directory).join(&name);
             if !expected.contains(&relative) {
                 stale.push(format!("{} is no longer generated", relative.display()));
@@ -78,17 +82,17 @@ fn render_all_is_deterministic_and_covers_every_visible_subcommand() {
         .map(|(path, _)| path.to_string_lossy().replace('\\', "/"))
         .collect();
     for page in [
-        "man/pincer.1",
-        "man/pincer-run.1",
-        "man/pincer-resume.1",
-        "man/pincer-compact.1",
-        "man/pincer-sessions.1",
-        "man/pincer-sessions-list.1",
-        "man/pincer-sessions-prune.1",
-        "man/pincer-status.1",
-        "man/pincer-auth.1",
-        "man/pincer-auth-add.1",
-        "man/pincer-completions.1",
+        "man/man1/pincer.1",
+        "man/man1/pincer-run.1",
+        "man/man1/pincer-resume.1",
+        "man/man1/pincer-compact.1",
+        "man/man1/pincer-sessions.1",
+        "man/man1/pincer-sessions-list.1",
+        "man/man1/pincer-sessions-prune.1",
+        "man/man1/pincer-status.1",
+        "man/man1/pincer-auth.1",
+        "man/man1/pincer-auth-add.1",
+        "man/man1/pincer-completions.1",
         "completions/pincer.bash",
         "completions/_pincer",
         "completions/pincer.fish",
@@ -102,6 +106,97 @@ fn render_all_is_deterministic_and_covers_every_visible_subcommand() {
             .iter()
             .any(|path| path.contains("generate-docs") || path.contains("help"))
     );
+}
+
+#[test]
+fn completions_never_offer_hidden_subcommands() {
+    for (path, contents) in pincer::docs::render_all() {
+        if !path.starts_with("completions") {
+            continue;
+        }
+        let script = String::from_utf8(contents).unwrap();
+        for hidden in ["generate-docs", "claude-sdk"] {
+            assert!(
+                !script.contains(hidden),
+                "{} offers {hidden}",
+                path.display()
+            );
+        }
+        assert!(script.contains("sessions"), "{}", path.display());
+    }
+}
+
+#[test]
+fn man_pages_only_refer_to_pages_that_exist() {
+    let rendered = pincer::docs::render_all();
+    let pages: BTreeSet<String> = rendered
+        .iter()
+        .filter_map(|(path, _)| path.strip_prefix("man/man1").ok())
+        .map(|name| name.to_string_lossy().trim_end_matches(".1").to_owned())
+        .collect();
+    for (path, contents) in &rendered {
+        if !path.starts_with("man/man1") {
+            continue;
+        }
+        let page = String::from_utf8_lossy(contents).replace("\\-", "-");
+        for word in page.split(|c: char| c.is_whitespace()) {
+            let Some(name) = word.strip_suffix("(1)") else {
+                continue;
+            };
+            let name = name.trim_start_matches("\\fB").trim_end_matches("\\fR");
+            if name.starts_with("pincer") {
+                assert!(
+                    pages.contains(name),
+                    "{} refers to {name}(1), which is not generated",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_main_man_page_has_environment_files_and_exit_status() {
+    let rendered = pincer::docs::render_all();
+    let (_, page) = rendered
+        .iter()
+        .find(|(path, _)| path == Path::new("man/man1/pincer.1"))
+        .unwrap();
+    let page = String::from_utf8_lossy(page);
+    for section in [".SH ENVIRONMENT", ".SH FILES", ".SH \"EXIT STATUS\""] {
+        assert!(page.contains(section), "{section} missing");
+    }
+    for exit in pincer::docs::EXIT_CODES {
+        assert!(page.contains(&format!(".B {}\n", exit.code())), "{exit:?}");
+    }
+    assert!(page.contains("PINCER_HOME") && page.contains("ANTHROPIC_API_KEY"));
+}
+
+#[test]
+fn every_documented_environment_variable_is_read_by_the_code() {
+    let mut source = String::new();
+    let mut directories = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+    while let Some(directory) = directories.pop() {
+        for entry in std::fs::read_dir(directory).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                directories.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "rs")
+                && !path.ends_with("docs.rs")
+            {
+                source.push_str(&std::fs::read_to_string(path).unwrap());
+            }
+        }
+    }
+    for (name, _) in pincer::docs::ENVIRONMENT {
+        if name.starts_with("XDG_") {
+            continue; // read by the `directories` crate, not by name in src/
+        }
+        assert!(
+            source.contains(&format!("\"{name}\"")),
+            "{name} is documented but no longer read in src/"
+        );
+    }
 }
 
 #[test]

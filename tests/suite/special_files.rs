@@ -250,10 +250,10 @@ fn sessions_export_refuses_to_write_through_a_link_or_into_a_fifo() {
 fn generate_docs_never_writes_through_a_planted_link() {
     let home = Home::new();
     let repository = home.root.path().join("repository");
-    std::fs::create_dir_all(repository.join("man")).unwrap();
+    std::fs::create_dir_all(repository.join("man/man1")).unwrap();
     let bashrc = home.root.path().join(".bashrc");
     std::fs::write(&bashrc, BASHRC).unwrap();
-    std::os::unix::fs::symlink(&bashrc, repository.join("man/pincer.1")).unwrap();
+    std::os::unix::fs::symlink(&bashrc, repository.join("man/man1/pincer.1")).unwrap();
     let output = bounded(
         home.pincer()
             .args(["generate-docs", "--out"])
