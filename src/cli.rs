@@ -189,8 +189,11 @@ Examples:
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
+  mkdir -p ~/.local/share/bash-completion/completions          # the directories may not exist yet
   pincer completions bash > ~/.local/share/bash-completion/completions/pincer
-  pincer completions zsh > \"${fpath[1]}/_pincer\"
+  mkdir -p ~/.zfunc && pincer completions zsh > ~/.zfunc/_pincer
+      # and in ~/.zshrc, before compinit: fpath=(~/.zfunc $fpath)
+  mkdir -p ~/.config/fish/completions
   pincer completions fish > ~/.config/fish/completions/pincer.fish";
 
 const USAGE_EXAMPLES: &str = "\
@@ -205,7 +208,7 @@ a run that would start over one exits 5 before any request.";
 
 const GENERATE_DOCS_EXAMPLES: &str = "\
 Examples:
-  cargo run -q -- generate-docs                     # refresh man/ and completions/";
+  cargo run -q -- generate-docs                     # refresh man/, completions/, docs/reference/";
 
 /// Run one AI-agent turn against a session kept on disk, for scripts, cron and CI.
 #[derive(Debug, Parser)]

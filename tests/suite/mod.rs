@@ -5,6 +5,7 @@ mod cli_surface;
 mod codex_sdk;
 mod compaction;
 mod cooldowns;
+mod docs_examples;
 mod escape;
 mod exec_sandbox;
 mod failover;

@@ -1,0 +1,361 @@
+//! The examples of `README.md` and `docs/` are tests.
+//!
+//! A ` ```console ` block is run: each `$ ` line is one shell command (`pincer` is the binary
+//! under test), run from the repository root in one hermetic home per document, so the blocks of
+//! a document follow each other as a reader's commands would; its stdout must match the lines
+//! that follow (`[..]` in a line matches any text, a line `...` any number of lines) and it must
+//! exit 0. A ` ```sh ` block needs a model key or the network, as the README says: it is not run,
+//! but every `pincer` command in it must parse against the real command line, so a renamed or
+//! removed flag cannot linger in the docs.
+
+use std::path::{Path, PathBuf};
+
+use pincer::cli::Cli;
+
+use crate::common::{Home, code, stderr, stdout};
+
+/// One fenced block of a Markdown document.
+struct Block {
+    /// Where it is, `README.md:72`, for failure messages.
+    at: String,
+    /// The info string: `console`, `sh`, …
+    info: String,
+    /// The lines between the fences.
+    lines: Vec<String>,
+}
+
+fn repository() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `README.md` and every Markdown file under `docs/`, in a stable order.
+fn documents() -> Vec<PathBuf> {
+    let root = repository();
+    let mut documents = vec![root.join("README.md")];
+    let mut directories = vec![root.join("docs")];
+    while let Some(directory) = directories.pop() {
+        for entry in std::fs::read_dir(&directory).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                directories.push(path);
+            } else if path.extension().is_some_and(|extension| extension == "md") {
+                documents.push(path);
+            }
+        }
+    }
+    documents.sort();
+    documents
+}
+
+fn blocks(document: &Path) -> Vec<Block> {
+    let name = document
+        .strip_prefix(repository())
+        .unwrap()
+        .display()
+        .to_string();
+    let text = std::fs::read_to_string(document).unwrap();
+    let mut blocks = Vec::new();
+    let mut open: Option<Block> = None;
+    for (index, line) in text.lines().enumerate() {
+        match (open.take(), line.strip_prefix("```")) {
+            (None, Some(info)) => {
+                open = Some(Block {
+                    at: format!("{name}:{}", index + 1),
+                    info: info.trim().to_owned(),
+                    lines: Vec::new(),
+                });
+            }
+            (Some(block), Some(_)) => blocks.push(block),
+            (Some(mut block), None) => {
+                block.lines.push(line.to_owned());
+                open = Some(block);
+            }
+            (None, None) => {}
+        }
+    }
+    assert!(open.is_none(), "{name}: a fenced block is never closed");
+    blocks
+}
+
+/// Whether `actual` (stdout, line by line) matches the `expected` lines of a console block.
+fn matches(expected: &[String], actual: &[&str]) -> bool {
+    let Some((first, rest)) = expected.split_first() else {
+        return actual.is_empty();
+    };
+    if first == "..." {
+        return (0..=actual.len()).any(|skip| matches(rest, &actual[skip..]));
+    }
+    let Some((line, remaining)) = actual.split_first() else {
+        return false;
+    };
+    line_matches(first, line) && matches(rest, remaining)
+}
+
+/// One line, where each `[..]` of `pattern` matches any text.
+fn line_matches(pattern: &str, line: &str) -> bool {
+    let mut pieces = pattern.split("[..]");
+    let first = pieces.next().unwrap_or_default();
+    let Some(mut rest) = line.strip_prefix(first) else {
+        return false;
+    };
+    let pieces: Vec<&str> = pieces.collect();
+    for (index, piece) in pieces.iter().enumerate() {
+        if index == pieces.len() - 1 {
+            return rest.ends_with(piece);
+        }
+        match rest.find(piece) {
+            Some(at) => rest = &rest[at + piece.len()..],
+            None => return false,
+        }
+    }
+    rest.is_empty()
+}
+
+#[test]
+fn every_console_example_runs_and_prints_what_the_docs_show() {
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for document in documents() {
+        let home = Home::new();
+        for block in blocks(&document)
+            .into_iter()
+            .filter(|block| block.info == "console")
+        {
+            let mut commands: Vec<(String, Vec<String>)> = Vec::new();
+            for line in &block.lines {
+                match line.strip_prefix("$ ") {
+                    Some(command) => commands.push((command.to_owned(), Vec::new())),
+                    None => match commands.last_mut() {
+                        Some((_, expected)) => expected.push(line.clone()),
+                        None => failures.push(format!("{}: output before any `$ `", block.at)),
+                    },
+                }
+            }
+            for (command, expected) in commands {
+                ran += 1;
+                // `sh -c SCRIPT PINCER`: the script's $0 is the binary under test.
+                let script = format!("pincer() {{ \"$0\" \"$@\"; }}\n{command}");
+                let output = home
+                    .pincer()
+                    .inside("sh", ["-c", script.as_str()])
+                    .current_dir(repository())
+                    .output();
+                let printed = stdout(&output);
+                let actual: Vec<&str> = printed.lines().collect();
+                if code(&output) != 0 || !matches(&expected, &actual) {
+                    failures.push(format!(
+                        "{}: `{command}` exited {}\n--- expected\n{}\n--- stdout\n{printed}--- stderr\n{}",
+                        block.at,
+                        code(&output),
+                        expected.join("\n"),
+                        stderr(&output)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(ran > 0, "no console example found");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Words of a shell line that end one command and start the next (or redirect its output).
+fn ends_a_command(word: &str) -> bool {
+    matches!(word, "|" | "||" | "&&" | ";" | "&" | ")" | "2>&1")
+        || word.starts_with('>')
+        || word.starts_with('<')
+        || word.starts_with("2>")
+}
+
+/// `pincer`, or a path to it.
+fn is_pincer(word: &str) -> bool {
+    word == "pincer" || word.ends_with("/pincer")
+}
+
+/// A word that starts a command substitution of pincer: `$(pincer`, `answer=$(pincer`.
+fn substitutes_pincer(word: &str) -> bool {
+    word.rsplit_once("$(")
+        .is_some_and(|(_, program)| is_pincer(program))
+}
+
+/// A redirection operator whose file is the next word (`>`, `2>>`, `<`).
+fn is_redirection(word: &str) -> bool {
+    matches!(word, ">" | ">>" | "<" | "2>" | "2>>")
+}
+
+/// The `pincer …` commands of one `sh` block, as argument vectors.
+fn pincer_commands(block: &Block) -> Result<Vec<Vec<String>>, String> {
+    let mut commands = Vec::new();
+    let mut logical = String::new();
+    let mut heredoc: Option<String> = None;
+    for line in &block.lines {
+        if let Some(end) = &heredoc {
+            if line.trim() == end {
+                heredoc = None;
+            }
+            continue;
+        }
+        if let Some(continued) = line.strip_suffix('\\') {
+            logical.push_str(continued);
+            continue;
+        }
+        logical.push_str(line);
+        let line = std::mem::take(&mut logical);
+        if let Some((_, marker)) = line.split_once("<<") {
+            heredoc = Some(marker.trim().trim_matches(['\'', '"', '-']).to_owned());
+        }
+        let line = line.split("<<").next().unwrap_or_default();
+        let words = shlex::split(line)
+            .ok_or_else(|| format!("{}: cannot split `{line}` into words", block.at))?;
+        let mut words = words.into_iter().peekable();
+        // Only a word where a command starts is a command (`logger -t pincer` is not).
+        let mut command_position = true;
+        while let Some(word) = words.next() {
+            if (command_position && is_pincer(&word)) || substitutes_pincer(&word) {
+                let mut argv = vec!["pincer".to_owned()];
+                while let Some(next) =
+                    words.next_if(|next| !ends_a_command(next) && !substitutes_pincer(next))
+                {
+                    argv.push(next);
+                }
+                if words.peek().is_some_and(|next| substitutes_pincer(next)) {
+                    argv.push("SUBSTITUTED".to_owned()); // what the inner pincer prints
+                }
+                commands.push(argv);
+                command_position = false;
+                continue;
+            }
+            if is_redirection(&word) {
+                words.next(); // its file
+                continue;
+            }
+            // Environment assignments (`PATH=…`) keep the command position; a separator starts one.
+            command_position = ends_a_command(&word) || (command_position && word.contains('='));
+        }
+    }
+    Ok(commands)
+}
+
+#[test]
+fn every_pincer_command_of_an_sh_example_parses() {
+    let mut failures = Vec::new();
+    let mut parsed = 0;
+    for document in documents() {
+        for block in blocks(&document)
+            .into_iter()
+            .filter(|block| block.info == "sh")
+        {
+            let commands = match pincer_commands(&block) {
+                Ok(commands) => commands,
+                Err(error) => {
+                    failures.push(error);
+                    continue;
+                }
+            };
+            for argv in commands {
+                parsed += 1;
+                if let Err(error) = Cli::try_parse_args_with(&argv, &|_| None) {
+                    use clap::error::ErrorKind;
+                    if !matches!(
+                        error.kind(),
+                        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+                    ) {
+                        failures.push(format!("{}: {argv:?}\n{error}", block.at));
+                    }
+                }
+            }
+        }
+    }
+    // Visible, as any skip is: these need a key or the network and are checked, not run.
+    eprintln!(
+        "docs examples: {parsed} pincer commands in sh blocks parsed, not run (need a key or the network)"
+    );
+    assert!(parsed > 0, "no sh example found");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// The "Examples:" of every command's help, which are also the EXTRA section of its man page.
+#[test]
+fn every_example_of_the_help_and_man_pages_parses() {
+    fn examples(command: &clap::Command, blocks: &mut Vec<Block>) {
+        for text in [command.get_after_help(), command.get_after_long_help()]
+            .into_iter()
+            .flatten()
+        {
+            blocks.push(Block {
+                at: format!("the help of `{}`", command.get_name()),
+                info: "sh".to_owned(),
+                lines: text.to_string().lines().map(str::to_owned).collect(),
+            });
+        }
+        for subcommand in command.get_subcommands() {
+            examples(subcommand, blocks);
+        }
+    }
+    let mut blocks = Vec::new();
+    examples(&<Cli as clap::CommandFactory>::command(), &mut blocks);
+    let mut parsed = 0;
+    let mut failures = Vec::new();
+    for block in &blocks {
+        match pincer_commands(block) {
+            Ok(commands) => {
+                for argv in commands {
+                    parsed += 1;
+                    if let Err(error) = Cli::try_parse_args_with(&argv, &|_| None) {
+                        failures.push(format!("{}: {argv:?}\n{error}", block.at));
+                    }
+                }
+            }
+            Err(error) => failures.push(error),
+        }
+    }
+    assert!(parsed > 20, "only {parsed} examples found in the help");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn line_patterns_match_as_documented() {
+    assert!(line_matches("ID  [..]  1", "ID  abc  1"));
+    assert!(line_matches("[..]", "anything"));
+    assert!(!line_matches("a[..]c", "abd"));
+    assert!(line_matches("exact", "exact"));
+    assert!(!line_matches("exact", "exactly"));
+    let expected = vec!["a".to_owned(), "...".to_owned(), "z".to_owned()];
+    assert!(matches(&expected, &["a", "b", "c", "z"]));
+    assert!(matches(&expected, &["a", "z"]));
+    assert!(!matches(&expected, &["a", "b"]));
+}
+
+#[test]
+fn the_completion_install_lines_of_the_help_work_on_a_fresh_home() {
+    let help = <Cli as clap::CommandFactory>::command()
+        .find_subcommand("completions")
+        .and_then(|command| command.get_after_help().map(ToString::to_string))
+        .unwrap();
+    let script: Vec<&str> = help
+        .lines()
+        .map(str::trim)
+        .filter(|line| line.starts_with("mkdir") || line.starts_with("pincer"))
+        .collect();
+    assert!(script.len() >= 4, "{help}");
+    let home = Home::new();
+    let fresh = home.root.path().join("fresh-home");
+    std::fs::create_dir(&fresh).unwrap();
+    let script = format!(
+        "pincer() {{ \"$0\" \"$@\"; }}\nset -e\n{}",
+        script.join("\n")
+    );
+    let output = home
+        .pincer()
+        .env("HOME", &fresh)
+        .inside("sh", ["-c", script.as_str()])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    for installed in [
+        ".local/share/bash-completion/completions/pincer",
+        ".zfunc/_pincer",
+        ".config/fish/completions/pincer.fish",
+    ] {
+        let script = std::fs::read_to_string(fresh.join(installed)).unwrap();
+        assert!(script.contains("sessions"), "{installed}");
+    }
+}
