@@ -189,6 +189,14 @@ Examples:
 
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
+  pincer completions bash > pincer.bash                              # for packagers
+
+Completing session and model names too: one line in the shell's startup file instead:
+  echo 'source <(COMPLETE=bash pincer)' >> ~/.bashrc
+  echo 'source <(COMPLETE=zsh pincer)' >> ~/.zshrc                  # after compinit
+  echo 'COMPLETE=fish pincer | source' >> ~/.config/fish/config.fish
+
+Installing the static scripts on a fresh HOME:
   mkdir -p ~/.local/share/bash-completion/completions          # the directories may not exist yet
   pincer completions bash > ~/.local/share/bash-completion/completions/pincer
   mkdir -p ~/.zfunc && pincer completions zsh > ~/.zfunc/_pincer

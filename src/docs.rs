@@ -8,6 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use clap::CommandFactory;
+use clap_complete::engine::{ArgValueCandidates, CompletionCandidate};
 use clap_complete::{Generator, Shell};
 
 use crate::cli::Cli;
@@ -232,6 +233,92 @@ pub fn render_completion(shell: Shell) -> Vec<u8> {
     let mut command = visible_only(&Cli::command(), HelpSubcommand::With);
     clap_complete::generate(shell, &mut command, BINARY_NAME, &mut script);
     script
+}
+
+/// Answers a shell's completion request and exits when `COMPLETE` names a shell (`COMPLETE=bash
+/// pincer` prints the script to source, which then calls pincer back for each completion);
+/// returns at once otherwise. Unlike the static scripts, these complete session names and ids
+/// and model names, read when the user presses tab.
+pub fn complete_from_env() {
+    clap_complete::CompleteEnv::with_factory(completing_command).complete();
+}
+
+/// The command that dynamic completion parses: the visible one, with candidates for the values
+/// named `SESSION` and `REF` (a model).
+pub fn completing_command() -> clap::Command {
+    with_candidates(visible_only(&Cli::command(), HelpSubcommand::With))
+}
+
+fn with_candidates(command: clap::Command) -> clap::Command {
+    command
+        .mut_args(|arg| {
+            let value_name = arg
+                .get_value_names()
+                .and_then(|names| names.first())
+                .map(|name| name.as_str().to_owned());
+            match value_name.as_deref() {
+                Some("SESSION") => arg.add(ArgValueCandidates::new(session_candidates)),
+                Some("REF") => arg.add(ArgValueCandidates::new(model_candidates)),
+                _ => arg,
+            }
+        })
+        .mut_subcommands(with_candidates)
+}
+
+/// How many of the newest sessions completion offers.
+const SESSION_CANDIDATES: usize = 200;
+
+/// Names, then short ids, of the newest sessions of the home `PINCER_HOME` names (else the XDG
+/// one). A home without sessions offers nothing and is not created.
+fn session_candidates() -> Vec<CompletionCandidate> {
+    let home = std::env::var_os("PINCER_HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from);
+    let Ok(paths) = crate::config::paths::Paths::resolve(home.as_deref()) else {
+        return Vec::new();
+    };
+    if !paths.sessions_dir.is_dir() {
+        return Vec::new();
+    }
+    let Ok((entries, short_ids, _)) = crate::session::index::newest(
+        &paths.sessions_dir,
+        None,
+        Some(SESSION_CANDIDATES),
+        |_| true,
+    ) else {
+        return Vec::new();
+    };
+    let mut candidates: Vec<CompletionCandidate> = entries
+        .iter()
+        .filter_map(|entry| {
+            let name = entry.summary.name.as_deref()?;
+            Some(CompletionCandidate::new(name).help(Some(entry.summary.cwd.clone().into())))
+        })
+        .collect();
+    candidates.extend(entries.iter().map(|entry| {
+        let id = &entry.summary.id;
+        let short = short_ids.get(id).map_or(id.as_str(), String::as_str);
+        CompletionCandidate::new(short).help(Some(entry.summary.cwd.clone().into()))
+    }));
+    candidates
+}
+
+/// The catalog's aliases (`sonnet`), then every `provider/model` it knows.
+fn model_candidates() -> Vec<CompletionCandidate> {
+    let catalog = crate::config::catalog::catalog();
+    let mut candidates: Vec<CompletionCandidate> = catalog
+        .aliases()
+        .map(|(alias, provider, model)| {
+            CompletionCandidate::new(alias).help(Some(format!("{provider}/{model}").into()))
+        })
+        .collect();
+    candidates.extend(
+        catalog
+            .models()
+            .iter()
+            .map(|model| CompletionCandidate::new(format!("{}/{}", model.provider, model.id))),
+    );
+    candidates
 }
 
 /// Whether [`visible_only`] keeps clap's generated `help` subcommand.

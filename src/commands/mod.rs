@@ -157,6 +157,8 @@ pub fn main_entry() -> ExitCode {
     if let Some(code) = crate::tools::launcher_exit() {
         return code;
     }
+    // `COMPLETE=bash pincer …`: a shell asking for completions; answered, then exits.
+    crate::docs::complete_from_env();
     let started = Instant::now();
     keep_memory_private();
     let arguments: Vec<OsString> = std::env::args_os().collect();

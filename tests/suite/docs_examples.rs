@@ -334,6 +334,7 @@ fn the_completion_install_lines_of_the_help_work_on_a_fresh_home() {
     let script: Vec<&str> = help
         .lines()
         .map(str::trim)
+        .skip_while(|line| !line.starts_with("Installing the static scripts"))
         .filter(|line| line.starts_with("mkdir") || line.starts_with("pincer"))
         .collect();
     assert!(script.len() >= 4, "{help}");
@@ -357,5 +358,63 @@ fn the_completion_install_lines_of_the_help_work_on_a_fresh_home() {
     ] {
         let script = std::fs::read_to_string(fresh.join(installed)).unwrap();
         assert!(script.contains("sessions"), "{installed}");
+    }
+}
+
+/// What `COMPLETE=bash pincer -- pincer WORDS…` offers for the last word, one candidate a line.
+fn completions(home: &Home, words: &[&str]) -> Vec<String> {
+    let output = home
+        .pincer()
+        .env("COMPLETE", "bash")
+        .env("_CLAP_COMPLETE_INDEX", words.len().to_string())
+        .env("_CLAP_COMPLETE_COMP_TYPE", "9")
+        .env("_CLAP_COMPLETE_SPACE", "true")
+        .args(["--", "pincer"])
+        .args(words)
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    stdout(&output)
+        .split(['\n', '\u{b}'])
+        .filter(|candidate| !candidate.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn dynamic_completion_offers_session_names_ids_and_model_names() {
+    let home = Home::new();
+    assert!(
+        completions(&home, &["resume", ""])
+            .iter()
+            .all(|candidate| candidate.starts_with('-')),
+        "a home without sessions offers none"
+    );
+    assert!(!home.sessions_dir().exists(), "completion created the home");
+
+    let cassette = repository().join("examples/quickstart.cassette.jsonl");
+    let output = home
+        .pincer()
+        .args(["run", "--replay"])
+        .arg(&cassette)
+        .args(["--replay-mode", "lenient", "-n", "nightly-review", "hi"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let id = home.session_lines()[0]["id"].as_str().unwrap().to_owned();
+
+    let offered = completions(&home, &["resume", ""]);
+    assert!(offered.contains(&"nightly-review".to_owned()), "{offered:?}");
+    assert!(offered.iter().any(|candidate| id.starts_with(candidate.as_str())), "{offered:?}");
+    let offered = completions(&home, &["sessions", "show", "night"]);
+    assert_eq!(offered, ["nightly-review"]);
+
+    let offered = completions(&home, &["run", "-m", "sonn"]);
+    assert!(offered.contains(&"sonnet".to_owned()), "{offered:?}");
+    let offered = completions(&home, &["run", "--model", "anthropic/claude-sonnet"]);
+    assert!(!offered.is_empty(), "{offered:?}");
+
+    let offered = completions(&home, &[""]);
+    assert!(offered.contains(&"sessions".to_owned()), "{offered:?}");
+    for hidden in ["generate-docs", "claude-sdk"] {
+        assert!(!offered.contains(&hidden.to_owned()), "{offered:?}");
     }
 }
