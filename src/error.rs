@@ -302,6 +302,77 @@ pub(crate) fn config_error(error: crate::config::ConfigError) -> CliError {
     cli_error
 }
 
+/// The candidate a mistyped `word` most likely meant: the nearest by edit distance, when it is
+/// near enough to be a typo (one edit for short words, two for longer ones, a third for long
+/// ones) rather than another word. Case is ignored; ties go to the earlier candidate.
+pub(crate) fn closest<'a>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let word = word.to_lowercase();
+    let allowed = match word.chars().count() {
+        0..=4 => 1,
+        5..=12 => 2,
+        _ => 3,
+    };
+    candidates
+        .into_iter()
+        .map(|candidate| (edit_distance(&word, &candidate.to_lowercase()), candidate))
+        .filter(|(distance, _)| *distance <= allowed)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, candidate)| candidate)
+}
+
+/// Levenshtein distance counting an adjacent swap (`rnu` → `run`) as one edit.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // rows[i][j]: distance between a[..i] and b[..j]; the table is small (names, model ids).
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let substitution = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + substitution);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+/// A prompt as one shell word, always in quotes as a user would type it (`"fix the bug"`).
+pub(crate) fn quote_prompt(text: &str) -> String {
+    let quoted = shell_quote(text);
+    if quoted == text {
+        format!("\"{text}\"")
+    } else {
+        quoted
+    }
+}
+
+/// `text` as one shell word a user can paste back: double quotes as given when nothing in it
+/// is special inside them, single quotes otherwise, bare when it is a plain word.
+pub(crate) fn shell_quote(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=:,@%+".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.to_owned();
+    }
+    if !text.contains(['"', '$', '`', '\\', '!']) {
+        return format!("\"{text}\"");
+    }
+    format!("'{}'", text.replace('\'', "'\\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,6 +395,29 @@ mod tests {
             ));
         }
         assert!(!out_of_file_descriptors(&std::io::Error::other("x")));
+    }
+
+    #[test]
+    fn a_typo_finds_the_word_it_meant_and_another_word_finds_nothing() {
+        let commands = ["run", "resume", "sessions", "status", "auth"];
+        assert_eq!(closest("rnu", commands), Some("run"));
+        assert_eq!(closest("resum", commands), Some("resume"));
+        assert_eq!(closest("sesions", commands), Some("sessions"));
+        assert_eq!(closest("Status", commands), Some("status"));
+        assert_eq!(closest("fix", commands), None);
+        assert_eq!(closest("fix the bug", commands), None);
+        assert_eq!(
+            closest("claude-sonet-4-5", ["claude-sonnet-4-5", "claude-opus-4-5"]),
+            Some("claude-sonnet-4-5")
+        );
+    }
+
+    #[test]
+    fn a_prompt_is_quoted_so_the_shell_gives_it_back_unchanged() {
+        assert_eq!(shell_quote("fix the bug"), "\"fix the bug\"");
+        assert_eq!(shell_quote("hello"), "hello");
+        assert_eq!(shell_quote("cost in $USD"), "'cost in $USD'");
+        assert_eq!(shell_quote("it's \"x\""), "'it'\\''s \"x\"'");
     }
 
     #[test]

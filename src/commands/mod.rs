@@ -150,6 +150,71 @@ impl crate::engine::plan::env::RunEnv for Context {
     }
 }
 
+/// `pincer "fix the bug"` is how `claude` takes a prompt, and `pincer rnu` is a typo: clap calls
+/// both an unrecognized subcommand. Running the first as a turn would make every mistyped
+/// subcommand a paid model call, so it stays a usage error (exit 2) that names what to type: the
+/// command it resembles, or the same line with `run` before the prompt.
+fn not_a_command(arguments: &[OsString], error: clap::Error) -> clap::Error {
+    use clap::CommandFactory;
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if error.kind() != ErrorKind::InvalidSubcommand {
+        return error;
+    }
+    let Some(ContextValue::String(word)) = error.get(ContextKind::InvalidSubcommand) else {
+        return error;
+    };
+    let mut command = Cli::command();
+    let names: Vec<&str> = command
+        .get_subcommands()
+        .filter(|subcommand| !subcommand.is_hide_set())
+        .flat_map(|subcommand| {
+            std::iter::once(subcommand.get_name()).chain(subcommand.get_visible_aliases())
+        })
+        .collect();
+    let all_names: Vec<&str> = command
+        .get_subcommands()
+        .flat_map(|subcommand| {
+            std::iter::once(subcommand.get_name()).chain(subcommand.get_all_aliases())
+        })
+        .collect();
+    let Some(at) = arguments
+        .iter()
+        .skip(1)
+        .position(|argument| argument.to_string_lossy() == *word)
+    else {
+        return error;
+    };
+    let at = at + 1;
+    // A word after a subcommand (`sessions lst`) is that subcommand's business: clap's message.
+    if arguments[1..at]
+        .iter()
+        .any(|argument| all_names.contains(&argument.to_string_lossy().as_ref()))
+    {
+        return error;
+    }
+    let message = if let Some(meant) = crate::error::closest(word, names.iter().copied()) {
+        format!("unrecognized subcommand '{word}'\nhint: did you mean `{meant}`?")
+    } else {
+        let prompt = crate::error::quote_prompt(word);
+        let before = arguments[1..at]
+            .iter()
+            .map(|argument| crate::error::shell_quote(&argument.to_string_lossy()));
+        let after = arguments[at + 1..]
+            .iter()
+            .map(|argument| crate::error::shell_quote(&argument.to_string_lossy()));
+        let line: Vec<String> = std::iter::once("pincer".to_owned())
+            .chain(before)
+            .chain(["run".to_owned(), prompt])
+            .chain(after)
+            .collect();
+        format!(
+            "'{word}' is not a pincer command\nhint: to run it as a prompt, type: {}",
+            line.join(" ")
+        )
+    };
+    command.error(ErrorKind::InvalidSubcommand, message)
+}
+
 /// Parse arguments, run, and map the outcome to an exit code. The one exit point.
 pub fn main_entry() -> ExitCode {
     // Started as the exec sandbox launcher (SPEC §10): it must act while the process is still
@@ -183,6 +248,7 @@ pub fn main_entry() -> ExitCode {
                 sdk_warnings.push(warning);
             }
             Err(error) => {
+                let error = not_a_command(&arguments, error);
                 // clap prints help/version to stdout and usage errors to stderr, with exit 0 or 2.
                 let code = error.exit_code();
                 let _ = error.print();
@@ -361,18 +427,30 @@ pub fn resolve_selector(
     last: bool,
     all: bool,
 ) -> CliResult<PathBuf> {
+    lookup_selector(context, index, session, last, all)?.map_err(resolve_error)
+}
+
+/// [`resolve_selector`] with the lookup's own error, for a caller whose hint knows more.
+pub(crate) fn lookup_selector(
+    context: &Context,
+    index: &Index,
+    session: Option<&str>,
+    last: bool,
+    all: bool,
+) -> CliResult<Result<PathBuf, resolve::ResolveError>> {
     let dir = context.sessions_dir();
-    match resolve::resolve_selector(dir, &context.workspace, index, session, last, all) {
-        // Rows are checked against their files only when a lookup uses them: a session that
-        // another program renamed, or one in a change the directory's stamp missed, is found
-        // by checking every file before saying there is none (only on this error path).
-        Err(resolve::ResolveError::NoMatch(_) | resolve::ResolveError::NoneInWorkspace(_)) => {
-            let full = load_index(context)?;
-            resolve::resolve_selector(dir, &context.workspace, &full, session, last, all)
-        }
-        resolved => resolved,
-    }
-    .map_err(resolve_error)
+    Ok(
+        match resolve::resolve_selector(dir, &context.workspace, index, session, last, all) {
+            // Rows are checked against their files only when a lookup uses them: a session that
+            // another program renamed, or one in a change the directory's stamp missed, is found
+            // by checking every file before saying there is none (only on this error path).
+            Err(resolve::ResolveError::NoMatch(_) | resolve::ResolveError::NoneInWorkspace(_)) => {
+                let full = load_index(context)?;
+                resolve::resolve_selector(dir, &context.workspace, &full, session, last, all)
+            }
+            resolved => resolved,
+        },
+    )
 }
 
 /// Tell the user that a torn final line was repaired, and where its bytes went.

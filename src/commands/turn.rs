@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{Context, load_scoped, report_torn, resolve_selector, session_error};
+use super::{Context, load_scoped, lookup_selector, report_torn, resolve_error, session_error};
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::engine::CancelReason;
 use crate::engine::event::{Event, EventSink};
@@ -112,6 +112,8 @@ impl TurnPlan<'_> {
 struct Host<'run> {
     context: &'run Context,
     scope: &'run CancelScope,
+    /// The `PROMPT` argument, for the hint of a session that does not exist.
+    prompt: Option<&'run str>,
 }
 
 impl setup::Host for Host<'_> {
@@ -141,7 +143,17 @@ impl setup::Host for Host<'_> {
         last: bool,
         all: bool,
     ) -> CliResult<PathBuf> {
-        resolve_selector(self.context, index, session, last, all)
+        match lookup_selector(self.context, index, session, last, all)? {
+            Ok(path) => Ok(path),
+            Err(crate::session::resolve::ResolveError::NoMatch(query)) => {
+                let hint = unknown_session_hint(&query, self.prompt);
+                Err(
+                    resolve_error(crate::session::resolve::ResolveError::NoMatch(query))
+                        .with_hint(hint),
+                )
+            }
+            Err(error) => Err(resolve_error(error)),
+        }
     }
 
     fn scoped_index(&self, wanted: &index::Wanted<'_>) -> CliResult<Index> {
@@ -150,6 +162,45 @@ impl setup::Host for Host<'_> {
 
     fn torn(&self, path: &Path, torn: Option<&TornRepair>) {
         report_torn(self.context, path, torn);
+    }
+}
+
+/// `pincer resume "now add tests"` is claude's `--continue` habit: the one positional value is
+/// the session, so no prompt arrives. When that value reads like a prompt (it has spaces), the
+/// missing prompt's error says how to send it to the latest session instead.
+fn prompt_taken_as_session(plan: &TurnPlan<'_>, error: CliError) -> CliError {
+    match plan {
+        TurnPlan::Resume(args)
+            if error.exit == Exit::Usage
+                && let (Some(session), None) = args.session_and_prompt()
+                && !args.create
+                && session.contains(char::is_whitespace) =>
+        {
+            let hint = continue_hint(session);
+            error.with_hint(hint)
+        }
+        _ => error,
+    }
+}
+
+fn continue_hint(prompt: &str) -> String {
+    format!(
+        "'{prompt}' was taken as a session; to send it to this directory's latest session, type: \
+         pincer resume --last {}",
+        crate::error::quote_prompt(prompt)
+    )
+}
+
+/// What to type when `resume SESSION` finds no such session: `--last` when the value was
+/// meant as the prompt, else `--create` to make a session of that name on first use.
+fn unknown_session_hint(session: &str, prompt: Option<&str>) -> String {
+    match prompt {
+        None if session.contains(char::is_whitespace) => continue_hint(session),
+        _ => format!(
+            "to create it on first use, type: pincer resume --create {} {}",
+            crate::error::shell_quote(session),
+            prompt.map_or_else(|| "\"…\"".to_owned(), crate::error::quote_prompt)
+        ),
     }
 }
 
@@ -229,9 +280,14 @@ fn drive(
     if let Err(error) = super::usage::check_budget(context, &request) {
         return fail(&mut *sink, format, started, &known, error);
     }
+    let prompt_argument = match plan {
+        TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
+        TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
+    };
     let host = Host {
         context,
         scope: &scope,
+        prompt: prompt_argument,
     };
     let front = Front {
         env: context,
@@ -239,11 +295,10 @@ fn drive(
         choice: plan.choice(),
         scope: &scope,
     };
-    let prompt_argument = match plan {
-        TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
-        TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
+    let mut read = || {
+        plan::input::read(context, &request, prompt_argument, &scope)
+            .map_err(|error| prompt_taken_as_session(plan, error))
     };
-    let mut read = || plan::input::read(context, &request, prompt_argument, &scope);
     match plan::turn::execute(&front, &request, &mut read, &mut *sink, &mut known) {
         Ok(Execution::DryRun(parts)) => {
             match super::dry_run::print(context, &request, &parts, &known) {

@@ -9,6 +9,7 @@ mod docs_examples;
 mod escape;
 mod exec_sandbox;
 mod failover;
+mod first_contact;
 mod fuzz_seeds;
 mod hooks;
 mod mcp;
