@@ -160,6 +160,20 @@ pub fn access_hint(path: &std::path::Path) -> String {
     )
 }
 
+/// The model a mistyped reference most likely meant, from the aliases and the catalog of every
+/// provider: an alias, a bare model id (`gpt-5`) or `provider/id`.
+fn meant_model(reference: &str, known_aliases: &[String]) -> Option<String> {
+    let catalog = catalog::catalog();
+    let ids: Vec<String> = catalog.models().iter().map(|info| info.id.clone()).collect();
+    let qualified: Vec<String> = catalog
+        .models()
+        .iter()
+        .map(|info| format!("{}/{}", info.provider, info.id))
+        .collect();
+    let candidates = known_aliases.iter().chain(&ids).chain(&qualified);
+    crate::error::closest(reference, candidates.map(String::as_str)).map(str::to_owned)
+}
+
 impl ConfigError {
     /// A second line telling the user what to do, when there is something useful to say.
     pub fn hint(&self) -> Option<String> {
@@ -180,7 +194,13 @@ impl ConfigError {
                     .to_owned(),
             ),
             Self::NoHome => Some("set PINCER_HOME or pass --home DIR".to_owned()),
-            Self::UnknownModel { known_aliases, .. } => {
+            Self::UnknownModel {
+                reference,
+                known_aliases,
+            } => {
+                if let Some(meant) = meant_model(reference, known_aliases) {
+                    return Some(format!("did you mean `{meant}`?"));
+                }
                 let mut hint = "use provider/model (e.g. anthropic/claude-sonnet-4-5, openai/gpt-5, \
                                 google/gemini-2.5-pro, ollama/qwen3)"
                     .to_owned();

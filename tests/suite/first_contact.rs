@@ -66,3 +66,26 @@ fn resume_of_an_unknown_session_suggests_create() {
         stderr(&output)
     );
 }
+
+#[test]
+fn a_mistyped_model_gets_did_you_mean_from_every_providers_catalog() {
+    let home = Home::new();
+    for (typed, meant) in [
+        ("sonet", "sonnet"),
+        ("gpt5", "gpt-5"),
+        ("gemini-2.5-flsh", "gemini-2.5-flash"),
+    ] {
+        for argv in [
+            vec!["run", "-m", typed, "hello"],
+            vec!["-p", "hello", "--model", typed],
+        ] {
+            let output = home.run(&argv);
+            assert_eq!(code(&output), 2, "{argv:?}: {}", stderr(&output));
+            assert!(
+                stderr(&output).contains(&format!("hint: did you mean `{meant}`?\n")),
+                "{argv:?}: {}",
+                stderr(&output)
+            );
+        }
+    }
+}
