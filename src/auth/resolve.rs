@@ -191,17 +191,58 @@ fn add_profile(
                 .get(id)
                 .and_then(|stats| unavailable_until(stats, now_ms)),
         }),
-        Err(reason) => resolution.skipped.push(Skipped { source, reason }),
+        Err(problem) => resolution.skipped.push(Skipped {
+            source,
+            reason: problem.to_string(),
+        }),
     }
 }
 
+/// Why a profile's secret cannot be had.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum SecretProblem {
+    #[error("profiles of type '{0}' are not supported")]
+    UnsupportedType(String),
+    #[error("the token has expired")]
+    Expired,
+    #[error("environment variable {0} is not set")]
+    VariableUnset(String),
+    #[error("the profile holds no key, token or reference")]
+    Nothing,
+    #[error("the secret is empty")]
+    Empty,
+    #[error(transparent)]
+    Command(#[from] KeyCommandError),
+}
+
+/// How a `--command` key reference failed.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum KeyCommandError {
+    #[error("cannot run the key command: {0}")]
+    Spawn(String),
+    #[error("the key command failed: {0}")]
+    Wait(String),
+    #[error("the key command did not finish within {} s", .0.as_secs_f64())]
+    TimedOut(Duration),
+    #[error("the key command exited with {code}")]
+    Exited { code: i32 },
+    #[error("the key command exited with {code}: {first_line}")]
+    ExitedSaying { code: i32, first_line: String },
+    #[error("the key command was killed by a signal")]
+    Killed,
+    #[error("the key command printed invalid UTF-8")]
+    NotUtf8,
+    #[error("the key command printed nothing")]
+    PrintedNothing,
+}
+
 /// Why a profile cannot be used whatever its secret says: an unsupported type, an expired token.
-fn unusable_profile(profile: &Profile, now_ms: u64) -> Option<String> {
+fn unusable_profile(profile: &Profile, now_ms: u64) -> Option<SecretProblem> {
     if let ProfileType::Other(kind) = &profile.kind {
-        return Some(format!("profiles of type '{kind}' are not supported"));
+        return Some(SecretProblem::UnsupportedType(kind.clone()));
     }
     if profile.expires.is_some_and(|expires| now_ms >= expires) {
-        return Some("the token has expired".to_owned());
+        return Some(SecretProblem::Expired);
     }
     None
 }
@@ -211,7 +252,7 @@ pub(crate) fn profile_secret(
     profile: &Profile,
     env: &dyn Fn(&str) -> Option<String>,
     now_ms: u64,
-) -> Result<Secret, String> {
+) -> Result<Secret, SecretProblem> {
     if let Some(reason) = unusable_profile(profile, now_ms) {
         return Err(reason);
     }
@@ -219,15 +260,15 @@ pub(crate) fn profile_secret(
         (Some(secret), _) => secret.clone(),
         (None, Some(SecretRef::Env { name })) => match env(name) {
             Some(value) => Secret::new(value.trim()),
-            None => return Err(format!("environment variable {name} is not set")),
+            None => return Err(SecretProblem::VariableUnset(name.clone())),
         },
         (None, Some(SecretRef::Command { command })) => {
             Secret::new(run_secret_command(command, COMMAND_TIMEOUT)?)
         }
-        (None, None) => return Err("the profile holds no key, token or reference".to_owned()),
+        (None, None) => return Err(SecretProblem::Nothing),
     };
     if secret.is_blank() {
-        return Err("the secret is empty".to_owned());
+        return Err(SecretProblem::Empty);
     }
     Ok(secret)
 }
@@ -285,7 +326,7 @@ pub(crate) fn describe_sources(
             let profile = store.profiles.get(&id)?;
             let stats = store.usage_stats.get(&id);
             let state = match profile_problem(profile, env, now_ms) {
-                Some(reason) => SourceState::Unusable(reason),
+                Some(reason) => SourceState::Unusable(reason.to_string()),
                 None => stats.map_or(SourceState::Ready, |stats| cooling_state(stats, now_ms)),
             };
             Some(SourceReport {
@@ -311,22 +352,22 @@ pub(crate) fn describe_sources(
 }
 
 /// What would make [`profile_secret`] fail, found without running a key command.
-fn profile_problem(
+pub(crate) fn profile_problem(
     profile: &Profile,
     env: &dyn Fn(&str) -> Option<String>,
     now_ms: u64,
-) -> Option<String> {
+) -> Option<SecretProblem> {
     if let Some(reason) = unusable_profile(profile, now_ms) {
         return Some(reason);
     }
     match (profile.stored_secret(), profile.reference()) {
-        (Some(secret), _) if secret.is_blank() => Some("the secret is empty".to_owned()),
+        (Some(secret), _) if secret.is_blank() => Some(SecretProblem::Empty),
         (Some(_), _) | (None, Some(SecretRef::Command { .. })) => None,
         (None, Some(SecretRef::Env { name })) => env(name)
             .filter(|value| !value.trim().is_empty())
             .is_none()
-            .then(|| format!("environment variable {name} is not set")),
-        (None, None) => Some("the profile holds no key, token or reference".to_owned()),
+            .then(|| SecretProblem::VariableUnset(name.clone())),
+        (None, None) => Some(SecretProblem::Nothing),
     }
 }
 
@@ -362,7 +403,10 @@ fn cooling_state(stats: &super::cooldown::UsageStats, now_ms: u64) -> SourceStat
 
 /// Run `command` with `sh -c` in its own process group and return its trimmed stdout; killed
 /// (with everything it started) after `timeout`.
-pub(crate) fn run_secret_command(command: &str, timeout: Duration) -> Result<String, String> {
+pub(crate) fn run_secret_command(
+    command: &str,
+    timeout: Duration,
+) -> Result<String, KeyCommandError> {
     use std::os::unix::process::CommandExt as _;
     let child = Command::new("sh")
         .arg("-c")
@@ -372,7 +416,7 @@ pub(crate) fn run_secret_command(command: &str, timeout: Duration) -> Result<Str
         .stderr(Stdio::piped())
         .process_group(0)
         .spawn()
-        .map_err(|error| format!("cannot run the key command: {error}"))?;
+        .map_err(|error| KeyCommandError::Spawn(error.to_string()))?;
     let pid = child.id();
     let (sender, receiver) = mpsc::channel::<io::Result<Output>>();
     // A thread owns the child so the wait (and the pipe reads) can be bounded from here.
@@ -380,15 +424,12 @@ pub(crate) fn run_secret_command(command: &str, timeout: Duration) -> Result<Str
         let _ = sender.send(child.wait_with_output());
     });
     let output = match receiver.recv_timeout(timeout) {
-        Ok(output) => output.map_err(|error| format!("the key command failed: {error}"))?,
+        Ok(output) => output.map_err(|error| KeyCommandError::Wait(error.to_string()))?,
         Err(_) => {
             kill_group(pid);
             // Let the thread reap the child; nothing more to learn from it.
             let _ = receiver.recv_timeout(Duration::from_secs(1));
-            return Err(format!(
-                "the key command did not finish within {} s",
-                timeout.as_secs_f64()
-            ));
+            return Err(KeyCommandError::TimedOut(timeout));
         }
     };
     if !output.status.success() {
@@ -396,16 +437,15 @@ pub(crate) fn run_secret_command(command: &str, timeout: Duration) -> Result<Str
         let first_line = stderr.lines().next().unwrap_or("").trim();
         let first_line: String = first_line.chars().take(200).collect();
         return Err(match output.status.code() {
-            Some(code) if first_line.is_empty() => format!("the key command exited with {code}"),
-            Some(code) => format!("the key command exited with {code}: {first_line}"),
-            None => "the key command was killed by a signal".to_owned(),
+            Some(code) if first_line.is_empty() => KeyCommandError::Exited { code },
+            Some(code) => KeyCommandError::ExitedSaying { code, first_line },
+            None => KeyCommandError::Killed,
         });
     }
-    let stdout = String::from_utf8(output.stdout)
-        .map_err(|_| "the key command printed invalid UTF-8".to_owned())?;
+    let stdout = String::from_utf8(output.stdout).map_err(|_| KeyCommandError::NotUtf8)?;
     let trimmed = stdout.trim();
     if trimmed.is_empty() {
-        return Err("the key command printed nothing".to_owned());
+        return Err(KeyCommandError::PrintedNothing);
     }
     Ok(trimmed.to_owned())
 }
@@ -699,11 +739,14 @@ mod tests {
     fn a_failing_key_command_says_how_it_failed() {
         assert_eq!(
             run_secret_command("echo nope >&2; exit 3", COMMAND_TIMEOUT),
-            Err("the key command exited with 3: nope".to_owned())
+            Err(KeyCommandError::ExitedSaying {
+                code: 3,
+                first_line: "nope".to_owned()
+            })
         );
         assert_eq!(
             run_secret_command("true", COMMAND_TIMEOUT),
-            Err("the key command printed nothing".to_owned())
+            Err(KeyCommandError::PrintedNothing)
         );
     }
 
@@ -712,7 +755,7 @@ mod tests {
         let started = std::time::Instant::now();
         let outcome = run_secret_command("sleep 30; echo late", Duration::from_millis(200));
         assert_eq!(
-            outcome,
+            outcome.map_err(|error| error.to_string()),
             Err("the key command did not finish within 0.2 s".to_owned())
         );
         assert!(started.elapsed() < Duration::from_secs(5));

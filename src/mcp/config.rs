@@ -616,7 +616,7 @@ fn from_json(
                 }
                 environment(variable)
             };
-            expand_variables(value, &lookup).map_err(|variable| {
+            expand_variables(value, &lookup).map_err(|UnsetVariable(variable)| {
                 problem(
                     Some(key),
                     format!(
@@ -795,13 +795,18 @@ fn serde_key(message: &str) -> Option<&str> {
     Some(&message[start..end])
 }
 
+/// A `${VAR}` without a default whose variable is unset.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("${{{0}}} is not set")]
+pub(crate) struct UnsetVariable(pub(crate) String);
+
 /// `${VAR}` and `${VAR:-default}` replaced by the variable's value (claude's `.mcp.json`
-/// expansion); `Err(VAR)` for a variable that is unset and has no default. A `$` not followed
+/// expansion); [`UnsetVariable`] for a variable that is unset and has no default. A `$` not followed
 /// by `{` is kept as it is.
 pub(crate) fn expand_variables(
     text: &str,
     environment: &dyn Fn(&str) -> Option<String>,
-) -> Result<String, String> {
+) -> Result<String, UnsetVariable> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -819,7 +824,7 @@ pub(crate) fn expand_variables(
         match (environment(name), default) {
             (Some(value), _) => out.push_str(&value),
             (None, Some(default)) => out.push_str(default),
-            (None, None) => return Err(name.to_owned()),
+            (None, None) => return Err(UnsetVariable(name.to_owned())),
         }
         rest = &after[end + 1..];
     }
@@ -860,7 +865,7 @@ mod tests {
         );
         assert_eq!(
             expand_variables("Bearer ${NOPE}", &environment),
-            Err("NOPE".to_owned())
+            Err(UnsetVariable("NOPE".to_owned()))
         );
     }
 

@@ -31,24 +31,49 @@ pub(crate) struct LegacySse {
     reader: tokio::task::JoinHandle<()>,
 }
 
+/// A configured header that HTTP cannot carry.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum HeaderError {
+    #[error("'{0}' is not a valid HTTP header name")]
+    Name(String),
+    #[error("the value of header '{0}' is not valid in HTTP")]
+    Value(String),
+    #[error("the bearer token is not valid in an HTTP header")]
+    Bearer,
+}
+
+/// Why the event stream could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ConnectError {
+    #[error("GET {url} failed: {chain}")]
+    Request { url: String, chain: String },
+    #[error("GET {url} answered HTTP {status}")]
+    Status {
+        url: String,
+        status: reqwest::StatusCode,
+    },
+    #[error("the event stream of {0} ended before its `endpoint` event")]
+    NoEndpoint(String),
+}
+
 /// The headers of every request: `headers`, and `Authorization: Bearer TOKEN` when a token is
 /// given (marked sensitive, so it is never logged).
 pub(super) fn header_map(
     headers: &BTreeMap<String, String>,
     bearer: Option<&str>,
-) -> Result<HeaderMap, String> {
+) -> Result<HeaderMap, HeaderError> {
     let mut map = HeaderMap::new();
     for (name, value) in headers {
-        let name = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| format!("'{name}' is not a valid HTTP header name"))?;
-        let mut value = HeaderValue::from_str(value)
-            .map_err(|_| format!("the value of header '{name}' is not valid in HTTP"))?;
+        let name =
+            HeaderName::from_bytes(name.as_bytes()).map_err(|_| HeaderError::Name(name.clone()))?;
+        let mut value =
+            HeaderValue::from_str(value).map_err(|_| HeaderError::Value(name.to_string()))?;
         value.set_sensitive(true);
         map.insert(name, value);
     }
     if let Some(token) = bearer {
-        let mut value = HeaderValue::from_str(&format!("Bearer {token}"))
-            .map_err(|_| "the bearer token is not valid in an HTTP header".to_owned())?;
+        let mut value =
+            HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| HeaderError::Bearer)?;
         value.set_sensitive(true);
         map.insert(reqwest::header::AUTHORIZATION, value);
     }
@@ -61,24 +86,30 @@ impl LegacySse {
         client: reqwest::Client,
         url: &str,
         headers: HeaderMap,
-    ) -> Result<LegacySse, String> {
+    ) -> Result<LegacySse, ConnectError> {
         let response = client
             .get(url)
             .headers(headers.clone())
             .header(reqwest::header::ACCEPT, "text/event-stream")
             .send()
             .await
-            .map_err(|error| format!("GET {url} failed: {}", super::error_chain(&error)))?;
+            .map_err(|error| ConnectError::Request {
+                url: url.to_owned(),
+                chain: super::error_chain(&error),
+            })?;
         let status = response.status();
         if !status.is_success() {
-            return Err(format!("GET {url} answered HTTP {status}"));
+            return Err(ConnectError::Status {
+                url: url.to_owned(),
+                status,
+            });
         }
         let (endpoint_sender, endpoint) = oneshot::channel();
         let (message_sender, incoming) = mpsc::channel(64);
         let reader = tokio::spawn(read_events(response, endpoint_sender, message_sender));
         let endpoint = endpoint
             .await
-            .map_err(|_| format!("the event stream of {url} ended before its `endpoint` event"))?;
+            .map_err(|_| ConnectError::NoEndpoint(url.to_owned()))?;
         Ok(LegacySse {
             post_url: resolve(url, &endpoint),
             client,
@@ -217,6 +248,11 @@ mod tests {
         assert_eq!(map["authorization"], "Bearer tok");
         assert!(map["x-team"].is_sensitive());
         let bad = BTreeMap::from([("bad name".to_owned(), "v".to_owned())]);
-        assert!(header_map(&bad, None).unwrap_err().contains("'bad name'"));
+        assert!(
+            header_map(&bad, None)
+                .unwrap_err()
+                .to_string()
+                .contains("'bad name'")
+        );
     }
 }

@@ -37,7 +37,7 @@ mod stdio;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -523,6 +523,26 @@ fn client_info() -> ClientConfig {
     .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
 }
 
+/// For a server started through a package runner (`npx -y pkg`, `uvx pkg`, `pnpm dlx`,
+/// `bunx`): its first start downloads the package, which can take longer than the timeout.
+fn first_start_note(transport: &TransportSpec) -> &'static str {
+    let TransportSpec::Stdio { command, args, .. } = transport else {
+        return "";
+    };
+    let program = Path::new(command)
+        .file_name()
+        .and_then(|name| name.to_str())
+        .unwrap_or(command);
+    let runner = matches!(program, "npx" | "uvx" | "bunx" | "pipx")
+        || (program == "pnpm" && args.first().is_some_and(|arg| arg == "dlx"));
+    if runner {
+        "; a package runner's first start downloads the server: run the command once by hand, \
+         or raise startup_timeout_sec"
+    } else {
+        ""
+    }
+}
+
 /// Start one server, bounded by its startup timeout and the run's cancellation.
 async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
     let started = Instant::now();
@@ -533,8 +553,9 @@ async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
                 Ok(outcome) => outcome,
                 Err(_) => Err(StartFailure {
                     message: format!(
-                        "did not start within {} (startup_timeout_sec)",
-                        seconds_text(spec.startup_timeout)
+                        "did not start within {} (startup_timeout_sec){}",
+                        seconds_text(spec.startup_timeout),
+                        first_start_note(&spec.transport)
                     ),
                 }),
             }
@@ -613,6 +634,9 @@ async fn connect(
     process: &mut Option<StdioProcess>,
 ) -> Result<Connected, StartFailure> {
     let fail = |message: String| StartFailure { message };
+    let failed = |error: &dyn std::fmt::Display| StartFailure {
+        message: error.to_string(),
+    };
     if let Some(reason) = &spec.refused {
         return Err(fail(reason.clone()));
     }
@@ -649,7 +673,7 @@ async fn connect(
                 environment,
                 on_stderr: context.on_stderr.clone(),
             })
-            .map_err(fail)?;
+            .map_err(|error| failed(&error))?;
             *process = Some(started);
             initialize((stdout, stdin)).await?
         }
@@ -663,7 +687,7 @@ async fn connect(
             let mut custom: HashMap<HeaderName, HeaderValue> = HashMap::new();
             for (name, value) in
                 legacy_sse::header_map(&all_headers(headers, env_headers, context), None)
-                    .map_err(fail)?
+                    .map_err(|error| failed(&error))?
             {
                 if let Some(name) = name {
                     custom.insert(name, value);
@@ -689,14 +713,14 @@ async fn connect(
                 &all_headers(headers, env_headers, context),
                 token.as_deref(),
             )
-            .map_err(fail)?;
+            .map_err(|error| failed(&error))?;
             let transport = legacy_sse::LegacySse::connect(context.http.clone(), url, headers)
                 .await
-                .map_err(fail)?;
+                .map_err(|error| failed(&error))?;
             initialize(transport).await?
         }
         TransportSpec::Sdk { server } => {
-            initialize(sdk::SdkServer::open(server).map_err(fail)?).await?
+            initialize(sdk::SdkServer::open(server).map_err(|error| failed(&error))?).await?
         }
     };
     let tools = service
@@ -858,4 +882,24 @@ fn all_headers(
         }
     }
     all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_package_runners_timeout_says_its_first_start_downloads() {
+        let stdio = |command: &str, args: &[&str]| TransportSpec::Stdio {
+            command: command.to_owned(),
+            args: args.iter().map(|arg| (*arg).to_owned()).collect(),
+            env: std::collections::BTreeMap::new(),
+            env_vars: Vec::new(),
+            cwd: None,
+        };
+        assert!(first_start_note(&stdio("npx", &["-y", "@scope/server"])).contains("downloads"));
+        assert!(first_start_note(&stdio("/usr/bin/uvx", &["mcp-server-git"])).contains("once"));
+        assert!(first_start_note(&stdio("pnpm", &["dlx", "server"])).contains("raise"));
+        assert_eq!(first_start_note(&stdio("node", &["server.js"])), "");
+    }
 }

@@ -40,13 +40,15 @@ pub(super) struct SdkServer {
     closed: CancellationToken,
 }
 
+/// An SDK server was configured, and no agent SDK drives this run.
+#[derive(Debug, thiserror::Error)]
+#[error("it is an agent SDK's in-process server (\"type\": \"sdk\"), and no SDK drives this run")]
+pub(super) struct NoSdk;
+
 impl SdkServer {
     /// The server the SDK calls `server`; an error when no SDK drives this run.
-    pub(super) fn open(server: &str) -> Result<SdkServer, String> {
-        let channel = control::current().ok_or_else(|| {
-            "it is an agent SDK's in-process server (\"type\": \"sdk\"), and no SDK drives this run"
-                .to_owned()
-        })?;
+    pub(super) fn open(server: &str) -> Result<SdkServer, NoSdk> {
+        let channel = control::current().ok_or(NoSdk)?;
         let (replies, incoming) = mpsc::unbounded_channel();
         Ok(SdkServer {
             server: server.to_owned(),

@@ -130,17 +130,30 @@ fn find_program(
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
 }
 
+/// Why a stdio server did not start.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum SpawnError {
+    #[error("cannot start '{command}' in '{}': {source}", .directory.display())]
+    CannotStart {
+        command: String,
+        directory: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the server exited as it started")]
+    ExitedAtOnce,
+    #[error("cannot connect to the server's stdin and stdout")]
+    NoPipes,
+}
+
 impl StdioProcess {
     /// Start the server; its stdout and stdin are the MCP transport.
     pub(super) fn spawn(
         launch: Launch<'_>,
-    ) -> Result<(StdioProcess, ChildStdout, ChildStdin), String> {
-        let cannot_start = |error: std::io::Error| {
-            format!(
-                "cannot start '{}' in '{}': {error}",
-                launch.command,
-                launch.directory.display()
-            )
+    ) -> Result<(StdioProcess, ChildStdout, ChildStdin), SpawnError> {
+        let cannot_start = |source: std::io::Error| SpawnError::CannotStart {
+            command: launch.command.to_owned(),
+            directory: launch.directory.to_owned(),
+            source,
         };
         // Checked here: through the launcher, a missing program would only show as an exit.
         let program = find_program(launch.command, launch.directory, &launch.environment)
@@ -161,23 +174,17 @@ impl StdioProcess {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        let mut child = command.spawn().map_err(|error| {
-            format!(
-                "cannot start '{}' in '{}': {error}",
-                launch.command,
-                launch.directory.display()
-            )
-        })?;
+        let mut child = command.spawn().map_err(cannot_start)?;
         let group = child
             .id()
             .and_then(|id| i32::try_from(id).ok())
             .map(Pid::from_raw)
-            .ok_or_else(|| "the server exited as it started".to_owned())?;
+            .ok_or(SpawnError::ExitedAtOnce)?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
             let _ = killpg(group, Signal::SIGKILL);
-            return Err("cannot connect to the server's stdin and stdout".to_owned());
+            return Err(SpawnError::NoPipes);
         };
         let (exit_sender, exit) = watch::channel(None);
         tokio::spawn(async move {

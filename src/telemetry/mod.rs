@@ -248,6 +248,19 @@ fn build(
     })
 }
 
+/// Why the exporters could not be built (telemetry is then off, with a warning).
+#[derive(Debug, thiserror::Error)]
+enum ExporterError {
+    #[error(transparent)]
+    Tls(#[from] rustls::Error),
+    #[error("the HTTP client could not be built: {0}")]
+    Client(reqwest::Error),
+    #[error("the HTTP client could not be built")]
+    ClientPanicked,
+    #[error(transparent)]
+    Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
+}
+
 /// The exporters and their providers: traces, and metrics when an endpoint for them is set
 /// (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_METRICS_ENDPOINT`; a traces-only endpoint
 /// sends no metrics). One blocking HTTP client serves both; it is built on a thread of its own
@@ -257,19 +270,19 @@ fn providers(
     json: bool,
     timeout: Duration,
     failure: &Failure,
-) -> Result<(SdkTracerProvider, Option<SdkMeterProvider>), String> {
+) -> Result<(SdkTracerProvider, Option<SdkMeterProvider>), ExporterError> {
     use opentelemetry_otlp::{Protocol, WithExportConfig as _, WithHttpConfig as _};
 
     let client = std::thread::spawn(move || {
-        let tls = crate::tls::client_config().map_err(|error| error.to_string())?;
+        let tls = crate::tls::client_config()?;
         reqwest::blocking::Client::builder()
             .tls_backend_preconfigured(tls)
             .timeout(timeout)
             .build()
-            .map_err(|error| error.to_string())
+            .map_err(ExporterError::Client)
     })
     .join()
-    .map_err(|_| "the HTTP client could not be built".to_owned())??;
+    .map_err(|_| ExporterError::ClientPanicked)??;
     let protocol = if json {
         Protocol::HttpJson
     } else {
@@ -301,7 +314,7 @@ fn providers(
     if let Some(endpoint) = configured_endpoint("traces") {
         builder = builder.with_endpoint(endpoint);
     }
-    let exporter = builder.build().map_err(|error| error.to_string())?;
+    let exporter = builder.build()?;
     let exporter = Noting {
         inner: exporter,
         failure: Arc::clone(failure),
@@ -324,7 +337,7 @@ fn providers(
         if let Some(endpoint) = configured_endpoint("metrics") {
             builder = builder.with_endpoint(endpoint);
         }
-        let exporter = builder.build().map_err(|error| error.to_string())?;
+        let exporter = builder.build()?;
         Some(
             SdkMeterProvider::builder()
                 .with_periodic_exporter(exporter)
