@@ -30,7 +30,12 @@ Examples:
   pincer status --json
 
 Exit codes: 0 ok, 1 run failed, 2 usage/input/config, 3 auth, 4 provider unavailable,
-5 guardrail, 6 context overflow, 75 session busy, 124 timeout, 130/143 interrupted.";
+5 guardrail, 6 context overflow, 75 session busy, 124 timeout, 130/143 interrupted.
+
+Keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY); endpoints:
+ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GEMINI_BASE_URL, OLLAMA_HOST (man pincer: ENVIRONMENT).
+For cron and CI, store a key once instead:
+  printf %s \"$KEY\" | pincer auth add anthropic";
 
 const RUN_EXAMPLES: &str = "\
 Examples:
@@ -42,7 +47,12 @@ Examples:
   pincer run --json-schema @schema.json \"extract the version numbers\"
   pincer run --dry-run --prompt-mode minimal \"hello\"
   pincer run -r nightly \"and now?\"                  # claude -p --resume: same as resume nightly
-  pincer run -s read-only --skip-git-repo-check \"explain\"   # codex exec spellings";
+  pincer run -s read-only --skip-git-repo-check \"explain\"   # codex exec spellings
+
+Keys: ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY); endpoints:
+ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GEMINI_BASE_URL, OLLAMA_HOST (man pincer: ENVIRONMENT).
+For cron and CI, store a key once instead:
+  printf %s \"$KEY\" | pincer auth add anthropic";
 
 const RESUME_EXAMPLES: &str = "\
 Examples:
@@ -191,7 +201,7 @@ const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
   pincer completions bash > pincer.bash                              # for packagers
 
-Completing session and model names too: one line in the shell's startup file instead:
+Completing session and model names too: one line in the shell startup file instead:
   echo 'source <(COMPLETE=bash pincer)' >> ~/.bashrc
   echo 'source <(COMPLETE=zsh pincer)' >> ~/.zshrc                  # after compinit
   echo 'COMPLETE=fish pincer | source' >> ~/.config/fish/config.fish
@@ -446,7 +456,10 @@ fn without_env(mut command: clap::Command, variable: &str) -> clap::Command {
     command
 }
 
-fn clap_color(args: &[OsString], env: &dyn Fn(&str) -> Option<OsString>) -> clap::ColorChoice {
+pub(crate) fn clap_color(
+    args: &[OsString],
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> clap::ColorChoice {
     let mut chosen = None;
     let mut words = args.iter().skip(1).map(|arg| arg.to_string_lossy());
     while let Some(word) = words.next() {
@@ -1644,41 +1657,60 @@ pub enum PermissionMode {
     Default,
 }
 
+/// A flag's value of the wrong shape: what was expected, with an example, and what was given.
+#[derive(Debug, thiserror::Error)]
+#[error("expected {expected}, got `{given}`")]
+pub(crate) struct BadValue {
+    expected: &'static str,
+    given: String,
+}
+
+impl BadValue {
+    fn new(expected: &'static str, given: impl Into<String>) -> Self {
+        Self {
+            expected,
+            given: given.into(),
+        }
+    }
+}
+
 /// Parses a number of seconds: finite and not negative.
-fn parse_seconds(value: &str) -> Result<f64, String> {
+fn parse_seconds(value: &str) -> Result<f64, BadValue> {
     match value.trim().parse::<f64>() {
         Ok(seconds) if seconds.is_finite() && seconds >= 0.0 => Ok(seconds),
-        _ => Err(format!(
-            "expected a number of seconds such as 30 or 0.5, got `{value}`"
+        _ => Err(BadValue::new(
+            "a number of seconds such as 30 or 0.5",
+            value,
         )),
     }
 }
 
 /// Parses an amount of money: finite and not negative.
-fn parse_amount(value: &str) -> Result<f64, String> {
+fn parse_amount(value: &str) -> Result<f64, BadValue> {
     match value.trim().parse::<f64>() {
         Ok(amount) if amount.is_finite() && amount >= 0.0 => Ok(amount),
-        _ => Err(format!("expected an amount such as 0.50, got `{value}`")),
+        _ => Err(BadValue::new("an amount such as 0.50", value)),
     }
 }
 
 /// A `--tag`: 1 to 128 characters, none of them a control character.
-fn parse_tag(value: &str) -> Result<String, String> {
+fn parse_tag(value: &str) -> Result<String, BadValue> {
     if value.is_empty() || value.chars().count() > 128 || value.chars().any(char::is_control) {
-        return Err(format!(
-            "expected 1 to 128 printable characters such as nightly-review, got `{}`",
-            value.escape_debug()
+        return Err(BadValue::new(
+            "1 to 128 printable characters such as nightly-review",
+            value.escape_debug().to_string(),
         ));
     }
     Ok(value.to_owned())
 }
 
 /// Checks the `KEY=VALUE` shape of a `-c` override; the value is parsed as TOML later.
-fn parse_config_override(value: &str) -> Result<String, String> {
+fn parse_config_override(value: &str) -> Result<String, BadValue> {
     match value.split_once('=') {
         Some((key, _)) if !key.trim().is_empty() => Ok(value.to_owned()),
-        _ => Err(format!(
-            "expected KEY=VALUE, e.g. model=\"openai/gpt-5\", got `{value}`"
+        _ => Err(BadValue::new(
+            "KEY=VALUE, e.g. model=\"openai/gpt-5\"",
+            value,
         )),
     }
 }

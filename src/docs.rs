@@ -280,12 +280,11 @@ fn session_candidates() -> Vec<CompletionCandidate> {
     if !paths.sessions_dir.is_dir() {
         return Vec::new();
     }
-    let Ok((entries, short_ids, _)) = crate::session::index::newest(
-        &paths.sessions_dir,
-        None,
-        Some(SESSION_CANDIDATES),
-        |_| true,
-    ) else {
+    let Ok((entries, short_ids, _)) =
+        crate::session::index::newest(&paths.sessions_dir, None, Some(SESSION_CANDIDATES), |_| {
+            true
+        })
+    else {
         return Vec::new();
     };
     let mut candidates: Vec<CompletionCandidate> = entries

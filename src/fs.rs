@@ -296,6 +296,21 @@ pub(crate) fn check_for_user(path: &Path) -> io::Result<()> {
     }
 }
 
+/// [`check_for_user`], and that a file can be created beside `path` (where [`write_for_user`]
+/// stages it): a missing or read-only directory is found before a run that would write there
+/// at its end. The probe file is removed at once.
+pub(crate) fn check_writable_for_user(path: &Path) -> io::Result<()> {
+    check_for_user(path)?;
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    tempfile::Builder::new()
+        .prefix(".pincer-probe-")
+        .tempfile_in(directory)
+        .map(drop)
+}
+
 /// [`write_atomic`] for a file written for the user: refused as [`check_for_user`] refuses. The
 /// rename replaces whatever is at the path without ever writing into it, so a link or a FIFO
 /// that appears after the check is replaced, not followed or blocked on.
@@ -308,6 +323,15 @@ pub(crate) fn write_for_user(path: &Path, bytes: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
     use std::io::{Read as _, Write as _};
+
+    #[test]
+    fn a_file_in_a_missing_directory_is_not_writable_and_the_probe_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        check_writable_for_user(&dir.path().join("answer.txt")).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let error = check_writable_for_user(&dir.path().join("missing/answer.txt")).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::NotFound);
+    }
 
     #[test]
     fn write_atomic_replaces_content_and_leaves_no_temp_files() {

@@ -1191,6 +1191,8 @@ mod tests {
         let settings = settings("", &[]).unwrap();
         let error = settings.resolve_model_ref("sonet").unwrap_err();
         assert_eq!(error.to_string(), "unknown model 'sonet'");
+        assert_eq!(error.hint().unwrap(), "did you mean `sonnet`?");
+        let error = settings.resolve_model_ref("frobnicator").unwrap_err();
         let hint = error.hint().unwrap();
         assert!(hint.contains("provider/model"), "{hint}");
         assert!(hint.contains("sonnet"), "{hint}");

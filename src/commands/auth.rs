@@ -115,15 +115,25 @@ fn source_kind(profile: &Profile) -> SecretSource {
 fn profile_summary(id: &str, profile: &Profile, store: &Store, now: u64) -> ProfileSummary {
     let stats = store.usage_stats.get(id);
     let until = stats.and_then(|stats| unavailable_until(stats, now));
+    let unusable = unusable(profile, now);
     ProfileSummary {
         id: id.to_owned(),
         provider: profile.provider.clone(),
         kind: profile.kind.as_str().to_owned(),
         source: source_kind(profile),
         secret: profile.source_text(),
-        available: until.is_none(),
+        available: until.is_none() && unusable.is_none(),
         unavailable_until: iso(until),
+        unusable,
     }
+}
+
+/// Why a profile cannot work whatever the time, as a run would find it (no key command runs):
+/// the one answer `auth list`, `auth status`, `status` and `auth test` give.
+pub(super) fn unusable(profile: &Profile, now: u64) -> Option<String> {
+    let environment = |name: &str| std::env::var(name).ok();
+    crate::auth::resolve::profile_problem(profile, &environment, now)
+        .map(|problem| problem.to_string())
 }
 
 /// Profiles grouped by provider, ids sorted within each.
@@ -160,9 +170,10 @@ fn list(context: &Context, file: &AuthFile) -> CliResult<Exit> {
         .profiles
         .iter()
         .map(|profile| {
-            let state = match &profile.unavailable_until {
-                Some(until) => format!("cooling down until {until}"),
-                None => "ready".to_owned(),
+            let state = match (&profile.unusable, &profile.unavailable_until) {
+                (Some(reason), _) => format!("unusable: {reason}"),
+                (None, Some(until)) => format!("cooling down until {until}"),
+                (None, None) => "ready".to_owned(),
             };
             [
                 profile.id.clone(),
@@ -473,13 +484,15 @@ fn status(context: &Context, file: &AuthFile) -> CliResult<Exit> {
                 .unwrap_or_default();
             let stats = cooldown::settle(&stats, now);
             let until = unavailable_until(&stats, now);
+            let unusable = unusable(profile, now);
             ProfileStatus {
                 id: id.clone(),
                 provider: profile.provider.clone(),
                 kind: profile.kind.as_str().to_owned(),
                 source: source_kind(profile),
                 secret: profile.source_text(),
-                available: until.is_none(),
+                available: until.is_none() && unusable.is_none(),
+                unusable,
                 last_used: iso(stats.last_used),
                 cooldown_until: iso(stats.cooldown_until.filter(|until| *until > now)),
                 disabled_until: iso(stats.disabled_until.filter(|until| *until > now)),
@@ -520,6 +533,9 @@ fn status(context: &Context, file: &AuthFile) -> CliResult<Exit> {
             _ => profile.secret.clone(),
         };
         field(&mut out, "source:", source);
+        if let Some(reason) = &profile.unusable {
+            field(&mut out, "unusable:", reason.clone());
+        }
         field(
             &mut out,
             "last used:",

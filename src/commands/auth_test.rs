@@ -73,7 +73,16 @@ pub(crate) fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> Cl
                 ok: false,
                 kind: Some("auth".to_owned()),
                 status: None,
-                message: Some("no usable credential (see `pincer auth status`)".to_owned()),
+                message: Some(
+                    target
+                        .pinned
+                        .as_ref()
+                        .and_then(|id| store.profiles.get(id))
+                        .and_then(|profile| super::auth::unusable(profile, super::auth::now_ms()))
+                        .unwrap_or_else(|| {
+                            "no usable credential (see `pincer auth status`)".to_owned()
+                        }),
+                ),
                 latency_ms: None,
             });
         }

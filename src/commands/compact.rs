@@ -291,12 +291,13 @@ fn summary_endpoint(
                 resolved.reference.provider
             ),
         )
-        .with_hint(format!(
-            "set {}",
-            context
+        .with_hint(crate::engine::plan::models::missing_key_hint(
+            &context
                 .settings
                 .key_env_vars(&resolved.reference.provider)
-                .join(" or ")
+                .join(" or "),
+            &resolved.reference.provider,
+            std::io::IsTerminal::is_terminal(&std::io::stdin()),
         )));
     }
     Ok(Endpoint {

@@ -163,7 +163,9 @@ fn not_a_command(arguments: &[OsString], error: clap::Error) -> clap::Error {
     let Some(ContextValue::String(word)) = error.get(ContextKind::InvalidSubcommand) else {
         return error;
     };
-    let mut command = Cli::command();
+    let mut command = Cli::command().color(crate::cli::clap_color(arguments, &|name| {
+        std::env::var_os(name)
+    }));
     let names: Vec<&str> = command
         .get_subcommands()
         .filter(|subcommand| !subcommand.is_hide_set())

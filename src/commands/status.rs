@@ -787,6 +787,16 @@ fn credential_line(credential: &ProviderCredentials) -> String {
     if waiting > 0 {
         let _ = write!(line, "; {waiting} in cooldown");
     }
+    // A profile that cannot work (its variable unset, its token expired) is named, as
+    // `auth list`, `auth status` and `auth test` name it.
+    for source in credential
+        .sources
+        .iter()
+        .filter(|source| source.state == "unusable")
+    {
+        let reason = source.reason.as_deref().unwrap_or("unusable");
+        let _ = write!(line, "; {} unusable: {reason}", source.source);
+    }
     line
 }
 

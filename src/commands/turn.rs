@@ -342,7 +342,7 @@ fn drive(
 /// with exit 2 before any model request (SPEC §10). `--record` is opened with the cassette.
 fn open_user_files(turn_args: &TurnArgs) -> CliResult<Option<std::fs::File>> {
     if let Some(path) = &turn_args.output_last_message {
-        crate::fs::check_for_user(path)
+        crate::fs::check_writable_for_user(path)
             .map_err(|error| super::user_file_error("answer file (-o)", path, &error))?;
     }
     turn_args

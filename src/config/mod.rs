@@ -164,7 +164,11 @@ pub fn access_hint(path: &std::path::Path) -> String {
 /// provider: an alias, a bare model id (`gpt-5`) or `provider/id`.
 fn meant_model(reference: &str, known_aliases: &[String]) -> Option<String> {
     let catalog = catalog::catalog();
-    let ids: Vec<String> = catalog.models().iter().map(|info| info.id.clone()).collect();
+    let ids: Vec<String> = catalog
+        .models()
+        .iter()
+        .map(|info| info.id.clone())
+        .collect();
     let qualified: Vec<String> = catalog
         .models()
         .iter()

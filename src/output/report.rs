@@ -61,10 +61,13 @@ pub struct ProfileSummary {
     pub source: SecretSource,
     /// The secret as shown: a fingerprint, `$VAR` or the command.
     pub secret: String,
-    /// Neither cooling down nor disabled.
+    /// Neither cooling down nor disabled, and its secret can be had.
     pub available: bool,
     /// Until when it is not used (ISO 8601), when it is not available.
     pub unavailable_until: Option<String>,
+    /// Why it cannot work whatever the time (its variable unset, its token expired), when so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unusable: Option<String>,
 }
 
 /// `auth add --json`: the profile added.
@@ -135,8 +138,11 @@ pub struct ProfileStatus {
     pub source: SecretSource,
     /// The secret as shown.
     pub secret: String,
-    /// Neither cooling down nor disabled.
+    /// Neither cooling down nor disabled, and its secret can be had.
     pub available: bool,
+    /// Why it cannot work whatever the time (its variable unset, its token expired), when so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unusable: Option<String>,
     /// When a run last used it (ISO 8601).
     pub last_used: Option<String>,
     /// The end of its cooldown, while it lasts.

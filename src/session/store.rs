@@ -825,7 +825,7 @@ impl SessionLock {
         if let Some(dir) = path.parent() {
             super::index::db::make_lock_file(dir, &lock_file);
         }
-        let lock = FileLock::acquire(&lock_file, wait).map_err(|error| {
+        let lock = FileLock::acquire_removable(&lock_file, wait).map_err(|error| {
             SessionError::from_lock(
                 error,
                 || format!("session '{}'", path.display()),
@@ -849,6 +849,21 @@ impl SessionLock {
     /// The session file this lock guards.
     pub fn session_path(&self) -> &Path {
         &self.path
+    }
+}
+
+impl Drop for SessionLock {
+    /// The lock file goes while the lock is still held (the field drops after this), so no
+    /// empty `.lock` stays beside the session; a waiter that locked the removed inode sees it
+    /// is gone and locks the path again ([`FileLock::acquire_removable`]).
+    fn drop(&mut self) {
+        let lock_file = pfs::lock_path(&self.path);
+        match self.path.parent() {
+            Some(dir) => super::index::db::remove_lock_file(dir, &lock_file),
+            None => {
+                let _ = std::fs::remove_file(lock_file);
+            }
+        }
     }
 }
 

@@ -402,8 +402,16 @@ fn dynamic_completion_offers_session_names_ids_and_model_names() {
     let id = home.session_lines()[0]["id"].as_str().unwrap().to_owned();
 
     let offered = completions(&home, &["resume", ""]);
-    assert!(offered.contains(&"nightly-review".to_owned()), "{offered:?}");
-    assert!(offered.iter().any(|candidate| id.starts_with(candidate.as_str())), "{offered:?}");
+    assert!(
+        offered.contains(&"nightly-review".to_owned()),
+        "{offered:?}"
+    );
+    assert!(
+        offered
+            .iter()
+            .any(|candidate| id.starts_with(candidate.as_str())),
+        "{offered:?}"
+    );
     let offered = completions(&home, &["sessions", "show", "night"]);
     assert_eq!(offered, ["nightly-review"]);
 

@@ -89,3 +89,115 @@ fn a_mistyped_model_gets_did_you_mean_from_every_providers_catalog() {
         }
     }
 }
+
+#[test]
+fn a_missing_key_without_a_terminal_points_to_auth_add_first() {
+    let home = Home::new();
+    let output = home.run(&["run", "-m", "anthropic/claude-sonnet-4-5", "hi"]);
+    assert_eq!(code(&output), 3, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(
+            "hint: store the key once (a cron or CI job does not see your shell's variables): \
+             printf %s \"$KEY\" | pincer auth add anthropic; or set ANTHROPIC_API_KEY\n"
+        ),
+        "{}",
+        stderr(&output)
+    );
+    let output = home.run(&["run", "hi"]);
+    assert_eq!(code(&output), 3, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("| pincer auth add PROVIDER; or set ANTHROPIC_API_KEY"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_heartbeat_without_heartbeat_md_says_so_and_with_one_does_not() {
+    let home = Home::new();
+    let cassette =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.cassette.jsonl");
+    let heartbeat = |home: &Home| {
+        home.pincer()
+            .args(["run", "--heartbeat", "--replay-mode", "lenient", "--replay"])
+            .arg(&cassette)
+            .output()
+    };
+    let output = heartbeat(&home);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("--heartbeat: no HEARTBEAT.md in "),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::write(home.workspace.join("HEARTBEAT.md"), "- the backups ran\n").unwrap();
+    let output = heartbeat(&home);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("HEARTBEAT.md"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn a_from_env_profile_whose_variable_is_unset_is_unusable_everywhere_with_the_same_reason() {
+    let home = Home::new();
+    home.add_profile_from_env("anthropic", "PINCER_TEST_UNSET_KEY");
+    let reason = "environment variable PINCER_TEST_UNSET_KEY is not set";
+    let list = home.run(&["auth", "list"]);
+    assert_eq!(code(&list), 0, "{}", stderr(&list));
+    assert!(
+        crate::common::stdout(&list).contains(&format!("unusable: {reason}")),
+        "{}",
+        crate::common::stdout(&list)
+    );
+    let listed = home.run(&["auth", "list", "--json"]);
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(listed["profiles"][0]["available"], false);
+    assert_eq!(listed["profiles"][0]["unusable"], reason);
+    let status = home.run(&["auth", "status"]);
+    assert!(
+        crate::common::stdout(&status).contains(&format!("unusable:       {reason}")),
+        "{}",
+        crate::common::stdout(&status)
+    );
+    let overall = home.run(&["status"]);
+    assert!(
+        crate::common::stdout(&overall)
+            .contains(&format!("profile:anthropic:default unusable: {reason}")),
+        "{}",
+        crate::common::stdout(&overall)
+    );
+    let test = home.run(&["auth", "test", "anthropic:default"]);
+    assert_eq!(code(&test), 3, "{}", stderr(&test));
+    let said = format!("{}{}", crate::common::stdout(&test), stderr(&test));
+    assert!(said.contains(reason), "{said}");
+}
+
+#[test]
+fn an_answer_file_in_a_missing_directory_is_refused_before_the_model_is_called() {
+    let home = Home::new();
+    let cassette =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.cassette.jsonl");
+    let target = home.workspace.join("missing/answer.txt");
+    let output = home
+        .pincer()
+        .args(["run", "--replay-mode", "lenient", "--replay"])
+        .arg(&cassette)
+        .arg("-o")
+        .arg(&target)
+        .arg("hi")
+        .output();
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert!(output.stdout.is_empty(), "the turn ran");
+    assert!(
+        stderr(&output).contains(&format!(
+            "cannot write the answer file (-o) '{}': No such file or directory",
+            target.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!home.sessions_dir().exists(), "a session was created");
+}

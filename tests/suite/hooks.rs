@@ -874,11 +874,14 @@ fn an_existing_jq_bash_guard_blocks_git_push_and_lets_other_commands_run() {
     );
 }
 
-/// The README's CI guard: its script and its config.toml entry, as printed there.
+/// The hooks guide's CI guard: its script and its config.toml entry, as printed there.
 fn readme_guard() -> (String, String) {
     let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let section = &readme[readme.find("### Hooks").unwrap()..];
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/hooks.md"))
+            .unwrap();
+    let section = &readme[readme
+        .find("A CI guard that keeps the agent from pushing")
+        .unwrap()..];
     let start = "cat > .claude/hooks/no-push.sh <<'SH'\n";
     let script = &section[section.find(start).unwrap() + start.len()..];
     let script = &script[..script.find("\nSH\n").unwrap() + 1];

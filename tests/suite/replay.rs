@@ -851,10 +851,10 @@ fn quickstart_command() -> Vec<String> {
     let readme =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
     let section = &readme[readme.find("\n## Quick start").unwrap()..];
-    let block = &section[section.find("```sh\n").unwrap() + 6..];
+    let block = &section[section.find("```console\n").unwrap() + 11..];
     let line = block
         .lines()
-        .find(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .find_map(|line| line.strip_prefix("$ "))
         .unwrap();
     let mut words = Vec::new();
     let mut word = String::new();

@@ -333,6 +333,19 @@ pub(crate) fn workspace_files(
             skipped.reason
         ));
     }
+    if args.heartbeat
+        && !loaded
+            .files
+            .iter()
+            .any(|file| file.path.file_name() == Some("HEARTBEAT.md".as_ref()))
+    {
+        context.warn(&format!(
+            "--heartbeat: no HEARTBEAT.md in {} or {}, so the agent has no checklist to check; \
+             write the things to watch there, one per line",
+            context.workspace().display(),
+            context.settings().paths.workspace_dir.display()
+        ));
+    }
     loaded.files
 }
 

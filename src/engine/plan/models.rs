@@ -23,8 +23,33 @@ pub(crate) fn default_model(context: &dyn RunEnv) -> CliResult<String> {
             return Ok(model.to_owned());
         }
     }
-    Err(CliError::new(Exit::Auth, "no model configured and no provider credentials found")
-        .with_hint("set ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY, or pass -m provider/model (e.g. -m ollama/qwen3)"))
+    Err(CliError::new(
+        Exit::Auth,
+        "no model configured and no provider credentials found",
+    )
+    .with_hint(format!(
+        "{}; or pass -m provider/model (e.g. -m ollama/qwen3)",
+        missing_key_hint(
+            "ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY",
+            "PROVIDER",
+            std::io::IsTerminal::is_terminal(&std::io::stdin()),
+        )
+    )))
+}
+
+/// What to do when no key is found: set one of `variables`, or store the key once with
+/// `pincer auth add`. Without a terminal (cron, CI, systemd: jobs that do not see a login
+/// shell's variables) the stored key comes first.
+pub(crate) fn missing_key_hint(variables: &str, provider: &str, interactive: bool) -> String {
+    let store = format!("printf %s \"$KEY\" | pincer auth add {provider}");
+    if interactive {
+        format!("set {variables}, or store the key once: {store}")
+    } else {
+        format!(
+            "store the key once (a cron or CI job does not see your shell's variables): {store}; \
+             or set {variables}"
+        )
+    }
 }
 
 /// The credentials for `provider`, in the order they are tried: `--auth-profile` alone, else the

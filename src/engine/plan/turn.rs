@@ -280,7 +280,11 @@ fn resolve_chain(
                 primary.resolved.reference.provider
             ),
         )
-        .with_hint(format!("set {variables}")));
+        .with_hint(plan::models::missing_key_hint(
+            &variables,
+            &primary.resolved.reference.provider,
+            std::io::IsTerminal::is_terminal(&std::io::stdin()),
+        )));
     }
     Ok((index, chain, recorded_thinking))
 }
