@@ -554,7 +554,7 @@ fn render_man_pages(command: &clap::Command, files: &mut Vec<(PathBuf, Vec<u8>)>
     if command.get_name() == BINARY_NAME {
         // The top page carries the reference sections, before VERSION as man-pages(7) orders them.
         let sections = man_reference_sections().into_bytes();
-        let at = find(&page, b".SH VERSION").unwrap_or(page.len());
+        let at = memchr::memmem::find(&page, b".SH VERSION").unwrap_or(page.len());
         page.splice(at..at, sections);
     }
     files.push((Path::new(MAN_DIRECTORY).join(man.get_filename()), page));
@@ -566,11 +566,4 @@ fn render_man_pages(command: &clap::Command, files: &mut Vec<(PathBuf, Vec<u8>)>
         }
         render_man_pages(subcommand, files);
     }
-}
-
-/// Where `needle` first occurs in `haystack`.
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|window| window == needle)
 }

@@ -304,7 +304,7 @@ pub(crate) fn config_error(error: crate::config::ConfigError) -> CliError {
 
 /// The candidate a mistyped `word` most likely meant: the nearest by edit distance, when it is
 /// near enough to be a typo (one edit for short words, two for longer ones, a third for long
-/// ones) rather than another word. Case is ignored; ties go to the earlier candidate.
+/// ones; an adjacent swap, `rnu` for `run`, is one edit) rather than another word. Case is ignored; ties go to the earlier candidate.
 pub(crate) fn closest<'a>(
     word: &str,
     candidates: impl IntoIterator<Item = &'a str>,
@@ -317,37 +317,15 @@ pub(crate) fn closest<'a>(
     };
     candidates
         .into_iter()
-        .map(|candidate| (edit_distance(&word, &candidate.to_lowercase()), candidate))
+        .map(|candidate| {
+            (
+                strsim::osa_distance(&word, &candidate.to_lowercase()),
+                candidate,
+            )
+        })
         .filter(|(distance, _)| *distance <= allowed)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, candidate)| candidate)
-}
-
-/// Levenshtein distance counting an adjacent swap (`rnu` → `run`) as one edit.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    // rows[i][j]: distance between a[..i] and b[..j]; the table is small (names, model ids).
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let substitution = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + substitution);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
 }
 
 /// A prompt as one shell word, always in quotes as a user would type it (`"fix the bug"`).

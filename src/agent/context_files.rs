@@ -16,7 +16,7 @@ use std::path::{Component, Path, PathBuf};
 const AGENTS_FILE: &str = "AGENTS.md";
 const AGENTS_FALLBACK: &str = "CLAUDE.md";
 /// Added on heartbeat runs.
-const HEARTBEAT_FILE: &str = "HEARTBEAT.md";
+pub(crate) const HEARTBEAT_FILE: &str = "HEARTBEAT.md";
 /// Files larger than this are skipped unread: context files are meant to be short, and reading
 /// an accidental log dump whole would only be thrown away by the cap.
 pub(crate) const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;

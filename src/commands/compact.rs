@@ -284,21 +284,10 @@ fn summary_endpoint(
             .is_empty()
         && resolved.reference.provider != "ollama"
     {
-        return Err(CliError::new(
-            Exit::Auth,
-            format!(
-                "no credentials for provider '{}'",
-                resolved.reference.provider
-            ),
-        )
-        .with_hint(crate::engine::plan::models::missing_key_hint(
-            &context
-                .settings
-                .key_env_vars(&resolved.reference.provider)
-                .join(" or "),
+        return Err(crate::engine::plan::models::no_credentials(
+            &context.settings,
             &resolved.reference.provider,
-            std::io::IsTerminal::is_terminal(&std::io::stdin()),
-        )));
+        ));
     }
     Ok(Endpoint {
         provider: resolved.reference.provider.clone(),

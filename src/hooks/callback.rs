@@ -65,13 +65,17 @@ pub(super) fn session_rule(tool: &str, arguments: &Value) -> Option<SessionRule>
         return None;
     }
     let claude = crate::tools::claude_name(tool);
-    let denied = |rule: &String| rule == tool || rule == claude;
+    let names_tool = |rule: &String| rule == tool || rule == claude;
     if tool.starts_with("mcp__") {
         // MCP tools: a rule names the tool whole.
-        if rules.deny.iter().any(denied) {
+        if rules.deny.iter().any(names_tool) {
             return Some(SessionRule::Deny(denial(claude)));
         }
-        return rules.allow.iter().any(denied).then_some(SessionRule::Allow);
+        return rules
+            .allow
+            .iter()
+            .any(names_tool)
+            .then_some(SessionRule::Allow);
     }
     let policy = |allow: &[String], deny: &[String]| {
         ToolPolicy::new(&PolicySpec {

@@ -337,7 +337,7 @@ pub(crate) fn workspace_files(
         && !loaded
             .files
             .iter()
-            .any(|file| file.path.file_name() == Some("HEARTBEAT.md".as_ref()))
+            .any(|file| file.path.file_name() == Some(context_files::HEARTBEAT_FILE.as_ref()))
     {
         context.warn(&format!(
             "--heartbeat: no HEARTBEAT.md in {} or {}, so the agent has no checklist to check; \

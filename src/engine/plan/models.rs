@@ -31,16 +31,34 @@ pub(crate) fn default_model(context: &dyn RunEnv) -> CliResult<String> {
         "{}; or pass -m provider/model (e.g. -m ollama/qwen3)",
         missing_key_hint(
             "ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY",
-            "PROVIDER",
-            std::io::IsTerminal::is_terminal(&std::io::stdin()),
+            "PROVIDER"
         )
     )))
 }
 
+/// Exit 3 for a provider with no credential at all, with [`missing_key_hint`] naming its
+/// variables: the one error of a turn's chain and of `compact`'s summary model.
+pub(crate) fn no_credentials(settings: &crate::settings::Settings, provider: &str) -> CliError {
+    let variables = settings.key_env_vars(provider).join(" or ");
+    CliError::new(
+        Exit::Auth,
+        format!("no credentials for provider '{provider}'"),
+    )
+    .with_hint(missing_key_hint(&variables, provider))
+}
+
 /// What to do when no key is found: set one of `variables`, or store the key once with
-/// `pincer auth add`. Without a terminal (cron, CI, systemd: jobs that do not see a login
-/// shell's variables) the stored key comes first.
-pub(crate) fn missing_key_hint(variables: &str, provider: &str, interactive: bool) -> String {
+/// `pincer auth add`. Without a terminal on stdin (cron, CI, systemd: jobs that do not see a
+/// login shell's variables) the stored key comes first.
+fn missing_key_hint(variables: &str, provider: &str) -> String {
+    key_hint(
+        variables,
+        provider,
+        std::io::IsTerminal::is_terminal(&std::io::stdin()),
+    )
+}
+
+fn key_hint(variables: &str, provider: &str, interactive: bool) -> String {
     let store = format!("printf %s \"$KEY\" | pincer auth add {provider}");
     if interactive {
         format!("set {variables}, or store the key once: {store}")
@@ -240,6 +258,21 @@ mod tests {
     use super::*;
     use crate::engine::plan::test_env::TestEnv;
     use pretty_assertions::assert_eq;
+
+    #[test]
+    fn a_missing_key_hint_leads_with_the_stored_key_only_without_a_terminal() {
+        let at_a_terminal = key_hint("ANTHROPIC_API_KEY", "anthropic", true);
+        assert_eq!(
+            at_a_terminal,
+            "set ANTHROPIC_API_KEY, or store the key once: printf %s \"$KEY\" | pincer auth add anthropic"
+        );
+        let in_cron = key_hint("ANTHROPIC_API_KEY", "anthropic", false);
+        assert!(
+            in_cron.starts_with("store the key once (a cron or CI job"),
+            "{in_cron}"
+        );
+        assert!(in_cron.ends_with("; or set ANTHROPIC_API_KEY"), "{in_cron}");
+    }
 
     /// Two custom providers: `local` takes no key variable the test sets, `keyed` reads one no
     /// test environment has.

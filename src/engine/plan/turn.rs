@@ -269,22 +269,10 @@ fn resolve_chain(
         .with_hint("`pincer auth status` lists the profiles and their state"));
     }
     if !args.dry_run && chain.iter().all(Candidate::missing_key) {
-        let variables = context
-            .settings()
-            .key_env_vars(&primary.resolved.reference.provider)
-            .join(" or ");
-        return Err(CliError::new(
-            Exit::Auth,
-            format!(
-                "no credentials for provider '{}'",
-                primary.resolved.reference.provider
-            ),
-        )
-        .with_hint(plan::models::missing_key_hint(
-            &variables,
+        return Err(plan::models::no_credentials(
+            context.settings(),
             &primary.resolved.reference.provider,
-            std::io::IsTerminal::is_terminal(&std::io::stdin()),
-        )));
+        ));
     }
     Ok((index, chain, recorded_thinking))
 }
