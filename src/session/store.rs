@@ -1007,6 +1007,28 @@ mod tests {
     const ENTRY2: &str = r#"{"type":"session_info","id":"a0000002","parentId":"a0000001","timestamp":"2026-11-30T10:00:02.000Z","name":"daily"}"#;
 
     #[test]
+    fn a_released_lock_leaves_no_file_and_a_waiter_locks_the_file_that_is_there() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_in(dir.path(), "");
+        let lock_file = pfs::lock_path(&path);
+        let first = SessionLock::acquire(&path, None).unwrap();
+        assert!(lock_file.exists());
+        let waiting = path.clone();
+        let waiter = std::thread::spawn(move || {
+            SessionLock::acquire(&waiting, Some(Duration::from_secs(20))).unwrap()
+        });
+        // Let the waiter open the lock file and block on it before it is removed.
+        std::thread::sleep(Duration::from_millis(300));
+        drop(first);
+        let second = waiter.join().unwrap();
+        // Held on the file at the path, not on the inode the first holder removed.
+        assert!(SessionLock::is_held(&path));
+        drop(second);
+        assert!(!lock_file.exists());
+        assert!(!SessionLock::is_held(&path));
+    }
+
+    #[test]
     fn the_file_name_gives_back_the_id_and_the_creation_time() {
         let path = Path::new("/s").join(file_name("2026-11-30T10:00:00.000Z", ID));
         assert_eq!(

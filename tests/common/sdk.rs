@@ -2,6 +2,7 @@
 //! sees it — the program and the environment it is started with, handed to a script as JSON —
 //! and the run of a script whose stdout is one JSON value per line.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Map, Value, json};
@@ -71,4 +72,65 @@ pub fn provider_env(protocol: &Protocol, server: &MockServer) -> Vec<(&'static s
         (protocol.base_url_var, protocol.base_url(&server.url())),
         (protocol.key_var, KEY.to_owned()),
     ]
+}
+
+/// An npm package the SDK suites drive: `module` (a path inside the package) of
+/// `package@version`, installed with npm once per target directory (`target/tmp/CACHE`, without
+/// optional dependencies or install scripts), or taken from the directory `override_var` names
+/// (one holding `node_modules/PACKAGE`).
+pub fn npm_module(
+    package: &str,
+    version: &str,
+    module: &str,
+    cache: &str,
+    override_var: &str,
+) -> Result<PathBuf, String> {
+    let entry = |root: &Path| root.join("node_modules").join(package).join(module);
+    if let Some(root) = std::env::var_os(override_var) {
+        let module = entry(Path::new(&root));
+        return if module.is_file() {
+            Ok(module)
+        } else {
+            Err(format!("{override_var} has no {}", module.display()))
+        };
+    }
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let cache = target.join(cache);
+    if entry(&cache).is_file() {
+        return Ok(entry(&cache));
+    }
+    // Installed beside the cache, then moved in whole: a copy cut short is never taken for one.
+    let staging = tempfile::tempdir_in(target).map_err(|error| error.to_string())?;
+    std::fs::write(staging.path().join("package.json"), "{\"private\": true}")
+        .map_err(|error| error.to_string())?;
+    let output = Command::new("npm")
+        .args(["install", "--prefix"])
+        .arg(staging.path())
+        .args([
+            "--omit=optional",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--no-package-lock",
+            &format!("{package}@{version}"),
+        ])
+        .output()
+        .map_err(|error| format!("cannot run npm ({error}); install node and npm"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "npm install {package}@{version} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    let staged = staging.keep();
+    if std::fs::rename(&staged, &cache).is_err() {
+        // Another test process installed it first.
+        let _ = std::fs::remove_dir_all(&staged);
+    }
+    let module = entry(&cache);
+    if module.is_file() {
+        Ok(module)
+    } else {
+        Err(format!("npm installed no {}", module.display()))
+    }
 }

@@ -983,7 +983,7 @@ out({"kind": "seen", "message": seen})
 /// bundle a `claude` binary), or taken from `PINCER_CLAUDE_TS_SDK_DIR` (a directory holding
 /// `node_modules/@anthropic-ai/claude-agent-sdk`).
 mod typescript {
-    use std::path::{Path, PathBuf};
+    use std::path::PathBuf;
     use std::process::Command;
     use std::sync::OnceLock;
 
@@ -1009,58 +1009,13 @@ mod typescript {
     }
 
     fn install_sdk() -> Result<PathBuf, String> {
-        let entry = |root: &Path| root.join("node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs");
-        if let Some(root) = std::env::var_os("PINCER_CLAUDE_TS_SDK_DIR") {
-            let module = entry(Path::new(&root));
-            return if module.is_file() {
-                Ok(module)
-            } else {
-                Err(format!(
-                    "PINCER_CLAUDE_TS_SDK_DIR has no {}",
-                    module.display()
-                ))
-            };
-        }
-        let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-        let cache = target.join(format!("claude-ts-sdk-{SDK_VERSION}"));
-        if entry(&cache).is_file() {
-            return Ok(entry(&cache));
-        }
-        // Installed beside the cache, then moved in whole: a copy cut short is never taken for
-        // one.
-        let staging = tempfile::tempdir_in(target).map_err(|error| error.to_string())?;
-        std::fs::write(staging.path().join("package.json"), "{\"private\": true}")
-            .map_err(|error| error.to_string())?;
-        let output = Command::new("npm")
-            .args(["install", "--prefix"])
-            .arg(staging.path())
-            .args([
-                "--omit=optional",
-                "--ignore-scripts",
-                "--no-audit",
-                "--no-fund",
-                "--no-package-lock",
-                &format!("@anthropic-ai/claude-agent-sdk@{SDK_VERSION}"),
-            ])
-            .output()
-            .map_err(|error| format!("cannot run npm ({error}); install node and npm"))?;
-        if !output.status.success() {
-            return Err(format!(
-                "npm install @anthropic-ai/claude-agent-sdk@{SDK_VERSION} failed: {}",
-                String::from_utf8_lossy(&output.stderr)
-            ));
-        }
-        let staged = staging.keep();
-        if std::fs::rename(&staged, &cache).is_err() {
-            // Another test process installed it first.
-            let _ = std::fs::remove_dir_all(&staged);
-        }
-        let module = entry(&cache);
-        if module.is_file() {
-            Ok(module)
-        } else {
-            Err(format!("npm installed no {}", module.display()))
-        }
+        sdk::npm_module(
+            "@anthropic-ai/claude-agent-sdk",
+            SDK_VERSION,
+            "sdk.mjs",
+            &format!("claude-ts-sdk-{SDK_VERSION}"),
+            "PINCER_CLAUDE_TS_SDK_DIR",
+        )
     }
 
     /// The SDK imported, `spec`, `out` to print one JSON line, and `options(more)`.

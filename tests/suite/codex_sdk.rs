@@ -8,7 +8,7 @@
 //! npm or the package the tests fail: `.ci/run` installs node and npm, and the registry is
 //! reachable there.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
@@ -33,54 +33,13 @@ fn sdk_module() -> PathBuf {
 }
 
 fn install_sdk() -> Result<PathBuf, String> {
-    let entry = |root: &Path| root.join("node_modules/@openai/codex-sdk/dist/index.js");
-    if let Some(root) = std::env::var_os("PINCER_CODEX_SDK_DIR") {
-        let module = entry(Path::new(&root));
-        return if module.is_file() {
-            Ok(module)
-        } else {
-            Err(format!("PINCER_CODEX_SDK_DIR has no {}", module.display()))
-        };
-    }
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
-    let cache = target.join(format!("codex-sdk-{SDK_VERSION}"));
-    if entry(&cache).is_file() {
-        return Ok(entry(&cache));
-    }
-    // Installed beside the cache, then moved in whole: a copy cut short is never taken for one.
-    let staging = tempfile::tempdir_in(target).map_err(|error| error.to_string())?;
-    std::fs::write(staging.path().join("package.json"), "{\"private\": true}")
-        .map_err(|error| error.to_string())?;
-    let output = Command::new("npm")
-        .args(["install", "--prefix"])
-        .arg(staging.path())
-        .args([
-            "--omit=optional",
-            "--ignore-scripts",
-            "--no-audit",
-            "--no-fund",
-            "--no-package-lock",
-            &format!("@openai/codex-sdk@{SDK_VERSION}"),
-        ])
-        .output()
-        .map_err(|error| format!("cannot run npm ({error}); install node and npm"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "npm install @openai/codex-sdk@{SDK_VERSION} failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let staged = staging.keep();
-    if std::fs::rename(&staged, &cache).is_err() {
-        // Another test process installed it first.
-        let _ = std::fs::remove_dir_all(&staged);
-    }
-    let module = entry(&cache);
-    if module.is_file() {
-        Ok(module)
-    } else {
-        Err(format!("npm installed no {}", module.display()))
-    }
+    sdk::npm_module(
+        "@openai/codex-sdk",
+        SDK_VERSION,
+        "dist/index.js",
+        &format!("codex-sdk-{SDK_VERSION}"),
+        "PINCER_CODEX_SDK_DIR",
+    )
 }
 
 /// What every case's script starts with: the SDK imported, `spec` (pincer's path, the

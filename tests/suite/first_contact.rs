@@ -2,30 +2,37 @@
 //! each mistake ends with a short message saying what to type instead, and the documented exit
 //! code (SPEC §3.5).
 
-use crate::common::{Home, code, stderr};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use crate::common::{Home, code, stderr, stdout};
+
+/// Assert that `output` exited with `exit` and that its stderr holds every one of `texts`.
+fn exits_saying(output: &Output, exit: i32, texts: &[&str]) {
+    let said = stderr(output);
+    assert_eq!(code(output), exit, "{said}");
+    for text in texts {
+        assert!(said.contains(text), "wanted {text:?} in:\n{said}");
+    }
+}
+
+/// The quick start's cassette: a replayed turn, no key.
+fn quickstart() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.cassette.jsonl")
+}
 
 #[test]
 fn a_bare_prompt_is_refused_with_the_run_command_to_type() {
     let home = Home::new();
     let output = home.run(&["fix the bug", "-m", "opus"]);
-    assert_eq!(code(&output), 2, "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("type: pincer run \"fix the bug\" -m opus\n"),
-        "{}",
-        stderr(&output)
-    );
+    exits_saying(&output, 2, &["type: pincer run \"fix the bug\" -m opus\n"]);
 }
 
 #[test]
 fn a_one_word_prompt_is_quoted_as_given_and_keeps_the_global_flags_before_it() {
     let home = Home::new();
     let output = home.run(&["-C", ".", "hello"]);
-    assert_eq!(code(&output), 2, "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("type: pincer -C . run \"hello\"\n"),
-        "{}",
-        stderr(&output)
-    );
+    exits_saying(&output, 2, &["type: pincer -C . run \"hello\"\n"]);
 }
 
 #[test]
@@ -42,11 +49,10 @@ fn a_mistyped_subcommand_gets_did_you_mean_instead_of_a_prompt_suggestion() {
 fn resume_with_only_a_prompt_suggests_last() {
     let home = Home::new();
     let output = home.run(&["resume", "now add tests"]);
-    assert_eq!(code(&output), 2, "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("type: pincer resume --last \"now add tests\"\n"),
-        "{}",
-        stderr(&output)
+    exits_saying(
+        &output,
+        2,
+        &["type: pincer resume --last \"now add tests\"\n"],
     );
 }
 
@@ -54,16 +60,13 @@ fn resume_with_only_a_prompt_suggests_last() {
 fn resume_of_an_unknown_session_suggests_create() {
     let home = Home::new();
     let output = home.run(&["resume", "nightly", "what changed?"]);
-    assert_eq!(code(&output), 2, "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("no session matches 'nightly'"),
-        "{}",
-        stderr(&output)
-    );
-    assert!(
-        stderr(&output).contains("type: pincer resume --create nightly \"what changed?\"\n"),
-        "{}",
-        stderr(&output)
+    exits_saying(
+        &output,
+        2,
+        &[
+            "no session matches 'nightly'",
+            "type: pincer resume --create nightly \"what changed?\"\n",
+        ],
     );
 }
 
@@ -94,29 +97,26 @@ fn a_mistyped_model_gets_did_you_mean_from_every_providers_catalog() {
 fn a_missing_key_without_a_terminal_points_to_auth_add_first() {
     let home = Home::new();
     let output = home.run(&["run", "-m", "anthropic/claude-sonnet-4-5", "hi"]);
-    assert_eq!(code(&output), 3, "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains(
+    exits_saying(
+        &output,
+        3,
+        &[
             "hint: store the key once (a cron or CI job does not see your shell's variables): \
-             printf %s \"$KEY\" | pincer auth add anthropic; or set ANTHROPIC_API_KEY\n"
-        ),
-        "{}",
-        stderr(&output)
+             printf %s \"$KEY\" | pincer auth add anthropic; or set ANTHROPIC_API_KEY\n",
+        ],
     );
     let output = home.run(&["run", "hi"]);
-    assert_eq!(code(&output), 3, "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("| pincer auth add PROVIDER; or set ANTHROPIC_API_KEY"),
-        "{}",
-        stderr(&output)
+    exits_saying(
+        &output,
+        3,
+        &["| pincer auth add PROVIDER; or set ANTHROPIC_API_KEY"],
     );
 }
 
 #[test]
 fn a_heartbeat_without_heartbeat_md_says_so_and_with_one_does_not() {
     let home = Home::new();
-    let cassette =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.cassette.jsonl");
+    let cassette = quickstart();
     let heartbeat = |home: &Home| {
         home.pincer()
             .args(["run", "--heartbeat", "--replay-mode", "lenient", "--replay"])
@@ -124,12 +124,7 @@ fn a_heartbeat_without_heartbeat_md_says_so_and_with_one_does_not() {
             .output()
     };
     let output = heartbeat(&home);
-    assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert!(
-        stderr(&output).contains("--heartbeat: no HEARTBEAT.md in "),
-        "{}",
-        stderr(&output)
-    );
+    exits_saying(&output, 0, &["--heartbeat: no HEARTBEAT.md in "]);
     std::fs::write(home.workspace.join("HEARTBEAT.md"), "- the backups ran\n").unwrap();
     let output = heartbeat(&home);
     assert_eq!(code(&output), 0, "{}", stderr(&output));
@@ -148,9 +143,9 @@ fn a_from_env_profile_whose_variable_is_unset_is_unusable_everywhere_with_the_sa
     let list = home.run(&["auth", "list"]);
     assert_eq!(code(&list), 0, "{}", stderr(&list));
     assert!(
-        crate::common::stdout(&list).contains(&format!("unusable: {reason}")),
+        stdout(&list).contains(&format!("unusable: {reason}")),
         "{}",
-        crate::common::stdout(&list)
+        stdout(&list)
     );
     let listed = home.run(&["auth", "list", "--json"]);
     let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
@@ -158,28 +153,26 @@ fn a_from_env_profile_whose_variable_is_unset_is_unusable_everywhere_with_the_sa
     assert_eq!(listed["profiles"][0]["unusable"], reason);
     let status = home.run(&["auth", "status"]);
     assert!(
-        crate::common::stdout(&status).contains(&format!("unusable:       {reason}")),
+        stdout(&status).contains(&format!("unusable:       {reason}")),
         "{}",
-        crate::common::stdout(&status)
+        stdout(&status)
     );
     let overall = home.run(&["status"]);
     assert!(
-        crate::common::stdout(&overall)
-            .contains(&format!("profile:anthropic:default unusable: {reason}")),
+        stdout(&overall).contains(&format!("profile:anthropic:default unusable: {reason}")),
         "{}",
-        crate::common::stdout(&overall)
+        stdout(&overall)
     );
     let test = home.run(&["auth", "test", "anthropic:default"]);
     assert_eq!(code(&test), 3, "{}", stderr(&test));
-    let said = format!("{}{}", crate::common::stdout(&test), stderr(&test));
+    let said = format!("{}{}", stdout(&test), stderr(&test));
     assert!(said.contains(reason), "{said}");
 }
 
 #[test]
 fn an_answer_file_in_a_missing_directory_is_refused_before_the_model_is_called() {
     let home = Home::new();
-    let cassette =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.cassette.jsonl");
+    let cassette = quickstart();
     let target = home.workspace.join("missing/answer.txt");
     let output = home
         .pincer()
@@ -189,15 +182,38 @@ fn an_answer_file_in_a_missing_directory_is_refused_before_the_model_is_called()
         .arg(&target)
         .arg("hi")
         .output();
-    assert_eq!(code(&output), 2, "{}", stderr(&output));
-    assert!(output.stdout.is_empty(), "the turn ran");
-    assert!(
-        stderr(&output).contains(&format!(
+    exits_saying(
+        &output,
+        2,
+        &[&format!(
             "cannot write the answer file (-o) '{}': No such file or directory",
             target.display()
-        )),
-        "{}",
-        stderr(&output)
+        )],
     );
+    assert!(output.stdout.is_empty(), "the turn ran");
     assert!(!home.sessions_dir().exists(), "a session was created");
+}
+
+#[test]
+fn a_kept_run_leaves_no_lock_file_beside_its_session() {
+    let home = Home::new();
+    let output = home
+        .pincer()
+        .args(["run", "--replay-mode", "lenient", "--replay"])
+        .arg(quickstart())
+        .arg("hi")
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let names: Vec<String> = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().any(|name| name.ends_with(".jsonl")),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|name| name.ends_with(".jsonl.lock")),
+        "{names:?}"
+    );
 }
