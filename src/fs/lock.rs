@@ -130,9 +130,8 @@ impl FileLock {
     /// never past the process's deadline ([`set_wait_deadline`]).
     ///
     /// The holder writes who it is into the lock file so that a waiting user can be told whom
-    /// they are waiting for. A lock file that its holder may remove (a session's) is taken with
-    /// [`FileLock::acquire_removable`] instead, which checks that the locked inode is still the
-    /// one at the path.
+    /// they are waiting for. The file itself is never removed: removing it would let two
+    /// processes lock two different inodes of the same name.
     pub(crate) fn acquire(lock_file: &Path, wait: Option<Duration>) -> Result<FileLock, LockError> {
         let io_error = |source| LockError::Io {
             path: lock_file.to_owned(),
@@ -190,29 +189,6 @@ impl FileLock {
             let _ = lock.file.set_len(0);
         }
         Ok(lock)
-    }
-
-    /// [`FileLock::acquire`] for a lock file its holder removes while still holding it (so no
-    /// empty lock file stays beside what it guarded): after locking, the inode locked must still
-    /// be the one at `lock_file`, else the holder before removed it and the lock is taken again
-    /// on the file that is there now (created if need be).
-    pub(crate) fn acquire_removable(
-        lock_file: &Path,
-        wait: Option<Duration>,
-    ) -> Result<FileLock, LockError> {
-        use std::os::unix::fs::MetadataExt as _;
-        loop {
-            let lock = FileLock::acquire(lock_file, wait)?;
-            let held = lock.file.metadata().map_err(|source| LockError::Io {
-                path: lock_file.to_owned(),
-                source,
-            })?;
-            let same = std::fs::metadata(lock_file)
-                .is_ok_and(|now| now.dev() == held.dev() && now.ino() == held.ino());
-            if same {
-                return Ok(lock);
-            }
-        }
     }
 
     fn record_holder(&mut self) -> io::Result<()> {

@@ -825,7 +825,7 @@ impl SessionLock {
         if let Some(dir) = path.parent() {
             super::index::db::make_lock_file(dir, &lock_file);
         }
-        let lock = FileLock::acquire_removable(&lock_file, wait).map_err(|error| {
+        let lock = FileLock::acquire(&lock_file, wait).map_err(|error| {
             SessionError::from_lock(
                 error,
                 || format!("session '{}'", path.display()),
@@ -849,21 +849,6 @@ impl SessionLock {
     /// The session file this lock guards.
     pub fn session_path(&self) -> &Path {
         &self.path
-    }
-}
-
-impl Drop for SessionLock {
-    /// The lock file goes while the lock is still held (the field drops after this), so no
-    /// empty `.lock` stays beside the session; a waiter that locked the removed inode sees it
-    /// is gone and locks the path again ([`FileLock::acquire_removable`]).
-    fn drop(&mut self) {
-        let lock_file = pfs::lock_path(&self.path);
-        match self.path.parent() {
-            Some(dir) => super::index::db::remove_lock_file(dir, &lock_file),
-            None => {
-                let _ = std::fs::remove_file(lock_file);
-            }
-        }
     }
 }
 
@@ -1005,28 +990,6 @@ mod tests {
 
     const ENTRY: &str = r#"{"type":"session_info","id":"a0000001","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","name":"weekly"}"#;
     const ENTRY2: &str = r#"{"type":"session_info","id":"a0000002","parentId":"a0000001","timestamp":"2026-11-30T10:00:02.000Z","name":"daily"}"#;
-
-    #[test]
-    fn a_released_lock_leaves_no_file_and_a_waiter_locks_the_file_that_is_there() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = file_in(dir.path(), "");
-        let lock_file = pfs::lock_path(&path);
-        let first = SessionLock::acquire(&path, None).unwrap();
-        assert!(lock_file.exists());
-        let waiting = path.clone();
-        let waiter = std::thread::spawn(move || {
-            SessionLock::acquire(&waiting, Some(Duration::from_secs(20))).unwrap()
-        });
-        // Let the waiter open the lock file and block on it before it is removed.
-        std::thread::sleep(Duration::from_millis(300));
-        drop(first);
-        let second = waiter.join().unwrap();
-        // Held on the file at the path, not on the inode the first holder removed.
-        assert!(SessionLock::is_held(&path));
-        drop(second);
-        assert!(!lock_file.exists());
-        assert!(!SessionLock::is_held(&path));
-    }
 
     #[test]
     fn the_file_name_gives_back_the_id_and_the_creation_time() {

@@ -1041,19 +1041,6 @@ pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
     });
 }
 
-/// Remove the lock file of a session as its lock is let go, inside the index's transaction
-/// (as [`make_lock_file`] creates it) so that the directory's changed stamp is not taken for
-/// another program's change.
-pub(crate) fn remove_lock_file(dir: &Path, lock_file: &Path) {
-    if in_change() || !dir.join(DB_FILE).is_file() {
-        let _ = std::fs::remove_file(lock_file);
-        return;
-    }
-    changing(dir, |_| {
-        let _ = std::fs::remove_file(lock_file);
-    });
-}
-
 /// Run `change`, which creates, renames or removes session files of `dir` (and their lock and
 /// side files) and pushes the session files' paths, inside the index's write transaction (see
 /// the module doc): the rows of those files are brought up to date, and the next command need
