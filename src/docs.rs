@@ -181,6 +181,10 @@ pub const FILES: &[(&str, &str)] = &[
         "A cache of the sessions' summaries; delete it at any time, it is rebuilt from the files.",
     ),
     (
+        "~/.local/share/pincer/sessions/.locks/",
+        "Lock files: one per session a run has locked (sessions/names.lock guards new names).",
+    ),
+    (
         "usage-ledger.jsonl",
         "One line per run, what it spent; read by pincer usage and [budget]. In the data directory.",
     ),

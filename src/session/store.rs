@@ -23,7 +23,7 @@ use serde_json::Value;
 
 use super::ids::IdSet;
 use super::record::{self, Entry, Line, SessionHeader};
-use crate::fs::{self as pfs, FileLock};
+use crate::fs::{self as pfs, FileLock, LockError};
 
 pub use super::error::SessionError;
 pub use super::record::CURRENT_VERSION;
@@ -811,21 +811,35 @@ fn create_file(
     Ok(path)
 }
 
+/// The directory beside session files that holds their lock files, so that no empty lock file
+/// sits beside each session. Its own entries change only its stamp, not the sessions
+/// directory's, which the index watches (`session::index`).
+pub(crate) const LOCKS_DIR: &str = ".locks";
+
+/// The lock file of the session at `path`: `.locks/<file>.lock` in the session's directory.
+pub(crate) fn lock_file(path: &Path) -> PathBuf {
+    let dir = path.parent().unwrap_or(Path::new(""));
+    let mut name = path.file_name().unwrap_or_default().to_owned();
+    name.push(".lock");
+    dir.join(LOCKS_DIR).join(name)
+}
+
 /// The exclusive right to append to one session, held until dropped.
 #[derive(Debug)]
 pub struct SessionLock {
+    _legacy: Option<FileLock>,
     _lock: FileLock,
     path: PathBuf,
 }
 
 impl SessionLock {
     /// Lock the session at `path`: fail at once when busy, or wait up to `wait`.
+    ///
+    /// An older pincer locked `<file>.lock` beside the session. Where such a file is there (a
+    /// home an older pincer used), it is locked too, first, so that an older pincer running on
+    /// the same session is still kept out; pincer no longer creates it.
     pub fn acquire(path: &Path, wait: Option<Duration>) -> Result<SessionLock, SessionError> {
-        let lock_file = pfs::lock_path(path);
-        if let Some(dir) = path.parent() {
-            super::index::db::make_lock_file(dir, &lock_file);
-        }
-        let lock = FileLock::acquire(&lock_file, wait).map_err(|error| {
+        let refused = |error| {
             SessionError::from_lock(
                 error,
                 || format!("session '{}'", path.display()),
@@ -834,16 +848,32 @@ impl SessionLock {
                     holder,
                 },
             )
+        };
+        let dir = path.parent().unwrap_or(Path::new(""));
+        super::index::db::make_locks_dir(dir).map_err(|source| {
+            refused(LockError::Io {
+                path: dir.join(LOCKS_DIR),
+                source,
+            })
         })?;
+        let take = |lock_file: &Path| FileLock::acquire(lock_file, wait).map_err(refused);
+        let legacy_file = pfs::lock_path(path);
+        let legacy = match legacy_file.exists() {
+            true => Some(take(&legacy_file)?),
+            false => None,
+        };
+        let lock = take(&lock_file(path))?;
         Ok(SessionLock {
+            _legacy: legacy,
             _lock: lock,
             path: path.to_owned(),
         })
     }
 
-    /// Whether some run holds the lock of the session at `path` now.
+    /// Whether some run holds the lock of the session at `path` now (an older pincer holds
+    /// `<file>.lock` beside it).
     pub fn is_held(path: &Path) -> bool {
-        FileLock::is_held(&pfs::lock_path(path))
+        FileLock::is_held(&lock_file(path)) || FileLock::is_held(&pfs::lock_path(path))
     }
 
     /// The session file this lock guards.
@@ -990,6 +1020,48 @@ mod tests {
 
     const ENTRY: &str = r#"{"type":"session_info","id":"a0000001","parentId":null,"timestamp":"2026-11-30T10:00:01.000Z","name":"weekly"}"#;
     const ENTRY2: &str = r#"{"type":"session_info","id":"a0000002","parentId":"a0000001","timestamp":"2026-11-30T10:00:02.000Z","name":"daily"}"#;
+
+    #[test]
+    fn a_lock_file_an_older_pincer_left_is_held_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_in(dir.path(), "");
+        // A home an older pincer used: `<file>.lock` beside the session.
+        let legacy = pfs::lock_path(&path);
+        std::fs::write(&legacy, "").unwrap();
+        let lock = SessionLock::acquire(&path, None).unwrap();
+        assert!(lock_file(&path).exists());
+        // What an older pincer would do: lock the file beside the session, without waiting.
+        assert!(
+            FileLock::acquire(&legacy, None).is_err(),
+            "an older pincer got in"
+        );
+        drop(lock);
+        assert!(FileLock::acquire(&legacy, None).is_ok());
+        // And the other way round: an older pincer holding it keeps this one out.
+        let old = FileLock::acquire(&legacy, None).unwrap();
+        assert!(SessionLock::is_held(&path));
+        assert!(SessionLock::acquire(&path, None).is_err());
+        drop(old);
+        assert!(!SessionLock::is_held(&path));
+    }
+
+    #[test]
+    fn a_new_session_gets_no_lock_file_beside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = file_in(dir.path(), "");
+        let lock = SessionLock::acquire(&path, None).unwrap();
+        assert!(SessionLock::is_held(&path));
+        assert!(!pfs::lock_path(&path).exists());
+        assert_eq!(
+            lock_file(&path),
+            dir.path().join(".locks").join(format!(
+                "{}.lock",
+                path.file_name().unwrap().to_string_lossy()
+            ))
+        );
+        drop(lock);
+        assert!(!SessionLock::is_held(&path));
+    }
 
     #[test]
     fn the_file_name_gives_back_the_id_and_the_creation_time() {

@@ -173,9 +173,17 @@ impl Home {
 /// Take the lock of the session file at `path` the way a running pincer holds it, until the
 /// returned file is dropped.
 pub fn hold_lock(path: &Path) -> std::fs::File {
-    let mut lock_path = path.as_os_str().to_owned();
-    lock_path.push(".lock");
-    hold_lock_file(Path::new(&lock_path))
+    hold_lock_file(&session_lock_file(path))
+}
+
+/// Where pincer keeps the lock file of the session file at `path`: `.locks/<file>.lock` in the
+/// session's directory (made when missing).
+pub fn session_lock_file(path: &Path) -> PathBuf {
+    let locks = path.parent().unwrap().join(".locks");
+    std::fs::create_dir_all(&locks).unwrap();
+    let mut name = path.file_name().unwrap().to_owned();
+    name.push(".lock");
+    locks.join(name)
 }
 
 /// Take the lock on the lock file `lock_file` (created when missing) the way a running pincer

@@ -193,3 +193,36 @@ fn an_answer_file_in_a_missing_directory_is_refused_before_the_model_is_called()
     assert!(output.stdout.is_empty(), "the turn ran");
     assert!(!home.sessions_dir().exists(), "a session was created");
 }
+
+#[test]
+fn a_kept_run_leaves_no_lock_file_beside_its_session() {
+    let home = Home::new();
+    let output = home
+        .pincer()
+        .args(["run", "--replay-mode", "lenient", "--replay"])
+        .arg(quickstart())
+        .arg("hi")
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let names: Vec<String> = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().any(|name| name.ends_with(".jsonl")),
+        "{names:?}"
+    );
+    assert!(
+        !names.iter().any(|name| name.ends_with(".lock")),
+        "{names:?}"
+    );
+    // The session's lock lives in the hidden lock directory instead.
+    let locks: Vec<String> = std::fs::read_dir(home.sessions_dir().join(".locks"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        locks.len() == 1 && locks[0].ends_with(".jsonl.lock"),
+        "{locks:?}"
+    );
+}

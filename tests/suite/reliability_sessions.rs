@@ -15,7 +15,9 @@ use pincer::output::schema::RunResult;
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol};
 use crate::common::schema::printed;
-use crate::common::{Home, Pincer, SessionBuilder, code, hold_lock, skip, stderr, stdout};
+use crate::common::{
+    Home, Pincer, SessionBuilder, code, hold_lock, session_lock_file, skip, stderr, stdout,
+};
 
 const OLD_A: &str = "019ad3c1-0000-7000-8000-0000000000a1";
 const OLD_B: &str = "019ad3c1-0000-7000-8000-0000000000b2";
@@ -89,7 +91,7 @@ fn prune_keeps_a_session_that_a_resume_wrote_to_while_prune_waited_for_its_lock(
         .args(["sessions", "prune", "--older-than", "30d", "--json"])
         .args(["--wait", "60"])
         .spawn();
-    let lock_file = PathBuf::from(format!("{}.lock", resumed.display()));
+    let lock_file = session_lock_file(&resumed);
     wait_for("prune waits for the resumed session's lock", || {
         has_open(prune.id(), &lock_file)
     });

@@ -1041,6 +1041,22 @@ pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
     });
 }
 
+/// Create the directory of session lock files of the sessions directory `dir`
+/// ([`LOCKS_DIR`](crate::session::store::LOCKS_DIR)) when it does not exist yet, inside the
+/// index's transaction as [`make_lock_file`] does: made once per directory, it changes the
+/// directory's stamp once; the lock files made inside it later change only its own.
+pub(crate) fn make_locks_dir(dir: &Path) -> std::io::Result<()> {
+    let locks = dir.join(crate::session::store::LOCKS_DIR);
+    if locks.is_dir() {
+        return Ok(());
+    }
+    let make = || crate::fs::create_dir_all(&locks, false);
+    if in_change() || !dir.join(DB_FILE).is_file() {
+        return make();
+    }
+    changing(dir, |_| make())
+}
+
 /// Run `change`, which creates, renames or removes session files of `dir` (and their lock and
 /// side files) and pushes the session files' paths, inside the index's write transaction (see
 /// the module doc): the rows of those files are brought up to date, and the next command need
@@ -1193,15 +1209,16 @@ mod tests {
         assert_eq!(db.summarized, 1, "only the new file is read");
         drop(db);
 
-        // The first lock of a session nobody locked before (pi made it, or a copy) creates its
-        // lock file in the index's transaction: the stamp follows.
+        // The first lock of a session nobody locked before (pi made it, or a copy) makes its
+        // lock file in the lock directory, which leaves the sessions directory's stamp alone.
         settle();
         let mut db = Db::open(&dir).unwrap();
         db.ensure_built().unwrap();
         assert_eq!(db.stamp(), DirStamp::of(&dir));
         drop(db);
         let lock = store::SessionLock::acquire(&other, None).unwrap();
-        assert!(crate::fs::lock_path(&other).exists());
+        assert!(store::lock_file(&other).exists());
+        assert!(!crate::fs::lock_path(&other).exists());
         let db = Db::open(&dir).unwrap();
         assert_eq!(
             db.stamp(),
