@@ -189,6 +189,10 @@ pub const FILES: &[(&str, &str)] = &[
         "One line per run, what it spent; read by pincer usage and [budget]. In the data directory.",
     ),
     (
+        "usage-ledger.sums.json",
+        "What the ledger's runs cost per day, so that a [budget] check reads only the newest lines; delete it at any time.",
+    ),
+    (
         "AGENTS.md, HEARTBEAT.md",
         "Workspace files put into the system prompt; HEARTBEAT.md drives --heartbeat runs.",
     ),

@@ -15,7 +15,6 @@ use crate::cli::{TurnArgs, UsageArgs, UsageGroup};
 use crate::engine::event::{Event, EventSink, Phase};
 use crate::engine::plan::TurnRequest;
 use crate::error::{BUDGET_EXCEEDED, CliError, CliResult, Exit};
-use crate::ledger::store::Line as _;
 use crate::ledger::summary::{GroupBy, Totals, summarize};
 use crate::ledger::window::{Budget, BudgetState, Period, earliest_start, parse_since, states};
 use crate::ledger::{self, Record, store};
@@ -170,14 +169,9 @@ fn budget_states(settings: &Settings, now: OffsetDateTime) -> CliResult<Vec<Budg
         return Ok(Vec::new());
     };
     let path = ledger_path(settings);
-    let reading: store::Reading<store::Spend> =
-        store::read_since(&path, start).map_err(|error| ledger_error(&path, &error))?;
-    let ended: Vec<(OffsetDateTime, f64)> = reading
-        .records
-        .iter()
-        .filter_map(|spend| Some((spend.ended()?, spend.cost_usd)))
-        .collect();
-    Ok(states(&budgets, &ended, now))
+    let by_day = crate::ledger::sums::spent_by_day(&path, start)
+        .map_err(|error| ledger_error(&path, &error))?;
+    Ok(states(&budgets, &by_day, now))
 }
 
 /// Before a turn starts anything (a session, an MCP server, a child, a request): refuse it with

@@ -12,12 +12,15 @@
 //!   starts on a line of its own.
 //! - The file is 0600 and a directory pincer creates for it 0700, as the rest of the home.
 //! - Times are UTC: days start at 00:00 UTC, weeks on Monday 00:00 UTC, months on the 1st at
-//!   00:00 UTC ([`window`]). A budget check reads the file backwards from its end and stops
-//!   before its window starts, so its cost follows the runs in the window, not the file's size.
+//!   00:00 UTC ([`window`]). A budget check reads the per-day sums kept beside the ledger and
+//!   the lines appended after them ([`sums`]), so its cost stays flat in the file's size and
+//!   the window's runs; `pincer usage --since` reads backwards from the end and stops before
+//!   its window starts.
 //! - Nothing here prints; `commands/usage.rs` wires the ledger to the run and the report.
 
 pub(crate) mod store;
 pub(crate) mod summary;
+pub(crate) mod sums;
 pub(crate) mod window;
 
 use serde::{Deserialize, Serialize};

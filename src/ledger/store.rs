@@ -75,7 +75,7 @@ impl<T> Default for Reading<T> {
 }
 
 impl<T: Line> Reading<T> {
-    fn take(&mut self, line: &[u8]) -> Option<T> {
+    pub(super) fn take(&mut self, line: &[u8]) -> Option<T> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
@@ -172,9 +172,18 @@ pub(crate) fn read_since<T: Line>(path: &Path, since: OffsetDateTime) -> io::Res
     let Some(file) = open(path)? else {
         return Ok(Reading::default());
     };
+    let end = file.metadata()?.len();
+    read_back(&file, end, since)
+}
+
+/// [`read_since`] of the open ledger `file`, from its byte `end` backwards.
+pub(super) fn read_back<T: Line>(
+    file: &File,
+    mut end: u64,
+    since: OffsetDateTime,
+) -> io::Result<Reading<T>> {
     let stop_before = since.checked_sub(CLOCK_SLACK).unwrap_or(since);
     let mut reading = Reading::<T>::default();
-    let mut end = file.metadata()?.len();
     // The start of a line whose beginning is in a chunk not read yet.
     let mut carry: Vec<u8> = Vec::new();
     'chunks: loop {
@@ -217,7 +226,7 @@ pub(crate) fn read_since<T: Line>(path: &Path, since: OffsetDateTime) -> io::Res
 
 /// The ledger opened for reading, `None` when there is none; anything but a regular file in its
 /// place is refused.
-fn open(path: &Path) -> io::Result<Option<File>> {
+pub(super) fn open(path: &Path) -> io::Result<Option<File>> {
     match crate::fs::open_regular(path, false) {
         Ok(file) => Ok(Some(file)),
         Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
