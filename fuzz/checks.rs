@@ -81,6 +81,25 @@ pub fn session_file(data: &[u8]) {
     let _ = pincer::session::tail::load(&path);
 }
 
+/// A whole session file through the index's one-pass summary reader: it never panics, and a
+/// file it takes gets the summary (and leaf) the full loader gives the same file — the index
+/// must never list a session other than `resume` would find it.
+pub fn session_summary(data: &[u8]) {
+    let Ok(dir) = tempfile::tempdir() else {
+        return;
+    };
+    let path = dir.path().join("2026-01-01T00-00-00-000Z_fuzz.jsonl");
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    if let Some((fast, full)) = pincer::session::parse::summaries_of(&path) {
+        assert_eq!(
+            fast, full,
+            "the one-pass summary differs from the full loader's"
+        );
+    }
+}
+
 /// One session line: parsing never panics, and a line that parses serializes to one line that
 /// parses back and serializes to the same bytes. (Comparing the parsed values instead would be
 /// wrong: `1e+17` is written as JavaScript writes it, `100000000000000000`, which reads back as an

@@ -11,11 +11,12 @@ mod checks;
 type Check = fn(&[u8]);
 
 /// Each target, by its directory name under `fuzz/seeds`, with its check.
-const TARGETS: [(&str, Check); 8] = [
+const TARGETS: [(&str, Check); 9] = [
     ("apply_patch", checks::apply_patch),
     ("cli_stream", checks::cli_stream),
     ("session_file", checks::session_file),
     ("session_line", checks::session_line),
+    ("session_summary", checks::session_summary),
     ("sse_anthropic", checks::sse_anthropic),
     ("sse_gemini", checks::sse_gemini),
     ("sse_openai", checks::sse_openai),

@@ -500,7 +500,7 @@ pub(crate) fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
 /// that pass cannot summarize alone — a fork inside it, or a compaction after the last reported
 /// usage, whose context must be rebuilt to be estimated — is read again into its entries
 /// ([`summarize_lines`]).
-fn summarize_clean(bytes: &[u8]) -> Option<(SessionSummary, Option<String>)> {
+pub(crate) fn summarize_clean(bytes: &[u8]) -> Option<(SessionSummary, Option<String>)> {
     let text = std::str::from_utf8(bytes).ok()?;
     if !text.ends_with('\n') {
         return None;
