@@ -19,7 +19,8 @@
 //!   effort: a lock whose note cannot be written is still held.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read};
+use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -194,9 +195,12 @@ impl FileLock {
     fn record_holder(&mut self) -> io::Result<()> {
         let mut line = serde_json::to_string(&Holder::this_process()).map_err(io::Error::other)?;
         line.push('\n');
-        self.file.set_len(0)?;
-        self.file.seek(SeekFrom::Start(0))?;
-        self.file.write_all(line.as_bytes())
+        // A holder empties the file as it lets go, so it is empty unless one was killed: a
+        // truncation (a journal transaction on ext4) only then.
+        if self.file.metadata()?.len() > 0 {
+            self.file.set_len(0)?;
+        }
+        self.file.write_all_at(line.as_bytes(), 0)
     }
 
     /// Whether some process holds the lock on `lock_file` right now (asked without taking it).
@@ -319,6 +323,8 @@ struct Place {
     host: Option<String>,
     pid_namespace: Option<u64>,
     boot_id: Option<String>,
+    /// This process's start time: read once, not once per lock (a prune takes thousands).
+    start_ticks: Option<u64>,
 }
 
 impl Place {
@@ -331,6 +337,7 @@ impl Place {
                 .ok()
                 .and_then(|link| namespace_inode(&link.to_string_lossy())),
             boot_id: read_trimmed("/proc/sys/kernel/random/boot_id"),
+            start_ticks: start_ticks("self"),
         })
     }
 }
@@ -377,7 +384,7 @@ impl Holder {
             host: place.host.clone(),
             pid_namespace: place.pid_namespace,
             boot_id: place.boot_id.clone(),
-            start_ticks: start_ticks("self"),
+            start_ticks: place.start_ticks,
             since: SystemTime::now()
                 .duration_since(UNIX_EPOCH)
                 .ok()
@@ -638,6 +645,7 @@ mod tests {
             host: Some("builder".to_owned()),
             pid_namespace: Some(namespace),
             boot_id: Some(boot.to_owned()),
+            start_ticks: Some(1),
         }
     }
 
