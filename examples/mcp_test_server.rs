@@ -12,7 +12,9 @@
 //! Tools: `echo {text}`, `fail` (an `isError` result), `sleep {seconds}` (cancellable),
 //! `image` (text and a PNG), `structured {a, b}` (only `structuredContent`), `crash` (the
 //! process exits mid-call), `lookup {key}` (`readOnlyHint: true`), `env {name}` (a variable of
-//! the server's environment), `spawn` (starts a background `sleep` and returns its pid).
+//! the server's environment), `spawn` (starts a background `sleep` and returns its pid),
+//! `increment` (counts its calls in this process and returns the count: state a client keeps
+//! only by keeping the server).
 //! `--log FILE` appends what the tests check afterwards: `pid N`, `argv ARGS…`,
 //! `cancelled ID REASON`, and for HTTP requests `uri PATH?QUERY`, `header NAME: VALUE` and
 //! `session ID`.
@@ -81,6 +83,8 @@ impl Log {
 #[derive(Clone)]
 struct TestServer {
     log: Log,
+    /// `increment`'s calls so far.
+    count: Arc<AtomicU64>,
 }
 
 fn schema(value: Value) -> Arc<serde_json::Map<String, Value>> {
@@ -128,6 +132,11 @@ fn tools() -> Vec<Tool> {
         Tool::new(
             "spawn",
             "Start a background process.",
+            schema(json!({"type": "object"})),
+        ),
+        Tool::new(
+            "increment",
+            "Add one to this server's counter and return it.",
             schema(json!({"type": "object"})),
         ),
     ]
@@ -216,6 +225,11 @@ impl ServerHandler for TestServer {
                 std::mem::forget(child);
                 text(pid.to_string())
             }
+            "increment" => {
+                let count = self.count.fetch_add(1, Ordering::SeqCst) + 1;
+                self.log.line(&format!("increment {count}"));
+                text(format!("count {count}"))
+            }
             other => Err(ErrorData::invalid_params(format!("no tool {other}"), None)),
         }
     }
@@ -249,7 +263,10 @@ async fn main() {
     let log = Log::open(value("--log"));
     log.line(&format!("pid {}", std::process::id()));
     log.line(&format!("argv {}", args.join(" ")));
-    let server = TestServer { log: log.clone() };
+    let server = TestServer {
+        log: log.clone(),
+        count: Arc::default(),
+    };
     match args.first().map(String::as_str) {
         Some("stdio") => {
             eprintln!("test server ready on stdio");

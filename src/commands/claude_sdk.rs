@@ -11,6 +11,10 @@
 //! shape) as `run --output-format stream-json` does. When stdin closes, the turn in progress
 //! finishes and the process exits (`query()` closes stdin right after its prompt).
 //!
+//! As in claude, the MCP servers live as long as the process: the first turn starts them, the
+//! next ones reuse them (a stateful server keeps its state between prompts), and they stop when
+//! stdin closes. Every turn runs on the one runtime their connections are tasks of.
+//!
 //! pincer's own requests ride [`crate::control`]: the hook callbacks `initialize` registers, the
 //! permission prompt (`--permission-prompt-tool stdio`, a PreToolUse hook asking `can_use_tool`)
 //! and the in-process MCP servers (`{"type": "sdk"}` in `--mcp-config`, or `initialize`'s
@@ -31,6 +35,7 @@ use crate::cli::{ClaudeSdkArgs, PermissionMode, RunArgs};
 use crate::conversation::{ContentBlock, ImageBlock};
 use crate::engine::CancelReason;
 use crate::engine::plan::TurnRequest;
+use crate::engine::plan::mcp::KeptServers;
 use crate::error::{CliError, CliResult, Exit};
 use crate::hooks::{Hook, HookEvent, Matcher};
 use crate::output::{Format, Stdout};
@@ -234,6 +239,8 @@ pub(super) fn serve(
             channel.close();
         });
     }
+    // claude keeps its MCP servers for the whole process: so does pincer, across the turns.
+    let kept_mcp = Arc::new(KeptServers::new()?);
     let mut session = Continuation::first(args);
     let mut last = Exit::Success;
     while let Ok(Input::User(Prompt { text, images })) = receiver.recv() {
@@ -256,6 +263,7 @@ pub(super) fn serve(
             request.sdk_hooks.clone_from(&hooks);
             request.inline_images.clone_from(&images);
             request.claude_names = true;
+            request.kept_mcp = Some(Arc::clone(&kept_mcp));
         };
         last = match turn::run_with(format, Instant::now(), context, &run_args, &add_hooks) {
             Ok(exit) => exit,
@@ -267,6 +275,8 @@ pub(super) fn serve(
             }
         };
     }
+    // stdin closed: no turn follows, the servers stop.
+    kept_mcp.shutdown();
     Ok(if last == Exit::Success {
         Exit::Success
     } else {

@@ -50,6 +50,7 @@ impl From<&TurnArgs> for TurnRequest {
             settings: args.settings.clone(),
             sdk_hooks: Vec::new(),
             claude_names: false,
+            kept_mcp: None,
             cassette: CassetteRequest::from(&args.cassette),
             system_prompt: args.system_prompt.clone(),
             system_prompt_file: args.system_prompt_file.clone(),

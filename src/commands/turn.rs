@@ -269,12 +269,16 @@ fn drive(
         Ok(context) => context,
         Err(error) => return fail(&mut *sink, format, started, &known, error.clone()),
     };
-    // Signals and the timeout cover the command from here on, stdin included (SPEC §2).
-    let scope =
-        match run_timeout(turn_args).and_then(|timeout| CancelScope::start(started, timeout)) {
-            Ok(scope) => scope,
-            Err(error) => return fail(&mut *sink, format, started, &known, error),
-        };
+    // Signals and the timeout cover the command from here on, stdin included (SPEC §2). A
+    // front-end that keeps MCP servers across turns runs every turn on their runtime.
+    let start_scope = |timeout| match &request.kept_mcp {
+        Some(kept) => CancelScope::start_on(kept.runtime(), started, timeout),
+        None => CancelScope::start(started, timeout),
+    };
+    let scope = match run_timeout(turn_args).and_then(start_scope) {
+        Ok(scope) => scope,
+        Err(error) => return fail(&mut *sink, format, started, &known, error),
+    };
     // Budgets across runs (SPEC §18): a run that would start over one ends here, exit 5,
     // before any session, server, child or request.
     if let Err(error) = super::usage::check_budget(context, &request) {

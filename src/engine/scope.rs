@@ -12,6 +12,7 @@
 
 use std::future::Future;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::cancel::{CancelReason, Cancellation};
@@ -37,7 +38,9 @@ pub(crate) fn cancel_current(reason: CancelReason) -> bool {
 
 /// The runtime of one command and the cancellation that signals and the deadline fire.
 pub(crate) struct CancelScope {
-    runtime: tokio::runtime::Runtime,
+    /// The command's own runtime, or one a front-end keeps across its turns (an agent SDK's
+    /// session, whose MCP servers are tasks of it).
+    runtime: Arc<tokio::runtime::Runtime>,
     cancellation: Cancellation,
     watcher: tokio::task::JoinHandle<()>,
     deadline: Option<Instant>,
@@ -46,8 +49,17 @@ pub(crate) struct CancelScope {
 impl CancelScope {
     /// Build the runtime, install SIGINT/SIGTERM handlers and arm `timeout` from `started`.
     pub(crate) fn start(started: Instant, timeout: Option<Duration>) -> CliResult<CancelScope> {
+        CancelScope::start_on(Arc::new(runtime()?), started, timeout)
+    }
+
+    /// As [`CancelScope::start`], on `runtime`, which outlives the scope: what the command
+    /// spawned on it and left running (a kept MCP server's connection) goes on between turns.
+    pub(crate) fn start_on(
+        runtime: Arc<tokio::runtime::Runtime>,
+        started: Instant,
+        timeout: Option<Duration>,
+    ) -> CliResult<CancelScope> {
         use tokio::signal::unix::{SignalKind, signal};
-        let runtime = runtime()?;
         let cancellation = Cancellation::new();
         // Registering the handlers here, not in the task, closes the window in which a signal
         // would still kill the process with its default action.

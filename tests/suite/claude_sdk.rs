@@ -662,6 +662,89 @@ out({"kind": "calls", "message": calls})
     assert!(sent.contains("value of alpha is MCPVAL-e49f"), "{sent}");
 }
 
+/// Whether process `pid` still runs (a zombie does not count), allowing it two seconds to go.
+fn still_running(pid: &str) -> bool {
+    let running = || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+            !stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| rest.starts_with('Z'))
+        })
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(2);
+    while running() && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    running()
+}
+
+/// claude keeps its MCP servers for the whole process, and so does pincer: two prompts of one
+/// `ClaudeSDKClient` reach the same stdio server, started once, so its state carries over (the
+/// second `increment` counts 2), and the server is stopped when the SDK closes the session.
+#[test]
+fn a_clients_mcp_server_is_started_once_and_keeps_its_state_across_prompts() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let log = home.root.path().join("counter.log");
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "mcp__counter__increment",
+            &json!({}),
+        )),
+        Reply::sse(&(protocol.text)(&["Counted once."])),
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_2",
+            "mcp__counter__increment",
+            &json!({}),
+        )),
+        Reply::sse(&(protocol.text)(&["Counted again."])),
+    ]);
+    let config = json!({
+        "command": crate::suite::mcp::server_binary(),
+        "args": ["stdio", "--log", log],
+    });
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        &format!(
+            r#"
+async with ClaudeSDKClient(options=options(mcp_servers={{"counter": {config}}})) as client:
+    for prompt in ["Count once.", "Count again."]:
+        await client.query(prompt)
+        async for message in client.receive_response():
+            out({{"kind": kind(message), "message": message}})
+"#
+        ),
+    );
+    let results = of_kind(&lines, "ResultMessage");
+    assert_eq!(results.len(), 2, "{lines:#?}");
+    assert_eq!(results[1]["message"]["result"], "Counted again.");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 4);
+    let first = requests[1].json()["messages"].to_string();
+    assert!(first.contains("count 1"), "{first}");
+    let second = requests[3].json()["messages"].to_string();
+    assert!(second.contains("count 2"), "{second}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let pids: Vec<&str> = logged
+        .lines()
+        .filter_map(|line| line.strip_prefix("pid "))
+        .collect();
+    assert_eq!(
+        pids.len(),
+        1,
+        "the server was started more than once:\n{logged}"
+    );
+    // Stopped the orderly way when the SDK closed pincer's stdin, and gone.
+    assert!(
+        logged.lines().any(|line| line == "stdin closed"),
+        "{logged}"
+    );
+    assert!(!still_running(pids[0]), "the MCP server outlived pincer");
+}
+
 /// `can_use_tool` is not asked where claude does not ask: before a tool that only reads, nor
 /// before a call an `allowed_tools` rule names.
 #[test]

@@ -315,7 +315,7 @@ fn mcp_tools_are_offered_and_called_on_every_protocol_and_recorded_in_the_sessio
         assert_eq!(servers[0]["name"], "test", "{}", protocol.name);
         assert_eq!(servers[0]["status"], "connected");
         assert_eq!(servers[0]["transport"], "stdio");
-        assert_eq!(servers[0]["tools"].as_array().unwrap().len(), 9);
+        assert_eq!(servers[0]["tools"].as_array().unwrap().len(), 10);
         assert!(
             events(&output)
                 .iter()

@@ -4,8 +4,12 @@
 //!
 //! The turn itself only sees an `McpSet`; everything a person reads about the servers is said
 //! here, through `Diagnostics` and `Stdout`.
+//!
+//! A run's servers live for its one turn. A front-end that runs several turns in one process
+//! (an agent SDK's session) keeps them instead, in [`KeptServers`], as claude keeps its servers
+//! for the life of its process: a stateful server keeps its state from one prompt to the next.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::env::RunEnv;
 use crate::engine::event::McpServer;
@@ -115,6 +119,80 @@ pub(crate) fn start_for_turn(
         return Err(error);
     }
     Ok(Arc::new(set))
+}
+
+/// MCP servers kept across the turns of one process: the first turn that needs them starts
+/// them, the next ones reuse them while the configuration is the same (a changed one stops the
+/// old servers and starts the new), and the front-end stops them at its end
+/// ([`KeptServers::shutdown`]). Their connections, processes and stderr readers are tasks of
+/// [`KeptServers::runtime`], so every turn that uses them runs on it.
+pub(crate) struct KeptServers {
+    /// Declared before the runtime: dropped first, while the runtime still exists.
+    kept: Mutex<Option<(McpConfig, Arc<McpSet>)>>,
+    runtime: Arc<tokio::runtime::Runtime>,
+}
+
+impl std::fmt::Debug for KeptServers {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        formatter
+            .debug_struct("KeptServers")
+            .field("set", &kept.as_ref().map(|(_, set)| set))
+            .finish_non_exhaustive()
+    }
+}
+
+impl KeptServers {
+    /// None started yet, and the runtime they will run on.
+    pub(crate) fn new() -> CliResult<KeptServers> {
+        Ok(KeptServers {
+            kept: Mutex::new(None),
+            runtime: Arc::new(crate::engine::scope::runtime()?),
+        })
+    }
+
+    /// The runtime every turn of the front-end runs on.
+    pub(crate) fn runtime(&self) -> Arc<tokio::runtime::Runtime> {
+        Arc::clone(&self.runtime)
+    }
+
+    /// The servers of `config`: the kept ones when they were started for the same
+    /// configuration, else started now ([`start_for_turn`]) and kept, the old ones stopped. A
+    /// start that ends the run (a required server failed, a signal) keeps nothing.
+    pub(crate) fn start_or_reuse(
+        &self,
+        context: &dyn RunEnv,
+        scope: &CancelScope,
+        config: &McpConfig,
+        keys: &[&str],
+        http: &reqwest::Client,
+    ) -> CliResult<Arc<McpSet>> {
+        let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((kept_config, set)) = kept.as_ref()
+            && kept_config == config
+        {
+            return Ok(Arc::clone(set));
+        }
+        if let Some((_, old)) = kept.take() {
+            scope.block_on(old.shutdown());
+        }
+        let set = start_for_turn(context, scope, config, keys, http)?;
+        *kept = Some((config.clone(), Arc::clone(&set)));
+        Ok(set)
+    }
+
+    /// Stop the kept servers (the process is ending): connections closed, stdio servers'
+    /// process groups stopped.
+    pub(crate) fn shutdown(&self) {
+        let kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some((_, set)) = kept {
+            self.runtime.block_on(set.shutdown());
+        }
+    }
 }
 
 /// "MCP server 'x' failed to start: why".

@@ -78,6 +78,9 @@ pub(crate) struct TurnRequest {
     pub(crate) sdk_hooks: Vec<crate::hooks::Hook>,
     /// An agent SDK's front-end: the stream-json lines speak claude's tool names.
     pub(crate) claude_names: bool,
+    /// A front-end that runs several turns in one process keeps the MCP servers here for all of
+    /// them (started once, stopped by the front-end); none: the turn starts and stops its own.
+    pub(crate) kept_mcp: Option<std::sync::Arc<super::mcp::KeptServers>>,
     /// `--record` / `--replay`.
     pub(crate) cassette: CassetteRequest,
     /// `--system-prompt`: replaces the built prompt.

@@ -190,8 +190,8 @@ pub(crate) fn execute(
 }
 
 /// Run the chain, then stop what the turn started: every exit path of the turn stops the MCP
-/// servers here (the others drop the set, which kills their process groups at once), and an
-/// API turn's SessionEnd hooks run.
+/// servers here (the others drop the set, which kills their process groups at once) unless the
+/// front-end keeps them for its next turns, and an API turn's SessionEnd hooks run.
 fn end_turn(
     context: &dyn RunEnv,
     scope: &CancelScope,
@@ -199,9 +199,12 @@ fn end_turn(
     sink: &mut dyn EventSink,
 ) -> CliResult<ChainOutcome> {
     let shared = links.shared;
+    let kept = links.args.kept_mcp.is_some();
     let api = links.chain[0].resolved.cli.is_none();
     let outcome = scope.block_on(run_chain(links, sink));
-    scope.block_on(shared.mcp.shutdown());
+    if !kept {
+        scope.block_on(shared.mcp.shutdown());
+    }
     if api {
         plan::hooks::session_end(context, scope, &shared.hooks, sink);
     }
@@ -306,7 +309,10 @@ fn start_mcp(
         None => crate::provider::http::client()
             .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
     };
-    plan::mcp::start_for_turn(context, scope, mcp_config, &keys, &http)
+    match &args.kept_mcp {
+        Some(kept) => kept.start_or_reuse(context, scope, mcp_config, &keys, &http),
+        None => plan::mcp::start_for_turn(context, scope, mcp_config, &keys, &http),
+    }
 }
 
 /// SessionStart and UserPromptSubmit (SPEC §14), before the prompt is recorded: what they say
