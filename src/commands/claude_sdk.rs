@@ -1,7 +1,8 @@
 //! The Claude Agent SDK's way in (SPEC §16). The SDKs start `claude` with no subcommand,
 //! `--output-format stream-json --verbose … --input-format stream-json`, then speak NDJSON on
 //! stdin and stdout: a `control_request` `initialize` first, then one `user` line per prompt,
-//! with `interrupt`, `set_model` and `set_permission_mode` requests at any time.
+//! with `interrupt`, `set_model` and `set_permission_mode` requests at any time. `set_model`
+//! applies from the next model request, of the turn running or of the next one.
 //!
 //! [`translate`] turns such a command line into pincer's hidden `claude-sdk` command (`main`
 //! calls it before clap), mapping claude's spellings and dropping, with a one-line warning, the
@@ -34,8 +35,8 @@ use super::turn;
 use crate::cli::{ClaudeSdkArgs, PermissionMode, RunArgs};
 use crate::conversation::{ContentBlock, ImageBlock};
 use crate::engine::CancelReason;
-use crate::engine::plan::TurnRequest;
 use crate::engine::plan::mcp::KeptServers;
+use crate::engine::plan::{LiveModel, TurnRequest};
 use crate::error::{CliError, CliResult, Exit};
 use crate::hooks::{Hook, HookEvent, Matcher};
 use crate::output::{Format, Stdout};
@@ -191,10 +192,11 @@ pub(crate) fn drop_rejected(args: &mut Vec<OsString>, error: &clap::Error) -> Op
     Some(format!("{shown}: pincer has no such option; ignored"))
 }
 
-/// What the SDK asked for that applies from the next turn.
+/// What the SDK asked for: the model applies from the next request (of the turn running, or
+/// the next turn), the rest from the next turn.
 #[derive(Debug, Default)]
 struct Controls {
-    model: Option<String>,
+    model: Arc<LiveModel>,
     permission_mode: Option<PermissionMode>,
     /// The hook callbacks `initialize` registered.
     hooks: Vec<Hook>,
@@ -226,7 +228,16 @@ pub(super) fn serve(
         )
         .with_hint("add --output-format stream-json --verbose, as the Claude Agent SDK does"));
     }
-    let controls = Arc::new(Mutex::new(Controls::default()));
+    let controls = Arc::new(Mutex::new(Controls {
+        model: Arc::new(LiveModel::new(args.turn.model.clone())),
+        ..Controls::default()
+    }));
+    let live_model = Arc::clone(
+        &controls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .model,
+    );
     // pincer's own requests (hook callbacks) go out on stdout, one line each.
     let channel = crate::control::open(Box::new(|line: &Value| {
         let _ = Stdout::new().line(&line.to_string());
@@ -244,7 +255,10 @@ pub(super) fn serve(
     let mut session = Continuation::first(args);
     let mut last = Exit::Success;
     while let Ok(Input::User(Prompt { text, images })) = receiver.recv() {
-        let mut run_args = session.next(args, text, &controls);
+        // The turn starts with the model set now; one set while it runs takes over from its
+        // next request.
+        let (model_version, model) = live_model.current();
+        let mut run_args = session.next(args, text, model, &controls);
         let mut hooks = controls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -264,6 +278,7 @@ pub(super) fn serve(
             request.inline_images.clone_from(&images);
             request.claude_names = true;
             request.kept_mcp = Some(Arc::clone(&kept_mcp));
+            request.live_model = Some((Arc::clone(&live_model), model_version));
         };
         last = match turn::run_with(format, Instant::now(), context, &run_args, &add_hooks) {
             Ok(exit) => exit,
@@ -313,8 +328,15 @@ impl Continuation {
         }
     }
 
-    /// The arguments of the next turn, with `prompt`.
-    fn next(&mut self, args: &RunArgs, prompt: String, controls: &Mutex<Controls>) -> RunArgs {
+    /// The arguments of the next turn, with `prompt` and `model` (the command line's or the
+    /// one `set_model` chose).
+    fn next(
+        &mut self,
+        args: &RunArgs,
+        prompt: String,
+        model: Option<String>,
+        controls: &Mutex<Controls>,
+    ) -> RunArgs {
         let mut run_args = args.clone();
         run_args.prompt = Some(prompt);
         // The prompt comes from the SDK's line; stdin is the protocol's.
@@ -330,10 +352,10 @@ impl Continuation {
             run_args.session_id = None;
             run_args.name = None;
         }
-        let controls = controls.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(model) = &controls.model {
-            run_args.turn.model = Some(model.clone());
+        if model.is_some() {
+            run_args.turn.model = model;
         }
+        let controls = controls.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(mode) = controls.permission_mode {
             run_args.turn.permission_mode = Some(mode);
         }
@@ -558,12 +580,15 @@ fn answer(message: &Value, controls: &Mutex<Controls>) -> Value {
             crate::engine::scope::cancel_current(CancelReason::Interrupt);
             success(None)
         }
-        // No model (null) is back to the command line's.
+        // No model (null) is back to the command line's. A turn running now sends its next
+        // request with it, as claude does.
         "set_model" => {
-            controls.model = request
-                .get("model")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
+            controls.model.set(
+                request
+                    .get("model")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            );
             success(None)
         }
         "set_permission_mode" => {
@@ -716,7 +741,10 @@ mod tests {
             Some(r#"{"mcpServers":{"kv":{"type":"sdk","name":"kv"}}}"#)
         );
         assert_eq!(sdk_mcp_config(&[]), None);
-        assert_eq!(controls.model.as_deref(), Some("openai/gpt-5"));
+        assert_eq!(
+            controls.model.current(),
+            (1, Some("openai/gpt-5".to_owned()))
+        );
         assert_eq!(controls.permission_mode, Some(PermissionMode::AcceptEdits));
     }
 

@@ -51,6 +51,7 @@ impl From<&TurnArgs> for TurnRequest {
             sdk_hooks: Vec::new(),
             claude_names: false,
             kept_mcp: None,
+            live_model: None,
             cassette: CassetteRequest::from(&args.cassette),
             system_prompt: args.system_prompt.clone(),
             system_prompt_file: args.system_prompt_file.clone(),

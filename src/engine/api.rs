@@ -10,6 +10,7 @@
 //! `error` with the message, and never with its tool calls; the request always carries a
 //! repaired transcript (`conversation::repair`).
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -125,14 +126,27 @@ pub(crate) struct Credential {
     pub cooling: bool,
 }
 
+/// A model the front-end switches the running turn to (an agent SDK's `set_model`), asked
+/// before each model request. The engine resolves nothing itself: the plan turns the model into
+/// the settings the remaining requests are sent with.
+pub(crate) trait ModelSwitch {
+    /// `None` when no other model was asked for since the last request; else the settings of
+    /// the model asked for (`current`'s limits kept), or why it cannot take over (the turn
+    /// keeps its model).
+    fn take(&self, current: &ApiSettings) -> Option<Result<ApiSettings, String>>;
+}
+
 /// What the engine keeps between steps.
 pub(crate) struct ApiEngine<'run> {
-    settings: &'run ApiSettings,
+    /// The turn's settings; a model switch replaces them with the new model's.
+    settings: Cow<'run, ApiSettings>,
     transport: &'run Transport,
+    /// Asked before each request whether the front-end switched the model.
+    switch: Option<&'run dyn ModelSwitch>,
     /// The endpoint with the credential in use now.
     endpoint: Endpoint,
     credential: Credential,
-    spares: std::slice::Iter<'run, Credential>,
+    spares: std::vec::IntoIter<Credential>,
     /// The credential in use has been recorded as working (once per credential and run: the
     /// store is shared by every cron job).
     success_recorded: bool,
@@ -191,14 +205,16 @@ impl<'run> ApiEngine<'run> {
     pub(crate) fn new(
         settings: &'run ApiSettings,
         transport: &'run Transport,
+        switch: Option<&'run dyn ModelSwitch>,
         turn: &Turn<'_>,
     ) -> ApiEngine<'run> {
         ApiEngine {
-            settings,
+            settings: Cow::Borrowed(settings),
             transport,
+            switch,
             endpoint: settings.endpoint.clone(),
             credential: settings.credential.clone(),
-            spares: settings.spare_credentials.iter(),
+            spares: settings.spare_credentials.clone().into_iter(),
             success_recorded: false,
             api_name: provider::api_name(settings.api),
             tool_context: ToolContext {
@@ -224,7 +240,7 @@ impl<'run> ApiEngine<'run> {
     }
 
     fn request<'m>(&self, messages: &'m [Message]) -> ModelRequest<'m> {
-        let settings = self.settings;
+        let settings = &*self.settings;
         let mut outgoing = conversation::repair(messages);
         if let Some(window) = self.window {
             // Old oversized tool results are trimmed or cleared in the request only (SPEC §7),
@@ -346,8 +362,52 @@ impl<'run> ApiEngine<'run> {
         outcome
     }
 
+    /// The front-end switched the model since the last request: the requests left go to the
+    /// new one (its provider, credentials, window and prices; the turn's own state — hooks,
+    /// answers checked, compactions — carries on), and the session records the change. A model
+    /// that cannot take over is a warning, and the turn keeps its model.
+    fn switch_model(&mut self, turn: &mut Turn<'_>) -> Result<(), SessionError> {
+        let Some(switch) = self.switch else {
+            return Ok(());
+        };
+        let settings = match switch.take(&self.settings) {
+            None => return Ok(()),
+            Some(Err(reason)) => {
+                turn.sink.emit(&Event::Warning(reason));
+                return Ok(());
+            }
+            Some(Ok(settings)) => settings,
+        };
+        turn.record_entry(
+            NewEntry::ModelChange {
+                provider: &settings.provider,
+                model_id: &settings.model,
+            },
+            false,
+        )?;
+        turn.report.switched_model = Some(super::SwitchedModel {
+            provider: settings.provider.clone(),
+            model: settings.model.clone(),
+        });
+        self.endpoint = settings.endpoint.clone();
+        self.credential = settings.credential.clone();
+        self.spares = settings.spare_credentials.clone().into_iter();
+        self.success_recorded = false;
+        self.api_name = provider::api_name(settings.api);
+        self.thinking = settings.thinking;
+        self.window = settings.context_window;
+        // How the answer is held to the schema depends on the model.
+        self.structured = settings.structured.clone();
+        self.fixed_tokens = fixed_tokens(&settings);
+        self.settings = Cow::Owned(settings);
+        Ok(())
+    }
+
     /// `Step::CallModel`: call, record the message (whatever became of the call), and decide.
     async fn call_model(&mut self, turn: &mut Turn<'_>) -> Step {
+        if let Err(error) = self.switch_model(turn) {
+            return Step::Done(Ending::Persistence(error));
+        }
         let outcome = self.call(turn).await;
         let (accumulator, failure) = match outcome {
             CallOutcome::Complete(accumulator) => (accumulator, None),
@@ -983,7 +1043,7 @@ impl<'run> ApiEngine<'run> {
         turn: &mut Turn<'_>,
         trigger: Trigger,
     ) -> Result<bool, SessionError> {
-        let settings = self.settings;
+        let settings = &*self.settings;
         let keep_recent_tokens =
             compaction::cap_to_window(settings.compaction.keep_recent_tokens, self.window);
         let plan = match trigger {
@@ -1065,7 +1125,7 @@ impl<'run> ApiEngine<'run> {
     /// `Step::Guard`: `--max-turns` and `--max-budget-usd` stop a tool loop before its next
     /// call.
     fn guard(&self, turn: &Turn<'_>) -> Step {
-        let settings = self.settings;
+        let settings = &*self.settings;
         if settings
             .max_turns
             .is_some_and(|limit| turn.report.model_calls >= limit)
@@ -1257,6 +1317,7 @@ pub(crate) fn rejects_thinking(error: &ProviderError, kind: FailureKind) -> bool
 pub(crate) async fn run(
     settings: &ApiSettings,
     transport: &Transport,
+    switch: Option<&dyn ModelSwitch>,
     messages: &mut Vec<Message>,
     transcript: &mut crate::session::transcript::Transcript,
     sink: &mut dyn super::EventSink,
@@ -1269,7 +1330,7 @@ pub(crate) async fn run(
         cancellation,
         report: super::TurnReport::empty(Ending::Completed),
     };
-    let mut engine = ApiEngine::new(settings, transport, &turn);
+    let mut engine = ApiEngine::new(settings, transport, switch, &turn);
     turn.report.overhead_tokens = Some(engine.fixed_tokens);
     super::step::drive(&mut engine, &mut turn).await;
     turn.report

@@ -22,4 +22,4 @@ mod structured;
 
 pub use crate::cancel::{CancelReason, Cancellation};
 pub use event::{Event, EventSink};
-pub use report::{Denial, Ending, ModelTotals, TurnReport};
+pub use report::{Denial, Ending, ModelTotals, SwitchedModel, TurnReport};

@@ -67,6 +67,15 @@ pub struct Denial {
     pub tool_input: Value,
 }
 
+/// The model a front-end switched the turn to while it ran (an agent SDK's `set_model`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SwitchedModel {
+    /// The provider name.
+    pub provider: String,
+    /// The model id as the provider spells it.
+    pub model: String,
+}
+
 /// Per-model totals for the result's `modelUsage`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ModelTotals {
@@ -116,6 +125,8 @@ pub struct TurnReport {
     pub overhead_tokens: Option<u64>,
     /// With `--json-schema`: the answer's value, once it matched the schema.
     pub structured_output: Option<Value>,
+    /// The model the front-end switched the turn to, when it did: it sent the last requests.
+    pub switched_model: Option<SwitchedModel>,
 }
 
 impl TurnReport {
@@ -138,6 +149,7 @@ impl TurnReport {
             learned_window: None,
             overhead_tokens: None,
             structured_output: None,
+            switched_model: None,
         }
     }
 
@@ -168,5 +180,6 @@ impl TurnReport {
             self.learned_window = part.learned_window;
         }
         self.structured_output = part.structured_output;
+        self.switched_model = part.switched_model;
     }
 }

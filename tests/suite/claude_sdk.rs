@@ -231,6 +231,61 @@ async with ClaudeSDKClient(options=options()) as client:
     assert_eq!(second["model"], "claude-haiku-4-5");
 }
 
+/// `set_model` while a turn runs changes the model of that turn's next request, as in claude:
+/// the first answer (a tool call) streams slowly, the model is set meanwhile, and the request
+/// that carries the tool's result goes to the new model. The session records the change.
+#[test]
+fn set_model_during_a_turn_applies_to_its_next_request() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    std::fs::write(home.workspace.join("notes.txt"), "The token is SWITCH-4d\n").unwrap();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "read",
+            &json!({"path": "notes.txt"}),
+        ))
+        .paced(Duration::from_millis(400)),
+        Reply::sse(&(protocol.text)(&["The token is SWITCH-4d."])),
+    ]);
+    let lines = drive(
+        &home,
+        protocol.model,
+        &provider_env(&protocol, &server),
+        r#"
+async with ClaudeSDKClient(options=options()) as client:
+    await client.query("Read notes.txt.")
+    await asyncio.sleep(1)
+    await client.set_model("anthropic/claude-haiku-4-5")
+    async for message in client.receive_response():
+        out({"kind": kind(message), "message": message})
+"#,
+    );
+    let results = of_kind(&lines, "ResultMessage");
+    assert_eq!(results.len(), 1, "{lines:#?}");
+    assert_eq!(results[0]["message"]["result"], "The token is SWITCH-4d.");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].json()["model"], "claude-sonnet-4-5");
+    let second = requests[1].json();
+    assert_eq!(second["model"], "claude-haiku-4-5", "{second}");
+    // The same turn: the new model gets the tool's result.
+    assert!(
+        second["messages"].to_string().contains("SWITCH-4d"),
+        "{second}"
+    );
+    let changes: Vec<Value> = home
+        .session_lines()
+        .into_iter()
+        .filter(|line| line["type"] == "model_change")
+        .map(|line| line["modelId"].clone())
+        .collect();
+    assert_eq!(
+        changes,
+        [json!("claude-sonnet-4-5"), json!("claude-haiku-4-5")]
+    );
+}
+
 /// `resume=` in a second process continues the session the first made.
 #[test]
 fn resume_continues_the_session_of_an_earlier_query() {

@@ -5,10 +5,10 @@ use super::attempt::{Attempt, Shared, attempt_settings};
 use super::child::{cli_settings, warn_unenforced};
 use super::env::RunEnv;
 use super::model_window;
-use super::models::Candidate;
-use super::{ChainOutcome, TurnRequest};
+use super::models::{Candidate, model_chain};
+use super::{ChainOutcome, LiveModel, TurnRequest};
 use crate::conversation::Message;
-use crate::engine::api as api_engine;
+use crate::engine::api::{self as api_engine, ApiSettings, ModelSwitch};
 use crate::engine::event::EventSink;
 use crate::engine::failover;
 use crate::engine::{Cancellation, TurnReport};
@@ -30,6 +30,89 @@ pub(crate) struct ChainLinks<'run> {
     pub(crate) messages: &'run mut Vec<Message>,
     pub(crate) transcript: &'run mut Transcript,
     pub(crate) cancellation: &'run Cancellation,
+    /// The front-end's `set_model` while the turn runs, when it has one.
+    pub(crate) switch: Option<SwitchModel<'run>>,
+}
+
+/// The running turn's side of an agent SDK's `set_model` ([`LiveModel`]): a model set after the
+/// turn read its own replaces the primary of the chain for the requests left (a fallback still
+/// follows it when it fails over). One per turn, shared by its links: a switch is taken once.
+pub(crate) struct SwitchModel<'run> {
+    context: &'run dyn RunEnv,
+    args: &'run TurnRequest,
+    shared: &'run Shared,
+    live: &'run LiveModel,
+    /// The version of the model last taken.
+    seen: std::sync::atomic::AtomicU64,
+}
+
+impl<'run> SwitchModel<'run> {
+    /// The switch of `args`, when its front-end may change the model.
+    pub(crate) fn for_request(
+        context: &'run dyn RunEnv,
+        args: &'run TurnRequest,
+        shared: &'run Shared,
+    ) -> Option<SwitchModel<'run>> {
+        let (live, seen) = args.live_model.as_ref()?;
+        Some(SwitchModel {
+            context,
+            args,
+            shared,
+            live,
+            seen: (*seen).into(),
+        })
+    }
+}
+
+impl ModelSwitch for SwitchModel<'_> {
+    fn take(&self, current: &ApiSettings) -> Option<Result<ApiSettings, String>> {
+        let (version, model) = self.live.current();
+        if self
+            .seen
+            .swap(version, std::sync::atomic::Ordering::Relaxed)
+            == version
+        {
+            return None;
+        }
+        // Set back to no model at all (the command line named none): the turn keeps its
+        // model, the next one resolves one as a run does.
+        let reference = model?;
+        let keeps = |why: &str| {
+            Some(Err(format!(
+                "set_model {reference}: {why}; this turn goes on with {}/{}",
+                current.provider, current.model
+            )))
+        };
+        // Resolved as `--model` is: an alias or provider/model, with that provider's protocol,
+        // endpoint and credentials. A model of another provider takes the rest of the turn
+        // there: the conversation so far is sent in that provider's wire format, as it is to a
+        // fallback of another provider.
+        let candidate = match model_chain(self.context, self.args, &reference) {
+            Ok(chain) => chain.into_iter().next()?,
+            Err(error) => return keeps(&error.message),
+        };
+        if candidate.resolved.cli.is_some() {
+            return keeps(
+                "a CLI backend's model cannot take over a turn pincer runs; the next turn uses it",
+            );
+        }
+        if candidate.missing_key() {
+            return keeps(&format!(
+                "no credentials for provider '{}'",
+                candidate.resolved.reference.provider
+            ));
+        }
+        let reference = &candidate.resolved.reference;
+        if reference.provider == current.provider && reference.model == current.model {
+            return None;
+        }
+        let mut settings =
+            attempt_settings(self.context, self.args, self.shared, &candidate).settings;
+        // The guardrails bound the whole turn: what is left of them carries over.
+        settings.max_turns = current.max_turns;
+        settings.max_budget_usd = current.max_budget_usd;
+        Some(Ok(settings))
+    }
 }
 
 impl failover::Links for ChainLinks<'_> {
@@ -76,9 +159,14 @@ impl failover::Links for ChainLinks<'_> {
                 .map_err(start_error)
             }
             None => {
+                let switch = self
+                    .switch
+                    .as_ref()
+                    .map(|switch| switch as &dyn ModelSwitch);
                 let report = api_engine::run(
                     &attempt.settings,
                     self.client,
+                    switch,
                     self.messages,
                     self.transcript,
                     sink,
@@ -101,17 +189,25 @@ pub(crate) async fn run_chain(
 ) -> CliResult<ChainOutcome> {
     let outcome = failover::run(&mut links, sink).await?;
     let last = &links.chain[outcome.last];
-    let reference = &last.resolved.reference;
+    // The model that sent the last requests: the last link's, or the one `set_model` switched
+    // that link to.
+    let (provider, model) = match &outcome.report.switched_model {
+        Some(switched) => (switched.provider.clone(), switched.model.clone()),
+        None => (
+            last.resolved.reference.provider.clone(),
+            last.resolved.reference.model.clone(),
+        ),
+    };
     Ok(ChainOutcome {
-        report: outcome.report,
         backend: last
             .resolved
             .cli
             .map_or("api", crate::backend::CliBackend::name),
-        last_model: last.model_ref.clone(),
-        provider: reference.provider.clone(),
-        model: reference.model.clone(),
-        window: model_window(links.context, &reference.provider, &reference.model),
+        last_model: format!("{provider}/{model}"),
+        window: model_window(links.context, &provider, &model),
+        report: outcome.report,
+        provider,
+        model,
         exhausted: outcome.exhausted,
         errors: outcome.errors,
     })

@@ -20,7 +20,7 @@ pub(crate) mod test_env;
 pub(crate) mod turn;
 pub(crate) mod web_search;
 
-pub(crate) use request::{CassetteRequest, PermissionMode, TurnInput, TurnRequest};
+pub(crate) use request::{CassetteRequest, LiveModel, PermissionMode, TurnInput, TurnRequest};
 
 use super::TurnReport;
 use env::RunEnv;

@@ -81,6 +81,9 @@ pub(crate) struct TurnRequest {
     /// A front-end that runs several turns in one process keeps the MCP servers here for all of
     /// them (started once, stopped by the front-end); none: the turn starts and stops its own.
     pub(crate) kept_mcp: Option<std::sync::Arc<super::mcp::KeptServers>>,
+    /// A model a front-end may change while the turn runs (an agent SDK's `set_model`), and
+    /// the version of it `model` was read at: a later one is sent from the next request on.
+    pub(crate) live_model: Option<(std::sync::Arc<LiveModel>, u64)>,
     /// `--record` / `--replay`.
     pub(crate) cassette: CassetteRequest,
     /// `--system-prompt`: replaces the built prompt.
@@ -97,6 +100,46 @@ pub(crate) struct TurnRequest {
     pub(crate) stdin_timeout: Option<f64>,
     /// `--lossy-stdin`.
     pub(crate) lossy_stdin: bool,
+}
+
+/// The model a front-end's turns use, which it may change at any time (an agent SDK's
+/// `set_model`): the next turn starts with it, and a turn running when it changes sends its
+/// next request with it.
+#[derive(Debug, Default)]
+pub(crate) struct LiveModel {
+    /// The model when none was set: the command line's.
+    base: Option<String>,
+    /// How many times it was set, and the model last set (none: back to `base`).
+    set: std::sync::Mutex<(u64, Option<String>)>,
+}
+
+impl LiveModel {
+    /// `base` (the command line's model) until one is set.
+    pub(crate) fn new(base: Option<String>) -> LiveModel {
+        LiveModel {
+            base,
+            set: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Set the model (none: back to the command line's).
+    pub(crate) fn set(&self, model: Option<String>) {
+        let mut set = self
+            .set
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        set.0 += 1;
+        set.1 = model;
+    }
+
+    /// The version and the model now.
+    pub(crate) fn current(&self) -> (u64, Option<String>) {
+        let set = self
+            .set
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (set.0, set.1.clone().or_else(|| self.base.clone()))
+    }
 }
 
 /// `--record FILE` / `--replay FILE` and how a replay matches requests.
@@ -140,4 +183,26 @@ pub(crate) struct TurnInput {
     pub(crate) images: Vec<ContentBlock>,
     pub(crate) system_replace: Option<String>,
     pub(crate) appends: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_model_counts_its_changes_and_falls_back_to_the_command_lines() {
+        let live = LiveModel::new(Some("anthropic/claude-sonnet-4-5".to_owned()));
+        assert_eq!(
+            live.current(),
+            (0, Some("anthropic/claude-sonnet-4-5".to_owned()))
+        );
+        live.set(Some("haiku".to_owned()));
+        assert_eq!(live.current(), (1, Some("haiku".to_owned())));
+        live.set(None);
+        assert_eq!(
+            live.current(),
+            (2, Some("anthropic/claude-sonnet-4-5".to_owned()))
+        );
+        assert_eq!(LiveModel::new(None).current(), (0, None));
+    }
 }

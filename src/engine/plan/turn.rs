@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use super::attempt::{Attempt, Shared, attempt_settings, shared_settings, tool_policy};
-use super::chain::{ChainLinks, run_chain};
+use super::chain::{ChainLinks, SwitchModel, run_chain};
 use super::env::RunEnv;
 use super::models::{Candidate, chain_keys, default_model, model_chain};
 use super::{ChainOutcome, TurnInput, TurnRequest};
@@ -174,6 +174,7 @@ pub(crate) fn execute(
         messages: &mut messages,
         transcript: &mut setup.transcript,
         cancellation: scope.cancellation(),
+        switch: SwitchModel::for_request(context, args, &shared),
     };
     let mut outcome = end_turn(context, scope, links, sink)?;
     close_session(context, &mut setup, primary, &outcome)?;
@@ -219,8 +220,9 @@ fn close_session(
     primary: &Candidate,
     outcome: &ChainOutcome,
 ) -> CliResult<()> {
-    // A fallback answers this turn only: the session stays on the model it was run with.
-    if outcome.last_model != primary.model_ref {
+    // A fallback answers this turn only: the session stays on the model it was run with — or
+    // on the one `set_model` switched the turn to, recorded when it took over.
+    if outcome.report.switched_model.is_none() && outcome.last_model != primary.model_ref {
         append_model_change(&mut setup.transcript, primary)?;
     }
     setup.transcript.close().map_err(session_error)?;
