@@ -389,6 +389,9 @@ impl<'run> ApiEngine<'run> {
             provider: settings.provider.clone(),
             model: settings.model.clone(),
         });
+        // A window the old model's overflow taught is not the new model's: the report names
+        // the switched model, so the lesson is dropped rather than remembered for the wrong one.
+        turn.report.learned_window = None;
         self.endpoint = settings.endpoint.clone();
         self.credential = settings.credential.clone();
         self.spares = settings.spare_credentials.clone().into_iter();

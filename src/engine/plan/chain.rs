@@ -174,7 +174,12 @@ impl failover::Links for ChainLinks<'_> {
                 )
                 .await;
                 if let Some(window) = report.learned_window {
-                    remember_window(context, args, candidate, window);
+                    // Learned by the model that sent the last requests.
+                    let model_ref = match &report.switched_model {
+                        Some(switched) => format!("{}/{}", switched.provider, switched.model),
+                        None => candidate.model_ref.clone(),
+                    };
+                    remember_window(context, args, &model_ref, window);
                 }
                 Ok(report)
             }
@@ -219,7 +224,7 @@ pub(crate) async fn run_chain(
 pub(crate) fn remember_window(
     context: &dyn RunEnv,
     args: &TurnRequest,
-    candidate: &Candidate,
+    model_ref: &str,
     window: u64,
 ) {
     if args.no_session_persistence {
@@ -227,13 +232,11 @@ pub(crate) fn remember_window(
     }
     context.detail(&format!(
         "{} has a context window of {window} tokens (from its overflow error)",
-        candidate.model_ref
+        model_ref
     ));
-    if let Err(error) = crate::session::learned_windows::remember(
-        context.sessions_dir(),
-        &candidate.model_ref,
-        window,
-    ) {
+    if let Err(error) =
+        crate::session::learned_windows::remember(context.sessions_dir(), model_ref, window)
+    {
         context.warn(&format!("cannot remember the context window: {error}"));
     }
 }
