@@ -374,7 +374,8 @@ fn migrated_lines(
 /// Read and parse a session file. Mid-file corruption is an error; a torn tail is reported in
 /// [`LoadedSession::torn`] (not repaired: that needs the lock, see [`repair_torn_tail`]).
 pub fn load(path: &Path) -> Result<LoadedSession, SessionError> {
-    let bytes = fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
+    let bytes =
+        std::fs::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
     let scan = scan_bytes(path, &bytes)?;
     let header = match &scan.header {
         Header::Valid(value, line) => (value, line),
@@ -522,7 +523,8 @@ pub fn repair(
     dry_run: bool,
     fallback_cwd: &str,
 ) -> Result<RepairReport, SessionError> {
-    let bytes = fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
+    let bytes =
+        std::fs::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
     let mut scan = scan_bytes(path, &bytes)?;
     let mut typed = match &scan.header {
         Header::Valid(value, line) => type_lines(path, Some((value, line)), &scan.lines)?,
@@ -662,7 +664,7 @@ pub(super) fn rewrite(loaded: &LoadedSession, what: &str) -> Result<PathBuf, Ses
     let path = &loaded.path;
     let side = side_path(path, what);
     let original =
-        fs_err::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
+        std::fs::read(path).map_err(|error| SessionError::io("cannot read", path, error))?;
     pfs::create_new_atomic(&side, &original)
         .map_err(|error| SessionError::io("cannot back up", &side, error))?;
     let mut header = loaded.header.clone();

@@ -954,3 +954,22 @@ fn a_closed_stdout_pipe_ends_quietly() {
     assert_eq!(output.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
 }
+
+#[test]
+fn an_unreadable_session_file_is_named_once_in_the_error() {
+    let home = Home::new();
+    let sessions = home.sessions_dir();
+    std::fs::create_dir_all(&sessions).unwrap();
+    // A directory where a session file should be: reading it fails.
+    let path = sessions.join("2026-01-01T00-00-00-000Z_019ad3c1-0000-7000-8000-0000000000d4.jsonl");
+    std::fs::create_dir(&path).unwrap();
+    let output = home.run(&["sessions", "show", "019ad3c1-0000-7000-8000-0000000000d4"]);
+    assert_ne!(code(&output), 0);
+    let error = stderr(&output);
+    assert_eq!(
+        error.matches(&*path.to_string_lossy()).count(),
+        1,
+        "the path once: {error}"
+    );
+    assert!(error.contains("Is a directory"), "{error}");
+}
