@@ -23,9 +23,9 @@
 
 use std::ffi::OsString;
 use std::io::BufRead as _;
-use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
+use tokio::sync::mpsc;
 
 use clap::ValueEnum as _;
 use serde_json::{Value, json};
@@ -211,6 +211,8 @@ enum Input {
     User(Prompt),
     /// stdin closed.
     End,
+    /// SIGINT or SIGTERM reached the process: it ends with this exit, after the turn running.
+    Signal(Exit),
 }
 
 /// Run the SDK's session: answer control requests, one turn per `user` line, until stdin
@@ -242,7 +244,8 @@ pub(super) fn serve(
     let channel = crate::control::open(Box::new(|line: &Value| {
         let _ = Stdout::new().line(&line.to_string());
     }));
-    let (sender, receiver) = mpsc::channel();
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    let signals = sender.clone();
     {
         let controls = Arc::clone(&controls);
         std::thread::spawn(move || {
@@ -252,9 +255,20 @@ pub(super) fn serve(
     }
     // claude keeps its MCP servers for the whole process: so does pincer, across the turns.
     let kept_mcp = Arc::new(KeptServers::new()?);
+    let runtime = kept_mcp.runtime();
+    let signalled = watch_signals(&runtime, signals);
     let mut session = Continuation::first(args);
     let mut last = Exit::Success;
-    while let Ok(Input::User(Prompt { text, images })) = receiver.recv() {
+    let ended = loop {
+        // Waited for on the runtime, which the signal watcher and the kept servers' tasks run
+        // on: between turns they go on too.
+        let Prompt { text, images } = match runtime.block_on(receiver.recv()) {
+            // A signal that came while a turn ran ends the process before the next one.
+            Some(Input::User(_)) if signalled.get().is_some() => break signalled.get().copied(),
+            Some(Input::User(prompt)) => prompt,
+            Some(Input::Signal(exit)) => break Some(exit),
+            Some(Input::End) | None => break None,
+        };
         // The turn starts with the model set now; one set while it runs takes over from its
         // next request.
         let (model_version, model) = live_model.current();
@@ -289,14 +303,50 @@ pub(super) fn serve(
                 error.exit
             }
         };
-    }
-    // stdin closed: no turn follows, the servers stop.
+    };
+    // stdin closed or a signal came: no turn follows, the servers stop.
     kept_mcp.shutdown();
+    if let Some(exit) = ended {
+        return Ok(exit);
+    }
     Ok(if last == Exit::Success {
         Exit::Success
     } else {
         Exit::RunFailed
     })
+}
+
+/// Between turns no cancellation listens for SIGINT and SIGTERM, and once a turn has installed
+/// its handlers their default action (ending the process) is gone: without this watcher a
+/// signal between two prompts was lost and the process went on reading stdin. The first
+/// signal is kept (a turn running is cancelled by its own handlers and the loop ends after
+/// it) and wakes the loop waiting for the next prompt.
+fn watch_signals(
+    runtime: &tokio::runtime::Runtime,
+    wake: mpsc::UnboundedSender<Input>,
+) -> Arc<std::sync::OnceLock<Exit>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let signalled = Arc::new(std::sync::OnceLock::new());
+    let (interrupt, terminate) = {
+        let _entered = runtime.enter();
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
+    };
+    let (Some(mut interrupt), Some(mut terminate)) = (interrupt, terminate) else {
+        return signalled;
+    };
+    let kept = Arc::clone(&signalled);
+    runtime.spawn(async move {
+        let exit = tokio::select! {
+            _ = interrupt.recv() => Exit::Interrupted,
+            _ = terminate.recv() => Exit::Terminated,
+        };
+        let _ = kept.set(exit);
+        let _ = wake.send(Input::Signal(exit));
+    });
+    signalled
 }
 
 /// Which session each turn of the process runs on: the first as the flags say (a new one with
@@ -378,7 +428,7 @@ fn sdk_mcp_config(names: &[String]) -> Option<String> {
 /// Read the SDK's lines until stdin closes: control requests are answered here, at once, also
 /// while a turn runs; prompts go to the turn loop.
 fn read_stdin(
-    sender: &mpsc::Sender<Input>,
+    sender: &mpsc::UnboundedSender<Input>,
     controls: &Mutex<Controls>,
     channel: &crate::control::Channel,
 ) {

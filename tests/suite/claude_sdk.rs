@@ -1238,3 +1238,72 @@ for await (const message of query({ prompt: "Run echo.", options: opts })) {
         assert!(sent.contains("TS-TOOL-7d"), "{sent}");
     }
 }
+
+/// SIGTERM between two prompts (the SDK's process still holding stdin open) ends the process
+/// with 143, as it does during a turn: once a turn has installed its handlers, nothing else
+/// would hear it, and the process would wait on stdin for ever.
+#[test]
+fn sigterm_between_prompts_ends_the_process() {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["First answer."]))]);
+    let mut pincer = home.pincer();
+    for (name, value) in provider_env(&protocol, &server) {
+        pincer = pincer.env(name, value);
+    }
+    let mut child = pincer
+        .args([
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json",
+            "--model",
+            protocol.model,
+        ])
+        .spawn_with_open_stdin();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(
+        stdin,
+        r#"{{"type":"control_request","request_id":"req_1","request":{{"subtype":"initialize"}}}}"#
+    )
+    .unwrap();
+    writeln!(
+        stdin,
+        r#"{{"type":"user","message":{{"role":"user","content":"Say it."}},"parent_tool_use_id":null,"session_id":"default"}}"#
+    )
+    .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut lines = stdout.lines();
+    loop {
+        let line = lines
+            .next()
+            .expect("stdout closed before a result")
+            .unwrap();
+        let value: Value = serde_json::from_str(&line).unwrap();
+        if value["type"] == "result" {
+            assert_eq!(value["result"], "First answer.", "{line}");
+            break;
+        }
+    }
+    // The turn is over and stdin stays open: the process waits for the next prompt.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap()),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "pincer ignored SIGTERM between prompts"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    drop(stdin);
+    assert_eq!(status.code(), Some(143));
+}
