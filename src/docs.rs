@@ -114,7 +114,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ("OTEL_SDK_DISABLED", "true: no telemetry at all."),
     (
         "OTEL_EXPORTER_OTLP_ENDPOINT",
-        "OTLP/HTTP collector for traces and metrics; unset: no export.",
+        "OTLP collector for traces and metrics; unset: no export.",
     ),
     (
         "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
@@ -126,7 +126,7 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "OTEL_EXPORTER_OTLP_PROTOCOL",
-        "http/protobuf or http/json; grpc is refused with a warning.",
+        "http/protobuf (default), http/json or grpc.",
     ),
     (
         "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",

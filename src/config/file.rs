@@ -101,10 +101,11 @@ pub struct ConfigFile {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TelemetryConfig {
-    /// The collector's OTLP/HTTP base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`); `/v1/traces` and
-    /// `/v1/metrics` are appended. Default: none, telemetry off.
+    /// The collector's OTLP base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`); over HTTP `/v1/traces` and
+    /// `/v1/metrics` are appended, over gRPC it is the address as given. Default: none,
+    /// telemetry off.
     pub endpoint: Option<String>,
-    /// `http/protobuf` (default) or `http/json` (`OTEL_EXPORTER_OTLP_PROTOCOL`).
+    /// `http/protobuf` (default), `http/json` or `grpc` (`OTEL_EXPORTER_OTLP_PROTOCOL`).
     pub protocol: Option<String>,
     /// Headers of every export, such as an API key of the collector
     /// (`OTEL_EXPORTER_OTLP_HEADERS`).

@@ -4,8 +4,9 @@
 //! for what they leave unset, `[telemetry]`. With no OTLP endpoint, or `OTEL_SDK_DISABLED=true`
 //! (`enabled = false`), nothing is built: no exporter, no thread, and [`watch`] and
 //! [`child_environment`] give back what they were given and nothing; a run pays one lookup of a
-//! few variables. Otherwise a tracer provider exports over OTLP/HTTP (protobuf by default, JSON on
-//! request; gRPC is not built in: a warning, and telemetry stays off) from the SDK's own thread.
+//! few variables. Otherwise a tracer provider exports from the SDK's own thread over OTLP/HTTP
+//! (protobuf by default, JSON on request) or OTLP/gRPC (`grpc`: the exporter's tonic client, on a
+//! one-thread runtime of its own, connecting with pincer's rustls configuration for `https`).
 //!
 //! The spans come from the engine's events ([`watch`] wraps the output sink): `invoke_agent` for
 //! the run (the child of an incoming `TRACEPARENT`), `chat {model}` per model call,
@@ -22,6 +23,7 @@
 //! Never exported: keys and headers, prompt and answer text unless
 //! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, tool arguments and results.
 
+mod grpc;
 mod metrics;
 mod sink;
 
@@ -111,6 +113,17 @@ impl<E: SpanExporter> SpanExporter for Noting<E> {
     }
 }
 
+/// How spans and metrics travel to the collector (`OTEL_EXPORTER_OTLP_PROTOCOL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Transport {
+    /// `http/protobuf`, the default.
+    HttpProtobuf,
+    /// `http/json`.
+    HttpJson,
+    /// `grpc`: the endpoint is the collector's gRPC address, with no `/v1/...` path.
+    Grpc,
+}
+
 /// How the variables configure telemetry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Setup {
@@ -118,7 +131,7 @@ enum Setup {
     /// Not started, with the reason for a warning.
     Unsupported(String),
     On {
-        json: bool,
+        transport: Transport,
         flush_timeout: Duration,
         capture_content: bool,
     },
@@ -139,20 +152,14 @@ fn setup(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
     let protocol = set("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL")
         .or_else(|| set("OTEL_EXPORTER_OTLP_PROTOCOL"))
         .unwrap_or_else(|| "http/protobuf".to_owned());
-    let json = match protocol.trim() {
-        "http/protobuf" => false,
-        "http/json" => true,
-        "grpc" => {
-            return Setup::Unsupported(
-                "telemetry is off: OTLP over grpc is not built into pincer; set \
-                 OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf and the collector's HTTP port (4318)"
-                    .to_owned(),
-            );
-        }
+    let transport = match protocol.trim() {
+        "http/protobuf" => Transport::HttpProtobuf,
+        "http/json" => Transport::HttpJson,
+        "grpc" => Transport::Grpc,
         other => {
             return Setup::Unsupported(format!(
                 "telemetry is off: unknown OTEL_EXPORTER_OTLP_PROTOCOL {other:?}; use \
-                 http/protobuf or http/json"
+                 http/protobuf, http/json or grpc"
             ));
         }
     };
@@ -161,7 +168,7 @@ fn setup(lookup: &dyn Fn(&str) -> Option<String>) -> Setup {
         .and_then(|millis| millis.trim().parse::<u64>().ok())
         .map_or(DEFAULT_FLUSH_TIMEOUT, Duration::from_millis);
     Setup::On {
-        json,
+        transport,
         flush_timeout,
         capture_content: is_true("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"),
     }
@@ -209,20 +216,29 @@ fn build(
     lookup: &dyn Fn(&str) -> Option<String>,
     warn: &dyn Fn(&str),
 ) -> Option<Started> {
-    let (json, flush_timeout, capture_content) = match setup(lookup) {
+    let (transport, flush_timeout, capture_content) = match setup(lookup) {
         Setup::Off => return None,
         Setup::Unsupported(reason) => {
             warn(&reason);
             return None;
         }
         Setup::On {
-            json,
+            transport,
             flush_timeout,
             capture_content,
-        } => (json, flush_timeout, capture_content),
+        } => (transport, flush_timeout, capture_content),
     };
     let failure = Failure::default();
-    let (tracer_provider, meter_provider) = match providers(config, json, flush_timeout, &failure) {
+    let built = match transport {
+        Transport::Grpc => grpc::providers(config, flush_timeout, &failure),
+        Transport::HttpProtobuf | Transport::HttpJson => providers(
+            config,
+            transport == Transport::HttpJson,
+            flush_timeout,
+            &failure,
+        ),
+    };
+    let (tracer_provider, meter_provider) = match built {
         Ok(providers) => providers,
         Err(reason) => {
             warn(&format!("telemetry is off: {reason}"));
@@ -259,6 +275,12 @@ enum ExporterError {
     ClientPanicked,
     #[error(transparent)]
     Exporter(#[from] opentelemetry_otlp::ExporterBuildError),
+    #[error("the gRPC exporter's runtime could not be started: {0}")]
+    Runtime(std::io::Error),
+    #[error("invalid OTLP endpoint {endpoint:?}: {reason}")]
+    Endpoint { endpoint: String, reason: String },
+    #[error("invalid OTLP header {0:?}")]
+    Header(String),
 }
 
 /// The exporters and their providers: traces, and metrics when an endpoint for them is set
@@ -472,7 +494,7 @@ mod tests {
         assert_eq!(
             with(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c/v1/traces")]),
             Setup::On {
-                json: false,
+                transport: Transport::HttpProtobuf,
                 flush_timeout: Duration::from_secs(2),
                 capture_content: false,
             }
@@ -485,7 +507,7 @@ mod tests {
                 ("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true"),
             ]),
             Setup::On {
-                json: true,
+                transport: Transport::HttpJson,
                 flush_timeout: Duration::from_millis(300),
                 capture_content: true,
             }
@@ -493,16 +515,24 @@ mod tests {
     }
 
     #[test]
-    fn grpc_and_unknown_protocols_leave_it_off_with_a_reason() {
-        for protocol in ["grpc", "thrift"] {
-            let setup = with(&[
-                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c"),
-                ("OTEL_EXPORTER_OTLP_PROTOCOL", protocol),
-            ]);
-            assert!(
-                matches!(&setup, Setup::Unsupported(reason) if reason.contains("http/protobuf")),
-                "{protocol}: {setup:?}"
-            );
-        }
+    fn grpc_is_a_transport_and_an_unknown_protocol_leaves_it_off_with_a_reason() {
+        assert!(matches!(
+            with(&[
+                ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4317"),
+                ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+            ]),
+            Setup::On {
+                transport: Transport::Grpc,
+                ..
+            }
+        ));
+        let setup = with(&[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c"),
+            ("OTEL_EXPORTER_OTLP_PROTOCOL", "thrift"),
+        ]);
+        assert!(
+            matches!(&setup, Setup::Unsupported(reason) if reason.contains("grpc")),
+            "{setup:?}"
+        );
     }
 }

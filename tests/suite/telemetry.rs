@@ -1,9 +1,21 @@
 //! OpenTelemetry export (SPEC §17): pincer runs against the mock provider with
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` at a second mock that records what it is sent, and the tests
-//! decode those requests with the protocol's own generated types (`opentelemetry-proto`).
+//! decode those requests with the protocol's own generated types (`opentelemetry-proto`). Over
+//! gRPC the collector is [`GrpcCollector`]: the protocol's generated tonic services, served by
+//! hyper's HTTP/2 server.
 
 use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceResponse;
+use opentelemetry_proto::tonic::collector::metrics::v1::metrics_service_server::{
+    MetricsService, MetricsServiceServer,
+};
+use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceResponse;
+use opentelemetry_proto::tonic::collector::trace::v1::trace_service_server::{
+    TraceService, TraceServiceServer,
+};
 
 use opentelemetry_proto::tonic::collector::metrics::v1::ExportMetricsServiceRequest;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
@@ -29,6 +41,105 @@ fn collector() -> MockServer {
             .map(|_| Reply::raw(200, "application/x-protobuf", b""))
             .collect(),
     )
+}
+
+/// What the gRPC collector received: each export with the metadata it came with.
+#[derive(Clone, Default)]
+struct Received {
+    traces: Arc<Mutex<Vec<(tonic::metadata::MetadataMap, ExportTraceServiceRequest)>>>,
+    metrics: Arc<Mutex<Vec<ExportMetricsServiceRequest>>>,
+}
+
+#[tonic::async_trait]
+impl TraceService for Received {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportTraceServiceRequest>,
+    ) -> Result<tonic::Response<ExportTraceServiceResponse>, tonic::Status> {
+        let metadata = request.metadata().clone();
+        self.traces
+            .lock()
+            .unwrap()
+            .push((metadata, request.into_inner()));
+        Ok(tonic::Response::new(ExportTraceServiceResponse::default()))
+    }
+}
+
+#[tonic::async_trait]
+impl MetricsService for Received {
+    async fn export(
+        &self,
+        request: tonic::Request<ExportMetricsServiceRequest>,
+    ) -> Result<tonic::Response<ExportMetricsServiceResponse>, tonic::Status> {
+        self.metrics.lock().unwrap().push(request.into_inner());
+        Ok(tonic::Response::new(ExportMetricsServiceResponse::default()))
+    }
+}
+
+/// An OTLP/gRPC collector on 127.0.0.1: the generated trace and metrics services over plain
+/// HTTP/2 (h2c), on a runtime thread of its own that ends with the test process.
+struct GrpcCollector {
+    address: std::net::SocketAddr,
+    received: Received,
+}
+
+impl GrpcCollector {
+    fn start() -> GrpcCollector {
+        use hyper_util::rt::{TokioExecutor, TokioIo};
+        use tonic::codegen::Service as _;
+
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let address = listener.local_addr().unwrap();
+        let received = Received::default();
+        let traces = TraceServiceServer::new(received.clone());
+        let metrics = MetricsServiceServer::new(received.clone());
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                while let Ok((stream, _)) = listener.accept().await {
+                    let (traces, metrics) = (traces.clone(), metrics.clone());
+                    let service = hyper::service::service_fn(
+                        move |request: hyper::Request<hyper::body::Incoming>| {
+                            let (mut traces, mut metrics) = (traces.clone(), metrics.clone());
+                            async move {
+                                if request.uri().path().contains("TraceService") {
+                                    traces.call(request).await
+                                } else {
+                                    metrics.call(request).await
+                                }
+                            }
+                        },
+                    );
+                    tokio::spawn(
+                        hyper::server::conn::http2::Builder::new(TokioExecutor::new())
+                            .serve_connection(TokioIo::new(stream), service),
+                    );
+                }
+            });
+        });
+        GrpcCollector { address, received }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    fn spans(&self) -> Vec<Span> {
+        self.received
+            .traces
+            .lock()
+            .unwrap()
+            .iter()
+            .flat_map(|(_, request)| request.resource_spans.clone())
+            .flat_map(|resource| resource.scope_spans)
+            .flat_map(|scope| scope.spans)
+            .collect()
+    }
 }
 
 /// Every span the collector received, decoded.
@@ -485,4 +596,130 @@ fn an_mcp_stdio_server_gets_the_traceparent_of_the_run_span() {
     let results = tool_results(&requests[1].json());
     let started_by = span_named_by(&spans, &results["c1"].0);
     assert_eq!(started_by.name, "invoke_agent");
+}
+
+#[test]
+fn over_grpc_a_run_exports_its_spans_with_their_parents_and_the_headers_as_metadata() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(exec_turn(&["true"]));
+    let collector = GrpcCollector::start();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("OTEL_EXPORTER_OTLP_HEADERS", "x-collector-tenant=nightly")
+        .env("TRACEPARENT", format!("00-{TRACE_ID}-{PARENT_ID}-01"))
+        .args(["run", "-m", MODEL, "list things"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        !stderr(&output).contains("telemetry"),
+        "no warning: {}",
+        stderr(&output)
+    );
+
+    let spans = collector.spans();
+    assert!(spans.iter().all(|span| hex(&span.trace_id) == TRACE_ID));
+    let agent = named(&spans, "invoke_agent");
+    assert_eq!(hex(&agent.parent_span_id), PARENT_ID);
+    let chats: Vec<&Span> = spans
+        .iter()
+        .filter(|span| span.name == "chat claude-sonnet-4-5")
+        .collect();
+    assert_eq!(chats.len(), 2, "one span per model call");
+    for chat in &chats {
+        assert_eq!(chat.parent_span_id, agent.span_id);
+        assert_eq!(int(chat, "gen_ai.usage.input_tokens"), 10);
+    }
+    let tool = named(&spans, "execute_tool exec");
+    assert_eq!(tool.parent_span_id, agent.span_id);
+    assert_eq!(string(tool, "gen_ai.tool.name"), "exec");
+
+    let traces = collector.received.traces.lock().unwrap();
+    let (metadata, _) = &traces[0];
+    assert_eq!(
+        metadata
+            .get("x-collector-tenant")
+            .and_then(|value| value.to_str().ok()),
+        Some("nightly"),
+        "OTEL_EXPORTER_OTLP_HEADERS arrive as gRPC metadata"
+    );
+    drop(traces);
+    let metrics = collector.received.metrics.lock().unwrap();
+    assert!(
+        metrics
+            .iter()
+            .flat_map(|request| &request.resource_metrics)
+            .flat_map(|resource| &resource.scope_metrics)
+            .flat_map(|scope| &scope.metrics)
+            .any(|metric| metric.name == "gen_ai.client.token.usage"),
+        "the metrics go over gRPC too"
+    );
+}
+
+#[test]
+fn over_grpc_the_traces_endpoint_variable_is_the_address_as_given() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+    let collector = GrpcCollector::start();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "grpc")
+        .env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", collector.url())
+        .args(["run", "-m", MODEL, "hello"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    named(&collector.spans(), "invoke_agent");
+    assert!(
+        collector.received.metrics.lock().unwrap().is_empty(),
+        "a traces-only endpoint sends no metrics"
+    );
+}
+
+#[test]
+fn a_dead_or_silent_grpc_collector_costs_at_most_the_flush_timeout_and_keeps_the_exit_code() {
+    let dead = TcpListener::bind("127.0.0.1:0").unwrap();
+    let dead_url = format!("http://{}", dead.local_addr().unwrap());
+    drop(dead);
+    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_url = format!("http://{}", silent.local_addr().unwrap());
+    let hold = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in silent.incoming().take(4) {
+            held.push(stream);
+            std::thread::sleep(Duration::from_secs(30));
+        }
+    });
+    for url in [dead_url, silent_url] {
+        let home = Home::new();
+        let protocol = crate::common::protocols::anthropic();
+        let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+        let started = Instant::now();
+        let output = home
+            .pincer()
+            .provider(&protocol, &server)
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
+            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
+            .args(["run", "-m", MODEL, "hello"])
+            .output();
+        let took = started.elapsed();
+        assert_eq!(code(&output), 0, "{url}: {}", stderr(&output));
+        assert!(
+            took < Duration::from_secs(5),
+            "{url}: the run took {took:?} with a 500 ms flush timeout"
+        );
+        assert!(
+            stderr(&output).contains("telemetry"),
+            "{url}: a warning says the export failed: {}",
+            stderr(&output)
+        );
+    }
+    drop(hold);
 }
