@@ -116,8 +116,8 @@ pub struct TelemetryConfig {
     /// The most the export at exit may take, in milliseconds (`OTEL_EXPORTER_OTLP_TIMEOUT`).
     /// Default: 2000.
     pub flush_timeout_ms: Option<u64>,
-    /// Export the answer text (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`). Default:
-    /// false.
+    /// Export message content: the prompt, the system prompt and the answer
+    /// (`OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`). Default: false.
     pub capture_content: Option<bool>,
     /// `false` turns telemetry off whatever the endpoint (`OTEL_SDK_DISABLED=true`).
     pub enabled: Option<bool>,

@@ -20,6 +20,9 @@ use crate::conversation::{
 pub enum Event {
     /// The turn is about to make its first request (stream-json `system/init`).
     Init(Init),
+    /// What the first request sends: the user message and the system prompt. No output renders
+    /// it; telemetry exports it only when asked to capture message content (SPEC §17).
+    Input(Input),
     /// A chunk of the answer for the person reading stdout (text mode), as it streams; the
     /// engines already took out text a retried call repeats.
     TextDelta(String),
@@ -125,6 +128,26 @@ pub struct InitHook {
     pub runner: &'static str,
 }
 
+/// The text of a turn's first request ([`Event::Input`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// The user message's text: the prompt, stdin, and what prompt hooks added.
+    pub prompt: String,
+    /// The system prompt (empty when the model gets none).
+    pub system: String,
+}
+
+/// How starting an MCP server went, for its telemetry span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpStart {
+    /// When starting began (wall clock).
+    pub at: std::time::SystemTime,
+    /// How long it took, to `tools/list` answered or the failure.
+    pub took: Duration,
+    /// The kind of failure (`timeout`, `connect`, `initialize`, …); none when it started.
+    pub error_class: Option<&'static str>,
+}
+
 /// An MCP server as the turn starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpServer {
@@ -138,6 +161,8 @@ pub struct McpServer {
     pub tools: Vec<String>,
     /// Why it failed.
     pub error: Option<String>,
+    /// How its start went; none when a CLI backend starts it.
+    pub start: Option<McpStart>,
 }
 
 /// A completed model call, for the `message_delta` of partial messages.

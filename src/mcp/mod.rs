@@ -133,6 +133,10 @@ pub(crate) struct ServerStatus {
     pub listed_tools: usize,
     /// Why it failed.
     pub error: Option<String>,
+    /// What kind of failure that was.
+    pub error_class: Option<StartErrorClass>,
+    /// When starting began (wall clock, for its telemetry span).
+    pub started_at: std::time::SystemTime,
     /// The last lines of its stderr (stdio).
     pub stderr_tail: Vec<String>,
     /// The server's own name and version, from `initialize`.
@@ -199,7 +203,43 @@ struct Connected {
 
 /// A failure to start, with the process (if one started) for its stderr and exit status.
 struct StartFailure {
+    class: StartErrorClass,
     message: String,
+}
+
+/// What kind of failure kept a server from starting: a closed set, safe to export (the message
+/// may hold paths, URLs or the server's own words; the class never does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StartErrorClass {
+    /// The declaration was refused (a key variable in its environment).
+    Refused,
+    /// Its declaration cannot be used: a cwd that is no directory, an unset token variable, a
+    /// bad header.
+    Configuration,
+    /// The process could not be started, or the server not reached.
+    Connect,
+    /// The `initialize` handshake failed.
+    Initialize,
+    /// `tools/list` failed.
+    ToolsList,
+    /// It did not start within its startup timeout.
+    Timeout,
+    /// The run was cancelled while it started.
+    Interrupted,
+}
+
+impl StartErrorClass {
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            StartErrorClass::Refused => "refused",
+            StartErrorClass::Configuration => "configuration",
+            StartErrorClass::Connect => "connect",
+            StartErrorClass::Initialize => "initialize",
+            StartErrorClass::ToolsList => "tools_list",
+            StartErrorClass::Timeout => "timeout",
+            StartErrorClass::Interrupted => "interrupted",
+        }
+    }
 }
 
 impl McpSet {
@@ -546,12 +586,14 @@ fn first_start_note(transport: &TransportSpec) -> &'static str {
 /// Start one server, bounded by its startup timeout and the run's cancellation.
 async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
     let started = Instant::now();
+    let started_at = std::time::SystemTime::now();
     let mut process: Option<StdioProcess> = None;
     let outcome = tokio::select! {
         outcome = tokio::time::timeout(spec.startup_timeout, connect(&spec, context, &mut process)) => {
             match outcome {
                 Ok(outcome) => outcome,
                 Err(_) => Err(StartFailure {
+                    class: StartErrorClass::Timeout,
                     message: format!(
                         "did not start within {} (startup_timeout_sec){}",
                         seconds_text(spec.startup_timeout),
@@ -561,6 +603,7 @@ async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
             }
         }
         () = context.cancel.cancelled() => Err(StartFailure {
+            class: StartErrorClass::Interrupted,
             message: "startup was interrupted".to_owned(),
         }),
     };
@@ -574,6 +617,8 @@ async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
         tools: Vec::new(),
         listed_tools: 0,
         error: None,
+        error_class: None,
+        started_at,
         stderr_tail: Vec::new(),
         server_info: None,
         startup: started.elapsed(),
@@ -613,6 +658,7 @@ async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
                 status.stderr_tail = process.stderr_tail();
             }
             status.error = Some(message);
+            status.error_class = Some(failure.class);
             Server {
                 spec,
                 status,
@@ -633,12 +679,13 @@ async fn connect(
     context: &StartContext,
     process: &mut Option<StdioProcess>,
 ) -> Result<Connected, StartFailure> {
-    let fail = |message: String| StartFailure { message };
-    let failed = |error: &dyn std::fmt::Display| StartFailure {
+    let fail = |class, message: String| StartFailure { class, message };
+    let failed = |class, error: &dyn std::fmt::Display| StartFailure {
+        class,
         message: error.to_string(),
     };
     if let Some(reason) = &spec.refused {
-        return Err(fail(reason.clone()));
+        return Err(fail(StartErrorClass::Refused, reason.clone()));
     }
     let service = match &spec.transport {
         TransportSpec::Stdio {
@@ -653,10 +700,10 @@ async fn connect(
                 None => context.workspace.clone(),
             };
             if !directory.is_dir() {
-                return Err(fail(format!(
-                    "its cwd '{}' is not a directory",
-                    directory.display()
-                )));
+                return Err(fail(
+                    StartErrorClass::Configuration,
+                    format!("its cwd '{}' is not a directory", directory.display()),
+                ));
             }
             let environment = stdio::environment(
                 &context.environment,
@@ -673,7 +720,7 @@ async fn connect(
                 environment,
                 on_stderr: context.on_stderr.clone(),
             })
-            .map_err(|error| failed(&error))?;
+            .map_err(|error| failed(StartErrorClass::Connect, &error))?;
             *process = Some(started);
             initialize((stdout, stdin)).await?
         }
@@ -687,7 +734,7 @@ async fn connect(
             let mut custom: HashMap<HeaderName, HeaderValue> = HashMap::new();
             for (name, value) in
                 legacy_sse::header_map(&all_headers(headers, env_headers, context), None)
-                    .map_err(|error| failed(&error))?
+                    .map_err(|error| failed(StartErrorClass::Configuration, &error))?
             {
                 if let Some(name) = name {
                     custom.insert(name, value);
@@ -713,21 +760,26 @@ async fn connect(
                 &all_headers(headers, env_headers, context),
                 token.as_deref(),
             )
-            .map_err(|error| failed(&error))?;
+            .map_err(|error| failed(StartErrorClass::Configuration, &error))?;
             let transport = legacy_sse::LegacySse::connect(context.http.clone(), url, headers)
                 .await
-                .map_err(|error| failed(&error))?;
+                .map_err(|error| failed(StartErrorClass::Connect, &error))?;
             initialize(transport).await?
         }
         TransportSpec::Sdk { server } => {
-            initialize(sdk::SdkServer::open(server).map_err(|error| failed(&error))?).await?
+            initialize(
+                sdk::SdkServer::open(server)
+                    .map_err(|error| failed(StartErrorClass::Connect, &error))?,
+            )
+            .await?
         }
     };
-    let tools = service
-        .peer()
-        .list_all_tools()
-        .await
-        .map_err(|error| fail(format!("tools/list failed: {error}")))?;
+    let tools = service.peer().list_all_tools().await.map_err(|error| {
+        fail(
+            StartErrorClass::ToolsList,
+            format!("tools/list failed: {error}"),
+        )
+    })?;
     Ok(Connected { service, tools })
 }
 
@@ -742,6 +794,7 @@ where
     rmcp::serve_client(client_info(), transport)
         .await
         .map_err(|error| StartFailure {
+            class: StartErrorClass::Initialize,
             message: match error {
                 // rmcp names the transport by its Rust type; the cause is what matters.
                 rmcp::service::ClientInitializeError::TransportError { error, context } => {
@@ -863,6 +916,7 @@ fn bearer_token(
         Some(name) => variable(context, name)
             .map(Some)
             .ok_or_else(|| StartFailure {
+                class: StartErrorClass::Configuration,
                 message: format!("bearer_token_env_var names {name}, which is not set"),
             }),
     }

@@ -10,7 +10,7 @@
 //!
 //! The spans come from the engine's events ([`watch`] wraps the output sink): `invoke_agent` for
 //! the run (the child of an incoming `TRACEPARENT`), `chat {model}` per model call,
-//! `execute_tool {name}` per tool call, `compact` and `hook {name}`. The innermost open span is
+//! `execute_tool {name}` per tool call, `compact`, `hook {name}` and `mcp_start {server}`. The innermost open span is
 //! the one a child process pincer starts then belongs to: [`child_environment`] gives its
 //! `TRACEPARENT` (and `TRACESTATE`), which `exec`, hooks, MCP stdio servers and CLI backends put
 //! in their environment. With telemetry off an incoming `TRACEPARENT` is inherited unchanged,
@@ -20,8 +20,9 @@
 //! timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, else 2 s), so a collector that is down or slow costs
 //! that long and a warning, never a hang or another exit code.
 //!
-//! Never exported: keys and headers, prompt and answer text unless
-//! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, tool arguments and results.
+//! Never exported: keys and headers, the prompt, system prompt and answer unless
+//! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, tool arguments and results, an MCP
+//! server's error message, environment or headers.
 
 mod grpc;
 mod metrics;

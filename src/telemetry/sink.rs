@@ -1,14 +1,20 @@
 //! The spans of a run, built from the engine's events on their way to the output sink.
+//!
+//! Message content (SPEC §17) is exported only with `capture_content`, in the GenAI semantic
+//! conventions' JSON attributes on `invoke_agent`: `gen_ai.system_instructions`,
+//! `gen_ai.input.messages` (the user message) and `gen_ai.output.messages` (the answer).
 
-use opentelemetry::trace::{SpanKind, Status, TraceContextExt as _, Tracer as _};
+use opentelemetry::trace::{Span as _, SpanKind, Status, TraceContextExt as _, Tracer as _};
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 
 use std::time::Instant;
 
+use serde::Serialize;
+
 use super::metrics::Call;
 use super::{Active, set_current, start};
 use crate::config::file::TelemetryConfig;
-use crate::engine::event::{Event, EventSink, Phase, RetryKind};
+use crate::engine::event::{Event, EventSink, McpServer, Phase, RetryKind};
 use crate::output::events::OutputSink;
 use crate::output::schema::RunResult;
 
@@ -101,6 +107,22 @@ impl Traced {
                 if let Some(id) = &init.session_id {
                     span.set_attribute(KeyValue::new("gen_ai.conversation.id", id.clone()));
                 }
+                for server in &init.mcp_servers {
+                    mcp_start_span(self.active, &self.agent, server);
+                }
+            }
+            Event::Input(input) if self.active.capture_content => {
+                let span = self.agent.span();
+                if !input.system.is_empty() {
+                    span.set_attribute(KeyValue::new(
+                        "gen_ai.system_instructions",
+                        content_json(&[Part::text(&input.system)]),
+                    ));
+                }
+                span.set_attribute(KeyValue::new(
+                    "gen_ai.input.messages",
+                    content_json(&[ChatMessage::text("user", &input.prompt)]),
+                ));
             }
             Event::Phase(Phase::Connecting(reference)) => {
                 end(self.chat.take());
@@ -325,11 +347,10 @@ impl Traced {
             KeyValue::new("pincer.terminal_reason", result.terminal_reason.clone()),
         ]);
         if self.active.capture_content {
-            let output = serde_json::json!([{
-                "role": "assistant",
-                "parts": [{"type": "text", "content": result.result}],
-            }]);
-            span.set_attribute(KeyValue::new("gen_ai.output.messages", output.to_string()));
+            span.set_attribute(KeyValue::new(
+                "gen_ai.output.messages",
+                content_json(&[ChatMessage::text("assistant", &result.result)]),
+            ));
         }
         if result.is_error {
             span.set_status(Status::error(result.terminal_reason.clone()));
@@ -339,6 +360,80 @@ impl Traced {
             metrics.run(result.total_cost_usd, &result.terminal_reason);
         }
     }
+}
+
+/// A span for one MCP server's start, under the run's span, with the times the start really took
+/// (the servers start before the turn's first event; the init event reports them). Its name,
+/// transport, outcome and, for a failure, the class of the error: never the message, which can
+/// hold the server's words, paths or URLs, nor its environment or headers.
+fn mcp_start_span(active: &Active, agent: &Context, server: &McpServer) {
+    let Some(start) = &server.start else {
+        return;
+    };
+    let mut attributes = vec![
+        KeyValue::new("pincer.mcp.server", server.name.clone()),
+        KeyValue::new("pincer.mcp.transport", server.transport.clone()),
+        KeyValue::new(
+            "pincer.mcp.outcome",
+            if start.error_class.is_some() {
+                "error"
+            } else {
+                "ok"
+            },
+        ),
+    ];
+    if let Some(class) = start.error_class {
+        attributes.push(KeyValue::new("error.type", class));
+    }
+    let mut span = active
+        .tracer
+        .span_builder(format!("mcp_start {}", server.name))
+        .with_kind(SpanKind::Internal)
+        .with_start_time(start.at)
+        .with_attributes(attributes)
+        .start_with_context(&active.tracer, agent);
+    if let Some(class) = start.error_class {
+        span.set_status(Status::error(class));
+    }
+    span.end_with_timestamp(start.at + start.took);
+}
+
+/// A message as the GenAI conventions' content attributes hold it: a role and its parts.
+#[derive(Serialize)]
+struct ChatMessage<'a> {
+    role: &'static str,
+    parts: [Part<'a>; 1],
+}
+
+impl<'a> ChatMessage<'a> {
+    fn text(role: &'static str, content: &'a str) -> ChatMessage<'a> {
+        ChatMessage {
+            role,
+            parts: [Part::text(content)],
+        }
+    }
+}
+
+/// One part of a message (pincer exports text parts only).
+#[derive(Serialize)]
+struct Part<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    content: &'a str,
+}
+
+impl<'a> Part<'a> {
+    fn text(content: &'a str) -> Part<'a> {
+        Part {
+            kind: "text",
+            content,
+        }
+    }
+}
+
+/// The JSON string of a content attribute.
+fn content_json<T: Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 fn end(context: Option<Context>) {

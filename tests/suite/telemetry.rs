@@ -723,3 +723,141 @@ fn a_dead_or_silent_grpc_collector_costs_at_most_the_flush_timeout_and_keeps_the
     }
     drop(hold);
 }
+
+/// The content attributes of the GenAI conventions.
+const CONTENT_ATTRIBUTES: [&str; 3] = [
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "gen_ai.system_instructions",
+];
+
+#[test]
+fn no_message_content_attribute_is_exported_without_the_capture_variable() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .args(["run", "-m", MODEL, "PROMPT-CANARY-33"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    named(&spans, "invoke_agent");
+    for span in &spans {
+        for key in CONTENT_ATTRIBUTES {
+            assert!(attribute(span, key).is_none(), "{}: {key}", span.name);
+        }
+    }
+}
+
+#[test]
+fn with_the_capture_variable_the_prompt_and_system_instructions_are_exported_but_no_key() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .env("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "true")
+        .args(["run", "-m", MODEL, "PROMPT-CANARY-33"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let agent = named(&spans, "invoke_agent");
+    let input: serde_json::Value =
+        serde_json::from_str(&string(agent, "gen_ai.input.messages")).expect("JSON messages");
+    assert_eq!(input[0]["role"], "user");
+    assert_eq!(input[0]["parts"][0]["type"], "text");
+    assert!(
+        input[0]["parts"][0]["content"]
+            .as_str()
+            .is_some_and(|text| text.contains("PROMPT-CANARY-33")),
+        "{input}"
+    );
+    let system: serde_json::Value =
+        serde_json::from_str(&string(agent, "gen_ai.system_instructions")).expect("JSON parts");
+    assert_eq!(system[0]["type"], "text");
+    assert!(
+        system[0]["content"]
+            .as_str()
+            .is_some_and(|text| !text.is_empty()),
+        "{system}"
+    );
+    let output: serde_json::Value =
+        serde_json::from_str(&string(agent, "gen_ai.output.messages")).expect("JSON messages");
+    assert_eq!(output[0]["role"], "assistant");
+    for request in collector.requests() {
+        assert!(
+            !String::from_utf8_lossy(&request.body).contains(KEY),
+            "the key was exported"
+        );
+    }
+}
+
+#[test]
+fn each_mcp_server_start_is_a_span_under_the_run_with_its_outcome_and_no_environment() {
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let mut config = crate::suite::mcp::stdio_server("t", "stdio", None, serde_json::json!({}));
+    config["mcpServers"]["hang"] = crate::suite::mcp::stdio_server(
+        "hang",
+        "hang",
+        None,
+        serde_json::json!({"startup_timeout_sec": 0.5}),
+    )["mcpServers"]["hang"]
+        .clone();
+    config["mcpServers"]["broken"] = serde_json::json!({
+        "command": "/nonexistent/mcp-server",
+        "env": {"MCP_TOKEN": "ENV-CANARY-55"},
+    });
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["done"]))]);
+    let collector = collector();
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector.url())
+        .args([
+            "run",
+            "-m",
+            MODEL,
+            "--mcp-config",
+            &config.to_string(),
+            "go",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let spans = spans(&collector);
+    let agent = named(&spans, "invoke_agent");
+    let started = named(&spans, "mcp_start t");
+    assert_eq!(started.parent_span_id, agent.span_id);
+    assert_eq!(string(started, "pincer.mcp.server"), "t");
+    assert_eq!(string(started, "pincer.mcp.transport"), "stdio");
+    assert_eq!(string(started, "pincer.mcp.outcome"), "ok");
+    assert!(attribute(started, "error.type").is_none());
+    assert!(started.end_time_unix_nano > started.start_time_unix_nano);
+    assert!(started.start_time_unix_nano >= agent.start_time_unix_nano);
+
+    let hang = named(&spans, "mcp_start hang");
+    assert_eq!(hang.parent_span_id, agent.span_id);
+    assert_eq!(string(hang, "pincer.mcp.outcome"), "error");
+    assert_eq!(string(hang, "error.type"), "timeout");
+    let took = Duration::from_nanos(hang.end_time_unix_nano - hang.start_time_unix_nano);
+    assert!(took >= Duration::from_millis(500), "{took:?}");
+
+    let broken = named(&spans, "mcp_start broken");
+    assert_eq!(string(broken, "error.type"), "connect");
+    for request in collector.requests() {
+        let body = String::from_utf8_lossy(&request.body);
+        for secret in ["ENV-CANARY-55", "MCP_TOKEN", "/nonexistent"] {
+            assert!(!body.contains(secret), "{secret} was exported");
+        }
+    }
+}

@@ -12,10 +12,12 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::env::RunEnv;
-use crate::engine::event::McpServer;
+use crate::engine::event::{McpServer, McpStart};
 use crate::engine::scope::{CancelScope, cancelled_error};
 use crate::error::{CliError, CliResult, Exit};
-use crate::mcp::{McpConfig, McpConfigError, McpSet, ServerState, ServerStatus, StartContext};
+use crate::mcp::{
+    McpConfig, McpConfigError, McpSet, ServerState, ServerStatus, StartContext, StartErrorClass,
+};
 
 /// The `error.kind` of a run stopped by a required server.
 pub(crate) const ERROR_KIND: &str = "mcp";
@@ -228,6 +230,11 @@ pub(crate) fn init_servers(set: &McpSet) -> Vec<McpServer> {
             transport: status.transport.to_owned(),
             tools: status.tools.iter().map(|tool| tool.name.clone()).collect(),
             error: status.error.clone(),
+            start: Some(McpStart {
+                at: status.started_at,
+                took: status.startup,
+                error_class: status.error_class.map(StartErrorClass::as_str),
+            }),
         })
         .collect()
 }
@@ -247,6 +254,7 @@ pub(crate) fn delegated_servers(config: &McpConfig) -> Vec<McpServer> {
             transport: server.transport.kind().to_owned(),
             tools: Vec::new(),
             error: server.refused.clone(),
+            start: None,
         })
         .collect()
 }

@@ -13,7 +13,7 @@ use super::models::{Candidate, chain_keys, default_model, model_chain};
 use super::{ChainOutcome, TurnInput, TurnRequest};
 use crate::conversation::SandboxMode;
 use crate::conversation::{ContentBlock, Message, MessageContent, UserMessage};
-use crate::engine::event::{Event, EventSink, Init};
+use crate::engine::event::{Event, EventSink, Init, Input};
 use crate::engine::plan;
 use crate::engine::scope::CancelScope;
 use crate::engine::{CancelReason, Ending};
@@ -158,6 +158,13 @@ pub(crate) fn execute(
         context.note(&format!("session: {id}"));
     }
     let user = prompt_hooks(context, (scope, &choice), primary, &shared, user, sink)?;
+    sink.emit(&Event::Input(Input {
+        prompt: match &user {
+            Message::User(message) => message.content.text(),
+            _ => String::new(),
+        },
+        system: first.settings.system_prompt.clone(),
+    }));
     let mut messages = start_turn(&mut setup, primary, shared.thinking, user)?;
     let client = match transport {
         Some(transport) => transport,
