@@ -861,3 +861,53 @@ fn each_mcp_server_start_is_a_span_under_the_run_with_its_outcome_and_no_environ
         }
     }
 }
+
+#[test]
+fn an_https_grpc_endpoint_is_dialled_with_tls_offering_h2() {
+    // A listener that keeps the first bytes the exporter sends: a TLS ClientHello, which names
+    // the ALPN protocols offered, when the https channel uses pincer's rustls configuration.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "https://localhost:{}",
+        listener.local_addr().unwrap().port()
+    );
+    let hello = std::thread::spawn(move || {
+        use std::io::Read as _;
+        let (mut stream, _) = listener.accept().unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        let mut bytes = vec![0; 4096];
+        let read = stream.read(&mut bytes).unwrap_or(0);
+        bytes.truncate(read);
+        bytes
+    });
+    let home = Home::new();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .key(&protocol, KEY)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
+        .env("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
+        .args(["run", "-m", MODEL, "hello"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("telemetry"),
+        "the unanswered handshake is a warning: {}",
+        stderr(&output)
+    );
+    let hello = hello.join().unwrap();
+    assert_eq!(
+        hello.first(),
+        Some(&0x16),
+        "a TLS handshake record: {hello:?}"
+    );
+    assert!(
+        hello.windows(3).any(|window| window == b"\x02h2"),
+        "the ClientHello offers h2"
+    );
+}
