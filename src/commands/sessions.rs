@@ -921,8 +921,7 @@ fn remove_files(
             let _ = std::fs::remove_file(side);
         }
     }
-    let _ = std::fs::remove_file(crate::session::store::lock_file(path));
-    let _ = std::fs::remove_file(crate::fs::lock_path(path));
+    lock.remove_files();
     Ok(())
 }
 

@@ -84,6 +84,9 @@ pub(crate) fn allow_local_locks(allowed: bool) {
 #[derive(Debug)]
 pub(crate) struct FileLock {
     file: File,
+    /// The lock file's name was removed while held (its session deleted): nobody can open it
+    /// any more, so its note is not cleared at release (a truncation per deleted session).
+    removed: AtomicBool,
 }
 
 /// Why a lock could not be taken.
@@ -183,7 +186,10 @@ impl FileLock {
                 }
             }
         }
-        let mut lock = FileLock { file };
+        let mut lock = FileLock {
+            file,
+            removed: AtomicBool::new(false),
+        };
         // Only a courtesy to whoever waits: the lock is held whether or not it is written (on
         // a full disk it cannot be, and waiters are told of "another process").
         if lock.record_holder().is_err() {
@@ -209,10 +215,22 @@ impl FileLock {
     }
 }
 
+impl FileLock {
+    /// Remove the lock file while holding it (what it guarded is gone); released later without
+    /// clearing the note, which no one can read by its name any more.
+    pub(crate) fn remove_file(&self, lock_file: &Path) {
+        if std::fs::remove_file(lock_file).is_ok() {
+            self.removed.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
 impl Drop for FileLock {
     fn drop(&mut self) {
         // Clear the note before unlocking so a reader never names a process that has let go.
-        let _ = self.file.set_len(0);
+        if !self.removed.load(Ordering::Relaxed) {
+            let _ = self.file.set_len(0);
+        }
         let _ = unlock(&self.file);
         let _ = self.file.unlock();
     }

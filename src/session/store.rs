@@ -829,8 +829,8 @@ pub(crate) fn lock_file(path: &Path) -> PathBuf {
 /// The exclusive right to append to one session, held until dropped.
 #[derive(Debug)]
 pub struct SessionLock {
-    _legacy: Option<FileLock>,
-    _lock: FileLock,
+    legacy: Option<FileLock>,
+    lock: FileLock,
     path: PathBuf,
 }
 
@@ -866,8 +866,8 @@ impl SessionLock {
         };
         let lock = take(&lock_file(path))?;
         Ok(SessionLock {
-            _legacy: legacy,
-            _lock: lock,
+            legacy,
+            lock,
             path: path.to_owned(),
         })
     }
@@ -881,6 +881,14 @@ impl SessionLock {
     /// The session file this lock guards.
     pub fn session_path(&self) -> &Path {
         &self.path
+    }
+
+    /// Remove the lock files of a session that was just deleted, still holding them.
+    pub(crate) fn remove_files(&self) {
+        self.lock.remove_file(&lock_file(&self.path));
+        if let Some(legacy) = &self.legacy {
+            legacy.remove_file(&pfs::lock_path(&self.path));
+        }
     }
 }
 
