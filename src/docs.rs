@@ -1,8 +1,13 @@
-//! Man pages and shell completions, generated from the clap definition in `cli.rs`.
+//! Man pages and shell completions, generated from the clap definition in `cli.rs`, and the
+//! reference pages under `docs/reference/`, generated from the tables below and from the serde
+//! types of `config.toml` (`configuration.rs`).
 //!
-//! The output is committed under `man/` and `completions/` and must be a pure function of the
-//! command-line definition (no dates, no environment), so a test can regenerate it and compare byte
+//! The output is committed under `man/`, `completions/` and `docs/reference/` and must be a pure
+//! function of the code (no dates, no environment), so a test can regenerate it and compare byte
 //! for byte. `pincer generate-docs` calls [`write_all`].
+
+mod configuration;
+mod rust_items;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -230,6 +235,10 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
     files.push((
         PathBuf::from(REFERENCE_PATH),
         render_reference().into_bytes(),
+    ));
+    files.push((
+        PathBuf::from(configuration::PATH),
+        configuration::render().into_bytes(),
     ));
     files
 }

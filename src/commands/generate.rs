@@ -1,4 +1,5 @@
-//! `pincer completions SHELL` and the hidden `pincer generate-docs`, both from the clap definition.
+//! `pincer completions SHELL` and the hidden `pincer generate-docs`, from the clap definition and
+//! (the reference pages) the tables and types `docs.rs` reads.
 
 use super::stdout_error;
 use crate::cli::{CompletionsArgs, GenerateDocsArgs};
@@ -13,7 +14,8 @@ pub(crate) fn completions(args: &CompletionsArgs) -> CliResult<Exit> {
     Ok(Exit::Success)
 }
 
-/// Regenerate `man/` and `completions/` under `--out` (default: the current directory).
+/// Regenerate `man/`, `completions/` and the generated pages of `docs/reference/` under `--out`
+/// (default: the current directory).
 pub(crate) fn docs(args: &GenerateDocsArgs) -> CliResult<Exit> {
     let root = args.out.clone().unwrap_or_else(|| ".".into());
     crate::docs::write_all(&root).map_err(|error| {

@@ -1,5 +1,6 @@
 //! The command-line surface: clap's own consistency checks, parsing of the flags scripts rely on,
-//! declared conflicts, and freshness of the committed `man/` and `completions/`.
+//! declared conflicts, and freshness of the committed `man/`, `completions/` and generated
+//! pages of `docs/reference/`.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -37,15 +38,41 @@ fn clap_definition_passes_debug_assert() {
     Cli::command().debug_assert();
 }
 
+/// The first line where `committed` and `generated` part, both shown, for a stale file's message.
+fn first_difference(committed: &[u8], generated: &[u8]) -> String {
+    let committed = String::from_utf8_lossy(committed);
+    let generated = String::from_utf8_lossy(generated);
+    let mut committed_lines = committed.lines();
+    let mut generated_lines = generated.lines();
+    for number in 1.. {
+        match (committed_lines.next(), generated_lines.next()) {
+            (Some(old), Some(new)) if old == new => {}
+            (None, None) => break,
+            (old, new) => {
+                return format!(
+                    "line {number}:\n    - committed: {}\n    + generated: {}",
+                    old.unwrap_or("(end of file)"),
+                    new.unwrap_or("(end of file)")
+                );
+            }
+        }
+    }
+    "the line endings differ".to_owned()
+}
+
 #[test]
-fn committed_man_pages_and_completions_are_fresh() {
+fn committed_man_pages_completions_and_reference_docs_are_fresh() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let rendered = pincer::docs::render_all();
     let mut stale = Vec::new();
     for (relative, contents) in &rendered {
         match std::fs::read(root.join(relative)) {
             Ok(committed) if committed == *contents => {}
-            Ok(_) => stale.push(format!("{} differs", relative.display())),
+            Ok(committed) => stale.push(format!(
+                "{} differs, first at {}",
+                relative.display(),
+                first_difference(&committed, contents)
+            )),
             Err(error) => stale.push(format!("{} unreadable: {error}", relative.display())),
         }
     }
