@@ -1,12 +1,13 @@
 //! Man pages and shell completions, generated from the clap definition in `cli.rs`, and the
 //! reference pages under `docs/reference/`, generated from the tables below and from the serde
-//! types of `config.toml` (`configuration.rs`).
+//! types of `config.toml` (`configuration.rs`) and of the JSON output (`json_output.rs`).
 //!
 //! The output is committed under `man/`, `completions/` and `docs/reference/` and must be a pure
 //! function of the code (no dates, no environment), so a test can regenerate it and compare byte
 //! for byte. `pincer generate-docs` calls [`write_all`].
 
 mod configuration;
+mod json_output;
 mod rust_items;
 
 use std::io;
@@ -239,6 +240,10 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
     files.push((
         PathBuf::from(configuration::PATH),
         configuration::render().into_bytes(),
+    ));
+    files.push((
+        PathBuf::from(json_output::PATH),
+        json_output::render().into_bytes(),
     ));
     files
 }

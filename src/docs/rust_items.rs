@@ -167,18 +167,23 @@ pub(crate) fn read_items(source: &str) -> (Vec<Item>, Vec<ReadProblem>) {
             }
             doc.clear();
         } else if let Some((kind, name)) = item_start(line) {
+            if !serde_type {
+                // Not a serde type: its body is none of the reference's business.
+                reader.skip_block();
+                doc.clear();
+                serde = SerdeAttributes::default();
+                continue;
+            }
             let body = match kind {
                 "struct" => ItemBody::Struct(reader.fields(1)),
                 _ => ItemBody::Enum(reader.variants()),
             };
-            if serde_type {
-                items.push(Item {
-                    name,
-                    doc: without_spec_references(&doc.join(" ")),
-                    serde: std::mem::take(&mut serde),
-                    body,
-                });
-            }
+            items.push(Item {
+                name,
+                doc: public_text(&doc.join(" ")),
+                serde: std::mem::take(&mut serde),
+                body,
+            });
             doc.clear();
             serde = SerdeAttributes::default();
             serde_type = false;
@@ -311,7 +316,7 @@ impl<'a> Reader<'a> {
                 }
                 fields.push(Field {
                     name: name.to_owned(),
-                    doc: without_spec_references(&doc.join(" ")),
+                    doc: public_text(&doc.join(" ")),
                     serde: std::mem::take(&mut serde),
                     type_text: type_text.trim_end_matches(',').trim().to_owned(),
                 });
@@ -362,7 +367,7 @@ impl<'a> Reader<'a> {
             match shape {
                 Some((name, shape)) if is_identifier(name) => variants.push(Variant {
                     name: name.to_owned(),
-                    doc: without_spec_references(&doc.join(" ")),
+                    doc: public_text(&doc.join(" ")),
                     serde: std::mem::take(&mut serde),
                     shape,
                 }),
@@ -548,6 +553,21 @@ pub(crate) fn without_spec_references(text: &str) -> String {
     text
 }
 
+/// A comment as a page shows it: without references to the specification and with rustdoc's
+/// links (`` [`Type::field`] ``) as plain code naming the last part (`` `field` ``).
+fn public_text(doc: &str) -> String {
+    let mut text = without_spec_references(doc);
+    while let Some(start) = text.find("[`") {
+        let Some(length) = text[start + 2..].find("`]") else {
+            break;
+        };
+        let inside = &text[start + 2..start + 2 + length];
+        let name = inside.rsplit("::").next().unwrap_or(inside).to_owned();
+        text.replace_range(start..start + 2 + length + 2, &format!("`{name}`"));
+    }
+    text
+}
+
 fn last_segment(path: &str) -> String {
     path.rsplit("::").next().unwrap_or(path).trim().to_owned()
 }
@@ -667,6 +687,14 @@ pub(crate) enum Event {
         ] {
             assert_eq!(without_spec_references(text), expected);
         }
+    }
+
+    #[test]
+    fn rustdoc_links_become_plain_code() {
+        assert_eq!(
+            public_text("As in [`ApiRetryLine::discarded_partial`], see [`RunResult`]."),
+            "As in `discarded_partial`, see `RunResult`."
+        );
     }
 
     #[test]
