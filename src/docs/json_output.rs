@@ -17,7 +17,7 @@ pub(crate) const PATH: &str = "docs/reference/json-output.md";
 /// The types of `--json` and stream-json.
 const SCHEMA_SOURCE: &str = include_str!("../output/schema.rs");
 
-/// The types of `pincer exec --experimental-json`.
+/// The types of `pincer exec --json`.
 const CODEX_SOURCE: &str = include_str!("../output/codex.rs");
 
 /// The prose before the tables.
@@ -346,8 +346,8 @@ pub(crate) fn render_checked() -> (String, Vec<String>) {
     page_state.line_tables(STREAM_LINE, "###", &[], &mut page);
 
     page.push_str(
-        "\n## Codex JSONL lines\n\nWhat `pincer exec --experimental-json` prints, one event a \
-         line, by its `type`.\n",
+        "\n## Codex JSONL lines\n\nWhat `pincer exec --json` prints, one event a line, by its \
+         `type`.\n",
     );
     page_state.line_tables(CODEX_LINE, "###", &[], &mut page);
 
