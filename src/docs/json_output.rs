@@ -79,10 +79,24 @@ impl Page<'_> {
             ("u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64", _, _) => "integer".to_owned(),
             ("f32" | "f64", _, _) => "number".to_owned(),
             ("Value", _, _) => "any JSON".to_owned(),
-            (name, _, _) => match self.item(name).map(|item| item.body.clone()) {
-                Some(ItemBody::Word(word)) => format!("`\"{word}\"`"),
-                Some(ItemBody::Struct(_)) => format!("object: {}", self.link(name)),
-                Some(ItemBody::Enum(_)) => self.link(name),
+            (name, _, _) => match self.item(name).cloned() {
+                Some(Item {
+                    body: ItemBody::Word(word),
+                    ..
+                }) => format!("`\"{word}\"`"),
+                Some(Item {
+                    body: ItemBody::Struct(_),
+                    ..
+                }) => format!("object: {}", self.link(name)),
+                Some(Item {
+                    body: ItemBody::Enum(_),
+                    serde,
+                    ..
+                }) => match serde.tag {
+                    Some(tag) => format!("object by `{tag}`: {}", self.link(name)),
+                    None if serde.untagged => self.link(name),
+                    None => format!("string: {}", self.link(name)),
+                },
                 None => {
                     self.problems
                         .push(format!("the type {name} is not declared in the files read"));
