@@ -379,13 +379,15 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// `pub name: Type,` or `name: Type,` → (`name`, `Type,`).
+/// `pub name: Type,` or `name: Type,` → (`name`, `Type,`); a type rustfmt moved to the next
+/// line comes back empty, and the caller reads on. A raw name (`r#type`) is the name serde sees.
 fn field_line(text: &str) -> Option<(&str, &str)> {
     let text = text
         .strip_prefix("pub(crate) ")
         .or_else(|| text.strip_prefix("pub "))
         .unwrap_or(text);
-    let (name, type_text) = text.split_once(": ")?;
+    let (name, type_text) = text.split_once(':')?;
+    let name = name.strip_prefix("r#").unwrap_or(name);
     is_identifier(name).then_some((name, type_text.trim()))
 }
 
@@ -657,6 +659,19 @@ pub(crate) enum Event {
         );
         assert!(matches!(&variants[2].shape, VariantShape::Struct(fields) if fields.len() == 1));
         assert_eq!(variants[3].shape, VariantShape::Struct(Vec::new()));
+    }
+
+    #[test]
+    fn a_type_on_the_next_line_and_a_raw_name_are_read() {
+        let source = "#[derive(Serialize)]\npub struct S {\n    pub r#type: String,\n    pub long:\n        \
+                      BTreeMap<String, String>,\n}\n";
+        let (items, problems) = read_items(source);
+        assert_eq!(problems, []);
+        let ItemBody::Struct(fields) = &items[0].body else {
+            panic!("{items:?}")
+        };
+        assert_eq!(fields[0].key(None), "type");
+        assert_eq!(fields[1].type_text, "BTreeMap<String, String>");
     }
 
     #[test]
