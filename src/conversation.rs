@@ -418,7 +418,19 @@ pub fn now_millis() -> i64 {
 }
 
 /// Reasoning levels (SPEC §1.2 `--thinking`), mapped per provider elsewhere.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ThinkingLevel {
     /// No reasoning.
@@ -466,7 +478,9 @@ impl ThinkingLevel {
 /// How long a provider keeps a prompt-cache entry it is asked to write (`[cache] ttl`). Only
 /// Anthropic takes it (`cache_control.ttl`); the other providers cache by prefix on their own
 /// terms.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum CacheTtl {
     /// Five minutes, refreshed by every hit: the API's default, written at 1.25x the input price.
     #[default]
@@ -489,7 +503,7 @@ impl CacheTtl {
 }
 
 /// The wire protocol a provider speaks (SPEC §4.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ApiKind {
     /// Anthropic Messages API.
     #[serde(rename = "anthropic")]
@@ -519,7 +533,7 @@ impl ApiKind {
 
 /// How a model is held to `--json-schema` (SPEC §3.4). Whatever the mode, pincer validates the
 /// answer itself and sends an invalid one back with the errors.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum StructuredMode {
     /// The API's own JSON Schema mode on every call, tools offered beside it (Anthropic
@@ -549,7 +563,7 @@ impl StructuredMode {
 }
 
 /// Sandbox modes (SPEC §10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SandboxMode {
     /// No writes; `exec` only under OS read-only enforcement.

@@ -1,6 +1,8 @@
 //! Man pages and shell completions, generated from the clap definition in `cli.rs`, and the
-//! reference pages under `docs/reference/`, generated from the tables below and from the serde
-//! types of `config.toml` (`configuration.rs`) and of the JSON output (`json_output.rs`).
+//! reference pages under `docs/reference/`, generated from the tables below and from the JSON
+//! Schemas schemars derives from the serde types of `config.toml` and of the JSON output
+//! (`schemas.rs`, committed under `docs/reference/schemas/`; the pages are rendered from them by
+//! `configuration.rs` and `json_output.rs`).
 //!
 //! The output is committed under `man/`, `completions/` and `docs/reference/` and must be a pure
 //! function of the code (no dates, no environment), so a test can regenerate it and compare byte
@@ -8,7 +10,7 @@
 
 mod configuration;
 mod json_output;
-mod rust_items;
+pub(crate) mod schemas;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -29,7 +31,12 @@ const MAN_DIRECTORY: &str = "man/man1";
 
 /// Directories whose files are all generated; a file there that is no longer rendered is removed.
 /// `man/` itself holds no page, so the flat layout of older builds is cleaned up too.
-const GENERATED_DIRECTORIES: [&str; 3] = ["man", MAN_DIRECTORY, COMPLETIONS_DIRECTORY];
+const GENERATED_DIRECTORIES: [&str; 4] = [
+    "man",
+    MAN_DIRECTORY,
+    COMPLETIONS_DIRECTORY,
+    schemas::DIRECTORY,
+];
 
 /// The generated reference of environment variables, files and exit codes, in Markdown.
 const REFERENCE_PATH: &str = "docs/reference/environment.md";
@@ -245,6 +252,12 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
         PathBuf::from(json_output::PATH),
         json_output::render().into_bytes(),
     ));
+    for (name, schema) in schemas::all() {
+        files.push((
+            Path::new(schemas::DIRECTORY).join(name),
+            schemas::to_text(&schema).into_bytes(),
+        ));
+    }
     files
 }
 

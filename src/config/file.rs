@@ -18,7 +18,7 @@ use toml::de::{DeTable, DeValue};
 use super::{ConfigError, ConfigOrigin};
 
 /// The whole `config.toml`. A missing file is the same as an empty one.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConfigFile {
     /// Default model reference (`provider/model` or an alias). Default: none, in which case the
@@ -98,7 +98,7 @@ pub struct ConfigFile {
 
 /// `[telemetry]`: where and how a run's traces and metrics go, for machines where setting the
 /// `OTEL_*` variables is awkward. Each key stands for one variable, which wins when set.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TelemetryConfig {
     /// The collector's OTLP base URL (`OTEL_EXPORTER_OTLP_ENDPOINT`); over HTTP `/v1/traces` and
@@ -126,7 +126,7 @@ pub struct TelemetryConfig {
 /// `[budget]`: the most the runs of one UTC day, week (from Monday) or month may spend; a run
 /// that would start with its window's spend at or over a limit exits 5 before any request.
 /// `--max-budget-usd` is the limit of one run.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetConfig {
     /// US dollars per UTC day. Default: no limit.
@@ -153,7 +153,7 @@ fn amount_usd<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Optio
 }
 
 /// `[cache]`: provider prompt caching.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CacheConfig {
     /// How long Anthropic keeps what a request writes to its prompt cache: `5m` or `1h` (for
@@ -163,7 +163,7 @@ pub struct CacheConfig {
 }
 
 /// `[sessions]`: how the session store may be shared.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionsConfig {
     /// Write sessions (and the auth store) even on a filesystem whose locks other machines do
@@ -174,7 +174,7 @@ pub struct SessionsConfig {
 }
 
 /// `[sandbox]`: what commands (`exec`, and what they start) may reach besides files.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SandboxConfig {
     /// Commands reach the network in `read-only` and `workspace-write`, like `--allow-network`.
@@ -183,7 +183,7 @@ pub struct SandboxConfig {
 }
 
 /// codex's `[sandbox_workspace_write]` table; only its network switch applies to pincer.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CodexSandboxConfig {
     /// The same as `[sandbox] network` (which wins when both are set). Default: false.
@@ -191,7 +191,7 @@ pub struct CodexSandboxConfig {
 }
 
 /// `[providers.NAME]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProviderConfig {
     /// Wire protocol. Default: implied by the built-in provider names (`ollama` speaks
@@ -218,7 +218,7 @@ pub struct ProviderConfig {
 
 /// `[providers.NAME.models.ID]`: any field left out comes from the catalog entry, if there is
 /// one; prices are USD per million tokens.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModelConfig {
     /// Context window in tokens. Default without a catalog entry: 128,000.
@@ -253,7 +253,7 @@ pub struct ModelConfig {
 }
 
 /// `[structured_output]` (SPEC §3.4).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StructuredOutputConfig {
     /// Times an answer that does not match `--json-schema` is sent back with the errors before
@@ -262,7 +262,7 @@ pub struct StructuredOutputConfig {
 }
 
 /// `[backends]`: only the two CLI backends exist.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BackendsConfig {
     /// `[backends.claude-cli]`.
@@ -274,7 +274,7 @@ pub struct BackendsConfig {
 }
 
 /// `[backends.claude-cli]` / `[backends.codex-cli]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BackendConfig {
     /// Executable name on `PATH` or a path. Default: `claude` / `codex`.
@@ -292,7 +292,7 @@ pub struct BackendConfig {
 }
 
 /// `[compaction]` (SPEC §7).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionConfig {
     /// Compact automatically when the context nears the window. Default: true.
@@ -306,7 +306,7 @@ pub struct CompactionConfig {
 }
 
 /// `[retry]`: retries of failed model calls before any output (SPEC §9.3).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RetryConfig {
     /// Retries after the first attempt. Default: 3.
@@ -318,7 +318,7 @@ pub struct RetryConfig {
 }
 
 /// Named tool sets (SPEC §10).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ToolProfile {
     /// The smallest useful set.
@@ -343,7 +343,7 @@ impl ToolProfile {
 use crate::conversation::{ApiKind, CacheTtl, SandboxMode, StructuredMode, ThinkingLevel};
 
 /// `[tools]` (SPEC §10).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolsConfig {
     /// Base tool set. Default: `coding`.
@@ -361,6 +361,7 @@ pub struct ToolsConfig {
     /// to them); relative paths start at the workspace. Each must be an existing directory.
     /// Default: none.
     #[serde(default)]
+    #[schemars(extend("items" = { "type": "string", "format": "path" }))]
     pub add_dirs: Vec<PathBuf>,
     /// The `exec` tool's environment (SPEC §10).
     #[serde(default)]
@@ -374,7 +375,7 @@ pub struct ToolsConfig {
 }
 
 /// `[tools.web_fetch]`: what the `web_fetch` tool may reach.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebFetchConfig {
     /// Also fetch from loopback, private (RFC 1918, CGNAT), link-local (cloud metadata),
@@ -383,7 +384,7 @@ pub struct WebFetchConfig {
 }
 
 /// `[tools.exec]`: what `exec` commands find in their environment (SPEC §10).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExecConfig {
     /// Variables removed from the commands' environment by name. Default: the provider key
@@ -398,7 +399,7 @@ pub struct ExecConfig {
 }
 
 /// `[timeouts]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeoutsConfig {
     /// Upper bound on one model request, first byte to last. Default: 600 seconds.
@@ -411,7 +412,7 @@ pub struct TimeoutsConfig {
 }
 
 /// `[workspace]` (SPEC §6.2).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WorkspaceConfig {
     /// Context files read from the workspace root, in order. Default: `AGENTS.md` (else
@@ -425,7 +426,7 @@ pub struct WorkspaceConfig {
 }
 
 /// `[skills]` (SPEC §6.5).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SkillsConfig {
     /// Search `<config>/skills/`, the workspace's `.pincer/skills/` and `.agents/skills/`, and
@@ -435,11 +436,12 @@ pub struct SkillsConfig {
     /// one skill directory or one `SKILL.md`; absolute, or relative to the workspace.
     /// Default: none.
     #[serde(default)]
+    #[schemars(extend("items" = { "type": "string", "format": "path" }))]
     pub paths: Vec<std::path::PathBuf>,
 }
 
 /// `[stdin]` (SPEC §2).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StdinConfig {
     /// Largest accepted stdin, in bytes. Default: 10 MiB.
@@ -447,7 +449,7 @@ pub struct StdinConfig {
 }
 
 /// How an MCP server is reached (`type`, claude's word for it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum McpTransportKind {
     /// A child process speaking JSON-RPC on stdin/stdout.
@@ -460,7 +462,7 @@ pub enum McpTransportKind {
 
 /// `[mcp_servers.NAME]`: one MCP server, with codex's keys (SPEC §13). A server has either
 /// `command` (stdio) or `url` (Streamable HTTP, or legacy SSE with `type = "sse"`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct McpServerConfig {
     /// The transport. Default: `stdio` with `command`, `http` with `url`.
@@ -507,7 +509,7 @@ pub struct McpServerConfig {
 }
 
 /// `[mcp]`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct McpOptions {
     /// Also load the workspace's `.mcp.json` (claude's project file). Default: false — a
@@ -522,7 +524,7 @@ pub struct McpOptions {
 
 /// `[hooks]`: one array of tables per event, in Claude Code's event names (SPEC §14). Each entry
 /// is run in the order written, all entries of an event concurrently.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HooksConfig {
     /// `[[hooks.SessionStart]]`: a run starts (`startup`), resumes a session (`resume`), or
@@ -551,7 +553,7 @@ pub struct HooksConfig {
 }
 
 /// One `[[hooks.EVENT]]` entry.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookConfig {
     /// A regular expression over the tool name (pincer's, Claude Code's, `mcp__…`), or the

@@ -1,6 +1,7 @@
-//! `docs/reference/configuration.md`: every `config.toml` key, read from the serde types of
-//! `config/file.rs` — their names (serde's renames applied), their types, and the `///` comment of
-//! each field, split into its meaning and its `Default: …` sentence.
+//! `docs/reference/configuration.md`: every `config.toml` key, read from the JSON Schema schemars
+//! derives from the serde types of `config/file.rs` (`schemas::config`, committed as
+//! `docs/reference/schemas/config.schema.json`) — the keys (serde's renames applied), their
+//! types, and each field's `///` comment, split into its meaning and its `Default: …` sentence.
 //!
 //! The prose before the keys is `configuration.md` beside this file. The page is a pure function
 //! of the two, so the freshness test of `render_all` fails when a key is added, renamed, removed
@@ -9,23 +10,15 @@
 
 use std::collections::BTreeSet;
 
-use serde::Deserialize;
-use serde::de::{self, Visitor};
+use serde_json::Value;
 
-use super::rust_items::{Field, Item, ItemBody, ReadProblem, TypeName, VariantShape, read_items};
-use crate::conversation::{ApiKind, CacheTtl, SandboxMode, StructuredMode, ThinkingLevel};
+use super::schemas::{self, Reader, description, reference_name, scalar_name, without_null, words};
 
 /// Where the page goes, relative to the repository.
 pub(crate) const PATH: &str = "docs/reference/configuration.md";
 
-/// The schema's source, read at build time.
-const SOURCE: &str = include_str!("../config/file.rs");
-
 /// The prose before the generated keys.
 const INTRODUCTION: &str = include_str!("configuration.md");
-
-/// The type at the root of the file.
-const ROOT: &str = "ConfigFile";
 
 /// One segment of a key's path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,74 +63,65 @@ pub(crate) struct Section {
 }
 
 /// Every table of the file, top level first, then depth first in field order; and what could
-/// not be read (lines of `config/file.rs`, types the page does not know how to name).
+/// not be read (types the page does not know how to name).
 pub(crate) fn sections() -> (Vec<Section>, Vec<String>) {
-    let (items, problems) = read_items(SOURCE);
+    let root = schemas::config();
     let mut walk = Walk {
-        items: &items,
+        reader: Reader::new(&root),
         sections: Vec::new(),
         seen: BTreeSet::new(),
-        problems: problems.iter().map(describe_problem).collect(),
+        problems: Vec::new(),
     };
-    walk.table(ROOT, vec![Vec::new()]);
+    walk.table(ROOT_NAME, &root, vec![Vec::new()]);
     (walk.sections, walk.problems)
 }
 
-fn describe_problem(problem: &ReadProblem) -> String {
-    format!(
-        "src/config/file.rs line {}: cannot read {:?}",
-        problem.line, problem.text
-    )
-}
+/// What the page calls the root table, for the walk's bookkeeping.
+const ROOT_NAME: &str = "ConfigFile";
 
 struct Walk<'a> {
-    items: &'a [Item],
+    reader: Reader<'a>,
     sections: Vec<Section>,
     seen: BTreeSet<String>,
     problems: Vec<String>,
 }
 
-/// What a field's type says about its key.
+/// What a key's schema says about it.
 struct Described {
     text: String,
     sample: Option<toml::Value>,
-    /// A table type below this key: its name and the segment after the key (`NAME`, `[[…]]`).
+    /// A table definition below this key: its name and the segment after the key (`NAME`,
+    /// `[[…]]`).
     nested: Option<(String, Option<Segment>)>,
 }
 
 impl Walk<'_> {
-    fn item(&self, name: &str) -> Option<&Item> {
-        self.items.iter().find(|item| item.name == name)
+    /// The table definition a subschema names, if it names one.
+    fn table_name(&self, schema: &Value) -> Option<String> {
+        let name = reference_name(schema)?;
+        let definition = self.reader.definition(name)?;
+        definition
+            .get("properties")
+            .is_some()
+            .then(|| name.to_owned())
     }
 
-    fn is_struct(&self, name: &str) -> bool {
-        self.item(name)
-            .is_some_and(|item| matches!(item.body, ItemBody::Struct(_)))
-    }
-
-    /// Adds the section of struct `name` at `paths`, then those of the tables below it.
-    fn table(&mut self, name: &str, paths: Vec<Vec<Segment>>) {
+    /// Adds the section of the table `schema` (definition `name`) at `paths`, then those of the
+    /// tables below it.
+    fn table(&mut self, name: &str, schema: &Value, paths: Vec<Vec<Segment>>) {
         if !self.seen.insert(name.to_owned()) {
             return;
         }
-        let Some(item) = self.item(name).cloned() else {
-            self.problems
-                .push(format!("no struct {name} in src/config/file.rs"));
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            self.problems.push(format!("{name} has no keys"));
             return;
         };
-        let ItemBody::Struct(fields) = &item.body else {
-            self.problems.push(format!("{name} is not a struct"));
-            return;
-        };
-        let rename_all = item.serde.rename_all.as_deref();
         let base = paths.first().cloned().unwrap_or_default();
-        // The tables below, in field order; sibling keys of one type share a section.
+        // The tables below, in key order; sibling keys of one type share a section.
         let mut children: Vec<(String, Vec<Vec<Segment>>)> = Vec::new();
         let mut described = Vec::new();
-        for field in fields {
-            let key = field.key(rename_all);
-            let type_name = TypeName::parse(&field.type_text);
-            let found = self.describe(&type_name, field);
+        for (key, property) in properties {
+            let found = self.describe(key, property);
             if let Some((child, after)) = &found.nested {
                 let mut path = base.clone();
                 path.push(Segment::Key(key.clone()));
@@ -147,10 +131,10 @@ impl Walk<'_> {
                     None => children.push((child.clone(), vec![path])),
                 }
             }
-            described.push((field, key, found));
+            described.push((key.clone(), description(property), found));
         }
         let mut rows = Vec::new();
-        for (field, key, found) in described {
+        for (key, doc, found) in described {
             let mut type_text = found.text;
             if let Some((child, _)) = &found.nested
                 && let Some((_, paths)) = children.iter().find(|(name, _)| name == child)
@@ -158,7 +142,7 @@ impl Walk<'_> {
                 let heading = self.heading(child, paths);
                 type_text = format!("{type_text}: [{heading}](#{})", anchor(&heading));
             }
-            let (meaning, default) = split_default(&without_own_header(&field.doc));
+            let (meaning, default) = split_default(&without_own_header(&doc));
             rows.push(KeyRow {
                 key,
                 type_text,
@@ -170,25 +154,45 @@ impl Walk<'_> {
         self.sections.push(Section {
             heading: self.heading(name, &paths),
             paths,
-            doc: without_own_header(&item.doc),
+            doc: without_own_header(&description(schema)),
             rows,
         });
         for (child, paths) in children {
-            self.table(&child, paths);
+            if let Some(definition) = self.reader.definition(&child) {
+                self.table(&child, definition, paths);
+            }
         }
     }
 
-    fn describe(&mut self, type_name: &TypeName, field: &Field) -> Described {
-        let argument = |index: usize| type_name.arguments.get(index).cloned();
-        match (type_name.name.as_str(), argument(0), argument(1)) {
-            ("Option", Some(inner), _) => self.describe(&inner, field),
-            ("Vec", Some(inner), _) if self.is_struct(&inner.name) => Described {
-                text: "array of tables".to_owned(),
+    fn describe(&mut self, key: &str, property: &Value) -> Described {
+        let schema = without_null(property).schema;
+        if let Some(name) = self.table_name(&schema) {
+            return Described {
+                text: "table".to_owned(),
                 sample: None,
-                nested: Some((inner.name, Some(Segment::Element))),
-            },
-            ("Vec", Some(inner), _) => {
-                let element = self.describe(&inner, field);
+                nested: Some((name, None)),
+            };
+        }
+        let resolved = self.reader.resolve(&schema).clone();
+        if let Some(found) = words(&resolved).filter(|found| !found.is_empty()) {
+            let words: Vec<String> = found.into_iter().map(|(word, _)| word).collect();
+            return Described {
+                text: one_of(&words),
+                sample: Some(toml::Value::String(words[0].clone())),
+                nested: None,
+            };
+        }
+        match resolved.get("type").and_then(Value::as_str) {
+            Some("array") => {
+                let items = resolved.get("items").cloned().unwrap_or(Value::Bool(true));
+                if let Some(name) = self.table_name(&items) {
+                    return Described {
+                        text: "array of tables".to_owned(),
+                        sample: None,
+                        nested: Some((name, Some(Segment::Element))),
+                    };
+                }
+                let element = self.describe(key, &items);
                 Described {
                     text: format!("array of {}", element.text),
                     sample: element
@@ -197,16 +201,20 @@ impl Walk<'_> {
                     nested: None,
                 }
             }
-            ("BTreeMap" | "HashMap", Some(_), Some(value)) if self.is_struct(&value.name) => {
-                let placeholder = self.placeholder(&value.name);
-                Described {
-                    text: "tables by name".to_owned(),
-                    sample: None,
-                    nested: Some((value.name, Some(Segment::Entry(placeholder)))),
+            Some("object") => {
+                let entries = resolved
+                    .get("additionalProperties")
+                    .cloned()
+                    .unwrap_or(Value::Bool(true));
+                if let Some(name) = self.table_name(&entries) {
+                    let placeholder = self.placeholder(&name);
+                    return Described {
+                        text: "tables by name".to_owned(),
+                        sample: None,
+                        nested: Some((name, Some(Segment::Entry(placeholder)))),
+                    };
                 }
-            }
-            ("BTreeMap" | "HashMap", Some(_), Some(value)) => {
-                let entry = self.describe(&value, field);
+                let entry = self.describe(key, &entries);
                 Described {
                     text: format!("table of {}", entry.text),
                     sample: entry.sample.map(|sample| {
@@ -215,77 +223,47 @@ impl Walk<'_> {
                     nested: None,
                 }
             }
-            (name, _, _) => self.describe_named(name, field),
-        }
-    }
-
-    fn describe_named(&mut self, name: &str, field: &Field) -> Described {
-        let scalar = |text: &str, sample: toml::Value| Described {
-            text: text.to_owned(),
-            sample: Some(sample),
-            nested: None,
-        };
-        match name {
-            "String" => scalar("string", toml::Value::String("text".to_owned())),
-            "PathBuf" => scalar("path", toml::Value::String("some/dir".to_owned())),
-            "bool" => scalar("boolean", toml::Value::Boolean(true)),
-            "u8" | "u16" | "u32" | "u64" | "usize" => scalar("integer", toml::Value::Integer(1)),
-            "f64" | "f32" => scalar("number", toml::Value::Float(1.5)),
-            _ if self.is_struct(name) => Described {
-                text: "table".to_owned(),
-                sample: None,
-                nested: Some((name.to_owned(), None)),
-            },
-            _ => match self.enum_words(name) {
-                Some(words) if !words.is_empty() => Described {
-                    text: one_of(&words),
-                    sample: Some(toml::Value::String(words[0].clone())),
+            _ => {
+                let sample = match scalar_name(&resolved) {
+                    Some("string") => toml::Value::String("text".to_owned()),
+                    Some("path") => toml::Value::String("some/dir".to_owned()),
+                    Some("boolean") => toml::Value::Boolean(true),
+                    Some("integer") => toml::Value::Integer(1),
+                    Some("number") => toml::Value::Float(1.5),
+                    _ => {
+                        self.problems.push(format!(
+                            "the schema of `{key}` is neither a scalar, a table, a list, a map \
+                             nor a set of words: {resolved}"
+                        ));
+                        return Described {
+                            text: "any".to_owned(),
+                            sample: None,
+                            nested: None,
+                        };
+                    }
+                };
+                Described {
+                    text: scalar_name(&resolved).unwrap_or_default().to_owned(),
+                    sample: Some(sample),
                     nested: None,
-                },
-                _ => {
-                    self.problems.push(format!(
-                        "the type {name} of `{}` is neither a scalar, a struct of \
-                         src/config/file.rs nor an enum that src/docs/configuration.rs knows",
-                        field.name
-                    ));
-                    scalar(&format!("`{name}`"), toml::Value::String(String::new()))
                 }
-            },
+            }
         }
     }
 
-    /// The words an enum is written as: read from its declaration when it is in
-    /// `config/file.rs`, else asked of serde.
-    fn enum_words(&self, name: &str) -> Option<Vec<String>> {
-        if let Some(item) = self.item(name) {
-            let ItemBody::Enum(variants) = &item.body else {
-                return None;
-            };
-            let rename_all = item.serde.rename_all.as_deref();
-            return Some(
-                variants
-                    .iter()
-                    .filter(|variant| variant.shape == VariantShape::Unit)
-                    .map(|variant| variant.word(rename_all))
-                    .collect(),
-            );
-        }
-        let words = match name {
-            "ThinkingLevel" => variant_words::<ThinkingLevel>(),
-            "ApiKind" => variant_words::<ApiKind>(),
-            "CacheTtl" => variant_words::<CacheTtl>(),
-            "SandboxMode" => variant_words::<SandboxMode>(),
-            "StructuredMode" => variant_words::<StructuredMode>(),
-            _ => return None,
-        };
-        Some(words.iter().map(|word| (*word).to_owned()).collect())
+    /// A definition's description.
+    fn doc(&self, name: &str) -> String {
+        self.reader
+            .definition(name)
+            .map(description)
+            .unwrap_or_default()
     }
 
-    /// The title of the section of struct `name` at `paths`: their headers, or, for more than
-    /// two, the header its comment gives (`One [[hooks.EVENT]] entry.`).
+    /// The title of the section of definition `name` at `paths`: their headers, or, for more
+    /// than two, the header its comment gives (`One [[hooks.EVENT]] entry.`).
     fn heading(&self, name: &str, paths: &[Vec<Segment>]) -> String {
+        let doc = self.doc(name);
         if paths.len() > 2
-            && let Some(doc) = self.item(name).map(|item| item.doc.as_str())
             && let Some(start) = doc.find("`[")
             && let Some(length) = doc[start + 1..].find('`')
         {
@@ -297,8 +275,8 @@ impl Walk<'_> {
     /// The name standing for any key of a table of tables, from the table's own comment when it
     /// starts by naming itself (`[providers.NAME.models.ID]` → `ID`), else `NAME`.
     fn placeholder(&self, name: &str) -> String {
-        self.item(name)
-            .and_then(|item| item.doc.strip_prefix("`["))
+        let doc = self.doc(name);
+        doc.strip_prefix("`[")
             .and_then(|rest| rest.split_once(']'))
             .and_then(|(path, _)| path.rsplit('.').next())
             .filter(|last| !last.is_empty() && last.chars().all(|c| c.is_ascii_uppercase()))
@@ -439,13 +417,13 @@ pub(crate) fn render() -> String {
     let (sections, problems) = sections();
     let mut page = String::from(
         "<!-- Generated by `cargo run -q -- generate-docs` from src/docs/configuration.md and the \
-         types of src/config/file.rs; do not edit. -->\n\n",
+         JSON Schema of the types of src/config/file.rs; do not edit. -->\n\n",
     );
     page.push_str(INTRODUCTION);
     page.push_str("\n## Keys\n\n");
     page.push_str(
         "Every key the file may hold, table by table, read from the types `config.toml` is parsed \
-         into. `NAME` and `ID` stand for a name of your choosing. A key left out takes the default \
+         into (also as a JSON Schema: [config.schema.json](schemas/config.schema.json)). `NAME` and `ID` stand for a name of your choosing. A key left out takes the default \
          shown.\n",
     );
     for problem in problems {
@@ -474,60 +452,6 @@ pub(crate) fn render() -> String {
 /// Text made safe for a table cell.
 fn cell(text: &str) -> String {
     text.replace('|', "\\|")
-}
-
-/// The words serde reads for the variants of `T`, asked of its `Deserialize`.
-fn variant_words<T: for<'de> Deserialize<'de>>() -> &'static [&'static str] {
-    let mut found = None;
-    let _ = T::deserialize(VariantProbe { found: &mut found });
-    found.unwrap_or(&[])
-}
-
-/// A deserializer that only notes the variant names an enum asks for, then stops.
-struct VariantProbe<'a> {
-    found: &'a mut Option<&'static [&'static str]>,
-}
-
-/// How [`VariantProbe`] stops.
-#[derive(Debug)]
-struct ProbeStop;
-
-impl std::fmt::Display for ProbeStop {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("probe")
-    }
-}
-
-impl std::error::Error for ProbeStop {}
-
-impl de::Error for ProbeStop {
-    fn custom<T: std::fmt::Display>(_: T) -> Self {
-        ProbeStop
-    }
-}
-
-impl<'de> de::Deserializer<'de> for VariantProbe<'_> {
-    type Error = ProbeStop;
-
-    fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, ProbeStop> {
-        Err(ProbeStop)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        _: &'static str,
-        variants: &'static [&'static str],
-        _: V,
-    ) -> Result<V::Value, ProbeStop> {
-        *self.found = Some(variants);
-        Err(ProbeStop)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct identifier
-        ignored_any
-    }
 }
 
 #[cfg(test)]
@@ -671,11 +595,6 @@ mod tests {
             without_own_header("One `[[x]]` entry."),
             "One `[[x]]` entry."
         );
-    }
-
-    #[test]
-    fn serde_names_the_variants_of_an_enum() {
-        assert_eq!(variant_words::<CacheTtl>(), ["5m", "1h"]);
     }
 
     #[test]

@@ -1,36 +1,29 @@
 //! `docs/reference/json-output.md`: the result object, every stream-json line and the codex JSONL
-//! events, read from the serde types that print them (`output/schema.rs`, `output/codex.rs`):
-//! each field's key (serde's renames applied), its type, whether it is always there, and its
-//! `///` comment.
+//! events, read from the JSON Schemas schemars derives from the serde types that print them
+//! (`output/schema.rs`, `output/codex.rs`; committed under `docs/reference/schemas/`): each
+//! field's key, its type, whether it is always there, and its `///` comment.
 //!
-//! The prose at the top is `json_output.md` beside this file. The page is a pure function of the
-//! three files, so the freshness test of `render_all` fails when a field or a line is added,
-//! renamed, removed or redocumented without regenerating it; a unit test below serializes a
-//! result object and checks its keys against the page's.
+//! The prose at the top is `json_output.md` beside this file. The page is a pure function of it
+//! and of the schemas, so the freshness test of `render_all` fails when a field or a line is
+//! added, renamed, removed or redocumented without regenerating it; a unit test below serializes
+//! a result object and checks its keys against the page's.
+
+use serde_json::{Map, Value, json};
 
 use super::configuration::anchor;
-use super::rust_items::{Field, Item, ItemBody, TypeName, VariantShape, read_items};
+use super::schemas::{self, Reader, description, reference_name, scalar_name, without_null, words};
 
 /// Where the page goes, relative to the repository.
 pub(crate) const PATH: &str = "docs/reference/json-output.md";
 
-/// The types of `--json` and stream-json.
-const SCHEMA_SOURCE: &str = include_str!("../output/schema.rs");
-
-/// The types of `pincer exec --json`.
-const CODEX_SOURCE: &str = include_str!("../output/codex.rs");
-
 /// The prose before the tables.
 const INTRODUCTION: &str = include_str!("json_output.md");
 
-/// The result object's type.
+/// The result object's definition.
 const RESULT: &str = "RunResult";
 
-/// The type of every stream-json line but the last.
+/// The definition of every stream-json line but the last.
 const STREAM_LINE: &str = "Line";
-
-/// The type of every codex JSONL line.
-const CODEX_LINE: &str = "ThreadEvent";
 
 /// One row of a table: a field of an object.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,18 +38,22 @@ pub(crate) struct FieldRow {
     pub(crate) meaning: String,
 }
 
+/// One kind of object of a tagged union: the words of its tags (`type`, then `subtype`), its
+/// comment and its fields, tags first.
+struct Variant {
+    tags: Vec<(String, String)>,
+    doc: String,
+    rows: Vec<FieldRow>,
+}
+
 struct Page<'a> {
-    items: &'a [Item],
-    /// Types whose section is due, in the order they were first named.
+    reader: Reader<'a>,
+    /// Definitions whose section is due, in the order they were first named.
     queued: Vec<String>,
     problems: Vec<String>,
 }
 
 impl Page<'_> {
-    fn item(&self, name: &str) -> Option<&Item> {
-        self.items.iter().find(|item| item.name == name)
-    }
-
     /// A link to the section of `name`, queuing it.
     fn link(&mut self, name: &str) -> String {
         if !self.queued.iter().any(|queued| queued == name) {
@@ -65,126 +62,123 @@ impl Page<'_> {
         format!("[{name}](#{})", anchor(name))
     }
 
-    /// A field's type in words, with links to the sections of the types it names.
-    fn type_text(&mut self, type_name: &TypeName) -> String {
-        let argument = |index: usize| type_name.arguments.get(index).cloned();
-        match (type_name.name.as_str(), argument(0), argument(1)) {
-            ("Option", Some(inner), _) => self.type_text(&inner),
-            ("Vec", Some(inner), _) => format!("array of {}", self.type_text(&inner)),
-            ("BTreeMap" | "HashMap", Some(_), Some(value)) => {
-                format!("object of {}", self.type_text(&value))
+    /// A field's type in words, with links to the sections of the definitions it names.
+    fn type_text(&mut self, schema: &Value) -> String {
+        let schema = without_null(schema).schema;
+        if let Some(name) = reference_name(&schema) {
+            let Some(definition) = self.reader.definition(name) else {
+                self.problems.push(format!("no definition {name}"));
+                return format!("`{name}`");
+            };
+            if let Some(found) = words(definition) {
+                return match &found[..] {
+                    [(word, _)] => format!("`\"{word}\"`"),
+                    _ => format!("string: {}", self.link(name)),
+                };
             }
-            ("String", _, _) => "string".to_owned(),
-            ("bool", _, _) => "boolean".to_owned(),
-            ("u8" | "u16" | "u32" | "u64" | "usize" | "i32" | "i64", _, _) => "integer".to_owned(),
-            ("f32" | "f64", _, _) => "number".to_owned(),
-            ("Value", _, _) => "any JSON".to_owned(),
-            (name, _, _) => match self.item(name).cloned() {
-                Some(Item {
-                    body: ItemBody::Word(word),
-                    ..
-                }) => format!("`\"{word}\"`"),
-                Some(Item {
-                    body: ItemBody::Struct(_),
-                    ..
-                }) => format!("object: {}", self.link(name)),
-                Some(Item {
-                    body: ItemBody::Enum(_),
-                    serde,
-                    ..
-                }) => match serde.tag {
-                    Some(tag) => format!("object by `{tag}`: {}", self.link(name)),
-                    None if serde.untagged => self.link(name),
-                    None => format!("string: {}", self.link(name)),
-                },
-                None => {
-                    self.problems
-                        .push(format!("the type {name} is not declared in the files read"));
-                    format!("`{name}`")
-                }
-            },
+            if definition.get("properties").is_some() {
+                return format!("object: {}", self.link(name));
+            }
+            if let Some(tag) = tag_key(definition) {
+                return format!("object by `{tag}`: {}", self.link(name));
+            }
+            if definition.get("anyOf").is_some() {
+                return self.link(name);
+            }
+            self.problems
+                .push(format!("cannot name the definition {name}: {definition}"));
+            return format!("`{name}`");
+        }
+        if let Some(word) = schema.get("const").and_then(Value::as_str) {
+            return format!("`\"{word}\"`");
+        }
+        match schema.get("type").and_then(Value::as_str) {
+            Some("array") => {
+                let items = schema.get("items").cloned().unwrap_or(Value::Bool(true));
+                format!("array of {}", self.type_text(&items))
+            }
+            Some("object") => {
+                let entries = schema
+                    .get("additionalProperties")
+                    .cloned()
+                    .unwrap_or(Value::Bool(true));
+                format!("object of {}", self.type_text(&entries))
+            }
+            _ => scalar_name(&schema).unwrap_or("any JSON").to_owned(),
         }
     }
 
-    /// The rows of `fields`, keys named under `rename_all`.
-    fn rows(&mut self, fields: &[Field], rename_all: Option<&str>) -> Vec<FieldRow> {
+    /// The rows of the fields of an object schema, in their order.
+    fn rows(&mut self, object: &Value) -> Vec<FieldRow> {
+        let required: Vec<&str> = object
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|keys| keys.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let Some(Value::Object(properties)) = object.get("properties") else {
+            return Vec::new();
+        };
         let mut rows = Vec::new();
-        for field in fields {
-            let type_name = TypeName::parse(&field.type_text);
-            if field.serde.flatten {
-                let link = self.link(&type_name.name);
-                rows.push(FieldRow {
-                    key: String::new(),
-                    type_text: format!("the fields of {link}"),
-                    presence: "always",
-                    meaning: field.doc.clone(),
-                });
-                continue;
-            }
-            let presence = match field.serde.skip_serializing_if.as_deref() {
-                Some("Option::is_none") => "when set",
-                Some(_) => "when not empty",
-                None if type_name.name == "Option" => "always, may be null",
-                None => "always",
+        for (key, property) in properties {
+            let plain = without_null(property);
+            let presence = if required.contains(&key.as_str()) {
+                if plain.nullable {
+                    "always, may be null"
+                } else {
+                    "always"
+                }
+            } else if is_collection(&plain.schema) && !plain.nullable {
+                "when not empty"
+            } else {
+                "when set"
             };
             rows.push(FieldRow {
-                key: field.key(rename_all),
-                type_text: self.type_text(&type_name),
+                key: key.clone(),
+                type_text: self.type_text(property),
                 presence,
-                meaning: field.doc.clone(),
+                meaning: description(property),
             });
         }
         rows
     }
 
-    /// The tables of the lines of enum `name`, each after a heading of its tag words: a
-    /// variant holding a tagged enum of its own (`system` lines by `subtype`) gives one table
-    /// per inner variant.
-    fn line_tables(
-        &mut self,
-        name: &str,
-        level: &str,
-        tags: &[(String, String)],
-        page: &mut String,
-    ) {
-        let Some(item) = self.item(name).cloned() else {
-            self.problems.push(format!("no type {name}"));
+    /// The kinds of object of the tagged union `schema`: a choice that is itself a union
+    /// (`system` lines by `subtype`) gives one kind per inner choice, with the outer fields.
+    fn variants(&mut self, schema: &Value, inherited: &[FieldRow], into: &mut Vec<Variant>) {
+        let schema = self.reader.resolve(schema).clone();
+        let mut fields = inherited.to_vec();
+        fields.extend(self.rows(&schema));
+        let Some(Value::Array(choices)) = schema.get("oneOf") else {
+            let (tags, others): (Vec<FieldRow>, Vec<FieldRow>) = fields
+                .into_iter()
+                .partition(|row| tag_word(&schema, &row.key).is_some() || is_tag_row(row));
+            into.push(Variant {
+                tags: tags
+                    .iter()
+                    .map(|row| (row.key.clone(), row.type_text.clone()))
+                    .collect(),
+                doc: description(&schema),
+                rows: tags.into_iter().chain(others).collect(),
+            });
             return;
         };
-        let ItemBody::Enum(variants) = &item.body else {
-            self.problems.push(format!("{name} is not an enum"));
-            return;
-        };
-        let Some(tag) = item.serde.tag.clone() else {
-            self.problems
-                .push(format!("{name} is not internally tagged"));
-            return;
-        };
-        for variant in variants {
-            let mut tags = tags.to_vec();
-            tags.push((tag.clone(), variant.word(item.serde.rename_all.as_deref())));
-            let fields = match &variant.shape {
-                VariantShape::Unit => Vec::new(),
-                VariantShape::Struct(fields) => fields.clone(),
-                VariantShape::Tuple(inner) => {
-                    let inner = TypeName::parse(inner).name;
-                    match self.item(&inner).map(|inner| inner.body.clone()) {
-                        Some(ItemBody::Enum(_)) => {
-                            self.line_tables(&inner, level, &tags, page);
-                            continue;
-                        }
-                        Some(ItemBody::Struct(fields)) => fields,
-                        _ => {
-                            self.problems
-                                .push(format!("{name}::{} holds {inner}", variant.name));
-                            continue;
-                        }
-                    }
-                }
-            };
-            let words: Vec<String> = tags.iter().map(|(_, word)| format!("`{word}`")).collect();
-            // Below an object's own heading, the object's name keeps the title unique (`text`
-            // is a block of several).
+        for choice in choices {
+            self.variants(choice, &fields, into);
+        }
+    }
+
+    /// The tables of the kinds of the tagged union `schema`, each after a heading of its tag
+    /// words; below an object's own heading (`####`), the object's `name` keeps titles unique
+    /// (`text` is a block of several).
+    fn line_tables(&mut self, name: &str, schema: &Value, level: &str, page: &mut String) {
+        let mut found = Vec::new();
+        self.variants(schema, &[], &mut found);
+        for variant in found {
+            let words: Vec<String> = variant
+                .tags
+                .iter()
+                .map(|(_, word)| format!("`{}`", word.trim_matches('`').trim_matches('"')))
+                .collect();
             let heading = if level == "###" {
                 words.join(" / ")
             } else {
@@ -192,74 +186,71 @@ impl Page<'_> {
             };
             page.push_str(&format!("\n{level} {heading}\n\n"));
             if !variant.doc.is_empty() {
-                page.push_str(&format!("{}\n\n", variant.doc));
+                page.push_str(&format!("{}\n\n", without_leading_name(&variant.doc)));
             }
-            let inner_doc = match &variant.shape {
-                VariantShape::Tuple(inner) => self
-                    .item(&TypeName::parse(inner).name)
-                    .map(|inner| inner.doc.clone())
-                    .unwrap_or_default(),
-                _ => String::new(),
-            };
-            let inner_doc = without_leading_name(&inner_doc);
-            if !inner_doc.is_empty() && inner_doc != variant.doc {
-                page.push_str(&format!("{inner_doc}\n\n"));
-            }
-            let mut rows: Vec<FieldRow> = tags
-                .iter()
-                .map(|(key, word)| FieldRow {
-                    key: key.clone(),
-                    type_text: format!("`\"{word}\"`"),
-                    presence: "always",
-                    meaning: String::new(),
-                })
-                .collect();
-            // Fields of a struct variant follow no `rename_all` of the enum, which names variants.
-            rows.extend(self.rows(&fields, None));
-            push_table(page, &rows);
+            push_table(page, &variant.rows);
         }
     }
 
-    /// The section of one queued type.
+    /// The section of one queued definition.
     fn object_section(&mut self, name: &str, page: &mut String) {
-        let Some(item) = self.item(name).cloned() else {
+        let Some(definition) = self.reader.definition(name).cloned() else {
             return;
         };
         page.push_str(&format!("\n### {name}\n\n"));
-        if !item.doc.is_empty() {
-            page.push_str(&format!("{}\n\n", item.doc));
+        let doc = description(&definition);
+        if !doc.is_empty() {
+            page.push_str(&format!("{doc}\n\n"));
         }
-        match &item.body {
-            ItemBody::Struct(fields) => {
-                let rows = self.rows(fields, item.serde.rename_all.as_deref());
-                push_table(page, &rows);
+        if let Some(found) = words(&definition) {
+            page.push_str("| value | meaning |\n|---|---|\n");
+            for (word, meaning) in found {
+                page.push_str(&format!("| `\"{word}\"` | {} |\n", cell(&meaning)));
             }
-            ItemBody::Enum(_) if item.serde.tag.is_some() => {
-                self.line_tables(name, "####", &[], page);
+        } else if definition.get("oneOf").is_some() {
+            self.line_tables(name, &definition, "####", page);
+        } else if let Some(Value::Array(choices)) = definition.get("anyOf") {
+            page.push_str("One of:\n\n");
+            for choice in choices {
+                let text = self.type_text(choice);
+                page.push_str(&format!("- {text}: {}\n", description(choice)));
             }
-            ItemBody::Enum(variants) if item.serde.untagged => {
-                page.push_str("One of:\n\n");
-                for variant in variants {
-                    let text = match &variant.shape {
-                        VariantShape::Tuple(inner) => self.type_text(&TypeName::parse(inner)),
-                        _ => variant.name.clone(),
-                    };
-                    page.push_str(&format!("- {text}: {}\n", variant.doc));
-                }
-            }
-            ItemBody::Enum(variants) => {
-                page.push_str("| value | meaning |\n|---|---|\n");
-                for variant in variants {
-                    page.push_str(&format!(
-                        "| `\"{}\"` | {} |\n",
-                        variant.word(item.serde.rename_all.as_deref()),
-                        cell(&variant.doc)
-                    ));
-                }
-            }
-            ItemBody::Word(_) => {}
+        } else {
+            let rows = self.rows(&definition);
+            push_table(page, &rows);
         }
     }
+}
+
+/// The key that tells the kinds of a tagged union apart: the first field of its first kind
+/// that holds one constant word.
+fn tag_key(schema: &Value) -> Option<String> {
+    let first = schema.get("oneOf")?.as_array()?.first()?;
+    let properties = first.get("properties")?.as_object()?;
+    properties
+        .iter()
+        .find(|(_, property)| property.get("const").is_some())
+        .map(|(key, _)| key.clone())
+}
+
+/// Whether a field's schema is a list or a map (a key left out when empty), rather than one
+/// value (left out when unset).
+fn is_collection(schema: &Value) -> bool {
+    match schema.get("type").and_then(Value::as_str) {
+        Some("array") => true,
+        Some("object") => schema.get("properties").is_none(),
+        _ => false,
+    }
+}
+
+/// The constant word of field `key` of an object schema, if it holds one.
+fn tag_word<'a>(object: &'a Value, key: &str) -> Option<&'a str> {
+    object.get("properties")?.get(key)?.get("const")?.as_str()
+}
+
+/// A row inherited from an outer union's tag (`type` of a `system` line).
+fn is_tag_row(row: &FieldRow) -> bool {
+    row.meaning.is_empty() && row.type_text.starts_with("`\"") && row.presence == "always"
 }
 
 /// A line type's comment without the name the heading already shows (`` `system/init`. ``):
@@ -308,62 +299,71 @@ fn cell(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
-/// The types of both files, and the lines they could not be read at.
-fn items() -> (Vec<Item>, Vec<String>) {
-    let mut items = Vec::new();
+/// The definitions of the stream-json and the codex schemas in one map, and the names they
+/// both define differently.
+fn definitions() -> (Value, Vec<String>) {
+    let mut merged = Map::new();
     let mut problems = Vec::new();
-    for (file, source) in [
-        ("src/output/schema.rs", SCHEMA_SOURCE),
-        ("src/output/codex.rs", CODEX_SOURCE),
-    ] {
-        let (read, unread) = read_items(source);
-        items.extend(read);
-        problems.extend(unread.iter().map(|problem| {
-            format!(
-                "{file} line {}: cannot read {:?}",
-                problem.line, problem.text
-            )
-        }));
+    for schema in [schemas::stream_json(), schemas::codex_events()] {
+        let Some(Value::Object(definitions)) = schema.get("$defs") else {
+            continue;
+        };
+        for (name, definition) in definitions {
+            match merged.get(name) {
+                Some(known) if known != definition => {
+                    problems.push(format!("{name} means two things in the schemas"));
+                }
+                _ => {
+                    merged.insert(name.clone(), definition.clone());
+                }
+            }
+        }
     }
-    (items, problems)
+    (json!({ "$defs": merged }), problems)
 }
 
 /// The page, and what could not be documented (empty for a sound build).
 pub(crate) fn render_checked() -> (String, Vec<String>) {
-    let (items, problems) = items();
+    let (merged, problems) = definitions();
+    let codex = schemas::codex_events();
     let mut page_state = Page {
-        items: &items,
+        reader: Reader::new(&merged),
         queued: Vec::new(),
         problems,
     };
     let mut page = String::from(
         "<!-- Generated by `cargo run -q -- generate-docs` from src/docs/json_output.md and the \
-         types of src/output/schema.rs and src/output/codex.rs; do not edit. -->\n\n",
+         JSON Schemas of the types of src/output/schema.rs and src/output/codex.rs; do not \
+         edit. -->\n\n",
     );
     page.push_str(INTRODUCTION);
 
     page.push_str("\n## The result object\n\n");
-    if let Some(result) = page_state.item(RESULT).cloned()
-        && let ItemBody::Struct(fields) = &result.body
-    {
-        page.push_str(&format!("{}\n\n", result.doc));
-        let rows = page_state.rows(fields, result.serde.rename_all.as_deref());
+    if let Some(result) = page_state.reader.definition(RESULT).cloned() {
+        page.push_str(&format!("{}\n\n", description(&result)));
+        let rows = page_state.rows(&result);
         push_table(&mut page, &rows);
     } else {
-        page_state.problems.push(format!("no struct {RESULT}"));
+        page_state.problems.push(format!("no definition {RESULT}"));
     }
 
     page.push_str(
         "\n## stream-json lines\n\nEvery line but the last, which is the \
          [result object](#the-result-object), by its `type` (and `subtype`).\n",
     );
-    page_state.line_tables(STREAM_LINE, "###", &[], &mut page);
+    if let Some(line) = page_state.reader.definition(STREAM_LINE).cloned() {
+        page_state.line_tables(STREAM_LINE, &line, "###", &mut page);
+    } else {
+        page_state
+            .problems
+            .push(format!("no definition {STREAM_LINE}"));
+    }
 
     page.push_str(
         "\n## Codex JSONL lines\n\nWhat `pincer exec --json` prints, one event a line, by its \
          `type`.\n",
     );
-    page_state.line_tables(CODEX_LINE, "###", &[], &mut page);
+    page_state.line_tables("ThreadEvent", &codex, "###", &mut page);
 
     page.push_str("\n## Objects\n\nThe objects and words the lines above are made of.\n");
     let mut index = 0;
@@ -426,16 +426,14 @@ mod tests {
         }
     }
 
-    /// The keys the page lists for struct `name`.
+    /// The keys the schemas list for definition `name`.
     fn documented_keys(name: &str) -> BTreeSet<String> {
-        let (items, _) = items();
-        let item = items.iter().find(|item| item.name == name).unwrap();
-        let ItemBody::Struct(fields) = &item.body else {
-            panic!("{name}")
-        };
-        fields
-            .iter()
-            .map(|field| field.key(item.serde.rename_all.as_deref()))
+        let (merged, _) = definitions();
+        merged["$defs"][name]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
             .collect()
     }
 
@@ -450,17 +448,13 @@ mod tests {
     fn the_page_names_the_keys_serde_writes() {
         let result = RunResult::early_error(ResultSubtype::ErrorTimeout, "timeout", "late", 5);
         let written = serialized_keys(&result);
-        let (items, _) = items();
+        let (merged, _) = definitions();
         let mut page = Page {
-            items: &items,
+            reader: Reader::new(&merged),
             queued: Vec::new(),
             problems: Vec::new(),
         };
-        let item = page.item(RESULT).cloned().unwrap();
-        let ItemBody::Struct(fields) = &item.body else {
-            panic!("{RESULT}")
-        };
-        let rows = page.rows(fields, None);
+        let rows = page.rows(&merged["$defs"][RESULT]);
         let documented: BTreeSet<String> = rows.iter().map(|row| row.key.clone()).collect();
         assert!(
             written.is_subset(&documented),

@@ -37,7 +37,7 @@ use crate::conversation::{AssistantBlock, ContentBlock, ToolResultMessage};
 use crate::engine::event::{Event, EventSink, ToolStart};
 
 /// One line of `codex exec --experimental-json`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type")]
 pub(crate) enum ThreadEvent {
     /// The thread (pincer's session) the turn runs in.
@@ -82,7 +82,7 @@ pub(crate) enum ThreadEvent {
 }
 
 /// `turn.failed.error`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub(crate) struct ThreadError {
     /// What went wrong.
     pub message: String,
@@ -90,7 +90,7 @@ pub(crate) struct ThreadError {
 
 /// `turn.completed.usage`, with OpenAI's meaning: `input_tokens` counts every prompt token, the
 /// cached ones included; `output_tokens` counts reasoning too.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
 pub(crate) struct Usage {
     /// Every prompt token.
     pub input_tokens: u64,
@@ -105,7 +105,7 @@ pub(crate) struct Usage {
 }
 
 /// One item of the thread: its id (`item_0`, `item_1`, … in the order items begin) and what it is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub(crate) struct ThreadItem {
     /// `item_N`.
     pub id: String,
@@ -115,7 +115,7 @@ pub(crate) struct ThreadItem {
 }
 
 /// The kinds of items.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum ItemDetails {
     /// What the model said: the answer (JSON with `--output-schema`), or text before tool calls.
@@ -174,7 +174,7 @@ pub(crate) enum ItemDetails {
 }
 
 /// Where an item stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum ItemStatus {
     /// Running.
@@ -186,7 +186,7 @@ pub(crate) enum ItemStatus {
 }
 
 /// One file of a `file_change`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub(crate) struct FileUpdateChange {
     /// The path as the model gave it.
     pub path: String,
@@ -195,7 +195,7 @@ pub(crate) struct FileUpdateChange {
 }
 
 /// What happened to a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum PatchChangeKind {
     /// Created.
@@ -207,7 +207,7 @@ pub(crate) enum PatchChangeKind {
 }
 
 /// `mcp_tool_call.result`: MCP content blocks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub(crate) struct McpResult {
     /// `{"type": "text", "text": …}` or `{"type": "image", "data": …, "mimeType": …}`.
     pub content: Vec<McpContent>,
@@ -217,7 +217,7 @@ pub(crate) struct McpResult {
 }
 
 /// One MCP content block.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub(crate) enum McpContent {
     /// Text.

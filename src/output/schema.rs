@@ -18,7 +18,7 @@ use serde_json::Value;
 macro_rules! word {
     ($(#[$doc:meta])* $name:ident = $text:literal) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
         pub enum $name {
             #[default]
             #[serde(rename = $text)]
@@ -51,7 +51,7 @@ word!(/// `"web_search_tool_result_error"`.
 // stream-json lines
 
 /// One stream-json line other than the final `result` (which is [`RunResult`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Line {
     /// A `system` line, by subtype.
@@ -60,12 +60,13 @@ pub enum Line {
     Assistant(AssistantLine),
     /// Tool results sent back to the model.
     User(UserLine),
-    /// A raw stream event (`--include-partial-messages`).
+    /// A raw stream event (`--include-partial-messages`): one of Anthropic's raw stream events,
+    /// whatever the provider or backend.
     StreamEvent(StreamEventLine),
 }
 
 /// `system` lines.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub enum SystemLine {
     /// The first line of a run.
@@ -78,16 +79,17 @@ pub enum SystemLine {
     ModelFallback(ModelFallbackLine),
     /// The session was compacted.
     CompactBoundary(CompactBoundaryLine),
-    /// A hook starts (`--include-hook-events`).
+    /// A hook starts (`--include-hook-events`), as claude writes it.
     HookStarted(HookStartedLine),
-    /// A hook finished (`--include-hook-events`).
+    /// A hook finished (`--include-hook-events`), as claude writes it.
     HookResponse(HookResponseLine),
-    /// The answer did not match `--json-schema` and is sent back with the errors.
+    /// The answer just received (its `assistant` line came before) did not match
+    /// `--json-schema`; the model is asked again with these errors.
     StructuredOutputRetry(StructuredOutputRetryLine),
 }
 
 /// `system/init`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitLine {
     /// The workspace.
@@ -125,7 +127,7 @@ pub struct InitLine {
 }
 
 /// `system/init`'s `sandbox`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitSandboxLine {
     /// `read-only`, `workspace-write` or `danger-full-access`.
@@ -136,7 +138,7 @@ pub struct InitSandboxLine {
 }
 
 /// One entry of `system/init`'s `mcp_servers`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct McpServerLine {
     /// Its name.
@@ -153,7 +155,7 @@ pub struct McpServerLine {
 }
 
 /// One hook of `system/init`'s `hooks`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitHookLine {
     /// The matcher as written (absent: every tool or source).
@@ -172,7 +174,7 @@ pub struct InitHookLine {
 }
 
 /// `system/hook_started`, as claude writes it with `--include-hook-events`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookStartedLine {
     /// Shared with its `hook_response`.
@@ -190,7 +192,7 @@ pub struct HookStartedLine {
 }
 
 /// `system/hook_response`, as claude writes it with `--include-hook-events`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HookResponseLine {
     /// As in its `hook_started`.
@@ -219,7 +221,7 @@ pub struct HookResponseLine {
 }
 
 /// `system/api_retry`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApiRetryLine {
     /// The attempt this starts, when known.
@@ -242,7 +244,7 @@ pub struct ApiRetryLine {
 }
 
 /// `system/auth_rotation`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuthRotationLine {
     /// The provider.
@@ -263,7 +265,7 @@ pub struct AuthRotationLine {
 }
 
 /// `system/model_fallback`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModelFallbackLine {
     /// `provider/model` that failed.
@@ -284,7 +286,7 @@ pub struct ModelFallbackLine {
 }
 
 /// `system/compact_boundary`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompactBoundaryLine {
     /// pincer's session id.
@@ -300,7 +302,7 @@ pub struct CompactBoundaryLine {
 
 /// `system/structured_output_retry`: the answer just received (its `assistant` line came
 /// before) did not match `--json-schema`; the model is asked again with these errors.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StructuredOutputRetryLine {
     /// The retry this starts (1 for the first).
@@ -316,7 +318,7 @@ pub struct StructuredOutputRetryLine {
 }
 
 /// `compact_boundary.compact_metadata`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompactMetadata {
     /// `auto`, `manual` or `overflow`.
@@ -328,7 +330,7 @@ pub struct CompactMetadata {
 }
 
 /// `assistant`: a completed model call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AssistantLine {
     /// The message, Anthropic-shaped.
@@ -344,7 +346,7 @@ pub struct AssistantLine {
 }
 
 /// An Anthropic-shaped assistant message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AssistantWire {
     /// The provider's message id.
@@ -369,7 +371,7 @@ pub struct AssistantWire {
 }
 
 /// A block of an assistant message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum AssistantContent {
     /// Visible text.
@@ -417,7 +419,7 @@ pub enum AssistantContent {
 
 /// A citation of a text block, as Anthropic shapes a web search citation (without its
 /// `encrypted_index`, which is the provider's business).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TextCitation {
     /// `web_search_result_location`.
@@ -432,7 +434,7 @@ pub struct TextCitation {
 }
 
 /// The `content` of a `web_search_tool_result`: the results, or what went wrong.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum WebSearchContent {
     /// The pages found.
@@ -442,7 +444,7 @@ pub enum WebSearchContent {
 }
 
 /// One page found (without the `encrypted_content` the provider sends its model).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebSearchResultLine {
     /// `web_search_result`.
@@ -455,7 +457,7 @@ pub struct WebSearchResultLine {
 }
 
 /// A failed search.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WebSearchErrorLine {
     /// `web_search_tool_result_error`.
@@ -466,7 +468,9 @@ pub struct WebSearchErrorLine {
 }
 
 /// Usage in Anthropic's field names (the three prompt parts are disjoint, SPEC §8).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct WireUsage {
     /// Uncached prompt tokens.
@@ -483,7 +487,9 @@ pub struct WireUsage {
 }
 
 /// `server_tool_use`: tools the provider ran itself, as claude counts them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ServerToolUsage {
     /// Web searches.
@@ -491,7 +497,7 @@ pub struct ServerToolUsage {
 }
 
 /// `user`: a tool result sent back to the model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UserLine {
     /// The message.
@@ -510,7 +516,7 @@ pub struct UserLine {
 }
 
 /// A user message carrying tool results.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UserWire {
     /// `user`.
@@ -520,7 +526,7 @@ pub struct UserWire {
 }
 
 /// A `tool_result` block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolResultWire {
     /// The call it answers.
@@ -535,7 +541,7 @@ pub struct ToolResultWire {
 }
 
 /// A block of a tool result.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ResultContent {
     /// Text.
@@ -551,7 +557,7 @@ pub enum ResultContent {
 }
 
 /// A base64 image source.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ImageSource {
     /// `base64`.
@@ -564,7 +570,7 @@ pub struct ImageSource {
 }
 
 /// `stream_event`: one of Anthropic's raw stream events, whatever the provider or backend.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StreamEventLine {
     /// The raw event.
@@ -578,7 +584,7 @@ pub struct StreamEventLine {
 }
 
 /// Anthropic's raw stream events, as `claude -p --include-partial-messages` relays them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawEvent {
     /// A model call's message begins (empty content).
@@ -619,7 +625,7 @@ pub enum RawEvent {
 }
 
 /// The message of `message_start`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawMessage {
     /// The provider's message id (or a made-up `msg_…`).
@@ -642,7 +648,7 @@ pub struct RawMessage {
 }
 
 /// The empty block of `content_block_start`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawBlock {
     /// Text (empty).
@@ -690,7 +696,7 @@ pub enum RawBlock {
 }
 
 /// The new part of a block.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum RawDelta {
     /// Text.
@@ -721,7 +727,7 @@ pub enum RawDelta {
 }
 
 /// `message_delta.delta`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RawMessageDelta {
     /// claude's stop reason.
@@ -734,7 +740,7 @@ pub struct RawMessageDelta {
 // The result object
 
 /// How a run ended, in claude's words (SPEC §3.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultSubtype {
     /// Exit 0.
@@ -754,7 +760,9 @@ pub enum ResultSubtype {
 }
 
 /// `usage`: summed over the run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ResultUsage {
     /// Uncached prompt tokens.
@@ -772,7 +780,7 @@ pub struct ResultUsage {
 }
 
 /// One entry of `modelUsage`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ModelUsage {
     /// Uncached prompt tokens.
@@ -793,7 +801,7 @@ pub struct ModelUsage {
 }
 
 /// `context`: how full the window is after the run (SPEC §8).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResultContext {
     /// Tokens in context.
@@ -809,7 +817,7 @@ pub struct ResultContext {
 }
 
 /// `error`: why the run failed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResultError {
     /// The class (`auth`, `rate_limit`, `timeout`, `output_limit`, …).
@@ -827,7 +835,7 @@ pub struct ResultError {
 }
 
 /// One entry of `permission_denials`, as claude reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Denial {
     /// The tool.
@@ -840,7 +848,7 @@ pub struct Denial {
 
 /// The `result` object: printed once at the end of every run whose arguments parsed, in the
 /// JSON modes, failures included (SPEC §3.2).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunResult {
     /// `result`.

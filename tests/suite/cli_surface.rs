@@ -77,7 +77,7 @@ fn committed_man_pages_completions_and_reference_docs_are_fresh() {
         }
     }
     let expected: BTreeSet<PathBuf> = rendered.iter().map(|(path, _)| path.clone()).collect();
-    for directory in ["man", "man/man1", "completions"] {
+    for directory in ["man", "man/man1", "completions", "docs/reference/schemas"] {
         let Ok(entries) = std::fs::read_dir(root.join(directory)) else {
             continue;
         };
