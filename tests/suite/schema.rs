@@ -7,14 +7,23 @@
 //!
 //! `--verbose` is not a mode here: it only adds to stderr, never a stdout line
 //! ([`verbose_adds_no_stdout_line`]).
+//!
+//! The same lines are held to the JSON Schemas committed under `docs/reference/schemas/`
+//! (derived from those types by schemars, and what the reference pages are rendered from), with
+//! the `jsonschema` crate: a schema that says less or other than pincer prints fails here. The
+//! codex JSONL of `pincer exec --json`, which has no parser of its own, is held to its schema.
 
+use std::path::Path;
 use std::process::Output;
+use std::sync::LazyLock;
 
 use pincer::output::schema::{Line, SystemLine};
 use serde_json::{Value, json};
 
 use super::backends::Bench;
 use super::{compaction, failover, hooks, run_flags};
+use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
 use crate::common::schema::{Printed, printed};
 use crate::common::{Home, code, stderr, stdout};
 
@@ -45,6 +54,7 @@ fn check(
         assert_eq!(code(&output), exit, "{context}: {}", stderr(&output));
         let text = stdout(&output);
         let printed = printed(&text).unwrap_or_else(|error| panic!("{context}: {error}"));
+        assert_lines_fit(&STREAM_JSON_SCHEMA, &context, &text);
         let Some((Printed::Result(result), lines)) = printed.split_last() else {
             panic!("{context}: the last line is not the result object:\n{text}");
         };
@@ -301,4 +311,104 @@ fn an_undeclared_field_anywhere_is_an_error() {
     }
     assert!(text.contains(r#"{"type":"message_stop"}"#), "{text}");
     assert!(checked > 30, "{checked} objects");
+}
+
+/// A schema of `docs/reference/schemas/`, as committed, compiled.
+fn committed_schema(name: &str) -> jsonschema::Validator {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("docs/reference/schemas")
+        .join(name);
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|error| panic!("{}: {error}", path.display()));
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::validator_for(&schema).unwrap_or_else(|error| panic!("{name}: {error}"))
+}
+
+static STREAM_JSON_SCHEMA: LazyLock<jsonschema::Validator> =
+    LazyLock::new(|| committed_schema("stream-json.schema.json"));
+static RESULT_SCHEMA: LazyLock<jsonschema::Validator> =
+    LazyLock::new(|| committed_schema("result.schema.json"));
+static CODEX_EVENTS_SCHEMA: LazyLock<jsonschema::Validator> =
+    LazyLock::new(|| committed_schema("codex-events.schema.json"));
+
+/// Every line of `text` is valid under `schema`; else the line, and where and why it is not.
+fn assert_lines_fit(schema: &jsonschema::Validator, context: &str, text: &str) {
+    for (index, line) in text.lines().enumerate() {
+        let value: Value = serde_json::from_str(line)
+            .unwrap_or_else(|error| panic!("{context}: line {}: {error}", index + 1));
+        let errors: Vec<String> = schema
+            .iter_errors(&value)
+            .map(|error| format!("at {:?}: {error}", error.instance_path().to_string()))
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{context}: line {} does not fit the committed schema:\n{}\n{line}",
+            index + 1,
+            errors.join("\n")
+        );
+    }
+}
+
+/// The kinds of the lines of `text` (`system/init`, `assistant`, …).
+fn kinds_of(text: &str) -> Vec<String> {
+    text.lines()
+        .map(|line| {
+            let value: Value = serde_json::from_str(line).unwrap();
+            match value.get("subtype").and_then(Value::as_str) {
+                Some(subtype) => format!("{}/{subtype}", value["type"].as_str().unwrap_or("")),
+                None => value["type"].as_str().unwrap_or("").to_owned(),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn a_tool_turn_fits_the_committed_json_schemas() {
+    let output = run_flags::tool_turn(&Home::new(), JSON);
+    let text = stdout(&output);
+    assert_lines_fit(&RESULT_SCHEMA, "--json against result", &text);
+    assert_lines_fit(&STREAM_JSON_SCHEMA, "--json against stream-json", &text);
+
+    for mode in [&[STREAM, &["--verbose"]].concat(), PARTIAL] {
+        let output = run_flags::tool_turn(&Home::new(), mode);
+        let text = stdout(&output);
+        assert_lines_fit(&STREAM_JSON_SCHEMA, &mode.join(" "), &text);
+        let kinds = kinds_of(&text);
+        for kind in ["system/init", "assistant", "user", "result/success"] {
+            assert!(kinds.iter().any(|seen| seen == kind), "{kind}: {kinds:?}");
+        }
+    }
+}
+
+#[test]
+fn codex_exec_events_fit_the_committed_json_schema() {
+    let home = Home::new();
+    std::fs::write(home.workspace.join("a.txt"), "alpha\n").unwrap();
+    let protocol = protocols::anthropic();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.tool_call)(
+            "toolu_1",
+            "read",
+            &json!({"path": "a.txt"}),
+        )),
+        Reply::sse(&(protocol.text)(&["It says alpha."])),
+    ]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .args(["exec", "--json", "read a.txt"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = stdout(&output);
+    assert_lines_fit(&CODEX_EVENTS_SCHEMA, "exec --json", &text);
+    let kinds = kinds_of(&text);
+    for kind in [
+        "thread.started",
+        "turn.started",
+        "item.started",
+        "item.completed",
+        "turn.completed",
+    ] {
+        assert!(kinds.iter().any(|seen| seen == kind), "{kind}: {kinds:?}");
+    }
 }
