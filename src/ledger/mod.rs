@@ -146,6 +146,17 @@ fn written_time(text: &[u8]) -> Option<OffsetDateTime> {
     Some(date.with_time(time).assume_utc())
 }
 
+/// A ledger line that ended at `time` and cost `cost_usd`, for the tests of the ledger's files.
+#[cfg(test)]
+pub(crate) fn test_record(time: OffsetDateTime, cost_usd: f64) -> Record {
+    Record {
+        time: format_time(time),
+        cost_usd,
+        exit_class: "success".to_owned(),
+        ..Record::default()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

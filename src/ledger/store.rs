@@ -242,14 +242,7 @@ mod tests {
 
     use super::*;
 
-    fn record(time: OffsetDateTime, cost_usd: f64) -> Record {
-        Record {
-            time: super::super::format_time(time),
-            cost_usd,
-            exit_class: "success".to_owned(),
-            ..Record::default()
-        }
-    }
+    use crate::ledger::test_record as record;
 
     #[test]
     fn an_appended_record_reads_back_from_a_private_file() {

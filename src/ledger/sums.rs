@@ -207,16 +207,8 @@ mod tests {
     use time::macros::datetime;
 
     use super::*;
-    use crate::ledger::Record;
 
-    fn record(time: OffsetDateTime, cost_usd: f64) -> Record {
-        Record {
-            time: super::super::format_time(time),
-            cost_usd,
-            exit_class: "success".to_owned(),
-            ..Record::default()
-        }
-    }
+    use crate::ledger::test_record as record;
 
     /// What a check without sums finds: every line since `since`, summed per day.
     fn by_reading(ledger: &Path, since: OffsetDateTime) -> BTreeMap<OffsetDateTime, f64> {
