@@ -121,6 +121,14 @@ pub const ENVIRONMENT: &[(&str, &str)] = &[
         "Where temporary files go; the exec sandbox gives commands their own.",
     ),
     (
+        "CLAUDE_CONFIG_DIR",
+        "Where pincer status looks for the claude CLI's login (default ~/.claude).",
+    ),
+    (
+        "CODEX_HOME",
+        "Where pincer status looks for the codex CLI's login (default ~/.codex).",
+    ),
+    (
         "TRACEPARENT",
         "W3C trace context: the run's spans join this trace; every child process gets the run's own.",
     ),
