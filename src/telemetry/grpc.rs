@@ -20,10 +20,9 @@ use opentelemetry_otlp::tonic_types::metadata::MetadataMap;
 use opentelemetry_otlp::{WithExportConfig as _, WithTonicConfig as _};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
-use std::sync::Arc;
 use tonic::transport::{Channel, Endpoint};
 
-use super::{ExporterError, Failure, Noting, resource};
+use super::{ExporterError, Failure, assemble};
 use crate::config::file::TelemetryConfig;
 
 /// The providers exporting over gRPC: traces, and metrics when an endpoint for them is set (as
@@ -56,39 +55,24 @@ pub(super) fn providers(
         endpoint: String::new(),
         reason: "no endpoint is set".to_owned(),
     })?;
-    let exporter = opentelemetry_otlp::SpanExporter::builder()
+    let spans = opentelemetry_otlp::SpanExporter::builder()
         .with_tonic()
         .with_channel(channel(&traces, timeout)?)
         .with_metadata(metadata.clone())
         .with_timeout(timeout)
         .build()?;
-    let exporter = Noting {
-        inner: exporter,
-        failure: Arc::clone(failure),
-    };
-    let resource = resource(config.service_name.as_deref());
-    let tracer_provider = SdkTracerProvider::builder()
-        .with_batch_exporter(exporter)
-        .with_resource(resource.clone())
-        .build();
-    let meter_provider = match endpoint("METRICS") {
-        Some(metrics) => {
-            let exporter = opentelemetry_otlp::MetricExporter::builder()
+    let metrics = match endpoint("METRICS") {
+        Some(metrics) => Some(
+            opentelemetry_otlp::MetricExporter::builder()
                 .with_tonic()
                 .with_channel(channel(&metrics, timeout)?)
                 .with_metadata(metadata)
                 .with_timeout(timeout)
-                .build()?;
-            Some(
-                SdkMeterProvider::builder()
-                    .with_periodic_exporter(exporter)
-                    .with_resource(resource)
-                    .build(),
-            )
-        }
+                .build()?,
+        ),
         None => None,
     };
-    Ok((tracer_provider, meter_provider))
+    Ok(assemble(spans, metrics, failure, config))
 }
 
 /// A one-thread runtime on a thread of its own, for the channels' connection workers.

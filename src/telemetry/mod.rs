@@ -337,20 +337,11 @@ fn providers(
     if let Some(endpoint) = configured_endpoint("traces") {
         builder = builder.with_endpoint(endpoint);
     }
-    let exporter = builder.build()?;
-    let exporter = Noting {
-        inner: exporter,
-        failure: Arc::clone(failure),
-    };
-    let resource = resource(config.service_name.as_deref());
-    let tracer_provider = SdkTracerProvider::builder()
-        .with_batch_exporter(exporter)
-        .with_resource(resource.clone())
-        .build();
+    let spans = builder.build()?;
     let metrics_endpoint = from_environment("OTEL_EXPORTER_OTLP_ENDPOINT")
         || from_environment("OTEL_EXPORTER_OTLP_METRICS_ENDPOINT")
         || config.endpoint.is_some();
-    let meter_provider = if metrics_endpoint {
+    let metrics = if metrics_endpoint {
         let mut builder = opentelemetry_otlp::MetricExporter::builder()
             .with_http()
             .with_http_client(client)
@@ -360,17 +351,42 @@ fn providers(
         if let Some(endpoint) = configured_endpoint("metrics") {
             builder = builder.with_endpoint(endpoint);
         }
-        let exporter = builder.build()?;
-        Some(
-            SdkMeterProvider::builder()
-                .with_periodic_exporter(exporter)
-                .with_resource(resource)
-                .build(),
-        )
+        Some(builder.build()?)
     } else {
         None
     };
-    Ok((tracer_provider, meter_provider))
+    Ok(assemble(spans, metrics, failure, config))
+}
+
+/// The tracer provider around `spans` (its failures noted in `failure`) and, when there is a
+/// metrics exporter, the meter provider around it, both with the run's resource: the same for
+/// every transport.
+fn assemble<S, M>(
+    spans: S,
+    metrics: Option<M>,
+    failure: &Failure,
+    config: &TelemetryConfig,
+) -> (SdkTracerProvider, Option<SdkMeterProvider>)
+where
+    S: SpanExporter + 'static,
+    M: opentelemetry_sdk::metrics::exporter::PushMetricExporter,
+{
+    let exporter = Noting {
+        inner: spans,
+        failure: Arc::clone(failure),
+    };
+    let resource = resource(config.service_name.as_deref());
+    let tracer_provider = SdkTracerProvider::builder()
+        .with_batch_exporter(exporter)
+        .with_resource(resource.clone())
+        .build();
+    let meter_provider = metrics.map(|exporter| {
+        SdkMeterProvider::builder()
+            .with_periodic_exporter(exporter)
+            .with_resource(resource)
+            .build()
+    });
+    (tracer_provider, meter_provider)
 }
 
 /// The resource from `OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES`; the service is
