@@ -795,17 +795,48 @@ where
         .await
         .map_err(|error| StartFailure {
             class: StartErrorClass::Initialize,
-            message: match error {
-                // rmcp names the transport by its Rust type; the cause is what matters.
-                rmcp::service::ClientInitializeError::TransportError { error, context } => {
-                    format!(
-                        "initialize failed ({context}): {}",
-                        error_chain(&*error.error)
-                    )
-                }
-                other => format!("initialize failed: {other}"),
-            },
+            message: initialize_failure(error),
         })
+}
+
+/// What a failed `initialize` says.
+fn initialize_failure(error: rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError;
+    match error {
+        // Whether a server that quits at once fails our write or our read is timing: both are
+        // one event, said one way.
+        ClientInitializeError::ConnectionClosed(_) => {
+            "initialize failed: the server closed the connection".to_string()
+        }
+        ClientInitializeError::TransportError { error, .. } if is_closed_pipe(&*error.error) => {
+            "initialize failed: the server closed the connection".to_string()
+        }
+        // rmcp names the transport by its Rust type; the cause is what matters.
+        ClientInitializeError::TransportError { error, context } => {
+            format!(
+                "initialize failed ({context}): {}",
+                error_chain(&*error.error)
+            )
+        }
+        other => format!("initialize failed: {other}"),
+    }
+}
+
+/// Whether `error` or one of its sources is a write to a pipe whose reader has gone.
+fn is_closed_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
+    let mut current = Some(error);
+    while let Some(error) = current {
+        if let Some(io) = error.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+            )
+        {
+            return true;
+        }
+        current = error.source();
+    }
+    false
 }
 
 /// An error and its sources, joined with `: ` (reqwest's "error sending request" says why only
@@ -940,6 +971,36 @@ fn all_headers(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_server_gone_before_initialize_is_said_one_way_whichever_side_noticed() {
+        use rmcp::service::ClientInitializeError;
+        use rmcp::transport::DynamicTransportError;
+        let write_failed = |kind| ClientInitializeError::TransportError {
+            error: DynamicTransportError::from_parts(
+                "stdio",
+                std::any::TypeId::of::<()>(),
+                Box::new(std::io::Error::from(kind)),
+            ),
+            context: "send initialize request".into(),
+        };
+        let closed = "initialize failed: the server closed the connection";
+        assert_eq!(
+            super::initialize_failure(ClientInitializeError::ConnectionClosed(
+                "initialize response".into()
+            )),
+            closed
+        );
+        assert_eq!(
+            super::initialize_failure(write_failed(std::io::ErrorKind::BrokenPipe)),
+            closed
+        );
+        // Another write failure keeps its cause and when it happened.
+        assert_eq!(
+            super::initialize_failure(write_failed(std::io::ErrorKind::PermissionDenied)),
+            "initialize failed (send initialize request): permission denied"
+        );
+    }
+
     use super::*;
 
     #[test]
