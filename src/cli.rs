@@ -224,10 +224,6 @@ Examples:
 Budgets across runs: [budget] daily_usd, weekly_usd, monthly_usd in config.toml (UTC windows);
 a run that would start over one exits 5 before any request.";
 
-const GENERATE_DOCS_EXAMPLES: &str = "\
-Examples:
-  cargo run -q -- generate-docs                     # refresh man/, completions/, docs/reference/";
-
 /// Run one AI-agent turn against a session kept on disk, for scripts, cron and CI.
 #[derive(Debug, Parser)]
 #[command(
@@ -483,7 +479,7 @@ pub(crate) fn clap_color(
     }
 }
 
-/// clap suggests hidden subcommands too ("a similar subcommand exists: 'generate-docs'"); this
+/// clap suggests hidden subcommands too ("a similar subcommand exists: 'claude-sdk'"); this
 /// drops them from an error's suggestions.
 fn without_hidden_suggestions(command: &clap::Command, mut error: clap::Error) -> clap::Error {
     use clap::error::{ContextKind, ContextValue};
@@ -658,10 +654,6 @@ pub enum Command {
     /// Print a shell completion script to stdout.
     #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
-
-    /// Regenerate man/ and completions/ from this command-line definition.
-    #[command(hide = true, after_help = GENERATE_DOCS_EXAMPLES)]
-    GenerateDocs(GenerateDocsArgs),
 }
 
 /// Flags of one turn, shared by `run` and `resume` (SPEC §1.2, §2).
@@ -1574,13 +1566,6 @@ pub struct CompletionsArgs {
     /// Shell to print the completion script for.
     #[arg(value_enum, value_name = "SHELL")]
     pub shell: clap_complete::Shell,
-}
-
-#[derive(Debug, Clone, Args)]
-pub struct GenerateDocsArgs {
-    /// Directory that receives man/ and completions/ (default: the current directory).
-    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
-    pub out: Option<PathBuf>,
 }
 
 /// Reasoning levels (`--thinking`), mapped per provider.

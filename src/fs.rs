@@ -11,7 +11,7 @@
 //!   when the handle is dropped or the process dies, so a crash never leaves a stale lock
 //!   behind; every wait ends by the command's `--timeout`;
 //! - a file pincer writes for the user (`--events-file`, `--record`, `-o`, `sessions export
-//!   --output`, `generate-docs`) is never reached through a symbolic link in its final component
+//!   --output`, the generated docs) is never reached through a symbolic link in its final component
 //!   and is never anything but a regular file ([`open_for_user`], [`write_for_user`]): a link
 //!   planted there used to make pincer overwrite `~/.bashrc`, a FIFO used to hang the run;
 //! - a file opened to be read for a tool ([`open_regular`], [`regular_only`]) is looked at before it

@@ -5,9 +5,9 @@ pub(crate) mod auth;
 pub(crate) mod auth_test;
 mod claude_sdk;
 pub(crate) mod compact;
+pub(crate) mod completions;
 mod dry_run;
 mod exec;
-pub(crate) mod generate;
 mod hooks;
 mod mcp;
 mod request;
@@ -314,8 +314,7 @@ fn output_format(global: &GlobalArgs) -> Format {
 fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) -> CliResult<Exit> {
     // Commands that need no configuration run before it is read, so they work with a broken one.
     match &cli.command {
-        Command::Completions(args) => return generate::completions(args),
-        Command::GenerateDocs(args) => return generate::docs(args),
+        Command::Completions(args) => return completions::completions(args),
         // codex's flags and config keys become pincer's before the configuration is read.
         Command::Exec(args) => return exec::exec(&cli.global, args, diagnostics, started),
         _ => {}
@@ -330,7 +329,7 @@ fn run(cli: Cli, diagnostics: &Diagnostics, format: Format, started: Instant) ->
         Command::Status(args) => status::status(&context?, &args),
         Command::Auth(args) => auth::dispatch(&context?, args),
         Command::Usage(args) => usage::usage(&context?, &args),
-        Command::Completions(_) | Command::GenerateDocs(_) | Command::Exec(_) => Ok(Exit::Success),
+        Command::Completions(_) | Command::Exec(_) => Ok(Exit::Success),
     }
 }
 

@@ -170,6 +170,36 @@ impl Home {
     }
 }
 
+/// The binary of `examples/{name}.rs`. `cargo test` builds the examples; `cargo test --test all`
+/// does not, so a missing binary, or one older than its source, is built here (without the
+/// variables cargo sets for tests, which would make it rebuild dependencies that watch them).
+pub fn example_binary(name: &str) -> PathBuf {
+    let pincer = assert_cmd::cargo::cargo_bin("pincer");
+    let binary = pincer.parent().unwrap().join("examples").join(name);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("examples/{name}.rs"));
+    let modified = |path: &Path| path.metadata().and_then(|m| m.modified()).ok();
+    if modified(&binary) < modified(&source) {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let mut command = std::process::Command::new(cargo);
+        for (variable, _) in std::env::vars_os() {
+            let variable = variable.to_string_lossy();
+            if variable.starts_with("CARGO_")
+                && variable != "CARGO_HOME"
+                && variable != "CARGO_TARGET_DIR"
+            {
+                command.env_remove(variable.as_ref());
+            }
+        }
+        let status = command
+            .args(["build", "--quiet", "--example", name])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .status()
+            .unwrap();
+        assert!(status.success(), "cannot build examples/{name}.rs");
+    }
+    binary
+}
+
 /// Take the lock of the session file at `path` the way a running pincer holds it, until the
 /// returned file is dropped.
 pub fn hold_lock(path: &Path) -> std::fs::File {

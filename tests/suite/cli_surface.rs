@@ -12,8 +12,7 @@ use pincer::cli::{
     PermissionMode, PromptMode, SandboxMode, SessionsCommand, ThinkingLevel,
 };
 
-const REGENERATE_HINT: &str =
-    "run `cargo run -- generate-docs` to regenerate man/, completions/ and docs/reference/";
+const REGENERATE_HINT: &str = "run `cargo run -q --example generate-docs` to regenerate man/, completions/ and docs/reference/";
 
 fn parse(arguments: &[&str]) -> Cli {
     let mut argv = vec!["pincer"];
@@ -131,7 +130,7 @@ fn render_all_is_deterministic_and_covers_every_visible_subcommand() {
     assert!(
         !paths
             .iter()
-            .any(|path| path.contains("generate-docs") || path.contains("help"))
+            .any(|path| path.contains("claude-sdk") || path.contains("help"))
     );
 }
 
@@ -142,13 +141,11 @@ fn completions_never_offer_hidden_subcommands() {
             continue;
         }
         let script = String::from_utf8(contents).unwrap();
-        for hidden in ["generate-docs", "claude-sdk"] {
-            assert!(
-                !script.contains(hidden),
-                "{} offers {hidden}",
-                path.display()
-            );
-        }
+        assert!(
+            !script.contains("claude-sdk"),
+            "{} offers the SDK entry",
+            path.display()
+        );
         assert!(script.contains("sessions"), "{}", path.display());
     }
 }
@@ -227,15 +224,13 @@ fn every_documented_environment_variable_is_read_by_the_code() {
 }
 
 #[test]
-fn generate_docs_is_hidden_from_help() {
+fn generating_the_docs_is_no_subcommand_of_the_installed_binary() {
     let help = Cli::command().render_help().to_string();
     assert!(!help.contains("generate-docs"), "{help}");
     assert!(help.contains("completions"), "{help}");
-    let parsed = parse(&["generate-docs", "--out", "/tmp/docs"]);
-    let Command::GenerateDocs(arguments) = parsed.command else {
-        panic!("expected generate-docs, got {parsed:?}");
-    };
-    assert_eq!(arguments.out, Some(PathBuf::from("/tmp/docs")));
+    // `cargo run --example generate-docs` writes them; `pincer` does not know the word.
+    let error = Cli::try_parse_args(["pincer", "generate-docs", "--out", "/tmp/docs"]).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::InvalidSubcommand);
 }
 
 #[test]
@@ -960,12 +955,12 @@ fn every_leaf_subcommand_help_has_examples() {
 }
 
 #[test]
-fn the_hidden_generate_docs_is_never_suggested_in_usage_errors() {
-    for typo in ["gen", "generate", "generate-doc"] {
+fn the_hidden_sdk_entry_is_never_suggested_in_usage_errors() {
+    for typo in ["claude-sd", "claude-sdl", "claudesdk"] {
         let error = Cli::try_parse_args(["pincer", typo]).unwrap_err();
         assert_eq!(error.kind(), ErrorKind::InvalidSubcommand);
         let text = error.to_string();
-        assert!(!text.contains("generate-docs"), "{text}");
+        assert!(!text.contains("claude-sdk"), "{text}");
         assert!(!text.contains("\n\n\n"), "no empty tip block:\n{text}");
     }
     // Visible subcommands are still suggested.
@@ -978,8 +973,8 @@ fn the_hidden_generate_docs_is_never_suggested_in_usage_errors() {
     );
     // And the hidden command still runs when named.
     assert!(matches!(
-        parse(&["generate-docs"]).command,
-        Command::GenerateDocs(_)
+        parse(&["claude-sdk"]).command,
+        Command::ClaudeSdk(_)
     ));
 }
 

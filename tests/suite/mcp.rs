@@ -17,39 +17,10 @@ use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols::{self, Protocol, offered_tools};
 use crate::common::{Home, code, stderr, stdout};
 
-/// The test server binary. `cargo test` builds it with the examples; `cargo test --test all`
-/// does not, so a missing binary, or one older than its source, is built here (without the
-/// variables cargo sets for tests, which would make it rebuild dependencies that watch them).
+/// The test server binary.
 pub(crate) fn server_binary() -> &'static Path {
     static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let pincer = assert_cmd::cargo::cargo_bin("pincer");
-        let binary = pincer
-            .parent()
-            .unwrap()
-            .join("examples")
-            .join("mcp_test_server");
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/mcp_test_server.rs");
-        let modified = |path: &Path| path.metadata().and_then(|m| m.modified()).ok();
-        if modified(&binary) < modified(&source) {
-            let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-            let mut command = Command::new(cargo);
-            for (name, _) in std::env::vars_os() {
-                let name = name.to_string_lossy();
-                if name.starts_with("CARGO_") && name != "CARGO_HOME" && name != "CARGO_TARGET_DIR"
-                {
-                    command.env_remove(name.as_ref());
-                }
-            }
-            let status = command
-                .args(["build", "--quiet", "--example", "mcp_test_server"])
-                .current_dir(env!("CARGO_MANIFEST_DIR"))
-                .status()
-                .unwrap();
-            assert!(status.success(), "cannot build the MCP test server");
-        }
-        binary
-    })
+    BINARY.get_or_init(|| crate::common::example_binary("mcp_test_server"))
 }
 
 /// A `--mcp-config` JSON document with one stdio test server `name` in `mode`, `extra` keys

@@ -247,7 +247,8 @@ fn sessions_export_refuses_to_write_through_a_link_or_into_a_fifo() {
 }
 
 #[test]
-fn generate_docs_never_writes_through_a_planted_link() {
+fn generating_the_docs_never_writes_through_a_planted_link() {
+    let generate = crate::common::example_binary("generate-docs");
     let home = Home::new();
     let repository = home.root.path().join("repository");
     std::fs::create_dir_all(repository.join("man/man1")).unwrap();
@@ -256,7 +257,8 @@ fn generate_docs_never_writes_through_a_planted_link() {
     std::os::unix::fs::symlink(&bashrc, repository.join("man/man1/pincer.1")).unwrap();
     let output = bounded(
         home.pincer()
-            .args(["generate-docs", "--out"])
+            .binary(&generate)
+            .arg("--out")
             .arg(&repository),
         "generate-docs",
     );
@@ -276,7 +278,7 @@ fn generate_docs_never_writes_through_a_planted_link() {
     std::fs::create_dir_all(&second).unwrap();
     std::os::unix::fs::symlink(&elsewhere, second.join("completions")).unwrap();
     let output = bounded(
-        home.pincer().args(["generate-docs", "--out"]).arg(&second),
+        home.pincer().binary(&generate).arg("--out").arg(&second),
         "generate-docs",
     );
     let text = stderr(&output);
