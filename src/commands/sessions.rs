@@ -998,8 +998,16 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
     let sessions = ownership::SessionsDir::new(context.sessions_dir());
     for entry in candidates {
         let path = context.sessions_dir().join(&entry.file);
-        // The index is a cache: what it names is checked before anything is deleted.
-        match owned_in(&sessions, &path, Proof::Header) {
+        // The index is a cache: what it names is checked before anything is deleted. Its
+        // header was read when the index last saw the file; a file changed since is read again.
+        let proof = match entry.problem {
+            None => Proof::Indexed {
+                size: entry.size,
+                mtime_ns: entry.mtime_ns,
+            },
+            Some(_) => Proof::Header,
+        };
+        match owned_in(&sessions, &path, proof) {
             Ok(_) if args.dry_run => removed.push(path),
             Ok(file) => proven.push((file, path, entry)),
             Err(error) => {
@@ -1106,7 +1114,7 @@ fn prune_batch(
         batch
             .iter()
             .map(|(file, _, entry)| {
-                let lock = match SessionLock::acquire(file, None) {
+                let lock = match SessionLock::acquire_to_remove(file) {
                     Ok(lock) => lock,
                     Err(crate::session::store::SessionError::Busy { .. }) => {
                         return Ok(Pruned::Busy);

@@ -129,6 +129,13 @@ fn holder_text(holder: Option<&Holder>) -> String {
     }
 }
 
+/// Whether a new holder writes who it is into the lock file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Note {
+    Holder,
+    None,
+}
+
 impl FileLock {
     /// Take the exclusive lock on `lock_file`, waiting up to `wait` (none: fail at once), and
     /// never past the process's deadline ([`set_wait_deadline`]).
@@ -137,6 +144,18 @@ impl FileLock {
     /// they are waiting for. The file itself is never removed: removing it would let two
     /// processes lock two different inodes of the same name.
     pub(crate) fn acquire(lock_file: &Path, wait: Option<Duration>) -> Result<FileLock, LockError> {
+        Self::take(lock_file, wait, Note::Holder)
+    }
+
+    /// Take the lock on `lock_file` if it is free, for a moment only, without writing who holds
+    /// it: for a command that removes what the lock guards right away (`sessions prune`), where
+    /// the note would be written only to be deleted. A process refused meanwhile hears of
+    /// "another process".
+    pub(crate) fn acquire_briefly(lock_file: &Path) -> Result<FileLock, LockError> {
+        Self::take(lock_file, None, Note::None)
+    }
+
+    fn take(lock_file: &Path, wait: Option<Duration>, note: Note) -> Result<FileLock, LockError> {
         let io_error = |source| LockError::Io {
             path: lock_file.to_owned(),
             source,
@@ -192,7 +211,7 @@ impl FileLock {
         };
         // Only a courtesy to whoever waits: the lock is held whether or not it is written (on
         // a full disk it cannot be, and waiters are told of "another process").
-        if lock.record_holder().is_err() {
+        if note == Note::Holder && lock.record_holder().is_err() {
             let _ = lock.file.set_len(0);
         }
         Ok(lock)
@@ -625,6 +644,26 @@ mod tests {
         drop(lock);
         assert!(!FileLock::is_held(&path));
         assert!(FileLock::acquire(&path, None).is_ok());
+    }
+
+    #[test]
+    fn a_brief_lock_excludes_as_any_lock_and_writes_no_note() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl.lock");
+        let brief = FileLock::acquire_briefly(&path).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
+        assert!(FileLock::is_held(&path));
+        assert!(matches!(
+            FileLock::acquire(&path, None),
+            Err(LockError::Busy { holder: None })
+        ));
+        drop(brief);
+        let held = FileLock::acquire(&path, None).unwrap();
+        assert!(matches!(
+            FileLock::acquire_briefly(&path),
+            Err(LockError::Busy { holder: Some(_) })
+        ));
+        drop(held);
     }
 
     #[test]

@@ -33,6 +33,15 @@ pub(crate) enum Proof {
     /// Its place only: in the sessions directory, a regular file (`repair`, which rebuilds a
     /// damaged header and refuses a file that is no session by itself).
     Place,
+    /// A session header, as [`Proof::Header`], unless the file still has the size and
+    /// modification time (nanoseconds) at which the index read that header and found it
+    /// sound (`prune`, which would otherwise read every old file once more).
+    Indexed {
+        /// The file's size when the index read it.
+        size: u64,
+        /// Its modification time then, in nanoseconds since the epoch.
+        mtime_ns: u64,
+    },
 }
 
 /// Why a file is not one the command may delete or rewrite. Each is a usage error (exit 2).
@@ -148,8 +157,14 @@ impl<'a> SessionsDir<'a> {
         if kind != FileKind::Regular {
             return Err(NotOwned::NotAFile { path: file, kind });
         }
-        if proof == Proof::Header {
-            header_line(&file)?;
+        match proof {
+            Proof::Header => header_line(&file)?,
+            Proof::Indexed { size, mtime_ns }
+                if super::index::file_stamp(&metadata) != (size, mtime_ns) =>
+            {
+                header_line(&file)?;
+            }
+            Proof::Indexed { .. } | Proof::Place => {}
         }
         Ok(file)
     }
@@ -222,6 +237,45 @@ mod tests {
         std::fs::write(&file, HEADER).unwrap();
         let roundabout = store.root.join("sessions/../sessions/a.jsonl");
         assert_eq!(prove(&store.dir, &roundabout, Proof::Header).unwrap(), file);
+    }
+
+    #[test]
+    fn an_indexed_stamp_stands_for_the_header_only_while_the_file_keeps_it() {
+        let store = store();
+        let file = store.dir.join("a.jsonl");
+        std::fs::write(&file, HEADER).unwrap();
+        let (size, mtime_ns) =
+            super::super::index::file_stamp(&std::fs::symlink_metadata(&file).unwrap());
+        let indexed = Proof::Indexed { size, mtime_ns };
+        assert_eq!(prove(&store.dir, &file, indexed).unwrap(), file);
+        // The same bytes, rewritten at another time: the header is read again, and holds.
+        let later = Proof::Indexed {
+            size,
+            mtime_ns: mtime_ns - 1,
+        };
+        assert_eq!(prove(&store.dir, &file, later).unwrap(), file);
+        // A file that is no session since the index saw it is refused...
+        let other = "x".repeat(HEADER.len());
+        std::fs::write(&file, &other).unwrap();
+        assert!(matches!(
+            prove(&store.dir, &file, later),
+            Err(NotOwned::NoHeader { .. })
+        ));
+        // ...unless it still has the very size and time the index read a header at: the
+        // index's read stands for this one.
+        let (size, mtime_ns) =
+            super::super::index::file_stamp(&std::fs::symlink_metadata(&file).unwrap());
+        assert_eq!(
+            prove(&store.dir, &file, Proof::Indexed { size, mtime_ns }).unwrap(),
+            file
+        );
+        // A link is refused before any stamp is compared.
+        let link = store.dir.join("b.jsonl");
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        assert!(matches!(
+            prove(&store.dir, &link, Proof::Indexed { size, mtime_ns }),
+            Err(NotOwned::NotAFile { .. })
+        ));
     }
 
     #[test]

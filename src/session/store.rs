@@ -841,6 +841,19 @@ impl SessionLock {
     /// home an older pincer used), it is locked too, first, so that an older pincer running on
     /// the same session is still kept out; pincer no longer creates it.
     pub fn acquire(path: &Path, wait: Option<Duration>) -> Result<SessionLock, SessionError> {
+        Self::take(path, |lock_file| FileLock::acquire(lock_file, wait))
+    }
+
+    /// Lock the session at `path` if it is free, to remove it at once: no wait, and no note of
+    /// the holder written only to be deleted ([`FileLock::acquire_briefly`]).
+    pub(crate) fn acquire_to_remove(path: &Path) -> Result<SessionLock, SessionError> {
+        Self::take(path, FileLock::acquire_briefly)
+    }
+
+    fn take(
+        path: &Path,
+        acquire: impl Fn(&Path) -> Result<FileLock, LockError>,
+    ) -> Result<SessionLock, SessionError> {
         let refused = |error| {
             SessionError::from_lock(
                 error,
@@ -851,20 +864,27 @@ impl SessionLock {
                 },
             )
         };
-        let dir = path.parent().unwrap_or(Path::new(""));
-        super::index::db::make_locks_dir(dir).map_err(|source| {
-            refused(LockError::Io {
-                path: dir.join(LOCKS_DIR),
-                source,
-            })
-        })?;
-        let take = |lock_file: &Path| FileLock::acquire(lock_file, wait).map_err(refused);
+        let take = |lock_file: &Path| acquire(lock_file).map_err(refused);
         let legacy_file = pfs::lock_path(path);
         let legacy = match legacy_file.exists() {
             true => Some(take(&legacy_file)?),
             false => None,
         };
-        let lock = take(&lock_file(path))?;
+        let lock_file = lock_file(path);
+        let lock = match acquire(&lock_file) {
+            // The first lock of a home, or one whose `.locks` was removed: make it, once.
+            Err(LockError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                let dir = path.parent().unwrap_or(Path::new(""));
+                super::index::db::make_locks_dir(dir).map_err(|source| {
+                    refused(LockError::Io {
+                        path: dir.join(LOCKS_DIR),
+                        source,
+                    })
+                })?;
+                take(&lock_file)?
+            }
+            taken => taken.map_err(refused)?,
+        };
         Ok(SessionLock {
             legacy,
             lock,

@@ -344,7 +344,7 @@ fn one_or_many(mut entries: Vec<&IndexEntry>) -> Lookup<'_> {
     }
 }
 
-fn file_stamp(metadata: &std::fs::Metadata) -> (u64, u64) {
+pub(super) fn file_stamp(metadata: &std::fs::Metadata) -> (u64, u64) {
     let mtime = metadata
         .modified()
         .ok()
