@@ -228,6 +228,8 @@ pub fn main_entry() -> ExitCode {
     crate::docs::complete_from_env();
     let started = Instant::now();
     keep_memory_private();
+    #[cfg(panic = "abort")]
+    exit_on_panic();
     let arguments: Vec<OsString> = std::env::args_os().collect();
     if crate::cli::is_version_request(&arguments) {
         // As clap does: a closed stdout is not an error of `--version`.
@@ -293,6 +295,23 @@ fn keep_memory_private() {
     if let Ok((_, hard)) = getrlimit(Resource::RLIMIT_CORE) {
         let _ = setrlimit(Resource::RLIMIT_CORE, 0, hard);
     }
+}
+
+/// The distribution build does not unwind (`[profile.dist]` in Cargo.toml): a panic, which is a
+/// bug, would end the process with SIGABRT. It ends it as a panic on the main thread of the
+/// unwinding builds does instead: the panic's message on stderr, then exit 101. What a killed
+/// run leaves (a torn last line, a lock file, a staged file) is what the next run repairs.
+#[cfg(panic = "abort")]
+fn exit_on_panic() {
+    let report = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        report(info);
+        let _ = std::io::Write::write_all(
+            &mut std::io::stderr(),
+            b"pincer: internal error (a bug): the run stops here; its session stays loadable\n",
+        );
+        std::process::exit(101);
+    }));
 }
 
 fn color_mode(choice: ColorChoice) -> ColorMode {
