@@ -465,6 +465,24 @@ pub const EXIT_CODES: [Exit; 11] = [
     Exit::Terminated,
 ];
 
+/// Not one of [`Exit`]'s classes: the code Rust gives a panic, which the distribution build's
+/// panic hook keeps (`exit_on_panic` in commands/mod.rs).
+const PANIC_EXIT: (u8, &str) = (
+    101,
+    "pincer hit a bug (a panic, reported above it on stderr); the session stays loadable",
+);
+
+/// Every exit code with its meaning, in numeric order: the classes and a panic's.
+fn exit_rows() -> Vec<(u8, &'static str)> {
+    let mut rows: Vec<(u8, &str)> = EXIT_CODES
+        .iter()
+        .map(|&exit| (exit.code(), exit_meaning(exit)))
+        .chain([PANIC_EXIT])
+        .collect();
+    rows.sort_unstable_by_key(|&(code, _)| code);
+    rows
+}
+
 /// `docs/reference/environment.md`: environment variables, files and exit codes, from the tables
 /// above.
 fn render_reference() -> String {
@@ -480,8 +498,8 @@ fn render_reference() -> String {
         text.push_str(&format!("| `{path}` | {what} |\n"));
     }
     text.push_str("\n## Exit codes\n\n| code | meaning |\n|---|---|\n");
-    for exit in EXIT_CODES {
-        text.push_str(&format!("| {} | {} |\n", exit.code(), exit_meaning(exit)));
+    for (code, meaning) in exit_rows() {
+        text.push_str(&format!("| {code} | {meaning} |\n"));
     }
     text.push_str("\nA closed stdout pipe (`pincer sessions | head -1`) ends quietly.\n");
     text
@@ -502,12 +520,8 @@ fn man_reference_sections() -> String {
         ));
     }
     roff.push_str(".SH \"EXIT STATUS\"\n");
-    for exit in EXIT_CODES {
-        roff.push_str(&format!(
-            ".TP\n.B {}\n{}\n",
-            exit.code(),
-            escape_roff(exit_meaning(exit))
-        ));
+    for (code, meaning) in exit_rows() {
+        roff.push_str(&format!(".TP\n.B {code}\n{}\n", escape_roff(meaning)));
     }
     roff
 }
