@@ -1,11 +1,25 @@
 //! The flags of `run` and `resume`, as the plain [`TurnRequest`] the engine takes: clap's types
 //! stop here.
 
+use std::time::Duration;
+
 use crate::agent::prompt::PromptMode;
 use crate::cli::TurnArgs;
 use crate::conversation::SandboxMode;
 use crate::engine::plan::{CassetteRequest, PermissionMode, TurnRequest};
+use crate::error::{CliError, CliResult};
 use crate::provider::ThinkingLevel;
+
+/// `--timeout`, checked: more than 0 seconds.
+pub(super) fn run_timeout(args: &TurnArgs) -> CliResult<Option<Duration>> {
+    match args.timeout {
+        Some(timeout) if !(timeout > 0.0 && timeout.is_finite()) => {
+            Err(CliError::usage("--timeout must be more than 0 seconds")
+                .with_hint("give a number of seconds such as 600 or 0.5"))
+        }
+        timeout => Ok(crate::engine::plan::seconds(timeout)),
+    }
+}
 
 impl From<&TurnArgs> for TurnRequest {
     fn from(args: &TurnArgs) -> TurnRequest {

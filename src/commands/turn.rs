@@ -275,7 +275,7 @@ fn drive(
         Some(kept) => CancelScope::start_on(kept.runtime(), started, timeout),
         None => CancelScope::start(started, timeout),
     };
-    let scope = match run_timeout(turn_args).and_then(start_scope) {
+    let scope = match super::request::run_timeout(turn_args).and_then(start_scope) {
         Ok(scope) => scope,
         Err(error) => return fail(&mut *sink, format, started, &known, error),
     };
@@ -450,17 +450,6 @@ fn cancel_reason(exit: Exit) -> Option<CancelReason> {
         Exit::Interrupted => Some(CancelReason::Interrupt),
         Exit::Terminated => Some(CancelReason::Terminate),
         _ => None,
-    }
-}
-
-/// `--timeout`, checked: more than 0 seconds.
-fn run_timeout(args: &TurnArgs) -> CliResult<Option<Duration>> {
-    match args.timeout {
-        Some(timeout) if !(timeout > 0.0 && timeout.is_finite()) => {
-            Err(CliError::usage("--timeout must be more than 0 seconds")
-                .with_hint("give a number of seconds such as 600 or 0.5"))
-        }
-        timeout => Ok(plan::seconds(timeout)),
     }
 }
 

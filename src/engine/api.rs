@@ -133,7 +133,29 @@ pub(crate) trait ModelSwitch {
     /// `None` when no other model was asked for since the last request; else the settings of
     /// the model asked for (`current`'s limits kept), or why it cannot take over (the turn
     /// keeps its model).
-    fn take(&self, current: &ApiSettings) -> Option<Result<ApiSettings, String>>;
+    fn take(&self, current: &ApiSettings) -> Option<Result<ApiSettings, SwitchRefused>>;
+}
+
+/// Why a model asked for by [`ModelSwitch`] cannot take over the running turn, which goes on
+/// with its own model.
+#[derive(Debug)]
+pub(crate) struct SwitchRefused {
+    /// The model as the front-end named it.
+    pub(crate) asked: String,
+    /// Why it cannot take over.
+    pub(crate) why: String,
+    /// `provider/model` the turn goes on with.
+    pub(crate) keeps: String,
+}
+
+impl std::fmt::Display for SwitchRefused {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            formatter,
+            "set_model {}: {}; this turn goes on with {}",
+            self.asked, self.why, self.keeps
+        )
+    }
 }
 
 /// What the engine keeps between steps.
@@ -372,8 +394,8 @@ impl<'run> ApiEngine<'run> {
         };
         let settings = match switch.take(&self.settings) {
             None => return Ok(()),
-            Some(Err(reason)) => {
-                turn.sink.emit(&Event::Warning(reason));
+            Some(Err(refused)) => {
+                turn.sink.emit(&Event::Warning(refused.to_string()));
                 return Ok(());
             }
             Some(Ok(settings)) => settings,

@@ -8,7 +8,7 @@ use super::model_window;
 use super::models::{Candidate, model_chain};
 use super::{ChainOutcome, LiveModel, TurnRequest};
 use crate::conversation::Message;
-use crate::engine::api::{self as api_engine, ApiSettings, ModelSwitch};
+use crate::engine::api::{self as api_engine, ApiSettings, ModelSwitch, SwitchRefused};
 use crate::engine::event::EventSink;
 use crate::engine::failover;
 use crate::engine::{Cancellation, TurnReport};
@@ -65,7 +65,7 @@ impl<'run> SwitchModel<'run> {
 }
 
 impl ModelSwitch for SwitchModel<'_> {
-    fn take(&self, current: &ApiSettings) -> Option<Result<ApiSettings, String>> {
+    fn take(&self, current: &ApiSettings) -> Option<Result<ApiSettings, SwitchRefused>> {
         let (version, model) = self.live.current();
         if self
             .seen
@@ -78,10 +78,11 @@ impl ModelSwitch for SwitchModel<'_> {
         // model, the next one resolves one as a run does.
         let reference = model?;
         let keeps = |why: &str| {
-            Some(Err(format!(
-                "set_model {reference}: {why}; this turn goes on with {}/{}",
-                current.provider, current.model
-            )))
+            Some(Err(SwitchRefused {
+                asked: reference.clone(),
+                why: why.to_owned(),
+                keeps: format!("{}/{}", current.provider, current.model),
+            }))
         };
         // Resolved as `--model` is: an alias or provider/model, with that provider's protocol,
         // endpoint and credentials. A model of another provider takes the rest of the turn
