@@ -18,28 +18,22 @@ use serde_json::Value;
 /// The servers as `--dry-run` shows them: nothing started, variable names instead of values
 /// (`env` and headers by name only; command, args and URL as declared, `${VAR}` unexpanded).
 pub(crate) fn dry_run(config: &McpConfig) -> Vec<McpDryRunServer> {
-    let names = |value: Option<&Value>| -> Vec<String> {
-        value
-            .and_then(Value::as_object)
-            .map(|object| object.keys().cloned().collect())
-            .unwrap_or_default()
-    };
     config
         .servers
         .iter()
         .map(|server| {
-            let form = &server.claude_form;
+            let form = DeclaredForm::of(&server.claude_form);
             McpDryRunServer {
                 name: server.name.clone(),
                 origin: server.origin.clone(),
                 transport: server.transport.kind().to_owned(),
                 enabled: server.enabled,
                 required: server.required,
-                command: form.get("command").cloned(),
-                args: form.get("args").cloned(),
-                url: form.get("url").cloned(),
-                env_names: names(form.get("env")),
-                header_names: names(form.get("headers")),
+                command: form.command,
+                args: form.args,
+                url: form.url,
+                env_names: form.env.keys().cloned().collect(),
+                header_names: form.headers.keys().cloned().collect(),
                 startup_timeout_sec: server.startup_timeout.as_secs_f64(),
                 tool_timeout_sec: server.tool_timeout.as_secs_f64(),
                 enabled_tools: server.enabled_tools.clone(),
@@ -47,6 +41,35 @@ pub(crate) fn dry_run(config: &McpConfig) -> Vec<McpDryRunServer> {
             }
         })
         .collect()
+}
+
+/// What `--dry-run` shows of a server as declared (claude's `.mcp.json` form): its command,
+/// args and URL as written, whatever their JSON type, and the names of its variables and
+/// headers. A part of another shape than claude's is shown as none.
+#[derive(serde::Deserialize, Default)]
+struct DeclaredForm {
+    #[serde(default)]
+    command: Option<Value>,
+    #[serde(default)]
+    args: Option<Value>,
+    #[serde(default)]
+    url: Option<Value>,
+    #[serde(default, deserialize_with = "names_if_object")]
+    env: serde_json::Map<String, Value>,
+    #[serde(default, deserialize_with = "names_if_object")]
+    headers: serde_json::Map<String, Value>,
+}
+
+impl DeclaredForm {
+    fn of(form: &Value) -> Self {
+        serde::Deserialize::deserialize(form).unwrap_or_default()
+    }
+}
+
+fn names_if_object<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<serde_json::Map<String, Value>, D::Error> {
+    Ok(serde::Deserialize::deserialize(deserializer).unwrap_or_default())
 }
 
 /// `pincer status --mcp`: start each enabled server, list its tools, stop it. The report, and

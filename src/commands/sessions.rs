@@ -29,7 +29,9 @@ use crate::session::index::{self, Index, IndexEntry};
 use crate::session::listing::Row;
 use crate::session::names::give_name;
 use crate::session::ownership::{self, Proof};
-use crate::session::record::{self, AgentMessage, Entry};
+use crate::session::record::{
+    self, AgentMessage, AssistantContent, ContentBlock, Entry, MessageContent,
+};
 use crate::session::store::{self, SessionLock, TornRepair};
 
 /// Run a `sessions` subcommand (none = `list`).
@@ -325,25 +327,75 @@ fn show(context: &Context, args: &SessionsShowArgs) -> CliResult<Exit> {
     Ok(Exit::Success)
 }
 
+/// The text of a message: its text blocks, and `[image]` for each image.
 fn message_text(message: &AgentMessage) -> String {
-    let value = serde_json::to_value(message).unwrap_or(Value::Null);
-    content_text(value.get("content"))
-}
-
-fn content_text(content: Option<&Value>) -> String {
-    match content {
-        Some(Value::String(text)) => text.clone(),
-        Some(Value::Array(blocks)) => blocks
+    match message {
+        AgentMessage::User(user) => content_text(&user.content),
+        AgentMessage::Assistant(assistant) => assistant
+            .content
             .iter()
-            .filter_map(|block| match block.get("type").and_then(Value::as_str) {
-                Some("text") => block.get("text").and_then(Value::as_str).map(str::to_owned),
-                Some("image") => Some("[image]".to_owned()),
+            .filter_map(|block| match block {
+                AssistantContent::Text(text) => Some(text.text.as_str()),
                 _ => None,
             })
             .collect::<Vec<_>>()
             .join("\n"),
-        _ => String::new(),
+        AgentMessage::ToolResult(result) => blocks_text(&result.content),
+        AgentMessage::Other(value) => OtherMessage::of(value).text(),
     }
+}
+
+fn content_text(content: &MessageContent) -> String {
+    match content {
+        MessageContent::Text(text) => text.clone(),
+        MessageContent::Blocks(blocks) => blocks_text(blocks),
+    }
+}
+
+fn blocks_text(blocks: &[ContentBlock]) -> String {
+    blocks
+        .iter()
+        .filter_map(|block| match block {
+            ContentBlock::Text(text) => Some(text.text.as_str()),
+            ContentBlock::Image(_) => Some("[image]"),
+            ContentBlock::Unknown(_) => None,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// What a listing shows of a message whose role pincer does not model (pi's `bashExecution`,
+/// `custom`, … kept verbatim): its role and, when it has one in the usual shape, its content;
+/// of a block of a type pincer does not model, its name.
+#[derive(serde::Deserialize, Default)]
+struct OtherMessage<'a> {
+    #[serde(default, borrow)]
+    role: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    name: Option<&'a str>,
+    #[serde(default, deserialize_with = "content_if_usual")]
+    content: Option<MessageContent>,
+}
+
+impl<'a> OtherMessage<'a> {
+    fn of(value: &'a Value) -> Self {
+        serde::Deserialize::deserialize(value).unwrap_or_default()
+    }
+
+    fn role(&self) -> Option<&str> {
+        self.role.as_deref()
+    }
+
+    fn text(&self) -> String {
+        self.content.as_ref().map(content_text).unwrap_or_default()
+    }
+}
+
+/// A `content` that is neither a string nor a list of blocks is shown as none.
+fn content_if_usual<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<MessageContent>, D::Error> {
+    Ok(serde::Deserialize::deserialize(deserializer).ok())
 }
 
 fn one_line(text: &str, limit: usize) -> String {
@@ -375,42 +427,29 @@ fn render_transcript(branch: &[&Entry], verbose: bool) -> String {
                     let _ = writeln!(text, "user: {}\n", message_text(&message_entry.message));
                 }
                 AgentMessage::Assistant(assistant) => {
-                    let value = serde_json::to_value(assistant).unwrap_or(Value::Null);
-                    let blocks = value
-                        .get("content")
-                        .and_then(Value::as_array)
-                        .cloned()
-                        .unwrap_or_default();
                     let mut body = String::new();
-                    for block in &blocks {
-                        match block.get("type").and_then(Value::as_str) {
-                            Some("text") => {
-                                let _ = writeln!(
-                                    body,
-                                    "{}",
-                                    block.get("text").and_then(Value::as_str).unwrap_or("")
-                                );
+                    for block in &assistant.content {
+                        match block {
+                            AssistantContent::Text(text) => {
+                                let _ = writeln!(body, "{}", text.text);
                             }
-                            Some("thinking") if verbose => {
+                            AssistantContent::Thinking(thinking) if verbose => {
                                 let _ = writeln!(
                                     body,
                                     "  [thinking] {}",
-                                    one_line(
-                                        block.get("thinking").and_then(Value::as_str).unwrap_or(""),
-                                        200
-                                    )
+                                    one_line(&thinking.thinking, 200)
                                 );
                             }
-                            Some("toolCall") => {
+                            AssistantContent::ToolCall(call) => {
                                 let _ = writeln!(
                                     body,
                                     "  → {} {}",
-                                    block.get("name").and_then(Value::as_str).unwrap_or("?"),
-                                    arguments_line(block)
+                                    call.name,
+                                    arguments_line(&call.arguments)
                                 );
                             }
-                            Some("serverToolCall") => {
-                                let _ = writeln!(body, "  {}", web_search_line(block));
+                            AssistantContent::ServerToolCall(search) => {
+                                let _ = writeln!(body, "  {}", web_search_line(search));
                             }
                             _ => {}
                         }
@@ -432,23 +471,22 @@ fn render_transcript(branch: &[&Entry], verbose: bool) -> String {
                     }
                     text.push('\n');
                 }
-                AgentMessage::ToolResult(_) => {
-                    let value = serde_json::to_value(&message_entry.message).unwrap_or(Value::Null);
-                    let name = value.get("toolName").and_then(Value::as_str).unwrap_or("?");
-                    let failed = value.get("isError").and_then(Value::as_bool) == Some(true);
+                AgentMessage::ToolResult(result) => {
                     let _ = writeln!(
                         text,
-                        "  ← {name}{}: {}\n",
-                        if failed { " (error)" } else { "" },
-                        one_line(&content_text(value.get("content")), 200)
+                        "  ← {}{}: {}\n",
+                        result.tool_name,
+                        if result.is_error { " (error)" } else { "" },
+                        one_line(&blocks_text(&result.content), 200)
                     );
                 }
                 AgentMessage::Other(value) => {
-                    let role = value.get("role").and_then(Value::as_str).unwrap_or("?");
+                    let other = OtherMessage::of(value);
                     let _ = writeln!(
                         text,
-                        "{role}: {}\n",
-                        one_line(&content_text(value.get("content")), 300)
+                        "{}: {}\n",
+                        other.role().unwrap_or("?"),
+                        one_line(&other.text(), 300)
                     );
                 }
             },
@@ -459,14 +497,16 @@ fn render_transcript(branch: &[&Entry], verbose: bool) -> String {
                     compaction.tokens_before, compaction.summary
                 );
             }
-            Entry::BranchSummary(_) | Entry::CustomMessage(_) => {
-                let value = serde_json::to_value(entry).unwrap_or(Value::Null);
-                let body = value
-                    .get("summary")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned)
-                    .unwrap_or_else(|| content_text(value.get("content")));
-                let _ = writeln!(text, "[{}] {}\n", entry.kind(), body);
+            Entry::BranchSummary(summary) => {
+                let _ = writeln!(text, "[{}] {}\n", entry.kind(), summary.summary);
+            }
+            Entry::CustomMessage(custom) => {
+                let _ = writeln!(
+                    text,
+                    "[{}] {}\n",
+                    entry.kind(),
+                    content_text(&custom.content)
+                );
             }
             Entry::ModelChange(change) if verbose => {
                 let _ = writeln!(text, "[model: {}/{}]\n", change.provider, change.model_id);
@@ -480,32 +520,32 @@ fn render_transcript(branch: &[&Entry], verbose: bool) -> String {
 fn entry_label(entry: &Entry) -> String {
     match entry {
         Entry::Message(message_entry) => {
-            let role = match &message_entry.message {
-                AgentMessage::User(_) => "user",
-                AgentMessage::Assistant(_) => "assistant",
-                AgentMessage::ToolResult(_) => "toolResult",
-                AgentMessage::Other(value) => value
-                    .get("role")
-                    .and_then(Value::as_str)
-                    .unwrap_or("message"),
+            let role: Cow<str> = match &message_entry.message {
+                AgentMessage::User(_) => "user".into(),
+                AgentMessage::Assistant(_) => "assistant".into(),
+                AgentMessage::ToolResult(_) => "toolResult".into(),
+                AgentMessage::Other(value) => OtherMessage::of(value)
+                    .role()
+                    .unwrap_or("message")
+                    .to_owned()
+                    .into(),
             };
             let mut text = message_text(&message_entry.message);
             if text.is_empty()
                 && let AgentMessage::Assistant(assistant) = &message_entry.message
             {
-                let value = serde_json::to_value(assistant).unwrap_or(Value::Null);
-                text = value
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .map(|blocks| {
-                        blocks
-                            .iter()
-                            .filter_map(|block| block.get("name").and_then(Value::as_str))
-                            .map(|name| format!("→ {name}"))
-                            .collect::<Vec<_>>()
-                            .join(" ")
+                text = assistant
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        AssistantContent::ToolCall(call) => Some(call.name.as_str()),
+                        AssistantContent::ServerToolCall(search) => Some(search.name.as_str()),
+                        AssistantContent::Unknown(value) => OtherMessage::of(value).name,
+                        _ => None,
                     })
-                    .unwrap_or_default();
+                    .map(|name| format!("→ {name}"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
             }
             if let AgentMessage::Assistant(assistant) = &message_entry.message {
                 match assistant.stop_reason {
@@ -696,73 +736,56 @@ fn render_markdown(loaded: &store::LoadedSession) -> String {
                     );
                 }
                 AgentMessage::Assistant(assistant) => {
-                    let value = serde_json::to_value(assistant).unwrap_or(Value::Null);
                     let _ = writeln!(
                         text,
                         "## Assistant ({}/{})\n",
                         assistant.provider, assistant.model
                     );
-                    for block in value
-                        .get("content")
-                        .and_then(Value::as_array)
-                        .into_iter()
-                        .flatten()
-                    {
-                        match block.get("type").and_then(Value::as_str) {
-                            Some("text") => {
-                                let _ = writeln!(
-                                    text,
-                                    "{}\n",
-                                    block.get("text").and_then(Value::as_str).unwrap_or("")
-                                );
+                    for block in &assistant.content {
+                        match block {
+                            AssistantContent::Text(block) => {
+                                let _ = writeln!(text, "{}\n", block.text);
                             }
-                            Some("thinking") => {
-                                let thinking =
-                                    block.get("thinking").and_then(Value::as_str).unwrap_or("");
-                                let quoted: Vec<String> =
-                                    thinking.lines().map(|line| format!("> {line}")).collect();
+                            AssistantContent::Thinking(thinking) => {
+                                let quoted: Vec<String> = thinking
+                                    .thinking
+                                    .lines()
+                                    .map(|line| format!("> {line}"))
+                                    .collect();
                                 let _ = writeln!(text, "{}\n", quoted.join("\n"));
                             }
-                            Some("toolCall") => {
-                                let arguments = block
-                                    .get("arguments")
-                                    .and_then(|arguments| {
-                                        serde_json::to_string_pretty(arguments).ok()
-                                    })
+                            AssistantContent::ToolCall(call) => {
+                                let arguments = serde_json::to_string_pretty(&call.arguments)
                                     .unwrap_or_default();
                                 let _ = writeln!(
                                     text,
                                     "**Tool call** `{}`\n\n```json\n{arguments}\n```\n",
-                                    block.get("name").and_then(Value::as_str).unwrap_or("?")
+                                    call.name
                                 );
                             }
-                            Some("serverToolCall") => {
-                                let _ = writeln!(text, "**{}**\n", web_search_line(block));
+                            AssistantContent::ServerToolCall(search) => {
+                                let _ = writeln!(text, "**{}**\n", web_search_line(search));
                             }
-                            _ => {}
+                            AssistantContent::Unknown(_) => {}
                         }
                     }
                 }
-                AgentMessage::ToolResult(_) => {
-                    let value = serde_json::to_value(&message_entry.message).unwrap_or(Value::Null);
-                    let failed = value.get("isError").and_then(Value::as_bool) == Some(true);
+                AgentMessage::ToolResult(result) => {
                     let _ = writeln!(
                         text,
                         "**Tool result** `{}`{}\n\n```\n{}\n```\n",
-                        value.get("toolName").and_then(Value::as_str).unwrap_or("?"),
-                        if failed { " (error)" } else { "" },
-                        content_text(value.get("content"))
+                        result.tool_name,
+                        if result.is_error { " (error)" } else { "" },
+                        blocks_text(&result.content)
                     );
                 }
                 AgentMessage::Other(value) => {
+                    let other = OtherMessage::of(value);
                     let _ = writeln!(
                         text,
                         "## {}\n\n{}\n",
-                        value
-                            .get("role")
-                            .and_then(Value::as_str)
-                            .unwrap_or("message"),
-                        content_text(value.get("content"))
+                        other.role().unwrap_or("message"),
+                        other.text()
                     );
                 }
             },
@@ -1275,32 +1298,23 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
 }
 
 /// A provider's web search as one line: `web_search {"query":…} (3 results)`.
-fn web_search_line(block: &Value) -> String {
-    let results = block
-        .get("results")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    let outcome = match block.get("error").and_then(Value::as_str) {
+fn web_search_line(search: &record::ServerToolCallContent) -> String {
+    let results = search.results.len();
+    let outcome = match &search.error {
         Some(error) => format!("failed: {error}"),
         None if results == 1 => "1 result".to_owned(),
         None => format!("{results} results"),
     };
     format!(
         "⌕ {} {} ({outcome})",
-        block.get("name").and_then(Value::as_str).unwrap_or("?"),
-        arguments_line(block)
+        search.name,
+        arguments_line(&search.arguments)
     )
 }
 
 /// A call's `arguments` on one line, cut at 200 characters.
-fn arguments_line(block: &Value) -> String {
-    one_line(
-        &block
-            .get("arguments")
-            .map(Value::to_string)
-            .unwrap_or_default(),
-        200,
-    )
+fn arguments_line(arguments: &Value) -> String {
+    one_line(&arguments.to_string(), 200)
 }
 
 #[cfg(test)]
