@@ -28,11 +28,16 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 
 use clap::ValueEnum as _;
-use serde_json::{Value, json};
+use serde::Deserialize as _;
+use serde_json::Value;
 
 use super::Context;
 use super::turn;
 use crate::cli::{ClaudeSdkArgs, PermissionMode, RunArgs};
+use crate::control::lines::{
+    Account, Answered, ControlRequest, ControlResponseLine, HookGroup, ImageSource, Initialized,
+    InputBlock, InputLine, Lenient, ResponseBody, SdkMcpConfig, UserContent, UserMessage,
+};
 use crate::conversation::{ContentBlock, ImageBlock};
 use crate::engine::CancelReason;
 use crate::engine::plan::mcp::KeptServers;
@@ -418,11 +423,12 @@ impl Continuation {
 
 /// An `--mcp-config` document of the in-process servers `names` (`{"type": "sdk"}`), when any.
 fn sdk_mcp_config(names: &[String]) -> Option<String> {
-    let servers: serde_json::Map<String, Value> = names
-        .iter()
-        .map(|name| (name.clone(), json!({"type": "sdk", "name": name})))
-        .collect();
-    (!servers.is_empty()).then(|| json!({"mcpServers": servers}).to_string())
+    (!names.is_empty()).then(|| json_line(&SdkMcpConfig { servers: names }))
+}
+
+/// `value` as one line of JSON (the types here always serialize).
+fn json_line(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 /// Read the SDK's lines until stdin closes: control requests are answered here, at once, also
@@ -450,8 +456,8 @@ fn read_stdin(
                 continue;
             }
         };
-        match message.get("type").and_then(Value::as_str) {
-            Some("user") => match user_prompt(&message) {
+        match InputLine::of(&message) {
+            InputLine::User { message } => match message.0.and_then(user_prompt) {
                 Some(prompt) => {
                     if sender.send(Input::User(prompt)).is_err() {
                         break;
@@ -461,14 +467,17 @@ fn read_stdin(
                     "pincer: ignored a user line with no text content",
                 ),
             },
-            Some("control_request") => {
-                let answer = answer(&message, controls);
-                let _ = stdout.line(&answer.to_string());
+            InputLine::ControlRequest {
+                request_id,
+                request,
+            } => {
+                let answer = answer(&request_id, &request, controls);
+                let _ = stdout.line(&json_line(&answer));
             }
-            Some("control_response") => {
+            InputLine::ControlResponse => {
                 channel.resolve(&message);
             }
-            _ => {}
+            InputLine::Other => {}
         }
     }
     let _ = sender.send(Input::End);
@@ -484,43 +493,38 @@ struct Prompt {
 /// The prompt of a `user` line: `message.content` as a string (the Python SDK's `query`) or a
 /// list of blocks (the TypeScript SDK, and a streamed message), its text blocks joined and its
 /// base64 image blocks kept as images. `None` without text.
-fn user_prompt(message: &Value) -> Option<Prompt> {
-    let content = message.get("message")?.get("content")?;
-    match content {
-        Value::String(text) => Some(Prompt {
-            text: text.clone(),
+fn user_prompt(message: UserMessage) -> Option<Prompt> {
+    match message.content.0? {
+        UserContent::Text(text) => Some(Prompt {
+            text,
             images: Vec::new(),
         }),
-        Value::Array(blocks) => {
-            let texts: Vec<&str> = blocks
-                .iter()
-                .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
-                .filter_map(|block| block.get("text").and_then(Value::as_str))
-                .collect();
-            let images = blocks
-                .iter()
-                .filter(|block| block.get("type").and_then(Value::as_str) == Some("image"))
-                .filter_map(image_block)
-                .collect();
+        UserContent::Blocks(blocks) => {
+            let mut texts = Vec::new();
+            let mut images = Vec::new();
+            for block in blocks.into_iter().filter_map(|block| block.0) {
+                match block {
+                    InputBlock::Text { text } => texts.extend(text.0),
+                    InputBlock::Image { source } => images.extend(image_block(source.0)),
+                    InputBlock::Other => {}
+                }
+            }
             (!texts.is_empty()).then(|| Prompt {
                 text: texts.join("\n"),
                 images,
             })
         }
-        _ => None,
     }
 }
 
 /// An `image` block with a base64 source as pincer's image; any other source is said on stderr
 /// and left out (pincer fetches no image URL for the model).
-fn image_block(block: &Value) -> Option<ContentBlock> {
-    let source = block.get("source")?;
-    let data = source.get("data").and_then(Value::as_str);
-    let mime = source.get("media_type").and_then(Value::as_str);
-    match (source.get("type").and_then(Value::as_str), data, mime) {
+fn image_block(source: Option<ImageSource>) -> Option<ContentBlock> {
+    let source = source?;
+    match (source.kind.0.as_deref(), source.data.0, source.media_type.0) {
         (Some("base64"), Some(data), Some(mime)) => Some(ContentBlock::Image(ImageBlock {
-            data: data.to_owned(),
-            mime_type: mime.to_owned(),
+            data,
+            mime_type: mime,
         })),
         _ => {
             crate::output::progress::stderr_line(
@@ -533,10 +537,10 @@ fn image_block(block: &Value) -> Option<ContentBlock> {
 
 /// The hooks of `initialize`'s `hooks` (`{EVENT: [{matcher, hookCallbackIds, timeout?}]}`), one
 /// per callback id, and a warning for each event pincer does not fire.
-fn callback_hooks(declared: Option<&Value>) -> (Vec<Hook>, Vec<String>) {
+fn callback_hooks(declared: Option<&serde_json::Map<String, Value>>) -> (Vec<Hook>, Vec<String>) {
     let mut hooks = Vec::new();
     let mut warnings = Vec::new();
-    let Some(Value::Object(events)) = declared else {
+    let Some(events) = declared else {
         return (hooks, warnings);
     };
     for (name, groups) in events {
@@ -546,8 +550,11 @@ fn callback_hooks(declared: Option<&Value>) -> (Vec<Hook>, Vec<String>) {
             ));
             continue;
         };
-        for group in groups.as_array().into_iter().flatten() {
-            let matcher = group.get("matcher").and_then(Value::as_str);
+        let groups = Lenient::<Vec<Lenient<HookGroup>>>::deserialize(groups)
+            .map(|groups| groups.0.unwrap_or_default())
+            .unwrap_or_default();
+        for group in groups.into_iter().map(|group| group.0.unwrap_or_default()) {
+            let matcher = group.matcher.0.as_deref();
             let matcher = match Matcher::parse(matcher) {
                 Ok(matcher) => matcher,
                 Err(reason) => {
@@ -558,13 +565,13 @@ fn callback_hooks(declared: Option<&Value>) -> (Vec<Hook>, Vec<String>) {
                 }
             };
             let timeout = group
-                .get("timeout")
-                .and_then(Value::as_f64)
+                .timeout
+                .0
                 .and_then(|seconds| std::time::Duration::try_from_secs_f64(seconds).ok())
                 .filter(|timeout| !timeout.is_zero())
                 .unwrap_or(CALLBACK_TIMEOUT);
-            let ids = group.get("hookCallbackIds").and_then(Value::as_array);
-            for id in ids.into_iter().flatten().filter_map(Value::as_str) {
+            let ids = group.callback_ids.0.unwrap_or_default();
+            for id in ids.iter().filter_map(|id| id.0.as_deref()) {
                 hooks.push(Hook {
                     event,
                     matcher: matcher.clone(),
@@ -582,76 +589,70 @@ fn callback_hooks(declared: Option<&Value>) -> (Vec<Hook>, Vec<String>) {
 
 /// The `control_response` to a `control_request`: success for the requests pincer handles, an
 /// error naming the subtype for every other one (never silence: the SDK would wait 60 s).
-fn answer(message: &Value, controls: &Mutex<Controls>) -> Value {
-    let request_id = message.get("request_id").cloned().unwrap_or(Value::Null);
-    let request = message.get("request").cloned().unwrap_or(Value::Null);
-    let subtype = request.get("subtype").and_then(Value::as_str).unwrap_or("");
-    let success = |response: Option<Value>| {
-        let mut body = json!({"subtype": "success", "request_id": request_id});
-        if let Some(response) = response {
-            body["response"] = response;
-        }
-        json!({"type": "control_response", "response": body})
+fn answer<'a>(
+    request_id: &'a Value,
+    request: &Value,
+    controls: &Mutex<Controls>,
+) -> ControlResponseLine<'a> {
+    let success = |response: Option<Answered>| ControlResponseLine {
+        response: ResponseBody::Success {
+            request_id,
+            response,
+        },
     };
-    let error = |text: String| {
-        json!({"type": "control_response", "response": {
-            "subtype": "error", "request_id": request_id, "error": text,
-        }})
+    let error = |error: String| ControlResponseLine {
+        response: ResponseBody::Error { request_id, error },
     };
     let mut controls = controls.lock().unwrap_or_else(PoisonError::into_inner);
-    match subtype {
-        "initialize" => {
-            let (hooks, warnings) = callback_hooks(request.get("hooks"));
+    match ControlRequest::of(request) {
+        Ok(ControlRequest::Initialize {
+            hooks,
+            sdk_mcp_servers,
+        }) => {
+            let (hooks, warnings) = callback_hooks(hooks.0.as_ref());
             for warning in warnings {
                 crate::output::progress::stderr_line(&format!("pincer: {warning}"));
             }
             controls.hooks = hooks;
-            controls.mcp_servers = request
-                .get("sdkMcpServers")
-                .and_then(Value::as_array)
+            controls.mcp_servers = sdk_mcp_servers
+                .0
+                .unwrap_or_default()
                 .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
+                .filter_map(|name| name.0)
                 .collect();
-            success(Some(json!({
-                "commands": [],
-                "agents": [],
-                "output_style": "default",
-                "available_output_styles": ["default"],
-                "models": [],
-                "account": {},
-                "pid": std::process::id(),
-                "capabilities": CAPABILITIES,
-                "pincer_version": env!("CARGO_PKG_VERSION"),
-            })))
+            success(Some(Answered::Initialize(Box::new(Initialized {
+                commands: [],
+                agents: [],
+                output_style: "default",
+                available_output_styles: ["default"],
+                models: [],
+                account: Account {},
+                pid: std::process::id(),
+                capabilities: CAPABILITIES,
+                pincer_version: env!("CARGO_PKG_VERSION"),
+            }))))
         }
-        "interrupt" => {
+        Ok(ControlRequest::Interrupt) => {
             crate::engine::scope::cancel_current(CancelReason::Interrupt);
             success(None)
         }
         // No model (null) is back to the command line's. A turn running now sends its next
         // request with it, as claude does.
-        "set_model" => {
-            controls.model.set(
-                request
-                    .get("model")
-                    .and_then(Value::as_str)
-                    .map(str::to_owned),
-            );
+        Ok(ControlRequest::SetModel { model }) => {
+            controls.model.set(model.0);
             success(None)
         }
-        "set_permission_mode" => {
-            let mode = request.get("mode").and_then(Value::as_str).unwrap_or("");
-            match PermissionMode::from_str(mode, false) {
+        Ok(ControlRequest::SetPermissionMode { mode }) => {
+            let mode = mode.0.unwrap_or_default();
+            match PermissionMode::from_str(&mode, false) {
                 Ok(parsed) => {
                     controls.permission_mode = Some(parsed);
-                    success(Some(json!({"mode": mode})))
+                    success(Some(Answered::Mode { mode }))
                 }
                 Err(_) => error(format!("unknown permission mode: {mode}")),
             }
         }
-        other => error(format!("Unsupported control request subtype: {other}")),
+        Err(unsupported) => error(unsupported.to_string()),
     }
 }
 
@@ -659,6 +660,7 @@ fn answer(message: &Value, controls: &Mutex<Controls>) -> Value {
 mod tests {
     use super::*;
     use pretty_assertions::assert_eq;
+    use serde_json::json;
 
     fn args(line: &[&str]) -> Vec<OsString> {
         std::iter::once("pincer")
@@ -756,15 +758,23 @@ mod tests {
     #[test]
     fn every_control_request_is_answered_and_an_unknown_one_with_an_error() {
         let controls = Mutex::new(Controls::default());
-        let request =
-            |body: Value| json!({"type": "control_request", "request_id": "r1", "request": body});
-        let init = answer(
-            &request(json!({"subtype": "initialize", "hooks": null})),
-            &controls,
+        let id = json!("r1");
+        let line = |body: Value| json_line(&answer(&id, &body, &controls));
+        let answer = |body: Value| serde_json::from_str::<Value>(&line(body)).unwrap();
+        let init = line(json!({"subtype": "initialize", "hooks": null}));
+        assert!(
+            init.starts_with(
+                r#"{"type":"control_response","response":{"subtype":"success","request_id":"r1","response":{"commands":[],"agents":[],"output_style":"default","#
+            ),
+            "{init}"
         );
-        assert_eq!(init["response"]["subtype"], "success");
-        assert_eq!(init["response"]["request_id"], "r1");
-        let unknown = answer(&request(json!({"subtype": "rewind_files"})), &controls);
+        let init: Value = serde_json::from_str(&init).unwrap();
+        assert_eq!(init["response"]["response"]["account"], json!({}));
+        assert_eq!(
+            init["response"]["response"]["capabilities"],
+            json!(CAPABILITIES)
+        );
+        let unknown = answer(json!({"subtype": "rewind_files"}));
         assert_eq!(unknown["response"]["subtype"], "error");
         assert!(
             unknown["response"]["error"]
@@ -772,23 +782,28 @@ mod tests {
                 .unwrap()
                 .contains("rewind_files")
         );
-        let mode = answer(
-            &request(json!({"subtype": "set_permission_mode", "mode": "acceptEdits"})),
-            &controls,
+        let nameless = answer(json!({"mode": "plan"}));
+        assert_eq!(
+            nameless["response"]["error"],
+            "Unsupported control request subtype: "
         );
+        let wrong = answer(json!({"subtype": "set_permission_mode", "mode": 3}));
+        assert_eq!(wrong["response"]["error"], "unknown permission mode: ");
+        let mode = answer(json!({"subtype": "set_permission_mode", "mode": "acceptEdits"}));
         assert_eq!(mode["response"]["response"]["mode"], "acceptEdits");
-        answer(
-            &request(json!({"subtype": "set_model", "model": "openai/gpt-5"})),
-            &controls,
+        let interrupt = answer(json!({"subtype": "interrupt"}));
+        assert_eq!(
+            interrupt,
+            json!({"type": "control_response", "response": {"subtype": "success", "request_id": "r1"}})
         );
-        answer(
-            &request(json!({"subtype": "initialize", "sdkMcpServers": ["kv"]})),
-            &controls,
-        );
+        answer(json!({"subtype": "set_model", "model": "openai/gpt-5"}));
+        answer(json!({"subtype": "initialize", "sdkMcpServers": ["kv", 7, "db"]}));
         let controls = controls.into_inner().unwrap();
         assert_eq!(
             sdk_mcp_config(&controls.mcp_servers).as_deref(),
-            Some(r#"{"mcpServers":{"kv":{"type":"sdk","name":"kv"}}}"#)
+            Some(
+                r#"{"mcpServers":{"kv":{"type":"sdk","name":"kv"},"db":{"type":"sdk","name":"db"}}}"#
+            )
         );
         assert_eq!(sdk_mcp_config(&[]), None);
         assert_eq!(
@@ -800,11 +815,15 @@ mod tests {
 
     #[test]
     fn each_callback_id_is_a_hook_and_an_event_pincer_does_not_fire_is_named() {
-        let (hooks, warnings) = callback_hooks(Some(&json!({
-            "PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0", "hook_1"], "timeout": 5}],
-            "Stop": [{"matcher": null, "hookCallbackIds": ["hook_2"]}],
-            "SubagentStop": [{"matcher": null, "hookCallbackIds": ["hook_3"]}],
-        })));
+        let (hooks, warnings) = callback_hooks(
+            json!({
+                "PreToolUse": [{"matcher": "Bash", "hookCallbackIds": ["hook_0", "hook_1"], "timeout": 5}],
+                "Stop": [{"matcher": null, "hookCallbackIds": ["hook_2", 9]}, "not a group"],
+                "SubagentStop": [{"matcher": null, "hookCallbackIds": ["hook_3"]}],
+                "PostToolUse": "not a list",
+            })
+            .as_object(),
+        );
         let ids: Vec<_> = hooks
             .iter()
             .map(|hook| hook.callback.as_deref().unwrap())
@@ -820,15 +839,19 @@ mod tests {
 
     #[test]
     fn a_prompt_is_a_string_or_the_text_and_image_blocks_of_a_list() {
+        let prompt_of = |line: Value| match InputLine::of(&line) {
+            InputLine::User { message } => message.0.and_then(user_prompt),
+            _ => None,
+        };
         let python = json!({"type": "user", "message": {"role": "user", "content": "hi"}});
-        let prompt = user_prompt(&python).unwrap();
+        let prompt = prompt_of(python).unwrap();
         assert_eq!((prompt.text.as_str(), prompt.images.len()), ("hi", 0));
         let typescript = json!({"type": "user", "message": {"role": "user", "content": [
             {"type": "text", "text": "a"}, {"type": "image", "source": {}},
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}},
             {"type": "text", "text": "b"}
         ]}});
-        let prompt = user_prompt(&typescript).unwrap();
+        let prompt = prompt_of(typescript).unwrap();
         assert_eq!(prompt.text, "a\nb");
         assert_eq!(
             prompt.images,
@@ -837,5 +860,26 @@ mod tests {
                 mime_type: "image/png".to_owned(),
             })]
         );
+        let only_an_image = json!({"type": "user", "message": {"content": [
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "x"}}
+        ]}});
+        assert_eq!(prompt_of(only_an_image), None);
+        assert_eq!(
+            prompt_of(json!({"type": "user", "message": {"content": 5}})),
+            None
+        );
+        assert_eq!(prompt_of(json!({"type": "user"})), None);
+        assert!(matches!(
+            InputLine::of(&json!({"no": "type"})),
+            InputLine::Other
+        ));
+        assert!(matches!(
+            InputLine::of(&json!({"type": "keep_alive"})),
+            InputLine::Other
+        ));
+        assert!(matches!(
+            InputLine::of(&json!({"type": "control_response", "response": {}})),
+            InputLine::ControlResponse
+        ));
     }
 }

@@ -5,6 +5,8 @@
 //! its in-process MCP servers (`mcp_message`) go through here; a run that no SDK drives has no
 //! channel ([`current`] is `None`).
 
+pub(crate) mod lines;
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};

@@ -1,0 +1,239 @@
+//! The lines of the Claude Agent SDK's stream-json input and pincer's answers to its control
+//! requests, as types (SPEC §16; the message types both ways are in the shared reference's
+//! `agent-sdk/`).
+//!
+//! The SDK's lines are parsed as JSON first (a line that is not JSON is said on stderr) and then
+//! read into these types from that value, as leniently as claude reads them: a field of an
+//! unexpected shape is taken as absent ([`Lenient`]) rather than failing the line, and a line of
+//! a type pincer does not know is [`InputLine::Other`].
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+/// A value of the shape `T` expects, or `None`. Only for types read from a `serde_json::Value`
+/// (a failed read leaves nothing half-consumed there).
+#[derive(Debug)]
+pub(crate) struct Lenient<T>(pub(crate) Option<T>);
+
+impl<T> Default for Lenient<T> {
+    fn default() -> Self {
+        Lenient(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        Ok(Lenient(T::deserialize(deserializer).ok()))
+    }
+}
+
+/// A line the SDK writes on pincer's stdin, by its `type`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum InputLine {
+    /// A prompt: `{"type":"user","message":{"role":"user","content":…}}`.
+    User {
+        #[serde(default)]
+        message: Lenient<UserMessage>,
+    },
+    /// `{"type":"control_request","request_id","request":{"subtype",…}}`.
+    ControlRequest {
+        #[serde(default)]
+        request_id: Value,
+        #[serde(default)]
+        request: Value,
+    },
+    /// The SDK's answer to one of pincer's requests (`crate::control::Channel::resolve` reads it).
+    ControlResponse,
+    /// Any other line (claude ignores them too).
+    #[serde(other)]
+    Other,
+}
+
+impl InputLine {
+    /// The line `value` is; a line with no `type` is [`InputLine::Other`].
+    pub(crate) fn of(value: &Value) -> InputLine {
+        InputLine::deserialize(value).unwrap_or(InputLine::Other)
+    }
+}
+
+/// A `user` line's `message`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct UserMessage {
+    #[serde(default)]
+    pub(crate) content: Lenient<UserContent>,
+}
+
+/// Its `content`: a string (the Python SDK's `query`) or a list of blocks (the TypeScript SDK,
+/// and a streamed message).
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum UserContent {
+    Text(String),
+    Blocks(Vec<Lenient<InputBlock>>),
+}
+
+/// A block of a `user` line's content.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub(crate) enum InputBlock {
+    Text {
+        #[serde(default)]
+        text: Lenient<String>,
+    },
+    Image {
+        #[serde(default)]
+        source: Lenient<ImageSource>,
+    },
+    #[serde(other)]
+    Other,
+}
+
+/// An image block's `source`: pincer takes `{"type":"base64","media_type","data"}`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct ImageSource {
+    #[serde(default, rename = "type")]
+    pub(crate) kind: Lenient<String>,
+    #[serde(default)]
+    pub(crate) media_type: Lenient<String>,
+    #[serde(default)]
+    pub(crate) data: Lenient<String>,
+}
+
+/// A control request's `request`, by its `subtype`: the ones pincer answers with success.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub(crate) enum ControlRequest {
+    Initialize {
+        /// `{EVENT: [{matcher, hookCallbackIds, timeout?}]}`, in the SDK's order.
+        #[serde(default)]
+        hooks: Lenient<serde_json::Map<String, Value>>,
+        /// The in-process MCP servers, by name (the TypeScript SDK's way).
+        #[serde(default, rename = "sdkMcpServers")]
+        sdk_mcp_servers: Lenient<Vec<Lenient<String>>>,
+    },
+    Interrupt,
+    SetModel {
+        /// None (or null): back to the command line's model.
+        #[serde(default)]
+        model: Lenient<String>,
+    },
+    SetPermissionMode {
+        #[serde(default)]
+        mode: Lenient<String>,
+    },
+}
+
+/// A control request of any subtype, for the one pincer does not answer with success.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct AnySubtype {
+    #[serde(default)]
+    pub(crate) subtype: Lenient<String>,
+}
+
+/// A control request pincer does not handle, by the subtype it names (empty when none).
+#[derive(Debug)]
+pub(crate) struct Unsupported(pub(crate) String);
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "Unsupported control request subtype: {}", self.0)
+    }
+}
+
+impl ControlRequest {
+    /// The request `value` is, or the subtype it names that pincer does not handle.
+    pub(crate) fn of(value: &Value) -> Result<ControlRequest, Unsupported> {
+        ControlRequest::deserialize(value).map_err(|_| {
+            Unsupported(
+                AnySubtype::deserialize(value)
+                    .unwrap_or_default()
+                    .subtype
+                    .0
+                    .unwrap_or_default(),
+            )
+        })
+    }
+}
+
+/// One group of an `initialize` request's `hooks`: the callbacks to run for a matcher.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct HookGroup {
+    #[serde(default)]
+    pub(crate) matcher: Lenient<String>,
+    /// Seconds.
+    #[serde(default)]
+    pub(crate) timeout: Lenient<f64>,
+    #[serde(default, rename = "hookCallbackIds")]
+    pub(crate) callback_ids: Lenient<Vec<Lenient<String>>>,
+}
+
+/// pincer's answer to a control request: `{"type":"control_response","response":…}`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename = "control_response")]
+pub(crate) struct ControlResponseLine<'a> {
+    pub(crate) response: ResponseBody<'a>,
+}
+
+/// The `response` of a [`ControlResponseLine`], by its `subtype`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "subtype", rename_all = "snake_case")]
+pub(crate) enum ResponseBody<'a> {
+    Success {
+        request_id: &'a Value,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        response: Option<Answered>,
+    },
+    Error {
+        request_id: &'a Value,
+        error: String,
+    },
+}
+
+/// What a successful answer carries.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum Answered {
+    Initialize(Box<Initialized>),
+    /// `set_permission_mode`: the mode now in force.
+    Mode {
+        mode: String,
+    },
+}
+
+/// The answer to `initialize`, in claude's shape: pincer has no slash commands, agents, output
+/// styles or account of its own to list, and says what of the protocol it does.
+#[derive(Debug, Serialize)]
+pub(crate) struct Initialized {
+    pub(crate) commands: [String; 0],
+    pub(crate) agents: [String; 0],
+    pub(crate) output_style: &'static str,
+    pub(crate) available_output_styles: [&'static str; 1],
+    pub(crate) models: [String; 0],
+    pub(crate) account: Account,
+    pub(crate) pid: u32,
+    pub(crate) capabilities: &'static [&'static str],
+    pub(crate) pincer_version: &'static str,
+}
+
+/// No account: pincer's credentials are its own and never said.
+#[derive(Debug, Serialize)]
+pub(crate) struct Account {}
+
+/// An `--mcp-config` document naming the in-process servers `names`:
+/// `{"mcpServers":{N:{"type":"sdk","name":N}}}`, in that order.
+#[derive(Debug, Serialize)]
+pub(crate) struct SdkMcpConfig<'a> {
+    #[serde(rename = "mcpServers", serialize_with = "sdk_servers")]
+    pub(crate) servers: &'a [String],
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename = "sdk")]
+struct SdkServer<'a> {
+    name: &'a str,
+}
+
+fn sdk_servers<S: Serializer>(names: &&[String], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(names.iter().map(|name| (name, SdkServer { name })))
+}
