@@ -153,6 +153,9 @@ pub(crate) struct Db {
     pub unsaved: Option<String>,
     /// How many files were summarized (built or found new) by this connection.
     pub summarized: usize,
+    /// The sessions directory, opened on the first [`Db::fresh`] so that each file's stat is
+    /// made relative to it; `Some(None)` when it could not be opened.
+    directory: Option<Option<std::fs::File>>,
 }
 
 fn to_i64(value: u64) -> i64 {
@@ -253,6 +256,7 @@ impl Db {
                 rebuilt,
                 unsaved: None,
                 summarized: 0,
+                directory: None,
             },
             None => {
                 let mut db = Db::memory(dir)?;
@@ -282,6 +286,7 @@ impl Db {
             rebuilt: None,
             unsaved: None,
             summarized: 0,
+            directory: None,
         })
     }
 
@@ -732,10 +737,26 @@ impl Db {
 
     /// The entry of `known`'s file as it is now, its row updated when the file changed and
     /// dropped when it is gone.
-    pub(crate) fn fresh(&mut self, known: &IndexEntry) -> Option<IndexEntry> {
-        let path = self.dir.join(&known.file);
-        match super::check_file(Some(known), &path) {
-            super::Freshness::Unchanged => Some(known.clone()),
+    pub(crate) fn fresh(&mut self, known: IndexEntry) -> Option<IndexEntry> {
+        let directory = self
+            .directory
+            .get_or_insert_with(|| std::fs::File::open(&self.dir).ok());
+        let stamp = match directory {
+            Some(directory) => super::stamp_in(directory, &known.file),
+            None => std::fs::metadata(self.dir.join(&known.file))
+                .ok()
+                .map(|metadata| super::file_stamp(&metadata)),
+        };
+        let freshness = match stamp {
+            // The common case, a stat and nothing else: no path is made, nothing is copied.
+            Some((size, mtime_ns)) if size == known.size && mtime_ns == known.mtime_ns => {
+                return Some(known);
+            }
+            Some(stamp) => super::check_stamped(Some(&known), &self.dir.join(&known.file), stamp),
+            None => super::Freshness::Gone,
+        };
+        match freshness {
+            super::Freshness::Unchanged => Some(known),
             super::Freshness::Updated(entry) => {
                 let _ = self.put(&entry);
                 Some(*entry)
@@ -1151,6 +1172,35 @@ mod tests {
         assert!(!db.in_memory());
         db.ensure_built().unwrap();
         assert_eq!(db.all().len(), 1);
+    }
+
+    #[test]
+    fn a_row_is_fresh_while_its_file_keeps_its_stamp_and_is_updated_or_dropped_when_not() {
+        let (_home, dir) = sessions_dir();
+        let path =
+            store::create(&dir, &header("0199a000-0000-7000-8000-000000000001"), &[]).unwrap();
+        let mut db = Db::open(&dir).unwrap();
+        db.ensure_built().unwrap();
+        let row = db.all().remove(0);
+        assert_eq!(db.fresh(row.clone()).as_ref(), Some(&row));
+
+        use std::io::Write as _;
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(
+                b"{\"type\":\"session_info\",\"id\":\"a1b2c3d4\",\"parentId\":null,\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"name\":\"renamed\"}\n",
+            )
+            .unwrap();
+        let fresh = db.fresh(row.clone()).unwrap();
+        assert_eq!(fresh.summary.name.as_deref(), Some("renamed"));
+        assert_eq!(fresh.size, std::fs::metadata(&path).unwrap().len());
+        assert_eq!(db.row(&row.file).as_ref(), Some(&fresh));
+
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(db.fresh(fresh), None);
+        assert_eq!(db.row(&row.file), None);
     }
 
     #[test]

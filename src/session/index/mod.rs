@@ -949,7 +949,7 @@ pub(crate) fn scoped(
     db.ensure_built()?;
     for query in &wanted.queries {
         for known in db.candidates(query) {
-            if let Some(entry) = db.fresh(&known) {
+            if let Some(entry) = db.fresh(known) {
                 index.sessions.insert(entry.file.clone(), entry);
             }
         }
@@ -965,7 +965,7 @@ pub(crate) fn scoped(
             for known in rows {
                 // A row only grows newer when it is checked (files are appended to), so the
                 // first one that is still there and usable is the newest.
-                if let Some(entry) = db.fresh(&known)
+                if let Some(entry) = db.fresh(known)
                     && (entry.problem.is_none() || !entry.summary.id.is_empty())
                 {
                     index.sessions.insert(entry.file.clone(), entry);
@@ -1030,7 +1030,7 @@ pub(crate) fn newest(
         }
         offset += rows.len();
         for known in rows {
-            if let Some(entry) = db.fresh(&known)
+            if let Some(entry) = db.fresh(known)
                 && keep(&entry)
             {
                 shown.push(entry);
@@ -1049,7 +1049,12 @@ pub(crate) fn newest(
         .iter()
         .map(|entry| entry.summary.id.as_str())
         .collect();
-    let neighbours = db.neighbour_ids(&ids);
+    // A listing of every row has every id's neighbours in it already.
+    let neighbours = if shown.len() == db.counts("").0 {
+        Vec::new()
+    } else {
+        db.neighbour_ids(&ids)
+    };
     let short: std::collections::HashMap<String, String> = short_ids(
         ids.iter()
             .copied()
