@@ -20,8 +20,8 @@ use crate::engine::plan::{self, TurnRequest};
 use crate::engine::scope::{CancelScope, cancelled_error};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::Format;
-use crate::output::events::{OutputSink, sink_for};
-use crate::output::progress::ProgressSink;
+use crate::output::events::{EventsFile, OutputSink, sink_for};
+use crate::output::progress::{ProgressSink, stderr_line};
 use crate::output::result::{SessionRef, TurnResult, turn_result};
 use crate::output::schema::RunResult;
 use crate::session::index::{self, Index};
@@ -344,7 +344,7 @@ fn drive(
 /// Open `--events-file` (emptied) and check that `-o` may be written at the end, before
 /// anything else runs: a link or a file that is not a regular one at either path ends the run
 /// with exit 2 before any model request (SPEC §10). `--record` is opened with the cassette.
-fn open_user_files(turn_args: &TurnArgs) -> CliResult<Option<std::fs::File>> {
+fn open_user_files(turn_args: &TurnArgs) -> CliResult<Option<EventsFile>> {
     if let Some(path) = &turn_args.output_last_message {
         crate::fs::check_writable_for_user(path)
             .map_err(|error| super::user_file_error("answer file (-o)", path, &error))?;
@@ -354,6 +354,7 @@ fn open_user_files(turn_args: &TurnArgs) -> CliResult<Option<std::fs::File>> {
         .as_ref()
         .map(|path| {
             crate::fs::open_for_user(path, crate::fs::UserFile::Truncate)
+                .map(|file| EventsFile::new(file, path))
                 .map_err(|error| super::user_file_error("events file", path, &error))
         })
         .transpose()
@@ -438,7 +439,9 @@ fn fail(
         result.model.clone_from(&known.model);
         result.provider.clone_from(&known.provider);
         result.backend = Some(known.backend.unwrap_or("api").to_owned());
-        let _ = sink.finish(&result);
+        if let Err(error) = sink.finish(&result) {
+            stderr_line(&format!("warning: cannot write the result: {error}"));
+        }
     }
     Err(error)
 }

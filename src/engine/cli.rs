@@ -258,7 +258,7 @@ fn write_request_file(
     let file = directory.join(name);
     crate::fs::write_atomic(&file, text.as_bytes()).map_err(|error| StartFailure {
         missing_binary: false,
-        message: format!("cannot write {what}: {error}"),
+        message: format!("cannot write {what} '{}': {error}", file.display()),
         hint: None,
     })?;
     Ok(file)
@@ -311,17 +311,13 @@ impl<'run> CliEngine<'run> {
         // claude reads the run's MCP servers (SPEC §13) and hooks (SPEC §14) from files of its
         // own format.
         let write = |name: &str, what: &str, content: Option<serde_json::Value>| match content {
-            Some(content) => {
-                let file = directory.path().join(name);
-                crate::fs::write_atomic(&file, content.to_string().as_bytes()).map_err(
-                    |error| StartFailure {
-                        missing_binary: false,
-                        message: format!("cannot write the {what} file: {error}"),
-                        hint: None,
-                    },
-                )?;
-                Ok(Some(file))
-            }
+            Some(content) => write_request_file(
+                directory.path(),
+                name,
+                &content.to_string(),
+                &format!("the {what} file"),
+            )
+            .map(Some),
             None => Ok(None),
         };
         let files = ChildFiles {
@@ -837,5 +833,28 @@ pub(crate) async fn run(
             turn.report.ending = ending;
             Ok(turn.report)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_file_that_cannot_be_written_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone");
+        let failure = write_request_file(&gone, "mcp.json", "{}", "the MCP config file")
+            .expect_err("the directory does not exist");
+        let file = gone.join("mcp.json");
+        assert!(
+            failure.message.starts_with(&format!(
+                "cannot write the MCP config file '{}': ",
+                file.display()
+            )),
+            "{}",
+            failure.message
+        );
+        assert!(!failure.missing_binary);
     }
 }

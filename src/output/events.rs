@@ -41,7 +41,7 @@ pub(crate) fn sink_for(
     format: Format,
     (include_partial, include_hooks, claude_names): (bool, bool, bool),
     hold_text: bool,
-    events_file: Option<std::fs::File>,
+    events_file: Option<EventsFile>,
 ) -> Box<dyn OutputSink> {
     let base: Box<dyn OutputSink> = match format {
         Format::Text => Box::new(TextSink {
@@ -58,6 +58,7 @@ pub(crate) fn sink_for(
                 stdout: Some(Stdout::new()),
                 file: events_file,
                 failed: None,
+                file_failed: None,
             });
         }
     };
@@ -71,6 +72,7 @@ pub(crate) fn sink_for(
                 stdout: None,
                 file: Some(file),
                 failed: None,
+                file_failed: None,
             }),
         }),
         None => base,
@@ -545,21 +547,54 @@ fn retry_line(retry: &Retry, session_id: Option<String>, discarded: bool) -> Api
     }
 }
 
-/// stream-json: JSON lines as things happen, to stdout and/or an events file.
+/// `--events-file`, opened: its errors name it.
+pub(crate) struct EventsFile {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+}
+
+impl EventsFile {
+    pub(crate) fn new(file: std::fs::File, path: &std::path::Path) -> EventsFile {
+        EventsFile {
+            file,
+            path: path.to_owned(),
+        }
+    }
+
+    fn write(&mut self, text: &str) -> io::Result<()> {
+        use std::io::Write as _;
+        self.file.write_all(text.as_bytes()).map_err(|error| {
+            io::Error::new(
+                error.kind(),
+                format!(
+                    "cannot write the events file '{}': {error}",
+                    self.path.display()
+                ),
+            )
+        })
+    }
+}
+
+/// stream-json: JSON lines as things happen, to stdout and/or an events file. The two fail
+/// apart: an events file that cannot be written any more does not silence stdout.
 pub(crate) struct StreamJsonSink {
     lines: StreamJsonLines,
     stdout: Option<Stdout>,
-    file: Option<std::fs::File>,
-    /// The first write that failed; reported by `finish`.
+    file: Option<EventsFile>,
+    /// The first write to stdout that failed; reported by `finish`.
     failed: Option<io::Error>,
+    /// The first write to the events file that failed; it gets no more lines.
+    file_failed: Option<io::Error>,
 }
 
 impl StreamJsonSink {
     fn write_line<T: Serialize>(&mut self, value: &T) -> io::Result<()> {
         let text = to_json_line(value)?;
-        if let Some(file) = &mut self.file {
-            use std::io::Write;
-            file.write_all(text.as_bytes())?;
+        if self.file_failed.is_none()
+            && let Some(file) = &mut self.file
+            && let Err(error) = file.write(&text)
+        {
+            self.file_failed = Some(error);
         }
         match &mut self.stdout {
             Some(stdout) => stdout.write(&text),
@@ -584,19 +619,23 @@ impl EventSink for StreamJsonSink {
 
 impl OutputSink for StreamJsonSink {
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
-        if let Some(error) = self.failed.take() {
-            return Err(error);
+        let written = match self.failed.take() {
+            Some(error) => Err(error),
+            // claude ends an interrupted turn as an error during execution, its stream aborted.
+            None if self.lines.claude.is_some()
+                && result.subtype == super::schema::ResultSubtype::ErrorInterrupted =>
+            {
+                let mut claude = result.clone();
+                claude.subtype = super::schema::ResultSubtype::ErrorDuringExecution;
+                "aborted_streaming".clone_into(&mut claude.terminal_reason);
+                self.write_line(&claude)
+            }
+            None => self.write_line(result),
+        };
+        match self.file_failed.take() {
+            Some(error) => Err(error),
+            None => written,
         }
-        // claude ends an interrupted turn as an error during execution, its stream aborted.
-        if self.lines.claude.is_some()
-            && result.subtype == super::schema::ResultSubtype::ErrorInterrupted
-        {
-            let mut claude = result.clone();
-            claude.subtype = super::schema::ResultSubtype::ErrorDuringExecution;
-            "aborted_streaming".clone_into(&mut claude.terminal_reason);
-            return self.write_line(&claude);
-        }
-        self.write_line(result)
     }
 }
 
@@ -614,9 +653,12 @@ impl EventSink for Tee {
 }
 
 impl OutputSink for Tee {
+    /// Both are finished whatever becomes of the other: the result reaches stdout when the
+    /// events file failed.
     fn finish(&mut self, result: &RunResult) -> io::Result<()> {
-        self.second.finish(result)?;
-        self.first.finish(result)
+        let file = self.second.finish(result);
+        let stdout = self.first.finish(result);
+        file.and(stdout)
     }
 }
 

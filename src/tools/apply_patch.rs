@@ -418,6 +418,8 @@ fn seek(lines: &[String], pattern: &[String], start: usize, end_of_file: bool) -
 struct Change {
     /// As named in the patch (the destination, for a move).
     shown_path: String,
+    /// The file it changes, as named in the patch (the file moved, for a move).
+    source_path: String,
     letter: char,
     source: PathBuf,
     /// None: delete. For a move, `destination` differs from `source`.
@@ -512,6 +514,7 @@ fn plan(patch: &Patch, context: &ToolContext) -> Result<Vec<Change>, ToolError> 
                 state.insert(resolved.clone(), Some(content.clone()));
                 changes.push(Change {
                     shown_path: path.clone(),
+                    source_path: path.clone(),
                     letter: 'A',
                     source: resolved.clone(),
                     new_content: Some(content.clone()),
@@ -525,6 +528,7 @@ fn plan(patch: &Patch, context: &ToolContext) -> Result<Vec<Change>, ToolError> 
                 state.insert(resolved.clone(), None);
                 changes.push(Change {
                     shown_path: path.clone(),
+                    source_path: path.clone(),
                     letter: 'D',
                     source: resolved.clone(),
                     new_content: None,
@@ -553,6 +557,7 @@ fn plan(patch: &Patch, context: &ToolContext) -> Result<Vec<Change>, ToolError> 
                 state.insert(destination.clone(), Some(new_content.clone()));
                 changes.push(Change {
                     shown_path,
+                    source_path: path.clone(),
                     letter: 'M',
                     source: resolved,
                     new_content: Some(new_content),
@@ -583,7 +588,7 @@ fn write_changes(changes: &[Change], context: &ToolContext) -> Result<(), PatchE
                     .map_err(io("write", &change.shown_path))?;
                 if change.destination != change.source {
                     paths::remove_file(context, &change.source)
-                        .map_err(io("remove the moved file", &change.shown_path))?;
+                        .map_err(io("remove the moved file", &change.source_path))?;
                 }
             }
         }
@@ -719,6 +724,36 @@ mod tests {
         let diff = output.details.as_ref().unwrap()["diff"].as_str().unwrap();
         assert!(diff.contains("+++ b/src/main.py\n"), "{diff}");
         assert!(diff.contains("-    print(\"Hi\")\n+    print(\"Hello, world!\")\n"));
+    }
+
+    #[tokio::test]
+    async fn a_moved_file_that_cannot_be_removed_is_named_as_the_patch_names_it() {
+        let workspace = Workspace::new();
+        workspace.write("src/app.py", "a\n");
+        let source = workspace.path("src/app.py");
+        // An immutable file cannot be unlinked, even by root (ext4 and most local filesystems).
+        let chattr = |flag: &str| {
+            std::process::Command::new("chattr")
+                .arg(flag)
+                .arg(&source)
+                .output()
+                .is_ok_and(|output| output.status.success())
+        };
+        if !chattr("+i") {
+            eprintln!("skipped: chattr +i is not available here");
+            return;
+        }
+        let input = "*** Begin Patch\n*** Update File: src/app.py\n*** Move to: src/main.py\n@@\n-a\n+b\n*** End Patch";
+        let output = workspace.call("apply_patch", json!({"input": input})).await;
+        chattr("-i");
+        assert!(output.is_error);
+        assert!(
+            output
+                .text_content()
+                .starts_with("Cannot remove the moved file src/app.py: "),
+            "{}",
+            output.text_content()
+        );
     }
 
     #[tokio::test]

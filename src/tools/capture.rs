@@ -52,7 +52,11 @@ enum Spill {
         path: PathBuf,
         written: u64,
     },
-    Failed(String),
+    /// The file that could not be made or written, and why.
+    Failed {
+        path: PathBuf,
+        error: std::io::Error,
+    },
 }
 
 /// The output as the tool result shows it.
@@ -114,7 +118,7 @@ impl Capture {
                     file,
                     written: before.len() as u64,
                 },
-                Err(error) => Spill::Failed(error.to_string()),
+                Err((path, error)) => Spill::Failed { path, error },
             });
         }
         let next = match self.file.take() {
@@ -127,7 +131,7 @@ impl Capture {
                     usize::try_from(FILE_BYTES.saturating_sub(written)).unwrap_or(usize::MAX);
                 let part = &chunk[..room.min(chunk.len())];
                 match file.write_all(part) {
-                    Err(error) => Spill::Failed(error.to_string()),
+                    Err(error) => Spill::Failed { path, error },
                     Ok(()) if part.len() < chunk.len() => Spill::Full {
                         path,
                         written: written + part.len() as u64,
@@ -177,9 +181,10 @@ impl Capture {
                 ),
                 Some(path),
             ),
-            Some(Spill::Failed(error)) => {
-                (format!("it could not be saved to a file ({error})"), None)
-            }
+            Some(Spill::Failed { path, error }) => (
+                format!("it could not be saved to {} ({error})", path.display()),
+                None,
+            ),
             None => ("it was not saved".to_owned(), None),
         };
         let text = format!(
@@ -226,20 +231,28 @@ pub fn shorten_long_text(
     output
 }
 
-/// A new file for the whole output in `directory`, holding `before` already.
-fn start_file(directory: &Path, name: &str, before: &[u8]) -> std::io::Result<(PathBuf, File)> {
+/// A new file for the whole output in `directory`, holding `before` already; or the file that
+/// could not be made or written, and why.
+fn start_file(
+    directory: &Path,
+    name: &str,
+    before: &[u8],
+) -> Result<(PathBuf, File), (PathBuf, std::io::Error)> {
     let name = format!(
         "{name}-output-{}.txt",
         &uuid::Uuid::new_v4().simple().to_string()[..12]
     );
     let path = directory.join(name);
-    let mut file = std::fs::OpenOptions::new()
+    let opened = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(&path)?;
-    file.write_all(before)?;
-    Ok((path, file))
+        .open(&path)
+        .and_then(|mut file| file.write_all(before).map(|()| file));
+    match opened {
+        Ok(file) => Ok((path, file)),
+        Err(error) => Err((path, error)),
+    }
 }
 
 /// `bytes` without a character cut at its end (an incomplete UTF-8 sequence is dropped).
@@ -298,6 +311,23 @@ mod tests {
         assert!(captured.text.ends_with("line 19999\n"));
         assert!(captured.text.contains(&format!("is in {}", file.display())));
         assert!(captured.text.len() < HEAD_BYTES + TAIL_BYTES + 400);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_made_is_named_with_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let gone = dir.path().join("gone");
+        let mut capture = Capture::new(Some(&gone), "exec");
+        capture.push(&vec![b'z'; HEAD_BYTES + TAIL_BYTES + 1]);
+        let captured = capture.finish();
+        assert_eq!(captured.file, None);
+        let said = format!("it could not be saved to {}/exec-output-", gone.display());
+        assert!(
+            captured.text.contains(&said),
+            "{}",
+            &captured.text[HEAD_BYTES..]
+        );
+        assert!(captured.text.contains("No such file or directory"));
     }
 
     #[test]

@@ -457,6 +457,40 @@ fn a_full_disk_ends_the_run_with_a_persistence_error_and_no_further_request() {
 }
 
 #[test]
+fn an_events_file_that_fills_up_is_named_and_stdout_still_gets_the_whole_output() {
+    let protocol = anthropic();
+    for format in ["json", "stream-json"] {
+        let home = Home::new();
+        let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["the answer"]))]);
+        let events = home.root.path().join("events.jsonl");
+        // 1 block: the events file fills up at its first line; stdout is a pipe.
+        let output = with_file_size_limit(home.pincer().provider(&protocol, &server), 1)
+            .args(["run", "-m", protocol.model, "--no-session-persistence"])
+            .args(["--output-format", format, "--verbose", "--events-file"])
+            .arg(&events)
+            .arg("answer")
+            .output();
+        let err = stderr(&output);
+        assert_eq!(code(&output), 0, "{format}: {err}");
+        assert!(
+            err.contains(&format!(
+                "cannot write the events file '{}': File too large",
+                events.display()
+            )),
+            "{format}: {err}"
+        );
+        let out = stdout(&output);
+        let last: Value = serde_json::from_str(out.lines().last().unwrap_or_default())
+            .unwrap_or_else(|error| panic!("{format}: {error}: {out}"));
+        assert_eq!(last["type"], "result", "{format}: {out}");
+        assert_eq!(last["result"], "the answer", "{format}: {out}");
+        if format == "stream-json" {
+            assert!(out.lines().count() > 2, "{out}");
+        }
+    }
+}
+
+#[test]
 fn a_session_file_deleted_mid_run_fails_the_run_and_no_headerless_file_appears() {
     let home = Home::new();
     let protocol = anthropic();

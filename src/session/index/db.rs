@@ -232,6 +232,7 @@ impl Db {
             return None;
         }
         let mut rebuilt = None;
+        let mut unopened = None;
         let conn = match open_file(dir, &mut rebuilt) {
             Ok(conn) => Some(conn),
             Err(error) => {
@@ -239,10 +240,13 @@ impl Db {
                 note_failure(&error);
                 if is_corrupt(&error) {
                     remove_database(dir);
-                    rebuilt = Some(format!("the index is unreadable ({error})"));
+                    rebuilt = Some(unreadable(dir, &error));
                     let mut again = None;
-                    open_file(dir, &mut again).ok()
+                    open_file(dir, &mut again)
+                        .inspect_err(|error| unopened = Some(error.to_string()))
+                        .ok()
                 } else {
+                    unopened = Some(error.to_string());
                     None
                 }
             }
@@ -260,7 +264,11 @@ impl Db {
             },
             None => {
                 let mut db = Db::memory(dir)?;
-                db.unsaved = Some("the index database cannot be opened".to_owned());
+                db.unsaved = Some(format!(
+                    "cannot open '{}' ({})",
+                    dir.join(DB_FILE).display(),
+                    unopened.unwrap_or_default()
+                ));
                 db
             }
         };
@@ -355,7 +363,7 @@ impl Db {
                 let windows = self.learned_windows();
                 if let Some(mut memory) = Db::memory(&self.dir) {
                     memory.rebuilt = rebuilt;
-                    memory.unsaved = Some(error.to_string());
+                    memory.unsaved = Some(unwritable(&self.dir, &error));
                     for (model, tokens) in windows {
                         let _ = memory.remember_window(&model, tokens);
                     }
@@ -531,7 +539,7 @@ impl Db {
         }
         let windows = self.learned_windows();
         if let Some(mut memory) = Db::memory(&self.dir) {
-            memory.unsaved = Some(error.to_string());
+            memory.unsaved = Some(unwritable(&self.dir, error));
             for (model, tokens) in windows {
                 let _ = memory.remember_window(&model, tokens);
             }
@@ -583,7 +591,7 @@ impl Db {
 
     /// Start again from the files after the database was found corrupt.
     fn recover(&mut self, error: &rusqlite::Error) {
-        let reason = format!("the index is unreadable ({error})");
+        let reason = unreadable(&self.dir, error);
         let dir = self.dir.clone();
         let Some(placeholder) = Db::memory(&dir) else {
             return;
@@ -922,6 +930,19 @@ fn is_corrupt(error: &rusqlite::Error) -> bool {
 
 /// A write that failed because another process held the database past `--timeout`'s deadline
 /// ends the command as a timeout, as a lock wait cut by the deadline does.
+/// Why the database of the sessions directory `dir` is built again from the files.
+fn unreadable(dir: &Path, error: &rusqlite::Error) -> String {
+    format!(
+        "the index '{}' is unreadable ({error})",
+        dir.join(DB_FILE).display()
+    )
+}
+
+/// Why the database of `dir` was not saved (the command went on with an index in memory).
+fn unwritable(dir: &Path, error: &rusqlite::Error) -> String {
+    format!("cannot write '{}' ({error})", dir.join(DB_FILE).display())
+}
+
 fn note_failure(error: &rusqlite::Error) {
     let busy = matches!(
         error.sqlite_error_code(),
@@ -1165,7 +1186,10 @@ mod tests {
         assert!(
             db.rebuilt
                 .as_deref()
-                .is_some_and(|reason| reason.starts_with("the index is unreadable")),
+                .is_some_and(|reason| reason.starts_with(&format!(
+                    "the index '{}' is unreadable (",
+                    dir.join(DB_FILE).display()
+                ))),
             "{:?}",
             db.rebuilt
         );
@@ -1322,7 +1346,14 @@ mod tests {
             let mut db = Db::open(&dir).unwrap();
             db.ensure_built().unwrap();
             assert!(db.in_memory());
-            assert!(db.unsaved.is_some());
+            let cannot = format!("cannot write '{}' (", dir.join(DB_FILE).display());
+            assert!(
+                db.unsaved
+                    .as_deref()
+                    .is_some_and(|why| why.starts_with(&cannot)),
+                "{:?}",
+                db.unsaved
+            );
             assert_eq!(db.all().len(), 1);
         }
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -1353,7 +1384,7 @@ mod tests {
         assert!(
             db.unsaved
                 .as_deref()
-                .is_some_and(|why| why.contains("full")),
+                .is_some_and(|why| why.contains("full") && why.contains(DB_FILE)),
             "{:?}",
             db.unsaved
         );
