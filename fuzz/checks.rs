@@ -92,7 +92,7 @@ pub fn session_summary(data: &[u8]) {
     if std::fs::write(&path, data).is_err() {
         return;
     }
-    if let Some((fast, full)) = pincer::session::parse::summaries_of(&path) {
+    if let Some((fast, full)) = pincer::session::fuzz_support::summaries_of(&path) {
         assert_eq!(
             fast, full,
             "the one-pass summary differs from the full loader's"

@@ -32,6 +32,7 @@ pub(crate) mod secret;
 pub mod session;
 pub(crate) mod settings;
 pub(crate) mod structured;
+pub(crate) mod suggest;
 pub(crate) mod telemetry;
 pub(crate) mod tls;
 pub mod tools;

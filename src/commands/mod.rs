@@ -194,7 +194,7 @@ fn not_a_command(arguments: &[OsString], error: clap::Error) -> clap::Error {
     {
         return error;
     }
-    let message = if let Some(meant) = crate::error::closest(word, names.iter().copied()) {
+    let message = if let Some(meant) = crate::suggest::closest(word, names.iter().copied()) {
         format!("unrecognized subcommand '{word}'\nhint: did you mean `{meant}`?")
     } else {
         let prompt = crate::error::quote_prompt(word);

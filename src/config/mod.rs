@@ -175,7 +175,7 @@ fn meant_model(reference: &str, known_aliases: &[String]) -> Option<String> {
         .map(|info| format!("{}/{}", info.provider, info.id))
         .collect();
     let candidates = known_aliases.iter().chain(&ids).chain(&qualified);
-    crate::error::closest(reference, candidates.map(String::as_str)).map(str::to_owned)
+    crate::suggest::closest(reference, candidates.map(String::as_str)).map(str::to_owned)
 }
 
 impl ConfigError {

@@ -102,10 +102,11 @@ fn denial(claude_tool: &str) -> String {
 }
 
 /// Keep the `addRules` updates of an allow answer (`updatedPermissions`) for the rest of the
-/// process; say on stderr which ones pincer does not apply.
-fn record_updates(answer: &Value) {
+/// process; the warnings say which ones pincer does not apply.
+fn record_updates(answer: &Value) -> Vec<String> {
+    let mut warnings = Vec::new();
     let Some(updates) = answer.get("updatedPermissions").and_then(Value::as_array) else {
-        return;
+        return warnings;
     };
     let mut rules = SESSION_RULES.lock().unwrap_or_else(PoisonError::into_inner);
     for update in updates {
@@ -115,8 +116,8 @@ fn record_updates(answer: &Value) {
             ("addRules", "allow") => &mut rules.allow,
             ("addRules", "deny") => &mut rules.deny,
             _ => {
-                crate::output::progress::stderr_line(&format!(
-                    "pincer: the SDK's permission update {update} is not applied (pincer applies addRules with behavior allow or deny)"
+                warnings.push(format!(
+                    "the SDK's permission update {update} is not applied (pincer applies addRules with behavior allow or deny)"
                 ));
                 continue;
             }
@@ -139,12 +140,13 @@ fn record_updates(answer: &Value) {
             };
             match crate::tools::policy::ToolPolicy::new(&spec) {
                 Ok(_) => list.push(text),
-                Err(error) => crate::output::progress::stderr_line(&format!(
-                    "pincer: the SDK's permission rule {text} is not applied ({error})"
+                Err(error) => warnings.push(format!(
+                    "the SDK's permission rule {text} is not applied ({error})"
                 )),
             }
         }
     }
+    warnings
 }
 
 /// A rule of an update (`{toolName, ruleContent?}`) in pincer's syntax: `Bash(npm test)`, or
@@ -176,18 +178,19 @@ fn permission_suggestions(tool: &str, input: &Value) -> Value {
 }
 
 /// The SDK's `can_use_tool` answer as hook output JSON: `allow` (with `updatedInput` in pincer's
-/// argument names) or `deny` with its message; `interrupt: true` also ends the turn.
-fn permission_output(answer: &Value, tool: &str) -> Value {
+/// argument names) or `deny` with its message; `interrupt: true` also ends the turn. With it,
+/// what of the answer's permission updates is not applied.
+fn permission_output(answer: &Value, tool: &str) -> (Value, Vec<String>) {
     let specific =
         |decision: &str| json!({"hookEventName": "PreToolUse", "permissionDecision": decision});
     match answer.get("behavior").and_then(Value::as_str) {
         Some("allow") => {
-            record_updates(answer);
+            let warnings = record_updates(answer);
             let mut specific = specific("allow");
             if let Some(updated) = answer.get("updatedInput").filter(|input| input.is_object()) {
                 specific["updatedInput"] = super::protocol::pincer_tool_input(tool, updated);
             }
-            json!({"hookSpecificOutput": specific})
+            (json!({"hookSpecificOutput": specific}), warnings)
         }
         behavior => {
             let message = answer
@@ -208,7 +211,7 @@ fn permission_output(answer: &Value, tool: &str) -> Value {
                 output["continue"] = json!(false);
                 output["stopReason"] = json!(message);
             }
-            output
+            (output, Vec::new())
         }
     }
 }
@@ -226,6 +229,7 @@ pub(super) async fn run(
         stdout,
         stderr,
         duration: started.elapsed(),
+        notes: Vec::new(),
     };
     let Some(channel) = control::current() else {
         return run(
@@ -267,8 +271,11 @@ pub(super) async fn run(
         // A permission prompt that gets no decision refuses the call: never run unasked.
         let missing = match &answer {
             Answer::Success(output) => {
-                let output = permission_output(output, &tool).to_string();
-                return run(Ending::Exited(0), output, String::new());
+                let (output, notes) = permission_output(output, &tool);
+                return Run {
+                    notes,
+                    ..run(Ending::Exited(0), output.to_string(), String::new())
+                };
             }
             Answer::Error(message) => format!("it answered with an error: {message}"),
             Answer::TimedOut => format!("no answer within {} s", timeout.as_secs()),
@@ -278,8 +285,8 @@ pub(super) async fn run(
         let deny = json!({"behavior": "deny", "message": format!(
             "the SDK's can_use_tool gave no decision ({missing}); the call was not run"
         )});
-        let output = permission_output(&deny, &tool).to_string();
-        return run(Ending::Exited(0), output, String::new());
+        let (output, _) = permission_output(&deny, &tool);
+        return run(Ending::Exited(0), output.to_string(), String::new());
     }
     match answer {
         Answer::Success(output) => {
@@ -333,7 +340,7 @@ mod tests {
     fn added_rules_allow_or_deny_later_calls_and_a_deny_wins() {
         let command = |command: &str| json!({ "command": command });
         assert_eq!(session_rule("exec", &command("echo UNIT-RULE-1")), None);
-        record_updates(&json!({"updatedPermissions": [
+        let warnings = record_updates(&json!({"updatedPermissions": [
             {"type": "addRules", "behavior": "allow", "destination": "session",
                 "rules": [{"toolName": "Bash", "ruleContent": "echo UNIT-RULE-1"},
                           {"toolName": "Bash", "ruleContent": "echo UNIT-RULE-2:*"}]},
@@ -341,6 +348,11 @@ mod tests {
                 "rules": [{"toolName": "Bash", "ruleContent": "echo UNIT-RULE-2 no"}]},
             {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
         ]}));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("the SDK's permission update {\"type\":\"setMode\""),
+            "{warnings:?}"
+        );
         assert_eq!(
             session_rule("exec", &command("echo UNIT-RULE-1")),
             Some(SessionRule::Allow)
@@ -360,25 +372,26 @@ mod tests {
 
     #[test]
     fn an_allow_becomes_an_allow_decision_and_a_deny_a_refusal_that_may_end_the_turn() {
-        let allow = permission_output(
+        let (allow, warnings) = permission_output(
             &json!({"behavior": "allow", "updatedInput": {"command": "echo hi"}}),
             "Bash",
         );
+        assert_eq!(warnings, Vec::<String>::new());
         assert_eq!(
             allow,
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                 "permissionDecision": "allow", "updatedInput": {"command": "echo hi"}}})
         );
-        let deny = permission_output(&json!({"behavior": "deny", "message": "no"}), "Bash");
+        let (deny, _) = permission_output(&json!({"behavior": "deny", "message": "no"}), "Bash");
         assert_eq!(deny["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(deny["hookSpecificOutput"]["permissionDecisionReason"], "no");
         assert_eq!(deny.get("continue"), None);
-        let interrupt = permission_output(
+        let (interrupt, _) = permission_output(
             &json!({"behavior": "deny", "message": "stop", "interrupt": true}),
             "Bash",
         );
         assert_eq!(interrupt["continue"], false);
-        let odd = permission_output(&json!({"behavior": "maybe"}), "Bash");
+        let (odd, _) = permission_output(&json!({"behavior": "maybe"}), "Bash");
         assert_eq!(odd["hookSpecificOutput"]["permissionDecision"], "deny");
     }
 }

@@ -390,13 +390,15 @@ impl Hooks {
         }
         let mut verdict = Verdict::default();
         for (started, task) in running {
-            let run = task.await.unwrap_or_else(|error| runner::Run {
+            let mut run = task.await.unwrap_or_else(|error| runner::Run {
                 ending: runner::Ending::NotStarted(error.to_string()),
                 stdout: String::new(),
                 stderr: String::new(),
                 duration: Duration::ZERO,
+                notes: Vec::new(),
             });
             verdict.absorb(protocol::interpret(event, &run, &name, &started.command));
+            verdict.warnings.append(&mut run.notes);
             progress(&HookProgress::Finished(finished(started, run)));
         }
         verdict

@@ -468,6 +468,7 @@ mod tests {
             stdout: stdout.to_owned(),
             stderr: stderr.to_owned(),
             duration: Duration::ZERO,
+            notes: Vec::new(),
         }
     }
 

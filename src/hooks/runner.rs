@@ -62,6 +62,9 @@ pub(crate) struct Run {
     pub stdout: String,
     pub stderr: String,
     pub duration: Duration,
+    /// What pincer has to say of the run beside its outcome, as warnings: the parts of an SDK
+    /// callback's answer it does not apply.
+    pub notes: Vec<String>,
 }
 
 impl Ending {
@@ -85,6 +88,7 @@ pub(crate) async fn run(launch: Launch, cancel: CancellationToken) -> Run {
                 stdout: String::new(),
                 stderr: String::new(),
                 duration: started.elapsed(),
+                notes: Vec::new(),
             };
         }
     };
@@ -146,6 +150,7 @@ pub(crate) async fn run(launch: Launch, cancel: CancellationToken) -> Run {
         stdout: String::from_utf8_lossy(&out).into_owned(),
         stderr: String::from_utf8_lossy(&err).into_owned(),
         duration: started.elapsed(),
+        notes: Vec::new(),
     }
 }
 

@@ -9,6 +9,8 @@
 pub(crate) mod context;
 pub(crate) mod error;
 pub(crate) mod fork;
+#[doc(hidden)]
+pub mod fuzz_support;
 pub(crate) mod ids;
 pub(crate) mod index;
 pub(crate) mod learned_windows;

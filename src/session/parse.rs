@@ -2,9 +2,7 @@
 //! records through the hand-written reader (`record_fast.rs`); anything else, and anything that
 //! reader declines, through serde and a [`Value`](serde_json::Value) (`record.rs`).
 
-use std::path::Path;
-
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::record::{Entry, Line, RecordError, parse_value};
 use super::record_fast::parse_entry;
@@ -32,26 +30,4 @@ pub fn parse_object_entry(line: &str) -> Option<Result<Entry, RecordError>> {
         Ok(Line::Header(_)) => Err(RecordError::MissingType),
         Err(error) => Err(error),
     })
-}
-
-/// For the `session_summary` fuzz target and its seeds: what the index's one-pass reader makes
-/// of the session file at `path` (its summary and leaf, as JSON) beside what the full loader
-/// makes of the same file, when the one-pass reader takes it; `None` when it declines the file
-/// (the index then loads it in full itself). A file the loader refuses, finds torn or would
-/// migrate is described by a string, which no summary equals.
-#[doc(hidden)]
-pub fn summaries_of(path: &Path) -> Option<(Value, Value)> {
-    let bytes = std::fs::read(path).ok()?;
-    let (summary, leaf) = super::index::summarize_clean(&bytes)?;
-    let fast = json!({"summary": summary, "leaf": leaf});
-    let full = match super::store::load(path) {
-        Ok(loaded) if loaded.torn.is_some() => json!("torn"),
-        Ok(loaded) if loaded.needs_migration() => json!("needs migration"),
-        Ok(loaded) => json!({
-            "summary": super::summary::summarize(&loaded.header, &loaded.entries),
-            "leaf": loaded.leaf_id(),
-        }),
-        Err(error) => json!(error.to_string()),
-    };
-    Some((fast, full))
 }

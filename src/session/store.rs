@@ -875,7 +875,7 @@ impl SessionLock {
             // The first lock of a home, or one whose `.locks` was removed: make it, once.
             Err(LockError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
                 let dir = path.parent().unwrap_or(Path::new(""));
-                super::index::db::make_locks_dir(dir).map_err(|source| {
+                super::index::db::make_locks_dir(dir, &dir.join(LOCKS_DIR)).map_err(|source| {
                     refused(LockError::Io {
                         path: dir.join(LOCKS_DIR),
                         source,

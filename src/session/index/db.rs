@@ -1083,16 +1083,15 @@ pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
     });
 }
 
-/// Create the directory of session lock files of the sessions directory `dir`
-/// ([`LOCKS_DIR`](crate::session::store::LOCKS_DIR)) when it does not exist yet, inside the
-/// index's transaction as [`make_lock_file`] does: made once per directory, it changes the
-/// directory's stamp once; the lock files made inside it later change only its own.
-pub(crate) fn make_locks_dir(dir: &Path) -> std::io::Result<()> {
-    let locks = dir.join(crate::session::store::LOCKS_DIR);
+/// Create `locks`, the directory of session lock files in the sessions directory `dir`, when
+/// it does not exist yet, inside the index's transaction as [`make_lock_file`] does: made once
+/// per directory, it changes the directory's stamp once; the lock files made inside it later
+/// change only its own.
+pub(crate) fn make_locks_dir(dir: &Path, locks: &Path) -> std::io::Result<()> {
     if locks.is_dir() {
         return Ok(());
     }
-    let make = || crate::fs::create_dir_all(&locks, false);
+    let make = || crate::fs::create_dir_all(locks, false);
     if in_change() || !dir.join(DB_FILE).is_file() {
         return make();
     }
