@@ -301,6 +301,12 @@ fn nothing_of_the_prompt_the_answer_or_the_key_is_exported_by_default() {
 
 #[test]
 fn a_dead_or_silent_collector_costs_at_most_the_flush_timeout_and_keeps_the_exit_code() {
+    dead_and_silent_collectors("http/protobuf");
+}
+
+/// A run exporting with `transport` (the OTLP protocol) to a port nobody listens on, and to one that accepts and never
+/// answers: exit 0 within a few seconds of a 500 ms flush timeout, and a warning.
+fn dead_and_silent_collectors(transport: &str) {
     // A port nobody listens on, and one that accepts and never answers.
     let dead = TcpListener::bind("127.0.0.1:0").unwrap();
     let dead_url = format!("http://{}", dead.local_addr().unwrap());
@@ -322,19 +328,20 @@ fn a_dead_or_silent_collector_costs_at_most_the_flush_timeout_and_keeps_the_exit
         let output = home
             .pincer()
             .provider(&protocol, &server)
+            .env("OTEL_EXPORTER_OTLP_PROTOCOL", transport)
             .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
             .env("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
             .args(["run", "-m", MODEL, "hello"])
             .output();
         let took = started.elapsed();
-        assert_eq!(code(&output), 0, "{url}: {}", stderr(&output));
+        assert_eq!(code(&output), 0, "{transport} {url}: {}", stderr(&output));
         assert!(
             took < Duration::from_secs(5),
-            "{url}: the run took {took:?} with a 500 ms flush timeout"
+            "{transport} {url}: the run took {took:?} with a 500 ms flush timeout"
         );
         assert!(
             stderr(&output).contains("telemetry"),
-            "{url}: a warning says the export failed: {}",
+            "{transport} {url}: a warning says the export failed: {}",
             stderr(&output)
         );
     }
@@ -684,44 +691,7 @@ fn over_grpc_the_traces_endpoint_variable_is_the_address_as_given() {
 
 #[test]
 fn a_dead_or_silent_grpc_collector_costs_at_most_the_flush_timeout_and_keeps_the_exit_code() {
-    let dead = TcpListener::bind("127.0.0.1:0").unwrap();
-    let dead_url = format!("http://{}", dead.local_addr().unwrap());
-    drop(dead);
-    let silent = TcpListener::bind("127.0.0.1:0").unwrap();
-    let silent_url = format!("http://{}", silent.local_addr().unwrap());
-    let hold = std::thread::spawn(move || {
-        let mut held = Vec::new();
-        for stream in silent.incoming().take(4) {
-            held.push(stream);
-            std::thread::sleep(Duration::from_secs(30));
-        }
-    });
-    for url in [dead_url, silent_url] {
-        let home = Home::new();
-        let protocol = crate::common::protocols::anthropic();
-        let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
-        let started = Instant::now();
-        let output = home
-            .pincer()
-            .provider(&protocol, &server)
-            .env("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-            .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
-            .env("OTEL_EXPORTER_OTLP_TIMEOUT", "500")
-            .args(["run", "-m", MODEL, "hello"])
-            .output();
-        let took = started.elapsed();
-        assert_eq!(code(&output), 0, "{url}: {}", stderr(&output));
-        assert!(
-            took < Duration::from_secs(5),
-            "{url}: the run took {took:?} with a 500 ms flush timeout"
-        );
-        assert!(
-            stderr(&output).contains("telemetry"),
-            "{url}: a warning says the export failed: {}",
-            stderr(&output)
-        );
-    }
-    drop(hold);
+    dead_and_silent_collectors("grpc");
 }
 
 /// The content attributes of the GenAI conventions.
