@@ -1,8 +1,7 @@
-//! Hooks for a run (SPEC §14): the declared set (a bad declaration is exit 2, what is declared
-//! but not run is a warning), what every hook is told, the init event's list, and the events
-//! fired around the turn — SessionStart and UserPromptSubmit before the prompt is recorded,
-//! SessionEnd once the turn is over. The turn fires the others itself (`engine/api.rs`); a CLI
-//! backend gets the set to run in its own format (`backend/hooks.rs`).
+//! What the commands say and do of hooks (SPEC §14) outside a turn: the `--dry-run` list and
+//! `pincer compact`'s PreCompact hooks. A turn's hooks are resolved and fired by the engine
+//! (`engine/plan/hooks.rs`, `engine/api.rs`); a CLI backend gets the set to run in its own format
+//! (`backend/hooks.rs`).
 
 use super::Context;
 use crate::engine::event::{Event, EventSink};

@@ -1,9 +1,7 @@
-//! MCP servers for a command (SPEC §13): the merged configuration, starting the servers of a
-//! turn (warnings, the `required` rule, cancellation), what the init event, `--dry-run` and
-//! `status --mcp` show of them.
-//!
-//! The turn itself only sees an `McpSet`; everything a person reads about the servers is said
-//! here, through `Diagnostics` and `Stdout`.
+//! What the commands show of MCP servers (SPEC §13): the `--dry-run` list (nothing started,
+//! variable names instead of values) and `status --mcp`, which starts each enabled server, lists
+//! its tools and stops it. A turn's servers are configured and started by the engine
+//! (`engine/plan/mcp.rs`); the turn itself only sees an `McpSet`.
 
 use super::Context;
 use crate::cli::McpArgs;
