@@ -166,6 +166,22 @@ fn list_shows_the_shortest_unique_id_prefix_and_each_one_resolves() {
 }
 
 #[test]
+fn a_short_id_is_unique_among_the_sessions_a_listing_leaves_out_too() {
+    let home = Home::new();
+    simple(&home, ID_C, None);
+    // Elsewhere, and sharing ID_C's first eight digits: listed only with --all.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut other = SessionBuilder::new("7f3e9a10-2222-4222-8333-444455556666", elsewhere.path());
+    other.user("elsewhere");
+    home.write_session(&other);
+    // Here, the other session is not listed, yet the prefix must not match it.
+    assert_eq!(listed_ids(&home, &[]), ["7f3e9a10-1"]);
+    let mut all = listed_ids(&home, &["--all"]);
+    all.sort();
+    assert_eq!(all, ["7f3e9a10-1", "7f3e9a10-2"]);
+}
+
+#[test]
 fn sessions_run_within_a_minute_list_distinct_ids_that_show_works_with() {
     let home = Home::new();
     let server = MockServer::start_cycle(

@@ -646,15 +646,21 @@ impl Db {
     /// How many rows there are, and how many of the workspace `cwd`.
     pub(crate) fn counts(&self, cwd: &str) -> (usize, usize) {
         // Two counts, each over an index (one `CASE` would read every row).
-        let count = |sql: &str, params: &[&dyn rusqlite::ToSql]| {
-            self.conn
-                .query_row(sql, params, |row| row.get::<_, i64>(0))
-                .map_or(0, |count| to_u64(count) as usize)
-        };
         (
-            count("SELECT count(*) FROM sessions", &[]),
-            count("SELECT count(*) FROM sessions WHERE cwd = ?1", &[&cwd]),
+            self.count("SELECT count(*) FROM sessions", &[]),
+            self.count("SELECT count(*) FROM sessions WHERE cwd = ?1", &[&cwd]),
         )
+    }
+
+    /// How many rows there are.
+    pub(crate) fn len(&self) -> usize {
+        self.count("SELECT count(*) FROM sessions", &[])
+    }
+
+    fn count(&self, sql: &str, params: &[&dyn rusqlite::ToSql]) -> usize {
+        self.conn
+            .query_row(sql, params, |row| row.get::<_, i64>(0))
+            .map_or(0, |count| to_u64(count) as usize)
     }
 
     /// Up to `limit` rows from `offset`, newest first, of the workspace `cwd` (any with `None`).
@@ -748,21 +754,15 @@ impl Db {
     pub(crate) fn fresh(&mut self, known: IndexEntry) -> Option<IndexEntry> {
         let directory = self
             .directory
-            .get_or_insert_with(|| std::fs::File::open(&self.dir).ok());
-        let stamp = match directory {
-            Some(directory) => super::stamp_in(directory, &known.file),
-            None => std::fs::metadata(self.dir.join(&known.file))
-                .ok()
-                .map(|metadata| super::file_stamp(&metadata)),
-        };
-        let freshness = match stamp {
-            // The common case, a stat and nothing else: no path is made, nothing is copied.
-            Some((size, mtime_ns)) if size == known.size && mtime_ns == known.mtime_ns => {
-                return Some(known);
-            }
-            Some(stamp) => super::check_stamped(Some(&known), &self.dir.join(&known.file), stamp),
-            None => super::Freshness::Gone,
-        };
+            .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
+            .as_ref();
+        // The common case is a stat relative to the directory, and the row handed back as it is.
+        let freshness = super::check_file_in(
+            directory,
+            Some(&known),
+            &known.file,
+            &self.dir.join(&known.file),
+        );
         match freshness {
             super::Freshness::Unchanged => Some(known),
             super::Freshness::Updated(entry) => {
@@ -928,8 +928,6 @@ fn is_corrupt(error: &rusqlite::Error) -> bool {
     )
 }
 
-/// A write that failed because another process held the database past `--timeout`'s deadline
-/// ends the command as a timeout, as a lock wait cut by the deadline does.
 /// Why the database of the sessions directory `dir` is built again from the files.
 fn unreadable(dir: &Path, error: &rusqlite::Error) -> String {
     format!(
@@ -943,6 +941,8 @@ fn unwritable(dir: &Path, error: &rusqlite::Error) -> String {
     format!("cannot write '{}' ({error})", dir.join(DB_FILE).display())
 }
 
+/// A write that failed because another process held the database past `--timeout`'s deadline
+/// ends the command as a timeout, as a lock wait cut by the deadline does.
 fn note_failure(error: &rusqlite::Error) {
     let busy = matches!(
         error.sqlite_error_code(),

@@ -697,7 +697,8 @@ fn check_file(known: Option<&IndexEntry>, path: &Path) -> Freshness {
 fn check_file_in(
     dir: Option<&std::fs::File>,
     known: Option<&IndexEntry>,
-    (name, path): &(String, PathBuf),
+    name: &str,
+    path: &Path,
 ) -> Freshness {
     let Some(dir) = dir else {
         return check_file(known, path);
@@ -803,11 +804,13 @@ fn check_files_into(
                 .map(|(_, entry)| entry)
         })
         .collect();
-    let check =
-        |position: usize| match check_file_in(handle.as_ref(), known[position], &files[position]) {
+    let check = |position: usize| {
+        let (name, path) = &files[position];
+        match check_file_in(handle.as_ref(), known[position], name, path) {
             Freshness::Unchanged => None,
             freshness => Some((position, freshness)),
-        };
+        }
+    };
     let workers = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
     if files.len() < PARALLEL_FROM || workers < 2 {
         for (position, freshness) in (0..files.len()).filter_map(check) {
@@ -1050,7 +1053,7 @@ pub(crate) fn newest(
         .map(|entry| entry.summary.id.as_str())
         .collect();
     // A listing of every row has every id's neighbours in it already.
-    let neighbours = if shown.len() == db.counts("").0 {
+    let neighbours = if shown.len() == db.len() {
         Vec::new()
     } else {
         db.neighbour_ids(&ids)
