@@ -647,18 +647,19 @@ async fn start_one(spec: ServerSpec, context: &StartContext) -> Server {
             }
         }
         Err(failure) => {
+            let class = failure.class;
             let mut message = failure.message;
             if let Some(process) = &mut process {
                 // A server that died gets a moment to be reaped, so its exit status is known.
                 process.wait_exit(Duration::from_millis(50)).await;
                 if let Some(exit) = process.exit_status() {
-                    message.push_str(&format!("; the server exited ({exit})"));
+                    message = after_exit(class, message, exit);
                 }
                 process.stop(Duration::ZERO).await;
                 status.stderr_tail = process.stderr_tail();
             }
             status.error = Some(message);
-            status.error_class = Some(failure.class);
+            status.error_class = Some(class);
             Server {
                 spec,
                 status,
@@ -801,18 +802,9 @@ where
 
 /// What a failed `initialize` says.
 fn initialize_failure(error: rmcp::service::ClientInitializeError) -> String {
-    use rmcp::service::ClientInitializeError;
     match error {
-        // Whether a server that quits at once fails our write or our read is timing: both are
-        // one event, said one way.
-        ClientInitializeError::ConnectionClosed(_) => {
-            "initialize failed: the server closed the connection".to_string()
-        }
-        ClientInitializeError::TransportError { error, .. } if is_closed_pipe(&*error.error) => {
-            "initialize failed: the server closed the connection".to_string()
-        }
         // rmcp names the transport by its Rust type; the cause is what matters.
-        ClientInitializeError::TransportError { error, context } => {
+        rmcp::service::ClientInitializeError::TransportError { error, context } => {
             format!(
                 "initialize failed ({context}): {}",
                 error_chain(&*error.error)
@@ -822,21 +814,16 @@ fn initialize_failure(error: rmcp::service::ClientInitializeError) -> String {
     }
 }
 
-/// Whether `error` or one of its sources is a write to a pipe whose reader has gone.
-fn is_closed_pipe(error: &(dyn std::error::Error + 'static)) -> bool {
-    let mut current = Some(error);
-    while let Some(error) = current {
-        if let Some(io) = error.downcast_ref::<std::io::Error>()
-            && matches!(
-                io.kind(),
-                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
-            )
-        {
-            return true;
-        }
-        current = error.source();
-    }
-    false
+/// What a failed start of a stdio server says once the server is known to have exited. Its
+/// exit during `initialize` is the event: whether pincer's write of the request or its read of
+/// the answer noticed first (a broken pipe, a closed connection) is timing, so that part is said
+/// one way.
+fn after_exit(class: StartErrorClass, message: String, exit: impl std::fmt::Display) -> String {
+    let said = match class {
+        StartErrorClass::Initialize => "initialize failed: the server closed the connection".into(),
+        _ => message,
+    };
+    format!("{said}; the server exited ({exit})")
 }
 
 /// An error and its sources, joined with `: ` (reqwest's "error sending request" says why only
@@ -971,8 +958,10 @@ fn all_headers(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
-    fn a_server_gone_before_initialize_is_said_one_way_whichever_side_noticed() {
+    fn a_server_gone_during_initialize_is_said_one_way_whichever_side_noticed() {
         use rmcp::service::ClientInitializeError;
         use rmcp::transport::DynamicTransportError;
         let write_failed = |kind| ClientInitializeError::TransportError {
@@ -983,25 +972,36 @@ mod tests {
             ),
             context: "send initialize request".into(),
         };
-        let closed = "initialize failed: the server closed the connection";
+        let said = |error| {
+            after_exit(
+                StartErrorClass::Initialize,
+                initialize_failure(error),
+                "exit status: 3",
+            )
+        };
+        let closed = "initialize failed: the server closed the connection; the server exited (exit status: 3)";
         assert_eq!(
-            super::initialize_failure(ClientInitializeError::ConnectionClosed(
+            said(ClientInitializeError::ConnectionClosed(
                 "initialize response".into()
             )),
             closed
         );
+        assert_eq!(said(write_failed(std::io::ErrorKind::BrokenPipe)), closed);
+        // A server still running (any transport) keeps the cause and when it happened.
         assert_eq!(
-            super::initialize_failure(write_failed(std::io::ErrorKind::BrokenPipe)),
-            closed
+            initialize_failure(write_failed(std::io::ErrorKind::BrokenPipe)),
+            "initialize failed (send initialize request): broken pipe"
         );
-        // Another write failure keeps its cause and when it happened.
+        // Another step's failure keeps its own words beside the exit.
         assert_eq!(
-            super::initialize_failure(write_failed(std::io::ErrorKind::PermissionDenied)),
-            "initialize failed (send initialize request): permission denied"
+            after_exit(
+                StartErrorClass::ToolsList,
+                "tools/list failed".into(),
+                "signal: 9"
+            ),
+            "tools/list failed; the server exited (signal: 9)"
         );
     }
-
-    use super::*;
 
     #[test]
     fn a_package_runners_timeout_says_its_first_start_downloads() {
