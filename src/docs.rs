@@ -7,11 +7,40 @@
 //! The output is committed under `man/`, `completions/` and `docs/reference/` and must be a pure
 //! function of the code (no dates, no environment), so a test can regenerate it and compare byte
 //! for byte. `cargo run -q --example generate-docs` calls [`write_all`]; the installed binary
-//! never does, so the schemas, the man page renderer and the reference tables are not in it.
+//! never does, so the linker leaves the schemas, the man page renderer and the reference tables
+//! out of it (they are compiled with the library, not linked into `pincer`).
 
 mod configuration;
 mod json_output;
 pub(crate) mod schemas;
+
+/// The anchor a Markdown renderer gives a heading: lower case, punctuation but `-` and `_`
+/// dropped, spaces as `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .chars()
+        .filter_map(|character| match character {
+            ' ' => Some('-'),
+            '-' | '_' => Some(character),
+            _ if character.is_alphanumeric() => Some(character.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Text made safe for a Markdown table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// `text` with its first letter upper case (a doc comment's words after `name:`, as a sentence).
+fn capitalized(text: &str) -> String {
+    let mut characters = text.chars();
+    match characters.next() {
+        Some(first) => first.to_uppercase().chain(characters).collect(),
+        None => String::new(),
+    }
+}
 
 use std::io;
 use std::path::{Path, PathBuf};

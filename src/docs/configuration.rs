@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use super::schemas::{self, Reader, description, reference_name, scalar_name, without_null, words};
+use super::{anchor, capitalized, cell};
 
 /// Where the page goes, relative to the repository.
 pub(crate) const PATH: &str = "docs/reference/configuration.md";
@@ -356,14 +357,7 @@ fn without_own_header(doc: &str) -> String {
         return without_own_header(rest);
     }
     match rest.strip_prefix(':') {
-        Some(after) => {
-            let after = after.trim();
-            let mut characters = after.chars();
-            match characters.next() {
-                Some(first) => first.to_uppercase().chain(characters).collect(),
-                None => String::new(),
-            }
-        }
+        Some(after) => capitalized(after.trim()),
         None => rest.trim_start_matches('.').trim().to_owned(),
     }
 }
@@ -396,20 +390,6 @@ fn heading(paths: &[Vec<Segment>]) -> String {
         .map(|path| format!("`{}`", header(path)))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The anchor a Markdown renderer gives a heading: lower case, punctuation but `-` and `_`
-/// dropped, spaces as `-`.
-pub(crate) fn anchor(heading: &str) -> String {
-    heading
-        .chars()
-        .filter_map(|character| match character {
-            ' ' => Some('-'),
-            '-' | '_' => Some(character),
-            _ if character.is_alphanumeric() => Some(character.to_ascii_lowercase()),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The page.
@@ -447,11 +427,6 @@ pub(crate) fn render() -> String {
         }
     }
     page
-}
-
-/// Text made safe for a table cell.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@
 
 use serde_json::{Map, Value, json};
 
-use super::configuration::anchor;
 use super::schemas::{self, Reader, description, reference_name, scalar_name, without_null, words};
+use super::{anchor, capitalized, cell};
 
 /// Where the page goes, relative to the repository.
 pub(crate) const PATH: &str = "docs/reference/json-output.md";
@@ -184,9 +184,11 @@ impl Page<'_> {
             } else {
                 format!("{name}: {}", words.join(" / "))
             };
-            page.push_str(&format!("\n{level} {heading}\n\n"));
-            if !variant.doc.is_empty() {
-                page.push_str(&format!("{}\n\n", without_leading_name(&variant.doc)));
+            start_block(page);
+            page.push_str(&format!("{level} {heading}\n\n"));
+            let doc = without_leading_name(&variant.doc);
+            if !doc.is_empty() {
+                page.push_str(&format!("{doc}\n\n"));
             }
             push_table(page, &variant.rows);
         }
@@ -197,7 +199,8 @@ impl Page<'_> {
         let Some(definition) = self.reader.definition(name).cloned() else {
             return;
         };
-        page.push_str(&format!("\n### {name}\n\n"));
+        start_block(page);
+        page.push_str(&format!("### {name}\n\n"));
         let doc = description(&definition);
         if !doc.is_empty() {
             page.push_str(&format!("{doc}\n\n"));
@@ -266,14 +269,15 @@ fn without_leading_name(doc: &str) -> String {
         return String::new();
     }
     match rest.strip_prefix(':') {
-        Some(after) => {
-            let mut characters = after.trim().chars();
-            match characters.next() {
-                Some(first) => first.to_uppercase().chain(characters).collect(),
-                None => String::new(),
-            }
-        }
+        Some(after) => capitalized(after.trim()),
         None => doc.to_owned(),
+    }
+}
+
+/// One blank line before the next heading, whatever ended the text before it.
+fn start_block(page: &mut String) {
+    while !page.ends_with("\n\n") {
+        page.push('\n');
     }
 }
 
@@ -292,11 +296,6 @@ fn push_table(page: &mut String, rows: &[FieldRow]) {
             cell(&row.meaning)
         ));
     }
-}
-
-/// Text made safe for a table cell.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
 }
 
 /// The definitions of the stream-json and the codex schemas in one map, and the names they
@@ -374,9 +373,6 @@ pub(crate) fn render_checked() -> (String, Vec<String>) {
     let problems = page_state.problems;
     for problem in &problems {
         page.push_str(&format!("\n**Not documented:** {problem}\n"));
-    }
-    while page.contains("\n\n\n") {
-        page = page.replace("\n\n\n", "\n\n");
     }
     (page, problems)
 }
