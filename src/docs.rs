@@ -282,18 +282,20 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
         PathBuf::from(REFERENCE_PATH),
         render_reference().into_bytes(),
     ));
+    // Each schema is derived once: the pages are rendered from the very values written.
+    let schemas = schemas::All::derive();
     files.push((
         PathBuf::from(configuration::PATH),
-        configuration::render().into_bytes(),
+        configuration::render(&schemas.config).into_bytes(),
     ));
     files.push((
         PathBuf::from(json_output::PATH),
-        json_output::render().into_bytes(),
+        json_output::render(&schemas.stream_json, &schemas.codex_events).into_bytes(),
     ));
-    for (name, schema) in schemas::all() {
+    for (name, schema) in schemas.files() {
         files.push((
             Path::new(schemas::DIRECTORY).join(name),
-            schemas::to_text(&schema).into_bytes(),
+            schemas::to_text(schema).into_bytes(),
         ));
     }
     files

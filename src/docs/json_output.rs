@@ -10,7 +10,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::schemas::{self, Reader, description, reference_name, scalar_name, without_null, words};
+use super::schemas::{Reader, description, reference_name, scalar_name, without_null, words};
 use super::{anchor, capitalized, cell};
 
 /// Where the page goes, relative to the repository.
@@ -300,10 +300,10 @@ fn push_table(page: &mut String, rows: &[FieldRow]) {
 
 /// The definitions of the stream-json and the codex schemas in one map, and the names they
 /// both define differently.
-fn definitions() -> (Value, Vec<String>) {
+fn definitions(stream: &Value, codex: &Value) -> (Value, Vec<String>) {
     let mut merged = Map::new();
     let mut problems = Vec::new();
-    for schema in [schemas::stream_json(), schemas::codex_events()] {
+    for schema in [stream, codex] {
         let Some(Value::Object(definitions)) = schema.get("$defs") else {
             continue;
         };
@@ -321,10 +321,10 @@ fn definitions() -> (Value, Vec<String>) {
     (json!({ "$defs": merged }), problems)
 }
 
-/// The page, and what could not be documented (empty for a sound build).
-pub(crate) fn render_checked() -> (String, Vec<String>) {
-    let (merged, problems) = definitions();
-    let codex = schemas::codex_events();
+/// The page, from the stream-json and codex event schemas ([`stream_json`](super::schemas::stream_json),
+/// [`codex_events`](super::schemas::codex_events)), and what could not be documented (empty for a sound build).
+pub(crate) fn render_checked(stream: &Value, codex: &Value) -> (String, Vec<String>) {
+    let (merged, problems) = definitions(stream, codex);
     let mut page_state = Page {
         reader: Reader::new(&merged),
         queued: Vec::new(),
@@ -362,7 +362,7 @@ pub(crate) fn render_checked() -> (String, Vec<String>) {
         "\n## Codex JSONL lines\n\nWhat `pincer exec --json` prints, one event a line, by its \
          `type`.\n",
     );
-    page_state.line_tables("ThreadEvent", &codex, "###", &mut page);
+    page_state.line_tables("ThreadEvent", codex, "###", &mut page);
 
     page.push_str("\n## Objects\n\nThe objects and words the lines above are made of.\n");
     let mut index = 0;
@@ -377,9 +377,9 @@ pub(crate) fn render_checked() -> (String, Vec<String>) {
     (page, problems)
 }
 
-/// The page.
-pub(crate) fn render() -> String {
-    render_checked().0
+/// The page ([`render_checked`]).
+pub(crate) fn render(stream: &Value, codex: &Value) -> String {
+    render_checked(stream, codex).0
 }
 
 #[cfg(test)]
@@ -387,12 +387,17 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
+    use crate::docs::schemas;
     use crate::output::codex::ThreadEvent;
+
+    fn page_of_the_schemas() -> (String, Vec<String>) {
+        render_checked(&schemas::stream_json(), &schemas::codex_events())
+    }
     use crate::output::schema::{ModelUsage, ResultSubtype, RunResult};
 
     #[test]
     fn every_type_of_the_json_output_is_read_and_named() {
-        let (page, problems) = render_checked();
+        let (page, problems) = page_of_the_schemas();
         assert_eq!(problems, Vec::<String>::new());
         for heading in [
             "### `system` / `init`",
@@ -415,7 +420,7 @@ mod tests {
 
     #[test]
     fn headings_are_unique_so_links_find_them() {
-        let (page, _) = render_checked();
+        let (page, _) = page_of_the_schemas();
         let mut seen = BTreeSet::new();
         for line in page.lines().filter(|line| line.starts_with('#')) {
             assert!(seen.insert(line), "{line} twice");
@@ -424,7 +429,7 @@ mod tests {
 
     /// The keys the schemas list for definition `name`.
     fn documented_keys(name: &str) -> BTreeSet<String> {
-        let (merged, _) = definitions();
+        let (merged, _) = definitions(&schemas::stream_json(), &schemas::codex_events());
         merged["$defs"][name]["properties"]
             .as_object()
             .unwrap()
@@ -444,7 +449,7 @@ mod tests {
     fn the_page_names_the_keys_serde_writes() {
         let result = RunResult::early_error(ResultSubtype::ErrorTimeout, "timeout", "late", 5);
         let written = serialized_keys(&result);
-        let (merged, _) = definitions();
+        let (merged, _) = definitions(&schemas::stream_json(), &schemas::codex_events());
         let mut page = Page {
             reader: Reader::new(&merged),
             queued: Vec::new(),
@@ -473,7 +478,7 @@ mod tests {
         };
         let written = serde_json::to_value(&line).unwrap();
         assert_eq!(written["type"], "thread.started");
-        let (page, _) = render_checked();
+        let (page, _) = page_of_the_schemas();
         assert!(page.contains("### `thread.started`"));
         assert!(page.contains("| `thread_id` | string | always |"));
     }

@@ -65,14 +65,33 @@ pub(crate) fn codex_events() -> Value {
     public(printed::<ThreadEvent>(), "pincer exec --json event")
 }
 
-/// Every schema file: its name in [`DIRECTORY`] and its schema.
-pub(crate) fn all() -> Vec<(&'static str, Value)> {
-    vec![
-        (CONFIG, config()),
-        (RESULT, result()),
-        (STREAM_JSON, stream_json()),
-        (CODEX_EVENTS, codex_events()),
-    ]
+/// Every schema, derived once.
+pub(crate) struct All {
+    pub(crate) config: Value,
+    pub(crate) result: Value,
+    pub(crate) stream_json: Value,
+    pub(crate) codex_events: Value,
+}
+
+impl All {
+    pub(crate) fn derive() -> All {
+        All {
+            config: config(),
+            result: result(),
+            stream_json: stream_json(),
+            codex_events: codex_events(),
+        }
+    }
+
+    /// Every schema file: its name in [`DIRECTORY`] and its schema.
+    pub(crate) fn files(&self) -> [(&'static str, &Value); 4] {
+        [
+            (CONFIG, &self.config),
+            (RESULT, &self.result),
+            (STREAM_JSON, &self.stream_json),
+            (CODEX_EVENTS, &self.codex_events),
+        ]
+    }
 }
 
 /// A schema as committed: pretty JSON ending in a newline.
@@ -365,9 +384,9 @@ mod tests {
 
     #[test]
     fn every_schema_is_a_valid_json_schema() {
-        for (name, schema) in all() {
+        for (name, schema) in All::derive().files() {
             assert!(
-                jsonschema::meta::is_valid(&schema),
+                jsonschema::meta::is_valid(schema),
                 "{name} is not a valid JSON Schema"
             );
         }
