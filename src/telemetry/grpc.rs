@@ -22,7 +22,7 @@ use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use tonic::transport::{Channel, Endpoint};
 
-use super::{ExporterError, Failure, assemble};
+use super::{ExporterError, Failure, assemble, configured_headers, environment};
 use crate::config::file::TelemetryConfig;
 
 /// The providers exporting over gRPC: traces, and metrics when an endpoint for them is set (as
@@ -32,20 +32,14 @@ pub(super) fn providers(
     timeout: Duration,
     failure: &Failure,
 ) -> Result<(SdkTracerProvider, Option<SdkMeterProvider>), ExporterError> {
-    let from_environment = |name: &str| {
-        std::env::var(name)
-            .ok()
-            .filter(|value| !value.trim().is_empty())
-    };
     let endpoint = |signal: &str| {
-        from_environment(&format!("OTEL_EXPORTER_OTLP_{signal}_ENDPOINT"))
-            .or_else(|| from_environment("OTEL_EXPORTER_OTLP_ENDPOINT"))
+        environment(&format!("OTEL_EXPORTER_OTLP_{signal}_ENDPOINT"))
+            .or_else(|| environment("OTEL_EXPORTER_OTLP_ENDPOINT"))
             .or_else(|| config.endpoint.clone())
     };
-    let metadata = if from_environment("OTEL_EXPORTER_OTLP_HEADERS").is_some() {
-        MetadataMap::new()
-    } else {
-        metadata(&config.headers)?
+    let metadata = match configured_headers(config) {
+        Some(headers) => metadata(headers)?,
+        None => MetadataMap::new(),
     };
     let runtime = runtime()?;
     // The channel's worker is spawned on the runtime it is built in.
@@ -72,7 +66,12 @@ pub(super) fn providers(
         ),
         None => None,
     };
-    Ok(assemble(spans, metrics, failure, config))
+    Ok(assemble(
+        spans,
+        metrics,
+        failure,
+        config.service_name.as_deref(),
+    ))
 }
 
 /// A one-thread runtime on a thread of its own, for the channels' connection workers.

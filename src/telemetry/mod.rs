@@ -28,7 +28,7 @@ mod grpc;
 mod metrics;
 mod sink;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
@@ -182,12 +182,7 @@ fn start(config: &TelemetryConfig, warn: &dyn Fn(&str)) -> Option<&'static Activ
     let mut started = false;
     let active = ACTIVE.get_or_init(|| {
         started = true;
-        let lookup = |name: &str| {
-            std::env::var(name)
-                .ok()
-                .filter(|value| !value.trim().is_empty())
-                .or_else(|| configured(config, name))
-        };
+        let lookup = |name: &str| environment(name).or_else(|| configured(config, name));
         build(config, &lookup, warn)
     });
     if started {
@@ -196,6 +191,21 @@ fn start(config: &TelemetryConfig, warn: &dyn Fn(&str)) -> Option<&'static Activ
         *PROVIDERS.lock().unwrap_or_else(PoisonError::into_inner) = providers;
     }
     active.as_ref().map(|active| &active.state)
+}
+
+/// The variable `name`, when it is set to more than blanks (a blank one counts as unset).
+fn environment(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
+}
+
+/// The headers pincer hands the exporter: `[telemetry] headers`, unless
+/// `OTEL_EXPORTER_OTLP_HEADERS` is set, which the exporter reads itself (over HTTP and gRPC).
+fn configured_headers(config: &TelemetryConfig) -> Option<&BTreeMap<String, String>> {
+    environment("OTEL_EXPORTER_OTLP_HEADERS")
+        .is_none()
+        .then_some(&config.headers)
 }
 
 /// The variable `name` as `[telemetry]` sets it.
@@ -311,8 +321,7 @@ fn providers(
     } else {
         Protocol::HttpBinary
     };
-    let from_environment =
-        |name: &str| std::env::var_os(name).is_some_and(|value| !value.is_empty());
+    let from_environment = |name: &str| environment(name).is_some();
     // The exporter reads the variables itself; `[telemetry]` fills in what they leave unset.
     let configured_endpoint = |signal: &str| {
         let base = config.endpoint.as_deref()?;
@@ -323,11 +332,9 @@ fn providers(
             )))
         .then(|| format!("{}/v1/{signal}", base.trim_end_matches('/')))
     };
-    let headers: HashMap<String, String> = if from_environment("OTEL_EXPORTER_OTLP_HEADERS") {
-        HashMap::new()
-    } else {
-        config.headers.clone().into_iter().collect()
-    };
+    let headers: HashMap<String, String> = configured_headers(config)
+        .map(|headers| headers.clone().into_iter().collect())
+        .unwrap_or_default();
     let mut builder = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_http_client(client.clone())
@@ -355,7 +362,12 @@ fn providers(
     } else {
         None
     };
-    Ok(assemble(spans, metrics, failure, config))
+    Ok(assemble(
+        spans,
+        metrics,
+        failure,
+        config.service_name.as_deref(),
+    ))
 }
 
 /// The tracer provider around `spans` (its failures noted in `failure`) and, when there is a
@@ -365,7 +377,7 @@ fn assemble<S, M>(
     spans: S,
     metrics: Option<M>,
     failure: &Failure,
-    config: &TelemetryConfig,
+    service_name: Option<&str>,
 ) -> (SdkTracerProvider, Option<SdkMeterProvider>)
 where
     S: SpanExporter + 'static,
@@ -375,7 +387,7 @@ where
         inner: spans,
         failure: Arc::clone(failure),
     };
-    let resource = resource(config.service_name.as_deref());
+    let resource = resource(service_name);
     let tracer_provider = SdkTracerProvider::builder()
         .with_batch_exporter(exporter)
         .with_resource(resource.clone())

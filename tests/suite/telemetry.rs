@@ -304,10 +304,10 @@ fn a_dead_or_silent_collector_costs_at_most_the_flush_timeout_and_keeps_the_exit
     dead_and_silent_collectors("http/protobuf");
 }
 
-/// A run exporting with `transport` (the OTLP protocol) to a port nobody listens on, and to one that accepts and never
-/// answers: exit 0 within a few seconds of a 500 ms flush timeout, and a warning.
+/// A run exporting with `transport` (the OTLP protocol) to a port nobody listens on, and to one
+/// that accepts and never answers: exit 0 within a few seconds of a 500 ms flush timeout, and a
+/// warning.
 fn dead_and_silent_collectors(transport: &str) {
-    // A port nobody listens on, and one that accepts and never answers.
     let dead = TcpListener::bind("127.0.0.1:0").unwrap();
     let dead_url = format!("http://{}", dead.local_addr().unwrap());
     drop(dead);
