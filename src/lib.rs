@@ -24,6 +24,7 @@ pub(crate) mod fs;
 pub(crate) mod hooks;
 pub(crate) mod input;
 pub(crate) mod ledger;
+pub(crate) mod lenient;
 pub(crate) mod mcp;
 pub mod output;
 pub mod provider;

@@ -36,7 +36,7 @@ use super::turn;
 use crate::cli::{ClaudeSdkArgs, PermissionMode, RunArgs};
 use crate::control::lines::{
     Account, Answered, ControlRequest, ControlResponseLine, HookGroup, ImageSource, Initialized,
-    InputBlock, InputLine, Lenient, ResponseBody, SdkMcpConfig, UserContent, UserMessage,
+    InputBlock, InputLine, ResponseBody, SdkMcpConfig, UserContent, UserMessage,
 };
 use crate::conversation::{ContentBlock, ImageBlock};
 use crate::engine::CancelReason;
@@ -44,6 +44,7 @@ use crate::engine::plan::mcp::KeptServers;
 use crate::engine::plan::{LiveModel, TurnRequest};
 use crate::error::{CliError, CliResult, Exit};
 use crate::hooks::{Hook, HookEvent, Matcher};
+use crate::lenient::Lenient;
 use crate::output::{Format, Stdout};
 
 /// The name `main` gives the SDK's command line.

@@ -7,6 +7,7 @@ use super::Context;
 use crate::cli::McpArgs;
 use crate::engine::scope::{CancelScope, cancelled_error};
 use crate::error::{CliError, CliResult, Exit};
+use crate::lenient::Lenient;
 use crate::mcp::{McpConfig, McpSet, ServerState};
 use crate::output::report::{
     McpDisabledServer, McpDryRunServer, McpServerReport, McpStartedServer, McpStatus, McpToolReport,
@@ -30,8 +31,8 @@ pub(crate) fn dry_run(config: &McpConfig) -> Vec<McpDryRunServer> {
                 command: form.command,
                 args: form.args,
                 url: form.url,
-                env_names: form.env.keys().cloned().collect(),
-                header_names: form.headers.keys().cloned().collect(),
+                env_names: names(&form.env),
+                header_names: names(&form.headers),
                 startup_timeout_sec: server.startup_timeout.as_secs_f64(),
                 tool_timeout_sec: server.tool_timeout.as_secs_f64(),
                 enabled_tools: server.enabled_tools.clone(),
@@ -52,10 +53,10 @@ struct DeclaredForm {
     args: Option<Value>,
     #[serde(default)]
     url: Option<Value>,
-    #[serde(default, deserialize_with = "names_if_object")]
-    env: serde_json::Map<String, Value>,
-    #[serde(default, deserialize_with = "names_if_object")]
-    headers: serde_json::Map<String, Value>,
+    #[serde(default)]
+    env: Lenient<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    headers: Lenient<serde_json::Map<String, Value>>,
 }
 
 impl DeclaredForm {
@@ -64,10 +65,13 @@ impl DeclaredForm {
     }
 }
 
-fn names_if_object<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<serde_json::Map<String, Value>, D::Error> {
-    Ok(serde::Deserialize::deserialize(deserializer).unwrap_or_default())
+/// The names of a declared object (`env`, `headers`), in their order.
+fn names(object: &Lenient<serde_json::Map<String, Value>>) -> Vec<String> {
+    object
+        .0
+        .iter()
+        .flat_map(|object| object.keys().cloned())
+        .collect()
 }
 
 /// `pincer status --mcp`: start each enabled server, list its tools, stop it. The report, and

@@ -18,6 +18,7 @@ use crate::cli::{
     SessionsRmArgs, SessionsShowArgs,
 };
 use crate::error::{CliError, CliResult, Exit};
+use crate::lenient::Lenient;
 use crate::output::Stdout;
 use crate::output::report::{
     ListUsage, RebuiltHeaderReport, SessionExport, SessionForked, SessionListItem, SessionPath,
@@ -341,7 +342,7 @@ fn message_text(message: &AgentMessage) -> String {
             .collect::<Vec<_>>()
             .join("\n"),
         AgentMessage::ToolResult(result) => blocks_text(&result.content),
-        AgentMessage::Other(value) => OtherMessage::of(value).text(),
+        AgentMessage::Other(value) => Unmodeled::of(value).text(),
     }
 }
 
@@ -368,34 +369,31 @@ fn blocks_text(blocks: &[ContentBlock]) -> String {
 /// `custom`, … kept verbatim): its role and, when it has one in the usual shape, its content;
 /// of a block of a type pincer does not model, its name.
 #[derive(serde::Deserialize, Default)]
-struct OtherMessage<'a> {
-    #[serde(default, borrow)]
-    role: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    name: Option<&'a str>,
-    #[serde(default, deserialize_with = "content_if_usual")]
-    content: Option<MessageContent>,
+struct Unmodeled {
+    #[serde(default)]
+    role: Lenient<String>,
+    #[serde(default)]
+    name: Lenient<String>,
+    #[serde(default)]
+    content: Lenient<MessageContent>,
 }
 
-impl<'a> OtherMessage<'a> {
-    fn of(value: &'a Value) -> Self {
+impl Unmodeled {
+    fn of(value: &Value) -> Self {
         serde::Deserialize::deserialize(value).unwrap_or_default()
     }
 
     fn role(&self) -> Option<&str> {
-        self.role.as_deref()
+        self.role.0.as_deref()
     }
 
     fn text(&self) -> String {
-        self.content.as_ref().map(content_text).unwrap_or_default()
+        self.content
+            .0
+            .as_ref()
+            .map(content_text)
+            .unwrap_or_default()
     }
-}
-
-/// A `content` that is neither a string nor a list of blocks is shown as none.
-fn content_if_usual<'de, D: serde::Deserializer<'de>>(
-    deserializer: D,
-) -> Result<Option<MessageContent>, D::Error> {
-    Ok(serde::Deserialize::deserialize(deserializer).ok())
 }
 
 fn one_line(text: &str, limit: usize) -> String {
@@ -481,7 +479,7 @@ fn render_transcript(branch: &[&Entry], verbose: bool) -> String {
                     );
                 }
                 AgentMessage::Other(value) => {
-                    let other = OtherMessage::of(value);
+                    let other = Unmodeled::of(value);
                     let _ = writeln!(
                         text,
                         "{}: {}\n",
@@ -524,7 +522,7 @@ fn entry_label(entry: &Entry) -> String {
                 AgentMessage::User(_) => "user".into(),
                 AgentMessage::Assistant(_) => "assistant".into(),
                 AgentMessage::ToolResult(_) => "toolResult".into(),
-                AgentMessage::Other(value) => OtherMessage::of(value)
+                AgentMessage::Other(value) => Unmodeled::of(value)
                     .role()
                     .unwrap_or("message")
                     .to_owned()
@@ -538,9 +536,9 @@ fn entry_label(entry: &Entry) -> String {
                     .content
                     .iter()
                     .filter_map(|block| match block {
-                        AssistantContent::ToolCall(call) => Some(call.name.as_str()),
-                        AssistantContent::ServerToolCall(search) => Some(search.name.as_str()),
-                        AssistantContent::Unknown(value) => OtherMessage::of(value).name,
+                        AssistantContent::ToolCall(call) => Some(call.name.clone()),
+                        AssistantContent::ServerToolCall(search) => Some(search.name.clone()),
+                        AssistantContent::Unknown(value) => Unmodeled::of(value).name.0,
                         _ => None,
                     })
                     .map(|name| format!("→ {name}"))
@@ -780,7 +778,7 @@ fn render_markdown(loaded: &store::LoadedSession) -> String {
                     );
                 }
                 AgentMessage::Other(value) => {
-                    let other = OtherMessage::of(value);
+                    let other = Unmodeled::of(value);
                     let _ = writeln!(
                         text,
                         "## {}\n\n{}\n",
@@ -1320,6 +1318,40 @@ fn arguments_line(arguments: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn entry(line: serde_json::Value) -> Entry {
+        match crate::session::parse::parse_line(&line.to_string()).unwrap() {
+            record::Line::Entry(entry) => entry,
+            record::Line::Header(_) => panic!("a header"),
+        }
+    }
+
+    #[test]
+    fn what_pincer_does_not_model_is_shown_by_its_role_name_and_usual_content() {
+        let message = |message: serde_json::Value| {
+            entry(
+                serde_json::json!({"type": "message", "id": "e1", "parentId": null,
+                "timestamp": "2026-11-30T13:49:09.738Z", "message": message}),
+            )
+        };
+        let bash = message(serde_json::json!({"role": "bashExecution", "command": "ls",
+            "content": [{"type": "text", "text": "a.txt"}], "timestamp": 1}));
+        let odd = message(serde_json::json!({"role": "custom", "content": {"odd": 1}}));
+        let nameless = message(serde_json::json!({"role": 7, "content": "plain"}));
+        assert_eq!(
+            render_transcript(&[&bash, &odd, &nameless], false),
+            "bashExecution: a.txt\n\ncustom: \n\n?: plain\n\n"
+        );
+        assert_eq!(entry_label(&nameless), "message: plain");
+        let tool = message(serde_json::json!({"role": "assistant", "content": [
+                {"type": "toolCall", "id": "t1", "name": "read", "arguments": {}},
+                {"type": "futureBlock", "name": "fancy"}, {"type": "futureBlock", "name": 3}],
+            "api": "anthropic-messages", "provider": "anthropic", "model": "m",
+            "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+                "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+            "stopReason": "toolUse", "timestamp": 2}));
+        assert_eq!(entry_label(&tool), "assistant: → read → fancy");
+    }
 
     #[test]
     fn durations_accept_units_and_sums() {

@@ -7,25 +7,10 @@
 //! unexpected shape is taken as absent ([`Lenient`]) rather than failing the line, and a line of
 //! a type pincer does not know is [`InputLine::Other`].
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
-/// A value of the shape `T` expects, or `None`. Only for types read from a `serde_json::Value`
-/// (a failed read leaves nothing half-consumed there).
-#[derive(Debug)]
-pub(crate) struct Lenient<T>(pub(crate) Option<T>);
-
-impl<T> Default for Lenient<T> {
-    fn default() -> Self {
-        Lenient(None)
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Lenient<T> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        Ok(Lenient(T::deserialize(deserializer).ok()))
-    }
-}
+use crate::lenient::Lenient;
 
 /// A line the SDK writes on pincer's stdin, by its `type`.
 #[derive(Debug, Deserialize)]
