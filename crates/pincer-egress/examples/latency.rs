@@ -74,7 +74,11 @@ fn main() {
     let fresh_direct = fresh(origin, None, direct, requests);
     report("direct, a new connection each", &fresh_direct, None);
     let fresh_tunnel = fresh(proxy, Some(connect), direct, requests);
-    report("a new CONNECT tunnel each", &fresh_tunnel, Some(&fresh_direct));
+    report(
+        "a new CONNECT tunnel each",
+        &fresh_tunnel,
+        Some(&fresh_direct),
+    );
     let through_forwarder = kept_alive(forwarded, None, proxied, requests);
     report(
         "plain HTTP via forwarder and unix socket",
@@ -83,7 +87,11 @@ fn main() {
     );
     // The baseline again: how much the machine drifted while the others ran.
     let again = kept_alive(origin, None, direct, requests);
-    report("direct, one kept-alive connection (again)", &again, Some(&baseline));
+    report(
+        "direct, one kept-alive connection (again)",
+        &again,
+        Some(&baseline),
+    );
     let _ = std::fs::remove_dir_all(&directory);
 }
 
