@@ -17,7 +17,7 @@
 //! does, with the command.
 
 use std::io::{self, Read, Write};
-use std::net::{Shutdown, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::thread;
@@ -29,6 +29,39 @@ pub enum Route {
     Proxy,
     /// Through a `CONNECT` tunnel to this `host:port` (`localhost:5432`, `[::1]:5432`).
     Connect(String),
+}
+
+/// The variables that point a command's clients at the forwarder on `port` of its loopback:
+/// `HTTP_PROXY` and `HTTPS_PROXY` (HTTP, `CONNECT` for https), `ALL_PROXY` (SOCKS5 with the name
+/// resolved by the proxy, `socks5h`), each also in lowercase (curl reads only `http_proxy` in
+/// lowercase; most tools read either), and `NO_PROXY` for the namespace's own loopback, where
+/// the command's own servers and the fixed routes ([`Route::Connect`]) listen.
+pub fn proxy_variables(port: u16) -> Vec<(&'static str, String)> {
+    let http = format!("http://127.0.0.1:{port}");
+    let socks = format!("socks5h://127.0.0.1:{port}");
+    let local = "localhost,127.0.0.1,::1".to_owned();
+    vec![
+        ("HTTP_PROXY", http.clone()),
+        ("http_proxy", http.clone()),
+        ("HTTPS_PROXY", http.clone()),
+        ("https_proxy", http),
+        ("ALL_PROXY", socks.clone()),
+        ("all_proxy", socks),
+        ("NO_PROXY", local.clone()),
+        ("no_proxy", local),
+    ]
+}
+
+/// Listen on `port` of the loopback: `127.0.0.1`, and `::1` when the namespace has IPv6 (its
+/// failure is not an error). Port 0 picks a free port for both.
+pub fn bind_loopback(port: u16) -> io::Result<Vec<TcpListener>> {
+    let v4 = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port)))?;
+    let port = v4.local_addr()?.port();
+    let mut listeners = vec![v4];
+    if let Ok(v6) = TcpListener::bind(SocketAddr::from((Ipv6Addr::LOCALHOST, port))) {
+        listeners.push(v6);
+    }
+    Ok(listeners)
 }
 
 /// The stack of each thread: a copy loop needs little more than its buffer.

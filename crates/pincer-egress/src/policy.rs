@@ -22,7 +22,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use crate::address::AddressKind;
 use crate::denial::DenialReason;
 use crate::host::{DomainName, Host};
-use crate::rule::{Rule, RuleError, split_port};
+use crate::rule::{Rule, RuleError, Source, Target, split_port};
 
 /// Addresses the user pinned for a name (`[sandbox.network] resolve`, like curl's `--resolve`
 /// and `--connect-to`): the proxy dials these instead of resolving the name.
@@ -127,6 +127,30 @@ impl Policy {
 
     pub fn pins(&self) -> &[Pin] {
         &self.pins
+    }
+
+    /// The loopback ports the user's rules name (`localhost:5432`, `127.0.0.1:6379`,
+    /// `[::1]:8080`), each with the destination a forwarder's fixed route asks the proxy for: a
+    /// client that knows nothing of proxies reaches them on the namespace's own loopback. A
+    /// port named twice keeps its first rule.
+    pub fn loopback_routes(&self) -> Vec<(u16, String)> {
+        let mut routes: Vec<(u16, String)> = Vec::new();
+        for rule in &self.allow {
+            let (Some(port), Source::Written) = (rule.port, rule.source) else {
+                continue;
+            };
+            let destination = match &rule.target {
+                Target::Name(name) if name.is_localhost() => format!("{name}:{port}"),
+                Target::Address(address) if address.is_loopback() => {
+                    Host::Address(*address).with_port(port)
+                }
+                _ => continue,
+            };
+            if !routes.iter().any(|(known, _)| *known == port) {
+                routes.push((port, destination));
+            }
+        }
+        routes
     }
 
     /// Step 1: may a connection to `host`:`port` go out, and where are its addresses.
@@ -457,6 +481,33 @@ mod tests {
         );
         assert_eq!(verdict(&rules, "app.localhost", 80, &[]), "not_allowed");
         assert!(Rule::parse("*.localhost").is_err());
+    }
+
+    #[test]
+    fn loopback_rules_with_a_port_become_fixed_routes() {
+        let rules = policy(
+            &[
+                "localhost:5432",
+                "127.0.0.1:6379",
+                "[::1]:8080",
+                "localhost",
+                "app.localhost:3000",
+                "127.0.0.1:5432",
+                "registry.npmjs.org:443",
+                "10.0.0.1:22",
+                "127.0.0.0/8:9000",
+            ],
+            &[],
+        );
+        assert_eq!(
+            rules.loopback_routes(),
+            [
+                (5432, "localhost:5432".to_owned()),
+                (6379, "127.0.0.1:6379".to_owned()),
+                (8080, "[::1]:8080".to_owned()),
+                (3000, "app.localhost:3000".to_owned()),
+            ]
+        );
     }
 
     #[test]

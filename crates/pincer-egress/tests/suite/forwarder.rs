@@ -120,34 +120,34 @@ async fn a_connect_route_reaches_its_fixed_destination_and_the_server_speaks_fir
 #[test]
 #[ignore = "run inside a network namespace by the_forwarder_in_a_network_namespace_is_the_only_way_out"]
 fn namespace_helper() {
-    let (Some(socket), Some(script), Some(database)) = (
+    let (Some(socket), Some(script), Some(route)) = (
         std::env::var_os("EGRESS_TEST_SOCKET"),
         std::env::var_os("EGRESS_TEST_SCRIPT"),
-        std::env::var("EGRESS_TEST_DATABASE_PORT").ok(),
+        std::env::var("EGRESS_TEST_ROUTE").ok(),
     ) else {
         return;
     };
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    forwarder::spawn(listener, PathBuf::from(&socket), Route::Proxy).unwrap();
+    let socket = PathBuf::from(socket);
+    let listeners = forwarder::bind_loopback(0).unwrap();
+    let port = listeners[0].local_addr().unwrap().port();
+    for listener in listeners {
+        forwarder::spawn(listener, socket.clone(), Route::Proxy).unwrap();
+    }
     // The database's own port, inside: nothing else listens on this loopback.
-    let database_listener = TcpListener::bind(format!("127.0.0.1:{database}")).unwrap();
-    let route = Route::Connect(format!("localhost:{database}"));
-    forwarder::spawn(database_listener, PathBuf::from(&socket), route).unwrap();
-    let proxy = format!("http://127.0.0.1:{port}");
+    let (database, destination) = route.split_once('=').unwrap();
+    let database: u16 = database.parse().unwrap();
+    for listener in forwarder::bind_loopback(database).unwrap() {
+        let route = Route::Connect(destination.to_owned());
+        forwarder::spawn(listener, socket.clone(), route).unwrap();
+    }
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg(script)
-        .env("http_proxy", &proxy)
-        .env("HTTP_PROXY", &proxy)
-        .env("https_proxy", &proxy)
-        .env("HTTPS_PROXY", &proxy)
-        .env("all_proxy", format!("socks5h://127.0.0.1:{port}"))
-        .env("ALL_PROXY", format!("socks5h://127.0.0.1:{port}"))
+        .envs(forwarder::proxy_variables(port))
         .status()
         .unwrap();
     println!("script={}", status.code().unwrap_or(-1));
-    let mut stream = std::net::TcpStream::connect(format!("127.0.0.1:{database}")).unwrap();
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", database)).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
@@ -162,14 +162,17 @@ async fn the_forwarder_in_a_network_namespace_is_the_only_way_out() {
     let socket = directory.join("proxy.sock");
     let origin = Origin::start("npm-stand-in", None).await;
     let database = echo("127.0.0.1:0", "db").await;
-    let running = serve_on_socket(
-        policy(
-            &["@npm", &format!("localhost:{}", database.port())],
-            &[],
-            &[("registry.npmjs.org", origin.address.to_string())],
-        ),
-        &socket,
+    let rules = policy(
+        &["@npm", &format!("localhost:{}", database.port())],
+        &[],
+        &[("registry.npmjs.org", origin.address.to_string())],
     );
+    let routes = rules.loopback_routes();
+    assert_eq!(
+        routes,
+        [(database.port(), format!("localhost:{}", database.port()))]
+    );
+    let running = serve_on_socket(rules, &socket);
     // Through the proxy variables, by name: allowed, then refused; then a client that ignores
     // them and dials the stand-in's address directly; then SOCKS5 through ALL_PROXY.
     let script = format!(
@@ -196,7 +199,10 @@ async fn the_forwarder_in_a_network_namespace_is_the_only_way_out() {
         ])
         .env("EGRESS_TEST_SOCKET", &socket)
         .env("EGRESS_TEST_SCRIPT", &script)
-        .env("EGRESS_TEST_DATABASE_PORT", database.port().to_string())
+        .env(
+            "EGRESS_TEST_ROUTE",
+            format!("{}={}", routes[0].0, routes[0].1),
+        )
         .output()
         .await
         .expect("unshare runs (util-linux)");
