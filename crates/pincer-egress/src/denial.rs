@@ -5,6 +5,10 @@
 //! host goes to the callback ([`DenialLog::new`]) and into the list [`DenialLog::denials`]
 //! returns; later refusals of the same host only count. One host is one canonical spelling
 //! (`Example.ORG.` and `example.org` are one), with or without a port.
+//!
+//! The command chooses what it asks for, so the log is bounded: past [`MAX_DENIED_HOSTS`] distinct
+//! hosts, a refusal of a new host is only counted ([`DenialLog::unlisted`]), neither reported
+//! nor kept.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -131,6 +135,9 @@ fn host_pattern(host: &str, port: u16) -> String {
     }
 }
 
+/// How many distinct hosts the log keeps and reports.
+pub const MAX_DENIED_HOSTS: usize = 1000;
+
 /// What the caller does with each newly refused host.
 pub type OnDenial = Arc<dyn Fn(&Denial) + Send + Sync>;
 
@@ -145,6 +152,7 @@ pub struct DenialLog {
 struct Entries {
     order: Vec<Denial>,
     index: HashMap<String, usize>,
+    unlisted: u64,
 }
 
 impl fmt::Debug for DenialLog {
@@ -177,6 +185,10 @@ impl DenialLog {
                     }
                     None
                 }
+                None if entries.order.len() >= MAX_DENIED_HOSTS => {
+                    entries.unlisted += 1;
+                    None
+                }
                 None => {
                     entries
                         .index
@@ -191,6 +203,14 @@ impl DenialLog {
         if let (Some(denial), Some(on_denial)) = (first, &self.on_denial) {
             on_denial(&denial);
         }
+    }
+
+    /// Refusals of hosts past the first [`MAX_DENIED_HOSTS`], neither reported nor listed.
+    pub fn unlisted(&self) -> u64 {
+        self.inner
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unlisted
     }
 
     /// Every refused host so far, in the order first refused, with counts.
@@ -239,6 +259,23 @@ mod tests {
         assert_eq!(all.len(), 2);
         assert_eq!((all[0].port, all[0].count), (443, 3));
         assert_eq!(all[1].count, 1);
+    }
+
+    #[test]
+    fn past_its_bound_the_log_only_counts_new_hosts() {
+        let reported = Arc::new(Mutex::new(0_usize));
+        let sink = Arc::clone(&reported);
+        let log = DenialLog::new(Some(Arc::new(move |_: &Denial| {
+            *sink.lock().unwrap() += 1;
+        })));
+        for index in 0..MAX_DENIED_HOSTS + 5 {
+            log.record(denial(&format!("h{index}.example"), 443));
+        }
+        log.record(denial("h0.example", 443));
+        assert_eq!(*reported.lock().unwrap(), MAX_DENIED_HOSTS);
+        assert_eq!(log.denials().len(), MAX_DENIED_HOSTS);
+        assert_eq!(log.denials()[0].count, 2);
+        assert_eq!(log.unlisted(), 5);
     }
 
     #[test]

@@ -39,7 +39,7 @@ mod resolve;
 #[cfg(feature = "policy")]
 pub use address::AddressKind;
 #[cfg(feature = "policy")]
-pub use denial::{Denial, DenialLog, DenialReason, OnDenial, Protocol};
+pub use denial::{Denial, DenialLog, DenialReason, MAX_DENIED_HOSTS, OnDenial, Protocol};
 #[cfg(feature = "policy")]
 pub use host::{DomainName, Host, HostError};
 #[cfg(feature = "policy")]

@@ -153,6 +153,11 @@ impl Proxy {
         self.shared.log.denials()
     }
 
+    /// Refusals of hosts past the log's bound (see [`DenialLog::unlisted`]).
+    pub fn unlisted_denials(&self) -> u64 {
+        self.shared.log.unlisted()
+    }
+
     /// Accept connections on `listener` and serve each, until accepting fails. Dropping the
     /// future ends every connection it accepted.
     pub async fn serve(&self, listener: impl Into<Listener>) -> io::Result<()> {
