@@ -67,6 +67,8 @@ impl fmt::Display for DenialReason {
     }
 }
 
+impl std::error::Error for DenialReason {}
+
 /// How the client reached the proxy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]

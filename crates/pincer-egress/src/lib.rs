@@ -15,6 +15,30 @@
 //!   network namespace (in the sandbox's launcher), listens on the namespace's loopback and
 //!   pipes each connection to the proxy's unix socket. `default-features = false` builds only
 //!   it, so the launcher links neither tokio nor hyper.
+//!
+//! The crate's README has the rules, the presets with their hosts, and how the sandbox plugs
+//! the three together.
+//!
+//! ```
+//! # #[cfg(feature = "policy")] {
+//! use pincer_egress::{DenialReason, Host, Lookup, Policy};
+//!
+//! let mut policy = Policy::new();
+//! policy.allow("@npm")?.allow("localhost:5432")?.deny("169.254.0.0/16")?;
+//! policy.pin("registry.npmjs.org", &["127.0.0.1:4873"])?;
+//!
+//! // A name no rule allows is refused before anything is resolved.
+//! let evil = Host::parse("registry.npmjs.org.evil.tld")?;
+//! assert_eq!(policy.admit(&evil, 443), Err(DenialReason::NotAllowed));
+//!
+//! // A pinned name goes to its pinned address, which the user named.
+//! let npm = policy.admit(&Host::parse("registry.npmjs.org")?, 443)?;
+//! let Lookup::Addresses(addresses) = &npm.lookup else { unreachable!() };
+//! assert_eq!(addresses[0].to_string(), "127.0.0.1:4873");
+//! assert_eq!(policy.check(&npm, addresses), Ok(()));
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod forwarder;
 

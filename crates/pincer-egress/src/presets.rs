@@ -66,10 +66,48 @@ pub fn preset(name: &str) -> Option<&'static Preset> {
         .find(|preset| preset.name.eq_ignore_ascii_case(name))
 }
 
+/// The presets as a Markdown table (the crate's README holds it; a test keeps the two equal).
+pub fn markdown_table() -> String {
+    let mut table = String::from("| preset | hosts | what uses them |\n| --- | --- | --- |\n");
+    for preset in PRESETS {
+        let hosts: Vec<String> = preset
+            .hosts
+            .iter()
+            .map(|host| format!("`{host}`"))
+            .collect();
+        table.push_str(&format!(
+            "| `@{}` | {} | {} |\n",
+            preset.name,
+            hosts.join(", "),
+            preset.about
+        ));
+    }
+    table
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::DomainName;
+
+    #[test]
+    fn the_readme_lists_the_presets_as_they_are() {
+        let readme = include_str!("../README.md");
+        let start = "<!-- presets: generated from src/presets.rs -->\n";
+        let begin = readme
+            .find(start)
+            .expect("the README marks the presets table")
+            + start.len();
+        let end = begin
+            + readme[begin..]
+                .find("<!-- /presets -->")
+                .expect("and its end");
+        assert_eq!(
+            &readme[begin..end],
+            markdown_table(),
+            "update the README's table from presets::markdown_table()"
+        );
+    }
 
     #[test]
     fn every_preset_host_is_a_canonical_name() {
