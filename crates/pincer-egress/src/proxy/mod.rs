@@ -295,7 +295,19 @@ impl Shared {
         let parsed = match Host::parse(host) {
             Ok(parsed) => parsed,
             Err(error) => {
-                let shown: String = host.chars().take(255).collect();
+                // The client chose these bytes and the caller prints them: no control
+                // character reaches a terminal.
+                let shown: String = host
+                    .chars()
+                    .take(255)
+                    .map(|c| {
+                        if c.is_control() {
+                            c.escape_default().to_string()
+                        } else {
+                            c.to_string()
+                        }
+                    })
+                    .collect();
                 return Err(refuse(
                     shown,
                     DenialReason::InvalidHost {

@@ -490,6 +490,19 @@ async fn socks5_answers_what_it_does_not_do() {
         proxy.reported()[0].reason,
         DenialReason::ResolutionFailed { .. }
     ));
+    // A name with a terminal escape in it: refused, and reported without the escape.
+    let escape = b"\x1b[2Jevil.tld";
+    let mut name = vec![3, escape.len() as u8];
+    name.extend_from_slice(escape);
+    let (reply, _) = socks_connect(proxy.address, &name, 443).await;
+    assert_eq!(reply, 1, "general failure");
+    let reported = proxy.reported();
+    assert!(matches!(
+        reported[1].reason,
+        DenialReason::InvalidHost { .. }
+    ));
+    assert_eq!(reported[1].host, "\\u{1b}[2Jevil.tld");
+    assert!(!reported[1].to_string().contains('\x1b'));
 }
 
 #[tokio::test]
