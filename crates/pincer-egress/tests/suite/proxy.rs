@@ -227,6 +227,41 @@ async fn a_name_that_only_ends_like_an_allowed_one_is_refused_on_every_protocol(
     assert_eq!(proxy.running.stop().await[0].count, 3);
 }
 
+/// Issue #50: `*.x.org` does not match `evilx.org` (the suffix is not on a label boundary).
+#[tokio::test]
+async fn a_wildcard_reaches_only_the_names_beneath_it_on_a_label_boundary() {
+    let origin = Origin::start("files", None).await;
+    let resolver = StaticResolver::new()
+        .with("files.pythonhosted.org", &[loopback()])
+        .with("evilpythonhosted.org", &[loopback()]);
+    let proxy = start(
+        policy(
+            &["*.pythonhosted.org"],
+            &[],
+            &[("files.pythonhosted.org", origin.address.to_string())],
+        ),
+        resolver.clone(),
+    )
+    .await;
+    let evil = curl(
+        &["http://evilpythonhosted.org/"],
+        &[("http_proxy", &proxy.url())],
+    )
+    .await;
+    assert!(stdout(&evil).ends_with("\n403"), "{evil:?}");
+    let good = curl(
+        &["http://files.pythonhosted.org/p/"],
+        &[("http_proxy", &proxy.url())],
+    )
+    .await;
+    assert!(stdout(&good).starts_with("files GET /p/"), "{good:?}");
+    assert!(resolver.asked().is_empty());
+    let reported = proxy.reported();
+    assert_eq!(reported.len(), 1, "{reported:?}");
+    assert_eq!(reported[0].host, "evilpythonhosted.org");
+    assert_eq!(reported[0].reason, DenialReason::NotAllowed);
+}
+
 #[tokio::test]
 async fn an_allowed_name_that_resolves_to_a_private_address_is_refused_unless_named() {
     let origin = Origin::start("internal", None).await;
