@@ -135,8 +135,11 @@ fn every_console_example_runs_and_prints_what_the_docs_show() {
                 ran += 1;
                 // `sh -c SCRIPT PINCER`: the script's $0 is the binary under test.
                 let script = format!("pincer() {{ \"$0\" \"$@\"; }}\n{command}");
+                // A dummy key, as a reader who followed the README has one: an example that
+                // shows a failure shows the one it is about, not a missing key.
                 let output = home
                     .pincer()
+                    .env("ANTHROPIC_API_KEY", "sk-ant-docs-example-dummy")
                     .inside("sh", ["-c", script.as_str()])
                     .current_dir(repository())
                     .output();
