@@ -226,3 +226,52 @@ fn a_kept_run_leaves_no_lock_file_beside_its_session() {
         "{locks:?}"
     );
 }
+
+#[test]
+fn a_mistyped_config_key_gets_did_you_mean_in_the_file_and_in_an_override() {
+    // Issue #47 item 9: `modle`, `base_ulr` and `-c modle=…` name the key they meant, as a
+    // mistyped subcommand does, instead of listing every valid key.
+    let home = Home::new();
+    std::fs::write(home.home.join("config.toml"), "modle = \"anthropic/x\"\n").unwrap();
+    let output = home.run(&["status"]);
+    exits_saying(
+        &output,
+        2,
+        &[
+            "unknown key 'modle'",
+            "(line 1)",
+            "hint: did you mean `model`?\n",
+        ],
+    );
+    assert!(
+        !stderr(&output).contains("valid keys here"),
+        "{}",
+        stderr(&output)
+    );
+
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[providers.anthropic]\nbase_ulr = \"http://127.0.0.1:1\"\n",
+    )
+    .unwrap();
+    let output = home.run(&["status"]);
+    exits_saying(
+        &output,
+        2,
+        &[
+            "unknown key 'base_ulr' in table [providers.anthropic]",
+            "hint: did you mean `base_url`?\n",
+        ],
+    );
+
+    std::fs::remove_file(home.home.join("config.toml")).unwrap();
+    let output = home.run(&["-c", "modle=anthropic/x", "status"]);
+    exits_saying(
+        &output,
+        2,
+        &[
+            "unknown key 'modle' in -c 'modle=anthropic/x'",
+            "hint: did you mean `model`?\n",
+        ],
+    );
+}
