@@ -427,3 +427,88 @@ fn dynamic_completion_offers_session_names_ids_and_model_names() {
     assert!(offered.contains(&"sessions".to_owned()), "{offered:?}");
     assert!(!offered.contains(&"claude-sdk".to_owned()), "{offered:?}");
 }
+
+/// The GitHub anchor of a Markdown heading: lower case, spaces to hyphens, punctuation dropped.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The headings of a Markdown document, outside fenced blocks, as written.
+fn headings(document: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(document).unwrap();
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            found.push(line.trim_start_matches('#').trim().to_owned());
+        }
+    }
+    found
+}
+
+#[test]
+fn every_document_section_a_message_points_at_exists() {
+    // Issue #47 item 10: hints sent users to the README's "Hooks" and "MCP servers" sections
+    // after the README was split into docs/guide/. Every `the README's "X" section`,
+    // `README.md#anchor` and `docs/…md#anchor` the source names must exist.
+    let root = repository();
+    let named = regex::Regex::new(
+        r#"README's \\"([^"\\]+)\\" section|README\.md#([a-z0-9_-]+)|(docs/(?:guide|reference)/[a-z0-9_-]+\.md)(?:#([a-z0-9_-]+))?"#,
+    )
+    .unwrap();
+    let mut sources = vec![root.join("src")];
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    while let Some(directory) = sources.pop() {
+        for entry in std::fs::read_dir(&directory).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|extension| extension != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for found in named.captures_iter(&text) {
+                checked += 1;
+                let at = path.strip_prefix(&root).unwrap().display().to_string();
+                let readme = root.join("README.md");
+                let (document, anchor) = if let Some(section) = found.get(1) {
+                    (readme, Some(anchor_of(section.as_str())))
+                } else if let Some(anchor) = found.get(2) {
+                    (readme, Some(anchor.as_str().to_owned()))
+                } else {
+                    (
+                        root.join(&found[3]),
+                        found.get(4).map(|anchor| anchor.as_str().to_owned()),
+                    )
+                };
+                if !document.is_file() {
+                    broken.push(format!("{at}: {} does not exist", &found[0]));
+                    continue;
+                }
+                if let Some(anchor) = anchor
+                    && !headings(&document)
+                        .iter()
+                        .any(|heading| anchor_of(heading) == anchor)
+                {
+                    broken.push(format!("{at}: {} names no heading", &found[0]));
+                }
+            }
+        }
+    }
+    assert!(checked > 0, "the pattern found no reference at all");
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
