@@ -62,7 +62,7 @@ Examples:
   pincer resume --last --all \"continue\"             # latest session anywhere
   pincer resume 01a2b3c --fork \"try another approach\"
   pincer resume 01a2b3c --fork --session-id 0199a000-0000-7000-8000-000000000001 \"…\"
-  npm test 2>&1 | pincer resume ci-fix \"the tests still fail, see output\"";
+  npm test 2>&1 | pincer resume --create ci-fix \"the tests still fail, see output\"";
 
 const EXEC_EXAMPLES: &str = "\
 Examples:
@@ -92,7 +92,7 @@ Examples:
   pincer sessions show nightly --tree
   pincer sessions export nightly --format markdown -o nightly.md
   pincer sessions prune --older-than 30d --dry-run
-  pincer sessions rm $(pincer sessions list --name 'tmp-*' --json | jq -r '.[].id')";
+  pincer sessions list --name 'tmp-*' --json | jq -r '.[].id' | xargs -r pincer sessions rm";
 
 const STATUS_EXAMPLES: &str = "\
 Examples:
@@ -106,6 +106,7 @@ const AUTH_EXAMPLES: &str = "\
 Examples:
   printf %s \"$ANTHROPIC_API_KEY\" | pincer auth add anthropic --name work
   pincer auth add openai --from-env OPENAI_API_KEY
+  pincer auth add anthropic --name personal --from-env PERSONAL_ANTHROPIC_KEY
   pincer auth add anthropic --command \"pass show anthropic\"
   pincer auth order anthropic work personal
   pincer auth test anthropic --json";
@@ -203,7 +204,8 @@ Examples:
 
 Completing session and model names too: one line in the shell startup file instead:
   echo 'source <(COMPLETE=bash pincer)' >> ~/.bashrc
-  echo 'source <(COMPLETE=zsh pincer)' >> ~/.zshrc                  # after compinit
+  echo 'autoload -U compinit && compinit' >> ~/.zshrc              # zsh: compinit first,
+  echo 'source <(COMPLETE=zsh pincer)' >> ~/.zshrc                  # then the completion
   echo 'COMPLETE=fish pincer | source' >> ~/.config/fish/config.fish
 
 Installing the static scripts on a fresh HOME:
