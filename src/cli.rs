@@ -62,7 +62,7 @@ Examples:
   pincer resume --last --all \"continue\"             # latest session anywhere
   pincer resume 01a2b3c --fork \"try another approach\"
   pincer resume 01a2b3c --fork --session-id 0199a000-0000-7000-8000-000000000001 \"…\"
-  npm test 2>&1 | pincer resume ci-fix \"the tests still fail, see output\"";
+  npm test 2>&1 | pincer resume --create ci-fix \"the tests still fail, see output\"";
 
 const EXEC_EXAMPLES: &str = "\
 Examples:
@@ -92,7 +92,7 @@ Examples:
   pincer sessions show nightly --tree
   pincer sessions export nightly --format markdown -o nightly.md
   pincer sessions prune --older-than 30d --dry-run
-  pincer sessions rm $(pincer sessions list --name 'tmp-*' --json | jq -r '.[].id')";
+  pincer sessions list --name 'tmp-*' --json | jq -r '.[].id' | xargs -r pincer sessions rm";
 
 const STATUS_EXAMPLES: &str = "\
 Examples:
@@ -106,6 +106,7 @@ const AUTH_EXAMPLES: &str = "\
 Examples:
   printf %s \"$ANTHROPIC_API_KEY\" | pincer auth add anthropic --name work
   pincer auth add openai --from-env OPENAI_API_KEY
+  pincer auth add anthropic --name personal --from-env PERSONAL_ANTHROPIC_KEY
   pincer auth add anthropic --command \"pass show anthropic\"
   pincer auth order anthropic work personal
   pincer auth test anthropic --json";
@@ -203,7 +204,8 @@ Examples:
 
 Completing session and model names too: one line in the shell startup file instead:
   echo 'source <(COMPLETE=bash pincer)' >> ~/.bashrc
-  echo 'source <(COMPLETE=zsh pincer)' >> ~/.zshrc                  # after compinit
+  echo 'autoload -U compinit && compinit' >> ~/.zshrc              # zsh: compinit first,
+  echo 'source <(COMPLETE=zsh pincer)' >> ~/.zshrc                  # then the completion
   echo 'COMPLETE=fish pincer | source' >> ~/.config/fish/config.fish
 
 Installing the static scripts on a fresh HOME:
@@ -371,8 +373,13 @@ impl Cli {
                 command = without_env(command, variable);
             }
         }
-        let parsed = Self::parse_levels(&mut command, args);
-        parsed.map_err(|error| without_hidden_suggestions(&command, error))
+        command = values_may_be_negative(command);
+        let parsed = Self::parse_levels(&mut command, args.clone());
+        parsed.map_err(|error| {
+            let error = without_hidden_suggestions(&command, error);
+            let error = last_with_session(&mut command, error);
+            without_env_flags_in_usage(&command, &args, error)
+        })
     }
 
     fn parse_levels(command: &mut clap::Command, args: Vec<OsString>) -> Result<Self, clap::Error> {
@@ -509,6 +516,94 @@ fn without_hidden_suggestions(command: &clap::Command, mut error: clap::Error) -
                 ContextValue::Strings(visible),
             );
         }
+    }
+    error
+}
+
+/// `command` with every flag that takes a value taking one that starts with a minus and a
+/// digit: `--timeout -5` then gets the flag's own "not a number of seconds" instead of clap's
+/// "unexpected argument '-5'" and its tip to pass `-- -5`, which would make it the prompt.
+fn values_may_be_negative(command: clap::Command) -> clap::Command {
+    // mut_args and mut_subcommands keep the order (mut_arg would move each to the end, and the
+    // help would list its heading last).
+    command
+        .mut_args(|arg| {
+            if arg.get_action().takes_values() && !arg.is_positional() {
+                arg.allow_negative_numbers(true)
+            } else {
+                arg
+            }
+        })
+        .mut_subcommands(values_may_be_negative)
+}
+
+/// `resume --last nosuch x`: with `--last` the one argument is the prompt, so clap sees a
+/// second prompt and says "'--last' cannot be used with '[PROMPT]'". The real conflict is a
+/// SESSION given with `--last`; this says so.
+fn last_with_session(command: &mut clap::Command, error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let names = |kind| match error.get(kind) {
+        Some(ContextValue::String(name)) => vec![name.clone()],
+        Some(ContextValue::Strings(names)) => names.clone(),
+        _ => Vec::new(),
+    };
+    let (invalid, prior) = (names(ContextKind::InvalidArg), names(ContextKind::PriorArg));
+    let pair = |one: &str, other: &str| {
+        invalid.iter().any(|name| name.starts_with(one))
+            && prior.iter().any(|name| name.starts_with(other))
+    };
+    if error.kind() != ErrorKind::ArgumentConflict
+        || !(pair("--last", "[PROMPT]") || pair("[PROMPT]", "--last"))
+    {
+        return error;
+    }
+    let Some(resume) = command.find_subcommand_mut("resume") else {
+        return error;
+    };
+    resume.error(
+        ErrorKind::ArgumentConflict,
+        "the argument '--last' cannot be used with '<SESSION>': with --last the only argument \
+         is the prompt; give either --last or a SESSION",
+    )
+}
+
+/// clap counts a flag read from its environment variable as given, so the usage line under an
+/// error showed `--home <DIR>` because `PINCER_HOME` is set. This takes every such flag the
+/// command line does not name out of the usage line.
+fn without_env_flags_in_usage(
+    command: &clap::Command,
+    args: &[OsString],
+    mut error: clap::Error,
+) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::StyledStr(usage)) = error.get(ContextKind::Usage) else {
+        return error;
+    };
+    let original = usage.to_string();
+    let mut text = original.clone();
+    let given = |long: &str| {
+        args.iter().any(|arg| {
+            let arg = arg.to_string_lossy();
+            arg == format!("--{long}") || arg.starts_with(&format!("--{long}="))
+        })
+    };
+    let mut pending = vec![command];
+    while let Some(level) = pending.pop() {
+        pending.extend(level.get_subcommands());
+        for arg in level.get_arguments().filter(|arg| arg.get_env().is_some()) {
+            let Some(long) = arg.get_long() else { continue };
+            if given(long) {
+                continue;
+            }
+            let shown = match arg.get_value_names() {
+                Some([value, ..]) => format!(" --{long} <{value}>"),
+                _ => format!(" --{long}"),
+            };
+            text = text.replace(&shown, "");
+        }
+    }
+    if text != original {
+        error.insert(ContextKind::Usage, ContextValue::StyledStr(text.into()));
     }
     error
 }

@@ -309,6 +309,15 @@ pub(crate) fn check_writable_for_user(path: &Path) -> io::Result<()> {
         .prefix(".pincer-probe-")
         .tempfile_in(directory)
         .map(drop)
+        .map_err(|error| {
+            // tempfile names its own file in the error ("… at path \"…/.pincer-probe-9z9naY\""):
+            // the user named `path`, so the message keeps only what the system said.
+            let text = error.to_string();
+            match text.split_once(" at path ") {
+                Some((said, _)) => io::Error::new(error.kind(), said.to_owned()),
+                None => error,
+            }
+        })
 }
 
 /// [`write_atomic`] for a file written for the user: refused as [`check_for_user`] refuses. The

@@ -306,8 +306,37 @@ pub struct Settings {
     /// `-c sessions.allow_local_locks` > `PINCER_ALLOW_LOCAL_LOCKS` > `[sessions]
     /// allow_local_locks`: locks that other machines do not see may be used. Default: false.
     pub allow_local_locks: bool,
-    /// Resolved base URL per provider (built-in and configured).
-    base_urls: BTreeMap<String, String>,
+    /// Resolved base URL per provider (built-in and configured), and where each came from.
+    base_urls: BTreeMap<String, (String, BaseUrlOrigin)>,
+}
+
+/// Where a provider's base URL came from, so that a message about a URL that does not work
+/// names the setting to fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BaseUrlOrigin {
+    /// `-c providers.NAME.base_url=…`.
+    Override,
+    /// A variable (`ANTHROPIC_BASE_URL`, `OLLAMA_HOST`, …).
+    Environment(&'static str),
+    /// `[providers.NAME] base_url` in config.toml.
+    ConfigFile,
+    /// The built-in endpoint.
+    Builtin,
+}
+
+impl BaseUrlOrigin {
+    /// The setting to check, in words (`ANTHROPIC_BASE_URL`, `providers.ollama.base_url in
+    /// config.toml`); `None` for the built-in endpoint.
+    pub fn setting(&self, provider: &str) -> Option<String> {
+        match self {
+            BaseUrlOrigin::Override => Some(format!("-c providers.{provider}.base_url")),
+            BaseUrlOrigin::Environment(variable) => Some((*variable).to_owned()),
+            BaseUrlOrigin::ConfigFile => {
+                Some(format!("providers.{provider}.base_url in config.toml"))
+            }
+            BaseUrlOrigin::Builtin => None,
+        }
+    }
 }
 
 /// `allow_local_locks`: a `-c` override (the merged config differs from the file's) beats
@@ -474,7 +503,12 @@ impl Settings {
     /// `OLLAMA_HOST`) > `config.toml` > the built-in endpoint. `None` for a custom provider
     /// without a `base_url`.
     pub fn base_url(&self, provider: &str) -> Option<String> {
-        self.base_urls.get(provider).cloned()
+        self.base_urls.get(provider).map(|(url, _)| url.clone())
+    }
+
+    /// Where [`Settings::base_url`] of `provider` came from.
+    pub fn base_url_origin(&self, provider: &str) -> Option<&BaseUrlOrigin> {
+        self.base_urls.get(provider).map(|(_, origin)| origin)
     }
 
     /// The wire protocol of `provider`: `api` from the config, else the built-in provider's.
@@ -738,7 +772,7 @@ fn resolve_base_urls(
     file_config: &ConfigFile,
     config: &ConfigFile,
     env: &dyn Fn(&str) -> Option<String>,
-) -> BTreeMap<String, String> {
+) -> BTreeMap<String, (String, BaseUrlOrigin)> {
     let configured = |config: &ConfigFile, provider: &str| {
         config
             .providers
@@ -764,20 +798,30 @@ fn resolve_base_urls(
         let builtin = builtin_provider(name);
         let from_env = builtin
             .and_then(|builtin| builtin.base_url_env)
-            .and_then(env)
-            .map(|value| value.trim().to_owned())
-            .filter(|value| !value.is_empty())
-            .map(|value| match name {
-                "ollama" => ollama_base_url(&value),
-                "google" => gemini_base_url(&value),
-                _ => value,
+            .and_then(|variable| {
+                let value = env(variable)?.trim().to_owned();
+                (!value.is_empty()).then_some((variable, value))
+            })
+            .map(|(variable, value)| {
+                let url = match name {
+                    "ollama" => ollama_base_url(&value),
+                    "google" => gemini_base_url(&value),
+                    _ => value,
+                };
+                (url, BaseUrlOrigin::Environment(variable))
             });
         let url = from_override
+            .map(|url| (url, BaseUrlOrigin::Override))
             .or(from_env)
-            .or(from_config)
-            .or_else(|| builtin.map(|builtin| builtin.base_url.to_owned()));
-        if let Some(url) = url {
-            urls.insert(name.to_owned(), url.trim_end_matches('/').to_owned());
+            .or(from_config.map(|url| (url, BaseUrlOrigin::ConfigFile)))
+            .or_else(|| {
+                builtin.map(|builtin| (builtin.base_url.to_owned(), BaseUrlOrigin::Builtin))
+            });
+        if let Some((url, origin)) = url {
+            urls.insert(
+                name.to_owned(),
+                (url.trim_end_matches('/').to_owned(), origin),
+            );
         }
     }
     urls

@@ -8,6 +8,7 @@ pub(crate) mod compact;
 pub(crate) mod completions;
 mod dry_run;
 mod exec;
+mod failure_hint;
 mod hooks;
 mod mcp;
 mod request;

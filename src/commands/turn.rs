@@ -478,8 +478,20 @@ fn finish(
         exit,
         failure,
     } = turn_result(outcome, session, context.started.elapsed(), heartbeat);
+    let hint = match &outcome.report.ending {
+        crate::engine::Ending::Failed { error, kind } => super::failure_hint::for_failure(
+            &context.settings,
+            error,
+            *kind,
+            (&outcome.provider, &outcome.model),
+        ),
+        _ => None,
+    };
     let cli_error = failure.map(|failure| {
         let error = CliError::new(exit, failure.message);
+        if let Some(hint) = hint {
+            return error.with_hint(hint);
+        }
         match exit {
             Exit::Auth => error.with_hint("check the provider's API key"),
             Exit::Unavailable => error.with_hint("the provider is unavailable; try again later"),

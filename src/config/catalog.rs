@@ -232,6 +232,15 @@ impl Catalog {
             .max_by_key(|info| info.id.len())
     }
 
+    /// The models a provider or backend name runs (`openai-chat` and `codex-cli` run OpenAI's,
+    /// `claude-cli` Anthropic's).
+    pub fn models_of<'a>(&'a self, provider: &str) -> impl Iterator<Item = &'a ModelInfo> {
+        let provider = catalog_provider(provider).to_owned();
+        self.models
+            .iter()
+            .filter(move |info| info.provider == provider)
+    }
+
     /// Resolves a bare name to `(provider, model)`: a catalog alias (`sonnet`, `opus`, `haiku`,
     /// `gemini-flash`, …), or a model id that exists under exactly one provider (`gpt-5`,
     /// `gemini-2.5-pro`, `claude-sonnet-4-5`).

@@ -187,8 +187,11 @@ impl ConfigError {
                 "fix the TOML syntax; strings need quotes, e.g. model = \"anthropic/claude-sonnet-4-5\""
                     .to_owned(),
             ),
-            Self::UnknownKey { expected, .. } if !expected.is_empty() => {
-                Some(format!("valid keys here: {}", expected.join(", ")))
+            Self::UnknownKey { key, expected, .. } if !expected.is_empty() => {
+                match crate::suggest::closest(key, expected.iter().map(String::as_str)) {
+                    Some(meant) => Some(format!("did you mean `{meant}`?")),
+                    None => Some(format!("valid keys here: {}", expected.join(", "))),
+                }
             }
             Self::UnknownKey { .. } => Some("remove the key or check its spelling".to_owned()),
             Self::InvalidValue { .. } => None,

@@ -62,7 +62,7 @@ impl HookConfigError {
                 .to_owned(),
             HookConfigError::Entry { .. } => "a hook has a `command`, an optional `matcher` (a \
                  regular expression over the tool name) and an optional `timeout` in seconds; \
-                 the README's \"Hooks\" section has examples"
+                 docs/guide/hooks.md has examples"
                 .to_owned(),
         }
     }

@@ -195,7 +195,7 @@ impl McpConfigError {
                  .mcp.json does"
                 .to_owned(),
             McpConfigError::Server { .. } => "a server has `command` (stdio) or `url` (with \
-                 `type` = \"http\" or \"sse\"); the README's \"MCP servers\" section lists the keys"
+                 `type` = \"http\" or \"sse\"); docs/guide/mcp.md lists the keys"
                 .to_owned(),
         }
     }

@@ -18,8 +18,11 @@ pub enum FailureKind {
     RateLimit,
     /// The provider is overloaded or failing (5xx, Anthropic 529).
     Overloaded,
-    /// No answer in time, or the connection broke.
+    /// No answer in time, or the connection broke after the response began.
     Timeout,
+    /// The request never reached the provider: nothing listening, a host name that does not
+    /// resolve, a failed TLS handshake (the cause is in [`ProviderError::Connect`]).
+    Connection,
     /// The prompt does not fit the model's context window.
     ContextOverflow,
     /// The request was malformed (a 400 about its shape).
@@ -47,6 +50,7 @@ impl FailureKind {
             FailureKind::RateLimit => "rate_limit",
             FailureKind::Overloaded => "overloaded",
             FailureKind::Timeout => "timeout",
+            FailureKind::Connection => "connection",
             FailureKind::ContextOverflow => "context_overflow",
             FailureKind::Format => "format",
             FailureKind::ModelNotFound => "model_not_found",
@@ -64,7 +68,8 @@ impl FailureKind {
             FailureKind::Billing
             | FailureKind::RateLimit
             | FailureKind::Overloaded
-            | FailureKind::Timeout => Exit::Unavailable,
+            | FailureKind::Timeout
+            | FailureKind::Connection => Exit::Unavailable,
             FailureKind::ContextOverflow => Exit::ContextOverflow,
             FailureKind::Cassette => Exit::Usage,
             FailureKind::Format
@@ -86,6 +91,7 @@ impl FailureKind {
                 | FailureKind::RateLimit
                 | FailureKind::Overloaded
                 | FailureKind::Timeout
+                | FailureKind::Connection
                 | FailureKind::ModelNotFound
                 | FailureKind::SessionExpired
         )
@@ -95,7 +101,10 @@ impl FailureKind {
     pub fn retryable(self) -> bool {
         matches!(
             self,
-            FailureKind::RateLimit | FailureKind::Overloaded | FailureKind::Timeout
+            FailureKind::RateLimit
+                | FailureKind::Overloaded
+                | FailureKind::Timeout
+                | FailureKind::Connection
         )
     }
 }
@@ -171,8 +180,10 @@ impl<'a> Evidence<'a> {
 pub(crate) fn classify(error: &ProviderError) -> FailureKind {
     match error {
         ProviderError::IdleTimeout { .. }
+        | ProviderError::NoResponse { .. }
         | ProviderError::UnexpectedEof { .. }
         | ProviderError::Transport { .. } => FailureKind::Timeout,
+        ProviderError::Connect(_) => FailureKind::Connection,
         ProviderError::Decode { .. } => FailureKind::Unknown,
         ProviderError::Cassette { .. } => FailureKind::Cassette,
         ProviderError::LocalResource { .. } => FailureKind::LocalResource,

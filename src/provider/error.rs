@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use super::connect::ConnectFailure;
+
 /// What an error response said, in a protocol-neutral shape.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ErrorDetails {
@@ -54,7 +56,26 @@ pub enum ProviderError {
         /// The raw event payload.
         raw: String,
     },
-    /// The connection could not be made or broke.
+    /// The request never reached the provider: nothing listening, a host name that does not
+    /// resolve, a failed TLS handshake, a connect timeout, or a connection closed before any
+    /// response. Carries the URL and the cause, for the message and its hint.
+    #[error("{0}")]
+    Connect(Box<ConnectFailure>),
+    /// The request went out but no response began within the idle timeout.
+    #[error(
+        "{provider}: no response from {url} within {} s (idle timeout)",
+        .after.as_secs_f64()
+    )]
+    NoResponse {
+        /// Provider name.
+        provider: String,
+        /// The base URL, as [`super::connect::shown_url`] shows it.
+        url: String,
+        /// The idle timeout.
+        after: Duration,
+    },
+    /// The connection broke after the response began, or failed in a way that is not one of
+    /// [`ProviderError::Connect`]'s causes.
     #[error("{provider}: connection failed: {message}")]
     Transport {
         /// Provider name.

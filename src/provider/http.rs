@@ -264,6 +264,8 @@ enum Sent {
     /// The request never left: this process or the system has no file descriptor left
     /// (what ran out, and what to do).
     OutOfFileDescriptors(String),
+    /// The request never reached the provider (refused, DNS, TLS, …).
+    Unreachable(Box<super::connect::ConnectFailure>),
 }
 
 /// Send the request over `transport`, up to the response head.
@@ -313,10 +315,19 @@ async fn send(
         () = cancel.cancelled() => Sent::Failed(Read::Cancelled),
         outcome = tokio::time::timeout(idle_timeout, request) => match outcome {
             Err(_) => Sent::Failed(Read::Idle),
-            Ok(Err(error)) => match out_of_file_descriptors(&error) {
-                Some(message) => Sent::OutOfFileDescriptors(message),
-                None => Sent::Failed(Read::Broken(without_url(&error))),
-            },
+            Ok(Err(error)) => {
+                if let Some(message) = out_of_file_descriptors(&error) {
+                    return Sent::OutOfFileDescriptors(message);
+                }
+                match super::connect::ConnectFailure::of(
+                    &endpoint.provider,
+                    &endpoint.base_url,
+                    &error,
+                ) {
+                    Some(failure) => Sent::Unreachable(Box::new(failure)),
+                    None => Sent::Failed(Read::Broken(without_url(&error))),
+                }
+            }
             Ok(Ok(response)) => {
                 let headers = crate::cassette::KEPT_HEADERS
                     .iter()
@@ -431,14 +442,21 @@ async fn exchange(
                     accumulator,
                 );
             }
+            Sent::Unreachable(failure) => {
+                if let Some(tape) = tape.as_deref_mut() {
+                    note(tape, &Read::Broken(failure.to_string()));
+                }
+                return failed(ProviderError::Connect(failure), accumulator);
+            }
             Sent::Failed(read) => {
                 if let Some(tape) = tape.as_deref_mut() {
                     note(tape, &read);
                 }
                 return match read {
                     Read::Idle => failed(
-                        ProviderError::IdleTimeout {
+                        ProviderError::NoResponse {
                             provider,
+                            url: super::connect::shown_url(&endpoint.base_url),
                             after: idle_timeout,
                         },
                         accumulator,

@@ -14,6 +14,7 @@
 pub mod accumulate;
 pub mod anthropic;
 pub(crate) mod classify;
+pub(crate) mod connect;
 pub(crate) mod error;
 pub mod gemini;
 pub(crate) mod http;
@@ -28,6 +29,7 @@ pub(crate) mod think_tags;
 pub(crate) mod web_search;
 
 pub use accumulate::Accumulator;
+pub use connect::{ConnectCause, ConnectFailure};
 pub use error::{ErrorDetails, ProviderError};
 
 use serde_json::Value;

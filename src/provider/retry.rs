@@ -101,6 +101,12 @@ pub(crate) fn decide(
         FailureKind::ContextOverflow | FailureKind::SessionExpired => {
             return RetryDecision::GiveUp;
         }
+        // A host name that does not resolve, or a handshake that fails, stays so until someone
+        // changes the URL or the server: no wait helps (the next model of the chain may).
+        FailureKind::Connection if matches!(error, ProviderError::Connect(failure) if !failure.cause.may_heal()) =>
+        {
+            return RetryDecision::GiveUp;
+        }
         _ => {}
     }
     let failure = match error {

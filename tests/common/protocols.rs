@@ -53,6 +53,8 @@ pub struct Protocol {
     /// An HTTP error this provider is known for, with the exit code and `error.kind` it must
     /// lead to.
     pub known_error: fn() -> (Reply, i32, &'static str),
+    /// The provider's HTTP 404 for a model id it does not know, as the real API sends it.
+    pub model_not_found: fn(model: &str) -> Reply,
     /// The provider's own stop word for a text answer and for a tool call (kept in
     /// `provider_stop_reason`).
     pub stop_words: (&'static str, &'static str),
@@ -128,6 +130,12 @@ pub fn anthropic() -> Protocol {
             let body = w::error_body("authentication_error", "invalid x-api-key");
             (Reply::json(401, &body), 3, "auth")
         },
+        model_not_found: |model| {
+            Reply::json(
+                404,
+                &w::error_body("not_found_error", &format!("model: {model}")),
+            )
+        },
         stop_words: ("end_turn", "tool_use"),
         tool_result: |body, id| {
             body["messages"].as_array()?.iter().find_map(|message| {
@@ -187,6 +195,17 @@ pub fn openai() -> Protocol {
         },
         error_body: w::error_body,
         known_error: || (Reply::json(429, &w::error_body(429)), 4, "rate_limit"),
+        model_not_found: |model| {
+            Reply::json(
+                404,
+                &json!({"error": {
+                    "message": format!("The model `{model}` does not exist or you do not have access to it."),
+                    "type": "invalid_request_error",
+                    "param": null,
+                    "code": "model_not_found",
+                }}),
+            )
+        },
         stop_words: ("completed", "completed"),
         tool_result: |body, id| {
             body["input"].as_array()?.iter().find_map(|item| {
@@ -243,6 +262,17 @@ pub fn openai_chat() -> Protocol {
         output_limit: || w::text_stream_ending(&[], usage(54, 0, 20, 0), "length"),
         error_body: w::error_body,
         known_error: || (Reply::json(503, &w::error_body(503)), 4, "overloaded"),
+        model_not_found: |model| {
+            Reply::json(
+                404,
+                &json!({"error": {
+                    "message": format!("The model `{model}` does not exist or you do not have access to it."),
+                    "type": "invalid_request_error",
+                    "param": null,
+                    "code": "model_not_found",
+                }}),
+            )
+        },
         stop_words: ("stop", "tool_calls"),
         tool_result: |body, id| {
             body["messages"].as_array()?.iter().find_map(|message| {
@@ -316,6 +346,16 @@ pub fn gemini() -> Protocol {
                 Reply::json(429, &w::quota_error_body("34.4s")),
                 4,
                 "rate_limit",
+            )
+        },
+        model_not_found: |model| {
+            Reply::json(
+                404,
+                &json!({"error": {
+                    "code": 404,
+                    "message": format!("models/{model} is not found for API version v1beta, or is not supported for generateContent. Call ListModels to see the list of available models and their supported methods."),
+                    "status": "NOT_FOUND",
+                }}),
             )
         },
         stop_words: ("STOP", "STOP"),

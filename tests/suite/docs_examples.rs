@@ -135,8 +135,11 @@ fn every_console_example_runs_and_prints_what_the_docs_show() {
                 ran += 1;
                 // `sh -c SCRIPT PINCER`: the script's $0 is the binary under test.
                 let script = format!("pincer() {{ \"$0\" \"$@\"; }}\n{command}");
+                // A dummy key, as a reader who followed the README has one: an example that
+                // shows a failure shows the one it is about, not a missing key.
                 let output = home
                     .pincer()
+                    .env("ANTHROPIC_API_KEY", "sk-ant-docs-example-dummy")
                     .inside("sh", ["-c", script.as_str()])
                     .current_dir(repository())
                     .output();
@@ -423,4 +426,198 @@ fn dynamic_completion_offers_session_names_ids_and_model_names() {
     let offered = completions(&home, &[""]);
     assert!(offered.contains(&"sessions".to_owned()), "{offered:?}");
     assert!(!offered.contains(&"claude-sdk".to_owned()), "{offered:?}");
+}
+
+/// The GitHub anchor of a Markdown heading: lower case, spaces to hyphens, punctuation dropped.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The headings of a Markdown document, outside fenced blocks, as written.
+fn headings(document: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(document).unwrap();
+    let mut fenced = false;
+    let mut found = Vec::new();
+    for line in text.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            found.push(line.trim_start_matches('#').trim().to_owned());
+        }
+    }
+    found
+}
+
+#[test]
+fn every_document_section_a_message_points_at_exists() {
+    // Issue #47 item 10: hints sent users to the README's "Hooks" and "MCP servers" sections
+    // after the README was split into docs/guide/. Every `the README's "X" section`,
+    // `README.md#anchor` and `docs/…md#anchor` the source names must exist.
+    let root = repository();
+    let named = regex::Regex::new(
+        r#"README's \\"([^"\\]+)\\" section|README\.md#([a-z0-9_-]+)|(docs/(?:guide|reference)/[a-z0-9_-]+\.md)(?:#([a-z0-9_-]+))?"#,
+    )
+    .unwrap();
+    let mut sources = vec![root.join("src")];
+    let mut checked = 0;
+    let mut broken = Vec::new();
+    while let Some(directory) = sources.pop() {
+        for entry in std::fs::read_dir(&directory).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|extension| extension != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            for found in named.captures_iter(&text) {
+                checked += 1;
+                let at = path.strip_prefix(&root).unwrap().display().to_string();
+                let readme = root.join("README.md");
+                let (document, anchor) = if let Some(section) = found.get(1) {
+                    (readme, Some(anchor_of(section.as_str())))
+                } else if let Some(anchor) = found.get(2) {
+                    (readme, Some(anchor.as_str().to_owned()))
+                } else {
+                    (
+                        root.join(&found[3]),
+                        found.get(4).map(|anchor| anchor.as_str().to_owned()),
+                    )
+                };
+                if !document.is_file() {
+                    broken.push(format!("{at}: {} does not exist", &found[0]));
+                    continue;
+                }
+                if let Some(anchor) = anchor
+                    && !headings(&document)
+                        .iter()
+                        .any(|heading| anchor_of(heading) == anchor)
+                {
+                    broken.push(format!("{at}: {} names no heading", &found[0]));
+                }
+            }
+        }
+    }
+    assert!(checked > 0, "the pattern found no reference at all");
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
+}
+
+/// The lines of the README's `sh` block that holds `marker`, as written.
+fn readme_block_with(marker: &str) -> Vec<String> {
+    let readme = repository().join("README.md");
+    blocks(&readme)
+        .into_iter()
+        .find(|block| block.info == "sh" && block.lines.iter().any(|line| line.contains(marker)))
+        .unwrap_or_else(|| panic!("no sh block of README.md holds {marker:?}"))
+        .lines
+}
+
+/// `lines` as a `sh -c` script whose `pincer` is the binary under test (`$0`).
+fn script(lines: &[String]) -> String {
+    format!("pincer() {{ \"$0\" \"$@\"; }}\n{}\n", lines.join("\n"))
+}
+
+#[test]
+fn the_readme_commit_message_recipe_commits_the_answer() {
+    // Issue #47 item 12: `… > .git/COMMIT_EDITMSG` was overwritten by git's template.
+    use crate::common::mock::{MockServer, Reply};
+    let lines = readme_block_with("| git commit -F -");
+    let home = Home::new();
+    let git = |args: &[&str]| {
+        let status = std::process::Command::new("git")
+            .args(args)
+            .current_dir(&home.workspace)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .unwrap();
+        assert!(status.status.success(), "{status:?}");
+        String::from_utf8(status.stdout).unwrap()
+    };
+    git(&["init", "-q"]);
+    std::fs::write(home.workspace.join("parser.rs"), "fn parse() {}\n").unwrap();
+    git(&["add", "parser.rs"]);
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&[
+        "Add the parser\n\nIt parses nothing yet.",
+    ]))]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "A")
+        .env("GIT_AUTHOR_EMAIL", "a@example.com")
+        .env("GIT_COMMITTER_NAME", "A")
+        .env("GIT_COMMITTER_EMAIL", "a@example.com")
+        .inside("sh", ["-c", script(&lines).as_str()])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(
+        git(&["log", "-1", "--format=%B"]).trim_end(),
+        "Add the parser\n\nIt parses nothing yet."
+    );
+    let request = &server.requests()[0];
+    assert!(
+        request.json().to_string().contains("fn parse()"),
+        "the diff reached the model"
+    );
+}
+
+#[test]
+fn the_readme_script_for_the_answer_only_stops_when_pincer_fails() {
+    // Issue #47 item 13: `answer=$(pincer run --json … | jq -r .result) || exit` tested jq's
+    // status, so with no key the script went on with an empty answer.
+    use crate::common::mock::{MockServer, Reply};
+    let mut lines = readme_block_with("out=$(pincer run --json");
+    lines.push("printf 'answer: %s\\n' \"$answer\"".to_owned());
+    let home = Home::new();
+    std::fs::write(home.workspace.join("CHANGELOG.md"), "- fixed the parser\n").unwrap();
+
+    let output = home
+        .pincer()
+        .inside("sh", ["-c", script(&lines).as_str()])
+        .output();
+    assert_eq!(
+        code(&output),
+        3,
+        "no key: pincer's exit code\n{}",
+        stderr(&output)
+    );
+    assert!(!stdout(&output).contains("answer:"), "{}", stdout(&output));
+
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["Yes, it is."]))]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .inside("sh", ["-c", script(&lines).as_str()])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "answer: Yes, it is.\n");
+}
+
+#[test]
+fn the_readme_names_the_rust_version_cargo_toml_requires() {
+    // Issue #47 item 14: the README said 1.89 while Cargo.toml needs 1.90.
+    let manifest = std::fs::read_to_string(repository().join("Cargo.toml")).unwrap();
+    let required = manifest
+        .lines()
+        .find_map(|line| line.strip_prefix("rust-version = "))
+        .map(|value| value.trim_matches('"'))
+        .unwrap();
+    let readme = std::fs::read_to_string(repository().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("A Rust toolchain ({required} or newer)")),
+        "README.md must name Rust {required}"
+    );
 }

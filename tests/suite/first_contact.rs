@@ -226,3 +226,141 @@ fn a_kept_run_leaves_no_lock_file_beside_its_session() {
         "{locks:?}"
     );
 }
+
+#[test]
+fn a_mistyped_config_key_gets_did_you_mean_in_the_file_and_in_an_override() {
+    // Issue #47 item 9: `modle`, `base_ulr` and `-c modle=…` name the key they meant, as a
+    // mistyped subcommand does, instead of listing every valid key.
+    let home = Home::new();
+    std::fs::write(home.home.join("config.toml"), "modle = \"anthropic/x\"\n").unwrap();
+    let output = home.run(&["status"]);
+    exits_saying(
+        &output,
+        2,
+        &[
+            "unknown key 'modle'",
+            "(line 1)",
+            "hint: did you mean `model`?\n",
+        ],
+    );
+    assert!(
+        !stderr(&output).contains("valid keys here"),
+        "{}",
+        stderr(&output)
+    );
+
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[providers.anthropic]\nbase_ulr = \"http://127.0.0.1:1\"\n",
+    )
+    .unwrap();
+    let output = home.run(&["status"]);
+    exits_saying(
+        &output,
+        2,
+        &[
+            "unknown key 'base_ulr' in table [providers.anthropic]",
+            "hint: did you mean `base_url`?\n",
+        ],
+    );
+
+    std::fs::remove_file(home.home.join("config.toml")).unwrap();
+    let output = home.run(&["-c", "modle=anthropic/x", "status"]);
+    exits_saying(
+        &output,
+        2,
+        &[
+            "unknown key 'modle' in -c 'modle=anthropic/x'",
+            "hint: did you mean `model`?\n",
+        ],
+    );
+}
+
+#[test]
+fn a_usage_line_never_shows_a_flag_that_only_its_environment_variable_set() {
+    // Issue #47 item 10: PINCER_HOME (set for every test run) made clap's usage line under a
+    // conflict read `pincer resume --fork --home <DIR> <SESSION>`.
+    let home = Home::new();
+    let output = home.run(&["resume", "--fork", "--create", "x"]);
+    exits_saying(
+        &output,
+        2,
+        &[
+            "the argument '--fork' cannot be used with '--create'",
+            "Usage: pincer resume",
+        ],
+    );
+    assert!(!stderr(&output).contains("--home"), "{}", stderr(&output));
+    // Named on the command line, it is the user's own and may show.
+    let home_arg = home.home.to_string_lossy().into_owned();
+    let output = home.run(&["--home", &home_arg, "resume", "--fork", "--create", "x"]);
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+}
+
+#[test]
+fn resume_last_with_a_session_names_the_session_as_the_conflict() {
+    // Issue #47 item 10: clap said "'--last' cannot be used with '[PROMPT]'" for
+    // `resume --last nosuch x`: the second word is a SESSION given with --last.
+    let home = Home::new();
+    let output = home.run(&["resume", "--last", "nosuch", "x"]);
+    exits_saying(
+        &output,
+        2,
+        &[
+            "the argument '--last' cannot be used with '<SESSION>'",
+            "give either --last or a SESSION",
+        ],
+    );
+    assert!(
+        !stderr(&output).contains("[PROMPT]'"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(!stderr(&output).contains("--home"), "{}", stderr(&output));
+}
+
+#[test]
+fn a_negative_number_for_a_flag_is_refused_by_the_flag_not_by_a_tip_to_pass_it_after_dashes() {
+    // Issue #47 item 10: `--timeout -5` was told "to pass '-5' as a value, use '-- -5'",
+    // which makes -5 the prompt.
+    let home = Home::new();
+    for (args, said) in [
+        (
+            &["run", "--timeout", "-5", "hi"][..],
+            "invalid value '-5' for '--timeout <SECS>'",
+        ),
+        (
+            &["run", "--max-turns", "-1", "hi"][..],
+            "invalid value '-1' for '--max-turns <N>'",
+        ),
+        (
+            &["sessions", "--limit", "-3"][..],
+            "invalid value '-3' for '--limit <N>'",
+        ),
+    ] {
+        let output = home.run(args);
+        exits_saying(&output, 2, &[said]);
+        assert!(!stderr(&output).contains("use '--"), "{}", stderr(&output));
+    }
+}
+
+#[test]
+fn an_answer_file_in_a_missing_directory_is_named_without_the_internal_probe_file() {
+    // Issue #47 item 10: the error named `.pincer-probe-XXXXXX`, a file the user never saw.
+    let home = Home::new();
+    let missing = home.root.path().join("nosuch/answer.txt");
+    let output = home.run(&["run", "-o", &missing.to_string_lossy(), "hi"]);
+    exits_saying(
+        &output,
+        2,
+        &[&format!(
+            "cannot write the answer file (-o) '{}': No such file or directory",
+            missing.display()
+        )],
+    );
+    assert!(
+        !stderr(&output).contains("pincer-probe"),
+        "{}",
+        stderr(&output)
+    );
+}

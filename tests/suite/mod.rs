@@ -16,6 +16,7 @@ mod mcp;
 mod output_contract;
 mod progress;
 mod prompt_cache;
+mod provider_errors;
 mod read_pages;
 mod reliability;
 mod reliability_crash;
