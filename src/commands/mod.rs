@@ -273,15 +273,19 @@ pub fn main_entry() -> ExitCode {
     let outcome = run(cli, &diagnostics, format, started);
     // Whatever the way out, nothing a command started outlives the run (SPEC §10).
     crate::tools::finish_run();
-    // Bounded: a collector that is down or slow costs the flush timeout and a warning.
-    crate::telemetry::finish(&|message| diagnostics.warn(message));
-    match outcome {
-        Ok(exit) => exit.into(),
+    // Bounded: a collector that is down or slow costs the flush timeout (never past --timeout)
+    // and a warning; a signal during the flush ends the process as it would have ended the run.
+    let signalled = crate::telemetry::finish(&|message| diagnostics.warn(message));
+    let exit = match outcome {
+        Ok(exit) => exit,
         Err(error) => {
             diagnostics.error(&error);
-            error.exit.into()
+            error.exit
         }
-    }
+    };
+    signalled
+        .map_or(exit, crate::cancel::CancelReason::exit)
+        .into()
 }
 
 /// Before anything else runs (SPEC §10): no process of the same user — a command, an MCP server,
