@@ -409,6 +409,60 @@ fn last_breaks_ties_between_identical_timestamps_by_file_name() {
     }
 }
 
+/// Reliability IV (#46) item 2: after another program (pi) appended a turn to an older session,
+/// `resume --last` continued the newer one, exit 0, no warning: the index's order was trusted
+/// for a row whose file had changed (an append changes the file's stamp, not the directory's).
+#[test]
+fn an_older_session_another_program_appended_to_becomes_the_last_one() {
+    let home = Home::new();
+    let older_id = "0199a000-0000-7000-8000-00000000000a";
+    let newer_id = "0199a000-0000-7000-8000-00000000000b";
+    let mut older =
+        SessionBuilder::new(older_id, &home.workspace).created("2026-11-30T10:00:00.000Z");
+    older.user("old");
+    let last_entry = older.assistant("old answer", [1, 1, 0, 0]);
+    let older_path = home.write_session(&older);
+    let mut newer =
+        SessionBuilder::new(newer_id, &home.workspace).created("2026-12-01T10:00:00.000Z");
+    newer.user("new");
+    newer.assistant("new answer", [1, 1, 0, 0]);
+    home.write_session(&newer);
+    let server = MockServer::start(vec![Reply::sse(&(anthropic().text)(&["continued"]))]);
+    let last_id = |home: &Home| {
+        let output = home.pincer().args(["status", "--last", "--json"]).output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        value["session_id"].as_str().unwrap().to_owned()
+    };
+    // The index is built and knows the newer session as the last one.
+    assert_eq!(last_id(&home), newer_id);
+    // pi appends a turn to the older session, a day after the newer one's.
+    let appended = json!({
+        "type": "message", "id": "b0000001", "parentId": last_entry,
+        "timestamp": "2026-12-02T10:00:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "from pi"}],
+                    "timestamp": 1_764_669_600_000_i64}
+    });
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&older_path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("{appended}\n").as_bytes()).unwrap();
+    drop(file);
+    assert_eq!(last_id(&home), older_id);
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .args(["resume", "--last", "more"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&older_path).unwrap();
+    assert!(
+        text.contains("continued"),
+        "the older session was continued: {text}"
+    );
+}
+
 // --------------------------------------------------------------------------------- storage faults
 
 /// `command` under `ulimit -f BLOCKS` (512-byte blocks in dash and bash alike when given with

@@ -685,6 +685,71 @@ impl Db {
         }
     }
 
+    /// The rows of the workspace `cwd` (of any with `None`) whose file no longer has the size
+    /// and mtime the row recorded, read again (their rows updated, or dropped when the file is
+    /// gone): an append by another program (pi) changes the file's stamp but not the
+    /// directory's, so `--last` must look at every file of its scope before it trusts the
+    /// order of the rows. One stat per row of the scope, relative to the directory.
+    pub(crate) fn changed_since_read(&mut self, cwd: Option<&str>) -> Vec<IndexEntry> {
+        let stamps = self.try_stamps(cwd).unwrap_or_default();
+        let directory = self
+            .directory
+            .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
+            .as_ref();
+        let changed: Vec<String> = stamps
+            .into_iter()
+            .filter(|(file, size, mtime_ns)| {
+                let now = match directory {
+                    Some(directory) => super::stamp_in(directory, file),
+                    None => std::fs::metadata(self.dir.join(file))
+                        .ok()
+                        .map(|metadata| super::file_stamp(&metadata)),
+                };
+                now != Some((*size, *mtime_ns))
+            })
+            .map(|(file, _, _)| file)
+            .collect();
+        let mut read_again = Vec::new();
+        for file in changed {
+            if let Some(known) = self.row(&file)
+                && let Some(entry) = self.fresh(known)
+            {
+                read_again.push(entry);
+            }
+        }
+        read_again
+    }
+
+    fn try_stamps(&self, cwd: Option<&str>) -> rusqlite::Result<Vec<(String, u64, u64)>> {
+        let read = |row: &rusqlite::Row<'_>| {
+            Ok((
+                row.get::<_, String>(0)?,
+                to_u64(row.get::<_, i64>(1)?),
+                to_u64(row.get::<_, i64>(2)?),
+            ))
+        };
+        let mut stamps = Vec::new();
+        match cwd {
+            Some(cwd) => {
+                let mut statement = self
+                    .conn
+                    .prepare("SELECT file, size, mtime_ns FROM sessions WHERE cwd = ?1")?;
+                for row in statement.query_map([cwd], read)? {
+                    stamps.push(row?);
+                }
+            }
+            None => {
+                let mut statement = self
+                    .conn
+                    .prepare("SELECT file, size, mtime_ns FROM sessions")?;
+                for row in statement.query_map([], read)? {
+                    stamps.push(row?);
+                }
+            }
+        }
+        Ok(stamps)
+    }
+
     /// The rows last used before `cutoff_ms` (milliseconds since the epoch), of the workspace
     /// `cwd` (any with `None`).
     pub(crate) fn older_than(&mut self, cutoff_ms: i64, cwd: Option<&str>) -> Vec<IndexEntry> {
