@@ -467,10 +467,16 @@ pub(crate) fn lookup_selector(
         match resolve::resolve_selector(dir, &context.workspace, index, session, last, all) {
             // Rows are checked against their files only when a lookup uses them: a session that
             // another program renamed, or one in a change the directory's stamp missed, is found
-            // by checking every file before saying there is none (only on this error path).
+            // by listing the directory and stat'ing every file before saying there is none (only
+            // on this error path; no summary of every session is held, #46 item 3).
             Err(resolve::ResolveError::NoMatch(_) | resolve::ResolveError::NoneInWorkspace(_)) => {
-                let full = load_index(context)?;
-                resolve::resolve_selector(dir, &context.workspace, &full, session, last, all)
+                let wanted = index::Wanted {
+                    queries: session.into_iter().collect(),
+                    last: (last && session.is_none()).then_some((&*context.workspace, all)),
+                };
+                let (rechecked, report) = index::rechecked(dir, &wanted).map_err(session_error)?;
+                tell_index_report(context, &report);
+                resolve::resolve_selector(dir, &context.workspace, &rechecked, session, last, all)
             }
             resolved => resolved,
         },

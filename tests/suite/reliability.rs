@@ -463,6 +463,39 @@ fn an_older_session_another_program_appended_to_becomes_the_last_one() {
     );
 }
 
+/// Reliability IV (#46) item 3: a miss no longer summarizes every session in memory; it lists
+/// the directory and stats every file instead. A name another program gave since the index read
+/// the file, and a session it copied in, are still found.
+#[test]
+fn a_name_another_program_gave_and_a_file_it_added_are_found_after_a_miss_of_the_index() {
+    let home = Home::new();
+    let named_id = "0199a000-0000-7000-8000-00000000000a";
+    let copied_id = "0199a000-0000-7000-8000-00000000000c";
+    let mut named = SessionBuilder::new(named_id, &home.workspace);
+    named.user("old");
+    let named_path = home.write_session(&named);
+    let status = |query: &str| home.pincer().args(["status", query, "--json"]).output();
+    assert_eq!(code(&status(named_id)), 0);
+    assert_eq!(code(&status("nightly")), 2, "no session has the name yet");
+    // pi names the session: an append, which leaves the directory's stamp as it was.
+    named.name("nightly");
+    std::fs::write(&named_path, named.to_jsonl()).unwrap();
+    let output = status("nightly");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(value["session_id"], named_id);
+    let mut copied = SessionBuilder::new(copied_id, &home.workspace);
+    copied.user("copied");
+    home.write_session(&copied);
+    assert_eq!(
+        code(&status(copied_id)),
+        0,
+        "{}",
+        stderr(&status(copied_id))
+    );
+    assert_eq!(code(&status("no-such")), 2);
+}
+
 // --------------------------------------------------------------------------------- storage faults
 
 /// `command` under `ulimit -f BLOCKS` (512-byte blocks in dash and bash alike when given with

@@ -479,6 +479,22 @@ impl Db {
         if self.stamp() == Some(before) {
             return Ok(());
         }
+        self.relist(before, now)
+    }
+
+    /// Read the directory's names even when its stamp is the recorded one, as [`Db::sync`] does
+    /// when it is not: for a lookup that found nothing, which must also see a file another
+    /// program added in the same clock tick as one of pincer's own changes (no file is read but
+    /// the ones no row knows).
+    pub(crate) fn relisted(&mut self) -> Result<(), SessionError> {
+        let now = SystemTime::now();
+        let Some(before) = DirStamp::of(&self.dir) else {
+            return Ok(());
+        };
+        self.relist(before, now)
+    }
+
+    fn relist(&mut self, before: DirStamp, now: SystemTime) -> Result<(), SessionError> {
         let names = session_file_names(&self.dir)?;
         let known = self.known_files();
         let present: HashSet<&str> = names.iter().map(String::as_str).collect();

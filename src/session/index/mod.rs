@@ -947,12 +947,38 @@ pub(crate) fn scoped(
     dir: &Path,
     wanted: &Wanted<'_>,
 ) -> Result<(Index, RefreshReport), SessionError> {
+    scoped_in(dir, wanted, false)
+}
+
+/// [`scoped`] for a lookup that found nothing (#46 item 3): before the same lookups, the
+/// directory's names are read (files no row knows are summarized) and every row's file is
+/// stat'ed (the ones changed since their row was read are read again, as a name another program
+/// gave). A miss costs a listing and a stat per session, never a summary of each in memory.
+pub(crate) fn rechecked(
+    dir: &Path,
+    wanted: &Wanted<'_>,
+) -> Result<(Index, RefreshReport), SessionError> {
+    scoped_in(dir, wanted, true)
+}
+
+fn scoped_in(
+    dir: &Path,
+    wanted: &Wanted<'_>,
+    recheck: bool,
+) -> Result<(Index, RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let mut index = Index::empty();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok((index, report));
     };
     db.ensure_built()?;
+    if recheck {
+        db.relisted()?;
+        // Also in the index itself, for a database that could not be written.
+        for entry in db.changed_since_read(None) {
+            index.sessions.insert(entry.file.clone(), entry);
+        }
+    }
     for query in &wanted.queries {
         for known in db.candidates(query) {
             if let Some(entry) = db.fresh(known) {
