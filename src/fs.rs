@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 
 pub(crate) use lock::{
-    FileLock, Holder, LockError, allow_local_locks, lock_pauses, network_filesystem, note_wait_cut,
-    set_wait_deadline, wait_cut_by_deadline, wait_deadline,
+    FileLock, Holder, LockError, allow_local_locks, is_locked, lock_pauses, network_filesystem,
+    note_wait_cut, set_wait_deadline, try_lock, wait_cut_by_deadline, wait_deadline,
 };
 pub(crate) use staging::{sweep_staging, sweep_staging_if_due};
 

@@ -274,15 +274,19 @@ pub fn main_entry() -> ExitCode {
     let outcome = run(cli, &diagnostics, format, started);
     // Whatever the way out, nothing a command started outlives the run (SPEC §10).
     crate::tools::finish_run();
-    // Bounded: a collector that is down or slow costs the flush timeout and a warning.
-    crate::telemetry::finish(&|message| diagnostics.warn(message));
-    match outcome {
-        Ok(exit) => exit.into(),
+    // Bounded: a collector that is down or slow costs the flush timeout (never past --timeout)
+    // and a warning; a signal during the flush ends the process as it would have ended the run.
+    let signalled = crate::telemetry::finish(&|message| diagnostics.warn(message));
+    let exit = match outcome {
+        Ok(exit) => exit,
         Err(error) => {
             diagnostics.error(&error);
-            error.exit.into()
+            error.exit
         }
-    }
+    };
+    signalled
+        .map_or(exit, crate::cancel::CancelReason::exit)
+        .into()
 }
 
 /// Before anything else runs (SPEC §10): no process of the same user — a command, an MCP server,
@@ -464,10 +468,16 @@ pub(crate) fn lookup_selector(
         match resolve::resolve_selector(dir, &context.workspace, index, session, last, all) {
             // Rows are checked against their files only when a lookup uses them: a session that
             // another program renamed, or one in a change the directory's stamp missed, is found
-            // by checking every file before saying there is none (only on this error path).
+            // by listing the directory and stat'ing every file before saying there is none (only
+            // on this error path; no summary of every session is held, #46 item 3).
             Err(resolve::ResolveError::NoMatch(_) | resolve::ResolveError::NoneInWorkspace(_)) => {
-                let full = load_index(context)?;
-                resolve::resolve_selector(dir, &context.workspace, &full, session, last, all)
+                let wanted = index::Wanted {
+                    queries: session.into_iter().collect(),
+                    last: (last && session.is_none()).then_some((&*context.workspace, all)),
+                };
+                let (rechecked, report) = index::rechecked(dir, &wanted).map_err(session_error)?;
+                tell_index_report(context, &report);
+                resolve::resolve_selector(dir, &context.workspace, &rechecked, session, last, all)
             }
             resolved => resolved,
         },

@@ -280,10 +280,12 @@ fn drive(
         Err(error) => return fail(&mut *sink, format, started, &known, error),
     };
     // Budgets across runs (SPEC §18): a run that would start over one ends here, exit 5,
-    // before any session, server, child or request.
-    if let Err(error) = super::usage::check_budget(context, &request) {
-        return fail(&mut *sink, format, started, &known, error);
-    }
+    // before any session, server, child or request; else it holds its reservation until its
+    // line is in the ledger (or it ends without a request, and the reservation goes).
+    let reservation = match super::usage::check_budget(context, &request) {
+        Ok(reservation) => reservation,
+        Err(error) => return fail(&mut *sink, format, started, &known, error),
+    };
     let prompt_argument = match plan {
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
@@ -316,7 +318,7 @@ fn drive(
                 exit,
                 error,
             } = finish(context, &setup, &outcome, request.heartbeat);
-            super::usage::record_run(context, turn_args, &meter, &result, exit);
+            super::usage::record_run(context, turn_args, (&meter, reservation), &result, exit);
             if let Err(write_error) = sink.finish(&result) {
                 context
                     .diagnostics

@@ -15,6 +15,8 @@ use crate::cli::{TurnArgs, UsageArgs, UsageGroup};
 use crate::engine::event::{Event, EventSink, Phase};
 use crate::engine::plan::TurnRequest;
 use crate::error::{BUDGET_EXCEEDED, CliError, CliResult, Exit};
+use crate::fs::LockError;
+use crate::ledger::reserve::{self, Refused, Reservation};
 use crate::ledger::summary::{GroupBy, Totals, summarize};
 use crate::ledger::window::{Budget, BudgetState, Period, earliest_start, parse_since, states};
 use crate::ledger::{self, Record, store};
@@ -174,34 +176,80 @@ fn budget_states(settings: &Settings, now: OffsetDateTime) -> CliResult<Vec<Budg
     Ok(states(&budgets, &by_day, now))
 }
 
-/// Before a turn starts anything (a session, an MCP server, a child, a request): refuse it with
-/// exit 5 when a `[budget]` window's spend has reached its limit. A replay calls no model and is
-/// not checked; a dry run calls none either and still exits 0, with a warning when the real run
-/// would be refused. An unreadable ledger refuses the run too (exit 2): a budget that cannot be
-/// checked is not assumed to be free.
-pub(crate) fn check_budget(context: &Context, request: &TurnRequest) -> CliResult<()> {
+/// Before a turn starts anything (a session, an MCP server, a child, a request): reserve the
+/// run's worst case against the `[budget]`s (`ledger::reserve`), or refuse the run with exit 5
+/// when a window's spend plus the reservations of the runs in progress has reached its limit.
+/// The reservation is settled by [`record_run`] (or dropped, when the run ends before a
+/// request). A replay calls no model and is neither checked nor reserved; a dry run calls none
+/// either and still exits 0, with a warning when the real run would be refused. An unreadable
+/// ledger refuses the run too (exit 2): a budget that cannot be checked is not assumed to be
+/// free.
+pub(crate) fn check_budget(
+    context: &Context,
+    request: &TurnRequest,
+) -> CliResult<Option<Reservation>> {
     if request.cassette.replay.is_some() {
-        return Ok(());
+        return Ok(None);
     }
-    let states = budget_states(&context.settings, OffsetDateTime::now_utc())?;
-    match crate::ledger::window::verdict(&states) {
-        Some(state) if request.dry_run => {
+    let budgets = budgets(&context.settings);
+    if budgets.is_empty() {
+        return Ok(None);
+    }
+    let path = ledger_path(&context.settings);
+    let amount = reservation_amount(&context.settings, request);
+    let now = OffsetDateTime::now_utc();
+    if request.dry_run {
+        let states = reserve::states_now(&path, &budgets, now, amount)
+            .map_err(|error| ledger_error(&path, &error))?;
+        if let Some(state) = crate::ledger::window::verdict(&states) {
             context.diagnostics.warn(&format!(
                 "without --dry-run this run would exit 5: {}",
                 budget_error(state).message
             ));
-            Ok(())
         }
-        Some(state) => Err(budget_error(state)),
-        None => Ok(()),
+        return Ok(None);
+    }
+    match reserve::reserve(&path, &budgets, now, amount) {
+        Ok(reservation) => Ok(Some(reservation)),
+        Err(Refused::Budget(state)) => Err(budget_error(&state)),
+        Err(Refused::Io(error)) => Err(ledger_error(&path, &error)),
+        Err(Refused::Lock(error)) => Err(ledger_lock_error(&path, error)),
+    }
+}
+
+/// What a run reserves: `--max-budget-usd`, else `[budget] reserve_usd`.
+fn reservation_amount(settings: &Settings, request: &TurnRequest) -> f64 {
+    request
+        .max_budget_usd
+        .or(settings.config.budget.reserve_usd)
+        .unwrap_or(crate::config::file::DEFAULT_RESERVE_USD)
+}
+
+/// The ledger's lock could not be taken: exit 124 when `--timeout` ended the wait, 75 when
+/// another run held it past the wait.
+fn ledger_lock_error(path: &std::path::Path, error: LockError) -> CliError {
+    match error {
+        LockError::TimedOut { .. } => CliError::new(
+            Exit::Timeout,
+            format!("{error}, the lock of the usage ledger '{}'", path.display()),
+        ),
+        LockError::Busy { .. } => CliError::new(
+            Exit::Busy,
+            format!(
+                "the usage ledger '{}' is {error} (waited {} s)",
+                path.display(),
+                reserve::LEDGER_LOCK_WAIT.as_secs()
+            ),
+        )
+        .with_hint("another pincer is checking its budget; try again"),
+        other => CliError::usage(format!("cannot check the budgets: {other}")),
     }
 }
 
 /// The refusal of a run over `state`'s budget: which budget, spent, limit, and when it resets.
 fn budget_error(state: &BudgetState) -> CliError {
     let period = state.budget.period;
-    CliError::new(
-        Exit::Guardrail,
+    let message = if state.runs_in_progress == 0 {
         format!(
             "the {} budget is spent: ${:.4} of ${:.2} since {} (budget.{}); runs start again \
              when it resets at {}",
@@ -211,17 +259,32 @@ fn budget_error(state: &BudgetState) -> CliError {
             utc_text(state.starts),
             period.key(),
             utc_text(state.resets),
-        ),
-    )
-    .with_kind(BUDGET_EXCEEDED)
-    .with_hint(format!(
-        "wait until {}, or raise `{}` under [budget] in config.toml (`-c budget.{}=…` for one \
+        )
+    } else {
+        format!(
+            "the {} budget is taken: ${:.4} spent since {} and ${:.4} reserved by {} run(s) in \
+             progress, of ${:.2} (budget.{}); runs start again as those end, or when it resets \
+             at {}",
+            period.name(),
+            state.spent_usd,
+            utc_text(state.starts),
+            state.reserved_usd,
+            state.runs_in_progress,
+            state.budget.limit_usd,
+            period.key(),
+            utc_text(state.resets),
+        )
+    };
+    CliError::new(Exit::Guardrail, message)
+        .with_kind(BUDGET_EXCEEDED)
+        .with_hint(format!(
+            "wait until {}, or raise `{}` under [budget] in config.toml (`-c budget.{}=…` for one \
          run); `pincer usage --since {}` shows what was spent",
-        utc_text(state.resets),
-        period.key(),
-        period.key(),
-        utc_text(state.starts),
-    ))
+            utc_text(state.resets),
+            period.key(),
+            period.key(),
+            utc_text(state.starts),
+        ))
 }
 
 /// What a run's events tell the ledger: whether a model request went out (an API call or a CLI
@@ -285,12 +348,13 @@ impl OutputSink for Watched {
 pub(crate) fn record_run(
     context: &Context,
     turn_args: &TurnArgs,
-    meter: &Meter,
+    (meter, reservation): (&Meter, Option<Reservation>),
     result: &RunResult,
     exit: Exit,
 ) {
     let seen = meter.0.borrow();
     if seen.requests == 0 || turn_args.cassette.replay.is_some() {
+        // Nothing spent: a reservation goes as it is dropped.
         return;
     }
     let record = Record {
@@ -318,7 +382,11 @@ pub(crate) fn record_run(
         .to_owned(),
     };
     let path = ledger_path(&context.settings);
-    if let Err(error) = store::append(&path, &record) {
+    let appended = match reservation {
+        Some(reservation) => reservation.settle(&record),
+        None => store::append(&path, &record),
+    };
+    if let Err(error) = appended {
         context.diagnostics.warn(&format!(
             "cannot add this run to the usage ledger '{}': {error}",
             path.display()
@@ -341,6 +409,8 @@ mod tests {
                 limit_usd: 1.0,
             },
             spent_usd: 1.25,
+            reserved_usd: 0.0,
+            runs_in_progress: 0,
             starts: datetime!(2026-06-03 00:00 UTC),
             resets: datetime!(2026-06-04 00:00 UTC),
         };

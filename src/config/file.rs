@@ -123,8 +123,12 @@ pub struct TelemetryConfig {
     pub enabled: Option<bool>,
 }
 
-/// `[budget]`: the most the runs of one UTC day, week (from Monday) or month may spend; a run
-/// that would start with its window's spend at or over a limit exits 5 before any request.
+/// `[budget]`: the most the runs of one UTC day, week (from Monday) or month may spend. A budget
+/// is a reservation: before its first request a run reserves its worst case (`--max-budget-usd`,
+/// else `reserve_usd`), and a run that would start with its window's spend plus the reservations
+/// of the runs in progress at or over a limit exits 5 before any request. So N runs started
+/// together spend at most the limit plus one run's reservation, as long as each run stays within
+/// its own (`--max-budget-usd` holds a run to its amount plus the model call that crosses it).
 /// `--max-budget-usd` is the limit of one run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -138,7 +142,15 @@ pub struct BudgetConfig {
     /// US dollars per calendar month (UTC). Default: no limit.
     #[serde(default, deserialize_with = "amount_usd")]
     pub monthly_usd: Option<f64>,
+    /// What a run without `--max-budget-usd` reserves against the budgets while it runs, in US
+    /// dollars: the estimate of its worst case. A run that spends more than it reserved can take
+    /// a window past its limit by the difference. Default: 1.00.
+    #[serde(default, deserialize_with = "amount_usd")]
+    pub reserve_usd: Option<f64>,
 }
+
+/// What a run without `--max-budget-usd` reserves when `[budget] reserve_usd` does not say.
+pub const DEFAULT_RESERVE_USD: f64 = 1.0;
 
 /// An amount of US dollars: a finite number, 0 or more (an integer is taken too).
 fn amount_usd<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<f64>, D::Error> {

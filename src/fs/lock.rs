@@ -322,7 +322,7 @@ fn unlock(file: &File) -> io::Result<()> {
 }
 
 /// Whether another open file holds a lock on `file`.
-fn is_locked(file: &File) -> io::Result<bool> {
+pub(crate) fn is_locked(file: &File) -> io::Result<bool> {
     let mut probe = whole_file(libc::F_WRLCK);
     fcntl(file, FcntlArg::F_OFD_GETLK(&mut probe))?;
     Ok(i32::from(probe.l_type) != libc::F_UNLCK)

@@ -18,6 +18,7 @@
 //!   its window starts.
 //! - Nothing here prints; `commands/usage.rs` wires the ledger to the run and the report.
 
+pub(crate) mod reserve;
 pub(crate) mod store;
 pub(crate) mod summary;
 pub(crate) mod sums;

@@ -61,7 +61,8 @@ pub(crate) fn append(path: &Path, record: &Record) -> io::Result<()> {
 pub(crate) struct Reading<T = Record> {
     /// The lines read, in the file's order.
     pub records: Vec<T>,
-    /// Lines that did not parse (a torn line), skipped.
+    /// Lines that did not parse (a torn line) or whose cost is below zero or not a number,
+    /// skipped.
     pub skipped: usize,
 }
 
@@ -79,12 +80,15 @@ impl<T: Line> Reading<T> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
-        if let Some(quick) = T::quick(line) {
-            return Some(quick);
-        }
-        match serde_json::from_slice::<T>(line) {
-            Ok(record) => Some(record),
-            Err(_) => {
+        let parsed = T::quick(line).or_else(|| serde_json::from_slice::<T>(line).ok());
+        match parsed {
+            // A cost below zero or not a number is nobody's spend: a line that says so (written
+            // by hand, or by a command that could write the file) is never summed, so it cannot
+            // make room in a budget.
+            Some(record) if record.cost_usd().is_finite() && record.cost_usd() >= 0.0 => {
+                Some(record)
+            }
+            _ => {
                 self.skipped += 1;
                 None
             }
@@ -98,6 +102,9 @@ pub(crate) trait Line: serde::de::DeserializeOwned {
     /// When the run ended; `None` when the line's time does not parse.
     fn ended(&self) -> Option<OffsetDateTime>;
 
+    /// What the run cost, as the line says.
+    fn cost_usd(&self) -> f64;
+
     /// The line read without the JSON parser, when it has the shape pincer writes; `None`
     /// sends it to the parser.
     fn quick(_line: &[u8]) -> Option<Self> {
@@ -108,6 +115,10 @@ pub(crate) trait Line: serde::de::DeserializeOwned {
 impl Line for Record {
     fn ended(&self) -> Option<OffsetDateTime> {
         super::parse_time(&self.time)
+    }
+
+    fn cost_usd(&self) -> f64 {
+        self.cost_usd
     }
 }
 
@@ -123,6 +134,10 @@ pub(crate) struct Spend {
 impl Line for Spend {
     fn ended(&self) -> Option<OffsetDateTime> {
         super::parse_time(&self.time)
+    }
+
+    fn cost_usd(&self) -> f64 {
+        self.cost_usd
     }
 
     /// A line pincer wrote starts with `{"time":"…"` and holds `"cost_usd":NUMBER` once: that

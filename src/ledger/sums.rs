@@ -340,6 +340,39 @@ mod tests {
         assert_eq!(spent_by_day(&ledger, since).unwrap(), []);
     }
 
+    /// Trust IV (#45), "pincer's own files": a line with a negative cost, written by whoever
+    /// could write the ledger, must not make room in a budget; nor may one whose cost is no
+    /// number a sum can hold.
+    #[test]
+    fn lines_whose_cost_is_negative_or_not_a_number_are_never_summed() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = store::path(dir.path());
+        let since = datetime!(2026-06-01 00:00 UTC);
+        store::append(&ledger, &record(datetime!(2026-06-02 10:00 UTC), 1.5)).unwrap();
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&ledger)
+            .unwrap();
+        for cost in ["-1e9", "-0.5", "1e999", "-1e999", "\"NaN\"", "null"] {
+            writeln!(
+                file,
+                r#"{{"time":"2026-06-02T11:00:00.000Z","cost_usd":{cost},"exit_class":"success"}}"#
+            )
+            .unwrap();
+        }
+        let expected = [(datetime!(2026-06-02 00:00 UTC), 1.5)];
+        assert_eq!(spent_by_day(&ledger, since).unwrap(), expected);
+        // Summed again from the sums file, and by a reading without it.
+        assert_eq!(spent_by_day(&ledger, since).unwrap(), expected);
+        std::fs::remove_file(path(&ledger)).unwrap();
+        let reading: Reading<Spend> = store::read_since(&ledger, since).unwrap();
+        assert_eq!(reading.records.len(), 1);
+        assert_eq!(reading.skipped, 6);
+        let all = store::read_all(&ledger).unwrap();
+        assert_eq!(all.records.len(), 1);
+        assert_eq!(all.skipped, 6);
+    }
+
     #[test]
     fn a_torn_last_line_counts_but_stays_past_the_offset() {
         let dir = tempfile::tempdir().unwrap();

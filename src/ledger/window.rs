@@ -137,6 +137,10 @@ pub(crate) struct BudgetState {
     pub budget: Budget,
     /// What the runs that ended in the window spent.
     pub spent_usd: f64,
+    /// What the runs in progress reserved (`super::reserve`); 0 where only the ledger is read.
+    pub reserved_usd: f64,
+    /// How many runs in progress hold those reservations.
+    pub runs_in_progress: usize,
     /// When the window started.
     pub starts: OffsetDateTime,
     /// When it resets.
@@ -144,10 +148,10 @@ pub(crate) struct BudgetState {
 }
 
 impl BudgetState {
-    /// Whether a run may not start: the window's spend has reached the limit (a limit of 0
-    /// allows no run).
+    /// Whether a run may not start: the window's spend and the live reservations have reached
+    /// the limit (a limit of 0 allows no run).
     pub(crate) fn exceeded(&self) -> bool {
-        self.spent_usd >= self.budget.limit_usd
+        self.spent_usd + self.reserved_usd >= self.budget.limit_usd
     }
 }
 
@@ -178,6 +182,8 @@ pub(crate) fn states(
             BudgetState {
                 budget: *budget,
                 spent_usd,
+                reserved_usd: 0.0,
+                runs_in_progress: 0,
                 starts,
                 resets,
             }

@@ -17,8 +17,10 @@
 //! like any other variable, so a trace still runs through pincer into its children.
 //!
 //! [`finish`] ends the run: it flushes on a thread of its own and waits at most the flush
-//! timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, else 2 s), so a collector that is down or slow costs
-//! that long and a warning, never a hang or another exit code.
+//! timeout (`OTEL_EXPORTER_OTLP_TIMEOUT`, else 2 s), cut to what is left of `--timeout`, so a
+//! collector that is down or slow costs that long and a warning, never a hang, a run past its
+//! `--timeout` or another exit code; SIGTERM or SIGINT during the flush drops the export and ends
+//! the process with 143 or 130.
 //!
 //! Never exported: keys and headers, the prompt, system prompt and answer unless
 //! `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`, tool arguments and results, an MCP
@@ -31,8 +33,9 @@ mod sink;
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use crate::cancel::CancelReason;
 use crate::config::file::TelemetryConfig;
 use opentelemetry::Context;
 use opentelemetry::metrics::MeterProvider as _;
@@ -424,22 +427,32 @@ fn incoming_headers(lookup: &dyn Fn(&str) -> Option<String>) -> HashMap<String, 
         .collect()
 }
 
-/// End the run's export: flush what is left, waiting at most the flush timeout; a failure or a
-/// timeout is a warning, never an error of the run.
-pub(crate) fn finish(warn: &dyn Fn(&str)) {
+/// End the run's export: flush what is left, waiting at most the flush timeout and never past
+/// the run's `--timeout` ([`flush_wait`]); a failure or a timeout is a warning, never an error of
+/// the run. SIGTERM or SIGINT during the flush ends it: the export is dropped with a warning and
+/// the signal is returned, for the process to exit 143 or 130 as it would have during the run.
+pub(crate) fn finish(warn: &dyn Fn(&str)) -> Option<CancelReason> {
     let taken = PROVIDERS
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .take();
-    let Some(telemetry) = taken else {
-        return;
-    };
+    let telemetry = taken?;
     set_current(None);
-    let timeout = telemetry.flush_timeout;
+    let (timeout, cut_by_run) = flush_wait(
+        telemetry.flush_timeout,
+        crate::fs::wait_deadline(),
+        Instant::now(),
+    );
+    if timeout.is_zero() {
+        warn(
+            "telemetry: the traces and metrics were not exported: the run's --timeout left no time to flush them",
+        );
+        return None;
+    }
     let failure = Arc::clone(&telemetry.failure);
-    let (done, outcome) = std::sync::mpsc::channel();
+    let (done, outcome) = tokio::sync::oneshot::channel();
     // The flush runs on its own thread: a collector that accepts the connection and never
-    // answers must not hold the exit longer than the timeout.
+    // answers must not hold the exit longer than the timeout, nor past a signal.
     let flusher = std::thread::Builder::new()
         .name("pincer-otel-flush".to_owned())
         .spawn(move || {
@@ -451,10 +464,10 @@ pub(crate) fn finish(warn: &dyn Fn(&str)) {
         });
     if flusher.is_err() {
         warn("telemetry: the traces were not exported (no thread to flush them)");
-        return;
+        return None;
     }
-    match outcome.recv_timeout(timeout) {
-        Ok(Ok(())) => {
+    match wait_for_flush(outcome, timeout) {
+        Flushed::Done(Ok(())) => {
             if let Some(error) = failure
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
@@ -462,13 +475,97 @@ pub(crate) fn finish(warn: &dyn Fn(&str)) {
             {
                 warn(&format!("telemetry: the traces were not exported: {error}"));
             }
+            None
         }
-        Ok(Err(error)) => warn(&format!("telemetry: the traces were not exported: {error}")),
-        Err(_) => warn(&format!(
-            "telemetry: the traces and metrics were not exported within {} ms (OTEL_EXPORTER_OTLP_TIMEOUT)",
-            timeout.as_millis()
-        )),
+        Flushed::Done(Err(error)) => {
+            warn(&format!("telemetry: the traces were not exported: {error}"));
+            None
+        }
+        Flushed::TimedOut => {
+            let bound = if cut_by_run {
+                "what was left of the run's --timeout"
+            } else {
+                "OTEL_EXPORTER_OTLP_TIMEOUT"
+            };
+            warn(&format!(
+                "telemetry: the traces and metrics were not exported within {} ms ({bound})",
+                timeout.as_millis()
+            ));
+            None
+        }
+        Flushed::Signal(reason) => {
+            warn(&format!(
+                "telemetry: the traces and metrics were not exported: {}",
+                reason.message()
+            ));
+            Some(reason)
+        }
     }
+}
+
+/// How long the flush at exit may wait: the flush timeout, cut to what is left of the run's
+/// deadline (`--timeout`, counted from process start) when there is one; and whether the deadline
+/// is what cut it.
+fn flush_wait(
+    flush_timeout: Duration,
+    deadline: Option<Instant>,
+    now: Instant,
+) -> (Duration, bool) {
+    match deadline {
+        Some(deadline) if deadline.saturating_duration_since(now) < flush_timeout => {
+            (deadline.saturating_duration_since(now), true)
+        }
+        _ => (flush_timeout, false),
+    }
+}
+
+/// The next delivery of `listener`'s signal; never without a listener.
+async fn received(listener: Option<&mut tokio::signal::unix::Signal>) -> Option<()> {
+    match listener {
+        Some(listener) => listener.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// How the wait for the flush ended.
+enum Flushed {
+    /// The flush thread finished, with the exporters' outcome.
+    Done(Result<(), String>),
+    /// The wait ran out first.
+    TimedOut,
+    /// SIGTERM or SIGINT came first.
+    Signal(CancelReason),
+}
+
+/// Wait up to `timeout` for the flush thread's `outcome`, giving way to SIGTERM and SIGINT (the
+/// run's own handlers are gone by now: its runtime ended with the turn).
+fn wait_for_flush(
+    outcome: tokio::sync::oneshot::Receiver<Result<(), String>>,
+    timeout: Duration,
+) -> Flushed {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let Ok(runtime) = runtime else {
+        // No runtime to hear signals with: wait for the thread alone.
+        return match outcome.blocking_recv() {
+            Ok(result) => Flushed::Done(result),
+            Err(_) => Flushed::Done(Err("the flush thread stopped".to_owned())),
+        };
+    };
+    runtime.block_on(async {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut terminate = signal(SignalKind::terminate()).ok();
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        tokio::select! {
+            result = outcome => Flushed::Done(
+                result.unwrap_or_else(|_| Err("the flush thread stopped".to_owned()))
+            ),
+            () = tokio::time::sleep(timeout) => Flushed::TimedOut,
+            Some(()) = received(terminate.as_mut()) => Flushed::Signal(CancelReason::Terminate),
+            Some(()) = received(interrupt.as_mut()) => Flushed::Signal(CancelReason::Interrupt),
+        }
+    })
 }
 
 fn set_current(context: Option<Context>) {
@@ -503,6 +600,22 @@ mod tests {
             .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
             .collect();
         setup(&|name| pairs.get(name).cloned())
+    }
+
+    #[test]
+    fn the_flush_waits_its_timeout_cut_to_what_is_left_of_the_runs_deadline() {
+        let now = Instant::now();
+        let two = Duration::from_secs(2);
+        assert_eq!(flush_wait(two, None, now), (two, false));
+        let later = now + Duration::from_secs(30);
+        assert_eq!(flush_wait(two, Some(later), now), (two, false));
+        let soon = now + Duration::from_millis(700);
+        assert_eq!(
+            flush_wait(two, Some(soon), now),
+            (Duration::from_millis(700), true)
+        );
+        let past = now.checked_sub(Duration::from_secs(1)).unwrap_or(now);
+        assert_eq!(flush_wait(two, Some(past), now), (Duration::ZERO, true));
     }
 
     #[test]

@@ -409,6 +409,208 @@ fn last_breaks_ties_between_identical_timestamps_by_file_name() {
     }
 }
 
+/// Reliability IV (#46) item 2: after another program (pi) appended a turn to an older session,
+/// `resume --last` continued the newer one, exit 0, no warning: the index's order was trusted
+/// for a row whose file had changed (an append changes the file's stamp, not the directory's).
+#[test]
+fn an_older_session_another_program_appended_to_becomes_the_last_one() {
+    let home = Home::new();
+    let older_id = "0199a000-0000-7000-8000-00000000000a";
+    let newer_id = "0199a000-0000-7000-8000-00000000000b";
+    let mut older =
+        SessionBuilder::new(older_id, &home.workspace).created("2026-11-30T10:00:00.000Z");
+    older.user("old");
+    let last_entry = older.assistant("old answer", [1, 1, 0, 0]);
+    let older_path = home.write_session(&older);
+    let mut newer =
+        SessionBuilder::new(newer_id, &home.workspace).created("2026-12-01T10:00:00.000Z");
+    newer.user("new");
+    newer.assistant("new answer", [1, 1, 0, 0]);
+    home.write_session(&newer);
+    let server = MockServer::start(vec![Reply::sse(&(anthropic().text)(&["continued"]))]);
+    let last_id = |home: &Home| {
+        let output = home.pincer().args(["status", "--last", "--json"]).output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        value["session_id"].as_str().unwrap().to_owned()
+    };
+    // The index is built and knows the newer session as the last one.
+    assert_eq!(last_id(&home), newer_id);
+    // pi appends a turn to the older session, a day after the newer one's.
+    let appended = json!({
+        "type": "message", "id": "b0000001", "parentId": last_entry,
+        "timestamp": "2026-12-02T10:00:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "from pi"}],
+                    "timestamp": 1_764_669_600_000_i64}
+    });
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&older_path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("{appended}\n").as_bytes()).unwrap();
+    drop(file);
+    assert_eq!(last_id(&home), older_id);
+    let output = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .args(["resume", "--last", "more"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let text = std::fs::read_to_string(&older_path).unwrap();
+    assert!(
+        text.contains("continued"),
+        "the older session was continued: {text}"
+    );
+}
+
+/// Reliability IV (#46) item 3: a miss no longer summarizes every session in memory; it lists
+/// the directory and stats every file instead. A name another program gave since the index read
+/// the file, and a session it copied in, are still found.
+#[test]
+fn a_name_another_program_gave_and_a_file_it_added_are_found_after_a_miss_of_the_index() {
+    let home = Home::new();
+    let named_id = "0199a000-0000-7000-8000-00000000000a";
+    let copied_id = "0199a000-0000-7000-8000-00000000000c";
+    let mut named = SessionBuilder::new(named_id, &home.workspace);
+    named.user("old");
+    let named_path = home.write_session(&named);
+    let status = |query: &str| home.pincer().args(["status", query, "--json"]).output();
+    assert_eq!(code(&status(named_id)), 0);
+    assert_eq!(code(&status("nightly")), 2, "no session has the name yet");
+    // pi names the session: an append, which leaves the directory's stamp as it was.
+    named.name("nightly");
+    std::fs::write(&named_path, named.to_jsonl()).unwrap();
+    let output = status("nightly");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(value["session_id"], named_id);
+    let mut copied = SessionBuilder::new(copied_id, &home.workspace);
+    copied.user("copied");
+    home.write_session(&copied);
+    assert_eq!(
+        code(&status(copied_id)),
+        0,
+        "{}",
+        stderr(&status(copied_id))
+    );
+    assert_eq!(code(&status("no-such")), 2);
+}
+
+/// `count` sessions of the workspace written straight into the store; their ids, oldest first.
+fn many_sessions(home: &Home, count: usize) -> Vec<String> {
+    (0..count)
+        .map(|n| {
+            let id = format!("0199a000-0000-7000-8000-{n:012x}");
+            let mut session = SessionBuilder::new(&id, &home.workspace);
+            session.user(&format!("task {n}"));
+            session.assistant("done", [10, 2, 0, 0]);
+            home.write_session(&session);
+            id
+        })
+        .collect()
+}
+
+/// The index's row count and whether it says it is complete, read as another process would;
+/// `None` while there is no database or table to read.
+fn index_progress(home: &Home) -> Option<(usize, bool)> {
+    let connection = rusqlite::Connection::open_with_flags(
+        home.sessions_dir().join("index.sqlite3"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .ok()?;
+    let rows: i64 = connection
+        .query_row("SELECT count(*) FROM sessions", [], |row| row.get(0))
+        .ok()?;
+    let complete = connection
+        .query_row(
+            "SELECT count(*) FROM meta WHERE key = 'index_version'",
+            [],
+            |row| row.get::<_, i64>(0),
+        )
+        .ok()?;
+    Some((usize::try_from(rows).unwrap(), complete == 1))
+}
+
+/// Reliability IV (#46) item 1: a build of the index was one write transaction, so nothing of it
+/// was visible before the end, and a builder killed midway left nothing for the next one. It
+/// commits in batches now: the rows stored so far are there to see, and stay when it is killed.
+#[test]
+fn a_build_of_the_index_commits_in_batches_and_a_killed_builder_leaves_its_rows() {
+    let home = Home::new();
+    let total = 6000;
+    let ids = many_sessions(&home, total);
+    let mut builder = home.pincer().args(["status", "--last", "--json"]).spawn();
+    let started = Instant::now();
+    let seen = loop {
+        if let Some((rows, _)) = index_progress(&home)
+            && rows > 0
+        {
+            break rows;
+        }
+        assert!(
+            builder.try_wait().unwrap().is_none(),
+            "the build ended before any row could be seen"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no row stored"
+        );
+        thread::sleep(Duration::from_millis(2));
+    };
+    let _ = builder.kill();
+    let _ = builder.wait();
+    assert!(
+        seen < total,
+        "rows were visible only once all {total} were stored"
+    );
+    let (left, complete) = index_progress(&home).unwrap();
+    assert!(
+        left >= seen && !complete,
+        "{left} rows left, complete: {complete}"
+    );
+    // The next command finishes the build from there.
+    let output = home
+        .pincer()
+        .args(["status", ids.last().unwrap(), "--json"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(index_progress(&home), Some((total, true)));
+}
+
+/// Reliability IV (#46) item 1: commands that find the index damaged wait for the one that
+/// builds it instead of each summarizing every session into memory; each answers its lookup.
+#[test]
+fn concurrent_commands_on_a_damaged_index_wait_for_one_builder_and_all_answer() {
+    let home = Home::new();
+    let ids = many_sessions(&home, 1500);
+    let server = MockServer::start(Vec::new());
+    let _ = home
+        .pincer()
+        .provider(&anthropic(), &server)
+        .args(["status", "--last"])
+        .output();
+    remove_index(&home);
+    std::fs::write(
+        home.sessions_dir().join("index.sqlite3"),
+        "not a database".repeat(100),
+    )
+    .unwrap();
+    let children: Vec<(String, Child)> = (0..8)
+        .map(|n| {
+            let id = ids[n * 150].clone();
+            let child = home.pincer().args(["status", &id, "--json"]).spawn();
+            (id, child)
+        })
+        .collect();
+    for (id, child) in children {
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let value: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        assert_eq!(value["session_id"], id.as_str());
+    }
+    assert_eq!(index_progress(&home), Some((1500, true)));
+}
+
 // --------------------------------------------------------------------------------- storage faults
 
 /// `command` under `ulimit -f BLOCKS` (512-byte blocks in dash and bash alike when given with

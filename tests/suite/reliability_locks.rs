@@ -485,3 +485,32 @@ fn a_home_on_fuse_is_refused_unless_the_override_is_given() {
         Vec::<PathBuf>::new()
     );
 }
+
+/// Reliability IV (#46) item 1: a command that finds the index being built by another process
+/// waits for that builder instead of summarizing every session into memory itself, and the wait
+/// ends at its `--timeout` with exit 124 and the result object.
+#[test]
+fn a_command_waiting_for_another_processs_index_build_ends_at_its_timeout() {
+    let home = Home::new();
+    let protocol = anthropic();
+    let server =
+        MockServer::start_cycle(vec![Reply::sse(&(protocol.text)(&["fine"]))], "127.0.0.1:0");
+    home.pincer()
+        .provider(&protocol, &server)
+        .args(["run", "-m", protocol.model, "--no-stdin", "first"])
+        .success();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(home.sessions_dir().join(format!("index.sqlite3{suffix}")));
+    }
+    let held = hold_lock_file(&home.sessions_dir().join("index.sqlite3.build.lock"));
+    let timed_run = with_timeout_two(&home, &server, &["resume", "--last"], "again");
+    assert_timed_out_at_two_seconds("resume --last", &timed_run);
+    // Once the builder is gone, the next command builds the index and resumes.
+    drop(held);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .args(["resume", "--last", "--no-stdin", "again"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+}

@@ -348,6 +348,99 @@ fn dead_and_silent_collectors(transport: &str) {
     drop(hold);
 }
 
+/// A collector that accepts every connection and never answers: its URL, and a receiver that
+/// gets one message per connection it accepted (the flush at exit has begun).
+fn silent_collector() -> (String, std::sync::mpsc::Receiver<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let (accepted, connections) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+            if accepted.send(()).is_err() {
+                return;
+            }
+        }
+    });
+    (url, connections)
+}
+
+/// A text turn that exports to `url` with a flush timeout of 20 s.
+fn exporting_turn(home: &Home, server: &MockServer, url: &str) -> crate::common::Pincer {
+    let protocol = crate::common::protocols::anthropic();
+    home.pincer()
+        .provider(&protocol, server)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", url)
+        .env("OTEL_EXPORTER_OTLP_TIMEOUT", "20000")
+}
+
+/// Reliability IV (#46) item 4: with a collector that accepts and never answers,
+/// `OTEL_EXPORTER_OTLP_TIMEOUT=20000` kept a `--timeout 2` run alive for 20 s. The flush gets
+/// what is left of the run's deadline; the dropped export is a warning, and the exit code the
+/// turn's.
+#[test]
+fn the_flush_at_exit_ends_by_the_runs_timeout_whatever_the_flush_timeout() {
+    let home = Home::new();
+    let (url, _connections) = silent_collector();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+    let started = Instant::now();
+    let output = exporting_turn(&home, &server, &url)
+        .args(["run", "--timeout", "2", "-m", MODEL, "hello"])
+        .output();
+    let took = started.elapsed();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        took < Duration::from_secs(6),
+        "a --timeout 2 run took {took:?} with a 20 s flush timeout"
+    );
+    assert!(
+        stderr(&output).contains("were not exported within")
+            && stderr(&output).contains("--timeout"),
+        "the warning says the run's --timeout cut the flush: {}",
+        stderr(&output)
+    );
+}
+
+/// Reliability IV (#46) item 4: SIGTERM during the flush at exit waited the flush out and
+/// exited 0. It ends the flush, with a warning, and the process exits 143.
+#[test]
+fn sigterm_during_the_flush_at_exit_ends_the_run_with_143() {
+    let home = Home::new();
+    let (url, connections) = silent_collector();
+    let protocol = crate::common::protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["hi"]))]);
+    let child = exporting_turn(&home, &server, &url)
+        .args(["run", "-m", MODEL, "hello"])
+        .spawn();
+    connections
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the run began its export");
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+    // The connection is made from the flush thread before the main thread listens for signals:
+    // a moment for that, well inside the 20 s the flush would otherwise wait.
+    std::thread::sleep(Duration::from_millis(300));
+    let signalled = Instant::now();
+    nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGTERM).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let took = signalled.elapsed();
+    assert_eq!(code(&output), 143, "{}", stderr(&output));
+    assert!(
+        took < Duration::from_secs(5),
+        "ended {took:?} after SIGTERM"
+    );
+    assert!(
+        stderr(&output).contains("not exported: terminated by SIGTERM"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(
+        crate::common::stdout(&output).contains("hi"),
+        "the answer was printed before the flush"
+    );
+}
+
 #[test]
 fn token_usage_duration_tool_calls_and_cost_are_exported_as_metrics() {
     let home = Home::new();

@@ -373,3 +373,188 @@ fn the_ledger_outlives_the_session_index() {
             .any(|group| group.key.as_deref() == Some("kept"))
     );
 }
+
+/// `[budget]` in this home's config.toml.
+fn budget(home: &Home, table: &str) {
+    std::fs::write(home.home.join("config.toml"), format!("[budget]\n{table}")).unwrap();
+}
+
+/// `count` runs of `args` started together; their outputs, in start order.
+fn together(
+    home: &Home,
+    server: &MockServer,
+    count: usize,
+    args: &[&str],
+) -> Vec<std::process::Output> {
+    let children: Vec<_> = (0..count)
+        .map(|n| {
+            home.pincer()
+                .provider(&protocols::anthropic(), server)
+                .args(["run", "--json", "--tag", &format!("worker-{n}")])
+                .args(args)
+                .arg("go")
+                .spawn()
+        })
+        .collect();
+    children
+        .into_iter()
+        .map(|child| child.wait_with_output().unwrap())
+        .collect()
+}
+
+/// Each refusal of `outputs` is a budget's: exit 5, a result object whose error is
+/// `budget_exceeded`. Returns how many ran (exit 0).
+fn ran_or_refused_by_budget(outputs: &[std::process::Output]) -> usize {
+    let mut ran = 0;
+    for output in outputs {
+        match code(output) {
+            0 => ran += 1,
+            5 => {
+                let result = result_of(output);
+                assert_eq!(result.error.unwrap().kind, "budget_exceeded");
+            }
+            other => panic!("exit {other}: {}", stderr(output)),
+        }
+    }
+    ran
+}
+
+/// Trust IV (#45) item 4: six runs started together against a daily budget that one run uses
+/// up all ran. Each run now reserves its worst case (here the default `reserve_usd`, $1) under
+/// the ledger's lock before its first request: one runs, five exit 5 before any request.
+#[test]
+fn six_runs_started_together_against_a_budget_one_run_uses_up_run_once() {
+    let home = Home::new();
+    budget(&home, &format!("daily_usd = {RUN_COST}\n"));
+    let server = MockServer::start((0..6).map(|_| text("ok")).collect());
+    let outputs = together(&home, &server, 6, &[]);
+    assert_eq!(ran_or_refused_by_budget(&outputs), 1);
+    assert_eq!(server.requests().len(), 1, "one request in all");
+    assert_eq!(ledger_lines(&home).len(), 1);
+    let refusal = outputs.iter().find(|output| code(output) == 5).unwrap();
+    let message = result_of(refusal).error.unwrap().message;
+    assert!(
+        message.contains("the daily budget is spent")
+            || message.contains("reserved by 1 run(s) in progress"),
+        "{message}"
+    );
+    assert_eq!(
+        std::fs::read_dir(home.home.join("usage-reservations"))
+            .unwrap()
+            .count(),
+        0,
+        "every reservation settled or dropped"
+    );
+}
+
+/// Reliability IV (#46) item 6: 32 simultaneous runs spent 9.9× a daily budget. With
+/// reservations, runs that each reserve their `--max-budget-usd` spend at most the limit plus
+/// one run's reservation (docs: `[budget]`): here a limit of 3.5 runs lets exactly four run.
+#[test]
+fn thirty_two_concurrent_runs_spend_at_most_the_limit_and_one_runs_reservation() {
+    let home = Home::new();
+    let limit = 3.5 * RUN_COST;
+    budget(&home, &format!("daily_usd = {limit}\n"));
+    let server = MockServer::start((0..32).map(|_| text("ok")).collect());
+    let max = RUN_COST.to_string();
+    let outputs = together(&home, &server, 32, &["--max-budget-usd", &max]);
+    let ran = ran_or_refused_by_budget(&outputs);
+    let report = usage_report(&home, &[]);
+    assert!(
+        report.total_cost_usd <= limit + RUN_COST,
+        "spent {} against a limit of {limit} and a reservation of {RUN_COST}",
+        report.total_cost_usd
+    );
+    assert_eq!(
+        ran, 4,
+        "runs while spend and reservations are under 3.5 runs"
+    );
+    assert_eq!(server.requests().len(), 4);
+    assert_eq!(report.runs, 4);
+}
+
+/// A reservation is held by a lock of its run's process: a run killed mid-request stops
+/// reserving at once, without an expiry to wait for, and its file is swept.
+#[test]
+fn a_killed_runs_reservation_stops_counting_at_once() {
+    let home = Home::new();
+    budget(&home, &format!("daily_usd = {}\n", RUN_COST / 2.0));
+    let stalled = Reply::sse_pieces(vec![Piece::Stall(Duration::from_secs(30))]);
+    let server = MockServer::start(vec![stalled, text("after")]);
+    let mut child = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "--json", "--max-budget-usd", "0.25", "first"])
+        .spawn();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.requests().is_empty() {
+        assert!(Instant::now() < deadline, "the first run sent no request");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let refused = run(&home, &server, &["second"]);
+    assert_eq!(code(&refused), 5, "{}", stderr(&refused));
+    let message = result_of(&refused).error.unwrap().message;
+    assert!(
+        message.contains("$0.2500 reserved by 1 run(s) in progress"),
+        "{message}"
+    );
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let third = run(&home, &server, &["third"]);
+    assert_eq!(code(&third), 0, "{}", stderr(&third));
+    assert_eq!(
+        std::fs::read_dir(home.home.join("usage-reservations"))
+            .unwrap()
+            .count(),
+        0,
+        "the killed run's reservation was swept"
+    );
+}
+
+/// Trust IV (#45), "pincer's own files": a prompt-injected model appends a ledger line with
+/// `cost_usd: -1e9` (here with every permission, so that the write lands whatever else
+/// protects the home). The line is never summed: the next run is still refused.
+#[test]
+fn a_negative_cost_line_written_by_a_command_does_not_disable_the_budget() {
+    let home = Home::new();
+    budget(&home, &format!("daily_usd = {}\n", 1.5 * RUN_COST));
+    let ledger = ledger(&home);
+    let line = format!(
+        r#"{{"time":"{}","cost_usd":-1e9,"exit_class":"success"}}"#,
+        time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap()
+    );
+    let command = json!({
+        "command": format!("printf '%s\\n' '{line}' >> '{}'", ledger.display())
+    })
+    .to_string();
+    let server = MockServer::start(vec![
+        Reply::sse(&wire::tool_use_stream(
+            None,
+            &[("c1", "exec", &command)],
+            Usage4 {
+                input: 100,
+                output: 10,
+                cache_read: 1_000,
+                cache_write: 200,
+            },
+        )),
+        text("done"),
+        text("never"),
+    ]);
+    let first = run(
+        &home,
+        &server,
+        &["--sandbox", "danger-full-access", "make room"],
+    );
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let text = std::fs::read_to_string(&ledger).unwrap();
+    assert!(text.contains("-1e9"), "the command wrote its line: {text}");
+    let next = run(&home, &server, &["again"]);
+    assert_eq!(code(&next), 5, "{}", stderr(&next));
+    assert_eq!(server.requests().len(), 2, "no request after the budget");
+    let report = usage_report(&home, &[]);
+    assert!(close(report.total_cost_usd, 2.0 * RUN_COST));
+    assert_eq!(report.skipped_lines, 1);
+}

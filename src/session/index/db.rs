@@ -13,6 +13,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior, params};
 
 use super::{INDEX_VERSION, IndexEntry, check_files, check_files_into, session_file_names};
+use crate::fs::{FileLock, LockError};
 use crate::session::error::SessionError;
 
 /// File name of the database inside the sessions directory.
@@ -24,9 +25,23 @@ const SCHEMA_VERSION: i64 = 1;
 
 /// How long to wait for another process's write transaction (they last milliseconds; a full
 /// build of a big home holds one for a few seconds), and never past `--timeout`.
+/// How long a command waits for another process's build of the rows before it gives up on it
+/// (a builder that died released its lock at once; `--timeout` ends the wait sooner).
+const BUILD_WAIT: Duration = Duration::from_secs(3600);
+
 const BUSY_WAIT: Duration = Duration::from_secs(10);
 
 /// What the hand-written index of earlier versions left, removed once the database is built.
+/// How many rows a build commits at a time (#46 item 1).
+const BUILD_BATCH: usize = 2000;
+
+/// The lock a build of the rows is made under, in the sessions directory: one process builds,
+/// the others wait for it (never past `--timeout`) instead of each summarizing every session
+/// into memory.
+/// It is made with the database (a file made later changes the directory's stamp just before
+/// the build would record it), and is never removed.
+pub(crate) const BUILD_LOCK_FILE: &str = "index.sqlite3.build.lock";
+
 const OLD_FILES: [&str; 3] = ["index.json", ".index.journal", "index.json.lock"];
 
 /// The file learned windows were kept in before they moved into the database; read once.
@@ -233,6 +248,13 @@ impl Db {
         }
         let mut rebuilt = None;
         let mut unopened = None;
+        if !dir.join(DB_FILE).exists() {
+            let _ = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(dir.join(BUILD_LOCK_FILE));
+        }
         let conn = match open_file(dir, &mut rebuilt) {
             Ok(conn) => Some(conn),
             Err(error) => {
@@ -340,6 +362,30 @@ impl Db {
 
     /// Summarize every session file and store the rows, replacing what was there.
     fn build(&mut self) -> Result<(), SessionError> {
+        // One builder at a time: the others wait for it here (as long as it lives, and never
+        // past --timeout: exit 124), then find the rows built.
+        let _building = if self.in_memory {
+            None
+        } else {
+            match FileLock::acquire(&self.dir.join(BUILD_LOCK_FILE), Some(BUILD_WAIT)) {
+                Ok(lock) => Some(lock),
+                Err(error @ LockError::TimedOut { .. }) => {
+                    return Err(SessionError::from_lock(
+                        error,
+                        || "the session index being built by another pincer".to_owned(),
+                        |holder| SessionError::LockTimedOut {
+                            what: "the session index being built by another pincer".to_owned(),
+                            holder,
+                        },
+                    ));
+                }
+                // A lock that cannot be taken here (a read-only home): build as before.
+                Err(_) => None,
+            }
+        };
+        if !self.in_memory && self.built() {
+            return self.sync();
+        }
         let now = SystemTime::now();
         let before = DirStamp::of(&self.dir);
         let files = super::session_files(&self.dir)?;
@@ -392,48 +438,112 @@ impl Db {
     }
 
     /// Replace the rows with the summaries of `files`, read on worker threads while this one
-    /// stores each row as it arrives, in one write transaction; returns how many were stored.
-    /// No summary is kept once stored: when the write fails, the caller reads the files again
-    /// for an index in memory (a failed statement may have rolled the transaction back, so its
-    /// rows are no record of what was read). The directory's stamp `before` (taken at `now`,
-    /// before the listing) is recorded when it still holds after the reads. Reads nothing when
-    /// another process built the index meanwhile.
+    /// stores each row as it arrives, committed every [`BUILD_BATCH`] rows (#46 item 1: the
+    /// progress is visible, and a builder killed midway leaves its rows to the next one, which
+    /// keeps those whose file still has the stamp they recorded); returns how many were stored.
+    /// The lookups' indexes and the version that says the rows are complete are written at the
+    /// end only. No summary is kept once stored: when a write fails, the caller reads the files
+    /// again for an index in memory. The directory's stamp `before` (taken at `now`, before the
+    /// listing) is recorded when it still holds after the reads. Reads nothing when another
+    /// process built the index meanwhile.
     fn store_build(
         &mut self,
         files: &[(String, PathBuf)],
         before: Option<DirStamp>,
         now: SystemTime,
     ) -> rusqlite::Result<usize> {
-        let transaction = self
-            .conn
-            .transaction_with_behavior(TransactionBehavior::Immediate)?;
-        if !self.in_memory {
-            let version: Option<String> = transaction
-                .query_row(
-                    "SELECT value FROM meta WHERE key = 'index_version'",
-                    [],
-                    |row| row.get(0),
-                )
-                .optional()?;
-            if version.as_deref() == Some(&INDEX_VERSION.to_string()) {
-                // Another process built it while this one waited for the write lock.
-                return Ok(0);
-            }
+        let stored = self.store_batches(files, before, now);
+        if stored.is_err() {
+            // Whatever batch was open is given up; the committed ones stay for the next build.
+            let _ = self.conn.execute_batch("ROLLBACK");
         }
-        transaction.execute_batch(DROP_INDEXES)?;
-        transaction.execute("DELETE FROM sessions", [])?;
-        let mut stored = 0;
+        stored
+    }
+
+    fn store_batches(
+        &mut self,
+        files: &[(String, PathBuf)],
+        before: Option<DirStamp>,
+        now: SystemTime,
+    ) -> rusqlite::Result<usize> {
+        let version = INDEX_VERSION.to_string();
+        self.conn.execute_batch("BEGIN IMMEDIATE")?;
+        if !self.in_memory && self.meta("index_version").as_deref() == Some(&version) {
+            // Another process built it while this one waited.
+            self.conn.execute_batch("COMMIT")?;
+            return Ok(0);
+        }
+        self.conn.execute_batch(DROP_INDEXES)?;
+        // The rows of a build of this version that was cut short are kept where their file
+        // still has the stamp they recorded; any other rows are of another summary.
+        let resumed = self.meta("building").as_deref() == Some(&version);
+        let mut kept: HashSet<String> = HashSet::new();
+        if resumed {
+            let directory = std::fs::File::open(&self.dir).ok();
+            let mut statement = self
+                .conn
+                .prepare("SELECT file, size, mtime_ns FROM sessions")?;
+            let rows = statement.query_map([], |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    to_u64(row.get::<_, i64>(1)?),
+                    to_u64(row.get::<_, i64>(2)?),
+                ))
+            })?;
+            for row in rows {
+                let (file, size, mtime_ns) = row?;
+                let now = directory
+                    .as_ref()
+                    .and_then(|directory| super::stamp_in(directory, &file));
+                if now == Some((size, mtime_ns)) {
+                    kept.insert(file);
+                }
+            }
+            drop(statement);
+            // Rows whose file changed or went are read again or dropped.
+            let mut delete = self.conn.prepare("DELETE FROM sessions WHERE file = ?1")?;
+            let present: HashSet<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+            let mut stale = Vec::new();
+            let mut all = self.conn.prepare("SELECT file FROM sessions")?;
+            for file in all.query_map([], |row| row.get::<_, String>(0))? {
+                let file = file?;
+                if !kept.contains(&file) || !present.contains(file.as_str()) {
+                    stale.push(file);
+                }
+            }
+            for file in &stale {
+                delete.execute([file])?;
+            }
+        } else {
+            self.conn.execute("DELETE FROM sessions", [])?;
+            self.conn
+                .execute("DELETE FROM meta WHERE key = 'index_version'", [])?;
+            set_meta(&self.conn, "building", &version)?;
+        }
+        let todo: Vec<(String, PathBuf)> = files
+            .iter()
+            .filter(|(name, _)| !kept.contains(name))
+            .cloned()
+            .collect();
+        let mut stored = kept.len();
         let mut failed = None;
         {
-            let mut insert = transaction.prepare(INSERT)?;
+            let mut insert = self.conn.prepare(INSERT)?;
             let empty = super::Index::default();
-            check_files_into(&self.dir, &empty, files, |_, freshness| {
+            let conn = &self.conn;
+            check_files_into(&self.dir, &empty, &todo, |_, freshness| {
                 if let super::Freshness::Updated(entry) = freshness
                     && failed.is_none()
                 {
-                    match insert_entry(&mut insert, &entry) {
-                        Ok(()) => stored += 1,
-                        Err(error) => failed = Some(error),
+                    let written = insert_entry(&mut insert, &entry).and_then(|()| {
+                        stored += 1;
+                        if stored.is_multiple_of(BUILD_BATCH) {
+                            conn.execute_batch("COMMIT; BEGIN IMMEDIATE")?;
+                        }
+                        Ok(())
+                    });
+                    if let Err(error) = written {
+                        failed = Some(error);
                     }
                 }
             });
@@ -441,17 +551,20 @@ impl Db {
         if let Some(error) = failed {
             return Err(error);
         }
-        transaction.execute_batch(INDEXES)?;
+        self.conn.execute_batch(INDEXES)?;
         let after = DirStamp::of(&self.dir);
         let stamp = before.filter(|before| Some(*before) == after && before.settled(now));
-        set_meta(&transaction, "index_version", &INDEX_VERSION.to_string())?;
+        set_meta(&self.conn, "index_version", &version)?;
+        self.conn
+            .execute("DELETE FROM meta WHERE key = 'building'", [])?;
         match stamp {
-            Some(stamp) => set_meta(&transaction, "stamp", &stamp.text())?,
+            Some(stamp) => set_meta(&self.conn, "stamp", &stamp.text())?,
             None => {
-                transaction.execute("DELETE FROM meta WHERE key = 'stamp'", [])?;
+                self.conn
+                    .execute("DELETE FROM meta WHERE key = 'stamp'", [])?;
             }
         }
-        transaction.commit()?;
+        self.conn.execute_batch("COMMIT")?;
         Ok(stored)
     }
 
@@ -479,6 +592,22 @@ impl Db {
         if self.stamp() == Some(before) {
             return Ok(());
         }
+        self.relist(before, now)
+    }
+
+    /// Read the directory's names even when its stamp is the recorded one, as [`Db::sync`] does
+    /// when it is not: for a lookup that found nothing, which must also see a file another
+    /// program added in the same clock tick as one of pincer's own changes (no file is read but
+    /// the ones no row knows).
+    pub(crate) fn relisted(&mut self) -> Result<(), SessionError> {
+        let now = SystemTime::now();
+        let Some(before) = DirStamp::of(&self.dir) else {
+            return Ok(());
+        };
+        self.relist(before, now)
+    }
+
+    fn relist(&mut self, before: DirStamp, now: SystemTime) -> Result<(), SessionError> {
         let names = session_file_names(&self.dir)?;
         let known = self.known_files();
         let present: HashSet<&str> = names.iter().map(String::as_str).collect();
@@ -683,6 +812,71 @@ impl Db {
                 &[&limit, &offset],
             ),
         }
+    }
+
+    /// The rows of the workspace `cwd` (of any with `None`) whose file no longer has the size
+    /// and mtime the row recorded, read again (their rows updated, or dropped when the file is
+    /// gone): an append by another program (pi) changes the file's stamp but not the
+    /// directory's, so `--last` must look at every file of its scope before it trusts the
+    /// order of the rows. One stat per row of the scope, relative to the directory.
+    pub(crate) fn changed_since_read(&mut self, cwd: Option<&str>) -> Vec<IndexEntry> {
+        let stamps = self.try_stamps(cwd).unwrap_or_default();
+        let directory = self
+            .directory
+            .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
+            .as_ref();
+        let changed: Vec<String> = stamps
+            .into_iter()
+            .filter(|(file, size, mtime_ns)| {
+                let now = match directory {
+                    Some(directory) => super::stamp_in(directory, file),
+                    None => std::fs::metadata(self.dir.join(file))
+                        .ok()
+                        .map(|metadata| super::file_stamp(&metadata)),
+                };
+                now != Some((*size, *mtime_ns))
+            })
+            .map(|(file, _, _)| file)
+            .collect();
+        let mut read_again = Vec::new();
+        for file in changed {
+            if let Some(known) = self.row(&file)
+                && let Some(entry) = self.fresh(known)
+            {
+                read_again.push(entry);
+            }
+        }
+        read_again
+    }
+
+    fn try_stamps(&self, cwd: Option<&str>) -> rusqlite::Result<Vec<(String, u64, u64)>> {
+        let read = |row: &rusqlite::Row<'_>| {
+            Ok((
+                row.get::<_, String>(0)?,
+                to_u64(row.get::<_, i64>(1)?),
+                to_u64(row.get::<_, i64>(2)?),
+            ))
+        };
+        let mut stamps = Vec::new();
+        match cwd {
+            Some(cwd) => {
+                let mut statement = self
+                    .conn
+                    .prepare("SELECT file, size, mtime_ns FROM sessions WHERE cwd = ?1")?;
+                for row in statement.query_map([cwd], read)? {
+                    stamps.push(row?);
+                }
+            }
+            None => {
+                let mut statement = self
+                    .conn
+                    .prepare("SELECT file, size, mtime_ns FROM sessions")?;
+                for row in statement.query_map([], read)? {
+                    stamps.push(row?);
+                }
+            }
+        }
+        Ok(stamps)
     }
 
     /// The rows last used before `cutoff_ms` (milliseconds since the epoch), of the workspace

@@ -7,6 +7,9 @@
 //! summary version, or cannot be opened. A row is trusted only while its file has the size and
 //! mtime it recorded: every row a command uses is checked against its file (one stat) and
 //! summarized again when it changed ([`Index`]es handed to commands hold only such rows).
+//! `--last` stats every file of its scope (the workspace's, or all with `--all`) before it trusts
+//! the rows' order: an append by another program changes a file's stamp, not the directory's, and
+//! makes an older session the newest ([`db::Db::changed_since_read`]).
 //!
 //! Which files exist is known without listing the directory on every run:
 //! - pincer's own creates, renames and removals of session files run inside the database's
@@ -944,12 +947,38 @@ pub(crate) fn scoped(
     dir: &Path,
     wanted: &Wanted<'_>,
 ) -> Result<(Index, RefreshReport), SessionError> {
+    scoped_in(dir, wanted, false)
+}
+
+/// [`scoped`] for a lookup that found nothing (#46 item 3): before the same lookups, the
+/// directory's names are read (files no row knows are summarized) and every row's file is
+/// stat'ed (the ones changed since their row was read are read again, as a name another program
+/// gave). A miss costs a listing and a stat per session, never a summary of each in memory.
+pub(crate) fn rechecked(
+    dir: &Path,
+    wanted: &Wanted<'_>,
+) -> Result<(Index, RefreshReport), SessionError> {
+    scoped_in(dir, wanted, true)
+}
+
+fn scoped_in(
+    dir: &Path,
+    wanted: &Wanted<'_>,
+    recheck: bool,
+) -> Result<(Index, RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let mut index = Index::empty();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok((index, report));
     };
     db.ensure_built()?;
+    if recheck {
+        db.relisted()?;
+        // Also in the index itself, for a database that could not be written.
+        for entry in db.changed_since_read(None) {
+            index.sessions.insert(entry.file.clone(), entry);
+        }
+    }
     for query in &wanted.queries {
         for known in db.candidates(query) {
             if let Some(entry) = db.fresh(known) {
@@ -960,6 +989,14 @@ pub(crate) fn scoped(
     if let Some((cwd, all)) = wanted.last {
         let cwd = cwd.to_string_lossy();
         let scope = (!all).then_some(&*cwd);
+        // Rows are ordered by the time they recorded; a file another program appended to since
+        // is newer than its row says, so those are read again first (#46 item 2).
+        let changed: Vec<IndexEntry> = db
+            .changed_since_read(scope)
+            .into_iter()
+            .filter(|entry| entry.problem.is_none() || !entry.summary.id.is_empty())
+            .collect();
+        let mut first: Option<IndexEntry> = None;
         'pages: for page in 0.. {
             let rows = db.newest(scope, page * LAST_PAGE, LAST_PAGE);
             if rows.is_empty() {
@@ -971,10 +1008,20 @@ pub(crate) fn scoped(
                 if let Some(entry) = db.fresh(known)
                     && (entry.problem.is_none() || !entry.summary.id.is_empty())
                 {
-                    index.sessions.insert(entry.file.clone(), entry);
+                    first = Some(entry);
                     break 'pages;
                 }
             }
+        }
+        // The rows read again were put back in order when the database could be written; when
+        // it could not, the newest of them and the first row decide.
+        let newest = first.into_iter().chain(changed).min_by(|left, right| {
+            newest_first(&left.summary.updated, &left.summary.created, &left.file).cmp(
+                &newest_first(&right.summary.updated, &right.summary.created, &right.file),
+            )
+        });
+        if let Some(entry) = newest {
+            index.sessions.insert(entry.file.clone(), entry);
         }
     }
     report.rebuilt = db.rebuilt.clone();
