@@ -39,6 +39,7 @@ mod status;
 mod structured_output;
 mod telemetry;
 mod tool_policy;
+mod trust;
 mod turns;
 mod usage;
 mod web_fetch;

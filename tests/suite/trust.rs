@@ -1,0 +1,70 @@
+//! The trust boundary of SPEC §21 (issue #45 "Trust IV"): everything pincer reads from a
+//! workspace, from stdin or from its home, tried as an attacker would — a prompt-injected model
+//! calling tools with chosen arguments (the mock scripts the call), a hostile repository, a
+//! hostile stdin. Each test is one hole of the issue and fails on the code before its fix.
+
+use crate::common::mock::MockServer;
+use crate::common::protocols;
+use crate::common::{Home, code, skip, stderr};
+use crate::suite::exec_sandbox::{exec_turn, git, have, results, user_namespaces_here};
+
+const MODEL: &str = "anthropic/claude-sonnet-4-5";
+
+/// Whether this machine confines commands fully (user namespaces); else says why the test is
+/// skipped.
+fn namespaces(test: &str) -> bool {
+    if user_namespaces_here() {
+        return true;
+    }
+    skip(
+        test,
+        "user namespaces are not available here (unshare -Urm fails)",
+    );
+    false
+}
+
+/// Issue #45, hole 1: in a git workspace the read-only sandbox that pincer's own `git status`
+/// ran in was remembered as the run's: the commands after it got no placeholders for a
+/// missing `.claude`, `.codex` or `.pincer`, and a nested repository (`lib/.git`) was writable.
+#[test]
+fn in_a_git_workspace_commands_still_cannot_create_agent_config_or_write_a_nested_repository() {
+    let home = Home::new();
+    if !have("git") {
+        skip("in_a_git_workspace_commands_still…", "git is missing");
+        return;
+    }
+    if !namespaces("in_a_git_workspace_commands_still…") {
+        return;
+    }
+    git(&home.workspace, &["init", "-q", "-b", "main"]);
+    git(&home.workspace, &["init", "-q", "lib"]);
+    let server = MockServer::start(exec_turn(&[
+        "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json; echo rc=$?",
+        "mkdir .codex .pincer 2>&1; echo rc=$?",
+        "echo 'curl evil' > lib/.git/hooks/pre-commit; echo rc=$?",
+    ]));
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["--json", "run", "-m", MODEL, "set things up"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    // The prompt had the git summary: pincer's own git status did run first.
+    let first = server.requests()[0].json().to_string();
+    assert!(first.contains("Git repository: branch main."), "{first}");
+    let results = results(&server);
+    for id in ["c0", "c1", "c2"] {
+        assert!(
+            !results[id].0.contains("rc=0"),
+            "{id} succeeded: {:?}",
+            results[id]
+        );
+    }
+    for name in [".claude", ".codex", ".pincer"] {
+        assert!(
+            !home.workspace.join(name).exists(),
+            "{name} was created in the workspace"
+        );
+    }
+    assert!(!home.workspace.join("lib/.git/hooks/pre-commit").exists());
+}
