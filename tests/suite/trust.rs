@@ -3,12 +3,17 @@
 //! calling tools with chosen arguments (the mock scripts the call), a hostile repository, a
 //! hostile stdin. Each test is one hole of the issue and fails on the code before its fix.
 
+use std::path::Path;
+
 use crate::common::mock::MockServer;
 use crate::common::protocols;
 use crate::common::{Home, code, skip, stderr};
-use crate::suite::exec_sandbox::{exec_turn, git, have, results, user_namespaces_here};
+use crate::suite::exec_sandbox::{
+    exec_turn, git, have, protection, results, user_namespaces_here, without_user_namespaces,
+};
 
 const MODEL: &str = "anthropic/claude-sonnet-4-5";
+const PYTHON: &str = "/usr/bin/python3";
 
 /// Whether this machine confines commands fully (user namespaces); else says why the test is
 /// skipped.
@@ -67,4 +72,59 @@ fn in_a_git_workspace_commands_still_cannot_create_agent_config_or_write_a_neste
         );
     }
     assert!(!home.workspace.join("lib/.git/hooks/pre-commit").exists());
+}
+
+/// Issue #45, hole 6: without user namespaces the seccomp filter denied a few socket families
+/// and allowed the rest, so with the network off a command could still open `AF_NETLINK`
+/// (the host's routing and audit interfaces) and `AF_VSOCK` (the hypervisor) sockets. Every
+/// family but the allowed ones is refused; `socketpair` keeps working.
+#[test]
+fn without_user_namespaces_a_command_opens_no_socket_of_any_family_while_the_network_is_off() {
+    let home = Home::new();
+    let sandbox = protection(&home);
+    let landlock = sandbox["exec_landlock"].as_str().unwrap_or_default();
+    if landlock.starts_with("Landlock not available") || !Path::new(PYTHON).exists() {
+        skip(
+            "without_user_namespaces_a_command_opens_no_socket…",
+            landlock,
+        );
+        return;
+    }
+    // AF_INET, AF_INET6, AF_NETLINK, AF_PACKET, AF_KEY, AF_CAN, AF_TIPC, AF_BLUETOOTH, AF_ALG,
+    // AF_VSOCK, AF_XDP, AF_MCTP, and one no kernel knows.
+    let attack = format!(
+        "{PYTHON} -c \"
+import socket
+for family in [2, 10, 16, 17, 15, 29, 30, 31, 38, 40, 44, 45, 99]:
+    for kind in [socket.SOCK_DGRAM, socket.SOCK_STREAM, socket.SOCK_RAW]:
+        try:
+            socket.socket(family, kind).close()
+            print(family, 'OPENED')
+            break
+        except OSError as error:
+            if error.errno == 13:
+                print(family, 'refused')
+                break
+    else:
+        print(family, 'unsupported here')
+a, b = socket.socketpair()
+print('pair ok')
+\""
+    );
+    let server = MockServer::start(exec_turn(&[&attack]));
+    let Some(output) =
+        without_user_namespaces(&home, &server, &["--json", "run", "-m", MODEL, "look"])
+    else {
+        return;
+    };
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report = &results(&server)["c0"].0;
+    assert!(!report.contains("OPENED"), "{report}");
+    for family in [2, 10, 16, 17, 40] {
+        assert!(
+            report.contains(&format!("{family} refused")),
+            "family {family}: {report}"
+        );
+    }
+    assert!(report.ends_with("pair ok\n"), "{report}");
 }
