@@ -128,3 +128,84 @@ print('pair ok')
     }
     assert!(report.ends_with("pair ok\n"), "{report}");
 }
+
+/// Issue #45, hole 5: a host service whose socket was bound by a relative path (`cd dir;
+/// bind("rel.sock")`: `/proc/net/unix` lists `rel.sock`, no directory) was reachable from a
+/// command, even in `--sandbox read-only`: only absolute entries of the table were covered.
+#[test]
+fn a_host_socket_bound_by_a_relative_path_is_unreachable_from_a_read_only_command() {
+    let home = Home::new();
+    if !Path::new(PYTHON).exists() || !namespaces("a_host_socket_bound_by_a_relative_path…") {
+        return;
+    }
+    let service = home.root.path().join("service");
+    std::fs::create_dir_all(&service).unwrap();
+    let reached = service.join("reached");
+    // The host service: binds `rel.sock` from its own directory and records any connection.
+    let mut listener = std::process::Command::new(PYTHON)
+        .arg("-c")
+        .arg(format!(
+            "
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind('rel.sock')
+s.listen()
+print('ready', flush=True)
+s.settimeout(60)
+try:
+    s.accept()
+    open('{}', 'w').write('yes')
+except OSError:
+    pass
+",
+            reached.display()
+        ))
+        .current_dir(&service)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut ready = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(listener.stdout.as_mut().unwrap()),
+        &mut ready,
+    )
+    .unwrap();
+    assert_eq!(ready, "ready\n");
+    let table = std::fs::read_to_string("/proc/net/unix").unwrap();
+    assert!(
+        table.lines().any(|line| line.ends_with(" rel.sock")),
+        "the table lists the socket by its relative name"
+    );
+    let attack = format!(
+        "{PYTHON} -c \"
+import socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect('{}')
+    print('CONNECTED')
+except OSError as error:
+    print('refused', error.errno)
+\"",
+        service.join("rel.sock").display()
+    );
+    let server = MockServer::start(exec_turn(&[&attack]));
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
+            "--json",
+            "run",
+            "-m",
+            MODEL,
+            "--sandbox",
+            "read-only",
+            "look",
+        ])
+        .output();
+    let _ = listener.kill();
+    let _ = listener.wait();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let report = &results(&server)["c0"].0;
+    assert!(report.starts_with("refused"), "{report}");
+    assert!(!reached.exists(), "the host service was reached");
+}
