@@ -209,3 +209,90 @@ except OSError as error:
     assert!(report.starts_with("refused"), "{report}");
     assert!(!reached.exists(), "the host service was reached");
 }
+
+/// Every entry under `directory` (not following links) whose mode lets the group or others
+/// in, with that mode.
+fn open_to_others(directory: &Path) -> Vec<(String, u32)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let mut found = Vec::new();
+    let mut pending = vec![directory.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let metadata = std::fs::symlink_metadata(&path).unwrap();
+        let mode = metadata.mode() & 0o7777;
+        if metadata.file_type().is_symlink() {
+            continue;
+        }
+        if mode & 0o077 != 0 {
+            found.push((path.display().to_string(), mode));
+        }
+        if metadata.is_dir() {
+            for entry in std::fs::read_dir(&path).unwrap() {
+                pending.push(entry.unwrap().path());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Issue #45, hole 7: `sessions/index.sqlite3` (and its `-wal` and `-shm`) were 0644 in a 0755
+/// directory — names, workspace paths, costs and last errors readable by any local user.
+/// Everything pincer makes in its home is its user's alone, whatever the umask.
+#[test]
+fn everything_pincer_makes_in_its_home_is_private_to_its_user() {
+    let home = Home::new();
+    let fresh = home.root.path().join("fresh-home");
+    let server = MockServer::start(exec_turn(&["echo hi"]));
+    let run = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .env("PINCER_HOME", &fresh)
+        .args([
+            "--json",
+            "run",
+            "-m",
+            MODEL,
+            "--name",
+            "secret-project",
+            "go",
+        ])
+        .output();
+    assert_eq!(code(&run), 0, "{}", stderr(&run));
+    for args in [
+        &["sessions", "list"][..],
+        &["usage"],
+        &["status"],
+        &["auth", "add", "anthropic", "--name", "ci"],
+    ] {
+        let output = home
+            .pincer()
+            .env("PINCER_HOME", &fresh)
+            .args(args)
+            .stdin("sk-ant-PRIVATE-0a1b2c3d4e5f")
+            .output();
+        assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+    }
+    assert!(fresh.join("sessions/index.sqlite3").exists());
+    assert_eq!(open_to_others(&fresh), Vec::<(String, u32)>::new());
+}
+
+/// Issue #45, hole 7: the session index is opened without following a link at its name, so
+/// a link planted there (by anyone who could write the sessions directory) does not make
+/// pincer create or write a database elsewhere.
+#[test]
+fn the_session_index_is_never_opened_through_a_link() {
+    let home = Home::new();
+    let sessions = home.sessions_dir();
+    std::fs::create_dir_all(&sessions).unwrap();
+    let victim = home.root.path().join("victim.sqlite3");
+    std::os::unix::fs::symlink(&victim, sessions.join("index.sqlite3")).unwrap();
+    let output = home.run(&["sessions", "list"]);
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(!victim.exists(), "the index was created through the link");
+    assert!(
+        std::fs::symlink_metadata(sessions.join("index.sqlite3"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+}
