@@ -348,3 +348,61 @@ fn a_control_request_cannot_raise_permissions_above_the_command_line() {
         "{answer}"
     );
 }
+
+/// Issue #45, the boundary's safe open: a context file that is a link out of the workspace
+/// (`AGENTS.md -> ../.ssh/id_ed25519`) or onto pincer's own files (`MEMORY.md ->
+/// $PINCER_HOME/auth-profiles.json`, the home inside the workspace) sent a private key and a
+/// stored key to the provider in the system prompt. Both are skipped with a warning.
+#[test]
+fn context_files_linking_out_of_the_workspace_or_onto_pincers_files_never_reach_the_provider() {
+    use crate::common::mock::Reply;
+    let home = Home::new();
+    let pincer_home = home.workspace.join(".pincer-home");
+    let ssh = home.root.path().join(".ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    std::fs::write(
+        ssh.join("id_ed25519"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n",
+    )
+    .unwrap();
+    let added = home
+        .pincer()
+        .env("PINCER_HOME", &pincer_home)
+        .args(["auth", "add", "anthropic", "--name", "ci"])
+        .stdin("sk-ant-STORED-0a1b2c3d4e5f")
+        .output();
+    assert_eq!(code(&added), 0, "{}", stderr(&added));
+    std::os::unix::fs::symlink("../.ssh/id_ed25519", home.workspace.join("AGENTS.md")).unwrap();
+    std::os::unix::fs::symlink(
+        ".pincer-home/auth-profiles.json",
+        home.workspace.join("MEMORY.md"),
+    )
+    .unwrap();
+    std::fs::write(home.workspace.join("SOUL.md"), "Be calm.").unwrap();
+    let protocol = protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["Hello."]))]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .env("PINCER_HOME", &pincer_home)
+        .args(["run", "-m", MODEL, "hi"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let body = server.requests()[0].json().to_string();
+    assert!(body.contains("Be calm."), "{body}");
+    assert!(
+        !body.contains("PRIVATE KEY"),
+        "the private key reached the provider"
+    );
+    assert!(
+        !body.contains("sk-ant-STORED"),
+        "the stored key reached the provider"
+    );
+    let err = stderr(&output);
+    assert!(
+        err.contains("AGENTS.md': it is a link to") && err.contains("outside"),
+        "{err}"
+    );
+    assert!(err.contains("MEMORY.md': it is a link to"), "{err}");
+    assert!(err.contains("one of pincer's own files"), "{err}");
+}

@@ -324,9 +324,11 @@ pub(crate) fn workspace_files(
     if args.no_context_files || prompt_mode != PromptMode::Full {
         return Vec::new();
     }
+    let paths = &context.settings().paths;
     let loaded = context_files::load(
         context.workspace(),
-        &context.settings().paths.workspace_dir,
+        &paths.workspace_dir,
+        &[&paths.config_dir, &paths.data_dir, &paths.state_dir],
         &context.settings().workspace.files,
         args.heartbeat,
         context.settings().workspace.max_file_chars,
