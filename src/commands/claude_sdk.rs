@@ -204,6 +204,8 @@ pub(crate) fn drop_rejected(args: &mut Vec<OsString>, error: &clap::Error) -> Op
 struct Controls {
     model: Arc<LiveModel>,
     permissions: Permissions,
+    /// The budget a `set_model` must not escape, when one applies.
+    budget: Option<BudgetGuard>,
     /// The hook callbacks `initialize` registered.
     hooks: Vec<Hook>,
     /// The in-process MCP servers `initialize` named (`sdkMcpServers`, the TypeScript SDK's way;
@@ -261,6 +263,58 @@ impl Permissions {
     }
 }
 
+/// A budget that applies to the turns (`--max-budget-usd`, `[budget]`): a `set_model` to a
+/// model pincer knows no price for is refused under it (issue #45, hole 2), rather than counted
+/// at a guessed price — no guess is safe for every model, and the user can give its prices in
+/// config. A claude-cli model is fine: claude counts and enforces its budget itself.
+#[derive(Debug)]
+struct BudgetGuard {
+    settings: crate::settings::Settings,
+    /// Which budget, as the user wrote it.
+    which: &'static str,
+}
+
+impl BudgetGuard {
+    /// The guard for the command line's turns, when a budget applies to them.
+    fn of(context: &Context, args: &RunArgs) -> Option<Self> {
+        let budget = &context.settings.config.budget;
+        let which = if args.turn.max_budget_usd.is_some() {
+            "--max-budget-usd"
+        } else if budget.daily_usd.is_some()
+            || budget.weekly_usd.is_some()
+            || budget.monthly_usd.is_some()
+        {
+            "the [budget] of config.toml"
+        } else {
+            return None;
+        };
+        Some(Self {
+            settings: context.settings.clone(),
+            which,
+        })
+    }
+
+    /// Whether the turns may switch to `model`, else why not. A reference pincer cannot
+    /// resolve is let through: the turn warns about it and keeps its model.
+    fn admits(&self, model: &str) -> Result<(), String> {
+        let Ok(reference) = self.settings.resolve_model_ref(model) else {
+            return Ok(());
+        };
+        let priced = reference.provider == "claude-cli"
+            || self
+                .settings
+                .model_info(&reference.provider, &reference.model)
+                .is_some_and(|info| info.input_price > 0.0 || info.output_price > 0.0);
+        if priced {
+            return Ok(());
+        }
+        Err(format!(
+            "set_model {model}: pincer knows no price for {reference}, so {} could not count what it spends; give its prices under [providers.{}.models.\"{}\"] in config.toml, or pick a priced model",
+            self.which, reference.provider, reference.model
+        ))
+    }
+}
+
 /// What the reader hands the turn loop.
 enum Input {
     /// A prompt.
@@ -294,6 +348,10 @@ pub(super) fn serve(
     let controls = Arc::new(Mutex::new(Controls {
         model: Arc::new(LiveModel::new(args.turn.model.clone())),
         permissions: Permissions::new(ceiling),
+        budget: context
+            .as_ref()
+            .ok()
+            .and_then(|context| BudgetGuard::of(context, args)),
         ..Controls::default()
     }));
     let live_model = Arc::clone(
@@ -696,8 +754,17 @@ fn answer<'a>(
         // No model (null) is back to the command line's. A turn running now sends its next
         // request with it, as claude does.
         Ok(ControlRequest::SetModel { model }) => {
-            controls.model.set(model.0);
-            success(None)
+            let refused = match (&controls.budget, model.0.as_deref()) {
+                (Some(budget), Some(name)) => budget.admits(name).err(),
+                _ => None,
+            };
+            match refused {
+                Some(refused) => error(refused),
+                None => {
+                    controls.model.set(model.0);
+                    success(None)
+                }
+            }
         }
         Ok(ControlRequest::SetPermissionMode { mode }) => {
             let mode = mode.0.unwrap_or_default();

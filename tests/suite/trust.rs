@@ -486,3 +486,50 @@ fn a_command_cannot_create_a_workspace_mcp_json() {
     assert!(!results["c0"].0.contains("rc=0"), "{:?}", results["c0"]);
     assert!(!home.workspace.join(".mcp.json").exists());
 }
+
+/// Issue #45, hole 2: `set_model` to a model pincer knows no price for let a run escape
+/// `--max-budget-usd`: its calls cost 0 and the budget never stopped it. Under a budget such a
+/// `set_model` is refused with a control error, and the turn keeps its priced model.
+#[test]
+fn set_model_to_an_unpriced_model_cannot_escape_the_budget() {
+    use crate::common::mock::Reply;
+    let home = Home::new();
+    let protocol = protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["Hello."]))]);
+    let stdin = [
+        r#"{"type":"control_request","request_id":"req_1","request":{"subtype":"set_model","model":"anthropic/claude-unpriced-9"}}"#,
+        r#"{"type":"user","message":{"role":"user","content":"Spend."},"parent_tool_use_id":null,"session_id":"default"}"#,
+    ]
+    .join("\n");
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .args([
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json",
+            "--max-budget-usd",
+            "0.5",
+            "--model",
+            MODEL,
+        ])
+        .stdin(stdin)
+        .output();
+    let body = server.requests()[0].json();
+    assert_eq!(body["model"], "claude-sonnet-4-5", "{body}");
+    let out = String::from_utf8_lossy(&output.stdout).into_owned();
+    let answer = out
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).unwrap())
+        .find(|line| line["response"]["request_id"] == "req_1")
+        .unwrap_or_else(|| panic!("no answer to set_model: {out}"));
+    assert_eq!(answer["response"]["subtype"], "error", "{answer}");
+    let error = answer["response"]["error"].as_str().unwrap();
+    assert!(
+        error.contains("knows no price for anthropic/claude-unpriced-9")
+            && error.contains("--max-budget-usd"),
+        "{error}"
+    );
+}
