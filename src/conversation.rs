@@ -583,6 +583,21 @@ impl SandboxMode {
             Self::DangerFullAccess => "danger-full-access",
         }
     }
+
+    /// Whether this mode allows no more than `ceiling` does: read-only, then workspace-write,
+    /// then danger-full-access, each allowing all the one before it does.
+    pub fn within(self, ceiling: SandboxMode) -> bool {
+        self.reach() <= ceiling.reach()
+    }
+
+    /// The place of the mode in that order.
+    const fn reach(self) -> u8 {
+        match self {
+            Self::ReadOnly => 0,
+            Self::WorkspaceWrite => 1,
+            Self::DangerFullAccess => 2,
+        }
+    }
 }
 
 /// What is said to the model for a tool call whose result the history lacks.

@@ -66,15 +66,54 @@ pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
-/// Create a directory and its parents; with `private`, the leaf gets mode 0700 at creation.
-pub(crate) fn create_dir_all(path: &Path, private: bool) -> io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
-    builder.recursive(true);
-    if private {
-        use std::os::unix::fs::DirBuilderExt;
-        builder.mode(0o700);
+/// The mode of every directory pincer makes for itself (SPEC §21): its user's alone.
+pub(crate) const PRIVATE_DIR_MODE: u32 = 0o700;
+/// The mode of every file pincer makes for itself (SPEC §21): its user's alone.
+pub(crate) const PRIVATE_FILE_MODE: u32 = 0o600;
+
+/// Create one of pincer's own directories and its missing parents, each mode 0700 at
+/// creation (an existing one keeps its mode).
+pub(crate) fn create_dir_all(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(PRIVATE_DIR_MODE)
+        .create(path)
+}
+
+/// Options that open (creating, mode 0600) one of pincer's own files for reading and writing
+/// without following a link in its final component: lock files, markers, the index.
+pub(crate) fn private_file_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    options
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(PRIVATE_FILE_MODE)
+        .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC).bits());
+    options
+}
+
+/// Make the existing file `path` (not following a link) readable by its user alone, when its
+/// mode lets anyone else in: a file made by an older pincer, or by another program on its
+/// behalf (SQLite's journal). A missing file is fine.
+pub(crate) fn make_private(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags((OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC).bits())
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(error) => return Err(link_refusal(error, path)),
+    };
+    let mode = file.metadata()?.permissions().mode();
+    if mode & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(mode & 0o700))?;
     }
-    builder.create(path)
+    Ok(())
 }
 
 /// The path of the lock file that guards `path`.

@@ -15,6 +15,7 @@ pub(crate) mod cassette;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub(crate) mod consumed;
 pub(crate) mod control;
 pub mod conversation;
 pub mod docs;

@@ -9,8 +9,9 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::io::Read as _;
 use std::path::{Component, Path, PathBuf};
+
+use crate::consumed;
 
 /// Stands in for `AGENTS.md` when that is configured but missing.
 const AGENTS_FILE: &str = "AGENTS.md";
@@ -68,10 +69,13 @@ pub(crate) struct LoadedFiles {
 /// missing `AGENTS.md`, and `HEARTBEAT.md` is added on heartbeat runs. Names that are not plain
 /// relative paths (absolute, or containing `..`) are skipped. Empty files are left out. A global
 /// file that is the same file as a workspace one (the workspace *is* the global directory) is
-/// not repeated.
+/// not repeated. Each is opened as [`consumed::CONTEXT_FILES`]: a link out of its directory
+/// or onto pincer's own directories `own` (issue #45: `AGENTS.md -> ../.ssh/id_ed25519`,
+/// `MEMORY.md -> auth-profiles.json`), a FIFO or a device is skipped with the reason.
 pub(crate) fn load(
     workspace: &Path,
     global_dir: &Path,
+    own: &[&Path],
     names: &[String],
     heartbeat: bool,
     max_chars: usize,
@@ -108,7 +112,7 @@ pub(crate) fn load(
                 continue;
             }
             seen.push(identity);
-            match read_text(&path) {
+            match read_text(dir, Path::new(chosen), own) {
                 Ok(text) => {
                     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).trim_end();
                     if text.trim_start().is_empty() {
@@ -123,6 +127,7 @@ pub(crate) fn load(
                         truncated,
                     });
                 }
+                Err(Unreadable::Missing) => {}
                 Err(reason) => loaded.skipped.push(SkippedFile {
                     path,
                     reason: reason.to_string(),
@@ -146,29 +151,19 @@ fn is_plain_relative(name: &str) -> bool {
 #[derive(Debug, thiserror::Error)]
 enum Unreadable {
     #[error(transparent)]
-    Io(#[from] std::io::Error),
-    #[error("not a regular file")]
-    NotAFile,
-    #[error("larger than {} MiB ({bytes} bytes)", MAX_FILE_BYTES / (1024 * 1024))]
-    TooLarge { bytes: u64 },
+    Refused(#[from] consumed::Refused),
     #[error("not valid UTF-8")]
     NotUtf8,
+    /// Gone since it was looked at: not a warning.
+    #[error("missing")]
+    Missing,
 }
 
-/// Read a regular file of at most [`MAX_FILE_BYTES`] as UTF-8.
-fn read_text(path: &Path) -> Result<String, Unreadable> {
-    // Opening a FIFO named like a context file would block the run; check the type first.
-    let metadata = fs::metadata(path)?;
-    if !metadata.is_file() {
-        return Err(Unreadable::NotAFile);
-    }
-    if metadata.len() > MAX_FILE_BYTES {
-        return Err(Unreadable::TooLarge {
-            bytes: metadata.len(),
-        });
-    }
-    let mut bytes = Vec::new();
-    fs::File::open(path).and_then(|file| file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))?;
+/// Read `name` under `dir`, a regular file of at most [`MAX_FILE_BYTES`] inside `dir` and
+/// outside pincer's own directories, as UTF-8.
+fn read_text(dir: &Path, name: &Path, own: &[&Path]) -> Result<String, Unreadable> {
+    let bytes = consumed::read(&consumed::CONTEXT_FILES, dir, name, own, MAX_FILE_BYTES)?
+        .ok_or(Unreadable::Missing)?;
     String::from_utf8(bytes).map_err(|_| Unreadable::NotUtf8)
 }
 
@@ -318,7 +313,14 @@ mod tests {
             fs::write(workspace.path().join(name), format!("{name} body\n\n")).unwrap();
         }
         fs::write(global.path().join("USER.md"), "global user").unwrap();
-        let loaded = load(workspace.path(), global.path(), &defaults(), false, 100);
+        let loaded = load(
+            workspace.path(),
+            global.path(),
+            &[],
+            &defaults(),
+            false,
+            100,
+        );
         assert_eq!(
             listed(&loaded),
             vec!["AGENTS.md", "SOUL.md", "MEMORY.md", "global/USER.md"]
@@ -335,16 +337,31 @@ mod tests {
         let workspace = tempfile::tempdir().unwrap();
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("CLAUDE.md"), "claude rules").unwrap();
-        let loaded = load(workspace.path(), global.path(), &defaults(), false, 100);
+        let loaded = load(
+            workspace.path(),
+            global.path(),
+            &[],
+            &defaults(),
+            false,
+            100,
+        );
         assert_eq!(listed(&loaded), vec!["CLAUDE.md"]);
 
         // Not when AGENTS.md exists, and not when it is not configured.
         fs::write(workspace.path().join("AGENTS.md"), "agents rules").unwrap();
-        let loaded = load(workspace.path(), global.path(), &defaults(), false, 100);
+        let loaded = load(
+            workspace.path(),
+            global.path(),
+            &[],
+            &defaults(),
+            false,
+            100,
+        );
         assert_eq!(listed(&loaded), vec!["AGENTS.md"]);
         let loaded = load(
             workspace.path(),
             global.path(),
+            &[],
             &names(&["SOUL.md"]),
             false,
             100,
@@ -358,9 +375,16 @@ mod tests {
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("HEARTBEAT.md"), "- check the backups").unwrap();
         fs::write(workspace.path().join("USER.md"), "Ada").unwrap();
-        let loaded = load(workspace.path(), global.path(), &defaults(), false, 100);
+        let loaded = load(
+            workspace.path(),
+            global.path(),
+            &[],
+            &defaults(),
+            false,
+            100,
+        );
         assert_eq!(listed(&loaded), vec!["USER.md"]);
-        let loaded = load(workspace.path(), global.path(), &defaults(), true, 100);
+        let loaded = load(workspace.path(), global.path(), &[], &defaults(), true, 100);
         assert_eq!(listed(&loaded), vec!["USER.md", "HEARTBEAT.md"]);
     }
 
@@ -369,7 +393,14 @@ mod tests {
         let workspace = tempfile::tempdir().unwrap();
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("MEMORY.md"), "m".repeat(250)).unwrap();
-        let loaded = load(workspace.path(), global.path(), &defaults(), false, 100);
+        let loaded = load(
+            workspace.path(),
+            global.path(),
+            &[],
+            &defaults(),
+            false,
+            100,
+        );
         let memory = &loaded.files[0];
         assert!(memory.truncated);
         assert_eq!(memory.original_chars, 250);
@@ -386,7 +417,14 @@ mod tests {
         fs::create_dir(workspace.path().join("TOOLS.md")).unwrap();
         fs::write(workspace.path().join("USER.md"), "\u{feff}with a BOM").unwrap();
         let configured = names(&["AGENTS.md", "SOUL.md", "TOOLS.md", "USER.md", "../x.md"]);
-        let loaded = load(workspace.path(), global.path(), &configured, false, 100);
+        let loaded = load(
+            workspace.path(),
+            global.path(),
+            &[],
+            &configured,
+            false,
+            100,
+        );
         assert_eq!(listed(&loaded), vec!["USER.md"]);
         assert_eq!(loaded.files[0].content, "with a BOM");
         let reasons: Vec<(PathBuf, &str)> = loaded
@@ -402,7 +440,10 @@ mod tests {
                     "not a plain file name inside the directory"
                 ),
                 (workspace.path().join("SOUL.md"), "not valid UTF-8"),
-                (workspace.path().join("TOOLS.md"), "not a regular file"),
+                (
+                    workspace.path().join("TOOLS.md"),
+                    "it is a directory, not a regular file"
+                ),
             ]
         );
     }
@@ -411,7 +452,14 @@ mod tests {
     fn a_global_directory_that_is_the_workspace_does_not_repeat_files() {
         let workspace = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("SOUL.md"), "calm").unwrap();
-        let loaded = load(workspace.path(), workspace.path(), &defaults(), false, 100);
+        let loaded = load(
+            workspace.path(),
+            workspace.path(),
+            &[],
+            &defaults(),
+            false,
+            100,
+        );
         assert_eq!(listed(&loaded), vec!["SOUL.md"]);
     }
 }

@@ -515,7 +515,7 @@ fn ensure_private_directory(directory: &Path) -> io::Result<()> {
     if directory.is_dir() {
         return Ok(());
     }
-    crate::fs::create_dir_all(directory, true)
+    crate::fs::create_dir_all(directory)
 }
 
 /// When the store is first created in a directory others can enter (a pre-existing

@@ -38,7 +38,7 @@ use crate::control::lines::{
     Account, Answered, ControlRequest, ControlResponseLine, HookGroup, ImageSource, Initialized,
     InputBlock, InputLine, ResponseBody, SdkMcpConfig, UserContent, UserMessage,
 };
-use crate::conversation::{ContentBlock, ImageBlock};
+use crate::conversation::{ContentBlock, ImageBlock, SandboxMode};
 use crate::engine::CancelReason;
 use crate::engine::plan::mcp::KeptServers;
 use crate::engine::plan::{LiveModel, TurnRequest};
@@ -203,12 +203,116 @@ pub(crate) fn drop_rejected(args: &mut Vec<OsString>, error: &clap::Error) -> Op
 #[derive(Debug, Default)]
 struct Controls {
     model: Arc<LiveModel>,
-    permission_mode: Option<PermissionMode>,
+    permissions: Permissions,
+    /// The budget a `set_model` must not escape, when one applies.
+    budget: Option<BudgetGuard>,
     /// The hook callbacks `initialize` registered.
     hooks: Vec<Hook>,
     /// The in-process MCP servers `initialize` named (`sdkMcpServers`, the TypeScript SDK's way;
     /// the Python SDK names them in `--mcp-config`).
     mcp_servers: Vec<String>,
+}
+
+/// The permission mode the SDK set, under a ceiling fixed when the process starts: what the
+/// command line (or, without a flag, the config) allowed. A `set_permission_mode` can lower
+/// the turns' permissions, never raise them above it, as claude refuses `bypassPermissions`
+/// unless launched with its skip-permissions flag (issue #45, hole 2: a control line in a piped
+/// file lifted `--permission-mode plan` to danger-full-access).
+#[derive(Debug)]
+struct Permissions {
+    /// The most the command line allowed; only [`Permissions::new`] sets it.
+    ceiling: SandboxMode,
+    /// The mode the last admitted `set_permission_mode` asked for.
+    mode: Option<PermissionMode>,
+}
+
+impl Default for Permissions {
+    /// The least: nothing above read-only is admitted.
+    fn default() -> Self {
+        Self::new(SandboxMode::ReadOnly)
+    }
+}
+
+impl Permissions {
+    fn new(ceiling: SandboxMode) -> Self {
+        Self {
+            ceiling,
+            mode: None,
+        }
+    }
+
+    /// Admit `mode` when it allows no more than the ceiling, else say why not.
+    fn set(&mut self, mode: PermissionMode) -> Result<(), String> {
+        let named = crate::engine::plan::PermissionMode::from(mode);
+        let asked = crate::engine::plan::attempt::permission_sandbox(named);
+        if !asked.within(self.ceiling) {
+            return Err(format!(
+                "set_permission_mode {}: the command line allowed at most {}, and a control request can lower permissions, never raise them; start pincer with --permission-mode {} (or --sandbox {}) to allow it",
+                named.as_str(),
+                self.ceiling.as_str(),
+                named.as_str(),
+                asked.as_str(),
+            ));
+        }
+        self.mode = Some(mode);
+        Ok(())
+    }
+
+    fn mode(&self) -> Option<PermissionMode> {
+        self.mode
+    }
+}
+
+/// A budget that applies to the turns (`--max-budget-usd`, `[budget]`): a `set_model` to a
+/// model pincer knows no price for is refused under it (issue #45, hole 2), rather than counted
+/// at a guessed price — no guess is safe for every model, and the user can give its prices in
+/// config. A claude-cli model is fine: claude counts and enforces its budget itself.
+#[derive(Debug)]
+struct BudgetGuard {
+    settings: crate::settings::Settings,
+    /// Which budget, as the user wrote it.
+    which: &'static str,
+}
+
+impl BudgetGuard {
+    /// The guard for the command line's turns, when a budget applies to them.
+    fn of(context: &Context, args: &RunArgs) -> Option<Self> {
+        let budget = &context.settings.config.budget;
+        let which = if args.turn.max_budget_usd.is_some() {
+            "--max-budget-usd"
+        } else if budget.daily_usd.is_some()
+            || budget.weekly_usd.is_some()
+            || budget.monthly_usd.is_some()
+        {
+            "the [budget] of config.toml"
+        } else {
+            return None;
+        };
+        Some(Self {
+            settings: context.settings.clone(),
+            which,
+        })
+    }
+
+    /// Whether the turns may switch to `model`, else why not. A reference pincer cannot
+    /// resolve is let through: the turn warns about it and keeps its model.
+    fn admits(&self, model: &str) -> Result<(), String> {
+        let Ok(reference) = self.settings.resolve_model_ref(model) else {
+            return Ok(());
+        };
+        let priced = reference.provider == "claude-cli"
+            || self
+                .settings
+                .model_info(&reference.provider, &reference.model)
+                .is_some_and(|info| info.input_price > 0.0 || info.output_price > 0.0);
+        if priced {
+            return Ok(());
+        }
+        Err(format!(
+            "set_model {model}: pincer knows no price for {reference}, so {} could not count what it spends; give its prices under [providers.{}.models.\"{}\"] in config.toml, or pick a priced model",
+            self.which, reference.provider, reference.model
+        ))
+    }
 }
 
 /// What the reader hands the turn loop.
@@ -236,8 +340,18 @@ pub(super) fn serve(
         )
         .with_hint("add --output-format stream-json --verbose, as the Claude Agent SDK does"));
     }
+    // The ceiling is the sandbox the command line's own turn would get; without a context the
+    // turn fails anyway, and nothing is admitted above read-only meanwhile.
+    let ceiling = context.as_ref().map_or(SandboxMode::ReadOnly, |context| {
+        crate::engine::plan::attempt::sandbox_mode(context, &TurnRequest::from(&args.turn))
+    });
     let controls = Arc::new(Mutex::new(Controls {
         model: Arc::new(LiveModel::new(args.turn.model.clone())),
+        permissions: Permissions::new(ceiling),
+        budget: context
+            .as_ref()
+            .ok()
+            .and_then(|context| BudgetGuard::of(context, args)),
         ..Controls::default()
     }));
     let live_model = Arc::clone(
@@ -412,7 +526,7 @@ impl Continuation {
             run_args.turn.model = model;
         }
         let controls = controls.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(mode) = controls.permission_mode {
+        if let Some(mode) = controls.permissions.mode() {
             run_args.turn.permission_mode = Some(mode);
         }
         if let Some(config) = sdk_mcp_config(&controls.mcp_servers) {
@@ -640,16 +754,25 @@ fn answer<'a>(
         // No model (null) is back to the command line's. A turn running now sends its next
         // request with it, as claude does.
         Ok(ControlRequest::SetModel { model }) => {
-            controls.model.set(model.0);
-            success(None)
+            let refused = match (&controls.budget, model.0.as_deref()) {
+                (Some(budget), Some(name)) => budget.admits(name).err(),
+                _ => None,
+            };
+            match refused {
+                Some(refused) => error(refused),
+                None => {
+                    controls.model.set(model.0);
+                    success(None)
+                }
+            }
         }
         Ok(ControlRequest::SetPermissionMode { mode }) => {
             let mode = mode.0.unwrap_or_default();
             match PermissionMode::from_str(&mode, false) {
-                Ok(parsed) => {
-                    controls.permission_mode = Some(parsed);
-                    success(Some(Answered::Mode { mode }))
-                }
+                Ok(parsed) => match controls.permissions.set(parsed) {
+                    Ok(()) => success(Some(Answered::Mode { mode })),
+                    Err(refused) => error(refused),
+                },
                 Err(_) => error(format!("unknown permission mode: {mode}")),
             }
         }
@@ -758,7 +881,10 @@ mod tests {
 
     #[test]
     fn every_control_request_is_answered_and_an_unknown_one_with_an_error() {
-        let controls = Mutex::new(Controls::default());
+        let controls = Mutex::new(Controls {
+            permissions: Permissions::new(SandboxMode::WorkspaceWrite),
+            ..Controls::default()
+        });
         let id = json!("r1");
         let line = |body: Value| json_line(&answer(&id, &body, &controls));
         let answer = |body: Value| serde_json::from_str::<Value>(&line(body)).unwrap();
@@ -792,6 +918,16 @@ mod tests {
         assert_eq!(wrong["response"]["error"], "unknown permission mode: ");
         let mode = answer(json!({"subtype": "set_permission_mode", "mode": "acceptEdits"}));
         assert_eq!(mode["response"]["response"]["mode"], "acceptEdits");
+        // Issue #45, hole 2: above the command line's ceiling, refused, and the mode kept.
+        let raised = answer(json!({"subtype": "set_permission_mode", "mode": "bypassPermissions"}));
+        assert_eq!(raised["response"]["subtype"], "error");
+        assert!(
+            raised["response"]["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("set_permission_mode bypassPermissions: the command line allowed at most workspace-write"),
+            "{raised}"
+        );
         let interrupt = answer(json!({"subtype": "interrupt"}));
         assert_eq!(
             interrupt,
@@ -811,7 +947,10 @@ mod tests {
             controls.model.current(),
             (1, Some("openai/gpt-5".to_owned()))
         );
-        assert_eq!(controls.permission_mode, Some(PermissionMode::AcceptEdits));
+        assert_eq!(
+            controls.permissions.mode(),
+            Some(PermissionMode::AcceptEdits)
+        );
     }
 
     #[test]

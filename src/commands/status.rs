@@ -287,6 +287,7 @@ fn installation_status(
     let files = crate::agent::context_files::load(
         &context.workspace,
         &paths.workspace_dir,
+        &[&paths.config_dir, &paths.data_dir, &paths.state_dir],
         &settings.workspace.files,
         false,
         settings.workspace.max_file_chars,

@@ -18,7 +18,7 @@
 //!   one on another machine — and whether pincer can tell it is alive. Writing that is best
 //!   effort: a lock whose note cannot be written is still held.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::fs::FileExt as _;
 use std::path::{Path, PathBuf};
@@ -160,11 +160,7 @@ impl FileLock {
             path: lock_file.to_owned(),
             source,
         };
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
+        let file = super::private_file_options()
             .open(lock_file)
             .map_err(io_error)?;
         if !LOCAL_LOCKS_ALLOWED.load(Ordering::Relaxed)

@@ -259,10 +259,7 @@ pub(crate) fn sweep_staging_if_due(dir: &Path) {
         return;
     }
     // The mark first: a process that comes along meanwhile need not sweep too.
-    let _ = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(false)
+    let _ = super::private_file_options()
         .open(&marker)
         .and_then(|file| file.set_modified(now));
     sweep_staging(dir);

@@ -32,7 +32,7 @@ pub(crate) fn path(data_dir: &Path) -> PathBuf {
 /// kill cannot.
 pub(crate) fn append(path: &Path, record: &Record) -> io::Result<()> {
     if let Some(parent) = path.parent() {
-        crate::fs::create_dir_all(parent, true)?;
+        crate::fs::create_dir_all(parent)?;
     }
     let file = OpenOptions::new()
         .read(true)

@@ -43,7 +43,7 @@ pub(crate) fn narrowed(known: Option<u64>, learned: Option<u64>) -> Option<u64> 
 
 /// Remember that `model_ref` has a window of `window` tokens.
 pub(crate) fn remember(dir: &Path, model_ref: &str, window: u64) -> Result<(), SessionError> {
-    pfs::create_dir_all(dir, false).map_err(|source| SessionError::Io {
+    pfs::create_dir_all(dir).map_err(|source| SessionError::Io {
         action: "cannot create the directory of",
         path: dir.to_owned(),
         source,

@@ -46,7 +46,7 @@ impl NamesLock {
         wait: Option<Duration>,
         name: &str,
     ) -> Result<NamesLock, SessionError> {
-        pfs::create_dir_all(dir, false).map_err(|source| SessionError::Io {
+        pfs::create_dir_all(dir).map_err(|source| SessionError::Io {
             action: "cannot create the sessions directory",
             path: dir.to_owned(),
             source,

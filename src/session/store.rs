@@ -757,7 +757,7 @@ pub fn create(
     header: &SessionHeader,
     entries: &[Entry],
 ) -> Result<PathBuf, SessionError> {
-    pfs::create_dir_all(dir, false)
+    pfs::create_dir_all(dir)
         .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
     pfs::sweep_staging_if_due(dir);
     let path = dir.join(file_name(&header.timestamp, &header.id));
@@ -777,7 +777,7 @@ pub fn create_locked(
     header: &SessionHeader,
     entries: &[Entry],
 ) -> Result<(SessionWriter, LoadedSession), SessionError> {
-    pfs::create_dir_all(dir, false)
+    pfs::create_dir_all(dir)
         .map_err(|error| SessionError::io("cannot create the sessions directory", dir, error))?;
     pfs::sweep_staging_if_due(dir);
     let path = dir.join(file_name(&header.timestamp, &header.id));

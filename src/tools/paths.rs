@@ -168,8 +168,8 @@ fn deepest<'a>(roots: impl Iterator<Item = &'a PathBuf>, path: &Path) -> Option<
         .map(PathBuf::as_path)
 }
 
-/// The protected directory (or file) that holds `path`: one of the sandbox's, or a `.git`,
-/// `.pincer`, `.claude` or `.codex` at any depth below a root (a checkout inside the workspace,
+/// The protected directory (or file) that holds `path`: one of the sandbox's, or one of
+/// [`crate::consumed::protected_names`] at any depth below a root (a checkout inside the workspace,
 /// a submodule's `.git` file), SPEC §10; none in the run's private temp dir.
 fn protected_by(sandbox: &Sandbox, path: &Path) -> Option<PathBuf> {
     if let Some(protected) = sandbox
@@ -187,10 +187,7 @@ fn protected_by(sandbox: &Sandbox, path: &Path) -> Option<PathBuf> {
     let mut below = root.to_path_buf();
     for component in path.strip_prefix(root).ok()?.components() {
         below.push(component);
-        if super::sandbox::PROTECTED_IN_WORKSPACE
-            .iter()
-            .any(|name| component.as_os_str() == *name)
-        {
+        if super::sandbox::protected_in_workspace().any(|name| component.as_os_str() == name) {
             return Some(below);
         }
     }

@@ -52,7 +52,7 @@ pub(super) fn remember(state_dir: &Path, memo: &Memo) {
     let Ok(text) = serde_json::to_vec(memo) else {
         return;
     };
-    if crate::fs::create_dir_all(state_dir, true).is_ok() {
+    if crate::fs::create_dir_all(state_dir).is_ok() {
         crate::fs::sweep_staging(state_dir);
         let _ = crate::fs::replace_unsynced(&state_dir.join(FILE), &text);
     }

@@ -31,9 +31,12 @@ pub use crate::conversation::SandboxMode;
 /// The program that is pincer itself, whatever it was started as and even once replaced on disk.
 pub(super) const SELF_EXE: &str = "/proc/self/exe";
 
-/// Directories inside the workspace that hold a repository or an agent's configuration: the
-/// file tools never write them and `exec` sees them read-only.
-pub(super) const PROTECTED_IN_WORKSPACE: [&str; 4] = [".git", ".pincer", ".claude", ".codex"];
+/// The names inside every root that hold a repository or an agent's configuration: the file
+/// tools never write them and `exec` sees them read-only. They are what pincer declares it
+/// consumes ([`crate::consumed::REGISTRY`]), not a list kept here.
+pub(super) fn protected_in_workspace() -> impl Iterator<Item = &'static str> {
+    crate::consumed::protected_names()
+}
 
 /// The confinement a tool call runs under.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,7 +185,7 @@ impl Eq for Notice {}
 impl Sandbox {
     /// The sandbox for `mode` around `workspace` and the `added` directories: the roots are the
     /// workspace, the added directories and `temp_dir` (the run's private temp dir, when there
-    /// is one); [`PROTECTED_IN_WORKSPACE`] inside every root but the temp dir and pincer's own
+    /// is one); [`protected_in_workspace`] inside every root but the temp dir and pincer's own
     /// directories from `own` are protected, and hidden from commands as described in the module
     /// comment. Paths are canonicalized as far as they exist, so a protected dir that does not
     /// exist yet is still recognised once created. An added directory equal to the workspace, or
@@ -206,7 +209,7 @@ impl Sandbox {
         let added_dirs = writable_roots[1..].to_vec();
         let mut in_roots: Vec<PathBuf> = Vec::new();
         for root in &writable_roots {
-            for name in PROTECTED_IN_WORKSPACE {
+            for name in protected_in_workspace() {
                 let path = canonical.target(&root.join(name));
                 if !in_roots.contains(&path) {
                     in_roots.push(path);
@@ -535,8 +538,7 @@ mod tests {
             Some(&temp),
         );
         assert_eq!(sandbox.writable_roots, [workspace.clone(), temp.clone()]);
-        let in_workspace: Vec<PathBuf> = PROTECTED_IN_WORKSPACE
-            .iter()
+        let in_workspace: Vec<PathBuf> = protected_in_workspace()
             .map(|name| workspace.join(name))
             .collect();
         let mut protected = in_workspace.clone();
@@ -576,11 +578,10 @@ mod tests {
             [workspace.clone(), sibling.clone(), temp.clone()]
         );
         assert_eq!(sandbox.added_dirs, std::slice::from_ref(&sibling));
-        let mut in_roots: Vec<PathBuf> = PROTECTED_IN_WORKSPACE
-            .iter()
+        let mut in_roots: Vec<PathBuf> = protected_in_workspace()
             .map(|name| workspace.join(name))
             .collect();
-        in_roots.extend(PROTECTED_IN_WORKSPACE.iter().map(|name| sibling.join(name)));
+        in_roots.extend(protected_in_workspace().map(|name| sibling.join(name)));
         assert_eq!(sandbox.exec.read_only, in_roots);
         assert!(sandbox.protected.contains(&sibling.join(".git")));
         assert!(!sandbox.protected.contains(&temp.join(".git")));

@@ -455,7 +455,7 @@ fn an_mcp_server_started_before_any_command_cannot_read_pincers_environment() {
 }
 
 /// A model turn calling the file tools with `calls` (tool, arguments), ids `f0`, `f1`, …
-fn file_tool_turn(calls: &[(&str, Value)]) -> Vec<crate::common::mock::Reply> {
+pub(crate) fn file_tool_turn(calls: &[(&str, Value)]) -> Vec<crate::common::mock::Reply> {
     use crate::common::mock::Reply;
     use crate::common::wire::anthropic as wire;
     let arguments: Vec<(String, &str, String)> = calls

@@ -71,7 +71,7 @@ fn json_of(home: &Home, args: &[&str]) -> Value {
 }
 
 /// What `status --json` says `exec` gets here.
-fn protection(home: &Home) -> Value {
+pub(crate) fn protection(home: &Home) -> Value {
     json_of(home, &["status", "--json"])["sandbox"].clone()
 }
 
@@ -555,7 +555,11 @@ fn a_pincer_home_holding_the_workspace_stays_visible_but_its_files_are_hidden_an
 
 /// Runs pincer in a user namespace that may not create further ones, so the launcher cannot
 /// set up its own: Landlock alone is left.
-fn without_user_namespaces(home: &Home, server: &MockServer, args: &[&str]) -> Option<Output> {
+pub(crate) fn without_user_namespaces(
+    home: &Home,
+    server: &MockServer,
+    args: &[&str],
+) -> Option<Output> {
     let probe = Command::new("unshare")
         .args([
             "-Ur",

@@ -40,6 +40,7 @@ mod status;
 mod structured_output;
 mod telemetry;
 mod tool_policy;
+mod trust;
 mod turns;
 mod usage;
 mod web_fetch;

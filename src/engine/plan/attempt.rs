@@ -49,18 +49,23 @@ pub(crate) fn sandbox_mode(context: &dyn RunEnv, args: &TurnRequest) -> SandboxM
         return mode;
     }
     match args.permission_mode {
+        Some(mode) => permission_sandbox(mode),
+        None => context.settings().tools.sandbox,
+    }
+}
+
+/// The sandbox mode claude's permission `mode` stands for.
+pub(crate) fn permission_sandbox(mode: PermissionMode) -> SandboxMode {
+    match mode {
         // plan: look, do not touch.
-        Some(PermissionMode::Plan) => SandboxMode::ReadOnly,
-        Some(PermissionMode::BypassPermissions) => SandboxMode::DangerFullAccess,
+        PermissionMode::Plan => SandboxMode::ReadOnly,
+        PermissionMode::BypassPermissions => SandboxMode::DangerFullAccess,
         // acceptEdits, dontAsk, auto, default: nothing prompts in a headless run; edits stay in
         // the workspace.
-        Some(
-            PermissionMode::AcceptEdits
-            | PermissionMode::DontAsk
-            | PermissionMode::Auto
-            | PermissionMode::Default,
-        ) => SandboxMode::WorkspaceWrite,
-        None => context.settings().tools.sandbox,
+        PermissionMode::AcceptEdits
+        | PermissionMode::DontAsk
+        | PermissionMode::Auto
+        | PermissionMode::Default => SandboxMode::WorkspaceWrite,
     }
 }
 
@@ -319,9 +324,11 @@ pub(crate) fn workspace_files(
     if args.no_context_files || prompt_mode != PromptMode::Full {
         return Vec::new();
     }
+    let paths = &context.settings().paths;
     let loaded = context_files::load(
         context.workspace(),
-        &context.settings().paths.workspace_dir,
+        &paths.workspace_dir,
+        &[&paths.config_dir, &paths.data_dir, &paths.state_dir],
         &context.settings().workspace.files,
         args.heartbeat,
         context.settings().workspace.max_file_chars,

@@ -1159,13 +1159,34 @@ fn set_meta(connection: &Connection, key: &str, value: &str) -> rusqlite::Result
 
 /// Open (creating) the database file of `dir` and make sure it has this schema; `rebuilt` says
 /// why the sessions must be built when the tables were made here.
+///
+/// The index holds names, workspace paths, costs and last errors: it is made mode 0600 before
+/// SQLite opens it (SQLite gives its `-wal` and `-shm` the database's mode), one an older
+/// pincer left readable by others is made private, and a link at its name is never followed
+/// (issue #45, hole 7).
 fn open_file(dir: &Path, rebuilt: &mut Option<String>) -> rusqlite::Result<Connection> {
     let path = dir.join(DB_FILE);
+    let private = |error: std::io::Error| {
+        rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CANTOPEN),
+            Some(format!("{}: {error}", path.display())),
+        )
+    };
+    crate::fs::private_file_options()
+        .open(&path)
+        .and_then(|_| crate::fs::make_private(&path))
+        .map_err(private)?;
+    for suffix in ["-wal", "-shm", "-journal"] {
+        let mut side = path.clone().into_os_string();
+        side.push(suffix);
+        crate::fs::make_private(Path::new(&side)).map_err(private)?;
+    }
     let conn = Connection::open_with_flags(
         &path,
         OpenFlags::SQLITE_OPEN_READ_WRITE
             | OpenFlags::SQLITE_OPEN_CREATE
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX
+            | OpenFlags::SQLITE_OPEN_NOFOLLOW,
     )?;
     conn.busy_timeout(busy_wait())?;
     if crate::fs::network_filesystem(dir).is_some() {
@@ -1269,11 +1290,7 @@ pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
         return;
     }
     changing(dir, |_| {
-        let _ = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(lock_file);
+        let _ = crate::fs::private_file_options().open(lock_file);
     });
 }
 
@@ -1285,7 +1302,7 @@ pub(crate) fn make_locks_dir(dir: &Path, locks: &Path) -> std::io::Result<()> {
     if locks.is_dir() {
         return Ok(());
     }
-    let make = || crate::fs::create_dir_all(locks, false);
+    let make = || crate::fs::create_dir_all(locks);
     if in_change() || !dir.join(DB_FILE).is_file() {
         return make();
     }

@@ -24,7 +24,7 @@ use nix::fcntl::{Flock, FlockArg};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
 
-use super::super::sandbox::{PROTECTED_IN_WORKSPACE, Sandbox, SandboxMode};
+use super::super::sandbox::{Sandbox, SandboxMode, protected_in_workspace};
 use super::{Confinement, sockets};
 
 /// A child that has a process id (std's and tokio's).
@@ -52,16 +52,21 @@ struct Run {
     groups: Vec<(Option<PathBuf>, Pid)>,
     /// Placeholders made or taken over by this run, each with its shared lock.
     placeholders: Vec<(PathBuf, Flock<File>)>,
-    /// pincer's hidden directories are made and the placeholders are in place.
-    prepared: bool,
-    /// Protected directories found below the roots, once looked for.
-    nested: Option<Vec<PathBuf>>,
+    /// pincer's hidden directories made (or found) so far.
+    made: Vec<PathBuf>,
+    /// The writable roots whose placeholders are in place. Keyed by root, not a flag: pincer's
+    /// own `git status` runs read-only (no writable root, so no placeholder) before the first
+    /// command, and must not stand for the commands' preparation (issue #45, hole 1).
+    guarded: Vec<PathBuf>,
+    /// Protected directories found below the roots, with the roots they were looked for in.
+    nested: Option<(Vec<PathBuf>, Vec<PathBuf>)>,
 }
 
 static RUN: Mutex<Run> = Mutex::new(Run {
     groups: Vec::new(),
     placeholders: Vec::new(),
-    prepared: false,
+    made: Vec::new(),
+    guarded: Vec::new(),
     nested: None,
 });
 
@@ -128,11 +133,12 @@ pub(crate) fn finish_run() {
     }
 }
 
-/// Complete `confinement` with what depends on the file system as the command starts: on the
-/// run's first command, pincer's hidden directories are made (so they are hidden even before
-/// pincer writes them) and the placeholders put in place; the protected directories below the
-/// roots are found (again when one found earlier has gone: a directory holding one was
-/// renamed); the sockets of the user's session outside the roots are hidden.
+/// Complete `confinement` with what depends on the file system as the command starts: pincer's
+/// hidden directories are made (so they are hidden even before pincer writes them) and the
+/// placeholders put in place at each writable root, the first time a command sees that
+/// directory or root; the protected directories below the roots are found (again for other
+/// roots, or when one found earlier has gone: a directory holding one was renamed); the
+/// sockets of the user's session outside the roots are hidden.
 pub(super) fn prepare(sandbox: &Sandbox, confinement: &mut Confinement) -> Result<(), SetupError> {
     let writable_roots: Vec<&PathBuf> = match sandbox.mode {
         SandboxMode::WorkspaceWrite => sandbox
@@ -143,32 +149,40 @@ pub(super) fn prepare(sandbox: &Sandbox, confinement: &mut Confinement) -> Resul
         SandboxMode::ReadOnly | SandboxMode::DangerFullAccess => Vec::new(),
     };
     let (placeholders, nested) = with_run(|run| -> Result<_, SetupError> {
-        if !run.prepared {
-            for directory in &sandbox.exec.made_hidden {
+        for directory in &sandbox.exec.made_hidden {
+            if !run.made.contains(directory) {
                 make_private_directory(directory)?;
+                run.made.push(directory.clone());
             }
-            for root in &writable_roots {
-                for name in PROTECTED_IN_WORKSPACE {
-                    if let Some(placeholder) = place_holder(&root.join(name))? {
-                        run.placeholders.push(placeholder);
-                    }
+        }
+        for root in &writable_roots {
+            if run.guarded.contains(root) {
+                continue;
+            }
+            for name in protected_in_workspace() {
+                if let Some(placeholder) = place_holder(&root.join(name))? {
+                    run.placeholders.push(placeholder);
                 }
             }
-            run.prepared = true;
+            run.guarded.push((*root).clone());
         }
-        let stale = run
-            .nested
-            .as_ref()
-            .is_none_or(|known| known.iter().any(|path| !path.exists()));
+        let roots: Vec<PathBuf> = writable_roots.iter().map(|root| (*root).clone()).collect();
+        let stale = run.nested.as_ref().is_none_or(|(looked_in, known)| {
+            *looked_in != roots || known.iter().any(|path| !path.exists())
+        });
         if stale {
-            run.nested = Some(protected_below(&writable_roots, &sandbox.exec.hidden));
+            let found = protected_below(&writable_roots, &sandbox.exec.hidden);
+            run.nested = Some((roots, found));
         }
         Ok((
             run.placeholders
                 .iter()
                 .map(|(path, _)| path.clone())
                 .collect::<Vec<_>>(),
-            run.nested.clone().unwrap_or_default(),
+            run.nested
+                .as_ref()
+                .map(|(_, found)| found.clone())
+                .unwrap_or_default(),
         ))
     })?;
     confinement.hidden.extend(placeholders);
@@ -323,10 +337,7 @@ fn protected_below(roots: &[&PathBuf], hidden: &[PathBuf]) -> Vec<PathBuf> {
         for entry in entries.flatten() {
             let name = entry.file_name();
             let path = entry.path();
-            if PROTECTED_IN_WORKSPACE
-                .iter()
-                .any(|protected| name == *protected)
-            {
+            if protected_in_workspace().any(|protected| name == protected) {
                 if !is_root {
                     found.push(path);
                 }

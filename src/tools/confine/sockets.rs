@@ -52,7 +52,9 @@ pub(crate) const SESSION_VARIABLES: [&str; 24] = [
 ];
 
 /// The pathname sockets listed in `table` (the text of `/proc/net/unix`): the last field of a
-/// line, when it is an absolute path (abstract sockets start with `@`, unbound ones have none).
+/// line, when it is one (abstract sockets start with `@`, unbound ones have none). An absolute
+/// path is where the socket is; a relative one is only a name, bound from the directory its
+/// process was in (issue #45, hole 5), which [`host_sockets`] looks for.
 pub(super) fn socket_table_paths(table: &str) -> BTreeSet<PathBuf> {
     table
         .lines()
@@ -65,23 +67,57 @@ pub(super) fn socket_table_paths(table: &str) -> BTreeSet<PathBuf> {
                 let end = rest.find(char::is_whitespace)?;
                 rest = rest[end..].trim_start();
             }
-            rest.starts_with('/').then(|| PathBuf::from(rest))
+            (!rest.is_empty() && !rest.starts_with('@')).then(|| PathBuf::from(rest))
         })
         .collect()
 }
 
 /// The sockets of the host to cover for a command: every pathname socket of the system's table
-/// that exists here as a socket and is not beneath one of `reachable` (the roots).
+/// that exists here as a socket and is not beneath one of `reachable` (the roots). A socket
+/// bound by a relative name is looked for in the working directory of every process this user
+/// may see (`/proc/PID/cwd`, where a service usually stays): what is a socket of that name there
+/// is covered. One bound by a process that has changed directory since, or that is another
+/// user's, is not found (a residual risk the README states).
 pub(super) fn host_sockets(reachable: &[PathBuf]) -> Vec<PathBuf> {
     let Ok(table) = std::fs::read_to_string("/proc/net/unix") else {
         return Vec::new();
     };
-    socket_table_paths(&table)
+    let (absolute, relative): (Vec<PathBuf>, Vec<PathBuf>) = socket_table_paths(&table)
+        .into_iter()
+        .partition(|path| path.is_absolute());
+    let mut candidates = absolute;
+    if !relative.is_empty() {
+        for directory in process_directories() {
+            candidates.extend(relative.iter().map(|name| directory.join(name)));
+        }
+    }
+    candidates.sort();
+    candidates.dedup();
+    candidates
         .into_iter()
         .filter(|path| !reachable.iter().any(|root| path.starts_with(root)))
         .filter(|path| {
             std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_socket())
         })
+        .collect()
+}
+
+/// The working directories of the processes whose `/proc/PID/cwd` this process may read.
+fn process_directories() -> BTreeSet<PathBuf> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return BTreeSet::new();
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            entry
+                .file_name()
+                .as_encoded_bytes()
+                .iter()
+                .all(u8::is_ascii_digit)
+        })
+        .filter_map(|entry| std::fs::read_link(entry.path().join("cwd")).ok())
+        .filter(|directory| directory.is_absolute())
         .collect()
 }
 
@@ -221,19 +257,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_socket_table_gives_pathname_sockets_only() {
+    fn the_socket_table_gives_pathname_sockets_absolute_and_relative() {
         let table = "Num       RefCount Protocol Flags    Type St Inode Path\n\
             0000000000000000: 00000002 00000000 00010000 0001 01 23456 /run/docker.sock\n\
             0000000000000000: 00000002 00000000 00010000 0001 01 23457 @/tmp/.X11-unix/X0\n\
             0000000000000000: 00000003 00000000 00000000 0001 03 23458\n\
             0000000000000000: 00000002 00000000 00010000 0001 01 23459 /tmp/a dir/s.sock\n\
-            0000000000000000: 00000002 00000000 00010000 0001 01 23460 /run/docker.sock\n";
+            0000000000000000: 00000002 00000000 00010000 0001 01 23460 /run/docker.sock\n\
+            0000000000000000: 00000002 00000000 00010000 0001 01 23461 rel.sock\n";
         let paths: Vec<PathBuf> = socket_table_paths(table).into_iter().collect();
         assert_eq!(
             paths,
             [
                 PathBuf::from("/run/docker.sock"),
-                "/tmp/a dir/s.sock".into()
+                "/tmp/a dir/s.sock".into(),
+                "rel.sock".into()
             ]
         );
     }

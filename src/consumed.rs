@@ -1,0 +1,234 @@
+//! What pincer consumes from a workspace (SPEC §21, issue #45): the files it reads as
+//! configuration or prompt, and the one way a loader opens them.
+//!
+//! A declaration ([`Consumed`]) can only be made here, and [`open`] takes one, so a loader
+//! cannot open a consumed file without declaring it; in debug builds [`open`] also checks the
+//! declaration is listed in [`REGISTRY`], so a new one left out of the list fails the first test
+//! that loads it. [`open`] keeps the file inside its root: a link that leaves the root, or lands
+//! on pincer's own files, is refused, and so are FIFOs, devices, sockets and oversized files,
+//! without blocking.
+//!
+//! Only the context files (with `HEARTBEAT.md`) are loaded through here so far; the sandbox's
+//! protected names and the other loaders keep their own lists (README, residual risks).
+
+use std::fs::File;
+use std::io::{self, Read as _};
+use std::path::{Path, PathBuf};
+
+/// One kind of file pincer reads from a root (the workspace, the global workspace directory)
+/// as configuration or prompt. Only this module makes them.
+#[derive(Debug)]
+pub(crate) struct Consumed {
+    /// The names it is read under, relative to its root (`[workspace] files` when configured).
+    names: &'static str,
+    /// Whether `names` is the one fixed name of a file or directory in every root, which the
+    /// sandbox keeps read-only to commands and the file tools refuse to write.
+    fixed: bool,
+    /// Which loader reads it.
+    loader: &'static str,
+    /// Why pincer reads it.
+    why: &'static str,
+}
+
+impl Consumed {
+    /// What it is, which loader reads it, and why.
+    pub(crate) fn purpose(&self) -> String {
+        format!("{} ({}): {}", self.names, self.loader, self.why)
+    }
+}
+
+/// The context files: `[workspace] files` (default `AGENTS.md`, …, `MEMORY.md`), `CLAUDE.md`
+/// for a missing `AGENTS.md`, `HEARTBEAT.md` on heartbeat runs.
+pub(crate) static CONTEXT_FILES: Consumed = Consumed {
+    names: "[workspace] files, CLAUDE.md, HEARTBEAT.md",
+    fixed: false,
+    loader: "agent::context_files",
+    why: "standing instructions and memory put into the system prompt",
+};
+
+/// A repository's metadata: its hooks and config run programs.
+pub(crate) static GIT: Consumed = Consumed {
+    names: ".git",
+    fixed: true,
+    loader: "agent::git, the sandbox's nested-repository scan",
+    why: "git runs its hooks and config (core.fsmonitor, filters) on the user's next command",
+};
+
+/// pincer's own project directory.
+pub(crate) static PINCER: Consumed = Consumed {
+    names: ".pincer",
+    fixed: true,
+    loader: "agent::skills",
+    why: "project skills and agents put into the prompt",
+};
+
+/// claude's project directory: settings, hooks, skills, agents.
+pub(crate) static CLAUDE: Consumed = Consumed {
+    names: ".claude",
+    fixed: true,
+    loader: "agent::skills, the claude-cli backend",
+    why: "skills put into the prompt; claude runs its hooks and settings",
+};
+
+/// codex's project directory.
+pub(crate) static CODEX: Consumed = Consumed {
+    names: ".codex",
+    fixed: true,
+    loader: "agent::skills, the codex-cli backend",
+    why: "skills put into the prompt; codex reads its config",
+};
+
+/// The project's MCP servers, started with `[mcp] load_workspace = true` (issue #45, hole 3:
+/// the model's `write` created one, and the next run started it outside every sandbox).
+pub(crate) static MCP_JSON: Consumed = Consumed {
+    names: ".mcp.json",
+    fixed: true,
+    loader: "mcp::config",
+    why: "each server it names is a program pincer starts",
+};
+
+/// Every declaration: what [`open`] accepts, and what the sandbox and the file tools protect.
+pub(crate) static REGISTRY: &[&Consumed] =
+    &[&CONTEXT_FILES, &GIT, &PINCER, &CLAUDE, &CODEX, &MCP_JSON];
+
+/// The fixed names of [`REGISTRY`], in every root: the file tools never write them and `exec`
+/// sees them read-only (created empty and inaccessible for the run when missing).
+pub(crate) fn protected_names() -> impl Iterator<Item = &'static str> {
+    REGISTRY
+        .iter()
+        .filter(|consumed| consumed.fixed)
+        .map(|consumed| consumed.names)
+}
+
+/// Why a consumed file was not read.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum Refused {
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    #[error("it is a link to {}, outside {}; pincer reads it only inside its directory", .target.display(), .root.display())]
+    LeavesRoot { target: PathBuf, root: PathBuf },
+    #[error("it is a link to {}, one of pincer's own files", .target.display())]
+    PincersOwn { target: PathBuf },
+    #[error("larger than {limit} bytes ({bytes} bytes)")]
+    TooLarge { bytes: u64, limit: u64 },
+}
+
+/// Open `name` (a plain relative name) under `root` for reading, as `declared` says pincer
+/// consumes it: `Ok(None)` when there is nothing at that name. Refused: a name whose canonical
+/// path leaves `root`, one landing inside one of pincer's own directories `own` (unless `root`
+/// itself is inside it, as the global workspace directory is inside the config directory),
+/// anything but a regular file (opened with `O_NONBLOCK|O_NOFOLLOW` and checked on the handle,
+/// so a FIFO cannot block), and a file over `limit` bytes.
+pub(crate) fn open(
+    declared: &'static Consumed,
+    root: &Path,
+    name: &Path,
+    own: &[&Path],
+    limit: u64,
+) -> Result<Option<File>, Refused> {
+    debug_assert!(
+        REGISTRY
+            .iter()
+            .any(|listed| std::ptr::eq(*listed, declared)),
+        "{} is not listed in consumed::REGISTRY",
+        declared.purpose()
+    );
+    let path = root.join(name);
+    match std::fs::symlink_metadata(&path) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error.into()),
+        Ok(_) => {}
+    }
+    let root = std::fs::canonicalize(root)?;
+    let target = match std::fs::canonicalize(&path) {
+        // A dangling link: nothing to read, but say where it points.
+        Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => return Err(error.into()),
+        Ok(target) => target,
+    };
+    if !target.starts_with(&root) {
+        return Err(Refused::LeavesRoot { target, root });
+    }
+    for own in own {
+        let own = std::fs::canonicalize(own).unwrap_or_else(|_| own.to_path_buf());
+        if target.starts_with(&own) && !root.starts_with(&own) {
+            return Err(Refused::PincersOwn { target });
+        }
+    }
+    // The canonical path has no link left in it: open it without following one, so a link
+    // swapped in meanwhile is refused rather than followed.
+    let file = crate::fs::open_regular(&target, false)?;
+    let bytes = file.metadata()?.len();
+    if bytes > limit {
+        return Err(Refused::TooLarge { bytes, limit });
+    }
+    Ok(Some(file))
+}
+
+/// [`open`], then read at most `limit` bytes.
+pub(crate) fn read(
+    declared: &'static Consumed,
+    root: &Path,
+    name: &Path,
+    own: &[&Path],
+    limit: u64,
+) -> Result<Option<Vec<u8>>, Refused> {
+    let Some(file) = open(declared, root, name, own, limit)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::new();
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(Refused::TooLarge {
+            bytes: bytes.len() as u64,
+            limit,
+        });
+    }
+    Ok(Some(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refused(result: Result<Option<Vec<u8>>, Refused>) -> String {
+        result.expect_err("read").to_string()
+    }
+
+    #[test]
+    fn a_link_out_of_the_root_or_onto_pincers_files_is_refused_and_one_inside_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("workspace");
+        let home = root.join(".pincer-home");
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(dir.path().join("id_ed25519"), "PRIVATE KEY").unwrap();
+        std::fs::write(home.join("auth-profiles.json"), "{}").unwrap();
+        std::fs::write(root.join("notes.md"), "notes").unwrap();
+        std::os::unix::fs::symlink("../id_ed25519", root.join("AGENTS.md")).unwrap();
+        std::os::unix::fs::symlink(".pincer-home/auth-profiles.json", root.join("MEMORY.md"))
+            .unwrap();
+        std::os::unix::fs::symlink("notes.md", root.join("SOUL.md")).unwrap();
+        let read = |name: &str| read(&CONTEXT_FILES, &root, Path::new(name), &[&home], 100);
+        assert!(refused(read("AGENTS.md")).contains("outside"));
+        assert!(refused(read("MEMORY.md")).contains("pincer's own files"));
+        assert_eq!(read("SOUL.md").unwrap().unwrap(), b"notes");
+        assert!(read("USER.md").unwrap().is_none());
+        // The global directory lives inside pincer's home: its own files are read there.
+        std::fs::write(home.join("USER.md"), "me").unwrap();
+        let global = read_in(&home, "USER.md", &[&home]);
+        assert_eq!(global.unwrap().unwrap(), b"me");
+    }
+
+    fn read_in(root: &Path, name: &str, own: &[&Path]) -> Result<Option<Vec<u8>>, Refused> {
+        read(&CONTEXT_FILES, root, Path::new(name), own, 100)
+    }
+
+    #[test]
+    fn a_fifo_or_an_oversized_file_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        nix::unistd::mkfifo(&dir.path().join("fifo"), nix::sys::stat::Mode::S_IRWXU).unwrap();
+        std::fs::write(dir.path().join("big"), "x".repeat(101)).unwrap();
+        assert!(refused(read_in(dir.path(), "fifo", &[])).contains("not a regular file"));
+        assert!(refused(read_in(dir.path(), "big", &[])).contains("larger than 100 bytes"));
+    }
+}
