@@ -3,7 +3,10 @@
 //! Both engines (`engine/api.rs`, `engine/cli.rs`) report what happens as meaning-level
 //! [`Event`]s to an [`EventSink`]; they never ask which output mode is on. Each sink here turns
 //! them into the lines of `output/schema.rs` and decides what reaches stdout:
-//! - text: assistant text deltas as they arrive, then a final newline;
+//! - text: the answer (the last assistant message) and a newline, written once, whole, when the
+//!   run ends; on a terminal, the text as it streams (a person is reading). Text the model
+//!   writes before a tool call is not the answer: it is never written to a stdout that is not a
+//!   terminal (the progress shows it on stderr, `output::progress`);
 //! - json: nothing until the end, then the one `result` object;
 //! - stream-json: one JSON line per event, flushed per line, then the `result` object.
 //!
@@ -46,6 +49,7 @@ pub(crate) fn sink_for(
     let base: Box<dyn OutputSink> = match format {
         Format::Text => Box::new(TextSink {
             hold: hold_text,
+            stream: !hold_text && super::stdout_is_terminal(),
             ..TextSink::default()
         }),
         Format::Json => Box::new(JsonSink::default()),
@@ -79,13 +83,17 @@ pub(crate) fn sink_for(
     }
 }
 
-/// Text mode: the answer streamed, nothing else on stdout.
+/// Text mode: the answer, nothing else on stdout (SPEC §3.1). Through a pipe or into a file the
+/// answer is written once, whole, at the end (one `write`: parallel runs into one file never
+/// interleave, and text before a tool call never lands there); on a terminal it streams.
 #[derive(Debug, Default)]
 pub(crate) struct TextSink {
     stdout: Stdout,
+    /// Write text as it arrives: stdout is a terminal and the answer is not held.
+    stream: bool,
     wrote_text: bool,
     ends_with_newline: bool,
-    /// Print only at the end (heartbeat runs).
+    /// Print only at the end (heartbeat runs, structured output).
     hold: bool,
     /// The first write that failed; reported by `finish`.
     failed: Option<io::Error>,
@@ -103,6 +111,7 @@ impl EventSink for TextSink {
         }
         if let Event::TextDelta(text) = event
             && !text.is_empty()
+            && self.stream
             && !self.hold
             && self.failed.is_none()
         {
@@ -123,16 +132,23 @@ impl OutputSink for TextSink {
         if result.heartbeat_ok == Some(true) {
             return Ok(());
         }
-        let answer = result.answer_text();
-        if !self.wrote_text && !result.is_error && !answer.is_empty() {
-            self.wrote_text = true;
-            self.ends_with_newline = answer.ends_with('\n');
-            self.stdout.write(&answer)?;
+        if self.wrote_text {
+            // Streamed on a terminal: only the line is ended.
+            return match self.ends_with_newline {
+                true => Ok(()),
+                false => self.stdout.write("\n"),
+            };
         }
-        if self.wrote_text && !self.ends_with_newline {
-            self.stdout.write("\n")?;
+        let mut answer = result.answer_text();
+        if result.is_error || answer.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        if !answer.ends_with('\n') {
+            answer.push('\n');
+        }
+        // One call, one `write(2)`: `Stdout` hands a text that ends in a newline to the
+        // descriptor whole.
+        self.stdout.write(&answer)
     }
 }
 

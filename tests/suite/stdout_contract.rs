@@ -1,0 +1,131 @@
+//! What stdout carries (SPEC §3, §3.1, §3.2; issue #47 items 1–3, issue #46 item 5): in text
+//! mode the answer alone — the last assistant message, never the text written before a tool
+//! call — written once, whole, when stdout is not a terminal; result objects on one line; and a
+//! result that cannot be written is an error, while a reader that went away is not.
+
+use std::fs::File;
+use std::process::Stdio;
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use serde_json::json;
+
+use crate::common::mock::{MockServer, Reply};
+use crate::common::protocols;
+use crate::common::wire::anthropic::{self as wire, Usage4};
+use crate::common::{Home, code, stderr, stdout};
+
+fn usage() -> Usage4 {
+    Usage4 {
+        input: 40,
+        output: 9,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
+/// What the model says before it calls a tool: the text `msg=$(pincer run …)` must not get.
+const BEFORE_TOOL: &str = "Let me read the README first.";
+
+/// A tool turn: text, then an `exec` of `echo hi`; then the answer.
+fn tool_turn_with_text() -> Vec<Reply> {
+    let arguments = json!({"command": "echo hi"}).to_string();
+    vec![
+        Reply::sse(&wire::tool_use_stream(
+            Some(BEFORE_TOOL),
+            &[("toolu_01", "exec", &arguments)],
+            usage(),
+        )),
+        Reply::sse(&wire::text_stream(&["It says ", "hi."], usage())),
+    ]
+}
+
+/// Regression (#47 item 1): `msg=$(pincer run …)` after a tool turn got the text before the
+/// tool call, a blank line, then the answer. The three faces of text mode — `run`, claude's
+/// `-p` and codex's `exec` — print the last message alone; the text before the tool call shows
+/// on stderr with `-v` (stderr is not a terminal here) and nowhere without it.
+#[test]
+fn text_mode_stdout_is_the_last_message_alone_after_a_tool_turn_in_every_face() {
+    let model = protocols::anthropic().model;
+    let faces: [(&str, Vec<&str>); 3] = [
+        ("run", vec!["run", "-m", model, "go"]),
+        ("claude -p", vec!["-p", "go", "--model", model]),
+        (
+            "codex exec",
+            vec!["exec", "-m", model, "--skip-git-repo-check", "go"],
+        ),
+    ];
+    for (face, args) in faces {
+        for verbose in [false, true] {
+            let home = Home::new();
+            let server = MockServer::start(tool_turn_with_text());
+            let mut command = home.pincer().provider(&protocols::anthropic(), &server);
+            if verbose {
+                command = command.arg("-v");
+            }
+            let output = command.args(&args).output();
+            assert_eq!(code(&output), 0, "{face}: {}", stderr(&output));
+            assert_eq!(stdout(&output), "It says hi.\n", "{face}, -v {verbose}");
+            let log = stderr(&output);
+            assert_eq!(
+                log.lines().any(|line| line == BEFORE_TOOL),
+                verbose,
+                "{face}, -v {verbose}: {log}"
+            );
+            assert_eq!(server.requests().len(), 2, "{face}");
+        }
+    }
+}
+
+/// The answer of a run, streamed as many small pieces `pace` apart, ending with its `tag`.
+fn slow_answer(tag: usize, pace: Duration) -> Reply {
+    let words: Vec<String> = (0..12).map(|word| format!("w{word}-{tag} ")).collect();
+    let mut chunks: Vec<&str> = words.iter().map(String::as_str).collect();
+    let end = format!("end-{tag}.");
+    chunks.push(&end);
+    Reply::sse(&wire::text_stream(&chunks, usage())).paced(pace)
+}
+
+/// Regression (#47 item 2): `xargs -P4 … pincer run … > out` interleaved four answers word by
+/// word. Four runs share one open file, as a shell's `>` gives it to the jobs of `xargs -P`
+/// (one file description, one offset); their answers stream in pieces at the same time, and
+/// still each answer is one whole line of the file.
+#[test]
+fn parallel_runs_into_one_file_write_whole_answers_that_never_interleave() {
+    const RUNS: usize = 4;
+    let home = Home::new();
+    let out = home.workspace.join("answers.txt");
+    let shared = File::create(&out).unwrap();
+    let servers: Vec<MockServer> = (0..RUNS)
+        .map(|tag| MockServer::start(vec![slow_answer(tag, Duration::from_millis(25))]))
+        .collect();
+    let children: Vec<_> = servers
+        .iter()
+        .map(|server| {
+            let mut command = home
+                .pincer()
+                .provider(&protocols::anthropic(), server)
+                .args(["run", "--ephemeral", "go"])
+                .command();
+            command
+                .stdout(Stdio::from(shared.try_clone().unwrap()))
+                .stderr(Stdio::null());
+            command.spawn().unwrap()
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().unwrap().success());
+    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    let mut expected: Vec<String> = (0..RUNS)
+        .map(|tag| {
+            let words: String = (0..12).map(|word| format!("w{word}-{tag} ")).collect();
+            format!("{words}end-{tag}.")
+        })
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(lines, expected, "{text:?}");
+    assert!(text.ends_with('\n'));
+}
