@@ -274,7 +274,7 @@ impl EventSink for Watched {
 }
 
 impl OutputSink for Watched {
-    fn finish(&mut self, result: &RunResult) -> std::io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), crate::output::Undelivered> {
         self.inner.finish(result)
     }
 }

@@ -32,7 +32,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::schema::RunResult;
-use super::{OutputSink, Stdout};
+use super::{OutputSink, Stdout, Undelivered};
 use crate::conversation::{AssistantBlock, ContentBlock, ToolResultMessage};
 use crate::engine::event::{Event, EventSink, ToolStart};
 
@@ -682,12 +682,12 @@ impl EventSink for CodexSink {
 }
 
 impl OutputSink for CodexSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
         if let Some(error) = self.failed.take() {
-            return Err(error);
+            return Err(Undelivered::Stdout(error));
         }
         let lines = self.lines.finish(result);
-        self.write(lines)
+        self.write(lines).map_err(Undelivered::Stdout)
     }
 }
 

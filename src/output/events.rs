@@ -21,7 +21,6 @@ use std::io;
 
 use serde::Serialize;
 
-pub(crate) use super::OutputSink;
 use super::partial::PartialMessages;
 use super::schema::{
     ApiRetryLine, AssistantContent, AssistantLine, AssistantWire, AssistantWord, AuthRotationLine,
@@ -31,6 +30,7 @@ use super::schema::{
     ToolResultWire, ToolResultWord, UserLine, UserWire, new_uuid,
 };
 use super::{Format, Stdout};
+pub(crate) use super::{OutputSink, Undelivered};
 use crate::conversation::{AssistantBlock, ContentBlock};
 use crate::engine::event::{AssistantDone, Retry, RetryKind, StructuredRetry, ToolResultDone};
 use crate::engine::event::{Event, EventSink};
@@ -125,7 +125,14 @@ impl EventSink for TextSink {
 }
 
 impl OutputSink for TextSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
+        self.answer(result).map_err(Undelivered::Stdout)
+    }
+}
+
+impl TextSink {
+    /// The end of the answer (streamed), or the answer (held until now).
+    fn answer(&mut self, result: &RunResult) -> io::Result<()> {
         if let Some(error) = self.failed.take() {
             return Err(error);
         }
@@ -163,8 +170,8 @@ impl EventSink for JsonSink {
 }
 
 impl OutputSink for JsonSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
-        self.stdout.json_line(result)
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
+        self.stdout.json_line(result).map_err(Undelivered::Stdout)
     }
 }
 
@@ -634,7 +641,7 @@ impl EventSink for StreamJsonSink {
 }
 
 impl OutputSink for StreamJsonSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
         let written = match self.failed.take() {
             Some(error) => Err(error),
             // claude ends an interrupted turn as an error during execution, its stream aborted.
@@ -648,10 +655,17 @@ impl OutputSink for StreamJsonSink {
             }
             None => self.write_line(result),
         };
-        match self.file_failed.take() {
-            Some(error) => Err(error),
-            None => written,
-        }
+        // Without stdout, what failed is the file.
+        let written = match (written, self.stdout.is_some()) {
+            (Err(error), true) => Err(Undelivered::Stdout(error)),
+            (Err(error), false) => Err(Undelivered::EventsFile(error)),
+            (Ok(()), _) => Ok(()),
+        };
+        let file = match self.file_failed.take() {
+            Some(error) => Err(Undelivered::EventsFile(error)),
+            None => Ok(()),
+        };
+        Undelivered::either(written, file)
     }
 }
 
@@ -671,10 +685,10 @@ impl EventSink for Tee {
 impl OutputSink for Tee {
     /// Both are finished whatever becomes of the other: the result reaches stdout when the
     /// events file failed.
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
         let file = self.second.finish(result);
         let stdout = self.first.finish(result);
-        file.and(stdout)
+        Undelivered::either(stdout, file)
     }
 }
 

@@ -36,7 +36,33 @@ use crate::error::CliError;
 /// A sink of the output layer: it takes every event and renders the terminal record.
 pub(crate) trait OutputSink: EventSink {
     /// Render the terminal record. Called exactly once per run.
-    fn finish(&mut self, result: &schema::RunResult) -> io::Result<()>;
+    fn finish(&mut self, result: &schema::RunResult) -> Result<(), Undelivered>;
+}
+
+/// What the end of a run could not write. A reader that went away (a closed pipe) is not one
+/// of these: [`Stdout`] ends quietly then.
+#[derive(Debug)]
+pub(crate) enum Undelivered {
+    /// stdout (the answer, the result object, a stream-json line): the run's output did not
+    /// reach its reader, so the run is not a success (SPEC §3.2), though its turn is saved.
+    Stdout(io::Error),
+    /// The `--events-file` copy: a warning; stdout got everything.
+    EventsFile(io::Error),
+}
+
+impl Undelivered {
+    /// The failure that matters most of two: stdout's.
+    pub(crate) fn either(
+        first: Result<(), Undelivered>,
+        second: Result<(), Undelivered>,
+    ) -> Result<(), Undelivered> {
+        match (first, second) {
+            (Err(stdout @ Undelivered::Stdout(_)), _)
+            | (_, Err(stdout @ Undelivered::Stdout(_))) => Err(stdout),
+            (Err(file), _) | (_, Err(file)) => Err(file),
+            (Ok(()), Ok(())) => Ok(()),
+        }
+    }
 }
 
 /// How stdout is formatted (SPEC §3).

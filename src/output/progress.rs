@@ -302,7 +302,7 @@ impl EventSink for ProgressSink {
 }
 
 impl OutputSink for ProgressSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), super::Undelivered> {
         hide();
         let outcome = self.inner.finish(result);
         // The answer's last line was ended by the newline text mode writes at the end.

@@ -129,3 +129,71 @@ fn parallel_runs_into_one_file_write_whole_answers_that_never_interleave() {
     assert_eq!(lines, expected, "{text:?}");
     assert!(text.ends_with('\n'));
 }
+
+/// Regression (#46 item 5): `run --json … >/dev/full` warned and exited 0 with nothing on
+/// stdout. A result (or an answer) that cannot be written is an error exit, named on stderr,
+/// and the turn is saved all the same.
+#[test]
+fn a_result_that_cannot_be_written_is_an_error_exit_and_the_turn_stays_saved() {
+    for format in ["text", "json", "stream-json"] {
+        let home = Home::new();
+        let protocol = protocols::anthropic();
+        let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["the answer"]))]);
+        let mut command = home
+            .pincer()
+            .provider(&protocol, &server)
+            .args(["--output-format", format, "run", "-m", protocol.model, "go"])
+            .command();
+        command
+            .stdout(File::options().write(true).open("/dev/full").unwrap())
+            .stderr(Stdio::piped());
+        let output = command.output().unwrap();
+        let err = stderr(&output);
+        assert_eq!(code(&output), 1, "{format}: {err}");
+        let what = match format {
+            "text" => "the answer",
+            "json" => "the result",
+            _ => "the run's events",
+        };
+        assert!(
+            err.contains(&format!(
+                "error: cannot write {what} to stdout: No space left on device"
+            )),
+            "{format}: {err}"
+        );
+        assert!(
+            err.contains("hint: the turn is saved: `pincer sessions show "),
+            "{err}"
+        );
+        // The turn is in the session.
+        let lines = home.session_lines();
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.to_string().contains("the answer")),
+            "{format}: {lines:?}"
+        );
+    }
+}
+
+/// A reader that goes away before the answer (`pincer run … | head -c0`, a closed pipe) is
+/// not an error: the run ends quietly with its own exit code, as it always did.
+#[test]
+fn a_reader_that_went_away_is_not_an_error() {
+    for format in ["text", "json"] {
+        let home = Home::new();
+        let protocol = protocols::anthropic();
+        let server = MockServer::start(vec![
+            Reply::sse(&(protocol.text)(&["the ", "answer"])).paced(Duration::from_millis(150)),
+        ]);
+        let mut child = home
+            .pincer()
+            .provider(&protocol, &server)
+            .args(["--output-format", format, "run", "-m", protocol.model, "go"])
+            .spawn();
+        drop(child.stdout.take());
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(code(&output), 0, "{format}: {}", stderr(&output));
+        assert!(!stderr(&output).contains("error"), "{}", stderr(&output));
+    }
+}
