@@ -74,7 +74,7 @@ pub(crate) fn usage(context: &Context, args: &UsageArgs) -> CliResult<Exit> {
     };
     let mut stdout = Stdout::new();
     if context.format.is_json() {
-        stdout.json_pretty(&report).map_err(stdout_error)?;
+        stdout.json_report(&report).map_err(stdout_error)?;
     } else {
         stdout.write(&render(&report)).map_err(stdout_error)?;
     }

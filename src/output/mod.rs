@@ -154,9 +154,16 @@ impl Stdout {
         self.line(&text)
     }
 
-    /// Write a value as pretty JSON (for `--json` output of maintenance commands).
-    pub fn json_pretty<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
-        let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    /// Write a command's result object (`--json` of `compact`, `status` and the maintenance
+    /// commands): one line, so `>> results.jsonl` and line readers work, and indented only on a
+    /// terminal, where a person reads it. One rule for every command (SPEC §3.2, #47 item 3).
+    pub fn json_report<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
+        let text = if stdout_is_terminal() {
+            serde_json::to_string_pretty(value)
+        } else {
+            serde_json::to_string(value)
+        }
+        .map_err(io::Error::other)?;
         self.line(&text)
     }
 }

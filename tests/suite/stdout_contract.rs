@@ -197,3 +197,41 @@ fn a_reader_that_went_away_is_not_an_error() {
         assert!(!stderr(&output).contains("error"), "{}", stderr(&output));
     }
 }
+
+/// Regression (#47 item 3): `compact --json` and the maintenance commands' `--json` were
+/// pretty-printed over many lines, which broke `>> results.jsonl` and line readers. Through a
+/// pipe every result object is one line, the rule `run --json` already kept.
+#[test]
+fn every_commands_json_result_is_one_line_through_a_pipe() {
+    let home = Home::new();
+    let protocol = protocols::anthropic();
+    let server = MockServer::start(vec![Reply::sse(&(protocol.text)(&["the answer"]))]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .args(["run", "--json", "-m", protocol.model, "--name", "one", "go"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let commands: [&[&str]; 7] = [
+        &["run", "--json", "-m", protocol.model, "--dry-run", "go"],
+        &["status", "one", "--json"],
+        &["status", "--json"],
+        &["usage", "--json"],
+        &["auth", "--json"],
+        &["sessions", "list", "--json"],
+        &["compact", "one", "--dry-run", "--json"],
+    ];
+    for args in commands {
+        let output = home
+            .pincer()
+            .provider(&protocol, &server)
+            .args(args)
+            .output();
+        assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+        let out = stdout(&output);
+        assert_eq!(out.lines().count(), 1, "{args:?}: {out}");
+        assert!(out.ends_with('\n'), "{args:?}: {out:?}");
+        serde_json::from_str::<serde_json::Value>(&out)
+            .unwrap_or_else(|error| panic!("{args:?}: {error}: {out}"));
+    }
+}
