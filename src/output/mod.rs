@@ -17,6 +17,7 @@
 pub(crate) mod codex;
 pub(crate) mod escape;
 pub(crate) mod events;
+pub mod money;
 pub(crate) mod partial;
 pub(crate) mod progress;
 pub mod report;

@@ -623,6 +623,7 @@ pub struct SessionStatus {
     /// The usage of every call.
     pub usage: UsageReport,
     /// What every call cost.
+    #[serde(serialize_with = "super::money::usd")]
     pub total_cost_usd: f64,
     /// When it was created (ISO 8601).
     pub created: String,
@@ -709,6 +710,7 @@ pub struct SessionListItem {
     /// The usage of every call.
     pub usage: ListUsage,
     /// What every call cost.
+    #[serde(serialize_with = "super::money::usd")]
     pub total_cost_usd: f64,
     /// Compactions.
     pub compactions: u64,

@@ -794,7 +794,7 @@ pub struct ModelUsage {
     /// Provider web searches.
     pub web_search_requests: u64,
     /// Cost in USD.
-    #[serde(rename = "costUSD")]
+    #[serde(rename = "costUSD", serialize_with = "super::money::usd")]
     pub cost_usd: f64,
     /// The model's window, when known.
     pub context_window: Option<u64>,
@@ -871,6 +871,7 @@ pub struct RunResult {
     /// Time in model calls.
     pub duration_api_ms: u64,
     /// Cost of this run.
+    #[serde(serialize_with = "super::money::usd")]
     pub total_cost_usd: f64,
     /// Usage of this run.
     pub usage: ResultUsage,

@@ -235,3 +235,42 @@ fn every_commands_json_result_is_one_line_through_a_pipe() {
             .unwrap_or_else(|error| panic!("{args:?}: {error}: {out}"));
     }
 }
+
+/// Regression (#47 item 6): costs printed as `0.022418999999999998`, the noise of adding
+/// floats. Every amount in dollars carries the digits its prices can mean: 1,518 input, 1,111
+/// output and 777 cache-read tokens on claude-sonnet-4-5 (3, 15 and 0.30 $/M) are $0.0214521,
+/// in the result object, `status` and `usage` alike.
+#[test]
+fn costs_print_the_digits_the_price_table_carries_in_every_output() {
+    let home = Home::new();
+    let protocol = protocols::anthropic();
+    let usage = Usage4 {
+        input: 1_518,
+        output: 1_111,
+        cache_read: 777,
+        cache_write: 0,
+    };
+    let server = MockServer::start(vec![Reply::sse(&wire::text_stream(&["the answer"], usage))]);
+    let output = home
+        .pincer()
+        .provider(&protocol, &server)
+        .args(["run", "--json", "-m", protocol.model, "--name", "one", "go"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let result = stdout(&output);
+    assert!(
+        result.contains(r#""total_cost_usd":0.0214521,"#),
+        "{result}"
+    );
+    assert!(result.contains(r#""costUSD":0.0214521,"#), "{result}");
+    for args in [&["status", "one", "--json"][..], &["usage", "--json"]] {
+        let output = home.pincer().args(args).output();
+        assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+        let out = stdout(&output);
+        assert!(
+            out.contains(r#""total_cost_usd":0.0214521,"#),
+            "{args:?}: {out}"
+        );
+        assert!(!out.contains("99999"), "{args:?}: {out}");
+    }
+}
