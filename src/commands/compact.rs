@@ -10,7 +10,7 @@ use crate::cli::CompactArgs;
 use crate::engine::plan::models::{ResolvedModel, credentials, default_model, resolve_model};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::report::{CompactPlan, CompactReport};
-use crate::output::schema::{ResultError, ResultSubtype, RunResult};
+use crate::output::schema::{ResultError, ResultSubtype, RunResult, SchemaVersion};
 use crate::output::{Format, Stdout};
 use crate::provider::classify::classify;
 use crate::provider::http::Endpoint;
@@ -184,6 +184,7 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
         if context.format.is_json() {
             stdout
                 .json_report(&CompactReport {
+                    schema_version: SchemaVersion,
                     kind: "compact".to_owned(),
                     session_id: loaded.header.id.clone(),
                     is_error: false,
@@ -229,6 +230,7 @@ fn print_plan(context: &Context, path: &Path, keep: u64) -> CliResult<Exit> {
     let loaded = store::load(path).map_err(session_error)?;
     let plan = compaction::cut::plan(&loaded.entries, None, keep);
     let value = CompactPlan {
+        schema_version: SchemaVersion,
         kind: "compact_plan".to_owned(),
         session_id: loaded.header.id.clone(),
         would_compact: plan.is_some(),
@@ -303,6 +305,7 @@ fn print_compacted(context: &Context, id: &str, compacted: &Compacted) -> CliRes
     if context.format.is_json() {
         stdout
             .json_report(&CompactReport {
+                schema_version: SchemaVersion,
                 kind: "compact".to_owned(),
                 session_id: id.to_owned(),
                 is_error: false,

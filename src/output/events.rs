@@ -225,6 +225,7 @@ impl StreamJsonLines {
                 }
                 self.partial = PartialMessages::new(Some(init.model.clone()));
                 Line::System(SystemLine::Init(InitLine {
+                    schema_version: super::schema::SchemaVersion,
                     cwd: init.cwd.to_string_lossy().into_owned(),
                     session_id: init.session_id.clone(),
                     tools: init.tools.clone(),

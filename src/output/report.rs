@@ -306,6 +306,8 @@ pub struct CompactReport {
     /// `compact`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The version of this output, bumped on any incompatible change.
+    pub schema_version: super::schema::SchemaVersion,
     /// The session.
     pub session_id: String,
     /// Always false here.
@@ -336,6 +338,8 @@ pub struct CompactPlan {
     /// `compact_plan`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The version of this output, bumped on any incompatible change.
+    pub schema_version: super::schema::SchemaVersion,
     /// The session.
     pub session_id: String,
     /// Whether there is anything to compact; the fields below only when there is.

@@ -45,6 +45,7 @@ pub(crate) fn turn_result(
     let (subtype, exit, error, terminal) = verdict(outcome);
     let result = RunResult {
         kind: ResultWord::Value,
+        schema_version: super::schema::SchemaVersion,
         subtype,
         is_error: exit != Exit::Success,
         result: report.final_text.clone(),

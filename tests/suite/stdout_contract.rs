@@ -274,3 +274,62 @@ fn costs_print_the_digits_the_price_table_carries_in_every_output() {
         assert!(!out.contains("99999"), "{args:?}: {out}");
     }
 }
+
+/// Regression (#47 item 5): codex users asked for a version after an output change broke
+/// their parsers. The init event, the result object of every face and `compact --json` carry
+/// `schema_version`, and the published JSON Schemas pin the same number.
+#[test]
+fn the_init_event_and_every_result_object_carry_the_schema_version() {
+    let home = Home::new();
+    let protocol = protocols::anthropic();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["one"])),
+        Reply::sse(&(protocol.text)(&["two"])),
+    ]);
+    let streamed = home
+        .pincer()
+        .provider(&protocol, &server)
+        .args([
+            "--output-format",
+            "stream-json",
+            "run",
+            "-m",
+            protocol.model,
+        ])
+        .args(["--name", "one", "go"])
+        .output();
+    assert_eq!(code(&streamed), 0, "{}", stderr(&streamed));
+    let lines: Vec<serde_json::Value> = stdout(&streamed)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let (init, result) = (&lines[0], &lines[lines.len() - 1]);
+    assert_eq!(init["subtype"], "init", "{init}");
+    assert_eq!(init["schema_version"], 1, "{init}");
+    assert_eq!(result["type"], "result", "{result}");
+    assert_eq!(result["schema_version"], 1, "{result}");
+
+    let commands: [&[&str]; 3] = [
+        &["resume", "one", "--json", "again"],
+        &["compact", "one", "--dry-run", "--json"],
+        // An early failure's result object too.
+        &["resume", "no-such-session", "--json", "x"],
+    ];
+    for args in commands {
+        let output = home
+            .pincer()
+            .provider(&protocol, &server)
+            .args(args)
+            .output();
+        let value: serde_json::Value = serde_json::from_str(&stdout(&output))
+            .unwrap_or_else(|error| panic!("{args:?}: {error}: {}", stderr(&output)));
+        assert_eq!(value["schema_version"], 1, "{args:?}: {value}");
+    }
+
+    let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference/schemas");
+    for name in ["result.schema.json", "stream-json.schema.json"] {
+        let text = std::fs::read_to_string(schemas.join(name)).unwrap();
+        assert!(text.contains(r#""const": 1"#), "{name}");
+        assert!(text.contains("schema_version"), "{name}");
+    }
+}
