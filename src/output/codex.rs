@@ -663,6 +663,11 @@ pub(crate) struct CodexSink {
 
 impl CodexSink {
     fn write(&mut self, lines: Vec<ThreadEvent>) -> io::Result<()> {
+        // As `codex exec`: after SIGINT or SIGTERM nothing more (no `error`, no `turn.failed`);
+        // the process ends by the signal, which the Codex SDK reports as an `AbortError`.
+        if crate::engine::scope::signal_received().is_some() {
+            return Ok(());
+        }
         for line in lines {
             self.stdout.json_line(&line)?;
         }
