@@ -295,7 +295,11 @@ pub fn main_entry() -> ExitCode {
 fn die_by(reason: crate::cancel::CancelReason) -> ! {
     let number = match reason {
         crate::cancel::CancelReason::Interrupt => signal_hook::consts::SIGINT,
-        _ => signal_hook::consts::SIGTERM,
+        crate::cancel::CancelReason::Terminate => signal_hook::consts::SIGTERM,
+        // Never recorded as a signal; the exit code below covers it.
+        crate::cancel::CancelReason::Timeout | crate::cancel::CancelReason::Requested => {
+            std::process::exit(i32::from(reason.exit().code()))
+        }
     };
     let _ = signal_hook::low_level::emulate_default_handler(number);
     std::process::exit(i32::from(reason.exit().code()));

@@ -96,7 +96,7 @@ impl CancelScope {
                     _ = terminate.recv() => CancelReason::Terminate,
                     () = sleep_until(timer) => CancelReason::Timeout,
                 };
-                if reason != CancelReason::Timeout {
+                if matches!(reason, CancelReason::Interrupt | CancelReason::Terminate) {
                     let _ = SIGNALLED.set(reason);
                 }
                 cancellation.cancel(reason);

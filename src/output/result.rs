@@ -183,7 +183,7 @@ pub(crate) struct Failure {
 fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'static str) {
     let (subtype, kind) = match reason {
         CancelReason::Timeout => (ResultSubtype::ErrorTimeout, "timeout"),
-        CancelReason::Interrupt | CancelReason::Terminate => {
+        CancelReason::Interrupt | CancelReason::Terminate | CancelReason::Requested => {
             (ResultSubtype::ErrorInterrupted, "interrupted")
         }
     };

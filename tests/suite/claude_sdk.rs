@@ -373,6 +373,16 @@ async with ClaudeSDKClient(options=options()) as client:
         results[1]["message"]["result"],
         "After the interrupt AFTER-8."
     );
+    // Regression (#47 item 17): no signal was sent, and nothing says one was.
+    let said = format!("{lines:?}{:?}", home.session_lines());
+    assert!(!said.contains("SIGINT"), "{said}");
+    assert!(
+        home.session_lines().iter().any(|line| line
+            .to_string()
+            .contains("interrupted by the client's interrupt request")),
+        "{:#?}",
+        home.session_lines()
+    );
     // The stream was cut well before its 40 pieces (10 s) ended.
     assert!(
         results[0]["message"]["duration_ms"].as_u64().unwrap() < 8_000,
