@@ -228,7 +228,15 @@ impl StreamJsonLines {
                     schema_version: super::schema::SchemaVersion,
                     cwd: init.cwd.to_string_lossy().into_owned(),
                     session_id: init.session_id.clone(),
-                    tools: init.tools.clone(),
+                    // Under an agent SDK the names its `tool_use` blocks use (#47 item 17).
+                    tools: init
+                        .tools
+                        .iter()
+                        .map(|tool| match self.claude {
+                            Some(_) => crate::tools::claude_name(tool).to_owned(),
+                            None => tool.clone(),
+                        })
+                        .collect(),
                     model: init.model.clone(),
                     provider: init.provider.clone(),
                     backend: init.backend.to_owned(),
