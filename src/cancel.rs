@@ -15,6 +15,9 @@ pub enum CancelReason {
     Terminate,
     /// `--timeout` reached.
     Timeout,
+    /// The client asked (an agent SDK's `interrupt` control request): no signal was sent. It
+    /// ends the turn as SIGINT would, with the same exit code.
+    Requested,
 }
 
 impl CancelReason {
@@ -24,6 +27,7 @@ impl CancelReason {
             CancelReason::Interrupt => "interrupted by SIGINT",
             CancelReason::Terminate => "terminated by SIGTERM",
             CancelReason::Timeout => "the run's --timeout was reached",
+            CancelReason::Requested => "interrupted by the client's interrupt request",
         }
     }
 
@@ -31,7 +35,7 @@ impl CancelReason {
     pub fn exit(self) -> crate::error::Exit {
         match self {
             CancelReason::Timeout => crate::error::Exit::Timeout,
-            CancelReason::Interrupt => crate::error::Exit::Interrupted,
+            CancelReason::Interrupt | CancelReason::Requested => crate::error::Exit::Interrupted,
             CancelReason::Terminate => crate::error::Exit::Terminated,
         }
     }

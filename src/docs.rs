@@ -532,7 +532,10 @@ fn render_reference() -> String {
     for (code, meaning) in exit_rows() {
         text.push_str(&format!("| {code} | {meaning} |\n"));
     }
-    text.push_str("\nA closed stdout pipe (`pincer sessions | head -1`) ends quietly.\n");
+    text.push_str(
+        "\nA closed stdout pipe (`pincer sessions | head -1`) ends quietly. A stdout that cannot \
+         be written (a full device) is exit 1 for a run that went well; its turn is saved.\n",
+    );
     text
 }
 

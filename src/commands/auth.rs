@@ -94,7 +94,7 @@ pub(super) fn iso(ms: Option<u64>) -> Option<String> {
 }
 
 fn write_json(report: &impl serde::Serialize) -> CliResult<()> {
-    Stdout::new().json_pretty(report).map_err(stdout_error)
+    Stdout::new().json_report(report).map_err(stdout_error)
 }
 
 fn write_text(text: &str) -> CliResult<()> {

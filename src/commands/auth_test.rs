@@ -114,7 +114,7 @@ pub(crate) fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> Cl
     let mut stdout = Stdout::new();
     if context.format.is_json() {
         stdout
-            .json_pretty(&AuthTest { results })
+            .json_report(&AuthTest { results })
             .map_err(stdout_error)?;
     } else {
         stdout.write(&render(&results)).map_err(stdout_error)?;

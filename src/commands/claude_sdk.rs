@@ -748,7 +748,8 @@ fn answer<'a>(
             }))))
         }
         Ok(ControlRequest::Interrupt) => {
-            crate::engine::scope::cancel_current(CancelReason::Interrupt);
+            // Not a signal: the result and the session say who stopped the turn (#47 item 17).
+            crate::engine::scope::cancel_current(CancelReason::Requested);
             success(None)
         }
         // No model (null) is back to the command line's. A turn running now sends its next

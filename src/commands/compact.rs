@@ -10,7 +10,7 @@ use crate::cli::CompactArgs;
 use crate::engine::plan::models::{ResolvedModel, credentials, default_model, resolve_model};
 use crate::error::{CliError, CliResult, Exit};
 use crate::output::report::{CompactPlan, CompactReport};
-use crate::output::schema::{ResultError, ResultSubtype, RunResult};
+use crate::output::schema::{ResultError, ResultSubtype, RunResult, SchemaVersion};
 use crate::output::{Format, Stdout};
 use crate::provider::classify::classify;
 use crate::provider::http::Endpoint;
@@ -63,7 +63,7 @@ pub(crate) fn compact(
             result.error = Some(failure);
         }
         // The failure is what the exit code reports, whatever became of stdout.
-        let _ = Stdout::new().json_pretty(&result);
+        let _ = Stdout::new().json_report(&result);
     }
     Err(error)
 }
@@ -183,7 +183,8 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
     let Some(compacted) = outcome else {
         if context.format.is_json() {
             stdout
-                .json_pretty(&CompactReport {
+                .json_report(&CompactReport {
+                    schema_version: SchemaVersion,
                     kind: "compact".to_owned(),
                     session_id: loaded.header.id.clone(),
                     is_error: false,
@@ -229,6 +230,7 @@ fn print_plan(context: &Context, path: &Path, keep: u64) -> CliResult<Exit> {
     let loaded = store::load(path).map_err(session_error)?;
     let plan = compaction::cut::plan(&loaded.entries, None, keep);
     let value = CompactPlan {
+        schema_version: SchemaVersion,
         kind: "compact_plan".to_owned(),
         session_id: loaded.header.id.clone(),
         would_compact: plan.is_some(),
@@ -240,7 +242,7 @@ fn print_plan(context: &Context, path: &Path, keep: u64) -> CliResult<Exit> {
         updates_previous_summary: plan.as_ref().map(|plan| plan.previous_summary.is_some()),
     };
     if context.format.is_json() {
-        stdout.json_pretty(&value).map_err(stdout_error)?;
+        stdout.json_report(&value).map_err(stdout_error)?;
     } else {
         let text = match &plan {
             Some(plan) => format!(
@@ -302,7 +304,8 @@ fn print_compacted(context: &Context, id: &str, compacted: &Compacted) -> CliRes
     let mut stdout = Stdout::new();
     if context.format.is_json() {
         stdout
-            .json_pretty(&CompactReport {
+            .json_report(&CompactReport {
+                schema_version: SchemaVersion,
                 kind: "compact".to_owned(),
                 session_id: id.to_owned(),
                 is_error: false,

@@ -117,7 +117,7 @@ pub(crate) fn print(
         }
     }
     let mut stdout = crate::output::Stdout::new();
-    stdout.json_pretty(&report).map_err(super::stdout_error)
+    stdout.json_report(&report).map_err(super::stdout_error)
 }
 
 /// The child a CLI backend would start, as `--dry-run` shows it: variable names, never values.

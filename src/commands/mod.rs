@@ -271,12 +271,16 @@ pub fn main_entry() -> ExitCode {
         diagnostics.warn(warning);
     }
     let format = output_format(&cli.global);
+    let codex_face = matches!(cli.command, Command::Exec(_));
     let outcome = run(cli, &diagnostics, format, started);
     // Whatever the way out, nothing a command started outlives the run (SPEC §10).
     crate::tools::finish_run();
     // Bounded: a collector that is down or slow costs the flush timeout (never past --timeout)
     // and a warning; a signal during the flush ends the process as it would have ended the run.
     let signalled = crate::telemetry::finish(&|message| diagnostics.warn(message));
+    if codex_face && let Some(reason) = signalled.or_else(crate::engine::scope::signal_received) {
+        die_by(reason);
+    }
     let exit = match outcome {
         Ok(exit) => exit,
         Err(error) => {
@@ -287,6 +291,23 @@ pub fn main_entry() -> ExitCode {
     signalled
         .map_or(exit, crate::cancel::CancelReason::exit)
         .into()
+}
+
+/// End the process by the signal that reached it, as `codex exec` does (#47 item 16): its
+/// callers (the Codex SDK, which then throws an `AbortError`) tell a killed child by how it
+/// ended, not by an exit code of 130 or 143. The default action is restored and the signal
+/// raised again; should the process survive it, the exit code says the same.
+fn die_by(reason: crate::cancel::CancelReason) -> ! {
+    let number = match reason {
+        crate::cancel::CancelReason::Interrupt => signal_hook::consts::SIGINT,
+        crate::cancel::CancelReason::Terminate => signal_hook::consts::SIGTERM,
+        // Never recorded as a signal; the exit code below covers it.
+        crate::cancel::CancelReason::Timeout | crate::cancel::CancelReason::Requested => {
+            std::process::exit(i32::from(reason.exit().code()))
+        }
+    };
+    let _ = signal_hook::low_level::emulate_default_handler(number);
+    std::process::exit(i32::from(reason.exit().code()));
 }
 
 /// Before anything else runs (SPEC §10): no process of the same user — a command, an MCP server,

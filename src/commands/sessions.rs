@@ -90,7 +90,7 @@ fn output(text: &str) -> CliResult<()> {
 }
 
 fn output_json(value: &impl serde::Serialize) -> CliResult<()> {
-    Stdout::new().json_pretty(value).map_err(stdout_error)
+    Stdout::new().json_report(value).map_err(stdout_error)
 }
 
 // ---------------------------------------------------------------------------------------- list

@@ -28,7 +28,7 @@ pub(crate) fn status(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
         let (report, all_up) = super::mcp::status_report(context, &args.mcp_servers)?;
         let mut stdout = Stdout::new();
         if context.format.is_json() {
-            stdout.json_pretty(&report).map_err(stdout_error)?;
+            stdout.json_report(&report).map_err(stdout_error)?;
         } else {
             stdout
                 .write(&super::mcp::render_status(&report))
@@ -85,7 +85,7 @@ fn print<T: serde::Serialize>(
 ) -> CliResult<Exit> {
     let mut stdout = Stdout::new();
     if context.format.is_json() {
-        stdout.json_pretty(report).map_err(stdout_error)?;
+        stdout.json_report(report).map_err(stdout_error)?;
     } else {
         stdout.write(&render(report)).map_err(stdout_error)?;
     }

@@ -19,11 +19,11 @@ use crate::engine::plan::turn::{Execution, Front, Known};
 use crate::engine::plan::{self, TurnRequest};
 use crate::engine::scope::{CancelScope, cancelled_error};
 use crate::error::{CliError, CliResult, Exit};
-use crate::output::Format;
 use crate::output::events::{EventsFile, OutputSink, sink_for};
 use crate::output::progress::{ProgressSink, stderr_line};
 use crate::output::result::{SessionRef, TurnResult, turn_result};
 use crate::output::schema::RunResult;
+use crate::output::{Format, Undelivered};
 use crate::session::index::{self, Index};
 use crate::session::setup;
 use crate::session::store::{SessionLock, TornRepair};
@@ -319,11 +319,7 @@ fn drive(
                 error,
             } = finish(context, &setup, &outcome, request.heartbeat);
             super::usage::record_run(context, turn_args, (&meter, reservation), &result, exit);
-            if let Err(write_error) = sink.finish(&result) {
-                context
-                    .diagnostics
-                    .warn(&format!("cannot write the result: {write_error}"));
-            }
+            let delivered = sink.finish(&result);
             if let Some(path) = &turn_args.output_last_message
                 && !result.is_error
                 && let Err(write_error) =
@@ -334,9 +330,22 @@ fn drive(
                     format!("cannot write '{}': {write_error}", path.display()),
                 ));
             }
-            match error {
-                Some(error) => Err(error),
-                None => Ok(exit),
+            match (error, delivered) {
+                (Some(error), delivered) => {
+                    // The run's own failure is what its exit code reports.
+                    if let Err(undelivered) = delivered {
+                        context.diagnostics.warn(&undelivered_message(&undelivered));
+                    }
+                    Err(error)
+                }
+                (None, Err(Undelivered::EventsFile(error))) => {
+                    context.diagnostics.warn(&error.to_string());
+                    Ok(exit)
+                }
+                (None, Err(Undelivered::Stdout(error))) => {
+                    Err(not_delivered(format, &result, &error))
+                }
+                (None, Ok(())) => Ok(exit),
             }
         }
         Err(error) => fail(&mut *sink, format, started, &known, error),
@@ -418,7 +427,7 @@ impl EventSink for RunSink<'_> {
 }
 
 impl OutputSink for RunSink<'_> {
-    fn finish(&mut self, result: &RunResult) -> std::io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
         self.inner.finish(result)
     }
 }
@@ -441,11 +450,41 @@ fn fail(
         result.model.clone_from(&known.model);
         result.provider.clone_from(&known.provider);
         result.backend = Some(known.backend.unwrap_or("api").to_owned());
-        if let Err(error) = sink.finish(&result) {
-            stderr_line(&format!("warning: cannot write the result: {error}"));
+        if let Err(undelivered) = sink.finish(&result) {
+            stderr_line(&format!("warning: {}", undelivered_message(&undelivered)));
         }
     }
     Err(error)
+}
+
+/// What a run whose own outcome stands says about what it could not write.
+fn undelivered_message(undelivered: &Undelivered) -> String {
+    match undelivered {
+        Undelivered::Stdout(error) => format!("cannot write the result to stdout: {error}"),
+        // It names the file.
+        Undelivered::EventsFile(error) => error.to_string(),
+    }
+}
+
+/// A run that went well but whose answer or result object could not be written to stdout (a
+/// full disk): not a success, since its reader did not get it (SPEC §3.2, issue #46 item 5).
+/// The turn is saved as it is after any run; the hint says where to find it.
+fn not_delivered(format: Format, result: &RunResult, error: &std::io::Error) -> CliError {
+    let what = match format {
+        Format::Text => "the answer",
+        Format::Json => "the result",
+        Format::StreamJson | Format::CodexJson => "the run's events",
+    };
+    let error = CliError::new(
+        Exit::RunFailed,
+        format!("cannot write {what} to stdout: {error}"),
+    );
+    match &result.session_id {
+        Some(id) => error.with_hint(format!(
+            "the turn is saved: `pincer sessions show {id}` shows the answer"
+        )),
+        None => error,
+    }
 }
 
 /// The signal or timeout behind an exit code of a cancelled command.

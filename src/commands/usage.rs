@@ -76,7 +76,7 @@ pub(crate) fn usage(context: &Context, args: &UsageArgs) -> CliResult<Exit> {
     };
     let mut stdout = Stdout::new();
     if context.format.is_json() {
-        stdout.json_pretty(&report).map_err(stdout_error)?;
+        stdout.json_report(&report).map_err(stdout_error)?;
     } else {
         stdout.write(&render(&report)).map_err(stdout_error)?;
     }
@@ -337,7 +337,7 @@ impl EventSink for Watched {
 }
 
 impl OutputSink for Watched {
-    fn finish(&mut self, result: &RunResult) -> std::io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), crate::output::Undelivered> {
         self.inner.finish(result)
     }
 }

@@ -92,6 +92,9 @@ impl Page<'_> {
         if let Some(word) = schema.get("const").and_then(Value::as_str) {
             return format!("`\"{word}\"`");
         }
+        if let Some(number) = schema.get("const").filter(|value| value.is_number()) {
+            return format!("`{number}`");
+        }
         match schema.get("type").and_then(Value::as_str) {
             Some("array") => {
                 let items = schema.get("items").cloned().unwrap_or(Value::Bool(true));

@@ -24,6 +24,15 @@ use crate::session::store::{SessionError, SessionLock};
 /// thread (an agent SDK's `interrupt`).
 static CURRENT: std::sync::Mutex<Option<Cancellation>> = std::sync::Mutex::new(None);
 
+/// The signal (SIGINT or SIGTERM) that reached the process, once one has: the codex face writes
+/// nothing after it and ends by it (#47 item 16). An SDK's `interrupt` is not one.
+static SIGNALLED: std::sync::OnceLock<CancelReason> = std::sync::OnceLock::new();
+
+/// The signal that reached the process, if one has.
+pub(crate) fn signal_received() -> Option<CancelReason> {
+    SIGNALLED.get().copied()
+}
+
 /// Cancel the turn running now, as a signal would, for `reason`. Whether one was running.
 pub(crate) fn cancel_current(reason: CancelReason) -> bool {
     let current = CURRENT
@@ -87,6 +96,9 @@ impl CancelScope {
                     _ = terminate.recv() => CancelReason::Terminate,
                     () = sleep_until(timer) => CancelReason::Timeout,
                 };
+                if matches!(reason, CancelReason::Interrupt | CancelReason::Terminate) {
+                    let _ = SIGNALLED.set(reason);
+                }
                 cancellation.cancel(reason);
             })
         };

@@ -32,7 +32,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::schema::RunResult;
-use super::{OutputSink, Stdout};
+use super::{OutputSink, Stdout, Undelivered};
 use crate::conversation::{AssistantBlock, ContentBlock, ToolResultMessage};
 use crate::engine::event::{Event, EventSink, ToolStart};
 
@@ -663,6 +663,11 @@ pub(crate) struct CodexSink {
 
 impl CodexSink {
     fn write(&mut self, lines: Vec<ThreadEvent>) -> io::Result<()> {
+        // As `codex exec`: after SIGINT or SIGTERM nothing more (no `error`, no `turn.failed`);
+        // the process ends by the signal, which the Codex SDK reports as an `AbortError`.
+        if crate::engine::scope::signal_received().is_some() {
+            return Ok(());
+        }
         for line in lines {
             self.stdout.json_line(&line)?;
         }
@@ -682,12 +687,12 @@ impl EventSink for CodexSink {
 }
 
 impl OutputSink for CodexSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
         if let Some(error) = self.failed.take() {
-            return Err(error);
+            return Err(Undelivered::Stdout(error));
         }
         let lines = self.lines.finish(result);
-        self.write(lines)
+        self.write(lines).map_err(Undelivered::Stdout)
     }
 }
 

@@ -3,7 +3,10 @@
 //! Both engines (`engine/api.rs`, `engine/cli.rs`) report what happens as meaning-level
 //! [`Event`]s to an [`EventSink`]; they never ask which output mode is on. Each sink here turns
 //! them into the lines of `output/schema.rs` and decides what reaches stdout:
-//! - text: assistant text deltas as they arrive, then a final newline;
+//! - text: the answer (the last assistant message) and a newline, written once, whole, when the
+//!   run ends; on a terminal, the text as it streams (a person is reading). Text the model
+//!   writes before a tool call is not the answer: it is never written to a stdout that is not a
+//!   terminal (the progress shows it on stderr, `output::progress`);
 //! - json: nothing until the end, then the one `result` object;
 //! - stream-json: one JSON line per event, flushed per line, then the `result` object.
 //!
@@ -18,7 +21,6 @@ use std::io;
 
 use serde::Serialize;
 
-pub(crate) use super::OutputSink;
 use super::partial::PartialMessages;
 use super::schema::{
     ApiRetryLine, AssistantContent, AssistantLine, AssistantWire, AssistantWord, AuthRotationLine,
@@ -28,6 +30,7 @@ use super::schema::{
     ToolResultWire, ToolResultWord, UserLine, UserWire, new_uuid,
 };
 use super::{Format, Stdout};
+pub(crate) use super::{OutputSink, Undelivered};
 use crate::conversation::{AssistantBlock, ContentBlock};
 use crate::engine::event::{AssistantDone, Retry, RetryKind, StructuredRetry, ToolResultDone};
 use crate::engine::event::{Event, EventSink};
@@ -46,6 +49,7 @@ pub(crate) fn sink_for(
     let base: Box<dyn OutputSink> = match format {
         Format::Text => Box::new(TextSink {
             hold: hold_text,
+            stream: !hold_text && super::stdout_is_terminal(),
             ..TextSink::default()
         }),
         Format::Json => Box::new(JsonSink::default()),
@@ -79,13 +83,17 @@ pub(crate) fn sink_for(
     }
 }
 
-/// Text mode: the answer streamed, nothing else on stdout.
+/// Text mode: the answer, nothing else on stdout (SPEC §3.1). Through a pipe or into a file the
+/// answer is written once, whole, at the end (one `write`: parallel runs into one file never
+/// interleave, and text before a tool call never lands there); on a terminal it streams.
 #[derive(Debug, Default)]
 pub(crate) struct TextSink {
     stdout: Stdout,
+    /// Write text as it arrives: stdout is a terminal and the answer is not held.
+    stream: bool,
     wrote_text: bool,
     ends_with_newline: bool,
-    /// Print only at the end (heartbeat runs).
+    /// Print only at the end (heartbeat runs, structured output).
     hold: bool,
     /// The first write that failed; reported by `finish`.
     failed: Option<io::Error>,
@@ -103,6 +111,7 @@ impl EventSink for TextSink {
         }
         if let Event::TextDelta(text) = event
             && !text.is_empty()
+            && self.stream
             && !self.hold
             && self.failed.is_none()
         {
@@ -116,23 +125,37 @@ impl EventSink for TextSink {
 }
 
 impl OutputSink for TextSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
+        self.answer(result).map_err(Undelivered::Stdout)
+    }
+}
+
+impl TextSink {
+    /// The end of the answer (streamed), or the answer (held until now).
+    fn answer(&mut self, result: &RunResult) -> io::Result<()> {
         if let Some(error) = self.failed.take() {
             return Err(error);
         }
         if result.heartbeat_ok == Some(true) {
             return Ok(());
         }
-        let answer = result.answer_text();
-        if !self.wrote_text && !result.is_error && !answer.is_empty() {
-            self.wrote_text = true;
-            self.ends_with_newline = answer.ends_with('\n');
-            self.stdout.write(&answer)?;
+        if self.wrote_text {
+            // Streamed on a terminal: only the line is ended.
+            return match self.ends_with_newline {
+                true => Ok(()),
+                false => self.stdout.write("\n"),
+            };
         }
-        if self.wrote_text && !self.ends_with_newline {
-            self.stdout.write("\n")?;
+        let mut answer = result.answer_text();
+        if result.is_error || answer.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        if !answer.ends_with('\n') {
+            answer.push('\n');
+        }
+        // One call, one `write(2)`: `Stdout` hands a text that ends in a newline to the
+        // descriptor whole.
+        self.stdout.write(&answer)
     }
 }
 
@@ -147,8 +170,8 @@ impl EventSink for JsonSink {
 }
 
 impl OutputSink for JsonSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
-        self.stdout.json_line(result)
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
+        self.stdout.json_line(result).map_err(Undelivered::Stdout)
     }
 }
 
@@ -202,9 +225,18 @@ impl StreamJsonLines {
                 }
                 self.partial = PartialMessages::new(Some(init.model.clone()));
                 Line::System(SystemLine::Init(InitLine {
+                    schema_version: super::schema::SchemaVersion,
                     cwd: init.cwd.to_string_lossy().into_owned(),
                     session_id: init.session_id.clone(),
-                    tools: init.tools.clone(),
+                    // Under an agent SDK the names its `tool_use` blocks use (#47 item 17).
+                    tools: init
+                        .tools
+                        .iter()
+                        .map(|tool| match self.claude {
+                            Some(_) => crate::tools::claude_name(tool).to_owned(),
+                            None => tool.clone(),
+                        })
+                        .collect(),
                     model: init.model.clone(),
                     provider: init.provider.clone(),
                     backend: init.backend.to_owned(),
@@ -618,7 +650,7 @@ impl EventSink for StreamJsonSink {
 }
 
 impl OutputSink for StreamJsonSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
         let written = match self.failed.take() {
             Some(error) => Err(error),
             // claude ends an interrupted turn as an error during execution, its stream aborted.
@@ -632,10 +664,17 @@ impl OutputSink for StreamJsonSink {
             }
             None => self.write_line(result),
         };
-        match self.file_failed.take() {
-            Some(error) => Err(error),
-            None => written,
-        }
+        // Without stdout, what failed is the file.
+        let written = match (written, self.stdout.is_some()) {
+            (Err(error), true) => Err(Undelivered::Stdout(error)),
+            (Err(error), false) => Err(Undelivered::EventsFile(error)),
+            (Ok(()), _) => Ok(()),
+        };
+        let file = match self.file_failed.take() {
+            Some(error) => Err(Undelivered::EventsFile(error)),
+            None => Ok(()),
+        };
+        Undelivered::either(written, file)
     }
 }
 
@@ -655,10 +694,10 @@ impl EventSink for Tee {
 impl OutputSink for Tee {
     /// Both are finished whatever becomes of the other: the result reaches stdout when the
     /// events file failed.
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), Undelivered> {
         let file = self.second.finish(result);
         let stdout = self.first.finish(result);
-        file.and(stdout)
+        Undelivered::either(stdout, file)
     }
 }
 

@@ -17,6 +17,7 @@
 pub(crate) mod codex;
 pub(crate) mod escape;
 pub(crate) mod events;
+pub mod money;
 pub(crate) mod partial;
 pub(crate) mod progress;
 pub mod report;
@@ -36,7 +37,33 @@ use crate::error::CliError;
 /// A sink of the output layer: it takes every event and renders the terminal record.
 pub(crate) trait OutputSink: EventSink {
     /// Render the terminal record. Called exactly once per run.
-    fn finish(&mut self, result: &schema::RunResult) -> io::Result<()>;
+    fn finish(&mut self, result: &schema::RunResult) -> Result<(), Undelivered>;
+}
+
+/// What the end of a run could not write. A reader that went away (a closed pipe) is not one
+/// of these: [`Stdout`] ends quietly then.
+#[derive(Debug)]
+pub(crate) enum Undelivered {
+    /// stdout (the answer, the result object, a stream-json line): the run's output did not
+    /// reach its reader, so the run is not a success (SPEC §3.2), though its turn is saved.
+    Stdout(io::Error),
+    /// The `--events-file` copy: a warning; stdout got everything.
+    EventsFile(io::Error),
+}
+
+impl Undelivered {
+    /// The failure that matters most of two: stdout's.
+    pub(crate) fn either(
+        first: Result<(), Undelivered>,
+        second: Result<(), Undelivered>,
+    ) -> Result<(), Undelivered> {
+        match (first, second) {
+            (Err(stdout @ Undelivered::Stdout(_)), _)
+            | (_, Err(stdout @ Undelivered::Stdout(_))) => Err(stdout),
+            (Err(file), _) | (_, Err(file)) => Err(file),
+            (Ok(()), Ok(())) => Ok(()),
+        }
+    }
 }
 
 /// How stdout is formatted (SPEC §3).
@@ -128,9 +155,16 @@ impl Stdout {
         self.line(&text)
     }
 
-    /// Write a value as pretty JSON (for `--json` output of maintenance commands).
-    pub fn json_pretty<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
-        let text = serde_json::to_string_pretty(value).map_err(io::Error::other)?;
+    /// Write a command's result object (`--json` of `compact`, `status` and the maintenance
+    /// commands): one line, so `>> results.jsonl` and line readers work, and indented only on a
+    /// terminal, where a person reads it. One rule for every command (SPEC §3.2, #47 item 3).
+    pub fn json_report<T: serde::Serialize>(&mut self, value: &T) -> io::Result<()> {
+        let text = if stdout_is_terminal() {
+            serde_json::to_string_pretty(value)
+        } else {
+            serde_json::to_string(value)
+        }
+        .map_err(io::Error::other)?;
         self.line(&text)
     }
 }

@@ -6,7 +6,9 @@
 //!   `connecting to MODEL`, `thinking`, `streaming`, `tool NAME SUMMARY`, `compacting`,
 //!   `retrying`;
 //! - on a terminal, or with `-v` anywhere, each finished tool call gets a line:
-//!   `tool exec ls -la: ok (12 ms)`.
+//!   `tool exec ls -la: ok (12 ms)`, and in text mode the text the model wrote before its tool
+//!   calls is shown above them (it is not the answer, so it never reaches a stdout that is not
+//!   a terminal; SPEC §3.1).
 //!
 //! stdout and stderr are often the same terminal. A spinner redraws its line with a carriage
 //! return and an erase, which would wipe text streamed to stdout on that line, so in text mode
@@ -21,7 +23,7 @@
 //! and tools (tool names, arguments, hook output, provider messages): their control characters
 //! are escaped (`output::escape`), whatever stderr is.
 
-use std::io::{self, IsTerminal, Write as _};
+use std::io::{self, Write as _};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -164,6 +166,9 @@ pub(crate) struct ProgressSink {
     hook_lines: bool,
     /// Text mode with stdout on a terminal: the answer shares the spinner's screen.
     answer_on_screen: bool,
+    /// Text mode where stdout does not show the text written before tool calls: it is shown
+    /// here (a terminal or `-v`, not `-q`).
+    narration: bool,
     tools: Vec<Running>,
 }
 
@@ -177,9 +182,11 @@ impl ProgressSink {
         hold_text: bool,
     ) -> ProgressSink {
         let quiet = diagnostics.is_quiet();
-        let stdout_terminal = io::stdout().is_terminal();
+        let stdout_terminal = super::stdout_is_terminal();
         // When stream-json lines scroll by on the same terminal, they are the progress.
         let lines_on_screen = format == Format::StreamJson && stdout_terminal;
+        let answer_on_screen = format == Format::Text && stdout_terminal && !hold_text;
+        let watched = (diagnostics.is_terminal() || diagnostics.verbosity() > 0) && !quiet;
         ProgressSink {
             inner,
             // indicatif draws nothing where `TERM` is unset or `dumb`; then neither do we.
@@ -187,9 +194,10 @@ impl ProgressSink {
                 && !quiet
                 && !ProgressDrawTarget::stderr().is_hidden()
                 && !lines_on_screen,
-            tool_lines: (diagnostics.is_terminal() || diagnostics.verbosity() > 0) && !quiet,
+            tool_lines: watched,
             hook_lines: diagnostics.verbosity() > 0 && !quiet,
-            answer_on_screen: format == Format::Text && stdout_terminal && !hold_text,
+            answer_on_screen,
+            narration: format == Format::Text && watched && !answer_on_screen,
             tools: Vec::new(),
         }
     }
@@ -260,6 +268,11 @@ impl ProgressSink {
 impl EventSink for ProgressSink {
     fn emit(&mut self, event: &Event) {
         match event {
+            Event::Assistant(done) if self.narration => {
+                if let Some(text) = text_before_tools(&done.message) {
+                    stderr_line(&text);
+                }
+            }
             Event::ToolStarted(start) => self.tool_started(start),
             Event::ToolFinished(end) => self.tool_finished(end),
             Event::Hook(HookProgress::Finished(finished)) if self.hook_lines => {
@@ -289,7 +302,7 @@ impl EventSink for ProgressSink {
 }
 
 impl OutputSink for ProgressSink {
-    fn finish(&mut self, result: &RunResult) -> io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), super::Undelivered> {
         hide();
         let outcome = self.inner.finish(result);
         // The answer's last line was ended by the newline text mode writes at the end.
@@ -302,6 +315,26 @@ impl Drop for ProgressSink {
     fn drop(&mut self) {
         hide();
     }
+}
+
+/// The text of a message that goes on to call tools (it is not the answer), trimmed; none for
+/// a message without tool calls or without text.
+fn text_before_tools(message: &crate::conversation::AssistantMessage) -> Option<String> {
+    use crate::conversation::AssistantBlock;
+    let calls_tools = message
+        .content
+        .iter()
+        .any(|block| matches!(block, AssistantBlock::ToolCall(_)));
+    let text: String = message
+        .content
+        .iter()
+        .filter_map(|block| match block {
+            AssistantBlock::Text(text) => Some(text.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let text = text.trim();
+    (calls_tools && !text.is_empty()).then(|| text.to_owned())
 }
 
 /// What a tool call is about, in a few words: the command, path or pattern it was given.
@@ -430,6 +463,7 @@ mod tests {
             tool_lines: true,
             hook_lines: false,
             answer_on_screen: false,
+            narration: false,
             tools: Vec::new(),
         };
         let phase = |event: Event| sink.phase_of(&event).map(|(message, _)| message);

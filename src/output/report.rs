@@ -306,6 +306,8 @@ pub struct CompactReport {
     /// `compact`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The version of this output, bumped on any incompatible change.
+    pub schema_version: super::schema::SchemaVersion,
     /// The session.
     pub session_id: String,
     /// Always false here.
@@ -336,6 +338,8 @@ pub struct CompactPlan {
     /// `compact_plan`.
     #[serde(rename = "type")]
     pub kind: String,
+    /// The version of this output, bumped on any incompatible change.
+    pub schema_version: super::schema::SchemaVersion,
     /// The session.
     pub session_id: String,
     /// Whether there is anything to compact; the fields below only when there is.
@@ -623,6 +627,7 @@ pub struct SessionStatus {
     /// The usage of every call.
     pub usage: UsageReport,
     /// What every call cost.
+    #[serde(serialize_with = "super::money::usd")]
     pub total_cost_usd: f64,
     /// When it was created (ISO 8601).
     pub created: String,
@@ -709,6 +714,7 @@ pub struct SessionListItem {
     /// The usage of every call.
     pub usage: ListUsage,
     /// What every call cost.
+    #[serde(serialize_with = "super::money::usd")]
     pub total_cost_usd: f64,
     /// Compactions.
     pub compactions: u64,

@@ -45,6 +45,7 @@ pub(crate) fn turn_result(
     let (subtype, exit, error, terminal) = verdict(outcome);
     let result = RunResult {
         kind: ResultWord::Value,
+        schema_version: super::schema::SchemaVersion,
         subtype,
         is_error: exit != Exit::Success,
         result: report.final_text.clone(),
@@ -182,7 +183,7 @@ pub(crate) struct Failure {
 fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'static str) {
     let (subtype, kind) = match reason {
         CancelReason::Timeout => (ResultSubtype::ErrorTimeout, "timeout"),
-        CancelReason::Interrupt | CancelReason::Terminate => {
+        CancelReason::Interrupt | CancelReason::Terminate | CancelReason::Requested => {
             (ResultSubtype::ErrorInterrupted, "interrupted")
         }
     };

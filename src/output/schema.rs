@@ -47,6 +47,53 @@ word!(/// `"web_search_result"`.
 word!(/// `"web_search_tool_result_error"`.
     WebSearchErrorWord = "web_search_tool_result_error");
 
+/// The version of pincer's JSON output: the result object, the stream-json lines and the
+/// `compact --json` reports (and their JSON Schemas under `docs/reference/schemas/`). Adding a
+/// field or a value to an open set is compatible and keeps it; renaming or removing a field,
+/// changing a type or a meaning, or adding a value to a closed set (`subtype`, `error.kind`)
+/// bumps it. A parser checks it against the version it was written for.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// `schema_version`: always [`SCHEMA_VERSION`], so no constructor can forget or misstate it;
+/// reading another version is an error that names both.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SchemaVersion;
+
+impl Serialize for SchemaVersion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_u32(SCHEMA_VERSION)
+    }
+}
+
+impl<'de> Deserialize<'de> for SchemaVersion {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match u32::deserialize(deserializer)? {
+            SCHEMA_VERSION => Ok(SchemaVersion),
+            other => Err(serde::de::Error::custom(format!(
+                "schema_version {other}, where this pincer writes {SCHEMA_VERSION}"
+            ))),
+        }
+    }
+}
+
+impl schemars::JsonSchema for SchemaVersion {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "SchemaVersion".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "The version of pincer's JSON output, bumped on any incompatible change.",
+            "type": "integer",
+            "const": SCHEMA_VERSION,
+        })
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // stream-json lines
 
@@ -92,6 +139,8 @@ pub enum SystemLine {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct InitLine {
+    /// The version of this output, bumped on any incompatible change.
+    pub schema_version: SchemaVersion,
     /// The workspace.
     pub cwd: String,
     /// pincer's session id.
@@ -794,7 +843,7 @@ pub struct ModelUsage {
     /// Provider web searches.
     pub web_search_requests: u64,
     /// Cost in USD.
-    #[serde(rename = "costUSD")]
+    #[serde(rename = "costUSD", serialize_with = "super::money::usd")]
     pub cost_usd: f64,
     /// The model's window, when known.
     pub context_window: Option<u64>,
@@ -854,6 +903,8 @@ pub struct RunResult {
     /// `result`.
     #[serde(rename = "type")]
     pub kind: ResultWord,
+    /// The version of this output, bumped on any incompatible change.
+    pub schema_version: SchemaVersion,
     /// How it ended.
     pub subtype: ResultSubtype,
     /// Exactly when the exit code is not 0.
@@ -871,6 +922,7 @@ pub struct RunResult {
     /// Time in model calls.
     pub duration_api_ms: u64,
     /// Cost of this run.
+    #[serde(serialize_with = "super::money::usd")]
     pub total_cost_usd: f64,
     /// Usage of this run.
     pub usage: ResultUsage,
@@ -930,6 +982,7 @@ impl RunResult {
     ) -> RunResult {
         RunResult {
             kind: ResultWord::Value,
+            schema_version: SchemaVersion,
             subtype,
             is_error: true,
             result: String::new(),

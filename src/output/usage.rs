@@ -20,6 +20,7 @@ pub struct UsageReport {
     /// Of which ended with an exit code other than 0.
     pub failed_runs: u64,
     /// What they cost, in US dollars.
+    #[serde(serialize_with = "super::money::usd")]
     pub total_cost_usd: f64,
     /// Their tokens.
     pub usage: UsageTokens,
@@ -59,6 +60,7 @@ pub struct UsageGroupRow {
     /// Of which failed.
     pub failed_runs: u64,
     /// What they cost, in US dollars.
+    #[serde(serialize_with = "super::money::usd")]
     pub cost_usd: f64,
     /// Their tokens.
     pub usage: UsageTokens,
@@ -73,8 +75,10 @@ pub struct BudgetRow {
     /// Its key under `[budget]`: `daily_usd`, `weekly_usd`, `monthly_usd`.
     pub key: String,
     /// The limit, in US dollars.
+    #[serde(serialize_with = "super::money::usd")]
     pub limit_usd: f64,
     /// What the runs of the window spent.
+    #[serde(serialize_with = "super::money::usd")]
     pub spent_usd: f64,
     /// Whether a run would be refused now (spent at or over the limit).
     pub exceeded: bool,

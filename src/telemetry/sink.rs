@@ -460,7 +460,7 @@ impl EventSink for Traced {
 }
 
 impl OutputSink for Traced {
-    fn finish(&mut self, result: &RunResult) -> std::io::Result<()> {
+    fn finish(&mut self, result: &RunResult) -> Result<(), crate::output::Undelivered> {
         self.close(result);
         set_current(None);
         self.inner.finish(result)

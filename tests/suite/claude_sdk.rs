@@ -174,6 +174,21 @@ async for message in query(prompt="Say hello. PROMPT-77d2", options=options()):
     let init = &of_kind(&lines, "SystemMessage")[0]["message"];
     assert_eq!(init["subtype"], "init", "{init}");
     assert_eq!(init["data"]["claude_code_version"], "2.1.197", "{init}");
+    // Regression (#47 item 17): init named pincer's tools (`read`, `exec`) while the
+    // `tool_use` blocks of the same stream say `Read` and `Bash`; both use claude's names.
+    let tools = &init["data"]["tools"];
+    for name in ["Read", "Bash", "Edit", "Write", "Glob", "Grep", "LS"] {
+        assert!(
+            tools.as_array().unwrap().iter().any(|tool| tool == name),
+            "{name}: {tools}"
+        );
+    }
+    for name in ["read", "exec", "edit"] {
+        assert!(
+            !tools.as_array().unwrap().iter().any(|tool| tool == name),
+            "{name}: {tools}"
+        );
+    }
 
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
@@ -372,6 +387,16 @@ async with ClaudeSDKClient(options=options()) as client:
     assert_eq!(
         results[1]["message"]["result"],
         "After the interrupt AFTER-8."
+    );
+    // Regression (#47 item 17): no signal was sent, and nothing says one was.
+    let said = format!("{lines:?}{:?}", home.session_lines());
+    assert!(!said.contains("SIGINT"), "{said}");
+    assert!(
+        home.session_lines().iter().any(|line| line
+            .to_string()
+            .contains("interrupted by the client's interrupt request")),
+        "{:#?}",
+        home.session_lines()
     );
     // The stream was cut well before its 40 pieces (10 s) ended.
     assert!(

@@ -14,7 +14,7 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 
-use crate::common::mock::{MockServer, Reply};
+use crate::common::mock::{MockServer, Piece, Reply};
 use crate::common::protocols::{self, KEY, offered_tools};
 use crate::common::sdk::{self, provider_env};
 use crate::common::{Home, code, stderr};
@@ -430,4 +430,103 @@ out(turn);
     );
     let result = (protocol.tool_result)(&requests[1].json(), "toolu_1").unwrap();
     assert!(result.contains("echo: hi"), "{result}");
+}
+
+/// A provider that takes the request and never answers: a turn that is still running.
+fn stalled() -> Reply {
+    Reply::sse_pieces(vec![Piece::Stall(std::time::Duration::from_secs(30))])
+}
+
+/// Regression (#47 item 16): after SIGTERM `pincer exec` went on to print `error` and
+/// `turn.failed`, so the SDK threw a plain `Error`, and the Vercel codex-cli provider crashed
+/// its host. Aborted through its `AbortSignal` (which sends SIGTERM), the SDK sees no event
+/// after the abort and throws an `AbortError`, as with `codex`.
+#[test]
+fn an_aborted_turn_throws_an_abort_error_in_the_sdk_and_no_event_follows_the_abort() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let server = MockServer::start(vec![stalled()]);
+    let lines = drive(
+        &home,
+        (protocol.model, &provider_env(&protocol, &server), json!({})),
+        r#"
+const controller = new AbortController();
+const seen = [];
+try {
+  const { events } = await codex.startThread(threadOptions)
+    .runStreamed("hello", { signal: controller.signal });
+  for await (const event of events) {
+    seen.push(event.type);
+    if (event.type === "turn.started") setTimeout(() => controller.abort(), 700);
+  }
+  out({ seen, returned: true });
+} catch (error) {
+  out({ seen, name: error.name, message: error.message });
+}
+"#,
+    );
+    let outcome = &lines[0];
+    assert_eq!(outcome["name"], "AbortError", "{outcome}");
+    assert_eq!(
+        outcome["seen"],
+        json!(["thread.started", "turn.started"]),
+        "{outcome}"
+    );
+    // The abort came while the model call was running.
+    assert_eq!(server.requests().len(), 1);
+}
+
+/// The same without the SDK: SIGTERM or SIGINT during the turn, and `pincer exec --json` ends
+/// by that signal (not exit 143 or 130) with nothing on stdout after it.
+#[test]
+fn exec_ends_by_the_signal_it_got_and_prints_nothing_after_it() {
+    use std::os::unix::process::ExitStatusExt;
+
+    use nix::sys::signal::Signal;
+
+    for signal in [Signal::SIGTERM, Signal::SIGINT] {
+        let protocol = protocols::anthropic();
+        let home = Home::new();
+        let server = MockServer::start(vec![stalled()]);
+        let child = home
+            .pincer()
+            .provider(&protocol, &server)
+            .args([
+                "exec",
+                "--json",
+                "-m",
+                protocol.model,
+                "--skip-git-repo-check",
+            ])
+            .arg("hello")
+            .spawn();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while server.requests().is_empty() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no request reached the mock"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+        nix::sys::signal::kill(pid, signal).unwrap();
+        let output = child.wait_with_output().unwrap();
+        assert_eq!(
+            output.status.signal(),
+            Some(signal as i32),
+            "{signal}: {:?}: {}",
+            output.status,
+            stderr(&output)
+        );
+        let out = String::from_utf8_lossy(&output.stdout);
+        let kinds: Vec<String> = out
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap()["type"].to_string())
+            .collect();
+        assert_eq!(
+            kinds,
+            [r#""thread.started""#, r#""turn.started""#],
+            "{signal}: {out}"
+        );
+    }
 }

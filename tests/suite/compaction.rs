@@ -343,6 +343,8 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
     let before = std::fs::read(&file).unwrap();
     let dry = run(&home, &server, &["compact", "long", "--dry-run", "--json"]);
     assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    // One line through a pipe (#47 item 3): `>> plans.jsonl` works.
+    assert_eq!(stdout(&dry).lines().count(), 1, "{}", stdout(&dry));
     let mut plan: CompactPlan = typed(&stdout(&dry));
     assert!(plan.would_compact);
     assert!(plan.tokens_before.unwrap() > 0);
@@ -364,6 +366,7 @@ fn pincer_compact_dry_run_changes_nothing_and_compact_appends_an_entry() {
         ],
     );
     assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert_eq!(stdout(&output).lines().count(), 1, "{}", stdout(&output));
     let mut report: CompactReport = typed(&stdout(&output));
     assert!(report.compacted);
     assert!(report.tokens_after.unwrap() < 2_000);

@@ -676,7 +676,8 @@ fn without_user_namespaces_the_weaker_protection_is_said_once_and_reported() {
         return;
     };
     assert_eq!(code(&output), 0, "{}", stderr(&output));
-    assert_eq!(stdout(&output), "Running.\n\nDone.\n");
+    // The answer alone, not the text before the tool calls (SPEC §3.1).
+    assert_eq!(stdout(&output), "Done.\n");
     let warning = stderr(&output);
     assert_eq!(warning.matches("warning: exec:").count(), 1, "{warning}");
     assert!(

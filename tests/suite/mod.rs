@@ -37,6 +37,7 @@ mod skills;
 mod snapshots;
 mod special_files;
 mod status;
+mod stdout_contract;
 mod structured_output;
 mod telemetry;
 mod tool_policy;
