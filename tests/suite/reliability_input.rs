@@ -378,7 +378,13 @@ fn invoke(home: &Home, args: &[&str], stdin: &[u8]) -> Output {
 /// The fingerprint without the session index: it is a cache that any command reading the store
 /// may create or refresh (README, "Where things live"), so it is not user data.
 fn without_index(mut tree: Fingerprint) -> Fingerprint {
-    tree.retain(|path, _| !path.starts_with("home/sessions/index.sqlite3"));
+    // The index and its build lock (in the lock directory, which the lock alone may have made)
+    // are a cache, not the user's files.
+    tree.retain(|path, _| {
+        !path.starts_with("home/sessions/index.sqlite3")
+            && !path.starts_with("home/sessions/.locks/index.sqlite3")
+            && path != "home/sessions/.locks/"
+    });
     tree
 }
 

@@ -502,7 +502,12 @@ fn a_command_waiting_for_another_processs_index_build_ends_at_its_timeout() {
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(home.sessions_dir().join(format!("index.sqlite3{suffix}")));
     }
-    let held = hold_lock_file(&home.sessions_dir().join("index.sqlite3.build.lock"));
+    let held = hold_lock_file(
+        &home
+            .sessions_dir()
+            .join(".locks")
+            .join("index.sqlite3.build.lock"),
+    );
     let timed_run = with_timeout_two(&home, &server, &["resume", "--last"], "again");
     assert_timed_out_at_two_seconds("resume --last", &timed_run);
     // Once the builder is gone, the next command builds the index and resumes.

@@ -42,6 +42,14 @@ const BUILD_BATCH: usize = 2000;
 /// the build would record it), and is never removed.
 pub(crate) const BUILD_LOCK_FILE: &str = "index.sqlite3.build.lock";
 
+/// Where the build lock lives: in the sessions directory's hidden lock directory, beside the
+/// sessions' own locks, private like every file of the home (nothing but sessions and the index
+/// is listed in the sessions directory itself).
+fn build_lock_path(dir: &Path) -> PathBuf {
+    dir.join(crate::session::store::LOCKS_DIR)
+        .join(BUILD_LOCK_FILE)
+}
+
 const OLD_FILES: [&str; 3] = ["index.json", ".index.journal", "index.json.lock"];
 
 /// The file learned windows were kept in before they moved into the database; read once.
@@ -249,11 +257,11 @@ impl Db {
         let mut rebuilt = None;
         let mut unopened = None;
         if !dir.join(DB_FILE).exists() {
-            let _ = std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(dir.join(BUILD_LOCK_FILE));
+            let lock = build_lock_path(dir);
+            if let Some(locks) = lock.parent() {
+                let _ = crate::fs::create_dir_all(locks);
+            }
+            let _ = crate::fs::private_file_options().open(lock);
         }
         let conn = match open_file(dir, &mut rebuilt) {
             Ok(conn) => Some(conn),
@@ -367,7 +375,11 @@ impl Db {
         let _building = if self.in_memory {
             None
         } else {
-            match FileLock::acquire(&self.dir.join(BUILD_LOCK_FILE), Some(BUILD_WAIT)) {
+            let lock = build_lock_path(&self.dir);
+            if let Some(locks) = lock.parent() {
+                let _ = crate::fs::create_dir_all(locks);
+            }
+            match FileLock::acquire(&lock, Some(BUILD_WAIT)) {
                 Ok(lock) => Some(lock),
                 Err(error @ LockError::TimedOut { .. }) => {
                     return Err(SessionError::from_lock(
