@@ -35,8 +35,9 @@ use super::Context;
 use super::turn;
 use crate::cli::{ClaudeSdkArgs, PermissionMode, RunArgs};
 use crate::control::lines::{
-    Account, Answered, ControlRequest, ControlResponseLine, HookGroup, ImageSource, Initialized,
-    InputBlock, InputLine, ResponseBody, SdkMcpConfig, UserContent, UserMessage,
+    Account, Answered, ControlRequest, ControlResponseLine, HookGroup, ImageSource,
+    InitializeRequest, Initialized, InputBlock, InputLine, PromptText, ResponseBody, SdkMcpConfig,
+    UserContent, UserMessage,
 };
 use crate::conversation::{ContentBlock, ImageBlock, SandboxMode};
 use crate::engine::CancelReason;
@@ -61,6 +62,49 @@ const CAPABILITIES: &[&str] = &[
     "can_use_tool",
     "mcp_message",
 ];
+
+/// The fields of an `initialize` request (SPEC §16) pincer applies, then the ones that change
+/// nothing here (a display or subagent preference, or a cache of what pincer asks for anyway).
+/// Every other field with a value is named in a warning: a turn never runs without saying what
+/// of the SDK's options it left out.
+const INITIALIZE_FIELDS: &[&str] = &[
+    "subtype",
+    "hooks",
+    "sdkMcpServers",
+    "systemPrompt",
+    "appendSystemPrompt",
+    "mcpServers",
+    "disallowedTools",
+    // The TypeScript SDK also passes the schema as `--json-schema`, which pincer applies.
+    "jsonSchema",
+    // The servers' handshake, which pincer's client does over `mcp_message` as without it.
+    "sdkMcpServerManifests",
+    "sdkMcpServerManifestsOrigin",
+    // What the SDK can show; pincer runs no subagents and asks no dialogs.
+    "promptSuggestions",
+    "agentProgressSummaries",
+    "forwardSubagentText",
+    "forwardNestedSubagentToolCalls",
+    "supportedDialogKinds",
+    "perTaskStopAffordance",
+    "rapidFollowupPreempt",
+    "offersBypassSwitchBack",
+    "keepsBypassHeld",
+    "allowedControlRequests",
+];
+
+/// The `initialize` fields with a value that pincer neither applies nor can leave out without
+/// changing the turn (unknown ones included), in the request's order.
+fn unhonoured_fields(request: &Value) -> Vec<&str> {
+    let Some(fields) = request.as_object() else {
+        return Vec::new();
+    };
+    fields
+        .iter()
+        .filter(|(name, value)| !value.is_null() && !INITIALIZE_FIELDS.contains(&name.as_str()))
+        .map(|(name, _)| name.as_str())
+        .collect()
+}
 
 /// How long pincer waits for a hook callback's answer when `initialize` gives no `timeout`.
 const CALLBACK_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
@@ -144,6 +188,9 @@ pub(crate) fn translate(args: &[OsString]) -> Option<Translated> {
                 Some("adaptive" | "enabled") | None => {}
                 Some(level) => out.extend(["--thinking".into(), level.into()]),
             },
+            // The SDK waits for pincer to read `initialize` before anything else: pincer
+            // always does, and applies what it carries from the first turn on.
+            "--await-initialize" => {}
             "--permission-prompt-tool" => {
                 let tool = value(&mut rest).unwrap_or_default();
                 if tool == "stdio" {
@@ -211,6 +258,23 @@ struct Controls {
     /// The in-process MCP servers `initialize` named (`sdkMcpServers`, the TypeScript SDK's way;
     /// the Python SDK names them in `--mcp-config`).
     mcp_servers: Vec<String>,
+    /// What else of the turn `initialize` set.
+    turn: InitializedTurn,
+}
+
+/// The turn options `initialize` carries (the TypeScript SDK sends them there, not on the
+/// command line); each applies to every turn, over the command line's.
+#[derive(Debug, Default, PartialEq)]
+struct InitializedTurn {
+    /// `systemPrompt`: replaces the system prompt (`""`, the SDK's default, sends none, as
+    /// the Python SDK's `--system-prompt ""`).
+    system_prompt: Option<String>,
+    /// `appendSystemPrompt`.
+    append: Option<String>,
+    /// `mcpServers`, as an `--mcp-config` document.
+    mcp_config: Option<String>,
+    /// `disallowedTools`.
+    disallowed_tools: Vec<String>,
 }
 
 /// The permission mode the SDK set, under a ceiling fixed when the process starts: what the
@@ -532,6 +596,20 @@ impl Continuation {
         if let Some(config) = sdk_mcp_config(&controls.mcp_servers) {
             run_args.turn.mcp.mcp_config.push(config);
         }
+        let set = &controls.turn;
+        if let Some(text) = &set.system_prompt {
+            run_args.turn.system_prompt = Some(text.clone());
+            run_args.turn.system_prompt_file = None;
+        }
+        run_args
+            .turn
+            .append_system_prompt
+            .extend(set.append.clone());
+        run_args.turn.mcp.mcp_config.extend(set.mcp_config.clone());
+        run_args
+            .turn
+            .disallowed_tools
+            .extend(set.disallowed_tools.iter().cloned());
         run_args
     }
 }
@@ -720,11 +798,39 @@ fn answer<'a>(
     };
     let mut controls = controls.lock().unwrap_or_else(PoisonError::into_inner);
     match ControlRequest::of(request) {
-        Ok(ControlRequest::Initialize {
-            hooks,
-            sdk_mcp_servers,
-        }) => {
-            let (hooks, warnings) = callback_hooks(hooks.0.as_ref());
+        Ok(ControlRequest::Initialize(initialize)) => {
+            let InitializeRequest {
+                hooks,
+                sdk_mcp_servers,
+                system_prompt,
+                append_system_prompt,
+                mcp_servers,
+                disallowed_tools,
+            } = *initialize;
+            let (hooks, mut warnings) = callback_hooks(hooks.0.as_ref());
+            let ignored = unhonoured_fields(request);
+            if !ignored.is_empty() {
+                warnings.push(format!(
+                    "initialize's {}: pincer has no counterpart; ignored",
+                    ignored.join(", ")
+                ));
+            }
+            let denied = disallowed_tools.0.map(|patterns| {
+                patterns
+                    .into_iter()
+                    .filter_map(|pattern| pattern.0)
+                    .collect::<Vec<_>>()
+            });
+            controls.turn = InitializedTurn {
+                system_prompt: system_prompt.0.map(PromptText::joined),
+                append: append_system_prompt.0,
+                mcp_config: mcp_servers
+                    .0
+                    .map(|servers| json_line(&serde_json::json!({ "mcpServers": servers }))),
+                disallowed_tools: denied.clone().unwrap_or_default(),
+            };
+            let mcp_servers_applied = controls.turn.mcp_config.is_some().then_some(true);
+            let disallowed_tools_applied = denied.is_some().then_some(true);
             for warning in warnings {
                 crate::output::progress::stderr_line(&format!("pincer: {warning}"));
             }
@@ -745,6 +851,8 @@ fn answer<'a>(
                 pid: std::process::id(),
                 capabilities: CAPABILITIES,
                 pincer_version: env!("CARGO_PKG_VERSION"),
+                mcp_servers_applied,
+                disallowed_tools_applied,
             }))))
         }
         Ok(ControlRequest::Interrupt) => {
@@ -899,6 +1007,10 @@ mod tests {
         let init: Value = serde_json::from_str(&init).unwrap();
         assert_eq!(init["response"]["response"]["account"], json!({}));
         assert_eq!(
+            init["response"]["response"].get("mcp_servers_applied"),
+            None
+        );
+        assert_eq!(
             init["response"]["response"]["capabilities"],
             json!(CAPABILITIES)
         );
@@ -952,6 +1064,61 @@ mod tests {
             controls.permissions.mode(),
             Some(PermissionMode::AcceptEdits)
         );
+    }
+
+    #[test]
+    fn initialize_sets_the_turns_prompt_servers_and_denials_and_names_what_it_ignores() {
+        let controls = Mutex::new(Controls::default());
+        let request = json!({
+            "subtype": "initialize", "hooks": null, "jsonSchema": null,
+            "systemPrompt": ["Be a bot.", "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__", "Today."],
+            "appendSystemPrompt": "Sign it.",
+            "mcpServers": {"kv": {"command": "kv-server"}},
+            "disallowedTools": ["Bash(rm:*)", 4],
+            "promptSuggestions": true, "title": "T", "agents": {"a": {}}, "futureField": 1,
+        });
+        let answered = json_line(&answer(&json!("r1"), &request, &controls));
+        let answered: Value = serde_json::from_str(&answered).unwrap();
+        assert_eq!(
+            answered["response"]["response"]["mcp_servers_applied"],
+            true
+        );
+        assert_eq!(
+            answered["response"]["response"]["disallowed_tools_applied"],
+            true
+        );
+        let controls = controls.into_inner().unwrap();
+        assert_eq!(
+            controls.turn,
+            InitializedTurn {
+                system_prompt: Some("Be a bot.\n\nToday.".to_owned()),
+                append: Some("Sign it.".to_owned()),
+                mcp_config: Some(r#"{"mcpServers":{"kv":{"command":"kv-server"}}}"#.to_owned()),
+                disallowed_tools: vec!["Bash(rm:*)".to_owned()],
+            }
+        );
+        assert_eq!(
+            unhonoured_fields(&request),
+            ["title", "agents", "futureField"]
+        );
+        #[derive(clap::Parser)]
+        struct Line {
+            #[command(flatten)]
+            run: RunArgs,
+        }
+        let args = <Line as clap::Parser>::parse_from(["pincer", "--system-prompt", "argv"]).run;
+        let mut session = Continuation::first(&args);
+        let turn = session.next(&args, "hi".to_owned(), None, &Mutex::new(controls));
+        assert_eq!(
+            turn.turn.system_prompt.as_deref(),
+            Some("Be a bot.\n\nToday.")
+        );
+        assert_eq!(turn.turn.append_system_prompt, ["Sign it."]);
+        assert_eq!(turn.turn.disallowed_tools, ["Bash(rm:*)"]);
+        assert_eq!(turn.turn.mcp.mcp_config.len(), 1);
+        // The TypeScript SDK's default, `[""]`, is no prompt, as the Python SDK's `--system-prompt ""`.
+        let empty = PromptText::Blocks(vec![Lenient(Some(String::new()))]).joined();
+        assert_eq!(empty, "");
     }
 
     #[test]

@@ -89,14 +89,7 @@ pub(crate) struct ImageSource {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "subtype", rename_all = "snake_case")]
 pub(crate) enum ControlRequest {
-    Initialize {
-        /// `{EVENT: [{matcher, hookCallbackIds, timeout?}]}`, in the SDK's order.
-        #[serde(default)]
-        hooks: Lenient<serde_json::Map<String, Value>>,
-        /// The in-process MCP servers, by name (the TypeScript SDK's way).
-        #[serde(default, rename = "sdkMcpServers")]
-        sdk_mcp_servers: Lenient<Vec<Lenient<String>>>,
-    },
+    Initialize(Box<InitializeRequest>),
     Interrupt,
     SetModel {
         /// None (or null): back to the command line's model.
@@ -107,6 +100,59 @@ pub(crate) enum ControlRequest {
         #[serde(default)]
         mode: Lenient<String>,
     },
+}
+
+/// An `initialize` request: the SDK's callbacks and servers, and the turn options the
+/// TypeScript SDK sends here rather than on the command line.
+#[derive(Debug, Deserialize)]
+pub(crate) struct InitializeRequest {
+    /// `{EVENT: [{matcher, hookCallbackIds, timeout?}]}`, in the SDK's order.
+    #[serde(default)]
+    pub(crate) hooks: Lenient<serde_json::Map<String, Value>>,
+    /// The in-process MCP servers, by name (the TypeScript SDK's way).
+    #[serde(default, rename = "sdkMcpServers")]
+    pub(crate) sdk_mcp_servers: Lenient<Vec<Lenient<String>>>,
+    /// The system prompt replacing pincer's (the TypeScript SDK's way; the Python SDK
+    /// passes `--system-prompt`): a list of blocks, `[""]` when none was given.
+    #[serde(default, rename = "systemPrompt")]
+    pub(crate) system_prompt: Lenient<PromptText>,
+    /// Text appended to the system prompt (the TypeScript SDK's `preset` with `append`).
+    #[serde(default, rename = "appendSystemPrompt")]
+    pub(crate) append_system_prompt: Lenient<String>,
+    /// The SDK's `mcpServers` (`{name: config}`, claude's `--mcp-config` entries), sent here
+    /// by the TypeScript SDK with `--await-initialize` to keep their keys off the argv.
+    #[serde(default, rename = "mcpServers")]
+    pub(crate) mcp_servers: Lenient<serde_json::Map<String, Value>>,
+    /// Tool patterns to deny (the TypeScript SDK's `disallowedToolsDelivery: "initialize"`).
+    #[serde(default, rename = "disallowedTools")]
+    pub(crate) disallowed_tools: Lenient<Vec<Lenient<String>>>,
+}
+
+/// `initialize`'s `systemPrompt`: the blocks of a list (the SDK's), or one string.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum PromptText {
+    Text(String),
+    Blocks(Vec<Lenient<String>>),
+}
+
+impl PromptText {
+    /// The marker the TypeScript SDK lets a prompt carry between its cacheable prefix and the
+    /// rest; it is not text for the model.
+    const BOUNDARY: &str = "__SYSTEM_PROMPT_DYNAMIC_BOUNDARY__";
+
+    /// The prompt as one text: its blocks (the boundary marker left out) joined by a blank line.
+    pub(crate) fn joined(self) -> String {
+        let blocks = match self {
+            PromptText::Text(text) => vec![text],
+            PromptText::Blocks(blocks) => blocks.into_iter().filter_map(|block| block.0).collect(),
+        };
+        blocks
+            .into_iter()
+            .filter(|block| block.trim() != Self::BOUNDARY)
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    }
 }
 
 /// A control request of any subtype, for the one pincer does not answer with success.
@@ -199,6 +245,13 @@ pub(crate) struct Initialized {
     pub(crate) pid: u32,
     pub(crate) capabilities: &'static [&'static str],
     pub(crate) pincer_version: &'static str,
+    /// True when the request's `mcpServers` were taken for the session's turns (the TypeScript
+    /// SDK ends the session without it); absent when it named none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) mcp_servers_applied: Option<bool>,
+    /// Likewise for `disallowedTools`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) disallowed_tools_applied: Option<bool>,
 }
 
 /// No account: pincer's credentials are its own and never said.

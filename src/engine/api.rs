@@ -480,6 +480,23 @@ impl<'run> ApiEngine<'run> {
             Ok(id) => id,
             Err(error) => return Step::Done(Ending::Persistence(error)),
         };
+        if self.transport.replaying() {
+            // The session says which usage was replayed, so `status` prices it at nothing.
+            let data = crate::session::summary::replayed_data(
+                &self.settings.provider,
+                &self.settings.model,
+                &accumulator.usage(),
+            );
+            if let Err(error) = turn.record_entry(
+                NewEntry::Custom {
+                    custom_type: crate::session::summary::REPLAYED,
+                    data: &data,
+                },
+                false,
+            ) {
+                return Step::Done(Ending::Persistence(error));
+            }
+        }
         match failure {
             Some(Ok(())) => {
                 turn.report.final_text = accumulator.text();
@@ -1189,10 +1206,12 @@ impl<'run> ApiEngine<'run> {
         }
     }
 
+    /// What a call cost: nothing when it was replayed, else its usage at the model's prices.
     fn cost(&self, usage: &TokenUsage) -> Cost {
-        self.settings
-            .prices
-            .map_or_else(Cost::default, |prices| prices.cost(usage))
+        match self.settings.prices {
+            Some(prices) if !self.transport.replaying() => prices.cost(usage),
+            _ => Cost::default(),
+        }
     }
 
     /// Add a call's usage and cost to the report; a completed call's usage is the new context

@@ -106,6 +106,11 @@ impl Transport {
         }
     }
 
+    /// Whether the answers come from a cassette (a replay calls no model and costs nothing).
+    pub(crate) fn replaying(&self) -> bool {
+        matches!(self, Transport::Replaying(_))
+    }
+
     /// The cassette, when recording or replaying.
     pub(crate) fn cassette(&self) -> Option<&Arc<Cassette>> {
         match self {

@@ -21,6 +21,10 @@ pub struct ModelTotals {
     pub recorded_cost_usd: f64,
     /// Number of model calls.
     pub calls: u64,
+    /// The part of `usage` that was replayed from a cassette (`pincer.replayed` entries): no
+    /// model was called for it, so it costs nothing.
+    #[serde(default)]
+    pub replayed: TokenUsage,
 }
 
 /// A session's facts, as cached in the index.
@@ -92,14 +96,15 @@ impl SessionSummary {
             .iter()
             .map(|(key, totals)| {
                 let (provider, model) = key.split_once('/').unwrap_or(("", key.as_str()));
+                let (used, replayed) = (&totals.usage, &totals.replayed);
                 match prices_of(provider, model) {
                     Some(prices) => {
                         prices
                             .cost(&TokenUsage {
-                                input: totals.usage.input,
-                                output: totals.usage.output,
-                                cache_read: totals.usage.cache_read,
-                                cache_write: totals.usage.cache_write,
+                                input: used.input.saturating_sub(replayed.input),
+                                output: used.output.saturating_sub(replayed.output),
+                                cache_read: used.cache_read.saturating_sub(replayed.cache_read),
+                                cache_write: used.cache_write.saturating_sub(replayed.cache_write),
                                 ..TokenUsage::default()
                             })
                             .total
@@ -204,6 +209,13 @@ pub(crate) enum Facts<'a> {
         backend: &'a str,
         session_id: &'a str,
     },
+    /// A `pincer.replayed` entry: the usage of the assistant message before it came from a
+    /// cassette.
+    Replayed {
+        provider: &'a str,
+        model: &'a str,
+        usage: TokenUsage,
+    },
     ModelChange {
         provider: &'a str,
         model_id: &'a str,
@@ -265,12 +277,53 @@ pub(crate) fn facts(entry: &Entry) -> EntryFacts<'_> {
     }
 }
 
-/// What a summary reads of a `custom` entry of type `custom_type` with `data`: the CLI
-/// backend's session id of one of pincer's (`pincer.<backend>` with `data.sessionId`).
+/// The `customType` of the entry that follows a replayed assistant message. The message keeps
+/// pi's shape (its `cost` is zero); this entry says which provider, model and usage were
+/// replayed, so a summary does not price them from the catalog.
+pub(crate) const REPLAYED: &str = "pincer.replayed";
+
+/// The `data` of a [`REPLAYED`] entry.
+pub(crate) fn replayed_data(provider: &str, model: &str, usage: &TokenUsage) -> serde_json::Value {
+    serde_json::json!({
+        "provider": provider,
+        "model": model,
+        "usage": {
+            "input": usage.input,
+            "output": usage.output,
+            "cacheRead": usage.cache_read,
+            "cacheWrite": usage.cache_write,
+        },
+    })
+}
+
+/// What a summary reads of a `custom` entry of type `custom_type` with `data`: the replayed
+/// usage of a [`REPLAYED`] entry, or the CLI backend's session id of one of pincer's
+/// (`pincer.<backend>` with `data.sessionId`).
 pub(crate) fn backend_session<'a>(
     custom_type: &'a str,
     data: Option<&'a serde_json::Value>,
 ) -> Facts<'a> {
+    if custom_type == REPLAYED {
+        let text = |key: &str| data.and_then(|data| data.get(key)?.as_str());
+        let count = |key: &str| {
+            data.and_then(|data| data.get("usage")?.get(key)?.as_u64())
+                .unwrap_or(0)
+        };
+        return match (text("provider"), text("model")) {
+            (Some(provider), Some(model)) => Facts::Replayed {
+                provider,
+                model,
+                usage: TokenUsage {
+                    input: count("input"),
+                    output: count("output"),
+                    cache_read: count("cacheRead"),
+                    cache_write: count("cacheWrite"),
+                    ..TokenUsage::default()
+                },
+            },
+            _ => Facts::Other,
+        };
+    }
     match (
         custom_type.strip_prefix(PINCER_CUSTOM_PREFIX),
         data.and_then(|data| data.get("sessionId"))
@@ -445,6 +498,19 @@ fn add_file_entry(summary: &mut SessionSummary, entry: &EntryFacts<'_>) {
             totals.recorded_cost_usd += assistant.usage.cost.total;
             totals.calls += 1;
         }
+        Facts::Replayed {
+            provider,
+            model,
+            usage,
+        } => {
+            if let Some((_, totals)) = summary
+                .usage_by_model
+                .iter_mut()
+                .find(|(key, _)| is_model_key(key, provider, model))
+            {
+                totals.replayed.add(&usage);
+            }
+        }
         _ => {}
     }
 }
@@ -605,6 +671,35 @@ mod tests {
         r#"{"type":"thinking_level_change","id":"t1","parentId":"a1","timestamp":"2026-01-01T00:00:03.000Z","thinkingLevel":"high"}"#,
         r#"{"type":"message","id":"u2","parentId":"t1","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"user","content":"more","timestamp":3}}"#,
     ];
+
+    #[test]
+    fn usage_a_pincer_replayed_entry_names_is_priced_at_nothing_and_the_rest_at_the_table() {
+        let replayed = r#"{"type":"custom","customType":"pincer.replayed","data":{"provider":"p","model":"m","usage":{"input":5,"output":1,"cacheRead":0,"cacheWrite":0}},"id":"r1","parentId":"a1","timestamp":"2026-01-01T00:00:02.500Z"}"#;
+        let second = r#"{"type":"message","id":"a2","parentId":"u2","timestamp":"2026-01-01T00:00:05.000Z","message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","usage":{"input":7,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":9,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":5}}"#;
+        let lines = [LINES[0], LINES[1], replayed, LINES[3], second];
+        let summary = summarize(&header(), &entries(&lines));
+        let totals = &summary.usage_by_model["p/m"];
+        assert_eq!((totals.usage.input, totals.usage.output), (12, 3));
+        assert_eq!((totals.replayed.input, totals.replayed.output), (5, 1));
+        let prices = Prices {
+            input: 3.0,
+            output: 15.0,
+            ..Prices::default()
+        };
+        let only_a2 = TokenUsage {
+            input: 7,
+            output: 2,
+            ..TokenUsage::default()
+        };
+        let cost = summary.cost(|_, _| Some(prices));
+        assert!(cost > 0.0);
+        assert!((cost - prices.cost(&only_a2).total).abs() < 1e-12, "{cost}");
+        // The fast reader gives the same facts.
+        for line in lines {
+            let fast = crate::session::record_fast::summary_entry(line).unwrap();
+            assert_eq!(fast.facts(), facts(&entries(&[line])[0]));
+        }
+    }
 
     #[test]
     fn extending_a_summary_by_linear_appends_equals_summarizing_everything() {

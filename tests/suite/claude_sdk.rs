@@ -1262,6 +1262,122 @@ for await (const message of query({ prompt: "Run echo.", options: opts })) {
         let sent = requests[1].json()["messages"].to_string();
         assert!(sent.contains("TS-TOOL-7d"), "{sent}");
     }
+
+    /// The system prompt the provider got in `body`, as one text.
+    fn system_of(body: &Value) -> String {
+        match &body["system"] {
+            Value::String(text) => text.clone(),
+            Value::Array(blocks) => blocks
+                .iter()
+                .filter_map(|block| block["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    }
+
+    /// The TypeScript SDK sends `systemPrompt` and `appendSystemPrompt` in `initialize`, not on
+    /// the command line (issue #47 item 15: pincer dropped both and sent its own prompt). A
+    /// custom prompt replaces pincer's, the boundary marker left out; a preset's `append` is
+    /// added to pincer's; an `initialize` field pincer has no counterpart for is named on
+    /// stderr, and the turn runs.
+    #[test]
+    fn the_typescript_sdks_system_prompt_and_its_append_reach_the_model() {
+        let protocol = protocols::anthropic();
+        let home = Home::new();
+        let server = MockServer::start(vec![
+            Reply::sse(&(protocol.text)(&["Custom."])),
+            Reply::sse(&(protocol.text)(&["Appended."])),
+        ]);
+        let lines = drive(
+            &home,
+            protocol.model,
+            &provider_env(&protocol, &server),
+            r#"
+const { SYSTEM_PROMPT_DYNAMIC_BOUNDARY } = await import(process.env.CLAUDE_SDK_URL);
+const stderr = (text) => out({ kind: "stderr", text });
+const custom = options({ systemPrompt: ["You are RELEASE-BOT-3a.", SYSTEM_PROMPT_DYNAMIC_BOUNDARY, "Session SESSION-9f."], stderr });
+for await (const message of query({ prompt: "One.", options: custom })) {
+    out({ kind: message.type, message });
+}
+const preset = options({ systemPrompt: { type: "preset", preset: "claude_code", append: "Always sign APPEND-77c." }, agents: { helper: { description: "d", prompt: "p" } }, stderr });
+for await (const message of query({ prompt: "Two.", options: preset })) {
+    out({ kind: message.type, message });
+}
+"#,
+        );
+        let results = of_kind(&lines, "result");
+        assert_eq!(results.len(), 2, "{lines:#?}");
+        assert_eq!(results[1]["message"]["result"], "Appended.", "{lines:#?}");
+        let requests = server.requests();
+        let custom = system_of(&requests[0].json());
+        assert_eq!(custom, "You are RELEASE-BOT-3a.\n\nSession SESSION-9f.");
+        let preset = system_of(&requests[1].json());
+        assert!(preset.starts_with("You are pincer"), "{preset}");
+        assert!(preset.ends_with("Always sign APPEND-77c."), "{preset}");
+        let stderr: String = of_kind(&lines, "stderr")
+            .iter()
+            .filter_map(|line| line["text"].as_str())
+            .collect();
+        assert!(
+            stderr.contains("initialize's agents: pincer has no counterpart; ignored"),
+            "{stderr}"
+        );
+        assert_eq!(
+            stderr.matches("has no counterpart").count(),
+            1,
+            "only the preset query's agents are unknown: {stderr}"
+        );
+    }
+
+    /// The TypeScript SDK sends `mcpServers` in `initialize` (with `--await-initialize`) to keep
+    /// their keys off the command line; the server runs and its tool reaches the model.
+    #[test]
+    fn the_typescript_sdks_mcp_servers_sent_in_initialize_run() {
+        let protocol = protocols::anthropic();
+        let home = Home::new();
+        let log = home.root.path().join("counter.log");
+        let server = MockServer::start(vec![
+            Reply::sse(&(protocol.tool_call)(
+                "toolu_1",
+                "mcp__counter__increment",
+                &json!({}),
+            )),
+            Reply::sse(&(protocol.text)(&["Counted."])),
+        ]);
+        let config = json!({
+            "type": "stdio",
+            "command": crate::suite::mcp::server_binary(),
+            "args": ["stdio", "--log", log],
+        });
+        let lines = drive(
+            &home,
+            protocol.model,
+            &provider_env(&protocol, &server),
+            &format!(
+                r#"
+const stderr = (text) => out({{ kind: "stderr", text }});
+const opts = options({{ mcpServers: {{ counter: {config} }}, allowedTools: ["mcp__counter__increment"], stderr }});
+for await (const message of query({{ prompt: "Count.", options: opts }})) {{
+    out({{ kind: message.type, message }});
+}}
+"#
+            ),
+        );
+        let results = of_kind(&lines, "result");
+        assert_eq!(results[0]["message"]["result"], "Counted.", "{lines:#?}");
+        let requests = server.requests();
+        assert_eq!(requests.len(), 2, "{lines:#?}");
+        let tools = requests[0].json()["tools"].to_string();
+        assert!(tools.contains("mcp__counter__increment"), "{tools}");
+        let sent = requests[1].json()["messages"].to_string();
+        assert!(sent.contains("count 1"), "{sent}");
+        let stderr: String = of_kind(&lines, "stderr")
+            .iter()
+            .filter_map(|line| line["text"].as_str())
+            .collect();
+        assert!(!stderr.contains("await-initialize"), "{stderr}");
+    }
 }
 
 /// SIGTERM between two prompts (the SDK's process still holding stdin open) ends the process

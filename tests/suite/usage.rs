@@ -558,3 +558,70 @@ fn a_negative_cost_line_written_by_a_command_does_not_disable_the_budget() {
     assert!(close(report.total_cost_usd, 2.0 * RUN_COST));
     assert_eq!(report.skipped_lines, 1);
 }
+
+/// A replayed turn called no model: it costs nothing in its result, in its session and in
+/// `status`, whose price table would otherwise price the recorded usage (issue #47 item 11: the
+/// keyless quick start said "no cost" and `status --last` showed one). A real turn on the same
+/// session afterwards costs what it costs, and only it reaches the ledger.
+#[test]
+fn a_replayed_turn_costs_nothing_in_its_result_session_and_status_and_a_real_one_after_it_does() {
+    let home = Home::new();
+    let cassette =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/quickstart.cassette.jsonl");
+    let replayed = home
+        .pincer()
+        .args(["run", "--json", "--replay-mode", "lenient", "--replay"])
+        .arg(&cassette)
+        .arg("What is in this directory?")
+        .output();
+    assert_eq!(code(&replayed), 0, "{}", stderr(&replayed));
+    let result = result_of(&replayed);
+    assert_eq!(result.total_cost_usd, 0.0);
+    assert!(
+        result.usage.input_tokens > 0,
+        "the replayed usage is still reported"
+    );
+    let status = |home: &Home| -> Value {
+        let output = home.run(&["status", "--last", "--json"]);
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        serde_json::from_str(&stdout(&output)).unwrap()
+    };
+    let before = status(&home);
+    assert_eq!(before["total_cost_usd"], 0.0, "{before}");
+    assert!(
+        before["usage"]["input_tokens"].as_u64().unwrap() > 0,
+        "{before}"
+    );
+    let file = before["file"].as_str().unwrap().to_owned();
+    let session = std::fs::read_to_string(&file).unwrap();
+    let markers: Vec<Value> = session
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|entry| entry["customType"] == "pincer.replayed")
+        .collect();
+    assert_eq!(markers.len(), 2, "one per replayed call:\n{session}");
+    assert_eq!(markers[0]["type"], "custom");
+    assert_eq!(markers[0]["data"]["model"], "claude-sonnet-4-5");
+
+    let server = MockServer::start(vec![text("real")]);
+    let real = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
+            "resume",
+            "--last",
+            "--json",
+            "-m",
+            "anthropic/claude-sonnet-4-5",
+            "and now?",
+        ])
+        .output();
+    assert_eq!(code(&real), 0, "{}", stderr(&real));
+    assert!(close(result_of(&real).total_cost_usd, RUN_COST));
+    let after = status(&home);
+    assert!(
+        close(after["total_cost_usd"].as_f64().unwrap(), RUN_COST),
+        "{after}"
+    );
+    assert_eq!(ledger_lines(&home).len(), 1);
+}

@@ -1397,7 +1397,10 @@ mod tests {
         set_meta(&db.conn, "index_version", "0").unwrap();
         drop(db);
         let mut db = Db::open(&dir).unwrap();
-        assert_eq!(db.rebuilt.as_deref(), Some("index version 0 is not 1"));
+        assert_eq!(
+            db.rebuilt.as_deref(),
+            Some(format!("index version 0 is not {INDEX_VERSION}").as_str())
+        );
         db.ensure_built().unwrap();
         assert_eq!(db.all().len(), 1);
         drop(db);

@@ -49,7 +49,7 @@ pub(crate) mod db;
 pub(crate) use db::{DB_FILE, changing, make_lock_file};
 
 /// Bumped when the cached summary changes shape; rows of another version are built again.
-pub(crate) const INDEX_VERSION: u32 = 1;
+pub(crate) const INDEX_VERSION: u32 = 2;
 
 /// One session file as the index knows it.
 ///
