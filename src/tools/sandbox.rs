@@ -102,6 +102,9 @@ pub struct ExecSetup {
     pub made_hidden: Vec<PathBuf>,
     /// pincer's directories left visible because they contain a root (reported).
     pub unhidden: Vec<PathBuf>,
+    /// Consumed files at a writable root that commands must not create either (the context
+    /// files): a missing one gets a placeholder for the run, as a missing `.claude` does.
+    pub guarded: Vec<PathBuf>,
     /// Directories inside a hidden one that commands see again, read-only (a global skill's).
     pub revealed: Vec<PathBuf>,
     /// The run's private temp dir: `TMPDIR`, `TMP` and `TEMP` point there.
@@ -250,6 +253,32 @@ impl Sandbox {
         }
     }
 
+    /// Make the context files at the workspace's top (`names`, from
+    /// [`crate::agent::context_files::read_only_names`]: those the user did not name writable)
+    /// read-only to the file tools and to commands, which cannot create a missing one either:
+    /// the loader puts them into the next run's system prompt (issue #45).
+    pub fn protect_context_files(&mut self, names: &[String]) {
+        let Some(workspace) = self.writable_roots.first().cloned() else {
+            return;
+        };
+        let mut canonical = Canonical::default();
+        for name in names {
+            let path = canonical.target(&workspace.join(name));
+            if !path.starts_with(&workspace) {
+                continue;
+            }
+            for list in [
+                &mut self.protected,
+                &mut self.exec.read_only,
+                &mut self.exec.guarded,
+            ] {
+                if !list.contains(&path) {
+                    list.push(path.clone());
+                }
+            }
+        }
+    }
+
     /// No confinement (`danger-full-access`) around `workspace`; for tests and callers that
     /// opted out.
     pub fn unrestricted(workspace: &Path) -> Sandbox {
@@ -371,8 +400,9 @@ pub(super) fn is_staging_name(name: &std::ffi::OsStr) -> bool {
 }
 
 /// pincer's paths to hide from commands, and its directories that cannot be hidden whole
-/// because they contain one of `roots`. Parents come before what they contain, and nothing
-/// inside an already hidden directory is listed again.
+/// because they contain one of `roots` (of those, every entry that holds no root is hidden,
+/// known by name or not). Parents come before what they contain, and nothing inside an already
+/// hidden directory is listed again.
 fn hide_plan(
     own: &Paths,
     roots: &[PathBuf],
