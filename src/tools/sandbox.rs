@@ -442,6 +442,19 @@ fn hide_plan(
                 hidden.push(entry.clone());
             }
         }
+        // Every other entry there as the run starts, whatever its name (issue #45: the ledger,
+        // `usage-ledger.jsonl`, was not among the names above, and a command appended to it).
+        let present = std::fs::read_dir(directory).into_iter().flatten().flatten();
+        for entry in present {
+            let path = resolve.target(&entry.path());
+            if path.starts_with(directory)
+                && path != *directory
+                && !holds_root(&path)
+                && !hidden.iter().any(|done| path.starts_with(done))
+            {
+                hidden.push(path);
+            }
+        }
     }
     (hidden, unhidden)
 }

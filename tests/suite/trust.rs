@@ -613,6 +613,53 @@ fn a_command_cannot_rewrite_or_create_a_context_file() {
     assert!(!home.workspace.join("SOUL.md").exists());
 }
 
+/// Issue #45, "pincer's own files are hidden whole": with `PINCER_HOME` inside the workspace,
+/// or holding it, a command appended a negative-cost line to `usage-ledger.jsonl` (every budget
+/// then off) and read `auth-profiles.json`; the ledger was not in the list of hidden names.
+/// Every entry of the home is hidden, known by name or not.
+#[test]
+fn a_command_can_neither_append_to_the_ledger_nor_read_the_store_wherever_the_home_is() {
+    const PROFILE_KEY: &str = "sk-ant-LEDGERHOME-5e6f7a8b9c";
+    let home = Home::new();
+    if !namespaces("a_command_can_neither_append_to_the_ledger…") {
+        return;
+    }
+    let root = home.root.path().canonicalize().unwrap();
+    for pincer_home in [home.workspace.join("pincer-home"), root] {
+        std::fs::create_dir_all(&pincer_home).unwrap();
+        let added = home
+            .pincer()
+            .env("PINCER_HOME", &pincer_home)
+            .args(["auth", "add", "anthropic", "--name", "ci"])
+            .stdin(PROFILE_KEY)
+            .output();
+        assert_eq!(code(&added), 0, "{}", stderr(&added));
+        let ledger = pincer_home.join("usage-ledger.jsonl");
+        let other = pincer_home.join("some-future-file");
+        std::fs::write(&other, "pincer's").unwrap();
+        let server = MockServer::start(exec_turn(&[&format!(
+            "echo '{{\"cost_usd\": -1000000}}' >> {0}/usage-ledger.jsonl; echo rc=$?; \
+             cat {0}/auth-profiles.json {0}/some-future-file",
+            pincer_home.display()
+        )]));
+        let output = home
+            .pincer()
+            .provider_url(&protocols::anthropic(), &server.url())
+            .env("PINCER_HOME", &pincer_home)
+            .env_remove("ANTHROPIC_API_KEY")
+            .args(["--json", "run", "-m", MODEL, "go"])
+            .output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let (text, _) = &results(&server)["c0"];
+        let layout = pincer_home.display();
+        assert!(!text.contains("rc=0"), "{layout}: {text}");
+        assert!(!text.contains(PROFILE_KEY), "{layout}: {text}");
+        assert!(!text.contains("pincer's"), "{layout}: {text}");
+        let lines = std::fs::read_to_string(&ledger).unwrap_or_default();
+        assert!(!lines.contains("-1000000"), "{layout}: {lines}");
+    }
+}
+
 /// Issue #45, hole 3, through `exec`: a command cannot create `.mcp.json` at the workspace
 /// root either (it is held by a placeholder for the run).
 #[test]
