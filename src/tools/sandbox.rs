@@ -102,9 +102,6 @@ pub struct ExecSetup {
     pub made_hidden: Vec<PathBuf>,
     /// pincer's directories left visible because they contain a root (reported).
     pub unhidden: Vec<PathBuf>,
-    /// Consumed files at a writable root that commands must not create either (the context
-    /// files): a missing one gets a placeholder for the run, as a missing `.claude` does.
-    pub guarded: Vec<PathBuf>,
     /// Directories inside a hidden one that commands see again, read-only (a global skill's).
     pub revealed: Vec<PathBuf>,
     /// The run's private temp dir: `TMPDIR`, `TMP` and `TEMP` point there.
@@ -255,8 +252,10 @@ impl Sandbox {
 
     /// Make the context files at the workspace's top (`names`, from
     /// [`crate::agent::context_files::read_only_names`]: those the user did not name writable)
-    /// read-only to the file tools and to commands, which cannot create a missing one either:
-    /// the loader puts them into the next run's system prompt (issue #45).
+    /// read-only to the file tools and to commands: the loader puts them into the next run's
+    /// system prompt (issue #45). A missing one gets no placeholder, unlike a missing `.claude`:
+    /// eight directories named like the default files would show in every workspace, so a
+    /// command can create one (README, residual risks); the file tools cannot.
     pub fn protect_context_files(&mut self, names: &[String]) {
         let Some(workspace) = self.writable_roots.first().cloned() else {
             return;
@@ -267,11 +266,7 @@ impl Sandbox {
             if !path.starts_with(&workspace) {
                 continue;
             }
-            for list in [
-                &mut self.protected,
-                &mut self.exec.read_only,
-                &mut self.exec.guarded,
-            ] {
+            for list in [&mut self.protected, &mut self.exec.read_only] {
                 if !list.contains(&path) {
                     list.push(path.clone());
                 }

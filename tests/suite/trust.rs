@@ -582,18 +582,18 @@ fn no_consumed_name_or_context_file_is_written_by_write_edit_or_apply_patch() {
     );
 }
 
-/// Issue #45: a command cannot rewrite a context file, or create a missing one, for the next
-/// run's system prompt (`exec` sees them read-only, a missing one held by a placeholder).
+/// Issue #45: a command cannot rewrite a context file for the next run's system prompt (`exec`
+/// sees them read-only). Creating a missing one is a documented residual risk: a placeholder
+/// would show eight directories named like the default files in every workspace.
 #[test]
-fn a_command_cannot_rewrite_or_create_a_context_file() {
+fn a_command_cannot_rewrite_a_context_file() {
     let home = Home::new();
-    if !namespaces("a_command_cannot_rewrite_or_create_a_context_file") {
+    if !namespaces("a_command_cannot_rewrite_a_context_file") {
         return;
     }
     std::fs::write(home.workspace.join("AGENTS.md"), "keep\n").unwrap();
     let server = MockServer::start(exec_turn(&[
         "echo owned >> AGENTS.md; echo rc=$?",
-        "echo owned > SOUL.md; echo rc=$?",
         "echo mine > notes.md; echo rc=$?",
     ]));
     let output = home
@@ -604,13 +604,11 @@ fn a_command_cannot_rewrite_or_create_a_context_file() {
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     let results = results(&server);
     assert!(!results["c0"].0.contains("rc=0"), "{:?}", results["c0"]);
-    assert!(!results["c1"].0.contains("rc=0"), "{:?}", results["c1"]);
-    assert!(results["c2"].0.contains("rc=0"), "{:?}", results["c2"]);
+    assert!(results["c1"].0.contains("rc=0"), "{:?}", results["c1"]);
     assert_eq!(
         std::fs::read_to_string(home.workspace.join("AGENTS.md")).unwrap(),
         "keep\n"
     );
-    assert!(!home.workspace.join("SOUL.md").exists());
 }
 
 /// Issue #45, "pincer's own files are hidden whole": with `PINCER_HOME` inside the workspace,

@@ -164,11 +164,6 @@ pub(super) fn prepare(sandbox: &Sandbox, confinement: &mut Confinement) -> Resul
                     run.placeholders.push(placeholder);
                 }
             }
-            for path in guarded_at(&sandbox.exec.guarded, root) {
-                if let Some(placeholder) = place_holder(path)? {
-                    run.placeholders.push(placeholder);
-                }
-            }
             run.guarded.push((*root).clone());
         }
         let roots: Vec<PathBuf> = writable_roots.iter().map(|root| (*root).clone()).collect();
@@ -270,15 +265,6 @@ fn open_own_directory(path: &Path) -> std::io::Result<File> {
         directory.set_permissions(std::fs::Permissions::from_mode(0o000))?;
     }
     opened
-}
-
-/// The context files at `root` that commands must not create ([`Sandbox::protect_context_files`]).
-/// One in a directory that does not exist yet is left out: a command could make the directory
-/// (README, residual risks).
-fn guarded_at<'a>(guarded: &'a [PathBuf], root: &'a Path) -> impl Iterator<Item = &'a PathBuf> {
-    guarded
-        .iter()
-        .filter(move |path| path.starts_with(root) && path.parent().is_some_and(Path::is_dir))
 }
 
 /// Put a placeholder at `path` when nothing is there, or take over one already there (made
