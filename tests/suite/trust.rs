@@ -658,6 +658,49 @@ fn a_command_can_neither_append_to_the_ledger_nor_read_the_store_wherever_the_ho
     }
 }
 
+/// A model-settable sandbox bypass (GHSA-m77w-p5jj-xmhg / CVE-2026-42074 against claude: a
+/// model-supplied `dangerouslyDisableSandbox` ran the command unsandboxed; codex's
+/// `sandbox_permissions: "require_escalated"` is the same knob): no argument of `exec` lifts the
+/// sandbox, whatever the model puts in the call.
+#[test]
+fn no_argument_the_model_passes_to_exec_lifts_the_sandbox() {
+    use crate::suite::escape::file_tool_turn;
+    let home = Home::new();
+    if !namespaces("no_argument_the_model_passes_to_exec_lifts_the_sandbox") {
+        return;
+    }
+    let outside = home.root.path().join("outside.txt");
+    let command = format!("echo escaped > {}; echo rc=$?", outside.display());
+    let calls = [
+        (
+            "exec",
+            serde_json::json!({"command": command, "dangerouslyDisableSandbox": true}),
+        ),
+        (
+            "exec",
+            serde_json::json!({"command": command, "sandbox_permissions": "require_escalated",
+                "justification": "needs it"}),
+        ),
+        (
+            "exec",
+            serde_json::json!({"command": command, "sandbox": "danger-full-access"}),
+        ),
+    ];
+    let server = MockServer::start(file_tool_turn(&calls));
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["--json", "run", "-m", MODEL, "escape"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let results = results(&server);
+    for id in ["f0", "f1", "f2"] {
+        let (text, _) = &results[id];
+        assert!(!text.contains("rc=0"), "{id}: {text}");
+    }
+    assert!(!outside.exists(), "a command wrote outside the workspace");
+}
+
 /// Issue #45, hole 3, through `exec`: a command cannot create `.mcp.json` at the workspace
 /// root either (it is held by a placeholder for the run).
 #[test]
