@@ -1490,6 +1490,11 @@ pub struct McpArgs {
     /// Use only the servers of --mcp-config, not those of config.toml or the workspace.
     #[arg(long, help_heading = "MCP servers")]
     pub strict_mcp_config: bool,
+
+    /// Approve the servers of the workspace's .mcp.json as they are now ([mcp] load_workspace
+    /// = true starts only approved ones; a new or changed server waits for this flag).
+    #[arg(long, help_heading = "MCP servers")]
+    pub approve_workspace_mcp: bool,
 }
 
 /// `pincer usage` (SPEC §18).

@@ -234,6 +234,8 @@ pub struct WorkspaceSettings {
     pub max_file_chars: usize,
     /// Appended to the system prompt on every turn. Default: empty.
     pub append_system_prompt: Vec<String>,
+    /// The context files the agent may edit. Default: none.
+    pub writable: Vec<String>,
 }
 
 /// `[skills]`, resolved (SPEC §6.5).
@@ -478,6 +480,7 @@ impl Settings {
                     .max_file_chars
                     .unwrap_or(DEFAULT_MAX_FILE_CHARS),
                 append_system_prompt: config.workspace.append_system_prompt.clone(),
+                writable: config.workspace.writable.clone(),
             },
             skills: SkillSettings {
                 enabled: config.skills.enabled.unwrap_or(true),

@@ -63,6 +63,31 @@ pub(crate) struct LoadedFiles {
     pub skipped: Vec<SkippedFile>,
 }
 
+/// The names [`load`] may read at a workspace's top (`names`, `CLAUDE.md`, `HEARTBEAT.md`: the
+/// plain relative ones), less those the user named `writable`: what the file tools refuse to
+/// write and commands see read-only (issue #45). A name given in `writable` stays writable
+/// however it is spelled (`./MEMORY.md`).
+pub(crate) fn read_only_names(names: &[String], writable: &[String]) -> Vec<String> {
+    let writable: Vec<PathBuf> = writable.iter().map(|name| normal(name)).collect();
+    let mut read_only: Vec<String> = Vec::new();
+    let fixed = [AGENTS_FALLBACK, HEARTBEAT_FILE].map(str::to_owned);
+    for name in names.iter().chain(&fixed) {
+        if is_plain_relative(name) && !writable.contains(&normal(name)) && !read_only.contains(name)
+        {
+            read_only.push(name.clone());
+        }
+    }
+    read_only
+}
+
+/// `name`'s plain components, so that `./MEMORY.md` and `MEMORY.md` compare equal.
+fn normal(name: &str) -> PathBuf {
+    Path::new(name)
+        .components()
+        .filter(|component| matches!(component, Component::Normal(_)))
+        .collect()
+}
+
 /// Read the configured files from `workspace`, then the same names from `global_dir`.
 ///
 /// `names` is the configured list (`[workspace] files`); `CLAUDE.md` replaces a listed but

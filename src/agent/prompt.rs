@@ -192,26 +192,31 @@ fn tools_section(tools: &[ToolDefinition]) -> String {
 
 fn safety_section(sandbox: &str) -> String {
     let mode = match sandbox {
-        "read-only" => {
-            "Sandbox: read-only. Nothing may be changed: no tool that writes files is offered, \
-             and commands run on a read-only file system (or not at all)."
-        }
+        "read-only" => "Sandbox: read-only. Nothing may be changed: no tool that writes files is \
+                        offered, and commands run on a read-only file system (or not at all)."
+            .to_owned(),
         "workspace-write" => {
-            "Sandbox: workspace-write. Only the workspace and `$TMPDIR` (private, removed after \
-             the run; not /tmp) are writable, for commands too; `.git`, `.pincer`, `.claude`, \
-             `.codex` and pincer's own directories are read-only (`git commit` fails)."
+            // The read-only names are what pincer declares it consumes, not a list kept here.
+            let names: Vec<String> = crate::consumed::protected_names()
+                .map(|name| format!("`{name}`"))
+                .collect();
+            format!(
+                "Sandbox: workspace-write. Only the workspace and `$TMPDIR` (private, removed \
+                 after the run; not /tmp) are writable, for commands too; {}, the context files \
+                 and pincer's own directories are read-only (`git commit` fails).",
+                names.join(", ")
+            )
         }
-        "danger-full-access" => {
-            "Sandbox: danger-full-access. Nothing is confined: commands act on the real machine \
-             with the user's permissions."
-        }
-        _ => "",
+        "danger-full-access" => "Sandbox: danger-full-access. Nothing is confined: commands act \
+                                 on the real machine with the user's permissions."
+            .to_owned(),
+        _ => String::new(),
     };
     let mut text = String::from("## Safety\n");
     if mode.is_empty() {
         let _ = writeln!(text, "Sandbox: {sandbox}.");
     } else {
-        text.push_str(mode);
+        text.push_str(&mode);
         text.push('\n');
     }
     text.push_str(
@@ -662,6 +667,10 @@ mod tests {
         assert!(safety_section("read-only").contains("no tool that writes files is offered"));
         assert!(safety_section("danger-full-access").contains("Nothing is confined"));
         assert!(safety_section("workspace-write").contains("`$TMPDIR` (private, removed"));
+        // Every name pincer protects because it consumes it, from the registry.
+        for name in crate::consumed::protected_names() {
+            assert!(safety_section("workspace-write").contains(&format!("`{name}`")));
+        }
         assert!(safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- Prefer"));
         for mode in ["read-only", "workspace-write", "danger-full-access"] {
             assert!(safety_section(mode).contains("secrets"));

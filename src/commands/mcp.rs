@@ -77,8 +77,12 @@ fn names(object: &Lenient<serde_json::Map<String, Value>>) -> Vec<String> {
 /// `pincer status --mcp`: start each enabled server, list its tools, stop it. The report, and
 /// whether every server started.
 pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(McpStatus, bool)> {
-    let config =
-        crate::engine::plan::mcp::config(context, &args.mcp_config, args.strict_mcp_config)?;
+    let config = crate::engine::plan::mcp::config(
+        context,
+        &args.mcp_config,
+        args.strict_mcp_config,
+        args.approve_workspace_mcp,
+    )?;
     let scope = CancelScope::start(context.started, None)?;
     let start = crate::engine::plan::mcp::start_context(
         context,

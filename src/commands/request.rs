@@ -61,6 +61,7 @@ impl From<&TurnArgs> for TurnRequest {
             dry_run: args.dry_run,
             mcp_config: args.mcp.mcp_config.clone(),
             strict_mcp_config: args.mcp.strict_mcp_config,
+            approve_workspace_mcp: args.mcp.approve_workspace_mcp,
             settings: args.settings.clone(),
             sdk_hooks: Vec::new(),
             claude_names: false,

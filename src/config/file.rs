@@ -435,6 +435,11 @@ pub struct WorkspaceConfig {
     /// Texts appended to the system prompt on every turn. Default: none.
     #[serde(default)]
     pub append_system_prompt: Vec<String>,
+    /// Context files the agent may edit (OpenClaw's `MEMORY.md` habit): every other one is
+    /// read-only to the file tools and to commands. A file named here can be rewritten by a
+    /// prompt-injected model and is read into the next run's system prompt. Default: none.
+    #[serde(default)]
+    pub writable: Vec<String>,
 }
 
 /// `[skills]` (SPEC §6.5).

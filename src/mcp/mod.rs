@@ -28,6 +28,7 @@
 //! control channel (`sdk`). Nothing here prints: a server's stderr lines go to a
 //! callback the caller provides (`-v` shows them).
 
+pub(crate) mod approvals;
 pub(crate) mod config;
 pub(crate) mod legacy_sse;
 pub(crate) mod names;

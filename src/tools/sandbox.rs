@@ -250,6 +250,30 @@ impl Sandbox {
         }
     }
 
+    /// Make the context files at the workspace's top (`names`, from
+    /// [`crate::agent::context_files::read_only_names`]: those the user did not name writable)
+    /// read-only to the file tools and to commands: the loader puts them into the next run's
+    /// system prompt (issue #45). A missing one gets no placeholder, unlike a missing `.claude`:
+    /// eight directories named like the default files would show in every workspace, so a
+    /// command can create one (README, residual risks); the file tools cannot.
+    pub fn protect_context_files(&mut self, names: &[String]) {
+        let Some(workspace) = self.writable_roots.first().cloned() else {
+            return;
+        };
+        let mut canonical = Canonical::default();
+        for name in names {
+            let path = canonical.target(&workspace.join(name));
+            if !path.starts_with(&workspace) {
+                continue;
+            }
+            for list in [&mut self.protected, &mut self.exec.read_only] {
+                if !list.contains(&path) {
+                    list.push(path.clone());
+                }
+            }
+        }
+    }
+
     /// No confinement (`danger-full-access`) around `workspace`; for tests and callers that
     /// opted out.
     pub fn unrestricted(workspace: &Path) -> Sandbox {
@@ -371,8 +395,9 @@ pub(super) fn is_staging_name(name: &std::ffi::OsStr) -> bool {
 }
 
 /// pincer's paths to hide from commands, and its directories that cannot be hidden whole
-/// because they contain one of `roots`. Parents come before what they contain, and nothing
-/// inside an already hidden directory is listed again.
+/// because they contain one of `roots` (of those, every entry that holds no root is hidden,
+/// known by name or not). Parents come before what they contain, and nothing inside an already
+/// hidden directory is listed again.
 fn hide_plan(
     own: &Paths,
     roots: &[PathBuf],
@@ -410,6 +435,19 @@ fn hide_plan(
         {
             if !holds_root(entry) && !hidden.iter().any(|done| entry.starts_with(done)) {
                 hidden.push(entry.clone());
+            }
+        }
+        // Every other entry there as the run starts, whatever its name (issue #45: the ledger,
+        // `usage-ledger.jsonl`, was not among the names above, and a command appended to it).
+        let present = std::fs::read_dir(directory).into_iter().flatten().flatten();
+        for entry in present {
+            let path = resolve.target(&entry.path());
+            if path.starts_with(directory)
+                && path != *directory
+                && !holds_root(&path)
+                && !hidden.iter().any(|done| path.starts_with(done))
+            {
+                hidden.push(path);
             }
         }
     }

@@ -1043,12 +1043,102 @@ fn a_workspace_mcp_json_starts_nothing_unless_named_or_enabled() {
     let named = run(&home, &protocol, &mock, &["--mcp-config", ".mcp.json"]);
     assert_eq!(code(&named), 0, "{}", stderr(&named));
     assert_eq!(init_servers(&named)[0]["status"], "connected");
-    let enabled = run(&home, &protocol, &mock, &["-c", "mcp.load_workspace=true"]);
+    let enabled = run(
+        &home,
+        &protocol,
+        &mock,
+        &["-c", "mcp.load_workspace=true", "--approve-workspace-mcp"],
+    );
     assert_eq!(code(&enabled), 0, "{}", stderr(&enabled));
     assert_eq!(init_servers(&enabled)[0]["name"], "ws");
     let requests = mock.requests();
     assert!(!offered_tools(&requests[0].json()).contains(&"mcp__ws__echo".to_owned()));
     assert!(offered_tools(&requests[1].json()).contains(&"mcp__ws__echo".to_owned()));
+}
+
+/// Issue #45, hole 3 (second half): with `[mcp] load_workspace = true`, a repository that ships
+/// a `.mcp.json`, or changes one the user approved, got its server started on the next run,
+/// outside every sandbox. A server starts only as the user approved it for that workspace
+/// (claude asks per project server too); a new or changed one is refused, not started, and the
+/// message says how to approve it.
+#[test]
+fn a_workspace_mcp_server_that_is_new_or_changed_since_approval_is_not_started() {
+    let protocol = protocols::anthropic();
+    let home = Home::new();
+    let log = home.root.path().join("ws.log");
+    let shipped = stdio_server("ws", "stdio", Some(&log), json!({}));
+    std::fs::write(home.workspace.join(".mcp.json"), shipped.to_string()).unwrap();
+    let mock = MockServer::start((0..4).map(|n| answer(&protocol, &n.to_string())).collect());
+    let load = ["-c", "mcp.load_workspace=true"];
+
+    // The repository shipped it: nothing starts until the user approves.
+    let shipped_run = run(&home, &protocol, &mock, &load);
+    assert_eq!(code(&shipped_run), 0, "{}", stderr(&shipped_run));
+    assert!(
+        !log.exists(),
+        "a server the user never approved was started"
+    );
+    let server = &init_servers(&shipped_run)[0];
+    assert_eq!(server["status"], "failed", "{server}");
+    let reason = server["error"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("'ws' of the workspace's .mcp.json is not approved"),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("pincer status --mcp --approve-workspace-mcp"),
+        "{reason}"
+    );
+    assert!(
+        stderr(&shipped_run).contains("not approved"),
+        "{}",
+        stderr(&shipped_run)
+    );
+
+    // Approved as it is: it starts, now and on the next run without the flag.
+    let approve = home
+        .pincer()
+        .args([
+            "-v",
+            "-c",
+            "mcp.load_workspace=true",
+            "status",
+            "--mcp",
+            "--approve-workspace-mcp",
+        ])
+        .output();
+    assert_eq!(code(&approve), 0, "{}", stderr(&approve));
+    assert!(stderr(&approve).contains("approved the workspace's MCP servers (ws)"));
+    std::fs::remove_file(&log).unwrap();
+    let approved_run = run(&home, &protocol, &mock, &load);
+    assert_eq!(code(&approved_run), 0, "{}", stderr(&approved_run));
+    assert_eq!(init_servers(&approved_run)[0]["status"], "connected");
+    assert!(log.exists());
+    std::fs::remove_file(&log).unwrap();
+
+    // The repository changes what it runs (same name, another argument): refused again.
+    let changed = stdio_server(
+        "ws",
+        "stdio",
+        Some(&log),
+        json!({"env": {"LD_PRELOAD": "x"}}),
+    );
+    std::fs::write(home.workspace.join(".mcp.json"), changed.to_string()).unwrap();
+    let changed_run = run(&home, &protocol, &mock, &load);
+    assert_eq!(code(&changed_run), 0, "{}", stderr(&changed_run));
+    assert!(!log.exists(), "a changed server was started");
+    let reason = init_servers(&changed_run)[0]["error"].clone();
+    assert!(
+        reason
+            .as_str()
+            .unwrap_or_default()
+            .contains("changed since you approved it"),
+        "{reason}"
+    );
+    let requests = mock.requests();
+    assert!(!offered_tools(&requests[0].json()).contains(&"mcp__ws__echo".to_owned()));
+    assert!(offered_tools(&requests[1].json()).contains(&"mcp__ws__echo".to_owned()));
+    assert!(!offered_tools(&requests[2].json()).contains(&"mcp__ws__echo".to_owned()));
 }
 
 #[test]

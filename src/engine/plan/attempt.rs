@@ -119,6 +119,11 @@ pub(crate) fn exec_sandbox(
         temp_dir,
     );
     sandbox.exec.network = network;
+    let workspace = &context.settings().workspace;
+    sandbox.protect_context_files(&crate::agent::context_files::read_only_names(
+        &workspace.files,
+        &workspace.writable,
+    ));
     sandbox.web = crate::tools::WebAccess {
         allow_private: context.settings().tools.web_fetch_allow_private,
         policy: Some(std::sync::Arc::new(policy.clone())),

@@ -24,8 +24,14 @@ pub(crate) const ERROR_KIND: &str = "mcp";
 
 /// The servers of this run: config.toml's (with `-c`), the workspace's `.mcp.json` when
 /// `mcp.load_workspace = true`, and `--mcp-config`'s (`flags`; with `strict` those alone). A bad
-/// declaration is exit 2.
-pub(crate) fn config(context: &dyn RunEnv, flags: &[String], strict: bool) -> CliResult<McpConfig> {
+/// declaration is exit 2. A server of `.mcp.json` starts only as the user approved it
+/// (`approve`: approve them as they are now), else it is refused ([`approve_workspace`]).
+pub(crate) fn config(
+    context: &dyn RunEnv,
+    flags: &[String],
+    strict: bool,
+    approve: bool,
+) -> CliResult<McpConfig> {
     let file = &context.settings().config;
     let known = context.known_keys()?;
     let sources = crate::mcp::config::Sources {
@@ -39,7 +45,57 @@ pub(crate) fn config(context: &dyn RunEnv, flags: &[String], strict: bool) -> Cl
             allowed: &file.mcp.allow_key_env,
         },
     };
-    crate::mcp::config::resolve(&sources, &crate::settings::process_env).map_err(config_error)
+    let mut config = crate::mcp::config::resolve(&sources, &crate::settings::process_env)
+        .map_err(config_error)?;
+    approve_workspace(context, &mut config, approve)?;
+    Ok(config)
+}
+
+/// Issue #45, hole 3: a repository can ship or change `.mcp.json` between two runs, and each
+/// server it names is a program pincer starts. With `approve`, record the workspace's servers
+/// as they are now (in the state directory); otherwise refuse each one that is new or changed
+/// since it was approved, with the way to approve it.
+fn approve_workspace(context: &dyn RunEnv, config: &mut McpConfig, approve: bool) -> CliResult<()> {
+    use crate::mcp::approvals::{self, Approvals};
+    let from_workspace =
+        |server: &crate::mcp::ServerSpec| server.origin == crate::mcp::config::WORKSPACE_FILE;
+    if !approve && !config.servers.iter().any(from_workspace) {
+        return Ok(());
+    }
+    let state_dir = &context.settings().paths.state_dir;
+    let mut approvals =
+        Approvals::load(state_dir).map_err(|error| CliError::new(Exit::RunFailed, error))?;
+    let workspace = context.workspace();
+    let mut prints = std::collections::BTreeMap::new();
+    for server in config
+        .servers
+        .iter_mut()
+        .filter(|server| from_workspace(server))
+    {
+        let print = approvals::fingerprint(&server.name, &server.claude_form);
+        if !approve && server.refused.is_none() {
+            match approvals.approved(workspace, &server.name, &print) {
+                Some(true) => {}
+                approved => {
+                    server.refused = Some(approvals::refusal(&server.name, approved.is_some()));
+                }
+            }
+        }
+        prints.insert(server.name.clone(), print);
+    }
+    if approve {
+        let names = prints.keys().cloned().collect::<Vec<_>>().join(", ");
+        approvals.approve(workspace, prints);
+        let path = approvals
+            .save(state_dir)
+            .map_err(|error| CliError::new(Exit::RunFailed, error))?;
+        context.note(&format!(
+            "approved the workspace's MCP servers ({}) in {}",
+            if names.is_empty() { "none" } else { &names },
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 fn config_error(error: McpConfigError) -> CliError {

@@ -72,6 +72,8 @@ pub(crate) struct TurnRequest {
     pub(crate) mcp_config: Vec<String>,
     /// `--strict-mcp-config`.
     pub(crate) strict_mcp_config: bool,
+    /// `--approve-workspace-mcp`.
+    pub(crate) approve_workspace_mcp: bool,
     /// `--settings FILE|JSON` (hooks).
     pub(crate) settings: Vec<String>,
     /// Hooks an agent SDK registered (`initialize`), run after the declared ones.

@@ -87,7 +87,12 @@ pub(crate) fn execute(
     // --record / --replay: opened before anything is created (a bad cassette is exit 2).
     let cassette = plan::replay::RunCassette::for_turn(context, args)?;
     // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
-    let mcp_config = plan::mcp::config(context, &args.mcp_config, args.strict_mcp_config)?;
+    let mcp_config = plan::mcp::config(
+        context,
+        &args.mcp_config,
+        args.strict_mcp_config,
+        args.approve_workspace_mcp,
+    )?;
     // So is a bad hook (SPEC §14).
     let hook_set = plan::hooks::config(context, args)?;
     let input = read_input()?;
