@@ -132,7 +132,7 @@ pub(crate) fn reserve(
         )));
     };
     if let Some(parent) = ledger.parent() {
-        crate::fs::create_dir_all(parent, true)?;
+        crate::fs::create_dir_all(parent)?;
     }
     let lock = FileLock::acquire(&crate::fs::lock_path(ledger), Some(LEDGER_LOCK_WAIT))
         .map_err(Refused::Lock)?;
@@ -219,7 +219,7 @@ fn live_reservations(dir: &Path, default_usd: f64, sweep: bool) -> io::Result<Ve
 /// Create and lock this run's reservation file.
 fn create(ledger: &Path, amount_usd: f64, now: OffsetDateTime) -> io::Result<Reservation> {
     let dir = dir(ledger);
-    crate::fs::create_dir_all(&dir, true)?;
+    crate::fs::create_dir_all(&dir)?;
     let path = dir.join(format!("{}.json", uuid::Uuid::now_v7()));
     let mut file = OpenOptions::new()
         .read(true)
