@@ -617,19 +617,14 @@ impl Db {
     }
 
     fn relist(&mut self, before: DirStamp, now: SystemTime) -> Result<(), SessionError> {
-        let names = session_file_names(&self.dir)?;
-        let known = self.known_files();
-        let present: HashSet<&str> = names.iter().map(String::as_str).collect();
-        let mut unknown: Vec<(String, PathBuf)> = names
-            .iter()
-            .filter(|name| !known.contains(name.as_str()))
+        let mut names = session_file_names(&self.dir)?;
+        names.sort_unstable();
+        let (unknown, gone) = self.unknown_and_gone(&names);
+        let unknown: Vec<(String, PathBuf)> = unknown
+            .into_iter()
             .map(|name| (name.clone(), self.dir.join(name)))
             .collect();
-        unknown.sort();
-        let gone: Vec<&String> = known
-            .iter()
-            .filter(|file| !present.contains(file.as_str()))
-            .collect();
+        drop(names);
         let empty = super::Index::default();
         let entries: Vec<IndexEntry> = check_files(&self.dir, &empty, &unknown)
             .into_iter()
@@ -689,15 +684,33 @@ impl Db {
         Ok(())
     }
 
-    /// The file names of every row.
-    fn known_files(&self) -> HashSet<String> {
-        let mut known = HashSet::new();
-        if let Ok(mut statement) = self.conn.prepare("SELECT file FROM sessions")
+    /// Of the sorted file `names` of the directory, those no row knows; and the files of the
+    /// rows that are not among them. The rows are read in the same (byte) order and merged
+    /// against the names: a sync that lists the directory holds its names, not also a set of
+    /// every row's and of every name (which grew a run's memory with the home, #46).
+    fn unknown_and_gone<'a>(&self, names: &'a [String]) -> (Vec<&'a String>, Vec<String>) {
+        let mut unknown = Vec::new();
+        let mut gone = Vec::new();
+        let mut next = 0;
+        if let Ok(mut statement) = self.conn.prepare("SELECT file FROM sessions ORDER BY file")
             && let Ok(rows) = statement.query_map([], |row| row.get::<_, String>(0))
         {
-            known.extend(rows.flatten());
+            for file in rows.flatten() {
+                while let Some(name) = names.get(next)
+                    && name.as_str() < file.as_str()
+                {
+                    unknown.push(name);
+                    next += 1;
+                }
+                if names.get(next) == Some(&file) {
+                    next += 1;
+                } else {
+                    gone.push(file);
+                }
+            }
         }
-        known
+        unknown.extend(names.get(next..).unwrap_or_default());
+        (unknown, gone)
     }
 
     /// The entries `sql` (which selects `entry`) gives. A database found corrupt here is
