@@ -112,42 +112,116 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
                 .is_none_or(|matcher| name.is_some_and(|name| matcher.is_match(name)))
     };
     let keep = |entry: &IndexEntry| listed(&entry.summary.cwd, entry.summary.name.as_deref());
-    let (entries, short_ids, report) = index::newest(
+    let mut listing = index::Listing::open(
         context.sessions_dir(),
         cwd_filter.as_deref(),
-        args.limit,
-        keep,
+        args.limit.is_none(),
     )
     .map_err(session_error)?;
-    super::tell_index_report(context, &report);
-    // Not freed: the process ends right after the listing, and taking apart what a listing of
-    // thousands of sessions read would only delay that.
-    let entries = std::mem::ManuallyDrop::new(entries);
-    if !context.format.is_json() {
-        let rows = entries.iter().map(Row::of).collect();
-        return list_table(context, cwd_filter.as_deref(), rows, &short_ids);
-    }
+    super::tell_index_report(context, listing.report());
     let facts = ModelFacts::new(context);
-    let items: Vec<SessionListItem> = entries
-        .iter()
-        .map(|entry| {
-            let id = entry.summary.id.as_str();
-            let short = short_ids.get(id).map_or(id, String::as_str);
-            list_item(context, &facts, entry, short)
+    let mut out = Buffered::default();
+    if !context.format.is_json() {
+        return list_table(
+            context,
+            cwd_filter.as_deref(),
+            &mut listing,
+            args.limit,
+            &keep,
+            &facts,
+        );
+    }
+    // One JSON array, as a whole listing's `to_string_pretty` writes it, written an item at a
+    // time: a listing of every session never holds them all (#46).
+    let mut first = true;
+    listing
+        .each(args.limit, keep, |entry, short| {
+            let item = list_item(context, &facts, entry, short);
+            let text = serde_json::to_string_pretty(&item).map_err(std::io::Error::other)?;
+            out.text.push_str(if first { "[\n" } else { ",\n" });
+            first = false;
+            for (number, line) in text.lines().enumerate() {
+                if number > 0 {
+                    out.text.push('\n');
+                }
+                out.text.push_str("  ");
+                out.text.push_str(line);
+            }
+            out.flush_full()
         })
-        .collect();
-    output_json(&items)?;
+        .map_err(stdout_error)?;
+    out.text.push_str(if first { "[]\n" } else { "\n]\n" });
+    out.flush().map_err(stdout_error)?;
     Ok(Exit::Success)
 }
 
-/// The text listing of `shown` (newest first), each id shortened as `short_ids` says.
+/// Text for stdout, written a chunk at a time.
+#[derive(Default)]
+struct Buffered {
+    text: String,
+    stdout: Stdout,
+}
+
+impl Buffered {
+    /// How much text is gathered before it is written.
+    const CHUNK: usize = 64 * 1024;
+
+    /// Write the text gathered once there is a chunk of it.
+    fn flush_full(&mut self) -> std::io::Result<()> {
+        if self.text.len() < Self::CHUNK {
+            return Ok(());
+        }
+        self.flush()
+    }
+
+    /// Write the text gathered.
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stdout.write(&self.text)?;
+        self.text.clear();
+        Ok(())
+    }
+}
+
+/// The table's header.
+const LIST_HEADER: [&str; 7] = ["ID", "NAME", "AGE", "MODEL", "CONTEXT", "TURNS", "CWD"];
+
+/// The text listing of what `listing` walks (newest first), in two walks: the first measures
+/// the columns, the second writes the rows a chunk at a time, so that no walk holds every row.
 fn list_table(
     context: &Context,
     cwd_filter: Option<&str>,
-    shown: Vec<Row<'_>>,
-    short_ids: &std::collections::HashMap<String, String>,
+    listing: &mut index::Listing,
+    limit: Option<usize>,
+    keep: &dyn Fn(&IndexEntry) -> bool,
+    facts: &ModelFacts<'_>,
 ) -> CliResult<Exit> {
-    if shown.is_empty() {
+    let now = OffsetDateTime::now_utc();
+    // Thousands of sessions ran on a few models: each model's window is looked up once.
+    let mut windows: std::collections::HashMap<
+        String,
+        std::collections::HashMap<String, Option<u64>>,
+    > = std::collections::HashMap::new();
+    let mut window = |provider: &str, model: &str| {
+        *windows
+            .entry(provider.to_owned())
+            .or_default()
+            .entry(model.to_owned())
+            .or_insert_with(|| facts.window(provider, model))
+    };
+    let mut widths = LIST_HEADER.map(|cell| cell.chars().count());
+    let mut shown = 0usize;
+    let _ = listing.each(limit, keep, |entry, short| {
+        let row = Row::of(entry);
+        for (width, cell) in widths
+            .iter_mut()
+            .zip(list_cells(&row, short, now, &mut window))
+        {
+            *width = (*width).max(cell.chars().count());
+        }
+        shown += 1;
+        Ok::<(), std::convert::Infallible>(())
+    });
+    if shown == 0 {
         let scope = match cwd_filter {
             Some(cwd) => format!("no sessions in '{cwd}' (pass --all to list every directory)"),
             None => "no sessions".to_owned(),
@@ -155,38 +229,49 @@ fn list_table(
         context.diagnostics.info(&scope);
         return Ok(Exit::Success);
     }
-    let now = OffsetDateTime::now_utc();
-    let facts = ModelFacts::new(context);
-    // Thousands of sessions ran on a few models: each model's window is looked up once.
-    let mut windows: std::collections::HashMap<(&str, &str), Option<u64>> =
-        std::collections::HashMap::new();
-    let mut table: Vec<[Cow<'_, str>; 7]> = Vec::with_capacity(shown.len() + 1);
-    table.push(["ID", "NAME", "AGE", "MODEL", "CONTEXT", "TURNS", "CWD"].map(Cow::Borrowed));
-    for row in &shown {
-        let context_cell = if row.problem.is_some() {
-            Cow::Borrowed("damaged")
-        } else {
-            let window = match (row.provider.as_deref(), row.model.as_deref()) {
-                (Some(provider), Some(model)) => *windows
-                    .entry((provider, model))
-                    .or_insert_with(|| facts.window(provider, model)),
-                _ => None,
-            };
-            row.occupancy(window)
-                .map_or(Cow::Borrowed("-"), |o| Cow::Owned(o.short()))
-        };
-        table.push([
-            Cow::Borrowed(short_ids.get(&*row.id).map_or(&*row.id, String::as_str)),
-            Cow::Borrowed(row.name.as_deref().unwrap_or("-")),
-            Cow::Owned(age(&row.updated, now)),
-            row.model_ref().unwrap_or(Cow::Borrowed("-")),
-            context_cell,
-            Cow::Owned(row.turns.to_string()),
-            Cow::Borrowed(&*row.cwd),
-        ]);
-    }
-    output(&render_table(&table))?;
+    let mut out = Buffered::default();
+    push_table_line(&mut out.text, &LIST_HEADER, &widths);
+    listing
+        .each(limit, keep, |entry, short| {
+            let row = Row::of(entry);
+            push_table_line(
+                &mut out.text,
+                &list_cells(&row, short, now, &mut window),
+                &widths,
+            );
+            out.flush_full()
+        })
+        .map_err(stdout_error)?;
+    out.flush().map_err(stdout_error)?;
     Ok(Exit::Success)
+}
+
+/// The cells of `row` in the text listing, `window` giving a model's context window.
+fn list_cells<'a>(
+    row: &'a Row<'a>,
+    short_id: &'a str,
+    now: OffsetDateTime,
+    window: &mut impl FnMut(&str, &str) -> Option<u64>,
+) -> [Cow<'a, str>; 7] {
+    let context_cell = if row.problem.is_some() {
+        Cow::Borrowed("damaged")
+    } else {
+        let window = match (row.provider.as_deref(), row.model.as_deref()) {
+            (Some(provider), Some(model)) => window(provider, model),
+            _ => None,
+        };
+        row.occupancy(window)
+            .map_or(Cow::Borrowed("-"), |o| Cow::Owned(o.short()))
+    };
+    [
+        Cow::Borrowed(short_id),
+        Cow::Borrowed(row.name.as_deref().unwrap_or("-")),
+        Cow::Owned(age(&row.updated, now)),
+        row.model_ref().unwrap_or(Cow::Borrowed("-")),
+        context_cell,
+        Cow::Owned(row.turns.to_string()),
+        Cow::Borrowed(&*row.cwd),
+    ]
 }
 
 /// Which workspace a listing or prune covers: `--all` none, `--cwd DIR` that one, else this one.
@@ -203,36 +288,23 @@ fn scope_filter(context: &Context, cwd: Option<&Path>, all: bool) -> Option<Stri
     Some(directory.to_string_lossy().into_owned())
 }
 
-fn render_table<S: AsRef<str>>(rows: &[[S; 7]]) -> String {
-    let lengths: Vec<[usize; 7]> = rows
-        .iter()
-        .map(|row| row.each_ref().map(|cell| cell.as_ref().chars().count()))
-        .collect();
-    let mut widths = [0usize; 7];
-    for row in &lengths {
-        for (width, length) in widths.iter_mut().zip(row) {
-            *width = (*width).max(*length);
-        }
-    }
+/// One line of the table: each cell padded to its column's width, but the last.
+fn push_table_line<S: AsRef<str>>(text: &mut String, cells: &[S; 7], widths: &[usize; 7]) {
     // Padded by hand: formatting seven cells a row with `{:<width$}` took as long as reading
     // the index, for 10,000 sessions.
-    let mut text = String::with_capacity(rows.len() * (widths.iter().sum::<usize>() + 16));
-    let mut line = String::new();
-    for (row, lengths) in rows.iter().zip(&lengths) {
-        line.clear();
-        for (column, cell) in row.iter().enumerate() {
-            line.push_str(cell.as_ref());
-            if column + 1 < row.len() {
-                line.extend(std::iter::repeat_n(
-                    ' ',
-                    widths[column] - lengths[column] + 2,
-                ));
-            }
+    let start = text.len();
+    for (column, cell) in cells.iter().enumerate() {
+        let cell = cell.as_ref();
+        text.push_str(cell);
+        if column + 1 < cells.len() {
+            // A session written between the two walks may have a wider cell: it stays whole.
+            let pad = widths[column].saturating_sub(cell.chars().count()) + 2;
+            text.extend(std::iter::repeat_n(' ', pad));
         }
-        text.push_str(line.trim_end());
-        text.push('\n');
     }
-    text
+    let kept = text[start..].trim_end().len();
+    text.truncate(start + kept);
+    text.push('\n');
 }
 
 fn list_item(

@@ -510,6 +510,104 @@ fn many_sessions(home: &Home, count: usize) -> Vec<String> {
         .collect()
 }
 
+/// Reliability IV (#46, "Also"): `sessions list --all` writes its rows a page of the index at a
+/// time (memory is measured by `scripts/bench`, not here). Across pages of rows whose times
+/// are all equal (the file name breaks the ties) every session is listed once, newest first,
+/// with an id prefix unique among all; a session another program appended to since the index
+/// read it comes first; the text table lines up the same columns on every page.
+#[test]
+fn a_listing_of_more_sessions_than_a_page_has_every_one_once_newest_first_with_unique_ids() {
+    let home = Home::new();
+    let count = 600;
+    let mut appended_to = None;
+    for n in 0..count {
+        let id = format!("0199a000-0000-7000-8000-{n:012x}");
+        let mut session = SessionBuilder::new(&id, &home.workspace);
+        session.user(&format!("task {n}"));
+        let last = session.assistant("done", [10, 2, 0, 0]);
+        let path = home.write_session(&session);
+        if n == 7 {
+            appended_to = Some((id, path, last));
+        }
+    }
+    let list = |args: &[&str]| {
+        let output = home
+            .pincer()
+            .args(["sessions", "list", "--all"])
+            .args(args)
+            .output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        stdout(&output)
+    };
+    list(&["--limit", "1"]);
+    // pi appends a turn to an older session once the index has its row.
+    let (appended_id, path, last) = appended_to.unwrap();
+    let appended = json!({
+        "type": "message", "id": "b0000001", "parentId": last,
+        "timestamp": "2026-12-02T10:00:00.000Z",
+        "message": {"role": "user", "content": [{"type": "text", "text": "from pi"}],
+                    "timestamp": 1_764_669_600_000_i64}
+    });
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    std::io::Write::write_all(&mut file, format!("{appended}\n").as_bytes()).unwrap();
+    drop(file);
+
+    let items: Vec<Value> = serde_json::from_str(&list(&["--json"])).unwrap();
+    assert_eq!(items.len(), count);
+    assert_eq!(items[0]["id"], appended_id.as_str());
+    let key = |item: &Value| {
+        let text = |field: &str| item[field].as_str().unwrap().to_owned();
+        (text("updated"), text("created"), text("file"))
+    };
+    for pair in items.windows(2) {
+        assert!(
+            key(&pair[0]) > key(&pair[1]),
+            "{:?} before {:?}",
+            key(&pair[0]),
+            key(&pair[1])
+        );
+    }
+    let ids: Vec<&str> = items
+        .iter()
+        .map(|item| item["id"].as_str().unwrap())
+        .collect();
+    let mut distinct = ids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), count);
+    let shorts: Vec<&str> = items
+        .iter()
+        .map(|item| item["short_id"].as_str().unwrap())
+        .collect();
+    for (short, id) in shorts.iter().zip(&ids) {
+        assert!(id.starts_with(short), "{short} of {id}");
+        let meaning: Vec<&&str> = ids
+            .iter()
+            .filter(|other| other.starts_with(short))
+            .collect();
+        assert_eq!(meaning, [id], "{short} is not unique");
+    }
+    // The ids differ in their last digits only: each prefix is as long as the id.
+    assert_eq!(shorts[0], appended_id);
+
+    let text = list(&[]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), count + 1, "{text}");
+    assert!(lines[0].starts_with("ID "), "{}", lines[0]);
+    let cwd_at = lines[0].find("CWD").unwrap();
+    for (line, short) in lines[1..].iter().zip(&shorts) {
+        assert!(line.starts_with(&format!("{short}  ")), "{line}");
+        assert_eq!(
+            line.get(cwd_at..),
+            Some(&*home.workspace.to_string_lossy()),
+            "{line}"
+        );
+    }
+}
+
 /// The index's row count and whether it says it is complete, read as another process would;
 /// `None` while there is no database or table to read.
 fn index_progress(home: &Home) -> Option<(usize, bool)> {

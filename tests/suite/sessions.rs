@@ -839,17 +839,18 @@ fn prune_dry_run_changes_nothing_and_prune_removes_old_sessions() {
     ));
     std::fs::write(&fresh_path, fresh).unwrap();
     list_json(&home, &["--all"]);
-    // The index database is a cache a dry run may bring up to date; the rest stays as it is.
+    // The index database is a cache a dry run may bring up to date (its build lock is in the
+    // lock directory); the files beside it stay as they are.
     let snapshot = |home: &Home| {
         let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(home.sessions_dir())
             .unwrap()
             .filter(|entry| {
-                !entry
-                    .as_ref()
-                    .unwrap()
-                    .file_name()
-                    .to_string_lossy()
-                    .starts_with("index.sqlite3")
+                let entry = entry.as_ref().unwrap();
+                entry.path().is_file()
+                    && !entry
+                        .file_name()
+                        .to_string_lossy()
+                        .starts_with("index.sqlite3")
             })
             .map(|entry| {
                 let entry = entry.unwrap();

@@ -45,9 +45,13 @@ pub(crate) const BUILD_LOCK_FILE: &str = "index.sqlite3.build.lock";
 /// Where the build lock lives: in the sessions directory's hidden lock directory, beside the
 /// sessions' own locks, private like every file of the home (nothing but sessions and the index
 /// is listed in the sessions directory itself).
+/// The lock directory is made when missing (the lock file itself is made by whoever opens it).
 fn build_lock_path(dir: &Path) -> PathBuf {
-    dir.join(crate::session::store::LOCKS_DIR)
-        .join(BUILD_LOCK_FILE)
+    let locks = dir.join(crate::session::store::LOCKS_DIR);
+    if !locks.is_dir() {
+        let _ = crate::fs::create_dir_all(&locks);
+    }
+    locks.join(BUILD_LOCK_FILE)
 }
 
 const OLD_FILES: [&str; 3] = ["index.json", ".index.journal", "index.json.lock"];
@@ -179,6 +183,9 @@ pub(crate) struct Db {
     /// The sessions directory, opened on the first [`Db::fresh`] so that each file's stat is
     /// made relative to it; `Some(None)` when it could not be opened.
     directory: Option<Option<std::fs::File>>,
+    /// The database file this connection opened (device and inode, as it was just before
+    /// the open), so that one found corrupt is removed only while it is still that file.
+    file: Option<(u64, u64)>,
 }
 
 fn to_i64(value: u64) -> i64 {
@@ -256,12 +263,9 @@ impl Db {
         }
         let mut rebuilt = None;
         let mut unopened = None;
+        let mut file = file_identity(dir);
         if !dir.join(DB_FILE).exists() {
-            let lock = build_lock_path(dir);
-            if let Some(locks) = lock.parent() {
-                let _ = crate::fs::create_dir_all(locks);
-            }
-            let _ = crate::fs::private_file_options().open(lock);
+            let _ = crate::fs::private_file_options().open(build_lock_path(dir));
         }
         let conn = match open_file(dir, &mut rebuilt) {
             Ok(conn) => Some(conn),
@@ -269,9 +273,10 @@ impl Db {
                 // Corrupt or not a database: start again from the files, once.
                 note_failure(&error);
                 if is_corrupt(&error) {
-                    remove_database(dir);
+                    remove_corrupt_database(dir, file);
                     rebuilt = Some(unreadable(dir, &error));
                     let mut again = None;
+                    file = file_identity(dir);
                     open_file(dir, &mut again)
                         .inspect_err(|error| unopened = Some(error.to_string()))
                         .ok()
@@ -281,6 +286,8 @@ impl Db {
                 }
             }
         };
+        // A database this open created is the one it opened.
+        let file = file.or_else(|| file_identity(dir));
         let mut db = match conn {
             Some(conn) => Db {
                 conn,
@@ -291,6 +298,7 @@ impl Db {
                 unsaved: None,
                 summarized: 0,
                 directory: None,
+                file,
             },
             None => {
                 let mut db = Db::memory(dir)?;
@@ -325,6 +333,7 @@ impl Db {
             unsaved: None,
             summarized: 0,
             directory: None,
+            file: None,
         })
     }
 
@@ -375,12 +384,8 @@ impl Db {
         let _building = if self.in_memory {
             None
         } else {
-            let lock = build_lock_path(&self.dir);
-            if let Some(locks) = lock.parent() {
-                let _ = crate::fs::create_dir_all(locks);
-            }
-            match FileLock::acquire(&lock, Some(BUILD_WAIT)) {
-                Ok(lock) => Some(lock),
+            match FileLock::acquire(&build_lock_path(&self.dir), Some(BUILD_WAIT)) {
+                Ok(lock) => Some(Building::hold(lock)),
                 Err(error @ LockError::TimedOut { .. }) => {
                     return Err(SessionError::from_lock(
                         error,
@@ -620,19 +625,14 @@ impl Db {
     }
 
     fn relist(&mut self, before: DirStamp, now: SystemTime) -> Result<(), SessionError> {
-        let names = session_file_names(&self.dir)?;
-        let known = self.known_files();
-        let present: HashSet<&str> = names.iter().map(String::as_str).collect();
-        let mut unknown: Vec<(String, PathBuf)> = names
-            .iter()
-            .filter(|name| !known.contains(name.as_str()))
+        let mut names = session_file_names(&self.dir)?;
+        names.sort_unstable();
+        let (unknown, gone) = self.unknown_and_gone(&names);
+        let unknown: Vec<(String, PathBuf)> = unknown
+            .into_iter()
             .map(|name| (name.clone(), self.dir.join(name)))
             .collect();
-        unknown.sort();
-        let gone: Vec<&String> = known
-            .iter()
-            .filter(|file| !present.contains(file.as_str()))
-            .collect();
+        drop(names);
         let empty = super::Index::default();
         let entries: Vec<IndexEntry> = check_files(&self.dir, &empty, &unknown)
             .into_iter()
@@ -692,15 +692,33 @@ impl Db {
         Ok(())
     }
 
-    /// The file names of every row.
-    fn known_files(&self) -> HashSet<String> {
-        let mut known = HashSet::new();
-        if let Ok(mut statement) = self.conn.prepare("SELECT file FROM sessions")
+    /// Of the sorted file `names` of the directory, those no row knows; and the files of the
+    /// rows that are not among them. The rows are read in the same (byte) order and merged
+    /// against the names: a sync that lists the directory holds its names, not also a set of
+    /// every row's and of every name (which grew a run's memory with the home, #46).
+    fn unknown_and_gone<'a>(&self, names: &'a [String]) -> (Vec<&'a String>, Vec<String>) {
+        let mut unknown = Vec::new();
+        let mut gone = Vec::new();
+        let mut next = 0;
+        if let Ok(mut statement) = self.conn.prepare("SELECT file FROM sessions ORDER BY file")
             && let Ok(rows) = statement.query_map([], |row| row.get::<_, String>(0))
         {
-            known.extend(rows.flatten());
+            for file in rows.flatten() {
+                while let Some(name) = names.get(next)
+                    && name.as_str() < file.as_str()
+                {
+                    unknown.push(name);
+                    next += 1;
+                }
+                if names.get(next) == Some(&file) {
+                    next += 1;
+                } else {
+                    gone.push(file);
+                }
+            }
         }
-        known
+        unknown.extend(names.get(next..).unwrap_or_default());
+        (unknown, gone)
     }
 
     /// The entries `sql` (which selects `entry`) gives. A database found corrupt here is
@@ -734,12 +752,13 @@ impl Db {
     fn recover(&mut self, error: &rusqlite::Error) {
         let reason = unreadable(&self.dir, error);
         let dir = self.dir.clone();
+        let file = self.file;
         let Some(placeholder) = Db::memory(&dir) else {
             return;
         };
         // The old connection is closed before its files go.
         drop(std::mem::replace(self, placeholder));
-        remove_database(&dir);
+        remove_corrupt_database(&dir, file);
         if let Some(mut db) = Db::open(&dir) {
             db.rebuilt = Some(reason);
             // A directory that cannot be listed leaves no rows: the query finds nothing.
@@ -804,6 +823,25 @@ impl Db {
             .map_or(0, |count| to_u64(count) as usize)
     }
 
+    /// Up to `limit` rows newest first after the sort key `after` (`updated`, `created`,
+    /// `file` of the last row of the page before), of the workspace `cwd` (any with `None`):
+    /// each page starts where the last ended in the index, where an `OFFSET` read and
+    /// skipped every row before it (a listing of every row was quadratic).
+    pub(crate) fn newest_after(
+        &mut self,
+        cwd: Option<&str>,
+        after: Option<&[String; 3]>,
+        limit: usize,
+    ) -> Vec<IndexEntry> {
+        let sql = newest_sql("entry", cwd, after);
+        let params = newest_params(cwd, after, limit);
+        let params: Vec<&dyn rusqlite::ToSql> = params
+            .iter()
+            .map(|param| param as &dyn rusqlite::ToSql)
+            .collect();
+        self.entries(&sql, &params)
+    }
+
     /// Up to `limit` rows from `offset`, newest first, of the workspace `cwd` (any with `None`).
     pub(crate) fn newest(
         &mut self,
@@ -832,61 +870,68 @@ impl Db {
     /// directory's, so `--last` must look at every file of its scope before it trusts the
     /// order of the rows. One stat per row of the scope, relative to the directory.
     pub(crate) fn changed_since_read(&mut self, cwd: Option<&str>) -> Vec<IndexEntry> {
-        let stamps = self.try_stamps(cwd).unwrap_or_default();
-        let directory = self
-            .directory
-            .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
-            .as_ref();
-        let changed: Vec<String> = stamps
-            .into_iter()
-            .filter(|(file, size, mtime_ns)| {
-                let now = match directory {
-                    Some(directory) => super::stamp_in(directory, file),
-                    None => std::fs::metadata(self.dir.join(file))
-                        .ok()
-                        .map(|metadata| super::file_stamp(&metadata)),
-                };
-                now != Some((*size, *mtime_ns))
-            })
-            .map(|(file, _, _)| file)
-            .collect();
         let mut read_again = Vec::new();
-        for file in changed {
-            if let Some(known) = self.row(&file)
-                && let Some(entry) = self.fresh(known)
-            {
-                read_again.push(entry);
+        // A page of stamps at a time, newest first: a home's every stamp held at once grew
+        // with the home (#46). A row read again only moves newer, behind the pages to come.
+        let mut after: Option<[String; 3]> = None;
+        loop {
+            let stamps = self
+                .try_stamps(cwd, after.as_ref(), STAMPS_PAGE)
+                .unwrap_or_default();
+            let Some(last) = stamps.last() else {
+                break;
+            };
+            after = Some(last.0.clone());
+            let directory = self
+                .directory
+                .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
+                .as_ref();
+            let changed: Vec<String> = stamps
+                .into_iter()
+                .filter(|(key, size, mtime_ns)| {
+                    let file = &key[2];
+                    let now = match directory {
+                        Some(directory) => super::stamp_in(directory, file),
+                        None => std::fs::metadata(self.dir.join(file))
+                            .ok()
+                            .map(|metadata| super::file_stamp(&metadata)),
+                    };
+                    now != Some((*size, *mtime_ns))
+                })
+                .map(|([_, _, file], _, _)| file)
+                .collect();
+            for file in changed {
+                if let Some(known) = self.row(&file)
+                    && let Some(entry) = self.fresh(known)
+                {
+                    read_again.push(entry);
+                }
             }
         }
         read_again
     }
 
-    fn try_stamps(&self, cwd: Option<&str>) -> rusqlite::Result<Vec<(String, u64, u64)>> {
+    /// Up to `limit` rows' sort keys (`updated`, `created`, `file`) with their files' size and
+    /// mtime, newest first, after the key `after`, of the workspace `cwd` (any with `None`).
+    fn try_stamps(
+        &self,
+        cwd: Option<&str>,
+        after: Option<&[String; 3]>,
+        limit: usize,
+    ) -> rusqlite::Result<Vec<([String; 3], u64, u64)>> {
         let read = |row: &rusqlite::Row<'_>| {
             Ok((
-                row.get::<_, String>(0)?,
-                to_u64(row.get::<_, i64>(1)?),
-                to_u64(row.get::<_, i64>(2)?),
+                [row.get::<_, String>(0)?, row.get(1)?, row.get(2)?],
+                to_u64(row.get::<_, i64>(3)?),
+                to_u64(row.get::<_, i64>(4)?),
             ))
         };
+        let sql = newest_sql("updated, created, file, size, mtime_ns", cwd, after);
+        let mut statement = self.conn.prepare(&sql)?;
+        let params = newest_params(cwd, after, limit);
         let mut stamps = Vec::new();
-        match cwd {
-            Some(cwd) => {
-                let mut statement = self
-                    .conn
-                    .prepare("SELECT file, size, mtime_ns FROM sessions WHERE cwd = ?1")?;
-                for row in statement.query_map([cwd], read)? {
-                    stamps.push(row?);
-                }
-            }
-            None => {
-                let mut statement = self
-                    .conn
-                    .prepare("SELECT file, size, mtime_ns FROM sessions")?;
-                for row in statement.query_map([], read)? {
-                    stamps.push(row?);
-                }
-            }
+        for row in statement.query_map(rusqlite::params_from_iter(params), read)? {
+            stamps.push(row?);
         }
         Ok(stamps)
     }
@@ -1105,6 +1150,58 @@ const INSERT: &str = "INSERT INTO sessions \
     updated = excluded.updated, updated_ms = excluded.updated_ms, size = excluded.size, \
     mtime_ns = excluded.mtime_ns, damaged = excluded.damaged, entry = excluded.entry";
 
+/// How many rows' stamps [`Db::changed_since_read`] reads at a time.
+const STAMPS_PAGE: usize = 1024;
+
+/// The query of `columns` of the rows newest first, of the workspace `?1` when `cwd` is given,
+/// after a sort key when `after` is, limited by the last parameter ([`newest_params`]). The
+/// row value compares in the order of the index it walks (`sessions_by_cwd`,
+/// `sessions_by_updated`).
+fn newest_sql(columns: &str, cwd: Option<&str>, after: Option<&[String; 3]>) -> String {
+    let mut conditions = Vec::new();
+    let mut next = 1;
+    if cwd.is_some() {
+        conditions.push("cwd = ?1".to_owned());
+        next += 1;
+    }
+    if after.is_some() {
+        conditions.push(format!(
+            "(updated, created, file) < (?{}, ?{}, ?{})",
+            next,
+            next + 1,
+            next + 2
+        ));
+        next += 3;
+    }
+    let filter = if conditions.is_empty() {
+        String::new()
+    } else {
+        format!("WHERE {} ", conditions.join(" AND "))
+    };
+    format!(
+        "SELECT {columns} FROM sessions {filter}\
+         ORDER BY updated DESC, created DESC, file DESC LIMIT ?{next}"
+    )
+}
+
+/// The parameters of [`newest_sql`]'s query.
+fn newest_params(
+    cwd: Option<&str>,
+    after: Option<&[String; 3]>,
+    limit: usize,
+) -> Vec<rusqlite::types::Value> {
+    use rusqlite::types::Value;
+    let mut params: Vec<Value> = Vec::new();
+    if let Some(cwd) = cwd {
+        params.push(Value::Text(cwd.to_owned()));
+    }
+    if let Some(after) = after {
+        params.extend(after.iter().map(|part| Value::Text(part.clone())));
+    }
+    params.push(Value::Integer(to_i64(limit as u64)));
+    params
+}
+
 fn insert_entry(insert: &mut rusqlite::Statement<'_>, entry: &IndexEntry) -> rusqlite::Result<()> {
     let text = serde_json::to_string(entry)
         .map_err(|error| rusqlite::Error::ToSqlConversionFailure(Box::new(error)))?;
@@ -1271,6 +1368,63 @@ fn busy_wait() -> Duration {
     }
 }
 
+thread_local! {
+    /// Whether this thread holds the build lock ([`Building`]).
+    static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The build lock, held by this thread until dropped.
+struct Building {
+    _lock: FileLock,
+    was: bool,
+}
+
+impl Building {
+    fn hold(lock: FileLock) -> Building {
+        Building {
+            _lock: lock,
+            was: BUILDING.replace(true),
+        }
+    }
+}
+
+impl Drop for Building {
+    fn drop(&mut self) {
+        BUILDING.set(self.was);
+    }
+}
+
+/// The device and inode of the database file of `dir`, when there is one.
+fn file_identity(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::symlink_metadata(dir.join(DB_FILE))
+        .ok()
+        .map(|metadata| (metadata.dev(), metadata.ino()))
+}
+
+/// Remove the database of `dir` that was found corrupt, when it is still `found` (the file
+/// the failed connection opened), under the build lock. Several processes that find one
+/// damaged database at once would otherwise each delete it, one of them maybe the new
+/// database another had made and was building meanwhile (under its lock). A database that is
+/// another file by the time the lock is held was made again since: it stays.
+fn remove_corrupt_database(dir: &Path, found: Option<(u64, u64)>) {
+    let _building = if BUILDING.get() {
+        // This thread is the builder: the lock is held already.
+        None
+    } else {
+        match FileLock::acquire(&build_lock_path(dir), Some(BUILD_WAIT)) {
+            Ok(lock) => Some(Building::hold(lock)),
+            // A builder held it past --timeout: the database it is building is not touched.
+            Err(LockError::TimedOut { .. }) => return,
+            // A lock that cannot be taken here (a read-only home): removed as before.
+            Err(_) => None,
+        }
+    };
+    if found.is_some() && file_identity(dir) == found {
+        remove_database(dir);
+    }
+}
+
 /// Remove a database that cannot be read, with its journal files.
 fn remove_database(dir: &Path) {
     for suffix in ["", "-wal", "-shm", "-journal"] {
@@ -1421,6 +1575,77 @@ mod tests {
         assert!(!db.in_memory());
         db.ensure_built().unwrap();
         assert_eq!(db.all().len(), 1);
+    }
+
+    /// The database another process made again after it found the old one corrupt: a real
+    /// index of the session of `dir`, moved into place while the caller holds the build lock.
+    fn index_made_again(dir: &Path) {
+        let (_other_home, other) = sessions_dir();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .extension()
+                .is_some_and(|extension| extension == "jsonl")
+            {
+                std::fs::copy(&path, other.join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        let mut db = Db::open(&other).unwrap();
+        db.ensure_built().unwrap();
+        drop(db);
+        std::fs::rename(other.join(DB_FILE), dir.join(DB_FILE)).unwrap();
+    }
+
+    /// #46 (the race found after item 1): several processes that find the index corrupt each
+    /// deleted the database file at once, one of them maybe the new database another had just
+    /// made and was building. The delete waits for the build lock, and leaves a database that
+    /// is not the file found corrupt.
+    #[test]
+    fn a_corrupt_index_is_deleted_only_under_the_build_lock_and_never_once_made_again() {
+        let (_home, dir) = sessions_dir();
+        store::create(&dir, &header("0199a000-0000-7000-8000-000000000001"), &[]).unwrap();
+        std::fs::write(dir.join(DB_FILE), "not a database ".repeat(500)).unwrap();
+        let corrupt = file_identity(&dir);
+        let builder = FileLock::acquire(&build_lock_path(&dir), None).unwrap();
+        let opener = std::thread::spawn({
+            let dir = dir.clone();
+            move || {
+                let mut db = Db::open(&dir).unwrap();
+                db.ensure_built().unwrap();
+                (db.in_memory(), db.all().len())
+            }
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            file_identity(&dir),
+            corrupt,
+            "the corrupt index was deleted while another process held the build lock"
+        );
+        // The process holding the lock found the same corrupt file and made the index again.
+        index_made_again(&dir);
+        let made = file_identity(&dir);
+        assert!(
+            !opener.is_finished(),
+            "the opener did not wait for the build lock"
+        );
+        drop(builder);
+        let (in_memory, rows) = opener.join().unwrap();
+        assert_eq!((in_memory, rows), (false, 1));
+        assert_eq!(
+            file_identity(&dir),
+            made,
+            "the index made again was deleted"
+        );
+
+        // Found corrupt by a connection that opened the file before it was made again.
+        let found = file_identity(&dir);
+        index_made_again(&dir);
+        let made = file_identity(&dir);
+        assert_ne!(found, made);
+        remove_corrupt_database(&dir, found);
+        assert_eq!(file_identity(&dir), made);
+        remove_corrupt_database(&dir, made);
+        assert_eq!(file_identity(&dir), None);
     }
 
     #[test]

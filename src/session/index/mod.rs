@@ -31,6 +31,7 @@
 //! A failed write (a full disk, a read-only home) never fails a command that only reads: the
 //! answer is computed from the files, in memory, as if there were no database.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -298,10 +299,23 @@ impl Index {
 pub(crate) fn short_ids<'a>(
     ids: impl Iterator<Item = &'a str>,
 ) -> std::collections::HashMap<&'a str, &'a str> {
-    let lower = |id: &'a str| id.bytes().map(|byte| byte.to_ascii_lowercase());
-    let mut ids: Vec<&str> = ids.filter(|id| !id.is_empty()).collect();
-    ids.sort_unstable_by(|left, right| lower(left).cmp(lower(right)).then_with(|| left.cmp(right)));
-    ids.dedup_by(|right, left| right.eq_ignore_ascii_case(left));
+    // Sorted by their lowercase forms, borrowed when an id has no capital (a UUID has none):
+    // compared a byte at a time through `to_ascii_lowercase`, the sort was most of the time of
+    // a listing's page.
+    let mut ids: Vec<(Cow<'a, str>, &'a str)> = ids
+        .filter(|id| !id.is_empty())
+        .map(|id| {
+            let lower = if id.bytes().any(|byte| byte.is_ascii_uppercase()) {
+                Cow::Owned(id.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(id)
+            };
+            (lower, id)
+        })
+        .collect();
+    ids.sort_unstable();
+    ids.dedup_by(|right, left| right.0 == left.0);
+    let ids: Vec<&str> = ids.into_iter().map(|(_, id)| id).collect();
     let common = |left: &str, right: &str| {
         left.bytes()
             .zip(right.bytes())
@@ -1071,14 +1085,14 @@ pub(crate) fn newest(
     db.ensure_built()?;
     let wanted = limit.unwrap_or(usize::MAX);
     let mut shown: Vec<IndexEntry> = Vec::new();
-    let page = wanted.clamp(1, 256);
-    let mut offset = 0;
+    let page = wanted.clamp(1, LISTING_PAGE);
+    let mut after: Option<[String; 3]> = None;
     while shown.len() < wanted {
-        let rows = db.newest(cwd, offset, page);
-        if rows.is_empty() {
+        let rows = db.newest_after(cwd, after.as_ref(), page);
+        let Some(last) = rows.last() else {
             break;
-        }
-        offset += rows.len();
+        };
+        after = Some(sort_key(last));
         for known in rows {
             if let Some(entry) = db.fresh(known)
                 && keep(&entry)
@@ -1116,6 +1130,118 @@ pub(crate) fn newest(
     report.rebuilt = db.rebuilt.clone();
     report.unsaved = db.unsaved.clone();
     Ok((shown, short, report))
+}
+
+/// How many rows a [`Listing`] reads at a time.
+const LISTING_PAGE: usize = 256;
+
+/// The key a row is sorted by newest first (`updated`, `created`, `file`), as the index's
+/// columns hold it.
+fn sort_key(entry: &IndexEntry) -> [String; 3] {
+    [
+        entry.summary.updated.clone(),
+        entry.summary.created.clone(),
+        entry.file.clone(),
+    ]
+}
+
+/// The sessions of a sessions directory newest first, read from the index a page at a time
+/// (`sessions list`): nothing holds every row, so a listing's memory does not grow with the
+/// home, and each page starts where the last ended in the index's order.
+pub(crate) struct Listing {
+    db: Option<db::Db>,
+    cwd: Option<String>,
+    report: RefreshReport,
+}
+
+impl Listing {
+    /// The listing of the sessions of `dir` (of the workspace `cwd`, of any with `None`). For
+    /// a listing of `every` session, the rows whose files changed since they were read
+    /// (another program appended a turn) are read again first, so that each comes at its place
+    /// in the order; a listing of the newest few checks only the rows it shows, and costs the
+    /// same in any home.
+    pub(crate) fn open(
+        dir: &Path,
+        cwd: Option<&str>,
+        every: bool,
+    ) -> Result<Listing, SessionError> {
+        let mut report = RefreshReport::default();
+        let db = match db::Db::open(dir) {
+            Some(mut db) => {
+                db.ensure_built()?;
+                if every {
+                    db.changed_since_read(cwd);
+                }
+                report.rebuilt = db.rebuilt.clone();
+                report.unsaved = db.unsaved.clone();
+                Some(db)
+            }
+            None => None,
+        };
+        Ok(Listing {
+            db,
+            cwd: cwd.map(str::to_owned),
+            report,
+        })
+    }
+
+    /// What the index did when the listing opened it.
+    pub(crate) fn report(&self) -> &RefreshReport {
+        &self.report
+    }
+
+    /// Call `each` with the sessions `keep` keeps, at most `limit` (all with `None`), newest
+    /// first, each checked against its file, and with its id's shortest unique prefix among
+    /// every session's ([`short_ids`]); the first error of `each` ends the walk. It can be
+    /// walked more than once (a table measures its columns first).
+    pub(crate) fn each<E>(
+        &mut self,
+        limit: Option<usize>,
+        keep: impl Fn(&IndexEntry) -> bool,
+        mut each: impl FnMut(&IndexEntry, &str) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let Some(db) = self.db.as_mut() else {
+            return Ok(());
+        };
+        let mut left = limit.unwrap_or(usize::MAX);
+        let mut after: Option<[String; 3]> = None;
+        while left > 0 {
+            let rows = db.newest_after(
+                self.cwd.as_deref(),
+                after.as_ref(),
+                left.clamp(1, LISTING_PAGE),
+            );
+            let Some(last) = rows.last() else {
+                break;
+            };
+            after = Some(sort_key(last));
+            let mut page: Vec<IndexEntry> = rows
+                .into_iter()
+                .filter_map(|known| db.fresh(known))
+                .filter(|entry| keep(entry))
+                .collect();
+            // A file changed since `open` read it again is newer than its row was.
+            page.sort_by(|left, right| {
+                newest_first(&left.summary.updated, &left.summary.created, &left.file).cmp(
+                    &newest_first(&right.summary.updated, &right.summary.created, &right.file),
+                )
+            });
+            page.truncate(left);
+            left -= page.len();
+            let ids: Vec<&str> = page.iter().map(|entry| entry.summary.id.as_str()).collect();
+            let neighbours = db.neighbour_ids(&ids);
+            let short = short_ids(
+                ids.iter()
+                    .copied()
+                    .chain(neighbours.iter().map(String::as_str)),
+            );
+            for entry in &page {
+                let id = entry.summary.id.as_str();
+                each(entry, short.get(id).copied().unwrap_or(id))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The sessions of `dir` last used before `cutoff_ms` (milliseconds since the epoch), of the
