@@ -131,12 +131,20 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
             &facts,
         );
     }
-    // One JSON array, as a whole listing's `to_string_pretty` writes it, written an item at a
-    // time: a listing of every session never holds them all (#46).
+    // One JSON array written an item at a time: a listing of every session never holds them all
+    // (#46). One line through a pipe, indented on a terminal, as every command's result (#47).
+    let pretty = crate::output::stdout_is_terminal();
     let mut first = true;
     listing
         .each(args.limit, keep, |entry, short| {
             let item = list_item(context, &facts, entry, short);
+            if !pretty {
+                out.text.push(if first { '[' } else { ',' });
+                first = false;
+                out.text
+                    .push_str(&serde_json::to_string(&item).map_err(std::io::Error::other)?);
+                return out.flush_full();
+            }
             let text = serde_json::to_string_pretty(&item).map_err(std::io::Error::other)?;
             out.text.push_str(if first { "[\n" } else { ",\n" });
             first = false;
@@ -150,7 +158,11 @@ fn list(context: &Context, args: &SessionsListArgs) -> CliResult<Exit> {
             out.flush_full()
         })
         .map_err(stdout_error)?;
-    out.text.push_str(if first { "[]\n" } else { "\n]\n" });
+    out.text.push_str(match (first, pretty) {
+        (true, _) => "[]\n",
+        (false, true) => "\n]\n",
+        (false, false) => "]\n",
+    });
     out.flush().map_err(stdout_error)?;
     Ok(Exit::Success)
 }

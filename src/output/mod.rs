@@ -98,7 +98,7 @@ pub enum ColorMode {
 }
 
 /// Whether stdout is a terminal (asked once: it does not change during a run).
-fn stdout_is_terminal() -> bool {
+pub(crate) fn stdout_is_terminal() -> bool {
     static TERMINAL: OnceLock<bool> = OnceLock::new();
     *TERMINAL.get_or_init(|| io::stdout().is_terminal())
 }
