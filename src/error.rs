@@ -57,21 +57,257 @@ impl Exit {
         }
     }
 
-    /// The `error.kind` string used in JSON results for this class.
-    pub fn kind(self) -> &'static str {
+    /// The `error.kind` of a failure of this class when nothing more specific is known.
+    pub fn kind(self) -> ErrorKind {
         match self {
-            Exit::Success => "none",
-            Exit::RunFailed => "run_failed",
-            Exit::Usage => "usage",
-            Exit::Auth => "auth",
-            Exit::Unavailable => "unavailable",
-            Exit::Guardrail => "guardrail",
-            Exit::ContextOverflow => "context_overflow",
-            Exit::Busy => "session_busy",
-            Exit::Timeout => "timeout",
-            Exit::Interrupted => "interrupted",
-            Exit::Terminated => "terminated",
+            Exit::Success | Exit::RunFailed => ErrorKind::RunFailed,
+            Exit::Usage => ErrorKind::Usage,
+            Exit::Auth => ErrorKind::Auth,
+            Exit::Unavailable => ErrorKind::Unavailable,
+            Exit::Guardrail => ErrorKind::Guardrail,
+            Exit::ContextOverflow => ErrorKind::ContextOverflow,
+            Exit::Busy => ErrorKind::SessionBusy,
+            Exit::Timeout => ErrorKind::Timeout,
+            Exit::Interrupted | Exit::Terminated => ErrorKind::Interrupted,
         }
+    }
+}
+
+/// Whether a caller should run again a run that failed with a kind of error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retry {
+    /// Running again later may succeed.
+    Yes,
+    /// Running again unchanged fails the same way.
+    No,
+    /// It depends on the cause, which the error's own `retryable` says (`connection`).
+    ByCause,
+}
+
+/// `error.kind`: why a run failed, from a closed set (a new value bumps `schema_version`). Each
+/// kind ends with its exit code and whether running it again may succeed, which `retryable`
+/// then says; where claude's `SDKAssistantMessageError` names the same failure, so does the
+/// kind's description.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The run failed for a reason no other kind names (exit 1, retryable: no).
+    RunFailed,
+    /// Usage, input or configuration error (exit 2, retryable: no).
+    Usage,
+    /// No usable credentials, or all were rejected; claude's `authentication_failed` (exit 3, retryable: no).
+    Auth,
+    /// Out of credits or quota; claude's `billing_error` (exit 4, retryable: no).
+    Billing,
+    /// Too many requests now; claude's `rate_limit`. `retry_after_s` says when the provider said (exit 4, retryable: yes).
+    RateLimit,
+    /// The provider is overloaded or failing (5xx, Anthropic 529); claude's `server_error` (exit 4, retryable: yes).
+    Overloaded,
+    /// The provider could not be reached: `retryable` is true when the connection was refused, timed out or closed, false when the host name does not resolve or the TLS handshake failed (exit 4, retryable: by cause).
+    Connection,
+    /// The provider is unavailable after retries (exit 4, retryable: yes).
+    Unavailable,
+    /// The request was malformed; claude's `invalid_request` (exit 1, retryable: no).
+    Format,
+    /// The provider does not know the model; claude's `model_not_found` (exit 1, retryable: no).
+    ModelNotFound,
+    /// A CLI backend's session is gone (exit 1, retryable: no).
+    SessionExpired,
+    /// The prompt does not fit the model's context window, even after compaction (exit 6, retryable: no).
+    ContextOverflow,
+    /// The final message ran out of output tokens before any answer; claude's `max_output_tokens` (exit 1, retryable: no).
+    OutputLimit,
+    /// A replayed request matched nothing in the cassette, or the cassette cannot be written (exit 2, retryable: no).
+    Cassette,
+    /// This machine ran out of file descriptors (exit 1, retryable: no).
+    LocalResource,
+    /// The provider gave a failure no other kind describes; claude's `unknown` (exit 1, retryable: no).
+    Unknown,
+    /// A guardrail stopped the run (exit 5, retryable: no).
+    Guardrail,
+    /// `--max-turns` stopped the run (exit 5, retryable: no).
+    MaxTurns,
+    /// `--max-budget-usd` stopped the run (exit 5, retryable: no).
+    MaxBudgetUsd,
+    /// A `[budget]` window's spend reached its limit before the first request (exit 5, retryable: no).
+    BudgetExceeded,
+    /// The model's answer did not match `--json-schema` after the retries (exit 1, retryable: no).
+    StructuredOutput,
+    /// The turn could not start (exit 2, retryable: no).
+    NotStarted,
+    /// A hook stopped the run (exit 1, retryable: no).
+    Hook,
+    /// A required MCP server failed to start (exit 1, retryable: no).
+    Mcp,
+    /// The turn could not be saved to the session (exit 1, retryable: no).
+    Persistence,
+    /// `compact`: the model returned an empty summary; nothing was changed (exit 1, retryable: yes).
+    EmptySummary,
+    /// Another run holds the session's lock; the message names the session (exit 75, retryable: yes).
+    SessionBusy,
+    /// The session store cannot be reached; used by the session store (exit 75, retryable: yes).
+    StoreUnavailable,
+    /// The session store refused the write; used by the session store (exit 1, retryable: no).
+    StoreRefused,
+    /// Another writer took the session over while this run held it; used by the session store (exit 75, retryable: yes).
+    Fenced,
+    /// `--timeout` was reached (exit 124, retryable: yes).
+    Timeout,
+    /// Stopped by SIGINT or an SDK `interrupt`, or by SIGTERM, which exits 143 instead (exit 130, retryable: no).
+    Interrupted,
+}
+
+impl ErrorKind {
+    /// Every kind, in the order of the reference.
+    pub const ALL: [ErrorKind; 32] = [
+        ErrorKind::RunFailed,
+        ErrorKind::Usage,
+        ErrorKind::Auth,
+        ErrorKind::Billing,
+        ErrorKind::RateLimit,
+        ErrorKind::Overloaded,
+        ErrorKind::Connection,
+        ErrorKind::Unavailable,
+        ErrorKind::Format,
+        ErrorKind::ModelNotFound,
+        ErrorKind::SessionExpired,
+        ErrorKind::ContextOverflow,
+        ErrorKind::OutputLimit,
+        ErrorKind::Cassette,
+        ErrorKind::LocalResource,
+        ErrorKind::Unknown,
+        ErrorKind::Guardrail,
+        ErrorKind::MaxTurns,
+        ErrorKind::MaxBudgetUsd,
+        ErrorKind::BudgetExceeded,
+        ErrorKind::StructuredOutput,
+        ErrorKind::NotStarted,
+        ErrorKind::Hook,
+        ErrorKind::Mcp,
+        ErrorKind::Persistence,
+        ErrorKind::EmptySummary,
+        ErrorKind::SessionBusy,
+        ErrorKind::StoreUnavailable,
+        ErrorKind::StoreRefused,
+        ErrorKind::Fenced,
+        ErrorKind::Timeout,
+        ErrorKind::Interrupted,
+    ];
+
+    /// The word in `error.kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::RunFailed => "run_failed",
+            ErrorKind::Usage => "usage",
+            ErrorKind::Auth => "auth",
+            ErrorKind::Billing => "billing",
+            ErrorKind::RateLimit => "rate_limit",
+            ErrorKind::Overloaded => "overloaded",
+            ErrorKind::Connection => "connection",
+            ErrorKind::Unavailable => "unavailable",
+            ErrorKind::Format => "format",
+            ErrorKind::ModelNotFound => "model_not_found",
+            ErrorKind::SessionExpired => "session_expired",
+            ErrorKind::ContextOverflow => "context_overflow",
+            ErrorKind::OutputLimit => "output_limit",
+            ErrorKind::Cassette => "cassette",
+            ErrorKind::LocalResource => "local_resource",
+            ErrorKind::Unknown => "unknown",
+            ErrorKind::Guardrail => "guardrail",
+            ErrorKind::MaxTurns => "max_turns",
+            ErrorKind::MaxBudgetUsd => "max_budget_usd",
+            ErrorKind::BudgetExceeded => "budget_exceeded",
+            ErrorKind::StructuredOutput => "structured_output",
+            ErrorKind::NotStarted => "not_started",
+            ErrorKind::Hook => "hook",
+            ErrorKind::Mcp => "mcp",
+            ErrorKind::Persistence => "persistence",
+            ErrorKind::EmptySummary => "empty_summary",
+            ErrorKind::SessionBusy => "session_busy",
+            ErrorKind::StoreUnavailable => "store_unavailable",
+            ErrorKind::StoreRefused => "store_refused",
+            ErrorKind::Fenced => "fenced",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Interrupted => "interrupted",
+        }
+    }
+
+    /// The exit code of a run that ends with this kind of error (SPEC §3.5).
+    pub fn exit(self) -> Exit {
+        match self {
+            ErrorKind::RunFailed
+            | ErrorKind::Format
+            | ErrorKind::ModelNotFound
+            | ErrorKind::SessionExpired
+            | ErrorKind::OutputLimit
+            | ErrorKind::LocalResource
+            | ErrorKind::Unknown
+            | ErrorKind::StructuredOutput
+            | ErrorKind::Hook
+            | ErrorKind::Mcp
+            | ErrorKind::Persistence
+            | ErrorKind::EmptySummary
+            | ErrorKind::StoreRefused => Exit::RunFailed,
+            ErrorKind::Usage | ErrorKind::Cassette | ErrorKind::NotStarted => Exit::Usage,
+            ErrorKind::Auth => Exit::Auth,
+            ErrorKind::Billing
+            | ErrorKind::RateLimit
+            | ErrorKind::Overloaded
+            | ErrorKind::Connection
+            | ErrorKind::Unavailable => Exit::Unavailable,
+            ErrorKind::Guardrail
+            | ErrorKind::MaxTurns
+            | ErrorKind::MaxBudgetUsd
+            | ErrorKind::BudgetExceeded => Exit::Guardrail,
+            ErrorKind::ContextOverflow => Exit::ContextOverflow,
+            ErrorKind::SessionBusy | ErrorKind::StoreUnavailable | ErrorKind::Fenced => Exit::Busy,
+            ErrorKind::Timeout => Exit::Timeout,
+            ErrorKind::Interrupted => Exit::Interrupted,
+        }
+    }
+
+    /// Whether a caller should run again after this kind of error.
+    pub fn retry(self) -> Retry {
+        match self {
+            ErrorKind::RateLimit
+            | ErrorKind::Overloaded
+            | ErrorKind::Unavailable
+            | ErrorKind::EmptySummary
+            | ErrorKind::SessionBusy
+            | ErrorKind::StoreUnavailable
+            | ErrorKind::Fenced
+            | ErrorKind::Timeout => Retry::Yes,
+            ErrorKind::Connection => Retry::ByCause,
+            _ => Retry::No,
+        }
+    }
+
+    /// `error.retryable` when nothing more is known of the cause: a `connection` error is
+    /// retryable unless its cause says otherwise.
+    pub fn retryable(self) -> bool {
+        self.retry() != Retry::No
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ErrorKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 
@@ -91,7 +327,7 @@ pub struct CliError {
     /// What the user can do about it, without the `hint: ` prefix.
     pub hint: Option<String>,
     /// The JSON result's `error.kind` when it is more specific than the exit class's (`mcp`).
-    pub kind: Option<&'static str>,
+    pub kind: Option<ErrorKind>,
 }
 
 impl CliError {
@@ -117,13 +353,13 @@ impl CliError {
     }
 
     /// Set the JSON result's `error.kind`.
-    pub fn with_kind(mut self, kind: &'static str) -> CliError {
+    pub fn with_kind(mut self, kind: ErrorKind) -> CliError {
         self.kind = Some(kind);
         self
     }
 
     /// The JSON result's `error.kind`: the one set, else the exit class's.
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         self.kind.unwrap_or_else(|| self.exit.kind())
     }
 }
@@ -138,14 +374,6 @@ impl std::error::Error for CliError {}
 
 /// Result alias for command code.
 pub(crate) type CliResult<T> = Result<T, CliError>;
-
-/// The `error.kind` of a failure of this machine rather than of the provider or the input: the
-/// process or the system ran out of file descriptors. Exit 1, never retried or failed over.
-pub(crate) const LOCAL_RESOURCE: &str = "local_resource";
-
-/// The `error.kind` of a run refused before its first request because a `[budget]` window's
-/// spend has reached its limit (SPEC §18): exit 5, subtype `error_max_budget_usd`.
-pub(crate) const BUDGET_EXCEEDED: &str = "budget_exceeded";
 
 /// Whether `error` says that this process (`EMFILE`) or the whole system (`ENFILE`) has no file
 /// descriptor left to open a file, a socket or a pipe.
@@ -195,7 +423,7 @@ pub(crate) fn user_file_error(what: &str, path: &Path, source: &std::io::Error) 
 pub(crate) fn resource_error(message: &str, source: &std::io::Error) -> Option<CliError> {
     out_of_file_descriptors(source).then(|| {
         CliError::new(Exit::RunFailed, message)
-            .with_kind(LOCAL_RESOURCE)
+            .with_kind(ErrorKind::LocalResource)
             .with_hint(file_descriptor_advice(source))
     })
 }
@@ -355,6 +583,55 @@ mod tests {
         assert_eq!(shell_quote("hello"), "hello");
         assert_eq!(shell_quote("cost in $USD"), "'cost in $USD'");
         assert_eq!(shell_quote("it's \"x\""), "'it'\\''s \"x\"'");
+    }
+
+    /// Issue #47 item 4: the reference (the JSON Schema's description of each `error.kind`,
+    /// which the generated docs show) says the exit code and the retry rule the code applies.
+    #[test]
+    fn every_error_kind_has_the_exit_code_and_retry_rule_its_documentation_gives() {
+        let schema = serde_json::to_value(schemars::schema_for!(ErrorKind)).unwrap();
+        let choices = schema["oneOf"].as_array().expect("one choice per kind");
+        let documented: std::collections::BTreeMap<String, String> = choices
+            .iter()
+            .map(|choice| {
+                let word = choice["const"]
+                    .as_str()
+                    .or_else(|| choice["enum"][0].as_str())
+                    .expect("a word")
+                    .to_owned();
+                (
+                    word,
+                    choice["description"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(documented.len(), ErrorKind::ALL.len(), "{documented:?}");
+        for kind in ErrorKind::ALL {
+            let retry = match kind.retry() {
+                Retry::Yes => "yes",
+                Retry::No => "no",
+                Retry::ByCause => "by cause",
+            };
+            let rule = format!("(exit {}, retryable: {retry})", kind.exit().code());
+            let doc = documented[kind.as_str()].trim_end_matches('.');
+            assert!(
+                doc.ends_with(&rule),
+                "{kind}: {doc:?} should end with {rule:?}"
+            );
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
+        for exit in [
+            Exit::RunFailed,
+            Exit::Busy,
+            Exit::Timeout,
+            Exit::Unavailable,
+        ] {
+            assert!(
+                exit.kind().retryable()
+                    == matches!(exit, Exit::Busy | Exit::Timeout | Exit::Unavailable)
+            );
+            assert_eq!(exit.kind().exit(), exit);
+        }
     }
 
     #[test]

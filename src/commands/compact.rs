@@ -8,7 +8,7 @@ use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
 use crate::engine::plan::models::{ResolvedModel, credentials, default_model, resolve_model};
-use crate::error::{CliError, CliResult, Exit};
+use crate::error::{CliError, CliResult, ErrorKind, Exit};
 use crate::output::report::{CompactPlan, CompactReport};
 use crate::output::schema::{ResultError, ResultSubtype, RunResult, SchemaVersion};
 use crate::output::{Format, Stdout};
@@ -333,17 +333,22 @@ fn summary_failure(failure: &CompactError, provider: &str) -> ResultError {
     let (kind, status, retryable) = match failure {
         CompactError::Summary(error) => {
             let class = classify(error);
-            (class.as_str(), error.status(), class.retryable())
+            let retryable = match error {
+                crate::provider::ProviderError::Connect(failure) => failure.cause.may_heal(),
+                _ => class.error_kind().retryable(),
+            };
+            (class.error_kind(), error.status(), retryable)
         }
-        CompactError::EmptySummary => ("empty_summary", None, true),
-        CompactError::Cancelled | CompactError::Session(_) => ("interrupted", None, false),
+        CompactError::EmptySummary => (ErrorKind::EmptySummary, None, true),
+        CompactError::Cancelled | CompactError::Session(_) => (ErrorKind::Interrupted, None, false),
     };
     ResultError {
-        kind: kind.to_owned(),
+        kind,
         message: format!("{failure}; the session was not changed"),
         provider: Some(provider.to_owned()),
         status,
         retryable,
+        retry_after_s: None,
     }
 }
 

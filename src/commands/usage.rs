@@ -14,7 +14,7 @@ use super::{Context, stdout_error};
 use crate::cli::{TurnArgs, UsageArgs, UsageGroup};
 use crate::engine::event::{Event, EventSink, Phase};
 use crate::engine::plan::TurnRequest;
-use crate::error::{BUDGET_EXCEEDED, CliError, CliResult, Exit};
+use crate::error::{CliError, CliResult, ErrorKind, Exit};
 use crate::fs::LockError;
 use crate::ledger::reserve::{self, Refused, Reservation};
 use crate::ledger::summary::{GroupBy, Totals, summarize};
@@ -276,7 +276,7 @@ fn budget_error(state: &BudgetState) -> CliError {
         )
     };
     CliError::new(Exit::Guardrail, message)
-        .with_kind(BUDGET_EXCEEDED)
+        .with_kind(ErrorKind::BudgetExceeded)
         .with_hint(format!(
             "wait until {}, or raise `{}` under [budget] in config.toml (`-c budget.{}=…` for one \
          run); `pincer usage --since {}` shows what was spent",
@@ -377,7 +377,7 @@ pub(crate) fn record_run(
         exit_code: exit.code(),
         exit_class: match exit {
             Exit::Success => "success",
-            other => other.kind(),
+            other => other.kind().as_str(),
         }
         .to_owned(),
     };
@@ -416,7 +416,7 @@ mod tests {
         };
         let error = budget_error(&state);
         assert_eq!(error.exit.code(), 5);
-        assert_eq!(error.kind(), BUDGET_EXCEEDED);
+        assert_eq!(error.kind(), ErrorKind::BudgetExceeded);
         assert_eq!(
             error.message,
             "the daily budget is spent: $1.2500 of $1.00 since 2026-06-03T00:00:00Z \

@@ -450,7 +450,12 @@ mod tests {
 
     #[test]
     fn the_page_names_the_keys_serde_writes() {
-        let result = RunResult::early_error(ResultSubtype::ErrorTimeout, "timeout", "late", 5);
+        let result = RunResult::early_error(
+            ResultSubtype::ErrorTimeout,
+            crate::error::ErrorKind::Timeout,
+            "late",
+            5,
+        );
         let written = serialized_keys(&result);
         let (merged, _) = definitions(&schemas::stream_json(), &schemas::codex_events());
         let mut page = Page {

@@ -33,7 +33,7 @@ pub(crate) use protocol::{Fire, Verdict};
 use crate::tools::{Sandbox, SandboxMode};
 
 /// The `error.kind` of a run a hook ended.
-pub(crate) const ERROR_KIND: &str = "hook";
+pub(crate) const ERROR_KIND: crate::error::ErrorKind = crate::error::ErrorKind::Hook;
 
 /// A hook's `timeout` when it sets none (Claude Code's default too).
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);

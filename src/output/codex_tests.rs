@@ -80,7 +80,12 @@ fn answered(id: &str, name: &str, text: &str, is_error: bool, details: Option<Va
 }
 
 fn success(answer: &str, session_id: Option<&str>) -> RunResult {
-    let mut result = RunResult::early_error(ResultSubtype::Success, "", "", 0);
+    let mut result = RunResult::early_error(
+        ResultSubtype::Success,
+        crate::error::ErrorKind::RunFailed,
+        "",
+        0,
+    );
     result.is_error = false;
     result.error = None;
     result.errors.clear();
@@ -387,7 +392,7 @@ fn the_structured_answer_is_the_last_agent_message_and_its_tool_is_not_shown() {
 fn a_failed_turn_ends_with_error_and_turn_failed_never_turn_completed() {
     let mut result = RunResult::early_error(
         ResultSubtype::ErrorMaxTurns,
-        "max_turns",
+        crate::error::ErrorKind::MaxTurns,
         "stopped after 1 turn",
         0,
     );
@@ -416,7 +421,7 @@ fn a_failed_turn_ends_with_error_and_turn_failed_never_turn_completed() {
 fn a_run_that_fails_before_its_turn_still_starts_and_fails_the_turn() {
     let mut result = RunResult::early_error(
         ResultSubtype::ErrorDuringExecution,
-        "auth",
+        crate::error::ErrorKind::Auth,
         "no credentials for openai",
         0,
     );

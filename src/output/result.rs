@@ -7,11 +7,13 @@ use std::time::Duration;
 
 use crate::engine::plan::{ChainOutcome, MAX_OUTPUT_TOKENS_SENT};
 use crate::engine::{CancelReason, Ending, TurnReport};
-use crate::error::Exit;
+use crate::error::{ErrorKind, Exit};
 use crate::output::schema::{
     Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
     RunResult, ServerToolUsage, new_uuid,
 };
+use crate::provider::ProviderError;
+use crate::provider::classify::FailureKind;
 
 /// Milliseconds, saturated.
 pub(crate) fn millis(duration: Duration) -> u64 {
@@ -82,11 +84,12 @@ pub(crate) fn turn_result(
             errors
         },
         error: error.as_ref().map(|failure| ResultError {
-            kind: failure.kind.clone(),
+            kind: failure.kind,
             message: failure.message.clone(),
             provider: Some(outcome.provider.clone()),
             status: failure.status,
             retryable: failure.retryable,
+            retry_after_s: failure.retry_after_s,
         }),
         permission_denials: report
             .permission_denials
@@ -118,14 +121,14 @@ pub(crate) fn turn_result(
 /// its error, or the cancellation that ended it.
 pub(crate) fn early_result(
     cancelled: Option<CancelReason>,
-    (kind, message): (&str, &str),
+    (kind, message): (ErrorKind, &str),
     elapsed: Duration,
 ) -> RunResult {
     match cancelled {
         Some(reason) => {
             let (subtype, _, failure, terminal) = cancelled_failure(reason);
             let mut result =
-                RunResult::early_error(subtype, &failure.kind, &failure.message, millis(elapsed));
+                RunResult::early_error(subtype, failure.kind, &failure.message, millis(elapsed));
             terminal.clone_into(&mut result.terminal_reason);
             if let Some(error) = &mut result.error {
                 error.retryable = failure.retryable;
@@ -133,7 +136,7 @@ pub(crate) fn early_result(
             result
         }
         // A `[budget]` is a guardrail like --max-budget-usd, across runs (SPEC §18).
-        None if kind == crate::error::BUDGET_EXCEEDED => {
+        None if kind == ErrorKind::BudgetExceeded => {
             let mut result = RunResult::early_error(
                 ResultSubtype::ErrorMaxBudgetUsd,
                 kind,
@@ -172,37 +175,59 @@ fn output_limit_message(outcome: &ChainOutcome, max_output_tokens: Option<u64>) 
 
 /// Why a run failed, for the result object and stderr.
 pub(crate) struct Failure {
-    pub(crate) kind: String,
+    pub(crate) kind: ErrorKind,
     pub(crate) message: String,
     pub(crate) status: Option<u16>,
     pub(crate) retryable: bool,
+    /// The seconds the provider asked to wait, rounded up.
+    pub(crate) retry_after_s: Option<u64>,
+}
+
+/// Whether running again later may mend a failed model call: its kind's rule, and for a
+/// connection that failed, its cause (a refused, timed-out or closed connection may heal; a
+/// name that does not resolve or a failed TLS handshake does not).
+fn provider_retryable(error: &ProviderError, kind: FailureKind) -> bool {
+    match error {
+        ProviderError::Connect(failure) => failure.cause.may_heal(),
+        _ => kind.error_kind().retryable(),
+    }
+}
+
+/// The wait the provider asked for (`Retry-After`, or its body's delay), in whole seconds
+/// rounded up.
+fn provider_retry_after(error: &ProviderError) -> Option<u64> {
+    crate::provider::retry::requested_wait(error)
+        .map(|wait| wait.as_millis().div_ceil(1000))
+        .map(|seconds| u64::try_from(seconds).unwrap_or(u64::MAX))
 }
 
 /// The result's subtype, exit code, error and terminal reason of a run that a signal or the
 /// timeout ended, before or during its turn.
 fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'static str) {
     let (subtype, kind) = match reason {
-        CancelReason::Timeout => (ResultSubtype::ErrorTimeout, "timeout"),
+        CancelReason::Timeout => (ResultSubtype::ErrorTimeout, ErrorKind::Timeout),
         CancelReason::Interrupt | CancelReason::Terminate | CancelReason::Requested => {
-            (ResultSubtype::ErrorInterrupted, "interrupted")
+            (ResultSubtype::ErrorInterrupted, ErrorKind::Interrupted)
         }
     };
     let failure = Failure {
-        kind: kind.into(),
+        kind,
         message: reason.message().into(),
         status: None,
-        retryable: reason == CancelReason::Timeout,
+        retryable: kind.retryable(),
+        retry_after_s: None,
     };
-    (subtype, reason.exit(), failure, kind)
+    (subtype, reason.exit(), failure, kind.as_str())
 }
 
 /// A failure that retrying the same run would not mend.
-fn stopped(kind: &str, message: String) -> Option<Failure> {
+fn stopped(kind: ErrorKind, message: String) -> Option<Failure> {
     Some(Failure {
-        kind: kind.into(),
+        kind,
         message,
         status: None,
         retryable: false,
+        retry_after_s: None,
     })
 }
 
@@ -216,7 +241,7 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
             ResultSubtype::ErrorMaxTurns,
             Exit::Guardrail,
             stopped(
-                "max_turns",
+                ErrorKind::MaxTurns,
                 format!(
                     "stopped after --max-turns {} model calls",
                     report.model_calls
@@ -228,7 +253,7 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
             ResultSubtype::ErrorMaxBudgetUsd,
             Exit::Guardrail,
             stopped(
-                "max_budget_usd",
+                ErrorKind::MaxBudgetUsd,
                 format!(
                     "stopped at ${:.4}, the --max-budget-usd limit",
                     report.cost_usd
@@ -241,13 +266,16 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
             // Every model of the chain failed over: the service as a whole is unavailable.
             Exit::Unavailable,
             Some(Failure {
-                kind: kind.as_str().into(),
+                kind: kind.error_kind(),
                 message: format!(
                     "all {} models failed; the last: {error}",
                     outcome.errors.len()
                 ),
                 status: error.status(),
-                retryable: true,
+                // The service as a whole may come back, unless the last model could not be
+                // reached at an address that will not heal.
+                retryable: !matches!(error, ProviderError::Connect(failure) if !failure.cause.may_heal()),
+                retry_after_s: provider_retry_after(error),
             }),
             "error",
         ),
@@ -255,10 +283,11 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
             ResultSubtype::ErrorDuringExecution,
             kind.exit(),
             Some(Failure {
-                kind: kind.as_str().into(),
+                kind: kind.error_kind(),
                 message: error.to_string(),
                 status: error.status(),
-                retryable: kind.retryable(),
+                retryable: provider_retryable(error, *kind),
+                retry_after_s: provider_retry_after(error),
             }),
             "error",
         ),
@@ -266,7 +295,7 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
             ResultSubtype::ErrorDuringExecution,
             Exit::RunFailed,
             stopped(
-                "output_limit",
+                ErrorKind::OutputLimit,
                 output_limit_message(outcome, *max_output_tokens),
             ),
             "error",
@@ -278,14 +307,14 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
         Ending::Persistence(failure) => (
             ResultSubtype::ErrorDuringExecution,
             Exit::RunFailed,
-            stopped("persistence", failure.to_string()),
+            stopped(ErrorKind::Persistence, failure.to_string()),
             "error",
         ),
         Ending::StructuredOutputInvalid { errors, retries } => (
             ResultSubtype::ErrorMaxStructuredOutputRetries,
             Exit::RunFailed,
             stopped(
-                "structured_output",
+                ErrorKind::StructuredOutput,
                 crate::structured::failure_message(errors, *retries),
             ),
             "error",
@@ -293,7 +322,7 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
         Ending::NotStarted(failure) => (
             ResultSubtype::ErrorDuringExecution,
             Exit::Usage,
-            stopped("not_started", failure.message.clone()),
+            stopped(ErrorKind::NotStarted, failure.message.clone()),
             "error",
         ),
         Ending::HookStopped { event, reason } => (
@@ -466,7 +495,7 @@ mod tests {
     fn an_early_cancellation_says_which_signal_with_its_terminal_reason() {
         let result = early_result(
             Some(CancelReason::Terminate),
-            ("ignored", "ignored"),
+            (ErrorKind::Unknown, "ignored"),
             Duration::from_millis(5),
         );
         assert_eq!(result.subtype, ResultSubtype::ErrorInterrupted);
@@ -477,7 +506,7 @@ mod tests {
             (error.kind.as_str(), error.retryable),
             ("interrupted", false)
         );
-        let result = early_result(None, ("auth", "no key"), Duration::ZERO);
+        let result = early_result(None, (ErrorKind::Auth, "no key"), Duration::ZERO);
         assert_eq!(result.subtype, ResultSubtype::ErrorDuringExecution);
         assert_eq!(result.error.expect("an error").kind, "auth");
     }

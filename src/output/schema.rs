@@ -869,8 +869,8 @@ pub struct ResultContext {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ResultError {
-    /// The class (`auth`, `rate_limit`, `timeout`, `output_limit`, …).
-    pub kind: String,
+    /// The kind of failure, from a closed set: each has its exit code and retry rule.
+    pub kind: crate::error::ErrorKind,
     /// What happened.
     pub message: String,
     /// The provider, when one was involved.
@@ -881,6 +881,10 @@ pub struct ResultError {
     pub status: Option<u16>,
     /// Whether running again later may succeed.
     pub retryable: bool,
+    /// When the provider (a `Retry-After`) or a lock said when to try again: the seconds to
+    /// wait, rounded up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_s: Option<u64>,
 }
 
 /// One entry of `permission_denials`, as claude reports it.
@@ -976,7 +980,7 @@ impl RunResult {
     /// The result of a run that failed before any model call.
     pub fn early_error(
         subtype: ResultSubtype,
-        kind: &str,
+        kind: crate::error::ErrorKind,
         message: &str,
         duration_ms: u64,
     ) -> RunResult {
@@ -1000,11 +1004,12 @@ impl RunResult {
             terminal_reason: "error".to_owned(),
             errors: vec![message.to_owned()],
             error: Some(ResultError {
-                kind: kind.to_owned(),
+                kind,
                 message: message.to_owned(),
                 provider: None,
                 status: None,
-                retryable: false,
+                retryable: kind.retryable(),
+                retry_after_s: None,
             }),
             permission_denials: Vec::new(),
             structured_output: None,

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use super::{ErrorDetails, ProviderError};
-use crate::error::Exit;
+use crate::error::{ErrorKind, Exit};
 
 /// Why a model call failed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,8 +56,27 @@ impl FailureKind {
             FailureKind::ModelNotFound => "model_not_found",
             FailureKind::SessionExpired => "session_expired",
             FailureKind::Cassette => "cassette",
-            FailureKind::LocalResource => crate::error::LOCAL_RESOURCE,
+            FailureKind::LocalResource => "local_resource",
             FailureKind::Unknown => "unknown",
+        }
+    }
+
+    /// Its kind in the closed vocabulary of `result.error.kind`.
+    pub fn error_kind(self) -> ErrorKind {
+        match self {
+            FailureKind::Auth => ErrorKind::Auth,
+            FailureKind::Billing => ErrorKind::Billing,
+            FailureKind::RateLimit => ErrorKind::RateLimit,
+            FailureKind::Overloaded => ErrorKind::Overloaded,
+            FailureKind::Timeout => ErrorKind::Timeout,
+            FailureKind::Connection => ErrorKind::Connection,
+            FailureKind::ContextOverflow => ErrorKind::ContextOverflow,
+            FailureKind::Format => ErrorKind::Format,
+            FailureKind::ModelNotFound => ErrorKind::ModelNotFound,
+            FailureKind::SessionExpired => ErrorKind::SessionExpired,
+            FailureKind::Cassette => ErrorKind::Cassette,
+            FailureKind::LocalResource => ErrorKind::LocalResource,
+            FailureKind::Unknown => ErrorKind::Unknown,
         }
     }
 

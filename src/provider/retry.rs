@@ -146,7 +146,7 @@ pub(crate) fn decide(
 /// by [`http`], milliseconds first), else the body's own delay (Gemini `RetryInfo.retryDelay`,
 /// OpenAI "Please try again in 644ms"). A zero or negative request means "no opinion" and falls
 /// back to the backoff schedule, as in the SDKs.
-fn requested_wait(error: &ProviderError) -> Option<Duration> {
+pub(crate) fn requested_wait(error: &ProviderError) -> Option<Duration> {
     let header = match error {
         ProviderError::Http(failure) => failure.retry_after,
         _ => None,

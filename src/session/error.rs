@@ -12,7 +12,7 @@ use crate::fs::{Holder, LockError};
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     /// Another run holds the session's lock (exit 75).
-    #[error("session '{}' is busy: {}", .path.display(), holder_text(.holder.as_deref()))]
+    #[error("session {} is busy: {}", session_label(.path), holder_text(.holder.as_deref()))]
     Busy {
         /// The session file.
         path: PathBuf,
@@ -92,6 +92,18 @@ fn holder_text(holder: Option<&Holder>) -> String {
     match holder {
         Some(holder) => format!("another run ({}) holds its lock", holder.describe()),
         None => "another run holds its lock".to_owned(),
+    }
+}
+
+/// A session as a user names it: its id, from the file name (the path stays out of the
+/// message: it is pincer's business, and a script acts on the id).
+fn session_label(path: &std::path::Path) -> String {
+    match super::store::identity_from_file_name(path) {
+        Some((id, _)) => id,
+        None => path.file_stem().map_or_else(
+            || path.display().to_string(),
+            |stem| stem.to_string_lossy().into_owned(),
+        ),
     }
 }
 

@@ -183,6 +183,27 @@ fn create_session(
     })
 }
 
+/// A busy session's error names the session as its user knows it: by its name too, when the
+/// index has one (issue #47 item 4). Any other error is returned as it is.
+fn name_busy(error: crate::error::CliError, index: &Index, path: &Path) -> crate::error::CliError {
+    if error.exit != crate::error::Exit::Busy {
+        return error;
+    }
+    let name = path
+        .file_name()
+        .and_then(|file| index.by_file(&file.to_string_lossy()))
+        .and_then(|entry| entry.summary.name.clone());
+    match name {
+        Some(name) => crate::error::CliError {
+            message: error
+                .message
+                .replacen(" is busy:", &format!(" ('{name}') is busy:"), 1),
+            ..error
+        },
+        None => error,
+    }
+}
+
 /// Open an existing session for a turn. Only the end of the file is read: the entries from the
 /// latest compaction's first kept one on (the whole branch when there is none), which rebuild the
 /// context; name, model and thinking level recorded further back come from the index.
@@ -196,7 +217,9 @@ pub(crate) fn open_session(
         (None, tail::load(path).map_err(session_error)?)
     } else {
         // `--wait` gives way to a signal or the timeout.
-        let lock = host.lock(path)?;
+        let lock = host
+            .lock(path)
+            .map_err(|error| name_busy(error, index, path))?;
         let (writer, tail, torn) = tail::open_locked(lock).map_err(session_error)?;
         host.torn(path, torn.as_ref());
         (Some(writer), tail)

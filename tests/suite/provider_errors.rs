@@ -104,7 +104,9 @@ fn a_host_name_that_does_not_resolve_points_at_a_typo_in_the_base_url_and_is_not
         ),
         "{said}"
     );
-    // No retry can make the name resolve: one attempt, no `api_retry` waits.
+    // No retry can make the name resolve (issue #47 item 4): not retryable, one attempt, no
+    // `api_retry` waits.
+    assert_eq!(result["error"]["retryable"], false, "{result}");
     assert_eq!(result["errors"].as_array().unwrap().len(), 1, "{result}");
     assert!(server.requests().is_empty());
 }
@@ -122,6 +124,7 @@ fn an_https_url_to_a_plain_http_server_is_a_failed_tls_handshake_with_the_http_h
             && message.contains("TLS handshake failed"),
         "{message}"
     );
+    assert_eq!(result["error"]["retryable"], false, "{result}");
     assert!(
         said.contains(
             "hint: if the server speaks plain HTTP, use an http:// URL in ANTHROPIC_BASE_URL"
@@ -225,4 +228,23 @@ fn an_ollama_model_that_is_not_pulled_says_how_to_pull_it() {
         ),
         "{said}"
     );
+}
+
+/// Issue #47 item 4: a rate limit whose `Retry-After` is longer than pincer waits ends the run
+/// as retryable, with the provider's wait in `retry_after_s`, so a script knows when to run
+/// again.
+#[test]
+fn a_rate_limit_with_retry_after_is_retryable_and_says_when() {
+    let server = MockServer::start(vec![
+        Reply::json(
+            429,
+            &crate::common::wire::anthropic::error_body("rate_limit_error", "rate limited"),
+        )
+        .header("retry-after", "900"),
+    ]);
+    let (exit, said, result) = run_against(&protocols::anthropic(), &server.url(), &[]);
+    assert_eq!(exit, 4, "{said}");
+    assert_eq!(result["error"]["kind"], "rate_limit", "{result}");
+    assert_eq!(result["error"]["retryable"], true, "{result}");
+    assert_eq!(result["error"]["retry_after_s"], 900, "{result}");
 }

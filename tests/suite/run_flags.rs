@@ -351,6 +351,9 @@ fn the_wall_clock_timeout_ends_the_run_with_124_and_records_it() {
         result.subtype,
         pincer::output::schema::ResultSubtype::ErrorTimeout
     );
+    let error = result.error.expect("an error");
+    assert_eq!(error.kind, "timeout");
+    assert!(error.retryable, "{error:?}");
     let text = std::fs::read_to_string(&session_files(&home)[0]).unwrap();
     let last: Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
     assert_eq!(last["message"]["stopReason"], "aborted");
@@ -419,14 +422,33 @@ fn a_busy_session_makes_resume_exit_75() {
         .provider(&protocols::anthropic(), &server)
         .args(["run", "--name", "busy", "a"])
         .success();
-    let lock = hold_lock(&session_files(&home).remove(0));
+    let file = session_files(&home).remove(0);
+    let lock = hold_lock(&file);
     let output = home
         .pincer()
         .provider(&protocols::anthropic(), &server)
         .args(["resume", "busy", "--json", "b"])
         .output();
     assert_eq!(code(&output), 75, "{}", stderr(&output));
-    assert_eq!(result_of(&output).error.unwrap().kind, "session_busy");
+    // Issue #47 item 4: retryable, and the session is named by its id, not its file.
+    let error = result_of(&output).error.unwrap();
+    assert_eq!(error.kind, "session_busy");
+    assert!(error.retryable, "{error:?}");
+    let id = file
+        .file_stem()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .rsplit_once('_')
+        .unwrap()
+        .1;
+    assert!(
+        error
+            .message
+            .contains(&format!("session {id} ('busy') is busy")),
+        "{error:?}"
+    );
+    assert!(!error.message.contains(file.to_str().unwrap()), "{error:?}");
     drop(lock);
 }
 

@@ -20,7 +20,7 @@ use crate::mcp::{
 };
 
 /// The `error.kind` of a run stopped by a required server.
-pub(crate) const ERROR_KIND: &str = "mcp";
+pub(crate) const ERROR_KIND: crate::error::ErrorKind = crate::error::ErrorKind::Mcp;
 
 /// The servers of this run: config.toml's (with `-c`), the workspace's `.mcp.json` when
 /// `mcp.load_workspace = true`, and `--mcp-config`'s (`flags`; with `strict` those alone). A bad
