@@ -50,9 +50,10 @@ impl AddressKind {
     }
 }
 
-impl fmt::Display for AddressKind {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(match self {
+impl AddressKind {
+    /// What the kind is, for a person: "a loopback address".
+    pub fn description(self) -> &'static str {
+        match self {
             AddressKind::Loopback => "a loopback address",
             AddressKind::Private => "a private address (RFC 1918)",
             AddressKind::Shared => "a shared address (carrier-grade NAT, RFC 6598)",
@@ -64,7 +65,13 @@ impl fmt::Display for AddressKind {
             AddressKind::Broadcast => "the broadcast address",
             AddressKind::Documentation => "a documentation address",
             AddressKind::Reserved => "a reserved address",
-        })
+        }
+    }
+}
+
+impl fmt::Display for AddressKind {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.description())
     }
 }
 

@@ -1,12 +1,11 @@
 //! The guard against server-side request forgery: `web_fetch` reaches public addresses only,
 //! unless `tools.web_fetch.allow_private` says otherwise.
 //!
-//! What is not public: loopback, the private ranges of RFC 1918, shared address space (CGNAT),
-//! link-local (where cloud metadata services such as 169.254.169.254 answer), unspecified,
-//! multicast, broadcast, documentation and other reserved ranges, and their IPv6 counterparts
-//! (`::1`, unique-local `fc00::/7`, link-local `fe80::/10`, site-local, multicast); an IPv4
-//! address embedded in IPv6 (mapped `::ffff:a.b.c.d`, compatible, NAT64 `64:ff9b::/96`, 6to4
-//! `2002::/16`) is judged as that IPv4 address.
+//! What is not public is `pincer_egress::AddressKind`'s: loopback, the private ranges of RFC
+//! 1918, shared address space (CGNAT), link-local (where cloud metadata services such as
+//! 169.254.169.254 answer), unspecified, multicast, broadcast, documentation and other reserved
+//! ranges, and their IPv6 counterparts; an IPv4 address embedded in IPv6 is judged as that IPv4
+//! address.
 //!
 //! The check is made on the addresses connected to, not on names. A name is resolved by
 //! [`GuardedResolver`], the client's own resolver: the addresses it returns are the only ones
@@ -27,76 +26,16 @@
 //! redirect to the proxy's own name — exempts nothing, so the proxy's name (and every other
 //! service on its machine) is judged like any other name.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 
 use hyper_util::client::proxy::matcher::Matcher;
 use reqwest::Url;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-/// Why `address` is not public, or `None` when it is.
+/// Why `address` is not public, or `None` when it is: the egress policy's classification, so
+/// `web_fetch` and a sandboxed command's network judge an address alike (#50).
 pub(crate) fn non_public(address: IpAddr) -> Option<&'static str> {
-    match address {
-        IpAddr::V4(address) => non_public_v4(address),
-        IpAddr::V6(address) => non_public_v6(address),
-    }
-}
-
-fn non_public_v4(address: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, c, _] = address.octets();
-    Some(match (a, b, c) {
-        (0, _, _) => "an unspecified (\"this network\") address",
-        (127, _, _) => "a loopback address",
-        (10, _, _) | (192, 168, _) => "a private address (RFC 1918)",
-        (172, 16..=31, _) => "a private address (RFC 1918)",
-        (100, 64..=127, _) => "a shared address (carrier-grade NAT, RFC 6598)",
-        (169, 254, _) => "a link-local address (where cloud metadata services answer)",
-        (192, 0, 0) => "a reserved address (IETF protocol assignments)",
-        (192, 0, 2) | (198, 51, 100) | (203, 0, 113) => "a documentation address",
-        (198, 18..=19, _) => "a reserved address (benchmarking)",
-        (224..=239, _, _) => "a multicast address",
-        _ if address == Ipv4Addr::BROADCAST => "the broadcast address",
-        (240..=255, _, _) => "a reserved address",
-        _ => return None,
-    })
-}
-
-fn non_public_v6(address: Ipv6Addr) -> Option<&'static str> {
-    if let Some(embedded) = embedded_v4(address) {
-        return non_public_v4(embedded);
-    }
-    let segments = address.segments();
-    Some(match segments[0] {
-        _ if address.is_unspecified() => "the unspecified address",
-        _ if address.is_loopback() => "a loopback address",
-        0x0100 if segments[1..4] == [0, 0, 0] => "a reserved address (discard-only)",
-        0x0064 if segments[1] == 0xff9b && segments[2] == 1 => {
-            "a reserved address (local-use NAT64)"
-        }
-        0x2001 if segments[1] == 0x0db8 => "a documentation address",
-        0xfc00..=0xfdff => "a unique-local address (IPv6 ULA)",
-        0xfe80..=0xfebf => "a link-local address",
-        0xfec0..=0xfeff => "a site-local address",
-        0xff00..=0xffff => "a multicast address",
-        _ => return None,
-    })
-}
-
-/// The IPv4 address inside an IPv4-mapped, IPv4-compatible, NAT64 or 6to4 IPv6 address.
-fn embedded_v4(address: Ipv6Addr) -> Option<Ipv4Addr> {
-    let segments = address.segments();
-    let from = |high: u16, low: u16| {
-        let [a, b] = high.to_be_bytes();
-        let [c, d] = low.to_be_bytes();
-        Ipv4Addr::new(a, b, c, d)
-    };
-    match segments {
-        [0, 0, 0, 0, 0, 0xffff, high, low] => Some(from(high, low)),
-        // `::a.b.c.d` (deprecated IPv4-compatible); `::` and `::1` are themselves.
-        [0, 0, 0, 0, 0, 0, high, low] if high != 0 => Some(from(high, low)),
-        [0x0064, 0xff9b, 0, 0, 0, 0, high, low] => Some(from(high, low)),
-        [0x2002, high, low, ..] => Some(from(high, low)),
-        _ => None,
-    }
+    pincer_egress::AddressKind::of(address).map(pincer_egress::AddressKind::description)
 }
 
 /// A destination the guard refused.
@@ -299,17 +238,20 @@ mod tests {
                 "169.254.169.254",
                 "a link-local address (where cloud metadata services answer)",
             ),
-            ("0.0.0.0", "an unspecified (\"this network\") address"),
+            ("0.0.0.0", "an unspecified address"),
             ("224.0.0.1", "a multicast address"),
             ("255.255.255.255", "the broadcast address"),
             ("240.0.0.1", "a reserved address"),
             ("192.0.2.7", "a documentation address"),
-            ("198.18.0.1", "a reserved address (benchmarking)"),
+            ("198.18.0.1", "a reserved address"),
             ("::1", "a loopback address"),
-            ("::", "the unspecified address"),
+            ("::", "an unspecified address"),
             ("fd00:ec2::254", "a unique-local address (IPv6 ULA)"),
             ("fc00::1", "a unique-local address (IPv6 ULA)"),
-            ("fe80::1", "a link-local address"),
+            (
+                "fe80::1",
+                "a link-local address (where cloud metadata services answer)",
+            ),
             ("fec0::1", "a site-local address"),
             ("ff02::1", "a multicast address"),
             ("2001:db8::1", "a documentation address"),
