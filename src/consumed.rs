@@ -8,8 +8,10 @@
 //! on pincer's own files, is refused, and so are FIFOs, devices, sockets and oversized files,
 //! without blocking.
 //!
-//! Only the context files (with `HEARTBEAT.md`) are loaded through here so far; the sandbox's
-//! protected names and the other loaders keep their own lists (README, residual risks).
+//! The fixed names of the registry are the sandbox's protected names and the file tools'
+//! refusals ([`protected_names`]). The context files (with `HEARTBEAT.md`) and `.mcp.json` are
+//! read through [`read`]; the skills and the claude/codex directories are protected but still
+//! read by their own loaders (README, residual risks).
 
 use std::fs::File;
 use std::io::{self, Read as _};
@@ -141,7 +143,7 @@ pub(crate) fn open(
     }
     let root = std::fs::canonicalize(root)?;
     let target = match std::fs::canonicalize(&path) {
-        // A dangling link: nothing to read, but say where it points.
+        // A dangling link: nothing to read.
         Err(error) if error.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(error.into()),
         Ok(target) => target,

@@ -253,9 +253,9 @@ pub(crate) fn resolve(
         for (name, table) in sources.config_toml {
             add(from_toml(name, table)?);
         }
-        let workspace_file = sources.workspace.join(WORKSPACE_FILE);
-        if sources.load_workspace && workspace_file.is_file() {
-            let text = read(&workspace_file.to_string_lossy())?;
+        // A directory there is another run's placeholder for a missing file: nothing to read.
+        if sources.load_workspace && sources.workspace.join(WORKSPACE_FILE).is_file() {
+            let text = read_workspace_file(sources.workspace)?;
             for server in from_json(&text, WORKSPACE_FILE, environment, &sources.keys)? {
                 add(server);
             }
@@ -276,6 +276,30 @@ pub(crate) fn resolve(
         servers,
         strict: sources.strict,
     })
+}
+
+/// The largest `.mcp.json` read: a server list, not data.
+const MAX_WORKSPACE_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The workspace's `.mcp.json`, read as the registry of consumed files declares it
+/// (`consumed::MCP_JSON`): a link out of the workspace, a FIFO or an oversized file is refused
+/// with the reason, never followed or waited on.
+fn read_workspace_file(workspace: &Path) -> Result<String, McpConfigError> {
+    let path = workspace.join(WORKSPACE_FILE);
+    let refused = |message: String| McpConfigError::Read {
+        path: path.to_string_lossy().into_owned(),
+        message,
+    };
+    let bytes = crate::consumed::read(
+        &crate::consumed::MCP_JSON,
+        workspace,
+        Path::new(WORKSPACE_FILE),
+        &[],
+        MAX_WORKSPACE_FILE_BYTES,
+    )
+    .map_err(|error| refused(error.to_string()))?
+    .unwrap_or_default();
+    String::from_utf8(bytes).map_err(|error| refused(error.to_string()))
 }
 
 fn read(path: &str) -> Result<String, McpConfigError> {
