@@ -1102,6 +1102,36 @@ mod tests {
         }
     }
 
+    /// Issue #45: a repository's `.mcp.json` that links out of the workspace is refused, not
+    /// followed (here to a server list elsewhere on the machine).
+    #[test]
+    fn a_workspace_mcp_json_linking_out_of_the_workspace_is_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().join("servers.json");
+        std::fs::write(&target, r#"{"mcpServers": {"planted": {"command": "x"}}}"#).unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(&target, workspace.path().join(WORKSPACE_FILE)).unwrap();
+        let toml = BTreeMap::new();
+        let allowed = BTreeMap::new();
+        let sources = Sources {
+            config_toml: &toml,
+            load_workspace: true,
+            workspace: workspace.path(),
+            flags: &[],
+            strict: false,
+            keys: KeyVariables {
+                names: &[],
+                allowed: &allowed,
+            },
+        };
+        match resolve(&sources, &environment) {
+            Err(McpConfigError::Read { message, .. }) => {
+                assert!(message.contains("outside"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn later_sources_replace_earlier_servers_and_strict_keeps_only_the_flags() {
         let directory = tempfile::tempdir().unwrap();
