@@ -311,6 +311,19 @@ impl PartialEq<&str> for ErrorKind {
     }
 }
 
+impl From<crate::cancel::CancelReason> for Exit {
+    /// The exit code of a run a cancellation ended: 124 as `timeout(1)`, 128 + the signal's
+    /// number.
+    fn from(reason: crate::cancel::CancelReason) -> Exit {
+        use crate::cancel::CancelReason;
+        match reason {
+            CancelReason::Timeout => Exit::Timeout,
+            CancelReason::Interrupt | CancelReason::Requested => Exit::Interrupted,
+            CancelReason::Terminate => Exit::Terminated,
+        }
+    }
+}
+
 impl From<Exit> for ExitCode {
     fn from(exit: Exit) -> ExitCode {
         ExitCode::from(exit.code())

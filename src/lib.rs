@@ -7,36 +7,32 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 #![warn(unreachable_pub)]
 
+// The base layer's modules, under the names the layers above still use (`crate::fs`, ...).
+pub use pincer_base::conversation;
+pub(crate) use pincer_base::{cancel, consumed, fs, lenient, redact, secret, tls};
+
 pub mod agent;
 pub(crate) mod auth;
 pub mod backend;
-pub(crate) mod cancel;
 pub(crate) mod cassette;
 pub mod cli;
 pub mod commands;
 pub mod config;
-pub(crate) mod consumed;
 pub(crate) mod control;
-pub mod conversation;
 pub mod docs;
 pub mod engine;
 pub(crate) mod error;
-pub(crate) mod fs;
 pub(crate) mod hooks;
 pub(crate) mod input;
 pub(crate) mod ledger;
-pub(crate) mod lenient;
 pub(crate) mod mcp;
 pub mod output;
 pub mod provider;
-pub(crate) mod redact;
-pub(crate) mod secret;
 pub mod session;
 pub(crate) mod settings;
 pub(crate) mod structured;
 pub(crate) mod suggest;
 pub(crate) mod telemetry;
-pub(crate) mod tls;
 pub mod tools;
 
 /// Session-format fixtures for unit tests below `session/`.

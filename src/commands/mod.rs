@@ -288,9 +288,7 @@ pub fn main_entry() -> ExitCode {
             error.exit
         }
     };
-    signalled
-        .map_or(exit, crate::cancel::CancelReason::exit)
-        .into()
+    signalled.map_or(exit, crate::error::Exit::from).into()
 }
 
 /// End the process by the signal that reached it, as `codex exec` does (#47 item 16): its
@@ -303,11 +301,11 @@ fn die_by(reason: crate::cancel::CancelReason) -> ! {
         crate::cancel::CancelReason::Terminate => signal_hook::consts::SIGTERM,
         // Never recorded as a signal; the exit code below covers it.
         crate::cancel::CancelReason::Timeout | crate::cancel::CancelReason::Requested => {
-            std::process::exit(i32::from(reason.exit().code()))
+            std::process::exit(i32::from(crate::error::Exit::from(reason).code()))
         }
     };
     let _ = signal_hook::low_level::emulate_default_handler(number);
-    std::process::exit(i32::from(reason.exit().code()));
+    std::process::exit(i32::from(crate::error::Exit::from(reason).code()));
 }
 
 /// Before anything else runs (SPEC §10): no process of the same user — a command, an MCP server,

@@ -224,7 +224,7 @@ async fn wait_for_lock(path: &Path, wait: Option<Duration>) -> Result<SessionLoc
 
 /// The error that ends a command cancelled before its turn started: exit 124, 130 or 143.
 pub(crate) fn cancelled_error(reason: CancelReason) -> CliError {
-    CliError::new(reason.exit(), reason.message())
+    CliError::new(crate::error::Exit::from(reason), reason.message())
 }
 
 /// The single-threaded runtime a command waits and calls models on.

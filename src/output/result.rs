@@ -217,7 +217,12 @@ fn cancelled_failure(reason: CancelReason) -> (ResultSubtype, Exit, Failure, &'s
         retryable: kind.retryable(),
         retry_after_s: None,
     };
-    (subtype, reason.exit(), failure, kind.as_str())
+    (
+        subtype,
+        crate::error::Exit::from(reason),
+        failure,
+        kind.as_str(),
+    )
 }
 
 /// A failure that retrying the same run would not mend.

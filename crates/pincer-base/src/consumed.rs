@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 /// One kind of file pincer reads from a root (the workspace, the global workspace directory)
 /// as configuration or prompt. Only this module makes them.
 #[derive(Debug)]
-pub(crate) struct Consumed {
+pub struct Consumed {
     /// The names it is read under, relative to its root (`[workspace] files` when configured).
     names: &'static str,
     /// Whether `names` is the one fixed name of a file or directory in every root, which the
@@ -34,14 +34,14 @@ pub(crate) struct Consumed {
 
 impl Consumed {
     /// What it is, which loader reads it, and why.
-    pub(crate) fn purpose(&self) -> String {
+    pub fn purpose(&self) -> String {
         format!("{} ({}): {}", self.names, self.loader, self.why)
     }
 }
 
 /// The context files: `[workspace] files` (default `AGENTS.md`, …, `MEMORY.md`), `CLAUDE.md`
 /// for a missing `AGENTS.md`, `HEARTBEAT.md` on heartbeat runs.
-pub(crate) static CONTEXT_FILES: Consumed = Consumed {
+pub static CONTEXT_FILES: Consumed = Consumed {
     names: "[workspace] files, CLAUDE.md, HEARTBEAT.md",
     fixed: false,
     loader: "agent::context_files",
@@ -49,7 +49,7 @@ pub(crate) static CONTEXT_FILES: Consumed = Consumed {
 };
 
 /// A repository's metadata: its hooks and config run programs.
-pub(crate) static GIT: Consumed = Consumed {
+pub static GIT: Consumed = Consumed {
     names: ".git",
     fixed: true,
     loader: "agent::git, the sandbox's nested-repository scan",
@@ -57,7 +57,7 @@ pub(crate) static GIT: Consumed = Consumed {
 };
 
 /// pincer's own project directory.
-pub(crate) static PINCER: Consumed = Consumed {
+pub static PINCER: Consumed = Consumed {
     names: ".pincer",
     fixed: true,
     loader: "agent::skills",
@@ -65,7 +65,7 @@ pub(crate) static PINCER: Consumed = Consumed {
 };
 
 /// claude's project directory: settings, hooks, skills, agents.
-pub(crate) static CLAUDE: Consumed = Consumed {
+pub static CLAUDE: Consumed = Consumed {
     names: ".claude",
     fixed: true,
     loader: "agent::skills, the claude-cli backend",
@@ -73,7 +73,7 @@ pub(crate) static CLAUDE: Consumed = Consumed {
 };
 
 /// codex's project directory.
-pub(crate) static CODEX: Consumed = Consumed {
+pub static CODEX: Consumed = Consumed {
     names: ".codex",
     fixed: true,
     loader: "agent::skills, the codex-cli backend",
@@ -82,7 +82,7 @@ pub(crate) static CODEX: Consumed = Consumed {
 
 /// The project's MCP servers, started with `[mcp] load_workspace = true` (issue #45, hole 3:
 /// the model's `write` created one, and the next run started it outside every sandbox).
-pub(crate) static MCP_JSON: Consumed = Consumed {
+pub static MCP_JSON: Consumed = Consumed {
     names: ".mcp.json",
     fixed: true,
     loader: "mcp::config",
@@ -90,12 +90,11 @@ pub(crate) static MCP_JSON: Consumed = Consumed {
 };
 
 /// Every declaration: what [`open`] accepts, and what the sandbox and the file tools protect.
-pub(crate) static REGISTRY: &[&Consumed] =
-    &[&CONTEXT_FILES, &GIT, &PINCER, &CLAUDE, &CODEX, &MCP_JSON];
+pub static REGISTRY: &[&Consumed] = &[&CONTEXT_FILES, &GIT, &PINCER, &CLAUDE, &CODEX, &MCP_JSON];
 
 /// The fixed names of [`REGISTRY`], in every root: the file tools never write them and `exec`
 /// sees them read-only (created empty and inaccessible for the run when missing).
-pub(crate) fn protected_names() -> impl Iterator<Item = &'static str> {
+pub fn protected_names() -> impl Iterator<Item = &'static str> {
     REGISTRY
         .iter()
         .filter(|consumed| consumed.fixed)
@@ -104,7 +103,7 @@ pub(crate) fn protected_names() -> impl Iterator<Item = &'static str> {
 
 /// Why a consumed file was not read.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum Refused {
+pub enum Refused {
     #[error(transparent)]
     Io(#[from] io::Error),
     #[error("it is a link to {}, outside {}; pincer reads it only inside its directory", .target.display(), .root.display())]
@@ -121,7 +120,7 @@ pub(crate) enum Refused {
 /// itself is inside it, as the global workspace directory is inside the config directory),
 /// anything but a regular file (opened with `O_NONBLOCK|O_NOFOLLOW` and checked on the handle,
 /// so a FIFO cannot block), and a file over `limit` bytes.
-pub(crate) fn open(
+pub fn open(
     declared: &'static Consumed,
     root: &Path,
     name: &Path,
@@ -168,7 +167,7 @@ pub(crate) fn open(
 }
 
 /// [`open`], then read at most `limit` bytes.
-pub(crate) fn read(
+pub fn read(
     declared: &'static Consumed,
     root: &Path,
     name: &Path,

@@ -32,7 +32,7 @@ use nix::libc;
 use serde::{Deserialize, Serialize};
 
 /// The pauses between attempts to take a busy lock: 5 ms, doubling up to 100 ms.
-pub(crate) fn lock_pauses() -> impl Iterator<Item = Duration> {
+pub fn lock_pauses() -> impl Iterator<Item = Duration> {
     std::iter::successors(Some(Duration::from_millis(5)), |pause| {
         Some((*pause * 2).min(Duration::from_millis(100)))
     })
@@ -50,31 +50,31 @@ static LOCAL_LOCKS_ALLOWED: AtomicBool = AtomicBool::new(false);
 /// End every lock wait of this process by `deadline` (the first call wins): `--timeout` counts
 /// from process start and covers every wait (SPEC §2), also those deep in the index or the
 /// credential store, which have their own shorter bounds.
-pub(crate) fn set_wait_deadline(deadline: Instant) {
+pub fn set_wait_deadline(deadline: Instant) {
     let _ = WAIT_DEADLINE.set(deadline);
 }
 
 /// The deadline of [`set_wait_deadline`], once set: for waits that are not [`FileLock`]s (the
 /// session index database's busy timeout) and must end by it too.
-pub(crate) fn wait_deadline() -> Option<Instant> {
+pub fn wait_deadline() -> Option<Instant> {
     WAIT_DEADLINE.get().copied()
 }
 
 /// Whether the deadline of [`set_wait_deadline`] cut a lock wait short in this process: the
 /// command then ends as a timeout even when the waiter could go on without the lock.
-pub(crate) fn wait_cut_by_deadline() -> bool {
+pub fn wait_cut_by_deadline() -> bool {
     WAIT_CUT.load(Ordering::Relaxed)
 }
 
 /// Note that the deadline of [`set_wait_deadline`] cut short a wait that is not a
 /// [`FileLock`]'s (the session index database's busy wait), as [`wait_cut_by_deadline`] tells.
-pub(crate) fn note_wait_cut() {
+pub fn note_wait_cut() {
     WAIT_CUT.store(true, Ordering::Relaxed);
 }
 
 /// Allow (or refuse) locks on filesystems whose locks other machines do not see
 /// (`[sessions] allow_local_locks`, `PINCER_ALLOW_LOCAL_LOCKS`).
-pub(crate) fn allow_local_locks(allowed: bool) {
+pub fn allow_local_locks(allowed: bool) {
     LOCAL_LOCKS_ALLOWED.store(allowed, Ordering::Relaxed);
 }
 
@@ -82,7 +82,7 @@ pub(crate) fn allow_local_locks(allowed: bool) {
 
 /// An exclusive advisory lock, held until dropped.
 #[derive(Debug)]
-pub(crate) struct FileLock {
+pub struct FileLock {
     file: File,
     /// The lock file's name was removed while held (its session deleted): nobody can open it
     /// any more, so its note is not cleared at release (a truncation per deleted session).
@@ -143,7 +143,7 @@ impl FileLock {
     /// The holder writes who it is into the lock file so that a waiting user can be told whom
     /// they are waiting for. The file itself is never removed: removing it would let two
     /// processes lock two different inodes of the same name.
-    pub(crate) fn acquire(lock_file: &Path, wait: Option<Duration>) -> Result<FileLock, LockError> {
+    pub fn acquire(lock_file: &Path, wait: Option<Duration>) -> Result<FileLock, LockError> {
         Self::take(lock_file, wait, Note::Holder)
     }
 
@@ -151,7 +151,7 @@ impl FileLock {
     /// it: for a command that removes what the lock guards right away (`sessions prune`), where
     /// the note would be written only to be deleted. A process refused meanwhile hears of
     /// "another process".
-    pub(crate) fn acquire_briefly(lock_file: &Path) -> Result<FileLock, LockError> {
+    pub fn acquire_briefly(lock_file: &Path) -> Result<FileLock, LockError> {
         Self::take(lock_file, None, Note::None)
     }
 
@@ -225,7 +225,7 @@ impl FileLock {
     }
 
     /// Whether some process holds the lock on `lock_file` right now (asked without taking it).
-    pub(crate) fn is_held(lock_file: &Path) -> bool {
+    pub fn is_held(lock_file: &Path) -> bool {
         File::open(lock_file).is_ok_and(|file| is_locked(&file).unwrap_or(false))
     }
 }
@@ -233,7 +233,7 @@ impl FileLock {
 impl FileLock {
     /// Remove the lock file while holding it (what it guarded is gone); released later without
     /// clearing the note, which no one can read by its name any more.
-    pub(crate) fn remove_file(&self, lock_file: &Path) {
+    pub fn remove_file(&self, lock_file: &Path) {
         if std::fs::remove_file(lock_file).is_ok() {
             self.removed.store(true, Ordering::Relaxed);
         }
@@ -253,7 +253,7 @@ impl Drop for FileLock {
 
 /// Who holds the lock on `lock_file`, as the holder wrote it (an older pincer wrote its pid
 /// alone).
-pub(crate) fn read_holder(lock_file: &Path) -> Option<Holder> {
+pub fn read_holder(lock_file: &Path) -> Option<Holder> {
     let mut text = String::new();
     File::open(lock_file).ok()?.read_to_string(&mut text).ok()?;
     Holder::parse(&text)
@@ -292,7 +292,7 @@ fn try_lock_both(file: &File) -> io::Result<bool> {
 
 /// Take the exclusive OFD lock on `file` if it is free: `Ok(false)` when another open file
 /// holds it.
-pub(crate) fn try_lock(file: &File) -> io::Result<bool> {
+pub fn try_lock(file: &File) -> io::Result<bool> {
     match fcntl(file, FcntlArg::F_OFD_SETLK(&whole_file(libc::F_WRLCK))) {
         Ok(_) => Ok(true),
         Err(Errno::EAGAIN | Errno::EACCES) => Ok(false),
@@ -301,7 +301,7 @@ pub(crate) fn try_lock(file: &File) -> io::Result<bool> {
 }
 
 /// Take the exclusive OFD lock on `file`, waiting for whoever holds it.
-pub(crate) fn lock_waiting(file: &File) -> io::Result<()> {
+pub fn lock_waiting(file: &File) -> io::Result<()> {
     loop {
         match fcntl(file, FcntlArg::F_OFD_SETLKW(&whole_file(libc::F_WRLCK))) {
             Ok(_) => return Ok(()),
@@ -318,7 +318,7 @@ fn unlock(file: &File) -> io::Result<()> {
 }
 
 /// Whether another open file holds a lock on `file`.
-pub(crate) fn is_locked(file: &File) -> io::Result<bool> {
+pub fn is_locked(file: &File) -> io::Result<bool> {
     let mut probe = whole_file(libc::F_WRLCK);
     fcntl(file, FcntlArg::F_OFD_GETLK(&mut probe))?;
     Ok(i32::from(probe.l_type) != libc::F_UNLCK)
@@ -514,7 +514,7 @@ const CIFS_MAGIC_NUMBER: i64 = 0xFF53_4D42;
 /// What the filesystem of `path` is when it is shared over a network or FUSE (NFS, SMB, sshfs…),
 /// however it is mounted: SQLite's WAL needs shared memory that only one machine sees, so the
 /// session index uses a rollback journal there.
-pub(crate) fn network_filesystem(path: &Path) -> Option<String> {
+pub fn network_filesystem(path: &Path) -> Option<String> {
     let magic = widen(nix::sys::statfs::statfs(path).ok()?.filesystem_type().0);
     let kind = match magic {
         FUSE_SUPER_MAGIC => "FUSE",

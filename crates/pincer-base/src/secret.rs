@@ -18,34 +18,34 @@ const SUFFIX_CHARS: usize = 4;
 
 /// A secret string (API key or token).
 #[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Secret(String);
+pub struct Secret(String);
 
 impl Secret {
     /// Wrap a value.
-    pub(crate) fn new(value: impl Into<String>) -> Secret {
+    pub fn new(value: impl Into<String>) -> Secret {
         Secret(value.into())
     }
 
     /// The real value, for the HTTP header that carries it. Never log or print the result.
-    pub(crate) fn expose(&self) -> &str {
+    pub fn expose(&self) -> &str {
         &self.0
     }
 
     /// The value as the scrubbers look for it: the redactor in tool output (`redact`) and the
     /// child-environment filter (`tools::child_environment`), which drop it rather than send
     /// it. The only other way out besides [`Secret::expose`].
-    pub(crate) fn redaction_pattern(&self) -> &str {
+    pub fn redaction_pattern(&self) -> &str {
         &self.0
     }
 
     /// Whether the value is empty or only whitespace.
-    pub(crate) fn is_blank(&self) -> bool {
+    pub fn is_blank(&self) -> bool {
         self.0.trim().is_empty()
     }
 
     /// A short form that identifies the key without revealing it: `sk-…a1b2`, or `…` alone
     /// (with the length) for keys too short to show any part of.
-    pub(crate) fn fingerprint(&self) -> String {
+    pub fn fingerprint(&self) -> String {
         let chars: Vec<char> = self.0.chars().collect();
         if chars.len() < FINGERPRINT_MIN_CHARS {
             return format!("…({} chars)", chars.len());

@@ -1,6 +1,7 @@
 //! Cancellation of a run: SIGINT, SIGTERM and `--timeout` cancel one token that every long wait
 //! watches; the first reason to fire is the one reported. A base module: the engines, the child
-//! supervisor (`backend::child`) and `commands/` all watch the same token.
+//! supervisor (`backend::child`) and `commands/` all watch the same token; the exit code a reason
+//! ends a run with is the command layer's (`error::Exit::from`).
 
 use std::sync::{Arc, OnceLock};
 
@@ -28,15 +29,6 @@ impl CancelReason {
             CancelReason::Terminate => "terminated by SIGTERM",
             CancelReason::Timeout => "the run's --timeout was reached",
             CancelReason::Requested => "interrupted by the client's interrupt request",
-        }
-    }
-
-    /// The exit code of a run it ended: 124 as `timeout(1)`, 128 + the signal's number.
-    pub fn exit(self) -> crate::error::Exit {
-        match self {
-            CancelReason::Timeout => crate::error::Exit::Timeout,
-            CancelReason::Interrupt | CancelReason::Requested => crate::error::Exit::Interrupted,
-            CancelReason::Terminate => crate::error::Exit::Terminated,
         }
     }
 }

@@ -23,7 +23,7 @@ use serde_json::Value;
 use crate::conversation::ContentBlock;
 
 /// What a secret is replaced with.
-pub(crate) const MARKER: &str = "[REDACTED]";
+pub const MARKER: &str = "[REDACTED]";
 
 /// Secrets shorter than this are not searched for: a two-letter "key" would shred ordinary text,
 /// and no real provider key is that short.
@@ -31,7 +31,7 @@ const MIN_SECRET_LEN: usize = 8;
 
 /// Environment variables whose values are provider keys, whichever provider the run uses: the
 /// same list CLI backends strip from their children's environment.
-pub(crate) const KEY_VARIABLES: [&str; 6] = [
+pub const KEY_VARIABLES: [&str; 6] = [
     "ANTHROPIC_API_KEY",
     "ANTHROPIC_AUTH_TOKEN",
     "OPENAI_API_KEY",

@@ -21,7 +21,7 @@ use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
 
 /// The rustls configuration every client uses: ring, TLS 1.2 and 1.3, ALPN for HTTP/2 and
 /// HTTP/1.1 (what reqwest sets for its own configurations), and the lazily loaded roots.
-pub(crate) fn client_config() -> Result<rustls::ClientConfig, rustls::Error> {
+pub fn client_config() -> Result<rustls::ClientConfig, rustls::Error> {
     let provider = provider();
     let verifier = Arc::new(LazyRoots {
         provider: provider.clone(),

@@ -28,52 +28,52 @@ use std::path::{Path, PathBuf};
 
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 
-pub(crate) use lock::{
+pub use lock::{
     FileLock, Holder, LockError, allow_local_locks, is_locked, lock_pauses, network_filesystem,
     note_wait_cut, set_wait_deadline, try_lock, wait_cut_by_deadline, wait_deadline,
 };
-pub(crate) use staging::{sweep_staging, sweep_staging_if_due};
+pub use staging::{sweep_staging, sweep_staging_if_due};
 
 /// Write `bytes` to `path` atomically (mode 0600 if it is new): staged in the same directory,
 /// fsynced, renamed over, the directory fsynced.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     staging::replace(path, bytes, true)
 }
 
 /// [`write_atomic`] without its two syncs, for a cache that is checked before every use (a
 /// copy lost to a power cut is only computed again). Readers still never see it partly
 /// written (it appears by rename).
-pub(crate) fn replace_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn replace_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
     staging::replace(path, bytes, false)
 }
 
 /// Create `path` with `bytes` as its whole content, atomically, failing if it already exists.
 ///
 /// Used for new session files so that nobody ever observes a file without its header line.
-pub(crate) fn create_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn create_new_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     staging::create_new(path, bytes, true)
 }
 
 /// [`create_new_atomic`] without its two syncs, for a file its writer syncs soon anyway: the
 /// caller `fdatasync`s the file and then calls [`sync_dir`] on its directory before the file
 /// must survive a power loss. Readers still never see it partly written (it appears by link).
-pub(crate) fn create_new_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn create_new_unsynced(path: &Path, bytes: &[u8]) -> io::Result<()> {
     staging::create_new(path, bytes, false)
 }
 
 /// fsync a directory so that a rename or creation inside it survives a power loss.
-pub(crate) fn sync_dir(dir: &Path) -> io::Result<()> {
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
 /// The mode of every directory pincer makes for itself (SPEC §21): its user's alone.
-pub(crate) const PRIVATE_DIR_MODE: u32 = 0o700;
+pub const PRIVATE_DIR_MODE: u32 = 0o700;
 /// The mode of every file pincer makes for itself (SPEC §21): its user's alone.
-pub(crate) const PRIVATE_FILE_MODE: u32 = 0o600;
+pub const PRIVATE_FILE_MODE: u32 = 0o600;
 
 /// Create one of pincer's own directories and its missing parents, each mode 0700 at
 /// creation (an existing one keeps its mode).
-pub(crate) fn create_dir_all(path: &Path) -> io::Result<()> {
+pub fn create_dir_all(path: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new()
         .recursive(true)
@@ -83,7 +83,7 @@ pub(crate) fn create_dir_all(path: &Path) -> io::Result<()> {
 
 /// Options that open (creating, mode 0600) one of pincer's own files for reading and writing
 /// without following a link in its final component: lock files, markers, the index.
-pub(crate) fn private_file_options() -> OpenOptions {
+pub fn private_file_options() -> OpenOptions {
     let mut options = OpenOptions::new();
     options
         .read(true)
@@ -98,7 +98,7 @@ pub(crate) fn private_file_options() -> OpenOptions {
 /// Make the existing file `path` (not following a link) readable by its user alone, when its
 /// mode lets anyone else in: a file made by an older pincer, or by another program on its
 /// behalf (SQLite's journal). A missing file is fine.
-pub(crate) fn make_private(path: &Path) -> io::Result<()> {
+pub fn make_private(path: &Path) -> io::Result<()> {
     use std::os::unix::fs::PermissionsExt as _;
     let file = match OpenOptions::new()
         .read(true)
@@ -117,7 +117,7 @@ pub(crate) fn make_private(path: &Path) -> io::Result<()> {
 }
 
 /// The path of the lock file that guards `path`.
-pub(crate) fn lock_path(path: &Path) -> PathBuf {
+pub fn lock_path(path: &Path) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
     name.push(".lock");
     PathBuf::from(name)
@@ -198,7 +198,7 @@ impl FileKind {
 /// "'events.jsonl': it is a FIFO (named pipe), not a regular file".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("{}", not_regular_text(*.0))]
-pub(crate) struct NotRegular(pub FileKind);
+pub struct NotRegular(pub FileKind);
 
 fn not_regular_text(kind: FileKind) -> String {
     match kind {
@@ -209,7 +209,7 @@ fn not_regular_text(kind: FileKind) -> String {
 
 impl NotRegular {
     /// As an I/O error (`IsADirectory` for a directory, so callers that branch on it still can).
-    pub(crate) fn into_io(self) -> io::Error {
+    pub fn into_io(self) -> io::Error {
         let kind = match self.0 {
             FileKind::Directory => io::ErrorKind::IsADirectory,
             _ => io::ErrorKind::InvalidInput,
@@ -218,7 +218,7 @@ impl NotRegular {
     }
 
     /// The kind of file `error` refused, when it is such a refusal.
-    pub(crate) fn of(error: &io::Error) -> Option<FileKind> {
+    pub fn of(error: &io::Error) -> Option<FileKind> {
         error
             .get_ref()
             .and_then(|inner| inner.downcast_ref::<NotRegular>())
@@ -239,7 +239,7 @@ fn require_regular(kind: FileKind) -> io::Result<()> {
 /// with `O_NONBLOCK` (so a FIFO swapped in meanwhile cannot block the open) and checked again on
 /// the handle ([`regular_only`]). `follow_links`: whether a link in the final component is
 /// followed (else it is refused as a [`FileKind::Symlink`]).
-pub(crate) fn open_regular(path: &Path, follow_links: bool) -> io::Result<File> {
+pub fn open_regular(path: &Path, follow_links: bool) -> io::Result<File> {
     let metadata = if follow_links {
         std::fs::metadata(path)?
     } else {
@@ -261,7 +261,7 @@ pub(crate) fn open_regular(path: &Path, follow_links: bool) -> io::Result<File> 
 /// The check after an `O_NONBLOCK` open: `file` must be a regular file (else [`NotRegular`]);
 /// it is put back into blocking mode, which is what a regular file's readers and writers expect
 /// (Linux ignores the flag for regular files, other systems need not).
-pub(crate) fn regular_only(file: File) -> io::Result<File> {
+pub fn regular_only(file: File) -> io::Result<File> {
     require_regular(FileKind::of(file.metadata()?.file_type()))?;
     let flags = OFlag::from_bits_truncate(fcntl(&file, FcntlArg::F_GETFL)?);
     if flags.contains(OFlag::O_NONBLOCK) {
@@ -288,7 +288,7 @@ fn link_refusal(error: io::Error, path: &Path) -> io::Error {
 
 /// How [`open_for_user`] treats what is already in the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum UserFile {
+pub enum UserFile {
     /// Start it empty (`--events-file`).
     Truncate,
     /// Keep it and write at its end; it may be read too (`--record`, which checks the header).
@@ -300,7 +300,7 @@ pub(crate) enum UserFile {
 /// dangling one: it is never followed, so nothing is created where it points) or when it is
 /// anything but a regular file; a FIFO cannot block the open (`O_NONBLOCK`). A file that is
 /// there is emptied only once it is known to be a regular file.
-pub(crate) fn open_for_user(path: &Path, mode: UserFile) -> io::Result<File> {
+pub fn open_for_user(path: &Path, mode: UserFile) -> io::Result<File> {
     check_for_user(path)?;
     let mut options = OpenOptions::new();
     match mode {
@@ -327,7 +327,7 @@ pub(crate) fn open_for_user(path: &Path, mode: UserFile) -> io::Result<File> {
 /// Refuse `path` as a file to write for the user unless nothing is there yet or a regular file
 /// is (its final component not a link). For a file written later by rename, checked before the
 /// run so that a refusal costs no model request.
-pub(crate) fn check_for_user(path: &Path) -> io::Result<()> {
+pub fn check_for_user(path: &Path) -> io::Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(metadata) => require_regular(FileKind::of(metadata.file_type())),
         Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
@@ -338,7 +338,7 @@ pub(crate) fn check_for_user(path: &Path) -> io::Result<()> {
 /// [`check_for_user`], and that a file can be created beside `path` (where [`write_for_user`]
 /// stages it): a missing or read-only directory is found before a run that would write there
 /// at its end. The probe file is removed at once.
-pub(crate) fn check_writable_for_user(path: &Path) -> io::Result<()> {
+pub fn check_writable_for_user(path: &Path) -> io::Result<()> {
     check_for_user(path)?;
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -362,7 +362,7 @@ pub(crate) fn check_writable_for_user(path: &Path) -> io::Result<()> {
 /// [`write_atomic`] for a file written for the user: refused as [`check_for_user`] refuses. The
 /// rename replaces whatever is at the path without ever writing into it, so a link or a FIFO
 /// that appears after the check is replaced, not followed or blocked on.
-pub(crate) fn write_for_user(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub fn write_for_user(path: &Path, bytes: &[u8]) -> io::Result<()> {
     check_for_user(path)?;
     write_atomic(path, bytes)
 }

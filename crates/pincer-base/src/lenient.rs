@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer};
 /// A value of the shape `T` expects, or `None`. Only for types read from a `serde_json::Value`
 /// (a failed read leaves nothing half-consumed there).
 #[derive(Debug)]
-pub(crate) struct Lenient<T>(pub(crate) Option<T>);
+pub struct Lenient<T>(pub Option<T>);
 
 impl<T> Default for Lenient<T> {
     fn default() -> Self {

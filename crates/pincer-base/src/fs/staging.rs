@@ -35,9 +35,9 @@ use nix::unistd::linkat;
 use super::lock::{lock_waiting, try_lock};
 
 /// The beginning of a staging file's name (the exec sandbox hides every `.pincer-` name).
-pub(crate) const STAGE_PREFIX: &str = ".pincer-stage-";
+pub const STAGE_PREFIX: &str = ".pincer-stage-";
 /// The file whose modification time says when the directory was last swept.
-pub(crate) const SWEEP_MARKER: &str = ".pincer-swept";
+pub const SWEEP_MARKER: &str = ".pincer-swept";
 /// How often [`sweep_staging_if_due`] lists a directory.
 pub(super) const SWEEP_INTERVAL: Duration = Duration::from_secs(10 * 60);
 /// How old an older pincer's staging file must be to be removed: those were never locked, so
@@ -231,7 +231,7 @@ fn staging_kind(name: &OsStr) -> Option<Staging> {
 
 /// Remove the staging files of `dir` whose writers are gone (see the module header); returns
 /// how many went. Errors only make it skip a file.
-pub(crate) fn sweep_staging(dir: &Path) -> usize {
+pub fn sweep_staging(dir: &Path) -> usize {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return 0;
     };
@@ -246,7 +246,7 @@ pub(crate) fn sweep_staging(dir: &Path) -> usize {
 }
 
 /// [`sweep_staging`] at most every [`SWEEP_INTERVAL`] for `dir` (one `stat` otherwise).
-pub(crate) fn sweep_staging_if_due(dir: &Path) {
+pub fn sweep_staging_if_due(dir: &Path) {
     let marker = dir.join(SWEEP_MARKER);
     let now = SystemTime::now();
     let recent = std::fs::metadata(&marker)
