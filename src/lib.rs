@@ -10,6 +10,8 @@
 // The base layer's modules, under the names the layers above still use (`crate::fs`, ...).
 pub use pincer_base::conversation;
 pub(crate) use pincer_base::{cancel, consumed, fs, lenient, redact, secret, tls};
+// The session layer, under the name the layers above still use (`crate::session::index`, ...).
+pub use pincer_session as session;
 
 pub mod agent;
 pub(crate) mod auth;
@@ -28,7 +30,7 @@ pub(crate) mod ledger;
 pub(crate) mod mcp;
 pub mod output;
 pub mod provider;
-pub mod session;
+pub(crate) mod session_setup;
 pub(crate) mod settings;
 pub(crate) mod structured;
 pub(crate) mod suggest;

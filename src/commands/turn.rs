@@ -25,8 +25,8 @@ use crate::output::result::{SessionRef, TurnResult, turn_result};
 use crate::output::schema::RunResult;
 use crate::output::{Format, Undelivered};
 use crate::session::index::{self, Index};
-use crate::session::setup;
 use crate::session::store::{SessionLock, TornRepair};
+use crate::session_setup as setup;
 
 /// `pincer run`; `run -r SESSION` / `run --continue` (claude's spellings) are `resume`.
 pub(crate) fn run(

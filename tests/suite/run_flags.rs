@@ -667,7 +667,7 @@ fn an_unknown_tool_rule_is_a_usage_error() {
 fn a_pi_written_session_with_a_compaction_resumes_with_the_summary_and_kept_messages() {
     let home = Home::new();
     let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/sessions/pi-v3-branched.jsonl");
+        .join("crates/pincer-session/tests/fixtures/sessions/pi-v3-branched.jsonl");
     let copy = home.root.path().join("pi-session.jsonl");
     std::fs::copy(&fixture, &copy).unwrap();
     let before = std::fs::read_to_string(&copy).unwrap();

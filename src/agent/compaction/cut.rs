@@ -467,6 +467,49 @@ mod tests {
             .collect()
     }
 
+    /// Compaction plans from a tail load (what a resume reads) equal the plans from the whole
+    /// file, whatever `keep_recent_tokens` is: moved here from the session crate's tail tests,
+    /// which cannot see the engine's planner.
+    #[test]
+    fn a_tail_load_plans_the_same_compaction_as_the_whole_file() {
+        let mut entries = vec![user("u0", None, 300), assistant("a0", Some("u0"), 300)];
+        let mut parent = "a0".to_owned();
+        for turn in 1..12 {
+            let (u, a) = (format!("u{turn}"), format!("a{turn}"));
+            entries.push(user(&u, Some(&parent), 50 * turn));
+            entries.push(assistant(&a, Some(&u), 40 * turn));
+            if turn == 5 {
+                entries.push(compaction("c5", &a, "u4", "first five turns"));
+                parent = "c5".to_owned();
+            } else {
+                parent = a;
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("session.jsonl");
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"0197a1b2-0000-7000-8000-000000000001","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/work"}"#,
+        );
+        text.push('\n');
+        for entry in &entries {
+            text.push_str(&crate::session::record::to_line(entry).unwrap());
+        }
+        std::fs::write(&path, text).unwrap();
+        let full = crate::session::store::load(&path).unwrap();
+        let tail = crate::session::tail::load(&path).unwrap();
+        assert!(
+            tail.session.entries.len() < full.entries.len(),
+            "the tail is a tail"
+        );
+        for keep in [0, 50, 400, 20_000] {
+            assert_eq!(
+                plan(&tail.session.entries, None, keep),
+                plan(&full.entries, None, keep),
+                "plans with keep_recent_tokens = {keep}"
+            );
+        }
+    }
+
     #[test]
     fn nothing_is_planned_when_everything_fits_in_the_budget() {
         let entries = vec![user("u1", None, 100), assistant("a1", Some("u1"), 100)];

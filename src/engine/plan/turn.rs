@@ -22,8 +22,8 @@ use crate::provider::ThinkingLevel;
 use crate::provider::http::Transport;
 use crate::session::index::{self, Index};
 use crate::session::record::NewEntry;
-use crate::session::setup;
 use crate::session::transcript::Transcript;
+use crate::session_setup as setup;
 
 /// What a turn is run from: the run around it, where its session is and which one, and the
 /// scope that cancels it.

@@ -1414,7 +1414,7 @@ struct SummaryImage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{Line, parse_value};
+    use crate::record::{Line, parse_value};
 
     pub(super) fn general(line: &str) -> Option<Entry> {
         match parse_value(line).and_then(Line::from_value) {
@@ -1525,19 +1525,15 @@ mod summary_tests {
             "taken by the summary's reader only: {line}"
         );
         if let Some(whole) = whole {
-            assert_eq!(
-                read.facts(),
-                crate::session::summary::facts(&whole),
-                "{line}"
-            );
+            assert_eq!(read.facts(), crate::summary::facts(&whole), "{line}");
         }
         true
     }
 
     #[test]
     fn the_header_reader_agrees_with_the_general_one() {
-        use crate::session::parse::parse_line;
-        use crate::session::record::Line;
+        use crate::parse::parse_line;
+        use crate::record::Line;
         let plain = r#"{"type":"session","version":3,"id":"0198-a","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w \"x\"","parentSession":"/s/p.jsonl"}"#;
         let lines = [
             plain,

@@ -75,7 +75,7 @@ impl ResolveError {
 
 /// Resolve a session argument (id, unique id prefix, name, or file path) to its file, among
 /// the sessions of the directory `dir` that `index` describes.
-pub(crate) fn resolve(dir: &Path, index: &Index, query: &str) -> Result<PathBuf, ResolveError> {
+pub fn resolve(dir: &Path, index: &Index, query: &str) -> Result<PathBuf, ResolveError> {
     let as_path = Path::new(query);
     if query.contains('/') || query.ends_with(".jsonl") {
         if as_path.is_file() {
@@ -118,7 +118,7 @@ pub(crate) fn resolve(dir: &Path, index: &Index, query: &str) -> Result<PathBuf,
 
 /// Resolve `SESSION` or `--last` (the newest session of `workspace`, of any workspace with
 /// `all`) to a session file.
-pub(crate) fn resolve_selector(
+pub fn resolve_selector(
     dir: &Path,
     workspace: &Path,
     index: &Index,
@@ -139,9 +139,9 @@ pub(crate) fn resolve_selector(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::index;
-    use crate::session::record::{self, SessionHeader};
-    use crate::session::store;
+    use crate::index;
+    use crate::record::{self, SessionHeader};
+    use crate::store;
     use pretty_assertions::assert_eq;
 
     const A: &str = "0199a000-0000-7000-8000-00000000000a";

@@ -23,7 +23,7 @@ use super::record::{CURRENT_VERSION, new_entry_id};
 /// Migrates `header` and `entries` (every line after the header, in file order) to the current
 /// version. Returns whether anything was migrated, i.e. whether the file should be rewritten.
 /// A header without a `version` is version 1, as in pi.
-pub(crate) fn migrate(header: &mut Value, entries: &mut [Value]) -> bool {
+pub fn migrate(header: &mut Value, entries: &mut [Value]) -> bool {
     let version = header.get("version").and_then(Value::as_u64).unwrap_or(1);
     if version >= u64::from(CURRENT_VERSION) {
         return false;
@@ -143,8 +143,8 @@ fn is_kind(object: &Map<String, Value>, kind: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::parse::parse_line;
-    use crate::session::record::{AgentMessage, Entry, Line, parse_value, to_line};
+    use crate::parse::parse_line;
+    use crate::record::{AgentMessage, Entry, Line, parse_value, to_line};
     use pretty_assertions::assert_eq;
     use serde_json::json;
     use std::collections::HashMap;

@@ -22,7 +22,7 @@ use super::store::SessionError;
 use crate::fs::{self as pfs, FileLock};
 
 /// File name of the names lock inside the sessions directory.
-pub(crate) const NAMES_LOCK_FILE: &str = "names.lock";
+pub const NAMES_LOCK_FILE: &str = "names.lock";
 
 /// How long to wait for another process that is giving a name when `--wait` does not say.
 /// Holders only refresh the index and write one file, so a longer wait means many creators at
@@ -31,7 +31,7 @@ const NAMES_LOCK_WAIT: Duration = Duration::from_secs(30);
 
 /// The names lock, held until dropped, with the index as the files were when it was taken.
 #[derive(Debug)]
-pub(crate) struct NamesLock {
+pub struct NamesLock {
     _lock: FileLock,
     index: Index,
 }
@@ -41,7 +41,7 @@ impl NamesLock {
     /// other holders up to `wait` (`--wait`; none: [`NAMES_LOCK_WAIT`]) and never past the
     /// run's `--timeout`, and read the sessions `name` can mean from the index (by its
     /// indexes, each checked against its file: not a refresh of every session).
-    pub(crate) fn acquire(
+    pub fn acquire(
         dir: &Path,
         wait: Option<Duration>,
         name: &str,
@@ -72,12 +72,12 @@ impl NamesLock {
     }
 
     /// The sessions the name can mean, as the files were when the lock was taken.
-    pub(crate) fn index(&self) -> &Index {
+    pub fn index(&self) -> &Index {
         &self.index
     }
 
     /// The sessions other than `except_id` that are named `name` now.
-    pub(crate) fn holders(&self, name: &str, except_id: Option<&str>) -> Vec<&IndexEntry> {
+    pub fn holders(&self, name: &str, except_id: Option<&str>) -> Vec<&IndexEntry> {
         self.index
             .sessions
             .values()
@@ -140,7 +140,7 @@ fn name_taken(name: &str, other: &IndexEntry) -> NameError {
 
 /// Refuse a name that another session already has, by the account of `index` (for runs that
 /// write nothing; anything that gives a name goes through [`give_name`]).
-pub(crate) fn ensure_name_free(
+pub fn ensure_name_free(
     index: &Index,
     name: &str,
     except_id: Option<&str>,
@@ -159,7 +159,7 @@ pub(crate) fn ensure_name_free(
 /// `except_id` has it (SPEC §1.2). Two processes naming two sessions alike at the same moment:
 /// one succeeds, the other gets the usual "taken" error. `wait` is `--wait` (see
 /// [`NamesLock::acquire`]).
-pub(crate) fn give_name<T, E: From<NameError>>(
+pub fn give_name<T, E: From<NameError>>(
     dir: &Path,
     wait: Option<Duration>,
     name: &str,
@@ -175,7 +175,7 @@ pub(crate) fn give_name<T, E: From<NameError>>(
 }
 
 /// What [`find_or_create`] did.
-pub(crate) enum FoundOrCreated<T> {
+pub enum FoundOrCreated<T> {
     /// No session answered to the name: `create` made one.
     Created(T),
     /// A session answers to the name now (another process may have just created it).
@@ -185,7 +185,7 @@ pub(crate) enum FoundOrCreated<T> {
 /// `resume --create NAME`: the session `name` resolves to by the files' account, or a new one
 /// made by `create` — which must write the name into the new file — under the names lock. Of
 /// several processes doing this at once, one creates and the others find its session.
-pub(crate) fn find_or_create<T, E: From<NameError>>(
+pub fn find_or_create<T, E: From<NameError>>(
     dir: &Path,
     wait: Option<Duration>,
     name: &str,
@@ -202,15 +202,15 @@ pub(crate) fn find_or_create<T, E: From<NameError>>(
 }
 
 /// The names lock's file in the sessions directory `dir`.
-pub(crate) fn lock_path(dir: &Path) -> PathBuf {
+pub fn lock_path(dir: &Path) -> PathBuf {
     dir.join(NAMES_LOCK_FILE)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::{self, SessionHeader};
-    use crate::session::store::{self, SessionLock};
+    use crate::record::{self, SessionHeader};
+    use crate::store::{self, SessionLock};
 
     fn header(id: &str) -> SessionHeader {
         SessionHeader::for_test(id)

@@ -79,7 +79,7 @@ pub struct SessionHeader {
 impl SessionHeader {
     /// A current header of the session `id` in `/work`, made now: for tests.
     #[cfg(test)]
-    pub(crate) fn for_test(id: &str) -> SessionHeader {
+    pub fn for_test(id: &str) -> SessionHeader {
         SessionHeader {
             version: Some(CURRENT_VERSION),
             id: id.to_owned(),
@@ -1569,7 +1569,7 @@ pub fn iso_millis(time: OffsetDateTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::parse::parse_line;
+    use crate::parse::parse_line;
     use pretty_assertions::assert_eq;
     use std::path::PathBuf;
 

@@ -128,8 +128,8 @@ impl Transcript {
 mod tests {
     use super::*;
     use crate::conversation::{MessageContent, UserMessage};
-    use crate::session::record::SessionHeader;
-    use crate::session::{context, store, tail};
+    use crate::record::SessionHeader;
+    use crate::{context, store, tail};
 
     #[test]
     fn a_thin_transcript_reads_its_entries_back_in_full_with_what_was_appended() {

@@ -13,11 +13,11 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior, params};
 
 use super::{INDEX_VERSION, IndexEntry, check_files, check_files_into, session_file_names};
+use crate::error::SessionError;
 use crate::fs::{FileLock, LockError};
-use crate::session::error::SessionError;
 
 /// File name of the database inside the sessions directory.
-pub(crate) const DB_FILE: &str = "index.sqlite3";
+pub const DB_FILE: &str = "index.sqlite3";
 
 /// The layout of the tables below (`PRAGMA user_version`); another one is dropped and built
 /// again. The summary's own shape is [`INDEX_VERSION`], kept in `meta`.
@@ -40,14 +40,14 @@ const BUILD_BATCH: usize = 2000;
 /// into memory.
 /// It is made with the database (a file made later changes the directory's stamp just before
 /// the build would record it), and is never removed.
-pub(crate) const BUILD_LOCK_FILE: &str = "index.sqlite3.build.lock";
+pub const BUILD_LOCK_FILE: &str = "index.sqlite3.build.lock";
 
 /// Where the build lock lives: in the sessions directory's hidden lock directory, beside the
 /// sessions' own locks, private like every file of the home (nothing but sessions and the index
 /// is listed in the sessions directory itself).
 /// The lock directory is made when missing (the lock file itself is made by whoever opens it).
 fn build_lock_path(dir: &Path) -> PathBuf {
-    let locks = dir.join(crate::session::store::LOCKS_DIR);
+    let locks = dir.join(crate::store::LOCKS_DIR);
     if !locks.is_dir() {
         let _ = crate::fs::create_dir_all(&locks);
     }
@@ -112,14 +112,14 @@ const SETTLE_COARSE: Duration = Duration::from_secs(3);
 /// The sessions directory's modification and change times, in nanoseconds: adding, removing or
 /// renaming a file in it updates both (POSIX), and nobody can set a change time back.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct DirStamp {
+pub struct DirStamp {
     mtime_ns: u64,
     ctime_ns: u64,
 }
 
 impl DirStamp {
     /// The times of `dir` now.
-    pub(crate) fn of(dir: &Path) -> Option<DirStamp> {
+    pub fn of(dir: &Path) -> Option<DirStamp> {
         use std::os::unix::fs::MetadataExt as _;
         let metadata = std::fs::metadata(dir).ok()?;
         let nanos = |seconds: i64, nanos: i64| {
@@ -148,7 +148,7 @@ impl DirStamp {
 
     /// Whether, at `now`, the directory had stood unchanged long enough since these times that
     /// a later change cannot carry the same times (git's "racy" rule).
-    pub(crate) fn settled(self, now: SystemTime) -> bool {
+    pub fn settled(self, now: SystemTime) -> bool {
         let Some(now) = now
             .duration_since(UNIX_EPOCH)
             .ok()
@@ -167,7 +167,7 @@ impl DirStamp {
 }
 
 /// An open index database.
-pub(crate) struct Db {
+pub struct Db {
     conn: Connection,
     dir: PathBuf,
     /// Whether this is the in-memory stand-in for a database that cannot be used.
@@ -225,7 +225,7 @@ impl Drop for InChange {
 }
 
 /// Whether this thread is inside [`Db::changing`]'s transaction now.
-pub(crate) fn in_change() -> bool {
+pub fn in_change() -> bool {
     IN_CHANGE.get()
 }
 
@@ -257,7 +257,7 @@ impl Db {
     /// directory); `None` when there is no such directory. Sessions are built from the files
     /// on first use ([`Db::ensure_built`]), not here: a command that only wants learned windows
     /// does not pay for it.
-    pub(crate) fn open(dir: &Path) -> Option<Db> {
+    pub fn open(dir: &Path) -> Option<Db> {
         if !dir.is_dir() {
             return None;
         }
@@ -338,7 +338,7 @@ impl Db {
     }
 
     /// Whether the database is an in-memory stand-in.
-    pub(crate) fn in_memory(&self) -> bool {
+    pub fn in_memory(&self) -> bool {
         self.in_memory
     }
 
@@ -366,7 +366,7 @@ impl Db {
     /// bring the rows in line with the directory's files when the directory changed since
     /// ([`Db::sync`]).
     /// Fails only when the directory cannot be listed.
-    pub(crate) fn ensure_built(&mut self) -> Result<(), SessionError> {
+    pub fn ensure_built(&mut self) -> Result<(), SessionError> {
         if self.in_memory && self.filled {
             return Ok(());
         }
@@ -616,7 +616,7 @@ impl Db {
     /// when it is not: for a lookup that found nothing, which must also see a file another
     /// program added in the same clock tick as one of pincer's own changes (no file is read but
     /// the ones no row knows).
-    pub(crate) fn relisted(&mut self) -> Result<(), SessionError> {
+    pub fn relisted(&mut self) -> Result<(), SessionError> {
         let now = SystemTime::now();
         let Some(before) = DirStamp::of(&self.dir) else {
             return Ok(());
@@ -768,21 +768,21 @@ impl Db {
     }
 
     /// The row of `file`, as stored.
-    pub(crate) fn row(&mut self, file: &str) -> Option<IndexEntry> {
+    pub fn row(&mut self, file: &str) -> Option<IndexEntry> {
         self.entries("SELECT entry FROM sessions WHERE file = ?1", &[&file])
             .into_iter()
             .next()
     }
 
     /// Every row.
-    pub(crate) fn all(&mut self) -> Vec<IndexEntry> {
+    pub fn all(&mut self) -> Vec<IndexEntry> {
         self.entries("SELECT entry FROM sessions ORDER BY file", &[])
     }
 
     /// The rows a session argument can mean: its id or an id it begins (without regard to
     /// case), its name, the file it names, and the damaged sessions (whose id or name may be
     /// known only once they are read again).
-    pub(crate) fn candidates(&mut self, query: &str) -> Vec<IndexEntry> {
+    pub fn candidates(&mut self, query: &str) -> Vec<IndexEntry> {
         let lower = query.to_ascii_lowercase();
         let file = Path::new(query)
             .file_name()
@@ -804,7 +804,7 @@ impl Db {
     }
 
     /// How many rows there are, and how many of the workspace `cwd`.
-    pub(crate) fn counts(&self, cwd: &str) -> (usize, usize) {
+    pub fn counts(&self, cwd: &str) -> (usize, usize) {
         // Two counts, each over an index (one `CASE` would read every row).
         (
             self.count("SELECT count(*) FROM sessions", &[]),
@@ -813,8 +813,13 @@ impl Db {
     }
 
     /// How many rows there are.
-    pub(crate) fn len(&self) -> usize {
+    pub fn len(&self) -> usize {
         self.count("SELECT count(*) FROM sessions", &[])
+    }
+
+    /// Whether there is no row.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     fn count(&self, sql: &str, params: &[&dyn rusqlite::ToSql]) -> usize {
@@ -827,7 +832,7 @@ impl Db {
     /// `file` of the last row of the page before), of the workspace `cwd` (any with `None`):
     /// each page starts where the last ended in the index, where an `OFFSET` read and
     /// skipped every row before it (a listing of every row was quadratic).
-    pub(crate) fn newest_after(
+    pub fn newest_after(
         &mut self,
         cwd: Option<&str>,
         after: Option<&[String; 3]>,
@@ -843,12 +848,7 @@ impl Db {
     }
 
     /// Up to `limit` rows from `offset`, newest first, of the workspace `cwd` (any with `None`).
-    pub(crate) fn newest(
-        &mut self,
-        cwd: Option<&str>,
-        offset: usize,
-        limit: usize,
-    ) -> Vec<IndexEntry> {
+    pub fn newest(&mut self, cwd: Option<&str>, offset: usize, limit: usize) -> Vec<IndexEntry> {
         let (offset, limit) = (to_i64(offset as u64), to_i64(limit as u64));
         match cwd {
             Some(cwd) => self.entries(
@@ -869,7 +869,7 @@ impl Db {
     /// gone): an append by another program (pi) changes the file's stamp but not the
     /// directory's, so `--last` must look at every file of its scope before it trusts the
     /// order of the rows. One stat per row of the scope, relative to the directory.
-    pub(crate) fn changed_since_read(&mut self, cwd: Option<&str>) -> Vec<IndexEntry> {
+    pub fn changed_since_read(&mut self, cwd: Option<&str>) -> Vec<IndexEntry> {
         let mut read_again = Vec::new();
         // A page of stamps at a time, newest first: a home's every stamp held at once grew
         // with the home (#46). A row read again only moves newer, behind the pages to come.
@@ -938,7 +938,7 @@ impl Db {
 
     /// The rows last used before `cutoff_ms` (milliseconds since the epoch), of the workspace
     /// `cwd` (any with `None`).
-    pub(crate) fn older_than(&mut self, cutoff_ms: i64, cwd: Option<&str>) -> Vec<IndexEntry> {
+    pub fn older_than(&mut self, cutoff_ms: i64, cwd: Option<&str>) -> Vec<IndexEntry> {
         let mut rows = self.entries(
             "SELECT entry FROM sessions WHERE updated_ms < ?1",
             &[&cutoff_ms],
@@ -951,7 +951,7 @@ impl Db {
 
     /// The ids just before and after each of `ids` in the order of lowercase ids: with them,
     /// [`super::short_ids`] gives each of `ids` the prefix it has among all ids.
-    pub(crate) fn neighbour_ids(&self, ids: &[&str]) -> Vec<String> {
+    pub fn neighbour_ids(&self, ids: &[&str]) -> Vec<String> {
         let mut found = Vec::new();
         // Each statement prepared once, not once per id: `sessions list --all` asks for every
         // session's neighbours, and parsing the SQL for each id was a third of the time of a
@@ -987,13 +987,13 @@ impl Db {
 
     /// Store `entry` as its file's row (best effort: a row that cannot be written is only
     /// summarized again by the next command).
-    pub(crate) fn put(&mut self, entry: &IndexEntry) -> rusqlite::Result<()> {
+    pub fn put(&mut self, entry: &IndexEntry) -> rusqlite::Result<()> {
         let mut insert = self.conn.prepare(INSERT)?;
         insert_entry(&mut insert, entry).inspect_err(note_failure)
     }
 
     /// Drop the row of `file`.
-    pub(crate) fn remove(&mut self, file: &str) -> rusqlite::Result<()> {
+    pub fn remove(&mut self, file: &str) -> rusqlite::Result<()> {
         self.conn
             .execute("DELETE FROM sessions WHERE file = ?1", [file])
             .map(|_| ())
@@ -1002,7 +1002,7 @@ impl Db {
 
     /// The entry of `known`'s file as it is now, its row updated when the file changed and
     /// dropped when it is gone.
-    pub(crate) fn fresh(&mut self, known: IndexEntry) -> Option<IndexEntry> {
+    pub fn fresh(&mut self, known: IndexEntry) -> Option<IndexEntry> {
         let directory = self
             .directory
             .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
@@ -1032,7 +1032,7 @@ impl Db {
     /// stamp says before it, the stamp after it is recorded, so the next command need not list
     /// the directory for pincer's own change; the rows of the pushed files are brought up to
     /// date in the same transaction.
-    pub(crate) fn changing<T>(&mut self, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
+    pub fn changing<T>(&mut self, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
         if self.in_memory || !self.built() {
             return change(&mut Vec::new());
         }
@@ -1101,7 +1101,7 @@ impl Db {
     }
 
     /// Every learned window, by `provider/model`.
-    pub(crate) fn learned_windows(&self) -> Vec<(String, u64)> {
+    pub fn learned_windows(&self) -> Vec<(String, u64)> {
         let Ok(mut statement) = self
             .conn
             .prepare("SELECT model, tokens FROM learned_windows ORDER BY model")
@@ -1117,7 +1117,7 @@ impl Db {
     }
 
     /// The window learned for `model_ref`.
-    pub(crate) fn learned_window(&self, model_ref: &str) -> Option<u64> {
+    pub fn learned_window(&self, model_ref: &str) -> Option<u64> {
         self.conn
             .query_row(
                 "SELECT tokens FROM learned_windows WHERE model = ?1",
@@ -1131,7 +1131,7 @@ impl Db {
     }
 
     /// Remember that `model_ref` has a window of `tokens`.
-    pub(crate) fn remember_window(&mut self, model_ref: &str, tokens: u64) -> rusqlite::Result<()> {
+    pub fn remember_window(&mut self, model_ref: &str, tokens: u64) -> rusqlite::Result<()> {
         self.conn
             .execute(
                 "INSERT INTO learned_windows (model, tokens) VALUES (?1, ?2) \
@@ -1451,7 +1451,7 @@ pub(super) fn read_old_learned_windows(dir: &Path) -> Vec<(String, u64)> {
 /// whole directory (seconds in a home of 500,000 sessions). Only the creation is inside the
 /// transaction, never a wait for the lock; a caller already inside it (a creation) makes the
 /// file there, and a directory without an index has no stamp to keep.
-pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
+pub fn make_lock_file(dir: &Path, lock_file: &Path) {
     if in_change() || lock_file.exists() || !dir.join(DB_FILE).is_file() {
         return;
     }
@@ -1464,7 +1464,7 @@ pub(crate) fn make_lock_file(dir: &Path, lock_file: &Path) {
 /// it does not exist yet, inside the index's transaction as [`make_lock_file`] does: made once
 /// per directory, it changes the directory's stamp once; the lock files made inside it later
 /// change only its own.
-pub(crate) fn make_locks_dir(dir: &Path, locks: &Path) -> std::io::Result<()> {
+pub fn make_locks_dir(dir: &Path, locks: &Path) -> std::io::Result<()> {
     if locks.is_dir() {
         return Ok(());
     }
@@ -1479,7 +1479,7 @@ pub(crate) fn make_locks_dir(dir: &Path, locks: &Path) -> std::io::Result<()> {
 /// side files) and pushes the session files' paths, inside the index's write transaction (see
 /// the module doc): the rows of those files are brought up to date, and the next command need
 /// not list the directory for this change.
-pub(crate) fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
+pub fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> T) -> T {
     match Db::open(dir) {
         Some(mut db) => db.changing(change),
         None => change(&mut Vec::new()),
@@ -1489,8 +1489,8 @@ pub(crate) fn changing<T>(dir: &Path, change: impl FnOnce(&mut Vec<PathBuf>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::record::SessionHeader;
-    use crate::session::store;
+    use crate::record::SessionHeader;
+    use crate::store;
     use pretty_assertions::assert_eq;
 
     fn header(id: &str) -> SessionHeader {
@@ -1774,8 +1774,8 @@ mod tests {
         db.ensure_built().unwrap();
         assert_eq!(db.stamp(), DirStamp::of(&dir));
         drop(db);
-        let lock = crate::session::names::NamesLock::acquire(&dir, None, "nightly").unwrap();
-        assert!(dir.join(crate::session::names::NAMES_LOCK_FILE).exists());
+        let lock = crate::names::NamesLock::acquire(&dir, None, "nightly").unwrap();
+        assert!(dir.join(crate::names::NAMES_LOCK_FILE).exists());
         let db = Db::open(&dir).unwrap();
         assert_eq!(
             db.stamp(),

@@ -20,21 +20,21 @@ use crate::fs as pfs;
 
 #[cfg(test)]
 /// File name the learned windows were kept in before they moved into the index database.
-pub(crate) const LEARNED_WINDOWS_FILE: &str = ".learned-windows.json";
+pub const LEARNED_WINDOWS_FILE: &str = ".learned-windows.json";
 
 /// Every learned window, by `provider/model`: for a caller that asks about many models.
-pub(crate) fn all(dir: &Path) -> BTreeMap<String, u64> {
+pub fn all(dir: &Path) -> BTreeMap<String, u64> {
     index::learned_windows(dir).into_iter().collect()
 }
 
 /// The window learned for `model_ref` (`provider/model`), if any.
-pub(crate) fn lookup(dir: &Path, model_ref: &str) -> Option<u64> {
+pub fn lookup(dir: &Path, model_ref: &str) -> Option<u64> {
     index::learned_window(dir, model_ref)
 }
 
 /// A model's window: the known one narrowed by the one an overflow error taught, either alone
 /// when only one is there.
-pub(crate) fn narrowed(known: Option<u64>, learned: Option<u64>) -> Option<u64> {
+pub fn narrowed(known: Option<u64>, learned: Option<u64>) -> Option<u64> {
     match (known, learned) {
         (Some(known), Some(learned)) => Some(known.min(learned)),
         (known, learned) => known.or(learned),
@@ -42,7 +42,7 @@ pub(crate) fn narrowed(known: Option<u64>, learned: Option<u64>) -> Option<u64> 
 }
 
 /// Remember that `model_ref` has a window of `window` tokens.
-pub(crate) fn remember(dir: &Path, model_ref: &str, window: u64) -> Result<(), SessionError> {
+pub fn remember(dir: &Path, model_ref: &str, window: u64) -> Result<(), SessionError> {
     pfs::create_dir_all(dir).map_err(|source| SessionError::Io {
         action: "cannot create the directory of",
         path: dir.to_owned(),

@@ -6,24 +6,26 @@
 //! `names`; a file is deleted or repaired only once `ownership` proves it a session file of the
 //! sessions directory.
 
-pub(crate) mod context;
-pub(crate) mod error;
-pub(crate) mod fork;
+// The base layer's modules under the names this crate's modules use.
+use pincer_base::{conversation, fs};
+
+pub mod context;
+pub mod error;
+pub mod fork;
 #[doc(hidden)]
 pub mod fuzz_support;
-pub(crate) mod ids;
-pub(crate) mod index;
-pub(crate) mod learned_windows;
-pub(crate) mod listing;
-pub(crate) mod migrate;
-pub(crate) mod names;
-pub(crate) mod ownership;
+pub mod ids;
+pub mod index;
+pub mod learned_windows;
+pub mod listing;
+pub mod migrate;
+pub mod names;
+pub mod ownership;
 pub mod parse;
 pub mod record;
 mod record_fast;
-pub(crate) mod resolve;
-pub(crate) mod setup;
+pub mod resolve;
 pub mod store;
-pub(crate) mod summary;
+pub mod summary;
 pub mod tail;
 pub mod transcript;

@@ -816,10 +816,10 @@ fn create_file(
 /// The directory beside session files that holds their lock files, so that no empty lock file
 /// sits beside each session. Its own entries change only its stamp, not the sessions
 /// directory's, which the index watches (`session::index`).
-pub(crate) const LOCKS_DIR: &str = ".locks";
+pub const LOCKS_DIR: &str = ".locks";
 
 /// The lock file of the session at `path`: `.locks/<file>.lock` in the session's directory.
-pub(crate) fn lock_file(path: &Path) -> PathBuf {
+pub fn lock_file(path: &Path) -> PathBuf {
     let dir = path.parent().unwrap_or(Path::new(""));
     let mut name = path.file_name().unwrap_or_default().to_owned();
     name.push(".lock");
@@ -846,7 +846,7 @@ impl SessionLock {
 
     /// Lock the session at `path` if it is free, to remove it at once: no wait, and no note of
     /// the holder written only to be deleted ([`FileLock::acquire_briefly`]).
-    pub(crate) fn acquire_to_remove(path: &Path) -> Result<SessionLock, SessionError> {
+    pub fn acquire_to_remove(path: &Path) -> Result<SessionLock, SessionError> {
         Self::take(path, FileLock::acquire_briefly)
     }
 
@@ -904,7 +904,7 @@ impl SessionLock {
     }
 
     /// Remove the lock files of a session that was just deleted, still holding them.
-    pub(crate) fn remove_files(&self) {
+    pub fn remove_files(&self) {
         self.lock.remove_file(&lock_file(&self.path));
         if let Some(legacy) = &self.legacy {
             legacy.remove_file(&pfs::lock_path(&self.path));

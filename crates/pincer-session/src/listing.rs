@@ -14,7 +14,7 @@ use crate::conversation::ContextOccupancy;
 /// `#[serde(borrow)] Cow<str>` borrows too, but not inside an `Option`, and most of a row's
 /// strings are optional.)
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Text<'a>(pub Cow<'a, str>);
+pub struct Text<'a>(pub Cow<'a, str>);
 
 impl std::ops::Deref for Text<'_> {
     type Target = str;
@@ -64,7 +64,7 @@ impl<'a> Text<'a> {
 /// One session as a listing shows it. Read from an index entry, whose other fields are
 /// skipped; its fields are named as [`IndexEntry`]'s.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
-pub(crate) struct Row<'a> {
+pub struct Row<'a> {
     /// File name inside the sessions directory.
     #[serde(borrow)]
     pub file: Text<'a>,
@@ -104,7 +104,7 @@ pub(crate) struct Row<'a> {
 
 impl<'a> Row<'a> {
     /// The row of an entry the index holds.
-    pub(crate) fn of(entry: &'a IndexEntry) -> Row<'a> {
+    pub fn of(entry: &'a IndexEntry) -> Row<'a> {
         let summary = &entry.summary;
         let text = |value: &'a Option<String>| value.as_deref().map(Text::of);
         Row {
@@ -125,12 +125,12 @@ impl<'a> Row<'a> {
     }
 
     /// How full the context is, against `window` when it is known.
-    pub(crate) fn occupancy(&self, window: Option<u64>) -> Option<ContextOccupancy> {
+    pub fn occupancy(&self, window: Option<u64>) -> Option<ContextOccupancy> {
         summary::occupancy_of(self.context_tokens, window)
     }
 
     /// The current model as `provider/model`, as [`summary::SessionSummary::model_ref`] gives it.
-    pub(crate) fn model_ref(&self) -> Option<Cow<'_, str>> {
+    pub fn model_ref(&self) -> Option<Cow<'_, str>> {
         summary::model_ref(self.provider.as_deref(), self.model.as_deref())
     }
 }

@@ -34,7 +34,7 @@ const BRANCH_SUMMARY_SUFFIX: &str = "</summary>";
 
 /// What a turn starts from.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct SessionContext {
+pub struct SessionContext {
     /// The messages to send, oldest first: only `User`, `Assistant` and `ToolResult`.
     pub messages: Vec<AgentMessage>,
     /// The reasoning level in effect at the leaf ("off" unless a change says otherwise).
@@ -47,7 +47,7 @@ pub(crate) struct SessionContext {
 
 impl SessionContext {
     /// The messages in the neutral vocabulary, moved out (what a model request is built from).
-    pub(crate) fn into_conversation(self) -> Vec<crate::conversation::Message> {
+    pub fn into_conversation(self) -> Vec<crate::conversation::Message> {
         self.messages
             .into_iter()
             .filter_map(AgentMessage::into_conversation)
@@ -61,7 +61,7 @@ impl SessionContext {
 /// The entries from the root to `leaf_id`, root first. An absent or unknown leaf means the last
 /// entry of the file (pi's current leaf after loading). A dangling `parentId` ends the path at
 /// that entry, and so does a `parentId` that would revisit an entry.
-pub(crate) fn branch_path<'a>(entries: &'a [Entry], leaf_id: Option<&str>) -> Vec<&'a Entry> {
+pub fn branch_path<'a>(entries: &'a [Entry], leaf_id: Option<&str>) -> Vec<&'a Entry> {
     path_indices(entries, leaf_id)
         .into_iter()
         .map(|index| &entries[index])
@@ -102,7 +102,7 @@ fn path_indices(entries: &[Entry], leaf_id: Option<&str>) -> Vec<usize> {
 }
 
 /// Rebuilds the context at `leaf_id` (see [`branch_path`] for how the leaf is chosen).
-pub(crate) fn build_context(entries: &[Entry], leaf_id: Option<&str>) -> SessionContext {
+pub fn build_context(entries: &[Entry], leaf_id: Option<&str>) -> SessionContext {
     let (shape, mut context) = shape(entries, leaf_id);
     for index in shape.contributing() {
         append(&entries[index], &mut context.messages);
@@ -115,7 +115,7 @@ pub(crate) fn build_context(entries: &[Entry], leaf_id: Option<&str>) -> Session
 /// its content (see [`thin_message`]). For a resume, whose earlier entries are kept only to
 /// append after them and are read again in full when a compaction needs them
 /// ([`super::transcript::Transcript::load_full`]): a long session is then not held twice.
-pub(crate) fn take_context(entries: &mut [Entry], leaf_id: Option<&str>) -> SessionContext {
+pub fn take_context(entries: &mut [Entry], leaf_id: Option<&str>) -> SessionContext {
     let (shape, mut context) = shape(entries, leaf_id);
     for index in shape.contributing() {
         match &mut entries[index] {
@@ -366,8 +366,8 @@ fn epoch_millis(timestamp: &str) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::parse::parse_line;
-    use crate::session::record::{
+    use crate::parse::parse_line;
+    use crate::record::{
         AssistantContent, AssistantMessage, CustomEntry, LabelEntry, Line, MessageEntry,
         ModelChangeEntry, SessionInfoEntry, StopReason, ThinkingLevelChangeEntry, Usage, to_line,
     };

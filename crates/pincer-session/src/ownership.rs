@@ -27,7 +27,7 @@ const MAX_HEADER_BYTES: u64 = 1 << 20;
 
 /// What a file must show, besides its place, before it is deleted or rewritten.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Proof {
+pub enum Proof {
     /// Its first line parses as a session header (`rm`, `prune`).
     Header,
     /// Its place only: in the sessions directory, a regular file (`repair`, which rebuilds a
@@ -46,7 +46,7 @@ pub(crate) enum Proof {
 
 /// Why a file is not one the command may delete or rewrite. Each is a usage error (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum NotOwned {
+pub enum NotOwned {
     /// The file is not directly in the sessions directory.
     #[error("'{}' is not in the sessions directory '{}'", .path.display(), .dir.display())]
     Outside {
@@ -83,7 +83,7 @@ pub(crate) enum NotOwned {
 
 impl NotOwned {
     /// What to do about it.
-    pub(crate) fn hint(&self) -> &'static str {
+    pub fn hint(&self) -> &'static str {
         match self {
             NotOwned::Outside { .. } => {
                 "only session files of the sessions directory are deleted or repaired; name the \
@@ -101,14 +101,14 @@ impl NotOwned {
 #[cfg(test)]
 /// Check that `path` is a session file of `sessions_dir` as `proof` asks (see the module
 /// header), and return it as a path inside the canonical sessions directory.
-pub(crate) fn prove(sessions_dir: &Path, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
+pub fn prove(sessions_dir: &Path, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
     SessionsDir::new(sessions_dir).prove(path, proof)
 }
 
 /// A sessions directory resolved once, for a command that proves many files in it (a prune):
 /// each proof of a file named inside it is then a stat and a header read, not two walks of
 /// the whole path.
-pub(crate) struct SessionsDir<'a> {
+pub struct SessionsDir<'a> {
     given: &'a Path,
     /// `None` when there is no such directory yet: nothing is in it.
     canonical: Option<PathBuf>,
@@ -116,7 +116,7 @@ pub(crate) struct SessionsDir<'a> {
 
 impl<'a> SessionsDir<'a> {
     /// Resolve `sessions_dir`.
-    pub(crate) fn new(sessions_dir: &'a Path) -> SessionsDir<'a> {
+    pub fn new(sessions_dir: &'a Path) -> SessionsDir<'a> {
         SessionsDir {
             given: sessions_dir,
             canonical: std::fs::canonicalize(sessions_dir).ok(),
@@ -124,7 +124,7 @@ impl<'a> SessionsDir<'a> {
     }
 
     /// [`prove`] for a file of this directory.
-    pub(crate) fn prove(&self, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
+    pub fn prove(&self, path: &Path, proof: Proof) -> Result<PathBuf, NotOwned> {
         let sessions_dir = self.given;
         let outside = || NotOwned::Outside {
             path: path.to_owned(),

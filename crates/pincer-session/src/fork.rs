@@ -7,7 +7,7 @@ use super::store::{self, LoadedSession, SessionError};
 
 /// A new session made from a branch of another.
 #[derive(Debug)]
-pub(crate) struct Forked {
+pub struct Forked {
     /// The new session's id.
     pub id: String,
     /// Its file.
@@ -18,7 +18,7 @@ pub(crate) struct Forked {
 
 /// Why a fork was not made.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum ForkError {
+pub enum ForkError {
     /// `--at` names no entry of the session (exit 2).
     #[error("session {session} has no entry '{entry}'")]
     NoEntry {
@@ -39,7 +39,7 @@ pub(crate) enum ForkError {
 /// session file in `dir` whose header names the source as `parentSession`, with the id `id`
 /// (default: a fresh UUIDv7). A name on the copied path is replaced by `name` or cleared, so
 /// two sessions never answer to one name.
-pub(crate) fn fork(
+pub fn fork(
     dir: &Path,
     loaded: &LoadedSession,
     at: Option<&str>,

@@ -122,10 +122,7 @@ impl SessionSummary {
 }
 
 /// A session's model as `provider/model`, or the model alone when no provider is recorded.
-pub(crate) fn model_ref<'a>(
-    provider: Option<&str>,
-    model: Option<&'a str>,
-) -> Option<Cow<'a, str>> {
+pub fn model_ref<'a>(provider: Option<&str>, model: Option<&'a str>) -> Option<Cow<'a, str>> {
     match (provider, model?) {
         (Some(provider), model) => Some(Cow::Owned(format!("{provider}/{model}"))),
         (None, model) => Some(Cow::Borrowed(model)),
@@ -133,7 +130,7 @@ pub(crate) fn model_ref<'a>(
 }
 
 /// How full a context of `tokens` is, against `window` when it is known.
-pub(crate) fn occupancy_of(tokens: Option<u64>, window: Option<u64>) -> Option<ContextOccupancy> {
+pub fn occupancy_of(tokens: Option<u64>, window: Option<u64>) -> Option<ContextOccupancy> {
     let usage = TokenUsage {
         input: tokens?,
         ..TokenUsage::default()
@@ -142,14 +139,14 @@ pub(crate) fn occupancy_of(tokens: Option<u64>, window: Option<u64>) -> Option<C
 }
 
 /// Prefix of `custom` entry types pincer owns.
-pub(crate) const PINCER_CUSTOM_PREFIX: &str = "pincer.";
+pub const PINCER_CUSTOM_PREFIX: &str = "pincer.";
 
 /// Summarize a session from its header and entries.
 ///
 /// Spend is summed over the whole file (every branch cost money); everything that describes the
 /// conversation as it stands — model, thinking level, turns, context, whether the last run
 /// failed — comes from the current branch (root → last entry), as a resume would see it.
-pub(crate) fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
+pub fn summarize(header: &SessionHeader, entries: &[Entry]) -> SessionSummary {
     let mut summary = new_summary(header);
     for entry in entries {
         add_file_entry(&mut summary, &facts(entry));
@@ -185,7 +182,7 @@ fn new_summary(header: &SessionHeader) -> SessionSummary {
 /// the summary is made of. Borrowed from an [`Entry`] ([`facts`]) or straight from a line's
 /// text ([`super::record_fast::summary_entry`]), so both feed the same rules below.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct EntryFacts<'a> {
+pub struct EntryFacts<'a> {
     /// The entry's id.
     pub id: &'a str,
     /// Its parent's id.
@@ -198,7 +195,7 @@ pub(crate) struct EntryFacts<'a> {
 
 /// The part of an entry a summary reads, by kind.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Facts<'a> {
+pub enum Facts<'a> {
     /// A `session_info` entry and the name it sets (before trimming).
     SessionInfo {
         name: Option<&'a str>,
@@ -233,7 +230,7 @@ pub(crate) enum Facts<'a> {
 
 /// What a summary reads of an assistant message.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct AssistantFacts<'a> {
+pub struct AssistantFacts<'a> {
     pub provider: &'a str,
     pub model: &'a str,
     pub usage: &'a Usage,
@@ -242,7 +239,7 @@ pub(crate) struct AssistantFacts<'a> {
 }
 
 /// What a summary reads of `entry`.
-pub(crate) fn facts(entry: &Entry) -> EntryFacts<'_> {
+pub fn facts(entry: &Entry) -> EntryFacts<'_> {
     let kind = match entry {
         Entry::SessionInfo(info) => Facts::SessionInfo {
             name: info.name.as_deref(),
@@ -280,10 +277,10 @@ pub(crate) fn facts(entry: &Entry) -> EntryFacts<'_> {
 /// The `customType` of the entry that follows a replayed assistant message. The message keeps
 /// pi's shape (its `cost` is zero); this entry says which provider, model and usage were
 /// replayed, so a summary does not price them from the catalog.
-pub(crate) const REPLAYED: &str = "pincer.replayed";
+pub const REPLAYED: &str = "pincer.replayed";
 
 /// The `data` of a [`REPLAYED`] entry.
-pub(crate) fn replayed_data(provider: &str, model: &str, usage: &TokenUsage) -> serde_json::Value {
+pub fn replayed_data(provider: &str, model: &str, usage: &TokenUsage) -> serde_json::Value {
     serde_json::json!({
         "provider": provider,
         "model": model,
@@ -299,10 +296,7 @@ pub(crate) fn replayed_data(provider: &str, model: &str, usage: &TokenUsage) -> 
 /// What a summary reads of a `custom` entry of type `custom_type` with `data`: the replayed
 /// usage of a [`REPLAYED`] entry, or the CLI backend's session id of one of pincer's
 /// (`pincer.<backend>` with `data.sessionId`).
-pub(crate) fn backend_session<'a>(
-    custom_type: &'a str,
-    data: Option<&'a serde_json::Value>,
-) -> Facts<'a> {
+pub fn backend_session<'a>(custom_type: &'a str, data: Option<&'a serde_json::Value>) -> Facts<'a> {
     if custom_type == REPLAYED {
         let text = |key: &str| data.and_then(|data| data.get(key)?.as_str());
         let count = |key: &str| {
@@ -345,7 +339,7 @@ pub(crate) fn backend_session<'a>(
 /// repeated id), or one whose context must be rebuilt to be estimated (a compaction after the
 /// last reported usage).
 #[derive(Debug)]
-pub(crate) struct Summarizer {
+pub struct Summarizer {
     summary: SessionSummary,
     /// Whether a compaction came after the last successful call so far.
     compacted: bool,
@@ -358,7 +352,7 @@ pub(crate) struct Summarizer {
 
 impl Summarizer {
     /// A summary of the session of `header` before any entry.
-    pub(crate) fn new(header: &SessionHeader) -> Summarizer {
+    pub fn new(header: &SessionHeader) -> Summarizer {
         Summarizer {
             summary: new_summary(header),
             compacted: false,
@@ -372,7 +366,7 @@ impl Summarizer {
     /// branch (found from the last entry back) is not every entry in order, and only
     /// [`summarize`] over all of them can tell it.
     #[must_use]
-    pub(crate) fn add(&mut self, entry: &EntryFacts<'_>) -> bool {
+    pub fn add(&mut self, entry: &EntryFacts<'_>) -> bool {
         if let Some(leaf) = &self.leaf {
             // The root's parent is not looked at: the walk back from the leaf ends there
             // anyway (a dangling or repeated parent ends it too).
@@ -402,7 +396,7 @@ impl Summarizer {
 
     /// The summary and the last entry's id; `None` when a compaction follows the last
     /// reported usage, so that the context must be rebuilt from the entries to be estimated.
-    pub(crate) fn finish(mut self) -> Option<(SessionSummary, Option<String>)> {
+    pub fn finish(mut self) -> Option<(SessionSummary, Option<String>)> {
         if self.compacted {
             return None;
         }
@@ -413,7 +407,7 @@ impl Summarizer {
 
 /// A summary carried forward over entries appended after it, see [`extend`].
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Extension {
+pub struct Extension {
     /// The summary of the longer file. Its `context_tokens` is the last reported usage; when
     /// `estimate_context` is set the caller replaces it with an estimate of the rebuilt context.
     pub summary: SessionSummary,
@@ -428,7 +422,7 @@ pub(crate) struct Extension {
 /// Only a linear extension qualifies: each appended entry's parent must be the entry before it,
 /// the first one's the old leaf, so the branch is the old branch plus `appended`. Anything else
 /// (a branch from an older entry, a repeated id) returns `None`: summarize the whole file.
-pub(crate) fn extend(
+pub fn extend(
     previous: &SessionSummary,
     previous_leaf: Option<&str>,
     appended: &[Entry],
@@ -523,7 +517,7 @@ fn is_model_key(key: &str, provider: &str, model: &str) -> bool {
 }
 
 /// The name a `session_info` entry sets: trimmed, and cleared when empty.
-pub(crate) fn session_name(info: &SessionInfoEntry) -> Option<String> {
+pub fn session_name(info: &SessionInfoEntry) -> Option<String> {
     trimmed_name(info.name.as_deref())
 }
 
@@ -598,7 +592,7 @@ fn usage_of(usage: &Usage) -> TokenUsage {
 }
 
 /// pi's chars/4 estimate (rounded up per message) of what the messages cost in context.
-pub(crate) fn estimate_tokens(messages: &[AgentMessage]) -> u64 {
+pub fn estimate_tokens(messages: &[AgentMessage]) -> u64 {
     messages
         .iter()
         .map(|message| {
@@ -644,8 +638,8 @@ fn estimate_characters(message: &serde_json::Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::parse::parse_line;
-    use crate::session::record::Line;
+    use crate::parse::parse_line;
+    use crate::record::Line;
     use pretty_assertions::assert_eq;
 
     fn entries(lines: &[&str]) -> Vec<Entry> {
@@ -696,7 +690,7 @@ mod tests {
         assert!((cost - prices.cost(&only_a2).total).abs() < 1e-12, "{cost}");
         // The fast reader gives the same facts.
         for line in lines {
-            let fast = crate::session::record_fast::summary_entry(line).unwrap();
+            let fast = crate::record_fast::summary_entry(line).unwrap();
             assert_eq!(fast.facts(), facts(&entries(&[line])[0]));
         }
     }

@@ -45,12 +45,12 @@ use super::store::{self, SessionError};
 use super::summary::{self, SessionSummary, summarize};
 use super::{context, tail};
 
-pub(crate) mod db;
+pub mod db;
 
-pub(crate) use db::{DB_FILE, changing, make_lock_file};
+pub use db::{DB_FILE, changing, make_lock_file};
 
 /// Bumped when the cached summary changes shape; rows of another version are built again.
-pub(crate) const INDEX_VERSION: u32 = 2;
+pub const INDEX_VERSION: u32 = 2;
 
 /// One session file as the index knows it.
 ///
@@ -296,7 +296,7 @@ impl Index {
 /// [`SHORT_ID_MIN`] characters (SPEC §1.5). The first 8 hex digits of a UUIDv7 are its
 /// timestamp, so sessions made within a minute of each other need more; a prefix never ends in
 /// the id's `-`. Ids compare without regard to case, as [`Index::find`] does.
-pub(crate) fn short_ids<'a>(
+pub fn short_ids<'a>(
     ids: impl Iterator<Item = &'a str>,
 ) -> std::collections::HashMap<&'a str, &'a str> {
     // Sorted by their lowercase forms, borrowed when an id has no capital (a UUID has none):
@@ -339,7 +339,7 @@ pub(crate) fn short_ids<'a>(
 
 /// The key that sorts sessions newest first: by last activity, then creation, then file name,
 /// each descending.
-pub(crate) fn newest_first<'a>(
+pub fn newest_first<'a>(
     updated: &'a str,
     created: &'a str,
     file: &'a str,
@@ -348,7 +348,7 @@ pub(crate) fn newest_first<'a>(
 }
 
 /// The fewest characters of a session id that listings show (SPEC §1.5).
-pub(crate) const SHORT_ID_MIN: usize = 8;
+pub const SHORT_ID_MIN: usize = 8;
 
 fn one_or_many(mut entries: Vec<&IndexEntry>) -> Lookup<'_> {
     match entries.len() {
@@ -374,7 +374,7 @@ pub(super) fn file_stamp(metadata: &std::fs::Metadata) -> (u64, u64) {
 
 /// Summarize one session file for the index, tolerating damage: a corrupt file still gets an
 /// entry (with its header, when readable) and a `problem`.
-pub(crate) fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
+pub fn summarize_file(path: &Path) -> Result<IndexEntry, SessionError> {
     summarize_file_in(None, path)
 }
 
@@ -479,7 +479,7 @@ fn with_read_buffer<T>(read: impl FnOnce(&mut Vec<u8>) -> T) -> T {
 /// anywhere in the file — under its header, or under a header rebuilt from the file name when
 /// the first line is damaged ([`store::salvaged_header`]). An id found nowhere stays empty, and
 /// lookups skip such an entry.
-pub(crate) fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
+pub fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
     let mut lines = bytes
         .split(|byte| *byte == b'\n')
         .filter(|line| !line.trim_ascii().is_empty());
@@ -517,7 +517,7 @@ pub(crate) fn summarize_damaged(path: &Path, bytes: &[u8]) -> SessionSummary {
 /// that pass cannot summarize alone — a fork inside it, or a compaction after the last reported
 /// usage, whose context must be rebuilt to be estimated — is read again into its entries
 /// ([`summarize_lines`]).
-pub(crate) fn summarize_clean(bytes: &[u8]) -> Option<(SessionSummary, Option<String>)> {
+pub fn summarize_clean(bytes: &[u8]) -> Option<(SessionSummary, Option<String>)> {
     let text = std::str::from_utf8(bytes).ok()?;
     if !text.ends_with('\n') {
         return None;
@@ -672,14 +672,14 @@ fn extend_entry(path: &Path, known: &IndexEntry, size: u64, mtime_ns: u64) -> Op
 
 /// Whether `entry` describes the session file at `path` as it is now: the same size and mtime,
 /// and readable.
-pub(crate) fn describes(entry: &IndexEntry, path: &Path) -> bool {
+pub fn describes(entry: &IndexEntry, path: &Path) -> bool {
     std::fs::metadata(path)
         .is_ok_and(|metadata| file_stamp(&metadata) == (entry.size, entry.mtime_ns))
         && entry.problem.is_none()
 }
 
 /// The header of a session file, read from its first line only.
-pub(crate) fn read_header(path: &Path) -> Option<super::record::SessionHeader> {
+pub fn read_header(path: &Path) -> Option<super::record::SessionHeader> {
     use std::io::BufRead;
     let file = std::fs::File::open(path).ok()?;
     let mut line = String::new();
@@ -897,7 +897,7 @@ fn check_files_into(
 
 /// Every session of `dir`, each checked against its file (a stat of every file: only for the
 /// commands that show every session), with what had to be done.
-pub(crate) fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
+pub fn refresh(dir: &Path) -> Result<(Index, RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok((Index::empty(), report));
@@ -957,10 +957,7 @@ pub struct Wanted<'a> {
 /// over which [`Index::find`], [`Index::last`] and [`Index::damaged_rescanned`] answer as over
 /// every session, found by the database's indexes (SPEC §12.1: a run costs the same in a home
 /// of 100 sessions or 500,000).
-pub(crate) fn scoped(
-    dir: &Path,
-    wanted: &Wanted<'_>,
-) -> Result<(Index, RefreshReport), SessionError> {
+pub fn scoped(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport), SessionError> {
     scoped_in(dir, wanted, false)
 }
 
@@ -968,10 +965,7 @@ pub(crate) fn scoped(
 /// directory's names are read (files no row knows are summarized) and every row's file is
 /// stat'ed (the ones changed since their row was read are read again, as a name another program
 /// gave). A miss costs a listing and a stat per session, never a summary of each in memory.
-pub(crate) fn rechecked(
-    dir: &Path,
-    wanted: &Wanted<'_>,
-) -> Result<(Index, RefreshReport), SessionError> {
+pub fn rechecked(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport), SessionError> {
     scoped_in(dir, wanted, true)
 }
 
@@ -1044,10 +1038,7 @@ fn scoped_in(
 }
 
 /// How many sessions `dir` has, and how many of them ran in `cwd`.
-pub(crate) fn counts(
-    dir: &Path,
-    cwd: &str,
-) -> Result<((usize, usize), RefreshReport), SessionError> {
+pub fn counts(dir: &Path, cwd: &str) -> Result<((usize, usize), RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok(((0, 0), report));
@@ -1063,7 +1054,7 @@ pub(crate) fn counts(
 const LAST_PAGE: usize = 8;
 
 /// Sessions newest first, each session id's shortest unique prefix, and what the index did.
-pub(crate) type Newest = (
+pub type Newest = (
     Vec<IndexEntry>,
     std::collections::HashMap<String, String>,
     RefreshReport,
@@ -1072,7 +1063,7 @@ pub(crate) type Newest = (
 /// The newest sessions of `dir` (of the workspace `cwd`, of any with `None`) that `keep`
 /// keeps, at most `limit` (all with `None`), each checked against its file, newest first; and
 /// for each of their ids its shortest unique prefix among every session's ([`short_ids`]).
-pub(crate) fn newest(
+pub fn newest(
     dir: &Path,
     cwd: Option<&str>,
     limit: Option<usize>,
@@ -1148,7 +1139,7 @@ fn sort_key(entry: &IndexEntry) -> [String; 3] {
 /// The sessions of a sessions directory newest first, read from the index a page at a time
 /// (`sessions list`): nothing holds every row, so a listing's memory does not grow with the
 /// home, and each page starts where the last ended in the index's order.
-pub(crate) struct Listing {
+pub struct Listing {
     db: Option<db::Db>,
     cwd: Option<String>,
     report: RefreshReport,
@@ -1160,11 +1151,7 @@ impl Listing {
     /// (another program appended a turn) are read again first, so that each comes at its place
     /// in the order; a listing of the newest few checks only the rows it shows, and costs the
     /// same in any home.
-    pub(crate) fn open(
-        dir: &Path,
-        cwd: Option<&str>,
-        every: bool,
-    ) -> Result<Listing, SessionError> {
+    pub fn open(dir: &Path, cwd: Option<&str>, every: bool) -> Result<Listing, SessionError> {
         let mut report = RefreshReport::default();
         let db = match db::Db::open(dir) {
             Some(mut db) => {
@@ -1186,7 +1173,7 @@ impl Listing {
     }
 
     /// What the index did when the listing opened it.
-    pub(crate) fn report(&self) -> &RefreshReport {
+    pub fn report(&self) -> &RefreshReport {
         &self.report
     }
 
@@ -1194,7 +1181,7 @@ impl Listing {
     /// first, each checked against its file, and with its id's shortest unique prefix among
     /// every session's ([`short_ids`]); the first error of `each` ends the walk. It can be
     /// walked more than once (a table measures its columns first).
-    pub(crate) fn each<E>(
+    pub fn each<E>(
         &mut self,
         limit: Option<usize>,
         keep: impl Fn(&IndexEntry) -> bool,
@@ -1247,7 +1234,7 @@ impl Listing {
 /// The sessions of `dir` last used before `cutoff_ms` (milliseconds since the epoch), of the
 /// workspace `cwd` (any with `None`), oldest first, as the rows say (the caller checks each
 /// against its file before acting).
-pub(crate) fn older_than(
+pub fn older_than(
     dir: &Path,
     cutoff_ms: i64,
     cwd: Option<&str>,
@@ -1272,7 +1259,7 @@ pub(crate) fn older_than(
 /// looking at the others (a run must not stat every session on its way out): its row is
 /// summarized again from the appended entries when the file only grew, and dropped when the
 /// file is gone.
-pub(crate) fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
+pub fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
     let Some(name) = path
         .file_name()
         .map(|name| name.to_string_lossy().into_owned())
@@ -1304,7 +1291,7 @@ pub(crate) fn update_one(dir: &Path, path: &Path) -> Result<(), SessionError> {
 
 /// The index's entry for the session file at `path` of `dir`, without refreshing anything,
 /// and only when it still describes the file (same size and mtime).
-pub(crate) fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
+pub fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
     let parent = path.parent()?;
     let same_dir =
         parent == dir || std::fs::canonicalize(parent).ok()? == std::fs::canonicalize(dir).ok()?;
@@ -1318,7 +1305,7 @@ pub(crate) fn cached_entry(dir: &Path, path: &Path) -> Option<IndexEntry> {
 }
 
 /// Every learned context window of `dir`, by `provider/model` (see `learned_windows`).
-pub(crate) fn learned_windows(dir: &Path) -> Vec<(String, u64)> {
+pub fn learned_windows(dir: &Path) -> Vec<(String, u64)> {
     if !dir.join(DB_FILE).exists() {
         return db::read_old_learned_windows(dir);
     }
@@ -1328,7 +1315,7 @@ pub(crate) fn learned_windows(dir: &Path) -> Vec<(String, u64)> {
 }
 
 /// The learned window of `model_ref` in `dir`.
-pub(crate) fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
+pub fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
     if !dir.join(DB_FILE).exists() {
         return db::read_old_learned_windows(dir)
             .into_iter()
@@ -1339,11 +1326,7 @@ pub(crate) fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
 }
 
 /// Remember a learned window in the index database of `dir`.
-pub(crate) fn remember_window(
-    dir: &Path,
-    model_ref: &str,
-    tokens: u64,
-) -> Result<(), SessionError> {
+pub fn remember_window(dir: &Path, model_ref: &str, tokens: u64) -> Result<(), SessionError> {
     let mut db = db::Db::open(dir).ok_or_else(|| SessionError::Io {
         action: "cannot open the session index in",
         path: dir.to_owned(),
@@ -1365,7 +1348,7 @@ pub(crate) fn remember_window(
 }
 
 /// The `*.jsonl` files of the sessions directory, by name.
-pub(crate) fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError> {
+pub fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, SessionError> {
     let mut files: Vec<(String, PathBuf)> = session_file_names(dir)?
         .into_iter()
         .map(|name| {
@@ -1378,7 +1361,7 @@ pub(crate) fn session_files(dir: &Path) -> Result<Vec<(String, PathBuf)>, Sessio
 }
 
 /// The names of the `*.jsonl` files of the sessions directory, in directory order.
-pub(crate) fn session_file_names(dir: &Path) -> Result<Vec<String>, SessionError> {
+pub fn session_file_names(dir: &Path) -> Result<Vec<String>, SessionError> {
     let reader = std::fs::read_dir(dir).map_err(|source| SessionError::Io {
         action: "cannot list",
         path: dir.to_owned(),
@@ -1392,7 +1375,7 @@ pub(crate) fn session_file_names(dir: &Path) -> Result<Vec<String>, SessionError
 }
 
 /// Whether a file of the sessions directory is a session, by its name.
-pub(crate) fn is_session_file_name(name: &str) -> bool {
+pub fn is_session_file_name(name: &str) -> bool {
     name.ends_with(".jsonl") && !name.starts_with('.')
 }
 

@@ -7,13 +7,13 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// A set of entry ids.
-pub(crate) type IdSet<K = String> = HashSet<K, BuildHasherDefault<IdHasher>>;
+pub type IdSet<K = String> = HashSet<K, BuildHasherDefault<IdHasher>>;
 /// A map keyed by entry ids.
-pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 /// A multiply-and-rotate hash over 8 bytes at a time (the scheme of rustc's `FxHasher`).
 #[derive(Default, Clone, Copy)]
-pub(crate) struct IdHasher {
+pub struct IdHasher {
     hash: u64,
 }
 
