@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::Path;
 use std::process::ExitCode;
 
+use crate::provider::classify::FailureKind;
 use crate::session::fork::ForkError;
 use crate::session::names::NameError;
 use crate::session::resolve::ResolveError;
@@ -311,6 +312,54 @@ impl PartialEq<&str> for ErrorKind {
     }
 }
 
+/// What a provider failure means to a run's result: its `error.kind` and exit code (SPEC §3.5).
+/// The provider crate classifies; the command layer alone maps a class to the result's
+/// vocabulary and the process's exit code.
+pub(crate) trait FailureOutcome {
+    /// Its kind in the closed vocabulary of `result.error.kind`.
+    fn error_kind(self) -> ErrorKind;
+    /// The exit code of a run that ends with this failure (SPEC §3.5).
+    fn exit(self) -> Exit;
+}
+
+impl FailureOutcome for crate::provider::classify::FailureKind {
+    fn error_kind(self) -> ErrorKind {
+        match self {
+            FailureKind::Auth => ErrorKind::Auth,
+            FailureKind::Billing => ErrorKind::Billing,
+            FailureKind::RateLimit => ErrorKind::RateLimit,
+            FailureKind::Overloaded => ErrorKind::Overloaded,
+            FailureKind::Timeout => ErrorKind::Timeout,
+            FailureKind::Connection => ErrorKind::Connection,
+            FailureKind::ContextOverflow => ErrorKind::ContextOverflow,
+            FailureKind::Format => ErrorKind::Format,
+            FailureKind::ModelNotFound => ErrorKind::ModelNotFound,
+            FailureKind::SessionExpired => ErrorKind::SessionExpired,
+            FailureKind::Cassette => ErrorKind::Cassette,
+            FailureKind::LocalResource => ErrorKind::LocalResource,
+            FailureKind::Unknown => ErrorKind::Unknown,
+        }
+    }
+
+    fn exit(self) -> Exit {
+        match self {
+            FailureKind::Auth => Exit::Auth,
+            FailureKind::Billing
+            | FailureKind::RateLimit
+            | FailureKind::Overloaded
+            | FailureKind::Timeout
+            | FailureKind::Connection => Exit::Unavailable,
+            FailureKind::ContextOverflow => Exit::ContextOverflow,
+            FailureKind::Cassette => Exit::Usage,
+            FailureKind::Format
+            | FailureKind::ModelNotFound
+            | FailureKind::SessionExpired
+            | FailureKind::LocalResource
+            | FailureKind::Unknown => Exit::RunFailed,
+        }
+    }
+}
+
 impl From<crate::cancel::CancelReason> for Exit {
     /// The exit code of a run a cancellation ended: 124 as `timeout(1)`, 128 + the signal's
     /// number.
@@ -388,31 +437,6 @@ impl std::error::Error for CliError {}
 /// Result alias for command code.
 pub(crate) type CliResult<T> = Result<T, CliError>;
 
-/// Whether `error` says that this process (`EMFILE`) or the whole system (`ENFILE`) has no file
-/// descriptor left to open a file, a socket or a pipe.
-pub(crate) fn out_of_file_descriptors(error: &std::io::Error) -> bool {
-    matches!(
-        error.raw_os_error(),
-        Some(nix::libc::EMFILE | nix::libc::ENFILE)
-    )
-}
-
-/// What to do when [`out_of_file_descriptors`] holds for `error`: which limit was reached and
-/// how to raise it.
-pub(crate) fn file_descriptor_advice(error: &std::io::Error) -> String {
-    if error.raw_os_error() == Some(nix::libc::ENFILE) {
-        return "the system has as many files open as it allows (fs.file-max); close other \
-                programs or raise that limit, then try again"
-            .to_owned();
-    }
-    let limit = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
-        .map_or_else(|_| "low".to_owned(), |(soft, _)| soft.to_string());
-    format!(
-        "pincer has as many files open as its limit allows (`ulimit -n` is {limit}); raise it, \
-         e.g. `ulimit -n 1024`, then try again"
-    )
-}
-
 /// A file pincer was to write for the user (`what`: "events file", …) that it will not or
 /// cannot open: exit 2, with a hint when it is a link or not a regular file (SPEC §10).
 pub(crate) fn user_file_error(what: &str, path: &Path, source: &std::io::Error) -> CliError {
@@ -434,10 +458,10 @@ pub(crate) fn user_file_error(what: &str, path: &Path, source: &std::io::Error) 
 /// result's `error.kind` `local_resource`, and a hint naming the limit to raise. `None` for
 /// every other I/O error.
 pub(crate) fn resource_error(message: &str, source: &std::io::Error) -> Option<CliError> {
-    out_of_file_descriptors(source).then(|| {
+    crate::fs::out_of_file_descriptors(source).then(|| {
         CliError::new(Exit::RunFailed, message)
             .with_kind(ErrorKind::LocalResource)
-            .with_hint(file_descriptor_advice(source))
+            .with_hint(crate::fs::file_descriptor_advice(source))
     })
 }
 
@@ -571,23 +595,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_running_out_of_file_descriptors_counts_as_such() {
-        let emfile = std::io::Error::from_raw_os_error(nix::libc::EMFILE);
-        let enfile = std::io::Error::from_raw_os_error(nix::libc::ENFILE);
-        assert!(out_of_file_descriptors(&emfile));
-        assert!(out_of_file_descriptors(&enfile));
-        assert!(file_descriptor_advice(&emfile).contains("ulimit -n"));
-        assert!(file_descriptor_advice(&enfile).contains("fs.file-max"));
-        for other in [
-            nix::libc::ECONNREFUSED,
-            nix::libc::ENOSPC,
-            nix::libc::EACCES,
-        ] {
-            assert!(!out_of_file_descriptors(
-                &std::io::Error::from_raw_os_error(other)
-            ));
-        }
-        assert!(!out_of_file_descriptors(&std::io::Error::other("x")));
+    fn provider_failure_classes_map_to_the_documented_exit_codes() {
+        assert_eq!(FailureKind::Auth.exit().code(), 3);
+        assert_eq!(FailureKind::RateLimit.exit().code(), 4);
+        assert_eq!(FailureKind::ContextOverflow.exit().code(), 6);
+        assert_eq!(FailureKind::Format.exit().code(), 1);
+        assert_eq!(FailureKind::LocalResource.exit().code(), 1);
     }
 
     #[test]

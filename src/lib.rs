@@ -12,11 +12,13 @@ pub use pincer_base::conversation;
 pub(crate) use pincer_base::{cancel, consumed, fs, lenient, redact, secret, tls};
 // The session layer, under the name the layers above still use (`crate::session::index`, ...).
 pub use pincer_session as session;
+// The provider layer and its cassettes, under the names the layers above still use.
+pub use pincer_provider as provider;
+pub(crate) use pincer_provider::cassette;
 
 pub mod agent;
 pub(crate) mod auth;
 pub mod backend;
-pub(crate) mod cassette;
 pub mod cli;
 pub mod commands;
 pub mod config;
@@ -29,17 +31,12 @@ pub(crate) mod input;
 pub(crate) mod ledger;
 pub(crate) mod mcp;
 pub mod output;
-pub mod provider;
 pub(crate) mod session_setup;
 pub(crate) mod settings;
 pub(crate) mod structured;
 pub(crate) mod suggest;
 pub(crate) mod telemetry;
 pub mod tools;
-
-/// Session-format fixtures for unit tests below `session/`.
-#[cfg(test)]
-pub(crate) mod pi_fixtures;
 
 /// The integration tests' mock HTTP server, for the unit tests that need a real socket (the
 /// provider retry loop, `web_fetch`).

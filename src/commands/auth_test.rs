@@ -16,7 +16,7 @@ use crate::auth::{AuthFile, Store};
 use crate::cli::AuthTestArgs;
 use crate::conversation::{Message, MessageContent, UserMessage};
 use crate::engine::plan::models::{ResolvedModel, resolve_model};
-use crate::error::{CliError, CliResult, Exit};
+use crate::error::{CliError, CliResult, Exit, FailureOutcome as _};
 use crate::output::Stdout;
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint, Transport};

@@ -8,7 +8,7 @@ use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
 use crate::engine::plan::models::{ResolvedModel, credentials, default_model, resolve_model};
-use crate::error::{CliError, CliResult, ErrorKind, Exit};
+use crate::error::{CliError, CliResult, ErrorKind, Exit, FailureOutcome as _};
 use crate::output::report::{CompactPlan, CompactReport};
 use crate::output::schema::{ResultError, ResultSubtype, RunResult, SchemaVersion};
 use crate::output::{Format, Stdout};

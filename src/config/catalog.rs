@@ -523,3 +523,63 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod web_search_tests {
+    //! Which models the catalog marks as having the provider's web search: the provider crate
+    //! decides from the marks, the catalog (here) sets them.
+    use super::catalog;
+    use crate::conversation::ApiKind;
+    use crate::provider::web_search::{Availability, ModelSearch, availability};
+
+    #[test]
+    fn search_needs_a_protocol_with_server_tools_and_a_model_the_catalog_marks() {
+        let marked = |provider: &str, model: &str| {
+            catalog()
+                .lookup(provider, model)
+                .map_or(ModelSearch::default(), |info| ModelSearch {
+                    has_it: info.web_search,
+                    with_tools: info.web_search_with_tools,
+                })
+        };
+        let sonnet = marked("anthropic", "claude-sonnet-4-5");
+        assert_eq!(
+            availability(ApiKind::Anthropic, sonnet, true),
+            Availability::Available
+        );
+        assert_eq!(
+            availability(ApiKind::OpenAi, marked("openai", "gpt-5"), true),
+            Availability::Available
+        );
+        assert_eq!(
+            availability(ApiKind::OpenAiChat, marked("openai", "gpt-5"), false),
+            Availability::NoServerTools
+        );
+        let flash = marked("google", "gemini-2.5-flash");
+        assert_eq!(
+            availability(ApiKind::Google, flash, false),
+            Availability::Available
+        );
+        assert_eq!(
+            availability(ApiKind::Google, flash, true),
+            Availability::NotWithTools
+        );
+        assert_eq!(
+            availability(
+                ApiKind::Anthropic,
+                marked("anthropic", "claude-next"),
+                false
+            ),
+            Availability::ModelLacksIt
+        );
+        let (message, hint) = Availability::ModelLacksIt
+            .refusal("anthropic/claude-next")
+            .unwrap();
+        assert!(message.contains("'anthropic/claude-next'"), "{message}");
+        assert!(
+            hint.contains("[providers.anthropic.models.\"claude-next\"]"),
+            "{hint}"
+        );
+        assert_eq!(Availability::Available.refusal("a/b"), None);
+    }
+}

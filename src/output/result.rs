@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use crate::engine::plan::{ChainOutcome, MAX_OUTPUT_TOKENS_SENT};
 use crate::engine::{CancelReason, Ending, TurnReport};
-use crate::error::{ErrorKind, Exit};
+use crate::error::{ErrorKind, Exit, FailureOutcome as _};
 use crate::output::schema::{
     Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
     RunResult, ServerToolUsage, new_uuid,

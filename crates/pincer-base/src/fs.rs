@@ -367,6 +367,31 @@ pub fn write_for_user(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic(path, bytes)
 }
 
+/// Whether `error` says that this process (`EMFILE`) or the whole system (`ENFILE`) has no file
+/// descriptor left to open a file, a socket or a pipe.
+pub fn out_of_file_descriptors(error: &std::io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(nix::libc::EMFILE | nix::libc::ENFILE)
+    )
+}
+
+/// What to do when [`out_of_file_descriptors`] holds for `error`: which limit was reached and
+/// how to raise it.
+pub fn file_descriptor_advice(error: &std::io::Error) -> String {
+    if error.raw_os_error() == Some(nix::libc::ENFILE) {
+        return "the system has as many files open as it allows (fs.file-max); close other \
+                programs or raise that limit, then try again"
+            .to_owned();
+    }
+    let limit = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .map_or_else(|_| "low".to_owned(), |(soft, _)| soft.to_string());
+    format!(
+        "pincer has as many files open as its limit allows (`ulimit -n` is {limit}); raise it, \
+         e.g. `ulimit -n 1024`, then try again"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,5 +538,25 @@ mod tests {
             refused_kind(open_regular(dir.path(), true)),
             FileKind::Directory
         );
+    }
+
+    #[test]
+    fn only_running_out_of_file_descriptors_counts_as_such() {
+        let emfile = std::io::Error::from_raw_os_error(nix::libc::EMFILE);
+        let enfile = std::io::Error::from_raw_os_error(nix::libc::ENFILE);
+        assert!(out_of_file_descriptors(&emfile));
+        assert!(out_of_file_descriptors(&enfile));
+        assert!(file_descriptor_advice(&emfile).contains("ulimit -n"));
+        assert!(file_descriptor_advice(&enfile).contains("fs.file-max"));
+        for other in [
+            nix::libc::ECONNREFUSED,
+            nix::libc::ENOSPC,
+            nix::libc::EACCES,
+        ] {
+            assert!(!out_of_file_descriptors(
+                &std::io::Error::from_raw_os_error(other)
+            ));
+        }
+        assert!(!out_of_file_descriptors(&std::io::Error::other("x")));
     }
 }

@@ -22,6 +22,15 @@ pub mod migrate;
 pub mod names;
 pub mod ownership;
 pub mod parse;
+/// Messages in pi's session format as test fixtures, for the tests of the layers that never see
+/// the file format themselves (providers, compaction): `features = ["test-fixtures"]` in their
+/// dev-dependencies.
+#[cfg(any(test, feature = "test-fixtures"))]
+#[allow(
+    clippy::expect_used,
+    reason = "test fixtures: a fixture that does not parse is a bug in the test"
+)]
+pub mod pi_fixtures;
 pub mod record;
 mod record_fast;
 pub mod resolve;

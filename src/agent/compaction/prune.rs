@@ -242,7 +242,7 @@ mod tests {
     use serde_json::{Value, json};
 
     fn message(value: Value) -> Message {
-        crate::pi_fixtures::pi_message(value)
+        crate::session::pi_fixtures::pi_message(value)
     }
 
     fn user(text: &str) -> Message {
