@@ -11,7 +11,7 @@
 
 pub(crate) mod catalog;
 pub mod file;
-pub mod paths;
+pub use pincer_base::paths;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -176,6 +176,12 @@ fn meant_model(reference: &str, known_aliases: &[String]) -> Option<String> {
         .collect();
     let candidates = known_aliases.iter().chain(&ids).chain(&qualified);
     crate::suggest::closest(reference, candidates.map(String::as_str)).map(str::to_owned)
+}
+
+impl From<paths::NoHome> for ConfigError {
+    fn from(_: paths::NoHome) -> ConfigError {
+        ConfigError::NoHome
+    }
 }
 
 impl ConfigError {

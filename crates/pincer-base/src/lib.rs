@@ -7,6 +7,7 @@
 //! - [`fs`]: atomic files, locks, and refusing links, FIFOs and devices where they would do harm;
 //! - [`cancel`]: the one cancellation every long wait watches;
 //! - [`lenient`]: reading what other programs wrote as leniently as they read it;
+//! - [`paths`]: where pincer keeps its files (SPEC §11);
 //! - [`tls`]: rustls and trust roots loaded on first use;
 //! - [`consumed`]: the registry of what pincer reads from a workspace, and its safe open
 //!   (SPEC §21).
@@ -16,6 +17,7 @@ pub mod consumed;
 pub mod conversation;
 pub mod fs;
 pub mod lenient;
+pub mod paths;
 pub mod redact;
 pub mod secret;
 pub mod tls;

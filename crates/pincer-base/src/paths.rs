@@ -7,13 +7,18 @@
 //!
 //! Resolving only computes paths: nothing is created or read here, so `--dry-run` and `status`
 //! leave no trace. The writers (`fs.rs`, `auth/`, `session/`) create directories on first use with
-//! the modes they need.
+//! the modes they need. A base module: the sandbox hides these directories from commands and the
+//! consumed registry refuses links onto them, below the configuration that resolves them.
 
 use std::path::{Path, PathBuf};
 
 use directories::ProjectDirs;
 
-use super::ConfigError;
+/// No home directory to put pincer's files in: neither `--home` / `PINCER_HOME` nor a user home
+/// the platform's conventional directories could be found under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no home directory found; set --home or PINCER_HOME")]
+pub struct NoHome;
 
 /// The application name used for the XDG directories.
 const APPLICATION: &str = "pincer";
@@ -41,11 +46,11 @@ impl Paths {
     /// Resolves the layout. `home` is `--home` / `PINCER_HOME` as the caller read it (clap reads
     /// the environment variable, so this function never looks at the process environment itself
     /// beyond what `directories` does to find the user's home).
-    pub fn resolve(home: Option<&Path>) -> Result<Self, ConfigError> {
+    pub fn resolve(home: Option<&Path>) -> Result<Self, NoHome> {
         match home {
             Some(home) => Ok(Self::under_home(&absolute(home))),
             None => {
-                let dirs = ProjectDirs::from("", "", APPLICATION).ok_or(ConfigError::NoHome)?;
+                let dirs = ProjectDirs::from("", "", APPLICATION).ok_or(NoHome)?;
                 let data_dir = dirs.data_dir().to_path_buf();
                 // `state_dir` exists only on Linux-like systems; elsewhere keep state with the data.
                 let state_dir = dirs
@@ -119,8 +124,7 @@ mod tests {
         // The test environment may lack a home directory; then NoHome is the correct answer.
         let paths = match Paths::resolve(None) {
             Ok(paths) => paths,
-            Err(ConfigError::NoHome) => return,
-            Err(other) => panic!("unexpected error: {other}"),
+            Err(NoHome) => return,
         };
         assert!(paths.config_dir.ends_with(APPLICATION));
         assert!(paths.data_dir.ends_with(APPLICATION));
