@@ -9,11 +9,13 @@
 //! OS confinement ([`confine`]: a private mount namespace and Landlock on Linux); `web_fetch`
 //! reaches only public addresses unless the sandbox allows private ones ([`web_fetch`]).
 
+// The sandbox crate, under the names the tools' modules use.
+use pincer_sandbox::{confine, sandbox};
+
 pub mod apply_patch;
 mod arguments;
 mod capture;
 mod command_line;
-mod confine;
 mod edit;
 mod environment;
 pub(crate) mod exec;
@@ -22,9 +24,7 @@ mod grep;
 mod ls;
 pub(crate) mod paths;
 pub(crate) mod policy;
-mod probe_memo;
 mod read;
-mod sandbox;
 #[cfg(test)]
 mod sandbox_tests;
 mod truncate;

@@ -25,8 +25,8 @@ use std::ffi::OsString;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::Paths;
 pub use crate::conversation::SandboxMode;
+use crate::paths::Paths;
 
 /// The program that is pincer itself, whatever it was started as and even once replaced on disk.
 pub(super) const SELF_EXE: &str = "/proc/self/exe";
@@ -34,7 +34,7 @@ pub(super) const SELF_EXE: &str = "/proc/self/exe";
 /// The names inside every root that hold a repository or an agent's configuration: the file
 /// tools never write them and `exec` sees them read-only. They are what pincer declares it
 /// consumes ([`crate::consumed::REGISTRY`]), not a list kept here.
-pub(super) fn protected_in_workspace() -> impl Iterator<Item = &'static str> {
+pub fn protected_in_workspace() -> impl Iterator<Item = &'static str> {
     crate::consumed::protected_names()
 }
 
@@ -251,7 +251,7 @@ impl Sandbox {
     }
 
     /// Make the context files at the workspace's top (`names`, from
-    /// [`crate::agent::context_files::read_only_names`]: those the user did not name writable)
+    /// the engine's `agent::context_files::read_only_names`: those the user did not name writable)
     /// read-only to the file tools and to commands: the loader puts them into the next run's
     /// system prompt (issue #45). A missing one gets no placeholder, unlike a missing `.claude`:
     /// eight directories named like the default files would show in every workspace, so a
@@ -477,7 +477,7 @@ fn hidden_directories(own: &Paths, hidden: &[PathBuf], resolve: &mut Canonical) 
 
 /// `path` (absolute) with every symbolic link resolved as far as it exists; the components
 /// after the deepest existing ancestor are appended as written (`.` dropped, `..` applied).
-pub(super) fn canonical_target(path: &Path) -> PathBuf {
+pub fn canonical_target(path: &Path) -> PathBuf {
     Canonical::default().target(path)
 }
 

@@ -24,7 +24,7 @@ use std::os::fd::AsRawFd as _;
 
 /// Variables that name the user's terminal multiplexer, agents and display: a command must not
 /// find its way to them, so they are not passed to confined children.
-pub(crate) const SESSION_VARIABLES: [&str; 24] = [
+pub const SESSION_VARIABLES: [&str; 24] = [
     "TMUX",
     "TMUX_PANE",
     "STY",
@@ -125,7 +125,7 @@ fn process_directories() -> BTreeSet<PathBuf> {
 /// the uid: the runtime directory, tmux's and screen's socket directories, X11's, the SSH
 /// agent's and the sockets that D-Bus, Docker and Wayland variables name. The caller hides those
 /// that exist and lie outside the roots; a directory covers the sockets made in it later too.
-pub(crate) fn session_socket_paths(
+pub fn session_socket_paths(
     environment: &dyn Fn(&str) -> Option<OsString>,
     uid: u32,
 ) -> Vec<PathBuf> {

@@ -315,7 +315,7 @@ mod init {
         .ok();
         let (mut reader, writer) = std::io::pipe().map_err(&failed)?;
         with_ambient_admin(true)?;
-        let mut command = Command::new(crate::tools::sandbox::SELF_EXE);
+        let mut command = Command::new(crate::sandbox::SELF_EXE);
         command
             .arg0(ARG0)
             .stdout(Stdio::from(writer))

@@ -51,9 +51,9 @@ use self::landlock::{Rules, WRITABLE_DEVICES, restrict_current_thread};
 use super::probe_memo;
 use super::sandbox::{Sandbox, SandboxMode};
 
-pub(crate) use run::{Spawned, finish_run};
+pub use run::{Spawned, finish_run};
 pub use temp::PrivateTemp;
-pub(crate) use temp::ensure_private_dir;
+pub use temp::ensure_private_dir;
 
 /// The `argv[0]` under which pincer acts as the launcher, and the file name of the companion
 /// launcher installed beside it.
@@ -89,7 +89,7 @@ fn launcher_answer() -> String {
     format!("{ARG0} {} {:016x}", LAUNCHER_BUILD.0, LAUNCHER_BUILD.1)
 }
 /// The launcher's exit status when it could not set up the confinement.
-pub(crate) const SETUP_FAILED: u8 = 125;
+pub const SETUP_FAILED: u8 = 125;
 /// What starts the launcher's one line on stderr when setup fails (after `error: `).
 const FAILURE_PREFIX: &str = "exec sandbox: ";
 /// Shared memory (POSIX semaphores, Python multiprocessing); writable in `workspace-write` only.
@@ -97,7 +97,7 @@ const SHARED_MEMORY: &str = "/dev/shm";
 
 /// Whether this system can confine commands with Landlock.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum LandlockSupport {
+pub enum LandlockSupport {
     /// Every requested restriction is enforced.
     FullyEnforced,
     /// The kernel supports an older Landlock ABI: writes are confined, some newer rights (such as
@@ -109,12 +109,12 @@ pub(crate) enum LandlockSupport {
 
 impl LandlockSupport {
     /// Whether commands actually run confined.
-    pub(crate) fn is_enforced(&self) -> bool {
+    pub fn is_enforced(&self) -> bool {
         !matches!(self, LandlockSupport::NotSupported(_))
     }
 
     /// One line for `status`.
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         match self {
             LandlockSupport::FullyEnforced => "Landlock enforced".to_owned(),
             LandlockSupport::PartiallyEnforced => {
@@ -126,7 +126,7 @@ impl LandlockSupport {
 }
 
 /// Probe once (in a throwaway thread that restricts itself and ends) and remember the answer.
-pub(crate) fn landlock_support() -> LandlockSupport {
+pub fn landlock_support() -> LandlockSupport {
     static SUPPORT: OnceLock<LandlockSupport> = OnceLock::new();
     SUPPORT
         .get_or_init(|| {
@@ -142,7 +142,7 @@ pub(crate) fn landlock_support() -> LandlockSupport {
 
 /// What a child is confined to.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Confinement {
+pub struct Confinement {
     /// Run in private user and mount namespaces with `read_only`, `hidden`, `masked` and
     /// `revealed` applied.
     pub namespace: bool,
@@ -172,7 +172,7 @@ pub(crate) struct Confinement {
 /// A directory that holds a root and pincer's own entries (say `PINCER_HOME=..`): commands see
 /// it without those entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Mask {
+pub struct Mask {
     /// The directory.
     pub directory: PathBuf,
     /// pincer's entries in it, by name.
@@ -183,7 +183,7 @@ pub(crate) struct Mask {
 
 impl Mask {
     /// Whether the entry `name` of the directory is one of pincer's.
-    pub(crate) fn hides(&self, name: &OsStr) -> bool {
+    pub fn hides(&self, name: &OsStr) -> bool {
         let bytes = name.as_encoded_bytes();
         self.names.iter().any(|known| known == name)
             || self
@@ -223,7 +223,7 @@ impl Confinement {
     /// writes beneath the devices, the private temp dir and, in `workspace-write`, the roots;
     /// protected dirs read-only and pincer's own paths hidden in the namespace; sockets
     /// reachable beneath the roots only; the network as the sandbox says.
-    pub(crate) fn for_sandbox(sandbox: &Sandbox) -> Option<Confinement> {
+    pub fn for_sandbox(sandbox: &Sandbox) -> Option<Confinement> {
         let mut writable: Vec<PathBuf> = WRITABLE_DEVICES.iter().map(PathBuf::from).collect();
         match sandbox.mode {
             SandboxMode::DangerFullAccess => return None,
@@ -259,7 +259,7 @@ impl Confinement {
 
     /// A command that runs `program` with `args` under this confinement through the launcher
     /// `launcher` (pincer's own executable, normally [`super::sandbox::SELF_EXE`]).
-    pub(crate) fn command(&self, launcher: &Path, program: &OsStr, args: &[OsString]) -> Command {
+    pub fn command(&self, launcher: &Path, program: &OsStr, args: &[OsString]) -> Command {
         let mut command = Command::new(launcher);
         command
             .arg0(ARG0)
@@ -340,7 +340,7 @@ impl Confinement {
 /// Why a command could not be confined, as the launcher reports it to pincer (one line after
 /// [`FAILURE_PREFIX`]) and pincer reports it as the command's error.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum SetupError {
+pub enum SetupError {
     /// A step failed at a system call.
     #[error("could not {step}: {source}")]
     Failed {
@@ -432,7 +432,7 @@ fn spawn_restricted<T: Send + 'static>(
 /// cannot be made). Every command's process group is killed when the run ends
 /// ([`finish_run`]). The first call of the run says, through the sandbox's notice, when the
 /// protection is weaker than SPEC §10's.
-pub(crate) fn spawn_confined<C: Spawned>(
+pub fn spawn_confined<C: Spawned>(
     sandbox: &Sandbox,
     program: &OsStr,
     args: &[OsString],
@@ -445,7 +445,7 @@ pub(crate) fn spawn_confined<C: Spawned>(
 /// which may come from the probe remembered in the state directory): for pincer's own short
 /// reads, which must not pay for a probe of their own. A launcher that then cannot set up what
 /// it promised refuses the program (exit [`SETUP_FAILED`]); nothing runs less confined.
-pub(crate) fn spawn_as<C: Spawned>(
+pub fn spawn_as<C: Spawned>(
     sandbox: &Sandbox,
     known: Option<&ExecProtection>,
     program: &OsStr,
@@ -527,7 +527,7 @@ pub(crate) fn spawn_as<C: Spawned>(
 /// through the launcher with no confinement where it runs, else in a process group of its own.
 /// For the children that run outside the sandbox by design (MCP stdio servers); `spawn`
 /// configures the command as [`spawn_confined`]'s does.
-pub(crate) fn spawn_in_session<T>(
+pub fn spawn_in_session<T>(
     program: &OsStr,
     args: &[OsString],
     spawn: impl FnOnce(Command) -> T,
@@ -683,7 +683,7 @@ impl LauncherProbe {
 
 /// What a report does with the probe remembered in the state directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ProbeMemory {
+pub enum ProbeMemory {
     /// Reuse it when it holds; else probe, and remember a full protection.
     Reuse,
     /// Probe now, and remember a full protection.
@@ -694,7 +694,7 @@ pub(crate) enum ProbeMemory {
 
 /// Whether commands get a private mount namespace (SPEC §10).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum MountNamespace {
+pub enum MountNamespace {
     /// They do: pincer's directories hidden, `.git` read-only, a network of their own.
     Private,
     /// They do not, for this reason (the launcher's, or the sandbox mode).
@@ -702,14 +702,14 @@ pub(crate) enum MountNamespace {
 }
 
 impl MountNamespace {
-    pub(crate) fn is_private(&self) -> bool {
+    pub fn is_private(&self) -> bool {
         matches!(self, MountNamespace::Private)
     }
 }
 
 /// How the commands of a sandbox are protected on this system.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ExecProtection {
+pub struct ExecProtection {
     /// The sandbox mode.
     pub mode: SandboxMode,
     /// The private mount namespace: `Err` says why it is not used.
@@ -730,7 +730,7 @@ pub(crate) struct ExecProtection {
 
 impl ExecProtection {
     /// Probe (once per process) what `sandbox`'s commands get.
-    pub(crate) fn of(sandbox: &Sandbox) -> ExecProtection {
+    pub fn of(sandbox: &Sandbox) -> ExecProtection {
         let landlock = if sandbox.mode == SandboxMode::DangerFullAccess {
             LandlockSupport::NotSupported("danger-full-access".to_owned())
         } else {
@@ -779,7 +779,7 @@ impl ExecProtection {
     /// the probe remembered in `state_dir` while nothing it depends on has changed
     /// ([`super::probe_memo`]), else a fresh one, remembered when it found the full protection.
     /// With it, when it was probed if that was by an earlier process (Unix milliseconds).
-    pub(crate) fn reported(
+    pub fn reported(
         sandbox: &Sandbox,
         state_dir: &Path,
         memory: ProbeMemory,
@@ -842,7 +842,7 @@ impl ExecProtection {
     }
 
     /// `namespace+landlock`, `namespace`, `landlock` or `none`.
-    pub(crate) fn level(&self) -> &'static str {
+    pub fn level(&self) -> &'static str {
         match (self.namespace.is_private(), self.landlock.is_enforced()) {
             (true, true) => "namespace+landlock",
             (true, false) => "namespace",
@@ -852,17 +852,17 @@ impl ExecProtection {
     }
 
     /// Whether every protection of SPEC §10 is in force.
-    pub(crate) fn is_full(&self) -> bool {
+    pub fn is_full(&self) -> bool {
         self.level() == "namespace+landlock" && self.unhidden.is_empty()
     }
 
     /// Whether any OS confinement applies.
-    pub(crate) fn is_enforced(&self) -> bool {
+    pub fn is_enforced(&self) -> bool {
         self.level() != "none"
     }
 
     /// One sentence: what commands can and cannot do, and why a protection is missing.
-    pub(crate) fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         if self.mode == SandboxMode::DangerFullAccess {
             return "none (danger-full-access: commands run unconfined, only the credential \
                     variables are removed from their environment)"
@@ -910,7 +910,7 @@ impl ExecProtection {
     }
 
     /// What commands can reach of the network, and why.
-    pub(crate) fn network_line(&self) -> String {
+    pub fn network_line(&self) -> String {
         if self.mode == SandboxMode::DangerFullAccess {
             return "on (danger-full-access)".to_owned();
         }
@@ -927,7 +927,7 @@ impl ExecProtection {
     }
 
     /// `available` or `not available: REASON`.
-    pub(crate) fn namespace_line(&self) -> String {
+    pub fn namespace_line(&self) -> String {
         match &self.namespace {
             MountNamespace::Private => "available".to_owned(),
             MountNamespace::Unused(reason) => format!("not available: {reason}"),
@@ -938,7 +938,7 @@ impl ExecProtection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::sandbox::SELF_EXE;
+    use crate::sandbox::SELF_EXE;
 
     #[test]
     fn the_launcher_arguments_parse_back_to_the_same_confinement() {

@@ -58,7 +58,7 @@ fn owned_directory(path: &Path) -> Option<std::fs::Metadata> {
 /// Make the private temp dir at `path`, mode 0700, unless an earlier command of the run did.
 /// A directory already there is taken only when it is a directory (not a symbolic link) of this
 /// user's, which nobody else can make, and it is made private again; anything else is refused.
-pub(crate) fn ensure_private_dir(path: &Path) -> std::io::Result<()> {
+pub fn ensure_private_dir(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, PermissionsExt as _};
     match std::fs::DirBuilder::new().mode(0o700).create(path) {
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {

@@ -28,7 +28,7 @@ use super::super::sandbox::{Sandbox, SandboxMode, protected_in_workspace};
 use super::{Confinement, sockets};
 
 /// A child that has a process id (std's and tokio's).
-pub(crate) trait Spawned: Send + 'static {
+pub trait Spawned: Send + 'static {
     /// Its process id, while it has one.
     fn process_id(&self) -> Option<u32>;
 }
@@ -96,7 +96,7 @@ pub(super) fn register<C: Spawned>(
 }
 
 /// Kill every process group a command of the turn whose private temp dir is `turn` ran in.
-pub(crate) fn finish_turn(turn: &Path) {
+pub fn finish_turn(turn: &Path) {
     let groups = with_run(|run| {
         let (ended, kept) = std::mem::take(&mut run.groups)
             .into_iter()
@@ -120,7 +120,7 @@ fn kill_groups(groups: Vec<(Option<PathBuf>, Pid)>) {
 /// daemons included), then the placeholders that are still empty and held by no other run are
 /// removed. Called before pincer exits, whatever the way out; a second call finds nothing to
 /// do.
-pub(crate) fn finish_run() {
+pub fn finish_run() {
     let (groups, placeholders) = with_run(|run| {
         (
             std::mem::take(&mut run.groups),
