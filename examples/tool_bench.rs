@@ -50,6 +50,7 @@ fn main() -> std::process::ExitCode {
         ),
         workspace,
         cancel: CancellationToken::new(),
+        trace: Default::default(),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()

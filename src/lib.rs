@@ -9,12 +9,14 @@
 
 // The base layer's modules, under the names the layers above still use (`crate::fs`, ...).
 pub use pincer_base::conversation;
-pub(crate) use pincer_base::{cancel, consumed, fs, lenient, redact, secret, tls};
+pub(crate) use pincer_base::{cancel, consumed, fs, lenient, redact, secret, tls, trace};
 // The session layer, under the name the layers above still use (`crate::session::index`, ...).
 pub use pincer_session as session;
 // The provider layer and its cassettes, under the names the layers above still use.
 pub use pincer_provider as provider;
 pub(crate) use pincer_provider::cassette;
+// The built-in tools, under the name the layers above still use.
+pub use pincer_tools as tools;
 
 pub mod agent;
 pub(crate) mod auth;
@@ -36,7 +38,6 @@ pub(crate) mod settings;
 pub(crate) mod structured;
 pub(crate) mod suggest;
 pub(crate) mod telemetry;
-pub mod tools;
 
 /// The integration tests' mock HTTP server, for the unit tests that need a real socket (the
 /// provider retry loop, `web_fetch`).

@@ -243,6 +243,7 @@ impl<'run> ApiEngine<'run> {
                 workspace: settings.workspace.clone(),
                 cancel: turn.cancellation.token.clone(),
                 sandbox: settings.sandbox.clone(),
+                trace: crate::telemetry::child_trace(),
             },
             shown: Shown::default(),
             thinking: settings.thinking,

@@ -198,7 +198,9 @@ enum SpawnError {
 fn spawn(launch: &Launch) -> Result<tokio::process::Child, SpawnError> {
     let arguments = [OsString::from("-c"), OsString::from(&launch.command)];
     let base = launch.sandbox.exec.environment.clone();
-    let environment = launch.environment.clone();
+    // The span that starts it, when the run is traced (SPEC §17); the hook's own variables win.
+    let mut environment = crate::telemetry::child_environment();
+    environment.extend(launch.environment.iter().cloned());
     let directory = launch.directory.clone();
     // The confined start may happen on a thread of its own: it needs the runtime's handle to
     // register the child.

@@ -572,6 +572,12 @@ fn set_current(context: Option<Context>) {
     *CURRENT.lock().unwrap_or_else(PoisonError::into_inner) = context;
 }
 
+/// Where the tools read a child's trace variables from: [`child_environment`] at the moment the
+/// child starts.
+pub(crate) fn child_trace() -> crate::trace::ChildTrace {
+    crate::trace::ChildTrace::from_fn(child_environment)
+}
+
 /// `TRACEPARENT` and `TRACESTATE` for a child process started now: the innermost open span of
 /// the run. Empty with telemetry off (the child inherits an incoming `TRACEPARENT` unchanged).
 pub(crate) fn child_environment() -> Vec<(OsString, OsString)> {

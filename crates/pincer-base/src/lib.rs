@@ -9,6 +9,7 @@
 //! - [`lenient`]: reading what other programs wrote as leniently as they read it;
 //! - [`paths`]: where pincer keeps its files (SPEC §11);
 //! - [`tls`]: rustls and trust roots loaded on first use;
+//! - [`trace`]: the trace context a child process continues;
 //! - [`consumed`]: the registry of what pincer reads from a workspace, and its safe open
 //!   (SPEC §21).
 
@@ -21,3 +22,4 @@ pub mod paths;
 pub mod redact;
 pub mod secret;
 pub mod tls;
+pub mod trace;

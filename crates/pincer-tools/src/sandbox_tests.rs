@@ -49,6 +49,7 @@ impl Setup {
                 workspace: workspace.clone(),
                 cancel: CancellationToken::new(),
                 sandbox,
+                trace: Default::default(),
             },
             workspace,
             outside,
@@ -605,7 +606,7 @@ fn two_roots(mode: SandboxMode) -> (Setup, PathBuf) {
     std::fs::write(added.join("lib.txt"), "library\n").unwrap();
     std::fs::create_dir(added.join(".git")).unwrap();
     std::fs::write(added.join(".git/config"), "[core]\n").unwrap();
-    let own = crate::config::Paths::under_home(&base.join("home"));
+    let own = pincer_base::paths::Paths::under_home(&base.join("home"));
     let mut sandbox = Sandbox::new(
         mode,
         &setup.workspace,

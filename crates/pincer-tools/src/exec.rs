@@ -44,10 +44,10 @@ use super::sandbox::{Sandbox, SandboxMode};
 use super::{Refusal, ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition, paths};
 
 /// Seconds a command may run when the call does not say.
-pub(crate) const DEFAULT_TIMEOUT_SECONDS: f64 = 120.0;
+pub const DEFAULT_TIMEOUT_SECONDS: f64 = 120.0;
 /// How long output is still collected after the shell exits while something else holds the pipe.
 const PIPE_GRACE: Duration = Duration::from_millis(250);
-pub(crate) fn definition() -> ToolDefinition {
+pub fn definition() -> ToolDefinition {
     make_definition(
         "exec",
         "Run a shell command (sh -c; workdir defaults to the workspace) and return stdout and \
@@ -86,7 +86,7 @@ enum Ending {
     Cancelled,
 }
 
-pub(crate) async fn run(
+pub async fn run(
     arguments: &Arguments<'_>,
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
@@ -116,7 +116,8 @@ pub(crate) async fn run(
     let timeout_seconds = arguments
         .optional_seconds(&["timeout"])?
         .unwrap_or(DEFAULT_TIMEOUT_SECONDS);
-    let mut environment: Vec<(OsString, OsString)> = Vec::new();
+    // The span that starts it, when the run is traced (SPEC §17); the call's own `env` wins.
+    let mut environment: Vec<(OsString, OsString)> = context.trace.environment();
     if let Some(temp) = &context.sandbox.exec.temp_dir {
         for name in ["TMPDIR", "TMP", "TEMP"] {
             environment.push((name.into(), temp.into()));
@@ -170,9 +171,10 @@ fn call_environment(arguments: &Arguments<'_>) -> Result<Vec<(String, String)>, 
 
 /// Give a command `exec`'s environment and working directory: `base` (pincer's environment
 /// minus the credential variables) instead of the inherited one when given, `environment` on
-/// top, run in `directory`. Hooks (`crate::hooks`) start theirs so too. The process group (or
+/// top (the trace variables of the span that starts it first, when the run is traced), run in
+/// `directory`. Hooks (`crate::hooks`) start theirs so too. The process group (or
 /// session) is [`confine::spawn_confined`]'s to make.
-pub(crate) fn in_environment(
+pub fn in_environment(
     command: &mut std::process::Command,
     base: Option<&[(OsString, OsString)]>,
     environment: &[(OsString, OsString)],
@@ -183,21 +185,19 @@ pub(crate) fn in_environment(
             .env_clear()
             .envs(base.iter().map(|(name, value)| (name, value)));
     }
-    // The span that starts it, when the run is traced (SPEC §17).
     command
-        .envs(crate::telemetry::child_environment())
         .envs(environment.iter().map(|(name, value)| (name, value)))
         .current_dir(directory);
 }
 
 /// Kills the process group when dropped, unless disarmed: a call abandoned half-way (its future
 /// dropped) must not leave the command running. Hooks (`crate::hooks`) use it for theirs too.
-pub(crate) struct GroupKiller {
-    pub(crate) group: Option<Pid>,
+pub struct GroupKiller {
+    pub group: Option<Pid>,
 }
 
 impl GroupKiller {
-    pub(crate) fn kill(&mut self) {
+    pub fn kill(&mut self) {
         if let Some(group) = self.group.take() {
             // ESRCH (already gone) is the only expected failure and needs no handling. A
             // launcher that has not made its session yet is reached by its pid.

@@ -9,8 +9,20 @@
 //! OS confinement ([`confine`]: a private mount namespace and Landlock on Linux); `web_fetch`
 //! reaches only public addresses unless the sandbox allows private ones ([`web_fetch`]).
 
-// The sandbox crate, under the names the tools' modules use.
+// The base layer's and the sandbox crate's modules, under the names the tools' modules use.
+use pincer_base::{conversation, fs, tls};
 use pincer_sandbox::{confine, sandbox};
+
+/// The integration tests' mock HTTP server, for the unit tests that need a real socket
+/// (`web_fetch`).
+#[cfg(test)]
+#[allow(
+    dead_code,
+    unreachable_pub,
+    reason = "each unit test uses only some of the mock server's helpers; the integration tests share the file, where its items are public"
+)]
+#[path = "../../../tests/common/mock.rs"]
+mod mock_server;
 
 pub mod apply_patch;
 mod arguments;
@@ -18,17 +30,17 @@ mod capture;
 mod command_line;
 mod edit;
 mod environment;
-pub(crate) mod exec;
+pub mod exec;
 mod find;
 mod grep;
 mod ls;
-pub(crate) mod paths;
-pub(crate) mod policy;
+pub mod paths;
+pub mod policy;
 mod read;
 #[cfg(test)]
 mod sandbox_tests;
 mod truncate;
-pub(crate) mod url_pattern;
+pub mod url_pattern;
 mod walk;
 mod web_fetch;
 mod write;
@@ -45,7 +57,7 @@ pub use arguments::Arguments;
 pub use capture::shorten_long_text;
 pub use confine::PrivateTemp;
 pub use confine::{ARG0, launcher_exit};
-pub(crate) use confine::{
+pub use confine::{
     ExecProtection, ProbeMemory, SetupError, finish_run, spawn_as, spawn_confined, spawn_in_session,
 };
 pub use environment::child_environment;
@@ -91,7 +103,7 @@ pub fn claude_name(tool: &str) -> &str {
 pub const CODING_TOOLS: &[&str] = ALL_TOOLS.split_at(8).0;
 
 /// The tools that only exist to change files; refused outright in `read-only`.
-pub(crate) const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
+pub const WRITING_TOOLS: [&str; 3] = ["write", "edit", "apply_patch"];
 
 /// What a tool call runs against.
 #[derive(Debug, Clone)]
@@ -102,6 +114,8 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// What the tools may touch: confinement mode, roots and protected directories.
     pub sandbox: Sandbox,
+    /// The trace context a command continues (`TRACEPARENT`), read as it starts.
+    pub trace: pincer_base::trace::ChildTrace,
 }
 
 /// A tool's result, as sent back to the model and stored in the session.
@@ -228,7 +242,7 @@ pub enum ToolError {
 
 impl ToolError {
     /// An I/O failure on `path`, phrased as "Could not {action} {path}".
-    pub(crate) fn io(action: &'static str, path: &str, source: std::io::Error) -> Self {
+    pub fn io(action: &'static str, path: &str, source: std::io::Error) -> Self {
         ToolError::Io {
             action,
             path: path.to_owned(),
@@ -238,7 +252,7 @@ impl ToolError {
 
     /// [`ToolError::io`], or [`ToolError::NotRegularFile`] when `source` refused a file that is
     /// not a regular one.
-    pub(crate) fn file(action: &'static str, path: &str, source: std::io::Error) -> Self {
+    pub fn file(action: &'static str, path: &str, source: std::io::Error) -> Self {
         match crate::fs::NotRegular::of(&source) {
             Some(kind) => ToolError::NotRegularFile {
                 path: path.to_owned(),
@@ -249,7 +263,7 @@ impl ToolError {
     }
 
     /// A refusal by the sandbox, explained by `message`.
-    pub(crate) fn refused(refusal: Refusal, message: impl Into<String>) -> Self {
+    pub fn refused(refusal: Refusal, message: impl Into<String>) -> Self {
         ToolError::Refused {
             refusal,
             message: message.into(),
@@ -415,7 +429,7 @@ pub(crate) mod test_support {
     use super::*;
     use crate::conversation::SandboxMode;
 
-    pub(crate) struct Workspace {
+    pub struct Workspace {
         /// Held for its `Drop`, which deletes the directory.
         _directory: tempfile::TempDir,
         pub context: ToolContext,
@@ -424,11 +438,11 @@ pub(crate) mod test_support {
     impl Workspace {
         /// A `workspace-write` workspace whose only root is itself (not the temp dir, which
         /// holds it), so that other temporary directories count as outside.
-        pub(crate) fn new() -> Self {
+        pub fn new() -> Self {
             Self::with_mode(SandboxMode::WorkspaceWrite)
         }
 
-        pub(crate) fn with_mode(mode: SandboxMode) -> Self {
+        pub fn with_mode(mode: SandboxMode) -> Self {
             let directory = tempfile::tempdir().unwrap();
             let workspace = directory.path().canonicalize().unwrap();
             let sandbox = Sandbox {
@@ -446,15 +460,16 @@ pub(crate) mod test_support {
                     workspace,
                     cancel: CancellationToken::new(),
                     sandbox,
+                    trace: Default::default(),
                 },
             }
         }
 
-        pub(crate) fn path(&self, relative: &str) -> PathBuf {
+        pub fn path(&self, relative: &str) -> PathBuf {
             self.context.workspace.join(relative)
         }
 
-        pub(crate) fn write(&self, relative: &str, contents: impl AsRef<[u8]>) {
+        pub fn write(&self, relative: &str, contents: impl AsRef<[u8]>) {
             let path = self.path(relative);
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).unwrap();
@@ -464,17 +479,17 @@ pub(crate) mod test_support {
 
         /// Make a FIFO at `relative`: opening it to read or write blocks until the other end
         /// is opened.
-        pub(crate) fn fifo(&self, relative: &str) -> PathBuf {
+        pub fn fifo(&self, relative: &str) -> PathBuf {
             let path = self.path(relative);
             nix::unistd::mkfifo(&path, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
             path
         }
 
-        pub(crate) fn read(&self, relative: &str) -> String {
+        pub fn read(&self, relative: &str) -> String {
             std::fs::read_to_string(self.path(relative)).unwrap()
         }
 
-        pub(crate) async fn call(&self, tool: &str, arguments: Value) -> ToolOutput {
+        pub async fn call(&self, tool: &str, arguments: Value) -> ToolOutput {
             execute(tool, &arguments, &self.context).await
         }
     }

@@ -26,7 +26,7 @@ enum Port {
 
 /// A parsed URL pattern.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct UrlPattern {
+pub struct UrlPattern {
     /// `http`, `https`; `None` for either.
     scheme: Option<String>,
     /// Lower-cased, possibly with `*`; IPv6 literals keep their brackets.
@@ -38,7 +38,7 @@ pub(crate) struct UrlPattern {
 
 impl UrlPattern {
     /// Parse `raw`; the error completes "the allow rule `…` …".
-    pub(crate) fn new(raw: &str) -> Result<UrlPattern, &'static str> {
+    pub fn new(raw: &str) -> Result<UrlPattern, &'static str> {
         let raw = raw.trim();
         if let Some(host) = raw.strip_prefix("domain:") {
             return Ok(UrlPattern {
@@ -73,7 +73,7 @@ impl UrlPattern {
     }
 
     /// Whether `url` (http or https) matches.
-    pub(crate) fn matches(&self, url: &Url) -> bool {
+    pub fn matches(&self, url: &Url) -> bool {
         let scheme_matches = match &self.scheme {
             Some(scheme) => url.scheme() == scheme,
             None => matches!(url.scheme(), "http" | "https"),
@@ -104,7 +104,7 @@ impl UrlPattern {
     /// Claude Code's `domain:HOST` rule for this pattern: exact when the pattern restricts no
     /// more than the host (`None` otherwise), or, with `broaden`, the host's rule in any case
     /// (for a deny rule, where refusing more is the safe direction).
-    pub(crate) fn claude_rule(&self, broaden: bool) -> Option<String> {
+    pub fn claude_rule(&self, broaden: bool) -> Option<String> {
         let host_only = matches!(self.port, Port::Default | Port::Any)
             && self.path.as_deref().is_none_or(|path| path == "/*");
         (host_only || broaden).then(|| format!("domain:{}", self.host))

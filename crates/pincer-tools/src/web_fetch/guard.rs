@@ -34,14 +34,14 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 /// Why `address` is not public, or `None` when it is: the egress policy's classification, so
 /// `web_fetch` and a sandboxed command's network judge an address alike (#50).
-pub(crate) fn non_public(address: IpAddr) -> Option<&'static str> {
+pub fn non_public(address: IpAddr) -> Option<&'static str> {
     pincer_egress::AddressKind::of(address).map(pincer_egress::AddressKind::description)
 }
 
 /// A destination the guard refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{}", self.describe())]
-pub(crate) struct Blocked {
+pub struct Blocked {
     /// The host as the URL names it.
     pub host: String,
     /// The address refused (`None` when refused by name).
@@ -63,20 +63,20 @@ impl Blocked {
 }
 
 /// The proxies the environment configures, as reqwest reads them.
-pub(crate) struct Proxies {
+pub struct Proxies {
     matcher: Matcher,
 }
 
 impl Proxies {
     /// From `HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY` and `NO_PROXY` (either case).
-    pub(crate) fn from_env() -> Proxies {
+    pub fn from_env() -> Proxies {
         Proxies {
             matcher: Matcher::from_env(),
         }
     }
 
     /// The host of the proxy a request for `url` goes through, if any.
-    pub(crate) fn proxy_host(&self, url: &Url) -> Option<String> {
+    pub fn proxy_host(&self, url: &Url) -> Option<String> {
         let uri: http::Uri = url.as_str().parse().ok()?;
         let intercept = self.matcher.intercept(&uri)?;
         intercept.uri().host().map(str::to_owned)
@@ -85,7 +85,7 @@ impl Proxies {
 
 /// The client's resolver: system resolution (`getaddrinfo`), then only the public addresses are
 /// handed to the connector, or none and an error naming the refused one.
-pub(crate) struct GuardedResolver {
+pub struct GuardedResolver {
     allow_private: bool,
     /// The proxy host of the one request this resolver serves, resolved without the guard;
     /// `None` for a direct request.
@@ -96,11 +96,7 @@ impl GuardedResolver {
     /// The resolver of one request for `url`: the proxy that carries it, if any, is exempt —
     /// a proxied request resolves no other name here, the proxy resolves the target — and a
     /// direct request exempts nothing.
-    pub(crate) fn for_request(
-        allow_private: bool,
-        proxies: &Proxies,
-        url: &Url,
-    ) -> GuardedResolver {
+    pub fn for_request(allow_private: bool, proxies: &Proxies, url: &Url) -> GuardedResolver {
         GuardedResolver {
             allow_private,
             exempt: proxies.proxy_host(url),
@@ -143,7 +139,7 @@ impl Resolve for GuardedResolver {
 /// Check the destination of one request before it is sent (see the module comment): an address
 /// in the URL, a `localhost` name, and behind a proxy the addresses this machine resolves the
 /// name to.
-pub(crate) async fn check_destination(
+pub async fn check_destination(
     url: &Url,
     allow_private: bool,
     proxies: &Proxies,
@@ -202,7 +198,7 @@ pub(crate) async fn check_destination(
 
 /// The [`Blocked`] somewhere in `error`'s chain of causes (a refusal by the resolver, wrapped by
 /// the connector and the client).
-pub(crate) fn blocked_in(error: &(dyn std::error::Error + 'static)) -> Option<Blocked> {
+pub fn blocked_in(error: &(dyn std::error::Error + 'static)) -> Option<Blocked> {
     let mut current = Some(error);
     while let Some(error) = current {
         if let Some(blocked) = error.downcast_ref::<Blocked>() {

@@ -74,7 +74,7 @@ const CLAUDE_TOOLS_WITHOUT_EQUIVALENT: &[&str] = &[
 
 /// A named base tool set (`[tools] profile`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Profile {
+pub enum Profile {
     /// Looking only: read, ls, find, grep.
     Minimal,
     /// The file tools and `exec`: every built-in tool but `web_fetch`. The default.
@@ -85,7 +85,7 @@ pub(crate) enum Profile {
 
 impl Profile {
     /// The profile's name as written in config and shown by `status`.
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Profile::Minimal => "minimal",
             Profile::Coding => "coding",
@@ -94,7 +94,7 @@ impl Profile {
     }
 
     /// The tools of the profile, in [`ALL_TOOLS`] order.
-    pub(crate) fn tools(self) -> &'static [&'static str] {
+    pub fn tools(self) -> &'static [&'static str] {
         match self {
             Profile::Minimal => READ_ONLY_TOOLS,
             Profile::Coding => CODING_TOOLS,

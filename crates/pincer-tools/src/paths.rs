@@ -37,7 +37,7 @@ use crate::fs::{FileKind, NotRegular};
 
 /// What a tool is about to do with a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Access {
+pub enum Access {
     /// Read a file or list a directory.
     Read,
     /// Create, replace or delete a file.
@@ -46,7 +46,7 @@ pub(crate) enum Access {
 
 /// The file system path that the argument `raw` names, relative to `workspace`, without any
 /// checks: relative paths join the workspace, absolute ones stay, `~` is an ordinary character.
-pub(crate) fn resolve(workspace: &Path, raw: &str) -> PathBuf {
+pub fn resolve(workspace: &Path, raw: &str) -> PathBuf {
     let path = Path::new(raw);
     if path.is_absolute() {
         path.to_path_buf()
@@ -57,11 +57,7 @@ pub(crate) fn resolve(workspace: &Path, raw: &str) -> PathBuf {
 
 /// The path the argument `raw` names, checked against the sandbox for `access`. Confined modes
 /// return a canonical path; `danger-full-access` returns [`resolve`]'s answer.
-pub(crate) fn check(
-    context: &ToolContext,
-    raw: &str,
-    access: Access,
-) -> Result<PathBuf, ToolError> {
+pub fn check(context: &ToolContext, raw: &str, access: Access) -> Result<PathBuf, ToolError> {
     let sandbox = &context.sandbox;
     let lexical = resolve(&context.workspace, raw);
     if !sandbox.is_confined() {
@@ -198,7 +194,7 @@ fn protected_by(sandbox: &Sandbox, path: &Path) -> Option<PathBuf> {
 /// file is opened: a directory, FIFO, socket or device is refused at once as a
 /// [`crate::fs::NotRegular`] (SPEC §10), looked at before it is opened and opened with
 /// `O_NONBLOCK`, so that neither a FIFO nor a device swapped in meanwhile can block the call.
-pub(crate) fn open_read(context: &ToolContext, path: &Path) -> io::Result<File> {
+pub fn open_read(context: &ToolContext, path: &Path) -> io::Result<File> {
     if !context.sandbox.is_confined() {
         // Links are followed here, as everything is in `danger-full-access`.
         return crate::fs::open_regular(path, true);
@@ -235,7 +231,7 @@ fn refuse_special_at(directory: &OwnedFd, name: &OsStr) -> io::Result<()> {
 ///
 /// A FIFO, socket or device at `path` is refused ([`crate::fs::NotRegular`]), in every mode:
 /// the rename would replace it, and a plain write would block on a FIFO or write to a device.
-pub(crate) fn replace_file(context: &ToolContext, path: &Path, contents: &[u8]) -> io::Result<()> {
+pub fn replace_file(context: &ToolContext, path: &Path, contents: &[u8]) -> io::Result<()> {
     let sandbox = &context.sandbox;
     if !sandbox.is_confined() {
         if let Some(parent) = path.parent() {
@@ -316,7 +312,7 @@ fn write_unconfined(path: &Path, contents: &[u8]) -> io::Result<()> {
 
 /// Delete the file at `path` (from [`check`] with [`Access::Write`]). A symbolic link is removed
 /// itself; its target is untouched.
-pub(crate) fn remove_file(context: &ToolContext, path: &Path) -> io::Result<()> {
+pub fn remove_file(context: &ToolContext, path: &Path) -> io::Result<()> {
     let sandbox = &context.sandbox;
     if !sandbox.is_confined() {
         return std::fs::remove_file(path);
@@ -420,7 +416,7 @@ fn link_error(error: Errno) -> io::Error {
 }
 
 /// `path` relative to `root` with `/` separators, for listing results.
-pub(crate) fn relative_display(root: &Path, path: &Path) -> String {
+pub fn relative_display(root: &Path, path: &Path) -> String {
     let relative = path.strip_prefix(root).unwrap_or(path);
     relative
         .components()

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::mock_server::{Body, MockServer, Piece, Reply};
-use crate::tools::policy::{PolicySpec, ToolPolicy};
-use crate::tools::test_support::Workspace;
+use crate::policy::{PolicySpec, ToolPolicy};
+use crate::test_support::Workspace;
 
 const PAGE: &str = r#"<!doctype html><html><head><title>Guide</title>
 <script>document.write("not content")</script></head><body>

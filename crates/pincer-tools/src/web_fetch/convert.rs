@@ -58,7 +58,7 @@ const BLOCKS: [&str; 30] = [
 
 /// How a body is read, from its content type (and its first bytes when the type says nothing).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum BodyKind {
+pub enum BodyKind {
     /// `text/html`, `application/xhtml+xml`.
     Html,
     /// `text/*`, JSON, XML, JavaScript, YAML, TOML and the like.
@@ -68,7 +68,7 @@ pub(crate) enum BodyKind {
 }
 
 /// The media type of a `Content-Type` value, lower-cased, without parameters.
-pub(crate) fn media_type(content_type: &str) -> String {
+pub fn media_type(content_type: &str) -> String {
     content_type
         .split(';')
         .next()
@@ -79,7 +79,7 @@ pub(crate) fn media_type(content_type: &str) -> String {
 
 /// The kind of a body with this `Content-Type`, or `None` when only its bytes can tell (no type,
 /// or `application/octet-stream`, which servers send for plain files too).
-pub(crate) fn kind_of_type(content_type: Option<&str>) -> Option<BodyKind> {
+pub fn kind_of_type(content_type: Option<&str>) -> Option<BodyKind> {
     let media = media_type(content_type.unwrap_or_default());
     let textual = [
         "application/json",
@@ -111,7 +111,7 @@ pub(crate) fn kind_of_type(content_type: Option<&str>) -> Option<BodyKind> {
 
 /// The kind of a body whose type said nothing, from its first bytes: text when they are UTF-8
 /// without NUL bytes, HTML when that text starts like a document.
-pub(crate) fn kind_of_bytes(start: &[u8]) -> BodyKind {
+pub fn kind_of_bytes(start: &[u8]) -> BodyKind {
     let sample = &start[..start.len().min(8192)];
     // A multi-byte character cut at the sample's end is still text.
     let text = match std::str::from_utf8(sample) {
@@ -137,7 +137,7 @@ pub(crate) fn kind_of_bytes(start: &[u8]) -> BodyKind {
 }
 
 /// `html` as Markdown, links resolved against `base`.
-pub(crate) fn html_to_markdown(html: &str, base: &Url) -> String {
+pub fn html_to_markdown(html: &str, base: &Url) -> String {
     let converter = HtmlToMarkdown::builder()
         .options(Options {
             bullet_list_marker: BulletListMarker::Dash,
@@ -155,7 +155,7 @@ pub(crate) fn html_to_markdown(html: &str, base: &Url) -> String {
 }
 
 /// The visible text of `html`: block elements on their own lines, runs of blank lines folded.
-pub(crate) fn html_to_text(html: &str) -> String {
+pub fn html_to_text(html: &str) -> String {
     let Ok(tree) = HtmlToMarkdown::new().html_to_tree(html) else {
         return html.to_owned();
     };
