@@ -9,13 +9,17 @@
 //! without blocking.
 //!
 //! The fixed names of the registry are the sandbox's protected names and the file tools'
-//! refusals ([`protected_names`]). The context files (with `HEARTBEAT.md`) and `.mcp.json` are
-//! read through [`read`]; the skills and the claude/codex directories are protected but still
-//! read by their own loaders (README, residual risks).
+//! refusals ([`protected_names`]). Every file pincer itself reads from a root goes through
+//! [`open`]: the context files (with `HEARTBEAT.md`), `.mcp.json` and the workspace's skills.
+//! The claude and codex directories are read by the CLI backends' children, not by pincer: they
+//! are protected names with no loader here. A refused file is a [`Refusal`]: a warning on
+//! stderr, an entry of the init event's `refused_files` and of `pincer status`.
 
 use std::fs::File;
 use std::io::{self, Read as _};
 use std::path::{Path, PathBuf};
+
+use serde::Serialize;
 
 /// One kind of file pincer reads from a root (the workspace, the global workspace directory)
 /// as configuration or prompt. Only this module makes them.
@@ -30,6 +34,10 @@ pub(crate) struct Consumed {
     loader: &'static str,
     /// Why pincer reads it.
     why: &'static str,
+    /// Paths under a root that pincer itself reads as this declaration (with every feature on:
+    /// the default `[workspace] files`, `--heartbeat`, `[mcp] load_workspace`): what a test
+    /// plants as links out of the root. Empty for what only a CLI backend's child reads.
+    examples: &'static [&'static str],
 }
 
 impl Consumed {
@@ -39,6 +47,41 @@ impl Consumed {
     }
 }
 
+/// One entry of the registry as `pincer status --json` lists it (`consumed`): what pincer
+/// reads from a workspace, and how a test can plant one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConsumedReport {
+    /// The names it is read under.
+    pub names: String,
+    /// Whether the sandbox and the file tools keep the name read-only.
+    pub protected: bool,
+    /// Which loader reads it.
+    pub loader: String,
+    /// Why pincer reads it.
+    pub why: String,
+    /// Paths pincer itself reads as it (empty: only a CLI backend's child does).
+    pub examples: Vec<String>,
+}
+
+/// The registry, for `pincer status --json`.
+pub(crate) fn report() -> Vec<ConsumedReport> {
+    REGISTRY
+        .iter()
+        .map(|consumed| ConsumedReport {
+            names: consumed.names.to_owned(),
+            protected: consumed.fixed,
+            loader: consumed.loader.to_owned(),
+            why: consumed.why.to_owned(),
+            examples: consumed
+                .examples
+                .iter()
+                .map(|&example| example.to_owned())
+                .collect(),
+        })
+        .collect()
+}
+
 /// The context files: `[workspace] files` (default `AGENTS.md`, …, `MEMORY.md`), `CLAUDE.md`
 /// for a missing `AGENTS.md`, `HEARTBEAT.md` on heartbeat runs.
 pub(crate) static CONTEXT_FILES: Consumed = Consumed {
@@ -46,6 +89,7 @@ pub(crate) static CONTEXT_FILES: Consumed = Consumed {
     fixed: false,
     loader: "agent::context_files",
     why: "standing instructions and memory put into the system prompt",
+    examples: &["AGENTS.md", "MEMORY.md", "HEARTBEAT.md"],
 };
 
 /// A repository's metadata: its hooks and config run programs.
@@ -54,30 +98,44 @@ pub(crate) static GIT: Consumed = Consumed {
     fixed: true,
     loader: "agent::git, the sandbox's nested-repository scan",
     why: "git runs its hooks and config (core.fsmonitor, filters) on the user's next command",
+    examples: &[],
 };
 
 /// pincer's own project directory.
 pub(crate) static PINCER: Consumed = Consumed {
     names: ".pincer",
     fixed: true,
+    loader: "agent::skills (.pincer/skills)",
+    why: "project skills' names and descriptions put into the prompt",
+    examples: &[".pincer/skills/planted/SKILL.md"],
+};
+
+/// The cross-agent skills directory. Not a protected name (other tools keep more than skills
+/// under `.agents`): a file a run wrote there is held back by [`Written`] instead.
+pub(crate) static AGENTS_SKILLS: Consumed = Consumed {
+    names: ".agents/skills",
+    fixed: false,
     loader: "agent::skills",
-    why: "project skills and agents put into the prompt",
+    why: "project skills' names and descriptions put into the prompt",
+    examples: &[".agents/skills/planted/SKILL.md"],
 };
 
 /// claude's project directory: settings, hooks, skills, agents.
 pub(crate) static CLAUDE: Consumed = Consumed {
     names: ".claude",
     fixed: true,
-    loader: "agent::skills, the claude-cli backend",
-    why: "skills put into the prompt; claude runs its hooks and settings",
+    loader: "the claude-cli backend's child",
+    why: "claude runs the hooks of its settings and reads its skills and agents",
+    examples: &[],
 };
 
 /// codex's project directory.
 pub(crate) static CODEX: Consumed = Consumed {
     names: ".codex",
     fixed: true,
-    loader: "agent::skills, the codex-cli backend",
-    why: "skills put into the prompt; codex reads its config",
+    loader: "the codex-cli backend's child",
+    why: "codex reads its config",
+    examples: &[],
 };
 
 /// The project's MCP servers, started with `[mcp] load_workspace = true` (issue #45, hole 3:
@@ -87,11 +145,19 @@ pub(crate) static MCP_JSON: Consumed = Consumed {
     fixed: true,
     loader: "mcp::config",
     why: "each server it names is a program pincer starts",
+    examples: &[".mcp.json"],
 };
 
 /// Every declaration: what [`open`] accepts, and what the sandbox and the file tools protect.
-pub(crate) static REGISTRY: &[&Consumed] =
-    &[&CONTEXT_FILES, &GIT, &PINCER, &CLAUDE, &CODEX, &MCP_JSON];
+pub(crate) static REGISTRY: &[&Consumed] = &[
+    &CONTEXT_FILES,
+    &GIT,
+    &PINCER,
+    &AGENTS_SKILLS,
+    &CLAUDE,
+    &CODEX,
+    &MCP_JSON,
+];
 
 /// The fixed names of [`REGISTRY`], in every root: the file tools never write them and `exec`
 /// sees them read-only (created empty and inaccessible for the run when missing).
@@ -113,6 +179,56 @@ pub(crate) enum Refused {
     PincersOwn { target: PathBuf },
     #[error("larger than {limit} bytes ({bytes} bytes)")]
     TooLarge { bytes: u64, limit: u64 },
+}
+
+impl Refused {
+    /// What the user can do about it.
+    pub(crate) fn fix(&self) -> String {
+        match self {
+            Refused::LeavesRoot { .. } => "put the file itself there instead of a link, or \
+                 remove the link (pincer follows links only inside the directory)"
+                .to_owned(),
+            Refused::PincersOwn { .. } => {
+                "remove the link: pincer never sends its own files".to_owned()
+            }
+            Refused::TooLarge { limit, .. } => format!("keep it under {limit} bytes"),
+            Refused::Io(_) => "make it a readable regular file, or remove it".to_owned(),
+        }
+    }
+
+    /// The refusal of `path`, as it is reported.
+    pub(crate) fn of(&self, path: &Path) -> Refusal {
+        Refusal {
+            path: path.to_path_buf(),
+            reason: self.to_string(),
+            fix: self.fix(),
+        }
+    }
+}
+
+/// A consumed file pincer did not read: a warning on stderr, an entry of the init event's
+/// `refused_files` and of `pincer status` (issue #45).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Refusal {
+    /// The file, as the loader named it.
+    pub path: PathBuf,
+    /// Why it was not read.
+    pub reason: String,
+    /// What to do about it.
+    pub fix: String,
+}
+
+impl Refusal {
+    /// The stderr warning.
+    pub(crate) fn warning(&self) -> String {
+        format!(
+            "did not read '{}': {}; {}",
+            self.path.display(),
+            self.reason,
+            self.fix
+        )
+    }
 }
 
 /// Open `name` (a plain relative name) under `root` for reading, as `declared` says pincer
@@ -223,6 +339,41 @@ mod tests {
 
     fn read_in(root: &Path, name: &str, own: &[&Path]) -> Result<Option<Vec<u8>>, Refused> {
         read(&CONTEXT_FILES, root, Path::new(name), own, 100)
+    }
+
+    /// Issue #45: "a new loader that is not in the list fails a test". A declaration made in
+    /// this file but left out of [`REGISTRY`] would be opened by [`open`] (a debug assertion
+    /// aside) yet drive neither the sandbox, the file tools nor `status`.
+    #[test]
+    fn every_declaration_in_this_module_is_listed_in_the_registry() {
+        let source = include_str!("consumed.rs");
+        let declared: Vec<&str> = source
+            .lines()
+            .filter_map(|line| line.strip_prefix("pub(crate) static "))
+            .filter_map(|line| line.strip_suffix(": Consumed = Consumed {"))
+            .collect();
+        assert_eq!(declared.len(), REGISTRY.len(), "{declared:?}");
+        let listed = source
+            .split("static REGISTRY")
+            .nth(1)
+            .and_then(|rest| rest.split("];").next())
+            .unwrap();
+        for name in &declared {
+            assert!(
+                listed.contains(&format!("&{name},")),
+                "{name} is not listed"
+            );
+        }
+        // Each one pincer reads itself names what a test can plant.
+        for consumed in REGISTRY {
+            assert!(
+                !consumed.examples.is_empty()
+                    || consumed.loader.contains("child")
+                    || consumed.names == ".git",
+                "{} has no example",
+                consumed.purpose()
+            );
+        }
     }
 
     #[test]

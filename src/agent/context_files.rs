@@ -45,14 +45,8 @@ pub(crate) struct ContextFile {
     pub truncated: bool,
 }
 
-/// A file that exists but was not used, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SkippedFile {
-    /// The file.
-    pub path: PathBuf,
-    /// A short reason ("not valid UTF-8", the I/O error, …).
-    pub reason: String,
-}
+/// A file that exists but was not used: why, and what to do (a consumed file refused).
+pub(crate) type SkippedFile = consumed::Refusal;
 
 /// What [`load`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -114,6 +108,7 @@ pub(crate) fn load(
             loaded.skipped.push(SkippedFile {
                 path: workspace.join(name),
                 reason: "not a plain file name inside the directory".to_owned(),
+                fix: "name a file inside the workspace in [workspace] files".to_owned(),
             });
         }
     }
@@ -153,9 +148,11 @@ pub(crate) fn load(
                     });
                 }
                 Err(Unreadable::Missing) => {}
+                Err(Unreadable::Refused(refused)) => loaded.skipped.push(refused.of(&path)),
                 Err(reason) => loaded.skipped.push(SkippedFile {
                     path,
                     reason: reason.to_string(),
+                    fix: "save it as UTF-8 text".to_owned(),
                 }),
             }
         }

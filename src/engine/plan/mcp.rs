@@ -47,6 +47,9 @@ pub(crate) fn config(
     };
     let mut config = crate::mcp::config::resolve(&sources, &crate::settings::process_env)
         .map_err(config_error)?;
+    for refusal in &config.refused {
+        context.warn(&refusal.warning());
+    }
     approve_workspace(context, &mut config, approve)?;
     Ok(config)
 }

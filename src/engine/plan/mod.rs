@@ -106,6 +106,9 @@ pub(crate) fn discover_skills(
         config_paths: &settings.skills.paths,
         flag_paths: &flags,
     });
+    for refusal in &discovery.refused {
+        context.warn(&refusal.warning());
+    }
     for problem in &discovery.skipped {
         context.warn(&format!(
             "skipped skill '{}': {}",

@@ -434,6 +434,12 @@ fn init_event(
         } else {
             "off"
         },
+        refused_files: shared
+            .refused
+            .iter()
+            .chain(&shared.mcp_config.refused)
+            .cloned()
+            .collect(),
     }
 }
 
