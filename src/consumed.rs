@@ -38,6 +38,10 @@ pub(crate) struct Consumed {
     /// the default `[workspace] files`, `--heartbeat`, `[mcp] load_workspace`): what a test
     /// plants as links out of the root. Empty for what only a CLI backend's child reads.
     examples: &'static [&'static str],
+    /// Paths under a root whose creation or change by a run is recorded ([`Watch`]), so that
+    /// the next run does not read them unapproved; one `*` stands for one directory's entries.
+    /// The context files are watched by their configured names.
+    watched: &'static [&'static str],
 }
 
 impl Consumed {
@@ -90,6 +94,7 @@ pub(crate) static CONTEXT_FILES: Consumed = Consumed {
     loader: "agent::context_files",
     why: "standing instructions and memory put into the system prompt",
     examples: &["AGENTS.md", "MEMORY.md", "HEARTBEAT.md"],
+    watched: &[],
 };
 
 /// A repository's metadata: its hooks and config run programs.
@@ -99,6 +104,7 @@ pub(crate) static GIT: Consumed = Consumed {
     loader: "agent::git, the sandbox's nested-repository scan",
     why: "git runs its hooks and config (core.fsmonitor, filters) on the user's next command",
     examples: &[],
+    watched: &[],
 };
 
 /// pincer's own project directory.
@@ -108,6 +114,7 @@ pub(crate) static PINCER: Consumed = Consumed {
     loader: "agent::skills (.pincer/skills)",
     why: "project skills' names and descriptions put into the prompt",
     examples: &[".pincer/skills/planted/SKILL.md"],
+    watched: &[".pincer/skills/*/SKILL.md"],
 };
 
 /// The cross-agent skills directory. Not a protected name (other tools keep more than skills
@@ -118,6 +125,7 @@ pub(crate) static AGENTS_SKILLS: Consumed = Consumed {
     loader: "agent::skills",
     why: "project skills' names and descriptions put into the prompt",
     examples: &[".agents/skills/planted/SKILL.md"],
+    watched: &[".agents/skills/*/SKILL.md"],
 };
 
 /// claude's project directory: settings, hooks, skills, agents.
@@ -127,6 +135,7 @@ pub(crate) static CLAUDE: Consumed = Consumed {
     loader: "the claude-cli backend's child",
     why: "claude runs the hooks of its settings and reads its skills and agents",
     examples: &[],
+    watched: &[".claude/settings.json", ".claude/settings.local.json"],
 };
 
 /// codex's project directory.
@@ -136,6 +145,7 @@ pub(crate) static CODEX: Consumed = Consumed {
     loader: "the codex-cli backend's child",
     why: "codex reads its config",
     examples: &[],
+    watched: &[".codex/config.toml"],
 };
 
 /// The project's MCP servers, started with `[mcp] load_workspace = true` (issue #45, hole 3:
@@ -146,6 +156,7 @@ pub(crate) static MCP_JSON: Consumed = Consumed {
     loader: "mcp::config",
     why: "each server it names is a program pincer starts",
     examples: &[".mcp.json"],
+    watched: &[".mcp.json"],
 };
 
 /// Every declaration: what [`open`] accepts, and what the sandbox and the file tools protect.
@@ -179,6 +190,8 @@ pub(crate) enum Refused {
     PincersOwn { target: PathBuf },
     #[error("larger than {limit} bytes ({bytes} bytes)")]
     TooLarge { bytes: u64, limit: u64 },
+    #[error("a command or tool of an earlier pincer run {} wrote it, and nobody approved it since", .by.describe())]
+    WrittenByRun { by: WrittenFile },
 }
 
 impl Refused {
@@ -193,6 +206,10 @@ impl Refused {
             }
             Refused::TooLarge { limit, .. } => format!("keep it under {limit} bytes"),
             Refused::Io(_) => "make it a readable regular file, or remove it".to_owned(),
+            Refused::WrittenByRun { .. } => format!(
+                "read it; if it is what you want, run once with {APPROVE_FLAG} (or change it \
+                 yourself), else remove it"
+            ),
         }
     }
 
@@ -237,12 +254,17 @@ impl Refusal {
 /// itself is inside it, as the global workspace directory is inside the config directory),
 /// anything but a regular file (opened with `O_NONBLOCK|O_NOFOLLOW` and checked on the handle,
 /// so a FIFO cannot block), and a file over `limit` bytes.
+///
+/// A file that a command or tool of an earlier run created or changed ([`Watch`]) and that
+/// still holds what that run left there is refused too, until the user approves it
+/// ([`Written`]).
 pub(crate) fn open(
     declared: &'static Consumed,
     root: &Path,
     name: &Path,
     own: &[&Path],
     limit: u64,
+    written: &Written,
 ) -> Result<Option<File>, Refused> {
     debug_assert!(
         REGISTRY
@@ -275,10 +297,17 @@ pub(crate) fn open(
     }
     // The canonical path has no link left in it: open it without following one, so a link
     // swapped in meanwhile is refused rather than followed.
-    let file = crate::fs::open_regular(&target, false)?;
+    let mut file = crate::fs::open_regular(&target, false)?;
     let bytes = file.metadata()?.len();
     if bytes > limit {
         return Err(Refused::TooLarge { bytes, limit });
+    }
+    if let Some(by) = written.entry(&root, name) {
+        let held = digest(&mut file)? == by.sha256;
+        io::Seek::rewind(&mut file)?;
+        if held {
+            return Err(Refused::WrittenByRun { by: by.clone() });
+        }
     }
     Ok(Some(file))
 }
@@ -290,8 +319,9 @@ pub(crate) fn read(
     name: &Path,
     own: &[&Path],
     limit: u64,
+    written: &Written,
 ) -> Result<Option<Vec<u8>>, Refused> {
-    let Some(file) = open(declared, root, name, own, limit)? else {
+    let Some(file) = open(declared, root, name, own, limit, written)? else {
         return Ok(None);
     };
     let mut bytes = Vec::new();
@@ -303,6 +333,239 @@ pub(crate) fn read(
         });
     }
     Ok(Some(bytes))
+}
+
+/// The record of consumed files that runs wrote, in the state directory (0600, outside every
+/// workspace and hidden from commands).
+pub(crate) const WRITTEN_FILE: &str = "consumed-written.json";
+
+/// The flag that approves what runs wrote to a workspace's consumed files.
+pub(crate) const APPROVE_FLAG: &str = "--approve-workspace-files";
+
+/// What a run left in a consumed file.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub(crate) struct WrittenFile {
+    /// SHA-256 of the content the run left.
+    sha256: String,
+    /// The run's session, when it had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    session: Option<String>,
+    /// When the run ended (RFC 3339).
+    at: String,
+}
+
+impl WrittenFile {
+    fn describe(&self) -> String {
+        match &self.session {
+            Some(session) => format!("(session {}, ended {})", session, self.at),
+            None => format!("(ended {})", self.at),
+        }
+    }
+}
+
+/// Issue #45, "a protected config file missing at start, created by the sandbox and executed
+/// next run": the consumed files that a run's commands or tools created or changed, per
+/// canonical root and relative name. [`open`] refuses such a file while it still holds what
+/// the run left (the user changing it, or [`APPROVE_FLAG`], lifts that). No placeholder is
+/// needed in the workspace: the record lives in pincer's state directory.
+#[derive(Debug, Default, Serialize, serde::Deserialize)]
+pub struct Written {
+    roots: std::collections::BTreeMap<String, std::collections::BTreeMap<String, WrittenFile>>,
+}
+
+impl Written {
+    /// The record in `state_dir`; none (or one pincer cannot read) is an empty one: the state
+    /// directory is hidden from commands, so a broken record is not an attack.
+    pub(crate) fn load(state_dir: &Path) -> Written {
+        let path = state_dir.join(WRITTEN_FILE);
+        crate::fs::open_regular(&path, false)
+            .ok()
+            .and_then(|file| {
+                let mut bytes = Vec::new();
+                file.take(16 * 1024 * 1024).read_to_end(&mut bytes).ok()?;
+                serde_json::from_slice(&bytes).ok()
+            })
+            .unwrap_or_default()
+    }
+
+    fn save(&self, state_dir: &Path) -> io::Result<()> {
+        let text = serde_json::to_vec_pretty(self).map_err(io::Error::other)?;
+        crate::fs::create_dir_all(state_dir)?;
+        crate::fs::write_atomic(&state_dir.join(WRITTEN_FILE), &text)
+    }
+
+    fn entry(&self, root: &Path, name: &Path) -> Option<&WrittenFile> {
+        self.roots
+            .get(root.to_string_lossy().as_ref())?
+            .get(name.to_string_lossy().as_ref())
+    }
+
+    /// [`APPROVE_FLAG`]: forget what runs wrote under `roots`, so their files are read again.
+    /// Returns how many files that approves.
+    pub(crate) fn approve(state_dir: &Path, roots: &[PathBuf]) -> io::Result<usize> {
+        let mut record = Written::load(state_dir);
+        let mut approved = 0;
+        for root in roots {
+            let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.clone());
+            if let Some(files) = record.roots.remove(root.to_string_lossy().as_ref()) {
+                approved += files.len();
+            }
+        }
+        if approved > 0 {
+            record.save(state_dir)?;
+        }
+        Ok(approved)
+    }
+}
+
+/// SHA-256 of what `file` holds from where it is, in hex.
+fn digest(file: &mut File) -> io::Result<String> {
+    use sha2::Digest as _;
+    let mut hasher = sha2::Sha256::new();
+    let mut buffer = [0u8; 16 * 1024];
+    loop {
+        let read = file.read(&mut buffer)?;
+        if read == 0 {
+            break;
+        }
+        hasher.update(&buffer[..read]);
+    }
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect())
+}
+
+/// The state of the watched consumed files of a run's roots: taken before the first tool call,
+/// compared at the end of the run ([`Watch::finish`], also on drop), every file created or
+/// changed in between recorded in [`Written`]. A run killed with SIGKILL records nothing
+/// (README, residual risks).
+pub(crate) struct Watch {
+    roots: Vec<PathBuf>,
+    /// The context files' names (`[workspace] files` less `writable`, `CLAUDE.md`,
+    /// `HEARTBEAT.md`): a name the user made writable is the agent's to change.
+    context_names: Vec<String>,
+    state_dir: PathBuf,
+    /// The run's session, once known.
+    pub(crate) session: Option<String>,
+    before: std::collections::BTreeMap<PathBuf, Option<String>>,
+    done: bool,
+}
+
+impl Watch {
+    /// Look at the watched files of `roots` as the run starts.
+    pub(crate) fn start(roots: &[PathBuf], context_names: &[String], state_dir: &Path) -> Watch {
+        let mut watch = Watch {
+            roots: roots
+                .iter()
+                .map(|root| std::fs::canonicalize(root).unwrap_or_else(|_| root.clone()))
+                .collect(),
+            context_names: context_names.to_vec(),
+            state_dir: state_dir.to_path_buf(),
+            session: None,
+            before: std::collections::BTreeMap::new(),
+            done: false,
+        };
+        watch.before = watch.look();
+        watch
+    }
+
+    /// Every watched path under the roots (patterns expanded), with the SHA-256 of a regular
+    /// file there (`None`: nothing, or not a regular file).
+    fn look(&self) -> std::collections::BTreeMap<PathBuf, Option<String>> {
+        let mut seen = std::collections::BTreeMap::new();
+        let patterns = REGISTRY
+            .iter()
+            .flat_map(|consumed| consumed.watched.iter().copied())
+            .chain(self.context_names.iter().map(String::as_str));
+        let patterns: Vec<&str> = patterns.collect();
+        for root in &self.roots {
+            for pattern in &patterns {
+                for path in expand(root, pattern) {
+                    // Through a link: what a loader would read there.
+                    let hash = crate::fs::open_regular(&path, true)
+                        .ok()
+                        .and_then(|mut file| digest(&mut file).ok());
+                    seen.insert(path, hash);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Record every watched file that is now a regular file with other content than at the
+    /// start; returns them.
+    pub(crate) fn finish(&mut self) -> io::Result<Vec<PathBuf>> {
+        self.done = true;
+        let now = self.look();
+        let mut changed = Vec::new();
+        let mut record = Written::load(&self.state_dir);
+        let at = time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        for (path, hash) in now {
+            let Some(hash) = hash else { continue };
+            if self
+                .before
+                .get(&path)
+                .is_some_and(|before| before.as_ref() == Some(&hash))
+            {
+                continue;
+            }
+            let Some((root, name)) = self
+                .roots
+                .iter()
+                .find_map(|root| Some((root, path.strip_prefix(root).ok()?)))
+            else {
+                continue;
+            };
+            record
+                .roots
+                .entry(root.to_string_lossy().into_owned())
+                .or_default()
+                .insert(
+                    name.to_string_lossy().into_owned(),
+                    WrittenFile {
+                        sha256: hash,
+                        session: self.session.clone(),
+                        at: at.clone(),
+                    },
+                );
+            changed.push(path);
+        }
+        if !changed.is_empty() {
+            record.save(&self.state_dir)?;
+        }
+        Ok(changed)
+    }
+}
+
+impl Drop for Watch {
+    /// A run that ends on an error records what it wrote too.
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.finish();
+        }
+    }
+}
+
+/// `pattern` under `root`: the path itself, or with its one `*` component replaced by each
+/// entry of that directory (not followed into links: a link is looked at, not through).
+fn expand(root: &Path, pattern: &str) -> Vec<PathBuf> {
+    let Some((before, after)) = pattern.split_once("/*/") else {
+        return vec![root.join(pattern)];
+    };
+    let directory = root.join(before);
+    let Ok(entries) = std::fs::read_dir(&directory) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| directory.join(entry.file_name()).join(after))
+        .collect();
+    paths.sort();
+    paths
 }
 
 #[cfg(test)]
@@ -326,7 +589,8 @@ mod tests {
         std::os::unix::fs::symlink(".pincer-home/auth-profiles.json", root.join("MEMORY.md"))
             .unwrap();
         std::os::unix::fs::symlink("notes.md", root.join("SOUL.md")).unwrap();
-        let read = |name: &str| read(&CONTEXT_FILES, &root, Path::new(name), &[&home], 100);
+        let none = Written::default();
+        let read = |name: &str| read(&CONTEXT_FILES, &root, Path::new(name), &[&home], 100, &none);
         assert!(refused(read("AGENTS.md")).contains("outside"));
         assert!(refused(read("MEMORY.md")).contains("pincer's own files"));
         assert_eq!(read("SOUL.md").unwrap().unwrap(), b"notes");
@@ -338,7 +602,14 @@ mod tests {
     }
 
     fn read_in(root: &Path, name: &str, own: &[&Path]) -> Result<Option<Vec<u8>>, Refused> {
-        read(&CONTEXT_FILES, root, Path::new(name), own, 100)
+        read(
+            &CONTEXT_FILES,
+            root,
+            Path::new(name),
+            own,
+            100,
+            &Written::default(),
+        )
     }
 
     /// Issue #45: "a new loader that is not in the list fails a test". A declaration made in

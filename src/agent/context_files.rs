@@ -98,6 +98,7 @@ pub(crate) fn load(
     names: &[String],
     heartbeat: bool,
     max_chars: usize,
+    written: &consumed::Written,
 ) -> LoadedFiles {
     let mut loaded = LoadedFiles::default();
     let mut wanted: Vec<&str> = Vec::new();
@@ -132,7 +133,7 @@ pub(crate) fn load(
                 continue;
             }
             seen.push(identity);
-            match read_text(dir, Path::new(chosen), own) {
+            match read_text(dir, Path::new(chosen), own, written) {
                 Ok(text) => {
                     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).trim_end();
                     if text.trim_start().is_empty() {
@@ -183,9 +184,21 @@ enum Unreadable {
 
 /// Read `name` under `dir`, a regular file of at most [`MAX_FILE_BYTES`] inside `dir` and
 /// outside pincer's own directories, as UTF-8.
-fn read_text(dir: &Path, name: &Path, own: &[&Path]) -> Result<String, Unreadable> {
-    let bytes = consumed::read(&consumed::CONTEXT_FILES, dir, name, own, MAX_FILE_BYTES)?
-        .ok_or(Unreadable::Missing)?;
+fn read_text(
+    dir: &Path,
+    name: &Path,
+    own: &[&Path],
+    written: &consumed::Written,
+) -> Result<String, Unreadable> {
+    let bytes = consumed::read(
+        &consumed::CONTEXT_FILES,
+        dir,
+        name,
+        own,
+        MAX_FILE_BYTES,
+        written,
+    )?
+    .ok_or(Unreadable::Missing)?;
     String::from_utf8(bytes).map_err(|_| Unreadable::NotUtf8)
 }
 
@@ -253,6 +266,26 @@ pub(crate) fn cap(content: &str, max_chars: usize) -> (String, bool) {
 
 #[cfg(test)]
 mod tests {
+    /// [`load`] with no file recorded as written by a run.
+    fn load_unrecorded(
+        workspace: &Path,
+        global_dir: &Path,
+        own: &[&Path],
+        names: &[String],
+        heartbeat: bool,
+        max_chars: usize,
+    ) -> LoadedFiles {
+        load(
+            workspace,
+            global_dir,
+            own,
+            names,
+            heartbeat,
+            max_chars,
+            &consumed::Written::default(),
+        )
+    }
+
     use super::*;
 
     fn names(list: &[&str]) -> Vec<String> {
@@ -335,7 +368,7 @@ mod tests {
             fs::write(workspace.path().join(name), format!("{name} body\n\n")).unwrap();
         }
         fs::write(global.path().join("USER.md"), "global user").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -359,7 +392,7 @@ mod tests {
         let workspace = tempfile::tempdir().unwrap();
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("CLAUDE.md"), "claude rules").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -371,7 +404,7 @@ mod tests {
 
         // Not when AGENTS.md exists, and not when it is not configured.
         fs::write(workspace.path().join("AGENTS.md"), "agents rules").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -380,7 +413,7 @@ mod tests {
             100,
         );
         assert_eq!(listed(&loaded), vec!["AGENTS.md"]);
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -397,7 +430,7 @@ mod tests {
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("HEARTBEAT.md"), "- check the backups").unwrap();
         fs::write(workspace.path().join("USER.md"), "Ada").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -406,7 +439,7 @@ mod tests {
             100,
         );
         assert_eq!(listed(&loaded), vec!["USER.md"]);
-        let loaded = load(workspace.path(), global.path(), &[], &defaults(), true, 100);
+        let loaded = load_unrecorded(workspace.path(), global.path(), &[], &defaults(), true, 100);
         assert_eq!(listed(&loaded), vec!["USER.md", "HEARTBEAT.md"]);
     }
 
@@ -415,7 +448,7 @@ mod tests {
         let workspace = tempfile::tempdir().unwrap();
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("MEMORY.md"), "m".repeat(250)).unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -439,7 +472,7 @@ mod tests {
         fs::create_dir(workspace.path().join("TOOLS.md")).unwrap();
         fs::write(workspace.path().join("USER.md"), "\u{feff}with a BOM").unwrap();
         let configured = names(&["AGENTS.md", "SOUL.md", "TOOLS.md", "USER.md", "../x.md"]);
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -474,7 +507,7 @@ mod tests {
     fn a_global_directory_that_is_the_workspace_does_not_repeat_files() {
         let workspace = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("SOUL.md"), "calm").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             workspace.path(),
             &[],

@@ -162,13 +162,18 @@ pub struct Places<'a> {
     pub config_paths: &'a [PathBuf],
     /// `--skill` paths, absolute.
     pub flag_paths: &'a [PathBuf],
+    /// The consumed files runs wrote (a workspace `SKILL.md` a run wrote is refused).
+    pub written: &'a crate::consumed::Written,
 }
 
 /// Find the skills of `places` (see the module comment for the order and the rules).
 pub fn discover(places: &Places<'_>) -> Discovery {
     let mut found = Found {
+        discovery: Discovery::default(),
+        seen: HashSet::new(),
         workspace: places.workspace.to_path_buf(),
-        ..Found::default()
+        declared: None,
+        written: places.written,
     };
     if places.enabled {
         found.directory_of_skills(&places.config_dir.join("skills"), SkillSource::Global);
@@ -193,8 +198,7 @@ pub fn discover(places: &Places<'_>) -> Discovery {
 }
 
 /// Discovery in progress.
-#[derive(Default)]
-struct Found {
+struct Found<'a> {
     discovery: Discovery,
     /// Canonical `SKILL.md` paths already loaded: a skill reached twice is not its own shadow.
     seen: HashSet<PathBuf>,
@@ -203,9 +207,11 @@ struct Found {
     /// While a workspace place is searched: its declaration, so that each `SKILL.md` in it is
     /// opened through [`crate::consumed::open`].
     declared: Option<&'static crate::consumed::Consumed>,
+    /// What runs wrote.
+    written: &'a crate::consumed::Written,
 }
 
-impl Found {
+impl Found<'_> {
     /// A default place: each subdirectory holding a `SKILL.md` is a skill. A missing place is
     /// not a problem. Returns how many `SKILL.md` files it found.
     fn directory_of_skills(&mut self, directory: &Path, source: SkillSource) -> usize {
@@ -317,7 +323,7 @@ impl Found {
     }
 }
 
-impl Found {
+impl Found<'_> {
     /// Open the workspace's `file` as `declared`: `None` (with the refusal recorded) when the
     /// registry refuses it or it is gone.
     fn open_consumed(
@@ -326,7 +332,7 @@ impl Found {
         file: &Path,
     ) -> Option<fs::File> {
         let name = file.strip_prefix(&self.workspace).unwrap_or(file);
-        match crate::consumed::open(declared, &self.workspace, name, &[], u64::MAX) {
+        match crate::consumed::open(declared, &self.workspace, name, &[], u64::MAX, self.written) {
             Ok(opened) => opened,
             Err(refused) => {
                 self.discovery.refused.push(refused.of(file));
@@ -656,6 +662,7 @@ mod tests {
                 enabled,
                 config_paths: config,
                 flag_paths: flags,
+                written: &crate::consumed::Written::default(),
             })
         }
     }

@@ -291,13 +291,17 @@ fn installation_status(
         &settings.workspace.files,
         false,
         settings.workspace.max_file_chars,
+        &crate::consumed::Written::load(&paths.state_dir),
     );
     let files = loaded.files;
     let skills = super::discover_skills(context, &[], true);
     let mut refused_files = loaded.skipped;
     refused_files.extend(skills.refused.iter().cloned());
     if settings.config.mcp.load_workspace.unwrap_or(false) {
-        refused_files.extend(crate::mcp::config::workspace_refusal(&context.workspace));
+        refused_files.extend(crate::mcp::config::workspace_refusal(
+            &context.workspace,
+            &crate::consumed::Written::load(&paths.state_dir),
+        ));
     }
     let sandbox = installation_sandbox(
         context,

@@ -240,6 +240,8 @@ pub(crate) struct Sources<'a> {
     pub strict: bool,
     /// What `${VAR}` may not expand to without an opt-in.
     pub keys: KeyVariables<'a>,
+    /// The consumed files runs wrote (a `.mcp.json` a run wrote is refused).
+    pub written: &'a crate::consumed::Written,
 }
 
 /// Merge the sources into the run's servers.
@@ -259,7 +261,7 @@ pub(crate) fn resolve(
         }
         // A directory there is another run's placeholder for a missing file: nothing to read.
         if sources.load_workspace && sources.workspace.join(WORKSPACE_FILE).is_file() {
-            match read_workspace_file(sources.workspace) {
+            match read_workspace_file(sources.workspace, sources.written) {
                 Ok(text) => {
                     for server in from_json(&text, WORKSPACE_FILE, environment, &sources.keys)? {
                         add(server);
@@ -288,10 +290,13 @@ pub(crate) fn resolve(
 }
 
 /// Why the workspace's `.mcp.json` would not be read, if it is there and refused (`status`).
-pub(crate) fn workspace_refusal(workspace: &Path) -> Option<crate::consumed::Refusal> {
+pub(crate) fn workspace_refusal(
+    workspace: &Path,
+    written: &crate::consumed::Written,
+) -> Option<crate::consumed::Refusal> {
     let there = std::fs::symlink_metadata(workspace.join(WORKSPACE_FILE)).is_ok();
     there
-        .then(|| read_workspace_file(workspace).err())
+        .then(|| read_workspace_file(workspace, written).err())
         .flatten()
 }
 
@@ -301,7 +306,10 @@ const MAX_WORKSPACE_FILE_BYTES: u64 = 1024 * 1024;
 /// The workspace's `.mcp.json`, read as the registry of consumed files declares it
 /// (`consumed::MCP_JSON`): a link out of the workspace, a FIFO or an oversized file is refused
 /// with the reason and what to do, never followed or waited on.
-fn read_workspace_file(workspace: &Path) -> Result<String, crate::consumed::Refusal> {
+fn read_workspace_file(
+    workspace: &Path,
+    written: &crate::consumed::Written,
+) -> Result<String, crate::consumed::Refusal> {
     let path = workspace.join(WORKSPACE_FILE);
     let bytes = crate::consumed::read(
         &crate::consumed::MCP_JSON,
@@ -309,6 +317,7 @@ fn read_workspace_file(workspace: &Path) -> Result<String, crate::consumed::Refu
         Path::new(WORKSPACE_FILE),
         &[],
         MAX_WORKSPACE_FILE_BYTES,
+        written,
     )
     .map_err(|refused| refused.of(&path))?
     .unwrap_or_default();
@@ -1140,6 +1149,7 @@ mod tests {
                 names: &[],
                 allowed: &allowed,
             },
+            written: &crate::consumed::Written::default(),
         };
         let config = resolve(&sources, &environment).unwrap();
         assert!(config.servers.is_empty(), "{config:?}");
@@ -1168,6 +1178,7 @@ mod tests {
             r#"{"mcpServers": {"extra": {"command": "x"}}}"#.to_owned(),
         ];
         let allowed = BTreeMap::new();
+        let written = crate::consumed::Written::default();
         let sources = |strict, load_workspace, flags: &'static [String]| Sources {
             config_toml: &toml,
             load_workspace,
@@ -1178,6 +1189,7 @@ mod tests {
                 names: &[],
                 allowed: &allowed,
             },
+            written: &written,
         };
         let names = |config: &McpConfig| -> Vec<String> {
             config.servers.iter().map(|s| s.name.clone()).collect()

@@ -343,6 +343,7 @@ pub(crate) fn workspace_files(
         &context.settings().workspace.files,
         args.heartbeat,
         context.settings().workspace.max_file_chars,
+        &crate::consumed::Written::load(&paths.state_dir),
     );
     for skipped in &loaded.skipped {
         context.warn(&skipped.warning());

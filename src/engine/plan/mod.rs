@@ -105,6 +105,7 @@ pub(crate) fn discover_skills(
         enabled: enabled && settings.skills.enabled,
         config_paths: &settings.skills.paths,
         flag_paths: &flags,
+        written: &crate::consumed::Written::load(&settings.paths.state_dir),
     });
     for refusal in &discovery.refused {
         context.warn(&refusal.warning());
