@@ -418,6 +418,27 @@ impl Written {
     }
 }
 
+/// The watched files of `declared` under `root` that [`open`] would refuse (a link out of the
+/// root, a file a run wrote and nobody approved): for what a CLI backend's child reads itself,
+/// which pincer then tells the child not to load (issue #45).
+pub(crate) fn refused_for_child(
+    declared: &'static Consumed,
+    root: &Path,
+    written: &Written,
+) -> Vec<Refusal> {
+    declared
+        .watched
+        .iter()
+        .map(Path::new)
+        .filter(|name| std::fs::symlink_metadata(root.join(name)).is_ok())
+        .filter_map(|name| {
+            open(declared, root, name, &[], 1024 * 1024, written)
+                .err()
+                .map(|refused| refused.of(&root.join(name)))
+        })
+        .collect()
+}
+
 /// SHA-256 of what `file` holds from where it is, in hex.
 fn digest(file: &mut File) -> io::Result<String> {
     use sha2::Digest as _;

@@ -212,6 +212,28 @@ pub(crate) fn shared_settings(
     let skills = turn_skills(context, args, prompt_mode, input.system_replace.is_some());
     let (files, mut refused) = workspace_files(context, args, prompt_mode);
     refused.extend(skills.refused.iter().cloned());
+    // Issue #45: claude reads the workspace's .claude settings itself and runs their hooks; one
+    // pincer would refuse (a run wrote it, or it links out) keeps claude to the user's settings.
+    let claude_settings_refused = if chain
+        .iter()
+        .any(|candidate| candidate.resolved.cli == Some(crate::backend::CliBackend::Claude))
+    {
+        crate::consumed::refused_for_child(
+            &crate::consumed::CLAUDE,
+            context.workspace(),
+            &crate::consumed::Written::load(&context.settings().paths.state_dir),
+        )
+    } else {
+        Vec::new()
+    };
+    for refusal in &claude_settings_refused {
+        context.warn(&format!(
+            "{} (claude-cli runs with --setting-sources=user: no project or local settings)",
+            refusal.warning()
+        ));
+    }
+    let claude_project_settings = claude_settings_refused.is_empty();
+    refused.extend(claude_settings_refused);
     // The private temp dir of exec (SPEC §10): made by the first command, removed with
     // `Shared`, on every path.
     let exec_temp = (!args.dry_run && sandbox_mode != SandboxMode::DangerFullAccess)
@@ -259,6 +281,7 @@ pub(crate) fn shared_settings(
         prompt_mode,
         files,
         refused,
+        claude_project_settings,
         skills,
         git: (prompt_mode == PromptMode::Full && input.system_replace.is_none())
             .then(|| {
@@ -387,6 +410,9 @@ pub(crate) struct Shared {
     /// The consumed files not read (context files, workspace skills, `.mcp.json`), for the
     /// init event (issue #45); each was also a warning.
     pub(crate) refused: Vec<crate::consumed::Refusal>,
+    /// Whether a claude-cli child may load the workspace's `.claude` settings (none of them
+    /// refused).
+    pub(crate) claude_project_settings: bool,
     pub(crate) skills: skills::Discovery,
     pub(crate) git: Option<prompt::GitSummary>,
     pub(crate) system_replace: Option<String>,
