@@ -339,6 +339,20 @@ pub(crate) fn read(
 /// workspace and hidden from commands).
 pub(crate) const WRITTEN_FILE: &str = "consumed-written.json";
 
+/// The lock taken while the record is read, changed and written: two runs ending together
+/// must not lose each other's entries.
+const WRITTEN_LOCK: &str = "consumed-written.lock";
+
+/// The lock on the record in `state_dir`.
+fn lock_record(state_dir: &Path) -> io::Result<crate::fs::FileLock> {
+    crate::fs::create_dir_all(state_dir)?;
+    crate::fs::FileLock::acquire(
+        &state_dir.join(WRITTEN_LOCK),
+        Some(std::time::Duration::from_secs(10)),
+    )
+    .map_err(io::Error::other)
+}
+
 /// The flag that approves what runs wrote to a workspace's consumed files.
 pub(crate) const APPROVE_FLAG: &str = "--approve-workspace-files";
 
@@ -403,6 +417,7 @@ impl Written {
     /// [`APPROVE_FLAG`]: forget what runs wrote under `roots`, so their files are read again.
     /// Returns how many files that approves.
     pub(crate) fn approve(state_dir: &Path, roots: &[PathBuf]) -> io::Result<usize> {
+        let _lock = lock_record(state_dir)?;
         let mut record = Written::load(state_dir);
         let mut approved = 0;
         for root in roots {
@@ -521,6 +536,13 @@ impl Watch {
         self.done = true;
         let now = self.look();
         let mut changed = Vec::new();
+        if !now
+            .iter()
+            .any(|(path, hash)| hash.is_some() && self.before.get(path) != Some(hash))
+        {
+            return Ok(changed);
+        }
+        let _lock = lock_record(&self.state_dir)?;
         let mut record = Written::load(&self.state_dir);
         let at = time::OffsetDateTime::now_utc()
             .format(&time::format_description::well_known::Rfc3339)
@@ -666,6 +688,41 @@ mod tests {
                 consumed.purpose()
             );
         }
+    }
+
+    #[test]
+    fn a_file_a_run_created_is_refused_until_it_changes_or_is_approved() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("workspace");
+        let state = dir.path().join("state");
+        std::fs::create_dir_all(root.join(".agents/skills/old")).unwrap();
+        std::fs::write(root.join("SOUL.md"), "mine").unwrap();
+        let names = ["AGENTS.md".to_owned(), "SOUL.md".to_owned()];
+        let mut watch = Watch::start(std::slice::from_ref(&root), &names, &state);
+        std::fs::write(root.join("AGENTS.md"), "planted").unwrap();
+        std::fs::create_dir_all(root.join(".agents/skills/new")).unwrap();
+        std::fs::write(root.join(".agents/skills/new/SKILL.md"), "planted").unwrap();
+        let written = watch.finish().unwrap();
+        assert_eq!(
+            written,
+            [
+                root.join(".agents/skills/new/SKILL.md"),
+                root.join("AGENTS.md")
+            ]
+        );
+        let record = Written::load(&state);
+        let read = |name: &str| read(&CONTEXT_FILES, &root, Path::new(name), &[], 100, &record);
+        assert!(refused(read("AGENTS.md")).contains("an earlier pincer run"));
+        assert_eq!(read("SOUL.md").unwrap().unwrap(), b"mine");
+        // Changed by the user since: read.
+        std::fs::write(root.join("AGENTS.md"), "edited").unwrap();
+        assert_eq!(read("AGENTS.md").unwrap().unwrap(), b"edited");
+        // Approved: forgotten.
+        assert_eq!(
+            Written::approve(&state, std::slice::from_ref(&root)).unwrap(),
+            2
+        );
+        assert!(Written::load(&state).roots.is_empty());
     }
 
     #[test]
