@@ -14,6 +14,12 @@
 //! The claude and codex directories are read by the CLI backends' children, not by pincer: they
 //! are protected names with no loader here. A refused file is a [`Refusal`]: a warning on
 //! stderr, an entry of the init event's `refused_files` and of `pincer status`.
+//!
+//! What a run writes is watched ([`Watch`]): the consumed files a run's commands or tools
+//! created or changed are recorded in the state directory ([`Written`]), and [`open`] refuses
+//! each while it holds what the run left, until the user approves it (`--approve-workspace-files`)
+//! or changes it. For `.claude` settings, which claude reads itself, [`refused_for_child`] tells
+//! the turn to keep claude to the user's settings.
 
 use std::fs::File;
 use std::io::{self, Read as _};
