@@ -978,6 +978,11 @@ pub struct TurnArgs {
     #[arg(long, help_heading = "Session and output")]
     pub heartbeat: bool,
 
+    /// Read the context files, skills and .mcp.json that an earlier run's commands or tools
+    /// created or changed here (held back until approved, or changed by you).
+    #[arg(long, help_heading = "Session and output")]
+    pub approve_workspace_files: bool,
+
     /// Hold the final answer to a JSON Schema (inline JSON or @FILE): validated, sent back
     /// with the errors when invalid, printed as `structured_output`.
     #[arg(

@@ -45,14 +45,8 @@ pub(crate) struct ContextFile {
     pub truncated: bool,
 }
 
-/// A file that exists but was not used, and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SkippedFile {
-    /// The file.
-    pub path: PathBuf,
-    /// A short reason ("not valid UTF-8", the I/O error, …).
-    pub reason: String,
-}
+/// A file that exists but was not used: why, and what to do (a consumed file refused).
+pub(crate) type SkippedFile = consumed::Refusal;
 
 /// What [`load`] found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -104,6 +98,7 @@ pub(crate) fn load(
     names: &[String],
     heartbeat: bool,
     max_chars: usize,
+    written: &consumed::Written,
 ) -> LoadedFiles {
     let mut loaded = LoadedFiles::default();
     let mut wanted: Vec<&str> = Vec::new();
@@ -114,6 +109,7 @@ pub(crate) fn load(
             loaded.skipped.push(SkippedFile {
                 path: workspace.join(name),
                 reason: "not a plain file name inside the directory".to_owned(),
+                fix: "name a file inside the workspace in [workspace] files".to_owned(),
             });
         }
     }
@@ -137,7 +133,7 @@ pub(crate) fn load(
                 continue;
             }
             seen.push(identity);
-            match read_text(dir, Path::new(chosen), own) {
+            match read_text(dir, Path::new(chosen), own, written) {
                 Ok(text) => {
                     let text = text.strip_prefix('\u{feff}').unwrap_or(&text).trim_end();
                     if text.trim_start().is_empty() {
@@ -153,9 +149,11 @@ pub(crate) fn load(
                     });
                 }
                 Err(Unreadable::Missing) => {}
+                Err(Unreadable::Refused(refused)) => loaded.skipped.push(refused.of(&path)),
                 Err(reason) => loaded.skipped.push(SkippedFile {
                     path,
                     reason: reason.to_string(),
+                    fix: "save it as UTF-8 text".to_owned(),
                 }),
             }
         }
@@ -186,9 +184,21 @@ enum Unreadable {
 
 /// Read `name` under `dir`, a regular file of at most [`MAX_FILE_BYTES`] inside `dir` and
 /// outside pincer's own directories, as UTF-8.
-fn read_text(dir: &Path, name: &Path, own: &[&Path]) -> Result<String, Unreadable> {
-    let bytes = consumed::read(&consumed::CONTEXT_FILES, dir, name, own, MAX_FILE_BYTES)?
-        .ok_or(Unreadable::Missing)?;
+fn read_text(
+    dir: &Path,
+    name: &Path,
+    own: &[&Path],
+    written: &consumed::Written,
+) -> Result<String, Unreadable> {
+    let bytes = consumed::read(
+        &consumed::CONTEXT_FILES,
+        dir,
+        name,
+        own,
+        MAX_FILE_BYTES,
+        written,
+    )?
+    .ok_or(Unreadable::Missing)?;
     String::from_utf8(bytes).map_err(|_| Unreadable::NotUtf8)
 }
 
@@ -256,6 +266,26 @@ pub(crate) fn cap(content: &str, max_chars: usize) -> (String, bool) {
 
 #[cfg(test)]
 mod tests {
+    /// [`load`] with no file recorded as written by a run.
+    fn load_unrecorded(
+        workspace: &Path,
+        global_dir: &Path,
+        own: &[&Path],
+        names: &[String],
+        heartbeat: bool,
+        max_chars: usize,
+    ) -> LoadedFiles {
+        load(
+            workspace,
+            global_dir,
+            own,
+            names,
+            heartbeat,
+            max_chars,
+            &consumed::Written::default(),
+        )
+    }
+
     use super::*;
 
     fn names(list: &[&str]) -> Vec<String> {
@@ -338,7 +368,7 @@ mod tests {
             fs::write(workspace.path().join(name), format!("{name} body\n\n")).unwrap();
         }
         fs::write(global.path().join("USER.md"), "global user").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -362,7 +392,7 @@ mod tests {
         let workspace = tempfile::tempdir().unwrap();
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("CLAUDE.md"), "claude rules").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -374,7 +404,7 @@ mod tests {
 
         // Not when AGENTS.md exists, and not when it is not configured.
         fs::write(workspace.path().join("AGENTS.md"), "agents rules").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -383,7 +413,7 @@ mod tests {
             100,
         );
         assert_eq!(listed(&loaded), vec!["AGENTS.md"]);
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -400,7 +430,7 @@ mod tests {
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("HEARTBEAT.md"), "- check the backups").unwrap();
         fs::write(workspace.path().join("USER.md"), "Ada").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -409,7 +439,7 @@ mod tests {
             100,
         );
         assert_eq!(listed(&loaded), vec!["USER.md"]);
-        let loaded = load(workspace.path(), global.path(), &[], &defaults(), true, 100);
+        let loaded = load_unrecorded(workspace.path(), global.path(), &[], &defaults(), true, 100);
         assert_eq!(listed(&loaded), vec!["USER.md", "HEARTBEAT.md"]);
     }
 
@@ -418,7 +448,7 @@ mod tests {
         let workspace = tempfile::tempdir().unwrap();
         let global = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("MEMORY.md"), "m".repeat(250)).unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -442,7 +472,7 @@ mod tests {
         fs::create_dir(workspace.path().join("TOOLS.md")).unwrap();
         fs::write(workspace.path().join("USER.md"), "\u{feff}with a BOM").unwrap();
         let configured = names(&["AGENTS.md", "SOUL.md", "TOOLS.md", "USER.md", "../x.md"]);
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             global.path(),
             &[],
@@ -477,7 +507,7 @@ mod tests {
     fn a_global_directory_that_is_the_workspace_does_not_repeat_files() {
         let workspace = tempfile::tempdir().unwrap();
         fs::write(workspace.path().join("SOUL.md"), "calm").unwrap();
-        let loaded = load(
+        let loaded = load_unrecorded(
             workspace.path(),
             workspace.path(),
             &[],

@@ -39,7 +39,12 @@ pub const MAX_DESCRIPTION_CHARS: usize = 1024;
 /// header longer than this is not one.
 const MAX_HEADER_BYTES: u64 = 64 * 1024;
 /// The default places inside the workspace, in order.
-const WORKSPACE_PLACES: [&str; 2] = [".pincer/skills", ".agents/skills"];
+/// The workspace's places, each read as the registry of consumed files declares it (issue #45):
+/// a `SKILL.md` (or skill directory) linking out of the workspace is refused, not followed.
+const WORKSPACE_PLACES: [(&str, &crate::consumed::Consumed); 2] = [
+    (".pincer/skills", &crate::consumed::PINCER),
+    (".agents/skills", &crate::consumed::AGENTS_SKILLS),
+];
 
 /// Where a skill was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -129,6 +134,10 @@ pub struct Discovery {
     pub shadowed: Vec<Shadowed>,
     /// Skills not loaded, and why.
     pub skipped: Vec<Problem>,
+    /// The workspace's `SKILL.md` files the registry of consumed files refused (a link out of
+    /// the workspace, a file a run wrote): reported with what to do, not in `skipped`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<crate::consumed::Refusal>,
     /// Loaded skills with something to fix (a name against the format's rules, a cap applied).
     pub warnings: Vec<Problem>,
 }
@@ -153,15 +162,25 @@ pub struct Places<'a> {
     pub config_paths: &'a [PathBuf],
     /// `--skill` paths, absolute.
     pub flag_paths: &'a [PathBuf],
+    /// The consumed files runs wrote (a workspace `SKILL.md` a run wrote is refused).
+    pub written: &'a crate::consumed::Written,
 }
 
 /// Find the skills of `places` (see the module comment for the order and the rules).
 pub fn discover(places: &Places<'_>) -> Discovery {
-    let mut found = Found::default();
+    let mut found = Found {
+        discovery: Discovery::default(),
+        seen: HashSet::new(),
+        workspace: places.workspace.to_path_buf(),
+        declared: None,
+        written: places.written,
+    };
     if places.enabled {
         found.directory_of_skills(&places.config_dir.join("skills"), SkillSource::Global);
-        for place in WORKSPACE_PLACES {
+        for (place, declared) in WORKSPACE_PLACES {
+            found.declared = Some(declared);
             found.directory_of_skills(&places.workspace.join(place), SkillSource::Workspace);
+            found.declared = None;
         }
         for path in places.config_paths {
             found.explicit(&places.workspace.join(path), SkillSource::Config);
@@ -179,14 +198,20 @@ pub fn discover(places: &Places<'_>) -> Discovery {
 }
 
 /// Discovery in progress.
-#[derive(Default)]
-struct Found {
+struct Found<'a> {
     discovery: Discovery,
     /// Canonical `SKILL.md` paths already loaded: a skill reached twice is not its own shadow.
     seen: HashSet<PathBuf>,
+    /// The workspace, the root of the places read as [`Found::declared`].
+    workspace: PathBuf,
+    /// While a workspace place is searched: its declaration, so that each `SKILL.md` in it is
+    /// opened through [`crate::consumed::open`].
+    declared: Option<&'static crate::consumed::Consumed>,
+    /// What runs wrote.
+    written: &'a crate::consumed::Written,
 }
 
-impl Found {
+impl Found<'_> {
     /// A default place: each subdirectory holding a `SKILL.md` is a skill. A missing place is
     /// not a problem. Returns how many `SKILL.md` files it found.
     fn directory_of_skills(&mut self, directory: &Path, source: SkillSource) -> usize {
@@ -241,11 +266,22 @@ impl Found {
     }
 
     fn load(&mut self, file: &Path, source: SkillSource) {
+        let opened = match self.declared {
+            Some(declared) => match self.open_consumed(declared, file) {
+                Some(opened) => Some(opened),
+                None => return,
+            },
+            None => None,
+        };
         let path = fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
         if self.seen.contains(&path) {
             return;
         }
-        let (front_matter, warnings) = match read_header(&path).and_then(|text| parse(&text)) {
+        let header = match opened {
+            Some(opened) => header_of(opened),
+            None => read_header(&path),
+        };
+        let (front_matter, warnings) = match header.and_then(|text| parse(&text)) {
             Ok(parsed) => parsed,
             Err(error) => {
                 self.discovery.skipped.push(Problem {
@@ -283,6 +319,25 @@ impl Found {
                 });
             }
             None => loaded.push(skill),
+        }
+    }
+}
+
+impl Found<'_> {
+    /// Open the workspace's `file` as `declared`: `None` (with the refusal recorded) when the
+    /// registry refuses it or it is gone.
+    fn open_consumed(
+        &mut self,
+        declared: &'static crate::consumed::Consumed,
+        file: &Path,
+    ) -> Option<fs::File> {
+        let name = file.strip_prefix(&self.workspace).unwrap_or(file);
+        match crate::consumed::open(declared, &self.workspace, name, &[], u64::MAX, self.written) {
+            Ok(opened) => opened,
+            Err(refused) => {
+                self.discovery.refused.push(refused.of(file));
+                None
+            }
         }
     }
 }
@@ -326,9 +381,14 @@ fn read_header(path: &Path) -> Result<String, SkillError> {
     if !metadata.is_file() {
         return Err(SkillError::NotAFile);
     }
+    header_of(fs::File::open(path).map_err(SkillError::Read)?)
+}
+
+/// [`read_header`] of an open file.
+fn header_of(file: fs::File) -> Result<String, SkillError> {
     let mut bytes = Vec::new();
-    fs::File::open(path)
-        .and_then(|file| file.take(MAX_HEADER_BYTES).read_to_end(&mut bytes))
+    file.take(MAX_HEADER_BYTES)
+        .read_to_end(&mut bytes)
         .map_err(SkillError::Read)?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
@@ -602,6 +662,7 @@ mod tests {
                 enabled,
                 config_paths: config,
                 flag_paths: flags,
+                written: &crate::consumed::Written::default(),
             })
         }
     }

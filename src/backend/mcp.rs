@@ -292,6 +292,7 @@ mod tests {
                 names: &[],
                 allowed: &BTreeMap::new(),
             },
+            written: &crate::consumed::Written::default(),
         };
         crate::mcp::config::resolve(&sources, &environment).unwrap()
     }

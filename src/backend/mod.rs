@@ -234,6 +234,9 @@ pub struct Request<'a> {
     pub hooks: &'a crate::hooks::HookSet,
     /// claude: where the `--settings` file with them is written, when there are any.
     pub settings_file: Option<&'a Path>,
+    /// claude: whether it may load the workspace's `.claude` settings; when not (pincer refused
+    /// one, issue #45), `--setting-sources=user`.
+    pub project_settings: bool,
     /// claude: `--json-schema`, the schema inline (claude takes no file for it).
     pub json_schema: Option<&'a Value>,
     /// codex: `--output-schema FILE`, the schema's file in OpenAI's strict form.
@@ -386,6 +389,9 @@ fn claude_args(request: &Request<'_>) -> Vec<String> {
     }
     if let Some(file) = request.settings_file {
         args.push(format!("--settings={}", file.to_string_lossy()));
+    }
+    if !request.project_settings {
+        args.push("--setting-sources=user".to_owned());
     }
     if !tools.allowed.is_empty() {
         args.push(format!("--allowedTools={}", tools.allowed.join(",")));
@@ -992,6 +998,7 @@ mod tests {
                 mcp_config_file: Some(Path::new("/tmp/pincer-cli-x/mcp-config.json")),
                 hooks: &hooks,
                 settings_file: Some(Path::new("/tmp/pincer-cli-x/settings.json")),
+                project_settings: false,
                 json_schema: Some(&schema),
                 output_schema_file: Some(Path::new("/tmp/pincer-cli-x/output-schema.json")),
             };

@@ -56,6 +56,7 @@ impl From<&TurnArgs> for TurnRequest {
             inline_images: Vec::new(),
             no_session_persistence: args.no_session_persistence,
             heartbeat: args.heartbeat,
+            approve_workspace_files: args.approve_workspace_files,
             json_schema: args.json_schema.clone(),
             output_schema: args.output_schema.clone(),
             dry_run: args.dry_run,

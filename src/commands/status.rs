@@ -284,16 +284,25 @@ fn installation_status(
         }
     };
     let paths = &settings.paths;
-    let files = crate::agent::context_files::load(
+    let loaded = crate::agent::context_files::load(
         &context.workspace,
         &paths.workspace_dir,
         &[&paths.config_dir, &paths.data_dir, &paths.state_dir],
         &settings.workspace.files,
         false,
         settings.workspace.max_file_chars,
-    )
-    .files;
+        &crate::consumed::Written::load(&paths.state_dir),
+    );
+    let files = loaded.files;
     let skills = super::discover_skills(context, &[], true);
+    let mut refused_files = loaded.skipped;
+    refused_files.extend(skills.refused.iter().cloned());
+    if settings.config.mcp.load_workspace.unwrap_or(false) {
+        refused_files.extend(crate::mcp::config::workspace_refusal(
+            &context.workspace,
+            &crate::consumed::Written::load(&paths.state_dir),
+        ));
+    }
     let sandbox = installation_sandbox(
         context,
         &crate::engine::plan::turn::added_dirs(context, &[])?,
@@ -356,6 +365,8 @@ fn installation_status(
             workspace_files: built.files,
         },
         skills,
+        consumed: crate::consumed::report(),
+        refused_files,
         cache: CacheReport {
             ttl: settings.cache_ttl.as_str().to_owned(),
         },
@@ -506,6 +517,18 @@ fn render(status: &InstallationStatus) -> String {
         .map(|skill| format!("{} ({})", skill.name(), skill.source.as_str()))
         .collect();
     line(&mut text, "skills:", none_or_joined(&skills));
+    for refusal in &status.refused_files {
+        line(
+            &mut text,
+            "not read:",
+            format!(
+                "{}: {}; {}",
+                refusal.path.display(),
+                refusal.reason,
+                refusal.fix
+            ),
+        );
+    }
     let overhead = &status.overhead;
     line(
         &mut text,

@@ -75,6 +75,8 @@ pub(crate) struct CliSettings {
     pub mcp: crate::mcp::McpConfig,
     /// The run's hooks, passed on in the child's own format (SPEC §14).
     pub hooks: crate::hooks::HookSet,
+    /// claude: whether it may load the workspace's `.claude` settings (issue #45).
+    pub project_settings: bool,
     /// The child's environment, built explicitly (`backend::child_environment`).
     pub environment: Vec<(OsString, OsString)>,
     /// Scrubs keys from the child's tool results before they are stored or shown.
@@ -174,6 +176,7 @@ fn request<'a>(
         mcp_config_file: files.mcp.as_deref(),
         hooks: &settings.hooks,
         settings_file: files.settings.as_deref(),
+        project_settings: settings.project_settings,
         json_schema: match settings.backend {
             CliBackend::Claude => settings.structured.as_ref().map(Plan::native_schema),
             CliBackend::Codex => None,

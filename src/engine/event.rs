@@ -107,6 +107,8 @@ pub struct Init {
     pub sandbox: &'static str,
     /// Whether commands reach the network (`on`) or only a loopback of their own (`off`).
     pub network: &'static str,
+    /// The consumed files pincer did not read (issue #45), each also a warning on stderr.
+    pub refused_files: Vec<crate::consumed::Refusal>,
 }
 
 /// A hook as the turn starts.

@@ -42,6 +42,9 @@ pub struct McpConfig {
     pub servers: Vec<ServerSpec>,
     /// `--strict-mcp-config` was given (passed on to `claude`).
     pub strict: bool,
+    /// The workspace's `.mcp.json` when the registry of consumed files refused it (a link out of
+    /// the workspace, a FIFO, a file a run wrote): its servers are not loaded (issue #45).
+    pub refused: Vec<crate::consumed::Refusal>,
 }
 
 impl McpConfig {
@@ -237,6 +240,8 @@ pub(crate) struct Sources<'a> {
     pub strict: bool,
     /// What `${VAR}` may not expand to without an opt-in.
     pub keys: KeyVariables<'a>,
+    /// The consumed files runs wrote (a `.mcp.json` a run wrote is refused).
+    pub written: &'a crate::consumed::Written,
 }
 
 /// Merge the sources into the run's servers.
@@ -245,6 +250,7 @@ pub(crate) fn resolve(
     environment: &dyn Fn(&str) -> Option<String>,
 ) -> Result<McpConfig, McpConfigError> {
     let mut servers: Vec<ServerSpec> = Vec::new();
+    let mut refused = Vec::new();
     let mut add = |server: ServerSpec| match servers.iter_mut().find(|s| s.name == server.name) {
         Some(existing) => *existing = server,
         None => servers.push(server),
@@ -255,9 +261,13 @@ pub(crate) fn resolve(
         }
         // A directory there is another run's placeholder for a missing file: nothing to read.
         if sources.load_workspace && sources.workspace.join(WORKSPACE_FILE).is_file() {
-            let text = read_workspace_file(sources.workspace)?;
-            for server in from_json(&text, WORKSPACE_FILE, environment, &sources.keys)? {
-                add(server);
+            match read_workspace_file(sources.workspace, sources.written) {
+                Ok(text) => {
+                    for server in from_json(&text, WORKSPACE_FILE, environment, &sources.keys)? {
+                        add(server);
+                    }
+                }
+                Err(refusal) => refused.push(refusal),
             }
         }
     }
@@ -275,7 +285,19 @@ pub(crate) fn resolve(
     Ok(McpConfig {
         servers,
         strict: sources.strict,
+        refused,
     })
+}
+
+/// Why the workspace's `.mcp.json` would not be read, if it is there and refused (`status`).
+pub(crate) fn workspace_refusal(
+    workspace: &Path,
+    written: &crate::consumed::Written,
+) -> Option<crate::consumed::Refusal> {
+    let there = std::fs::symlink_metadata(workspace.join(WORKSPACE_FILE)).is_ok();
+    there
+        .then(|| read_workspace_file(workspace, written).err())
+        .flatten()
 }
 
 /// The largest `.mcp.json` read: a server list, not data.
@@ -283,23 +305,27 @@ const MAX_WORKSPACE_FILE_BYTES: u64 = 1024 * 1024;
 
 /// The workspace's `.mcp.json`, read as the registry of consumed files declares it
 /// (`consumed::MCP_JSON`): a link out of the workspace, a FIFO or an oversized file is refused
-/// with the reason, never followed or waited on.
-fn read_workspace_file(workspace: &Path) -> Result<String, McpConfigError> {
+/// with the reason and what to do, never followed or waited on.
+fn read_workspace_file(
+    workspace: &Path,
+    written: &crate::consumed::Written,
+) -> Result<String, crate::consumed::Refusal> {
     let path = workspace.join(WORKSPACE_FILE);
-    let refused = |message: String| McpConfigError::Read {
-        path: path.to_string_lossy().into_owned(),
-        message,
-    };
     let bytes = crate::consumed::read(
         &crate::consumed::MCP_JSON,
         workspace,
         Path::new(WORKSPACE_FILE),
         &[],
         MAX_WORKSPACE_FILE_BYTES,
+        written,
     )
-    .map_err(|error| refused(error.to_string()))?
+    .map_err(|refused| refused.of(&path))?
     .unwrap_or_default();
-    String::from_utf8(bytes).map_err(|error| refused(error.to_string()))
+    String::from_utf8(bytes).map_err(|error| crate::consumed::Refusal {
+        path: path.clone(),
+        reason: error.to_string(),
+        fix: "save it as UTF-8 JSON".to_owned(),
+    })
 }
 
 fn read(path: &str) -> Result<String, McpConfigError> {
@@ -1123,13 +1149,14 @@ mod tests {
                 names: &[],
                 allowed: &allowed,
             },
+            written: &crate::consumed::Written::default(),
         };
-        match resolve(&sources, &environment) {
-            Err(McpConfigError::Read { message, .. }) => {
-                assert!(message.contains("outside"), "{message}");
-            }
-            other => panic!("{other:?}"),
-        }
+        let config = resolve(&sources, &environment).unwrap();
+        assert!(config.servers.is_empty(), "{config:?}");
+        assert_eq!(config.refused.len(), 1, "{config:?}");
+        let refusal = &config.refused[0];
+        assert_eq!(refusal.path, workspace.path().join(WORKSPACE_FILE));
+        assert!(refusal.reason.contains("outside"), "{refusal:?}");
     }
 
     #[test]
@@ -1151,6 +1178,7 @@ mod tests {
             r#"{"mcpServers": {"extra": {"command": "x"}}}"#.to_owned(),
         ];
         let allowed = BTreeMap::new();
+        let written = crate::consumed::Written::default();
         let sources = |strict, load_workspace, flags: &'static [String]| Sources {
             config_toml: &toml,
             load_workspace,
@@ -1161,6 +1189,7 @@ mod tests {
                 names: &[],
                 allowed: &allowed,
             },
+            written: &written,
         };
         let names = |config: &McpConfig| -> Vec<String> {
             config.servers.iter().map(|s| s.name.clone()).collect()

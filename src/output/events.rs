@@ -258,6 +258,15 @@ impl StreamJsonLines {
                         mode: init.sandbox.to_owned(),
                         network: init.network.to_owned(),
                     },
+                    refused_files: init
+                        .refused_files
+                        .iter()
+                        .map(|refusal| super::schema::RefusedFileLine {
+                            path: refusal.path.to_string_lossy().into_owned(),
+                            reason: refusal.reason.clone(),
+                            fix: refusal.fix.clone(),
+                        })
+                        .collect(),
                     pincer_version: env!("CARGO_PKG_VERSION").to_owned(),
                     claude_code_version: self
                         .claude
@@ -736,6 +745,7 @@ mod tests {
             hooks: Vec::new(),
             sandbox: "workspace-write",
             network: "off",
+            refused_files: Vec::new(),
         })
     }
 

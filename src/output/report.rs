@@ -392,6 +392,12 @@ pub struct InstallationStatus {
     pub overhead: OverheadReport,
     /// The skills found.
     pub skills: crate::agent::skills::Discovery,
+    /// What pincer reads from a workspace as configuration or prompt (issue #45's registry).
+    pub consumed: Vec<crate::consumed::ConsumedReport>,
+    /// The consumed files of this workspace a turn run here would not read, with why and what
+    /// to do (absent when none is).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_files: Vec<crate::consumed::Refusal>,
     /// The prompt cache.
     pub cache: CacheReport,
     /// Sessions in the store.

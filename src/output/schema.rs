@@ -165,6 +165,11 @@ pub struct InitLine {
     pub hooks: BTreeMap<String, Vec<InitHookLine>>,
     /// What the tools may touch and reach (SPEC §10).
     pub sandbox: InitSandboxLine,
+    /// The files pincer reads from the workspace as configuration or prompt that it refused to
+    /// read this run (a link out of the workspace, a FIFO, a file a run wrote), each with what
+    /// to do; also warnings on stderr (issue #45).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_files: Vec<RefusedFileLine>,
     /// pincer's version.
     pub pincer_version: String,
     /// Under an agent SDK only: the version of claude's CLI whose protocol pincer speaks (the
@@ -184,6 +189,18 @@ pub struct InitSandboxLine {
     /// `off` (commands have only a loopback interface of their own) or `on`. Whether this
     /// system can close it is in `pincer status` and `--dry-run`.
     pub network: String,
+}
+
+/// One entry of `system/init`'s `refused_files`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefusedFileLine {
+    /// The file.
+    pub path: String,
+    /// Why pincer did not read it.
+    pub reason: String,
+    /// What to do about it.
+    pub fix: String,
 }
 
 /// One entry of `system/init`'s `mcp_servers`.

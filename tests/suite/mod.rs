@@ -42,6 +42,7 @@ mod structured_output;
 mod telemetry;
 mod tool_policy;
 mod trust;
+mod trust_boundary;
 mod turns;
 mod usage;
 mod web_fetch;

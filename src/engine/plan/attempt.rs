@@ -210,6 +210,30 @@ pub(crate) fn shared_settings(
     let sandbox_mode = sandbox_mode(context, args);
     let prompt_mode = args.prompt_mode.unwrap_or(PromptMode::Full);
     let skills = turn_skills(context, args, prompt_mode, input.system_replace.is_some());
+    let (files, mut refused) = workspace_files(context, args, prompt_mode);
+    refused.extend(skills.refused.iter().cloned());
+    // Issue #45: claude reads the workspace's .claude settings itself and runs their hooks; one
+    // pincer would refuse (a run wrote it, or it links out) keeps claude to the user's settings.
+    let claude_settings_refused = if chain
+        .iter()
+        .any(|candidate| candidate.resolved.cli == Some(crate::backend::CliBackend::Claude))
+    {
+        crate::consumed::refused_for_child(
+            &crate::consumed::CLAUDE,
+            context.workspace(),
+            &crate::consumed::Written::load(&context.settings().paths.state_dir),
+        )
+    } else {
+        Vec::new()
+    };
+    for refusal in &claude_settings_refused {
+        context.warn(&format!(
+            "{} (claude-cli runs with --setting-sources=user: no project or local settings)",
+            refusal.warning()
+        ));
+    }
+    let claude_project_settings = claude_settings_refused.is_empty();
+    refused.extend(claude_settings_refused);
     // The private temp dir of exec (SPEC §10): made by the first command, removed with
     // `Shared`, on every path.
     let exec_temp = (!args.dry_run && sandbox_mode != SandboxMode::DangerFullAccess)
@@ -255,7 +279,9 @@ pub(crate) fn shared_settings(
         _exec_temp: exec_temp,
         now: prompt_date(),
         prompt_mode,
-        files: workspace_files(context, args, prompt_mode),
+        files,
+        refused,
+        claude_project_settings,
         skills,
         git: (prompt_mode == PromptMode::Full && input.system_replace.is_none())
             .then(|| {
@@ -319,15 +345,18 @@ pub(crate) fn prompt_date() -> String {
         .unwrap_or_default()
 }
 
-/// The workspace context files of the system prompt (full prompt mode only); a skipped one is
-/// a warning.
+/// The workspace context files of the system prompt (full prompt mode only), and those that
+/// were refused (each also a warning).
 pub(crate) fn workspace_files(
     context: &dyn RunEnv,
     args: &TurnRequest,
     prompt_mode: PromptMode,
-) -> Vec<context_files::ContextFile> {
+) -> (
+    Vec<context_files::ContextFile>,
+    Vec<crate::consumed::Refusal>,
+) {
     if args.no_context_files || prompt_mode != PromptMode::Full {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     let paths = &context.settings().paths;
     let loaded = context_files::load(
@@ -337,13 +366,10 @@ pub(crate) fn workspace_files(
         &context.settings().workspace.files,
         args.heartbeat,
         context.settings().workspace.max_file_chars,
+        &crate::consumed::Written::load(&paths.state_dir),
     );
     for skipped in &loaded.skipped {
-        context.warn(&format!(
-            "skipped workspace file '{}': {}",
-            skipped.path.display(),
-            skipped.reason
-        ));
+        context.warn(&skipped.warning());
     }
     if args.heartbeat
         && !loaded
@@ -358,7 +384,7 @@ pub(crate) fn workspace_files(
             context.settings().paths.workspace_dir.display()
         ));
     }
-    loaded.files
+    (loaded.files, loaded.skipped)
 }
 
 /// What every attempt of the chain shares.
@@ -381,6 +407,12 @@ pub(crate) struct Shared {
     pub(crate) now: String,
     pub(crate) prompt_mode: PromptMode,
     pub(crate) files: Vec<context_files::ContextFile>,
+    /// The consumed files not read (context files, workspace skills, `.mcp.json`), for the
+    /// init event (issue #45); each was also a warning.
+    pub(crate) refused: Vec<crate::consumed::Refusal>,
+    /// Whether a claude-cli child may load the workspace's `.claude` settings (none of them
+    /// refused).
+    pub(crate) claude_project_settings: bool,
     pub(crate) skills: skills::Discovery,
     pub(crate) git: Option<prompt::GitSummary>,
     pub(crate) system_replace: Option<String>,

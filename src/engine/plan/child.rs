@@ -69,6 +69,7 @@ pub(crate) fn cli_settings(
         environment,
         mcp: shared.mcp_config.clone(),
         hooks: shared.hooks.set.clone(),
+        project_settings: shared.claude_project_settings,
         backend_settings,
         model: model.clone(),
         child_model,

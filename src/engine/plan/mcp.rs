@@ -44,9 +44,13 @@ pub(crate) fn config(
             names: &known.variables,
             allowed: &file.mcp.allow_key_env,
         },
+        written: &crate::consumed::Written::load(&context.settings().paths.state_dir),
     };
     let mut config = crate::mcp::config::resolve(&sources, &crate::settings::process_env)
         .map_err(config_error)?;
+    for refusal in &config.refused {
+        context.warn(&refusal.warning());
+    }
     approve_workspace(context, &mut config, approve)?;
     Ok(config)
 }

@@ -105,7 +105,11 @@ pub(crate) fn discover_skills(
         enabled: enabled && settings.skills.enabled,
         config_paths: &settings.skills.paths,
         flag_paths: &flags,
+        written: &crate::consumed::Written::load(&settings.paths.state_dir),
     });
+    for refusal in &discovery.refused {
+        context.warn(&refusal.warning());
+    }
     for problem in &discovery.skipped {
         context.warn(&format!(
             "skipped skill '{}': {}",

@@ -62,6 +62,8 @@ pub(crate) struct TurnRequest {
     pub(crate) no_session_persistence: bool,
     /// `--heartbeat`.
     pub(crate) heartbeat: bool,
+    /// `--approve-workspace-files`.
+    pub(crate) approve_workspace_files: bool,
     /// `--json-schema SCHEMA|@FILE`.
     pub(crate) json_schema: Option<String>,
     /// codex's `--output-schema FILE`.

@@ -86,6 +86,9 @@ pub(crate) fn execute(
     }
     // --record / --replay: opened before anything is created (a bad cassette is exit 2).
     let cassette = plan::replay::RunCassette::for_turn(context, args)?;
+    // Issue #45: what earlier runs wrote to consumed files is approved before anything is
+    // loaded, and what this run writes is watched from before the first tool call to the end.
+    let mut watch = watch_consumed(context, args)?;
     // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
     let mcp_config = plan::mcp::config(
         context,
@@ -128,6 +131,9 @@ pub(crate) fn execute(
         setup::setup_session(host, &index, &choice, args.no_session_persistence)?
     };
     known.session_id.clone_from(&setup.session_id);
+    if let Some(watch) = &mut watch {
+        watch.session.clone_from(&setup.session_id);
+    }
     known.session_name.clone_from(&setup.session_name);
     let (shared, user) = shared_settings(
         context,
@@ -189,6 +195,9 @@ pub(crate) fn execute(
         switch: SwitchModel::for_request(context, args, &shared),
     };
     let mut outcome = end_turn(context, scope, links, sink)?;
+    if let Some(mut watch) = watch {
+        report_written(context, &mut watch);
+    }
     close_session(context, &mut setup, primary, &outcome)?;
     // A lock wait that --timeout cut short (the credential store's while the turn recorded a
     // credential's outcome, the index's after it) ends the run as the timeout does in any other
@@ -434,6 +443,68 @@ fn init_event(
         } else {
             "off"
         },
+        refused_files: shared
+            .refused
+            .iter()
+            .chain(&shared.mcp_config.refused)
+            .cloned()
+            .collect(),
+    }
+}
+
+/// `--approve-workspace-files`, then the [`crate::consumed::Watch`] of the run's roots (none
+/// for a dry run: nothing runs).
+fn watch_consumed(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+) -> CliResult<Option<crate::consumed::Watch>> {
+    let settings = context.settings();
+    let mut roots = vec![context.workspace().to_path_buf()];
+    roots.extend(added_dirs(context, &args.add_dir)?);
+    let state_dir = &settings.paths.state_dir;
+    if args.approve_workspace_files {
+        let approved = crate::consumed::Written::approve(state_dir, &roots).map_err(|error| {
+            CliError::new(
+                Exit::RunFailed,
+                format!(
+                    "{}: cannot update the record of files runs wrote: {error}",
+                    crate::consumed::APPROVE_FLAG
+                ),
+            )
+        })?;
+        context.note(&format!(
+            "{}: {approved} file(s) that earlier runs wrote here are read again",
+            crate::consumed::APPROVE_FLAG
+        ));
+    }
+    if args.dry_run {
+        return Ok(None);
+    }
+    let names = crate::agent::context_files::read_only_names(
+        &settings.workspace.files,
+        &settings.workspace.writable,
+    );
+    Ok(Some(crate::consumed::Watch::start(
+        &roots, &names, state_dir,
+    )))
+}
+
+/// Record what the run wrote to consumed files, and say so: the next run holds them back.
+fn report_written(context: &dyn RunEnv, watch: &mut crate::consumed::Watch) {
+    match watch.finish() {
+        Ok(written) => {
+            for path in written {
+                context.warn(&format!(
+                    "this run wrote '{}', which pincer reads as configuration or prompt; the \
+                     next run will not read it until you approve it ({})",
+                    path.display(),
+                    crate::consumed::APPROVE_FLAG
+                ));
+            }
+        }
+        Err(error) => context.warn(&format!(
+            "cannot record the consumed files this run wrote: {error}"
+        )),
     }
 }
 
