@@ -23,6 +23,7 @@ mod ls;
 pub(crate) mod paths;
 pub(crate) mod policy;
 mod probe_memo;
+pub(crate) mod program;
 mod read;
 mod sandbox;
 #[cfg(test)]

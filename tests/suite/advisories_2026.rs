@@ -173,6 +173,80 @@ fn collecting_git_status_runs_no_helper_that_a_hostile_git_config_or_attribute_t
     assert!(!witness.exists(), "a run ran the repository's helper");
 }
 
+/// A `git` (or `sh`) found first on a repository-controlled `PATH`. Claude Code ran an
+/// executable named `git` from the directory it was started in (anthropics/claude-code#4964),
+/// and codex stopped trusting a path-qualified program by its base name (openai/codex#28732).
+/// Users' `PATH`s hold `.`, an empty entry or a relative `bin`, and tools such as direnv add a
+/// workspace's own `bin/`: pincer must find the programs it starts itself — `git` for the
+/// prompt's summary (once outside the sandbox, to list filter drivers), `sh` for `exec` — in a
+/// directory no repository chose. The planted programs leave a witness outside the workspace
+/// and print a lie that would show in the prompt or the tool result.
+///
+/// Failed before the fix: the planted `git` ran outside the sandbox, and its made-up branch
+/// reached the system prompt.
+#[test]
+fn a_git_or_sh_planted_in_the_workspace_is_never_run_through_a_relative_or_workspace_path_entry() {
+    let home = Home::new();
+    if !have("git") {
+        skip("a_git_or_sh_planted_in_the_workspace…", "git is missing");
+        return;
+    }
+    let workspace = &home.workspace;
+    git(workspace, &["init", "-q", "-b", "main"]);
+    let witness = home.root.path().join("planted-ran");
+    for directory in [
+        workspace.clone(),
+        workspace.join("bin"),
+        workspace.join("tools"),
+    ] {
+        std::fs::create_dir_all(&directory).unwrap();
+        for name in ["git", "sh"] {
+            script(
+                &directory.join(name),
+                &format!(
+                    "echo \"$0 $*\" >> {} 2>/dev/null\necho '## PLANTED-BRANCH'\necho PLANTED\n",
+                    witness.display()
+                ),
+            );
+        }
+    }
+    let path = format!(
+        ".:bin::{}:{}",
+        workspace.join("tools").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+
+    let server = MockServer::start(Vec::new());
+    let dry = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .key(&protocols::anthropic(), KEY)
+        .env("PATH", &path)
+        .args(["run", "-m", MODEL, "--dry-run", "hi"])
+        .output();
+    assert_eq!(code(&dry), 0, "{}", stderr(&dry));
+    let report: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    let prompt = report["system_prompt"].as_str().unwrap();
+    assert!(!witness.exists(), "--dry-run ran a planted program");
+    assert!(!prompt.contains("PLANTED"), "{prompt}");
+    assert!(prompt.contains("Git repository: branch main."), "{prompt}");
+
+    let server = MockServer::start(exec_turn(&["echo hi"]));
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .key(&protocols::anthropic(), KEY)
+        .env("PATH", &path)
+        .args(["--json", "run", "-m", MODEL, "go"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(!witness.exists(), "a run ran a planted program");
+    let results = results_of(&server);
+    assert_eq!(results["c0"].0, "hi\n", "exec ran the planted sh");
+    let sent = String::from_utf8_lossy(&server.requests()[0].body).into_owned();
+    assert!(!sent.contains("PLANTED"), "{sent}");
+}
+
 /// A link planted in the sandbox that the host side then writes through (CVE-2026-39861:
 /// Claude Code's sandbox escape through a symbolic link a command created and the host-side
 /// file tools followed). A command plants links to a file and to a directory outside the
