@@ -400,6 +400,105 @@ fn a_path_swapped_for_a_link_during_write_edit_or_apply_patch_never_leads_outsid
     );
 }
 
+/// Deny rules bypassed through links and through `cd`. CVE-2026-25724: Claude Code matched its
+/// `Read` deny rules against the path as written, so a link to a denied file read it. Here a
+/// hostile repository ships `docs/notes.md -> ../.env` and `mirror -> .` while the user denies
+/// `read(.env)` and `edit(.env)`; and a command tries to reach the read-only `.git` through a
+/// link it made and after a `cd` into it.
+///
+/// Failed before the fix: `read docs/notes.md` and `read mirror/.env` sent the denied file's
+/// secret to the provider (path patterns were compared lexically).
+#[test]
+fn deny_rules_and_protected_directories_hold_through_links_and_cd() {
+    let home = Home::new();
+    let workspace = &home.workspace;
+    std::fs::write(workspace.join(".env"), "API_TOKEN=hunter2-from-dotenv\n").unwrap();
+    std::fs::create_dir(workspace.join("docs")).unwrap();
+    std::os::unix::fs::symlink("../.env", workspace.join("docs/notes.md")).unwrap();
+    std::os::unix::fs::symlink(".", workspace.join("mirror")).unwrap();
+    std::fs::write(workspace.join("readme.md"), "plain\n").unwrap();
+    let calls = [
+        ("read", json!({"path": "docs/notes.md"})),
+        ("read", json!({"path": "mirror/.env"})),
+        ("read", json!({"path": "mirror/mirror/docs/notes.md"})),
+        (
+            "edit",
+            json!({"path": "docs/notes.md", "oldText": "API_TOKEN", "newText": "x"}),
+        ),
+        ("read", json!({"path": "readme.md"})),
+    ];
+    let server = MockServer::start(file_tool_turn(&calls));
+    let output = run_ok(
+        &home,
+        &server,
+        &["--disallowed-tools", "read(.env),edit(.env)"],
+    );
+    let results = results_of(&server);
+    for id in ["f0", "f1", "f2", "f3"] {
+        assert!(results[id].1, "{id}: {}", results[id].0);
+        assert!(
+            results[id].0.contains("Permission denied"),
+            "{id}: {}",
+            results[id].0
+        );
+    }
+    assert_eq!(denied_ids(&output), ["f0", "f1", "f2", "f3"]);
+    assert!(!results["f4"].1, "{:?}", results["f4"]);
+    for request in server.requests() {
+        assert!(!String::from_utf8_lossy(&request.body).contains("hunter2"));
+    }
+    assert_eq!(
+        std::fs::read_to_string(workspace.join(".env")).unwrap(),
+        "API_TOKEN=hunter2-from-dotenv\n"
+    );
+
+    // The protected `.git`, through a link and a `cd`, by a command and by the file tools.
+    if !have("git") || !namespaces("deny_rules_and_protected_directories…/.git") {
+        return;
+    }
+    git(workspace, &["init", "-q", "-b", "main"]);
+    let commands = [
+        "ln -s .git g && echo x > g/hooks/pre-commit; echo rc=$?",
+        "cd .git/hooks && echo x > post-checkout; echo rc=$?",
+        "cd .git && ln -s hooks h; echo x > h/post-merge; echo rc=$?",
+        "cd docs && cd ../.git && echo '[core] fsmonitor = x' >> config; echo rc=$?",
+    ];
+    let mut calls: Vec<(&str, Value)> = commands
+        .iter()
+        .map(|command| ("exec", json!({"command": command})))
+        .collect();
+    calls.push((
+        "write",
+        json!({"path": "g/hooks/pre-push", "content": "x\n"}),
+    ));
+    calls.push((
+        "write",
+        json!({"path": "mirror/.git/hooks/pre-rebase", "content": "x\n"}),
+    ));
+    let server = MockServer::start(file_tool_turn(&calls));
+    run_ok(&home, &server, &[]);
+    let results = results_of(&server);
+    for (index, command) in commands.iter().enumerate() {
+        let (text, _) = &results[&format!("f{index}")];
+        assert!(!text.contains("rc=0"), "{command}: {text}");
+    }
+    for id in ["f4", "f5"] {
+        assert!(results[id].1, "{id} succeeded: {}", results[id].0);
+    }
+    let mut hooks: Vec<String> = std::fs::read_dir(workspace.join(".git/hooks"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| !name.ends_with(".sample"))
+        .collect();
+    hooks.sort();
+    assert!(hooks.is_empty(), "{hooks:?}");
+    assert!(
+        !std::fs::read_to_string(workspace.join(".git/config"))
+            .unwrap()
+            .contains("fsmonitor")
+    );
+}
+
 /// A project file setting the provider's base URL or headers. CVE-2026-21852
 /// (GHSA-jh7p-qr78-84p7): a repository's `.claude/settings.json` set `ANTHROPIC_BASE_URL`, and
 /// Claude Code sent its first request — with the user's key — to the attacker before the trust
