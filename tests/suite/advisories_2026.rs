@@ -773,3 +773,44 @@ fn env_split_string_and_wrapper_options_never_get_a_denied_command_past_its_rule
         .collect();
     assert_eq!(denied, expected, "{attacks:?}");
 }
+
+/// A provider-side tool left on when the run is closed off. A search is run by the provider,
+/// outside every sandbox, with a query the model wrote — a way out for what it read — so a
+/// `read-only` run (or `--permission-mode plan`) gets it only when its command line asks
+/// (`--web-search`), as `web_fetch` is offered there only when named; the config's default
+/// (`tools.web_search = true`) does not turn it on there. No public advisory id was found for
+/// this item of issue #45; it is the provider-side half of "network off".
+///
+/// Failed before the fix: the configured search was offered to a read-only run.
+#[test]
+fn a_configured_web_search_is_left_off_in_a_read_only_run_unless_the_command_line_asks() {
+    let home = Home::new();
+    let offered = |args: &[&str]| -> bool {
+        let server = MockServer::start(Vec::new());
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &server)
+            .key(&protocols::anthropic(), KEY)
+            .args(args)
+            .args(["-m", MODEL, "--dry-run", "hi"])
+            .output();
+        assert_eq!(code(&output), 0, "{args:?}: {}", stderr(&output));
+        let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+        report["body"]["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|tool| tool["name"] == "web_search")
+    };
+    let configured = ["-c", "tools.web_search=true", "run"];
+    assert!(offered(&configured));
+    assert!(!offered(
+        &[&configured[..], &["--sandbox", "read-only"]].concat()
+    ));
+    assert!(!offered(
+        &[&configured[..], &["--permission-mode", "plan"]].concat()
+    ));
+    assert!(offered(&["run", "--web-search", "--sandbox", "read-only"]));
+    assert!(!offered(&["run", "--sandbox", "read-only"]));
+    assert!(!offered(&["run"]));
+}
