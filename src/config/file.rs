@@ -382,8 +382,7 @@ pub struct ToolsConfig {
     #[serde(default)]
     pub web_fetch: WebFetchConfig,
     /// Ask the provider for its server-side web search on every turn, like `--web-search`: for
-    /// a model that cannot search, a warning and a turn without it; not in a `read-only` run,
-    /// which searches only with `--web-search`. Default: false.
+    /// a model that cannot search, a warning and a turn without it. Default: false.
     pub web_search: Option<bool>,
 }
 

@@ -290,7 +290,7 @@ pub(crate) fn shared_settings(
         thinking_asked,
         thinking_budget: args.max_thinking_tokens.filter(|tokens| *tokens > 0),
         output_schema,
-        web_search: web_search::Asked::new(args.web_search, context.settings(), sandbox_mode),
+        web_search: web_search::Asked::new(args.web_search, context.settings()),
     };
     // The git change counts follow the prompt, after every cache breakpoint (SPEC §6.1, §7); a
     // CLI child is given the prompt alone.

@@ -116,11 +116,7 @@ pub(crate) fn execute(
     // `--web-search` the primary model cannot honour is a usage error: before the session.
     plan::web_search::check_primary(
         context.settings(),
-        plan::web_search::Asked::new(
-            args.web_search,
-            context.settings(),
-            plan::attempt::sandbox_mode(context, args),
-        ),
+        plan::web_search::Asked::new(args.web_search, context.settings()),
         &chain[0].resolved,
         !policy.offered().is_empty() || !policy.offered_mcp().is_empty(),
     )?;

@@ -11,7 +11,6 @@
 //!   `WebSearch` tool, codex's `web_search` setting; `backend::invocation`).
 
 use super::models::ResolvedModel;
-use crate::conversation::SandboxMode;
 use crate::error::{CliError, CliResult};
 use crate::provider::web_search::{Availability, ModelSearch, WebSearch, availability};
 use crate::settings::Settings;
@@ -26,14 +25,10 @@ pub(crate) struct Asked {
 }
 
 impl Asked {
-    /// From the flag and the config, for a turn in the sandbox `mode`. The config's default
-    /// does not apply under `read-only`: a search sends what the model chose to a service the
-    /// provider runs, and a run that must not change anything should not send what it read
-    /// anywhere either unless told to (`--web-search`), as `web_fetch` is offered there only
-    /// when named (issue #45: a provider-side tool left on when the run is closed off).
-    pub(crate) fn new(flag: bool, settings: &Settings, mode: SandboxMode) -> Asked {
+    /// From the flag and the config.
+    pub(crate) fn new(flag: bool, settings: &Settings) -> Asked {
         Asked {
-            asked: flag || (settings.tools.web_search && mode != SandboxMode::ReadOnly),
+            asked: flag || settings.tools.web_search,
             by_flag: flag,
         }
     }
