@@ -11,9 +11,9 @@
 //! configuration names, found first by `git config`, which runs nothing — and under a time
 //! limit. Where commands cannot be confined at all, there is no summary.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io::Read as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -68,6 +68,12 @@ pub(crate) fn git_summary(
     if std::fs::symlink_metadata(workspace.join(".git")).is_err() {
         return None;
     }
+    // Never a `git` the repository put on the way (a `.` or `bin` entry of PATH, a workspace
+    // directory put first): that one would run outside the sandbox below.
+    let roots: Vec<&Path> = std::iter::once(workspace)
+        .chain(sandbox.writable_roots.iter().map(PathBuf::as_path))
+        .collect();
+    let git = crate::tools::program::on_path("git", &roots)?;
     let deadline = Instant::now() + GIT_TIMEOUT;
     let mut sandbox = sandbox.clone();
     if sandbox.mode != SandboxMode::ReadOnly {
@@ -80,7 +86,7 @@ pub(crate) fn git_summary(
     // sandbox and costs no launch.
     let drivers = run(
         None,
-        workspace,
+        (&git, workspace),
         &[
             "config",
             "--null",
@@ -113,7 +119,7 @@ pub(crate) fn git_summary(
     let arguments: Vec<&str> = arguments.iter().map(String::as_str).collect();
     let (succeeded, output) = run(
         Some((&sandbox, protection)),
-        workspace,
+        (&git, workspace),
         &arguments,
         deadline,
     )?;
@@ -167,12 +173,13 @@ fn filter_overrides(listed: &[u8]) -> Vec<String> {
         .collect()
 }
 
-/// Run `git ARGUMENTS` in `workspace` until `deadline`, confined as `sandbox` says (or, for a
-/// call that runs no program of the repository's, not): whether it succeeded, and its stdout.
-/// `None` when it could not start, could not be confined, or ran out of time.
+/// Run `git ARGUMENTS` (`git` the program found) in `workspace` until `deadline`, confined as
+/// `sandbox` says (or, for a call that runs no program of the repository's, not): whether it
+/// succeeded, and its stdout. `None` when it could not start, could not be confined, or ran out
+/// of time.
 fn run(
     sandbox: Option<(&Sandbox, Option<&ExecProtection>)>,
-    workspace: &Path,
+    (git, workspace): (&Path, &Path),
     arguments: &[&str],
     deadline: Instant,
 ) -> Option<(bool, Vec<u8>)> {
@@ -191,13 +198,13 @@ fn run(
     };
     let mut child = match sandbox {
         Some((sandbox, protection)) => {
-            crate::tools::spawn_as(sandbox, protection, OsStr::new("git"), &arguments, prepare)
+            crate::tools::spawn_as(sandbox, protection, git.as_os_str(), &arguments, prepare)
                 .ok()?
                 .ok()?
         }
         None => {
             use std::os::unix::process::CommandExt as _;
-            let mut command = std::process::Command::new("git");
+            let mut command = std::process::Command::new(git);
             command.args(&arguments).process_group(0);
             prepare(command).ok()?
         }

@@ -408,7 +408,9 @@ pub(crate) fn run_secret_command(
     timeout: Duration,
 ) -> Result<String, KeyCommandError> {
     use std::os::unix::process::CommandExt as _;
-    let child = Command::new("sh")
+    // Not a `sh` that a relative PATH entry finds in the directory pincer runs in.
+    let shell = crate::tools::program::shell(&[]);
+    let child = Command::new(shell)
         .arg("-c")
         .arg(command)
         .stdin(Stdio::null())

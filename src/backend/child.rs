@@ -237,7 +237,20 @@ async fn supervise(
     cancel: &Cancellation,
     on_line: &mut dyn FnMut(&str) -> ControlFlow<()>,
 ) -> std::io::Result<ChildEnd> {
-    let mut command = tokio::process::Command::new(spawn.program);
+    // A bare name is looked up on the child's PATH, but never in a directory the repository
+    // chose (`.`, a relative entry, the workspace's own `bin/`): `crate::tools::program`.
+    let program = if spawn.program.contains('/') {
+        std::path::PathBuf::from(spawn.program)
+    } else {
+        let search = spawn
+            .env
+            .iter()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| value.as_os_str());
+        crate::tools::program::find(spawn.program, search, &[spawn.cwd])
+            .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?
+    };
+    let mut command = tokio::process::Command::new(program);
     command
         .args(spawn.args)
         .env_clear()

@@ -140,17 +140,10 @@ fn session_status(context: &Context, path: &Path, entry: &IndexEntry) -> Session
     }
 }
 
-/// Where an executable named `name` is on `PATH`.
+/// Where an executable named `name` is on `PATH`, found as a run would find it (no relative
+/// entry: `crate::tools::program`).
 fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|directory| directory.join(name))
-        .find(|candidate| {
-            use std::os::unix::fs::PermissionsExt;
-            candidate.metadata().is_ok_and(|metadata| {
-                metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
-            })
-        })
+    crate::tools::program::on_path(name, &[])
 }
 
 /// Whether a CLI's own login file exists (the file, never its content).

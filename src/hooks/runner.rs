@@ -5,7 +5,7 @@
 //! timeout or a cancellation kills the whole group; a hook that exits while something it
 //! started still holds its output gets a short grace period, then what it wrote is taken as is.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
@@ -209,9 +209,16 @@ fn spawn(launch: &Launch) -> Result<tokio::process::Child, SpawnError> {
     // chat or a tracker keeps the network.
     let mut sandbox = launch.sandbox.clone();
     sandbox.exec.network = true;
+    // The shell from a directory no repository chose (not a `sh` at `.` on PATH).
+    let roots: Vec<&std::path::Path> = sandbox
+        .writable_roots
+        .iter()
+        .map(std::path::PathBuf::as_path)
+        .collect();
+    let shell = crate::tools::program::shell(&roots);
     let spawned = crate::tools::spawn_confined(
         &sandbox,
-        OsStr::new("sh"),
+        shell.as_os_str(),
         &arguments,
         move |mut command| {
             let _entered = runtime.enter();

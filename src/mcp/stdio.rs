@@ -119,14 +119,13 @@ fn find_program(
                 .unwrap_or_else(|| std::io::Error::from(std::io::ErrorKind::PermissionDenied)))
         };
     }
+    // A relative PATH entry would be looked up in the server's directory, often the
+    // workspace: such entries are skipped (`crate::tools::program`).
     let search = environment
         .iter()
         .find(|(name, _)| name == "PATH")
-        .map(|(_, value)| value.clone())
-        .unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-    std::env::split_paths(&search)
-        .map(|entry| directory.join(entry).join(command))
-        .find(|candidate| executable(candidate))
+        .map(|(_, value)| value.as_os_str());
+    crate::tools::program::find(command, search, &[])
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
 }
 

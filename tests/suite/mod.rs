@@ -1,3 +1,4 @@
+mod advisories_2026;
 mod auth;
 mod backends;
 mod claude_sdk;

@@ -19,7 +19,7 @@
 //! otherwise (said once on stderr). `read-only` refuses to run commands without Landlock.
 //! `danger-full-access` runs them unconfined, with the same environment.
 
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::io::Read as _;
 use std::os::unix::process::ExitStatusExt as _;
 use std::path::Path;
@@ -296,9 +296,17 @@ async fn spawn_confined(
         let directory = invocation.directory.clone();
         let base = invocation.base_environment.clone();
         let environment = invocation.environment.clone();
+        // The shell from a directory no repository chose (not a `sh` at `.` on PATH).
+        let roots: Vec<&std::path::Path> = invocation
+            .sandbox
+            .writable_roots
+            .iter()
+            .map(std::path::PathBuf::as_path)
+            .collect();
+        let shell = super::program::shell(&roots);
         let spawned = confine::spawn_confined(
             &invocation.sandbox,
-            OsStr::new("sh"),
+            shell.as_os_str(),
             &arguments,
             move |mut command| {
                 in_environment(

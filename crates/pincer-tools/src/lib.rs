@@ -36,6 +36,7 @@ mod grep;
 mod ls;
 pub mod paths;
 pub mod policy;
+pub mod program;
 mod read;
 #[cfg(test)]
 mod sandbox_tests;

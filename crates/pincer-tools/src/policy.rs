@@ -28,8 +28,9 @@
 //! found anywhere in the line, and refuses an unclear line whose text it could match. They are
 //! still a guard, not a boundary: an allowed program can be talked into running something else
 //! (`git -c core.pager=…`, scripts it writes), so `exec(bash *)` or `exec(*)` allow everything.
-//! The sandbox is what confines the process; path patterns are lexical and do not resolve
-//! symlinks, which the workspace confinement in [`super::paths`] does.
+//! The sandbox is what confines the process. Path patterns are compared with the path as written
+//! and, when links lead elsewhere, with where they lead (a link to a denied file is denied); the
+//! workspace confinement in [`super::paths`] keeps both inside the roots.
 //!
 //! MCP tools (SPEC §13) join through [`ToolPolicy::with_mcp_tools`] once their servers have
 //! started. Rules name them as `mcp__SERVER__TOOL` (`*` wildcards allowed, e.g.
@@ -40,7 +41,7 @@
 //! those annotated `readOnlyHint: true`, or named by an allow rule other than `*`, are offered.
 
 use std::fmt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -940,6 +941,55 @@ impl PathSubject {
             absolute,
         }
     }
+
+    /// The path `raw` leads to once links are followed, as a subject of its own: the longest
+    /// part that exists resolved on disk, the rest appended. `None` when it leads nowhere else
+    /// (or the workspace is unknown for a relative path). A deny rule for `.env` must refuse
+    /// `docs/notes.md -> ../.env` and `mirror/.env` with `mirror -> .` (CVE-2026-25724 against
+    /// Claude Code), and an allow rule must cover where the call really goes.
+    fn through_links(raw: &str, workspace: Option<&str>) -> Option<PathSubject> {
+        let joined = if raw.starts_with('/') {
+            PathBuf::from(raw)
+        } else {
+            Path::new(workspace?).join(raw)
+        };
+        let real = joined.ancestors().find_map(|prefix| {
+            let canonical = std::fs::canonicalize(prefix).ok()?;
+            let rest = joined.strip_prefix(prefix).ok()?;
+            Some(if rest.as_os_str().is_empty() {
+                canonical
+            } else {
+                canonical.join(rest)
+            })
+        })?;
+        let absolute = normalize_absolute(&real.to_string_lossy());
+        let workspace = workspace.map(|workspace| {
+            std::fs::canonicalize(workspace).map_or_else(
+                |_| workspace.to_owned(),
+                |canonical| normalize_absolute(&canonical.to_string_lossy()),
+            )
+        });
+        let relative = workspace
+            .as_deref()
+            .and_then(|workspace| relative_to(workspace, &absolute));
+        let lexical = PathSubject::new(raw, workspace.as_deref());
+        if lexical.absolute.as_deref() == Some(absolute.as_str()) {
+            return None;
+        }
+        let target = relative.clone().unwrap_or_else(|| absolute.clone());
+        Some(PathSubject {
+            shown: format!("{raw}`, which leads to `{target}"),
+            relative,
+            absolute: Some(absolute),
+        })
+    }
+
+    /// `raw` as written and, when links lead elsewhere, where they lead.
+    fn both(raw: &str, workspace: Option<&str>) -> Vec<PathSubject> {
+        let mut subjects = vec![PathSubject::new(raw, workspace)];
+        subjects.extend(PathSubject::through_links(raw, workspace));
+        subjects
+    }
 }
 
 /// What the patterns of one call are compared with.
@@ -974,9 +1024,9 @@ impl Subjects {
             .get(names)
             .map(Value::as_str)
         {
-            Some(Some(raw)) => Subjects::Paths(vec![PathSubject::new(raw, workspace)]),
+            Some(Some(raw)) => Subjects::Paths(PathSubject::both(raw, workspace)),
             None => match default {
-                Some(raw) => Subjects::Paths(vec![PathSubject::new(raw, workspace)]),
+                Some(raw) => Subjects::Paths(PathSubject::both(raw, workspace)),
                 None => Subjects::Missing(missing),
             },
             Some(None) => Subjects::Missing(missing),
@@ -1018,7 +1068,7 @@ impl Subjects {
                         .map(|patch| patch_paths(&patch))
                         .unwrap_or_default()
                         .iter()
-                        .map(|raw| PathSubject::new(raw, workspace))
+                        .flat_map(|raw| PathSubject::both(raw, workspace))
                         .collect(),
                 ),
                 None => Subjects::Missing("input"),
