@@ -881,8 +881,9 @@ pub struct ResultError {
     pub status: Option<u16>,
     /// Whether running again later may succeed.
     pub retryable: bool,
-    /// When the provider (a `Retry-After`) or a lock said when to try again: the seconds to
-    /// wait, rounded up.
+    /// When the provider said when to try again (`Retry-After`, or its error body's delay): the
+    /// seconds to wait, rounded up. A busy session has none: nothing says when the run holding
+    /// it ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_s: Option<u64>,
 }
