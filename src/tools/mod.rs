@@ -24,6 +24,7 @@ pub(crate) mod paths;
 pub(crate) mod policy;
 mod probe_memo;
 mod read;
+pub(crate) use read::EMPTY_FILE_NOTE;
 mod sandbox;
 #[cfg(test)]
 mod sandbox_tests;
