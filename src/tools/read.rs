@@ -29,11 +29,11 @@ pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "read",
         "Read a text file (verbatim, no line numbers) or a PNG, JPEG, GIF or WebP image. At most \
-         2000 lines or 50 KB per call; a closing note gives the offset to continue from.",
+         2000 lines or 50 KB a call; a closing note gives the offset to continue from.",
         json!({
             "path": {"type": "string"},
             "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based"},
-            "limit": {"type": "integer", "minimum": 1, "description": "Most lines"}
+            "limit": {"type": "integer", "minimum": 1}
         }),
         &["path"],
     )
