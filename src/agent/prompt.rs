@@ -669,7 +669,9 @@ mod tests {
         for name in crate::consumed::protected_names() {
             assert!(safety_section("workspace-write").contains(&format!("`{name}`")));
         }
-        assert!(safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- No destructive"));
+        assert!(
+            safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- No destructive")
+        );
         for mode in ["read-only", "workspace-write", "danger-full-access"] {
             assert!(safety_section(mode).contains("secrets"));
         }
