@@ -8,7 +8,9 @@
 //! provider is a mock and `claude` and `codex` are fakes ([`Sandbox`]), and must exit 0; one that
 //! cannot run offline says why in a visible `# not run in CI: REASON` line, and is counted. Every
 //! `pincer` command of a `sh` block, run or not, must parse against the real command line, so a
-//! renamed or removed flag cannot linger in the docs.
+//! renamed or removed flag cannot linger in the docs. The "Examples:" of every command's help
+//! (its man page's EXAMPLES) run too, line by line, in a sandbox per command seeded with the
+//! sessions, profiles and files they name; a line that cannot run says `not run in CI: REASON`.
 
 use std::path::{Path, PathBuf};
 
@@ -752,6 +754,10 @@ impl Sandbox {
             .env("FAKE_RECORD", &self.record)
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("SPARE_ANTHROPIC_KEY", "sk-ant-docs-spare")
+            // What the help's examples pipe to `auth add` and store by reference.
+            .env("KEY", "sk-ant-docs-key")
+            .env("PERSONAL_ANTHROPIC_KEY", "sk-ant-docs-personal")
+            .env("GEMINI_KEY_2", "docs-gemini-key-2")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_AUTHOR_NAME", "A")
             .env("GIT_AUTHOR_EMAIL", "a@example.com")
@@ -761,6 +767,61 @@ impl Sandbox {
             command = command.provider(protocol, server);
         }
         command
+    }
+}
+
+impl Sandbox {
+    /// What the help's examples name beyond [`Sandbox::new`]: sessions by the ids and names
+    /// they use, the files they read, the variables `auth add --from-env` stores, a `pass`
+    /// that prints a key, an npm project whose tests print a failure; the auth profiles `work`
+    /// and `spare` when `profiles` (not for the examples that add them).
+    fn for_help_examples(profiles: bool) -> Sandbox {
+        let sandbox = Sandbox::new();
+        for (flag, value) in [
+            ("--session-id", "01a2b3c4-0000-7000-8000-000000000000"),
+            ("--session-id", "01a2b3d5-0000-7000-8000-000000000000"),
+            ("--session-id", "0199a000-0000-7000-8000-000000000001"),
+            ("--name", "scratch"),
+            ("--name", "tmp-1"),
+            ("--name", "ci-1"),
+        ] {
+            let output = sandbox
+                .command()
+                .args(["run", flag, value, "seed"])
+                .output();
+            assert_eq!(code(&output), 0, "{}", stderr(&output));
+        }
+        // The profiles `auth order`, `reset`, `test` and `remove` name.
+        let scripts = [
+            "pincer auth add anthropic --name work < ~/.secrets/anthropic-work",
+            "pincer auth add anthropic --name spare --from-env SPARE_ANTHROPIC_KEY",
+        ];
+        for script in scripts.into_iter().filter(|_| profiles) {
+            let output = sandbox.command().inside("sh", ["-c", script]).output();
+            assert_eq!(code(&output), 0, "{script}: {}", stderr(&output));
+        }
+        let workspace = &sandbox.home.workspace;
+        for (path, text) in [
+            ("next-prompt.txt", "and now the docs\n"),
+            ("token.txt", "sk-ant-oat01-docs-token\n"),
+            (
+                "schema.json",
+                r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#,
+            ),
+            (".mcp.json", r#"{"mcpServers":{}}"#),
+            (
+                "package.json",
+                r#"{"name":"demo","version":"1.0.0","scripts":{"test":"echo '1 test failed: parses'"}}"#,
+            ),
+        ] {
+            std::fs::write(workspace.join(path), text).unwrap();
+        }
+        let pass = sandbox.bin.join("pass");
+        std::fs::write(&pass, "#!/bin/sh\necho sk-ant-docs-from-pass\n").unwrap();
+        let mut permissions = std::fs::metadata(&pass).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&pass, permissions).unwrap();
+        sandbox
     }
 }
 
@@ -827,5 +888,61 @@ fn every_shell_example_of_the_docs_runs_against_the_mock_or_says_why_not() {
         model_calls > ran,
         "the examples did not reach the mock providers"
     );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Issue #47 item 14: the "Examples:" of every command's help, which are also the EXAMPLES of
+/// its man page, run as written, each section in a sandbox of its own, one line after the
+/// other; a line that cannot run says `not run in CI: REASON` in its comment, and is counted.
+#[test]
+fn every_example_of_the_help_and_man_pages_runs_against_the_mock_or_says_why_not() {
+    fn sections(command: &clap::Command, path: &str, found: &mut Vec<(String, Vec<String>)>) {
+        let path = format!("{path} {}", command.get_name()).trim().to_owned();
+        if let Some(help) = command.get_after_help() {
+            let lines = help
+                .to_string()
+                .lines()
+                .filter_map(|line| line.strip_prefix("  "))
+                .map(str::to_owned)
+                .collect();
+            found.push((path.clone(), lines));
+        }
+        for subcommand in command.get_subcommands() {
+            sections(subcommand, &path, found);
+        }
+    }
+    let mut found = Vec::new();
+    sections(&<Cli as clap::CommandFactory>::command(), "", &mut found);
+    let (mut ran, mut marked) = (0, 0);
+    let mut failures = Vec::new();
+    for (command, lines) in found {
+        if lines.is_empty() {
+            continue;
+        }
+        let adds_profiles = lines.iter().any(|line| line.contains("auth add"));
+        let sandbox = Sandbox::for_help_examples(!adds_profiles);
+        for line in lines {
+            if line.contains(NOT_RUN.trim_start_matches("# ")) {
+                marked += 1;
+                continue;
+            }
+            ran += 1;
+            let script = format!("set -eo pipefail\n{line}\n");
+            let output = sandbox
+                .command()
+                .inside("timeout", ["120", "bash", "-c", script.as_str()])
+                .output();
+            if code(&output) != 0 {
+                failures.push(format!(
+                    "the help of `{command}`: `{line}` exited {}\n--- stdout\n{}--- stderr\n{}",
+                    code(&output),
+                    stdout(&output),
+                    stderr(&output)
+                ));
+            }
+        }
+    }
+    eprintln!("help and man page examples: {ran} run, {marked} marked `not run in CI: …`");
+    assert!(ran > 20, "only {ran} examples of the help ran");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
