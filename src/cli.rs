@@ -61,7 +61,7 @@ Examples:
   pincer resume --last \"now add tests\"              # latest session in this directory
   pincer resume --last --all \"continue\"             # latest session anywhere
   pincer resume 01a2b3c --fork \"try another approach\"
-  pincer resume 01a2b3c --fork --session-id 0199a000-0000-7000-8000-000000000001 \"…\"
+  pincer resume 01a2b3c --fork --session-id 0199a000-0000-7000-8000-000000000002 \"…\"
   npm test 2>&1 | pincer resume --create ci-fix \"the tests still fail, see output\"";
 
 const EXEC_EXAMPLES: &str = "\
@@ -132,7 +132,7 @@ Examples:
 const SESSIONS_FORK_EXAMPLES: &str = "\
 Examples:
   pincer sessions fork nightly --name nightly-experiment
-  pincer sessions fork 01a2b3c4 --at a0000003       # from an earlier entry (see show --tree)";
+  pincer sessions fork 01a2b3c4 --at a0000003       # not run in CI: ids from show --tree";
 
 const SESSIONS_RENAME_EXAMPLES: &str = "\
 Examples:
@@ -206,7 +206,7 @@ Completing session and model names too: one line in the shell startup file inste
   echo 'source <(COMPLETE=bash pincer)' >> ~/.bashrc
   echo 'autoload -U compinit && compinit' >> ~/.zshrc              # zsh: compinit first,
   echo 'source <(COMPLETE=zsh pincer)' >> ~/.zshrc                  # then the completion
-  echo 'COMPLETE=fish pincer | source' >> ~/.config/fish/config.fish
+  mkdir -p ~/.config/fish && echo 'COMPLETE=fish pincer | source' >> ~/.config/fish/config.fish
 
 Installing the static scripts on a fresh HOME:
   mkdir -p ~/.local/share/bash-completion/completions          # the directories may not exist yet

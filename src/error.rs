@@ -478,7 +478,7 @@ pub(crate) fn session_error(error: SessionError) -> CliError {
     match &error {
         SessionError::Busy { holder, .. } => {
             let whom = holder.as_ref().map_or_else(|| "the other run".to_owned(), |holder| holder.whom());
-            CliError::new(Exit::Busy, message).with_hint(format!(
+            CliError::new(Exit::Busy, message).with_kind(ErrorKind::SessionBusy).with_hint(format!(
                 "wait for {whom} to finish, or pass --wait SECS to wait for the lock"
             ))
         }

@@ -25,8 +25,9 @@ pub(crate) trait Host {
     /// How long to wait for a busy session or the names lock (`--wait`).
     fn wait(&self) -> Option<Duration>;
     /// Lock the session at `path`, waiting as [`Host::wait`] says; the wait gives way to a signal
-    /// or the run's timeout.
-    fn lock(&self, path: &Path) -> CliResult<SessionLock>;
+    /// or the run's timeout (the outer error). The lock's own refusal comes back as it is, for
+    /// the caller to name the session it found.
+    fn lock(&self, path: &Path) -> CliResult<Result<SessionLock, store::SessionError>>;
     /// `SESSION` or `--last` (with `--all`) as a session file of this home and workspace.
     fn resolve(
         &self,
@@ -183,27 +184,6 @@ fn create_session(
     })
 }
 
-/// A busy session's error names the session as its user knows it: by its name too, when the
-/// index has one (issue #47 item 4). Any other error is returned as it is.
-fn name_busy(error: crate::error::CliError, index: &Index, path: &Path) -> crate::error::CliError {
-    if error.exit != crate::error::Exit::Busy {
-        return error;
-    }
-    let name = path
-        .file_name()
-        .and_then(|file| index.by_file(&file.to_string_lossy()))
-        .and_then(|entry| entry.summary.name.clone());
-    match name {
-        Some(name) => crate::error::CliError {
-            message: error
-                .message
-                .replacen(" is busy:", &format!(" ('{name}') is busy:"), 1),
-            ..error
-        },
-        None => error,
-    }
-}
-
 /// Open an existing session for a turn. Only the end of the file is read: the entries from the
 /// latest compaction's first kept one on (the whole branch when there is none), which rebuild the
 /// context; name, model and thinking level recorded further back come from the index.
@@ -218,8 +198,8 @@ pub(crate) fn open_session(
     } else {
         // `--wait` gives way to a signal or the timeout.
         let lock = host
-            .lock(path)
-            .map_err(|error| name_busy(error, index, path))?;
+            .lock(path)?
+            .map_err(|error| session_error(error.naming(index.name_of(path))))?;
         let (writer, tail, torn) = tail::open_locked(lock).map_err(session_error)?;
         host.torn(path, torn.as_ref());
         (Some(writer), tail)
@@ -490,8 +470,8 @@ mod tests {
         fn wait(&self) -> Option<Duration> {
             None
         }
-        fn lock(&self, path: &Path) -> CliResult<SessionLock> {
-            SessionLock::acquire(path, None).map_err(session_error)
+        fn lock(&self, path: &Path) -> CliResult<Result<SessionLock, store::SessionError>> {
+            Ok(SessionLock::acquire(path, None))
         }
         fn resolve(
             &self,

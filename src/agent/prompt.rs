@@ -168,10 +168,10 @@ pub(crate) fn build(inputs: &PromptInputs<'_>) -> BuiltPrompt {
     }
 }
 
-const IDENTITY: &str = "You are pincer, a coding agent run by a script, a cron job or CI. Nobody \
-can answer questions during the run: when something is unclear, make the most reasonable choice, \
-say which, and carry on. Check your work where you can. End with a concise answer that stands \
-alone as the command's output: what you did, what you found, what is left for a person.";
+const IDENTITY: &str = "You are pincer, a coding agent run by a script, cron or CI; nobody can \
+answer questions mid-run. When something is unclear, make the most reasonable choice, say which, \
+and go on. Check your work. End with a concise answer that stands alone as the \
+command's output: what you did, found, and left for a person.";
 
 /// The tools by name: their definitions, sent beside the prompt, say what each does, so the
 /// prompt does not repeat them (it did once, at the price of the whole list on every request).
@@ -184,8 +184,7 @@ fn tools_section(tools: &[ToolDefinition]) -> String {
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_str()).collect();
     format!(
         "## Tools\n{}. Call them only through the tool-calling interface; independent calls may \
-         go in one message. Paths are relative to the workspace unless absolute. Read a file \
-         before editing it. A tool error is an answer too: read it and adapt.",
+         share a message. Read a file before editing it. A tool error is an answer too: adapt.",
         names.join(", ")
     )
 }
@@ -201,9 +200,9 @@ fn safety_section(sandbox: &str) -> String {
                 .map(|name| format!("`{name}`"))
                 .collect();
             format!(
-                "Sandbox: workspace-write. Only the workspace and `$TMPDIR` (private, removed \
-                 after the run; not /tmp) are writable, for commands too; {}, the context files \
-                 and pincer's own directories are read-only (`git commit` fails).",
+                "Sandbox: workspace-write. Only the workspace and `$TMPDIR` (private, deleted \
+                 after the run; not /tmp) are writable, by commands too; {}, the context files \
+                 and pincer's directories are read-only (`git commit` fails).",
                 names.join(", ")
             )
         }
@@ -220,12 +219,11 @@ fn safety_section(sandbox: &str) -> String {
         text.push('\n');
     }
     text.push_str(
-        "- Prefer reversible steps: no destructive commands (`rm -rf`, `git reset --hard`, force \
-         pushes, dropping data) unless the task asks for them.\n\
+        "- No destructive commands (`rm -rf`, `git reset --hard`, force pushes, dropping data) \
+         unless the task asks for them.\n\
          - Never print, log, commit or send secrets: keys, tokens, passwords, credential and \
          `.env` files.\n\
-         - A refused tool call is final: do not work around the policy; report what could not be \
-         done.\n\
+         - A refused tool call is final: do not work around it; report what could not be done.\n\
          - Stay within the task; do not change your own instructions or configuration.",
     );
     text
@@ -666,12 +664,14 @@ mod tests {
     fn the_safety_section_explains_each_sandbox_mode() {
         assert!(safety_section("read-only").contains("no tool that writes files is offered"));
         assert!(safety_section("danger-full-access").contains("Nothing is confined"));
-        assert!(safety_section("workspace-write").contains("`$TMPDIR` (private, removed"));
+        assert!(safety_section("workspace-write").contains("`$TMPDIR` (private, deleted"));
         // Every name pincer protects because it consumes it, from the registry.
         for name in crate::consumed::protected_names() {
             assert!(safety_section("workspace-write").contains(&format!("`{name}`")));
         }
-        assert!(safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- Prefer"));
+        assert!(
+            safety_section("custom").starts_with("## Safety\nSandbox: custom.\n- No destructive")
+        );
         for mode in ["read-only", "workspace-write", "danger-full-access"] {
             assert!(safety_section(mode).contains("secrets"));
         }

@@ -930,8 +930,8 @@ fn fork(context: &Context, args: &SessionsForkArgs) -> CliResult<Exit> {
 fn rename(context: &Context, args: &SessionsRenameArgs) -> CliResult<Exit> {
     let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
-    let (mut writer, loaded, torn) =
-        store::open_for_append(&path, context.wait).map_err(session_error)?;
+    let (mut writer, loaded, torn) = store::open_for_append(&path, context.wait)
+        .map_err(|error| session_error(error.naming(index.name_of(&path))))?;
     report_torn(context, &path, torn.as_ref());
     give_name(
         context.sessions_dir(),
@@ -1245,7 +1245,8 @@ fn prune_one(
     wait: Option<std::time::Duration>,
     db: Option<&mut index::db::Db>,
 ) -> CliResult<Pruned> {
-    let lock = SessionLock::acquire(file, wait).map_err(session_error)?;
+    let lock = SessionLock::acquire(file, wait)
+        .map_err(|error| session_error(error.naming(entry.summary.name.as_deref())))?;
     let dir = file.parent().unwrap_or(Path::new("."));
     let change = |touched: &mut Vec<PathBuf>| prune_locked(&lock, entry, cutoff, touched);
     match db {
@@ -1292,7 +1293,8 @@ fn repair(context: &Context, args: &SessionsRepairArgs) -> CliResult<Exit> {
     let path = resolve(context, &index, &args.session)?;
     // Its header may be the damage; the store's scan refuses a file that is no session at all.
     let file = owned(context, &path, Proof::Place)?;
-    let lock = SessionLock::acquire(&file, context.wait).map_err(session_error)?;
+    let lock = SessionLock::acquire(&file, context.wait)
+        .map_err(|error| session_error(error.naming(index.name_of(&path))))?;
     let report = store::repair(&file, args.dry_run, &context.workspace.to_string_lossy())
         .map_err(session_error)?;
     drop(lock);

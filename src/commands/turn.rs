@@ -10,7 +10,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{Context, load_scoped, lookup_selector, report_torn, resolve_error, session_error};
+use super::{Context, load_scoped, lookup_selector, report_torn, resolve_error};
 use crate::cli::{ResumeArgs, RunArgs, TurnArgs};
 use crate::engine::CancelReason;
 use crate::engine::event::{Event, EventSink};
@@ -25,7 +25,7 @@ use crate::output::result::{SessionRef, TurnResult, turn_result};
 use crate::output::schema::RunResult;
 use crate::output::{Format, Undelivered};
 use crate::session::index::{self, Index};
-use crate::session::store::{SessionLock, TornRepair};
+use crate::session::store::{SessionError, SessionLock, TornRepair};
 use crate::session_setup as setup;
 
 /// `pincer run`; `run -r SESSION` / `run --continue` (claude's spellings) are `resume`.
@@ -129,11 +129,10 @@ impl setup::Host for Host<'_> {
         self.context.wait
     }
 
-    fn lock(&self, path: &Path) -> CliResult<SessionLock> {
+    fn lock(&self, path: &Path) -> CliResult<Result<SessionLock, SessionError>> {
         self.scope
             .lock_session(path, self.context.wait)
-            .map_err(cancelled_error)?
-            .map_err(session_error)
+            .map_err(cancelled_error)
     }
 
     fn resolve(

@@ -25,9 +25,10 @@ use super::partial::PartialMessages;
 use super::schema::{
     ApiRetryLine, AssistantContent, AssistantLine, AssistantWire, AssistantWord, AuthRotationLine,
     Base64Word, CompactBoundaryLine, CompactMetadata, HookResponseLine, HookStartedLine,
-    ImageSource, InitHookLine, InitLine, Line, MessageWord, ModelFallbackLine, RawEvent,
-    ResultContent, RunResult, StreamEventLine, StructuredOutputRetryLine, SystemLine,
-    ToolResultWire, ToolResultWord, UserLine, UserWire, new_uuid,
+    ImageSource, InitHookLine, InitLine, Line, MessageWord, ModelFallbackLine, RawEvent, ReadFile,
+    ReadToolResult, ResultContent, RunResult, StreamEventLine, StructuredOutputRetryLine,
+    SystemLine, TextWord, ToolResultWire, ToolResultWord, ToolUseResult, UserLine, UserWire,
+    new_uuid,
 };
 use super::{Format, Stdout};
 pub(crate) use super::{OutputSink, Undelivered};
@@ -188,6 +189,9 @@ pub(crate) struct StreamJsonLines {
     /// (`Read` with `file_path`), `tool_use_result`, `claude_code_version`. Holds the workspace
     /// from `system/init`, which absolute `file_path`s are made from.
     claude: Option<Option<std::path::PathBuf>>,
+    /// Under an agent SDK, each tool call of the turn by id, in claude's name and arguments:
+    /// what its `tool_use_result` is made from.
+    claude_calls: std::collections::HashMap<String, (String, serde_json::Value)>,
 }
 
 impl StreamJsonLines {
@@ -199,6 +203,7 @@ impl StreamJsonLines {
             partial: PartialMessages::default(),
             session_id: None,
             claude: None,
+            claude_calls: std::collections::HashMap::new(),
         }
     }
 
@@ -279,13 +284,20 @@ impl StreamJsonLines {
                 let mut line = assistant_line(done, session_id);
                 if let Some(cwd) = &self.claude {
                     claude_tool_uses(&mut line, cwd.as_deref());
+                    for block in &line.message.content {
+                        if let AssistantContent::ToolUse { id, name, input } = block {
+                            self.claude_calls
+                                .insert(id.clone(), (name.clone(), input.clone()));
+                        }
+                    }
                 }
                 Line::Assistant(line)
             }
             Event::ToolResult(done) => {
                 let mut line = user_line(done, session_id);
                 if self.claude.is_some() {
-                    line.tool_use_result = Some(claude_tool_use_result(done));
+                    let call = self.claude_calls.remove(&done.result.tool_call_id);
+                    line.tool_use_result = Some(claude_tool_use_result(done, call.as_ref()));
                 }
                 Line::User(line)
             }
@@ -515,29 +527,96 @@ fn claude_tool_uses(line: &mut AssistantLine, cwd: Option<&std::path::Path>) {
     }
 }
 
-/// claude's `tool_use_result` for a result: its text, `Error: …` when it failed.
-fn claude_tool_use_result(done: &ToolResultDone) -> String {
-    let text: Vec<&str> = done
-        .result
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(text) => Some(text.text.as_str()),
-            ContentBlock::Image(_) => None,
-        })
-        .collect();
-    let text = text.join("\n");
-    if done.result.is_error {
-        format!("Error: {text}")
-    } else {
-        text
+/// claude's `tool_use_result` for a result, as claude's own tool gives it: `Error: …` when it
+/// failed; for `Read` of a text file, the file's lines and where they are; for an MCP tool, its
+/// content blocks; else its text. `call` is the call it answers, in claude's name and arguments.
+fn claude_tool_use_result(
+    done: &ToolResultDone,
+    call: Option<&(String, serde_json::Value)>,
+) -> ToolUseResult {
+    let result = &done.result;
+    let text = || {
+        result
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(text) => Some(text.text.as_str()),
+                ContentBlock::Image(_) => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    if result.is_error {
+        return ToolUseResult::Text(format!("Error: {}", text()));
+    }
+    match call {
+        Some((name, input)) if name == "Read" => read_tool_result(result, input)
+            .map_or_else(|| ToolUseResult::Text(text()), ToolUseResult::File),
+        Some((name, _)) if name.starts_with("mcp__") => {
+            ToolUseResult::Content(result_content(&result.content))
+        }
+        _ => ToolUseResult::Text(text()),
     }
 }
 
-fn user_line(done: &ToolResultDone, session_id: Option<String>) -> UserLine {
-    let result = &done.result;
-    let content = result
-        .content
+/// A `Read` of a text file as claude reports it. The text is the file's lines verbatim, then,
+/// when the file goes on, a note after them: the details' `nextOffset` says where the lines
+/// end. `None` for an image (no text block) or arguments without a `file_path`.
+fn read_tool_result(
+    result: &crate::conversation::ToolResultMessage,
+    input: &serde_json::Value,
+) -> Option<ReadToolResult> {
+    let [ContentBlock::Text(text)] = result.content.as_slice() else {
+        return None;
+    };
+    let file_path = input.get("file_path")?.as_str()?.to_owned();
+    let start_line = input
+        .get("offset")
+        .and_then(serde_json::Value::as_u64)
+        .unwrap_or(1)
+        .max(1);
+    let details = result.details.as_ref();
+    let number = |key: &str| details.and_then(|details| details.get(key)?.as_u64());
+    if text.text == crate::tools::EMPTY_FILE_NOTE {
+        let file = ReadFile {
+            file_path,
+            content: String::new(),
+            num_lines: 0,
+            start_line,
+            total_lines: 0,
+        };
+        return Some(ReadToolResult {
+            kind: TextWord::Value,
+            file,
+        });
+    }
+    let (content, num_lines, total_lines) = match (number("nextOffset"), number("totalLines")) {
+        (Some(next), Some(total)) => {
+            let shown = usize::try_from(next.saturating_sub(start_line)).unwrap_or(usize::MAX);
+            let content: String = text.text.split_inclusive('\n').take(shown).collect();
+            (content, next.saturating_sub(start_line), total)
+        }
+        _ => {
+            let content = text.text.clone();
+            let lines = content.split('\n').count() as u64;
+            (content, lines, start_line - 1 + lines)
+        }
+    };
+    Some(ReadToolResult {
+        kind: TextWord::Value,
+        file: ReadFile {
+            file_path,
+            content,
+            num_lines,
+            start_line,
+            total_lines,
+        },
+    })
+}
+
+/// A tool result's blocks as the wire shows them.
+fn result_content(blocks: &[ContentBlock]) -> Vec<ResultContent> {
+    blocks
         .iter()
         .map(|block| match block {
             ContentBlock::Text(text) => ResultContent::Text {
@@ -551,7 +630,12 @@ fn user_line(done: &ToolResultDone, session_id: Option<String>) -> UserLine {
                 },
             },
         })
-        .collect();
+        .collect()
+}
+
+fn user_line(done: &ToolResultDone, session_id: Option<String>) -> UserLine {
+    let result = &done.result;
+    let content = result_content(&result.content);
     UserLine {
         message: UserWire {
             role: super::schema::UserWord::Value,
@@ -747,6 +831,97 @@ mod tests {
             network: "off",
             refused_files: Vec::new(),
         })
+    }
+
+    fn read_result(text: &str, details: Option<Value>) -> crate::conversation::ToolResultMessage {
+        crate::conversation::ToolResultMessage {
+            tool_call_id: "toolu_1".into(),
+            tool_name: "read".into(),
+            content: vec![ContentBlock::text(text)],
+            details,
+            is_error: false,
+            timestamp: 0,
+        }
+    }
+
+    /// Issue #47 item 17: claude's `Read` gives `{type, file: {filePath, content, numLines,
+    /// startLine, totalLines}}` (shared/reference/claude-output/stream-json-tool-turn.jsonl:
+    /// "…MAGIC…\n" is 3 lines there, a final newline starting an empty last one).
+    #[test]
+    fn a_whole_file_read_is_claude_s_file_object() {
+        let input = serde_json::json!({"file_path": "/w/notes.txt", "path": "notes.txt"});
+        let read = read_tool_result(&read_result("alpha\nbeta\n", None), &input).unwrap();
+        assert_eq!(
+            serde_json::to_value(ToolUseResult::File(read)).unwrap(),
+            serde_json::json!({"type": "text", "file": {
+                "filePath": "/w/notes.txt", "content": "alpha\nbeta\n",
+                "numLines": 3, "startLine": 1, "totalLines": 3
+            }})
+        );
+    }
+
+    #[test]
+    fn a_read_window_leaves_the_note_out_and_says_where_it_is() {
+        let input = serde_json::json!({"file_path": "/w/big.txt", "offset": 3});
+        let text = "l3\nl4\n\n[Showing lines 3-4 of 10. Use offset=5 to continue.]";
+        let details = serde_json::json!({"truncated": true, "totalLines": 10, "nextOffset": 5});
+        let read = read_tool_result(&read_result(text, Some(details)), &input).unwrap();
+        assert_eq!(read.file.content, "l3\nl4\n");
+        assert_eq!(
+            (
+                read.file.num_lines,
+                read.file.start_line,
+                read.file.total_lines
+            ),
+            (2, 3, 10)
+        );
+    }
+
+    /// An MCP tool's result is its content blocks, a failure `Error: …`, anything else its text
+    /// (shared/reference/agent-sdk/claude-2.1.197-python-sdk/sdk_mcp_tool.jsonl, hook_pre_tool_use.jsonl).
+    #[test]
+    fn mcp_results_are_blocks_errors_and_other_tools_are_text() {
+        let done = |is_error| ToolResultDone {
+            result: crate::conversation::ToolResultMessage {
+                is_error,
+                ..read_result("value MCPVAL-1", None)
+            },
+            entry_id: None,
+        };
+        let call = |name: &str| (name.to_owned(), serde_json::json!({}));
+        let json = |result| serde_json::to_value(result).unwrap();
+        assert_eq!(
+            json(claude_tool_use_result(
+                &done(false),
+                Some(&call("mcp__fs__get"))
+            )),
+            serde_json::json!([{"type": "text", "text": "value MCPVAL-1"}])
+        );
+        assert_eq!(
+            json(claude_tool_use_result(
+                &done(true),
+                Some(&call("mcp__fs__get"))
+            )),
+            serde_json::json!("Error: value MCPVAL-1")
+        );
+        assert_eq!(
+            json(claude_tool_use_result(&done(false), Some(&call("Bash")))),
+            serde_json::json!("value MCPVAL-1")
+        );
+        assert_eq!(
+            json(claude_tool_use_result(&done(false), None)),
+            serde_json::json!("value MCPVAL-1")
+        );
+    }
+
+    #[test]
+    fn an_image_read_or_a_read_without_a_path_is_not_a_file_object() {
+        let mut image = read_result("", None);
+        image.content = Vec::new();
+        let input = serde_json::json!({"file_path": "/w/a.png"});
+        assert!(read_tool_result(&image, &input).is_none());
+        let none = serde_json::json!({"path": "a.txt"});
+        assert!(read_tool_result(&read_result("a", None), &none).is_none());
     }
 
     #[test]

@@ -30,6 +30,8 @@ macro_rules! word {
 
 word!(/// `"message"`.
     MessageWord = "message");
+word!(/// `"text"`.
+    TextWord = "text");
 word!(/// `"assistant"`.
     AssistantWord = "assistant");
 word!(/// `"user"`.
@@ -52,7 +54,10 @@ word!(/// `"web_search_tool_result_error"`.
 /// field or a value to an open set is compatible and keeps it; renaming or removing a field,
 /// changing a type or a meaning, or adding a value to a closed set (`subtype`, `error.kind`)
 /// bumps it. A parser checks it against the version it was written for.
-pub const SCHEMA_VERSION: u32 = 1;
+///
+/// 2: `tool_use_result` (under an agent SDK) is what claude gives: an object for `Read`, the
+/// content blocks for an MCP tool; it was always the result's text.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// `schema_version`: always [`SCHEMA_VERSION`], so no constructor can forget or misstate it;
 /// reading another version is an error that names both.
@@ -574,11 +579,53 @@ pub struct UserLine {
     pub session_id: Option<String>,
     /// The session entry the result was stored as.
     pub entry_id: Option<String>,
-    /// Under an agent SDK only, as claude adds it: the result's text (`Error: …` for an error).
+    /// Under an agent SDK only, as claude adds it: for `Read`, the file it returned; for an MCP
+    /// tool, the server's content blocks; for a failed call, `Error: …`; for any other tool, the
+    /// result's text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tool_use_result: Option<String>,
+    pub tool_use_result: Option<ToolUseResult>,
     /// A fresh UUIDv4 per line.
     pub uuid: String,
+}
+
+/// claude's `tool_use_result`: what a tool gave, in the shape claude's own tool gives it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum ToolUseResult {
+    /// `Read` of a text file: `{"type": "text", "file": {…}}`.
+    File(ReadToolResult),
+    /// An MCP tool's content blocks, as the server gave them.
+    Content(Vec<ResultContent>),
+    /// Any other result: its text, `Error: …` for a failed call.
+    Text(String),
+}
+
+/// The `tool_use_result` of a `Read` of a text file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReadToolResult {
+    /// `text`.
+    #[serde(rename = "type")]
+    pub kind: TextWord,
+    /// The lines it returned.
+    pub file: ReadFile,
+}
+
+/// What a `Read` returned of a file, in claude's names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReadFile {
+    /// The file, as the `Read` call's `file_path` names it.
+    pub file_path: String,
+    /// The lines returned, verbatim (no line numbers, no note about the rest).
+    pub content: String,
+    /// How many lines `content` holds (a final newline starts an empty last line, as claude
+    /// counts).
+    pub num_lines: u64,
+    /// The first line returned, 1-based.
+    pub start_line: u64,
+    /// The lines of the whole file.
+    pub total_lines: u64,
 }
 
 /// A user message carrying tool results.
@@ -898,8 +945,9 @@ pub struct ResultError {
     pub status: Option<u16>,
     /// Whether running again later may succeed.
     pub retryable: bool,
-    /// When the provider (a `Retry-After`) or a lock said when to try again: the seconds to
-    /// wait, rounded up.
+    /// When the provider said when to try again (`Retry-After`, or its error body's delay): the
+    /// seconds to wait, rounded up. A busy session has none: nothing says when the run holding
+    /// it ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_s: Option<u64>,
 }

@@ -576,10 +576,14 @@ async for message in query(prompt="Read notes.txt and tell me the token.", optio
         result["content"].to_string().contains("MAGIC-7a1"),
         "{result}"
     );
-    assert!(
-        result["tool_use_result"]
-            .as_str()
-            .is_some_and(|text| text.contains("MAGIC-7a1")),
+    // Issue #47 item 17: claude's object for a Read, not the text
+    // (shared/reference/agent-sdk/claude-2.1.197-python-sdk/query_tool.jsonl).
+    assert_eq!(
+        result["tool_use_result"],
+        json!({"type": "text", "file": {
+            "filePath": call["input"]["file_path"], "content": "The token is MAGIC-7a1\n",
+            "numLines": 2, "startLine": 1, "totalLines": 2
+        }}),
         "{result}"
     );
     let done = &of_kind(&lines, "ResultMessage")[0]["message"];

@@ -4,9 +4,13 @@
 //! under test), run from the repository root in one hermetic home per document, so the blocks of
 //! a document follow each other as a reader's commands would; its stdout must match the lines
 //! that follow (`[..]` in a line matches any text, a line `...` any number of lines) and it must
-//! exit 0. A ` ```sh ` block needs a model key or the network, as the README says: it is not run,
-//! but every `pincer` command in it must parse against the real command line, so a renamed or
-//! removed flag cannot linger in the docs.
+//! exit 0. A ` ```sh ` block runs whole, in a sandbox of its own per document where every
+//! provider is a mock and `claude` and `codex` are fakes ([`Sandbox`]), and must exit 0; one that
+//! cannot run offline says why in a visible `# not run in CI: REASON` line, and is counted. Every
+//! `pincer` command of a `sh` block, run or not, must parse against the real command line, so a
+//! renamed or removed flag cannot linger in the docs. The "Examples:" of every command's help
+//! (its man page's EXAMPLES) run too, line by line, in a sandbox per command seeded with the
+//! sessions, profiles and files they name; a line that cannot run says `not run in CI: REASON`.
 
 use std::path::{Path, PathBuf};
 
@@ -268,10 +272,7 @@ fn every_pincer_command_of_an_sh_example_parses() {
             }
         }
     }
-    // Visible, as any skip is: these need a key or the network and are checked, not run.
-    eprintln!(
-        "docs examples: {parsed} pincer commands in sh blocks parsed, not run (need a key or the network)"
-    );
+    eprintln!("docs examples: {parsed} pincer commands in sh blocks parsed");
     assert!(parsed > 0, "no sh example found");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
@@ -620,4 +621,328 @@ fn the_readme_names_the_rust_version_cargo_toml_requires() {
         readme.contains(&format!("A Rust toolchain ({required} or newer)")),
         "README.md must name Rust {required}"
     );
+}
+
+/// The comment a shell example of README.md or docs/ carries when it is not run, with the
+/// reason after it (`# not run in CI: needs gh and a GitHub repository`). Every other shell
+/// example runs.
+const NOT_RUN: &str = "# not run in CI: ";
+
+/// The one answer every mock provider gives: valid JSON, so that a `--json-schema` example
+/// whose schema asks for `{"ok": boolean}` gets a structured answer too.
+const ANSWER: &str = "{\"ok\": true}";
+
+/// Where the shell examples of one document run, one after the other as a reader's commands
+/// would: a git workspace with the files the examples name, `pincer` (the binary under test)
+/// and fake `claude` and `codex` on `PATH`, every provider pointed at a mock that answers
+/// [`ANSWER`] to any request, and a session `nightly` the examples continue.
+struct Sandbox {
+    home: Home,
+    servers: Vec<(
+        crate::common::protocols::Protocol,
+        crate::common::mock::MockServer,
+    )>,
+    ollama: crate::common::mock::MockServer,
+    bin: PathBuf,
+    record: PathBuf,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        use crate::common::mock::{MockServer, Reply};
+        use crate::common::protocols;
+        let home = Home::new();
+        let start = |protocol: &protocols::Protocol| {
+            MockServer::start_cycle(vec![Reply::sse(&(protocol.text)(&[ANSWER]))], "127.0.0.1:0")
+        };
+        let servers = [
+            protocols::anthropic(),
+            protocols::openai(),
+            protocols::gemini(),
+        ]
+        .into_iter()
+        .map(|protocol| {
+            let server = start(&protocol);
+            (protocol, server)
+        })
+        .collect();
+        let ollama = start(&protocols::openai_chat());
+        let bin = home.root.path().join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        std::os::unix::fs::symlink(assert_cmd::cargo::cargo_bin("pincer"), bin.join("pincer"))
+            .unwrap();
+        // Each fake replays a text turn of its own CLI's format.
+        for (name, fixture) in [
+            ("claude", "claude-cli/text-turn.jsonl"),
+            ("codex", "codex-cli/second-turn.jsonl"),
+        ] {
+            let fake = bin.join(name);
+            std::fs::write(
+                &fake,
+                format!(
+                    "#!/bin/sh\nFAKE_SCENARIO='{}' exec '{}' \"$@\"\n",
+                    repository().join("tests/fixtures").join(fixture).display(),
+                    repository().join("tests/fakes").join(name).display()
+                ),
+            )
+            .unwrap();
+            let mut permissions = std::fs::metadata(&fake).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+            std::fs::set_permissions(&fake, permissions).unwrap();
+        }
+        let record = home.root.path().join("fake-record");
+        let sandbox = Sandbox {
+            home,
+            servers,
+            ollama,
+            bin,
+            record,
+        };
+        sandbox.workspace();
+        let output = sandbox
+            .command()
+            .args(["resume", "--create", "nightly", "first night"])
+            .output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        sandbox
+    }
+
+    /// The files the examples name, in a git repository with a staged change; the secrets
+    /// files of `~/.secrets`.
+    fn workspace(&self) {
+        let workspace = &self.home.workspace;
+        let files = [
+            ("README.md", "# demo\n"),
+            ("CHANGELOG.md", "- fixed the parser\n"),
+            ("TODO.md", "- write the docs\n"),
+            ("src/main.rs", "fn main() {}\n"),
+            ("src/parser.rs", "pub fn parse() {}\n"),
+            ("tests/parser.rs", "#[test]\nfn parses() {}\n"),
+            (
+                "review.schema.json",
+                r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#,
+            ),
+        ];
+        for (path, text) in files {
+            let path = workspace.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        std::fs::create_dir(self.home.root.path().join("shared-config")).unwrap();
+        let secrets = self.home.root.path().join(".secrets");
+        std::fs::create_dir(&secrets).unwrap();
+        std::fs::write(secrets.join("anthropic-work"), "sk-ant-docs-work\n").unwrap();
+        std::fs::write(secrets.join("openai-ci"), "sk-docs-openai-ci\n").unwrap();
+        let script = "git init -q && git add -A && git commit -qm init \
+                      && echo 'pub fn parse() -> u8 { 1 }' > src/parser.rs && git add src/parser.rs";
+        let output = self.command().inside("sh", ["-c", script]).output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+    }
+
+    /// A shell in the sandbox (`inside`), or pincer itself.
+    fn command(&self) -> crate::common::Pincer {
+        let path = format!(
+            "{}:{}",
+            self.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let mut command = self
+            .home
+            .pincer()
+            .env("PATH", path)
+            .env("OLLAMA_HOST", self.ollama.url())
+            .env("FAKE_RECORD", &self.record)
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("SPARE_ANTHROPIC_KEY", "sk-ant-docs-spare")
+            // What the help's examples pipe to `auth add` and store by reference.
+            .env("KEY", "sk-ant-docs-key")
+            .env("PERSONAL_ANTHROPIC_KEY", "sk-ant-docs-personal")
+            .env("GEMINI_KEY_2", "docs-gemini-key-2")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "A")
+            .env("GIT_AUTHOR_EMAIL", "a@example.com")
+            .env("GIT_COMMITTER_NAME", "A")
+            .env("GIT_COMMITTER_EMAIL", "a@example.com");
+        for (protocol, server) in &self.servers {
+            command = command.provider(protocol, server);
+        }
+        command
+    }
+}
+
+impl Sandbox {
+    /// What the help's examples name beyond [`Sandbox::new`]: sessions by the ids and names
+    /// they use, the files they read, the variables `auth add --from-env` stores, a `pass`
+    /// that prints a key, an npm project whose tests print a failure; the auth profiles `work`
+    /// and `spare` when `profiles` (not for the examples that add them).
+    fn for_help_examples(profiles: bool) -> Sandbox {
+        let sandbox = Sandbox::new();
+        for (flag, value) in [
+            ("--session-id", "01a2b3c4-0000-7000-8000-000000000000"),
+            ("--session-id", "01a2b3d5-0000-7000-8000-000000000000"),
+            ("--session-id", "0199a000-0000-7000-8000-000000000001"),
+            ("--name", "scratch"),
+            ("--name", "tmp-1"),
+            ("--name", "ci-1"),
+        ] {
+            let output = sandbox
+                .command()
+                .args(["run", flag, value, "seed"])
+                .output();
+            assert_eq!(code(&output), 0, "{}", stderr(&output));
+        }
+        // The profiles `auth order`, `reset`, `test` and `remove` name.
+        let scripts = [
+            "pincer auth add anthropic --name work < ~/.secrets/anthropic-work",
+            "pincer auth add anthropic --name spare --from-env SPARE_ANTHROPIC_KEY",
+        ];
+        for script in scripts.into_iter().filter(|_| profiles) {
+            let output = sandbox.command().inside("sh", ["-c", script]).output();
+            assert_eq!(code(&output), 0, "{script}: {}", stderr(&output));
+        }
+        let workspace = &sandbox.home.workspace;
+        for (path, text) in [
+            ("next-prompt.txt", "and now the docs\n"),
+            ("token.txt", "sk-ant-oat01-docs-token\n"),
+            (
+                "schema.json",
+                r#"{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}"#,
+            ),
+            (".mcp.json", r#"{"mcpServers":{}}"#),
+            (
+                "package.json",
+                r#"{"name":"demo","version":"1.0.0","scripts":{"test":"echo '1 test failed: parses'"}}"#,
+            ),
+        ] {
+            std::fs::write(workspace.join(path), text).unwrap();
+        }
+        let pass = sandbox.bin.join("pass");
+        std::fs::write(&pass, "#!/bin/sh\necho sk-ant-docs-from-pass\n").unwrap();
+        let mut permissions = std::fs::metadata(&pass).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+        std::fs::set_permissions(&pass, permissions).unwrap();
+        sandbox
+    }
+}
+
+/// Why a shell example is not run: the text after [`NOT_RUN`] on one of its lines.
+fn not_run_reason(block: &Block) -> Option<&str> {
+    block
+        .lines
+        .iter()
+        .find_map(|line| line.trim_start().strip_prefix(NOT_RUN))
+}
+
+#[test]
+fn every_shell_example_of_the_docs_runs_against_the_mock_or_says_why_not() {
+    // Issue #47 item 14: every example runs in CI as written, or carries the visible reason
+    // it cannot (NOT_RUN); none is skipped in silence.
+    let mut failures = Vec::new();
+    let (mut ran, mut marked, mut model_calls) = (0, 0, 0);
+    for document in documents() {
+        let blocks: Vec<Block> = blocks(&document)
+            .into_iter()
+            .filter(|block| matches!(block.info.as_str(), "sh" | "bash" | "shell"))
+            .collect();
+        if blocks.is_empty() {
+            continue;
+        }
+        let sandbox = Sandbox::new();
+        for block in blocks {
+            if let Some(reason) = not_run_reason(&block) {
+                marked += 1;
+                if reason.trim().is_empty() {
+                    failures.push(format!("{}: `{NOT_RUN}` without a reason", block.at));
+                }
+                continue;
+            }
+            ran += 1;
+            let script = format!("set -eo pipefail\n{}\n", block.lines.join("\n"));
+            let output = sandbox
+                .command()
+                .inside("timeout", ["120", "bash", "-c", script.as_str()])
+                .output();
+            if code(&output) != 0 {
+                failures.push(format!(
+                    "{}: exited {} (mark it `{NOT_RUN}REASON` if it cannot run offline)\n{}\n--- stdout\n{}--- stderr\n{}",
+                    block.at,
+                    code(&output),
+                    block.lines.join("\n"),
+                    stdout(&output),
+                    stderr(&output)
+                ));
+            }
+        }
+        model_calls += sandbox
+            .servers
+            .iter()
+            .map(|(_, server)| server.requests().len())
+            .sum::<usize>();
+    }
+    // Visible, as any skip is.
+    eprintln!(
+        "docs examples: {ran} shell blocks run ({model_calls} model calls), {marked} marked `{NOT_RUN}…`"
+    );
+    assert!(ran > 0, "no shell example ran");
+    assert!(
+        model_calls > ran,
+        "the examples did not reach the mock providers"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// Issue #47 item 14: the "Examples:" of every command's help, which are also the EXAMPLES of
+/// its man page, run as written, each section in a sandbox of its own, one line after the
+/// other; a line that cannot run says `not run in CI: REASON` in its comment, and is counted.
+#[test]
+fn every_example_of_the_help_and_man_pages_runs_against_the_mock_or_says_why_not() {
+    fn sections(command: &clap::Command, path: &str, found: &mut Vec<(String, Vec<String>)>) {
+        let path = format!("{path} {}", command.get_name()).trim().to_owned();
+        if let Some(help) = command.get_after_help() {
+            let lines = help
+                .to_string()
+                .lines()
+                .filter_map(|line| line.strip_prefix("  "))
+                .map(str::to_owned)
+                .collect();
+            found.push((path.clone(), lines));
+        }
+        for subcommand in command.get_subcommands() {
+            sections(subcommand, &path, found);
+        }
+    }
+    let mut found = Vec::new();
+    sections(&<Cli as clap::CommandFactory>::command(), "", &mut found);
+    let (mut ran, mut marked) = (0, 0);
+    let mut failures = Vec::new();
+    for (command, lines) in found {
+        if lines.is_empty() {
+            continue;
+        }
+        let adds_profiles = lines.iter().any(|line| line.contains("auth add"));
+        let sandbox = Sandbox::for_help_examples(!adds_profiles);
+        for line in lines {
+            if line.contains(NOT_RUN.trim_start_matches("# ")) {
+                marked += 1;
+                continue;
+            }
+            ran += 1;
+            let script = format!("set -eo pipefail\n{line}\n");
+            let output = sandbox
+                .command()
+                .inside("timeout", ["120", "bash", "-c", script.as_str()])
+                .output();
+            if code(&output) != 0 {
+                failures.push(format!(
+                    "the help of `{command}`: `{line}` exited {}\n--- stdout\n{}--- stderr\n{}",
+                    code(&output),
+                    stdout(&output),
+                    stderr(&output)
+                ));
+            }
+        }
+    }
+    eprintln!("help and man page examples: {ran} run, {marked} marked `not run in CI: …`");
+    assert!(ran > 20, "only {ran} examples of the help ran");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

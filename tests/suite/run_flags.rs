@@ -445,10 +445,42 @@ fn a_busy_session_makes_resume_exit_75() {
     assert!(
         error
             .message
-            .contains(&format!("session {id} ('busy') is busy")),
+            .starts_with(&format!("session {id} ('busy') is busy: another run")),
         "{error:?}"
     );
     assert!(!error.message.contains(file.to_str().unwrap()), "{error:?}");
+    // Nothing says when the other run ends: no `retry_after_s`.
+    assert_eq!(error.retry_after_s, None, "{error:?}");
+    // stderr says the same, once, with what to do; the session's name appears once.
+    let text = stderr(&output);
+    let line = format!("error: session {id} ('busy') is busy: another run");
+    assert_eq!(text.matches(&line).count(), 1, "{text}");
+    assert_eq!(text.matches("('busy')").count(), 1, "{text}");
+    assert!(text.contains("hint: wait for "), "{text}");
+    assert!(text.contains("--wait SECS"), "{text}");
+    assert!(!text.contains(file.to_str().unwrap()), "{text}");
+    // Text mode: nothing on stdout, the same error on stderr.
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["resume", "busy", "b"])
+        .output();
+    assert_eq!(code(&output), 75, "{}", stderr(&output));
+    assert_eq!(stdout(&output), "");
+    assert!(stderr(&output).contains(&line), "{}", stderr(&output));
+    // `sessions rename` and `sessions repair` find the session by name too, and say it.
+    for args in [
+        &["sessions", "rename", "busy", "other"][..],
+        &["sessions", "repair", "busy"][..],
+    ] {
+        let output = home.pincer().args(args).output();
+        assert_eq!(code(&output), 75, "{args:?}: {}", stderr(&output));
+        assert!(
+            stderr(&output).contains(&format!("error: session {id} ('busy') is busy")),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
     drop(lock);
 }
 

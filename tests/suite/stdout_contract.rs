@@ -305,9 +305,9 @@ fn the_init_event_and_every_result_object_carry_the_schema_version() {
         .collect();
     let (init, result) = (&lines[0], &lines[lines.len() - 1]);
     assert_eq!(init["subtype"], "init", "{init}");
-    assert_eq!(init["schema_version"], 1, "{init}");
+    assert_eq!(init["schema_version"], 2, "{init}");
     assert_eq!(result["type"], "result", "{result}");
-    assert_eq!(result["schema_version"], 1, "{result}");
+    assert_eq!(result["schema_version"], 2, "{result}");
 
     let commands: [&[&str]; 3] = [
         &["resume", "one", "--json", "again"],
@@ -323,13 +323,13 @@ fn the_init_event_and_every_result_object_carry_the_schema_version() {
             .output();
         let value: serde_json::Value = serde_json::from_str(&stdout(&output))
             .unwrap_or_else(|error| panic!("{args:?}: {error}: {}", stderr(&output)));
-        assert_eq!(value["schema_version"], 1, "{args:?}: {value}");
+        assert_eq!(value["schema_version"], 2, "{args:?}: {value}");
     }
 
     let schemas = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/reference/schemas");
     for name in ["result.schema.json", "stream-json.schema.json"] {
         let text = std::fs::read_to_string(schemas.join(name)).unwrap();
-        assert!(text.contains(r#""const": 1"#), "{name}");
+        assert!(text.contains(r#""const": 2"#), "{name}");
         assert!(text.contains("schema_version"), "{name}");
     }
 }

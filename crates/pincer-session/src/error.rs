@@ -11,11 +11,14 @@ use crate::fs::{Holder, LockError};
 /// What can go wrong with a session file.
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
-    /// Another run holds the session's lock (exit 75).
-    #[error("session {} is busy: {}", session_label(.path), holder_text(.holder.as_deref()))]
+    /// Another run holds the session's lock (exit 75). The message names the session as a
+    /// user does, by id and name; the file's path stays out of it (pincer's business).
+    #[error("session {id}{} is busy: {}", name_text(.name.as_deref()), holder_text(.holder.as_deref()))]
     Busy {
-        /// The session file.
-        path: PathBuf,
+        /// The session's id, from its file name.
+        id: String,
+        /// Its name, when the caller knows it ([`SessionError::naming`]).
+        name: Option<String>,
         /// Who holds it, when known.
         holder: Option<Box<Holder>>,
     },
@@ -95,9 +98,13 @@ fn holder_text(holder: Option<&Holder>) -> String {
     }
 }
 
+fn name_text(name: Option<&str>) -> String {
+    name.map_or_else(String::new, |name| format!(" ('{name}')"))
+}
+
 /// A session as a user names it: its id, from the file name (the path stays out of the
 /// message: it is pincer's business, and a script acts on the id).
-fn session_label(path: &std::path::Path) -> String {
+pub(super) fn session_label(path: &std::path::Path) -> String {
     match super::store::identity_from_file_name(path) {
         Some((id, _)) => id,
         None => path.file_stem().map_or_else(
@@ -134,6 +141,20 @@ impl SessionError {
                 path,
                 source,
             },
+        }
+    }
+
+    /// A busy session's error naming it by `name` too (the lock knows only the file; the
+    /// caller that found the session knows its name). Every other error is returned as it is.
+    #[must_use]
+    pub fn naming(self, name: Option<&str>) -> SessionError {
+        match self {
+            SessionError::Busy { id, holder, .. } => SessionError::Busy {
+                id,
+                name: name.map(str::to_owned),
+                holder,
+            },
+            other => other,
         }
     }
 

@@ -859,7 +859,8 @@ impl SessionLock {
                 error,
                 || format!("session '{}'", path.display()),
                 |holder| SessionError::Busy {
-                    path: path.to_owned(),
+                    id: super::error::session_label(path),
+                    name: None,
                     holder,
                 },
             )

@@ -27,10 +27,10 @@ const BYTE_ORDER_MARK: &str = "\u{feff}";
 pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "edit",
-        "Replace oldText with newText in a file. oldText must match exactly (trailing whitespace, \
-         indentation and quote style may differ slightly) and occur once, unless replace_all; add \
-         surrounding lines to make it unique. Several changes: edits, applied in order, all or \
-         none. Returns a diff.",
+        "Replace oldText with newText in a file. oldText must match exactly (whitespace and quotes \
+         may differ slightly) and occur once unless replace_all; add surrounding lines to make \
+         it unique. Several changes: edits, in order, all or none. \
+         Returns a diff.",
         json!({
             "path": {"type": "string"},
             "oldText": {"type": "string"},

@@ -50,10 +50,9 @@ const PIPE_GRACE: Duration = Duration::from_millis(250);
 pub fn definition() -> ToolDefinition {
     make_definition(
         "exec",
-        "Run a shell command (sh -c; workdir defaults to the workspace) and return stdout and \
-         stderr together; a non-zero exit is an error. Killed with its children after timeout \
-         seconds (default 120). stdin is empty: no interactive programs. Output over 32 KB keeps \
-         its first 8 KB and last 24 KB, and the whole is saved to a file the result names.",
+        "Run a shell command (sh -c, in workdir or the workspace); returns stdout and stderr \
+         together, a non-zero exit as an error. Killed after timeout seconds (default 120). Empty stdin: nothing interactive. Output over 32 KB keeps its first 8 KB \
+         and last 24 KB; the whole is saved to a file the result names.",
         json!({
             "command": {"type": "string"},
             "workdir": {"type": "string"},

@@ -20,9 +20,9 @@ pub(super) const DEFAULT_LIMIT: u64 = 1000;
 pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "find",
-        "Find files by glob: `*.rs` matches names at any depth, `src/**/test_*.py` paths below \
-         the search root (path, default: the workspace). Skips gitignored and hidden files. \
-         Sorted paths relative to the root, directories ending in /; at most limit (default 1000).",
+        "Find files by glob: `*.rs` matches names at any depth, `src/**/test_*.py` paths under \
+         path (default: the workspace). Skips gitignored and hidden files. Sorted paths relative \
+         to path, directories ending in /; at most limit (default 1000).",
         json!({
             "pattern": {"type": "string"},
             "path": {"type": "string"},

@@ -32,10 +32,10 @@ pub(super) const MAX_LINE_CHARS: usize = 500;
 pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "grep",
-        "Search file contents for a Rust regex, or plain text with literal. Skips gitignored, \
-         hidden and binary files; glob keeps matching files only (e.g. `*.rs`). Prints \
-         `path:line:text` (context lines `path-line-text`) relative to the search root (path, \
-         default: the workspace); at most limit matches (default 100), lines cut at 500 characters.",
+        "Search file contents for a Rust regex (or plain text: literal). Skips gitignored, hidden \
+         and binary files; glob filters files (`*.rs`). Prints `path:line:text` relative to \
+         path (default: the workspace); at most limit matches (default 100), lines cut at 500 \
+         characters.",
         json!({
             "pattern": {"type": "string"},
             "path": {"type": "string"},

@@ -38,6 +38,7 @@ pub mod paths;
 pub mod policy;
 pub mod program;
 mod read;
+pub use read::EMPTY_FILE_NOTE;
 #[cfg(test)]
 mod sandbox_tests;
 mod truncate;

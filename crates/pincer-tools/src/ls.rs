@@ -17,7 +17,7 @@ pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "ls",
         "List a directory (default: the workspace), sorted, hidden entries included, \
-         directories ending in /. At most limit entries (default 500).",
+         directories ending in /; at most limit (default 500).",
         json!({
             "path": {"type": "string"},
             "limit": {"type": "integer", "minimum": 1}

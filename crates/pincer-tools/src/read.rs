@@ -29,11 +29,11 @@ pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "read",
         "Read a text file (verbatim, no line numbers) or a PNG, JPEG, GIF or WebP image. At most \
-         2000 lines or 50 KB per call; a closing note gives the offset to continue from.",
+         2000 lines or 50 KB a call; a closing note gives the offset to continue from.",
         json!({
             "path": {"type": "string"},
             "offset": {"type": "integer", "minimum": 1, "description": "First line, 1-based"},
-            "limit": {"type": "integer", "minimum": 1, "description": "Most lines"}
+            "limit": {"type": "integer", "minimum": 1}
         }),
         &["path"],
     )
@@ -118,6 +118,9 @@ fn image_output(bytes: &[u8], mime_type: &str) -> ToolOutput {
     }
 }
 
+/// What `read` of an empty file returns: the note alone.
+pub const EMPTY_FILE_NOTE: &str = "[The file is empty.]";
+
 /// The part of a file one call shows, and what to say about the rest.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Window {
@@ -195,7 +198,7 @@ pub(super) fn read_window(
     if total_lines == 0 {
         return Ok(Ok(Window {
             text: String::new(),
-            note: Some("[The file is empty.]".to_owned()),
+            note: Some(EMPTY_FILE_NOTE.to_owned()),
             next_offset: None,
             total_lines,
         }));

@@ -13,8 +13,8 @@ use super::{ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition,
 pub(super) fn definition() -> ToolDefinition {
     make_definition(
         "write",
-        "Create or overwrite a file with content, creating parent directories. To change part \
-         of a file, use edit.",
+        "Create or overwrite a file, and its parent directories. To change part of a file, use \
+         edit.",
         json!({
             "path": {"type": "string"},
             "content": {"type": "string"}

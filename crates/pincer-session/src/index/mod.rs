@@ -259,6 +259,13 @@ impl Index {
         self.sessions.get(file)
     }
 
+    /// The name of the session at `path`, when this index knows one: what a busy session's
+    /// error names it by ([`crate::store::SessionError::naming`]).
+    pub fn name_of(&self, path: &Path) -> Option<&str> {
+        let file = path.file_name()?.to_str()?;
+        self.by_file(file)?.summary.name.as_deref()
+    }
+
     /// The damaged sessions only, summarized again from their files by [`summarize_damaged`]:
     /// a fallback for a lookup that found nothing, since an index written by an older pincer kept
     /// neither the name of a damaged session nor, when its header was the damage, its id. Only
