@@ -965,14 +965,27 @@ pub(crate) fn scoped(
 }
 
 /// [`scoped`] for a lookup that found nothing (#46 item 3): before the same lookups, the
-/// directory's names are read (files no row knows are summarized) and every row's file is
-/// stat'ed (the ones changed since their row was read are read again, as a name another program
-/// gave). A miss costs a listing and a stat per session, never a summary of each in memory.
+/// directory's names are read (files no row knows are summarized) and, for a query that can
+/// be a name, every row's file is stat'ed (the ones changed since their row was read are read
+/// again, as a name another program gave: [`db::Db::relisted`]). A `--last` or a full id that
+/// found nothing costs a listing of the names; a name, also a stat per session; never a
+/// summary of each in memory.
 pub(crate) fn rechecked(
     dir: &Path,
     wanted: &Wanted<'_>,
 ) -> Result<(Index, RefreshReport), SessionError> {
     scoped_in(dir, wanted, true)
+}
+
+/// Whether `query` has the shape of a session id (a UUID, `8-4-4-4-12` hex digits): a lookup
+/// by it that found nothing is answered from the files' names and the rows, without a stat of
+/// every file (a name of that shape another program gave is found once the index reads it).
+pub(crate) fn is_session_id(query: &str) -> bool {
+    let groups: Vec<&str> = query.split('-').collect();
+    groups.len() == 5
+        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(group, length)| {
+            group.len() == length && group.bytes().all(|byte| byte.is_ascii_hexdigit())
+        })
 }
 
 fn scoped_in(
@@ -987,9 +1000,12 @@ fn scoped_in(
     };
     db.ensure_built()?;
     if recheck {
-        db.relisted()?;
+        // Only a name can have changed in a file the index knows (an append): a session's id
+        // and workspace are in its header, which is never rewritten. So a `--last` or a full
+        // id that found nothing needs only the files no row knows; a name, every file's stamp.
+        let stamps = wanted.queries.iter().any(|query| !is_session_id(query));
         // Also in the index itself, for a database that could not be written.
-        for entry in db.changed_since_read(None) {
+        for entry in db.relisted(stamps)? {
             index.sessions.insert(entry.file.clone(), entry);
         }
     }
@@ -1192,8 +1208,7 @@ impl Listing {
 
     /// Call `each` with the sessions `keep` keeps, at most `limit` (all with `None`), newest
     /// first, each checked against its file, and with its id's shortest unique prefix among
-    /// every session's ([`short_ids`]); the first error of `each` ends the walk. It can be
-    /// walked more than once (a table measures its columns first).
+    /// every session's ([`short_ids`]); the first error of `each` ends the walk.
     pub(crate) fn each<E>(
         &mut self,
         limit: Option<usize>,
@@ -1244,6 +1259,45 @@ impl Listing {
     }
 }
 
+/// A session the index says was last used before a prune's cutoff: what the prune needs of
+/// its row to check the file before it removes it (the file is checked against these, and
+/// read again when it changed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OldRow {
+    /// File name inside the sessions directory.
+    pub file: String,
+    /// Size in bytes when summarized.
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch when summarized.
+    pub mtime_ns: u64,
+    /// Whether the file could not be fully read.
+    pub damaged: bool,
+    /// The session's last activity when summarized.
+    pub updated: String,
+}
+
+impl OldRow {
+    /// What a prune needs of `entry`.
+    #[cfg(test)]
+    pub(crate) fn of(entry: &IndexEntry) -> OldRow {
+        OldRow {
+            file: entry.file.clone(),
+            size: entry.size,
+            mtime_ns: entry.mtime_ns,
+            damaged: entry.problem.is_some(),
+            updated: entry.summary.updated.clone(),
+        }
+    }
+
+    /// Whether this row describes the session file at `path` as it is now: the same size and
+    /// mtime, and readable (as [`describes`]).
+    pub(crate) fn describes(&self, path: &Path) -> bool {
+        !self.damaged
+            && std::fs::metadata(path)
+                .is_ok_and(|metadata| file_stamp(&metadata) == (self.size, self.mtime_ns))
+    }
+}
+
 /// The sessions of `dir` last used before `cutoff_ms` (milliseconds since the epoch), of the
 /// workspace `cwd` (any with `None`), oldest first, as the rows say (the caller checks each
 /// against its file before acting).
@@ -1251,18 +1305,13 @@ pub(crate) fn older_than(
     dir: &Path,
     cutoff_ms: i64,
     cwd: Option<&str>,
-) -> Result<(Vec<IndexEntry>, RefreshReport), SessionError> {
+) -> Result<(Vec<OldRow>, RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok((Vec::new(), report));
     };
     db.ensure_built()?;
-    let mut rows = db.older_than(cutoff_ms, cwd);
-    rows.sort_by(|left, right| {
-        newest_first(&right.summary.updated, &right.summary.created, &right.file).cmp(
-            &newest_first(&left.summary.updated, &left.summary.created, &left.file),
-        )
-    });
+    let rows = db.older_than(cutoff_ms, cwd);
     report.rebuilt = db.rebuilt.clone();
     report.unsaved = db.unsaved.clone();
     Ok((rows, report))
