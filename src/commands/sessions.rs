@@ -1149,6 +1149,9 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
                 skipped.push(path.clone());
             }
         };
+    if let Some(db) = db.as_mut() {
+        db.set_synced(false);
+    }
     for batch in proven.chunks(PRUNE_BATCH) {
         let outcomes = prune_batch(batch, cutoff, db.as_mut(), context.sessions_dir());
         for ((file, path, entry), outcome) in batch.iter().zip(outcomes) {
@@ -1158,6 +1161,9 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
             };
             report(path, outcome, &mut skipped);
         }
+    }
+    if let Some(db) = db.as_mut() {
+        db.set_synced(true);
     }
     if context.format.is_json() {
         let (would_remove, removed) = if args.dry_run {

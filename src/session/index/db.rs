@@ -644,6 +644,17 @@ impl Db {
         Ok(stored)
     }
 
+    /// Whether the database syncs its commits (`synchronous = NORMAL`, the default) or not
+    /// (`OFF`), for a run of many small transactions: a prune's batches, whose checkpoints
+    /// synced the whole database about once per 1,000 pages written (fifty times for 25,000
+    /// removals). As for a build ([`Db::while_building`]), the rows are a cache: a power cut may
+    /// leave rows of removed files, which are dropped when a command finds their file gone, or a
+    /// damaged database, which is built again.
+    pub(crate) fn set_synced(&mut self, synced: bool) {
+        let mode = if synced { "NORMAL" } else { "OFF" };
+        let _ = self.conn.pragma_update(None, "synchronous", mode);
+    }
+
     /// Store `entries` as rows of an index in memory, in one transaction.
     fn insert_all(&mut self, entries: &[IndexEntry]) -> rusqlite::Result<()> {
         let transaction = self.conn.transaction()?;
@@ -671,25 +682,25 @@ impl Db {
         self.relist(before, now, false).map(|_| ())
     }
 
-    /// What a lookup that found nothing reads again (#46 item 3): the directory's names, even
-    /// when its stamp is the recorded one, as [`Db::sync`] does when it is not, so that a file
-    /// another program added in the same clock tick as one of pincer's own changes is seen (only
-    /// the files no row knows are read); and with `stamps`, every row's file's size and mtime,
+    /// What a lookup by a name that found nothing reads again (#46 item 3): the directory's
+    /// names, even when its stamp is the recorded one, as [`Db::sync`] does when it is not, so
+    /// that a file another program added in the same clock tick as one of pincer's own changes
+    /// is seen (only the files no row knows are read); and every row's file's size and mtime,
     /// so that a name another program appended since the row was read is found: the rows whose
     /// file changed are read again, and handed back. An append changes neither the directory
     /// nor anything but the file, so a stat per file is the floor of a lookup by name; it is
     /// made relative to the directory, in the same walk as the names, over the stamps' own
     /// index (no row is read but the changed ones).
-    pub(crate) fn relisted(&mut self, stamps: bool) -> Result<Vec<IndexEntry>, SessionError> {
+    pub(crate) fn relisted(&mut self) -> Result<Vec<IndexEntry>, SessionError> {
         let now = SystemTime::now();
         let Some(before) = DirStamp::of(&self.dir) else {
             return Ok(Vec::new());
         };
-        if stamps && !self.in_memory {
+        if !self.in_memory {
             // Best effort: without it the walk reads the rows.
             let _ = self.conn.execute_batch(STAMPS_INDEX);
         }
-        let changed = self.relist(before, now, stamps)?;
+        let changed = self.relist(before, now, true)?;
         let mut read_again = Vec::new();
         for file in changed {
             if let Some(known) = self.row(&file)

@@ -964,12 +964,14 @@ pub(crate) fn scoped(
     scoped_in(dir, wanted, false)
 }
 
-/// [`scoped`] for a lookup that found nothing (#46 item 3): before the same lookups, the
-/// directory's names are read (files no row knows are summarized) and, for a query that can
-/// be a name, every row's file is stat'ed (the ones changed since their row was read are read
-/// again, as a name another program gave: [`db::Db::relisted`]). A `--last` or a full id that
-/// found nothing costs a listing of the names; a name, also a stat per session; never a
-/// summary of each in memory.
+/// [`scoped`] for a lookup that found nothing (#46 item 3). For a query that can be a name,
+/// before the same lookups, the directory's names are read (files no row knows are
+/// summarized) and every row's file is stat'ed (the ones changed since their row was read are
+/// read again, as a name another program gave: [`db::Db::relisted`]): a stat per session,
+/// never a summary of each in memory. A `--last` or a full session id ([`is_session_id`]) that
+/// found nothing costs what a hit costs: neither can be changed by an append, and a file
+/// another program added changed the directory's stamp (but for the residual race of the
+/// module's doc, which a hit has too).
 pub(crate) fn rechecked(
     dir: &Path,
     wanted: &Wanted<'_>,
@@ -999,13 +1001,14 @@ fn scoped_in(
         return Ok((index, report));
     };
     db.ensure_built()?;
-    if recheck {
-        // Only a name can have changed in a file the index knows (an append): a session's id
-        // and workspace are in its header, which is never rewritten. So a `--last` or a full
-        // id that found nothing needs only the files no row knows; a name, every file's stamp.
-        let stamps = wanted.queries.iter().any(|query| !is_session_id(query));
+    // Only a name can have changed in a file the index knows (an append): a session's id and
+    // workspace are in its header, which is never rewritten, and the files no row knows were
+    // read when the directory's stamp changed (`ensure_built`). So a `--last` or a full id that
+    // found nothing is answered as a hit is, from the rows; a query that can be a name reads
+    // the names again and every file's stamp.
+    if recheck && wanted.queries.iter().any(|query| !is_session_id(query)) {
         // Also in the index itself, for a database that could not be written.
-        for entry in db.relisted(stamps)? {
+        for entry in db.relisted()? {
             index.sessions.insert(entry.file.clone(), entry);
         }
     }
