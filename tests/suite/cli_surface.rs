@@ -198,8 +198,13 @@ fn the_main_man_page_has_environment_files_and_exit_status() {
 
 #[test]
 fn every_documented_environment_variable_is_read_by_the_code() {
+    // The binary's source is the root's src/ and the crates it is built from.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut source = String::new();
-    let mut directories = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+    let mut directories = vec![root.join("src")];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap() {
+        directories.push(entry.unwrap().path().join("src"));
+    }
     while let Some(directory) = directories.pop() {
         for entry in std::fs::read_dir(directory).unwrap() {
             let path = entry.unwrap().path();
@@ -218,7 +223,7 @@ fn every_documented_environment_variable_is_read_by_the_code() {
         }
         assert!(
             source.contains(&format!("\"{name}\"")),
-            "{name} is documented but no longer read in src/"
+            "{name} is documented but no longer read in src/ or crates/"
         );
     }
 }

@@ -496,6 +496,93 @@ fn a_name_another_program_gave_and_a_file_it_added_are_found_after_a_miss_of_the
     assert_eq!(code(&status("no-such")), 2);
 }
 
+/// The calls `strace` saw a command make on session files (`<sessions>/….jsonl`, not their
+/// locks): stats and opens, one line each. `None` (with the reason on stderr) when strace is
+/// missing or may not trace here.
+fn traced_session_file_calls(home: &Home, test: &str, args: &[&str], exit: i32) -> Option<String> {
+    let Some(strace) = ["/usr/bin/strace", "/bin/strace"]
+        .into_iter()
+        .find(|path| std::path::Path::new(path).exists())
+    else {
+        skip(test, "strace is not installed");
+        return None;
+    };
+    let trace = home.root.path().join("files.trace");
+    let output = home
+        .pincer()
+        .inside(
+            strace,
+            [
+                "-f",
+                "-qq",
+                "-e",
+                "trace=stat,lstat,newfstatat,fstatat64,statx,open,openat",
+                "-o",
+            ]
+            .into_iter()
+            .map(std::ffi::OsString::from)
+            .chain([trace.clone().into_os_string()]),
+        )
+        .args(args)
+        .output();
+    if stderr(&output).contains("ptrace") {
+        skip(
+            test,
+            &format!("strace may not trace here: {}", stderr(&output)),
+        );
+        return None;
+    }
+    assert_eq!(code(&output), exit, "{args:?}: {}", stderr(&output));
+    let text = std::fs::read_to_string(&trace).unwrap();
+    Some(
+        text.lines()
+            .filter(|line| line.contains(".jsonl\""))
+            .map(|line| format!("{line}\n"))
+            .collect(),
+    )
+}
+
+/// Reliability IV (#46) item 3: a lookup that finds nothing costs about what a hit costs.
+/// `--last` in a workspace with no session, and a full session id no file has, stat no session
+/// file (a session's workspace and id are in its header, which an append never changes: only
+/// files the index does not know can answer, and the directory's names tell which those are);
+/// they stat'ed every session of the home. A query that can be a name another program gave
+/// (an append, seen only in the file's stamp) stats each file once and reads none that did not
+/// change.
+#[test]
+fn a_miss_by_last_or_by_id_stats_no_session_file_and_a_miss_by_name_reads_none() {
+    let test = "a_miss_by_last_or_by_id_stats_no_session_file_and_a_miss_by_name_reads_none";
+    let home = Home::new();
+    let count = 40;
+    for n in 0..count {
+        let id = format!("0199a000-0000-7000-8000-{n:012x}");
+        let mut session = SessionBuilder::new(&id, std::path::Path::new("/elsewhere/project"));
+        session.user(&format!("task {n}"));
+        session.assistant("done", [10, 2, 0, 0]);
+        home.write_session(&session);
+    }
+    let built = home.run(&["sessions", "list", "--all", "--limit", "1"]);
+    assert_eq!(code(&built), 0, "{}", stderr(&built));
+    std::thread::sleep(Duration::from_millis(50));
+    let Some(last) = traced_session_file_calls(&home, test, &["status", "--last"], 2) else {
+        return;
+    };
+    assert_eq!(last, "", "`--last` in an empty workspace");
+    let absent = "0199a000-0000-7000-8000-ffffffffffff";
+    let Some(by_id) = traced_session_file_calls(&home, test, &["status", absent], 2) else {
+        return;
+    };
+    assert_eq!(by_id, "", "a full id no session has");
+    let Some(by_name) = traced_session_file_calls(&home, test, &["status", "no-such"], 2) else {
+        return;
+    };
+    assert!(
+        !by_name.contains("open"),
+        "no unchanged file is read:\n{by_name}"
+    );
+    assert_eq!(by_name.lines().count(), count, "each file once:\n{by_name}");
+}
+
 /// `count` sessions of the workspace written straight into the store; their ids, oldest first.
 fn many_sessions(home: &Home, count: usize) -> Vec<String> {
     (0..count)

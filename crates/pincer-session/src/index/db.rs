@@ -13,8 +13,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior, params};
 
 use super::{INDEX_VERSION, IndexEntry, check_files, check_files_into, session_file_names};
-use crate::error::SessionError;
 use crate::fs::{FileLock, LockError};
+use crate::error::SessionError;
 
 /// File name of the database inside the sessions directory.
 pub const DB_FILE: &str = "index.sqlite3";
@@ -88,7 +88,14 @@ const INDEXES: &str = "
     CREATE INDEX sessions_by_updated ON sessions (updated, created, file);
     CREATE INDEX sessions_by_age ON sessions (updated_ms);
     CREATE INDEX sessions_damaged ON sessions (damaged) WHERE damaged;
+    CREATE INDEX sessions_stamps ON sessions (file, size, mtime_ns);
 ";
+
+/// The index a lookup that found nothing reads every row's stamp from, in file order, without
+/// reading the rows themselves (a summary each, about a kilobyte): made with the others by a
+/// build, and by the first such lookup in a database built before it existed.
+const STAMPS_INDEX: &str =
+    "CREATE INDEX IF NOT EXISTS sessions_stamps ON sessions (file, size, mtime_ns)";
 
 const DROP_INDEXES: &str = "
     DROP INDEX IF EXISTS sessions_by_id;
@@ -97,6 +104,7 @@ const DROP_INDEXES: &str = "
     DROP INDEX IF EXISTS sessions_by_updated;
     DROP INDEX IF EXISTS sessions_by_age;
     DROP INDEX IF EXISTS sessions_damaged;
+    DROP INDEX IF EXISTS sessions_stamps;
 ";
 
 /// How long the sessions directory must have stood unchanged before a listing of it is
@@ -245,6 +253,57 @@ fn summarize_all(dir: &Path, files: &[(String, PathBuf)]) -> Vec<IndexEntry> {
             _ => None,
         })
         .collect()
+}
+
+/// Of the sorted file `names` of the directory, those no row knows; the files of the rows that
+/// are not among them; and with `stamps`, the files of the rows among them whose stamp (`stat`
+/// gives it) is not the one the row recorded. The rows are read in the same (byte) order and
+/// merged against the names: a sync that lists the directory holds its names, not also a set of
+/// every row's and of every name (which grew a run's memory with the home, #46). With `stamps`
+/// the walk is over the stamps' own index, which holds the three columns and nothing else.
+fn unknown_gone_changed<'a>(
+    conn: &Connection,
+    names: &'a [String],
+    stamps: bool,
+    stat: impl Fn(&str) -> Option<(u64, u64)>,
+) -> (Vec<&'a String>, Vec<String>, Vec<String>) {
+    let mut unknown = Vec::new();
+    let mut gone = Vec::new();
+    let mut changed = Vec::new();
+    let mut next = 0;
+    let sql = if stamps {
+        "SELECT file, size, mtime_ns FROM sessions ORDER BY file"
+    } else {
+        "SELECT file, 0, 0 FROM sessions ORDER BY file"
+    };
+    if let Ok(mut statement) = conn.prepare(sql)
+        && let Ok(rows) = statement.query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                to_u64(row.get::<_, i64>(1)?),
+                to_u64(row.get::<_, i64>(2)?),
+            ))
+        })
+    {
+        for (file, size, mtime_ns) in rows.flatten() {
+            while let Some(name) = names.get(next)
+                && name.as_str() < file.as_str()
+            {
+                unknown.push(name);
+                next += 1;
+            }
+            if names.get(next) == Some(&file) {
+                next += 1;
+                if stamps && stat(&file) != Some((size, mtime_ns)) {
+                    changed.push(file);
+                }
+            } else {
+                gone.push(file);
+            }
+        }
+    }
+    unknown.extend(names.get(next..).unwrap_or_default());
+    (unknown, gone, changed)
 }
 
 fn row_entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<IndexEntry>> {
@@ -585,6 +644,17 @@ impl Db {
         Ok(stored)
     }
 
+    /// Whether the database syncs its commits (`synchronous = NORMAL`, the default) or not
+    /// (`OFF`), for a run of many small transactions: a prune's batches, whose checkpoints
+    /// synced the whole database about once per 1,000 pages written (fifty times for 25,000
+    /// removals). As for a build ([`Db::while_building`]), the rows are a cache: a power cut may
+    /// leave rows of removed files, which are dropped when a command finds their file gone, or a
+    /// damaged database, which is built again.
+    pub fn set_synced(&mut self, synced: bool) {
+        let mode = if synced { "NORMAL" } else { "OFF" };
+        let _ = self.conn.pragma_update(None, "synchronous", mode);
+    }
+
     /// Store `entries` as rows of an index in memory, in one transaction.
     fn insert_all(&mut self, entries: &[IndexEntry]) -> rusqlite::Result<()> {
         let transaction = self.conn.transaction()?;
@@ -609,25 +679,64 @@ impl Db {
         if self.stamp() == Some(before) {
             return Ok(());
         }
-        self.relist(before, now)
+        self.relist(before, now, false).map(|_| ())
     }
 
-    /// Read the directory's names even when its stamp is the recorded one, as [`Db::sync`] does
-    /// when it is not: for a lookup that found nothing, which must also see a file another
-    /// program added in the same clock tick as one of pincer's own changes (no file is read but
-    /// the ones no row knows).
-    pub fn relisted(&mut self) -> Result<(), SessionError> {
+    /// What a lookup by a name that found nothing reads again (#46 item 3): the directory's
+    /// names, even when its stamp is the recorded one, as [`Db::sync`] does when it is not, so
+    /// that a file another program added in the same clock tick as one of pincer's own changes
+    /// is seen (only the files no row knows are read); and every row's file's size and mtime,
+    /// so that a name another program appended since the row was read is found: the rows whose
+    /// file changed are read again, and handed back. An append changes neither the directory
+    /// nor anything but the file, so a stat per file is the floor of a lookup by name; it is
+    /// made relative to the directory, in the same walk as the names, over the stamps' own
+    /// index (no row is read but the changed ones).
+    pub fn relisted(&mut self) -> Result<Vec<IndexEntry>, SessionError> {
         let now = SystemTime::now();
         let Some(before) = DirStamp::of(&self.dir) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
-        self.relist(before, now)
+        if !self.in_memory {
+            // Best effort: without it the walk reads the rows.
+            let _ = self.conn.execute_batch(STAMPS_INDEX);
+        }
+        let changed = self.relist(before, now, true)?;
+        let mut read_again = Vec::new();
+        for file in changed {
+            if let Some(known) = self.row(&file)
+                && let Some(entry) = self.fresh(known)
+            {
+                read_again.push(entry);
+            }
+        }
+        Ok(read_again)
     }
 
-    fn relist(&mut self, before: DirStamp, now: SystemTime) -> Result<(), SessionError> {
+    /// Bring the rows in line with the directory's names (see [`Db::sync`]); with `stamps`,
+    /// also stat every known file and return the names of those whose stamp is not their
+    /// row's.
+    fn relist(
+        &mut self,
+        before: DirStamp,
+        now: SystemTime,
+        stamps: bool,
+    ) -> Result<Vec<String>, SessionError> {
         let mut names = session_file_names(&self.dir)?;
         names.sort_unstable();
-        let (unknown, gone) = self.unknown_and_gone(&names);
+        let directory = if stamps {
+            self.directory
+                .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
+                .as_ref()
+        } else {
+            None
+        };
+        let stat = |file: &str| match directory {
+            Some(directory) => super::stamp_in(directory, file),
+            None => std::fs::metadata(self.dir.join(file))
+                .ok()
+                .map(|metadata| super::file_stamp(&metadata)),
+        };
+        let (unknown, gone, changed) = unknown_gone_changed(&self.conn, &names, stamps, stat);
         let unknown: Vec<(String, PathBuf)> = unknown
             .into_iter()
             .map(|name| (name.clone(), self.dir.join(name)))
@@ -669,7 +778,7 @@ impl Db {
         if let Err(error) = written {
             self.fall_back(&error)?;
         }
-        Ok(())
+        Ok(changed)
     }
 
     /// Go on in memory, built from the files, after a write failed.
@@ -690,35 +799,6 @@ impl Db {
             *self = memory;
         }
         Ok(())
-    }
-
-    /// Of the sorted file `names` of the directory, those no row knows; and the files of the
-    /// rows that are not among them. The rows are read in the same (byte) order and merged
-    /// against the names: a sync that lists the directory holds its names, not also a set of
-    /// every row's and of every name (which grew a run's memory with the home, #46).
-    fn unknown_and_gone<'a>(&self, names: &'a [String]) -> (Vec<&'a String>, Vec<String>) {
-        let mut unknown = Vec::new();
-        let mut gone = Vec::new();
-        let mut next = 0;
-        if let Ok(mut statement) = self.conn.prepare("SELECT file FROM sessions ORDER BY file")
-            && let Ok(rows) = statement.query_map([], |row| row.get::<_, String>(0))
-        {
-            for file in rows.flatten() {
-                while let Some(name) = names.get(next)
-                    && name.as_str() < file.as_str()
-                {
-                    unknown.push(name);
-                    next += 1;
-                }
-                if names.get(next) == Some(&file) {
-                    next += 1;
-                } else {
-                    gone.push(file);
-                }
-            }
-        }
-        unknown.extend(names.get(next..).unwrap_or_default());
-        (unknown, gone)
     }
 
     /// The entries `sql` (which selects `entry`) gives. A database found corrupt here is
@@ -848,7 +928,12 @@ impl Db {
     }
 
     /// Up to `limit` rows from `offset`, newest first, of the workspace `cwd` (any with `None`).
-    pub fn newest(&mut self, cwd: Option<&str>, offset: usize, limit: usize) -> Vec<IndexEntry> {
+    pub fn newest(
+        &mut self,
+        cwd: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Vec<IndexEntry> {
         let (offset, limit) = (to_i64(offset as u64), to_i64(limit as u64));
         match cwd {
             Some(cwd) => self.entries(
@@ -937,16 +1022,35 @@ impl Db {
     }
 
     /// The rows last used before `cutoff_ms` (milliseconds since the epoch), of the workspace
-    /// `cwd` (any with `None`).
-    pub fn older_than(&mut self, cutoff_ms: i64, cwd: Option<&str>) -> Vec<IndexEntry> {
-        let mut rows = self.entries(
-            "SELECT entry FROM sessions WHERE updated_ms < ?1",
-            &[&cutoff_ms],
-        );
-        if let Some(cwd) = cwd {
-            rows.retain(|entry| entry.summary.cwd == cwd);
+    /// `cwd` (any with `None`), oldest first: their columns only, no summary read (a prune of
+    /// half a home of 200,000 held 100,000 summaries).
+    pub fn older_than(&mut self, cutoff_ms: i64, cwd: Option<&str>) -> Vec<super::OldRow> {
+        let read = |row: &rusqlite::Row<'_>| {
+            Ok(super::OldRow {
+                file: row.get(0)?,
+                size: to_u64(row.get::<_, i64>(1)?),
+                mtime_ns: to_u64(row.get::<_, i64>(2)?),
+                damaged: row.get(3)?,
+                updated: row.get(4)?,
+                name: row.get(5)?,
+            })
+        };
+        let sql = "SELECT file, size, mtime_ns, damaged, updated, name FROM sessions \
+                   WHERE updated_ms < ?1 AND (?2 IS NULL OR cwd = ?2) \
+                   ORDER BY updated, created, file";
+        let query = |conn: &Connection| -> rusqlite::Result<Vec<super::OldRow>> {
+            let mut statement = conn.prepare(sql)?;
+            let rows = statement.query_map(params![cutoff_ms, cwd], read)?;
+            rows.collect()
+        };
+        match query(&self.conn) {
+            Ok(rows) => rows,
+            Err(error) if is_corrupt(&error) && !self.in_memory => {
+                self.recover(&error);
+                query(&self.conn).unwrap_or_default()
+            }
+            Err(_) => Vec::new(),
         }
-        rows
     }
 
     /// The ids just before and after each of `ids` in the order of lowercase ids: with them,
@@ -1070,6 +1174,14 @@ impl Db {
                 else {
                     continue;
                 };
+                let path = self.dir.join(&file);
+                // A removal (a prune's thousands of them) drops the row without reading it.
+                if std::fs::symlink_metadata(&path)
+                    .is_err_and(|error| error.kind() == std::io::ErrorKind::NotFound)
+                {
+                    transaction.execute("DELETE FROM sessions WHERE file = ?1", [&file])?;
+                    continue;
+                }
                 let known: Option<IndexEntry> = transaction
                     .query_row(
                         "SELECT entry FROM sessions WHERE file = ?1",
@@ -1078,7 +1190,7 @@ impl Db {
                     )
                     .optional()?
                     .flatten();
-                match super::check_file(known.as_ref(), &self.dir.join(&file)) {
+                match super::check_file(known.as_ref(), &path) {
                     super::Freshness::Unchanged => {}
                     super::Freshness::Updated(entry) => {
                         let mut insert = transaction.prepare(INSERT)?;

@@ -964,16 +964,37 @@ pub struct Wanted<'a> {
 /// over which [`Index::find`], [`Index::last`] and [`Index::damaged_rescanned`] answer as over
 /// every session, found by the database's indexes (SPEC §12.1: a run costs the same in a home
 /// of 100 sessions or 500,000).
-pub fn scoped(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport), SessionError> {
+pub fn scoped(
+    dir: &Path,
+    wanted: &Wanted<'_>,
+) -> Result<(Index, RefreshReport), SessionError> {
     scoped_in(dir, wanted, false)
 }
 
-/// [`scoped`] for a lookup that found nothing (#46 item 3): before the same lookups, the
-/// directory's names are read (files no row knows are summarized) and every row's file is
-/// stat'ed (the ones changed since their row was read are read again, as a name another program
-/// gave). A miss costs a listing and a stat per session, never a summary of each in memory.
-pub fn rechecked(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport), SessionError> {
+/// [`scoped`] for a lookup that found nothing (#46 item 3). For a query that can be a name,
+/// before the same lookups, the directory's names are read (files no row knows are
+/// summarized) and every row's file is stat'ed (the ones changed since their row was read are
+/// read again, as a name another program gave: [`db::Db::relisted`]): a stat per session,
+/// never a summary of each in memory. A `--last` or a full session id ([`is_session_id`]) that
+/// found nothing costs what a hit costs: neither can be changed by an append, and a file
+/// another program added changed the directory's stamp (but for the residual race of the
+/// module's doc, which a hit has too).
+pub fn rechecked(
+    dir: &Path,
+    wanted: &Wanted<'_>,
+) -> Result<(Index, RefreshReport), SessionError> {
     scoped_in(dir, wanted, true)
+}
+
+/// Whether `query` has the shape of a session id (a UUID, `8-4-4-4-12` hex digits): a lookup
+/// by it that found nothing is answered from the files' names and the rows, without a stat of
+/// every file (a name of that shape another program gave is found once the index reads it).
+pub fn is_session_id(query: &str) -> bool {
+    let groups: Vec<&str> = query.split('-').collect();
+    groups.len() == 5
+        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(group, length)| {
+            group.len() == length && group.bytes().all(|byte| byte.is_ascii_hexdigit())
+        })
 }
 
 fn scoped_in(
@@ -987,10 +1008,14 @@ fn scoped_in(
         return Ok((index, report));
     };
     db.ensure_built()?;
-    if recheck {
-        db.relisted()?;
+    // Only a name can have changed in a file the index knows (an append): a session's id and
+    // workspace are in its header, which is never rewritten, and the files no row knows were
+    // read when the directory's stamp changed (`ensure_built`). So a `--last` or a full id that
+    // found nothing is answered as a hit is, from the rows; a query that can be a name reads
+    // the names again and every file's stamp.
+    if recheck && wanted.queries.iter().any(|query| !is_session_id(query)) {
         // Also in the index itself, for a database that could not be written.
-        for entry in db.changed_since_read(None) {
+        for entry in db.relisted()? {
             index.sessions.insert(entry.file.clone(), entry);
         }
     }
@@ -1045,7 +1070,10 @@ fn scoped_in(
 }
 
 /// How many sessions `dir` has, and how many of them ran in `cwd`.
-pub fn counts(dir: &Path, cwd: &str) -> Result<((usize, usize), RefreshReport), SessionError> {
+pub fn counts(
+    dir: &Path,
+    cwd: &str,
+) -> Result<((usize, usize), RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok(((0, 0), report));
@@ -1158,7 +1186,11 @@ impl Listing {
     /// (another program appended a turn) are read again first, so that each comes at its place
     /// in the order; a listing of the newest few checks only the rows it shows, and costs the
     /// same in any home.
-    pub fn open(dir: &Path, cwd: Option<&str>, every: bool) -> Result<Listing, SessionError> {
+    pub fn open(
+        dir: &Path,
+        cwd: Option<&str>,
+        every: bool,
+    ) -> Result<Listing, SessionError> {
         let mut report = RefreshReport::default();
         let db = match db::Db::open(dir) {
             Some(mut db) => {
@@ -1186,8 +1218,7 @@ impl Listing {
 
     /// Call `each` with the sessions `keep` keeps, at most `limit` (all with `None`), newest
     /// first, each checked against its file, and with its id's shortest unique prefix among
-    /// every session's ([`short_ids`]); the first error of `each` ends the walk. It can be
-    /// walked more than once (a table measures its columns first).
+    /// every session's ([`short_ids`]); the first error of `each` ends the walk.
     pub fn each<E>(
         &mut self,
         limit: Option<usize>,
@@ -1238,6 +1269,47 @@ impl Listing {
     }
 }
 
+/// A session the index says was last used before a prune's cutoff: what the prune needs of
+/// its row to check the file before it removes it (the file is checked against these, and
+/// read again when it changed).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OldRow {
+    /// File name inside the sessions directory.
+    pub file: String,
+    /// Size in bytes when summarized.
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch when summarized.
+    pub mtime_ns: u64,
+    /// Whether the file could not be fully read.
+    pub damaged: bool,
+    /// The session's last activity when summarized.
+    pub updated: String,
+    /// Its name, if it has one: what a busy session's error names it by.
+    pub name: Option<String>,
+}
+
+impl OldRow {
+    /// What a prune needs of `entry` (the command layer's tests build rows with it).
+    pub fn of(entry: &IndexEntry) -> OldRow {
+        OldRow {
+            file: entry.file.clone(),
+            size: entry.size,
+            mtime_ns: entry.mtime_ns,
+            damaged: entry.problem.is_some(),
+            updated: entry.summary.updated.clone(),
+            name: entry.summary.name.clone(),
+        }
+    }
+
+    /// Whether this row describes the session file at `path` as it is now: the same size and
+    /// mtime, and readable (as [`describes`]).
+    pub fn describes(&self, path: &Path) -> bool {
+        !self.damaged
+            && std::fs::metadata(path)
+                .is_ok_and(|metadata| file_stamp(&metadata) == (self.size, self.mtime_ns))
+    }
+}
+
 /// The sessions of `dir` last used before `cutoff_ms` (milliseconds since the epoch), of the
 /// workspace `cwd` (any with `None`), oldest first, as the rows say (the caller checks each
 /// against its file before acting).
@@ -1245,18 +1317,13 @@ pub fn older_than(
     dir: &Path,
     cutoff_ms: i64,
     cwd: Option<&str>,
-) -> Result<(Vec<IndexEntry>, RefreshReport), SessionError> {
+) -> Result<(Vec<OldRow>, RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok((Vec::new(), report));
     };
     db.ensure_built()?;
-    let mut rows = db.older_than(cutoff_ms, cwd);
-    rows.sort_by(|left, right| {
-        newest_first(&right.summary.updated, &right.summary.created, &right.file).cmp(
-            &newest_first(&left.summary.updated, &left.summary.created, &left.file),
-        )
-    });
+    let rows = db.older_than(cutoff_ms, cwd);
     report.rebuilt = db.rebuilt.clone();
     report.unsaved = db.unsaved.clone();
     Ok((rows, report))
@@ -1333,7 +1400,11 @@ pub fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
 }
 
 /// Remember a learned window in the index database of `dir`.
-pub fn remember_window(dir: &Path, model_ref: &str, tokens: u64) -> Result<(), SessionError> {
+pub fn remember_window(
+    dir: &Path,
+    model_ref: &str,
+    tokens: u64,
+) -> Result<(), SessionError> {
     let mut db = db::Db::open(dir).ok_or_else(|| SessionError::Io {
         action: "cannot open the session index in",
         path: dir.to_owned(),
