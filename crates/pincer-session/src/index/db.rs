@@ -13,8 +13,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use rusqlite::{Connection, OpenFlags, OptionalExtension as _, TransactionBehavior, params};
 
 use super::{INDEX_VERSION, IndexEntry, check_files, check_files_into, session_file_names};
-use crate::fs::{FileLock, LockError};
 use crate::error::SessionError;
+use crate::fs::{FileLock, LockError};
 
 /// File name of the database inside the sessions directory.
 pub const DB_FILE: &str = "index.sqlite3";
@@ -928,12 +928,7 @@ impl Db {
     }
 
     /// Up to `limit` rows from `offset`, newest first, of the workspace `cwd` (any with `None`).
-    pub fn newest(
-        &mut self,
-        cwd: Option<&str>,
-        offset: usize,
-        limit: usize,
-    ) -> Vec<IndexEntry> {
+    pub fn newest(&mut self, cwd: Option<&str>, offset: usize, limit: usize) -> Vec<IndexEntry> {
         let (offset, limit) = (to_i64(offset as u64), to_i64(limit as u64));
         match cwd {
             Some(cwd) => self.entries(

@@ -964,10 +964,7 @@ pub struct Wanted<'a> {
 /// over which [`Index::find`], [`Index::last`] and [`Index::damaged_rescanned`] answer as over
 /// every session, found by the database's indexes (SPEC §12.1: a run costs the same in a home
 /// of 100 sessions or 500,000).
-pub fn scoped(
-    dir: &Path,
-    wanted: &Wanted<'_>,
-) -> Result<(Index, RefreshReport), SessionError> {
+pub fn scoped(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport), SessionError> {
     scoped_in(dir, wanted, false)
 }
 
@@ -979,10 +976,7 @@ pub fn scoped(
 /// found nothing costs what a hit costs: neither can be changed by an append, and a file
 /// another program added changed the directory's stamp (but for the residual race of the
 /// module's doc, which a hit has too).
-pub fn rechecked(
-    dir: &Path,
-    wanted: &Wanted<'_>,
-) -> Result<(Index, RefreshReport), SessionError> {
+pub fn rechecked(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport), SessionError> {
     scoped_in(dir, wanted, true)
 }
 
@@ -1070,10 +1064,7 @@ fn scoped_in(
 }
 
 /// How many sessions `dir` has, and how many of them ran in `cwd`.
-pub fn counts(
-    dir: &Path,
-    cwd: &str,
-) -> Result<((usize, usize), RefreshReport), SessionError> {
+pub fn counts(dir: &Path, cwd: &str) -> Result<((usize, usize), RefreshReport), SessionError> {
     let mut report = RefreshReport::default();
     let Some(mut db) = db::Db::open(dir) else {
         return Ok(((0, 0), report));
@@ -1186,11 +1177,7 @@ impl Listing {
     /// (another program appended a turn) are read again first, so that each comes at its place
     /// in the order; a listing of the newest few checks only the rows it shows, and costs the
     /// same in any home.
-    pub fn open(
-        dir: &Path,
-        cwd: Option<&str>,
-        every: bool,
-    ) -> Result<Listing, SessionError> {
+    pub fn open(dir: &Path, cwd: Option<&str>, every: bool) -> Result<Listing, SessionError> {
         let mut report = RefreshReport::default();
         let db = match db::Db::open(dir) {
             Some(mut db) => {
@@ -1400,11 +1387,7 @@ pub fn learned_window(dir: &Path, model_ref: &str) -> Option<u64> {
 }
 
 /// Remember a learned window in the index database of `dir`.
-pub fn remember_window(
-    dir: &Path,
-    model_ref: &str,
-    tokens: u64,
-) -> Result<(), SessionError> {
+pub fn remember_window(dir: &Path, model_ref: &str, tokens: u64) -> Result<(), SessionError> {
     let mut db = db::Db::open(dir).ok_or_else(|| SessionError::Io {
         action: "cannot open the session index in",
         path: dir.to_owned(),
