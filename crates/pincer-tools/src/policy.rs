@@ -943,7 +943,8 @@ impl PathSubject {
     }
 
     /// The path `raw` leads to once links are followed, as a subject of its own: the longest
-    /// part that exists resolved on disk, the rest appended. `None` when it leads nowhere else
+    /// part that exists resolved on disk, the rest appended (`..` applied), as the sandbox
+    /// resolves a target ([`crate::sandbox::canonical_target`]). `None` when it leads nowhere else
     /// (or the workspace is unknown for a relative path). A deny rule for `.env` must refuse
     /// `docs/notes.md -> ../.env` and `mirror/.env` with `mirror -> .` (CVE-2026-25724 against
     /// Claude Code), and an allow rule must cover where the call really goes.
@@ -953,15 +954,7 @@ impl PathSubject {
         } else {
             Path::new(workspace?).join(raw)
         };
-        let real = joined.ancestors().find_map(|prefix| {
-            let canonical = std::fs::canonicalize(prefix).ok()?;
-            let rest = joined.strip_prefix(prefix).ok()?;
-            Some(if rest.as_os_str().is_empty() {
-                canonical
-            } else {
-                canonical.join(rest)
-            })
-        })?;
+        let real = crate::sandbox::canonical_target(&joined);
         let absolute = normalize_absolute(&real.to_string_lossy());
         let workspace = workspace.map(|workspace| {
             std::fs::canonicalize(workspace).map_or_else(
