@@ -120,12 +120,13 @@ fn find_program(
         };
     }
     // A relative PATH entry would be looked up in the server's directory, often the
-    // workspace: such entries are skipped (`crate::tools::program`).
+    // workspace: such entries are skipped, and so are entries inside that directory, as for a
+    // CLI backend's child (`crate::tools::program`).
     let search = environment
         .iter()
         .find(|(name, _)| name == "PATH")
         .map(|(_, value)| value.as_os_str());
-    crate::tools::program::find(command, search, &[])
+    crate::tools::program::find(command, search, &[directory])
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
 }
 
