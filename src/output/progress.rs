@@ -320,21 +320,9 @@ impl Drop for ProgressSink {
 /// The text of a message that goes on to call tools (it is not the answer), trimmed; none for
 /// a message without tool calls or without text.
 fn text_before_tools(message: &crate::conversation::AssistantMessage) -> Option<String> {
-    use crate::conversation::AssistantBlock;
-    let calls_tools = message
-        .content
-        .iter()
-        .any(|block| matches!(block, AssistantBlock::ToolCall(_)));
-    let text: String = message
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            AssistantBlock::Text(text) => Some(text.text.as_str()),
-            _ => None,
-        })
-        .collect();
+    let text = message.text();
     let text = text.trim();
-    (calls_tools && !text.is_empty()).then(|| text.to_owned())
+    (message.tool_calls().next().is_some() && !text.is_empty()).then(|| text.to_owned())
 }
 
 /// What a tool call is about, in a few words: the command, path or pattern it was given.
