@@ -23,15 +23,14 @@ pub const DB_FILE: &str = "index.sqlite3";
 /// again. The summary's own shape is [`INDEX_VERSION`], kept in `meta`.
 const SCHEMA_VERSION: i64 = 1;
 
-/// How long to wait for another process's write transaction (they last milliseconds; a full
-/// build of a big home holds one for a few seconds), and never past `--timeout`.
 /// How long a command waits for another process's build of the rows before it gives up on it
 /// (a builder that died released its lock at once; `--timeout` ends the wait sooner).
 const BUILD_WAIT: Duration = Duration::from_secs(3600);
 
+/// How long to wait for another process's write transaction (they last milliseconds; a full
+/// build of a big home holds one for a few seconds), and never past `--timeout`.
 const BUSY_WAIT: Duration = Duration::from_secs(10);
 
-/// What the hand-written index of earlier versions left, removed once the database is built.
 /// How many rows a build commits at a time (#46 item 1).
 const BUILD_BATCH: usize = 2000;
 
@@ -54,6 +53,7 @@ fn build_lock_path(dir: &Path) -> PathBuf {
     locks.join(BUILD_LOCK_FILE)
 }
 
+/// What the hand-written index of earlier versions left, removed once the database is built.
 const OLD_FILES: [&str; 3] = ["index.json", ".index.journal", "index.json.lock"];
 
 /// The file learned windows were kept in before they moved into the database; read once.
@@ -446,11 +446,12 @@ impl Db {
             match FileLock::acquire(&build_lock_path(&self.dir), Some(BUILD_WAIT)) {
                 Ok(lock) => Some(Building::hold(lock)),
                 Err(error @ LockError::TimedOut { .. }) => {
+                    const WHAT: &str = "the session index being built by another pincer";
                     return Err(SessionError::from_lock(
                         error,
-                        || "the session index being built by another pincer".to_owned(),
+                        || WHAT.to_owned(),
                         |holder| SessionError::LockTimedOut {
-                            what: "the session index being built by another pincer".to_owned(),
+                            what: WHAT.to_owned(),
                             holder,
                         },
                     ));
