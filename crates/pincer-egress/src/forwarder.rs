@@ -76,7 +76,12 @@ pub fn serve(listener: &TcpListener, target: &Path, route: &Route) -> io::Error 
     loop {
         let client = match listener.accept() {
             Ok((client, _)) => client,
-            Err(error) if transient(&error) => continue,
+            // The client gave up before we took it, or descriptors ran out for a moment: keep
+            // serving the others, as the proxy does.
+            Err(error) if transient_accept_error(&error) => {
+                thread::sleep(std::time::Duration::from_millis(10));
+                continue;
+            }
             Err(error) => return error,
         };
         let target = target.to_path_buf();
@@ -104,11 +109,15 @@ pub fn spawn(
         .spawn(move || serve(&listener, &target, &route))
 }
 
-fn transient(error: &io::Error) -> bool {
+/// An `accept` failure that a listener outlives: the proxy's and the forwarder's one rule.
+pub(crate) fn transient_accept_error(error: &io::Error) -> bool {
     matches!(
         error.kind(),
-        io::ErrorKind::ConnectionAborted | io::ErrorKind::Interrupted
-    )
+        io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::ConnectionReset
+            | io::ErrorKind::Interrupted
+            | io::ErrorKind::WouldBlock
+    ) || matches!(error.raw_os_error(), Some(23 | 24)) // ENFILE, EMFILE
 }
 
 /// One connection: reach the proxy, open the tunnel when the route asks for one, then copy

@@ -239,22 +239,12 @@ async fn accept(listener: &Listener) -> io::Result<Accepted> {
             Ok(stream) => return Ok(stream),
             // The client gave up before we took it, or descriptors ran out for a moment: keep
             // serving the others.
-            Err(error) if transient(&error) => {
+            Err(error) if crate::forwarder::transient_accept_error(&error) => {
                 tokio::time::sleep(Duration::from_millis(10)).await;
             }
             Err(error) => return Err(error),
         }
     }
-}
-
-fn transient(error: &io::Error) -> bool {
-    matches!(
-        error.kind(),
-        io::ErrorKind::ConnectionAborted
-            | io::ErrorKind::ConnectionReset
-            | io::ErrorKind::Interrupted
-            | io::ErrorKind::WouldBlock
-    ) || matches!(error.raw_os_error(), Some(23 | 24)) // ENFILE, EMFILE
 }
 
 impl Shared {
