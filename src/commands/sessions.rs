@@ -1004,8 +1004,14 @@ fn side_files(path: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-fn delete_session(context: &Context, path: &Path, with_side_files: bool) -> CliResult<()> {
-    let lock = SessionLock::acquire(path, context.wait).map_err(session_error)?;
+fn delete_session(
+    context: &Context,
+    path: &Path,
+    name: Option<&str>,
+    with_side_files: bool,
+) -> CliResult<()> {
+    let lock = SessionLock::acquire(path, context.wait)
+        .map_err(|error| session_error(error.naming(name)))?;
     let dir = path.parent().unwrap_or(Path::new("."));
     // In the index's transaction, so that the next command need not list the directory for
     // this removal (`session::index`).
@@ -1054,7 +1060,7 @@ fn remove(context: &Context, args: &SessionsRmArgs) -> CliResult<Exit> {
     let mut removed = Vec::new();
     let mut first_error: Option<CliError> = None;
     for (file, path) in &targets {
-        match delete_session(context, file, args.force) {
+        match delete_session(context, file, index.name_of(file), args.force) {
             Ok(()) => removed.push(path.clone()),
             Err(error) => {
                 context.diagnostics.error(&error);
