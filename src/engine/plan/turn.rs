@@ -88,7 +88,9 @@ pub(crate) fn execute(
     let cassette = plan::replay::RunCassette::for_turn(context, args)?;
     // Issue #45: what earlier runs wrote to consumed files is approved before anything is
     // loaded, and what this run writes is watched from before the first tool call to the end.
-    let mut watch = watch_consumed(context, args)?;
+    // A missing --add-dir is a usage error, found here, before anything is loaded or created.
+    let added_dirs = added_dirs(context, &args.add_dir)?;
+    let mut watch = watch_consumed(context, args, &added_dirs)?;
     // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
     let mcp_config = plan::mcp::config(
         context,
@@ -104,7 +106,6 @@ pub(crate) fn execute(
     // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
     // is created.
     let policy = tool_policy(context, args)?;
-    let added_dirs = added_dirs(context, &args.add_dir)?;
     let mut transport = None;
     let mcp = start_mcp(
         context,
@@ -457,10 +458,11 @@ fn init_event(
 fn watch_consumed(
     context: &dyn RunEnv,
     args: &TurnRequest,
+    added_dirs: &[PathBuf],
 ) -> CliResult<Option<crate::consumed::Watch>> {
     let settings = context.settings();
     let mut roots = vec![context.workspace().to_path_buf()];
-    roots.extend(added_dirs(context, &args.add_dir)?);
+    roots.extend(added_dirs.iter().cloned());
     let state_dir = &settings.paths.state_dir;
     if args.approve_workspace_files {
         let approved = crate::consumed::Written::approve(state_dir, &roots).map_err(|error| {
