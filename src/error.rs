@@ -162,7 +162,9 @@ pub enum ErrorKind {
     StoreRefused,
     /// Another writer took the session over while this run held it; used by the session store (exit 75, retryable: yes).
     Fenced,
-    /// `--timeout` was reached (exit 124, retryable: yes).
+    /// `--timeout` was reached; also a provider that sent nothing within `--idle-timeout`
+    /// after every retry, which ends the run as an unavailable provider does, with exit 4
+    /// (exit 124, retryable: yes).
     Timeout,
     /// Stopped by SIGINT or an SDK `interrupt`, or by SIGTERM, which exits 143 instead (exit 130, retryable: no).
     Interrupted,
