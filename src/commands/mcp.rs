@@ -82,6 +82,7 @@ pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(Mcp
         &args.mcp_config,
         args.strict_mcp_config,
         args.approve_workspace_mcp,
+        &crate::consumed::Written::load(&context.settings.paths.state_dir),
     )?;
     let scope = CancelScope::start(context.started, None)?;
     let start = crate::engine::plan::mcp::start_context(

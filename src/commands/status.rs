@@ -277,6 +277,8 @@ fn installation_status(
         }
     };
     let paths = &settings.paths;
+    // What runs wrote to consumed files, read once for every loader below.
+    let written = crate::consumed::Written::load(&paths.state_dir);
     let loaded = crate::agent::context_files::load(
         &context.workspace,
         &paths.workspace_dir,
@@ -284,16 +286,16 @@ fn installation_status(
         &settings.workspace.files,
         false,
         settings.workspace.max_file_chars,
-        &crate::consumed::Written::load(&paths.state_dir),
+        &written,
     );
     let files = loaded.files;
-    let skills = super::discover_skills(context, &[], true);
+    let skills = super::discover_skills(context, &[], true, &written);
     let mut refused_files = loaded.skipped;
     refused_files.extend(skills.refused.iter().cloned());
     if settings.config.mcp.load_workspace.unwrap_or(false) {
         refused_files.extend(crate::mcp::config::workspace_refusal(
             &context.workspace,
-            &crate::consumed::Written::load(&paths.state_dir),
+            &written,
         ));
     }
     let sandbox = installation_sandbox(

@@ -74,8 +74,8 @@ pub(crate) fn permission_sandbox(mode: PermissionMode) -> SandboxMode {
 pub(crate) fn turn_skills(
     context: &dyn RunEnv,
     args: &TurnRequest,
-    mode: PromptMode,
-    replaced: bool,
+    (mode, replaced): (PromptMode, bool),
+    written: &crate::consumed::Written,
 ) -> skills::Discovery {
     let unused = if replaced {
         Some("--system-prompt replaces the built prompt")
@@ -92,7 +92,7 @@ pub(crate) fn turn_skills(
         }
         return skills::Discovery::default();
     }
-    super::discover_skills(context, &args.skill, !args.no_skills)
+    super::discover_skills(context, &args.skill, !args.no_skills, written)
 }
 
 /// The tools' sandbox: confinement for `mode` around the workspace and the added directories,
@@ -193,7 +193,11 @@ pub(crate) fn shared_settings(
         Option<ThinkingLevel>,
         Option<std::sync::Arc<crate::structured::OutputSchema>>,
     ),
-    (hook_set, session): (crate::hooks::HookSet, super::SessionRef<'_>),
+    (hook_set, session, written): (
+        crate::hooks::HookSet,
+        super::SessionRef<'_>,
+        &crate::consumed::Written,
+    ),
 ) -> CliResult<(Shared, Message)> {
     // claude's --max-thinking-tokens: the exact budget where the protocol takes one, the nearest
     // level everywhere else (and in the session).
@@ -209,8 +213,13 @@ pub(crate) fn shared_settings(
     warn_unapplied_thinking(context, args, &chain[0], thinking);
     let sandbox_mode = sandbox_mode(context, args);
     let prompt_mode = args.prompt_mode.unwrap_or(PromptMode::Full);
-    let skills = turn_skills(context, args, prompt_mode, input.system_replace.is_some());
-    let (files, mut refused) = workspace_files(context, args, prompt_mode);
+    let skills = turn_skills(
+        context,
+        args,
+        (prompt_mode, input.system_replace.is_some()),
+        written,
+    );
+    let (files, mut refused) = workspace_files(context, args, prompt_mode, written);
     refused.extend(skills.refused.iter().cloned());
     // Issue #45: claude reads the workspace's .claude settings itself and runs their hooks; one
     // pincer would refuse (a run wrote it, or it links out) keeps claude to the user's settings.
@@ -218,11 +227,7 @@ pub(crate) fn shared_settings(
         .iter()
         .any(|candidate| candidate.resolved.cli == Some(crate::backend::CliBackend::Claude))
     {
-        crate::consumed::refused_for_child(
-            &crate::consumed::CLAUDE,
-            context.workspace(),
-            &crate::consumed::Written::load(&context.settings().paths.state_dir),
-        )
+        crate::consumed::refused_for_child(&crate::consumed::CLAUDE, context.workspace(), written)
     } else {
         Vec::new()
     };
@@ -351,6 +356,7 @@ pub(crate) fn workspace_files(
     context: &dyn RunEnv,
     args: &TurnRequest,
     prompt_mode: PromptMode,
+    written: &crate::consumed::Written,
 ) -> (
     Vec<context_files::ContextFile>,
     Vec<crate::consumed::Refusal>,
@@ -366,7 +372,7 @@ pub(crate) fn workspace_files(
         &context.settings().workspace.files,
         args.heartbeat,
         context.settings().workspace.max_file_chars,
-        &crate::consumed::Written::load(&paths.state_dir),
+        written,
     );
     for skipped in &loaded.skipped {
         context.warn(&skipped.warning());

@@ -31,6 +31,7 @@ pub(crate) fn config(
     flags: &[String],
     strict: bool,
     approve: bool,
+    written: &crate::consumed::Written,
 ) -> CliResult<McpConfig> {
     let file = &context.settings().config;
     let known = context.known_keys()?;
@@ -44,7 +45,7 @@ pub(crate) fn config(
             names: &known.variables,
             allowed: &file.mcp.allow_key_env,
         },
-        written: &crate::consumed::Written::load(&context.settings().paths.state_dir),
+        written,
     };
     let mut config = crate::mcp::config::resolve(&sources, &crate::settings::process_env)
         .map_err(config_error)?;

@@ -93,6 +93,7 @@ pub(crate) fn discover_skills(
     context: &dyn RunEnv,
     flags: &[PathBuf],
     enabled: bool,
+    written: &crate::consumed::Written,
 ) -> crate::agent::skills::Discovery {
     let settings = context.settings();
     let flags: Vec<PathBuf> = flags
@@ -105,7 +106,7 @@ pub(crate) fn discover_skills(
         enabled: enabled && settings.skills.enabled,
         config_paths: &settings.skills.paths,
         flag_paths: &flags,
-        written: &crate::consumed::Written::load(&settings.paths.state_dir),
+        written,
     });
     for refusal in &discovery.refused {
         context.warn(&refusal.warning());

@@ -91,12 +91,16 @@ pub(crate) fn execute(
     // A missing --add-dir is a usage error, found here, before anything is loaded or created.
     let added_dirs = added_dirs(context, &args.add_dir)?;
     let mut watch = watch_consumed(context, args, &added_dirs)?;
+    // What earlier runs wrote and nobody approved, read once (after the approval above) for
+    // every loader of this turn.
+    let written = crate::consumed::Written::load(&context.settings().paths.state_dir);
     // A bad MCP server declaration is a usage error (SPEC §13), found before anything waits.
     let mcp_config = plan::mcp::config(
         context,
         &args.mcp_config,
         args.strict_mcp_config,
         args.approve_workspace_mcp,
+        &written,
     )?;
     // So is a bad hook (SPEC §14).
     let hook_set = plan::hooks::config(context, args)?;
@@ -149,6 +153,7 @@ pub(crate) fn execute(
                 id: setup.session_id.as_deref(),
                 path: setup.path.as_deref(),
             },
+            &written,
         ),
     )?;
     let primary = &chain[0];
