@@ -255,37 +255,18 @@ fn summarize_all(dir: &Path, files: &[(String, PathBuf)]) -> Vec<IndexEntry> {
         .collect()
 }
 
-/// Of the sorted file `names` of the directory, those no row knows; the files of the rows that
-/// are not among them; and with `stamps`, the files of the rows among them whose stamp (`stat`
-/// gives it) is not the one the row recorded. The rows are read in the same (byte) order and
-/// merged against the names: a sync that lists the directory holds its names, not also a set of
-/// every row's and of every name (which grew a run's memory with the home, #46). With `stamps`
-/// the walk is over the stamps' own index, which holds the three columns and nothing else.
-fn unknown_gone_changed<'a>(
-    conn: &Connection,
-    names: &'a [String],
-    stamps: bool,
-    stat: impl Fn(&str) -> Option<(u64, u64)>,
-) -> (Vec<&'a String>, Vec<String>, Vec<String>) {
+/// Of the sorted file `names` of the directory, those no row knows, and the files of the rows
+/// that are not among them. The rows are read in the same (byte) order and merged against the
+/// names: a sync that lists the directory holds its names, not also a set of every row's and of
+/// every name (which grew a run's memory with the home, #46).
+fn unknown_and_gone<'a>(conn: &Connection, names: &'a [String]) -> (Vec<&'a String>, Vec<String>) {
     let mut unknown = Vec::new();
     let mut gone = Vec::new();
-    let mut changed = Vec::new();
     let mut next = 0;
-    let sql = if stamps {
-        "SELECT file, size, mtime_ns FROM sessions ORDER BY file"
-    } else {
-        "SELECT file, 0, 0 FROM sessions ORDER BY file"
-    };
-    if let Ok(mut statement) = conn.prepare(sql)
-        && let Ok(rows) = statement.query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                to_u64(row.get::<_, i64>(1)?),
-                to_u64(row.get::<_, i64>(2)?),
-            ))
-        })
+    if let Ok(mut statement) = conn.prepare("SELECT file FROM sessions ORDER BY file")
+        && let Ok(rows) = statement.query_map([], |row| row.get::<_, String>(0))
     {
-        for (file, size, mtime_ns) in rows.flatten() {
+        for file in rows.flatten() {
             while let Some(name) = names.get(next)
                 && name.as_str() < file.as_str()
             {
@@ -294,16 +275,67 @@ fn unknown_gone_changed<'a>(
             }
             if names.get(next) == Some(&file) {
                 next += 1;
-                if stamps && stat(&file) != Some((size, mtime_ns)) {
-                    changed.push(file);
-                }
             } else {
                 gone.push(file);
             }
         }
     }
     unknown.extend(names.get(next..).unwrap_or_default());
-    (unknown, gone, changed)
+    (unknown, gone)
+}
+
+/// The files of the rows whose stamp (`stat` gives it; `None` when the file is gone) is not the
+/// one the row recorded, walking the stamps' own index (three columns, not the rows'
+/// summaries) as it streams: a batch of rows at a time, stat'ed on a few threads (a stat is a
+/// system call; a big home is hundreds of thousands of them). Only a batch and the changed
+/// files are held.
+fn changed_stamps(
+    conn: &Connection,
+    stat: impl Fn(&str) -> Option<(u64, u64)> + Sync,
+) -> Vec<String> {
+    const BATCH: usize = 8192;
+    let threads = std::thread::available_parallelism().map_or(1, |count| count.get().min(8));
+    let mut changed = Vec::new();
+    let mut batch: Vec<(String, (u64, u64))> = Vec::with_capacity(BATCH);
+    let mut check = |batch: &mut Vec<(String, (u64, u64))>| {
+        let part = batch.len().div_ceil(threads).max(1);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = batch
+                .chunks(part)
+                .map(|rows| {
+                    scope.spawn(|| {
+                        rows.iter()
+                            .filter(|(file, recorded)| stat(file) != Some(*recorded))
+                            .map(|(file, _)| file.clone())
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for worker in workers {
+                changed.extend(worker.join().unwrap_or_default());
+            }
+        });
+        batch.clear();
+    };
+    if let Ok(mut statement) = conn.prepare("SELECT file, size, mtime_ns FROM sessions")
+        && let Ok(mut rows) = statement.query([])
+    {
+        while let Ok(Some(row)) = rows.next() {
+            let Ok(file) = row.get::<_, String>(0) else {
+                continue;
+            };
+            let recorded = (
+                to_u64(row.get::<_, i64>(1).unwrap_or(-1)),
+                to_u64(row.get::<_, i64>(2).unwrap_or(-1)),
+            );
+            batch.push((file, recorded));
+            if batch.len() == BATCH {
+                check(&mut batch);
+            }
+        }
+    }
+    check(&mut batch);
+    changed
 }
 
 fn row_entry(row: &rusqlite::Row<'_>) -> rusqlite::Result<Option<IndexEntry>> {
@@ -680,28 +712,35 @@ impl Db {
         if self.stamp() == Some(before) {
             return Ok(());
         }
-        self.relist(before, now, false).map(|_| ())
+        self.relist(before, now)
     }
 
-    /// What a lookup by a name that found nothing reads again (#46 item 3): the directory's
-    /// names, even when its stamp is the recorded one, as [`Db::sync`] does when it is not, so
-    /// that a file another program added in the same clock tick as one of pincer's own changes
-    /// is seen (only the files no row knows are read); and every row's file's size and mtime,
-    /// so that a name another program appended since the row was read is found: the rows whose
-    /// file changed are read again, and handed back. An append changes neither the directory
-    /// nor anything but the file, so a stat per file is the floor of a lookup by name; it is
-    /// made relative to the directory, in the same walk as the names, over the stamps' own
-    /// index (no row is read but the changed ones).
+    /// What a lookup by a name that found nothing reads again (#46 item 3): the rows whose
+    /// file's size or mtime is not the one the row recorded (or whose file is gone), read again
+    /// and handed back, so that a name another program appended since the row was read is
+    /// found. An append changes neither the directory nor anything but the file, so a stat per
+    /// known file is the floor of a lookup by name; it is made relative to the directory while
+    /// the rows' stamps stream from their own index (no row is read but the changed ones, no
+    /// list of the directory's names is held: the memory of a miss does not grow with the
+    /// home). Files no row knows were read by [`Db::ensure_built`] when the directory's stamp
+    /// changed, as for every other lookup (the residual race of the module's doc, which a hit
+    /// has too).
     pub fn relisted(&mut self) -> Result<Vec<IndexEntry>, SessionError> {
-        let now = SystemTime::now();
-        let Some(before) = DirStamp::of(&self.dir) else {
-            return Ok(Vec::new());
-        };
         if !self.in_memory {
             // Best effort: without it the walk reads the rows.
             let _ = self.conn.execute_batch(STAMPS_INDEX);
         }
-        let changed = self.relist(before, now, true)?;
+        let directory = self
+            .directory
+            .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
+            .as_ref();
+        let stat = |file: &str| match directory {
+            Some(directory) => super::stamp_in(directory, file),
+            None => std::fs::metadata(self.dir.join(file))
+                .ok()
+                .map(|metadata| super::file_stamp(&metadata)),
+        };
+        let changed = changed_stamps(&self.conn, stat);
         let mut read_again = Vec::new();
         for file in changed {
             if let Some(known) = self.row(&file)
@@ -713,31 +752,11 @@ impl Db {
         Ok(read_again)
     }
 
-    /// Bring the rows in line with the directory's names (see [`Db::sync`]); with `stamps`,
-    /// also stat every known file and return the names of those whose stamp is not their
-    /// row's.
-    fn relist(
-        &mut self,
-        before: DirStamp,
-        now: SystemTime,
-        stamps: bool,
-    ) -> Result<Vec<String>, SessionError> {
+    /// Bring the rows in line with the directory's names (see [`Db::sync`]).
+    fn relist(&mut self, before: DirStamp, now: SystemTime) -> Result<(), SessionError> {
         let mut names = session_file_names(&self.dir)?;
         names.sort_unstable();
-        let directory = if stamps {
-            self.directory
-                .get_or_insert_with(|| std::fs::File::open(&self.dir).ok())
-                .as_ref()
-        } else {
-            None
-        };
-        let stat = |file: &str| match directory {
-            Some(directory) => super::stamp_in(directory, file),
-            None => std::fs::metadata(self.dir.join(file))
-                .ok()
-                .map(|metadata| super::file_stamp(&metadata)),
-        };
-        let (unknown, gone, changed) = unknown_gone_changed(&self.conn, &names, stamps, stat);
+        let (unknown, gone) = unknown_and_gone(&self.conn, &names);
         let unknown: Vec<(String, PathBuf)> = unknown
             .into_iter()
             .map(|name| (name.clone(), self.dir.join(name)))
@@ -779,7 +798,7 @@ impl Db {
         if let Err(error) = written {
             self.fall_back(&error)?;
         }
-        Ok(changed)
+        Ok(())
     }
 
     /// Go on in memory, built from the files, after a write failed.

@@ -969,10 +969,9 @@ pub fn scoped(dir: &Path, wanted: &Wanted<'_>) -> Result<(Index, RefreshReport),
 }
 
 /// [`scoped`] for a lookup that found nothing (#46 item 3). For a query that can be a name,
-/// before the same lookups, the directory's names are read (files no row knows are
-/// summarized) and every row's file is stat'ed (the ones changed since their row was read are
-/// read again, as a name another program gave: [`db::Db::relisted`]): a stat per session,
-/// never a summary of each in memory. A `--last` or a full session id ([`is_session_id`]) that
+/// before the same lookups, every row's file is stat'ed (the ones changed since their row was
+/// read are read again, as a name another program gave: [`db::Db::relisted`]): a stat per
+/// session, never a summary of each nor the directory's names in memory. A `--last` or a full session id ([`is_session_id`]) that
 /// found nothing costs what a hit costs: neither can be changed by an append, and a file
 /// another program added changed the directory's stamp (but for the residual race of the
 /// module's doc, which a hit has too).
