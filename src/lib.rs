@@ -33,6 +33,8 @@ pub(crate) mod input;
 pub(crate) mod ledger;
 pub(crate) mod mcp;
 pub mod output;
+pub(crate) mod plan;
+pub(crate) mod scope;
 pub(crate) mod session_setup;
 pub(crate) mod settings;
 pub(crate) mod structured;

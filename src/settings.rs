@@ -16,10 +16,8 @@ use crate::config::file::{BackendConfig, ConfigFile, ToolProfile, parse_document
 use crate::config::{ConfigError, ConfigOrigin, ModelInfo, Paths, catalog};
 use crate::conversation::{ApiKind, CacheTtl, SandboxMode, StructuredMode, ThinkingLevel};
 
-/// Compact when `context > window - reserve` (SPEC §7).
-pub(crate) const DEFAULT_RESERVE_TOKENS: u64 = 20_000;
-/// History kept verbatim by a compaction (SPEC §7).
-pub(crate) const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
+pub(crate) use crate::agent::compaction::{DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS};
+pub(crate) use crate::agent::context_files::DEFAULT_WORKSPACE_FILES;
 /// Upper bound on one model request.
 pub(crate) const DEFAULT_REQUEST_SECS: u64 = 600;
 /// Longest silence tolerated from a provider stream or CLI child.
@@ -31,16 +29,6 @@ pub(crate) const DEFAULT_STDIN_MAX_BYTES: u64 = 10 * 1024 * 1024;
 
 /// Invalid `--json-schema` answers sent back before the run gives up (SPEC §3.4).
 pub(crate) const DEFAULT_STRUCTURED_OUTPUT_RETRIES: u32 = 2;
-/// Workspace context files, in order (SPEC §6.2). `CLAUDE.md` stands in for a missing
-/// `AGENTS.md` and `HEARTBEAT.md` is added on heartbeat runs; the prompt builder does both.
-pub(crate) const DEFAULT_WORKSPACE_FILES: [&str; 6] = [
-    "AGENTS.md",
-    "SOUL.md",
-    "TOOLS.md",
-    "IDENTITY.md",
-    "USER.md",
-    "MEMORY.md",
-];
 /// Context window assumed for a configured model with no catalog entry and no `context_window`.
 pub(crate) const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
 /// Output limit assumed for a configured model with no catalog entry and no `max_output`.

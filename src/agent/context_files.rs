@@ -13,6 +13,17 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::consumed;
 
+/// Workspace context files, in order (SPEC §6.2). `CLAUDE.md` stands in for a missing
+/// `AGENTS.md` and `HEARTBEAT.md` is added on heartbeat runs; the prompt builder does both.
+pub(crate) const DEFAULT_WORKSPACE_FILES: [&str; 6] = [
+    "AGENTS.md",
+    "SOUL.md",
+    "TOOLS.md",
+    "IDENTITY.md",
+    "USER.md",
+    "MEMORY.md",
+];
+
 /// Stands in for `AGENTS.md` when that is configured but missing.
 const AGENTS_FILE: &str = "AGENTS.md";
 const AGENTS_FALLBACK: &str = "CLAUDE.md";
@@ -293,7 +304,7 @@ mod tests {
     }
 
     fn defaults() -> Vec<String> {
-        names(&crate::settings::DEFAULT_WORKSPACE_FILES)
+        names(&DEFAULT_WORKSPACE_FILES)
     }
 
     fn listed(loaded: &LoadedFiles) -> Vec<&str> {

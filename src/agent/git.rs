@@ -317,7 +317,7 @@ mod tests {
             SandboxMode::ReadOnly,
             workspace,
             &[],
-            &crate::config::Paths::under_home(&home),
+            &pincer_base::paths::Paths::under_home(&home),
             None,
         )
     }

@@ -70,6 +70,8 @@ pub(crate) struct Spawn<'a> {
     pub cwd: &'a Path,
     /// Bytes for stdin, or `None` for /dev/null.
     pub stdin: Option<&'a [u8]>,
+    /// The trace context the child continues: the model call's span, when the run is traced.
+    pub trace: &'a crate::trace::ChildTrace,
     /// The cassette to record the run to or replay it from.
     pub tape: Option<Tape<'a>>,
 }
@@ -256,7 +258,7 @@ async fn supervise(
         .env_clear()
         .envs(spawn.env.iter().map(|(name, value)| (name, value)))
         // The model call's span, when the run is traced (SPEC §17).
-        .envs(crate::telemetry::child_environment())
+        .envs(spawn.trace.environment())
         .current_dir(spawn.cwd)
         .process_group(0)
         .stdin(if spawn.stdin.is_some() {

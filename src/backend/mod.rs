@@ -1051,38 +1051,4 @@ mod tests {
         let coding = claude_tools(&ToolPolicy::default(), SandboxMode::WorkspaceWrite);
         assert!(!coding.offered.contains(&"WebFetch".to_owned()));
     }
-
-    #[test]
-    fn pincer_aliases_become_names_the_child_takes() {
-        assert_eq!(
-            CliBackend::Claude
-                .child_model("sonnet", crate::config::catalog().resolve_alias("sonnet")),
-            "sonnet"
-        );
-        assert_eq!(
-            CliBackend::Claude.child_model("opus", crate::config::catalog().resolve_alias("opus")),
-            "opus"
-        );
-        assert_eq!(
-            CliBackend::Claude.child_model(
-                "opus-4.1",
-                crate::config::catalog().resolve_alias("opus-4.1")
-            ),
-            "claude-opus-4-1"
-        );
-        assert_eq!(
-            CliBackend::Claude.child_model(
-                "claude-sonnet-4-5-20250929",
-                crate::config::catalog().resolve_alias("claude-sonnet-4-5-20250929")
-            ),
-            "claude-sonnet-4-5-20250929"
-        );
-        assert_eq!(
-            CliBackend::Codex.child_model(
-                "gpt-5-codex",
-                crate::config::catalog().resolve_alias("gpt-5-codex")
-            ),
-            "gpt-5-codex"
-        );
-    }
 }

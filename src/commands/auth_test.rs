@@ -15,9 +15,9 @@ use crate::auth::store::same_provider;
 use crate::auth::{AuthFile, Store};
 use crate::cli::AuthTestArgs;
 use crate::conversation::{Message, MessageContent, UserMessage};
-use crate::engine::plan::models::{ResolvedModel, resolve_model};
 use crate::error::{CliError, CliResult, Exit, FailureOutcome as _};
 use crate::output::Stdout;
+use crate::plan::models::{ResolvedModel, resolve_model};
 use crate::provider::classify::{FailureKind, classify};
 use crate::provider::http::{CallOutcome, Endpoint, Transport};
 use crate::provider::{self, ModelRequest, ThinkingLevel};
@@ -46,8 +46,7 @@ struct Target {
 pub(crate) fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> CliResult<Exit> {
     let store = file.load().map_err(super::auth::auth_error)?;
     let targets = targets(context, &store, args.target.as_deref());
-    let cassette =
-        crate::engine::plan::replay::RunCassette::open(context, &(&args.cassette).into())?;
+    let cassette = crate::plan::replay::RunCassette::open(context, &(&args.cassette).into())?;
     let (runtime, client) = (super::runtime()?, cassette.transport()?);
     let mut results = Vec::new();
     // The class of the first failure decides the exit code.
@@ -55,13 +54,9 @@ pub(crate) fn run(context: &Context, file: &AuthFile, args: &AuthTestArgs) -> Cl
     for target in &targets {
         let model = model_for(context, &target.provider, args.model.as_deref())?;
         let credentials = if cassette.replaying() {
-            vec![crate::engine::plan::replay::stand_in_credential()]
+            vec![crate::plan::replay::stand_in_credential()]
         } else {
-            crate::engine::plan::models::credentials(
-                context,
-                &target.provider,
-                target.pinned.as_deref(),
-            )?
+            crate::plan::models::credentials(context, &target.provider, target.pinned.as_deref())?
         };
         if credentials.is_empty() {
             first_failure.get_or_insert(FailureKind::Auth);

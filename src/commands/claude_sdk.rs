@@ -41,12 +41,12 @@ use crate::control::lines::{
 };
 use crate::conversation::{ContentBlock, ImageBlock, SandboxMode};
 use crate::engine::CancelReason;
-use crate::engine::plan::mcp::KeptServers;
-use crate::engine::plan::{LiveModel, TurnRequest};
 use crate::error::{CliError, CliResult, Exit};
 use crate::hooks::{Hook, HookEvent, Matcher};
 use crate::lenient::Lenient;
 use crate::output::{Format, Stdout};
+use crate::plan::mcp::KeptServers;
+use crate::plan::{LiveModel, TurnRequest};
 
 /// The name `main` gives the SDK's command line.
 const SUBCOMMAND: &str = "claude-sdk";
@@ -307,8 +307,8 @@ impl Permissions {
 
     /// Admit `mode` when it allows no more than the ceiling, else say why not.
     fn set(&mut self, mode: PermissionMode) -> Result<(), String> {
-        let named = crate::engine::plan::PermissionMode::from(mode);
-        let asked = crate::engine::plan::attempt::permission_sandbox(named);
+        let named = crate::plan::PermissionMode::from(mode);
+        let asked = crate::plan::attempt::permission_sandbox(named);
         if !asked.within(self.ceiling) {
             return Err(format!(
                 "set_permission_mode {}: the command line allowed at most {}, and a control request can lower permissions, never raise them; start pincer with --permission-mode {} (or --sandbox {}) to allow it",
@@ -407,7 +407,7 @@ pub(super) fn serve(
     // The ceiling is the sandbox the command line's own turn would get; without a context the
     // turn fails anyway, and nothing is admitted above read-only meanwhile.
     let ceiling = context.as_ref().map_or(SandboxMode::ReadOnly, |context| {
-        crate::engine::plan::attempt::sandbox_mode(context, &TurnRequest::from(&args.turn))
+        crate::plan::attempt::sandbox_mode(context, &TurnRequest::from(&args.turn))
     });
     let controls = Arc::new(Mutex::new(Controls {
         model: Arc::new(LiveModel::new(args.turn.model.clone())),
@@ -857,7 +857,7 @@ fn answer<'a>(
         }
         Ok(ControlRequest::Interrupt) => {
             // Not a signal: the result and the session say who stopped the turn (#47 item 17).
-            crate::engine::scope::cancel_current(CancelReason::Requested);
+            crate::scope::cancel_current(CancelReason::Requested);
             success(None)
         }
         // No model (null) is back to the command line's. A turn running now sends its next

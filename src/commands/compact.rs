@@ -7,11 +7,11 @@ use super::{Context, load_scoped, report_torn, resolve_selector, session_error, 
 use crate::agent::compact::{self, CompactError, Compacted, SummaryModel};
 use crate::agent::compaction;
 use crate::cli::CompactArgs;
-use crate::engine::plan::models::{ResolvedModel, credentials, default_model, resolve_model};
 use crate::error::{CliError, CliResult, ErrorKind, Exit, FailureOutcome as _};
 use crate::output::report::{CompactPlan, CompactReport};
 use crate::output::schema::{ResultError, ResultSubtype, RunResult, SchemaVersion};
 use crate::output::{Format, Stdout};
+use crate::plan::models::{ResolvedModel, credentials, default_model, resolve_model};
 use crate::provider::classify::classify;
 use crate::provider::http::Endpoint;
 use crate::provider::retry::RetryNotice;
@@ -99,8 +99,7 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
         return print_plan(context, &path, keep);
     }
 
-    let cassette =
-        crate::engine::plan::replay::RunCassette::open(context, &(&args.cassette).into())?;
+    let cassette = crate::plan::replay::RunCassette::open(context, &(&args.cassette).into())?;
     let (writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
     report_torn(context, &path, torn.as_ref());
@@ -211,7 +210,7 @@ fn summary_reference(
     context: &Context,
     args: &CompactArgs,
     recorded: Option<String>,
-    cassette: &crate::engine::plan::replay::RunCassette,
+    cassette: &crate::plan::replay::RunCassette,
 ) -> CliResult<String> {
     Ok(match (&args.model, recorded, &context.settings.model) {
         (Some(model), _, _) => model.clone(),
@@ -286,7 +285,7 @@ fn summary_endpoint(
             .is_empty()
         && resolved.reference.provider != "ollama"
     {
-        return Err(crate::engine::plan::models::no_credentials(
+        return Err(crate::plan::models::no_credentials(
             &context.settings,
             &resolved.reference.provider,
         ));

@@ -3,11 +3,11 @@
 //! it resolved. Nothing is created, locked or sent.
 
 use super::Context;
-use crate::engine::plan::TurnRequest;
-use crate::engine::plan::child::cli_settings;
-use crate::engine::plan::turn::{DryRunParts, Known};
 use crate::error::CliResult;
 use crate::output::report::{ChildInvocation, DryRun};
+use crate::plan::TurnRequest;
+use crate::plan::child::cli_settings;
+use crate::plan::turn::{DryRunParts, Known};
 use crate::provider::http::Endpoint;
 use crate::provider::{self, ModelRequest};
 

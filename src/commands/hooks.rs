@@ -38,7 +38,7 @@ pub(crate) fn pre_compact_manual(
     instructions: Option<&str>,
     keys: &[&str],
 ) -> CliResult<()> {
-    let set = crate::engine::plan::hooks::resolve(context, &[])?;
+    let set = crate::plan::hooks::resolve(context, &[])?;
     if !set.has(HookEvent::PreCompact) {
         return Ok(());
     }
@@ -68,6 +68,7 @@ pub(crate) fn pre_compact_manual(
             permission_mode: "default".to_owned(),
             model: String::new(),
             sandbox,
+            trace: crate::telemetry::child_trace(),
         },
     };
     let fire = Fire::PreCompact {

@@ -5,13 +5,13 @@
 
 use super::Context;
 use crate::cli::McpArgs;
-use crate::engine::scope::{CancelScope, cancelled_error};
 use crate::error::{CliError, CliResult, Exit};
 use crate::lenient::Lenient;
 use crate::mcp::{McpConfig, McpSet, ServerState};
 use crate::output::report::{
     McpDisabledServer, McpDryRunServer, McpServerReport, McpStartedServer, McpStatus, McpToolReport,
 };
+use crate::scope::{CancelScope, cancelled_error};
 use serde_json::Value;
 
 /// The servers as `--dry-run` shows them: nothing started, variable names instead of values
@@ -77,7 +77,7 @@ fn names(object: &Lenient<serde_json::Map<String, Value>>) -> Vec<String> {
 /// `pincer status --mcp`: start each enabled server, list its tools, stop it. The report, and
 /// whether every server started.
 pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(McpStatus, bool)> {
-    let config = crate::engine::plan::mcp::config(
+    let config = crate::plan::mcp::config(
         context,
         &args.mcp_config,
         args.strict_mcp_config,
@@ -85,7 +85,7 @@ pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(Mcp
         &crate::consumed::Written::load(&context.settings.paths.state_dir),
     )?;
     let scope = CancelScope::start(context.started, None)?;
-    let start = crate::engine::plan::mcp::start_context(
+    let start = crate::plan::mcp::start_context(
         context,
         &[],
         scope.cancellation().token.clone(),

@@ -26,9 +26,6 @@ use std::time::{Duration, Instant};
 
 use crate::cli::{Cli, ColorChoice, Command, GlobalArgs, OutputFormat};
 use crate::conversation::{ContextOccupancy, Prices};
-use crate::engine::plan::keys::KnownKeys;
-pub(crate) use crate::engine::plan::{discover_skills, retry_policy};
-pub(crate) use crate::engine::scope::runtime;
 pub(crate) use crate::error::config_error;
 use crate::error::{CliError, CliResult, Exit};
 pub(crate) use crate::error::{
@@ -36,6 +33,9 @@ pub(crate) use crate::error::{
 };
 use crate::output::progress::Spinner;
 use crate::output::{ColorMode, Diagnostics, Format};
+use crate::plan::keys::KnownKeys;
+pub(crate) use crate::plan::{discover_skills, retry_policy};
+pub(crate) use crate::scope::runtime;
 use crate::session::index::{self, Index};
 use crate::session::learned_windows;
 use crate::session::resolve;
@@ -106,7 +106,7 @@ impl Context {
     }
 }
 
-impl crate::engine::plan::env::RunEnv for Context {
+impl crate::plan::env::RunEnv for Context {
     fn settings(&self) -> &Settings {
         &self.settings
     }
@@ -129,16 +129,16 @@ impl crate::engine::plan::env::RunEnv for Context {
         }
     }
 
-    fn warner(&self) -> crate::engine::plan::env::Say {
+    fn warner(&self) -> crate::plan::env::Say {
         let diagnostics = self.diagnostics.clone();
         std::sync::Arc::new(move |message: &str| diagnostics.warn(message))
     }
 
-    fn detailer(&self) -> Option<crate::engine::plan::env::Say> {
+    fn detailer(&self) -> Option<crate::plan::env::Say> {
         let diagnostics = self.diagnostics.clone();
         (diagnostics.verbosity() > 0).then(|| {
             std::sync::Arc::new(move |message: &str| diagnostics.detail(message))
-                as crate::engine::plan::env::Say
+                as crate::plan::env::Say
         })
     }
 
@@ -278,7 +278,7 @@ pub fn main_entry() -> ExitCode {
     // Bounded: a collector that is down or slow costs the flush timeout (never past --timeout)
     // and a warning; a signal during the flush ends the process as it would have ended the run.
     let signalled = crate::telemetry::finish(&|message| diagnostics.warn(message));
-    if codex_face && let Some(reason) = signalled.or_else(crate::engine::scope::signal_received) {
+    if codex_face && let Some(reason) = signalled.or_else(crate::scope::signal_received) {
         die_by(reason);
     }
     let exit = match outcome {

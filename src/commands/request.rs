@@ -6,8 +6,8 @@ use std::time::Duration;
 use crate::agent::prompt::PromptMode;
 use crate::cli::TurnArgs;
 use crate::conversation::SandboxMode;
-use crate::engine::plan::{CassetteRequest, PermissionMode, TurnRequest};
 use crate::error::{CliError, CliResult};
+use crate::plan::{CassetteRequest, PermissionMode, TurnRequest};
 use crate::provider::ThinkingLevel;
 
 /// `--timeout`, checked: more than 0 seconds.
@@ -17,7 +17,7 @@ pub(super) fn run_timeout(args: &TurnArgs) -> CliResult<Option<Duration>> {
             Err(CliError::usage("--timeout must be more than 0 seconds")
                 .with_hint("give a number of seconds such as 600 or 0.5"))
         }
-        timeout => Ok(crate::engine::plan::seconds(timeout)),
+        timeout => Ok(crate::plan::seconds(timeout)),
     }
 }
 

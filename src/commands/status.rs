@@ -298,10 +298,7 @@ fn installation_status(
             &written,
         ));
     }
-    let sandbox = installation_sandbox(
-        context,
-        &crate::engine::plan::turn::added_dirs(context, &[])?,
-    );
+    let sandbox = installation_sandbox(context, &crate::plan::turn::added_dirs(context, &[])?);
     let memory = if fresh_probe {
         crate::tools::ProbeMemory::Refresh
     } else {
@@ -391,8 +388,8 @@ fn default_tools(context: &Context) -> Vec<&'static str> {
         .settings
         .model
         .clone()
-        .or_else(|| crate::engine::plan::models::default_model(context).ok())
-        .and_then(|reference| crate::engine::plan::models::resolve_model(context, &reference).ok())
+        .or_else(|| crate::plan::models::default_model(context).ok())
+        .and_then(|reference| crate::plan::models::resolve_model(context, &reference).ok())
         .is_some_and(|model| {
             model.cli.is_none() && model.api == crate::conversation::ApiKind::OpenAi
         });

@@ -13,7 +13,6 @@ use time::format_description::well_known::Rfc3339;
 use super::{Context, stdout_error};
 use crate::cli::{TurnArgs, UsageArgs, UsageGroup};
 use crate::engine::event::{Event, EventSink, Phase};
-use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult, ErrorKind, Exit};
 use crate::fs::LockError;
 use crate::ledger::reserve::{self, Refused, Reservation};
@@ -24,6 +23,7 @@ use crate::output::Stdout;
 use crate::output::events::OutputSink;
 use crate::output::schema::RunResult;
 use crate::output::usage::{BudgetRow, UsageGroupRow, UsageReport, UsageTokens, render};
+use crate::plan::TurnRequest;
 use crate::settings::Settings;
 
 /// Run `pincer usage`: exit 0 with an empty report when there is no ledger.

@@ -295,6 +295,44 @@ fn is_version_suffix(suffix: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+
+    /// The catalog's aliases, as a CLI backend's child is given them (a backend test that
+    /// needs the catalog, which is the configuration layer's).
+    #[test]
+    fn pincer_aliases_become_names_the_child_takes() {
+        assert_eq!(
+            crate::backend::CliBackend::Claude
+                .child_model("sonnet", crate::config::catalog().resolve_alias("sonnet")),
+            "sonnet"
+        );
+        assert_eq!(
+            crate::backend::CliBackend::Claude
+                .child_model("opus", crate::config::catalog().resolve_alias("opus")),
+            "opus"
+        );
+        assert_eq!(
+            crate::backend::CliBackend::Claude.child_model(
+                "opus-4.1",
+                crate::config::catalog().resolve_alias("opus-4.1")
+            ),
+            "claude-opus-4-1"
+        );
+        assert_eq!(
+            crate::backend::CliBackend::Claude.child_model(
+                "claude-sonnet-4-5-20250929",
+                crate::config::catalog().resolve_alias("claude-sonnet-4-5-20250929")
+            ),
+            "claude-sonnet-4-5-20250929"
+        );
+        assert_eq!(
+            crate::backend::CliBackend::Codex.child_model(
+                "gpt-5-codex",
+                crate::config::catalog().resolve_alias("gpt-5-codex")
+            ),
+            "gpt-5-codex"
+        );
+    }
+
     use super::*;
 
     const REQUIRED: [(&str, &str); 17] = [

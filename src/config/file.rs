@@ -10,6 +10,9 @@
 //! same way a typo in the file is.
 
 use std::collections::BTreeMap;
+
+pub use crate::hooks::config::{HookConfig, HooksConfig};
+pub use crate::mcp::config::{McpServerConfig, McpTransportKind};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -465,66 +468,6 @@ pub struct StdinConfig {
     pub max_bytes: Option<u64>,
 }
 
-/// How an MCP server is reached (`type`, claude's word for it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum McpTransportKind {
-    /// A child process speaking JSON-RPC on stdin/stdout.
-    Stdio,
-    /// Streamable HTTP.
-    Http,
-    /// The legacy HTTP+SSE transport (protocol version 2024-11-05).
-    Sse,
-}
-
-/// `[mcp_servers.NAME]`: one MCP server, with codex's keys (SPEC §13). A server has either
-/// `command` (stdio) or `url` (Streamable HTTP, or legacy SSE with `type = "sse"`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct McpServerConfig {
-    /// The transport. Default: `stdio` with `command`, `http` with `url`.
-    #[serde(rename = "type")]
-    pub transport: Option<McpTransportKind>,
-    /// stdio: the program, on `PATH` or a path.
-    pub command: Option<String>,
-    /// stdio: its arguments. Default: none.
-    #[serde(default)]
-    pub args: Vec<String>,
-    /// stdio: variables added to its environment (which is pincer's minus the credential
-    /// variables of `[tools.exec] clear_env`). Default: none.
-    #[serde(default)]
-    pub env: BTreeMap<String, String>,
-    /// stdio: variables passed on from pincer's environment by name, credential variables
-    /// included. Default: none.
-    #[serde(default)]
-    pub env_vars: Vec<String>,
-    /// stdio: its working directory, relative to the workspace. Default: the workspace.
-    pub cwd: Option<String>,
-    /// http/sse: the server's URL.
-    pub url: Option<String>,
-    /// http: the variable holding a bearer token for `Authorization`. Default: none.
-    pub bearer_token_env_var: Option<String>,
-    /// http/sse: headers sent with every request. Default: none.
-    #[serde(default)]
-    pub http_headers: BTreeMap<String, String>,
-    /// http/sse: headers whose values come from the named variables. Default: none.
-    #[serde(default)]
-    pub env_http_headers: BTreeMap<String, String>,
-    /// Seconds the server has to start and list its tools. Default: 10.
-    pub startup_timeout_sec: Option<f64>,
-    /// Seconds one tool call may take. Default: 60.
-    pub tool_timeout_sec: Option<f64>,
-    /// `false` leaves the server out. Default: true.
-    pub enabled: Option<bool>,
-    /// `true`: a run stops (exit 1) when the server does not start. Default: false.
-    pub required: Option<bool>,
-    /// Only these tools of the server are offered. Default: all.
-    pub enabled_tools: Option<Vec<String>>,
-    /// These tools of the server are never offered. Default: none.
-    #[serde(default)]
-    pub disabled_tools: Vec<String>,
-}
-
 /// `[mcp]`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -537,51 +480,6 @@ pub struct McpOptions {
     /// or `--mcp-config` entry may expand to. Default: none — such a server is not started.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub allow_key_env: BTreeMap<String, Vec<String>>,
-}
-
-/// `[hooks]`: one array of tables per event, in Claude Code's event names (SPEC §14). Each entry
-/// is run in the order written, all entries of an event concurrently.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HooksConfig {
-    /// `[[hooks.SessionStart]]`: a run starts (`startup`), resumes a session (`resume`), or
-    /// continues after a compaction (`compact`); the matcher is matched against that source.
-    #[serde(rename = "SessionStart", default)]
-    pub session_start: Vec<HookConfig>,
-    /// `[[hooks.UserPromptSubmit]]`: before the prompt is recorded and sent.
-    #[serde(rename = "UserPromptSubmit", default)]
-    pub user_prompt_submit: Vec<HookConfig>,
-    /// `[[hooks.PreToolUse]]`: before a tool call runs; the matcher is matched against the
-    /// tool's name.
-    #[serde(rename = "PreToolUse", default)]
-    pub pre_tool_use: Vec<HookConfig>,
-    /// `[[hooks.PostToolUse]]`: after a tool call succeeded.
-    #[serde(rename = "PostToolUse", default)]
-    pub post_tool_use: Vec<HookConfig>,
-    /// `[[hooks.PreCompact]]`: before a compaction (`manual` or `auto`).
-    #[serde(rename = "PreCompact", default)]
-    pub pre_compact: Vec<HookConfig>,
-    /// `[[hooks.Stop]]`: the model answered without calling a tool.
-    #[serde(rename = "Stop", default)]
-    pub stop: Vec<HookConfig>,
-    /// `[[hooks.SessionEnd]]`: the run is over.
-    #[serde(rename = "SessionEnd", default)]
-    pub session_end: Vec<HookConfig>,
-}
-
-/// One `[[hooks.EVENT]]` entry.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct HookConfig {
-    /// A regular expression over the tool name (pincer's, Claude Code's, `mcp__…`), or the
-    /// event's source; a plain name or `A|B` matches exactly. Default: everything.
-    pub matcher: Option<String>,
-    /// The command line, run as `sh -c COMMAND` in the workspace.
-    pub command: String,
-    /// Seconds before the command is killed. Default: 60.
-    pub timeout: Option<f64>,
-    /// `false` runs the command outside the `exec` sandbox of SPEC §10. Default: true.
-    pub sandbox: Option<bool>,
 }
 
 impl ConfigFile {

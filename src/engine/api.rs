@@ -90,6 +90,8 @@ pub(crate) struct ApiSettings {
     pub idle_timeout: Duration,
     /// Workspace for tools.
     pub workspace: PathBuf,
+    /// The trace context the tools' children continue (SPEC §17).
+    pub trace: crate::trace::ChildTrace,
     /// Which tools are offered and which calls are allowed.
     pub policy: ToolPolicy,
     /// The MCP servers started for the turn, whose tools are offered beside the built-ins.
@@ -243,7 +245,7 @@ impl<'run> ApiEngine<'run> {
                 workspace: settings.workspace.clone(),
                 cancel: turn.cancellation.token.clone(),
                 sandbox: settings.sandbox.clone(),
-                trace: crate::telemetry::child_trace(),
+                trace: settings.trace.clone(),
             },
             shown: Shown::default(),
             thinking: settings.thinking,

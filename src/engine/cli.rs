@@ -73,6 +73,8 @@ pub(crate) struct CliSettings {
     pub workspace: PathBuf,
     /// The MCP servers named for the run, passed on in the child's own format (SPEC §13).
     pub mcp: crate::mcp::McpConfig,
+    /// The trace context the child continues (SPEC §17).
+    pub trace: crate::trace::ChildTrace,
     /// The run's hooks, passed on in the child's own format (SPEC §14).
     pub hooks: crate::hooks::HookSet,
     /// claude: whether it may load the workspace's `.claude` settings (issue #45).
@@ -409,6 +411,7 @@ impl<'run> CliEngine<'run> {
             env: &settings.environment,
             cwd: &settings.workspace,
             stdin: invocation.stdin.as_deref(),
+            trace: &settings.trace,
             tape: self.cassette.map(|cassette| child::Tape {
                 cassette,
                 provider: backend.name(),

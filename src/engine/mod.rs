@@ -12,11 +12,9 @@ pub(crate) mod cli;
 pub mod event;
 pub(crate) mod failover;
 pub(crate) mod hooks;
-pub(crate) mod plan;
 pub mod recorder;
 mod replay;
 mod report;
-pub(crate) mod scope;
 pub(crate) mod step;
 mod structured;
 

@@ -12,11 +12,55 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{DEFAULT_TIMEOUT, Hook, HookEvent, HookSet, Matcher};
-use crate::config::file::{HookConfig, HooksConfig};
+
+/// `[hooks]`: one array of tables per event, in Claude Code's event names (SPEC §14). Each entry
+/// is run in the order written, all entries of an event concurrently.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HooksConfig {
+    /// `[[hooks.SessionStart]]`: a run starts (`startup`), resumes a session (`resume`), or
+    /// continues after a compaction (`compact`); the matcher is matched against that source.
+    #[serde(rename = "SessionStart", default)]
+    pub session_start: Vec<HookConfig>,
+    /// `[[hooks.UserPromptSubmit]]`: before the prompt is recorded and sent.
+    #[serde(rename = "UserPromptSubmit", default)]
+    pub user_prompt_submit: Vec<HookConfig>,
+    /// `[[hooks.PreToolUse]]`: before a tool call runs; the matcher is matched against the
+    /// tool's name.
+    #[serde(rename = "PreToolUse", default)]
+    pub pre_tool_use: Vec<HookConfig>,
+    /// `[[hooks.PostToolUse]]`: after a tool call succeeded.
+    #[serde(rename = "PostToolUse", default)]
+    pub post_tool_use: Vec<HookConfig>,
+    /// `[[hooks.PreCompact]]`: before a compaction (`manual` or `auto`).
+    #[serde(rename = "PreCompact", default)]
+    pub pre_compact: Vec<HookConfig>,
+    /// `[[hooks.Stop]]`: the model answered without calling a tool.
+    #[serde(rename = "Stop", default)]
+    pub stop: Vec<HookConfig>,
+    /// `[[hooks.SessionEnd]]`: the run is over.
+    #[serde(rename = "SessionEnd", default)]
+    pub session_end: Vec<HookConfig>,
+}
+
+/// One `[[hooks.EVENT]]` entry.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HookConfig {
+    /// A regular expression over the tool name (pincer's, Claude Code's, `mcp__…`), or the
+    /// event's source; a plain name or `A|B` matches exactly. Default: everything.
+    pub matcher: Option<String>,
+    /// The command line, run as `sh -c COMMAND` in the workspace.
+    pub command: String,
+    /// Seconds before the command is killed. Default: 60.
+    pub timeout: Option<f64>,
+    /// `false` runs the command outside the `exec` sandbox of SPEC §10. Default: true.
+    pub sandbox: Option<bool>,
+}
 
 /// A hook declaration pincer cannot use: a usage error (exit 2) naming the entry.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -32,9 +32,6 @@ pub(crate) use protocol::{Fire, Verdict};
 
 use crate::tools::{Sandbox, SandboxMode};
 
-/// The `error.kind` of a run a hook ended.
-pub(crate) const ERROR_KIND: crate::error::ErrorKind = crate::error::ErrorKind::Hook;
-
 /// A hook's `timeout` when it sets none (Claude Code's default too).
 pub(crate) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -210,6 +207,8 @@ pub struct HookContext {
     pub model: String,
     /// The `exec` sandbox, with the environment commands get.
     pub sandbox: Sandbox,
+    /// The trace context the hooks continue: the span that starts each (SPEC §17).
+    pub trace: crate::trace::ChildTrace,
 }
 
 impl HookContext {
@@ -223,6 +222,7 @@ impl HookContext {
             permission_mode: "acceptEdits".into(),
             model: "m".into(),
             sandbox: Sandbox::unrestricted(workspace),
+            trace: crate::trace::ChildTrace::default(),
         }
     }
 }
@@ -422,6 +422,7 @@ impl Hooks {
             directory: context.cwd.clone(),
             sandbox,
             environment,
+            trace: context.trace.clone(),
             stdin,
             timeout: hook.timeout,
         }

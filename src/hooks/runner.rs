@@ -34,6 +34,8 @@ pub(crate) struct Launch {
     pub sandbox: Sandbox,
     /// Set on top of the sandbox's environment.
     pub environment: Vec<(OsString, OsString)>,
+    /// The trace context the hook continues.
+    pub trace: crate::trace::ChildTrace,
     /// Written to its stdin, which is then closed.
     pub stdin: Vec<u8>,
     /// Killed after this long.
@@ -199,7 +201,7 @@ fn spawn(launch: &Launch) -> Result<tokio::process::Child, SpawnError> {
     let arguments = [OsString::from("-c"), OsString::from(&launch.command)];
     let base = launch.sandbox.exec.environment.clone();
     // The span that starts it, when the run is traced (SPEC §17); the hook's own variables win.
-    let mut environment = crate::telemetry::child_environment();
+    let mut environment = launch.trace.environment();
     environment.extend(launch.environment.iter().cloned());
     let directory = launch.directory.clone();
     // The confined start may happen on a thread of its own: it needs the runtime's handle to
@@ -253,6 +255,7 @@ mod tests {
             sandbox: Sandbox::unrestricted(&directory),
             directory,
             environment: vec![("HOOK_TEST".into(), "yes".into())],
+            trace: crate::trace::ChildTrace::default(),
             stdin: b"{\"hello\": 1}".to_vec(),
             timeout,
         }

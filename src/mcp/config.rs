@@ -23,10 +23,68 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use crate::config::file::{McpServerConfig, McpTransportKind};
+/// How an MCP server is reached (`type`, claude's word for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum McpTransportKind {
+    /// A child process speaking JSON-RPC on stdin/stdout.
+    Stdio,
+    /// Streamable HTTP.
+    Http,
+    /// The legacy HTTP+SSE transport (protocol version 2024-11-05).
+    Sse,
+}
+
+/// `[mcp_servers.NAME]`: one MCP server, with codex's keys (SPEC §13). A server has either
+/// `command` (stdio) or `url` (Streamable HTTP, or legacy SSE with `type = "sse"`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// The transport. Default: `stdio` with `command`, `http` with `url`.
+    #[serde(rename = "type")]
+    pub transport: Option<McpTransportKind>,
+    /// stdio: the program, on `PATH` or a path.
+    pub command: Option<String>,
+    /// stdio: its arguments. Default: none.
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// stdio: variables added to its environment (which is pincer's minus the credential
+    /// variables of `[tools.exec] clear_env`). Default: none.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// stdio: variables passed on from pincer's environment by name, credential variables
+    /// included. Default: none.
+    #[serde(default)]
+    pub env_vars: Vec<String>,
+    /// stdio: its working directory, relative to the workspace. Default: the workspace.
+    pub cwd: Option<String>,
+    /// http/sse: the server's URL.
+    pub url: Option<String>,
+    /// http: the variable holding a bearer token for `Authorization`. Default: none.
+    pub bearer_token_env_var: Option<String>,
+    /// http/sse: headers sent with every request. Default: none.
+    #[serde(default)]
+    pub http_headers: BTreeMap<String, String>,
+    /// http/sse: headers whose values come from the named variables. Default: none.
+    #[serde(default)]
+    pub env_http_headers: BTreeMap<String, String>,
+    /// Seconds the server has to start and list its tools. Default: 10.
+    pub startup_timeout_sec: Option<f64>,
+    /// Seconds one tool call may take. Default: 60.
+    pub tool_timeout_sec: Option<f64>,
+    /// `false` leaves the server out. Default: true.
+    pub enabled: Option<bool>,
+    /// `true`: a run stops (exit 1) when the server does not start. Default: false.
+    pub required: Option<bool>,
+    /// Only these tools of the server are offered. Default: all.
+    pub enabled_tools: Option<Vec<String>>,
+    /// These tools of the server are never offered. Default: none.
+    #[serde(default)]
+    pub disabled_tools: Vec<String>,
+}
 
 /// `startup_timeout_sec` when not set.
 pub(crate) const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(10);

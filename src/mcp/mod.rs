@@ -84,6 +84,8 @@ pub(crate) struct StartContext {
     pub http: reqwest::Client,
     /// Receives every line a stdio server writes to stderr, with the server's name.
     pub on_stderr: Option<StderrSink>,
+    /// The trace context a stdio server continues: the span that starts it (SPEC §17).
+    pub trace: crate::trace::ChildTrace,
     /// Cancelled on SIGINT/SIGTERM/timeout: startup gives up at once.
     pub cancel: CancellationToken,
 }
@@ -721,6 +723,7 @@ async fn connect(
                 directory: &directory,
                 environment,
                 on_stderr: context.on_stderr.clone(),
+                trace: &context.trace,
             })
             .map_err(|error| failed(StartErrorClass::Connect, &error))?;
             *process = Some(started);

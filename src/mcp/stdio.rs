@@ -39,6 +39,7 @@ pub(super) struct Launch<'a> {
     pub(super) directory: &'a Path,
     pub(super) environment: Vec<(OsString, OsString)>,
     pub(super) on_stderr: Option<StderrSink>,
+    pub(super) trace: &'a crate::trace::ChildTrace,
 }
 
 /// A running (or exited) server process and its group.
@@ -169,7 +170,7 @@ impl StdioProcess {
             .env_clear()
             .envs(launch.environment.iter().map(|(name, value)| (name, value)))
             // The span that starts it, when the run is traced (SPEC §17).
-            .envs(crate::telemetry::child_environment())
+            .envs(launch.trace.environment())
             .current_dir(launch.directory)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -363,6 +364,7 @@ mod tests {
             on_stderr: Some(Arc::new(move |server: &str, line: &str| {
                 seen.lock().unwrap().push(format!("{server}: {line}"));
             })),
+            trace: &crate::trace::ChildTrace::default(),
         })
         .unwrap();
         let grandchild = loop {
@@ -390,6 +392,7 @@ mod tests {
             directory: &directory,
             environment: std::env::vars_os().collect(),
             on_stderr: None,
+            trace: &crate::trace::ChildTrace::default(),
         })
         .unwrap();
         let group = Pid::from_raw(process.pid());

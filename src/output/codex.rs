@@ -665,7 +665,7 @@ impl CodexSink {
     fn write(&mut self, lines: Vec<ThreadEvent>) -> io::Result<()> {
         // As `codex exec`: after SIGINT or SIGTERM nothing more (no `error`, no `turn.failed`);
         // the process ends by the signal, which the Codex SDK reports as an `AbortError`.
-        if crate::engine::scope::signal_received().is_some() {
+        if crate::scope::signal_received().is_some() {
             return Ok(());
         }
         for line in lines {

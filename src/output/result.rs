@@ -5,13 +5,13 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::engine::plan::{ChainOutcome, MAX_OUTPUT_TOKENS_SENT};
 use crate::engine::{CancelReason, Ending, TurnReport};
 use crate::error::{ErrorKind, Exit, FailureOutcome as _};
 use crate::output::schema::{
     Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
     RunResult, ServerToolUsage, new_uuid,
 };
+use crate::plan::{ChainOutcome, MAX_OUTPUT_TOKENS_SENT};
 use crate::provider::ProviderError;
 use crate::provider::classify::FailureKind;
 
@@ -334,7 +334,7 @@ fn verdict(outcome: &ChainOutcome) -> (ResultSubtype, Exit, Option<Failure>, &'s
             ResultSubtype::ErrorDuringExecution,
             Exit::RunFailed,
             stopped(
-                crate::hooks::ERROR_KIND,
+                crate::error::ErrorKind::Hook,
                 format!("a {event} hook stopped the run: {reason}"),
             ),
             "hook_stopped",

@@ -16,6 +16,11 @@ pub(crate) mod cut;
 pub(crate) mod prune;
 pub(crate) mod summary;
 
+/// Compact when `context > window - reserve` (SPEC §7).
+pub(crate) const DEFAULT_RESERVE_TOKENS: u64 = 20_000;
+/// History kept verbatim by a compaction (SPEC §7).
+pub(crate) const DEFAULT_KEEP_RECENT_TOKENS: u64 = 20_000;
+
 /// How compaction behaves in a run (`[compaction]`, resolved by `commands/`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct CompactionRules {
@@ -48,7 +53,6 @@ pub(crate) fn should_compact(context_tokens: u64, window: u64, reserve_tokens: u
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::{DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS};
 
     #[test]
     fn compaction_starts_only_when_the_context_eats_into_the_reserve() {

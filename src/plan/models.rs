@@ -256,7 +256,7 @@ pub(crate) fn model_chain(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::plan::test_env::TestEnv;
+    use crate::plan::test_env::TestEnv;
     use pretty_assertions::assert_eq;
 
     #[test]

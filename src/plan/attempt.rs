@@ -555,6 +555,7 @@ pub(crate) fn attempt_settings(
         system_prompt: built.text.clone(),
         cache_key: shared.cache_key.clone(),
         cache_ttl: context.settings().cache_ttl,
+        trace: crate::telemetry::child_trace(),
         tools,
         thinking: shared.thinking,
         thinking_budget: shared.thinking_budget,

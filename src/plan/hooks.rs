@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use super::env::RunEnv;
 use crate::engine::event::{EventSink, InitHook};
-use crate::engine::plan::TurnRequest;
-use crate::engine::scope::CancelScope;
 use crate::error::{CliError, CliResult, Exit};
 use crate::hooks::{Fire, HookContext, HookEvent, HookSet, Hooks, Sources};
+use crate::plan::TurnRequest;
+use crate::scope::CancelScope;
 use crate::tools::{Sandbox, SandboxMode};
 
 /// The hooks of this run: config.toml's (with `-c`), then each `--settings`'s.
@@ -72,6 +72,7 @@ pub(crate) fn for_run(args: &TurnRequest, set: HookSet, facts: &RunFacts<'_>) ->
             permission_mode,
             model: facts.model.to_owned(),
             sandbox: facts.sandbox.clone(),
+            trace: crate::telemetry::child_trace(),
         },
     })
 }
@@ -127,7 +128,7 @@ pub(crate) fn before_prompt(
             Exit::RunFailed,
             format!("a UserPromptSubmit hook blocked the prompt: {reason}"),
         )
-        .with_kind(crate::hooks::ERROR_KIND)
+        .with_kind(crate::error::ErrorKind::Hook)
         .with_hint("the prompt was neither recorded nor sent; -v shows every hook run"));
     }
     context.extend(submit.context);
@@ -165,5 +166,5 @@ fn stopped(event: &str, reason: &str) -> CliError {
         Exit::RunFailed,
         format!("a {event} hook stopped the run: {reason}"),
     )
-    .with_kind(crate::hooks::ERROR_KIND)
+    .with_kind(crate::error::ErrorKind::Hook)
 }

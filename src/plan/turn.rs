@@ -14,12 +14,12 @@ use super::{ChainOutcome, TurnInput, TurnRequest};
 use crate::conversation::SandboxMode;
 use crate::conversation::{ContentBlock, Message, MessageContent, UserMessage};
 use crate::engine::event::{Event, EventSink, Init, Input};
-use crate::engine::plan;
-use crate::engine::scope::CancelScope;
 use crate::engine::{CancelReason, Ending};
 use crate::error::{CliError, CliResult, Exit, session_error};
+use crate::plan;
 use crate::provider::ThinkingLevel;
 use crate::provider::http::Transport;
+use crate::scope::CancelScope;
 use crate::session::index::{self, Index};
 use crate::session::record::NewEntry;
 use crate::session::transcript::Transcript;
@@ -564,7 +564,7 @@ pub(crate) fn added_dirs(context: &dyn RunEnv, flags: &[PathBuf]) -> CliResult<V
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::plan::test_env::TestEnv;
+    use crate::plan::test_env::TestEnv;
 
     #[test]
     fn an_added_directory_that_is_missing_or_a_file_is_a_usage_error_naming_its_origin() {

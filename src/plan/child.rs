@@ -68,6 +68,7 @@ pub(crate) fn cli_settings(
         backend,
         environment,
         mcp: shared.mcp_config.clone(),
+        trace: crate::telemetry::child_trace(),
         hooks: shared.hooks.set.clone(),
         project_settings: shared.claude_project_settings,
         backend_settings,

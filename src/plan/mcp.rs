@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::env::RunEnv;
 use crate::engine::event::{McpServer, McpStart};
-use crate::engine::scope::{CancelScope, cancelled_error};
 use crate::error::{CliError, CliResult, Exit};
 use crate::mcp::{
     McpConfig, McpConfigError, McpSet, ServerState, ServerStatus, StartContext, StartErrorClass,
 };
+use crate::scope::{CancelScope, cancelled_error};
 
 /// The `error.kind` of a run stopped by a required server.
 pub(crate) const ERROR_KIND: crate::error::ErrorKind = crate::error::ErrorKind::Mcp;
@@ -133,6 +133,7 @@ pub(crate) fn start_context(
             .collect(),
         http,
         on_stderr,
+        trace: crate::telemetry::child_trace(),
         cancel,
     })
 }
@@ -210,7 +211,7 @@ impl KeptServers {
     pub(crate) fn new() -> CliResult<KeptServers> {
         Ok(KeptServers {
             kept: Mutex::new(None),
-            runtime: Arc::new(crate::engine::scope::runtime()?),
+            runtime: Arc::new(crate::scope::runtime()?),
         })
     }
 

@@ -7,9 +7,9 @@ use super::env::RunEnv;
 use super::{TurnInput, TurnRequest, seconds};
 use crate::agent::heartbeat;
 use crate::conversation::{ContentBlock, ImageBlock};
-use crate::engine::scope::{CancelScope, cancelled_error};
 use crate::error::{CliError, CliResult};
 use crate::input::{InputError, StdinOptions, StdinUse};
+use crate::scope::{CancelScope, cancelled_error};
 
 /// The turn's input: the prompt (the argument, else stdin, else the heartbeat prompt for a
 /// heartbeat run), images, and the system prompt's replacement and additions read from their

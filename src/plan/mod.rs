@@ -22,7 +22,7 @@ pub(crate) mod web_search;
 
 pub(crate) use request::{CassetteRequest, LiveModel, PermissionMode, TurnInput, TurnRequest};
 
-use super::TurnReport;
+use crate::engine::TurnReport;
 use env::RunEnv;
 use std::path::PathBuf;
 use std::time::Duration;

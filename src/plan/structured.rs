@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use crate::engine::plan::TurnRequest;
 use crate::error::{CliError, CliResult};
+use crate::plan::TurnRequest;
 use crate::structured::{OutputSchema, Plan};
 
 use super::env::RunEnv;

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use super::env::RunEnv;
 use crate::cassette::{Cassette, CassetteError, ReplayOptions};
 use crate::engine::api::Credential;
-use crate::engine::plan::{CassetteRequest, TurnRequest};
 use crate::error::{CliError, CliResult, Exit};
+use crate::plan::{CassetteRequest, TurnRequest};
 use crate::provider::http::Transport;
 
 /// The command's cassette, when `--record` or `--replay` named one.
