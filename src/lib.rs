@@ -17,27 +17,21 @@ pub use pincer_provider as provider;
 pub(crate) use pincer_provider::cassette;
 // The built-in tools, under the name the layers above still use.
 pub use pincer_tools as tools;
+// The engine's modules, under the names the command layer still uses (`crate::engine::...`).
+pub use pincer_engine::{agent, backend, engine};
+pub(crate) use pincer_engine::{auth, control, hooks, ledger, mcp, structured};
 
-pub mod agent;
-pub(crate) mod auth;
-pub mod backend;
 pub mod cli;
 pub mod commands;
 pub mod config;
-pub(crate) mod control;
 pub mod docs;
-pub mod engine;
 pub(crate) mod error;
-pub(crate) mod hooks;
 pub(crate) mod input;
-pub(crate) mod ledger;
-pub(crate) mod mcp;
 pub mod output;
 pub(crate) mod plan;
 pub(crate) mod scope;
 pub(crate) mod session_setup;
 pub(crate) mod settings;
-pub(crate) mod structured;
 pub(crate) mod suggest;
 pub(crate) mod telemetry;
 
