@@ -20,12 +20,10 @@ use crate::error::{CliError, CliResult, Exit};
 use crate::input::{self, InputError, Prompt, StdinOptions};
 use crate::session::store::{SessionError, SessionLock};
 
-/// The cancellation of the scope that runs now, for a front-end that ends a turn from another
-/// thread (an agent SDK's `interrupt`).
-static CURRENT: std::sync::Mutex<Option<Cancellation>> = std::sync::Mutex::new(None);
-
 /// The signal (SIGINT or SIGTERM) that reached the process, once one has: the codex face writes
-/// nothing after it and ends by it (#47 item 16). An SDK's `interrupt` is not one.
+/// nothing after it and ends by it (#47 item 16). An SDK's `interrupt` is not one. A static
+/// with a reason: a signal reaches the process, not a turn, and the codex face's writer asks
+/// after it from wherever it is when the process is ending.
 static SIGNALLED: std::sync::OnceLock<CancelReason> = std::sync::OnceLock::new();
 
 /// The signal that reached the process, if one has.
@@ -33,16 +31,27 @@ pub(crate) fn signal_received() -> Option<CancelReason> {
     SIGNALLED.get().copied()
 }
 
-/// Cancel the turn running now, as a signal would, for `reason`. Whether one was running.
-pub(crate) fn cancel_current(reason: CancelReason) -> bool {
-    let current = CURRENT
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
-    current.is_some_and(|cancellation| {
-        cancellation.cancel(reason);
-        true
-    })
+/// Where a front-end that reads its own input while a turn runs (an agent SDK's `interrupt`)
+/// finds the running turn's cancellation: a scope made [`CancelScope::interruptible`] puts it
+/// here and takes it back when it ends. The front-end owns it and hands it to each turn.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Interrupt(Arc<std::sync::Mutex<Option<Cancellation>>>);
+
+impl Interrupt {
+    /// Cancel the turn running now, as a signal would, for `reason`. Whether one was running.
+    pub(crate) fn cancel(&self, reason: CancelReason) -> bool {
+        let current = self.slot().clone();
+        current.is_some_and(|cancellation| {
+            cancellation.cancel(reason);
+            true
+        })
+    }
+
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Cancellation>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// The runtime of one command and the cancellation that signals and the deadline fire.
@@ -53,6 +62,8 @@ pub(crate) struct CancelScope {
     cancellation: Cancellation,
     watcher: tokio::task::JoinHandle<()>,
     deadline: Option<Instant>,
+    /// Where a front-end may cancel it from, while it runs.
+    interrupt: Option<Interrupt>,
 }
 
 impl CancelScope {
@@ -102,15 +113,23 @@ impl CancelScope {
                 cancellation.cancel(reason);
             })
         };
-        *CURRENT
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(cancellation.clone());
         Ok(CancelScope {
             runtime,
             cancellation,
             watcher,
             deadline,
+            interrupt: None,
         })
+    }
+
+    /// Let `interrupt`'s holder cancel this scope while it runs (none: only signals and the
+    /// deadline do).
+    pub(crate) fn interruptible(mut self, interrupt: Option<&Interrupt>) -> CancelScope {
+        if let Some(interrupt) = interrupt {
+            *interrupt.slot() = Some(self.cancellation.clone());
+            self.interrupt = Some(interrupt.clone());
+        }
+        self
     }
 
     /// The cancellation the turn watches.
@@ -190,9 +209,9 @@ impl CancelScope {
 
 impl Drop for CancelScope {
     fn drop(&mut self) {
-        *CURRENT
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        if let Some(interrupt) = &self.interrupt {
+            *interrupt.slot() = None;
+        }
         self.watcher.abort();
     }
 }

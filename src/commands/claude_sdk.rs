@@ -260,6 +260,8 @@ struct Controls {
     mcp_servers: Vec<String>,
     /// What else of the turn `initialize` set.
     turn: InitializedTurn,
+    /// Where an `interrupt` cancels the turn running now.
+    interrupt: crate::scope::Interrupt,
 }
 
 /// The turn options `initialize` carries (the TypeScript SDK sends them there, not on the
@@ -425,9 +427,10 @@ pub(super) fn serve(
             .model,
     );
     // pincer's own requests (hook callbacks) go out on stdout, one line each.
-    let channel = crate::control::open(Box::new(|line: &Value| {
+    let sdk = crate::control::Sdk::open(Box::new(|line: &Value| {
         let _ = Stdout::new().line(&line.to_string());
     }));
+    let channel = Arc::clone(&sdk.channel);
     let (sender, mut receiver) = mpsc::unbounded_channel();
     let signals = sender.clone();
     {
@@ -471,11 +474,18 @@ pub(super) fn serve(
                 .permission_mode
                 .get_or_insert(PermissionMode::Default);
         }
+        let interrupt = controls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .interrupt
+            .clone();
         let add_hooks = |request: &mut TurnRequest| {
             request.sdk_hooks.clone_from(&hooks);
             request.inline_images.clone_from(&images);
             request.claude_names = true;
             request.kept_mcp = Some(Arc::clone(&kept_mcp));
+            request.sdk = Some(sdk.clone());
+            request.interrupt = Some(interrupt.clone());
             request.live_model = Some((Arc::clone(&live_model), model_version));
         };
         last = match turn::run_with(format, Instant::now(), context, &run_args, &add_hooks) {
@@ -857,7 +867,7 @@ fn answer<'a>(
         }
         Ok(ControlRequest::Interrupt) => {
             // Not a signal: the result and the session say who stopped the turn (#47 item 17).
-            crate::scope::cancel_current(CancelReason::Requested);
+            controls.interrupt.cancel(CancelReason::Requested);
             success(None)
         }
         // No model (null) is back to the command line's. A turn running now sends its next

@@ -69,6 +69,7 @@ pub(crate) fn pre_compact_manual(
             model: String::new(),
             sandbox,
             trace: crate::telemetry::child_trace(),
+            sdk: None,
         },
     };
     let fire = Fire::PreCompact {

@@ -89,8 +89,11 @@ pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(Mcp
         context,
         &[],
         scope.cancellation().token.clone(),
-        crate::provider::http::client()
-            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
+        (
+            crate::provider::http::client()
+                .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
+            None,
+        ),
     )?;
     let set = scope
         .wait(McpSet::start(&config, &start))

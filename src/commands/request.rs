@@ -67,6 +67,8 @@ impl From<&TurnArgs> for TurnRequest {
             sdk_hooks: Vec::new(),
             claude_names: false,
             kept_mcp: None,
+            sdk: None,
+            interrupt: None,
             live_model: None,
             cassette: CassetteRequest::from(&args.cassette),
             system_prompt: args.system_prompt.clone(),

@@ -275,7 +275,7 @@ fn drive(
         None => CancelScope::start(started, timeout),
     };
     let scope = match super::request::run_timeout(turn_args).and_then(start_scope) {
-        Ok(scope) => scope,
+        Ok(scope) => scope.interruptible(request.interrupt.as_ref()),
         Err(error) => return fail(&mut *sink, format, started, &known, error),
     };
     // Budgets across runs (SPEC §18): a run that would start over one ends here, exit 5,

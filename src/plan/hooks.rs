@@ -73,6 +73,7 @@ pub(crate) fn for_run(args: &TurnRequest, set: HookSet, facts: &RunFacts<'_>) ->
             model: facts.model.to_owned(),
             sandbox: facts.sandbox.clone(),
             trace: crate::telemetry::child_trace(),
+            sdk: args.sdk.clone(),
         },
     })
 }

@@ -115,7 +115,7 @@ pub(crate) fn start_context(
     context: &dyn RunEnv,
     keys: &[&str],
     cancel: tokio_util::sync::CancellationToken,
-    http: reqwest::Client,
+    (http, sdk_channel): (reqwest::Client, Option<&Arc<crate::control::Channel>>),
 ) -> CliResult<StartContext> {
     let known = context.known_keys()?;
     let on_stderr: Option<crate::mcp::StderrSink> = context.detailer().map(|detail| {
@@ -134,6 +134,7 @@ pub(crate) fn start_context(
         http,
         on_stderr,
         trace: crate::telemetry::child_trace(),
+        sdk_channel: sdk_channel.cloned(),
         cancel,
     })
 }
@@ -146,7 +147,7 @@ pub(crate) fn start_for_turn(
     scope: &CancelScope,
     config: &McpConfig,
     keys: &[&str],
-    http: &reqwest::Client,
+    (http, sdk_channel): (&reqwest::Client, Option<&Arc<crate::control::Channel>>),
 ) -> CliResult<Arc<McpSet>> {
     if config.enabled().next().is_none() {
         return Ok(Arc::new(McpSet::empty()));
@@ -155,7 +156,7 @@ pub(crate) fn start_for_turn(
         context,
         keys,
         scope.cancellation().token.clone(),
-        http.clone(),
+        (http.clone(), sdk_channel),
     )?;
     let set = scope
         .wait(McpSet::start(config, &start))
@@ -229,7 +230,7 @@ impl KeptServers {
         scope: &CancelScope,
         config: &McpConfig,
         keys: &[&str],
-        http: &reqwest::Client,
+        http: (&reqwest::Client, Option<&Arc<crate::control::Channel>>),
     ) -> CliResult<Arc<McpSet>> {
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((kept_config, set)) = kept.as_ref()

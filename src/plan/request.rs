@@ -85,6 +85,11 @@ pub(crate) struct TurnRequest {
     /// A front-end that runs several turns in one process keeps the MCP servers here for all of
     /// them (started once, stopped by the front-end); none: the turn starts and stops its own.
     pub(crate) kept_mcp: Option<std::sync::Arc<super::mcp::KeptServers>>,
+    /// The agent SDK driving the run, if one does: its control channel and the permission
+    /// rules it added, for the hooks and the MCP servers of every turn it drives.
+    pub(crate) sdk: Option<crate::control::Sdk>,
+    /// Where the front-end cancels the turn from while it runs (an agent SDK's `interrupt`).
+    pub(crate) interrupt: Option<crate::scope::Interrupt>,
     /// A model a front-end may change while the turn runs (an agent SDK's `set_model`), and
     /// the version of it `model` was read at: a later one is sent from the next request on.
     pub(crate) live_model: Option<(std::sync::Arc<LiveModel>, u64)>,

@@ -338,9 +338,10 @@ fn start_mcp(
         None => crate::provider::http::client()
             .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
     };
+    let sdk_channel = args.sdk.as_ref().map(|sdk| &sdk.channel);
     match &args.kept_mcp {
-        Some(kept) => kept.start_or_reuse(context, scope, mcp_config, &keys, &http),
-        None => plan::mcp::start_for_turn(context, scope, mcp_config, &keys, &http),
+        Some(kept) => kept.start_or_reuse(context, scope, mcp_config, &keys, (&http, sdk_channel)),
+        None => plan::mcp::start_for_turn(context, scope, mcp_config, &keys, (&http, sdk_channel)),
     }
 }
 

@@ -62,6 +62,11 @@ struct Active {
     metrics: Option<metrics::Instruments>,
 }
 
+// Statics with a reason (issue #48): the OpenTelemetry providers are the process's, started
+// once by `main` and flushed once at its exit, whatever command ran; the current span is the
+// exporter's own bookkeeping, and the layers below see it only through the `ChildTrace` value
+// the root hands them (`child_trace`).
+
 /// What the first [`start`] decided: `None` = telemetry off.
 static ACTIVE: OnceLock<Option<Started>> = OnceLock::new();
 

@@ -48,7 +48,9 @@ pub(super) fn parse_entry_for_summary(line: &str) -> Option<Entry> {
 }
 
 thread_local! {
-    /// Set while [`parse_entry_for_summary`] reads a line.
+    /// Set while [`parse_entry_for_summary`] reads a line. Thread-local with a reason (issue
+    /// #48): serde's `Deserialize` takes no argument, so the reader's mode reaches the field
+    /// deserializers this way, for one call on one thread; it carries no state of a run.
     static SUMMARY_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 

@@ -39,6 +39,10 @@ pub fn lock_pauses() -> impl Iterator<Item = Duration> {
 }
 
 // ------------------------------------------------------------------ process-wide wait settings
+// Statics with a reason (issue #48): `--timeout` counts from process start and covers every wait
+// of the process (SPEC §2), including the lock waits deep in the index, the auth store and the
+// ledger, in four crates; `allow_local_locks` is a property of the home, decided once. Both are
+// set once at start and only read after.
 
 /// When every lock wait of this process ends (the command's `--timeout`), once set.
 static WAIT_DEADLINE: OnceLock<Instant> = OnceLock::new();

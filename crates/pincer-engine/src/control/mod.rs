@@ -2,14 +2,15 @@
 //! control protocol, SPEC §16): a `control_request` line with a fresh `request_id`, answered
 //! later by a `control_response` line that the front-end's stdin reader hands to
 //! [`Channel::resolve`]. The SDK's hook callbacks, its permission prompt (`can_use_tool`) and
-//! its in-process MCP servers (`mcp_message`) go through here; a run that no SDK drives has no
-//! channel ([`current`] is `None`).
+//! its in-process MCP servers (`mcp_message`) go through here. The front-end that reads the SDK's
+//! stdin makes one [`Sdk`] for the process and hands it down with each turn (the hooks' and the
+//! MCP servers' contexts carry it); a run that no SDK drives has none.
 
 pub mod lines;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -43,23 +44,45 @@ pub struct Channel {
     pending: Mutex<Option<HashMap<String, oneshot::Sender<Answer>>>>,
 }
 
-static CURRENT: OnceLock<Arc<Channel>> = OnceLock::new();
-
-/// Open the process's channel, writing with `send`. Once per process; a second call returns the
-/// first channel.
-pub fn open(send: Send) -> Arc<Channel> {
-    Arc::clone(CURRENT.get_or_init(|| {
-        Arc::new(Channel {
-            send,
-            next: AtomicU64::new(1),
-            pending: Mutex::new(Some(HashMap::new())),
-        })
-    }))
+/// An agent SDK's side of the runs it drives: the channel pincer's requests go out on, and the
+/// permission rules the SDK added with its `can_use_tool` answers (`updatedPermissions`), which
+/// hold for the rest of its session, as claude's session rules do. Made once by the front-end
+/// and passed down with every turn, never reached through a static (issue #48).
+#[derive(Clone)]
+pub struct Sdk {
+    /// The control channel.
+    pub channel: Arc<Channel>,
+    /// The rules added so far.
+    pub rules: Arc<Mutex<PermissionRules>>,
 }
 
-/// The process's channel, when a program drives pincer over one.
-pub fn current() -> Option<Arc<Channel>> {
-    CURRENT.get().cloned()
+impl Sdk {
+    /// A channel writing with `send`, and no rules yet.
+    pub fn open(send: Send) -> Sdk {
+        Sdk {
+            channel: Arc::new(Channel {
+                send,
+                next: AtomicU64::new(1),
+                pending: Mutex::new(Some(HashMap::new())),
+            }),
+            rules: Arc::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Sdk {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.debug_struct("Sdk").finish_non_exhaustive()
+    }
+}
+
+/// The permission rules an SDK added, in pincer's rule syntax (`Bash(npm test)`).
+#[derive(Debug, Default)]
+pub struct PermissionRules {
+    /// Calls that run without asking.
+    pub allow: Vec<String>,
+    /// Calls refused without asking; a deny rule wins.
+    pub deny: Vec<String>,
 }
 
 impl Channel {

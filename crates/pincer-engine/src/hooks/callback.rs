@@ -9,13 +9,16 @@
 //! hook's refusal (listed in `permission_denials`) and `updatedInput` replaces the arguments.
 
 use std::sync::{Mutex, PoisonError};
+
+/// The rules an SDK added, as the hooks get them (see [`Sdk`]).
+type Rules = Mutex<PermissionRules>;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::runner::{Ending, Run};
-use crate::control::{self, Answer};
+use crate::control::{Answer, PermissionRules, Sdk};
 
 /// The callback id of the SDK's permission prompt: not one the SDK registers (those are
 /// `hook_N`), so it cannot be taken for a hook callback.
@@ -33,20 +36,6 @@ pub(super) fn asks(mode: &str, tool: &str) -> bool {
     }
 }
 
-/// The rules the SDK added with its `can_use_tool` answers (`updatedPermissions`), in pincer's
-/// rule syntax (`Bash(npm test)`). They hold for the rest of the process, as claude's session
-/// rules do, whatever destination the update names: pincer writes no settings file.
-static SESSION_RULES: Mutex<SessionRules> = Mutex::new(SessionRules {
-    allow: Vec::new(),
-    deny: Vec::new(),
-});
-
-#[derive(Debug)]
-struct SessionRules {
-    allow: Vec<String>,
-    deny: Vec<String>,
-}
-
 /// What a rule the SDK added says of a call.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) enum SessionRule {
@@ -56,11 +45,11 @@ pub(super) enum SessionRule {
     Deny(String),
 }
 
-/// What the rules the SDK added say of `tool` (pincer's name) called with `arguments`; a deny
-/// rule wins.
-pub(super) fn session_rule(tool: &str, arguments: &Value) -> Option<SessionRule> {
+/// What the rules the SDK added (`rules`) say of `tool` (pincer's name) called with
+/// `arguments`; a deny rule wins.
+pub(super) fn session_rule(rules: &Rules, tool: &str, arguments: &Value) -> Option<SessionRule> {
     use crate::tools::policy::{Decision, PolicySpec, ToolPolicy};
-    let rules = SESSION_RULES.lock().unwrap_or_else(PoisonError::into_inner);
+    let rules = rules.lock().unwrap_or_else(PoisonError::into_inner);
     if rules.allow.is_empty() && rules.deny.is_empty() {
         return None;
     }
@@ -101,14 +90,14 @@ fn denial(claude_tool: &str) -> String {
     format!("Permission to use {claude_tool} has been denied.")
 }
 
-/// Keep the `addRules` updates of an allow answer (`updatedPermissions`) for the rest of the
-/// process; the warnings say which ones pincer does not apply.
-fn record_updates(answer: &Value) -> Vec<String> {
+/// Keep the `addRules` updates of an allow answer (`updatedPermissions`) in `rules`, for the
+/// rest of the SDK's session; the warnings say which ones pincer does not apply.
+fn record_updates(rules: &Rules, answer: &Value) -> Vec<String> {
     let mut warnings = Vec::new();
     let Some(updates) = answer.get("updatedPermissions").and_then(Value::as_array) else {
         return warnings;
     };
-    let mut rules = SESSION_RULES.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut rules = rules.lock().unwrap_or_else(PoisonError::into_inner);
     for update in updates {
         let kind = update.get("type").and_then(Value::as_str).unwrap_or("");
         let behavior = update.get("behavior").and_then(Value::as_str).unwrap_or("");
@@ -180,12 +169,12 @@ fn permission_suggestions(tool: &str, input: &Value) -> Value {
 /// The SDK's `can_use_tool` answer as hook output JSON: `allow` (with `updatedInput` in pincer's
 /// argument names) or `deny` with its message; `interrupt: true` also ends the turn. With it,
 /// what of the answer's permission updates is not applied.
-fn permission_output(answer: &Value, tool: &str) -> (Value, Vec<String>) {
+fn permission_output(rules: &Rules, answer: &Value, tool: &str) -> (Value, Vec<String>) {
     let specific =
         |decision: &str| json!({"hookEventName": "PreToolUse", "permissionDecision": decision});
     match answer.get("behavior").and_then(Value::as_str) {
         Some("allow") => {
-            let warnings = record_updates(answer);
+            let warnings = record_updates(rules, answer);
             let mut specific = specific("allow");
             if let Some(updated) = answer.get("updatedInput").filter(|input| input.is_object()) {
                 specific["updatedInput"] = super::protocol::pincer_tool_input(tool, updated);
@@ -218,6 +207,7 @@ fn permission_output(answer: &Value, tool: &str) -> (Value, Vec<String>) {
 
 /// Ask the SDK's callback `id` about `input` (the hook input JSON).
 pub(super) async fn run(
+    sdk: Option<Sdk>,
     id: String,
     input: Value,
     timeout: Duration,
@@ -231,7 +221,7 @@ pub(super) async fn run(
         duration: started.elapsed(),
         notes: Vec::new(),
     };
-    let Some(channel) = control::current() else {
+    let Some(Sdk { channel, rules }) = sdk else {
         return run(
             Ending::NotStarted("no agent SDK drives this run".to_owned()),
             String::new(),
@@ -271,7 +261,7 @@ pub(super) async fn run(
         // A permission prompt that gets no decision refuses the call: never run unasked.
         let missing = match &answer {
             Answer::Success(output) => {
-                let (output, notes) = permission_output(output, &tool);
+                let (output, notes) = permission_output(&rules, output, &tool);
                 return Run {
                     notes,
                     ..run(Ending::Exited(0), output.to_string(), String::new())
@@ -285,7 +275,7 @@ pub(super) async fn run(
         let deny = json!({"behavior": "deny", "message": format!(
             "the SDK's can_use_tool gave no decision ({missing}); the call was not run"
         )});
-        let (output, _) = permission_output(&deny, &tool);
+        let (output, _) = permission_output(&rules, &deny, &tool);
         return run(Ending::Exited(0), output.to_string(), String::new());
     }
     match answer {
@@ -338,41 +328,53 @@ mod tests {
 
     #[test]
     fn added_rules_allow_or_deny_later_calls_and_a_deny_wins() {
+        let rules = Rules::default();
         let command = |command: &str| json!({ "command": command });
-        assert_eq!(session_rule("exec", &command("echo UNIT-RULE-1")), None);
-        let warnings = record_updates(&json!({"updatedPermissions": [
-            {"type": "addRules", "behavior": "allow", "destination": "session",
-                "rules": [{"toolName": "Bash", "ruleContent": "echo UNIT-RULE-1"},
-                          {"toolName": "Bash", "ruleContent": "echo UNIT-RULE-2:*"}]},
-            {"type": "addRules", "behavior": "deny", "destination": "session",
-                "rules": [{"toolName": "Bash", "ruleContent": "echo UNIT-RULE-2 no"}]},
-            {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
-        ]}));
+        assert_eq!(
+            session_rule(&rules, "exec", &command("echo UNIT-RULE-1")),
+            None
+        );
+        let warnings = record_updates(
+            &rules,
+            &json!({"updatedPermissions": [
+                {"type": "addRules", "behavior": "allow", "destination": "session",
+                    "rules": [{"toolName": "Bash", "ruleContent": "echo UNIT-RULE-1"},
+                              {"toolName": "Bash", "ruleContent": "echo UNIT-RULE-2:*"}]},
+                {"type": "addRules", "behavior": "deny", "destination": "session",
+                    "rules": [{"toolName": "Bash", "ruleContent": "echo UNIT-RULE-2 no"}]},
+                {"type": "setMode", "mode": "acceptEdits", "destination": "session"},
+            ]}),
+        );
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(
             warnings[0].starts_with("the SDK's permission update {\"type\":\"setMode\""),
             "{warnings:?}"
         );
         assert_eq!(
-            session_rule("exec", &command("echo UNIT-RULE-1")),
+            session_rule(&rules, "exec", &command("echo UNIT-RULE-1")),
             Some(SessionRule::Allow)
         );
         assert_eq!(
-            session_rule("exec", &command("echo UNIT-RULE-2 yes")),
+            session_rule(&rules, "exec", &command("echo UNIT-RULE-2 yes")),
             Some(SessionRule::Allow)
         );
         assert_eq!(
-            session_rule("exec", &command("echo UNIT-RULE-2 no")),
+            session_rule(&rules, "exec", &command("echo UNIT-RULE-2 no")),
             Some(SessionRule::Deny(
                 "Permission to use Bash has been denied.".to_owned()
             ))
         );
-        assert_eq!(session_rule("exec", &command("echo UNIT-RULE-3")), None);
+        assert_eq!(
+            session_rule(&rules, "exec", &command("echo UNIT-RULE-3")),
+            None
+        );
     }
 
     #[test]
     fn an_allow_becomes_an_allow_decision_and_a_deny_a_refusal_that_may_end_the_turn() {
+        let rules = Rules::default();
         let (allow, warnings) = permission_output(
+            &rules,
             &json!({"behavior": "allow", "updatedInput": {"command": "echo hi"}}),
             "Bash",
         );
@@ -382,16 +384,21 @@ mod tests {
             json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
                 "permissionDecision": "allow", "updatedInput": {"command": "echo hi"}}})
         );
-        let (deny, _) = permission_output(&json!({"behavior": "deny", "message": "no"}), "Bash");
+        let (deny, _) = permission_output(
+            &rules,
+            &json!({"behavior": "deny", "message": "no"}),
+            "Bash",
+        );
         assert_eq!(deny["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(deny["hookSpecificOutput"]["permissionDecisionReason"], "no");
         assert_eq!(deny.get("continue"), None);
         let (interrupt, _) = permission_output(
+            &rules,
             &json!({"behavior": "deny", "message": "stop", "interrupt": true}),
             "Bash",
         );
         assert_eq!(interrupt["continue"], false);
-        let (odd, _) = permission_output(&json!({"behavior": "maybe"}), "Bash");
+        let (odd, _) = permission_output(&rules, &json!({"behavior": "maybe"}), "Bash");
         assert_eq!(odd["hookSpecificOutput"]["permissionDecision"], "deny");
     }
 }

@@ -209,6 +209,9 @@ pub struct HookContext {
     pub sandbox: Sandbox,
     /// The trace context the hooks continue: the span that starts each (SPEC §17).
     pub trace: crate::trace::ChildTrace,
+    /// The agent SDK driving the run, if one does: its hook callbacks and permission prompt
+    /// go out on its channel, and the rules it added decide first.
+    pub sdk: Option<crate::control::Sdk>,
 }
 
 impl HookContext {
@@ -223,6 +226,7 @@ impl HookContext {
             model: "m".into(),
             sandbox: Sandbox::unrestricted(workspace),
             trace: crate::trace::ChildTrace::default(),
+            sdk: None,
         }
     }
 }
@@ -325,9 +329,10 @@ impl Hooks {
             input: arguments,
             ..
         } = fire
+            && let Some(sdk) = &self.context.sdk
         {
             let arguments = verdict.updated_input.as_ref().unwrap_or(arguments);
-            match callback::session_rule(tool, arguments) {
+            match callback::session_rule(&sdk.rules, tool, arguments) {
                 Some(callback::SessionRule::Deny(message)) => {
                     verdict.block = Some(message);
                     verdict.sdk_refusal = true;
@@ -376,6 +381,7 @@ impl Hooks {
             progress(&HookProgress::Started(started.clone()));
             let task = match &hook.callback {
                 Some(id) => tokio::spawn(callback::run(
+                    self.context.sdk.clone(),
                     id.clone(),
                     input.clone(),
                     hook.timeout,

@@ -86,6 +86,9 @@ pub struct StartContext {
     pub on_stderr: Option<StderrSink>,
     /// The trace context a stdio server continues: the span that starts it (SPEC §17).
     pub trace: crate::trace::ChildTrace,
+    /// The agent SDK's control channel, when one drives the run: its in-process servers
+    /// (`"type": "sdk"`) are reached over it.
+    pub sdk_channel: Option<Arc<crate::control::Channel>>,
     /// Cancelled on SIGINT/SIGTERM/timeout: startup gives up at once.
     pub cancel: CancellationToken,
 }
@@ -773,7 +776,7 @@ async fn connect(
         }
         TransportSpec::Sdk { server } => {
             initialize(
-                sdk::SdkServer::open(server)
+                sdk::SdkServer::open(server, context.sdk_channel.clone())
                     .map_err(|error| failed(StartErrorClass::Connect, &error))?,
             )
             .await?

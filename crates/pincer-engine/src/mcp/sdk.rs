@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::control::{self, Answer, Channel};
+use crate::control::{Answer, Channel};
 
 /// The longest pincer waits for one answer; the caller's own timeouts are shorter.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(3600);
@@ -46,9 +46,9 @@ pub(super) struct SdkServer {
 pub(super) struct NoSdk;
 
 impl SdkServer {
-    /// The server the SDK calls `server`; an error when no SDK drives this run.
-    pub(super) fn open(server: &str) -> Result<SdkServer, NoSdk> {
-        let channel = control::current().ok_or(NoSdk)?;
+    /// The server the SDK calls `server`, over `channel`: the SDK's, when one drives this run.
+    pub(super) fn open(server: &str, channel: Option<Arc<Channel>>) -> Result<SdkServer, NoSdk> {
+        let channel = channel.ok_or(NoSdk)?;
         let (replies, incoming) = mpsc::unbounded_channel();
         Ok(SdkServer {
             server: server.to_owned(),

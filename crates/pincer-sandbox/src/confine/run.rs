@@ -62,6 +62,9 @@ struct Run {
     nested: Option<(Vec<PathBuf>, Vec<PathBuf>)>,
 }
 
+/// A static with a reason (issue #48): what the process started and made under confinement
+/// must be cleaned up whatever ends it — a turn's end, the command's, or the exit path after a
+/// signal — and those paths share nothing else; the sandbox alone reads and writes it.
 static RUN: Mutex<Run> = Mutex::new(Run {
     groups: Vec::new(),
     placeholders: Vec::new(),

@@ -214,6 +214,8 @@ fn updated_ms(updated: &str) -> Option<i64> {
 std::thread_local! {
     /// Whether this thread runs a change inside an index write transaction ([`Db::changing`]):
     /// a second transaction opened then would wait for the first, held by the same thread.
+    /// Thread-local with a reason (issue #48): it guards one thread's own call stack against
+    /// re-entering, which no value passed down could see from the callee's side.
     static IN_CHANGE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -1496,7 +1498,8 @@ fn busy_wait() -> Duration {
 }
 
 thread_local! {
-    /// Whether this thread holds the build lock ([`Building`]).
+    /// Whether this thread holds the build lock ([`Building`]). Thread-local with a reason, as
+    /// [`IN_CHANGE`]: a re-entrancy guard of one thread's call stack.
     static BUILDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
