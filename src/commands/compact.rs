@@ -70,35 +70,13 @@ pub(crate) fn compact(
 
 /// [`compact`] once the configuration is read, noting what it learns in `known`.
 fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> CliResult<Exit> {
-    let wanted = crate::session::index::Wanted {
-        queries: args.session.as_deref().into_iter().collect(),
-        last: (args.last && args.session.is_none())
-            .then_some((context.workspace.as_path(), args.all)),
-    };
-    let index = load_scoped(context, &wanted)?;
-    let path = resolve_selector(
-        context,
-        &index,
-        args.session.as_deref(),
-        args.last,
-        args.all,
-    )?;
-    // What the index knows names the session in the result even when it cannot be opened.
-    if let Some(entry) = path
-        .file_name()
-        .and_then(|name| index.sessions.get(&*name.to_string_lossy()))
-    {
-        known.session_id = Some(entry.summary.id.clone()).filter(|id| !id.is_empty());
-        known.session_name.clone_from(&entry.summary.name);
-    }
+    let path = find_session(context, args, known)?;
     let keep = args
         .keep_recent_tokens
         .unwrap_or(context.settings.compaction.keep_recent_tokens);
-    let mut stdout = Stdout::new();
     if args.dry_run {
         return print_plan(context, &path, keep);
     }
-
     let cassette = crate::plan::replay::RunCassette::open(context, &(&args.cassette).into())?;
     let (writer, loaded, torn) =
         store::open_for_append(&path, context.wait).map_err(session_error)?;
@@ -107,17 +85,7 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
     known.session_id = Some(loaded.header.id.clone());
     known.session_name.clone_from(&summary.name);
     let reference = summary_reference(context, args, summary.model_ref(), &cassette)?;
-    let resolved = resolve_model(context, &reference)?;
-    known.model = Some(resolved.reference.model.clone());
-    known.provider = Some(resolved.reference.provider.clone());
-    if resolved.cli.is_some() {
-        // The summary is one API call; a CLI backend compacts its own session by itself.
-        return Err(CliError::usage(format!(
-            "cannot compact with the {} backend: its CLI compacts its own session",
-            resolved.reference.provider
-        ))
-        .with_hint("pass -m with an API model to summarize this session; nothing was changed"));
-    }
+    let resolved = summary_model(context, &reference, known)?;
     let endpoint = summary_endpoint(context, &resolved, cassette.replaying())?;
     let max_output = context
         .settings
@@ -144,27 +112,13 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
         args.instructions.as_deref(),
         &key.into_iter().collect::<Vec<_>>(),
     )?;
-    let cancel = tokio_util::sync::CancellationToken::new();
-    let mut messages = Vec::new();
-    let retry = super::retry_policy(context);
-    let mut on_retry = |notice: RetryNotice| {
-        context.diagnostics.detail(&format!(
-            "retrying the summary call in {} ms (retry {}): {}",
-            notice.delay.as_millis(),
-            notice.attempt,
-            notice.error
-        ));
-    };
-    let outcome = runtime.block_on(compact::run_requiring_summary(
-        &client,
-        &summary_model,
-        (&retry, &mut on_retry),
-        &mut transcript,
+    let call = SummaryCall {
+        client: &client,
+        model: &summary_model,
         keep,
-        args.instructions.as_deref(),
-        &cancel,
-        &mut messages,
-    ));
+        instructions: args.instructions.as_deref(),
+    };
+    let outcome = run_summary(context, &runtime, &call, &mut transcript);
     let closed = transcript.close();
     let outcome = match outcome {
         Ok(outcome) => outcome,
@@ -179,29 +133,124 @@ fn compact_session(context: &Context, args: &CompactArgs, known: &mut Known) -> 
     };
     closed.map_err(session_error)?;
     let _ = crate::session::index::update_one(context.sessions_dir(), &path);
-    let Some(compacted) = outcome else {
-        if context.format.is_json() {
-            stdout
-                .json_report(&CompactReport {
-                    schema_version: SchemaVersion,
-                    kind: "compact".to_owned(),
-                    session_id: loaded.header.id.clone(),
-                    is_error: false,
-                    compacted: false,
-                    tokens_before: None,
-                    tokens_after: None,
-                    first_kept_entry_id: None,
-                    summarized_by_model: None,
-                    summary: None,
-                })
-                .map_err(stdout_error)?;
-        } else {
-            context.diagnostics.info("nothing to compact");
-        }
-        return Ok(Exit::Success);
-    };
-    print_compacted(context, &loaded.header.id, &compacted)?;
+    match outcome {
+        Some(compacted) => print_compacted(context, &loaded.header.id, &compacted)?,
+        None => print_nothing_to_compact(context, &loaded.header.id)?,
+    }
     Ok(Exit::Success)
+}
+
+/// The session `compact` names (a selector, or `--last`), noting what the index knows of it in
+/// `known`: the result names the session even when it cannot be opened.
+fn find_session(
+    context: &Context,
+    args: &CompactArgs,
+    known: &mut Known,
+) -> CliResult<std::path::PathBuf> {
+    let wanted = crate::session::index::Wanted {
+        queries: args.session.as_deref().into_iter().collect(),
+        last: (args.last && args.session.is_none())
+            .then_some((context.workspace.as_path(), args.all)),
+    };
+    let index = load_scoped(context, &wanted)?;
+    let path = resolve_selector(
+        context,
+        &index,
+        args.session.as_deref(),
+        args.last,
+        args.all,
+    )?;
+    if let Some(entry) = path
+        .file_name()
+        .and_then(|name| index.sessions.get(&*name.to_string_lossy()))
+    {
+        known.session_id = Some(entry.summary.id.clone()).filter(|id| !id.is_empty());
+        known.session_name.clone_from(&entry.summary.name);
+    }
+    Ok(path)
+}
+
+/// The model `reference` resolved for the summary call, noted in `known`: an API model (a CLI
+/// backend compacts its own session by itself).
+fn summary_model(
+    context: &Context,
+    reference: &str,
+    known: &mut Known,
+) -> CliResult<ResolvedModel> {
+    let resolved = resolve_model(context, reference)?;
+    known.model = Some(resolved.reference.model.clone());
+    known.provider = Some(resolved.reference.provider.clone());
+    if resolved.cli.is_some() {
+        // The summary is one API call; a CLI backend compacts its own session by itself.
+        return Err(CliError::usage(format!(
+            "cannot compact with the {} backend: its CLI compacts its own session",
+            resolved.reference.provider
+        ))
+        .with_hint("pass -m with an API model to summarize this session; nothing was changed"));
+    }
+    Ok(resolved)
+}
+
+/// The summary call of a compaction: where it goes and what it keeps.
+struct SummaryCall<'a> {
+    client: &'a crate::provider::http::Transport,
+    model: &'a SummaryModel<'a>,
+    keep: u64,
+    instructions: Option<&'a str>,
+}
+
+/// Make the summary call and append the compaction through `transcript`, with `-v`'s line for
+/// each retry. `None`: nothing to compact.
+fn run_summary(
+    context: &Context,
+    runtime: &tokio::runtime::Runtime,
+    call: &SummaryCall<'_>,
+    transcript: &mut Transcript,
+) -> Result<Option<Compacted>, CompactError> {
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let mut messages = Vec::new();
+    let retry = super::retry_policy(context);
+    let mut on_retry = |notice: RetryNotice| {
+        context.diagnostics.detail(&format!(
+            "retrying the summary call in {} ms (retry {}): {}",
+            notice.delay.as_millis(),
+            notice.attempt,
+            notice.error
+        ));
+    };
+    runtime.block_on(compact::run_requiring_summary(
+        call.client,
+        call.model,
+        (&retry, &mut on_retry),
+        transcript,
+        call.keep,
+        call.instructions,
+        &cancel,
+        &mut messages,
+    ))
+}
+
+/// A compaction that found nothing to summarize: the report says so (or a line on stderr).
+fn print_nothing_to_compact(context: &Context, session_id: &str) -> CliResult<()> {
+    if context.format.is_json() {
+        Stdout::new()
+            .json_report(&CompactReport {
+                schema_version: SchemaVersion,
+                kind: "compact".to_owned(),
+                session_id: session_id.to_owned(),
+                is_error: false,
+                compacted: false,
+                tokens_before: None,
+                tokens_after: None,
+                first_kept_entry_id: None,
+                summarized_by_model: None,
+                summary: None,
+            })
+            .map_err(stdout_error)?;
+    } else {
+        context.diagnostics.info("nothing to compact");
+    }
+    Ok(())
 }
 
 /// The model that writes the summary: `-m`, else the session's own, else the replayed one or the

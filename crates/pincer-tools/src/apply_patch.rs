@@ -460,34 +460,13 @@ fn plan(patch: &Patch, context: &ToolContext) -> Result<Vec<Change>, ToolError> 
     let current = |state: &HashMap<PathBuf, Option<String>>,
                    path: &Path,
                    shown: &str,
-                   action: &'static str|
-     -> Result<String, PatchError> {
-        if let Some(known) = state.get(path) {
-            return known.clone().ok_or_else(|| PatchError::Missing {
+                   action: &'static str| {
+        match state.get(path) {
+            Some(known) => known.clone().ok_or_else(|| PatchError::Missing {
                 action,
                 path: shown.to_owned(),
-            });
-        }
-        let mut bytes = Vec::new();
-        let read =
-            paths::open_read(context, path).and_then(|mut file| file.read_to_end(&mut bytes));
-        match read {
-            Ok(_) => String::from_utf8(bytes).map_err(|_| PatchError::Io {
-                action,
-                path: shown.to_owned(),
-                source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
             }),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                Err(PatchError::Missing {
-                    action,
-                    path: shown.to_owned(),
-                })
-            }
-            Err(source) => Err(PatchError::Io {
-                action,
-                path: shown.to_owned(),
-                source,
-            }),
+            None => read_text(context, path, shown, action),
         }
     };
 
@@ -568,6 +547,34 @@ fn plan(patch: &Patch, context: &ToolContext) -> Result<Vec<Change>, ToolError> 
         }
     }
     Ok(changes)
+}
+
+/// The text of the file at `path` (`shown` as the patch names it) before the patch, for
+/// `action`.
+fn read_text(
+    context: &ToolContext,
+    path: &Path,
+    shown: &str,
+    action: &'static str,
+) -> Result<String, PatchError> {
+    let mut bytes = Vec::new();
+    let read = paths::open_read(context, path).and_then(|mut file| file.read_to_end(&mut bytes));
+    match read {
+        Ok(_) => String::from_utf8(bytes).map_err(|_| PatchError::Io {
+            action,
+            path: shown.to_owned(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8 text"),
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Err(PatchError::Missing {
+            action,
+            path: shown.to_owned(),
+        }),
+        Err(source) => Err(PatchError::Io {
+            action,
+            path: shown.to_owned(),
+            source,
+        }),
+    }
 }
 
 fn write_changes(changes: &[Change], context: &ToolContext) -> Result<(), PatchError> {

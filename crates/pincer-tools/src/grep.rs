@@ -95,21 +95,7 @@ pub(super) fn run(
         .map_err(|error| ToolError::Rejected(format!("Invalid regex pattern: {error}")))?;
     let filter = glob.map(|glob| PathFilter::new(glob, "glob")).transpose()?;
     let root = paths::check(context, raw_path, Access::Read)?;
-    let Ok(metadata) = std::fs::metadata(&root) else {
-        return Err(ToolError::PathNotFound {
-            path: raw_path.to_owned(),
-        });
-    };
-    let root_is_file = match FileKind::of(metadata.file_type()) {
-        FileKind::Regular => true,
-        FileKind::Directory => false,
-        kind => {
-            return Err(ToolError::NotRegularFile {
-                path: raw_path.to_owned(),
-                kind,
-            });
-        }
-    };
+    let root_is_file = is_file(&root, raw_path)?;
     walk::refuse_unreadable_rules(&root, raw_path)?;
 
     let results = Mutex::new(Vec::new());
@@ -175,6 +161,24 @@ pub(super) fn run(
         output.content.push(ContentBlock::text(note));
     }
     Ok(output)
+}
+
+/// Whether the search's `root` (`raw_path` as the model wrote it) is a file rather than a
+/// directory; anything else is an error.
+fn is_file(root: &Path, raw_path: &str) -> Result<bool, ToolError> {
+    let Ok(metadata) = std::fs::metadata(root) else {
+        return Err(ToolError::PathNotFound {
+            path: raw_path.to_owned(),
+        });
+    };
+    match FileKind::of(metadata.file_type()) {
+        FileKind::Regular => Ok(true),
+        FileKind::Directory => Ok(false),
+        kind => Err(ToolError::NotRegularFile {
+            path: raw_path.to_owned(),
+            kind,
+        }),
+    }
 }
 
 fn file_name(path: &Path) -> String {

@@ -211,25 +211,7 @@ pub(super) fn read_window(
     }
     let size = human_size(total_bytes);
     if let (Some(length), 0) = (cut_line, shown_lines) {
-        // A single line longer than the byte limit: show its head and move past it.
-        shown.truncate(complete_utf8(&shown));
-        let next = (offset < total_lines).then_some(offset + 1);
-        let continuation = next.map_or(String::new(), |next| {
-            format!(" Use offset={next} to continue with the next line.")
-        });
-        return Ok(Ok(Window {
-            text: String::from_utf8_lossy(&shown).into_owned(),
-            note: Some(format!(
-                "[Line {offset} is {length} bytes ({}); only its first 50 KB is shown.\
-                 {continuation} For the rest of it use grep, or exec: `sed -n '{offset}p' FILE \
-                 | cut -c {}-{}`.]",
-                human_size(length),
-                MAX_BYTES + 1,
-                2 * MAX_BYTES
-            )),
-            next_offset: next,
-            total_lines,
-        }));
+        return Ok(Ok(long_line_head(shown, offset, length, total_lines)));
     }
 
     let end = before + shown_lines; // 1-based number of the last shown line
@@ -257,6 +239,28 @@ pub(super) fn read_window(
         next_offset,
         total_lines,
     }))
+}
+
+/// The window of a single line longer than the byte limit: its head, and how to move past it.
+fn long_line_head(mut shown: Vec<u8>, offset: usize, length: u64, total_lines: usize) -> Window {
+    shown.truncate(complete_utf8(&shown));
+    let next = (offset < total_lines).then_some(offset + 1);
+    let continuation = next.map_or(String::new(), |next| {
+        format!(" Use offset={next} to continue with the next line.")
+    });
+    Window {
+        text: String::from_utf8_lossy(&shown).into_owned(),
+        note: Some(format!(
+            "[Line {offset} is {length} bytes ({}); only its first 50 KB is shown.\
+             {continuation} For the rest of it use grep, or exec: `sed -n '{offset}p' FILE \
+             | cut -c {}-{}`.]",
+            human_size(length),
+            MAX_BYTES + 1,
+            2 * MAX_BYTES
+        )),
+        next_offset: next,
+        total_lines,
+    }
 }
 
 /// Read one line (through its `\n`, or to the end of the input), appending at most `keep` of its

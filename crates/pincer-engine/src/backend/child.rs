@@ -233,12 +233,14 @@ fn kill_group(group: Option<u32>) {
     }
 }
 
-async fn supervise(
+/// Start `spawn`'s child in a process group of its own, with its stdin written and its stderr
+/// kept (the last [`STDERR_KEEP`] bytes) on tasks of their own.
+fn start(
     spawn: &Spawn<'_>,
-    idle: Duration,
-    cancel: &Cancellation,
-    on_line: &mut dyn FnMut(&str) -> ControlFlow<()>,
-) -> std::io::Result<ChildEnd> {
+) -> std::io::Result<(
+    tokio::process::Child,
+    Option<tokio::task::JoinHandle<String>>,
+)> {
     // A bare name is looked up on the child's PATH, but never in a directory the repository
     // chose (`.`, a relative entry, the workspace's own `bin/`): `crate::tools::program`.
     let program = if spawn.program.contains('/') {
@@ -270,7 +272,6 @@ async fn supervise(
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     let mut child = command.spawn()?;
-    let group = child.id();
     if let (Some(bytes), Some(mut pipe)) = (spawn.stdin, child.stdin.take()) {
         let bytes = bytes.to_vec();
         // A child that exits without reading its stdin must not fail the run (EPIPE).
@@ -295,6 +296,24 @@ async fn supervise(
             String::from_utf8_lossy(&kept).into_owned()
         })
     });
+    Ok((child, stderr_task))
+}
+
+/// The line the child wrote, to `on_line`: whether the reader wants no more.
+fn hand_over(line: &mut Vec<u8>, on_line: &mut dyn FnMut(&str) -> ControlFlow<()>) -> bool {
+    let text = String::from_utf8_lossy(line).into_owned();
+    line.clear();
+    on_line(text.trim_end()).is_break()
+}
+
+async fn supervise(
+    spawn: &Spawn<'_>,
+    idle: Duration,
+    cancel: &Cancellation,
+    on_line: &mut dyn FnMut(&str) -> ControlFlow<()>,
+) -> std::io::Result<ChildEnd> {
+    let (mut child, stderr_task) = start(spawn)?;
+    let group = child.id();
     let Some(stdout) = child.stdout.take() else {
         kill_group(group);
         return Ok(ChildEnd::Stopped);
@@ -312,22 +331,16 @@ async fn supervise(
                 match read {
                     Ok(0) | Err(_) => {
                         stdout_open = false;
-                        if !line.is_empty() {
-                            let text = String::from_utf8_lossy(&line).into_owned();
-                            line.clear();
-                            if on_line(text.trim_end()).is_break() {
-                                kill_group(group);
-                                return Ok(ChildEnd::Stopped);
-                            }
+                        if !line.is_empty() && hand_over(&mut line, on_line) {
+                            kill_group(group);
+                            return Ok(ChildEnd::Stopped);
                         }
                         if exit_code.is_some() {
                             break;
                         }
                     }
                     Ok(_) => {
-                        let text = String::from_utf8_lossy(&line).into_owned();
-                        line.clear();
-                        if on_line(text.trim_end()).is_break() {
+                        if hand_over(&mut line, on_line) {
                             kill_group(group);
                             return Ok(ChildEnd::Stopped);
                         }

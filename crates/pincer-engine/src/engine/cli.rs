@@ -457,16 +457,7 @@ impl<'run> CliEngine<'run> {
         .await;
         let end = match end {
             Ok(end) => end,
-            Err(error) => {
-                return Step::Done(Ending::NotStarted(StartFailure {
-                    missing_binary: true,
-                    message: format!("cannot start '{}': {error}", invocation.program),
-                    hint: Some(format!(
-                        "install the CLI, or set backends.{}.command to its path",
-                        backend.name()
-                    )),
-                }));
-            }
+            Err(error) => return Step::Done(cannot_start(backend, &invocation.program, &error)),
         };
         let verdict = judge(
             backend,
@@ -802,6 +793,18 @@ fn judge(
             _ => failure(evidence(""), None),
         },
     }
+}
+
+/// How a turn ends when the CLI `program` of `backend` could not be started.
+fn cannot_start(backend: CliBackend, program: &str, error: &std::io::Error) -> Ending {
+    Ending::NotStarted(StartFailure {
+        missing_binary: true,
+        message: format!("cannot start '{program}': {error}"),
+        hint: Some(format!(
+            "install the CLI, or set backends.{}.command to its path",
+            backend.name()
+        )),
+    })
 }
 
 /// Run one delegated turn: `messages` holds the context with the new user message last (already

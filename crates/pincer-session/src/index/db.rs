@@ -590,41 +590,7 @@ impl Db {
         let resumed = self.meta("building").as_deref() == Some(&version);
         let mut kept: HashSet<String> = HashSet::new();
         if resumed {
-            let directory = std::fs::File::open(&self.dir).ok();
-            let mut statement = self
-                .conn
-                .prepare("SELECT file, size, mtime_ns FROM sessions")?;
-            let rows = statement.query_map([], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    to_u64(row.get::<_, i64>(1)?),
-                    to_u64(row.get::<_, i64>(2)?),
-                ))
-            })?;
-            for row in rows {
-                let (file, size, mtime_ns) = row?;
-                let now = directory
-                    .as_ref()
-                    .and_then(|directory| super::stamp_in(directory, &file));
-                if now == Some((size, mtime_ns)) {
-                    kept.insert(file);
-                }
-            }
-            drop(statement);
-            // Rows whose file changed or went are read again or dropped.
-            let mut delete = self.conn.prepare("DELETE FROM sessions WHERE file = ?1")?;
-            let present: HashSet<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
-            let mut stale = Vec::new();
-            let mut all = self.conn.prepare("SELECT file FROM sessions")?;
-            for file in all.query_map([], |row| row.get::<_, String>(0))? {
-                let file = file?;
-                if !kept.contains(&file) || !present.contains(file.as_str()) {
-                    stale.push(file);
-                }
-            }
-            for file in &stale {
-                delete.execute([file])?;
-            }
+            kept = self.resumable_rows(files)?;
         } else {
             self.conn.execute("DELETE FROM sessions", [])?;
             self.conn
@@ -677,6 +643,48 @@ impl Db {
         }
         self.conn.execute_batch("COMMIT")?;
         Ok(stored)
+    }
+
+    /// Of the rows a build that was cut short left, the files whose row still describes them
+    /// (the same stamp); the other rows (their file changed, or is not among `files`) are
+    /// deleted, to be read again or dropped.
+    fn resumable_rows(&self, files: &[(String, PathBuf)]) -> rusqlite::Result<HashSet<String>> {
+        let mut kept = HashSet::new();
+        let directory = std::fs::File::open(&self.dir).ok();
+        let mut statement = self
+            .conn
+            .prepare("SELECT file, size, mtime_ns FROM sessions")?;
+        let rows = statement.query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                to_u64(row.get::<_, i64>(1)?),
+                to_u64(row.get::<_, i64>(2)?),
+            ))
+        })?;
+        for row in rows {
+            let (file, size, mtime_ns) = row?;
+            let now = directory
+                .as_ref()
+                .and_then(|directory| super::stamp_in(directory, &file));
+            if now == Some((size, mtime_ns)) {
+                kept.insert(file);
+            }
+        }
+        drop(statement);
+        let mut delete = self.conn.prepare("DELETE FROM sessions WHERE file = ?1")?;
+        let present: HashSet<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+        let mut stale = Vec::new();
+        let mut all = self.conn.prepare("SELECT file FROM sessions")?;
+        for file in all.query_map([], |row| row.get::<_, String>(0))? {
+            let file = file?;
+            if !kept.contains(&file) || !present.contains(file.as_str()) {
+                stale.push(file);
+            }
+        }
+        for file in &stale {
+            delete.execute([file])?;
+        }
+        Ok(kept)
     }
 
     /// Whether the database syncs its commits (`synchronous = NORMAL`, the default) or not
