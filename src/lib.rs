@@ -26,6 +26,7 @@ pub mod commands;
 pub mod config;
 pub(crate) mod control;
 pub mod docs;
+pub(crate) mod egress;
 pub mod engine;
 pub(crate) mod error;
 pub(crate) mod hooks;

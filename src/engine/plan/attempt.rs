@@ -14,7 +14,7 @@ use crate::agent::skills;
 use crate::conversation::SandboxMode;
 use crate::conversation::{ContentBlock, Message, MessageContent, UserMessage};
 use crate::engine::api::{ApiSettings, Credential};
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, Exit};
 use crate::provider::http::Endpoint;
 use crate::provider::{self, ApiKind, ThinkingLevel};
 use crate::tools::Sandbox;
@@ -67,6 +67,46 @@ pub(crate) fn permission_sandbox(mode: PermissionMode) -> SandboxMode {
         | PermissionMode::Auto
         | PermissionMode::Default => SandboxMode::WorkspaceWrite,
     }
+}
+
+/// The network by name (SPEC §20): the rules of `[sandbox.network]` and `--allow-host`, in force
+/// when commands are confined and the network is not open whole (what they add then is said
+/// once), with the run's egress proxy (not started until a command needs it; none for
+/// `--dry-run`). Only the user's config and the command line carry rules (SPEC §21).
+fn network_by_name(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    sandbox: &mut Sandbox,
+) -> CliResult<()> {
+    let rules = crate::egress::policy(&context.settings().tools.network_rules, &args.allow_host)
+        .map_err(|error| CliError::new(Exit::Usage, error.to_string()))?;
+    if rules.is_empty() {
+        return Ok(());
+    }
+    if sandbox.mode == SandboxMode::DangerFullAccess || sandbox.exec.network {
+        let why = if sandbox.mode == SandboxMode::DangerFullAccess {
+            "danger-full-access runs commands unconfined"
+        } else {
+            "--allow-network or [sandbox] network = true opens the whole network"
+        };
+        context.warn(&format!(
+            "--allow-host and [sandbox.network] have no effect on this run: {why}"
+        ));
+        return Ok(());
+    }
+    if !args.dry_run {
+        let egress =
+            crate::egress::RunEgress::new(rules.clone(), &sandbox.writable_roots, context.warner())
+                .map_err(|error| {
+                    CliError::new(
+                        Exit::RunFailed,
+                        format!("cannot make the directory of the egress proxy: {error}"),
+                    )
+                })?;
+        sandbox.exec.egress = crate::tools::EgressHandle(Some(std::sync::Arc::new(egress)));
+    }
+    sandbox.exec.network_rules = rules;
+    Ok(())
 }
 
 /// The skills of this turn (SPEC §6.5), found only when the prompt lists them: `full` mode, no
@@ -254,6 +294,7 @@ pub(crate) fn shared_settings(
         chain,
         &policy,
     )?;
+    network_by_name(context, args, &mut sandbox)?;
     // The listed SKILL.md files and their directories are readable, never writable (§6.5).
     for skill in skills.listed() {
         sandbox.allow_reading(&skill.path);

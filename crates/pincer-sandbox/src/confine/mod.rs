@@ -528,8 +528,13 @@ pub fn spawn_as<C: Spawned>(
         // the one way out: never the host's network instead (SPEC §20).
         if protection.launcher.is_none() || !protection.namespace.is_private() {
             return Err(SetupError::Unavailable(format!(
-                "the network rules (--allow-host, [sandbox.network]) cannot be enforced without                  user namespaces ({}), so the command was not started; the network stays closed                  unless --allow-network opens it whole",
-                protection.namespace_line()
+                "the network rules (--allow-host, [sandbox.network]) need user namespaces, \
+                 which are not available here ({}): the command was not started rather than \
+                 given the network (--allow-network opens it whole)",
+                match &protection.namespace {
+                    MountNamespace::Unused(reason) => reason.as_str(),
+                    MountNamespace::Private => "no launcher",
+                }
             )));
         }
         if let Some(egress) = sandbox.exec.egress.get() {
