@@ -70,6 +70,9 @@ pub struct WebAccess {
     /// (`web_fetch(https://docs.rs/*)`) cannot be left through a redirect. `None`: redirects are
     /// only checked by the address guard (tests).
     pub policy: Option<Arc<dyn UrlGate>>,
+    /// The run's network rules (SPEC §20), when they limit the network: a host and port they
+    /// do not admit is refused, first URL and every redirect alike.
+    pub network_rules: Option<Arc<pincer_egress::Policy>>,
 }
 
 /// What decides whether `web_fetch` may fetch a URL it was redirected to: the run's tool policy
@@ -82,7 +85,9 @@ pub trait UrlGate: std::fmt::Debug + Send + Sync {
 /// Compared by what they allow: the policy's presence, not its rules (which have no equality).
 impl PartialEq for WebAccess {
     fn eq(&self, other: &WebAccess) -> bool {
-        self.allow_private == other.allow_private && self.policy.is_some() == other.policy.is_some()
+        self.allow_private == other.allow_private
+            && self.policy.is_some() == other.policy.is_some()
+            && self.network_rules == other.network_rules
     }
 }
 

@@ -105,8 +105,39 @@ fn network_by_name(
                 })?;
         sandbox.exec.egress = crate::tools::EgressHandle(Some(std::sync::Arc::new(egress)));
     }
+    sandbox.web.network_rules = Some(std::sync::Arc::new(rules.clone()));
     sandbox.exec.network_rules = rules;
     Ok(())
+}
+
+/// Whether the provider's web search may run under the run's network rules (SPEC §20). It
+/// reaches the web from the provider's side, so the host that stands for it is the provider's
+/// own API host (`api.anthropic.com`, `api.openai.com`, …): with rules in force, the search is
+/// on only when they admit that host on its port, and off otherwise, with a warning.
+fn web_search_allowed(
+    context: &dyn RunEnv,
+    sandbox: &Sandbox,
+    resolved: &super::models::ResolvedModel,
+) -> bool {
+    let Some(rules) = &sandbox.web.network_rules else {
+        return true;
+    };
+    let Ok(url) = reqwest::Url::parse(&resolved.base_url) else {
+        return false;
+    };
+    let host = url.host_str().unwrap_or_default().to_owned();
+    let port = url.port_or_known_default().unwrap_or(443);
+    let admitted = pincer_egress::Host::parse(host.trim_start_matches('[').trim_end_matches(']'))
+        .is_ok_and(|parsed| rules.admit(&parsed, port).is_ok());
+    if !admitted {
+        context.warn(&format!(
+            "web search is off for {}: the network rules limit the network and do not allow \
+             {host}, the provider's host that stands for its web search (--allow-host {host} \
+             turns it on)",
+            resolved.reference
+        ));
+    }
+    admitted
 }
 
 /// The skills of this turn (SPEC §6.5), found only when the prompt lists them: `full` mode, no
@@ -167,6 +198,7 @@ pub(crate) fn exec_sandbox(
     sandbox.web = crate::tools::WebAccess {
         allow_private: context.settings().tools.web_fetch_allow_private,
         policy: Some(std::sync::Arc::new(policy.clone())),
+        network_rules: None,
     };
     sandbox.exec.environment = Some(std::sync::Arc::new(crate::tools::child_environment(
         std::env::vars_os(),
@@ -581,7 +613,8 @@ pub(crate) fn attempt_settings(
         shared.web_search,
         (resolved, !tools.is_empty()),
         &|message| context.warn(message),
-    );
+    )
+    .filter(|_| web_search_allowed(context, &shared.sandbox, resolved));
     let compaction = &context.settings().compaction;
     let settings = ApiSettings {
         api: resolved.api,
