@@ -139,6 +139,7 @@ fn an_allowed_name_reaches_its_server_and_an_unnamed_one_is_refused_and_reported
         &fetch("http://evil.example.test/steal"),
         &fetch("http://evil.example.test/again"),
     ]));
+    let events_file = home.root.path().join("events.jsonl");
     let output = run_ok(
         &home,
         &server,
@@ -147,6 +148,8 @@ fn an_allowed_name_reaches_its_server_and_an_unnamed_one_is_refused_and_reported
             "stream-json",
             "--verbose",
             "run",
+            "--events-file",
+            events_file.to_str().unwrap(),
             "-m",
             MODEL,
             "fetch",
@@ -186,6 +189,15 @@ fn an_allowed_name_reaches_its_server_and_an_unnamed_one_is_refused_and_reported
     assert_eq!(events[0]["host"], "evil.example.test");
     assert_eq!(events[0]["port"], 80);
     assert_eq!(events[0]["reason"], "not_allowed");
+    // The same event in --events-file.
+    let recorded = std::fs::read_to_string(&events_file).unwrap();
+    let recorded: Vec<Value> = recorded
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .filter(|line: &Value| line["subtype"] == "network_denial")
+        .collect();
+    assert_eq!(recorded.len(), 1, "{recorded:?}");
+    assert_eq!(recorded[0]["host"], "evil.example.test");
     // The result counts every refusal.
     let result = lines.last().unwrap();
     assert_eq!(result["type"], "result");
@@ -613,4 +625,61 @@ fn status_and_dry_run_show_the_rules_in_force_and_allow_network_wins_with_a_warn
         open["sandbox"].get("exec_network_rules").is_none(),
         "{open}"
     );
+}
+
+#[test]
+fn a_raw_tcp_client_reaches_an_allowed_host_through_socks5_and_an_unnamed_one_is_refused() {
+    let home = Home::new();
+    if !can_run("a_raw_tcp_client_reaches_an_allowed_host_through_socks5…") {
+        return;
+    }
+    // An echo server stands for a non-HTTP service.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buffer = [0_u8; 64];
+            let read = stream.read(&mut buffer).unwrap_or(0);
+            let _ = stream.write_all(&buffer[..read]);
+        }
+    });
+    std::fs::write(
+        home.home.join("config.toml"),
+        format!(
+            "[sandbox.network]\nallow = [\"raw.example.test:7\"]\n\
+             resolve = {{ \"raw.example.test\" = \"127.0.0.1:{port}\", \
+             \"other.example.test\" = \"127.0.0.1:{port}\" }}\n"
+        ),
+    )
+    .unwrap();
+    // SOCKS5 by hand, to the proxy ALL_PROXY names, with the name for the proxy to resolve.
+    let socks = |name: &str| {
+        format!(
+            "{PYTHON} -c \"
+import os, socket, struct
+host, port = os.environ['ALL_PROXY'].rsplit('/', 1)[1].split(':')
+s = socket.create_connection((host, int(port)), timeout=5)
+s.sendall(b'\\x05\\x01\\x00'); assert s.recv(2) == b'\\x05\\x00'
+name = b'{name}'
+s.sendall(b'\\x05\\x01\\x00\\x03' + bytes([len(name)]) + name + struct.pack('>H', 7))
+reply = s.recv(10)
+if reply[1] != 0:
+    print('refused', reply[1])
+else:
+    s.sendall(b'ping'); print(s.recv(64).decode())
+\""
+        )
+    };
+    let server = MockServer::start(exec_turn(&[
+        &socks("raw.example.test"),
+        &socks("other.example.test"),
+    ]));
+    let output = run_ok(&home, &server, &["--json", "run", "-m", MODEL, "talk"]);
+    let results = results(&server);
+    assert_eq!(results["c0"].0, "ping\n");
+    assert_eq!(results["c1"].0, "refused 2\n");
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(result["network_denials"][0]["host"], "other.example.test");
+    assert_eq!(result["network_denials"][0]["protocol"], "socks5");
 }
