@@ -158,9 +158,11 @@ fn private_directory(roots: &[PathBuf]) -> std::io::Result<tempfile::TempDir> {
     } else {
         system
     };
-    // tempfile makes the directory with mode 0700.
+    use std::os::unix::fs::PermissionsExt as _;
+    // 0700 from the start (SPEC §21): not the umask's mode.
     tempfile::Builder::new()
         .prefix("pincer-egress-")
+        .permissions(std::fs::Permissions::from_mode(0o700))
         .tempdir_in(parent)
 }
 
@@ -236,5 +238,52 @@ mod tests {
         );
         assert!(allow_host_pattern("*").unwrap_err().contains("\"*\""));
         assert_eq!(allow_host_pattern("@pypi").unwrap(), "@pypi");
+    }
+
+    #[test]
+    fn the_proxy_starts_once_on_its_private_socket_refuses_what_no_rule_allows_and_goes_away() {
+        use crate::tools::Egress as _;
+        use std::io::{Read as _, Write as _};
+        use std::os::unix::fs::PermissionsExt as _;
+        let said: Arc<Mutex<Vec<String>>> = Arc::default();
+        let heard = Arc::clone(&said);
+        let mut rules = Policy::new();
+        rules.allow("registry.npmjs.org").unwrap();
+        let egress = RunEgress::new(
+            rules,
+            &[],
+            Arc::new(move |line: &str| heard.lock().unwrap().push(line.to_owned())),
+        )
+        .unwrap();
+        let directory = egress.socket().parent().unwrap().to_path_buf();
+        let mode = std::fs::metadata(&directory).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+        // Nothing listens until a command needs it; then once.
+        assert!(std::os::unix::net::UnixStream::connect(egress.socket()).is_err());
+        egress.start().unwrap();
+        egress.start().unwrap();
+        for _ in 0..2 {
+            let mut stream = std::os::unix::net::UnixStream::connect(egress.socket()).unwrap();
+            stream
+                .write_all(b"CONNECT evil.example.test:443 HTTP/1.1\r\nHost: evil.example.test:443\r\n\r\n")
+                .unwrap();
+            let mut answer = [0_u8; 12];
+            stream.read_exact(&mut answer).unwrap();
+            assert_eq!(&answer, b"HTTP/1.1 403");
+        }
+        let new = egress.take_new_denials();
+        assert_eq!(new.len(), 1, "{new:?}");
+        assert!(egress.take_new_denials().is_empty());
+        assert_eq!(egress.denials()[0].count, 2);
+        assert_eq!(
+            *said.lock().unwrap(),
+            [
+                "network: refused a connection to evil.example.test:443: no rule allows it (to \
+              allow it, pass --allow-host evil.example.test:443 (or add it to [sandbox.network] \
+              allow))"
+            ]
+        );
+        drop(egress);
+        assert!(!directory.exists());
     }
 }
