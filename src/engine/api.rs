@@ -1391,6 +1391,8 @@ pub(crate) async fn run(
     let mut engine = ApiEngine::new(settings, transport, switch, &turn);
     turn.report.overhead_tokens = Some(engine.fixed_tokens);
     super::step::drive(&mut engine, &mut turn).await;
+    // Refusals since the last tool call (a command's background job, a hook): in the result too.
+    engine.network_denials(&mut turn);
     turn.report
 }
 
