@@ -683,3 +683,41 @@ else:
     assert_eq!(result["network_denials"][0]["host"], "other.example.test");
     assert_eq!(result["network_denials"][0]["protocol"], "socks5");
 }
+
+#[test]
+fn a_hook_goes_through_the_same_rules_when_the_user_limited_the_network() {
+    let home = Home::new();
+    if !can_run("a_hook_goes_through_the_same_rules…") {
+        return;
+    }
+    let (allowed_port, _) = http_server("hook reached its host");
+    let (other_port, other) = http_server("the other host");
+    let hook = format!(
+        "{{ {}; {}; }} > hook-fetched.txt",
+        fetch("http://hooked.example.test/"),
+        fetch("http://unhooked.example.test/")
+    );
+    std::fs::write(
+        home.home.join("config.toml"),
+        format!(
+            "[sandbox.network]\nallow = [\"hooked.example.test\"]\n\
+             resolve = {{ \"hooked.example.test\" = \"127.0.0.1:{allowed_port}\", \
+             \"unhooked.example.test\" = \"127.0.0.1:{other_port}\" }}\n\
+             [[hooks.UserPromptSubmit]]\ncommand = {}\n",
+            Value::String(hook)
+        ),
+    )
+    .unwrap();
+    let server = MockServer::start(exec_turn(&["echo ok"]));
+    let output = run_ok(&home, &server, &["--json", "run", "-m", MODEL, "go"]);
+    assert_eq!(
+        std::fs::read_to_string(home.workspace.join("hook-fetched.txt")).unwrap(),
+        "hook reached its host\nrefused 403\n"
+    );
+    assert_eq!(other.load(Ordering::SeqCst), 0);
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(
+        result["network_denials"][0]["host"], "unhooked.example.test",
+        "{result}"
+    );
+}
