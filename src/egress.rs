@@ -38,6 +38,47 @@ pub(crate) fn policy(config: &NetworkRules, allow_host: &[String]) -> Result<Pol
     Ok(policy)
 }
 
+/// The hosts claude's settings (`--settings FILE|JSON`, as claude's Agent SDK passes its
+/// `sandbox` option) allow and deny: `sandbox.network.allowedDomains` and `deniedDomains`, each
+/// checked as a rule. The user named each file on the command line, as with `--allow-host`.
+/// Unreadable files and bad JSON are the hooks loader's to report; a bad pattern is named here
+/// with where it was written.
+pub(crate) fn from_claude_settings(
+    settings: &[String],
+) -> Result<(Vec<String>, Vec<String>), String> {
+    let (mut allow, mut deny) = (Vec::new(), Vec::new());
+    for flag in settings {
+        let (text, origin) = if flag.trim_start().starts_with('{') {
+            (flag.clone(), "--settings JSON".to_owned())
+        } else {
+            let Ok(text) = std::fs::read_to_string(flag) else {
+                continue;
+            };
+            (text, format!("--settings '{flag}'"))
+        };
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        for (key, into) in [("allowedDomains", &mut allow), ("deniedDomains", &mut deny)] {
+            let Some(list) = value.pointer(&format!("/sandbox/network/{key}")) else {
+                continue;
+            };
+            let patterns = list.as_array().ok_or_else(|| {
+                format!("{origin}: sandbox.network.{key} must be a list of host patterns")
+            })?;
+            for pattern in patterns {
+                let pattern = pattern.as_str().ok_or_else(|| {
+                    format!("{origin}: sandbox.network.{key} holds {pattern}, not a host pattern")
+                })?;
+                pincer_egress::Rule::parse(pattern)
+                    .map_err(|error| format!("{origin}: sandbox.network.{key}: {error}"))?;
+                into.push(pattern.to_owned());
+            }
+        }
+    }
+    Ok((allow, deny))
+}
+
 /// `--allow-host`'s value parser: the pattern as written, once it reads as a rule.
 pub(crate) fn allow_host_pattern(pattern: &str) -> Result<String, String> {
     pincer_egress::Rule::parse(pattern)

@@ -721,3 +721,41 @@ fn a_hook_goes_through_the_same_rules_when_the_user_limited_the_network() {
         "{result}"
     );
 }
+
+#[test]
+fn claudes_sandbox_settings_allowed_and_denied_domains_are_rules_too() {
+    // What claude's Agent SDK passes for its `sandbox` option, in claude's settings format.
+    let home = Home::new();
+    let server = MockServer::start(Vec::new());
+    let settings = r#"{"sandbox": {"network": {"allowedDomains": ["*.example.test"], "deniedDomains": ["evil.example.test"]}}}"#;
+    let dry = run_ok(
+        &home,
+        &server,
+        &[
+            "run",
+            "-m",
+            MODEL,
+            "--settings",
+            settings,
+            "--dry-run",
+            "hi",
+        ],
+    );
+    let dry: Value = serde_json::from_str(&stdout(&dry)).unwrap();
+    assert_eq!(
+        dry["sandbox"]["exec_network_rules"], "allow *.example.test; deny evil.example.test",
+        "{dry}"
+    );
+    let bad = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["run", "-m", MODEL, "--dry-run", "hi", "--settings"])
+        .arg(r#"{"sandbox": {"network": {"allowedDomains": ["*"]}}}"#)
+        .output();
+    assert_eq!(code(&bad), 2, "{}", stderr(&bad));
+    let said = stderr(&bad);
+    assert!(
+        said.contains("--settings JSON: sandbox.network.allowedDomains: the network rule \"*\""),
+        "{said}"
+    );
+}

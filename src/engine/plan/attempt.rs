@@ -78,7 +78,14 @@ fn network_by_name(
     args: &TurnRequest,
     sandbox: &mut Sandbox,
 ) -> CliResult<()> {
-    let rules = crate::egress::policy(&context.settings().tools.network_rules, &args.allow_host)
+    // What claude's Agent SDK passes as its `sandbox` option comes in `--settings`.
+    let (claude_allow, claude_deny) = crate::egress::from_claude_settings(&args.settings)
+        .map_err(|error| CliError::new(Exit::Usage, error))?;
+    let mut config = context.settings().tools.network_rules.clone();
+    config.deny.extend(claude_deny);
+    let mut allow_host = claude_allow;
+    allow_host.extend(args.allow_host.iter().cloned());
+    let rules = crate::egress::policy(&config, &allow_host)
         .map_err(|error| CliError::new(Exit::Usage, error.to_string()))?;
     if rules.is_empty() {
         return Ok(());
