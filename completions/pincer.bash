@@ -1181,7 +1181,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__exec)
-            opts="-m -s -i -o -C -c -q -v -d -h --experimental-json --thread-source --cyber-access-program --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help resume help"
+            opts="-m -s -i -o -C -c -q -v -d -h --experimental-json --thread-source --cyber-access-program --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help resume help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1295,6 +1295,10 @@ _pincer() {
                     ;;
                 --permission-mode)
                     COMPREPLY=($(compgen -W "plan acceptEdits bypassPermissions dontAsk auto default" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --add-dir)
@@ -2044,7 +2048,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__resume)
-            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2162,6 +2166,10 @@ _pincer() {
                     ;;
                 --permission-mode)
                     COMPREPLY=($(compgen -W "plan acceptEdits bypassPermissions dontAsk auto default" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --add-dir)
@@ -2384,7 +2392,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__run)
-            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2510,6 +2518,10 @@ _pincer() {
                     ;;
                 --permission-mode)
                     COMPREPLY=($(compgen -W "plan acceptEdits bypassPermissions dontAsk auto default" -- "${cur}"))
+                    return 0
+                    ;;
+                --allow-host)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --add-dir)

@@ -84,6 +84,7 @@ bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
 dontAsk\t'Deny what is not explicitly allowed'
 auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing asks headless)'
 default\t'The configured default sandbox'"
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l allow-host -d 'Let commands reach the hosts PATTERN names, and nothing else, through pincer\'s egress proxy: a name (registry.npmjs.org), *.domain, host:port, localhost:PORT, an address or network, or a preset (@npm, @pypi, @crates, @go, @debian); repeatable, adds to config [sandbox.network] allow. --allow-network opens the whole network instead' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l add-dir -d 'Give the tools DIR as an extra root, confined and protected like the workspace (writable by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
@@ -170,6 +171,7 @@ bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
 dontAsk\t'Deny what is not explicitly allowed'
 auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing asks headless)'
 default\t'The configured default sandbox'"
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l allow-host -d 'Let commands reach the hosts PATTERN names, and nothing else, through pincer\'s egress proxy: a name (registry.npmjs.org), *.domain, host:port, localhost:PORT, an address or network, or a preset (@npm, @pypi, @crates, @go, @debian); repeatable, adds to config [sandbox.network] allow. --allow-network opens the whole network instead' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l add-dir -d 'Give the tools DIR as an extra root, confined and protected like the workspace (writable by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r
@@ -258,6 +260,7 @@ bypassPermissions\t'No confinement, like --dangerously-skip-permissions'
 dontAsk\t'Deny what is not explicitly allowed'
 auto\t'Work in the workspace without asking (claude\'s classifier mode; nothing asks headless)'
 default\t'The configured default sandbox'"
+complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l allow-host -d 'Let commands reach the hosts PATTERN names, and nothing else, through pincer\'s egress proxy: a name (registry.npmjs.org), *.domain, host:port, localhost:PORT, an address or network, or a preset (@npm, @pypi, @crates, @go, @debian); repeatable, adds to config [sandbox.network] allow. --allow-network opens the whole network instead' -r
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l add-dir -d 'Give the tools DIR as an extra root, confined and protected like the workspace (writable by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l max-turns -d 'Stop after N model round-trips (exit 5)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l max-budget-usd -d 'Stop once this run has spent more than X US dollars (exit 5)' -r

@@ -904,6 +904,18 @@ pub struct TurnArgs {
     #[arg(long, help_heading = "Tools and permissions")]
     pub allow_network: bool,
 
+    /// Let commands reach the hosts PATTERN names, and nothing else, through pincer's egress
+    /// proxy: a name (registry.npmjs.org), *.domain, host:port, localhost:PORT, an address or
+    /// network, or a preset (@npm, @pypi, @crates, @go, @debian); repeatable, adds to config
+    /// [sandbox.network] allow. --allow-network opens the whole network instead.
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        value_parser = crate::egress::allow_host_pattern,
+        help_heading = "Tools and permissions"
+    )]
+    pub allow_host: Vec<String>,
+
     /// Give the tools DIR as an extra root, confined and protected like the workspace (writable
     /// by commands in workspace-write); repeatable, adds to config tools.add_dirs, this turn only.
     #[arg(

@@ -25,6 +25,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod docs;
+pub(crate) mod egress;
 pub(crate) mod error;
 pub(crate) mod input;
 pub mod output;

@@ -165,6 +165,20 @@ pub struct ToolSettings {
     /// `[sandbox] network` (or codex's `sandbox_workspace_write.network_access`): commands reach
     /// the network. Default: false.
     pub network: bool,
+    /// `[sandbox.network]`: the network by name (SPEC §20). Default: no rules.
+    pub network_rules: NetworkRules,
+}
+
+/// `[sandbox.network]`, as written (each pattern already checked): the hosts commands may reach
+/// when the network is not open whole.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NetworkRules {
+    /// `allow`.
+    pub allow: Vec<String>,
+    /// `deny`.
+    pub deny: Vec<String>,
+    /// `resolve`: each name with its pinned addresses.
+    pub resolve: Vec<(String, Vec<String>)>,
 }
 
 /// `[tools.exec]`, resolved: the `exec` tool's environment (SPEC §10).
@@ -446,11 +460,22 @@ impl Settings {
                 exec: ExecSettings::resolve(&config),
                 web_fetch_allow_private: config.tools.web_fetch.allow_private.unwrap_or(false),
                 web_search: config.tools.web_search.unwrap_or(false),
-                network: config
-                    .sandbox
-                    .network
-                    .or(config.sandbox_workspace_write.network_access)
-                    .unwrap_or(false),
+                network: match &config.sandbox.network {
+                    Some(network) => network.is_on(),
+                    None => config.sandbox_workspace_write.network_access == Some(true),
+                },
+                network_rules: match &config.sandbox.network {
+                    Some(crate::config::file::NetworkConfig::Rules(rules)) => NetworkRules {
+                        allow: rules.allow.clone(),
+                        deny: rules.deny.clone(),
+                        resolve: rules
+                            .resolve
+                            .iter()
+                            .map(|(host, addresses)| (host.clone(), addresses.to_vec()))
+                            .collect(),
+                    },
+                    _ => NetworkRules::default(),
+                },
             },
             timeouts: TimeoutSettings {
                 request_secs: config.timeouts.request_secs.unwrap_or(DEFAULT_REQUEST_SECS),

@@ -47,6 +47,7 @@ impl From<&TurnArgs> for TurnRequest {
             sandbox,
             permission_mode: args.permission_mode.map(PermissionMode::from),
             allow_network: args.allow_network,
+            allow_host: args.allow_host.clone(),
             add_dir: args.add_dir.clone(),
             web_search: args.web_search,
             max_turns: args.max_turns,

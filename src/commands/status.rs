@@ -423,6 +423,12 @@ fn installation_sandbox(context: &Context, added_dirs: &[PathBuf]) -> crate::too
     );
     sandbox.web.allow_private = settings.tools.web_fetch_allow_private;
     sandbox.exec.network = settings.tools.network;
+    // The config's rules (checked as it was read); no proxy: status starts no command.
+    if !sandbox.exec.network
+        && let Ok(rules) = crate::egress::policy(&settings.tools.network_rules, &[])
+    {
+        sandbox.exec.network_rules = rules;
+    }
     sandbox
 }
 
@@ -451,6 +457,10 @@ pub(crate) fn sandbox_report(
         exec_namespace: protection.namespace_line(),
         exec_landlock: protection.landlock.describe(),
         exec_network: protection.network_line(),
+        exec_network_rules: (!sandbox.exec.network_rules.is_empty()
+            && !sandbox.exec.network
+            && sandbox.mode != crate::tools::SandboxMode::DangerFullAccess)
+            .then(|| crate::egress::describe(&sandbox.exec.network_rules)),
         exec_launcher: protection.launcher.clone(),
         // When the protection above was probed, if not by this process.
         exec_probed_at: iso(probed_at),
@@ -592,6 +602,9 @@ fn render_sandbox(text: &mut String, sandbox: &SandboxReport) {
     );
     line(text, "exec:", sandbox.exec_enforcement.clone());
     line(text, "network:", sandbox.exec_network.clone());
+    if let Some(rules) = &sandbox.exec_network_rules {
+        line(text, "network rules:", rules.clone());
+    }
     if let Some(probed_at) = &sandbox.exec_probed_at {
         line(
             text,

@@ -192,9 +192,115 @@ pub struct SessionsConfig {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SandboxConfig {
-    /// Commands reach the network in `read-only` and `workspace-write`, like `--allow-network`.
-    /// Default: false (each command has only a loopback interface of its own).
-    pub network: Option<bool>,
+    /// `network = true`: commands reach the whole network in `read-only` and `workspace-write`,
+    /// like `--allow-network`. `[sandbox.network]` with `allow`, `deny` and `resolve`: only the
+    /// hosts named (SPEC §20), like `--allow-host`. Default: false (each command has only a
+    /// loopback interface of its own).
+    pub network: Option<NetworkConfig>,
+}
+
+/// `[sandbox] network`: a switch for the whole network, or the network by name.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum NetworkConfig {
+    /// `network = true` or `false`.
+    Switch(bool),
+    /// `[sandbox.network]`.
+    Rules(NetworkRulesConfig),
+}
+
+impl NetworkConfig {
+    /// Whether it opens the whole network.
+    pub fn is_on(&self) -> bool {
+        matches!(self, NetworkConfig::Switch(true))
+    }
+}
+
+impl<'de> Deserialize<'de> for NetworkConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Either;
+        impl<'de> serde::de::Visitor<'de> for Either {
+            type Value = NetworkConfig;
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("true, false, or a table of allow, deny and resolve")
+            }
+            fn visit_bool<E: serde::de::Error>(self, on: bool) -> Result<NetworkConfig, E> {
+                Ok(NetworkConfig::Switch(on))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<NetworkConfig, A::Error> {
+                NetworkRulesConfig::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(NetworkConfig::Rules)
+            }
+        }
+        deserializer.deserialize_any(Either)
+    }
+}
+
+/// `[sandbox.network]`: the hosts commands may reach, and nothing else. The patterns and the
+/// presets' hosts are in the guide's "Network by name"; each pattern is checked as the file is
+/// read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkRulesConfig {
+    /// Hosts commands may reach: `registry.npmjs.org`, `*.pythonhosted.org`, `host:port`,
+    /// `localhost:5432`, an address or network, a preset (`@npm`, `@pypi`, `@crates`, `@go`,
+    /// `@debian`). `--allow-host` adds to it. Default: none.
+    #[serde(default, deserialize_with = "network_patterns")]
+    pub allow: Vec<String>,
+    /// Hosts refused even when an allow rule covers them (deny wins). Default: none.
+    #[serde(default, deserialize_with = "network_patterns")]
+    pub deny: Vec<String>,
+    /// Addresses a name goes to instead of the resolver's, like curl's `--resolve`: `name` or
+    /// `name:port` = an address, `address:port`, or a list of them. A pin routes, it does not
+    /// allow; pinned addresses count as named (private ones are reached). Default: none.
+    #[serde(default, deserialize_with = "network_pins")]
+    pub resolve: BTreeMap<String, PinnedAddresses>,
+}
+
+/// One pinned address or a list of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum PinnedAddresses {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl PinnedAddresses {
+    /// The addresses, in order.
+    pub fn to_vec(&self) -> Vec<String> {
+        match self {
+            PinnedAddresses::One(address) => vec![address.clone()],
+            PinnedAddresses::Many(addresses) => addresses.clone(),
+        }
+    }
+}
+
+/// Network rules, each checked as the egress policy reads it.
+fn network_patterns<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Vec<String>, D::Error> {
+    let patterns = Vec::<String>::deserialize(deserializer)?;
+    for pattern in &patterns {
+        pincer_egress::Rule::parse(pattern).map_err(serde::de::Error::custom)?;
+    }
+    Ok(patterns)
+}
+
+/// Pinned addresses, each checked as the egress policy reads it.
+fn network_pins<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<BTreeMap<String, PinnedAddresses>, D::Error> {
+    let pins = BTreeMap::<String, PinnedAddresses>::deserialize(deserializer)?;
+    let mut policy = pincer_egress::Policy::new();
+    for (host, addresses) in &pins {
+        policy
+            .pin(host, &addresses.to_vec())
+            .map_err(serde::de::Error::custom)?;
+    }
+    Ok(pins)
 }
 
 /// codex's `[sandbox_workspace_write]` table; only its network switch applies to pincer.

@@ -174,6 +174,23 @@ impl Walk<'_> {
             };
         }
         let resolved = self.reader.resolve(&schema).clone();
+        // One of several shapes (`network = true` or `[sandbox.network]`): each is named, and a
+        // table among them gets its section.
+        if let Some(Value::Array(choices)) = resolved.get("anyOf") {
+            let choices: Vec<Described> = choices
+                .iter()
+                .map(|choice| self.describe(key, choice))
+                .collect();
+            return Described {
+                text: choices
+                    .iter()
+                    .map(|choice| choice.text.clone())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                sample: None,
+                nested: choices.into_iter().find_map(|choice| choice.nested),
+            };
+        }
         if let Some(found) = words(&resolved).filter(|found| !found.is_empty()) {
             let words: Vec<String> = found.into_iter().map(|(word, _)| word).collect();
             return Described {

@@ -21,6 +21,7 @@ fn init(session_id: Option<&str>) -> Event {
         hooks: Vec::new(),
         sandbox: "workspace-write",
         network: "off",
+        network_rules: None,
         refused_files: Vec::new(),
     })
 }

@@ -262,6 +262,7 @@ impl StreamJsonLines {
                     sandbox: super::schema::InitSandboxLine {
                         mode: init.sandbox.to_owned(),
                         network: init.network.to_owned(),
+                        network_rules: init.network_rules.clone(),
                     },
                     refused_files: init
                         .refused_files
@@ -351,6 +352,18 @@ impl StreamJsonLines {
                     attempt: retry.attempt,
                     max_retries: retry.max_retries,
                     errors: retry.errors.clone(),
+                    session_id,
+                    uuid: new_uuid(),
+                },
+            )),
+            Event::NetworkDenial(denial) => Line::System(SystemLine::NetworkDenial(
+                super::schema::NetworkDenialLine {
+                    host: denial.host.clone(),
+                    port: denial.port,
+                    reason: denial.reason.code().to_owned(),
+                    message: denial.to_string(),
+                    hint: denial.hint(),
+                    protocol: protocol_word(denial.protocol).to_owned(),
                     session_id,
                     uuid: new_uuid(),
                 },
@@ -801,6 +814,15 @@ pub(crate) fn to_json_line<T: Serialize>(value: &T) -> io::Result<String> {
     Ok(text)
 }
 
+/// The word of how a refused connection came to the proxy.
+pub(crate) fn protocol_word(protocol: pincer_egress::Protocol) -> &'static str {
+    match protocol {
+        pincer_egress::Protocol::Connect => "connect",
+        pincer_egress::Protocol::Http => "http",
+        pincer_egress::Protocol::Socks5 => "socks5",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
@@ -829,6 +851,7 @@ mod tests {
             hooks: Vec::new(),
             sandbox: "workspace-write",
             network: "off",
+            network_rules: None,
             refused_files: Vec::new(),
         })
     }

@@ -558,6 +558,9 @@ pub struct SandboxReport {
     pub exec_landlock: String,
     /// The network of `exec` commands, in a sentence.
     pub exec_network: String,
+    /// The network rules in force (SPEC §20), in one line, when there are any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exec_network_rules: Option<String>,
     /// The launcher used to confine commands.
     pub exec_launcher: Option<PathBuf>,
     /// When the protection was probed, if not by this process (ISO 8601).

@@ -8,8 +8,8 @@ use std::time::Duration;
 use crate::engine::{CancelReason, Ending, TurnReport};
 use crate::error::{ErrorKind, Exit, FailureOutcome as _};
 use crate::output::schema::{
-    Denial, ModelUsage, ResultContext, ResultError, ResultSubtype, ResultUsage, ResultWord,
-    RunResult, ServerToolUsage, new_uuid,
+    Denial, ModelUsage, NetworkDenial, ResultContext, ResultError, ResultSubtype, ResultUsage,
+    ResultWord, RunResult, ServerToolUsage, new_uuid,
 };
 use crate::plan::{ChainOutcome, MAX_OUTPUT_TOKENS_SENT};
 use crate::provider::ProviderError;
@@ -100,6 +100,7 @@ pub(crate) fn turn_result(
                 tool_input: denial.tool_input.clone(),
             })
             .collect(),
+        network_denials: report.network_denials.iter().map(network_denial).collect(),
         structured_output: report.structured_output.clone(),
         model: Some(outcome.model.clone()),
         provider: Some(outcome.provider.clone()),
@@ -114,6 +115,25 @@ pub(crate) fn turn_result(
         result,
         exit,
         failure: error,
+    }
+}
+
+/// One entry of `network_denials`: the denial's JSON form, its reason's details kept.
+fn network_denial(denial: &pincer_egress::Denial) -> NetworkDenial {
+    let mut details = match serde_json::to_value(denial) {
+        Ok(serde_json::Value::Object(fields)) => fields,
+        _ => serde_json::Map::new(),
+    };
+    for known in ["host", "port", "reason", "protocol", "count"] {
+        details.remove(known);
+    }
+    NetworkDenial {
+        host: denial.host.clone(),
+        port: denial.port,
+        reason: denial.reason.code().to_owned(),
+        protocol: super::events::protocol_word(denial.protocol).to_owned(),
+        count: denial.count,
+        details: details.into_iter().collect(),
     }
 }
 

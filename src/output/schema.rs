@@ -138,6 +138,9 @@ pub enum SystemLine {
     /// The answer just received (its `assistant` line came before) did not match
     /// `--json-schema`; the model is asked again with these errors.
     StructuredOutputRetry(StructuredOutputRetryLine),
+    /// A confined command's connection to a host no rule allows was refused by the egress
+    /// proxy (SPEC §20): once per host, when it is first refused.
+    NetworkDenial(NetworkDenialLine),
 }
 
 /// `system/init`.
@@ -191,9 +194,14 @@ pub struct InitLine {
 pub struct InitSandboxLine {
     /// `read-only`, `workspace-write` or `danger-full-access`.
     pub mode: String,
-    /// `off` (commands have only a loopback interface of their own) or `on`. Whether this
-    /// system can close it is in `pincer status` and `--dry-run`.
+    /// `off` (commands have only a loopback interface of their own), `limited` (only the
+    /// hosts of `network_rules`, through pincer's egress proxy) or `on`. Whether this system
+    /// can close it is in `pincer status` and `--dry-run`.
     pub network: String,
+    /// With `network` `limited`: the rules in force, in one line (`allow registry.npmjs.org
+    /// (@npm), localhost:5432; deny …; NAME resolves to ADDRESS`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network_rules: Option<String>,
 }
 
 /// One entry of `system/init`'s `refused_files`.
@@ -386,6 +394,51 @@ pub struct StructuredOutputRetryLine {
     pub session_id: Option<String>,
     /// A fresh UUIDv4 per line.
     pub uuid: String,
+}
+
+/// `system/network_denial`: a host a confined command could not reach (SPEC §20).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkDenialLine {
+    /// The refused host, as the client asked for it (canonical where it could be read).
+    pub host: String,
+    /// The port of the refused connection.
+    pub port: u16,
+    /// `not_allowed`, `denied_by_rule`, `private_address`, `resolution_failed` or
+    /// `invalid_host`.
+    pub reason: String,
+    /// The same, in a sentence: `refused a connection to evil.tld:443: no rule allows it`.
+    pub message: String,
+    /// What to allow, when a rule would help.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    /// `connect` (an HTTP CONNECT tunnel), `http` (plain HTTP) or `socks5`.
+    pub protocol: String,
+    /// pincer's session id.
+    pub session_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// One entry of the result's `network_denials` (SPEC §20): a host the egress proxy refused,
+/// with how many connections to it were refused.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct NetworkDenial {
+    /// The refused host.
+    pub host: String,
+    /// The port of its first refused connection.
+    pub port: u16,
+    /// `not_allowed`, `denied_by_rule`, `private_address`, `resolution_failed` or
+    /// `invalid_host`; the fields that go with it (`rule`, `address`, `kind`, `error`) follow.
+    pub reason: String,
+    /// `connect`, `http` or `socks5`: how its first refused connection came.
+    pub protocol: String,
+    /// How many connections to it were refused.
+    pub count: u64,
+    /// The reason's details: `rule` (denied_by_rule), `address` and `kind` (private_address),
+    /// `error` (resolution_failed, invalid_host).
+    #[serde(flatten)]
+    pub details: BTreeMap<String, Value>,
 }
 
 /// `compact_boundary.compact_metadata`.
@@ -1014,6 +1067,10 @@ pub struct RunResult {
     pub error: Option<ResultError>,
     /// Tool calls refused by the policy, the sandbox or confinement.
     pub permission_denials: Vec<Denial>,
+    /// Hosts the run's commands were refused by the network rules (SPEC §20), each once with
+    /// its count; empty when no rule limited the network.
+    #[serde(default)]
+    pub network_denials: Vec<NetworkDenial>,
     /// The parsed answer with `--json-schema`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_output: Option<Value>,
@@ -1077,6 +1134,7 @@ impl RunResult {
                 retry_after_s: None,
             }),
             permission_denials: Vec::new(),
+            network_denials: Vec::new(),
             structured_output: None,
             model: None,
             provider: None,

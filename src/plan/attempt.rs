@@ -14,7 +14,7 @@ use crate::agent::skills;
 use crate::conversation::SandboxMode;
 use crate::conversation::{ContentBlock, Message, MessageContent, UserMessage};
 use crate::engine::api::{ApiSettings, Credential};
-use crate::error::{CliError, CliResult};
+use crate::error::{CliError, CliResult, Exit};
 use crate::provider::http::Endpoint;
 use crate::provider::{self, ApiKind, ThinkingLevel};
 use crate::tools::Sandbox;
@@ -67,6 +67,84 @@ pub(crate) fn permission_sandbox(mode: PermissionMode) -> SandboxMode {
         | PermissionMode::Auto
         | PermissionMode::Default => SandboxMode::WorkspaceWrite,
     }
+}
+
+/// The network by name (SPEC §20): the rules of `[sandbox.network]` and `--allow-host`, in force
+/// when commands are confined and the network is not open whole (what they add then is said
+/// once), with the run's egress proxy (not started until a command needs it; none for
+/// `--dry-run`). Only the user's config and the command line carry rules (SPEC §21).
+fn network_by_name(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    sandbox: &mut Sandbox,
+) -> CliResult<()> {
+    // What claude's Agent SDK passes as its `sandbox` option comes in `--settings`.
+    let (claude_allow, claude_deny) = crate::egress::from_claude_settings(&args.settings)
+        .map_err(|error| CliError::new(Exit::Usage, error))?;
+    let mut config = context.settings().tools.network_rules.clone();
+    config.deny.extend(claude_deny);
+    let mut allow_host = claude_allow;
+    allow_host.extend(args.allow_host.iter().cloned());
+    let rules = crate::egress::policy(&config, &allow_host)
+        .map_err(|error| CliError::new(Exit::Usage, error.to_string()))?;
+    if rules.is_empty() {
+        return Ok(());
+    }
+    if sandbox.mode == SandboxMode::DangerFullAccess || sandbox.exec.network {
+        let why = if sandbox.mode == SandboxMode::DangerFullAccess {
+            "danger-full-access runs commands unconfined"
+        } else {
+            "--allow-network or [sandbox] network = true opens the whole network"
+        };
+        context.warn(&format!(
+            "--allow-host and [sandbox.network] have no effect on this run: {why}"
+        ));
+        return Ok(());
+    }
+    if !args.dry_run {
+        let egress =
+            crate::egress::RunEgress::new(rules.clone(), &sandbox.writable_roots, context.warner())
+                .map_err(|error| {
+                    CliError::new(
+                        Exit::RunFailed,
+                        format!("cannot make the directory of the egress proxy: {error}"),
+                    )
+                })?;
+        sandbox.exec.egress = crate::tools::EgressHandle(Some(std::sync::Arc::new(egress)));
+    }
+    sandbox.web.network_rules = Some(std::sync::Arc::new(rules.clone()));
+    sandbox.exec.network_rules = rules;
+    Ok(())
+}
+
+/// Whether the provider's web search may run under the run's network rules (SPEC §20). It
+/// reaches the web from the provider's side, so the host that stands for it is the provider's
+/// own API host (`api.anthropic.com`, `api.openai.com`, …): with rules in force, the search is
+/// on only when they admit that host on its port, and off otherwise, with a warning.
+fn web_search_allowed(
+    context: &dyn RunEnv,
+    sandbox: &Sandbox,
+    resolved: &super::models::ResolvedModel,
+) -> bool {
+    let Some(rules) = &sandbox.web.network_rules else {
+        return true;
+    };
+    let Ok(url) = reqwest::Url::parse(&resolved.base_url) else {
+        return false;
+    };
+    let host = url.host_str().unwrap_or_default().to_owned();
+    let port = url.port_or_known_default().unwrap_or(443);
+    let admitted = pincer_egress::Host::parse(host.trim_start_matches('[').trim_end_matches(']'))
+        .is_ok_and(|parsed| rules.admit(&parsed, port).is_ok());
+    if !admitted {
+        context.warn(&format!(
+            "web search is off for {}: the network rules limit the network and do not allow \
+             {host}, the provider's host that stands for its web search (--allow-host {host} \
+             turns it on)",
+            resolved.reference
+        ));
+    }
+    admitted
 }
 
 /// The skills of this turn (SPEC §6.5), found only when the prompt lists them: `full` mode, no
@@ -127,6 +205,7 @@ pub(crate) fn exec_sandbox(
     sandbox.web = crate::tools::WebAccess {
         allow_private: context.settings().tools.web_fetch_allow_private,
         policy: Some(std::sync::Arc::new(policy.clone())),
+        network_rules: None,
     };
     sandbox.exec.environment = Some(std::sync::Arc::new(crate::tools::child_environment(
         std::env::vars_os(),
@@ -254,6 +333,7 @@ pub(crate) fn shared_settings(
         chain,
         &policy,
     )?;
+    network_by_name(context, args, &mut sandbox)?;
     // The listed SKILL.md files and their directories are readable, never writable (§6.5).
     for skill in skills.listed() {
         sandbox.allow_reading(&skill.path);
@@ -540,7 +620,8 @@ pub(crate) fn attempt_settings(
         shared.web_search,
         (resolved, !tools.is_empty()),
         &|message| context.warn(message),
-    );
+    )
+    .filter(|_| web_search_allowed(context, &shared.sandbox, resolved));
     let compaction = &context.settings().compaction;
     let settings = ApiSettings {
         api: resolved.api,

@@ -44,6 +44,8 @@ pub(crate) struct TurnRequest {
     pub(crate) permission_mode: Option<PermissionMode>,
     /// `--allow-network`.
     pub(crate) allow_network: bool,
+    /// `--allow-host` (SPEC §20).
+    pub(crate) allow_host: Vec<String>,
     /// `--add-dir`.
     pub(crate) add_dir: Vec<PathBuf>,
     /// `--web-search`.

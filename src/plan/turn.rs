@@ -447,9 +447,15 @@ fn init_event(
             || shared.sandbox.mode == SandboxMode::DangerFullAccess
         {
             "on"
+        } else if !shared.sandbox.exec.network_rules.is_empty() {
+            "limited"
         } else {
             "off"
         },
+        network_rules: (!shared.sandbox.exec.network
+            && shared.sandbox.mode != SandboxMode::DangerFullAccess
+            && !shared.sandbox.exec.network_rules.is_empty())
+        .then(|| crate::egress::describe(&shared.sandbox.exec.network_rules)),
         refused_files: shared
             .refused
             .iter()

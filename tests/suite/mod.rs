@@ -14,6 +14,7 @@ mod first_contact;
 mod fuzz_seeds;
 mod hooks;
 mod mcp;
+mod network_by_name;
 mod output_contract;
 mod progress;
 mod prompt_cache;

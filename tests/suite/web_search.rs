@@ -600,3 +600,44 @@ fn gemini_2_5_searches_only_without_function_tools() {
     assert_eq!(body["tools"].as_array().unwrap().len(), 1, "{body}");
     assert!(body["tools"][0].get("functionDeclarations").is_some());
 }
+
+#[test]
+fn under_network_rules_the_web_search_is_on_only_when_they_allow_the_providers_host() {
+    // Issue #50: a provider-side web tool follows the network rules; the provider's API host
+    // (here the mock's) stands for its search.
+    let home = Home::new();
+    let protocol = protocols::anthropic();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["from memory"])),
+        Reply::sse(&(protocol.text)(&["searched"])),
+    ]);
+    let limited = home
+        .pincer()
+        .provider(&protocol, &server)
+        .args(["run", "-m", protocol.model, "--web-search"])
+        .args(["--allow-host", "registry.npmjs.org", "news"])
+        .output();
+    assert_eq!(code(&limited), 0, "{}", stderr(&limited));
+    assert!(
+        stderr(&limited)
+            .contains("web search is off for anthropic/claude-sonnet-4-5: the network rules"),
+        "{}",
+        stderr(&limited)
+    );
+    let body = server.requests()[0].json();
+    assert!(!body.to_string().contains("web_search"), "{body}");
+
+    let host = server.url().trim_start_matches("http://").to_owned();
+    let allowed = home
+        .pincer()
+        .provider(&protocol, &server)
+        .args(["run", "-m", protocol.model, "--web-search"])
+        .args(["--allow-host", &host, "news"])
+        .output();
+    assert_eq!(code(&allowed), 0, "{}", stderr(&allowed));
+    let body = server.requests()[1].json();
+    assert_eq!(
+        body["tools"].as_array().unwrap().last().unwrap()["type"],
+        "web_search_20250305"
+    );
+}

@@ -70,6 +70,9 @@ pub struct WebAccess {
     /// (`web_fetch(https://docs.rs/*)`) cannot be left through a redirect. `None`: redirects are
     /// only checked by the address guard (tests).
     pub policy: Option<Arc<dyn UrlGate>>,
+    /// The run's network rules (SPEC §20), when they limit the network: a host and port they
+    /// do not admit is refused, first URL and every redirect alike.
+    pub network_rules: Option<Arc<pincer_egress::Policy>>,
 }
 
 /// What decides whether `web_fetch` may fetch a URL it was redirected to: the run's tool policy
@@ -82,7 +85,9 @@ pub trait UrlGate: std::fmt::Debug + Send + Sync {
 /// Compared by what they allow: the policy's presence, not its rules (which have no equality).
 impl PartialEq for WebAccess {
     fn eq(&self, other: &WebAccess) -> bool {
-        self.allow_private == other.allow_private && self.policy.is_some() == other.policy.is_some()
+        self.allow_private == other.allow_private
+            && self.policy.is_some() == other.policy.is_some()
+            && self.network_rules == other.network_rules
     }
 }
 
@@ -109,6 +114,12 @@ pub struct ExecSetup {
     /// Commands reach the network (`--allow-network`, `[sandbox] network = true`); otherwise
     /// only a loopback interface of their own.
     pub network: bool,
+    /// The network by name (SPEC §20): the hosts commands may reach when `network` is off
+    /// (`--allow-host`, `[sandbox.network]`). Empty: none, the network stays closed.
+    pub network_rules: pincer_egress::Policy,
+    /// The way out those rules are enforced on: the proxy pincer runs for the run. `None` (a
+    /// report, pincer's own `git`): a command that asks for rules gets no network at all.
+    pub egress: EgressHandle,
     /// Each command gets a PID namespace of its own, so that nothing it starts outlives the run
     /// (set by [`Sandbox::new`]). pincer's own `git status` goes without: every setting through
     /// which it could start a program is emptied, and the namespace's first process costs
@@ -133,6 +144,8 @@ impl std::fmt::Debug for ExecSetup {
             .field("revealed", &self.revealed)
             .field("temp_dir", &self.temp_dir)
             .field("network", &self.network)
+            .field("network_rules", &self.network_rules)
+            .field("egress", &self.egress)
             .field("pid_namespace", &self.pid_namespace)
             .field(
                 "environment",
@@ -146,6 +159,50 @@ impl std::fmt::Debug for ExecSetup {
             .finish()
     }
 }
+
+/// The egress proxy of a run (SPEC §20), as the sandbox sees it: pincer's side (`src/egress.rs`)
+/// runs it; the sandbox starts it before the first command that needs it and points the
+/// launcher's forwarder at its socket.
+pub trait Egress: Send + Sync {
+    /// The proxy's unix socket, in a 0700 directory outside every root.
+    fn socket(&self) -> &Path;
+    /// Make sure the proxy serves its socket (the first call starts it; later ones return at
+    /// once). An error refuses the command.
+    fn start(&self) -> std::io::Result<()>;
+    /// The hosts refused since the last call, each once (for the run's events).
+    fn take_new_denials(&self) -> Vec<pincer_egress::Denial>;
+    /// Every host refused so far, with its count (the result's `network_denials`).
+    fn denials(&self) -> Vec<pincer_egress::Denial>;
+}
+
+/// A run's egress proxy, when it has one.
+#[derive(Clone, Default)]
+pub struct EgressHandle(pub Option<Arc<dyn Egress>>);
+
+impl EgressHandle {
+    /// The proxy, when there is one.
+    pub fn get(&self) -> Option<&dyn Egress> {
+        self.0.as_deref()
+    }
+}
+
+impl std::fmt::Debug for EgressHandle {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.get() {
+            Some(egress) => write!(formatter, "Egress({})", egress.socket().display()),
+            None => formatter.write_str("Egress(none)"),
+        }
+    }
+}
+
+/// Compared by presence: which proxy serves the rules is not part of what a sandbox allows.
+impl PartialEq for EgressHandle {
+    fn eq(&self, other: &EgressHandle) -> bool {
+        self.0.is_some() == other.0.is_some()
+    }
+}
+
+impl Eq for EgressHandle {}
 
 /// What says a notice (pincer's stderr, set up by `commands/`).
 pub(super) type NoticeCallback = Arc<dyn Fn(&str) + Send + Sync>;

@@ -63,7 +63,7 @@ pub use confine::{
     ExecProtection, ProbeMemory, SetupError, finish_run, spawn_as, spawn_confined, spawn_in_session,
 };
 pub use environment::child_environment;
-pub use sandbox::{ExecSetup, Notice, Sandbox, SandboxMode, WebAccess};
+pub use sandbox::{Egress, EgressHandle, ExecSetup, Notice, Sandbox, SandboxMode, WebAccess};
 
 /// Names of every built-in tool, in the order they are offered.
 pub const ALL_TOOLS: [&str; 9] = [

@@ -80,6 +80,7 @@ pub fn git_summary(
         sandbox.mode = SandboxMode::ReadOnly;
     }
     sandbox.exec.network = false;
+    sandbox.exec.egress = crate::tools::EgressHandle::default();
     sandbox.exec.made_hidden.clear();
     sandbox.exec.pid_namespace = false;
     // Reading the configuration runs nothing (includes are files, not programs), so it needs no

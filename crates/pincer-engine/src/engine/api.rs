@@ -760,6 +760,18 @@ impl<'run> ApiEngine<'run> {
         next
     }
 
+    /// The hosts the egress proxy refused since the last look (SPEC §20): an event each, and
+    /// the run's whole list (with counts) in the report.
+    fn network_denials(&self, turn: &mut Turn<'_>) {
+        let Some(egress) = self.settings.sandbox.exec.egress.get() else {
+            return;
+        };
+        for denial in egress.take_new_denials() {
+            turn.sink.emit(&Event::NetworkDenial(denial));
+        }
+        turn.report.network_denials = egress.denials();
+    }
+
     /// Store a tool result, add it to the context and show it.
     fn record_tool_result(
         &self,
@@ -843,6 +855,7 @@ impl<'run> ApiEngine<'run> {
             is_error: output.is_error,
             refused: output.refusal.is_some(),
         }));
+        self.network_denials(turn);
         let mut output = output;
         self.settings
             .redactor
@@ -1380,6 +1393,8 @@ pub async fn run(
     let mut engine = ApiEngine::new(settings, transport, switch, &turn);
     turn.report.overhead_tokens = Some(engine.fixed_tokens);
     super::step::drive(&mut engine, &mut turn).await;
+    // Refusals since the last tool call (a command's background job, a hook): in the result too.
+    engine.network_denials(&mut turn);
     turn.report
 }
 

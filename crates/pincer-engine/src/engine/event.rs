@@ -62,6 +62,9 @@ pub enum Event {
     Hook(crate::hooks::HookProgress),
     /// The answer did not match `--json-schema`: it is sent back with the errors.
     StructuredRetry(StructuredRetry),
+    /// The egress proxy refused a host a command asked for (SPEC §20), the first time it did
+    /// (its stderr line was said as it happened): stream-json `system/network_denial`.
+    NetworkDenial(pincer_egress::Denial),
 }
 
 /// An answer sent back for not matching `--json-schema`.
@@ -105,8 +108,11 @@ pub struct Init {
     pub hooks: Vec<InitHook>,
     /// The sandbox mode (`read-only`, `workspace-write`, `danger-full-access`).
     pub sandbox: &'static str,
-    /// Whether commands reach the network (`on`) or only a loopback of their own (`off`).
+    /// Whether commands reach the network (`on`), only the hosts the rules name (`limited`) or
+    /// only a loopback of their own (`off`).
     pub network: &'static str,
+    /// With `limited`: the rules in force, in one line.
+    pub network_rules: Option<String>,
     /// The consumed files pincer did not read (issue #45), each also a warning on stderr.
     pub refused_files: Vec<crate::consumed::Refusal>,
 }

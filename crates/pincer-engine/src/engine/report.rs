@@ -110,6 +110,8 @@ pub struct TurnReport {
     pub api_duration: Duration,
     /// Tool calls refused by the policy, the sandbox or confinement.
     pub permission_denials: Vec<Denial>,
+    /// Hosts the egress proxy refused so far in the run, each once with its count (SPEC §20).
+    pub network_denials: Vec<pincer_egress::Denial>,
     /// Compactions in this run.
     pub compactions: u32,
     /// Estimated context after a compaction that followed the last call (the last call's usage
@@ -144,6 +146,7 @@ impl TurnReport {
             last_usage: None,
             api_duration: Duration::ZERO,
             permission_denials: Vec::new(),
+            network_denials: Vec::new(),
             compactions: 0,
             context_estimate: None,
             learned_window: None,
@@ -166,6 +169,10 @@ impl TurnReport {
         }
         self.api_duration += part.api_duration;
         self.permission_denials.extend(part.permission_denials);
+        // The proxy's log covers the whole run: a later attempt's list holds the earlier one's.
+        if !part.network_denials.is_empty() {
+            self.network_denials = part.network_denials;
+        }
         self.compactions += part.compactions;
         self.ending = part.ending;
         self.final_text = part.final_text;

@@ -208,9 +208,12 @@ fn spawn(launch: &Launch) -> Result<tokio::process::Child, SpawnError> {
     // register the child.
     let runtime = tokio::runtime::Handle::current();
     // Hooks are the user's own commands: confined like `exec`, but a hook that reports to a
-    // chat or a tracker keeps the network.
+    // chat or a tracker keeps the network — unless the user limited it by name (SPEC §20):
+    // then hooks reach the hosts the rules allow, as commands do.
     let mut sandbox = launch.sandbox.clone();
-    sandbox.exec.network = true;
+    if sandbox.exec.network_rules.is_empty() {
+        sandbox.exec.network = true;
+    }
     // The shell from a directory no repository chose (not a `sh` at `.` on PATH).
     let roots: Vec<&std::path::Path> = sandbox
         .writable_roots

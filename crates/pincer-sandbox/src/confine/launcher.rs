@@ -18,11 +18,18 @@
 //!    namespace's `/proc` and then only reaps orphans, so that everything the command starts
 //!    dies when that process does — when pincer kills the command's process group, when pincer
 //!    ends, or when the command and everything it left behind are done.
-//! 6. Landlock (with ABI 6 scoping of abstract sockets and signals); without the namespaces, a
+//! 6. With network rules (SPEC §20, `--egress`): the forwarders, threads of the launcher that
+//!    listen on the namespace's loopback and pipe each connection to pincer's egress proxy —
+//!    one on a free port for the proxy itself (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and
+//!    their lowercase forms point there), one per fixed route (`localhost:5432`). They start
+//!    in step 4, once the network namespace is up and before the PID namespace is made (a
+//!    process that has made a PID namespace for its children can start no thread). Landlock
+//!    and seccomp restrict the thread that applies them and what it starts, not these threads.
+//! 7. Landlock (with ABI 6 scoping of abstract sockets and signals); without the namespaces, a
 //!    seccomp filter against unix sockets and, with the network closed, IP sockets.
-//! 7. The command: started as a child whose exit status the launcher then exits with (PID
-//!    namespace), or exec'd in place. The variables of the user's session services
-//!    ([`super::sockets::SESSION_VARIABLES`]) are not passed on.
+//! 8. The command: started as a child whose exit status the launcher then exits with (PID
+//!    namespace, or forwarders to keep alive), or exec'd in place. The variables of the user's
+//!    session services ([`super::sockets::SESSION_VARIABLES`]) are not passed on.
 //!
 //! A step that fails ends the launcher with [`super::SETUP_FAILED`] and one line on stderr:
 //! nothing runs less confined than asked.
@@ -40,7 +47,7 @@ use nix::sched::{CloneFlags, unshare};
 
 use super::landlock::{PRIVATE_TERMINALS, Rules, restrict_current_thread};
 use super::sockets::{SESSION_VARIABLES, host_sockets, loopback_up};
-use super::{ARG0, Confinement, Mask, mounts, seccomp};
+use super::{ARG0, Confinement, EgressRoutes, Mask, mounts, seccomp};
 
 /// What the launcher was asked to do.
 #[derive(Debug, PartialEq, Eq)]
@@ -102,6 +109,29 @@ pub(super) fn parse(mut arguments: impl Iterator<Item = OsString>) -> Result<Req
                     .push(path.into());
             }
             Some("--require-landlock") => confinement.require_landlock = true,
+            Some("--egress") => {
+                confinement
+                    .egress
+                    .get_or_insert_with(EgressRoutes::default)
+                    .socket = value("--egress")?.into();
+            }
+            Some("--egress-route") => {
+                let route = value("--egress-route")?;
+                let Some(egress) = confinement.egress.as_mut() else {
+                    return Err(SetupError::Arguments(
+                        "--egress-route comes after --egress".to_owned(),
+                    ));
+                };
+                let parsed = route.to_str().and_then(|route| {
+                    let (port, destination) = route.split_once('=')?;
+                    Some((port.parse::<u16>().ok()?, destination.to_owned()))
+                });
+                egress.routes.push(parsed.ok_or_else(|| {
+                    SetupError::Arguments(format!(
+                        "--egress-route takes PORT=HOST:PORT, not {route:?}"
+                    ))
+                })?);
+            }
             Some("--probe") => request.probe = true,
             Some("--init") => request.init = Some(true),
             Some("--init-without-lifeline") => request.init = Some(false),
@@ -131,14 +161,26 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), Se
     }
     nix::unistd::setsid().map_err(could("start a session of its own (setsid)"))?;
     let confinement = &request.confinement;
+    if confinement.egress.is_some() && !(confinement.namespace && confinement.loopback_only) {
+        // Without a network namespace of its own the command would have the host's network:
+        // the rules could not hold (SPEC §20).
+        return Err(SetupError::Unavailable(
+            "network rules need the command's own network namespace (--namespace \
+             --no-network)"
+                .to_owned(),
+        ));
+    }
     let mut rules = Rules {
         writable: confinement.writable.clone().unwrap_or_default(),
         unreadable: Vec::new(),
         readable: Vec::new(),
         tcp: !confinement.loopback_only,
     };
+    let mut proxy_variables = Vec::new();
     if confinement.namespace {
-        if enter_namespaces(confinement)? {
+        let (terminals, variables) = enter_namespaces(confinement, request.probe)?;
+        proxy_variables = variables;
+        if terminals {
             rules
                 .writable
                 .extend(PRIVATE_TERMINALS.iter().map(PathBuf::from));
@@ -181,7 +223,9 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), Se
     for name in SESSION_VARIABLES {
         command.env_remove(name);
     }
-    if first.is_none() {
+    command.envs(proxy_variables);
+    // The forwarders are threads of this process: it stays, as long as the command does.
+    if first.is_none() && confinement.egress.is_none() {
         // Only returns on failure.
         let error = command.exec();
         return Err(could(format!("start {}", program.to_string_lossy()))(error));
@@ -193,6 +237,34 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), Se
     // The namespace's first process learns that the command is done when this one is gone.
     drop(first);
     exit_like(status)
+}
+
+/// The variables that point a command at the egress proxy (`HTTP_PROXY=http://127.0.0.1:PORT`).
+type ProxyVariables = Vec<(&'static str, String)>;
+
+/// Listen on the namespace's loopback for the command's way out (step 6 of the module comment):
+/// a free port to the proxy, and each fixed route's port to its destination. Returns the
+/// variables that point the command's clients at the proxy's port.
+fn start_forwarders(egress: &EgressRoutes) -> Result<ProxyVariables, SetupError> {
+    use pincer_egress::forwarder::{self, Route};
+    let serve = |port: u16, route: Route| -> Result<u16, SetupError> {
+        let listeners = forwarder::bind_loopback(port)
+            .map_err(could(format!("listen on port {port} of the loopback")))?;
+        let bound = listeners
+            .first()
+            .and_then(|listener| listener.local_addr().ok())
+            .map_or(port, |address| address.port());
+        for listener in listeners {
+            forwarder::spawn(listener, egress.socket.clone(), route.clone())
+                .map_err(could("start a forwarder to the egress proxy"))?;
+        }
+        Ok(bound)
+    };
+    let port = serve(0, Route::Proxy)?;
+    for (route_port, destination) in &egress.routes {
+        serve(*route_port, Route::Connect(destination.clone()))?;
+    }
+    Ok(forwarder::proxy_variables(port))
 }
 
 /// End this process the way `status` says the command ended: with its exit code, or by its
@@ -208,9 +280,13 @@ fn exit_like(status: std::process::ExitStatus) -> ! {
     std::process::exit(status.code().unwrap_or(1))
 }
 
-/// Enter the private namespaces and make the mounts (steps 2–4 of the module comment). Returns
-/// whether the command got pseudo-terminals of its own.
-fn enter_namespaces(confinement: &Confinement) -> Result<bool, SetupError> {
+/// Enter the private namespaces and make the mounts (steps 2–4 of the module comment), with the
+/// forwarders of step 6 when asked (not for a probe). Returns whether the command got
+/// pseudo-terminals of its own, and the variables that point it at the egress proxy.
+fn enter_namespaces(
+    confinement: &Confinement,
+    probe: bool,
+) -> Result<(bool, ProxyVariables), SetupError> {
     let uid = nix::unistd::getuid();
     let gid = nix::unistd::getgid();
     let sockets = host_sockets(&confinement.reachable);
@@ -243,7 +319,10 @@ fn enter_namespaces(confinement: &Confinement) -> Result<bool, SetupError> {
     }
     // Mounts inherited by a less privileged user namespace are locked to what they cover.
     let mut more = CloneFlags::empty();
-    if confinement.pid {
+    let forwarding = confinement.egress.as_ref().filter(|_| !probe);
+    // A process that has made a PID namespace for its children can start no more threads: with
+    // forwarders to start, the PID namespace comes after them.
+    if confinement.pid && forwarding.is_none() {
         more |= CloneFlags::CLONE_NEWPID;
     }
     if confinement.loopback_only {
@@ -253,11 +332,20 @@ fn enter_namespaces(confinement: &Confinement) -> Result<bool, SetupError> {
     if confinement.loopback_only {
         loopback_up()?;
     }
+    let mut proxy_variables = Vec::new();
+    if let Some(egress) = forwarding {
+        proxy_variables = start_forwarders(egress)?;
+        if confinement.pid {
+            // The threads made so far keep the namespace they were made in, and with it the
+            // right to start the threads of each connection.
+            unshare(CloneFlags::CLONE_NEWPID).map_err(could("make a PID namespace"))?;
+        }
+    }
     // The working directory still refers to what was there before the mounts (a cwd inside
     // `.git` would write past the read-only bind): look it up again.
     let here = std::env::current_dir().map_err(could("read the working directory"))?;
     std::env::set_current_dir(&here).map_err(could(format!("enter {}", here.display())))?;
-    Ok(terminals)
+    Ok((terminals, proxy_variables))
 }
 
 fn new_user_namespace(

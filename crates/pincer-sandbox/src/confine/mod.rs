@@ -167,6 +167,21 @@ pub struct Confinement {
     pub writable: Option<Vec<PathBuf>>,
     /// Refuse to start the program when Landlock cannot be enforced (`read-only`).
     pub require_landlock: bool,
+    /// The network by name (SPEC §20): with `loopback_only` in a namespace, the forwarders the
+    /// launcher runs on the command's loopback towards pincer's egress proxy.
+    pub egress: Option<EgressRoutes>,
+}
+
+/// Where a command's way out goes (SPEC §20): the proxy's socket, reached from inside the
+/// command's network namespace through a forwarder on its loopback (`HTTP_PROXY` and the
+/// others point there), and the loopback ports that lead to one fixed destination each.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EgressRoutes {
+    /// The proxy's unix socket (its directory is reachable: see [`Confinement::reachable`]).
+    pub socket: PathBuf,
+    /// `Policy::loopback_routes()`: a port of the command's loopback and the `host:port` a
+    /// `CONNECT` through the proxy asks for (`5432` to `localhost:5432`).
+    pub routes: Vec<(u16, String)>,
 }
 
 /// A directory that holds a root and pincer's own entries (say `PINCER_HOME=..`): commands see
@@ -233,6 +248,27 @@ impl Confinement {
                 writable.extend(sandbox.writable_roots.iter().cloned());
             }
         }
+        // The network by name: only with the network closed, only through the run's proxy (a
+        // sandbox without one — a report, pincer's own `git` — keeps the network closed).
+        let egress = match sandbox.exec.egress.get() {
+            Some(egress) if !sandbox.exec.network && !sandbox.exec.network_rules.is_empty() => {
+                Some(EgressRoutes {
+                    socket: egress.socket().to_path_buf(),
+                    routes: sandbox.exec.network_rules.loopback_routes(),
+                })
+            }
+            _ => None,
+        };
+        let mut reachable: Vec<PathBuf> = sandbox
+            .writable_roots
+            .iter()
+            .chain(&sandbox.read_only_roots)
+            .cloned()
+            .collect();
+        // The proxy's socket stays in sight: the mount step covers every other host socket.
+        if let Some(directory) = egress.as_ref().and_then(|egress| egress.socket.parent()) {
+            reachable.push(directory.to_path_buf());
+        }
         Some(Confinement {
             namespace: true,
             pid: sandbox.exec.pid_namespace,
@@ -246,14 +282,10 @@ impl Confinement {
                 .map(|directory| Mask::of(directory, &sandbox.exec.hidden))
                 .collect(),
             revealed: sandbox.exec.revealed.clone(),
-            reachable: sandbox
-                .writable_roots
-                .iter()
-                .chain(&sandbox.read_only_roots)
-                .cloned()
-                .collect(),
+            reachable,
             writable: Some(writable),
             require_landlock: sandbox.mode == SandboxMode::ReadOnly,
+            egress,
         })
     }
 
@@ -332,6 +364,14 @@ impl Confinement {
         }
         if self.require_landlock {
             arguments.push("--require-landlock".into());
+        }
+        if let Some(egress) = &self.egress {
+            arguments.push("--egress".into());
+            arguments.push(egress.socket.clone().into());
+            for (port, destination) in &egress.routes {
+                arguments.push("--egress-route".into());
+                arguments.push(format!("{port}={destination}").into());
+            }
         }
         arguments
     }
@@ -482,6 +522,26 @@ pub fn spawn_as<C: Spawned>(
                 ));
             }
         });
+    }
+    if confinement.egress.is_some() {
+        // The rules hold only in a network namespace of the command's own, with the proxy as
+        // the one way out: never the host's network instead (SPEC §20).
+        if protection.launcher.is_none() || !protection.namespace.is_private() {
+            return Err(SetupError::Unavailable(format!(
+                "the network rules (--allow-host, [sandbox.network]) need user namespaces, \
+                 which are not available here ({}): the command was not started rather than \
+                 given the network (--allow-network opens it whole)",
+                match &protection.namespace {
+                    MountNamespace::Unused(reason) => reason.as_str(),
+                    MountNamespace::Private => "no launcher",
+                }
+            )));
+        }
+        if let Some(egress) = sandbox.exec.egress.get() {
+            egress
+                .start()
+                .map_err(could("start the egress proxy for the network rules"))?;
+        }
     }
     if let Some(launcher) = &protection.launcher {
         if protection.namespace.is_private() {
@@ -726,6 +786,8 @@ pub struct ExecProtection {
     pub launcher: Option<PathBuf>,
     /// Commands may reach the network (`--allow-network`, `[sandbox] network`).
     pub network: bool,
+    /// Network rules are set (`--allow-host`, `[sandbox.network]`, SPEC §20).
+    pub network_rules: bool,
 }
 
 impl ExecProtection {
@@ -772,6 +834,7 @@ impl ExecProtection {
             added_dirs: sandbox.added_dirs.len(),
             launcher,
             network: sandbox.exec.network,
+            network_rules: !sandbox.exec.network_rules.is_empty(),
         }
     }
 
@@ -917,9 +980,22 @@ impl ExecProtection {
         if self.network {
             return "on (--allow-network or [sandbox] network = true)".to_owned();
         }
-        if self.namespace.is_private() {
-            return "off: each command has a loopback interface of its own and nothing else"
-                .to_owned();
+        match (self.network_rules, self.namespace.is_private()) {
+            (true, true) => {
+                return "limited: each command has a loopback interface of its own and reaches \
+                        only the hosts the network rules allow, through pincer's egress proxy"
+                    .to_owned();
+            }
+            (true, false) => {
+                return "off: the network rules cannot be enforced without user namespaces, so \
+                        a command is refused rather than given the network"
+                    .to_owned();
+            }
+            (false, true) => {
+                return "off: each command has a loopback interface of its own and nothing else"
+                    .to_owned();
+            }
+            (false, false) => {}
         }
         "off: without user namespaces commands cannot make an IP socket at all, not even for \
          their own loopback (seccomp)"
@@ -959,6 +1035,13 @@ mod tests {
             reachable: vec!["/w".into()],
             writable: Some(vec!["/dev/null".into(), "/w".into()]),
             require_landlock: true,
+            egress: Some(EgressRoutes {
+                socket: "/tmp/pincer-egress-x/proxy.sock".into(),
+                routes: vec![
+                    (5432, "localhost:5432".to_owned()),
+                    (8080, "[::1]:8080".to_owned()),
+                ],
+            }),
         };
         let mut arguments = confinement.arguments();
         arguments.extend(["--".into(), "sh".into(), "-c".into(), "echo --hide".into()]);
@@ -979,6 +1062,19 @@ mod tests {
                 .to_string(),
             "--hide needs a value"
         );
+        for (arguments, error) in [
+            (
+                vec!["--egress-route", "5432=localhost:5432"],
+                "--egress-route comes after --egress",
+            ),
+            (
+                vec!["--egress", "/s", "--egress-route", "localhost:5432"],
+                "--egress-route takes PORT=HOST:PORT, not \"localhost:5432\"",
+            ),
+        ] {
+            let arguments = arguments.into_iter().map(OsString::from);
+            assert_eq!(launcher::parse(arguments).unwrap_err().to_string(), error);
+        }
         assert_eq!(
             launcher::parse(["--mask-name".into(), "x".into()].into_iter())
                 .unwrap_err()
@@ -1097,6 +1193,7 @@ mod tests {
             added_dirs: 0,
             launcher: Some(SELF_EXE.into()),
             network: false,
+            network_rules: false,
         };
         assert_eq!(protection.level(), "namespace+landlock");
         assert_eq!(

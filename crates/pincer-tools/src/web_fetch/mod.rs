@@ -199,6 +199,7 @@ async fn fetch_within(
         }
     };
     let mut url = requested.clone();
+    check_network_rules(access, &url)?;
     guard(url.clone()).await?;
     let mut redirects = 0;
     loop {
@@ -230,6 +231,7 @@ async fn fetch_within(
             }
             // The same checks as for the first URL: the address, then the policy.
             check_scheme(&next)?;
+            check_network_rules(access, &next)?;
             guard(next.clone()).await?;
             check_policy(access, &url, &next)?;
             redirects += 1;
@@ -238,6 +240,34 @@ async fn fetch_within(
         }
         return read_page(response, requested, url, redirects, limits).await;
     }
+}
+
+/// Ask the run's network rules (SPEC §20) about `url`'s host and port, when they limit the
+/// network: the egress proxy's first step, so web_fetch reaches what a command may and no more.
+/// The addresses are then the guard's: public ones only unless `allow_private`.
+fn check_network_rules(access: &WebAccess, url: &Url) -> Result<(), ToolError> {
+    let Some(rules) = &access.network_rules else {
+        return Ok(());
+    };
+    let port = url.port_or_known_default().unwrap_or(443);
+    let reason = match url
+        .host_str()
+        .map(|host| pincer_egress::Host::parse(host.trim_start_matches('[').trim_end_matches(']')))
+    {
+        Some(Ok(host)) => match rules.admit(&host, port) {
+            Ok(_) => return Ok(()),
+            Err(reason) => reason.to_string(),
+        },
+        Some(Err(error)) => error.to_string(),
+        None => "it names no host".to_owned(),
+    };
+    Err(ToolError::refused(
+        Refusal::Network,
+        format!(
+            "Refused to fetch {url}: {reason}. The network rules (--allow-host, \
+             [sandbox.network]) limit web_fetch as they limit commands."
+        ),
+    ))
 }
 
 /// Ask the run's policy about a redirect target, as it was asked about the first URL.

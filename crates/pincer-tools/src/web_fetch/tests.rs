@@ -26,6 +26,7 @@ fn workspace(private: bool) -> Workspace {
     workspace.context.sandbox.web = WebAccess {
         allow_private: private,
         policy: None,
+        network_rules: None,
     };
     workspace
 }
@@ -302,6 +303,50 @@ async fn a_redirect_the_policy_does_not_allow_is_refused_by_the_policy() {
 }
 
 #[tokio::test]
+async fn with_network_rules_a_host_they_do_not_allow_is_refused_first_url_and_redirect_alike() {
+    // Issue #50: web_fetch follows the rules that limit commands' network.
+    let server = MockServer::start(vec![
+        redirect(302, "http://unnamed.example.test/collect?secret=1"),
+        Reply::raw(200, "text/plain", b"never sent"),
+    ]);
+    let port = server.url().rsplit(':').next().unwrap().to_owned();
+    let mut rules = pincer_egress::Policy::new();
+    rules.allow(&format!("127.0.0.1:{port}")).unwrap();
+    let mut workspace = workspace(true);
+    workspace.context.sandbox.web.network_rules = Some(Arc::new(rules));
+    let output = fetch_tool(
+        &workspace,
+        json!({"url": format!("{}/start", server.url())}),
+    )
+    .await;
+    assert_eq!(
+        output.refusal,
+        Some(Refusal::Network),
+        "{}",
+        output.text_content()
+    );
+    assert_eq!(
+        output.text_content(),
+        "Refused to fetch http://unnamed.example.test/collect?secret=1: no rule allows it. The \
+         network rules (--allow-host, [sandbox.network]) limit web_fetch as they limit commands."
+    );
+    assert_eq!(server.requests().len(), 1);
+    // A first URL they do not allow is refused before anything is sent.
+    let output = fetch_tool(
+        &workspace,
+        json!({"url": format!("http://localhost:{port}/start")}),
+    )
+    .await;
+    assert_eq!(output.refusal, Some(Refusal::Network));
+    assert!(
+        output.text_content().contains("no rule allows it"),
+        "{}",
+        output.text_content()
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
 async fn the_whole_call_is_bounded_by_its_time_limit() {
     let server = MockServer::start(vec![Reply {
         status: 200,
@@ -318,6 +363,7 @@ async fn the_whole_call_is_bounded_by_its_time_limit() {
     let access = WebAccess {
         allow_private: true,
         policy: None,
+        network_rules: None,
     };
     let started = Instant::now();
     let error = fetch(
