@@ -19,6 +19,7 @@ mod progress;
 mod prompt_cache;
 mod provider_errors;
 mod read_pages;
+mod recipes;
 mod reliability;
 mod reliability_crash;
 mod reliability_faults;
