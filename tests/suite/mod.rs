@@ -39,6 +39,7 @@ mod snapshots;
 mod special_files;
 mod status;
 mod stdout_contract;
+mod store;
 mod structured_output;
 mod telemetry;
 mod tool_policy;
