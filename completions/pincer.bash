@@ -254,7 +254,7 @@ _pincer() {
 
     case "${cmd}" in
         pincer)
-            opts="-C -c -q -v -d -h -V --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help --version run resume exec compact sessions status auth usage completions help"
+            opts="-C -c -q -v -d -h -V --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help --version run resume exec compact sessions status auth usage completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,6 +309,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -317,7 +321,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help list add remove order status reset test help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help list add remove order status reset test help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -372,6 +376,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -380,7 +388,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__add)
-            opts="-C -c -q -v -d -h --name --type --from-env --command --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --name --type --from-env --command --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -448,6 +456,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -585,7 +597,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__list)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -637,6 +649,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -648,7 +664,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__order)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -700,6 +716,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -711,7 +731,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__remove)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -763,6 +783,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -774,7 +798,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__reset)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -826,6 +850,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -837,7 +865,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__status)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -892,6 +920,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -900,7 +932,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__test)
-            opts="-m -C -c -q -v -d -h --model --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-m -C -c -q -v -d -h --model --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -997,6 +1029,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1005,7 +1041,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__compact)
-            opts="-m -C -c -q -v -d -h --continue --last --all --instructions --keep-recent-tokens --model --dry-run --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-m -C -c -q -v -d -h --continue --last --all --instructions --keep-recent-tokens --model --dry-run --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1110,6 +1146,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1118,7 +1158,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__completions)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help bash elvish fish powershell zsh"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1173,6 +1213,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1181,7 +1225,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__exec)
-            opts="-m -s -i -o -C -c -q -v -d -h --experimental-json --thread-source --cyber-access-program --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help resume help"
+            opts="-m -s -i -o -C -c -q -v -d -h --experimental-json --thread-source --cyber-access-program --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help resume help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1509,6 +1553,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1559,7 +1607,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__exec__subcmd__resume)
-            opts="-i -C -c -q -v -d -h --last --image --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-i -C -c -q -v -d -h --last --image --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1641,6 +1689,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2044,7 +2096,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__resume)
-            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2376,6 +2428,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2384,7 +2440,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__run)
-            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2724,6 +2780,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2732,7 +2792,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions)
-            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help list show export fork rename rm prune path repair help"
+            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help list show export fork rename rm prune path repair help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2802,6 +2862,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2810,7 +2874,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__export)
-            opts="-o -C -c -q -v -d -h --format --output --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-o -C -c -q -v -d -h --format --output --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2899,6 +2963,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2907,7 +2975,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__fork)
-            opts="-C -c -q -v -d -h --at --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --at --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2967,6 +3035,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3132,7 +3204,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__list)
-            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3202,6 +3274,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3210,7 +3286,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__path)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3265,6 +3341,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3273,7 +3353,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__prune)
-            opts="-C -c -q -v -d -h --older-than --dry-run --all --cwd --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --older-than --dry-run --all --cwd --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3339,6 +3419,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3347,7 +3431,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__rename)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3399,6 +3483,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3410,7 +3498,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__repair)
-            opts="-C -c -q -v -d -h --dry-run --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --dry-run --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3462,6 +3550,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3473,7 +3565,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__rm)
-            opts="-f -C -c -q -v -d -h --force --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-f -C -c -q -v -d -h --force --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3525,6 +3617,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3536,7 +3632,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__show)
-            opts="-C -c -q -v -d -h --tree --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --tree --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3591,6 +3687,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3599,7 +3699,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__status)
-            opts="-C -c -q -v -d -h --mcp --mcp-config --strict-mcp-config --approve-workspace-mcp --continue --last --all --fresh-probe --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --mcp --mcp-config --strict-mcp-config --approve-workspace-mcp --continue --last --all --fresh-probe --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3658,6 +3758,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3666,7 +3770,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__usage)
-            opts="-C -c -q -v -d -h --since --by --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --since --by --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3726,6 +3830,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pincer_global_optspecs
-    string join \n C/cd= home= c/config= output-format= json q/quiet v/verbose d/debug= color= wait= h/help V/version
+    string join \n C/cd= home= c/config= output-format= json q/quiet v/verbose d/debug= color= wait= store= h/help V/version
 end
 
 function __fish_pincer_needs_command
@@ -35,6 +35,7 @@ complete -c pincer -n "__fish_pincer_needs_command" -l color -d 'Style stderr ou
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_needs_command" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_needs_command" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_needs_command" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_needs_command" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_needs_command" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -112,6 +113,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l color -d 'Style st
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l continue -d 'Continue the newest session of this workspace, like `pincer resume --last` (claude\'s --continue; long only: -c is --config)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l fork-session -d 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
@@ -198,6 +200,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l color -d 'Style
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l last -l continue -d 'Continue the most recently updated session of this workspace; the only argument is then the prompt'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -l fork-session -d 'Continue in a new session file holding a copy of the current branch'
@@ -286,6 +289,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l experimental-json -d 'Print codex\'s JSONL events (thread.started, item.*, turn.completed or turn.failed), as --json does under exec'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
@@ -324,6 +328,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -l last -d 'Continue the most recently updated session of this workspace; the only argument is then the prompt'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -349,6 +354,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand compact" -l color -d 'Styl
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l last -l continue -d 'Compact the most recently updated session of this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l dry-run -d 'Show the cut point and token estimates; change nothing'
@@ -371,6 +377,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_s
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l all -d 'Include sessions of every directory, not only this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -400,6 +407,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l all -d 'Include sessions of every directory, not only this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -416,6 +424,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l tree -d 'Show every branch of the session tree, not only the current one'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -436,6 +445,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -453,6 +463,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -468,6 +479,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -483,6 +495,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s f -l force -d 'Delete even when a run holds the session\'s lock'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -501,6 +514,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l dry-run -d 'List what would be deleted; delete nothing'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l all -d 'Prune sessions of every directory, not only this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l json -d 'Print one JSON result object; same as --output-format json'
@@ -518,6 +532,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -533,6 +548,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l dry-run -d 'Report what would be fixed; change nothing'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -560,6 +576,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand status" -l color -d 'Style
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l mcp -d 'Start each configured MCP server, list its tools and report failures with the server\'s stderr'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l approve-workspace-mcp -d 'Approve the servers of the workspace\'s .mcp.json as they are now ([mcp] load_workspace = true starts only approved ones; a new or changed server waits for this flag)'
@@ -581,6 +598,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -604,6 +622,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -624,6 +643,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -639,6 +659,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -654,6 +675,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -669,6 +691,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -684,6 +707,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -704,6 +728,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l replay-pace -d 'With --replay: stream at the recorded pace instead of as fast as possible'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -733,6 +758,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand usage" -l color -d 'Style 
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand usage" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand usage" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand usage" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand usage" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -748,6 +774,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand completions" -l color -d '
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'

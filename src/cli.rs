@@ -315,6 +315,18 @@ pub struct GlobalArgs {
     /// to wait for the names lock (default 30 s) before exiting 75.
     #[arg(long, global = true, value_name = "SECS", value_parser = parse_seconds)]
     pub wait: Option<f64>,
+
+    /// Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://,
+    /// az://, memory://); overrides [store] url; an empty URL (--store '') turns it off.
+    #[arg(
+        long,
+        global = true,
+        env = "PINCER_STORE",
+        hide_env_values = true,
+        value_name = "URL",
+        value_hint = ValueHint::Url
+    )]
+    pub store: Option<String>,
 }
 
 /// Whether the command line is `pincer --version` or `pincer -V` and nothing else: `main`

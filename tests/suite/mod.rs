@@ -40,6 +40,7 @@ mod snapshots;
 mod special_files;
 mod status;
 mod stdout_contract;
+mod store;
 mod structured_output;
 mod telemetry;
 mod tool_policy;
