@@ -413,6 +413,8 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Copy local sessions into the session store (--store); one already there is skipped')
+            [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Write the local copy of a session of the session store (--store) and print its path')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -601,6 +603,49 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'pincer;sessions;push' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Copy every local session')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;pull' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'pincer;sessions;repair' {
             [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
             [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
@@ -632,6 +677,8 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Copy local sessions into the session store (--store); one already there is skipped')
+            [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Write the local copy of a session of the session store (--store) and print its path')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -658,6 +705,12 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;sessions;help;path' {
+            break
+        }
+        'pincer;sessions;help;push' {
+            break
+        }
+        'pincer;sessions;help;pull' {
             break
         }
         'pincer;sessions;help;repair' {
@@ -998,6 +1051,8 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
             [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Copy local sessions into the session store (--store); one already there is skipped')
+            [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Write the local copy of a session of the session store (--store) and print its path')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
             break
         }
@@ -1023,6 +1078,12 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;help;sessions;path' {
+            break
+        }
+        'pincer;help;sessions;push' {
+            break
+        }
+        'pincer;help;sessions;pull' {
             break
         }
         'pincer;help;sessions;repair' {

@@ -175,6 +175,12 @@ _pincer() {
             pincer__subcmd__help__subcmd__sessions,prune)
                 cmd="pincer__subcmd__help__subcmd__sessions__subcmd__prune"
                 ;;
+            pincer__subcmd__help__subcmd__sessions,pull)
+                cmd="pincer__subcmd__help__subcmd__sessions__subcmd__pull"
+                ;;
+            pincer__subcmd__help__subcmd__sessions,push)
+                cmd="pincer__subcmd__help__subcmd__sessions__subcmd__push"
+                ;;
             pincer__subcmd__help__subcmd__sessions,rename)
                 cmd="pincer__subcmd__help__subcmd__sessions__subcmd__rename"
                 ;;
@@ -205,6 +211,12 @@ _pincer() {
             pincer__subcmd__sessions,prune)
                 cmd="pincer__subcmd__sessions__subcmd__prune"
                 ;;
+            pincer__subcmd__sessions,pull)
+                cmd="pincer__subcmd__sessions__subcmd__pull"
+                ;;
+            pincer__subcmd__sessions,push)
+                cmd="pincer__subcmd__sessions__subcmd__push"
+                ;;
             pincer__subcmd__sessions,rename)
                 cmd="pincer__subcmd__sessions__subcmd__rename"
                 ;;
@@ -234,6 +246,12 @@ _pincer() {
                 ;;
             pincer__subcmd__sessions__subcmd__help,prune)
                 cmd="pincer__subcmd__sessions__subcmd__help__subcmd__prune"
+                ;;
+            pincer__subcmd__sessions__subcmd__help,pull)
+                cmd="pincer__subcmd__sessions__subcmd__help__subcmd__pull"
+                ;;
+            pincer__subcmd__sessions__subcmd__help,push)
+                cmd="pincer__subcmd__sessions__subcmd__help__subcmd__push"
                 ;;
             pincer__subcmd__sessions__subcmd__help,rename)
                 cmd="pincer__subcmd__sessions__subcmd__help__subcmd__rename"
@@ -1928,7 +1946,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__help__subcmd__sessions)
-            opts="list show export fork rename rm prune path repair"
+            opts="list show export fork rename rm prune path push pull repair"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1998,6 +2016,34 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__help__subcmd__sessions__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__help__subcmd__sessions__subcmd__pull)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__help__subcmd__sessions__subcmd__push)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2792,7 +2838,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions)
-            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help list show export fork rename rm prune path repair help"
+            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help list show export fork rename rm prune path push pull repair help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3050,7 +3096,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__help)
-            opts="list show export fork rename rm prune path repair help"
+            opts="list show export fork rename rm prune path push pull repair help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3134,6 +3180,34 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__help__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__sessions__subcmd__help__subcmd__pull)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__sessions__subcmd__help__subcmd__push)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -3370,6 +3444,140 @@ _pincer() {
                     fi
                     return 0
                     ;;
+                --cd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-format)
+                    COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__sessions__subcmd__pull)
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --cd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-format)
+                    COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__sessions__subcmd__push)
+            opts="-C -c -q -v -d -h --all --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --cd)
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then

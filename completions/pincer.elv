@@ -401,6 +401,8 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand rm 'Delete sessions'
             cand prune 'Delete sessions not updated for a while'
             cand path 'Print the path of a session''s file'
+            cand push 'Copy local sessions into the session store (--store); one already there is skipped'
+            cand pull 'Write the local copy of a session of the session store (--store) and print its path'
             cand repair 'Fix a corrupt session file, moving unreadable lines to a side file'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -580,6 +582,47 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'pincer;sessions;push'= {
+            cand -C 'Use DIR as the workspace instead of the current directory'
+            cand --cd 'Use DIR as the workspace instead of the current directory'
+            cand --home 'Keep config, credentials and sessions in DIR instead of the XDG directories'
+            cand -c 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
+            cand --config 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
+            cand --output-format 'Choose what stdout carries: final text, one result object, or JSONL events'
+            cand -d 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
+            cand --debug 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
+            cand --color 'Style stderr output; NO_COLOR in the environment also turns colors off'
+            cand --wait 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75'
+            cand --store 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off'
+            cand --all 'Copy every local session'
+            cand --json 'Print one JSON result object; same as --output-format json'
+            cand -q 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+            cand --quiet 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+            cand -v 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+            cand --verbose 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'pincer;sessions;pull'= {
+            cand -C 'Use DIR as the workspace instead of the current directory'
+            cand --cd 'Use DIR as the workspace instead of the current directory'
+            cand --home 'Keep config, credentials and sessions in DIR instead of the XDG directories'
+            cand -c 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
+            cand --config 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable'
+            cand --output-format 'Choose what stdout carries: final text, one result object, or JSONL events'
+            cand -d 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
+            cand --debug 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored'
+            cand --color 'Style stderr output; NO_COLOR in the environment also turns colors off'
+            cand --wait 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75'
+            cand --store 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off'
+            cand --json 'Print one JSON result object; same as --output-format json'
+            cand -q 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+            cand --quiet 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+            cand -v 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+            cand --verbose 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'pincer;sessions;repair'= {
             cand -C 'Use DIR as the workspace instead of the current directory'
             cand --cd 'Use DIR as the workspace instead of the current directory'
@@ -610,6 +653,8 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand rm 'Delete sessions'
             cand prune 'Delete sessions not updated for a while'
             cand path 'Print the path of a session''s file'
+            cand push 'Copy local sessions into the session store (--store); one already there is skipped'
+            cand pull 'Write the local copy of a session of the session store (--store) and print its path'
             cand repair 'Fix a corrupt session file, moving unreadable lines to a side file'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
@@ -628,6 +673,10 @@ set edit:completion:arg-completer[pincer] = {|@words|
         &'pincer;sessions;help;prune'= {
         }
         &'pincer;sessions;help;path'= {
+        }
+        &'pincer;sessions;help;push'= {
+        }
+        &'pincer;sessions;help;pull'= {
         }
         &'pincer;sessions;help;repair'= {
         }
@@ -939,6 +988,8 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand rm 'Delete sessions'
             cand prune 'Delete sessions not updated for a while'
             cand path 'Print the path of a session''s file'
+            cand push 'Copy local sessions into the session store (--store); one already there is skipped'
+            cand pull 'Write the local copy of a session of the session store (--store) and print its path'
             cand repair 'Fix a corrupt session file, moving unreadable lines to a side file'
         }
         &'pincer;help;sessions;list'= {
@@ -956,6 +1007,10 @@ set edit:completion:arg-completer[pincer] = {|@words|
         &'pincer;help;sessions;prune'= {
         }
         &'pincer;help;sessions;path'= {
+        }
+        &'pincer;help;sessions;push'= {
+        }
+        &'pincer;help;sessions;pull'= {
         }
         &'pincer;help;sessions;repair'= {
         }

@@ -149,6 +149,16 @@ Examples:
   pincer sessions prune --older-than 30d --dry-run
   pincer sessions prune --older-than 12h --all --json";
 
+const SESSIONS_PUSH_EXAMPLES: &str = "\
+Examples:
+  pincer sessions push nightly --store s3://team-bucket/pincer   # not run in CI: needs a session store
+  pincer sessions push --all --store s3://team-bucket/pincer      # not run in CI: needs a session store";
+
+const SESSIONS_PULL_EXAMPLES: &str = "\
+Examples:
+  pincer sessions pull nightly --store s3://team-bucket/pincer   # not run in CI: needs a session store
+  pincer sessions pull 01a2b3c4 --store s3://team-bucket/pincer --json   # not run in CI: needs a session store";
+
 const SESSIONS_PATH_EXAMPLES: &str = "\
 Examples:
   pincer sessions path nightly
@@ -1361,6 +1371,14 @@ pub enum SessionsCommand {
     #[command(after_help = SESSIONS_PATH_EXAMPLES)]
     Path(SessionsPathArgs),
 
+    /// Copy local sessions into the session store (--store); one already there is skipped.
+    #[command(after_help = SESSIONS_PUSH_EXAMPLES)]
+    Push(SessionsPushArgs),
+
+    /// Write the local copy of a session of the session store (--store) and print its path.
+    #[command(after_help = SESSIONS_PULL_EXAMPLES)]
+    Pull(SessionsPullArgs),
+
     /// Fix a corrupt session file, moving unreadable lines to a side file.
     #[command(after_help = SESSIONS_REPAIR_EXAMPLES)]
     Repair(SessionsRepairArgs),
@@ -1481,6 +1499,28 @@ pub struct SessionsPruneArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SessionsPathArgs {
     /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsPushArgs {
+    /// Local sessions to copy: ids, unique id prefixes, names or files.
+    #[arg(
+        value_name = "SESSION",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub sessions: Vec<String>,
+
+    /// Copy every local session.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsPullArgs {
+    /// A session of the store: its id, a unique id prefix, or its name.
     #[arg(value_name = "SESSION")]
     pub session: String,
 }

@@ -13,6 +13,7 @@ mod hooks;
 mod mcp;
 mod request;
 pub(crate) mod sessions;
+mod sessions_store;
 pub(crate) mod status;
 pub(crate) mod turn;
 pub(crate) mod usage;

@@ -34,6 +34,7 @@ mod run_input;
 mod schema;
 mod session_deletion;
 mod sessions;
+mod sessions_store;
 mod signals;
 mod skills;
 mod snapshots;

@@ -71,6 +71,9 @@ pub use session::{Checkpoint, CommitMeta, CommitOutcome, Segment, Snapshot};
 pub use store::{Environment, Store, StoreOptions, is_credential_variable};
 pub use transfer::{Pulled, Pushed};
 
+/// The bytes type of segments and session files.
+pub use bytes::Bytes;
+
 /// The object store crate this one is built on, for callers that wrap a store
 /// ([`Store::wrap`]).
 pub use object_store;
