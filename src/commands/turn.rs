@@ -488,7 +488,11 @@ fn save_turn(
         return Ok(());
     };
     if let Some(checkpoint) = remote.commit(succeeded)? {
-        let _ = (checkpoint, sink);
+        sink.emit(&Event::Checkpoint(crate::engine::event::Checkpoint {
+            session_id: checkpoint.session.to_string(),
+            segment: checkpoint.segment,
+            turn: checkpoint.turn,
+        }));
     }
     Ok(())
 }

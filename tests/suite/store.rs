@@ -499,3 +499,62 @@ fn runners_resuming_one_session_in_a_loop_keep_every_turn_once_in_order() {
         );
     }
 }
+
+/// Issue #49: after each committed turn a `system/checkpoint` line (session id, segment, turn)
+/// in stream-json and in `--events-file`, between the turn's events and the result.
+#[test]
+fn each_committed_turn_is_followed_by_a_checkpoint_event() {
+    use crate::common::schema::{Printed, printed};
+    use pincer::output::schema::{Line, SystemLine};
+    let store = S3Store::new();
+    let home = Home::new();
+    let server = MockServer::start(vec![text("one"), text("two")]);
+    let events = home.root.path().join("events.jsonl");
+    let turn = |args: &[&str]| {
+        let output = home
+            .pincer()
+            .provider(&protocols::anthropic(), &server)
+            .store(&store)
+            .args([
+                "--output-format",
+                "stream-json",
+                "-c",
+                &format!("model=\"{MODEL}\""),
+            ])
+            .args(args)
+            .arg("--events-file")
+            .arg(&events)
+            .output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+        let from_file = std::fs::read_to_string(&events).unwrap();
+        let mut seen = Vec::new();
+        for text in [stdout(&output), from_file] {
+            let lines = printed(&text).unwrap();
+            let checkpoints: Vec<_> = lines
+                .iter()
+                .enumerate()
+                .filter_map(|(index, line)| match line {
+                    Printed::Line(Line::System(SystemLine::Checkpoint(checkpoint))) => {
+                        Some((index, checkpoint.clone()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(checkpoints.len(), 1, "{text}");
+            let (index, checkpoint) = &checkpoints[0];
+            assert_eq!(*index, lines.len() - 2, "{text}");
+            let Some(Printed::Result(result)) = lines.last() else {
+                panic!("{text}")
+            };
+            assert_eq!(
+                result.session_id.as_deref(),
+                Some(checkpoint.session_id.as_str())
+            );
+            seen.push((checkpoint.segment, checkpoint.turn));
+        }
+        assert_eq!(seen[0], seen[1], "stdout and the events file differ");
+        seen[0]
+    };
+    assert_eq!(turn(&["run", "--name", "beats", "one"]), (1, Some(1)));
+    assert_eq!(turn(&["resume", "beats", "two"]), (2, Some(2)));
+}
