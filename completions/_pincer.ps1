@@ -57,6 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'Give the new session this id instead of a generated one (with -r/--continue, the forked session''s; needs --fork-session)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')
+            [CompletionResult]::new('--idempotency-key', '--idempotency-key', [CompletionResultType]::ParameterName, 'A retried step''s key: the session is named KEY (created, or continued if it exists), and a retry whose turn for KEY was already saved prints that turn''s result again without calling the model')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias')

@@ -2486,7 +2486,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__run)
-            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
+            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --idempotency-key --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2501,6 +2501,10 @@ _pincer() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idempotency-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -53,6 +53,7 @@ set edit:completion:arg-completer[pincer] = {|@words|
             cand --session-id 'Give the new session this id instead of a generated one (with -r/--continue, the forked session''s; needs --fork-session)'
             cand -n 'Give the new session a unique NAME, for `pincer resume NAME`'
             cand --name 'Give the new session a unique NAME, for `pincer resume NAME`'
+            cand --idempotency-key 'A retried step''s key: the session is named KEY (created, or continued if it exists), and a retry whose turn for KEY was already saved prints that turn''s result again without calling the model'
             cand -r 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)'
             cand --resume 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)'
             cand -m 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias'

@@ -53,6 +53,7 @@ complete -c pincer -n "__fish_pincer_needs_command" -f -a "completions" -d 'Prin
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l session-id -d 'Give the new session this id instead of a generated one (with -r/--continue, the forked session\'s; needs --fork-session)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s n -l name -d 'Give the new session a unique NAME, for `pincer resume NAME`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l idempotency-key -d 'A retried step\'s key: the session is named KEY (created, or continued if it exists), and a retry whose turn for KEY was already saved prints that turn\'s result again without calling the model' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s r -l resume -d 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude\'s -r/--resume)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s m -l model -d 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l fallback-model -d 'Models to try in order when the primary one fails over; repeatable or comma-separated' -r

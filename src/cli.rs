@@ -1132,6 +1132,16 @@ pub struct RunArgs {
     #[arg(short = 'n', long, value_name = "NAME")]
     pub name: Option<String>,
 
+    /// A retried step's key: the session is named KEY (created, or continued if it exists),
+    /// and a retry whose turn for KEY was already saved prints that turn's result again
+    /// without calling the model.
+    #[arg(
+        long,
+        value_name = "KEY",
+        conflicts_with_all = ["name", "continued"]
+    )]
+    pub idempotency_key: Option<String>,
+
     /// Continue SESSION instead of starting one, like `pincer resume SESSION` (claude's
     /// -r/--resume).
     #[arg(

@@ -20,6 +20,8 @@
 //! [`crate::engine::plan::keys::KnownKeys`]), and the store removes their values from its
 //! messages.
 
+pub(crate) mod session;
+
 use std::future::Future;
 use std::time::Duration;
 
