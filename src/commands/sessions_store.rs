@@ -5,12 +5,13 @@
 //! # The local copy
 //! A session of the store is its segments; concatenated in key order they are a pi v3 file. The
 //! local copy is that file under the sessions directory (its usual name, so the index, `resume`
-//! and pi find it), with a marker beside it, `<file>.store.json`: the store's URL, how many
-//! segments the file holds and the SHA-256 of their bytes. `show`, `export` and `pull` read only
-//! the segments after the marker's (one listing, one read per new segment) and append them; a
-//! copy without a marker, or one the marker does not describe, is compared with the store's
-//! whole file. A local file is never overwritten: one with turns the store lacks is left as it
-//! is (`pull` refuses, naming it; `show` reads the store's copy instead).
+//! and pi find it), described by the record `resume` keeps (`remote::session`:
+//! `<state>/store/<id>.json`, the store's URL, the file, how many segments and bytes of it are
+//! the store's). `show`, `export` and `pull` read only the segments after the record's (one
+//! listing, one read per new segment) and append them; a copy without a record, or one whose
+//! length differs from it, is compared with the store's whole file. A local file is never
+//! overwritten: one with turns the store lacks, or another history, is left as it is (`pull`
+//! refuses to replace one that differs, naming it; `show` reads the store's copy instead).
 //!
 //! # What a command costs in requests
 //! `list`: one listing of the sessions (per 1,000), then per session one listing of its folder
@@ -23,7 +24,6 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use pincer_store::{NameClaim, SessionFacts, SessionId, Store, StoreError};
-use sha2::{Digest, Sha256};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
@@ -39,6 +39,7 @@ use crate::output::report::{
     PushOutcome, SessionPulled, SessionPushed, SessionsPushed, StoreSessionListItem,
     StoreSessionsPruned, StoreSessionsRemoved,
 };
+use crate::remote::session::{CacheRecord, cache_dir, record_path};
 use crate::remote::{self, store_error};
 use crate::session::index;
 use crate::session::store::SessionLock;
@@ -321,52 +322,59 @@ fn list_table(items: &[StoreSessionListItem], now: OffsetDateTime) -> String {
 
 // ------------------------------------------------------------------------------ the local copy
 
-/// `<file>.store.json`: what part of a local session file is the store's segments.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-struct Marker {
-    /// The store, its URL without credentials.
-    store: String,
-    /// The file's first `length` bytes are segments 1 to `segments`.
-    segments: u64,
+/// The record of `id`'s local copy that `resume` keeps too (`remote::session`), when it is
+/// this store's and `file` (`length` bytes) is still exactly what it recorded.
+fn read_record(
+    context: &Context,
+    store: &Store,
+    id: &SessionId,
+    file: &Path,
     length: u64,
-    /// The SHA-256 of those bytes, in hex: a file replaced since is not taken for the copy.
-    sha256: String,
+) -> Option<CacheRecord> {
+    let path = record_path(&cache_dir(&context.settings.paths.state_dir), id);
+    let record: CacheRecord = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
+    (record.url == store.url()
+        && file.file_name().is_some_and(|name| *name == *record.file)
+        && record.length == length)
+        .then_some(record)
 }
 
-fn marker_path(file: &Path) -> PathBuf {
-    let mut name = file.as_os_str().to_owned();
-    name.push(".store.json");
-    PathBuf::from(name)
-}
-
-fn sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
-}
-
-/// The marker of `file` for `store` when it describes the file's start.
-fn read_marker(store: &Store, file: &Path, bytes: &[u8]) -> Option<Marker> {
-    let text = std::fs::read(marker_path(file)).ok()?;
-    let marker: Marker = serde_json::from_slice(&text).ok()?;
-    let length = usize::try_from(marker.length).ok()?;
-    (marker.store == store.url()
-        && bytes
-            .get(..length)
-            .is_some_and(|start| sha256(start) == marker.sha256))
-    .then_some(marker)
-}
-
-fn write_marker(store: &Store, file: &Path, segments: u64, bytes: &[u8]) -> CliResult<()> {
-    let marker = Marker {
-        store: store.url().to_owned(),
-        segments,
-        length: bytes.len() as u64,
-        sha256: sha256(bytes),
+/// Record that `file` is segments 1 to `head` of `id`, `length` bytes, exactly. Best effort,
+/// as `resume` does: a record not written costs a whole read of the session next time.
+fn write_record(
+    context: &Context,
+    store: &Store,
+    id: &SessionId,
+    file: &Path,
+    (head, length, turn): (u64, u64, u64),
+) {
+    let directory = cache_dir(&context.settings.paths.state_dir);
+    let record = CacheRecord {
+        url: store.url().to_owned(),
+        file: file
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned(),
+        head,
+        length,
+        turn,
     };
-    let text = serde_json::to_vec(&marker).map_err(|error| write_failed(file, error))?;
-    crate::fs::write_atomic(&marker_path(file), &text).map_err(|error| write_failed(file, error))
+    let _ = crate::fs::create_dir_all(&directory);
+    if let Ok(bytes) = serde_json::to_vec(&record) {
+        let _ = crate::fs::write_atomic(&record_path(&directory, id), &bytes);
+    }
+}
+
+/// The last turn after `segments`, from their turn numbers or by counting on from `turn`;
+/// `head` when nothing says (as `resume` counts).
+fn last_turn(turn: Option<u64>, segments: &[pincer_store::Segment], head: u64) -> u64 {
+    segments
+        .iter()
+        .fold(turn, |turn, segment| {
+            segment.turn.or(turn.map(|turn| turn + 1))
+        })
+        .unwrap_or(head)
 }
 
 fn write_failed(file: &Path, error: impl std::fmt::Display) -> CliError {
@@ -428,24 +436,43 @@ struct Synced {
 fn sync(context: &Context, store: &Remote, id: &SessionId) -> CliResult<Synced> {
     let local = local_file(context, id)?;
     let Some(file) = local else {
-        let pulled = store.run(store.pull(id)).map_err(store_error)?;
+        let segments = store
+            .run(store.read_segments(id, None))
+            .map_err(store_error)?;
+        let Some(last) = segments.last() else {
+            return Err(store_error(StoreError::NotFound {
+                store: store.url().to_owned(),
+                what: format!("session {id}"),
+            }));
+        };
+        let head = last.number;
+        let bytes: Vec<u8> = segments
+            .iter()
+            .flat_map(|segment| segment.bytes.iter().copied())
+            .collect();
         let file = context
             .sessions_dir()
             .join(crate::session::store::file_name(
-                &header_timestamp(&pulled.bytes),
+                &header_timestamp(&bytes),
                 id.as_str(),
             ));
         std::fs::create_dir_all(context.sessions_dir())
             .map_err(|error| write_failed(&file, error))?;
-        crate::fs::write_atomic(&file, &pulled.bytes)
-            .map_err(|error| write_failed(&file, error))?;
-        write_marker(store, &file, pulled.head, &pulled.bytes)?;
+        crate::fs::write_atomic(&file, &bytes).map_err(|error| write_failed(&file, error))?;
+        let length = bytes.len() as u64;
+        write_record(
+            context,
+            store,
+            id,
+            &file,
+            (head, length, last_turn(None, &segments, head)),
+        );
         let _ = index::update_one(context.sessions_dir(), &file);
         return Ok(Synced {
             file,
-            segments: pulled.head,
-            fetched: pulled.head,
-            bytes: pulled.bytes.len() as u64,
+            segments: head,
+            fetched: head,
+            bytes: length,
             diverged: None,
             _temporary: None,
         });
@@ -458,9 +485,10 @@ fn sync(context: &Context, store: &Remote, id: &SessionId) -> CliResult<Synced> 
             format!("cannot read '{}': {error}", file.display()),
         )
     })?;
-    let (start, after) = match read_marker(store, &file, &bytes) {
-        Some(marker) => (usize::try_from(marker.length).unwrap_or(0), marker.segments),
-        None => (0, 0),
+    let record = read_record(context, store, id, &file, bytes.len() as u64);
+    let (start, after, turn) = match &record {
+        Some(record) => (bytes.len(), record.head, Some(record.turn)),
+        None => (0, 0, None),
     };
     let segments = store
         .run(store.read_segments(id, Some(after)))
@@ -473,6 +501,7 @@ fn sync(context: &Context, store: &Remote, id: &SessionId) -> CliResult<Synced> 
             what: format!("session {id}"),
         }));
     }
+    let turn = last_turn(turn, &segments, head);
     let mut stored = bytes[..start].to_vec();
     for segment in &segments {
         stored.extend_from_slice(&segment.bytes);
@@ -491,31 +520,21 @@ fn sync(context: &Context, store: &Remote, id: &SessionId) -> CliResult<Synced> 
             append(&file, &stored[bytes.len()..])?;
             let _ = index::update_one(context.sessions_dir(), &file);
         }
-        write_marker(store, &file, head, &stored)?;
+        write_record(context, store, id, &file, (head, stored.len() as u64, turn));
         drop(lock);
         return Ok(synced(file, None, None));
     }
+    drop(lock);
     if bytes.starts_with(&stored) {
         // The local file continues the store's copy (turns run here without the store): it
-        // stays as it is; its start is the store's.
-        write_marker(store, &file, head, &stored)?;
-        drop(lock);
+        // stays as it is.
         return Ok(synced(file.clone(), None, Some(file)));
     }
-    drop(lock);
-    // The two differ: the store's copy goes to a temporary file, the local file is kept.
+    // The two differ: the store's copy goes to a temporary file, the local file is kept. (A
+    // record never describes a file that differs, so `stored` is the whole store's copy.)
     let directory = tempfile::tempdir().map_err(|error| write_failed(&file, error))?;
     let temporary = directory.path().join(file.file_name().unwrap_or_default());
-    let whole = if start == 0 {
-        stored.clone()
-    } else {
-        store
-            .run(store.pull(id))
-            .map_err(store_error)?
-            .bytes
-            .to_vec()
-    };
-    std::fs::write(&temporary, &whole).map_err(|error| write_failed(&temporary, error))?;
+    std::fs::write(&temporary, &stored).map_err(|error| write_failed(&temporary, error))?;
     Ok(synced(temporary, Some(directory), Some(file)))
 }
 
@@ -719,7 +738,13 @@ fn push_one(
             ),
             error => store_error(error),
         })?;
-    write_marker(store, &local.file, pushed.head, &bytes)?;
+    write_record(
+        context,
+        store,
+        &id,
+        &local.file,
+        (pushed.head, bytes.len() as u64, pushed.head),
+    );
     drop(lock);
     let outcome = match pushed.segment {
         None => PushOutcome::AlreadyInStore,

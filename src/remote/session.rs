@@ -65,14 +65,29 @@ struct Held {
     turn: u64,
 }
 
-/// What the local record of a session says the file holds of the store.
+/// What the local record of a session says the file holds of the store (`sessions pull`,
+/// `show` and `export` keep it too, in `commands/sessions_store.rs`).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
-struct CacheRecord {
-    url: String,
-    file: String,
-    head: u64,
-    length: u64,
-    turn: u64,
+pub(crate) struct CacheRecord {
+    /// The store, its URL without credentials.
+    pub(crate) url: String,
+    /// The local file's name under the sessions directory.
+    pub(crate) file: String,
+    /// The file holds segments 1 to `head`: its first `length` bytes, exactly.
+    pub(crate) head: u64,
+    pub(crate) length: u64,
+    /// The last committed turn.
+    pub(crate) turn: u64,
+}
+
+/// The directory of the records: `<state>/store/`.
+pub(crate) fn cache_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("store")
+}
+
+/// Where the record of `session` is kept in `cache_dir`: `<id>.json`.
+pub(crate) fn record_path(cache_dir: &Path, session: &SessionId) -> PathBuf {
+    cache_dir.join(format!("{session}.json"))
 }
 
 impl<'run> RunStore<'run> {
@@ -88,7 +103,7 @@ impl<'run> RunStore<'run> {
             scope,
             ttl,
             wait: wait.unwrap_or(Duration::ZERO),
-            cache_dir: state_dir.join("store"),
+            cache_dir: cache_dir(state_dir),
             key,
             held: RefCell::new(None),
         }
@@ -118,7 +133,7 @@ impl<'run> RunStore<'run> {
     }
 
     fn record_path(&self, session: &SessionId) -> PathBuf {
-        self.cache_dir.join(format!("{session}.json"))
+        record_path(&self.cache_dir, session)
     }
 
     fn read_record(&self, session: &SessionId) -> Option<CacheRecord> {

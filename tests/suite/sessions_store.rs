@@ -169,29 +169,55 @@ fn a_session_pushed_from_one_machine_is_listed_shown_exported_and_pulled_on_anot
     assert_eq!((report.segments, report.fetched), (2, 1));
     assert_eq!(std::fs::read_to_string(&report.file).unwrap(), continued);
 
-    // And resumes it locally, as pincer resumes any session file.
-    let server = MockServer::start(vec![Reply::sse(&wire::text_stream(
-        &["Also the lexer."],
-        Usage4 {
-            input: 20,
-            output: 4,
-            cache_read: 0,
-            cache_write: 0,
-        },
-    ))]);
+    // Machine B resumes it through the store: the pulled copy is the cache `resume` keeps (the
+    // same record), so the turn is appended to that very file rather than a rebuilt one.
+    let answer = |text: &str| {
+        Reply::sse(&wire::text_stream(
+            &[text],
+            Usage4 {
+                input: 20,
+                output: 4,
+                cache_read: 0,
+                cache_write: 0,
+            },
+        ))
+    };
+    let server = MockServer::start(vec![answer("Also the lexer."), answer("Nothing else.")]);
+    let inode = |path: &std::path::Path| {
+        use std::os::unix::fs::MetadataExt as _;
+        std::fs::metadata(path).unwrap().ino()
+    };
+    let before = inode(&report.file);
     let resumed = machine_b
         .pincer()
+        .store(&store)
         .provider(&protocols::anthropic(), &server)
-        .args(["--store", "", "resume", "nightly", "anything else?"])
+        .args(["resume", "nightly", "anything else?"])
         .output();
     assert_eq!(code(&resumed), 0, "{}", stderr(&resumed));
     assert_eq!(stdout(&resumed), "Also the lexer.\n");
     let body = String::from_utf8_lossy(&server.requests()[0].body).into_owned();
     assert!(body.contains("and today?"), "the pulled turns were sent");
+    assert_eq!(
+        inode(&report.file),
+        before,
+        "the local copy was extended, not rebuilt"
+    );
+    let after_store_turn = std::fs::read_to_string(&report.file).unwrap();
+    assert!(after_store_turn.starts_with(&continued));
+
+    // And without the store, as pincer resumes any session file.
+    let resumed = machine_b
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args(["--store", "", "resume", "nightly", "and now?"])
+        .output();
+    assert_eq!(code(&resumed), 0, "{}", stderr(&resumed));
+    assert_eq!(stdout(&resumed), "Nothing else.\n");
     assert!(
         std::fs::read_to_string(&report.file)
             .unwrap()
-            .starts_with(&continued)
+            .starts_with(&after_store_turn)
     );
 }
 
