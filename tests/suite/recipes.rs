@@ -6,6 +6,7 @@
 //! line, and the GitHub Actions step runs, against the mock provider.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use pincer::cli::Cli;
 use pincer::docs::retries;
@@ -13,6 +14,7 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::common::mock::{MockServer, Reply};
 use crate::common::protocols;
+use crate::common::s3::S3Store;
 use crate::common::wire::anthropic::{self as wire, Usage4};
 use crate::common::{Home, code, stderr, stdout};
 
@@ -264,9 +266,14 @@ fn the_temporal_activity_marks_every_exit_but_the_tables_retry_exits_non_retryab
 }
 
 /// The GitHub Actions step's script run by bash with the built pincer as `pincer`, the
-/// provider at `server`, no store (the recipe's loop and exit handling are what is tested
-/// here), and `sleep` recorded instead of slept.
-fn run_github_step(home: &Home, server: &MockServer) -> (std::process::Output, Vec<String>) {
+/// provider at `server`, the session store `store` (none: local sessions), the comment
+/// `comment`, and `sleep` recorded instead of slept.
+fn run_github_step(
+    home: &Home,
+    server: &MockServer,
+    store: Option<&S3Store>,
+    comment: &str,
+) -> (std::process::Output, Vec<String>) {
     let (_, run) = github_step();
     let sleeps = home.root.path().join("sleeps");
     let script = format!(
@@ -276,12 +283,14 @@ fn run_github_step(home: &Home, server: &MockServer) -> (std::process::Output, V
          {run}",
         sleeps.display()
     );
-    let output = home
-        .pincer()
-        .provider(&protocols::anthropic(), server)
-        .env("PINCER_STORE", "")
+    let command = home.pincer().provider(&protocols::anthropic(), server);
+    let command = match store {
+        Some(store) => command.store(store),
+        None => command.env("PINCER_STORE", ""),
+    };
+    let output = command
         .env("SESSION", "pr-7")
-        .env("COMMENT", "--help is not a flag here")
+        .env("COMMENT", comment)
         .inside("bash", ["-euo", "pipefail", "-c", &script])
         .output();
     let slept = std::fs::read_to_string(&sleeps)
@@ -306,7 +315,7 @@ fn the_github_actions_step_retries_an_unavailable_provider_and_stops_on_bad_cred
     ));
     let overloaded = Reply::json(529, &wire::error_body("overloaded_error", "Overloaded"));
     let server = MockServer::start(vec![overloaded, answer]);
-    let (output, slept) = run_github_step(&home, &server);
+    let (output, slept) = run_github_step(&home, &server, None, "--help is not a flag here");
     assert_eq!(code(&output), 0, "{}", stderr(&output));
     assert_eq!(slept, ["20"], "one retry after exit 4");
     assert_eq!(server.requests().len(), 2);
@@ -327,8 +336,79 @@ fn the_github_actions_step_retries_an_unavailable_provider_and_stops_on_bad_cred
         401,
         &wire::error_body("authentication_error", "invalid x-api-key"),
     )]);
-    let (output, slept) = run_github_step(&home, &server);
+    let (output, slept) = run_github_step(&home, &server, None, "hello");
     assert_eq!(code(&output), 3, "{}", stderr(&output));
     assert!(slept.is_empty(), "{slept:?}");
     assert_eq!(server.requests().len(), 1);
+}
+
+fn answer(text: &str) -> Reply {
+    Reply::sse(&wire::text_stream(
+        &[text],
+        Usage4 {
+            input: 10,
+            output: 2,
+            cache_read: 0,
+            cache_write: 0,
+        },
+    ))
+}
+
+/// The result object the step left in the workspace.
+fn step_result(home: &Home) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(home.workspace.join("result.json")).unwrap())
+        .unwrap()
+}
+
+/// Issue #49: the recipe's step, run by two runners (two homes) against a real S3-compatible
+/// server: the second continues the session the first started, after the lease a runner that
+/// died left behind expired (the step's `--wait`), without a retry.
+#[test]
+fn the_github_actions_step_continues_the_prs_session_on_another_runner_through_the_store() {
+    let store = S3Store::new();
+    let server = MockServer::start(vec![answer("Looked at it."), answer("Fixed it.")]);
+    let (runner_a, runner_b) = (Home::new(), Home::new());
+    let (output, slept) = run_github_step(&runner_a, &server, Some(&store), "please look");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(slept.is_empty(), "{slept:?}");
+    let first = step_result(&runner_a);
+    assert_eq!(first["session_name"], "pr-7", "{first}");
+
+    // A runner that took the lease and died: never renewed, never released.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let handle = pincer_store::Store::open(
+        &store.url,
+        pincer_store::StoreOptions {
+            environment: pincer_store::Environment::Given(store.environment.clone()),
+            ..pincer_store::StoreOptions::default()
+        },
+    )
+    .unwrap();
+    let session = pincer_store::SessionId::parse(first["session_id"].as_str().unwrap()).unwrap();
+    let dead = runtime
+        .block_on(handle.acquire_lease(
+            &session,
+            &pincer_store::Holder::new("pincer dead", "gone-runner"),
+            Duration::from_secs(1),
+            Duration::ZERO,
+        ))
+        .unwrap();
+    drop(dead);
+
+    let (output, slept) = run_github_step(&runner_b, &server, Some(&store), "now fix it");
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(slept.is_empty(), "the wait, not a retry: {slept:?}");
+    let second = step_result(&runner_b);
+    assert_eq!(second["session_id"], first["session_id"], "{second}");
+    assert_eq!(second["result"], "Fixed it.");
+    let body = String::from_utf8_lossy(&server.requests()[1].body).into_owned();
+    assert!(
+        body.contains("please look")
+            && body.contains("Looked at it.")
+            && body.contains("now fix it"),
+        "the second runner sent the first runner's turn: {body}"
+    );
 }
