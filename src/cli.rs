@@ -1349,15 +1349,15 @@ pub struct SessionsArgs {
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum SessionsCommand {
-    /// List sessions, newest first (the default).
+    /// List sessions, newest first (the default); with --store, the store's.
     #[command(after_help = SESSIONS_LIST_EXAMPLES)]
     List(SessionsListArgs),
 
-    /// Print a session's transcript.
+    /// Print a session's transcript; with --store, the store's copy.
     #[command(after_help = SESSIONS_SHOW_EXAMPLES)]
     Show(SessionsShowArgs),
 
-    /// Write a session out as markdown, JSON or the raw JSONL.
+    /// Write a session out as markdown, JSON or the raw JSONL; with --store, the store's copy.
     #[command(after_help = SESSIONS_EXPORT_EXAMPLES)]
     Export(SessionsExportArgs),
 
@@ -1369,11 +1369,11 @@ pub enum SessionsCommand {
     #[command(after_help = SESSIONS_RENAME_EXAMPLES)]
     Rename(SessionsRenameArgs),
 
-    /// Delete sessions.
+    /// Delete sessions; with --store, from the store, under each one's lease.
     #[command(after_help = SESSIONS_RM_EXAMPLES)]
     Rm(SessionsRmArgs),
 
-    /// Delete sessions not updated for a while.
+    /// Delete sessions not updated for a while; with --store, the store's.
     #[command(after_help = SESSIONS_PRUNE_EXAMPLES)]
     Prune(SessionsPruneArgs),
 
