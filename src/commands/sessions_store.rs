@@ -456,6 +456,11 @@ fn sync(context: &Context, store: &Remote, id: &SessionId) -> CliResult<Synced> 
                 &header_timestamp(&bytes),
                 id.as_str(),
             ));
+        if std::fs::symlink_metadata(&file).is_ok() {
+            // A file the index does not know by this id (an id that is no UUID): compared,
+            // never replaced.
+            return sync_existing(context, store, id, file);
+        }
         std::fs::create_dir_all(context.sessions_dir())
             .map_err(|error| write_failed(&file, error))?;
         crate::fs::write_atomic(&file, &bytes).map_err(|error| write_failed(&file, error))?;
@@ -477,6 +482,16 @@ fn sync(context: &Context, store: &Remote, id: &SessionId) -> CliResult<Synced> 
             _temporary: None,
         });
     };
+    sync_existing(context, store, id, file)
+}
+
+/// [`sync`] of the local file `file` of `id`.
+fn sync_existing(
+    context: &Context,
+    store: &Remote,
+    id: &SessionId,
+    file: PathBuf,
+) -> CliResult<Synced> {
     // A run of this machine appends under this lock: the copy is read and extended under it.
     let lock = SessionLock::acquire(&file, context.wait).map_err(super::session_error)?;
     let bytes = std::fs::read(&file).map_err(|error| {

@@ -587,3 +587,59 @@ fn the_json_reports_of_the_sessions_commands_against_a_store() {
         shown::<StoreSessionsRemoved>(&removed, &store, &homes)
     );
 }
+
+/// Issue #49: a session another machine wrote to the store names the local copy from its
+/// header; a timestamp that is an absolute path must not make `sessions pull` write outside
+/// the sessions directory (`Path::join` of an absolute name replaces the directory).
+#[test]
+fn a_header_timestamp_from_the_store_cannot_put_the_pulled_copy_outside_the_sessions_directory() {
+    let store = S3Store::new();
+    let machine = Home::new();
+    // No '.' or ':' in it, which the file name turns into '-': the attack's best case.
+    let outside = std::env::temp_dir().join(format!(
+        "pincer-escape-{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    ));
+    std::fs::create_dir_all(&outside).unwrap();
+    let session = SessionId::parse(ID).unwrap();
+    let header = format!(
+        r#"{{"type":"session","version":3,"id":"{ID}","timestamp":"{}/pwned","cwd":"/w"}}"#,
+        outside.display()
+    );
+    let runtime = runtime();
+    let writer = open(&store);
+    runtime.block_on(async {
+        let lease = writer
+            .acquire_lease(
+                &session,
+                &Holder::new("hostile", "elsewhere"),
+                Duration::from_secs(5),
+                Duration::ZERO,
+            )
+            .await
+            .unwrap();
+        lease
+            .commit(
+                pincer_store::Bytes::from(header + "\n"),
+                pincer_store::CommitMeta::default(),
+            )
+            .await
+            .unwrap();
+        lease.release().await.unwrap();
+    });
+    let pulled = machine
+        .pincer()
+        .store(&store)
+        .args(["sessions", "pull", ID, "--json"])
+        .output();
+    let escaped: Vec<_> = std::fs::read_dir(&outside).unwrap().collect();
+    let _ = std::fs::remove_dir_all(&outside);
+    assert!(
+        escaped.is_empty(),
+        "a file was written outside: {escaped:?}"
+    );
+    assert_eq!(code(&pulled), 0, "{}", stderr(&pulled));
+    let report: SessionPulled = typed(&stdout(&pulled));
+    assert_eq!(report.file.parent(), Some(machine.sessions_dir().as_path()));
+}
