@@ -643,3 +643,74 @@ fn a_header_timestamp_from_the_store_cannot_put_the_pulled_copy_outside_the_sess
     let report: SessionPulled = typed(&stdout(&pulled));
     assert_eq!(report.file.parent(), Some(machine.sessions_dir().as_path()));
 }
+
+/// A store whose session lost a segment (removed by hand, or a listing that lags behind) is
+/// refused as inconsistent, naming the store and the missing segment; nothing local is written.
+#[test]
+fn a_session_missing_a_segment_is_refused_as_an_inconsistent_store() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let (_, file) = local_session(&machine_a, ID, "gappy");
+    let push = |home: &Home| {
+        let output = home
+            .pincer()
+            .store(&store)
+            .args(["sessions", "push", "gappy"])
+            .output();
+        assert_eq!(code(&output), 0, "{}", stderr(&output));
+    };
+    push(&machine_a);
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(
+        r#"{"type":"message","id":"feed0002","parentId":null,"timestamp":"2026-12-01T11:00:00.000Z","message":{"role":"user","content":"more","timestamp":1}}"#,
+    );
+    text.push('\n');
+    std::fs::write(&file, text).unwrap();
+    push(&machine_a);
+
+    // Remove segment 1 behind the store's back.
+    let mut raw = None;
+    let handle = open(&store).wrap(|objects| {
+        raw = Some(objects.clone());
+        objects
+    });
+    drop(handle);
+    let raw = raw.unwrap();
+    let first = pincer_store::object_store::path::Path::from(format!(
+        "sessions/sessions/{ID}/segments/00000000000000000001.jsonl"
+    ));
+    runtime()
+        .block_on(pincer_store::object_store::ObjectStoreExt::delete(
+            &*raw, &first,
+        ))
+        .unwrap();
+
+    let pulled = machine_b
+        .pincer()
+        .store(&store)
+        .args(["sessions", "pull", "gappy"])
+        .output();
+    let said = stderr(&pulled);
+    assert_eq!(code(&pulled), 1, "{said}");
+    assert!(
+        said.contains(&format!(
+            "the session store {} cannot hold sessions safely: segment 1 of session {ID} is missing",
+            store.url
+        )),
+        "{said}"
+    );
+    assert!(said.contains("hint:"), "{said}");
+    assert!(stdout(&pulled).is_empty());
+    let written: Vec<_> = std::fs::read_dir(machine_b.sessions_dir())
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|entry| entry.path().extension().is_some_and(|ext| ext == "jsonl"))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        written.is_empty(),
+        "no session file was written: {written:?}"
+    );
+}
