@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -56,6 +57,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--session-id', '--session-id', [CompletionResultType]::ParameterName, 'Give the new session this id instead of a generated one (with -r/--continue, the forked session''s; needs --fork-session)')
             [CompletionResult]::new('-n', '-n', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')
             [CompletionResult]::new('--name', '--name', [CompletionResultType]::ParameterName, 'Give the new session a unique NAME, for `pincer resume NAME`')
+            [CompletionResult]::new('--idempotency-key', '--idempotency-key', [CompletionResultType]::ParameterName, 'A retried step''s key: the session is named KEY (created, or continued if it exists), and a retry whose turn for KEY was already saved prints that turn''s result again without calling the model')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)')
             [CompletionResult]::new('--resume', '--resume', [CompletionResultType]::ParameterName, 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude''s -r/--resume)')
             [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias')
@@ -107,6 +109,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Continue the newest session of this workspace, like `pincer resume --last` (claude''s --continue; long only: -c is --config)')
             [CompletionResult]::new('--fork-session', '--fork-session', [CompletionResultType]::ParameterName, 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`')
             [CompletionResult]::new('--no-context-files', '--no-context-files', [CompletionResultType]::ParameterName, 'Leave out workspace files such as AGENTS.md and MEMORY.md')
@@ -192,6 +195,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Continue the most recently updated session of this workspace; the only argument is then the prompt')
             [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Continue the most recently updated session of this workspace; the only argument is then the prompt')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --last, consider sessions of every directory')
@@ -280,6 +284,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--experimental-json', '--experimental-json', [CompletionResultType]::ParameterName, 'Print codex''s JSONL events (thread.started, item.*, turn.completed or turn.failed), as --json does under exec')
             [CompletionResult]::new('--no-context-files', '--no-context-files', [CompletionResultType]::ParameterName, 'Leave out workspace files such as AGENTS.md and MEMORY.md')
             [CompletionResult]::new('--no-skills', '--no-skills', [CompletionResultType]::ParameterName, 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)')
@@ -326,6 +331,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Continue the most recently updated session of this workspace; the only argument is then the prompt')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -365,6 +371,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--last', '--last', [CompletionResultType]::ParameterName, 'Compact the most recently updated session of this workspace')
             [CompletionResult]::new('--continue', '--continue', [CompletionResultType]::ParameterName, 'Compact the most recently updated session of this workspace')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'With --last, consider sessions of every directory')
@@ -393,6 +400,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Include sessions of every directory, not only this workspace')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -401,14 +409,16 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default)')
-            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript')
-            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default); with --store, the store''s')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript; with --store, the store''s copy')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL; with --store, the store''s copy')
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Copy a session (up to an entry) into a new session')
             [CompletionResult]::new('rename', 'rename', [CompletionResultType]::ParameterValue, 'Give a session a new unique name')
-            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
-            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions; with --store, from the store, under each one''s lease')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while; with --store, the store''s')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Copy local sessions into the session store (--store); one already there is skipped')
+            [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Write the local copy of a session of the session store (--store) and print its path')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -427,6 +437,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Include sessions of every directory, not only this workspace')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -448,6 +459,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--tree', '--tree', [CompletionResultType]::ParameterName, 'Show every branch of the session tree, not only the current one')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -472,6 +484,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -494,6 +507,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -514,6 +528,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -534,6 +549,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Delete even when a run holds the session''s lock')
             [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Delete even when a run holds the session''s lock')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
@@ -558,6 +574,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'List what would be deleted; delete nothing')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Prune sessions of every directory, not only this workspace')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
@@ -580,6 +597,50 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;push' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
+            [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Copy every local session')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'pincer;sessions;pull' {
+            [CompletionResult]::new('-C', '-C ', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--cd', '--cd', [CompletionResultType]::ParameterName, 'Use DIR as the workspace instead of the current directory')
+            [CompletionResult]::new('--home', '--home', [CompletionResultType]::ParameterName, 'Keep config, credentials and sessions in DIR instead of the XDG directories')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--config', '--config', [CompletionResultType]::ParameterName, 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, 'Choose what stdout carries: final text, one result object, or JSONL events')
+            [CompletionResult]::new('-d', '-d', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
+            [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -600,6 +661,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Report what would be fixed; change nothing')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -611,14 +673,16 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;sessions;help' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default)')
-            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript')
-            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default); with --store, the store''s')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript; with --store, the store''s copy')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL; with --store, the store''s copy')
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Copy a session (up to an entry) into a new session')
             [CompletionResult]::new('rename', 'rename', [CompletionResultType]::ParameterValue, 'Give a session a new unique name')
-            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
-            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions; with --store, from the store, under each one''s lease')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while; with --store, the store''s')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Copy local sessions into the session store (--store); one already there is skipped')
+            [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Write the local copy of a session of the session store (--store) and print its path')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -647,6 +711,12 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
         'pincer;sessions;help;path' {
             break
         }
+        'pincer;sessions;help;push' {
+            break
+        }
+        'pincer;sessions;help;pull' {
+            break
+        }
         'pincer;sessions;help;repair' {
             break
         }
@@ -665,6 +735,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--mcp', '--mcp', [CompletionResultType]::ParameterName, 'Start each configured MCP server, list its tools and report failures with the server''s stderr')
             [CompletionResult]::new('--strict-mcp-config', '--strict-mcp-config', [CompletionResultType]::ParameterName, 'Use only the servers of --mcp-config, not those of config.toml or the workspace')
             [CompletionResult]::new('--approve-workspace-mcp', '--approve-workspace-mcp', [CompletionResultType]::ParameterName, 'Approve the servers of the workspace''s .mcp.json as they are now ([mcp] load_workspace = true starts only approved ones; a new or changed server waits for this flag)')
@@ -692,6 +763,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -720,6 +792,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -744,6 +817,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -764,6 +838,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -784,6 +859,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -804,6 +880,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -824,6 +901,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -849,6 +927,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--replay-pace', '--replay-pace', [CompletionResultType]::ParameterName, 'With --replay: stream at the recorded pace instead of as fast as possible')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -907,6 +986,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -927,6 +1007,7 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             [CompletionResult]::new('--debug', '--debug', [CompletionResultType]::ParameterName, 'Same as -vv (claude''s spelling); a category filter given with = is accepted and ignored')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'Style stderr output; NO_COLOR in the environment also turns colors off')
             [CompletionResult]::new('--wait', '--wait', [CompletionResultType]::ParameterName, 'Wait up to SECS for a busy session''s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75')
+            [CompletionResult]::new('--store', '--store', [CompletionResultType]::ParameterName, 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store '''') turns it off')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print one JSON result object; same as --output-format json')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)')
@@ -966,14 +1047,16 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;help;sessions' {
-            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default)')
-            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript')
-            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL')
+            [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List sessions, newest first (the default); with --store, the store''s')
+            [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Print a session''s transcript; with --store, the store''s copy')
+            [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write a session out as markdown, JSON or the raw JSONL; with --store, the store''s copy')
             [CompletionResult]::new('fork', 'fork', [CompletionResultType]::ParameterValue, 'Copy a session (up to an entry) into a new session')
             [CompletionResult]::new('rename', 'rename', [CompletionResultType]::ParameterValue, 'Give a session a new unique name')
-            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions')
-            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while')
+            [CompletionResult]::new('rm', 'rm', [CompletionResultType]::ParameterValue, 'Delete sessions; with --store, from the store, under each one''s lease')
+            [CompletionResult]::new('prune', 'prune', [CompletionResultType]::ParameterValue, 'Delete sessions not updated for a while; with --store, the store''s')
             [CompletionResult]::new('path', 'path', [CompletionResultType]::ParameterValue, 'Print the path of a session''s file')
+            [CompletionResult]::new('push', 'push', [CompletionResultType]::ParameterValue, 'Copy local sessions into the session store (--store); one already there is skipped')
+            [CompletionResult]::new('pull', 'pull', [CompletionResultType]::ParameterValue, 'Write the local copy of a session of the session store (--store) and print its path')
             [CompletionResult]::new('repair', 'repair', [CompletionResultType]::ParameterValue, 'Fix a corrupt session file, moving unreadable lines to a side file')
             break
         }
@@ -999,6 +1082,12 @@ Register-ArgumentCompleter -Native -CommandName 'pincer' -ScriptBlock {
             break
         }
         'pincer;help;sessions;path' {
+            break
+        }
+        'pincer;help;sessions;push' {
+            break
+        }
+        'pincer;help;sessions;pull' {
             break
         }
         'pincer;help;sessions;repair' {

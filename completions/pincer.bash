@@ -175,6 +175,12 @@ _pincer() {
             pincer__subcmd__help__subcmd__sessions,prune)
                 cmd="pincer__subcmd__help__subcmd__sessions__subcmd__prune"
                 ;;
+            pincer__subcmd__help__subcmd__sessions,pull)
+                cmd="pincer__subcmd__help__subcmd__sessions__subcmd__pull"
+                ;;
+            pincer__subcmd__help__subcmd__sessions,push)
+                cmd="pincer__subcmd__help__subcmd__sessions__subcmd__push"
+                ;;
             pincer__subcmd__help__subcmd__sessions,rename)
                 cmd="pincer__subcmd__help__subcmd__sessions__subcmd__rename"
                 ;;
@@ -204,6 +210,12 @@ _pincer() {
                 ;;
             pincer__subcmd__sessions,prune)
                 cmd="pincer__subcmd__sessions__subcmd__prune"
+                ;;
+            pincer__subcmd__sessions,pull)
+                cmd="pincer__subcmd__sessions__subcmd__pull"
+                ;;
+            pincer__subcmd__sessions,push)
+                cmd="pincer__subcmd__sessions__subcmd__push"
                 ;;
             pincer__subcmd__sessions,rename)
                 cmd="pincer__subcmd__sessions__subcmd__rename"
@@ -235,6 +247,12 @@ _pincer() {
             pincer__subcmd__sessions__subcmd__help,prune)
                 cmd="pincer__subcmd__sessions__subcmd__help__subcmd__prune"
                 ;;
+            pincer__subcmd__sessions__subcmd__help,pull)
+                cmd="pincer__subcmd__sessions__subcmd__help__subcmd__pull"
+                ;;
+            pincer__subcmd__sessions__subcmd__help,push)
+                cmd="pincer__subcmd__sessions__subcmd__help__subcmd__push"
+                ;;
             pincer__subcmd__sessions__subcmd__help,rename)
                 cmd="pincer__subcmd__sessions__subcmd__help__subcmd__rename"
                 ;;
@@ -254,7 +272,7 @@ _pincer() {
 
     case "${cmd}" in
         pincer)
-            opts="-C -c -q -v -d -h -V --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help --version run resume exec compact sessions status auth usage completions help"
+            opts="-C -c -q -v -d -h -V --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help --version run resume exec compact sessions status auth usage completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -309,6 +327,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -317,7 +339,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help list add remove order status reset test help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help list add remove order status reset test help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -372,6 +394,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -380,7 +406,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__add)
-            opts="-C -c -q -v -d -h --name --type --from-env --command --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --name --type --from-env --command --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -448,6 +474,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -585,7 +615,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__list)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -637,6 +667,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -648,7 +682,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__order)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -700,6 +734,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -711,7 +749,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__remove)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -763,6 +801,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -774,7 +816,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__reset)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -826,6 +868,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -837,7 +883,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__status)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -892,6 +938,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -900,7 +950,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__auth__subcmd__test)
-            opts="-m -C -c -q -v -d -h --model --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-m -C -c -q -v -d -h --model --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -997,6 +1047,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1005,7 +1059,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__compact)
-            opts="-m -C -c -q -v -d -h --continue --last --all --instructions --keep-recent-tokens --model --dry-run --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-m -C -c -q -v -d -h --continue --last --all --instructions --keep-recent-tokens --model --dry-run --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1110,6 +1164,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1118,7 +1176,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__completions)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help bash elvish fish powershell zsh"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1173,6 +1231,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1181,7 +1243,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__exec)
-            opts="-m -s -i -o -C -c -q -v -d -h --experimental-json --thread-source --cyber-access-program --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help resume help"
+            opts="-m -s -i -o -C -c -q -v -d -h --experimental-json --thread-source --cyber-access-program --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help resume help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1513,6 +1575,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -1563,7 +1629,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__exec__subcmd__resume)
-            opts="-i -C -c -q -v -d -h --last --image --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-i -C -c -q -v -d -h --last --image --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1645,6 +1711,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1880,7 +1950,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__help__subcmd__sessions)
-            opts="list show export fork rename rm prune path repair"
+            opts="list show export fork rename rm prune path push pull repair"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1950,6 +2020,34 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__help__subcmd__sessions__subcmd__prune)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__help__subcmd__sessions__subcmd__pull)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__help__subcmd__sessions__subcmd__push)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2048,7 +2146,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__resume)
-            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-n -m -s -i -o -C -c -q -v -d -h --continue --last --all --fork-session --fork --create --name --session-id --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2384,6 +2482,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2392,7 +2494,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__run)
-            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-n -r -m -s -i -o -C -c -q -v -d -h --session-id --name --idempotency-key --resume --continue --fork-session --model --fallback-model --effort --thinking --max-thinking-tokens --system-prompt --system-prompt-file --append-system-prompt --append-system-prompt-file --prompt-mode --no-context-files --skill --no-skills --tools --allowed-tools --disallowed-tools --mcp-config --strict-mcp-config --approve-workspace-mcp --settings --include-hook-events --sandbox --dangerously-bypass-approvals-and-sandbox --dangerously-skip-permissions --full-auto --permission-mode --allow-network --allow-host --add-dir --web-search --max-turns --max-budget-usd --timeout --idle-timeout --image --ephemeral --no-session-persistence --include-partial-messages --output-last-message --events-file --heartbeat --approve-workspace-files --json-schema --output-schema --dry-run --auth-profile --tag --skip-git-repo-check --strict-config --no-stdin --stdin-timeout --lossy-stdin --record --replay --replay-pace --replay-mode --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2407,6 +2509,10 @@ _pincer() {
                     return 0
                     ;;
                 -n)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idempotency-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2736,6 +2842,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2744,7 +2854,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions)
-            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help list show export fork rename rm prune path repair help"
+            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help list show export fork rename rm prune path push pull repair help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2814,6 +2924,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2822,7 +2936,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__export)
-            opts="-o -C -c -q -v -d -h --format --output --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-o -C -c -q -v -d -h --format --output --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2911,6 +3025,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2919,7 +3037,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__fork)
-            opts="-C -c -q -v -d -h --at --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --at --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2982,6 +3100,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -2990,7 +3112,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__help)
-            opts="list show export fork rename rm prune path repair help"
+            opts="list show export fork rename rm prune path push pull repair help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3087,6 +3209,34 @@ _pincer() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        pincer__subcmd__sessions__subcmd__help__subcmd__pull)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__sessions__subcmd__help__subcmd__push)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         pincer__subcmd__sessions__subcmd__help__subcmd__rename)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
@@ -3144,7 +3294,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__list)
-            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --all --cwd --limit --name --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3214,6 +3364,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3222,7 +3376,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__path)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3277,6 +3431,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3285,7 +3443,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__prune)
-            opts="-C -c -q -v -d -h --older-than --dry-run --all --cwd --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --older-than --dry-run --all --cwd --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3351,6 +3509,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3358,8 +3520,8 @@ _pincer() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        pincer__subcmd__sessions__subcmd__rename)
-            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+        pincer__subcmd__sessions__subcmd__pull)
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3411,6 +3573,144 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__sessions__subcmd__push)
+            opts="-C -c -q -v -d -h --all --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --cd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-format)
+                    COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        pincer__subcmd__sessions__subcmd__rename)
+            opts="-C -c -q -v -d -h --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --cd)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                -C)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --home)
+                    COMPREPLY=()
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                --config)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-format)
+                    COMPREPLY=($(compgen -W "text json stream-json" -- "${cur}"))
+                    return 0
+                    ;;
+                --debug)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3422,7 +3722,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__repair)
-            opts="-C -c -q -v -d -h --dry-run --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --dry-run --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3474,6 +3774,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3485,7 +3789,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__rm)
-            opts="-f -C -c -q -v -d -h --force --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-f -C -c -q -v -d -h --force --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3537,6 +3841,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -3548,7 +3856,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__sessions__subcmd__show)
-            opts="-C -c -q -v -d -h --tree --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --tree --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3603,6 +3911,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3611,7 +3923,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__status)
-            opts="-C -c -q -v -d -h --mcp --mcp-config --strict-mcp-config --approve-workspace-mcp --continue --last --all --fresh-probe --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --mcp --mcp-config --strict-mcp-config --approve-workspace-mcp --continue --last --all --fresh-probe --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3670,6 +3982,10 @@ _pincer() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --store)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -3678,7 +3994,7 @@ _pincer() {
             return 0
             ;;
         pincer__subcmd__usage)
-            opts="-C -c -q -v -d -h --since --by --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --help"
+            opts="-C -c -q -v -d -h --since --by --cd --home --config --output-format --json --quiet --verbose --debug --color --wait --store --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -3738,6 +4054,10 @@ _pincer() {
                     return 0
                     ;;
                 --wait)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --store)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

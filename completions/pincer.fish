@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_pincer_global_optspecs
-    string join \n C/cd= home= c/config= output-format= json q/quiet v/verbose d/debug= color= wait= h/help V/version
+    string join \n C/cd= home= c/config= output-format= json q/quiet v/verbose d/debug= color= wait= store= h/help V/version
 end
 
 function __fish_pincer_needs_command
@@ -35,6 +35,7 @@ complete -c pincer -n "__fish_pincer_needs_command" -l color -d 'Style stderr ou
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_needs_command" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_needs_command" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_needs_command" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_needs_command" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_needs_command" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -52,6 +53,7 @@ complete -c pincer -n "__fish_pincer_needs_command" -f -a "completions" -d 'Prin
 complete -c pincer -n "__fish_pincer_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l session-id -d 'Give the new session this id instead of a generated one (with -r/--continue, the forked session\'s; needs --fork-session)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s n -l name -d 'Give the new session a unique NAME, for `pincer resume NAME`' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l idempotency-key -d 'A retried step\'s key: the session is named KEY (created, or continued if it exists), and a retry whose turn for KEY was already saved prints that turn\'s result again without calling the model' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s r -l resume -d 'Continue SESSION instead of starting one, like `pincer resume SESSION` (claude\'s -r/--resume)' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -s m -l model -d 'Model as provider/model (anthropic/claude-sonnet-4-5, claude-cli/sonnet) or an alias' -r
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l fallback-model -d 'Models to try in order when the primary one fails over; repeatable or comma-separated' -r
@@ -113,6 +115,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand run" -l color -d 'Style st
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand run" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l continue -d 'Continue the newest session of this workspace, like `pincer resume --last` (claude\'s --continue; long only: -c is --config)'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l fork-session -d 'With -r or --continue: continue in a new session holding a copy, like `resume --fork`'
 complete -c pincer -n "__fish_pincer_using_subcommand run" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
@@ -200,6 +203,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand resume" -l color -d 'Style
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand resume" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l last -l continue -d 'Continue the most recently updated session of this workspace; the only argument is then the prompt'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand resume" -l fork -l fork-session -d 'Continue in a new session file holding a copy of the current branch'
@@ -289,6 +293,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l experimental-json -d 'Print codex\'s JSONL events (thread.started, item.*, turn.completed or turn.failed), as --json does under exec'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l no-context-files -d 'Leave out workspace files such as AGENTS.md and MEMORY.md'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and not __fish_seen_subcommand_from resume help" -l no-skills -d 'Do not discover skills in <config>/skills, .pincer/skills, .agents/skills or skills.paths (--skill paths still load)'
@@ -327,6 +332,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -l last -d 'Continue the most recently updated session of this workspace; the only argument is then the prompt'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand exec; and __fish_seen_subcommand_from resume" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -352,6 +358,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand compact" -l color -d 'Styl
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand compact" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l last -l continue -d 'Compact the most recently updated session of this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l all -d 'With --last, consider sessions of every directory'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -l dry-run -d 'Show the cut point and token estimates; change nothing'
@@ -360,35 +367,38 @@ complete -c pincer -n "__fish_pincer_using_subcommand compact" -l json -d 'Print
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand compact" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l cwd -d 'List the sessions of DIR instead of this workspace' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l limit -d 'Show at most N sessions' -r
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l name -d 'Only sessions whose name matches GLOB, e.g. \'ci-*\'' -r
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l cwd -d 'List the sessions of DIR instead of this workspace' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l limit -d 'Show at most N sessions' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l name -d 'Only sessions whose name matches GLOB, e.g. \'ci-*\'' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
 json\t'One result object at the end, also on errors'
 stream-json\t'One JSON event per line as the run progresses, the result object last'"
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
 always\t'Always color'
 never\t'Never color'"
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l all -d 'Include sessions of every directory, not only this workspace'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -l json -d 'Print one JSON result object; same as --output-format json'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "list" -d 'List sessions, newest first (the default)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "show" -d 'Print a session\'s transcript'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "fork" -d 'Copy a session (up to an entry) into a new session'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "rename" -d 'Give a session a new unique name'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "rm" -d 'Delete sessions'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "prune" -d 'Delete sessions not updated for a while'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "path" -d 'Print the path of a session\'s file'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "repair" -d 'Fix a corrupt session file, moving unreadable lines to a side file'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path repair help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l all -d 'Include sessions of every directory, not only this workspace'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "list" -d 'List sessions, newest first (the default); with --store, the store\'s'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "show" -d 'Print a session\'s transcript; with --store, the store\'s copy'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL; with --store, the store\'s copy'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "fork" -d 'Copy a session (up to an entry) into a new session'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "rename" -d 'Give a session a new unique name'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "rm" -d 'Delete sessions; with --store, from the store, under each one\'s lease'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "prune" -d 'Delete sessions not updated for a while; with --store, the store\'s'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "path" -d 'Print the path of a session\'s file'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "push" -d 'Copy local sessions into the session store (--store); one already there is skipped'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "pull" -d 'Write the local copy of a session of the session store (--store) and print its path'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "repair" -d 'Fix a corrupt session file, moving unreadable lines to a side file'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and not __fish_seen_subcommand_from list show export fork rename rm prune path push pull repair help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l cwd -d 'List the sessions of DIR instead of this workspace' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l limit -d 'Show at most N sessions' -r
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l name -d 'Only sessions whose name matches GLOB, e.g. \'ci-*\'' -r
@@ -403,6 +413,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l all -d 'Include sessions of every directory, not only this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -419,6 +430,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l tree -d 'Show every branch of the session tree, not only the current one'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -439,6 +451,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -456,6 +469,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from fork" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -471,6 +485,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rename" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -486,6 +501,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s f -l force -d 'Delete even when a run holds the session\'s lock'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from rm" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -504,6 +520,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l dry-run -d 'List what would be deleted; delete nothing'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l all -d 'Prune sessions of every directory, not only this workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from prune" -l json -d 'Print one JSON result object; same as --output-format json'
@@ -521,10 +538,44 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from path" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -l all -d 'Copy every local session'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from push" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -l output-format -d 'Choose what stdout carries: final text, one result object, or JSONL events' -r -f -a "text\t'The final answer as plain text'
+json\t'One result object at the end, also on errors'
+stream-json\t'One JSON event per line as the run progresses, the result object last'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -s d -l debug -d 'Same as -vv (claude\'s spelling); a category filter given with = is accepted and ignored' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -l color -d 'Style stderr output; NO_COLOR in the environment also turns colors off' -r -f -a "auto\t'Color when stderr is a terminal and NO_COLOR is unset'
+always\t'Always color'
+never\t'Never color'"
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -l json -d 'Print one JSON result object; same as --output-format json'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from pull" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s C -l cd -d 'Use DIR as the workspace instead of the current directory' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l home -d 'Keep config, credentials and sessions in DIR instead of the XDG directories' -r -f -a "(__fish_complete_directories)"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s c -l config -d 'Override one config key with a TOML value, e.g. -c model="openai/gpt-5"; repeatable' -r
@@ -536,19 +587,22 @@ complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l dry-run -d 'Report what would be fixed; change nothing'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from repair" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, newest first (the default)'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a session\'s transcript'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "list" -d 'List sessions, newest first (the default); with --store, the store\'s'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "show" -d 'Print a session\'s transcript; with --store, the store\'s copy'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL; with --store, the store\'s copy'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "fork" -d 'Copy a session (up to an entry) into a new session'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "rename" -d 'Give a session a new unique name'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Delete sessions'
-complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Delete sessions not updated for a while'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "rm" -d 'Delete sessions; with --store, from the store, under each one\'s lease'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "prune" -d 'Delete sessions not updated for a while; with --store, the store\'s'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "path" -d 'Print the path of a session\'s file'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "push" -d 'Copy local sessions into the session store (--store); one already there is skipped'
+complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "pull" -d 'Write the local copy of a session of the session store (--store) and print its path'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "repair" -d 'Fix a corrupt session file, moving unreadable lines to a side file'
 complete -c pincer -n "__fish_pincer_using_subcommand sessions; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l mcp-config -d 'Use the MCP servers of FILE, or of the JSON given inline (claude\'s {"mcpServers": {…}} format, e.g. a .mcp.json); repeatable, later files win' -r
@@ -563,6 +617,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand status" -l color -d 'Style
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand status" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l mcp -d 'Start each configured MCP server, list its tools and report failures with the server\'s stderr'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l strict-mcp-config -d 'Use only the servers of --mcp-config, not those of config.toml or the workspace'
 complete -c pincer -n "__fish_pincer_using_subcommand status" -l approve-workspace-mcp -d 'Approve the servers of the workspace\'s .mcp.json as they are now ([mcp] load_workspace = true starts only approved ones; a new or changed server waits for this flag)'
@@ -584,6 +639,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and not __fish_seen_subcommand_from list add remove order status reset test help" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -607,6 +663,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -627,6 +684,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from add" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -642,6 +700,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from remove" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -657,6 +716,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from order" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -672,6 +732,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from status" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -687,6 +748,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from reset" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -707,6 +769,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subc
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l replay-pace -d 'With --replay: stream at the recorded pace instead of as fast as possible'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand auth; and __fish_seen_subcommand_from test" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
@@ -736,6 +799,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand usage" -l color -d 'Style 
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand usage" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand usage" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand usage" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand usage" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand usage" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -751,6 +815,7 @@ complete -c pincer -n "__fish_pincer_using_subcommand completions" -l color -d '
 always\t'Always color'
 never\t'Never color'"
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l wait -d 'Wait up to SECS for a busy session\'s lock instead of exiting 75 at once; also how long to wait for the names lock (default 30 s) before exiting 75' -r
+complete -c pincer -n "__fish_pincer_using_subcommand completions" -l store -d 'Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://, az://, memory://); overrides [store] url; an empty URL (--store \'\') turns it off' -r -f
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -l json -d 'Print one JSON result object; same as --output-format json'
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s q -l quiet -d 'Print only errors on stderr: no spinner, tool lines or warnings (stdout is unaffected)'
 complete -c pincer -n "__fish_pincer_using_subcommand completions" -s v -l verbose -d 'Print more on stderr: a line per tool call and the session id also when stderr is not a terminal; repeat for more (-vv)'
@@ -766,14 +831,16 @@ complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_
 complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "completions" -d 'Print a shell completion script to stdout'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and not __fish_seen_subcommand_from run resume exec compact sessions status auth usage completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from exec" -f -a "resume" -d 'Continue a thread (the session id thread.started printed, or a prefix, name or file)'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'List sessions, newest first (the default)'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "show" -d 'Print a session\'s transcript'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "list" -d 'List sessions, newest first (the default); with --store, the store\'s'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "show" -d 'Print a session\'s transcript; with --store, the store\'s copy'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "export" -d 'Write a session out as markdown, JSON or the raw JSONL; with --store, the store\'s copy'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "fork" -d 'Copy a session (up to an entry) into a new session'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "rename" -d 'Give a session a new unique name'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "rm" -d 'Delete sessions'
-complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "prune" -d 'Delete sessions not updated for a while'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "rm" -d 'Delete sessions; with --store, from the store, under each one\'s lease'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "prune" -d 'Delete sessions not updated for a while; with --store, the store\'s'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "path" -d 'Print the path of a session\'s file'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "push" -d 'Copy local sessions into the session store (--store); one already there is skipped'
+complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "pull" -d 'Write the local copy of a session of the session store (--store) and print its path'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from sessions" -f -a "repair" -d 'Fix a corrupt session file, moving unreadable lines to a side file'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "list" -d 'List credential profiles (the default)'
 complete -c pincer -n "__fish_pincer_using_subcommand help; and __fish_seen_subcommand_from auth" -f -a "add" -d 'Store a credential; the secret is read from stdin or a hidden prompt, never from argv'

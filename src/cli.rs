@@ -149,6 +149,16 @@ Examples:
   pincer sessions prune --older-than 30d --dry-run
   pincer sessions prune --older-than 12h --all --json";
 
+const SESSIONS_PUSH_EXAMPLES: &str = "\
+Examples:
+  pincer sessions push nightly --store s3://team-bucket/pincer   # not run in CI: needs a session store
+  pincer sessions push --all --store s3://team-bucket/pincer      # not run in CI: needs a session store";
+
+const SESSIONS_PULL_EXAMPLES: &str = "\
+Examples:
+  pincer sessions pull nightly --store s3://team-bucket/pincer   # not run in CI: needs a session store
+  pincer sessions pull 01a2b3c4 --store s3://team-bucket/pincer --json   # not run in CI: needs a session store";
+
 const SESSIONS_PATH_EXAMPLES: &str = "\
 Examples:
   pincer sessions path nightly
@@ -315,6 +325,18 @@ pub struct GlobalArgs {
     /// to wait for the names lock (default 30 s) before exiting 75.
     #[arg(long, global = true, value_name = "SECS", value_parser = parse_seconds)]
     pub wait: Option<f64>,
+
+    /// Keep sessions in the store at URL, shared across machines (s3://bucket/prefix, gs://,
+    /// az://, memory://); overrides [store] url; an empty URL (--store '') turns it off.
+    #[arg(
+        long,
+        global = true,
+        env = "PINCER_STORE",
+        hide_env_values = true,
+        value_name = "URL",
+        value_hint = ValueHint::Url
+    )]
+    pub store: Option<String>,
 }
 
 /// Whether the command line is `pincer --version` or `pincer -V` and nothing else: `main`
@@ -1122,6 +1144,16 @@ pub struct RunArgs {
     #[arg(short = 'n', long, value_name = "NAME")]
     pub name: Option<String>,
 
+    /// A retried step's key: the session is named KEY (created, or continued if it exists),
+    /// and a retry whose turn for KEY was already saved prints that turn's result again
+    /// without calling the model.
+    #[arg(
+        long,
+        value_name = "KEY",
+        conflicts_with_all = ["name", "continued"]
+    )]
+    pub idempotency_key: Option<String>,
+
     /// Continue SESSION instead of starting one, like `pincer resume SESSION` (claude's
     /// -r/--resume).
     #[arg(
@@ -1329,15 +1361,15 @@ pub struct SessionsArgs {
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum SessionsCommand {
-    /// List sessions, newest first (the default).
+    /// List sessions, newest first (the default); with --store, the store's.
     #[command(after_help = SESSIONS_LIST_EXAMPLES)]
     List(SessionsListArgs),
 
-    /// Print a session's transcript.
+    /// Print a session's transcript; with --store, the store's copy.
     #[command(after_help = SESSIONS_SHOW_EXAMPLES)]
     Show(SessionsShowArgs),
 
-    /// Write a session out as markdown, JSON or the raw JSONL.
+    /// Write a session out as markdown, JSON or the raw JSONL; with --store, the store's copy.
     #[command(after_help = SESSIONS_EXPORT_EXAMPLES)]
     Export(SessionsExportArgs),
 
@@ -1349,17 +1381,25 @@ pub enum SessionsCommand {
     #[command(after_help = SESSIONS_RENAME_EXAMPLES)]
     Rename(SessionsRenameArgs),
 
-    /// Delete sessions.
+    /// Delete sessions; with --store, from the store, under each one's lease.
     #[command(after_help = SESSIONS_RM_EXAMPLES)]
     Rm(SessionsRmArgs),
 
-    /// Delete sessions not updated for a while.
+    /// Delete sessions not updated for a while; with --store, the store's.
     #[command(after_help = SESSIONS_PRUNE_EXAMPLES)]
     Prune(SessionsPruneArgs),
 
     /// Print the path of a session's file.
     #[command(after_help = SESSIONS_PATH_EXAMPLES)]
     Path(SessionsPathArgs),
+
+    /// Copy local sessions into the session store (--store); one already there is skipped.
+    #[command(after_help = SESSIONS_PUSH_EXAMPLES)]
+    Push(SessionsPushArgs),
+
+    /// Write the local copy of a session of the session store (--store) and print its path.
+    #[command(after_help = SESSIONS_PULL_EXAMPLES)]
+    Pull(SessionsPullArgs),
 
     /// Fix a corrupt session file, moving unreadable lines to a side file.
     #[command(after_help = SESSIONS_REPAIR_EXAMPLES)]
@@ -1481,6 +1521,28 @@ pub struct SessionsPruneArgs {
 #[derive(Debug, Clone, Args)]
 pub struct SessionsPathArgs {
     /// Session id, unique id prefix, name or file.
+    #[arg(value_name = "SESSION")]
+    pub session: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsPushArgs {
+    /// Local sessions to copy: ids, unique id prefixes, names or files.
+    #[arg(
+        value_name = "SESSION",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub sessions: Vec<String>,
+
+    /// Copy every local session.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SessionsPullArgs {
+    /// A session of the store: its id, a unique id prefix, or its name.
     #[arg(value_name = "SESSION")]
     pub session: String,
 }

@@ -12,6 +12,7 @@
 
 mod configuration;
 mod json_output;
+pub mod retries;
 pub(crate) mod schemas;
 
 /// The anchor a Markdown renderer gives a heading: lower case, punctuation but `-` and `_`
@@ -282,6 +283,7 @@ pub fn render_all() -> Vec<(PathBuf, Vec<u8>)> {
         PathBuf::from(REFERENCE_PATH),
         render_reference().into_bytes(),
     ));
+    files.push((PathBuf::from(retries::PATH), retries::render().into_bytes()));
     // Each schema is derived once: the pages are rendered from the very values written.
     let schemas = schemas::All::derive();
     files.push((
@@ -498,7 +500,7 @@ pub const EXIT_CODES: [Exit; 11] = [
 
 /// Not one of [`Exit`]'s classes: the code Rust gives a panic, which the distribution build's
 /// panic hook keeps (`exit_on_panic` in commands/mod.rs).
-const PANIC_EXIT: (u8, &str) = (
+pub(crate) const PANIC_EXIT: (u8, &str) = (
     101,
     "pincer hit a bug (a panic, reported above it on stderr); the session stays loadable",
 );

@@ -40,6 +40,11 @@ pub(crate) trait Host {
     fn scoped_index(&self, wanted: &index::Wanted<'_>) -> CliResult<Index>;
     /// Tell the user that a torn final line was repaired.
     fn torn(&self, path: &Path, torn: Option<&TornRepair>);
+    /// The session store the run uses (SPEC §19), if any: the session is then found, created
+    /// and committed there, the local file being its cache.
+    fn remote(&self) -> Option<&crate::remote::session::RunStore<'_>> {
+        None
+    }
 }
 
 /// Which session a turn runs on, as the command's flags say.
@@ -142,7 +147,7 @@ fn new_header(host: &dyn Host, id: String) -> SessionHeader {
     }
 }
 
-fn create_session(
+pub(crate) fn create_session(
     host: &dyn Host,
     id: String,
     name: Option<&str>,
@@ -248,6 +253,18 @@ pub(crate) fn setup_session(
     choice: &Choice<'_>,
     ephemeral: bool,
 ) -> CliResult<SessionSetup> {
+    if let Some(remote) = host.remote() {
+        if ephemeral {
+            return Err(CliError::usage(
+                "--no-session-persistence writes no session, so there is nothing to keep in the \
+                 session store",
+            )
+            .with_hint(
+                "leave out --no-session-persistence, or turn the store off with --store ''",
+            ));
+        }
+        return remote.setup(host, index, choice);
+    }
     match choice {
         Choice::New(args) => {
             let id = new_session_id(index, args.session_id)?;
@@ -384,6 +401,19 @@ pub(crate) fn peek_recorded(
     let Choice::Resume(args) = choice else {
         return Ok((None, None));
     };
+    if host.remote().is_some() {
+        // The store has the session; a local copy may not be there yet (another machine's
+        // session): what it recorded is known once it is brought here.
+        return Ok(peek_local(host, index, args).unwrap_or((None, None)));
+    }
+    peek_local(host, index, args)
+}
+
+fn peek_local(
+    host: &dyn Host,
+    index: &Index,
+    args: &Resume<'_>,
+) -> CliResult<(Option<String>, Option<String>)> {
     let session = args.session;
     if args.create && !index.find(session.unwrap_or_default()).is_one() {
         return Ok((None, None));

@@ -310,8 +310,52 @@ pub struct Settings {
     /// `-c sessions.allow_local_locks` > `PINCER_ALLOW_LOCAL_LOCKS` > `[sessions]
     /// allow_local_locks`: locks that other machines do not see may be used. Default: false.
     pub allow_local_locks: bool,
+    /// `[store]`; the command line's `--store` / `PINCER_STORE` replace its URL.
+    pub store: StoreSettings,
     /// Resolved base URL per provider (built-in and configured), and where each came from.
     base_urls: BTreeMap<String, (String, BaseUrlOrigin)>,
+}
+
+/// The session store (SPEC §19), resolved: `--store` > `PINCER_STORE` > `[store] url`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoreSettings {
+    /// None: no store (an empty URL anywhere turns it off).
+    pub url: Option<String>,
+    /// Where the URL came from, for messages: `--store`, `PINCER_STORE`, `[store] url`.
+    pub origin: &'static str,
+    /// Default: [`DEFAULT_LEASE_TTL_SECS`].
+    pub lease_ttl_secs: f64,
+    /// Default: 60.
+    pub request_timeout_secs: f64,
+    /// Default: 10.
+    pub connect_timeout_secs: f64,
+    /// Default: 3.
+    pub max_retries: u32,
+}
+
+/// How long a session's lease stays valid without a renewal, by default.
+pub(crate) const DEFAULT_LEASE_TTL_SECS: f64 = 30.0;
+
+impl StoreSettings {
+    fn from_config(config: &crate::config::file::StoreConfig) -> Self {
+        Self {
+            url: config.url.clone().filter(|url| !url.trim().is_empty()),
+            origin: "[store] url in config.toml",
+            lease_ttl_secs: config.lease_ttl_secs.unwrap_or(DEFAULT_LEASE_TTL_SECS),
+            request_timeout_secs: config.request_timeout_secs.unwrap_or(60.0),
+            connect_timeout_secs: config.connect_timeout_secs.unwrap_or(10.0),
+            max_retries: config.max_retries.unwrap_or(3),
+        }
+    }
+
+    /// The command line's choice (`--store URL` or `PINCER_STORE`, as clap read them) over
+    /// the config's: an empty value turns the store off.
+    pub fn choose(&mut self, chosen: Option<&str>, origin: &'static str) {
+        if let Some(url) = chosen {
+            self.url = (!url.trim().is_empty()).then(|| url.trim().to_owned());
+            self.origin = origin;
+        }
+    }
 }
 
 /// Where a provider's base URL came from, so that a message about a URL that does not work
@@ -507,6 +551,7 @@ impl Settings {
             claude_cli: resolve_backend(&config.backends.claude_cli, "claude"),
             codex_cli: resolve_backend(&config.backends.codex_cli, "codex"),
             allow_local_locks: resolve_allow_local_locks(&file_config, &config, env)?,
+            store: StoreSettings::from_config(&config.store),
             base_urls,
             paths,
             config,

@@ -595,6 +595,7 @@ impl Continuation {
             run_args.fork_session = false;
             run_args.session_id = None;
             run_args.name = None;
+            run_args.idempotency_key = None;
         }
         if model.is_some() {
             run_args.turn.model = model;

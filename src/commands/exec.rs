@@ -105,6 +105,7 @@ fn plan(global: &GlobalArgs, args: &ExecArgs, env: &dyn Fn(&str) -> Option<Strin
             prompt: args.prompt.clone(),
             session_id: None,
             name: None,
+            idempotency_key: None,
             resume: None,
             continue_last: false,
             fork_session: false,

@@ -13,6 +13,7 @@ mod hooks;
 mod mcp;
 mod request;
 pub(crate) mod sessions;
+mod sessions_store;
 pub(crate) mod status;
 pub(crate) mod turn;
 pub(crate) mod usage;
@@ -384,8 +385,12 @@ fn build_context(
 ) -> CliResult<Context> {
     let workspace = resolve_workspace(global.cd.as_deref())?;
     let environment = |name: &str| std::env::var(name).ok();
-    let settings = Settings::load(global.home.as_deref(), &global.config, &environment)
+    let mut settings = Settings::load(global.home.as_deref(), &global.config, &environment)
         .map_err(config_error)?;
+    // `--store URL` (or `PINCER_STORE`, which clap reads for it) over `[store] url`.
+    settings
+        .store
+        .choose(global.store.as_deref(), "--store or PINCER_STORE");
     // Every lock of the command (sessions, names, index, credential store) is refused on a
     // filesystem whose locks other machines do not see, unless the user allowed it.
     crate::fs::allow_local_locks(settings.allow_local_locks);

@@ -37,6 +37,15 @@ use crate::session::store::{self, SessionLock, TornRepair};
 
 /// Run a `sessions` subcommand (none = `list`).
 pub(crate) fn dispatch(context: &Context, args: SessionsArgs) -> CliResult<Exit> {
+    if let Some(store) = crate::remote::open(&context.settings)?
+        && let Some(exit) = super::sessions_store::dispatch(
+            context,
+            &super::sessions_store::Remote::new(store)?,
+            &args,
+        )?
+    {
+        return Ok(exit);
+    }
     match args.command {
         None => list(context, &args.list),
         Some(SessionsCommand::List(list_args)) => list(context, &list_args),
@@ -48,6 +57,8 @@ pub(crate) fn dispatch(context: &Context, args: SessionsArgs) -> CliResult<Exit>
         Some(SessionsCommand::Prune(prune_args)) => prune(context, &prune_args),
         Some(SessionsCommand::Path(path_args)) => path(context, &path_args),
         Some(SessionsCommand::Repair(repair_args)) => repair(context, &repair_args),
+        Some(SessionsCommand::Push(_)) => Err(super::sessions_store::needs_store("push")),
+        Some(SessionsCommand::Pull(_)) => Err(super::sessions_store::needs_store("pull")),
     }
 }
 
@@ -387,10 +398,16 @@ pub(crate) fn age(timestamp: &str, now: OffsetDateTime) -> String {
 fn show(context: &Context, args: &SessionsShowArgs) -> CliResult<Exit> {
     let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
+    show_file(context, &path, args.tree)
+}
+
+/// `show` of the session file at `path` (`tree`: every branch).
+pub(super) fn show_file(context: &Context, path: &Path, tree: bool) -> CliResult<Exit> {
+    let path = path.to_owned();
     let loaded = load_session(&path)?;
     let leaf = loaded.leaf_id().map(str::to_owned);
     if context.format.is_json() {
-        if args.tree {
+        if tree {
             output_json(&SessionTreeShown {
                 id: loaded.header.id.clone(),
                 file: path,
@@ -408,7 +425,7 @@ fn show(context: &Context, args: &SessionsShowArgs) -> CliResult<Exit> {
         }
         return Ok(Exit::Success);
     }
-    let text = if args.tree {
+    let text = if tree {
         render_tree(&loaded.entries, leaf.as_deref())
     } else {
         let branch = crate::session::context::branch_path(&loaded.entries, leaf.as_deref());
@@ -766,7 +783,12 @@ fn tree_of(entries: &[Entry]) -> SessionTree {
 fn export(context: &Context, args: &SessionsExportArgs) -> CliResult<Exit> {
     let index = load_for(context, [args.session.as_str()])?;
     let path = resolve(context, &index, &args.session)?;
-    let loaded = load_session(&path)?;
+    export_file(&path, args)
+}
+
+/// `export` of the session file at `path`.
+pub(super) fn export_file(path: &Path, args: &SessionsExportArgs) -> CliResult<Exit> {
+    let loaded = load_session(path)?;
     let bytes: Vec<u8> = match args.format {
         ExportFormat::Jsonl => {
             let mut text = record::to_line(&loaded.header)
@@ -1205,7 +1227,7 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
 
 /// Whether a session last written at `updated` (an ISO time) is older than `cutoff`; an
 /// unreadable time is never old.
-fn last_used_before(updated: &str, cutoff: OffsetDateTime) -> bool {
+pub(super) fn last_used_before(updated: &str, cutoff: OffsetDateTime) -> bool {
     parse_time(updated).is_some_and(|updated| updated < cutoff)
 }
 

@@ -1,5 +1,5 @@
 //! `run` and `resume`: the flags become a [`TurnRequest`] (`commands::request`), the session
-//! flags a [`setup::Choice`]; the engine (`engine::plan::turn`) runs the turn; this file sets up
+//! flags a [`setup::Choice`]; the plan (`plan::turn`) resolves and runs the turn; this file sets up
 //! the output (progress on stderr, the chosen stdout format, `--events-file`, `-o`), records
 //! credential outcomes as they happen, and prints the result object.
 //!
@@ -23,6 +23,7 @@ use crate::output::{Format, Undelivered};
 use crate::plan::ChainOutcome;
 use crate::plan::turn::{Execution, Front, Known};
 use crate::plan::{self, TurnRequest};
+use crate::remote::session::RunStore;
 use crate::scope::{CancelScope, cancelled_error};
 use crate::session::index::{self, Index};
 use crate::session::store::{SessionError, SessionLock, TornRepair};
@@ -87,6 +88,15 @@ impl TurnPlan<'_> {
     /// The session the flags choose.
     fn choice(&self) -> setup::Choice<'_> {
         match self {
+            // `--idempotency-key K`: the session named K, created or continued.
+            TurnPlan::Run(args) if args.idempotency_key.is_some() => {
+                setup::Choice::Resume(setup::Resume {
+                    session: args.idempotency_key.as_deref(),
+                    create: true,
+                    session_id: args.session_id.as_deref(),
+                    ..setup::Resume::default()
+                })
+            }
             TurnPlan::Run(args) => setup::Choice::New(setup::New {
                 session_id: args.session_id.as_deref(),
                 name: args.name.as_deref(),
@@ -114,6 +124,8 @@ struct Host<'run> {
     scope: &'run CancelScope,
     /// The `PROMPT` argument, for the hint of a session that does not exist.
     prompt: Option<&'run str>,
+    /// The session store (SPEC §19), when the run uses one.
+    remote: Option<RunStore<'run>>,
 }
 
 impl setup::Host for Host<'_> {
@@ -161,6 +173,10 @@ impl setup::Host for Host<'_> {
 
     fn torn(&self, path: &Path, torn: Option<&TornRepair>) {
         report_torn(self.context, path, torn);
+    }
+
+    fn remote(&self) -> Option<&RunStore<'_>> {
+        self.remote.as_ref()
     }
 }
 
@@ -289,11 +305,38 @@ fn drive(
         TurnPlan::Run(run_args) => run_args.prompt.as_deref(),
         TurnPlan::Resume(resume_args) => resume_args.session_and_prompt().1,
     };
+    let idempotency_key = match plan {
+        TurnPlan::Run(run_args) => run_args.idempotency_key.as_deref(),
+        TurnPlan::Resume(_) => None,
+    };
+    // The session store (SPEC §19): checked at its first use; a dry run touches nothing.
+    let remote = match open_store(context, &scope, idempotency_key, request.dry_run) {
+        Ok(remote) => remote,
+        Err(error) => return fail(&mut *sink, format, started, &known, error),
+    };
     let host = Host {
         context,
         scope: &scope,
         prompt: prompt_argument,
+        remote,
     };
+    // A retried step whose turn for its key was already saved: that turn's result, again,
+    // without a model call and without changing anything.
+    if let Some(key) = idempotency_key
+        && !request.dry_run
+    {
+        match recorded_turn(&host, &plan.choice(), key) {
+            Ok(Some(result)) => {
+                known.session_name = Some(key.to_owned());
+                return match sink.finish(&result) {
+                    Ok(()) | Err(Undelivered::EventsFile(_)) => Ok(Exit::Success),
+                    Err(Undelivered::Stdout(error)) => Err(not_delivered(format, &result, &error)),
+                };
+            }
+            Ok(None) => {}
+            Err(error) => return fail(&mut *sink, format, started, &known, error),
+        }
+    }
     let front = Front {
         env: context,
         host: &host,
@@ -304,7 +347,13 @@ fn drive(
         plan::input::read(context, &request, prompt_argument, &scope)
             .map_err(|error| prompt_taken_as_session(plan, error))
     };
-    match plan::turn::execute(&front, &request, &mut read, &mut *sink, &mut known) {
+    let executed = plan::turn::execute(&front, &request, &mut read, &mut *sink, &mut known);
+    if !matches!(executed, Ok(Execution::Turn { .. }))
+        && let Some(remote) = &host.remote
+    {
+        remote.release_held();
+    }
+    match executed {
         Ok(Execution::DryRun(parts)) => {
             match super::dry_run::print(context, &request, &parts, &known) {
                 Ok(()) => Ok(Exit::Success),
@@ -317,6 +366,10 @@ fn drive(
                 exit,
                 error,
             } = finish(context, &setup, &outcome, request.heartbeat);
+            if let Err(error) = save_turn(&host, &setup, &result, idempotency_key, &mut *sink) {
+                super::usage::record_run(context, turn_args, (&meter, reservation), &result, exit);
+                return fail(&mut *sink, format, started, &known, error);
+            }
             super::usage::record_run(context, turn_args, (&meter, reservation), &result, exit);
             let delivered = sink.finish(&result);
             if let Some(path) = &turn_args.output_last_message
@@ -349,6 +402,99 @@ fn drive(
         }
         Err(error) => fail(&mut *sink, format, started, &known, error),
     }
+}
+
+/// The store the run uses, checked, with the command's runtime to call it on; None without
+/// one, and for a dry run (which touches nothing).
+fn open_store<'run>(
+    context: &Context,
+    scope: &'run CancelScope,
+    key: Option<&str>,
+    dry_run: bool,
+) -> CliResult<Option<RunStore<'run>>> {
+    if dry_run {
+        return Ok(None);
+    }
+    let Some(store) = crate::remote::open(&context.settings)? else {
+        return Ok(None);
+    };
+    let ttl = crate::remote::lease_ttl(&context.settings)?;
+    scope
+        .wait(crate::remote::checked(&store))
+        .map_err(cancelled_error)??;
+    Ok(Some(RunStore::new(
+        store,
+        scope,
+        (ttl, context.wait),
+        &context.settings.paths.state_dir,
+        key.map(str::to_owned),
+    )))
+}
+
+/// The result recorded for idempotency key `key`: in the store's segment of the turn that
+/// committed it, or without a store in the local session named `key`.
+fn recorded_turn(
+    host: &Host<'_>,
+    choice: &setup::Choice<'_>,
+    key: &str,
+) -> CliResult<Option<RunResult>> {
+    let recorded = match &host.remote {
+        Some(remote) => remote.recorded_turn(key)?,
+        None => {
+            let index = setup::index_for(host, choice)?;
+            if !index.find(key).is_one() {
+                return Ok(None);
+            }
+            let path = setup::Host::resolve(host, &index, Some(key), false, false)?;
+            let bytes = std::fs::read(&path).map_err(|error| {
+                CliError::new(
+                    Exit::RunFailed,
+                    format!("cannot read '{}': {error}", path.display()),
+                )
+            })?;
+            crate::remote::session::recorded_result(&bytes, key)
+        }
+    };
+    Ok(recorded.and_then(|value| serde_json::from_value(value).ok()))
+}
+
+/// After a turn: record its result under `--idempotency-key` when it succeeded, then commit
+/// it to the store (with the `checkpoint` event) when the run uses one.
+fn save_turn(
+    host: &Host<'_>,
+    setup: &setup::SessionSetup,
+    result: &RunResult,
+    key: Option<&str>,
+    sink: &mut dyn OutputSink,
+) -> CliResult<()> {
+    let succeeded = !result.is_error;
+    if let (Some(key), Some(path), true) = (key, &setup.path, succeeded) {
+        let leaf = setup
+            .transcript
+            .entries()
+            .last()
+            .map(|entry| entry.id().to_owned());
+        let value = serde_json::to_value(result)
+            .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?;
+        crate::remote::session::record_turn_result(
+            path,
+            leaf.as_deref(),
+            key,
+            &value,
+            host.context.wait,
+        )?;
+    }
+    let Some(remote) = &host.remote else {
+        return Ok(());
+    };
+    if let Some(checkpoint) = remote.commit(succeeded)? {
+        sink.emit(&Event::Checkpoint(crate::engine::event::Checkpoint {
+            session_id: checkpoint.session.to_string(),
+            segment: checkpoint.segment,
+            turn: checkpoint.turn,
+        }));
+    }
+    Ok(())
 }
 
 /// Open `--events-file` (emptied) and check that `-o` may be written at the end, before

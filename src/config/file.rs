@@ -97,6 +97,32 @@ pub struct ConfigFile {
     /// OpenTelemetry export (SPEC §17); the standard `OTEL_*` variables win over it.
     #[serde(default)]
     pub telemetry: TelemetryConfig,
+    /// The session store shared across machines (SPEC §19).
+    #[serde(default)]
+    pub store: StoreConfig,
+}
+
+/// `[store]`: the session store on object storage that sessions carry on from one machine to
+/// the next through (SPEC §19). Credentials never go here: they come from the provider's usual
+/// environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreConfig {
+    /// The store: `s3://bucket/prefix` (AWS or any S3-compatible service with conditional
+    /// writes), `gs://bucket/prefix`, `az://container/prefix`, or `memory://NAME/prefix` (this
+    /// process only, for tests). `--store` and `PINCER_STORE` win over it; an empty value turns
+    /// the store off. Default: none (sessions are local files only).
+    pub url: Option<String>,
+    /// How long a session's lease stays valid without a renewal, in seconds: a runner that
+    /// died holds its session this long; a live one renews every third of it. Default: 30.
+    pub lease_ttl_secs: Option<f64>,
+    /// The longest wait for one request's answer, in seconds. Default: 60.
+    pub request_timeout_secs: Option<f64>,
+    /// The longest wait for a connection, in seconds. Default: 10.
+    pub connect_timeout_secs: Option<f64>,
+    /// How often a failed request (refused connection, 5xx) is retried before the store counts
+    /// as unavailable. Default: 3.
+    pub max_retries: Option<u32>,
 }
 
 /// `[telemetry]`: where and how a run's traces and metrics go, for machines where setting the

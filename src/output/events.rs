@@ -24,11 +24,11 @@ use serde::Serialize;
 use super::partial::PartialMessages;
 use super::schema::{
     ApiRetryLine, AssistantContent, AssistantLine, AssistantWire, AssistantWord, AuthRotationLine,
-    Base64Word, CompactBoundaryLine, CompactMetadata, HookResponseLine, HookStartedLine,
-    ImageSource, InitHookLine, InitLine, Line, MessageWord, ModelFallbackLine, RawEvent, ReadFile,
-    ReadToolResult, ResultContent, RunResult, StreamEventLine, StructuredOutputRetryLine,
-    SystemLine, TextWord, ToolResultWire, ToolResultWord, ToolUseResult, UserLine, UserWire,
-    new_uuid,
+    Base64Word, CheckpointLine, CompactBoundaryLine, CompactMetadata, HookResponseLine,
+    HookStartedLine, ImageSource, InitHookLine, InitLine, Line, MessageWord, ModelFallbackLine,
+    RawEvent, ReadFile, ReadToolResult, ResultContent, RunResult, StreamEventLine,
+    StructuredOutputRetryLine, SystemLine, TextWord, ToolResultWire, ToolResultWord, ToolUseResult,
+    UserLine, UserWire, new_uuid,
 };
 use super::{Format, Stdout};
 pub(crate) use super::{OutputSink, Undelivered};
@@ -368,6 +368,12 @@ impl StreamJsonLines {
                     uuid: new_uuid(),
                 },
             )),
+            Event::Checkpoint(checkpoint) => Line::System(SystemLine::Checkpoint(CheckpointLine {
+                session_id: checkpoint.session_id.clone(),
+                segment: checkpoint.segment,
+                turn: checkpoint.turn,
+                uuid: new_uuid(),
+            })),
             Event::Stream(stream) if self.include_partial => {
                 let raw = self.partial.on_stream(stream);
                 return self.stream_lines(raw);

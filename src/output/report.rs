@@ -857,6 +857,119 @@ pub struct SessionsPruned {
     pub skipped: Vec<PathBuf>,
 }
 
+/// One session of `sessions list --json` against a session store (`--store`): what the store's
+/// listing says without reading the session's segments (the listing is an array of these,
+/// newest first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreSessionListItem {
+    /// The session's id.
+    pub id: String,
+    /// Its first name (sorted), when it has one.
+    pub name: Option<String>,
+    /// Every name that points to it.
+    pub names: Vec<String>,
+    /// When its first segment was written, by the store's clock (ISO 8601).
+    pub created: Option<String>,
+    /// When its last segment was written, by the store's clock (ISO 8601).
+    pub updated: Option<String>,
+    /// Its segments: one per committed turn, or per push.
+    pub segments: u64,
+    /// The number the last committed turn gave, when one did.
+    pub last_turn: Option<u64>,
+    /// The size of the session file its segments make.
+    pub bytes: u64,
+}
+
+/// `sessions pull --json`, and what `show` and `export` did to the local copy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionPulled {
+    /// The store, its URL without credentials.
+    pub store: String,
+    /// The session's id.
+    pub id: String,
+    /// The local copy: the store's segments concatenated, a pi v3 session file.
+    pub file: PathBuf,
+    /// The segments the local copy holds (1 to this one).
+    pub segments: u64,
+    /// The segments read from the store this time (the others were in the local copy).
+    pub fetched: u64,
+    /// The size of the local copy.
+    pub bytes: u64,
+}
+
+/// What `sessions push` did with one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PushOutcome {
+    /// The session was not in the store: the file is its first segment.
+    Pushed,
+    /// The store held the start of the file: the rest is one more segment.
+    Extended,
+    /// The store already held the whole file: nothing was written.
+    AlreadyInStore,
+    /// Not pushed: `error` says why (the store's copy differs, another writer holds it, …).
+    Refused,
+}
+
+/// One session of `sessions push --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionPushed {
+    /// The session's id.
+    pub id: String,
+    /// Its local file.
+    pub file: PathBuf,
+    /// What happened.
+    pub outcome: PushOutcome,
+    /// The session's segments in the store afterwards (None when refused).
+    pub segments: Option<u64>,
+    /// The local name given to it in the store too (None: it has none, or the store gave
+    /// that name to another session, which `error` then says).
+    pub name: Option<String>,
+    /// Why it was refused, or why its name was not given.
+    pub error: Option<String>,
+}
+
+/// `sessions push --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsPushed {
+    /// The store, its URL without credentials.
+    pub store: String,
+    /// Each session asked for, in order.
+    pub sessions: Vec<SessionPushed>,
+}
+
+/// `sessions rm --json` against a session store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreSessionsRemoved {
+    /// The store, its URL without credentials.
+    pub store: String,
+    /// The ids of the sessions removed from it.
+    pub removed: Vec<String>,
+}
+
+/// `sessions prune --json` against a session store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreSessionsPruned {
+    /// The store, its URL without credentials.
+    pub store: String,
+    /// Whether nothing was removed (`--dry-run`).
+    pub dry_run: bool,
+    /// The ids removed (without `--dry-run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Vec<String>>,
+    /// The ids that would be removed (with `--dry-run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub would_remove: Option<Vec<String>>,
+    /// The ids kept: another writer held them, or they were written to while the prune ran.
+    pub skipped: Vec<String>,
+}
+
 /// `sessions path --json`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

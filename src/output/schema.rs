@@ -141,6 +141,8 @@ pub enum SystemLine {
     /// A confined command's connection to a host no rule allows was refused by the egress
     /// proxy (SPEC §20): once per host, when it is first refused.
     NetworkDenial(NetworkDenialLine),
+    /// The turn was committed to the session store (`--store`): where it is.
+    Checkpoint(CheckpointLine),
 }
 
 /// `system/init`.
@@ -416,6 +418,21 @@ pub struct NetworkDenialLine {
     pub protocol: String,
     /// pincer's session id.
     pub session_id: Option<String>,
+    /// A fresh UUIDv4 per line.
+    pub uuid: String,
+}
+
+/// `system/checkpoint`: the turn was committed to the session store (`--store`, SPEC §19),
+/// after its last event and before the result; a fleet engine's activity heartbeats it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointLine {
+    /// pincer's session id.
+    pub session_id: String,
+    /// The store's segment that holds the turn: 1 for the session's first, one more per commit.
+    pub segment: u64,
+    /// The session's turn number: 1 for its first committed turn, one more per turn.
+    pub turn: Option<u64>,
     /// A fresh UUIDv4 per line.
     pub uuid: String,
 }

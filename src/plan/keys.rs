@@ -40,6 +40,16 @@ impl KnownKeys {
                 variables.push(name.to_owned());
             }
         }
+        // The session store's credentials (SPEC §19), whether or not this run uses a store:
+        // every variable of the environment the store would read one from.
+        for (name, _) in std::env::vars_os() {
+            if let Some(name) = name.to_str()
+                && pincer_store::is_credential_variable(name)
+                && !variables.iter().any(|known| known == name)
+            {
+                variables.push(name.to_owned());
+            }
+        }
         // The store's own values; those of the variables it refers to come below.
         let mut secrets = store.known_secrets(&|_| None);
         secrets.extend(

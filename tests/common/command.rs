@@ -84,6 +84,14 @@ impl Pincer {
         self
     }
 
+    /// Sessions in `store` (`PINCER_STORE`, and the variables that reach its server).
+    pub fn store(self, store: &crate::common::s3::S3Store) -> Pincer {
+        store.environment.iter().fold(
+            self.env("PINCER_STORE", &store.url),
+            |command, (name, value)| command.env(name, value),
+        )
+    }
+
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Pincer {
         self.args.push(arg.as_ref().to_owned());
         self

@@ -66,6 +66,7 @@ pub mod command;
 pub mod integrity;
 pub mod mock;
 pub mod protocols;
+pub mod s3;
 pub mod schema;
 pub mod sdk;
 pub mod wire;

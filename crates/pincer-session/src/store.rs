@@ -687,8 +687,20 @@ fn serialize_line(line: &Line) -> Result<String, SessionError> {
 }
 
 /// File name for a new session: `<ISO timestamp with : and . replaced by ->_<uuid>.jsonl`.
+///
+/// One path component whatever the timestamp holds: every character but ASCII letters, digits,
+/// `-` and `+` becomes `-`. A session copied from a session store is named from a header
+/// another machine wrote (SPEC §19), and a `/` in its timestamp must not put the file outside
+/// the sessions directory (an absolute one would replace the directory in `join`).
 pub fn file_name(timestamp_iso: &str, id: &str) -> String {
-    format!("{}_{id}.jsonl", timestamp_iso.replace([':', '.'], "-"))
+    let stamp: String = timestamp_iso
+        .chars()
+        .map(|character| match character {
+            'A'..='Z' | 'a'..='z' | '0'..='9' | '-' | '+' => character,
+            _ => '-',
+        })
+        .collect();
+    format!("{stamp}_{id}.jsonl")
 }
 
 /// The session id a file name of [`file_name`]'s shape holds (`None` for another name).
@@ -1042,6 +1054,26 @@ mod tests {
     use super::*;
 
     const ID: &str = "7f3e9a10-1111-4222-8333-444455556666";
+
+    /// Issue #49: a header from a session store names the local copy; its timestamp can
+    /// never make the name a path.
+    #[test]
+    fn a_file_name_is_one_path_component_whatever_the_timestamp_holds() {
+        assert_eq!(
+            file_name("2026-11-30T10:00:00.000Z", ID),
+            format!("2026-11-30T10-00-00-000Z_{ID}.jsonl")
+        );
+        assert_eq!(
+            file_name("2026-11-30T10:00:00+02:00", ID),
+            format!("2026-11-30T10-00-00+02-00_{ID}.jsonl")
+        );
+        for hostile in ["/etc/cron.d/x", "../../x", "a\\b", "x\0y", "/"] {
+            let name = file_name(hostile, ID);
+            assert_eq!(Path::new(&name).components().count(), 1, "{name}");
+            assert!(!name.contains('/') && !name.starts_with('.'), "{name}");
+            assert_eq!(id_in_file_name(&name), Some(ID), "{name}");
+        }
+    }
 
     fn file_in(dir: &Path, text: &str) -> PathBuf {
         let path = dir.join(format!("2026-11-30T10-00-00-000Z_{ID}.jsonl"));

@@ -11,28 +11,30 @@ use std::time::Duration;
 
 use object_store::client::{HttpError, HttpErrorKind};
 
-/// What went wrong, for the caller to branch on. The exit codes are the ones pincer's table
-/// (SPEC §3.5) gives each kind; only the binary decides them.
+/// What went wrong, for the caller to branch on. The exit codes in brackets are the ones
+/// pincer's command line gives each kind (`store_error` in its `remote` module, and
+/// `docs/reference/retries.md`); only the binary decides them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The store could not be reached, timed out or failed (5xx, 429): retry later (exit 4).
+    /// The store could not be reached, timed out or failed (5xx, 429): retry later
+    /// (`store_unavailable`, exit 75).
     Unavailable,
     /// The store refused the request: credentials, permissions, a bucket that is not there or
-    /// in another region. Retrying does not help (exit 3).
+    /// in another region. Retrying does not help (`store_refused`, exit 1).
     Refused,
-    /// Another writer holds the session's lease (exit 75).
+    /// Another writer holds the session's lease (`session_busy`, exit 75).
     Busy,
     /// This writer lost its lease or another commit came first; the turn was not committed
-    /// (exit 75).
+    /// (`fenced`, exit 75).
     Fenced,
     /// The session, name or snapshot does not exist (exit 2).
     NotFound,
     /// The store does not keep the guarantees sessions need (conditional writes, consistent
-    /// listings), or holds objects this crate did not write (exit 2).
+    /// listings), or holds objects this crate did not write (`store_refused`, exit 1).
     Inconsistent,
     /// The caller passed something invalid: a URL, an id, a segment that is not whole lines
-    /// (exit 2).
+    /// (`store_refused`, exit 1).
     Invalid,
     /// A pushed file and the store's copy of the session differ before the part to add
     /// (exit 2).

@@ -54,6 +54,7 @@ mod consistency;
 mod error;
 mod layout;
 mod lease;
+mod listing;
 mod names;
 mod records;
 mod session;
@@ -63,11 +64,15 @@ mod transfer;
 pub use error::{ErrorKind, StoreError};
 pub use layout::SessionId;
 pub use lease::{Holder, KeepAlive, Lease};
+pub use listing::SessionFacts;
 pub use names::NameClaim;
 pub use records::{Manifest, SnapshotReference};
 pub use session::{Checkpoint, CommitMeta, CommitOutcome, Segment, Snapshot};
 pub use store::{Environment, Store, StoreOptions, is_credential_variable};
 pub use transfer::{Pulled, Pushed};
+
+/// The bytes type of segments and session files.
+pub use bytes::Bytes;
 
 /// The object store crate this one is built on, for callers that wrap a store
 /// ([`Store::wrap`]).

@@ -502,7 +502,7 @@ fn json<T: serde::Serialize>(value: &T) -> Bytes {
 
 /// Listed segments must follow `after` without a gap: a gap is a listing that is not
 /// consistent, or objects removed by hand.
-fn check_contiguous(
+pub(crate) fn check_contiguous(
     store: &Store,
     session: &SessionId,
     after: u64,

@@ -1278,3 +1278,67 @@ async fn a_segment_that_is_not_whole_lines_is_refused_before_anything_is_written
             .is_empty()
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Listing
+
+async fn session_facts_come_from_one_listing_and_name_only_the_names_it_owns(backend: Backend) {
+    let store = backend.open();
+    let session = new_session();
+    assert_eq!(store.session_facts(&session).await.unwrap(), None);
+    seed(&store, &session).await;
+    let lease = store
+        .acquire_lease(
+            &session,
+            &holder("a"),
+            Duration::from_secs(5),
+            Duration::ZERO,
+        )
+        .await
+        .unwrap();
+    let turn = message("a1b2c3d4", None, "hi");
+    committed(
+        lease
+            .commit(
+                Bytes::from(turn.clone()),
+                CommitMeta {
+                    turn: Some(7),
+                    idempotency_key: Some("step-1".to_owned()),
+                },
+            )
+            .await,
+    );
+    lease.release().await.unwrap();
+    let name = format!("nightly-{session}");
+    assert_eq!(
+        store.claim_name(&name, &session).await.unwrap(),
+        NameClaim::Claimed
+    );
+    // Another session claims the same name and loses: its claim stays behind, and is not a
+    // name of that session.
+    let loser = new_session();
+    seed(&store, &loser).await;
+    assert_eq!(
+        store.claim_name(&name, &loser).await.unwrap(),
+        NameClaim::Taken(session.clone())
+    );
+
+    let facts = store.session_facts(&session).await.unwrap().unwrap();
+    assert_eq!(facts.segments, 2);
+    assert_eq!(facts.bytes, (header(&session).len() + turn.len()) as u64);
+    assert_eq!(facts.last_turn, Some(7));
+    assert_eq!(facts.names, [name]);
+    assert!(facts.created.unwrap() <= facts.updated.unwrap());
+    let loser_facts = store.session_facts(&loser).await.unwrap().unwrap();
+    assert_eq!((loser_facts.segments, loser_facts.names.len()), (1, 0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_facts_on_s3_come_from_one_listing_and_name_only_the_names_it_owns() {
+    session_facts_come_from_one_listing_and_name_only_the_names_it_owns(Backend::s3()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_facts_in_memory_come_from_one_listing_and_name_only_the_names_it_owns() {
+    session_facts_come_from_one_listing_and_name_only_the_names_it_owns(Backend::memory()).await;
+}

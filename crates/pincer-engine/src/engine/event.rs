@@ -65,6 +65,19 @@ pub enum Event {
     /// The egress proxy refused a host a command asked for (SPEC §20), the first time it did
     /// (its stderr line was said as it happened): stream-json `system/network_denial`.
     NetworkDenial(pincer_egress::Denial),
+    /// The turn was committed to the session store (SPEC §19): stream-json
+    /// `system/checkpoint`, after the turn's last event and before the result.
+    Checkpoint(Checkpoint),
+}
+
+/// Where a committed turn is in the session store: what a fleet engine's activity heartbeats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    pub session_id: String,
+    /// The store's segment that holds the turn (1 for the session's first).
+    pub segment: u64,
+    /// The session's turn number (1 for its first committed turn).
+    pub turn: Option<u64>,
 }
 
 /// An answer sent back for not matching `--json-schema`.
