@@ -33,10 +33,6 @@ pub(crate) mod input;
 pub(crate) mod ledger;
 pub(crate) mod mcp;
 pub mod output;
-#[allow(
-    dead_code,
-    reason = "the plumbing of issue #49; `run`, `resume`, `status` and `sessions` use it in the next commits"
-)]
 pub(crate) mod remote;
 pub(crate) mod session_setup;
 pub(crate) mod settings;

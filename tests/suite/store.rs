@@ -558,3 +558,65 @@ fn each_committed_turn_is_followed_by_a_checkpoint_event() {
     assert_eq!(turn(&["run", "--name", "beats", "one"]), (1, Some(1)));
     assert_eq!(turn(&["resume", "beats", "two"]), (2, Some(2)));
 }
+
+/// Issue #49: `status` with a store runs its consistency check and reports it: the URL
+/// without credentials, reachable, consistent, its sessions; an unreachable store fails the
+/// command with store_unavailable's exit and says so, never showing a credential.
+#[test]
+fn status_with_a_store_checks_it_and_reports_it() {
+    let store = S3Store::new();
+    let home = Home::new();
+    let server = MockServer::start(vec![text("one")]);
+    pincer_on(&home, &store, &server)
+        .args(["run", "--name", "counted", "one"])
+        .success();
+    let report = home
+        .pincer()
+        .store(&store)
+        .args(["status", "--json"])
+        .output();
+    assert_eq!(code(&report), 0, "{}", stderr(&report));
+    let status: Value = serde_json::from_str(&stdout(&report)).unwrap();
+    assert_eq!(
+        status["store"],
+        json!({
+            "url": store.url,
+            "origin": "--store or PINCER_STORE",
+            "reachable": true,
+            "consistent": true,
+            "sessions": 1,
+        })
+    );
+    let text_report = home.pincer().store(&store).args(["status"]).output();
+    assert!(
+        stdout(&text_report).contains(&format!(
+            "{} (--store or PINCER_STORE): reachable, consistent, 1 session(s)",
+            store.url
+        )),
+        "{}",
+        stdout(&text_report)
+    );
+
+    let closed = home
+        .pincer()
+        .store(&store)
+        .env("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+        .args(["-c", "store.max_retries=0", "status", "--json"])
+        .output();
+    assert_eq!(code(&closed), 75, "{}", stderr(&closed));
+    let status: Value = serde_json::from_str(&stdout(&closed)).unwrap();
+    assert_eq!(status["store"]["reachable"], false, "{status}");
+    assert_eq!(
+        status["store"]["error"]["kind"], "store_unavailable",
+        "{status}"
+    );
+    assert!(
+        stderr(&closed).contains("unavailable"),
+        "{}",
+        stderr(&closed)
+    );
+    for output in [&report, &closed] {
+        assert!(!stdout(output).contains("testing-secret-access-key"));
+        assert!(!stderr(output).contains("testing-secret-access-key"));
+    }
+}
