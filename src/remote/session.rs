@@ -419,7 +419,7 @@ impl<'run> RunStore<'run> {
     /// checkpoint of the committed turn, or None when there was nothing to commit (or no
     /// session was set up). A commit that fails keeps the turn's local copy aside and says
     /// where.
-    pub(crate) fn commit(&self, succeeded: bool) -> CliResult<Option<Checkpoint>> {
+    pub(crate) fn commit(&self, succeeded: bool, compacted: bool) -> CliResult<Option<Checkpoint>> {
         let Some(held) = self.held.borrow_mut().take() else {
             return Ok(None);
         };
@@ -456,6 +456,9 @@ impl<'run> RunStore<'run> {
                 checkpoint,
                 bookkeeping,
             }) => {
+                if compacted {
+                    self.write_snapshot(&lease, checkpoint.segment, &path);
+                }
                 self.release(lease);
                 if let Some(file) = path.file_name() {
                     self.write_record(
@@ -492,6 +495,25 @@ impl<'run> RunStore<'run> {
                 self.release(lease);
                 Err(self.not_committed(&session, &path, store_error(error)))
             }
+        }
+    }
+
+    /// After a turn that compacted: the whole session as the store's snapshot through its new
+    /// head, so that a cold resume reads one object instead of every segment. The turn is
+    /// committed whatever happens here: a failure is a warning.
+    fn write_snapshot(&self, lease: &Lease, through: u64, path: &Path) {
+        let written = match std::fs::read(path) {
+            Ok(bytes) => self
+                .scope
+                .block_on(lease.write_snapshot(through, bytes.into()))
+                .map_err(|error| error.to_string()),
+            Err(error) => Err(format!("cannot read '{}': {error}", path.display())),
+        };
+        if let Err(error) = written {
+            crate::output::progress::stderr_line(&format!(
+                "warning: the turn is committed, but its snapshot was not written (a cold resume \
+                 reads every segment instead): {error}"
+            ));
         }
     }
 

@@ -620,3 +620,81 @@ fn status_with_a_store_checks_it_and_reports_it() {
         assert!(!stderr(output).contains("testing-secret-access-key"));
     }
 }
+
+/// Issue #49: a turn that compacted writes the session as the store's snapshot, and a resume
+/// on a machine without a copy starts from it.
+#[test]
+fn a_turn_that_compacts_writes_a_snapshot_a_cold_resume_starts_from() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let usage_of = |input| wire::Usage4 {
+        input,
+        output: 20,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    let answer = |text: &str, input| Reply::sse(&wire::text_stream(&[text], usage_of(input)));
+    let server = MockServer::start(vec![
+        answer("First answer.", 100),
+        answer("Second answer.", 2_880),
+        answer("## Goal\nShip it.", 50),
+        answer("Third answer.", 200),
+    ]);
+    let tight = [
+        "-c",
+        "compaction.keep_recent_tokens=5",
+        "-c",
+        "compaction.reserve_tokens=500",
+        "-c",
+        "providers.anthropic.models.claude-sonnet-4-5.context_window=3000",
+    ];
+    let first = pincer_on(&machine_a, &store, &server)
+        .args(tight)
+        .args(["run", "--name", "long", "first question"])
+        .success();
+    let id = result(&first)["session_id"].as_str().unwrap().to_owned();
+    let second = pincer_on(&machine_a, &store, &server)
+        .args(tight)
+        .args(["resume", "long", "second question"])
+        .success();
+    assert_eq!(result(&second)["compactions"], 1, "{}", stdout(&second));
+
+    let opened = pincer_store::Store::open(
+        &store.url,
+        pincer_store::StoreOptions {
+            environment: pincer_store::Environment::Given(store.environment.clone()),
+            ..pincer_store::StoreOptions::default()
+        },
+    )
+    .unwrap();
+    let session = pincer_store::SessionId::parse(&id).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let snapshot = runtime
+        .block_on(opened.read_snapshot(&session))
+        .unwrap()
+        .expect("a snapshot");
+    assert_eq!(snapshot.through, 2);
+    let local_a = std::fs::read_dir(machine_a.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .unwrap();
+    assert_eq!(
+        snapshot.bytes.as_ref(),
+        std::fs::read(&local_a).unwrap().as_slice()
+    );
+
+    let third = pincer_on(&machine_b, &store, &server)
+        .args(tight)
+        .args(["resume", "long", "third question"])
+        .output();
+    assert_eq!(code(&third), 0, "{}", stderr(&third));
+    let body = server.requests().last().unwrap().json().to_string();
+    assert!(
+        body.contains("Ship it.") && body.contains("third question"),
+        "{body}"
+    );
+}
