@@ -384,10 +384,15 @@ impl<'run> RunStore<'run> {
         }
         let turn = turn.unwrap_or(head);
         let file = local_file_name(session, &bytes).ok_or_else(|| {
-            store_error(StoreError::Inconsistent {
-                store: self.store.url().to_owned(),
-                detail: format!("session {session} does not start with a session header"),
-            })
+            CliError::new(
+                crate::error::ErrorKind::StoreRefused.exit(),
+                format!(
+                    "session {session} in the store {} does not start with a session header",
+                    self.store.url()
+                ),
+            )
+            .with_kind(crate::error::ErrorKind::StoreRefused)
+            .with_hint("its first segment was not written by pincer; `pincer sessions pull` shows what it holds")
         })?;
         let dir = host.sessions_dir();
         crate::fs::create_dir_all(dir)
