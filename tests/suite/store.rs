@@ -698,3 +698,119 @@ fn a_turn_that_compacts_writes_a_snapshot_a_cold_resume_starts_from() {
         "{body}"
     );
 }
+
+/// `resume --last` with a store is refused, saying why and what to type: the newest session
+/// across machines would depend on their clocks (SPEC §19: ordering never does).
+#[test]
+fn resume_last_with_a_store_is_refused_with_what_to_type_instead() {
+    let home = Home::new();
+    let server = MockServer::start(vec![]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
+            "--json",
+            "--store",
+            "memory://refusals/p",
+            "-c",
+            &format!("model=\"{MODEL}\""),
+        ])
+        .args(["resume", "--last", "go on"])
+        .output();
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert_eq!(result(&output)["error"]["kind"], "usage");
+    assert!(stderr(&output).contains("--last is not available with a session store"));
+    assert!(stderr(&output).contains("pincer resume SESSION"));
+    assert!(server.requests().is_empty());
+}
+
+/// A TCP proxy in front of the S3 test server that drops `If-None-Match` and `If-Match` from
+/// every request: a server that ignores conditional writes, as some S3-compatible ones do.
+fn unconditional_proxy(upstream: u16) -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(client.try_clone().unwrap());
+                let mut head = String::new();
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(value) = lower.strip_prefix("content-length:") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                    if !lower.starts_with("if-none-match:")
+                        && !lower.starts_with("if-match:")
+                        && !lower.starts_with("connection:")
+                    {
+                        head.push_str(&line);
+                    }
+                }
+                let mut body = vec![0; length];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let mut server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
+                head.push_str("Connection: close\r\n\r\n");
+                server.write_all(head.as_bytes()).unwrap();
+                server.write_all(&body).unwrap();
+                let mut answer = Vec::new();
+                let _ = server.read_to_end(&mut answer);
+                let mut client = client;
+                let _ = client.write_all(&answer);
+            });
+        }
+    });
+    port
+}
+
+/// Issue #49: a store that does not honour conditional writes is refused at its first use,
+/// before it holds a session, and `status` says the same.
+#[test]
+fn a_store_that_ignores_conditional_writes_is_refused_at_first_use() {
+    let server_s3 = S3Server::shared();
+    let mut store = S3Store::new();
+    let proxy = unconditional_proxy(server_s3.port);
+    store.environment = server_s3.environment_for(&format!("http://127.0.0.1:{proxy}"));
+    let home = Home::new();
+    let server = MockServer::start(vec![text("unused")]);
+    let output = pincer_on(&home, &store, &server)
+        .args(["run", "hello"])
+        .output();
+    assert_store_error(
+        &output,
+        1,
+        "store_refused",
+        false,
+        &["cannot hold sessions safely"],
+    );
+    assert!(
+        stderr(&output).contains("pincer status"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(server.requests().is_empty());
+    assert!(
+        !home.sessions_dir().exists()
+            || std::fs::read_dir(home.sessions_dir()).unwrap().count() == 0
+    );
+    let status = home
+        .pincer()
+        .store(&store)
+        .args(["status", "--json"])
+        .output();
+    assert_eq!(code(&status), 1, "{}", stderr(&status));
+    let report: Value = serde_json::from_str(&stdout(&status)).unwrap();
+    assert_eq!(report["store"]["reachable"], true, "{report}");
+    assert_eq!(report["store"]["consistent"], false, "{report}");
+}
