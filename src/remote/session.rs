@@ -298,7 +298,8 @@ impl<'run> RunStore<'run> {
                 self.store.url()
             ))
             .with_hint(format!(
-                "to create it on first use, type: pincer resume --create {} \"…\"",
+                "to create it on first use, type: pincer resume --create {} \"…\"; a session of \
+                 this machine goes into the store with `pincer sessions push`",
                 crate::error::shell_quote(selector)
             ))
         };
