@@ -196,10 +196,18 @@ impl<'run> RunStore<'run> {
                     }
                 };
                 let Some((path, committed, turn)) = synced else {
-                    // Named, but its creator died before its first commit: start it afresh.
-                    let name = args.create.then_some(selector);
-                    let made =
-                        setup::create_session(host, session.as_str().to_owned(), name, false);
+                    // Named, but its creator ended before its first commit: continue the local
+                    // file it left here (all of it goes into the first segment), else start it
+                    // afresh.
+                    let made = match local_file_of(host.sessions_dir(), &session) {
+                        Some(path) => setup::open_session(host, index, &path, false),
+                        None => setup::create_session(
+                            host,
+                            session.as_str().to_owned(),
+                            args.create.then_some(selector),
+                            false,
+                        ),
+                    };
                     return self.hold(session, lease, made, 0);
                 };
                 let opened = setup::open_session(host, index, &path, false).and_then(|mut made| {
@@ -583,6 +591,20 @@ fn local_error(action: &str, path: &Path, error: &std::io::Error) -> CliError {
         Exit::RunFailed,
         format!("{action} '{}': {error}", path.display()),
     )
+}
+
+/// The local file of `session` in `dir`, by its name (`<timestamp>_<id>.jsonl`).
+fn local_file_of(dir: &Path, session: &SessionId) -> Option<PathBuf> {
+    let suffix = format!("_{session}.jsonl");
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.ends_with(&suffix))
+        })
 }
 
 /// The bytes of `path` from `offset` on.

@@ -814,3 +814,45 @@ fn a_store_that_ignores_conditional_writes_is_refused_at_first_use() {
     assert_eq!(report["store"]["reachable"], true, "{report}");
     assert_eq!(report["store"]["consistent"], false, "{report}");
 }
+
+/// A run that ends before its turn (a hook blocked the prompt) gives the lease back at once,
+/// and the next run on that machine continues the session file it left (the header goes into
+/// the first segment): no second local file of the same session.
+#[test]
+fn a_run_that_ends_before_its_turn_releases_the_lease_and_the_next_continues_its_file() {
+    let store = S3Store::new();
+    let home = Home::new();
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[[hooks.UserPromptSubmit]]\ncommand = \"grep -q blocked && exit 2; exit 0\"\n",
+    )
+    .unwrap();
+    let server = MockServer::start(vec![text("done")]);
+    let blocked = pincer_on(&home, &store, &server)
+        .args(["run", "--name", "early", "blocked prompt"])
+        .output();
+    assert_eq!(code(&blocked), 1, "{}", stderr(&blocked));
+    let started = Instant::now();
+    let next = pincer_on(&home, &store, &server)
+        .args(["resume", "early", "fine prompt"])
+        .output();
+    assert_eq!(code(&next), 0, "{}", stderr(&next));
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "waited for the lease"
+    );
+    assert_eq!(prompts_sent(&server), ["fine prompt"]);
+    let files: Vec<_> = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    // Another machine reads it whole from the store.
+    let other = Home::new();
+    let server = MockServer::start(vec![text("again")]);
+    pincer_on(&other, &store, &server)
+        .args(["resume", "early", "from elsewhere"])
+        .success();
+    assert_eq!(prompts_sent(&server), ["fine prompt", "from elsewhere"]);
+}
