@@ -36,6 +36,9 @@ use crate::session_setup::{self as setup, Choice, Host, SessionSetup};
 /// `--idempotency-key`: the key and the turn's result object, so that a retry prints it again.
 pub(crate) const TURN_RESULT: &str = "pincer.turn_result";
 
+/// The longest a run waits to give its lease back.
+const RELEASE_WAIT: Duration = Duration::from_secs(5);
+
 /// The store a run uses, with what calling it needs: the command's runtime (its scope), the
 /// lease's TTL, how long to wait for a busy session, and the lease of the session set up.
 pub(crate) struct RunStore<'run> {
@@ -113,8 +116,13 @@ impl<'run> RunStore<'run> {
         )
     }
 
+    /// Give the lease back, also after a signal or the timeout ended the turn (a lease left
+    /// behind would keep the next runner waiting for its TTL); bounded, as the store may be
+    /// the reason the run is ending.
     fn release(&self, lease: Lease) {
-        let _ = self.scope.wait(lease.release());
+        let _ = self
+            .scope
+            .block_on(async { tokio::time::timeout(RELEASE_WAIT, lease.release()).await });
     }
 
     fn record_path(&self, session: &SessionId) -> PathBuf {

@@ -856,3 +856,32 @@ fn a_run_that_ends_before_its_turn_releases_the_lease_and_the_next_continues_its
         .success();
     assert_eq!(prompts_sent(&server), ["fine prompt", "from elsewhere"]);
 }
+
+/// A turn interrupted by SIGINT is committed as it stands (as the local file keeps it) and the
+/// lease given back: the next runner goes on at once, from what the interrupted turn left.
+#[test]
+fn an_interrupted_turn_is_committed_and_its_lease_given_back() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let gate = Gate::new();
+    let server = MockServer::start(vec![held(&gate, "never sent"), text("b answer")]);
+    let running = pincer_on(&machine_a, &store, &server)
+        .args(["run", "--name", "cut", "interrupted prompt"])
+        .spawn();
+    wait_for_requests(&server, 1);
+    signal(&running, "INT");
+    let interrupted = running.wait_with_output().unwrap();
+    gate.open();
+    assert_eq!(code(&interrupted), 130, "{}", stderr(&interrupted));
+    let started = Instant::now();
+    let next = pincer_on(&machine_b, &store, &server)
+        .args(["resume", "cut", "b prompt"])
+        .output();
+    assert_eq!(code(&next), 0, "{}", stderr(&next));
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "waited for the lease"
+    );
+    // The interrupted prompt got no answer: the two user messages go as one.
+    assert_eq!(prompts_sent(&server).concat(), "interrupted promptb prompt");
+}
