@@ -885,3 +885,28 @@ fn an_interrupted_turn_is_committed_and_its_lease_given_back() {
     // The interrupted prompt got no answer: the two user messages go as one.
     assert_eq!(prompts_sent(&server).concat(), "interrupted promptb prompt");
 }
+
+/// The lease is renewed while the turn runs: a turn longer than the lease's TTL keeps its
+/// session, and a waiter that waits longer than the TTL still finds it busy.
+#[test]
+fn a_turn_longer_than_its_lease_keeps_it_by_renewing() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let gate = Gate::new();
+    let server = MockServer::start(vec![held(&gate, "slow answer"), text("unused")]);
+    let short_lease = ["-c", "store.lease_ttl_secs=1"];
+    let running = pincer_on(&machine_a, &store, &server)
+        .args(short_lease)
+        .args(["run", "--name", "renewed", "slow prompt"])
+        .spawn();
+    wait_for_requests(&server, 1);
+    let waiter = pincer_on(&machine_b, &store, &server)
+        .args(short_lease)
+        .args(["--wait", "4", "resume", "renewed", "meanwhile"])
+        .output();
+    assert_store_error(&waiter, 75, "session_busy", true, &["is busy"]);
+    gate.open();
+    let done = running.wait_with_output().unwrap();
+    assert_eq!(code(&done), 0, "{}", stderr(&done));
+    assert_eq!(server.requests().len(), 1);
+}
