@@ -3,12 +3,16 @@
 //! S3-compatible server (moto, started by the tests: `tests/common/s3.rs`), or `memory://`
 //! where one process suffices.
 
-use serde_json::json;
+use std::process::{Child, Output};
+use std::time::{Duration, Instant};
 
-use crate::common::mock::{MockServer, Reply};
+use serde_json::{Value, json};
+
+use crate::common::mock::{Body, Gate, MockServer, Piece, Reply};
 use crate::common::protocols;
+use crate::common::s3::{S3Server, S3Store};
 use crate::common::wire::anthropic as wire;
-use crate::common::{Home, code, stderr};
+use crate::common::{Home, code, stderr, stdout};
 
 const MODEL: &str = "anthropic/claude-sonnet-4-5";
 
@@ -70,15 +74,6 @@ fn no_tool_or_hook_sees_the_store_credentials_in_its_environment() {
         }
     }
 }
-
-use std::process::{Child, Output};
-use std::time::{Duration, Instant};
-
-use serde_json::Value;
-
-use crate::common::mock::{Body, Gate, Piece};
-use crate::common::s3::{S3Server, S3Store};
-use crate::common::stdout;
 
 fn text(answer: &str) -> Reply {
     Reply::sse(&wire::text_stream(&[answer], usage()))
