@@ -154,13 +154,13 @@ pub enum ErrorKind {
     Persistence,
     /// `compact`: the model returned an empty summary; nothing was changed (exit 1, retryable: yes).
     EmptySummary,
-    /// Another run holds the session's lock; the message names the session (exit 75, retryable: yes).
+    /// Another run holds the session's lock, or its lease in the session store (`--store`); the message names the session and, for a lease, the holder and its host (exit 75, retryable: yes).
     SessionBusy,
-    /// The session store cannot be reached; used by the session store (exit 75, retryable: yes).
+    /// The session store (`--store`) could not be reached, timed out or failed; a turn it did not take is not lost: the message says where its local copy is kept (exit 75, retryable: yes).
     StoreUnavailable,
-    /// The session store refused the write; used by the session store (exit 1, retryable: no).
+    /// The session store (`--store`) refused: credentials, permissions, a missing bucket, a URL that is no store, or a store that failed the consistency check sessions need (exit 1, retryable: no).
     StoreRefused,
-    /// Another writer took the session over while this run held it; used by the session store (exit 75, retryable: yes).
+    /// Another writer took the session over in the store while this run held it (it was paused past its lease): the turn was not committed; the message says where its local copy is kept (exit 75, retryable: yes).
     Fenced,
     /// `--timeout` was reached; also a provider that sent nothing within `--idle-timeout`
     /// after every retry, which ends the run as an unavailable provider does, with exit 4

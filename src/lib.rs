@@ -30,10 +30,6 @@ pub(crate) mod error;
 pub(crate) mod input;
 pub mod output;
 pub(crate) mod plan;
-#[allow(
-    dead_code,
-    reason = "the store's block_on is used by run and resume against the store, merged next"
-)]
 pub(crate) mod remote;
 pub(crate) mod scope;
 pub(crate) mod session_setup;

@@ -13,7 +13,7 @@ use crate::output::Stdout;
 use crate::output::report::{
     CacheReport, CliBackendReport, CliBackends, CredentialSource, InstallationStatus,
     OverheadReport, ProviderCredentials, SandboxReport, SessionStatus, StatusContext, StatusPaths,
-    StoredProfile, StoredProfiles, SystemPromptReport, UsageReport,
+    StoreStatus, StoreStatusError, StoredProfile, StoredProfiles, SystemPromptReport, UsageReport,
 };
 use crate::session::index::IndexEntry;
 use crate::session::store::SessionLock;
@@ -73,8 +73,61 @@ fn status_of(context: &Context, args: &StatusArgs) -> CliResult<Exit> {
     let (counts, index_report) = crate::session::index::counts(context.sessions_dir(), &cwd)
         .map_err(super::session_error)?;
     super::tell_index_report(context, &index_report);
-    let report = installation_status(context, counts, args.fresh_probe)?;
-    print(context, &report, render)
+    let mut report = installation_status(context, counts, args.fresh_probe)?;
+    let store_failure = match crate::remote::open(&context.settings)? {
+        Some(store) => {
+            let (status, failure) = store_status(context, &store)?;
+            report.store = Some(status);
+            failure
+        }
+        None => None,
+    };
+    print(context, &report, render)?;
+    // A store that cannot hold sessions fails the command, as `status --mcp` does for a
+    // server: a CI job can check its store first.
+    match store_failure {
+        Some(error) => Err(error),
+        None => Ok(Exit::Success),
+    }
+}
+
+/// Run the store's consistency check now (SPEC §19) and count its sessions.
+fn store_status(
+    context: &Context,
+    store: &pincer_store::Store,
+) -> CliResult<(StoreStatus, Option<crate::error::CliError>)> {
+    let checked = crate::remote::block_on(async {
+        store.check_consistency().await?;
+        store.list_sessions().await
+    })?;
+    let mut status = StoreStatus {
+        url: store.url().to_owned(),
+        origin: context.settings.store.origin.to_owned(),
+        reachable: true,
+        consistent: Some(true),
+        sessions: None,
+        error: None,
+    };
+    match checked {
+        Ok(sessions) => {
+            status.sessions = Some(sessions.len());
+            Ok((status, None))
+        }
+        Err(error) => {
+            let kind = error.kind();
+            status.reachable = kind != pincer_store::ErrorKind::Unavailable;
+            status.consistent = match kind {
+                pincer_store::ErrorKind::Inconsistent => Some(false),
+                _ => None,
+            };
+            let error = crate::remote::store_error(error);
+            status.error = Some(StoreStatusError {
+                kind: error.kind().as_str().to_owned(),
+                message: error.message.clone(),
+            });
+            Ok((status, Some(error)))
+        }
+    }
 }
 
 /// Print `report` as JSON or as the text `render` makes of it.
@@ -366,6 +419,7 @@ fn installation_status(
         sessions_here,
         // A ledger that cannot be read is the run's to report (exit 2), not the status's.
         budgets: super::usage::budget_report(context).unwrap_or_default(),
+        store: None,
     })
 }
 
@@ -559,6 +613,19 @@ fn render(status: &InstallationStatus) -> String {
             status.sessions, status.sessions_here
         ),
     );
+    if let Some(store) = &status.store {
+        let state = match (&store.error, store.sessions) {
+            (None, Some(sessions)) => format!("reachable, consistent, {sessions} session(s)"),
+            (Some(error), _) if !store.reachable => format!("unreachable: {}", error.message),
+            (Some(error), _) => format!("refused: {}", error.message),
+            (None, None) => "reachable".to_owned(),
+        };
+        line(
+            &mut text,
+            "store:",
+            format!("{} ({}): {state}", store.url, store.origin),
+        );
+    }
     for budget in &status.budgets {
         line(
             &mut text,

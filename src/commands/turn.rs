@@ -487,7 +487,7 @@ fn save_turn(
     let Some(remote) = &host.remote else {
         return Ok(());
     };
-    if let Some(checkpoint) = remote.commit(succeeded)? {
+    if let Some(checkpoint) = remote.commit(succeeded, result.compactions > 0)? {
         sink.emit(&Event::Checkpoint(crate::engine::event::Checkpoint {
             session_id: checkpoint.session.to_string(),
             segment: checkpoint.segment,

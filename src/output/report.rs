@@ -407,6 +407,38 @@ pub struct InstallationStatus {
     /// Each `[budget]` against its current window (SPEC §18); absent when none is configured.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub budgets: Vec<crate::output::usage::BudgetRow>,
+    /// The session store (`--store`, SPEC §19), checked now; absent when none is used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<StoreStatus>,
+}
+
+/// `status`'s session store: its consistency check, run now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreStatus {
+    /// The store's URL, without credentials.
+    pub url: String,
+    /// Where the URL came from (`--store or PINCER_STORE`, `[store] url in config.toml`).
+    pub origin: String,
+    /// Whether the store answered.
+    pub reachable: bool,
+    /// Whether it passed the check sessions need (conditional writes honoured, listings
+    /// strongly consistent); absent when it could not be asked.
+    pub consistent: Option<bool>,
+    /// Sessions in the store (when reachable and consistent).
+    pub sessions: Option<usize>,
+    /// What failed: its `error.kind` and message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<StoreStatusError>,
+}
+
+/// Why the store check failed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StoreStatusError {
+    /// `store_unavailable`, `store_refused`, …
+    pub kind: String,
+    pub message: String,
 }
 
 /// The files of `status`.

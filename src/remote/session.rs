@@ -36,6 +36,9 @@ use crate::session_setup::{self as setup, Choice, Host, SessionSetup};
 /// `--idempotency-key`: the key and the turn's result object, so that a retry prints it again.
 pub(crate) const TURN_RESULT: &str = "pincer.turn_result";
 
+/// The longest a run waits to give its lease back.
+const RELEASE_WAIT: Duration = Duration::from_secs(5);
+
 /// The store a run uses, with what calling it needs: the command's runtime (its scope), the
 /// lease's TTL, how long to wait for a busy session, and the lease of the session set up.
 pub(crate) struct RunStore<'run> {
@@ -128,8 +131,13 @@ impl<'run> RunStore<'run> {
         )
     }
 
+    /// Give the lease back, also after a signal or the timeout ended the turn (a lease left
+    /// behind would keep the next runner waiting for its TTL); bounded, as the store may be
+    /// the reason the run is ending.
     fn release(&self, lease: Lease) {
-        let _ = self.scope.wait(lease.release());
+        let _ = self
+            .scope
+            .block_on(async { tokio::time::timeout(RELEASE_WAIT, lease.release()).await });
     }
 
     fn record_path(&self, session: &SessionId) -> PathBuf {
@@ -211,10 +219,18 @@ impl<'run> RunStore<'run> {
                     }
                 };
                 let Some((path, committed, turn)) = synced else {
-                    // Named, but its creator died before its first commit: start it afresh.
-                    let name = args.create.then_some(selector);
-                    let made =
-                        setup::create_session(host, session.as_str().to_owned(), name, false);
+                    // Named, but its creator ended before its first commit: continue the local
+                    // file it left here (all of it goes into the first segment), else start it
+                    // afresh.
+                    let made = match local_file_of(host.sessions_dir(), &session) {
+                        Some(path) => setup::open_session(host, index, &path, false),
+                        None => setup::create_session(
+                            host,
+                            session.as_str().to_owned(),
+                            args.create.then_some(selector),
+                            false,
+                        ),
+                    };
                     return self.hold(session, lease, made, 0);
                 };
                 let opened = setup::open_session(host, index, &path, false).and_then(|mut made| {
@@ -313,7 +329,8 @@ impl<'run> RunStore<'run> {
                 self.store.url()
             ))
             .with_hint(format!(
-                "to create it on first use, type: pincer resume --create {} \"…\"",
+                "to create it on first use, type: pincer resume --create {} \"…\"; a session of \
+                 this machine goes into the store with `pincer sessions push`",
                 crate::error::shell_quote(selector)
             ))
         };
@@ -399,10 +416,15 @@ impl<'run> RunStore<'run> {
         }
         let turn = turn.unwrap_or(head);
         let file = local_file_name(session, &bytes).ok_or_else(|| {
-            store_error(StoreError::Inconsistent {
-                store: self.store.url().to_owned(),
-                detail: format!("session {session} does not start with a session header"),
-            })
+            CliError::new(
+                crate::error::ErrorKind::StoreRefused.exit(),
+                format!(
+                    "session {session} in the store {} does not start with a session header",
+                    self.store.url()
+                ),
+            )
+            .with_kind(crate::error::ErrorKind::StoreRefused)
+            .with_hint("its first segment was not written by pincer; `pincer sessions pull` shows what it holds")
         })?;
         let dir = host.sessions_dir();
         crate::fs::create_dir_all(dir)
@@ -434,7 +456,7 @@ impl<'run> RunStore<'run> {
     /// checkpoint of the committed turn, or None when there was nothing to commit (or no
     /// session was set up). A commit that fails keeps the turn's local copy aside and says
     /// where.
-    pub(crate) fn commit(&self, succeeded: bool) -> CliResult<Option<Checkpoint>> {
+    pub(crate) fn commit(&self, succeeded: bool, compacted: bool) -> CliResult<Option<Checkpoint>> {
         let Some(held) = self.held.borrow_mut().take() else {
             return Ok(None);
         };
@@ -471,6 +493,9 @@ impl<'run> RunStore<'run> {
                 checkpoint,
                 bookkeeping,
             }) => {
+                if compacted {
+                    self.write_snapshot(&lease, checkpoint.segment, &path);
+                }
                 self.release(lease);
                 if let Some(file) = path.file_name() {
                     self.write_record(
@@ -507,6 +532,25 @@ impl<'run> RunStore<'run> {
                 self.release(lease);
                 Err(self.not_committed(&session, &path, store_error(error)))
             }
+        }
+    }
+
+    /// After a turn that compacted: the whole session as the store's snapshot through its new
+    /// head, so that a cold resume reads one object instead of every segment. The turn is
+    /// committed whatever happens here: a failure is a warning.
+    fn write_snapshot(&self, lease: &Lease, through: u64, path: &Path) {
+        let written = match std::fs::read(path) {
+            Ok(bytes) => self
+                .scope
+                .block_on(lease.write_snapshot(through, bytes.into()))
+                .map_err(|error| error.to_string()),
+            Err(error) => Err(format!("cannot read '{}': {error}", path.display())),
+        };
+        if let Err(error) = written {
+            crate::output::progress::stderr_line(&format!(
+                "warning: the turn is committed, but its snapshot was not written (a cold resume \
+                 reads every segment instead): {error}"
+            ));
         }
     }
 
@@ -570,6 +614,20 @@ fn local_error(action: &str, path: &Path, error: &std::io::Error) -> CliError {
         Exit::RunFailed,
         format!("{action} '{}': {error}", path.display()),
     )
+}
+
+/// The local file of `session` in `dir`, by its name (`<timestamp>_<id>.jsonl`).
+fn local_file_of(dir: &Path, session: &SessionId) -> Option<PathBuf> {
+    let suffix = format!("_{session}.jsonl");
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.path())
+        .find(|path| {
+            path.file_name()
+                .and_then(|name| name.to_str())
+                .is_some_and(|name| name.ends_with(&suffix))
+        })
 }
 
 /// The bytes of `path` from `offset` on.

@@ -3,12 +3,16 @@
 //! S3-compatible server (moto, started by the tests: `tests/common/s3.rs`), or `memory://`
 //! where one process suffices.
 
-use serde_json::json;
+use std::process::{Child, Output};
+use std::time::{Duration, Instant};
 
-use crate::common::mock::{MockServer, Reply};
+use serde_json::{Value, json};
+
+use crate::common::mock::{Body, Gate, MockServer, Piece, Reply};
 use crate::common::protocols;
+use crate::common::s3::{S3Server, S3Store};
 use crate::common::wire::anthropic as wire;
-use crate::common::{Home, code, stderr};
+use crate::common::{Home, code, stderr, stdout};
 
 const MODEL: &str = "anthropic/claude-sonnet-4-5";
 
@@ -70,15 +74,6 @@ fn no_tool_or_hook_sees_the_store_credentials_in_its_environment() {
         }
     }
 }
-
-use std::process::{Child, Output};
-use std::time::{Duration, Instant};
-
-use serde_json::Value;
-
-use crate::common::mock::{Body, Gate, Piece};
-use crate::common::s3::{S3Server, S3Store};
-use crate::common::stdout;
 
 fn text(answer: &str) -> Reply {
     Reply::sse(&wire::text_stream(&[answer], usage()))
@@ -557,4 +552,356 @@ fn each_committed_turn_is_followed_by_a_checkpoint_event() {
     };
     assert_eq!(turn(&["run", "--name", "beats", "one"]), (1, Some(1)));
     assert_eq!(turn(&["resume", "beats", "two"]), (2, Some(2)));
+}
+
+/// Issue #49: `status` with a store runs its consistency check and reports it: the URL
+/// without credentials, reachable, consistent, its sessions; an unreachable store fails the
+/// command with store_unavailable's exit and says so, never showing a credential.
+#[test]
+fn status_with_a_store_checks_it_and_reports_it() {
+    let store = S3Store::new();
+    let home = Home::new();
+    let server = MockServer::start(vec![text("one")]);
+    pincer_on(&home, &store, &server)
+        .args(["run", "--name", "counted", "one"])
+        .success();
+    let report = home
+        .pincer()
+        .store(&store)
+        .args(["status", "--json"])
+        .output();
+    assert_eq!(code(&report), 0, "{}", stderr(&report));
+    let status: Value = serde_json::from_str(&stdout(&report)).unwrap();
+    assert_eq!(
+        status["store"],
+        json!({
+            "url": store.url,
+            "origin": "--store or PINCER_STORE",
+            "reachable": true,
+            "consistent": true,
+            "sessions": 1,
+        })
+    );
+    let text_report = home.pincer().store(&store).args(["status"]).output();
+    assert!(
+        stdout(&text_report).contains(&format!(
+            "{} (--store or PINCER_STORE): reachable, consistent, 1 session(s)",
+            store.url
+        )),
+        "{}",
+        stdout(&text_report)
+    );
+
+    let closed = home
+        .pincer()
+        .store(&store)
+        .env("AWS_ENDPOINT_URL", "http://127.0.0.1:9")
+        .args(["-c", "store.max_retries=0", "status", "--json"])
+        .output();
+    assert_eq!(code(&closed), 75, "{}", stderr(&closed));
+    let status: Value = serde_json::from_str(&stdout(&closed)).unwrap();
+    assert_eq!(status["store"]["reachable"], false, "{status}");
+    assert_eq!(
+        status["store"]["error"]["kind"], "store_unavailable",
+        "{status}"
+    );
+    assert!(
+        stderr(&closed).contains("unavailable"),
+        "{}",
+        stderr(&closed)
+    );
+    for output in [&report, &closed] {
+        assert!(!stdout(output).contains("testing-secret-access-key"));
+        assert!(!stderr(output).contains("testing-secret-access-key"));
+    }
+}
+
+/// Issue #49: a turn that compacted writes the session as the store's snapshot, and a resume
+/// on a machine without a copy starts from it.
+#[test]
+fn a_turn_that_compacts_writes_a_snapshot_a_cold_resume_starts_from() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let usage_of = |input| wire::Usage4 {
+        input,
+        output: 20,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    let answer = |text: &str, input| Reply::sse(&wire::text_stream(&[text], usage_of(input)));
+    let server = MockServer::start(vec![
+        answer("First answer.", 100),
+        answer("Second answer.", 2_880),
+        answer("## Goal\nShip it.", 50),
+        answer("Third answer.", 200),
+    ]);
+    let tight = [
+        "-c",
+        "compaction.keep_recent_tokens=5",
+        "-c",
+        "compaction.reserve_tokens=500",
+        "-c",
+        "providers.anthropic.models.claude-sonnet-4-5.context_window=3000",
+    ];
+    let first = pincer_on(&machine_a, &store, &server)
+        .args(tight)
+        .args(["run", "--name", "long", "first question"])
+        .success();
+    let id = result(&first)["session_id"].as_str().unwrap().to_owned();
+    let second = pincer_on(&machine_a, &store, &server)
+        .args(tight)
+        .args(["resume", "long", "second question"])
+        .success();
+    assert_eq!(result(&second)["compactions"], 1, "{}", stdout(&second));
+
+    let opened = pincer_store::Store::open(
+        &store.url,
+        pincer_store::StoreOptions {
+            environment: pincer_store::Environment::Given(store.environment.clone()),
+            ..pincer_store::StoreOptions::default()
+        },
+    )
+    .unwrap();
+    let session = pincer_store::SessionId::parse(&id).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let snapshot = runtime
+        .block_on(opened.read_snapshot(&session))
+        .unwrap()
+        .expect("a snapshot");
+    assert_eq!(snapshot.through, 2);
+    let local_a = std::fs::read_dir(machine_a.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .unwrap();
+    assert_eq!(
+        snapshot.bytes.as_ref(),
+        std::fs::read(&local_a).unwrap().as_slice()
+    );
+
+    let third = pincer_on(&machine_b, &store, &server)
+        .args(tight)
+        .args(["resume", "long", "third question"])
+        .output();
+    assert_eq!(code(&third), 0, "{}", stderr(&third));
+    let body = server.requests().last().unwrap().json().to_string();
+    assert!(
+        body.contains("Ship it.") && body.contains("third question"),
+        "{body}"
+    );
+}
+
+/// `resume --last` with a store is refused, saying why and what to type: the newest session
+/// across machines would depend on their clocks (SPEC §19: ordering never does).
+#[test]
+fn resume_last_with_a_store_is_refused_with_what_to_type_instead() {
+    let home = Home::new();
+    let server = MockServer::start(vec![]);
+    let output = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
+            "--json",
+            "--store",
+            "memory://refusals/p",
+            "-c",
+            &format!("model=\"{MODEL}\""),
+        ])
+        .args(["resume", "--last", "go on"])
+        .output();
+    assert_eq!(code(&output), 2, "{}", stderr(&output));
+    assert_eq!(result(&output)["error"]["kind"], "usage");
+    assert!(stderr(&output).contains("--last is not available with a session store"));
+    assert!(stderr(&output).contains("pincer resume SESSION"));
+    assert!(server.requests().is_empty());
+}
+
+/// A TCP proxy in front of the S3 test server that drops `If-None-Match` and `If-Match` from
+/// every request: a server that ignores conditional writes, as some S3-compatible ones do.
+fn unconditional_proxy(upstream: u16) -> u16 {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(client.try_clone().unwrap());
+                let mut head = String::new();
+                let mut length = 0usize;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let lower = line.to_ascii_lowercase();
+                    if let Some(value) = lower.strip_prefix("content-length:") {
+                        length = value.trim().parse().unwrap_or(0);
+                    }
+                    if line == "\r\n" {
+                        break;
+                    }
+                    if !lower.starts_with("if-none-match:")
+                        && !lower.starts_with("if-match:")
+                        && !lower.starts_with("connection:")
+                    {
+                        head.push_str(&line);
+                    }
+                }
+                let mut body = vec![0; length];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let mut server = TcpStream::connect(("127.0.0.1", upstream)).unwrap();
+                head.push_str("Connection: close\r\n\r\n");
+                server.write_all(head.as_bytes()).unwrap();
+                server.write_all(&body).unwrap();
+                let mut answer = Vec::new();
+                let _ = server.read_to_end(&mut answer);
+                let mut client = client;
+                let _ = client.write_all(&answer);
+            });
+        }
+    });
+    port
+}
+
+/// Issue #49: a store that does not honour conditional writes is refused at its first use,
+/// before it holds a session, and `status` says the same.
+#[test]
+fn a_store_that_ignores_conditional_writes_is_refused_at_first_use() {
+    let server_s3 = S3Server::shared();
+    let mut store = S3Store::new();
+    let proxy = unconditional_proxy(server_s3.port);
+    store.environment = server_s3.environment_for(&format!("http://127.0.0.1:{proxy}"));
+    let home = Home::new();
+    let server = MockServer::start(vec![text("unused")]);
+    let output = pincer_on(&home, &store, &server)
+        .args(["run", "hello"])
+        .output();
+    assert_store_error(
+        &output,
+        1,
+        "store_refused",
+        false,
+        &["cannot hold sessions safely"],
+    );
+    assert!(
+        stderr(&output).contains("pincer status"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(server.requests().is_empty());
+    assert!(
+        !home.sessions_dir().exists()
+            || std::fs::read_dir(home.sessions_dir()).unwrap().count() == 0
+    );
+    let status = home
+        .pincer()
+        .store(&store)
+        .args(["status", "--json"])
+        .output();
+    assert_eq!(code(&status), 1, "{}", stderr(&status));
+    let report: Value = serde_json::from_str(&stdout(&status)).unwrap();
+    assert_eq!(report["store"]["reachable"], true, "{report}");
+    assert_eq!(report["store"]["consistent"], false, "{report}");
+}
+
+/// A run that ends before its turn (a hook blocked the prompt) gives the lease back at once,
+/// and the next run on that machine continues the session file it left (the header goes into
+/// the first segment): no second local file of the same session.
+#[test]
+fn a_run_that_ends_before_its_turn_releases_the_lease_and_the_next_continues_its_file() {
+    let store = S3Store::new();
+    let home = Home::new();
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[[hooks.UserPromptSubmit]]\ncommand = \"grep -q blocked && exit 2; exit 0\"\n",
+    )
+    .unwrap();
+    let server = MockServer::start(vec![text("done")]);
+    let blocked = pincer_on(&home, &store, &server)
+        .args(["run", "--name", "early", "blocked prompt"])
+        .output();
+    assert_eq!(code(&blocked), 1, "{}", stderr(&blocked));
+    let started = Instant::now();
+    let next = pincer_on(&home, &store, &server)
+        .args(["resume", "early", "fine prompt"])
+        .output();
+    assert_eq!(code(&next), 0, "{}", stderr(&next));
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "waited for the lease"
+    );
+    assert_eq!(prompts_sent(&server), ["fine prompt"]);
+    let files: Vec<_> = std::fs::read_dir(home.sessions_dir())
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    // Another machine reads it whole from the store.
+    let other = Home::new();
+    let server = MockServer::start(vec![text("again")]);
+    pincer_on(&other, &store, &server)
+        .args(["resume", "early", "from elsewhere"])
+        .success();
+    assert_eq!(prompts_sent(&server), ["fine prompt", "from elsewhere"]);
+}
+
+/// A turn interrupted by SIGINT is committed as it stands (as the local file keeps it) and the
+/// lease given back: the next runner goes on at once, from what the interrupted turn left.
+#[test]
+fn an_interrupted_turn_is_committed_and_its_lease_given_back() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let gate = Gate::new();
+    let server = MockServer::start(vec![held(&gate, "never sent"), text("b answer")]);
+    let running = pincer_on(&machine_a, &store, &server)
+        .args(["run", "--name", "cut", "interrupted prompt"])
+        .spawn();
+    wait_for_requests(&server, 1);
+    signal(&running, "INT");
+    let interrupted = running.wait_with_output().unwrap();
+    gate.open();
+    assert_eq!(code(&interrupted), 130, "{}", stderr(&interrupted));
+    let started = Instant::now();
+    let next = pincer_on(&machine_b, &store, &server)
+        .args(["resume", "cut", "b prompt"])
+        .output();
+    assert_eq!(code(&next), 0, "{}", stderr(&next));
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "waited for the lease"
+    );
+    // The interrupted prompt got no answer: the two user messages go as one.
+    assert_eq!(prompts_sent(&server).concat(), "interrupted promptb prompt");
+}
+
+/// The lease is renewed while the turn runs: a turn longer than the lease's TTL keeps its
+/// session, and a waiter that waits longer than the TTL still finds it busy.
+#[test]
+fn a_turn_longer_than_its_lease_keeps_it_by_renewing() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let gate = Gate::new();
+    let server = MockServer::start(vec![held(&gate, "slow answer"), text("unused")]);
+    let short_lease = ["-c", "store.lease_ttl_secs=1"];
+    let running = pincer_on(&machine_a, &store, &server)
+        .args(short_lease)
+        .args(["run", "--name", "renewed", "slow prompt"])
+        .spawn();
+    wait_for_requests(&server, 1);
+    let waiter = pincer_on(&machine_b, &store, &server)
+        .args(short_lease)
+        .args(["--wait", "4", "resume", "renewed", "meanwhile"])
+        .output();
+    assert_store_error(&waiter, 75, "session_busy", true, &["is busy"]);
+    gate.open();
+    let done = running.wait_with_output().unwrap();
+    assert_eq!(code(&done), 0, "{}", stderr(&done));
+    assert_eq!(server.requests().len(), 1);
 }
