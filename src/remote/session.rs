@@ -172,6 +172,10 @@ impl<'run> RunStore<'run> {
                     self.claim(name, &session)?;
                 }
                 let lease = self.take_lease(&session)?;
+                if lease.head() > 0 {
+                    // Another machine found the name and committed to it first: continue that.
+                    return self.continue_session(host, index, session, lease, (args.name, None));
+                }
                 let made = setup::create_session(host, id, args.name, false);
                 self.hold(session, lease, made, 0)
             }
@@ -202,7 +206,9 @@ impl<'run> RunStore<'run> {
                     self.claim(name, &session)?;
                 }
                 let lease = self.take_lease(&session)?;
-                if fresh {
+                // A machine that found the name may have taken the lease and committed first:
+                // then this one continues that session rather than starting it again.
+                if fresh && lease.head() == 0 {
                     let made = setup::create_session(
                         host,
                         session.as_str().to_owned(),
@@ -211,46 +217,58 @@ impl<'run> RunStore<'run> {
                     );
                     return self.hold(session, lease, made, 0);
                 }
-                let synced = match self.sync_local(host, &session, &lease) {
-                    Ok(synced) => synced,
-                    Err(error) => {
-                        self.release(lease);
-                        return Err(error);
-                    }
-                };
-                let Some((path, committed, turn)) = synced else {
-                    // Named, but its creator ended before its first commit: continue the local
-                    // file it left here (all of it goes into the first segment), else start it
-                    // afresh.
-                    let made = match local_file_of(host.sessions_dir(), &session) {
-                        Some(path) => setup::open_session(host, index, &path, false),
-                        None => setup::create_session(
-                            host,
-                            session.as_str().to_owned(),
-                            args.create.then_some(selector),
-                            false,
-                        ),
-                    };
-                    return self.hold(session, lease, made, 0);
-                };
-                let opened = setup::open_session(host, index, &path, false).and_then(|mut made| {
-                    if let Some(name) = args.name
-                        && made.session_name.as_deref() != Some(name)
-                    {
-                        made.transcript
-                            .append(NewEntry::SessionInfo { name: Some(name) })
-                            .map_err(session_error)?;
-                        made.session_name = Some(name.to_owned());
-                    }
-                    Ok(made)
-                });
-                let held = self.hold(session, lease, opened, committed)?;
-                if let Some(state) = self.held.borrow_mut().as_mut() {
-                    state.turn = turn;
-                }
-                Ok(held)
+                let create_name = args.create.then_some(selector);
+                self.continue_session(host, index, session, lease, (create_name, args.name))
             }
         }
+    }
+
+    /// Continue `session` under `lease`: the local copy brought up to the store's, or (its
+    /// creator ended before its first commit) the local file it left here, else a new one named
+    /// `create_name`; `rename` is `--name` given to a resume.
+    fn continue_session(
+        &self,
+        host: &dyn Host,
+        index: &Index,
+        session: SessionId,
+        lease: Lease,
+        (create_name, rename): (Option<&str>, Option<&str>),
+    ) -> CliResult<SessionSetup> {
+        let synced = match self.sync_local(host, &session, &lease) {
+            Ok(synced) => synced,
+            Err(error) => {
+                self.release(lease);
+                return Err(error);
+            }
+        };
+        let Some((path, committed, turn)) = synced else {
+            // Named, but its creator ended before its first commit: continue the local
+            // file it left here (all of it goes into the first segment), else start it
+            // afresh.
+            let made = match local_file_of(host.sessions_dir(), &session) {
+                Some(path) => setup::open_session(host, index, &path, false),
+                None => {
+                    setup::create_session(host, session.as_str().to_owned(), create_name, false)
+                }
+            };
+            return self.hold(session, lease, made, 0);
+        };
+        let opened = setup::open_session(host, index, &path, false).and_then(|mut made| {
+            if let Some(name) = rename
+                && made.session_name.as_deref() != Some(name)
+            {
+                made.transcript
+                    .append(NewEntry::SessionInfo { name: Some(name) })
+                    .map_err(session_error)?;
+                made.session_name = Some(name.to_owned());
+            }
+            Ok(made)
+        });
+        let held = self.hold(session, lease, opened, committed)?;
+        if let Some(state) = self.held.borrow_mut().as_mut() {
+            state.turn = turn;
+        }
+        Ok(held)
     }
 
     /// Keep the lease for the commit (and renew it meanwhile) once the local session is set
