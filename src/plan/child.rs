@@ -51,10 +51,11 @@ pub(crate) fn cli_settings(
         )));
     }
     let known = context.known_keys()?;
+    let (variables, patterns) = known.for_backend(context.settings().store.url.is_some());
     let mut environment = crate::backend::child_environment(
         (backend, &backend_settings),
         std::env::vars_os(),
-        (&known.variables, &known.patterns(&[])),
+        (&variables, &patterns),
     );
     if backend == crate::backend::CliBackend::Codex {
         // codex passes variables on to its MCP servers by name: they are set in its environment.

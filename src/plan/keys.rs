@@ -25,6 +25,10 @@ pub(crate) struct KnownKeys {
     pub(crate) variables: Vec<String>,
     /// Every key the store holds, and the values of `variables` in pincer's environment.
     secrets: Vec<Secret>,
+    /// Of `variables`, those named only as a session store's credentials (`AWS_*`, `GOOGLE_*`,
+    /// `AZURE_*` holding a secret), and their values: a CLI backend keeps them when this run
+    /// uses no store (claude on Bedrock or Vertex reads its own cloud credentials from them).
+    store_only: (Vec<String>, Vec<Secret>),
 }
 
 impl KnownKeys {
@@ -42,12 +46,19 @@ impl KnownKeys {
         }
         // The session store's credentials (SPEC §19), whether or not this run uses a store:
         // every variable of the environment the store would read one from.
+        let mut store_only = (Vec::new(), Vec::new());
         for (name, _) in std::env::vars_os() {
             if let Some(name) = name.to_str()
                 && pincer_store::is_credential_variable(name)
                 && !variables.iter().any(|known| known == name)
             {
                 variables.push(name.to_owned());
+                store_only.0.push(name.to_owned());
+                if let Some(value) = env(name).map(|value| Secret::new(value.trim()))
+                    && !value.is_blank()
+                {
+                    store_only.1.push(value);
+                }
             }
         }
         // The store's own values; those of the variables it refers to come below.
@@ -60,7 +71,35 @@ impl KnownKeys {
                 .filter(|secret| !secret.is_blank()),
         );
         secrets.dedup();
-        KnownKeys { variables, secrets }
+        KnownKeys {
+            variables,
+            secrets,
+            store_only,
+        }
+    }
+
+    /// What a CLI backend's child loses, by name and by value: all of it when the run uses a
+    /// session store (`store_in_use`), else all but the store-only credentials, which are the
+    /// cloud's own and may be the backend's (claude on Bedrock).
+    pub(crate) fn for_backend(&self, store_in_use: bool) -> (Vec<String>, Vec<&str>) {
+        let (names, values) = &self.store_only;
+        let variables = self
+            .variables
+            .iter()
+            .filter(|name| store_in_use || !names.contains(name))
+            .cloned()
+            .collect();
+        let patterns = self
+            .patterns(&[])
+            .into_iter()
+            .filter(|pattern| {
+                store_in_use
+                    || !values
+                        .iter()
+                        .any(|value| value.redaction_pattern() == *pattern)
+            })
+            .collect();
+        (variables, patterns)
     }
 
     /// The secrets as the child-environment filters and the redactors match them, after

@@ -861,6 +861,48 @@ fn the_child_environment_drops_the_cleared_keys_and_adds_the_configured_ones() {
     assert_eq!(env["ANTHROPIC_API_KEY"], "sk-ant-SECRET-4242");
 }
 
+/// Issue #49: the session store's credential variables (`AWS_*` holding a secret) are kept
+/// from every child, but they are also the cloud's own: claude on Bedrock reads them. A CLI
+/// backend keeps them when the run uses no store, and loses them, by name and by value, when it
+/// does (then they are pincer's).
+#[test]
+fn a_cli_backend_keeps_the_clouds_credentials_unless_the_run_uses_a_session_store() {
+    let secret = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY";
+    let bench = Bench::with_config("");
+    let output = bench
+        .cmd("claude-cli", &["text-turn.jsonl"])
+        .env("CLAUDE_CODE_USE_BEDROCK", "1")
+        .env("AWS_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE")
+        .env("AWS_SECRET_ACCESS_KEY", secret)
+        .args(["run", "-m", "claude-cli/sonnet", "hi"])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let env = bench.call(0)["env"].as_object().unwrap().clone();
+    assert_eq!(env["AWS_SECRET_ACCESS_KEY"], secret, "{env:?}");
+    assert_eq!(env["AWS_ACCESS_KEY_ID"], "AKIAIOSFODNN7EXAMPLE");
+
+    // With a store the same variables are the store's: the child gets neither the names nor
+    // a variable holding their values.
+    let stored = Bench::with_config("");
+    let output = stored
+        .cmd("claude-cli", &["text-turn.jsonl"])
+        .env("AWS_SECRET_ACCESS_KEY", secret)
+        .env("COPIED_SECRET", secret)
+        .args([
+            "--store",
+            "memory://bedrock/sessions",
+            "run",
+            "-m",
+            "claude-cli/sonnet",
+            "hi",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    let env = stored.call(0)["env"].as_object().unwrap().clone();
+    assert!(!env.contains_key("AWS_SECRET_ACCESS_KEY"), "{env:?}");
+    assert!(!env.contains_key("COPIED_SECRET"), "{env:?}");
+}
+
 #[test]
 fn a_backend_keeps_only_its_own_key_variable_and_only_when_its_clear_env_lets_it() {
     // claude may use ANTHROPIC_API_KEY when the user keeps it; nothing else that holds a key
