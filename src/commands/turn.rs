@@ -229,76 +229,20 @@ fn drive(
 ) -> CliResult<Exit> {
     let mut request = TurnRequest::from(turn_args);
     adjust(&mut request);
-    // Heartbeat runs and structured output print the answer only at the end.
-    let hold_text = request.heartbeat || plan::structured::requested(&request);
-    let sink_with = |events_file| {
-        sink_for(
-            format,
-            (
-                turn_args.include_partial_messages,
-                turn_args.include_hook_events,
-                request.claude_names,
-            ),
-            hold_text,
-            events_file,
-        )
-    };
-    let events_file = match open_user_files(turn_args) {
-        Ok(file) => file,
-        Err(error) => {
-            return fail(
-                &mut *sink_with(None),
-                format,
-                started,
-                &Known::default(),
-                error,
-            );
-        }
-    };
     let meter = super::usage::Meter::default();
-    let base = meter.watch(sink_with(events_file));
-    let base = match context {
-        Ok(context) => {
-            crate::telemetry::watch(base, &context.settings.config.telemetry, &|warning| {
-                context.diagnostics.warn(warning);
-            })
+    let mut sink = match run_sink(format, context, turn_args, &request, &meter) {
+        Ok(sink) => sink,
+        Err((mut sink, error)) => {
+            return fail(&mut *sink, format, started, &Known::default(), error);
         }
-        Err(_) => base,
-    };
-    let mut sink: Box<dyn OutputSink + '_> = match context {
-        Ok(context) => Box::new(RunSink {
-            // Progress on stderr sees every event first (spinner, tool lines).
-            inner: Box::new(ProgressSink::new(
-                base,
-                &context.diagnostics,
-                format,
-                hold_text,
-            )),
-            auth_file: crate::auth::AuthFile::new(&context.settings.paths.auth_file),
-            context,
-        }),
-        Err(_) => base,
     };
     let mut known = Known::default();
     let context = match context {
         Ok(context) => context,
         Err(error) => return fail(&mut *sink, format, started, &known, error.clone()),
     };
-    // Signals and the timeout cover the command from here on, stdin included (SPEC §2). A
-    // front-end that keeps MCP servers across turns runs every turn on their runtime.
-    let start_scope = |timeout| match &request.kept_mcp {
-        Some(kept) => CancelScope::start_on(kept.runtime(), started, timeout),
-        None => CancelScope::start(started, timeout),
-    };
-    let scope = match super::request::run_timeout(turn_args).and_then(start_scope) {
-        Ok(scope) => scope.interruptible(request.interrupt.as_ref()),
-        Err(error) => return fail(&mut *sink, format, started, &known, error),
-    };
-    // Budgets across runs (SPEC §18): a run that would start over one ends here, exit 5,
-    // before any session, server, child or request; else it holds its reservation until its
-    // line is in the ledger (or it ends without a request, and the reservation goes).
-    let reservation = match super::usage::check_budget(context, &request) {
-        Ok(reservation) => reservation,
+    let (scope, reservation) = match start_run(context, turn_args, &request, started) {
+        Ok(started) => started,
         Err(error) => return fail(&mut *sink, format, started, &known, error),
     };
     let prompt_argument = match plan {
@@ -326,13 +270,7 @@ fn drive(
         && !request.dry_run
     {
         match recorded_turn(&host, &plan.choice(), key) {
-            Ok(Some(result)) => {
-                known.session_name = Some(key.to_owned());
-                return match sink.finish(&result) {
-                    Ok(()) | Err(Undelivered::EventsFile(_)) => Ok(Exit::Success),
-                    Err(Undelivered::Stdout(error)) => Err(not_delivered(format, &result, &error)),
-                };
-            }
+            Ok(Some(result)) => return replay_recorded(&mut *sink, format, &result),
             Ok(None) => {}
             Err(error) => return fail(&mut *sink, format, started, &known, error),
         }
@@ -361,46 +299,146 @@ fn drive(
             }
         }
         Ok(Execution::Turn { setup, outcome }) => {
-            let Finished {
-                result,
-                exit,
-                error,
-            } = finish(context, &setup, &outcome, request.heartbeat);
-            if let Err(error) = save_turn(&host, &setup, &result, idempotency_key, &mut *sink) {
-                super::usage::record_run(context, turn_args, (&meter, reservation), &result, exit);
+            let finished = finish(context, &setup, &outcome, request.heartbeat);
+            if let Err(error) =
+                save_turn(&host, &setup, &finished.result, idempotency_key, &mut *sink)
+            {
+                let (result, exit) = (&finished.result, finished.exit);
+                super::usage::record_run(context, turn_args, (&meter, reservation), result, exit);
                 return fail(&mut *sink, format, started, &known, error);
             }
-            super::usage::record_run(context, turn_args, (&meter, reservation), &result, exit);
-            let delivered = sink.finish(&result);
-            if let Some(path) = &turn_args.output_last_message
-                && !result.is_error
-                && let Err(write_error) =
-                    crate::fs::write_for_user(path, result.answer_text().as_bytes())
-            {
-                return Err(CliError::new(
-                    Exit::RunFailed,
-                    format!("cannot write '{}': {write_error}", path.display()),
-                ));
-            }
-            match (error, delivered) {
-                (Some(error), delivered) => {
-                    // The run's own failure is what its exit code reports.
-                    if let Err(undelivered) = delivered {
-                        context.diagnostics.warn(&undelivered_message(&undelivered));
-                    }
-                    Err(error)
-                }
-                (None, Err(Undelivered::EventsFile(error))) => {
-                    context.diagnostics.warn(&error.to_string());
-                    Ok(exit)
-                }
-                (None, Err(Undelivered::Stdout(error))) => {
-                    Err(not_delivered(format, &result, &error))
-                }
-                (None, Ok(())) => Ok(exit),
-            }
+            let (result, exit) = (&finished.result, finished.exit);
+            super::usage::record_run(context, turn_args, (&meter, reservation), result, exit);
+            deliver(context, (format, turn_args), &mut *sink, finished)
         }
         Err(error) => fail(&mut *sink, format, started, &known, error),
+    }
+}
+
+/// Where the run's events go: the output mode's sink (with `--events-file`), metered for the
+/// ledger, traced when telemetry is on, with the progress on stderr and the credential outcomes
+/// saved in front of it. When `--events-file` cannot be opened, the error with a sink to report
+/// it through.
+fn run_sink<'a>(
+    format: Format,
+    context: &'a CliResult<Context>,
+    turn_args: &TurnArgs,
+    request: &TurnRequest,
+    meter: &super::usage::Meter,
+) -> Result<Box<dyn OutputSink + 'a>, (Box<dyn OutputSink + 'a>, CliError)> {
+    // Heartbeat runs and structured output print the answer only at the end.
+    let hold_text = request.heartbeat || plan::structured::requested(request);
+    let sink_with = |events_file| {
+        sink_for(
+            format,
+            (
+                turn_args.include_partial_messages,
+                turn_args.include_hook_events,
+                request.claude_names,
+            ),
+            hold_text,
+            events_file,
+        )
+    };
+    let events_file = match open_user_files(turn_args) {
+        Ok(file) => file,
+        Err(error) => return Err((sink_with(None), error)),
+    };
+    let base = meter.watch(sink_with(events_file));
+    Ok(match context {
+        Ok(context) => {
+            let base =
+                crate::telemetry::watch(base, &context.settings.config.telemetry, &|warning| {
+                    context.diagnostics.warn(warning);
+                });
+            Box::new(RunSink {
+                // Progress on stderr sees every event first (spinner, tool lines).
+                inner: Box::new(ProgressSink::new(
+                    base,
+                    &context.diagnostics,
+                    format,
+                    hold_text,
+                )),
+                auth_file: crate::auth::AuthFile::new(&context.settings.paths.auth_file),
+                context,
+            })
+        }
+        Err(_) => base,
+    })
+}
+
+/// The run's cancel scope and its budget reservation. Signals and the timeout cover the command
+/// from here on, stdin included (SPEC §2); a front-end that keeps MCP servers across turns runs
+/// every turn on their runtime. Budgets across runs (SPEC §18): a run that would start over one
+/// ends here, exit 5, before any session, server, child or request; else it holds its
+/// reservation until its line is in the ledger (or it ends without a request, and the
+/// reservation goes).
+fn start_run(
+    context: &Context,
+    turn_args: &TurnArgs,
+    request: &TurnRequest,
+    started: Instant,
+) -> CliResult<(CancelScope, Option<crate::ledger::reserve::Reservation>)> {
+    let start_scope = |timeout| match &request.kept_mcp {
+        Some(kept) => CancelScope::start_on(kept.runtime(), started, timeout),
+        None => CancelScope::start(started, timeout),
+    };
+    let scope = super::request::run_timeout(turn_args)
+        .and_then(start_scope)?
+        .interruptible(request.interrupt.as_ref());
+    let reservation = super::usage::check_budget(context, request)?;
+    Ok((scope, reservation))
+}
+
+/// A retried step's recorded result, printed again: its turn was saved, nothing runs.
+fn replay_recorded(
+    sink: &mut dyn OutputSink,
+    format: Format,
+    result: &RunResult,
+) -> CliResult<Exit> {
+    match sink.finish(result) {
+        Ok(()) | Err(Undelivered::EventsFile(_)) => Ok(Exit::Success),
+        Err(Undelivered::Stdout(error)) => Err(not_delivered(format, result, &error)),
+    }
+}
+
+/// Print a saved turn's result (and `--output-last-message`'s file): the exit is the run's, or
+/// the failure to deliver the result when the run itself succeeded.
+fn deliver(
+    context: &Context,
+    (format, turn_args): (Format, &TurnArgs),
+    sink: &mut dyn OutputSink,
+    finished: Finished,
+) -> CliResult<Exit> {
+    let Finished {
+        result,
+        exit,
+        error,
+    } = finished;
+    let delivered = sink.finish(&result);
+    if let Some(path) = &turn_args.output_last_message
+        && !result.is_error
+        && let Err(write_error) = crate::fs::write_for_user(path, result.answer_text().as_bytes())
+    {
+        return Err(CliError::new(
+            Exit::RunFailed,
+            format!("cannot write '{}': {write_error}", path.display()),
+        ));
+    }
+    match (error, delivered) {
+        (Some(error), delivered) => {
+            // The run's own failure is what its exit code reports.
+            if let Err(undelivered) = delivered {
+                context.diagnostics.warn(&undelivered_message(&undelivered));
+            }
+            Err(error)
+        }
+        (None, Err(Undelivered::EventsFile(error))) => {
+            context.diagnostics.warn(&error.to_string());
+            Ok(exit)
+        }
+        (None, Err(Undelivered::Stdout(error))) => Err(not_delivered(format, &result, &error)),
+        (None, Ok(())) => Ok(exit),
     }
 }
 
