@@ -279,30 +279,9 @@ pub(crate) fn setup_session(
             let session = args.session;
             let mut found = None;
             if args.create {
-                let name = session.unwrap_or_default();
-                if let crate::session::index::Lookup::One(existing) = index.find(name) {
-                    if let Some(wanted) = args.session_id
-                        && !existing.summary.id.eq_ignore_ascii_case(wanted)
-                    {
-                        return Err(CliError::usage(format!(
-                            "session '{name}' already exists with id {}, not {wanted}",
-                            existing.summary.id
-                        ))
-                        .with_hint("--session-id names the session --create makes; leave it out to continue this one"));
-                    }
-                } else {
-                    let id = new_session_id(index, args.session_id)?;
-                    let create = || create_session(host, id, Some(name), ephemeral);
-                    if ephemeral {
-                        ensure_name_free(index, name, None)?;
-                        return create();
-                    }
-                    // Another process may be creating it right now: the one that gets the
-                    // names lock first creates it, the others continue that session.
-                    match find_or_create(host.sessions_dir(), host.wait(), name, create)? {
-                        FoundOrCreated::Created(setup) => return Ok(setup),
-                        FoundOrCreated::Found(path) => found = Some(path),
-                    }
+                match create_named(host, index, args, ephemeral)? {
+                    Created::Made(setup) => return Ok(*setup),
+                    Created::Found(path) => found = path,
                 }
             }
             let path = match found {
@@ -370,6 +349,53 @@ pub(crate) fn new_session_id(index: &Index, requested: Option<&str>) -> CliResul
         );
     }
     Ok(id)
+}
+
+/// What `resume --create NAME` found or made.
+enum Created {
+    /// A new session named NAME.
+    Made(Box<SessionSetup>),
+    /// The session that has the name now (another process may have just created it), or none
+    /// found apart from the index's (then the usual lookup finds it).
+    Found(Option<PathBuf>),
+}
+
+/// `resume --create NAME`: the session named NAME, or a new one of that name (`--session-id`
+/// must then name the existing one, if it says anything). Of several processes creating it at
+/// once, the one that takes the names lock first creates it and the others continue it.
+fn create_named(
+    host: &dyn Host,
+    index: &Index,
+    args: &Resume<'_>,
+    ephemeral: bool,
+) -> CliResult<Created> {
+    let name = args.session.unwrap_or_default();
+    if let crate::session::index::Lookup::One(existing) = index.find(name) {
+        if let Some(wanted) = args.session_id
+            && !existing.summary.id.eq_ignore_ascii_case(wanted)
+        {
+            return Err(CliError::usage(format!(
+                "session '{name}' already exists with id {}, not {wanted}",
+                existing.summary.id
+            ))
+            .with_hint(
+                "--session-id names the session --create makes; leave it out to continue this one",
+            ));
+        }
+        return Ok(Created::Found(None));
+    }
+    let id = new_session_id(index, args.session_id)?;
+    let create = || create_session(host, id, Some(name), ephemeral);
+    if ephemeral {
+        ensure_name_free(index, name, None)?;
+        return create().map(|setup| Created::Made(Box::new(setup)));
+    }
+    Ok(
+        match find_or_create(host.sessions_dir(), host.wait(), name, create)? {
+            FoundOrCreated::Created(setup) => Created::Made(Box::new(setup)),
+            FoundOrCreated::Found(path) => Created::Found(Some(path)),
+        },
+    )
 }
 
 /// Give `name` with `give`: under the names lock when the session is persisted, and checked
