@@ -1193,24 +1193,30 @@ fn prune(context: &Context, args: &SessionsPruneArgs) -> CliResult<Exit> {
     if let Some(db) = db.as_mut() {
         db.set_synced(true);
     }
+    print_pruned(context, args.dry_run, removed, skipped)
+}
+
+/// What a prune removed (or would) and kept, as the report or as lines.
+fn print_pruned(
+    context: &Context,
+    dry_run: bool,
+    removed: Vec<PathBuf>,
+    skipped: Vec<PathBuf>,
+) -> CliResult<Exit> {
     if context.format.is_json() {
-        let (would_remove, removed) = if args.dry_run {
+        let (would_remove, removed) = if dry_run {
             (Some(removed), None)
         } else {
             (None, Some(removed))
         };
         output_json(&SessionsPruned {
-            dry_run: args.dry_run,
+            dry_run,
             removed,
             would_remove,
             skipped,
         })?;
     } else {
-        let verb = if args.dry_run {
-            "would remove"
-        } else {
-            "removed"
-        };
+        let verb = if dry_run { "would remove" } else { "removed" };
         let mut text = String::new();
         for path in &removed {
             let _ = writeln!(text, "{verb} {}", path.display());
