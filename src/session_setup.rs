@@ -427,10 +427,16 @@ pub(crate) fn peek_recorded(
     let Choice::Resume(args) = choice else {
         return Ok((None, None));
     };
-    if host.remote().is_some() {
+    if let Some(remote) = host.remote() {
         // The store has the session; a local copy may not be there yet (another machine's
-        // session): what it recorded is known once it is brought here.
-        return Ok(peek_local(host, index, args).unwrap_or((None, None)));
+        // session): then what it recorded is read from the store.
+        if let Ok(recorded @ (Some(_), _)) = peek_local(host, index, args) {
+            return Ok(recorded);
+        }
+        return match args.session.filter(|_| !args.create) {
+            Some(selector) => remote.peek_recorded(selector),
+            None => Ok((None, None)),
+        };
     }
     peek_local(host, index, args)
 }

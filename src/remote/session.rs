@@ -336,6 +336,37 @@ impl<'run> RunStore<'run> {
         }
     }
 
+    /// The model and thinking level the session `selector` names recorded, read from the store
+    /// when this machine has no copy of it yet (a resume on a fresh runner without `-m`
+    /// continues with the session's model, as a local resume does). Read before the lease, so
+    /// into a file of its own, which is removed: the segments are brought into the local copy
+    /// under the lease, as always. Nothing when the session has no segment yet, or is not
+    /// there (the setup then says so).
+    pub(crate) fn peek_recorded(
+        &self,
+        selector: &str,
+    ) -> CliResult<(Option<String>, Option<String>)> {
+        let Ok(session) = self.find(selector) else {
+            return Ok((None, None));
+        };
+        let pulled = match self.scope.wait(self.store.pull(&session)) {
+            Err(reason) => return Err(cancelled_error(reason)),
+            Ok(Err(StoreError::NotFound { .. })) => return Ok((None, None)),
+            Ok(pulled) => pulled.map_err(store_error)?,
+        };
+        let _ = crate::fs::create_dir_all(&self.cache_dir);
+        let mut file = tempfile::Builder::new()
+            .prefix(".peek-")
+            .suffix(".jsonl")
+            .tempfile_in(&self.cache_dir)
+            .map_err(|error| local_error("cannot write in", &self.cache_dir, &error))?;
+        file.write_all(&pulled.bytes)
+            .map_err(|error| local_error("cannot write", file.path(), &error))?;
+        let tail = crate::session::tail::load(file.path()).map_err(session_error)?;
+        let facts = crate::session::tail::complete_facts(&tail, || None).map_err(session_error)?;
+        Ok((facts.model_ref(), facts.thinking_level.clone()))
+    }
+
     /// `SESSION` in the store: a name, else an id with a manifest or a segment.
     fn find(&self, selector: &str) -> CliResult<SessionId> {
         if let Some(found) = self.call(self.store.resolve_name(selector))? {

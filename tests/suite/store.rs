@@ -201,6 +201,35 @@ fn a_session_started_in_one_home_resumes_in_another_through_the_store() {
     );
 }
 
+/// Issue #49: a resume on a machine that has no copy of the session yet continues with the
+/// model the session recorded, as a local resume does, not the machine's configured one (the
+/// model was resolved before the session was brought here).
+#[test]
+fn a_resume_on_a_fresh_machine_keeps_the_sessions_own_model() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let server = MockServer::start(vec![text("first answer"), text("second answer")]);
+    let recorded = "claude-opus-4-1";
+    let first = pincer_on(&machine_a, &store, &server)
+        .args([
+            "run",
+            "-m",
+            &format!("anthropic/{recorded}"),
+            "--name",
+            "pinned",
+            "first",
+        ])
+        .output();
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let second = pincer_on(&machine_b, &store, &server)
+        .args(["resume", "pinned", "second"])
+        .output();
+    assert_eq!(code(&second), 0, "{}", stderr(&second));
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[1].json()["model"], recorded, "{}", stderr(&second));
+}
+
 #[test]
 fn a_busy_session_is_exit_75_at_once_naming_its_holder() {
     let store = S3Store::new();
