@@ -608,6 +608,45 @@ pub fn spawn_in_session<T>(
     spawn(command)
 }
 
+/// Start `program` with `args` outside the sandbox but for the network (SPEC §13, §20): an MCP
+/// stdio server under network rules. Through the launcher, in a network namespace of its own
+/// whose loopback holds the forwarders to `egress` (the run's proxy, started here) for `routes`
+/// (`Policy::loopback_routes()`), with the proxy variables set; its files, mounts and every
+/// other process stay as [`spawn_in_session`] leaves them. `Err` without user namespaces:
+/// never the host's network instead. `spawn` configures the command as [`spawn_confined`]'s
+/// does.
+pub fn spawn_network_confined<T>(
+    egress: &dyn super::sandbox::Egress,
+    routes: Vec<(u16, String)>,
+    program: &OsStr,
+    args: &[OsString],
+    spawn: impl FnOnce(Command) -> T,
+) -> Result<T, SetupError> {
+    let launcher = match launcher_support(Path::new(super::sandbox::SELF_EXE)) {
+        (launcher, LauncherSupport::Runs(MountNamespace::Private)) => launcher,
+        (_, LauncherSupport::Runs(MountNamespace::Unused(reason)))
+        | (_, LauncherSupport::Broken(reason)) => {
+            return Err(SetupError::Unavailable(format!(
+                "the network rules (--allow-host, [sandbox.network]) need user namespaces, \
+                 which are not available here ({reason}): the server was not started rather \
+                 than given the network (--allow-network opens it whole)"
+            )));
+        }
+    };
+    egress
+        .start()
+        .map_err(could("start the egress proxy for the network rules"))?;
+    let confinement = Confinement {
+        loopback_only: true,
+        egress: Some(EgressRoutes {
+            socket: egress.socket().to_path_buf(),
+            routes,
+        }),
+        ..Confinement::default()
+    };
+    Ok(spawn(confinement.command(launcher, program, args)))
+}
+
 /// Whether the launcher runs and can enter namespaces here.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum LauncherSupport {
