@@ -60,6 +60,9 @@ pub(super) struct StdioProcess {
     watch: ProcessWatch,
     /// The group was stopped (or found empty): nothing to kill on drop.
     stopped: bool,
+    /// The egress proxy its network goes through, kept serving as long as the server runs
+    /// (servers kept across the turns of an SDK session outlive the turn that started them).
+    _network: Option<ServerNetwork>,
 }
 
 /// What others may read about a server process while it runs: its exit status and stderr.
@@ -231,6 +234,7 @@ impl StdioProcess {
                 group,
                 watch: ProcessWatch { exit, stderr: tail },
                 stopped: false,
+                _network: launch.network.cloned(),
             },
             stdout,
             stdin,
