@@ -155,23 +155,40 @@ fn network_by_name(sandbox: &mut Sandbox, network: Option<RunNetwork>) {
     sandbox.exec.network_rules = rules;
 }
 
-/// Whether the provider's web search may run under the run's network rules (SPEC §20). It
+/// Whether the provider's web search may run under the run's network (SPEC §20, issue #50: with
+/// the network off or limited, a provider-side web tool is off unless its host is allowed). It
 /// reaches the web from the provider's side, so the host that stands for it is the provider's
 /// own API host (`api.anthropic.com`, `api.openai.com`, …): with rules in force, the search is
-/// on only when they admit that host on its port, and off otherwise, with a warning.
+/// on only when they admit that host on its port; with the network closed (the confined
+/// sandbox's default, no rule) it is off; either way with a warning saying what turns it on.
+/// With the network open (`--allow-network`, `danger-full-access`) it is on.
 fn web_search_allowed(
     context: &dyn RunEnv,
     sandbox: &Sandbox,
     resolved: &super::models::ResolvedModel,
 ) -> bool {
+    let host = reqwest::Url::parse(&resolved.base_url)
+        .ok()
+        .and_then(|url| Some((url.host_str()?.to_owned(), url.port_or_known_default()?)));
     let Some(rules) = &sandbox.web.network_rules else {
-        return true;
-    };
-    let Ok(url) = reqwest::Url::parse(&resolved.base_url) else {
+        if sandbox.mode == SandboxMode::DangerFullAccess || sandbox.exec.network {
+            return true;
+        }
+        let allow = host.as_ref().map_or_else(
+            || "the provider's host".to_owned(),
+            |(host, _)| format!("--allow-host {host}"),
+        );
+        context.warn(&format!(
+            "web search is off for {}: the sandbox closes the network, and the provider's web \
+             search reaches the web for the model ({allow}, the host that stands for it, turns \
+             it on; so do --allow-network and --sandbox danger-full-access)",
+            resolved.reference
+        ));
         return false;
     };
-    let host = url.host_str().unwrap_or_default().to_owned();
-    let port = url.port_or_known_default().unwrap_or(443);
+    let Some((host, port)) = host else {
+        return false;
+    };
     let admitted = pincer_egress::Host::parse(host.trim_start_matches('[').trim_end_matches(']'))
         .is_ok_and(|parsed| rules.admit(&parsed, port).is_ok());
     if !admitted {
