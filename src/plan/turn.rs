@@ -464,6 +464,14 @@ fn init_event(
             && shared.sandbox.mode != SandboxMode::DangerFullAccess
             && !shared.sandbox.exec.network_rules.is_empty())
         .then(|| crate::egress::describe(&shared.sandbox.exec.network_rules)),
+        // A CLI backend's child searches itself; an API model's request has it or not.
+        web_search: shared.web_search.asked.then_some(
+            if primary.resolved.cli.is_some() || first.settings.web_search.is_some() {
+                "on"
+            } else {
+                "off"
+            },
+        ),
         refused_files: shared
             .refused
             .iter()

@@ -661,13 +661,27 @@ fn with_the_network_closed_the_web_search_is_off_with_one_warning_naming_what_tu
     ]);
     let host = server.url().trim_start_matches("http://").to_owned();
     let name = host.rsplit_once(':').unwrap().0.to_owned();
+    let stream = [
+        "--output-format",
+        "stream-json",
+        "run",
+        "-m",
+        protocol.model,
+    ];
     let closed = run(
         &home,
         &protocol,
         &server,
-        &["run", "-m", protocol.model, "--web-search", "news"],
+        &[&stream[..], &["--web-search", "news"]].concat(),
     );
     assert_eq!(code(&closed), 0, "{}", stderr(&closed));
+    let init = |output: &Output| {
+        lines(output)
+            .into_iter()
+            .find(|line| line["subtype"] == "init")
+            .unwrap()
+    };
+    assert_eq!(init(&closed)["sandbox"]["web_search"], "off");
     let said = stderr(&closed);
     assert_eq!(said.matches("web search is off").count(), 1, "{said}");
     assert!(
@@ -707,16 +721,13 @@ fn with_the_network_closed_the_web_search_is_off_with_one_warning_naming_what_tu
         &protocol,
         &server,
         &[
-            "run",
-            "-m",
-            protocol.model,
-            "--web-search",
-            "--allow-host",
-            &host,
-            "news",
-        ],
+            &stream[..],
+            &["--web-search", "--allow-host", &host, "news"],
+        ]
+        .concat(),
     );
     assert_eq!(code(&allowed), 0, "{}", stderr(&allowed));
+    assert_eq!(init(&allowed)["sandbox"]["web_search"], "on");
     assert!(
         !stderr(&allowed).contains("web search is off"),
         "{}",
