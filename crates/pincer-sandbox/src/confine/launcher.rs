@@ -166,11 +166,7 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), Se
     nix::unistd::setsid().map_err(could("start a session of its own (setsid)"))?;
     let confinement = &request.confinement;
     // The network alone (an MCP stdio server under network rules): no mounts, no Landlock.
-    let network_only = confinement.egress.is_some()
-        && confinement.loopback_only
-        && !confinement.namespace
-        && !confinement.pid
-        && confinement.writable.is_none();
+    let network_only = confinement.is_network_only();
     if confinement.egress.is_some()
         && !(confinement.namespace && confinement.loopback_only)
         && !network_only

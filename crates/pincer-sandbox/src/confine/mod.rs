@@ -302,6 +302,22 @@ impl Confinement {
         command
     }
 
+    /// Whether this confines the network alone (an MCP stdio server under network rules, see
+    /// [`spawn_network_confined`]): the egress proxy as the only way out, and nothing of the
+    /// mounts, Landlock or a PID namespace.
+    pub fn is_network_only(&self) -> bool {
+        self.egress.is_some()
+            && self.loopback_only
+            && !self.namespace
+            && !self.pid
+            && self.writable.is_none()
+            && self.read_only.is_empty()
+            && self.hidden.is_empty()
+            && self.masked.is_empty()
+            && self.revealed.is_empty()
+            && self.reachable.is_empty()
+    }
+
     /// What Landlock keeps unreadable when no mount namespace hides it: pincer's hidden paths
     /// and, in each directory that holds a root, pincer's entries as they are now.
     fn unreadable_without_namespace(&self) -> Vec<PathBuf> {
@@ -1124,6 +1140,55 @@ mod tests {
             launcher::parse(std::iter::empty()).unwrap_err().to_string(),
             "no program to run"
         );
+    }
+
+    #[test]
+    fn the_network_alone_is_a_user_and_network_namespace_with_the_egress_and_nothing_else() {
+        // An MCP stdio server under network rules (issue #50): its files stay its own.
+        let network_only = Confinement {
+            loopback_only: true,
+            egress: Some(EgressRoutes {
+                socket: "/tmp/pincer-egress-x/proxy.sock".into(),
+                routes: vec![(5432, "localhost:5432".to_owned())],
+            }),
+            ..Confinement::default()
+        };
+        assert!(network_only.is_network_only());
+        assert_eq!(
+            network_only.arguments(),
+            [
+                "--no-network",
+                "--egress",
+                "/tmp/pincer-egress-x/proxy.sock",
+                "--egress-route",
+                "5432=localhost:5432"
+            ]
+        );
+        let mut arguments = network_only.arguments();
+        arguments.extend(["--".into(), "server".into()]);
+        let request = launcher::parse(arguments.into_iter()).unwrap();
+        assert!(request.confinement.is_network_only());
+        // Anything more is a command's confinement, whose rules need the full namespace.
+        for more in [
+            Confinement {
+                writable: Some(Vec::new()),
+                ..network_only.clone()
+            },
+            Confinement {
+                namespace: true,
+                ..network_only.clone()
+            },
+            Confinement {
+                loopback_only: false,
+                ..network_only.clone()
+            },
+            Confinement {
+                egress: None,
+                ..network_only.clone()
+            },
+        ] {
+            assert!(!more.is_network_only(), "{more:?}");
+        }
     }
 
     #[test]
