@@ -950,7 +950,9 @@ pub struct TurnArgs {
 
     /// Let the model search the web with the provider's own search tool (Anthropic, OpenAI
     /// Responses, Gemini grounding; claude's WebSearch, codex's web_search); like config
-    /// tools.web_search. Exit 2 when the model cannot search.
+    /// tools.web_search. Exit 2 when the model cannot search. With the network closed an API
+    /// model's search is off, with a warning: --allow-host the provider's host, or
+    /// --allow-network.
     #[arg(long, help_heading = "Tools and permissions")]
     pub web_search: bool,
 

@@ -93,6 +93,7 @@ pub(crate) fn status_report(context: &Context, args: &McpArgs) -> CliResult<(Mcp
             crate::provider::http::client()
                 .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
             None,
+            None,
         ),
     )?;
     let set = scope

@@ -22,6 +22,7 @@ fn init(session_id: Option<&str>) -> Event {
         sandbox: "workspace-write",
         network: "off",
         network_rules: None,
+        web_search: None,
         refused_files: Vec::new(),
     })
 }

@@ -263,6 +263,7 @@ impl StreamJsonLines {
                         mode: init.sandbox.to_owned(),
                         network: init.network.to_owned(),
                         network_rules: init.network_rules.clone(),
+                        web_search: init.web_search.map(str::to_owned),
                     },
                     refused_files: init
                         .refused_files
@@ -858,6 +859,7 @@ mod tests {
             sandbox: "workspace-write",
             network: "off",
             network_rules: None,
+            web_search: None,
             refused_files: Vec::new(),
         })
     }

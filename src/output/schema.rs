@@ -204,6 +204,11 @@ pub struct InitSandboxLine {
     /// (@npm), localhost:5432; deny …; NAME resolves to ADDRESS`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub network_rules: Option<String>,
+    /// With `--web-search` or `tools.web_search`: `on` when the first model's request carries
+    /// the provider's search, `off` when it does not (the network is closed, or limited without
+    /// the provider's host, or the model cannot search; a warning on stderr says why).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub web_search: Option<String>,
 }
 
 /// One entry of `system/init`'s `refused_files`.

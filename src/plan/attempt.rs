@@ -69,15 +69,34 @@ pub(crate) fn permission_sandbox(mode: PermissionMode) -> SandboxMode {
     }
 }
 
-/// The network by name (SPEC §20): the rules of `[sandbox.network]` and `--allow-host`, in force
-/// when commands are confined and the network is not open whole (what they add then is said
-/// once), with the run's egress proxy (not started until a command needs it; none for
-/// `--dry-run`). Only the user's config and the command line carry rules (SPEC §21).
-fn network_by_name(
+/// The network by name of a run (SPEC §20): the rules in force and the run's egress proxy (none
+/// for `--dry-run`), shared by the commands' sandbox and the MCP stdio servers.
+pub(crate) struct RunNetwork {
+    rules: pincer_egress::Policy,
+    egress: Option<std::sync::Arc<crate::egress::RunEgress>>,
+}
+
+impl RunNetwork {
+    /// What an MCP stdio server follows: the run's proxy and the rules' fixed routes.
+    pub(crate) fn for_servers(&self) -> Option<crate::mcp::ServerNetwork> {
+        let egress = self.egress.as_ref()?;
+        Some(crate::mcp::ServerNetwork {
+            egress: std::sync::Arc::clone(egress) as std::sync::Arc<dyn crate::tools::Egress>,
+            routes: self.rules.loopback_routes(),
+        })
+    }
+}
+
+/// The rules of `[sandbox.network]` and `--allow-host` (SPEC §20), in force when commands are
+/// confined and the network is not open whole (what they add then is said once), with the
+/// run's egress proxy (not started until a command or a server needs it; none for
+/// `--dry-run`), its directory outside the workspace and `added_dirs`. Only the user's config
+/// and the command line carry rules (SPEC §21). `None` when no rule is in force.
+pub(crate) fn run_network(
     context: &dyn RunEnv,
     args: &TurnRequest,
-    sandbox: &mut Sandbox,
-) -> CliResult<()> {
+    added_dirs: &[PathBuf],
+) -> CliResult<Option<RunNetwork>> {
     // What claude's Agent SDK passes as its `sandbox` option comes in `--settings`.
     let (claude_allow, claude_deny) = crate::egress::from_claude_settings(&args.settings)
         .map_err(|error| CliError::new(Exit::Usage, error))?;
@@ -88,10 +107,14 @@ fn network_by_name(
     let rules = crate::egress::policy(&config, &allow_host)
         .map_err(|error| CliError::new(Exit::Usage, error.to_string()))?;
     if rules.is_empty() {
-        return Ok(());
+        return Ok(None);
     }
-    if sandbox.mode == SandboxMode::DangerFullAccess || sandbox.exec.network {
-        let why = if sandbox.mode == SandboxMode::DangerFullAccess {
+    let mode = sandbox_mode(context, args);
+    if mode == SandboxMode::DangerFullAccess
+        || args.allow_network
+        || context.settings().tools.network
+    {
+        let why = if mode == SandboxMode::DangerFullAccess {
             "danger-full-access runs commands unconfined"
         } else {
             "--allow-network or [sandbox] network = true opens the whole network"
@@ -99,41 +122,73 @@ fn network_by_name(
         context.warn(&format!(
             "--allow-host and [sandbox.network] have no effect on this run: {why}"
         ));
-        return Ok(());
+        return Ok(None);
     }
+    let mut egress = None;
     if !args.dry_run {
-        let egress =
-            crate::egress::RunEgress::new(rules.clone(), &sandbox.writable_roots, context.warner())
-                .map_err(|error| {
-                    CliError::new(
-                        Exit::RunFailed,
-                        format!("cannot make the directory of the egress proxy: {error}"),
-                    )
-                })?;
-        sandbox.exec.egress = crate::tools::EgressHandle(Some(std::sync::Arc::new(egress)));
+        let roots: Vec<PathBuf> = std::iter::once(context.workspace())
+            .chain(added_dirs.iter().map(PathBuf::as_path))
+            .map(|root| root.canonicalize().unwrap_or_else(|_| root.to_path_buf()))
+            .collect();
+        let run = crate::egress::RunEgress::new(rules.clone(), &roots, context.warner()).map_err(
+            |error| {
+                CliError::new(
+                    Exit::RunFailed,
+                    format!("cannot make the directory of the egress proxy: {error}"),
+                )
+            },
+        )?;
+        egress = Some(std::sync::Arc::new(run));
+    }
+    Ok(Some(RunNetwork { rules, egress }))
+}
+
+/// The commands' sandbox under the run's network rules, when there are any.
+fn network_by_name(sandbox: &mut Sandbox, network: Option<RunNetwork>) {
+    let Some(RunNetwork { rules, egress }) = network else {
+        return;
+    };
+    if let Some(egress) = egress {
+        sandbox.exec.egress = crate::tools::EgressHandle(Some(egress));
     }
     sandbox.web.network_rules = Some(std::sync::Arc::new(rules.clone()));
     sandbox.exec.network_rules = rules;
-    Ok(())
 }
 
-/// Whether the provider's web search may run under the run's network rules (SPEC §20). It
+/// Whether the provider's web search may run under the run's network (SPEC §20, issue #50: with
+/// the network off or limited, a provider-side web tool is off unless its host is allowed). It
 /// reaches the web from the provider's side, so the host that stands for it is the provider's
 /// own API host (`api.anthropic.com`, `api.openai.com`, …): with rules in force, the search is
-/// on only when they admit that host on its port, and off otherwise, with a warning.
+/// on only when they admit that host on its port; with the network closed (the confined
+/// sandbox's default, no rule) it is off; either way with a warning saying what turns it on.
+/// With the network open (`--allow-network`, `danger-full-access`) it is on.
 fn web_search_allowed(
     context: &dyn RunEnv,
     sandbox: &Sandbox,
     resolved: &super::models::ResolvedModel,
 ) -> bool {
+    let host = reqwest::Url::parse(&resolved.base_url)
+        .ok()
+        .and_then(|url| Some((url.host_str()?.to_owned(), url.port_or_known_default()?)));
     let Some(rules) = &sandbox.web.network_rules else {
-        return true;
-    };
-    let Ok(url) = reqwest::Url::parse(&resolved.base_url) else {
+        if sandbox.mode == SandboxMode::DangerFullAccess || sandbox.exec.network {
+            return true;
+        }
+        let allow = host.as_ref().map_or_else(
+            || "the provider's host".to_owned(),
+            |(host, _)| format!("--allow-host {host}"),
+        );
+        context.warn(&format!(
+            "web search is off for {}: the sandbox closes the network, and the provider's web \
+             search reaches the web for the model ({allow}, the host that stands for it, turns \
+             it on; so do --allow-network and --sandbox danger-full-access)",
+            resolved.reference
+        ));
         return false;
     };
-    let host = url.host_str().unwrap_or_default().to_owned();
-    let port = url.port_or_known_default().unwrap_or(443);
+    let Some((host, port)) = host else {
+        return false;
+    };
     let admitted = pincer_egress::Host::parse(host.trim_start_matches('[').trim_end_matches(']'))
         .is_ok_and(|parsed| rules.admit(&parsed, port).is_ok());
     if !admitted {
@@ -255,6 +310,15 @@ pub(crate) fn warn_unapplied_thinking(
     }
 }
 
+/// What the turn found before its attempts: the added directories, the thinking level the
+/// session recorded, `--json-schema`'s schema, the network rules in force.
+pub(crate) type TurnFacts<'a> = (
+    &'a [PathBuf],
+    Option<ThinkingLevel>,
+    Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    Option<RunNetwork>,
+);
+
 /// What every attempt shares — thinking level, sandbox, the system prompt's parts — and the
 /// user message of the turn.
 pub(crate) fn shared_settings(
@@ -267,11 +331,7 @@ pub(crate) fn shared_settings(
         std::sync::Arc<crate::mcp::McpSet>,
         crate::mcp::McpConfig,
     ),
-    (added_dirs, recorded_thinking, output_schema): (
-        &[PathBuf],
-        Option<ThinkingLevel>,
-        Option<std::sync::Arc<crate::structured::OutputSchema>>,
-    ),
+    (added_dirs, recorded_thinking, output_schema, network): TurnFacts<'_>,
     (hook_set, session, written): (
         crate::hooks::HookSet,
         super::SessionRef<'_>,
@@ -333,7 +393,7 @@ pub(crate) fn shared_settings(
         chain,
         &policy,
     )?;
-    network_by_name(context, args, &mut sandbox)?;
+    network_by_name(&mut sandbox, network);
     // The listed SKILL.md files and their directories are readable, never writable (§6.5).
     for skill in skills.listed() {
         sandbox.allow_reading(&skill.path);

@@ -115,7 +115,11 @@ pub(crate) fn start_context(
     context: &dyn RunEnv,
     keys: &[&str],
     cancel: tokio_util::sync::CancellationToken,
-    (http, sdk_channel): (reqwest::Client, Option<&Arc<crate::control::Channel>>),
+    (http, sdk_channel, network): (
+        reqwest::Client,
+        Option<&Arc<crate::control::Channel>>,
+        Option<crate::mcp::ServerNetwork>,
+    ),
 ) -> CliResult<StartContext> {
     let known = context.known_keys()?;
     let on_stderr: Option<crate::mcp::StderrSink> = context.detailer().map(|detail| {
@@ -136,8 +140,17 @@ pub(crate) fn start_context(
         trace: crate::telemetry::child_trace(),
         sdk_channel: sdk_channel.cloned(),
         cancel,
+        network,
     })
 }
+
+/// What the run gives its servers: the turn's HTTP client, the SDK's channel, the network
+/// rules a stdio server follows (SPEC §20).
+pub(crate) type RunSide<'a> = (
+    &'a reqwest::Client,
+    Option<&'a Arc<crate::control::Channel>>,
+    Option<crate::mcp::ServerNetwork>,
+);
 
 /// Start the enabled servers for a turn, before its first request. A server that fails is a
 /// warning (and `status: "failed"` in the init event); a `required` one ends the run: exit 1
@@ -147,7 +160,7 @@ pub(crate) fn start_for_turn(
     scope: &CancelScope,
     config: &McpConfig,
     keys: &[&str],
-    (http, sdk_channel): (&reqwest::Client, Option<&Arc<crate::control::Channel>>),
+    (http, sdk_channel, network): RunSide<'_>,
 ) -> CliResult<Arc<McpSet>> {
     if config.enabled().next().is_none() {
         return Ok(Arc::new(McpSet::empty()));
@@ -156,7 +169,7 @@ pub(crate) fn start_for_turn(
         context,
         keys,
         scope.cancellation().token.clone(),
-        (http.clone(), sdk_channel),
+        (http.clone(), sdk_channel, network),
     )?;
     let set = scope
         .wait(McpSet::start(config, &start))
@@ -230,7 +243,7 @@ impl KeptServers {
         scope: &CancelScope,
         config: &McpConfig,
         keys: &[&str],
-        http: (&reqwest::Client, Option<&Arc<crate::control::Channel>>),
+        http: RunSide<'_>,
     ) -> CliResult<Arc<McpSet>> {
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((kept_config, set)) = kept.as_ref()

@@ -110,12 +110,15 @@ pub(crate) fn execute(
     // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
     // is created.
     let policy = tool_policy(context, args)?;
+    // The network by name (SPEC §20): bad rules are a usage error; the proxy serves the
+    // commands and the MCP stdio servers alike.
+    let network = plan::attempt::run_network(context, args, &added_dirs)?;
     let mut transport = None;
     let mcp = start_mcp(
         context,
         args,
         scope,
-        &chain,
+        (&chain, network.as_ref()),
         &mcp_config,
         &cassette,
         &mut transport,
@@ -146,7 +149,7 @@ pub(crate) fn execute(
         input,
         &chain,
         (policy, mcp, mcp_config),
-        (&added_dirs, recorded_thinking, output_schema),
+        (&added_dirs, recorded_thinking, output_schema, network),
         (
             hook_set,
             plan::SessionRef {
@@ -317,7 +320,7 @@ fn start_mcp(
     context: &dyn RunEnv,
     args: &TurnRequest,
     scope: &CancelScope,
-    chain: &[Candidate],
+    (chain, network): (&[Candidate], Option<&plan::attempt::RunNetwork>),
     mcp_config: &crate::mcp::McpConfig,
     cassette: &plan::replay::RunCassette,
     transport: &mut Option<Transport>,
@@ -339,9 +342,14 @@ fn start_mcp(
             .map_err(|error| CliError::new(Exit::RunFailed, error.to_string()))?,
     };
     let sdk_channel = args.sdk.as_ref().map(|sdk| &sdk.channel);
+    let run = (
+        &http,
+        sdk_channel,
+        network.and_then(plan::attempt::RunNetwork::for_servers),
+    );
     match &args.kept_mcp {
-        Some(kept) => kept.start_or_reuse(context, scope, mcp_config, &keys, (&http, sdk_channel)),
-        None => plan::mcp::start_for_turn(context, scope, mcp_config, &keys, (&http, sdk_channel)),
+        Some(kept) => kept.start_or_reuse(context, scope, mcp_config, &keys, run),
+        None => plan::mcp::start_for_turn(context, scope, mcp_config, &keys, run),
     }
 }
 
@@ -456,6 +464,14 @@ fn init_event(
             && shared.sandbox.mode != SandboxMode::DangerFullAccess
             && !shared.sandbox.exec.network_rules.is_empty())
         .then(|| crate::egress::describe(&shared.sandbox.exec.network_rules)),
+        // A CLI backend's child searches itself; an API model's request has it or not.
+        web_search: shared.web_search.asked.then_some(
+            if primary.resolved.cli.is_some() || first.settings.web_search.is_some() {
+                "on"
+            } else {
+                "off"
+            },
+        ),
         refused_files: shared
             .refused
             .iter()

@@ -9,10 +9,6 @@ use serde_json::Value;
 
 /// One line of JSON output.
 #[derive(Debug, Clone, PartialEq)]
-#[expect(
-    clippy::large_enum_variant,
-    reason = "a test's handful of lines, matched by value"
-)]
 pub enum Printed {
     /// A stream-json line other than the result.
     Line(Line),

@@ -776,9 +776,10 @@ fn env_split_string_and_wrapper_options_never_get_a_denied_command_past_its_rule
 
 /// A provider-side tool left on when the network is off. A search runs at the provider, outside
 /// every sandbox, with a query the model wrote: pincer asks for it only when the run does
-/// (`--web-search` or `tools.web_search`), never because of a mode, and closing the network
-/// (the default), `read-only` or `--permission-mode plan` adds nothing. No public advisory id
-/// was found for this item of issue #45.
+/// (`--web-search` or `tools.web_search`), never because of a mode, and then only with the
+/// network open (`--allow-network`) or its host allowed (issue #50): closing the network (the
+/// default), `read-only` or `--permission-mode plan` adds nothing. No public advisory id was
+/// found for this item of issue #45.
 #[test]
 fn the_providers_web_search_is_requested_only_when_the_run_asks_for_it() {
     let home = Home::new();
@@ -809,6 +810,14 @@ fn the_providers_web_search_is_requested_only_when_the_run_asks_for_it() {
     ] {
         assert!(!offered(args), "{args:?}");
     }
-    assert!(offered(&["run", "--web-search"]));
-    assert!(offered(&["-c", "tools.web_search=true", "run"]));
+    // Asked for with the network closed (the default): still off.
+    assert!(!offered(&["run", "--web-search"]));
+    assert!(!offered(&["-c", "tools.web_search=true", "run"]));
+    assert!(offered(&["run", "--web-search", "--allow-network"]));
+    assert!(offered(&[
+        "-c",
+        "tools.web_search=true",
+        "run",
+        "--allow-network"
+    ]));
 }

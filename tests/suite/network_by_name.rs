@@ -759,3 +759,173 @@ fn claudes_sandbox_settings_allowed_and_denied_domains_are_rules_too() {
         "{said}"
     );
 }
+
+/// A stdio MCP server, in python, with one tool `fetch` that fetches its `url` as `fetch`
+/// above does (through the proxy variables when it has them); it speaks MCP's newline-delimited
+/// JSON-RPC.
+const FETCHING_SERVER: &str = r#"
+import json, sys, urllib.request, urllib.error
+def fetch(url):
+    try:
+        return urllib.request.urlopen(url, timeout=10).read().decode()
+    except urllib.error.HTTPError as error:
+        return 'refused %d' % error.code
+    except Exception as error:
+        return 'failed %s' % error
+for line in sys.stdin:
+    message = json.loads(line)
+    method, ident = message.get('method'), message.get('id')
+    if ident is None:
+        continue
+    if method == 'initialize':
+        result = {'protocolVersion': message['params']['protocolVersion'],
+                  'capabilities': {'tools': {}}, 'serverInfo': {'name': 'web', 'version': '1'}}
+    elif method == 'tools/list':
+        result = {'tools': [{'name': 'fetch', 'description': 'Fetch a URL.', 'inputSchema': {
+            'type': 'object', 'properties': {'url': {'type': 'string'}}, 'required': ['url']}}]}
+    elif method == 'tools/call':
+        text = fetch(message['params']['arguments']['url'])
+        result = {'content': [{'type': 'text', 'text': text}]}
+    else:
+        result = {}
+    print(json.dumps({'jsonrpc': '2.0', 'id': ident, 'result': result}), flush=True)
+"#;
+
+/// The `--mcp-config` of the fetching server `web`, its script written in `home`, with
+/// `extra` keys in its entry.
+fn fetching_server(home: &Home, extra: Value) -> String {
+    let script = home.root.path().join("fetching_server.py");
+    std::fs::write(&script, FETCHING_SERVER).unwrap();
+    let mut entry = serde_json::json!({"command": PYTHON, "args": [script]});
+    if let (Some(entry), Some(extra)) = (entry.as_object_mut(), extra.as_object()) {
+        entry.extend(extra.clone());
+    }
+    serde_json::json!({"mcpServers": {"web": entry}}).to_string()
+}
+
+/// The model's calls of the fetching server's tool, one per URL.
+fn fetch_turn(urls: &[&str]) -> Vec<crate::common::mock::Reply> {
+    let arguments: Vec<Value> = urls
+        .iter()
+        .map(|url| serde_json::json!({ "url": url }))
+        .collect();
+    crate::common::anthropic_tool_turn(
+        "Fetching.",
+        ("f", "mcp__web__fetch"),
+        &arguments,
+        crate::suite::exec_sandbox::usage(),
+    )
+}
+
+#[test]
+fn an_mcp_stdio_server_reaches_only_the_hosts_the_rules_allow() {
+    // Issue #50: "the same for exec, hooks started by the model's tools and MCP servers". The
+    // model calls the server's tool with a host no rule names: without the server's own network
+    // namespace it would reach it (here: fail to resolve the pinned names at all).
+    let home = Home::new();
+    if !can_run("an_mcp_stdio_server_reaches_only_the_hosts…") {
+        return;
+    }
+    let (allowed_port, allowed) = http_server("hello from the allowed host");
+    let (other_port, other) = http_server("the other host");
+    std::fs::write(
+        home.home.join("config.toml"),
+        format!(
+            "[sandbox.network]\nallow = [\"docs.example.test\"]\n\
+             resolve = {{ \"docs.example.test\" = \"127.0.0.1:{allowed_port}\", \
+             \"evil.example.test\" = \"127.0.0.1:{other_port}\" }}\n"
+        ),
+    )
+    .unwrap();
+    let config = fetching_server(&home, serde_json::json!({"required": true}));
+    // The unnamed host by name, and by its address: a server without a network namespace of
+    // its own would reach the second one (which NO_PROXY sends to the namespace's own
+    // loopback, where nothing listens).
+    let direct = format!("http://127.0.0.1:{other_port}/direct");
+    let server = MockServer::start(fetch_turn(&[
+        "http://docs.example.test/page",
+        "http://evil.example.test/steal",
+        &direct,
+    ]));
+    let output = run_ok(
+        &home,
+        &server,
+        &[
+            "--json",
+            "run",
+            "--mcp-config",
+            &config,
+            "-m",
+            MODEL,
+            "fetch",
+        ],
+    );
+    let results = results(&server);
+    assert_eq!(
+        results["f0"].0, "hello from the allowed host",
+        "{results:?}"
+    );
+    assert_eq!(results["f1"].0, "refused 403", "{results:?}");
+    assert!(
+        results["f2"].0.starts_with("failed") && results["f2"].0.contains("refused"),
+        "{results:?}"
+    );
+    assert_eq!(allowed.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        other.load(Ordering::SeqCst),
+        0,
+        "the unnamed host was reached"
+    );
+    assert!(
+        stderr(&output).contains("refused a connection to evil.example.test:80"),
+        "{}",
+        stderr(&output)
+    );
+    let result: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let denied: Vec<&str> = result["network_denials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|denial| denial["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(denied, ["evil.example.test"], "{result}");
+}
+
+#[test]
+fn without_user_namespaces_an_mcp_server_under_rules_is_not_started_rather_than_given_the_network()
+{
+    let home = Home::new();
+    if !Path::new(PYTHON).exists() {
+        skip(
+            "without_user_namespaces_an_mcp_server…",
+            "no /usr/bin/python3",
+        );
+        return;
+    }
+    std::fs::write(
+        home.home.join("config.toml"),
+        "[sandbox.network]\nallow = [\"docs.example.test\"]\n",
+    )
+    .unwrap();
+    let config = fetching_server(&home, serde_json::json!({"required": true}));
+    let server = MockServer::start(fetch_turn(&["http://docs.example.test/"]));
+    let Some(output) = crate::suite::exec_sandbox::without_user_namespaces(
+        &home,
+        &server,
+        &["--json", "run", "--mcp-config", &config, "-m", MODEL, "go"],
+    ) else {
+        return;
+    };
+    // A required server that cannot start ends the run before any request.
+    assert_eq!(code(&output), 1, "{}", stderr(&output));
+    let stderr = stderr(&output);
+    assert!(
+        stderr.contains("required MCP server 'web' failed to start")
+            && stderr.contains(
+                "the network rules (--allow-host, [sandbox.network]) need user namespaces, \
+                 which are not available here"
+            ),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty());
+}

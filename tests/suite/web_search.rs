@@ -115,7 +115,8 @@ fn run(home: &Home, protocol: &Protocol, server: &MockServer, args: &[&str]) -> 
     home.pincer().provider(protocol, server).args(args).output()
 }
 
-/// `--json run --web-search PROMPT` on the protocol's model, asserting exit 0; the result.
+/// `--json run --web-search --allow-network PROMPT` on the protocol's model (the search is off
+/// while the network is closed), asserting exit 0; the result.
 fn searching_run(home: &Home, protocol: &Protocol, server: &MockServer, prompt: &str) -> Value {
     let output = run(
         home,
@@ -127,6 +128,7 @@ fn searching_run(home: &Home, protocol: &Protocol, server: &MockServer, prompt: 
             "-m",
             protocol.model,
             "--web-search",
+            "--allow-network",
             prompt,
         ],
     );
@@ -177,7 +179,9 @@ fn each_provider_is_asked_for_its_own_search_tool_only_with_web_search() {
             stderr(&output)
         );
         let mut searching = plain.clone();
+        // The search is off while the network is closed: this run opens it.
         searching.insert(4, "--web-search");
+        searching.insert(5, "--allow-network");
         let output = run(&home, &case.protocol, &server, &searching);
         assert_eq!(
             code(&output),
@@ -229,6 +233,7 @@ fn a_search_and_its_citations_reach_stream_json_the_session_and_the_usage_on_eve
             "-m",
             case.protocol.model,
             "--web-search",
+            "--allow-network",
         ];
         args.extend(case.args);
         args.push("When did Rust 1.95 come out?");
@@ -562,6 +567,7 @@ fn a_model_the_catalog_does_not_mark_is_refused_until_the_config_says_it_searche
         "-m",
         "anthropic/claude-next-7",
         "--web-search",
+        "--allow-network",
         "news",
     ];
     let refused = run(&home, &protocol, &server, &args);
@@ -635,6 +641,98 @@ fn under_network_rules_the_web_search_is_on_only_when_they_allow_the_providers_h
         .args(["--allow-host", &host, "news"])
         .output();
     assert_eq!(code(&allowed), 0, "{}", stderr(&allowed));
+    let body = server.requests()[1].json();
+    assert_eq!(
+        body["tools"].as_array().unwrap().last().unwrap()["type"],
+        "web_search_20250305"
+    );
+}
+
+#[test]
+fn with_the_network_closed_the_web_search_is_off_with_one_warning_naming_what_turns_it_on() {
+    // Issue #50: "with the network off or limited, a provider-side web tool is off unless its
+    // host is allowed". The default sandbox closes the network: the search, which reaches the
+    // web for the model from the provider's side, is left out of the request and --dry-run.
+    let home = Home::new();
+    let protocol = protocols::anthropic();
+    let server = MockServer::start(vec![
+        Reply::sse(&(protocol.text)(&["from memory"])),
+        Reply::sse(&(protocol.text)(&["searched"])),
+    ]);
+    let host = server.url().trim_start_matches("http://").to_owned();
+    let name = host.rsplit_once(':').unwrap().0.to_owned();
+    let stream = [
+        "--output-format",
+        "stream-json",
+        "run",
+        "-m",
+        protocol.model,
+    ];
+    let closed = run(
+        &home,
+        &protocol,
+        &server,
+        &[&stream[..], &["--web-search", "news"]].concat(),
+    );
+    assert_eq!(code(&closed), 0, "{}", stderr(&closed));
+    let init = |output: &Output| {
+        lines(output)
+            .into_iter()
+            .find(|line| line["subtype"] == "init")
+            .unwrap()
+    };
+    assert_eq!(init(&closed)["sandbox"]["web_search"], "off");
+    let said = stderr(&closed);
+    assert_eq!(said.matches("web search is off").count(), 1, "{said}");
+    assert!(
+        said.contains(&format!(
+            "web search is off for anthropic/claude-sonnet-4-5: the sandbox closes the network, \
+             and the provider's web search reaches the web for the model (--allow-host {name}, \
+             the host that stands for it, turns it on; so do --allow-network and --sandbox \
+             danger-full-access)"
+        )),
+        "{said}"
+    );
+    let body = server.requests()[0].json();
+    assert!(!body.to_string().contains("web_search"), "{body}");
+    let dry_run = run(
+        &home,
+        &protocol,
+        &server,
+        &[
+            "run",
+            "-m",
+            protocol.model,
+            "--web-search",
+            "--dry-run",
+            "news",
+        ],
+    );
+    assert_eq!(code(&dry_run), 0, "{}", stderr(&dry_run));
+    let report: Value = serde_json::from_str(&stdout(&dry_run)).unwrap();
+    assert!(
+        !report["body"].to_string().contains("web_search"),
+        "{report}"
+    );
+
+    // The host that stands for the search, allowed: on.
+    let allowed = run(
+        &home,
+        &protocol,
+        &server,
+        &[
+            &stream[..],
+            &["--web-search", "--allow-host", &host, "news"],
+        ]
+        .concat(),
+    );
+    assert_eq!(code(&allowed), 0, "{}", stderr(&allowed));
+    assert_eq!(init(&allowed)["sandbox"]["web_search"], "on");
+    assert!(
+        !stderr(&allowed).contains("web search is off"),
+        "{}",
+        stderr(&allowed)
+    );
     let body = server.requests()[1].json();
     assert_eq!(
         body["tools"].as_array().unwrap().last().unwrap()["type"],

@@ -60,7 +60,8 @@ pub use capture::shorten_long_text;
 pub use confine::PrivateTemp;
 pub use confine::{ARG0, launcher_exit};
 pub use confine::{
-    ExecProtection, ProbeMemory, SetupError, finish_run, spawn_as, spawn_confined, spawn_in_session,
+    ExecProtection, ProbeMemory, SetupError, finish_run, spawn_as, spawn_confined,
+    spawn_in_session, spawn_network_confined,
 };
 pub use environment::child_environment;
 pub use sandbox::{Egress, EgressHandle, ExecSetup, Notice, Sandbox, SandboxMode, WebAccess};

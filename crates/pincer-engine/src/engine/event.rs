@@ -126,6 +126,10 @@ pub struct Init {
     pub network: &'static str,
     /// With `limited`: the rules in force, in one line.
     pub network_rules: Option<String>,
+    /// When the run asks for the provider's web search: whether the first model's request has it
+    /// (`on`) or not (`off`: the network is closed or limited without the provider's host, or
+    /// the model cannot search; a warning said why).
+    pub web_search: Option<&'static str>,
     /// The consumed files pincer did not read (issue #45), each also a warning on stderr.
     pub refused_files: Vec<crate::consumed::Refusal>,
 }

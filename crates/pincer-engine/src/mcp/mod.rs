@@ -55,7 +55,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{McpConfig, McpConfigError, ServerSpec, TransportSpec};
-pub use stdio::StderrSink;
+pub use stdio::{ServerNetwork, StderrSink};
 
 /// One offered MCP tool: the policy's description of it.
 pub use crate::tools::policy::McpTool;
@@ -91,6 +91,10 @@ pub struct StartContext {
     pub sdk_channel: Option<Arc<crate::control::Channel>>,
     /// Cancelled on SIGINT/SIGTERM/timeout: startup gives up at once.
     pub cancel: CancellationToken,
+    /// The network rules in force (SPEC §20), when the user set any and the network is not
+    /// open whole: each stdio server runs in a network namespace of its own and reaches only
+    /// the hosts they allow, through the run's egress proxy; its files stay its own.
+    pub network: Option<ServerNetwork>,
 }
 
 impl std::fmt::Debug for StartContext {
@@ -727,6 +731,7 @@ async fn connect(
                 environment,
                 on_stderr: context.on_stderr.clone(),
                 trace: &context.trace,
+                network: context.network.as_ref(),
             })
             .map_err(|error| failed(StartErrorClass::Connect, &error))?;
             *process = Some(started);

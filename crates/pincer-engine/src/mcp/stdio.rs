@@ -31,6 +31,16 @@ const STDERR_LINE_CHARS: usize = 500;
 /// Called with (server, line) for every line a server writes to stderr.
 pub type StderrSink = Arc<dyn Fn(&str, &str) + Send + Sync>;
 
+/// The network rules a stdio server follows (SPEC §13, §20): the run's egress proxy, and the
+/// loopback ports that lead to one destination each (`Policy::loopback_routes()`).
+#[derive(Clone)]
+pub struct ServerNetwork {
+    /// The run's egress proxy: the server's only way out.
+    pub egress: Arc<dyn crate::tools::Egress>,
+    /// The fixed routes (`5432` to `localhost:5432`).
+    pub routes: Vec<(u16, String)>,
+}
+
 /// What to start.
 pub(super) struct Launch<'a> {
     pub(super) server: &'a str,
@@ -40,6 +50,8 @@ pub(super) struct Launch<'a> {
     pub(super) environment: Vec<(OsString, OsString)>,
     pub(super) on_stderr: Option<StderrSink>,
     pub(super) trace: &'a crate::trace::ChildTrace,
+    /// With network rules: only the network confined, through the run's egress proxy.
+    pub(super) network: Option<&'a ServerNetwork>,
 }
 
 /// A running (or exited) server process and its group.
@@ -48,6 +60,9 @@ pub(super) struct StdioProcess {
     watch: ProcessWatch,
     /// The group was stopped (or found empty): nothing to kill on drop.
     stopped: bool,
+    /// The egress proxy its network goes through, kept serving as long as the server runs
+    /// (servers kept across the turns of an SDK session outlive the turn that started them).
+    _network: Option<ServerNetwork>,
 }
 
 /// What others may read about a server process while it runs: its exit status and stderr.
@@ -144,6 +159,10 @@ pub(super) enum SpawnError {
     ExitedAtOnce,
     #[error("cannot connect to the server's stdin and stdout")]
     NoPipes,
+    /// The network rules cannot hold for it (no user namespaces, no egress proxy): not
+    /// started, rather than given the whole network.
+    #[error("{0}")]
+    Unconfined(String),
 }
 
 impl StdioProcess {
@@ -160,12 +179,23 @@ impl StdioProcess {
         let program = find_program(launch.command, launch.directory, &launch.environment)
             .map_err(cannot_start)?;
         let arguments: Vec<OsString> = launch.args.iter().map(OsString::from).collect();
-        // A session of its own: the server never has the user's terminal (SPEC §10).
-        let mut command = crate::tools::spawn_in_session(
-            program.as_os_str(),
-            &arguments,
-            tokio::process::Command::from,
-        );
+        // A session of its own: the server never has the user's terminal (SPEC §10). Its files
+        // are its own (SPEC §13), its network the rules' when the user set any (SPEC §20).
+        let mut command = match launch.network {
+            None => crate::tools::spawn_in_session(
+                program.as_os_str(),
+                &arguments,
+                tokio::process::Command::from,
+            ),
+            Some(network) => crate::tools::spawn_network_confined(
+                network.egress.as_ref(),
+                network.routes.clone(),
+                program.as_os_str(),
+                &arguments,
+                tokio::process::Command::from,
+            )
+            .map_err(|error| SpawnError::Unconfined(error.to_string()))?,
+        };
         command
             .env_clear()
             .envs(launch.environment.iter().map(|(name, value)| (name, value)))
@@ -204,6 +234,7 @@ impl StdioProcess {
                 group,
                 watch: ProcessWatch { exit, stderr: tail },
                 stopped: false,
+                _network: launch.network.cloned(),
             },
             stdout,
             stdin,
@@ -365,6 +396,7 @@ mod tests {
                 seen.lock().unwrap().push(format!("{server}: {line}"));
             })),
             trace: &crate::trace::ChildTrace::default(),
+            network: None,
         })
         .unwrap();
         let grandchild = loop {
@@ -393,6 +425,7 @@ mod tests {
             environment: std::env::vars_os().collect(),
             on_stderr: None,
             trace: &crate::trace::ChildTrace::default(),
+            network: None,
         })
         .unwrap();
         let group = Pid::from_raw(process.pid());

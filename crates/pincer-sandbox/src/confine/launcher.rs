@@ -31,6 +31,10 @@
 //!    namespace, or forwarders to keep alive), or exec'd in place. The variables of the user's
 //!    session services ([`super::sockets::SESSION_VARIABLES`]) are not passed on.
 //!
+//! With `--egress` and `--no-network` alone (no `--namespace`, no `--landlock`: an MCP stdio
+//! server under network rules), steps 3–5 and 7 are left out: a user and network namespace,
+//! the forwarders of step 6, and the command, which keeps the host's files.
+//!
 //! A step that fails ends the launcher with [`super::SETUP_FAILED`] and one line on stderr:
 //! nothing runs less confined than asked.
 
@@ -161,7 +165,12 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), Se
     }
     nix::unistd::setsid().map_err(could("start a session of its own (setsid)"))?;
     let confinement = &request.confinement;
-    if confinement.egress.is_some() && !(confinement.namespace && confinement.loopback_only) {
+    // The network alone (an MCP stdio server under network rules): no mounts, no Landlock.
+    let network_only = confinement.is_network_only();
+    if confinement.egress.is_some()
+        && !(confinement.namespace && confinement.loopback_only)
+        && !network_only
+    {
         // Without a network namespace of its own the command would have the host's network:
         // the rules could not hold (SPEC §20).
         return Err(SetupError::Unavailable(
@@ -177,7 +186,9 @@ pub(super) fn launch(arguments: impl Iterator<Item = OsString>) -> Result<(), Se
         tcp: !confinement.loopback_only,
     };
     let mut proxy_variables = Vec::new();
-    if confinement.namespace {
+    if let Some(egress) = confinement.egress.as_ref().filter(|_| network_only) {
+        proxy_variables = enter_network_namespace(egress, request.probe)?;
+    } else if confinement.namespace {
         let (terminals, variables) = enter_namespaces(confinement, request.probe)?;
         proxy_variables = variables;
         if terminals {
@@ -278,6 +289,23 @@ fn exit_like(status: std::process::ExitStatus) -> ! {
         std::process::exit(128 + signal as i32);
     }
     std::process::exit(status.code().unwrap_or(1))
+}
+
+/// Enter a user and network namespace whose only interface is loopback, with the forwarders to
+/// the egress proxy on it (not for a probe), and nothing else: the mounts stay the host's.
+/// Returns the variables that point the command at the proxy.
+fn enter_network_namespace(
+    egress: &EgressRoutes,
+    probe: bool,
+) -> Result<ProxyVariables, SetupError> {
+    let uid = nix::unistd::getuid();
+    let gid = nix::unistd::getgid();
+    new_user_namespace(uid, gid, CloneFlags::CLONE_NEWNET)?;
+    loopback_up()?;
+    if probe {
+        return Ok(Vec::new());
+    }
+    start_forwarders(egress)
 }
 
 /// Enter the private namespaces and make the mounts (steps 2–4 of the module comment), with the

@@ -302,6 +302,22 @@ impl Confinement {
         command
     }
 
+    /// Whether this confines the network alone (an MCP stdio server under network rules, see
+    /// [`spawn_network_confined`]): the egress proxy as the only way out, and nothing of the
+    /// mounts, Landlock or a PID namespace.
+    pub fn is_network_only(&self) -> bool {
+        self.egress.is_some()
+            && self.loopback_only
+            && !self.namespace
+            && !self.pid
+            && self.writable.is_none()
+            && self.read_only.is_empty()
+            && self.hidden.is_empty()
+            && self.masked.is_empty()
+            && self.revealed.is_empty()
+            && self.reachable.is_empty()
+    }
+
     /// What Landlock keeps unreadable when no mount namespace hides it: pincer's hidden paths
     /// and, in each directory that holds a root, pincer's entries as they are now.
     fn unreadable_without_namespace(&self) -> Vec<PathBuf> {
@@ -606,6 +622,45 @@ pub fn spawn_in_session<T>(
     };
     command.args(args);
     spawn(command)
+}
+
+/// Start `program` with `args` outside the sandbox but for the network (SPEC §13, §20): an MCP
+/// stdio server under network rules. Through the launcher, in a network namespace of its own
+/// whose loopback holds the forwarders to `egress` (the run's proxy, started here) for `routes`
+/// (`Policy::loopback_routes()`), with the proxy variables set; its files, mounts and every
+/// other process stay as [`spawn_in_session`] leaves them. `Err` without user namespaces:
+/// never the host's network instead. `spawn` configures the command as [`spawn_confined`]'s
+/// does.
+pub fn spawn_network_confined<T>(
+    egress: &dyn super::sandbox::Egress,
+    routes: Vec<(u16, String)>,
+    program: &OsStr,
+    args: &[OsString],
+    spawn: impl FnOnce(Command) -> T,
+) -> Result<T, SetupError> {
+    let launcher = match launcher_support(Path::new(super::sandbox::SELF_EXE)) {
+        (launcher, LauncherSupport::Runs(MountNamespace::Private)) => launcher,
+        (_, LauncherSupport::Runs(MountNamespace::Unused(reason)))
+        | (_, LauncherSupport::Broken(reason)) => {
+            return Err(SetupError::Unavailable(format!(
+                "the network rules (--allow-host, [sandbox.network]) need user namespaces, \
+                 which are not available here ({reason}): the server was not started rather \
+                 than given the network (--allow-network opens it whole)"
+            )));
+        }
+    };
+    egress
+        .start()
+        .map_err(could("start the egress proxy for the network rules"))?;
+    let confinement = Confinement {
+        loopback_only: true,
+        egress: Some(EgressRoutes {
+            socket: egress.socket().to_path_buf(),
+            routes,
+        }),
+        ..Confinement::default()
+    };
+    Ok(spawn(confinement.command(launcher, program, args)))
 }
 
 /// Whether the launcher runs and can enter namespaces here.
@@ -1085,6 +1140,55 @@ mod tests {
             launcher::parse(std::iter::empty()).unwrap_err().to_string(),
             "no program to run"
         );
+    }
+
+    #[test]
+    fn the_network_alone_is_a_user_and_network_namespace_with_the_egress_and_nothing_else() {
+        // An MCP stdio server under network rules (issue #50): its files stay its own.
+        let network_only = Confinement {
+            loopback_only: true,
+            egress: Some(EgressRoutes {
+                socket: "/tmp/pincer-egress-x/proxy.sock".into(),
+                routes: vec![(5432, "localhost:5432".to_owned())],
+            }),
+            ..Confinement::default()
+        };
+        assert!(network_only.is_network_only());
+        assert_eq!(
+            network_only.arguments(),
+            [
+                "--no-network",
+                "--egress",
+                "/tmp/pincer-egress-x/proxy.sock",
+                "--egress-route",
+                "5432=localhost:5432"
+            ]
+        );
+        let mut arguments = network_only.arguments();
+        arguments.extend(["--".into(), "server".into()]);
+        let request = launcher::parse(arguments.into_iter()).unwrap();
+        assert!(request.confinement.is_network_only());
+        // Anything more is a command's confinement, whose rules need the full namespace.
+        for more in [
+            Confinement {
+                writable: Some(Vec::new()),
+                ..network_only.clone()
+            },
+            Confinement {
+                namespace: true,
+                ..network_only.clone()
+            },
+            Confinement {
+                loopback_only: false,
+                ..network_only.clone()
+            },
+            Confinement {
+                egress: None,
+                ..network_only.clone()
+            },
+        ] {
+            assert!(!more.is_network_only(), "{more:?}");
+        }
     }
 
     #[test]

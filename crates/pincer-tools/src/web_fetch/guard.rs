@@ -20,6 +20,14 @@
 //! this machine can, and refused when any of its addresses is not public. Where the names only
 //! the proxy knows are concerned, the proxy's policy is the boundary.
 //!
+//! Under the run's network rules (SPEC §20) the decision is the egress proxy's, made by the
+//! same code ([`Ruling`]): `Policy::admit` on the URL's host and port, then the addresses —
+//! written out, pinned by `[sandbox.network] resolve`, loopback for `localhost`, or resolved —
+//! through `Policy::check`. So a private address is reachable when the rules name its host or
+//! the address, a deny rule on a network refuses the addresses it covers, and a pinned name
+//! connects to its pinned addresses only; `allow_private` still lifts the private-address rule,
+//! never a deny rule.
+//!
 //! The proxy's exemption holds for the connection to the proxy and nothing else: each request
 //! gets its own resolver ([`GuardedResolver::for_request`]), which exempts the proxy of *that*
 //! request, and a request that goes direct — its scheme not proxied, its host in `NO_PROXY`, a
@@ -27,6 +35,7 @@
 //! service on its machine) is judged like any other name.
 
 use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 
 use hyper_util::client::proxy::matcher::Matcher;
 use reqwest::Url;
@@ -83,6 +92,49 @@ impl Proxies {
     }
 }
 
+/// A destination the network rules refused (SPEC §20), with the egress proxy's reason.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}")]
+pub struct RuledOut {
+    pub reason: pincer_egress::DenialReason,
+}
+
+/// The network rules' part of one request (SPEC §20): the rules and the admission of its URL
+/// (`Policy::admit` passed).
+#[derive(Debug, Clone)]
+pub struct Ruling {
+    pub rules: Arc<pincer_egress::Policy>,
+    pub admission: pincer_egress::Admission,
+    /// `tools.web_fetch.allow_private`: the private-address rule is lifted, not the deny rules.
+    pub allow_private: bool,
+}
+
+impl Ruling {
+    /// The addresses the request may connect to: the admitted ones (written out, pinned,
+    /// loopback) or the name resolved now, every one checked by the rules as the proxy checks
+    /// them. The connection uses only these.
+    pub async fn addresses(&self) -> Result<Vec<SocketAddr>, RuledOut> {
+        use pincer_egress::{DenialReason, Lookup};
+        let addresses: Vec<SocketAddr> = match &self.admission.lookup {
+            Lookup::Addresses(addresses) => addresses.clone(),
+            Lookup::Resolve(name) => tokio::net::lookup_host((name.as_str(), self.admission.port))
+                .await
+                .map_err(|error| RuledOut {
+                    reason: DenialReason::ResolutionFailed {
+                        error: error.to_string(),
+                    },
+                })?
+                .collect(),
+        };
+        let mut admission = self.admission.clone();
+        admission.named |= self.allow_private;
+        self.rules
+            .check(&admission, &addresses)
+            .map_err(|reason| RuledOut { reason })?;
+        Ok(addresses)
+    }
+}
+
 /// The client's resolver: system resolution (`getaddrinfo`), then only the public addresses are
 /// handed to the connector, or none and an error naming the refused one.
 pub struct GuardedResolver {
@@ -90,6 +142,9 @@ pub struct GuardedResolver {
     /// The proxy host of the one request this resolver serves, resolved without the guard;
     /// `None` for a direct request.
     exempt: Option<String>,
+    /// Under network rules, what they say about this request's host: its addresses instead
+    /// of the guard's.
+    ruling: Option<Ruling>,
 }
 
 impl GuardedResolver {
@@ -100,7 +155,14 @@ impl GuardedResolver {
         GuardedResolver {
             allow_private,
             exempt: proxies.proxy_host(url),
+            ruling: None,
         }
+    }
+
+    /// The same resolver, with the network rules' ruling on the request's host (SPEC §20).
+    pub fn ruled(mut self, ruling: Option<Ruling>) -> GuardedResolver {
+        self.ruling = ruling;
+        self
     }
 }
 
@@ -112,7 +174,20 @@ impl Resolve for GuardedResolver {
                 .exempt
                 .as_ref()
                 .is_some_and(|exempt| exempt.eq_ignore_ascii_case(&host));
+        let ruling = self.ruling.clone().filter(|_| {
+            !self
+                .exempt
+                .as_ref()
+                .is_some_and(|exempt| exempt.eq_ignore_ascii_case(&host))
+        });
         Box::pin(async move {
+            if let Some(ruling) = ruling {
+                // The rules' addresses, pinned or resolved, each checked: no second lookup.
+                return match ruling.addresses().await {
+                    Ok(addresses) => Ok(Box::new(addresses.into_iter()) as Addrs),
+                    Err(ruled) => Err(Box::new(ruled) as Box<dyn std::error::Error + Send + Sync>),
+                };
+            }
             let found: Vec<SocketAddr> =
                 tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             if !guarded {
@@ -196,17 +271,47 @@ pub async fn check_destination(
     }
 }
 
-/// The [`Blocked`] somewhere in `error`'s chain of causes (a refusal by the resolver, wrapped by
-/// the connector and the client).
-pub fn blocked_in(error: &(dyn std::error::Error + 'static)) -> Option<Blocked> {
+/// Check the destination of one request under network rules before it is sent: addresses
+/// the rules fix (written out, pinned, loopback) are checked here, as are, behind a proxy, the
+/// addresses this machine resolves the name to (a name it cannot resolve is left to the
+/// proxy); a name resolved for a direct request is checked by the client's resolver.
+pub async fn check_ruled(url: &Url, ruling: &Ruling, proxies: &Proxies) -> Result<(), RuledOut> {
+    let proxied = proxies.proxy_host(url).is_some();
+    match &ruling.admission.lookup {
+        pincer_egress::Lookup::Resolve(_) if !proxied => Ok(()),
+        pincer_egress::Lookup::Resolve(_) => match ruling.addresses().await {
+            Err(RuledOut {
+                reason: pincer_egress::DenialReason::ResolutionFailed { .. },
+            }) => Ok(()),
+            other => other.map(|_| ()),
+        },
+        pincer_egress::Lookup::Addresses(_) => ruling.addresses().await.map(|_| ()),
+    }
+}
+
+/// The `T` somewhere in `error`'s chain of causes (a refusal by the resolver, wrapped by the
+/// connector and the client).
+fn cause_in<T: std::error::Error + Clone + 'static>(
+    error: &(dyn std::error::Error + 'static),
+) -> Option<T> {
     let mut current = Some(error);
     while let Some(error) = current {
-        if let Some(blocked) = error.downcast_ref::<Blocked>() {
-            return Some(blocked.clone());
+        if let Some(found) = error.downcast_ref::<T>() {
+            return Some(found.clone());
         }
         current = error.source();
     }
     None
+}
+
+/// The [`Blocked`] somewhere in `error`'s chain of causes.
+pub fn blocked_in(error: &(dyn std::error::Error + 'static)) -> Option<Blocked> {
+    cause_in(error)
+}
+
+/// The [`RuledOut`] somewhere in `error`'s chain of causes.
+pub fn ruled_out_in(error: &(dyn std::error::Error + 'static)) -> Option<RuledOut> {
+    cause_in(error)
 }
 
 #[cfg(test)]

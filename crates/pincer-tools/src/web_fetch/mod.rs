@@ -30,7 +30,7 @@ use super::arguments::{self, Arguments};
 use super::sandbox::WebAccess;
 use super::{Refusal, ToolContext, ToolDefinition, ToolError, ToolOutput, make_definition};
 use convert::BodyKind;
-use guard::{Blocked, GuardedResolver, Proxies};
+use guard::{Blocked, GuardedResolver, Proxies, Ruling};
 
 /// Characters returned when the call does not say.
 pub(super) const DEFAULT_MAX_CHARS: usize = 50_000;
@@ -190,21 +190,27 @@ async fn fetch_within(
     limits: &Limits,
 ) -> Result<Page, ToolError> {
     let proxies = Proxies::from_env();
-    let guard = |url: Url| {
+    // Under network rules their decision, else the address guard's (see `guard`).
+    let guard = |url: Url, ruling: Option<Ruling>| {
         let proxies = &proxies;
         async move {
-            guard::check_destination(&url, access.allow_private, proxies)
-                .await
-                .map_err(|blocked| refused_address(&url, &blocked))
+            match &ruling {
+                Some(ruling) => guard::check_ruled(&url, ruling, proxies)
+                    .await
+                    .map_err(|ruled| refused_by_rules(&url, &ruled.reason)),
+                None => guard::check_destination(&url, access.allow_private, proxies)
+                    .await
+                    .map_err(|blocked| refused_address(&url, &blocked)),
+            }
         }
     };
     let mut url = requested.clone();
-    check_network_rules(access, &url)?;
-    guard(url.clone()).await?;
+    let mut ruling = check_network_rules(access, &url)?;
+    guard(url.clone(), ruling.clone()).await?;
     let mut redirects = 0;
     loop {
         // A client per request: its resolver exempts this request's proxy only.
-        let response = client(access.allow_private, &proxies, &url)?
+        let response = client(access.allow_private, &proxies, &url, ruling.clone())?
             .get(url.clone())
             .header(ACCEPT, ACCEPTED)
             .send()
@@ -231,8 +237,8 @@ async fn fetch_within(
             }
             // The same checks as for the first URL: the address, then the policy.
             check_scheme(&next)?;
-            check_network_rules(access, &next)?;
-            guard(next.clone()).await?;
+            ruling = check_network_rules(access, &next)?;
+            guard(next.clone(), ruling.clone()).await?;
             check_policy(access, &url, &next)?;
             redirects += 1;
             url = next;
@@ -244,10 +250,10 @@ async fn fetch_within(
 
 /// Ask the run's network rules (SPEC §20) about `url`'s host and port, when they limit the
 /// network: the egress proxy's first step, so web_fetch reaches what a command may and no more.
-/// The addresses are then the guard's: public ones only unless `allow_private`.
-fn check_network_rules(access: &WebAccess, url: &Url) -> Result<(), ToolError> {
+/// The addresses are then the rules' too ([`Ruling`]): pinned ones, or resolved and checked.
+fn check_network_rules(access: &WebAccess, url: &Url) -> Result<Option<Ruling>, ToolError> {
     let Some(rules) = &access.network_rules else {
-        return Ok(());
+        return Ok(None);
     };
     let port = url.port_or_known_default().unwrap_or(443);
     let reason = match url
@@ -255,19 +261,29 @@ fn check_network_rules(access: &WebAccess, url: &Url) -> Result<(), ToolError> {
         .map(|host| pincer_egress::Host::parse(host.trim_start_matches('[').trim_end_matches(']')))
     {
         Some(Ok(host)) => match rules.admit(&host, port) {
-            Ok(_) => return Ok(()),
+            Ok(admission) => {
+                return Ok(Some(Ruling {
+                    rules: Arc::clone(rules),
+                    admission,
+                    allow_private: access.allow_private,
+                }));
+            }
             Err(reason) => reason.to_string(),
         },
         Some(Err(error)) => error.to_string(),
         None => "it names no host".to_owned(),
     };
-    Err(ToolError::refused(
+    Err(refused_by_rules(url, &reason))
+}
+
+fn refused_by_rules(url: &Url, reason: &dyn std::fmt::Display) -> ToolError {
+    ToolError::refused(
         Refusal::Network,
         format!(
             "Refused to fetch {url}: {reason}. The network rules (--allow-host, \
              [sandbox.network]) limit web_fetch as they limit commands."
         ),
-    ))
+    )
 }
 
 /// Ask the run's policy about a redirect target, as it was asked about the first URL.
@@ -288,10 +304,15 @@ fn check_policy(access: &WebAccess, from: &Url, next: &Url) -> Result<(), ToolEr
 /// request, and the proxy the environment names for it. reqwest reads the same variables with
 /// the same matcher; a request [`Proxies`] sends direct is built without any proxy, so the two
 /// cannot disagree into a direct connection whose resolver exempts a proxy's name.
-fn client(allow_private: bool, proxies: &Proxies, url: &Url) -> Result<reqwest::Client, ToolError> {
+fn client(
+    allow_private: bool,
+    proxies: &Proxies,
+    url: &Url,
+    ruling: Option<Ruling>,
+) -> Result<reqwest::Client, ToolError> {
     let tls = crate::tls::client_config()
         .map_err(|error| ToolError::Rejected(format!("Cannot build the HTTP client: {error}")))?;
-    let resolver = GuardedResolver::for_request(allow_private, proxies, url);
+    let resolver = GuardedResolver::for_request(allow_private, proxies, url).ruled(ruling);
     let mut builder = reqwest::Client::builder();
     if proxies.proxy_host(url).is_none() {
         builder = builder.no_proxy();
@@ -372,6 +393,9 @@ fn refused_address(url: &Url, blocked: &Blocked) -> ToolError {
 fn transport_error(url: &Url, error: &reqwest::Error) -> ToolError {
     if let Some(blocked) = guard::blocked_in(error) {
         return refused_address(url, &blocked);
+    }
+    if let Some(ruled) = guard::ruled_out_in(error) {
+        return refused_by_rules(url, &ruled.reason);
     }
     // The chain of causes says what went wrong (refused, reset, TLS, DNS); reqwest's own text
     // only says that a request for the URL failed.

@@ -346,6 +346,83 @@ async fn with_network_rules_a_host_they_do_not_allow_is_refused_first_url_and_re
     assert_eq!(server.requests().len(), 1);
 }
 
+/// A workspace whose web_fetch follows `rules` (SPEC §20), with the address guard on.
+fn ruled(rules: &[&str], denied: &[&str], pins: &[(&str, &str)]) -> Workspace {
+    let mut policy = pincer_egress::Policy::new();
+    for rule in rules {
+        policy.allow(rule).unwrap();
+    }
+    for rule in denied {
+        policy.deny(rule).unwrap();
+    }
+    for (name, address) in pins {
+        policy.pin(name, &[*address]).unwrap();
+    }
+    let mut workspace = workspace(false);
+    workspace.context.sandbox.web.network_rules = Some(Arc::new(policy));
+    workspace
+}
+
+#[tokio::test]
+async fn under_network_rules_a_named_host_on_a_private_address_is_reached_and_a_pin_routes_it() {
+    // Issue #50: one decision for the proxy and web_fetch. A host the rules name is reachable
+    // on a private address ("unless named"), and `resolve` pins route web_fetch as they route
+    // commands: docs.example.test resolves nowhere but to its pin.
+    let server = MockServer::start(vec![
+        Reply::raw(200, "text/plain", b"pinned page"),
+        Reply::raw(200, "text/plain", b"named address"),
+    ]);
+    let address = server.url().trim_start_matches("http://").to_owned();
+    let workspace = ruled(
+        &["docs.example.test", &address],
+        &[],
+        &[("docs.example.test", &address)],
+    );
+    let output = fetch_tool(&workspace, json!({"url": "http://docs.example.test/page"})).await;
+    assert!(!output.is_error, "{}", output.text_content());
+    assert!(output.text_content().ends_with("pinned page"));
+    assert_eq!(server.requests()[0].path, "/page");
+    assert_eq!(
+        server.requests()[0].header("host"),
+        Some("docs.example.test")
+    );
+    // An address the rules name is reachable though it is loopback.
+    let output = fetch_tool(
+        &workspace,
+        json!({"url": format!("http://{address}/direct")}),
+    )
+    .await;
+    assert!(!output.is_error, "{}", output.text_content());
+    assert!(output.text_content().ends_with("named address"));
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn under_network_rules_a_deny_rule_on_a_network_refuses_the_addresses_a_host_reaches() {
+    // Issue #50: deny wins, on the addresses as in the proxy: an allowed name pinned into a
+    // denied network is refused, and nothing is sent.
+    let server = MockServer::start(vec![Reply::raw(200, "text/plain", b"never sent")]);
+    let address = server.url().trim_start_matches("http://").to_owned();
+    let workspace = ruled(
+        &["docs.example.test"],
+        &["127.0.0.0/8"],
+        &[("docs.example.test", &address)],
+    );
+    let output = fetch_tool(&workspace, json!({"url": "http://docs.example.test/page"})).await;
+    assert_eq!(
+        output.refusal,
+        Some(Refusal::Network),
+        "{}",
+        output.text_content()
+    );
+    assert_eq!(
+        output.text_content(),
+        "Refused to fetch http://docs.example.test/page: denied by the rule 127.0.0.0/8. The \
+         network rules (--allow-host, [sandbox.network]) limit web_fetch as they limit commands."
+    );
+    assert!(server.requests().is_empty());
+}
+
 #[tokio::test]
 async fn the_whole_call_is_bounded_by_its_time_limit() {
     let server = MockServer::start(vec![Reply {
