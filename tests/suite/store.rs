@@ -1,7 +1,7 @@
 //! Sessions across machines (SPEC §19, issue #49): `run` and `resume` against a session store.
 //! Two `PINCER_HOME`s stand for two machines sharing one store; the store is a real
-//! S3-compatible server (moto, started by the tests: `tests/common/s3.rs`), or `memory://`
-//! where one process suffices.
+//! S3-compatible server (moto, started by the tests: `tests/common/s3.rs`), Azure's blob
+//! service (Azurite) for `az://`, or `memory://` where one process suffices.
 
 use std::process::{Child, Output};
 use std::time::{Duration, Instant};
@@ -163,15 +163,24 @@ fn assert_store_error(output: &Output, exit: i32, kind: &str, retryable: bool, w
 
 #[test]
 fn a_session_started_in_one_home_resumes_in_another_through_the_store() {
-    let store = S3Store::new();
+    resumes_in_another_home(&S3Store::new());
+}
+
+/// Issue #49: every kind of store URL the README lists carries a session between machines.
+#[test]
+fn a_session_started_in_one_home_resumes_in_another_through_an_azure_store() {
+    resumes_in_another_home(&S3Store::azure());
+}
+
+fn resumes_in_another_home(store: &S3Store) {
     let (machine_a, machine_b) = (Home::new(), Home::new());
     let server = MockServer::start(vec![text("first answer"), text("second answer")]);
-    let first = pincer_on(&machine_a, &store, &server)
+    let first = pincer_on(&machine_a, store, &server)
         .args(["run", "--name", "nightly", "first prompt"])
         .output();
     assert_eq!(code(&first), 0, "{}", stderr(&first));
     let id = result(&first)["session_id"].as_str().unwrap().to_owned();
-    let second = pincer_on(&machine_b, &store, &server)
+    let second = pincer_on(&machine_b, store, &server)
         .args(["resume", "nightly", "second prompt"])
         .output();
     assert_eq!(code(&second), 0, "{}", stderr(&second));
@@ -191,7 +200,7 @@ fn a_session_started_in_one_home_resumes_in_another_through_the_store() {
     assert!(b.starts_with(&a) && b.len() > a.len());
     // And back on A: only the segment it lacks is read, and the turn sees all of them.
     let server = MockServer::start(vec![text("third answer")]);
-    let third = pincer_on(&machine_a, &store, &server)
+    let third = pincer_on(&machine_a, store, &server)
         .args(["resume", &id, "third prompt"])
         .output();
     assert_eq!(code(&third), 0, "{}", stderr(&third));
@@ -261,7 +270,16 @@ fn a_busy_session_is_exit_75_at_once_naming_its_holder() {
 /// turn another runner committed meanwhile: exit 75, `fenced`, its turn kept aside and said.
 #[test]
 fn a_holder_paused_past_its_lease_is_fenced_and_overwrites_nothing() {
-    let store = S3Store::new();
+    paused_holder_is_fenced(&S3Store::new());
+}
+
+/// The same on `az://`: Azure's If-None-Match and If-Match fence the paused holder.
+#[test]
+fn a_holder_paused_past_its_lease_on_an_azure_store_is_fenced_and_overwrites_nothing() {
+    paused_holder_is_fenced(&S3Store::azure());
+}
+
+fn paused_holder_is_fenced(store: &S3Store) {
     let (machine_a, machine_b, machine_c) = (Home::new(), Home::new(), Home::new());
     let gate = Gate::new();
     let server = MockServer::start(vec![
@@ -271,17 +289,17 @@ fn a_holder_paused_past_its_lease_is_fenced_and_overwrites_nothing() {
         text("c answer"),
     ]);
     let short_lease = ["-c", "store.lease_ttl_secs=1"];
-    pincer_on(&machine_a, &store, &server)
+    pincer_on(&machine_a, store, &server)
         .args(short_lease)
         .args(["run", "--name", "paused", "make it"])
         .success();
-    let paused = pincer_on(&machine_a, &store, &server)
+    let paused = pincer_on(&machine_a, store, &server)
         .args(short_lease)
         .args(["resume", "paused", "a prompt"])
         .spawn();
     wait_for_requests(&server, 2);
     signal(&paused, "STOP");
-    let taken = pincer_on(&machine_b, &store, &server)
+    let taken = pincer_on(&machine_b, store, &server)
         .args(short_lease)
         .args(["--wait", "30", "resume", "paused", "b prompt"])
         .output();
@@ -311,13 +329,13 @@ fn a_holder_paused_past_its_lease_is_fenced_and_overwrites_nothing() {
         "{kept}"
     );
     // What the store holds: B's turn, not A's.
-    pincer_on(&machine_c, &store, &server)
+    pincer_on(&machine_c, store, &server)
         .args(["resume", "paused", "c prompt"])
         .success();
     assert_eq!(prompts_sent(&server), ["make it", "b prompt", "c prompt"]);
     // A's own next resume rebuilds its copy from the store.
     let server = MockServer::start(vec![text("again")]);
-    pincer_on(&machine_a, &store, &server)
+    pincer_on(&machine_a, store, &server)
         .args(["resume", "paused", "a again"])
         .success();
     assert_eq!(

@@ -119,19 +119,42 @@ pub(crate) struct CheckedMarker {
     pub(crate) checked_by: String,
 }
 
-/// The user metadata every segment carries (`x-amz-meta-*` on S3).
+/// The user metadata every segment carries (`x-amz-meta-*` on S3, `x-ms-meta-*` on Azure,
+/// `x-goog-meta-*` on GCS). Names are lowercase letters and digits only: Azure refuses a name
+/// that is not a C# identifier (a hyphen: 400 InvalidMetadata), and proxies such as nginx drop
+/// headers with underscores by default.
 pub(crate) mod segment_metadata {
     /// The turn number the commit gave.
-    pub(crate) const TURN: &str = "pincer-turn";
+    pub(crate) const TURN: &str = "pincerturn";
     /// The SHA-256 of the commit's idempotency key.
-    pub(crate) const KEY: &str = "pincer-key";
+    pub(crate) const KEY: &str = "pincerkey";
     /// A random id of the commit, so a writer recognises its own segment after a retried PUT.
-    pub(crate) const COMMIT: &str = "pincer-commit";
+    pub(crate) const COMMIT: &str = "pincercommit";
+
+    /// Every name above.
+    #[cfg(test)]
+    pub(crate) const ALL: [&str; 3] = [TURN, KEY, COMMIT];
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue #49: a segment's metadata with a hyphen in its name was refused by Azure's blob
+    /// service (Azurite: 400 InvalidMetadata), so no session could be committed to `az://`.
+    #[test]
+    fn segment_metadata_names_are_ones_every_object_store_accepts() {
+        for name in segment_metadata::ALL {
+            assert!(
+                !name.is_empty()
+                    && name.starts_with(|first: char| first.is_ascii_lowercase())
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
+                "{name:?}"
+            );
+        }
+    }
 
     #[test]
     fn merging_manifests_keeps_the_later_count_and_snapshot() {

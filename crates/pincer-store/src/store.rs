@@ -541,10 +541,20 @@ fn build_azure(
 ) -> object_store::Result<Arc<dyn ObjectStore>> {
     install_crypto_provider();
     let mut builder = MicrosoftAzureBuilder::new();
+    let mut emulator = false;
     for (key, value) in configured(variables, &["AZURE_"]) {
-        if let Ok(key) = key.parse::<AzureConfigKey>() {
-            builder = builder.with_config(key, value);
+        match key.parse::<AzureConfigKey>() {
+            Ok(AzureConfigKey::UseEmulator) => {
+                emulator = ["true", "1", "yes", "on"]
+                    .iter()
+                    .any(|truthy| value.trim().eq_ignore_ascii_case(truthy));
+            }
+            Ok(key) => builder = builder.with_config(key, value),
+            Err(_) => {}
         }
+    }
+    if emulator {
+        builder = azure_emulator(builder, variables);
     }
     let client = |key| AzureConfigKey::Client(key);
     let store = builder
@@ -560,6 +570,46 @@ fn build_azure(
         .with_url(url)
         .build()?;
     Ok(Arc::new(store))
+}
+
+/// Azurite's well-known account, and the key it publishes for it (not a secret).
+const AZURITE_ACCOUNT: &str = "devstoreaccount1";
+const AZURITE_KEY: &str =
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+
+/// The Azure Storage emulator (Azurite), as the Azure tools name it:
+/// `AZURE_STORAGE_USE_EMULATOR=true`, its blob service at `AZURITE_BLOB_STORAGE_URL` (default
+/// `http://127.0.0.1:10000`), its well-known account and key unless `AZURE_STORAGE_ACCOUNT_NAME`
+/// or a credential is given. object_store's own emulator mode reads `AZURITE_BLOB_STORAGE_URL`
+/// from the process, not from the environment the store was given: the same settings are made
+/// here from the given variables instead (the account in the path, as Azurite serves it; the
+/// requests are the same, and so is the signature).
+fn azure_emulator(
+    mut builder: MicrosoftAzureBuilder,
+    variables: &[(String, String)],
+) -> MicrosoftAzureBuilder {
+    let service = variables
+        .iter()
+        .find(|(name, _)| name == "AZURITE_BLOB_STORAGE_URL")
+        .map_or("http://127.0.0.1:10000", |(_, value)| value.as_str());
+    let account = builder
+        .get_config_value(&AzureConfigKey::AccountName)
+        .unwrap_or_else(|| AZURITE_ACCOUNT.to_owned());
+    let credential_given = [
+        AzureConfigKey::AccessKey,
+        AzureConfigKey::SasKey,
+        AzureConfigKey::Token,
+        AzureConfigKey::ClientSecret,
+    ]
+    .iter()
+    .any(|key| builder.get_config_value(key).is_some());
+    if !credential_given {
+        builder = builder.with_access_key(AZURITE_KEY);
+    }
+    builder
+        .with_account(&account)
+        .with_endpoint(format!("{}/{account}", service.trim_end_matches('/')))
+        .with_allow_http(true)
 }
 
 /// reqwest is built with rustls and no provider of its own (pincer's configuration): ring

@@ -1,5 +1,6 @@
 //! The session store against a real S3-compatible server (moto, started by the tests: see
-//! `common/s3_server.rs`) and against `memory://`. Two `Store`s opened on one URL are two
+//! `common/s3_server.rs`), a real Azure Blob Storage emulator (Azurite: `common/azure_server.rs`)
+//! and against `memory://`. Two `Store`s opened on one URL are two
 //! machines sharing a bucket; child processes of this test binary are writers that get killed
 //! or stopped.
 
@@ -8,6 +9,7 @@
 #![allow(unreachable_pub, clippy::unwrap_used, clippy::expect_used)]
 
 mod common {
+    pub mod azure_server;
     pub mod fault_proxy;
     pub mod faulty_store;
     pub mod s3_server;
@@ -19,6 +21,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use common::azure_server::AzureServer;
 use common::fault_proxy::{FaultProxy, Mode};
 use common::faulty_store::{Faults, FaultyStore, Hold};
 use common::s3_server::S3Server;
@@ -73,6 +76,10 @@ enum Backend {
     S3 {
         bucket: String,
     },
+    /// A container of the Azurite server.
+    Azure {
+        container: String,
+    },
     Memory {
         name: String,
     },
@@ -82,6 +89,12 @@ impl Backend {
     fn s3() -> Self {
         Backend::S3 {
             bucket: S3Server::shared().bucket(),
+        }
+    }
+
+    fn azure() -> Self {
+        Backend::Azure {
+            container: AzureServer::shared().container(),
         }
     }
 
@@ -97,6 +110,11 @@ impl Backend {
             Backend::S3 { bucket } => Store::open(
                 &format!("s3://{bucket}/team"),
                 options(S3Server::shared().environment()),
+            )
+            .unwrap(),
+            Backend::Azure { container } => Store::open(
+                &format!("az://{container}/team"),
+                options(AzureServer::shared().environment()),
             )
             .unwrap(),
             Backend::Memory { name } => {
@@ -269,6 +287,11 @@ async fn sixteen_writers_on_s3_keep_every_turn_once_in_order() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixteen_writers_on_azure_keep_every_turn_once_in_order() {
+    many_writers_commit_to_one_session(Backend::azure()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sixteen_writers_in_memory_keep_every_turn_once_in_order() {
     many_writers_commit_to_one_session(Backend::memory()).await;
 }
@@ -364,6 +387,11 @@ async fn a_busy_lease_names_its_holder_and_is_taken_over_only_after_its_ttl(back
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_busy_lease_on_s3_names_its_holder_and_is_taken_over_only_after_its_ttl() {
     a_busy_lease_names_its_holder_and_is_taken_over_only_after_its_ttl(Backend::s3()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_lease_on_azure_names_its_holder_and_is_taken_over_only_after_its_ttl() {
+    a_busy_lease_names_its_holder_and_is_taken_over_only_after_its_ttl(Backend::azure()).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -772,6 +800,11 @@ async fn eight_sessions_claiming_one_name_on_s3_give_it_to_one() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_sessions_claiming_one_name_on_azure_give_it_to_one() {
+    many_sessions_claiming_one_name_at_once_give_it_to_one(Backend::azure()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn eight_sessions_claiming_one_name_in_memory_give_it_to_one() {
     many_sessions_claiming_one_name_at_once_give_it_to_one(Backend::memory()).await;
 }
@@ -1022,9 +1055,7 @@ async fn a_turn_whose_key_object_was_never_written_is_still_found_by_its_key() {
 // ---------------------------------------------------------------------------------------------
 // The consistency check
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_moto_server_passes_the_consistency_check_once_and_records_it() {
-    let backend = Backend::s3();
+async fn passes_the_consistency_check_once_and_records_it(backend: Backend) {
     let counts = Arc::new(common::faulty_store::Counts::default());
     let counted = Arc::clone(&counts);
     let store = backend
@@ -1039,6 +1070,18 @@ async fn the_moto_server_passes_the_consistency_check_once_and_records_it() {
         first + 1,
         "the second time reads the marker only"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_moto_server_passes_the_consistency_check_once_and_records_it() {
+    passes_the_consistency_check_once_and_records_it(Backend::s3()).await;
+}
+
+/// Create-only (If-None-Match: *) and compare-and-swap (If-Match) writes honoured by Azure's
+/// blob service, as Azurite serves it (issue #49: every kind of store URL the README lists).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_azurite_server_passes_the_consistency_check_once_and_records_it() {
+    passes_the_consistency_check_once_and_records_it(Backend::azure()).await;
 }
 
 async fn refused_by_the_check(faults: Faults, expected: &str) {
