@@ -310,14 +310,29 @@ pub(crate) fn warn_unapplied_thinking(
     }
 }
 
-/// What the turn found before its attempts: the added directories, the thinking level the
-/// session recorded, `--json-schema`'s schema, the network rules in force.
-pub(crate) type TurnFacts<'a> = (
-    &'a [PathBuf],
-    Option<ThinkingLevel>,
-    Option<std::sync::Arc<crate::structured::OutputSchema>>,
-    Option<RunNetwork>,
-);
+/// What the turn found and started before its attempts, for [`shared_settings`].
+pub(crate) struct TurnFacts<'a> {
+    /// The tool policy, the MCP tools joined.
+    pub(crate) policy: ToolPolicy,
+    /// The MCP servers started for the turn.
+    pub(crate) mcp: std::sync::Arc<crate::mcp::McpSet>,
+    /// The MCP servers declared for the run.
+    pub(crate) mcp_config: crate::mcp::McpConfig,
+    /// `--add-dir` and `tools.add_dirs`, canonical.
+    pub(crate) added_dirs: &'a [PathBuf],
+    /// The thinking level the session recorded.
+    pub(crate) recorded_thinking: Option<ThinkingLevel>,
+    /// `--json-schema`'s schema.
+    pub(crate) output_schema: Option<std::sync::Arc<crate::structured::OutputSchema>>,
+    /// The network rules in force, and their proxy.
+    pub(crate) network: Option<RunNetwork>,
+    /// The run's hooks.
+    pub(crate) hook_set: crate::hooks::HookSet,
+    /// The session the turn writes, if it keeps one.
+    pub(crate) session: super::SessionRef<'a>,
+    /// What earlier runs wrote to consumed files and nobody approved.
+    pub(crate) written: &'a crate::consumed::Written,
+}
 
 /// What every attempt shares — thinking level, sandbox, the system prompt's parts — and the
 /// user message of the turn.
@@ -326,18 +341,20 @@ pub(crate) fn shared_settings(
     args: &TurnRequest,
     input: super::TurnInput,
     chain: &[Candidate],
-    (policy, mcp, mcp_config): (
-        ToolPolicy,
-        std::sync::Arc<crate::mcp::McpSet>,
-        crate::mcp::McpConfig,
-    ),
-    (added_dirs, recorded_thinking, output_schema, network): TurnFacts<'_>,
-    (hook_set, session, written): (
-        crate::hooks::HookSet,
-        super::SessionRef<'_>,
-        &crate::consumed::Written,
-    ),
+    facts: TurnFacts<'_>,
 ) -> CliResult<(Shared, Message)> {
+    let TurnFacts {
+        policy,
+        mcp,
+        mcp_config,
+        added_dirs,
+        recorded_thinking,
+        output_schema,
+        network,
+        hook_set,
+        session,
+        written,
+    } = facts;
     // claude's --max-thinking-tokens: the exact budget where the protocol takes one, the nearest
     // level everywhere else (and in the session).
     let budget_level = args

@@ -14,6 +14,9 @@ pub(crate) mod mcp;
 pub(crate) mod models;
 pub(crate) mod replay;
 mod request;
+pub(crate) mod resolved;
+#[cfg(test)]
+mod resolved_tests;
 pub(crate) mod structured;
 #[cfg(test)]
 pub(crate) mod test_env;

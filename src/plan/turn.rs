@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use super::attempt::{Attempt, Shared, attempt_settings, shared_settings, tool_policy};
+use super::attempt::{Attempt, Shared, attempt_settings, shared_settings};
 use super::chain::{ChainLinks, SwitchModel, run_chain};
 use super::env::RunEnv;
 use super::models::{Candidate, chain_keys, default_model, model_chain};
@@ -79,17 +79,18 @@ pub(crate) fn execute(
         choice,
         scope,
     } = *front;
-    // --json-schema: a schema that cannot be used is exit 2 before anything is sent (§3.4).
-    let output_schema = plan::structured::schema(args)?;
-    if let setup::Choice::Resume(resume) = choice {
-        resume.check()?;
-    }
-    // --record / --replay: opened before anything is created (a bad cassette is exit 2).
-    let cassette = plan::replay::RunCassette::for_turn(context, args)?;
+    // The flags and the configuration, resolved: every usage error among them is found before
+    // anything is read, created or sent (issue #48).
+    let plan::resolved::TurnPlan {
+        output_schema,
+        cassette,
+        added_dirs,
+        hooks: hook_set,
+        policy,
+        web_search,
+    } = plan::resolved::resolve(context, args, &choice)?;
     // Issue #45: what earlier runs wrote to consumed files is approved before anything is
     // loaded, and what this run writes is watched from before the first tool call to the end.
-    // A missing --add-dir is a usage error, found here, before anything is loaded or created.
-    let added_dirs = added_dirs(context, &args.add_dir)?;
     let mut watch = watch_consumed(context, args, &added_dirs)?;
     // What earlier runs wrote and nobody approved, read once (after the approval above) for
     // every loader of this turn.
@@ -102,14 +103,9 @@ pub(crate) fn execute(
         args.approve_workspace_mcp,
         &written,
     )?;
-    // So is a bad hook (SPEC §14).
-    let hook_set = plan::hooks::config(context, args)?;
     let input = read_input()?;
     let (index, chain, recorded_thinking) =
         resolve_chain(context, args, (host, &choice), &cassette, known)?;
-    // A bad tool rule or a missing --add-dir is a usage error: check it before a session file
-    // is created.
-    let policy = tool_policy(context, args)?;
     // The network by name (SPEC §20): bad rules are a usage error; the proxy serves the
     // commands and the MCP stdio servers alike.
     let network = plan::attempt::run_network(context, args, &added_dirs)?;
@@ -127,7 +123,7 @@ pub(crate) fn execute(
     // `--web-search` the primary model cannot honour is a usage error: before the session.
     plan::web_search::check_primary(
         context.settings(),
-        plan::web_search::Asked::new(args.web_search, context.settings()),
+        web_search,
         &chain[0].resolved,
         !policy.offered().is_empty() || !policy.offered_mcp().is_empty(),
     )?;
@@ -148,16 +144,21 @@ pub(crate) fn execute(
         args,
         input,
         &chain,
-        (policy, mcp, mcp_config),
-        (&added_dirs, recorded_thinking, output_schema, network),
-        (
+        plan::attempt::TurnFacts {
+            policy,
+            mcp,
+            mcp_config,
+            added_dirs: &added_dirs,
+            recorded_thinking,
+            output_schema,
+            network,
             hook_set,
-            plan::SessionRef {
+            session: plan::SessionRef {
                 id: setup.session_id.as_deref(),
                 path: setup.path.as_deref(),
             },
-            &written,
-        ),
+            written: &written,
+        },
     )?;
     let primary = &chain[0];
     let first = attempt_settings(context, args, &shared, primary);
