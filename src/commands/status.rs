@@ -313,22 +313,7 @@ fn installation_status(
     fresh_probe: bool,
 ) -> CliResult<InstallationStatus> {
     let settings = &context.settings;
-    let home = std::env::var_os("HOME").map(PathBuf::from);
     let (credentials, auth_profiles) = credentials(context, now_ms())?;
-    let claude_home = std::env::var_os("CLAUDE_CONFIG_DIR")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|home| home.join(".claude")));
-    let codex_home = std::env::var_os("CODEX_HOME")
-        .map(PathBuf::from)
-        .or_else(|| home.as_ref().map(|home| home.join(".codex")));
-    let cli = |name: &str, login_files: Vec<PathBuf>| {
-        let found = find_on_path(name);
-        CliBackendReport {
-            installed: found.is_some(),
-            logged_in: found.is_some() && cli_logged_in(&login_files),
-            path: found,
-        }
-    };
     let paths = &settings.paths;
     // What runs wrote to consumed files, read once for every loader below.
     let written = crate::consumed::Written::load(&paths.state_dir);
@@ -386,22 +371,7 @@ fn installation_status(
         },
         credentials,
         auth_profiles,
-        cli_backends: CliBackends {
-            claude: cli(
-                "claude",
-                claude_home
-                    .into_iter()
-                    .map(|dir| dir.join(".credentials.json"))
-                    .collect(),
-            ),
-            codex: cli(
-                "codex",
-                codex_home
-                    .into_iter()
-                    .map(|dir| dir.join("auth.json"))
-                    .collect(),
-            ),
-        },
+        cli_backends: cli_backends(),
         sandbox: sandbox_report(&sandbox, &paths.state_dir, memory),
         overhead: overhead_report(&built.text, &tools),
         system_prompt: SystemPromptReport {
@@ -421,6 +391,42 @@ fn installation_status(
         budgets: super::usage::budget_report(context).unwrap_or_default(),
         store: None,
     })
+}
+
+/// Whether `claude` and `codex` are on PATH, and logged in by their own credential files
+/// (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`, else under `HOME`).
+fn cli_backends() -> CliBackends {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let claude_home = std::env::var_os("CLAUDE_CONFIG_DIR")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|home| home.join(".claude")));
+    let codex_home = std::env::var_os("CODEX_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.as_ref().map(|home| home.join(".codex")));
+    let cli = |name: &str, login_files: Vec<PathBuf>| {
+        let found = find_on_path(name);
+        CliBackendReport {
+            installed: found.is_some(),
+            logged_in: found.is_some() && cli_logged_in(&login_files),
+            path: found,
+        }
+    };
+    CliBackends {
+        claude: cli(
+            "claude",
+            claude_home
+                .into_iter()
+                .map(|dir| dir.join(".credentials.json"))
+                .collect(),
+        ),
+        codex: cli(
+            "codex",
+            codex_home
+                .into_iter()
+                .map(|dir| dir.join("auth.json"))
+                .collect(),
+        ),
+    }
 }
 
 /// The built-in tools a turn run here with no flags offers: the configured profile and rules
