@@ -619,6 +619,13 @@ fn render(status: &InstallationStatus) -> String {
             status.sessions, status.sessions_here
         ),
     );
+    render_store_and_budgets(&mut text, status);
+    render_credentials(&mut text, status);
+    text
+}
+
+/// The session store's line, when one is configured, and a line per budget.
+fn render_store_and_budgets(text: &mut String, status: &InstallationStatus) {
     if let Some(store) = &status.store {
         let state = match (&store.error, store.sessions) {
             (None, Some(sessions)) => format!("reachable, consistent, {sessions} session(s)"),
@@ -627,14 +634,14 @@ fn render(status: &InstallationStatus) -> String {
             (None, None) => "reachable".to_owned(),
         };
         line(
-            &mut text,
+            text,
             "store:",
             format!("{} ({}): {state}", store.url, store.origin),
         );
     }
     for budget in &status.budgets {
         line(
-            &mut text,
+            text,
             "budget:",
             format!(
                 "{} ${:.4} of ${:.2} spent, resets {}{}",
@@ -650,8 +657,6 @@ fn render(status: &InstallationStatus) -> String {
             ),
         );
     }
-    render_credentials(&mut text, status);
-    text
 }
 
 /// `none`, or the items joined by commas.
