@@ -14,6 +14,9 @@ mod server;
 #[path = "../../crates/pincer-store/tests/common/azure_server.rs"]
 mod azure_server;
 
+#[path = "../../crates/pincer-store/tests/common/emulator.rs"]
+mod emulator;
+
 pub use azure_server::AzureServer;
 pub use server::S3Server;
 

@@ -9,6 +9,9 @@
 //! as the local floor).
 
 #[allow(clippy::expect_used, unreachable_pub)]
+#[path = "../tests/common/emulator.rs"]
+mod emulator;
+#[allow(clippy::expect_used, unreachable_pub)]
 #[path = "../tests/common/faulty_store.rs"]
 mod faulty_store;
 #[allow(clippy::expect_used, unreachable_pub)]

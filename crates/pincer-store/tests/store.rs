@@ -10,6 +10,7 @@
 
 mod common {
     pub mod azure_server;
+    pub mod emulator;
     pub mod fault_proxy;
     pub mod faulty_store;
     pub mod s3_server;
