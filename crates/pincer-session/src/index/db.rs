@@ -300,6 +300,12 @@ fn changed_stamps(
     let mut changed = Vec::new();
     let mut batch: Vec<(String, (u64, u64))> = Vec::with_capacity(BATCH);
     let mut check = |batch: &mut Vec<(String, (u64, u64))>| {
+        // A small home is checked here: starting threads would cost more than its stats.
+        let threads = if batch.len() < super::PARALLEL_FROM {
+            1
+        } else {
+            threads
+        };
         let part = batch.len().div_ceil(threads).max(1);
         std::thread::scope(|scope| {
             let workers: Vec<_> = batch
@@ -649,38 +655,28 @@ impl Db {
     /// (the same stamp); the other rows (their file changed, or is not among `files`) are
     /// deleted, to be read again or dropped.
     fn resumable_rows(&self, files: &[(String, PathBuf)]) -> rusqlite::Result<HashSet<String>> {
-        let mut kept = HashSet::new();
         let directory = std::fs::File::open(&self.dir).ok();
-        let mut statement = self
-            .conn
-            .prepare("SELECT file, size, mtime_ns FROM sessions")?;
-        let rows = statement.query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                to_u64(row.get::<_, i64>(1)?),
-                to_u64(row.get::<_, i64>(2)?),
-            ))
-        })?;
-        for row in rows {
-            let (file, size, mtime_ns) = row?;
-            let now = directory
+        let changed: HashSet<String> = changed_stamps(&self.conn, |file| {
+            directory
                 .as_ref()
-                .and_then(|directory| super::stamp_in(directory, &file));
-            if now == Some((size, mtime_ns)) {
-                kept.insert(file);
-            }
-        }
-        drop(statement);
-        let mut delete = self.conn.prepare("DELETE FROM sessions WHERE file = ?1")?;
+                .and_then(|directory| super::stamp_in(directory, file))
+        })
+        .into_iter()
+        .collect();
         let present: HashSet<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+        let mut kept = HashSet::new();
         let mut stale = Vec::new();
         let mut all = self.conn.prepare("SELECT file FROM sessions")?;
         for file in all.query_map([], |row| row.get::<_, String>(0))? {
             let file = file?;
-            if !kept.contains(&file) || !present.contains(file.as_str()) {
+            if changed.contains(&file) || !present.contains(file.as_str()) {
                 stale.push(file);
+            } else {
+                kept.insert(file);
             }
         }
+        drop(all);
+        let mut delete = self.conn.prepare("DELETE FROM sessions WHERE file = ?1")?;
         for file in &stale {
             delete.execute([file])?;
         }

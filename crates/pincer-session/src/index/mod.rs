@@ -793,7 +793,7 @@ fn apply(index: &mut Index, name: &str, freshness: Freshness) -> bool {
 const SENT_TOGETHER: usize = 16;
 
 /// Below this many files one thread checks them all: starting threads would cost more.
-const PARALLEL_FROM: usize = 256;
+pub(super) const PARALLEL_FROM: usize = 256;
 
 /// Check every file against the index, on several threads for a big directory (a stat each
 /// when the index is warm, a full read of every file for a rebuild); returns the positions in
