@@ -40,6 +40,8 @@ pub(crate) trait Host {
     fn scoped_index(&self, wanted: &index::Wanted<'_>) -> CliResult<Index>;
     /// Tell the user that a torn final line was repaired.
     fn torn(&self, path: &Path, torn: Option<&TornRepair>);
+    /// Say a warning on stderr.
+    fn warn(&self, message: &str);
     /// The session store the run uses (SPEC §19), if any: the session is then found, created
     /// and committed there, the local file being its cache.
     fn remote(&self) -> Option<&crate::remote::session::RunStore<'_>> {
@@ -434,7 +436,7 @@ pub(crate) fn peek_recorded(
             return Ok(recorded);
         }
         return match args.session.filter(|_| !args.create) {
-            Some(selector) => remote.peek_recorded(selector),
+            Some(selector) => remote.peek_recorded(host, selector),
             None => Ok((None, None)),
         };
     }
@@ -555,6 +557,8 @@ mod tests {
                 self.torn.borrow_mut().push(path.to_owned());
             }
         }
+
+        fn warn(&self, _message: &str) {}
     }
 
     fn resume(session: &str) -> Resume<'_> {

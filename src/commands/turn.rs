@@ -175,6 +175,10 @@ impl setup::Host for Host<'_> {
         report_torn(self.context, path, torn);
     }
 
+    fn warn(&self, message: &str) {
+        self.context.diagnostics.warn(message);
+    }
+
     fn remote(&self) -> Option<&RunStore<'_>> {
         self.remote.as_ref()
     }

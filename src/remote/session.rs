@@ -234,7 +234,7 @@ impl<'run> RunStore<'run> {
         lease: Lease,
         (create_name, rename): (Option<&str>, Option<&str>),
     ) -> CliResult<SessionSetup> {
-        let synced = match self.sync_local(host, &session, &lease) {
+        let synced = match self.sync_local(host, &session, Some(lease.head())) {
             Ok(synced) => synced,
             Err(error) => {
                 self.release(lease);
@@ -336,33 +336,24 @@ impl<'run> RunStore<'run> {
         }
     }
 
-    /// The model and thinking level the session `selector` names recorded, read from the store
-    /// when this machine has no copy of it yet (a resume on a fresh runner without `-m`
-    /// continues with the session's model, as a local resume does). Read before the lease, so
-    /// into a file of its own, which is removed: the segments are brought into the local copy
-    /// under the lease, as always. Nothing when the session has no segment yet, or is not
-    /// there (the setup then says so).
+    /// The model and thinking level the session `selector` names recorded, when this machine
+    /// has no copy of it yet (a resume on a fresh runner without `-m` continues with the
+    /// session's model, as a local resume does): the local copy is brought here first, before
+    /// the lease (segments are never rewritten), so the setup under the lease reads only what
+    /// was committed since. Nothing when the session has no segment yet, or is not there (the
+    /// setup then says so).
     pub(crate) fn peek_recorded(
         &self,
+        host: &dyn Host,
         selector: &str,
     ) -> CliResult<(Option<String>, Option<String>)> {
         let Ok(session) = self.find(selector) else {
             return Ok((None, None));
         };
-        let pulled = match self.scope.wait(self.store.pull(&session)) {
-            Err(reason) => return Err(cancelled_error(reason)),
-            Ok(Err(StoreError::NotFound { .. })) => return Ok((None, None)),
-            Ok(pulled) => pulled.map_err(store_error)?,
+        let Some((path, _, _)) = self.sync_local(host, &session, None)? else {
+            return Ok((None, None));
         };
-        let _ = crate::fs::create_dir_all(&self.cache_dir);
-        let mut file = tempfile::Builder::new()
-            .prefix(".peek-")
-            .suffix(".jsonl")
-            .tempfile_in(&self.cache_dir)
-            .map_err(|error| local_error("cannot write in", &self.cache_dir, &error))?;
-        file.write_all(&pulled.bytes)
-            .map_err(|error| local_error("cannot write", file.path(), &error))?;
-        let tail = crate::session::tail::load(file.path()).map_err(session_error)?;
+        let tail = crate::session::tail::load(&path).map_err(session_error)?;
         let facts = crate::session::tail::complete_facts(&tail, || None).map_err(session_error)?;
         Ok((facts.model_ref(), facts.thinking_level.clone()))
     }
@@ -396,24 +387,24 @@ impl<'run> RunStore<'run> {
         Err(not_found())
     }
 
-    /// Bring the local file up to the lease's head: append the segments it lacks (warm), or
-    /// write it whole from the store's snapshot and segments (cold: no record, or a file that
-    /// differs from it). The file, its committed length and the last turn; None for a session
-    /// with no segment yet.
+    /// Bring the local file up to the store's last segment (`head`, the lease's, when one is
+    /// held): append the segments it lacks (warm), or write it whole from the store's snapshot
+    /// and segments (cold: no record, or a file that differs from it — a local file that holds
+    /// what the store lacks is kept aside first, never overwritten). The file, its committed
+    /// length and the last turn; None for a session with no segment yet.
     fn sync_local(
         &self,
         host: &dyn Host,
         session: &SessionId,
-        lease: &Lease,
+        head: Option<u64>,
     ) -> CliResult<Option<(PathBuf, u64, u64)>> {
-        let head = lease.head();
-        if head == 0 {
+        if head == Some(0) {
             return Ok(None);
         }
         if let Some(record) = self.read_record(session) {
             let path = host.sessions_dir().join(&record.file);
             let length = std::fs::metadata(&path).map(|meta| meta.len()).ok();
-            if length == Some(record.length) && record.head <= head {
+            if length == Some(record.length) && head.is_none_or(|head| record.head <= head) {
                 let segments = self.call(self.store.read_segments(session, Some(record.head)))?;
                 let mut length = record.length;
                 let mut turn = record.turn;
@@ -433,6 +424,9 @@ impl<'run> RunStore<'run> {
                         .map_err(|error| local_error("cannot sync", &path, &error))?;
                     drop(lock);
                 }
+                let head = segments
+                    .last()
+                    .map_or(record.head, |segment| segment.number);
                 self.write_record(
                     session,
                     &CacheRecord {
@@ -453,6 +447,10 @@ impl<'run> RunStore<'run> {
             None => (Vec::new(), 0),
         };
         let segments = self.call(self.store.read_segments(session, Some(after)))?;
+        if after == 0 && segments.is_empty() {
+            return Ok(None);
+        }
+        let head = segments.last().map_or(after, |segment| segment.number);
         let mut turn = match segments.last() {
             Some(_) => None,
             None => self
@@ -480,6 +478,24 @@ impl<'run> RunStore<'run> {
             .map_err(|error| local_error("cannot create", dir, &error))?;
         let path = dir.join(&file);
         let lock = host.lock(&path)?.map_err(session_error)?;
+        // Turns run here that the store never got (a turn cut short before its commit, a
+        // resume with the store turned off): kept, never overwritten.
+        if let Ok(local) = std::fs::read(&path)
+            && !bytes.starts_with(&local)
+        {
+            match self.keep_aside(session, &path) {
+                Ok(aside) => host.warn(&format!(
+                    "the local copy of session {session} holds what the store does not; it is \
+                     kept at '{}' and the session continues from the store's copy",
+                    aside.display()
+                )),
+                Err(error) => {
+                    return Err(local_error("cannot keep aside", &path, &error).with_hint(
+                        "the local copy holds turns the store does not; nothing was changed",
+                    ));
+                }
+            }
+        }
         crate::session::index::changing(dir, |touched| {
             touched.push(path.clone());
             crate::fs::write_atomic(&path, &bytes)
@@ -614,14 +630,8 @@ impl<'run> RunStore<'run> {
     /// A turn the store did not take: its local copy is kept aside (the local file is rebuilt
     /// from the store at the next resume), and the error says where.
     fn not_committed(&self, session: &SessionId, path: &Path, error: CliError) -> CliError {
-        let aside = self
-            .cache_dir
-            .join("uncommitted")
-            .join(format!("{session}-{}.jsonl", uuid::Uuid::now_v7()));
-        let kept = crate::fs::create_dir_all(aside.parent().unwrap_or(&self.cache_dir))
-            .and_then(|()| std::fs::copy(path, &aside).map(|_| ()));
-        let message = match kept {
-            Ok(()) => format!(
+        let message = match self.keep_aside(session, path) {
+            Ok(aside) => format!(
                 "{}; the turn is not in the store; its local copy is kept at '{}'",
                 error.message,
                 aside.display()
@@ -634,6 +644,16 @@ impl<'run> RunStore<'run> {
             ),
         };
         CliError { message, ..error }
+    }
+
+    /// A copy of the local file `path` of `session` under `store/uncommitted/`: what the store
+    /// does not hold, kept before the file is rebuilt from the store.
+    fn keep_aside(&self, session: &SessionId, path: &Path) -> std::io::Result<PathBuf> {
+        let directory = self.cache_dir.join("uncommitted");
+        let aside = directory.join(format!("{session}-{}.jsonl", uuid::Uuid::now_v7()));
+        crate::fs::create_dir_all(&directory)?;
+        std::fs::copy(path, &aside)?;
+        Ok(aside)
     }
 
     /// The recorded result of the turn a retried step with `key` already committed, if any.

@@ -210,6 +210,48 @@ fn resumes_in_another_home(store: &S3Store) {
     );
 }
 
+/// Issue #49 ("loses nothing"): a local copy that holds turns the store lacks (run here with the
+/// store turned off) is not overwritten when a resume through the store rebuilds it: it is moved
+/// aside, and the resume says where.
+#[test]
+fn a_resume_through_the_store_keeps_a_local_copy_with_turns_the_store_lacks() {
+    let store = S3Store::new();
+    let machine = Home::new();
+    let server = MockServer::start(vec![text("one"), text("local"), text("three")]);
+    let first = pincer_on(&machine, &store, &server)
+        .args(["run", "--name", "kept", "first"])
+        .output();
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    // A turn with the store off: only the local file has it.
+    let local = pincer_on(&machine, &store, &server)
+        .args(["--store", "", "resume", "kept", "offline turn"])
+        .output();
+    assert_eq!(code(&local), 0, "{}", stderr(&local));
+    let sessions = || -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(machine.sessions_dir())
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.to_string_lossy().contains(".jsonl"))
+            .collect()
+    };
+    let before: Vec<u8> = std::fs::read(&sessions()[0]).unwrap();
+    let third = pincer_on(&machine, &store, &server)
+        .args(["resume", "kept", "third"])
+        .output();
+    assert_eq!(code(&third), 0, "{}", stderr(&third));
+    let said = stderr(&third);
+    let aside = said
+        .split("kept at '")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .unwrap_or_else(|| panic!("no copy kept aside: {said}"));
+    assert_eq!(std::fs::read(aside).unwrap(), before, "{said}");
+    // The session goes on from the store's copy: the turn the store never took is not in it.
+    let prompts = prompts_sent(&server);
+    assert!(prompts.contains(&"third".to_owned()), "{prompts:?}");
+    assert!(!prompts.contains(&"offline turn".to_owned()), "{prompts:?}");
+}
+
 /// Issue #49: a resume on a machine that has no copy of the session yet continues with the
 /// model the session recorded, as a local resume does, not the machine's configured one (the
 /// model was resolved before the session was brought here).
