@@ -290,11 +290,6 @@ fn drive(
             .map_err(|error| prompt_taken_as_session(plan, error))
     };
     let executed = plan::turn::execute(&front, &request, &mut read, &mut *sink, &mut known);
-    if !matches!(executed, Ok(Execution::Turn { .. }))
-        && let Some(remote) = &host.remote
-    {
-        remote.release_held();
-    }
     match executed {
         Ok(Execution::DryRun(parts)) => {
             match super::dry_run::print(context, &request, &parts, &known) {

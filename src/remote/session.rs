@@ -620,7 +620,7 @@ impl<'run> RunStore<'run> {
     }
 
     /// Give the lease back without committing (a run that ended before its turn).
-    pub(crate) fn release_held(&self) {
+    fn release_held(&self) {
         if let Some(held) = self.held.borrow_mut().take() {
             drop(held.renewing);
             self.release(held.lease);
@@ -671,6 +671,14 @@ impl<'run> RunStore<'run> {
         Ok(segments
             .first()
             .and_then(|segment| recorded_result(&segment.bytes, key)))
+    }
+}
+
+/// A lease still held when the run lets go of the store — a run that ended before its turn, or
+/// whose saving failed before the commit — is given back, not left to run out its TTL.
+impl Drop for RunStore<'_> {
+    fn drop(&mut self) {
+        self.release_held();
     }
 }
 
