@@ -377,9 +377,10 @@ impl<'run> RunStore<'run> {
         let Ok(session) = SessionId::parse(selector) else {
             return Err(not_found());
         };
+        // A listing, not the segments' bodies: whether there is any.
         if self.call(self.store.manifest(&session))?.is_some()
             || !self
-                .call(self.store.read_segments(&session, None))?
+                .call(self.store.segment_numbers(&session, 0))?
                 .is_empty()
         {
             return Ok(session);
@@ -664,13 +665,8 @@ impl<'run> RunStore<'run> {
         let Some(checkpoint) = self.call(self.store.find_turn_by_key(&session, key))? else {
             return Ok(None);
         };
-        let segments = self.call(
-            self.store
-                .read_segments(&session, Some(checkpoint.segment.saturating_sub(1))),
-        )?;
-        Ok(segments
-            .first()
-            .and_then(|segment| recorded_result(&segment.bytes, key)))
+        let segment = self.call(self.store.read_segment(&session, checkpoint.segment))?;
+        Ok(recorded_result(&segment.bytes, key))
     }
 }
 

@@ -359,7 +359,12 @@ impl Store {
             .await
     }
 
-    async fn read_segment(&self, session: &SessionId, number: u64) -> Result<Segment, StoreError> {
+    /// Segment `number` of `session` alone (a retried step's committed turn, found by its key).
+    pub async fn read_segment(
+        &self,
+        session: &SessionId,
+        number: u64,
+    ) -> Result<Segment, StoreError> {
         let path = self.layout.segment(session, number);
         let fetched = self
             .fetch(&path)

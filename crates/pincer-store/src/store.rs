@@ -337,7 +337,7 @@ impl Store {
     }
 
     /// The numbers of the session's segments after `after`, in order.
-    pub(crate) async fn segment_numbers(
+    pub async fn segment_numbers(
         &self,
         session: &SessionId,
         after: u64,
