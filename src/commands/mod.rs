@@ -96,9 +96,13 @@ impl Context {
         self.known_keys
             .get_or_init(|| {
                 let store = self.auth_store()?;
+                let names: Vec<String> = std::env::vars_os()
+                    .filter_map(|(name, _)| name.into_string().ok())
+                    .collect();
                 Ok(KnownKeys::gather(
                     &self.settings,
                     store,
+                    &names,
                     &crate::settings::process_env,
                 ))
             })

@@ -32,10 +32,12 @@ pub(crate) struct KnownKeys {
 }
 
 impl KnownKeys {
-    /// Gather them from the settings, the store and `env`.
+    /// Gather them from the settings, the store and the environment: `names` are its
+    /// variables' names, `env` reads one.
     pub(crate) fn gather(
         settings: &Settings,
         store: &Store,
+        names: &[String],
         env: &dyn Fn(&str) -> Option<String>,
     ) -> KnownKeys {
         let mut variables = settings.key_variables();
@@ -47,9 +49,8 @@ impl KnownKeys {
         // The session store's credentials (SPEC §19), whether or not this run uses a store:
         // every variable of the environment the store would read one from.
         let mut store_only = (Vec::new(), Vec::new());
-        for (name, _) in std::env::vars_os() {
-            if let Some(name) = name.to_str()
-                && pincer_store::is_credential_variable(name)
+        for name in names {
+            if pincer_store::is_credential_variable(name)
                 && !variables.iter().any(|known| known == name)
             {
                 variables.push(name.to_owned());
@@ -164,7 +165,7 @@ mod tests {
             "ANTHROPIC_API_KEY" => Some("  ".to_owned()),
             _ => None,
         };
-        let keys = KnownKeys::gather(&settings, &store, &env);
+        let keys = KnownKeys::gather(&settings, &store, &[], &env);
         let mut expected: Vec<String> = crate::redact::KEY_VARIABLES
             .iter()
             .map(|name| (*name).to_owned())
@@ -180,8 +181,36 @@ mod tests {
             ["ONLY_THIS", "CORP_KEY", "ANTHROPIC_API_KEY"]
         );
         // Without profiles, the configured variables are still known.
-        let keys = KnownKeys::gather(&settings, &Store::default(), &env);
+        let keys = KnownKeys::gather(&settings, &Store::default(), &[], &env);
         assert!(!keys.variables.contains(&"MY_OPENAI_KEY".to_owned()));
         assert_eq!(keys.patterns(&[]), ["corp-key"]);
+    }
+
+    /// The session store's credential variables (issue #49) are known by the names the
+    /// environment has, as given (never the test machine's own); a CLI backend loses them, by
+    /// name and by value, only when the run uses a store.
+    #[test]
+    fn store_credentials_are_kept_from_a_cli_backend_only_when_a_store_is_used() {
+        let settings = settings("");
+        let names = [
+            "AWS_SECRET_ACCESS_KEY".to_owned(),
+            "AWS_REGION".to_owned(),
+            "PATH".to_owned(),
+        ];
+        let env = |name: &str| match name {
+            "AWS_SECRET_ACCESS_KEY" => Some("aws-secret-value".to_owned()),
+            "AWS_REGION" => Some("eu-west-3".to_owned()),
+            _ => None,
+        };
+        let keys = KnownKeys::gather(&settings, &Store::default(), &names, &env);
+        assert!(keys.variables.contains(&"AWS_SECRET_ACCESS_KEY".to_owned()));
+        assert!(!keys.variables.contains(&"AWS_REGION".to_owned()));
+        assert!(keys.patterns(&[]).contains(&"aws-secret-value"));
+        let (variables, patterns) = keys.for_backend(false);
+        assert!(!variables.contains(&"AWS_SECRET_ACCESS_KEY".to_owned()));
+        assert!(!patterns.contains(&"aws-secret-value"));
+        let (variables, patterns) = keys.for_backend(true);
+        assert!(variables.contains(&"AWS_SECRET_ACCESS_KEY".to_owned()));
+        assert!(patterns.contains(&"aws-secret-value"));
     }
 }
