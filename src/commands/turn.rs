@@ -290,6 +290,12 @@ fn drive(
             .map_err(|error| prompt_taken_as_session(plan, error))
     };
     let executed = plan::turn::execute(&front, &request, &mut read, &mut *sink, &mut known);
+    // Another try of this step committed its turn while this one waited for the lease.
+    if let Some(result) = host.remote.as_ref().and_then(RunStore::take_replayed)
+        && let Ok(result) = serde_json::from_value::<RunResult>(result)
+    {
+        return replay_recorded(&mut *sink, format, &result);
+    }
     match executed {
         Ok(Execution::DryRun(parts)) => {
             match super::dry_run::print(context, &request, &parts, &known) {

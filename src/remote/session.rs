@@ -52,6 +52,10 @@ pub(crate) struct RunStore<'run> {
     pub(crate) key: Option<String>,
     /// The session's lease, from its setup to its commit (or release).
     held: RefCell<Option<Held>>,
+    /// The result of this step's turn, found committed once the lease was taken (another try
+    /// of the same `--idempotency-key` committed it while this one waited): the setup stops,
+    /// and the command prints it ([`RunStore::take_replayed`]).
+    replayed: RefCell<Option<serde_json::Value>>,
 }
 
 /// A session whose lease this run holds.
@@ -109,6 +113,7 @@ impl<'run> RunStore<'run> {
             cache_dir: cache_dir(state_dir),
             key,
             held: RefCell::new(None),
+            replayed: RefCell::new(None),
         }
     }
 
@@ -177,7 +182,7 @@ impl<'run> RunStore<'run> {
                     return self.continue_session(host, index, session, lease, (args.name, None));
                 }
                 let made = setup::create_session(host, id, args.name, false);
-                self.hold(session, lease, made, 0)
+                self.hold(session, lease, made, (0, 0))
             }
             Choice::Resume(args) => {
                 if args.fork {
@@ -206,6 +211,7 @@ impl<'run> RunStore<'run> {
                     self.claim(name, &session)?;
                 }
                 let lease = self.take_lease(&session)?;
+                let lease = self.unless_recorded(&session, lease)?;
                 // A machine that found the name may have taken the lease and committed first:
                 // then this one continues that session rather than starting it again.
                 if fresh && lease.head() == 0 {
@@ -215,7 +221,7 @@ impl<'run> RunStore<'run> {
                         Some(selector),
                         false,
                     );
-                    return self.hold(session, lease, made, 0);
+                    return self.hold(session, lease, made, (0, 0));
                 }
                 let create_name = args.create.then_some(selector);
                 self.continue_session(host, index, session, lease, (create_name, args.name))
@@ -251,7 +257,7 @@ impl<'run> RunStore<'run> {
                     setup::create_session(host, session.as_str().to_owned(), create_name, false)
                 }
             };
-            return self.hold(session, lease, made, 0);
+            return self.hold(session, lease, made, (0, 0));
         };
         let opened = setup::open_session(host, index, &path, false).and_then(|mut made| {
             if let Some(name) = rename
@@ -264,21 +270,18 @@ impl<'run> RunStore<'run> {
             }
             Ok(made)
         });
-        let held = self.hold(session, lease, opened, committed)?;
-        if let Some(state) = self.held.borrow_mut().as_mut() {
-            state.turn = turn;
-        }
-        Ok(held)
+        self.hold(session, lease, opened, (committed, turn))
     }
 
     /// Keep the lease for the commit (and renew it meanwhile) once the local session is set
-    /// up; release it when that failed.
+    /// up, with how many bytes of it the store holds and its last committed turn; release it
+    /// when the setup failed.
     fn hold(
         &self,
         session: SessionId,
         lease: Lease,
         made: CliResult<SessionSetup>,
-        committed: u64,
+        (committed, turn): (u64, u64),
     ) -> CliResult<SessionSetup> {
         let made = match made {
             Ok(made) => made,
@@ -296,7 +299,7 @@ impl<'run> RunStore<'run> {
             renewing,
             path,
             committed,
-            turn: 0,
+            turn,
         });
         Ok(made)
     }
@@ -618,6 +621,46 @@ impl<'run> RunStore<'run> {
                  reads every segment instead): {error}"
             ));
         }
+    }
+
+    /// `lease`, unless another try of this step (`--idempotency-key`) committed its turn while
+    /// this one waited for it: then the lease is given back, the recorded result kept for
+    /// [`RunStore::take_replayed`], and the setup stops — the model is not called again.
+    fn unless_recorded(&self, session: &SessionId, lease: Lease) -> CliResult<Lease> {
+        let Some(key) = self.key.as_deref().filter(|_| lease.head() > 0) else {
+            return Ok(lease);
+        };
+        let recorded = match self.call(self.store.find_turn_by_key(session, key)) {
+            Ok(Some(checkpoint)) => self
+                .call(self.store.read_segment(session, checkpoint.segment))
+                .map(|segment| recorded_result(&segment.bytes, key)),
+            Ok(None) => return Ok(lease),
+            Err(error) => Err(error),
+        };
+        self.release(lease);
+        match recorded? {
+            Some(result) => {
+                *self.replayed.borrow_mut() = Some(result);
+                Err(CliError::new(
+                    Exit::Success,
+                    format!("the turn of step '{key}' was committed by another try meanwhile"),
+                ))
+            }
+            None => Err(CliError::new(
+                crate::error::ErrorKind::StoreRefused.exit(),
+                format!(
+                    "the turn of step '{key}' is committed in the store {}, but its result is \
+                     not recorded with it",
+                    self.store.url()
+                ),
+            )
+            .with_kind(crate::error::ErrorKind::StoreRefused)),
+        }
+    }
+
+    /// The recorded result a setup stopped on ([`RunStore::unless_recorded`]), once.
+    pub(crate) fn take_replayed(&self) -> Option<serde_json::Value> {
+        self.replayed.borrow_mut().take()
     }
 
     /// Give the lease back without committing (a run that ended before its turn).

@@ -469,6 +469,42 @@ fn two_homes_creating_the_same_name_at_once_make_one_session() {
 /// Issue #49: a retried step with the same idempotency key prints the turn's result again,
 /// byte for byte, without a second model call; with a store from another machine, and
 /// without one from the same home.
+/// Issue #49 ("the second try must cost nothing"): a retry of a step that starts while the
+/// first try still runs waits for the lease (`--wait`), and once it has it finds the turn the
+/// first try committed under the same key: it prints that result and calls no model.
+#[test]
+fn a_retry_that_waited_for_the_first_try_prints_its_result_without_a_model_call() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let gate = Gate::new();
+    let server = MockServer::start(vec![held(&gate, "the answer"), text("unused")]);
+    let step = |home: &Home| {
+        pincer_on(home, &store, &server)
+            .args([
+                "--wait",
+                "60",
+                "run",
+                "--idempotency-key",
+                "step-7",
+                "do it",
+            ])
+            .spawn()
+    };
+    let first = step(&machine_a);
+    wait_for_requests(&server, 1);
+    let retry = step(&machine_b);
+    // The retry is waiting for the lease the first try holds.
+    std::thread::sleep(Duration::from_millis(500));
+    gate.open();
+    let first = first.wait_with_output().unwrap();
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let retry = retry.wait_with_output().unwrap();
+    assert_eq!(code(&retry), 0, "{}", stderr(&retry));
+    assert_eq!(result(&retry)["result"], result(&first)["result"]);
+    assert_eq!(result(&retry)["session_id"], result(&first)["session_id"]);
+    assert_eq!(server.requests().len(), 1, "the retry called the model");
+}
+
 #[test]
 fn a_retried_step_with_the_same_idempotency_key_calls_no_model() {
     let store = S3Store::new();
