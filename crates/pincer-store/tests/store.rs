@@ -1327,7 +1327,13 @@ async fn a_segment_that_is_not_whole_lines_is_refused_before_anything_is_written
 // Listing
 
 async fn session_facts_come_from_one_listing_and_name_only_the_names_it_owns(backend: Backend) {
-    let store = backend.open();
+    let mut counts = None;
+    let store = backend.open().wrap(|inner| {
+        let faulty = Arc::new(FaultyStore::new(inner, Faults::default()));
+        counts = Some(Arc::clone(&faulty.counts));
+        faulty
+    });
+    let counts = counts.unwrap();
     let session = new_session();
     assert_eq!(store.session_facts(&session).await.unwrap(), None);
     seed(&store, &session).await;
@@ -1367,7 +1373,13 @@ async fn session_facts_come_from_one_listing_and_name_only_the_names_it_owns(bac
         NameClaim::Taken(session.clone())
     );
 
+    let lists = counts.lists.load(std::sync::atomic::Ordering::SeqCst);
     let facts = store.session_facts(&session).await.unwrap().unwrap();
+    assert_eq!(
+        counts.lists.load(std::sync::atomic::Ordering::SeqCst) - lists,
+        1,
+        "one listing of the session's folder"
+    );
     assert_eq!(facts.segments, 2);
     assert_eq!(facts.bytes, (header(&session).len() + turn.len()) as u64);
     assert_eq!(facts.last_turn, Some(7));
