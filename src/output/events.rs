@@ -364,7 +364,7 @@ impl StreamJsonLines {
                     reason: denial.reason.code().to_owned(),
                     message: denial.to_string(),
                     hint: denial.hint(),
-                    protocol: protocol_word(denial.protocol).to_owned(),
+                    protocol: denial.protocol.as_str().to_owned(),
                     session_id,
                     uuid: new_uuid(),
                 },
@@ -819,15 +819,6 @@ pub(crate) fn to_json_line<T: Serialize>(value: &T) -> io::Result<String> {
     let mut text = serde_json::to_string(value).map_err(io::Error::other)?;
     text.push('\n');
     Ok(text)
-}
-
-/// The word of how a refused connection came to the proxy.
-pub(crate) fn protocol_word(protocol: pincer_egress::Protocol) -> &'static str {
-    match protocol {
-        pincer_egress::Protocol::Connect => "connect",
-        pincer_egress::Protocol::Http => "http",
-        pincer_egress::Protocol::Socks5 => "socks5",
-    }
 }
 
 #[cfg(test)]

@@ -118,23 +118,19 @@ pub(crate) fn turn_result(
     }
 }
 
-/// One entry of `network_denials`: the denial's JSON form, its reason's details kept.
+/// One entry of `network_denials`: the denial's own JSON form, in which the fields of its
+/// reason (`rule`, `address`, `kind`, `error`) are the entry's details.
 fn network_denial(denial: &pincer_egress::Denial) -> NetworkDenial {
-    let mut details = match serde_json::to_value(denial) {
-        Ok(serde_json::Value::Object(fields)) => fields,
-        _ => serde_json::Map::new(),
-    };
-    for known in ["host", "port", "reason", "protocol", "count"] {
-        details.remove(known);
-    }
-    NetworkDenial {
-        host: denial.host.clone(),
-        port: denial.port,
-        reason: denial.reason.code().to_owned(),
-        protocol: super::events::protocol_word(denial.protocol).to_owned(),
-        count: denial.count,
-        details: details.into_iter().collect(),
-    }
+    serde_json::to_value(denial)
+        .and_then(serde_json::from_value)
+        .unwrap_or_else(|_| NetworkDenial {
+            host: denial.host.clone(),
+            port: denial.port,
+            reason: denial.reason.code().to_owned(),
+            protocol: denial.protocol.as_str().to_owned(),
+            count: denial.count,
+            details: std::collections::BTreeMap::new(),
+        })
 }
 
 /// The result object of a run that failed before or outside its turn: `kind` and `message` of

@@ -81,6 +81,17 @@ pub enum Protocol {
     Socks5,
 }
 
+impl Protocol {
+    /// Its word in the JSON forms (`connect`, `http`, `socks5`), as it serializes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Connect => "connect",
+            Protocol::Http => "http",
+            Protocol::Socks5 => "socks5",
+        }
+    }
+}
+
 /// One refused host.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Denial {
@@ -228,6 +239,16 @@ impl DenialLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_protocols_word_is_its_json_form() {
+        for protocol in [Protocol::Connect, Protocol::Http, Protocol::Socks5] {
+            assert_eq!(
+                serde_json::to_value(protocol).unwrap(),
+                serde_json::Value::from(protocol.as_str())
+            );
+        }
+    }
 
     fn denial(host: &str, port: u16) -> Denial {
         Denial {
