@@ -169,17 +169,12 @@ impl GuardedResolver {
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let host = name.as_str().to_owned();
-        let guarded = !self.allow_private
-            && !self
-                .exempt
-                .as_ref()
-                .is_some_and(|exempt| exempt.eq_ignore_ascii_case(&host));
-        let ruling = self.ruling.clone().filter(|_| {
-            !self
-                .exempt
-                .as_ref()
-                .is_some_and(|exempt| exempt.eq_ignore_ascii_case(&host))
-        });
+        let exempt = self
+            .exempt
+            .as_ref()
+            .is_some_and(|exempt| exempt.eq_ignore_ascii_case(&host));
+        let guarded = !self.allow_private && !exempt;
+        let ruling = self.ruling.clone().filter(|_| !exempt);
         Box::pin(async move {
             if let Some(ruling) = ruling {
                 // The rules' addresses, pinned or resolved, each checked: no second lookup.
