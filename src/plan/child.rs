@@ -112,6 +112,14 @@ pub(crate) fn warn_unenforced(
         context.warn(&warning);
     }
     super::mcp::warn_refused(context, &shared.mcp_config, backend.name());
+    if !shared.sandbox.exec.network_rules.is_empty() {
+        // The child runs its own tools under its own sandbox: the egress proxy is pincer's.
+        context.warn(&format!(
+            "--allow-host and [sandbox.network] do not reach {}'s own tools: its commands get \
+             its own sandbox's network",
+            backend.name()
+        ));
+    }
     if backend != crate::backend::CliBackend::Codex {
         return;
     }

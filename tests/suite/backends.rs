@@ -861,6 +861,32 @@ fn the_child_environment_drops_the_cleared_keys_and_adds_the_configured_ones() {
     assert_eq!(env["ANTHROPIC_API_KEY"], "sk-ant-SECRET-4242");
 }
 
+/// Issue #50: the network rules hold pincer's own commands; a CLI backend runs its tools under
+/// its own sandbox, so a run that delegates says the rules do not reach them.
+#[test]
+fn a_cli_backend_run_says_the_network_rules_do_not_reach_its_own_tools() {
+    let bench = Bench::with_config("");
+    let output = bench
+        .cmd("claude-cli", &["text-turn.jsonl"])
+        .args([
+            "run",
+            "--sandbox",
+            "workspace-write",
+            "--allow-host",
+            "registry.npmjs.org",
+            "-m",
+            "claude-cli/sonnet",
+            "hi",
+        ])
+        .output();
+    assert_eq!(code(&output), 0, "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("do not reach claude-cli's own tools"),
+        "{}",
+        stderr(&output)
+    );
+}
+
 /// Issue #49: the session store's credential variables (`AWS_*` holding a secret) are kept
 /// from every child, but they are also the cloud's own: claude on Bedrock reads them. A CLI
 /// backend keeps them when the run uses no store, and loses them, by name and by value, when it
