@@ -109,6 +109,29 @@ fn run_ok(home: &Home, server: &MockServer, args: &[&str]) -> std::process::Outp
     output
 }
 
+/// A local server standing for the host `allowed` (answering `body`), which the config allows,
+/// and one for `unnamed`, which it does not: both names pinned to their server, `extra` TOML
+/// after the rules. Each server with the count of the requests it served.
+fn allowed_and_unnamed(
+    home: &Home,
+    (allowed, body): (&str, &'static str),
+    unnamed: &str,
+    extra: &str,
+) -> [(u16, Arc<AtomicUsize>); 2] {
+    let reached = http_server(body);
+    let other = http_server("the other host");
+    std::fs::write(
+        home.home.join("config.toml"),
+        format!(
+            "[sandbox.network]\nallow = [\"{allowed}\"]\n\
+             resolve = {{ \"{allowed}\" = \"127.0.0.1:{}\", \"{unnamed}\" = \"127.0.0.1:{}\" }}\n{extra}",
+            reached.0, other.0
+        ),
+    )
+    .unwrap();
+    [reached, other]
+}
+
 /// The stream-json lines of a run.
 fn lines(output: &std::process::Output) -> Vec<Value> {
     stdout(output)
@@ -123,17 +146,12 @@ fn an_allowed_name_reaches_its_server_and_an_unnamed_one_is_refused_and_reported
     if !can_run("an_allowed_name_reaches_its_server…") {
         return;
     }
-    let (allowed_port, allowed) = http_server("hello from the allowed host");
-    let (other_port, other) = http_server("the other host");
-    std::fs::write(
-        home.home.join("config.toml"),
-        format!(
-            "[sandbox.network]\nallow = [\"docs.example.test\"]\n\
-             resolve = {{ \"docs.example.test\" = \"127.0.0.1:{allowed_port}\", \
-             \"evil.example.test\" = \"127.0.0.1:{other_port}\" }}\n"
-        ),
-    )
-    .unwrap();
+    let [(_, allowed), (_, other)] = allowed_and_unnamed(
+        &home,
+        ("docs.example.test", "hello from the allowed host"),
+        "evil.example.test",
+        "",
+    );
     let server = MockServer::start(exec_turn(&[
         &fetch("http://docs.example.test/page"),
         &fetch("http://evil.example.test/steal"),
@@ -690,24 +708,20 @@ fn a_hook_goes_through_the_same_rules_when_the_user_limited_the_network() {
     if !can_run("a_hook_goes_through_the_same_rules…") {
         return;
     }
-    let (allowed_port, _) = http_server("hook reached its host");
-    let (other_port, other) = http_server("the other host");
     let hook = format!(
         "{{ {}; {}; }} > hook-fetched.txt",
         fetch("http://hooked.example.test/"),
         fetch("http://unhooked.example.test/")
     );
-    std::fs::write(
-        home.home.join("config.toml"),
-        format!(
-            "[sandbox.network]\nallow = [\"hooked.example.test\"]\n\
-             resolve = {{ \"hooked.example.test\" = \"127.0.0.1:{allowed_port}\", \
-             \"unhooked.example.test\" = \"127.0.0.1:{other_port}\" }}\n\
-             [[hooks.UserPromptSubmit]]\ncommand = {}\n",
+    let [_, (_, other)] = allowed_and_unnamed(
+        &home,
+        ("hooked.example.test", "hook reached its host"),
+        "unhooked.example.test",
+        &format!(
+            "[[hooks.UserPromptSubmit]]\ncommand = {}\n",
             Value::String(hook)
         ),
-    )
-    .unwrap();
+    );
     let server = MockServer::start(exec_turn(&["echo ok"]));
     let output = run_ok(&home, &server, &["--json", "run", "-m", MODEL, "go"]);
     assert_eq!(
@@ -826,17 +840,12 @@ fn an_mcp_stdio_server_reaches_only_the_hosts_the_rules_allow() {
     if !can_run("an_mcp_stdio_server_reaches_only_the_hosts…") {
         return;
     }
-    let (allowed_port, allowed) = http_server("hello from the allowed host");
-    let (other_port, other) = http_server("the other host");
-    std::fs::write(
-        home.home.join("config.toml"),
-        format!(
-            "[sandbox.network]\nallow = [\"docs.example.test\"]\n\
-             resolve = {{ \"docs.example.test\" = \"127.0.0.1:{allowed_port}\", \
-             \"evil.example.test\" = \"127.0.0.1:{other_port}\" }}\n"
-        ),
-    )
-    .unwrap();
+    let [(_, allowed), (other_port, other)] = allowed_and_unnamed(
+        &home,
+        ("docs.example.test", "hello from the allowed host"),
+        "evil.example.test",
+        "",
+    );
     let config = fetching_server(&home, serde_json::json!({"required": true}));
     // The unnamed host by name, and by its address: a server without a network namespace of
     // its own would reach the second one (which NO_PROXY sends to the namespace's own
