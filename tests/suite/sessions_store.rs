@@ -41,6 +41,25 @@ fn open(store: &S3Store) -> Store {
     .unwrap()
 }
 
+/// The lease of session `id`, taken as another machine's run (`holder` on `host`) would, for a
+/// minute, with the runtime that renews nothing but must outlive it.
+fn held_elsewhere(
+    store: &S3Store,
+    id: &str,
+    (holder, host): (&str, &str),
+) -> (tokio::runtime::Runtime, pincer_store::Lease) {
+    let runtime = runtime();
+    let lease = runtime
+        .block_on(open(store).acquire_lease(
+            &SessionId::parse(id).unwrap(),
+            &Holder::new(holder, host),
+            Duration::from_secs(60),
+            Duration::ZERO,
+        ))
+        .unwrap();
+    (runtime, lease)
+}
+
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -299,17 +318,8 @@ fn sessions_rm_takes_the_lease_first_and_a_session_another_writer_holds_is_busy(
         .output();
     assert_eq!(code(&pushed), 0, "{}", stderr(&pushed));
 
-    let runtime = runtime();
-    let writer = open(&store);
-    let session = SessionId::parse(ID).unwrap();
-    let lease = runtime
-        .block_on(writer.acquire_lease(
-            &session,
-            &Holder::new("pincer run-7", "ci-runner-7"),
-            Duration::from_secs(60),
-            Duration::ZERO,
-        ))
-        .unwrap();
+    let (runtime, lease) = held_elsewhere(&store, ID, ("pincer run-7", "ci-runner-7"));
+    let (writer, session) = (open(&store), SessionId::parse(ID).unwrap());
     let removed = machine
         .pincer()
         .store(&store)
@@ -401,17 +411,8 @@ fn sessions_prune_removes_the_stores_old_sessions_and_keeps_a_busy_one() {
     would_remove.sort();
     assert_eq!(would_remove, [busy, ID]);
 
-    let runtime = runtime();
-    let writer = open(&store);
-    let held = SessionId::parse(busy).unwrap();
-    let _lease = runtime
-        .block_on(writer.acquire_lease(
-            &held,
-            &Holder::new("pincer run-9", "ci-runner-9"),
-            Duration::from_secs(60),
-            Duration::ZERO,
-        ))
-        .unwrap();
+    let (runtime, _lease) = held_elsewhere(&store, busy, ("pincer run-9", "ci-runner-9"));
+    let (writer, held) = (open(&store), SessionId::parse(busy).unwrap());
     let pruned = machine
         .pincer()
         .store(&store)
