@@ -155,6 +155,19 @@ async fn seed(store: &Store, session: &SessionId) {
 }
 
 /// The checkpoint of a commit that must have been made.
+/// The lease of `session`, taken at once by the writer `name`, for 5 s.
+async fn lease_now(store: &Store, session: &SessionId, name: &str) -> pincer_store::Lease {
+    store
+        .acquire_lease(
+            session,
+            &holder(name),
+            Duration::from_secs(5),
+            Duration::ZERO,
+        )
+        .await
+        .unwrap()
+}
+
 fn committed(outcome: Result<CommitOutcome, StoreError>) -> pincer_store::Checkpoint {
     match outcome {
         Ok(CommitOutcome::Committed {
@@ -905,15 +918,7 @@ async fn the_same_idempotency_key_twice_commits_once(backend: Backend) {
     let session = new_session();
     let machine_a = backend.open();
     seed(&machine_a, &session).await;
-    let lease = machine_a
-        .acquire_lease(
-            &session,
-            &holder("a"),
-            Duration::from_secs(5),
-            Duration::ZERO,
-        )
-        .await
-        .unwrap();
+    let lease = lease_now(&machine_a, &session, "a").await;
     let meta = CommitMeta {
         turn: Some(1),
         idempotency_key: Some("argo step 7 / attempt-independent".to_owned()),
@@ -945,15 +950,7 @@ async fn the_same_idempotency_key_twice_commits_once(backend: Backend) {
             .unwrap(),
         None
     );
-    let lease = machine_b
-        .acquire_lease(
-            &session,
-            &holder("b"),
-            Duration::from_secs(5),
-            Duration::ZERO,
-        )
-        .await
-        .unwrap();
+    let lease = lease_now(&machine_b, &session, "b").await;
     match lease.commit(Bytes::from(line), meta).await.unwrap() {
         CommitOutcome::AlreadyCommitted(found) => assert_eq!(found, first),
         other => panic!("committed twice: {other:?}"),
@@ -992,15 +989,7 @@ async fn a_turn_whose_key_object_was_never_written_is_still_found_by_its_key() {
             },
         ))
     });
-    let lease = broken
-        .acquire_lease(
-            &session,
-            &holder("a"),
-            Duration::from_secs(5),
-            Duration::ZERO,
-        )
-        .await
-        .unwrap();
+    let lease = lease_now(&broken, &session, "a").await;
     let meta = CommitMeta {
         turn: Some(1),
         idempotency_key: Some("k8s job 42".to_owned()),
@@ -1031,15 +1020,7 @@ async fn a_turn_whose_key_object_was_never_written_is_still_found_by_its_key() {
     assert_eq!((found.segment, found.turn), (2, Some(1)));
 
     // The next holder repairs the bookkeeping when it takes the lease.
-    let lease = store
-        .acquire_lease(
-            &session,
-            &holder("b"),
-            Duration::from_secs(5),
-            Duration::ZERO,
-        )
-        .await
-        .unwrap();
+    let lease = lease_now(&store, &session, "b").await;
     let manifest = store.manifest(&session).await.unwrap().unwrap();
     assert_eq!((manifest.segments, manifest.last_turn), (2, Some(1)));
     match lease
@@ -1175,15 +1156,7 @@ async fn a_cold_resume_starts_from_the_snapshot_and_reads_only_the_later_segment
     let store = backend.open();
     let session = new_session();
     seed(&store, &session).await;
-    let lease = store
-        .acquire_lease(
-            &session,
-            &holder("a"),
-            Duration::from_secs(5),
-            Duration::ZERO,
-        )
-        .await
-        .unwrap();
+    let lease = lease_now(&store, &session, "a").await;
     let mut parent: Option<String> = None;
     for turn in 1..=4_u64 {
         let id = format!("{turn:08x}");
@@ -1264,15 +1237,7 @@ async fn deleting_a_session_removes_its_objects_and_its_names_only() {
     sessions.sort();
     assert_eq!(store.list_sessions().await.unwrap(), sessions);
 
-    let lease = store
-        .acquire_lease(
-            &doomed,
-            &holder("rm"),
-            Duration::from_secs(5),
-            Duration::ZERO,
-        )
-        .await
-        .unwrap();
+    let lease = lease_now(&store, &doomed, "rm").await;
     lease.delete_session().await.unwrap();
     assert_eq!(store.list_sessions().await.unwrap(), vec![kept.clone()]);
     assert_eq!(store.resolve_name("doomed").await.unwrap(), None);
@@ -1289,15 +1254,7 @@ async fn a_segment_that_is_not_whole_lines_is_refused_before_anything_is_written
     let backend = Backend::s3();
     let store = backend.open();
     let session = new_session();
-    let lease = store
-        .acquire_lease(
-            &session,
-            &holder("a"),
-            Duration::from_secs(5),
-            Duration::ZERO,
-        )
-        .await
-        .unwrap();
+    let lease = lease_now(&store, &session, "a").await;
     let headless = lease
         .commit(
             Bytes::from(message("00000001", None, "no header")),
@@ -1337,15 +1294,7 @@ async fn session_facts_come_from_one_listing_and_name_only_the_names_it_owns(bac
     let session = new_session();
     assert_eq!(store.session_facts(&session).await.unwrap(), None);
     seed(&store, &session).await;
-    let lease = store
-        .acquire_lease(
-            &session,
-            &holder("a"),
-            Duration::from_secs(5),
-            Duration::ZERO,
-        )
-        .await
-        .unwrap();
+    let lease = lease_now(&store, &session, "a").await;
     let turn = message("a1b2c3d4", None, "hi");
     committed(
         lease
