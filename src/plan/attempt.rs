@@ -87,16 +87,12 @@ impl RunNetwork {
     }
 }
 
-/// The rules of `[sandbox.network]` and `--allow-host` (SPEC §20), in force when commands are
-/// confined and the network is not open whole (what they add then is said once), with the
-/// run's egress proxy (not started until a command or a server needs it; none for
-/// `--dry-run`), its directory outside the workspace and `added_dirs`. Only the user's config
-/// and the command line carry rules (SPEC §21). `None` when no rule is in force.
-pub(crate) fn run_network(
+/// The rules of `[sandbox.network]`, `--allow-host` and claude's `--settings` (SPEC §20), each
+/// pattern checked: a bad one is a usage error naming it and where it was written.
+pub(crate) fn network_rules(
     context: &dyn RunEnv,
     args: &TurnRequest,
-    added_dirs: &[PathBuf],
-) -> CliResult<Option<RunNetwork>> {
+) -> CliResult<pincer_egress::Policy> {
     // What claude's Agent SDK passes as its `sandbox` option comes in `--settings`.
     let (claude_allow, claude_deny) = crate::egress::from_claude_settings(&args.settings)
         .map_err(|error| CliError::new(Exit::Usage, error))?;
@@ -104,8 +100,20 @@ pub(crate) fn run_network(
     config.deny.extend(claude_deny);
     let mut allow_host = claude_allow;
     allow_host.extend(args.allow_host.iter().cloned());
-    let rules = crate::egress::policy(&config, &allow_host)
-        .map_err(|error| CliError::new(Exit::Usage, error.to_string()))?;
+    crate::egress::policy(&config, &allow_host)
+        .map_err(|error| CliError::new(Exit::Usage, error.to_string()))
+}
+
+/// The rules (from [`network_rules`]), in force when commands are
+/// confined and the network is not open whole (what they add then is said once), with the
+/// run's egress proxy (not started until a command or a server needs it; none for
+/// `--dry-run`), its directory outside the workspace and `added_dirs`. Only the user's config
+/// and the command line carry rules (SPEC §21). `None` when no rule is in force.
+pub(crate) fn run_network(
+    context: &dyn RunEnv,
+    args: &TurnRequest,
+    (rules, added_dirs): (pincer_egress::Policy, &[PathBuf]),
+) -> CliResult<Option<RunNetwork>> {
     if rules.is_empty() {
         return Ok(None);
     }

@@ -35,11 +35,15 @@ pub(crate) struct TurnPlan {
     pub(crate) policy: ToolPolicy,
     /// Whether the turn asks for the provider's web search, and how.
     pub(crate) web_search: Asked,
+    /// The network rules asked for (SPEC §20), each checked; in force or not is the run's to
+    /// decide (its sandbox).
+    pub(crate) network_rules: pincer_egress::Policy,
 }
 
 /// Resolve what `args` and the settings of `context` say of a turn on `choice`; the first usage
 /// error is returned (exit 2), in the order a user meets them: the schema, the resume's own
-/// arguments, the cassette, the added directories, the hooks, the tool rules.
+/// arguments, the cassette, the added directories, the hooks, the tool rules, the network
+/// rules.
 pub(crate) fn resolve(
     context: &dyn RunEnv,
     args: &TurnRequest,
@@ -53,6 +57,7 @@ pub(crate) fn resolve(
     let added_dirs = super::turn::added_dirs(context, &args.add_dir)?;
     let hooks = super::hooks::config(context, args)?;
     let policy = super::attempt::tool_policy(context, args)?;
+    let network_rules = super::attempt::network_rules(context, args)?;
     Ok(TurnPlan {
         output_schema,
         cassette,
@@ -60,5 +65,6 @@ pub(crate) fn resolve(
         hooks,
         policy,
         web_search: Asked::new(args.web_search, context.settings()),
+        network_rules,
     })
 }

@@ -163,3 +163,39 @@ fn missing_directories_and_resume_arguments_that_do_not_fit_are_usage_errors() {
     .unwrap();
     assert_eq!(found.added_dirs, [dir.path().canonicalize().unwrap()]);
 }
+
+/// The network rules (SPEC §20) are resolved with the rest: `--allow-host` and
+/// `[sandbox.network]` make one policy, and a pattern that is no rule — on the command line or
+/// in claude's `--settings` — is a usage error naming it, before anything runs.
+#[test]
+fn network_rules_from_flags_settings_and_config_resolve_and_a_bad_pattern_is_a_usage_error() {
+    assert!(
+        plan("", &TurnRequest::default())
+            .unwrap()
+            .network_rules
+            .is_empty()
+    );
+    let flag = request(|args| args.allow_host = vec!["registry.npmjs.org".into()]);
+    assert!(!plan("", &flag).unwrap().network_rules.is_empty());
+    let config = "[sandbox.network]\nallow = [\"@pypi\"]\n";
+    assert!(
+        !plan(config, &TurnRequest::default())
+            .unwrap()
+            .network_rules
+            .is_empty()
+    );
+    for (bad, named) in [
+        (request(|args| args.allow_host = vec!["*".into()]), "*"),
+        (
+            request(|args| {
+                args.settings =
+                    vec![r#"{"sandbox":{"network":{"allowedDomains":["*.org"]}}}"#.into()];
+            }),
+            "*.org",
+        ),
+    ] {
+        let error = plan("", &bad).unwrap_err();
+        assert_eq!(error.exit, Exit::Usage, "{error:?}");
+        assert!(error.message.contains(named), "{error:?}");
+    }
+}

@@ -88,6 +88,7 @@ pub(crate) fn execute(
         hooks: hook_set,
         policy,
         web_search,
+        network_rules,
     } = plan::resolved::resolve(context, args, &choice)?;
     // Issue #45: what earlier runs wrote to consumed files is approved before anything is
     // loaded, and what this run writes is watched from before the first tool call to the end.
@@ -106,9 +107,9 @@ pub(crate) fn execute(
     let input = read_input()?;
     let (index, chain, recorded_thinking) =
         resolve_chain(context, args, (host, &choice), &cassette, known)?;
-    // The network by name (SPEC §20): bad rules are a usage error; the proxy serves the
-    // commands and the MCP stdio servers alike.
-    let network = plan::attempt::run_network(context, args, &added_dirs)?;
+    // The network by name (SPEC §20), the rules resolved above: the proxy serves the commands
+    // and the MCP stdio servers alike.
+    let network = plan::attempt::run_network(context, args, (network_rules, &added_dirs))?;
     let mut transport = None;
     let mcp = start_mcp(
         context,
