@@ -138,15 +138,21 @@ pub(crate) fn run_network(
             .chain(added_dirs.iter().map(PathBuf::as_path))
             .map(|root| root.canonicalize().unwrap_or_else(|_| root.to_path_buf()))
             .collect();
-        let run = crate::egress::RunEgress::new(rules.clone(), &roots, context.warner()).map_err(
-            |error| {
-                CliError::new(
-                    Exit::RunFailed,
-                    format!("cannot make the directory of the egress proxy: {error}"),
-                )
-            },
-        )?;
-        egress = Some(std::sync::Arc::new(run));
+        let make = || {
+            crate::egress::RunEgress::new(rules.clone(), &roots, context.warner())
+                .map(std::sync::Arc::new)
+                .map_err(|error| {
+                    CliError::new(
+                        Exit::RunFailed,
+                        format!("cannot make the directory of the egress proxy: {error}"),
+                    )
+                })
+        };
+        // A front-end that keeps its MCP servers across turns keeps the proxy they reach too.
+        egress = Some(match &args.kept_mcp {
+            Some(kept) => kept.egress(&rules, make)?,
+            None => make()?,
+        });
     }
     Ok(Some(RunNetwork { rules, egress }))
 }

@@ -205,9 +205,21 @@ pub(crate) fn start_for_turn(
 /// ([`KeptServers::shutdown`]). Their connections, processes and stderr readers are tasks of
 /// [`KeptServers::runtime`], so every turn that uses them runs on it.
 pub(crate) struct KeptServers {
-    /// Declared before the runtime: dropped first, while the runtime still exists.
-    kept: Mutex<Option<(McpConfig, Arc<McpSet>)>>,
+    /// Declared before the runtime: dropped first, while the runtime still exists. With the
+    /// servers, the egress proxy they were started behind (none: no network rules).
+    kept: Mutex<Option<Kept>>,
+    /// The egress proxy of the front-end's turns while their rules stay the same (SPEC §20): a
+    /// kept server goes on reaching the proxy it was started behind, and each turn reports
+    /// what that proxy refused.
+    egress: Mutex<Option<(pincer_egress::Policy, Arc<crate::egress::RunEgress>)>>,
     runtime: Arc<tokio::runtime::Runtime>,
+}
+
+/// Servers kept across turns: what they were started for, and behind which egress proxy.
+struct Kept {
+    config: McpConfig,
+    set: Arc<McpSet>,
+    egress: Option<Arc<dyn crate::tools::Egress>>,
 }
 
 impl std::fmt::Debug for KeptServers {
@@ -215,7 +227,7 @@ impl std::fmt::Debug for KeptServers {
         let kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
         formatter
             .debug_struct("KeptServers")
-            .field("set", &kept.as_ref().map(|(_, set)| set))
+            .field("set", &kept.as_ref().map(|kept| &kept.set))
             .finish_non_exhaustive()
     }
 }
@@ -225,8 +237,27 @@ impl KeptServers {
     pub(crate) fn new() -> CliResult<KeptServers> {
         Ok(KeptServers {
             kept: Mutex::new(None),
+            egress: Mutex::new(None),
             runtime: Arc::new(crate::scope::runtime()?),
         })
+    }
+
+    /// The egress proxy for a turn under `rules`: the one kept for earlier turns when their
+    /// rules were the same, else one `make`s, kept for the next turns.
+    pub(crate) fn egress(
+        &self,
+        rules: &pincer_egress::Policy,
+        make: impl FnOnce() -> CliResult<Arc<crate::egress::RunEgress>>,
+    ) -> CliResult<Arc<crate::egress::RunEgress>> {
+        let mut kept = self.egress.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((kept_rules, egress)) = kept.as_ref()
+            && kept_rules == rules
+        {
+            return Ok(Arc::clone(egress));
+        }
+        let egress = make()?;
+        *kept = Some((rules.clone(), Arc::clone(&egress)));
+        Ok(egress)
     }
 
     /// The runtime every turn of the front-end runs on.
@@ -235,8 +266,9 @@ impl KeptServers {
     }
 
     /// The servers of `config`: the kept ones when they were started for the same
-    /// configuration, else started now ([`start_for_turn`]) and kept, the old ones stopped. A
-    /// start that ends the run (a required server failed, a signal) keeps nothing.
+    /// configuration behind the same egress proxy, else started now ([`start_for_turn`]) and
+    /// kept, the old ones stopped. A start that ends the run (a required server failed, a
+    /// signal) keeps nothing.
     pub(crate) fn start_or_reuse(
         &self,
         context: &dyn RunEnv,
@@ -245,17 +277,29 @@ impl KeptServers {
         keys: &[&str],
         http: RunSide<'_>,
     ) -> CliResult<Arc<McpSet>> {
+        let egress = http.2.as_ref().map(|network| Arc::clone(&network.egress));
+        let same_egress = |kept: &Kept| match (&kept.egress, &egress) {
+            (None, None) => true,
+            // The same proxy: its data, whatever vtable the pointer carries.
+            (Some(kept), Some(egress)) => std::ptr::addr_eq(Arc::as_ptr(kept), Arc::as_ptr(egress)),
+            _ => false,
+        };
         let mut kept = self.kept.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((kept_config, set)) = kept.as_ref()
-            && kept_config == config
+        if let Some(servers) = kept.as_ref()
+            && servers.config == *config
+            && same_egress(servers)
         {
-            return Ok(Arc::clone(set));
+            return Ok(Arc::clone(&servers.set));
         }
-        if let Some((_, old)) = kept.take() {
-            scope.block_on(old.shutdown());
+        if let Some(old) = kept.take() {
+            scope.block_on(old.set.shutdown());
         }
         let set = start_for_turn(context, scope, config, keys, http)?;
-        *kept = Some((config.clone(), Arc::clone(&set)));
+        *kept = Some(Kept {
+            config: config.clone(),
+            set: Arc::clone(&set),
+            egress,
+        });
         Ok(set)
     }
 
@@ -267,8 +311,8 @@ impl KeptServers {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take();
-        if let Some((_, set)) = kept {
-            self.runtime.block_on(set.shutdown());
+        if let Some(kept) = kept {
+            self.runtime.block_on(kept.set.shutdown());
         }
     }
 }

@@ -900,6 +900,80 @@ fn an_mcp_stdio_server_reaches_only_the_hosts_the_rules_allow() {
     assert_eq!(denied, ["evil.example.test"], "{result}");
 }
 
+/// An agent SDK keeps its MCP servers across the prompts of its process; under network rules it
+/// keeps the egress proxy they reach too, so a host a kept server is refused in a later turn is
+/// in that turn's `network_denials` (the server used to go on through the first turn's proxy,
+/// whose refusals no later result listed).
+#[test]
+fn a_kept_mcp_servers_refusal_in_a_later_sdk_turn_is_in_that_turns_result() {
+    let home = Home::new();
+    if !can_run("a_kept_mcp_servers_refusal_in_a_later_sdk_turn…") {
+        return;
+    }
+    let [(_, allowed), (_, other)] = allowed_and_unnamed(
+        &home,
+        ("docs.example.test", "hello from the allowed host"),
+        "evil.example.test",
+        "",
+    );
+    let config = fetching_server(&home, serde_json::json!({}));
+    let mut replies = fetch_turn(&["http://docs.example.test/page"]);
+    replies.extend(fetch_turn(&["http://evil.example.test/later"]));
+    let server = MockServer::start(replies);
+    let mut child = home
+        .pincer()
+        .provider(&protocols::anthropic(), &server)
+        .args([
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--input-format",
+            "stream-json",
+            "--mcp-config",
+            &config,
+            "--model",
+            MODEL,
+        ])
+        .spawn_with_open_stdin();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut turn = |prompt: &str| -> Value {
+        writeln!(
+            stdin,
+            r#"{{"type":"user","message":{{"role":"user","content":"{prompt}"}},"parent_tool_use_id":null,"session_id":"default"}}"#
+        )
+        .unwrap();
+        loop {
+            let line = lines
+                .next()
+                .expect("stdout closed before a result")
+                .unwrap();
+            let value: Value = serde_json::from_str(&line).unwrap();
+            if value["type"] == "result" {
+                return value;
+            }
+        }
+    };
+    let first = turn("fetch the docs");
+    assert_eq!(first["network_denials"], serde_json::json!([]), "{first}");
+    let second = turn("fetch the other one");
+    let denied: Vec<&str> = second["network_denials"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|denial| denial["host"].as_str().unwrap())
+        .collect();
+    assert_eq!(denied, ["evil.example.test"], "{second}");
+    drop(stdin);
+    let _ = child.wait();
+    assert_eq!(allowed.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        other.load(Ordering::SeqCst),
+        0,
+        "the unnamed host was reached"
+    );
+}
+
 #[test]
 fn without_user_namespaces_an_mcp_server_under_rules_is_not_started_rather_than_given_the_network()
 {
