@@ -39,7 +39,7 @@ use crate::output::report::{
     PushOutcome, SessionPulled, SessionPushed, SessionsPushed, StoreSessionListItem,
     StoreSessionsPruned, StoreSessionsRemoved,
 };
-use crate::remote::session::{CacheRecord, cache_dir, record_path};
+use crate::remote::session::{CacheRecord, cache_dir};
 use crate::remote::{self, store_error};
 use crate::session::index;
 use crate::session::store::SessionLock;
@@ -331,16 +331,18 @@ fn read_record(
     file: &Path,
     length: u64,
 ) -> Option<CacheRecord> {
-    let path = record_path(&cache_dir(&context.settings.paths.state_dir), id);
-    let record: CacheRecord = serde_json::from_slice(&std::fs::read(path).ok()?).ok()?;
-    (record.url == store.url()
-        && file.file_name().is_some_and(|name| *name == *record.file)
-        && record.length == length)
-        .then_some(record)
+    CacheRecord::read(
+        &cache_dir(&context.settings.paths.state_dir),
+        id,
+        store.url(),
+    )
+    .filter(|record| {
+        file.file_name().is_some_and(|name| *name == *record.file) && record.length == length
+    })
 }
 
-/// Record that `file` is segments 1 to `head` of `id`, `length` bytes, exactly. Best effort,
-/// as `resume` does: a record not written costs a whole read of the session next time.
+/// Record that `file` is segments 1 to `head` of `id`, `length` bytes, exactly, as `resume`
+/// does.
 fn write_record(
     context: &Context,
     store: &Store,
@@ -348,8 +350,7 @@ fn write_record(
     file: &Path,
     (head, length, turn): (u64, u64, u64),
 ) {
-    let directory = cache_dir(&context.settings.paths.state_dir);
-    let record = CacheRecord {
+    CacheRecord {
         url: store.url().to_owned(),
         file: file
             .file_name()
@@ -359,11 +360,8 @@ fn write_record(
         head,
         length,
         turn,
-    };
-    let _ = crate::fs::create_dir_all(&directory);
-    if let Ok(bytes) = serde_json::to_vec(&record) {
-        let _ = crate::fs::write_atomic(&record_path(&directory, id), &bytes);
     }
+    .write(&cache_dir(&context.settings.paths.state_dir), id);
 }
 
 /// The last turn after `segments`, from their turn numbers or by counting on from `turn`;

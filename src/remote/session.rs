@@ -87,13 +87,32 @@ pub(crate) struct CacheRecord {
     pub(crate) turn: u64,
 }
 
+impl CacheRecord {
+    /// The record of `session` in `cache_dir`, when there is one for the store `url`.
+    pub(crate) fn read(cache_dir: &Path, session: &SessionId, url: &str) -> Option<CacheRecord> {
+        let bytes = std::fs::read(record_path(cache_dir, session)).ok()?;
+        serde_json::from_slice::<CacheRecord>(&bytes)
+            .ok()
+            .filter(|record| record.url == url)
+    }
+
+    /// Keep it as the record of `session` in `cache_dir`. Best effort: a record not written
+    /// costs a whole read of the session next time.
+    pub(crate) fn write(&self, cache_dir: &Path, session: &SessionId) {
+        let _ = crate::fs::create_dir_all(cache_dir);
+        if let Ok(bytes) = serde_json::to_vec(self) {
+            let _ = crate::fs::write_atomic(&record_path(cache_dir, session), &bytes);
+        }
+    }
+}
+
 /// The directory of the records: `<state>/store/`.
 pub(crate) fn cache_dir(state_dir: &Path) -> PathBuf {
     state_dir.join("store")
 }
 
 /// Where the record of `session` is kept in `cache_dir`: `<id>.json`.
-pub(crate) fn record_path(cache_dir: &Path, session: &SessionId) -> PathBuf {
+fn record_path(cache_dir: &Path, session: &SessionId) -> PathBuf {
     cache_dir.join(format!("{session}.json"))
 }
 
@@ -145,21 +164,12 @@ impl<'run> RunStore<'run> {
             .block_on(async { tokio::time::timeout(RELEASE_WAIT, lease.release()).await });
     }
 
-    fn record_path(&self, session: &SessionId) -> PathBuf {
-        record_path(&self.cache_dir, session)
-    }
-
     fn read_record(&self, session: &SessionId) -> Option<CacheRecord> {
-        let bytes = std::fs::read(self.record_path(session)).ok()?;
-        serde_json::from_slice::<CacheRecord>(&bytes)
-            .ok()
-            .filter(|record| record.url == self.store.url())
+        CacheRecord::read(&self.cache_dir, session, self.store.url())
     }
 
     fn write_record(&self, session: &SessionId, record: &CacheRecord) {
-        let _ = crate::fs::create_dir_all(&self.cache_dir);
-        let bytes = serde_json::to_vec(record).unwrap_or_default();
-        let _ = crate::fs::write_atomic(&self.record_path(session), &bytes);
+        record.write(&self.cache_dir, session);
     }
 
     /// The session a turn writes to, in the store: see the module's doc.
