@@ -39,6 +39,7 @@ use crate::output::report::{
     PushOutcome, SessionPulled, SessionPushed, SessionsPushed, StoreSessionListItem,
     StoreSessionsPruned, StoreSessionsRemoved,
 };
+use crate::remote::Found;
 use crate::remote::session::{CacheRecord, cache_dir};
 use crate::remote::{self, store_error};
 use crate::session::index;
@@ -133,48 +134,20 @@ fn iso(time: SystemTime) -> Option<String> {
 // ------------------------------------------------------------------------------------ resolve
 
 /// The session of the store that `query` names: its full id, its name, or a unique prefix of
-/// its id. The message of a miss names the store (its URL without credentials).
+/// its id ([`crate::remote::find`], as `resume` finds it). The message of a miss names the
+/// store (its URL without credentials).
 fn find(store: &Remote, query: &str) -> CliResult<SessionId> {
-    let not_found = || {
-        CliError::usage(format!(
+    match store
+        .run(crate::remote::find(store, query))
+        .map_err(store_error)?
+    {
+        Found::One(id) => Ok(id),
+        Found::None => Err(CliError::usage(format!(
             "no session '{query}' in the session store {}",
             store.url()
         ))
-        .with_hint("`pincer sessions list` with the same --store lists the store's sessions")
-    };
-    if let Ok(id) = SessionId::parse(query)
-        && store
-            .run(store.session_facts(&id))
-            .map_err(store_error)?
-            .is_some()
-    {
-        return Ok(id);
-    }
-    let named = store.run(store.resolve_name(query));
-    match named {
-        Ok(Some(id)) => return Ok(id),
-        Ok(None) | Err(StoreError::Invalid { .. }) => {}
-        Err(error) => return Err(store_error(error)),
-    }
-    let every = store.run(store.list_sessions()).map_err(store_error)?;
-    let matching: Vec<&SessionId> = every
-        .iter()
-        .filter(|id| id.as_str().starts_with(query))
-        .collect();
-    match matching.as_slice() {
-        [id] => Ok((*id).clone()),
-        [] => Err(not_found()),
-        many => Err(CliError::usage(format!(
-            "'{query}' is the start of {} session ids in the session store {}: {}",
-            many.len(),
-            store.url(),
-            many.iter()
-                .take(5)
-                .map(|id| id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-        .with_hint("give more of the id, or the session's name")),
+        .with_hint("`pincer sessions list` with the same --store lists the store's sessions")),
+        Found::Many(sessions) => Err(crate::remote::ambiguous(query, store, &sessions)),
     }
 }
 

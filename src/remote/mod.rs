@@ -15,10 +15,10 @@
 //! # Credentials
 //! The store reads its credentials from the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`);
 //! pincer never writes, shows or passes them on. Every variable
-//! [`pincer_store::is_credential_variable`] names is removed from every child's environment
-//! whether or not a store is in use (it joins the run's key variables,
-//! [`crate::plan::keys::KnownKeys`]), and the store removes their values from its
-//! messages.
+//! [`pincer_store::is_credential_variable`] names is removed from the environment of every
+//! tool, hook and MCP server whether or not a store is in use, and of a CLI backend when one
+//! is (it joins the run's key variables, [`crate::plan::keys::KnownKeys`]); the store removes
+//! their values from its messages.
 
 pub(crate) mod session;
 
@@ -29,6 +29,70 @@ use pincer_store::{ErrorKind as StoreKind, Holder, Store, StoreError, StoreOptio
 
 use crate::error::{CliError, CliResult, ErrorKind, Exit};
 use crate::settings::{Settings, StoreSettings};
+
+/// What a session selector names in a store ([`find`]).
+pub(crate) enum Found {
+    One(pincer_store::SessionId),
+    None,
+    /// The start of several session ids.
+    Many(Vec<pincer_store::SessionId>),
+}
+
+/// The session `query` names in `store`, as for local sessions: a full id the store has (one
+/// read of its manifest, else a listing of its segments' numbers), else a name, else — for a
+/// query of at least eight characters that can start an id — the start of one id (a listing of
+/// every session: only then).
+pub(crate) async fn find(store: &Store, query: &str) -> Result<Found, StoreError> {
+    if let Ok(id) = pincer_store::SessionId::parse(query)
+        && (store.manifest(&id).await?.is_some()
+            || !store.segment_numbers(&id, 0).await?.is_empty())
+    {
+        return Ok(Found::One(id));
+    }
+    match store.resolve_name(query).await {
+        Ok(Some(id)) => return Ok(Found::One(id)),
+        Ok(None) | Err(StoreError::Invalid { .. }) => {}
+        Err(error) => return Err(error),
+    }
+    let could_start_an_id = query.len() >= 8
+        && query
+            .bytes()
+            .all(|byte| byte.is_ascii_hexdigit() || byte == b'-');
+    if !could_start_an_id {
+        return Ok(Found::None);
+    }
+    let mut matching: Vec<_> = store
+        .list_sessions()
+        .await?
+        .into_iter()
+        .filter(|id| id.as_str().starts_with(query))
+        .collect();
+    Ok(match matching.len() {
+        0 => Found::None,
+        1 => Found::One(matching.remove(0)),
+        _ => Found::Many(matching),
+    })
+}
+
+/// The usage error of a `query` that starts several of the store's session ids.
+pub(crate) fn ambiguous(
+    query: &str,
+    store: &Store,
+    sessions: &[pincer_store::SessionId],
+) -> CliError {
+    CliError::usage(format!(
+        "'{query}' is the start of {} session ids in the session store {}: {}",
+        sessions.len(),
+        store.url(),
+        sessions
+            .iter()
+            .take(5)
+            .map(pincer_store::SessionId::as_str)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+    .with_hint("give more of the id, or the session's name")
+}
 
 /// The store the settings name, opened (nothing is sent yet), or None without one.
 pub(crate) fn open(settings: &Settings) -> CliResult<Option<Store>> {

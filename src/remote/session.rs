@@ -371,13 +371,11 @@ impl<'run> RunStore<'run> {
         Ok((facts.model_ref(), facts.thinking_level.clone()))
     }
 
-    /// `SESSION` in the store: a name, else an id with a manifest or a segment.
+    /// `SESSION` in the store: an id, a name, or the start of an id ([`super::find`]).
     fn find(&self, selector: &str) -> CliResult<SessionId> {
-        if let Some(found) = self.call(self.store.resolve_name(selector))? {
-            return Ok(found);
-        }
-        let not_found = || {
-            CliError::usage(format!(
+        match self.call(super::find(&self.store, selector))? {
+            super::Found::One(session) => Ok(session),
+            super::Found::None => Err(CliError::usage(format!(
                 "no session '{selector}' in the store {}",
                 self.store.url()
             ))
@@ -385,20 +383,9 @@ impl<'run> RunStore<'run> {
                 "to create it on first use, type: pincer resume --create {} \"…\"; a session of \
                  this machine goes into the store with `pincer sessions push`",
                 crate::error::shell_quote(selector)
-            ))
-        };
-        let Ok(session) = SessionId::parse(selector) else {
-            return Err(not_found());
-        };
-        // A listing, not the segments' bodies: whether there is any.
-        if self.call(self.store.manifest(&session))?.is_some()
-            || !self
-                .call(self.store.segment_numbers(&session, 0))?
-                .is_empty()
-        {
-            return Ok(session);
+            ))),
+            super::Found::Many(sessions) => Err(super::ambiguous(selector, &self.store, &sessions)),
         }
-        Err(not_found())
     }
 
     /// Bring the local file up to the store's last segment (`head`, the lease's, when one is

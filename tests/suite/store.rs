@@ -281,6 +281,32 @@ fn a_resume_on_a_fresh_machine_keeps_the_sessions_own_model() {
     assert_eq!(requests[1].json()["model"], recorded, "{}", stderr(&second));
 }
 
+/// A session of the store is found by `resume` as by `sessions show`: by its id, its name or
+/// the start of its id (eight characters or more), one lookup for both.
+#[test]
+fn resume_finds_a_store_session_by_the_start_of_its_id_as_sessions_show_does() {
+    let store = S3Store::new();
+    let (machine_a, machine_b) = (Home::new(), Home::new());
+    let server = MockServer::start(vec![text("first"), text("second")]);
+    let first = pincer_on(&machine_a, &store, &server)
+        .args(["run", "first prompt"])
+        .output();
+    assert_eq!(code(&first), 0, "{}", stderr(&first));
+    let id = result(&first)["session_id"].as_str().unwrap().to_owned();
+    let start = &id[..8];
+    let shown = machine_b
+        .pincer()
+        .store(&store)
+        .args(["sessions", "show", start])
+        .output();
+    assert_eq!(code(&shown), 0, "{}", stderr(&shown));
+    let resumed = pincer_on(&machine_b, &store, &server)
+        .args(["resume", start, "second prompt"])
+        .output();
+    assert_eq!(code(&resumed), 0, "{}", stderr(&resumed));
+    assert_eq!(result(&resumed)["session_id"], id.as_str());
+}
+
 #[test]
 fn a_busy_session_is_exit_75_at_once_naming_its_holder() {
     let store = S3Store::new();
